@@ -1,0 +1,60 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Curlew",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "curlew", targets: ["curlew"]),
+        .library(name: "CurlewAgent", targets: ["CurlewAgent"]),
+        .library(name: "CurlewSessions", targets: ["CurlewSessions"]),
+        .library(name: "CurlewDemoServer", targets: ["CurlewDemoServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "CurlewTransport",
+            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "CurlewAgent",
+            dependencies: ["CurlewTransport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "CurlewSessions", dependencies: ["CurlewAgent"]),
+        .target(
+            name: "CurlewDemoServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "curlew",
+            dependencies: [
+                "CurlewAgent", "CurlewSessions", "CurlewDemoServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
+            name: "CurlewTestSupport",
+            dependencies: ["CurlewDemoServer"],
+            path: "Tests/CurlewTestSupport"
+        ),
+        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewTestSupport"]),
+        .testTarget(name: "curlewTests", dependencies: ["curlew", "CurlewSessions", "CurlewTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

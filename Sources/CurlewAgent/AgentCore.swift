@@ -1,0 +1,145 @@
+import CurlewTransport
+import Foundation
+import Synchronization
+
+/// Where a request sits inside a group, for requests started by a group.
+struct RequestPlacement: Sendable {
+    var groupID: UInt64
+    var step: Int
+}
+
+/// The agent's bookkeeping of live requests and its reaction to transport events.
+///
+/// `handle(_:)` runs on the transfer thread: it updates state, builds the debug message and hands
+/// everything to the observer lanes and the callback queue. It never waits on either.
+final class AgentCore: Sendable {
+    struct ActiveRequest: Sendable {
+        let handle: RequestHandle
+        let info: RequestInfo
+        let request: Request
+        let composed: ComposedRequest
+        let callbacks: RequestCallbacks
+    }
+
+    let config: NetworkConfig
+    let observers = ObserverHub()
+    private let active = Mutex<[UInt64: ActiveRequest]>([:])
+    private let callbackQueueLabel: String
+
+    init(config: NetworkConfig) {
+        self.config = config
+        self.callbackQueueLabel = config.callbackQueue.label
+    }
+
+    var activeIDs: [UInt64] {
+        active.withLock { Array($0.keys) }
+    }
+
+    /// Records a composed request as pending and announces it. Call before submitting it.
+    func register(_ entry: ActiveRequest) {
+        _ = entry.handle.transition(to: .pending)
+        active.withLock { $0[entry.info.id] = entry }
+        observers.publish(.willSend(entry.info))
+        if let delegate = entry.callbacks.delegate {
+            let handle = entry.handle
+            config.callbackQueue.async { delegate.requestWillBeSent(handle) }
+        }
+    }
+
+    /// Ends a request that was refused before reaching the transport (bad URL, header injection).
+    func reject(handle: RequestHandle, info: RequestInfo, error: RequestError, callbacks: RequestCallbacks) {
+        guard handle.transition(to: .failed) else { return }
+        let message = DebugMessage(
+            requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: .failed,
+            startedAt: info.startedAt, original: nil, sent: nil, response: nil, error: error,
+            timings: nil, connection: nil, callbackQueue: callbackQueueLabel
+        )
+        deliver(message: message, info: info, handle: handle, response: nil, error: error, callbacks: callbacks)
+    }
+
+    func handle(_ event: TransferEvent) {
+        switch event {
+        case .started(let id):
+            guard let entry = active.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
+            observers.publish(.didSend(entry.info))
+            if let delegate = entry.callbacks.delegate {
+                let handle = entry.handle
+                config.callbackQueue.async { delegate.requestDidSend(handle) }
+            }
+        case .progress(let id, let progress):
+            guard let entry = active.withLock({ $0[id] }) else { return }
+            observers.publish(.progress(entry.info, progress))
+            let callbacks = entry.callbacks
+            if callbacks.progress != nil || callbacks.delegate != nil {
+                let handle = entry.handle
+                config.callbackQueue.async {
+                    callbacks.progress?(progress)
+                    callbacks.delegate?.request(handle, didProgress: progress)
+                }
+            }
+        case .finished(let result):
+            guard let entry = active.withLock({ $0.removeValue(forKey: result.id) }) else { return }
+            finish(entry, result: result)
+        }
+    }
+
+    private func finish(_ entry: ActiveRequest, result: TransferResult) {
+        let verdict = Verdict(result: result, request: entry.request)
+        guard entry.handle.transition(to: verdict.state) else { return }
+        let limit = config.debugBodyLimit
+        let contentType = result.responseHeader("Content-Type")
+        let sent = result.requestHead.isEmpty ? nil : WireRequest(
+            head: String(decoding: result.requestHead, as: UTF8.self),
+            body: result.requestBodySize == 0 ? nil : BodySnapshot(
+                kept: result.requestBody, size: result.requestBodySize, contentType: entry.composed.body?.contentType)
+        )
+        let responseHeaders = result.responseHeaders.map { HeaderField(name: $0.name, value: $0.value) }
+        let responseSnapshot = result.statusLine.isEmpty ? nil : ResponseSnapshot(
+            statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
+            headers: responseHeaders, body: BodySnapshot(data: result.responseBody, contentType: contentType, limit: limit)
+        )
+        let info = entry.info
+        let message = DebugMessage(
+            requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: verdict.state,
+            startedAt: info.startedAt, original: entry.composed, sent: sent, response: responseSnapshot,
+            error: verdict.error, timings: result.timings, connection: result.connection, callbackQueue: callbackQueueLabel
+        )
+        let response = result.statusLine.isEmpty ? nil : Response(
+            requestID: info.id, statusCode: result.statusCode, statusLine: result.statusLine,
+            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(responseHeaders), body: result.responseBody,
+            value: verdict.value ?? .data(result.responseBody), url: result.connection.effectiveURL
+        )
+        deliver(message: message, info: info, handle: entry.handle, response: response, error: verdict.error,
+                callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil)
+    }
+
+    private func deliver(
+        message: DebugMessage, info: RequestInfo, handle: RequestHandle, response: Response?, error: RequestError?,
+        callbacks: RequestCallbacks, lazilyReadAs serializer: ResponseSerializer? = nil
+    ) {
+        observers.publish(.debugMessage(message))
+        observers.publish(.finished(info, message.state))
+        guard !callbacks.isEmpty else { return }
+        let tip = error.map(tip(for:)) ?? ""
+        config.callbackQueue.async {
+            callbacks.debug?(message)
+            if let error {
+                let failure = RequestFailure(requestID: info.id, error: error, response: response, tip: tip)
+                callbacks.failure?(failure)
+                callbacks.delegate?.requestDidFail(handle, failure: failure)
+            } else if var response {
+                if let serializer { response.value = Verdict.automaticValue(of: response, serializer: serializer) }
+                callbacks.success?(response)
+                callbacks.delegate?.requestDidSucceed(handle, response: response)
+            }
+        }
+    }
+
+    /// The config's user-facing text for an error (HLNetworking's tips).
+    func tip(for error: RequestError) -> String {
+        let tips = config.tips
+        let text = error.isUnreachable ? tips.notReachable : tips.generalError
+        guard tips.appendsErrorCode, let code = error.code else { return text }
+        return "\(text) (code \(code))"
+    }
+}

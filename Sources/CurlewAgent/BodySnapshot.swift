@@ -1,0 +1,70 @@
+import Foundation
+
+/// A body as recorded in a debug message: whole up to a limit, else a preview plus the full size.
+///
+/// Encoded as UTF-8 text when the kept bytes are valid UTF-8 and as base64 otherwise.
+public struct BodySnapshot: Sendable, Equatable, Codable {
+    /// Full size of the body in bytes.
+    public var size: Int64
+    public var contentType: String?
+    /// The kept bytes: all of them, or the first `limit` when the body was larger.
+    public var data: Data
+
+    public var isTruncated: Bool { Int64(data.count) < size }
+
+    public init(data: Data, contentType: String?, limit: Int) {
+        self.init(kept: data.count > limit ? Data(data.prefix(limit)) : data, size: Int64(data.count), contentType: contentType)
+    }
+
+    public init(kept: Data, size: Int64, contentType: String?) {
+        self.data = kept
+        self.size = size
+        self.contentType = contentType
+    }
+
+    /// The kept bytes as text, when they are UTF-8 (a preview cut inside a character still reads).
+    public var text: String? {
+        if let text = String(data: data, encoding: .utf8) { return text }
+        guard isTruncated else { return nil }
+        for cut in 1...3 where data.count >= cut {
+            if let text = String(data: data.dropLast(cut), encoding: .utf8) { return text }
+        }
+        return nil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case size, contentType, encoding, content, truncated
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(size, forKey: .size)
+        try container.encodeIfPresent(contentType, forKey: .contentType)
+        if let text {
+            try container.encode("utf8", forKey: .encoding)
+            try container.encode(text, forKey: .content)
+        } else {
+            try container.encode("base64", forKey: .encoding)
+            try container.encode(data.base64EncodedString(), forKey: .content)
+        }
+        try container.encode(isTruncated, forKey: .truncated)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        size = try container.decode(Int64.self, forKey: .size)
+        contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
+        let content = try container.decode(String.self, forKey: .content)
+        switch try container.decode(String.self, forKey: .encoding) {
+        case "utf8":
+            data = Data(content.utf8)
+        case "base64":
+            guard let decoded = Data(base64Encoded: content) else {
+                throw DecodingError.dataCorruptedError(forKey: .content, in: container, debugDescription: "content is not base64")
+            }
+            data = decoded
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .encoding, in: container, debugDescription: "unknown body encoding \(other)")
+        }
+    }
+}

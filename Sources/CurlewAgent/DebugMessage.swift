@@ -1,0 +1,94 @@
+import Foundation
+
+/// The request as Curlew composed it, before the transport added anything.
+public struct ComposedRequest: Sendable, Equatable, Codable {
+    public var method: String
+    public var url: String
+    /// Defaults merged with the request's own headers, in sending order.
+    public var headers: [HeaderField]
+    /// The merged parameters (defaults and request), wherever they were encoded.
+    public var params: JSONValue
+    public var body: BodySnapshot?
+    public var timeoutMilliseconds: Int64
+
+    public init(method: String, url: String, headers: [HeaderField], params: JSONValue, body: BodySnapshot?, timeoutMilliseconds: Int64) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.params = params
+        self.body = body
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+}
+
+/// The request exactly as written to the connection (the final hop, when redirects were followed).
+public struct WireRequest: Sendable, Equatable, Codable {
+    /// Request line and header block, CRLFs included, as libcurl wrote them.
+    public var head: String
+    public var body: BodySnapshot?
+
+    public init(head: String, body: BodySnapshot?) {
+        self.head = head
+        self.body = body
+    }
+}
+
+/// The final response as received.
+public struct ResponseSnapshot: Sendable, Equatable, Codable {
+    public var statusCode: Int
+    public var statusLine: String
+    public var httpVersion: String
+    public var headers: [HeaderField]
+    public var body: BodySnapshot
+
+    public init(statusCode: Int, statusLine: String, httpVersion: String, headers: [HeaderField], body: BodySnapshot) {
+        self.statusCode = statusCode
+        self.statusLine = statusLine
+        self.httpVersion = httpVersion
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Everything known about one finished request: HLNetworking's debug message, made complete.
+/// One per request, whatever its outcome; the session log stores one per line.
+public struct DebugMessage: Sendable, Equatable, Codable {
+    public var requestID: UInt64
+    public var name: String?
+    public var groupID: UInt64?
+    /// Position in a chain or group, when the request belongs to one.
+    public var step: Int?
+    /// The terminal state: succeeded, failed or cancelled.
+    public var state: RequestState
+    public var startedAt: Date
+    /// As composed; nil only when composing itself failed.
+    public var original: ComposedRequest?
+    /// As sent on the wire; nil when nothing was written.
+    public var sent: WireRequest?
+    public var response: ResponseSnapshot?
+    public var error: RequestError?
+    public var timings: TimingBreakdown?
+    public var connection: ConnectionInfo?
+    /// Label of the queue callbacks ran on.
+    public var callbackQueue: String
+
+    public init(
+        requestID: UInt64, name: String?, groupID: UInt64? = nil, step: Int? = nil, state: RequestState,
+        startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,
+        error: RequestError?, timings: TimingBreakdown?, connection: ConnectionInfo?, callbackQueue: String
+    ) {
+        self.requestID = requestID
+        self.name = name
+        self.groupID = groupID
+        self.step = step
+        self.state = state
+        self.startedAt = startedAt
+        self.original = original
+        self.sent = sent
+        self.response = response
+        self.error = error
+        self.timings = timings
+        self.connection = connection
+        self.callbackQueue = callbackQueue
+    }
+}

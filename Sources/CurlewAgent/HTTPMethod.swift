@@ -1,0 +1,27 @@
+/// An HTTP method. The common ones are constants; any other token works as a custom method.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        self.rawValue = value
+    }
+
+    public static let get = HTTPMethod(rawValue: "GET")
+    public static let post = HTTPMethod(rawValue: "POST")
+    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+
+    /// Methods whose parameters travel in the query string rather than the body, as in AFNetworking.
+    public var encodesParametersInQuery: Bool {
+        self == .get || self == .head || self == .delete
+    }
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,116 @@
+import Dispatch
+
+/// The user-facing texts for failures, from HLNetworking's "tips".
+public struct ErrorTips: Sendable, Equatable {
+    public var generalError: String
+    public var tooFrequent: String
+    public var notReachable: String
+    /// Append " (code N)" to the tip, N being the HTTP status or libcurl code.
+    public var appendsErrorCode: Bool
+
+    public init(
+        generalError: String = "Something went wrong. Please try again later.",
+        tooFrequent: String = "Requests are too frequent. Please wait a moment.",
+        notReachable: String = "The network is not reachable.",
+        appendsErrorCode: Bool = true
+    ) {
+        self.generalError = generalError
+        self.tooFrequent = tooFrequent
+        self.notReachable = notReachable
+        self.appendsErrorCode = appendsErrorCode
+    }
+}
+
+/// Global settings every request starts from. A value type: change a copy and build a new agent.
+public struct NetworkConfig: Sendable {
+    /// Prefix of every request's path unless the request names its own base or a full custom URL.
+    public var baseURL: String
+    /// Base for requests with `useCDN`; falls back to `baseURL` when nil.
+    public var cdnURL: String?
+    /// Inserted as a `v{version}` path segment between the base URL and the path.
+    public var apiVersion: String?
+    public var defaultHeaders: HTTPHeaders
+    /// Merged into every request's parameters unless the request opts out; the request's win.
+    public var defaultParams: Parameters
+    public var userAgent: String
+    /// Concurrent connections to one host; more requests wait for a free one. HLNetworking's 5.
+    public var maxConnectionsPerHost: Int
+    /// Concurrent connections overall; 0 means no limit.
+    public var maxTotalConnections: Int
+    /// Limit for a whole request unless it sets its own. HLNetworking's 15 s.
+    public var requestTimeout: Duration
+    /// Limit for establishing a connection (DNS, TCP and TLS).
+    public var connectTimeout: Duration
+    public var followRedirects: Bool
+    public var maxRedirects: Int
+    /// Where closures and delegate methods run.
+    public var callbackQueue: DispatchQueue
+    public var tips: ErrorTips
+    /// Response bodies larger than this fail with `responseTooLarge`.
+    public var maxResponseBytes: Int
+    /// Bodies up to this size are kept whole in debug messages; larger ones as a preview.
+    public var debugBodyLimit: Int
+    public var tls: TLSSettings
+
+    public init(
+        baseURL: String = "",
+        cdnURL: String? = nil,
+        apiVersion: String? = nil,
+        defaultHeaders: HTTPHeaders = [:],
+        defaultParams: Parameters = [:],
+        userAgent: String = "Curlew/\(CurlewVersion.current)",
+        maxConnectionsPerHost: Int = 5,
+        maxTotalConnections: Int = 0,
+        requestTimeout: Duration = .seconds(15),
+        connectTimeout: Duration = .seconds(10),
+        followRedirects: Bool = true,
+        maxRedirects: Int = 10,
+        callbackQueue: DispatchQueue = DispatchQueue(label: "curlew.callbacks"),
+        tips: ErrorTips = ErrorTips(),
+        maxResponseBytes: Int = 256 << 20,
+        debugBodyLimit: Int = 1 << 20,
+        tls: TLSSettings = TLSSettings()
+    ) {
+        self.baseURL = baseURL
+        self.cdnURL = cdnURL
+        self.apiVersion = apiVersion
+        self.defaultHeaders = defaultHeaders
+        self.defaultParams = defaultParams
+        self.userAgent = userAgent
+        self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.maxTotalConnections = maxTotalConnections
+        self.requestTimeout = requestTimeout
+        self.connectTimeout = connectTimeout
+        self.followRedirects = followRedirects
+        self.maxRedirects = maxRedirects
+        self.callbackQueue = callbackQueue
+        self.tips = tips
+        self.maxResponseBytes = maxResponseBytes
+        self.debugBodyLimit = debugBodyLimit
+        self.tls = tls
+    }
+}
+
+/// Certificate checks, global or per request (HLNetworking's security policy).
+public struct TLSSettings: Sendable, Equatable {
+    /// Accept certificates that do not verify. For local development only.
+    public var allowInvalidCertificates: Bool
+    public var validatesDomainName: Bool
+    /// PEM bundle of trusted authorities used instead of the system's.
+    public var certificateAuthorityFile: String?
+    /// Public-key pin: a PEM/DER key file, or `sha256//BASE64` hashes separated by `;`.
+    public var pinnedPublicKey: String?
+
+    public init(allowInvalidCertificates: Bool = false, validatesDomainName: Bool = true,
+                certificateAuthorityFile: String? = nil, pinnedPublicKey: String? = nil) {
+        self.allowInvalidCertificates = allowInvalidCertificates
+        self.validatesDomainName = validatesDomainName
+        self.certificateAuthorityFile = certificateAuthorityFile
+        self.pinnedPublicKey = pinnedPublicKey
+    }
+}
+
+/// Curlew's own version.
+public enum CurlewVersion {
+    public static let current = "0.1.0"
+}

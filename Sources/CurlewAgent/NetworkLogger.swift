@@ -1,0 +1,253 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Settings of the session logger (HLNetworkLogger's config).
+public struct NetworkLoggerConfig: Sendable {
+    /// Formats of the session log. Logs are always written as JSON Lines; `json` and `plist`
+    /// additionally export the whole session next to it when the logger closes.
+    public enum LoggerType: String, Sendable {
+        case jsonLines
+        case json
+        case plist
+    }
+
+    public var channelID: String
+    public var appKey: String
+    public var appName: String
+    public var appVersion: String
+    public var serviceType: String
+    /// Off: the logger writes nothing and creates no file.
+    public var enableLocalLog: Bool
+    /// Entries between fsyncs. Every entry is written at once; this bounds what a power loss takes.
+    public var logAutoSaveCount: Int
+    public var loggerType: LoggerType
+    /// Where the log goes; nil means `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl` under the working directory.
+    public var logFilePath: String?
+    public var redaction: RedactionPolicy
+
+    public init(
+        channelID: String = "local", appKey: String = "", appName: String = "curlew",
+        appVersion: String = CurlewVersion.current, serviceType: String = "debug", enableLocalLog: Bool = true,
+        logAutoSaveCount: Int = 50, loggerType: LoggerType = .jsonLines, logFilePath: String? = nil,
+        redaction: RedactionPolicy = RedactionPolicy()
+    ) {
+        self.channelID = channelID
+        self.appKey = appKey
+        self.appName = appName
+        self.appVersion = appVersion
+        self.serviceType = serviceType
+        self.enableLocalLog = enableLocalLog
+        self.logAutoSaveCount = max(1, logAutoSaveCount)
+        self.loggerType = loggerType
+        self.logFilePath = logFilePath
+        self.redaction = redaction
+    }
+}
+
+/// Lets an application shape what the logger writes, as HLNetworkLogger's delegate does.
+public protocol NetworkLoggerDelegate: AnyObject, Sendable {
+    /// Extra data stored under `custom` in a message record; nil adds nothing.
+    func customInfo(for message: DebugMessage) -> JSONValue?
+    /// Extra data stored under `custom` in the header record; nil adds nothing.
+    func customHeader(for config: NetworkLoggerConfig) -> JSONValue?
+}
+
+extension NetworkLoggerDelegate {
+    public func customInfo(for message: DebugMessage) -> JSONValue? { nil }
+    public func customHeader(for config: NetworkLoggerConfig) -> JSONValue? { nil }
+}
+
+/// Why the logger could not start or finish.
+public struct NetworkLoggerError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public var description: String { "session log \(path): \(reason)" }
+}
+
+/// Writes every debug message to a session log: JSON Lines, header first, redacted, owner-only.
+///
+/// Each entry is one complete line written with a single `write`, so a process killed at any
+/// moment loses no entry it had finished writing; an fsync follows every `logAutoSaveCount` entries.
+public final class NetworkLogger: NetworkObserver {
+    public let config: NetworkLoggerConfig
+    /// The log file, or nil when local logging is off.
+    public let path: String?
+    private let delegate: (any NetworkLoggerDelegate)?
+    private let file: Mutex<LogFile?>
+    private let counters = Mutex((entries: 0, failedWrites: 0))
+    private let diagnostics = Logger(label: "curlew.logger")
+
+    private struct LogFile {
+        var descriptor: Int32
+        var unsynced = 0
+    }
+
+    /// Opens (or creates, mode 0600) the log and writes its header. Appends to an existing file.
+    public init(config: NetworkLoggerConfig = NetworkLoggerConfig(), delegate: (any NetworkLoggerDelegate)? = nil, now: Date = Date()) throws {
+        self.config = config
+        self.delegate = delegate
+        guard config.enableLocalLog else {
+            path = nil
+            file = Mutex(nil)
+            return
+        }
+        let path = config.logFilePath ?? Self.defaultPath(for: now)
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw NetworkLoggerError(path: path, reason: "cannot create directory \(directory): \(error.localizedDescription)")
+            }
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw NetworkLoggerError(path: path, reason: String(cString: strerror(errno)))
+        }
+        file = Mutex(LogFile(descriptor: descriptor))
+        let header = SessionLogHeader(
+            appName: config.appName, appVersion: config.appVersion, channelID: config.channelID, appKey: config.appKey,
+            serviceType: config.serviceType, osVersion: ProcessInfo.processInfo.operatingSystemVersionString,
+            hostName: ProcessInfo.processInfo.hostName, libcurlVersion: Agent.libcurlVersion, startedAt: now,
+            custom: delegate?.customHeader(for: config)
+        )
+        do {
+            try writeLine(TaggedRecord(type: "header", record: header, custom: nil), countsAsEntry: false)
+        } catch {
+            Foundation.close(descriptor)
+            throw NetworkLoggerError(path: path, reason: "cannot write the header: \(error)")
+        }
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl`, in local time.
+    public static func defaultPath(for date: Date, directory: String = "Sessions") -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd_HH-mm-ss"
+        return "\(directory)/\(formatter.string(from: date)).\(SessionLogFormat.fileExtension)"
+    }
+
+    /// Message entries written so far.
+    public var entryCount: Int {
+        counters.withLock { $0.entries }
+    }
+
+    /// Entries that could not be written (disk full, file removed); each was reported through swift-log.
+    public var failedWriteCount: Int {
+        counters.withLock { $0.failedWrites }
+    }
+
+    public func requestDidProduce(_ message: DebugMessage) {
+        let record = TaggedRecord(type: "message", record: config.redaction.redact(message), custom: delegate?.customInfo(for: message))
+        do {
+            try writeLine(record, countsAsEntry: true)
+        } catch {
+            counters.withLock { $0.failedWrites += 1 }
+            diagnostics.error("session log entry lost", metadata: ["path": "\(path ?? "")", "error": "\(error)"])
+        }
+    }
+
+    /// Syncs and closes the log, then writes the `json` or `plist` export when configured.
+    /// Later messages are ignored. Safe to call more than once.
+    public func close() throws {
+        let descriptor: Int32? = file.withLock { file in
+            defer { file = nil }
+            return file?.descriptor
+        }
+        guard let descriptor, let path else { return }
+        fsync(descriptor)
+        Foundation.close(descriptor)
+        switch config.loggerType {
+        case .jsonLines: break
+        case .json: try SessionLogExport.writeJSONArray(from: path)
+        case .plist: try SessionLogExport.writePropertyList(from: path)
+        }
+    }
+
+    private func writeLine(_ record: some Encodable, countsAsEntry: Bool) throws {
+        var line = try SessionLogFormat.makeEncoder().encode(record)
+        line.append(0x0A)
+        try file.withLock { file in
+            guard var current = file else { return }
+            try Self.writeAll(line, to: current.descriptor)
+            if countsAsEntry {
+                counters.withLock { $0.entries += 1 }
+                current.unsynced += 1
+                if current.unsynced >= config.logAutoSaveCount {
+                    fsync(current.descriptor)
+                    current.unsynced = 0
+                }
+            }
+            file = current
+        }
+    }
+
+    /// One `write` for the whole line; the loop only continues after a short write.
+    private static func writeAll(_ data: Data, to descriptor: Int32) throws {
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw NetworkLoggerError(path: "", reason: String(cString: strerror(errno)))
+                }
+                offset += written
+            }
+        }
+    }
+}
+
+/// Whole-session exports of a JSON Lines log, for tools that want one document.
+enum SessionLogExport {
+    /// `<log>.json`: every line as one element of a JSON array.
+    static func writeJSONArray(from path: String) throws {
+        let lines = try readLines(path)
+        var output = Data("[\n".utf8)
+        for (index, line) in lines.enumerated() {
+            output.append(line)
+            output.append(contentsOf: Array((index < lines.count - 1 ? ",\n" : "\n").utf8))
+        }
+        output.append(contentsOf: Array("]\n".utf8))
+        try write(output, to: replacingExtension(path, with: "json"))
+    }
+
+    /// `<log>.plist`: an XML property list array of the records (JSON nulls are left out).
+    static func writePropertyList(from path: String) throws {
+        let records = try readLines(path).compactMap { try? JSONSerialization.jsonObject(with: $0) }.map(withoutNulls)
+        let data = try PropertyListSerialization.data(fromPropertyList: records, format: .xml, options: 0)
+        try write(data, to: replacingExtension(path, with: "plist"))
+    }
+
+    private static func readLines(_ path: String) throws -> [Data] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) }
+    }
+
+    private static func withoutNulls(_ value: Any) -> Any {
+        if let dictionary = value as? [String: Any] {
+            return dictionary.filter { !($0.value is NSNull) }.mapValues(withoutNulls)
+        }
+        if let array = value as? [Any] {
+            return array.filter { !($0 is NSNull) }.map(withoutNulls)
+        }
+        return value
+    }
+
+    private static func replacingExtension(_ path: String, with ext: String) -> String {
+        ((path as NSString).deletingPathExtension as NSString).appendingPathExtension(ext) ?? path + "." + ext
+    }
+
+    private static func write(_ data: Data, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw NetworkLoggerError(path: path, reason: "cannot write the export")
+        }
+    }
+}

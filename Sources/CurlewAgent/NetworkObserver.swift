@@ -1,0 +1,44 @@
+/// The agent's logger-delegate hooks. The file logger, the TUI and the headless runner are all
+/// observers; every method has an empty default, so an observer implements only what it needs.
+///
+/// Calls arrive off the transfer thread, in order per request (will send, did send, progress,
+/// debug message, finished), each observer on its own serial lane. A slow observer builds a
+/// backlog (see `Agent.observerBacklog(of:)`); it never stalls transfers or other observers.
+public protocol NetworkObserver: AnyObject, Sendable {
+    /// The request was accepted and composed; nothing is on the wire yet.
+    func requestWillBeSent(_ request: RequestInfo)
+    /// The transport took the request; it is in flight.
+    func requestDidSend(_ request: RequestInfo)
+    func request(_ request: RequestInfo, didProgress progress: RequestProgress)
+    /// The full record of a finished request. Exactly one per request.
+    func requestDidProduce(_ message: DebugMessage)
+    /// The request reached its terminal state. Exactly one per request, after its debug message.
+    func requestDidFinish(_ request: RequestInfo, state: RequestState)
+}
+
+extension NetworkObserver {
+    public func requestWillBeSent(_ request: RequestInfo) {}
+    public func requestDidSend(_ request: RequestInfo) {}
+    public func request(_ request: RequestInfo, didProgress progress: RequestProgress) {}
+    public func requestDidProduce(_ message: DebugMessage) {}
+    public func requestDidFinish(_ request: RequestInfo, state: RequestState) {}
+}
+
+/// One event for observers.
+enum ObserverEvent: Sendable {
+    case willSend(RequestInfo)
+    case didSend(RequestInfo)
+    case progress(RequestInfo, RequestProgress)
+    case debugMessage(DebugMessage)
+    case finished(RequestInfo, RequestState)
+
+    func deliver(to observer: any NetworkObserver) {
+        switch self {
+        case .willSend(let info): observer.requestWillBeSent(info)
+        case .didSend(let info): observer.requestDidSend(info)
+        case .progress(let info, let progress): observer.request(info, didProgress: progress)
+        case .debugMessage(let message): observer.requestDidProduce(message)
+        case .finished(let info, let state): observer.requestDidFinish(info, state: state)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Dispatch
+import Synchronization
+
+/// One observer's delivery lane: a serial queue and a count of events not yet delivered.
+final class ObserverLane: Sendable {
+    let observer: any NetworkObserver
+    private let queue: DispatchQueue
+    private let undelivered = Atomic<Int>(0)
+
+    init(observer: any NetworkObserver, label: String) {
+        self.observer = observer
+        self.queue = DispatchQueue(label: label)
+    }
+
+    var backlog: Int { undelivered.load(ordering: .relaxed) }
+
+    func enqueue(_ event: ObserverEvent) {
+        undelivered.add(1, ordering: .relaxed)
+        queue.async { [self] in
+            event.deliver(to: observer)
+            undelivered.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Returns once every event enqueued before the call has been delivered.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { continuation.resume() }
+        }
+    }
+}
+
+/// Fans events out to every observer's lane without ever blocking the caller on an observer.
+final class ObserverHub: Sendable {
+    private let lanes = Mutex<[ObserverLane]>([])
+
+    func add(_ observer: any NetworkObserver) {
+        lanes.withLock { lanes in
+            guard !lanes.contains(where: { $0.observer === observer }) else { return }
+            lanes.append(ObserverLane(observer: observer, label: "curlew.observer.\(type(of: observer))"))
+        }
+    }
+
+    func remove(_ observer: any NetworkObserver) {
+        lanes.withLock { $0.removeAll { $0.observer === observer } }
+    }
+
+    var isEmpty: Bool { lanes.withLock { $0.isEmpty } }
+
+    func publish(_ event: ObserverEvent) {
+        for lane in lanes.withLock({ $0 }) { lane.enqueue(event) }
+    }
+
+    func backlog(of observer: any NetworkObserver) -> Int {
+        lanes.withLock { $0.first { $0.observer === observer }?.backlog ?? 0 }
+    }
+
+    func drain() async {
+        for lane in lanes.withLock({ $0 }) { await lane.drain() }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// How a request's parameters become its body (for methods that carry parameters in the body).
+public enum RequestSerializer: Sendable, Equatable {
+    /// `application/x-www-form-urlencoded`.
+    case urlEncodedForm
+    /// `application/json` from the parameters object.
+    case json
+    /// A body given as is, with its content type; parameters then go in the query string.
+    case raw(Data, contentType: String)
+}
+
+/// How a response body becomes `Response.value`.
+public enum ResponseSerializer: Sendable, Equatable {
+    /// JSON when the content type says JSON, text when it is textual, bytes otherwise. Never fails.
+    case automatic
+    case data
+    /// UTF-8 text; a body that is not valid UTF-8 fails the request.
+    case text
+    /// JSON; a body that does not parse fails the request. An empty body reads as `null`.
+    case json
+}
+
+/// A discrete request: what to send and how to read the answer. A value: build it, copy it, start it.
+public struct Request: Sendable {
+    /// A label for logs and the UI.
+    public var name: String?
+    public var method: HTTPMethod
+    /// Joined to the base URL (and API version). May carry its own query string.
+    public var path: String
+    /// Overrides the config's base URL for this request.
+    public var baseURL: String?
+    /// A full URL that wins over every base; one without a host is treated as a path.
+    public var customURL: String?
+    /// Use the config's CDN URL as the base.
+    public var useCDN: Bool
+    public var params: Parameters
+    /// Merge the config's default parameters (on by default).
+    public var usesDefaultParams: Bool
+    /// Laid over the config's default headers: same name, request wins.
+    public var headers: HTTPHeaders
+    public var requestSerializer: RequestSerializer
+    public var responseSerializer: ResponseSerializer
+    /// Overrides the config's request timeout.
+    public var timeout: Duration?
+    /// Status codes that count as success; others fail with `unacceptableStatus`.
+    public var acceptableStatusCodes: Range<Int>
+    /// Overrides the config's certificate checks.
+    public var tls: TLSSettings?
+
+    public init(
+        _ method: HTTPMethod = .get,
+        _ path: String = "",
+        name: String? = nil,
+        params: Parameters = [:],
+        headers: HTTPHeaders = [:],
+        baseURL: String? = nil,
+        customURL: String? = nil,
+        useCDN: Bool = false,
+        usesDefaultParams: Bool = true,
+        requestSerializer: RequestSerializer = .urlEncodedForm,
+        responseSerializer: ResponseSerializer = .automatic,
+        timeout: Duration? = nil,
+        acceptableStatusCodes: Range<Int> = 200..<400,
+        tls: TLSSettings? = nil
+    ) {
+        self.name = name
+        self.method = method
+        self.path = path
+        self.params = params
+        self.headers = headers
+        self.baseURL = baseURL
+        self.customURL = customURL
+        self.useCDN = useCDN
+        self.usesDefaultParams = usesDefaultParams
+        self.requestSerializer = requestSerializer
+        self.responseSerializer = responseSerializer
+        self.timeout = timeout
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.tls = tls
+    }
+
+    /// A request to a full URL.
+    public static func url(_ url: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:]) -> Request {
+        Request(method, customURL: url, headers: headers)
+    }
+
+    private init(_ method: HTTPMethod, customURL: String, headers: HTTPHeaders) {
+        self.init(method, "", headers: headers, customURL: customURL)
+    }
+}

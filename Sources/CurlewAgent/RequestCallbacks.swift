@@ -1,0 +1,46 @@
+/// The delegate style of receiving results (HLNetworking's response observers, YTKNetwork's
+/// request delegate). Every method has an empty default. Calls run on the config's callback queue.
+public protocol RequestDelegate: AnyObject, Sendable {
+    func requestWillBeSent(_ handle: RequestHandle)
+    func requestDidSend(_ handle: RequestHandle)
+    func request(_ handle: RequestHandle, didProgress progress: RequestProgress)
+    func requestDidSucceed(_ handle: RequestHandle, response: Response)
+    func requestDidFail(_ handle: RequestHandle, failure: RequestFailure)
+}
+
+extension RequestDelegate {
+    public func requestWillBeSent(_ handle: RequestHandle) {}
+    public func requestDidSend(_ handle: RequestHandle) {}
+    public func request(_ handle: RequestHandle, didProgress progress: RequestProgress) {}
+    public func requestDidSucceed(_ handle: RequestHandle, response: Response) {}
+    public func requestDidFail(_ handle: RequestHandle, failure: RequestFailure) {}
+}
+
+/// The closure style of receiving results. All optional; they run on the config's callback queue.
+/// A cancelled request calls `failure` with a `cancelled` error.
+public struct RequestCallbacks: Sendable {
+    public var success: (@Sendable (Response) -> Void)?
+    public var failure: (@Sendable (RequestFailure) -> Void)?
+    public var progress: (@Sendable (RequestProgress) -> Void)?
+    /// The request's debug message, before `success` or `failure`.
+    public var debug: (@Sendable (DebugMessage) -> Void)?
+    public weak var delegate: (any RequestDelegate)?
+
+    public init(
+        success: (@Sendable (Response) -> Void)? = nil,
+        failure: (@Sendable (RequestFailure) -> Void)? = nil,
+        progress: (@Sendable (RequestProgress) -> Void)? = nil,
+        debug: (@Sendable (DebugMessage) -> Void)? = nil,
+        delegate: (any RequestDelegate)? = nil
+    ) {
+        self.success = success
+        self.failure = failure
+        self.progress = progress
+        self.debug = debug
+        self.delegate = delegate
+    }
+
+    var isEmpty: Bool {
+        success == nil && failure == nil && progress == nil && debug == nil && delegate == nil
+    }
+}

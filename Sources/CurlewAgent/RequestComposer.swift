@@ -1,0 +1,136 @@
+import CurlewTransport
+import Foundation
+
+/// Turns a `Request` and the config into what goes on the wire, refusing what cannot be sent
+/// (malformed URL, header injection) before the network is touched.
+struct RequestComposer: Sendable {
+    let config: NetworkConfig
+
+    func compose(_ request: Request) throws(RequestError) -> (transfer: TransferRequest, composed: ComposedRequest) {
+        let params = request.usesDefaultParams ? request.params.merged(over: config.defaultParams) : request.params
+        var headers = request.headers.merged(over: config.defaultHeaders)
+        if headers["User-Agent"] == nil, !config.userAgent.isEmpty {
+            headers.set("User-Agent", config.userAgent)
+        }
+
+        var queryParams = Parameters()
+        var body: Data?
+        switch request.requestSerializer {
+        case .raw(let data, let contentType):
+            queryParams = params
+            body = data
+            if headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
+        case .urlEncodedForm where request.method.encodesParametersInQuery,
+             .json where request.method.encodesParametersInQuery:
+            queryParams = params
+        case .urlEncodedForm:
+            body = Data(params.percentEncoded.utf8)
+            if headers["Content-Type"] == nil { headers.set("Content-Type", "application/x-www-form-urlencoded") }
+        case .json:
+            body = Data(params.jsonObject.serialized().utf8)
+            if headers["Content-Type"] == nil { headers.set("Content-Type", "application/json") }
+        }
+
+        try headers.validate()
+        let url = try composeURL(request, query: queryParams)
+        let tls = request.tls ?? config.tls
+        let transfer = TransferRequest(
+            url: url,
+            method: request.method.rawValue,
+            headers: headers.fields.map { ($0.name, $0.value) },
+            body: body,
+            totalTimeout: request.timeout ?? config.requestTimeout,
+            connectTimeout: config.connectTimeout,
+            followRedirects: config.followRedirects,
+            maxRedirects: config.maxRedirects,
+            maxResponseBytes: config.maxResponseBytes,
+            requestCaptureLimit: config.debugBodyLimit,
+            tls: TLSOptions(
+                verifyPeer: !tls.allowInvalidCertificates,
+                verifyHost: tls.validatesDomainName && !tls.allowInvalidCertificates,
+                caFile: tls.certificateAuthorityFile,
+                pinnedPublicKey: tls.pinnedPublicKey
+            )
+        )
+        let composed = ComposedRequest(
+            method: request.method.rawValue,
+            url: url,
+            headers: headers.fields,
+            params: params.jsonObject,
+            body: body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: config.debugBodyLimit) },
+            timeoutMilliseconds: Self.milliseconds(request.timeout ?? config.requestTimeout)
+        )
+        return (transfer, composed)
+    }
+
+    /// URL precedence as in HLNetworking: a full custom URL, then the request's base URL, then the
+    /// config's (or its CDN URL). The API version goes between base and path as `v{version}`.
+    func composeURL(_ request: Request, query: Parameters) throws(RequestError) -> String {
+        var url: String
+        if let custom = request.customURL, Self.hasSchemeAndHost(custom) {
+            url = custom
+        } else if Self.hasSchemeAndHost(request.path) {
+            url = request.path
+        } else {
+            let base = request.baseURL ?? (request.useCDN ? (config.cdnURL ?? config.baseURL) : config.baseURL)
+            guard !base.isEmpty else {
+                throw RequestError(.invalidURL, "no base URL: set one in the config or the request, or give a full URL")
+            }
+            let path = request.customURL ?? request.path
+            url = Self.trimmingSlashes(base, leading: false)
+            if let version = config.apiVersion, !version.isEmpty {
+                url += "/v" + version
+            }
+            if !path.isEmpty {
+                url += path.hasPrefix("?") ? path : "/" + Self.trimmingSlashes(path, leading: true)
+            }
+        }
+        try Self.validate(url)
+        if !query.isEmpty {
+            let (beforeFragment, fragment) = Self.splitFragment(url)
+            url = beforeFragment + (beforeFragment.contains("?") ? "&" : "?") + query.percentEncoded + fragment
+        }
+        return url
+    }
+
+    private static func validate(_ url: String) throws(RequestError) {
+        if let index = url.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
+            throw RequestError(.invalidURL, "URL \(url.debugDescription) contains whitespace or a control character at position \(position)")
+        }
+        guard let components = URLComponents(string: url) else {
+            throw RequestError(.invalidURL, "URL \(url.debugDescription) is not a valid URL")
+        }
+        guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw RequestError(.invalidURL, "URL \(url.debugDescription) must start with http:// or https://")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw RequestError(.invalidURL, "URL \(url.debugDescription) has no host")
+        }
+    }
+
+    private static func hasSchemeAndHost(_ text: String) -> Bool {
+        guard let schemeEnd = text.range(of: "://") else { return false }
+        return !text[..<schemeEnd.lowerBound].isEmpty && text[schemeEnd.upperBound...].first.map { $0 != "/" } ?? false
+    }
+
+    private static func trimmingSlashes(_ text: String, leading: Bool) -> String {
+        var result = Substring(text)
+        if leading {
+            while result.hasPrefix("/") { result = result.dropFirst() }
+        } else {
+            while result.hasSuffix("/") { result = result.dropLast() }
+        }
+        return String(result)
+    }
+
+    private static func splitFragment(_ url: String) -> (String, String) {
+        guard let hash = url.firstIndex(of: "#") else { return (url, "") }
+        return (String(url[..<hash]), String(url[hash...]))
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,48 @@
+import CurlewTransport
+import Foundation
+
+/// Where a request is in its life. Every request ends in exactly one terminal state.
+public enum RequestState: String, Sendable, Equatable, Codable {
+    case created
+    /// Accepted by the agent, waiting for the transport (or a connection) to take it.
+    case pending
+    case inFlight
+    case succeeded
+    case failed
+    case cancelled
+
+    public var isTerminal: Bool {
+        self == .succeeded || self == .failed || self == .cancelled
+    }
+}
+
+/// Byte counts of a running request; totals are 0 while unknown.
+public typealias RequestProgress = TransferProgress
+
+/// Where a request's time went, in microseconds; a phase that did not happen is nil.
+public typealias TimingBreakdown = TransferTimings
+
+/// Facts about the connection a request used (protocol version, addresses, reuse, bytes).
+public typealias ConnectionInfo = ConnectionFacts
+
+/// The identity of a request as observers see it.
+public struct RequestInfo: Sendable, Equatable {
+    public var id: UInt64
+    public var name: String?
+    public var method: String
+    /// The composed URL; for a request refused before composing, its path or custom URL.
+    public var url: String
+    public var groupID: UInt64?
+    public var step: Int?
+    public var startedAt: Date
+
+    public init(id: UInt64, name: String?, method: String, url: String, groupID: UInt64? = nil, step: Int? = nil, startedAt: Date) {
+        self.id = id
+        self.name = name
+        self.method = method
+        self.url = url
+        self.groupID = groupID
+        self.step = step
+        self.startedAt = startedAt
+    }
+}

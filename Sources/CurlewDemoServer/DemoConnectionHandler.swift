@@ -1,0 +1,134 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Serves one connection: NIO decodes requests; responses are written as raw bytes so that fault
+/// endpoints can send exactly the broken HTTP they promise.
+final class DemoConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = ByteBuffer
+
+    /// Request bodies above this are refused with 413 instead of being buffered.
+    static let maxRequestBody = 64 << 20
+
+    private let routes: DemoRoutes
+    private let recorder: RequestRecorder
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var bodyTooLarge = false
+    private var isActive = true
+
+    init(routes: DemoRoutes, recorder: RequestRecorder) {
+        self.routes = routes
+        self.recorder = recorder
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isActive = false
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let requestHead):
+            head = requestHead
+            body.removeAll(keepingCapacity: true)
+            bodyTooLarge = false
+        case .body(var buffer):
+            if body.count + buffer.readableBytes > Self.maxRequestBody {
+                bodyTooLarge = true
+            } else if let bytes = buffer.readBytes(length: buffer.readableBytes) {
+                body.append(contentsOf: bytes)
+            }
+        case .end:
+            guard let requestHead = head else { return }
+            head = nil
+            respond(to: requestHead, context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        let response = DemoResponse.json(["error": "malformed request", "detail": "\(error)"], status: 400)
+        write(response, keepAlive: false, includeBody: true, context: context)
+        context.close(promise: nil)
+    }
+
+    private func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+        let headers = requestHead.headers.map { (name: $0.name, value: $0.value) }
+        let remote = context.remoteAddress?.ipAddress ?? ""
+        recorder.record(ReceivedRequest(method: requestHead.method.rawValue, uri: requestHead.uri, headers: headers, body: body, receivedAt: Date()))
+        let request = DemoRequest(
+            method: requestHead.method.rawValue, uri: requestHead.uri, headers: headers, body: body,
+            remoteAddress: remote, keepAlive: requestHead.isKeepAlive
+        )
+        let action: DemoAction = bodyTooLarge
+            ? .respond(.json(["error": "request body larger than \(Self.maxRequestBody) bytes"], status: 413))
+            : routes.action(for: request)
+        perform(action, request: request, context: context)
+    }
+
+    private func perform(_ action: DemoAction, request: DemoRequest, context: ChannelHandlerContext) {
+        let keepAlive = request.keepAlive
+        let includeBody = request.method != "HEAD"
+        switch action {
+        case .respond(let response):
+            write(response, keepAlive: keepAlive, includeBody: includeBody, context: context)
+            if !keepAlive { context.close(promise: nil) }
+        case .delay(let seconds, let response):
+            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [self] in
+                guard isActive else { return }
+                perform(.respond(response), request: request, context: context)
+            }
+        case .paced(let response, let pieces, let interval, let chunked):
+            send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
+            sendPieces(pieces[...], interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+        case .resetMidBody(let response, let sentBytes):
+            send(context: context, bytes: response.head(keepAlive: true, bodyLength: nil) + [UInt8](repeating: UInt8(ascii: "x"), count: sentBytes))
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(20)) {
+                // SO_LINGER with a zero timeout turns close into a reset (RST) instead of a FIN.
+                let socket = context.channel as? any SocketOptionProvider
+                _ = socket?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                context.close(promise: nil)
+            }
+        case .closeWithoutResponse:
+            context.close(promise: nil)
+        case .stallAfterHead(let response):
+            send(context: context, bytes: response.head(keepAlive: true, bodyLength: nil))
+        case .rawThenClose(let bytes):
+            send(context: context, bytes: bytes)
+            context.close(promise: nil)
+        }
+    }
+
+    private func sendPieces(_ pieces: ArraySlice<[UInt8]>, interval: Double, chunked: Bool, keepAlive: Bool, context: ChannelHandlerContext) {
+        guard isActive else { return }
+        guard let piece = pieces.first else {
+            if chunked { send(context: context, bytes: Array("0\r\n\r\n".utf8)) }
+            if !keepAlive { context.close(promise: nil) }
+            return
+        }
+        if !piece.isEmpty {
+            send(context: context, bytes: chunked ? Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + [13, 10] : piece)
+        }
+        let rest = pieces.dropFirst()
+        if interval <= 0 {
+            sendPieces(rest, interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+        } else {
+            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(interval * 1e9))) { [self] in
+                sendPieces(rest, interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+            }
+        }
+    }
+
+    private func write(_ response: DemoResponse, keepAlive: Bool, includeBody: Bool, context: ChannelHandlerContext) {
+        let noBody = response.status == 204 || response.status == 304
+        var bytes = response.head(keepAlive: keepAlive, bodyLength: noBody ? nil : response.body.count)
+        if includeBody, !noBody { bytes += response.body }
+        send(context: context, bytes: bytes)
+    }
+
+    private func send(context: ChannelHandlerContext, bytes: [UInt8]) {
+        guard isActive else { return }
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+    }
+}

@@ -1,0 +1,345 @@
+import Foundation
+import Synchronization
+
+/// The httpbin-like endpoints. Pure request-to-action mapping, except for the login tokens it issues.
+final class DemoRoutes: Sendable {
+    /// Tokens issued by `/login`, mapped to the user name they were issued for.
+    private let tokens = Mutex<[String: String]>([:])
+    /// Upper bound for generated bodies, so a typo cannot make the server allocate gigabytes.
+    static let maxGeneratedBytes = 256 << 20
+
+    func action(for request: DemoRequest) -> DemoAction {
+        let segments = request.segments
+        guard let first = segments.first else {
+            return .respond(.json(["endpoints": Self.endpointList]))
+        }
+        let argument = segments.count > 1 ? String(segments[1]) : nil
+        switch first {
+        case "get": return methodEcho(request, allowed: ["GET", "HEAD"])
+        case "post": return methodEcho(request, allowed: ["POST"])
+        case "put": return methodEcho(request, allowed: ["PUT"])
+        case "patch": return methodEcho(request, allowed: ["PATCH"])
+        case "delete": return methodEcho(request, allowed: ["DELETE"])
+        case "anything": return .respond(.json(echo(request)))
+        case "headers": return .respond(.json(["headers": headerObject(request)]))
+        case "json": return .respond(.json(Self.sampleDocument))
+        case "status": return status(argument)
+        case "delay": return delay(request, argument)
+        case "bytes": return bytes(argument, request)
+        case "stream": return stream(request, argument)
+        case "drip": return drip(request)
+        case "redirect": return redirect(request, argument)
+        case "basic-auth": return basicAuth(request, segments)
+        case "bearer": return bearer(request)
+        case "etag": return etag(request, argument)
+        case "range": return range(request, argument)
+        case "login": return login(request)
+        case "me": return me(request)
+        case "fault": return fault(argument)
+        default: return .respond(.json(["error": "no such endpoint", "path": request.path], status: 404))
+        }
+    }
+
+    static let endpointList = [
+        "/get", "/post", "/put", "/patch", "/delete", "/anything", "/headers", "/json", "/status/{code}",
+        "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/basic-auth/{user}/{pass}",
+        "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
+        "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked",
+    ]
+
+    static var sampleDocument: [String: Any] {
+        [
+        "slideshow": [
+            "author": "Curlew",
+            "date": "2026-01-01",
+            "title": "Sample Slide Show",
+            "slides": [
+                ["title": "Wake up to wire truth", "type": "all"],
+                ["title": "Overview", "type": "all", "items": ["Why timings matter", "Who reuses connections"]],
+            ],
+        ],
+        ]
+    }
+
+    // MARK: Echo
+
+    private func methodEcho(_ request: DemoRequest, allowed: Set<String>) -> DemoAction {
+        guard allowed.contains(request.method) else {
+            return .respond(.json(["error": "method not allowed", "method": request.method], status: 405,
+                                  headers: [("Allow", allowed.sorted().joined(separator: ", "))]))
+        }
+        return .respond(.json(echo(request)))
+    }
+
+    private func echo(_ request: DemoRequest) -> [String: Any] {
+        var object: [String: Any] = [
+            "method": request.method,
+            "url": request.uri,
+            "args": argsObject(request),
+            "headers": headerObject(request),
+            "origin": request.remoteAddress,
+        ]
+        let bodyText = String(decoding: request.body, as: UTF8.self)
+        object["data"] = bodyText
+        object["bodyLength"] = request.body.count
+        let contentType = request.header("Content-Type")?.lowercased() ?? ""
+        if contentType.contains("json"), let json = try? JSONSerialization.jsonObject(with: Data(request.body), options: [.fragmentsAllowed]) {
+            object["json"] = json
+        } else {
+            object["json"] = NSNull()
+        }
+        if contentType.contains("application/x-www-form-urlencoded") {
+            var form: [String: String] = [:]
+            for pair in bodyText.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map {
+                    String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                }
+                form[parts[0]] = parts.count > 1 ? parts[1] : ""
+            }
+            object["form"] = form
+        }
+        return object
+    }
+
+    private func argsObject(_ request: DemoRequest) -> [String: Any] {
+        var args: [String: Any] = [:]
+        for item in request.query {
+            if let existing = args[item.name] {
+                args[item.name] = ((existing as? [String]) ?? [existing as? String ?? ""]) + [item.value]
+            } else {
+                args[item.name] = item.value
+            }
+        }
+        return args
+    }
+
+    private func headerObject(_ request: DemoRequest) -> [String: String] {
+        var headers: [String: String] = [:]
+        for header in request.headers {
+            headers[header.name] = headers[header.name].map { "\($0), \(header.value)" } ?? header.value
+        }
+        return headers
+    }
+
+    // MARK: Status, delay, generated bodies
+
+    private func status(_ argument: String?) -> DemoAction {
+        guard let argument, let code = Int(argument), (100...599).contains(code), code >= 200 else {
+            return .respond(.json(["error": "status must be a code from 200 to 599"], status: 400))
+        }
+        if (300..<400).contains(code), code != 304 {
+            return .respond(DemoResponse(status: code, headers: [("Location", "/get")]))
+        }
+        if code == 204 || code == 304 { return .respond(DemoResponse(status: code)) }
+        return .respond(.json(["status": code], status: code))
+    }
+
+    private func delay(_ request: DemoRequest, _ argument: String?) -> DemoAction {
+        guard let argument, let seconds = Double(argument), seconds >= 0 else {
+            return .respond(.json(["error": "delay must be a number of seconds"], status: 400))
+        }
+        return .delay(seconds: min(seconds, 60), .json(echo(request)))
+    }
+
+    private func bytes(_ argument: String?, _ request: DemoRequest) -> DemoAction {
+        guard let argument, let count = Int(argument), count >= 0, count <= Self.maxGeneratedBytes else {
+            return .respond(.json(["error": "n must be from 0 to \(Self.maxGeneratedBytes)"], status: 400))
+        }
+        let seed = request.queryValue("seed").flatMap(UInt64.init) ?? 42
+        return .respond(DemoResponse(status: 200, headers: [("Content-Type", "application/octet-stream")],
+                                     body: DeterministicBytes.random(count: count, seed: seed)))
+    }
+
+    private func stream(_ request: DemoRequest, _ argument: String?) -> DemoAction {
+        guard let argument, let count = Int(argument), (0...10_000).contains(count) else {
+            return .respond(.json(["error": "n must be from 0 to 10000"], status: 400))
+        }
+        let pieces = (0..<count).map { index in
+            Array("{\"id\":\(index),\"url\":\"\(request.uri)\"}\n".utf8)
+        }
+        let head = DemoResponse(status: 200, headers: [("Content-Type", "application/x-ndjson"), ("Transfer-Encoding", "chunked")])
+        return .paced(head, pieces: pieces, interval: 0, chunked: true)
+    }
+
+    private func drip(_ request: DemoRequest) -> DemoAction {
+        let count = min(request.queryValue("numbytes").flatMap(Int.init) ?? 10, 10 << 20)
+        let duration = max(0, min(request.queryValue("duration").flatMap(Double.init) ?? 2, 60))
+        let code = request.queryValue("code").flatMap(Int.init) ?? 200
+        let initialDelay = max(0, min(request.queryValue("delay").flatMap(Double.init) ?? 0, 60))
+        let pieceCount = max(1, min(count, 100))
+        let pieces = (0..<pieceCount).map { index -> [UInt8] in
+            let size = count / pieceCount + (index < count % pieceCount ? 1 : 0)
+            return [UInt8](repeating: UInt8(ascii: "*"), count: size)
+        }
+        let head = DemoResponse(status: code, headers: [("Content-Type", "application/octet-stream"), ("Content-Length", "\(count)")])
+        let paced = DemoAction.paced(head, pieces: count == 0 ? [] : pieces, interval: duration / Double(pieceCount), chunked: false)
+        guard initialDelay > 0 else { return paced }
+        return .paced(head, pieces: [[]] + (count == 0 ? [] : pieces), interval: initialDelay, chunked: false)
+    }
+
+    private func redirect(_ request: DemoRequest, _ argument: String?) -> DemoAction {
+        guard let argument, let hops = Int(argument), hops >= 1, hops <= 100 else {
+            return .respond(.json(["error": "n must be from 1 to 100"], status: 400))
+        }
+        let location = hops == 1 ? "/get" : "/redirect/\(hops - 1)"
+        return .respond(DemoResponse(status: 302, headers: [("Location", location)]))
+    }
+
+    // MARK: Authentication
+
+    private func basicAuth(_ request: DemoRequest, _ segments: [Substring]) -> DemoAction {
+        guard segments.count == 3 else {
+            return .respond(.json(["error": "use /basic-auth/{user}/{password}"], status: 400))
+        }
+        let user = String(segments[1])
+        let expected = "Basic " + Data("\(user):\(segments[2])".utf8).base64EncodedString()
+        guard request.header("Authorization") == expected else {
+            return .respond(.json(["authenticated": false], status: 401, headers: [("WWW-Authenticate", "Basic realm=\"curlew-demo\"")]))
+        }
+        return .respond(.json(["authenticated": true, "user": user]))
+    }
+
+    private func bearerToken(_ request: DemoRequest) -> String? {
+        guard let authorization = request.header("Authorization"), authorization.hasPrefix("Bearer ") else { return nil }
+        let token = authorization.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    private func bearer(_ request: DemoRequest) -> DemoAction {
+        guard let token = bearerToken(request) else {
+            return .respond(.json(["authenticated": false], status: 401, headers: [("WWW-Authenticate", "Bearer")]))
+        }
+        return .respond(.json(["authenticated": true, "token": token]))
+    }
+
+    private func login(_ request: DemoRequest) -> DemoAction {
+        guard request.method == "POST" else {
+            return .respond(.json(["error": "POST a username and password"], status: 405, headers: [("Allow", "POST")]))
+        }
+        var fields: [String: String] = [:]
+        if let json = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] {
+            for (key, value) in json { fields[key] = value as? String }
+        } else {
+            for pair in String(decoding: request.body, as: UTF8.self).split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+                if parts.count == 2 { fields[parts[0]] = parts[1] }
+            }
+        }
+        guard let user = fields["username"], !user.isEmpty, let password = fields["password"], !password.isEmpty else {
+            return .respond(.json(["error": "username and password are required"], status: 401))
+        }
+        let token = "demo-" + UUID().uuidString.lowercased()
+        tokens.withLock { $0[token] = user }
+        return .respond(.json(["token": token, "user": user, "expiresIn": 3600]))
+    }
+
+    private func me(_ request: DemoRequest) -> DemoAction {
+        guard let token = bearerToken(request), let user = tokens.withLock({ $0[token] }) else {
+            return .respond(.json(["error": "log in first: POST /login, then send Authorization: Bearer <token>"],
+                                  status: 401, headers: [("WWW-Authenticate", "Bearer")]))
+        }
+        return .respond(.json(["user": user, "id": abs(user.hashValue % 100_000), "roles": ["developer"]]))
+    }
+
+    // MARK: Caching and ranges
+
+    private func etag(_ request: DemoRequest, _ argument: String?) -> DemoAction {
+        guard let tag = argument else { return .respond(.json(["error": "use /etag/{tag}"], status: 400)) }
+        let quoted = "\"\(tag)\""
+        let candidates = Self.entityTags(request.header("If-None-Match"))
+        if candidates.contains(quoted) || candidates.contains("*") {
+            return .respond(DemoResponse(status: 304, headers: [("ETag", quoted)]))
+        }
+        let matches = Self.entityTags(request.header("If-Match"))
+        if !matches.isEmpty, !matches.contains(quoted), !matches.contains("*") {
+            return .respond(DemoResponse(status: 412))
+        }
+        return .respond(.json(echo(request), headers: [("ETag", quoted)]))
+    }
+
+    private static func entityTags(_ header: String?) -> [String] {
+        (header ?? "").split(separator: ",").map {
+            let tag = $0.trimmingCharacters(in: .whitespaces)
+            return tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+        }
+    }
+
+    private func range(_ request: DemoRequest, _ argument: String?) -> DemoAction {
+        guard let argument, let size = Int(argument), size >= 0, size <= Self.maxGeneratedBytes else {
+            return .respond(.json(["error": "n must be from 0 to \(Self.maxGeneratedBytes)"], status: 400))
+        }
+        let etag = "\"range-\(size)\""
+        let body = DeterministicBytes.alphabet(count: size)
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/octet-stream"), ("ETag", etag), ("Accept-Ranges", "bytes")]
+        let ifRangeAllows = request.header("If-Range").map { $0 == etag } ?? true
+        guard let rangeHeader = request.header("Range"), ifRangeAllows else {
+            return .respond(DemoResponse(status: 200, headers: headers, body: body))
+        }
+        guard let byteRange = ByteRange(header: rangeHeader, size: size) else {
+            return .respond(DemoResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")]))
+        }
+        headers.append(("Content-Range", "bytes \(byteRange.first)-\(byteRange.last)/\(size)"))
+        return .respond(DemoResponse(status: 206, headers: headers, body: Array(body[byteRange.first...byteRange.last])))
+    }
+
+    // MARK: Faults
+
+    private func fault(_ argument: String?) -> DemoAction {
+        let head = DemoResponse(status: 200, headers: [("Content-Type", "text/plain"), ("Content-Length", "1000")])
+        switch argument {
+        case "reset": return .resetMidBody(head, sentBytes: 100)
+        case "close": return .closeWithoutResponse
+        case "stall": return .stallAfterHead(head)
+        case "bad-chunked":
+            let bytes = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZ\r\nnot a chunk\r\n"
+            return .rawThenClose(Array(bytes.utf8))
+        default:
+            return .respond(.json(["error": "faults: reset, close, stall, bad-chunked"], status: 404))
+        }
+    }
+}
+
+/// A single `bytes=` range resolved against a body size.
+struct ByteRange {
+    let first: Int
+    let last: Int
+
+    init?(header: String, size: Int) {
+        guard header.hasPrefix("bytes="), !header.contains(","), size > 0 else { return nil }
+        let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 else { return nil }
+        if parts[0].isEmpty {
+            guard let suffix = Int(parts[1]), suffix > 0 else { return nil }
+            first = max(0, size - suffix)
+            last = size - 1
+        } else {
+            guard let start = Int(parts[0]), start < size else { return nil }
+            let end = parts[1].isEmpty ? size - 1 : Int(parts[1]).map { min($0, size - 1) }
+            guard let end, end >= start else { return nil }
+            first = start
+            last = end
+        }
+    }
+}
+
+/// Reproducible bodies, so a test can compare what it downloaded with what it should have.
+public enum DeterministicBytes {
+    /// Pseudo-random bytes (xorshift64*) from a seed.
+    public static func random(count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in 0..<count {
+            state ^= state >> 12
+            state ^= state << 25
+            state ^= state >> 27
+            bytes[index] = UInt8(truncatingIfNeeded: (state &* 0x2545_F491_4F6C_DD1D) >> 56)
+        }
+        return bytes
+    }
+
+    /// "abcdefghijklmnopqrstuvwxyz" repeated to `count` bytes.
+    public static func alphabet(count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+    }
+}

@@ -1,0 +1,64 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// An httpbin-like HTTP/1.1 server for the embedded demo and for tests, with fault endpoints.
+///
+/// It binds loopback by default; port 0 picks a free ephemeral port (read it back from `port`).
+public final class DemoServer: Sendable {
+    public let host: String
+    public let port: Int
+    private let channel: any Channel
+    private let recorder: RequestRecorder
+
+    /// `http://host:port`, with IPv6 hosts bracketed.
+    public var baseURL: String {
+        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+    }
+
+    private init(host: String, port: Int, channel: any Channel, recorder: RequestRecorder) {
+        self.host = host
+        self.port = port
+        self.channel = channel
+        self.recorder = recorder
+    }
+
+    /// Starts listening. Throws when the address cannot be bound (in use, not a local address).
+    public static func start(host: String = "127.0.0.1", port: Int = 0, recordCapacity: Int = 10_000) async throws -> DemoServer {
+        let routes = DemoRoutes()
+        let recorder = RequestRecorder(capacity: recordCapacity)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try pipeline.addHandler(DemoConnectionHandler(routes: routes, recorder: recorder))
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+        let boundPort = channel.localAddress?.port ?? port
+        return DemoServer(host: host, port: boundPort, channel: channel, recorder: recorder)
+    }
+
+    /// Stops accepting connections.
+    public func stop() async throws {
+        try await channel.close()
+    }
+
+    /// Requests received so far (the most recent `recordCapacity`), oldest first.
+    public var receivedRequests: [ReceivedRequest] {
+        recorder.all
+    }
+
+    /// The endpoint paths, for help texts.
+    public static var endpoints: [String] { DemoRoutes.endpointList }
+
+    /// Waits until the server is closed; for the standalone `curlew demo-server`.
+    public func waitUntilClosed() async throws {
+        try await channel.closeFuture.get()
+    }
+}

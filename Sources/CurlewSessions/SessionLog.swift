@@ -1,0 +1,39 @@
+import CurlewAgent
+import Foundation
+
+/// A line of a session log that could not be read, and why.
+public struct SkippedLine: Sendable, Equatable {
+    /// 1-based line number in the file.
+    public var line: Int
+    public var reason: String
+}
+
+/// A session log as read: its header(s), its messages in file order, and what was skipped.
+public struct SessionLog: Sendable {
+    /// Header records in file order. A log that was appended to by several runs has several.
+    public var headers: [SessionLogHeader]
+    public var messages: [DebugMessage]
+    public var skipped: [SkippedLine]
+
+    /// The first header: the run that created the file.
+    public var header: SessionLogHeader? { headers.first }
+}
+
+/// Why a session log could not be read at all.
+public struct SessionLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case unreadable
+        case notASessionLog
+    }
+
+    public var kind: Kind
+    public var path: String
+    public var reason: String
+
+    public var description: String {
+        switch kind {
+        case .unreadable: "cannot read session log \(path): \(reason)"
+        case .notASessionLog: "\(path) is not a Curlew session log: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CCurl
+
+/// A libcurl easy handle kept for reuse, with the error buffer libcurl writes its messages into.
+///
+/// Used only on the transfer thread.
+final class EasyHandle {
+    let raw: UnsafeMutableRawPointer
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init?() {
+        guard let raw = curl_easy_init() else { return nil }
+        self.raw = raw
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer[0] = 0
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        errorBuffer.deallocate()
+    }
+
+    /// libcurl's message for the last failure, or its generic text for `code` when it left none.
+    func errorMessage(for code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    }
+
+    func reset() {
+        curl_easy_reset(raw)
+        errorBuffer[0] = 0
+    }
+}
+
+/// Easy handles returned after use, so a new exchange skips allocation and libcurl's setup.
+struct EasyHandlePool {
+    private var idle: [EasyHandle] = []
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    mutating func take() -> EasyHandle? {
+        idle.popLast() ?? EasyHandle()
+    }
+
+    mutating func give(_ handle: EasyHandle) {
+        guard idle.count < capacity else { return }
+        handle.reset()
+        idle.append(handle)
+    }
+}

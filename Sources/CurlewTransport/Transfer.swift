@@ -1,0 +1,302 @@
+import CCurl
+import Foundation
+
+/// The live state of one exchange while libcurl runs it: the capture buffers its callbacks fill and
+/// the resources (header list, body buffer) that must outlive the transfer.
+///
+/// Used only on the transfer thread.
+final class Transfer {
+    let id: UInt64
+    let handle: EasyHandle
+    let submittedAt: UInt64
+    private(set) var addedAt: UInt64 = 0
+    private let maxResponseBytes: Int
+    private let requestCaptureLimit: Int
+    private let connectTimeoutApplied: Bool
+    private let emit: @Sendable (TransferEvent) -> Void
+
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var bodyBuffer: UnsafeMutableRawBufferPointer?
+
+    private var requestHead = Data()
+    private var requestBody = Data()
+    private var requestBodySize: Int64 = 0
+    private var responseSinceLastRequest = false
+    private var lastSendAt: UInt64 = 0
+    private var statusLine = ""
+    private var responseHeaders: [(name: String, value: String)] = []
+    private var responseBody = Data()
+    private var responseLimitHit = false
+    private var lastProgressAt: UInt64 = 0
+    private var lastProgress = TransferProgress(bytesSent: 0, totalBytesToSend: 0, bytesReceived: 0, totalBytesToReceive: 0)
+
+    /// Progress is reported at most this often per exchange, so fast exchanges cost no events.
+    private static let progressInterval: UInt64 = 100_000_000
+
+    init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, emit: @escaping @Sendable (TransferEvent) -> Void) {
+        self.id = id
+        self.handle = handle
+        self.submittedAt = submittedAt
+        self.maxResponseBytes = request.maxResponseBytes
+        self.requestCaptureLimit = request.requestCaptureLimit
+        self.connectTimeoutApplied = request.connectTimeout != nil
+        self.emit = emit
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        bodyBuffer?.deallocate()
+    }
+
+    /// Applies every option of `request` to the easy handle. Returns libcurl's code on the first failure.
+    func configure(with request: TransferRequest) -> CURLcode {
+        let easy = handle.raw
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var code = CURLE_OK
+        func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
+
+        set(curlew_easy_setopt_string(easy, CURLOPT_URL, request.url))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer))
+        set(curlew_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+        set(curlew_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, TransferCallbacks.write))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
+        set(curlew_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, TransferCallbacks.header))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+        set(curlew_easy_setopt_long(easy, CURLOPT_VERBOSE, 1))
+        set(curlew_easy_setopt_debug_callback(easy, TransferCallbacks.debug))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
+        set(curlew_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
+        set(curlew_easy_setopt_xferinfo_callback(easy, TransferCallbacks.progress))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
+
+        set(applyMethodAndBody(request))
+        set(applyHeaders(request.headers))
+
+        if let total = request.totalTimeout {
+            set(curlew_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)))
+        }
+        if let connect = request.connectTimeout {
+            set(curlew_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)))
+        }
+        set(curlew_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0))
+        set(curlew_easy_setopt_long(easy, CURLOPT_MAXREDIRS, request.maxRedirects))
+        set(curlew_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
+
+        set(curlew_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, request.tls.verifyPeer ? 1 : 0))
+        set(curlew_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, request.tls.verifyHost ? 2 : 0))
+        if let caFile = request.tls.caFile {
+            set(curlew_easy_setopt_string(easy, CURLOPT_CAINFO, caFile))
+        }
+        if let pin = request.tls.pinnedPublicKey {
+            set(curlew_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin))
+        }
+        let version: Int
+        switch request.protocolPreference {
+        case .automatic: version = Int(CURL_HTTP_VERSION_2TLS)
+        case .http1_1: version = Int(CURL_HTTP_VERSION_1_1)
+        case .http2: version = Int(CURL_HTTP_VERSION_2_0)
+        }
+        set(curlew_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version))
+        return code
+    }
+
+    private func applyMethodAndBody(_ request: TransferRequest) -> CURLcode {
+        let easy = handle.raw
+        let method = request.method
+        if let body = request.body {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
+            _ = body.copyBytes(to: buffer.bindMemory(to: UInt8.self))
+            bodyBuffer = buffer
+            var code = curlew_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            if code == CURLE_OK { code = curlew_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, buffer.baseAddress) }
+            if code == CURLE_OK, method != "POST" { code = curlew_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method) }
+            return code
+        }
+        switch method {
+        case "GET":
+            return curlew_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            return curlew_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+        case "POST":
+            let code = curlew_easy_setopt_long(easy, CURLOPT_POST, 1)
+            return code == CURLE_OK ? curlew_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0) : code
+        default:
+            return curlew_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+        }
+    }
+
+    private func applyHeaders(_ headers: [(name: String, value: String)]) -> CURLcode {
+        var list: UnsafeMutablePointer<curl_slist>?
+        // A body makes libcurl add "Expect: 100-continue" and wait for the server; send at once
+        // unless the caller asked for it.
+        if !headers.contains(where: { $0.name.caseInsensitiveCompare("Expect") == .orderedSame }) {
+            list = curl_slist_append(list, "Expect:")
+        }
+        for header in headers {
+            // "Name;" is libcurl's way to send a header with an empty value.
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            list = curl_slist_append(list, line)
+        }
+        headerList = list
+        return curlew_easy_setopt_slist(handle.raw, CURLOPT_HTTPHEADER, list)
+    }
+
+    func markAdded() {
+        addedAt = DispatchTime.now().uptimeNanoseconds
+    }
+
+    // MARK: Callbacks from libcurl
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if responseBody.count + bytes.count > maxResponseBytes {
+            responseLimitHit = true
+            return false
+        }
+        responseBody.append(contentsOf: bytes)
+        return true
+    }
+
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            statusLine = line
+            responseHeaders.removeAll(keepingCapacity: true)
+            responseSinceLastRequest = true
+        } else if let first = line.first, first == " " || first == "\t", !responseHeaders.isEmpty {
+            responseHeaders[responseHeaders.count - 1].value += " " + line.trimmingCharacters(in: .whitespaces)
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            responseHeaders.append((name, value))
+        }
+    }
+
+    func observeOutgoingHeader(_ bytes: UnsafeRawBufferPointer) {
+        if responseSinceLastRequest {
+            // A new hop (redirect): the capture describes the request that produced the final response.
+            requestHead.removeAll(keepingCapacity: true)
+            requestBody.removeAll(keepingCapacity: true)
+            requestBodySize = 0
+            responseSinceLastRequest = false
+        }
+        requestHead.append(contentsOf: bytes)
+        lastSendAt = DispatchTime.now().uptimeNanoseconds
+    }
+
+    func observeOutgoingBody(_ bytes: UnsafeRawBufferPointer) {
+        requestBodySize += Int64(bytes.count)
+        let room = requestCaptureLimit - requestBody.count
+        if room > 0 {
+            requestBody.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(room)))
+        }
+        lastSendAt = DispatchTime.now().uptimeNanoseconds
+    }
+
+    func observeProgress(_ progress: TransferProgress) {
+        guard progress != lastProgress else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - lastProgressAt >= Self.progressInterval else { return }
+        lastProgressAt = now
+        lastProgress = progress
+        emit(.progress(id: id, progress))
+    }
+
+    // MARK: Result
+
+    /// Collects the capture and libcurl's facts. `cancelled` overrides libcurl's result code.
+    func makeResult(code: CURLcode, cancelled: Bool) -> TransferResult {
+        let easy = handle.raw
+        func long(_ info: CURLINFO) -> Int {
+            var value = 0
+            _ = curlew_easy_getinfo_long(easy, info, &value)
+            return value
+        }
+        func offset(_ info: CURLINFO) -> Int64 {
+            var value: curl_off_t = 0
+            _ = curlew_easy_getinfo_off_t(easy, info, &value)
+            return Int64(value)
+        }
+        func string(_ info: CURLINFO) -> String {
+            var value: UnsafeMutablePointer<CChar>?
+            _ = curlew_easy_getinfo_string(easy, info, &value)
+            return value.map { String(cString: $0) } ?? ""
+        }
+
+        let newConnections = long(CURLINFO_NUM_CONNECTS)
+        let wroteSomething = !requestHead.isEmpty
+        let reused = newConnections == 0 && wroteSomething
+        let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
+        let sendFinished = lastSendAt > addedAt && addedAt > 0 ? Int64((lastSendAt - addedAt) / 1000) : 0
+        let queuedNanos = addedAt > submittedAt ? addedAt - submittedAt : 0
+        let timings = TransferTimings.fromCumulativeMarks(
+            queued: Int64(queuedNanos / 1000),
+            nameLookup: offset(CURLINFO_NAMELOOKUP_TIME_T),
+            connected: offset(CURLINFO_CONNECT_TIME_T),
+            tlsDone: offset(CURLINFO_APPCONNECT_TIME_T),
+            preTransfer: preTransfer,
+            firstByte: offset(CURLINFO_STARTTRANSFER_TIME_T),
+            total: offset(CURLINFO_TOTAL_TIME_T),
+            redirect: offset(CURLINFO_REDIRECT_TIME_T),
+            sendFinished: sendFinished,
+            reusedConnection: reused
+        )
+        let connection = ConnectionFacts(
+            httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)),
+            remoteIP: string(CURLINFO_PRIMARY_IP),
+            remotePort: long(CURLINFO_PRIMARY_PORT),
+            localIP: string(CURLINFO_LOCAL_IP),
+            localPort: long(CURLINFO_LOCAL_PORT),
+            reused: reused,
+            newConnections: newConnections,
+            redirectCount: long(CURLINFO_REDIRECT_COUNT),
+            effectiveURL: string(CURLINFO_EFFECTIVE_URL),
+            bytesSent: Int64(requestHead.count) + requestBodySize,
+            bytesReceived: Int64(long(CURLINFO_HEADER_SIZE)) + offset(CURLINFO_SIZE_DOWNLOAD_T)
+        )
+        let error: TransferError?
+        if cancelled {
+            error = .cancelled
+        } else if code != CURLE_OK {
+            error = TransferError.classify(
+                code: code,
+                message: handle.errorMessage(for: code),
+                connected: preTransfer > 0 || reused,
+                responseLimitHit: responseLimitHit,
+                connectTimeoutApplied: connectTimeoutApplied
+            )
+        } else {
+            error = nil
+        }
+        return TransferResult(
+            id: id,
+            error: error,
+            requestHead: requestHead,
+            requestBody: requestBody,
+            requestBodySize: requestBodySize,
+            statusLine: statusLine,
+            statusCode: statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE),
+            responseHeaders: responseHeaders,
+            responseBody: responseBody,
+            connection: connection,
+            timings: timings
+        )
+    }
+
+    private static func versionName(_ version: Int) -> String {
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): return "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): return "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): return "2"
+        case Int(CURL_HTTP_VERSION_3): return "3"
+        default: return ""
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}

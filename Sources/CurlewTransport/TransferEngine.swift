@@ -1,0 +1,268 @@
+import CCurl
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// The libcurl engine. One transfer thread owns a multi handle and every easy handle; callers talk
+/// to it only through `submit` and `cancel`, which queue a command and wake the thread.
+///
+/// Events go to `eventSink` on the transfer thread, in order per exchange; the sink must only hand
+/// them on (it must not block), since every transfer waits while it runs.
+public final class TransferEngine: Sendable {
+    /// Connection limits of the multi handle.
+    public struct Configuration: Sendable {
+        /// Concurrent connections to one host; further exchanges wait inside libcurl.
+        public var maxConnectionsPerHost: Int
+        /// Concurrent connections overall; 0 means no limit.
+        public var maxTotalConnections: Int
+        /// Idle connections kept alive for reuse.
+        public var maxIdleConnections: Int
+
+        public init(maxConnectionsPerHost: Int = 5, maxTotalConnections: Int = 0, maxIdleConnections: Int = 64) {
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.maxTotalConnections = maxTotalConnections
+            self.maxIdleConnections = maxIdleConnections
+        }
+    }
+
+    private let shared: EngineShared
+
+    /// The libcurl version string, e.g. "libcurl/7.88.1 OpenSSL/3.0.17 zlib/1.2.13 nghttp2/1.52.0".
+    public static var libcurlVersion: String {
+        String(cString: curl_version())
+    }
+
+    public init(configuration: Configuration = Configuration(), eventSink: @escaping @Sendable (TransferEvent) -> Void) {
+        CurlLibrary.initializeOnce()
+        let shared = EngineShared(configuration: configuration, sink: eventSink)
+        self.shared = shared
+        let thread = Thread {
+            TransferLoop(shared: shared).run()
+            shared.exited.signal()
+        }
+        thread.name = "curlew.transfer"
+        thread.start()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Queues an exchange. Its events arrive at the sink, ending with exactly one `finished`.
+    public func submit(_ request: TransferRequest, id: UInt64) {
+        let accepted = shared.inbox.withLock { inbox -> Bool in
+            guard !inbox.stopping else { return false }
+            inbox.adds.append(PendingTransfer(id: id, request: request, submittedAt: DispatchTime.now().uptimeNanoseconds))
+            return true
+        }
+        if accepted {
+            shared.multi.wakeup()
+        } else {
+            shared.sink(.finished(.cancelledBeforeStart(id: id)))
+        }
+    }
+
+    /// Cancels an exchange. One not yet handed to libcurl is dropped here and never touches the
+    /// network; one in flight is removed from the multi handle at once, whatever its phase.
+    /// Unknown or finished ids are ignored.
+    public func cancel(id: UInt64) {
+        let droppedWhilePending = shared.inbox.withLock { inbox -> Bool in
+            if let index = inbox.adds.firstIndex(where: { $0.id == id }) {
+                inbox.adds.remove(at: index)
+                return true
+            }
+            inbox.cancels.append(id)
+            return false
+        }
+        if droppedWhilePending {
+            shared.sink(.finished(.cancelledBeforeStart(id: id)))
+        } else {
+            shared.multi.wakeup()
+        }
+    }
+
+    /// Cancels everything, stops the transfer thread and waits for it. Safe to call more than once.
+    public func shutdown() {
+        let (first, pending) = shared.inbox.withLock { inbox -> (Bool, [PendingTransfer]) in
+            defer { inbox.stopping = true; inbox.adds.removeAll() }
+            return (!inbox.stopping, inbox.stopping ? [] : inbox.adds)
+        }
+        guard first else { return }
+        for transfer in pending {
+            shared.sink(.finished(.cancelledBeforeStart(id: transfer.id)))
+        }
+        shared.multi.wakeup()
+        shared.exited.wait()
+    }
+}
+
+/// libcurl's process-wide setup, done once before the first handle exists.
+enum CurlLibrary {
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    }()
+
+    static func initializeOnce() {
+        _ = initialized
+    }
+}
+
+struct PendingTransfer: Sendable {
+    let id: UInt64
+    let request: TransferRequest
+    let submittedAt: UInt64
+}
+
+struct EngineInbox: Sendable {
+    var adds: [PendingTransfer] = []
+    var cancels: [UInt64] = []
+    var stopping = false
+}
+
+/// What the caller side and the transfer thread share: the command inbox under a lock, the multi
+/// handle (only for `wakeup`, which libcurl allows from any thread) and the event sink.
+final class EngineShared: Sendable {
+    let inbox = Mutex(EngineInbox())
+    let multi: MultiHandle
+    let configuration: TransferEngine.Configuration
+    let sink: @Sendable (TransferEvent) -> Void
+    let exited = DispatchSemaphore(value: 0)
+
+    init(configuration: TransferEngine.Configuration, sink: @escaping @Sendable (TransferEvent) -> Void) {
+        self.configuration = configuration
+        self.sink = sink
+        self.multi = MultiHandle()
+    }
+}
+
+/// A libcurl multi handle. Only the transfer thread drives it; other threads may only wake it.
+final class MultiHandle: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
+
+    init() {
+        guard let raw = curl_multi_init() else { fatalError("libcurl could not allocate a multi handle") }
+        self.raw = raw
+    }
+
+    deinit {
+        curl_multi_cleanup(raw)
+    }
+
+    func wakeup() {
+        _ = curl_multi_wakeup(raw)
+    }
+}
+
+extension TransferResult {
+    static func cancelledBeforeStart(id: UInt64) -> TransferResult {
+        TransferResult(
+            id: id, error: .cancelled, requestHead: Data(), requestBody: Data(), requestBodySize: 0,
+            statusLine: "", statusCode: 0, responseHeaders: [], responseBody: Data(),
+            connection: ConnectionFacts(),
+            timings: TransferTimings(queued: 0, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0)
+        )
+    }
+}
+
+/// The transfer thread's loop. Everything here runs on that one thread.
+private final class TransferLoop {
+    private let shared: EngineShared
+    private var pool = EasyHandlePool(capacity: 256)
+    private var active: [UInt64: Transfer] = [:]
+    private let logger = Logger(label: "curlew.transport")
+
+    init(shared: EngineShared) {
+        self.shared = shared
+        let multi = shared.multi.raw
+        let limits = shared.configuration
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maxTotalConnections)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, limits.maxIdleConnections)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    }
+
+    func run() {
+        let multi = shared.multi.raw
+        var running: Int32 = 0
+        while true {
+            let work = shared.inbox.withLock { inbox -> EngineInbox in
+                defer { inbox.adds.removeAll(keepingCapacity: true); inbox.cancels.removeAll(keepingCapacity: true) }
+                return inbox
+            }
+            for pending in work.adds { start(pending) }
+            for id in work.cancels { cancelActive(id) }
+            if work.stopping {
+                for id in Array(active.keys) { cancelActive(id) }
+                return
+            }
+            let performed = curl_multi_perform(multi, &running)
+            if performed != CURLM_OK {
+                logger.error("curl_multi_perform failed", metadata: ["code": "\(performed.rawValue)"])
+            }
+            collectFinished()
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+
+    private func start(_ pending: PendingTransfer) {
+        guard let handle = pool.take() else {
+            shared.sink(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
+            return
+        }
+        let transfer = Transfer(id: pending.id, handle: handle, request: pending.request, submittedAt: pending.submittedAt, emit: shared.sink)
+        let configured = transfer.configure(with: pending.request)
+        guard configured == CURLE_OK else {
+            let error = TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
+                                      code: Int(configured.rawValue), message: handle.errorMessage(for: configured))
+            pool.give(handle)
+            shared.sink(.finished(failedBeforeStart(pending.id, error: error)))
+            return
+        }
+        transfer.markAdded()
+        let added = curl_multi_add_handle(shared.multi.raw, handle.raw)
+        guard added == CURLM_OK else {
+            pool.give(handle)
+            let message = String(cString: curl_multi_strerror(added))
+            shared.sink(.finished(failedBeforeStart(pending.id, message: message)))
+            return
+        }
+        active[pending.id] = transfer
+        shared.sink(.started(id: pending.id))
+    }
+
+    private func collectFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(shared.multi.raw, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            var context: UnsafeMutableRawPointer?
+            _ = curlew_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+            guard let context else { continue }
+            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            finish(transfer, code: message.pointee.data.result, cancelled: false)
+        }
+    }
+
+    private func cancelActive(_ id: UInt64) {
+        guard let transfer = active[id] else { return }
+        finish(transfer, code: CURLE_OK, cancelled: true)
+    }
+
+    private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool) {
+        let result = transfer.makeResult(code: code, cancelled: cancelled)
+        _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw)
+        active[transfer.id] = nil
+        pool.give(transfer.handle)
+        shared.sink(.finished(result))
+    }
+
+    private func failedBeforeStart(_ id: UInt64, message: String) -> TransferResult {
+        failedBeforeStart(id, error: TransferError(kind: .other, message: message))
+    }
+
+    private func failedBeforeStart(_ id: UInt64, error: TransferError) -> TransferResult {
+        var result = TransferResult.cancelledBeforeStart(id: id)
+        result.error = error
+        return result
+    }
+}

@@ -1,0 +1,78 @@
+import CCurl
+
+/// Why an exchange failed, classified so that callers never need to know libcurl's codes.
+public struct TransferError: Error, Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable, Codable {
+        case invalidURL
+        case couldNotResolveHost
+        case couldNotConnect
+        case connectTimeout
+        case totalTimeout
+        case tlsFailure
+        case tooManyRedirects
+        case responseTooLarge
+        case cancelled
+        /// The peer reset or dropped the connection while the exchange was under way.
+        case connectionReset
+        /// The connection closed before the whole body announced by the server arrived.
+        case incompleteResponse
+        /// The server closed the connection without sending anything.
+        case emptyResponse
+        /// The server's bytes are not valid HTTP (bad status line, broken chunked encoding).
+        case invalidResponse
+        /// Anything else; `code` and `message` carry libcurl's own description.
+        case other
+    }
+
+    public var kind: Kind
+    /// libcurl's result code, or 0 when the failure was decided by Curlew itself (cancel).
+    public var code: Int
+    public var message: String
+
+    public init(kind: Kind, code: Int = 0, message: String) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+    }
+
+    static let cancelled = TransferError(kind: .cancelled, message: "cancelled")
+
+    /// Classifies a libcurl result. Timeouts need the connection state to tell connect from total.
+    static func classify(
+        code: CURLcode, message: String, connected: Bool, responseLimitHit: Bool, connectTimeoutApplied: Bool
+    ) -> TransferError {
+        let kind: Kind
+        switch code {
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+            kind = .invalidURL
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            kind = .couldNotResolveHost
+        case CURLE_COULDNT_CONNECT:
+            kind = .couldNotConnect
+        case CURLE_OPERATION_TIMEDOUT:
+            kind = (!connected && connectTimeoutApplied) ? .connectTimeout : .totalTimeout
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
+            CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ISSUER_ERROR,
+            CURLE_SSL_CRL_BADFILE, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_SHUTDOWN_FAILED:
+            kind = .tlsFailure
+        case CURLE_TOO_MANY_REDIRECTS:
+            kind = .tooManyRedirects
+        case CURLE_FILESIZE_EXCEEDED:
+            kind = .responseTooLarge
+        case CURLE_WRITE_ERROR where responseLimitHit:
+            kind = .responseTooLarge
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            kind = message.localizedCaseInsensitiveContains("chunk") ? .invalidResponse : .connectionReset
+        case CURLE_PARTIAL_FILE:
+            kind = .incompleteResponse
+        case CURLE_GOT_NOTHING:
+            kind = .emptyResponse
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
+            kind = .invalidResponse
+        default:
+            kind = .other
+        }
+        return TransferError(kind: kind, code: Int(code.rawValue), message: message)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// One HTTP exchange as the transport sees it: everything needed to put it on the wire.
+///
+/// The agent composes this from its richer `Request`; nothing here is specific to libcurl.
+public struct TransferRequest: Sendable {
+    /// HTTP protocol preference. `automatic` negotiates HTTP/2 over TLS and uses HTTP/1.1 otherwise.
+    public enum ProtocolPreference: Sendable {
+        case automatic
+        case http1_1
+        case http2
+    }
+
+    public var url: String
+    public var method: String
+    /// Header fields in the order they are sent. Values must already be validated (no CR/LF).
+    public var headers: [(name: String, value: String)]
+    public var body: Data?
+    /// Limit for the whole exchange; `nil` means none.
+    public var totalTimeout: Duration?
+    /// Limit for establishing the connection (DNS, TCP and TLS); `nil` means none.
+    public var connectTimeout: Duration?
+    public var followRedirects: Bool
+    public var maxRedirects: Int
+    /// A response body larger than this fails with `responseTooLarge` instead of exhausting memory.
+    public var maxResponseBytes: Int
+    /// How many request-body bytes the wire capture keeps (the full size is always counted).
+    public var requestCaptureLimit: Int
+    public var tls: TLSOptions
+    public var protocolPreference: ProtocolPreference
+
+    public init(
+        url: String,
+        method: String = "GET",
+        headers: [(name: String, value: String)] = [],
+        body: Data? = nil,
+        totalTimeout: Duration? = .seconds(15),
+        connectTimeout: Duration? = .seconds(10),
+        followRedirects: Bool = true,
+        maxRedirects: Int = 10,
+        maxResponseBytes: Int = 256 << 20,
+        requestCaptureLimit: Int = 1 << 20,
+        tls: TLSOptions = TLSOptions(),
+        protocolPreference: ProtocolPreference = .automatic
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.totalTimeout = totalTimeout
+        self.connectTimeout = connectTimeout
+        self.followRedirects = followRedirects
+        self.maxRedirects = maxRedirects
+        self.maxResponseBytes = maxResponseBytes
+        self.requestCaptureLimit = requestCaptureLimit
+        self.tls = tls
+        self.protocolPreference = protocolPreference
+    }
+}
+
+/// Certificate checks for HTTPS exchanges.
+public struct TLSOptions: Sendable, Equatable {
+    /// Verify the server's certificate chain. Turning this off is for local development only.
+    public var verifyPeer: Bool
+    /// Verify that the certificate names the host that was asked for.
+    public var verifyHost: Bool
+    /// A PEM bundle of trusted certificate authorities replacing the system's.
+    public var caFile: String?
+    /// A public-key pin: a PEM/DER file path or `sha256//BASE64` hashes separated by `;`.
+    public var pinnedPublicKey: String?
+
+    public init(verifyPeer: Bool = true, verifyHost: Bool = true, caFile: String? = nil, pinnedPublicKey: String? = nil) {
+        self.verifyPeer = verifyPeer
+        self.verifyHost = verifyHost
+        self.caFile = caFile
+        self.pinnedPublicKey = pinnedPublicKey
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Facts about the connection an exchange used.
+public struct ConnectionFacts: Sendable, Equatable, Codable {
+    /// "1.0", "1.1", "2" or "3"; empty when no response arrived.
+    public var httpVersion: String
+    public var remoteIP: String
+    public var remotePort: Int
+    public var localIP: String
+    public var localPort: Int
+    /// True when the exchange ran on a connection kept alive from an earlier one.
+    public var reused: Bool
+    /// Connections libcurl opened for this exchange (0 when reused).
+    public var newConnections: Int
+    public var redirectCount: Int
+    /// The URL of the last hop, after redirects.
+    public var effectiveURL: String
+    /// Request bytes written: headers plus body.
+    public var bytesSent: Int64
+    /// Response bytes read: headers plus body.
+    public var bytesReceived: Int64
+
+    public init(
+        httpVersion: String = "", remoteIP: String = "", remotePort: Int = 0, localIP: String = "",
+        localPort: Int = 0, reused: Bool = false, newConnections: Int = 0, redirectCount: Int = 0,
+        effectiveURL: String = "", bytesSent: Int64 = 0, bytesReceived: Int64 = 0
+    ) {
+        self.httpVersion = httpVersion
+        self.remoteIP = remoteIP
+        self.remotePort = remotePort
+        self.localIP = localIP
+        self.localPort = localPort
+        self.reused = reused
+        self.newConnections = newConnections
+        self.redirectCount = redirectCount
+        self.effectiveURL = effectiveURL
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+    }
+}
+
+/// Everything the transport saw of one finished exchange, successful or not.
+///
+/// The request side is what really went over the wire (the final hop when redirects were followed);
+/// the response side is the final response. A failed exchange keeps whatever was captured before
+/// the failure.
+public struct TransferResult: Sendable {
+    public var id: UInt64
+    public var error: TransferError?
+    /// Request line and header block exactly as written, CRLFs included.
+    public var requestHead: Data
+    /// The first `requestCaptureLimit` body bytes as written.
+    public var requestBody: Data
+    /// Full number of body bytes written.
+    public var requestBodySize: Int64
+    /// The status line of the final response, without CRLF; empty when none arrived.
+    public var statusLine: String
+    public var statusCode: Int
+    public var responseHeaders: [(name: String, value: String)]
+    public var responseBody: Data
+    public var connection: ConnectionFacts
+    public var timings: TransferTimings
+
+    /// The value of the first response header with this name, compared case-insensitively.
+    public func responseHeader(_ name: String) -> String? {
+        responseHeaders.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

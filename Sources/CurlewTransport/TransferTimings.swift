@@ -1,0 +1,68 @@
+/// Where the time of one exchange went, in microseconds.
+///
+/// A phase that did not happen is `nil`, never zero or negative: DNS, connect and TLS on a reused
+/// connection, TLS on plain HTTP. `queued` is the time between submission and libcurl taking the
+/// exchange; every other phase is counted from that moment, so `total` is libcurl's own total.
+public struct TransferTimings: Sendable, Equatable, Codable {
+    public var queued: Int64
+    public var dns: Int64?
+    public var connect: Int64?
+    public var tls: Int64?
+    /// Writing the request line, headers and body.
+    public var send: Int64
+    /// From the end of sending to the first response byte (server think time plus one round trip).
+    public var wait: Int64
+    /// From the first response byte to the last.
+    public var receive: Int64
+    /// Time spent on redirects before the final exchange started; `nil` without redirects.
+    public var redirect: Int64?
+    public var total: Int64
+
+    public init(
+        queued: Int64, dns: Int64?, connect: Int64?, tls: Int64?,
+        send: Int64, wait: Int64, receive: Int64, redirect: Int64?, total: Int64
+    ) {
+        self.queued = queued
+        self.dns = dns
+        self.connect = connect
+        self.tls = tls
+        self.send = send
+        self.wait = wait
+        self.receive = receive
+        self.redirect = redirect
+        self.total = total
+    }
+
+    /// Builds the phases from libcurl's cumulative marks (microseconds from the exchange's start).
+    ///
+    /// `sendFinished` is the transport's own stamp of the last byte written, since libcurl 7.88 has
+    /// no post-transfer mark; it is clamped between pre-transfer and first byte.
+    ///
+    /// After redirects libcurl 7.88 reports name lookup, connect and pre-transfer of the first hop
+    /// but first byte and total cumulatively, so the final hop's sending starts at the redirect mark.
+    static func fromCumulativeMarks(
+        queued: Int64,
+        nameLookup: Int64, connected: Int64, tlsDone: Int64, preTransfer: Int64,
+        firstByte: Int64, total: Int64, redirect: Int64, sendFinished: Int64,
+        reusedConnection: Bool
+    ) -> TransferTimings {
+        let total = max(total, 0)
+        let firstByte = firstByte > 0 ? min(firstByte, total) : total
+        let preTransfer = min(max(preTransfer, redirect, 0), firstByte)
+        let sendEnd = min(max(sendFinished, preTransfer), firstByte)
+        let dns: Int64? = reusedConnection ? nil : max(nameLookup, 0)
+        let connect: Int64? = reusedConnection ? nil : max(connected - nameLookup, 0)
+        let tls: Int64? = (reusedConnection || tlsDone <= 0) ? nil : max(tlsDone - connected, 0)
+        return TransferTimings(
+            queued: max(queued, 0),
+            dns: dns,
+            connect: connect,
+            tls: tls,
+            send: sendEnd - preTransfer,
+            wait: firstByte - sendEnd,
+            receive: total - firstByte,
+            redirect: redirect > 0 ? redirect : nil,
+            total: total
+        )
+    }
+}

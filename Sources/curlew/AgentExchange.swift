@@ -1,0 +1,42 @@
+import CurlewAgent
+import Synchronization
+
+extension Agent {
+    /// Sends a request and returns its debug message along with the outcome, for commands that
+    /// show the whole exchange rather than just the response.
+    func exchange(_ request: Request) async -> (message: DebugMessage, failure: RequestFailure?) {
+        let captured = Mutex<DebugMessage?>(nil)
+        return await withCheckedContinuation { continuation in
+            start(request, callbacks: RequestCallbacks(
+                success: { _ in continuation.resume(returning: (captured.withLock { $0! }, nil)) },
+                failure: { failure in continuation.resume(returning: (captured.withLock { $0! }, failure)) },
+                debug: { message in captured.withLock { $0 = message } }
+            ))
+        }
+    }
+}
+
+extension RequestError {
+    /// Process exit status for `curlew send`: curl's numbers where curl has the same failure,
+    /// so scripts written for curl keep working; 22 for an unacceptable HTTP status, as `curl -f`.
+    var exitCode: Int32 {
+        switch kind {
+        case .invalidURL: 3
+        case .invalidHeader, .invalidBody: 2
+        case .couldNotResolveHost: 6
+        case .couldNotConnect: 7
+        case .connectTimeout, .totalTimeout: 28
+        case .tlsFailure: 35
+        case .tooManyRedirects: 47
+        case .responseTooLarge: 63
+        case .connectionReset: 56
+        case .incompleteResponse: 18
+        case .emptyResponse: 52
+        case .invalidResponse: 8
+        case .cancelled: 42
+        case .unacceptableStatus: 22
+        case .responseSerialization: 1
+        case .other: Int32(clamping: code ?? 1)
+        }
+    }
+}

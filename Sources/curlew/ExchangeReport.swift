@@ -1,0 +1,64 @@
+import CurlewAgent
+import Foundation
+
+/// The text `curlew send` and `curlew demo` print for one finished request.
+struct ExchangeReport {
+    var message: DebugMessage
+    var showsRequest: Bool
+    var showsBody: Bool
+
+    var text: String {
+        var lines: [String] = []
+        if showsRequest, let sent = message.sent {
+            lines += sent.head.components(separatedBy: "\r\n").dropLast().map { "> " + $0 }
+            if let body = sent.body { lines.append(Self.describe(body, prefix: "> ")) }
+        }
+        if let response = message.response {
+            lines.append("< " + response.statusLine)
+            lines += response.headers.map { "< \($0.name): \($0.value)" }
+            lines.append("<")
+            if showsBody, response.body.size > 0 { lines.append(Self.describe(response.body, prefix: "")) }
+        }
+        if let error = message.error {
+            lines.append("error: \(error)")
+        }
+        if let timings = message.timings, message.sent != nil || message.response != nil {
+            lines.append("")
+            lines.append("Timing  \(connectionSummary)")
+            lines += TimingChart.lines(timings, reused: message.connection?.reused ?? false)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private var connectionSummary: String {
+        guard let connection = message.connection else { return "" }
+        var parts: [String] = []
+        if !connection.remoteIP.isEmpty { parts.append("\(connection.remoteIP):\(connection.remotePort)") }
+        if !connection.httpVersion.isEmpty { parts.append("HTTP/\(connection.httpVersion)") }
+        parts.append(connection.reused ? "reused connection" : "new connection")
+        if connection.redirectCount > 0 { parts.append("\(connection.redirectCount) redirect(s)") }
+        parts.append("\(connection.bytesSent) B sent, \(connection.bytesReceived) B received")
+        return "(" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// A body as text when it is text, otherwise its size and a hex preview.
+    static func describe(_ body: BodySnapshot, prefix: String) -> String {
+        if let text = body.text, !text.contains("\u{0}") {
+            let shown = text.hasSuffix("\n") ? String(text.dropLast()) : text
+            let note = body.isTruncated ? "\n\(prefix)[… \(body.size - Int64(body.data.count)) more bytes not kept]" : ""
+            return shown.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n") + note
+        }
+        let preview = body.data.prefix(32).map { String(format: "%02x", $0) }.joined(separator: " ")
+        return "\(prefix)[\(body.size) bytes of binary data\(body.contentType.map { ", " + $0 } ?? "")] \(preview)\(body.size > 32 ? " …" : "")"
+    }
+
+    /// One line: method, URL, status or error, duration.
+    static func summary(_ message: DebugMessage) -> String {
+        let method = message.original?.method ?? "?"
+        let url = message.original?.url ?? "?"
+        let outcome = message.error.map { "✗ \($0.kind.rawValue): \($0.message)" }
+            ?? message.response.map { "✓ \($0.statusCode)" } ?? message.state.rawValue
+        let duration = message.timings.map { TimingChart.format($0.queued + $0.total) } ?? "-"
+        return "\(method) \(url)  \(outcome)  \(duration)\(message.connection?.reused == true ? "  (reused)" : "")"
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import CurlewAgent
+import Foundation
+
+/// `curlew send`: one request, shown the way it went over the wire, with its timing breakdown.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send one request and show the response and where its time went.",
+        discussion: """
+        Exit status: 0 for a 2xx or 3xx response, 22 for any other status, and curl's numbers for \
+        network failures (6 could not resolve, 7 could not connect, 28 timed out, 35 TLS, ...).
+        """
+    )
+
+    @Argument(help: "[METHOD] URL. METHOD defaults to GET, or POST when a body is given.")
+    var words: [String]
+
+    @Option(name: .customShort("H"), help: "A header, 'Name: value'. Repeatable.")
+    var header: [String] = []
+
+    @Option(name: [.customShort("d"), .customLong("data")], help: "Request body, sent as a form unless -H sets Content-Type; @FILE reads a file.")
+    var data: String?
+
+    @Option(name: .customLong("json"), help: "JSON request body; sets Content-Type and Accept to application/json.")
+    var json: String?
+
+    @Option(help: "Seconds the whole request may take.")
+    var timeout: Double = 15
+
+    @Option(name: .customLong("connect-timeout"), help: "Seconds establishing the connection may take.")
+    var connectTimeout: Double = 10
+
+    @Option(help: "Append the exchange to this session log (JSON Lines, created mode 0600).")
+    var log: String?
+
+    @Option(name: .customLong("repeat"), help: "Send the request this many times in a row, one summary line each.")
+    var repeatCount: Int = 1
+
+    @Flag(name: [.short, .long], help: "Also show the request exactly as sent on the wire.")
+    var verbose = false
+
+    @Flag(name: .customLong("no-body"), help: "Do not print the response body.")
+    var hideBody = false
+
+    @Flag(name: [.short, .long], help: "Accept TLS certificates that do not verify.")
+    var insecure = false
+
+    @Flag(name: .customLong("no-redact"), help: "Keep credentials and cookies in the session log.")
+    var noRedact = false
+
+    func validate() throws {
+        guard (1...2).contains(words.count) else {
+            throw ValidationError("give a URL, optionally preceded by a method: curlew send [METHOD] URL")
+        }
+        guard data == nil || json == nil else { throw ValidationError("use either -d/--data or --json, not both") }
+        guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard timeout > 0, connectTimeout > 0 else { throw ValidationError("timeouts must be positive") }
+        for line in header where !line.contains(":") {
+            throw ValidationError("header \(line.debugDescription) must look like 'Name: value'")
+        }
+    }
+
+    func run() async throws {
+        let request = try makeRequest()
+        let agent = Agent(config: NetworkConfig(
+            requestTimeout: .milliseconds(Int64(timeout * 1000)),
+            connectTimeout: .milliseconds(Int64(connectTimeout * 1000)),
+            tls: TLSSettings(allowInvalidCertificates: insecure)
+        ))
+        let logger = try log.map {
+            try NetworkLogger(config: NetworkLoggerConfig(logFilePath: $0, redaction: noRedact ? .disabled : RedactionPolicy()))
+        }
+        if let logger { agent.addObserver(logger) }
+
+        var lastFailure: RequestFailure?
+        for index in 1...repeatCount {
+            let (message, failure) = await agent.exchange(request)
+            if repeatCount == 1 {
+                print(ExchangeReport(message: message, showsRequest: verbose, showsBody: !hideBody).text)
+            } else {
+                print("#\(index) " + ExchangeReport.summary(message))
+            }
+            if let failure { lastFailure = failure }
+        }
+        await agent.waitForObservers()
+        try logger?.close()
+        if let lastFailure {
+            FileHandle.standardError.write(Data("curlew: \(lastFailure.error)\n".utf8))
+            throw ExitCode(lastFailure.error.exitCode)
+        }
+    }
+
+    private func makeRequest() throws -> Request {
+        let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased()) : ((data ?? json) == nil ? .get : .post)
+        var headers = HTTPHeaders()
+        for line in header {
+            let colon = line.firstIndex(of: ":")!
+            headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        var request = Request.url(words[words.count - 1], method: method, headers: headers)
+        request.responseSerializer = .data
+        if let json {
+            if headers["Accept"] == nil { request.headers.set("Accept", "application/json") }
+            request.requestSerializer = .raw(Data(json.utf8), contentType: "application/json")
+        } else if let data {
+            request.requestSerializer = .raw(try Self.body(from: data), contentType: "application/x-www-form-urlencoded")
+        }
+        return request
+    }
+
+    private static func body(from argument: String) throws -> Data {
+        guard argument.hasPrefix("@") else { return Data(argument.utf8) }
+        let path = String(argument.dropFirst())
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("cannot read body file \(path)")
+        }
+        return contents
+    }
+}
