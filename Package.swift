@@ -47,13 +47,13 @@ let package = Package(
         ),
         .target(
             name: "CurlewTestSupport",
-            dependencies: ["CurlewDemoServer"],
+            dependencies: ["CurlewDemoServer", "CurlewAgent"],
             path: "Tests/CurlewTestSupport"
         ),
         .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport", "CurlewTestSupport"]),
         .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
-        .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(name: "curlewTests", dependencies: ["curlew", "CurlewSessions", "CurlewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,40 @@
+import CurlewAgent
+import Foundation
+import Synchronization
+
+/// An observer that records every event it receives, in order, for assertions.
+public final class EventRecorder: NetworkObserver {
+    public enum Event: Sendable, Equatable {
+        case willSend(UInt64)
+        case didSend(UInt64)
+        case progress(UInt64)
+        case debugMessage(UInt64)
+        case finished(UInt64, RequestState)
+    }
+
+    private let recorded = Mutex<[Event]>([])
+    private let recordedMessages = Mutex<[DebugMessage]>([])
+
+    public init() {}
+
+    public var events: [Event] { recorded.withLock { $0 } }
+    public var messages: [DebugMessage] { recordedMessages.withLock { $0 } }
+
+    public func events(for id: UInt64) -> [Event] {
+        events.filter { event in
+            switch event {
+            case .willSend(let eventID), .didSend(let eventID), .progress(let eventID), .debugMessage(let eventID), .finished(let eventID, _):
+                eventID == id
+            }
+        }
+    }
+
+    public func requestWillBeSent(_ request: RequestInfo) { recorded.withLock { $0.append(.willSend(request.id)) } }
+    public func requestDidSend(_ request: RequestInfo) { recorded.withLock { $0.append(.didSend(request.id)) } }
+    public func request(_ request: RequestInfo, didProgress progress: RequestProgress) { recorded.withLock { $0.append(.progress(request.id)) } }
+    public func requestDidProduce(_ message: DebugMessage) {
+        recordedMessages.withLock { $0.append(message) }
+        recorded.withLock { $0.append(.debugMessage(message.requestID)) }
+    }
+    public func requestDidFinish(_ request: RequestInfo, state: RequestState) { recorded.withLock { $0.append(.finished(request.id, state)) } }
+}

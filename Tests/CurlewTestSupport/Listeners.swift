@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Loopback addresses that misbehave at the TCP level, for connection-failure tests.
+public enum Listeners {
+    /// A loopback port with nothing listening: connecting is refused at once.
+    public static func closedPort() throws -> Int {
+        let socket = try BoundSocket()
+        let port = socket.port
+        socket.close()
+        return port
+    }
+}
+
+/// A loopback listener that never accepts, with its backlog filled, so that new connection
+/// attempts hang until the client's connect timeout.
+public final class UnacceptingListener: @unchecked Sendable {
+    public let port: Int
+    private let listener: BoundSocket
+    private var fillers: [Int32] = []
+
+    public init() throws {
+        listener = try BoundSocket()
+        port = listener.port
+        guard listen(listener.descriptor, 0) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        // Fill the accept queue; afterwards the kernel drops further SYNs.
+        for _ in 0..<4 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = BoundSocket.loopback(port: port)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            fillers.append(filler)
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+
+    deinit {
+        fillers.forEach { _ = Glibc.close($0) }
+        listener.close()
+    }
+}
+
+final class BoundSocket {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = Self.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: actual.sin_port))
+    }
+
+    func close() {
+        _ = Glibc.close(descriptor)
+    }
+
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}

@@ -1,0 +1,78 @@
+import CurlewTestSupport
+import CurlewTransport
+import Foundation
+import Testing
+
+@Suite("Cancelling exchanges", .serialized)
+struct TransferCancellationTests {
+    @Test("an in-flight request is aborted within 100 ms, with exactly one finished event")
+    func cancelInFlight() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let id = harness.submit(TransferRequest(url: "\(server.baseURL)/delay/10"))
+        try await waitUntil { server.receivedRequests.contains { $0.uri == "/delay/10" } && harness.collector.events(for: id).count >= 1 }
+        let cancelledAt = ContinuousClock.now
+        harness.engine.cancel(id: id)
+        let result = await harness.collector.result(for: id)
+        let finishedAt = try #require(harness.collector.finishedAt(id))
+        #expect(result.error?.kind == .cancelled)
+        #expect(finishedAt - cancelledAt < .milliseconds(100))
+        harness.engine.cancel(id: id)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(harness.collector.finishCount(for: id) == 1)
+    }
+
+    @Test("a request waiting for a connection is dropped and never reaches the server")
+    func cancelWaiting() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness(configuration: .init(maxConnectionsPerHost: 1, maxTotalConnections: 1))
+        let tag = uniqueTag()
+        let blocker = harness.submit(TransferRequest(url: "\(server.baseURL)/delay/2?\(tag)-blocker"))
+        let waiting = harness.submit(TransferRequest(url: "\(server.baseURL)/get?\(tag)-waiting"))
+        try await Task.sleep(for: .milliseconds(200))
+        let cancelledAt = ContinuousClock.now
+        harness.engine.cancel(id: waiting)
+        let result = await harness.collector.result(for: waiting)
+        #expect(result.error?.kind == .cancelled)
+        #expect(try #require(harness.collector.finishedAt(waiting)) - cancelledAt < .milliseconds(100))
+        #expect(await harness.collector.result(for: blocker).statusCode == 200)
+        #expect(!server.receivedRequests.contains { $0.uri.contains("\(tag)-waiting") })
+    }
+
+    @Test("cancelling right after submitting ends every request cancelled, exactly once")
+    func cancelBeforeStart() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let tag = uniqueTag()
+        let ids = (0..<50).map { _ in harness.submit(TransferRequest(url: "\(server.baseURL)/get?\(tag)")) }
+        ids.forEach { harness.engine.cancel(id: $0) }
+        for id in ids {
+            #expect(await harness.collector.result(for: id).error?.kind == .cancelled)
+            #expect(harness.collector.finishCount(for: id) == 1)
+        }
+    }
+
+    @Test("shutdown cancels everything in flight")
+    func shutdownCancels() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let ids = (0..<3).map { _ in harness.submit(TransferRequest(url: "\(server.baseURL)/delay/10")) }
+        try await Task.sleep(for: .milliseconds(100))
+        harness.engine.shutdown()
+        for id in ids { #expect(await harness.collector.result(for: id).error?.kind == .cancelled) }
+        let late = harness.submit(TransferRequest(url: "\(server.baseURL)/get"))
+        #expect(await harness.collector.result(for: late).error?.kind == .cancelled)
+    }
+}
+
+/// Polls `condition` every 10 ms for up to `timeout`.
+func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}

@@ -1,0 +1,128 @@
+import CurlewTestSupport
+import CurlewTransport
+import Foundation
+import Testing
+
+@Suite("Transfer engine against the demo server")
+struct TransferEngineTests {
+    @Test("a GET returns status, headers, body and the request exactly as written")
+    func simpleGet() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let tag = uniqueTag()
+        let result = await harness.run(TransferRequest(url: "\(server.baseURL)/get?tag=\(tag)", headers: [("X-Probe", "1")]))
+        #expect(result.error == nil)
+        #expect(result.statusCode == 200)
+        #expect(result.statusLine == "HTTP/1.1 200 OK")
+        #expect(result.responseHeader("content-type") == "application/json")
+        let head = String(decoding: result.requestHead, as: UTF8.self)
+        #expect(head.hasPrefix("GET /get?tag=\(tag) HTTP/1.1\r\n"))
+        #expect(head.contains("\r\nX-Probe: 1\r\n"))
+        #expect(head.hasSuffix("\r\n\r\n"))
+        #expect(result.connection.httpVersion == "1.1")
+        #expect(result.connection.remoteIP == "127.0.0.1")
+        #expect(result.connection.remotePort == server.port)
+        #expect(result.connection.localPort > 0)
+        let received = try #require(server.receivedRequests.last { $0.uri.contains(tag) })
+        #expect(received.header("X-Probe") == "1")
+    }
+
+    @Test("the captured request body is the body the server received")
+    func bodyCapture() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let body = Data((0..<5000).map { UInt8($0 % 251) })
+        let tag = uniqueTag()
+        let result = await harness.run(TransferRequest(
+            url: "\(server.baseURL)/anything/\(tag)", method: "PUT",
+            headers: [("Content-Type", "application/octet-stream")], body: body))
+        #expect(result.error == nil)
+        #expect(result.requestBody == body)
+        #expect(result.requestBodySize == Int64(body.count))
+        let received = try #require(server.receivedRequests.last { $0.uri.contains(tag) })
+        #expect(received.method == "PUT")
+        #expect(Data(received.body) == body)
+        #expect(!String(decoding: result.requestHead, as: UTF8.self).contains("Expect:"), "no 100-continue wait")
+    }
+
+    @Test("a body capture limit keeps a prefix but counts every byte")
+    func captureLimit() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let body = Data(repeating: 0x41, count: 10_000)
+        let result = await harness.run(TransferRequest(url: "\(server.baseURL)/post", method: "POST", body: body, requestCaptureLimit: 100))
+        #expect(result.requestBody.count == 100)
+        #expect(result.requestBodySize == 10_000)
+    }
+
+    @Test("timings are non-negative and monotone, and a second request reuses the connection")
+    func timingsAndReuse() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let first = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
+        let second = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
+        #expect(first.error == nil && second.error == nil)
+
+        let fresh = first.timings
+        #expect(first.connection.reused == false)
+        #expect(first.connection.newConnections == 1)
+        let dns = try #require(fresh.dns)
+        let connect = try #require(fresh.connect)
+        #expect(fresh.tls == nil, "plain HTTP has no TLS phase")
+        for phase in [fresh.queued, dns, connect, fresh.send, fresh.wait, fresh.receive, fresh.total] {
+            #expect(phase >= 0)
+        }
+        #expect(dns + connect + fresh.send + fresh.wait + fresh.receive <= fresh.total)
+
+        #expect(second.connection.reused)
+        #expect(second.connection.newConnections == 0)
+        #expect(second.timings.dns == nil)
+        #expect(second.timings.connect == nil)
+        #expect(second.timings.tls == nil)
+        #expect(second.connection.localPort == first.connection.localPort, "same socket")
+    }
+
+    @Test("progress events come between started and finished")
+    func progressOrder() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let id = harness.submit(TransferRequest(url: "\(server.baseURL)/drip?numbytes=400&duration=0.6"))
+        let result = await harness.collector.result(for: id)
+        #expect(result.responseBody.count == 400)
+        let events = harness.collector.events(for: id)
+        guard case .started = events.first, case .finished = events.last else {
+            Issue.record("expected started first and finished last, got \(events)")
+            return
+        }
+        let progress = events.compactMap { event -> TransferProgress? in
+            if case .progress(_, let progress) = event { return progress }
+            return nil
+        }
+        #expect(!progress.isEmpty)
+        #expect(progress.map(\.bytesReceived) == progress.map(\.bytesReceived).sorted())
+    }
+
+    @Test("redirects are followed and the capture describes the final hop")
+    func redirects() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let result = await harness.run(TransferRequest(url: "\(server.baseURL)/redirect/3"))
+        #expect(result.statusCode == 200)
+        #expect(result.connection.redirectCount == 3)
+        #expect(result.connection.effectiveURL == "\(server.baseURL)/get")
+        #expect(String(decoding: result.requestHead, as: UTF8.self).hasPrefix("GET /get HTTP/1.1"))
+        #expect(result.timings.redirect != nil)
+        #expect(result.timings.send >= 0 && result.timings.wait >= 0 && result.timings.receive >= 0)
+    }
+
+    @Test("a huge response fails as too large instead of filling memory")
+    func responseTooLarge() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let declared = await harness.run(TransferRequest(url: "\(server.baseURL)/bytes/100000", maxResponseBytes: 10_000))
+        #expect(declared.error?.kind == .responseTooLarge)
+        let streamed = await harness.run(TransferRequest(url: "\(server.baseURL)/stream/2000", maxResponseBytes: 10_000))
+        #expect(streamed.error?.kind == .responseTooLarge)
+        #expect(streamed.responseBody.count <= 10_000)
+    }
+}

@@ -1,0 +1,90 @@
+import CurlewTestSupport
+import CurlewTransport
+import Foundation
+import Testing
+
+@Suite("Typed transport errors")
+struct TransferErrorTests {
+    private func run(_ request: TransferRequest) async -> TransferResult {
+        await EngineHarness().run(request)
+    }
+
+    @Test("a refused connection is couldNotConnect")
+    func refused() async throws {
+        let port = try Listeners.closedPort()
+        let result = await run(TransferRequest(url: "http://127.0.0.1:\(port)/get"))
+        #expect(result.error?.kind == .couldNotConnect)
+        #expect(result.error?.code == 7)
+    }
+
+    @Test("a connection that never completes is a connect timeout")
+    func connectTimeout() async throws {
+        let listener = try UnacceptingListener()
+        let result = await run(TransferRequest(url: "http://127.0.0.1:\(listener.port)/get", totalTimeout: .seconds(5), connectTimeout: .milliseconds(300)))
+        #expect(result.error?.kind == .connectTimeout)
+        withExtendedLifetime(listener) {}
+    }
+
+    @Test("a slow response is a total timeout")
+    func totalTimeout() async throws {
+        let server = try await TestServer.shared()
+        let result = await run(TransferRequest(url: "\(server.baseURL)/delay/5", totalTimeout: .milliseconds(300)))
+        #expect(result.error?.kind == .totalTimeout)
+        #expect(result.error?.code == 28)
+    }
+
+    @Test("a malformed URL is invalidURL")
+    func invalidURL() async {
+        #expect(await run(TransferRequest(url: "http://[::1")).error?.kind == .invalidURL)
+        #expect(await run(TransferRequest(url: "gopherx://example/")).error?.kind == .invalidURL)
+    }
+
+    @Test("an unknown host is couldNotResolveHost")
+    func unresolvable() async {
+        let result = await run(TransferRequest(url: "http://no-such-host.invalid/"))
+        #expect(result.error?.kind == .couldNotResolveHost)
+    }
+
+    @Test("speaking TLS to a plain HTTP server is a TLS failure")
+    func tlsFailure() async throws {
+        let server = try await TestServer.shared()
+        let result = await run(TransferRequest(url: "https://127.0.0.1:\(server.port)/get"))
+        #expect(result.error?.kind == .tlsFailure)
+    }
+
+    @Test("too many redirects is tooManyRedirects")
+    func redirectLoop() async throws {
+        let server = try await TestServer.shared()
+        let result = await run(TransferRequest(url: "\(server.baseURL)/redirect/5", maxRedirects: 2))
+        #expect(result.error?.kind == .tooManyRedirects)
+    }
+
+    @Test("a connection reset mid-body is connectionReset, with the partial response kept")
+    func reset() async throws {
+        let server = try await TestServer.shared()
+        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/reset"))
+        #expect(result.error?.kind == .connectionReset)
+        #expect(result.statusCode == 200)
+        #expect(result.responseBody.count == 100)
+    }
+
+    @Test("a connection closed before any response is emptyResponse")
+    func closed() async throws {
+        let server = try await TestServer.shared()
+        #expect(await run(TransferRequest(url: "\(server.baseURL)/fault/close")).error?.kind == .emptyResponse)
+    }
+
+    @Test("a server that stalls after the headers is a total timeout")
+    func stall() async throws {
+        let server = try await TestServer.shared()
+        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/stall", totalTimeout: .milliseconds(400)))
+        #expect(result.error?.kind == .totalTimeout)
+        #expect(result.statusCode == 200, "the headers did arrive")
+    }
+
+    @Test("broken chunked encoding is invalidResponse")
+    func badChunked() async throws {
+        let server = try await TestServer.shared()
+        #expect(await run(TransferRequest(url: "\(server.baseURL)/fault/bad-chunked")).error?.kind == .invalidResponse)
+    }
+}
