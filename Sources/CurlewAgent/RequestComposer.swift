@@ -67,9 +67,9 @@ struct RequestComposer: Sendable {
     /// config's (or its CDN URL). The API version goes between base and path as `v{version}`.
     func composeURL(_ request: Request, query: Parameters) throws(RequestError) -> String {
         var url: String
-        if let custom = request.customURL, Self.hasSchemeAndHost(custom) {
+        if let custom = request.customURL, Self.isAbsolute(custom) {
             url = custom
-        } else if Self.hasSchemeAndHost(request.path) {
+        } else if Self.isAbsolute(request.path) {
             url = request.path
         } else {
             let base = request.baseURL ?? (request.useCDN ? (config.cdnURL ?? config.baseURL) : config.baseURL)
@@ -109,9 +109,11 @@ struct RequestComposer: Sendable {
         }
     }
 
-    private static func hasSchemeAndHost(_ text: String) -> Bool {
+    /// True for text that starts with a scheme and "://"; whether its host is valid is checked later.
+    private static func isAbsolute(_ text: String) -> Bool {
         guard let schemeEnd = text.range(of: "://") else { return false }
-        return !text[..<schemeEnd.lowerBound].isEmpty && text[schemeEnd.upperBound...].first.map { $0 != "/" } ?? false
+        let scheme = text[..<schemeEnd.lowerBound]
+        return !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
     }
 
     private static func trimmingSlashes(_ text: String, leading: Bool) -> String {

@@ -144,6 +144,7 @@ final class Transfer {
 
     func markAdded() {
         addedAt = DispatchTime.now().uptimeNanoseconds
+        lastProgressAt = addedAt
     }
 
     // MARK: Callbacks from libcurl

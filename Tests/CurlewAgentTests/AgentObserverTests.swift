@@ -1,0 +1,187 @@
+import CurlewAgent
+import CurlewTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// An observer that takes its time over every event.
+private final class SlowObserver: NetworkObserver {
+    let delay: Duration
+    private let count = Mutex(0)
+    init(delay: Duration) { self.delay = delay }
+    var finished: Int { count.withLock { $0 } }
+    func requestDidFinish(_ request: RequestInfo, state: RequestState) {
+        Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
+        count.withLock { $0 += 1 }
+    }
+}
+
+@Suite("Observer hooks", .serialized)
+struct AgentObserverTests {
+    @Test("every request's events arrive in order: will send, did send, debug message, finished")
+    func ordering() async throws {
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let handles = (0..<20).map { index in agent.start(Request(.get, index.isMultiple(of: 5) ? "/status/500" : "/get")) }
+        await withTaskGroup(of: Void.self) { group in
+            for handle in handles {
+                group.addTask { while !handle.state.isTerminal { try? await Task.sleep(for: .milliseconds(5)) } }
+            }
+        }
+        await agent.waitForObservers()
+        for handle in handles {
+            let events = recorder.events(for: handle.id)
+            #expect(events == [.willSend(handle.id), .didSend(handle.id), .debugMessage(handle.id), .finished(handle.id, handle.state)])
+        }
+        #expect(recorder.messages.filter { $0.state == .failed }.count == 4)
+    }
+
+    @Test("a request refused before sending still produces one debug message and one finish")
+    func refusedRequestEvents() async throws {
+        let agent = Agent()
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let handle = agent.start(.url("http://bad host/"))
+        await agent.waitForObservers()
+        #expect(recorder.events(for: handle.id) == [.debugMessage(handle.id), .finished(handle.id, .failed)])
+        #expect(recorder.messages.first?.error?.kind == .invalidURL)
+    }
+
+    @Test("a slow observer builds a counted backlog and never slows the transfers")
+    func slowObserver() async throws {
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let slow = SlowObserver(delay: .milliseconds(100))
+        let fast = EventRecorder()
+        agent.addObserver(slow)
+        agent.addObserver(fast)
+        let started = ContinuousClock.now
+        for _ in 0..<10 { _ = try await agent.send(Request(.get, "/get")) }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .milliseconds(900), "10 requests must not wait for 10 x 100 ms of observer work")
+        #expect(agent.observerBacklog(of: slow) > 0)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(fast.messages.count == 10, "a fast observer is not held up by a slow one")
+        await agent.waitForObservers()
+        #expect(agent.observerBacklog(of: slow) == 0)
+        #expect(slow.finished == 10)
+    }
+
+    @Test("debug messages carry the composed request, the wire request, response, timings and connection")
+    func debugMessageFields() async throws {
+        let server = try await TestServer.shared()
+        let queue = DispatchQueue(label: "test.callbacks")
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, callbackQueue: queue))
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        _ = try await agent.send(Request(.post, "/post", name: "create", params: ["a": 1], requestSerializer: .json))
+        await agent.waitForObservers()
+        let message = try #require(recorder.messages.first)
+        #expect(message.name == "create")
+        #expect(message.state == .succeeded)
+        #expect(message.original?.url == "\(server.baseURL)/post")
+        #expect(message.original?.body?.text == "{\"a\":1}")
+        #expect(message.sent?.head.hasPrefix("POST /post HTTP/1.1\r\n") == true)
+        #expect(message.response?.statusCode == 200)
+        #expect(message.response?.headers.contains { $0.name == "Content-Type" } == true)
+        #expect(message.timings.map { $0.total > 0 } == true)
+        #expect(message.connection?.remotePort == server.port)
+        #expect(message.callbackQueue == "test.callbacks")
+        #expect(message.error == nil)
+    }
+}
+
+@Suite("Callbacks and cancellation", .serialized)
+struct AgentCallbackTests {
+    private final class Delegate: RequestDelegate {
+        let calls = Mutex<[String]>([])
+        func requestWillBeSent(_ handle: RequestHandle) { calls.withLock { $0.append("willBeSent") } }
+        func requestDidSend(_ handle: RequestHandle) { calls.withLock { $0.append("didSend") } }
+        func requestDidSucceed(_ handle: RequestHandle, response: Response) { calls.withLock { $0.append("succeeded \(response.statusCode)") } }
+        func requestDidFail(_ handle: RequestHandle, failure: RequestFailure) { calls.withLock { $0.append("failed \(failure.error.kind)") } }
+    }
+
+    @Test("closures run on the config's callback queue, debug before success")
+    func closuresOnCallbackQueue() async throws {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "test.callbacks")
+        queue.setSpecific(key: key, value: "mine")
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL, callbackQueue: queue))
+        let log = Mutex<[String]>([])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(
+                success: { _ in
+                    log.withLock { $0.append("success on \(DispatchQueue.getSpecific(key: key) ?? "other")") }
+                    done.resume()
+                },
+                debug: { _ in log.withLock { $0.append("debug on \(DispatchQueue.getSpecific(key: key) ?? "other")") } }
+            ))
+        }
+        #expect(log.withLock { $0 } == ["debug on mine", "success on mine"])
+    }
+
+    @Test("the delegate hears the whole life of a request")
+    func delegate() async throws {
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let delegate = Delegate()
+        let ok = agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(delegate: delegate))
+        let bad = agent.start(Request(.get, "/status/404"), callbacks: RequestCallbacks(delegate: delegate))
+        while !(ok.state.isTerminal && bad.state.isTerminal) { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let calls = delegate.calls.withLock { $0 }
+        #expect(calls.filter { $0 == "willBeSent" }.count == 2)
+        #expect(calls.filter { $0 == "didSend" }.count == 2)
+        #expect(calls.contains("succeeded 200"))
+        #expect(calls.contains("failed unacceptableStatus"))
+    }
+
+    @Test("cancelling an in-flight request fails it as cancelled within 100 ms, exactly once")
+    func cancelInFlight() async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let failures = Mutex<[RequestError.Kind]>([])
+        let tag = uniqueTag()
+        let handle = agent.start(Request(.get, "/delay/10?\(tag)"), callbacks: RequestCallbacks(
+            success: { _ in failures.withLock { $0.append(.other) } },
+            failure: { failure in failures.withLock { $0.append(failure.error.kind) } }
+        ))
+        while !server.receivedRequests.contains(where: { $0.uri.contains(tag) }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(handle.state == .inFlight)
+        let cancelledAt = ContinuousClock.now
+        agent.cancel(handle)
+        while failures.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(ContinuousClock.now - cancelledAt < .milliseconds(100))
+        agent.cancel(handle)
+        agent.cancelAll()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(failures.withLock { $0 } == [.cancelled])
+        #expect(handle.state == .cancelled)
+    }
+
+    @Test("cancelling the task of an async send cancels the request")
+    func taskCancellation() async throws {
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let task = Task { try await agent.send(Request(.get, "/delay/10")) }
+        try await Task.sleep(for: .milliseconds(200))
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        #expect(ContinuousClock.now - cancelledAt < .milliseconds(100))
+        guard case .failure(let failure as RequestFailure) = result else {
+            Issue.record("expected a RequestFailure, got \(result)")
+            return
+        }
+        #expect(failure.error.kind == .cancelled)
+    }
+
+    @Test("a completion closure receives a Result")
+    func completionClosure() async throws {
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let status = await withCheckedContinuation { continuation in
+            agent.start(Request(.get, "/status/201")) { result in
+                continuation.resume(returning: (try? result.get())?.statusCode)
+            }
+        }
+        #expect(status == 201)
+    }
+}

@@ -1,0 +1,91 @@
+@testable import CurlewAgent
+import Foundation
+import Testing
+
+@Suite("Composing requests")
+struct RequestComposerTests {
+    let config = NetworkConfig(baseURL: "http://api.example.test/", cdnURL: "http://cdn.example.test", apiVersion: "2")
+
+    private func url(_ request: Request, config: NetworkConfig? = nil) throws(RequestError) -> String {
+        try RequestComposer(config: config ?? self.config).compose(request).transfer.url
+    }
+
+    @Test("the config's base URL, the API version and the path are joined with single slashes")
+    func baseVersionPath() throws {
+        #expect(try url(Request(.get, "/users/7")) == "http://api.example.test/v2/users/7")
+        #expect(try url(Request(.get, "users/7")) == "http://api.example.test/v2/users/7")
+    }
+
+    @Test("precedence: full custom URL, then the request's base URL, then the config's")
+    func precedence() throws {
+        var request = Request(.get, "/a", baseURL: "http://other.test")
+        #expect(try url(request) == "http://other.test/v2/a")
+        request.customURL = "https://full.test/x?y=1"
+        #expect(try url(request) == "https://full.test/x?y=1")
+    }
+
+    @Test("a custom URL without a host is a path under the base")
+    func hostlessCustomURL() throws {
+        #expect(try url(Request(.get, "/ignored", customURL: "/custom/path")) == "http://api.example.test/v2/custom/path")
+    }
+
+    @Test("useCDN picks the CDN URL, or the base URL when there is none")
+    func cdn() throws {
+        #expect(try url(Request(.get, "/img.png", useCDN: true)) == "http://cdn.example.test/v2/img.png")
+        let noCDN = NetworkConfig(baseURL: "http://api.example.test")
+        #expect(try url(Request(.get, "/img.png", useCDN: true), config: noCDN) == "http://api.example.test/img.png")
+    }
+
+    @Test("query parameters are percent-encoded and appended to an existing query")
+    func queryParameters() throws {
+        let request = Request(.get, "/search?sort=asc", params: ["q": "two words&more", "tags": ["a", "b"], "n": 3])
+        #expect(try url(request) == "http://api.example.test/v2/search?sort=asc&q=two%20words%26more&tags%5B%5D=a&tags%5B%5D=b&n=3")
+    }
+
+    @Test("default parameters are merged, the request's win, and a request can opt out")
+    func defaultParams() throws {
+        let config = NetworkConfig(baseURL: "http://h.test", defaultParams: ["app": "curlew", "lang": "en"])
+        #expect(try url(Request(.get, "/p", params: ["lang": "fr"]), config: config) == "http://h.test/p?app=curlew&lang=fr")
+        #expect(try url(Request(.get, "/p", params: ["x": 1], usesDefaultParams: false), config: config) == "http://h.test/p?x=1")
+    }
+
+    @Test("request headers override default headers by name, whatever the case")
+    func headerMerge() throws {
+        let config = NetworkConfig(baseURL: "http://h.test", defaultHeaders: ["Accept": "text/plain", "X-App": "curlew"], userAgent: "UA/1")
+        let composed = try RequestComposer(config: config).compose(Request(.get, "/", headers: ["accept": "application/json"])).composed
+        #expect(composed.headers.map(\.name) == ["X-App", "accept", "User-Agent"])
+        #expect(composed.headers.first { $0.name == "accept" }?.value == "application/json")
+    }
+
+    @Test("malformed URLs are refused with a message that says why", arguments: [
+        "http://exa mple.test/", "ftp://example.test/file", "http:///nohost", "not a url", "http://x.test/\u{7}",
+    ])
+    func invalidURLs(_ bad: String) {
+        #expect(throws: RequestError.self) { try url(Request.url(bad)) }
+        do {
+            _ = try url(Request.url(bad))
+        } catch {
+            #expect(error.kind == .invalidURL)
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test("a path with no base URL anywhere is refused")
+    func missingBase() {
+        #expect(throws: RequestError(.invalidURL, "no base URL: set one in the config or the request, or give a full URL")) {
+            try RequestComposer(config: NetworkConfig()).compose(Request(.get, "/x"))
+        }
+    }
+
+    @Test("header names must be tokens and values must not carry CR, LF or NUL", arguments: [
+        ("X-Evil", "a\r\nInjected: yes"), ("X-Evil", "a\nb"), ("X-Nul", "a\u{0}b"), ("Bad Name", "v"), ("", "v"),
+    ])
+    func headerInjection(_ name: String, _ value: String) {
+        do {
+            _ = try RequestComposer(config: config).compose(Request(.get, "/", headers: HTTPHeaders([HeaderField(name: name, value: value)])))
+            Issue.record("expected the header to be refused")
+        } catch {
+            #expect(error.kind == .invalidHeader)
+        }
+    }
+}
