@@ -41,7 +41,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         if var original = message.original {
             original.url = redactURL(original.url)
             original.headers = original.headers.map(redactHeader)
-            original.params = redactJSON(original.params)
+            original.params = redactJSON(original.params, keys: secretKeys)
             original.body = original.body.map(redactBody)
             message.original = original
         }
@@ -64,6 +64,12 @@ public struct RedactionPolicy: Sendable, Equatable {
             message.error = error
         }
         return message
+    }
+
+    /// JSON member names whose values are hidden: declared body fields and parameters, and header
+    /// names too, since echoing servers reflect request headers into JSON bodies.
+    private var secretKeys: Set<String> {
+        Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames)
     }
 
     private func replaceSecrets(_ text: String) -> String {
@@ -129,9 +135,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard let text = body.text else { return body }
         let type = body.contentType?.lowercased() ?? ""
         var redacted = text
-        if type.contains("json"), bodyFieldNames.contains(where: { text.contains("\"\($0)\"") }),
+        let keys = secretKeys
+        if type.contains("json"), keys.contains(where: { text.range(of: $0, options: .caseInsensitive) != nil }),
            let json = try? JSONValue.parse(text) {
-            redacted = redactJSON(json).serialized()
+            redacted = redactJSON(json, keys: keys).serialized()
         } else if type.contains("x-www-form-urlencoded") {
             redacted = redactPairs(text, separators: "&")
         }
@@ -141,17 +148,17 @@ public struct RedactionPolicy: Sendable, Equatable {
         return BodySnapshot(kept: Data(redacted.utf8), size: size, contentType: body.contentType)
     }
 
-    private func redactJSON(_ value: JSONValue) -> JSONValue {
+    private func redactJSON(_ value: JSONValue, keys: Set<String>) -> JSONValue {
         switch value {
         case .object(let members):
             return .object(members.map { member in
-                let hidden = bodyFieldNames.contains(member.key) || parameterNames.contains(member.key)
-                return JSONMember(member.key, hidden ? .string(Self.marker) : redactJSON(member.value))
+                let hidden = keys.contains(member.key.lowercased())
+                return JSONMember(member.key, hidden ? .string(Self.marker) : redactJSON(member.value, keys: keys))
             })
         case .array(let elements):
-            return .array(elements.map(redactJSON))
+            return .array(elements.map { redactJSON($0, keys: keys) })
         case .string(let text):
-            return .string(replaceSecrets(text))
+            return .string(redactURL(text))
         default:
             return value
         }

@@ -1,0 +1,194 @@
+import CurlewAgent
+import CurlewSessions
+import CurlewTestSupport
+import Foundation
+import Testing
+
+/// A fresh directory under the system's temporary folder.
+private func temporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "curlew-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Runs `requests` through an agent with a logger writing to a new file, and returns its path.
+private func writeSession(_ requests: [Request], config: NetworkLoggerConfig = NetworkLoggerConfig(), delegate: (any NetworkLoggerDelegate)? = nil) async throws -> String {
+    let server = try await TestServer.shared()
+    var config = config
+    config.logFilePath = try temporaryDirectory() + "/session.jsonl"
+    let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+    let logger = try NetworkLogger(config: config, delegate: delegate)
+    agent.addObserver(logger)
+    for request in requests { _ = try? await agent.send(request) }
+    await agent.waitForObservers()
+    try logger.close()
+    return config.logFilePath!
+}
+
+@Suite("Session logs")
+struct SessionLogTests {
+    @Test("a log has the header first, then one complete line per request with every field")
+    func roundTrip() async throws {
+        let path = try await writeSession([
+            Request(.get, "/get", name: "first"),
+            Request(.post, "/post", name: "second", params: ["x": 1], requestSerializer: .json),
+            Request(.get, "/status/500", name: "third"),
+        ], config: NetworkLoggerConfig(channelID: "ch-1", appKey: "key", appName: "TestApp", appVersion: "9.9", serviceType: "qa"))
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines[0].contains("\"type\":\"header\""))
+
+        let log = try SessionLogReader.read(path: path)
+        let header = try #require(log.header)
+        #expect(header.appName == "TestApp")
+        #expect(header.appVersion == "9.9")
+        #expect(header.channelID == "ch-1")
+        #expect(header.appKey == "key")
+        #expect(header.serviceType == "qa")
+        #expect(header.libcurlVersion.hasPrefix("libcurl/"))
+        #expect(!header.hostName.isEmpty && !header.osVersion.isEmpty)
+        #expect(log.skipped.isEmpty)
+        #expect(log.messages.map(\.name) == ["first", "second", "third"])
+        let second = log.messages[1]
+        #expect(second.original?.body?.text == "{\"x\":1}")
+        #expect(second.sent?.head.hasPrefix("POST /post HTTP/1.1") == true)
+        #expect(second.response?.statusCode == 200)
+        #expect(second.timings != nil && second.connection != nil)
+        #expect(log.messages[2].error?.kind == .unacceptableStatus)
+        #expect(log.messages[2].response?.body.text?.contains("500") == true)
+    }
+
+    @Test("log files are created readable by the owner only")
+    func ownerOnly() async throws {
+        let path = try await writeSession([Request(.get, "/get")])
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    }
+
+    @Test("credentials, cookies and secret fields are redacted by default")
+    func redaction() async throws {
+        let secret = "s3cr3t-value"
+        let path = try await writeSession([
+            Request(.post, "/anything?api_key=\(secret)", headers: ["Authorization": "Bearer \(secret)", "Cookie": "session=\(secret)"]),
+            Request(.post, "/login", params: ["username": "ada", "password": .string(secret)], requestSerializer: .json),
+        ])
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains(secret))
+        #expect(text.contains(RedactionPolicy.marker))
+        let log = try SessionLogReader.read(path: path)
+        let first = try #require(log.messages.first)
+        #expect(first.original?.headers.first { $0.name == "Authorization" }?.value == RedactionPolicy.marker)
+        #expect(first.sent?.head.contains("Authorization: \(RedactionPolicy.marker)") == true)
+        let login = log.messages[1]
+        #expect(login.response.flatMap { try? JSONValue.parse($0.body.data)["token"] } == .string(RedactionPolicy.marker))
+    }
+
+    @Test("declared secret values are hidden wherever they appear; opting out keeps everything")
+    func declaredSecretsAndOptOut() async throws {
+        let secret = "tok-42-abcdef"
+        let redacted = try await writeSession(
+            [Request(.get, "/anything/\(secret)", headers: ["X-Custom": secret])],
+            config: NetworkLoggerConfig(redaction: RedactionPolicy(secretValues: [secret])))
+        #expect(!(try String(contentsOfFile: redacted, encoding: .utf8)).contains(secret))
+
+        let kept = try await writeSession(
+            [Request(.get, "/get", headers: ["Authorization": "Bearer \(secret)"])],
+            config: NetworkLoggerConfig(redaction: .disabled))
+        #expect(try String(contentsOfFile: kept, encoding: .utf8).contains("Bearer \(secret)"))
+    }
+
+    @Test("a truncated last line is skipped and counted, and every complete entry is read")
+    func truncatedLastLine() async throws {
+        let path = try await writeSession([Request(.get, "/get"), Request(.get, "/json")])
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let lines = data.split(separator: 0x0A)
+        let truncated = data + lines[1].prefix(lines[1].count / 2)
+        try truncated.write(to: URL(fileURLWithPath: path))
+        let log = try SessionLogReader.read(path: path)
+        #expect(log.messages.count == 2)
+        #expect(log.skipped.count == 1)
+        #expect(log.skipped.first?.line == 4)
+    }
+
+    @Test("a corrupt line in the middle is skipped with its line number and reason")
+    func corruptMiddleLine() async throws {
+        let path = try await writeSession([Request(.get, "/get"), Request(.get, "/json")])
+        var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+        lines.insert("{\"type\":\"message\",\"requestID\":\"not a number\"}", at: 2)
+        lines.insert("garbage ]]", at: 2)
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let log = try SessionLogReader.read(path: path)
+        #expect(log.messages.count == 2)
+        #expect(log.skipped.map(\.line) == [3, 4])
+        #expect(log.skipped.allSatisfy { !$0.reason.isEmpty })
+    }
+
+    @Test("a file that is not a session log, or is missing, gives a clear error")
+    func notASessionLog() throws {
+        let path = try temporaryDirectory() + "/notes.jsonl"
+        try "hello\nworld\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: SessionLogError.self) { try SessionLogReader.read(path: path) }
+        do { _ = try SessionLogReader.read(path: path) } catch { #expect(error.kind == .notASessionLog) }
+        do { _ = try SessionLogReader.read(path: path + ".missing") } catch { #expect(error.kind == .unreadable) }
+    }
+
+    @Test("a second run appending to the same file adds a second header, and both runs' entries read")
+    func appendedRuns() async throws {
+        let path = try await writeSession([Request(.get, "/get")])
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        agent.addObserver(logger)
+        _ = try await agent.send(Request(.get, "/json"))
+        await agent.waitForObservers()
+        try logger.close()
+        let log = try SessionLogReader.read(path: path)
+        #expect(log.headers.count == 2)
+        #expect(log.messages.count == 2)
+    }
+
+    private final class Delegate: NetworkLoggerDelegate {
+        func customInfo(for message: DebugMessage) -> JSONValue? { ["build": "42", "status": .int(Int64(message.response?.statusCode ?? 0))] }
+        func customHeader(for config: NetworkLoggerConfig) -> JSONValue? { ["team": "mobile"] }
+    }
+
+    @Test("a logger delegate adds its own data to the header and to each entry")
+    func delegateCustomData() async throws {
+        let path = try await writeSession([Request(.get, "/get")], delegate: Delegate())
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        #expect(lines[0]["custom"]?["team"] == .string("mobile"))
+        #expect(lines[1]["custom"]?["status"] == .int(200))
+        #expect(try SessionLogReader.read(path: path).header?.custom?["team"] == .string("mobile"))
+    }
+
+    @Test("json and plist logger types also export the whole session on close")
+    func exports() async throws {
+        let jsonPath = try await writeSession([Request(.get, "/get"), Request(.get, "/json")], config: NetworkLoggerConfig(loggerType: .json))
+        let array = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: jsonPath.replacingOccurrences(of: ".jsonl", with: ".json"))))
+        guard case .array(let records) = array else { Issue.record("expected an array"); return }
+        #expect(records.count == 3)
+        #expect(records[0]["type"] == .string("header"))
+
+        let plistPath = try await writeSession([Request(.get, "/get")], config: NetworkLoggerConfig(loggerType: .plist))
+        let plistData = try Data(contentsOf: URL(fileURLWithPath: plistPath.replacingOccurrences(of: ".jsonl", with: ".plist")))
+        let plist = try PropertyListSerialization.propertyList(from: plistData, format: nil) as? [[String: Any]]
+        #expect(plist?.count == 2)
+        #expect(plist?[1]["type"] as? String == "message")
+    }
+
+    @Test("with local logging off no file is created")
+    func disabled() throws {
+        let directory = try temporaryDirectory()
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(enableLocalLog: false, logFilePath: directory + "/x.jsonl"))
+        #expect(logger.path == nil)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/x.jsonl"))
+    }
+
+    @Test("a log path that cannot be created is a clear error, not a crash")
+    func unwritablePath() throws {
+        let file = try temporaryDirectory() + "/plain-file"
+        try "x".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: NetworkLoggerError.self) {
+            try NetworkLogger(config: NetworkLoggerConfig(logFilePath: file + "/inside/log.jsonl"))
+        }
+    }
+}
