@@ -1,5 +1,6 @@
 import ArgumentParser
 import CurlewDemoServer
+import Foundation
 
 /// `curlew demo-server`: the httpbin-like demo server on its own, for trying Curlew or any client.
 struct DemoServerCommand: AsyncParsableCommand {
@@ -23,6 +24,8 @@ struct DemoServerCommand: AsyncParsableCommand {
         }
         print("Curlew demo server listening on \(server.baseURL)")
         print("Endpoints: " + DemoServer.endpoints.joined(separator: " "))
+        // Scripts wait for the address line; do not leave it in a pipe's buffer.
+        fflush(nil)
         try await server.waitUntilClosed()
     }
 }

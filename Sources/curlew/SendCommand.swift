@@ -76,10 +76,13 @@ struct SendCommand: AsyncParsableCommand {
         var lastFailure: RequestFailure?
         for index in 1...repeatCount {
             let (message, failure) = await agent.exchange(request)
+            // A request counts as done once its log entry is on disk.
+            await agent.waitForObservers()
             if repeatCount == 1 {
                 print(ExchangeReport(message: message, showsRequest: verbose, showsBody: !hideBody).text)
             } else {
                 print("#\(index) " + ExchangeReport.summary(message))
+                fflush(nil)
             }
             if let failure { lastFailure = failure }
         }

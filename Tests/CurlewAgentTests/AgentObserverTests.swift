@@ -18,7 +18,7 @@ private final class SlowObserver: NetworkObserver {
 
 @Suite("Observer hooks", .serialized)
 struct AgentObserverTests {
-    @Test("every request's events arrive in order: will send, did send, debug message, finished")
+    @Test("every request's events arrive in order: will send, did send, any progress, debug message, finished")
     func ordering() async throws {
         let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
         let recorder = EventRecorder()
@@ -32,7 +32,10 @@ struct AgentObserverTests {
         await agent.waitForObservers()
         for handle in handles {
             let events = recorder.events(for: handle.id)
-            #expect(events == [.willSend(handle.id), .didSend(handle.id), .debugMessage(handle.id), .finished(handle.id, handle.state)])
+            let milestones = events.filter { $0 != .progress(handle.id) }
+            #expect(milestones == [.willSend(handle.id), .didSend(handle.id), .debugMessage(handle.id), .finished(handle.id, handle.state)])
+            let progressPositions = events.indices.filter { events[$0] == .progress(handle.id) }
+            #expect(progressPositions.allSatisfy { $0 > 1 && $0 < events.count - 2 }, "progress only while in flight")
         }
         #expect(recorder.messages.filter { $0.state == .failed }.count == 4)
     }

@@ -9,14 +9,16 @@ public enum TestServer {
         try await holder.server()
     }
 
+    /// Holds the start task, not the server, so callers arriving while it starts wait for the same
+    /// server instead of starting another (an actor method may be re-entered at each `await`).
     private actor Holder {
-        private var running: DemoServer?
+        private var starting: Task<DemoServer, any Error>?
 
         func server() async throws -> DemoServer {
-            if let running { return running }
-            let server = try await DemoServer.start()
-            running = server
-            return server
+            if let starting { return try await starting.value }
+            let task = Task { try await DemoServer.start() }
+            starting = task
+            return try await task.value
         }
     }
 }

@@ -1,0 +1,127 @@
+import CurlewAgent
+import CurlewDemoServer
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("Demo server endpoints")
+struct DemoServerTests {
+    private func send(_ request: Request) async throws -> Response {
+        var request = request
+        request.acceptableStatusCodes = 100..<600
+        return try await Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL, followRedirects: false)).send(request)
+    }
+
+    @Test("/range honours Range, suffix ranges, If-Range and unsatisfiable ranges")
+    func ranges() async throws {
+        let full = try await send(Request(.get, "/range/100"))
+        #expect(full.statusCode == 200)
+        #expect(full.body == Data(DeterministicBytes.alphabet(count: 100)))
+        let etag = try #require(full.headers["ETag"])
+
+        let middle = try await send(Request(.get, "/range/100", headers: ["Range": "bytes=10-19"]))
+        #expect(middle.statusCode == 206)
+        #expect(middle.headers["Content-Range"] == "bytes 10-19/100")
+        #expect(middle.body == full.body.subdata(in: 10..<20))
+
+        let suffix = try await send(Request(.get, "/range/100", headers: ["Range": "bytes=-5"]))
+        #expect(suffix.body == full.body.suffix(5))
+        let open = try await send(Request(.get, "/range/100", headers: ["Range": "bytes=95-", "If-Range": etag]))
+        #expect(open.statusCode == 206 && open.body.count == 5)
+        let stale = try await send(Request(.get, "/range/100", headers: ["Range": "bytes=95-", "If-Range": "\"other\""]))
+        #expect(stale.statusCode == 200 && stale.body.count == 100)
+        let beyond = try await send(Request(.get, "/range/100", headers: ["Range": "bytes=200-300"]))
+        #expect(beyond.statusCode == 416)
+        #expect(beyond.headers["Content-Range"] == "bytes */100")
+    }
+
+    @Test("/etag answers 304 for a matching If-None-Match and 412 for a failed If-Match")
+    func etags() async throws {
+        let fresh = try await send(Request(.get, "/etag/v1"))
+        #expect(fresh.statusCode == 200)
+        #expect(fresh.headers["ETag"] == "\"v1\"")
+        #expect(try await send(Request(.get, "/etag/v1", headers: ["If-None-Match": "\"v1\""])).statusCode == 304)
+        #expect(try await send(Request(.get, "/etag/v1", headers: ["If-None-Match": "\"v0\""])).statusCode == 200)
+        #expect(try await send(Request(.get, "/etag/v1", headers: ["If-Match": "\"v0\""])).statusCode == 412)
+    }
+
+    @Test("/basic-auth and /bearer check credentials")
+    func authentication() async throws {
+        let good = "Basic " + Data("ada:pw".utf8).base64EncodedString()
+        #expect(try await send(Request(.get, "/basic-auth/ada/pw", headers: ["Authorization": good])).statusCode == 200)
+        let denied = try await send(Request(.get, "/basic-auth/ada/pw"))
+        #expect(denied.statusCode == 401)
+        #expect(denied.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
+        #expect(try await send(Request(.get, "/bearer", headers: ["Authorization": "Bearer abc"])).statusCode == 200)
+        #expect(try await send(Request(.get, "/bearer")).statusCode == 401)
+    }
+
+    @Test("/login issues a token that /me accepts")
+    func loginFlow() async throws {
+        let login = try await send(Request(.post, "/login", params: ["username": "ada", "password": "pw"], requestSerializer: .json))
+        let token = try #require(try login.json()["token"]?.stringValue)
+        let me = try await send(Request(.get, "/me", headers: ["Authorization": "Bearer \(token)"]))
+        #expect(me.statusCode == 200)
+        #expect(try me.json()["user"] == .string("ada"))
+        #expect(try await send(Request(.get, "/me", headers: ["Authorization": "Bearer forged"])).statusCode == 401)
+        #expect(try await send(Request(.post, "/login", params: ["username": "ada"], requestSerializer: .json)).statusCode == 401)
+    }
+
+    @Test("/redirect/n points one hop closer to /get")
+    func redirects() async throws {
+        let response = try await send(Request(.get, "/redirect/3"))
+        #expect(response.statusCode == 302)
+        #expect(response.headers["Location"] == "/redirect/2")
+        #expect(try await send(Request(.get, "/redirect/1")).headers["Location"] == "/get")
+    }
+
+    @Test("/stream/n sends n JSON lines in chunks; /bytes/n is reproducible by seed")
+    func generatedBodies() async throws {
+        let stream = try await send(Request(.get, "/stream/5"))
+        #expect(stream.headers["Transfer-Encoding"] == "chunked")
+        #expect(stream.text?.split(separator: "\n").count == 5)
+        let bytes = try await send(Request(.get, "/bytes/64?seed=7"))
+        #expect(bytes.body == Data(DeterministicBytes.random(count: 64, seed: 7)))
+    }
+
+    @Test("/drip spreads its body over the requested duration")
+    func drip() async throws {
+        let started = ContinuousClock.now
+        let response = try await send(Request(.get, "/drip?numbytes=20&duration=0.5"))
+        #expect(response.body == Data(repeating: UInt8(ascii: "*"), count: 20))
+        #expect(ContinuousClock.now - started >= .milliseconds(400))
+    }
+
+    @Test("method-specific endpoints refuse other methods; unknown paths are 404; bad arguments are 400")
+    func refusals() async throws {
+        let wrong = try await send(Request(.post, "/get"))
+        #expect(wrong.statusCode == 405)
+        #expect(wrong.headers["Allow"] == "GET, HEAD")
+        #expect(try await send(Request(.get, "/nope")).statusCode == 404)
+        #expect(try await send(Request(.get, "/status/abc")).statusCode == 400)
+        #expect(try await send(Request(.get, "/bytes/-1")).statusCode == 400)
+        #expect(try await send(Request(.get, "/delay/x")).statusCode == 400)
+    }
+
+    @Test("/status/{code} answers with that code", arguments: [200, 201, 204, 301, 404, 418, 500, 503])
+    func status(_ code: Int) async throws {
+        #expect(try await send(Request(.get, "/status/\(code)")).statusCode == code)
+    }
+
+    @Test("the server records what it received and binds only loopback by default")
+    func recording() async throws {
+        let server = try await TestServer.shared()
+        #expect(server.host == "127.0.0.1")
+        let tag = uniqueTag()
+        _ = try await send(Request(.post, "/anything/\(tag)", headers: ["X-Tag": tag]))
+        let received = try #require(server.receivedRequests.last { $0.uri.contains(tag) })
+        #expect(received.method == "POST")
+        #expect(received.header("x-tag") == tag)
+    }
+
+    @Test("binding a port already in use fails with an error")
+    func portInUse() async throws {
+        let server = try await TestServer.shared()
+        await #expect(throws: (any Error).self) { try await DemoServer.start(port: server.port) }
+    }
+}
