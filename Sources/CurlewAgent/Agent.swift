@@ -13,6 +13,8 @@ public final class Agent: Sendable {
     private let engine: TransferEngine
     private let composer: RequestComposer
     private let nextID = Atomic<UInt64>(1)
+    let gate = PriorityGate()
+    let groups = GroupRegistry()
 
     public init(config: NetworkConfig = NetworkConfig()) {
         self.config = config
@@ -63,7 +65,7 @@ public final class Agent: Sendable {
     /// `success` and `failure` is called, also when the request is refused before sending.
     @discardableResult
     public func start(_ request: Request, callbacks: RequestCallbacks = RequestCallbacks()) -> RequestHandle {
-        start(request, callbacks: callbacks, placement: nil)
+        start(request, callbacks: callbacks, placement: nil, passesGate: false)
     }
 
     /// Starts a request with a single completion closure.
@@ -75,28 +77,54 @@ public final class Agent: Sendable {
         ))
     }
 
-    func start(_ request: Request, callbacks: RequestCallbacks, placement: RequestPlacement?) -> RequestHandle {
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+    /// A fresh id for a request or group; one sequence for both, so the gate can tell them apart.
+    func makeID() -> UInt64 {
+        nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    func start(_ request: Request, callbacks: RequestCallbacks, placement: RequestPlacement?, passesGate: Bool,
+               opensGate: Bool = false) -> RequestHandle {
+        let id = makeID()
         let handle = RequestHandle(id: id, name: request.name)
-        var info = RequestInfo(
+        let info = RequestInfo(
             id: id, name: request.name, method: request.method.rawValue,
-            url: request.customURL ?? request.path, groupID: placement?.groupID, step: placement?.step, startedAt: Date()
+            url: request.customURL ?? request.path, groupID: placement?.group.id, step: placement?.index, startedAt: Date()
         )
+        let waiter = PriorityGate.Waiter(
+            id: id, opensGate: opensGate,
+            release: { [self] in launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement) },
+            cancel: { [core] in
+                core.reject(handle: handle, info: info, error: RequestError(.cancelled, "cancelled while waiting for a priority-first request"), callbacks: callbacks)
+            }
+        )
+        if gate.admit(waiter, passes: passesGate) {
+            launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement)
+        } else {
+            core.announceWaiting(handle: handle, info: info, placement: placement)
+        }
+        return handle
+    }
+
+    private func launch(_ request: Request, handle: RequestHandle, info: RequestInfo, callbacks: RequestCallbacks, placement: RequestPlacement?) {
+        var info = info
         do {
             let (transfer, composed) = try composer.compose(request)
             info.url = composed.url
-            core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks))
-            engine.submit(transfer, id: id)
+            core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement))
+            engine.submit(transfer, id: info.id)
         } catch {
             core.reject(handle: handle, info: info, error: error, callbacks: callbacks)
         }
-        return handle
+    }
+
+    func publish(_ event: GroupEvent) {
+        core.observers.publish(.group(event))
     }
 
     /// Sends a request and returns its response. Throws `RequestFailure`. Cancelling the calling
     /// task cancels the request, wherever it is.
     public func send(_ request: Request) async throws -> Response {
-        let slot = HandleSlot()
+        let slot = CancellationSlot<RequestHandle>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 let handle = start(request, callbacks: RequestCallbacks(
@@ -113,11 +141,17 @@ public final class Agent: Sendable {
     /// Cancels a request: dropped if not yet on the network, aborted at once if in flight.
     /// Its failure callback reports `cancelled`. A finished request is left alone.
     public func cancel(_ handle: RequestHandle) {
-        engine.cancel(id: handle.id)
+        if let waiter = gate.withdraw(handle.id) {
+            waiter.cancel()
+        } else {
+            engine.cancel(id: handle.id)
+        }
     }
 
-    /// Cancels every request not yet finished.
+    /// Cancels every group and request not yet finished, including those waiting at a gate.
     public func cancelAll() {
+        for runner in groups.all where runner.info.parentID == nil { runner.cancel() }
+        for waiter in gate.withdrawAll() { waiter.cancel() }
         for id in core.activeIDs { engine.cancel(id: id) }
     }
 
@@ -129,26 +163,5 @@ public final class Agent: Sendable {
     /// Cancels everything and stops the transfer thread. Requests started afterwards fail as cancelled.
     public func shutdown() {
         engine.shutdown()
-    }
-}
-
-/// Connects a task's cancellation to a handle that may not exist yet.
-private final class HandleSlot: Sendable {
-    private let state = Mutex<(handle: RequestHandle?, cancelled: Bool)>((nil, false))
-
-    /// Stores the handle; returns true when cancellation was already requested.
-    func store(_ handle: RequestHandle) -> Bool {
-        state.withLock { state in
-            state.handle = handle
-            return state.cancelled
-        }
-    }
-
-    /// Marks cancellation; returns the handle when it is already known.
-    func markCancelled() -> RequestHandle? {
-        state.withLock { state in
-            state.cancelled = true
-            return state.handle
-        }
     }
 }

@@ -4,8 +4,9 @@ import Synchronization
 
 /// Where a request sits inside a group, for requests started by a group.
 struct RequestPlacement: Sendable {
-    var groupID: UInt64
-    var step: Int
+    var group: GroupInfo
+    var index: Int
+    var label: String
 }
 
 /// The agent's bookkeeping of live requests and its reaction to transport events.
@@ -19,6 +20,7 @@ final class AgentCore: Sendable {
         let request: Request
         let composed: ComposedRequest
         let callbacks: RequestCallbacks
+        let placement: RequestPlacement?
     }
 
     let config: NetworkConfig
@@ -46,11 +48,29 @@ final class AgentCore: Sendable {
         }
     }
 
-    /// Ends a request that was refused before reaching the transport (bad URL, header injection).
+    /// Announces a request held before sending (behind a priority-first gate).
+    func announceWaiting(handle: RequestHandle, info: RequestInfo, placement: RequestPlacement?) {
+        _ = handle.transition(to: .pending)
+        observers.publish(.waiting(info, .gated))
+        publishMemberUpdate(placement, state: .pending, requestID: info.id, waitReason: .gated)
+    }
+
+    /// For a request that belongs to a group, the matching member update.
+    private func publishMemberUpdate(_ placement: RequestPlacement?, state: RequestState, requestID: UInt64,
+                                     waitReason: WaitReason? = nil, progress: RequestProgress? = nil) {
+        guard let placement else { return }
+        observers.publish(.group(.memberChanged(placement.group, MemberUpdate(
+            index: placement.index, label: placement.label, state: state, waitReason: waitReason,
+            requestID: requestID, progress: progress))))
+    }
+
+    /// Ends a request that never reached the transport: refused (bad URL, header injection) or
+    /// cancelled while waiting.
     func reject(handle: RequestHandle, info: RequestInfo, error: RequestError, callbacks: RequestCallbacks) {
-        guard handle.transition(to: .failed) else { return }
+        let state: RequestState = error.kind == .cancelled ? .cancelled : .failed
+        guard handle.transition(to: state) else { return }
         let message = DebugMessage(
-            requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: .failed,
+            requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: nil, sent: nil, response: nil, error: error,
             timings: nil, connection: nil, callbackQueue: callbackQueueLabel
         )
@@ -62,6 +82,7 @@ final class AgentCore: Sendable {
         case .started(let id):
             guard let entry = active.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
             observers.publish(.didSend(entry.info))
+            publishMemberUpdate(entry.placement, state: .inFlight, requestID: id)
             if let delegate = entry.callbacks.delegate {
                 let handle = entry.handle
                 config.callbackQueue.async { delegate.requestDidSend(handle) }
@@ -69,6 +90,7 @@ final class AgentCore: Sendable {
         case .progress(let id, let progress):
             guard let entry = active.withLock({ $0[id] }) else { return }
             observers.publish(.progress(entry.info, progress))
+            publishMemberUpdate(entry.placement, state: .inFlight, requestID: id, progress: progress)
             let callbacks = entry.callbacks
             if callbacks.progress != nil || callbacks.delegate != nil {
                 let handle = entry.handle

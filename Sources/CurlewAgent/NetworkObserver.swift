@@ -14,6 +14,10 @@ public protocol NetworkObserver: AnyObject, Sendable {
     func requestDidProduce(_ message: DebugMessage)
     /// The request reached its terminal state. Exactly one per request, after its debug message.
     func requestDidFinish(_ request: RequestInfo, state: RequestState)
+    /// The request is held before sending (behind a priority-first gate).
+    func requestIsWaiting(_ request: RequestInfo, reason: WaitReason)
+    /// Something happened in a batch, chain or ordered window.
+    func requestGroup(_ event: GroupEvent)
 }
 
 extension NetworkObserver {
@@ -22,6 +26,8 @@ extension NetworkObserver {
     public func request(_ request: RequestInfo, didProgress progress: RequestProgress) {}
     public func requestDidProduce(_ message: DebugMessage) {}
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) {}
+    public func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) {}
+    public func requestGroup(_ event: GroupEvent) {}
 }
 
 /// One event for observers.
@@ -31,6 +37,8 @@ enum ObserverEvent: Sendable {
     case progress(RequestInfo, RequestProgress)
     case debugMessage(DebugMessage)
     case finished(RequestInfo, RequestState)
+    case waiting(RequestInfo, WaitReason)
+    case group(GroupEvent)
 
     func deliver(to observer: any NetworkObserver) {
         switch self {
@@ -39,6 +47,8 @@ enum ObserverEvent: Sendable {
         case .progress(let info, let progress): observer.request(info, didProgress: progress)
         case .debugMessage(let message): observer.requestDidProduce(message)
         case .finished(let info, let state): observer.requestDidFinish(info, state: state)
+        case .waiting(let info, let reason): observer.requestIsWaiting(info, reason: reason)
+        case .group(let event): observer.requestGroup(event)
         }
     }
 }

@@ -5,6 +5,8 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case invalidURL
         case invalidHeader
         case invalidBody
+        /// A chain step names a `{{variable}}` no earlier step captured.
+        case unresolvedVariable
         // From the network.
         case couldNotResolveHost
         case couldNotConnect
@@ -21,6 +23,10 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         // From the answer.
         case unacceptableStatus
         case responseSerialization
+        /// A chain step's capture found nothing at its JSON path, header or status.
+        case captureFailed
+        /// A nested group did not succeed.
+        case groupFailed
         /// Any other libcurl failure; `code` is libcurl's code.
         case other
     }

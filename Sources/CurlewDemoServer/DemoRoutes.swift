@@ -138,7 +138,9 @@ final class DemoRoutes: Sendable {
         guard let argument, let seconds = Double(argument), seconds >= 0 else {
             return .respond(.json(["error": "delay must be a number of seconds"], status: 400))
         }
-        return .delay(seconds: min(seconds, 60), .json(echo(request)))
+        let requested = request.queryValue("status").flatMap(Int.init) ?? 200
+        let status = (200...599).contains(requested) ? requested : 200
+        return .delay(seconds: min(seconds, 60), .json(echo(request), status: status))
     }
 
     private func bytes(_ argument: String?, _ request: DemoRequest) -> DemoAction {

@@ -22,7 +22,7 @@ extension RequestError {
     var exitCode: Int32 {
         switch kind {
         case .invalidURL: 3
-        case .invalidHeader, .invalidBody: 2
+        case .invalidHeader, .invalidBody, .unresolvedVariable: 2
         case .couldNotResolveHost: 6
         case .couldNotConnect: 7
         case .connectTimeout, .totalTimeout: 28
@@ -35,7 +35,7 @@ extension RequestError {
         case .invalidResponse: 8
         case .cancelled: 42
         case .unacceptableStatus: 22
-        case .responseSerialization: 1
+        case .responseSerialization, .captureFailed, .groupFailed: 1
         case .other: Int32(clamping: code ?? 1)
         }
     }

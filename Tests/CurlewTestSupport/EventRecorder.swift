@@ -14,11 +14,23 @@ public final class EventRecorder: NetworkObserver {
 
     private let recorded = Mutex<[Event]>([])
     private let recordedMessages = Mutex<[DebugMessage]>([])
+    private let recordedGroupEvents = Mutex<[(event: GroupEvent, at: ContinuousClock.Instant)]>([])
 
     public init() {}
 
     public var events: [Event] { recorded.withLock { $0 } }
     public var messages: [DebugMessage] { recordedMessages.withLock { $0 } }
+    public var groupEvents: [GroupEvent] { recordedGroupEvents.withLock { $0.map(\.event) } }
+    /// Group events with the moment each arrived.
+    public var timedGroupEvents: [(event: GroupEvent, at: ContinuousClock.Instant)] { recordedGroupEvents.withLock { $0 } }
+
+    /// Member updates of one group, in order.
+    public func memberUpdates(of groupID: UInt64) -> [MemberUpdate] {
+        groupEvents.compactMap { event in
+            if case .memberChanged(let info, let update) = event, info.id == groupID { return update }
+            return nil
+        }
+    }
 
     public func events(for id: UInt64) -> [Event] {
         events.filter { event in
@@ -37,4 +49,5 @@ public final class EventRecorder: NetworkObserver {
         recorded.withLock { $0.append(.debugMessage(message.requestID)) }
     }
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) { recorded.withLock { $0.append(.finished(request.id, state)) } }
+    public func requestGroup(_ event: GroupEvent) { recordedGroupEvents.withLock { $0.append((event, .now)) } }
 }

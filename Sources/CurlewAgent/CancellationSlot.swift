@@ -1,0 +1,23 @@
+import Synchronization
+
+/// Connects a task's cancellation to a request or group handle that may not exist yet: whichever
+/// of "started" and "cancelled" comes second triggers the cancel.
+final class CancellationSlot<Handle: Sendable>: Sendable {
+    private let state = Mutex<(handle: Handle?, cancelled: Bool)>((nil, false))
+
+    /// Stores the handle; returns true when cancellation was already requested.
+    func store(_ handle: Handle) -> Bool {
+        state.withLock { state in
+            state.handle = handle
+            return state.cancelled
+        }
+    }
+
+    /// Marks cancellation; returns the handle when it is already known.
+    func markCancelled() -> Handle? {
+        state.withLock { state in
+            state.cancelled = true
+            return state.handle
+        }
+    }
+}

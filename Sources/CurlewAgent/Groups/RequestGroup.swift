@@ -1,0 +1,137 @@
+/// A member of a group: a request, or another group (groups nest).
+public enum GroupMember: Sendable {
+    case request(Request)
+    case group(RequestGroup)
+
+    /// A label for logs and the UI: the request's or group's name, else the request's path.
+    public var label: String {
+        switch self {
+        case .request(let request): request.name ?? request.customURL ?? request.path
+        case .group(let group): group.name ?? group.kind.rawValue
+        }
+    }
+}
+
+/// When a batch succeeds or fails.
+public enum BatchPolicy: Sendable, Equatable {
+    /// Every member must succeed; the first failure cancels the rest and fails the batch
+    /// (YTKNetwork, CCNetwork).
+    case all
+    /// The members at these indices must succeed; a failing one cancels the rest and fails the
+    /// batch at once. Others may fail. Succeeds when all have finished and every required one
+    /// succeeded (JKNetworking).
+    case required(Set<Int>)
+    /// Waits for every member; succeeds if at least one succeeded, fails only if all failed.
+    case any
+}
+
+/// What a chain does when a step fails.
+public enum ChainFailurePolicy: Sendable, Equatable {
+    /// The remaining steps never start and the chain fails.
+    case stop
+    /// The remaining steps run; the chain fails at the end if any step failed.
+    case `continue`
+}
+
+/// One step of a chain: a member, the values to capture from its response, and a callback that
+/// runs after it finishes and before the next step starts.
+public struct ChainStep: Sendable {
+    public var member: GroupMember
+    public var captures: [Capture]
+    public var onFinish: (@Sendable (ChainStepContext) -> Void)?
+
+    public init(_ member: GroupMember, captures: [Capture] = [], onFinish: (@Sendable (ChainStepContext) -> Void)? = nil) {
+        self.member = member
+        self.captures = captures
+        self.onFinish = onFinish
+    }
+
+    public init(_ request: Request, captures: [Capture] = [], onFinish: (@Sendable (ChainStepContext) -> Void)? = nil) {
+        self.init(.request(request), captures: captures, onFinish: onFinish)
+    }
+}
+
+/// A value taken from a step's response into a chain variable, used later as `{{name}}`.
+public struct Capture: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        /// A JSON path into the body: `$.token`, `$.items[0].id`, `$['odd key']`.
+        case jsonPath(String)
+        /// A response header, by name in any case.
+        case header(String)
+        /// The status code.
+        case status
+    }
+
+    public var name: String
+    public var source: Source
+
+    public init(_ name: String, from source: Source) {
+        self.name = name
+        self.source = source
+    }
+
+    public static func json(_ name: String, _ path: String) -> Capture {
+        Capture(name, from: .jsonPath(path))
+    }
+}
+
+/// A group of requests: a batch, a chain or an ordered window. A value: build it, then start it
+/// with `Agent.start(_:callbacks:)`, which returns the live `GroupHandle`.
+public struct RequestGroup: Sendable {
+    public enum Kind: String, Sendable, Codable {
+        case batch
+        case chain
+        case orderedWindow
+    }
+
+    enum Plan: Sendable {
+        case batch([GroupMember], policy: BatchPolicy, maxConcurrency: Int?)
+        case chain([ChainStep], onFailure: ChainFailurePolicy)
+        case orderedWindow([GroupMember], maxInFlight: Int)
+    }
+
+    public var name: String?
+    let plan: Plan
+
+    public var kind: Kind {
+        switch plan {
+        case .batch: .batch
+        case .chain: .chain
+        case .orderedWindow: .orderedWindow
+        }
+    }
+
+    /// Members start together, at most `maxConcurrency` at a time (nil: no limit beyond the
+    /// agent's connection limits), and the batch ends by `policy`.
+    public static func batch(_ members: [GroupMember], policy: BatchPolicy = .all, maxConcurrency: Int? = nil, name: String? = nil) -> RequestGroup {
+        RequestGroup(name: name, plan: .batch(members, policy: policy, maxConcurrency: maxConcurrency.map { max(1, $0) }))
+    }
+
+    public static func batch(_ requests: [Request], policy: BatchPolicy = .all, maxConcurrency: Int? = nil, name: String? = nil) -> RequestGroup {
+        batch(requests.map(GroupMember.request), policy: policy, maxConcurrency: maxConcurrency, name: name)
+    }
+
+    /// Steps run one after another; each starts once the previous one finished and its
+    /// `onFinish` returned. Captured values fill `{{name}}` in later steps.
+    public static func chain(_ steps: [ChainStep], onFailure: ChainFailurePolicy = .stop, name: String? = nil) -> RequestGroup {
+        RequestGroup(name: name, plan: .chain(steps, onFailure: onFailure))
+    }
+
+    /// An ordered queue with at most `maxInFlight` members running; failures do not stop it
+    /// (HLNetworking's chain mode with `maxRequestCount`). Succeeds if every member succeeded.
+    public static func orderedWindow(_ members: [GroupMember], maxInFlight: Int, name: String? = nil) -> RequestGroup {
+        RequestGroup(name: name, plan: .orderedWindow(members, maxInFlight: max(1, maxInFlight)))
+    }
+
+    public static func orderedWindow(_ requests: [Request], maxInFlight: Int, name: String? = nil) -> RequestGroup {
+        orderedWindow(requests.map(GroupMember.request), maxInFlight: maxInFlight, name: name)
+    }
+
+    /// Members in order (for a chain: its initial steps).
+    public var members: [GroupMember] {
+        switch plan {
+        case .batch(let members, _, _), .orderedWindow(let members, _): members
+        case .chain(let steps, _): steps.map(\.member)
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import CurlewAgent
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("Chains")
+struct ChainTests {
+    @Test("login then profile: the token is captured and sent as a Bearer header")
+    func loginThenProfile() async throws {
+        let (agent, recorder) = try await groupAgent()
+        let chain = RequestGroup.chain([
+            ChainStep(Request(.post, "/login", name: "login", params: ["username": "ada", "password": "pw"], requestSerializer: .json),
+                      captures: [.json("token", "$.token"), Capture("status", from: .status)]),
+            ChainStep(Request(.get, "/me", name: "profile", headers: ["Authorization": "Bearer {{token}}"])),
+        ], name: "login flow")
+        let group = await runToEnd(chain, on: agent)
+        #expect(group.state == .succeeded)
+        #expect(try group.lastResponse?.json()["user"] == .string("ada"))
+        let token = try #require(group.variables["token"])
+        #expect(token.hasPrefix("demo-"))
+        #expect(group.variables["status"] == "200")
+        #expect(recorder.groupEvents.contains(.captured(group.info, step: 0, name: "token", value: token)))
+        let profile = try #require(recorder.messages.first { $0.name == "profile" })
+        #expect(profile.groupID == group.id)
+        #expect(profile.step == 1)
+    }
+
+    @Test("a step callback can finish the chain early; later steps never reach the server")
+    func earlyFinish() async throws {
+        let server = try await TestServer.shared()
+        let (agent, _) = try await groupAgent()
+        let tag = uniqueTag()
+        let group = await runToEnd(.chain([
+            ChainStep(Request(.get, "/get"), onFinish: { context in context.finish(.succeeded) }),
+            ChainStep(Request(.get, "/get?\(tag)")),
+        ]), on: agent)
+        #expect(group.state == .succeeded)
+        #expect(group[1].state == .cancelled)
+        #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
+    }
+
+    @Test("under .stop a failing step fails the chain and the rest never start; under .continue they run")
+    func failurePolicies() async throws {
+        let server = try await TestServer.shared()
+        let (agent, _) = try await groupAgent()
+        let stopTag = uniqueTag()
+        let stopped = await runToEnd(.chain([
+            ChainStep(Request(.get, "/get")), ChainStep(Request(.get, "/status/500")), ChainStep(Request(.get, "/get?\(stopTag)")),
+        ]), on: agent)
+        #expect(stopped.state == .failed)
+        #expect(stopped.members.map(\.state) == [.succeeded, .failed, .cancelled])
+        #expect(!server.receivedRequests.contains { $0.uri.contains(stopTag) })
+
+        let continueTag = uniqueTag()
+        let continued = await runToEnd(.chain([
+            ChainStep(Request(.get, "/get")), ChainStep(Request(.get, "/status/500")), ChainStep(Request(.get, "/get?\(continueTag)")),
+        ], onFailure: .continue), on: agent)
+        #expect(continued.state == .failed)
+        #expect(continued.members.map(\.state) == [.succeeded, .failed, .succeeded])
+        #expect(continued.failedMembers.map(\.index) == [1])
+        #expect(server.receivedRequests.contains { $0.uri.contains(continueTag) })
+    }
+
+    @Test("a step callback can add a step and build the next request from the previous result")
+    func callbackAddsAndBuildsSteps() async throws {
+        let (agent, recorder) = try await groupAgent()
+        let group = await runToEnd(.chain([
+            ChainStep(Request(.get, "/json"), onFinish: { context in
+                let author = (try? context.response?.json()["slideshow"]?["author"]?.stringValue) ?? "?"
+                context.setNextRequest(Request(.get, "/anything/by-\(author)", name: "built"))
+                context.addStep(ChainStep(Request(.get, "/status/201", name: "added")))
+            }),
+        ]), on: agent)
+        #expect(group.state == .succeeded)
+        #expect(group.count == 3)
+        #expect(group.members.map(\.label) == ["/json", "built", "added"])
+        #expect(try group[1].response?.json()["url"] == .string("/anything/by-Curlew"))
+        #expect(group[2].response?.statusCode == 201)
+        let added = recorder.groupEvents.compactMap { event -> Int? in
+            if case .stepAdded(_, let index, _) = event { return index }
+            return nil
+        }
+        #expect(added == [1, 2])
+    }
+
+    @Test("each step starts only after the previous step's callback returned")
+    func callbackReturnsFirst() async throws {
+        let server = try await TestServer.shared()
+        let (agent, _) = try await groupAgent()
+        let tag = uniqueTag()
+        let group = await runToEnd(.chain([
+            ChainStep(Request(.get, "/get"), onFinish: { _ in
+                Thread.sleep(forTimeInterval: 0.3)
+                #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
+            }),
+            ChainStep(Request(.get, "/get?\(tag)")),
+        ]), on: agent)
+        #expect(group.state == .succeeded)
+    }
+
+    @Test("a missing capture or an unknown variable fails the step with a message naming it")
+    func captureFailures() async throws {
+        let (agent, _) = try await groupAgent()
+        let missing = await runToEnd(.chain([ChainStep(Request(.get, "/get"), captures: [.json("id", "$.items[0].id")])]), on: agent)
+        #expect(missing[0].error?.kind == .captureFailed)
+        #expect(missing[0].error?.message.contains("$.items[0].id") == true)
+        let unknown = await runToEnd(.chain([ChainStep(Request(.get, "/anything/{{nope}}"))]), on: agent)
+        #expect(unknown.state == .failed)
+        #expect(unknown[0].error?.kind == .unresolvedVariable)
+        #expect(unknown[0].error?.message.contains("{{nope}}") == true)
+    }
+
+    @Test("JSON paths read members, quoted names and indices")
+    func jsonPaths() throws {
+        let document: JSONValue = ["items": [["id": 7], ["id": 8]], "odd key": "x"]
+        #expect(try JSONPath("$.items[1].id").evaluate(document) == .int(8))
+        #expect(try JSONPath("$.items[-1].id").evaluate(document) == .int(8))
+        #expect(try JSONPath("$['odd key']").evaluate(document) == .string("x"))
+        #expect(try JSONPath("$").evaluate(document) == document)
+        #expect(try JSONPath("$.missing").evaluate(document) == nil)
+        #expect(throws: RequestError.self) { try JSONPath("items") }
+        #expect(throws: RequestError.self) { try JSONPath("$.items[x]") }
+    }
+}
+
+@Suite("Nested groups")
+struct NestedGroupTests {
+    @Test("a batch inside a chain and a chain inside a batch run, and report their parent")
+    func nesting() async throws {
+        let (agent, recorder) = try await groupAgent()
+        let inner = RequestGroup.batch([Request(.get, "/get"), Request(.get, "/json")], name: "inner batch")
+        let chain = RequestGroup.chain([
+            ChainStep(Request(.get, "/get")),
+            ChainStep(.group(inner)),
+            ChainStep(Request(.get, "/status/204")),
+        ], name: "outer chain")
+        let group = await runToEnd(chain, on: agent)
+        #expect(group.state == .succeeded)
+        let child = try #require(group[1].child)
+        #expect(child.state == .succeeded)
+        #expect(child.count == 2)
+        let childInfo = try #require(recorder.groupEvents.first { $0.group.id == child.id }?.group)
+        #expect(childInfo.parentID == group.id)
+        #expect(childInfo.indexInParent == 1)
+
+        let outerBatch = RequestGroup.batch([
+            .group(.chain([ChainStep(Request(.get, "/get")), ChainStep(Request(.get, "/status/500"))])),
+            .request(Request(.get, "/json")),
+        ], policy: .any)
+        let batch = await runToEnd(outerBatch, on: agent)
+        #expect(batch.state == .succeeded)
+        #expect(batch[0].state == .failed)
+        #expect(batch[0].error?.kind == .groupFailed)
+        #expect(batch[0].child?.state == .failed)
+    }
+
+    @Test("cancelling a group cancels its nested groups too")
+    func cancelNested() async throws {
+        let (agent, _) = try await groupAgent()
+        let handle = agent.start(.chain([ChainStep(.group(.batch([Request(.get, "/delay/10"), Request(.get, "/delay/10")])))]))
+        try await Task.sleep(for: .milliseconds(200))
+        agent.cancel(handle)
+        while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(handle.state == .cancelled)
+        let child = try #require(handle[0].child)
+        while !child.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(child.state == .cancelled)
+        #expect(child.members.allSatisfy { $0.state == .cancelled })
+    }
+
+    @Test("group events come in order: created, started, member changes, finished")
+    func eventOrder() async throws {
+        let (agent, recorder) = try await groupAgent()
+        let group = await runToEnd(.batch([Request(.get, "/get")], name: "one"), on: agent)
+        let events = recorder.groupEvents.filter { $0.group.id == group.id }
+        guard case .created(_, let labels) = events.first, case .started = events[1], case .finished(_, let verdict, let duration, _) = events.last else {
+            Issue.record("unexpected order \(events)")
+            return
+        }
+        #expect(labels == ["/get"])
+        #expect(verdict == .succeeded)
+        #expect(duration > 0)
+        var states: [RequestState] = []
+        for state in recorder.memberUpdates(of: group.id).map(\.state) where states.last != state { states.append(state) }
+        #expect(states == [.pending, .inFlight, .succeeded], "progress updates repeat inFlight")
+    }
+}

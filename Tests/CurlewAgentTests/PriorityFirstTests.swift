@@ -1,0 +1,101 @@
+import CurlewAgent
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("Priority-first requests", .serialized)
+struct PriorityFirstTests {
+    enum GateOutcome: CaseIterable {
+        case succeeds, failsWithStatus, timesOut
+    }
+
+    @Test("requests started while the gate is open are handed over after it finishes, in start order", arguments: GateOutcome.allCases)
+    func ordering(outcome: GateOutcome) async throws {
+        let server = try await TestServer.shared()
+        let (agent, recorder) = try await groupAgent(connectionsPerHost: 1)
+        let tag = uniqueTag()
+        var gateRequest = Request(.get, "/delay/1?\(tag)-gate")
+        switch outcome {
+        case .succeeds: break
+        case .failsWithStatus: gateRequest.path += "&status=500"
+        case .timesOut: gateRequest.timeout = .milliseconds(400)
+        }
+        let gate = agent.startPriorityFirst(gateRequest)
+        let waiting = (0..<5).map { index in agent.start(Request(.get, "/get?\(tag)-\(index)")) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(waiting.allSatisfy { $0.state == .pending })
+        #expect(!server.receivedRequests.contains { $0.uri.contains("\(tag)-0") })
+        while !waiting.allSatisfy({ $0.state.isTerminal }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(gate.state == (outcome == .succeeds ? .succeeded : .failed))
+        await agent.waitForObservers()
+
+        let handedOver = recorder.events.compactMap { event -> UInt64? in
+            if case .didSend(let id) = event, id != gate.id { return id }
+            return nil
+        }
+        #expect(handedOver == waiting.map(\.id), "released to the transport in start order")
+        let gateFinished = try #require(recorder.events.firstIndex(of: .finished(gate.id, gate.state)))
+        let firstReleased = try #require(recorder.events.firstIndex(of: .willSend(waiting[0].id)))
+        #expect(gateFinished < firstReleased, "nothing was composed before the gate finished")
+        #expect(waiting.allSatisfy { $0.state == .succeeded })
+
+        let received = server.receivedRequests.filter { $0.uri.contains(tag) }.map(\.uri)
+        #expect(received.first?.hasPrefix("/delay/1?\(tag)-gate") == true)
+        // Handed over in order; which waiting transfer gets the one allowed connection next is
+        // libcurl's choice, so the arrival order at the server is not asserted.
+        #expect(Set(received.dropFirst()) == Set((0..<5).map { "/get?\(tag)-\($0)" }))
+        #expect(received.count == 6)
+    }
+
+    @Test("a request cancelled while waiting is never sent, and the rest still go in order")
+    func cancelWaiting() async throws {
+        let server = try await TestServer.shared()
+        let (agent, recorder) = try await groupAgent(connectionsPerHost: 1)
+        let tag = uniqueTag()
+        let gate = agent.startPriorityFirst(Request(.get, "/delay/0.5?\(tag)-gate"))
+        let first = agent.start(Request(.get, "/get?\(tag)-first"))
+        let cancelled = agent.start(Request(.get, "/get?\(tag)-cancelled"))
+        let last = agent.start(Request(.get, "/get?\(tag)-last"))
+        try await Task.sleep(for: .milliseconds(50))
+        agent.cancel(cancelled)
+        #expect(cancelled.state == .cancelled, "cancelled at once, without waiting for the gate")
+        while !(first.state.isTerminal && last.state.isTerminal && gate.state.isTerminal) { try await Task.sleep(for: .milliseconds(10)) }
+        let received = server.receivedRequests.filter { $0.uri.contains(tag) }.map(\.uri)
+        #expect(received == ["/delay/0.5?\(tag)-gate", "/get?\(tag)-first", "/get?\(tag)-last"])
+        await agent.waitForObservers()
+        #expect(recorder.events(for: cancelled.id) == [.debugMessage(cancelled.id), .finished(cancelled.id, .cancelled)])
+    }
+
+    @Test("a group started while the gate is open waits; a group can itself be the gate")
+    func groupsAndGates() async throws {
+        let server = try await TestServer.shared()
+        let (agent, recorder) = try await groupAgent(connectionsPerHost: 1)
+        let tag = uniqueTag()
+        let gate = agent.startPriorityFirst(.chain([
+            ChainStep(Request(.get, "/delay/0.3?\(tag)-g1")), ChainStep(Request(.get, "/get?\(tag)-g2")),
+        ]))
+        let batch = agent.start(.batch([Request(.get, "/get?\(tag)-b1"), Request(.get, "/get?\(tag)-b2")]))
+        let single = agent.start(Request(.get, "/get?\(tag)-s"))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(batch.state == .waiting)
+        while !(batch.state.isTerminal && single.state.isTerminal) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(gate.state == .succeeded && batch.state == .succeeded && single.state == .succeeded)
+        let received = server.receivedRequests.filter { $0.uri.contains(tag) }.map { String($0.uri.split(separator: "-").last!) }
+        #expect(Array(received.prefix(2)) == ["g1", "g2"])
+        #expect(Set(received.dropFirst(2)) == ["b1", "b2", "s"])
+        await agent.waitForObservers()
+        #expect(recorder.groupEvents.contains(.waiting(GroupInfo(id: batch.id, name: nil, kind: .batch, parentID: nil, indexInParent: nil, isPriorityGate: false), reason: .gated)))
+    }
+
+    @Test("cancelAll also cancels requests waiting at the gate")
+    func cancelAllWaiting() async throws {
+        let (agent, _) = try await groupAgent(connectionsPerHost: 1)
+        let gate = agent.startPriorityFirst(Request(.get, "/delay/5"))
+        let waiting = agent.start(Request(.get, "/get"))
+        try await Task.sleep(for: .milliseconds(50))
+        agent.cancelAll()
+        while !(gate.state.isTerminal && waiting.state.isTerminal) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(gate.state == .cancelled)
+        #expect(waiting.state == .cancelled)
+    }
+}
