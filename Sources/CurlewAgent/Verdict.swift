@@ -45,7 +45,7 @@ struct Verdict {
         }
         if !request.acceptableStatusCodes.contains(result.statusCode) {
             let reason = result.statusLine.isEmpty ? "HTTP \(result.statusCode)" : result.statusLine
-            fail(.unacceptableStatus, "unacceptable status: \(reason)", code: result.statusCode)
+            fail(.unacceptableStatus, "server answered \(reason)", code: result.statusCode)
         }
     }
 

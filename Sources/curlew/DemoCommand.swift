@@ -3,54 +3,111 @@ import CurlewAgent
 import CurlewDemoServer
 import Foundation
 
-/// `curlew demo`: starts the demo server in-process and sends a tour of requests through the
-/// agent, logging the session to `Sessions/`.
+/// `curlew demo`: runs against the demo server started in-process, logging to `Sessions/`.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run a tour of requests against the embedded demo server and show their timings."
+        abstract: "Run demos against the embedded demo server: a tour of requests, a batch, a chain.",
+        subcommands: [DemoTourCommand.self, DemoBatchCommand.self, DemoChainCommand.self],
+        defaultSubcommand: DemoTourCommand.self
     )
+}
 
+/// Options every demo shares.
+struct DemoOptions: ParsableArguments {
     @Option(help: "Directory for the session log.")
     var sessions: String = "Sessions"
+}
 
-    func run() async throws {
+/// The demo server, an agent on it and a session logger, started together and stopped together.
+struct DemoEnvironment {
+    let server: DemoServer
+    let agent: Agent
+    let logger: NetworkLogger
+
+    static func start(_ options: DemoOptions, maxConnectionsPerHost: Int = 10) async throws -> DemoEnvironment {
         let server = try await DemoServer.start()
-        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: maxConnectionsPerHost))
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
-            logFilePath: NetworkLogger.defaultPath(for: Date(), directory: sessions)
+            logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions)
         ))
         agent.addObserver(logger)
         print("Demo server: \(server.baseURL)\n")
+        return DemoEnvironment(server: server, agent: agent, logger: logger)
+    }
 
-        for request in DemoTour.requests {
-            print("── \(request.name ?? request.path) " + String(repeating: "─", count: 40))
-            let (message, _) = await agent.exchange(request)
-            print(ExchangeReport(message: message, showsRequest: true, showsBody: true).text + "\n")
-        }
-
-        print("── a slow request, cancelled after 300 ms " + String(repeating: "─", count: 20))
-        let slow = agent.start(Request(.get, "/delay/5", name: "slow, then cancelled"), callbacks: RequestCallbacks(
-            failure: { print("failure callback: \($0.error)") }
-        ))
-        try await Task.sleep(for: .milliseconds(300))
-        agent.cancel(slow)
+    func stop() async throws {
         await agent.waitForObservers()
-        try await Task.sleep(for: .milliseconds(50))
-
         try logger.close()
         try await server.stop()
         print("\nSession log: \(logger.path ?? "-") (\(logger.entryCount) entries)")
     }
 }
 
-/// The requests the demo sends, in one place so they can move into a workspace file.
-enum DemoTour {
-    static let requests: [Request] = [
-        Request(.get, "/get", name: "a simple GET", params: ["lang": "swift", "page": 1]),
-        Request(.post, "/post", name: "a JSON POST", params: ["name": "curlew", "tags": ["http", "timing"]], requestSerializer: .json),
-        Request(.get, "/redirect/2", name: "two redirects"),
-        Request(.get, "/status/418", name: "an unacceptable status"),
-        Request(.get, "/bytes/2048", name: "binary bytes"),
-    ]
+/// `curlew demo tour` (the default): single requests with their wire capture and timing waterfall.
+struct DemoTourCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tour", abstract: "Send a tour of single requests and show their timings.")
+
+    @OptionGroup var options: DemoOptions
+
+    func run() async throws {
+        let demo = try await DemoEnvironment.start(options)
+        for request in DemoSet.tour {
+            print("── \(request.name ?? request.path) " + String(repeating: "─", count: 40))
+            let (message, _) = await demo.agent.exchange(request)
+            print(ExchangeReport(message: message, showsRequest: true, showsBody: true).text + "\n")
+        }
+
+        print("── a slow request, cancelled after 300 ms " + String(repeating: "─", count: 20))
+        let slow = demo.agent.start(DemoSet.slow, callbacks: RequestCallbacks(failure: { print("failure callback: \($0.error)") }))
+        try await Task.sleep(for: .milliseconds(300))
+        demo.agent.cancel(slow)
+        try await Task.sleep(for: .milliseconds(50))
+        try await demo.stop()
+    }
+}
+
+/// `curlew demo batch`: a batch of ten with one failing member, printed live.
+struct DemoBatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "batch", abstract: "Run a batch of ten requests, one of them failing.")
+
+    enum Policy: String, ExpressibleByArgument, CaseIterable {
+        case all, any, required
+    }
+
+    @OptionGroup var options: DemoOptions
+
+    @Option(help: "Verdict policy: all (first failure cancels the rest), any, or required (the first three must succeed).")
+    var policy: Policy = .any
+
+    @Option(name: .customLong("max-concurrency"), help: "Members running at once; unlimited when omitted.")
+    var maxConcurrency: Int?
+
+    func run() async throws {
+        let demo = try await DemoEnvironment.start(options)
+        demo.agent.addObserver(GroupProgressPrinter())
+        let batchPolicy: BatchPolicy = switch policy {
+        case .all: .all
+        case .any: .any
+        case .required: .required([0, 1, 2])
+        }
+        let verdict = await DemoSet.run(DemoSet.batch(policy: batchPolicy, maxConcurrency: maxConcurrency), on: demo.agent)
+        try await demo.stop()
+        if verdict != .succeeded { throw ExitCode(1) }
+    }
+}
+
+/// `curlew demo chain`: log in, capture the token, use it for the profile.
+struct DemoChainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "chain", abstract: "Run a login -> profile chain that captures a token.")
+
+    @OptionGroup var options: DemoOptions
+
+    func run() async throws {
+        let demo = try await DemoEnvironment.start(options)
+        demo.agent.addObserver(GroupProgressPrinter())
+        let verdict = await DemoSet.run(DemoSet.loginChain, on: demo.agent)
+        try await demo.stop()
+        if verdict != .succeeded { throw ExitCode(1) }
+    }
 }

@@ -1,0 +1,55 @@
+import CurlewAgent
+import Foundation
+import Synchronization
+
+/// Prints each group member's result as it finishes, captures as they are made, and each
+/// group's verdict: the command-line view of the agent's group events.
+final class GroupProgressPrinter: NetworkObserver {
+    private let started = Mutex<[String: ContinuousClock.Instant]>([:])
+
+    func requestGroup(_ event: GroupEvent) {
+        switch event {
+        case .started(let group):
+            emit("\(indent(group))▶ \(group.kind.rawValue) \(title(group)) started")
+        case .memberChanged(let group, let update):
+            let key = "\(group.id)/\(update.index)"
+            if update.state == .pending, update.waitReason == nil {
+                started.withLock { $0[key] = .now }
+            }
+            guard update.state.isTerminal else { return }
+            let elapsed = started.withLock { $0.removeValue(forKey: key) }.map { ContinuousClock.now - $0 }
+            let duration = elapsed.map { TimingChart.format($0.components.seconds * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000) } ?? "-"
+            let outcome: String = switch update.state {
+            case .succeeded: "✓ \(update.statusCode.map(String.init) ?? "ok")"
+            case .cancelled: "⊘ cancelled"
+            default: "✗ " + (update.error.map { "\($0.kind.rawValue): \($0.message)" } ?? "failed")
+            }
+            emit("\(indent(group))  #\(update.index) \(update.label.padding(toLength: 20, withPad: " ", startingAt: 0)) \(outcome)  \(duration)")
+        case .captured(let group, let step, let name, let value):
+            let shown = value.count > 16 ? String(value.prefix(12)) + "…" : value
+            emit("\(indent(group))    captured {{\(name)}} = \(shown) from #\(step)")
+        case .stepAdded(let group, let index, let label):
+            emit("\(indent(group))  + step #\(index) \(label)")
+        case .waiting(let group, let reason):
+            emit("\(indent(group))… \(title(group)) waiting (\(reason.rawValue))")
+        case .finished(let group, let verdict, let duration, let failed):
+            let failures = failed.isEmpty ? "" : "; failed: " + failed.map { "#\($0)" }.joined(separator: ", ")
+            emit("\(indent(group))■ \(group.kind.rawValue) \(title(group)) \(verdict.rawValue) in \(TimingChart.format(duration))\(failures)")
+        case .created:
+            break
+        }
+    }
+
+    private func title(_ group: GroupInfo) -> String {
+        group.name.map { "'\($0)'" } ?? "#\(group.id)"
+    }
+
+    private func indent(_ group: GroupInfo) -> String {
+        group.parentID == nil ? "" : "    "
+    }
+
+    private func emit(_ line: String) {
+        print(line)
+        fflush(nil)
+    }
+}

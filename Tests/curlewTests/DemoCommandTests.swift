@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@Suite("curlew demo")
+struct DemoCommandTests {
+    private func sessionsDirectory() -> String {
+        NSTemporaryDirectory() + "curlew-demo-" + UUID().uuidString
+    }
+
+    @Test("demo batch prints every member's result and the verdict, and logs all ten")
+    func batch() async throws {
+        let result = try await CurlewProcess.run(["demo", "batch", "--sessions", sessionsDirectory()])
+        #expect(result.status == 0)
+        for index in 0..<10 { #expect(result.output.contains("#\(index) item \(index + 1)")) }
+        #expect(result.output.contains("✗ unacceptableStatus: server answered HTTP/1.1 500"))
+        #expect(result.output.contains("■ batch 'ten requests' succeeded"))
+        #expect(result.output.contains("failed: #6"))
+        #expect(result.output.contains("(10 entries)"))
+    }
+
+    @Test("demo batch --policy all cancels the rest after the failure and exits non-zero")
+    func batchAll() async throws {
+        let result = try await CurlewProcess.run(["demo", "batch", "--policy", "all", "--max-concurrency", "3", "--sessions", sessionsDirectory()])
+        #expect(result.status == 1)
+        #expect(result.output.contains("⊘ cancelled"))
+        #expect(result.output.contains("■ batch 'ten requests' failed"))
+    }
+
+    @Test("demo chain logs in, captures the token and uses it")
+    func chain() async throws {
+        let result = try await CurlewProcess.run(["demo", "chain", "--sessions", sessionsDirectory()])
+        #expect(result.status == 0)
+        #expect(result.output.contains("#0 log in"))
+        #expect(result.output.contains("captured {{token}} = demo-"))
+        let profile = result.output.split(separator: "\n").first { $0.contains("#1 profile") }
+        #expect(profile?.contains("✓ 200") == true)
+        #expect(result.output.contains("■ chain 'login -> profile' succeeded"))
+    }
+}
