@@ -13,7 +13,7 @@ build: deps
 	$(SWIFT) build
 
 run: build
-	$(CURLEW) demo
+	$(CURLEW)
 
 test: deps
 	$(SWIFT) build --build-tests

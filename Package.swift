@@ -21,6 +21,15 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CNCurses",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"])]
+        ),
+        .target(
+            name: "CurlewTUI",
+            dependencies: ["CurlewAgent", "CurlewSessions", "CNCurses"]
+        ),
         .target(
             name: "CurlewTransport",
             dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
@@ -41,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "curlew",
             dependencies: [
-                "CurlewAgent", "CurlewSessions", "CurlewDemoServer",
+                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -54,6 +63,7 @@ let package = Package(
         .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewTUITests", dependencies: ["CurlewTUI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
         .testTarget(name: "curlewTests", dependencies: ["curlew", "CurlewSessions", "CurlewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

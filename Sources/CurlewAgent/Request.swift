@@ -47,6 +47,8 @@ public struct Request: Sendable {
     public var acceptableStatusCodes: Range<Int>
     /// Overrides the config's certificate checks.
     public var tls: TLSSettings?
+    /// Overrides the config's redirect following.
+    public var followRedirects: Bool?
 
     public init(
         _ method: HTTPMethod = .get,

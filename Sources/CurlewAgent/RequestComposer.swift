@@ -41,7 +41,7 @@ struct RequestComposer: Sendable {
             body: body,
             totalTimeout: request.timeout ?? config.requestTimeout,
             connectTimeout: config.connectTimeout,
-            followRedirects: config.followRedirects,
+            followRedirects: request.followRedirects ?? config.followRedirects,
             maxRedirects: config.maxRedirects,
             maxResponseBytes: config.maxResponseBytes,
             requestCaptureLimit: config.debugBodyLimit,

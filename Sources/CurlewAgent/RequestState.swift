@@ -1,5 +1,6 @@
 import CurlewTransport
 import Foundation
+import Foundation
 
 /// Where a request is in its life. Every request ends in exactly one terminal state.
 public enum RequestState: String, Sendable, Equatable, Codable {

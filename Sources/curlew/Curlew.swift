@@ -6,8 +6,14 @@ struct Curlew: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "curlew",
         abstract: "A terminal network inspector and HTTP request workbench.",
+        discussion: "With no subcommand, opens the interface on the embedded demo server.",
         version: CurlewVersion.current,
-        subcommands: [SendCommand.self, DemoCommand.self, DemoServerCommand.self],
-        defaultSubcommand: DemoCommand.self
+        subcommands: [TUICommand.self, SendCommand.self, DemoCommand.self, DemoServerCommand.self]
     )
+
+    @OptionGroup var options: InterfaceOptions
+
+    func run() async throws {
+        try await InterfaceLauncher.openOnDemo(options)
+    }
 }

@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewTUI
 
 /// The demo's ready requests and groups, in one place so they can move into a workspace file.
 enum DemoSet {
@@ -28,6 +29,20 @@ enum DemoSet {
         ChainStep(Request(.get, "/me", name: "profile", headers: ["Authorization": "Bearer {{token}}"])),
         ChainStep(Request(.get, "/bearer", name: "check token", headers: ["Authorization": "Bearer {{token}}"])),
     ], name: "login -> profile")
+
+    /// What the TUI's Compose list offers on the demo.
+    static func composeItems(baseURL: String) -> [ComposeItem] {
+        let requests = [
+            Request(.get, "/get", name: "single GET", params: ["lang": "swift", "page": 1], headers: ["Accept": "application/json"]),
+            Request(.post, "/post", name: "JSON POST", params: ["name": "curlew", "tags": ["http", "timing"]], requestSerializer: .json),
+            Request(.get, "/delay/10", name: "slow request (cancel with x)"),
+            Request(.get, "/drip", name: "download with progress", params: ["numbytes": 400_000, "duration": 4]),
+        ]
+        return requests.map { ComposeItem.request(RequestDraft($0, baseURL: baseURL)) } + [
+            .group(name: "batch of ten", batch(policy: .any, maxConcurrency: nil)),
+            .group(name: "login -> profile", loginChain),
+        ]
+    }
 
     /// Runs a group to its end and returns its verdict.
     static func run(_ group: RequestGroup, on agent: Agent) async -> GroupState {

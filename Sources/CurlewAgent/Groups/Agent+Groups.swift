@@ -57,12 +57,22 @@ extension Agent {
     /// Cancels a group: pending members never start, running ones are aborted, and the group
     /// ends `cancelled`. A finished group is left alone.
     public func cancel(_ group: GroupHandle) {
-        groups.runner(group.id)?.cancel()
+        cancelGroup(id: group.id)
     }
 
     /// Cancels one member of a group; its siblings go on unless the group's policy ends the group.
     public func cancelMember(at index: Int, of group: GroupHandle) {
-        groups.runner(group.id)?.cancelMember(at: index)
+        cancelMember(at: index, ofGroup: group.id)
+    }
+
+    /// Cancels a group known only by its id (as observers know groups).
+    public func cancelGroup(id: UInt64) {
+        groups.runner(id)?.cancel()
+    }
+
+    /// Cancels one member of a group known only by its id.
+    public func cancelMember(at index: Int, ofGroup id: UInt64) {
+        groups.runner(id)?.cancelMember(at: index)
     }
 
     private func startGroup(_ group: RequestGroup, callbacks: GroupCallbacks, isPriorityGate: Bool,

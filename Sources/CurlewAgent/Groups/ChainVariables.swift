@@ -6,6 +6,11 @@ public struct ChainVariables: Sendable, Equatable {
 
     public init() {}
 
+    /// Variables from name-value pairs; a later pair wins over an earlier one of the same name.
+    public init(_ pairs: [(name: String, value: String)]) {
+        for pair in pairs { set(pair.name, pair.value) }
+    }
+
     public subscript(name: String) -> String? {
         values.last { $0.name == name }?.value
     }
@@ -53,7 +58,8 @@ public struct ChainVariables: Sendable, Equatable {
         }
     }
 
-    func expand(_ text: String) throws(RequestError) -> String {
+    /// Replaces every `{{name}}` in `text`; an unknown name fails with `unresolvedVariable`.
+    public func expand(_ text: String) throws(RequestError) -> String {
         guard text.contains("{{") else { return text }
         var output = ""
         var rest = Substring(text)

@@ -1,0 +1,307 @@
+import CurlewAgent
+import Foundation
+
+/// Where and why a filter expression could not be read. `position` is a 0-based character offset.
+public struct FilterSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var position: Int
+    public var message: String
+
+    public var description: String { "at \(position + 1): \(message)" }
+
+    /// The expression with a caret under the offending position, for a one-line UI.
+    public func pointer(in expression: String) -> String {
+        expression + "\n" + String(repeating: " ", count: min(position, expression.count)) + "^ " + message
+    }
+}
+
+/// A filter over debug messages in the spirit of mitmproxy's:
+///
+/// `~m METHOD`, `~u REGEX` (URL), `~c 404` or `~c 4xx` (status), `~h REGEX` (request or response
+/// header lines), `~b REGEX` (request or response body), `~d HOST` (host contains), `~e` (failed),
+/// `~dur >500ms` (`<`, `<=`, `>`, `>=`, `=`; `us`, `ms`, `s`), `~size >1MB` (response body;
+/// `B`, `KB`, `MB`, `GB`, powers of 1024), combined with `!`, `&`, `|` and parentheses. Adjacent
+/// terms are joined with `&`; a bare word matches URLs containing it. Matching ignores case.
+public indirect enum MessageFilter {
+    case method(String)
+    case url(Regex<AnyRegexOutput>, source: String)
+    case status(ClosedRange<Int>)
+    case header(Regex<AnyRegexOutput>, source: String)
+    case body(Regex<AnyRegexOutput>, source: String)
+    case domain(String)
+    case failed
+    case duration(Comparison, microseconds: Int64)
+    case size(Comparison, bytes: Int64)
+    case urlContains(String)
+    case not(MessageFilter)
+    case and(MessageFilter, MessageFilter)
+    case or(MessageFilter, MessageFilter)
+
+    public enum Comparison: String, Sendable {
+        case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=", equal = "="
+
+        func holds(_ value: Int64, _ limit: Int64) -> Bool {
+            switch self {
+            case .less: value < limit
+            case .lessOrEqual: value <= limit
+            case .greater: value > limit
+            case .greaterOrEqual: value >= limit
+            case .equal: value == limit
+            }
+        }
+    }
+
+    /// Parses an expression; an empty one is an error too (callers treat "" as "no filter").
+    public static func parse(_ expression: String) throws(FilterSyntaxError) -> MessageFilter {
+        var parser = FilterParser(tokens: try FilterLexer.tokens(of: expression), length: expression.count)
+        return try parser.parseExpression()
+    }
+
+    public func matches(_ message: DebugMessage) -> Bool {
+        switch self {
+        case .method(let method):
+            return message.original?.method.caseInsensitiveCompare(method) == .orderedSame
+        case .url(let regex, _):
+            return (message.original?.url).map { $0.contains(regex) } ?? false
+        case .urlContains(let text):
+            return message.original?.url.localizedCaseInsensitiveContains(text) ?? false
+        case .status(let range):
+            return message.response.map { range.contains($0.statusCode) } ?? false
+        case .header(let regex, _):
+            let request = message.original?.headers ?? []
+            let response = message.response?.headers ?? []
+            return (request + response).contains { "\($0.name): \($0.value)".contains(regex) }
+        case .body(let regex, _):
+            let bodies = [message.sent?.body ?? message.original?.body, message.response?.body]
+            return bodies.contains { $0?.text?.contains(regex) ?? false }
+        case .domain(let host):
+            guard let url = message.original?.url, let parsed = URLComponents(string: url)?.host else { return false }
+            return parsed.localizedCaseInsensitiveContains(host)
+        case .failed:
+            return message.error != nil
+        case .duration(let comparison, let limit):
+            guard let timings = message.timings else { return false }
+            return comparison.holds(timings.queued + timings.total, limit)
+        case .size(let comparison, let limit):
+            guard let body = message.response?.body else { return false }
+            return comparison.holds(body.size, limit)
+        case .not(let inner):
+            return !inner.matches(message)
+        case .and(let left, let right):
+            return left.matches(message) && right.matches(message)
+        case .or(let left, let right):
+            return left.matches(message) || right.matches(message)
+        }
+    }
+}
+
+struct FilterToken: Equatable {
+    enum Kind: Equatable {
+        case filter(String)  // "~m"
+        case word(String)
+        case not, and, or, open, close
+    }
+
+    let kind: Kind
+    let position: Int
+}
+
+enum FilterLexer {
+    static func tokens(of expression: String) throws(FilterSyntaxError) -> [FilterToken] {
+        let characters = Array(expression)
+        var tokens: [FilterToken] = []
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            switch character {
+            case " ", "\t":
+                index += 1
+            case "!": tokens.append(FilterToken(kind: .not, position: index)); index += 1
+            case "&": tokens.append(FilterToken(kind: .and, position: index)); index += 1
+            case "|": tokens.append(FilterToken(kind: .or, position: index)); index += 1
+            case "(": tokens.append(FilterToken(kind: .open, position: index)); index += 1
+            case ")": tokens.append(FilterToken(kind: .close, position: index)); index += 1
+            case "~":
+                let start = index
+                index += 1
+                while index < characters.count, characters[index].isLetter { index += 1 }
+                tokens.append(FilterToken(kind: .filter(String(characters[start..<index])), position: start))
+            case "\"", "'":
+                let start = index
+                index += 1
+                var text = ""
+                while index < characters.count, characters[index] != character {
+                    if characters[index] == "\\", index + 1 < characters.count { index += 1 }
+                    text.append(characters[index])
+                    index += 1
+                }
+                guard index < characters.count else { throw FilterSyntaxError(position: start, message: "unclosed quote") }
+                index += 1
+                tokens.append(FilterToken(kind: .word(text), position: start))
+            default:
+                let start = index
+                var text = ""
+                // `|` and `&` always separate terms: a regex alternation needs quotes (`~u "a|b"`).
+                while index < characters.count, !" \t()&|".contains(characters[index]) {
+                    text.append(characters[index])
+                    index += 1
+                }
+                tokens.append(FilterToken(kind: .word(text), position: start))
+            }
+        }
+        return tokens
+    }
+}
+
+struct FilterParser {
+    let tokens: [FilterToken]
+    let length: Int
+    var index = 0
+
+    init(tokens: [FilterToken], length: Int) {
+        self.tokens = tokens
+        self.length = length
+    }
+
+    private var current: FilterToken? { index < tokens.count ? tokens[index] : nil }
+    private var position: Int { current?.position ?? length }
+
+    mutating func parseExpression() throws(FilterSyntaxError) -> MessageFilter {
+        guard !tokens.isEmpty else { throw FilterSyntaxError(position: 0, message: "empty filter") }
+        let filter = try parseOr()
+        if let token = current {
+            throw FilterSyntaxError(position: token.position, message: token.kind == .close ? "unmatched )" : "unexpected \(describe(token))")
+        }
+        return filter
+    }
+
+    private mutating func parseOr() throws(FilterSyntaxError) -> MessageFilter {
+        var left = try parseAnd()
+        while current?.kind == .or {
+            index += 1
+            left = .or(left, try parseAnd())
+        }
+        return left
+    }
+
+    private mutating func parseAnd() throws(FilterSyntaxError) -> MessageFilter {
+        var left = try parseUnary()
+        while let token = current, token.kind != .or, token.kind != .close {
+            if token.kind == .and { index += 1 }
+            left = .and(left, try parseUnary())
+        }
+        return left
+    }
+
+    private mutating func parseUnary() throws(FilterSyntaxError) -> MessageFilter {
+        guard let token = current else { throw FilterSyntaxError(position: position, message: "expected a filter") }
+        switch token.kind {
+        case .not:
+            index += 1
+            return .not(try parseUnary())
+        case .open:
+            index += 1
+            let inner = try parseOr()
+            guard current?.kind == .close else { throw FilterSyntaxError(position: token.position, message: "unclosed (") }
+            index += 1
+            return inner
+        case .filter(let name):
+            index += 1
+            return try parseFilter(name, at: token.position)
+        case .word(let text):
+            index += 1
+            return .urlContains(text)
+        case .and, .or, .close:
+            throw FilterSyntaxError(position: token.position, message: "expected a filter before \(describe(token))")
+        }
+    }
+
+    private mutating func argument(for name: String, at position: Int) throws(FilterSyntaxError) -> (String, Int) {
+        guard let token = current, case .word(let text) = token.kind else {
+            throw FilterSyntaxError(position: self.position, message: "\(name) needs an argument")
+        }
+        index += 1
+        return (text, token.position)
+    }
+
+    private mutating func parseFilter(_ name: String, at position: Int) throws(FilterSyntaxError) -> MessageFilter {
+        switch name {
+        case "~e": return .failed
+        case "~m":
+            return .method(try argument(for: name, at: position).0)
+        case "~d":
+            return .domain(try argument(for: name, at: position).0)
+        case "~u", "~h", "~b":
+            let (text, at) = try argument(for: name, at: position)
+            let regex: Regex<AnyRegexOutput>
+            do {
+                regex = try Regex(text).ignoresCase()
+            } catch {
+                throw FilterSyntaxError(position: at, message: "invalid regular expression \(text.debugDescription)")
+            }
+            return name == "~u" ? .url(regex, source: text) : name == "~h" ? .header(regex, source: text) : .body(regex, source: text)
+        case "~c":
+            let (text, at) = try argument(for: name, at: position)
+            return .status(try Self.statusRange(text, at: at))
+        case "~dur":
+            let (text, at) = try argument(for: name, at: position)
+            let (comparison, number, unit) = try Self.comparison(text, at: at)
+            let scale: Double = switch unit {
+            case "", "ms": 1000
+            case "us", "µs": 1
+            case "s": 1_000_000
+            default: throw FilterSyntaxError(position: at, message: "unknown duration unit \(unit.debugDescription) (use us, ms or s)")
+            }
+            return .duration(comparison, microseconds: Int64(number * scale))
+        case "~size":
+            let (text, at) = try argument(for: name, at: position)
+            let (comparison, number, unit) = try Self.comparison(text, at: at)
+            let scale: Double = switch unit.uppercased() {
+            case "", "B": 1
+            case "KB", "K", "KIB": 1024
+            case "MB", "M", "MIB": 1024 * 1024
+            case "GB", "G", "GIB": 1024 * 1024 * 1024
+            default: throw FilterSyntaxError(position: at, message: "unknown size unit \(unit.debugDescription) (use B, KB, MB or GB)")
+            }
+            return .size(comparison, bytes: Int64(number * scale))
+        default:
+            throw FilterSyntaxError(position: position, message: "unknown filter \(name) (known: ~m ~u ~c ~h ~b ~d ~e ~dur ~size)")
+        }
+    }
+
+    private static func statusRange(_ text: String, at position: Int) throws(FilterSyntaxError) -> ClosedRange<Int> {
+        if let code = Int(text), (100...599).contains(code) { return code...code }
+        let lowered = text.lowercased()
+        if lowered.count == 3, lowered.hasSuffix("xx"), let digit = lowered.first?.wholeNumberValue, (1...5).contains(digit) {
+            return (digit * 100)...(digit * 100 + 99)
+        }
+        throw FilterSyntaxError(position: position, message: "status must be a code like 404 or a class like 4xx")
+    }
+
+    private static func comparison(_ text: String, at position: Int) throws(FilterSyntaxError) -> (MessageFilter.Comparison, Double, String) {
+        var rest = Substring(text)
+        let comparison: MessageFilter.Comparison
+        if rest.hasPrefix(">=") { comparison = .greaterOrEqual; rest = rest.dropFirst(2) }
+        else if rest.hasPrefix("<=") { comparison = .lessOrEqual; rest = rest.dropFirst(2) }
+        else if rest.hasPrefix(">") { comparison = .greater; rest = rest.dropFirst() }
+        else if rest.hasPrefix("<") { comparison = .less; rest = rest.dropFirst() }
+        else if rest.hasPrefix("=") { comparison = .equal; rest = rest.dropFirst() }
+        else { comparison = .equal }
+        let numberEnd = rest.firstIndex { !($0.isNumber || $0 == ".") } ?? rest.endIndex
+        guard let number = Double(rest[..<numberEnd]) else {
+            throw FilterSyntaxError(position: position + (text.count - rest.count), message: "expected a number in \(text.debugDescription)")
+        }
+        return (comparison, number, String(rest[numberEnd...]))
+    }
+
+    private func describe(_ token: FilterToken) -> String {
+        switch token.kind {
+        case .filter(let name): name
+        case .word(let text): text.debugDescription
+        case .not: "!"
+        case .and: "&"
+        case .or: "|"
+        case .open: "("
+        case .close: ")"
+        }
+    }
+}

@@ -1,0 +1,403 @@
+import CurlewAgent
+import Foundation
+
+extension AppModel {
+    func perform(_ command: Command) {
+        switch command {
+        case .nextPane: switchPane(to: Pane(rawValue: (pane.rawValue + 1) % Pane.allCases.count)!)
+        case .previousPane: switchPane(to: Pane(rawValue: (pane.rawValue + Pane.allCases.count - 1) % Pane.allCases.count)!)
+        case .composePane: switchPane(to: .compose)
+        case .livePane: switchPane(to: .live)
+        case .groupsPane: switchPane(to: .groups)
+        case .logsPane: switchPane(to: .logs)
+        case .up: move(by: -1)
+        case .down: move(by: 1)
+        case .pageUp: move(by: -pageSize)
+        case .pageDown: move(by: pageSize)
+        case .top: move(by: -Int.max / 2)
+        case .bottom: move(by: Int.max / 2)
+        case .left: sideways(-1)
+        case .right: sideways(1)
+        case .open: open()
+        case .back: back()
+        case .filter:
+            if pane == .logs, logs.opened != nil {
+                prompt = .filter(LineEditor(logs.opened?.filterText ?? ""))
+            } else {
+                message = pane == .logs ? "open a log first (Enter)" : "the filter applies to an opened log in the Log browser (4)"
+            }
+        case .commandPrompt: prompt = .command(LineEditor())
+        case .help:
+            showHelp = true
+            helpScroll = 0
+        case .quit: requestQuit()
+        case .send: send()
+        case .cancel: cancel()
+        case .duplicate:
+            compose.duplicate()
+            message = "duplicated as \(compose.draft.name)"
+        case .edit: open()
+        case .toggleRow: toggleRow()
+        case .addRow: addRow()
+        case .deleteRow: deleteRow()
+        case .toggleFollow:
+            live.follow.toggle()
+            if live.follow { live.selected = max(0, live.visibleCount - 1) }
+            message = live.follow ? "following the newest request" : "follow off"
+        case .togglePause:
+            live.togglePause()
+            message = live.pausedAt == nil ? "stream resumed" : "stream paused"
+        case .nextTab: detail?.state.switchTab(by: 1)
+        case .previousTab: detail?.state.switchTab(by: -1)
+        case .search: prompt = .search(LineEditor(detail?.state.search ?? ""))
+        case .nextMatch: detail?.state.nextMatch()
+        case .resend: resend()
+        case .toggleMouse:
+            mouseEnabled.toggle()
+            message = mouseEnabled ? "mouse on" : "mouse off: the terminal's own text selection works"
+        case .cancelMember: cancelGroupMember()
+        case .clearFilter: applyFilter("")
+        }
+    }
+
+    var pageSize: Int { 10 }
+
+    private func switchPane(to next: Pane) {
+        pane = next
+        if next == .logs, logs.opened == nil {
+            logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
+        }
+    }
+
+    private func move(by delta: Int) {
+        if context == .detail {
+            guard var current = detail else { return }
+            current.state.scroll = max(0, current.state.scroll + delta)
+            detail = current
+            return
+        }
+        switch pane {
+        case .compose:
+            if compose.focus == .list {
+                compose.selectedItem = clamp(compose.selectedItem + delta, compose.items.count)
+            } else {
+                compose.fieldIndex = clamp(compose.fieldIndex + delta, compose.fields.count)
+            }
+        case .live:
+            live.selected = clamp(live.selected + delta, live.visibleCount)
+            live.follow = live.selected == live.visibleCount - 1 && delta > 0 ? live.follow : false
+        case .groups:
+            if groupMembersFocused, let group = selectedGroup {
+                groups.selectedMember = clamp((groups.selectedMember ?? 0) + delta, group.members.count)
+            } else {
+                groups.selected = clamp(groups.selected + delta, groups.groups.count)
+            }
+        case .logs:
+            logs.moveSelection(by: max(-1_000_000, min(1_000_000, delta)))
+        }
+    }
+
+    private func clamp(_ value: Int, _ count: Int) -> Int {
+        min(max(0, value), max(0, count - 1))
+    }
+
+    private func sideways(_ delta: Int) {
+        switch pane {
+        case .compose:
+            if compose.focus == .list {
+                if delta > 0 { compose.focus = .editor }
+            } else if [.method, .bodyMode, .auth, .redirects].contains(compose.field) {
+                compose.cycle(compose.field, by: delta)
+            } else if delta < 0 {
+                compose.focus = .list
+            }
+        case .groups:
+            groupMembersFocused = delta > 0 && selectedGroup != nil
+            if groupMembersFocused, groups.selectedMember == nil { groups.selectedMember = 0 }
+        default:
+            break
+        }
+    }
+
+    var selectedGroup: GroupRecord? {
+        groups.groups.indices.contains(groups.selected) ? groups.groups[groups.selected] : nil
+    }
+
+    private func open() {
+        switch pane {
+        case .compose:
+            if compose.focus == .list {
+                if let (name, group) = compose.loadSelected() { run(group, named: name) }
+            } else {
+                editField()
+            }
+        case .live:
+            let visible = live.rows.prefix(live.visibleCount)
+            guard visible.indices.contains(live.selected) else { return }
+            guard let message = visible[live.selected].message else {
+                self.message = "still in flight; the detail opens once it finishes"
+                return
+            }
+            detail = (.live, DetailState(message: message))
+        case .groups:
+            if !groupMembersFocused {
+                groupMembersFocused = selectedGroup != nil
+                groups.selectedMember = 0
+            } else if let group = selectedGroup, let index = groups.selectedMember, group.members.indices.contains(index) {
+                let member = group.members[index]
+                if let row = live.rows.last(where: { $0.info.groupID == group.info.id && $0.info.step == index }), let message = row.message {
+                    pane = .live
+                    detail = (.live, DetailState(message: message))
+                } else if let child = member.childGroupID, let position = groups.groups.firstIndex(where: { $0.info.id == child }) {
+                    groups.selected = position
+                    groups.selectedMember = 0
+                } else {
+                    message = "no debug message for \(member.label) yet"
+                }
+            }
+        case .logs:
+            if logs.opened == nil {
+                guard logs.files.indices.contains(logs.selectedFile) else { return }
+                openLog(logs.files[logs.selectedFile].path)
+            } else if let message = logs.selectedMessage {
+                detail = (.logs, DetailState(message: message))
+            }
+        }
+    }
+
+    /// Opens a session log in the log browser and shows that pane.
+    public func openLog(_ path: String) {
+        do {
+            try logs.open(path)
+            let skipped = logs.opened?.log.skipped.count ?? 0
+            message = "\(logs.opened?.log.messages.count ?? 0) entries" + (skipped > 0 ? ", \(skipped) unreadable lines skipped" : "")
+        } catch {
+            message = error.description
+        }
+    }
+
+    private func back() {
+        if detail != nil, detail?.pane == pane {
+            detail = nil
+        } else if pane == .compose, compose.focus == .editor {
+            compose.focus = .list
+        } else if pane == .groups, groupMembersFocused {
+            groupMembersFocused = false
+        } else if pane == .logs, logs.opened != nil {
+            logs.close()
+        }
+    }
+
+    // MARK: Compose
+
+    private func editField() {
+        let field = compose.field
+        switch field {
+        case .paramsHeading, .headersHeading: addRow()
+        case .bodyMode, .auth, .redirects: compose.cycle(field, by: 1)
+        default:
+            if let text = compose.text(of: field) { compose.editing = (field, LineEditor(text)) }
+        }
+    }
+
+    func handleEditing(_ key: Key) {
+        guard var (field, editor) = compose.editing else { return }
+        switch editor.handle(key) {
+        case .editing:
+            compose.editing = (field, editor)
+        case .cancelled:
+            compose.editing = nil
+            if case .param(let index) = field, compose.draft.params[index].name.isEmpty { compose.draft.params.remove(at: index) }
+            if case .header(let index) = field, compose.draft.headers[index].name.isEmpty { compose.draft.headers.remove(at: index) }
+        case .committed:
+            compose.editing = nil
+            if let problem = compose.commit(editor.text, to: field) {
+                message = problem
+                compose.editing = (field, editor)
+            }
+        }
+    }
+
+    private func toggleRow() {
+        switch compose.field {
+        case .param(let index): compose.draft.params[index].enabled.toggle()
+        case .header(let index): compose.draft.headers[index].enabled.toggle()
+        case .redirects: compose.draft.followRedirects.toggle()
+        default: break
+        }
+    }
+
+    private func addRow() {
+        guard pane == .compose else { return }
+        compose.focus = .editor
+        switch compose.field {
+        case .headersHeading, .header:
+            compose.draft.headers.append(KeyValueRow("", ""))
+            let index = compose.draft.headers.count - 1
+            compose.fieldIndex = compose.fields.firstIndex(of: .header(index)) ?? compose.fieldIndex
+            compose.editing = (.header(index), LineEditor())
+        default:
+            compose.draft.params.append(KeyValueRow("", ""))
+            let index = compose.draft.params.count - 1
+            compose.fieldIndex = compose.fields.firstIndex(of: .param(index)) ?? compose.fieldIndex
+            compose.editing = (.param(index), LineEditor())
+        }
+    }
+
+    private func deleteRow() {
+        switch compose.field {
+        case .param(let index): compose.draft.params.remove(at: index)
+        case .header(let index): compose.draft.headers.remove(at: index)
+        default: return
+        }
+        compose.fieldIndex = min(compose.fieldIndex, compose.fields.count - 1)
+    }
+
+    /// Captured chain values, then the process environment, for `{{name}}`.
+    var variables: ChainVariables {
+        ChainVariables(environment.processEnvironment.map { ($0.key, $0.value) } + groups.capturedVariables)
+    }
+
+    func send() {
+        guard let agent = environment.agent else {
+            message = "no agent: open curlew with the demo to send requests"
+            return
+        }
+        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
+            run(group, named: name)
+            return
+        }
+        do {
+            let request = try compose.draft.makeRequest(variables: variables)
+            compose.keepDraft()
+            let handle = agent.start(request)
+            compose.lastSent = handle
+            message = "sent \(compose.draft.method) \(compose.draft.name) as #\(handle.id); 2 shows it live"
+        } catch {
+            message = "not sent: \(error.message)"
+        }
+    }
+
+    func run(_ group: RequestGroup, named name: String) {
+        guard let agent = environment.agent else { return }
+        compose.lastGroup = agent.start(group)
+        message = "running \(group.kind.rawValue) \(name); 3 shows it live"
+    }
+
+    private func cancel() {
+        guard let agent = environment.agent else { return }
+        switch pane {
+        case .groups:
+            guard let group = selectedGroup, group.verdict == nil else { message = "no running group selected"; return }
+            agent.cancelGroup(id: group.info.id)
+            message = "cancelling \(group.info.kind.rawValue) #\(group.info.id)"
+        default:
+            if let group = compose.lastGroup, !group.state.isTerminal {
+                agent.cancel(group)
+                message = "cancelling the group"
+            } else if let handle = compose.lastSent, !handle.state.isTerminal {
+                agent.cancel(handle)
+                message = "cancelling #\(handle.id)"
+            } else {
+                message = "nothing in flight from this editor"
+            }
+        }
+    }
+
+    private func cancelGroupMember() {
+        guard let agent = environment.agent, let group = selectedGroup, let index = groups.selectedMember, groupMembersFocused else {
+            message = "select a member first (→ or Enter)"
+            return
+        }
+        agent.cancelMember(at: index, ofGroup: group.info.id)
+        message = "cancelling member #\(index)"
+    }
+
+    private func resend() {
+        let source: DebugMessage?
+        if let detail, detail.pane == pane {
+            source = detail.state.message
+        } else if pane == .live {
+            let visible = live.rows.prefix(live.visibleCount)
+            source = visible.indices.contains(live.selected) ? visible[live.selected].message : nil
+        } else {
+            source = logs.selectedMessage
+        }
+        guard let source else { message = "select a finished request to re-send"; return }
+        compose.draft = RequestDraft(source)
+        compose.items.append(.request(compose.draft))
+        compose.selectedItem = compose.items.count - 1
+        compose.focus = .editor
+        compose.fieldIndex = 0
+        pane = .compose
+        message = "loaded into Compose; s sends"
+    }
+
+    // MARK: Mouse and command line
+
+    func handleMouse(_ event: MouseEvent) {
+        guard mouseEnabled else { return }
+        switch event.kind {
+        case .wheelUp: move(by: -3)
+        case .wheelDown: move(by: 3)
+        case .click:
+            if event.row == 0 {
+                if let hit = Chrome.tabHit(column: event.column) { switchPane(to: hit) }
+                return
+            }
+            let row = event.row - Layout.listTop
+            guard row >= 0 else { return }
+            switch pane {
+            case .compose:
+                if event.column < Layout.composeListWidth(columns: 200) {
+                    compose.focus = .list
+                    compose.selectedItem = clamp(row, compose.items.count)
+                }
+            case .live where detail?.pane != .live:
+                live.selected = clamp(live.scroll + row, live.visibleCount)
+                live.follow = false
+            case .groups:
+                groups.selected = clamp(row, groups.groups.count)
+            case .logs where detail?.pane != .logs:
+                logs.moveSelection(by: row - (logs.opened?.selected ?? logs.selectedFile))
+            default:
+                break
+            }
+        }
+    }
+
+    func runCommandLine(_ line: String) {
+        let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
+        guard let name = parts.first else { return }
+        let argument = parts.count > 1 ? parts[1] : ""
+        switch name {
+        case "send": send()
+        case "cancel": cancel()
+        case "quit", "q": requestQuit()
+        case "help": showHelp = true
+        case "follow": perform(.toggleFollow)
+        case "pause": perform(.togglePause)
+        case "mouse": mouseEnabled = argument != "off"; message = mouseEnabled ? "mouse on" : "mouse off"
+        case "pane":
+            if let target = Pane.allCases.first(where: { $0.title.lowercased() == argument.lowercased() }) { switchPane(to: target) }
+        case "filter":
+            pane = .logs
+            applyFilter(argument)
+        case "open":
+            pane = .logs
+            openLog(argument)
+        case "run":
+            let match = compose.items.first { item in
+                if case .group(let itemName, _) = item { return itemName.lowercased().hasPrefix(argument.lowercased()) }
+                return false
+            }
+            if case .group(let itemName, let group) = match {
+                run(group, named: itemName)
+            } else {
+                message = "no group named \(argument.debugDescription); Tab completes"
+            }
+        default:
+            message = "unknown command \(name.debugDescription); known: " + CommandLine.commands.joined(separator: " ")
+        }
+    }
+}

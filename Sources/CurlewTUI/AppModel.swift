@@ -1,0 +1,256 @@
+import CurlewAgent
+import CurlewSessions
+import Foundation
+
+/// The four panes.
+public enum Pane: Int, CaseIterable, Sendable {
+    case compose, live, groups, logs
+
+    public var title: String {
+        switch self {
+        case .compose: "Compose"
+        case .live: "Live"
+        case .groups: "Groups"
+        case .logs: "Logs"
+        }
+    }
+
+    var context: KeyContext {
+        switch self {
+        case .compose: .compose
+        case .live: .live
+        case .groups: .groups
+        case .logs: .logs
+        }
+    }
+}
+
+/// What the app runs against: an agent (absent when only browsing logs) and where logs live.
+public struct AppEnvironment: Sendable {
+    public var agent: Agent?
+    /// Shown in the status bar: "demo http://127.0.0.1:4321" or "logs".
+    public var name: String
+    public var sessionLogPath: String?
+    public var sessionsDirectory: String
+    public var extraLogFiles: [String]
+    public var composeItems: [ComposeItem]
+    public var timeZone: TimeZone
+    /// For `{{NAME}}` in Compose, after captured chain values.
+    public var processEnvironment: [String: String]
+
+    public init(agent: Agent?, name: String, sessionLogPath: String?, sessionsDirectory: String = "Sessions",
+                extraLogFiles: [String] = [], composeItems: [ComposeItem] = [], timeZone: TimeZone = .current,
+                processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.agent = agent
+        self.name = name
+        self.sessionLogPath = sessionLogPath
+        self.sessionsDirectory = sessionsDirectory
+        self.extraLogFiles = extraLogFiles
+        self.composeItems = composeItems
+        self.timeZone = timeZone
+        self.processEnvironment = processEnvironment
+    }
+}
+
+/// The TUI's state and behaviour, independent of curses: keys in, agent events in, frames out.
+public final class AppModel {
+    public enum Prompt: Equatable {
+        case filter(LineEditor)
+        case command(LineEditor)
+        case search(LineEditor)
+        case confirmQuit
+    }
+
+    public let environment: AppEnvironment
+    let keyMap = KeyMap.standard
+    public var pane: Pane = .compose
+    public var compose: ComposeState
+    public var live = LiveState()
+    public var groups = GroupsState()
+    public var logs = LogBrowserState()
+    /// The open detail view and the pane it belongs to (Live or Logs).
+    public var detail: (pane: Pane, state: DetailState)?
+    public var prompt: Prompt?
+    public var showHelp = false
+    public var helpScroll = 0
+    public var message = ""
+    public var mouseEnabled = true
+    public private(set) var shouldQuit = false
+    /// Groups pane: focus on the member list of the selected group.
+    public var groupMembersFocused = false
+    let timeFormatter: DateFormatter
+
+    public init(environment: AppEnvironment) {
+        self.environment = environment
+        compose = ComposeState(items: environment.composeItems)
+        timeFormatter = DateFormatter()
+        timeFormatter.locale = Locale(identifier: "en_US_POSIX")
+        timeFormatter.timeZone = environment.timeZone
+        timeFormatter.dateFormat = "HH:mm:ss.SSS"
+        logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
+        if environment.agent == nil { pane = .logs }
+        message = environment.agent == nil ? "Browsing session logs. ? for help." : "Ready. s sends, ? for help, q quits."
+    }
+
+    public var inFlightCount: Int { live.inFlightCount }
+
+    // MARK: Events
+
+    public func ingest(_ events: [UIEvent]) {
+        let now = ContinuousClock.now
+        for event in events {
+            switch event {
+            case .willSend(let info):
+                live.upsert(info) { $0.state = .pending }
+            case .waiting(let info):
+                live.upsert(info) { $0.state = .pending }
+            case .didSend(let info):
+                live.upsert(info) { $0.state = .inFlight }
+            case .progress(let info, let progress):
+                live.upsert(info) { $0.progress = progress }
+            case .message(let message):
+                let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
+                                       url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
+                live.upsert(info) { row in
+                    row.message = message
+                    row.state = message.state
+                }
+            case .finished(let info, let state):
+                live.upsert(info) { $0.state = state }
+            case .group(let groupEvent):
+                groups.apply(groupEvent, at: now)
+                if case .finished(let info, let verdict, _, _) = groupEvent, info.parentID == nil {
+                    message = "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)"
+                }
+            }
+        }
+    }
+
+    // MARK: Keys
+
+    public func handle(_ key: Key) {
+        if case .resize = key { return }
+        if prompt != nil { handlePrompt(key); return }
+        if compose.editing != nil, pane == .compose { handleEditing(key); return }
+        if showHelp {
+            switch key {
+            case .down, .character("j"): helpScroll += 1
+            case .up, .character("k"): helpScroll = max(0, helpScroll - 1)
+            case .pageDown: helpScroll += 10
+            case .pageUp: helpScroll = max(0, helpScroll - 10)
+            default: showHelp = false
+            }
+            return
+        }
+        if case .mouse(let event) = key { handleMouse(event); return }
+        if case .control("c") = key {
+            environment.agent?.cancelAll()
+            shouldQuit = true
+            return
+        }
+        guard let command = keyMap.command(for: key, in: context) else { return }
+        perform(command)
+    }
+
+    var context: KeyContext {
+        if let detail, detail.pane == pane { return .detail }
+        return pane.context
+    }
+
+    func requestQuit() {
+        if inFlightCount > 0 {
+            prompt = .confirmQuit
+        } else {
+            shouldQuit = true
+        }
+    }
+
+    private func handlePrompt(_ key: Key) {
+        switch prompt {
+        case .confirmQuit:
+            if key == .character("y") || key == .character("Y") {
+                environment.agent?.cancelAll()
+                shouldQuit = true
+            }
+            prompt = nil
+        case .filter(var editor):
+            switch editor.handle(key) {
+            case .committed:
+                prompt = nil
+                applyFilter(editor.text)
+            case .cancelled: prompt = nil
+            case .editing: prompt = .filter(editor)
+            }
+        case .search(var editor):
+            switch editor.handle(key) {
+            case .committed:
+                prompt = nil
+                detail?.state.setSearch(editor.text)
+                let count = detail?.state.matches.count ?? 0
+                message = count == 0 ? "no match for \(editor.text.debugDescription)" : "\(count) matching lines; n for next"
+            case .cancelled: prompt = nil
+            case .editing: prompt = .search(editor)
+            }
+        case .command(var editor):
+            if key == .tab {
+                editor.replace(with: CommandLine.complete(editor.text, items: compose.items))
+                prompt = .command(editor)
+                return
+            }
+            switch editor.handle(key) {
+            case .committed:
+                prompt = nil
+                runCommandLine(editor.text)
+            case .cancelled: prompt = nil
+            case .editing: prompt = .command(editor)
+            }
+        case nil:
+            break
+        }
+    }
+
+    func applyFilter(_ text: String) {
+        guard pane == .logs, logs.opened != nil else {
+            message = "open a session log in the Log browser (4) to filter it"
+            return
+        }
+        logs.applyFilter(text)
+        if let error = logs.opened?.filterError {
+            message = "filter error " + error.description
+            prompt = .filter(LineEditor(text))
+        } else {
+            message = text.isEmpty ? "filter cleared" : "\(logs.opened?.visible.count ?? 0) entries match"
+        }
+    }
+}
+
+/// The `:` command line: its commands and Tab completion.
+enum CommandLine {
+    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "help", "quit"]
+
+    /// Completes the command name, or for `run`, the name of a group in the Compose list.
+    static func complete(_ text: String, items: [ComposeItem]) -> String {
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        if parts.count <= 1 {
+            let matches = commands.filter { $0.hasPrefix(parts.first ?? "") }
+            return matches.count == 1 ? matches[0] + " " : commonPrefix(matches) ?? text
+        }
+        let candidates: [String] = switch parts[0] {
+        case "run": items.compactMap { if case .group(let name, _) = $0 { name } else { nil } }
+        case "pane": Pane.allCases.map { $0.title.lowercased() }
+        case "mouse": ["on", "off"]
+        default: []
+        }
+        let matches = candidates.filter { $0.lowercased().hasPrefix(parts[1].lowercased()) }
+        if matches.count == 1 { return parts[0] + " " + matches[0] }
+        return commonPrefix(matches).map { parts[0] + " " + $0 } ?? text
+    }
+
+    private static func commonPrefix(_ words: [String]) -> String? {
+        guard var prefix = words.first else { return nil }
+        for word in words.dropFirst() {
+            while !word.hasPrefix(prefix) { prefix.removeLast() }
+        }
+        return prefix.isEmpty ? nil : prefix
+    }
+}

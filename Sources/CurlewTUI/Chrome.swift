@@ -1,0 +1,181 @@
+import CurlewAgent
+
+/// A rectangle of the frame.
+struct Rect {
+    var row: Int
+    var column: Int
+    var height: Int
+    var width: Int
+}
+
+/// Fixed positions shared by rendering and mouse hit-testing.
+enum Layout {
+    static let minimumRows = 24
+    static let minimumColumns = 80
+    /// First list row inside a pane (row 0 is the tab bar, row 1 the pane's heading).
+    static let listTop = 2
+
+    static func composeListWidth(columns: Int) -> Int {
+        min(36, columns / 3)
+    }
+
+    static func pane(rows: Int, columns: Int) -> Rect {
+        Rect(row: 1, column: 0, height: rows - 3, width: columns)
+    }
+}
+
+/// The parts around the panes: tab bar, prompt line, status bar, help overlay.
+enum Chrome {
+    static func tabTitle(_ pane: Pane) -> String {
+        " \(pane.rawValue + 1) \(pane.title) "
+    }
+
+    /// Which tab a click at `column` of the tab bar hits.
+    static func tabHit(column: Int) -> Pane? {
+        var start = 0
+        for pane in Pane.allCases {
+            let width = TextWidth.of(tabTitle(pane)) + 1
+            if column >= start, column < start + width { return pane }
+            start += width
+        }
+        return nil
+    }
+
+    static func drawTabs(_ model: AppModel, into frame: inout FrameBuffer) {
+        frame.fill(row: 0, column: 0, width: frame.columns, style: .dim)
+        var column = 0
+        for pane in Pane.allCases {
+            let title = tabTitle(pane)
+            column += frame.put(title, row: 0, column: column, style: pane == model.pane ? .selected.union(.bold) : .plain) + 1
+        }
+        let brand = "curlew \(CurlewVersion.current)"
+        frame.put(brand, row: 0, column: frame.columns - TextWidth.of(brand) - 1, style: .title)
+    }
+
+    static func drawPromptLine(_ model: AppModel, into frame: inout FrameBuffer) {
+        let row = frame.rows - 2
+        let width = frame.columns
+        switch model.prompt {
+        case .filter(let editor):
+            frame.put("filter: ", row: row, column: 0, style: .title)
+            frame.put(editor.display(width: width - 8), row: row, column: 8)
+        case .command(let editor):
+            frame.put(":", row: row, column: 0, style: .title)
+            frame.put(editor.display(width: width - 1), row: row, column: 1)
+        case .search(let editor):
+            frame.put("search: ", row: row, column: 0, style: .title)
+            frame.put(editor.display(width: width - 8), row: row, column: 8)
+        case .confirmQuit:
+            frame.putLine(" \(model.inFlightCount) request(s) in flight. Quit and cancel them? (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
+        case nil:
+            if let editing = model.compose.editing, model.pane == .compose {
+                frame.put("edit \(ComposeView.label(editing.field)): ", row: row, column: 0, style: .title)
+                frame.put("Enter keeps, Esc discards", row: row, column: width - 26, style: .dim)
+            } else {
+                frame.put(TextWidth.truncate(model.message, to: width), row: row, column: 0, style: model.message.hasPrefix("filter error") ? .bad : .plain)
+            }
+        }
+    }
+
+    static func drawStatus(_ model: AppModel, into frame: inout FrameBuffer) {
+        let row = frame.rows - 1
+        let inFlight = model.inFlightCount
+        var parts = [model.environment.name, "\(inFlight) in flight"]
+        if let path = model.environment.sessionLogPath { parts.append("log " + path) }
+        if !model.mouseEnabled { parts.append("mouse off") }
+        if model.live.pausedAt != nil { parts.append("paused +\(model.live.hiddenWhilePaused)") }
+        frame.putLine(" " + parts.joined(separator: " │ "), row: row, column: 0, width: frame.columns, style: .bar)
+        let hint = "? help  q quit "
+        frame.put(hint, row: row, column: frame.columns - TextWidth.of(hint), style: .bar)
+    }
+
+    static func drawHelp(_ model: AppModel, into frame: inout FrameBuffer) {
+        let area = Rect(row: 2, column: 4, height: frame.rows - 5, width: frame.columns - 8)
+        var lines: [StyledLine] = [StyledLine("Keys (any other key closes; j/k scroll)", .title), StyledLine("")]
+        var lastContext: KeyContext?
+        for line in model.keyMap.helpLines() {
+            if line.context != lastContext {
+                if lastContext != nil { lines.append(StyledLine("")) }
+                lines.append(StyledLine(line.context.rawValue.capitalized, .bold))
+                lastContext = line.context
+            }
+            lines.append(StyledLine("  " + TextWidth.fit(line.keys, to: 22) + line.help))
+        }
+        lines += [StyledLine(""), StyledLine("Filter: ~m METHOD ~u regex ~c 404|4xx ~h regex ~b regex ~d host ~e ~dur >500ms ~size >1MB ! & | ( )", .dim)]
+        lines += [StyledLine("Commands (:): " + CommandLine.commands.joined(separator: " "), .dim)]
+        let scroll = min(model.helpScroll, max(0, lines.count - (area.height - 2)))
+        for row in 0..<area.height {
+            frame.putLine("", row: area.row + row, column: area.column, width: area.width, style: .plain)
+        }
+        drawBox(area, title: "Help", into: &frame)
+        for (offset, line) in lines.dropFirst(scroll).prefix(area.height - 2).enumerated() {
+            frame.put(line.text, row: area.row + 1 + offset, column: area.column + 2, style: line.style, width: area.width - 4)
+        }
+    }
+
+    static func drawBox(_ area: Rect, title: String, into frame: inout FrameBuffer) {
+        let horizontal = String(repeating: "─", count: max(0, area.width - 2))
+        frame.put("┌" + horizontal + "┐", row: area.row, column: area.column, style: .accent)
+        frame.put("└" + horizontal + "┘", row: area.row + area.height - 1, column: area.column, style: .accent)
+        for row in 1..<max(1, area.height - 1) {
+            frame.put("│", row: area.row + row, column: area.column, style: .accent)
+            frame.put("│", row: area.row + row, column: area.column + area.width - 1, style: .accent)
+        }
+        frame.put(" \(title) ", row: area.row, column: area.column + 2, style: .title)
+    }
+
+    static func drawTooSmall(into frame: inout FrameBuffer) {
+        let lines = [
+            "Terminal too small",
+            "Curlew needs at least \(Layout.minimumColumns)x\(Layout.minimumRows);",
+            "this one is \(frame.columns)x\(frame.rows).",
+            "Enlarge it, or press q to quit.",
+        ]
+        for (offset, line) in lines.enumerated() where offset < frame.rows {
+            frame.put(TextWidth.truncate(line, to: frame.columns), row: min(frame.rows - 1, frame.rows / 2 - 2 + offset), column: 0, style: offset == 0 ? .bad : .plain)
+        }
+    }
+
+    /// A bar of `width` cells filled to `fraction`.
+    static func progressBar(_ fraction: Double, width: Int) -> String {
+        let filled = Int((max(0, min(1, fraction)) * Double(width)).rounded())
+        return String(repeating: "█", count: filled) + String(repeating: "░", count: max(0, width - filled))
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        switch count {
+        case ..<1024: "\(count) B"
+        case ..<(1024 * 1024): String(format: "%.1f KB", Double(count) / 1024)
+        default: String(format: "%.1f MB", Double(count) / 1024 / 1024)
+        }
+    }
+}
+
+extension AppModel {
+    /// Draws the whole screen for a terminal of this size.
+    public func render(rows: Int, columns: Int) -> FrameBuffer {
+        var frame = FrameBuffer(rows: rows, columns: columns)
+        guard rows >= Layout.minimumRows, columns >= Layout.minimumColumns else {
+            Chrome.drawTooSmall(into: &frame)
+            return frame
+        }
+        Chrome.drawTabs(self, into: &frame)
+        let area = Layout.pane(rows: rows, columns: columns)
+        if let current = detail, current.pane == pane {
+            var state = current.state
+            DetailView.draw(&state, in: area, into: &frame)
+            detail = (current.pane, state)
+        } else {
+            switch pane {
+            case .compose: ComposeView.draw(self, in: area, into: &frame)
+            case .live: LiveView.draw(self, in: area, into: &frame)
+            case .groups: GroupsView.draw(self, in: area, into: &frame)
+            case .logs: LogsView.draw(self, in: area, into: &frame)
+            }
+        }
+        Chrome.drawPromptLine(self, into: &frame)
+        Chrome.drawStatus(self, into: &frame)
+        if showHelp { Chrome.drawHelp(self, into: &frame) }
+        return frame
+    }
+}

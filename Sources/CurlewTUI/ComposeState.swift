@@ -1,0 +1,160 @@
+import CurlewAgent
+
+/// An entry in Compose's list: a request to edit and send, or a group to run.
+public enum ComposeItem: Sendable {
+    case request(RequestDraft)
+    case group(name: String, RequestGroup)
+
+    public var title: String {
+        switch self {
+        case .request(let draft): "\(draft.method) \(draft.name)"
+        case .group(let name, let group): "▶ \(group.kind.rawValue) \(name)"
+        }
+    }
+}
+
+/// The rows of the editor form, top to bottom.
+public enum EditorField: Sendable, Equatable {
+    case name, method, url, paramsHeading, param(Int), headersHeading, header(Int)
+    case bodyMode, body, auth, authUser, authPassword, authToken, timeout, redirects
+}
+
+/// The Compose pane: the list of ready and composed requests, and the editor.
+public struct ComposeState: Sendable {
+    public enum Focus: Sendable { case list, editor }
+
+    public var items: [ComposeItem]
+    public var selectedItem = 0
+    public var focus = Focus.list
+    public var draft: RequestDraft
+    public var fieldIndex = 0
+    /// The text field being edited, with the field it edits.
+    public var editing: (field: EditorField, editor: LineEditor)?
+    public var lastSent: RequestHandle?
+    public var lastGroup: GroupHandle?
+
+    public init(items: [ComposeItem]) {
+        self.items = items
+        if case .request(let draft) = items.first {
+            self.draft = draft
+        } else {
+            self.draft = RequestDraft()
+        }
+    }
+
+    public var fields: [EditorField] {
+        var fields: [EditorField] = [.name, .method, .url, .paramsHeading]
+        fields += draft.params.indices.map(EditorField.param)
+        fields.append(.headersHeading)
+        fields += draft.headers.indices.map(EditorField.header)
+        fields.append(.bodyMode)
+        if draft.bodyMode != .none { fields.append(.body) }
+        fields.append(.auth)
+        switch draft.auth {
+        case .none: break
+        case .basic: fields += [.authUser, .authPassword]
+        case .bearer: fields.append(.authToken)
+        }
+        return fields + [.timeout, .redirects]
+    }
+
+    public var field: EditorField {
+        let all = fields
+        return all[min(fieldIndex, all.count - 1)]
+    }
+
+    /// Loads the selected list item into the editor (requests) and returns a group to run (groups).
+    public mutating func loadSelected() -> (name: String, group: RequestGroup)? {
+        guard items.indices.contains(selectedItem) else { return nil }
+        switch items[selectedItem] {
+        case .request(let draft):
+            self.draft = draft
+            fieldIndex = 0
+            focus = .editor
+            return nil
+        case .group(let name, let group):
+            return (name, group)
+        }
+    }
+
+    /// Keeps the edited draft in the list for the rest of the session.
+    public mutating func keepDraft() {
+        if items.indices.contains(selectedItem), case .request = items[selectedItem] {
+            items[selectedItem] = .request(draft)
+        } else {
+            items.append(.request(draft))
+            selectedItem = items.count - 1
+        }
+    }
+
+    public mutating func duplicate() {
+        var copy = draft
+        copy.name += " (copy)"
+        draft = copy
+        items.append(.request(copy))
+        selectedItem = items.count - 1
+    }
+
+    /// Text of a field for the line editor.
+    func text(of field: EditorField) -> String? {
+        switch field {
+        case .name: draft.name
+        case .method: draft.method
+        case .url: draft.url
+        case .param(let index): "\(draft.params[index].name)=\(draft.params[index].value)"
+        case .header(let index): "\(draft.headers[index].name): \(draft.headers[index].value)"
+        case .body: draft.body
+        case .authUser: if case .basic(let user, _) = draft.auth { user } else { "" }
+        case .authPassword: if case .basic(_, let password) = draft.auth { password } else { "" }
+        case .authToken: if case .bearer(let token) = draft.auth { token } else { "" }
+        case .timeout: String(draft.timeoutSeconds)
+        case .paramsHeading, .headersHeading, .bodyMode, .auth, .redirects: nil
+        }
+    }
+
+    /// Stores edited text into a field; returns a message when the text does not fit the field.
+    mutating func commit(_ text: String, to field: EditorField) -> String? {
+        switch field {
+        case .name: draft.name = text
+        case .method: draft.method = text.uppercased()
+        case .url: draft.url = text
+        case .param(let index):
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            draft.params[index].name = parts.first?.trimmingCharacters(in: .whitespaces) ?? ""
+            draft.params[index].value = parts.count > 1 ? parts[1] : ""
+        case .header(let index):
+            guard let colon = text.firstIndex(of: ":") else { return "a header is 'Name: value'" }
+            draft.headers[index].name = text[..<colon].trimmingCharacters(in: .whitespaces)
+            draft.headers[index].value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        case .body: draft.body = text
+        case .authUser:
+            if case .basic(_, let password) = draft.auth { draft.auth = .basic(user: text, password: password) }
+        case .authPassword:
+            if case .basic(let user, _) = draft.auth { draft.auth = .basic(user: user, password: text) }
+        case .authToken: draft.auth = .bearer(token: text)
+        case .timeout:
+            guard let seconds = Double(text), seconds > 0 else { return "timeout is a number of seconds" }
+            draft.timeoutSeconds = seconds
+        case .paramsHeading, .headersHeading, .bodyMode, .auth, .redirects: break
+        }
+        return nil
+    }
+
+    /// Cycles a choice field (method, body mode, auth, redirects) by `delta`.
+    mutating func cycle(_ field: EditorField, by delta: Int) {
+        func next<T: Equatable>(_ values: [T], _ current: T) -> T {
+            let index = values.firstIndex(of: current) ?? 0
+            return values[(index + delta + values.count) % values.count]
+        }
+        switch field {
+        case .method: draft.method = next(RequestDraft.methods, RequestDraft.methods.contains(draft.method) ? draft.method : "GET")
+        case .bodyMode: draft.bodyMode = next(RequestDraft.BodyMode.allCases, draft.bodyMode)
+        case .auth:
+            let choices: [RequestDraft.Auth] = [.none, .basic(user: "", password: ""), .bearer(token: "")]
+            let index = choices.firstIndex { $0.label == draft.auth.label } ?? 0
+            draft.auth = choices[(index + delta + choices.count) % choices.count]
+        case .redirects: draft.followRedirects.toggle()
+        default: break
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import CurlewAgent
+
+/// The Compose pane: the request list on the left, the editor form on the right.
+enum ComposeView {
+    static func label(_ field: EditorField) -> String {
+        switch field {
+        case .name: "Name"
+        case .method: "Method"
+        case .url: "URL"
+        case .paramsHeading: "Params"
+        case .param: "param"
+        case .headersHeading: "Headers"
+        case .header: "header"
+        case .bodyMode: "Body"
+        case .body: "body"
+        case .auth: "Auth"
+        case .authUser: "user"
+        case .authPassword: "password"
+        case .authToken: "token"
+        case .timeout: "Timeout"
+        case .redirects: "Redirects"
+        }
+    }
+
+    static func draw(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+        let compose = model.compose
+        let listWidth = Layout.composeListWidth(columns: area.width)
+        frame.put("Requests", row: area.row, column: 1, style: compose.focus == .list ? .title : .bold)
+        let listRows = area.height - 1
+        let listScroll = max(0, compose.selectedItem - listRows + 1)
+        for (offset, item) in compose.items.enumerated().dropFirst(listScroll).prefix(listRows) {
+            let row = area.row + 1 + offset - listScroll
+            let selected = offset == compose.selectedItem
+            let style: Style = selected ? (compose.focus == .list ? .selected : .bold) : .plain
+            frame.putLine(" " + item.title, row: row, column: 0, width: listWidth - 1, style: style)
+        }
+        for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
+
+        let editorColumn = listWidth + 1
+        let editorWidth = area.width - editorColumn
+        frame.put("Editor", row: area.row, column: editorColumn, style: compose.focus == .editor ? .title : .bold)
+        frame.put("s send · x cancel · D duplicate · Enter edit · Space on/off · a add · d delete", row: area.row, column: editorColumn + 8,
+                  style: .dim, width: editorWidth - 8)
+        let fields = compose.fields
+        let visible = area.height - 1
+        let scroll = max(0, compose.fieldIndex - visible + 1)
+        for (offset, field) in fields.enumerated().dropFirst(scroll).prefix(visible) {
+            let row = area.row + 1 + offset - scroll
+            let focused = compose.focus == .editor && offset == compose.fieldIndex
+            let labelText = labelColumn(field)
+            frame.put(labelText, row: row, column: editorColumn, style: focused ? .title : .dim, width: 11)
+            let valueColumn = editorColumn + 11
+            let valueWidth = editorWidth - 11
+            if let editing = compose.editing, editing.field == field {
+                frame.putLine(editing.editor.display(width: valueWidth), row: row, column: valueColumn, width: valueWidth, style: .selected)
+            } else {
+                frame.putLine(value(field, of: compose.draft), row: row, column: valueColumn, width: valueWidth, style: focused ? .selected : .plain)
+            }
+        }
+    }
+
+    private static func labelColumn(_ field: EditorField) -> String {
+        switch field {
+        case .param, .header, .body, .authUser, .authPassword, .authToken: ""
+        default: label(field)
+        }
+    }
+
+    static func value(_ field: EditorField, of draft: RequestDraft) -> String {
+        switch field {
+        case .name: return draft.name
+        case .method: return "◂ \(draft.method) ▸"
+        case .url: return draft.url.isEmpty ? "(empty: Enter to type a URL; {{name}} uses captured values or the environment)" : draft.url
+        case .paramsHeading: return draft.params.isEmpty ? "+ add (a)" : "\(draft.params.filter(\.enabled).count) of \(draft.params.count) on · + add (a)"
+        case .param(let index):
+            let row = draft.params[index]
+            return "\(row.enabled ? "☑" : "☐") \(row.name) = \(row.value)"
+        case .headersHeading: return draft.headers.isEmpty ? "+ add (a)" : "\(draft.headers.filter(\.enabled).count) of \(draft.headers.count) on · + add (a)"
+        case .header(let index):
+            let row = draft.headers[index]
+            return "\(row.enabled ? "☑" : "☐") \(row.name): \(row.value)"
+        case .bodyMode: return RequestDraft.BodyMode.allCases.map { $0 == draft.bodyMode ? "[\($0.rawValue)]" : $0.rawValue }.joined(separator: " ")
+        case .body: return draft.body.isEmpty ? "(empty)" : draft.body
+        case .auth: return ["none", "basic", "bearer"].map { $0 == draft.auth.label ? "[\($0)]" : $0 }.joined(separator: " ")
+        case .authUser: if case .basic(let user, _) = draft.auth { return "user \(user)" }; return ""
+        case .authPassword: if case .basic(_, let password) = draft.auth { return "password " + String(repeating: "•", count: password.count) }; return ""
+        case .authToken: if case .bearer(let token) = draft.auth { return "token " + (token.isEmpty ? "" : String(token.prefix(6)) + "…") }; return ""
+        case .timeout: return "\(draft.timeoutSeconds) s"
+        case .redirects: return draft.followRedirects ? "[follow] stay" : "follow [stay]"
+        }
+    }
+}

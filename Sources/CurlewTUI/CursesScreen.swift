@@ -1,0 +1,142 @@
+import CNCurses
+import Foundation
+
+/// The real terminal through ncursesw. Only the curses thread may use it. Rows that did not change
+/// since the last frame are not redrawn.
+public final class CursesScreen: Screen {
+    private var previous: FrameBuffer?
+    private let usesColor: Bool
+    private var colorPairs: [Int: Int32] = [:]
+
+    /// Takes over the terminal: raw keys (Ctrl-C arrives as a key), no echo, keypad, no cursor.
+    public init() {
+        setlocale(LC_ALL, "")
+        initscr()
+        raw()
+        noecho()
+        _ = curlew_keypad(1)
+        curs_set(0)
+        set_escdelay(25)
+        usesColor = has_colors() && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && curlew_colors() >= 8
+        if usesColor {
+            start_color()
+            use_default_colors()
+        }
+    }
+
+    /// Gives the terminal back as it was.
+    public func close() {
+        if isendwin() == false { endwin() }
+    }
+
+    public var size: (rows: Int, columns: Int) {
+        var rows: Int32 = 0
+        var columns: Int32 = 0
+        curlew_getmaxyx(&rows, &columns)
+        return (Int(rows), Int(columns))
+    }
+
+    public func setMouse(_ enabled: Bool) {
+        _ = curlew_mousemask(enabled ? curlew_mouse_mask_all() : 0)
+    }
+
+    public func present(_ frame: FrameBuffer) {
+        let sameSize = previous.map { $0.rows == frame.rows && $0.columns == frame.columns } ?? false
+        if !sameSize { erase() }
+        for row in 0..<frame.rows {
+            if sameSize, let previous, (0..<frame.columns).allSatisfy({ previous[row, $0] == frame[row, $0] }) { continue }
+            drawRow(row, of: frame)
+        }
+        previous = frame
+        refresh()
+    }
+
+    private func drawRow(_ row: Int, of frame: FrameBuffer) {
+        var column = 0
+        while column < frame.columns {
+            let style = frame[row, column].style
+            let start = column
+            var text = ""
+            while column < frame.columns, frame[row, column].style == style {
+                text += frame[row, column].text
+                column += 1
+            }
+            _ = curlew_attrset(attributes(for: style))
+            // The bottom-right cell makes curses scroll on some terminals; leave it blank.
+            if row == frame.rows - 1, column == frame.columns, !text.isEmpty { text.removeLast() }
+            _ = curlew_mvaddstr(Int32(row), Int32(start), text)
+        }
+        _ = curlew_attrset(0)
+    }
+
+    private func attributes(for style: Style) -> Int32 {
+        var attributes: Int32 = 0
+        if style.bold { attributes |= Int32(curlew_attr_bold()) }
+        if style.reverse { attributes |= Int32(curlew_attr_reverse()) }
+        if style.underline { attributes |= Int32(curlew_attr_underline()) }
+        if style.dim { attributes |= Int32(curlew_attr_dim()) }
+        if usesColor, style.foreground != .standard || style.background != .standard {
+            attributes |= Int32(curlew_color_pair(Int32(pair(for: style))))
+        }
+        return attributes
+    }
+
+    private func pair(for style: Style) -> Int32 {
+        let key = (style.foreground.rawValue + 1) * 16 + style.background.rawValue + 1
+        if let pair = colorPairs[key] { return pair }
+        let pair = Int32(colorPairs.count + 1)
+        init_pair(Int16(pair), Int16(style.foreground.rawValue), Int16(style.background.rawValue))
+        colorPairs[key] = pair
+        return pair
+    }
+
+    /// Waits up to `milliseconds` for a key (0: just checks). Returns nil when none came.
+    public func readKey(timeout milliseconds: Int) -> Key? {
+        _ = curlew_timeout(Int32(milliseconds))
+        var character: wint_t = 0
+        let result = curlew_get_wch(&character)
+        if result == ERR { return nil }
+        if result == KEY_CODE_YES { return Self.functionKey(Int32(character)) }
+        switch character {
+        case 27: return .escape
+        case 9: return .tab
+        case 10, 13: return .enter
+        case 127, 8: return .backspace
+        case 1...26: return .control(Character(Unicode.Scalar(UInt8(character) + 96)))
+        default:
+            guard let scalar = Unicode.Scalar(UInt32(character)) else { return nil }
+            return .character(Character(scalar))
+        }
+    }
+
+    private static func functionKey(_ code: Int32) -> Key? {
+        switch code {
+        case KEY_UP: return .up
+        case KEY_DOWN: return .down
+        case KEY_LEFT: return .left
+        case KEY_RIGHT: return .right
+        case KEY_PPAGE: return .pageUp
+        case KEY_NPAGE: return .pageDown
+        case KEY_HOME: return .home
+        case KEY_END: return .end
+        case KEY_ENTER: return .enter
+        case KEY_BACKSPACE: return .backspace
+        case KEY_DC: return .delete
+        case KEY_BTAB: return .backTab
+        case KEY_RESIZE: return .resize
+        case KEY_MOUSE:
+            var row: Int32 = 0
+            var column: Int32 = 0
+            var buttons: UInt = 0
+            guard curlew_getmouse(&row, &column, &buttons) == 0 else { return nil }
+            let kind: MouseEvent.Kind
+            if buttons & curlew_wheel_up() != 0 { kind = .wheelUp }
+            else if curlew_wheel_down() != 0, buttons & curlew_wheel_down() != 0 { kind = .wheelDown }
+            else if buttons & curlew_button1_pressed() != 0 { kind = .click }
+            else { return nil }
+            return .mouse(MouseEvent(kind: kind, row: Int(row), column: Int(column)))
+        case KEY_F0 + 1...KEY_F0 + 12: return .function(Int(code - KEY_F0))
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import CurlewAgent
+import Foundation
+
+/// The detail view of one debug message: tabs over its parts, a scroll position and a body search.
+public struct DetailState: Sendable {
+    public enum Tab: String, CaseIterable, Sendable {
+        case request = "Request"
+        case wire = "Wire"
+        case response = "Response"
+        case error = "Error"
+        case timing = "Timing"
+    }
+
+    public let message: DebugMessage
+    public var tab: Tab = .response
+    public var scroll = 0
+    public var search = ""
+    /// Lines of the current tab that match the search.
+    public private(set) var matches: [Int] = []
+    private var cache: [Tab: [StyledLine]] = [:]
+
+    public init(message: DebugMessage) {
+        self.message = message
+        tab = message.error != nil && message.response == nil ? .error : .response
+    }
+
+    public mutating func switchTab(by delta: Int) {
+        let all = Tab.allCases
+        let index = all.firstIndex(of: tab)!
+        tab = all[(index + delta + all.count) % all.count]
+        scroll = 0
+        updateMatches()
+    }
+
+    /// The lines of the current tab (text tabs only; Timing is drawn as a chart).
+    public mutating func lines() -> [StyledLine] {
+        if let cached = cache[tab] { return cached }
+        let built = DetailContent.lines(for: tab, of: message)
+        cache[tab] = built
+        return built
+    }
+
+    public mutating func setSearch(_ text: String) {
+        search = text
+        updateMatches()
+        if let first = matches.first { scroll = first }
+    }
+
+    public mutating func nextMatch() {
+        guard !matches.isEmpty else { return }
+        scroll = matches.first { $0 > scroll } ?? matches[0]
+    }
+
+    private mutating func updateMatches() {
+        guard !search.isEmpty else { matches = []; return }
+        let needle = search
+        matches = lines().enumerated().filter { $0.element.text.localizedCaseInsensitiveContains(needle) }.map(\.offset)
+    }
+}
+
+/// A line of text with one style.
+public struct StyledLine: Sendable, Equatable {
+    public var text: String
+    public var style: Style
+
+    public init(_ text: String, _ style: Style = .plain) {
+        self.text = text
+        self.style = style
+    }
+}
+
+/// What each detail tab shows, as lines.
+enum DetailContent {
+    static func lines(for tab: DetailState.Tab, of message: DebugMessage) -> [StyledLine] {
+        switch tab {
+        case .request:
+            guard let original = message.original else { return [StyledLine("The request was refused before it was composed.", .dim)] }
+            var lines = [StyledLine("\(original.method) \(original.url)", .bold)]
+            lines += original.headers.map { StyledLine("\($0.name): \($0.value)") }
+            if original.params != .object([]) { lines += [StyledLine(""), StyledLine("Parameters", .title)] + json(original.params) }
+            if let body = original.body { lines += [StyledLine(""), StyledLine("Body", .title)] + bodyLines(body) }
+            lines.append(StyledLine(""))
+            lines.append(StyledLine("timeout \(original.timeoutMilliseconds) ms", .dim))
+            return lines
+        case .wire:
+            guard let sent = message.sent else { return [StyledLine("Nothing was written to the wire.", .dim)] }
+            var lines = sent.head.components(separatedBy: "\r\n").dropLast().map { StyledLine($0) }
+            if let body = sent.body { lines += bodyLines(body) }
+            return lines
+        case .response:
+            guard let response = message.response else { return [StyledLine("No response arrived.", .dim)] }
+            var lines = [StyledLine(response.statusLine, Style.status(response.statusCode).union(.bold))]
+            lines += response.headers.map { StyledLine("\($0.name): \($0.value)") }
+            lines.append(StyledLine(""))
+            return lines + bodyLines(response.body)
+        case .error:
+            guard let error = message.error else { return [StyledLine("No error.", .good)] }
+            var lines = [StyledLine(error.kind.rawValue, .bad), StyledLine(error.message)]
+            if let code = error.code { lines.append(StyledLine("code \(code)", .dim)) }
+            return lines
+        case .timing:
+            return []
+        }
+    }
+
+    /// A body: pretty JSON, text, or a hex dump for binary, with a note when only a preview was kept.
+    static func bodyLines(_ body: BodySnapshot) -> [StyledLine] {
+        var lines: [StyledLine]
+        let type = body.contentType?.lowercased() ?? ""
+        if let text = body.text, !text.contains("\u{0}") {
+            if type.contains("json"), let parsed = try? JSONValue.parse(text) {
+                lines = json(parsed)
+            } else {
+                lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine(String($0)) }
+            }
+        } else {
+            lines = hexDump(body.data)
+        }
+        if body.isTruncated {
+            lines.append(StyledLine("[preview: \(body.data.count) of \(body.size) bytes kept]", .dim))
+        }
+        return lines
+    }
+
+    static func json(_ value: JSONValue) -> [StyledLine] {
+        value.serialized(pretty: true).split(separator: "\n").map { StyledLine(String($0)) }
+    }
+
+    static func hexDump(_ data: Data) -> [StyledLine] {
+        stride(from: 0, to: data.count, by: 16).map { offset in
+            let chunk = data[data.startIndex + offset..<data.startIndex + min(offset + 16, data.count)]
+            let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
+            let ascii = String(chunk.map { (0x20..<0x7F).contains($0) ? Character(Unicode.Scalar($0)) : "." })
+            return StyledLine(String(format: "%08x  ", offset) + hex.padding(toLength: 48, withPad: " ", startingAt: 0) + "  " + ascii)
+        }
+    }
+}
+
+extension Style {
+    func union(_ other: Style) -> Style {
+        var style = self
+        style.bold = bold || other.bold
+        style.reverse = reverse || other.reverse
+        style.underline = underline || other.underline
+        style.dim = dim || other.dim
+        return style
+    }
+}

@@ -1,0 +1,83 @@
+import CurlewAgent
+
+/// One request in depth: tabs for the request as composed, as sent, the response, the error and
+/// a timing waterfall. Only the visible window of a long body is drawn.
+enum DetailView {
+    static func draw(_ state: inout DetailState, in area: Rect, into frame: inout FrameBuffer) {
+        let message = state.message
+        var column = 1
+        for tab in DetailState.Tab.allCases {
+            let title = " \(tab.rawValue) "
+            column += frame.put(title, row: area.row, column: column, style: tab == state.tab ? .selected.union(.bold) : .dim) + 1
+        }
+        let summary = "#\(message.requestID) \(message.name ?? "") · \(message.state.rawValue)"
+        frame.put(summary, row: area.row, column: column + 2, style: .dim, width: area.width - column - 3)
+        let body = Rect(row: area.row + 1, column: 1, height: area.height - 1, width: area.width - 2)
+        if state.tab == .timing {
+            drawTiming(message, in: body, into: &frame)
+            return
+        }
+        let lines = state.lines()
+        state.scroll = min(state.scroll, max(0, lines.count - body.height))
+        let matches = Set(state.matches)
+        for (offset, line) in lines.dropFirst(state.scroll).prefix(body.height).enumerated() {
+            let style = matches.contains(state.scroll + offset) ? Style.selected : line.style
+            frame.put(line.text, row: body.row + offset, column: body.column, style: style, width: body.width)
+        }
+        if lines.count > body.height {
+            let position = "\(state.scroll + 1)-\(min(lines.count, state.scroll + body.height)) of \(lines.count) lines"
+            frame.put(position, row: area.row, column: area.width - TextWidth.of(position) - 1, style: .dim)
+        }
+    }
+
+    static let phaseStyles: [String: Style] = [
+        "redirects": Style(foreground: .magenta), "queued": Style(foreground: .white), "dns": Style(foreground: .cyan),
+        "connect": Style(foreground: .yellow), "tls": Style(foreground: .magenta), "send": Style(foreground: .blue),
+        "wait": Style(foreground: .green), "receive": Style(foreground: .red),
+    ]
+
+    static func drawTiming(_ message: DebugMessage, in area: Rect, into frame: inout FrameBuffer) {
+        guard let timings = message.timings else {
+            frame.put("No timings: the request never reached the network.", row: area.row + 1, column: area.column, style: .dim)
+            return
+        }
+        let connection = message.connection
+        let reused = connection?.reused ?? false
+        let barWidth = max(10, area.width - 28)
+        let span = max(1.0, Double(timings.elapsed))
+        var row = area.row + 1
+        frame.put("Timing waterfall (\(reused ? "reused connection" : "new connection"))", row: area.row, column: area.column, style: .title)
+        for segment in timings.segments {
+            frame.put(TextWidth.fit(segment.phase, to: 10), row: row, column: area.column)
+            if let duration = segment.duration {
+                frame.put(TextWidth.fitRight(TimingBreakdown.format(duration), to: 11), row: row, column: area.column + 10)
+                let from = min(barWidth - 1, Int(Double(segment.start) / span * Double(barWidth)))
+                let length = max(1, Int((Double(duration) / span * Double(barWidth)).rounded()))
+                frame.put("│", row: row, column: area.column + 23, style: .dim)
+                frame.put(String(repeating: "█", count: min(length, barWidth - from)), row: row, column: area.column + 24 + from,
+                          style: phaseStyles[segment.phase] ?? .accent)
+            } else {
+                let reason = reused ? "n/a (reused connection)" : segment.phase == "tls" ? "n/a (plain HTTP)" : "n/a"
+                frame.put(TextWidth.fitRight("n/a", to: 11), row: row, column: area.column + 10, style: .dim)
+                frame.put(String(reason.dropFirst(4)), row: row, column: area.column + 24, style: .dim)
+            }
+            row += 1
+        }
+        frame.put(TextWidth.fit("total", to: 10) + TextWidth.fitRight(TimingBreakdown.format(timings.elapsed), to: 11), row: row, column: area.column, style: .bold)
+        row += 2
+        guard let connection else { return }
+        let facts = [
+            ("remote", connection.remoteIP.isEmpty ? "-" : "\(connection.remoteIP):\(connection.remotePort)"),
+            ("local", connection.localIP.isEmpty ? "-" : "\(connection.localIP):\(connection.localPort)"),
+            ("HTTP", connection.httpVersion.isEmpty ? "-" : connection.httpVersion),
+            ("connection", reused ? "reused" : "new (\(connection.newConnections) opened)"),
+            ("redirects", "\(connection.redirectCount)"),
+            ("bytes", "\(connection.bytesSent) sent, \(connection.bytesReceived) received"),
+        ]
+        for (name, value) in facts where row < area.row + area.height {
+            frame.put(TextWidth.fit(name, to: 12), row: row, column: area.column, style: .dim)
+            frame.put(value, row: row, column: area.column + 12, width: area.width - 12)
+            row += 1
+        }
+    }
+}

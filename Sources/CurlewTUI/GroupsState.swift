@@ -1,0 +1,101 @@
+import CurlewAgent
+
+/// One group as the Groups pane shows it, built from group events alone.
+public struct GroupRecord: Sendable {
+    public struct Member: Sendable {
+        public var label: String
+        public var state: RequestState
+        public var waitReason: WaitReason?
+        public var progress: RequestProgress?
+        public var statusCode: Int?
+        public var error: RequestError?
+        public var childGroupID: UInt64?
+        /// Microseconds since the group started, as events arrived.
+        public var startedAt: Int64?
+        public var finishedAt: Int64?
+    }
+
+    public var info: GroupInfo
+    public var members: [Member]
+    public var waiting = false
+    public var started: ContinuousClock.Instant?
+    public var verdict: GroupVerdict?
+    public var duration: Int64?
+    public var captures: [(name: String, value: String)] = []
+
+    public var finishedCount: Int { members.filter { $0.state.isTerminal }.count }
+}
+
+/// Every running and finished group, oldest first, bounded.
+public struct GroupsState: Sendable {
+    public private(set) var groups: [GroupRecord] = []
+    public let capacity: Int
+    public var selected = 0
+    /// Member selection inside the selected group, when focused on members.
+    public var selectedMember: Int?
+
+    public init(capacity: Int = 200) {
+        self.capacity = capacity
+    }
+
+    public func group(id: UInt64) -> GroupRecord? {
+        groups.first { $0.info.id == id }
+    }
+
+    /// Every captured variable, newest last, for `{{name}}` in Compose.
+    public var capturedVariables: [(name: String, value: String)] {
+        groups.flatMap(\.captures)
+    }
+
+    public mutating func apply(_ event: GroupEvent, at now: ContinuousClock.Instant) {
+        let id = event.group.id
+        if case .created(let info, let labels) = event {
+            groups.append(GroupRecord(info: info, members: labels.map { GroupRecord.Member(label: $0, state: .created) }))
+            if groups.count > capacity {
+                groups.removeFirst(groups.count - capacity)
+                selected = max(0, selected - 1)
+            }
+            return
+        }
+        guard let index = groups.lastIndex(where: { $0.info.id == id }) else { return }
+        let elapsed = groups[index].started.map { Self.micros(now - $0) }
+        switch event {
+        case .created:
+            break
+        case .waiting:
+            groups[index].waiting = true
+        case .started:
+            groups[index].waiting = false
+            groups[index].started = now
+        case .memberChanged(_, let update):
+            while groups[index].members.count <= update.index {
+                groups[index].members.append(GroupRecord.Member(label: update.label, state: .created))
+            }
+            var member = groups[index].members[update.index]
+            member.label = update.label
+            member.state = update.state
+            member.waitReason = update.waitReason
+            if let progress = update.progress { member.progress = progress }
+            if let status = update.statusCode { member.statusCode = status }
+            if let error = update.error { member.error = error }
+            if let child = update.childGroupID { member.childGroupID = child }
+            if update.state == .inFlight, member.startedAt == nil { member.startedAt = elapsed }
+            if update.state == .pending, update.waitReason == nil { member.startedAt = elapsed }
+            if update.state.isTerminal { member.finishedAt = elapsed }
+            groups[index].members[update.index] = member
+        case .captured(_, _, let name, let value):
+            groups[index].captures.append((name, value))
+        case .stepAdded(_, let memberIndex, let label):
+            while groups[index].members.count <= memberIndex {
+                groups[index].members.append(GroupRecord.Member(label: label, state: .pending, waitReason: .queued))
+            }
+        case .finished(_, let verdict, let duration, _):
+            groups[index].verdict = verdict
+            groups[index].duration = duration
+        }
+    }
+
+    static func micros(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+    }
+}

@@ -1,0 +1,92 @@
+import CurlewAgent
+
+/// The Groups pane: every batch, chain, window and gate; the selected one with its members,
+/// progress, captures, verdict and a waterfall on a shared time axis.
+enum GroupsView {
+    static func draw(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+        let groups = model.groups.groups
+        let listWidth = min(32, area.width / 4)
+        frame.put("Groups", row: area.row, column: 1, style: model.groupMembersFocused ? .bold : .title)
+        guard !groups.isEmpty else {
+            frame.put("No groups yet. In Compose (1), select the batch or the chain and press s.", row: area.row + 2, column: 2, style: .dim)
+            return
+        }
+        for (offset, group) in groups.enumerated().prefix(area.height - 1) {
+            let state = group.verdict?.rawValue ?? (group.waiting ? "waiting" : "\(group.finishedCount)/\(group.members.count)")
+            let indent = group.info.parentID == nil ? "" : "  ↳ "
+            let text = " \(indent)\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)")"
+            let style: Style = offset == model.groups.selected ? (model.groupMembersFocused ? .bold : .selected) : verdictStyle(group.verdict)
+            frame.putLine(TextWidth.fit(text, to: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: area.row + 1 + offset, column: 0, width: listWidth - 1, style: style)
+        }
+        for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
+        guard groups.indices.contains(model.groups.selected) else { return }
+        drawGroup(groups[model.groups.selected], model: model, in: Rect(row: area.row, column: listWidth + 1, height: area.height, width: area.width - listWidth - 1), into: &frame)
+    }
+
+    private static func verdictStyle(_ verdict: GroupVerdict?) -> Style {
+        switch verdict {
+        case .succeeded: .good
+        case .failed: .bad
+        case .cancelled: .dim
+        case nil: .plain
+        }
+    }
+
+    private static func drawGroup(_ group: GroupRecord, model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+        let total = max(1, group.members.count)
+        let done = group.finishedCount
+        let percent = Int((Double(done) / Double(total) * 100).rounded())
+        let verdict = group.verdict.map { "\($0.rawValue) in \(TimingBreakdown.format(group.duration ?? 0))" } ?? (group.waiting ? "waiting (gated)" : "running")
+        let gate = group.info.isPriorityGate ? " · priority-first gate" : ""
+        frame.put("\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)") · \(verdict)\(gate)", row: area.row, column: area.column,
+                  style: verdictStyle(group.verdict).union(.bold), width: area.width)
+        let barWidth = max(10, area.width - 22)
+        frame.put(Chrome.progressBar(Double(done) / Double(total), width: barWidth) + " \(percent) % (\(done)/\(total))", row: area.row + 1, column: area.column, style: .accent)
+
+        let now = group.started.map { GroupsState.micros(ContinuousClock.now - $0) } ?? 0
+        let span = max(1, group.duration ?? group.members.compactMap(\.finishedAt).max() ?? now)
+        let labelWidth = 18
+        let waterfallWidth = max(10, area.width - labelWidth - 42)
+        frame.put(TextWidth.fit("#  member", to: labelWidth + 3) + TextWidth.fit("state", to: 10) + TextWidth.fit("status", to: 7) + TextWidth.fitRight("time", to: 10)
+                  + "  " + TextWidth.fit("bytes", to: 9) + " waterfall", row: area.row + 2, column: area.column, style: .dim)
+        let captureLines = group.captures.isEmpty ? 0 : min(4, group.captures.count) + 1
+        let memberRows = area.height - 3 - captureLines
+        let selected = model.groupMembersFocused ? model.groups.selectedMember : nil
+        let scroll = max(0, (selected ?? 0) - memberRows + 1)
+        for (index, member) in group.members.enumerated().dropFirst(scroll).prefix(memberRows) {
+            let row = area.row + 3 + index - scroll
+            let duration = member.startedAt.map { TimingBreakdown.format((member.finishedAt ?? now) - $0) } ?? ""
+            let status = member.statusCode.map(String.init) ?? (member.error != nil ? "ERR" : "")
+            let stateText = member.waitReason == .gated ? "gated" : member.state.rawValue
+            let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
+                ?? (member.state.isTerminal ? 1 : 0)
+            let text = TextWidth.fit("\(index)", to: 3) + TextWidth.fit(member.label, to: labelWidth) + TextWidth.fit(stateText, to: 10)
+                + TextWidth.fit(status, to: 7) + TextWidth.fitRight(duration, to: 10) + "  " + Chrome.progressBar(fraction, width: 8) + " "
+            let style: Style = index == selected ? .selected : memberStyle(member)
+            let used = frame.put(text, row: row, column: area.column, style: style, width: area.width)
+            if let start = member.startedAt {
+                let from = Int(Double(start) / Double(span) * Double(waterfallWidth))
+                let length = max(1, Int(Double((member.finishedAt ?? now) - start) / Double(span) * Double(waterfallWidth)))
+                frame.put(String(repeating: " ", count: min(from, waterfallWidth - 1)) + String(repeating: "▇", count: min(length, waterfallWidth - min(from, waterfallWidth - 1))),
+                          row: row, column: area.column + used, style: memberStyle(member), width: waterfallWidth)
+            }
+        }
+        if captureLines > 0 {
+            let top = area.row + area.height - captureLines
+            frame.put("Captured variables", row: top, column: area.column, style: .title)
+            for (offset, capture) in group.captures.suffix(4).enumerated() {
+                frame.put("{{\(capture.name)}} = \(capture.value)", row: top + 1 + offset, column: area.column + 2, width: area.width - 2)
+            }
+        }
+    }
+
+    private static func memberStyle(_ member: GroupRecord.Member) -> Style {
+        switch member.state {
+        case .succeeded: .good
+        case .failed: .bad
+        case .cancelled: .dim
+        case .inFlight: .accent
+        default: .plain
+        }
+    }
+}

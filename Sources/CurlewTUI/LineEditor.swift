@@ -1,0 +1,67 @@
+/// A one-line text field: while it has focus every printable key is text.
+public struct LineEditor: Sendable, Equatable {
+    public private(set) var text: String
+    /// Cursor position in characters.
+    public private(set) var cursor: Int
+
+    public init(_ text: String = "") {
+        self.text = text
+        cursor = text.count
+    }
+
+    public enum Outcome: Equatable {
+        case editing, committed, cancelled
+    }
+
+    /// Applies a key; Enter commits, Esc cancels, everything printable is inserted.
+    public mutating func handle(_ key: Key) -> Outcome {
+        switch key {
+        case .enter: return .committed
+        case .escape: return .cancelled
+        case .character(let character):
+            insert(String(character))
+        case .backspace:
+            guard cursor > 0 else { break }
+            let index = text.index(text.startIndex, offsetBy: cursor - 1)
+            text.remove(at: index)
+            cursor -= 1
+        case .delete:
+            guard cursor < text.count else { break }
+            text.remove(at: text.index(text.startIndex, offsetBy: cursor))
+        case .left: cursor = max(0, cursor - 1)
+        case .right: cursor = min(text.count, cursor + 1)
+        case .home, .control("a"): cursor = 0
+        case .end, .control("e"): cursor = text.count
+        case .control("u"):
+            text.removeSubrange(text.startIndex..<text.index(text.startIndex, offsetBy: cursor))
+            cursor = 0
+        case .control("k"):
+            text.removeSubrange(text.index(text.startIndex, offsetBy: cursor)...)
+        default: break
+        }
+        return .editing
+    }
+
+    public mutating func insert(_ fragment: String) {
+        text.insert(contentsOf: fragment, at: text.index(text.startIndex, offsetBy: cursor))
+        cursor += fragment.count
+    }
+
+    public mutating func replace(with newText: String) {
+        text = newText
+        cursor = newText.count
+    }
+
+    /// The text as shown in `width` cells with a visible cursor, scrolled to keep it in view.
+    public func display(width: Int) -> String {
+        let characters = Array(text) + [" "]
+        var start = 0
+        while TextWidth.of(String(characters[start...cursor])) > width - 1, start < cursor { start += 1 }
+        var shown = ""
+        for (offset, character) in characters[start...].enumerated() {
+            shown += start + offset == cursor ? "▏" : ""
+            shown.append(character)
+        }
+        return TextWidth.truncate(shown, to: width)
+    }
+}

@@ -1,0 +1,91 @@
+import CurlewAgent
+import CurlewSessions
+import Foundation
+
+/// A session log on disk, as listed in the browser.
+public struct LogFileEntry: Sendable, Equatable {
+    public var path: String
+    public var modified: Date
+    public var size: Int64
+
+    public var name: String { (path as NSString).lastPathComponent }
+}
+
+/// The log browser: the session logs to choose from, newest first, and the one opened.
+public struct LogBrowserState {
+    public private(set) var files: [LogFileEntry] = []
+    public var selectedFile = 0
+    public private(set) var opened: OpenedLog?
+
+    public struct OpenedLog {
+        public var path: String
+        public var log: SessionLog
+        /// Indices into `log.messages` that pass the filter, in file order.
+        public var visible: [Int]
+        public var filterText = ""
+        public var filterError: FilterSyntaxError?
+        public var selected = 0
+    }
+
+    public init() {}
+
+    /// Lists `*.jsonl` files in `directory` plus `extraFiles`, newest first.
+    public mutating func refresh(directory: String, extraFiles: [String]) {
+        let manager = FileManager.default
+        let inDirectory = ((try? manager.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".\(SessionLogFormat.fileExtension)") }
+            .map { (directory as NSString).appendingPathComponent($0) }
+        var seen = Set<String>()
+        files = (extraFiles + inDirectory).compactMap { path -> LogFileEntry? in
+            guard seen.insert((path as NSString).standardizingPath).inserted,
+                  let attributes = try? manager.attributesOfItem(atPath: path) else { return nil }
+            return LogFileEntry(path: path, modified: attributes[.modificationDate] as? Date ?? .distantPast,
+                                size: (attributes[.size] as? NSNumber)?.int64Value ?? 0)
+        }.sorted { $0.modified > $1.modified }
+        selectedFile = min(selectedFile, max(0, files.count - 1))
+    }
+
+    /// Opens a log; a file that cannot be read at all gives its error and keeps the list.
+    public mutating func open(_ path: String) throws(SessionLogError) {
+        let log = try SessionLogReader.read(path: path)
+        opened = OpenedLog(path: path, log: log, visible: Array(log.messages.indices))
+    }
+
+    public mutating func close() {
+        opened = nil
+    }
+
+    /// Applies a filter expression; "" shows everything. A syntax error keeps the previous rows.
+    public mutating func applyFilter(_ text: String) {
+        guard var current = opened else { return }
+        current.filterText = text
+        if text.trimmingCharacters(in: .whitespaces).isEmpty {
+            current.filterError = nil
+            current.visible = Array(current.log.messages.indices)
+        } else {
+            do {
+                let filter = try MessageFilter.parse(text)
+                current.filterError = nil
+                current.visible = current.log.messages.indices.filter { filter.matches(current.log.messages[$0]) }
+            } catch {
+                current.filterError = error
+            }
+        }
+        current.selected = min(current.selected, max(0, current.visible.count - 1))
+        opened = current
+    }
+
+    public mutating func moveSelection(by delta: Int) {
+        if var current = opened {
+            current.selected = min(max(0, current.selected + delta), max(0, current.visible.count - 1))
+            opened = current
+        } else {
+            selectedFile = min(max(0, selectedFile + delta), max(0, files.count - 1))
+        }
+    }
+
+    public var selectedMessage: DebugMessage? {
+        guard let opened, opened.visible.indices.contains(opened.selected) else { return nil }
+        return opened.log.messages[opened.visible[opened.selected]]
+    }
+}

@@ -1,0 +1,51 @@
+import CurlewAgent
+import Foundation
+
+/// The log browser: the list of session logs, or the entries of the opened one.
+enum LogsView {
+    static func draw(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+        guard let opened = model.logs.opened else {
+            drawFiles(model, in: area, into: &frame)
+            return
+        }
+        let skipped = opened.log.skipped.count
+        var title = "\((opened.path as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.log.messages.count) entries"
+        if skipped > 0 { title += " · \(skipped) unreadable lines skipped" }
+        if !opened.filterText.isEmpty { title += " · filter: \(opened.filterText)" }
+        frame.put(title, row: area.row, column: 1, style: .title, width: area.width - 2)
+        frame.put(MessageRows.heading(width: area.width - 1), row: area.row + 1, column: 1, style: .dim)
+        let listHeight = area.height - 2
+        let scroll = max(0, min(opened.selected - listHeight / 2, opened.visible.count - listHeight))
+        for (offset, index) in opened.visible.enumerated().dropFirst(scroll).prefix(listHeight) {
+            let message = opened.log.messages[index]
+            let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
+                                   url: message.original?.url ?? "", startedAt: message.startedAt)
+            let (text, style) = MessageRows.row(info: info, state: message.state, progress: nil, message: message,
+                                                formatter: model.timeFormatter, width: area.width - 1)
+            frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: offset == opened.selected ? .selected : style)
+        }
+        if opened.visible.isEmpty {
+            frame.put("No entry matches. / edits the filter, F clears it, Esc closes the log.", row: area.row + 3, column: 2, style: .dim)
+        }
+    }
+
+    private static func drawFiles(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+        let files = model.logs.files
+        frame.put("Session logs  \(files.count) in \(model.environment.sessionsDirectory)/ and on the command line, newest first", row: area.row, column: 1,
+                  style: .title, width: area.width - 2)
+        frame.put(TextWidth.fit("modified", to: 20) + " " + TextWidth.fitRight("size", to: 9) + "  name", row: area.row + 1, column: 1, style: .dim)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = model.environment.timeZone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let listHeight = area.height - 2
+        let scroll = max(0, model.logs.selectedFile - listHeight + 1)
+        for (offset, file) in files.enumerated().dropFirst(scroll).prefix(listHeight) {
+            let text = TextWidth.fit(formatter.string(from: file.modified), to: 20) + " " + TextWidth.fitRight(Chrome.bytes(file.size), to: 9) + "  " + file.name
+            frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: offset == model.logs.selectedFile ? .selected : .plain)
+        }
+        if files.isEmpty {
+            frame.put("No session logs yet. Requests sent here are logged to \(model.environment.sessionsDirectory)/.", row: area.row + 3, column: 2, style: .dim)
+        }
+    }
+}

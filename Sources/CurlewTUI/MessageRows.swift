@@ -1,0 +1,32 @@
+import CurlewAgent
+import Foundation
+
+/// The one-line row format shared by Live and the log browser.
+enum MessageRows {
+    static func heading(width: Int) -> String {
+        columns(time: "time", method: "method", status: "status", duration: "duration", size: "size", url: "url", width: width)
+    }
+
+    static func columns(time: String, method: String, status: String, duration: String, size: String, url: String, width: Int) -> String {
+        let fixed = 12 + 1 + 7 + 1 + 6 + 1 + 10 + 1 + 9 + 1
+        return TextWidth.fit(time, to: 12) + " " + TextWidth.fit(method, to: 7) + " " + TextWidth.fit(status, to: 6) + " "
+            + TextWidth.fitRight(duration, to: 10) + " " + TextWidth.fitRight(size, to: 9) + " " + TextWidth.fit(url, to: max(0, width - fixed))
+    }
+
+    /// The text and style of a row for a request that may still be running.
+    static func row(info: RequestInfo, state: RequestState, progress: RequestProgress?, message: DebugMessage?, formatter: DateFormatter, width: Int) -> (String, Style) {
+        let time = formatter.string(from: info.startedAt)
+        guard let message else {
+            let status = state == .inFlight ? "…" : state == .pending ? "wait" : state.rawValue
+            let size = progress.map { Chrome.bytes($0.bytesReceived) } ?? ""
+            return (columns(time: time, method: info.method, status: status, duration: "", size: size, url: info.url, width: width), .dim)
+        }
+        let url = message.original?.url ?? info.url
+        let status = message.response.map { String($0.statusCode) } ?? (message.state == .cancelled ? "cancl" : "ERR")
+        let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? ""
+        let size = message.response.map { Chrome.bytes($0.body.size) } ?? ""
+        let shownURL = message.error.map { "\(url)  ✗ \($0.kind.rawValue)" } ?? url
+        let style: Style = message.state == .cancelled ? .dim : message.error != nil && message.response == nil ? .bad : .status(message.response?.statusCode)
+        return (columns(time: time, method: message.original?.method ?? info.method, status: status, duration: duration, size: size, url: shownURL, width: width), style)
+    }
+}

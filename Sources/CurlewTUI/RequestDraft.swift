@@ -1,0 +1,148 @@
+import CurlewAgent
+import Foundation
+
+/// A param or header row in the editor; switched-off rows are kept but not sent.
+public struct KeyValueRow: Sendable, Equatable {
+    public var enabled: Bool
+    public var name: String
+    public var value: String
+
+    public init(enabled: Bool = true, _ name: String, _ value: String) {
+        self.enabled = enabled
+        self.name = name
+        self.value = value
+    }
+}
+
+/// The request being edited in Compose: everything as text, the way the user types it.
+public struct RequestDraft: Sendable, Equatable {
+    public enum BodyMode: String, Sendable, CaseIterable {
+        case none, raw, json = "JSON", form = "form"
+    }
+
+    public enum Auth: Sendable, Equatable {
+        case none
+        case basic(user: String, password: String)
+        case bearer(token: String)
+
+        var label: String {
+            switch self {
+            case .none: "none"
+            case .basic: "basic"
+            case .bearer: "bearer"
+            }
+        }
+    }
+
+    public static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+    public var name: String
+    public var method: String
+    public var url: String
+    public var params: [KeyValueRow]
+    public var headers: [KeyValueRow]
+    public var bodyMode: BodyMode
+    public var body: String
+    public var auth: Auth
+    public var timeoutSeconds: Double
+    public var followRedirects: Bool
+
+    public init(name: String = "new request", method: String = "GET", url: String = "", params: [KeyValueRow] = [],
+                headers: [KeyValueRow] = [], bodyMode: BodyMode = .none, body: String = "", auth: Auth = .none,
+                timeoutSeconds: Double = 15, followRedirects: Bool = true) {
+        self.name = name
+        self.method = method
+        self.url = url
+        self.params = params
+        self.headers = headers
+        self.bodyMode = bodyMode
+        self.body = body
+        self.auth = auth
+        self.timeoutSeconds = timeoutSeconds
+        self.followRedirects = followRedirects
+    }
+
+    /// A draft of a ready request: query parameters become rows, body parameters the body.
+    public init(_ request: Request, baseURL: String) {
+        let path = request.customURL ?? request.path
+        let url = path.contains("://") ? path : baseURL + (path.hasPrefix("/") ? path : "/" + path)
+        var params: [KeyValueRow] = []
+        var bodyMode = BodyMode.none
+        var body = ""
+        switch request.requestSerializer {
+        case .raw(let data, let contentType):
+            bodyMode = contentType.contains("json") ? .json : .raw
+            body = String(decoding: data, as: UTF8.self)
+            params = request.params.map { KeyValueRow($0.key, $0.value.textValue) }
+        case .json where !request.method.encodesParametersInQuery:
+            bodyMode = .json
+            body = request.params.jsonObject.serialized()
+        case .urlEncodedForm where !request.method.encodesParametersInQuery:
+            bodyMode = request.params.isEmpty ? .none : .form
+            body = request.params.percentEncoded
+        default:
+            params = request.params.map { KeyValueRow($0.key, $0.value.textValue) }
+        }
+        self.init(
+            name: request.name ?? path, method: request.method.rawValue, url: url, params: params,
+            headers: request.headers.map { KeyValueRow($0.name, $0.value) }, bodyMode: bodyMode, body: body,
+            timeoutSeconds: request.timeout.map { Double($0.components.seconds) } ?? 15
+        )
+    }
+
+    /// A draft of a logged request, for re-sending it.
+    public init(_ message: DebugMessage) {
+        let original = message.original
+        var url = original?.url ?? ""
+        var params: [KeyValueRow] = []
+        if let components = URLComponents(string: url), let items = components.queryItems, !items.isEmpty {
+            params = items.map { KeyValueRow($0.name, $0.value ?? "") }
+            url = String(url.prefix { $0 != "?" })
+        }
+        let body = original?.body
+        let type = body?.contentType?.lowercased() ?? ""
+        let bodyMode: BodyMode = body == nil ? .none : type.contains("json") ? .json : type.contains("x-www-form-urlencoded") ? .form : .raw
+        let skipped: Set<String> = ["content-length", "host"]
+        self.init(
+            name: message.name ?? "re-sent #\(message.requestID)", method: original?.method ?? "GET", url: url, params: params,
+            headers: (original?.headers ?? []).filter { !skipped.contains($0.name.lowercased()) }.map { KeyValueRow($0.name, $0.value) },
+            bodyMode: bodyMode, body: body?.text ?? "",
+            timeoutSeconds: Double(original?.timeoutMilliseconds ?? 15_000) / 1000
+        )
+    }
+
+    /// The request to send, with `{{name}}` filled from `variables`.
+    public func makeRequest(variables: ChainVariables) throws(RequestError) -> Request {
+        var url = try variables.expand(url.trimmingCharacters(in: .whitespaces))
+        var members: [JSONMember] = []
+        for row in params where row.enabled && !row.name.isEmpty {
+            members.append(JSONMember(row.name, .string(try variables.expand(row.value))))
+        }
+        let query = Parameters(members)
+        if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.percentEncoded }
+        var headers = HTTPHeaders()
+        for row in self.headers where row.enabled && !row.name.isEmpty {
+            headers.add(row.name, try variables.expand(row.value))
+        }
+        switch auth {
+        case .none: break
+        case .basic(let user, let password):
+            headers.set("Authorization", "Basic " + Data("\(try variables.expand(user)):\(try variables.expand(password))".utf8).base64EncodedString())
+        case .bearer(let token):
+            headers.set("Authorization", "Bearer " + (try variables.expand(token)))
+        }
+        var request = Request.url(url, method: HTTPMethod(rawValue: method.uppercased()), headers: headers)
+        request.name = name
+        request.responseSerializer = .data
+        request.timeout = .milliseconds(Int64(timeoutSeconds * 1000))
+        request.followRedirects = followRedirects
+        let text = try variables.expand(body)
+        switch bodyMode {
+        case .none: break
+        case .raw: request.requestSerializer = .raw(Data(text.utf8), contentType: headers["Content-Type"] ?? "text/plain; charset=utf-8")
+        case .json: request.requestSerializer = .raw(Data(text.utf8), contentType: "application/json")
+        case .form: request.requestSerializer = .raw(Data(text.utf8), contentType: "application/x-www-form-urlencoded")
+        }
+        return request
+    }
+}

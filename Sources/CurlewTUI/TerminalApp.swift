@@ -1,0 +1,59 @@
+import CNCurses
+import Foundation
+
+/// Runs the app in the terminal until the user quits. The calling thread becomes the curses
+/// thread: it alone reads keys and draws.
+public enum TerminalApp {
+    /// Redraws for events are spaced at least this far apart (about 30 per second); a key press
+    /// is drawn at once.
+    static let frameInterval = Duration.milliseconds(33)
+    /// While something runs, the screen refreshes this often so durations and waterfalls advance.
+    static let tickInterval = Duration.milliseconds(250)
+
+    public static func run(_ model: AppModel, observer: TUIObserver) {
+        let screen = CursesScreen()
+        installSignalHandlers()
+        defer { screen.close() }
+        var mouse = model.mouseEnabled
+        screen.setMouse(mouse)
+        var lastDraw = ContinuousClock.now - .seconds(1)
+        var dirty = true
+        while !model.shouldQuit {
+            var pressed = false
+            if let key = screen.readKey(timeout: 33) {
+                model.handle(key)
+                pressed = true
+                while !model.shouldQuit, let next = screen.readKey(timeout: 0) { model.handle(next) }
+            }
+            let events = observer.drain()
+            if !events.isEmpty {
+                model.ingest(events)
+                dirty = true
+            }
+            if model.mouseEnabled != mouse {
+                mouse = model.mouseEnabled
+                screen.setMouse(mouse)
+            }
+            let now = ContinuousClock.now
+            let ticking = model.inFlightCount > 0 || model.groups.groups.contains { $0.verdict == nil }
+            if pressed || (dirty && now - lastDraw >= frameInterval) || (ticking && now - lastDraw >= tickInterval) {
+                let size = screen.size
+                screen.present(model.render(rows: size.rows, columns: size.columns))
+                lastDraw = now
+                dirty = false
+            }
+        }
+    }
+
+    /// Restores the terminal when the process is told to stop or crashes, then lets the signal
+    /// do what it would have done.
+    private static func installSignalHandlers() {
+        for signalNumber in [SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
+            signal(signalNumber) { received in
+                endwin()
+                signal(received, SIG_DFL)
+                raise(received)
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// How many terminal cells text takes: 2 for East Asian wide and emoji characters, 0 for
+/// combining marks, 1 otherwise. Independent of the C locale, so tests and terminals agree.
+public enum TextWidth {
+    public static func of(_ character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+        return of(first)
+    }
+
+    public static func of(_ text: some StringProtocol) -> Int {
+        text.reduce(0) { $0 + of($1) }
+    }
+
+    static func of(_ scalar: Unicode.Scalar) -> Int {
+        let value = scalar.value
+        if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        if scalar.properties.isEmojiPresentation { return 2 }
+        return isWide(value) ? 2 : 1
+    }
+
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+             0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `text` cut to at most `width` cells, ending in "…" when something was cut.
+    public static func truncate(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard of(text) > width else { return text }
+        var output = ""
+        var used = 0
+        for character in text {
+            let cells = of(character)
+            if used + cells > width - 1 { break }
+            output.append(character)
+            used += cells
+        }
+        return output + "…"
+    }
+
+    /// `text` cut or padded with spaces to exactly `width` cells.
+    public static func fit(_ text: String, to width: Int) -> String {
+        let cut = truncate(text, to: width)
+        return cut + String(repeating: " ", count: max(0, width - of(cut)))
+    }
+
+    /// `text` right-aligned in exactly `width` cells.
+    public static func fitRight(_ text: String, to width: Int) -> String {
+        let cut = truncate(text, to: width)
+        return String(repeating: " ", count: max(0, width - of(cut))) + cut
+    }
+}

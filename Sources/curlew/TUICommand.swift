@@ -1,0 +1,94 @@
+import ArgumentParser
+import CurlewAgent
+import CurlewDemoServer
+import CurlewTUI
+import Foundation
+
+/// Options of the curses interface.
+struct InterfaceOptions: ParsableArguments {
+    @Option(help: "Directory of session logs (new logs go here; the log browser lists it).")
+    var sessions: String = "Sessions"
+
+    @Flag(name: .customLong("no-mouse"), help: "Start with the mouse off, so the terminal's own text selection works.")
+    var noMouse = false
+}
+
+/// `curlew tui [SESSION_LOG...]`: the interface on saved logs, without the demo.
+struct TUICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tui",
+        abstract: "Open the interface on saved session logs, without the demo server."
+    )
+
+    @OptionGroup var options: InterfaceOptions
+
+    @Argument(help: "Session logs to list besides those in the sessions directory.")
+    var logs: [String] = []
+
+    func validate() throws {
+        for path in logs where !FileManager.default.isReadableFile(atPath: path) {
+            throw ValidationError("cannot read \(path)")
+        }
+    }
+
+    func run() async throws {
+        let environment = AppEnvironment(agent: nil, name: "logs", sessionLogPath: nil, sessionsDirectory: options.sessions, extraLogFiles: logs)
+        let model = AppModel(environment: environment)
+        model.mouseEnabled = !options.noMouse
+        if logs.count == 1 { model.openLog(logs[0]) }
+        try await InterfaceLauncher.run(model, observer: TUIObserver())
+    }
+}
+
+/// Starts the interface: on the embedded demo, or on whatever model a command built.
+enum InterfaceLauncher {
+    static func openOnDemo(_ options: InterfaceOptions) async throws {
+        try requireTerminal()
+        let server = try await DemoServer.start()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: 10))
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(
+            logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions)
+        ))
+        let observer = TUIObserver()
+        agent.addObserver(logger)
+        agent.addObserver(observer)
+        let model = AppModel(environment: AppEnvironment(
+            agent: agent, name: "demo \(server.baseURL)", sessionLogPath: logger.path, sessionsDirectory: options.sessions,
+            composeItems: DemoSet.composeItems(baseURL: server.baseURL)
+        ))
+        model.mouseEnabled = !options.noMouse
+        try await run(model, observer: observer)
+        agent.cancelAll()
+        await agent.waitForObservers()
+        try logger.close()
+        try await server.stop()
+        print("Session log: \(logger.path ?? "-") (\(logger.entryCount) entries)")
+    }
+
+    /// Runs the curses loop on a thread of its own (it blocks) and returns when the user quits.
+    static func run(_ model: AppModel, observer: TUIObserver) async throws {
+        try requireTerminal()
+        let box = UncheckedBox(model)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                TerminalApp.run(box.value, observer: observer)
+                continuation.resume()
+            }
+            thread.name = "curlew.curses"
+            thread.start()
+        }
+    }
+
+    private static func requireTerminal() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw ValidationError("the interface needs a terminal; for scripts use `curlew send` or `curlew demo`")
+        }
+    }
+}
+
+/// Hands the model to the curses thread. Safe because the caller never touches it again until
+/// that thread has finished.
+private final class UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
