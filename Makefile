@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libcurl4-openssl-dev libncurses-dev tmux
 CURLEW := .build/debug/curlew
 
-.PHONY: run test build deps demo-server clean
+.PHONY: run test build deps demo-server tui-e2e clean
 
 deps:
 	@scripts/ensure-packages.sh $(SYSTEM_PACKAGES)
@@ -18,6 +18,10 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	scripts/tui-e2e.sh $(CURLEW)
+
+tui-e2e: build
+	scripts/tui-e2e.sh $(CURLEW)
 
 demo-server: build
 	$(CURLEW) demo-server --port 8080

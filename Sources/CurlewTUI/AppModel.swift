@@ -98,8 +98,13 @@ public final class AppModel {
 
     public func ingest(_ events: [UIEvent]) {
         let now = ContinuousClock.now
-        for event in events {
-            switch event {
+        ingest(events.map { TimedUIEvent(event: $0, at: now) })
+    }
+
+    public func ingest(_ events: [TimedUIEvent]) {
+        for timed in events {
+            let now = timed.at
+            switch timed.event {
             case .willSend(let info):
                 live.upsert(info) { $0.state = .pending }
             case .waiting(let info):

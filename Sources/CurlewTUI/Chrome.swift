@@ -84,8 +84,9 @@ enum Chrome {
         if let path = model.environment.sessionLogPath { parts.append("log " + path) }
         if !model.mouseEnabled { parts.append("mouse off") }
         if model.live.pausedAt != nil { parts.append("paused +\(model.live.hiddenWhilePaused)") }
-        frame.putLine(" " + parts.joined(separator: " │ "), row: row, column: 0, width: frame.columns, style: .bar)
         let hint = "? help  q quit "
+        let room = frame.columns - TextWidth.of(hint) - 1
+        frame.putLine(TextWidth.fit(" " + parts.joined(separator: " │ "), to: room) + " ", row: row, column: 0, width: frame.columns, style: .bar)
         frame.put(hint, row: row, column: frame.columns - TextWidth.of(hint), style: .bar)
     }
 

@@ -55,6 +55,11 @@ public struct GroupsState: Sendable {
                 groups.removeFirst(groups.count - capacity)
                 selected = max(0, selected - 1)
             }
+            // A new top-level group is what the user just ran: show it.
+            if info.parentID == nil {
+                selected = groups.count - 1
+                selectedMember = nil
+            }
             return
         }
         guard let index = groups.lastIndex(where: { $0.info.id == id }) else { return }

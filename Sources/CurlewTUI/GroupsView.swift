@@ -45,10 +45,13 @@ enum GroupsView {
 
         let now = group.started.map { GroupsState.micros(ContinuousClock.now - $0) } ?? 0
         let span = max(1, group.duration ?? group.members.compactMap(\.finishedAt).max() ?? now)
-        let labelWidth = 18
-        let waterfallWidth = max(10, area.width - labelWidth - 42)
+        // Narrow terminals drop the byte bars and shorten labels so the waterfall keeps its room.
+        let wide = area.width >= 90
+        let labelWidth = wide ? 18 : 12
+        let fixedWidth = 3 + labelWidth + 10 + 7 + 10 + 2 + (wide ? 9 : 0)
+        let waterfallWidth = max(6, area.width - fixedWidth - 1)
         frame.put(TextWidth.fit("#  member", to: labelWidth + 3) + TextWidth.fit("state", to: 10) + TextWidth.fit("status", to: 7) + TextWidth.fitRight("time", to: 10)
-                  + "  " + TextWidth.fit("bytes", to: 9) + " waterfall", row: area.row + 2, column: area.column, style: .dim)
+                  + "  " + (wide ? TextWidth.fit("bytes", to: 9) : "") + "waterfall", row: area.row + 2, column: area.column, style: .dim)
         let captureLines = group.captures.isEmpty ? 0 : min(4, group.captures.count) + 1
         let memberRows = area.height - 3 - captureLines
         let selected = model.groupMembersFocused ? model.groups.selectedMember : nil
@@ -61,7 +64,7 @@ enum GroupsView {
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
                 ?? (member.state.isTerminal ? 1 : 0)
             let text = TextWidth.fit("\(index)", to: 3) + TextWidth.fit(member.label, to: labelWidth) + TextWidth.fit(stateText, to: 10)
-                + TextWidth.fit(status, to: 7) + TextWidth.fitRight(duration, to: 10) + "  " + Chrome.progressBar(fraction, width: 8) + " "
+                + TextWidth.fit(status, to: 7) + TextWidth.fitRight(duration, to: 10) + "  " + (wide ? Chrome.progressBar(fraction, width: 8) + " " : "")
             let style: Style = index == selected ? .selected : memberStyle(member)
             let used = frame.put(text, row: row, column: area.column, style: style, width: area.width)
             if let start = member.startedAt {

@@ -31,7 +31,8 @@ enum LogsView {
 
     private static func drawFiles(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         let files = model.logs.files
-        frame.put("Session logs  \(files.count) in \(model.environment.sessionsDirectory)/ and on the command line, newest first", row: area.row, column: 1,
+        let directory = (model.environment.sessionsDirectory as NSString).lastPathComponent
+        frame.put("Session logs  \(files.count) in \(directory)/ and on the command line, newest first", row: area.row, column: 1,
                   style: .title, width: area.width - 2)
         frame.put(TextWidth.fit("modified", to: 20) + " " + TextWidth.fitRight("size", to: 9) + "  name", row: area.row + 1, column: 1, style: .dim)
         let formatter = DateFormatter()

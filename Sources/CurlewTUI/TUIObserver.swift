@@ -12,10 +12,17 @@ public enum UIEvent: Sendable {
     case group(GroupEvent)
 }
 
+/// A UI event with the moment it reached the observer, so durations do not depend on how often
+/// the UI drains.
+public struct TimedUIEvent: Sendable {
+    public var event: UIEvent
+    public var at: ContinuousClock.Instant
+}
+
 /// The TUI's observer: it only queues events; the curses thread drains them between key presses,
 /// so a flood of events never delays input. Progress bursts are coalesced to the latest per request.
 public final class TUIObserver: NetworkObserver {
-    private let inbox = Mutex<[UIEvent]>([])
+    private let inbox = Mutex<[TimedUIEvent]>([])
 
     public init() {}
 
@@ -28,24 +35,30 @@ public final class TUIObserver: NetworkObserver {
     public func requestGroup(_ event: GroupEvent) { push(.group(event)) }
 
     public func push(_ event: UIEvent) {
-        inbox.withLock { $0.append(event) }
+        let timed = TimedUIEvent(event: event, at: .now)
+        inbox.withLock { $0.append(timed) }
     }
 
     public var pendingCount: Int { inbox.withLock { $0.count } }
 
-    /// Takes every queued event, in order, keeping only the last progress of each request.
-    public func drain() -> [UIEvent] {
-        let events = inbox.withLock { inbox -> [UIEvent] in
-            defer { inbox.removeAll(keepingCapacity: true) }
-            return inbox
+    /// Takes up to `limit` queued events, oldest first, keeping only the last progress of each
+    /// request among them. The rest stay queued for the next call.
+    public func drain(limit: Int = Int.max) -> [TimedUIEvent] {
+        let events = inbox.withLock { inbox -> [TimedUIEvent] in
+            guard inbox.count > limit else {
+                defer { inbox.removeAll(keepingCapacity: true) }
+                return inbox
+            }
+            defer { inbox.removeFirst(limit) }
+            return Array(inbox.prefix(limit))
         }
         var lastProgress: [UInt64: Int] = [:]
-        for (index, event) in events.enumerated() {
-            if case .progress(let info, _) = event { lastProgress[info.id] = index }
+        for (index, timed) in events.enumerated() {
+            if case .progress(let info, _) = timed.event { lastProgress[info.id] = index }
         }
-        return events.enumerated().compactMap { index, event in
-            if case .progress(let info, _) = event, lastProgress[info.id] != index { return nil }
-            return event
+        return events.enumerated().compactMap { index, timed in
+            if case .progress(let info, _) = timed.event, lastProgress[info.id] != index { return nil }
+            return timed
         }
     }
 }

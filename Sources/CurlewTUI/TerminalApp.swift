@@ -9,6 +9,8 @@ public enum TerminalApp {
     static let frameInterval = Duration.milliseconds(33)
     /// While something runs, the screen refreshes this often so durations and waterfalls advance.
     static let tickInterval = Duration.milliseconds(250)
+    /// Events taken per loop iteration; a flood is spread over iterations so keys stay responsive.
+    static let maxEventsPerIteration = 2_000
 
     public static func run(_ model: AppModel, observer: TUIObserver) {
         let screen = CursesScreen()
@@ -25,7 +27,7 @@ public enum TerminalApp {
                 pressed = true
                 while !model.shouldQuit, let next = screen.readKey(timeout: 0) { model.handle(next) }
             }
-            let events = observer.drain()
+            let events = observer.drain(limit: maxEventsPerIteration)
             if !events.isEmpty {
                 model.ingest(events)
                 dirty = true

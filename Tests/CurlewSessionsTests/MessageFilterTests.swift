@@ -1,0 +1,88 @@
+import CurlewAgent
+import CurlewSessions
+import CurlewTestSupport
+import Foundation
+import Testing
+
+/// A debug message with just the fields filters look at.
+func sampleMessage(method: String = "GET", url: String = "http://api.example.test/users/7", status: Int? = 200,
+                   requestHeaders: [HeaderField] = [], responseBody: String = "{}", contentType: String = "application/json",
+                   error: RequestError? = nil, elapsedMicros: Int64 = 1_000) -> DebugMessage {
+    Fixtures.message(method: method, url: url, status: status, requestHeaders: requestHeaders, responseBody: responseBody,
+                     contentType: contentType, error: error, elapsedMicros: elapsedMicros)
+}
+
+@Suite("Filter expressions")
+struct MessageFilterTests {
+    private func matches(_ expression: String, _ message: DebugMessage) throws -> Bool {
+        try MessageFilter.parse(expression).matches(message)
+    }
+
+    @Test("each filter matches what it names")
+    func singleFilters() throws {
+        let post = sampleMessage(method: "POST", url: "http://api.example.test/login", status: 404,
+                                 requestHeaders: [HeaderField(name: "X-Trace", value: "abc123")], responseBody: "{\"error\":\"no such user\"}",
+                                 elapsedMicros: 750_000)
+        #expect(try matches("~m POST", post))
+        #expect(try matches("~m post", post))
+        #expect(try !matches("~m GET", post))
+        #expect(try matches("~u /log.n$", post))
+        #expect(try matches("~c 404", post))
+        #expect(try matches("~c 4xx", post))
+        #expect(try !matches("~c 5xx", post))
+        #expect(try matches("~h \"x-trace: abc\"", post))
+        #expect(try matches("~b \"no such\"", post))
+        #expect(try matches("~d example.test", post))
+        #expect(try !matches("~e", post))
+        #expect(try matches("~dur >500ms", post))
+        #expect(try !matches("~dur >1s", post))
+        #expect(try matches("~dur <=750ms", post))
+        #expect(try matches("~size <1KB", post))
+        #expect(try matches("login", post), "a bare word matches URLs containing it")
+        let failed = sampleMessage(status: nil, error: RequestError(.couldNotConnect, "refused"))
+        #expect(try matches("~e", failed))
+        #expect(try !matches("~c 2xx", failed))
+        let big = sampleMessage(responseBody: String(repeating: "x", count: 2 << 20), contentType: "text/plain")
+        #expect(try matches("~size >1MB", big))
+    }
+
+    @Test("!, &, | and parentheses combine, with ! binding tightest and & before |")
+    func combinations() throws {
+        let get500 = sampleMessage(status: 500)
+        let post200 = sampleMessage(method: "POST", status: 200)
+        let get200 = sampleMessage(status: 200)
+        for message in [get500, post200] { #expect(try matches("~c 5xx | ~m POST", message)) }
+        #expect(try !matches("~c 5xx | ~m POST", get200))
+        #expect(try matches("!~m POST & ~c 200", get200))
+        #expect(try !matches("!(~m GET | ~c 500)", get500))
+        #expect(try matches("~m GET ~c 500", get500), "adjacent terms are joined with &")
+        #expect(try !matches("~m GET ~c 500", get200))
+        #expect(try matches("~m POST | ~m GET & ~c 500", get500))
+        #expect(try !matches("(~m POST | ~m GET) & ~c 500", get200))
+    }
+
+    @Test("syntax errors point at the position", arguments: [
+        ("~x foo", 0, "unknown filter"),
+        ("~m", 2, "needs an argument"),
+        ("~c 4yy", 3, "status must be"),
+        ("(~m GET", 0, "unclosed ("),
+        ("~m GET)", 6, "unmatched )"),
+        ("~u \"(unclosed\"", 3, "invalid regular expression"),
+        ("~dur >5min", 5, "unknown duration unit"),
+        ("~size >big", 7, "expected a number"),
+        ("~m GET | ", 9, "expected a filter"),
+        ("& ~m GET", 0, "expected a filter before &"),
+        ("", 0, "empty filter"),
+        ("~b \"open", 3, "unclosed quote"),
+    ])
+    func errors(_ expression: String, _ position: Int, _ fragment: String) {
+        do {
+            _ = try MessageFilter.parse(expression)
+            Issue.record("expected a syntax error for \(expression.debugDescription)")
+        } catch {
+            #expect(error.position == position, "\(expression.debugDescription): \(error)")
+            #expect(error.message.contains(fragment), "\(error.message)")
+            #expect(error.pointer(in: expression).hasSuffix("^ " + error.message))
+        }
+    }
+}

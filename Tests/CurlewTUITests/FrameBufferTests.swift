@@ -1,0 +1,192 @@
+import CurlewAgent
+import CurlewTestSupport
+@testable import CurlewTUI
+import Testing
+
+@Suite("Frame buffer and text width")
+struct FrameBufferTests {
+    @Test("CJK and emoji take two cells, combining marks none, ASCII one")
+    func widths() {
+        #expect(TextWidth.of("abc") == 3)
+        #expect(TextWidth.of("名前") == 4)
+        #expect(TextWidth.of("😀") == 2)
+        #expect(TextWidth.of("é") == 1)
+        #expect(TextWidth.of("e\u{301}") == 1)
+        #expect(TextWidth.of("❤️") == 2)
+        #expect(TextWidth.of("ｱ") == 1, "half-width katakana")
+        #expect(TextWidth.of("Ｗ") == 2, "full-width Latin")
+    }
+
+    @Test("wide characters occupy two cells and text after them stays aligned")
+    func wideAlignment() {
+        var frame = FrameBuffer(rows: 3, columns: 12)
+        frame.put("名前|x", row: 0, column: 0)
+        frame.put("ab|x", row: 1, column: 2)
+        frame.put("😀😀|x", row: 2, column: 0)
+        #expect(frame.line(0) == "名前|x" + String(repeating: " ", count: 6))
+        for row in 0..<3 {
+            let bar = (0..<12).first { frame[row, $0].text == "|" }
+            #expect(bar == 4, "row \(row)")
+        }
+    }
+
+    @Test("a wide character that does not fit is replaced by a space, never split")
+    func clipping() {
+        var frame = FrameBuffer(rows: 1, columns: 5)
+        let used = frame.put("abc名", row: 0, column: 0, width: 4)
+        #expect(used == 4)
+        #expect(frame.line(0) == "abc  ")
+        var edge = FrameBuffer(rows: 1, columns: 3)
+        edge.put("ab😀", row: 0, column: 0)
+        #expect(edge.line(0) == "ab ")
+    }
+
+    @Test("overwriting half of a wide character blanks the other half")
+    func overwriteHalf() {
+        var frame = FrameBuffer(rows: 1, columns: 4)
+        frame.put("名名", row: 0, column: 0)
+        frame.put("x", row: 0, column: 1)
+        #expect(frame.line(0) == " x名")
+    }
+
+    @Test("truncation and fitting count cells, not characters")
+    func fitting() {
+        #expect(TextWidth.truncate("名前です", to: 5) == "名前…")
+        #expect(TextWidth.fit("名前", to: 6) == "名前  ")
+        #expect(TextWidth.fitRight("42", to: 4) == "  42")
+        #expect(TextWidth.of(TextWidth.fit("😀abc名", to: 7)) == 7)
+    }
+
+    @Test("live rows with CJK and emoji URLs keep every column aligned")
+    func liveAlignment() throws {
+        let model = try TUIFixtures.model()
+        TUIFixtures.populate(model)
+        model.handle(.character("2"))
+        let frame = model.render(rows: 24, columns: 80)
+        let sizeColumns = (3..<9).map { row in (0..<80).first { column in frame[row, column].text == "B" || frame[row, column].text == "h" } }
+        let urlColumn = (3..<9).map { row in (0..<80).first { column in frame[row, column].text == "h" } }
+        #expect(Set(urlColumn).count == 1, "every URL starts in the same column: \(urlColumn)")
+        #expect(sizeColumns.allSatisfy { $0 != nil })
+        let lastRow = frame.line(8)
+        #expect(lastRow.contains("名前/"))
+    }
+}
+
+@Suite("App model on a virtual screen")
+struct AppModelTests {
+    @Test("resizing reflows every pane; below 80x24 a clear message replaces the layout")
+    func resize() throws {
+        let model = try TUIFixtures.model()
+        TUIFixtures.populate(model)
+        model.handle(.character("2"))
+        let screen = VirtualScreen(rows: 40, columns: 120)
+        screen.present(model.render(rows: 40, columns: 120))
+        #expect(screen.text.contains("http://api.example.test/slow  ✗ unacceptableStatus"))
+        screen.resize(rows: 20, columns: 60)
+        model.handle(.resize)
+        screen.present(model.render(rows: 20, columns: 60))
+        #expect(screen.text.contains("Terminal too small"))
+        #expect(screen.text.contains("this one is 60x20"))
+        screen.resize(rows: 24, columns: 80)
+        screen.present(model.render(rows: 24, columns: 80))
+        #expect(screen.text.contains(" 2 Live "))
+        #expect(screen.frame.line(23).count == 80)
+    }
+
+    @Test("while a field is being edited every printable key is text, so q does not quit")
+    func modalEditing() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.right)
+        model.handle(.enter)
+        #expect(model.compose.editing != nil)
+        for character in " q?12/" { model.handle(.character(character)) }
+        #expect(!model.shouldQuit && !model.showHelp && model.pane == .compose && model.prompt == nil)
+        model.handle(.enter)
+        #expect(model.compose.draft.name == "single GET q?12/")
+        model.handle(.escape)
+        #expect(model.compose.focus == .list)
+    }
+
+    @Test("quitting asks first while requests are in flight; n stays, y quits")
+    func quitConfirmation() throws {
+        let model = try TUIFixtures.model()
+        model.ingest([.willSend(RequestInfo(id: 99, name: nil, method: "GET", url: "http://x.test/", startedAt: Fixtures.epoch))])
+        model.handle(.character("q"))
+        #expect(model.prompt == .confirmQuit)
+        #expect(model.render(rows: 24, columns: 80).text.contains("1 request(s) in flight. Quit and cancel them? (y/n)"))
+        model.handle(.character("n"))
+        #expect(!model.shouldQuit && model.prompt == nil)
+        model.handle(.character("q"))
+        model.handle(.character("y"))
+        #expect(model.shouldQuit)
+    }
+
+    @Test("a filter syntax error is shown with its position and keeps the filter open for fixing")
+    func filterError() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        model.handle(.enter)
+        model.handle(.character("/"))
+        for character in "~c 4yy" { model.handle(.character(character)) }
+        model.handle(.enter)
+        #expect(model.message == "filter error at 4: status must be a code like 404 or a class like 4xx")
+        guard case .filter(let editor) = model.prompt else { Issue.record("filter prompt closed"); return }
+        #expect(editor.text == "~c 4yy")
+        #expect(model.logs.opened?.visible.count == 6, "the previous rows stay")
+    }
+
+    @Test("the help overlay lists every binding of the key map")
+    func helpFromKeyMap() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character("?"))
+        var seen = ""
+        for _ in 0..<12 {
+            seen += model.render(rows: 50, columns: 160).text
+            model.handle(.pageDown)
+        }
+        for binding in KeyMap.standard.bindings {
+            #expect(seen.contains(binding.help), "\(binding.help)")
+        }
+    }
+
+    @Test("the command prompt completes command and group names with Tab")
+    func completion() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character(":"))
+        model.handle(.character("r"))
+        model.handle(.character("u"))
+        model.handle(.tab)
+        model.handle(.character("b"))
+        model.handle(.tab)
+        guard case .command(let editor) = model.prompt else { Issue.record("no prompt"); return }
+        #expect(editor.text == "run batch of three")
+    }
+
+    @Test("re-send loads a logged request into Compose with its query, headers and body")
+    func resendIntoCompose() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        model.handle(.enter)
+        model.handle(.down)
+        model.handle(.character("r"))
+        #expect(model.pane == .compose)
+        #expect(model.compose.draft.method == "POST")
+        #expect(model.compose.draft.url == "http://api.example.test/login")
+        #expect(model.compose.draft.bodyMode == .json)
+        #expect(model.compose.draft.body == #"{"user":"ada"}"#)
+    }
+
+    @Test("mouse clicks switch panes and select rows; the mouse can be switched off")
+    func mouse() throws {
+        let model = try TUIFixtures.model()
+        TUIFixtures.populate(model)
+        model.handle(.mouse(MouseEvent(kind: .click, row: 0, column: 12)))
+        #expect(model.pane == .live)
+        model.handle(.mouse(MouseEvent(kind: .click, row: Layout.listTop + 1, column: 5)))
+        #expect(model.live.selected == 1)
+        #expect(!model.live.follow)
+        model.handle(.character("M"))
+        model.handle(.mouse(MouseEvent(kind: .click, row: 0, column: 24)))
+        #expect(model.pane == .live)
+    }
+}

@@ -1,0 +1,128 @@
+import CurlewAgent
+import CurlewTestSupport
+@testable import CurlewTUI
+import Foundation
+import Testing
+
+@Suite("Key scripts against the demo server", .serialized)
+struct KeyScriptTests {
+    /// Pumps observer events into the model until `condition` holds.
+    private func pump(_ model: AppModel, _ observer: TUIObserver, until condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            model.ingest(observer.drain())
+            guard ContinuousClock.now < deadline else { Issue.record("timed out"); return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    private func liveModel(variables: [String: String] = [:]) async throws -> (AppModel, TUIObserver, Agent) {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: 10))
+        let observer = TUIObserver()
+        agent.addObserver(observer)
+        let model = AppModel(environment: AppEnvironment(
+            agent: agent, name: "demo", sessionLogPath: nil, sessionsDirectory: NSTemporaryDirectory() + "none-" + UUID().uuidString,
+            composeItems: [
+                .request(RequestDraft(Request(.get, "/get", name: "single GET"), baseURL: server.baseURL)),
+                .request(RequestDraft(Request(.get, "/delay/10", name: "slow"), baseURL: server.baseURL)),
+                .group(name: "login chain", .chain([
+                    ChainStep(Request(.post, "/login", params: ["username": "ada", "password": "pw"], requestSerializer: .json), captures: [.json("token", "$.token")]),
+                    ChainStep(Request(.get, "/me", headers: ["Authorization": "Bearer {{token}}"])),
+                ])),
+            ],
+            timeZone: TimeZone(identifier: "UTC")!, processEnvironment: variables
+        ))
+        return (model, observer, agent)
+    }
+
+    @Test("compose -> send -> live -> detail -> timing tab shows the phases of the real exchange")
+    func composeSendInspect() async throws {
+        let (model, observer, _) = try await liveModel()
+        let screen = VirtualScreen(rows: 40, columns: 120)
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.live.rows.first?.message != nil }
+        model.handle(.character("2"))
+        screen.present(model.render(rows: 40, columns: 120))
+        #expect(screen.text.contains("GET     200"))
+        model.handle(.enter)
+        model.handle(.character("l"))
+        model.handle(.character("l"))
+        screen.present(model.render(rows: 40, columns: 120))
+        for text in ["Timing waterfall (new connection)", "dns", "connect", "wait", "receive", "total", "remote      127.0.0.1", "HTTP        1.1"] {
+            #expect(screen.text.contains(text), "\(text)")
+        }
+        model.handle(.character("h"))
+        model.handle(.character("h"))
+        model.handle(.character("h"))
+        screen.present(model.render(rows: 40, columns: 120))
+        #expect(screen.text.contains("GET /get HTTP/1.1"), "the Wire tab shows the request as sent")
+    }
+
+    @Test("editing the URL and adding a header in Compose changes what is sent; {{variables}} come from the environment")
+    func editAndSend() async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let (model, observer, _) = try await liveModel(variables: ["USER_TAG": tag])
+        model.handle(.right)
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        for character in "\(server.baseURL)/anything/{{USER_TAG}}" { model.handle(.character(character)) }
+        model.handle(.enter)
+        model.handle(.down)
+        model.handle(.down)
+        #expect(model.compose.field == .headersHeading)
+        model.handle(.enter)
+        for character in "X-Edited: yes" { model.handle(.character(character)) }
+        model.handle(.enter)
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.live.rows.first?.message != nil }
+        let received = try #require(server.receivedRequests.last { $0.uri == "/anything/\(tag)" })
+        #expect(received.header("X-Edited") == "yes")
+        #expect(model.compose.items.contains { if case .request(let draft) = $0 { draft.url.contains("{{USER_TAG}}") } else { false } },
+                "the edited request is kept in the list")
+    }
+
+    @Test("an unknown {{variable}} is refused with a message and nothing is sent")
+    func unknownVariable() async throws {
+        let (model, _, _) = try await liveModel()
+        model.handle(.right)
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.end)
+        for character in "?x={{nope}}" { model.handle(.character(character)) }
+        model.handle(.enter)
+        model.handle(.character("s"))
+        #expect(model.message.hasPrefix("not sent: chain variable {{nope}} is not defined"))
+        #expect(model.live.rows.isEmpty)
+    }
+
+    @Test("cancelling the slow request from Compose ends it cancelled")
+    func cancelFromCompose() async throws {
+        let (model, observer, _) = try await liveModel()
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.live.rows.first?.state == .inFlight }
+        model.handle(.character("x"))
+        try await pump(model, observer) { model.live.rows.first?.message != nil }
+        #expect(model.live.rows.first?.state == .cancelled)
+    }
+
+    @Test("running the chain from Compose shows it in Groups with its capture and verdict")
+    func chainInGroups() async throws {
+        let (model, observer, _) = try await liveModel()
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.groups.groups.first?.verdict != nil }
+        model.handle(.character("3"))
+        let text = model.render(rows: 40, columns: 120).text
+        #expect(text.contains("chain login chain · succeeded"))
+        #expect(text.contains("100 % (2/2)"))
+        #expect(text.contains("{{token}} = demo-"))
+    }
+}

@@ -1,0 +1,52 @@
+import CurlewTestSupport
+@testable import CurlewTUI
+import Testing
+
+@Suite("Panes rendered on a virtual screen")
+struct PaneGoldenTests {
+    static let sizes = [(24, 80), (50, 160)]
+
+    private func render(_ model: AppModel, _ size: (Int, Int)) -> String {
+        let screen = VirtualScreen(rows: size.0, columns: size.1)
+        screen.present(model.render(rows: size.0, columns: size.1))
+        return screen.text
+    }
+
+    @Test("each pane at 80x24 and 160x50 matches its golden text", arguments: ["compose", "live", "groups", "logs", "log-filtered", "detail-response", "detail-timing", "help"])
+    func panes(_ name: String) throws {
+        for size in Self.sizes {
+            let model = try TUIFixtures.model()
+            TUIFixtures.populate(model)
+            switch name {
+            case "compose":
+                model.handle(.right)
+            case "live":
+                model.handle(.character("2"))
+            case "groups":
+                model.handle(.character("3"))
+                model.handle(.up)
+            case "logs":
+                model.handle(.character("4"))
+            case "log-filtered":
+                model.handle(.character("4"))
+                model.handle(.enter)
+                model.handle(.character("/"))
+                for character in "~c 4xx | ~e" { model.handle(.character(character)) }
+                model.handle(.enter)
+            case "detail-response":
+                model.handle(.character("2"))
+                model.handle(.character("g"))
+                model.handle(.enter)
+            case "detail-timing":
+                model.handle(.character("2"))
+                model.handle(.character("g"))
+                model.handle(.enter)
+                model.handle(.character("l"))
+                model.handle(.character("l"))
+            default:
+                model.handle(.character("?"))
+            }
+            try expectGolden(render(model, size), named: "\(name)-\(size.1)x\(size.0)")
+        }
+    }
+}
