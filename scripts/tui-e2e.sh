@@ -35,7 +35,7 @@ expect() {
     screen | sed 's/^/    | /'
 }
 
-tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "$curlew --sessions $sessions; echo CURLEW-EXITED-\$?; sleep 60"
+tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "$curlew demo tui --sessions $sessions; echo CURLEW-EXITED-\$?; sleep 60"
 expect "the interface opens on Compose" " 1 Compose "
 expect "the demo requests are listed" "batch of ten"
 

@@ -8,7 +8,7 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Run demos against the embedded demo server: a tour of requests, a batch, a chain.",
-        subcommands: [DemoTourCommand.self, DemoBatchCommand.self, DemoChainCommand.self],
+        subcommands: [DemoTourCommand.self, DemoBatchCommand.self, DemoChainCommand.self, DemoInterfaceCommand.self],
         defaultSubcommand: DemoTourCommand.self
     )
 }
@@ -109,5 +109,16 @@ struct DemoChainCommand: AsyncParsableCommand {
         let verdict = await DemoSet.run(DemoSet.loginChain, on: demo.agent)
         try await demo.stop()
         if verdict != .succeeded { throw ExitCode(1) }
+    }
+}
+
+/// `curlew demo tui`: the interface on the embedded demo (what `curlew` alone opens), with options.
+struct DemoInterfaceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tui", abstract: "Open the interface on the embedded demo server.")
+
+    @OptionGroup var options: InterfaceOptions
+
+    func run() async throws {
+        try await InterfaceLauncher.openOnDemo(options)
     }
 }

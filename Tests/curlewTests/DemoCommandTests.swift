@@ -7,9 +7,12 @@ struct DemoCommandTests {
         NSTemporaryDirectory() + "curlew-demo-" + UUID().uuidString
     }
 
-    @Test("demo batch prints every member's result and the verdict, and logs all ten")
+    @Test("demo batch prints every member's result and the verdict, and logs all ten where --sessions says")
     func batch() async throws {
-        let result = try await CurlewProcess.run(["demo", "batch", "--sessions", sessionsDirectory()])
+        let directory = sessionsDirectory()
+        let result = try await CurlewProcess.run(["demo", "batch", "--sessions", directory])
+        #expect(result.output.contains("Session log: \(directory)/"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 1)
         #expect(result.status == 0)
         for index in 0..<10 { #expect(result.output.contains("#\(index) item \(index + 1)")) }
         #expect(result.output.contains("✗ unacceptableStatus: server answered HTTP/1.1 500"))
