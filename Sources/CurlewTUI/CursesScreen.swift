@@ -11,6 +11,11 @@ public final class CursesScreen: Screen {
     /// Takes over the terminal: raw keys (Ctrl-C arrives as a key), no echo, keypad, no cursor.
     public init() {
         setlocale(LC_ALL, "")
+        // Without a UTF-8 locale ncursesw prints multibyte text as escapes; C.UTF-8 is always there.
+        let current = String(cString: setlocale(LC_CTYPE, nil))
+        if !current.uppercased().contains("UTF-8"), !current.uppercased().contains("UTF8") {
+            setlocale(LC_CTYPE, "C.UTF-8")
+        }
         initscr()
         raw()
         noecho()
