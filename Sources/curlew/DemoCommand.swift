@@ -36,6 +36,15 @@ struct DemoEnvironment {
         return DemoEnvironment(server: server, agent: agent, logger: logger)
     }
 
+    /// Runs one group with live printing; exits 1 unless it succeeded.
+    static func runGroup(_ group: RequestGroup, options: DemoOptions) async throws {
+        let demo = try await start(options)
+        demo.agent.addObserver(GroupProgressPrinter())
+        let verdict = await DemoSet.run(group, on: demo.agent)
+        try await demo.stop()
+        if verdict != .succeeded { throw ExitCode(1) }
+    }
+
     func stop() async throws {
         await agent.waitForObservers()
         try logger.close()
@@ -84,16 +93,12 @@ struct DemoBatchCommand: AsyncParsableCommand {
     var maxConcurrency: Int?
 
     func run() async throws {
-        let demo = try await DemoEnvironment.start(options)
-        demo.agent.addObserver(GroupProgressPrinter())
         let batchPolicy: BatchPolicy = switch policy {
         case .all: .all
         case .any: .any
         case .required: .required([0, 1, 2])
         }
-        let verdict = await DemoSet.run(DemoSet.batch(policy: batchPolicy, maxConcurrency: maxConcurrency), on: demo.agent)
-        try await demo.stop()
-        if verdict != .succeeded { throw ExitCode(1) }
+        try await DemoEnvironment.runGroup(DemoSet.batch(policy: batchPolicy, maxConcurrency: maxConcurrency), options: options)
     }
 }
 
@@ -104,11 +109,7 @@ struct DemoChainCommand: AsyncParsableCommand {
     @OptionGroup var options: DemoOptions
 
     func run() async throws {
-        let demo = try await DemoEnvironment.start(options)
-        demo.agent.addObserver(GroupProgressPrinter())
-        let verdict = await DemoSet.run(DemoSet.loginChain, on: demo.agent)
-        try await demo.stop()
-        if verdict != .succeeded { throw ExitCode(1) }
+        try await DemoEnvironment.runGroup(DemoSet.loginChain, options: options)
     }
 }
 
