@@ -2,9 +2,10 @@
 
 SWIFT ?= swift
 SYSTEM_PACKAGES := libcurl4-openssl-dev libncurses-dev tmux
+BENCH_PACKAGES := nginx-light wrk curl
 CURLEW := .build/debug/curlew
 
-.PHONY: run test build deps demo-server tui-e2e clean
+.PHONY: run test build deps bench-deps bench bench-smoke demo-server tui-e2e clean
 
 deps:
 	@scripts/ensure-packages.sh $(SYSTEM_PACKAGES)
@@ -15,10 +16,26 @@ build: deps
 run: build
 	$(CURLEW)
 
-test: deps
+test: deps bench-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/tui-e2e.sh $(CURLEW)
+	$(MAKE) bench-smoke
+
+bench-deps:
+	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
+
+# The full comparison (release builds, medians of 5); appends to Benchmarks/RESULTS.md.
+bench: deps bench-deps
+	$(SWIFT) build -c release --product curlew
+	cd Benchmarks && $(SWIFT) build -c release
+	cd Benchmarks && CURLEW_BIN=../.build/release/curlew .build/release/CurlewBench --results RESULTS.md
+
+# A few hundred requests per client, so the harness itself cannot rot; records nothing.
+bench-smoke: bench-deps
+	$(SWIFT) build --product curlew
+	cd Benchmarks && $(SWIFT) build
+	cd Benchmarks && CURLEW_BIN=../.build/debug/curlew .build/debug/CurlewBench --smoke --no-results
 
 tui-e2e: build
 	scripts/tui-e2e.sh $(CURLEW)

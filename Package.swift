@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "CurlewAgent", targets: ["CurlewAgent"]),
         .library(name: "CurlewSessions", targets: ["CurlewSessions"]),
         .library(name: "CurlewDemoServer", targets: ["CurlewDemoServer"]),
+        .library(name: "CurlewTUI", targets: ["CurlewTUI"]),
+        // The libcurl shim, for the benchmark's bare libcurl loop.
+        .library(name: "CCurl", targets: ["CCurl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A finished child process: its exit status, standard output and peak memory.
+struct ChildResult {
+    var status: Int32
+    var output: String
+    var peakRSSKiB: Int
+    var wallSeconds: Double
+}
+
+/// Runs programs with posix_spawn and waits with wait4, so each child's own peak RSS is known
+/// (Foundation's Process does not report it).
+enum ChildProcess {
+    static func run(_ program: String, _ arguments: [String], discardStandardError: Bool = true) throws -> ChildResult {
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw BenchError("pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+        if discardStandardError { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let started = ContinuousClock.now
+        let spawned = posix_spawnp(&pid, program, &actions, nil, argv, environ)
+        close(pipeEnds[1])
+        guard spawned == 0 else {
+            close(pipeEnds[0])
+            throw BenchError("cannot start \(program): \(String(cString: strerror(spawned)))")
+        }
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(pipeEnds[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            output.append(contentsOf: buffer[0..<count])
+        }
+        close(pipeEnds[0])
+        var status: Int32 = 0
+        var usage = rusage()
+        wait4(pid, &status, 0, &usage)
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return ChildResult(status: exitStatus, output: String(decoding: output, as: UTF8.self),
+                           peakRSSKiB: Int(usage.ru_maxrss), wallSeconds: seconds(ContinuousClock.now - started))
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,87 @@
+import CurlewAgent
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Counts events, as a front end would, without keeping them.
+private final class CountingObserver: NetworkObserver {
+    private let count = Atomic<Int>(0)
+    func requestDidProduce(_ message: DebugMessage) { count.add(1, ordering: .relaxed) }
+    func requestDidFinish(_ request: RequestInfo, state: RequestState) { count.add(1, ordering: .relaxed) }
+}
+
+/// Curlew's agent keeping `concurrency` requests in flight until `count` finished. With
+/// `observed`, the session logger and a counting observer are on: the configuration users run.
+enum CurlewClient {
+    static func run(url: String, count: Int, concurrency: Int, observed: Bool) throws -> RunResult {
+        let queue = DispatchQueue(label: "bench.callbacks")
+        let agent = Agent(config: NetworkConfig(maxConnectionsPerHost: concurrency, requestTimeout: .seconds(60), callbackQueue: queue))
+        var logger: NetworkLogger?
+        if observed {
+            let path = NSTemporaryDirectory() + "curlew-bench-\(getpid()).jsonl"
+            logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+            agent.addObserver(logger!)
+            agent.addObserver(CountingObserver())
+        }
+        let recorder = LatencyRecorder(capacity: count)
+        let elapsed = drive(agent, queue: queue, url: url, count: count, concurrency: concurrency, recorder: recorder)
+        if let logger {
+            let drained = DispatchSemaphore(value: 0)
+            Task.detached { await agent.waitForObservers(); drained.signal() }
+            drained.wait()
+            try logger.close()
+            try? FileManager.default.removeItem(atPath: logger.path!)
+        }
+        return recorder.result(seconds: elapsed)
+    }
+
+    /// Sends `count` requests keeping `concurrency` in flight; returns the seconds it took.
+    /// `onCompleted` runs on the callback queue with the number finished so far.
+    static func drive(_ agent: Agent, queue: DispatchQueue, url: String, count: Int, concurrency: Int, recorder: LatencyRecorder,
+                      onCompleted: (@Sendable (Int) -> Void)? = nil) -> Double {
+        let driver = Driver(agent: agent, request: Request.url(url), count: count, recorder: recorder, onCompleted: onCompleted)
+        let started = ContinuousClock.now
+        queue.sync { for _ in 0..<min(concurrency, count) { driver.issue() } }
+        driver.finished.wait()
+        return seconds(ContinuousClock.now - started)
+    }
+
+    /// Keeps the pipeline full. Confined to the callback queue, where every callback runs.
+    private final class Driver: @unchecked Sendable {
+        let agent: Agent
+        let request: Request
+        let count: Int
+        let recorder: LatencyRecorder
+        let onCompleted: (@Sendable (Int) -> Void)?
+        let finished = DispatchSemaphore(value: 0)
+        private var issued = 0
+        private var completed = 0
+
+        init(agent: Agent, request: Request, count: Int, recorder: LatencyRecorder, onCompleted: (@Sendable (Int) -> Void)?) {
+            var request = request
+            request.responseSerializer = .data
+            self.agent = agent
+            self.request = request
+            self.count = count
+            self.recorder = recorder
+            self.onCompleted = onCompleted
+        }
+
+        func issue() {
+            issued += 1
+            let start = ContinuousClock.now
+            agent.start(request, callbacks: RequestCallbacks(
+                success: { response in self.done(start, bytes: response.body.count, failed: false) },
+                failure: { _ in self.done(start, bytes: 0, failed: true) }
+            ))
+        }
+
+        private func done(_ start: ContinuousClock.Instant, bytes: Int, failed: Bool) {
+            if failed { recorder.fail() } else { recorder.record(since: start, bytes: bytes) }
+            completed += 1
+            onCompleted?(completed)
+            if issued < count { issue() }
+            if completed == count { finished.signal() }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+
+/// What one client run produced. Latencies in milliseconds.
+struct RunResult: Codable, Sendable {
+    var requests: Int
+    var errors: Int
+    var seconds: Double
+    var p50: Double
+    var p99: Double
+    var bytes: Int64
+    /// Peak resident memory of the process that ran the client, in KiB (filled in by the parent).
+    var peakRSSKiB: Int = 0
+
+    var requestsPerSecond: Double { seconds > 0 ? Double(requests) / seconds : 0 }
+    var megabytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds / 1_048_576 : 0 }
+
+    /// Builds a result from per-request latencies (milliseconds).
+    init(latencies: [Double], errors: Int, seconds: Double, bytes: Int64) {
+        let sorted = latencies.sorted()
+        requests = latencies.count
+        self.errors = errors
+        self.seconds = seconds
+        p50 = Self.percentile(sorted, 0.50)
+        p99 = Self.percentile(sorted, 0.99)
+        self.bytes = bytes
+    }
+
+    init(requests: Int, errors: Int, seconds: Double, p50: Double, p99: Double, bytes: Int64) {
+        self.requests = requests
+        self.errors = errors
+        self.seconds = seconds
+        self.p50 = p50
+        self.p99 = p99
+        self.bytes = bytes
+    }
+
+    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+}
+
+/// Per-request latencies collected from any thread.
+final class LatencyRecorder: Sendable {
+    private let values = Mutex<[Double]>([])
+    private let failures = Mutex(0)
+    private let byteCount = Mutex<Int64>(0)
+    /// Off for long runs that measure memory, so the recorder's own array does not count.
+    private let keepsLatencies: Bool
+
+    init(capacity: Int, keepsLatencies: Bool = true) {
+        self.keepsLatencies = keepsLatencies
+        if keepsLatencies { values.withLock { $0.reserveCapacity(capacity) } }
+    }
+
+    func record(since start: ContinuousClock.Instant, bytes: Int) {
+        byteCount.withLock { $0 += Int64(bytes) }
+        guard keepsLatencies else { return }
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        values.withLock { $0.append(milliseconds) }
+    }
+
+    func fail() {
+        failures.withLock { $0 += 1 }
+    }
+
+    func result(seconds: Double) -> RunResult {
+        RunResult(latencies: values.withLock { $0 }, errors: failures.withLock { $0 }, seconds: seconds, bytes: byteCount.withLock { $0 })
+    }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// Current resident memory of this process, in KiB (from /proc/self/status).
+func currentRSSKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+}
+
+/// Peak resident memory of this process so far, in KiB.
+func peakRSSKiB() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Int(usage.ru_maxrss)
+}

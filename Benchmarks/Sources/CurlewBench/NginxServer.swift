@@ -1,0 +1,86 @@
+import Foundation
+
+/// nginx started with its own generated config on 127.0.0.1: one worker, keep-alive, a small JSON
+/// body on /get and a 1 MiB body on /big. Stopped with `stop()`.
+final class NginxServer {
+    let port: Int
+    private let directory: String
+    private let process: Process
+
+    static let smallBody = #"{"ok":true,"server":"nginx","items":[1,2,3],"message":"hello from the benchmark"}"#
+    static let bigSize = 1 << 20
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "curlew-bench-nginx-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
+        chmod(directory, 0o755)
+        let big = Data((0..<Self.bigSize).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try big.write(to: URL(fileURLWithPath: directory + "/big.bin"))
+        chmod(directory + "/big.bin", 0o644)
+        port = try Self.freePort()
+        let config = """
+        \(getuid() == 0 ? "user root;" : "")
+        worker_processes 1;
+        daemon off;
+        pid \(directory)/nginx.pid;
+        error_log \(directory)/logs/error.log warn;
+        events { worker_connections 4096; }
+        http {
+            access_log off;
+            keepalive_timeout 120s;
+            keepalive_requests 10000000;
+            client_body_temp_path \(directory)/body;
+            proxy_temp_path \(directory)/proxy;
+            fastcgi_temp_path \(directory)/fastcgi;
+            uwsgi_temp_path \(directory)/uwsgi;
+            scgi_temp_path \(directory)/scgi;
+            server {
+                listen 127.0.0.1:\(port) backlog=4096;
+                location = /get { default_type application/json; return 200 '\(Self.smallBody)'; }
+                location = /big { default_type application/octet-stream; alias \(directory)/big.bin; }
+            }
+        }
+        """
+        try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-p", directory, "-c", directory + "/nginx.conf"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try waitUntilListening()
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func waitUntilListening() throws {
+        for _ in 0..<100 {
+            if let result = try? ChildProcess.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", baseURL + "/get"]), result.output == "200" { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw BenchError("nginx did not start (see \(directory)/logs/error.log)")
+    }
+
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw BenchError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,84 @@
+import CurlewAgent
+import Foundation
+import Synchronization
+
+/// Runs every client on every workload against one nginx, alternating clients, and reports medians.
+struct Orchestrator {
+    var smoke = false
+    var runs = 5
+    /// nil: print only (the smoke run in `make test` records nothing).
+    var resultsPath: String? = "RESULTS.md"
+
+    init(arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--smoke": smoke = true; runs = 1
+            case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
+            case "--results": resultsPath = iterator.next() ?? resultsPath
+            case "--no-results": resultsPath = nil
+            default: throw BenchError("unknown argument \(argument)")
+            }
+        }
+    }
+
+    func run() throws {
+        let nginx = try NginxServer()
+        defer { nginx.stop() }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        var report = Report(smoke: smoke, runs: runs)
+        say("nginx on \(nginx.baseURL); \(runs) run(s) per client\(smoke ? " (smoke)" : "")\n")
+        for workload in Workload.standard(smoke: smoke) {
+            var samples: [ClientKind: [RunResult]] = [:]
+            for run in 1...runs {
+                for kind in ClientKind.allCases {
+                    let result = try measure(kind, workload, url: nginx.baseURL + workload.path, executable: executable)
+                    samples[kind, default: []].append(result)
+                    say(String(format: "%@ run %d %-28@ %9.0f req/s  p50 %.2f ms  p99 %.2f ms  %.1f MiB%@", workload.name, run, kind.title,
+                                 result.requestsPerSecond, result.p50, result.p99, Double(result.peakRSSKiB) / 1024,
+                                 result.errors > 0 ? "  \(result.errors) errors" : ""))
+                    if result.errors > 0, kind != .wrk { throw BenchError("\(kind.rawValue) had \(result.errors) errors on \(workload.name)") }
+                }
+            }
+            report.add(workload, medians: samples.mapValues(Self.median))
+        }
+        for scenario in Scenarios.all(smoke: smoke) {
+            report.addScenario(try scenario.run(executable, nginx))
+        }
+        say("\n" + report.text)
+        guard let resultsPath else { return }
+        let swiftVersion = (try? ChildProcess.run("swift", ["--version"]).output.split(separator: "\n").first.map(String.init)) ?? nil
+        try report.append(to: resultsPath, libcurl: Agent.libcurlVersion.split(separator: " ").first.map(String.init) ?? "libcurl",
+                          swift: swiftVersion ?? "Swift")
+        say("\nappended to \(resultsPath)")
+    }
+
+    private func measure(_ kind: ClientKind, _ workload: Workload, url: String, executable: String) throws -> RunResult {
+        switch kind {
+        case .curlParallel:
+            return try ExternalClients.curlParallel(url: url, count: workload.count, concurrency: workload.concurrency)
+        case .wrk:
+            return try ExternalClients.wrk(url: url, duration: workload.wrkSeconds, concurrency: workload.concurrency, bodySize: workload.bodySize)
+        default:
+            let child = try ChildProcess.run(executable, ["client", kind.rawValue, url, "\(workload.count)", "\(workload.concurrency)"], discardStandardError: false)
+            guard child.status == 0, let line = child.output.split(separator: "\n").last else {
+                throw BenchError("\(kind.rawValue) failed with status \(child.status)")
+            }
+            var result = try JSONDecoder().decode(RunResult.self, from: Data(line.utf8))
+            result.peakRSSKiB = child.peakRSSKiB
+            return result
+        }
+    }
+
+    /// The run with the median throughput.
+    static func median(_ results: [RunResult]) -> RunResult {
+        results.sorted { $0.requestsPerSecond < $1.requestsPerSecond }[results.count / 2]
+    }
+}
+
+/// Carries an async result to a waiting thread.
+final class ResultBox: Sendable {
+    private let value = Mutex<Result<RunResult, any Error>?>(nil)
+    func set(_ result: Result<RunResult, any Error>) { value.withLock { $0 = result } }
+    func get() throws -> RunResult { try value.withLock { $0 }!.get() }
+}

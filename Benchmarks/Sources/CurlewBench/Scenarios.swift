@@ -1,0 +1,185 @@
+import CurlewAgent
+import CurlewSessions
+import CurlewTUI
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A scale or start-up measurement, run in a child process of its own so its memory is its own.
+struct Scenario {
+    var name: String
+    var run: (_ executable: String, _ nginx: NginxServer) throws -> String
+}
+
+enum Scenarios {
+    static func all(smoke: Bool) -> [Scenario] {
+        let millionCount = smoke ? 2_000 : 1_000_000
+        let logPath = NSTemporaryDirectory() + "curlew-bench-million-\(getpid()).jsonl"
+        return [
+            Scenario(name: "million") { executable, nginx in
+                let metrics = try child(executable, ["million", nginx.baseURL + "/get", "\(millionCount)", logPath])
+                let lines = Int(metrics["lines"] ?? 0)
+                return String(format: """
+                    ### %d requests through the agent, 50 in flight, logging on
+
+                    %.0f req/s · RSS at 10%%: %.1f MiB, 50%%: %.1f MiB, 100%%: %.1f MiB · peak %.1f MiB (target under 150 MiB, flat) · \
+                    log lines %d (expected %d)
+                    """, millionCount, metrics["rps"] ?? 0, (metrics["rss10"] ?? 0) / 1024, (metrics["rss50"] ?? 0) / 1024,
+                    (metrics["rss100"] ?? 0) / 1024, (metrics["peak"] ?? 0) / 1024, lines, millionCount + 1)
+            },
+            Scenario(name: "log-browser") { executable, _ in
+                defer { try? FileManager.default.removeItem(atPath: logPath) }
+                let metrics = try child(executable, ["log-browser", logPath])
+                return String(format: """
+                    ### Log browser model on the %d-entry log
+
+                    first screen %.2f s (target under 1 s) · `~c 5xx | ~m POST` over all entries %.2f s (target under 2 s) · \
+                    peak RSS %.1f MiB (target under 300 MiB)
+                    """, Int(metrics["entries"] ?? 0), metrics["open"] ?? 0, metrics["filter"] ?? 0, (metrics["peak"] ?? 0) / 1024)
+            },
+            Scenario(name: "logger") { executable, _ in
+                let metrics = try child(executable, ["logger", smoke ? "5000" : "200000"])
+                return String(format: "### Network logger on its own\n\n%.0f entries/s to disk (target at least 100,000)", metrics["rate"] ?? 0)
+            },
+            Scenario(name: "view-model") { executable, _ in
+                let metrics = try child(executable, ["view-model", smoke ? "5000" : "200000"])
+                return String(format: """
+                    ### TUI view model
+
+                    ingests %.0f messages/s while keys are handled (target at least 50,000) · key latency p99 %.1f ms, max %.1f ms (target under 50 ms)
+                    """, metrics["rate"] ?? 0, metrics["p99"] ?? 0, metrics["max"] ?? 0)
+            },
+            Scenario(name: "startup") { executable, _ in
+                let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/release/curlew"
+                var times: [Double] = []
+                for _ in 0..<(smoke ? 3 : 21) { times.append(try ChildProcess.run(curlew, ["--version"]).wallSeconds * 1000) }
+                times.sort()
+                let frame = try child(executable, ["first-frame"])
+                return String(format: """
+                    ### Start-up
+
+                    `curlew --version` %.1f ms median (target under 30 ms) · the interface's first frame %.1f ms (target under 150 ms)
+                    """, times[times.count / 2], frame["milliseconds"] ?? 0)
+            },
+        ]
+    }
+
+    private static func child(_ executable: String, _ arguments: [String]) throws -> [String: Double] {
+        let result = try ChildProcess.run(executable, ["scenario"] + arguments, discardStandardError: false)
+        guard result.status == 0, let line = result.output.split(separator: "\n").last,
+              var metrics = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Double] else {
+            throw BenchError("scenario \(arguments[0]) failed with status \(result.status)")
+        }
+        metrics["peak"] = Double(result.peakRSSKiB)
+        return metrics
+    }
+
+    /// Runs one scenario in this (child) process and prints its metrics as a JSON object.
+    static func runChild(_ arguments: [String]) throws {
+        let metrics: [String: Double]
+        switch arguments.first {
+        case "million": metrics = try million(url: arguments[1], count: Int(arguments[2])!, logPath: arguments[3])
+        case "log-browser": metrics = try logBrowser(path: arguments[1])
+        case "logger": metrics = try logger(count: Int(arguments[1])!)
+        case "view-model": metrics = viewModel(count: Int(arguments[1])!)
+        case "first-frame": metrics = firstFrame()
+        default: throw BenchError("unknown scenario \(arguments.first ?? "")")
+        }
+        say(String(decoding: try JSONSerialization.data(withJSONObject: metrics), as: UTF8.self))
+    }
+
+    private static func million(url: String, count: Int, logPath: String) throws -> [String: Double] {
+        let queue = DispatchQueue(label: "bench.callbacks")
+        let agent = Agent(config: NetworkConfig(maxConnectionsPerHost: 50, requestTimeout: .seconds(60), callbackQueue: queue))
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: logPath))
+        agent.addObserver(logger)
+        let samples = Mutex<[Int: Int]>([:])
+        let marks = Set([count / 10, count / 2, count])
+        let recorder = LatencyRecorder(capacity: 0, keepsLatencies: false)
+        let elapsed = CurlewClient.drive(agent, queue: queue, url: url, count: count, concurrency: 50, recorder: recorder) { done in
+            if marks.contains(done) { samples.withLock { $0[done] = currentRSSKiB() } }
+        }
+        let drained = DispatchSemaphore(value: 0)
+        Task.detached { await agent.waitForObservers(); drained.signal() }
+        drained.wait()
+        try logger.close()
+        let lines = try countLines(logPath)
+        let rss = samples.withLock { $0 }
+        return ["rps": Double(count) / elapsed, "rss10": Double(rss[count / 10] ?? 0), "rss50": Double(rss[count / 2] ?? 0),
+                "rss100": Double(rss[count] ?? 0), "lines": Double(lines)]
+    }
+
+    private static func countLines(_ path: String) throws -> Int {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        var lines = 0
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            lines += chunk.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        }
+        return lines
+    }
+
+    private static func logBrowser(path: String) throws -> [String: Double] {
+        var browser = LogBrowserState()
+        let started = ContinuousClock.now
+        try browser.open(path)
+        let model = AppModel(environment: AppEnvironment(agent: nil, name: "bench", sessionLogPath: nil, sessionsDirectory: "/nonexistent"))
+        model.logs = browser
+        model.pane = .logs
+        _ = model.render(rows: 50, columns: 160)
+        let opened = seconds(ContinuousClock.now - started)
+        let filterStarted = ContinuousClock.now
+        model.logs.applyFilter("~c 5xx | ~m POST")
+        let filtered = seconds(ContinuousClock.now - filterStarted)
+        return ["open": opened, "filter": filtered, "entries": Double(browser.opened?.log.messages.count ?? 0)]
+    }
+
+    private static func logger(count: Int) throws -> [String: Double] {
+        let path = NSTemporaryDirectory() + "curlew-bench-logger-\(getpid()).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        let messages = (0..<1000).map { SampleMessage.make(id: UInt64($0)) }
+        let started = ContinuousClock.now
+        for index in 0..<count { logger.requestDidProduce(messages[index % messages.count]) }
+        try logger.close()
+        return ["rate": Double(count) / seconds(ContinuousClock.now - started)]
+    }
+
+    private static func viewModel(count: Int) -> [String: Double] {
+        let model = AppModel(environment: AppEnvironment(agent: nil, name: "bench", sessionLogPath: nil, sessionsDirectory: "/nonexistent"))
+        model.pane = .live
+        let observer = TUIObserver()
+        let template = SampleMessage.make(id: 0)
+        let producer = Thread {
+            for index in 0..<count {
+                var message = template
+                message.requestID = UInt64(index + 1)
+                observer.push(.message(message))
+            }
+        }
+        let started = ContinuousClock.now
+        producer.start()
+        var latencies: [Double] = []
+        var ingested = 0
+        let keys: [Key] = [.up, .down, .character("f"), .pageUp, .character("f")]
+        while ingested < count {
+            let pressed = ContinuousClock.now
+            model.handle(keys[latencies.count % keys.count])
+            let events = observer.drain(limit: 2_000)
+            ingested += events.count
+            model.ingest(events)
+            _ = model.render(rows: 50, columns: 160)
+            latencies.append(seconds(ContinuousClock.now - pressed) * 1000)
+        }
+        let rate = Double(count) / seconds(ContinuousClock.now - started)
+        latencies.sort()
+        return ["rate": rate, "p99": latencies[latencies.count * 99 / 100], "max": latencies.last ?? 0]
+    }
+
+    private static func firstFrame() -> [String: Double] {
+        let started = ContinuousClock.now
+        let model = AppModel(environment: AppEnvironment(agent: nil, name: "bench", sessionLogPath: nil, sessionsDirectory: "/nonexistent"))
+        _ = model.render(rows: 40, columns: 120)
+        return ["milliseconds": seconds(ContinuousClock.now - started) * 1000]
+    }
+}
