@@ -1,3 +1,5 @@
+import CurlewTransport
+
 /// One header field.
 public struct HeaderField: Sendable, Equatable, Codable {
     public var name: String
@@ -29,7 +31,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// The first value for `name`, compared case-insensitively.
     public subscript(name: String) -> String? {
-        get { fields.first { $0.name.lowercased() == name.lowercased() }?.value }
+        get { fields.first { ASCII.equalsIgnoringCase($0.name, name) }?.value }
         set {
             if let newValue { set(name, newValue) } else { remove(name) }
         }
@@ -37,14 +39,13 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// Replaces every field named `name` with one field, keeping the position of the first.
     public mutating func set(_ name: String, _ value: String) {
-        let key = name.lowercased()
-        guard let index = fields.firstIndex(where: { $0.name.lowercased() == key }) else {
+        guard let index = fields.firstIndex(where: { ASCII.equalsIgnoringCase($0.name, name) }) else {
             fields.append(HeaderField(name: name, value: value))
             return
         }
         fields[index] = HeaderField(name: name, value: value)
         fields = fields.enumerated()
-            .filter { $0.offset == index || $0.element.name.lowercased() != key }
+            .filter { $0.offset == index || !ASCII.equalsIgnoringCase($0.element.name, name) }
             .map(\.element)
     }
 
@@ -54,13 +55,13 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     }
 
     public mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.lowercased() == name.lowercased() }
+        fields.removeAll { ASCII.equalsIgnoringCase($0.name, name) }
     }
 
     /// These headers laid over `base`: a name present here replaces every field of that name in base.
     public func merged(over base: HTTPHeaders) -> HTTPHeaders {
-        let overridden = Set(fields.map { $0.name.lowercased() })
-        return HTTPHeaders(base.fields.filter { !overridden.contains($0.name.lowercased()) } + fields)
+        guard !fields.isEmpty else { return base }
+        return HTTPHeaders(base.fields.filter { field in !fields.contains { ASCII.equalsIgnoringCase($0.name, field.name) } } + fields)
     }
 
     /// Checks every field for what would corrupt the request on the wire: names that are not HTTP

@@ -94,6 +94,7 @@ struct RequestComposer: Sendable {
     }
 
     private static func validate(_ url: String) throws(RequestError) {
+        if hasPlainHTTPShape(url) { return }
         if let index = url.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
             throw RequestError(.invalidURL, "URL \(url.debugDescription) contains whitespace or a control character at position \(position)")
@@ -111,9 +112,47 @@ struct RequestComposer: Sendable {
 
     /// True for text that starts with a scheme and "://"; whether its host is valid is checked later.
     private static func isAbsolute(_ text: String) -> Bool {
-        guard let schemeEnd = text.range(of: "://") else { return false }
-        let scheme = text[..<schemeEnd.lowerBound]
-        return !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+        var length = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                length += 1
+            case UInt8(ascii: ":"):
+                return length > 0 && text.utf8.dropFirst(length).starts(with: "://".utf8)
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    /// The common case checked byte by byte: `http://` or `https://`, a host of name characters,
+    /// then nothing but printable ASCII. Anything else goes through the full parser.
+    private static func hasPlainHTTPShape(_ url: String) -> Bool {
+        let bytes = url.utf8
+        let prefix = bytes.starts(with: "http://".utf8) ? 7 : bytes.starts(with: "https://".utf8) ? 8 : 0
+        guard prefix > 0 else { return false }
+        var hostLength = 0
+        var inHost = true
+        for byte in bytes.dropFirst(prefix) {
+            guard byte > 0x20, byte < 0x7F else { return false }
+            if inHost {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "-"), UInt8(ascii: "."):
+                    hostLength += 1
+                case UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+                    inHost = false
+                default:
+                    return false
+                }
+            } else if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                        || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "|") || byte == UInt8(ascii: "^") || byte == UInt8(ascii: "`") {
+                return false
+            }
+        }
+        return hostLength > 0
     }
 
     private static func trimmingSlashes(_ text: String, leading: Bool) -> String {

@@ -130,7 +130,7 @@ final class Transfer {
         var list: UnsafeMutablePointer<curl_slist>?
         // A body makes libcurl add "Expect: 100-continue" and wait for the server; send at once
         // unless the caller asked for it.
-        if !headers.contains(where: { $0.name.caseInsensitiveCompare("Expect") == .orderedSame }) {
+        if !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Expect") }) {
             list = curl_slist_append(list, "Expect:")
         }
         for header in headers {
@@ -161,17 +161,18 @@ final class Transfer {
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            statusLine = line
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
+            statusLine = text(0..<end)
             responseHeaders.removeAll(keepingCapacity: true)
             responseSinceLastRequest = true
-        } else if let first = line.first, first == " " || first == "\t", !responseHeaders.isEmpty {
-            responseHeaders[responseHeaders.count - 1].value += " " + line.trimmingCharacters(in: .whitespaces)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            responseHeaders.append((name, value))
+        } else if end > 0, bytes[0] == 0x20 || bytes[0] == 0x09, !responseHeaders.isEmpty {
+            // An obsolete folded continuation line belongs to the previous header.
+            responseHeaders[responseHeaders.count - 1].value += " " + text(ASCII.trimmed(bytes, from: 0, to: end))
+        } else if let colon = (0..<end).first(where: { bytes[$0] == 0x3A }) {
+            responseHeaders.append((text(0..<colon), text(ASCII.trimmed(bytes, from: colon + 1, to: end))))
         }
     }
 

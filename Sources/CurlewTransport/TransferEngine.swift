@@ -51,16 +51,19 @@ public final class TransferEngine: Sendable {
 
     /// Queues an exchange. Its events arrive at the sink, ending with exactly one `finished`.
     public func submit(_ request: TransferRequest, id: UInt64) {
-        let accepted = shared.inbox.withLock { inbox -> Bool in
-            guard !inbox.stopping else { return false }
-            inbox.adds.append(PendingTransfer(id: id, request: request, submittedAt: DispatchTime.now().uptimeNanoseconds))
-            return true
+        let pending = PendingTransfer(id: id, request: request, submittedAt: DispatchTime.now().uptimeNanoseconds)
+        let (accepted, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.stopping else { return (false, false) }
+            let wasIdle = inbox.adds.isEmpty && inbox.cancels.isEmpty
+            inbox.adds.append(pending)
+            return (true, wasIdle)
         }
-        if accepted {
-            shared.multi.wakeup()
-        } else {
+        guard accepted else {
             shared.sink(.finished(.cancelledBeforeStart(id: id)))
+            return
         }
+        // One wakeup per batch: a non-empty inbox means one is already pending.
+        if wasIdle { shared.multi.wakeup() }
     }
 
     /// Cancels an exchange. One not yet handed to libcurl is dropped here and never touches the

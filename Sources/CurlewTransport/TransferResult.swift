@@ -63,6 +63,6 @@ public struct TransferResult: Sendable {
 
     /// The value of the first response header with this name, compared case-insensitively.
     public func responseHeader(_ name: String) -> String? {
-        responseHeaders.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        responseHeaders.first { ASCII.equalsIgnoringCase($0.name, name) }?.value
     }
 }

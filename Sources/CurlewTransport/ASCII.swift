@@ -1,0 +1,30 @@
+/// Byte-level helpers for HTTP's ASCII syntax, where Foundation's Unicode-aware string functions
+/// cost more than the whole exchange.
+public enum ASCII {
+    /// Case-insensitive equality of two ASCII strings (header names, schemes).
+    public static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?): if lowercase(a) != lowercase(b) { return false }
+            default: return false
+            }
+        }
+    }
+
+    @inline(__always)
+    static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+    }
+
+    /// The range of `bytes` without leading and trailing spaces and tabs.
+    static func trimmed(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Range<Int> {
+        var lower = start
+        var upper = end
+        while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+        while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+        return lower..<upper
+    }
+}
