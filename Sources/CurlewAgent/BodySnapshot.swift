@@ -24,10 +24,10 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
 
     /// The kept bytes as text, when they are UTF-8 (a preview cut inside a character still reads).
     public var text: String? {
-        if let text = String(data: data, encoding: .utf8) { return text }
+        if let text = String(validating: data, as: UTF8.self) { return text }
         guard isTruncated else { return nil }
         for cut in 1...3 where data.count >= cut {
-            if let text = String(data: data.dropLast(cut), encoding: .utf8) { return text }
+            if let text = String(validating: data.dropLast(cut), as: UTF8.self) { return text }
         }
         return nil
     }

@@ -115,7 +115,9 @@ public final class NetworkLogger: NetworkObserver {
             custom: delegate?.customHeader(for: config)
         )
         do {
-            try writeLine(TaggedRecord(type: "header", record: header, custom: nil), countsAsEntry: false)
+            var line = Array(try SessionLogFormat.makeEncoder().encode(TaggedRecord(type: "header", record: header, custom: nil)))
+            line.append(0x0A)
+            try writeLine(line, countsAsEntry: false)
         } catch {
             Foundation.close(descriptor)
             throw NetworkLoggerError(path: path, reason: "cannot write the header: \(error)")
@@ -145,9 +147,9 @@ public final class NetworkLogger: NetworkObserver {
     }
 
     public func requestDidProduce(_ message: DebugMessage) {
-        let record = TaggedRecord(type: "message", record: config.redaction.redact(message), custom: delegate?.customInfo(for: message))
+        let line = SessionRecordWriter.messageLine(config.redaction.redact(message), custom: delegate?.customInfo(for: message))
         do {
-            try writeLine(record, countsAsEntry: true)
+            try writeLine(line, countsAsEntry: true)
         } catch {
             counters.withLock { $0.failedWrites += 1 }
             diagnostics.error("session log entry lost", metadata: ["path": "\(path ?? "")", "error": "\(error)"])
@@ -171,9 +173,7 @@ public final class NetworkLogger: NetworkObserver {
         }
     }
 
-    private func writeLine(_ record: some Encodable, countsAsEntry: Bool) throws {
-        var line = try SessionLogFormat.makeEncoder().encode(record)
-        line.append(0x0A)
+    private func writeLine(_ line: [UInt8], countsAsEntry: Bool) throws {
         try file.withLock { file in
             guard var current = file else { return }
             try Self.writeAll(line, to: current.descriptor)
@@ -190,7 +190,7 @@ public final class NetworkLogger: NetworkObserver {
     }
 
     /// One `write` for the whole line; the loop only continues after a short write.
-    private static func writeAll(_ data: Data, to descriptor: Int32) throws {
+    private static func writeAll(_ data: [UInt8], to descriptor: Int32) throws {
         try data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {

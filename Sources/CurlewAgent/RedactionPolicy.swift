@@ -1,3 +1,4 @@
+import CurlewTransport
 import Foundation
 
 /// What to hide before a debug message is written to a log or exported: credential headers,
@@ -10,11 +11,14 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     public var isEnabled: Bool
     /// Header names (any case) whose values are hidden.
-    public var headerNames: Set<String>
+    public var headerNames: Set<String> { didSet { refreshSecretKeys() } }
     /// Query and form parameter names whose values are hidden.
-    public var parameterNames: Set<String>
+    public var parameterNames: Set<String> { didSet { refreshSecretKeys() } }
     /// JSON body member names whose values are hidden, at any depth.
-    public var bodyFieldNames: Set<String>
+    public var bodyFieldNames: Set<String> { didSet { refreshSecretKeys() } }
+    /// JSON member names whose values are hidden: declared body fields and parameters, and header
+    /// names too, since echoing servers reflect request headers into JSON bodies. Lowercased.
+    private var secretKeys: Set<String> = []
     /// Literal secrets (tokens, passwords) hidden wherever they appear.
     public var secretValues: [String]
 
@@ -30,6 +34,11 @@ public struct RedactionPolicy: Sendable, Equatable {
         self.parameterNames = parameterNames
         self.bodyFieldNames = bodyFieldNames
         self.secretValues = secretValues.filter { !$0.isEmpty }
+        refreshSecretKeys()
+    }
+
+    private mutating func refreshSecretKeys() {
+        secretKeys = Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames.map { $0.lowercased() })
     }
 
     /// Redaction off: logs keep everything. Only for logs that never leave the machine.
@@ -66,69 +75,80 @@ public struct RedactionPolicy: Sendable, Equatable {
         return message
     }
 
-    /// JSON member names whose values are hidden: declared body fields and parameters, and header
-    /// names too, since echoing servers reflect request headers into JSON bodies.
-    private var secretKeys: Set<String> {
-        Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames)
+    private func replaceSecrets(_ text: String) -> String {
+        guard !secretValues.isEmpty else { return text }
+        return secretValues.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
     }
 
-    private func replaceSecrets(_ text: String) -> String {
-        secretValues.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
+    private func isSecretHeader(_ name: some StringProtocol) -> Bool {
+        headerNames.contains { ASCII.equalsIgnoringCase($0, String(name)) }
     }
 
     private func redactHeader(_ field: HeaderField) -> HeaderField {
-        headerNames.contains(field.name.lowercased())
+        isSecretHeader(field.name)
             ? HeaderField(name: field.name, value: Self.marker)
             : HeaderField(name: field.name, value: replaceSecrets(field.value))
     }
 
     /// Redacts the header lines of a raw request head, and the query of its request line.
     private func redactHead(_ head: String) -> String {
-        var lines = head.components(separatedBy: "\r\n")
+        var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+        var changed = false
         for index in lines.indices {
+            let line = lines[index]
+            let redacted: String
             if index == 0 {
-                lines[0] = redactURL(lines[0])
-            } else if let colon = lines[index].firstIndex(of: ":"),
-                      headerNames.contains(lines[index][..<colon].lowercased()) {
-                lines[index] = lines[index][...colon] + " " + Self.marker
+                redacted = redactURL(line)
+            } else if let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")), isSecretHeader(line[..<colon]) {
+                redacted = line[...colon] + " " + Self.marker
             } else {
-                lines[index] = replaceSecrets(lines[index])
+                redacted = replaceSecrets(line)
+            }
+            if redacted != line {
+                lines[index] = redacted
+                changed = true
             }
         }
-        return lines.joined(separator: "\r\n")
+        return changed ? lines.joined(separator: "\r\n") : head
     }
 
     /// Hides the values of declared parameters in a query string found anywhere in `text`.
     private func redactURL(_ text: String) -> String {
-        replaceSecrets(redactPairs(text, separators: "?&"))
+        replaceSecrets(redactPairs(text, separators: [UInt8(ascii: "?"), UInt8(ascii: "&")]))
     }
 
-    private func redactPairs(_ text: String, separators: String) -> String {
-        guard !parameterNames.isEmpty, text.contains("=") else { return text }
-        var output = ""
-        var name = ""
+    /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names.
+    private func redactPairs(_ text: String, separators: Set<UInt8>) -> String {
+        guard !parameterNames.isEmpty, text.utf8.contains(UInt8(ascii: "=")) else { return text }
+        let marker = Array(Self.marker.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        var name: [UInt8] = []
         var inValue = false
         var hiding = false
-        for character in text {
-            if separators.contains(character) || character == " " || character == "#" {
-                if hiding { output += Self.marker }
+        var changed = false
+        for byte in text.utf8 {
+            if separators.contains(byte) || byte == 0x20 || byte == UInt8(ascii: "#") {
+                if hiding { output += marker }
                 inValue = false
                 hiding = false
-                name = ""
-                output.append(character)
-            } else if character == "=" && !inValue {
+                name.removeAll(keepingCapacity: true)
+                output.append(byte)
+            } else if byte == UInt8(ascii: "="), !inValue {
                 inValue = true
-                hiding = parameterNames.contains(name.removingPercentEncoding ?? name)
-                output.append(character)
+                let decoded = String(decoding: name, as: UTF8.self)
+                hiding = parameterNames.contains(decoded.contains("%") ? decoded.removingPercentEncoding ?? decoded : decoded)
+                changed = changed || hiding
+                output.append(byte)
             } else if inValue {
-                if !hiding { output.append(character) }
+                if !hiding { output.append(byte) }
             } else {
-                name.append(character)
-                output.append(character)
+                name.append(byte)
+                output.append(byte)
             }
         }
-        if hiding { output += Self.marker }
-        return output
+        if hiding { output += marker }
+        return changed ? String(decoding: output, as: UTF8.self) : text
     }
 
     private func redactBody(_ body: BodySnapshot) -> BodySnapshot {
@@ -136,16 +156,39 @@ public struct RedactionPolicy: Sendable, Equatable {
         let type = body.contentType?.lowercased() ?? ""
         var redacted = text
         let keys = secretKeys
-        if type.contains("json"), keys.contains(where: { text.range(of: $0, options: .caseInsensitive) != nil }),
-           let json = try? JSONValue.parse(text) {
+        if type.contains("json"), Self.containsAnyQuotedKey(text, keys), let json = try? JSONValue.parse(text) {
             redacted = redactJSON(json, keys: keys).serialized()
         } else if type.contains("x-www-form-urlencoded") {
-            redacted = redactPairs(text, separators: "&")
+            redacted = redactPairs(text, separators: [UInt8(ascii: "&")])
         }
         redacted = replaceSecrets(redacted)
         guard redacted != text else { return body }
         let size = body.isTruncated ? body.size : Int64(redacted.utf8.count)
         return BodySnapshot(kept: Data(redacted.utf8), size: size, contentType: body.contentType)
+    }
+
+    /// Whether `"key"` appears in `text` for any key, ignoring ASCII case: a cheap test before parsing.
+    private static func containsAnyQuotedKey(_ text: String, _ keys: Set<String>) -> Bool {
+        let haystack = text.utf8.map(ASCII.lowercase)
+        return keys.contains { key in
+            let needle = [UInt8(ascii: "\"")] + Array(key.utf8) + [UInt8(ascii: "\"")]
+            return haystack.withUnsafeBufferPointer { Self.contains($0, needle) }
+        }
+    }
+
+    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, needle.count <= haystack.count else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var offset = 1
+                while offset < needle.count, haystack[index + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
     }
 
     private func redactJSON(_ value: JSONValue, keys: Set<String>) -> JSONValue {

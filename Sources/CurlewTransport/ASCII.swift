@@ -15,7 +15,7 @@ public enum ASCII {
     }
 
     @inline(__always)
-    static func lowercase(_ byte: UInt8) -> UInt8 {
+    public static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 

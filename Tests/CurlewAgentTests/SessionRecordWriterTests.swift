@@ -1,0 +1,58 @@
+@testable import CurlewAgent
+import Foundation
+import Testing
+
+private func sortedMembers(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .object(let members): .object(members.map { JSONMember($0.key, sortedMembers($0.value)) }.sorted { $0.key < $1.key })
+    case .array(let elements): .array(elements.map(sortedMembers))
+    default: value
+    }
+}
+
+@Suite("Session record writer")
+struct SessionRecordWriterTests {
+    @Test("a written message reads back identical, with escapes, Unicode, binary bodies and every optional field")
+    func roundTrip() throws {
+        let tricky = "quote \" backslash \\ newline \n tab \t bell \u{7} emoji 😀 名前 slash /"
+        let message = DebugMessage(
+            requestID: 42, name: tricky, groupID: 7, step: 3, state: .failed,
+            startedAt: Date(timeIntervalSince1970: 1_790_000_000.5),
+            original: ComposedRequest(method: "POST", url: "http://h.test/a?b=c&d=\"e\"", headers: [HeaderField(name: "X-\(tricky)", value: tricky)],
+                                      params: ["n": 1, "nested": ["a": [true, .null, 2.5]]], body: BodySnapshot(data: Data(tricky.utf8), contentType: "text/plain", limit: 10),
+                                      timeoutMilliseconds: 15_000),
+            sent: WireRequest(head: "POST /a HTTP/1.1\r\nHost: h.test\r\n\r\n", body: BodySnapshot(data: Data([0, 1, 2, 255]), contentType: nil, limit: 100)),
+            response: ResponseSnapshot(statusCode: 503, statusLine: "HTTP/1.1 503 Busy", httpVersion: "1.1", headers: [], body: BodySnapshot(data: Data(), contentType: nil, limit: 1)),
+            error: RequestError(.unacceptableStatus, tricky, code: 503),
+            timings: TimingBreakdown(queued: 1, dns: nil, connect: 3, tls: nil, send: 4, wait: 5, receive: 6, redirect: 7, total: 8),
+            connection: ConnectionInfo(httpVersion: "2", remoteIP: "::1", remotePort: 443, localIP: "::1", localPort: 5, reused: true,
+                                       newConnections: 0, redirectCount: 1, effectiveURL: "https://h.test/", bytesSent: 10, bytesReceived: 20),
+            callbackQueue: "q"
+        )
+        let line = SessionRecordWriter.messageLine(message, custom: ["build": 9])
+        #expect(line.last == 0x0A)
+        #expect(!line.dropLast().contains(0x0A), "one line")
+        let decoded = try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line))
+        // The Codable reader cannot keep JSON object member order (JSONDecoder hands keys over
+        // unordered), so parameters compare modulo order; everything else must be identical.
+        var expected = message
+        var actual = decoded
+        expected.original?.params = sortedMembers(message.original!.params)
+        actual.original?.params = sortedMembers(decoded.original!.params)
+        #expect(actual == expected)
+        let json = try JSONValue.parse(Data(line.dropLast()))
+        #expect(json["type"] == .string("message"))
+        #expect(json["custom"]?["build"] == .int(9))
+        #expect(json["startedAt"] == .string("2026-09-21T14:13:20.500Z"))
+    }
+
+    @Test("the minimal message omits absent fields")
+    func minimal() throws {
+        let message = DebugMessage(requestID: 1, name: nil, state: .cancelled, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
+                                   response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "q")
+        let line = SessionRecordWriter.messageLine(message, custom: nil)
+        #expect(String(decoding: line, as: UTF8.self) == #"{"type":"message","requestID":1,"state":"cancelled","startedAt":"1970-01-01T00:00:00.000Z","callbackQueue":"q"}"# + "\n")
+        #expect(try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line)) == message)
+    }
+}
+
