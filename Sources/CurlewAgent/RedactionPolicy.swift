@@ -14,6 +14,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     public var headerNames: Set<String> { didSet { refreshSecretKeys() } }
     /// Query and form parameter names whose values are hidden.
     public var parameterNames: Set<String> { didSet { refreshSecretKeys() } }
+    private var parameterNameBytes: [[UInt8]] = []
     /// JSON body member names whose values are hidden, at any depth.
     public var bodyFieldNames: Set<String> { didSet { refreshSecretKeys() } }
     /// JSON member names whose values are hidden: declared body fields and parameters, and header
@@ -38,6 +39,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private mutating func refreshSecretKeys() {
+        parameterNameBytes = parameterNames.map { Array($0.utf8) }
         secretKeys = Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames.map { $0.lowercased() })
     }
 
@@ -92,29 +94,51 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Redacts the header lines of a raw request head, and the query of its request line.
     private func redactHead(_ head: String) -> String {
-        var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
-        var changed = false
-        for index in lines.indices {
-            let line = lines[index]
-            let redacted: String
-            if index == 0 {
-                redacted = redactURL(line)
-            } else if let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")), isSecretHeader(line[..<colon]) {
-                redacted = line[...colon] + " " + Self.marker
+        var lines: [Substring] = []
+        var start = head.utf8.startIndex
+        var index = start
+        let end = head.utf8.endIndex
+        while index < end {
+            let next = head.utf8.index(after: index)
+            if head.utf8[index] == 0x0D, next < end, head.utf8[next] == 0x0A {
+                lines.append(head[start..<index])
+                start = head.utf8.index(after: next)
+                index = start
             } else {
-                redacted = replaceSecrets(line)
-            }
-            if redacted != line {
-                lines[index] = redacted
-                changed = true
+                index = next
             }
         }
-        return changed ? lines.joined(separator: "\r\n") : head
+        lines.append(head[start..<end])
+        var changed = false
+        var output: [String] = []
+        output.reserveCapacity(lines.count)
+        for (number, line) in lines.enumerated() {
+            let text = String(line)
+            let redacted: String
+            if number == 0 {
+                redacted = redactURL(text)
+            } else if let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")), isSecretHeader(text[..<colon]) {
+                redacted = text[...colon] + " " + Self.marker
+            } else {
+                redacted = replaceSecrets(text)
+            }
+            changed = changed || redacted != text
+            output.append(redacted)
+        }
+        return changed ? output.joined(separator: "\r\n") : head
     }
 
     /// Hides the values of declared parameters in a query string found anywhere in `text`.
     private func redactURL(_ text: String) -> String {
         replaceSecrets(redactPairs(text, separators: [UInt8(ascii: "?"), UInt8(ascii: "&")]))
+    }
+
+    private func isSecretParameter(_ name: [UInt8]) -> Bool {
+        if name.contains(UInt8(ascii: "%")) {
+            let decoded = String(decoding: name, as: UTF8.self)
+            return parameterNames.contains(decoded.removingPercentEncoding ?? decoded)
+        }
+        return parameterNameBytes.contains { $0 == name }
     }
 
     /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names.
@@ -136,8 +160,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 output.append(byte)
             } else if byte == UInt8(ascii: "="), !inValue {
                 inValue = true
-                let decoded = String(decoding: name, as: UTF8.self)
-                hiding = parameterNames.contains(decoded.contains("%") ? decoded.removingPercentEncoding ?? decoded : decoded)
+                hiding = isSecretParameter(name)
                 changed = changed || hiding
                 output.append(byte)
             } else if inValue {
@@ -167,28 +190,28 @@ public struct RedactionPolicy: Sendable, Equatable {
         return BodySnapshot(kept: Data(redacted.utf8), size: size, contentType: body.contentType)
     }
 
-    /// Whether `"key"` appears in `text` for any key, ignoring ASCII case: a cheap test before parsing.
+    /// Whether any object member name in the JSON text is one of `keys` (ignoring ASCII case):
+    /// one pass over the bytes, before paying for a parse.
     private static func containsAnyQuotedKey(_ text: String, _ keys: Set<String>) -> Bool {
-        let haystack = text.utf8.map(ASCII.lowercase)
-        return keys.contains { key in
-            let needle = [UInt8(ascii: "\"")] + Array(key.utf8) + [UInt8(ascii: "\"")]
-            return haystack.withUnsafeBufferPointer { Self.contains($0, needle) }
-        }
-    }
-
-    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, needle.count <= haystack.count else { return false }
-        var index = 0
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first {
-                var offset = 1
-                while offset < needle.count, haystack[index + offset] == needle[offset] { offset += 1 }
-                if offset == needle.count { return true }
+        var found = false
+        var text = text
+        text.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count, !found {
+                guard bytes[index] == UInt8(ascii: "\"") else { index += 1; continue }
+                let start = index + 1
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                var after = end + 1
+                while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
+                if after < bytes.count, bytes[after] == UInt8(ascii: ":"), end <= bytes.count, end - start < 64 {
+                    let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<min(end, bytes.count)]).map(ASCII.lowercase), as: UTF8.self)
+                    found = keys.contains(name)
+                }
+                index = end + 1
             }
-            index += 1
         }
-        return false
+        return found
     }
 
     private func redactJSON(_ value: JSONValue, keys: Set<String>) -> JSONValue {

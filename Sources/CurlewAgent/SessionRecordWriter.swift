@@ -91,19 +91,17 @@ struct SessionRecordWriter {
 
     mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        var utf8 = text.utf8
-        let plain = utf8.withContiguousStorageIfAvailable { buffer -> Bool in
-            guard !buffer.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
-            bytes.append(contentsOf: buffer)
-            return true
-        }
-        if plain != true {
-            if plain == nil {
-                var copy = text
-                copy.makeContiguousUTF8()
-                utf8 = copy.utf8
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscaped(byte)
+                runStart = index + 1
             }
-            for byte in utf8 { appendEscaped(byte) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
@@ -115,10 +113,9 @@ struct SessionRecordWriter {
         case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
         case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
         case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-        case ..<0x20:
+        default:
             let hex = Array("0123456789abcdef".utf8)
             bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-        default: bytes.append(byte)
         }
     }
 
