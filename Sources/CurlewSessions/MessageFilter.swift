@@ -56,6 +56,34 @@ public indirect enum MessageFilter {
         return try parser.parseExpression()
     }
 
+    /// True when every term can be decided from an index summary (no headers or bodies).
+    public var worksOnSummaries: Bool {
+        switch self {
+        case .header, .body: false
+        case .not(let inner): inner.worksOnSummaries
+        case .and(let left, let right), .or(let left, let right): left.worksOnSummaries && right.worksOnSummaries
+        default: true
+        }
+    }
+
+    /// Decides the filter from a summary; only meaningful when `worksOnSummaries`.
+    public func matches(_ entry: EntrySummary) -> Bool {
+        switch self {
+        case .method(let method): return entry.method.caseInsensitiveCompare(method) == .orderedSame
+        case .url(let regex, _): return entry.url.contains(regex)
+        case .urlContains(let text): return entry.url.localizedCaseInsensitiveContains(text)
+        case .status(let range): return entry.statusCode > 0 && range.contains(entry.statusCode)
+        case .domain(let host): return URLComponents(string: entry.url)?.host?.localizedCaseInsensitiveContains(host) ?? false
+        case .failed: return entry.failed
+        case .duration(let comparison, let limit): return entry.elapsedMicros.map { comparison.holds($0, limit) } ?? false
+        case .size(let comparison, let limit): return entry.responseSize.map { comparison.holds($0, limit) } ?? false
+        case .header, .body: return false
+        case .not(let inner): return !inner.matches(entry)
+        case .and(let left, let right): return left.matches(entry) && right.matches(entry)
+        case .or(let left, let right): return left.matches(entry) || right.matches(entry)
+        }
+    }
+
     public func matches(_ message: DebugMessage) -> Bool {
         switch self {
         case .method(let method):

@@ -169,8 +169,8 @@ extension AppModel {
     public func openLog(_ path: String) {
         do {
             try logs.open(path)
-            let skipped = logs.opened?.log.skipped.count ?? 0
-            message = "\(logs.opened?.log.messages.count ?? 0) entries" + (skipped > 0 ? ", \(skipped) unreadable lines skipped" : "")
+            let skipped = logs.opened?.index.skipped.count ?? 0
+            message = "\(logs.opened?.index.entries.count ?? 0) entries" + (skipped > 0 ? ", \(skipped) unreadable lines skipped" : "")
         } catch {
             message = error.description
         }

@@ -19,8 +19,9 @@ public struct LogBrowserState {
 
     public struct OpenedLog {
         public var path: String
-        public var log: SessionLog
-        /// Indices into `log.messages` that pass the filter, in file order.
+        /// Offsets and summaries; messages are decoded only when shown.
+        public var index: SessionLogIndex
+        /// Indices into `index.entries` that pass the filter, in file order.
         public var visible: [Int]
         public var filterText = ""
         public var filterError: FilterSyntaxError?
@@ -47,8 +48,8 @@ public struct LogBrowserState {
 
     /// Opens a log; a file that cannot be read at all gives its error and keeps the list.
     public mutating func open(_ path: String) throws(SessionLogError) {
-        let log = try SessionLogReader.read(path: path)
-        opened = OpenedLog(path: path, log: log, visible: Array(log.messages.indices))
+        let index = try SessionLogIndex(path: path)
+        opened = OpenedLog(path: path, index: index, visible: Array(index.entries.indices))
     }
 
     public mutating func close() {
@@ -61,12 +62,12 @@ public struct LogBrowserState {
         current.filterText = text
         if text.trimmingCharacters(in: .whitespaces).isEmpty {
             current.filterError = nil
-            current.visible = Array(current.log.messages.indices)
+            current.visible = Array(current.index.entries.indices)
         } else {
             do {
                 let filter = try MessageFilter.parse(text)
                 current.filterError = nil
-                current.visible = current.log.messages.indices.filter { filter.matches(current.log.messages[$0]) }
+                current.visible = current.index.matching(filter)
             } catch {
                 current.filterError = error
             }
@@ -86,6 +87,6 @@ public struct LogBrowserState {
 
     public var selectedMessage: DebugMessage? {
         guard let opened, opened.visible.indices.contains(opened.selected) else { return nil }
-        return opened.log.messages[opened.visible[opened.selected]]
+        return opened.index.message(at: opened.visible[opened.selected])
     }
 }

@@ -8,8 +8,8 @@ enum LogsView {
             drawFiles(model, in: area, into: &frame)
             return
         }
-        let skipped = opened.log.skipped.count
-        var title = "\((opened.path as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.log.messages.count) entries"
+        let skipped = opened.index.skipped.count
+        var title = "\((opened.path as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.index.entries.count) entries"
         if skipped > 0 { title += " · \(skipped) unreadable lines skipped" }
         if !opened.filterText.isEmpty { title += " · filter: \(opened.filterText)" }
         frame.put(title, row: area.row, column: 1, style: .title, width: area.width - 2)
@@ -17,7 +17,10 @@ enum LogsView {
         let listHeight = area.height - 2
         let scroll = max(0, min(opened.selected - listHeight / 2, opened.visible.count - listHeight))
         for (offset, index) in opened.visible.enumerated().dropFirst(scroll).prefix(listHeight) {
-            let message = opened.log.messages[index]
+            guard let message = opened.index.message(at: index) else {
+                frame.putLine(" line of entry \(index + 1) cannot be read", row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: .bad)
+                continue
+            }
             let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                    url: message.original?.url ?? "", startedAt: message.startedAt)
             let (text, style) = MessageRows.row(info: info, state: message.state, progress: nil, message: message,

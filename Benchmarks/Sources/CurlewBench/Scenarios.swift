@@ -131,7 +131,8 @@ enum Scenarios {
         let filterStarted = ContinuousClock.now
         model.logs.applyFilter("~c 5xx | ~m POST")
         let filtered = seconds(ContinuousClock.now - filterStarted)
-        return ["open": opened, "filter": filtered, "entries": Double(browser.opened?.log.messages.count ?? 0)]
+        return ["open": opened, "filter": filtered, "entries": Double(browser.opened?.index.entries.count ?? 0),
+                "matched": Double(model.logs.opened?.visible.count ?? 0)]
     }
 
     private static func logger(count: Int) throws -> [String: Double] {

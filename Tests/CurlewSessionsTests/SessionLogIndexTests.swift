@@ -1,0 +1,75 @@
+import CurlewAgent
+import CurlewSessions
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("Session log index")
+struct SessionLogIndexTests {
+    /// A log written by the agent against the demo server, with echoed bodies that contain the
+    /// same key names as the records themselves ("method", "url", "statusCode", "size").
+    private func writeLog() async throws -> String {
+        let server = try await TestServer.shared()
+        let path = NSTemporaryDirectory() + "curlew-index-\(UUID().uuidString).jsonl"
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        agent.addObserver(logger)
+        let port = try Listeners.closedPort()
+        let requests = [
+            Request(.get, "/get"),
+            Request(.post, "/anything", params: ["method": "PUT", "statusCode": 999, "url": "http://fake", "size": 1], requestSerializer: .json),
+            Request(.get, "/status/503"),
+            Request(.delete, "/delete"),
+            Request(.get, "/bytes/3000"),
+            .url("http://127.0.0.1:\(port)/refused"),
+        ]
+        for request in requests { _ = try? await agent.send(request) }
+        await agent.waitForObservers()
+        try logger.close()
+        return path
+    }
+
+    @Test("summaries agree with the decoded messages, also when bodies echo the record's key names")
+    func summaries() async throws {
+        let path = try await writeLog()
+        let index = try SessionLogIndex(path: path)
+        let log = try SessionLogReader.read(path: path)
+        #expect(index.entries.count == log.messages.count)
+        #expect(index.headers.count == 1)
+        for (position, entry) in index.entries.enumerated() {
+            let message = try #require(index.message(at: position))
+            #expect(message.requestID == log.messages[position].requestID)
+            #expect(entry.method == message.original?.method)
+            #expect(entry.url == message.original?.url)
+            #expect(entry.statusCode == (message.response?.statusCode ?? 0))
+            #expect(entry.failed == (message.error != nil))
+            #expect(entry.responseSize == message.response?.body.size)
+            #expect(entry.elapsedMicros == message.timings.map { $0.queued + $0.total })
+        }
+    }
+
+    @Test("filters on summaries select exactly what full decoding selects", arguments: [
+        "~c 5xx | ~m POST", "~m DELETE", "~e", "!~e", "~c 2xx & ~size >1KB", "~u /any", "~d 127.0.0.1", "~dur >0ms", "refused", "~b slideshow | ~h Server",
+    ])
+    func filters(_ expression: String) async throws {
+        let path = try await writeLog()
+        let index = try SessionLogIndex(path: path)
+        let messages = try SessionLogReader.read(path: path).messages
+        let filter = try MessageFilter.parse(expression)
+        #expect(index.matching(filter) == messages.indices.filter { filter.matches(messages[$0]) })
+    }
+
+    @Test("a truncated last line is skipped and counted; a file with no record is refused")
+    func damagedFiles() async throws {
+        let path = try await writeLog()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        try (data + Data("{\"type\":\"message\",\"requestID\":9".utf8)).write(to: URL(fileURLWithPath: path))
+        let index = try SessionLogIndex(path: path)
+        #expect(index.entries.count == 6)
+        #expect(index.skipped.count == 1)
+        let garbage = NSTemporaryDirectory() + "curlew-garbage-\(UUID().uuidString).jsonl"
+        try "not json\nat all\n".write(toFile: garbage, atomically: true, encoding: .utf8)
+        #expect(throws: SessionLogError.self) { try SessionLogIndex(path: garbage) }
+        #expect(throws: SessionLogError.self) { try SessionLogIndex(path: garbage + ".missing") }
+    }
+}
