@@ -68,8 +68,10 @@ public struct NetworkLoggerError: Error, Sendable, Equatable, CustomStringConver
 
 /// Writes every debug message to a session log: JSON Lines, header first, redacted, owner-only.
 ///
-/// Each entry is one complete line written with a single `write`, so a process killed at any
-/// moment loses no entry it had finished writing; an fsync follows every `logAutoSaveCount` entries.
+/// Entries are complete lines, written with one `write` at the end of each delivery batch (one or
+/// two entries when the logger keeps up, many under load), so a process killed at any moment
+/// leaves only complete lines behind. An fsync follows every `logAutoSaveCount` entries.
+/// Used outside an agent, call `flush()` (or `close()`) to write what was handed over.
 public final class NetworkLogger: NetworkObserver {
     public let config: NetworkLoggerConfig
     /// The log file, or nil when local logging is off.
@@ -82,7 +84,13 @@ public final class NetworkLogger: NetworkObserver {
     private struct LogFile {
         var descriptor: Int32
         var unsynced = 0
+        /// Complete lines handed over in the current batch, not yet written.
+        var buffered: [UInt8] = []
+        var bufferedEntries = 0
     }
+
+    /// Lines beyond this are written even in the middle of a batch, to bound the buffer.
+    private static let bufferLimit = 1 << 20
 
     /// Opens (or creates, mode 0600) the log and writes its header. Appends to an existing file.
     public init(config: NetworkLoggerConfig = NetworkLoggerConfig(), delegate: (any NetworkLoggerDelegate)? = nil, now: Date = Date()) throws {
@@ -117,7 +125,7 @@ public final class NetworkLogger: NetworkObserver {
         do {
             var line = Array(try SessionLogFormat.makeEncoder().encode(TaggedRecord(type: "header", record: header, custom: nil)))
             line.append(0x0A)
-            try writeLine(line, countsAsEntry: false)
+            try writeHeader(line)
         } catch {
             Foundation.close(descriptor)
             throw NetworkLoggerError(path: path, reason: "cannot write the header: \(error)")
@@ -148,17 +156,51 @@ public final class NetworkLogger: NetworkObserver {
 
     public func requestDidProduce(_ message: DebugMessage) {
         let line = SessionRecordWriter.messageLine(config.redaction.redact(message), custom: delegate?.customInfo(for: message))
+        let full = file.withLock { file -> Bool in
+            guard file != nil else { return false }
+            file!.buffered += line
+            file!.bufferedEntries += 1
+            return file!.buffered.count >= Self.bufferLimit
+        }
+        if full { flush() }
+    }
+
+    public func observerDidFinishBatch() {
+        flush()
+    }
+
+    /// Writes the lines handed over so far, in one `write`.
+    public func flush() {
         do {
-            try writeLine(line, countsAsEntry: true)
+            try file.withLock { file in
+                guard var current = file, current.bufferedEntries > 0 else { return }
+                defer { file = current }
+                let entries = current.bufferedEntries
+                let lines = current.buffered
+                current.buffered.removeAll(keepingCapacity: true)
+                current.bufferedEntries = 0
+                do {
+                    try Self.writeAll(lines, to: current.descriptor)
+                } catch {
+                    counters.withLock { $0.failedWrites += entries }
+                    throw error
+                }
+                counters.withLock { $0.entries += entries }
+                current.unsynced += entries
+                if current.unsynced >= config.logAutoSaveCount {
+                    fsync(current.descriptor)
+                    current.unsynced = 0
+                }
+            }
         } catch {
-            counters.withLock { $0.failedWrites += 1 }
-            diagnostics.error("session log entry lost", metadata: ["path": "\(path ?? "")", "error": "\(error)"])
+            diagnostics.error("session log entries lost", metadata: ["path": "\(path ?? "")", "error": "\(error)"])
         }
     }
 
     /// Syncs and closes the log, then writes the `json` or `plist` export when configured.
     /// Later messages are ignored. Safe to call more than once.
     public func close() throws {
+        flush()
         let descriptor: Int32? = file.withLock { file in
             defer { file = nil }
             return file?.descriptor
@@ -173,23 +215,14 @@ public final class NetworkLogger: NetworkObserver {
         }
     }
 
-    private func writeLine(_ line: [UInt8], countsAsEntry: Bool) throws {
+    private func writeHeader(_ line: [UInt8]) throws {
         try file.withLock { file in
-            guard var current = file else { return }
+            guard let current = file else { return }
             try Self.writeAll(line, to: current.descriptor)
-            if countsAsEntry {
-                counters.withLock { $0.entries += 1 }
-                current.unsynced += 1
-                if current.unsynced >= config.logAutoSaveCount {
-                    fsync(current.descriptor)
-                    current.unsynced = 0
-                }
-            }
-            file = current
         }
     }
 
-    /// One `write` for the whole line; the loop only continues after a short write.
+    /// One `write` for all the lines; the loop only continues after a short write.
     private static func writeAll(_ data: [UInt8], to descriptor: Int32) throws {
         try data.withUnsafeBytes { buffer in
             var offset = 0

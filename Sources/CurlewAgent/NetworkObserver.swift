@@ -18,6 +18,9 @@ public protocol NetworkObserver: AnyObject, Sendable {
     func requestIsWaiting(_ request: RequestInfo, reason: WaitReason)
     /// Something happened in a batch, chain or ordered window.
     func requestGroup(_ event: GroupEvent)
+    /// The lane has delivered everything queued for now: a moment to write what was buffered.
+    /// Under load a batch holds many events; when the observer keeps up, one or two.
+    func observerDidFinishBatch()
 }
 
 extension NetworkObserver {
@@ -28,6 +31,7 @@ extension NetworkObserver {
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) {}
     public func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) {}
     public func requestGroup(_ event: GroupEvent) {}
+    public func observerDidFinishBatch() {}
 }
 
 /// One event for observers.

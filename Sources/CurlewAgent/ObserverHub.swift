@@ -1,11 +1,13 @@
 import Dispatch
 import Synchronization
 
-/// One observer's delivery lane: a serial queue and a count of events not yet delivered.
+/// One observer's delivery lane: events queue here and one drain on the lane's serial queue
+/// delivers them in order, in batches, so a busy lane costs one dispatch per batch, not per event.
 final class ObserverLane: Sendable {
     let observer: any NetworkObserver
     private let queue: DispatchQueue
     private let undelivered = Atomic<Int>(0)
+    private let pending = Mutex<(events: [ObserverEvent], drainScheduled: Bool)>(([], false))
 
     init(observer: any NetworkObserver, label: String) {
         self.observer = observer
@@ -16,13 +18,37 @@ final class ObserverLane: Sendable {
 
     func enqueue(_ event: ObserverEvent) {
         undelivered.add(1, ordering: .relaxed)
-        queue.async { [self] in
-            event.deliver(to: observer)
-            undelivered.subtract(1, ordering: .relaxed)
+        let schedule = pending.withLock { pending -> Bool in
+            pending.events.append(event)
+            guard !pending.drainScheduled else { return false }
+            pending.drainScheduled = true
+            return true
+        }
+        if schedule { queue.async { [self] in deliverPending() } }
+    }
+
+    /// Delivers batches until none is left, then tells the observer each batch ended.
+    private func deliverPending() {
+        while true {
+            let batch = pending.withLock { pending -> [ObserverEvent] in
+                guard !pending.events.isEmpty else {
+                    pending.drainScheduled = false
+                    return []
+                }
+                defer { pending.events.removeAll(keepingCapacity: true) }
+                return pending.events
+            }
+            guard !batch.isEmpty else { return }
+            for event in batch {
+                event.deliver(to: observer)
+                undelivered.subtract(1, ordering: .relaxed)
+            }
+            observer.observerDidFinishBatch()
         }
     }
 
-    /// Returns once every event enqueued before the call has been delivered.
+    /// Returns once every event enqueued before the call has been delivered: a drain already
+    /// scheduled runs first on the serial queue and empties the pending events.
     func drain() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { continuation.resume() }

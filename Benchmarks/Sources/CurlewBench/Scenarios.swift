@@ -141,7 +141,11 @@ enum Scenarios {
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
         let messages = (0..<1000).map { SampleMessage.make(id: UInt64($0)) }
         let started = ContinuousClock.now
-        for index in 0..<count { logger.requestDidProduce(messages[index % messages.count]) }
+        // One entry per batch: the worst case, where every entry costs a write of its own.
+        for index in 0..<count {
+            logger.requestDidProduce(messages[index % messages.count])
+            logger.observerDidFinishBatch()
+        }
         try logger.close()
         return ["rate": Double(count) / seconds(ContinuousClock.now - started)]
     }
