@@ -20,84 +20,69 @@ public struct EntrySummary: Sendable {
 
 /// A session log opened for browsing: line offsets and summaries in memory, messages decoded
 /// only when shown. A million-entry log costs tens of megabytes, not gigabytes.
+///
+/// Opening indexes the first `firstEntries` entries at once (enough for a first screen) and the
+/// rest on a background thread; `entries` grows until `isComplete`.
 public final class SessionLogIndex: Sendable {
     public let path: String
-    public let headers: [SessionLogHeader]
-    public let entries: [EntrySummary]
-    /// Lines that are not complete records (a truncated last line, garbage), with why.
-    public let skipped: [SkippedLine]
+    private let state = Mutex(IndexState())
     private let cache = Mutex<[Int: DebugMessage]>([:])
     private static let cacheLimit = 512
 
-    /// Scans the file once, in chunks. Throws only when it cannot be read or holds no record.
-    public init(path: String) throws(SessionLogError) {
-        self.path = path
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw SessionLogError(kind: .unreadable, path: path, reason: String(cString: strerror(errno)))
-        }
-        defer { try? handle.close() }
+    struct IndexState: Sendable {
         var headers: [SessionLogHeader] = []
         var entries: [EntrySummary] = []
         var skipped: [SkippedLine] = []
-        var pending = [UInt8]()
-        var offset: Int64 = 0
-        var lineNumber = 0
-        let decoder = SessionLogFormat.makeDecoder()
-        func consume(_ line: ArraySlice<UInt8>, at start: Int64) {
-            lineNumber += 1
-            var body = line
-            if body.last == 0x0D { body = body.dropLast() }
-            guard !body.isEmpty else { return }
-            guard body.first == UInt8(ascii: "{"), body.last == UInt8(ascii: "}") else {
-                skipped.append(SkippedLine(line: lineNumber, reason: "not a complete JSON object (truncated or corrupt)"))
-                return
-            }
-            body.withUnsafeBufferPointer { bytes in
-                let scanner = RecordScanner(bytes: bytes)
-                if scanner.string(after: "\"type\":") == "header" {
-                    if let header = try? decoder.decode(SessionLogHeader.self, from: Data(bytes)) {
-                        headers.append(header)
-                    } else {
-                        skipped.append(SkippedLine(line: lineNumber, reason: "unreadable header record"))
-                    }
-                } else if scanner.string(after: "\"type\":") == "message" {
-                    entries.append(scanner.summary(offset: start, length: Int32(bytes.count)))
-                } else {
-                    skipped.append(SkippedLine(line: lineNumber, reason: "unknown record type"))
+        var complete = false
+    }
+
+    /// Opens the log. Throws only when it cannot be read or its first records are not a session log.
+    public init(path: String, firstEntries: Int = .max) throws(SessionLogError) {
+        self.path = path
+        let scanner = try IndexScanner(path: path)
+        var first = IndexState()
+        let finished = try scanner.scan(into: &first, until: firstEntries)
+        if first.headers.isEmpty, first.entries.isEmpty, let problem = first.skipped.first {
+            throw SessionLogError(kind: .notASessionLog, path: path, reason: "line \(problem.line): \(problem.reason)")
+        }
+        first.complete = finished
+        state.withLock { $0 = first }
+        guard !finished else { return }
+        Thread.detachNewThread { [self] in
+            var batch = IndexState()
+            var done = false
+            while !done {
+                done = (try? scanner.scan(into: &batch, until: 50_000)) ?? true
+                let ready = batch
+                batch = IndexState()
+                state.withLock { state in
+                    state.headers += ready.headers
+                    state.entries += ready.entries
+                    state.skipped += ready.skipped
+                    state.complete = done
                 }
             }
         }
-        while true {
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: 8 << 20) ?? Data()
-            } catch {
-                throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
-            }
-            if chunk.isEmpty { break }
-            pending.append(contentsOf: chunk)
-            var start = 0
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
-                consume(pending[start..<newline], at: offset + Int64(start))
-                start = newline + 1
-            }
-            offset += Int64(start)
-            pending.removeFirst(start)
-        }
-        if !pending.isEmpty { consume(pending[...], at: offset) }
-        guard !(headers.isEmpty && entries.isEmpty && !skipped.isEmpty) else {
-            throw SessionLogError(kind: .notASessionLog, path: path, reason: "line \(skipped[0].line): \(skipped[0].reason)")
-        }
-        self.headers = headers
-        self.entries = entries
-        self.skipped = skipped
+    }
+
+    public var headers: [SessionLogHeader] { state.withLock { $0.headers } }
+    /// The entries indexed so far, in file order.
+    public var entries: [EntrySummary] { state.withLock { $0.entries } }
+    public var entryCount: Int { state.withLock { $0.entries.count } }
+    /// Lines that are not complete records (a truncated last line, garbage), with why.
+    public var skipped: [SkippedLine] { state.withLock { $0.skipped } }
+    public var isComplete: Bool { state.withLock { $0.complete } }
+
+    /// Blocks until the whole file is indexed.
+    public func waitUntilComplete() {
+        while !isComplete { Thread.sleep(forTimeInterval: 0.005) }
     }
 
     /// The full message of entry `index`, decoded from its line (cached); nil when the line does
     /// not decode, which the caller shows as unreadable.
     public func message(at index: Int) -> DebugMessage? {
         if let cached = cache.withLock({ $0[index] }) { return cached }
-        let entry = entries[index]
+        let entry = state.withLock { $0.entries[index] }
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard (try? handle.seek(toOffset: UInt64(entry.offset))) != nil,
@@ -110,13 +95,95 @@ public final class SessionLogIndex: Sendable {
         return message
     }
 
-    /// Indices of the entries that match, using summaries where the filter allows and decoding
-    /// each entry where it needs headers or bodies.
-    public func matching(_ filter: MessageFilter) -> [Int] {
+    /// Indices (from `start`) of the entries indexed so far that match, using summaries where the
+    /// filter allows and decoding each entry where it needs headers or bodies.
+    public func matching(_ filter: MessageFilter, from start: Int = 0) -> [Int] {
+        let entries = entries
+        guard start < entries.count else { return [] }
         if filter.worksOnSummaries {
-            return entries.indices.filter { filter.matches(entries[$0]) }
+            return (start..<entries.count).filter { filter.matches(entries[$0]) }
         }
-        return entries.indices.filter { index in message(at: index).map(filter.matches) ?? false }
+        return (start..<entries.count).filter { index in message(at: index).map(filter.matches) ?? false }
+    }
+}
+
+/// Reads a log file in chunks and turns lines into index entries. Owned by one thread at a time:
+/// the opener for the first entries, then the background indexer.
+private final class IndexScanner: @unchecked Sendable {
+    private let path: String
+    private let handle: FileHandle
+    private var pending = [UInt8]()
+    private var offset: Int64 = 0
+    private var lineNumber = 0
+    private var reachedEnd = false
+    private let decoder = SessionLogFormat.makeDecoder()
+
+    init(path: String) throws(SessionLogError) {
+        self.path = path
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SessionLogError(kind: .unreadable, path: path, reason: String(cString: strerror(errno)))
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    /// Indexes lines into `state` until it holds `limit` more entries or the file ends.
+    /// Returns true at the end of the file.
+    func scan(into state: inout SessionLogIndex.IndexState, until limit: Int) throws(SessionLogError) -> Bool {
+        let target = state.entries.count + (limit == .max ? .max - state.entries.count : limit)
+        while state.entries.count < target {
+            if let newline = pending.firstIndex(of: 0x0A) {
+                consume(pending[..<newline], at: offset, into: &state)
+                offset += Int64(newline + 1)
+                pending.removeFirst(newline + 1)
+                continue
+            }
+            if reachedEnd {
+                if !pending.isEmpty {
+                    consume(pending[...], at: offset, into: &state)
+                    offset += Int64(pending.count)
+                    pending.removeAll()
+                }
+                return true
+            }
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: 8 << 20) ?? Data()
+            } catch {
+                throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
+            }
+            if chunk.isEmpty { reachedEnd = true } else { pending.append(contentsOf: chunk) }
+        }
+        return false
+    }
+
+    private func consume(_ line: ArraySlice<UInt8>, at start: Int64, into state: inout SessionLogIndex.IndexState) {
+        lineNumber += 1
+        var body = line
+        if body.last == 0x0D { body = body.dropLast() }
+        guard !body.isEmpty else { return }
+        guard body.first == UInt8(ascii: "{"), body.last == UInt8(ascii: "}") else {
+            state.skipped.append(SkippedLine(line: lineNumber, reason: "not a complete JSON object (truncated or corrupt)"))
+            return
+        }
+        body.withUnsafeBufferPointer { bytes in
+            let scanner = RecordScanner(bytes: bytes)
+            switch scanner.string(after: "\"type\":") {
+            case "header":
+                if let header = try? decoder.decode(SessionLogHeader.self, from: Data(bytes)) {
+                    state.headers.append(header)
+                } else {
+                    state.skipped.append(SkippedLine(line: lineNumber, reason: "unreadable header record"))
+                }
+            case "message":
+                state.entries.append(scanner.summary(offset: start, length: Int32(bytes.count)))
+            default:
+                state.skipped.append(SkippedLine(line: lineNumber, reason: "unknown record type"))
+            }
+        }
     }
 }
 

@@ -170,7 +170,7 @@ extension AppModel {
         do {
             try logs.open(path)
             let skipped = logs.opened?.index.skipped.count ?? 0
-            message = "\(logs.opened?.index.entries.count ?? 0) entries" + (skipped > 0 ? ", \(skipped) unreadable lines skipped" : "")
+            message = "\(logs.opened?.index.entryCount ?? 0) entries" + (skipped > 0 ? ", \(skipped) unreadable lines skipped" : "")
         } catch {
             message = error.description
         }

@@ -160,6 +160,7 @@ extension AppModel {
             Chrome.drawTooSmall(into: &frame)
             return frame
         }
+        logs.refresh()
         Chrome.drawTabs(self, into: &frame)
         let area = Layout.pane(rows: rows, columns: columns)
         if let current = detail, current.pane == pane {

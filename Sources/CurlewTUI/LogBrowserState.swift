@@ -26,7 +26,14 @@ public struct LogBrowserState {
         public var filterText = ""
         public var filterError: FilterSyntaxError?
         public var selected = 0
+        /// The filter in force, applied to entries as the background indexer adds them.
+        var filter: MessageFilter?
+        /// How many index entries `visible` has looked at.
+        var seen = 0
     }
+
+    /// Entries the index opens with before the rest is indexed in the background.
+    static let firstScreenEntries = 2_000
 
     public init() {}
 
@@ -48,8 +55,23 @@ public struct LogBrowserState {
 
     /// Opens a log; a file that cannot be read at all gives its error and keeps the list.
     public mutating func open(_ path: String) throws(SessionLogError) {
-        let index = try SessionLogIndex(path: path)
-        opened = OpenedLog(path: path, index: index, visible: Array(index.entries.indices))
+        let index = try SessionLogIndex(path: path, firstEntries: Self.firstScreenEntries)
+        let count = index.entryCount
+        opened = OpenedLog(path: path, index: index, visible: Array(0..<count), seen: count)
+    }
+
+    /// Takes in entries the background indexer added since the last call, through the filter.
+    public mutating func refresh() {
+        guard var current = opened else { return }
+        let count = current.index.entryCount
+        guard count > current.seen else { return }
+        if let filter = current.filter {
+            current.visible += current.index.matching(filter, from: current.seen)
+        } else {
+            current.visible += current.seen..<count
+        }
+        current.seen = count
+        opened = current
     }
 
     public mutating func close() {
@@ -60,14 +82,19 @@ public struct LogBrowserState {
     public mutating func applyFilter(_ text: String) {
         guard var current = opened else { return }
         current.filterText = text
+        let count = current.index.entryCount
         if text.trimmingCharacters(in: .whitespaces).isEmpty {
             current.filterError = nil
-            current.visible = Array(current.index.entries.indices)
+            current.filter = nil
+            current.visible = Array(0..<count)
+            current.seen = count
         } else {
             do {
                 let filter = try MessageFilter.parse(text)
                 current.filterError = nil
+                current.filter = filter
                 current.visible = current.index.matching(filter)
+                current.seen = max(count, current.visible.last.map { $0 + 1 } ?? 0)
             } catch {
                 current.filterError = error
             }

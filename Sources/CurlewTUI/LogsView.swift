@@ -9,7 +9,8 @@ enum LogsView {
             return
         }
         let skipped = opened.index.skipped.count
-        var title = "\((opened.path as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.index.entries.count) entries"
+        var title = "\((opened.path as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.index.entryCount) entries"
+            + (opened.index.isComplete ? "" : " (indexing…)")
         if skipped > 0 { title += " · \(skipped) unreadable lines skipped" }
         if !opened.filterText.isEmpty { title += " · filter: \(opened.filterText)" }
         frame.put(title, row: area.row, column: 1, style: .title, width: area.width - 2)

@@ -38,6 +38,7 @@ public enum TerminalApp {
             }
             let now = ContinuousClock.now
             let ticking = model.inFlightCount > 0 || model.groups.groups.contains { $0.verdict == nil }
+                || model.logs.opened.map { !$0.index.isComplete } ?? false
             if pressed || (dirty && now - lastDraw >= frameInterval) || (ticking && now - lastDraw >= tickInterval) {
                 let size = screen.size
                 screen.present(model.render(rows: size.rows, columns: size.columns))

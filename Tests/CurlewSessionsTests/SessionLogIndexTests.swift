@@ -73,3 +73,25 @@ struct SessionLogIndexTests {
         #expect(throws: SessionLogError.self) { try SessionLogIndex(path: garbage + ".missing") }
     }
 }
+
+@Suite("Progressive indexing")
+struct ProgressiveIndexTests {
+    @Test("opening with a first screen of entries indexes the rest in the background")
+    func progressive() async throws {
+        let server = try await TestServer.shared()
+        let path = NSTemporaryDirectory() + "curlew-progressive-\(UUID().uuidString).jsonl"
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        agent.addObserver(logger)
+        for index in 0..<40 { _ = try? await agent.send(Request(.get, index.isMultiple(of: 4) ? "/status/500" : "/get")) }
+        await agent.waitForObservers()
+        try logger.close()
+
+        let index = try SessionLogIndex(path: path, firstEntries: 5)
+        #expect(index.entryCount >= 5)
+        index.waitUntilComplete()
+        #expect(index.entryCount == 40)
+        #expect(index.headers.count == 1)
+        #expect(index.matching(try MessageFilter.parse("~c 5xx")).count == 10)
+    }
+}

@@ -33,9 +33,9 @@ enum Scenarios {
                 return String(format: """
                     ### Log browser model on the %d-entry log
 
-                    first screen %.2f s (target under 1 s) · `~c 5xx | ~m POST` over all entries %.2f s (target under 2 s) · \
-                    peak RSS %.1f MiB (target under 300 MiB)
-                    """, Int(metrics["entries"] ?? 0), metrics["open"] ?? 0, metrics["filter"] ?? 0, (metrics["peak"] ?? 0) / 1024)
+                    first screen %.2f s (target under 1 s) · whole file indexed in the background in %.2f s · \
+                    `~c 5xx | ~m POST` over all entries %.2f s (target under 2 s) · peak RSS %.1f MiB (target under 300 MiB)
+                    """, Int(metrics["entries"] ?? 0), metrics["open"] ?? 0, metrics["indexed"] ?? 0, metrics["filter"] ?? 0, (metrics["peak"] ?? 0) / 1024)
             },
             Scenario(name: "logger") { executable, _ in
                 let metrics = try child(executable, ["logger", smoke ? "5000" : "200000"])
@@ -128,10 +128,12 @@ enum Scenarios {
         model.pane = .logs
         _ = model.render(rows: 50, columns: 160)
         let opened = seconds(ContinuousClock.now - started)
+        browser.opened?.index.waitUntilComplete()
+        let indexed = seconds(ContinuousClock.now - started)
         let filterStarted = ContinuousClock.now
         model.logs.applyFilter("~c 5xx | ~m POST")
         let filtered = seconds(ContinuousClock.now - filterStarted)
-        return ["open": opened, "filter": filtered, "entries": Double(browser.opened?.index.entries.count ?? 0),
+        return ["open": opened, "indexed": indexed, "filter": filtered, "entries": Double(browser.opened?.index.entryCount ?? 0),
                 "matched": Double(model.logs.opened?.visible.count ?? 0)]
     }
 
