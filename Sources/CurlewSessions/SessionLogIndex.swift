@@ -113,6 +113,8 @@ private final class IndexScanner: @unchecked Sendable {
     private let path: String
     private let handle: FileHandle
     private var pending = [UInt8]()
+    /// Where the unconsumed part of `pending` starts (compacted once per chunk, not per line).
+    private var cursor = 0
     private var offset: Int64 = 0
     private var lineNumber = 0
     private var reachedEnd = false
@@ -135,12 +137,14 @@ private final class IndexScanner: @unchecked Sendable {
     func scan(into state: inout SessionLogIndex.IndexState, until limit: Int) throws(SessionLogError) -> Bool {
         let target = state.entries.count + (limit == .max ? .max - state.entries.count : limit)
         while state.entries.count < target {
-            if let newline = pending.firstIndex(of: 0x0A) {
-                consume(pending[..<newline], at: offset, into: &state)
-                offset += Int64(newline + 1)
-                pending.removeFirst(newline + 1)
+            if let newline = pending[cursor...].firstIndex(of: 0x0A) {
+                consume(pending[cursor..<newline], at: offset, into: &state)
+                offset += Int64(newline + 1 - cursor)
+                cursor = newline + 1
                 continue
             }
+            pending.removeFirst(cursor)
+            cursor = 0
             if reachedEnd {
                 if !pending.isEmpty {
                     consume(pending[...], at: offset, into: &state)
