@@ -172,7 +172,14 @@ final class Transfer {
             // An obsolete folded continuation line belongs to the previous header.
             responseHeaders[responseHeaders.count - 1].value += " " + text(ASCII.trimmed(bytes, from: 0, to: end))
         } else if let colon = (0..<end).first(where: { bytes[$0] == 0x3A }) {
-            responseHeaders.append((text(0..<colon), text(ASCII.trimmed(bytes, from: colon + 1, to: end))))
+            let header = (name: text(0..<colon), value: text(ASCII.trimmed(bytes, from: colon + 1, to: end)))
+            responseHeaders.append(header)
+            // Reserve an announced body once: growing a large one by doubling costs a fresh,
+            // kernel-zeroed allocation and a copy at every step.
+            if ASCII.equalsIgnoringCase(header.name, "Content-Length"), let length = Int(header.value),
+               length > 0, length <= maxResponseBytes, responseBody.isEmpty {
+                responseBody.reserveCapacity(length)
+            }
         }
     }
 
