@@ -71,8 +71,6 @@ final class ObserverHub: Sendable {
         lanes.withLock { $0.removeAll { $0.observer === observer } }
     }
 
-    var isEmpty: Bool { lanes.withLock { $0.isEmpty } }
-
     func publish(_ event: ObserverEvent) {
         for lane in lanes.withLock({ $0 }) { lane.enqueue(event) }
     }

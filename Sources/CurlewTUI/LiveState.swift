@@ -40,10 +40,6 @@ public struct LiveState: Sendable {
         clampSelection()
     }
 
-    public func row(id: UInt64) -> LiveRow? {
-        positions[id].map { rows[$0 - evicted] }
-    }
-
     public mutating func upsert(_ info: RequestInfo, change: (inout LiveRow) -> Void) {
         if let position = positions[info.id] {
             let before = Self.bytes(rows[position - evicted])
