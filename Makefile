@@ -18,9 +18,9 @@ run: build
 
 test: deps bench-deps
 	$(SWIFT) build --build-tests
+	$(MAKE) bench-smoke
 	$(SWIFT) test --skip-build
 	scripts/tui-e2e.sh $(CURLEW)
-	$(MAKE) bench-smoke
 
 bench-deps:
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
