@@ -10,7 +10,7 @@ public enum TerminalApp {
     /// While something runs, the screen refreshes this often so durations and waterfalls advance.
     static let tickInterval = Duration.milliseconds(250)
     /// Events taken per loop iteration; a flood is spread over iterations so keys stay responsive.
-    static let maxEventsPerIteration = 2_000
+    public static let maxEventsPerIteration = 1_000
 
     public static func run(_ model: AppModel, observer: TUIObserver) {
         let screen = CursesScreen()

@@ -172,7 +172,7 @@ enum Scenarios {
         while ingested < count {
             let pressed = ContinuousClock.now
             model.handle(keys[latencies.count % keys.count])
-            let events = observer.drain(limit: 2_000)
+            let events = observer.drain(limit: TerminalApp.maxEventsPerIteration)
             ingested += events.count
             model.ingest(events)
             _ = model.render(rows: 50, columns: 160)
