@@ -108,7 +108,8 @@ public final class Agent: Sendable {
     private func launch(_ request: Request, handle: RequestHandle, info: RequestInfo, callbacks: RequestCallbacks, placement: RequestPlacement?) {
         var info = info
         do {
-            let (transfer, composed) = try composer.compose(request)
+            var (transfer, composed) = try composer.compose(request)
+            transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || !core.observers.isEmpty
             info.url = composed.url
             core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement))
             engine.submit(transfer, id: info.id)

@@ -74,7 +74,7 @@ final class AgentCore: Sendable {
             startedAt: info.startedAt, original: nil, sent: nil, response: nil, error: error,
             timings: nil, connection: nil, callbackQueue: callbackQueueLabel
         )
-        deliver(message: message, info: info, handle: handle, response: nil, error: error, callbacks: callbacks)
+        deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks)
     }
 
     func handle(_ event: TransferEvent) {
@@ -108,6 +108,21 @@ final class AgentCore: Sendable {
     private func finish(_ entry: ActiveRequest, result: TransferResult) {
         let verdict = Verdict(result: result, request: entry.request)
         guard entry.handle.transition(to: verdict.state) else { return }
+        let info = entry.info
+        let responseHeaders = result.responseHeaders.map { HeaderField(name: $0.name, value: $0.value) }
+        let response = result.statusLine.isEmpty ? nil : Response(
+            requestID: info.id, statusCode: result.statusCode, statusLine: result.statusLine,
+            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(responseHeaders), body: result.responseBody,
+            value: verdict.value ?? .data(result.responseBody), url: result.connection.effectiveURL
+        )
+        // The debug message is the largest thing built per request; skip it when nobody reads it.
+        let message = observers.isEmpty && entry.callbacks.debug == nil
+            ? nil : debugMessage(entry, result: result, verdict: verdict, responseHeaders: responseHeaders)
+        deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
+                callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil)
+    }
+
+    private func debugMessage(_ entry: ActiveRequest, result: TransferResult, verdict: Verdict, responseHeaders: [HeaderField]) -> DebugMessage {
         let limit = config.debugBodyLimit
         let contentType = result.responseHeader("Content-Type")
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
@@ -115,36 +130,28 @@ final class AgentCore: Sendable {
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
                 kept: result.requestBody, size: result.requestBodySize, contentType: entry.composed.body?.contentType)
         )
-        let responseHeaders = result.responseHeaders.map { HeaderField(name: $0.name, value: $0.value) }
         let responseSnapshot = result.statusLine.isEmpty ? nil : ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
             headers: responseHeaders, body: BodySnapshot(data: result.responseBody, contentType: contentType, limit: limit)
         )
         let info = entry.info
-        let message = DebugMessage(
+        return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: verdict.state,
             startedAt: info.startedAt, original: entry.composed, sent: sent, response: responseSnapshot,
             error: verdict.error, timings: result.timings, connection: result.connection, callbackQueue: callbackQueueLabel
         )
-        let response = result.statusLine.isEmpty ? nil : Response(
-            requestID: info.id, statusCode: result.statusCode, statusLine: result.statusLine,
-            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(responseHeaders), body: result.responseBody,
-            value: verdict.value ?? .data(result.responseBody), url: result.connection.effectiveURL
-        )
-        deliver(message: message, info: info, handle: entry.handle, response: response, error: verdict.error,
-                callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil)
     }
 
     private func deliver(
-        message: DebugMessage, info: RequestInfo, handle: RequestHandle, response: Response?, error: RequestError?,
+        message: DebugMessage?, info: RequestInfo, state: RequestState, handle: RequestHandle, response: Response?, error: RequestError?,
         callbacks: RequestCallbacks, lazilyReadAs serializer: ResponseSerializer? = nil
     ) {
-        observers.publish(.debugMessage(message))
-        observers.publish(.finished(info, message.state))
+        if let message { observers.publish(.debugMessage(message)) }
+        observers.publish(.finished(info, state))
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
         config.callbackQueue.async {
-            callbacks.debug?(message)
+            if let message { callbacks.debug?(message) }
             if let error {
                 let failure = RequestFailure(requestID: info.id, error: error, response: response, tip: tip)
                 callbacks.failure?(failure)

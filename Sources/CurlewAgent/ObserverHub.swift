@@ -71,6 +71,9 @@ final class ObserverHub: Sendable {
         lanes.withLock { $0.removeAll { $0.observer === observer } }
     }
 
+    /// No observer is registered: events need not even be built.
+    var isEmpty: Bool { lanes.withLock { $0.isEmpty } }
+
     func publish(_ event: ObserverEvent) {
         for lane in lanes.withLock({ $0 }) { lane.enqueue(event) }
     }

@@ -66,9 +66,11 @@ final class Transfer {
         set(curlew_easy_setopt_long(easy, CURLOPT_VERBOSE, 1))
         set(curlew_easy_setopt_debug_callback(easy, TransferCallbacks.debug))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
-        set(curlew_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
-        set(curlew_easy_setopt_xferinfo_callback(easy, TransferCallbacks.progress))
-        set(curlew_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
+        if request.reportsProgress {
+            set(curlew_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
+            set(curlew_easy_setopt_xferinfo_callback(easy, TransferCallbacks.progress))
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
+        }
 
         set(applyMethodAndBody(request))
         set(applyHeaders(request.headers))

@@ -28,6 +28,8 @@ public struct TransferRequest: Sendable {
     public var requestCaptureLimit: Int
     public var tls: TLSOptions
     public var protocolPreference: ProtocolPreference
+    /// Emit `progress` events. Off saves libcurl's progress callback on every read.
+    public var reportsProgress: Bool
 
     public init(
         url: String,
@@ -41,7 +43,8 @@ public struct TransferRequest: Sendable {
         maxResponseBytes: Int = 256 << 20,
         requestCaptureLimit: Int = 1 << 20,
         tls: TLSOptions = TLSOptions(),
-        protocolPreference: ProtocolPreference = .automatic
+        protocolPreference: ProtocolPreference = .automatic,
+        reportsProgress: Bool = true
     ) {
         self.url = url
         self.method = method
@@ -55,6 +58,7 @@ public struct TransferRequest: Sendable {
         self.requestCaptureLimit = requestCaptureLimit
         self.tls = tls
         self.protocolPreference = protocolPreference
+        self.reportsProgress = reportsProgress
     }
 }
 
