@@ -58,7 +58,7 @@ struct RequestComposer: Sendable {
             headers: headers.fields,
             params: params.jsonObject,
             body: body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: config.debugBodyLimit) },
-            timeoutMilliseconds: Self.milliseconds(request.timeout ?? config.requestTimeout)
+            timeoutMilliseconds: (request.timeout ?? config.requestTimeout).wholeMilliseconds
         )
         return (transfer, composed)
     }
@@ -168,10 +168,5 @@ struct RequestComposer: Sendable {
     private static func splitFragment(_ url: String) -> (String, String) {
         guard let hash = url.firstIndex(of: "#") else { return (url, "") }
         return (String(url[..<hash]), String(url[hash...]))
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -42,3 +42,15 @@ extension TimingBreakdown {
         return String(format: "%.3f ms", milliseconds)
     }
 }
+
+extension Duration {
+    /// The duration in whole microseconds, for timings and group durations.
+    public var wholeMicroseconds: Int64 {
+        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
+    }
+
+    /// The duration in whole milliseconds, for timeouts.
+    public var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -89,16 +89,21 @@ final class DemoRoutes: Sendable {
             object["json"] = NSNull()
         }
         if contentType.contains("application/x-www-form-urlencoded") {
-            var form: [String: String] = [:]
-            for pair in bodyText.split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1).map {
-                    String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-                }
-                form[parts[0]] = parts.count > 1 ? parts[1] : ""
-            }
-            object["form"] = form
+            object["form"] = Self.formFields(bodyText)
         }
         return object
+    }
+
+    /// Fields of an `application/x-www-form-urlencoded` body; `+` is a space, a field without `=` is empty.
+    static func formFields(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            fields[parts[0]] = parts.count > 1 ? parts[1] : ""
+        }
+        return fields
     }
 
     private func argsObject(_ request: DemoRequest) -> [String: Any] {
@@ -222,10 +227,7 @@ final class DemoRoutes: Sendable {
         if let json = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] {
             for (key, value) in json { fields[key] = value as? String }
         } else {
-            for pair in String(decoding: request.body, as: UTF8.self).split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
-                if parts.count == 2 { fields[parts[0]] = parts[1] }
-            }
+            fields = Self.formFields(String(decoding: request.body, as: UTF8.self))
         }
         guard let user = fields["username"], !user.isEmpty, let password = fields["password"], !password.isEmpty else {
             return .respond(.json(["error": "username and password are required"], status: 401))

@@ -108,7 +108,7 @@ public indirect enum MessageFilter {
             return message.error != nil
         case .duration(let comparison, let limit):
             guard let timings = message.timings else { return false }
-            return comparison.holds(timings.queued + timings.total, limit)
+            return comparison.holds(timings.elapsed, limit)
         case .size(let comparison, let limit):
             guard let body = message.response?.body else { return false }
             return comparison.holds(body.size, limit)

@@ -201,7 +201,8 @@ extension AppModel {
     }
 
     func handleEditing(_ key: Key) {
-        guard var (field, editor) = compose.editing else { return }
+        guard let (field, startingEditor) = compose.editing else { return }
+        var editor = startingEditor
         switch editor.handle(key) {
         case .editing:
             compose.editing = (field, editor)

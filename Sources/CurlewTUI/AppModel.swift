@@ -79,6 +79,8 @@ public final class AppModel {
     /// Groups pane: focus on the member list of the selected group.
     public var groupMembersFocused = false
     let timeFormatter: DateFormatter
+    /// Modification times in the log browser's file list.
+    let fileTimeFormatter: DateFormatter
 
     public init(environment: AppEnvironment) {
         self.environment = environment
@@ -87,6 +89,10 @@ public final class AppModel {
         timeFormatter.locale = Locale(identifier: "en_US_POSIX")
         timeFormatter.timeZone = environment.timeZone
         timeFormatter.dateFormat = "HH:mm:ss.SSS"
+        fileTimeFormatter = DateFormatter()
+        fileTimeFormatter.locale = Locale(identifier: "en_US_POSIX")
+        fileTimeFormatter.timeZone = environment.timeZone
+        fileTimeFormatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
         if environment.agent == nil { pane = .logs }
         message = environment.agent == nil ? "Browsing session logs. ? for help." : "Ready. s sends, ? for help, q quits."

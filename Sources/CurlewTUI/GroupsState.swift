@@ -63,7 +63,7 @@ public struct GroupsState: Sendable {
             return
         }
         guard let index = groups.lastIndex(where: { $0.info.id == id }) else { return }
-        let elapsed = groups[index].started.map { Self.micros(now - $0) }
+        let elapsed = groups[index].started.map { (now - $0).wholeMicroseconds }
         switch event {
         case .created:
             break
@@ -98,9 +98,5 @@ public struct GroupsState: Sendable {
             groups[index].verdict = verdict
             groups[index].duration = duration
         }
-    }
-
-    static func micros(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
     }
 }

@@ -43,7 +43,7 @@ enum GroupsView {
         let barWidth = max(10, area.width - 22)
         frame.put(Chrome.progressBar(Double(done) / Double(total), width: barWidth) + " \(percent) % (\(done)/\(total))", row: area.row + 1, column: area.column, style: .accent)
 
-        let now = group.started.map { GroupsState.micros(ContinuousClock.now - $0) } ?? 0
+        let now = group.started.map { (ContinuousClock.now - $0).wholeMicroseconds } ?? 0
         let span = max(1, group.duration ?? group.members.compactMap(\.finishedAt).max() ?? now)
         // Narrow terminals drop the byte bars and shorten labels so the waterfall keeps its room.
         let wide = area.width >= 90

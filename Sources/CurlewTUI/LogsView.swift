@@ -39,14 +39,10 @@ enum LogsView {
         frame.put("Session logs  \(files.count) in \(directory)/ and on the command line, newest first", row: area.row, column: 1,
                   style: .title, width: area.width - 2)
         frame.put(TextWidth.fit("modified", to: 20) + " " + TextWidth.fitRight("size", to: 9) + "  name", row: area.row + 1, column: 1, style: .dim)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = model.environment.timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         let listHeight = area.height - 2
         let scroll = max(0, model.logs.selectedFile - listHeight + 1)
         for (offset, file) in files.enumerated().dropFirst(scroll).prefix(listHeight) {
-            let text = TextWidth.fit(formatter.string(from: file.modified), to: 20) + " " + TextWidth.fitRight(Chrome.bytes(file.size), to: 9) + "  " + file.name
+            let text = TextWidth.fit(model.fileTimeFormatter.string(from: file.modified), to: 20) + " " + TextWidth.fitRight(Chrome.bytes(file.size), to: 9) + "  " + file.name
             frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: offset == model.logs.selectedFile ? .selected : .plain)
         }
         if files.isEmpty {

@@ -58,7 +58,7 @@ struct ExchangeReport {
         let url = message.original?.url ?? "?"
         let outcome = message.error.map { "✗ \($0.kind.rawValue): \($0.message)" }
             ?? message.response.map { "✓ \($0.statusCode)" } ?? message.state.rawValue
-        let duration = message.timings.map { TimingChart.format($0.queued + $0.total) } ?? "-"
+        let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
         return "\(method) \(url)  \(outcome)  \(duration)\(message.connection?.reused == true ? "  (reused)" : "")"
     }
 }

@@ -18,7 +18,7 @@ final class GroupProgressPrinter: NetworkObserver {
             }
             guard update.state.isTerminal else { return }
             let elapsed = started.withLock { $0.removeValue(forKey: key) }.map { ContinuousClock.now - $0 }
-            let duration = elapsed.map { TimingChart.format($0.components.seconds * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000) } ?? "-"
+            let duration = elapsed.map { TimingBreakdown.format($0.wholeMicroseconds) } ?? "-"
             let outcome: String = switch update.state {
             case .succeeded: "✓ \(update.statusCode.map(String.init) ?? "ok")"
             case .cancelled: "⊘ cancelled"
@@ -34,7 +34,7 @@ final class GroupProgressPrinter: NetworkObserver {
             emit("\(indent(group))… \(title(group)) waiting (\(reason.rawValue))")
         case .finished(let group, let verdict, let duration, let failed):
             let failures = failed.isEmpty ? "" : "; failed: " + failed.map { "#\($0)" }.joined(separator: ", ")
-            emit("\(indent(group))■ \(group.kind.rawValue) \(title(group)) \(verdict.rawValue) in \(TimingChart.format(duration))\(failures)")
+            emit("\(indent(group))■ \(group.kind.rawValue) \(title(group)) \(verdict.rawValue) in \(TimingBreakdown.format(duration))\(failures)")
         case .created:
             break
         }

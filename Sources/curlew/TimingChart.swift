@@ -16,14 +16,10 @@ enum TimingChart {
                 let reason = reused ? "reused connection" : (segment.phase == "tls" ? "no TLS" : "did not happen")
                 return "  \(label) \("n/a".leftPadded(to: 10))  (\(reason))"
             }
-            return "  \(label) \(format(duration).leftPadded(to: 10))  |\(bar(from: segment.start, length: duration))"
+            return "  \(label) \(TimingBreakdown.format(duration).leftPadded(to: 10))  |\(bar(from: segment.start, length: duration))"
         }
-        output.append("  \("total".padding(toLength: 9, withPad: " ", startingAt: 0)) \(format(timings.elapsed).leftPadded(to: 10))")
+        output.append("  \("total".padding(toLength: 9, withPad: " ", startingAt: 0)) \(TimingBreakdown.format(timings.elapsed).leftPadded(to: 10))")
         return output
-    }
-
-    static func format(_ microseconds: Int64) -> String {
-        TimingBreakdown.format(microseconds)
     }
 }
 

@@ -57,8 +57,7 @@ final class LatencyRecorder: Sendable {
     func record(since start: ContinuousClock.Instant, bytes: Int) {
         byteCount.withLock { $0 += Int64(bytes) }
         guard keepsLatencies else { return }
-        let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = seconds(ContinuousClock.now - start) * 1000
         values.withLock { $0.append(milliseconds) }
     }
 

@@ -405,8 +405,7 @@ final class GroupRunner: Sendable {
             $0.state = state
             $0.finishedAt = Date()
         }
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        publish(.finished(info, verdict: verdict, duration: micros, failedMembers: handle.failedMembers.map(\.index)))
+        publish(.finished(info, verdict: verdict, duration: duration.wholeMicroseconds, failedMembers: handle.failedMembers.map(\.index)))
         agent.groups.unregister(info.id)
         let callbacks = callbacks
         let handle = handle

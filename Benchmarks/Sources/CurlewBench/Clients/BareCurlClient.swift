@@ -42,8 +42,7 @@ enum BareCurlClient {
             while let message = curl_multi_info_read(multi, &remaining) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
                 if message.pointee.data.result == CURLE_OK, let start = starts[easy] {
-                    let elapsed = ContinuousClock.now - start
-                    latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                    latencies.append(seconds(ContinuousClock.now - start) * 1000)
                 } else {
                     errors += 1
                 }
