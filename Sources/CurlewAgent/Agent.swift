@@ -26,7 +26,7 @@ public final class Agent: Sendable {
                 maxConnectionsPerHost: config.maxConnectionsPerHost,
                 maxTotalConnections: config.maxTotalConnections
             ),
-            eventSink: { event in core.handle(event) }
+            eventSink: { events in core.handle(events) }
         )
     }
 

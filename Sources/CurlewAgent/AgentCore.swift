@@ -9,9 +9,16 @@ struct RequestPlacement: Sendable {
     var label: String
 }
 
+/// What one reaction of the agent produced: events for the observers and closures for the
+/// callback queue, handed over together.
+struct DeliveryBatch {
+    var events: [ObserverEvent] = []
+    var callbacks: [@Sendable () -> Void] = []
+}
+
 /// The agent's bookkeeping of live requests and its reaction to transport events.
 ///
-/// `handle(_:)` runs on the transfer thread: it updates state, builds the debug message and hands
+/// `handle(_:)` runs on the transfer thread: it updates state, builds the debug messages and hands
 /// everything to the observer lanes and the callback queue. It never waits on either.
 final class AgentCore: Sendable {
     struct ActiveRequest: Sendable {
@@ -41,25 +48,29 @@ final class AgentCore: Sendable {
     func register(_ entry: ActiveRequest) {
         _ = entry.handle.transition(to: .pending)
         active.withLock { $0[entry.info.id] = entry }
-        observers.publish(.willSend(entry.info))
+        var batch = DeliveryBatch()
+        batch.events.append(.willSend(entry.info))
         if let delegate = entry.callbacks.delegate {
             let handle = entry.handle
-            config.callbackQueue.async { delegate.requestWillBeSent(handle) }
+            batch.callbacks.append { delegate.requestWillBeSent(handle) }
         }
+        dispatch(batch)
     }
 
     /// Announces a request held before sending (behind a priority-first gate).
     func announceWaiting(handle: RequestHandle, info: RequestInfo, placement: RequestPlacement?) {
         _ = handle.transition(to: .pending)
-        observers.publish(.waiting(info, .gated))
-        publishMemberUpdate(placement, state: .pending, requestID: info.id, waitReason: .gated)
+        var batch = DeliveryBatch()
+        batch.events.append(.waiting(info, .gated))
+        appendMemberUpdate(placement, state: .pending, requestID: info.id, waitReason: .gated, to: &batch)
+        dispatch(batch)
     }
 
     /// For a request that belongs to a group, the matching member update.
-    private func publishMemberUpdate(_ placement: RequestPlacement?, state: RequestState, requestID: UInt64,
-                                     waitReason: WaitReason? = nil, progress: RequestProgress? = nil) {
+    private func appendMemberUpdate(_ placement: RequestPlacement?, state: RequestState, requestID: UInt64,
+                                    waitReason: WaitReason? = nil, progress: RequestProgress? = nil, to batch: inout DeliveryBatch) {
         guard let placement else { return }
-        observers.publish(.group(.memberChanged(placement.group, MemberUpdate(
+        batch.events.append(.group(.memberChanged(placement.group, MemberUpdate(
             index: placement.index, label: placement.label, state: state, waitReason: waitReason,
             requestID: requestID, progress: progress))))
     }
@@ -74,38 +85,48 @@ final class AgentCore: Sendable {
             startedAt: info.startedAt, original: nil, sent: nil, response: nil, error: error,
             timings: nil, connection: nil, callbackQueue: callbackQueueLabel
         )
-        deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks)
+        var batch = DeliveryBatch()
+        deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)
+        dispatch(batch)
     }
 
-    func handle(_ event: TransferEvent) {
+    /// Reacts to one turn of the transfer loop. Observers and the callback queue receive the
+    /// turn's work together: one hand-over each, however many requests finished.
+    func handle(_ events: [TransferEvent]) {
+        var batch = DeliveryBatch()
+        for event in events { handle(event, into: &batch) }
+        dispatch(batch)
+    }
+
+    private func handle(_ event: TransferEvent, into batch: inout DeliveryBatch) {
         switch event {
         case .started(let id):
             guard let entry = active.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
-            observers.publish(.didSend(entry.info))
-            publishMemberUpdate(entry.placement, state: .inFlight, requestID: id)
+            batch.events.append(.didSend(entry.info))
+            appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, to: &batch)
             if let delegate = entry.callbacks.delegate {
                 let handle = entry.handle
-                config.callbackQueue.async { delegate.requestDidSend(handle) }
+                batch.callbacks.append { delegate.requestDidSend(handle) }
             }
         case .progress(let id, let progress):
             guard let entry = active.withLock({ $0[id] }) else { return }
-            observers.publish(.progress(entry.info, progress))
-            publishMemberUpdate(entry.placement, state: .inFlight, requestID: id, progress: progress)
+            batch.events.append(.progress(entry.info, progress))
+            appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, progress: progress, to: &batch)
             let callbacks = entry.callbacks
             if callbacks.progress != nil || callbacks.delegate != nil {
                 let handle = entry.handle
-                config.callbackQueue.async {
+                batch.callbacks.append {
                     callbacks.progress?(progress)
                     callbacks.delegate?.request(handle, didProgress: progress)
                 }
             }
         case .finished(let result):
             guard let entry = active.withLock({ $0.removeValue(forKey: result.id) }) else { return }
-            finish(entry, result: result)
+            finish(entry, result: result, into: &batch)
         }
     }
 
-    private func finish(_ entry: ActiveRequest, result: TransferResult) {
+    private func finish(_ entry: ActiveRequest, result: TransferResult, into batch: inout DeliveryBatch) {
         let verdict = Verdict(result: result, request: entry.request)
         guard entry.handle.transition(to: verdict.state) else { return }
         let info = entry.info
@@ -119,7 +140,7 @@ final class AgentCore: Sendable {
         let message = observers.isEmpty && entry.callbacks.debug == nil
             ? nil : debugMessage(entry, result: result, verdict: verdict, responseHeaders: responseHeaders)
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
-                callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil)
+                callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil, to: &batch)
     }
 
     private func debugMessage(_ entry: ActiveRequest, result: TransferResult, verdict: Verdict, responseHeaders: [HeaderField]) -> DebugMessage {
@@ -144,13 +165,13 @@ final class AgentCore: Sendable {
 
     private func deliver(
         message: DebugMessage?, info: RequestInfo, state: RequestState, handle: RequestHandle, response: Response?, error: RequestError?,
-        callbacks: RequestCallbacks, lazilyReadAs serializer: ResponseSerializer? = nil
+        callbacks: RequestCallbacks, lazilyReadAs serializer: ResponseSerializer? = nil, to batch: inout DeliveryBatch
     ) {
-        if let message { observers.publish(.debugMessage(message)) }
-        observers.publish(.finished(info, state))
+        if let message { batch.events.append(.debugMessage(message)) }
+        batch.events.append(.finished(info, state))
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
-        config.callbackQueue.async {
+        batch.callbacks.append {
             if let message { callbacks.debug?(message) }
             if let error {
                 let failure = RequestFailure(requestID: info.id, error: error, response: response, tip: tip)
@@ -161,6 +182,16 @@ final class AgentCore: Sendable {
                 callbacks.success?(response)
                 callbacks.delegate?.requestDidSucceed(handle, response: response)
             }
+        }
+    }
+
+    /// Hands a batch to the observer lanes and, in one block, to the callback queue.
+    private func dispatch(_ batch: DeliveryBatch) {
+        observers.publish(batch.events)
+        guard !batch.callbacks.isEmpty else { return }
+        let callbacks = batch.callbacks
+        config.callbackQueue.async {
+            for callback in callbacks { callback() }
         }
     }
 

@@ -16,10 +16,10 @@ final class ObserverLane: Sendable {
 
     var backlog: Int { undelivered.load(ordering: .relaxed) }
 
-    func enqueue(_ event: ObserverEvent) {
-        undelivered.add(1, ordering: .relaxed)
+    func enqueue(_ events: [ObserverEvent]) {
+        undelivered.add(events.count, ordering: .relaxed)
         let schedule = pending.withLock { pending -> Bool in
-            pending.events.append(event)
+            pending.events.append(contentsOf: events)
             guard !pending.drainScheduled else { return false }
             pending.drainScheduled = true
             return true
@@ -75,7 +75,13 @@ final class ObserverHub: Sendable {
     var isEmpty: Bool { lanes.withLock { $0.isEmpty } }
 
     func publish(_ event: ObserverEvent) {
-        for lane in lanes.withLock({ $0 }) { lane.enqueue(event) }
+        publish([event])
+    }
+
+    /// Queues events in order on every lane: one hand-over per lane for the whole array.
+    func publish(_ events: [ObserverEvent]) {
+        guard !events.isEmpty else { return }
+        for lane in lanes.withLock({ $0 }) { lane.enqueue(events) }
     }
 
     func backlog(of observer: any NetworkObserver) -> Int {

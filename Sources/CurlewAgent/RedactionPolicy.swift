@@ -20,6 +20,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// JSON member names whose values are hidden: declared body fields and parameters, and header
     /// names too, since echoing servers reflect request headers into JSON bodies. Lowercased.
     private var secretKeys: Set<String> = []
+    /// `secretKeys` and `headerNames` as lowercase bytes, for the checks that decide whether
+    /// anything needs hiding at all (nearly always not) without building strings.
+    private var secretKeyBytes: [[UInt8]] = []
+    private var headerNameBytes: [[UInt8]] = []
     /// Literal secrets (tokens, passwords) hidden wherever they appear.
     public var secretValues: [String]
 
@@ -41,6 +45,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     private mutating func refreshSecretKeys() {
         parameterNameBytes = parameterNames.map { Array($0.utf8) }
         secretKeys = Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames.map { $0.lowercased() })
+        secretKeyBytes = secretKeys.map { Array($0.utf8) }
+        headerNameBytes = headerNames.map { Array($0.lowercased().utf8) }
     }
 
     /// Redaction off: logs keep everything. Only for logs that never leave the machine.
@@ -83,17 +89,47 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func isSecretHeader(_ name: some StringProtocol) -> Bool {
-        headerNames.contains { ASCII.equalsIgnoringCase($0, String(name)) }
+        var name = String(name)
+        return name.withUTF8 { isSecretHeader(UnsafeRawBufferPointer($0)[...]) }
+    }
+
+    private func isSecretHeader(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        headerNameBytes.contains { ASCII.equalsIgnoringCase(name, lowercased: $0) }
     }
 
     private func redactHeader(_ field: HeaderField) -> HeaderField {
-        isSecretHeader(field.name)
-            ? HeaderField(name: field.name, value: Self.marker)
-            : HeaderField(name: field.name, value: replaceSecrets(field.value))
+        if isSecretHeader(field.name) { return HeaderField(name: field.name, value: Self.marker) }
+        return secretValues.isEmpty ? field : HeaderField(name: field.name, value: replaceSecrets(field.value))
     }
 
     /// Redacts the header lines of a raw request head, and the query of its request line.
     private func redactHead(_ head: String) -> String {
+        guard secretValues.isEmpty else { return rebuildHead(head) }
+        var head = head
+        return head.withUTF8 { headNeedsRedaction(UnsafeRawBufferPointer($0)) } ? rebuildHead(head) : head
+    }
+
+    /// Whether the request line has a declared parameter or a header line a secret name.
+    private func headNeedsRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var lineStart = 0
+        var firstLine = true
+        var index = 0
+        while index <= bytes.count {
+            guard index == bytes.count || bytes[index] == 0x0D || bytes[index] == 0x0A else { index += 1; continue }
+            let line = bytes[lineStart..<index]
+            if firstLine {
+                if pairsNeedRedaction(line, queryOnly: true) { return true }
+                firstLine = false
+            } else if let colon = line.firstIndex(of: UInt8(ascii: ":")), isSecretHeader(bytes[lineStart..<colon]) {
+                return true
+            }
+            index += 1
+            lineStart = index
+        }
+        return false
+    }
+
+    private func rebuildHead(_ head: String) -> String {
         var lines: [Substring] = []
         var start = head.utf8.startIndex
         var index = start
@@ -130,20 +166,40 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Hides the values of declared parameters in a query string found anywhere in `text`.
     private func redactURL(_ text: String) -> String {
-        replaceSecrets(redactPairs(text, separators: [UInt8(ascii: "?"), UInt8(ascii: "&")]))
+        replaceSecrets(redactPairs(text, queryOnly: true))
     }
 
-    private func isSecretParameter(_ name: [UInt8]) -> Bool {
+    private func isSecretParameter(_ name: some Collection<UInt8>) -> Bool {
         if name.contains(UInt8(ascii: "%")) {
             let decoded = String(decoding: name, as: UTF8.self)
             return parameterNames.contains(decoded.removingPercentEncoding ?? decoded)
         }
-        return parameterNameBytes.contains { $0 == name }
+        return parameterNameBytes.contains { $0.elementsEqual(name) }
+    }
+
+    /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
+    /// after `?` or `&` (a URL or request line); otherwise after `&` (a form body).
+    private func pairsNeedRedaction(_ bytes: UnsafeRawBufferPointer.SubSequence, queryOnly: Bool) -> Bool {
+        guard !parameterNames.isEmpty else { return false }
+        var nameStart = bytes.startIndex
+        var inValue = false
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
+                inValue = false
+                nameStart = index + 1
+            } else if byte == UInt8(ascii: "="), !inValue {
+                inValue = true
+                if isSecretParameter(bytes[nameStart..<index]) { return true }
+            }
+        }
+        return false
     }
 
     /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names.
-    private func redactPairs(_ text: String, separators: Set<UInt8>) -> String {
-        guard !parameterNames.isEmpty, text.utf8.contains(UInt8(ascii: "=")) else { return text }
+    private func redactPairs(_ text: String, queryOnly: Bool) -> String {
+        var copy = text
+        guard copy.withUTF8({ pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: queryOnly) }) else { return text }
         let marker = Array(Self.marker.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
@@ -152,7 +208,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         var hiding = false
         var changed = false
         for byte in text.utf8 {
-            if separators.contains(byte) || byte == 0x20 || byte == UInt8(ascii: "#") {
+            if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
                 if hiding { output += marker }
                 inValue = false
                 hiding = false
@@ -175,14 +231,21 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func redactBody(_ body: BodySnapshot) -> BodySnapshot {
+        let type = body.contentType ?? ""
+        let isJSON = ASCII.containsIgnoringCase(type, "json")
+        let isForm = !isJSON && ASCII.containsIgnoringCase(type, "x-www-form-urlencoded")
+        // Most bodies hold nothing secret: look at the bytes before making any text.
+        let hasSecretMember = isJSON && body.data.withUnsafeBytes(containsAnyQuotedKey)
+        if secretValues.isEmpty {
+            let hasSecretField = isForm && body.data.withUnsafeBytes { pairsNeedRedaction($0[...], queryOnly: false) }
+            guard hasSecretMember || hasSecretField else { return body }
+        }
         guard let text = body.text else { return body }
-        let type = body.contentType?.lowercased() ?? ""
         var redacted = text
-        let keys = secretKeys
-        if type.contains("json"), Self.containsAnyQuotedKey(text, keys), let json = try? JSONValue.parse(text) {
-            redacted = redactJSON(json, keys: keys).serialized()
-        } else if type.contains("x-www-form-urlencoded") {
-            redacted = redactPairs(text, separators: [UInt8(ascii: "&")])
+        if hasSecretMember, let json = try? JSONValue.parse(text) {
+            redacted = redactJSON(json, keys: secretKeys).serialized()
+        } else if isForm {
+            redacted = redactPairs(text, queryOnly: false)
         }
         redacted = replaceSecrets(redacted)
         guard redacted != text else { return body }
@@ -190,28 +253,25 @@ public struct RedactionPolicy: Sendable, Equatable {
         return BodySnapshot(kept: Data(redacted.utf8), size: size, contentType: body.contentType)
     }
 
-    /// Whether any object member name in the JSON text is one of `keys` (ignoring ASCII case):
-    /// one pass over the bytes, before paying for a parse.
-    private static func containsAnyQuotedKey(_ text: String, _ keys: Set<String>) -> Bool {
-        var found = false
-        var text = text
-        text.withUTF8 { bytes in
-            var index = 0
-            while index < bytes.count, !found {
-                guard bytes[index] == UInt8(ascii: "\"") else { index += 1; continue }
-                let start = index + 1
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
-                var after = end + 1
-                while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
-                if after < bytes.count, bytes[after] == UInt8(ascii: ":"), end <= bytes.count, end - start < 64 {
-                    let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<min(end, bytes.count)]).map(ASCII.lowercase), as: UTF8.self)
-                    found = keys.contains(name)
-                }
-                index = end + 1
+    /// Whether any object member name in JSON bytes is a secret key (ignoring ASCII case): one
+    /// pass, before paying for a parse.
+    private func containsAnyQuotedKey(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "\"") else { index += 1; continue }
+            let start = index + 1
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            end = min(end, bytes.count)
+            var after = end + 1
+            while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
+            if after < bytes.count, bytes[after] == UInt8(ascii: ":") {
+                let name = bytes[start..<end]
+                if secretKeyBytes.contains(where: { ASCII.equalsIgnoringCase(name, lowercased: $0) }) { return true }
             }
+            index = end + 1
         }
-        return found
+        return false
     }
 
     private func redactJSON(_ value: JSONValue, keys: Set<String>) -> JSONValue {

@@ -14,6 +14,34 @@ public enum ASCII {
         }
     }
 
+    /// Whether `needle` occurs in `haystack`, ignoring ASCII case (media types, tokens).
+    public static func containsIgnoringCase(_ haystack: String, _ needle: String) -> Bool {
+        let needle = Array(needle.utf8).map(lowercase)
+        guard !needle.isEmpty else { return true }
+        var haystack = haystack
+        return haystack.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) {
+                var index = 0
+                while index < needle.count, lowercase(bytes[start + index]) == needle[index] { index += 1 }
+                if index == needle.count { return true }
+            }
+            return false
+        }
+    }
+
+    /// Whether the bytes equal `lowercased` (already lowercase), ignoring ASCII case.
+    @inline(__always)
+    public static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer.SubSequence, lowercased: [UInt8]) -> Bool {
+        guard bytes.count == lowercased.count else { return false }
+        var index = 0
+        for byte in bytes {
+            if lowercase(byte) != lowercased[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
     @inline(__always)
     public static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte

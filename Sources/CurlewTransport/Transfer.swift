@@ -13,7 +13,7 @@ final class Transfer {
     private let maxResponseBytes: Int
     private let requestCaptureLimit: Int
     private let connectTimeoutApplied: Bool
-    private let emit: @Sendable (TransferEvent) -> Void
+    private let outbox: EventOutbox
 
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var bodyBuffer: UnsafeMutableRawBufferPointer?
@@ -33,14 +33,14 @@ final class Transfer {
     /// Progress is reported at most this often per exchange, so fast exchanges cost no events.
     private static let progressInterval: UInt64 = 100_000_000
 
-    init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, emit: @escaping @Sendable (TransferEvent) -> Void) {
+    init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, outbox: EventOutbox) {
         self.id = id
         self.handle = handle
         self.submittedAt = submittedAt
         self.maxResponseBytes = request.maxResponseBytes
         self.requestCaptureLimit = request.requestCaptureLimit
         self.connectTimeoutApplied = request.connectTimeout != nil
-        self.emit = emit
+        self.outbox = outbox
     }
 
     deinit {
@@ -212,7 +212,7 @@ final class Transfer {
         guard now - lastProgressAt >= Self.progressInterval else { return }
         lastProgressAt = now
         lastProgress = progress
-        emit(.progress(id: id, progress))
+        outbox.events.append(.progress(id: id, progress))
     }
 
     // MARK: Result

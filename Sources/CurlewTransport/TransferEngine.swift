@@ -7,8 +7,10 @@ import Synchronization
 /// The libcurl engine. One transfer thread owns a multi handle and every easy handle; callers talk
 /// to it only through `submit` and `cancel`, which queue a command and wake the thread.
 ///
-/// Events go to `eventSink` on the transfer thread, in order per exchange; the sink must only hand
-/// them on (it must not block), since every transfer waits while it runs.
+/// Events go to `eventSink` on the transfer thread in batches: everything one turn of the loop
+/// produced, in order per exchange. The sink must only hand them on (it must not block), since
+/// every transfer waits while it runs. Batching lets the receiver wake its own consumers once per
+/// turn instead of once per event.
 public final class TransferEngine: Sendable {
     /// Connection limits of the multi handle.
     public struct Configuration: Sendable {
@@ -33,7 +35,7 @@ public final class TransferEngine: Sendable {
         String(cString: curl_version())
     }
 
-    public init(configuration: Configuration = Configuration(), eventSink: @escaping @Sendable (TransferEvent) -> Void) {
+    public init(configuration: Configuration = Configuration(), eventSink: @escaping @Sendable ([TransferEvent]) -> Void) {
         CurlLibrary.initializeOnce()
         let shared = EngineShared(configuration: configuration, sink: eventSink)
         self.shared = shared
@@ -59,7 +61,7 @@ public final class TransferEngine: Sendable {
             return (true, wasIdle)
         }
         guard accepted else {
-            shared.sink(.finished(.cancelledBeforeStart(id: id)))
+            shared.sink([.finished(.cancelledBeforeStart(id: id))])
             return
         }
         // One wakeup per batch: a non-empty inbox means one is already pending.
@@ -79,7 +81,7 @@ public final class TransferEngine: Sendable {
             return false
         }
         if droppedWhilePending {
-            shared.sink(.finished(.cancelledBeforeStart(id: id)))
+            shared.sink([.finished(.cancelledBeforeStart(id: id))])
         } else {
             shared.multi.wakeup()
         }
@@ -92,8 +94,8 @@ public final class TransferEngine: Sendable {
             return (!inbox.stopping, inbox.stopping ? [] : inbox.adds)
         }
         guard first else { return }
-        for transfer in pending {
-            shared.sink(.finished(.cancelledBeforeStart(id: transfer.id)))
+        if !pending.isEmpty {
+            shared.sink(pending.map { .finished(.cancelledBeforeStart(id: $0.id)) })
         }
         shared.multi.wakeup()
         shared.exited.wait()
@@ -129,10 +131,10 @@ final class EngineShared: Sendable {
     let inbox = Mutex(EngineInbox())
     let multi: MultiHandle
     let configuration: TransferEngine.Configuration
-    let sink: @Sendable (TransferEvent) -> Void
+    let sink: @Sendable ([TransferEvent]) -> Void
     let exited = DispatchSemaphore(value: 0)
 
-    init(configuration: TransferEngine.Configuration, sink: @escaping @Sendable (TransferEvent) -> Void) {
+    init(configuration: TransferEngine.Configuration, sink: @escaping @Sendable ([TransferEvent]) -> Void) {
         self.configuration = configuration
         self.sink = sink
         self.multi = MultiHandle()
@@ -168,11 +170,18 @@ extension TransferResult {
     }
 }
 
+/// The events one turn of the transfer loop produced. Used only on the transfer thread.
+final class EventOutbox {
+    var events: [TransferEvent] = []
+}
+
 /// The transfer thread's loop. Everything here runs on that one thread.
 private final class TransferLoop {
     private let shared: EngineShared
     private var pool = EasyHandlePool(capacity: 256)
     private var active: [UInt64: Transfer] = [:]
+    /// Events of the current turn, handed to the sink together at its end.
+    private let outbox = EventOutbox()
     private let logger = Logger(label: "curlew.transport")
 
     init(shared: EngineShared) {
@@ -197,6 +206,7 @@ private final class TransferLoop {
             for id in work.cancels { cancelActive(id) }
             if work.stopping {
                 for id in Array(active.keys) { cancelActive(id) }
+                handOver()
                 return
             }
             let performed = curl_multi_perform(multi, &running)
@@ -204,22 +214,30 @@ private final class TransferLoop {
                 logger.error("curl_multi_perform failed", metadata: ["code": "\(performed.rawValue)"])
             }
             collectFinished()
+            handOver()
             _ = curl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }
 
+    /// Gives the sink this turn's events, if any.
+    private func handOver() {
+        guard !outbox.events.isEmpty else { return }
+        shared.sink(outbox.events)
+        outbox.events.removeAll(keepingCapacity: true)
+    }
+
     private func start(_ pending: PendingTransfer) {
         guard let handle = pool.take() else {
-            shared.sink(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
+            outbox.events.append(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
             return
         }
-        let transfer = Transfer(id: pending.id, handle: handle, request: pending.request, submittedAt: pending.submittedAt, emit: shared.sink)
+        let transfer = Transfer(id: pending.id, handle: handle, request: pending.request, submittedAt: pending.submittedAt, outbox: outbox)
         let configured = transfer.configure(with: pending.request)
         guard configured == CURLE_OK else {
             let error = TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
                                       code: Int(configured.rawValue), message: handle.errorMessage(for: configured))
             pool.give(handle)
-            shared.sink(.finished(failedBeforeStart(pending.id, error: error)))
+            outbox.events.append(.finished(failedBeforeStart(pending.id, error: error)))
             return
         }
         transfer.markAdded()
@@ -227,11 +245,11 @@ private final class TransferLoop {
         guard added == CURLM_OK else {
             pool.give(handle)
             let message = String(cString: curl_multi_strerror(added))
-            shared.sink(.finished(failedBeforeStart(pending.id, message: message)))
+            outbox.events.append(.finished(failedBeforeStart(pending.id, message: message)))
             return
         }
         active[pending.id] = transfer
-        shared.sink(.started(id: pending.id))
+        outbox.events.append(.started(id: pending.id))
     }
 
     private func collectFinished() {
@@ -256,7 +274,7 @@ private final class TransferLoop {
         _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw)
         active[transfer.id] = nil
         pool.give(transfer.handle)
-        shared.sink(.finished(result))
+        outbox.events.append(.finished(result))
     }
 
     private func failedBeforeStart(_ id: UInt64, message: String) -> TransferResult {

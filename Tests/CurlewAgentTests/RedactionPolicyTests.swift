@@ -1,0 +1,118 @@
+import CurlewAgent
+import Foundation
+import Testing
+
+@Suite("Redaction policy")
+struct RedactionPolicyTests {
+    private let marker = RedactionPolicy.marker
+
+    private func message(
+        url: String = "http://127.0.0.1:8080/get?page=1",
+        headers: [HeaderField] = [HeaderField(name: "Accept", value: "*/*")],
+        head: String = "GET /get?page=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: */*\r\n\r\n",
+        requestBody: BodySnapshot? = nil,
+        responseHeaders: [HeaderField] = [HeaderField(name: "Content-Type", value: "application/json")],
+        responseBody: BodySnapshot = BodySnapshot(data: Data(#"{"ok":true}"#.utf8), contentType: "application/json", limit: 1 << 20),
+        error: RequestError? = nil
+    ) -> DebugMessage {
+        DebugMessage(
+            requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+            original: ComposedRequest(method: "GET", url: url, headers: headers, params: .object([]), body: requestBody, timeoutMilliseconds: 1000),
+            sent: WireRequest(head: head, body: requestBody),
+            response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: responseHeaders, body: responseBody),
+            error: error, timings: nil,
+            connection: ConnectionInfo(httpVersion: "1.1", remoteIP: "127.0.0.1", remotePort: 8080, localIP: "127.0.0.1", localPort: 1,
+                                       reused: false, newConnections: 1, redirectCount: 0, effectiveURL: url, bytesSent: 0, bytesReceived: 0),
+            callbackQueue: "q"
+        )
+    }
+
+    private func json(_ text: String) -> BodySnapshot {
+        BodySnapshot(data: Data(text.utf8), contentType: "application/json; charset=utf-8", limit: 1 << 20)
+    }
+
+    @Test("a message with nothing secret comes back unchanged")
+    func nothingSecret() {
+        let original = message()
+        #expect(RedactionPolicy().redact(original) == original)
+    }
+
+    @Test("credential headers are hidden in the composed request, the wire head and the response, in any case")
+    func headers() {
+        let redacted = RedactionPolicy().redact(message(
+            headers: [HeaderField(name: "authorization", value: "Bearer abc"), HeaderField(name: "Accept", value: "*/*")],
+            head: "GET /get HTTP/1.1\r\nHost: h\r\nAUTHORIZATION: Bearer abc\r\nCookie: a=b\r\nAccept: */*\r\n\r\n",
+            responseHeaders: [HeaderField(name: "Set-Cookie", value: "session=1"), HeaderField(name: "X-Other", value: "v")]
+        ))
+        #expect(redacted.original?.headers == [HeaderField(name: "authorization", value: marker), HeaderField(name: "Accept", value: "*/*")])
+        #expect(redacted.sent?.head == "GET /get HTTP/1.1\r\nHost: h\r\nAUTHORIZATION: \(marker)\r\nCookie: \(marker)\r\nAccept: */*\r\n\r\n")
+        #expect(redacted.response?.headers == [HeaderField(name: "Set-Cookie", value: marker), HeaderField(name: "X-Other", value: "v")])
+    }
+
+    @Test("declared query parameters are hidden in URLs and the request line, percent-encoded names too")
+    func queryParameters() {
+        let url = "http://h/p?page=2&token=s3cr3t&api%5Fkey=k#frag"
+        let redacted = RedactionPolicy().redact(message(url: url, head: "GET /p?token=s3cr3t&x=1 HTTP/1.1\r\nHost: h\r\n\r\n"))
+        #expect(redacted.original?.url == "http://h/p?page=2&token=\(marker)&api%5Fkey=\(marker)#frag")
+        #expect(redacted.connection?.effectiveURL == redacted.original?.url)
+        #expect(redacted.sent?.head == "GET /p?token=\(marker)&x=1 HTTP/1.1\r\nHost: h\r\n\r\n")
+    }
+
+    @Test("a parameter whose name only ends like a secret one is kept")
+    func similarNames() {
+        let url = "http://h/p?mytoken=1&token2=2&page=token"
+        #expect(RedactionPolicy().redact(message(url: url)).original?.url == url)
+    }
+
+    @Test("secret members of JSON bodies are hidden at any depth; other JSON is left byte for byte")
+    func jsonBodies() {
+        let secret = RedactionPolicy().redact(message(responseBody: json(#"{"user":{"Password":"p","name":"n"},"list":[{"token":"t"}]}"#)))
+        let text = secret.response?.body.text ?? ""
+        #expect(!text.contains("\"p\"") && !text.contains("\"t\""))
+        #expect(text.contains("\"name\":\"n\""))
+        let plain = #"{ "name" : "password", "items": [1, 2] }"#
+        #expect(RedactionPolicy().redact(message(responseBody: json(plain))).response?.body.text == plain)
+    }
+
+    @Test("form bodies hide declared fields and keep their declared size")
+    func formBodies() {
+        let form = BodySnapshot(data: Data("user=a&password=hunter2&x=1".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+        let redacted = RedactionPolicy().redact(message(requestBody: form))
+        #expect(redacted.original?.body?.text == "user=a&password=\(marker)&x=1")
+        #expect(redacted.sent?.body?.size == Int64("user=a&password=\(marker)&x=1".utf8.count))
+    }
+
+    @Test("declared secret values are replaced wherever they appear, including error text and binary-free bodies")
+    func secretValues() {
+        let policy = RedactionPolicy(secretValues: ["tok-123"])
+        let redacted = policy.redact(message(
+            url: "http://h/p?q=tok-123",
+            headers: [HeaderField(name: "X-Custom", value: "v tok-123")],
+            head: "GET /p?q=tok-123 HTTP/1.1\r\nX-Custom: v tok-123\r\n\r\n",
+            responseBody: BodySnapshot(data: Data("echo tok-123".utf8), contentType: "text/plain", limit: 1 << 20),
+            error: RequestError(.unacceptableStatus, "bad tok-123")
+        ))
+        #expect(redacted.original?.url == "http://h/p?q=\(marker)")
+        #expect(redacted.original?.headers.first?.value == "v \(marker)")
+        #expect(redacted.sent?.head == "GET /p?q=\(marker) HTTP/1.1\r\nX-Custom: v \(marker)\r\n\r\n")
+        #expect(redacted.response?.body.text == "echo \(marker)")
+        #expect(redacted.error?.message == "bad \(marker)")
+    }
+
+    @Test("a truncated body keeps its full size; binary bodies pass through untouched")
+    func truncatedAndBinary() {
+        let long = #"{"token":"abc","pad":""# + String(repeating: "x", count: 100) + "\"}"
+        let truncated = BodySnapshot(data: Data(long.utf8), contentType: "application/json", limit: 40)
+        let redacted = RedactionPolicy(secretValues: ["abc"]).redact(message(responseBody: truncated))
+        #expect(redacted.response?.body.size == Int64(long.utf8.count))
+        #expect(redacted.response?.body.text?.contains("abc") == false)
+        let binary = BodySnapshot(data: Data([0xFF, 0x00, 0xFE]), contentType: "application/octet-stream", limit: 10)
+        #expect(RedactionPolicy(secretValues: ["abc"]).redact(message(responseBody: binary)).response?.body == binary)
+    }
+
+    @Test("the disabled policy keeps everything")
+    func disabled() {
+        let original = message(headers: [HeaderField(name: "Authorization", value: "Bearer abc")], head: "GET /?token=1 HTTP/1.1\r\nAuthorization: x\r\n\r\n")
+        #expect(RedactionPolicy.disabled.redact(original) == original)
+    }
+}
