@@ -33,6 +33,8 @@ final class AgentCore: Sendable {
     let config: NetworkConfig
     let observers = ObserverHub()
     private let active = Mutex<[UInt64: ActiveRequest]>([:])
+    /// `willSend` events of registered requests, published ahead of the next batch.
+    private let announcements = Mutex<[ObserverEvent]>([])
     private let callbackQueueLabel: String
 
     init(config: NetworkConfig) {
@@ -45,16 +47,19 @@ final class AgentCore: Sendable {
     }
 
     /// Records a composed request as pending and announces it. Call before submitting it.
+    ///
+    /// Observers hear the announcement with the transport's next events (it is queued here and
+    /// goes out first in the next batch), so starting many requests costs no hand-over per request.
     func register(_ entry: ActiveRequest) {
         _ = entry.handle.transition(to: .pending)
         active.withLock { $0[entry.info.id] = entry }
-        var batch = DeliveryBatch()
-        batch.events.append(.willSend(entry.info))
+        if !observers.isEmpty {
+            announcements.withLock { $0.append(.willSend(entry.info)) }
+        }
         if let delegate = entry.callbacks.delegate {
             let handle = entry.handle
-            batch.callbacks.append { delegate.requestWillBeSent(handle) }
+            config.callbackQueue.async { delegate.requestWillBeSent(handle) }
         }
-        dispatch(batch)
     }
 
     /// Announces a request held before sending (behind a priority-first gate).
@@ -94,6 +99,7 @@ final class AgentCore: Sendable {
     /// turn's work together: one hand-over each, however many requests finished.
     func handle(_ events: [TransferEvent]) {
         var batch = DeliveryBatch()
+        batch.events = takeAnnouncements()
         for event in events { handle(event, into: &batch) }
         dispatch(batch)
     }
@@ -182,6 +188,13 @@ final class AgentCore: Sendable {
                 callbacks.success?(response)
                 callbacks.delegate?.requestDidSucceed(handle, response: response)
             }
+        }
+    }
+
+    private func takeAnnouncements() -> [ObserverEvent] {
+        announcements.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
         }
     }
 

@@ -155,10 +155,11 @@ public final class NetworkLogger: NetworkObserver {
     }
 
     public func requestDidProduce(_ message: DebugMessage) {
-        let line = SessionRecordWriter.messageLine(config.redaction.redact(message), custom: delegate?.customInfo(for: message))
+        let redacted = config.redaction.redact(message)
+        let custom = delegate?.customInfo(for: message)
         let full = file.withLock { file -> Bool in
             guard file != nil else { return false }
-            file!.buffered += line
+            SessionRecordWriter.appendMessageLine(redacted, custom: custom, to: &file!.buffered)
             file!.bufferedEntries += 1
             return file!.buffered.count >= Self.bufferLimit
         }

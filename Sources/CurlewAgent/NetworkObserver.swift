@@ -39,7 +39,7 @@ enum ObserverEvent: Sendable {
     case willSend(RequestInfo)
     case didSend(RequestInfo)
     case progress(RequestInfo, RequestProgress)
-    case debugMessage(DebugMessage)
+    indirect case debugMessage(DebugMessage)
     case finished(RequestInfo, RequestState)
     case waiting(RequestInfo, WaitReason)
     case group(GroupEvent)

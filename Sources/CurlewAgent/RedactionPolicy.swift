@@ -14,7 +14,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     public var headerNames: Set<String> { didSet { refreshSecretKeys() } }
     /// Query and form parameter names whose values are hidden.
     public var parameterNames: Set<String> { didSet { refreshSecretKeys() } }
-    private var parameterNameBytes: [[UInt8]] = []
+    private var parameterNameBytes = ByteNameSet([], ignoringCase: false)
     /// JSON body member names whose values are hidden, at any depth.
     public var bodyFieldNames: Set<String> { didSet { refreshSecretKeys() } }
     /// JSON member names whose values are hidden: declared body fields and parameters, and header
@@ -22,8 +22,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     private var secretKeys: Set<String> = []
     /// `secretKeys` and `headerNames` as lowercase bytes, for the checks that decide whether
     /// anything needs hiding at all (nearly always not) without building strings.
-    private var secretKeyBytes: [[UInt8]] = []
-    private var headerNameBytes: [[UInt8]] = []
+    private var secretKeyBytes = ByteNameSet([], ignoringCase: true)
+    private var headerNameBytes = ByteNameSet([], ignoringCase: true)
     /// Literal secrets (tokens, passwords) hidden wherever they appear.
     public var secretValues: [String]
 
@@ -43,10 +43,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private mutating func refreshSecretKeys() {
-        parameterNameBytes = parameterNames.map { Array($0.utf8) }
+        parameterNameBytes = ByteNameSet(parameterNames, ignoringCase: false)
         secretKeys = Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames.map { $0.lowercased() })
-        secretKeyBytes = secretKeys.map { Array($0.utf8) }
-        headerNameBytes = headerNames.map { Array($0.lowercased().utf8) }
+        secretKeyBytes = ByteNameSet(secretKeys, ignoringCase: true)
+        headerNameBytes = ByteNameSet(headerNames, ignoringCase: true)
     }
 
     /// Redaction off: logs keep everything. Only for logs that never leave the machine.
@@ -94,7 +94,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func isSecretHeader(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        headerNameBytes.contains { ASCII.equalsIgnoringCase(name, lowercased: $0) }
+        headerNameBytes.contains(name)
     }
 
     private func redactHeader(_ field: HeaderField) -> HeaderField {
@@ -169,12 +169,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         replaceSecrets(redactPairs(text, queryOnly: true))
     }
 
-    private func isSecretParameter(_ name: some Collection<UInt8>) -> Bool {
+    private func isSecretParameter(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
         if name.contains(UInt8(ascii: "%")) {
             let decoded = String(decoding: name, as: UTF8.self)
             return parameterNames.contains(decoded.removingPercentEncoding ?? decoded)
         }
-        return parameterNameBytes.contains { $0.elementsEqual(name) }
+        return parameterNameBytes.contains(name)
     }
 
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
@@ -216,7 +216,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 output.append(byte)
             } else if byte == UInt8(ascii: "="), !inValue {
                 inValue = true
-                hiding = isSecretParameter(name)
+                hiding = name.withUnsafeBytes { isSecretParameter($0[...]) }
                 changed = changed || hiding
                 output.append(byte)
             } else if inValue {
@@ -267,7 +267,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
             if after < bytes.count, bytes[after] == UInt8(ascii: ":") {
                 let name = bytes[start..<end]
-                if secretKeyBytes.contains(where: { ASCII.equalsIgnoringCase(name, lowercased: $0) }) { return true }
+                if secretKeyBytes.contains(name) { return true }
             }
             index = end + 1
         }

@@ -4,78 +4,82 @@ import Foundation
 /// and JSONEncoder cost more than the request itself; the output has the same keys and formats,
 /// so the Codable reader reads it unchanged.
 struct SessionRecordWriter {
-    private(set) var bytes: [UInt8] = []
+    private(set) var bytes: [UInt8]
+    /// Whether the innermost open object or array has no member yet (no comma before the next).
+    private var atFirstMember = true
 
-    init() {
-        bytes.reserveCapacity(2048)
+    init(appendingTo bytes: [UInt8] = []) {
+        self.bytes = bytes
     }
 
     /// One debug message as a `"type":"message"` line, with a delegate's `custom` data if any.
     static func messageLine(_ message: DebugMessage, custom: JSONValue?) -> [UInt8] {
-        var writer = SessionRecordWriter()
-        writer.object { object in
-            object.field("type") { $0.string("message") }
-            object.field("requestID") { $0.integer(Int64(message.requestID)) }
-            if let name = message.name { object.field("name") { $0.string(name) } }
-            if let groupID = message.groupID { object.field("groupID") { $0.integer(Int64(groupID)) } }
-            if let step = message.step { object.field("step") { $0.integer(Int64(step)) } }
-            object.field("state") { $0.string(message.state.rawValue) }
-            object.field("startedAt") { $0.date(message.startedAt) }
-            if let original = message.original { object.field("original") { $0.composed(original) } }
-            if let sent = message.sent {
-                object.field("sent") { writer in
-                    writer.object { sentObject in
-                        sentObject.field("head") { $0.string(sent.head) }
-                        if let body = sent.body { sentObject.field("body") { $0.body(body) } }
-                    }
-                }
-            }
-            if let response = message.response { object.field("response") { $0.response(response) } }
-            if let error = message.error {
-                object.field("error") { writer in
-                    writer.object { errorObject in
-                        errorObject.field("kind") { $0.string(error.kind.rawValue) }
-                        errorObject.field("message") { $0.string(error.message) }
-                        if let code = error.code { errorObject.field("code") { $0.integer(Int64(code)) } }
-                    }
-                }
-            }
-            if let timings = message.timings { object.field("timings") { $0.timings(timings) } }
-            if let connection = message.connection { object.field("connection") { $0.connection(connection) } }
-            object.field("callbackQueue") { $0.string(message.callbackQueue) }
-            if let custom { object.field("custom") { $0.json(custom) } }
-        }
+        var bytes: [UInt8] = []
+        appendMessageLine(message, custom: custom, to: &bytes)
+        return bytes
+    }
+
+    /// Appends the line for `message` to `bytes`, building it in place.
+    static func appendMessageLine(_ message: DebugMessage, custom: JSONValue?, to bytes: inout [UInt8]) {
+        var writer = SessionRecordWriter(appendingTo: bytes)
+        bytes = []
+        writer.message(message, custom: custom)
         writer.bytes.append(0x0A)
-        return writer.bytes
+        bytes = writer.bytes
+    }
+
+    private mutating func message(_ message: DebugMessage, custom: JSONValue?) {
+        openObject()
+        key("type"); string("message")
+        key("requestID"); integer(Int64(message.requestID))
+        if let name = message.name { key("name"); string(name) }
+        if let groupID = message.groupID { key("groupID"); integer(Int64(groupID)) }
+        if let step = message.step { key("step"); integer(Int64(step)) }
+        key("state"); string(message.state.rawValue)
+        key("startedAt"); date(message.startedAt)
+        if let original = message.original { key("original"); composed(original) }
+        if let sent = message.sent {
+            key("sent")
+            openObject()
+            key("head"); string(sent.head)
+            if let body = sent.body { key("body"); self.body(body) }
+            closeObject()
+        }
+        if let response = message.response { key("response"); self.response(response) }
+        if let error = message.error {
+            key("error")
+            openObject()
+            key("kind"); string(error.kind.rawValue)
+            key("message"); string(error.message)
+            if let code = error.code { key("code"); integer(Int64(code)) }
+            closeObject()
+        }
+        if let timings = message.timings { key("timings"); self.timings(timings) }
+        if let connection = message.connection { key("connection"); self.connection(connection) }
+        key("callbackQueue"); string(message.callbackQueue)
+        if let custom { key("custom"); json(custom) }
+        closeObject()
     }
 
     // MARK: Structure
 
-    /// Writes `{...}`; `body` adds fields through the object writer.
-    mutating func object(_ body: (inout ObjectWriter) -> Void) {
-        var object = ObjectWriter(writer: self)
-        bytes = []
-        object.writer.bytes.append(UInt8(ascii: "{"))
-        body(&object)
-        object.writer.bytes.append(UInt8(ascii: "}"))
-        self = object.writer
+    mutating func openObject() {
+        bytes.append(UInt8(ascii: "{"))
+        atFirstMember = true
     }
 
-    struct ObjectWriter {
-        var writer: SessionRecordWriter
-        private var first = true
+    mutating func closeObject() {
+        bytes.append(UInt8(ascii: "}"))
+        atFirstMember = false
+    }
 
-        init(writer: SessionRecordWriter) {
-            self.writer = writer
-        }
-
-        mutating func field(_ name: String, _ value: (inout SessionRecordWriter) -> Void) {
-            if !first { writer.bytes.append(UInt8(ascii: ",")) }
-            first = false
-            writer.string(name)
-            writer.bytes.append(UInt8(ascii: ":"))
-            value(&writer)
-        }
+    /// A member name and its colon, after a comma unless it is the object's first member.
+    mutating func key(_ name: StaticString) {
+        if !atFirstMember { bytes.append(UInt8(ascii: ",")) }
+        atFirstMember = false
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
     }
 
     mutating func array<Element>(_ elements: [Element], _ write: (inout SessionRecordWriter, Element) -> Void) {
@@ -85,24 +89,28 @@ struct SessionRecordWriter {
             write(&self, element)
         }
         bytes.append(UInt8(ascii: "]"))
+        atFirstMember = false
     }
 
     // MARK: Values
 
     mutating func string(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                appendEscaped(byte)
-                runStart = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        text.withUTF8 { string(utf8: $0) }
+    }
+
+    /// A JSON string from UTF-8 bytes, escaping quotes, backslashes and control characters.
+    private mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            appendEscaped(byte)
+            runStart = index + 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -167,76 +175,77 @@ struct SessionRecordWriter {
 
     mutating func headers(_ fields: [HeaderField]) {
         array(fields) { writer, field in
-            writer.object { object in
-                object.field("name") { $0.string(field.name) }
-                object.field("value") { $0.string(field.value) }
-            }
+            writer.openObject()
+            writer.key("name"); writer.string(field.name)
+            writer.key("value"); writer.string(field.value)
+            writer.closeObject()
         }
     }
 
+    /// A body as text when its kept bytes are UTF-8, else as base64.
     mutating func body(_ body: BodySnapshot) {
-        object { object in
-            object.field("size") { $0.integer(body.size) }
-            if let type = body.contentType { object.field("contentType") { $0.string(type) } }
-            if let text = body.text {
-                object.field("encoding") { $0.string("utf8") }
-                object.field("content") { $0.string(text) }
-            } else {
-                object.field("encoding") { $0.string("base64") }
-                object.field("content") { $0.string(body.data.base64EncodedString()) }
-            }
-            object.field("truncated") { $0.boolean(body.isTruncated) }
+        openObject()
+        key("size"); integer(body.size)
+        if let type = body.contentType { key("contentType"); string(type) }
+        if let text = body.text {
+            key("encoding"); string("utf8")
+            key("content"); string(text)
+        } else {
+            key("encoding"); string("base64")
+            key("content"); string(body.data.base64EncodedString())
         }
+        key("truncated"); boolean(body.isTruncated)
+        closeObject()
     }
 
     mutating func composed(_ request: ComposedRequest) {
-        object { object in
-            object.field("method") { $0.string(request.method) }
-            object.field("url") { $0.string(request.url) }
-            object.field("headers") { $0.headers(request.headers) }
-            object.field("params") { $0.json(request.params) }
-            if let body = request.body { object.field("body") { $0.body(body) } }
-            object.field("timeoutMilliseconds") { $0.integer(request.timeoutMilliseconds) }
-        }
+        openObject()
+        key("method"); string(request.method)
+        key("url"); string(request.url)
+        key("headers"); headers(request.headers)
+        key("params"); json(request.params)
+        if let body = request.body { key("body"); self.body(body) }
+        key("timeoutMilliseconds"); integer(request.timeoutMilliseconds)
+        closeObject()
     }
 
     mutating func response(_ response: ResponseSnapshot) {
-        object { object in
-            object.field("statusCode") { $0.integer(Int64(response.statusCode)) }
-            object.field("statusLine") { $0.string(response.statusLine) }
-            object.field("httpVersion") { $0.string(response.httpVersion) }
-            object.field("headers") { $0.headers(response.headers) }
-            object.field("body") { $0.body(response.body) }
-        }
+        openObject()
+        key("statusCode"); integer(Int64(response.statusCode))
+        key("statusLine"); string(response.statusLine)
+        key("httpVersion"); string(response.httpVersion)
+        key("headers"); headers(response.headers)
+        key("body"); body(response.body)
+        closeObject()
     }
 
     mutating func timings(_ timings: TimingBreakdown) {
-        object { object in
-            object.field("queued") { $0.integer(timings.queued) }
-            if let dns = timings.dns { object.field("dns") { $0.integer(dns) } }
-            if let connect = timings.connect { object.field("connect") { $0.integer(connect) } }
-            if let tls = timings.tls { object.field("tls") { $0.integer(tls) } }
-            object.field("send") { $0.integer(timings.send) }
-            object.field("wait") { $0.integer(timings.wait) }
-            object.field("receive") { $0.integer(timings.receive) }
-            if let redirect = timings.redirect { object.field("redirect") { $0.integer(redirect) } }
-            object.field("total") { $0.integer(timings.total) }
-        }
+        openObject()
+        key("queued"); integer(timings.queued)
+        if let dns = timings.dns { key("dns"); integer(dns) }
+        if let connect = timings.connect { key("connect"); integer(connect) }
+        if let tls = timings.tls { key("tls"); integer(tls) }
+        key("send"); integer(timings.send)
+        key("wait"); integer(timings.wait)
+        key("receive"); integer(timings.receive)
+        if let redirect = timings.redirect { key("redirect"); integer(redirect) }
+        key("total"); integer(timings.total)
+        closeObject()
     }
 
     mutating func connection(_ connection: ConnectionInfo) {
-        object { object in
-            object.field("httpVersion") { $0.string(connection.httpVersion) }
-            object.field("remoteIP") { $0.string(connection.remoteIP) }
-            object.field("remotePort") { $0.integer(Int64(connection.remotePort)) }
-            object.field("localIP") { $0.string(connection.localIP) }
-            object.field("localPort") { $0.integer(Int64(connection.localPort)) }
-            object.field("reused") { $0.boolean(connection.reused) }
-            object.field("newConnections") { $0.integer(Int64(connection.newConnections)) }
-            object.field("redirectCount") { $0.integer(Int64(connection.redirectCount)) }
-            object.field("effectiveURL") { $0.string(connection.effectiveURL) }
-            object.field("bytesSent") { $0.integer(connection.bytesSent) }
-            object.field("bytesReceived") { $0.integer(connection.bytesReceived) }
-        }
+        openObject()
+        key("httpVersion"); string(connection.httpVersion)
+        key("remoteIP"); string(connection.remoteIP)
+        key("remotePort"); integer(Int64(connection.remotePort))
+        key("localIP"); string(connection.localIP)
+        key("localPort"); integer(Int64(connection.localPort))
+        key("reused"); boolean(connection.reused)
+        key("newConnections"); integer(Int64(connection.newConnections))
+        key("redirectCount"); integer(Int64(connection.redirectCount))
+        key("effectiveURL"); string(connection.effectiveURL)
+        key("bytesSent"); integer(connection.bytesSent)
+        key("bytesReceived"); integer(connection.bytesReceived)
+        closeObject()
     }
 }

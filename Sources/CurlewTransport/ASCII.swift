@@ -30,18 +30,6 @@ public enum ASCII {
         }
     }
 
-    /// Whether the bytes equal `lowercased` (already lowercase), ignoring ASCII case.
-    @inline(__always)
-    public static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer.SubSequence, lowercased: [UInt8]) -> Bool {
-        guard bytes.count == lowercased.count else { return false }
-        var index = 0
-        for byte in bytes {
-            if lowercase(byte) != lowercased[index] { return false }
-            index += 1
-        }
-        return true
-    }
-
     @inline(__always)
     public static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
