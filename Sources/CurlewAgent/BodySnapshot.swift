@@ -22,6 +22,11 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         self.contentType = contentType
     }
 
+    /// This body keeping at most `limit` bytes; its size stays the full size.
+    public func capped(at limit: Int) -> BodySnapshot {
+        data.count <= limit ? self : BodySnapshot(kept: Data(data.prefix(limit)), size: size, contentType: contentType)
+    }
+
     /// The kept bytes as text, when they are UTF-8 (a preview cut inside a character still reads).
     public var text: String? {
         if let text = String(validating: data, as: UTF8.self) { return text }

@@ -92,3 +92,14 @@ public struct DebugMessage: Sendable, Equatable, Codable {
         self.callbackQueue = callbackQueue
     }
 }
+
+extension DebugMessage {
+    /// This message with every body keeping at most `limit` bytes (see `BodySnapshot.capped(at:)`).
+    public func cappingBodies(at limit: Int) -> DebugMessage {
+        var message = self
+        if let body = original?.body { message.original?.body = body.capped(at: limit) }
+        if let body = sent?.body { message.sent?.body = body.capped(at: limit) }
+        if let body = response?.body { message.response?.body = body.capped(at: limit) }
+        return message
+    }
+}

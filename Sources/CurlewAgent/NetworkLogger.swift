@@ -25,12 +25,19 @@ public struct NetworkLoggerConfig: Sendable {
     /// Where the log goes; nil means `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl` under the working directory.
     public var logFilePath: String?
     public var redaction: RedactionPolicy
+    /// Bytes of each body the log keeps; a longer body keeps its first bytes, its full size and
+    /// `truncated: true`. Without a cap, a log of large downloads would hold every byte again
+    /// (binary bodies base64-encoded), and writing it would cost more than the transfer.
+    public var maxBodyBytes: Int
+
+    /// The default `maxBodyBytes`: 64 KiB.
+    public static let defaultMaxBodyBytes = 64 << 10
 
     public init(
         channelID: String = "local", appKey: String = "", appName: String = "curlew",
         appVersion: String = CurlewVersion.current, serviceType: String = "debug", enableLocalLog: Bool = true,
         logAutoSaveCount: Int = 50, loggerType: LoggerType = .jsonLines, logFilePath: String? = nil,
-        redaction: RedactionPolicy = RedactionPolicy()
+        redaction: RedactionPolicy = RedactionPolicy(), maxBodyBytes: Int = NetworkLoggerConfig.defaultMaxBodyBytes
     ) {
         self.channelID = channelID
         self.appKey = appKey
@@ -42,6 +49,7 @@ public struct NetworkLoggerConfig: Sendable {
         self.loggerType = loggerType
         self.logFilePath = logFilePath
         self.redaction = redaction
+        self.maxBodyBytes = max(0, maxBodyBytes)
     }
 }
 
@@ -155,7 +163,8 @@ public final class NetworkLogger: NetworkObserver {
     }
 
     public func requestDidProduce(_ message: DebugMessage) {
-        let redacted = config.redaction.redact(message)
+        // Redact first: a secret member of a JSON body is only found in the whole body.
+        let redacted = config.redaction.redact(message).cappingBodies(at: config.maxBodyBytes)
         let custom = delegate?.customInfo(for: message)
         let full = file.withLock { file -> Bool in
             guard file != nil else { return false }
