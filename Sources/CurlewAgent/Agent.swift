@@ -109,7 +109,10 @@ public final class Agent: Sendable {
         var info = info
         do {
             var (transfer, composed) = try composer.compose(request)
-            transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || !core.observers.isEmpty
+            let observed = !core.observers.isEmpty
+            transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed
+            // Only debug messages show the request as sent; without a reader, skip capturing it.
+            transfer.capturesWire = callbacks.debug != nil || observed
             info.url = composed.url
             core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement))
             engine.submit(transfer, id: info.id)

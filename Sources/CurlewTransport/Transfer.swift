@@ -63,9 +63,11 @@ final class Transfer {
         set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(curlew_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, TransferCallbacks.header))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
-        set(curlew_easy_setopt_long(easy, CURLOPT_VERBOSE, 1))
-        set(curlew_easy_setopt_debug_callback(easy, TransferCallbacks.debug))
-        set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
+        if request.capturesWire {
+            set(curlew_easy_setopt_long(easy, CURLOPT_VERBOSE, 1))
+            set(curlew_easy_setopt_debug_callback(easy, TransferCallbacks.debug))
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
+        }
         if request.reportsProgress {
             set(curlew_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
             set(curlew_easy_setopt_xferinfo_callback(easy, TransferCallbacks.progress))
@@ -237,7 +239,8 @@ final class Transfer {
         }
 
         let newConnections = long(CURLINFO_NUM_CONNECTS)
-        let wroteSomething = !requestHead.isEmpty
+        let headerBytesSent = long(CURLINFO_REQUEST_SIZE)
+        let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
         let reused = newConnections == 0 && wroteSomething
         let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
         let sendFinished = lastSendAt > addedAt && addedAt > 0 ? Int64((lastSendAt - addedAt) / 1000) : 0
@@ -264,7 +267,7 @@ final class Transfer {
             newConnections: newConnections,
             redirectCount: long(CURLINFO_REDIRECT_COUNT),
             effectiveURL: string(CURLINFO_EFFECTIVE_URL),
-            bytesSent: Int64(requestHead.count) + requestBodySize,
+            bytesSent: requestHead.isEmpty ? Int64(headerBytesSent) + offset(CURLINFO_SIZE_UPLOAD_T) : Int64(requestHead.count) + requestBodySize,
             bytesReceived: Int64(long(CURLINFO_HEADER_SIZE)) + offset(CURLINFO_SIZE_DOWNLOAD_T)
         )
         let error: TransferError?

@@ -30,6 +30,11 @@ public struct TransferRequest: Sendable {
     public var protocolPreference: ProtocolPreference
     /// Emit `progress` events. Off saves libcurl's progress callback on every read.
     public var reportsProgress: Bool
+    /// Record the request as sent (head and body bytes, and the send phase's end). Off saves
+    /// libcurl's verbose mode, which formats its informational text for every exchange; the
+    /// result then has an empty capture, counts bytes sent from libcurl's totals, and a send
+    /// phase of zero.
+    public var capturesWire: Bool
 
     public init(
         url: String,
@@ -44,7 +49,8 @@ public struct TransferRequest: Sendable {
         requestCaptureLimit: Int = 1 << 20,
         tls: TLSOptions = TLSOptions(),
         protocolPreference: ProtocolPreference = .automatic,
-        reportsProgress: Bool = true
+        reportsProgress: Bool = true,
+        capturesWire: Bool = true
     ) {
         self.url = url
         self.method = method
@@ -59,6 +65,7 @@ public struct TransferRequest: Sendable {
         self.tls = tls
         self.protocolPreference = protocolPreference
         self.reportsProgress = reportsProgress
+        self.capturesWire = capturesWire
     }
 }
 

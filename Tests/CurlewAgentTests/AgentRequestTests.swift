@@ -1,6 +1,7 @@
 import CurlewAgent
 import CurlewTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Agent requests against the demo server")
@@ -166,5 +167,24 @@ struct AgentRequestTests {
         #expect(body.size == 5000)
         #expect(body.data.count == 1000)
         #expect(body.isTruncated)
+    }
+
+    @Test("a debug callback alone gets the request as sent; without any reader the request still succeeds")
+    func debugCallbackCapture() async throws {
+        let agent = try await agent { _ in }
+        let captured = Mutex<DebugMessage?>(nil)
+        let done = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            agent.start(Request(.post, "/post", params: ["k": "v"], requestSerializer: .json), callbacks: RequestCallbacks(
+                success: { _ in continuation.resume(returning: true) },
+                failure: { _ in continuation.resume(returning: false) },
+                debug: { message in captured.withLock { $0 = message } }
+            ))
+        }
+        #expect(done)
+        let message = try #require(captured.withLock { $0 })
+        #expect(message.sent?.head.hasPrefix("POST /post HTTP/1.1\r\n") == true)
+        #expect(message.sent?.body?.text == #"{"k":"v"}"#)
+        let plain = try await agent.send(Request(.get, "/get"))
+        #expect(plain.statusCode == 200)
     }
 }

@@ -55,6 +55,22 @@ struct TransferEngineTests {
         #expect(result.requestBodySize == 10_000)
     }
 
+    @Test("without wire capture the exchange still counts bytes sent and tells a reused connection")
+    func withoutCapture() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let body = Data(repeating: 0x42, count: 3000)
+        let first = await harness.run(TransferRequest(url: "\(server.baseURL)/post", method: "POST", body: body, capturesWire: false))
+        let second = await harness.run(TransferRequest(url: "\(server.baseURL)/get", capturesWire: false))
+        #expect(first.error == nil && second.error == nil)
+        #expect(first.requestHead.isEmpty && first.requestBody.isEmpty)
+        #expect(first.connection.bytesSent > 3000, "headers plus the whole body")
+        #expect(first.connection.reused == false)
+        #expect(second.connection.reused)
+        #expect(second.connection.bytesSent > 0)
+        #expect(second.timings.send == 0)
+    }
+
     @Test("timings are non-negative and monotone, and a second request reuses the connection")
     func timingsAndReuse() async throws {
         let server = try await TestServer.shared()
