@@ -8,7 +8,7 @@ import Synchronization
 /// the events of many requests into one wake-up of the lane's thread (a wake-up costs more CPU than
 /// delivering an event); observers hear every event at most that much later.
 final class ObserverLane: Sendable {
-    static let coalescing = DispatchTimeInterval.milliseconds(1)
+    static let coalescing = DispatchTimeInterval.milliseconds(5)
 
     let observer: any NetworkObserver
     private let queue: DispatchQueue

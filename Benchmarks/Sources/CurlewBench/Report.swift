@@ -48,7 +48,7 @@ struct Report {
     }
 
     var text: String {
-        (sections + ["### Targets", ""] + verdicts.map { "- " + $0 }).joined(separator: "\n\n")
+        (sections + ["### Throughput targets\n\n" + verdicts.map { "- " + $0 }.joined(separator: "\n")]).joined(separator: "\n\n")
     }
 
     /// Appends this run to RESULTS.md with the machine and versions.
