@@ -62,7 +62,7 @@ let package = Package(
             dependencies: ["CurlewDemoServer", "CurlewAgent"],
             path: "Tests/CurlewTestSupport"
         ),
-        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport", "CurlewDemoServer", "CurlewTestSupport"]),
         .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),

@@ -27,6 +27,13 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         data.count <= limit ? self : BodySnapshot(kept: Data(data.prefix(limit)), size: size, contentType: contentType)
     }
 
+    /// This body keeping at most `textLimit` bytes when they read as text, and at most
+    /// `binaryLimit` when they do not.
+    public func capped(text textLimit: Int, binary binaryLimit: Int) -> BodySnapshot {
+        let capped = capped(at: textLimit)
+        return capped.data.count > binaryLimit && capped.text == nil ? capped.capped(at: binaryLimit) : capped
+    }
+
     /// The kept bytes as text, when they are UTF-8 (a preview cut inside a character still reads).
     public var text: String? {
         if let text = String(validating: data, as: UTF8.self) { return text }

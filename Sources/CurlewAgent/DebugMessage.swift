@@ -94,12 +94,12 @@ public struct DebugMessage: Sendable, Equatable, Codable {
 }
 
 extension DebugMessage {
-    /// This message with every body keeping at most `limit` bytes (see `BodySnapshot.capped(at:)`).
-    public func cappingBodies(at limit: Int) -> DebugMessage {
+    /// This message with every body capped (see `BodySnapshot.capped(text:binary:)`).
+    public func cappingBodies(text textLimit: Int, binary binaryLimit: Int) -> DebugMessage {
         var message = self
-        if let body = original?.body { message.original?.body = body.capped(at: limit) }
-        if let body = sent?.body { message.sent?.body = body.capped(at: limit) }
-        if let body = response?.body { message.response?.body = body.capped(at: limit) }
+        if let body = original?.body { message.original?.body = body.capped(text: textLimit, binary: binaryLimit) }
+        if let body = sent?.body { message.sent?.body = body.capped(text: textLimit, binary: binaryLimit) }
+        if let body = response?.body { message.response?.body = body.capped(text: textLimit, binary: binaryLimit) }
         return message
     }
 }

@@ -25,19 +25,25 @@ public struct NetworkLoggerConfig: Sendable {
     /// Where the log goes; nil means `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl` under the working directory.
     public var logFilePath: String?
     public var redaction: RedactionPolicy
-    /// Bytes of each body the log keeps; a longer body keeps its first bytes, its full size and
-    /// `truncated: true`. Without a cap, a log of large downloads would hold every byte again
-    /// (binary bodies base64-encoded), and writing it would cost more than the transfer.
+    /// Bytes of each text body the log keeps; a longer body keeps its first bytes, its full size
+    /// and `truncated: true`. Without a cap, a log of large downloads would hold every byte again,
+    /// and writing it would cost more than the transfer.
     public var maxBodyBytes: Int
+    /// Bytes of each binary body (not UTF-8) the log keeps, as base64: a preview to recognise
+    /// the content, since nobody reads a megabyte of base64 in a log.
+    public var maxBinaryBodyBytes: Int
 
     /// The default `maxBodyBytes`: 64 KiB.
     public static let defaultMaxBodyBytes = 64 << 10
+    /// The default `maxBinaryBodyBytes`: 4 KiB.
+    public static let defaultMaxBinaryBodyBytes = 4 << 10
 
     public init(
         channelID: String = "local", appKey: String = "", appName: String = "curlew",
         appVersion: String = CurlewVersion.current, serviceType: String = "debug", enableLocalLog: Bool = true,
         logAutoSaveCount: Int = 50, loggerType: LoggerType = .jsonLines, logFilePath: String? = nil,
-        redaction: RedactionPolicy = RedactionPolicy(), maxBodyBytes: Int = NetworkLoggerConfig.defaultMaxBodyBytes
+        redaction: RedactionPolicy = RedactionPolicy(), maxBodyBytes: Int = NetworkLoggerConfig.defaultMaxBodyBytes,
+        maxBinaryBodyBytes: Int = NetworkLoggerConfig.defaultMaxBinaryBodyBytes
     ) {
         self.channelID = channelID
         self.appKey = appKey
@@ -50,6 +56,7 @@ public struct NetworkLoggerConfig: Sendable {
         self.logFilePath = logFilePath
         self.redaction = redaction
         self.maxBodyBytes = max(0, maxBodyBytes)
+        self.maxBinaryBodyBytes = max(0, maxBinaryBodyBytes)
     }
 }
 
@@ -164,7 +171,7 @@ public final class NetworkLogger: NetworkObserver {
 
     public func requestDidProduce(_ message: DebugMessage) {
         // Redact first: a secret member of a JSON body is only found in the whole body.
-        let redacted = config.redaction.redact(message).cappingBodies(at: config.maxBodyBytes)
+        let redacted = config.redaction.redact(message).cappingBodies(text: config.maxBodyBytes, binary: config.maxBinaryBodyBytes)
         let custom = delegate?.customInfo(for: message)
         let full = file.withLock { file -> Bool in
             guard file != nil else { return false }

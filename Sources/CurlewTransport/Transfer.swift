@@ -26,6 +26,11 @@ final class Transfer {
     private var statusLine = ""
     private var responseHeaders: [(name: String, value: String)] = []
     private var responseBody = Data()
+    /// The body's bytes so far, wherever they are kept.
+    private var receivedBodyBytes = 0
+    /// Where a large announced body is written instead of `responseBody`.
+    private var pooledBody: BodyBufferPool.Buffer?
+    private let bodyBuffers: BodyBufferPool
     private var responseLimitHit = false
     private var lastProgressAt: UInt64 = 0
     private var lastProgress = TransferProgress(bytesSent: 0, totalBytesToSend: 0, bytesReceived: 0, totalBytesToReceive: 0)
@@ -33,7 +38,7 @@ final class Transfer {
     /// Progress is reported at most this often per exchange, so fast exchanges cost no events.
     private static let progressInterval: UInt64 = 100_000_000
 
-    init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, outbox: EventOutbox) {
+    init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, outbox: EventOutbox, bodyBuffers: BodyBufferPool) {
         self.id = id
         self.handle = handle
         self.submittedAt = submittedAt
@@ -41,11 +46,13 @@ final class Transfer {
         self.requestCaptureLimit = request.requestCaptureLimit
         self.connectTimeoutApplied = request.connectTimeout != nil
         self.outbox = outbox
+        self.bodyBuffers = bodyBuffers
     }
 
     deinit {
         curl_slist_free_all(headerList)
         bodyBuffer?.deallocate()
+        if let pooledBody { bodyBuffers.give(pooledBody) }
     }
 
     /// Applies every option of `request` to the easy handle. Returns libcurl's code on the first failure.
@@ -154,12 +161,32 @@ final class Transfer {
     // MARK: Callbacks from libcurl
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if responseBody.count + bytes.count > maxResponseBytes {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return true }
+        if receivedBodyBytes + bytes.count > maxResponseBytes {
             responseLimitHit = true
             return false
         }
+        if let buffer = pooledBody {
+            if receivedBodyBytes + bytes.count <= buffer.capacity {
+                (buffer.address + receivedBodyBytes).copyMemory(from: source, byteCount: bytes.count)
+                receivedBodyBytes += bytes.count
+                return true
+            }
+            // More than the server announced: go on in ordinary memory.
+            responseBody = Data(bytes: buffer.address, count: receivedBodyBytes)
+            bodyBuffers.give(buffer)
+            pooledBody = nil
+        }
         responseBody.append(contentsOf: bytes)
+        receivedBodyBytes += bytes.count
         return true
+    }
+
+    /// Returns a pooled buffer nothing was written into (a redirect's or a HEAD response's).
+    private func releaseUnusedPooledBody() {
+        guard let buffer = pooledBody, receivedBodyBytes == 0 else { return }
+        bodyBuffers.give(buffer)
+        pooledBody = nil
     }
 
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
@@ -171,6 +198,7 @@ final class Transfer {
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             statusLine = text(0..<end)
             responseHeaders.removeAll(keepingCapacity: true)
+            releaseUnusedPooledBody()
             responseSinceLastRequest = true
         } else if end > 0, bytes[0] == 0x20 || bytes[0] == 0x09, !responseHeaders.isEmpty {
             // An obsolete folded continuation line belongs to the previous header.
@@ -178,11 +206,16 @@ final class Transfer {
         } else if let colon = (0..<end).first(where: { bytes[$0] == 0x3A }) {
             let header = (name: text(0..<colon), value: text(ASCII.trimmed(bytes, from: colon + 1, to: end)))
             responseHeaders.append(header)
-            // Reserve an announced body once: growing a large one by doubling costs a fresh,
-            // kernel-zeroed allocation and a copy at every step.
+            // Make room for an announced body once: growing a large one by doubling costs a
+            // fresh, kernel-zeroed allocation and a copy at every step. Large ones go to a
+            // pooled buffer whose pages are already mapped.
             if ASCII.equalsIgnoringCase(header.name, "Content-Length"), let length = Int(header.value),
-               length > 0, length <= maxResponseBytes, responseBody.isEmpty {
-                responseBody.reserveCapacity(length)
+               length > 0, length <= maxResponseBytes, receivedBodyBytes == 0, pooledBody == nil {
+                if length >= BodyBufferPool.minimumSize {
+                    pooledBody = bodyBuffers.take(atLeast: length)
+                } else {
+                    responseBody.reserveCapacity(length)
+                }
             }
         }
     }
@@ -238,6 +271,11 @@ final class Transfer {
             return value.map { String(cString: $0) } ?? ""
         }
 
+        releaseUnusedPooledBody()
+        if let buffer = pooledBody {
+            responseBody = bodyBuffers.data(buffer, count: receivedBodyBytes)
+            pooledBody = nil
+        }
         let newConnections = long(CURLINFO_NUM_CONNECTS)
         let headerBytesSent = long(CURLINFO_REQUEST_SIZE)
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0

@@ -133,6 +133,7 @@ final class EngineShared: Sendable {
     let configuration: TransferEngine.Configuration
     let sink: @Sendable ([TransferEvent]) -> Void
     let exited = DispatchSemaphore(value: 0)
+    let bodyBuffers = BodyBufferPool()
 
     init(configuration: TransferEngine.Configuration, sink: @escaping @Sendable ([TransferEvent]) -> Void) {
         self.configuration = configuration
@@ -231,7 +232,8 @@ private final class TransferLoop {
             outbox.events.append(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
             return
         }
-        let transfer = Transfer(id: pending.id, handle: handle, request: pending.request, submittedAt: pending.submittedAt, outbox: outbox)
+        let transfer = Transfer(id: pending.id, handle: handle, request: pending.request, submittedAt: pending.submittedAt,
+                                outbox: outbox, bodyBuffers: shared.bodyBuffers)
         let configured = transfer.configure(with: pending.request)
         guard configured == CURLE_OK else {
             let error = TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,

@@ -58,18 +58,21 @@ struct SessionLogTests {
         #expect(log.messages[2].response?.body.text?.contains("500") == true)
     }
 
-    @Test("bodies beyond the logger's cap keep their first bytes, their full size and the truncated flag")
+    @Test("bodies beyond the logger's caps keep their first bytes, their full size and the truncated flag")
     func bodyCap() async throws {
         let path = try await writeSession([
-            Request(.get, "/bytes/200000", name: "large"),
+            Request(.get, "/bytes/200000", name: "binary"),
             Request(.get, "/bytes/100", name: "small"),
-        ], config: NetworkLoggerConfig(maxBodyBytes: 1000))
+            Request(.get, "/range/5000", name: "text"),
+        ], config: NetworkLoggerConfig(maxBodyBytes: 1000, maxBinaryBodyBytes: 300))
         let log = try SessionLogReader.read(path: path)
-        let large = try #require(log.messages.first { $0.name == "large" }?.response?.body)
-        #expect(large.size == 200_000 && large.data.count == 1000 && large.isTruncated)
+        let binary = try #require(log.messages.first { $0.name == "binary" }?.response?.body)
+        #expect(binary.size == 200_000 && binary.data.count == 300 && binary.isTruncated)
         let small = try #require(log.messages.first { $0.name == "small" }?.response?.body)
         #expect(small.size == 100 && small.data.count == 100 && !small.isTruncated)
-        #expect(NetworkLoggerConfig().maxBodyBytes == 64 << 10)
+        let text = try #require(log.messages.first { $0.name == "text" }?.response?.body)
+        #expect(text.size == 5000 && text.data.count == 1000 && text.text != nil && text.isTruncated)
+        #expect(NetworkLoggerConfig().maxBodyBytes == 64 << 10 && NetworkLoggerConfig().maxBinaryBodyBytes == 4 << 10)
     }
 
     @Test("log files are created readable by the owner only")
