@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -31,7 +32,7 @@ let package = Package(
         ),
         .target(
             name: "CurlewTUI",
-            dependencies: ["CurlewAgent", "CurlewSessions", "CNCurses"]
+            dependencies: ["CurlewAgent", "CurlewSessions", "CNCurses", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(
             name: "CurlewTransport",

@@ -22,7 +22,7 @@ public struct TimedUIEvent: Sendable {
 /// The TUI's observer: it only queues events; the curses thread drains them between key presses,
 /// so a flood of events never delays input. Progress bursts are coalesced to the latest per request.
 public final class TUIObserver: NetworkObserver {
-    private let inbox = Mutex<[TimedUIEvent]>([])
+    private let inbox = Mutex(EventQueue())
 
     public init() {}
 
@@ -44,14 +44,7 @@ public final class TUIObserver: NetworkObserver {
     /// Takes up to `limit` queued events, oldest first, keeping only the last progress of each
     /// request among them. The rest stay queued for the next call.
     public func drain(limit: Int = Int.max) -> [TimedUIEvent] {
-        let events = inbox.withLock { inbox -> [TimedUIEvent] in
-            guard inbox.count > limit else {
-                defer { inbox.removeAll(keepingCapacity: true) }
-                return inbox
-            }
-            defer { inbox.removeFirst(limit) }
-            return Array(inbox.prefix(limit))
-        }
+        let events = inbox.withLock { $0.takeFirst(limit) }
         var lastProgress: [UInt64: Int] = [:]
         for (index, timed) in events.enumerated() {
             if case .progress(let info, _) = timed.event { lastProgress[info.id] = index }

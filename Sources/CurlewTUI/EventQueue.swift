@@ -1,0 +1,41 @@
+import DequeModule
+
+/// The TUI observer's queue of events not yet drawn, kept in chunks.
+///
+/// Under a flood it holds hundreds of thousands of events. In one contiguous buffer, every growth
+/// copied all of them while the lock was held, and the interface waited that long for its next
+/// batch (over 100 ms measured). Chunks keep every append and every take proportional to the
+/// events touched.
+struct EventQueue {
+    static let chunkSize = 1024
+
+    private var chunks = Deque<[TimedUIEvent]>()
+    private(set) var count = 0
+
+    mutating func append(_ event: TimedUIEvent) {
+        if chunks.last.map({ $0.count >= Self.chunkSize }) ?? true {
+            var chunk: [TimedUIEvent] = []
+            chunk.reserveCapacity(Self.chunkSize)
+            chunks.append(chunk)
+        }
+        chunks[chunks.count - 1].append(event)
+        count += 1
+    }
+
+    /// Removes and returns up to `limit` events, oldest first.
+    mutating func takeFirst(_ limit: Int) -> [TimedUIEvent] {
+        var taken: [TimedUIEvent] = []
+        while taken.count < limit, let first = chunks.first {
+            let wanted = limit - taken.count
+            if first.count <= wanted {
+                taken.append(contentsOf: first)
+                chunks.removeFirst()
+            } else {
+                taken.append(contentsOf: first[..<wanted])
+                chunks[0] = Array(first[wanted...])
+            }
+        }
+        count -= taken.count
+        return taken
+    }
+}
