@@ -26,7 +26,7 @@ final class BodyBufferPool: Sendable {
     private let maxIdleBytes: Int
     private let maxIdlePerSize: Int
 
-    init(maxIdleBytes: Int = 32 << 20, maxIdlePerSize: Int = 8) {
+    init(maxIdleBytes: Int = 32 << 20, maxIdlePerSize: Int = 32) {
         self.maxIdleBytes = maxIdleBytes
         self.maxIdlePerSize = maxIdlePerSize
     }
