@@ -90,14 +90,16 @@ public final class Agent: Sendable {
             id: id, name: request.name, method: request.method.rawValue,
             url: request.customURL ?? request.path, groupID: placement?.group.id, step: placement?.index, startedAt: Date()
         )
-        let waiter = PriorityGate.Waiter(
-            id: id, opensGate: opensGate,
-            release: { [self] in launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement) },
-            cancel: { [core] in
-                core.reject(handle: handle, info: info, error: RequestError(.cancelled, "cancelled while waiting for a priority-first request"), callbacks: callbacks)
-            }
-        )
-        if gate.admit(waiter, passes: passesGate) {
+        let admitted = gate.admit(id: id, opensGate: opensGate, passes: passesGate) {
+            PriorityGate.Waiter(
+                id: id, opensGate: opensGate,
+                release: { [self] in launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement) },
+                cancel: { [core] in
+                    core.reject(handle: handle, info: info, error: RequestError(.cancelled, "cancelled while waiting for a priority-first request"), callbacks: callbacks)
+                }
+            )
+        }
+        if admitted {
             launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement)
         } else {
             core.announceWaiting(handle: handle, info: info, placement: placement)

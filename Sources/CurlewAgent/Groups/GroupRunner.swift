@@ -73,12 +73,14 @@ final class GroupRunner: Sendable {
 
     /// Starts the group, or queues it behind an open priority gate.
     func begin() {
-        let waiter = PriorityGate.Waiter(
-            id: info.id, opensGate: info.isPriorityGate,
-            release: { [self] in launch() },
-            cancel: { [self] in cancel() }
-        )
-        if agent.gate.admit(waiter, passes: passesGate) {
+        let admitted = agent.gate.admit(id: info.id, opensGate: info.isPriorityGate, passes: passesGate) {
+            PriorityGate.Waiter(
+                id: info.id, opensGate: info.isPriorityGate,
+                release: { [self] in launch() },
+                cancel: { [self] in cancel() }
+            )
+        }
+        if admitted {
             launch()
         } else {
             handle.update { $0.state = .waiting }

@@ -14,16 +14,17 @@ final class PriorityGate: Sendable {
 
     private let state = Mutex<(open: UInt64?, waiting: [Waiter])>((nil, []))
 
-    /// True when `waiter` may start now; otherwise it is queued and `release` runs later.
-    /// `passes` lets the gate's own members through.
-    func admit(_ waiter: Waiter, passes: Bool) -> Bool {
+    /// True when the request or group `id` may start now; otherwise `waiter()` is queued and its
+    /// `release` runs later. `passes` lets the gate's own members through. The waiter is only
+    /// made when it has to wait, which is rare: most starts cost no closures.
+    func admit(id: UInt64, opensGate: Bool, passes: Bool, waiter: () -> Waiter) -> Bool {
         state.withLock { state in
-            if waiter.opensGate, state.open == nil {
-                state.open = waiter.id
+            if opensGate, state.open == nil {
+                state.open = id
                 return true
             }
-            if !waiter.opensGate, passes || state.open == nil { return true }
-            state.waiting.append(waiter)
+            if !opensGate, passes || state.open == nil { return true }
+            state.waiting.append(waiter())
             return false
         }
     }
