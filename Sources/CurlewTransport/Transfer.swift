@@ -62,7 +62,7 @@ final class Transfer {
         var code = CURLE_OK
         func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
 
-        set(curlew_easy_setopt_string(easy, CURLOPT_URL, request.url))
+        set(Self.setString(easy, CURLOPT_URL, request.url))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer))
         set(curlew_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
@@ -97,10 +97,10 @@ final class Transfer {
         set(curlew_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, request.tls.verifyPeer ? 1 : 0))
         set(curlew_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, request.tls.verifyHost ? 2 : 0))
         if let caFile = request.tls.caFile {
-            set(curlew_easy_setopt_string(easy, CURLOPT_CAINFO, caFile))
+            set(Self.setString(easy, CURLOPT_CAINFO, caFile))
         }
         if let pin = request.tls.pinnedPublicKey {
-            set(curlew_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin))
+            set(Self.setString(easy, CURLOPT_PINNEDPUBLICKEY, pin))
         }
         let version: Int
         switch request.protocolPreference {
@@ -121,7 +121,7 @@ final class Transfer {
             bodyBuffer = buffer
             var code = curlew_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             if code == CURLE_OK { code = curlew_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, buffer.baseAddress) }
-            if code == CURLE_OK, method != "POST" { code = curlew_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method) }
+            if code == CURLE_OK, method != "POST" { code = Self.setString(easy, CURLOPT_CUSTOMREQUEST, method) }
             return code
         }
         switch method {
@@ -133,7 +133,7 @@ final class Transfer {
             let code = curlew_easy_setopt_long(easy, CURLOPT_POST, 1)
             return code == CURLE_OK ? curlew_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0) : code
         default:
-            return curlew_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+            return Self.setString(easy, CURLOPT_CUSTOMREQUEST, method)
         }
     }
 
@@ -147,7 +147,7 @@ final class Transfer {
         for header in headers {
             // "Name;" is libcurl's way to send a header with an empty value.
             let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
-            list = curl_slist_append(list, line)
+            list = line.withCString { curl_slist_append(list, $0) }
         }
         headerList = list
         return curlew_easy_setopt_slist(handle.raw, CURLOPT_HTTPHEADER, list)
@@ -198,6 +198,8 @@ final class Transfer {
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             statusLine = text(0..<end)
             responseHeaders.removeAll(keepingCapacity: true)
+            // Room for a typical response's headers at once, instead of growing 1, 2, 4, 8, 16.
+            responseHeaders.reserveCapacity(16)
             releaseUnusedPooledBody()
             responseSinceLastRequest = true
         } else if end > 0, bytes[0] == 0x20 || bytes[0] == 0x09, !responseHeaders.isEmpty {
@@ -335,6 +337,12 @@ final class Transfer {
             connection: connection,
             timings: timings
         )
+    }
+
+    /// A string option, passed through `withCString`: the implicit conversion copies a short
+    /// string to the heap first, and libcurl copies it again anyway.
+    private static func setString(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) -> CURLcode {
+        value.withCString { curlew_easy_setopt_string(easy, option, $0) }
     }
 
     private static func versionName(_ version: Int) -> String {
