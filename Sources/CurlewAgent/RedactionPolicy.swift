@@ -54,34 +54,99 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     public func redact(_ message: DebugMessage) -> DebugMessage {
         guard isEnabled else { return message }
+        // Nearly every message has nothing to hide: find that out without copying anything.
+        let hidesOriginal = message.original.map(needsRedaction) ?? false
+        let hidesSent = message.sent.map(needsRedaction) ?? false
+        let hidesResponse = message.response.map(needsRedaction) ?? false
+        let hidesURL = message.connection.map { urlNeedsRedaction($0.effectiveURL) } ?? false
+        let hidesError = message.error != nil && !secretValues.isEmpty
+        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError else { return message }
         var message = message
-        if var original = message.original {
+        if hidesOriginal, var original = message.original {
             original.url = redactURL(original.url)
             original.headers = original.headers.map(redactHeader)
             original.params = redactJSON(original.params, keys: secretKeys)
             original.body = original.body.map(redactBody)
             message.original = original
         }
-        if var sent = message.sent {
+        if hidesSent, var sent = message.sent {
             sent.head = redactHead(sent.head)
             sent.body = sent.body.map(redactBody)
             message.sent = sent
         }
-        if var response = message.response {
+        if hidesResponse, var response = message.response {
             response.headers = response.headers.map(redactHeader)
             response.body = redactBody(response.body)
             message.response = response
         }
-        if var connection = message.connection {
+        if hidesURL, var connection = message.connection {
             connection.effectiveURL = redactURL(connection.effectiveURL)
             message.connection = connection
         }
-        if var error = message.error {
+        if hidesError, var error = message.error {
             error.message = replaceSecrets(error.message)
             message.error = error
         }
         return message
     }
+
+    // MARK: Whether anything needs hiding
+
+    private func needsRedaction(_ request: ComposedRequest) -> Bool {
+        !secretValues.isEmpty || urlNeedsRedaction(request.url) || request.headers.contains { isSecretHeader($0.name) }
+            || jsonNeedsRedaction(request.params) || (request.body.map(bodyNeedsRedaction) ?? false)
+    }
+
+    private func needsRedaction(_ request: WireRequest) -> Bool {
+        guard secretValues.isEmpty else { return true }
+        var head = request.head
+        return head.withUTF8 { headNeedsRedaction(UnsafeRawBufferPointer($0)) } || (request.body.map(bodyNeedsRedaction) ?? false)
+    }
+
+    private func needsRedaction(_ response: ResponseSnapshot) -> Bool {
+        !secretValues.isEmpty || response.headers.contains { isSecretHeader($0.name) } || bodyNeedsRedaction(response.body)
+    }
+
+    private func urlNeedsRedaction(_ url: String) -> Bool {
+        guard secretValues.isEmpty else { return true }
+        var url = url
+        return url.withUTF8 { pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: true) }
+    }
+
+    /// A secret member name at any depth, or a string holding a declared query parameter.
+    private func jsonNeedsRedaction(_ value: JSONValue) -> Bool {
+        switch value {
+        case .object(let members):
+            return members.contains { secretKeys.contains($0.key.lowercased()) || jsonNeedsRedaction($0.value) }
+        case .array(let elements):
+            return elements.contains(where: jsonNeedsRedaction)
+        case .string(let text):
+            return urlNeedsRedaction(text)
+        default:
+            return false
+        }
+    }
+
+    private func bodyNeedsRedaction(_ body: BodySnapshot) -> Bool {
+        guard secretValues.isEmpty else { return body.text != nil }
+        let kind = BodyKind(body)
+        return body.data.withUnsafeBytes { bytes in
+            kind == .json ? containsAnyQuotedKey(bytes) : kind == .form && pairsNeedRedaction(bytes[...], queryOnly: false)
+        }
+    }
+
+    /// The body formats whose fields redaction understands.
+    private enum BodyKind {
+        case json, form, other
+
+        init(_ body: BodySnapshot) {
+            let type = body.contentType ?? ""
+            self = ASCII.containsIgnoringCase(type, "json") ? .json
+                : ASCII.containsIgnoringCase(type, "x-www-form-urlencoded") ? .form : .other
+        }
+    }
+
+    // MARK: Hiding
 
     private func replaceSecrets(_ text: String) -> String {
         guard !secretValues.isEmpty else { return text }
@@ -231,20 +296,12 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func redactBody(_ body: BodySnapshot) -> BodySnapshot {
-        let type = body.contentType ?? ""
-        let isJSON = ASCII.containsIgnoringCase(type, "json")
-        let isForm = !isJSON && ASCII.containsIgnoringCase(type, "x-www-form-urlencoded")
-        // Most bodies hold nothing secret: look at the bytes before making any text.
-        let hasSecretMember = isJSON && body.data.withUnsafeBytes(containsAnyQuotedKey)
-        if secretValues.isEmpty {
-            let hasSecretField = isForm && body.data.withUnsafeBytes { pairsNeedRedaction($0[...], queryOnly: false) }
-            guard hasSecretMember || hasSecretField else { return body }
-        }
-        guard let text = body.text else { return body }
+        guard bodyNeedsRedaction(body), let text = body.text else { return body }
+        let kind = BodyKind(body)
         var redacted = text
-        if hasSecretMember, let json = try? JSONValue.parse(text) {
+        if kind == .json, body.data.withUnsafeBytes(containsAnyQuotedKey), let json = try? JSONValue.parse(text) {
             redacted = redactJSON(json, keys: secretKeys).serialized()
-        } else if isForm {
+        } else if kind == .form {
             redacted = redactPairs(text, queryOnly: false)
         }
         redacted = replaceSecrets(redacted)
