@@ -16,17 +16,19 @@ public enum ASCII {
 
     /// Whether `needle` occurs in `haystack`, ignoring ASCII case (media types, tokens).
     public static func containsIgnoringCase(_ haystack: String, _ needle: String) -> Bool {
-        let needle = Array(needle.utf8).map(lowercase)
-        guard !needle.isEmpty else { return true }
         var haystack = haystack
-        return haystack.withUTF8 { bytes in
-            guard bytes.count >= needle.count else { return false }
-            for start in 0...(bytes.count - needle.count) {
-                var index = 0
-                while index < needle.count, lowercase(bytes[start + index]) == needle[index] { index += 1 }
-                if index == needle.count { return true }
+        var needle = needle
+        return haystack.withUTF8 { text in
+            needle.withUTF8 { pattern in
+                guard !pattern.isEmpty else { return true }
+                guard text.count >= pattern.count else { return false }
+                for start in 0...(text.count - pattern.count) {
+                    var index = 0
+                    while index < pattern.count, lowercase(text[start + index]) == lowercase(pattern[index]) { index += 1 }
+                    if index == pattern.count { return true }
+                }
+                return false
             }
-            return false
         }
     }
 
