@@ -85,7 +85,8 @@ public struct NetworkLoggerError: Error, Sendable, Equatable, CustomStringConver
 ///
 /// Entries are complete lines, written with one `write` at the end of each delivery batch (one or
 /// two entries when the logger keeps up, many under load), so a process killed at any moment
-/// leaves only complete lines behind. An fsync follows every `logAutoSaveCount` entries.
+/// leaves only complete lines behind. An fsync follows the write that brings the entries since
+/// the last one to `logAutoSaveCount`.
 /// Used outside an agent, call `flush()` (or `close()`) to write what was handed over.
 public final class NetworkLogger: NetworkObserver {
     public let config: NetworkLoggerConfig
