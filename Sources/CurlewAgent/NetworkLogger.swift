@@ -19,7 +19,8 @@ public struct NetworkLoggerConfig: Sendable {
     public var serviceType: String
     /// Off: the logger writes nothing and creates no file.
     public var enableLocalLog: Bool
-    /// Entries between fsyncs. Every entry is written at once; this bounds what a power loss takes.
+    /// Entries written between fsyncs (a larger delivery batch gets one fsync); this bounds what a
+    /// power loss takes. A crash of the process loses nothing written.
     public var logAutoSaveCount: Int
     public var loggerType: LoggerType
     /// Where the log goes; nil means `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl` under the working directory.
