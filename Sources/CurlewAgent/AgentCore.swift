@@ -161,11 +161,13 @@ final class AgentCore: Sendable {
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
             headers: responseHeaders, body: BodySnapshot(data: result.responseBody, contentType: contentType, limit: limit)
         )
+        var connection = result.connection
+        connection.effectiveURL = URLPassword.masking(in: connection.effectiveURL)
         let info = entry.info
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: verdict.state,
             startedAt: info.startedAt, original: entry.composed, sent: sent, response: responseSnapshot,
-            error: verdict.error, timings: result.timings, connection: result.connection, callbackQueue: callbackQueueLabel
+            error: verdict.error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel
         )
     }
 

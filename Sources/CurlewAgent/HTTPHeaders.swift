@@ -68,7 +68,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// tokens, and CR, LF or NUL in values (header injection).
     public func validate() throws(RequestError) {
         for field in fields {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
+            guard ASCII.isToken(field.name) else {
                 throw RequestError(.invalidHeader, "header name \(field.name.debugDescription) is not a valid HTTP token")
             }
             if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
@@ -77,12 +77,4 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
         }
     }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }

@@ -1,3 +1,5 @@
+import CurlewTransport
+
 /// An HTTP method. The common ones are constants; any other token works as a custom method.
 public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
     public let rawValue: String
@@ -24,4 +26,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, Express
     }
 
     public var description: String { rawValue }
+
+    /// Refuses anything but an RFC 9110 token: a space, CR, LF or NUL in a method would put a
+    /// different request (or a second one) on the wire.
+    public func validate() throws(RequestError) {
+        guard ASCII.isToken(rawValue) else {
+            throw RequestError(.invalidMethod, "method \(rawValue.debugDescription) is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~ only)")
+        }
+    }
 }

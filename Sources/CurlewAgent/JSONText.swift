@@ -209,11 +209,18 @@ private struct JSONParser {
                 case UInt8(ascii: "t"): result += "\t"
                 case UInt8(ascii: "u"):
                     var code = try parseHex4()
-                    if (0xD800..<0xDC00).contains(code), position + 1 < bytes.count,
+                    // A high surrogate pairs with an immediately following low one; a lone or
+                    // reversed surrogate reads as U+FFFD and the next escape stands on its own.
+                    if (0xD800..<0xDC00).contains(code), position + 5 < bytes.count,
                        bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
                         position += 2
-                        let low = try parseHex4()
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        let next = try parseHex4()
+                        if (0xDC00..<0xE000).contains(next) {
+                            code = 0x10000 + ((code - 0xD800) << 10) + (next - 0xDC00)
+                        } else {
+                            result.unicodeScalars.append("\u{FFFD}")
+                            code = next
+                        }
                     }
                     result.unicodeScalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 default: throw fail("invalid escape")
@@ -227,9 +234,18 @@ private struct JSONParser {
     }
 
     private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
-        guard position + 4 <= bytes.count,
-              let value = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
-        else { throw fail("invalid \\u escape") }
+        guard position + 4 <= bytes.count else { throw fail("invalid \\u escape") }
+        var value: UInt32 = 0
+        for byte in bytes[position..<position + 4] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw fail("invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+        }
         position += 4
         return value
     }

@@ -43,6 +43,13 @@ public struct NetworkConfig: Sendable {
     public var connectTimeout: Duration
     public var followRedirects: Bool
     public var maxRedirects: Int
+    /// Follow a redirect from https to plain http. Off by default: such a redirect fails with
+    /// `insecureRedirect`, since whatever the request carries would then cross the network in clear.
+    public var allowInsecureRedirects: Bool
+    /// Headers (besides Authorization, Proxy-Authorization and Cookie) that are credentials: they
+    /// are dropped when a redirect leads to another origin. The redaction policy's default header
+    /// names, so what logs hide and what redirects drop agree.
+    public var secretHeaderNames: [String]
     /// Where closures and delegate methods run.
     public var callbackQueue: DispatchQueue
     public var tips: ErrorTips
@@ -65,6 +72,8 @@ public struct NetworkConfig: Sendable {
         connectTimeout: Duration = .seconds(10),
         followRedirects: Bool = true,
         maxRedirects: Int = 10,
+        allowInsecureRedirects: Bool = false,
+        secretHeaderNames: [String] = RedactionPolicy.defaultHeaderNames.sorted(),
         callbackQueue: DispatchQueue = DispatchQueue(label: "curlew.callbacks"),
         tips: ErrorTips = ErrorTips(),
         maxResponseBytes: Int = 256 << 20,
@@ -83,6 +92,8 @@ public struct NetworkConfig: Sendable {
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects
         self.maxRedirects = maxRedirects
+        self.allowInsecureRedirects = allowInsecureRedirects
+        self.secretHeaderNames = secretHeaderNames
         self.callbackQueue = callbackQueue
         self.tips = tips
         self.maxResponseBytes = maxResponseBytes

@@ -7,7 +7,9 @@ import Foundation
 /// It lives in the agent (not with the log readers) because the network logger, an agent observer,
 /// must redact before anything reaches the disk.
 public struct RedactionPolicy: Sendable, Equatable {
-    public static let marker = "[REDACTED]"
+    public static let marker = URLPassword.marker
+    /// The header names hidden by default; requests drop them on a redirect to another origin.
+    public static let defaultHeaderNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
 
     public var isEnabled: Bool
     /// Header names (any case) whose values are hidden.
@@ -29,7 +31,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     public init(
         isEnabled: Bool = true,
-        headerNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"],
+        headerNames: Set<String> = RedactionPolicy.defaultHeaderNames,
         parameterNames: Set<String> = ["password", "token", "access_token", "api_key", "apikey", "client_secret"],
         bodyFieldNames: Set<String> = ["password", "token", "access_token", "refresh_token", "client_secret", "secret"],
         secretValues: [String] = []
@@ -108,7 +110,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func urlNeedsRedaction(_ url: String) -> Bool {
-        guard secretValues.isEmpty else { return true }
+        guard secretValues.isEmpty, !URLPassword.hasPassword(url) else { return true }
         var url = url
         return url.withUTF8 { pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: true) }
     }
@@ -231,7 +233,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Hides the values of declared parameters in a query string found anywhere in `text`.
     private func redactURL(_ text: String) -> String {
-        replaceSecrets(redactPairs(text, queryOnly: true))
+        replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true))
     }
 
     private func isSecretParameter(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
@@ -299,15 +301,48 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard bodyNeedsRedaction(body), let text = body.text else { return body }
         let kind = BodyKind(body)
         var redacted = text
-        if kind == .json, body.data.withUnsafeBytes(containsAnyQuotedKey), let json = try? JSONValue.parse(text) {
-            redacted = redactJSON(json, keys: secretKeys).serialized()
+        if kind == .json, body.data.withUnsafeBytes(containsAnyQuotedKey) {
+            // Token by token, so a body kept only in part (over the debug body limit) is redacted too.
+            if let hidden = jsonMemberRedactor.redact(Array(text.utf8)) {
+                redacted = String(decoding: hidden, as: UTF8.self)
+            }
         } else if kind == .form {
             redacted = redactPairs(text, queryOnly: false)
         }
         redacted = replaceSecrets(redacted)
+        if body.isTruncated { redacted = hidingCutSecret(redacted) }
         guard redacted != text else { return body }
         let size = body.isTruncated ? body.size : Int64(redacted.utf8.count)
         return BodySnapshot(kept: Data(redacted.utf8), size: size, contentType: body.contentType)
+    }
+
+    private var jsonMemberRedactor: JSONMemberRedactor {
+        JSONMemberRedactor(
+            isSecretName: { name in
+                if name.contains(UInt8(ascii: "\\")), case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
+                    return secretKeys.contains(decoded.lowercased())
+                }
+                return name.withUnsafeBytes { secretKeyBytes.contains($0[...]) }
+            },
+            redactString: { contents in
+                let text = String(decoding: contents, as: UTF8.self)
+                let redacted = redactURL(text)
+                return redacted == text ? nil : Array(redacted.utf8)
+            },
+            marker: Array(Self.marker.utf8)
+        )
+    }
+
+    /// A kept body that ends inside a declared secret value ends with the marker instead of the
+    /// secret's first characters.
+    private func hidingCutSecret(_ text: String) -> String {
+        for secret in secretValues {
+            for length in stride(from: secret.count - 1, through: 1, by: -1) {
+                let start = secret.prefix(length)
+                if text.hasSuffix(start) { return String(text.dropLast(length)) + Self.marker }
+            }
+        }
+        return text
     }
 
     /// Whether any object member name in JSON bytes is a secret key (ignoring ASCII case): one

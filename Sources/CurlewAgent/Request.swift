@@ -49,6 +49,8 @@ public struct Request: Sendable {
     public var tls: TLSSettings?
     /// Overrides the config's redirect following.
     public var followRedirects: Bool?
+    /// Overrides the config's `allowInsecureRedirects` (following https to http).
+    public var allowInsecureRedirects: Bool?
 
     public init(
         _ method: HTTPMethod = .get,

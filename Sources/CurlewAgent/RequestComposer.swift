@@ -7,6 +7,7 @@ struct RequestComposer: Sendable {
     let config: NetworkConfig
 
     func compose(_ request: Request) throws(RequestError) -> (transfer: TransferRequest, composed: ComposedRequest) {
+        try request.method.validate()
         let params = request.usesDefaultParams ? request.params.merged(over: config.defaultParams) : request.params
         var headers = request.headers.merged(over: config.defaultHeaders)
         if headers["User-Agent"] == nil, !config.userAgent.isEmpty {
@@ -23,6 +24,9 @@ struct RequestComposer: Sendable {
         case .urlEncodedForm where request.method.encodesParametersInQuery,
              .json where request.method.encodesParametersInQuery:
             queryParams = params
+        case .urlEncodedForm where params.isEmpty, .json where params.isEmpty:
+            // No parameters, no body: and no Content-Type the user did not set.
+            break
         case .urlEncodedForm:
             body = Data(params.percentEncoded.utf8)
             if headers["Content-Type"] == nil { headers.set("Content-Type", "application/x-www-form-urlencoded") }
@@ -43,6 +47,8 @@ struct RequestComposer: Sendable {
             connectTimeout: config.connectTimeout,
             followRedirects: request.followRedirects ?? config.followRedirects,
             maxRedirects: config.maxRedirects,
+            allowsInsecureRedirects: request.allowInsecureRedirects ?? config.allowInsecureRedirects,
+            originBoundHeaderNames: TransferRequest.credentialHeaderNames + config.secretHeaderNames,
             maxResponseBytes: config.maxResponseBytes,
             requestCaptureLimit: config.debugBodyLimit,
             tls: TLSOptions(
@@ -54,7 +60,7 @@ struct RequestComposer: Sendable {
         )
         let composed = ComposedRequest(
             method: request.method.rawValue,
-            url: url,
+            url: URLPassword.masking(in: url),
             headers: headers.fields,
             params: params.jsonObject,
             body: body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: config.debugBodyLimit) },

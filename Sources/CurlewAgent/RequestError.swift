@@ -1,8 +1,12 @@
+import CurlewTransport
+
 /// Why a request failed. `kind` is for code to switch on; `message` says what happened in words.
 public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public enum Kind: String, Sendable, Equatable, Codable {
         // Refused before sending.
         case invalidURL
+        /// The method is not an HTTP token.
+        case invalidMethod
         case invalidHeader
         case invalidBody
         /// A chain step names a `{{variable}}` no earlier step captured.
@@ -14,6 +18,10 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case totalTimeout
         case tlsFailure
         case tooManyRedirects
+        /// A redirect from HTTPS to plain HTTP; allow it with `allowInsecureRedirects`.
+        case insecureRedirect
+        /// A redirect to a URL that is not http or https.
+        case redirectRefused
         case responseTooLarge
         case connectionReset
         case incompleteResponse
@@ -40,6 +48,30 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         self.kind = kind
         self.message = message
         self.code = code
+    }
+
+    /// The agent's reading of a transport failure. The switch is exhaustive, so a kind added to
+    /// the transport does not compile until it is mapped here.
+    public init(_ failure: TransferError) {
+        let kind: Kind = switch failure.kind {
+        case .invalidURL: .invalidURL
+        case .couldNotResolveHost: .couldNotResolveHost
+        case .couldNotConnect: .couldNotConnect
+        case .connectTimeout: .connectTimeout
+        case .totalTimeout: .totalTimeout
+        case .tlsFailure: .tlsFailure
+        case .tooManyRedirects: .tooManyRedirects
+        case .insecureRedirect: .insecureRedirect
+        case .redirectRefused: .redirectRefused
+        case .responseTooLarge: .responseTooLarge
+        case .cancelled: .cancelled
+        case .connectionReset: .connectionReset
+        case .incompleteResponse: .incompleteResponse
+        case .emptyResponse: .emptyResponse
+        case .invalidResponse: .invalidResponse
+        case .other: .other
+        }
+        self.init(kind, failure.message, code: failure.code == 0 ? nil : failure.code)
     }
 
     public var description: String {

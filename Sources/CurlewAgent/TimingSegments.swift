@@ -9,10 +9,12 @@ public struct TimingSegment: Sendable, Equatable {
 }
 
 extension TimingBreakdown {
-    /// The phases in order with where each starts, for waterfalls. DNS, connect and TLS follow the
-    /// queue; send, wait and receive end at the total, so any protocol setup in between shows as a gap.
+    /// The phases in order with where each starts, for waterfalls. Redirects follow the queue; the
+    /// final hop's DNS, connect and TLS follow them; send, wait and receive end at the total, so any
+    /// protocol setup in between shows as a gap.
     public var segments: [TimingSegment] {
-        let connectStart = queued + (dns ?? 0)
+        let finalHopStart = queued + (redirect ?? 0)
+        let connectStart = finalHopStart + (dns ?? 0)
         let tlsStart = connectStart + (connect ?? 0)
         let receiveStart = queued + total - receive
         let waitStart = receiveStart - wait
@@ -21,7 +23,7 @@ extension TimingBreakdown {
         if let redirect { segments.append(TimingSegment(phase: "redirects", start: queued, duration: redirect)) }
         segments += [
             TimingSegment(phase: "queued", start: 0, duration: queued),
-            TimingSegment(phase: "dns", start: queued, duration: dns),
+            TimingSegment(phase: "dns", start: finalHopStart, duration: dns),
             TimingSegment(phase: "connect", start: connectStart, duration: connect),
             TimingSegment(phase: "tls", start: tlsStart, duration: tls),
             TimingSegment(phase: "send", start: sendStart, duration: send),

@@ -11,11 +11,7 @@ struct Verdict {
 
     init(result: TransferResult, request: Request) {
         if let failure = result.error {
-            error = RequestError(
-                RequestError.Kind(rawValue: failure.kind.rawValue) ?? .other,
-                failure.message,
-                code: failure.code == 0 ? nil : failure.code
-            )
+            error = RequestError(failure)
             state = failure.kind == .cancelled ? .cancelled : .failed
             value = nil
             return

@@ -10,6 +10,15 @@ final class Transfer {
     let handle: EasyHandle
     let submittedAt: UInt64
     private(set) var addedAt: UInt64 = 0
+    /// The hop on the wire now: the request as composed, or where redirects led it.
+    private(set) var request: TransferRequest
+    /// When the current hop was handed to libcurl; `addedAt` for the first.
+    private var hopStartedAt: UInt64 = 0
+    /// Redirects followed so far, and what the hops before the current one sent, received and opened.
+    private var hops = 0
+    private var earlierHopsBytesSent: Int64 = 0
+    private var earlierHopsBytesReceived: Int64 = 0
+    private var earlierHopsNewConnections = 0
     private let maxResponseBytes: Int
     private let requestCaptureLimit: Int
     private let connectTimeoutApplied: Bool
@@ -42,6 +51,7 @@ final class Transfer {
         self.id = id
         self.handle = handle
         self.submittedAt = submittedAt
+        self.request = request
         self.maxResponseBytes = request.maxResponseBytes
         self.requestCaptureLimit = request.requestCaptureLimit
         self.connectTimeoutApplied = request.connectTimeout != nil
@@ -90,8 +100,11 @@ final class Transfer {
         if let connect = request.connectTimeout {
             set(curlew_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)))
         }
-        set(curlew_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0))
-        set(curlew_easy_setopt_long(easy, CURLOPT_MAXREDIRS, request.maxRedirects))
+        // Redirects are followed hop by hop by the transport (see `RedirectHop`); libcurl may
+        // speak nothing but HTTP, whatever a URL or a server says.
+        set(curlew_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
+        set(Self.setString(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(Self.setString(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         set(curlew_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
 
         set(curlew_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, request.tls.verifyPeer ? 1 : 0))
@@ -155,7 +168,64 @@ final class Transfer {
 
     func markAdded() {
         addedAt = DispatchTime.now().uptimeNanoseconds
+        hopStartedAt = addedAt
         lastProgressAt = addedAt
+    }
+
+    /// Whether the response of the hop just finished is a redirect to follow, to refuse, or the result.
+    func redirectDecision() -> RedirectHop.Decision {
+        var status = 0
+        _ = curlew_easy_getinfo_long(handle.raw, CURLINFO_RESPONSE_CODE, &status)
+        let location = responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Location") }?.value
+        return RedirectHop.decide(after: request, status: status, location: location, hopsSoFar: hops)
+    }
+
+    /// Counts the hop just finished and configures the handle for `next`. The handle must be out of
+    /// the multi handle; `curl_easy_reset` keeps its connections, so the next hop can reuse one.
+    func beginNextHop(_ next: TransferRequest) -> CURLcode {
+        earlierHopsBytesSent += currentHopBytesSent()
+        earlierHopsBytesReceived += currentHopBytesReceived()
+        earlierHopsNewConnections += long(CURLINFO_NUM_CONNECTS)
+        hops += 1
+        requestHead.removeAll(keepingCapacity: true)
+        requestBody.removeAll(keepingCapacity: true)
+        requestBodySize = 0
+        responseSinceLastRequest = false
+        statusLine = ""
+        responseHeaders.removeAll(keepingCapacity: true)
+        responseBody = Data()
+        releaseUnusedPooledBody()
+        if let buffer = pooledBody { bodyBuffers.give(buffer); pooledBody = nil }
+        receivedBodyBytes = 0
+        curl_slist_free_all(headerList)
+        headerList = nil
+        bodyBuffer?.deallocate()
+        bodyBuffer = nil
+        handle.reset()
+        request = next
+        hopStartedAt = DispatchTime.now().uptimeNanoseconds
+        return configure(with: next)
+    }
+
+    private func long(_ info: CURLINFO) -> Int {
+        var value = 0
+        _ = curlew_easy_getinfo_long(handle.raw, info, &value)
+        return value
+    }
+
+    private func offset(_ info: CURLINFO) -> Int64 {
+        var value: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle.raw, info, &value)
+        return Int64(value)
+    }
+
+    /// Request bytes of the current hop: the capture when there is one, libcurl's totals otherwise.
+    private func currentHopBytesSent() -> Int64 {
+        requestHead.isEmpty ? Int64(long(CURLINFO_REQUEST_SIZE)) + offset(CURLINFO_SIZE_UPLOAD_T) : Int64(requestHead.count) + requestBodySize
+    }
+
+    private func currentHopBytesReceived() -> Int64 {
+        Int64(long(CURLINFO_HEADER_SIZE)) + offset(CURLINFO_SIZE_DOWNLOAD_T)
     }
 
     // MARK: Callbacks from libcurl
@@ -255,18 +325,8 @@ final class Transfer {
     // MARK: Result
 
     /// Collects the capture and libcurl's facts. `cancelled` overrides libcurl's result code.
-    func makeResult(code: CURLcode, cancelled: Bool) -> TransferResult {
+    func makeResult(code: CURLcode, cancelled: Bool, refusal: TransferError? = nil) -> TransferResult {
         let easy = handle.raw
-        func long(_ info: CURLINFO) -> Int {
-            var value = 0
-            _ = curlew_easy_getinfo_long(easy, info, &value)
-            return value
-        }
-        func offset(_ info: CURLINFO) -> Int64 {
-            var value: curl_off_t = 0
-            _ = curlew_easy_getinfo_off_t(easy, info, &value)
-            return Int64(value)
-        }
         func string(_ info: CURLINFO) -> String {
             var value: UnsafeMutablePointer<CChar>?
             _ = curlew_easy_getinfo_string(easy, info, &value)
@@ -283,9 +343,9 @@ final class Transfer {
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
         let reused = newConnections == 0 && wroteSomething
         let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
-        let sendFinished = lastSendAt > addedAt && addedAt > 0 ? Int64((lastSendAt - addedAt) / 1000) : 0
+        let sendFinished = lastSendAt > hopStartedAt && hopStartedAt > 0 ? Int64((lastSendAt - hopStartedAt) / 1000) : 0
         let queuedNanos = addedAt > submittedAt ? addedAt - submittedAt : 0
-        let timings = TransferTimings.fromCumulativeMarks(
+        var timings = TransferTimings.fromCumulativeMarks(
             queued: Int64(queuedNanos / 1000),
             nameLookup: offset(CURLINFO_NAMELOOKUP_TIME_T),
             connected: offset(CURLINFO_CONNECT_TIME_T),
@@ -293,10 +353,14 @@ final class Transfer {
             preTransfer: preTransfer,
             firstByte: offset(CURLINFO_STARTTRANSFER_TIME_T),
             total: offset(CURLINFO_TOTAL_TIME_T),
-            redirect: offset(CURLINFO_REDIRECT_TIME_T),
             sendFinished: sendFinished,
             reusedConnection: reused
         )
+        if hops > 0 {
+            let earlierHops = Int64((hopStartedAt - addedAt) / 1000)
+            timings.redirect = earlierHops
+            timings.total += earlierHops
+        }
         let connection = ConnectionFacts(
             httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)),
             remoteIP: string(CURLINFO_PRIMARY_IP),
@@ -304,15 +368,17 @@ final class Transfer {
             localIP: string(CURLINFO_LOCAL_IP),
             localPort: long(CURLINFO_LOCAL_PORT),
             reused: reused,
-            newConnections: newConnections,
-            redirectCount: long(CURLINFO_REDIRECT_COUNT),
+            newConnections: earlierHopsNewConnections + newConnections,
+            redirectCount: hops,
             effectiveURL: string(CURLINFO_EFFECTIVE_URL),
-            bytesSent: requestHead.isEmpty ? Int64(headerBytesSent) + offset(CURLINFO_SIZE_UPLOAD_T) : Int64(requestHead.count) + requestBodySize,
-            bytesReceived: Int64(long(CURLINFO_HEADER_SIZE)) + offset(CURLINFO_SIZE_DOWNLOAD_T)
+            bytesSent: earlierHopsBytesSent + currentHopBytesSent(),
+            bytesReceived: earlierHopsBytesReceived + currentHopBytesReceived()
         )
         let error: TransferError?
         if cancelled {
             error = .cancelled
+        } else if let refusal {
+            error = refusal
         } else if code != CURLE_OK {
             error = TransferError.classify(
                 code: code,

@@ -262,7 +262,35 @@ private final class TransferLoop {
             _ = curlew_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
             guard let context else { continue }
             let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-            finish(transfer, code: message.pointee.data.result, cancelled: false)
+            let code = message.pointee.data.result
+            guard code == CURLE_OK else {
+                finish(transfer, code: code, cancelled: false)
+                continue
+            }
+            switch transfer.redirectDecision() {
+            case .finish:
+                finish(transfer, code: code, cancelled: false)
+            case .refuse(let error):
+                finish(transfer, code: code, cancelled: false, refusal: error)
+            case .follow(let next):
+                follow(transfer, to: next)
+            }
+        }
+    }
+
+    /// Puts a redirect's next hop on the wire with the same easy handle (and so the same
+    /// connection pool), leaving the exchange active under its id.
+    private func follow(_ transfer: Transfer, to next: TransferRequest) {
+        _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw)
+        let configured = transfer.beginNextHop(next)
+        guard configured == CURLE_OK else {
+            finish(transfer, code: configured, cancelled: false, inMulti: false)
+            return
+        }
+        let added = curl_multi_add_handle(shared.multi.raw, transfer.handle.raw)
+        if added != CURLM_OK {
+            let error = TransferError(kind: .other, message: String(cString: curl_multi_strerror(added)))
+            finish(transfer, code: CURLE_OK, cancelled: false, refusal: error, inMulti: false)
         }
     }
 
@@ -271,9 +299,9 @@ private final class TransferLoop {
         finish(transfer, code: CURLE_OK, cancelled: true)
     }
 
-    private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool) {
-        let result = transfer.makeResult(code: code, cancelled: cancelled)
-        _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw)
+    private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true) {
+        let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal)
+        if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
         active[transfer.id] = nil
         pool.give(transfer.handle)
         outbox.events.append(.finished(result))

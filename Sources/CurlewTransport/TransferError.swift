@@ -10,6 +10,10 @@ public struct TransferError: Error, Sendable, Equatable {
         case totalTimeout
         case tlsFailure
         case tooManyRedirects
+        /// A redirect from HTTPS to plain HTTP, refused unless the request allows downgrades.
+        case insecureRedirect
+        /// A redirect to something other than an http or https URL (ftp:, file:, a malformed location).
+        case redirectRefused
         case responseTooLarge
         case cancelled
         /// The peer reset or dropped the connection while the exchange was under way.

@@ -22,6 +22,11 @@ public struct TransferRequest: Sendable {
     public var connectTimeout: Duration?
     public var followRedirects: Bool
     public var maxRedirects: Int
+    /// Follow a redirect from https to plain http. Off, such a redirect fails with `insecureRedirect`.
+    public var allowsInsecureRedirects: Bool
+    /// Headers dropped when a redirect leads to another origin (scheme, host or port): credentials
+    /// that were meant for the first server only. Compared case-insensitively.
+    public var originBoundHeaderNames: [String]
     /// A response body larger than this fails with `responseTooLarge` instead of exhausting memory.
     public var maxResponseBytes: Int
     /// How many request-body bytes the wire capture keeps (the full size is always counted).
@@ -45,6 +50,8 @@ public struct TransferRequest: Sendable {
         connectTimeout: Duration? = .seconds(10),
         followRedirects: Bool = true,
         maxRedirects: Int = 10,
+        allowsInsecureRedirects: Bool = false,
+        originBoundHeaderNames: [String] = TransferRequest.credentialHeaderNames,
         maxResponseBytes: Int = 256 << 20,
         requestCaptureLimit: Int = 1 << 20,
         tls: TLSOptions = TLSOptions(),
@@ -60,6 +67,8 @@ public struct TransferRequest: Sendable {
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects
         self.maxRedirects = maxRedirects
+        self.allowsInsecureRedirects = allowsInsecureRedirects
+        self.originBoundHeaderNames = originBoundHeaderNames
         self.maxResponseBytes = maxResponseBytes
         self.requestCaptureLimit = requestCaptureLimit
         self.tls = tls
@@ -67,6 +76,11 @@ public struct TransferRequest: Sendable {
         self.reportsProgress = reportsProgress
         self.capturesWire = capturesWire
     }
+}
+
+extension TransferRequest {
+    /// The headers HTTP itself defines as credentials; always origin-bound.
+    public static let credentialHeaderNames = ["Authorization", "Proxy-Authorization", "Cookie"]
 }
 
 /// Certificate checks for HTTPS exchanges.

@@ -38,17 +38,17 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     /// `sendFinished` is the transport's own stamp of the last byte written, since libcurl 7.88 has
     /// no post-transfer mark; it is clamped between pre-transfer and first byte.
     ///
-    /// After redirects libcurl 7.88 reports name lookup, connect and pre-transfer of the first hop
-    /// but first byte and total cumulatively, so the final hop's sending starts at the redirect mark.
+    /// The transport follows redirects hop by hop, so these are the final hop's marks; the caller
+    /// adds the earlier hops as `redirect` (and to `total`).
     static func fromCumulativeMarks(
         queued: Int64,
         nameLookup: Int64, connected: Int64, tlsDone: Int64, preTransfer: Int64,
-        firstByte: Int64, total: Int64, redirect: Int64, sendFinished: Int64,
+        firstByte: Int64, total: Int64, sendFinished: Int64,
         reusedConnection: Bool
     ) -> TransferTimings {
         let total = max(total, 0)
         let firstByte = firstByte > 0 ? min(firstByte, total) : total
-        let preTransfer = min(max(preTransfer, redirect, 0), firstByte)
+        let preTransfer = min(max(preTransfer, 0), firstByte)
         let sendEnd = min(max(sendFinished, preTransfer), firstByte)
         let dns: Int64? = reusedConnection ? nil : max(nameLookup, 0)
         let connect: Int64? = reusedConnection ? nil : max(connected - nameLookup, 0)
@@ -61,7 +61,7 @@ public struct TransferTimings: Sendable, Equatable, Codable {
             send: sendEnd - preTransfer,
             wait: firstByte - sendEnd,
             receive: total - firstByte,
-            redirect: redirect > 0 ? redirect : nil,
+            redirect: nil,
             total: total
         )
     }

@@ -22,12 +22,13 @@ extension RequestError {
     var exitCode: Int32 {
         switch kind {
         case .invalidURL: 3
-        case .invalidHeader, .invalidBody, .unresolvedVariable: 2
+        case .invalidMethod, .invalidHeader, .invalidBody, .unresolvedVariable: 2
         case .couldNotResolveHost: 6
         case .couldNotConnect: 7
         case .connectTimeout, .totalTimeout: 28
         case .tlsFailure: 35
         case .tooManyRedirects: 47
+        case .insecureRedirect, .redirectRefused: 1
         case .responseTooLarge: 63
         case .connectionReset: 56
         case .incompleteResponse: 18

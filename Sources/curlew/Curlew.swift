@@ -11,7 +11,10 @@ struct Curlew: AsyncParsableCommand {
         subcommands: [TUICommand.self, SendCommand.self, DemoCommand.self, DemoServerCommand.self]
     )
 
+    /// The interface's options, parsed like any subcommand's, so `curlew --no-mouse` works too.
+    @OptionGroup var options: InterfaceOptions
+
     func run() async throws {
-        try await InterfaceLauncher.openOnDemo(InterfaceOptions())
+        try await InterfaceLauncher.openOnDemo(options)
     }
 }

@@ -1,0 +1,115 @@
+/// Hides the values of secret members in JSON text by walking its tokens, without parsing it into
+/// a tree. It needs no complete document: a body kept only in part (larger than the debug body
+/// limit) is redacted as surely as a whole one, and a value cut off by the limit is hidden up to
+/// the cut. Everything else is kept byte for byte, so member order and formatting survive.
+struct JSONMemberRedactor {
+    /// Whether a member name (the raw bytes between its quotes) is secret.
+    let isSecretName: (ArraySlice<UInt8>) -> Bool
+    /// Applied to the raw contents of every string value that is not hidden (query parameters
+    /// and URL passwords inside echoed URLs); returns nil when it changes nothing.
+    let redactString: (ArraySlice<UInt8>) -> [UInt8]?
+    let marker: [UInt8]
+
+    /// The redacted text, or nil when nothing in `bytes` needed hiding.
+    func redact(_ bytes: [UInt8]) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var changed = false
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                output.append(bytes[index])
+                index += 1
+                continue
+            }
+            let (end, closed) = Self.stringEnd(bytes, from: index)
+            var colon = end
+            while colon < count, Self.isWhitespace(bytes[colon]) { colon += 1 }
+            let contents = bytes[(index + 1)..<(closed ? end - 1 : end)]
+            if colon < count, bytes[colon] == UInt8(ascii: ":") {
+                output += bytes[index...colon]
+                var valueStart = colon + 1
+                while valueStart < count, Self.isWhitespace(bytes[valueStart]) {
+                    output.append(bytes[valueStart])
+                    valueStart += 1
+                }
+                if isSecretName(contents) {
+                    if valueStart < count {
+                        output.append(UInt8(ascii: "\""))
+                        output += marker
+                        output.append(UInt8(ascii: "\""))
+                        changed = true
+                    }
+                    index = Self.valueEnd(bytes, from: valueStart)
+                } else {
+                    index = valueStart
+                }
+            } else if let replaced = redactString(contents) {
+                output.append(UInt8(ascii: "\""))
+                output += replaced
+                if closed { output.append(UInt8(ascii: "\"")) }
+                changed = true
+                index = end
+            } else {
+                output += bytes[index..<end]
+                index = end
+            }
+        }
+        return changed ? output : nil
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// The index just past the string starting at `start` (its closing quote), or the end of input
+    /// when the string is cut off.
+    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> (end: Int, closed: Bool) {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return (index + 1, true)
+            default: index += 1
+            }
+        }
+        return (bytes.count, false)
+    }
+
+    /// The index just past the value starting at `start`: a string, a whole object or array, or a
+    /// scalar; the end of input when the value is cut off.
+    private static func valueEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        guard start < bytes.count else { return bytes.count }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            return stringEnd(bytes, from: start).end
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = start
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index = stringEnd(bytes, from: index).end
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default:
+                    break
+                }
+                index += 1
+            }
+            return bytes.count
+        default:
+            var index = start
+            while index < bytes.count, !isWhitespace(bytes[index]),
+                  bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}"), bytes[index] != UInt8(ascii: "]") {
+                index += 1
+            }
+            return index
+        }
+    }
+}
