@@ -100,6 +100,8 @@ public final class NetworkLogger: NetworkObserver {
 
     private struct LogFile {
         var descriptor: Int32
+        /// The logger created the file (it did not append to an existing one).
+        var created: Bool
         var unsynced = 0
         /// Complete lines handed over in the current batch, not yet written.
         var buffered: [UInt8] = []
@@ -128,11 +130,20 @@ public final class NetworkLogger: NetworkObserver {
                 throw NetworkLoggerError(path: path, reason: "cannot create directory \(directory): \(error.localizedDescription)")
             }
         }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        var created = true
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
+        if descriptor < 0, errno == EEXIST {
+            created = false
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        }
         guard descriptor >= 0 else {
             throw NetworkLoggerError(path: path, reason: String(cString: strerror(errno)))
         }
-        file = Mutex(LogFile(descriptor: descriptor))
+        if let problem = Self.makeOwnerOnly(descriptor) {
+            Foundation.close(descriptor)
+            throw NetworkLoggerError(path: path, reason: problem)
+        }
+        file = Mutex(LogFile(descriptor: descriptor, created: created))
         let header = SessionLogHeader(
             appName: config.appName, appVersion: config.appVersion, channelID: config.channelID, appKey: config.appKey,
             serviceType: config.serviceType, osVersion: ProcessInfo.processInfo.operatingSystemVersionString,
@@ -153,12 +164,31 @@ public final class NetworkLogger: NetworkObserver {
         try? close()
     }
 
+    /// An existing log others may read is tightened to 0600 before anything is appended; nil when
+    /// the file is owner-only now, else why it could not be made so.
+    private static func makeOwnerOnly(_ descriptor: Int32) -> String? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return String(cString: strerror(errno)) }
+        // Devices and pipes (a log sent to /dev/stdout) have no permissions of their own to keep.
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0 else { return nil }
+        guard fchmod(descriptor, 0o600) == 0 else {
+            return "others can read it and it cannot be made owner-only (\(String(cString: strerror(errno)))); run chmod 600 on it or choose another file"
+        }
+        return nil
+    }
+
     /// `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl`, in local time.
     public static func defaultPath(for date: Date, directory: String = "Sessions") -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd_HH-mm-ss"
         return "\(directory)/\(formatter.string(from: date)).\(SessionLogFormat.fileExtension)"
+    }
+
+    /// Whether the log file is on disk: false when local logging is off, or after `close()` removed
+    /// a log that never received an entry.
+    public var fileExists: Bool {
+        path.map { FileManager.default.fileExists(atPath: $0) } ?? false
     }
 
     /// Message entries written so far.
@@ -217,16 +247,21 @@ public final class NetworkLogger: NetworkObserver {
     }
 
     /// Syncs and closes the log, then writes the `json` or `plist` export when configured.
-    /// Later messages are ignored. Safe to call more than once.
+    /// A log the logger created and never wrote an entry to is removed: a session that sent
+    /// nothing leaves no file. Later messages are ignored. Safe to call more than once.
     public func close() throws {
         flush()
-        let descriptor: Int32? = file.withLock { file in
+        let closing: LogFile? = file.withLock { file in
             defer { file = nil }
-            return file?.descriptor
+            return file
         }
-        guard let descriptor, let path else { return }
-        fsync(descriptor)
-        Foundation.close(descriptor)
+        guard let closing, let path else { return }
+        fsync(closing.descriptor)
+        Foundation.close(closing.descriptor)
+        if closing.created, entryCount == 0, failedWriteCount == 0 {
+            unlink(path)
+            return
+        }
         switch config.loggerType {
         case .jsonLines: break
         case .json: try SessionLogExport.writeJSONArray(from: path)

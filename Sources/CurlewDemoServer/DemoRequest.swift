@@ -31,6 +31,14 @@ struct DemoRequest: Sendable {
         query.first { $0.name == name }?.value
     }
 
+    /// A numeric query parameter: `fallback` when absent, nil when it is not a finite number in
+    /// `range` (so the route answers 400 instead of computing with it).
+    func number(_ name: String, default fallback: Double, in range: ClosedRange<Double>) -> Double? {
+        guard let text = queryValue(name) else { return fallback }
+        guard let value = Double(text), value.isFinite, range.contains(value) else { return nil }
+        return value
+    }
+
     /// Path segments after the leading slash: "/delay/2" gives ["delay", "2"].
     var segments: [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)

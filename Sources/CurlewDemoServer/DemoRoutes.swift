@@ -140,7 +140,7 @@ final class DemoRoutes: Sendable {
     }
 
     private func delay(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let seconds = Double(argument), seconds >= 0 else {
+        guard let argument, let seconds = Double(argument), seconds.isFinite, seconds >= 0 else {
             return .respond(.json(["error": "delay must be a number of seconds"], status: 400))
         }
         let requested = request.queryValue("status").flatMap(Int.init) ?? 200
@@ -169,10 +169,12 @@ final class DemoRoutes: Sendable {
     }
 
     private func drip(_ request: DemoRequest) -> DemoAction {
-        let count = min(request.queryValue("numbytes").flatMap(Int.init) ?? 10, 10 << 20)
-        let duration = max(0, min(request.queryValue("duration").flatMap(Double.init) ?? 2, 60))
-        let code = request.queryValue("code").flatMap(Int.init) ?? 200
-        let initialDelay = max(0, min(request.queryValue("delay").flatMap(Double.init) ?? 0, 60))
+        guard let count = request.number("numbytes", default: 10, in: 0...10_485_760).flatMap({ Int(exactly: $0) }),
+              let duration = request.number("duration", default: 2, in: 0...60),
+              let code = request.number("code", default: 200, in: 200...599).flatMap({ Int(exactly: $0) }),
+              let initialDelay = request.number("delay", default: 0, in: 0...60) else {
+            return .respond(.json(["error": "numbytes must be a whole number from 0 to \(10 << 20), duration and delay seconds from 0 to 60, code from 200 to 599"], status: 400))
+        }
         let pieceCount = max(1, min(count, 100))
         let pieces = (0..<pieceCount).map { index -> [UInt8] in
             let size = count / pieceCount + (index < count % pieceCount ? 1 : 0)

@@ -279,7 +279,10 @@ struct FilterParser {
             case "s": 1_000_000
             default: throw FilterSyntaxError(position: at, message: "unknown duration unit \(unit.debugDescription) (use us, ms or s)")
             }
-            return .duration(comparison, microseconds: Int64(number * scale))
+            guard let microseconds = Int64(exactly: (number * scale).rounded()) else {
+                throw FilterSyntaxError(position: at, message: "~dur \(text) is out of range")
+            }
+            return .duration(comparison, microseconds: microseconds)
         case "~size":
             let (text, at) = try argument(for: name, at: position)
             let (comparison, number, unit) = try Self.comparison(text, at: at)
@@ -290,7 +293,10 @@ struct FilterParser {
             case "GB", "G", "GIB": 1024 * 1024 * 1024
             default: throw FilterSyntaxError(position: at, message: "unknown size unit \(unit.debugDescription) (use B, KB, MB or GB)")
             }
-            return .size(comparison, bytes: Int64(number * scale))
+            guard let bytes = Int64(exactly: (number * scale).rounded()) else {
+                throw FilterSyntaxError(position: at, message: "~size \(text) is out of range")
+            }
+            return .size(comparison, bytes: bytes)
         default:
             throw FilterSyntaxError(position: position, message: "unknown filter \(name) (known: ~m ~u ~c ~h ~b ~d ~e ~dur ~size)")
         }

@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 
 /// A rectangle of the frame.
 struct Rect {
@@ -59,6 +60,15 @@ enum Chrome {
         case .filter(let editor):
             frame.put("filter: ", row: row, column: 0, style: .title)
             frame.put(editor.display(width: width - 8), row: row, column: 8)
+            // The syntax error as the user types, with a caret under its position.
+            if !editor.text.trimmingCharacters(in: .whitespaces).isEmpty {
+                do {
+                    _ = try MessageFilter.parse(editor.text)
+                } catch {
+                    let caret = TextWidth.of(editor.text) < width - 8 ? 8 + TextWidth.of(String(editor.text.prefix(error.position))) : 0
+                    frame.putLine(String(repeating: " ", count: caret) + "^ " + error.message, row: row - 1, column: 0, width: width, style: .bad)
+                }
+            }
         case .command(let editor):
             frame.put(":", row: row, column: 0, style: .title)
             frame.put(editor.display(width: width - 1), row: row, column: 1)
@@ -70,6 +80,9 @@ enum Chrome {
         case nil:
             if let editing = model.compose.editing, model.pane == .compose {
                 frame.put("edit \(ComposeView.label(editing.field)): ", row: row, column: 0, style: .title)
+                if let problem = model.compose.problem(editing.editor.text, for: editing.field) {
+                    frame.put(TextWidth.truncate(problem, to: width - 40), row: row, column: 14, style: .bad)
+                }
                 frame.put("Enter keeps, Esc discards", row: row, column: width - 26, style: .dim)
             } else {
                 frame.put(TextWidth.truncate(model.message, to: width), row: row, column: 0, style: model.message.hasPrefix("filter error") ? .bad : .plain)

@@ -112,11 +112,30 @@ public struct ComposeState: Sendable {
         }
     }
 
+    /// What is wrong with text being edited into a field, shown while the user types; nil when
+    /// it would commit. Variables (`{{name}}`) are taken as they will be expanded at send time.
+    func problem(_ text: String, for field: EditorField) -> String? {
+        if case .url = field {
+            let url = text.trimmingCharacters(in: .whitespaces)
+            if url.isEmpty || url.contains("{{") { return nil }
+            if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+                return "the URL contains a space or a control character"
+            }
+            let lowered = url.lowercased()
+            return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? nil : "the URL must start with http:// or https://"
+        }
+        var trial = self
+        return trial.commit(text, to: field)
+    }
+
     /// Stores edited text into a field; returns a message when the text does not fit the field.
     mutating func commit(_ text: String, to field: EditorField) -> String? {
         switch field {
         case .name: draft.name = text
-        case .method: draft.method = text.uppercased()
+        case .method:
+            let method = text.trimmingCharacters(in: .whitespaces).uppercased()
+            do { try HTTPMethod(rawValue: method).validate() } catch { return error.message }
+            draft.method = method
         case .url: draft.url = text
         case .param(let index):
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
@@ -133,8 +152,11 @@ public struct ComposeState: Sendable {
             if case .basic(let user, _) = draft.auth { draft.auth = .basic(user: user, password: text) }
         case .authToken: draft.auth = .bearer(token: text)
         case .timeout:
-            guard let seconds = Double(text), seconds > 0 else { return "timeout is a number of seconds" }
-            draft.timeoutSeconds = seconds
+            do {
+                draft.timeoutSeconds = Double(try SecondsInput.duration(parsing: text, field: "timeout").wholeMilliseconds) / 1000
+            } catch {
+                return error.message
+            }
         case .paramsHeading, .headersHeading, .bodyMode, .auth, .redirects: break
         }
         return nil

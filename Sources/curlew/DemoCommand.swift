@@ -49,7 +49,7 @@ struct DemoEnvironment {
         await agent.waitForObservers()
         try logger.close()
         try await server.stop()
-        print("\nSession log: \(logger.path ?? "-") (\(logger.entryCount) entries)")
+        print("\n" + logger.closingSummary)
     }
 }
 

@@ -49,13 +49,27 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-redact"), help: "Keep credentials and cookies in the session log.")
     var noRedact = false
 
+    @Flag(name: .customLong("allow-downgrade"), help: "Follow a redirect from https to plain http.")
+    var allowDowngrade = false
+
+    @Flag(name: .customLong("raw"), help: "Print what the server sent unchanged, control characters included.")
+    var raw = false
+
     func validate() throws {
         guard (1...2).contains(words.count) else {
             throw ValidationError("give a URL, optionally preceded by a method: curlew send [METHOD] URL")
         }
         guard data == nil || json == nil else { throw ValidationError("use either -d/--data or --json, not both") }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
-        guard timeout > 0, connectTimeout > 0 else { throw ValidationError("timeouts must be positive") }
+        do {
+            _ = try SecondsInput.duration(timeout, field: "--timeout")
+            _ = try SecondsInput.duration(connectTimeout, field: "--connect-timeout")
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if words.count == 2 {
+            do { try HTTPMethod(rawValue: words[0].uppercased()).validate() } catch { throw ValidationError(error.message) }
+        }
         for line in header where !line.contains(":") {
             throw ValidationError("header \(line.debugDescription) must look like 'Name: value'")
         }
@@ -64,8 +78,9 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         let request = try makeRequest()
         let agent = Agent(config: NetworkConfig(
-            requestTimeout: .milliseconds(Int64(timeout * 1000)),
-            connectTimeout: .milliseconds(Int64(connectTimeout * 1000)),
+            requestTimeout: try SecondsInput.duration(timeout, field: "--timeout"),
+            connectTimeout: try SecondsInput.duration(connectTimeout, field: "--connect-timeout"),
+            allowInsecureRedirects: allowDowngrade,
             tls: TLSSettings(allowInvalidCertificates: insecure)
         ))
         let logger = try log.map {
@@ -79,9 +94,9 @@ struct SendCommand: AsyncParsableCommand {
             // A request counts as done once its log entry is on disk.
             await agent.waitForObservers()
             if repeatCount == 1 {
-                print(ExchangeReport(message: message, showsRequest: verbose, showsBody: !hideBody).text)
+                print(forTerminal(ExchangeReport(message: message, showsRequest: verbose, showsBody: !hideBody).text))
             } else {
-                print("#\(index) " + ExchangeReport.summary(message))
+                print(forTerminal("#\(index) " + ExchangeReport.summary(message)))
                 fflush(nil)
             }
             if let failure { lastFailure = failure }
@@ -89,9 +104,15 @@ struct SendCommand: AsyncParsableCommand {
         await agent.waitForObservers()
         try logger?.close()
         if let lastFailure {
-            FileHandle.standardError.write(Data("curlew: \(lastFailure.error)\n".utf8))
+            let text = "curlew: \(lastFailure.error)\n"
+            FileHandle.standardError.write(Data((raw || isatty(STDERR_FILENO) == 0 ? text : TerminalText.escapingControls(text)).utf8))
             throw ExitCode(lastFailure.error.exitCode)
         }
+    }
+
+    /// What the network sent, made safe for a terminal unless `--raw` or stdout is not one.
+    private func forTerminal(_ text: String) -> String {
+        raw || isatty(STDOUT_FILENO) == 0 ? text : TerminalText.escapingControls(text)
     }
 
     private func makeRequest() throws -> Request {

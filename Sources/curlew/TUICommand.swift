@@ -62,7 +62,7 @@ enum InterfaceLauncher {
         await agent.waitForObservers()
         try logger.close()
         try await server.stop()
-        print("Session log: \(logger.path ?? "-") (\(logger.entryCount) entries)")
+        print(logger.closingSummary)
     }
 
     /// Runs the curses loop on a thread of its own (it blocks) and returns when the user quits.
