@@ -211,8 +211,8 @@ private struct JSONParser {
                     var code = try parseHex4()
                     // A high surrogate pairs with an immediately following low one; a lone or
                     // reversed surrogate reads as U+FFFD and the next escape stands on its own.
-                    if (0xD800..<0xDC00).contains(code), position + 5 < bytes.count,
-                       bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                    while (0xD800..<0xDC00).contains(code), position + 5 < bytes.count,
+                          bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
                         position += 2
                         let next = try parseHex4()
                         if (0xDC00..<0xE000).contains(next) {

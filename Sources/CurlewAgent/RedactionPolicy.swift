@@ -133,7 +133,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard secretValues.isEmpty else { return body.text != nil }
         let kind = BodyKind(body)
         return body.data.withUnsafeBytes { bytes in
-            kind == .json ? containsAnyQuotedKey(bytes) : kind == .form && pairsNeedRedaction(bytes[...], queryOnly: false)
+            kind == .json ? containsSecretMember(bytes) : kind == .form && pairsNeedRedaction(bytes[...], queryOnly: false)
         }
     }
 
@@ -301,7 +301,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard bodyNeedsRedaction(body), let text = body.text else { return body }
         let kind = BodyKind(body)
         var redacted = text
-        if kind == .json, body.data.withUnsafeBytes(containsAnyQuotedKey) {
+        if kind == .json, body.data.withUnsafeBytes(containsSecretMember) {
             // Token by token, so a body kept only in part (over the debug body limit) is redacted too.
             if let hidden = jsonMemberRedactor.redact(Array(text.utf8)) {
                 redacted = String(decoding: hidden, as: UTF8.self)
@@ -325,12 +325,27 @@ public struct RedactionPolicy: Sendable, Equatable {
                 return name.withUnsafeBytes { secretKeyBytes.contains($0[...]) }
             },
             redactString: { contents in
+                if let nested = redactEmbeddedJSON(contents) { return nested }
                 let text = String(decoding: contents, as: UTF8.self)
                 let redacted = redactURL(text)
                 return redacted == text ? nil : Array(redacted.utf8)
             },
             marker: Array(Self.marker.utf8)
         )
+    }
+
+    /// A string value that is itself JSON text (an echo server's `"data"`), redacted as JSON and
+    /// escaped again; nil when it holds no secret member. A string cut off inside an escape is
+    /// read up to the escape.
+    private func redactEmbeddedJSON(_ contents: ArraySlice<UInt8>) -> [UInt8]? {
+        guard contents.contains(UInt8(ascii: "\\")) else { return nil }
+        for cut in 0...min(6, contents.count) {
+            guard case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: contents.dropLast(cut), as: UTF8.self) + "\"") else { continue }
+            let bytes = Array(decoded.utf8)
+            guard bytes.withUnsafeBytes(containsSecretMember), let hidden = jsonMemberRedactor.redact(bytes) else { return nil }
+            return Array(JSONValue.string(String(decoding: hidden, as: UTF8.self)).serialized().utf8.dropFirst().dropLast())
+        }
+        return nil
     }
 
     /// A kept body that ends inside a declared secret value ends with the marker instead of the
@@ -347,6 +362,30 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Whether any object member name in JSON bytes is a secret key (ignoring ASCII case): one
     /// pass, before paying for a parse.
+    /// A secret member name in JSON bytes, or in JSON text quoted inside one of its strings (an
+    /// echo server's `"data": "{\"password\":…}"`).
+    private func containsSecretMember(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        containsAnyQuotedKey(bytes) || (bytes.contains(UInt8(ascii: "\\")) && containsEscapedQuotedKey(bytes))
+    }
+
+    /// Whether `\"name\"` followed by a colon, with `name` a secret key, occurs in the bytes.
+    private func containsEscapedQuotedKey(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let backslash = UInt8(ascii: "\\"), quote = UInt8(ascii: "\"")
+        var index = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == backslash, bytes[index + 1] == quote else { index += 1; continue }
+            let start = index + 2
+            var end = start
+            while end + 1 < bytes.count, !(bytes[end] == backslash && bytes[end + 1] == quote) { end += 1 }
+            guard end + 1 < bytes.count else { return false }
+            var after = end + 2
+            while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
+            if after < bytes.count, bytes[after] == UInt8(ascii: ":"), secretKeyBytes.contains(bytes[start..<end]) { return true }
+            index = end + 2
+        }
+        return false
+    }
+
     private func containsAnyQuotedKey(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         while index < bytes.count {

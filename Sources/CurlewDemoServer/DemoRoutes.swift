@@ -29,6 +29,7 @@ final class DemoRoutes: Sendable {
         case "stream": return stream(request, argument)
         case "drip": return drip(request)
         case "redirect": return redirect(request, argument)
+        case "redirect-to": return redirectTo(request)
         case "basic-auth": return basicAuth(request, segments)
         case "bearer": return bearer(request)
         case "etag": return etag(request, argument)
@@ -42,7 +43,7 @@ final class DemoRoutes: Sendable {
 
     static let endpointList = [
         "/get", "/post", "/put", "/patch", "/delete", "/anything", "/headers", "/json", "/status/{code}",
-        "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/basic-auth/{user}/{pass}",
+        "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
         "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked",
     ]
@@ -192,6 +193,17 @@ final class DemoRoutes: Sendable {
         }
         let location = hops == 1 ? "/get" : "/redirect/\(hops - 1)"
         return .respond(DemoResponse(status: 302, headers: [("Location", location)]))
+    }
+
+    /// A redirect to any URL (another origin, another scheme), as httpbin's: for testing what a
+    /// client does with hostile redirects.
+    private func redirectTo(_ request: DemoRequest) -> DemoAction {
+        guard let target = request.queryValue("url"), !target.isEmpty,
+              !target.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
+              let code = request.number("status_code", default: 302, in: 300...399).flatMap({ Int(exactly: $0) }) else {
+            return .respond(.json(["error": "use /redirect-to?url=URL[&status_code=3xx]"], status: 400))
+        }
+        return .respond(DemoResponse(status: code, headers: [("Location", target)]))
     }
 
     // MARK: Authentication

@@ -157,6 +157,10 @@ final class Transfer {
         if !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Expect") }) {
             list = curl_slist_append(list, "Expect:")
         }
+        // libcurl labels a POST without a Content-Type as a form; send only what was composed.
+        if !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Content-Type") }) {
+            list = curl_slist_append(list, "Content-Type:")
+        }
         for header in headers {
             // "Name;" is libcurl's way to send a header with an empty value.
             let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"

@@ -1,0 +1,289 @@
+import CurlewAgent
+import CurlewDemoServer
+import CurlewTestSupport
+@testable import CurlewTransport
+import Foundation
+import Synchronization
+import Testing
+
+/// Regression tests for what hostile servers and careless callers send: each pins a defect that
+/// once put something on the wire that was not composed, or leaked what was meant to stay hidden.
+@Suite("Hostile input: methods, redirects, bodies and URLs")
+struct HostileInputTests {
+    private func exchange(_ agent: Agent, _ request: Request) async -> (message: DebugMessage, failure: RequestFailure?) {
+        let captured = Mutex<DebugMessage?>(nil)
+        return await withCheckedContinuation { continuation in
+            agent.start(request, callbacks: RequestCallbacks(
+                success: { _ in continuation.resume(returning: (captured.withLock { $0! }, nil)) },
+                failure: { continuation.resume(returning: (captured.withLock { $0! }, $0)) },
+                debug: { message in captured.withLock { $0 = message } }
+            ))
+        }
+    }
+
+    @Test("a method that is not an HTTP token is refused before anything is sent",
+          arguments: ["GET /x HTTP/1.1", "GET\r\nX-Injected: 1", "GE T", "", "GET\0", "PÖST", "GET\t"])
+    func invalidMethods(_ method: String) async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let (_, failure) = await exchange(agent, Request(HTTPMethod(rawValue: method), "/anything/\(tag)"))
+        #expect(failure?.error.kind == .invalidMethod)
+        #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
+    }
+
+    @Test("every RFC 9110 token character is a valid method")
+    func tokenMethods() throws {
+        try HTTPMethod(rawValue: "M-SEARCH!#$%&'*+.^_`|~09az").validate()
+    }
+
+    @Test("a redirect to ftp: is refused, not followed")
+    func redirectToFTP() async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let target = "ftp://127.0.0.1:\(try Listeners.closedPort())/file"
+        let (message, failure) = await exchange(agent, Request(.get, "/redirect-to", params: ["url": .string(target)]))
+        #expect(failure?.error.kind == .redirectRefused)
+        #expect(message.response?.statusCode == 302)
+    }
+
+    @Test("credential headers, declared secrets included, are dropped on a redirect to another origin")
+    func crossOriginDropsSecrets() async throws {
+        let origin = try await TestServer.shared()
+        let other = try await DemoServer.start()
+        defer { Task { try await other.stop() } }
+        let tag = uniqueTag()
+        var config = NetworkConfig(baseURL: origin.baseURL)
+        config.secretHeaderNames.append("X-Session")
+        let agent = Agent(config: config)
+        let headers: HTTPHeaders = [
+            "Authorization": "Bearer a", "Proxy-Authorization": "Basic b", "Cookie": "c=d",
+            "X-Api-Key": "k", "X-Session": "s", "X-Plain": "kept",
+        ]
+        let request = Request(.get, "/redirect-to", params: ["url": .string("\(other.baseURL)/anything/\(tag)")], headers: headers)
+        let (_, failure) = await exchange(agent, request)
+        #expect(failure == nil)
+        let received = try #require(other.receivedRequests.first { $0.uri.contains(tag) })
+        #expect(received.header("X-Plain") == "kept")
+        for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "X-Session"] {
+            #expect(received.header(name) == nil, "\(name) crossed to another origin")
+        }
+    }
+
+    @Test("a redirect within the origin keeps the credentials")
+    func sameOriginKeepsSecrets() async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let request = Request(.get, "/redirect-to", params: ["url": .string("/anything/\(tag)")], headers: ["Authorization": "Bearer a"])
+        let (message, failure) = await exchange(agent, request)
+        #expect(failure == nil)
+        #expect(message.connection?.redirectCount == 1)
+        #expect(message.timings?.redirect != nil)
+        let received = try #require(server.receivedRequests.first { $0.uri.contains(tag) })
+        #expect(received.header("Authorization") == "Bearer a")
+    }
+
+    @Test("redirects past the limit fail with tooManyRedirects")
+    func redirectLimit() async throws {
+        let server = try await TestServer.shared()
+        var config = NetworkConfig(baseURL: server.baseURL)
+        config.maxRedirects = 2
+        let (message, failure) = await exchange(Agent(config: config), Request(.get, "/redirect/5"))
+        #expect(failure?.error.kind == .tooManyRedirects)
+        #expect(message.connection?.redirectCount == 2)
+    }
+
+    @Test("https to http is refused unless allowed; 303 turns a POST into a body-less GET")
+    func redirectRules() throws {
+        let request = TransferRequest(url: "https://a.example/login", method: "POST",
+                                      headers: [("Content-Type", "application/json"), ("X-Api-Key", "k")],
+                                      body: Data("{}".utf8), originBoundHeaderNames: ["X-Api-Key"])
+        guard case .refuse(let error) = RedirectHop.decide(after: request, status: 302, location: "http://a.example/", hopsSoFar: 0) else {
+            Issue.record("a downgrade was followed")
+            return
+        }
+        #expect(error.kind == .insecureRedirect)
+        var allowing = request
+        allowing.allowsInsecureRedirects = true
+        guard case .follow = RedirectHop.decide(after: allowing, status: 302, location: "http://a.example/", hopsSoFar: 0) else {
+            Issue.record("an allowed downgrade was refused")
+            return
+        }
+        guard case .follow(let next) = RedirectHop.decide(after: request, status: 303, location: "/done", hopsSoFar: 0) else {
+            Issue.record("a 303 was not followed")
+            return
+        }
+        #expect(next.method == "GET")
+        #expect(next.body == nil)
+        #expect(next.url == "https://a.example/done")
+        #expect(!next.headers.contains { $0.name == "Content-Type" })
+        #expect(next.headers.contains { $0.name == "X-Api-Key" })
+        guard case .follow(let elsewhere) = RedirectHop.decide(after: request, status: 307, location: "https://a.example:8443/", hopsSoFar: 0) else {
+            Issue.record("a 307 was not followed")
+            return
+        }
+        #expect(elsewhere.method == "POST")
+        #expect(!elsewhere.headers.contains { $0.name == "X-Api-Key" }, "another port is another origin")
+        for location in ["file:///etc/passwd", "gopher://x/", "http://", "javascript:alert(1)"] {
+            guard case .refuse = RedirectHop.decide(after: request, status: 302, location: location, hopsSoFar: 0) else {
+                Issue.record("followed \(location)")
+                continue
+            }
+        }
+    }
+
+    @Test("a request without a body carries no Content-Type the user did not set", arguments: ["PURGE", "POST", "PUT"])
+    func noBodyNoContentType(_ method: String) async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        _ = await exchange(agent, Request(HTTPMethod(rawValue: method), "/anything/\(tag)"))
+        let received = try #require(server.receivedRequests.first { $0.uri.contains(tag) })
+        #expect(received.header("Content-Type") == nil)
+    }
+
+    @Test("a URL password never reaches a debug message or the log")
+    func urlPassword() async throws {
+        let server = try await TestServer.shared()
+        let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://ada:hunter2pw@") + "/anything"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log")).path
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: directory + "/s.jsonl"))
+        let agent = Agent(config: NetworkConfig())
+        agent.addObserver(logger)
+        let (message, failure) = await exchange(agent, .url(url))
+        await agent.waitForObservers()
+        try logger.close()
+        #expect(failure == nil, "the password was still sent")
+        #expect(message.original?.url.contains("hunter2pw") == false)
+        #expect(message.connection?.effectiveURL.contains("hunter2pw") == false)
+        let log = try String(contentsOfFile: directory + "/s.jsonl", encoding: .utf8)
+        #expect(!log.contains("hunter2pw"))
+        #expect(!log.contains(Data("ada:hunter2pw".utf8).base64EncodedString()))
+    }
+
+    @Test("a secret JSON member in a body larger than the debug body limit stays out of the log")
+    func secretInTruncatedBody() async throws {
+        let server = try await TestServer.shared()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log")).path
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: directory + "/s.jsonl"))
+        var config = NetworkConfig(baseURL: server.baseURL)
+        config.debugBodyLimit = 1024
+        let agent = Agent(config: config)
+        agent.addObserver(logger)
+        let body = #"{"user":"ada","password":"sw0rdfish-secret","nested":{"token":"tok-secret"},"pad":""# + String(repeating: "x", count: 8000) + #""}"#
+        _ = await exchange(agent, Request(.post, "/post", requestSerializer: .raw(Data(body.utf8), contentType: "application/json")))
+        await agent.waitForObservers()
+        try logger.close()
+        let log = try String(contentsOfFile: directory + "/s.jsonl", encoding: .utf8)
+        #expect(!log.contains("sw0rdfish-secret"))
+        #expect(!log.contains("tok-secret"))
+        #expect(log.contains("[REDACTED]"))
+    }
+
+    @Test("an existing log readable by others is made owner-only before anything is appended")
+    func existingLogTightened() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log") + ".jsonl").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(), attributes: [.posixPermissions: 0o644]))
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        try logger.close()
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+    }
+
+    @Test("a session that sent nothing leaves no log file; one that did keeps it")
+    func emptyLogRemoved() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log")).path
+        let empty = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: directory + "/empty.jsonl"))
+        try empty.close()
+        #expect(!FileManager.default.fileExists(atPath: directory + "/empty.jsonl"))
+        #expect(!empty.fileExists)
+    }
+}
+
+@Suite("Numbers users type")
+struct NumberInputTests {
+    @Test("timeouts must be finite seconds from 0.001 to 86400", arguments: [Double.infinity, -.infinity, .nan, 0, -1, 86_401, 1e300])
+    func refusedSeconds(_ value: Double) {
+        #expect(throws: UserInputError.self) { try SecondsInput.duration(value, field: "--timeout") }
+    }
+
+    @Test("the message names the field")
+    func namedField() {
+        do {
+            _ = try SecondsInput.duration(parsing: "inf", field: "timeout")
+            Issue.record("inf was accepted")
+        } catch {
+            #expect(error.message.hasPrefix("timeout "))
+        }
+    }
+
+    @Test("valid seconds become milliseconds")
+    func acceptedSeconds() throws {
+        #expect(try SecondsInput.duration(1.5, field: "t") == .milliseconds(1500))
+        #expect(try SecondsInput.duration(parsing: " 0.001 ", field: "t") == .milliseconds(1))
+    }
+}
+
+@Suite("The JSON reader on untrusted bytes")
+struct JSONReaderTests {
+    @Test("lone and reversed surrogates read as U+FFFD instead of trapping", arguments: [
+        (#""\ud800\u0041""#, "\u{FFFD}A"),
+        (#""\udc00\ud800""#, "\u{FFFD}\u{FFFD}"),
+        (#""\ud800""#, "\u{FFFD}"),
+        (#""\ud83d\ude00""#, "😀"),
+        (#""\ud800\ud800\udc00""#, "\u{FFFD}\u{10000}"),
+    ])
+    func surrogates(_ text: String, _ expected: String) throws {
+        #expect(try JSONValue.parse(text) == .string(expected))
+    }
+
+    @Test("malformed escapes, deep nesting and broken numbers are typed errors", arguments: [
+        #""\u+123""#, #""\u12"#, "-", "--1", "1.2.3", "[1,]", "{\"a\" 1}",
+    ])
+    func typedErrors(_ text: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test("nesting a hundred thousand levels deep is a typed error, not a stack overflow")
+    func deepNesting() {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(String(repeating: "[", count: 100_000)) }
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(String(repeating: "{\"a\":", count: 100_000)) }
+    }
+
+    @Test("a number too large for a double reads as infinity and is written back as null")
+    func hugeNumber() throws {
+        let value = try JSONValue.parse("[1e999999, 123456789012345678901234567890]")
+        #expect(value[0] == .double(.infinity))
+        #expect(value.serialized().hasPrefix("[null,"))
+    }
+
+    @Test("invalid UTF-8 inside a string is repaired, not a crash")
+    func invalidUTF8() throws {
+        let value = try JSONValue.parse(Data([0x22, 0xFF, 0xFE, 0x41, 0x22]))
+        guard case .string(let text) = value else { Issue.record("not a string"); return }
+        #expect(text.hasSuffix("A"))
+    }
+}
+
+@Suite("Redaction of bodies kept in part")
+struct PartialBodyRedactionTests {
+    @Test("JSON quoted inside a string of a cut body (an echo's data) has its secret members hidden")
+    func embeddedJSON() throws {
+        let body = #"{"data" : "{\"user\":\"ada\",\"password\":\"sw0rdfish-secret\",\"pad\":\"xxxxxxxxxxxxxxxxxxxx"#
+        var message = Fixtures.message(responseBody: body)
+        message.response!.body = BodySnapshot(kept: Data(body.utf8), size: 9999, contentType: "application/json")
+        let redacted = RedactionPolicy().redact(message)
+        let text = try #require(redacted.response?.body.text)
+        #expect(!text.contains("sw0rdfish"), "\(text)")
+    }
+
+    @Test("a secret member cut off by the limit is hidden up to the cut")
+    func cutValue() throws {
+        let body = #"{"user":"ada","password":"sw0rdfi"#
+        var message = Fixtures.message(responseBody: body)
+        message.response!.body = BodySnapshot(kept: Data(body.utf8), size: 9999, contentType: "application/json")
+        let text = try #require(RedactionPolicy().redact(message).response?.body.text)
+        #expect(text == #"{"user":"ada","password":"[REDACTED]""#)
+    }
+}
