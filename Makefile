@@ -4,8 +4,10 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libcurl4-openssl-dev libncurses-dev tmux
 BENCH_PACKAGES := nginx-light wrk curl
 CURLEW := .build/debug/curlew
+# What `make run` runs; the end-to-end test starts the interface with exactly this.
+RUN_COMMAND := $(CURLEW)
 
-.PHONY: run test build deps bench-deps bench bench-smoke demo-server tui-e2e clean
+.PHONY: run print-run-command test build deps bench-deps bench bench-smoke demo-server tui-e2e clean
 
 deps:
 	@scripts/ensure-packages.sh $(SYSTEM_PACKAGES)
@@ -14,13 +16,16 @@ build: deps
 	$(SWIFT) build
 
 run: build
-	$(CURLEW)
+	$(RUN_COMMAND)
+
+print-run-command:
+	@echo $(RUN_COMMAND)
 
 test: deps bench-deps
 	$(SWIFT) build --build-tests
 	$(MAKE) bench-smoke
 	$(SWIFT) test --skip-build
-	scripts/tui-e2e.sh $(CURLEW)
+	scripts/tui-e2e.sh
 
 bench-deps:
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
@@ -38,7 +43,7 @@ bench-smoke: bench-deps
 	cd Benchmarks && CURLEW_BIN=../.build/debug/curlew .build/debug/CurlewBench --smoke --no-results
 
 tui-e2e: build
-	scripts/tui-e2e.sh $(CURLEW)
+	scripts/tui-e2e.sh
 
 demo-server: build
 	$(CURLEW) demo-server --port 8080

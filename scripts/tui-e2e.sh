@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# End-to-end test of the curses interface: runs `curlew` on the embedded demo in a detached tmux
-# session at 120x40, drives it with keys and reads the screen with capture-pane.
-# Usage: scripts/tui-e2e.sh [path/to/curlew]
+# End-to-end test of the curses interface, started the way users start it: first with exactly the
+# command `make run` runs (from the repository root, so the session log goes to Sessions/), then
+# through `make run` itself. Runs in a detached tmux session at 120x40, drives it with keys and
+# reads the screen with capture-pane. Run from the repository root after a build.
 set -uo pipefail
 
-curlew=${1:-.build/debug/curlew}
-sessions=$(mktemp -d)
+cd "$(dirname "$0")/.."
+run_command=$(make -s print-run-command)
+sessions=Sessions
+marker=$(mktemp)
 socket="curlew-e2e-$$"
 passed=0
 failed=0
 
+# Session logs this test wrote (newer than the marker); removed at the end.
+new_logs() { find "$sessions" -maxdepth 1 -name '*.jsonl' -newer "$marker" 2>/dev/null; }
+
 cleanup() {
     tmux -L "$socket" kill-server 2>/dev/null
-    rm -rf "$sessions"
+    new_logs | xargs -r rm -f
+    rm -f "$marker"
 }
 trap cleanup EXIT
 
@@ -35,7 +42,8 @@ expect() {
     screen | sed 's/^/    | /'
 }
 
-tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "$curlew demo tui --sessions $sessions; echo CURLEW-EXITED-\$?; sleep 60"
+sleep 1  # log names carry the second they were opened; keep them apart from the marker
+tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "$run_command; echo CURLEW-EXITED-\$?; sleep 60"
 expect "the interface opens on Compose" " 1 Compose "
 expect "the demo requests are listed" "batch of ten"
 
@@ -75,12 +83,28 @@ else
 fi
 expect "the session log path is printed" "(14 entries)"
 
-log=$(ls "$sessions"/*.jsonl 2>/dev/null | head -1)
+log=$(new_logs | head -1)
 messages=$(grep -c '"type":"message"' "$log" 2>/dev/null || echo 0)
 if [ "$(head -1 "$log" | grep -c '"type":"header"')" = 1 ] && [ "$messages" = 14 ]; then
     passed=$((passed + 1)); echo "ok: the session log has its header and all 14 entries"
 else
     failed=$((failed + 1)); echo "FAILED: the session log has $messages entries (expected 14)"
+fi
+
+# `make run` itself: it checks the system packages, finds the build up to date and opens the
+# interface; quitting at once sends nothing and leaves no session log behind.
+tmux -L "$socket" kill-session -t e2e 2>/dev/null
+new_logs | xargs -r rm -f
+tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "make run; echo CURLEW-EXITED-\$?; sleep 60"
+for _ in $(seq 1 600); do screen | grep -qF " 1 Compose " && break; sleep 0.1; done
+expect "make run shows the first frame" "batch of ten"
+keys q
+expect "make run exits cleanly" "CURLEW-EXITED-0"
+expect "a session that sent nothing says so" "no session log was written"
+if [ -z "$(new_logs)" ]; then
+    passed=$((passed + 1)); echo "ok: no empty session log was left behind"
+else
+    failed=$((failed + 1)); echo "FAILED: an empty session log was written: $(new_logs)"
 fi
 
 echo "tui-e2e: $passed passed, $failed failed"

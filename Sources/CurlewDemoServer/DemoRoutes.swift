@@ -45,7 +45,7 @@ final class DemoRoutes: Sendable {
         "/get", "/post", "/put", "/patch", "/delete", "/anything", "/headers", "/json", "/status/{code}",
         "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
-        "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked",
+        "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal",
     ]
 
     static var sampleDocument: [String: Any] {
@@ -311,8 +311,15 @@ final class DemoRoutes: Sendable {
         case "bad-chunked":
             let bytes = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZ\r\nnot a chunk\r\n"
             return .rawThenClose(Array(bytes.utf8))
+        case "terminal":
+            // Escape sequences that retitle the window, clear the screen and switch to the
+            // alternate screen, in the status line, a header and the body.
+            let hostile = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[?1049h"
+            let body = "before" + hostile + "after\u{9B}31m\n"
+            let bytes = "HTTP/1.1 200 OK\(hostile)\r\nContent-Type: text/plain\r\nX-Hostile: \(hostile)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            return .rawThenClose(Array(bytes.utf8))
         default:
-            return .respond(.json(["error": "faults: reset, close, stall, bad-chunked"], status: 404))
+            return .respond(.json(["error": "faults: reset, close, stall, bad-chunked, terminal"], status: 404))
         }
     }
 }

@@ -154,6 +154,10 @@ public final class AppModel {
             return
         }
         if case .mouse(let event) = key { handleMouse(event); return }
+        if case .paste = key {
+            message = "paste ignored: open a field (Enter) or a prompt first, then paste"
+            return
+        }
         if case .control("c") = key {
             environment.agent?.cancelAll()
             shouldQuit = true

@@ -7,6 +7,13 @@ public final class CursesScreen: Screen {
     private var previous: FrameBuffer?
     private let usesColor: Bool
     private var colorPairs: [Int: Int32] = [:]
+    /// Keys read while looking for a paste that turned out to be something else.
+    private var pending: [Key] = []
+
+    /// Bracketed paste: the terminal wraps pasted text in these, so a paste is never read as keys.
+    private static let pasteOn = "\u{1B}[?2004h", pasteOff = "\u{1B}[?2004l"
+    private static let pasteStart: [UInt32] = Array("[200~".unicodeScalars.map(\.value))
+    private static let pasteEnd: [UInt32] = Array("\u{1B}[201~".unicodeScalars.map(\.value))
 
     /// Takes over the terminal: raw keys (Ctrl-C arrives as a key), no echo, keypad, no cursor.
     public init() {
@@ -22,16 +29,27 @@ public final class CursesScreen: Screen {
         _ = curlew_keypad(1)
         curs_set(0)
         set_escdelay(25)
-        usesColor = has_colors() && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && curlew_colors() >= 8
-        if usesColor {
-            start_color()
+        // COLORS is only set once start_color() has run: read it after, never before.
+        var colors = false
+        if has_colors(), ProcessInfo.processInfo.environment["NO_COLOR"] == nil, start_color() == OK {
             use_default_colors()
+            colors = curlew_colors() >= 8
         }
+        usesColor = colors
+        Self.writeToTerminal(Self.pasteOn)
     }
 
     /// Gives the terminal back as it was.
     public func close() {
-        if isendwin() == false { endwin() }
+        if isendwin() == false {
+            Self.writeToTerminal(Self.pasteOff)
+            endwin()
+        }
+    }
+
+    private static func writeToTerminal(_ sequence: String) {
+        var bytes = Array(sequence.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
     }
 
     public var size: (rows: Int, columns: Int) {
@@ -97,11 +115,55 @@ public final class CursesScreen: Screen {
 
     /// Waits up to `milliseconds` for a key (0: just checks). Returns nil when none came.
     public func readKey(timeout milliseconds: Int) -> Key? {
+        if !pending.isEmpty { return pending.removeFirst() }
         _ = curlew_timeout(Int32(milliseconds))
         var character: wint_t = 0
         let result = curlew_get_wch(&character)
         if result == ERR { return nil }
         if result == KEY_CODE_YES { return Self.functionKey(Int32(character)) }
+        if character == 27 { return readAfterEscape() }
+        return Self.key(for: character)
+    }
+
+    /// After ESC: a paste's start marker (`ESC [200~`) begins a paste; anything else is Escape
+    /// followed by whatever came, as before.
+    private func readAfterEscape() -> Key? {
+        var read: [UInt32] = []
+        _ = curlew_timeout(0)
+        while read.count < Self.pasteStart.count {
+            var character: wint_t = 0
+            let result = curlew_get_wch(&character)
+            guard result != ERR, result != KEY_CODE_YES, UInt32(character) == Self.pasteStart[read.count] else {
+                pending += read.compactMap { Self.key(for: wint_t($0)) }
+                let next = result == ERR ? nil : result == KEY_CODE_YES ? Self.functionKey(Int32(character)) : Self.key(for: character)
+                if let next { pending.append(next) }
+                return .escape
+            }
+            read.append(UInt32(character))
+        }
+        return .paste(readPaste())
+    }
+
+    /// The pasted text up to the end marker, CR and CRLF read as newlines. Waits briefly for
+    /// the rest of a large paste; a paste that never ends is cut at 1 MiB.
+    private func readPaste() -> String {
+        var scalars: [UInt32] = []
+        _ = curlew_timeout(200)
+        while scalars.count < 1 << 20 {
+            var character: wint_t = 0
+            guard curlew_get_wch(&character) != ERR else { break }
+            scalars.append(UInt32(character))
+            if scalars.count >= Self.pasteEnd.count, Array(scalars.suffix(Self.pasteEnd.count)) == Self.pasteEnd {
+                scalars.removeLast(Self.pasteEnd.count)
+                break
+            }
+        }
+        var text = String(String.UnicodeScalarView(scalars.compactMap(Unicode.Scalar.init)))
+        text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        return text
+    }
+
+    private static func key(for character: wint_t) -> Key? {
         switch character {
         case 27: return .escape
         case 9: return .tab

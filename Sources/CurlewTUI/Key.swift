@@ -23,6 +23,8 @@ public enum Key: Sendable, Hashable {
     case enter, escape, tab, backTab, backspace, delete
     case function(Int)
     case mouse(MouseEvent)
+    /// Text the terminal delivered as one paste (bracketed paste): always text, never commands.
+    case paste(String)
     case resize
 
     /// How the key is written in the help overlay.
@@ -47,6 +49,7 @@ public enum Key: Sendable, Hashable {
         case .delete: "Del"
         case .function(let number): "F\(number)"
         case .mouse: "mouse"
+        case .paste: "paste"
         case .resize: "resize"
         }
     }

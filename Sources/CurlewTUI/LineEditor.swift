@@ -20,6 +20,8 @@ public struct LineEditor: Sendable, Equatable {
         case .escape: return .cancelled
         case .character(let character):
             insert(String(character))
+        case .paste(let text):
+            insert(text)
         case .backspace:
             guard cursor > 0 else { break }
             let index = text.index(text.startIndex, offsetBy: cursor - 1)
@@ -54,7 +56,8 @@ public struct LineEditor: Sendable, Equatable {
 
     /// The text as shown in `width` cells with a visible cursor, scrolled to keep it in view.
     public func display(width: Int) -> String {
-        let characters = Array(text) + [" "]
+        // A pasted multi-line body shows its line breaks as ↵ on the one line.
+        let characters = text.map { $0 == "\n" ? "↵" : $0 } + [" "]
         var start = 0
         while TextWidth.of(String(characters[start...cursor])) > width - 1, start < cursor { start += 1 }
         var shown = ""

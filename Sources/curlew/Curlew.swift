@@ -11,10 +11,10 @@ struct Curlew: AsyncParsableCommand {
         subcommands: [TUICommand.self, SendCommand.self, DemoCommand.self, DemoServerCommand.self]
     )
 
-    /// The interface's options, parsed like any subcommand's, so `curlew --no-mouse` works too.
-    @OptionGroup var options: InterfaceOptions
-
     func run() async throws {
-        try await InterfaceLauncher.openOnDemo(options)
+        // The defaults come from the parser, like any command's options. (An option group on this
+        // root command would also capture the subcommands' options of the same name, such as
+        // `demo batch --sessions`.) `curlew demo tui` takes the options.
+        try await InterfaceLauncher.openOnDemo(InterfaceOptions.parse([]))
     }
 }

@@ -64,3 +64,52 @@ struct SendCommandTests {
         #expect(result.error.contains("Name: value"))
     }
 }
+
+@Suite("curlew send against hostile servers and arguments")
+struct SendHostileTests {
+    /// Runs `curlew` under a pseudo-terminal (`script`), as a user at a terminal would.
+    private func runOnTerminal(_ arguments: [String]) async throws -> String {
+        let command = ([CurlewProcess.executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("on a terminal, control characters from the network are shown escaped; --raw prints them")
+    func terminalEscapes() async throws {
+        let server = try await TestServer.shared()
+        let escaped = try await runOnTerminal(["send", "\(server.baseURL)/fault/terminal"])
+        #expect(!escaped.contains("\u{1B}]0;pwned"), "the window title was set")
+        #expect(!escaped.contains("\u{1B}[?1049h"), "the alternate screen was entered")
+        #expect(escaped.contains(#"\e]0;pwned\x07\e[2J\e[?1049h"#))
+        #expect(escaped.contains(#"after\x9b31m"#))
+        let raw = try await runOnTerminal(["send", "--raw", "\(server.baseURL)/fault/terminal"])
+        #expect(raw.contains("\u{1B}]0;pwned"))
+    }
+
+    @Test("a method with a space or CRLF, and non-finite timeouts, are refused before anything is sent", arguments: [
+        ["GET /x HTTP/1.1"], ["GET\r\nX: 1"], ["--timeout", "inf", "GET"], ["--connect-timeout", "nan", "GET"], ["--timeout", "-1", "GET"],
+    ])
+    func refusedArguments(_ arguments: [String]) async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let result = try await CurlewProcess.run(["send"] + arguments + ["\(server.baseURL)/anything/\(tag)"])
+        #expect(result.status != 0)
+        #expect(result.error.contains("method") || result.error.contains("timeout"), "\(result.error)")
+        #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
+    }
+
+    @Test("curlew with no arguments starts the interface's path, not a parser crash")
+    func bareCurlew() async throws {
+        let result = try await CurlewProcess.run([])
+        #expect(result.error.contains("the interface needs a terminal"))
+        #expect(!result.error.contains("Can't read a value"))
+    }
+}
