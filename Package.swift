@@ -67,7 +67,11 @@ let package = Package(
         .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
-        .testTarget(name: "CurlewTUITests", dependencies: ["CurlewTUI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
+        .testTarget(
+            name: "CurlewTUITests",
+            dependencies: ["CurlewTUI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"],
+            resources: [.copy("Goldens")]
+        ),
         .testTarget(name: "curlewTests", dependencies: ["curlew", "CurlewSessions", "CurlewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -85,14 +85,15 @@ enum TUIFixtures {
     }
 }
 
-/// Compares rendered text with `Goldens/<name>.txt`. With CURLEW_UPDATE_GOLDENS=1 it rewrites the file.
+/// Compares rendered text with `Goldens/<name>.txt`, a resource of this test target. With
+/// CURLEW_UPDATE_GOLDENS=1 it rewrites the file in the source tree instead.
 func expectGolden(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens")
-    let file = directory.appendingPathComponent(name + ".txt")
     if ProcessInfo.processInfo.environment["CURLEW_UPDATE_GOLDENS"] == "1" {
-        try (text + "\n").write(to: file, atomically: true, encoding: .utf8)
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens")
+        try (text + "\n").write(to: sources.appendingPathComponent(name + ".txt"), atomically: true, encoding: .utf8)
         return
     }
+    let file = try #require(Bundle.module.url(forResource: name, withExtension: "txt", subdirectory: "Goldens"), "no golden \(name)")
     let expected = try String(contentsOf: file, encoding: .utf8)
     #expect(text + "\n" == expected, "screen differs from \(file.lastPathComponent); rerun with CURLEW_UPDATE_GOLDENS=1 to accept", sourceLocation: sourceLocation)
 }
