@@ -87,12 +87,18 @@ final class AgentCore: Sendable {
         guard handle.transition(to: state) else { return }
         let message = DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
-            startedAt: info.startedAt, original: nil, sent: nil, response: nil, error: error,
+            startedAt: info.startedAt, original: Self.asTyped(info), sent: nil, response: nil, error: error,
             timings: nil, connection: nil, callbackQueue: callbackQueueLabel
         )
         var batch = DeliveryBatch()
         deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)
         dispatch(batch)
+    }
+
+    /// What a request that was never composed asked for: its method and URL as typed, so every
+    /// view of it (Live, the log, the CLI) shows what the user wrote rather than nothing.
+    private static func asTyped(_ info: RequestInfo) -> ComposedRequest {
+        ComposedRequest(method: info.method, url: URLPassword.masking(in: info.url), headers: [], params: .null, body: nil, timeoutMilliseconds: 0)
     }
 
     /// Reacts to one turn of the transfer loop. Observers and the callback queue receive the

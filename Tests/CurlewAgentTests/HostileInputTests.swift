@@ -32,6 +32,15 @@ struct HostileInputTests {
         #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
     }
 
+    @Test("a refused URL's debug message carries the URL as typed, so every view can show it")
+    func refusedURLAsTyped() async {
+        let agent = Agent(config: NetworkConfig())
+        let (message, failure) = await exchange(agent, .url("http://exa mple/path", method: "PATCH"))
+        #expect(failure?.error.kind == .invalidURL)
+        #expect(message.original?.url == "http://exa mple/path")
+        #expect(message.original?.method == "PATCH")
+    }
+
     @Test("every RFC 9110 token character is a valid method")
     func tokenMethods() throws {
         try HTTPMethod(rawValue: "M-SEARCH!#$%&'*+.^_`|~09az").validate()
