@@ -124,7 +124,7 @@ public final class Agent: Sendable {
     }
 
     func publish(_ event: GroupEvent) {
-        core.observers.publish(.group(event))
+        core.publish([.group(event)])
     }
 
     /// Sends a request and returns its response. Throws `RequestFailure`. Cancelling the calling

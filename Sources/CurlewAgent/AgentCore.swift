@@ -33,8 +33,12 @@ final class AgentCore: Sendable {
     let config: NetworkConfig
     let observers = ObserverHub()
     private let active = Mutex<[UInt64: ActiveRequest]>([:])
-    /// `willSend` events of registered requests, published ahead of the next batch.
-    private let announcements = Mutex<[ObserverEvent]>([])
+    /// The one publisher: every observer event and callback leaves the agent inside this lock,
+    /// from whatever thread produced it (the transfer thread, a caller cancelling a request that
+    /// never started, a group runner). It holds the `willSend` events of registered requests,
+    /// which go out ahead of whatever is published next, so per-request order (announced, sent,
+    /// finished) holds by construction rather than by timing.
+    private let publisher = Mutex<[ObserverEvent]>([])
     private let callbackQueueLabel: String
 
     init(config: NetworkConfig) {
@@ -54,7 +58,7 @@ final class AgentCore: Sendable {
         _ = entry.handle.transition(to: .pending)
         active.withLock { $0[entry.info.id] = entry }
         if !observers.isEmpty {
-            announcements.withLock { $0.append(.willSend(entry.info)) }
+            publisher.withLock { $0.append(.willSend(entry.info)) }
         }
         if let delegate = entry.callbacks.delegate {
             let handle = entry.handle
@@ -105,7 +109,6 @@ final class AgentCore: Sendable {
     /// turn's work together: one hand-over each, however many requests finished.
     func handle(_ events: [TransferEvent]) {
         var batch = DeliveryBatch()
-        batch.events = takeAnnouncements()
         for event in events { handle(event, into: &batch) }
         dispatch(batch)
     }
@@ -199,20 +202,27 @@ final class AgentCore: Sendable {
         }
     }
 
-    private func takeAnnouncements() -> [ObserverEvent] {
-        announcements.withLock { pending in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
-        }
+    /// Publishes events that did not come from the transport (group events), through the same
+    /// lock as everything else.
+    func publish(_ events: [ObserverEvent]) {
+        dispatch(DeliveryBatch(events: events))
     }
 
-    /// Hands a batch to the observer lanes and, in one block, to the callback queue.
+    /// Hands a batch to the observer lanes and, in one block, to the callback queue, after any
+    /// pending announcements, all under the publisher lock.
     private func dispatch(_ batch: DeliveryBatch) {
-        observers.publish(batch.events)
-        guard !batch.callbacks.isEmpty else { return }
-        let callbacks = batch.callbacks
-        config.callbackQueue.async {
-            for callback in callbacks { callback() }
+        publisher.withLock { announcements in
+            if announcements.isEmpty {
+                observers.publish(batch.events)
+            } else {
+                observers.publish(announcements + batch.events)
+                announcements.removeAll(keepingCapacity: true)
+            }
+            guard !batch.callbacks.isEmpty else { return }
+            let callbacks = batch.callbacks
+            config.callbackQueue.async {
+                for callback in callbacks { callback() }
+            }
         }
     }
 
