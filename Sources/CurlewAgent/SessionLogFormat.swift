@@ -3,7 +3,8 @@ import Foundation
 /// The session log format: JSON Lines, a header record first, then one record per debug message.
 /// Records carry `"type": "header"` or `"type": "message"`. Dates are ISO 8601 with milliseconds.
 public enum SessionLogFormat {
-    public static let version = 1
+    /// 2: message lines start with their summary (`SessionRecordSummary`).
+    public static let version = 2
     public static let fileExtension = "jsonl"
 
     public static func makeEncoder() -> JSONEncoder {

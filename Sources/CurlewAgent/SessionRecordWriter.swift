@@ -31,6 +31,7 @@ struct SessionRecordWriter {
     private mutating func message(_ message: DebugMessage, custom: JSONValue?) {
         openObject()
         key("type"); string("message")
+        SessionRecordSummary(message).write(to: &self)
         key("requestID"); integer(Int64(message.requestID))
         if let name = message.name { key("name"); string(name) }
         if let groupID = message.groupID { key("groupID"); integer(Int64(groupID)) }
@@ -129,6 +130,10 @@ struct SessionRecordWriter {
 
     mutating func integer(_ value: Int64) {
         bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func optionalInteger(_ value: Int64?) {
+        if let value { integer(value) } else { bytes.append(contentsOf: "null".utf8) }
     }
 
     mutating func boolean(_ value: Bool) {

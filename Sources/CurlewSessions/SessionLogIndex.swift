@@ -2,20 +2,22 @@ import CurlewAgent
 import Foundation
 import Synchronization
 
-/// What the index keeps per message: where its line is, and the fields filters and row lists use
-/// most, read from the JSON without decoding it.
+/// What the index keeps per message: where its line is, and the summary the writer put first in
+/// it (`SessionRecordSummary`), which filters and row lists use without decoding the record.
 public struct EntrySummary: Sendable {
     public var offset: Int64
     public var length: Int32
-    public var method: String
-    public var url: String
+    public var summary: SessionRecordSummary
+
+    public var method: String { summary.method }
+    public var url: String { summary.url }
     /// 0 when no response arrived.
-    public var statusCode: Int
-    public var failed: Bool
+    public var statusCode: Int { summary.statusCode }
+    public var failed: Bool { summary.failed }
     /// Queued plus total, in microseconds; nil without timings.
-    public var elapsedMicros: Int64?
+    public var elapsedMicros: Int64? { summary.elapsedMicros }
     /// Response body size; nil without a response.
-    public var responseSize: Int64?
+    public var responseSize: Int64? { summary.responseSize }
 }
 
 /// A session log opened for browsing: line offsets and summaries in memory, messages decoded
@@ -119,6 +121,11 @@ private final class IndexScanner: @unchecked Sendable {
     private var lineNumber = 0
     private var reachedEnd = false
     private let decoder = SessionLogFormat.makeDecoder()
+    /// Bytes of a line being skipped because it is longer than `maxLineBytes`; nil otherwise.
+    private var oversizedLine: Int64?
+    /// Curlew writes lines of at most a few hundred KiB (bodies are capped); a longer line is
+    /// damage, skipped without holding it in memory.
+    static let maxLineBytes = 64 << 20
 
     init(path: String) throws(SessionLogError) {
         self.path = path
@@ -138,14 +145,23 @@ private final class IndexScanner: @unchecked Sendable {
         let target = state.entries.count + (limit == .max ? .max - state.entries.count : limit)
         while state.entries.count < target {
             if let newline = pending[cursor...].firstIndex(of: 0x0A) {
-                consume(pending[cursor..<newline], at: offset, into: &state)
+                if oversizedLine != nil {
+                    skipOversizedLine(into: &state)
+                } else {
+                    consume(pending[cursor..<newline], at: offset, into: &state)
+                }
                 offset += Int64(newline + 1 - cursor)
                 cursor = newline + 1
                 continue
             }
             pending.removeFirst(cursor)
             cursor = 0
+            if pending.count > Self.maxLineBytes || oversizedLine != nil {
+                oversizedLine = (oversizedLine ?? 0) + Int64(pending.count)
+                pending.removeAll(keepingCapacity: true)
+            }
             if reachedEnd {
+                if oversizedLine != nil { skipOversizedLine(into: &state) }
                 if !pending.isEmpty {
                     consume(pending[...], at: offset, into: &state)
                     offset += Int64(pending.count)
@@ -164,6 +180,14 @@ private final class IndexScanner: @unchecked Sendable {
         return false
     }
 
+    /// Records the line being skipped as too long and counts its bytes into the offset.
+    private func skipOversizedLine(into state: inout SessionLogIndex.IndexState) {
+        lineNumber += 1
+        state.skipped.append(SkippedLine(line: lineNumber, reason: "line longer than \(Self.maxLineBytes >> 20) MiB"))
+        offset += oversizedLine ?? 0
+        oversizedLine = nil
+    }
+
     private func consume(_ line: ArraySlice<UInt8>, at start: Int64, into state: inout SessionLogIndex.IndexState) {
         lineNumber += 1
         var body = line
@@ -174,81 +198,35 @@ private final class IndexScanner: @unchecked Sendable {
             return
         }
         body.withUnsafeBufferPointer { bytes in
-            let scanner = RecordScanner(bytes: bytes)
-            switch scanner.string(after: "\"type\":") {
+            // The common case: a message line that starts with its summary.
+            if let summary = SessionRecordSummary.read(bytes) {
+                state.entries.append(EntrySummary(offset: start, length: Int32(bytes.count), summary: summary))
+                return
+            }
+            // Anything else (a header, a line of an older log) is decoded in full.
+            let data = Data(bytes)
+            switch (try? decoder.decode(RecordTag.self, from: data))?.type {
             case "header":
-                if let header = try? decoder.decode(SessionLogHeader.self, from: Data(bytes)) {
+                if let header = try? decoder.decode(SessionLogHeader.self, from: data) {
                     state.headers.append(header)
                 } else {
                     state.skipped.append(SkippedLine(line: lineNumber, reason: "unreadable header record"))
                 }
             case "message":
-                state.entries.append(scanner.summary(offset: start, length: Int32(bytes.count)))
+                if let message = try? decoder.decode(DebugMessage.self, from: data) {
+                    state.entries.append(EntrySummary(offset: start, length: Int32(bytes.count), summary: SessionRecordSummary(message)))
+                } else {
+                    state.skipped.append(SkippedLine(line: lineNumber, reason: "unreadable message record"))
+                }
+            case nil:
+                state.skipped.append(SkippedLine(line: lineNumber, reason: "not a session log record"))
             default:
                 state.skipped.append(SkippedLine(line: lineNumber, reason: "unknown record type"))
             }
         }
     }
-}
 
-/// Reads fields out of one JSON record by key, without decoding it. A key counts only where its
-/// quote is not escaped, so text inside string values (echoed bodies) never matches.
-private struct RecordScanner {
-    let bytes: UnsafeBufferPointer<UInt8>
-
-    func position(after key: String, from start: Int = 0) -> Int? {
-        let needle = Array(key.utf8)
-        guard needle.count <= bytes.count else { return nil }
-        var index = start
-        while index + needle.count <= bytes.count {
-            if bytes[index] == needle[0], index == 0 || bytes[index - 1] != UInt8(ascii: "\\") {
-                var offset = 1
-                while offset < needle.count, bytes[index + offset] == needle[offset] { offset += 1 }
-                if offset == needle.count { return index + needle.count }
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    func string(after key: String, from start: Int = 0) -> String? {
-        guard var index = position(after: key, from: start), index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
-        index += 1
-        var end = index
-        var escaped = false
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-            if bytes[end] == UInt8(ascii: "\\") { escaped = true; end += 1 }
-            end += 1
-        }
-        guard end < bytes.count else { return nil }
-        let raw = UnsafeBufferPointer(rebasing: bytes[(index - 1)...end])
-        return escaped ? (try? JSONValue.parse(Data(raw)))?.stringValue : String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
-    }
-
-    func integer(after key: String, from start: Int = 0) -> Int64? {
-        guard var index = position(after: key, from: start) else { return nil }
-        var value: Int64 = 0
-        var digits = 0
-        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-            value = value * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
-            index += 1
-            digits += 1
-        }
-        return digits > 0 ? value : nil
-    }
-
-    func summary(offset: Int64, length: Int32) -> EntrySummary {
-        let response = position(after: "\"response\":{")
-        let queued = integer(after: "\"queued\":")
-        let total = integer(after: "\"total\":")
-        return EntrySummary(
-            offset: offset, length: length,
-            method: string(after: "\"method\":") ?? "?",
-            url: string(after: "\"url\":") ?? "",
-            statusCode: response.flatMap { Int(integer(after: "\"statusCode\":", from: $0 - 1) ?? 0) } ?? 0,
-            failed: position(after: "\"error\":{") != nil,
-            elapsedMicros: total.map { $0 + (queued ?? 0) },
-            responseSize: response.flatMap { integer(after: "\"size\":", from: $0) }
-        )
+    private struct RecordTag: Decodable {
+        let type: String
     }
 }

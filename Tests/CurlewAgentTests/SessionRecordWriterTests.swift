@@ -51,7 +51,7 @@ struct SessionRecordWriterTests {
         let message = DebugMessage(requestID: 1, name: nil, state: .cancelled, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
                                    response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "q")
         let line = SessionRecordWriter.messageLine(message, custom: nil)
-        #expect(String(decoding: line, as: UTF8.self) == #"{"type":"message","requestID":1,"state":"cancelled","startedAt":"1970-01-01T00:00:00.000Z","callbackQueue":"q"}"# + "\n")
+        #expect(String(decoding: line, as: UTF8.self) == #"{"type":"message","summary":{"id":1,"status":0,"elapsed":null,"size":null,"failed":false,"method":"?","url":""},"requestID":1,"state":"cancelled","startedAt":"1970-01-01T00:00:00.000Z","callbackQueue":"q"}"# + "\n")
         #expect(try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line)) == message)
     }
 }

@@ -18,6 +18,9 @@ struct SessionLogIndexTests {
         let requests = [
             Request(.get, "/get"),
             Request(.post, "/anything", params: ["method": "PUT", "statusCode": 999, "url": "http://fake", "size": 1], requestSerializer: .json),
+            // Parameters named like the timing and error fields once corrupted summaries.
+            Request(.get, "/get", params: ["total": "7", "queued": "9", "error": "none"]),
+            Request(.post, "/post", params: ["total": 123_456, "error": ["kind": "fake"], "response": ["size": 1]], requestSerializer: .json),
             Request(.get, "/status/503"),
             Request(.delete, "/delete"),
             Request(.get, "/bytes/3000"),
@@ -65,7 +68,7 @@ struct SessionLogIndexTests {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         try (data + Data("{\"type\":\"message\",\"requestID\":9".utf8)).write(to: URL(fileURLWithPath: path))
         let index = try SessionLogIndex(path: path)
-        #expect(index.entries.count == 6)
+        #expect(index.entries.count == 8)
         #expect(index.skipped.count == 1)
         let garbage = NSTemporaryDirectory() + "curlew-garbage-\(UUID().uuidString).jsonl"
         try "not json\nat all\n".write(toFile: garbage, atomically: true, encoding: .utf8)

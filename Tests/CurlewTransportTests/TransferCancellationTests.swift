@@ -44,7 +44,9 @@ struct TransferCancellationTests {
         let server = try await TestServer.shared()
         let harness = EngineHarness()
         let tag = uniqueTag()
-        let ids = (0..<50).map { _ in harness.submit(TransferRequest(url: "\(server.baseURL)/get?\(tag)")) }
+        // A slow endpoint: whether a cancel finds its exchange still queued or already in flight,
+        // the exchange cannot have finished on its own first.
+        let ids = (0..<50).map { _ in harness.submit(TransferRequest(url: "\(server.baseURL)/delay/5?\(tag)")) }
         ids.forEach { harness.engine.cancel(id: $0) }
         for id in ids {
             #expect(await harness.collector.result(for: id).error?.kind == .cancelled)
