@@ -67,7 +67,7 @@ public indirect enum MessageFilter {
     }
 
     /// Decides the filter from a summary; only meaningful when `worksOnSummaries`.
-    public func matches(_ entry: EntrySummary) -> Bool {
+    public func matches(_ entry: SessionRecordSummary) -> Bool {
         switch self {
         case .method(let method): return entry.method.caseInsensitiveCompare(method) == .orderedSame
         case .url(let regex, _): return entry.url.contains(regex)
@@ -84,16 +84,10 @@ public indirect enum MessageFilter {
         }
     }
 
+    /// Decides the filter for a whole message: headers and bodies from the message, everything
+    /// else from its summary, so the log index and a decoded log always agree.
     public func matches(_ message: DebugMessage) -> Bool {
         switch self {
-        case .method(let method):
-            return message.original?.method.caseInsensitiveCompare(method) == .orderedSame
-        case .url(let regex, _):
-            return (message.original?.url).map { $0.contains(regex) } ?? false
-        case .urlContains(let text):
-            return message.original?.url.localizedCaseInsensitiveContains(text) ?? false
-        case .status(let range):
-            return message.response.map { range.contains($0.statusCode) } ?? false
         case .header(let regex, _):
             let request = message.original?.headers ?? []
             let response = message.response?.headers ?? []
@@ -101,23 +95,14 @@ public indirect enum MessageFilter {
         case .body(let regex, _):
             let bodies = [message.sent?.body ?? message.original?.body, message.response?.body]
             return bodies.contains { $0?.text?.contains(regex) ?? false }
-        case .domain(let host):
-            guard let url = message.original?.url, let parsed = URLComponents(string: url)?.host else { return false }
-            return parsed.localizedCaseInsensitiveContains(host)
-        case .failed:
-            return message.error != nil
-        case .duration(let comparison, let limit):
-            guard let timings = message.timings else { return false }
-            return comparison.holds(timings.elapsed, limit)
-        case .size(let comparison, let limit):
-            guard let body = message.response?.body else { return false }
-            return comparison.holds(body.size, limit)
         case .not(let inner):
             return !inner.matches(message)
         case .and(let left, let right):
             return left.matches(message) && right.matches(message)
         case .or(let left, let right):
             return left.matches(message) || right.matches(message)
+        default:
+            return matches(SessionRecordSummary(message))
         }
     }
 }

@@ -8,16 +8,6 @@ public struct EntrySummary: Sendable {
     public var offset: Int64
     public var length: Int32
     public var summary: SessionRecordSummary
-
-    public var method: String { summary.method }
-    public var url: String { summary.url }
-    /// 0 when no response arrived.
-    public var statusCode: Int { summary.statusCode }
-    public var failed: Bool { summary.failed }
-    /// Queued plus total, in microseconds; nil without timings.
-    public var elapsedMicros: Int64? { summary.elapsedMicros }
-    /// Response body size; nil without a response.
-    public var responseSize: Int64? { summary.responseSize }
 }
 
 /// A session log opened for browsing: line offsets and summaries in memory, messages decoded
@@ -103,7 +93,7 @@ public final class SessionLogIndex: Sendable {
         let entries = entries
         guard start < entries.count else { return [] }
         if filter.worksOnSummaries {
-            return (start..<entries.count).filter { filter.matches(entries[$0]) }
+            return (start..<entries.count).filter { filter.matches(entries[$0].summary) }
         }
         return (start..<entries.count).filter { index in message(at: index).map(filter.matches) ?? false }
     }

@@ -42,12 +42,12 @@ struct SessionLogIndexTests {
         for (position, entry) in index.entries.enumerated() {
             let message = try #require(index.message(at: position))
             #expect(message.requestID == log.messages[position].requestID)
-            #expect(entry.method == message.original?.method)
-            #expect(entry.url == message.original?.url)
-            #expect(entry.statusCode == (message.response?.statusCode ?? 0))
-            #expect(entry.failed == (message.error != nil))
-            #expect(entry.responseSize == message.response?.body.size)
-            #expect(entry.elapsedMicros == message.timings.map { $0.queued + $0.total })
+            #expect(entry.summary.method == message.original?.method)
+            #expect(entry.summary.url == message.original?.url)
+            #expect(entry.summary.statusCode == (message.response?.statusCode ?? 0))
+            #expect(entry.summary.failed == (message.error != nil))
+            #expect(entry.summary.responseSize == message.response?.body.size)
+            #expect(entry.summary.elapsedMicros == message.timings.map { $0.queued + $0.total })
         }
     }
 
