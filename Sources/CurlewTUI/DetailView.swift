@@ -43,23 +43,17 @@ enum DetailView {
         }
         let connection = message.connection
         let reused = connection?.reused ?? false
-        let barWidth = max(10, area.width - 28)
-        let span = max(1.0, Double(timings.elapsed))
         var row = area.row + 1
         frame.put("Timing waterfall (\(reused ? "reused connection" : "new connection"))", row: area.row, column: area.column, style: .title)
-        for segment in timings.segments {
-            frame.put(TextWidth.fit(segment.phase, to: 10), row: row, column: area.column)
-            if let duration = segment.duration {
-                frame.put(TextWidth.fitRight(TimingBreakdown.format(duration), to: 11), row: row, column: area.column + 10)
-                let from = min(barWidth - 1, Int(Double(segment.start) / span * Double(barWidth)))
-                let length = max(1, Int((Double(duration) / span * Double(barWidth)).rounded()))
+        for phase in timings.waterfall(width: max(10, area.width - 28), reused: reused) {
+            frame.put(TextWidth.fit(phase.phase, to: 10), row: row, column: area.column)
+            frame.put(TextWidth.fitRight(phase.duration, to: 11), row: row, column: area.column + 10, style: phase.bar == nil ? .dim : .plain)
+            if let bar = phase.bar {
                 frame.put("│", row: row, column: area.column + 23, style: .dim)
-                frame.put(String(repeating: "█", count: min(length, barWidth - from)), row: row, column: area.column + 24 + from,
-                          style: phaseStyles[segment.phase] ?? .accent)
+                frame.put(String(repeating: "█", count: bar.length), row: row, column: area.column + 24 + bar.start,
+                          style: phaseStyles[phase.phase] ?? .accent)
             } else {
-                let reason = reused ? "n/a (reused connection)" : segment.phase == "tls" ? "n/a (plain HTTP)" : "n/a"
-                frame.put(TextWidth.fitRight("n/a", to: 11), row: row, column: area.column + 10, style: .dim)
-                frame.put(String(reason.dropFirst(4)), row: row, column: area.column + 24, style: .dim)
+                frame.put("(\(phase.reason ?? ""))", row: row, column: area.column + 24, style: .dim)
             }
             row += 1
         }

@@ -1,0 +1,35 @@
+/// One phase of a timing waterfall laid out on a bar of a given width: the CLI prints it as text
+/// and the interface draws it with colours, so both show the same bars and the same reasons.
+public struct WaterfallRow: Sendable, Equatable {
+    public var phase: String
+    /// "0.412 ms", or "n/a" for a phase that did not happen.
+    public var duration: String
+    /// Where the phase's bar starts and how many cells it takes; nil when it did not happen.
+    public var bar: (start: Int, length: Int)?
+    /// Why the phase did not happen ("reused connection", "no TLS"); nil when it did.
+    public var reason: String?
+
+    public static func == (lhs: WaterfallRow, rhs: WaterfallRow) -> Bool {
+        lhs.phase == rhs.phase && lhs.duration == rhs.duration && lhs.bar?.start == rhs.bar?.start
+            && lhs.bar?.length == rhs.bar?.length && lhs.reason == rhs.reason
+    }
+}
+
+extension TimingBreakdown {
+    /// The phases as waterfall rows on a bar `width` cells wide, scaled to the elapsed time.
+    /// Every phase that happened gets at least one cell.
+    public func waterfall(width: Int, reused: Bool) -> [WaterfallRow] {
+        let width = max(1, width)
+        let span = max(Double(elapsed), 1)
+        return segments.map { segment in
+            guard let duration = segment.duration else {
+                let reason = reused && ["dns", "connect", "tls"].contains(segment.phase) ? "reused connection"
+                    : segment.phase == "tls" ? "no TLS" : "did not happen"
+                return WaterfallRow(phase: segment.phase, duration: "n/a", bar: nil, reason: reason)
+            }
+            let start = min(Int((Double(segment.start) / span * Double(width)).rounded(.down)), width - 1)
+            let length = min(max(1, Int((Double(duration) / span * Double(width)).rounded())), width - start)
+            return WaterfallRow(phase: segment.phase, duration: Self.format(duration), bar: (start, length), reason: nil)
+        }
+    }
+}
