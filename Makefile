@@ -7,7 +7,7 @@ CURLEW := .build/debug/curlew
 # What `make run` runs; the end-to-end test starts the interface with exactly this.
 RUN_COMMAND := $(CURLEW)
 
-.PHONY: run print-run-command test build deps bench-deps bench bench-smoke demo-server tui-e2e clean
+.PHONY: run print-run-command test fuzz fuzz-smoke build deps bench-deps bench bench-smoke demo-server tui-e2e clean
 
 deps:
 	@scripts/ensure-packages.sh $(SYSTEM_PACKAGES)
@@ -24,6 +24,7 @@ print-run-command:
 test: deps bench-deps
 	$(SWIFT) build --build-tests
 	$(MAKE) bench-smoke
+	$(MAKE) fuzz-smoke
 	$(SWIFT) test --skip-build
 	scripts/tui-e2e.sh
 
@@ -41,6 +42,15 @@ bench-smoke: bench-deps
 	$(SWIFT) build --product curlew
 	cd Benchmarks && $(SWIFT) build
 	cd Benchmarks && CURLEW_BIN=../.build/debug/curlew .build/debug/CurlewBench --smoke --no-results
+
+# libFuzzer targets with AddressSanitizer, one per parser of untrusted input (Fuzz/README.md).
+FUZZ_SECONDS ?= 120
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# A few seconds of each fuzz target, so every target builds and runs its seeds in CI.
+fuzz-smoke: deps
+	scripts/fuzz.sh 5
 
 tui-e2e: build
 	scripts/tui-e2e.sh

@@ -76,3 +76,25 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets, one per parser of untrusted input (Fuzz/README.md). Declared only when
+// CURLEW_FUZZ=1, as `make fuzz` and the smoke run in `make test` set it, since they build with
+// -sanitize=fuzzer,address, which supplies their main.
+if Context.environment["CURLEW_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzJSON", ["CurlewAgent"]),
+        ("FuzzFilter", ["CurlewAgent", "CurlewSessions"]),
+        ("FuzzSessionLog", ["CurlewAgent", "CurlewSessions"]),
+        ("FuzzHeaders", ["CurlewAgent", "CurlewTransport"]),
+        ("FuzzCompose", ["CurlewAgent", "CurlewTransport"]),
+        ("FuzzRedaction", ["CurlewAgent"]),
+    ]
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
+    for target in fuzzTargets {
+        package.products.append(.executable(name: target.name, targets: [target.name]))
+        package.targets.append(.executableTarget(
+            name: target.name, dependencies: target.dependencies + ["FuzzSupport"], path: "Fuzz/Targets/\(target.name)",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ))
+    }
+}

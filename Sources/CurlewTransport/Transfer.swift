@@ -264,28 +264,23 @@ final class Transfer {
     }
 
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        func text(_ range: Range<Int>) -> String {
-            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-        }
-        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
-            statusLine = text(0..<end)
+        switch ResponseHeaderLine(bytes) {
+        case .statusLine(let line):
+            statusLine = line
             responseHeaders.removeAll(keepingCapacity: true)
             // Room for a typical response's headers at once, instead of growing 1, 2, 4, 8, 16.
             responseHeaders.reserveCapacity(16)
             releaseUnusedPooledBody()
             responseSinceLastRequest = true
-        } else if end > 0, bytes[0] == 0x20 || bytes[0] == 0x09, !responseHeaders.isEmpty {
-            // An obsolete folded continuation line belongs to the previous header.
-            responseHeaders[responseHeaders.count - 1].value += " " + text(ASCII.trimmed(bytes, from: 0, to: end))
-        } else if let colon = (0..<end).first(where: { bytes[$0] == 0x3A }) {
-            let header = (name: text(0..<colon), value: text(ASCII.trimmed(bytes, from: colon + 1, to: end)))
-            responseHeaders.append(header)
+        case .continuation(let more):
+            guard !responseHeaders.isEmpty else { return }
+            responseHeaders[responseHeaders.count - 1].value += " " + more
+        case .field(let name, let value):
+            responseHeaders.append((name, value))
             // Make room for an announced body once: growing a large one by doubling costs a
             // fresh, kernel-zeroed allocation and a copy at every step. Large ones go to a
             // pooled buffer whose pages are already mapped.
-            if ASCII.equalsIgnoringCase(header.name, "Content-Length"), let length = Int(header.value),
+            if ASCII.equalsIgnoringCase(name, "Content-Length"), let length = Int(value),
                length > 0, length <= maxResponseBytes, receivedBodyBytes == 0, pooledBody == nil {
                 if length >= BodyBufferPool.minimumSize {
                     pooledBody = bodyBuffers.take(atLeast: length)
@@ -293,6 +288,8 @@ final class Transfer {
                     responseBody.reserveCapacity(length)
                 }
             }
+        case .other:
+            break
         }
     }
 

@@ -1,4 +1,4 @@
-import CurlewAgent
+@testable import CurlewAgent
 import CurlewDemoServer
 import CurlewTestSupport
 @testable import CurlewTransport
@@ -294,5 +294,20 @@ struct PartialBodyRedactionTests {
         message.response!.body = BodySnapshot(kept: Data(body.utf8), size: 9999, contentType: "application/json")
         let text = try #require(RedactionPolicy().redact(message).response?.body.text)
         #expect(text == #"{"user":"ada","password":"[REDACTED]""#)
+    }
+}
+
+@Suite("URL passwords")
+struct URLPasswordTests {
+    @Test("every password in a text is hidden, also in a URL inside another's query or in JSON", arguments: [
+        ("http://u:pw@h.test/?next=https://v:pw2@i.test/", "http://u:[REDACTED]@h.test/?next=https://v:[REDACTED]@i.test/"),
+        (#"{"url":"https:\/\/u:pw@h.test\/"}"#, #"{"url":"https:\/\/u:[REDACTED]@h.test\/"}"#),
+        ("http://user@h.test/", "http://user@h.test/"),
+        ("http://h.test/a@b:c", "http://h.test/a@b:c"),
+        ("http://u:[REDACTED]@h.test/", "http://u:[REDACTED]@h.test/"),
+        ("no url : @ here", "no url : @ here"),
+    ])
+    func masking(_ text: String, _ expected: String) {
+        #expect(URLPassword.masking(in: text) == expected)
     }
 }

@@ -1,0 +1,25 @@
+// Fuzzes the JSON reader, which reads untrusted bodies for verdicts, redaction, the detail view
+// and chain captures. Any bytes give a value or a typed error; what it reads, it writes back as
+// text it reads again to the same text.
+@testable import CurlewAgent
+import Foundation
+import FuzzSupport
+
+@_cdecl("FuzzJSON_main")
+public func fuzzJSONMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv) { start, count in
+        guard let start else { return 0 }
+        return fuzzJSON(start, count)
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let data = Data(bytes: start, count: count)
+    guard let value = try? JSONValue.parse(data) else { return 0 }
+    let text = value.serialized()
+    guard let again = try? JSONValue.parse(text) else { fatalError("serialized JSON does not read back: \(text)") }
+    guard again.serialized() == text else { fatalError("JSON round trip changed \(text) to \(again.serialized())") }
+    _ = value.serialized(pretty: true)
+    return 0
+}

@@ -1,0 +1,28 @@
+/// One line of a response head as libcurl hands it to the header callback, classified. Pure, so
+/// it is tested and fuzzed apart from libcurl: any bytes give a value, never a trap.
+enum ResponseHeaderLine: Equatable {
+    /// "HTTP/1.1 200 OK": a new response starts (after a 1xx or a redirect there can be several).
+    case statusLine(String)
+    /// An obsolete folded line: more of the previous field's value.
+    case continuation(String)
+    case field(name: String, value: String)
+    /// The blank line ending the head, or a line without a colon.
+    case other
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
+            self = .statusLine(text(0..<end))
+        } else if end > 0, bytes[0] == 0x20 || bytes[0] == 0x09 {
+            self = .continuation(text(ASCII.trimmed(bytes, from: 0, to: end)))
+        } else if let colon = (0..<end).first(where: { bytes[$0] == 0x3A }) {
+            self = .field(name: text(0..<colon), value: text(ASCII.trimmed(bytes, from: colon + 1, to: end)))
+        } else {
+            self = .other
+        }
+    }
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with AddressSanitizer and runs each for a bounded time.
+# Usage: scripts/fuzz.sh SECONDS_PER_TARGET [TARGET...]
+# Seeds come from Fuzz/Corpus/<target>; what a run discovers goes to .build-fuzz/corpus/<target>
+# (not the repository). A crash stops the run with the input saved as .build-fuzz/crash-*.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:?usage: scripts/fuzz.sh SECONDS_PER_TARGET [TARGET...]}
+shift
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzFilter FuzzSessionLog FuzzHeaders FuzzCompose FuzzRedaction)
+
+export CURLEW_FUZZ=1
+build=(swift build --build-path .build-fuzz -Xswiftc -sanitize=fuzzer,address)
+for target in "${targets[@]}"; do
+    if ! output=$("${build[@]}" --product "$target" 2>&1); then
+        echo "$output" | grep -E "error" | head -20
+        exit 1
+    fi
+done
+bin=$("${build[@]}" --show-bin-path)
+
+for target in "${targets[@]}"; do
+    work=".build-fuzz/corpus/$target"
+    mkdir -p "$work"
+    rm -f .build-fuzz/crash-"$target"-*
+    echo "== $target: $seconds s"
+    # -rss_limit_mb: a parser that balloons on some input is a finding too.
+    "$bin/$target" "$work" "Fuzz/Corpus/$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
+        -artifact_prefix=.build-fuzz/crash-"$target"- -print_final_stats=1 2>&1 \
+        | grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|ERROR|==[0-9]+==|Test unit written|SUMMARY|Fatal error|fatal error" || true
+    if ls .build-fuzz/crash-"$target"-* >/dev/null 2>&1; then
+        echo "fuzz: $target crashed; the input is in $(ls .build-fuzz/crash-"$target"-* | head -1)"
+        exit 1
+    fi
+done
+echo "fuzz: ${#targets[@]} targets ran ${seconds} s each without a crash"
