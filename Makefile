@@ -7,7 +7,7 @@ CURLEW := .build/debug/curlew
 # What `make run` runs; the end-to-end test starts the interface with exactly this.
 RUN_COMMAND := $(CURLEW)
 
-.PHONY: run print-run-command test fuzz fuzz-smoke build deps bench-deps bench bench-smoke demo-server tui-e2e clean
+.PHONY: run print-run-command test fuzz fuzz-smoke soak build deps bench-deps bench bench-smoke demo-server tui-e2e clean
 
 deps:
 	@scripts/ensure-packages.sh $(SYSTEM_PACKAGES)
@@ -26,6 +26,7 @@ test: deps bench-deps
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz-smoke
 	$(SWIFT) test --skip-build
+	.build/debug/curlew-soak --requests 5000
 	scripts/tui-e2e.sh
 
 bench-deps:
@@ -47,6 +48,12 @@ bench-smoke: bench-deps
 FUZZ_SECONDS ?= 120
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The fault soak: 100,000 requests in groups with injected faults and cancels, then every check.
+SOAK_REQUESTS ?= 100000
+soak: deps
+	$(SWIFT) build -c release --product curlew-soak
+	.build/release/curlew-soak --requests $(SOAK_REQUESTS)
 
 # A few seconds of each fuzz target, so every target builds and runs its seeds in CI.
 fuzz-smoke: deps

@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "curlew", targets: ["curlew"]),
+        // The fault soak (`make soak`).
+        .executable(name: "curlew-soak", targets: ["CurlewSoak"]),
         .library(name: "CurlewAgent", targets: ["CurlewAgent"]),
         .library(name: "CurlewSessions", targets: ["CurlewSessions"]),
         .library(name: "CurlewDemoServer", targets: ["CurlewDemoServer"]),
@@ -55,6 +57,13 @@ let package = Package(
             name: "curlew",
             dependencies: [
                 "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "CurlewSoak",
+            dependencies: [
+                "CurlewAgent", "CurlewSessions", "CurlewDemoServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
