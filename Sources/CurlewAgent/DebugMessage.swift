@@ -10,14 +10,35 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
     public var params: JSONValue
     public var body: BodySnapshot?
     public var timeoutMilliseconds: Int64
+    /// Headers the agent added rather than the request (config defaults, User-Agent, the body's
+    /// Content-Type), so re-sending the request leaves them to be added again.
+    public var automaticHeaders: [String]
 
-    public init(method: String, url: String, headers: [HeaderField], params: JSONValue, body: BodySnapshot?, timeoutMilliseconds: Int64) {
+    public init(method: String, url: String, headers: [HeaderField], params: JSONValue, body: BodySnapshot?, timeoutMilliseconds: Int64,
+                automaticHeaders: [String] = []) {
         self.method = method
         self.url = url
         self.headers = headers
         self.params = params
         self.body = body
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.automaticHeaders = automaticHeaders
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case method, url, headers, params, body, timeoutMilliseconds, automaticHeaders
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(String.self, forKey: .method)
+        url = try container.decode(String.self, forKey: .url)
+        headers = try container.decode([HeaderField].self, forKey: .headers)
+        params = try container.decode(JSONValue.self, forKey: .params)
+        body = try container.decodeIfPresent(BodySnapshot.self, forKey: .body)
+        timeoutMilliseconds = try container.decode(Int64.self, forKey: .timeoutMilliseconds)
+        // Logs written before this field existed: every header counts as the request's own.
+        automaticHeaders = try container.decodeIfPresent([String].self, forKey: .automaticHeaders) ?? []
     }
 }
 

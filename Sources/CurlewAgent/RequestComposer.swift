@@ -64,7 +64,8 @@ struct RequestComposer: Sendable {
             headers: headers.fields,
             params: params.jsonObject,
             body: body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: config.debugBodyLimit) },
-            timeoutMilliseconds: (request.timeout ?? config.requestTimeout).wholeMilliseconds
+            timeoutMilliseconds: (request.timeout ?? config.requestTimeout).wholeMilliseconds,
+            automaticHeaders: headers.fields.compactMap { field in request.headers[field.name] == nil ? field.name : nil }
         )
         return (transfer, composed)
     }

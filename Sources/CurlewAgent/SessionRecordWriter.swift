@@ -211,6 +211,9 @@ struct SessionRecordWriter {
         key("params"); json(request.params)
         if let body = request.body { key("body"); self.body(body) }
         key("timeoutMilliseconds"); integer(request.timeoutMilliseconds)
+        if !request.automaticHeaders.isEmpty {
+            key("automaticHeaders"); array(request.automaticHeaders) { $0.string($1) }
+        }
         closeObject()
     }
 

@@ -348,22 +348,20 @@ extension AppModel {
                 if let hit = Chrome.tabHit(column: event.column) { switchPane(to: hit) }
                 return
             }
-            let row = event.row - Layout.listTop
-            guard row >= 0 else { return }
-            switch pane {
-            case .compose:
-                if event.column < Layout.composeListWidth(columns: 200) {
-                    compose.focus = .list
-                    compose.selectedItem = clamp(row, compose.items.count)
-                }
-            case .live where detail?.pane != .live:
-                live.selected = clamp(live.scroll + row, live.visibleCount)
+            switch hitTarget(row: event.row, column: event.column) {
+            case .composeItem(let index):
+                compose.focus = .list
+                compose.selectedItem = clamp(index, compose.items.count)
+            case .liveRow(let index):
+                live.selected = clamp(index, live.visibleCount)
                 live.follow = false
-            case .groups:
-                groups.selected = clamp(row, groups.groups.count)
-            case .logs where detail?.pane != .logs:
-                logs.moveSelection(by: row - (logs.opened?.selected ?? logs.selectedFile))
-            default:
+            case .group(let index):
+                groups.selected = clamp(index, groups.groups.count)
+            case .logFile(let index):
+                logs.moveSelection(by: index - logs.selectedFile)
+            case .logEntry(let index):
+                logs.moveSelection(by: index - (logs.opened?.selected ?? 0))
+            case nil:
                 break
             }
         }

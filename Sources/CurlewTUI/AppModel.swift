@@ -71,6 +71,8 @@ public final class AppModel {
     /// The open detail view and the pane it belongs to (Live or Logs).
     public var detail: (pane: Pane, state: DetailState)?
     public var prompt: Prompt?
+    /// What a click selects, as the last frame drew it.
+    var hitRegions: [HitRegion] = []
     public var showHelp = false
     public var helpScroll = 0
     public var message = ""

@@ -13,9 +13,6 @@ struct Rect {
 enum Layout {
     static let minimumRows = 24
     static let minimumColumns = 80
-    /// First list row inside a pane (row 0 is the tab bar, row 1 the pane's heading).
-    static let listTop = 2
-
     static func composeListWidth(columns: Int) -> Int {
         min(36, columns / 3)
     }
@@ -169,6 +166,7 @@ extension AppModel {
     /// Draws the whole screen for a terminal of this size.
     public func render(rows: Int, columns: Int) -> FrameBuffer {
         var frame = FrameBuffer(rows: rows, columns: columns)
+        hitRegions.removeAll(keepingCapacity: true)
         guard rows >= Layout.minimumRows, columns >= Layout.minimumColumns else {
             Chrome.drawTooSmall(into: &frame)
             return frame

@@ -33,6 +33,7 @@ enum ComposeView {
             let selected = offset == compose.selectedItem
             let style: Style = selected ? (compose.focus == .list ? .selected : .bold) : .plain
             frame.putLine(" " + item.title, row: row, column: 0, width: listWidth - 1, style: style)
+            model.registerHit(row: row, columns: 0..<(listWidth - 1), .composeItem(offset))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
 

@@ -10,6 +10,8 @@ public struct GroupRecord: Sendable {
         public var statusCode: Int?
         public var error: RequestError?
         public var childGroupID: UInt64?
+        /// The member's request, whose debug message has its real timings.
+        public var requestID: UInt64?
         /// Microseconds since the group started, as events arrived.
         public var startedAt: Int64?
         public var finishedAt: Int64?
@@ -23,7 +25,10 @@ public struct GroupRecord: Sendable {
     public var duration: Int64?
     public var captures: [(name: String, value: String)] = []
 
-    public var finishedCount: Int { members.filter { $0.state.isTerminal }.count }
+    /// Members that ran to an end (succeeded or failed); cancelled ones are counted apart, so a
+    /// cancelled group never shows as complete.
+    public var completedCount: Int { members.filter { $0.state == .succeeded || $0.state == .failed }.count }
+    public var cancelledCount: Int { members.filter { $0.state == .cancelled }.count }
 }
 
 /// Every running and finished group, oldest first, bounded.
@@ -84,6 +89,7 @@ public struct GroupsState: Sendable {
             if let status = update.statusCode { member.statusCode = status }
             if let error = update.error { member.error = error }
             if let child = update.childGroupID { member.childGroupID = child }
+            if let requestID = update.requestID { member.requestID = requestID }
             if update.state == .inFlight, member.startedAt == nil { member.startedAt = elapsed }
             if update.state == .pending, update.waitReason == nil { member.startedAt = elapsed }
             if update.state.isTerminal { member.finishedAt = elapsed }

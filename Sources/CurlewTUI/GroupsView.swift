@@ -12,11 +12,12 @@ enum GroupsView {
             return
         }
         for (offset, group) in groups.enumerated().prefix(area.height - 1) {
-            let state = group.verdict?.rawValue ?? (group.waiting ? "waiting" : "\(group.finishedCount)/\(group.members.count)")
+            let state = group.verdict?.rawValue ?? (group.waiting ? "waiting" : "\(group.completedCount)/\(group.members.count)")
             let indent = group.info.parentID == nil ? "" : "  ↳ "
             let text = " \(indent)\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)")"
             let style: Style = offset == model.groups.selected ? (model.groupMembersFocused ? .bold : .selected) : verdictStyle(group.verdict)
             frame.putLine(TextWidth.fit(text, to: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: area.row + 1 + offset, column: 0, width: listWidth - 1, style: style)
+            model.registerHit(row: area.row + 1 + offset, columns: 0..<(listWidth - 1), .group(offset))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
         guard groups.indices.contains(model.groups.selected) else { return }
@@ -34,14 +35,16 @@ enum GroupsView {
 
     private static func drawGroup(_ group: GroupRecord, model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         let total = max(1, group.members.count)
-        let done = group.finishedCount
-        let percent = Int((Double(done) / Double(total) * 100).rounded())
+        let done = group.completedCount
+        let percent = Int((Double(done) / Double(total) * 100).rounded(.down))
+        let cancelled = group.cancelledCount > 0 ? ", \(group.cancelledCount) cancelled" : ""
         let verdict = group.verdict.map { "\($0.rawValue) in \(TimingBreakdown.format(group.duration ?? 0))" } ?? (group.waiting ? "waiting (gated)" : "running")
         let gate = group.info.isPriorityGate ? " · priority-first gate" : ""
         frame.put("\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)") · \(verdict)\(gate)", row: area.row, column: area.column,
                   style: verdictStyle(group.verdict).union(.bold), width: area.width)
-        let barWidth = max(10, area.width - 22)
-        frame.put(Chrome.progressBar(Double(done) / Double(total), width: barWidth) + " \(percent) % (\(done)/\(total))", row: area.row + 1, column: area.column, style: .accent)
+        let counts = " \(percent) % (\(done)/\(total)\(cancelled))"
+        let barWidth = max(10, area.width - TextWidth.of(counts) - 1)
+        frame.put(Chrome.progressBar(Double(done) / Double(total), width: barWidth) + counts, row: area.row + 1, column: area.column, style: .accent)
 
         let now = group.started.map { (ContinuousClock.now - $0).wholeMicroseconds } ?? 0
         let span = max(1, group.duration ?? group.members.compactMap(\.finishedAt).max() ?? now)
@@ -58,7 +61,10 @@ enum GroupsView {
         let scroll = max(0, (selected ?? 0) - memberRows + 1)
         for (index, member) in group.members.enumerated().dropFirst(scroll).prefix(memberRows) {
             let row = area.row + 3 + index - scroll
-            let duration = member.startedAt.map { TimingBreakdown.format((member.finishedAt ?? now) - $0) } ?? ""
+            // A finished request's time is its own elapsed time, as Live shows it; the group's
+            // clock (events as they arrived) only stands in while it runs.
+            let elapsed = member.requestID.flatMap { model.live.row(id: $0)?.message?.timings?.elapsed }
+            let duration = elapsed.map(TimingBreakdown.format) ?? member.startedAt.map { TimingBreakdown.format((member.finishedAt ?? now) - $0) } ?? ""
             let status = member.statusCode.map(String.init) ?? (member.error != nil ? "ERR" : "")
             let stateText = member.waitReason == .gated ? "gated" : member.state.rawValue
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }

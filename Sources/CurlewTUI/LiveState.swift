@@ -87,6 +87,11 @@ public struct LiveState: Sendable {
         return 1024 + bodies.reduce(0, +) + (message.sent?.head.utf8.count ?? 0)
     }
 
+    /// The row of a request, while it is kept.
+    public func row(id: UInt64) -> LiveRow? {
+        positions[id].map { rows[$0 - evicted] }
+    }
+
     /// In-flight requests (known but not finished).
     public var inFlightCount: Int {
         rows.reduce(0) { $0 + ($1.state.isTerminal ? 0 : 1) }

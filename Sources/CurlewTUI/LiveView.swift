@@ -24,6 +24,7 @@ enum LiveView {
                                                 formatter: model.timeFormatter, width: area.width - 1)
             frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width,
                           style: offset == live.selected ? .selected : style)
+            model.registerHit(row: area.row + 2 + offset - scroll, columns: area.column..<(area.column + area.width), .liveRow(offset))
         }
     }
 }

@@ -27,6 +27,7 @@ enum LogsView {
             let (text, style) = MessageRows.row(info: info, state: message.state, progress: nil, message: message,
                                                 formatter: model.timeFormatter, width: area.width - 1)
             frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: offset == opened.selected ? .selected : style)
+            model.registerHit(row: area.row + 2 + offset - scroll, columns: 0..<area.width, .logEntry(offset))
         }
         if opened.visible.isEmpty {
             frame.put("No entry matches. / edits the filter, F clears it, Esc closes the log.", row: area.row + 3, column: 2, style: .dim)
@@ -44,6 +45,7 @@ enum LogsView {
         for (offset, file) in files.enumerated().dropFirst(scroll).prefix(listHeight) {
             let text = TextWidth.fit(model.fileTimeFormatter.string(from: file.modified), to: 20) + " " + TextWidth.fitRight(Chrome.bytes(file.size), to: 9) + "  " + file.name
             frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: offset == model.logs.selectedFile ? .selected : .plain)
+            model.registerHit(row: area.row + 2 + offset - scroll, columns: 0..<area.width, .logFile(offset))
         }
         if files.isEmpty {
             frame.put("No session logs yet. Requests sent here are logged to \(model.environment.sessionsDirectory)/.", row: area.row + 3, column: 2, style: .dim)

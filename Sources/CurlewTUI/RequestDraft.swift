@@ -102,7 +102,9 @@ public struct RequestDraft: Sendable, Equatable {
         let body = original?.body
         let type = body?.contentType?.lowercased() ?? ""
         let bodyMode: BodyMode = body == nil ? .none : type.contains("json") ? .json : type.contains("x-www-form-urlencoded") ? .form : .raw
-        let skipped: Set<String> = ["content-length", "host"]
+        // What the agent adds on its own stays automatic: re-sending adds it afresh (a changed body
+        // gets its own Content-Type), instead of freezing it into the draft.
+        let skipped = Set(["content-length", "host"] + (original?.automaticHeaders ?? []).map { $0.lowercased() })
         self.init(
             name: message.name ?? "re-sent #\(message.requestID)", method: original?.method ?? "GET", url: url, params: params,
             headers: (original?.headers ?? []).filter { !skipped.contains($0.name.lowercased()) }.map { KeyValueRow($0.name, $0.value) },

@@ -311,3 +311,19 @@ struct URLPasswordTests {
         #expect(URLPassword.masking(in: text) == expected)
     }
 }
+
+@Suite("Composed requests record what the agent added")
+struct AutomaticHeaderTests {
+    @Test("headers the agent adds (defaults, User-Agent, the body's Content-Type) are marked automatic; the request's own are not")
+    func automaticHeaders() throws {
+        var config = NetworkConfig(baseURL: "http://h.test")
+        config.defaultHeaders = ["Accept": "application/json"]
+        let composed = try RequestComposer(config: config)
+            .compose(Request(.post, "/p", params: ["a": "1"], headers: ["X-Custom": "1"])).composed
+        #expect(Set(composed.automaticHeaders) == ["Accept", "User-Agent", "Content-Type"])
+        var message = Fixtures.message()
+        message.original = composed
+        let decoded = try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(SessionRecordWriter.messageLine(message, custom: nil)))
+        #expect(decoded.original?.automaticHeaders == composed.automaticHeaders)
+    }
+}

@@ -176,15 +176,48 @@ struct AppModelTests {
         #expect(model.compose.draft.body == #"{"user":"ada"}"#)
     }
 
-    @Test("mouse clicks switch panes and select rows; the mouse can be switched off")
+    @Test("a click on a scrolled list selects the row drawn there, and the Compose list ends where it is drawn")
+    func mouseHonoursScrollAndWidth() throws {
+        let model = try TUIFixtures.model()
+        model.ingest((1...60).map { UIEvent.message(Fixtures.message(id: UInt64($0), url: "http://t.test/\($0)")) })
+        model.handle(.character("2"))
+        model.handle(.end)
+        let screen = VirtualScreen(rows: 24, columns: 80)
+        screen.present(model.render(rows: 24, columns: 80))
+        #expect(model.live.scroll > 0)
+        let lines = screen.text.split(separator: "\n", omittingEmptySubsequences: false)
+        let firstRow = try #require(lines.firstIndex { $0.contains("status") }) + 1
+        let shown = try #require(lines[firstRow].split(separator: "/").last)
+        model.handle(.mouse(MouseEvent(kind: .click, row: firstRow, column: 5)))
+        #expect(model.live.selected == model.live.scroll)
+        #expect(shown.hasPrefix("\(model.live.selected + 1)"), "the clicked row shows item \(shown), the selection is \(model.live.selected)")
+
+        model.handle(.character("1"))
+        screen.present(model.render(rows: 24, columns: 80))
+        let before = model.compose.selectedItem
+        let listWidth = Layout.composeListWidth(columns: 80)
+        model.handle(.mouse(MouseEvent(kind: .click, row: 3, column: listWidth + 2)))
+        #expect(model.compose.selectedItem == before, "a click in the editor beside the list selects nothing")
+        model.handle(.mouse(MouseEvent(kind: .click, row: 3, column: 2)))
+        #expect(model.compose.selectedItem == 1)
+    }
+
+    @Test("mouse clicks switch panes and select the row drawn under the pointer; the mouse can be switched off")
     func mouse() throws {
         let model = try TUIFixtures.model()
         TUIFixtures.populate(model)
         model.handle(.mouse(MouseEvent(kind: .click, row: 0, column: 12)))
         #expect(model.pane == .live)
-        model.handle(.mouse(MouseEvent(kind: .click, row: Layout.listTop + 1, column: 5)))
-        #expect(model.live.selected == 1)
+        let screen = VirtualScreen(rows: 24, columns: 80)
+        screen.present(model.render(rows: 24, columns: 80))
+        let lines = screen.text.split(separator: "\n", omittingEmptySubsequences: false)
+        // The first request's row is the line after the column heading.
+        let firstRow = try #require(lines.firstIndex { $0.contains("status") }) + 1
+        model.handle(.mouse(MouseEvent(kind: .click, row: firstRow, column: 5)))
+        #expect(model.live.selected == 0)
         #expect(!model.live.follow)
+        model.handle(.mouse(MouseEvent(kind: .click, row: firstRow + 1, column: 5)))
+        #expect(model.live.selected == 1)
         model.handle(.character("M"))
         model.handle(.mouse(MouseEvent(kind: .click, row: 0, column: 24)))
         #expect(model.pane == .live)

@@ -66,3 +66,71 @@ struct InputSafetyTests {
         #expect(caretLine?.firstIndex(of: "^").map { caretLine!.distance(from: caretLine!.startIndex, to: $0) } == 8 + 3)
     }
 }
+
+@Suite("What the panes report, as a user reads it")
+struct PaneReportTests {
+    private func model() -> AppModel {
+        AppModel(environment: AppEnvironment(
+            agent: Agent(config: NetworkConfig(baseURL: "http://127.0.0.1:9")), name: "test", sessionLogPath: nil,
+            sessionsDirectory: NSTemporaryDirectory() + "none-" + UUID().uuidString, composeItems: [],
+            timeZone: TimeZone(identifier: "UTC")!, processEnvironment: [:]
+        ))
+    }
+
+    private let batch = GroupInfo(id: 50, name: "three", kind: .batch, parentID: nil, indexInParent: nil, isPriorityGate: false)
+
+    @Test("a cancelled batch does not show 100 %: cancelled members are counted apart")
+    func cancelledBatchProgress() {
+        let model = model()
+        model.ingest([
+            .group(.created(batch, memberLabels: ["a", "b", "c"])), .group(.started(batch)),
+            .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .succeeded, statusCode: 200))),
+            .group(.memberChanged(batch, MemberUpdate(index: 1, label: "b", state: .cancelled))),
+            .group(.memberChanged(batch, MemberUpdate(index: 2, label: "c", state: .cancelled))),
+            .group(.finished(batch, verdict: .cancelled, duration: 1_000, failedMembers: [])),
+        ])
+        model.handle(.character("3"))
+        let screen = VirtualScreen(rows: 24, columns: 100)
+        screen.present(model.render(rows: 24, columns: 100))
+        #expect(screen.text.contains("33 % (1/3, 2 cancelled)"))
+        #expect(!screen.text.contains("100 %"))
+    }
+
+    @Test("a member's time in Groups is its request's elapsed time, as Live shows it")
+    func memberTimeMatchesLive() {
+        let model = model()
+        let message = Fixtures.message(id: 77, elapsedMicros: 123_400)
+        model.ingest([
+            .group(.created(batch, memberLabels: ["a"])), .group(.started(batch)),
+            .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .pending, requestID: 77))),
+            .message(message),
+            .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .succeeded, requestID: 77, statusCode: 200))),
+        ])
+        model.handle(.character("3"))
+        let screen = VirtualScreen(rows: 24, columns: 100)
+        screen.present(model.render(rows: 24, columns: 100))
+        #expect(screen.text.contains(TimingBreakdown.format(message.timings!.elapsed)))
+    }
+
+    @Test("re-sending leaves the agent's automatic headers automatic")
+    func resendKeepsAutomaticHeaders() {
+        var message = Fixtures.message(requestHeaders: [HeaderField(name: "X-Custom", value: "1"), HeaderField(name: "Content-Type", value: "application/json")])
+        message.original?.automaticHeaders = ["User-Agent", "Content-Type"]
+        let draft = RequestDraft(message)
+        #expect(draft.headers.map(\.name) == ["X-Custom"])
+    }
+
+    @Test("an unknown variable's message suggests close names, never the whole environment")
+    func unknownVariable() {
+        let environment = (0..<200).map { ("ENV_VARIABLE_\($0)", "secret-\($0)") }
+        let variables = ChainVariables(environment + [("token", "t"), ("tokens", "u")])
+        do {
+            _ = try variables.expand("/x/{{tokn}}")
+            Issue.record("an unknown variable expanded")
+        } catch {
+            #expect(error.message.contains("did you mean {{token}}, {{tokens}}?"))
+            #expect(error.message.contains("202 defined"))
+            #expect(!error.message.contains("ENV_VARIABLE"))
+        }
+    }
+}

@@ -58,6 +58,35 @@ public struct ChainVariables: Sendable, Equatable {
         }
     }
 
+    /// The names closest to a misspelt one, at most three, and how many are defined: the full
+    /// list may be a whole process environment, too long to read and not to be shown.
+    private func suggestion(for name: String) -> String {
+        guard !values.isEmpty else { return " (none defined yet)" }
+        let wanted = Array(name.lowercased())
+        let close = values.map(\.name)
+            .map { ($0, Self.editDistance(wanted, Array($0.lowercased()))) }
+            .filter { $0.1 <= max(2, wanted.count / 3) }
+            .sorted { $0.1 < $1.1 }
+            .prefix(3)
+            .map { "{{\($0.0)}}" }
+        let count = "\(values.count) defined"
+        return close.isEmpty ? " (\(count))" : "; did you mean \(close.joined(separator: ", "))? (\(count))"
+    }
+
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// Replaces every `{{name}}` in `text`; an unknown name fails with `unresolvedVariable`.
     public func expand(_ text: String) throws(RequestError) -> String {
         guard text.contains("{{") else { return text }
@@ -76,8 +105,7 @@ public struct ChainVariables: Sendable, Equatable {
                 continue
             }
             guard let value = self[name] else {
-                let known = values.isEmpty ? "none captured yet" : "known: " + values.map(\.name).joined(separator: ", ")
-                throw RequestError(.unresolvedVariable, "chain variable {{\(name)}} is not defined (\(known))")
+                throw RequestError(.unresolvedVariable, "chain variable {{\(name)}} is not defined" + suggestion(for: name))
             }
             output += value
             rest = rest[close.upperBound...]
