@@ -7,7 +7,7 @@ CURLEW := .build/debug/curlew
 # What `make run` runs; the end-to-end test starts the interface with exactly this.
 RUN_COMMAND := $(CURLEW)
 
-.PHONY: run print-run-command test fuzz fuzz-smoke soak build deps bench-deps bench bench-smoke demo-server tui-e2e clean
+.PHONY: run print-run-command test fuzz fuzz-smoke soak sanitize build deps bench-deps bench bench-smoke demo-server tui-e2e clean
 
 deps:
 	@scripts/ensure-packages.sh $(SYSTEM_PACKAGES)
@@ -54,6 +54,14 @@ SOAK_REQUESTS ?= 100000
 soak: deps
 	$(SWIFT) build -c release --product curlew-soak
 	.build/release/curlew-soak --requests $(SOAK_REQUESTS)
+
+# The whole suite under ThreadSanitizer, then under AddressSanitizer (separate build directories).
+# Suppressions, each justified, are in scripts/tsan.supp.
+sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1" $(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
 
 # A few seconds of each fuzz target, so every target builds and runs its seeds in CI.
 fuzz-smoke: deps

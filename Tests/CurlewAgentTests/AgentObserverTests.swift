@@ -63,8 +63,8 @@ struct AgentObserverTests {
         let elapsed = ContinuousClock.now - started
         #expect(elapsed < .milliseconds(900), "10 requests must not wait for 10 x 100 ms of observer work")
         #expect(agent.observerBacklog(of: slow) > 0)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(fast.messages.count == 10, "a fast observer is not held up by a slow one")
+        // Held up by the slow observer, the fast one would need a second.
+        try await waitUntil(timeout: .milliseconds(500)) { fast.messages.count == 10 }
         await agent.waitForObservers()
         #expect(agent.observerBacklog(of: slow) == 0)
         #expect(slow.finished == 10)
@@ -129,8 +129,7 @@ struct AgentCallbackTests {
         let delegate = Delegate()
         let ok = agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(delegate: delegate))
         let bad = agent.start(Request(.get, "/status/404"), callbacks: RequestCallbacks(delegate: delegate))
-        while !(ok.state.isTerminal && bad.state.isTerminal) { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil { delegate.calls.withLock { $0.count } == 6 }
         let calls = delegate.calls.withLock { $0 }
         #expect(calls.filter { $0 == "willBeSent" }.count == 2)
         #expect(calls.filter { $0 == "didSend" }.count == 2)
@@ -156,7 +155,8 @@ struct AgentCallbackTests {
         #expect(ContinuousClock.now - cancelledAt < .milliseconds(100))
         agent.cancel(handle)
         agent.cancelAll()
-        try await Task.sleep(for: .milliseconds(100))
+        // Whatever those could still call back is on the callback queue before this block runs.
+        await withCheckedContinuation { continuation in agent.config.callbackQueue.async { continuation.resume() } }
         #expect(failures.withLock { $0 } == [.cancelled])
         #expect(handle.state == .cancelled)
     }

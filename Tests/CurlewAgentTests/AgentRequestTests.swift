@@ -98,28 +98,20 @@ struct AgentRequestTests {
     func headerInjectionNeverSent() async throws {
         let server = try await TestServer.shared()
         let tag = uniqueTag()
-        await #expect(throws: RequestFailure.self) {
+        let failure = await #expect(throws: RequestFailure.self) {
             try await agent().send(Request(.get, "/get?\(tag)", headers: ["X-Evil": "a\r\nX-Injected: 1"]))
         }
-        do {
-            _ = try await agent().send(Request(.get, "/get?\(tag)", headers: ["X-Evil": "a\r\nX-Injected: 1"]))
-        } catch let failure as RequestFailure {
-            #expect(failure.error.kind == .invalidHeader)
-        }
+        #expect(failure?.error.kind == .invalidHeader)
         #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
     }
 
     @Test("a status outside the acceptable range fails, with the response body kept")
     func unacceptableStatus() async throws {
-        do {
-            _ = try await agent().send(Request(.get, "/status/503"))
-            Issue.record("expected a failure")
-        } catch let failure as RequestFailure {
-            #expect(failure.error.kind == .unacceptableStatus)
-            #expect(failure.error.code == 503)
-            #expect(failure.response?.statusCode == 503)
-            #expect(try failure.response?.json()["status"] == .int(503))
-        }
+        let failure = try #require(await #expect(throws: RequestFailure.self) { try await agent().send(Request(.get, "/status/503")) })
+        #expect(failure.error.kind == .unacceptableStatus)
+        #expect(failure.error.code == 503)
+        #expect(failure.response?.statusCode == 503)
+        #expect(try failure.response?.json()["status"] == .int(503))
         let accepted = try await agent().send(Request(.get, "/status/503", acceptableStatusCodes: 200..<600))
         #expect(accepted.statusCode == 503)
     }
@@ -127,12 +119,8 @@ struct AgentRequestTests {
     @Test("the strict JSON serializer fails a body that is not JSON; automatic never fails")
     func responseSerializers() async throws {
         let agent = try await agent()
-        do {
-            _ = try await agent.send(Request(.get, "/bytes/16", responseSerializer: .json))
-            Issue.record("expected a serialization failure")
-        } catch let failure as RequestFailure {
-            #expect(failure.error.kind == .responseSerialization)
-        }
+        let failure = await #expect(throws: RequestFailure.self) { try await agent.send(Request(.get, "/bytes/16", responseSerializer: .json)) }
+        #expect(failure?.error.kind == .responseSerialization)
         let automatic = try await agent.send(Request(.get, "/bytes/16"))
         #expect(automatic.value == .data(automatic.body))
         let json = try await agent.send(Request(.get, "/json"))
@@ -147,12 +135,9 @@ struct AgentRequestTests {
     func tips() async throws {
         let port = try Listeners.closedPort()
         let agent = Agent(config: NetworkConfig(tips: ErrorTips(generalError: "oops", notReachable: "offline", appendsErrorCode: true)))
-        do {
-            _ = try await agent.send(.url("http://127.0.0.1:\(port)/"))
-        } catch let failure as RequestFailure {
-            #expect(failure.error.kind == .couldNotConnect)
-            #expect(failure.tip == "offline (code 7)")
-        }
+        let failure = await #expect(throws: RequestFailure.self) { try await agent.send(.url("http://127.0.0.1:\(port)/")) }
+        #expect(failure?.error.kind == .couldNotConnect)
+        #expect(failure?.tip == "offline (code 7)")
     }
 
     @Test("a large response is kept whole in the response but only as a preview in the debug message")

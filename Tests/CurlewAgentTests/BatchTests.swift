@@ -89,9 +89,9 @@ struct BatchTests {
 
     @Test("cancelling one member leaves its siblings running under .any; an empty batch succeeds at once")
     func cancelOneMember() async throws {
-        let (agent, _) = try await groupAgent()
+        let (agent, recorder) = try await groupAgent()
         let handle = agent.start(.batch([Request(.get, "/delay/5"), Request(.get, "/delay/0.3")], policy: .any))
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil { recorder.hasSent(handle[0]) }
         agent.cancelMember(at: 0, of: handle)
         while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(10)) }
         #expect(handle[0].state == .cancelled)
@@ -104,7 +104,7 @@ struct BatchTests {
     func cancelGroup() async throws {
         let (agent, recorder) = try await groupAgent()
         let handle = agent.start(.batch((0..<6).map { _ in Request(.get, "/delay/10") }, maxConcurrency: 3))
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil { handle.members.filter(recorder.hasSent).count == 3 }
         let cancelledAt = ContinuousClock.now
         agent.cancel(handle)
         while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }

@@ -156,9 +156,9 @@ struct NestedGroupTests {
 
     @Test("cancelling a group cancels its nested groups too")
     func cancelNested() async throws {
-        let (agent, _) = try await groupAgent()
+        let (agent, recorder) = try await groupAgent()
         let handle = agent.start(.chain([ChainStep(.group(.batch([Request(.get, "/delay/10"), Request(.get, "/delay/10")])))]))
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil { handle[0].child?.members.allSatisfy(recorder.hasSent) == true }
         agent.cancel(handle)
         while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
         #expect(handle.state == .cancelled)

@@ -46,6 +46,8 @@ struct ViewModelLoadTests {
         latencies.sort()
         let p50 = latencies[latencies.count / 2]
         let p99 = latencies[latencies.count * 99 / 100]
-        print("view model load: \(total) messages, \(keys) keys, key+render latency p50 \(p50), p99 \(p99), max \(latencies.last!); rows kept \(model.live.rows.count), evicted \(model.live.evicted)")
+        // Key latency is measured by the benchmark (make bench); here only a bound that a frozen
+        // interface would break, with room for a loaded CI machine.
+        #expect(p50 < .milliseconds(250), "key+render latency p50 \(p50), p99 \(p99), max \(latencies.last!)")
     }
 }

@@ -32,6 +32,11 @@ public final class EventRecorder: NetworkObserver {
         }
     }
 
+    /// Whether a group member's request has been handed to the transport.
+    public func hasSent(_ member: MemberSnapshot) -> Bool {
+        member.requestID.map { events(for: $0).contains(.didSend($0)) } ?? false
+    }
+
     public func events(for id: UInt64) -> [Event] {
         events.filter { event in
             switch event {

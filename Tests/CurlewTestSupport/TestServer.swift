@@ -1,5 +1,6 @@
 import CurlewDemoServer
 import Foundation
+import Testing
 
 /// The demo server every test in a process shares, started on first use on 127.0.0.1.
 public enum TestServer {
@@ -26,4 +27,17 @@ public enum TestServer {
 /// A unique marker for URLs, so a test can find its own requests among the server's records.
 public func uniqueTag(_ prefix: String = "t") -> String {
     "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
+}
+
+/// Waits for something observable to happen, polling `condition` every 10 ms for up to
+/// `timeout`; records an issue when it does not.
+public func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
 }

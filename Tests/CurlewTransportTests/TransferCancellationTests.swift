@@ -59,22 +59,10 @@ struct TransferCancellationTests {
         let server = try await TestServer.shared()
         let harness = EngineHarness()
         let ids = (0..<3).map { _ in harness.submit(TransferRequest(url: "\(server.baseURL)/delay/10")) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil { ids.allSatisfy { harness.collector.events(for: $0).count >= 1 } }
         harness.engine.shutdown()
         for id in ids { #expect(await harness.collector.result(for: id).error?.kind == .cancelled) }
         let late = harness.submit(TransferRequest(url: "\(server.baseURL)/get"))
         #expect(await harness.collector.result(for: late).error?.kind == .cancelled)
-    }
-}
-
-/// Polls `condition` every 10 ms for up to `timeout`.
-func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within \(timeout)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }

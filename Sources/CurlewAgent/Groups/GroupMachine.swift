@@ -1,0 +1,219 @@
+import Foundation
+
+/// The state of one group, changed only by `apply(_:)`: every input (launch, a member's end, a
+/// chain step's decisions, a cancel) yields the effects to carry out, in order. It starts
+/// nothing and calls nobody itself, so every rule is decided in one place and tested without a
+/// network; `GroupRunner` carries the effects out.
+struct GroupMachine: Sendable {
+    struct Slot: Sendable {
+        var member: GroupMember
+        var captures: [Capture] = []
+        var stepCallback: (@Sendable (ChainStepContext) -> Void)?
+        var started = false
+        var ended = false
+        var succeeded = false
+    }
+
+    enum Input: Sendable {
+        /// Admitted (past any priority gate): start members.
+        case launch
+        /// A member's request or nested group ended.
+        case memberEnded(index: Int, succeeded: Bool, response: Response?, error: RequestError?)
+        /// A chain step's callback returned with these decisions.
+        case stepDecided(index: Int, ChainStepContext.Decisions)
+        case cancel
+        case cancelMember(index: Int)
+    }
+
+    enum Effect: Sendable {
+        /// Members are queued; the group runs.
+        case launched
+        case start(index: Int, member: GroupMember, variables: ChainVariables)
+        /// Abort a running member.
+        case cancel(index: Int)
+        /// A member that never started ends as cancelled.
+        case skip(index: Int)
+        case memberEnded(index: Int, state: RequestState, response: Response?, error: RequestError?, captured: [(name: String, value: String)])
+        /// Run the chain step's callback (user code, outside any lock), then feed `.stepDecided`.
+        case runStepCallback(index: Int, @Sendable (ChainStepContext) -> Void)
+        /// Chain steps were added or replaced, and variables set.
+        case stepsChanged(labels: [String], added: [(index: Int, label: String)], variables: ChainVariables)
+        case finish(GroupVerdict)
+    }
+
+    let policy: GroupPolicy
+    let isChain: Bool
+    private(set) var slots: [Slot]
+    private(set) var variables = ChainVariables()
+    private(set) var launched = false
+    private(set) var finished = false
+    private var cancelling = false
+    /// A failure that ends the group under its policy has happened.
+    private var failureDecided = false
+    private var earlyVerdict: GroupVerdict?
+    /// A chain step whose callback has not returned yet; nothing more starts until it does.
+    private var awaitingStep: Int?
+    private var nextToStart = 0
+    private var running = 0
+
+    init(plan: RequestGroup.Plan) {
+        policy = GroupPolicy(plan)
+        switch plan {
+        case .batch(let members, _, _), .orderedWindow(let members, _):
+            slots = members.map { Slot(member: $0) }
+            isChain = false
+        case .chain(let steps, _):
+            slots = steps.map { Slot(member: $0.member, captures: $0.captures, stepCallback: $0.onFinish) }
+            isChain = true
+        }
+    }
+
+    mutating func apply(_ input: Input) -> [Effect] {
+        guard !finished else { return [] }
+        switch input {
+        case .launch:
+            launched = true
+            guard !cancelling else { return [] }
+            return [.launched] + schedule()
+        case .memberEnded(let index, let succeeded, let response, let error):
+            return memberEnded(index, succeeded: succeeded, response: response, error: error)
+        case .stepDecided(let index, let decisions):
+            return stepDecided(index, decisions)
+        case .cancel:
+            guard !cancelling else { return [] }
+            cancelling = true
+            guard launched else {
+                for index in slots.indices { slots[index].ended = true }
+                finished = true
+                return slots.indices.map { .skip(index: $0) } + [.finish(.cancelled)]
+            }
+            return runningMembers.map { .cancel(index: $0) } + schedule()
+        case .cancelMember(let index):
+            guard slots.indices.contains(index), !slots[index].ended else { return [] }
+            if slots[index].started { return [.cancel(index: index)] }
+            slots[index].ended = true
+            var effects: [Effect] = [.skip(index: index)]
+            effects += failure(of: index)
+            return effects + schedule()
+        }
+    }
+
+    private var runningMembers: [Int] {
+        slots.indices.filter { slots[$0].started && !slots[$0].ended }
+    }
+
+    private mutating func memberEnded(_ index: Int, succeeded initialSuccess: Bool, response: Response?, error initialError: RequestError?) -> [Effect] {
+        guard slots.indices.contains(index), !slots[index].ended else { return [] }
+        var succeeded = initialSuccess
+        var error = initialError
+        var captured: [(name: String, value: String)] = []
+        if succeeded, isChain {
+            for capture in slots[index].captures {
+                switch ChainCapture.extract(capture, from: response) {
+                case .success(let value): captured.append((capture.name, value))
+                case .failure(let failure):
+                    succeeded = false
+                    error = failure
+                }
+                if !succeeded { break }
+            }
+        }
+        slots[index].ended = true
+        slots[index].succeeded = succeeded
+        running -= 1
+        for (name, value) in captured { variables.set(name, value) }
+        let state: RequestState = succeeded ? .succeeded : (error?.kind == .cancelled ? .cancelled : .failed)
+        var effects: [Effect] = [.memberEnded(index: index, state: state, response: response, error: error, captured: captured)]
+        if let callback = slots[index].stepCallback {
+            awaitingStep = index
+            return effects + [.runStepCallback(index: index, callback)]
+        }
+        if !succeeded { effects += failure(of: index) }
+        return effects + schedule()
+    }
+
+    private mutating func stepDecided(_ index: Int, _ decisions: ChainStepContext.Decisions) -> [Effect] {
+        guard awaitingStep == index else { return [] }
+        awaitingStep = nil
+        var added: [(index: Int, label: String)] = []
+        for (name, value) in decisions.variables { variables.set(name, value) }
+        if let next = decisions.nextRequest {
+            if index + 1 < slots.count {
+                // The step keeps its captures and callback; only its request changes.
+                slots[index + 1].member = .request(next)
+            } else {
+                slots.append(Slot(member: .request(next)))
+                added.append((slots.count - 1, GroupMember.request(next).label))
+            }
+        }
+        for step in decisions.addedSteps {
+            slots.append(Slot(member: step.member, captures: step.captures, stepCallback: step.onFinish))
+            added.append((slots.count - 1, step.member.label))
+        }
+        if let verdict = decisions.earlyVerdict { earlyVerdict = verdict }
+        var effects: [Effect] = []
+        if decisions.nextRequest != nil || !decisions.addedSteps.isEmpty || !decisions.variables.isEmpty {
+            effects.append(.stepsChanged(labels: slots.map(\.member.label), added: added, variables: variables))
+        }
+        if !slots[index].succeeded { effects += failure(of: index) }
+        return effects + schedule()
+    }
+
+    /// A member failed or was cancelled: under a policy that ends the group, the running ones are
+    /// cancelled and nothing more starts.
+    private mutating func failure(of index: Int) -> [Effect] {
+        guard !failureDecided, !cancelling, policy.endsGroup(failedIndex: index) else { return [] }
+        failureDecided = true
+        return runningMembers.map { .cancel(index: $0) }
+    }
+
+    /// Members that may start now, or the end when nothing more will run.
+    private mutating func schedule() -> [Effect] {
+        var effects: [Effect] = []
+        let stopped = cancelling || failureDecided || earlyVerdict != nil
+        if !stopped, awaitingStep == nil {
+            while running < policy.concurrency, nextToStart < slots.count {
+                let index = nextToStart
+                nextToStart += 1
+                guard !slots[index].ended else { continue }
+                slots[index].started = true
+                running += 1
+                effects.append(.start(index: index, member: slots[index].member, variables: variables))
+            }
+        }
+        guard running == 0, awaitingStep == nil, stopped || nextToStart >= slots.count else { return effects }
+        for index in slots.indices where !slots[index].ended {
+            slots[index].ended = true
+            effects.append(.skip(index: index))
+        }
+        finished = true
+        let verdict: GroupVerdict = cancelling ? .cancelled : earlyVerdict ?? policy.verdict(outcomes: slots.map(\.succeeded))
+        return effects + [.finish(verdict)]
+    }
+}
+
+/// Reading a chain step's captures from its response.
+enum ChainCapture {
+    static func extract(_ capture: Capture, from response: Response?) -> Result<String, RequestError> {
+        guard let response else { return .failure(RequestError(.captureFailed, "capture \(capture.name): no response")) }
+        switch capture.source {
+        case .status:
+            return .success(String(response.statusCode))
+        case .header(let name):
+            guard let value = response.headers[name] else {
+                return .failure(RequestError(.captureFailed, "capture \(capture.name): no \(name) header in the response"))
+            }
+            return .success(value)
+        case .jsonPath(let text):
+            let path: JSONPath
+            do { path = try JSONPath(text) } catch { return .failure(error) }
+            guard let json = try? response.json() else {
+                return .failure(RequestError(.captureFailed, "capture \(capture.name): the response body is not JSON"))
+            }
+            guard let value = path.evaluate(json) else {
+                return .failure(RequestError(.captureFailed, "capture \(capture.name): nothing at \(text) in the response"))
+            }
+            return .success(value.textValue)
+        }
+    }
+}

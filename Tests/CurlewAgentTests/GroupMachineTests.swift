@@ -1,0 +1,123 @@
+@testable import CurlewAgent
+import CurlewTestSupport
+import Foundation
+import Testing
+
+/// The group state machine on its own: inputs in, effects out, no network.
+@Suite("Group state machine")
+struct GroupMachineTests {
+    private func names(_ effects: [GroupMachine.Effect]) -> [String] {
+        effects.map { effect in
+            switch effect {
+            case .launched: "launched"
+            case .start(let index, _, _): "start \(index)"
+            case .cancel(let index): "cancel \(index)"
+            case .skip(let index): "skip \(index)"
+            case .memberEnded(let index, let state, _, _, _): "ended \(index) \(state.rawValue)"
+            case .runStepCallback(let index, _): "callback \(index)"
+            case .stepsChanged(_, let added, _): "steps +\(added.count)"
+            case .finish(let verdict): "finish \(verdict.rawValue)"
+            }
+        }
+    }
+
+    private let failure = RequestError(.unacceptableStatus, "500", code: 500)
+    private let cancelled = RequestError(.cancelled, "cancelled")
+
+    @Test("a batch under .all: the first failure cancels the running members, and the batch fails once they end")
+    func batchAll() {
+        var machine = GroupMachine(plan: RequestGroup.batch((0..<4).map { _ in Request(.get, "/") }, policy: .all, maxConcurrency: 2).plan)
+        #expect(names(machine.apply(.launch)) == ["launched", "start 0", "start 1"])
+        #expect(names(machine.apply(.memberEnded(index: 0, succeeded: false, response: nil, error: failure))) == ["ended 0 failed", "cancel 1"])
+        #expect(names(machine.apply(.memberEnded(index: 1, succeeded: false, response: nil, error: cancelled)))
+                == ["ended 1 cancelled", "skip 2", "skip 3", "finish failed"])
+        #expect(machine.apply(.cancel).isEmpty, "a finished group ignores further input")
+    }
+
+    @Test("a batch under .any waits for everyone and succeeds if one did; a window keeps its limit")
+    func batchAnyAndWindow() {
+        var any = GroupMachine(plan: RequestGroup.batch([Request(.get, "/"), Request(.get, "/")], policy: .any).plan)
+        #expect(names(any.apply(.launch)) == ["launched", "start 0", "start 1"])
+        #expect(names(any.apply(.memberEnded(index: 1, succeeded: false, response: nil, error: failure))) == ["ended 1 failed"])
+        #expect(names(any.apply(.memberEnded(index: 0, succeeded: true, response: nil, error: nil))) == ["ended 0 succeeded", "finish succeeded"])
+
+        var window = GroupMachine(plan: RequestGroup.orderedWindow((0..<3).map { _ in Request(.get, "/") }, maxInFlight: 1).plan)
+        #expect(names(window.apply(.launch)) == ["launched", "start 0"])
+        #expect(names(window.apply(.memberEnded(index: 0, succeeded: false, response: nil, error: failure))) == ["ended 0 failed", "start 1"])
+    }
+
+    @Test("cancelling an unstarted required member fails a .required batch; cancelling before launch skips everyone")
+    func cancelMemberAndGroup() {
+        var required = GroupMachine(plan: RequestGroup.batch((0..<3).map { _ in Request(.get, "/") }, policy: .required([2]), maxConcurrency: 1).plan)
+        _ = required.apply(.launch)
+        #expect(names(required.apply(.cancelMember(index: 2))) == ["skip 2", "cancel 0"])
+        #expect(names(required.apply(.memberEnded(index: 0, succeeded: false, response: nil, error: cancelled)))
+                == ["ended 0 cancelled", "skip 1", "finish failed"])
+
+        var waiting = GroupMachine(plan: RequestGroup.batch([Request(.get, "/")]).plan)
+        #expect(names(waiting.apply(.cancel)) == ["skip 0", "finish cancelled"])
+        #expect(waiting.apply(.launch).isEmpty, "released from the gate after it was cancelled, it starts nothing")
+    }
+
+    @Test("a chain step's callback runs before anything else starts; its decisions add steps and set variables")
+    func chainStepCallback() {
+        let plan = RequestGroup.chain([
+            ChainStep(Request(.get, "/a"), onFinish: { _ in }),
+            ChainStep(Request(.get, "/b")),
+        ]).plan
+        var machine = GroupMachine(plan: plan)
+        #expect(names(machine.apply(.launch)) == ["launched", "start 0"])
+        #expect(names(machine.apply(.memberEnded(index: 0, succeeded: true, response: nil, error: nil))) == ["ended 0 succeeded", "callback 0"])
+        #expect(machine.apply(.cancelMember(index: 5)).isEmpty)
+        var decisions = ChainStepContext.Decisions()
+        decisions.addedSteps = [ChainStep(Request(.get, "/c"))]
+        decisions.variables = [("token", "t")]
+        #expect(names(machine.apply(.stepDecided(index: 0, decisions))) == ["steps +1", "start 1"])
+        #expect(machine.variables["token"] == "t")
+        #expect(names(machine.apply(.memberEnded(index: 1, succeeded: true, response: nil, error: nil))) == ["ended 1 succeeded", "start 2"])
+        #expect(names(machine.apply(.memberEnded(index: 2, succeeded: true, response: nil, error: nil))) == ["ended 2 succeeded", "finish succeeded"])
+    }
+
+    @Test("a chain under .stop skips the rest after a failure; a missing capture is a failure")
+    func chainStop() {
+        var machine = GroupMachine(plan: RequestGroup.chain([
+            ChainStep(Request(.get, "/a"), captures: [Capture("token", from: .header("X-Token"))]), ChainStep(Request(.get, "/b")),
+        ]).plan)
+        _ = machine.apply(.launch)
+        let response = Response(requestID: 1, statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [:],
+                                body: Data(), value: .data(Data()), url: "http://h/")
+        #expect(names(machine.apply(.memberEnded(index: 0, succeeded: true, response: response, error: nil)))
+                == ["ended 0 failed", "skip 1", "finish failed"])
+    }
+
+    @Test("verdicts follow the policies", arguments: [
+        (GroupPolicy.batch(.all, maxConcurrency: nil), [true, false], GroupVerdict.failed),
+        (.batch(.any, maxConcurrency: nil), [false, true], .succeeded),
+        (.batch(.any, maxConcurrency: nil), [], .succeeded),
+        (.batch(.required([1]), maxConcurrency: nil), [false, true], .succeeded),
+        (.batch(.required([0]), maxConcurrency: nil), [false, true], .failed),
+        (.orderedWindow(maxInFlight: 2), [true, true], .succeeded),
+        (.chain(.continue), [true, false, true], .failed),
+    ])
+    func verdicts(_ policy: GroupPolicy, _ outcomes: [Bool], _ expected: GroupVerdict) {
+        #expect(policy.verdict(outcomes: outcomes) == expected)
+    }
+
+    @Test("dropping the agent while a group runs neither deadlocks nor loses the group's end")
+    func droppingTheAgent() async throws {
+        let server = try await TestServer.shared()
+        let ended = AsyncStream<GroupState>.makeStream()
+        var agent: Agent? = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        agent!.start(.batch([Request(.get, "/delay/0.3"), Request(.get, "/get")]), callbacks: GroupCallbacks(
+            success: { ended.continuation.yield($0.state) }, failure: { ended.continuation.yield($0.state) }))
+        agent = nil
+        let state = await withTaskGroup(of: GroupState?.self) { group in
+            group.addTask { var iterator = ended.stream.makeAsyncIterator(); return await iterator.next() }
+            group.addTask { try? await Task.sleep(for: .seconds(10)); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        #expect(state == .succeeded)
+    }
+}
