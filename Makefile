@@ -56,10 +56,11 @@ soak: deps
 	.build/release/curlew-soak --requests $(SOAK_REQUESTS)
 
 # The whole suite under ThreadSanitizer, then under AddressSanitizer (separate build directories).
+# CURLEW_TSAN makes the project's locks visible to ThreadSanitizer (Sources/CurlewLocking).
 # Suppressions, each justified, are in scripts/tsan.supp.
 sanitize: deps
-	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
-	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1" $(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -Xswiftc -DCURLEW_TSAN
+	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1" $(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan -Xswiftc -DCURLEW_TSAN
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
 

@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
+        // Swift's Mutex, made visible to ThreadSanitizer in `make sanitize` builds.
+        .target(name: "CurlewLocking"),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -34,20 +36,21 @@ let package = Package(
         ),
         .target(
             name: "CurlewTUI",
-            dependencies: ["CurlewAgent", "CurlewSessions", "CNCurses", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CurlewAgent", "CurlewSessions", "CurlewLocking", "CNCurses", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(
             name: "CurlewTransport",
-            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CCurl", "CurlewLocking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "CurlewAgent",
-            dependencies: ["CurlewTransport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CurlewTransport", "CurlewLocking", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "CurlewSessions", dependencies: ["CurlewAgent"]),
+        .target(name: "CurlewSessions", dependencies: ["CurlewAgent", "CurlewLocking"]),
         .target(
             name: "CurlewDemoServer",
             dependencies: [
+                "CurlewLocking",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -56,24 +59,24 @@ let package = Package(
         .executableTarget(
             name: "curlew",
             dependencies: [
-                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI",
+                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewLocking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "CurlewSoak",
             dependencies: [
-                "CurlewAgent", "CurlewSessions", "CurlewDemoServer",
+                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewLocking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
             name: "CurlewTestSupport",
-            dependencies: ["CurlewDemoServer", "CurlewAgent"],
+            dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewLocking"],
             path: "Tests/CurlewTestSupport"
         ),
-        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport", "CurlewDemoServer", "CurlewTestSupport"]),
-        .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewLocking", "CurlewTransport", "CurlewDemoServer", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewLocking", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(
@@ -81,7 +84,7 @@ let package = Package(
             dependencies: ["CurlewTUI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"],
             resources: [.copy("Goldens")]
         ),
-        .testTarget(name: "curlewTests", dependencies: ["curlew", "CurlewSessions", "CurlewTestSupport"]),
+        .testTarget(name: "curlewTests", dependencies: ["CurlewLocking", "curlew", "CurlewSessions", "CurlewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -83,6 +83,21 @@ else
 fi
 expect "the session log path is printed" "(14 entries)"
 
+# A terminal without an alternate screen, resized while the interface runs: quitting leaves no
+# fragment of the last frame.
+tmux -L "$socket" kill-session -t e2e 2>/dev/null
+tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "TERM=vt100 $run_command; echo CURLEW-EXITED-\$?; sleep 60"
+expect "the interface opens without an alternate screen" "batch of ten"
+tmux -L "$socket" resize-window -t e2e -x 90 -y 30
+sleep 0.5
+keys q
+expect "curlew exits after the resize" "CURLEW-EXITED-0"
+if screen | grep -qE "Compose|single GET|batch of ten"; then
+    failed=$((failed + 1)); echo "FAILED: fragments of the interface stayed on the screen"; screen | sed 's/^/    | /'
+else
+    passed=$((passed + 1)); echo "ok: no fragment of the interface stays after quitting"
+fi
+
 log=$(new_logs | head -1)
 messages=$(grep -c '"type":"message"' "$log" 2>/dev/null || echo 0)
 if [ "$(head -1 "$log" | grep -c '"type":"header"')" = 1 ] && [ "$messages" = 14 ]; then

@@ -1,6 +1,6 @@
 import CurlewTransport
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// Where a request sits inside a group, for requests started by a group.
 struct RequestPlacement: Sendable {
@@ -32,13 +32,13 @@ final class AgentCore: Sendable {
 
     let config: NetworkConfig
     let observers = ObserverHub()
-    private let active = Mutex<[UInt64: ActiveRequest]>([:])
+    private let active = Locked<[UInt64: ActiveRequest]>([:])
     /// The one publisher: every observer event and callback leaves the agent inside this lock,
     /// from whatever thread produced it (the transfer thread, a caller cancelling a request that
     /// never started, a group runner). It holds the `willSend` events of registered requests,
     /// which go out ahead of whatever is published next, so per-request order (announced, sent,
     /// finished) holds by construction rather than by timing.
-    private let publisher = Mutex<[ObserverEvent]>([])
+    private let publisher = Locked<[ObserverEvent]>([])
     private let callbackQueueLabel: String
 
     init(config: NetworkConfig) {

@@ -1,9 +1,9 @@
-import Synchronization
+import CurlewLocking
 
 /// Connects a task's cancellation to a request or group handle that may not exist yet: whichever
 /// of "started" and "cancelled" comes second triggers the cancel.
 final class CancellationSlot<Handle: Sendable>: Sendable {
-    private let state = Mutex<(handle: Handle?, cancelled: Bool)>((nil, false))
+    private let state = Locked<(handle: Handle?, cancelled: Bool)>((nil, false))
 
     /// Stores the handle; returns true when cancellation was already requested.
     func store(_ handle: Handle) -> Bool {

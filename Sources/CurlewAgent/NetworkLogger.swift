@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import CurlewLocking
 
 /// Settings of the session logger (HLNetworkLogger's config).
 public struct NetworkLoggerConfig: Sendable {
@@ -94,8 +94,8 @@ public final class NetworkLogger: NetworkObserver {
     /// The log file, or nil when local logging is off.
     public let path: String?
     private let delegate: (any NetworkLoggerDelegate)?
-    private let file: Mutex<LogFile?>
-    private let counters = Mutex((entries: 0, failedWrites: 0))
+    private let file: Locked<LogFile?>
+    private let counters = Locked((entries: 0, failedWrites: 0))
     private let diagnostics = Logger(label: "curlew.logger")
 
     private struct LogFile {
@@ -117,7 +117,7 @@ public final class NetworkLogger: NetworkObserver {
         self.delegate = delegate
         guard config.enableLocalLog else {
             path = nil
-            file = Mutex(nil)
+            file = Locked(nil)
             return
         }
         let path = config.logFilePath ?? Self.defaultPath(for: now)
@@ -143,7 +143,7 @@ public final class NetworkLogger: NetworkObserver {
             Foundation.close(descriptor)
             throw NetworkLoggerError(path: path, reason: problem)
         }
-        file = Mutex(LogFile(descriptor: descriptor, created: created))
+        file = Locked(LogFile(descriptor: descriptor, created: created))
         let header = SessionLogHeader(
             appName: config.appName, appVersion: config.appVersion, channelID: config.channelID, appKey: config.appKey,
             serviceType: config.serviceType, osVersion: ProcessInfo.processInfo.operatingSystemVersionString,

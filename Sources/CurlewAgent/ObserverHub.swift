@@ -1,4 +1,5 @@
 import Dispatch
+import CurlewLocking
 import Synchronization
 
 /// One observer's delivery lane: events queue here and one drain on the lane's serial queue
@@ -13,7 +14,7 @@ final class ObserverLane: Sendable {
     let observer: any NetworkObserver
     private let queue: DispatchQueue
     private let undelivered = Atomic<Int>(0)
-    private let pending = Mutex<(events: [ObserverEvent], drainScheduled: Bool)>(([], false))
+    private let pending = Locked<(events: [ObserverEvent], drainScheduled: Bool)>(([], false))
 
     init(observer: any NetworkObserver, label: String) {
         self.observer = observer
@@ -68,7 +69,7 @@ final class ObserverLane: Sendable {
 
 /// Fans events out to every observer's lane without ever blocking the caller on an observer.
 final class ObserverHub: Sendable {
-    private let lanes = Mutex<[ObserverLane]>([])
+    private let lanes = Locked<[ObserverLane]>([])
 
     func add(_ observer: any NetworkObserver) {
         lanes.withLock { lanes in

@@ -1,10 +1,10 @@
-import Synchronization
+import CurlewLocking
 
 /// A started request: its id and live state. Pass it to `Agent.cancel(_:)` to cancel.
 public final class RequestHandle: Sendable, Hashable {
     public let id: UInt64
     public let name: String?
-    private let currentState = Mutex(RequestState.created)
+    private let currentState = Locked(RequestState.created)
 
     init(id: UInt64, name: String?) {
         self.id = id

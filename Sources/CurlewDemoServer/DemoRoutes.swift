@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// The httpbin-like endpoints. Pure request-to-action mapping, except for the login tokens it issues.
 final class DemoRoutes: Sendable {
     /// Tokens issued by `/login`, mapped to the user name they were issued for.
-    private let tokens = Mutex<[String: String]>([:])
+    private let tokens = Locked<[String: String]>([:])
     /// Upper bound for generated bodies, so a typo cannot make the server allocate gigabytes.
     static let maxGeneratedBytes = 256 << 20
 

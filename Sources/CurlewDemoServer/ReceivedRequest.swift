@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// A request as the demo server received it, for tests that assert on the server side.
 public struct ReceivedRequest: Sendable {
@@ -16,7 +16,7 @@ public struct ReceivedRequest: Sendable {
 
 /// The most recent requests the server received, oldest first, bounded so a long run stays small.
 final class RequestRecorder: Sendable {
-    private let entries = Mutex<[ReceivedRequest]>([])
+    private let entries = Locked<[ReceivedRequest]>([])
     private let capacity: Int
 
     init(capacity: Int) {

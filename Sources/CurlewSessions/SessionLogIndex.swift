@@ -1,6 +1,6 @@
 import CurlewAgent
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// What the index keeps per message: where its line is, and the summary the writer put first in
 /// it (`SessionRecordSummary`), which filters and row lists use without decoding the record.
@@ -17,8 +17,8 @@ public struct EntrySummary: Sendable {
 /// rest on a background thread; `entries` grows until `isComplete`.
 public final class SessionLogIndex: Sendable {
     public let path: String
-    private let state = Mutex(IndexState())
-    private let cache = Mutex<[Int: DebugMessage]>([:])
+    private let state = Locked(IndexState())
+    private let cache = Locked<[Int: DebugMessage]>([:])
     private static let cacheLimit = 512
 
     struct IndexState: Sendable {

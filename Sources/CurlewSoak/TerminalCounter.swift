@@ -1,5 +1,5 @@
 import CurlewAgent
-import Synchronization
+import CurlewLocking
 
 /// Counts, per request, announcements and terminal events as observers hear them, and notes any
 /// request that finished before it was announced or finished twice.
@@ -10,8 +10,8 @@ final class TerminalCounter: NetworkObserver {
         var state: RequestState?
     }
 
-    private let records = Mutex<[UInt64: Record]>([:])
-    private let problems = Mutex<[String]>([])
+    private let records = Locked<[UInt64: Record]>([:])
+    private let problems = Locked<[String]>([])
 
     func requestWillBeSent(_ request: RequestInfo) { announce(request.id) }
     func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) { announce(request.id) }

@@ -39,10 +39,14 @@ public final class CursesScreen: Screen {
         Self.writeToTerminal(Self.pasteOn)
     }
 
-    /// Gives the terminal back as it was.
+    /// Gives the terminal back as it was. The screen is cleared first: a terminal without an
+    /// alternate screen (or one resized while the interface ran) would otherwise keep fragments
+    /// of the last frame under the shell prompt.
     public func close() {
         if isendwin() == false {
             Self.writeToTerminal(Self.pasteOff)
+            erase()
+            refresh()
             endwin()
         }
     }

@@ -1,5 +1,5 @@
 import CurlewAgent
-import Synchronization
+import CurlewLocking
 
 /// An agent event as the UI consumes it.
 public enum UIEvent: Sendable {
@@ -22,7 +22,7 @@ public struct TimedUIEvent: Sendable {
 /// The TUI's observer: it only queues events; the curses thread drains them between key presses,
 /// so a flood of events never delays input. Progress bursts are coalesced to the latest per request.
 public final class TUIObserver: NetworkObserver {
-    private let inbox = Mutex(EventQueue())
+    private let inbox = Locked(EventQueue())
 
     public init() {}
 

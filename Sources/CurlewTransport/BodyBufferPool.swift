@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// Buffers for large response bodies that come back when the last `Data` using them is gone.
 ///
@@ -22,7 +22,7 @@ final class BodyBufferPool: Sendable {
         var bytes = 0
     }
 
-    private let idle = Mutex(Idle())
+    private let idle = Locked(Idle())
     private let maxIdleBytes: Int
     private let maxIdlePerSize: Int
 

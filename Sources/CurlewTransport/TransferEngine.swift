@@ -2,7 +2,7 @@ import CCurl
 import Dispatch
 import Foundation
 import Logging
-import Synchronization
+import CurlewLocking
 
 /// The libcurl engine. One transfer thread owns a multi handle and every easy handle; callers talk
 /// to it only through `submit` and `cancel`, which queue a command and wake the thread.
@@ -128,7 +128,7 @@ struct EngineInbox: Sendable {
 /// What the caller side and the transfer thread share: the command inbox under a lock, the multi
 /// handle (only for `wakeup`, which libcurl allows from any thread) and the event sink.
 final class EngineShared: Sendable {
-    let inbox = Mutex(EngineInbox())
+    let inbox = Locked(EngineInbox())
     let multi: MultiHandle
     let configuration: TransferEngine.Configuration
     let sink: @Sendable ([TransferEvent]) -> Void

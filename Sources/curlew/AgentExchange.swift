@@ -1,11 +1,11 @@
 import CurlewAgent
-import Synchronization
+import CurlewLocking
 
 extension Agent {
     /// Sends a request and returns its debug message along with the outcome, for commands that
     /// show the whole exchange rather than just the response.
     func exchange(_ request: Request) async -> (message: DebugMessage, failure: RequestFailure?) {
-        let captured = Mutex<DebugMessage?>(nil)
+        let captured = Locked<DebugMessage?>(nil)
         return await withCheckedContinuation { continuation in
             start(request, callbacks: RequestCallbacks(
                 success: { _ in continuation.resume(returning: (captured.withLock { $0! }, nil)) },

@@ -1,11 +1,11 @@
 import CurlewAgent
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// Prints each group member's result as it finishes, captures as they are made, and each
 /// group's verdict: the command-line view of the agent's group events.
 final class GroupProgressPrinter: NetworkObserver {
-    private let started = Mutex<[String: ContinuousClock.Instant]>([:])
+    private let started = Locked<[String: ContinuousClock.Instant]>([:])
 
     func requestGroup(_ event: GroupEvent) {
         switch event {

@@ -68,7 +68,7 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         if words.count == 2 {
-            do { try HTTPMethod(rawValue: words[0].uppercased()).validate() } catch { throw ValidationError(error.message) }
+            do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(error.message) }
         }
         for line in header where !line.contains(":") {
             throw ValidationError("header \(line.debugDescription) must look like 'Name: value'")

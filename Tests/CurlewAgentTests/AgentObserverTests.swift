@@ -1,13 +1,13 @@
 import CurlewAgent
 import CurlewTestSupport
 import Foundation
-import Synchronization
+import CurlewLocking
 import Testing
 
 /// An observer that takes its time over every event.
 private final class SlowObserver: NetworkObserver {
     let delay: Duration
-    private let count = Mutex(0)
+    private let count = Locked(0)
     init(delay: Duration) { self.delay = delay }
     var finished: Int { count.withLock { $0 } }
     func requestDidFinish(_ request: RequestInfo, state: RequestState) {
@@ -97,7 +97,7 @@ struct AgentObserverTests {
 @Suite("Callbacks and cancellation", .serialized)
 struct AgentCallbackTests {
     private final class Delegate: RequestDelegate {
-        let calls = Mutex<[String]>([])
+        let calls = Locked<[String]>([])
         func requestWillBeSent(_ handle: RequestHandle) { calls.withLock { $0.append("willBeSent") } }
         func requestDidSend(_ handle: RequestHandle) { calls.withLock { $0.append("didSend") } }
         func requestDidSucceed(_ handle: RequestHandle, response: Response) { calls.withLock { $0.append("succeeded \(response.statusCode)") } }
@@ -110,7 +110,7 @@ struct AgentCallbackTests {
         let queue = DispatchQueue(label: "test.callbacks")
         queue.setSpecific(key: key, value: "mine")
         let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL, callbackQueue: queue))
-        let log = Mutex<[String]>([])
+        let log = Locked<[String]>([])
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(
                 success: { _ in
@@ -141,7 +141,7 @@ struct AgentCallbackTests {
     func cancelInFlight() async throws {
         let server = try await TestServer.shared()
         let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
-        let failures = Mutex<[RequestError.Kind]>([])
+        let failures = Locked<[RequestError.Kind]>([])
         let tag = uniqueTag()
         let handle = agent.start(Request(.get, "/delay/10?\(tag)"), callbacks: RequestCallbacks(
             success: { _ in failures.withLock { $0.append(.other) } },

@@ -1,7 +1,7 @@
 import CurlewAgent
 import CurlewTestSupport
 import Foundation
-import Synchronization
+import CurlewLocking
 import Testing
 
 @Suite("Agent requests against the demo server")
@@ -157,7 +157,7 @@ struct AgentRequestTests {
     @Test("a debug callback alone gets the request as sent; without any reader the request still succeeds")
     func debugCallbackCapture() async throws {
         let agent = try await agent { _ in }
-        let captured = Mutex<DebugMessage?>(nil)
+        let captured = Locked<DebugMessage?>(nil)
         let done = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             agent.start(Request(.post, "/post", params: ["k": "v"], requestSerializer: .json), callbacks: RequestCallbacks(
                 success: { _ in continuation.resume(returning: true) },

@@ -3,7 +3,7 @@ import CurlewDemoServer
 import CurlewTestSupport
 @testable import CurlewTransport
 import Foundation
-import Synchronization
+import CurlewLocking
 import Testing
 
 /// Regression tests for what hostile servers and careless callers send: each pins a defect that
@@ -11,7 +11,7 @@ import Testing
 @Suite("Hostile input: methods, redirects, bodies and URLs")
 struct HostileInputTests {
     private func exchange(_ agent: Agent, _ request: Request) async -> (message: DebugMessage, failure: RequestFailure?) {
-        let captured = Mutex<DebugMessage?>(nil)
+        let captured = Locked<DebugMessage?>(nil)
         return await withCheckedContinuation { continuation in
             agent.start(request, callbacks: RequestCallbacks(
                 success: { _ in continuation.resume(returning: (captured.withLock { $0! }, nil)) },

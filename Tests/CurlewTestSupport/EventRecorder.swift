@@ -1,6 +1,6 @@
 import CurlewAgent
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// An observer that records every event it receives, in order, for assertions.
 public final class EventRecorder: NetworkObserver {
@@ -12,9 +12,9 @@ public final class EventRecorder: NetworkObserver {
         case finished(UInt64, RequestState)
     }
 
-    private let recorded = Mutex<[Event]>([])
-    private let recordedMessages = Mutex<[DebugMessage]>([])
-    private let recordedGroupEvents = Mutex<[(event: GroupEvent, at: ContinuousClock.Instant)]>([])
+    private let recorded = Locked<[Event]>([])
+    private let recordedMessages = Locked<[DebugMessage]>([])
+    private let recordedGroupEvents = Locked<[(event: GroupEvent, at: ContinuousClock.Instant)]>([])
 
     public init() {}
 

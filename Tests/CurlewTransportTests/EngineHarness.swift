@@ -1,5 +1,6 @@
 import CurlewTransport
 import Foundation
+import CurlewLocking
 import Synchronization
 
 /// Collects an engine's events and lets a test await the result of one exchange.
@@ -12,7 +13,7 @@ final class EventCollector: Sendable {
         var waiters: [UInt64: [CheckedContinuation<TransferResult, Never>]] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func receive(_ event: TransferEvent) {
         let resumed: ([CheckedContinuation<TransferResult, Never>], TransferResult)? = state.withLock { state in

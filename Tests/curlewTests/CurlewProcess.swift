@@ -1,12 +1,13 @@
 import Foundation
+import CurlewLocking
 import Synchronization
 
 /// The built `curlew` executable run as a child process, its output collected as it arrives.
 final class CurlewProcess {
     /// What the reader thread collects.
     private final class Streams: Sendable {
-        let output = Mutex(Data())
-        let errors = Mutex(Data())
+        let output = Locked(Data())
+        let errors = Locked(Data())
         let finished = Atomic(false)
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import CurlewLocking
 
 extension Agent {
     /// Starts a batch, chain or ordered window. Its callbacks run on the config's callback queue.
@@ -32,7 +32,7 @@ extension Agent {
     @discardableResult
     public func startPriorityFirst(_ request: Request, callbacks: RequestCallbacks = RequestCallbacks()) -> RequestHandle {
         let gate = gate
-        let closing = Mutex<UInt64?>(nil)
+        let closing = Locked<UInt64?>(nil)
         var wrapped = callbacks
         wrapped.success = { response in
             callbacks.success?(response)

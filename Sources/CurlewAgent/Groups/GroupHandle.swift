@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// Where a group is in its life.
 public enum GroupState: String, Sendable, Equatable, Codable {
@@ -56,11 +56,11 @@ public final class GroupHandle: Sendable, RandomAccessCollection {
         var finishedAt: Date?
     }
 
-    private let snapshot: Mutex<Snapshot>
+    private let snapshot: Locked<Snapshot>
 
     init(info: GroupInfo, labels: [String]) {
         self.info = info
-        snapshot = Mutex(Snapshot(members: labels.enumerated().map { MemberSnapshot(index: $0.offset, label: $0.element, state: .created) }))
+        snapshot = Locked(Snapshot(members: labels.enumerated().map { MemberSnapshot(index: $0.offset, label: $0.element, state: .created) }))
     }
 
     public var state: GroupState { snapshot.withLock { $0.state } }
@@ -97,7 +97,7 @@ public final class ChainStepContext: Sendable {
         var variables: [(String, String)] = []
     }
 
-    private let decisions = Mutex(Decisions())
+    private let decisions = Locked(Decisions())
 
     init(chain: GroupHandle, step: Int, finished: MemberSnapshot) {
         self.chain = chain

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import CurlewLocking
 
 /// Runs one group: feeds every input (launch, a member's end, a chain step's decisions, a
 /// cancel) to its `GroupMachine` and carries out the effects the machine returns: starting and
@@ -17,10 +17,10 @@ final class GroupRunner: Sendable {
     /// Members of the current priority gate's tree pass it.
     private let passesGate: Bool
     private let onFinish: (@Sendable (GroupHandle) -> Void)?
-    private let machine: Mutex<GroupMachine>
+    private let machine: Locked<GroupMachine>
     /// What each started member runs as, for cancelling it.
-    private let started = Mutex<[Int: StartedMember]>([:])
-    private let startedAt = Mutex(ContinuousClock.now)
+    private let started = Locked<[Int: StartedMember]>([:])
+    private let startedAt = Locked(ContinuousClock.now)
 
     private enum StartedMember {
         case request(RequestHandle)
@@ -37,7 +37,7 @@ final class GroupRunner: Sendable {
         self.onFinish = onFinish
         self.info = GroupInfo(id: id, name: group.name, kind: group.kind, parentID: parent?.id, indexInParent: parent?.index, isPriorityGate: isPriorityGate)
         self.handle = GroupHandle(info: info, labels: labels)
-        self.machine = Mutex(machine)
+        self.machine = Locked(machine)
         publish(.created(info, memberLabels: labels))
     }
 
@@ -249,7 +249,7 @@ final class GroupRunner: Sendable {
 
 /// The groups of an agent that have not finished, for cancelling by handle.
 final class GroupRegistry: Sendable {
-    private let running = Mutex<[UInt64: GroupRunner]>([:])
+    private let running = Locked<[UInt64: GroupRunner]>([:])
 
     func register(_ runner: GroupRunner) {
         running.withLock { $0[runner.info.id] = runner }

@@ -1,4 +1,4 @@
-import Synchronization
+import CurlewLocking
 
 /// JKNetworking's priority-first request, made exact. While a gate is open, every other request
 /// or group that starts waits here; when the gate finishes (whatever its outcome) the waiters are
@@ -12,7 +12,7 @@ final class PriorityGate: Sendable {
         let cancel: @Sendable () -> Void
     }
 
-    private let state = Mutex<(open: UInt64?, waiting: [Waiter])>((nil, []))
+    private let state = Locked<(open: UInt64?, waiting: [Waiter])>((nil, []))
 
     /// True when the request or group `id` may start now; otherwise `waiter()` is queued and its
     /// `release` runs later. `passes` lets the gate's own members through. The waiter is only
