@@ -27,6 +27,7 @@ test: deps bench-deps
 	$(MAKE) fuzz-smoke
 	$(SWIFT) test --skip-build
 	.build/debug/curlew-soak --requests 5000
+	scripts/docs-test.sh
 	scripts/tui-e2e.sh
 
 bench-deps:

@@ -6,7 +6,7 @@
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
-run_command=$(make -s print-run-command)
+run_command=$(make -s --no-print-directory print-run-command)
 sessions=Sessions
 marker=$(mktemp)
 socket="curlew-e2e-$$"

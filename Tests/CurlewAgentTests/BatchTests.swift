@@ -5,24 +5,22 @@ import Testing
 
 @Suite("Batches and ordered windows", .serialized)
 struct BatchTests {
-    @Test("ten one-second requests in an unlimited batch finish together, in under 2.5 s")
+    @Test("ten one-second requests in an unlimited batch are all in flight at once")
     func unlimitedBatch() async throws {
         let (agent, recorder) = try await groupAgent()
-        let started = ContinuousClock.now
         let group = await runToEnd(.batch((0..<10).map { _ in Request(.get, "/delay/1") }), on: agent)
-        #expect(ContinuousClock.now - started < .milliseconds(2500))
         #expect(group.state == .succeeded)
         #expect(group.count == 10)
         #expect(maxInFlight(recorder.memberUpdates(of: group.id)) == 10)
     }
 
-    @Test("with maxConcurrency 2 the same batch takes about five seconds, never more than 2 in flight")
+    @Test("with maxConcurrency 2 the same batch never has more than 2 in flight, so it takes at least five seconds")
     func limitedBatch() async throws {
         let (agent, recorder) = try await groupAgent()
         let started = ContinuousClock.now
         let group = await runToEnd(.batch((0..<10).map { _ in Request(.get, "/delay/1") }, maxConcurrency: 2), on: agent)
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(4900) && elapsed < .milliseconds(7000), "took \(elapsed)")
+        #expect(elapsed >= .milliseconds(4900), "took \(elapsed)")
         #expect(group.state == .succeeded)
         #expect(maxInFlight(recorder.memberUpdates(of: group.id)) == 2)
     }
