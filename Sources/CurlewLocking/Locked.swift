@@ -7,6 +7,11 @@ import Synchronization
 /// and nothing more.
 public struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
     @usableFromInline let mutex: Mutex<Value>
+    #if CURLEW_TSAN
+    /// The address the sanitizer's acquire and release name this lock by (not the value's, whose
+    /// every access the sanitizer checks).
+    @usableFromInline let token = SanitizerToken()
+    #endif
 
     @inlinable
     public init(_ value: consuming sending Value) {
@@ -19,7 +24,7 @@ public struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
     ) throws(E) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
             #if CURLEW_TSAN
-            let address = withUnsafeMutablePointer(to: &value) { UnsafeRawPointer($0) }
+            let address = UnsafeRawPointer(Unmanaged.passUnretained(token).toOpaque())
             ThreadSanitizer.acquire(address)
             defer { ThreadSanitizer.release(address) }
             #endif
@@ -29,6 +34,11 @@ public struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
 }
 
 #if CURLEW_TSAN
+@usableFromInline
+final class SanitizerToken: Sendable {
+    @usableFromInline init() {}
+}
+
 /// The sanitizer's annotations, present in the runtime every `-sanitize=thread` build links.
 @usableFromInline
 enum ThreadSanitizer {

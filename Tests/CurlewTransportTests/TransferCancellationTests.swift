@@ -18,7 +18,9 @@ struct TransferCancellationTests {
         #expect(result.error?.kind == .cancelled)
         #expect(finishedAt - cancelledAt < .milliseconds(100))
         harness.engine.cancel(id: id)
-        try await Task.sleep(for: .milliseconds(100))
+        // The transfer thread takes commands in order: once a later exchange has finished, a
+        // second finished event for the cancelled one would already have arrived.
+        _ = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
         #expect(harness.collector.finishCount(for: id) == 1)
     }
 
@@ -29,7 +31,7 @@ struct TransferCancellationTests {
         let tag = uniqueTag()
         let blocker = harness.submit(TransferRequest(url: "\(server.baseURL)/delay/2?\(tag)-blocker"))
         let waiting = harness.submit(TransferRequest(url: "\(server.baseURL)/get?\(tag)-waiting"))
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil { server.receivedRequests.contains { $0.uri.contains("\(tag)-blocker") } }
         let cancelledAt = ContinuousClock.now
         harness.engine.cancel(id: waiting)
         let result = await harness.collector.result(for: waiting)
