@@ -88,7 +88,7 @@ public final class Agent: Sendable {
         let handle = RequestHandle(id: id, name: request.name)
         let info = RequestInfo(
             id: id, name: request.name, method: request.method.rawValue,
-            url: request.customURL ?? request.path, groupID: placement?.group.id, step: placement?.index, startedAt: Date()
+            url: URLPassword.masking(in: request.customURL ?? request.path), groupID: placement?.group.id, step: placement?.index, startedAt: Date()
         )
         let admitted = gate.admit(id: id, opensGate: opensGate, passes: passesGate) {
             PriorityGate.Waiter(

@@ -131,13 +131,16 @@ public final class NetworkLogger: NetworkObserver {
             }
         }
         var created = true
-        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
+        // Never through a symbolic link: a log must not end up appended to (and its mode changed
+        // on) whatever file a link points at.
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor < 0, errno == EEXIST {
             created = false
-            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
         }
         guard descriptor >= 0 else {
-            throw NetworkLoggerError(path: path, reason: String(cString: strerror(errno)))
+            let reason = errno == ELOOP ? "it is a symbolic link; give the path of the file itself" : String(cString: strerror(errno))
+            throw NetworkLoggerError(path: path, reason: reason)
         }
         if let problem = Self.makeOwnerOnly(descriptor) {
             Foundation.close(descriptor)
@@ -171,7 +174,8 @@ public final class NetworkLogger: NetworkObserver {
         guard fstat(descriptor, &status) == 0 else { return String(cString: strerror(errno)) }
         // Devices and pipes (a log sent to /dev/stdout) have no permissions of their own to keep.
         guard status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0 else { return nil }
-        guard fchmod(descriptor, 0o600) == 0 else {
+        // Take away what group and others may do; leave the owner's bits as they were.
+        guard fchmod(descriptor, status.st_mode & 0o700) == 0 else {
             return "others can read it and it cannot be made owner-only (\(String(cString: strerror(errno)))); run chmod 600 on it or choose another file"
         }
         return nil

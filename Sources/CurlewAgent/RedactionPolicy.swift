@@ -61,7 +61,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         let hidesSent = message.sent.map(needsRedaction) ?? false
         let hidesResponse = message.response.map(needsRedaction) ?? false
         let hidesURL = message.connection.map { urlNeedsRedaction($0.effectiveURL) } ?? false
-        let hidesError = message.error != nil && !secretValues.isEmpty
+        let hidesError = message.error.map { !secretValues.isEmpty || URLPassword.hasPassword($0.message) } ?? false
         guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError else { return message }
         var message = message
         if hidesOriginal, var original = message.original {
@@ -86,7 +86,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             message.connection = connection
         }
         if hidesError, var error = message.error {
-            error.message = replaceSecrets(error.message)
+            error.message = replaceSecrets(URLPassword.masking(in: error.message))
             message.error = error
         }
         return message
@@ -133,7 +133,13 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard secretValues.isEmpty else { return body.text != nil }
         let kind = BodyKind(body)
         return body.data.withUnsafeBytes { bytes in
-            kind == .json ? containsSecretMember(bytes) : kind == .form && pairsNeedRedaction(bytes[...], queryOnly: false)
+            switch kind {
+            // Secret members, and query parameters or URL passwords inside string values.
+            case .json: containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: true)
+                || (bytes.contains(UInt8(ascii: "@")) && URLPassword.hasPassword(String(decoding: bytes, as: UTF8.self)))
+            case .form: pairsNeedRedaction(bytes[...], queryOnly: false)
+            case .other: false
+            }
         }
     }
 
@@ -301,7 +307,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard bodyNeedsRedaction(body), let text = body.text else { return body }
         let kind = BodyKind(body)
         var redacted = text
-        if kind == .json, body.data.withUnsafeBytes(containsSecretMember) {
+        if kind == .json {
             // Token by token, so a body kept only in part (over the debug body limit) is redacted too.
             if let hidden = jsonMemberRedactor.redact(Array(text.utf8)) {
                 redacted = String(decoding: hidden, as: UTF8.self)
@@ -360,8 +366,6 @@ public struct RedactionPolicy: Sendable, Equatable {
         return text
     }
 
-    /// Whether any object member name in JSON bytes is a secret key (ignoring ASCII case): one
-    /// pass, before paying for a parse.
     /// A secret member name in JSON bytes, or in JSON text quoted inside one of its strings (an
     /// echo server's `"data": "{\"password\":…}"`).
     private func containsSecretMember(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -386,6 +390,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         return false
     }
 
+    /// Whether any object member name in JSON bytes is a secret key (ignoring ASCII case): one
+    /// pass, before paying for a parse.
     private func containsAnyQuotedKey(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         while index < bytes.count {

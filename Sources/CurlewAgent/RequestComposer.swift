@@ -104,16 +104,16 @@ struct RequestComposer: Sendable {
         if hasPlainHTTPShape(url) { return }
         if let index = url.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
-            throw RequestError(.invalidURL, "URL \(url.debugDescription) contains whitespace or a control character at position \(position)")
+            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) contains whitespace or a control character at position \(position)")
         }
         guard let components = URLComponents(string: url) else {
-            throw RequestError(.invalidURL, "URL \(url.debugDescription) is not a valid URL")
+            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) is not a valid URL")
         }
         guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw RequestError(.invalidURL, "URL \(url.debugDescription) must start with http:// or https://")
+            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) must start with http:// or https://")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw RequestError(.invalidURL, "URL \(url.debugDescription) has no host")
+            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has no host")
         }
     }
 

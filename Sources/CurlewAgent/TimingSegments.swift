@@ -19,10 +19,9 @@ extension TimingBreakdown {
         let receiveStart = queued + total - receive
         let waitStart = receiveStart - wait
         let sendStart = waitStart - send
-        var segments: [TimingSegment] = []
+        var segments = [TimingSegment(phase: "queued", start: 0, duration: queued)]
         if let redirect { segments.append(TimingSegment(phase: "redirects", start: queued, duration: redirect)) }
         segments += [
-            TimingSegment(phase: "queued", start: 0, duration: queued),
             TimingSegment(phase: "dns", start: finalHopStart, duration: dns),
             TimingSegment(phase: "connect", start: connectStart, duration: connect),
             TimingSegment(phase: "tls", start: tlsStart, duration: tls),

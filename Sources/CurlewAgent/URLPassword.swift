@@ -2,64 +2,64 @@
 /// so no observer (log, interface, export) ever holds it; only the transport gets the real URL.
 enum URLPassword {
     static let marker = "[REDACTED]"
+    private static let markerBytes = Array(marker.utf8)
 
-    /// `url` with the password in its authority replaced by the marker; unchanged (and not copied)
-    /// when it has none. Works on any text that holds a URL, such as a request line.
-    /// Every URL in the text is masked, also one inside another's query (`?next=https://u:p@h`).
-    static func masking(in url: String) -> String {
-        guard var range = passwordRange(in: url, from: url.startIndex) else { return url }
-        var masked = url
-        while true {
-            let offset = masked.utf8.distance(from: masked.startIndex, to: range.lowerBound)
-            masked.replaceSubrange(range, with: marker)
-            let resume = masked.utf8.index(masked.startIndex, offsetBy: offset + marker.utf8.count)
-            guard let next = passwordRange(in: masked, from: resume) else { return masked }
-            range = next
+    /// `text` with the password of every URL in it replaced by the marker (also a URL inside
+    /// another's query, or one written in JSON with escaped slashes); unchanged, and not copied,
+    /// when it has none. One pass over the bytes, whatever the text holds.
+    static func masking(in text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        var copied = 0
+        forEachPassword(in: bytes) { range in
+            output += bytes[copied..<range.lowerBound]
+            output += markerBytes
+            copied = range.upperBound
+        }
+        guard copied > 0 else { return text }
+        output += bytes[copied...]
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    static func hasPassword(_ text: String) -> Bool {
+        guard text.utf8.contains(UInt8(ascii: "@")) else { return false }
+        var found = false
+        forEachPassword(in: Array(text.utf8)) { _ in found = true }
+        return found
+    }
+
+    /// Calls `body` with the byte range of each password, in order: after "scheme://user:" (or
+    /// ":\/\/" as JSON writes it) and before the "@" that ends the authority.
+    private static func forEachPassword(in bytes: [UInt8], _ body: (Range<Int>) -> Void) {
+        var index = 0
+        while index < bytes.count {
+            let separator = separatorLength(bytes, at: index)
+            guard separator > 0 else { index += 1; continue }
+            let authorityStart = index + separator
+            var end = authorityStart
+            var colon: Int?
+            var at: Int?
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                if byte == UInt8(ascii: "@") { at = end }
+                if byte == UInt8(ascii: ":"), colon == nil, at == nil { colon = end }
+                end += 1
+            }
+            if let at, let colon, colon < at, !bytes[(colon + 1)..<at].elementsEqual(markerBytes) {
+                body((colon + 1)..<at)
+            }
+            index = end
         }
     }
 
-    static func hasPassword(_ url: String) -> Bool {
-        passwordRange(in: url, from: url.startIndex) != nil
-    }
-
-    /// The first password at or after `start`: after "scheme://user:" and before the "@" that
-    /// ends the authority.
-    private static func passwordRange(in url: String, from start: String.Index) -> Range<String.Index>? {
-        guard url.utf8[start...].contains(UInt8(ascii: "@")) else { return nil }
-        var searchFrom = start
-        while let found = schemeSeparator(in: url, from: searchFrom) {
-            if let range = passwordRange(in: url, authorityStart: found.upperBound) { return range }
-            searchFrom = found.upperBound
-        }
-        return nil
-    }
-
-    /// "://", or ":\/\/" as JSON text writes it.
-    private static func schemeSeparator(in url: String, from start: String.Index) -> Range<String.Index>? {
-        let plain = url.range(of: "://", range: start..<url.endIndex)
-        let escaped = url.range(of: ":\\/\\/", range: start..<url.endIndex)
-        switch (plain, escaped) {
-        case (let a?, let b?): return a.lowerBound < b.lowerBound ? a : b
-        case (let a?, nil): return a
-        case (nil, let b?): return b
-        case (nil, nil): return nil
-        }
-    }
-
-    private static func passwordRange(in url: String, authorityStart: String.Index) -> Range<String.Index>? {
-        var index = authorityStart
-        var colon: String.Index?
-        var at: String.Index?
-        while index < url.endIndex {
-            let byte = url.utf8[index]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            if byte == UInt8(ascii: "@") { at = index }
-            if byte == UInt8(ascii: ":"), colon == nil, at == nil { colon = index }
-            index = url.utf8.index(after: index)
-        }
-        guard let at, let colon, colon < at else { return nil }
-        let start = url.utf8.index(after: colon)
-        guard url[start..<at] != Substring(marker) else { return nil }
-        return start..<at
+    /// 3 for "://" at `index`, 5 for ":\/\/", else 0.
+    private static func separatorLength(_ bytes: [UInt8], at index: Int) -> Int {
+        guard bytes[index] == UInt8(ascii: ":") else { return 0 }
+        if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") { return 3 }
+        if index + 4 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "/"),
+           bytes[index + 3] == UInt8(ascii: "\\"), bytes[index + 4] == UInt8(ascii: "/") { return 5 }
+        return 0
     }
 }

@@ -99,7 +99,8 @@ final class DemoRoutes: Sendable {
     static func formFields(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
+            // Empty pieces are kept: "=" is a field with an empty name, not nothing at all.
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
                 String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
             }
             fields[parts[0]] = parts.count > 1 ? parts[1] : ""
@@ -200,10 +201,12 @@ final class DemoRoutes: Sendable {
     private func redirectTo(_ request: DemoRequest) -> DemoAction {
         guard let target = request.queryValue("url"), !target.isEmpty,
               !target.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
-              let code = request.number("status_code", default: 302, in: 300...399).flatMap({ Int(exactly: $0) }) else {
-            return .respond(.json(["error": "use /redirect-to?url=URL[&status_code=3xx]"], status: 400))
+              let code = request.number("status_code", default: 302, in: 300...399).flatMap({ Int(exactly: $0) }),
+              let delay = request.number("delay", default: 0, in: 0...10) else {
+            return .respond(.json(["error": "use /redirect-to?url=URL[&status_code=3xx][&delay=SECONDS up to 10]"], status: 400))
         }
-        return .respond(DemoResponse(status: code, headers: [("Location", target)]))
+        let response = DemoResponse(status: code, headers: [("Location", target)])
+        return delay > 0 ? .delay(seconds: delay, response) : .respond(response)
     }
 
     // MARK: Authentication

@@ -21,10 +21,18 @@ extension AppModel {
         case .open: open()
         case .back: back()
         case .filter:
-            if pane == .logs, logs.opened != nil {
+            // Filters work on session logs. Elsewhere, `/` opens this session's log, so what the
+            // user types next goes into the filter and is never taken as commands.
+            if pane != .logs || logs.opened == nil, let path = environment.sessionLogPath,
+               FileManager.default.fileExists(atPath: path), logs.opened?.path != path {
+                switchPane(to: .logs)
+                openLog(path)
+            }
+            if pane != .logs { switchPane(to: .logs) }
+            if logs.opened != nil {
                 prompt = .filter(LineEditor(logs.opened?.filterText ?? ""))
             } else {
-                message = pane == .logs ? "open a log first (Enter)" : "the filter applies to an opened log in the Log browser (4)"
+                message = "open a log first (Enter), then / filters it"
             }
         case .commandPrompt: prompt = .command(LineEditor())
         case .help:
@@ -208,6 +216,7 @@ extension AppModel {
             compose.editing = (field, editor)
         case .cancelled:
             compose.editing = nil
+            message = "Ready."
             if case .param(let index) = field, compose.draft.params[index].name.isEmpty { compose.draft.params.remove(at: index) }
             if case .header(let index) = field, compose.draft.headers[index].name.isEmpty { compose.draft.headers.remove(at: index) }
         case .committed:
@@ -215,6 +224,8 @@ extension AppModel {
             if let problem = compose.commit(editor.text, to: field) {
                 message = problem
                 compose.editing = (field, editor)
+            } else {
+                message = "Ready."
             }
         }
     }
@@ -378,9 +389,16 @@ extension AppModel {
         case "help": showHelp = true
         case "follow": perform(.toggleFollow)
         case "pause": perform(.togglePause)
-        case "mouse": mouseEnabled = argument != "off"; message = mouseEnabled ? "mouse on" : "mouse off"
+        case "mouse":
+            guard ["on", "off", ""].contains(argument) else { message = "mouse on or mouse off"; return }
+            mouseEnabled = argument != "off"
+            message = mouseEnabled ? "mouse on" : "mouse off"
         case "pane":
-            if let target = Pane.allCases.first(where: { $0.title.lowercased() == argument.lowercased() }) { switchPane(to: target) }
+            if let target = Pane.allCases.first(where: { $0.title.lowercased() == argument.lowercased() }) {
+                switchPane(to: target)
+            } else {
+                message = "no pane \(argument.debugDescription); panes: " + Pane.allCases.map { $0.title.lowercased() }.joined(separator: " ")
+            }
         case "filter":
             pane = .logs
             applyFilter(argument)

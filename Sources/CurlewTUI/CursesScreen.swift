@@ -9,6 +9,15 @@ public final class CursesScreen: Screen {
     private var colorPairs: [Int: Int32] = [:]
     /// Keys read while looking for a paste that turned out to be something else.
     private var pending: [Key] = []
+    /// Inside a bracketed paste whose end marker has not arrived yet.
+    private var pasting = false
+    /// An ESC was read that may start a paste; it is looked at on the next read.
+    private var escapeRead = false
+    /// How long the bytes of a paste marker, and the rest of a paste, are waited for.
+    private static let markerWait: Int32 = 25
+    private static let pasteWait = 200
+    /// Characters delivered as one `.paste` at most.
+    private static let pasteChunk = 1 << 20
 
     /// Bracketed paste: the terminal wraps pasted text in these, so a paste is never read as keys.
     private static let pasteOn = "\u{1B}[?2004h", pasteOff = "\u{1B}[?2004l"
@@ -119,7 +128,13 @@ public final class CursesScreen: Screen {
 
     /// Waits up to `milliseconds` for a key (0: just checks). Returns nil when none came.
     public func readKey(timeout milliseconds: Int) -> Key? {
+        // Until its end marker arrives, everything is part of the paste, however it was split.
+        if pasting { return readPaste(timeout: milliseconds) }
         if !pending.isEmpty { return pending.removeFirst() }
+        if escapeRead {
+            escapeRead = false
+            return readAfterEscape()
+        }
         _ = curlew_timeout(Int32(milliseconds))
         var character: wint_t = 0
         let result = curlew_get_wch(&character)
@@ -130,41 +145,55 @@ public final class CursesScreen: Screen {
     }
 
     /// After ESC: a paste's start marker (`ESC [200~`) begins a paste; anything else is Escape
-    /// followed by whatever came, as before.
+    /// followed by whatever came, as before. The marker's bytes get as long as ncurses waits for
+    /// an escape sequence, so a slow link does not split it into keys.
     private func readAfterEscape() -> Key? {
         var read: [UInt32] = []
-        _ = curlew_timeout(0)
+        _ = curlew_timeout(Self.markerWait)
         while read.count < Self.pasteStart.count {
             var character: wint_t = 0
             let result = curlew_get_wch(&character)
             guard result != ERR, result != KEY_CODE_YES, UInt32(character) == Self.pasteStart[read.count] else {
                 pending += read.compactMap { Self.key(for: wint_t($0)) }
-                let next = result == ERR ? nil : result == KEY_CODE_YES ? Self.functionKey(Int32(character)) : Self.key(for: character)
-                if let next { pending.append(next) }
+                if result == KEY_CODE_YES, let key = Self.functionKey(Int32(character)) {
+                    pending.append(key)
+                } else if result != ERR, character == 27 {
+                    // Another ESC may itself start a paste: read it as one after these keys.
+                    escapeRead = true
+                } else if result != ERR, let key = Self.key(for: character) {
+                    pending.append(key)
+                }
                 return .escape
             }
             read.append(UInt32(character))
         }
-        return .paste(readPaste())
+        pasting = true
+        return readPaste(timeout: Self.pasteWait)
     }
 
-    /// The pasted text up to the end marker, CR and CRLF read as newlines. Waits briefly for
-    /// the rest of a large paste; a paste that never ends is cut at 1 MiB.
-    private func readPaste() -> String {
+    /// Pasted text up to the end marker, CR and CRLF read as newlines, as one `.paste`. A paste
+    /// that pauses (or is larger than a chunk) is delivered in pieces, every one of them text,
+    /// until the end marker arrives; function keys inside a paste are dropped.
+    private func readPaste(timeout milliseconds: Int) -> Key? {
         var scalars: [UInt32] = []
-        _ = curlew_timeout(200)
-        while scalars.count < 1 << 20 {
+        _ = curlew_timeout(Int32(max(milliseconds, 0)))
+        while scalars.count < Self.pasteChunk {
             var character: wint_t = 0
-            guard curlew_get_wch(&character) != ERR else { break }
+            let result = curlew_get_wch(&character)
+            if result == ERR { break }
+            if result == KEY_CODE_YES { continue }
             scalars.append(UInt32(character))
-            if scalars.count >= Self.pasteEnd.count, Array(scalars.suffix(Self.pasteEnd.count)) == Self.pasteEnd {
+            if scalars.count >= Self.pasteEnd.count, scalars.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {
                 scalars.removeLast(Self.pasteEnd.count)
+                pasting = false
                 break
             }
+            _ = curlew_timeout(Int32(Self.pasteWait))
         }
+        guard !scalars.isEmpty else { return nil }
         var text = String(String.UnicodeScalarView(scalars.compactMap(Unicode.Scalar.init)))
         text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        return text
+        return .paste(text)
     }
 
     private static func key(for character: wint_t) -> Key? {

@@ -75,7 +75,7 @@ enum GroupsView {
             let used = frame.put(text, row: row, column: area.column, style: style, width: area.width)
             if let start = member.startedAt {
                 let from = Int(Double(start) / Double(span) * Double(waterfallWidth))
-                let length = max(1, Int(Double((member.finishedAt ?? now) - start) / Double(span) * Double(waterfallWidth)))
+                let length = max(1, Int(Double(elapsed ?? ((member.finishedAt ?? now) - start)) / Double(span) * Double(waterfallWidth)))
                 frame.put(String(repeating: " ", count: min(from, waterfallWidth - 1)) + String(repeating: "▇", count: min(length, waterfallWidth - min(from, waterfallWidth - 1))),
                           row: row, column: area.column + used, style: memberStyle(member), width: waterfallWidth)
             }

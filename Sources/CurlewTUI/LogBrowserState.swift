@@ -81,9 +81,9 @@ public struct LogBrowserState {
     /// Applies a filter expression; "" shows everything. A syntax error keeps the previous rows.
     public mutating func applyFilter(_ text: String) {
         guard var current = opened else { return }
-        current.filterText = text
         let count = current.index.entryCount
         if text.trimmingCharacters(in: .whitespaces).isEmpty {
+            current.filterText = text
             current.filterError = nil
             current.filter = nil
             current.visible = Array(0..<count)
@@ -91,6 +91,8 @@ public struct LogBrowserState {
         } else {
             do {
                 let filter = try MessageFilter.parse(text)
+                // Only a filter that applies is shown as the one in effect.
+                current.filterText = text
                 current.filterError = nil
                 current.filter = filter
                 current.visible = current.index.matching(filter)

@@ -27,12 +27,15 @@ enum RedirectHop {
         }
         guard let current = URL(string: request.url),
               let target = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: current)?.absoluteURL,
-              let scheme = target.scheme?.lowercased(), let host = target.host, !host.isEmpty else {
+              let scheme = target.scheme?.lowercased() else {
             return .refuse(TransferError(kind: .redirectRefused, message: "redirect to an invalid location \(location.debugDescription)"))
         }
         guard scheme == "http" || scheme == "https" else {
             return .refuse(TransferError(kind: .redirectRefused,
                                          message: "redirect to \(scheme): refused; only http and https are followed"))
+        }
+        guard target.host?.isEmpty == false else {
+            return .refuse(TransferError(kind: .redirectRefused, message: "redirect to a location without a host \(location.debugDescription)"))
         }
         let currentScheme = current.scheme?.lowercased() ?? ""
         if currentScheme == "https", scheme == "http", !request.allowsInsecureRedirects {
@@ -43,8 +46,10 @@ enum RedirectHop {
         var next = request
         next.url = target.absoluteString
         if !Origin(current).sameOrigin(as: Origin(target)) {
+            // Credentials were meant for the first server; a Host given by hand names it.
             next.headers.removeAll { header in
-                request.originBoundHeaderNames.contains { ASCII.equalsIgnoringCase($0, header.name) }
+                ASCII.equalsIgnoringCase(header.name, "Host")
+                    || request.originBoundHeaderNames.contains { ASCII.equalsIgnoringCase($0, header.name) }
             }
         }
         // As browsers and curl: 303 turns anything but HEAD into GET, 301 and 302 turn POST into GET.

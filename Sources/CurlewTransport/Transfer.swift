@@ -22,6 +22,8 @@ final class Transfer {
     private let maxResponseBytes: Int
     private let requestCaptureLimit: Int
     private let connectTimeoutApplied: Bool
+    /// The whole exchange's limit, redirects included.
+    private let totalTimeout: Duration?
     private let outbox: EventOutbox
 
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -55,6 +57,7 @@ final class Transfer {
         self.maxResponseBytes = request.maxResponseBytes
         self.requestCaptureLimit = request.requestCaptureLimit
         self.connectTimeoutApplied = request.connectTimeout != nil
+        self.totalTimeout = request.totalTimeout
         self.outbox = outbox
         self.bodyBuffers = bodyBuffers
     }
@@ -182,6 +185,17 @@ final class Transfer {
         _ = curlew_easy_getinfo_long(handle.raw, CURLINFO_RESPONSE_CODE, &status)
         let location = responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Location") }?.value
         return RedirectHop.decide(after: request, status: status, location: location, hopsSoFar: hops)
+    }
+
+    /// `next` with what is left of the total timeout, which covers every hop; nil when nothing
+    /// is left.
+    func withRemainingTime(_ next: TransferRequest) -> TransferRequest? {
+        guard let totalTimeout else { return next }
+        let remaining = totalTimeout - .nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - addedAt))
+        guard remaining >= .milliseconds(1) else { return nil }
+        var next = next
+        next.totalTimeout = remaining
+        return next
     }
 
     /// Counts the hop just finished and configures the handle for `next`. The handle must be out of

@@ -281,6 +281,11 @@ private final class TransferLoop {
     /// Puts a redirect's next hop on the wire with the same easy handle (and so the same
     /// connection pool), leaving the exchange active under its id.
     private func follow(_ transfer: Transfer, to next: TransferRequest) {
+        guard let next = transfer.withRemainingTime(next) else {
+            let error = TransferError(kind: .totalTimeout, code: 28, message: "the exchange, its redirects included, took longer than its timeout")
+            finish(transfer, code: CURLE_OK, cancelled: false, refusal: error)
+            return
+        }
         _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw)
         let configured = transfer.beginNextHop(next)
         guard configured == CURLE_OK else {

@@ -92,6 +92,10 @@ struct DemoBatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-concurrency"), help: "Members running at once; unlimited when omitted.")
     var maxConcurrency: Int?
 
+    func validate() throws {
+        if let maxConcurrency, maxConcurrency < 1 { throw ValidationError("--max-concurrency must be at least 1") }
+    }
+
     func run() async throws {
         let batchPolicy: BatchPolicy = switch policy {
         case .all: .all

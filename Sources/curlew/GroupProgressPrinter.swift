@@ -6,6 +6,14 @@ import CurlewLocking
 /// group's verdict: the command-line view of the agent's group events.
 final class GroupProgressPrinter: NetworkObserver {
     private let started = Locked<[String: ContinuousClock.Instant]>([:])
+    /// Member requests' own elapsed time, from their debug messages (which arrive before the
+    /// member's end), so the printed time is the request's, not the gap between two deliveries.
+    private let elapsedByRequest = Locked<[UInt64: Int64]>([:])
+
+    func requestDidProduce(_ message: DebugMessage) {
+        guard message.groupID != nil, let timings = message.timings else { return }
+        elapsedByRequest.withLock { $0[message.requestID] = timings.elapsed }
+    }
 
     func requestGroup(_ event: GroupEvent) {
         switch event {
@@ -17,8 +25,9 @@ final class GroupProgressPrinter: NetworkObserver {
                 started.withLock { $0[key] = .now }
             }
             guard update.state.isTerminal else { return }
-            let elapsed = started.withLock { $0.removeValue(forKey: key) }.map { ContinuousClock.now - $0 }
-            let duration = elapsed.map { TimingBreakdown.format($0.wholeMicroseconds) } ?? "-"
+            let waited = started.withLock { $0.removeValue(forKey: key) }.map { (ContinuousClock.now - $0).wholeMicroseconds }
+            let own = update.requestID.flatMap { id in elapsedByRequest.withLock { $0.removeValue(forKey: id) } }
+            let duration = (own ?? waited).map(TimingBreakdown.format) ?? "-"
             let outcome: String = switch update.state {
             case .succeeded: "✓ \(update.statusCode.map(String.init) ?? "ok")"
             case .cancelled: "⊘ cancelled"

@@ -127,8 +127,8 @@ struct AgentCallbackTests {
     func delegate() async throws {
         let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
         let delegate = Delegate()
-        let ok = agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(delegate: delegate))
-        let bad = agent.start(Request(.get, "/status/404"), callbacks: RequestCallbacks(delegate: delegate))
+        agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(delegate: delegate))
+        agent.start(Request(.get, "/status/404"), callbacks: RequestCallbacks(delegate: delegate))
         try await waitUntil { delegate.calls.withLock { $0.count } == 6 }
         let calls = delegate.calls.withLock { $0 }
         #expect(calls.filter { $0 == "willBeSent" }.count == 2)

@@ -41,6 +41,39 @@ struct HostileInputTests {
         #expect(message.original?.method == "PATCH")
     }
 
+    @Test("a Content-Length or Transfer-Encoding given by hand is refused: the body's framing is not the caller's to set",
+          arguments: ["Content-Length", "content-length", "Transfer-Encoding"])
+    func framingHeaders(_ name: String) async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let smuggled = "helloGET /status/418 HTTP/1.1\r\nHost: x\r\n\r\n"
+        let (_, failure) = await exchange(agent, Request(.post, "/post?\(tag)", headers: [name: "5"],
+                                                        requestSerializer: .raw(Data(smuggled.utf8), contentType: "text/plain")))
+        #expect(failure?.error.kind == .invalidHeader)
+        #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
+    }
+
+    @Test("a URL password never reaches an error message")
+    func passwordInErrors() async {
+        let agent = Agent(config: NetworkConfig())
+        let (message, failure) = await exchange(agent, .url("http://alice:Sup3rSecretPW@127.0.0.1:1/get\u{1}"))
+        #expect(failure?.error.kind == .invalidURL)
+        #expect(failure?.error.message.contains("Sup3rSecretPW") == false)
+        #expect(message.error?.message.contains("Sup3rSecretPW") == false)
+    }
+
+    @Test("the total timeout covers every redirect hop, not each one")
+    func timeoutAcrossHops() async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        var request = Request(.get, "/redirect-to", params: ["url": "/redirect-to?url=/get&delay=0.4", "delay": "0.4"])
+        request.timeout = .milliseconds(600)
+        let (message, failure) = await exchange(agent, request)
+        #expect(failure?.error.kind == .totalTimeout)
+        #expect((message.timings?.total ?? 0) < 1_000_000)
+    }
+
     @Test("every RFC 9110 token character is a valid method")
     func tokenMethods() throws {
         try HTTPMethod(rawValue: "M-SEARCH!#$%&'*+.^_`|~09az").validate()
@@ -67,13 +100,14 @@ struct HostileInputTests {
         let agent = Agent(config: config)
         let headers: HTTPHeaders = [
             "Authorization": "Bearer a", "Proxy-Authorization": "Basic b", "Cookie": "c=d",
-            "X-Api-Key": "k", "X-Session": "s", "X-Plain": "kept",
+            "X-Api-Key": "k", "X-Session": "s", "X-Plain": "kept", "Host": "first.test",
         ]
         let request = Request(.get, "/redirect-to", params: ["url": .string("\(other.baseURL)/anything/\(tag)")], headers: headers)
         let (_, failure) = await exchange(agent, request)
         #expect(failure == nil)
         let received = try #require(other.receivedRequests.first { $0.uri.contains(tag) })
         #expect(received.header("X-Plain") == "kept")
+        #expect(received.header("Host") != "first.test", "a Host given by hand names the first server only")
         for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "X-Session"] {
             #expect(received.header(name) == nil, "\(name) crossed to another origin")
         }
@@ -198,6 +232,10 @@ struct HostileInputTests {
         try logger.close()
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
         #expect(mode == 0o600)
+
+        let link = path + ".link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        #expect(throws: NetworkLoggerError.self) { try NetworkLogger(config: NetworkLoggerConfig(logFilePath: link)) }
     }
 
     @Test("a session that sent nothing leaves no log file; one that did keeps it")
@@ -285,6 +323,16 @@ struct PartialBodyRedactionTests {
         let redacted = RedactionPolicy().redact(message)
         let text = try #require(redacted.response?.body.text)
         #expect(!text.contains("sw0rdfish"), "\(text)")
+    }
+
+    @Test("query secrets and URL passwords in JSON strings are hidden even when no member name is secret")
+    func secretsInStrings() throws {
+        let body = #"{"next":"https://api.test/x?access_token=abc123","login":"https://bob:pw77@h.test/"}"#
+        var message = Fixtures.message(responseBody: body)
+        message.response!.body = BodySnapshot(data: Data(body.utf8), contentType: "application/json", limit: 1 << 20)
+        let text = try #require(RedactionPolicy().redact(message).response?.body.text)
+        #expect(!text.contains("abc123"))
+        #expect(!text.contains("pw77"))
     }
 
     @Test("a secret member cut off by the limit is hidden up to the cut")

@@ -12,6 +12,21 @@ struct DemoServerTests {
         return try await Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL, followRedirects: false)).send(request)
     }
 
+    @Test("hostile numbers and form bodies get an answer, never a crash", arguments: [
+        "/drip?numbytes=-1", "/drip?duration=inf", "/drip?delay=nan", "/drip?code=99999999999999999999",
+        "/delay/inf", "/bytes/-5", "/stream/99999999999", "/redirect-to?url=/get&delay=-1",
+    ])
+    func hostileNumbers(_ path: String) async throws {
+        #expect(try await send(Request(.get, path)).statusCode == 400)
+    }
+
+    @Test("a form body of only = or & is read, not a crash (the server shares the interface's process)",
+          arguments: ["=", "&", "=&=", "a=&=b", "%zz=%"])
+    func hostileForms(_ body: String) async throws {
+        let response = try await send(Request(.post, "/post", requestSerializer: .raw(Data(body.utf8), contentType: "application/x-www-form-urlencoded")))
+        #expect(response.statusCode == 200)
+    }
+
     @Test("/range honours Range, suffix ranges, If-Range and unsatisfiable ranges")
     func ranges() async throws {
         let full = try await send(Request(.get, "/range/100"))
