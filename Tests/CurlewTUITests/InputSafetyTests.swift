@@ -134,3 +134,34 @@ struct PaneReportTests {
         }
     }
 }
+
+@Suite("Filters as typed")
+struct FilterInputTests {
+    @Test("a rejected filter is not shown as the one in effect")
+    func rejectedFilter() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        model.handle(.enter)
+        model.applyFilter("~c 5xx")
+        let matching = model.logs.opened?.visible
+        model.applyFilter("~c 9xx")
+        model.handle(.escape)
+        #expect(model.logs.opened?.filterText == "~c 5xx")
+        #expect(model.logs.opened?.visible == matching)
+    }
+
+    @Test("/ outside the log browser opens this session's log for filtering, so the typed text is never read as commands")
+    func slashInLive() throws {
+        let directory = NSTemporaryDirectory() + "curlew-slash-" + UUID().uuidString
+        let log = try TUIFixtures.writeLog(in: directory)
+        let model = AppModel(environment: AppEnvironment(
+            agent: Agent(config: NetworkConfig(baseURL: "http://127.0.0.1:9")), name: "test", sessionLogPath: log,
+            sessionsDirectory: directory, composeItems: [], timeZone: TimeZone(identifier: "UTC")!, processEnvironment: [:]))
+        model.handle(.character("2"))
+        for key in "/~u q".map(Key.character) { model.handle(key) }
+        #expect(!model.shouldQuit)
+        #expect(model.pane == .logs)
+        model.handle(.enter)
+        #expect(model.logs.opened?.filterText == "~u q")
+    }
+}
