@@ -8,14 +8,12 @@ import FuzzSupport
 
 @_cdecl("FuzzCompose_main")
 public func fuzzComposeMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { start, count in
-        guard let start else { return 0 }
-        return fuzzCompose(start, count)
-    }
+    runFuzzer(argc, argv, fuzzCompose)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzCompose(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzCompose(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
     let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
     let parts = text.split(separator: "\u{1F}", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
     let method = parts.count > 0 ? parts[0] : "GET"

@@ -19,14 +19,12 @@ private let message = DebugMessage(
 
 @_cdecl("FuzzFilter_main")
 public func fuzzFilterMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { start, count in
-        guard let start else { return 0 }
-        return fuzzFilter(start, count)
-    }
+    runFuzzer(argc, argv, fuzzFilter)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFilter(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzFilter(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
     let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
     do {
         let filter = try MessageFilter.parse(text)

@@ -8,14 +8,12 @@ import FuzzSupport
 
 @_cdecl("FuzzHeaders_main")
 public func fuzzHeadersMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { start, count in
-        guard let start else { return 0 }
-        return fuzzHeaders(start, count)
-    }
+    runFuzzer(argc, argv, fuzzHeaders)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzHeaders(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzHeaders(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
     _ = ResponseHeaderLine(bytes)
     let location = String(decoding: bytes, as: UTF8.self)

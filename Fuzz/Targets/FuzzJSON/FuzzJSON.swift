@@ -7,14 +7,12 @@ import FuzzSupport
 
 @_cdecl("FuzzJSON_main")
 public func fuzzJSONMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { start, count in
-        guard let start else { return 0 }
-        return fuzzJSON(start, count)
-    }
+    runFuzzer(argc, argv, fuzzJSON)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
     let data = Data(bytes: start, count: count)
     guard let value = try? JSONValue.parse(data) else { return 0 }
     let text = value.serialized()

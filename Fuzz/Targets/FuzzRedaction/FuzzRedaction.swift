@@ -9,14 +9,12 @@ private let policy = RedactionPolicy(secretValues: ["s3cr3t-value"])
 
 @_cdecl("FuzzRedaction_main")
 public func fuzzRedactionMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { start, count in
-        guard let start else { return 0 }
-        return fuzzRedaction(start, count)
-    }
+    runFuzzer(argc, argv, fuzzRedaction)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzRedaction(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzRedaction(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
     let data = Data(bytes: start, count: count)
     let text = String(decoding: data, as: UTF8.self)
     for contentType in ["application/json", "application/x-www-form-urlencoded", "text/plain"] {

@@ -10,14 +10,12 @@ private let path = NSTemporaryDirectory() + "curlew-fuzz-\(getpid()).jsonl"
 
 @_cdecl("FuzzSessionLog_main")
 public func fuzzSessionLogMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { start, count in
-        guard let start else { return 0 }
-        return fuzzSessionLog(start, count)
-    }
+    runFuzzer(argc, argv, fuzzSessionLog)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzSessionLog(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzSessionLog(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
     let data = Data(bytes: start, count: count)
     let decoder = SessionLogFormat.makeDecoder()
     for line in data.split(separator: 0x0A) {
