@@ -77,7 +77,8 @@ struct TransferErrorTests {
     @Test("a server that stalls after the headers is a total timeout")
     func stall() async throws {
         let server = try await TestServer.shared()
-        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/stall", totalTimeout: .milliseconds(400)))
+        // Long enough for the headers to arrive on a loaded machine (under a sanitizer); the stall lasts longer.
+        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/stall", totalTimeout: .seconds(2)))
         #expect(result.error?.kind == .totalTimeout)
         #expect(result.statusCode == 200, "the headers did arrive")
     }
