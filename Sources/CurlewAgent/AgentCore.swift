@@ -18,8 +18,9 @@ struct DeliveryBatch {
 
 /// The agent's bookkeeping of live requests and its reaction to transport events.
 ///
-/// `handle(_:)` runs on the transfer thread: it updates state, builds the debug messages and hands
-/// everything to the observer lanes and the callback queue. It never waits on either.
+/// `handle(_:)` runs on the transfer thread (or on the thread that cancelled a request libcurl had
+/// not taken yet): it updates state, builds the debug messages and hands everything, through the
+/// one publisher lock, to the observer lanes and the callback queue. It never waits on either.
 final class AgentCore: Sendable {
     struct ActiveRequest: Sendable {
         let handle: RequestHandle

@@ -85,10 +85,6 @@ final class ObserverHub: Sendable {
     /// No observer is registered: events need not even be built.
     var isEmpty: Bool { lanes.withLock { $0.isEmpty } }
 
-    func publish(_ event: ObserverEvent) {
-        publish([event])
-    }
-
     /// Queues events in order on every lane: one hand-over per lane for the whole array.
     func publish(_ events: [ObserverEvent]) {
         guard !events.isEmpty else { return }

@@ -1,14 +1,3 @@
-/// A value a user typed that cannot be used, with a message naming the field.
-public struct UserInputError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
 /// Seconds a user typed (a timeout on the command line or in Compose), checked before they become
 /// a `Duration`: infinity, NaN, zero, negative and absurd values are refused with the field's name.
 public enum SecondsInput {

@@ -5,7 +5,7 @@ import Synchronization
 /// reported as a race). Built with `-DCURLEW_TSAN`, as `make sanitize` builds, each critical
 /// section also tells the sanitizer it acquires and releases the lock; otherwise this is `Mutex`
 /// and nothing more.
-public struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
+public struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<Value>
     #if CURLEW_TSAN
     /// The address the sanitizer's acquire and release name this lock by (not the value's, whose

@@ -309,7 +309,8 @@ final class Transfer {
 
     func observeOutgoingHeader(_ bytes: UnsafeRawBufferPointer) {
         if responseSinceLastRequest {
-            // A new hop (redirect): the capture describes the request that produced the final response.
+            // The request is sent again after a response on the same transfer (authentication,
+            // a 1xx): the capture describes the request that produced the final response.
             requestHead.removeAll(keepingCapacity: true)
             requestBody.removeAll(keepingCapacity: true)
             requestBodySize = 0

@@ -7,8 +7,9 @@ import CurlewLocking
 /// The libcurl engine. One transfer thread owns a multi handle and every easy handle; callers talk
 /// to it only through `submit` and `cancel`, which queue a command and wake the thread.
 ///
-/// Events go to `eventSink` on the transfer thread in batches: everything one turn of the loop
-/// produced, in order per exchange. The sink must only hand them on (it must not block), since
+/// Events go to `eventSink` in batches: on the transfer thread, everything one turn of the loop
+/// produced, in order per exchange; on the caller's thread, the end of an exchange cancelled
+/// (or shut down) before libcurl took it. The sink must only hand them on (it must not block), since
 /// every transfer waits while it runs. Batching lets the receiver wake its own consumers once per
 /// turn instead of once per event.
 public final class TransferEngine: Sendable {
