@@ -1,17 +1,18 @@
 import Synchronization
 
-/// A value guarded by a lock: Swift's `Mutex`, which ThreadSanitizer cannot see on Linux (it
-/// locks with futex system calls the sanitizer does not intercept, so every access under it is
-/// reported as a race). Built with `-DCURLEW_TSAN`, as `make sanitize` builds, each critical
-/// section also tells the sanitizer it acquires and releases the lock; otherwise this is `Mutex`
-/// and nothing more.
+#if !CURLEW_TSAN
+/// A value guarded by a lock: Swift's `Mutex` itself, so the lock costs nothing more.
+public typealias Locked = Mutex
+#else
+/// A value guarded by a lock, in `make sanitize` builds (`-DCURLEW_TSAN`): Swift's `Mutex`, which
+/// ThreadSanitizer cannot see on Linux (it locks with futex system calls the sanitizer does not
+/// intercept, so every access under it is reported as a race), plus annotations that tell the
+/// sanitizer when each critical section acquires and releases the lock.
 public struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<Value>
-    #if CURLEW_TSAN
     /// The address the sanitizer's acquire and release name this lock by (not the value's, whose
     /// every access the sanitizer checks).
     @usableFromInline let token = SanitizerToken()
-    #endif
 
     @inlinable
     public init(_ value: consuming sending Value) {
@@ -23,17 +24,14 @@ public struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
-            #if CURLEW_TSAN
             let address = UnsafeRawPointer(Unmanaged.passUnretained(token).toOpaque())
             ThreadSanitizer.acquire(address)
             defer { ThreadSanitizer.release(address) }
-            #endif
             return try body(&value)
         }
     }
 }
 
-#if CURLEW_TSAN
 @usableFromInline
 final class SanitizerToken: Sendable {
     @usableFromInline init() {}
