@@ -182,6 +182,10 @@ private final class TransferLoop {
     private let shared: EngineShared
     private var pool = EasyHandlePool(capacity: 256)
     private var active: [UInt64: Transfer] = [:]
+    /// Cancels for ids the loop did not know: an exchange cancelled just before it was
+    /// submitted (the caller registers a request, then submits it) has its cancel here when its
+    /// add arrives, and never starts. Bounded: most are cancels of exchanges already finished.
+    private var earlyCancels = EarlyCancels(capacity: 1024)
     /// Events of the current turn, handed to the sink together at its end.
     private let outbox = EventOutbox()
     private let logger = Logger(label: "curlew.transport")
@@ -229,6 +233,10 @@ private final class TransferLoop {
     }
 
     private func start(_ pending: PendingTransfer) {
+        if earlyCancels.take(pending.id) {
+            outbox.events.append(.finished(.cancelledBeforeStart(id: pending.id)))
+            return
+        }
         guard let handle = pool.take() else {
             outbox.events.append(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
             return
@@ -301,7 +309,10 @@ private final class TransferLoop {
     }
 
     private func cancelActive(_ id: UInt64) {
-        guard let transfer = active[id] else { return }
+        guard let transfer = active[id] else {
+            earlyCancels.insert(id)
+            return
+        }
         finish(transfer, code: CURLE_OK, cancelled: true)
     }
 
@@ -321,5 +332,31 @@ private final class TransferLoop {
         var result = TransferResult.cancelledBeforeStart(id: id)
         result.error = error
         return result
+    }
+}
+
+/// The most recent cancels of unknown ids, oldest forgotten first. Used only on the transfer thread.
+struct EarlyCancels {
+    private var order: [UInt64] = []
+    private var ids: Set<UInt64> = []
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    mutating func insert(_ id: UInt64) {
+        guard ids.insert(id).inserted else { return }
+        order.append(id)
+        if order.count > capacity {
+            ids.remove(order.removeFirst())
+        }
+    }
+
+    /// Whether `id` was cancelled before it arrived; forgets it either way.
+    mutating func take(_ id: UInt64) -> Bool {
+        guard ids.remove(id) != nil else { return false }
+        order.removeAll { $0 == id }
+        return true
     }
 }

@@ -68,3 +68,20 @@ struct TransferCancellationTests {
         #expect(await harness.collector.result(for: late).error?.kind == .cancelled)
     }
 }
+
+@Suite("Cancels that overtake their exchange")
+struct EarlyCancelTests {
+    @Test("an exchange cancelled before it was submitted never starts, even when the cancel reached the transfer thread first")
+    func cancelBeforeSubmit() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let tag = uniqueTag()
+        let id: UInt64 = 1_000_000
+        harness.engine.cancel(id: id)
+        // Once another exchange has finished, the transfer thread has taken the cancel.
+        _ = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
+        harness.engine.submit(TransferRequest(url: "\(server.baseURL)/get?\(tag)"), id: id)
+        #expect(await harness.collector.result(for: id).error?.kind == .cancelled)
+        #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
+    }
+}
