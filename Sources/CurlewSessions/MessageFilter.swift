@@ -66,6 +66,19 @@ public indirect enum MessageFilter {
         }
     }
 
+    /// The host of a URL as written: after the scheme, past any `user:password@` (which logs keep
+    /// as `user:[REDACTED]@`, not a valid URL for a strict parser), before the port or path.
+    static func host(of url: String) -> String? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        let afterScheme = url[schemeEnd.upperBound...]
+        var authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        return String(authority.prefix { $0 != ":" })
+    }
+
     /// Decides the filter from a summary; only meaningful when `worksOnSummaries`.
     public func matches(_ entry: SessionRecordSummary) -> Bool {
         switch self {
@@ -73,7 +86,7 @@ public indirect enum MessageFilter {
         case .url(let regex, _): return entry.url.contains(regex)
         case .urlContains(let text): return entry.url.localizedCaseInsensitiveContains(text)
         case .status(let range): return entry.statusCode > 0 && range.contains(entry.statusCode)
-        case .domain(let host): return URLComponents(string: entry.url)?.host?.localizedCaseInsensitiveContains(host) ?? false
+        case .domain(let host): return Self.host(of: entry.url)?.localizedCaseInsensitiveContains(host) ?? false
         case .failed: return entry.failed
         case .duration(let comparison, let limit): return entry.elapsedMicros.map { comparison.holds($0, limit) } ?? false
         case .size(let comparison, let limit): return entry.responseSize.map { comparison.holds($0, limit) } ?? false

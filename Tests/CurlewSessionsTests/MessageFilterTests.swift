@@ -1,5 +1,5 @@
 import CurlewAgent
-import CurlewSessions
+@testable import CurlewSessions
 import CurlewTestSupport
 import Foundation
 import Testing
@@ -84,5 +84,14 @@ struct MessageFilterTests {
             #expect(error.message.contains(fragment), "\(error.message)")
             #expect(error.pointer(in: expression).hasSuffix("^ " + error.message))
         }
+    }
+
+    @Test("~d finds the host of URLs whose password a log masked, and of IPv6 URLs", arguments: [
+        ("http://ada:[REDACTED]@api.example.test:8080/x", "api.example.test"),
+        ("https://[::1]:8443/", "::1"),
+        ("http://h.test", "h.test"),
+    ])
+    func hostOfMaskedURLs(_ url: String, _ host: String) {
+        #expect(MessageFilter.host(of: url) == host)
     }
 }
