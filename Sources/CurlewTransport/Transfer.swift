@@ -181,10 +181,8 @@ final class Transfer {
 
     /// Whether the response of the hop just finished is a redirect to follow, to refuse, or the result.
     func redirectDecision() -> RedirectHop.Decision {
-        var status = 0
-        _ = curlew_easy_getinfo_long(handle.raw, CURLINFO_RESPONSE_CODE, &status)
         let location = responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Location") }?.value
-        return RedirectHop.decide(after: request, status: status, location: location, hopsSoFar: hops)
+        return RedirectHop.decide(after: request, status: long(CURLINFO_RESPONSE_CODE), location: location, hopsSoFar: hops)
     }
 
     /// `next` with what is left of the total timeout, which covers every hop; nil when nothing
@@ -361,7 +359,7 @@ final class Transfer {
         let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
         let sendFinished = lastSendAt > hopStartedAt && hopStartedAt > 0 ? Int64((lastSendAt - hopStartedAt) / 1000) : 0
         let queuedNanos = addedAt > submittedAt ? addedAt - submittedAt : 0
-        var timings = TransferTimings.fromCumulativeMarks(
+        let timings = TransferTimings.fromCumulativeMarks(
             queued: Int64(queuedNanos / 1000),
             nameLookup: offset(CURLINFO_NAMELOOKUP_TIME_T),
             connected: offset(CURLINFO_CONNECT_TIME_T),
@@ -370,13 +368,9 @@ final class Transfer {
             firstByte: offset(CURLINFO_STARTTRANSFER_TIME_T),
             total: offset(CURLINFO_TOTAL_TIME_T),
             sendFinished: sendFinished,
-            reusedConnection: reused
+            reusedConnection: reused,
+            earlierHops: hops > 0 ? Int64((hopStartedAt - addedAt) / 1000) : nil
         )
-        if hops > 0 {
-            let earlierHops = Int64((hopStartedAt - addedAt) / 1000)
-            timings.redirect = earlierHops
-            timings.total += earlierHops
-        }
         let connection = ConnectionFacts(
             httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)),
             remoteIP: string(CURLINFO_PRIMARY_IP),

@@ -38,13 +38,14 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     /// `sendFinished` is the transport's own stamp of the last byte written, since libcurl 7.88 has
     /// no post-transfer mark; it is clamped between pre-transfer and first byte.
     ///
-    /// The transport follows redirects hop by hop, so these are the final hop's marks; the caller
-    /// adds the earlier hops as `redirect` (and to `total`).
+    /// The transport follows redirects hop by hop, so these are the final hop's marks;
+    /// `earlierHops` is the time the hops before it took, reported as `redirect` and counted in
+    /// `total`.
     static func fromCumulativeMarks(
         queued: Int64,
         nameLookup: Int64, connected: Int64, tlsDone: Int64, preTransfer: Int64,
         firstByte: Int64, total: Int64, sendFinished: Int64,
-        reusedConnection: Bool
+        reusedConnection: Bool, earlierHops: Int64? = nil
     ) -> TransferTimings {
         let total = max(total, 0)
         let firstByte = firstByte > 0 ? min(firstByte, total) : total
@@ -61,8 +62,8 @@ public struct TransferTimings: Sendable, Equatable, Codable {
             send: sendEnd - preTransfer,
             wait: firstByte - sendEnd,
             receive: total - firstByte,
-            redirect: nil,
-            total: total
+            redirect: earlierHops,
+            total: total + (earlierHops ?? 0)
         )
     }
 }

@@ -72,8 +72,8 @@ struct GroupMachine: Sendable {
         guard !finished else { return [] }
         switch input {
         case .launch:
+            // A group cancelled before its launch has already finished (above).
             launched = true
-            guard !cancelling else { return [] }
             return [.launched] + schedule()
         case .memberEnded(let index, let succeeded, let response, let error):
             return memberEnded(index, succeeded: succeeded, response: response, error: error)
