@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CurlewAgent", targets: ["CurlewAgent"]),
         .library(name: "CurlewSessions", targets: ["CurlewSessions"]),
         .library(name: "CurlewDemoServer", targets: ["CurlewDemoServer"]),
+        .library(name: "CurlewSigning", targets: ["CurlewSigning"]),
         .library(name: "CurlewTUI", targets: ["CurlewTUI"]),
         // The libcurl shim, for the benchmark's bare libcurl loop.
         .library(name: "CCurl", targets: ["CCurl"]),
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // Swift's Mutex, made visible to ThreadSanitizer in `make sanitize` builds.
@@ -47,10 +49,13 @@ let package = Package(
             dependencies: ["CurlewTransport", "CurlewLocking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "CurlewSessions", dependencies: ["CurlewAgent", "CurlewLocking"]),
+        // Request signers that need cryptography, kept apart so the agent itself does not link it.
+        .target(name: "CurlewSigning", dependencies: ["CurlewAgent", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "CurlewDemoServer",
             dependencies: [
                 "CurlewLocking",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -59,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "curlew",
             dependencies: [
-                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewLocking",
+                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewLocking", "CurlewSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -76,7 +81,7 @@ let package = Package(
             path: "Tests/CurlewTestSupport"
         ),
         .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewLocking", "CurlewTransport", "CurlewDemoServer", "CurlewTestSupport"]),
-        .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewLocking", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewLocking", "CurlewAgent", "CurlewSessions", "CurlewSigning", "CurlewTestSupport"]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(

@@ -1,6 +1,5 @@
 import CurlewTransport
 import Foundation
-import Synchronization
 
 /// The network agent: starts requests, cancels them, and reports everything to its observers.
 ///
@@ -12,9 +11,14 @@ public final class Agent: Sendable {
     private let core: AgentCore
     private let engine: TransferEngine
     private let composer: RequestComposer
-    private let nextID = Atomic<UInt64>(1)
+    private let ids = IDSequence()
     let gate = PriorityGate()
     let groups = GroupRegistry()
+    private let services: PipelineServices
+    /// Requests going through the middle layer, by handle id, while they run.
+    private let runs = PipelineRuns()
+    /// Reachability of hosts: status, probes and listeners.
+    public let reachability: Reachability
 
     public init(config: NetworkConfig = NetworkConfig()) {
         self.config = config
@@ -28,7 +32,14 @@ public final class Agent: Sendable {
             ),
             eventSink: { events in core.handle(events) }
         )
+        let ids = self.ids
+        self.reachability = Reachability(settings: config.reachability, defaultDomain: config.baseURL, callbackQueue: config.callbackQueue)
+        self.services = PipelineServices(config: config, core: core, engine: engine, composer: composer, reachability: reachability,
+                                         makeID: { ids.make() })
     }
+
+    /// The response cache, when the config sets up a store.
+    public var cache: ResponseCache? { services.cache }
 
     deinit {
         engine.shutdown()
@@ -79,7 +90,7 @@ public final class Agent: Sendable {
 
     /// A fresh id for a request or group; one sequence for both, so the gate can tell them apart.
     func makeID() -> UInt64 {
-        nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        ids.make()
     }
 
     func start(_ request: Request, callbacks: RequestCallbacks, placement: RequestPlacement?, passesGate: Bool,
@@ -108,6 +119,14 @@ public final class Agent: Sendable {
     }
 
     private func launch(_ request: Request, handle: RequestHandle, info: RequestInfo, callbacks: RequestCallbacks, placement: RequestPlacement?) {
+        if services.uses(request) {
+            let id = handle.id
+            let run = PipelineRun(services: services, handle: handle, info: info, request: request, callbacks: callbacks, placement: placement,
+                                  onEnd: { [runs] in runs.remove(id) })
+            runs.add(run)
+            run.start()
+            return
+        }
         var info = info
         do {
             var (transfer, composed) = try composer.compose(request)
@@ -149,6 +168,8 @@ public final class Agent: Sendable {
     public func cancel(_ handle: RequestHandle) {
         if let waiter = gate.withdraw(handle.id) {
             waiter.cancel()
+        } else if let run = runs.run(handle.id) {
+            run.cancel()
         } else {
             engine.cancel(id: handle.id)
         }
@@ -158,6 +179,7 @@ public final class Agent: Sendable {
     public func cancelAll() {
         for runner in groups.all where runner.info.parentID == nil { runner.cancel() }
         for waiter in gate.withdrawAll() { waiter.cancel() }
+        for run in runs.all { run.cancel() }
         for id in core.activeIDs { engine.cancel(id: id) }
     }
 

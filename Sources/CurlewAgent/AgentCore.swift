@@ -29,6 +29,9 @@ final class AgentCore: Sendable {
         let composed: ComposedRequest
         let callbacks: RequestCallbacks
         let placement: RequestPlacement?
+        /// For an exchange of a pipelined request: takes the result instead of the usual delivery;
+        /// the pipeline publishes the exchange once it has decided what it means.
+        var onFinish: (@Sendable (TransferResult) -> Void)? = nil
     }
 
     let config: NetworkConfig
@@ -40,7 +43,7 @@ final class AgentCore: Sendable {
     /// which go out ahead of whatever is published next, so per-request order (announced, sent,
     /// finished) holds by construction rather than by timing.
     private let publisher = Locked<[ObserverEvent]>([])
-    private let callbackQueueLabel: String
+    let callbackQueueLabel: String
 
     init(config: NetworkConfig) {
         self.config = config
@@ -87,13 +90,13 @@ final class AgentCore: Sendable {
 
     /// Ends a request that never reached the transport: refused (bad URL, header injection) or
     /// cancelled while waiting.
-    func reject(handle: RequestHandle, info: RequestInfo, error: RequestError, callbacks: RequestCallbacks) {
+    func reject(handle: RequestHandle, info: RequestInfo, error: RequestError, callbacks: RequestCallbacks, pipeline: PipelineRecord? = nil) {
         let state: RequestState = error.kind == .cancelled ? .cancelled : .failed
         guard handle.transition(to: state) else { return }
         let message = DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: Self.asTyped(info), sent: nil, response: nil, error: error,
-            timings: nil, connection: nil, callbackQueue: callbackQueueLabel
+            timings: nil, connection: nil, callbackQueue: callbackQueueLabel, pipeline: pipeline
         )
         var batch = DeliveryBatch()
         deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)
@@ -102,7 +105,7 @@ final class AgentCore: Sendable {
 
     /// What a request that was never composed asked for: its method and URL as typed, so every
     /// view of it (Live, the log, the CLI) shows what the user wrote rather than nothing.
-    private static func asTyped(_ info: RequestInfo) -> ComposedRequest {
+    static func asTyped(_ info: RequestInfo) -> ComposedRequest {
         ComposedRequest(method: info.method, url: URLPassword.masking(in: info.url), headers: [], params: .null, body: nil, timeoutMilliseconds: 0)
     }
 
@@ -138,47 +141,104 @@ final class AgentCore: Sendable {
             }
         case .finished(let result):
             guard let entry = active.withLock({ $0.removeValue(forKey: result.id) }) else { return }
-            finish(entry, result: result, into: &batch)
+            if let onFinish = entry.onFinish {
+                onFinish(result)
+            } else {
+                finish(entry, result: result, into: &batch)
+            }
         }
     }
 
     private func finish(_ entry: ActiveRequest, result: TransferResult, into batch: inout DeliveryBatch) {
-        let verdict = Verdict(result: result, request: entry.request)
+        let verdict = Verdict(result: result, request: entry.request, acceptable: config.acceptableStatusCodes)
         guard entry.handle.transition(to: verdict.state) else { return }
         let info = entry.info
-        let responseHeaders = result.responseHeaders.map { HeaderField(name: $0.name, value: $0.value) }
-        let response = result.statusLine.isEmpty ? nil : Response(
-            requestID: info.id, statusCode: result.statusCode, statusLine: result.statusLine,
-            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(responseHeaders), body: result.responseBody,
-            value: verdict.value ?? .data(result.responseBody), url: result.connection.effectiveURL
-        )
+        let response = Self.response(to: info.id, from: result, value: verdict.value)
         // The debug message is the largest thing built per request; skip it when nobody reads it.
         let message = observers.isEmpty && entry.callbacks.debug == nil
-            ? nil : debugMessage(entry, result: result, verdict: verdict, responseHeaders: responseHeaders)
+            ? nil : debugMessage(info: info, composed: entry.composed, result: result, state: verdict.state, error: verdict.error, pipeline: nil)
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
                 callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil, to: &batch)
     }
 
-    private func debugMessage(_ entry: ActiveRequest, result: TransferResult, verdict: Verdict, responseHeaders: [HeaderField]) -> DebugMessage {
-        let limit = config.debugBodyLimit
-        let contentType = result.responseHeader("Content-Type")
+    /// The response a transfer received, nil when none arrived.
+    static func response(to id: UInt64, from result: TransferResult, value: ResponseValue?) -> Response? {
+        guard !result.statusLine.isEmpty else { return nil }
+        return Response(
+            requestID: id, statusCode: result.statusCode, statusLine: result.statusLine,
+            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(result.responseHeaders.map { HeaderField(name: $0.name, value: $0.value) }),
+            body: result.responseBody, value: value ?? .data(result.responseBody), url: result.connection.effectiveURL
+        )
+    }
+
+    /// The debug message of a network exchange.
+    func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, state: RequestState, error: RequestError?,
+                      pipeline: PipelineRecord?) -> DebugMessage {
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
             head: String(decoding: result.requestHead, as: UTF8.self),
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
-                kept: result.requestBody, size: result.requestBodySize, contentType: entry.composed.body?.contentType)
-        )
-        let responseSnapshot = result.statusLine.isEmpty ? nil : ResponseSnapshot(
-            statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
-            headers: responseHeaders, body: BodySnapshot(data: result.responseBody, contentType: contentType, limit: limit)
+                kept: result.requestBody, size: result.requestBodySize, contentType: composed.body?.contentType)
         )
         var connection = result.connection
         connection.effectiveURL = URLPassword.masking(in: connection.effectiveURL)
-        let info = entry.info
         return DebugMessage(
-            requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: verdict.state,
-            startedAt: info.startedAt, original: entry.composed, sent: sent, response: responseSnapshot,
-            error: verdict.error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel
+            requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
+            startedAt: info.startedAt, original: composed, sent: sent, response: snapshot(of: result),
+            error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline
         )
+    }
+
+    /// The response side of a debug message, with the body kept up to the debug limit.
+    func snapshot(of result: TransferResult) -> ResponseSnapshot? {
+        guard !result.statusLine.isEmpty else { return nil }
+        return ResponseSnapshot(
+            statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
+            headers: result.responseHeaders.map { HeaderField(name: $0.name, value: $0.value) },
+            body: BodySnapshot(data: result.responseBody, contentType: result.responseHeader("Content-Type"), limit: config.debugBodyLimit)
+        )
+    }
+
+    /// The response side of a debug message for an answer that did not come from a transfer.
+    func snapshot(of response: Response) -> ResponseSnapshot {
+        ResponseSnapshot(statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
+                         headers: response.headers.fields,
+                         body: BodySnapshot(data: response.body, contentType: response.headers["Content-Type"], limit: config.debugBodyLimit))
+    }
+
+    /// Publishes one exchange of a pipelined request: its debug message and finished event, and
+    /// for the request's last exchange, the outcome to its callbacks. Returns false when the
+    /// request had already ended (cancelled meanwhile), in which case nothing is published.
+    @discardableResult
+    func publish(_ exchange: FinishedExchange, final: PipelineDelivery?) -> Bool {
+        if let final, !final.handle.transition(to: exchange.state) { return false }
+        var batch = DeliveryBatch()
+        let wantsMessage = !observers.isEmpty || (final?.callbacks.debug != nil)
+        let message = wantsMessage ? exchange.debugMessage(core: self) : nil
+        if let final {
+            deliver(message: message, info: exchange.info, state: exchange.state, handle: final.handle, response: final.response,
+                    error: exchange.error, callbacks: final.callbacks, to: &batch)
+        } else {
+            if let message { batch.events.append(.debugMessage(message)) }
+            batch.events.append(.finished(exchange.info, exchange.state))
+        }
+        dispatch(batch)
+        return true
+    }
+
+    /// Publishes a `cacheThenNetwork` request's cached answer as an exchange of its own and hands
+    /// the response to the `cached` callback.
+    func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks) {
+        var batch = DeliveryBatch()
+        if !observers.isEmpty { batch.events.append(.debugMessage(exchange.debugMessage(core: self))) }
+        batch.events.append(.finished(exchange.info, exchange.state))
+        if let cached = callbacks.cached { batch.callbacks.append { cached(response) } }
+        dispatch(batch)
+    }
+
+    /// Announces an exchange that is not registered with the transport (a cache hit, a fixture).
+    func announce(_ info: RequestInfo) {
+        guard !observers.isEmpty else { return }
+        publisher.withLock { $0.append(.willSend(info)) }
     }
 
     private func deliver(
@@ -230,7 +290,7 @@ final class AgentCore: Sendable {
     /// The config's user-facing text for an error (HLNetworking's tips).
     func tip(for error: RequestError) -> String {
         let tips = config.tips
-        let text = error.isUnreachable ? tips.notReachable : tips.generalError
+        let text = error.kind == .tooFrequent ? tips.tooFrequent : error.isUnreachable ? tips.notReachable : tips.generalError
         guard tips.appendsErrorCode, let code = error.code else { return text }
         return "\(text) (code \(code))"
     }

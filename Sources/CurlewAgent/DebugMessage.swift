@@ -92,12 +92,16 @@ public struct DebugMessage: Sendable, Equatable, Codable {
     public var connection: ConnectionInfo?
     /// Label of the queue callbacks ran on.
     public var callbackQueue: String
+    /// What the middle layer did (cache, mock, attempts, signer, ...); nil when none of it was in play.
+    public var pipeline: PipelineRecord?
 
     public init(
         requestID: UInt64, name: String?, groupID: UInt64? = nil, step: Int? = nil, state: RequestState,
         startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,
-        error: RequestError?, timings: TimingBreakdown?, connection: ConnectionInfo?, callbackQueue: String
+        error: RequestError?, timings: TimingBreakdown?, connection: ConnectionInfo?, callbackQueue: String,
+        pipeline: PipelineRecord? = nil
     ) {
+        self.pipeline = pipeline
         self.requestID = requestID
         self.name = name
         self.groupID = groupID

@@ -25,6 +25,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, Express
         self == .get || self == .head || self == .delete
     }
 
+    /// RFC 9110's idempotent methods: sending one twice has the effect of sending it once, so a
+    /// retry is safe. Custom methods are not assumed to be.
+    public var isIdempotent: Bool {
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(rawValue.uppercased())
+    }
+
     public var description: String { rawValue }
 
     /// Refuses anything but an RFC 9110 token: a space, CR, LF or NUL in a method would put a

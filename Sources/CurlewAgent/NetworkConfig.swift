@@ -58,6 +58,28 @@ public struct NetworkConfig: Sendable {
     /// Bodies up to this size are kept whole in debug messages; larger ones as a preview.
     public var debugBodyLimit: Int
     public var tls: TLSSettings
+    /// Status codes that count as success for requests that do not set their own.
+    public var acceptableStatusCodes: Range<Int> = 200..<300
+
+    // The middle layer: each feature is off until set, and costs nothing while off.
+
+    /// Consulted for every request that names no base URL of its own, when it starts: change what
+    /// it returns to move requests not yet started to another server (dynamic domain).
+    public var baseURLProvider: (@Sendable () -> String)?
+    public var urlFilters: [any URLFilter] = []
+    /// Signers by name; a request names the one it needs in `Request.signer`.
+    public var signers: [String: any RequestSigner] = [:]
+    public var plugins: [any AgentPlugin] = []
+    /// How many times plugins may replay one request.
+    public var maxReplays = 1
+    public var cache = CacheSettings()
+    /// Applies to every request without a policy of its own; nil means no retries.
+    public var retry: RetryPolicy?
+    public var mocks = MockSettings()
+    public var duplicates = DuplicateSettings()
+    public var reachability = ReachabilitySettings()
+    /// Runs on every response that passes its status check, before the request's own validation.
+    public var businessValidator: BusinessValidator?
 
     public init(
         baseURL: String = "",

@@ -43,14 +43,35 @@ public struct Request: Sendable {
     public var responseSerializer: ResponseSerializer
     /// Overrides the config's request timeout.
     public var timeout: Duration?
-    /// Status codes that count as success; others fail with `unacceptableStatus`.
-    public var acceptableStatusCodes: Range<Int>
+    /// Status codes that count as success; others fail with `unacceptableStatus`. Nil takes the
+    /// config's (2xx by default).
+    public var acceptableStatusCodes: Range<Int>?
     /// Overrides the config's certificate checks.
     public var tls: TLSSettings?
     /// Overrides the config's redirect following.
     public var followRedirects: Bool?
     /// Overrides the config's `allowInsecureRedirects` (following https to http).
     public var allowInsecureRedirects: Bool?
+
+    // The middle layer, per request. Nil and empty values take the config's.
+
+    /// This request's cache choices.
+    public var cache: CacheOptions?
+    public var retry: RetryPolicy?
+    /// Answer or redirect this request as a mock, whatever the config's rules (still under the
+    /// config's `mocks.enabled` switch).
+    public var mock: MockAction?
+    public var duplicatePolicy: DuplicatePolicy?
+    /// Run after the config's filters.
+    public var urlFilters: [any URLFilter] = []
+    /// The name of a signer registered in `NetworkConfig.signers`.
+    public var signer: String?
+    /// Run after the config's plugins.
+    public var plugins: [any AgentPlugin] = []
+    public var validation = ResponseValidation()
+    public var reformer: Reformer?
+    /// Overrides `NetworkConfig.reachability.precheck`.
+    public var reachabilityPrecheck: Bool?
 
     public init(
         _ method: HTTPMethod = .get,
@@ -65,7 +86,7 @@ public struct Request: Sendable {
         requestSerializer: RequestSerializer = .urlEncodedForm,
         responseSerializer: ResponseSerializer = .automatic,
         timeout: Duration? = nil,
-        acceptableStatusCodes: Range<Int> = 200..<400,
+        acceptableStatusCodes: Range<Int>? = nil,
         tls: TLSSettings? = nil
     ) {
         self.name = name

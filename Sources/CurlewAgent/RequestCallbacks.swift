@@ -24,6 +24,9 @@ public struct RequestCallbacks: Sendable {
     public var progress: (@Sendable (RequestProgress) -> Void)?
     /// The request's debug message, before `success` or `failure`.
     public var debug: (@Sendable (DebugMessage) -> Void)?
+    /// Under `cacheThenNetwork`, the cached response, before the network's answer reaches
+    /// `success` or `failure`.
+    public var cached: (@Sendable (Response) -> Void)?
     public weak var delegate: (any RequestDelegate)?
 
     public init(
@@ -31,16 +34,18 @@ public struct RequestCallbacks: Sendable {
         failure: (@Sendable (RequestFailure) -> Void)? = nil,
         progress: (@Sendable (RequestProgress) -> Void)? = nil,
         debug: (@Sendable (DebugMessage) -> Void)? = nil,
+        cached: (@Sendable (Response) -> Void)? = nil,
         delegate: (any RequestDelegate)? = nil
     ) {
         self.success = success
         self.failure = failure
         self.progress = progress
         self.debug = debug
+        self.cached = cached
         self.delegate = delegate
     }
 
     var isEmpty: Bool {
-        success == nil && failure == nil && progress == nil && debug == nil && delegate == nil
+        success == nil && failure == nil && progress == nil && debug == nil && cached == nil && delegate == nil
     }
 }

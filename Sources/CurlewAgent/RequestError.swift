@@ -35,6 +35,22 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case captureFailed
         /// A nested group did not succeed.
         case groupFailed
+        /// The body does not have the declared JSON shape; the message names the path.
+        case validationFailed
+        /// The business validator found a failure in a successful response; `code` is its code.
+        case businessFailure
+        /// The response's content type is not the one required.
+        case unexpectedContentType
+        /// The reformer threw.
+        case reformFailed
+        /// An identical request is in flight and the duplicate policy rejects this one.
+        case tooFrequent
+        /// The reachability pre-check found the host unreachable.
+        case notReachable
+        /// A mock fixture could not be served (its body file is unreadable).
+        case mockFailed
+        /// The request's signer is not registered, or it threw.
+        case signingFailed
         /// Any other libcurl failure; `code` is libcurl's code.
         case other
     }
@@ -80,7 +96,7 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
 
     /// True for failures that mean the network path itself is unusable.
     public var isUnreachable: Bool {
-        [.couldNotResolveHost, .couldNotConnect, .connectTimeout].contains(kind)
+        [.couldNotResolveHost, .couldNotConnect, .connectTimeout, .notReachable].contains(kind)
     }
 }
 

@@ -36,8 +36,15 @@ public struct RequestInfo: Sendable, Equatable {
     public var groupID: UInt64?
     public var step: Int?
     public var startedAt: Date
+    /// Which try this exchange is, from 1; retries and replays of a request are exchanges of their own.
+    public var attempt: Int
+    /// For an exchange after the first, the id of the request's first exchange (its handle's id).
+    public var firstExchangeID: UInt64?
 
-    public init(id: UInt64, name: String?, method: String, url: String, groupID: UInt64? = nil, step: Int? = nil, startedAt: Date) {
+    public init(id: UInt64, name: String?, method: String, url: String, groupID: UInt64? = nil, step: Int? = nil, startedAt: Date,
+                attempt: Int = 1, firstExchangeID: UInt64? = nil) {
+        self.attempt = attempt
+        self.firstExchangeID = firstExchangeID
         self.id = id
         self.name = name
         self.method = method

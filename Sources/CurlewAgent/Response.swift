@@ -20,6 +20,29 @@ public struct Response: Sendable {
     public var value: ResponseValue
     /// The URL of the last hop, after redirects.
     public var url: String
+    /// Where the answer came from: the network, the cache or a mock fixture.
+    public var source: PipelineRecord.Source = .network
+    /// What the request's reformer made of the response.
+    public var reformed: (any Sendable)?
+
+    public init(requestID: UInt64, statusCode: Int, statusLine: String, httpVersion: String, headers: HTTPHeaders, body: Data,
+                value: ResponseValue, url: String, source: PipelineRecord.Source = .network, reformed: (any Sendable)? = nil) {
+        self.requestID = requestID
+        self.statusCode = statusCode
+        self.statusLine = statusLine
+        self.httpVersion = httpVersion
+        self.headers = headers
+        self.body = body
+        self.value = value
+        self.url = url
+        self.source = source
+        self.reformed = reformed
+    }
+
+    /// The reformed value as `Model`, or nil when there is none of that type.
+    public func reformed<Model>(as type: Model.Type) -> Model? {
+        reformed as? Model
+    }
 
     /// The body as JSON, parsing it if the serializer did not.
     public func json() throws(JSONSyntaxError) -> JSONValue {

@@ -58,6 +58,7 @@ struct SessionRecordWriter {
         if let timings = message.timings { key("timings"); self.timings(timings) }
         if let connection = message.connection { key("connection"); self.connection(connection) }
         key("callbackQueue"); string(message.callbackQueue)
+        if let pipeline = message.pipeline { key("pipeline"); self.pipeline(pipeline) }
         if let custom { key("custom"); json(custom) }
         closeObject()
     }
@@ -238,6 +239,34 @@ struct SessionRecordWriter {
         key("receive"); integer(timings.receive)
         if let redirect = timings.redirect { key("redirect"); integer(redirect) }
         key("total"); integer(timings.total)
+        closeObject()
+    }
+
+    /// The pipeline record with `PipelineRecord`'s Codable keys (absent optionals left out).
+    mutating func pipeline(_ record: PipelineRecord) {
+        openObject()
+        key("source"); string(record.source.rawValue)
+        key("cache"); array(record.cache) { $0.string($1.rawValue) }
+        if let cacheKey = record.cacheKey { key("cacheKey"); string(cacheKey) }
+        if let mock = record.mock { key("mock"); string(mock) }
+        key("attempt"); integer(Int64(record.attempt))
+        key("attempts"); array(record.attempts) { writer, attempt in
+            writer.openObject()
+            writer.key("number"); writer.integer(Int64(attempt.number))
+            writer.key("requestID"); writer.integer(Int64(attempt.requestID))
+            if let status = attempt.status { writer.key("status"); writer.integer(Int64(status)) }
+            if let error = attempt.error { writer.key("error"); writer.string(error) }
+            if let delay = attempt.delayBeforeNextMilliseconds { writer.key("delayBeforeNextMilliseconds"); writer.integer(delay) }
+            writer.key("decision"); writer.string(attempt.decision)
+            writer.closeObject()
+        }
+        if let signer = record.signer { key("signer"); string(signer) }
+        key("filters"); array(record.filters) { $0.string($1) }
+        key("plugins"); array(record.plugins) { $0.string($1) }
+        if let duplicate = record.duplicate { key("duplicate"); string(duplicate) }
+        if let reachability = record.reachability { key("reachability"); string(reachability) }
+        key("checks"); array(record.checks) { $0.string($1) }
+        key("notes"); array(record.notes) { $0.string($1) }
         closeObject()
     }
 

@@ -9,7 +9,7 @@ struct Verdict {
     /// The serialized body when the serializer is strict; nil means "read lazily, it cannot fail".
     var value: ResponseValue?
 
-    init(result: TransferResult, request: Request) {
+    init(result: TransferResult, request: Request, acceptable: Range<Int>) {
         if let failure = result.error {
             error = RequestError(failure)
             state = failure.kind == .cancelled ? .cancelled : .failed
@@ -39,7 +39,7 @@ struct Verdict {
                 }
             }
         }
-        if !request.acceptableStatusCodes.contains(result.statusCode) {
+        if !(request.acceptableStatusCodes ?? acceptable).contains(result.statusCode) {
             let reason = result.statusLine.isEmpty ? "HTTP \(result.statusCode)" : result.statusLine
             fail(.unacceptableStatus, "server answered \(reason)", code: result.statusCode)
         }

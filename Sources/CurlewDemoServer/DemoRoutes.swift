@@ -5,11 +5,14 @@ import CurlewLocking
 final class DemoRoutes: Sendable {
     /// Tokens issued by `/login`, mapped to the user name they were issued for.
     private let tokens = Locked<[String: String]>([:])
+    /// Requests per path, for `/counter`, and per-key state of `/flaky` and `/retry-after`.
+    let counters = DemoCounters()
     /// Upper bound for generated bodies, so a typo cannot make the server allocate gigabytes.
     static let maxGeneratedBytes = 256 << 20
 
     func action(for request: DemoRequest) -> DemoAction {
         let segments = request.segments
+        if segments.first != "counter" { counters.count(path: request.path) }
         guard let first = segments.first else {
             return .respond(.json(["endpoints": Self.endpointList]))
         }
@@ -37,6 +40,11 @@ final class DemoRoutes: Sendable {
         case "login": return login(request)
         case "me": return me(request)
         case "fault": return fault(argument)
+        case "cache": return cache(request, argument)
+        case "counter": return counter(request)
+        case "flaky": return flaky(request, argument)
+        case "retry-after": return retryAfter(request, argument)
+        case "signed": return signed(request)
         default: return .respond(.json(["error": "no such endpoint", "path": request.path], status: 404))
         }
     }
@@ -46,6 +54,7 @@ final class DemoRoutes: Sendable {
         "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
         "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal",
+        "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed",
     ]
 
     static var sampleDocument: [String: Any] {
@@ -301,6 +310,86 @@ final class DemoRoutes: Sendable {
         }
         headers.append(("Content-Range", "bytes \(byteRange.first)-\(byteRange.last)/\(size)"))
         return .respond(DemoResponse(status: 206, headers: headers, body: Array(body[byteRange.first...byteRange.last])))
+    }
+
+    // MARK: Caching, counting, flakiness and signatures
+
+    /// A cacheable response: `Cache-Control: max-age=seconds` (or `no-store` with `?store=no`),
+    /// an `ETag` and `Last-Modified` that change only with `?v=`, and 304 to a matching
+    /// `If-None-Match` or `If-Modified-Since`. The body says how often this URL was served with a body.
+    private func cache(_ request: DemoRequest, _ argument: String?) -> DemoAction {
+        guard let argument, let seconds = Int(argument), (0...86_400).contains(seconds) else {
+            return .respond(.json(["error": "use /cache/{seconds from 0 to 86400}[?v=version][&store=no]"], status: 400))
+        }
+        let version = request.queryValue("v") ?? "1"
+        let etag = "\"cache-\(seconds)-\(Self.tagSafe(version))\""
+        let lastModified = "Thu, 01 Jan 2026 00:00:00 GMT"
+        let control = request.queryValue("store") == "no" ? "no-store" : "max-age=\(seconds)"
+        let validators: [(name: String, value: String)] = [("Cache-Control", control), ("ETag", etag), ("Last-Modified", lastModified)]
+        if Self.entityTags(request.header("If-None-Match")).contains(etag) || request.header("If-Modified-Since") == lastModified {
+            return .respond(DemoResponse(status: 304, headers: validators))
+        }
+        let served = counters.next(key: "cache " + request.uri)
+        return .respond(.json(["path": request.path, "version": version, "served": served], headers: validators))
+    }
+
+    private static func tagSafe(_ text: String) -> String {
+        String(text.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0.value > 0x20 && $0.value < 0x7F }.prefix(64).map(Character.init))
+    }
+
+    /// How many requests a path has had (`?path=/cache/60`), or every path's count; `DELETE` resets.
+    private func counter(_ request: DemoRequest) -> DemoAction {
+        if request.method == "DELETE" {
+            counters.reset()
+            return .respond(.json(["reset": true]))
+        }
+        if let path = request.queryValue("path") {
+            return .respond(.json(["path": path, "hits": counters.hits(path: path)]))
+        }
+        return .respond(.json(["hits": counters.allHits()]))
+    }
+
+    /// Fails `n` times with 503 (or `?status=`), then succeeds, counted per `?key=` (default: the path).
+    private func flaky(_ request: DemoRequest, _ argument: String?) -> DemoAction {
+        guard let argument, let failures = Int(argument), (0...1000).contains(failures),
+              let status = request.number("status", default: 503, in: 400...599).flatMap({ Int(exactly: $0) }) else {
+            return .respond(.json(["error": "use /flaky/{n from 0 to 1000}[?key=K][&status=4xx|5xx]"], status: 400))
+        }
+        let attempt = counters.next(key: "flaky " + (request.queryValue("key") ?? request.path))
+        if attempt <= failures {
+            return .respond(.json(["attempt": attempt, "failing": true, "failuresLeft": failures - attempt], status: status))
+        }
+        return .respond(.json(["attempt": attempt, "failing": false]))
+    }
+
+    /// Answers 503 with `Retry-After: seconds` (an HTTP date with `?date=1`) to the first request
+    /// per `?key=`, then 200.
+    private func retryAfter(_ request: DemoRequest, _ argument: String?) -> DemoAction {
+        guard let argument, let seconds = Int(argument), (0...3600).contains(seconds) else {
+            return .respond(.json(["error": "use /retry-after/{seconds from 0 to 3600}[?key=K][&date=1]"], status: 400))
+        }
+        let attempt = counters.next(key: "retry-after " + (request.queryValue("key") ?? request.path))
+        guard attempt == 1 else { return .respond(.json(["attempt": attempt, "retried": true])) }
+        let value = request.queryValue("date") == "1" ? Self.httpDate(Date().addingTimeInterval(Double(seconds))) : String(seconds)
+        return .respond(.json(["attempt": attempt, "retryAfter": value], status: 503, headers: [("Retry-After", value)]))
+    }
+
+    private static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
+    /// Checks an HMAC-SHA256 request signature (see `DemoSignature`): 200 when valid, 401 saying why not.
+    private func signed(_ request: DemoRequest) -> DemoAction {
+        switch DemoSignature.verify(request) {
+        case .success(let keyID):
+            return .respond(.json(["valid": true, "keyID": keyID, "method": request.method, "target": request.uri]))
+        case .failure(let failure):
+            return .respond(.json(["valid": false, "reason": failure.reason, "canonical": failure.canonical], status: 401))
+        }
     }
 
     // MARK: Faults

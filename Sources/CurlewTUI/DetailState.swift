@@ -9,6 +9,8 @@ public struct DetailState: Sendable {
         case response = "Response"
         case error = "Error"
         case timing = "Timing"
+        /// What the agent's middle layer did: cache, mock, attempts, signer, filters, checks.
+        case pipeline = "Pipeline"
     }
 
     public let message: DebugMessage
@@ -100,6 +102,14 @@ enum DetailContent {
             return lines
         case .timing:
             return []
+        case .pipeline:
+            guard let record = message.pipeline else {
+                return [StyledLine("Nothing from the middle layer: no cache, mock, retry, signer, filter or plugin was in play.", .dim)]
+            }
+            let rows = record.lines
+            guard !rows.isEmpty else { return [StyledLine("The middle layer ran and changed nothing.", .dim)] }
+            let width = rows.map { $0.label.count }.max() ?? 0
+            return rows.map { StyledLine($0.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.value) }
         }
     }
 

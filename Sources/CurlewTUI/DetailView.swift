@@ -38,7 +38,13 @@ enum DetailView {
 
     static func drawTiming(_ message: DebugMessage, in area: Rect, into frame: inout FrameBuffer) {
         guard let timings = message.timings else {
-            frame.put("No timings: the request never reached the network.", row: area.row + 1, column: area.column, style: .dim)
+            let reason = switch message.pipeline?.source {
+            case .cache?: "No network timing: served from the cache."
+            case .fixture?: "No network timing: answered by a mock fixture."
+            default: message.pipeline?.duplicate != nil ? "No network timing: shared the answer of an identical request."
+                : "No timings: the request never reached the network."
+            }
+            frame.put(reason, row: area.row + 1, column: area.column, style: .dim)
             return
         }
         let connection = message.connection

@@ -37,6 +37,9 @@ extension RequestError {
         case .cancelled: 42
         case .unacceptableStatus: 22
         case .responseSerialization, .captureFailed, .groupFailed: 1
+        case .validationFailed, .businessFailure, .unexpectedContentType, .reformFailed: 1
+        case .tooFrequent, .mockFailed, .signingFailed: 1
+        case .notReachable: 7
         case .other: Int32(clamping: code ?? 1)
         }
     }

@@ -27,6 +27,15 @@ struct ExchangeReport {
             lines.append("Timing  \(connectionSummary)")
             lines += TimingChart.lines(timings, reused: message.connection?.reused ?? false)
         }
+        if let pipeline = message.pipeline {
+            let rows = pipeline.lines
+            if !rows.isEmpty {
+                lines.append("")
+                lines.append("Pipeline")
+                let width = rows.map(\.label.count).max() ?? 0
+                lines += rows.map { "  " + $0.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.value }
+            }
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -58,7 +67,9 @@ struct ExchangeReport {
         let url = message.original?.url ?? "?"
         let outcome = message.error.map { "✗ \($0.kind.rawValue): \($0.message)" }
             ?? message.response.map { "✓ \($0.statusCode)" } ?? message.state.rawValue
-        let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
-        return "\(method) \(url)  \(outcome)  \(duration)\(message.connection?.reused == true ? "  (reused)" : "")"
+        let duration = message.timings.map { TimingBreakdown.format($0.elapsed) }
+            ?? (message.pipeline?.hasNoNetworkTiming == true ? "from \(message.pipeline!.source.rawValue), no network" : "-")
+        let attempt = (message.pipeline?.attempt ?? 1) > 1 ? "  (attempt \(message.pipeline!.attempt))" : ""
+        return "\(method) \(url)  \(outcome)  \(duration)\(message.connection?.reused == true ? "  (reused)" : "")\(attempt)"
     }
 }

@@ -37,6 +37,12 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("repeat"), help: "Send the request this many times in a row, one summary line each.")
     var repeatCount: Int = 1
 
+    @Option(help: "Retry this many times after a connection failure, a timeout or a 408/429/500/502/503/504 (GET, HEAD, PUT, DELETE, OPTIONS only).")
+    var retry: Int = 0
+
+    @Option(name: .customLong("retry-delay"), help: "Seconds between retries (default: exponential from 0.2 s with jitter); a Retry-After header wins.")
+    var retryDelay: Double?
+
     @Flag(name: [.short, .long], help: "Also show the request exactly as sent on the wire.")
     var verbose = false
 
@@ -61,9 +67,11 @@ struct SendCommand: AsyncParsableCommand {
         }
         guard data == nil || json == nil else { throw ValidationError("use either -d/--data or --json, not both") }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard (0...100).contains(retry) else { throw ValidationError("--retry must be from 0 to 100") }
         do {
             _ = try SecondsInput.duration(timeout, field: "--timeout")
             _ = try SecondsInput.duration(connectTimeout, field: "--connect-timeout")
+            if let retryDelay { _ = try SecondsInput.duration(retryDelay, field: "--retry-delay") }
         } catch {
             throw ValidationError(error.message)
         }
@@ -125,6 +133,13 @@ struct SendCommand: AsyncParsableCommand {
         }
         var request = Request.url(words[words.count - 1], method: method, headers: headers)
         request.responseSerializer = .data
+        // The exit status treats a 3xx the server did not let us follow as an answer, not a failure.
+        request.acceptableStatusCodes = 200..<400
+        if retry > 0 {
+            var policy = RetryPolicy(maxRetries: retry)
+            if let retryDelay { policy.backoff = .fixed(try SecondsInput.duration(retryDelay, field: "--retry-delay")) }
+            request.retry = policy
+        }
         if let json {
             if headers["Accept"] == nil { request.headers.set("Accept", "application/json") }
             request.requestSerializer = .raw(Data(json.utf8), contentType: "application/json")

@@ -1,0 +1,31 @@
+import CurlewTransport
+
+/// One finished exchange of a pipelined request, ready to publish: from the network (`result`),
+/// or answered without it (`answer`: a cache hit, a fixture, a shared duplicate's response).
+struct FinishedExchange {
+    var info: RequestInfo
+    var composed: ComposedRequest?
+    var result: TransferResult?
+    var answer: ResponseSnapshot?
+    var state: RequestState
+    var error: RequestError?
+    var record: PipelineRecord
+
+    func debugMessage(core: AgentCore) -> DebugMessage {
+        if let result, let composed {
+            return core.debugMessage(info: info, composed: composed, result: result, state: state, error: error, pipeline: record)
+        }
+        return DebugMessage(
+            requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state, startedAt: info.startedAt,
+            original: composed ?? AgentCore.asTyped(info), sent: nil, response: answer, error: error, timings: nil, connection: nil,
+            callbackQueue: core.callbackQueueLabel, pipeline: record
+        )
+    }
+}
+
+/// The caller's side of a pipelined request's last exchange.
+struct PipelineDelivery {
+    var handle: RequestHandle
+    var response: Response?
+    var callbacks: RequestCallbacks
+}

@@ -1,0 +1,38 @@
+import CurlewTransport
+
+/// What every pipelined request shares: the agent's parts and the middle layer's state.
+struct PipelineServices: Sendable {
+    let config: NetworkConfig
+    let core: AgentCore
+    let engine: TransferEngine
+    let composer: RequestComposer
+    let cache: ResponseCache?
+    let duplicates: DuplicateRegistry
+    let reachability: Reachability
+    let makeID: @Sendable () -> UInt64
+    /// Whether the config turns on any middle-layer feature for every request.
+    let configUsesPipeline: Bool
+
+    init(config: NetworkConfig, core: AgentCore, engine: TransferEngine, composer: RequestComposer, reachability: Reachability,
+         makeID: @escaping @Sendable () -> UInt64) {
+        self.config = config
+        self.core = core
+        self.engine = engine
+        self.composer = composer
+        self.cache = ResponseCache(settings: config.cache)
+        self.duplicates = DuplicateRegistry()
+        self.reachability = reachability
+        self.makeID = makeID
+        configUsesPipeline = config.baseURLProvider != nil || !config.urlFilters.isEmpty || !config.plugins.isEmpty
+            || (cache != nil && config.cache.policy != .networkOnly) || config.retry != nil
+            || (config.mocks.enabled && !config.mocks.rules.isEmpty) || config.duplicates.policy != .allow
+            || config.reachability.precheck || config.businessValidator != nil
+    }
+
+    /// Whether a request goes through the middle layer; plain requests take the direct path.
+    func uses(_ request: Request) -> Bool {
+        configUsesPipeline || request.cache != nil || request.retry != nil || request.mock != nil
+            || (request.duplicatePolicy ?? .allow) != .allow || !request.urlFilters.isEmpty || request.signer != nil
+            || !request.plugins.isEmpty || !request.validation.isEmpty || request.reformer != nil || request.reachabilityPrecheck == true
+    }
+}

@@ -1,0 +1,163 @@
+import CurlewLocking
+import Dispatch
+import Foundation
+
+/// Whether a host can be reached (HLNetworking, GofNetComponent, LATNetworking).
+public enum ReachabilityStatus: String, Sendable, Equatable, Codable {
+    case unknown
+    case notReachable
+    case reachable
+}
+
+/// Reachability's global settings (`NetworkConfig.reachability`).
+public struct ReachabilitySettings: Sendable, Equatable {
+    /// Before sending, check the host: one known unreachable fails fast with `notReachable` and the
+    /// config's not-reachable tip instead of waiting for a timeout. Off by default.
+    public var precheck: Bool
+    /// How long a verdict is trusted before the host is probed again.
+    public var cacheDuration: Duration
+    /// How long a probe's TCP connect may take.
+    public var probeTimeout: Duration
+
+    public init(precheck: Bool = false, cacheDuration: Duration = .seconds(2), probeTimeout: Duration = .seconds(1)) {
+        self.precheck = precheck
+        self.cacheDuration = cacheDuration
+        self.probeTimeout = probeTimeout
+    }
+}
+
+/// Reachability per host: a name resolution and a TCP connect probe, cached briefly, and
+/// listeners that hear when a domain's status changes.
+public final class Reachability: Sendable {
+    /// A registered listener; pass it to `stopListening(_:)`.
+    public struct Listener: Sendable, Hashable {
+        public let domain: String
+        let id: UInt64
+    }
+
+    private struct Watch {
+        var handlers: [UInt64: @Sendable (ReachabilityStatus) -> Void] = [:]
+        var poller: Task<Void, Never>?
+        var last: ReachabilityStatus = .unknown
+    }
+
+    private struct State {
+        var verdicts: [String: (status: ReachabilityStatus, at: ContinuousClock.Instant)] = [:]
+        var watches: [String: Watch] = [:]
+        var nextID: UInt64 = 1
+    }
+
+    let settings: ReachabilitySettings
+    private let defaultDomain: String
+    private let callbackQueue: DispatchQueue
+    private let probeQueue = DispatchQueue(label: "curlew.reachability", attributes: .concurrent)
+    private let state = Locked(State())
+
+    init(settings: ReachabilitySettings, defaultDomain: String, callbackQueue: DispatchQueue) {
+        self.settings = settings
+        self.defaultDomain = defaultDomain
+        self.callbackQueue = callbackQueue
+    }
+
+    /// The cached verdict for a domain (`host`, `host:port` or a URL); `unknown` when none is fresh.
+    public func status(of domain: String) -> ReachabilityStatus {
+        guard let (host, port) = Self.endpoint(of: domain) else { return .unknown }
+        let key = "\(host):\(port)"
+        return state.withLock { state in
+            guard let verdict = state.verdicts[key], verdict.at.duration(to: .now) < settings.cacheDuration else { return .unknown }
+            return verdict.status
+        }
+    }
+
+    /// Probes a domain now (off the caller's thread) and returns the fresh verdict.
+    public func check(_ domain: String) async -> ReachabilityStatus {
+        guard let (host, port) = Self.endpoint(of: domain) else { return .notReachable }
+        let timeout = settings.probeTimeout
+        let status = await withCheckedContinuation { continuation in
+            probeQueue.async { continuation.resume(returning: ReachabilityProbe.probe(host: host, port: port, timeout: timeout)) }
+        }
+        record(status, host: host, port: port)
+        return status
+    }
+
+    /// The cached verdict when fresh, else a probe's.
+    func verdict(for url: String) async -> ReachabilityStatus {
+        let cached = status(of: url)
+        return cached == .unknown ? await check(url) : cached
+    }
+
+    /// Calls `handler` on the callback queue with the domain's status now and whenever it changes,
+    /// probing every `interval`. The domain defaults to the config's base URL's host.
+    @discardableResult
+    public func listen(domain: String? = nil, every interval: Duration = .seconds(5),
+                       handler: @escaping @Sendable (ReachabilityStatus) -> Void) -> Listener {
+        let domain = domain ?? defaultDomain
+        let (listener, startPolling) = state.withLock { state -> (Listener, Bool) in
+            let id = state.nextID
+            state.nextID += 1
+            state.watches[domain, default: Watch()].handlers[id] = handler
+            return (Listener(domain: domain, id: id), state.watches[domain]?.poller == nil)
+        }
+        if startPolling {
+            let pause = max(interval, .milliseconds(100))
+            let poller = Task { [weak self] in
+                while !Task.isCancelled {
+                    guard let self else { return }
+                    await self.poll(domain)
+                    try? await Task.sleep(for: pause)
+                }
+            }
+            state.withLock { $0.watches[domain]?.poller = poller }
+        } else {
+            let current = state.withLock { $0.watches[domain]?.last ?? .unknown }
+            callbackQueue.async { handler(current) }
+        }
+        return listener
+    }
+
+    /// Removes one listener; the domain's probing stops with its last listener.
+    public func stopListening(_ listener: Listener) {
+        let poller = state.withLock { state -> Task<Void, Never>? in
+            state.watches[listener.domain]?.handlers.removeValue(forKey: listener.id)
+            guard state.watches[listener.domain]?.handlers.isEmpty == true else { return nil }
+            return state.watches.removeValue(forKey: listener.domain)?.poller
+        }
+        poller?.cancel()
+    }
+
+    /// Removes every listener of a domain.
+    public func stopListening(domain: String) {
+        let poller = state.withLock { $0.watches.removeValue(forKey: domain)?.poller }
+        poller?.cancel()
+    }
+
+    /// What a finished exchange says about its host: a response means reachable; a failure to
+    /// resolve or connect means not.
+    func learn(from url: String, reached: Bool?) {
+        guard let reached, let (host, port) = Self.endpoint(of: url) else { return }
+        record(reached ? .reachable : .notReachable, host: host, port: port)
+    }
+
+    private func poll(_ domain: String) async {
+        let status = await check(domain)
+        let handlers = state.withLock { state -> [@Sendable (ReachabilityStatus) -> Void] in
+            guard let watch = state.watches[domain], watch.last != status else { return [] }
+            state.watches[domain]?.last = status
+            return Array(watch.handlers.values)
+        }
+        guard !handlers.isEmpty else { return }
+        callbackQueue.async { for handler in handlers { handler(status) } }
+    }
+
+    private func record(_ status: ReachabilityStatus, host: String, port: Int) {
+        state.withLock { $0.verdicts["\(host):\(port)"] = (status, .now) }
+    }
+
+    /// Host and port of `host`, `host:port`, `[v6]:port` or an http(s) URL.
+    static func endpoint(of domain: String) -> (host: String, port: Int)? {
+        let text = domain.contains("://") ? domain : "http://" + domain
+        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty else { return nil }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        return (host, port)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// The identity of a request, for the cache and for duplicate detection: method, the URL as
+/// composed with its query parameters sorted (and volatile ones dropped), the chosen headers, and
+/// the body. `text` is the whole key (compared in full, so a digest collision reads as a
+/// different request); `digest` names it.
+struct RequestKey: Sendable, Equatable {
+    let text: String
+    let digest: String
+
+    init(method: String, url: String, headers: [HeaderField], body: Data?, keyHeaders: [String], isVolatileParam: (String) -> Bool) {
+        var text = method.uppercased() + " " + Self.canonicalURL(url, isVolatileParam: isVolatileParam)
+        for name in keyHeaders.sorted() {
+            let values = headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+            if !values.isEmpty { text += "\n" + name.lowercased() + ": " + values.joined(separator: ", ") }
+        }
+        if let body, !body.isEmpty { text += "\nbody " + String(body.count) + " " + Fingerprint.hex(of: body) }
+        self.text = text
+        self.digest = Fingerprint.hex(of: Data(text.utf8))
+    }
+
+    /// The URL without its fragment, with `name=value` pairs of the query sorted and volatile
+    /// names removed, so `?b=2&a=1&ts=9` and `?a=1&b=2` share an entry.
+    static func canonicalURL(_ url: String, isVolatileParam: (String) -> Bool) -> String {
+        let withoutFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return String(withoutFragment) }
+        let pairs = parts[1].split(separator: "&").filter { pair in
+            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            return !isVolatileParam(String(name).removingPercentEncoding ?? String(name))
+        }.sorted()
+        return pairs.isEmpty ? String(parts[0]) : parts[0] + "?" + pairs.joined(separator: "&")
+    }
+}
+
+/// 128-bit FNV-1a in two 64-bit lanes: a fast, stable name for keys and bodies. Not a security
+/// digest; every user of it compares the full value too.
+enum Fingerprint {
+    static func hex(of data: Data) -> String {
+        var first: UInt64 = 0xcbf2_9ce4_8422_2325
+        var second: UInt64 = 0x8422_2325_cbf2_9ce4
+        for byte in data {
+            first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            second = (second ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
+        }
+        return hex(first) + hex(second)
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

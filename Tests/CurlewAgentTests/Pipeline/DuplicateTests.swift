@@ -1,0 +1,68 @@
+import CurlewAgent
+import CurlewLocking
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("Duplicate requests")
+struct DuplicateTests {
+    @Test("reject: an identical request in flight fails the newcomer at once with the too-frequent tip")
+    func reject() async throws {
+        let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .reject) }
+        let tag = uniqueTag()
+        async let first = sendCapturing(agent, Request(.get, "/delay/0.4?tag=\(tag)"))
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        let second = await sendCapturing(agent, Request(.get, "/delay/0.4?tag=\(tag)"))
+        #expect(ContinuousClock.now - started < .milliseconds(300))
+        guard case .failure(let failure) = second.result else { Issue.record("expected a rejection"); return }
+        #expect(failure.error.kind == .tooFrequent)
+        #expect(failure.tip == agent.config.tips.tooFrequent)
+        #expect(second.message?.pipeline?.duplicate?.hasPrefix("rejected") == true)
+        #expect(try await first.result.get().statusCode == 200)
+        #expect(try await serverCount(tag) == 1)
+        // Once the first is done, the same request goes through.
+        #expect(try await agent.send(Request(.get, "/delay/0?tag=\(tag)")).statusCode == 200)
+    }
+
+    @Test("coalesce: identical requests share one exchange; the server sees it once")
+    func coalesce() async throws {
+        let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .coalesce) }
+        let tag = uniqueTag()
+        let results = await withTaskGroup(of: (Result<Response, RequestFailure>, DebugMessage?).self) { group in
+            for _ in 0..<4 {
+                group.addTask { await sendCapturing(agent, Request(.get, "/delay/0.3?tag=\(tag)")) }
+            }
+            var all: [(Result<Response, RequestFailure>, DebugMessage?)] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(try await serverCount(tag) == 1)
+        let bodies = try results.map { try $0.0.get().body }
+        #expect(Set(bodies).count == 1)
+        #expect(results.filter { $0.1?.pipeline?.duplicate?.hasPrefix("coalesced with #") == true }.count == 3)
+    }
+
+    @Test("cancelling a coalesced request, or the one it joined, leaves the other running")
+    func cancelOne() async throws {
+        let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .coalesce) }
+        for cancelLeader in [false, true] {
+            let tag = uniqueTag()
+            let outcomes = Locked<[Int: Result<Response, RequestFailure>]>([:])
+            var handles: [RequestHandle] = []
+            for index in 0..<2 {
+                handles.append(agent.start(Request(.get, "/delay/0.4?tag=\(tag)"), completion: { result in
+                    outcomes.withLock { $0[index] = result }
+                }))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            agent.cancel(handles[cancelLeader ? 0 : 1])
+            try await waitUntil { outcomes.withLock { $0.count } == 2 }
+            let cancelled = outcomes.withLock { $0[cancelLeader ? 0 : 1] }
+            let kept = outcomes.withLock { $0[cancelLeader ? 1 : 0] }
+            if case .failure(let failure)? = cancelled { #expect(failure.error.kind == .cancelled) } else { Issue.record("expected a cancellation") }
+            #expect(try kept?.get().statusCode == 200, "leader cancelled: \(cancelLeader)")
+            #expect(try await serverCount(tag) == 1)
+        }
+    }
+}

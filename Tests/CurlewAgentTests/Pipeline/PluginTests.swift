@@ -1,0 +1,112 @@
+import CurlewAgent
+import CurlewLocking
+import CurlewTestSupport
+import Foundation
+import Testing
+
+/// Records the hooks it sees, tagged with its name; `prepare` adds a header naming itself.
+private final class RecordingPlugin: AgentPlugin {
+    let name: String
+    let record: @Sendable (String) -> Void
+
+    init(_ name: String, record: @escaping @Sendable (String) -> Void) {
+        self.name = name
+        self.record = record
+    }
+
+    func prepare(_ request: Request) -> Request {
+        record("\(name).prepare")
+        var request = request
+        request.headers.add("X-Plugin", name)
+        return request
+    }
+
+    func willSend(_ request: RequestInfo) { record("\(name).willSend") }
+    func didReceive(_ outcome: PluginOutcome, for request: RequestInfo) { record("\(name).didReceive") }
+    func process(_ outcome: PluginOutcome, for request: RequestInfo, replays: Int) async -> PluginDecision {
+        record("\(name).process")
+        return .deliver(outcome)
+    }
+}
+
+/// Turns a 418 into a success, to show `process` may change the result.
+private struct TeapotForgiver: AgentPlugin {
+    let name = "teapot forgiver"
+    func process(_ outcome: PluginOutcome, for request: RequestInfo, replays: Int) async -> PluginDecision {
+        guard outcome.response?.statusCode == 418 else { return .deliver(outcome) }
+        return .deliver(PluginOutcome(response: outcome.response, error: nil))
+    }
+}
+
+@Suite("Plugins")
+struct PluginTests {
+    @Test("hooks run in a defined order: the config's plugins first, for every hook")
+    func order() async throws {
+        let log = Locked<[String]>([])
+        let agent = try await pipelineAgent { $0.plugins = [RecordingPlugin("global") { entry in log.withLock { $0.append(entry) } }] }
+        let tag = uniqueTag()
+        var request = Request(.get, "/get?tag=\(tag)")
+        request.plugins = [RecordingPlugin("local") { entry in log.withLock { $0.append(entry) } }]
+        let outcome = await sendCapturing(agent, request)
+        #expect(try outcome.result.get().statusCode == 200)
+        #expect(log.withLock { $0 } == [
+            "global.prepare", "local.prepare", "global.willSend", "local.willSend",
+            "global.didReceive", "local.didReceive", "global.process", "local.process",
+        ])
+        let received = try #require(try await TestServer.shared().receivedRequests.last { $0.uri.contains(tag) })
+        #expect(received.headers.filter { $0.name == "X-Plugin" }.map(\.value) == ["global", "local"])
+        #expect(outcome.message?.pipeline?.plugins == ["global", "local"])
+    }
+
+    @Test("process may change the result")
+    func changesResult() async throws {
+        let agent = try await pipelineAgent { $0.plugins = [TeapotForgiver()] }
+        #expect(try await agent.send(Request(.get, "/status/418")).statusCode == 418)
+    }
+
+    @Test("the bearer-token plugin refreshes a rejected token once through /login and replays the request")
+    func tokenRefresh() async throws {
+        let baseURL = try await TestServer.shared().baseURL
+        let refreshes = Locked(0)
+        let login = Agent(config: NetworkConfig(baseURL: baseURL))
+        let plugin = BearerTokenPlugin(token: "stale-token") {
+            refreshes.withLock { $0 += 1 }
+            var request = Request(.post, "/login", params: ["username": "ada", "password": "secret"])
+            request.requestSerializer = .json
+            let response = try await login.send(request)
+            return try response.json()["token"]?.stringValue ?? ""
+        }
+        let agent = try await pipelineAgent { $0.plugins = [plugin] }
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let outcome = await sendCapturing(agent, Request(.get, "/me"))
+        let response = try outcome.result.get()
+        #expect(try response.json()["user"] == .string("ada"))
+        #expect(refreshes.withLock { $0 } == 1)
+        #expect(plugin.token?.hasPrefix("demo-") == true)
+        #expect(outcome.message?.pipeline?.notes.first?.hasPrefix("replay 1: 401 with a stale token") == true)
+        #expect(outcome.message?.pipeline?.attempt == 1)
+        await agent.waitForObservers()
+        // Two exchanges: the 401 and the replay, each its own.
+        #expect(recorder.messages.count == 2)
+        #expect(recorder.messages.first?.response?.statusCode == 401)
+        #expect(recorder.messages.last?.response?.statusCode == 200)
+        // The next request carries the fresh token straight away.
+        _ = try await agent.send(Request(.get, "/me"))
+        #expect(refreshes.withLock { $0 } == 1)
+    }
+
+    @Test("a token that is still rejected after one refresh fails instead of looping")
+    func refreshOnce() async throws {
+        let refreshes = Locked(0)
+        let plugin = BearerTokenPlugin(token: "bad") {
+            refreshes.withLock { $0 += 1 }
+            return "still-bad"
+        }
+        let agent = try await pipelineAgent { $0.plugins = [plugin] }
+        let outcome = await sendCapturing(agent, Request(.get, "/me"))
+        guard case .failure(let failure) = outcome.result else { Issue.record("expected a failure"); return }
+        #expect(failure.error.code == 401)
+        #expect(refreshes.withLock { $0 } == 1)
+    }
+}

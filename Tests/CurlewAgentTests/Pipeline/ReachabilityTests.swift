@@ -1,0 +1,67 @@
+import CurlewAgent
+import CurlewLocking
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("Reachability")
+struct ReachabilityTests {
+    /// A loopback port nothing listens on: bound, then closed.
+    private func closedPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        try #require(bound == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test("with the pre-check on, a request to a closed port fails fast with the not-reachable tip")
+    func precheckFailsFast() async throws {
+        let port = try closedPort()
+        let agent = Agent(config: {
+            var config = NetworkConfig(baseURL: "http://127.0.0.1:\(port)", requestTimeout: .seconds(10))
+            config.reachability = ReachabilitySettings(precheck: true)
+            return config
+        }())
+        let started = ContinuousClock.now
+        let outcome = await sendCapturing(agent, Request(.get, "/get"))
+        #expect(ContinuousClock.now - started < .seconds(1))
+        guard case .failure(let failure) = outcome.result else { Issue.record("expected a failure"); return }
+        #expect(failure.error.kind == .notReachable)
+        #expect(failure.tip.hasPrefix(agent.config.tips.notReachable))
+        #expect(outcome.message?.pipeline?.reachability == "notReachable")
+        #expect(outcome.message?.sent == nil)
+        #expect(agent.reachability.status(of: "127.0.0.1:\(port)") == .notReachable)
+    }
+
+    @Test("a reachable host passes the pre-check and is recorded")
+    func reachable() async throws {
+        let agent = try await pipelineAgent { $0.reachability = ReachabilitySettings(precheck: true) }
+        let outcome = await sendCapturing(agent, Request(.get, "/get"))
+        #expect(try outcome.result.get().statusCode == 200)
+        #expect(outcome.message?.pipeline?.reachability == "reachable")
+        #expect(agent.reachability.status(of: agent.config.baseURL) == .reachable)
+    }
+
+    @Test("listeners hear a domain's status; the default domain is the config's base URL; stopListening ends it")
+    func listeners() async throws {
+        let agent = try await pipelineAgent()
+        let heard = Locked<[ReachabilityStatus]>([])
+        let listener = agent.reachability.listen(every: .milliseconds(100)) { status in heard.withLock { $0.append(status) } }
+        try await waitUntil { heard.withLock { $0.contains(.reachable) } }
+        #expect(listener.domain == agent.config.baseURL)
+        agent.reachability.stopListening(listener)
+
+        let port = try closedPort()
+        let closed = Locked<[ReachabilityStatus]>([])
+        let other = agent.reachability.listen(domain: "127.0.0.1:\(port)", every: .milliseconds(100)) { status in closed.withLock { $0.append(status) } }
+        try await waitUntil { closed.withLock { $0 } == [.notReachable] }
+        agent.reachability.stopListening(domain: other.domain)
+        #expect(await agent.reachability.check("127.0.0.1:\(port)") == .notReachable)
+    }
+}

@@ -1,0 +1,124 @@
+import CurlewAgent
+import CurlewLocking
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("Retry")
+struct RetryTests {
+    @Test("a flaky endpoint succeeds on the third attempt; each attempt is an exchange of its own")
+    func flaky() async throws {
+        let agent = try await pipelineAgent()
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let tag = uniqueTag()
+        var request = Request(.get, "/flaky/2?key=\(tag)")
+        request.retry = RetryPolicy(maxRetries: 3, backoff: .fixed(.milliseconds(100)))
+        let started = ContinuousClock.now
+        let outcome = await sendCapturing(agent, request)
+        let elapsed = ContinuousClock.now - started
+        #expect(try outcome.result.get().statusCode == 200)
+        #expect(elapsed >= .milliseconds(200))
+        #expect(elapsed < .seconds(3))
+        #expect(try await serverCount(tag) == 3)
+        let record = try #require(outcome.message?.pipeline)
+        #expect(record.attempt == 3)
+        #expect(record.attempts.map(\.status) == [503, 503, 200])
+        #expect(record.attempts.map(\.delayBeforeNextMilliseconds) == [100, 100, nil])
+        #expect(record.attempts.last?.decision == "succeeded")
+        #expect(record.attempts.first?.decision == "HTTP 503 is retryable")
+        await agent.waitForObservers()
+        let messages = recorder.messages.filter { $0.original?.url.contains(tag) == true }
+        #expect(messages.count == 3)
+        #expect(Set(messages.map(\.requestID)).count == 3)
+        #expect(messages.map { $0.pipeline?.attempt } == [1, 2, 3])
+        #expect(messages.map(\.state) == [.failed, .failed, .succeeded])
+    }
+
+    @Test("gives up after maxRetries and reports why")
+    func givesUp() async throws {
+        let agent = try await pipelineAgent { $0.retry = RetryPolicy(maxRetries: 1, backoff: .fixed(.milliseconds(10))) }
+        let tag = uniqueTag()
+        let outcome = await sendCapturing(agent, Request(.get, "/flaky/5?key=\(tag)"))
+        guard case .failure(let failure) = outcome.result else { Issue.record("expected a failure"); return }
+        #expect(failure.error.code == 503)
+        #expect(try await serverCount(tag) == 2)
+        #expect(outcome.message?.pipeline?.attempts.last?.decision == "gave up after 2 attempts")
+    }
+
+    @Test("Retry-After is honoured, in seconds and as an HTTP date")
+    func retryAfter() async throws {
+        let agent = try await pipelineAgent { $0.retry = RetryPolicy(maxRetries: 1, backoff: .fixed(.milliseconds(10))) }
+        for query in ["", "&date=1"] {
+            let tag = uniqueTag()
+            let started = ContinuousClock.now
+            let response = try await agent.send(Request(.get, "/retry-after/1?key=\(tag)\(query)"))
+            #expect(response.statusCode == 200)
+            // An HTTP date has whole seconds, so it may come due a little under a second later.
+            #expect(ContinuousClock.now - started >= .milliseconds(query.isEmpty ? 1000 : 1))
+            #expect(ContinuousClock.now - started < .seconds(3))
+        }
+    }
+
+    @Test("POST is not retried unless the request allows it")
+    func nonIdempotent() async throws {
+        let agent = try await pipelineAgent { $0.retry = RetryPolicy(maxRetries: 2, backoff: .fixed(.milliseconds(10))) }
+        let tag = uniqueTag()
+        let outcome = await sendCapturing(agent, Request(.post, "/flaky/1?key=\(tag)"))
+        #expect(throws: RequestFailure.self) { try outcome.result.get() }
+        #expect(try await serverCount(tag) == 1)
+        #expect(outcome.message?.pipeline?.attempts.last?.decision == "POST is not idempotent; not retried")
+
+        var allowed = Request(.post, "/flaky/1?key=\(tag)-allowed")
+        allowed.retry = RetryPolicy(maxRetries: 2, backoff: .fixed(.milliseconds(10)), retriesNonIdempotent: true)
+        #expect(try await agent.send(allowed).statusCode == 200)
+    }
+
+    @Test("a cancellation is never retried, also when it comes during the backoff")
+    func cancelDuringBackoff() async throws {
+        let agent = try await pipelineAgent { $0.retry = RetryPolicy(maxRetries: 5, backoff: .fixed(.seconds(2))) }
+        let tag = uniqueTag()
+        let server = try await TestServer.shared()
+        let outcome = Locked<Result<Response, RequestFailure>?>(nil)
+        let handle = agent.start(Request(.get, "/flaky/3?key=\(tag)"), completion: { result in outcome.withLock { $0 = result } })
+        try await waitUntil { server.receivedRequests.contains { $0.uri.contains(tag) } }
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        agent.cancel(handle)
+        try await waitUntil { outcome.withLock { $0 != nil } }
+        #expect(ContinuousClock.now - started < .seconds(1))
+        if case .failure(let failure)? = outcome.withLock({ $0 }) { #expect(failure.error.kind == .cancelled) } else { Issue.record("expected a cancellation") }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await serverCount(tag) == 1)
+        #expect(handle.state == .cancelled)
+    }
+
+    @Test("connection failures are retried; exponential backoff stays within its bounds")
+    func backoffBounds() async throws {
+        let policy = RetryPolicy(maxRetries: 10, backoff: .exponential(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0.5))
+        for retry in 1...8 {
+            let full = min(0.1 * pow(2, Double(retry - 1)), 1.0)
+            for random in [0.0, 0.5, 1.0] {
+                let delay = policy.delay(beforeRetry: retry, random: random)
+                #expect(delay <= .milliseconds(Int64(full * 1000) + 1))
+                #expect(delay >= .milliseconds(Int64(full * 500) - 1))
+            }
+        }
+        let agent = Agent(config: NetworkConfig(baseURL: "http://127.0.0.1:9"))
+        var request = Request(.get, "/get")
+        request.retry = RetryPolicy(maxRetries: 2, backoff: .fixed(.milliseconds(20)))
+        let outcome = await sendCapturing(agent, request)
+        guard case .failure(let failure) = outcome.result else { Issue.record("expected a failure"); return }
+        #expect(failure.error.kind == .couldNotConnect)
+        #expect(outcome.message?.pipeline?.attempts.count == 3)
+    }
+
+    @Test("Retry-After values: seconds, an HTTP date, and garbage")
+    func retryAfterParsing() {
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        #expect(RetryPolicy.retryAfterDelay("5", now: now) == .seconds(5))
+        #expect(RetryPolicy.retryAfterDelay("Mon, 12 Jan 1970 13:46:50 GMT", now: now) == .milliseconds(10_000))
+        #expect(RetryPolicy.retryAfterDelay("soon", now: now) == nil)
+        #expect(RetryPolicy.retryAfterDelay("-3", now: now) == nil)
+    }
+}

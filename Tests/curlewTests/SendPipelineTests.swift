@@ -1,0 +1,46 @@
+import CurlewAgent
+import CurlewSessions
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("curlew send and the pipeline record")
+struct SendPipelineTests {
+    @Test("--retry retries a flaky endpoint, prints each attempt under the timing, and logs the record")
+    func retry() async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let log = NSTemporaryDirectory() + "curlew-pipeline-\(tag).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await CurlewProcess.run([
+            "send", "--retry", "3", "--retry-delay", "0.05", "--log", log, "\(server.baseURL)/flaky/2?key=\(tag)",
+        ])
+        #expect(result.status == 0)
+        #expect(result.output.contains("< HTTP/1.1 200 OK"))
+        let pipeline = try #require(result.output.range(of: "\nPipeline\n"))
+        let timing = try #require(result.output.range(of: "\nTiming "))
+        #expect(timing.lowerBound < pipeline.lowerBound)
+        #expect(result.output.contains("attempt 1  #"))
+        #expect(result.output.contains("HTTP 503: HTTP 503 is retryable, next in 50 ms"))
+        #expect(result.output.contains("HTTP 200: succeeded"))
+        #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 3)
+
+        let session = try SessionLogReader.read(path: log)
+        let messages = session.messages
+        #expect(messages.count == 3)
+        #expect(messages.last?.pipeline?.attempts.count == 3)
+        #expect(messages.map { $0.pipeline?.attempt } == [1, 2, 3])
+    }
+
+    @Test("without --retry a 503 is not retried; bad --retry values are usage errors")
+    func noRetry() async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let result = try await CurlewProcess.run(["send", "\(server.baseURL)/flaky/1?key=\(tag)"])
+        #expect(result.status == 22)
+        #expect(!result.output.contains("Pipeline"))
+        #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 1)
+        #expect(try await CurlewProcess.run(["send", "--retry", "-1", "\(server.baseURL)/get"]).status == 64)
+        #expect(try await CurlewProcess.run(["send", "--retry", "1", "--retry-delay", "nan", "\(server.baseURL)/get"]).status == 64)
+    }
+}
