@@ -12,7 +12,7 @@ struct PaneGoldenTests {
         return screen.text
     }
 
-    @Test("each pane at 80x24 and 160x50 matches its golden text", arguments: ["compose", "live", "groups", "logs", "log-filtered", "detail-response", "detail-timing", "help"])
+    @Test("each pane at 80x24 and 160x50 matches its golden text", arguments: ["compose", "live", "groups", "logs", "log-filtered", "detail-response", "detail-timing", "detail-pipeline", "help"])
     func panes(_ name: String) throws {
         for size in Self.sizes {
             let model = try TUIFixtures.model()
@@ -43,6 +43,12 @@ struct PaneGoldenTests {
                 model.handle(.enter)
                 model.handle(.character("l"))
                 model.handle(.character("l"))
+            case "detail-pipeline":
+                model.handle(.character("2"))
+                model.handle(.character("g"))
+                for _ in 0..<3 { model.handle(.down) }
+                model.handle(.enter)
+                for _ in 0..<3 { model.handle(.character("l")) }
             default:
                 model.handle(.character("?"))
             }

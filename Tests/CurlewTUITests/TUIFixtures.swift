@@ -24,7 +24,13 @@ enum TUIFixtures {
             Fixtures.message(id: 2, method: "POST", url: "http://api.example.test/login", requestBody: #"{"user":"ada"}"#, responseBody: #"{"token":"t"}"#, elapsedMicros: 12_500, reused: true),
             Fixtures.message(id: 3, url: "http://api.example.test/missing", status: 404, responseBody: #"{"error":"not found"}"#, elapsedMicros: 2_100, reused: true),
             Fixtures.message(id: 4, url: "http://api.example.test/slow", status: 503, responseBody: "busy", contentType: "text/plain",
-                             error: RequestError(.unacceptableStatus, "server answered HTTP/1.1 503 Error", code: 503), elapsedMicros: 1_250_000),
+                             error: RequestError(.unacceptableStatus, "server answered HTTP/1.1 503 Error", code: 503), elapsedMicros: 1_250_000,
+                             pipeline: PipelineRecord(cache: [.miss], cacheKey: "3f2a9c81d0e4", attempt: 2, attempts: [
+                                 .init(number: 1, requestID: 40, status: 503, error: "unacceptableStatus", delayBeforeNextMilliseconds: 200,
+                                       decision: "HTTP 503 is retryable"),
+                                 .init(number: 2, requestID: 4, status: 503, error: "unacceptableStatus", delayBeforeNextMilliseconds: nil,
+                                       decision: "gave up after 2 attempts"),
+                             ], signer: "demo", filters: ["common params app"], checks: [])),
             Fixtures.message(id: 5, url: "http://down.example.test/", status: nil, error: RequestError(.couldNotConnect, "Failed to connect", code: 7), elapsedMicros: 800),
             Fixtures.message(id: 6, url: "http://api.example.test/名前/😀", responseBody: "ok", contentType: "text/plain", elapsedMicros: 900, reused: true),
         ]

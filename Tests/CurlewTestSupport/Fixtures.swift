@@ -9,7 +9,7 @@ public enum Fixtures {
         id: UInt64 = 1, name: String? = nil, method: String = "GET", url: String = "http://api.example.test/users/7",
         status: Int? = 200, requestHeaders: [HeaderField] = [], requestBody: String? = nil, responseBody: String = "{}",
         contentType: String = "application/json", error: RequestError? = nil, elapsedMicros: Int64 = 1_000,
-        startedAt: Date? = nil, reused: Bool = false, groupID: UInt64? = nil, step: Int? = nil
+        startedAt: Date? = nil, reused: Bool = false, groupID: UInt64? = nil, step: Int? = nil, pipeline: PipelineRecord? = nil
     ) -> DebugMessage {
         let queued: Int64 = 50
         let dns: Int64? = reused ? nil : 120
@@ -36,7 +36,7 @@ public enum Fixtures {
             connection: ConnectionInfo(httpVersion: status == nil ? "" : "1.1", remoteIP: "127.0.0.1", remotePort: 8080, localIP: "127.0.0.1",
                                        localPort: 50_000 + Int(id), reused: reused, newConnections: reused ? 0 : 1,
                                        effectiveURL: url, bytesSent: 120, bytesReceived: Int64(responseBody.utf8.count + 100)),
-            callbackQueue: "curlew.callbacks"
+            callbackQueue: "curlew.callbacks", pipeline: pipeline
         )
     }
 }

@@ -10,11 +10,13 @@ struct DuplicateTests {
     func reject() async throws {
         let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .reject) }
         let tag = uniqueTag()
-        async let first = sendCapturing(agent, Request(.get, "/delay/0.4?tag=\(tag)"))
-        try await Task.sleep(for: .milliseconds(100))
+        async let first = sendCapturing(agent, Request(.get, "/delay/2?tag=\(tag)"))
+        let server = try await TestServer.shared()
+        try await waitUntil { server.receivedRequests.contains { $0.uri.contains(tag) } }
         let started = ContinuousClock.now
-        let second = await sendCapturing(agent, Request(.get, "/delay/0.4?tag=\(tag)"))
-        #expect(ContinuousClock.now - started < .milliseconds(300))
+        let second = await sendCapturing(agent, Request(.get, "/delay/2?tag=\(tag)"))
+        // Failed at once, not after the first one's two seconds.
+        #expect(ContinuousClock.now - started < .milliseconds(1500))
         guard case .failure(let failure) = second.result else { Issue.record("expected a rejection"); return }
         #expect(failure.error.kind == .tooFrequent)
         #expect(failure.tip == agent.config.tips.tooFrequent)
