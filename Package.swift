@@ -105,6 +105,7 @@ if Context.environment["CURLEW_FUZZ"] == "1" {
         ("FuzzHeaders", ["CurlewAgent", "CurlewTransport"]),
         ("FuzzCompose", ["CurlewAgent", "CurlewTransport"]),
         ("FuzzRedaction", ["CurlewAgent"]),
+        ("FuzzPipeline", ["CurlewAgent"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for target in fuzzTargets {

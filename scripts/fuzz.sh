@@ -9,9 +9,11 @@ cd "$(dirname "$0")/.."
 seconds=${1:?usage: scripts/fuzz.sh SECONDS_PER_TARGET [TARGET...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzFilter FuzzSessionLog FuzzHeaders FuzzCompose FuzzRedaction)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzFilter FuzzSessionLog FuzzHeaders FuzzCompose FuzzRedaction FuzzPipeline)
 
 export CURLEW_FUZZ=1
+# libFuzzer prints the stack of a crash itself; the Swift backtracer would only add minutes.
+export SWIFT_BACKTRACE=enable=no
 build=(swift build --build-path .build-fuzz -Xswiftc -sanitize=fuzzer,address)
 for target in "${targets[@]}"; do
     if ! output=$("${build[@]}" --product "$target" 2>&1); then

@@ -37,11 +37,8 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("repeat"), help: "Send the request this many times in a row, one summary line each.")
     var repeatCount: Int = 1
 
-    @Option(help: "Retry this many times after a connection failure, a timeout or a 408/429/500/502/503/504 (GET, HEAD, PUT, DELETE, OPTIONS only).")
-    var retry: Int = 0
-
-    @Option(name: .customLong("retry-delay"), help: "Seconds between retries (default: exponential from 0.2 s with jitter); a Retry-After header wins.")
-    var retryDelay: Double?
+    @OptionGroup(title: "Middle layer")
+    var pipeline: PipelineOptions
 
     @Flag(name: [.short, .long], help: "Also show the request exactly as sent on the wire.")
     var verbose = false
@@ -67,11 +64,9 @@ struct SendCommand: AsyncParsableCommand {
         }
         guard data == nil || json == nil else { throw ValidationError("use either -d/--data or --json, not both") }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
-        guard (0...100).contains(retry) else { throw ValidationError("--retry must be from 0 to 100") }
         do {
             _ = try SecondsInput.duration(timeout, field: "--timeout")
             _ = try SecondsInput.duration(connectTimeout, field: "--connect-timeout")
-            if let retryDelay { _ = try SecondsInput.duration(retryDelay, field: "--retry-delay") }
         } catch {
             throw ValidationError(error.message)
         }
@@ -84,13 +79,15 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let request = try makeRequest()
-        let agent = Agent(config: NetworkConfig(
+        var request = try makeRequest()
+        var config = NetworkConfig(
             requestTimeout: try SecondsInput.duration(timeout, field: "--timeout"),
             connectTimeout: try SecondsInput.duration(connectTimeout, field: "--connect-timeout"),
             allowInsecureRedirects: allowDowngrade,
             tls: TLSSettings(allowInvalidCertificates: insecure)
-        ))
+        )
+        try pipeline.apply(to: &config, request: &request)
+        let agent = Agent(config: config)
         let logger = try log.map {
             try NetworkLogger(config: NetworkLoggerConfig(logFilePath: $0, redaction: noRedact ? .disabled : RedactionPolicy()))
         }
@@ -135,11 +132,6 @@ struct SendCommand: AsyncParsableCommand {
         request.responseSerializer = .data
         // The exit status treats a 3xx the server did not let us follow as an answer, not a failure.
         request.acceptableStatusCodes = 200..<400
-        if retry > 0 {
-            var policy = RetryPolicy(maxRetries: retry)
-            if let retryDelay { policy.backoff = .fixed(try SecondsInput.duration(retryDelay, field: "--retry-delay")) }
-            request.retry = policy
-        }
         if let json {
             if headers["Accept"] == nil { request.headers.set("Accept", "application/json") }
             request.requestSerializer = .raw(Data(json.utf8), contentType: "application/json")

@@ -6,6 +6,8 @@ struct ChildResult {
     var output: String
     var peakRSSKiB: Int
     var wallSeconds: Double
+    /// User plus system CPU time the child used, from wait4's rusage.
+    var cpuSeconds: Double
 }
 
 /// Runs programs with posix_spawn and waits with wait4, so each child's own peak RSS is known
@@ -43,7 +45,14 @@ enum ChildProcess {
         wait4(pid, &status, 0, &usage)
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return ChildResult(status: exitStatus, output: String(decoding: output, as: UTF8.self),
-                           peakRSSKiB: Int(usage.ru_maxrss), wallSeconds: seconds(ContinuousClock.now - started))
+                           peakRSSKiB: Int(usage.ru_maxrss), wallSeconds: seconds(ContinuousClock.now - started),
+                           cpuSeconds: Self.seconds(usage.ru_utime) + Self.seconds(usage.ru_stime))
+    }
+}
+
+extension ChildProcess {
+    static func seconds(_ time: timeval) -> Double {
+        Double(time.tv_sec) + Double(time.tv_usec) / 1e6
     }
 }
 

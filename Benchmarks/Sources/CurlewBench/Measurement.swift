@@ -11,6 +11,15 @@ struct RunResult: Codable, Sendable {
     var bytes: Int64
     /// Peak resident memory of the process that ran the client, in KiB (filled in by the parent).
     var peakRSSKiB: Int = 0
+    /// CPU time (user + system) of the client's process per request, in microseconds, start-up
+    /// included (filled in by the parent).
+    var cpuMicrosPerRequest: Double = 0
+
+    /// Fills in what only the parent knows, from the finished child.
+    mutating func attribute(_ child: ChildResult) {
+        peakRSSKiB = child.peakRSSKiB
+        cpuMicrosPerRequest = requests > 0 ? child.cpuSeconds * 1e6 / Double(requests) : 0
+    }
 
     var requestsPerSecond: Double { seconds > 0 ? Double(requests) / seconds : 0 }
     var megabytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds / 1_048_576 : 0 }

@@ -8,6 +8,10 @@ struct Orchestrator {
     var runs = 5
     /// nil: print only (the smoke run in `make test` records nothing).
     var resultsPath: String? = "RESULTS.md"
+    /// `--clients curlew,curlew-no-observers`: only these (for before-and-after runs of one client).
+    var clients = ClientKind.allCases
+    /// The scale and start-up scenarios; skipped when `--clients` picks clients.
+    var scenarios = true
 
     init(arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -17,6 +21,13 @@ struct Orchestrator {
             case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
             case "--results": resultsPath = iterator.next() ?? resultsPath
             case "--no-results": resultsPath = nil
+            case "--clients":
+                let names = (iterator.next() ?? "").split(separator: ",").map(String.init)
+                scenarios = false
+                clients = try names.map { name in
+                    guard let kind = ClientKind(rawValue: name) else { throw BenchError("unknown client \(name)") }
+                    return kind
+                }
             default: throw BenchError("unknown argument \(argument)")
             }
         }
@@ -31,18 +42,18 @@ struct Orchestrator {
         for workload in Workload.standard(smoke: smoke) {
             var samples: [ClientKind: [RunResult]] = [:]
             for run in 1...runs {
-                for kind in ClientKind.allCases {
+                for kind in clients {
                     let result = try measure(kind, workload, url: nginx.baseURL + workload.path, executable: executable)
                     samples[kind, default: []].append(result)
-                    say(String(format: "%@ run %d %-28@ %9.0f req/s  p50 %.2f ms  p99 %.2f ms  %.1f MiB%@", workload.name, run, kind.title,
-                                 result.requestsPerSecond, result.p50, result.p99, Double(result.peakRSSKiB) / 1024,
+                    say(String(format: "%@ run %d %-28@ %9.0f req/s  p50 %.2f ms  p99 %.2f ms  %.1f MiB  %.1f µs CPU/req%@", workload.name, run, kind.title,
+                                 result.requestsPerSecond, result.p50, result.p99, Double(result.peakRSSKiB) / 1024, result.cpuMicrosPerRequest,
                                  result.errors > 0 ? "  \(result.errors) errors" : ""))
                     if result.errors > 0, kind != .wrk { throw BenchError("\(kind.rawValue) had \(result.errors) errors on \(workload.name)") }
                 }
             }
             report.add(workload, medians: samples.mapValues(Self.median))
         }
-        for scenario in Scenarios.all(smoke: smoke) {
+        for scenario in scenarios ? Scenarios.all(smoke: smoke) : [] {
             report.addScenario(try scenario.run(executable, nginx))
         }
         say("\n" + report.text)
@@ -65,7 +76,7 @@ struct Orchestrator {
                 throw BenchError("\(kind.rawValue) failed with status \(child.status)")
             }
             var result = try JSONDecoder().decode(RunResult.self, from: Data(line.utf8))
-            result.peakRSSKiB = child.peakRSSKiB
+            result.attribute(child)
             return result
         }
     }

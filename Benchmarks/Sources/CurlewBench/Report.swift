@@ -10,12 +10,12 @@ struct Report {
     mutating func add(_ workload: Workload, medians: [ClientKind: RunResult]) {
         guard let reference = medians[.curlew] else { return }
         var lines = ["### \(workload.title) (median of \(runs))", "",
-                     "| client | req/s | MB/s | p50 ms | p99 ms | peak RSS | Curlew (1) ÷ this |", "|---|---:|---:|---:|---:|---:|---:|"]
+                     "| client | req/s | MB/s | p50 ms | p99 ms | peak RSS | client CPU µs/req | Curlew (1) ÷ this |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
         for kind in ClientKind.allCases {
             guard let result = medians[kind] else { continue }
             let ratio = result.requestsPerSecond > 0 ? reference.requestsPerSecond / result.requestsPerSecond : 0
-            lines.append(String(format: "| %@ | %.0f | %.1f | %.2f | %.2f | %.1f MiB | %.2fx |", kind.title, result.requestsPerSecond,
-                                result.megabytesPerSecond, result.p50, result.p99, Double(result.peakRSSKiB) / 1024, ratio)
+            lines.append(String(format: "| %@ | %.0f | %.1f | %.2f | %.2f | %.1f MiB | %.1f | %.2fx |", kind.title, result.requestsPerSecond,
+                                result.megabytesPerSecond, result.p50, result.p99, Double(result.peakRSSKiB) / 1024, result.cpuMicrosPerRequest, ratio)
                          + (result.errors > 0 ? " (\(result.errors) errors)" : ""))
         }
         sections.append(lines.joined(separator: "\n"))

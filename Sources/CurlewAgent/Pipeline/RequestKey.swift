@@ -20,16 +20,19 @@ struct RequestKey: Sendable, Equatable {
     }
 
     /// The URL without its fragment, with `name=value` pairs of the query sorted and volatile
-    /// names removed, so `?b=2&a=1&ts=9` and `?a=1&b=2` share an entry.
+    /// names removed, so `?b=2&a=1&ts=9` and `?a=1&b=2` share an entry. Sorted by bytes, not by
+    /// Unicode's canonical order, which calls different bytes equal and would keep their order.
     static func canonicalURL(_ url: String, isVolatileParam: (String) -> Bool) -> String {
-        let withoutFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return String(withoutFragment) }
-        let pairs = parts[1].split(separator: "&").filter { pair in
-            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            return !isVolatileParam(String(name).removingPercentEncoding ?? String(name))
-        }.sorted()
-        return pairs.isEmpty ? String(parts[0]) : parts[0] + "?" + pairs.joined(separator: "&")
+        // Split by bytes, not Characters: a combining mark after `&` joins it into one Character.
+        let bytes = Array(url.utf8)
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard let question = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) else { return String(decoding: bytes[..<end], as: UTF8.self) }
+        let pairs = bytes[(question + 1)..<end].split(separator: UInt8(ascii: "&")).filter { pair in
+            let name = String(decoding: pair.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
+            return !isVolatileParam(name.removingPercentEncoding ?? name)
+        }.sorted { $0.lexicographicallyPrecedes($1) }
+        let base = String(decoding: bytes[..<question], as: UTF8.self)
+        return pairs.isEmpty ? base : base + "?" + pairs.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "&")
     }
 }
 

@@ -19,7 +19,7 @@ enum ExternalClients {
             bytes += Int64(fields[2]) ?? 0
         }
         var result = RunResult(latencies: latencies, errors: errors, seconds: child.wallSeconds, bytes: bytes)
-        result.peakRSSKiB = child.peakRSSKiB
+        result.attribute(child)
         return result
     }
 
@@ -36,7 +36,7 @@ enum ExternalClients {
         let requests = Int(rate * seconds)
         var result = RunResult(requests: requests, errors: 0, seconds: seconds, p50: value(after: "50%") ?? 0, p99: value(after: "99%") ?? 0,
                                bytes: Int64(requests) * Int64(bodySize))
-        result.peakRSSKiB = child.peakRSSKiB
+        result.attribute(child)
         return result
     }
 
