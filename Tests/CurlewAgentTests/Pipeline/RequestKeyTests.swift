@@ -1,4 +1,5 @@
 @testable import CurlewAgent
+import Foundation
 import Testing
 
 @Suite("Request keys")
@@ -21,7 +22,7 @@ struct RequestKeyTests {
         #expect(RequestKey.canonicalURL("http://h/p?ts=1&b=2&a=1#frag", isVolatileParam: { $0 == "ts" }) == "http://h/p?a=1&b=2")
         #expect(RequestKey.canonicalURL("http://h/p?ts=1", isVolatileParam: { $0 == "ts" }) == "http://h/p")
         let plain = RequestKey(method: "POST", url: "http://h/p", headers: [], body: nil, keyHeaders: [], isVolatileParam: { _ in false })
-        let withBody = RequestKey(method: "POST", url: "http://h/p", headers: [], body: [1, 2], keyHeaders: [], isVolatileParam: { _ in false })
+        let withBody = RequestKey(method: "POST", url: "http://h/p", headers: [], body: Data([1, 2]), keyHeaders: [], isVolatileParam: { _ in false })
         let accept = RequestKey(method: "POST", url: "http://h/p", headers: [HeaderField(name: "accept", value: "text/html")], body: nil,
                                 keyHeaders: ["Accept"], isVolatileParam: { _ in false })
         #expect(Set([plain.digest, withBody.digest, accept.digest]).count == 3)
