@@ -153,27 +153,29 @@ final class AgentCore: Sendable {
         let verdict = Verdict(result: result, request: entry.request, acceptable: config.acceptableStatusCodes)
         guard entry.handle.transition(to: verdict.state) else { return }
         let info = entry.info
-        let response = Self.response(to: info.id, from: result, value: verdict.value)
+        let headers = result.fieldHeaders
+        let response = Self.response(to: info.id, from: result, headers: headers, value: verdict.value)
         // The debug message is the largest thing built per request; skip it when nobody reads it.
         let message = observers.isEmpty && entry.callbacks.debug == nil
-            ? nil : debugMessage(info: info, composed: entry.composed, result: result, state: verdict.state, error: verdict.error, pipeline: nil)
+            ? nil : debugMessage(info: info, composed: entry.composed, result: result, headers: headers, state: verdict.state,
+                                 error: verdict.error, pipeline: nil)
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
                 callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil, to: &batch)
     }
 
     /// The response a transfer received, nil when none arrived.
-    static func response(to id: UInt64, from result: TransferResult, value: ResponseValue?) -> Response? {
+    static func response(to id: UInt64, from result: TransferResult, headers: [HeaderField], value: ResponseValue?) -> Response? {
         guard !result.statusLine.isEmpty else { return nil }
         return Response(
             requestID: id, statusCode: result.statusCode, statusLine: result.statusLine,
-            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(result.responseHeaders.map { HeaderField(name: $0.name, value: $0.value) }),
+            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(headers),
             body: result.responseBody, value: value ?? .data(result.responseBody), url: result.connection.effectiveURL
         )
     }
 
     /// The debug message of a network exchange.
-    func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, state: RequestState, error: RequestError?,
-                      pipeline: PipelineRecord?) -> DebugMessage {
+    func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, headers: [HeaderField], state: RequestState,
+                      error: RequestError?, pipeline: PipelineRecord?) -> DebugMessage {
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
             head: String(decoding: result.requestHead, as: UTF8.self),
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
@@ -183,17 +185,17 @@ final class AgentCore: Sendable {
         connection.effectiveURL = URLPassword.masking(in: connection.effectiveURL)
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
-            startedAt: info.startedAt, original: composed, sent: sent, response: snapshot(of: result),
+            startedAt: info.startedAt, original: composed, sent: sent, response: snapshot(of: result, headers: headers),
             error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline
         )
     }
 
     /// The response side of a debug message, with the body kept up to the debug limit.
-    func snapshot(of result: TransferResult) -> ResponseSnapshot? {
+    func snapshot(of result: TransferResult, headers: [HeaderField]) -> ResponseSnapshot? {
         guard !result.statusLine.isEmpty else { return nil }
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
-            headers: result.responseHeaders.map { HeaderField(name: $0.name, value: $0.value) },
+            headers: headers,
             body: BodySnapshot(data: result.responseBody, contentType: result.responseHeader("Content-Type"), limit: config.debugBodyLimit)
         )
     }

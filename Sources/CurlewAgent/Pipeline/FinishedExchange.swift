@@ -13,7 +13,8 @@ struct FinishedExchange {
 
     func debugMessage(core: AgentCore) -> DebugMessage {
         if let result, let composed {
-            return core.debugMessage(info: info, composed: composed, result: result, state: state, error: error, pipeline: record)
+            return core.debugMessage(info: info, composed: composed, result: result, headers: result.fieldHeaders, state: state,
+                                     error: error, pipeline: record)
         }
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state, startedAt: info.startedAt,
@@ -28,4 +29,11 @@ struct PipelineDelivery {
     var handle: RequestHandle
     var response: Response?
     var callbacks: RequestCallbacks
+}
+
+extension TransferResult {
+    /// The response headers as the agent's fields.
+    var fieldHeaders: [HeaderField] {
+        responseHeaders.map { HeaderField(name: $0.name, value: $0.value) }
+    }
 }

@@ -283,7 +283,7 @@ final class PipelineRun: Sendable {
             for plugin in plugins { plugin.willSend(info) }
             let result = await exchange(signedTransfer, composed: signedComposed, info: info, request: prepared)
             var verdict = Verdict(result: result, request: prepared, acceptable: config.acceptableStatusCodes)
-            var response = AgentCore.response(to: info.id, from: result, value: verdict.value)
+            var response = AgentCore.response(to: info.id, from: result, headers: result.fieldHeaders, value: verdict.value)
             if result.statusCode == 304, let revalidating, result.error == nil {
                 response = revalidating.response(requestID: info.id)
                 verdict.error = nil
