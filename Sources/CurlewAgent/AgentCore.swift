@@ -208,11 +208,11 @@ final class AgentCore: Sendable {
     }
 
     /// Publishes one exchange of a pipelined request: its debug message and finished event, and
-    /// for the request's last exchange, the outcome to its callbacks. Returns false when the
-    /// request had already ended (cancelled meanwhile), in which case nothing is published.
-    @discardableResult
-    func publish(_ exchange: FinishedExchange, final: PipelineDelivery?) -> Bool {
-        if let final, !final.handle.transition(to: exchange.state) { return false }
+    /// for the request's last exchange, the outcome to its callbacks.
+    func publish(_ exchange: FinishedExchange, final: PipelineDelivery?) {
+        // A caller already answered (a coalesced leader cancelled while others wait on it) gets
+        // nothing more; observers still see how the exchange ended.
+        let final = final.flatMap { $0.handle.transition(to: exchange.state) ? $0 : nil }
         var batch = DeliveryBatch()
         let wantsMessage = !observers.isEmpty || (final?.callbacks.debug != nil)
         let message = wantsMessage ? exchange.debugMessage(core: self) : nil
@@ -224,7 +224,17 @@ final class AgentCore: Sendable {
             batch.events.append(.finished(exchange.info, exchange.state))
         }
         dispatch(batch)
-        return true
+    }
+
+    /// Answers a caller without an exchange to publish: a coalesced leader cancelled while its
+    /// transfer goes on for the requests that joined it.
+    func answerCaller(_ handle: RequestHandle, error: RequestError, callbacks: RequestCallbacks) {
+        guard handle.transition(to: .cancelled), !callbacks.isEmpty else { return }
+        let failure = RequestFailure(requestID: handle.id, error: error, response: nil, tip: tip(for: error))
+        config.callbackQueue.async {
+            callbacks.failure?(failure)
+            callbacks.delegate?.requestDidFail(handle, failure: failure)
+        }
     }
 
     /// Publishes a `cacheThenNetwork` request's cached answer as an exchange of its own and hands

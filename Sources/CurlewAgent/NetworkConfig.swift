@@ -78,7 +78,8 @@ public struct NetworkConfig: Sendable {
     public var mocks = MockSettings()
     public var duplicates = DuplicateSettings()
     public var reachability = ReachabilitySettings()
-    /// Runs on every response that passes its status check, before the request's own validation.
+    /// Checks responses of requests that have no business validator of their own, after their
+    /// status, content-type and JSON-shape checks.
     public var businessValidator: BusinessValidator?
 
     public init(

@@ -18,30 +18,36 @@ struct Verdict {
         }
         state = .succeeded
         error = nil
-        value = nil
-        switch request.responseSerializer {
-        case .automatic, .data:
-            break
-        case .text:
-            if let text = String(data: result.responseBody, encoding: .utf8) {
-                value = .text(text)
-            } else {
-                fail(.responseSerialization, "response body is not valid UTF-8 text")
-            }
-        case .json:
-            if result.responseBody.isEmpty {
-                value = .json(.null)
-            } else {
-                do {
-                    value = .json(try JSONValue.parse(result.responseBody))
-                } catch {
-                    fail(.responseSerialization, "response body is not JSON: \(error)")
-                }
-            }
+        switch Self.serialized(result.responseBody, as: request.responseSerializer) {
+        case .success(let serialized): value = serialized
+        case .failure(let failure):
+            value = nil
+            fail(failure.kind, failure.message)
         }
         if !(request.acceptableStatusCodes ?? acceptable).contains(result.statusCode) {
             let reason = result.statusLine.isEmpty ? "HTTP \(result.statusCode)" : result.statusLine
             fail(.unacceptableStatus, "server answered \(reason)", code: result.statusCode)
+        }
+    }
+
+    /// A body read by a serializer: the value for strict ones, nil for `.automatic` and `.data`
+    /// (read lazily; they cannot fail), or the serializer's failure.
+    static func serialized(_ body: Data, as serializer: ResponseSerializer) -> Result<ResponseValue?, RequestError> {
+        switch serializer {
+        case .automatic, .data:
+            return .success(nil)
+        case .text:
+            guard let text = String(data: body, encoding: .utf8) else {
+                return .failure(RequestError(.responseSerialization, "response body is not valid UTF-8 text"))
+            }
+            return .success(.text(text))
+        case .json:
+            if body.isEmpty { return .success(.json(.null)) }
+            do {
+                return .success(.json(try JSONValue.parse(body)))
+            } catch {
+                return .failure(RequestError(.responseSerialization, "response body is not JSON: \(error)"))
+            }
         }
     }
 

@@ -316,7 +316,8 @@ final class DemoRoutes: Sendable {
 
     /// A cacheable response: `Cache-Control: max-age=seconds` (or `no-store` with `?store=no`),
     /// an `ETag` and `Last-Modified` that change only with `?v=`, and 304 to a matching
-    /// `If-None-Match` or `If-Modified-Since`. The body says how often this URL was served with a body.
+    /// `If-None-Match` or `If-Modified-Since`; `?cookie=1` adds a `Set-Cookie`. The body says how
+    /// often this URL was served with a body.
     private func cache(_ request: DemoRequest, _ argument: String?) -> DemoAction {
         guard let argument, let seconds = Int(argument), (0...86_400).contains(seconds) else {
             return .respond(.json(["error": "use /cache/{seconds from 0 to 86400}[?v=version][&store=no]"], status: 400))
@@ -325,7 +326,8 @@ final class DemoRoutes: Sendable {
         let etag = "\"cache-\(seconds)-\(Self.tagSafe(version))\""
         let lastModified = "Thu, 01 Jan 2026 00:00:00 GMT"
         let control = request.queryValue("store") == "no" ? "no-store" : "max-age=\(seconds)"
-        let validators: [(name: String, value: String)] = [("Cache-Control", control), ("ETag", etag), ("Last-Modified", lastModified)]
+        var validators: [(name: String, value: String)] = [("Cache-Control", control), ("ETag", etag), ("Last-Modified", lastModified)]
+        if request.queryValue("cookie") == "1" { validators.append(("Set-Cookie", "session=demo-cache-cookie; HttpOnly")) }
         if Self.entityTags(request.header("If-None-Match")).contains(etag) || request.header("If-Modified-Since") == lastModified {
             return .respond(DemoResponse(status: 304, headers: validators))
         }

@@ -74,7 +74,8 @@ struct PipelineOptions: ParsableArguments {
     private func mockSettings() throws -> MockSettings {
         var settings = MockSettings(enabled: !mock.isEmpty)
         for rule in mock {
-            guard let separator = rule.lastIndex(of: "="), !rule[..<separator].isEmpty, !rule[rule.index(after: separator)...].isEmpty else {
+            // The first `=`: a pattern has none, while a URL's query or a file name may.
+            guard let separator = rule.firstIndex(of: "="), !rule[..<separator].isEmpty, !rule[rule.index(after: separator)...].isEmpty else {
                 throw ValidationError("--mock \(rule.debugDescription) must look like 'GET /path/*=fixture.json' or 'GET /path/*=http://host:port'")
             }
             let pattern = String(rule[..<separator]).trimmingCharacters(in: .whitespaces)

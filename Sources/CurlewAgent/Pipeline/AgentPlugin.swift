@@ -2,10 +2,13 @@
 public struct PluginOutcome: Sendable {
     public var response: Response?
     public var error: RequestError?
+    /// The request as the plugins prepared it for this round (headers a plugin added included).
+    public var request: Request?
 
-    public init(response: Response?, error: RequestError?) {
+    public init(response: Response?, error: RequestError?, request: Request? = nil) {
         self.response = response
         self.error = error
+        self.request = request
     }
 }
 

@@ -1,7 +1,8 @@
 import CurlewLocking
 
 /// Attaches `Authorization: Bearer <token>` and, when the server answers 401, refreshes the token
-/// once through `refresh` and replays the request. Concurrent 401s share one refresh.
+/// once through `refresh` and replays the request. Concurrent 401s share one refresh, and a 401
+/// to a token that has already been replaced replays with the new one without refreshing again.
 public final class BearerTokenPlugin: AgentPlugin {
     private struct State {
         var token: String?
@@ -29,7 +30,9 @@ public final class BearerTokenPlugin: AgentPlugin {
 
     public func process(_ outcome: PluginOutcome, for request: RequestInfo, replays: Int) async -> PluginDecision {
         guard outcome.response?.statusCode == 401, replays == 0 else { return .deliver(outcome) }
-        let stale = token
+        // The token this request carried, not the current one: another request may have refreshed it meanwhile.
+        let sent = outcome.request?.headers["Authorization"]
+        let stale = sent.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         do {
             let fresh = try await refreshedToken(replacing: stale)
             return .replay(reason: "401 with \(stale == nil ? "no token" : "a stale token"); refreshed the token (\(fresh.count) characters) and replayed")
@@ -52,13 +55,18 @@ public final class BearerTokenPlugin: AgentPlugin {
         }
         do {
             let token = try await task.value
+            // Only the refresh that is still the current one writes its token back, so a late
+            // waiter never puts an older token in place of a newer one.
             state.withLock { state in
+                guard state.refreshing == task else { return }
                 state.token = token
                 state.refreshing = nil
             }
             return token
         } catch {
-            state.withLock { $0.refreshing = nil }
+            state.withLock { state in
+                if state.refreshing == task { state.refreshing = nil }
+            }
             throw error
         }
     }

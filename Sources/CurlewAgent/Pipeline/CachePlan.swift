@@ -1,8 +1,9 @@
 import Foundation
 
 /// How one request uses the cache: its key, policy, lifetime and version, resolved from the
-/// request's options over the config's.
-struct CachePlan {
+/// request's options over the config's. Only GET and HEAD are cached: answering another method
+/// from the cache would keep it from reaching the server.
+struct CachePlan: Sendable {
     let key: RequestKey
     let policy: CachePolicy
     let timeToLive: Duration
@@ -10,17 +11,34 @@ struct CachePlan {
     let ignored: Bool
 
     /// Nil when the request does not use the cache at all.
-    init?(request: Request, composed: ComposedRequest, body: Data?, settings: CacheSettings, cacheExists: Bool) {
+    init?(request: Request, method: String, url: String, headers: [HeaderField], body: Data?, settings: CacheSettings,
+          credentialHeaders: [String]) {
         let options = request.cache
         let policy = options?.policy ?? settings.policy
-        guard cacheExists, policy != .networkOnly else { return nil }
+        guard policy != .networkOnly, Self.isCacheable(method) else { return nil }
         self.policy = policy
         self.timeToLive = options?.timeToLive ?? settings.timeToLive
         self.version = options?.version ?? settings.version
         self.ignored = options?.ignoreCache ?? false
-        self.key = RequestKey(method: composed.method, url: composed.url, headers: composed.headers, body: body,
-                              keyHeaders: settings.keyHeaders, isVolatileParam: settings.isVolatileParam)
+        self.key = RequestKey(method: method, url: url, headers: headers, body: body, keyHeaders: settings.keyHeaders,
+                              credentialHeaders: credentialHeaders, isVolatileParam: settings.isVolatileParam)
     }
+
+    static func isCacheable(_ method: String) -> Bool {
+        method.uppercased() == "GET" || method.uppercased() == "HEAD"
+    }
+
+    /// The keys a successful unsafe request (POST, PUT, DELETE, ...) to `url` makes stale: the
+    /// same URL read with GET or HEAD by the same user.
+    static func invalidatedKeys(url: String, headers: [HeaderField], settings: CacheSettings, credentialHeaders: [String]) -> [RequestKey] {
+        ["GET", "HEAD"].map {
+            RequestKey(method: $0, url: url, headers: headers, body: nil, keyHeaders: settings.keyHeaders,
+                       credentialHeaders: credentialHeaders, isVolatileParam: settings.isVolatileParam)
+        }
+    }
+
+    /// Response headers a cache never keeps: they set state for one client at one moment.
+    private static let unstoredHeaders: Set<String> = ["set-cookie", "set-cookie2"]
 
     /// The entry to store for a response, or nil when HTTP forbids storing it (`no-store`) or it
     /// is not a success.
@@ -31,16 +49,29 @@ struct CachePlan {
         let metadata = CacheEntry.Metadata(
             format: CacheEntry.format, key: key.text, version: version, storedAt: now, expiresAt: now.addingTimeInterval(timeToLive.seconds),
             statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
-            headers: response.headers.fields, url: response.url, bodySize: response.body.count, bodyDigest: Fingerprint.hex(of: response.body)
+            headers: response.headers.fields.filter { !Self.unstoredHeaders.contains($0.name.lowercased()) },
+            url: URLPassword.masking(in: response.url), bodySize: response.body.count, bodyDigest: Fingerprint.hex(of: response.body)
         )
         return CacheEntry(metadata: metadata, body: response.body)
     }
 
-    /// `If-None-Match` and `If-Modified-Since` from a stored entry's validators.
+    /// `If-None-Match` and `If-Modified-Since` from a stored entry's validators; a validator that
+    /// could not travel as a header (CR, LF, NUL) is left out.
     static func conditionalHeaders(for entry: CacheEntry) -> [HeaderField] {
         var headers: [HeaderField] = []
         if let etag = entry.metadata.etag { headers.append(HeaderField(name: "If-None-Match", value: etag)) }
         if let lastModified = entry.metadata.lastModified { headers.append(HeaderField(name: "If-Modified-Since", value: lastModified)) }
-        return headers
+        return headers.filter { (try? HTTPHeaders([$0]).validate()) != nil }
+    }
+
+    /// The stored entry brought up to date by a 304: its headers replaced by the ones the 304
+    /// carries (RFC 9111 §4.3.4), body and framing kept.
+    static func revalidated(_ entry: CacheEntry, with notModified: [HeaderField]) -> CacheEntry {
+        let kept: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
+        let updates = notModified.filter { !kept.contains($0.name.lowercased()) && !unstoredHeaders.contains($0.name.lowercased()) }
+        var entry = entry
+        let updatedNames = Set(updates.map { $0.name.lowercased() })
+        entry.metadata.headers = entry.metadata.headers.filter { !updatedNames.contains($0.name.lowercased()) } + updates
+        return entry
     }
 }

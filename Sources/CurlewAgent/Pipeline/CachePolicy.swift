@@ -24,11 +24,15 @@ public enum CacheStorage: String, Sendable, Equatable, Codable {
 /// The cache's global settings (`NetworkConfig.cache`).
 public struct CacheSettings: Sendable {
     public var storage: CacheStorage
-    /// Directory of the disk store, created owner-only when first used.
+    /// Directory of the disk store, created owner-only (0700) when first used. An existing one
+    /// must be a real directory of this user that no one else can write (one others can read is
+    /// tightened to 0700); otherwise the disk store stays off and the pipeline record says why.
     public var directory: String?
     /// The disk store's bound; least recently used entries go first.
     public var maxDiskBytes: Int64
     public var maxMemoryEntries: Int
+    /// The memory store's bound on body bytes; a larger body is not kept in memory.
+    public var maxMemoryBytes: Int
     /// The policy of requests that do not name one.
     public var policy: CachePolicy
     /// How long an entry stays fresh (YTKNetwork's `cacheTimeInSeconds`).
@@ -42,6 +46,7 @@ public struct CacheSettings: Sendable {
     public var isVolatileParam: @Sendable (String) -> Bool
 
     public init(storage: CacheStorage = .none, directory: String? = nil, maxDiskBytes: Int64 = 50 << 20, maxMemoryEntries: Int = 256,
+                maxMemoryBytes: Int = 32 << 20,
                 policy: CachePolicy = .cacheElseNetwork, timeToLive: Duration = .seconds(60), version: String = "",
                 keyHeaders: [String] = ["Accept", "Accept-Language"],
                 isVolatileParam: @escaping @Sendable (String) -> Bool = { ["_", "timestamp", "nonce", "ts"].contains($0) }) {
@@ -49,6 +54,7 @@ public struct CacheSettings: Sendable {
         self.directory = directory
         self.maxDiskBytes = maxDiskBytes
         self.maxMemoryEntries = maxMemoryEntries
+        self.maxMemoryBytes = maxMemoryBytes
         self.policy = policy
         self.timeToLive = timeToLive
         self.version = version

@@ -6,9 +6,15 @@ import Foundation
 /// missing, corrupt, truncated or mismatched entry is a miss and is removed. The store keeps its
 /// total size under a bound by evicting the least recently used entries; use is recorded in the
 /// files' modification times, so the order survives a restart.
+///
+/// The directory must be this user's own: created 0700 when missing, tightened to 0700 when
+/// others may only read it. One that is a symbolic link, belongs to someone else or that others
+/// may write turns the store off (`problem`), since whoever can write there could plant answers.
+/// Files are never opened through a link.
 final class DiskCacheStore: Sendable {
     private struct Index {
         var loaded = false
+        var problem: String?
         var entries: [String: (size: Int64, lastUse: Date)] = [:]
         var totalBytes: Int64 = 0
     }
@@ -22,13 +28,19 @@ final class DiskCacheStore: Sendable {
         self.maxBytes = maxBytes
     }
 
+    /// Why the store is off, or nil when its directory is usable.
+    var problem: String? {
+        loadIndexIfNeeded()
+        return index.withLock { $0.problem }
+    }
+
     func read(digest: String, key: String) -> CacheEntry? {
         loadIndexIfNeeded()
-        guard index.withLock({ $0.entries[digest] != nil }) else { return nil }
-        guard let metaData = FileManager.default.contents(atPath: path(digest, "meta")),
+        guard index.withLock({ $0.problem == nil && $0.entries[digest] != nil }) else { return nil }
+        guard let metaData = Self.readFile(path(digest, "meta")),
               let metadata = try? JSONDecoder().decode(CacheEntry.Metadata.self, from: metaData),
               metadata.format == CacheEntry.format, metadata.key == key,
-              let body = FileManager.default.contents(atPath: path(digest, "body")),
+              let body = Self.readFile(path(digest, "body")),
               body.count == metadata.bodySize, Fingerprint.hex(of: body) == metadata.bodyDigest else {
             remove(digest: digest)
             return nil
@@ -41,7 +53,7 @@ final class DiskCacheStore: Sendable {
 
     func write(_ entry: CacheEntry, digest: String) {
         loadIndexIfNeeded()
-        guard makeDirectory(), let meta = try? Self.encoder.encode(entry.metadata) else { return }
+        guard index.withLock({ $0.problem == nil }), let meta = try? Self.encoder.encode(entry.metadata) else { return }
         let size = Int64(meta.count + entry.body.count)
         guard size <= maxBytes else { return }
         // Body first: a metadata file never points at a body that is not there yet.
@@ -88,11 +100,20 @@ final class DiskCacheStore: Sendable {
         directory + "/" + digest + "." + kind
     }
 
-    /// Reads the directory once: sizes and last-use times of the entries already there.
+    /// Checks the directory and reads it once: sizes and last-use times of the entries already there.
     private func loadIndexIfNeeded() {
         guard !index.withLock({ $0.loaded }) else { return }
+        if let problem = prepareDirectory() {
+            index.withLock { index in
+                index.loaded = true
+                index.problem = problem
+            }
+            return
+        }
         var found: [String: (size: Int64, lastUse: Date)] = [:]
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        // Temporary files a crash left behind are removed; they were never entries.
+        for name in names where name.contains(".tmp-") { unlink(directory + "/" + name) }
         for name in names where name.hasSuffix(".meta") {
             let digest = String(name.dropLast(5))
             let attributes = (try? FileManager.default.attributesOfItem(atPath: path(digest, "meta"))) ?? [:]
@@ -108,11 +129,44 @@ final class DiskCacheStore: Sendable {
         }
     }
 
-    private func makeDirectory() -> Bool {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) { return isDirectory.boolValue }
-        return (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                         attributes: [.posixPermissions: 0o700])) != nil
+    /// Creates the directory owner-only, or checks an existing one. Returns why it cannot be used.
+    private func prepareDirectory() -> String? {
+        var status = stat()
+        if lstat(directory, &status) != 0 {
+            guard errno == ENOENT else { return "cache directory \(directory.debugDescription): \(String(cString: strerror(errno)))" }
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                return "cache directory \(directory.debugDescription) cannot be created: \(error.localizedDescription)"
+            }
+            guard lstat(directory, &status) == 0 else { return "cache directory \(directory.debugDescription) vanished" }
+        }
+        if (status.st_mode & S_IFMT) == S_IFLNK { return "cache directory \(directory.debugDescription) is a symbolic link; not used" }
+        guard (status.st_mode & S_IFMT) == S_IFDIR else { return "cache directory \(directory.debugDescription) is not a directory" }
+        guard status.st_uid == geteuid() else { return "cache directory \(directory.debugDescription) belongs to another user; not used" }
+        guard status.st_mode & 0o022 == 0 else {
+            return "cache directory \(directory.debugDescription) is open to other users (mode \(String(status.st_mode & 0o777, radix: 8))); not used"
+        }
+        // Readable by others, but not writable: nothing can have been planted; close it.
+        if status.st_mode & 0o077 != 0, chmod(directory, 0o700) != 0 {
+            return "cache directory \(directory.debugDescription) cannot be made owner-only: \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
+    /// A whole file, never through a symbolic link; nil when it cannot be read.
+    private static func readFile(_ path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = Foundation.read(descriptor, &buffer, buffer.count)
+            if count < 0 { if errno == EINTR { continue }; return nil }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
     }
 
     private func writeAtomically(_ data: Data, to target: String) -> Bool {
@@ -141,7 +195,7 @@ final class DiskCacheStore: Sendable {
         let seconds = date.timeIntervalSince1970
         times[0] = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
         times[1] = times[0]
-        _ = utimensat(AT_FDCWD, path, &times, 0)
+        _ = utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
     }
 
     private func unlinkFiles(_ digest: String) {

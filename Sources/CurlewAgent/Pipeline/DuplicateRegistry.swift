@@ -1,11 +1,12 @@
 import CurlewLocking
 
-/// The answer a coalesced request shares with the one it joined.
+/// The answer a coalesced request shares with the one it joined: the response and any transport
+/// failure, before the leader's own checks. Each follower judges it by its own acceptable
+/// statuses, serializer and validation.
 struct SharedOutcome: Sendable {
     var leaderID: UInt64
     var response: Response?
-    var snapshot: ResponseSnapshot?
-    var error: RequestError?
+    var transportError: RequestError?
 }
 
 /// Requests in flight by fingerprint, and the requests waiting to share their answer.
@@ -59,11 +60,15 @@ final class DuplicateRegistry: Sendable {
         slot?.fulfil(nil)
     }
 
-    /// Whether others wait on this leader, so cancelling it must not abort their transfer.
-    func hasFollowers(_ fingerprint: String, leaderID: UInt64) -> Bool {
+    /// The leader's caller cancelled. With followers waiting, returns true: the leader must go on
+    /// for them. Without, the fingerprint is freed at once, so no request joins a flight that is
+    /// about to be aborted, and returns false.
+    func leaderCancelled(_ fingerprint: String, leaderID: UInt64) -> Bool {
         flights.withLock { flights in
             guard let flight = flights[fingerprint], flight.leaderID == leaderID else { return false }
-            return !flight.followers.isEmpty
+            guard flight.followers.isEmpty else { return true }
+            flights.removeValue(forKey: fingerprint)
+            return false
         }
     }
 }

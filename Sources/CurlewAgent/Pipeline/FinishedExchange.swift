@@ -6,7 +6,8 @@ struct FinishedExchange {
     var info: RequestInfo
     var composed: ComposedRequest?
     var result: TransferResult?
-    var answer: ResponseSnapshot?
+    /// Made into a snapshot only when a debug message is built.
+    var answer: Response?
     var state: RequestState
     var error: RequestError?
     var record: PipelineRecord
@@ -18,7 +19,8 @@ struct FinishedExchange {
         }
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state, startedAt: info.startedAt,
-            original: composed ?? AgentCore.asTyped(info), sent: nil, response: answer, error: error, timings: nil, connection: nil,
+            original: composed ?? AgentCore.asTyped(info), sent: nil, response: answer.map(core.snapshot(of:)), error: error,
+            timings: nil, connection: nil,
             callbackQueue: core.callbackQueueLabel, pipeline: record
         )
     }

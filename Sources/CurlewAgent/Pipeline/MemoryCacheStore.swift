@@ -1,17 +1,21 @@
 import CurlewLocking
 
-/// Cache entries in memory, at most `capacity`, least recently used evicted first.
+/// Cache entries in memory, at most `capacity` of them and `maxBytes` of bodies, least recently
+/// used evicted first. An entry larger than `maxBytes` is not kept.
 final class MemoryCacheStore: Sendable {
     private struct State {
         var entries: [String: (entry: CacheEntry, lastUse: UInt64)] = [:]
+        var bytes = 0
         var clock: UInt64 = 0
     }
 
     let capacity: Int
+    let maxBytes: Int
     private let state = Locked(State())
 
-    init(capacity: Int) {
+    init(capacity: Int, maxBytes: Int) {
         self.capacity = max(1, capacity)
+        self.maxBytes = max(0, maxBytes)
     }
 
     func read(digest: String, key: String) -> CacheEntry? {
@@ -24,18 +28,21 @@ final class MemoryCacheStore: Sendable {
     }
 
     func write(_ entry: CacheEntry, digest: String) {
+        guard entry.body.count <= maxBytes else { return remove(digest: digest) }
         state.withLock { state in
             state.clock += 1
-            state.entries[digest] = (entry, state.clock)
-            while state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-                state.entries.removeValue(forKey: oldest)
+            if let old = state.entries.updateValue((entry, state.clock), forKey: digest) { state.bytes -= old.entry.body.count }
+            state.bytes += entry.body.count
+            while state.entries.count > capacity || state.bytes > maxBytes,
+                  let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+                state.bytes -= state.entries.removeValue(forKey: oldest)?.entry.body.count ?? 0
             }
         }
     }
 
     func remove(digest: String) {
-        _ = state.withLock { $0.entries.removeValue(forKey: digest) }
+        state.withLock { state in
+            state.bytes -= state.entries.removeValue(forKey: digest)?.entry.body.count ?? 0
+        }
     }
-
-    var count: Int { state.withLock { $0.entries.count } }
 }

@@ -5,11 +5,16 @@ import Foundation
 /// One request through the middle layer, from filters to delivery: dynamic domain, URL filters,
 /// plugins, mocks, signing, cache, duplicate detection, reachability, attempts with retry,
 /// validation and the reformer. It runs as a task, off the transfer thread and the callback
-/// queue; every network try is an exchange of its own, published with its attempt number, and
-/// the last one carries the whole pipeline record.
+/// queue. Every try is an exchange of its own, announced once and finished once for observers,
+/// with its attempt number; the last one carries the whole pipeline record, and only it reaches
+/// the caller.
 final class PipelineRun: Sendable {
     private struct Control {
+        /// The caller cancelled: stop at the next step and answer `cancelled`.
         var cancelled = false
+        /// The caller has been answered, but the run goes on for the requests coalesced onto it.
+        var callerAnswered = false
+        var exchangeCount = 0
         var currentExchange: UInt64?
         var task: Task<Void, Never>?
         /// The fingerprint this request leads or follows under duplicate detection.
@@ -17,15 +22,19 @@ final class PipelineRun: Sendable {
         var following: String?
     }
 
-    /// What a finished attempt left for the conclusion.
+    /// What one round (an attempt, or a shared answer) left for the conclusion.
     private struct Outcome {
         var info: RequestInfo
         var composed: ComposedRequest
         var result: TransferResult?
         var response: Response?
         var error: RequestError?
-        /// The cache key the request was looked up under, to store the answer under.
-        var cacheKey: RequestKey?
+        /// The cache plan the request was looked up with, to store the answer under the same key.
+        var cachePlan: CachePlan?
+        /// The response is the stored entry confirmed by a 304.
+        var revalidated = false
+        /// The URL as sent (password included), for the cache keys an unsafe method makes stale.
+        var sentURL = ""
     }
 
     let handle: RequestHandle
@@ -59,24 +68,36 @@ final class PipelineRun: Sendable {
         control.withLock { $0.task = task }
     }
 
-    /// Cancels the request wherever it is. A request others are coalesced onto ends for its caller
-    /// at once but keeps its transfer running for them.
+    /// Cancels the request wherever it is. A request others are coalesced onto answers its caller
+    /// at once but goes on for them; a request coalesced onto another stops waiting.
     func cancel() {
-        let (exchange, task, leading, following) = control.withLock { control in
+        enum Step { case none, withdraw(String), answerCaller, abort(UInt64?, Task<Void, Never>?) }
+        let step = control.withLock { control -> Step in
+            guard !control.cancelled, !control.callerAnswered else { return .none }
+            if let following = control.following {
+                control.cancelled = true
+                return .withdraw(following)
+            }
+            if let leading = control.leading, services.duplicates.leaderCancelled(leading, leaderID: handle.id) {
+                control.callerAnswered = true
+                return .answerCaller
+            }
             control.cancelled = true
-            return (control.currentExchange, control.task, control.leading, control.following)
+            control.leading = nil
+            return .abort(control.currentExchange, control.task)
         }
-        if let following {
-            services.duplicates.withdraw(following, followerID: handle.id)
-            return
+        switch step {
+        case .none:
+            break
+        case .withdraw(let fingerprint):
+            services.duplicates.withdraw(fingerprint, followerID: handle.id)
+        case .answerCaller:
+            core.answerCaller(handle, error: RequestError(.cancelled, "cancelled; the transfer goes on for the requests coalesced onto it"),
+                              callbacks: callbacks)
+        case .abort(let exchange, let task):
+            task?.cancel()
+            if let exchange { services.engine.cancel(id: exchange) }
         }
-        if let leading, services.duplicates.hasFollowers(leading, leaderID: handle.id) {
-            publishCancelled(info: exchangeInfo(id: exchange ?? handle.id, attempt: 1), composed: nil,
-                             record: PipelineRecord(duplicate: "cancelled; the transfer goes on for the requests coalesced onto it"))
-            return
-        }
-        task?.cancel()
-        if let exchange { services.engine.cancel(id: exchange) }
     }
 
     private var isCancelled: Bool { control.withLock { $0.cancelled } }
@@ -85,6 +106,7 @@ final class PipelineRun: Sendable {
 
     private func execute() async {
         var record = PipelineRecord()
+        guard !isCancelled else { return deliverCancelled(on: nil, composed: nil, record: record) }
         var request = self.request
         if request.baseURL == nil, request.customURL == nil, let provider = config.baseURLProvider {
             request.baseURL = provider()
@@ -96,54 +118,52 @@ final class PipelineRun: Sendable {
         let plugins = config.plugins + request.plugins
         record.plugins = plugins.map(\.name)
         var replays = 0
-        var exchangeCount = 0
         while true {
             var prepared = request
             for plugin in plugins { prepared = plugin.prepare(prepared) }
-            guard let outcome = await send(prepared, plugins: plugins, record: &record, exchangeCount: &exchangeCount) else { return }
-            // The leader's raw outcome goes to the requests coalesced onto it before its own checks.
-            shareWithFollowers(outcome)
+            guard let outcome = await send(prepared, plugins: plugins, record: &record) else { return }
+            // The requests coalesced onto this one get the raw answer before this one's own checks.
+            share(response: outcome.response, transportError: outcome.result?.error.map(RequestError.init))
             var concluded = await conclude(outcome, request: prepared, record: &record)
-            let pluginOutcome = PluginOutcome(response: concluded.response, error: concluded.error)
+            var pluginOutcome = PluginOutcome(response: concluded.response, error: concluded.error, request: prepared)
             for plugin in plugins { plugin.didReceive(pluginOutcome, for: outcome.info) }
-            var decision = PluginDecision.deliver(pluginOutcome)
+            var replay: String?
             for plugin in plugins {
-                guard case .deliver(let current) = decision else { break }
-                decision = await plugin.process(current, for: outcome.info, replays: replays)
+                switch await plugin.process(pluginOutcome, for: outcome.info, replays: replays) {
+                case .deliver(let changed): pluginOutcome = changed
+                case .replay(let reason): replay = reason
+                }
+                if replay != nil { break }
             }
-            switch decision {
-            case .replay(let reason) where replays < config.maxReplays && !isCancelled:
-                replays += 1
-                record.notes.append("replay \(replays): \(reason)")
-                publishIntermediate(outcome, record: record, error: concluded.error ?? RequestError(.other, "replayed by a plugin"))
-                continue
-            case .replay(let reason):
-                record.notes.append("replay refused after \(replays): \(reason)")
-            case .deliver(let changed):
-                concluded.response = changed.response
-                concluded.error = changed.error
+            concluded = (pluginOutcome.response, pluginOutcome.error)
+            if isCancelled, concluded.error?.kind != .cancelled {
+                publish(outcome, concluded: concluded, record: record, final: false)
+                return deliverCancelled(on: nil, composed: outcome.composed, record: record)
             }
-            let state: RequestState = concluded.error == nil ? .succeeded : (concluded.error?.kind == .cancelled ? .cancelled : .failed)
-            var finalResponse = concluded.response
-            finalResponse?.requestID = outcome.info.id
-            core.publish(FinishedExchange(info: outcome.info, composed: outcome.composed, result: outcome.result,
-                                          answer: outcome.result == nil ? concluded.response.map(core.snapshot(of:)) : nil,
-                                          state: state, error: concluded.error, record: record),
-                         final: PipelineDelivery(handle: handle, response: finalResponse, callbacks: callbacks))
+            if let replay {
+                if replays < config.maxReplays {
+                    replays += 1
+                    record.notes.append("replay \(replays): \(replay)")
+                    publish(outcome, concluded: concluded, record: record, final: false)
+                    continue
+                }
+                record.notes.append("replay refused after \(replays): \(replay)")
+            }
+            publish(outcome, concluded: concluded, record: record, final: true)
             return
         }
     }
 
     /// Composes, mocks, consults the cache and duplicate detection, checks reachability and sends
-    /// with retries. Nil when the request was delivered on the way (refused, answered from the
-    /// cache or a fixture, rejected, cancelled).
-    private func send(_ prepared: Request, plugins: [any AgentPlugin], record: inout PipelineRecord, exchangeCount: inout Int) async -> Outcome? {
+    /// with retries. Nil when the request was answered on the way (refused, from the cache or a
+    /// fixture, rejected, cancelled).
+    private func send(_ prepared: Request, plugins: [any AgentPlugin], record: inout PipelineRecord) async -> Outcome? {
         var transfer: TransferRequest
         var composed: ComposedRequest
         do {
             (transfer, composed) = try services.composer.compose(prepared)
         } catch {
-            deliverRefused(error, info: baseInfo, composed: nil, record: record)
+            deliverRefused(error, composed: nil, record: record)
             return nil
         }
         if let (rule, action) = mockAction(for: prepared, url: transfer.url) {
@@ -151,7 +171,7 @@ final class PipelineRun: Sendable {
             case .redirect:
                 guard let target = config.mocks.redirected(transfer.url) else {
                     deliverRefused(RequestError(.mockFailed, "mock rule \(rule.debugDescription) redirects, but no mockBaseURL is set"),
-                                   info: baseInfo, composed: composed, record: record)
+                                   composed: composed, record: record)
                     return nil
                 }
                 transfer.url = target
@@ -160,13 +180,16 @@ final class PipelineRun: Sendable {
             case .fixture(let fixture):
                 record.mock = "fixture for rule \(rule)"
                 record.source = .fixture
-                await answer(with: fixture, request: prepared, composed: composed, exchangeCount: &exchangeCount, record: record)
+                await answer(with: fixture, request: prepared, composed: composed, record: record)
                 return nil
             }
         }
         var revalidating: CacheEntry?
-        let plan = services.cache.flatMap {
-            _ in CachePlan(request: prepared, composed: composed, body: transfer.body, settings: config.cache, cacheExists: true)
+        var plan: CachePlan?
+        if let cache = services.cache {
+            if let problem = cache.problem { record.notes.append(problem) }
+            plan = CachePlan(request: prepared, method: transfer.method, url: transfer.url, headers: composed.headers, body: transfer.body,
+                             settings: config.cache, credentialHeaders: services.credentialHeaders)
         }
         if let plan, let cache = services.cache {
             record.cacheKey = String(plan.key.digest.prefix(12))
@@ -178,23 +201,18 @@ final class PipelineRun: Sendable {
                 case .cacheElseNetwork where fresh:
                     record.cache.append(.freshHit)
                     record.source = .cache
-                    exchangeCount += 1
-                    let info = exchangeInfo(id: nextExchangeID(exchangeCount), attempt: exchangeCount, url: composed.url)
-                    core.announce(info)
-                    let response = entry.response(requestID: info.id)
-                    let concluded = await conclude(Outcome(info: info, composed: composed, result: nil, response: response, error: nil),
+                    let info = openExchange(url: composed.url, announced: true)
+                    let concluded = await conclude(Outcome(info: info, composed: composed, result: nil, response: entry.response(requestID: info.id)),
                                                    request: prepared, record: &record)
-                    deliverAnswer(concluded, info: info, composed: composed, record: record)
+                    publish(Outcome(info: info, composed: composed), concluded: concluded, record: record, final: true)
                     return nil
                 case .cacheThenNetwork:
-                    exchangeCount += 1
-                    let info = exchangeInfo(id: nextExchangeID(exchangeCount), attempt: exchangeCount, url: composed.url)
-                    core.announce(info)
+                    let info = openExchange(url: composed.url, announced: true)
                     var provisionalRecord = record
                     provisionalRecord.cache.append(.provisionalHit)
                     provisionalRecord.source = .cache
                     let response = entry.response(requestID: info.id)
-                    core.publishProvisional(FinishedExchange(info: info, composed: composed, result: nil, answer: core.snapshot(of: response),
+                    core.publishProvisional(FinishedExchange(info: info, composed: composed, result: nil, answer: response,
                                                              state: .succeeded, error: nil, record: provisionalRecord),
                                             response: response, callbacks: callbacks)
                     record.cache.append(.provisionalHit)
@@ -203,6 +221,7 @@ final class PipelineRun: Sendable {
                     for header in CachePlan.conditionalHeaders(for: entry) {
                         transfer.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
                         transfer.headers.append((header.name, header.value))
+                        composed.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
                         composed.headers.append(header)
                     }
                 default:
@@ -215,52 +234,59 @@ final class PipelineRun: Sendable {
         let duplicatePolicy = prepared.duplicatePolicy ?? config.duplicates.policy
         if duplicatePolicy != .allow {
             let key = RequestKey(method: composed.method, url: transfer.url, headers: composed.headers, body: transfer.body,
-                                 keyHeaders: config.duplicates.keyHeaders, isVolatileParam: { _ in false })
+                                 keyHeaders: config.duplicates.keyHeaders, credentialHeaders: services.credentialHeaders,
+                                 isVolatileParam: { _ in false })
             switch services.duplicates.admit(key.text, id: handle.id, policy: duplicatePolicy) {
             case .lead:
                 control.withLock { $0.leading = key.text }
             case .rejected(let leaderID):
                 record.duplicate = "rejected: the same request is in flight as #\(leaderID)"
-                deliverRefused(RequestError(.tooFrequent, "an identical request (#\(leaderID)) is still in flight"),
-                               info: baseInfo, composed: composed, record: record)
+                deliverRefused(RequestError(.tooFrequent, "an identical request (#\(leaderID)) is still in flight"), composed: composed, record: record)
                 return nil
             case .follow(let leaderID, let slot):
                 record.duplicate = "coalesced with #\(leaderID)"
+                let info = openExchange(url: composed.url, announced: true)
                 control.withLock { $0.following = key.text }
-                exchangeCount += 1
-                let info = exchangeInfo(id: nextExchangeID(exchangeCount), attempt: exchangeCount, url: composed.url)
-                core.announce(info)
-                guard let shared = await slot.value() else {
-                    deliverCancelled(info: info, composed: composed, record: record)
+                let shared = await slot.value()
+                let cancelled = control.withLock { control -> Bool in
+                    control.following = nil
+                    return control.cancelled
+                }
+                guard let shared, !cancelled else {
+                    deliverCancelled(on: info, composed: composed, record: record)
                     return nil
                 }
                 var response = shared.response
                 response?.requestID = info.id
-                return Outcome(info: info, composed: composed, result: nil, response: response, error: shared.error)
+                return Outcome(info: info, composed: composed, result: nil, response: response,
+                               error: shared.transportError ?? statusError(of: response, for: prepared), cachePlan: plan)
             }
         }
         if prepared.reachabilityPrecheck ?? config.reachability.precheck {
             let status = await services.reachability.verdict(for: transfer.url)
             record.reachability = status.rawValue
+            guard !isCancelled else {
+                deliverCancelled(on: nil, composed: composed, record: record)
+                return nil
+            }
             if status == .notReachable {
                 deliverRefused(RequestError(.notReachable, "the host of \(composed.url) is not reachable (reachability pre-check)"),
-                               info: baseInfo, composed: composed, record: record)
+                               composed: composed, record: record)
                 return nil
             }
         }
         return await transmit(transfer, composed: composed, prepared: prepared, plugins: plugins, revalidating: revalidating,
-                              cacheKey: plan?.key, record: &record, exchangeCount: &exchangeCount)
+                              cachePlan: plan, record: &record)
     }
 
     /// The network attempts, with retries.
     private func transmit(_ transfer: TransferRequest, composed: ComposedRequest, prepared: Request, plugins: [any AgentPlugin],
-                          revalidating: CacheEntry?, cacheKey: RequestKey?, record: inout PipelineRecord, exchangeCount: inout Int) async -> Outcome? {
+                          revalidating: CacheEntry?, cachePlan: CachePlan?, record: inout PipelineRecord) async -> Outcome? {
         let policy = prepared.retry ?? config.retry
         var attempt = 0
         while true {
             attempt += 1
-            exchangeCount += 1
-            let info = exchangeInfo(id: nextExchangeID(exchangeCount), attempt: exchangeCount, url: composed.url)
+            let info = openExchange(url: composed.url, announced: false)
             var signedTransfer = transfer
             var signedComposed = composed
             if let signerName = prepared.signer {
@@ -268,25 +294,25 @@ final class PipelineRun: Sendable {
                     try sign(&signedTransfer, &signedComposed, with: signerName)
                     record.signer = signerName
                 } catch {
-                    deliverRefused(error, info: info, composed: composed, record: record)
+                    core.announce(info)
+                    deliverRefused(error, on: info, composed: composed, record: record)
                     return nil
                 }
             }
-            guard control.withLock({ control -> Bool in
-                guard !control.cancelled else { return false }
-                control.currentExchange = info.id
-                return true
-            }) else {
-                deliverCancelled(info: info, composed: signedComposed, record: record)
+            guard claim(info.id) else {
+                core.announce(info)
+                deliverCancelled(on: info, composed: signedComposed, record: record)
                 return nil
             }
             for plugin in plugins { plugin.willSend(info) }
             let result = await exchange(signedTransfer, composed: signedComposed, info: info, request: prepared)
             var verdict = Verdict(result: result, request: prepared, acceptable: config.acceptableStatusCodes)
             var response = AgentCore.response(to: info.id, from: result, headers: result.fieldHeaders, value: verdict.value)
-            if result.statusCode == 304, let revalidating, result.error == nil {
-                response = revalidating.response(requestID: info.id)
+            var revalidated = false
+            if result.statusCode == 304, result.error == nil, let revalidating {
+                response = CachePlan.revalidated(revalidating, with: result.fieldHeaders).response(requestID: info.id)
                 verdict.error = nil
+                revalidated = true
                 record.cache.append(.revalidated)
             }
             if prepared.reachabilityPrecheck ?? config.reachability.precheck {
@@ -295,34 +321,35 @@ final class PipelineRun: Sendable {
             let decision = policy?.decision(afterAttempt: attempt, method: prepared.method, status: response?.statusCode,
                                             error: verdict.error, retryAfter: result.responseHeader("Retry-After"))
                 ?? .stop(verdict.error == nil ? "succeeded" : "no retry policy")
-            switch decision {
-            case .retry(let delay, let reason) where !isCancelled:
+            let outcome = Outcome(info: info, composed: signedComposed, result: result, response: response, error: verdict.error,
+                                  cachePlan: cachePlan, revalidated: revalidated, sentURL: transfer.url)
+            if case .retry(let delay, let reason) = decision, !isCancelled {
                 record.attempts.append(PipelineRecord.Attempt(
                     number: attempt, requestID: info.id, status: response?.statusCode, error: verdict.error?.kind.rawValue,
                     delayBeforeNextMilliseconds: delay.wholeMilliseconds, decision: reason))
                 record.attempt = attempt
-                publishIntermediate(Outcome(info: info, composed: signedComposed, result: result, response: response, error: verdict.error),
-                                    record: record, error: verdict.error ?? RequestError(.unacceptableStatus, "retried", code: response?.statusCode))
+                publish(outcome, concluded: (response, verdict.error ?? RequestError(.unacceptableStatus, "retried: \(reason)", code: response?.statusCode)),
+                        record: record, final: false)
                 do {
                     try await Task.sleep(for: delay)
                 } catch {
-                    deliverCancelled(info: info, composed: signedComposed, record: record)
+                    deliverCancelled(on: nil, composed: composed, record: record)
                     return nil
                 }
-            case .retry, .stop:
-                let reason: String = if case .stop(let reason) = decision { reason } else { "cancelled" }
-                if policy != nil || attempt > 1 {
-                    record.attempts.append(PipelineRecord.Attempt(
-                        number: attempt, requestID: info.id, status: response?.statusCode, error: verdict.error?.kind.rawValue,
-                        delayBeforeNextMilliseconds: nil, decision: reason))
-                }
-                record.attempt = attempt
-                return Outcome(info: info, composed: signedComposed, result: result, response: response, error: verdict.error, cacheKey: cacheKey)
+                continue
             }
+            let reason: String = if case .stop(let reason) = decision { reason } else { "cancelled" }
+            if policy != nil || attempt > 1 {
+                record.attempts.append(PipelineRecord.Attempt(
+                    number: attempt, requestID: info.id, status: response?.statusCode, error: verdict.error?.kind.rawValue,
+                    delayBeforeNextMilliseconds: nil, decision: reason))
+            }
+            record.attempt = attempt
+            return outcome
         }
     }
 
-    /// Registers one exchange with the transport and waits for its result.
+    /// Registers one exchange with the transport (which announces it) and waits for its result.
     private func exchange(_ transfer: TransferRequest, composed: ComposedRequest, info: RequestInfo, request: Request) async -> TransferResult {
         var transfer = transfer
         let observed = !core.observers.isEmpty
@@ -337,9 +364,16 @@ final class PipelineRun: Sendable {
 
     // MARK: After the network
 
-    /// Validation, the cache's store and the reformer, for a response that passed its status check.
+    /// Serialization of answers that did not come from this exchange's transfer, validation, the
+    /// cache's store and the reformer, for a response that passed its status check.
     private func conclude(_ outcome: Outcome, request: Request, record: inout PipelineRecord) async -> (response: Response?, error: RequestError?) {
         guard var response = outcome.response, outcome.error == nil else { return (outcome.response, outcome.error) }
+        if outcome.result == nil || outcome.revalidated {
+            switch Verdict.serialized(response.body, as: request.responseSerializer) {
+            case .success(let value): response.value = value ?? response.value
+            case .failure(let failure): return (response, failure)
+            }
+        }
         if case .data = response.value, request.responseSerializer == .automatic {
             response.value = Verdict.automaticValue(of: response, serializer: .automatic)
         }
@@ -348,18 +382,7 @@ final class PipelineRun: Sendable {
         let (checks, failure) = validation.run(on: response)
         record.checks += checks
         if let failure { return (response, failure) }
-        // Stored under the key it was looked up by (before signing and conditional headers); a
-        // revalidated entry is stored again with a new lifetime.
-        if outcome.result != nil, let key = outcome.cacheKey, let cache = services.cache,
-           let plan = CachePlan(request: request, composed: outcome.composed, body: nil, settings: config.cache, cacheExists: true),
-           !plan.ignored {
-            if let entry = plan.entry(for: response) {
-                cache.store(entry, for: key)
-                if !record.cache.contains(.revalidated) { record.cache.append(.stored) }
-            } else if (200..<300).contains(response.statusCode) {
-                record.cache.append(.notStored)
-            }
-        }
+        store(response, outcome: outcome, request: request, record: &record)
         if let reformer = request.reformer {
             record.checks.append(reformer.name)
             do {
@@ -371,46 +394,60 @@ final class PipelineRun: Sendable {
         return (response, nil)
     }
 
-    private func shareWithFollowers(_ outcome: Outcome) {
-        share(response: outcome.response, error: outcome.error)
+    /// Stores a network answer under the key it was looked up by (a revalidated entry again, with
+    /// a new lifetime), or forgets what an unsafe method made stale.
+    private func store(_ response: Response, outcome: Outcome, request: Request, record: inout PipelineRecord) {
+        guard outcome.result != nil, let cache = services.cache else { return }
+        guard let plan = outcome.cachePlan else {
+            if !CachePlan.isCacheable(outcome.composed.method), (200..<400).contains(response.statusCode) {
+                for key in CachePlan.invalidatedKeys(url: outcome.sentURL, headers: outcome.composed.headers, settings: config.cache,
+                                                     credentialHeaders: services.credentialHeaders) {
+                    cache.remove(key)
+                }
+            }
+            return
+        }
+        guard !plan.ignored else { return }
+        if let entry = plan.entry(for: response) {
+            cache.store(entry, for: plan.key)
+            if !outcome.revalidated { record.cache.append(.stored) }
+        } else if (200..<300).contains(response.statusCode) {
+            record.cache.append(.notStored)
+        }
     }
 
-    /// Hands the requests coalesced onto this one their outcome, once; the fingerprint is free again.
-    private func share(response: Response?, error: RequestError?) {
+    /// Hands the requests coalesced onto this one their answer, once; the fingerprint is free again.
+    private func share(response: Response?, transportError: RequestError?) {
         guard let leading = control.withLock({ control -> String? in
             defer { control.leading = nil }
             return control.leading
         }) else { return }
-        services.duplicates.finish(leading, leaderID: handle.id, outcome: SharedOutcome(
-            leaderID: handle.id, response: response, snapshot: nil, error: error))
+        services.duplicates.finish(leading, leaderID: handle.id,
+                                   outcome: SharedOutcome(leaderID: handle.id, response: response, transportError: transportError))
+    }
+
+    /// `unacceptableStatus` when a shared response's status is outside this request's range.
+    private func statusError(of response: Response?, for request: Request) -> RequestError? {
+        guard let response else { return RequestError(.emptyResponse, "the request this one was coalesced onto got no response") }
+        guard !(request.acceptableStatusCodes ?? config.acceptableStatusCodes).contains(response.statusCode) else { return nil }
+        return RequestError(.unacceptableStatus, "server answered \(response.statusLine)", code: response.statusCode)
     }
 
     // MARK: Answers without the network
 
-    private func answer(with fixture: MockFixture, request: Request, composed: ComposedRequest, exchangeCount: inout Int, record: PipelineRecord) async {
-        exchangeCount += 1
-        let info = exchangeInfo(id: nextExchangeID(exchangeCount), attempt: exchangeCount, url: composed.url)
-        core.announce(info)
-        guard control.withLock({ control -> Bool in
-            guard !control.cancelled else { return false }
-            control.currentExchange = info.id
-            return true
-        }) else {
-            deliverCancelled(info: info, composed: composed, record: record)
-            return
-        }
+    private func answer(with fixture: MockFixture, request: Request, composed: ComposedRequest, record: PipelineRecord) async {
+        let info = openExchange(url: composed.url, announced: true)
+        guard claim(info.id) else { return deliverCancelled(on: info, composed: composed, record: record) }
         if fixture.delay > .zero {
             do { try await Task.sleep(for: fixture.delay) } catch {
-                deliverCancelled(info: info, composed: composed, record: record)
-                return
+                return deliverCancelled(on: info, composed: composed, record: record)
             }
         }
         var body = fixture.body
         if let file = fixture.bodyFile {
             guard let contents = FileManager.default.contents(atPath: file) else {
-                deliverRefused(RequestError(.mockFailed, "mock fixture body file \(file.debugDescription) cannot be read"),
-                               info: info, composed: composed, record: record)
-                return
+                return deliverRefused(RequestError(.mockFailed, "mock fixture body file \(file.debugDescription) cannot be read"),
+                                      on: info, composed: composed, record: record)
             }
             body = contents
         }
@@ -418,50 +455,62 @@ final class PipelineRun: Sendable {
         let response = Response(requestID: info.id, statusCode: fixture.status, statusLine: statusLine, httpVersion: "1.1",
                                 headers: HTTPHeaders(fixture.headers), body: body, value: .data(body), url: composed.url, source: .fixture)
         var record = record
-        let acceptable = request.acceptableStatusCodes ?? config.acceptableStatusCodes
-        var concluded: (response: Response?, error: RequestError?)
-        if acceptable.contains(fixture.status) {
-            concluded = await conclude(Outcome(info: info, composed: composed, result: nil, response: response, error: nil), request: request, record: &record)
-        } else {
-            concluded = (response, RequestError(.unacceptableStatus, "mock fixture answered \(statusLine)", code: fixture.status))
+        let concluded = await conclude(Outcome(info: info, composed: composed, result: nil, response: response,
+                                               error: statusError(of: response, for: request)), request: request, record: &record)
+        publish(Outcome(info: info, composed: composed), concluded: concluded, record: record, final: true)
+    }
+
+    // MARK: Exchanges and delivery
+
+    /// Opens the request's next exchange: the first keeps the handle's id, later ones get fresh
+    /// ids. Announced here unless the transport will announce it (`register`).
+    private func openExchange(url: String?, announced: Bool) -> RequestInfo {
+        let count = control.withLock { control -> Int in
+            control.exchangeCount += 1
+            return control.exchangeCount
         }
-        deliverAnswer(concluded, info: info, composed: composed, record: record)
+        var info = baseInfo
+        info.id = count == 1 ? handle.id : services.makeID()
+        info.attempt = count
+        info.firstExchangeID = count == 1 ? nil : handle.id
+        if let url { info.url = url }
+        if announced { core.announce(info) }
+        return info
     }
 
-    private func deliverAnswer(_ concluded: (response: Response?, error: RequestError?), info: RequestInfo, composed: ComposedRequest,
-                               record: PipelineRecord) {
-        let state: RequestState = concluded.error == nil ? .succeeded : .failed
-        core.publish(FinishedExchange(info: info, composed: composed, result: nil, answer: concluded.response.map(core.snapshot(of:)),
-                                      state: state, error: concluded.error, record: record),
-                     final: PipelineDelivery(handle: handle, response: concluded.response, callbacks: callbacks))
+    /// Makes `exchange` the one a cancel aborts; false when the request was cancelled already.
+    private func claim(_ exchange: UInt64) -> Bool {
+        control.withLock { control in
+            guard !control.cancelled else { return false }
+            control.currentExchange = exchange
+            return true
+        }
     }
 
-    // MARK: Delivery helpers
+    /// Publishes a round's exchange with its conclusion; `final` also answers the caller.
+    private func publish(_ outcome: Outcome, concluded: (response: Response?, error: RequestError?), record: PipelineRecord, final: Bool) {
+        let error = concluded.error
+        let state: RequestState = error == nil ? .succeeded : (error?.kind == .cancelled ? .cancelled : .failed)
+        var response = concluded.response
+        response?.requestID = outcome.info.id
+        core.publish(FinishedExchange(info: outcome.info, composed: outcome.composed, result: outcome.result,
+                                      answer: outcome.result == nil ? response : nil, state: final ? state : (error == nil ? .succeeded : .failed),
+                                      error: error, record: record),
+                     final: final ? PipelineDelivery(handle: handle, response: response, callbacks: callbacks) : nil)
+    }
 
-    private func deliverRefused(_ error: RequestError, info: RequestInfo, composed: ComposedRequest?, record: PipelineRecord) {
-        share(response: nil, error: error)
-        core.announce(info)
+    /// Ends the request with `error` before or instead of the network, on `info` or a new exchange.
+    private func deliverRefused(_ error: RequestError, on info: RequestInfo? = nil, composed: ComposedRequest?, record: PipelineRecord) {
+        share(response: nil, transportError: error)
+        let info = info ?? openExchange(url: composed?.url, announced: true)
         core.publish(FinishedExchange(info: info, composed: composed, result: nil, answer: nil,
                                       state: error.kind == .cancelled ? .cancelled : .failed, error: error, record: record),
                      final: PipelineDelivery(handle: handle, response: nil, callbacks: callbacks))
     }
 
-    private func deliverCancelled(info: RequestInfo, composed: ComposedRequest?, record: PipelineRecord) {
-        share(response: nil, error: RequestError(.cancelled, "the request this one was coalesced onto was cancelled before it was sent"))
-        publishCancelled(info: info, composed: composed, record: record)
-    }
-
-    private func publishCancelled(info: RequestInfo, composed: ComposedRequest?, record: PipelineRecord) {
-        core.publish(FinishedExchange(info: info, composed: composed, result: nil, answer: nil, state: .cancelled,
-                                      error: RequestError(.cancelled, "cancelled"), record: record),
-                     final: PipelineDelivery(handle: handle, response: nil, callbacks: callbacks))
-    }
-
-    /// An attempt that is not the last (retried or replayed): observers see it; callbacks do not.
-    private func publishIntermediate(_ outcome: Outcome, record: PipelineRecord, error: RequestError) {
-        core.publish(FinishedExchange(info: outcome.info, composed: outcome.composed, result: outcome.result,
-                                      answer: outcome.result == nil ? outcome.response.map(core.snapshot(of:)) : nil,
-                                      state: .failed, error: error, record: record), final: nil)
+    /// Ends the request as cancelled, on `info` or a new exchange.
+    private func deliverCancelled(on info: RequestInfo?, composed: ComposedRequest?, record: PipelineRecord) {
+        deliverRefused(RequestError(.cancelled, "cancelled"), on: info, composed: composed, record: record)
     }
 
     private func mockAction(for request: Request, url: String) -> (String, MockAction)? {
@@ -470,6 +519,8 @@ final class PipelineRun: Sendable {
         return config.mocks.action(method: request.method.rawValue, url: url)
     }
 
+    /// Runs the request's signer on what will be sent and adds what it returns. The headers it
+    /// adds are credentials: a redirect to another origin drops them.
     private func sign(_ transfer: inout TransferRequest, _ composed: inout ComposedRequest, with name: String) throws(RequestError) {
         guard let signer = config.signers[name] else {
             throw RequestError(.signingFailed, "no signer named \(name.debugDescription) is registered")
@@ -482,6 +533,7 @@ final class PipelineRun: Sendable {
         for header in output.headers {
             transfer.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
             transfer.headers.append((header.name, header.value))
+            transfer.originBoundHeaderNames.append(header.name)
             composed.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
             composed.headers.append(header)
         }
@@ -491,21 +543,5 @@ final class PipelineRun: Sendable {
             transfer.url = beforeFragment + (beforeFragment.contains("?") ? "&" : "?") + query + fragment
             composed.url = URLPassword.masking(in: transfer.url)
         }
-    }
-
-    // MARK: Identity
-
-    /// The first exchange keeps the handle's id; later ones get fresh ids.
-    private func nextExchangeID(_ count: Int) -> UInt64 {
-        count == 1 ? handle.id : services.makeID()
-    }
-
-    private func exchangeInfo(id: UInt64, attempt: Int, url: String? = nil) -> RequestInfo {
-        var info = baseInfo
-        if let url { info.url = url }
-        info.id = id
-        info.attempt = attempt
-        info.firstExchangeID = id == handle.id ? nil : handle.id
-        return info
     }
 }

@@ -1,7 +1,7 @@
 import CurlewTransport
 
 /// What every pipelined request shares: the agent's parts and the middle layer's state.
-struct PipelineServices: Sendable {
+final class PipelineServices: Sendable {
     let config: NetworkConfig
     let core: AgentCore
     let engine: TransferEngine
@@ -12,6 +12,8 @@ struct PipelineServices: Sendable {
     let makeID: @Sendable () -> UInt64
     /// Whether the config turns on any middle-layer feature for every request.
     let configUsesPipeline: Bool
+    /// Headers that identify the user: requests with different values never share a cache entry.
+    let credentialHeaders: [String]
 
     init(config: NetworkConfig, core: AgentCore, engine: TransferEngine, composer: RequestComposer, reachability: Reachability,
          makeID: @escaping @Sendable () -> UInt64) {
@@ -23,6 +25,7 @@ struct PipelineServices: Sendable {
         self.duplicates = DuplicateRegistry()
         self.reachability = reachability
         self.makeID = makeID
+        self.credentialHeaders = TransferRequest.credentialHeaderNames + config.secretHeaderNames
         configUsesPipeline = config.baseURLProvider != nil || !config.urlFilters.isEmpty || !config.plugins.isEmpty
             || (cache != nil && config.cache.policy != .networkOnly) || config.retry != nil
             || (config.mocks.enabled && !config.mocks.rules.isEmpty) || config.duplicates.policy != .allow

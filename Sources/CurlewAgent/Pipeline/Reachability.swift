@@ -43,6 +43,8 @@ public final class Reachability: Sendable {
 
     private struct State {
         var verdicts: [String: (status: ReachabilityStatus, at: ContinuousClock.Instant)] = [:]
+        /// Probes under way, by `host:port`: concurrent checks of one host share one probe.
+        var probes: [String: OneShot<ReachabilityStatus>] = [:]
         var watches: [String: Watch] = [:]
         var nextID: UInt64 = 1
     }
@@ -69,15 +71,38 @@ public final class Reachability: Sendable {
         }
     }
 
-    /// Probes a domain now (off the caller's thread) and returns the fresh verdict.
+    /// Probes a domain now (off the caller's thread) and returns the fresh verdict. Checks of one
+    /// host at the same time share one probe. Name resolution cannot be interrupted, so a probe
+    /// that has not finished a second after its connect timeout answers `unknown` (and is not
+    /// recorded); its thread finishes on its own.
     public func check(_ domain: String) async -> ReachabilityStatus {
         guard let (host, port) = Self.endpoint(of: domain) else { return .notReachable }
-        let timeout = settings.probeTimeout
-        let status = await withCheckedContinuation { continuation in
-            probeQueue.async { continuation.resume(returning: ReachabilityProbe.probe(host: host, port: port, timeout: timeout)) }
+        let key = "\(host):\(port)"
+        let (slot, starts) = state.withLock { state -> (OneShot<ReachabilityStatus>, Bool) in
+            if let running = state.probes[key] { return (running, false) }
+            let slot = OneShot<ReachabilityStatus>()
+            state.probes[key] = slot
+            return (slot, true)
         }
-        record(status, host: host, port: port)
-        return status
+        if starts {
+            let timeout = settings.probeTimeout
+            probeQueue.async { [self] in
+                let status = ReachabilityProbe.probe(host: host, port: port, timeout: timeout)
+                record(status, host: host, port: port)
+                finish(key, slot, status)
+            }
+            probeQueue.asyncAfter(deadline: .now() + .milliseconds(Int(timeout.seconds * 1000) + 1000)) { [self] in
+                finish(key, slot, .unknown)
+            }
+        }
+        return await slot.value()
+    }
+
+    private func finish(_ key: String, _ slot: OneShot<ReachabilityStatus>, _ status: ReachabilityStatus) {
+        state.withLock { state in
+            if state.probes[key] === slot { state.probes.removeValue(forKey: key) }
+        }
+        slot.fulfil(status)
     }
 
     /// The cached verdict when fresh, else a probe's.
@@ -86,32 +111,35 @@ public final class Reachability: Sendable {
         return cached == .unknown ? await check(url) : cached
     }
 
-    /// Calls `handler` on the callback queue with the domain's status now and whenever it changes,
-    /// probing every `interval`. The domain defaults to the config's base URL's host.
+    /// Calls `handler` on the callback queue with the domain's status once known and whenever it
+    /// changes, probing every `interval`. The domain defaults to the config's base URL's host.
     @discardableResult
     public func listen(domain: String? = nil, every interval: Duration = .seconds(5),
                        handler: @escaping @Sendable (ReachabilityStatus) -> Void) -> Listener {
         let domain = domain ?? defaultDomain
-        let (listener, startPolling) = state.withLock { state -> (Listener, Bool) in
+        let pause = max(interval, .milliseconds(100))
+        // The poller is created and stored under the same lock that decides whether one is
+        // needed, so two listeners never start two, and a stop never misses one.
+        let (listener, known) = state.withLock { state -> (Listener, ReachabilityStatus?) in
             let id = state.nextID
             state.nextID += 1
-            state.watches[domain, default: Watch()].handlers[id] = handler
-            return (Listener(domain: domain, id: id), state.watches[domain]?.poller == nil)
-        }
-        if startPolling {
-            let pause = max(interval, .milliseconds(100))
-            let poller = Task { [weak self] in
-                while !Task.isCancelled {
-                    guard let self else { return }
-                    await self.poll(domain)
-                    try? await Task.sleep(for: pause)
+            var watch = state.watches[domain] ?? Watch()
+            watch.handlers[id] = handler
+            let known: ReachabilityStatus? = watch.poller == nil ? nil : watch.last
+            if watch.poller == nil {
+                watch.poller = Task { [weak self] in
+                    while !Task.isCancelled {
+                        guard let self else { return }
+                        await self.poll(domain)
+                        try? await Task.sleep(for: pause)
+                    }
                 }
             }
-            state.withLock { $0.watches[domain]?.poller = poller }
-        } else {
-            let current = state.withLock { $0.watches[domain]?.last ?? .unknown }
-            callbackQueue.async { handler(current) }
+            state.watches[domain] = watch
+            return (Listener(domain: domain, id: id), known)
         }
+        // A listener joining a watched domain hears the last verdict now; the first hears the first probe's.
+        if let known, known != .unknown { callbackQueue.async { handler(known) } }
         return listener
     }
 

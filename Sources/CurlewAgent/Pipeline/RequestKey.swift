@@ -1,22 +1,48 @@
 import Foundation
 
 /// The identity of a request, for the cache and for duplicate detection: method, the URL as
-/// composed with its query parameters sorted (and volatile ones dropped), the chosen headers, and
-/// the body. `text` is the whole key (compared in full, so a digest collision reads as a
-/// different request); `digest` names it.
+/// composed with its query parameters sorted (and volatile ones dropped), the chosen headers, the
+/// credentials it carries, and the body. Header values, credentials and the body appear in the
+/// key only as digests, so a key written to disk holds no secret. `text` is the whole key
+/// (compared in full, so a digest collision of the name reads as a different request); `digest`
+/// names it.
 struct RequestKey: Sendable, Equatable {
     let text: String
     let digest: String
 
-    init(method: String, url: String, headers: [HeaderField], body: Data?, keyHeaders: [String], isVolatileParam: (String) -> Bool) {
-        var text = method.uppercased() + " " + Self.canonicalURL(url, isVolatileParam: isVolatileParam)
+    /// - Parameters:
+    ///   - url: the URL as sent, password included (only its digest enters the key).
+    ///   - credentialHeaders: headers that identify the user (Authorization, Cookie, API keys):
+    ///     requests made with different credentials never share a key.
+    init(method: String, url: String, headers: [HeaderField], body: Data?, keyHeaders: [String], credentialHeaders: [String],
+         isVolatileParam: (String) -> Bool) {
+        let (userinfo, plainURL) = Self.splittingUserinfo(url)
+        var text = method.uppercased() + " " + Self.canonicalURL(plainURL, isVolatileParam: isVolatileParam)
         for name in keyHeaders.sorted() {
-            let values = headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
-            if !values.isEmpty { text += "\n" + name.lowercased() + ": " + values.joined(separator: ", ") }
+            let values = Self.values(of: name, in: headers)
+            if !values.isEmpty { text += "\n" + name.lowercased() + ": " + Fingerprint.hex(of: Data(values.joined(separator: ", ").utf8)) }
         }
+        var credentials = userinfo.map { ["userinfo=" + $0] } ?? []
+        for name in credentialHeaders.map({ $0.lowercased() }).sorted() where !keyHeaders.contains(where: { $0.lowercased() == name }) {
+            let values = Self.values(of: name, in: headers)
+            if !values.isEmpty { credentials.append(name + "=" + values.joined(separator: ", ")) }
+        }
+        if !credentials.isEmpty { text += "\ncredentials " + Fingerprint.hex(of: Data(credentials.joined(separator: "\n").utf8)) }
         if let body, !body.isEmpty { text += "\nbody " + String(body.count) + " " + Fingerprint.hex(of: body) }
         self.text = text
         self.digest = Fingerprint.hex(of: Data(text.utf8))
+    }
+
+    private static func values(of name: String, in headers: [HeaderField]) -> [String] {
+        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// The `user:password` of a URL, and the URL without it.
+    static func splittingUserinfo(_ url: String) -> (userinfo: String?, url: String) {
+        guard let schemeEnd = url.range(of: "://") else { return (nil, url) }
+        let authorityEnd = url[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+        guard let at = url[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return (nil, url) }
+        return (String(url[schemeEnd.upperBound..<at]), String(url[..<schemeEnd.upperBound]) + String(url[url.index(after: at)...]))
     }
 
     /// The URL without its fragment, with `name=value` pairs of the query sorted and volatile

@@ -10,11 +10,11 @@ public final class ResponseCache: Sendable {
         case .none:
             return nil
         case .memory:
-            memory = MemoryCacheStore(capacity: settings.maxMemoryEntries)
+            memory = MemoryCacheStore(capacity: settings.maxMemoryEntries, maxBytes: settings.maxMemoryBytes)
             disk = nil
         case .disk, .memoryAndDisk:
             guard let directory = settings.directory, !directory.isEmpty else { return nil }
-            memory = settings.storage == .memoryAndDisk ? MemoryCacheStore(capacity: settings.maxMemoryEntries) : nil
+            memory = settings.storage == .memoryAndDisk ? MemoryCacheStore(capacity: settings.maxMemoryEntries, maxBytes: settings.maxMemoryBytes) : nil
             disk = DiskCacheStore(directory: directory, maxBytes: settings.maxDiskBytes)
         }
     }
@@ -39,4 +39,7 @@ public final class ResponseCache: Sendable {
 
     /// Bytes the disk store holds; 0 without one.
     public var diskBytes: Int64 { disk?.totalBytes ?? 0 }
+
+    /// Why the disk store is off (its directory is not safe to use), or nil.
+    var problem: String? { disk?.problem }
 }

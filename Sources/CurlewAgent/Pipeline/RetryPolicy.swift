@@ -17,7 +17,7 @@ public struct RetryPolicy: Sendable, Equatable {
     public var backoff: Backoff
     public var retryableErrors: Set<RequestError.Kind>
     public var retryableStatuses: Set<Int>
-    /// Wait as long as a 429 or 503's `Retry-After` says (seconds or an HTTP date), up to `maxRetryAfter`.
+    /// Wait as long as a retryable response's `Retry-After` says (seconds or an HTTP date), up to `maxRetryAfter`.
     public var honorsRetryAfter: Bool
     /// A `Retry-After` longer than this stops the retries instead of waiting.
     public var maxRetryAfter: Duration
@@ -70,7 +70,8 @@ public struct RetryPolicy: Sendable, Equatable {
             return delay
         case .exponential(let initial, let maximum, let jitter):
             let exponent = Double(min(retry - 1, 30))
-            let full = min(initial.seconds * pow(2, exponent), maximum.seconds)
+            // Capped at a day, so no maximum a caller sets can overflow the conversion below.
+            let full = min(initial.seconds * pow(2, exponent), maximum.seconds, 86_400)
             let factor = 1 - min(max(jitter, 0), 1) * random
             return .nanoseconds(Int64(full * factor * 1e9))
         }

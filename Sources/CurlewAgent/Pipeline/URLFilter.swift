@@ -1,3 +1,5 @@
+import Foundation
+
 /// Rewrites a request before it is composed (YTKNetwork's `YTKUrlFilterProtocol`, GofNetComponent's
 /// common parameters). Filters run in order: the config's, then the request's.
 public protocol URLFilter: Sendable {
@@ -21,18 +23,27 @@ public struct CommonParamsFilter: URLFilter {
     public var name: String { "common params " + params.entries.map(\.key).joined(separator: ",") }
 
     public func filter(_ request: inout Request) {
-        if inQuery {
-            let existing = Set(request.params.entries.map(\.key))
-            let query = Parameters(params.entries.filter { !existing.contains($0.key) && !request.path.contains($0.key + "=") }).percentEncoded
-            guard !query.isEmpty else { return }
-            if request.customURL != nil {
-                request.customURL! += (request.customURL!.contains("?") ? "&" : "?") + query
-            } else {
-                request.path += (request.path.contains("?") ? "&" : "?") + query
-            }
-        } else {
+        guard inQuery else {
             request.params = request.params.merged(over: params)
+            return
         }
+        let target = request.customURL ?? request.path
+        let present = Set(request.params.entries.map(\.key)).union(Self.queryNames(of: target))
+        let query = Parameters(params.entries.filter { !present.contains($0.key) }).percentEncoded
+        guard !query.isEmpty else { return }
+        let (beforeFragment, fragment) = target.firstIndex(of: "#").map { (String(target[..<$0]), String(target[$0...])) } ?? (target, "")
+        let filtered = beforeFragment + (beforeFragment.contains("?") ? "&" : "?") + query + fragment
+        if request.customURL != nil { request.customURL = filtered } else { request.path = filtered }
+    }
+
+    /// The parameter names of a path's or URL's query string, decoded.
+    static func queryNames(of target: String) -> Set<String> {
+        guard let question = target.firstIndex(of: "?") else { return [] }
+        let query = target[target.index(after: question)...].prefix { $0 != "#" }
+        return Set(query.split(separator: "&").map { pair in
+            let name = String(pair.prefix { $0 != "=" })
+            return name.removingPercentEncoding ?? name
+        })
     }
 }
 

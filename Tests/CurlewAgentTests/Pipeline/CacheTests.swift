@@ -23,6 +23,16 @@ struct CacheTests {
         #expect(try response.json()["served"] == .int(1))
     }
 
+    @Test("the demo server's per-path counter sees the one request a fresh hit saved")
+    func counter() async throws {
+        let agent = try await pipelineAgent { $0.cache = CacheSettings(storage: .memory) }
+        let path = "/cache/\(Int.random(in: 1_000...86_400))"
+        for _ in 0..<3 { _ = try await agent.send(Request(.get, path)) }
+        let plain = try await pipelineAgent()
+        let count = try await plain.send(Request(.get, "/counter", params: ["path": .string(path)])).json()
+        #expect(count["hits"] == .int(1))
+    }
+
     @Test("by time: an expired entry is stale and the network answers again")
     func expiry() async throws {
         let agent = try await pipelineAgent { $0.cache = CacheSettings(storage: .memory, timeToLive: .milliseconds(150)) }
@@ -126,8 +136,9 @@ struct CacheTests {
             let mode = try FileManager.default.attributesOfItem(atPath: directory + "/" + file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file)")
         }
+        // The test made it 0755; the store closed it.
         let directoryMode = try FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions] as? Int
-        #expect(directoryMode == 0o700 || directoryMode == 0o755)
+        #expect(directoryMode == 0o700)
         let body = try #require(files.first { $0.hasSuffix(".body") })
         try Data("{\"tru".utf8).write(to: URL(fileURLWithPath: directory + "/" + body))
         let fresh = try await pipelineAgent { $0.cache = CacheSettings(storage: .disk, directory: directory) }
@@ -169,5 +180,72 @@ struct CacheTests {
         let agent = try await pipelineAgent()
         let plain = await sendCapturing(agent, Request(.get, "/get"))
         #expect(plain.message?.pipeline == nil)
+    }
+}
+
+@Suite("Response cache: what it must not do")
+struct CacheSafetyTests {
+    @Test("only GET and HEAD are cached; a successful POST to the URL removes its entries")
+    func unsafeMethods() async throws {
+        let agent = try await pipelineAgent { $0.cache = CacheSettings(storage: .memory) }
+        let tag = uniqueTag()
+        _ = try await agent.send(Request(.get, "/anything?tag=\(tag)"))
+        let hit = await sendCapturing(agent, Request(.get, "/anything?tag=\(tag)"))
+        #expect(hit.message?.pipeline?.cache == [.freshHit])
+        let delete = await sendCapturing(agent, Request(.delete, "/anything?tag=\(tag)"))
+        #expect(delete.message?.pipeline?.cache == [])
+        _ = await sendCapturing(agent, Request(.delete, "/anything?tag=\(tag)"))
+        let received = try await TestServer.shared().receivedRequests.filter { $0.uri.contains(tag) }.map(\.method)
+        #expect(received == ["GET", "DELETE", "DELETE"])
+        let afterDelete = await sendCapturing(agent, Request(.get, "/anything?tag=\(tag)"))
+        #expect(afterDelete.message?.pipeline?.cache == [.miss, .stored])
+    }
+
+    @Test("a response fetched with one user's credentials is not served to another")
+    func credentials() async throws {
+        let agent = try await pipelineAgent { $0.cache = CacheSettings(storage: .memory) }
+        let tag = uniqueTag()
+        _ = try await agent.send(Request(.get, "/cache/60?tag=\(tag)", headers: ["Authorization": "Bearer alice"]))
+        let bob = await sendCapturing(agent, Request(.get, "/cache/60?tag=\(tag)", headers: ["Authorization": "Bearer bob"]))
+        #expect(bob.message?.pipeline?.cache == [.miss, .stored])
+        let alice = await sendCapturing(agent, Request(.get, "/cache/60?tag=\(tag)", headers: ["Authorization": "Bearer alice"]))
+        #expect(alice.message?.pipeline?.cache == [.freshHit])
+    }
+
+    @Test("a directory others can write, or a symbolic link, turns the disk store off and says why")
+    func unsafeDirectory() async throws {
+        let open = temporaryDirectory()
+        chmod(open, 0o777)
+        let agent = try await pipelineAgent { $0.cache = CacheSettings(storage: .disk, directory: open) }
+        let tag = uniqueTag()
+        let first = await sendCapturing(agent, Request(.get, "/cache/60?tag=\(tag)"))
+        #expect(try first.result.get().statusCode == 200)
+        #expect(first.message?.pipeline?.notes.first?.contains("is open to other users") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: open).isEmpty)
+
+        let real = temporaryDirectory()
+        let link = temporaryDirectory() + "/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        let linked = try await pipelineAgent { $0.cache = CacheSettings(storage: .disk, directory: link) }
+        let second = await sendCapturing(linked, Request(.get, "/cache/60?tag=\(tag)"))
+        #expect(second.message?.pipeline?.notes.first?.contains("symbolic link") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
+    }
+
+    @Test("stored metadata keeps no Set-Cookie and no URL password")
+    func nothingSecretOnDisk() async throws {
+        let directory = temporaryDirectory()
+        let server = try await TestServer.shared()
+        let agent = Agent(config: {
+            var config = NetworkConfig()
+            config.cache = CacheSettings(storage: .disk, directory: directory)
+            return config
+        }())
+        let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://ada:hunter2@") + "/cache/60?cookie=1&tag=\(uniqueTag())"
+        _ = try await agent.send(Request.url(url))
+        let meta = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".meta") })
+        let text = try String(contentsOfFile: directory + "/" + meta, encoding: .utf8)
+        #expect(!text.contains("hunter2"))
+        #expect(!text.contains("demo-cache-cookie"))
     }
 }

@@ -68,3 +68,53 @@ struct DuplicateTests {
         }
     }
 }
+
+@Suite("Duplicate requests: cancellation and verdicts")
+struct DuplicateCancellationTests {
+    @Test("a leader cancelled in its retry backoff goes on for the request coalesced onto it")
+    func leaderCancelledDuringBackoff() async throws {
+        let server = try await TestServer.shared()
+        let agent = try await pipelineAgent {
+            $0.duplicates = DuplicateSettings(policy: .coalesce)
+            $0.retry = RetryPolicy(maxRetries: 2, backoff: .fixed(.milliseconds(400)))
+        }
+        let tag = uniqueTag()
+        let outcomes = Locked<[Int: Result<Response, RequestFailure>]>([:])
+        let leader = agent.start(Request(.get, "/flaky/1?key=\(tag)"), completion: { result in outcomes.withLock { $0[0] = result } })
+        try await waitUntil { server.receivedRequests.contains { $0.uri.contains(tag) } }
+        agent.start(Request(.get, "/flaky/1?key=\(tag)"), completion: { result in outcomes.withLock { $0[1] = result } })
+        try await Task.sleep(for: .milliseconds(100))
+        agent.cancel(leader)
+        try await waitUntil { outcomes.withLock { $0.count } == 2 }
+        if case .failure(let failure)? = outcomes.withLock({ $0[0] }) { #expect(failure.error.kind == .cancelled) } else { Issue.record("leader not cancelled") }
+        #expect(try outcomes.withLock { $0[1] }?.get().statusCode == 200)
+        #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 2)
+    }
+
+    @Test("a leader cancelled before anyone joined frees its fingerprint at once")
+    func leaderCancelledAlone() async throws {
+        let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .coalesce) }
+        let tag = uniqueTag()
+        let first = agent.start(Request(.get, "/delay/1?tag=\(tag)"), completion: { _ in })
+        agent.cancel(first)
+        let second = await sendCapturing(agent, Request(.get, "/delay/0.1?tag=\(tag)"))
+        #expect(try second.result.get().statusCode == 200)
+        #expect(second.message?.pipeline?.duplicate == nil)
+    }
+
+    @Test("each coalesced request judges the shared answer by its own acceptable statuses")
+    func ownVerdict() async throws {
+        let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .coalesce) }
+        let tag = uniqueTag()
+        var lenient = Request(.get, "/delay/0.3?status=404&tag=\(tag)")
+        lenient.acceptableStatusCodes = 200..<500
+        async let leader = sendCapturing(agent, lenient)
+        try await Task.sleep(for: .milliseconds(100))
+        let strict = await sendCapturing(agent, Request(.get, "/delay/0.3?status=404&tag=\(tag)"))
+        #expect(try await leader.result.get().statusCode == 404)
+        guard case .failure(let failure) = strict.result else { Issue.record("expected the follower to fail"); return }
+        #expect(failure.error.kind == .unacceptableStatus)
+        #expect(strict.message?.pipeline?.duplicate?.hasPrefix("coalesced") == true)
+        #expect(try await serverCount(tag) == 1)
+    }
+}

@@ -51,6 +51,22 @@ struct FilterSigningTests {
         #expect(try failure.response?.json()["reason"] == .string("signature does not match"))
     }
 
+    @Test("a signature is not carried to another origin by a redirect")
+    func signatureStaysHome() async throws {
+        let other = try await DemoServer.start()
+        defer { Task { try? await other.stop() } }
+        let agent = try await pipelineAgent {
+            $0.signers["demo"] = HMACSigner(keyID: DemoSignature.keyID, secret: Data(DemoSignature.secret.utf8))
+        }
+        let tag = uniqueTag()
+        var request = Request(.get, "/redirect-to", params: ["url": .string("\(other.baseURL)/headers?tag=\(tag)")])
+        request.signer = "demo"
+        _ = try await agent.send(request)
+        let received = try #require(other.receivedRequests.first { $0.uri.contains(tag) })
+        #expect(received.header("X-Curlew-Signature") == nil)
+        #expect(received.header("X-Curlew-Key") == nil)
+    }
+
     @Test("a request naming an unknown signer is refused before sending")
     func unknownSigner() async throws {
         let agent = try await pipelineAgent()

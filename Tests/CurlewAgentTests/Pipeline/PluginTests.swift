@@ -96,6 +96,29 @@ struct PluginTests {
         #expect(refreshes.withLock { $0 } == 1)
     }
 
+    @Test("concurrent 401s share one refresh")
+    func concurrentRefresh() async throws {
+        let baseURL = try await TestServer.shared().baseURL
+        let refreshes = Locked(0)
+        let login = Agent(config: NetworkConfig(baseURL: baseURL))
+        let plugin = BearerTokenPlugin(token: "stale-token") {
+            refreshes.withLock { $0 += 1 }
+            try await Task.sleep(for: .milliseconds(200))
+            var request = Request(.post, "/login", params: ["username": "ada", "password": "secret"])
+            request.requestSerializer = .json
+            return try await login.send(request).json()["token"]?.stringValue ?? ""
+        }
+        let agent = try await pipelineAgent { $0.plugins = [plugin] }
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 { group.addTask { (try? await agent.send(Request(.get, "/me")).statusCode) ?? 0 } }
+            var all: [Int] = []
+            for await status in group { all.append(status) }
+            return all
+        }
+        #expect(statuses == [200, 200, 200, 200])
+        #expect(refreshes.withLock { $0 } == 1)
+    }
+
     @Test("a token that is still rejected after one refresh fails instead of looping")
     func refreshOnce() async throws {
         let refreshes = Locked(0)

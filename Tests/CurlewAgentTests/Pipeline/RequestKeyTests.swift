@@ -4,6 +4,12 @@ import Testing
 
 @Suite("Request keys")
 struct RequestKeyTests {
+    private func key(_ method: String = "GET", url: String = "http://h/p", headers: [HeaderField] = [], body: Data? = nil,
+                     keyHeaders: [String] = ["Accept"]) -> RequestKey {
+        RequestKey(method: method, url: url, headers: headers, body: body, keyHeaders: keyHeaders,
+                   credentialHeaders: ["Authorization", "Cookie"], isVolatileParam: { _ in false })
+    }
+
     @Test("the query is sorted by bytes, so parameters Unicode calls equal still sort one way (found by fuzzing)")
     func canonicalOrder() {
         let precomposed = "a=\u{E9}"
@@ -21,10 +27,38 @@ struct RequestKeyTests {
     func parts() {
         #expect(RequestKey.canonicalURL("http://h/p?ts=1&b=2&a=1#frag", isVolatileParam: { $0 == "ts" }) == "http://h/p?a=1&b=2")
         #expect(RequestKey.canonicalURL("http://h/p?ts=1", isVolatileParam: { $0 == "ts" }) == "http://h/p")
-        let plain = RequestKey(method: "POST", url: "http://h/p", headers: [], body: nil, keyHeaders: [], isVolatileParam: { _ in false })
-        let withBody = RequestKey(method: "POST", url: "http://h/p", headers: [], body: Data([1, 2]), keyHeaders: [], isVolatileParam: { _ in false })
-        let accept = RequestKey(method: "POST", url: "http://h/p", headers: [HeaderField(name: "accept", value: "text/html")], body: nil,
-                                keyHeaders: ["Accept"], isVolatileParam: { _ in false })
-        #expect(Set([plain.digest, withBody.digest, accept.digest]).count == 3)
+        let accept = key(headers: [HeaderField(name: "accept", value: "text/html")])
+        #expect(Set([key().digest, key(body: Data([1, 2])).digest, accept.digest]).count == 3)
+    }
+
+    @Test("credentials separate keys but never appear in them")
+    func credentials() {
+        let alice = key(headers: [HeaderField(name: "Authorization", value: "Bearer alice-secret-token")])
+        let bob = key(headers: [HeaderField(name: "Authorization", value: "Bearer bob-secret-token")])
+        let withPassword = key(url: "http://ada:hunter2@h/p")
+        let otherPassword = key(url: "http://ada:letmein@h/p")
+        #expect(Set([key().text, alice.text, bob.text, withPassword.text, otherPassword.text]).count == 5)
+        for text in [alice.text, bob.text, withPassword.text, otherPassword.text] {
+            #expect(!text.contains("secret-token") && !text.contains("hunter2") && !text.contains("letmein") && !text.contains("ada:"))
+        }
+        let cookie = key(headers: [HeaderField(name: "Accept", value: "application/json-with-a-secret")])
+        #expect(!cookie.text.contains("application/json-with-a-secret"))
+    }
+
+    @Test("the memory store keeps its byte bound and refuses an entry larger than it")
+    func memoryBound() {
+        let store = MemoryCacheStore(capacity: 10, maxBytes: 100)
+        func entry(_ size: Int, _ name: String) -> CacheEntry {
+            CacheEntry(metadata: CacheEntry.Metadata(format: 1, key: name, version: "", storedAt: Date(), expiresAt: .distantFuture,
+                                                     statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [],
+                                                     url: "http://h/", bodySize: size, bodyDigest: ""), body: Data(count: size))
+        }
+        store.write(entry(60, "a"), digest: "a")
+        store.write(entry(60, "b"), digest: "b")
+        #expect(store.read(digest: "a", key: "a") == nil)
+        #expect(store.read(digest: "b", key: "b") != nil)
+        store.write(entry(101, "c"), digest: "c")
+        #expect(store.read(digest: "c", key: "c") == nil)
+        #expect(store.read(digest: "b", key: "b") != nil)
     }
 }

@@ -93,6 +93,34 @@ struct RetryTests {
         #expect(handle.state == .cancelled)
     }
 
+    @Test("every exchange is announced once and finished once, also when a cancel lands in the backoff")
+    func exchangeEvents() async throws {
+        let agent = try await pipelineAgent { $0.retry = RetryPolicy(maxRetries: 5, backoff: .fixed(.milliseconds(300))) }
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let done = Locked(false)
+        let handle = agent.start(Request(.get, "/flaky/5?key=\(tag)"), completion: { _ in done.withLock { $0 = true } })
+        try await waitUntil { server.receivedRequests.filter { $0.uri.contains(tag) }.count == 2 }
+        try await Task.sleep(for: .milliseconds(50))
+        agent.cancel(handle)
+        try await waitUntil { done.withLock { $0 } }
+        await agent.waitForObservers()
+        let ids = Set(recorder.events.compactMap { event -> UInt64? in
+            if case .willSend(let id) = event { return id }
+            return nil
+        })
+        #expect(ids.count == 3)
+        for id in ids {
+            let events = recorder.events(for: id)
+            #expect(events.filter { if case .willSend = $0 { true } else { false } }.count == 1, "exchange \(id)")
+            #expect(events.filter { if case .finished = $0 { true } else { false } }.count == 1, "exchange \(id)")
+            #expect(events.filter { if case .debugMessage = $0 { true } else { false } }.count == 1, "exchange \(id)")
+        }
+        #expect(recorder.messages.last?.state == .cancelled)
+    }
+
     @Test("connection failures are retried; exponential backoff stays within its bounds")
     func backoffBounds() async throws {
         let policy = RetryPolicy(maxRetries: 10, backoff: .exponential(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0.5))
