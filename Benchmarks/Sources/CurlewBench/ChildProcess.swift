@@ -46,12 +46,12 @@ enum ChildProcess {
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return ChildResult(status: exitStatus, output: String(decoding: output, as: UTF8.self),
                            peakRSSKiB: Int(usage.ru_maxrss), wallSeconds: seconds(ContinuousClock.now - started),
-                           cpuSeconds: Self.seconds(usage.ru_utime) + Self.seconds(usage.ru_stime))
+                           cpuSeconds: Self.cpuSeconds(usage.ru_utime) + Self.cpuSeconds(usage.ru_stime))
     }
 }
 
 extension ChildProcess {
-    static func seconds(_ time: timeval) -> Double {
+    static func cpuSeconds(_ time: timeval) -> Double {
         Double(time.tv_sec) + Double(time.tv_usec) / 1e6
     }
 }
