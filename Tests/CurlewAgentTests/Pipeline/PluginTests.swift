@@ -64,17 +64,20 @@ struct PluginTests {
         #expect(try await agent.send(Request(.get, "/status/418")).statusCode == 418)
     }
 
+    /// Logs in to the demo server as ada through an agent of its own and returns the token.
+    private static func login(_ agent: Agent) async throws -> String {
+        var request = Request(.post, "/login", params: ["username": "ada", "password": "secret"])
+        request.requestSerializer = .json
+        return try await agent.send(request).json()["token"]?.stringValue ?? ""
+    }
+
     @Test("the bearer-token plugin refreshes a rejected token once through /login and replays the request")
     func tokenRefresh() async throws {
-        let baseURL = try await TestServer.shared().baseURL
         let refreshes = Locked(0)
-        let login = Agent(config: NetworkConfig(baseURL: baseURL))
+        let login = try await pipelineAgent()
         let plugin = BearerTokenPlugin(token: "stale-token") {
             refreshes.withLock { $0 += 1 }
-            var request = Request(.post, "/login", params: ["username": "ada", "password": "secret"])
-            request.requestSerializer = .json
-            let response = try await login.send(request)
-            return try response.json()["token"]?.stringValue ?? ""
+            return try await Self.login(login)
         }
         let agent = try await pipelineAgent { $0.plugins = [plugin] }
         let recorder = EventRecorder()
@@ -98,15 +101,12 @@ struct PluginTests {
 
     @Test("concurrent 401s share one refresh")
     func concurrentRefresh() async throws {
-        let baseURL = try await TestServer.shared().baseURL
         let refreshes = Locked(0)
-        let login = Agent(config: NetworkConfig(baseURL: baseURL))
+        let login = try await pipelineAgent()
         let plugin = BearerTokenPlugin(token: "stale-token") {
             refreshes.withLock { $0 += 1 }
             try await Task.sleep(for: .milliseconds(200))
-            var request = Request(.post, "/login", params: ["username": "ada", "password": "secret"])
-            request.requestSerializer = .json
-            return try await login.send(request).json()["token"]?.stringValue ?? ""
+            return try await Self.login(login)
         }
         let agent = try await pipelineAgent { $0.plugins = [plugin] }
         let statuses = await withTaskGroup(of: Int.self) { group in
