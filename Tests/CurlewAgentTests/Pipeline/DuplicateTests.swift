@@ -10,13 +10,13 @@ struct DuplicateTests {
     func reject() async throws {
         let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .reject) }
         let tag = uniqueTag()
-        async let first = sendCapturing(agent, Request(.get, "/delay/2?tag=\(tag)"))
+        async let first = sendCapturing(agent, Request(.get, "/delay/5?tag=\(tag)"))
         let server = try await TestServer.shared()
-        try await waitUntil { server.receivedRequests.contains { $0.uri.contains(tag) } }
+        try await waitUntil(timeout: .seconds(20)) { server.receivedRequests.contains { $0.uri.contains(tag) } }
         let started = ContinuousClock.now
-        let second = await sendCapturing(agent, Request(.get, "/delay/2?tag=\(tag)"))
-        // Failed at once, not after the first one's two seconds.
-        #expect(ContinuousClock.now - started < .milliseconds(1500))
+        let second = await sendCapturing(agent, Request(.get, "/delay/5?tag=\(tag)"))
+        // Failed at once, not after the first one's five seconds.
+        #expect(ContinuousClock.now - started < .seconds(4))
         guard case .failure(let failure) = second.result else { Issue.record("expected a rejection"); return }
         #expect(failure.error.kind == .tooFrequent)
         #expect(failure.tip == agent.config.tips.tooFrequent)
@@ -59,7 +59,7 @@ struct DuplicateTests {
                 try await Task.sleep(for: .milliseconds(50))
             }
             agent.cancel(handles[cancelLeader ? 0 : 1])
-            try await waitUntil { outcomes.withLock { $0.count } == 2 }
+            try await waitUntil(timeout: .seconds(20)) { outcomes.withLock { $0.count } == 2 }
             let cancelled = outcomes.withLock { $0[cancelLeader ? 0 : 1] }
             let kept = outcomes.withLock { $0[cancelLeader ? 1 : 0] }
             if case .failure(let failure)? = cancelled { #expect(failure.error.kind == .cancelled) } else { Issue.record("expected a cancellation") }
@@ -81,11 +81,11 @@ struct DuplicateCancellationTests {
         let tag = uniqueTag()
         let outcomes = Locked<[Int: Result<Response, RequestFailure>]>([:])
         let leader = agent.start(Request(.get, "/flaky/1?key=\(tag)"), completion: { result in outcomes.withLock { $0[0] = result } })
-        try await waitUntil { server.receivedRequests.contains { $0.uri.contains(tag) } }
+        try await waitUntil(timeout: .seconds(20)) { server.receivedRequests.contains { $0.uri.contains(tag) } }
         agent.start(Request(.get, "/flaky/1?key=\(tag)"), completion: { result in outcomes.withLock { $0[1] = result } })
         try await Task.sleep(for: .milliseconds(100))
         agent.cancel(leader)
-        try await waitUntil { outcomes.withLock { $0.count } == 2 }
+        try await waitUntil(timeout: .seconds(20)) { outcomes.withLock { $0.count } == 2 }
         if case .failure(let failure)? = outcomes.withLock({ $0[0] }) { #expect(failure.error.kind == .cancelled) } else { Issue.record("leader not cancelled") }
         #expect(try outcomes.withLock { $0[1] }?.get().statusCode == 200)
         #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 2)

@@ -25,7 +25,7 @@ struct ReachabilityTests {
         let port = try closedPort()
         let agent = Agent(config: {
             var config = NetworkConfig(baseURL: "http://127.0.0.1:\(port)", requestTimeout: .seconds(30))
-            config.reachability = ReachabilitySettings(precheck: true)
+            config.reachability = ReachabilitySettings(precheck: true, cacheDuration: .seconds(120))
             return config
         }())
         let started = ContinuousClock.now
@@ -53,14 +53,14 @@ struct ReachabilityTests {
         let agent = try await pipelineAgent()
         let heard = Locked<[ReachabilityStatus]>([])
         let listener = agent.reachability.listen(every: .milliseconds(100)) { status in heard.withLock { $0.append(status) } }
-        try await waitUntil { heard.withLock { $0.contains(.reachable) } }
+        try await waitUntil(timeout: .seconds(20)) { heard.withLock { $0.contains(.reachable) } }
         #expect(listener.domain == agent.config.baseURL)
         agent.reachability.stopListening(listener)
 
         let port = try closedPort()
         let closed = Locked<[ReachabilityStatus]>([])
         let other = agent.reachability.listen(domain: "127.0.0.1:\(port)", every: .milliseconds(100)) { status in closed.withLock { $0.append(status) } }
-        try await waitUntil { closed.withLock { $0 } == [.notReachable] }
+        try await waitUntil(timeout: .seconds(20)) { closed.withLock { $0 } == [.notReachable] }
         agent.reachability.stopListening(domain: other.domain)
         #expect(await agent.reachability.check("127.0.0.1:\(port)") == .notReachable)
     }
