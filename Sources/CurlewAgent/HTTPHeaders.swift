@@ -70,17 +70,24 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// Checks every field for what would corrupt the request on the wire: names that are not HTTP
     /// tokens, and CR, LF or NUL in values (header injection).
     public func validate() throws(RequestError) {
+        try validateSyntax()
+        for field in fields {
+            // The body's framing is libcurl's to write: a Content-Length or Transfer-Encoding that
+            // disagrees with the body would let part of it be read as a second request.
+            if Self.framingHeaders.contains(where: { ASCII.equalsIgnoringCase($0, field.name) }) {
+                throw RequestError(.invalidHeader, "header \(field.name) is set from the body; refusing one given by hand (request smuggling)")
+            }
+        }
+    }
+
+    /// Checks only the fields' syntax: names are HTTP tokens, values have no CR, LF or NUL.
+    public func validateSyntax() throws(RequestError) {
         for field in fields {
             guard ASCII.isToken(field.name) else {
                 throw RequestError(.invalidHeader, "header name \(field.name.debugDescription) is not a valid HTTP token")
             }
             if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
                 throw RequestError(.invalidHeader, "header \(field.name) contains CR, LF or NUL; refusing to send (header injection)")
-            }
-            // The body's framing is libcurl's to write: a Content-Length or Transfer-Encoding that
-            // disagrees with the body would let part of it be read as a second request.
-            if Self.framingHeaders.contains(where: { ASCII.equalsIgnoringCase($0, field.name) }) {
-                throw RequestError(.invalidHeader, "header \(field.name) is set from the body; refusing one given by hand (request smuggling)")
             }
         }
     }

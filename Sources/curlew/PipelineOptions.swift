@@ -17,11 +17,11 @@ struct PipelineOptions: ParsableArguments {
     @Option(help: "Cache responses in this directory (created owner-only) and answer from it.")
     var cache: String?
 
-    @Option(name: .customLong("cache-policy"), help: "With --cache: how the cache answers.")
-    var cachePolicy: CachePolicy = .cacheElseNetwork
+    @Option(name: .customLong("cache-policy"), help: "With --cache: how the cache answers (default: cacheElseNetwork).")
+    var cachePolicy: CachePolicy?
 
-    @Option(name: .customLong("cache-ttl"), help: "With --cache: seconds an entry stays fresh.")
-    var cacheTTL: Double = 60
+    @Option(name: .customLong("cache-ttl"), help: "With --cache: seconds an entry stays fresh (default: 60).")
+    var cacheTTL: Double?
 
     @Option(help: ArgumentHelp("Mock requests matching a rule: 'GET /users/*=fixture.json' answers from a file without the network; 'GET /users/*=http://127.0.0.1:9000' sends them there instead. Repeatable.", valueName: "RULE=FILE|URL"))
     var mock: [String] = []
@@ -37,14 +37,20 @@ struct PipelineOptions: ParsableArguments {
 
     func validate() throws {
         guard (0...100).contains(retry) else { throw ValidationError("--retry must be from 0 to 100") }
+        if retryDelay != nil, retry == 0 { throw ValidationError("--retry-delay needs --retry N") }
+        if cache?.isEmpty == true { throw ValidationError("--cache needs a directory") }
+        if cache == nil, cachePolicy != nil || cacheTTL != nil { throw ValidationError("--cache-policy and --cache-ttl need --cache DIR") }
         do {
             if let retryDelay { _ = try SecondsInput.duration(retryDelay, field: "--retry-delay") }
-            _ = try SecondsInput.duration(cacheTTL, field: "--cache-ttl")
+            if let cacheTTL { _ = try SecondsInput.duration(cacheTTL, field: "--cache-ttl") }
         } catch {
             throw ValidationError(error.message)
         }
-        if signHMAC != nil, (ProcessInfo.processInfo.environment["CURLEW_HMAC_SECRET"] ?? "").isEmpty {
-            throw ValidationError("--sign-hmac needs the secret in the CURLEW_HMAC_SECRET environment variable")
+        if let signHMAC {
+            guard !signHMAC.isEmpty else { throw ValidationError("--sign-hmac needs a key id") }
+            guard !(ProcessInfo.processInfo.environment["CURLEW_HMAC_SECRET"] ?? "").isEmpty else {
+                throw ValidationError("--sign-hmac needs the secret in the CURLEW_HMAC_SECRET environment variable")
+            }
         }
         _ = try mockSettings()
     }
@@ -57,8 +63,8 @@ struct PipelineOptions: ParsableArguments {
             request.retry = policy
         }
         if let cache {
-            config.cache = CacheSettings(storage: .disk, directory: cache, policy: cachePolicy,
-                                         timeToLive: try SecondsInput.duration(cacheTTL, field: "--cache-ttl"))
+            config.cache = CacheSettings(storage: .disk, directory: cache, policy: cachePolicy ?? .cacheElseNetwork,
+                                         timeToLive: try SecondsInput.duration(cacheTTL ?? 60, field: "--cache-ttl"))
         }
         config.mocks = try mockSettings()
         if let signHMAC {
@@ -80,21 +86,37 @@ struct PipelineOptions: ParsableArguments {
             }
             let pattern = String(rule[..<separator]).trimmingCharacters(in: .whitespaces)
             let target = String(rule[rule.index(after: separator)...]).trimmingCharacters(in: .whitespaces)
+            try Self.checkPattern(pattern)
             if target.hasPrefix("http://") || target.hasPrefix("https://") {
+                guard let components = URLComponents(string: target), let host = components.host, !host.isEmpty,
+                      components.query == nil, components.fragment == nil else {
+                    throw ValidationError("--mock target \(target.debugDescription) must be a base URL: scheme, host, optional port and path, no query")
+                }
                 if let existing = settings.mockBaseURL, existing != target {
                     throw ValidationError("--mock rules may redirect to one mock server only (\(existing) and \(target) given)")
                 }
                 settings.mockBaseURL = target
                 settings.rules.append(MockRule(pattern, .redirect))
             } else {
-                guard FileManager.default.isReadableFile(atPath: target) else {
-                    throw ValidationError("--mock fixture \(target.debugDescription) cannot be read")
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), !isDirectory.boolValue,
+                      FileManager.default.isReadableFile(atPath: target) else {
+                    throw ValidationError("--mock fixture \(target.debugDescription) is not a readable file")
                 }
                 let type = Self.contentType(ofFile: target)
                 settings.rules.append(MockRule(pattern, .fixture(MockFixture(headers: [HeaderField(name: "Content-Type", value: type)], bodyFile: target))))
             }
         }
         return settings
+    }
+
+    /// A rule must read `METHOD /path`: a method token or `*`, one space, a path from `/`.
+    private static func checkPattern(_ pattern: String) throws {
+        let parts = pattern.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1].hasPrefix("/"),
+              parts[0] == "*" || (try? HTTPMethod(rawValue: String(parts[0])).validate()) != nil else {
+            throw ValidationError("--mock rule \(pattern.debugDescription) must look like 'GET /users/*' (a method or *, one space, a path from /)")
+        }
     }
 
     private static func contentType(ofFile path: String) -> String {

@@ -18,6 +18,13 @@ struct CacheEntry: Sendable, Equatable {
         var bodySize: Int
         var bodyDigest: String
 
+        /// What any entry this agent wrote satisfies: a 2xx, headers that could be sent, a sane
+        /// size. An entry edited into something else is treated as corrupt.
+        var isPlausible: Bool {
+            (200..<300).contains(statusCode) && bodySize >= 0 && (try? HTTPHeaders(headers).validateSyntax()) != nil
+                && !statusLine.contains(where: { $0.isNewline })
+        }
+
         var etag: String? { header("ETag") }
         var lastModified: String? { header("Last-Modified") }
 

@@ -29,11 +29,16 @@ struct CachePlan: Sendable {
     }
 
     /// The keys a successful unsafe request (POST, PUT, DELETE, ...) to `url` makes stale: the
-    /// same URL read with GET or HEAD by the same user.
+    /// same URL read with GET or HEAD by the same user, with the unsafe request's key headers
+    /// (`Accept`, ...) and without them. Entries read with other key headers are not found.
     static func invalidatedKeys(url: String, headers: [HeaderField], settings: CacheSettings, credentialHeaders: [String]) -> [RequestKey] {
-        ["GET", "HEAD"].map {
-            RequestKey(method: $0, url: url, headers: headers, body: nil, keyHeaders: settings.keyHeaders,
-                       credentialHeaders: credentialHeaders, isVolatileParam: settings.isVolatileParam)
+        let keyNames = Set(settings.keyHeaders.map { $0.lowercased() })
+        let withoutKeyHeaders = headers.filter { !keyNames.contains($0.name.lowercased()) }
+        return ["GET", "HEAD"].flatMap { method in
+            [headers, withoutKeyHeaders].map {
+                RequestKey(method: method, url: url, headers: $0, body: nil, keyHeaders: settings.keyHeaders,
+                           credentialHeaders: credentialHeaders, isVolatileParam: settings.isVolatileParam)
+            }
         }
     }
 
@@ -61,7 +66,7 @@ struct CachePlan: Sendable {
         var headers: [HeaderField] = []
         if let etag = entry.metadata.etag { headers.append(HeaderField(name: "If-None-Match", value: etag)) }
         if let lastModified = entry.metadata.lastModified { headers.append(HeaderField(name: "If-Modified-Since", value: lastModified)) }
-        return headers.filter { (try? HTTPHeaders([$0]).validate()) != nil }
+        return headers.filter { (try? HTTPHeaders([$0]).validateSyntax()) != nil }
     }
 
     /// The stored entry brought up to date by a 304: its headers replaced by the ones the 304

@@ -38,8 +38,8 @@ final class DiskCacheStore: Sendable {
         loadIndexIfNeeded()
         guard index.withLock({ $0.problem == nil && $0.entries[digest] != nil }) else { return nil }
         guard let metaData = Self.readFile(path(digest, "meta")),
-              let metadata = try? JSONDecoder().decode(CacheEntry.Metadata.self, from: metaData),
-              metadata.format == CacheEntry.format, metadata.key == key,
+              let metadata = try? Self.decoder.decode(CacheEntry.Metadata.self, from: metaData),
+              metadata.format == CacheEntry.format, metadata.key == key, metadata.isPlausible,
               let body = Self.readFile(path(digest, "body")),
               body.count == metadata.bodySize, Fingerprint.hex(of: body) == metadata.bodyDigest else {
             remove(digest: digest)
@@ -51,15 +51,18 @@ final class DiskCacheStore: Sendable {
         return CacheEntry(metadata: metadata, body: body)
     }
 
-    func write(_ entry: CacheEntry, digest: String) {
+    /// Writes an entry; false when it was not stored (the directory is unusable, the entry is
+    /// larger than the bound, or the write failed).
+    @discardableResult
+    func write(_ entry: CacheEntry, digest: String) -> Bool {
         loadIndexIfNeeded()
-        guard index.withLock({ $0.problem == nil }), let meta = try? Self.encoder.encode(entry.metadata) else { return }
+        guard index.withLock({ $0.problem == nil }), let meta = try? Self.encoder.encode(entry.metadata) else { return false }
         let size = Int64(meta.count + entry.body.count)
-        guard size <= maxBytes else { return }
+        guard size <= maxBytes else { return false }
         // Body first: a metadata file never points at a body that is not there yet.
         guard writeAtomically(entry.body, to: path(digest, "body")), writeAtomically(meta, to: path(digest, "meta")) else {
             remove(digest: digest)
-            return
+            return false
         }
         let victims = index.withLock { index -> [String] in
             if let old = index.entries[digest] { index.totalBytes -= old.size }
@@ -74,6 +77,7 @@ final class DiskCacheStore: Sendable {
             return victims
         }
         for victim in victims { unlinkFiles(victim) }
+        return true
     }
 
     func remove(digest: String) {
@@ -94,6 +98,13 @@ final class DiskCacheStore: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .millisecondsSince1970
         return encoder
+    }()
+
+    /// The encoder's reader: dates in milliseconds since 1970 too.
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
     }()
 
     private func path(_ digest: String, _ kind: String) -> String {
@@ -154,11 +165,14 @@ final class DiskCacheStore: Sendable {
         return nil
     }
 
-    /// A whole file, never through a symbolic link; nil when it cannot be read.
+    /// A whole regular file, never through a symbolic link; nil when it cannot be read. Opened
+    /// without blocking, so a FIFO planted in place of an entry cannot hang the reader.
     private static func readFile(_ path: String) -> Data? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {

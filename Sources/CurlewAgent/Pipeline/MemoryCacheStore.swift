@@ -27,8 +27,13 @@ final class MemoryCacheStore: Sendable {
         }
     }
 
-    func write(_ entry: CacheEntry, digest: String) {
-        guard entry.body.count <= maxBytes else { return remove(digest: digest) }
+    /// Keeps an entry; false when it is larger than the byte bound.
+    @discardableResult
+    func write(_ entry: CacheEntry, digest: String) -> Bool {
+        guard entry.body.count <= maxBytes else {
+            remove(digest: digest)
+            return false
+        }
         state.withLock { state in
             state.clock += 1
             if let old = state.entries.updateValue((entry, state.clock), forKey: digest) { state.bytes -= old.entry.body.count }
@@ -38,6 +43,7 @@ final class MemoryCacheStore: Sendable {
                 state.bytes -= state.entries.removeValue(forKey: oldest)?.entry.body.count ?? 0
             }
         }
+        return true
     }
 
     func remove(digest: String) {

@@ -29,6 +29,10 @@ public struct PipelineRecord: Sendable, Equatable, Codable {
         case notStored
         /// The request asked to bypass the cache.
         case ignored
+        /// No store kept the response (the disk store is off, or the entry exceeds its bound).
+        case storeFailed
+        /// An unsafe method succeeded: the URL's GET and HEAD entries were removed.
+        case invalidated
     }
 
     /// One try at the network, as the last exchange of a request reports them all.
@@ -139,6 +143,8 @@ extension PipelineRecord.CacheOutcome: CustomStringConvertible {
         case .stored: "stored"
         case .notStored: "not stored (no-store)"
         case .ignored: "ignored by request"
+        case .storeFailed: "not stored (no store kept it)"
+        case .invalidated: "removed this URL's entries"
         }
     }
 }

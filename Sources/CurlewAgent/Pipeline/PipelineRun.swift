@@ -404,13 +404,14 @@ final class PipelineRun: Sendable {
                                                      credentialHeaders: services.credentialHeaders) {
                     cache.remove(key)
                 }
+                record.cache.append(.invalidated)
             }
             return
         }
         guard !plan.ignored else { return }
         if let entry = plan.entry(for: response) {
-            cache.store(entry, for: plan.key)
-            if !outcome.revalidated { record.cache.append(.stored) }
+            let stored = cache.store(entry, for: plan.key)
+            if !stored { record.cache.append(.storeFailed) } else if !outcome.revalidated { record.cache.append(.stored) }
         } else if (200..<300).contains(response.statusCode) {
             record.cache.append(.notStored)
         }

@@ -26,9 +26,11 @@ public final class ResponseCache: Sendable {
         return entry
     }
 
-    func store(_ entry: CacheEntry, for key: RequestKey) {
-        memory?.write(entry, digest: key.digest)
-        disk?.write(entry, digest: key.digest)
+    /// Stores an entry in every store; true when at least one kept it.
+    func store(_ entry: CacheEntry, for key: RequestKey) -> Bool {
+        let inMemory = memory?.write(entry, digest: key.digest) ?? false
+        let onDisk = disk?.write(entry, digest: key.digest) ?? false
+        return inMemory || onDisk
     }
 
     /// Forgets one entry, in every store.

@@ -57,7 +57,7 @@ public struct RetryPolicy: Sendable, Equatable {
         guard attempt <= maxRetries else { return .stop("gave up after \(attempt) attempts") }
         if honorsRetryAfter, let retryAfter, let wait = Self.retryAfterDelay(retryAfter, now: now) {
             guard wait <= maxRetryAfter else { return .stop("Retry-After \(retryAfter) is longer than \(maxRetryAfter)") }
-            return .retry(after: wait, reason: "server asked to retry after \(retryAfter)")
+            return .retry(after: wait, reason: "server sent Retry-After: \(retryAfter)")
         }
         let reason = retryableStatus ? "HTTP \(status!) is retryable" : "\(error!.kind.rawValue) is retryable"
         return .retry(after: delay(beforeRetry: attempt, random: random), reason: reason)

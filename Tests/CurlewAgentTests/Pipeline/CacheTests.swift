@@ -193,7 +193,7 @@ struct CacheSafetyTests {
         let hit = await sendCapturing(agent, Request(.get, "/anything?tag=\(tag)"))
         #expect(hit.message?.pipeline?.cache == [.freshHit])
         let delete = await sendCapturing(agent, Request(.delete, "/anything?tag=\(tag)"))
-        #expect(delete.message?.pipeline?.cache == [])
+        #expect(delete.message?.pipeline?.cache == [.invalidated])
         _ = await sendCapturing(agent, Request(.delete, "/anything?tag=\(tag)"))
         let received = try await TestServer.shared().receivedRequests.filter { $0.uri.contains(tag) }.map(\.method)
         #expect(received == ["GET", "DELETE", "DELETE"])
@@ -221,6 +221,7 @@ struct CacheSafetyTests {
         let first = await sendCapturing(agent, Request(.get, "/cache/60?tag=\(tag)"))
         #expect(try first.result.get().statusCode == 200)
         #expect(first.message?.pipeline?.notes.first?.contains("is open to other users") == true)
+        #expect(first.message?.pipeline?.cache == [.miss, .storeFailed])
         #expect(try FileManager.default.contentsOfDirectory(atPath: open).isEmpty)
 
         let real = temporaryDirectory()
@@ -230,6 +231,42 @@ struct CacheSafetyTests {
         let second = await sendCapturing(linked, Request(.get, "/cache/60?tag=\(tag)"))
         #expect(second.message?.pipeline?.notes.first?.contains("symbolic link") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
+    }
+
+    @Test("a disk entry expires by time across restarts (its dates read back as written)")
+    func diskExpiry() async throws {
+        let directory = temporaryDirectory()
+        let tag = uniqueTag()
+        let settings = CacheSettings(storage: .disk, directory: directory, timeToLive: .milliseconds(300))
+        let first = try await pipelineAgent { $0.cache = settings }
+        _ = try await first.send(Request(.get, "/cache/60?tag=\(tag)"))
+        let soon = try await pipelineAgent { $0.cache = settings }
+        #expect(await sendCapturing(soon, Request(.get, "/cache/60?tag=\(tag)")).message?.pipeline?.cache == [.freshHit])
+        try await Task.sleep(for: .milliseconds(400))
+        let later = try await pipelineAgent { $0.cache = settings }
+        #expect(await sendCapturing(later, Request(.get, "/cache/60?tag=\(tag)")).message?.pipeline?.cache.first == .stale)
+    }
+
+    @Test("a FIFO planted for an entry, or an entry edited into a non-2xx, is a miss without a hang")
+    func plantedEntries() async throws {
+        let directory = temporaryDirectory()
+        let tag = uniqueTag()
+        let settings = CacheSettings(storage: .disk, directory: directory)
+        _ = try await pipelineAgent { $0.cache = settings }.send(Request(.get, "/cache/60?tag=\(tag)"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        let body = directory + "/" + (try #require(files.first { $0.hasSuffix(".body") }))
+        let meta = directory + "/" + (try #require(files.first { $0.hasSuffix(".meta") }))
+        let original = try String(contentsOfFile: meta, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: body)
+        #expect(mkfifo(body, 0o600) == 0)
+        let afterFIFO = await sendCapturing(try await pipelineAgent { $0.cache = settings }, Request(.get, "/cache/60?tag=\(tag)"))
+        #expect(afterFIFO.message?.pipeline?.cache == [.miss, .stored])
+        let edited = try String(contentsOfFile: meta, encoding: .utf8).replacingOccurrences(of: "\"statusCode\":200", with: "\"statusCode\":500")
+        #expect(edited != original || edited.contains("500"))
+        try edited.write(toFile: meta, atomically: false, encoding: .utf8)
+        let afterEdit = await sendCapturing(try await pipelineAgent { $0.cache = settings }, Request(.get, "/cache/60?tag=\(tag)"))
+        #expect(afterEdit.message?.pipeline?.cache == [.miss, .stored])
+        #expect(try await serverCount(tag) == 3)
     }
 
     @Test("stored metadata keeps no Set-Cookie and no URL password")
