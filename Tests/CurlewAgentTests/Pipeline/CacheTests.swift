@@ -237,12 +237,12 @@ struct CacheSafetyTests {
     func diskExpiry() async throws {
         let directory = temporaryDirectory()
         let tag = uniqueTag()
-        let settings = CacheSettings(storage: .disk, directory: directory, timeToLive: .milliseconds(300))
+        let settings = CacheSettings(storage: .disk, directory: directory, timeToLive: .seconds(4))
         let first = try await pipelineAgent { $0.cache = settings }
         _ = try await first.send(Request(.get, "/cache/60?tag=\(tag)"))
         let soon = try await pipelineAgent { $0.cache = settings }
         #expect(await sendCapturing(soon, Request(.get, "/cache/60?tag=\(tag)")).message?.pipeline?.cache == [.freshHit])
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(4_200))
         let later = try await pipelineAgent { $0.cache = settings }
         #expect(await sendCapturing(later, Request(.get, "/cache/60?tag=\(tag)")).message?.pipeline?.cache.first == .stale)
     }
