@@ -33,7 +33,7 @@ struct DuplicateTests {
         let tag = uniqueTag()
         let results = await withTaskGroup(of: (Result<Response, RequestFailure>, DebugMessage?).self) { group in
             for _ in 0..<4 {
-                group.addTask { await sendCapturing(agent, Request(.get, "/delay/0.3?tag=\(tag)")) }
+                group.addTask { await sendCapturing(agent, Request(.get, "/delay/1?tag=\(tag)")) }
             }
             var all: [(Result<Response, RequestFailure>, DebugMessage?)] = []
             for await result in group { all.append(result) }
@@ -53,7 +53,7 @@ struct DuplicateTests {
             let outcomes = Locked<[Int: Result<Response, RequestFailure>]>([:])
             var handles: [RequestHandle] = []
             for index in 0..<2 {
-                handles.append(agent.start(Request(.get, "/delay/0.4?tag=\(tag)"), completion: { result in
+                handles.append(agent.start(Request(.get, "/delay/1?tag=\(tag)"), completion: { result in
                     outcomes.withLock { $0[index] = result }
                 }))
                 try await Task.sleep(for: .milliseconds(50))
@@ -106,11 +106,11 @@ struct DuplicateCancellationTests {
     func ownVerdict() async throws {
         let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .coalesce) }
         let tag = uniqueTag()
-        var lenient = Request(.get, "/delay/0.3?status=404&tag=\(tag)")
+        var lenient = Request(.get, "/delay/1?status=404&tag=\(tag)")
         lenient.acceptableStatusCodes = 200..<500
         async let leader = sendCapturing(agent, lenient)
         try await Task.sleep(for: .milliseconds(100))
-        let strict = await sendCapturing(agent, Request(.get, "/delay/0.3?status=404&tag=\(tag)"))
+        let strict = await sendCapturing(agent, Request(.get, "/delay/1?status=404&tag=\(tag)"))
         #expect(try await leader.result.get().statusCode == 404)
         guard case .failure(let failure) = strict.result else { Issue.record("expected the follower to fail"); return }
         #expect(failure.error.kind == .unacceptableStatus)
