@@ -90,13 +90,13 @@ final class AgentCore: Sendable {
 
     /// Ends a request that never reached the transport: refused (bad URL, header injection) or
     /// cancelled while waiting.
-    func reject(handle: RequestHandle, info: RequestInfo, error: RequestError, callbacks: RequestCallbacks, pipeline: PipelineRecord? = nil) {
+    func reject(handle: RequestHandle, info: RequestInfo, error: RequestError, callbacks: RequestCallbacks) {
         let state: RequestState = error.kind == .cancelled ? .cancelled : .failed
         guard handle.transition(to: state) else { return }
         let message = DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: Self.asTyped(info), sent: nil, response: nil, error: error,
-            timings: nil, connection: nil, callbackQueue: callbackQueueLabel, pipeline: pipeline
+            timings: nil, connection: nil, callbackQueue: callbackQueueLabel
         )
         var batch = DeliveryBatch()
         deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)

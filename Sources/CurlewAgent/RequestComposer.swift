@@ -94,8 +94,7 @@ struct RequestComposer: Sendable {
         }
         try Self.validate(url)
         if !query.isEmpty {
-            let (beforeFragment, fragment) = Self.splitFragment(url)
-            url = beforeFragment + (beforeFragment.contains("?") ? "&" : "?") + query.percentEncoded + fragment
+            url = URLText.appendingQuery(query.percentEncoded, to: url)
         }
         return url
     }
@@ -170,10 +169,5 @@ struct RequestComposer: Sendable {
             while result.hasSuffix("/") { result = result.dropLast() }
         }
         return String(result)
-    }
-
-    private static func splitFragment(_ url: String) -> (String, String) {
-        guard let hash = url.firstIndex(of: "#") else { return (url, "") }
-        return (String(url[..<hash]), String(url[hash...]))
     }
 }

@@ -108,8 +108,7 @@ enum DetailContent {
             }
             let rows = record.lines
             guard !rows.isEmpty else { return [StyledLine("The middle layer ran and changed nothing.", .dim)] }
-            let width = rows.map { $0.label.count }.max() ?? 0
-            return rows.map { StyledLine($0.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.value) }
+            return rows.map { StyledLine($0) }
         }
     }
 

@@ -32,8 +32,7 @@ struct ExchangeReport {
             if !rows.isEmpty {
                 lines.append("")
                 lines.append("Pipeline")
-                let width = rows.map(\.label.count).max() ?? 0
-                lines += rows.map { "  " + $0.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.value }
+                lines += rows.map { "  " + $0 }
             }
         }
         return lines.joined(separator: "\n")

@@ -51,11 +51,9 @@ public struct MockRule: Sendable, Equatable {
 
     /// The path of a URL: after the authority, before the query and fragment.
     static func path(of url: String) -> String {
-        var rest = Substring(url)
-        if let schemeEnd = rest.range(of: "://") { rest = rest[schemeEnd.upperBound...] }
-        guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }), rest[slash] == "/" else { return "/" }
-        let path = rest[slash...]
-        return String(path.prefix { $0 != "?" && $0 != "#" })
+        let target = URLText.afterAuthority(url)
+        guard target.hasPrefix("/") else { return "/" }
+        return String(target.prefix { $0 != "?" && $0 != "#" })
     }
 
     private enum Token: Equatable {
@@ -126,9 +124,7 @@ public struct MockSettings: Sendable, Equatable {
     /// `url` with its scheme and authority replaced by the mock base URL.
     func redirected(_ url: String) -> String? {
         guard let base = mockBaseURL, !base.isEmpty else { return nil }
-        var rest = Substring(url)
-        if let schemeEnd = rest.range(of: "://") { rest = rest[schemeEnd.upperBound...] }
-        let target = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" }.map { String(rest[$0...]) } ?? ""
+        let target = String(URLText.afterAuthority(url))
         let trimmedBase = base.hasSuffix("/") ? String(base.dropLast()) : base
         return trimmedBase + (target.hasPrefix("/") || target.isEmpty ? target : "/" + target)
     }

@@ -102,9 +102,15 @@ public struct PipelineRecord: Sendable, Equatable, Codable {
     /// True when no network exchange happened (a cache hit, a fixture, a rejected duplicate).
     public var hasNoNetworkTiming: Bool { source != .network }
 
-    /// The record as short "label  value" lines, the one rendering the CLI, the interface and the
-    /// log browser share.
-    public var lines: [(label: String, value: String)] {
+    /// The record as "label  value" lines with the values aligned: the one rendering `curlew
+    /// send`, the interface and the log browser share. Empty when there is nothing to say.
+    public var lines: [String] {
+        let rows = rows
+        let width = rows.map(\.label.count).max() ?? 0
+        return rows.map { $0.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.value }
+    }
+
+    private var rows: [(label: String, value: String)] {
         var lines: [(String, String)] = []
         switch source {
         case .network: break

@@ -218,12 +218,7 @@ final class PipelineRun: Sendable {
                     record.cache.append(.provisionalHit)
                 case .revalidate:
                     revalidating = entry
-                    for header in CachePlan.conditionalHeaders(for: entry) {
-                        transfer.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
-                        transfer.headers.append((header.name, header.value))
-                        composed.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
-                        composed.headers.append(header)
-                    }
+                    for header in CachePlan.conditionalHeaders(for: entry) { Self.replace(header, in: &transfer, &composed) }
                 default:
                     record.cache.append(.stale)
                 }
@@ -514,6 +509,15 @@ final class PipelineRun: Sendable {
         deliverRefused(RequestError(.cancelled, "cancelled"), on: info, composed: composed, record: record)
     }
 
+    /// Sets a header the agent adds after composing, in what is sent and in what is recorded
+    /// alike, replacing any of the same name.
+    private static func replace(_ header: HeaderField, in transfer: inout TransferRequest, _ composed: inout ComposedRequest) {
+        transfer.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
+        transfer.headers.append((header.name, header.value))
+        composed.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
+        composed.headers.append(header)
+    }
+
     private func mockAction(for request: Request, url: String) -> (String, MockAction)? {
         guard config.mocks.enabled else { return nil }
         if let action = request.mock { return ("request's own mock", action) }
@@ -532,16 +536,11 @@ final class PipelineRun: Sendable {
         do { output = try signer.sign(input) } catch { throw RequestError(.signingFailed, "signer \(name.debugDescription) failed: \(error)") }
         try HTTPHeaders(output.headers).validate()
         for header in output.headers {
-            transfer.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
-            transfer.headers.append((header.name, header.value))
+            Self.replace(header, in: &transfer, &composed)
             transfer.originBoundHeaderNames.append(header.name)
-            composed.headers.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
-            composed.headers.append(header)
         }
         if !output.queryParams.isEmpty {
-            let query = output.queryParams.percentEncoded
-            let (beforeFragment, fragment) = transfer.url.firstIndex(of: "#").map { (String(transfer.url[..<$0]), String(transfer.url[$0...])) } ?? (transfer.url, "")
-            transfer.url = beforeFragment + (beforeFragment.contains("?") ? "&" : "?") + query + fragment
+            transfer.url = URLText.appendingQuery(output.queryParams.percentEncoded, to: transfer.url)
             composed.url = URLPassword.masking(in: transfer.url)
         }
     }

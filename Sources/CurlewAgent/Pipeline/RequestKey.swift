@@ -40,7 +40,7 @@ struct RequestKey: Sendable, Equatable {
     /// The `user:password` of a URL, and the URL without it.
     static func splittingUserinfo(_ url: String) -> (userinfo: String?, url: String) {
         guard let schemeEnd = url.range(of: "://") else { return (nil, url) }
-        let authorityEnd = url[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+        let authorityEnd = URLText.afterAuthority(url).startIndex
         guard let at = url[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return (nil, url) }
         return (String(url[schemeEnd.upperBound..<at]), String(url[..<schemeEnd.upperBound]) + String(url[url.index(after: at)...]))
     }

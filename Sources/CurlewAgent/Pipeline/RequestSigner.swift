@@ -10,12 +10,10 @@ public struct SigningInput: Sendable {
 
     /// The URL's path and query, as the server's request line shows them.
     public var target: String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let afterScheme = url[schemeEnd.upperBound...]
-        let withoutFragment = afterScheme.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        guard let slash = withoutFragment.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
-        let target = String(withoutFragment[slash...])
-        return target.hasPrefix("?") ? "/" + target : target
+        guard url.contains("://") else { return url }
+        let target = URLText.afterAuthority(url).prefix { $0 != "#" }
+        guard !target.isEmpty else { return "/" }
+        return target.hasPrefix("?") ? "/" + target : String(target)
     }
 }
 

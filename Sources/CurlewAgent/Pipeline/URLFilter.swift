@@ -31,8 +31,7 @@ public struct CommonParamsFilter: URLFilter {
         let present = Set(request.params.entries.map(\.key)).union(Self.queryNames(of: target))
         let query = Parameters(params.entries.filter { !present.contains($0.key) }).percentEncoded
         guard !query.isEmpty else { return }
-        let (beforeFragment, fragment) = target.firstIndex(of: "#").map { (String(target[..<$0]), String(target[$0...])) } ?? (target, "")
-        let filtered = beforeFragment + (beforeFragment.contains("?") ? "&" : "?") + query + fragment
+        let filtered = URLText.appendingQuery(query, to: target)
         if request.customURL != nil { request.customURL = filtered } else { request.path = filtered }
     }
 
