@@ -12,6 +12,12 @@ typedef int (*curlew_debug_callback)(CURL *handle, curl_infotype type, char *dat
 typedef int (*curlew_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
                                         curl_off_t ultotal, curl_off_t ulnow);
 
+typedef int (*curlew_seek_callback)(void *userdata, curl_off_t offset, int origin);
+
+static inline CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
+}
+
 static inline CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
 }

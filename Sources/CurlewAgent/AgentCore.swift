@@ -166,11 +166,13 @@ final class AgentCore: Sendable {
     /// The response a transfer received, nil when none arrived.
     static func response(to id: UInt64, from result: TransferResult, headers: [HeaderField], value: ResponseValue?) -> Response? {
         guard !result.statusLine.isEmpty else { return nil }
-        return Response(
+        var response = Response(
             requestID: id, statusCode: result.statusCode, statusLine: result.statusLine,
             httpVersion: result.connection.httpVersion, headers: HTTPHeaders(headers),
             body: result.responseBody, value: value ?? .data(result.responseBody), url: result.connection.effectiveURL
         )
+        response.download = result.download
+        return response
     }
 
     /// The debug message of a network exchange.
@@ -183,10 +185,17 @@ final class AgentCore: Sendable {
         )
         var connection = result.connection
         connection.effectiveURL = URLPassword.masking(in: connection.effectiveURL)
+        var transfer = composed.transfer
+        if result.download != nil || result.responseBodySpilled {
+            transfer = transfer ?? TransferRecord()
+            transfer?.download = result.download
+            transfer?.bodyInTemporaryFile = result.responseBodySpilled
+        }
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: composed, sent: sent, response: snapshot(of: result, headers: headers),
-            error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline
+            error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline,
+            transfer: transfer
         )
     }
 
@@ -196,8 +205,19 @@ final class AgentCore: Sendable {
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
             headers: headers,
-            body: BodySnapshot(data: result.responseBody, contentType: result.responseHeader("Content-Type"), limit: config.debugBodyLimit)
+            body: bodySnapshot(of: result)
         )
+    }
+
+    /// The response body up to the debug limit: from memory, or read back from a download's file.
+    private func bodySnapshot(of result: TransferResult) -> BodySnapshot {
+        let contentType = result.responseHeader("Content-Type")
+        guard let download = result.download else {
+            return BodySnapshot(data: result.responseBody, contentType: contentType, limit: config.debugBodyLimit)
+        }
+        let path = download.completed ? download.path : download.partialPath
+        let prefix = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: config.debugBodyLimit)) ?? nil
+        return BodySnapshot(kept: prefix ?? Data(), size: download.fileSize, contentType: contentType)
     }
 
     /// The response side of a debug message for an answer that did not come from a transfer.

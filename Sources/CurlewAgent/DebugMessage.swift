@@ -13,9 +13,13 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
     /// Headers the agent added rather than the request (config defaults, User-Agent, the body's
     /// Content-Type), so re-sending the request leaves them to be added again.
     public var automaticHeaders: [String]
+    /// The request side of the transfer record (upload file, form parts, download); recorded in
+    /// `DebugMessage.transfer`, not here.
+    public var transfer: TransferRecord?
 
     public init(method: String, url: String, headers: [HeaderField], params: JSONValue, body: BodySnapshot?, timeoutMilliseconds: Int64,
-                automaticHeaders: [String] = []) {
+                automaticHeaders: [String] = [], transfer: TransferRecord? = nil) {
+        self.transfer = transfer
         self.method = method
         self.url = url
         self.headers = headers
@@ -94,14 +98,17 @@ public struct DebugMessage: Sendable, Equatable, Codable {
     public var callbackQueue: String
     /// What the middle layer did (cache, mock, attempts, signer, ...); nil when none of it was in play.
     public var pipeline: PipelineRecord?
+    /// Uploads from files, form parts, downloads and large bodies; nil when none applied.
+    public var transfer: TransferRecord?
 
     public init(
         requestID: UInt64, name: String?, groupID: UInt64? = nil, step: Int? = nil, state: RequestState,
         startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,
         error: RequestError?, timings: TimingBreakdown?, connection: ConnectionInfo?, callbackQueue: String,
-        pipeline: PipelineRecord? = nil
+        pipeline: PipelineRecord? = nil, transfer: TransferRecord? = nil
     ) {
         self.pipeline = pipeline
+        self.transfer = transfer
         self.requestID = requestID
         self.name = name
         self.groupID = groupID

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// The user-facing texts for failures, from HLNetworking's "tips".
 public struct ErrorTips: Sendable, Equatable {
@@ -53,8 +54,17 @@ public struct NetworkConfig: Sendable {
     /// Where closures and delegate methods run.
     public var callbackQueue: DispatchQueue
     public var tips: ErrorTips
-    /// Response bodies larger than this fail with `responseTooLarge`.
+    /// Response bodies larger than this fail with `responseTooLarge` (a download's file is not
+    /// limited by it).
     public var maxResponseBytes: Int
+    /// Response bodies larger than this go to an unlinked temporary file in `temporaryDirectory`
+    /// as they arrive, and `Response.body` is mapped from it, so a large body never sits in the
+    /// process's memory. Nil keeps every body in memory.
+    public var memoryBodyLimit: Int? = 16 << 20
+    public var temporaryDirectory: String = NSTemporaryDirectory()
+    /// HTTP/1.1, HTTP/2 (negotiated) or HTTP/2 with prior knowledge; `automatic` uses HTTP/2 over
+    /// TLS when the server offers it.
+    public var httpVersion: HTTPVersionPreference = .automatic
     /// Bodies up to this size are kept whole in debug messages; larger ones as a preview.
     public var debugBodyLimit: Int
     public var tls: TLSSettings

@@ -41,23 +41,28 @@ public struct Parameters: Sendable, Equatable, Sequence, ExpressibleByDictionary
 
     /// `a=1&b=two%20words`, percent-encoding everything outside RFC 3986's unreserved set.
     public var percentEncoded: String {
-        var pairs: [String] = []
+        formFields.map { Self.percentEncode($0.name) + "=" + Self.percentEncode($0.value) }.joined(separator: "&")
+    }
+
+    /// The parameters flattened to name and value pairs, as a form or a query carries them.
+    public var formFields: [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
         for entry in entries { Self.flatten(entry.value, key: entry.key, into: &pairs) }
-        return pairs.joined(separator: "&")
+        return pairs
     }
 
     public var jsonObject: JSONValue {
         .object(entries)
     }
 
-    private static func flatten(_ value: JSONValue, key: String, into pairs: inout [String]) {
+    private static func flatten(_ value: JSONValue, key: String, into pairs: inout [(name: String, value: String)]) {
         switch value {
         case .array(let elements):
             for element in elements { flatten(element, key: key + "[]", into: &pairs) }
         case .object(let members):
             for member in members { flatten(member.value, key: "\(key)[\(member.key)]", into: &pairs) }
         default:
-            pairs.append(percentEncode(key) + "=" + percentEncode(value.textValue))
+            pairs.append((key, value.textValue))
         }
     }
 

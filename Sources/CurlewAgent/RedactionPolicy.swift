@@ -62,8 +62,26 @@ public struct RedactionPolicy: Sendable, Equatable {
         let hidesResponse = message.response.map(needsRedaction) ?? false
         let hidesURL = message.connection.map { urlNeedsRedaction($0.effectiveURL) } ?? false
         let hidesError = message.error.map { !secretValues.isEmpty || URLPassword.hasPassword($0.message) } ?? false
-        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError else { return message }
+        // Form parts named like secret parameters: their values are hidden in the record and
+        // wherever the multipart body shows them.
+        let formSecrets = message.transfer?.formParts.compactMap { part in
+            secretKeys.contains(part.name.lowercased()) ? part.value.flatMap { $0.isEmpty ? nil : $0 } : nil
+        } ?? []
+        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !formSecrets.isEmpty else { return message }
         var message = message
+        if !formSecrets.isEmpty, var transfer = message.transfer {
+            transfer.formParts = transfer.formParts.map { part in
+                var part = part
+                if secretKeys.contains(part.name.lowercased()), part.value != nil { part.value = Self.marker }
+                return part
+            }
+            message.transfer = transfer
+            if var sent = message.sent, let body = sent.body, let text = body.text {
+                let hidden = formSecrets.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
+                sent.body = BodySnapshot(kept: Data(hidden.utf8), size: body.size, contentType: body.contentType)
+                message.sent = sent
+            }
+        }
         if hidesOriginal, var original = message.original {
             original.url = redactURL(original.url)
             original.headers = original.headers.map(redactHeader)

@@ -53,6 +53,18 @@ public struct Request: Sendable {
     /// Overrides the config's `allowInsecureRedirects` (following https to http).
     public var allowInsecureRedirects: Bool?
 
+    // Bodies and responses beyond memory.
+
+    /// Send a `multipart/form-data` body; the params become its first text parts.
+    public var form: MultipartForm?
+    /// Stream the body from this file (any method; PUT and POST are usual). Its Content-Type
+    /// is guessed from the extension unless a header sets it.
+    public var uploadFile: String?
+    /// Write the response body to a file, resuming an interrupted download of the same URL.
+    public var download: Download?
+    /// Overrides the config's HTTP version preference.
+    public var httpVersion: HTTPVersionPreference?
+
     // The middle layer, per request. Nil and empty values take the config's.
 
     /// This request's cache choices.

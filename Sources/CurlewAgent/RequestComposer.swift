@@ -16,7 +16,24 @@ struct RequestComposer: Sendable {
 
         var queryParams = Parameters()
         var body: Data?
-        switch request.requestSerializer {
+        var upload: UploadSource?
+        var record: TransferRecord?
+        if let form = request.form {
+            // The params become the first text parts, as HLNetworking's formData does.
+            var parts = try params.formFields.map { field throws(RequestError) in
+                try MultipartForm.Part(name: field.name, content: .data(Data(field.value.utf8))).transferPart()
+            }
+            parts += try form.parts.map { part throws(RequestError) in try part.transferPart() }
+            upload = .multipart(parts)
+            record = TransferRecord(formParts: parts.map { Self.summary(of: $0, limit: config.debugBodyLimit) })
+        } else if let path = request.uploadFile {
+            try LocalFile.checkReadable(path, purpose: "upload")
+            queryParams = params
+            upload = .file(path: path)
+            if headers["Content-Type"] == nil { headers.set("Content-Type", MIMEType.guess(forPath: path)) }
+            record = TransferRecord(uploadFile: path, uploadBytes: LocalFile.size(path))
+        } else {
+            switch request.requestSerializer {
         case .raw(let data, let contentType):
             queryParams = params
             body = data
@@ -34,15 +51,35 @@ struct RequestComposer: Sendable {
             body = Data(params.jsonObject.serialized().utf8)
             if headers["Content-Type"] == nil { headers.set("Content-Type", "application/json") }
         }
+        }
 
-        try headers.validate()
         let url = try composeURL(request, query: queryParams)
+        var download: DownloadTarget?
+        if let asked = request.download {
+            try LocalFile.checkWritableDestination(asked.destination)
+            var target = DownloadTarget(path: asked.destination, resumable: asked.resumable)
+            if asked.resumable, headers["Range"] == nil, let point = target.resumePoint(for: url) {
+                target.resumeFrom = point
+                for header in point.headers { headers.set(header.name, header.value) }
+            } else if !asked.resumable || headers["Range"] != nil {
+                target.discardPartial()
+            }
+            download = target
+            record = record ?? TransferRecord()
+            record?.downloadDestination = asked.destination
+            record?.resumeRequestedFrom = target.resumeFrom?.offset
+        }
+        try headers.validate()
         let tls = request.tls ?? config.tls
         let transfer = TransferRequest(
             url: url,
             method: request.method.rawValue,
             headers: headers.fields.map { ($0.name, $0.value) },
             body: body,
+            upload: upload,
+            download: download,
+            spillThreshold: config.memoryBodyLimit,
+            spillDirectory: config.temporaryDirectory,
             totalTimeout: request.timeout ?? config.requestTimeout,
             connectTimeout: config.connectTimeout,
             followRedirects: request.followRedirects ?? config.followRedirects,
@@ -56,7 +93,8 @@ struct RequestComposer: Sendable {
                 verifyHost: tls.validatesDomainName && !tls.allowInvalidCertificates,
                 caFile: tls.certificateAuthorityFile,
                 pinnedPublicKey: tls.pinnedPublicKey
-            )
+            ),
+            protocolPreference: request.httpVersion ?? config.httpVersion
         )
         let composed = ComposedRequest(
             method: request.method.rawValue,
@@ -65,9 +103,21 @@ struct RequestComposer: Sendable {
             params: params.jsonObject,
             body: body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: config.debugBodyLimit) },
             timeoutMilliseconds: (request.timeout ?? config.requestTimeout).wholeMilliseconds,
-            automaticHeaders: headers.fields.compactMap { field in request.headers[field.name] == nil ? field.name : nil }
+            automaticHeaders: headers.fields.compactMap { field in request.headers[field.name] == nil ? field.name : nil },
+            transfer: record
         )
         return (transfer, composed)
+    }
+
+    /// A form part as the debug message shows it.
+    private static func summary(of part: FormPart, limit: Int) -> TransferRecord.FormPartSummary {
+        switch part.content {
+        case .data(let data):
+            let text = data.count <= limit && part.filename == nil ? String(data: data, encoding: .utf8) : nil
+            return .init(name: part.name, filename: part.filename, contentType: part.contentType, size: Int64(data.count), value: text)
+        case .file(let path):
+            return .init(name: part.name, filename: part.filename, contentType: part.contentType, file: path, size: LocalFile.size(path) ?? 0)
+        }
     }
 
     /// URL precedence as in HLNetworking: a full custom URL, then the request's base URL, then the

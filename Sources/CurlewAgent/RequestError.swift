@@ -23,6 +23,10 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         /// A redirect to a URL that is not http or https.
         case redirectRefused
         case responseTooLarge
+        /// A local file could not be read (an upload, a form's file part) or written (a download).
+        case localFile
+        /// A resumed download got a partial answer that does not continue where it stopped.
+        case rangeMismatch
         case connectionReset
         case incompleteResponse
         case emptyResponse
@@ -80,6 +84,8 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case .insecureRedirect: .insecureRedirect
         case .redirectRefused: .redirectRefused
         case .responseTooLarge: .responseTooLarge
+        case .localFile: .localFile
+        case .rangeMismatch: .rangeMismatch
         case .cancelled: .cancelled
         case .connectionReset: .connectionReset
         case .incompleteResponse: .incompleteResponse

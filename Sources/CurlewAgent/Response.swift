@@ -24,6 +24,8 @@ public struct Response: Sendable {
     public var source: PipelineRecord.Source = .network
     /// What the request's reformer made of the response.
     public var reformed: (any Sendable)?
+    /// Where a download's body went (then `body` is empty), and whether it resumed.
+    public var download: DownloadReport?
 
     public init(requestID: UInt64, statusCode: Int, statusLine: String, httpVersion: String, headers: HTTPHeaders, body: Data,
                 value: ResponseValue, url: String, source: PipelineRecord.Source = .network, reformed: (any Sendable)? = nil) {

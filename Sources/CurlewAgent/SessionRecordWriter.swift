@@ -59,6 +59,7 @@ struct SessionRecordWriter {
         if let connection = message.connection { key("connection"); self.connection(connection) }
         key("callbackQueue"); string(message.callbackQueue)
         if let pipeline = message.pipeline { key("pipeline"); self.pipeline(pipeline) }
+        if let transfer = message.transfer { key("transfer"); self.transfer(transfer) }
         if let custom { key("custom"); json(custom) }
         closeObject()
     }
@@ -267,6 +268,40 @@ struct SessionRecordWriter {
         if let reachability = record.reachability { key("reachability"); string(reachability) }
         key("checks"); array(record.checks) { $0.string($1) }
         key("notes"); array(record.notes) { $0.string($1) }
+        closeObject()
+    }
+
+    /// The transfer record with `TransferRecord`'s Codable keys (absent optionals left out).
+    mutating func transfer(_ record: TransferRecord) {
+        openObject()
+        if let file = record.uploadFile { key("uploadFile"); string(file) }
+        if let bytes = record.uploadBytes { key("uploadBytes"); integer(bytes) }
+        key("formParts"); array(record.formParts) { writer, part in
+            writer.openObject()
+            writer.key("name"); writer.string(part.name)
+            if let filename = part.filename { writer.key("filename"); writer.string(filename) }
+            if let type = part.contentType { writer.key("contentType"); writer.string(type) }
+            if let file = part.file { writer.key("file"); writer.string(file) }
+            writer.key("size"); writer.integer(part.size)
+            if let value = part.value { writer.key("value"); writer.string(value) }
+            writer.closeObject()
+        }
+        if let destination = record.downloadDestination { key("downloadDestination"); string(destination) }
+        if let offset = record.resumeRequestedFrom { key("resumeRequestedFrom"); integer(offset) }
+        if let download = record.download {
+            key("download")
+            openObject()
+            key("path"); string(download.path)
+            key("completed"); boolean(download.completed)
+            key("partialPath"); string(download.partialPath)
+            key("bytesWritten"); integer(download.bytesWritten)
+            key("fileSize"); integer(download.fileSize)
+            if let offset = download.resumedFrom { key("resumedFrom"); integer(offset) }
+            if let offset = download.restartedFrom { key("restartedFrom"); integer(offset) }
+            key("resumable"); boolean(download.resumable)
+            closeObject()
+        }
+        key("bodyInTemporaryFile"); boolean(record.bodyInTemporaryFile)
         closeObject()
     }
 

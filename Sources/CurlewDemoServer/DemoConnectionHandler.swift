@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -16,6 +17,8 @@ final class DemoConnectionHandler: ChannelInboundHandler {
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var bodyTooLarge = false
+    /// The running digest of a streamed upload's body, which is never buffered.
+    private var uploadDigest: (hash: SHA256, bytes: Int)?
     private var isActive = true
 
     init(routes: DemoRoutes, recorder: RequestRecorder) {
@@ -34,6 +37,11 @@ final class DemoConnectionHandler: ChannelInboundHandler {
             head = requestHead
             body.removeAll(keepingCapacity: true)
             bodyTooLarge = false
+            let path = requestHead.uri.split(separator: "?", maxSplits: 1).first ?? ""
+            uploadDigest = path == "/upload" ? (SHA256(), 0) : nil
+        case .body(let buffer) where uploadDigest != nil:
+            buffer.withUnsafeReadableBytes { uploadDigest!.hash.update(bufferPointer: $0) }
+            uploadDigest!.bytes += buffer.readableBytes
         case .body(var buffer):
             if body.count + buffer.readableBytes > Self.maxRequestBody {
                 bodyTooLarge = true
@@ -57,10 +65,14 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         let headers = requestHead.headers.map { (name: $0.name, value: $0.value) }
         let remote = context.remoteAddress?.ipAddress ?? ""
         recorder.record(ReceivedRequest(method: requestHead.method.rawValue, uri: requestHead.uri, headers: headers, body: body, receivedAt: Date()))
-        let request = DemoRequest(
+        var request = DemoRequest(
             method: requestHead.method.rawValue, uri: requestHead.uri, headers: headers, body: body,
             remoteAddress: remote, keepAlive: requestHead.isKeepAlive
         )
+        if let uploadDigest {
+            request.streamedBody = (uploadDigest.bytes, uploadDigest.hash.finalize().map { String(format: "%02x", $0) }.joined())
+            self.uploadDigest = nil
+        }
         let action: DemoAction = bodyTooLarge
             ? .respond(.json(["error": "request body larger than \(Self.maxRequestBody) bytes"], status: 413))
             : routes.action(for: request)
@@ -84,11 +96,8 @@ final class DemoConnectionHandler: ChannelInboundHandler {
             sendPieces(pieces[...], interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
         case .resetMidBody(let response, let sentBytes):
             send(context: context, bytes: response.head(keepAlive: true, bodyLength: nil) + [UInt8](repeating: UInt8(ascii: "x"), count: sentBytes))
-            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(20)) {
-                // SO_LINGER with a zero timeout turns close into a reset (RST) instead of a FIN.
-                let socket = context.channel as? any SocketOptionProvider
-                _ = socket?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
-                context.close(promise: nil)
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(20)) { [self] in
+                resetConnection(context: context)
             }
         case .closeWithoutResponse:
             context.close(promise: nil)
@@ -97,7 +106,49 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         case .rawThenClose(let bytes):
             send(context: context, bytes: bytes)
             context.close(promise: nil)
+        case .generated(let response, let body):
+            send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
+            if includeBody {
+                sendGenerated(body, from: 0, keepAlive: keepAlive, context: context)
+            } else if !keepAlive {
+                context.close(promise: nil)
+            }
         }
+    }
+
+    /// Writes the generated body piece by piece, each once the previous one has left.
+    private func sendGenerated(_ body: GeneratedBody, from offset: Int, keepAlive: Bool, context: ChannelHandlerContext) {
+        guard isActive else { return }
+        if let abortAfter = body.abortAfter, offset >= abortAfter {
+            resetConnection(context: context)
+            return
+        }
+        guard offset < body.count else {
+            if !keepAlive { context.close(promise: nil) }
+            return
+        }
+        var length = min(body.pieceSize, body.count - offset)
+        if let abortAfter = body.abortAfter { length = min(length, abortAfter - offset) }
+        let buffer = context.channel.allocator.buffer(bytes: body.bytes(from: offset, length: length))
+        let loop = context.eventLoop.assumeIsolated()
+        context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { [self] result in
+            guard case .success = result else { return }
+            let next = offset + length
+            if body.interval > 0 {
+                loop.scheduleTask(in: .nanoseconds(Int64(body.interval * 1e9))) { [self] in
+                    sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
+                }
+            } else {
+                sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
+            }
+        }
+    }
+
+    /// Closes with a reset (RST) instead of a FIN: SO_LINGER with a zero timeout.
+    private func resetConnection(context: ChannelHandlerContext) {
+        let socket = context.channel as? any SocketOptionProvider
+        _ = socket?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+        context.close(promise: nil)
     }
 
     private func sendPieces(_ pieces: ArraySlice<[UInt8]>, interval: Double, chunked: Bool, keepAlive: Bool, context: ChannelHandlerContext) {

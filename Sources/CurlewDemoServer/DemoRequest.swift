@@ -10,6 +10,8 @@ struct DemoRequest: Sendable {
     var body: [UInt8]
     var remoteAddress: String
     var keepAlive: Bool
+    /// For a streamed upload (`/upload`): the body's size and SHA-256, in place of `body`.
+    var streamedBody: (bytes: Int, sha256: String)?
 
     init(method: String, uri: String, headers: [(name: String, value: String)], body: [UInt8], remoteAddress: String, keepAlive: Bool) {
         self.method = method

@@ -85,4 +85,7 @@ enum DemoAction: Sendable {
     case stallAfterHead(DemoResponse)
     /// Writes these bytes as they are, then closes.
     case rawThenClose([UInt8])
+    /// Sends the head (which carries the Content-Length), then the body as it is generated,
+    /// each piece after the previous one left, paced and cut as the body says.
+    case generated(DemoResponse, GeneratedBody)
 }

@@ -9,6 +9,8 @@ final class DemoRoutes: Sendable {
     let counters = DemoCounters()
     /// Upper bound for generated bodies, so a typo cannot make the server allocate gigabytes.
     static let maxGeneratedBytes = 256 << 20
+    /// Bodies generated while they are sent (`/range`) may be this large.
+    static let maxStreamedBytes = 8 << 30
 
     func action(for request: DemoRequest) -> DemoAction {
         let segments = request.segments
@@ -45,6 +47,7 @@ final class DemoRoutes: Sendable {
         case "flaky": return flaky(request, argument)
         case "retry-after": return retryAfter(request, argument)
         case "signed": return signed(request)
+        case "upload": return upload(request)
         default: return .respond(.json(["error": "no such endpoint", "path": request.path], status: 404))
         }
     }
@@ -54,7 +57,7 @@ final class DemoRoutes: Sendable {
         "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
         "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal",
-        "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed",
+        "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed", "/upload",
     ]
 
     static var sampleDocument: [String: Any] {
@@ -100,6 +103,17 @@ final class DemoRoutes: Sendable {
         }
         if contentType.contains("application/x-www-form-urlencoded") {
             object["form"] = Self.formFields(bodyText)
+        }
+        if contentType.contains("multipart/form-data") {
+            object.removeValue(forKey: "data")
+            if let parsed = MultipartFormParser(body: request.body, contentType: request.header("Content-Type") ?? "") {
+                object["form"] = parsed.fields
+                object["files"] = parsed.files.mapValues { file -> [String: Any] in
+                    ["filename": file.filename, "contentType": file.contentType ?? NSNull(), "size": file.size, "sha256": file.sha256, "headers": file.headers]
+                }
+            } else {
+                object["formError"] = "the multipart body is not well formed"
+            }
         }
         return object
     }
@@ -294,22 +308,49 @@ final class DemoRoutes: Sendable {
         }
     }
 
+    /// `n` bytes of the alphabet (shifted by `?v=`, which also changes the ETag), generated as
+    /// they are sent so any size up to 8 GiB costs no memory. Honours `Range` and `If-Range`;
+    /// `?duration=` spreads the body over that many seconds and `?abort=` resets the connection
+    /// after that many body bytes, so a download can be interrupted and resumed.
     private func range(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let size = Int(argument), size >= 0, size <= Self.maxGeneratedBytes else {
-            return .respond(.json(["error": "n must be from 0 to \(Self.maxGeneratedBytes)"], status: 400))
+        guard let argument, let size = Int(argument), size >= 0, size <= Self.maxStreamedBytes,
+              let version = request.number("v", default: 0, in: 0...1_000_000).flatMap({ Int(exactly: $0) }),
+              let duration = request.number("duration", default: 0, in: 0...600),
+              let abort = request.number("abort", default: -1, in: -1...Double(Self.maxStreamedBytes)).flatMap({ Int(exactly: $0) }) else {
+            return .respond(.json(["error": "use /range/{n up to \(Self.maxStreamedBytes)}[?v=version][&duration=seconds][&abort=bytes]"], status: 400))
         }
-        let etag = "\"range-\(size)\""
-        let body = DeterministicBytes.alphabet(count: size)
-        var headers: [(name: String, value: String)] = [("Content-Type", "application/octet-stream"), ("ETag", etag), ("Accept-Ranges", "bytes")]
-        let ifRangeAllows = request.header("If-Range").map { $0 == etag } ?? true
-        guard let rangeHeader = request.header("Range"), ifRangeAllows else {
-            return .respond(DemoResponse(status: 200, headers: headers, body: body))
+        let etag = "\"range-\(size)-\(version)\""
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "application/octet-stream"), ("ETag", etag), ("Last-Modified", "Thu, 01 Jan 2026 00:00:00 GMT"), ("Accept-Ranges", "bytes"),
+        ]
+        let ifRange = request.header("If-Range")
+        let ifRangeAllows = ifRange.map { $0 == etag } ?? true
+        var first = 0
+        var count = size
+        var status = 200
+        if let rangeHeader = request.header("Range"), ifRangeAllows {
+            guard let byteRange = ByteRange(header: rangeHeader, size: size) else {
+                return .respond(DemoResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")]))
+            }
+            headers.append(("Content-Range", "bytes \(byteRange.first)-\(byteRange.last)/\(size)"))
+            first = byteRange.first
+            count = byteRange.last - byteRange.first + 1
+            status = 206
         }
-        guard let byteRange = ByteRange(header: rangeHeader, size: size) else {
-            return .respond(DemoResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")]))
+        headers.append(("Content-Length", "\(count)"))
+        let body = GeneratedBody(first: first, count: count, shift: version % 26, duration: duration, abortAfter: abort >= 0 ? abort : nil)
+        return .generated(DemoResponse(status: status, headers: headers), body)
+    }
+
+    /// A streamed upload (POST or PUT, any size): the body is digested as it arrives, never kept.
+    private func upload(_ request: DemoRequest) -> DemoAction {
+        guard request.method == "POST" || request.method == "PUT", let digest = request.streamedBody else {
+            return .respond(.json(["error": "method not allowed", "method": request.method], status: 405, headers: [("Allow", "POST, PUT")]))
         }
-        headers.append(("Content-Range", "bytes \(byteRange.first)-\(byteRange.last)/\(size)"))
-        return .respond(DemoResponse(status: 206, headers: headers, body: Array(body[byteRange.first...byteRange.last])))
+        return .respond(.json([
+            "method": request.method, "bytes": digest.bytes, "sha256": digest.sha256,
+            "contentType": request.header("Content-Type") ?? NSNull(), "headers": headerObject(request),
+        ]))
     }
 
     // MARK: Caching, counting, flakiness and signatures

@@ -81,6 +81,9 @@ enum DetailContent {
             lines += original.headers.map { StyledLine("\($0.name): \($0.value)") }
             if original.params != .object([]) { lines += [StyledLine(""), StyledLine("Parameters", .title)] + json(original.params) }
             if let body = original.body { lines += [StyledLine(""), StyledLine("Body", .title)] + bodyLines(body) }
+            if let parts = message.transfer?.requestLines, !parts.isEmpty {
+                lines += [StyledLine(""), StyledLine("Body from files and parts", .title)] + parts.map { StyledLine($0) }
+            }
             lines.append(StyledLine(""))
             lines.append(StyledLine("timeout \(original.timeoutMilliseconds) ms", .dim))
             return lines
@@ -94,6 +97,9 @@ enum DetailContent {
             var lines = [StyledLine(response.statusLine, Style.status(response.statusCode).union(.bold))]
             lines += response.headers.map { StyledLine("\($0.name): \($0.value)") }
             lines.append(StyledLine(""))
+            if let facts = message.transfer?.responseLines, !facts.isEmpty {
+                lines += facts.map { StyledLine($0, .dim) } + [StyledLine("")]
+            }
             return lines + bodyLines(response.body)
         case .error:
             guard let error = message.error else { return [StyledLine("No error.", .good)] }

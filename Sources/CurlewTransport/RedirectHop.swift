@@ -57,6 +57,7 @@ enum RedirectHop {
         if becomesGET {
             next.method = "GET"
             next.body = nil
+            next.upload = nil
             next.headers.removeAll { ASCII.equalsIgnoringCase($0.name, "Content-Type") || ASCII.equalsIgnoringCase($0.name, "Content-Length") }
         }
         return .follow(next)

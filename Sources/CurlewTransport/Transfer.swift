@@ -28,6 +28,17 @@ final class Transfer {
 
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var bodyBuffer: UnsafeMutableRawBufferPointer?
+    /// The file a streamed upload reads from, or the multipart body, for the current hop.
+    private var uploadFile: UploadFile?
+    private var form: MultipartBody?
+    /// Where a 2xx body goes when the request is a download.
+    private var download: DownloadWriter?
+    /// The temporary file a body too large for memory went to.
+    private var spilledBody: BodyFile?
+    /// Whether the current response's body has been routed (to memory, a spill file or the download).
+    private var bodyRouted = false
+    /// A failure Curlew decided itself (a local file, a range mismatch), which wins over libcurl's code.
+    private(set) var localFailure: TransferError?
 
     private var requestHead = Data()
     private var requestBody = Data()
@@ -66,6 +77,7 @@ final class Transfer {
         curl_slist_free_all(headerList)
         bodyBuffer?.deallocate()
         if let pooledBody { bodyBuffers.give(pooledBody) }
+        _ = download?.finish(succeeded: false)
     }
 
     /// Applies every option of `request` to the easy handle. Returns libcurl's code on the first failure.
@@ -95,7 +107,10 @@ final class Transfer {
         }
 
         set(applyMethodAndBody(request))
-        set(applyHeaders(request.headers))
+        set(applyHeaders(request.headers, libcurlSetsContentType: form != nil))
+        if let target = request.download, download == nil {
+            download = DownloadWriter(target: target, url: request.url)
+        }
 
         if let total = request.totalTimeout {
             set(curlew_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)))
@@ -108,7 +123,9 @@ final class Transfer {
         set(curlew_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
         set(Self.setString(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(Self.setString(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-        set(curlew_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
+        if request.download == nil {
+            set(curlew_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
+        }
 
         set(curlew_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, request.tls.verifyPeer ? 1 : 0))
         set(curlew_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, request.tls.verifyHost ? 2 : 0))
@@ -123,6 +140,7 @@ final class Transfer {
         case .automatic: version = Int(CURL_HTTP_VERSION_2TLS)
         case .http1_1: version = Int(CURL_HTTP_VERSION_1_1)
         case .http2: version = Int(CURL_HTTP_VERSION_2_0)
+        case .http2PriorKnowledge: version = Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
         }
         set(curlew_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version))
         return code
@@ -131,6 +149,23 @@ final class Transfer {
     private func applyMethodAndBody(_ request: TransferRequest) -> CURLcode {
         let easy = handle.raw
         let method = request.method
+        switch request.upload {
+        case .file(let path)?:
+            return applyUploadFile(path, method: method)
+        case .multipart(let parts)?:
+            switch MultipartBody.make(parts, for: easy) {
+            case .failure(let error):
+                localFailure = error
+                return CURLE_READ_ERROR
+            case .success(let body):
+                form = body
+                var code = curlew_easy_setopt_pointer(easy, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(body.raw))
+                if code == CURLE_OK, method != "POST" { code = Self.setString(easy, CURLOPT_CUSTOMREQUEST, method) }
+                return code
+            }
+        case nil:
+            break
+        }
         if let body = request.body {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
             _ = body.copyBytes(to: buffer.bindMemory(to: UInt8.self))
@@ -153,7 +188,29 @@ final class Transfer {
         }
     }
 
-    private func applyHeaders(_ headers: [(name: String, value: String)]) -> CURLcode {
+    /// A body streamed from a file: libcurl's upload mode, with the request's own method.
+    private func applyUploadFile(_ path: String, method: String) -> CURLcode {
+        let easy = handle.raw
+        switch UploadFile.open(path) {
+        case .failure(let error):
+            localFailure = error
+            return CURLE_READ_ERROR
+        case .success(let file):
+            uploadFile = file
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            var code = curlew_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
+            func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
+            set(curlew_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(file.size)))
+            set(curlew_easy_setopt_data_callback(easy, CURLOPT_READFUNCTION, TransferCallbacks.read))
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_READDATA, context))
+            set(curlew_easy_setopt_seek_callback(easy, TransferCallbacks.seek))
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context))
+            if method != "PUT" { set(Self.setString(easy, CURLOPT_CUSTOMREQUEST, method)) }
+            return code
+        }
+    }
+
+    private func applyHeaders(_ headers: [(name: String, value: String)], libcurlSetsContentType: Bool) -> CURLcode {
         var list: UnsafeMutablePointer<curl_slist>?
         // A body makes libcurl add "Expect: 100-continue" and wait for the server; send at once
         // unless the caller asked for it.
@@ -161,7 +218,7 @@ final class Transfer {
             list = curl_slist_append(list, "Expect:")
         }
         // libcurl labels a POST without a Content-Type as a form; send only what was composed.
-        if !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Content-Type") }) {
+        if !libcurlSetsContentType, !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Content-Type") }) {
             list = curl_slist_append(list, "Content-Type:")
         }
         for header in headers {
@@ -217,7 +274,11 @@ final class Transfer {
         headerList = nil
         bodyBuffer?.deallocate()
         bodyBuffer = nil
+        uploadFile = nil
+        spilledBody = nil
+        bodyRouted = false
         handle.reset()
+        form = nil
         request = next
         hopStartedAt = DispatchTime.now().uptimeNanoseconds
         return configure(with: next)
@@ -248,9 +309,21 @@ final class Transfer {
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return true }
+        if !bodyRouted, !routeBody() { return false }
+        if let download, download.isOpen {
+            if let failure = download.write(bytes) {
+                localFailure = failure
+                return false
+            }
+            receivedBodyBytes += bytes.count
+            return true
+        }
         if receivedBodyBytes + bytes.count > maxResponseBytes {
             responseLimitHit = true
             return false
+        }
+        if spilledBody != nil || (request.spillThreshold.map { receivedBodyBytes + bytes.count > $0 } ?? false) {
+            return spill(bytes)
         }
         if let buffer = pooledBody {
             if receivedBodyBytes + bytes.count <= buffer.capacity {
@@ -268,6 +341,65 @@ final class Transfer {
         return true
     }
 
+    /// Decides where the current response's body goes, on its first byte: a download's file for a
+    /// 2xx answer to a download, memory otherwise. False when the download's file refused.
+    private func routeBody() -> Bool {
+        bodyRouted = true
+        guard let download, !download.isOpen, DownloadWriter.takes(status: long(CURLINFO_RESPONSE_CODE)) else { return true }
+        if let failure = download.begin(status: long(CURLINFO_RESPONSE_CODE), headers: responseHeaders) {
+            localFailure = failure
+            return false
+        }
+        return true
+    }
+
+    /// Writes `bytes` to the spill file, moving what memory holds there first.
+    private func spill(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if spilledBody == nil {
+            switch BodyFile.anonymous(in: request.spillDirectory) {
+            case .failure(let error):
+                localFailure = error
+                return false
+            case .success(let file):
+                spilledBody = file
+                let kept: Bool
+                if let buffer = pooledBody {
+                    kept = file.write(UnsafeRawBufferPointer(start: buffer.address, count: receivedBodyBytes))
+                    bodyBuffers.give(buffer)
+                    pooledBody = nil
+                } else {
+                    kept = responseBody.withUnsafeBytes { file.write($0) }
+                    responseBody = Data()
+                }
+                guard kept else { return spillFailed(file) }
+            }
+        }
+        guard let file = spilledBody, file.write(bytes) else { return spillFailed(spilledBody) }
+        receivedBodyBytes += bytes.count
+        return true
+    }
+
+    private func spillFailed(_ file: BodyFile?) -> Bool {
+        localFailure = TransferError(kind: .localFile, code: 23,
+                                     message: "could not write the response body to a temporary file in \(request.spillDirectory): \(file?.failure ?? "unknown error")")
+        return false
+    }
+
+    // MARK: Streamed request bodies
+
+    func readUpload(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let uploadFile else { return Int(CURL_READFUNC_ABORT) }
+        let count = uploadFile.read(into: buffer)
+        if count == Int(CURL_READFUNC_ABORT), let failure = uploadFile.failure {
+            localFailure = TransferError(kind: .localFile, code: 26, message: failure)
+        }
+        return count
+    }
+
+    func seekUpload(to offset: Int64) -> Bool {
+        uploadFile?.seek(to: offset) ?? false
+    }
+
     /// Returns a pooled buffer nothing was written into (a redirect's or a HEAD response's).
     private func releaseUnusedPooledBody() {
         guard let buffer = pooledBody, receivedBodyBytes == 0 else { return }
@@ -279,6 +411,7 @@ final class Transfer {
         switch ResponseHeaderLine(bytes) {
         case .statusLine(let line):
             statusLine = line
+            bodyRouted = false
             responseHeaders.removeAll(keepingCapacity: true)
             // Room for a typical response's headers at once, instead of growing 1, 2, 4, 8, 16.
             responseHeaders.reserveCapacity(16)
@@ -293,7 +426,8 @@ final class Transfer {
             // fresh, kernel-zeroed allocation and a copy at every step. Large ones go to a
             // pooled buffer whose pages are already mapped.
             if ASCII.equalsIgnoringCase(name, "Content-Length"), let length = Int(value),
-               length > 0, length <= maxResponseBytes, receivedBodyBytes == 0, pooledBody == nil {
+               length > 0, length <= maxResponseBytes, receivedBodyBytes == 0, pooledBody == nil,
+               request.download == nil, request.spillThreshold.map({ length <= $0 }) ?? true {
                 if length >= BodyBufferPool.minimumSize {
                     pooledBody = bodyBuffers.take(atLeast: length)
                 } else {
@@ -352,6 +486,16 @@ final class Transfer {
             responseBody = bodyBuffers.data(buffer, count: receivedBodyBytes)
             pooledBody = nil
         }
+        var spilled = false
+        if let file = spilledBody {
+            if let mapped = file.mappedData() {
+                responseBody = mapped
+                spilled = true
+            } else if localFailure == nil {
+                localFailure = TransferError(kind: .localFile, code: 23, message: "could not map the response body's temporary file")
+            }
+            spilledBody = nil
+        }
         let newConnections = long(CURLINFO_NUM_CONNECTS)
         let headerBytesSent = long(CURLINFO_REQUEST_SIZE)
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
@@ -384,11 +528,18 @@ final class Transfer {
             bytesSent: earlierHopsBytesSent + currentHopBytesSent(),
             bytesReceived: earlierHopsBytesReceived + currentHopBytesReceived()
         )
+        let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
+        // A 2xx download without a single body byte (an empty file) still creates its file.
+        if download != nil, code == CURLE_OK, !cancelled, refusal == nil, localFailure == nil, !bodyRouted, DownloadWriter.takes(status: status) {
+            _ = routeBody()
+        }
         let error: TransferError?
         if cancelled {
             error = .cancelled
         } else if let refusal {
             error = refusal
+        } else if let localFailure {
+            error = localFailure
         } else if code != CURLE_OK {
             error = TransferError.classify(
                 code: code,
@@ -400,6 +551,11 @@ final class Transfer {
         } else {
             error = nil
         }
+        var downloadOutcome: DownloadOutcome?
+        if let download {
+            downloadOutcome = download.finish(succeeded: error == nil && DownloadWriter.takes(status: status))
+            self.download = nil
+        }
         return TransferResult(
             id: id,
             error: error,
@@ -407,9 +563,11 @@ final class Transfer {
             requestBody: requestBody,
             requestBodySize: requestBodySize,
             statusLine: statusLine,
-            statusCode: statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE),
+            statusCode: status,
             responseHeaders: responseHeaders,
             responseBody: responseBody,
+            responseBodySpilled: spilled,
+            download: downloadOutcome,
             connection: connection,
             timings: timings
         )

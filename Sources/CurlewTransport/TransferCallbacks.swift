@@ -10,6 +10,18 @@ enum TransferCallbacks {
         return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
     }
 
+    static let read: curlew_data_callback = { buffer, size, count, context in
+        guard let buffer, let context else { return Int(CURL_READFUNC_ABORT) }
+        return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            .readUpload(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+    }
+
+    static let seek: curlew_seek_callback = { context, offset, origin in
+        guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+        return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().seekUpload(to: Int64(offset))
+            ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+    }
+
     static let header: curlew_data_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let length = size * count

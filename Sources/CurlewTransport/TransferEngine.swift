@@ -245,8 +245,8 @@ private final class TransferLoop {
                                 outbox: outbox, bodyBuffers: shared.bodyBuffers)
         let configured = transfer.configure(with: pending.request)
         guard configured == CURLE_OK else {
-            let error = TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
-                                      code: Int(configured.rawValue), message: handle.errorMessage(for: configured))
+            let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
+                                                               code: Int(configured.rawValue), message: handle.errorMessage(for: configured))
             pool.give(handle)
             outbox.events.append(.finished(failedBeforeStart(pending.id, error: error)))
             return
@@ -298,7 +298,7 @@ private final class TransferLoop {
         _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw)
         let configured = transfer.beginNextHop(next)
         guard configured == CURLE_OK else {
-            finish(transfer, code: configured, cancelled: false, inMulti: false)
+            finish(transfer, code: configured, cancelled: false, refusal: transfer.localFailure, inMulti: false)
             return
         }
         let added = curl_multi_add_handle(shared.multi.raw, transfer.handle.raw)

@@ -15,6 +15,10 @@ public struct TransferError: Error, Sendable, Equatable {
         /// A redirect to something other than an http or https URL (ftp:, file:, a malformed location).
         case redirectRefused
         case responseTooLarge
+        /// A local file could not be read (an upload) or written (a download, a large body).
+        case localFile
+        /// A resumed download got a 206 whose `Content-Range` does not continue where it stopped.
+        case rangeMismatch
         case cancelled
         /// The peer reset or dropped the connection while the exchange was under way.
         case connectionReset
@@ -66,6 +70,8 @@ public struct TransferError: Error, Sendable, Equatable {
             kind = .responseTooLarge
         case CURLE_WRITE_ERROR where responseLimitHit:
             kind = .responseTooLarge
+        case CURLE_WRITE_ERROR, CURLE_READ_ERROR:
+            kind = .localFile
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             kind = message.localizedCaseInsensitiveContains("chunk") ? .invalidResponse : .connectionReset
         case CURLE_PARTIAL_FILE:

@@ -5,10 +5,13 @@ import Foundation
 /// The agent composes this from its richer `Request`; nothing here is specific to libcurl.
 public struct TransferRequest: Sendable {
     /// HTTP protocol preference. `automatic` negotiates HTTP/2 over TLS and uses HTTP/1.1 otherwise.
-    public enum ProtocolPreference: Sendable {
+    public enum ProtocolPreference: String, Sendable, Equatable, CaseIterable {
         case automatic
-        case http1_1
+        case http1_1 = "http1.1"
+        /// HTTP/2 by ALPN over TLS, and by an `Upgrade: h2c` offer over plain HTTP.
         case http2
+        /// HTTP/2 from the first byte, without negotiation (plain HTTP servers that expect it).
+        case http2PriorKnowledge = "http2-prior-knowledge"
     }
 
     public var url: String
@@ -16,6 +19,15 @@ public struct TransferRequest: Sendable {
     /// Header fields in the order they are sent. Values must already be validated (no CR/LF).
     public var headers: [(name: String, value: String)]
     public var body: Data?
+    /// A body streamed from a file or built as multipart form data; wins over `body`.
+    public var upload: UploadSource?
+    /// Write a 2xx response's body to a file instead of memory.
+    public var download: DownloadTarget?
+    /// A body larger than this many bytes goes to an unlinked temporary file in `spillDirectory`
+    /// and comes back mapped from it, so it never sits in the process's memory; nil keeps every
+    /// body in memory.
+    public var spillThreshold: Int?
+    public var spillDirectory: String
     /// Limit for the whole exchange; `nil` means none.
     public var totalTimeout: Duration?
     /// Limit for establishing the connection (DNS, TCP and TLS); `nil` means none.
@@ -27,7 +39,8 @@ public struct TransferRequest: Sendable {
     /// Headers dropped when a redirect leads to another origin (scheme, host or port): credentials
     /// that were meant for the first server only. Compared case-insensitively.
     public var originBoundHeaderNames: [String]
-    /// A response body larger than this fails with `responseTooLarge` instead of exhausting memory.
+    /// A response body larger than this fails with `responseTooLarge` instead of exhausting memory
+    /// or disk. A download's file is not limited by it.
     public var maxResponseBytes: Int
     /// How many request-body bytes the wire capture keeps (the full size is always counted).
     public var requestCaptureLimit: Int
@@ -46,6 +59,10 @@ public struct TransferRequest: Sendable {
         method: String = "GET",
         headers: [(name: String, value: String)] = [],
         body: Data? = nil,
+        upload: UploadSource? = nil,
+        download: DownloadTarget? = nil,
+        spillThreshold: Int? = nil,
+        spillDirectory: String = NSTemporaryDirectory(),
         totalTimeout: Duration? = .seconds(15),
         connectTimeout: Duration? = .seconds(10),
         followRedirects: Bool = true,
@@ -63,6 +80,10 @@ public struct TransferRequest: Sendable {
         self.method = method
         self.headers = headers
         self.body = body
+        self.upload = upload
+        self.download = download
+        self.spillThreshold = spillThreshold
+        self.spillDirectory = spillDirectory
         self.totalTimeout = totalTimeout
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects

@@ -57,7 +57,13 @@ public struct TransferResult: Sendable {
     public var statusLine: String
     public var statusCode: Int
     public var responseHeaders: [(name: String, value: String)]
+    /// In memory, or mapped from an unlinked temporary file when it was larger than the request's
+    /// `spillThreshold` (`responseBodySpilled`); empty when it went to a download's file.
     public var responseBody: Data
+    /// The body went to a temporary file and `responseBody` is mapped from it.
+    public var responseBodySpilled: Bool = false
+    /// What became of the request's download, when it had one and a 2xx body started.
+    public var download: DownloadOutcome?
     public var connection: ConnectionFacts
     public var timings: TransferTimings
 

@@ -30,6 +30,9 @@ extension RequestError {
         case .tooManyRedirects: 47
         case .insecureRedirect, .redirectRefused: 1
         case .responseTooLarge: 63
+        // curl: 26 when a file to send cannot be read, 23 when the body cannot be written.
+        case .localFile: code == 26 ? 26 : 23
+        case .rangeMismatch: 33
         case .connectionReset: 56
         case .incompleteResponse: 18
         case .emptyResponse: 52

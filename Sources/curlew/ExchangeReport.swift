@@ -27,6 +27,11 @@ struct ExchangeReport {
             lines.append("Timing  \(connectionSummary)")
             lines += TimingChart.lines(timings, reused: message.connection?.reused ?? false)
         }
+        if let transfer = message.transfer, !transfer.lines.isEmpty {
+            lines.append("")
+            lines.append("Transfer")
+            lines += transfer.lines.map { "  " + $0 }
+        }
         if let pipeline = message.pipeline {
             let rows = pipeline.lines
             if !rows.isEmpty {

@@ -37,6 +37,9 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("repeat"), help: "Send the request this many times in a row, one summary line each.")
     var repeatCount: Int = 1
 
+    @OptionGroup(title: "Bodies, files and protocol")
+    var transfer: TransferOptions
+
     @OptionGroup(title: "Middle layer")
     var pipeline: PipelineOptions
 
@@ -63,6 +66,9 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("give a URL, optionally preceded by a method: curlew send [METHOD] URL")
         }
         guard data == nil || json == nil else { throw ValidationError("use either -d/--data or --json, not both") }
+        guard !transfer.givesBody || (data == nil && json == nil) else {
+            throw ValidationError("-F/--form and -T/--upload-file carry the body; do not also give -d/--data or --json")
+        }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
         do {
             _ = try SecondsInput.duration(timeout, field: "--timeout")
@@ -99,7 +105,7 @@ struct SendCommand: AsyncParsableCommand {
             // A request counts as done once its log entry is on disk.
             await agent.waitForObservers()
             if repeatCount == 1 {
-                print(forTerminal(ExchangeReport(message: message, showsRequest: verbose, showsBody: !hideBody).text))
+                print(forTerminal(ExchangeReport(message: message, showsRequest: verbose, showsBody: !hideBody && transfer.output == nil).text))
             } else {
                 print(forTerminal("#\(index) " + ExchangeReport.summary(message)))
                 fflush(nil)
@@ -121,7 +127,8 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     private func makeRequest() throws -> Request {
-        let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased()) : ((data ?? json) == nil ? .get : .post)
+        let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased())
+            : transfer.impliedMethod ?? ((data ?? json) == nil ? .get : .post)
         var headers = HTTPHeaders()
         for line in header {
             let colon = line.firstIndex(of: ":")!
@@ -138,6 +145,7 @@ struct SendCommand: AsyncParsableCommand {
         } else if let data {
             request.requestSerializer = .raw(try Self.body(from: data), contentType: "application/x-www-form-urlencoded")
         }
+        try transfer.apply(to: &request)
         return request
     }
 

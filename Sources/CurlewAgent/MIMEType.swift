@@ -1,0 +1,23 @@
+/// MIME types guessed from a file's extension, for form parts and uploads that do not name one.
+enum MIMEType {
+    static func guess(forPath path: String) -> String {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return fallback }
+        return byExtension[path[path.index(after: dot)...].lowercased()] ?? fallback
+    }
+
+    static let fallback = "application/octet-stream"
+
+    private static let byExtension: [String: String] = [
+        "txt": "text/plain", "text": "text/plain", "log": "text/plain", "md": "text/markdown", "csv": "text/csv",
+        "html": "text/html", "htm": "text/html", "css": "text/css", "xml": "application/xml",
+        "js": "text/javascript", "mjs": "text/javascript", "json": "application/json", "ndjson": "application/x-ndjson",
+        "yaml": "application/yaml", "yml": "application/yaml", "toml": "application/toml",
+        "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+        "svg": "image/svg+xml", "ico": "image/vnd.microsoft.icon", "heic": "image/heic", "avif": "image/avif",
+        "mp3": "audio/mpeg", "wav": "audio/wav", "ogg": "audio/ogg", "mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm",
+        "pdf": "application/pdf", "zip": "application/zip", "gz": "application/gzip", "tgz": "application/gzip",
+        "tar": "application/x-tar", "bz2": "application/x-bzip2", "xz": "application/x-xz", "7z": "application/x-7z-compressed",
+        "wasm": "application/wasm", "bin": "application/octet-stream", "har": "application/json",
+        "proto": "text/plain", "pb": "application/x-protobuf",
+    ]
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Writes a download's body: decides on the response's first body byte whether it continues the
+/// partial file (a 206 that matches the resume), starts it over (any other 2xx), or is not the
+/// download at all (anything else stays in memory), and at the end moves the file into place or
+/// keeps it for a later resume.
+///
+/// Used only on the transfer thread.
+final class DownloadWriter {
+    let target: DownloadTarget
+    private let url: String
+    private var file: BodyFile?
+    private var startSize: Int64 = 0
+    private var resumedFrom: Int64?
+    private var restartedFrom: Int64?
+
+    init(target: DownloadTarget, url: String) {
+        self.target = target
+        self.url = url
+    }
+
+    /// Whether the body of a response with this status goes to the file.
+    static func takes(status: Int) -> Bool {
+        (200..<300).contains(status)
+    }
+
+    /// Opens the partial file for a response with this status and these headers.
+    func begin(status: Int, headers: [(name: String, value: String)]) -> TransferError? {
+        var offset: Int64 = 0
+        if let resume = target.resumeFrom {
+            if status == 206 {
+                let header = headers.last { ASCII.equalsIgnoringCase($0.name, "Content-Range") }?.value
+                guard let start = header.flatMap(Self.contentRangeStart), start == resume.offset else {
+                    return TransferError(kind: .rangeMismatch, code: 33,
+                                         message: "asked to resume at byte \(resume.offset), the server sent Content-Range \(header ?? "(none)")")
+                }
+                offset = start
+                resumedFrom = start
+            } else {
+                restartedFrom = resume.offset
+            }
+        } else if status == 206 {
+            return TransferError(kind: .rangeMismatch, code: 33, message: "the server sent a partial answer (206) to a request for the whole body")
+        }
+        switch BodyFile.open(path: target.partialPath, keeping: offset) {
+        case .failure(let error):
+            return error
+        case .success(let opened):
+            file = opened
+            startSize = opened.size
+        }
+        if target.resumable {
+            ResumeRecord(url: url, etag: Self.header("ETag", in: headers), lastModified: Self.header("Last-Modified", in: headers), bytes: startSize)
+                .write(to: target.recordPath)
+        }
+        return nil
+    }
+
+    var isOpen: Bool { file != nil }
+
+    func write(_ bytes: UnsafeRawBufferPointer) -> TransferError? {
+        guard let file else { return nil }
+        guard file.write(bytes) else {
+            return TransferError(kind: .localFile, code: 23, message: "could not write \(target.partialPath): \(file.failure ?? "unknown error")")
+        }
+        return nil
+    }
+
+    /// Ends the download: on success the file is moved to `path` and the record removed; otherwise
+    /// the partial file and its record stay for a resume (or both go when it is not resumable).
+    func finish(succeeded: Bool) -> DownloadOutcome? {
+        guard let file else { return nil }
+        file.close()
+        let size = file.size
+        var completed = false
+        if succeeded {
+            completed = rename(target.partialPath, target.path) == 0
+            if completed { unlink(target.recordPath) }
+        } else if target.resumable {
+            if var record = ResumeRecord.read(from: target.recordPath) {
+                record.bytes = size
+                record.write(to: target.recordPath)
+            }
+        } else {
+            target.discardPartial()
+        }
+        return DownloadOutcome(
+            path: target.path, completed: completed, partialPath: target.partialPath,
+            bytesWritten: size - startSize, fileSize: size, resumedFrom: resumedFrom, restartedFrom: restartedFrom,
+            resumable: !completed && target.resumable && ResumeRecord.read(from: target.recordPath)?.validator != nil
+        )
+    }
+
+    /// The first byte position of `bytes first-last/total`.
+    static func contentRangeStart(_ value: String) -> Int64? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = trimmed.dropFirst(6)
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        return Int64(spec[..<dash].trimmingCharacters(in: .whitespaces))
+    }
+
+    private static func header(_ name: String, in headers: [(name: String, value: String)]) -> String? {
+        headers.last { ASCII.equalsIgnoringCase($0.name, name) }?.value
+    }
+}
