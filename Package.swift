@@ -81,7 +81,9 @@ let package = Package(
             path: "Tests/CurlewTestSupport"
         ),
         .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewLocking", "CurlewTransport", "CurlewDemoServer", "CurlewTestSupport"]),
-        .testTarget(name: "CurlewAgentTests", dependencies: ["CurlewLocking", "CurlewAgent", "CurlewSessions", "CurlewSigning", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewAgentTests", dependencies: [
+            "CurlewLocking", "CurlewAgent", "CurlewSessions", "CurlewSigning", "CurlewTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(

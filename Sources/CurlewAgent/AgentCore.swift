@@ -185,7 +185,7 @@ final class AgentCore: Sendable {
         )
         var connection = result.connection
         connection.effectiveURL = URLPassword.masking(in: connection.effectiveURL)
-        var transfer = composed.transfer
+        var (original, transfer) = composed.splittingTransfer()
         if result.download != nil || result.responseBodySpilled {
             transfer = transfer ?? TransferRecord()
             transfer?.download = result.download
@@ -193,7 +193,7 @@ final class AgentCore: Sendable {
         }
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
-            startedAt: info.startedAt, original: composed, sent: sent, response: snapshot(of: result, headers: headers),
+            startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, headers: headers),
             error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline,
             transfer: transfer
         )

@@ -33,6 +33,14 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
         case method, url, headers, params, body, timeoutMilliseconds, automaticHeaders
     }
 
+    /// This request without its transfer record, and the record, which a debug message keeps
+    /// apart (`DebugMessage.transfer`), so a message reads back from a log as it was written.
+    func splittingTransfer() -> (ComposedRequest, TransferRecord?) {
+        var request = self
+        request.transfer = nil
+        return (request, transfer)
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         method = try container.decode(String.self, forKey: .method)

@@ -19,15 +19,13 @@ struct GeneratedBody: Sendable {
         duration > 0 ? duration / Double(max(1, (count + pieceSize - 1) / pieceSize)) : 0
     }
 
-    /// The body bytes `offset ..< offset + length` (offsets within this body).
+    /// The body bytes `offset ..< offset + length` (offsets within this body; `length` at most
+    /// 256 KiB), copied from a prepared run of the alphabet.
     func bytes(from offset: Int, length: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
-            var value = Int((first + offset + shift) % 26)
-            for index in 0..<length {
-                buffer[index] = UInt8(ascii: "a") + UInt8(value)
-                value = value == 25 ? 0 : value + 1
-            }
-            initialized = length
-        }
+        let start = (first + offset + shift) % 26
+        return Array(Self.pattern[start..<(start + length)])
     }
+
+    /// The alphabet repeated past the largest piece plus one alphabet's worth of offset.
+    private static let pattern: [UInt8] = (0..<((256 << 10) + 26)).map { UInt8(ascii: "a") + UInt8($0 % 26) }
 }

@@ -25,8 +25,8 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("json"), help: "JSON request body; sets Content-Type and Accept to application/json.")
     var json: String?
 
-    @Option(help: "Seconds the whole request may take.")
-    var timeout: Double = 15
+    @Option(help: "Seconds the whole request may take (default: 15, or a day with --output).")
+    var timeout: Double?
 
     @Option(name: .customLong("connect-timeout"), help: "Seconds establishing the connection may take.")
     var connectTimeout: Double = 10
@@ -71,7 +71,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
         do {
-            _ = try SecondsInput.duration(timeout, field: "--timeout")
+            _ = try SecondsInput.duration(totalSeconds, field: "--timeout")
             _ = try SecondsInput.duration(connectTimeout, field: "--connect-timeout")
         } catch {
             throw ValidationError(error.message)
@@ -87,7 +87,7 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         var request = try makeRequest()
         var config = NetworkConfig(
-            requestTimeout: try SecondsInput.duration(timeout, field: "--timeout"),
+            requestTimeout: try SecondsInput.duration(totalSeconds, field: "--timeout"),
             connectTimeout: try SecondsInput.duration(connectTimeout, field: "--connect-timeout"),
             allowInsecureRedirects: allowDowngrade,
             tls: TLSSettings(allowInvalidCertificates: insecure)
@@ -119,6 +119,12 @@ struct SendCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data((raw || isatty(STDERR_FILENO) == 0 ? text : TerminalText.escapingControls(text)).utf8))
             throw ExitCode(lastFailure.error.exitCode)
         }
+    }
+
+    /// The whole request's limit: as given, else 15 s, or a day for a download, which may
+    /// rightly take long.
+    private var totalSeconds: Double {
+        timeout ?? (transfer.output == nil ? 15 : 86_400)
     }
 
     /// What the network sent, made safe for a terminal unless `--raw` or stdout is not one.

@@ -27,7 +27,16 @@ struct SessionRecordWriterTests {
             timings: TimingBreakdown(queued: 1, dns: nil, connect: 3, tls: nil, send: 4, wait: 5, receive: 6, redirect: 7, total: 8),
             connection: ConnectionInfo(httpVersion: "2", remoteIP: "::1", remotePort: 443, localIP: "::1", localPort: 5, reused: true,
                                        newConnections: 0, redirectCount: 1, effectiveURL: "https://h.test/", bytesSent: 10, bytesReceived: 20),
-            callbackQueue: "q"
+            callbackQueue: "q",
+            transfer: TransferRecord(
+                uploadFile: "/tmp/u", uploadBytes: 3,
+                formParts: [.init(name: tricky, filename: "a \"b\".png", contentType: "image/png", file: "/tmp/\(tricky)", size: 12),
+                            .init(name: "n", size: 2, value: tricky)],
+                downloadDestination: "/tmp/out", resumeRequestedFrom: 100,
+                download: DownloadReport(path: "/tmp/out", completed: false, partialPath: "/tmp/out.curlew-partial", bytesWritten: 50,
+                                         fileSize: 150, resumedFrom: 100, restartedFrom: nil, resumable: true),
+                bodyInTemporaryFile: true
+            )
         )
         let line = SessionRecordWriter.messageLine(message, custom: ["build": 9])
         #expect(line.last == 0x0A)

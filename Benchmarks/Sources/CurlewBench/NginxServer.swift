@@ -9,6 +9,8 @@ final class NginxServer {
 
     static let smallBody = #"{"ok":true,"server":"nginx","items":[1,2,3],"message":"hello from the benchmark"}"#
     static let bigSize = 1 << 20
+    /// The download scenario's file on /huge: sparse, so it costs no disk.
+    static let hugeSize = 1 << 30
 
     init() throws {
         directory = NSTemporaryDirectory() + "curlew-bench-nginx-\(getpid())"
@@ -18,6 +20,10 @@ final class NginxServer {
         let big = Data((0..<Self.bigSize).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try big.write(to: URL(fileURLWithPath: directory + "/big.bin"))
         chmod(directory + "/big.bin", 0o644)
+        guard FileManager.default.createFile(atPath: directory + "/huge.bin", contents: nil), truncate(directory + "/huge.bin", off_t(Self.hugeSize)) == 0 else {
+            throw BenchError("could not create the sparse download file")
+        }
+        chmod(directory + "/huge.bin", 0o644)
         port = try Self.freePort()
         let config = """
         \(getuid() == 0 ? "user root;" : "")
@@ -39,6 +45,7 @@ final class NginxServer {
                 listen 127.0.0.1:\(port) backlog=4096;
                 location = /get { default_type application/json; return 200 '\(Self.smallBody)'; }
                 location = /big { default_type application/octet-stream; alias \(directory)/big.bin; }
+                location = /huge { default_type application/octet-stream; alias \(directory)/huge.bin; }
             }
         }
         """

@@ -54,6 +54,9 @@ enum Scenarios {
                     ingests %.0f messages/s while keys are handled (target at least 50,000) · key latency p99 %.1f ms, max %.1f ms (target under 50 ms)
                     """, metrics["rate"] ?? 0, metrics["p99"] ?? 0, metrics["max"] ?? 0)
             },
+            Scenario(name: "download") { executable, nginx in
+                try download(executable, nginx, smoke: smoke)
+            },
             Scenario(name: "startup") { executable, _ in
                 let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/release/curlew"
                 var times: [Double] = []
@@ -67,6 +70,39 @@ enum Scenarios {
                     """, times[times.count / 2], frame["milliseconds"] ?? 0)
             },
         ]
+    }
+
+    /// One large download to a file by `curlew send -o` (the command users run), the bare libcurl
+    /// loop writing to a file, and `curl -o`: MB/s, client CPU and peak RSS, best of three.
+    private static func download(_ executable: String, _ nginx: NginxServer, smoke: Bool) throws -> String {
+        let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/release/curlew"
+        let url = nginx.baseURL + (smoke ? "/big" : "/huge")
+        let size = Double(smoke ? NginxServer.bigSize : NginxServer.hugeSize)
+        let path = NSTemporaryDirectory() + "curlew-bench-download-\(getpid()).bin"
+        defer { unlink(path) }
+        let runs: [(String, String, [String])] = [
+            ("Curlew `send -o`", curlew, ["send", "--no-body", "-o", path, url]),
+            ("bare libcurl loop", executable, ["scenario", "download-bare", url, path]),
+            ("curl -o", "curl", ["-s", "-o", path, url]),
+        ]
+        var rows: [(name: String, best: ChildResult)] = []
+        for (name, program, arguments) in runs {
+            var best: ChildResult?
+            for _ in 0..<(smoke ? 1 : 3) {
+                unlink(path)
+                let result = try ChildProcess.run(program, arguments)
+                guard result.status == 0 else { throw BenchError("\(name) download failed with status \(result.status)") }
+                if best == nil || result.wallSeconds < best!.wallSeconds { best = result }
+            }
+            rows.append((name, best!))
+        }
+        let bare = rows[1].best.wallSeconds
+        var text = String(format: "### Download of %.0f MiB to a file\n\n| client | MB/s | vs bare loop | client CPU s | peak RSS MiB |\n|---|---:|---:|---:|---:|\n", size / 1_048_576)
+        for row in rows {
+            text += String(format: "| %@ | %.0f | %.2fx | %.2f | %.1f |\n", row.name, size / row.best.wallSeconds / 1e6, bare / row.best.wallSeconds,
+                           row.best.cpuSeconds, Double(row.best.peakRSSKiB) / 1024)
+        }
+        return text + "\nTarget: Curlew's peak RSS under 64 MiB whatever the size."
     }
 
     private static func child(_ executable: String, _ arguments: [String]) throws -> [String: Double] {
@@ -88,6 +124,7 @@ enum Scenarios {
         case "logger": metrics = try logger(count: Int(arguments[1])!)
         case "view-model": metrics = viewModel(count: Int(arguments[1])!)
         case "first-frame": metrics = firstFrame()
+        case "download-bare": metrics = try BareCurlDownload.run(url: arguments[1], path: arguments[2])
         default: throw BenchError("unknown scenario \(arguments.first ?? "")")
         }
         say(String(decoding: try JSONSerialization.data(withJSONObject: metrics), as: UTF8.self))

@@ -17,11 +17,12 @@ struct FinishedExchange {
             return core.debugMessage(info: info, composed: composed, result: result, headers: result.fieldHeaders, state: state,
                                      error: error, pipeline: record)
         }
+        let (original, transfer) = (composed ?? AgentCore.asTyped(info)).splittingTransfer()
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state, startedAt: info.startedAt,
-            original: composed ?? AgentCore.asTyped(info), sent: nil, response: answer.map(core.snapshot(of:)), error: error,
+            original: original, sent: nil, response: answer.map(core.snapshot(of:)), error: error,
             timings: nil, connection: nil,
-            callbackQueue: core.callbackQueueLabel, pipeline: record
+            callbackQueue: core.callbackQueueLabel, pipeline: record, transfer: transfer
         )
     }
 }

@@ -1,0 +1,292 @@
+import CurlewAgent
+import Crypto
+import CurlewLocking
+import CurlewTestSupport
+import Foundation
+import Testing
+
+/// A fresh owner-only directory for one test's files.
+private func scratchDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "curlew-files-\(uniqueTag())"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    return path
+}
+
+/// Whether the file at `path` holds exactly the demo server's `/range/{size}` body of version `shift`.
+private func holdsAlphabet(_ path: String, size: Int, shift: Int = 0) throws -> Bool {
+    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    var position = 0
+    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        for byte in chunk {
+            guard byte == UInt8(ascii: "a") + UInt8((position + shift) % 26) else { return false }
+            position += 1
+        }
+    }
+    return position == size
+}
+
+private func sha256Hex(_ data: Data) -> String {
+    SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+}
+
+private func fileMode(_ path: String) throws -> Int {
+    try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+}
+
+@Suite("Forms, uploads, downloads and large bodies")
+struct FileTransferTests {
+    @Test("a multipart form: params become text parts, files are streamed with guessed or given types, part headers are sent")
+    func multipartForm() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let notes = directory + "/notes.json"
+        let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try bytes.write(to: URL(fileURLWithPath: notes))
+        let agent = try await pipelineAgent()
+        var form = MultipartForm()
+        form.append(name: "caption", value: "a line\nand another")
+        form.append(name: "notes", fileAt: notes)
+        form.append(name: "avatar", data: Data("PNG!".utf8), filename: "me.png", mimeType: "image/png", headers: ["X-Part": "yes"])
+        var request = Request(.post, "/post", params: ["user": "ada", "tags": ["x", "y"]])
+        request.form = form
+        let outcome = await sendCapturing(agent, request)
+        let json = try outcome.result.get().json()
+        #expect(json["form"]?["user"] == .string("ada"))
+        #expect(json["form"]?["tags[]"] != nil)
+        #expect(json["form"]?["caption"] == .string("a line\nand another"))
+        #expect(json["files"]?["notes"]?["filename"] == .string("notes.json"))
+        #expect(json["files"]?["notes"]?["contentType"] == .string("application/json"))
+        #expect(json["files"]?["notes"]?["size"] == .int(300_000))
+        #expect(json["files"]?["avatar"]?["contentType"] == .string("image/png"))
+        #expect(json["files"]?["avatar"]?["headers"]?["x-part"] == .string("yes"))
+        let record = try #require(outcome.message?.transfer)
+        #expect(record.formParts.map(\.name) == ["user", "tags[]", "tags[]", "caption", "notes", "avatar"])
+        #expect(record.formParts.first { $0.name == "notes" }?.file == notes)
+        #expect(record.formParts.first { $0.name == "notes" }?.size == 300_000)
+        #expect(outcome.message?.original?.transfer == nil, "the record is kept once, in the message")
+    }
+
+    @Test("a form part naming a missing file, or a part name with a line break, is refused before anything is sent")
+    func formRefusals() async throws {
+        let agent = try await pipelineAgent()
+        let tag = uniqueTag()
+        var missing = Request(.post, "/post?\(tag)")
+        var form = MultipartForm()
+        form.append(name: "file", fileAt: "/nonexistent/\(tag).bin")
+        missing.form = form
+        await #expect(throws: RequestFailure.self) { try await agent.send(missing) }
+        let failure = await sendCapturing(agent, missing)
+        guard case .failure(let error) = failure.result else { Issue.record("expected a failure"); return }
+        #expect(error.error.kind == .localFile)
+        #expect(error.error.message.contains("/nonexistent/\(tag).bin"))
+        var injected = Request(.post, "/post?\(tag)")
+        var bad = MultipartForm()
+        bad.append(name: "a\r\nX-Evil: 1", value: "v")
+        injected.form = bad
+        let refused = await sendCapturing(agent, injected)
+        guard case .failure(let invalid) = refused.result else { Issue.record("expected a failure"); return }
+        #expect(invalid.error.kind == .invalidBody)
+        #expect(try await serverCount(tag) == 0)
+    }
+
+    @Test("an upload streams a file as PUT or POST; the server's digest matches, and the record names the file")
+    func uploadFile() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/payload.bin"
+        let payload = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        try payload.write(to: URL(fileURLWithPath: path))
+        let agent = try await pipelineAgent()
+        for method in [HTTPMethod.put, .post] {
+            var request = Request(method, "/upload")
+            request.uploadFile = path
+            let outcome = await sendCapturing(agent, request)
+            let json = try outcome.result.get().json()
+            #expect(json["method"] == .string(method.rawValue))
+            #expect(json["bytes"] == .int(3_000_000))
+            #expect(json["sha256"] == .string(sha256Hex(payload)))
+            #expect(json["contentType"] == .string("application/octet-stream"))
+            #expect(outcome.message?.transfer?.uploadFile == path)
+            #expect(outcome.message?.transfer?.uploadBytes == 3_000_000)
+            #expect(outcome.message?.sent?.body?.size == 3_000_000)
+        }
+        var missing = Request(.put, "/upload")
+        missing.uploadFile = directory
+        guard case .failure(let failure) = await sendCapturing(agent, missing).result else { Issue.record("expected a failure"); return }
+        #expect(failure.error.kind == .localFile)
+        #expect(failure.error.code == 26)
+    }
+
+    @Test("a download lands whole, owner-only, with no partial file or record left; progress is reported on the way")
+    func download() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/file.bin"
+        let agent = try await pipelineAgent()
+        var request = Request(.get, "/range/2000000?duration=0.5")
+        request.download = Download(to: destination)
+        let progress = Locked<[RequestProgress]>([])
+        let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+            agent.start(request, callbacks: RequestCallbacks(
+                success: { continuation.resume(returning: $0) },
+                failure: { continuation.resume(throwing: $0) },
+                progress: { update in progress.withLock { $0.append(update) } }
+            ))
+        }
+        #expect(response.body.isEmpty)
+        let report = try #require(response.download)
+        #expect(report.completed)
+        #expect(report.fileSize == 2_000_000)
+        #expect(try holdsAlphabet(destination, size: 2_000_000))
+        #expect(try fileMode(destination) == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: destination + ".curlew-partial"))
+        #expect(!FileManager.default.fileExists(atPath: destination + ".curlew-resume"))
+        let received = progress.withLock { $0.map(\.bytesReceived) }
+        #expect(!received.isEmpty)
+        #expect(received == received.sorted())
+    }
+
+    @Test("a download cancelled near half way resumes with Range and If-Range and ends byte-identical")
+    func resumeAfterCancel() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/file.bin"
+        let size = 4_000_000
+        let agent = try await pipelineAgent()
+        var request = Request(.get, "/range/\(size)?duration=2")
+        request.download = Download(to: destination)
+        let handle = agent.start(request, callbacks: RequestCallbacks())
+        let partial = destination + ".curlew-partial"
+        try await waitUntil(timeout: .seconds(20)) {
+            ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0) >= size / 2
+        }
+        agent.cancel(handle)
+        try await waitUntil(timeout: .seconds(20)) { FileManager.default.fileExists(atPath: destination + ".curlew-resume") }
+        try await waitUntil { handle.state.isTerminal }
+        let kept = try #require((try FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.int64Value)
+        #expect(kept > 0 && kept < Int64(size))
+        #expect(try fileMode(destination + ".curlew-resume") == 0o600)
+
+        var again = Request(.get, "/range/\(size)")
+        again.download = Download(to: destination)
+        // The record is for the URL that was interrupted: resume the same URL.
+        again.path = "/range/\(size)?duration=2"
+        let outcome = await sendCapturing(agent, again)
+        let report = try #require(try outcome.result.get().download)
+        #expect(report.completed)
+        #expect(report.resumedFrom == kept)
+        #expect(report.bytesWritten == Int64(size) - kept)
+        #expect(try holdsAlphabet(destination, size: size))
+        let headers = try #require(outcome.message?.original?.headers)
+        #expect(headers.contains { $0.name == "Range" && $0.value == "bytes=\(kept)-" })
+        #expect(headers.contains { $0.name == "If-Range" && $0.value == "\"range-\(size)-0\"" })
+        #expect(outcome.message?.transfer?.responseLines.contains("resume    resumed from byte \(kept) (206 Partial Content)") == true)
+    }
+
+    @Test("a download cut by a connection reset keeps its bytes, then resumes to the end")
+    func resumeAfterReset() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/file.bin"
+        let agent = try await pipelineAgent()
+        var request = Request(.get, "/range/3000000?abort=1000000")
+        request.download = Download(to: destination)
+        let first = await sendCapturing(agent, request)
+        guard case .failure(let failure) = first.result else { Issue.record("expected the reset to fail the download"); return }
+        #expect([.connectionReset, .incompleteResponse].contains(failure.error.kind))
+        let stopped = try #require(first.message?.transfer?.download)
+        #expect(!stopped.completed)
+        #expect(stopped.fileSize == 1_000_000)
+        #expect(stopped.resumable)
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        // Each exchange gets up to a million bytes before the reset: three make the whole file.
+        var reports: [DownloadReport] = []
+        for _ in 0..<2 {
+            let outcome = await sendCapturing(agent, request)
+            reports.append(try #require(outcome.message?.transfer?.download))
+        }
+        #expect(reports.map(\.resumedFrom) == [1_000_000, 2_000_000])
+        #expect(reports.last?.completed == true)
+        #expect(try holdsAlphabet(destination, size: 3_000_000))
+    }
+
+    @Test("when the resource changed (If-Range fails) the server's 200 restarts the download cleanly")
+    func restartOnChange() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/file.bin"
+        let agent = try await pipelineAgent()
+        var request = Request(.get, "/range/2000000?abort=500000")
+        request.download = Download(to: destination)
+        _ = await sendCapturing(agent, request)
+        // Another version of the resource: the recorded ETag no longer matches.
+        let record = destination + ".curlew-resume"
+        let text = try String(contentsOfFile: record, encoding: .utf8).replacingOccurrences(of: "range-2000000-0", with: "range-2000000-9")
+        try text.write(toFile: record, atomically: true, encoding: .utf8)
+        var whole = Request(.get, "/range/2000000?abort=500000")
+        whole.download = Download(to: destination)
+        whole.path = "/range/2000000?abort=500000"
+        let outcome = await sendCapturing(agent, whole)
+        let report = try #require(outcome.message?.transfer?.download)
+        #expect(report.restartedFrom == 500_000)
+        #expect(report.resumedFrom == nil)
+        #expect(report.fileSize == 500_000, "started over from byte 0, then cut again at 500,000")
+        #expect(try holdsAlphabet(destination + ".curlew-partial", size: 500_000))
+        #expect(outcome.message?.response?.statusCode == 200)
+    }
+
+    @Test("an error status is not a download: its body stays in memory and no file appears")
+    func errorIsNotDownloaded() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/file.bin"
+        let agent = try await pipelineAgent()
+        var request = Request(.get, "/status/404")
+        request.download = Download(to: destination)
+        let outcome = await sendCapturing(agent, request)
+        guard case .failure(let failure) = outcome.result else { Issue.record("expected a failure"); return }
+        #expect(failure.error.kind == .unacceptableStatus)
+        #expect(failure.response?.body.isEmpty == false)
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        #expect(!FileManager.default.fileExists(atPath: destination + ".curlew-partial"))
+        #expect(outcome.message?.transfer?.responseLines.first?.contains("nothing written") == true)
+        var intoDirectory = Request(.get, "/get")
+        intoDirectory.download = Download(to: directory)
+        guard case .failure(let refused) = await sendCapturing(agent, intoDirectory).result else { Issue.record("expected a failure"); return }
+        #expect(refused.error.kind == .localFile)
+    }
+
+    @Test("a body above the memory limit goes to an unlinked temporary file and reads back whole")
+    func spilledBody() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let agent = try await pipelineAgent {
+            $0.memoryBodyLimit = 1 << 20
+            $0.temporaryDirectory = directory
+        }
+        let outcome = await sendCapturing(agent, Request(.get, "/range/5000000"))
+        let response = try outcome.result.get()
+        #expect(response.body.count == 5_000_000)
+        #expect(response.body.enumerated().allSatisfy { $0.element == UInt8(ascii: "a") + UInt8($0.offset % 26) })
+        #expect(outcome.message?.transfer?.bodyInTemporaryFile == true)
+        #expect(outcome.message?.response?.body.size == 5_000_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "the temporary file is unlinked at once")
+        let small = await sendCapturing(agent, Request(.get, "/get"))
+        #expect(small.message?.transfer == nil)
+    }
+
+    @Test("the HTTP version a request asks for is the one on the wire")
+    func httpVersion() async throws {
+        let agent = try await pipelineAgent()
+        var request = Request(.get, "/get")
+        request.httpVersion = .http1_1
+        let plain = await sendCapturing(agent, request)
+        #expect(plain.message?.sent?.head.hasPrefix("GET /get HTTP/1.1\r\n") == true)
+        #expect(plain.message?.sent?.head.contains("h2c") == false)
+        request.httpVersion = .http2
+        let upgrade = await sendCapturing(agent, request)
+        #expect(upgrade.message?.sent?.head.contains("Upgrade: h2c") == true)
+        #expect(try upgrade.result.get().httpVersion == "1.1", "the HTTP/1.1 demo server declines the upgrade")
+    }
+}

@@ -1,0 +1,143 @@
+import CurlewSessions
+import CurlewTestSupport
+import Foundation
+import Testing
+
+private func scratchDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "curlew-send-files-\(uniqueTag())"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    return path
+}
+
+private func fileSize(_ path: String) -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? -1
+}
+
+/// Whether the file holds exactly the demo server's `/range/{size}` body.
+private func holdsAlphabet(_ path: String, size: Int64) throws -> Bool {
+    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    var position: Int64 = 0
+    while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {
+        let matches = chunk.withUnsafeBytes { bytes -> Bool in
+            for index in 0..<bytes.count where bytes[index] != UInt8(ascii: "a") + UInt8((position + Int64(index)) % 26) { return false }
+            return true
+        }
+        guard matches else { return false }
+        position += Int64(chunk.count)
+    }
+    return position == size
+}
+
+@Suite("curlew send with forms, uploads and downloads")
+struct SendFilesTests {
+    @Test("-F sends text and file parts; the Transfer block lists them and the log hides a password part")
+    func form() async throws {
+        let server = try await TestServer.shared()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/photo.jpg"
+        try Data(repeating: 7, count: 4096).write(to: URL(fileURLWithPath: file))
+        let log = directory + "/session.jsonl"
+        let result = try await CurlewProcess.run([
+            "send", "--log", log, "-F", "title=Hello", "-F", "password=hunter2", "-F", "photo=@\(file);filename=me.jpg",
+            "-F", "doc=@\(file);type=text/plain", "\(server.baseURL)/post",
+        ])
+        #expect(result.status == 0)
+        #expect(result.output.contains("\"title\" : \"Hello\""))
+        #expect(result.output.contains("\"filename\" : \"me.jpg\""))
+        #expect(result.output.contains("\"contentType\" : \"image/jpeg\""))
+        #expect(result.output.contains("\"contentType\" : \"text/plain\""))
+        #expect(result.output.contains("\nTransfer\n"))
+        #expect(result.output.contains("form      photo = @\(file) filename=\"me.jpg\" type=image/jpeg (4.0 KiB)"))
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(!text.contains("hunter2"))
+        let message = try #require(try SessionLogReader.read(path: log).messages.first)
+        #expect(message.transfer?.formParts.count == 4)
+        #expect(message.transfer?.formParts.first { $0.name == "password" }?.value == "[REDACTED]")
+    }
+
+    @Test("usage errors and local file failures exit as curl does")
+    func exitCodes() async throws {
+        let server = try await TestServer.shared()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for bad in [["-F", "novalue"], ["-F", "=x"], ["-F", "f=@"], ["-F", "f=@x;colour=red"], ["-C"], ["--http1.1", "--http2"],
+                    ["-F", "a=b", "-T", "x"], ["-F", "a=b", "-d", "x"], ["-o", ""]] {
+            let result = try await CurlewProcess.run(["send"] + bad + ["\(server.baseURL)/post"])
+            #expect(result.status == 64, "\(bad)")
+            #expect(!result.error.isEmpty, "\(bad)")
+        }
+        let missingUpload = try await CurlewProcess.run(["send", "-T", directory + "/missing.bin", "\(server.baseURL)/upload"])
+        #expect(missingUpload.status == 26)
+        #expect(missingUpload.error.contains("missing.bin"))
+        let missingPart = try await CurlewProcess.run(["send", "-F", "f=@\(directory)/missing.bin", "\(server.baseURL)/post"])
+        #expect(missingPart.status == 26)
+        let intoDirectory = try await CurlewProcess.run(["send", "-o", directory, "\(server.baseURL)/get"])
+        #expect(intoDirectory.status == 23)
+    }
+
+    @Test("-T streams a 200 MiB file with the client's peak memory under 64 MiB")
+    func largeUpload() async throws {
+        let server = try await TestServer.shared()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/large.bin"
+        #expect(FileManager.default.createFile(atPath: file, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try handle.truncate(atOffset: 200 << 20)
+        try handle.close()
+        let tag = uniqueTag()
+        let outcome = try await PeakMemoryRun.run(["send", "-T", file, "--timeout", "300", "\(server.baseURL)/upload?\(tag)"])
+        #expect(outcome.status == 0)
+        #expect(outcome.peakResidentKiB < 64 << 10, "peak RSS \(outcome.peakResidentKiB) KiB")
+        let received = try #require(server.receivedRequests.first { $0.uri.contains(tag) })
+        #expect(received.headers.first { $0.name.lowercased() == "content-length" }?.value == "\(200 << 20)")
+    }
+
+    @Test("-o writes a 1 GiB download with the client's peak memory under 64 MiB, byte-identical")
+    func largeDownload() async throws {
+        let server = try await TestServer.shared()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/big.bin"
+        let outcome = try await PeakMemoryRun.run(["send", "-o", destination, "--timeout", "600", "\(server.baseURL)/range/\(1 << 30)"])
+        #expect(outcome.status == 0)
+        #expect(outcome.peakResidentKiB < 64 << 10, "peak RSS \(outcome.peakResidentKiB) KiB")
+        #expect(fileSize(destination) == 1 << 30)
+        #expect(try holdsAlphabet(destination, size: 1 << 30))
+    }
+
+    @Test("a download killed part-way resumes in a new process with -C and ends byte-identical")
+    func resumeAfterKill() async throws {
+        let server = try await TestServer.shared()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/file.bin"
+        let size: Int64 = 8_000_000
+        let url = "\(server.baseURL)/range/\(size)?duration=4"
+        let first = try CurlewProcess(["send", "-o", destination, url])
+        let partial = destination + ".curlew-partial"
+        let deadline = ContinuousClock.now + .seconds(30)
+        while fileSize(partial) < 1_000_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        first.kill()
+        _ = try? await first.wait()
+        let kept = fileSize(partial)
+        #expect(kept >= 1_000_000 && kept < size)
+        #expect(FileManager.default.fileExists(atPath: destination + ".curlew-resume"), "the record is written when the body starts")
+
+        let fresh = try await CurlewProcess.run(["send", "-o", destination, "-C", url])
+        #expect(fresh.status == 0)
+        #expect(fresh.output.contains("resume    resumed from byte"))
+        #expect(fresh.output.contains("download  saved to \(destination)"))
+        #expect(!fresh.output.contains("abcdefghij"), "with -o the body is not printed")
+        #expect(try holdsAlphabet(destination, size: size))
+        #expect(!FileManager.default.fileExists(atPath: partial))
+
+        // Without -C the same download starts over.
+        let again = try await CurlewProcess.run(["send", "-o", destination, "\(server.baseURL)/range/1000?abort=500"])
+        #expect(again.status == 56)
+        let restarted = try await CurlewProcess.run(["send", "-o", destination, "\(server.baseURL)/range/1000?abort=500"])
+        #expect(!restarted.output.contains("resumed from"))
+    }
+}
