@@ -66,6 +66,10 @@ static inline CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, 
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLSHcode curlew_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}
+
 static inline CURLMcode curlew_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

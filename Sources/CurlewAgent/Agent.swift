@@ -36,6 +36,37 @@ public final class Agent: Sendable {
         self.reachability = Reachability(settings: config.reachability, defaultDomain: config.baseURL, callbackQueue: config.callbackQueue)
         self.services = PipelineServices(config: config, core: core, engine: engine, composer: composer, reachability: reachability,
                                          makeID: { ids.make() })
+        if config.cookies.enabled, let jar = config.cookies.jarFile, FileManager.default.fileExists(atPath: jar),
+           let lines = try? CookieJarFile.lines(at: jar) {
+            engine.queueCookies(lines)
+        }
+    }
+
+    // MARK: Cookies
+
+    /// The cookies in the agent's jar, expired ones left out.
+    public func cookies() async -> [Cookie] {
+        await engine.cookies()
+    }
+
+    /// Empties the jar (the jar file is left as it is until `saveCookies`).
+    public func clearCookies() async {
+        await engine.removeAllCookies()
+    }
+
+    /// Adds the cookies of a Netscape-format jar file (the config's `jarFile` when nil).
+    public func loadCookies(from path: String? = nil) async throws(RequestError) {
+        guard let path = path ?? config.cookies.jarFile else { return }
+        let lines = try CookieJarFile.lines(at: path)
+        await engine.addCookies(lines)
+    }
+
+    /// Writes the jar to a Netscape-format file, owner-only (the config's `jarFile` when nil).
+    public func saveCookies(to path: String? = nil) async throws(RequestError) {
+        guard let path = path ?? config.cookies.jarFile else {
+            throw RequestError(.localFile, "no cookie jar file: give a path or set NetworkConfig.cookies.jarFile")
+        }
+        try CookieJarFile.write(await engine.cookies(), to: path)
     }
 
     /// The response cache, when the config sets up a store.

@@ -65,6 +65,7 @@ public struct NetworkConfig: Sendable {
     /// HTTP/1.1, HTTP/2 (negotiated) or HTTP/2 with prior knowledge; `automatic` uses HTTP/2 over
     /// TLS when the server offers it.
     public var httpVersion: HTTPVersionPreference = .automatic
+    public var cookies = CookieSettings()
     /// Bodies up to this size are kept whole in debug messages; larger ones as a preview.
     public var debugBodyLimit: Int
     public var tls: TLSSettings

@@ -56,6 +56,45 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     public func redact(_ message: DebugMessage) -> DebugMessage {
         guard isEnabled else { return message }
+        // Cookie values are secrets wherever they show up (an echoing server reflects them into
+        // its body): the values the request sent and the response set join the literal secrets.
+        let cookies = headerNames.contains("cookie") ? Self.cookieValues(in: message) : []
+        guard cookies.isEmpty else {
+            var policy = self
+            policy.secretValues += cookies
+            return policy.redactDeclared(message)
+        }
+        return redactDeclared(message)
+    }
+
+    /// Cookie values shorter than this are left where they appear outside cookie headers (which
+    /// are hidden whole), since hiding every "1" or "en" in a body would garble it.
+    static let minimumHiddenCookieValue = 4
+
+    /// The values of the cookies in the sent `Cookie` header and the response's `Set-Cookie`s.
+    static func cookieValues(in message: DebugMessage) -> [String] {
+        var values: [String] = []
+        func add(pairs: Substring) {
+            for pair in pairs.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 {
+                    let value = parts[1].trimmingCharacters(in: .whitespaces)
+                    if value.utf8.count >= minimumHiddenCookieValue { values.append(value) }
+                }
+            }
+        }
+        if let head = message.sent?.head {
+            for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("cookie:") {
+                add(pairs: line.dropFirst("cookie:".count))
+            }
+        }
+        for header in message.response?.headers ?? [] where header.name.lowercased() == "set-cookie" {
+            add(pairs: header.value.split(separator: ";", maxSplits: 1).first ?? "")
+        }
+        return values
+    }
+
+    private func redactDeclared(_ message: DebugMessage) -> DebugMessage {
         // Nearly every message has nothing to hide: find that out without copying anything.
         let hidesOriginal = message.original.map(needsRedaction) ?? false
         let hidesSent = message.sent.map(needsRedaction) ?? false

@@ -64,6 +64,8 @@ public struct Request: Sendable {
     public var download: Download?
     /// Overrides the config's HTTP version preference.
     public var httpVersion: HTTPVersionPreference?
+    /// Overrides `NetworkConfig.cookies.enabled` for this request.
+    public var usesCookies: Bool?
 
     // The middle layer, per request. Nil and empty values take the config's.
 

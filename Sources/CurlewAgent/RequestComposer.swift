@@ -80,6 +80,7 @@ struct RequestComposer: Sendable {
             download: download,
             spillThreshold: config.memoryBodyLimit,
             spillDirectory: config.temporaryDirectory,
+            usesCookies: request.usesCookies ?? config.cookies.enabled,
             totalTimeout: request.timeout ?? config.requestTimeout,
             connectTimeout: config.connectTimeout,
             followRedirects: request.followRedirects ?? config.followRedirects,

@@ -48,6 +48,7 @@ final class DemoRoutes: Sendable {
         case "retry-after": return retryAfter(request, argument)
         case "signed": return signed(request)
         case "upload": return upload(request)
+        case "cookies": return cookies(request, segments.dropFirst().first.map(String.init))
         default: return .respond(.json(["error": "no such endpoint", "path": request.path], status: 404))
         }
     }
@@ -57,7 +58,7 @@ final class DemoRoutes: Sendable {
         "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
         "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal",
-        "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed", "/upload",
+        "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed", "/upload", "/cookies", "/cookies/set?name=value", "/cookies/delete?name",
     ]
 
     static var sampleDocument: [String: Any] {
@@ -351,6 +352,35 @@ final class DemoRoutes: Sendable {
             "method": request.method, "bytes": digest.bytes, "sha256": digest.sha256,
             "contentType": request.header("Content-Type") ?? NSNull(), "headers": headerObject(request),
         ]))
+    }
+
+    /// httpbin's cookie endpoints: `/cookies` lists the cookies the request carried;
+    /// `/cookies/set?name=value` sets them (HttpOnly, path /, and `Max-Age` from `max_age=`)
+    /// and `/cookies/delete?name` expires them, both redirecting to `/cookies`.
+    private func cookies(_ request: DemoRequest, _ action: String?) -> DemoAction {
+        var sent: [String: String] = [:]
+        for pair in (request.header("Cookie") ?? "").split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if let name = parts.first, !name.isEmpty { sent[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        let safe = { (text: String) in !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !";,=\"".unicodeScalars.contains($0) } }
+        switch action {
+        case nil:
+            return .respond(.json(["cookies": sent]))
+        case "set"?:
+            let maxAge = request.queryValue("max_age").flatMap(Int.init)
+            let items = request.query.filter { $0.name != "max_age" }
+            guard !items.isEmpty, items.allSatisfy({ safe($0.name) && ($0.value.isEmpty || safe($0.value)) }) else {
+                return .respond(.json(["error": "use /cookies/set?name=value (names and values without spaces, ;, = or quotes)"], status: 400))
+            }
+            let headers = items.map { ("Set-Cookie", "\($0.name)=\($0.value); Path=/; HttpOnly" + (maxAge.map { "; Max-Age=\($0)" } ?? "")) }
+            return .respond(DemoResponse(status: 302, headers: headers + [("Location", "/cookies")]))
+        case "delete"?:
+            let names = request.query.map(\.name).filter(safe)
+            return .respond(DemoResponse(status: 302, headers: names.map { ("Set-Cookie", "\($0)=; Path=/; Max-Age=0") } + [("Location", "/cookies")]))
+        default:
+            return .respond(.json(["error": "no such endpoint", "path": request.path], status: 404))
+        }
     }
 
     // MARK: Caching, counting, flakiness and signatures

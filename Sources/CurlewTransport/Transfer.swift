@@ -25,6 +25,8 @@ final class Transfer {
     /// The whole exchange's limit, redirects included.
     private let totalTimeout: Duration?
     private let outbox: EventOutbox
+    /// The engine's cookie jar, for exchanges that use cookies.
+    private let cookieShare: UnsafeMutableRawPointer?
 
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var bodyBuffer: UnsafeMutableRawBufferPointer?
@@ -60,7 +62,9 @@ final class Transfer {
     /// Progress is reported at most this often per exchange, so fast exchanges cost no events.
     private static let progressInterval: UInt64 = 100_000_000
 
-    init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, outbox: EventOutbox, bodyBuffers: BodyBufferPool) {
+    init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, outbox: EventOutbox, bodyBuffers: BodyBufferPool,
+         cookieShare: UnsafeMutableRawPointer?) {
+        self.cookieShare = cookieShare
         self.id = id
         self.handle = handle
         self.submittedAt = submittedAt
@@ -106,6 +110,10 @@ final class Transfer {
             set(curlew_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
         }
 
+        if request.usesCookies, let cookieShare {
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_SHARE, cookieShare))
+            set(Self.setString(easy, CURLOPT_COOKIEFILE, ""))
+        }
         set(applyMethodAndBody(request))
         set(applyHeaders(request.headers, libcurlSetsContentType: form != nil))
         if let target = request.download, download == nil {
@@ -529,6 +537,10 @@ final class Transfer {
             bytesReceived: earlierHopsBytesReceived + currentHopBytesReceived()
         )
         let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
+        defer {
+            // A pooled handle must not stay attached to the cookie jar.
+            if cookieShare != nil { _ = curlew_easy_setopt_pointer(easy, CURLOPT_SHARE, nil) }
+        }
         // A 2xx download without a single body byte (an empty file) still creates its file.
         if download != nil, code == CURLE_OK, !cancelled, refusal == nil, localFailure == nil, !bodyRouted, DownloadWriter.takes(status: status) {
             _ = routeBody()

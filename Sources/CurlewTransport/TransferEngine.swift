@@ -57,7 +57,7 @@ public final class TransferEngine: Sendable {
         let pending = PendingTransfer(id: id, request: request, submittedAt: DispatchTime.now().uptimeNanoseconds)
         let (accepted, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.stopping else { return (false, false) }
-            let wasIdle = inbox.adds.isEmpty && inbox.cancels.isEmpty
+            let wasIdle = inbox.adds.isEmpty && inbox.cancels.isEmpty && inbox.cookieJobs.isEmpty
             inbox.adds.append(pending)
             return (true, wasIdle)
         }
@@ -85,6 +85,44 @@ public final class TransferEngine: Sendable {
             shared.sink([.finished(.cancelledBeforeStart(id: id))])
         } else {
             shared.multi.wakeup()
+        }
+    }
+
+    // MARK: Cookies
+
+    /// The cookies in the engine's jar (kept by exchanges with `usesCookies`), expired ones left out.
+    public func cookies() async -> [Cookie] {
+        await onCookieJar { $0?.cookies() ?? [] }
+    }
+
+    /// Adds cookies given as Netscape cookie file lines or `Set-Cookie:` lines.
+    public func addCookies(_ lines: [String]) async {
+        await onCookieJar { $0?.add(lines) }
+    }
+
+    /// Queues cookies to add without waiting; requests submitted afterwards send them.
+    public func queueCookies(_ lines: [String]) {
+        let queued = shared.inbox.withLock { inbox -> Bool in
+            guard !inbox.stopping else { return false }
+            inbox.cookieJobs.append { $0?.add(lines) }
+            return true
+        }
+        if queued { shared.multi.wakeup() }
+    }
+
+    public func removeAllCookies() async {
+        await onCookieJar { $0?.removeAll() }
+    }
+
+    /// Runs `job` on the transfer thread with the jar; nil when the engine has stopped.
+    private func onCookieJar<T: Sendable>(_ job: @escaping @Sendable (CookieJar?) -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let queued = shared.inbox.withLock { inbox -> Bool in
+                guard !inbox.stopping else { return false }
+                inbox.cookieJobs.append { jar in continuation.resume(returning: job(jar)) }
+                return true
+            }
+            if queued { shared.multi.wakeup() } else { continuation.resume(returning: job(nil)) }
         }
     }
 
@@ -123,6 +161,8 @@ struct PendingTransfer: Sendable {
 struct EngineInbox: Sendable {
     var adds: [PendingTransfer] = []
     var cancels: [UInt64] = []
+    /// Work on the cookie jar, which lives on the transfer thread.
+    var cookieJobs: [@Sendable (CookieJar?) -> Void] = []
     var stopping = false
 }
 
@@ -189,6 +229,8 @@ private final class TransferLoop {
     /// Events of the current turn, handed to the sink together at its end.
     private let outbox = EventOutbox()
     private let logger = Logger(label: "curlew.transport")
+    /// Created with the loop, so every exchange of this engine shares it.
+    private let cookieJar = CookieJar()
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -205,9 +247,15 @@ private final class TransferLoop {
         var running: Int32 = 0
         while true {
             let work = shared.inbox.withLock { inbox -> EngineInbox in
-                defer { inbox.adds.removeAll(keepingCapacity: true); inbox.cancels.removeAll(keepingCapacity: true) }
+                defer {
+                inbox.adds.removeAll(keepingCapacity: true)
+                inbox.cancels.removeAll(keepingCapacity: true)
+                inbox.cookieJobs.removeAll()
+            }
                 return inbox
             }
+            // Cookie work first, so cookies loaded before a request was submitted go with it.
+            for job in work.cookieJobs { job(cookieJar) }
             for pending in work.adds { start(pending) }
             for id in work.cancels { cancelActive(id) }
             if work.stopping {
@@ -242,7 +290,7 @@ private final class TransferLoop {
             return
         }
         let transfer = Transfer(id: pending.id, handle: handle, request: pending.request, submittedAt: pending.submittedAt,
-                                outbox: outbox, bodyBuffers: shared.bodyBuffers)
+                                outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share)
         let configured = transfer.configure(with: pending.request)
         guard configured == CURLE_OK else {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,

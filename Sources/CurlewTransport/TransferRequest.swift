@@ -28,6 +28,8 @@ public struct TransferRequest: Sendable {
     /// body in memory.
     public var spillThreshold: Int?
     public var spillDirectory: String
+    /// Send and keep cookies with the engine's shared cookie jar.
+    public var usesCookies: Bool
     /// Limit for the whole exchange; `nil` means none.
     public var totalTimeout: Duration?
     /// Limit for establishing the connection (DNS, TCP and TLS); `nil` means none.
@@ -63,6 +65,7 @@ public struct TransferRequest: Sendable {
         download: DownloadTarget? = nil,
         spillThreshold: Int? = nil,
         spillDirectory: String = NSTemporaryDirectory(),
+        usesCookies: Bool = false,
         totalTimeout: Duration? = .seconds(15),
         connectTimeout: Duration? = .seconds(10),
         followRedirects: Bool = true,
@@ -84,6 +87,7 @@ public struct TransferRequest: Sendable {
         self.download = download
         self.spillThreshold = spillThreshold
         self.spillDirectory = spillDirectory
+        self.usesCookies = usesCookies
         self.totalTimeout = totalTimeout
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects

@@ -93,7 +93,13 @@ struct SendCommand: AsyncParsableCommand {
             tls: TLSSettings(allowInvalidCertificates: insecure)
         )
         try pipeline.apply(to: &config, request: &request)
+        transfer.apply(to: &config)
         let agent = Agent(config: config)
+        if let jar = transfer.cookieJar, FileManager.default.fileExists(atPath: jar) {
+            // Loaded again to report a jar that cannot be read, instead of ignoring it.
+            await agent.clearCookies()
+            do { try await agent.loadCookies() } catch { throw failing(with: error) }
+        }
         let logger = try log.map {
             try NetworkLogger(config: NetworkLoggerConfig(logFilePath: $0, redaction: noRedact ? .disabled : RedactionPolicy()))
         }
@@ -114,11 +120,19 @@ struct SendCommand: AsyncParsableCommand {
         }
         await agent.waitForObservers()
         try logger?.close()
-        if let lastFailure {
-            let text = "curlew: \(lastFailure.error)\n"
-            FileHandle.standardError.write(Data((raw || isatty(STDERR_FILENO) == 0 ? text : TerminalText.escapingControls(text)).utf8))
-            throw ExitCode(lastFailure.error.exitCode)
+        if transfer.cookieJar != nil {
+            let cookies = await agent.cookies()
+            print(forTerminal(CookieListing.text(cookies, revealsValues: noRedact)))
+            do { try await agent.saveCookies() } catch { throw failing(with: error) }
         }
+        if let lastFailure { throw failing(with: lastFailure.error) }
+    }
+
+    /// Prints the error on stderr and gives the exit status it maps to.
+    private func failing(with error: RequestError) -> ExitCode {
+        let text = "curlew: \(error)\n"
+        FileHandle.standardError.write(Data((raw || isatty(STDERR_FILENO) == 0 ? text : TerminalText.escapingControls(text)).utf8))
+        return ExitCode(error.exitCode)
     }
 
     /// The whole request's limit: as given, else 15 s, or a day for a download, which may

@@ -21,6 +21,9 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: [.customShort("C"), .customLong("resume")], help: "With --output: continue an interrupted download of the same URL instead of starting over.")
     var resume = false
 
+    @Option(name: [.customShort("c"), .customLong("cookie-jar")], help: "Keep cookies: send those of this Netscape-format jar (when it exists) and write the jar back, owner-only, after the request.")
+    var cookieJar: String?
+
     @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1.")
     var http1 = false
 
@@ -39,6 +42,7 @@ struct TransferOptions: ParsableArguments {
         for field in form { _ = try Self.part(field) }
         if let output, output.isEmpty { throw ValidationError("--output needs a file name") }
         if let uploadFile, uploadFile.isEmpty { throw ValidationError("--upload-file needs a file name") }
+        if let cookieJar, cookieJar.isEmpty { throw ValidationError("--cookie-jar needs a file name") }
     }
 
     /// Whether these options carry the body (so -d and --json cannot).
@@ -47,6 +51,12 @@ struct TransferOptions: ParsableArguments {
     /// The method these options imply when none is given: POST for a form, PUT for an upload.
     var impliedMethod: HTTPMethod? {
         !form.isEmpty ? .post : uploadFile != nil ? .put : nil
+    }
+
+    /// Turns the cookie jar on when `--cookie-jar` is given.
+    func apply(to config: inout NetworkConfig) {
+        guard let cookieJar else { return }
+        config.cookies = CookieSettings(enabled: true, jarFile: cookieJar)
     }
 
     func apply(to request: inout Request) throws {

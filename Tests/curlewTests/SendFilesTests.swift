@@ -140,4 +140,27 @@ struct SendFilesTests {
         let restarted = try await CurlewProcess.run(["send", "-o", destination, "\(server.baseURL)/range/1000?abort=500"])
         #expect(!restarted.output.contains("resumed from"))
     }
+
+    @Test("-c keeps cookies across runs in an owner-only jar and lists them with values hidden")
+    func cookieJar() async throws {
+        let server = try await TestServer.shared()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let jar = directory + "/jar.txt"
+        let set = try await CurlewProcess.run(["send", "-c", jar, "--no-body", "\(server.baseURL)/cookies/set?sid=jar-secret-1&max_age=300"])
+        #expect(set.status == 0)
+        #expect(set.output.contains("Cookies (1 in the jar)"))
+        #expect(set.output.contains("sid=[REDACTED]  127.0.0.1/  expires "))
+        #expect(set.output.contains("httpOnly"))
+        #expect(!set.output.contains("jar-secret-1"))
+        let mode = try (FileManager.default.attributesOfItem(atPath: jar)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+        let again = try await CurlewProcess.run(["send", "-c", jar, "\(server.baseURL)/cookies"])
+        #expect(again.output.contains("\"sid\" : \"jar-secret-1\""), "the body shows what the server received")
+        let revealed = try await CurlewProcess.run(["send", "-c", jar, "--no-redact", "--no-body", "\(server.baseURL)/get"])
+        #expect(revealed.output.contains("sid=jar-secret-1  127.0.0.1/"))
+        try FileManager.default.createDirectory(atPath: directory + "/adir", withIntermediateDirectories: false)
+        let bad = try await CurlewProcess.run(["send", "-c", directory + "/adir", "\(server.baseURL)/get"])
+        #expect(bad.status == 26)
+    }
 }

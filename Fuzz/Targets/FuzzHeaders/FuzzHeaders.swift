@@ -1,5 +1,6 @@
-// Fuzzes what the transport reads from a server's head: response header lines, and a redirect's
-// Location. A redirect is followed only to http or https, never from https down to http, and
+// Fuzzes what the transport reads from a server's head: response header lines, a redirect's
+// Location, a resumed download's Content-Range, and a cookie jar line (which a cookie read back
+// the same way). A redirect is followed only to http or https, never from https down to http, and
 // credentials never travel to another origin.
 @testable import CurlewTransport
 @testable import CurlewAgent
@@ -17,6 +18,11 @@ public func fuzzHeaders(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
     _ = ResponseHeaderLine(bytes)
     let location = String(decoding: bytes, as: UTF8.self)
+    _ = DownloadWriter.contentRangeStart(location)
+    if let cookie = Cookie(netscapeLine: location), !cookie.value.contains("\n"), !cookie.name.contains("\n"),
+       Cookie(netscapeLine: cookie.netscapeLine) != cookie {
+        fatalError("cookie line \(location.debugDescription) does not read back the same")
+    }
     _ = URLPassword.masking(in: location)
     let request = TransferRequest(url: "https://origin.test/start", method: "POST",
                                   headers: [("Authorization", "Bearer secret"), ("X-Api-Key", "k"), ("Accept", "*/*")],

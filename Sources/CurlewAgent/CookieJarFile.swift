@@ -1,0 +1,55 @@
+import CurlewTransport
+import Foundation
+
+/// Cookie jar files in the Netscape format curl and browsers' exporters use.
+public enum CookieJarFile {
+    /// Jar files larger than this are refused rather than read.
+    static let maxBytes = 16 << 20
+
+    /// The cookie lines of the jar at `path` (comments and blank lines left out, `#HttpOnly_`
+    /// lines kept). Throws `localFile` for a missing, unreadable, oversized or non-regular file.
+    public static func lines(at path: String) throws(RequestError) -> [String] {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            throw RequestError(.localFile, "cannot read cookie jar \(path): \(String(cString: strerror(errno)))", code: 26)
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw RequestError(.localFile, "cookie jar \(path) is not a regular file", code: 26)
+        }
+        guard info.st_size <= maxBytes else {
+            throw RequestError(.localFile, "cookie jar \(path) is larger than \(maxBytes >> 20) MiB", code: 26)
+        }
+        guard let data = try? handle.readToEnd() ?? Data() else {
+            throw RequestError(.localFile, "cannot read cookie jar \(path)", code: 26)
+        }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init).filter { line in
+            !line.trimmingCharacters(in: .whitespaces).isEmpty && (!line.hasPrefix("#") || line.hasPrefix("#HttpOnly_"))
+        }
+    }
+
+    /// Writes `cookies` to `path` atomically, readable by the owner only.
+    public static func write(_ cookies: [Cookie], to path: String) throws(RequestError) {
+        let text = "# Netscape HTTP Cookie File\n# Written by Curlew; cookie values are secrets.\n\n"
+            + cookies.map { $0.netscapeLine + "\n" }.joined()
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw RequestError(.localFile, "cannot write cookie jar \(path): \(String(cString: strerror(errno)))", code: 23)
+        }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { break }
+            offset += written
+        }
+        close(descriptor)
+        guard offset == bytes.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw RequestError(.localFile, "cannot write cookie jar \(path)", code: 23)
+        }
+    }
+}

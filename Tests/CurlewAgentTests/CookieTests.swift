@@ -1,0 +1,113 @@
+import CurlewAgent
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("Cookie jar")
+struct CookieTests {
+    @Test("cookies a response sets are sent on the redirect and on later requests, and listed with their attributes")
+    func roundTrip() async throws {
+        let agent = try await pipelineAgent { $0.cookies.enabled = true }
+        let setting = try await agent.send(Request(.get, "/cookies/set?session=abc123&theme=dark&max_age=120"))
+        #expect(try setting.json()["cookies"]?["session"] == .string("abc123"), "set on the redirect, sent on its next hop")
+        let later = try await agent.send(Request(.get, "/cookies"))
+        #expect(try later.json()["cookies"]?["theme"] == .string("dark"))
+        let cookies = await agent.cookies().sorted { $0.name < $1.name }
+        #expect(cookies.map(\.name) == ["session", "theme"])
+        let session = try #require(cookies.first)
+        #expect(session.domain == "127.0.0.1")
+        #expect(session.path == "/")
+        #expect(session.httpOnly)
+        #expect(!session.secure)
+        let expiry = try #require(session.expires)
+        #expect(expiry > Date().addingTimeInterval(60) && expiry < Date().addingTimeInterval(180))
+
+        _ = try await agent.send(Request(.get, "/cookies/delete?theme"))
+        #expect(await agent.cookies().map(\.name) == ["session"])
+        await agent.clearCookies()
+        #expect(await agent.cookies().isEmpty)
+        #expect(try await agent.send(Request(.get, "/cookies")).json()["cookies"] == .object([]))
+    }
+
+    @Test("off by default, and per request")
+    func off() async throws {
+        let agent = try await pipelineAgent()
+        _ = try await agent.send(Request(.get, "/cookies/set?flavour=oat"))
+        #expect(try await agent.send(Request(.get, "/cookies")).json()["cookies"] == .object([]))
+        #expect(await agent.cookies().isEmpty)
+        var opted = Request(.get, "/cookies/set?flavour=oat")
+        opted.usesCookies = true
+        _ = try await agent.send(opted)
+        #expect(await agent.cookies().map(\.name) == ["flavour"])
+    }
+
+    @Test("the jar persists to an owner-only file and a new agent starts with it")
+    func persisted() async throws {
+        let path = NSTemporaryDirectory() + "curlew-jar-\(uniqueTag()).txt"
+        defer { unlink(path) }
+        let first = try await pipelineAgent { $0.cookies = CookieSettings(enabled: true, jarFile: path) }
+        _ = try await first.send(Request(.get, "/cookies/set?token=persist-me&max_age=600"))
+        _ = try await first.send(Request(.get, "/cookies/set?visit=once"))
+        try await first.saveCookies()
+        let mode = try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("# Netscape HTTP Cookie File"))
+        #expect(text.contains("\ttoken\tpersist-me"))
+
+        let second = try await pipelineAgent { $0.cookies = CookieSettings(enabled: true, jarFile: path) }
+        let cookies = try await second.send(Request(.get, "/cookies")).json()["cookies"]
+        #expect(cookies?["token"] == .string("persist-me"))
+        #expect(cookies?["visit"] == .string("once"), "a session cookie saved in the jar comes back too")
+    }
+
+    @Test("a jar file that is missing, a directory or a link is refused with the reason")
+    func badJars() async throws {
+        let agent = try await pipelineAgent { $0.cookies.enabled = true }
+        let directory = NSTemporaryDirectory()
+        for path in ["/nonexistent/jar.txt", directory] {
+            await #expect(throws: RequestError.self) { try await agent.loadCookies(from: path) }
+        }
+        let link = NSTemporaryDirectory() + "curlew-jar-link-\(uniqueTag())"
+        defer { unlink(link) }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/etc/hostname")
+        do {
+            try await agent.loadCookies(from: link)
+            Issue.record("a symbolic link was read as a jar")
+        } catch {
+            #expect(error.kind == .localFile)
+        }
+        await #expect(throws: RequestError.self) { try await pipelineAgent().saveCookies() }
+    }
+
+    @Test("cookie values stay out of the session log, even where a server echoes them in a body")
+    func redacted() async throws {
+        let log = NSTemporaryDirectory() + "curlew-cookie-log-\(uniqueTag()).jsonl"
+        defer { unlink(log) }
+        let agent = try await pipelineAgent { $0.cookies.enabled = true }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: log))
+        agent.addObserver(logger)
+        _ = try await agent.send(Request(.get, "/cookies/set?sid=s3cr3t-cookie-value"))
+        _ = try await agent.send(Request(.get, "/cookies"))
+        await agent.waitForObservers()
+        try logger.close()
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(!text.contains("s3cr3t-cookie-value"))
+        #expect(text.contains("[REDACTED]"))
+    }
+
+    @Test("Netscape jar lines read and write back the same, HttpOnly and session cookies included")
+    func netscapeLines() {
+        let line = "#HttpOnly_.example.test\tTRUE\t/api\tTRUE\t1795423521\tsid\tv=1"
+        let cookie = Cookie(netscapeLine: line)
+        #expect(cookie == Cookie(domain: "example.test", includesSubdomains: true, path: "/api", secure: true, httpOnly: true,
+                                 expires: Date(timeIntervalSince1970: 1_795_423_521), name: "sid", value: "v=1"))
+        #expect(cookie?.netscapeLine == line)
+        #expect(Cookie(netscapeLine: "host\tFALSE\t/\tFALSE\t0\tn\t")?.expires == nil)
+        for bad in ["# comment", "", "a\tb", "host\tFALSE\t/\tFALSE\t-1\tn\tv", "host\tFALSE\t/\tFALSE\tsoon\tn\tv", "\tFALSE\t/\tFALSE\t0\tn\tv"] {
+            #expect(Cookie(netscapeLine: bad) == nil, "\(bad.debugDescription)")
+        }
+        let far = Cookie(netscapeLine: "host\tFALSE\t/\tFALSE\t9223372036854775807\tn\tv")
+        #expect(far.map { Cookie(netscapeLine: $0.netscapeLine) == $0 } == true, "an expiry past year 9999 is kept as its end")
+    }
+}
