@@ -91,7 +91,7 @@ let package = Package(
             dependencies: ["CurlewTUI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"],
             resources: [.copy("Goldens")]
         ),
-        .testTarget(name: "curlewTests", dependencies: ["CurlewLocking", "curlew", "CurlewSessions", "CurlewTestSupport"]),
+        .testTarget(name: "curlewTests", dependencies: ["CurlewLocking", "curlew", "CurlewSessions", "CurlewDemoServer", "CurlewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -120,7 +120,7 @@ final class DemoConnectionHandler: ChannelInboundHandler {
     private func sendGenerated(_ body: GeneratedBody, from offset: Int, keepAlive: Bool, context: ChannelHandlerContext) {
         guard isActive else { return }
         if let abortAfter = body.abortAfter, offset >= abortAfter {
-            resetConnection(context: context)
+            if body.abortsWithReset { resetConnection(context: context) } else { context.close(promise: nil) }
             return
         }
         guard offset < body.count else {

@@ -311,14 +311,17 @@ final class DemoRoutes: Sendable {
 
     /// `n` bytes of the alphabet (shifted by `?v=`, which also changes the ETag), generated as
     /// they are sent so any size up to 8 GiB costs no memory. Honours `Range` and `If-Range`;
-    /// `?duration=` spreads the body over that many seconds and `?abort=` resets the connection
-    /// after that many body bytes, so a download can be interrupted and resumed.
+    /// `?duration=` spreads the body over that many seconds; `?abort=` closes the connection after
+    /// that many body bytes and `?reset=` resets it (RST), so a download can be interrupted and
+    /// resumed.
     private func range(_ request: DemoRequest, _ argument: String?) -> DemoAction {
         guard let argument, let size = Int(argument), size >= 0, size <= Self.maxStreamedBytes,
               let version = request.number("v", default: 0, in: 0...1_000_000).flatMap({ Int(exactly: $0) }),
               let duration = request.number("duration", default: 0, in: 0...600),
-              let abort = request.number("abort", default: -1, in: -1...Double(Self.maxStreamedBytes)).flatMap({ Int(exactly: $0) }) else {
-            return .respond(.json(["error": "use /range/{n up to \(Self.maxStreamedBytes)}[?v=version][&duration=seconds][&abort=bytes]"], status: 400))
+              let abort = request.number("abort", default: -1, in: -1...Double(Self.maxStreamedBytes)).flatMap({ Int(exactly: $0) }),
+              let reset = request.number("reset", default: -1, in: -1...Double(Self.maxStreamedBytes)).flatMap({ Int(exactly: $0) }),
+              abort < 0 || reset < 0 else {
+            return .respond(.json(["error": "use /range/{n up to \(Self.maxStreamedBytes)}[?v=version][&duration=seconds][&abort=bytes | &reset=bytes]"], status: 400))
         }
         let etag = "\"range-\(size)-\(version)\""
         var headers: [(name: String, value: String)] = [
@@ -339,7 +342,9 @@ final class DemoRoutes: Sendable {
             status = 206
         }
         headers.append(("Content-Length", "\(count)"))
-        let body = GeneratedBody(first: first, count: count, shift: version % 26, duration: duration, abortAfter: abort >= 0 ? abort : nil)
+        let cut = max(abort, reset)
+        let body = GeneratedBody(first: first, count: count, shift: version % 26, duration: duration, abortAfter: cut >= 0 ? cut : nil,
+                                 abortsWithReset: reset >= 0)
         return .generated(DemoResponse(status: status, headers: headers), body)
     }
 

@@ -10,24 +10,30 @@ public final class DemoServer: Sendable {
     public let port: Int
     private let channel: any Channel
     private let recorder: RequestRecorder
+    /// The server's own event loop thread, when it was started with one (shut down by `stop`).
+    private let ownGroup: MultiThreadedEventLoopGroup?
 
     /// `http://host:port`, with IPv6 hosts bracketed.
     public var baseURL: String {
         host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
     }
 
-    private init(host: String, port: Int, channel: any Channel, recorder: RequestRecorder) {
+    private init(host: String, port: Int, channel: any Channel, recorder: RequestRecorder, ownGroup: MultiThreadedEventLoopGroup?) {
         self.host = host
         self.port = port
         self.channel = channel
         self.recorder = recorder
+        self.ownGroup = ownGroup
     }
 
     /// Starts listening. Throws when the address cannot be bound (in use, not a local address).
-    public static func start(host: String = "127.0.0.1", port: Int = 0, recordCapacity: Int = 10_000) async throws -> DemoServer {
+    /// `ownThread` gives the server an event loop of its own, so a heavy transfer through it does
+    /// not hold up other servers in the process.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, recordCapacity: Int = 10_000, ownThread: Bool = false) async throws -> DemoServer {
         let routes = DemoRoutes()
         let recorder = RequestRecorder(capacity: recordCapacity)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let ownGroup = ownThread ? MultiThreadedEventLoopGroup(numberOfThreads: 1) : nil
+        let channel = try await ServerBootstrap(group: ownGroup ?? MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -41,12 +47,13 @@ public final class DemoServer: Sendable {
             .bind(host: host, port: port)
             .get()
         let boundPort = channel.localAddress?.port ?? port
-        return DemoServer(host: host, port: boundPort, channel: channel, recorder: recorder)
+        return DemoServer(host: host, port: boundPort, channel: channel, recorder: recorder, ownGroup: ownGroup)
     }
 
     /// Stops accepting connections.
     public func stop() async throws {
         try await channel.close()
+        try await ownGroup?.shutdownGracefully()
     }
 
     /// Requests received so far (the most recent `recordCapacity`), oldest first.

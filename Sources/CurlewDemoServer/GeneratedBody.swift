@@ -1,6 +1,7 @@
 /// A body made while it is sent: `count` bytes of the alphabet from position `first`, so a range
-/// of a huge resource costs no memory. Optionally spread over `duration` seconds, and cut with a
-/// connection reset after `abortAfter` bytes.
+/// of a huge resource costs no memory. Optionally spread over `duration` seconds, and cut after
+/// `abortAfter` bytes: with a close (every byte sent reaches the client) or a reset (the client
+/// loses what it had not read yet).
 struct GeneratedBody: Sendable {
     var first: Int
     var count: Int
@@ -8,6 +9,8 @@ struct GeneratedBody: Sendable {
     var shift: Int
     var duration: Double
     var abortAfter: Int?
+    /// Cut with a reset (RST) instead of a close.
+    var abortsWithReset = false
 
     /// Bytes per write: small enough to pace a slow body, large enough to stream a fast one.
     var pieceSize: Int {

@@ -75,6 +75,9 @@ final class CurlewProcess {
         }
     }
 
+    var processIdentifier: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
     func kill() {
         _ = Foundation.kill(process.processIdentifier, SIGKILL)
     }

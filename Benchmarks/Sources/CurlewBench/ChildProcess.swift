@@ -10,8 +10,8 @@ struct ChildResult {
     var cpuSeconds: Double
 }
 
-/// Runs programs with posix_spawn and waits with wait4, so each child's own peak RSS is known
-/// (Foundation's Process does not report it).
+/// Runs programs with posix_spawn and waits with wait4, so each child's CPU time is known, and
+/// samples its peak RSS while it runs (`HighWaterMark`; Foundation's Process reports neither).
 enum ChildProcess {
     static func run(_ program: String, _ arguments: [String], discardStandardError: Bool = true) throws -> ChildResult {
         var pipeEnds: [Int32] = [0, 0]
@@ -32,6 +32,7 @@ enum ChildProcess {
             close(pipeEnds[0])
             throw BenchError("cannot start \(program): \(String(cString: strerror(spawned)))")
         }
+        let highWater = HighWaterMark(pid: pid)
         var output = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -42,10 +43,13 @@ enum ChildProcess {
         close(pipeEnds[0])
         var status: Int32 = 0
         var usage = rusage()
+        // Sampling ends with the child (an exited process has no memory to read); at most its last
+        // few milliseconds go unsampled.
+        let peak = highWater.stop()
         wait4(pid, &status, 0, &usage)
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return ChildResult(status: exitStatus, output: String(decoding: output, as: UTF8.self),
-                           peakRSSKiB: Int(usage.ru_maxrss), wallSeconds: seconds(ContinuousClock.now - started),
+                           peakRSSKiB: peak, wallSeconds: seconds(ContinuousClock.now - started),
                            cpuSeconds: Self.cpuSeconds(usage.ru_utime) + Self.cpuSeconds(usage.ru_stime))
     }
 }
