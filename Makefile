@@ -25,7 +25,8 @@ test: deps bench-deps
 	$(SWIFT) build --build-tests
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz-smoke
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip LargeTransferTests
+	$(SWIFT) test --skip-build --filter LargeTransferTests
 	.build/debug/curlew-soak --requests 5000
 	scripts/docs-test.sh
 	scripts/tui-e2e.sh
@@ -62,9 +63,9 @@ soak: deps
 # Swift runtime keep caches for the life of the process.
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -Xswiftc -DCURLEW_TSAN
-	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan -Xswiftc -DCURLEW_TSAN
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan -Xswiftc -DCURLEW_TSAN --skip LargeTransferTests
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan --skip LargeTransferTests
 
 # A few seconds of each fuzz target, so every target builds and runs its seeds in CI.
 fuzz-smoke: deps

@@ -1,4 +1,3 @@
-import CurlewDemoServer
 import CurlewSessions
 import CurlewTestSupport
 import Foundation
@@ -76,39 +75,6 @@ struct SendFilesTests {
         #expect(missingPart.status == 26)
         let intoDirectory = try await CurlewProcess.run(["send", "-o", directory, "\(server.baseURL)/get"])
         #expect(intoDirectory.status == 23)
-    }
-
-    @Test("-T streams a 200 MiB file with the client's peak memory under 64 MiB")
-    func largeUpload() async throws {
-        let server = try await DemoServer.start(ownThread: true)
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = directory + "/large.bin"
-        #expect(FileManager.default.createFile(atPath: file, contents: nil))
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
-        try handle.truncate(atOffset: 200 << 20)
-        try handle.close()
-        let tag = uniqueTag()
-        let outcome = try await PeakMemoryRun.run(["send", "-T", file, "--timeout", "300", "\(server.baseURL)/upload?\(tag)"])
-        #expect(outcome.status == 0)
-        #expect(outcome.peakResidentKiB < 64 << 10, "peak RSS \(outcome.peakResidentKiB) KiB")
-        let received = try #require(server.receivedRequests.first { $0.uri.contains(tag) })
-        #expect(received.headers.first { $0.name.lowercased() == "content-length" }?.value == "\(200 << 20)")
-        try await server.stop()
-    }
-
-    @Test("-o writes a 1 GiB download with the client's peak memory under 64 MiB, byte-identical")
-    func largeDownload() async throws {
-        let server = try await DemoServer.start(ownThread: true)
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let destination = directory + "/big.bin"
-        let outcome = try await PeakMemoryRun.run(["send", "-o", destination, "--timeout", "600", "\(server.baseURL)/range/\(1 << 30)"])
-        #expect(outcome.status == 0)
-        #expect(outcome.peakResidentKiB < 64 << 10, "peak RSS \(outcome.peakResidentKiB) KiB")
-        #expect(fileSize(destination) == 1 << 30)
-        #expect(try holdsAlphabet(destination, size: 1 << 30))
-        try await server.stop()
     }
 
     @Test("a download killed part-way resumes in a new process with -C and ends byte-identical")
