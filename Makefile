@@ -1,7 +1,7 @@
 # Curlew: `make run` opens the demo, `make test` runs every test. Both install missing system packages.
 
 SWIFT ?= swift
-SYSTEM_PACKAGES := libcurl4-openssl-dev libncurses-dev tmux
+SYSTEM_PACKAGES := libcurl4-openssl-dev libssl-dev libncurses-dev tmux
 BENCH_PACKAGES := nginx-light wrk curl
 CURLEW := .build/debug/curlew
 # What `make run` runs; the end-to-end test starts the interface with exactly this.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every command of the README's ```console blocks: each line starting with "$ curlew",
-# against a demo server started for the purpose (the README's http://127.0.0.1:8080 is replaced
-# by its address), from a scratch directory. A command must exit with the status its line
+# against demo servers started for the purpose (the README's http://127.0.0.1:8080 is replaced
+# by the plain one's address, https://127.0.0.1:8443 by the TLS one's, whose certificates are in
+# certs/), from a scratch directory. A command must exit with the status its line
 # states ("# exits N"), else 0. Output lines in the blocks are illustrations and are not compared.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,12 @@ curlew="$PWD/.build/debug/curlew"
 readme="$PWD/README.md"
 scratch=$(mktemp -d)
 server_log=$(mktemp)
-cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; rm -rf "$scratch" "$server_log"; }
+tls_log=$(mktemp)
+cleanup() {
+    [ -n "${server:-}" ] && kill "$server" 2>/dev/null
+    [ -n "${tls_server:-}" ] && kill "$tls_server" 2>/dev/null
+    rm -rf "$scratch" "$server_log" "$tls_log"
+}
 trap cleanup EXIT
 
 "$curlew" demo-server --port 0 >"$server_log" 2>&1 &
@@ -17,6 +23,11 @@ server=$!
 for _ in $(seq 1 100); do grep -q "listening on " "$server_log" && break; sleep 0.1; done
 base=$(grep -o 'http://127.0.0.1:[0-9]*' "$server_log" | head -1)
 [ -n "$base" ] || { echo "docs-test: the demo server did not start"; cat "$server_log"; exit 1; }
+"$curlew" demo-server --tls --port 0 --cert-dir "$scratch/certs" >"$tls_log" 2>&1 &
+tls_server=$!
+for _ in $(seq 1 100); do grep -q "listening on " "$tls_log" && break; sleep 0.1; done
+tls_base=$(grep -o 'https://127.0.0.1:[0-9]*' "$tls_log" | head -1)
+[ -n "$tls_base" ] || { echo "docs-test: the TLS demo server did not start"; cat "$tls_log"; exit 1; }
 
 passed=0
 failed=0
@@ -29,6 +40,7 @@ while IFS= read -r line; do
         expected=${BASH_REMATCH[2]}
     fi
     command=${line//http:\/\/127.0.0.1:8080/$base}
+    command=${command//https:\/\/127.0.0.1:8443/$tls_base}
     command="\"$curlew\"${command#curlew}"
     (cd "$scratch" && timeout 60 bash -c "$command" </dev/null >"$scratch/.out" 2>&1)
     status=$?

@@ -136,22 +136,71 @@ public struct NetworkConfig: Sendable {
     }
 }
 
-/// Certificate checks, global or per request (HLNetworking's security policy).
+/// Certificate checks, global or per request (HLNetworking's `HLSecurityPolicyConfig`).
 public struct TLSSettings: Sendable, Equatable {
-    /// Accept certificates that do not verify. For local development only.
+    /// Accept certificates that do not verify (self-signed, expired, another host's). For local
+    /// development only; pins are still checked.
     public var allowInvalidCertificates: Bool
+    /// Check that the certificate names the host asked for.
     public var validatesDomainName: Bool
     /// PEM bundle of trusted authorities used instead of the system's.
     public var certificateAuthorityFile: String?
-    /// Public-key pin: a PEM/DER key file, or `sha256//BASE64` hashes separated by `;`.
-    public var pinnedPublicKey: String?
+    public var pinning: SSLPinningMode
+    /// A client certificate (PEM) and its private key, for mutual TLS.
+    public var clientCertificate: String?
+    public var clientKey: String?
 
-    public init(allowInvalidCertificates: Bool = false, validatesDomainName: Bool = true,
-                certificateAuthorityFile: String? = nil, pinnedPublicKey: String? = nil) {
+    public init(allowInvalidCertificates: Bool = false, validatesDomainName: Bool = true, certificateAuthorityFile: String? = nil,
+                pinning: SSLPinningMode = .none, clientCertificate: String? = nil, clientKey: String? = nil) {
         self.allowInvalidCertificates = allowInvalidCertificates
         self.validatesDomainName = validatesDomainName
         self.certificateAuthorityFile = certificateAuthorityFile
-        self.pinnedPublicKey = pinnedPublicKey
+        self.pinning = pinning
+        self.clientCertificate = clientCertificate
+        self.clientKey = clientKey
+    }
+
+    /// These settings with every field `overrides` sets replaced.
+    public func applying(_ overrides: TLSOverrides) -> TLSSettings {
+        var settings = self
+        if let value = overrides.allowInvalidCertificates { settings.allowInvalidCertificates = value }
+        if let value = overrides.validatesDomainName { settings.validatesDomainName = value }
+        if let value = overrides.certificateAuthorityFile { settings.certificateAuthorityFile = value }
+        if let value = overrides.pinning { settings.pinning = value }
+        if let value = overrides.clientCertificate { settings.clientCertificate = value }
+        if let value = overrides.clientKey { settings.clientKey = value }
+        return settings
+    }
+}
+
+/// How a server's identity is pinned (HLNetworking's `SSLPinningMode`).
+public enum SSLPinningMode: Sendable, Equatable {
+    case none
+    /// The server's public key must be one of these: `sha256//BASE64` pins (as curl writes them and
+    /// the debug message shows them) or paths of PEM or DER certificates whose key is pinned.
+    case publicKey([String])
+    /// Trust exactly these certificates (PEM files): they replace every authority, and the
+    /// server's chain must lead to one of them; a pinned server certificate itself will do.
+    case certificate([String])
+}
+
+/// Per-request changes to the config's `TLSSettings`, field by field: nil keeps the config's.
+public struct TLSOverrides: Sendable, Equatable {
+    public var allowInvalidCertificates: Bool?
+    public var validatesDomainName: Bool?
+    public var certificateAuthorityFile: String?
+    public var pinning: SSLPinningMode?
+    public var clientCertificate: String?
+    public var clientKey: String?
+
+    public init(allowInvalidCertificates: Bool? = nil, validatesDomainName: Bool? = nil, certificateAuthorityFile: String? = nil,
+                pinning: SSLPinningMode? = nil, clientCertificate: String? = nil, clientKey: String? = nil) {
+        self.allowInvalidCertificates = allowInvalidCertificates
+        self.validatesDomainName = validatesDomainName
+        self.certificateAuthorityFile = certificateAuthorityFile
+        self.pinning = pinning
+        self.clientCertificate = clientCertificate
+        self.clientKey = clientKey
     }
 }
 

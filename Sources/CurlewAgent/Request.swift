@@ -46,8 +46,8 @@ public struct Request: Sendable {
     /// Status codes that count as success; others fail with `unacceptableStatus`. Nil takes the
     /// config's (2xx by default).
     public var acceptableStatusCodes: Range<Int>?
-    /// Overrides the config's certificate checks.
-    public var tls: TLSSettings?
+    /// Changes to the config's certificate checks, field by field.
+    public var tls: TLSOverrides?
     /// Overrides the config's redirect following.
     public var followRedirects: Bool?
     /// Overrides the config's `allowInsecureRedirects` (following https to http).
@@ -101,7 +101,7 @@ public struct Request: Sendable {
         responseSerializer: ResponseSerializer = .automatic,
         timeout: Duration? = nil,
         acceptableStatusCodes: Range<Int>? = nil,
-        tls: TLSSettings? = nil
+        tls: TLSOverrides? = nil
     ) {
         self.name = name
         self.method = method

@@ -70,7 +70,8 @@ struct RequestComposer: Sendable {
             record?.resumeRequestedFrom = target.resumeFrom?.offset
         }
         try headers.validate()
-        let tls = request.tls ?? config.tls
+        let tls = request.tls.map(config.tls.applying) ?? config.tls
+        let security = try Self.transportSecurity(tls)
         let transfer = TransferRequest(
             url: url,
             method: request.method.rawValue,
@@ -89,12 +90,7 @@ struct RequestComposer: Sendable {
             originBoundHeaderNames: TransferRequest.credentialHeaderNames + config.secretHeaderNames,
             maxResponseBytes: config.maxResponseBytes,
             requestCaptureLimit: config.debugBodyLimit,
-            tls: TLSOptions(
-                verifyPeer: !tls.allowInvalidCertificates,
-                verifyHost: tls.validatesDomainName && !tls.allowInvalidCertificates,
-                caFile: tls.certificateAuthorityFile,
-                pinnedPublicKey: tls.pinnedPublicKey
-            ),
+            tls: security,
             protocolPreference: request.httpVersion ?? config.httpVersion
         )
         let composed = ComposedRequest(
@@ -108,6 +104,50 @@ struct RequestComposer: Sendable {
             transfer: record
         )
         return (transfer, composed)
+    }
+
+    /// The security policy as the transport applies it: pins from certificate files computed,
+    /// pinned certificates read, every file checked before anything is sent.
+    static func transportSecurity(_ tls: TLSSettings) throws(RequestError) -> TLSOptions {
+        var options = TLSOptions(
+            verifyPeer: !tls.allowInvalidCertificates,
+            verifyHost: tls.validatesDomainName && !tls.allowInvalidCertificates,
+            caFile: tls.certificateAuthorityFile
+        )
+        for (purpose, path) in [("CA bundle", tls.certificateAuthorityFile), ("client certificate", tls.clientCertificate), ("client key", tls.clientKey)] {
+            if let path { try LocalFile.checkReadable(path, purpose: purpose) }
+        }
+        options.clientCertificate = tls.clientCertificate
+        options.clientKey = tls.clientKey
+        switch tls.pinning {
+        case .none:
+            break
+        case .publicKey(let pins):
+            guard !pins.isEmpty else { throw RequestError(.invalidTLSSettings, "public-key pinning needs at least one pin") }
+            options.pinnedPublicKey = try pins.map { pin throws(RequestError) in
+                if PublicKeyPin.isPin(pin) { return pin }
+                try LocalFile.checkReadable(pin, purpose: "pinned certificate")
+                guard let computed = PublicKeyPin.ofCertificate(at: pin) else {
+                    throw RequestError(.invalidTLSSettings, "\(pin) is neither a sha256// pin nor a PEM or DER certificate")
+                }
+                return computed
+            }.joined(separator: ";")
+        case .certificate(let paths):
+            guard !paths.isEmpty else { throw RequestError(.invalidTLSSettings, "certificate pinning needs at least one certificate") }
+            var bundle = Data()
+            for path in paths {
+                try LocalFile.checkReadable(path, purpose: "pinned certificate")
+                guard let contents = FileManager.default.contents(atPath: path), contents.count <= 1 << 20,
+                      String(decoding: contents, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+                    throw RequestError(.invalidTLSSettings, "\(path) is not a PEM certificate")
+                }
+                bundle.append(contents)
+                bundle.append(0x0A)
+            }
+            options.trustedCertificates = bundle
+            options.caFile = nil
+        }
+        return options
     }
 
     /// A form part as the debug message shows it.

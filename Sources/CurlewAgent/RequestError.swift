@@ -9,6 +9,8 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case invalidMethod
         case invalidHeader
         case invalidBody
+        /// The TLS settings cannot be applied (a pin that is neither a pin nor a certificate).
+        case invalidTLSSettings
         /// A chain step names a `{{variable}}` no earlier step captured.
         case unresolvedVariable
         // From the network.
@@ -17,6 +19,14 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case connectTimeout
         case totalTimeout
         case tlsFailure
+        /// The server's public key is not one of the pinned ones; no response is delivered.
+        case pinMismatch
+        /// The server's certificate does not lead to a trusted authority (self-signed, unknown issuer).
+        case untrustedCertificate
+        /// The server's certificate does not name the host asked for.
+        case hostnameMismatch
+        /// The server's certificate has expired or is not valid yet.
+        case certificateExpired
         case tooManyRedirects
         /// A redirect from HTTPS to plain HTTP; allow it with `allowInsecureRedirects`.
         case insecureRedirect
@@ -80,6 +90,10 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case .connectTimeout: .connectTimeout
         case .totalTimeout: .totalTimeout
         case .tlsFailure: .tlsFailure
+        case .pinMismatch: .pinMismatch
+        case .untrustedCertificate: .untrustedCertificate
+        case .hostnameMismatch: .hostnameMismatch
+        case .certificateExpired: .certificateExpired
         case .tooManyRedirects: .tooManyRedirects
         case .insecureRedirect: .insecureRedirect
         case .redirectRefused: .redirectRefused

@@ -23,8 +23,14 @@ public typealias RequestProgress = TransferProgress
 /// Where a request's time went, in microseconds; a phase that did not happen is nil.
 public typealias TimingBreakdown = TransferTimings
 
-/// Facts about the connection a request used (protocol version, addresses, reuse, bytes).
+/// Facts about the connection a request used (protocol version, addresses, reuse, bytes, TLS).
 public typealias ConnectionInfo = ConnectionFacts
+
+/// What TLS negotiated: version, cipher, ALPN and the server's certificates.
+public typealias TLSInfo = TLSFacts
+
+/// One certificate of a server's chain, with its public-key pin.
+public typealias CertificateInfo = CertificateFacts
 
 /// The identity of a request as observers see it.
 public struct RequestInfo: Sendable, Equatable {

@@ -318,6 +318,25 @@ struct SessionRecordWriter {
         key("effectiveURL"); string(connection.effectiveURL)
         key("bytesSent"); integer(connection.bytesSent)
         key("bytesReceived"); integer(connection.bytesReceived)
+        if let uses = connection.requestsOnConnection { key("requestsOnConnection"); integer(Int64(uses)) }
+        if let tls = connection.tls {
+            key("tls")
+            openObject()
+            key("version"); string(tls.version)
+            key("cipher"); string(tls.cipher)
+            key("alpn"); string(tls.alpn)
+            key("certificates"); array(tls.certificates) { writer, certificate in
+                writer.openObject()
+                writer.key("subject"); writer.string(certificate.subject)
+                writer.key("issuer"); writer.string(certificate.issuer)
+                writer.key("alternativeNames"); writer.array(certificate.alternativeNames) { $0.string($1) }
+                writer.key("notBefore"); writer.string(certificate.notBefore)
+                writer.key("notAfter"); writer.string(certificate.notAfter)
+                writer.key("publicKeyPin"); writer.string(certificate.publicKeyPin)
+                writer.closeObject()
+            }
+            closeObject()
+        }
         closeObject()
     }
 }

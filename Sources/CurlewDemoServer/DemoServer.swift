@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// An httpbin-like HTTP/1.1 server for the embedded demo and for tests, with fault endpoints.
 ///
@@ -13,12 +14,17 @@ public final class DemoServer: Sendable {
     /// The server's own event loop thread, when it was started with one (shut down by `stop`).
     private let ownGroup: MultiThreadedEventLoopGroup?
 
-    /// `http://host:port`, with IPv6 hosts bracketed.
+    /// Whether the server speaks TLS.
+    public let isTLS: Bool
+
+    /// `http://host:port` (`https` with TLS), with IPv6 hosts bracketed.
     public var baseURL: String {
-        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        let scheme = isTLS ? "https" : "http"
+        return host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
     }
 
-    private init(host: String, port: Int, channel: any Channel, recorder: RequestRecorder, ownGroup: MultiThreadedEventLoopGroup?) {
+    private init(host: String, port: Int, channel: any Channel, recorder: RequestRecorder, ownGroup: MultiThreadedEventLoopGroup?, isTLS: Bool) {
+        self.isTLS = isTLS
         self.host = host
         self.port = port
         self.channel = channel
@@ -29,7 +35,10 @@ public final class DemoServer: Sendable {
     /// Starts listening. Throws when the address cannot be bound (in use, not a local address).
     /// `ownThread` gives the server an event loop of its own, so a heavy transfer through it does
     /// not hold up other servers in the process.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, recordCapacity: Int = 10_000, ownThread: Bool = false) async throws -> DemoServer {
+    /// With `tls`, the server speaks HTTPS with that identity.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, recordCapacity: Int = 10_000, ownThread: Bool = false,
+                             tls: DemoTLS? = nil) async throws -> DemoServer {
+        let sslContext = try tls.map { try $0.makeContext() }
         let routes = DemoRoutes()
         let recorder = RequestRecorder(capacity: recordCapacity)
         let ownGroup = ownThread ? MultiThreadedEventLoopGroup(numberOfThreads: 1) : nil
@@ -40,6 +49,7 @@ public final class DemoServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    if let sslContext { try pipeline.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try pipeline.addHandler(DemoConnectionHandler(routes: routes, recorder: recorder))
                 }
@@ -47,7 +57,7 @@ public final class DemoServer: Sendable {
             .bind(host: host, port: port)
             .get()
         let boundPort = channel.localAddress?.port ?? port
-        return DemoServer(host: host, port: boundPort, channel: channel, recorder: recorder, ownGroup: ownGroup)
+        return DemoServer(host: host, port: boundPort, channel: channel, recorder: recorder, ownGroup: ownGroup, isTLS: tls != nil)
     }
 
     /// Stops accepting connections.

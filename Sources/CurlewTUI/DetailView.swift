@@ -66,7 +66,7 @@ enum DetailView {
         frame.put(TextWidth.fit("total", to: 10) + TextWidth.fitRight(TimingBreakdown.format(timings.elapsed), to: 11), row: row, column: area.column, style: .bold)
         row += 2
         guard let connection else { return }
-        let facts = [
+        var facts = [
             ("remote", connection.remoteIP.isEmpty ? "-" : "\(connection.remoteIP):\(connection.remotePort)"),
             ("local", connection.localIP.isEmpty ? "-" : "\(connection.localIP):\(connection.localPort)"),
             ("HTTP", connection.httpVersion.isEmpty ? "-" : connection.httpVersion),
@@ -74,6 +74,17 @@ enum DetailView {
             ("redirects", "\(connection.redirectCount)"),
             ("bytes", "\(connection.bytesSent) sent, \(connection.bytesReceived) received"),
         ]
+        if let uses = connection.requestsOnConnection { facts.append(("requests", "\(uses) on this connection")) }
+        if let tls = connection.tls {
+            facts.append(("TLS", "\(tls.version)  \(tls.cipher)  ALPN \(tls.alpn.isEmpty ? "none" : tls.alpn)"))
+            for (index, certificate) in tls.certificates.enumerated() {
+                facts.append(("cert \(index)", certificate.subject))
+                facts.append(("  issuer", certificate.issuer))
+                if !certificate.alternativeNames.isEmpty { facts.append(("  names", certificate.alternativeNames.joined(separator: ", "))) }
+                facts.append(("  valid", "\(certificate.notBefore) to \(certificate.notAfter)"))
+                facts.append(("  pin", certificate.publicKeyPin))
+            }
+        }
         for (name, value) in facts where row < area.row + area.height {
             frame.put(TextWidth.fit(name, to: 12), row: row, column: area.column, style: .dim)
             frame.put(value, row: row, column: area.column + 12, width: area.width - 12)

@@ -14,6 +14,15 @@ public enum ASCII {
         }
     }
 
+    /// Whether `text` starts with `prefix`, ignoring ASCII case (schemes).
+    public static func hasPrefixIgnoringCase(_ text: String, _ prefix: String) -> Bool {
+        var characters = text.utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let actual = characters.next(), lowercase(actual) == lowercase(expected) else { return false }
+        }
+        return true
+    }
+
     /// Whether `needle` occurs in `haystack`, ignoring ASCII case (media types, tokens).
     public static func containsIgnoringCase(_ haystack: String, _ needle: String) -> Bool {
         var haystack = haystack

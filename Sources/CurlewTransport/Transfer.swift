@@ -37,6 +37,9 @@ final class Transfer {
     private var download: DownloadWriter?
     /// The temporary file a body too large for memory went to.
     private var spilledBody: BodyFile?
+    /// What TLS negotiated for the current hop, read once when its first response arrives.
+    private var tlsFacts: TLSFacts?
+    private var tlsRead = false
     /// Whether the current response's body has been routed (to memory, a spill file or the download).
     private var bodyRouted = false
     /// A failure Curlew decided itself (a local file, a range mismatch), which wins over libcurl's code.
@@ -142,6 +145,17 @@ final class Transfer {
         }
         if let pin = request.tls.pinnedPublicKey {
             set(Self.setString(easy, CURLOPT_PINNEDPUBLICKEY, pin))
+        }
+        if let trusted = request.tls.trustedCertificates {
+            set(trusted.withUnsafeBytes { curlew_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
+            // Only the pinned certificates: no directory of system authorities either.
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_CAPATH, nil))
+        }
+        if let certificate = request.tls.clientCertificate {
+            set(Self.setString(easy, CURLOPT_SSLCERT, certificate))
+        }
+        if let key = request.tls.clientKey {
+            set(Self.setString(easy, CURLOPT_SSLKEY, key))
         }
         let version: Int
         switch request.protocolPreference {
@@ -285,6 +299,8 @@ final class Transfer {
         uploadFile = nil
         spilledBody = nil
         bodyRouted = false
+        tlsRead = false
+        tlsFacts = nil
         handle.reset()
         form = nil
         request = next
@@ -393,6 +409,19 @@ final class Transfer {
         return false
     }
 
+    /// The TLS session of the connection: version, cipher, ALPN and the server's chain.
+    private func readTLSFacts() -> TLSFacts? {
+        let collector = CertificateCollector()
+        var version = [CChar](repeating: 0, count: 64)
+        var cipher = [CChar](repeating: 0, count: 128)
+        var alpn = [CChar](repeating: 0, count: 80)
+        let found = curlew_tls_describe(handle.raw, &version, version.count, &cipher, cipher.count, &alpn, alpn.count,
+                                        TransferCallbacks.certificate, Unmanaged.passUnretained(collector).toOpaque())
+        guard found == 1 else { return nil }
+        return TLSFacts(version: String(cString: version), cipher: String(cString: cipher), alpn: String(cString: alpn),
+                        certificates: collector.certificates)
+    }
+
     // MARK: Streamed request bodies
 
     func readUpload(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -420,6 +449,10 @@ final class Transfer {
         case .statusLine(let line):
             statusLine = line
             bodyRouted = false
+            if !tlsRead {
+                tlsRead = true
+                if ASCII.hasPrefixIgnoringCase(request.url, "https:") { tlsFacts = readTLSFacts() }
+            }
             responseHeaders.removeAll(keepingCapacity: true)
             // Room for a typical response's headers at once, instead of growing 1, 2, 4, 8, 16.
             responseHeaders.reserveCapacity(16)
@@ -534,7 +567,8 @@ final class Transfer {
             redirectCount: hops,
             effectiveURL: string(CURLINFO_EFFECTIVE_URL),
             bytesSent: earlierHopsBytesSent + currentHopBytesSent(),
-            bytesReceived: earlierHopsBytesReceived + currentHopBytesReceived()
+            bytesReceived: earlierHopsBytesReceived + currentHopBytesReceived(),
+            tls: tlsFacts
         )
         let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
         defer {

@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 
 /// The C entry points libcurl calls. Each turns its user-data pointer back into the `Transfer`
 /// that registered it; none of them can capture context, so they are plain constants.
@@ -20,6 +21,17 @@ enum TransferCallbacks {
         guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
         return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().seekUpload(to: Int64(offset))
             ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+    }
+
+    static let certificate: curlew_certificate_callback = { context, subject, issuer, names, notBefore, notAfter, digest in
+        guard let context else { return }
+        func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
+        let pin = digest.map { "sha256//" + Data(bytes: $0, count: 32).base64EncodedString() } ?? ""
+        Unmanaged<CertificateCollector>.fromOpaque(context).takeUnretainedValue().certificates.append(CertificateFacts(
+            subject: text(subject), issuer: text(issuer),
+            alternativeNames: text(names).components(separatedBy: ", ").filter { !$0.isEmpty },
+            notBefore: text(notBefore), notAfter: text(notAfter), publicKeyPin: pin
+        ))
     }
 
     static let header: curlew_data_callback = { data, size, count, context in
@@ -52,4 +64,9 @@ enum TransferCallbacks {
         )
         return 0
     }
+}
+
+/// The certificates `curlew_tls_describe` reports, collected for one exchange.
+final class CertificateCollector {
+    var certificates: [CertificateFacts] = []
 }

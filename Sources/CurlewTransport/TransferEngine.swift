@@ -231,6 +231,8 @@ private final class TransferLoop {
     private let logger = Logger(label: "curlew.transport")
     /// Created with the loop, so every exchange of this engine shares it.
     private let cookieJar = CookieJar()
+    /// Exchanges each open connection has carried, by its local and remote address.
+    private var connectionUses = ConnectionUses()
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -365,7 +367,8 @@ private final class TransferLoop {
     }
 
     private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true) {
-        let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal)
+        var result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal)
+        connectionUses.count(&result.connection)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
         active[transfer.id] = nil
         pool.give(transfer.handle)

@@ -9,6 +9,14 @@ public struct TransferError: Error, Sendable, Equatable {
         case connectTimeout
         case totalTimeout
         case tlsFailure
+        /// The server's public key is not one of the pinned ones.
+        case pinMismatch
+        /// The server's certificate does not lead to a trusted authority (self-signed, unknown issuer).
+        case untrustedCertificate
+        /// The server's certificate does not name the host that was asked for.
+        case hostnameMismatch
+        /// The server's certificate has expired (or is not valid yet).
+        case certificateExpired
         case tooManyRedirects
         /// A redirect from HTTPS to plain HTTP, refused unless the request allows downgrades.
         case insecureRedirect
@@ -59,8 +67,14 @@ public struct TransferError: Error, Sendable, Equatable {
             kind = .couldNotConnect
         case CURLE_OPERATION_TIMEDOUT:
             kind = (!connected && connectTimeoutApplied) ? .connectTimeout : .totalTimeout
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
-            CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            kind = .pinMismatch
+        case CURLE_PEER_FAILED_VERIFICATION:
+            kind = ASCII.containsIgnoringCase(message, "expired") || ASCII.containsIgnoringCase(message, "not yet valid") ? .certificateExpired
+                : ASCII.containsIgnoringCase(message, "host name") || ASCII.containsIgnoringCase(message, "hostname") ? .hostnameMismatch
+                : .untrustedCertificate
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM,
+            CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ISSUER_ERROR,
             CURLE_SSL_CRL_BADFILE, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_SHUTDOWN_FAILED:
             kind = .tlsFailure

@@ -118,11 +118,21 @@ public struct TLSOptions: Sendable, Equatable {
     public var caFile: String?
     /// A public-key pin: a PEM/DER file path or `sha256//BASE64` hashes separated by `;`.
     public var pinnedPublicKey: String?
+    /// PEM certificates that are the only ones trusted (certificate pinning): they replace every
+    /// authority, and a chain must lead to one of them (a pinned server certificate itself will do).
+    public var trustedCertificates: Data?
+    /// A client certificate (PEM) and its key for mutual TLS.
+    public var clientCertificate: String?
+    public var clientKey: String?
 
-    public init(verifyPeer: Bool = true, verifyHost: Bool = true, caFile: String? = nil, pinnedPublicKey: String? = nil) {
+    public init(verifyPeer: Bool = true, verifyHost: Bool = true, caFile: String? = nil, pinnedPublicKey: String? = nil,
+                trustedCertificates: Data? = nil, clientCertificate: String? = nil, clientKey: String? = nil) {
         self.verifyPeer = verifyPeer
         self.verifyHost = verifyHost
         self.caFile = caFile
         self.pinnedPublicKey = pinnedPublicKey
+        self.trustedCertificates = trustedCertificates
+        self.clientCertificate = clientCertificate
+        self.clientKey = clientKey
     }
 }

@@ -19,12 +19,18 @@ public struct ConnectionFacts: Sendable, Equatable, Codable {
     public var bytesSent: Int64
     /// Response bytes read: headers plus body.
     public var bytesReceived: Int64
+    /// Exchanges this connection has carried, this one included, as far as this engine saw.
+    public var requestsOnConnection: Int?
+    /// What TLS negotiated; nil for plain HTTP.
+    public var tls: TLSFacts?
 
     public init(
         httpVersion: String = "", remoteIP: String = "", remotePort: Int = 0, localIP: String = "",
         localPort: Int = 0, reused: Bool = false, newConnections: Int = 0, redirectCount: Int = 0,
-        effectiveURL: String = "", bytesSent: Int64 = 0, bytesReceived: Int64 = 0
+        effectiveURL: String = "", bytesSent: Int64 = 0, bytesReceived: Int64 = 0, requestsOnConnection: Int? = nil, tls: TLSFacts? = nil
     ) {
+        self.requestsOnConnection = requestsOnConnection
+        self.tls = tls
         self.httpVersion = httpVersion
         self.remoteIP = remoteIP
         self.remotePort = remotePort

@@ -22,11 +22,14 @@ extension RequestError {
     var exitCode: Int32 {
         switch kind {
         case .invalidURL: 3
-        case .invalidMethod, .invalidHeader, .invalidBody, .unresolvedVariable: 2
+        case .invalidMethod, .invalidHeader, .invalidBody, .unresolvedVariable, .invalidTLSSettings: 2
         case .couldNotResolveHost: 6
         case .couldNotConnect: 7
         case .connectTimeout, .totalTimeout: 28
-        case .tlsFailure: 35
+        // curl: 58 for a client certificate problem, 77 for a bad CA file, 35 for the rest.
+        case .tlsFailure: [58, 77].contains(code ?? 0) ? Int32(code!) : 35
+        case .pinMismatch: 90
+        case .untrustedCertificate, .hostnameMismatch, .certificateExpired: 60
         case .tooManyRedirects: 47
         case .insecureRedirect, .redirectRefused: 1
         case .responseTooLarge: 63

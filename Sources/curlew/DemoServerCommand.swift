@@ -15,14 +15,38 @@ struct DemoServerCommand: AsyncParsableCommand {
     @Option(help: "Address to bind. Loopback by default.")
     var host: String = "127.0.0.1"
 
+    @Flag(help: "Speak HTTPS, with a certificate authority and certificates made for this run.")
+    var tls = false
+
+    @Option(name: .customLong("cert-dir"), help: "With --tls: where to write the certificates (default: a new temporary directory).")
+    var certificateDirectory: String?
+
+    func validate() throws {
+        if certificateDirectory != nil, !tls { throw ValidationError("--cert-dir needs --tls") }
+    }
+
     func run() async throws {
+        var certificates: DemoCertificates?
+        if tls {
+            let directory = certificateDirectory ?? NSTemporaryDirectory() + "curlew-demo-tls-\(getpid())"
+            do {
+                certificates = try DemoCertificates.generate(in: directory)
+            } catch {
+                throw ValidationError("cannot write the demo certificates to \(directory): \(error)")
+            }
+        }
         let server: DemoServer
         do {
-            server = try await DemoServer.start(host: host, port: port)
+            server = try await DemoServer.start(host: host, port: port, tls: certificates.map { .identity($0.server) })
         } catch {
             throw ValidationError("cannot listen on \(host):\(port): \(error)")
         }
         print("Curlew demo server listening on \(server.baseURL)")
+        if let certificates {
+            print("CA certificate: \(certificates.authority.certificate)")
+            print("Server key pin: \(certificates.server.pin)")
+            print("Try: curlew send --cacert \(certificates.authority.certificate) --pin '\(certificates.server.pin)' \(server.baseURL)/get")
+        }
         print("Endpoints: " + DemoServer.endpoints.joined(separator: " "))
         // Scripts wait for the address line; do not leave it in a pipe's buffer.
         fflush(nil)

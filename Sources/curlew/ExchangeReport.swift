@@ -27,6 +27,10 @@ struct ExchangeReport {
             lines.append("Timing  \(connectionSummary)")
             lines += TimingChart.lines(timings, reused: message.connection?.reused ?? false)
         }
+        if let tls = message.connection?.tls {
+            lines.append("")
+            lines += Self.describe(tls)
+        }
         if let transfer = message.transfer, !transfer.lines.isEmpty {
             lines.append("")
             lines.append("Transfer")
@@ -49,9 +53,23 @@ struct ExchangeReport {
         if !connection.remoteIP.isEmpty { parts.append("\(connection.remoteIP):\(connection.remotePort)") }
         if !connection.httpVersion.isEmpty { parts.append("HTTP/\(connection.httpVersion)") }
         parts.append(connection.reused ? "reused connection" : "new connection")
+        if let uses = connection.requestsOnConnection, uses > 1 { parts.append("request \(uses) on it") }
         if connection.redirectCount > 0 { parts.append("\(connection.redirectCount) redirect(s)") }
         parts.append("\(connection.bytesSent) B sent, \(connection.bytesReceived) B received")
         return "(" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// The TLS session: version, cipher, ALPN, then each certificate with its pin.
+    static func describe(_ tls: TLSInfo) -> [String] {
+        var lines = ["TLS  \(tls.version)  \(tls.cipher)" + (tls.alpn.isEmpty ? "  (no ALPN)" : "  ALPN \(tls.alpn)")]
+        for (index, certificate) in tls.certificates.enumerated() {
+            lines.append("  [\(index)] \(certificate.subject)")
+            lines.append("      issuer  \(certificate.issuer)")
+            if !certificate.alternativeNames.isEmpty { lines.append("      names   \(certificate.alternativeNames.joined(separator: ", "))") }
+            lines.append("      valid   \(certificate.notBefore) to \(certificate.notAfter)")
+            lines.append("      pin     \(certificate.publicKeyPin)")
+        }
+        return lines
     }
 
     /// A body as text when it is text, otherwise its size and a hex preview.

@@ -40,6 +40,9 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup(title: "Bodies, files and protocol")
     var transfer: TransferOptions
 
+    @OptionGroup(title: "TLS")
+    var security: SecurityOptions
+
     @OptionGroup(title: "Middle layer")
     var pipeline: PipelineOptions
 
@@ -48,9 +51,6 @@ struct SendCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-body"), help: "Do not print the response body.")
     var hideBody = false
-
-    @Flag(name: [.short, .long], help: "Accept TLS certificates that do not verify.")
-    var insecure = false
 
     @Flag(name: .customLong("no-redact"), help: "Keep credentials and cookies in the session log.")
     var noRedact = false
@@ -90,7 +90,7 @@ struct SendCommand: AsyncParsableCommand {
             requestTimeout: try SecondsInput.duration(totalSeconds, field: "--timeout"),
             connectTimeout: try SecondsInput.duration(connectTimeout, field: "--connect-timeout"),
             allowInsecureRedirects: allowDowngrade,
-            tls: TLSSettings(allowInvalidCertificates: insecure)
+            tls: security.settings
         )
         try pipeline.apply(to: &config, request: &request)
         transfer.apply(to: &config)

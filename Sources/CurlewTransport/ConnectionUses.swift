@@ -1,0 +1,24 @@
+/// Counts the exchanges each connection carried, told apart by its local and remote address and
+/// port (unique while the connection is open). Used only on the transfer thread.
+struct ConnectionUses {
+    private struct Key: Hashable {
+        var localIP: String
+        var localPort: Int
+        var remoteIP: String
+        var remotePort: Int
+    }
+
+    private var uses: [Key: Int] = [:]
+    /// More connections than this are forgotten at once; their counts restart.
+    private let capacity = 4096
+
+    /// Sets `connection.requestsOnConnection`: 1 for a new connection, one more for a reused one.
+    mutating func count(_ connection: inout ConnectionFacts) {
+        guard connection.localPort > 0 else { return }
+        let key = Key(localIP: connection.localIP, localPort: connection.localPort, remoteIP: connection.remoteIP, remotePort: connection.remotePort)
+        let count = connection.reused ? (uses[key] ?? 0) + 1 : 1
+        if uses.count >= capacity, uses[key] == nil { uses.removeAll(keepingCapacity: true) }
+        uses[key] = count
+        connection.requestsOnConnection = count
+    }
+}
