@@ -63,11 +63,13 @@ final class DemoConnectionHandler: ChannelInboundHandler {
 
     private func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
         let headers = requestHead.headers.map { (name: $0.name, value: $0.value) }
-        let remote = context.remoteAddress?.ipAddress ?? ""
+        // An HTTP/2 stream has no address of its own: its connection has.
+        let remote = (context.channel.parent ?? context.channel).remoteAddress?.ipAddress ?? ""
         recorder.record(ReceivedRequest(method: requestHead.method.rawValue, uri: requestHead.uri, headers: headers, body: body, receivedAt: Date()))
         var request = DemoRequest(
             method: requestHead.method.rawValue, uri: requestHead.uri, headers: headers, body: body,
-            remoteAddress: remote, keepAlive: requestHead.isKeepAlive
+            // An HTTP/2 stream ends with its response; closing it early would cancel that.
+            remoteAddress: remote, keepAlive: requestHead.version.major >= 2 || requestHead.isKeepAlive
         )
         if let uploadDigest {
             request.streamedBody = (uploadDigest.bytes, uploadDigest.hash.finalize().map { String(format: "%02x", $0) }.joined())

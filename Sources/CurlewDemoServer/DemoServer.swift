@@ -1,9 +1,11 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
-/// An httpbin-like HTTP/1.1 server for the embedded demo and for tests, with fault endpoints.
+/// An httpbin-like server for the embedded demo and for tests, with fault endpoints: HTTP/1.1, and
+/// HTTP/2 by ALPN over TLS or by prior knowledge over plain HTTP.
 ///
 /// It binds loopback by default; port 0 picks a free ephemeral port (read it back from `port`).
 public final class DemoServer: Sendable {
@@ -47,11 +49,38 @@ public final class DemoServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                let http1: @Sendable (any Channel) throws -> Void = { channel in
                     let pipeline = channel.pipeline.syncOperations
-                    if let sslContext { try pipeline.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try pipeline.addHandler(DemoConnectionHandler(routes: routes, recorder: recorder))
+                }
+                // Each HTTP/2 stream carries one request, answered by the same routes.
+                let http2: @Sendable (any Channel) throws -> Void = { channel in
+                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+                    ) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandlers([
+                                HTTP2FramePayloadToHTTP1ServerCodec(), HTTP2ResponseTranslator(),
+                                DemoConnectionHandler(routes: routes, recorder: recorder),
+                            ])
+                        }
+                    }
+                }
+                guard let sslContext else {
+                    // Plain HTTP: HTTP/1, or HTTP/2 for a client with prior knowledge.
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(PriorKnowledgeDetector(http2: http2, http1: http1))
+                    }
+                }
+                // TLS: HTTP/2 or HTTP/1.1 as ALPN decides.
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                }.flatMap {
+                    channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try http2(channel) } },
+                        http1ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try http1(channel) } }
+                    )
                 }
             }
             .bind(host: host, port: port)

@@ -30,7 +30,7 @@ public struct DemoTLS: Sendable {
         } else {
             configuration = .makeServerConfiguration(certificateChain: chain, privateKey: key)
         }
-        configuration.applicationProtocols = ["http/1.1"]
+        configuration.applicationProtocols = ["h2", "http/1.1"]
         return try NIOSSLContext(configuration: configuration)
     }
 }

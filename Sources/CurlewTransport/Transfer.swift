@@ -165,6 +165,11 @@ final class Transfer {
         case .http2PriorKnowledge: version = Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
         }
         set(curlew_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version))
+        if request.protocolPreference != .http1_1, ASCII.hasPrefixIgnoringCase(request.url, "https:") || request.protocolPreference == .http2PriorKnowledge {
+            // Wait for a connection being set up to the same host to say whether it multiplexes,
+            // instead of opening one per request: concurrent HTTP/2 requests then share one.
+            set(curlew_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
+        }
         return code
     }
 

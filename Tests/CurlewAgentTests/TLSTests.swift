@@ -28,7 +28,7 @@ struct TLSTests {
         let facts = try #require(outcome.message?.connection?.tls)
         #expect(facts.version.hasPrefix("TLSv1."))
         #expect(!facts.cipher.isEmpty)
-        #expect(facts.alpn == "http/1.1")
+        #expect(facts.alpn == "h2")
         let leaf = try #require(facts.certificates.first)
         #expect(leaf.subject.contains("CN=localhost"))
         #expect(leaf.issuer.contains("CN=Curlew Demo CA"))

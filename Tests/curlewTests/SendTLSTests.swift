@@ -10,7 +10,7 @@ struct SendTLSTests {
         let result = try await CurlewProcess.run(["send", "--no-body", "--cacert", tls.certificates.authority.certificate, "\(tls.good.baseURL)/get"])
         #expect(result.status == 0)
         #expect(result.output.contains("\nTLS  TLSv1."))
-        #expect(result.output.contains("ALPN http/1.1"))
+        #expect(result.output.contains("ALPN h2"))
         #expect(result.output.contains("  [0] CN=localhost,O=Curlew"))
         #expect(result.output.contains("      issuer  CN=Curlew Demo CA,O=Curlew"))
         #expect(result.output.contains("      names   DNS:localhost, IP:127.0.0.1"))
