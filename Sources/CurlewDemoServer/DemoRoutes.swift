@@ -93,20 +93,23 @@ final class DemoRoutes: Sendable {
             "headers": headerObject(request),
             "origin": request.remoteAddress,
         ]
-        let bodyText = String(decoding: request.body, as: UTF8.self)
-        object["data"] = bodyText
-        object["bodyLength"] = request.body.count
         let contentType = request.header("Content-Type")?.lowercased() ?? ""
+        // Text as it came; anything else as a data URL, as httpbin does (repairing invalid UTF-8
+        // would cost the event loop a second on a few hundred kilobytes).
+        let bodyText = String(validating: request.body, as: UTF8.self)
+        if !contentType.contains("multipart/form-data") {
+            object["data"] = bodyText ?? "data:application/octet-stream;base64," + Data(request.body).base64EncodedString()
+        }
+        object["bodyLength"] = request.body.count
         if contentType.contains("json"), let json = try? JSONSerialization.jsonObject(with: Data(request.body), options: [.fragmentsAllowed]) {
             object["json"] = json
         } else {
             object["json"] = NSNull()
         }
-        if contentType.contains("application/x-www-form-urlencoded") {
+        if contentType.contains("application/x-www-form-urlencoded"), let bodyText {
             object["form"] = Self.formFields(bodyText)
         }
         if contentType.contains("multipart/form-data") {
-            object.removeValue(forKey: "data")
             if let parsed = MultipartFormParser(body: request.body, contentType: request.header("Content-Type") ?? "") {
                 object["form"] = parsed.fields
                 object["files"] = parsed.files.mapValues { file -> [String: Any] in
@@ -268,7 +271,7 @@ final class DemoRoutes: Sendable {
         if let json = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] {
             for (key, value) in json { fields[key] = value as? String }
         } else {
-            fields = Self.formFields(String(decoding: request.body, as: UTF8.self))
+            fields = Self.formFields(String(validating: request.body, as: UTF8.self) ?? "")
         }
         guard let user = fields["username"], !user.isEmpty, let password = fields["password"], !password.isEmpty else {
             return .respond(.json(["error": "username and password are required"], status: 401))

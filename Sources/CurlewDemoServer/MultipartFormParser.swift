@@ -47,7 +47,7 @@ struct MultipartFormParser {
             files[name] = FilePart(filename: filename, contentType: headers["content-type"], size: content.count, sha256: digest,
                                    headers: headers.filter { $0.key != "content-disposition" && $0.key != "content-type" })
         } else {
-            fields[name] = String(decoding: content, as: UTF8.self)
+            fields[name] = String(validating: content, as: UTF8.self) ?? "(\(content.count) bytes that are not UTF-8)"
         }
         return true
     }

@@ -27,6 +27,42 @@ struct DemoServerTests {
         #expect(response.statusCode == 200)
     }
 
+    @Test("a binary body is echoed as a data URL, without repairing it as text (which stalled the event loop)")
+    func binaryEcho() async throws {
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let response = try await send(Request(.post, "/post", requestSerializer: .raw(body, contentType: "application/octet-stream")))
+        let data = try #require(try response.json()["data"]?.stringValue)
+        #expect(data.hasPrefix("data:application/octet-stream;base64,"))
+        #expect(Data(base64Encoded: String(data.dropFirst("data:application/octet-stream;base64,".count))) == body)
+    }
+
+    @Test("broken multipart bodies get a formError, never a crash", arguments: [
+        "", "--b", "--b\r\n", "--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--", "--b\r\nno colon\r\n\r\nx\r\n--b--",
+        "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nnever closed",
+    ])
+    func hostileMultipart(_ body: String) async throws {
+        let response = try await send(Request(.post, "/post", requestSerializer: .raw(Data(body.utf8), contentType: "multipart/form-data; boundary=b")))
+        #expect(response.statusCode == 200)
+        #expect(try response.json()["formError"] != nil)
+    }
+
+    @Test("multipart parts: fields, files with their digests, a boundary that is quoted")
+    func multipart() async throws {
+        let body = "--\"q b\"\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nv\r\n--\"q b\"--\r\n"
+            .replacingOccurrences(of: "\"q b\"", with: "q b")
+        let response = try await send(Request(.post, "/post", requestSerializer: .raw(Data(body.utf8), contentType: "multipart/form-data; boundary=\"q b\"")))
+        #expect(try response.json()["form"]?["t"] == .string("v"))
+    }
+
+    @Test("hostile /range, /cookies and /upload requests are refused with a reason", arguments: [
+        "/range/10?abort=1&reset=2", "/range/10?v=-1", "/range/99999999999", "/range/10?duration=nan", "/cookies/set?a=b%3Bc",
+        "/cookies/set", "/cookies/nothing",
+    ])
+    func hostileNewEndpoints(_ path: String) async throws {
+        let status = try await send(Request(.get, path)).statusCode
+        #expect(status == 400 || status == 404)
+    }
+
     @Test("/range honours Range, suffix ranges, If-Range and unsatisfiable ranges")
     func ranges() async throws {
         let full = try await send(Request(.get, "/range/100"))
