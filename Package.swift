@@ -116,6 +116,7 @@ if Context.environment["CURLEW_FUZZ"] == "1" {
         ("FuzzCompose", ["CurlewAgent", "CurlewTransport"]),
         ("FuzzRedaction", ["CurlewAgent"]),
         ("FuzzPipeline", ["CurlewAgent"]),
+        ("FuzzStream", ["CurlewAgent"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for target in fuzzTargets {

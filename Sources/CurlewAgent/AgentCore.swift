@@ -32,6 +32,8 @@ final class AgentCore: Sendable {
         /// For an exchange of a pipelined request: takes the result instead of the usual delivery;
         /// the pipeline publishes the exchange once it has decided what it means.
         var onFinish: (@Sendable (TransferResult) -> Void)? = nil
+        /// For a request with `streamsResponse`: follows its body as it arrives.
+        var stream: StreamCollector? = nil
     }
 
     let config: NetworkConfig
@@ -60,6 +62,10 @@ final class AgentCore: Sendable {
     /// goes out first in the next batch), so starting many requests costs no hand-over per request.
     func register(_ entry: ActiveRequest) {
         _ = entry.handle.transition(to: .pending)
+        var entry = entry
+        if entry.request.streamsResponse {
+            entry.stream = StreamCollector(lastEventID: entry.request.headers["Last-Event-ID"], reconnectAttempt: entry.request.reconnectAttempt)
+        }
         active.withLock { $0[entry.info.id] = entry }
         if !observers.isEmpty {
             publisher.withLock { $0.append(.willSend(entry.info)) }
@@ -127,6 +133,13 @@ final class AgentCore: Sendable {
                 let handle = entry.handle
                 batch.callbacks.append { delegate.requestDidSend(handle) }
             }
+        case .chunk(let id, let status, let contentType, let data):
+            guard let entry = active.withLock({ $0[id] }), let collector = entry.stream else { return }
+            let items = collector.consume(data, status: status, contentType: contentType)
+            if !observers.isEmpty { batch.events += items.map { .streamed(entry.info, $0) } }
+            if let streamed = entry.callbacks.streamed {
+                batch.callbacks.append { for item in items { streamed(item) } }
+            }
         case .progress(let id, let progress):
             guard let entry = active.withLock({ $0[id] }) else { return }
             batch.events.append(.progress(entry.info, progress))
@@ -158,7 +171,7 @@ final class AgentCore: Sendable {
         // The debug message is the largest thing built per request; skip it when nobody reads it.
         let message = observers.isEmpty && entry.callbacks.debug == nil
             ? nil : debugMessage(info: info, composed: entry.composed, result: result, headers: headers, state: verdict.state,
-                                 error: verdict.error, pipeline: nil)
+                                 error: verdict.error, pipeline: nil, stream: entry.stream?.record)
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
                 callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil, to: &batch)
     }
@@ -177,7 +190,7 @@ final class AgentCore: Sendable {
 
     /// The debug message of a network exchange.
     func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, headers: [HeaderField], state: RequestState,
-                      error: RequestError?, pipeline: PipelineRecord?) -> DebugMessage {
+                      error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil) -> DebugMessage {
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
             head: String(decoding: result.requestHead, as: UTF8.self),
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
@@ -195,7 +208,7 @@ final class AgentCore: Sendable {
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, headers: headers),
             error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline,
-            transfer: transfer
+            transfer: transfer, stream: stream
         )
     }
 

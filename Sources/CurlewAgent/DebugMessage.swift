@@ -108,13 +108,16 @@ public struct DebugMessage: Sendable, Equatable, Codable {
     public var pipeline: PipelineRecord?
     /// Uploads from files, form parts, downloads and large bodies; nil when none applied.
     public var transfer: TransferRecord?
+    /// What a streamed response carried (chunks, events); nil when the request did not stream.
+    public var stream: StreamRecord?
 
     public init(
         requestID: UInt64, name: String?, groupID: UInt64? = nil, step: Int? = nil, state: RequestState,
         startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,
         error: RequestError?, timings: TimingBreakdown?, connection: ConnectionInfo?, callbackQueue: String,
-        pipeline: PipelineRecord? = nil, transfer: TransferRecord? = nil
+        pipeline: PipelineRecord? = nil, transfer: TransferRecord? = nil, stream: StreamRecord? = nil
     ) {
+        self.stream = stream
         self.pipeline = pipeline
         self.transfer = transfer
         self.requestID = requestID

@@ -10,6 +10,10 @@ public protocol NetworkObserver: AnyObject, Sendable {
     /// The transport took the request; it is in flight.
     func requestDidSend(_ request: RequestInfo)
     func request(_ request: RequestInfo, didProgress progress: RequestProgress)
+    /// A chunk or event of a streamed response, as it arrived. A lane keeps at most
+    /// `ObserverLane.maxQueuedStreamItems` of them waiting; when an observer falls further behind,
+    /// the oldest are dropped and `droppedBefore` counts them.
+    func requestDidStream(_ update: StreamUpdate)
     /// The full record of a finished request. Exactly one per request.
     func requestDidProduce(_ message: DebugMessage)
     /// The request reached its terminal state. Exactly one per request, after its debug message.
@@ -27,6 +31,7 @@ extension NetworkObserver {
     public func requestWillBeSent(_ request: RequestInfo) {}
     public func requestDidSend(_ request: RequestInfo) {}
     public func request(_ request: RequestInfo, didProgress progress: RequestProgress) {}
+    public func requestDidStream(_ update: StreamUpdate) {}
     public func requestDidProduce(_ message: DebugMessage) {}
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) {}
     public func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) {}
@@ -39,16 +44,23 @@ enum ObserverEvent: Sendable {
     case willSend(RequestInfo)
     case didSend(RequestInfo)
     case progress(RequestInfo, RequestProgress)
+    case streamed(RequestInfo, StreamItem)
     indirect case debugMessage(DebugMessage)
     case finished(RequestInfo, RequestState)
     case waiting(RequestInfo, WaitReason)
     case group(GroupEvent)
+
+    var isStreamItem: Bool {
+        if case .streamed = self { return true }
+        return false
+    }
 
     func deliver(to observer: any NetworkObserver) {
         switch self {
         case .willSend(let info): observer.requestWillBeSent(info)
         case .didSend(let info): observer.requestDidSend(info)
         case .progress(let info, let progress): observer.request(info, didProgress: progress)
+        case .streamed(let info, let item): observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 0))
         case .debugMessage(let message): observer.requestDidProduce(message)
         case .finished(let info, let state): observer.requestDidFinish(info, state: state)
         case .waiting(let info, let reason): observer.requestIsWaiting(info, reason: reason)

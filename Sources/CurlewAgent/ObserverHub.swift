@@ -10,11 +10,23 @@ import Synchronization
 /// delivering an event); observers hear every event at most that much later.
 final class ObserverLane: Sendable {
     static let coalescing = DispatchTimeInterval.milliseconds(5)
+    /// Stream items (chunks and events of streamed responses) waiting on one lane at most; past
+    /// this the oldest waiting ones are dropped and counted, so a slow observer of a fast stream
+    /// costs bounded memory. Other events are never dropped.
+    static let maxQueuedStreamItems = 1024
+
+    private struct Pending {
+        var events: [ObserverEvent] = []
+        var drainScheduled = false
+        var queuedStreamItems = 0
+        /// Stream items dropped since the last one delivered.
+        var droppedStreamItems = 0
+    }
 
     let observer: any NetworkObserver
     private let queue: DispatchQueue
     private let undelivered = Atomic<Int>(0)
-    private let pending = Locked<(events: [ObserverEvent], drainScheduled: Bool)>(([], false))
+    private let pending = Locked(Pending())
 
     init(observer: any NetworkObserver, label: String) {
         self.observer = observer
@@ -27,6 +39,22 @@ final class ObserverLane: Sendable {
         undelivered.add(events.count, ordering: .relaxed)
         let schedule = pending.withLock { pending -> Bool in
             pending.events.append(contentsOf: events)
+            let streamed = events.reduce(0) { $0 + ($1.isStreamItem ? 1 : 0) }
+            if streamed > 0 {
+                pending.queuedStreamItems += streamed
+                var excess = pending.queuedStreamItems - Self.maxQueuedStreamItems
+                if excess > 0 {
+                    let dropped = excess
+                    pending.events.removeAll { event in
+                        guard excess > 0, event.isStreamItem else { return false }
+                        excess -= 1
+                        return true
+                    }
+                    pending.queuedStreamItems -= dropped
+                    pending.droppedStreamItems += dropped
+                    undelivered.subtract(dropped, ordering: .relaxed)
+                }
+            }
             guard !pending.drainScheduled else { return false }
             pending.drainScheduled = true
             return true
@@ -37,13 +65,23 @@ final class ObserverLane: Sendable {
     /// Delivers what is pending as one batch and tells the observer the batch ended. Events that
     /// arrived meanwhile get the next drain, again after `coalescing`.
     private func deliverPending() {
-        let batch = pending.withLock { pending -> [ObserverEvent] in
-            defer { pending.events.removeAll(keepingCapacity: true) }
-            return pending.events
+        let (batch, dropped) = pending.withLock { pending -> ([ObserverEvent], Int) in
+            defer {
+                pending.events.removeAll(keepingCapacity: true)
+                pending.queuedStreamItems = 0
+                pending.droppedStreamItems = 0
+            }
+            return (pending.events, pending.droppedStreamItems)
         }
         if !batch.isEmpty {
+            var droppedBefore = dropped
             for event in batch {
-                event.deliver(to: observer)
+                if case .streamed(let info, let item) = event {
+                    observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore))
+                    droppedBefore = 0
+                } else {
+                    event.deliver(to: observer)
+                }
                 undelivered.subtract(1, ordering: .relaxed)
             }
             observer.observerDidFinishBatch()

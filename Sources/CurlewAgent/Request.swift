@@ -66,6 +66,12 @@ public struct Request: Sendable {
     public var httpVersion: HTTPVersionPreference?
     /// Overrides `NetworkConfig.cookies.enabled` for this request.
     public var usesCookies: Bool?
+    /// Hand the response over as it arrives (`RequestCallbacks.streamed`, observers'
+    /// `requestDidStream`); `Agent.stream(_:)` and `Agent.eventSource(_:)` set it.
+    public var streamsResponse = false
+    /// Which reconnection of an event source this request is (0 for the first connection);
+    /// recorded in the debug message's stream record.
+    public var reconnectAttempt = 0
 
     // The middle layer, per request. Nil and empty values take the config's.
 

@@ -27,6 +27,9 @@ public struct RequestCallbacks: Sendable {
     /// Under `cacheThenNetwork`, the cached response, before the network's answer reaches
     /// `success` or `failure`.
     public var cached: (@Sendable (Response) -> Void)?
+    /// For a request with `streamsResponse`: each chunk and event as it arrives, before
+    /// `success` or `failure`.
+    public var streamed: (@Sendable (StreamItem) -> Void)?
     public weak var delegate: (any RequestDelegate)?
 
     public init(
@@ -35,8 +38,10 @@ public struct RequestCallbacks: Sendable {
         progress: (@Sendable (RequestProgress) -> Void)? = nil,
         debug: (@Sendable (DebugMessage) -> Void)? = nil,
         cached: (@Sendable (Response) -> Void)? = nil,
+        streamed: (@Sendable (StreamItem) -> Void)? = nil,
         delegate: (any RequestDelegate)? = nil
     ) {
+        self.streamed = streamed
         self.success = success
         self.failure = failure
         self.progress = progress
@@ -46,6 +51,6 @@ public struct RequestCallbacks: Sendable {
     }
 
     var isEmpty: Bool {
-        success == nil && failure == nil && progress == nil && debug == nil && cached == nil && delegate == nil
+        success == nil && failure == nil && progress == nil && debug == nil && cached == nil && streamed == nil && delegate == nil
     }
 }

@@ -82,6 +82,7 @@ struct RequestComposer: Sendable {
             spillThreshold: config.memoryBodyLimit,
             spillDirectory: config.temporaryDirectory,
             usesCookies: request.usesCookies ?? config.cookies.enabled,
+            streamsBody: request.streamsResponse,
             totalTimeout: request.timeout ?? config.requestTimeout,
             connectTimeout: config.connectTimeout,
             followRedirects: request.followRedirects ?? config.followRedirects,

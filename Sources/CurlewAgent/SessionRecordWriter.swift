@@ -60,6 +60,7 @@ struct SessionRecordWriter {
         key("callbackQueue"); string(message.callbackQueue)
         if let pipeline = message.pipeline { key("pipeline"); self.pipeline(pipeline) }
         if let transfer = message.transfer { key("transfer"); self.transfer(transfer) }
+        if let stream = message.stream { key("stream"); self.stream(stream) }
         if let custom { key("custom"); json(custom) }
         closeObject()
     }
@@ -268,6 +269,27 @@ struct SessionRecordWriter {
         if let reachability = record.reachability { key("reachability"); string(reachability) }
         key("checks"); array(record.checks) { $0.string($1) }
         key("notes"); array(record.notes) { $0.string($1) }
+        closeObject()
+    }
+
+    /// The stream record with `StreamRecord`'s Codable keys (absent optionals left out).
+    mutating func stream(_ record: StreamRecord) {
+        openObject()
+        key("chunks"); integer(Int64(record.chunks))
+        key("bytes"); integer(record.bytes)
+        key("eventCount"); integer(Int64(record.eventCount))
+        key("events"); array(record.events) { writer, event in
+            writer.openObject()
+            writer.key("event"); writer.string(event.event)
+            writer.key("data"); writer.string(event.data)
+            if let id = event.id { writer.key("id"); writer.string(id) }
+            if let retry = event.retryMilliseconds { writer.key("retryMilliseconds"); writer.integer(Int64(retry)) }
+            writer.key("receivedAt"); writer.date(event.receivedAt)
+            writer.closeObject()
+        }
+        if let id = record.lastEventID { key("lastEventID"); string(id) }
+        if let retry = record.retryMilliseconds { key("retryMilliseconds"); integer(Int64(retry)) }
+        key("reconnectAttempt"); integer(Int64(record.reconnectAttempt))
         closeObject()
     }
 

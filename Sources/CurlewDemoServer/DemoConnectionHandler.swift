@@ -96,6 +96,9 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         case .paced(let response, let pieces, let interval, let chunked):
             send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
             sendPieces(pieces[...], interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+        case .pacedThenDrop(let response, let pieces, let interval):
+            send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
+            sendPieces(pieces[...], interval: interval, chunked: true, keepAlive: keepAlive, drops: true, context: context)
         case .resetMidBody(let response, let sentBytes):
             send(context: context, bytes: response.head(keepAlive: true, bodyLength: nil) + [UInt8](repeating: UInt8(ascii: "x"), count: sentBytes))
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(20)) { [self] in
@@ -153,9 +156,14 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func sendPieces(_ pieces: ArraySlice<[UInt8]>, interval: Double, chunked: Bool, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func sendPieces(_ pieces: ArraySlice<[UInt8]>, interval: Double, chunked: Bool, keepAlive: Bool, drops: Bool = false,
+                            context: ChannelHandlerContext) {
         guard isActive else { return }
         guard let piece = pieces.first else {
+            if drops {
+                context.close(promise: nil)
+                return
+            }
             if chunked { send(context: context, bytes: Array("0\r\n\r\n".utf8)) }
             if !keepAlive { context.close(promise: nil) }
             return
@@ -165,10 +173,10 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         }
         let rest = pieces.dropFirst()
         if interval <= 0 {
-            sendPieces(rest, interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+            sendPieces(rest, interval: interval, chunked: chunked, keepAlive: keepAlive, drops: drops, context: context)
         } else {
             context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(interval * 1e9))) { [self] in
-                sendPieces(rest, interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+                sendPieces(rest, interval: interval, chunked: chunked, keepAlive: keepAlive, drops: drops, context: context)
             }
         }
     }

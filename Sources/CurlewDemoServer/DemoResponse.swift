@@ -77,6 +77,9 @@ enum DemoAction: Sendable {
     /// Sends the head, then the pieces one by one with `interval` between them. `chunked` frames
     /// them with chunked transfer encoding; otherwise the head carries the full Content-Length.
     case paced(DemoResponse, pieces: [[UInt8]], interval: Double, chunked: Bool)
+    /// As `paced` with chunked framing, then closes the connection without the last chunk: a
+    /// stream that drops.
+    case pacedThenDrop(DemoResponse, pieces: [[UInt8]], interval: Double)
     /// Sends the head and part of the body, then resets the connection (RST).
     case resetMidBody(DemoResponse, sentBytes: Int)
     /// Closes the connection without a response.

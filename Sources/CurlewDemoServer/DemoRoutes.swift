@@ -48,6 +48,7 @@ final class DemoRoutes: Sendable {
         case "retry-after": return retryAfter(request, argument)
         case "signed": return signed(request)
         case "upload": return upload(request)
+        case "sse": return serverSentEvents(request, drops: segments.dropFirst().first == "drop")
         case "cookies": return cookies(request, segments.dropFirst().first.map(String.init))
         default: return .respond(.json(["error": "no such endpoint", "path": request.path], status: 404))
         }
@@ -58,7 +59,7 @@ final class DemoRoutes: Sendable {
         "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
         "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal",
-        "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed", "/upload", "/cookies", "/cookies/set?name=value", "/cookies/delete?name",
+        "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed", "/upload", "/sse?count=&interval=&retry=", "/sse/drop?count=&after=", "/cookies", "/cookies/set?name=value", "/cookies/delete?name",
     ]
 
     static var sampleDocument: [String: Any] {
@@ -187,14 +188,15 @@ final class DemoRoutes: Sendable {
     }
 
     private func stream(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let count = Int(argument), (0...10_000).contains(count) else {
-            return .respond(.json(["error": "n must be from 0 to 10000"], status: 400))
+        guard let argument, let count = Int(argument), (0...10_000).contains(count),
+              let interval = request.number("interval", default: 0, in: 0...60) else {
+            return .respond(.json(["error": "n must be from 0 to 10000, interval seconds from 0 to 60"], status: 400))
         }
         let pieces = (0..<count).map { index in
             Array("{\"id\":\(index),\"url\":\"\(request.uri)\"}\n".utf8)
         }
         let head = DemoResponse(status: 200, headers: [("Content-Type", "application/x-ndjson"), ("Transfer-Encoding", "chunked")])
-        return .paced(head, pieces: pieces, interval: 0, chunked: true)
+        return .paced(head, pieces: pieces, interval: interval, chunked: true)
     }
 
     private func drip(_ request: DemoRequest) -> DemoAction {
@@ -389,6 +391,33 @@ final class DemoRoutes: Sendable {
         default:
             return .respond(.json(["error": "no such endpoint", "path": request.path], status: 404))
         }
+    }
+
+    /// A `text/event-stream` of `count` events (`id: n`, `event: tick`, `data: {"n":n}`), one every
+    /// `interval` seconds, after a comment and, with `retry=`, a reconnection time. It continues
+    /// after a numeric `Last-Event-ID`. `/sse/drop` closes the connection after `after` events of
+    /// each connection (half of what is left by default), without ending the stream, so a client
+    /// must reconnect for the rest.
+    private func serverSentEvents(_ request: DemoRequest, drops: Bool) -> DemoAction {
+        guard let count = request.number("count", default: 5, in: 0...10_000).flatMap({ Int(exactly: $0) }),
+              let interval = request.number("interval", default: 0.2, in: 0...60),
+              let retry = request.number("retry", default: -1, in: -1...600_000).flatMap({ Int(exactly: $0) }),
+              let after = request.number("after", default: -1, in: -1...10_000).flatMap({ Int(exactly: $0) }) else {
+            return .respond(.json(["error": "use /sse?count=0...10000&interval=0...60&retry=milliseconds, /sse/drop?...&after=events"], status: 400))
+        }
+        let first = (request.header("Last-Event-ID").flatMap { Int($0) } ?? 0) + 1
+        let remaining = max(0, count - first + 1)
+        let sent = drops ? min(remaining, after >= 0 ? after : max(1, remaining / 2)) : remaining
+        var opening = ": curlew demo event stream\n"
+        if retry >= 0 { opening += "retry: \(retry)\n" }
+        var pieces: [[UInt8]] = [Array((opening + "\n").utf8)]
+        for number in first..<(first + sent) {
+            pieces.append(Array("id: \(number)\nevent: tick\ndata: {\"n\":\(number),\"of\":\(count)}\n\n".utf8))
+        }
+        let head = DemoResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("Transfer-Encoding", "chunked")])
+        return drops && sent < remaining
+            ? .pacedThenDrop(head, pieces: pieces, interval: interval)
+            : .paced(head, pieces: pieces, interval: interval, chunked: true)
     }
 
     // MARK: Caching, counting, flakiness and signatures

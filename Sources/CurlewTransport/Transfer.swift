@@ -37,6 +37,9 @@ final class Transfer {
     private var download: DownloadWriter?
     /// The temporary file a body too large for memory went to.
     private var spilledBody: BodyFile?
+    /// The status and content type the current response's chunks are reported with; nil while
+    /// its body is not streamed (no streaming asked, or a redirect's body).
+    private var chunkLabel: (status: Int, contentType: String?)?
     /// What TLS negotiated for the current hop, read once when its first response arrives.
     private var tlsFacts: TLSFacts?
     private var tlsRead = false
@@ -339,6 +342,9 @@ final class Transfer {
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return true }
         if !bodyRouted, !routeBody() { return false }
+        if let chunkLabel {
+            outbox.events.append(.chunk(id: id, status: chunkLabel.status, contentType: chunkLabel.contentType, Data(bytes)))
+        }
         if let download, download.isOpen {
             if let failure = download.write(bytes) {
                 localFailure = failure
@@ -374,6 +380,9 @@ final class Transfer {
     /// 2xx answer to a download, memory otherwise. False when the download's file refused.
     private func routeBody() -> Bool {
         bodyRouted = true
+        let status = long(CURLINFO_RESPONSE_CODE)
+        chunkLabel = request.streamsBody && !(300..<400).contains(status)
+            ? (status, responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Content-Type") }?.value) : nil
         guard let download, !download.isOpen, DownloadWriter.takes(status: long(CURLINFO_RESPONSE_CODE)) else { return true }
         if let failure = download.begin(status: long(CURLINFO_RESPONSE_CODE), headers: responseHeaders) {
             localFailure = failure

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Byte counts of a running exchange. Totals are 0 while unknown.
 public struct TransferProgress: Sendable, Equatable {
     public var bytesSent: Int64
@@ -19,5 +21,8 @@ public enum TransferEvent: Sendable {
     /// libcurl has taken the exchange; it is now in flight.
     case started(id: UInt64)
     case progress(id: UInt64, TransferProgress)
+    /// A piece of the response body as it arrived, for exchanges with `streamsBody` (not for
+    /// redirect responses), with the status and content type of the response it belongs to.
+    case chunk(id: UInt64, status: Int, contentType: String?, Data)
     case finished(TransferResult)
 }

@@ -30,6 +30,8 @@ public struct TransferRequest: Sendable {
     public var spillDirectory: String
     /// Send and keep cookies with the engine's shared cookie jar.
     public var usesCookies: Bool
+    /// Report the response body as it arrives (`TransferEvent.chunk`), besides keeping it.
+    public var streamsBody: Bool
     /// Limit for the whole exchange; `nil` means none.
     public var totalTimeout: Duration?
     /// Limit for establishing the connection (DNS, TCP and TLS); `nil` means none.
@@ -66,6 +68,7 @@ public struct TransferRequest: Sendable {
         spillThreshold: Int? = nil,
         spillDirectory: String = NSTemporaryDirectory(),
         usesCookies: Bool = false,
+        streamsBody: Bool = false,
         totalTimeout: Duration? = .seconds(15),
         connectTimeout: Duration? = .seconds(10),
         followRedirects: Bool = true,
@@ -88,6 +91,7 @@ public struct TransferRequest: Sendable {
         self.spillThreshold = spillThreshold
         self.spillDirectory = spillDirectory
         self.usesCookies = usesCookies
+        self.streamsBody = streamsBody
         self.totalTimeout = totalTimeout
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects

@@ -4,13 +4,15 @@ import CurlewLocking
 extension Agent {
     /// Sends a request and returns its debug message along with the outcome, for commands that
     /// show the whole exchange rather than just the response.
-    func exchange(_ request: Request) async -> (message: DebugMessage, failure: RequestFailure?) {
+    /// `streamed` receives the chunks and events of a request with `streamsResponse` as they arrive.
+    func exchange(_ request: Request, streamed: (@Sendable (StreamItem) -> Void)? = nil) async -> (message: DebugMessage, failure: RequestFailure?) {
         let captured = Locked<DebugMessage?>(nil)
         return await withCheckedContinuation { continuation in
             start(request, callbacks: RequestCallbacks(
                 success: { _ in continuation.resume(returning: (captured.withLock { $0! }, nil)) },
                 failure: { failure in continuation.resume(returning: (captured.withLock { $0! }, failure)) },
-                debug: { message in captured.withLock { $0 = message } }
+                debug: { message in captured.withLock { $0 = message } },
+                streamed: streamed
             ))
         }
     }

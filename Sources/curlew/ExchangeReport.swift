@@ -36,6 +36,13 @@ struct ExchangeReport {
             lines.append("Transfer")
             lines += transfer.lines.map { "  " + $0 }
         }
+        if let stream = message.stream, stream.eventCount > 0 || stream.reconnectAttempt > 0 {
+            lines.append("")
+            lines.append("Stream  \(stream.eventCount) event(s) in \(stream.chunks) chunk(s), \(stream.bytes) B"
+                + (stream.lastEventID.map { ", last event ID \($0)" } ?? "")
+                + (stream.retryMilliseconds.map { ", retry \($0) ms" } ?? "")
+                + (stream.reconnectAttempt > 0 ? ", reconnection \(stream.reconnectAttempt)" : ""))
+        }
         if let pipeline = message.pipeline {
             let rows = pipeline.lines
             if !rows.isEmpty {

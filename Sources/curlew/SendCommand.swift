@@ -37,6 +37,9 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("repeat"), help: "Send the request this many times in a row, one summary line each.")
     var repeatCount: Int = 1
 
+    @Option(help: "For a text/event-stream response: when it drops, reconnect up to this many times, after the server's retry (3 s by default) and with Last-Event-ID.")
+    var reconnect: Int = 0
+
     @OptionGroup(title: "Bodies, files and protocol")
     var transfer: TransferOptions
 
@@ -70,6 +73,7 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("-F/--form and -T/--upload-file carry the body; do not also give -d/--data or --json")
         }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard (0...1000).contains(reconnect) else { throw ValidationError("--reconnect must be from 0 to 1000") }
         do {
             _ = try SecondsInput.duration(totalSeconds, field: "--timeout")
             _ = try SecondsInput.duration(connectTimeout, field: "--connect-timeout")
@@ -105,18 +109,42 @@ struct SendCommand: AsyncParsableCommand {
         }
         if let logger { agent.addObserver(logger) }
 
+        // Events of a text/event-stream response are printed as they arrive.
+        let escapes = !(raw || isatty(STDOUT_FILENO) == 0)
+        let printer = EventPrinter { line in
+            print(escapes ? TerminalText.escapingControls(line) : line)
+            fflush(nil)
+        }
+        if transfer.output == nil { request.streamsResponse = true }
         var lastFailure: RequestFailure?
         for index in 1...repeatCount {
-            let (message, failure) = await agent.exchange(request)
-            // A request counts as done once its log entry is on disk.
-            await agent.waitForObservers()
-            if repeatCount == 1 {
-                print(forTerminal(ExchangeReport(message: message, showsRequest: verbose, showsBody: !hideBody && transfer.output == nil).text))
-            } else {
-                print(forTerminal("#\(index) " + ExchangeReport.summary(message)))
-                fflush(nil)
+            var current = request
+            var reconnects = 0
+            while true {
+                let (message, failure) = await agent.exchange(current, streamed: repeatCount == 1 ? printer.receive : nil)
+                // A request counts as done once its log entry is on disk.
+                await agent.waitForObservers()
+                if let failure, failure.error.isConnectionDrop, reconnects < reconnect, let stream = message.stream, stream.eventCount > 0 || reconnects > 0 {
+                    reconnects += 1
+                    let wait = min(stream.retryMilliseconds ?? 3000, 60_000)
+                    current.reconnectAttempt = reconnects
+                    if let id = stream.lastEventID { current.headers.set("Last-Event-ID", id) }
+                    print(forTerminal("stream dropped (\(failure.error.kind.rawValue)); reconnecting in \(wait) ms"
+                        + (stream.lastEventID.map { " with Last-Event-ID \($0)" } ?? "") + " (\(reconnects) of \(reconnect))"))
+                    fflush(nil)
+                    try await Task.sleep(for: .milliseconds(wait))
+                    continue
+                }
+                if repeatCount == 1 {
+                    let showsBody = !hideBody && transfer.output == nil && printer.count == 0
+                    print(forTerminal(ExchangeReport(message: message, showsRequest: verbose, showsBody: showsBody).text))
+                } else {
+                    print(forTerminal("#\(index) " + ExchangeReport.summary(message)))
+                    fflush(nil)
+                }
+                if let failure { lastFailure = failure }
+                break
             }
-            if let failure { lastFailure = failure }
         }
         await agent.waitForObservers()
         try logger?.close()

@@ -36,7 +36,11 @@ struct SessionRecordWriterTests {
                 download: DownloadReport(path: "/tmp/out", completed: false, partialPath: "/tmp/out.curlew-partial", bytesWritten: 50,
                                          fileSize: 150, resumedFrom: 100, restartedFrom: nil, resumable: true),
                 bodyInTemporaryFile: true
-            )
+            ),
+            stream: StreamRecord(chunks: 3, bytes: 120, eventCount: 5,
+                                 events: [ServerSentEvent(event: tricky, data: "line 1\nline 2", id: "9", retryMilliseconds: 250,
+                                                          receivedAt: Date(timeIntervalSince1970: 1_790_000_001.25))],
+                                 lastEventID: "9", retryMilliseconds: 250, reconnectAttempt: 2)
         )
         let line = SessionRecordWriter.messageLine(message, custom: ["build": 9])
         #expect(line.last == 0x0A)

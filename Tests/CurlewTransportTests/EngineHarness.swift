@@ -44,7 +44,7 @@ final class EventCollector: Sendable {
     func events(for id: UInt64) -> [TransferEvent] {
         state.withLock { $0.events }.filter { event in
             switch event {
-            case .started(let eventID), .progress(let eventID, _): eventID == id
+            case .started(let eventID), .progress(let eventID, _), .chunk(let eventID, _, _, _): eventID == id
             case .finished(let result): result.id == id
             }
         }

@@ -1,0 +1,52 @@
+import CurlewLocking
+import Foundation
+
+/// Follows one streamed response as its chunks arrive: counts them, reads a `text/event-stream`
+/// body into events, and keeps what the debug message records.
+final class StreamCollector: Sendable {
+    private struct State {
+        var parser: ServerSentEventParser?
+        var decided = false
+        var record: StreamRecord
+    }
+
+    private let state: Locked<State>
+
+    init(lastEventID: String?, reconnectAttempt: Int) {
+        state = Locked(State(parser: nil, record: StreamRecord(lastEventID: lastEventID, reconnectAttempt: reconnectAttempt)))
+        // The parser starts from the ID the request resumes from, as the standard says.
+        state.withLock { $0.parser = ServerSentEventParser(lastEventID: lastEventID) }
+    }
+
+    /// The items a chunk makes: the chunk itself and, for a 2xx event stream, the events it completes.
+    func consume(_ data: Data, status: Int, contentType: String?) -> [StreamItem] {
+        let now = Date()
+        return state.withLock { state in
+            if !state.decided {
+                state.decided = true
+                let isEventStream = (200..<300).contains(status) && (contentType?.lowercased().contains("text/event-stream") ?? false)
+                if !isEventStream { state.parser = nil }
+            }
+            state.record.chunks += 1
+            state.record.bytes += Int64(data.count)
+            var items: [StreamItem] = [.chunk(data, receivedAt: now)]
+            guard state.parser != nil else { return items }
+            let events = state.parser!.consume(data, at: now)
+            state.record.lastEventID = state.parser!.lastEventID
+            state.record.retryMilliseconds = state.parser!.retryMilliseconds
+            for event in events {
+                state.record.eventCount += 1
+                state.record.events.append(event)
+                items.append(.event(event))
+            }
+            if state.record.events.count > StreamRecord.keptEvents {
+                state.record.events.removeFirst(state.record.events.count - StreamRecord.keptEvents)
+            }
+            return items
+        }
+    }
+
+    var record: StreamRecord {
+        state.withLock { $0.record }
+    }
+}

@@ -1,0 +1,29 @@
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("curlew send with event streams")
+struct SendStreamTests {
+    @Test("events print as they arrive, before the response has ended")
+    func live() async throws {
+        let server = try await TestServer.shared()
+        let child = try CurlewProcess(["send", "--no-body", "\(server.baseURL)/sse?count=3&interval=1"])
+        try await child.waitForOutput(containing: "tick  id=1  {\"n\":1,\"of\":3}")
+        #expect(child.isRunning, "the first event printed while the stream was still open")
+        #expect(try await child.wait() == 0)
+        #expect(child.standardOutput.contains("tick  id=3"))
+        #expect(child.standardOutput.contains("Stream  3 event(s)"))
+    }
+
+    @Test("--reconnect follows a dropping stream to its end with Last-Event-ID")
+    func reconnect() async throws {
+        let server = try await TestServer.shared()
+        let result = try await CurlewProcess.run(["send", "--reconnect", "5", "\(server.baseURL)/sse/drop?count=5&interval=0.02&retry=50&after=2"])
+        #expect(result.status == 0)
+        for id in 1...5 { #expect(result.output.contains("tick  id=\(id)  "), "event \(id)") }
+        #expect(result.output.contains("stream dropped (incompleteResponse); reconnecting in 50 ms with Last-Event-ID 2 (1 of 5)"))
+        let withoutReconnect = try await CurlewProcess.run(["send", "\(server.baseURL)/sse/drop?count=5&interval=0.02&after=2"])
+        #expect(withoutReconnect.status == 18)
+        #expect(try await CurlewProcess.run(["send", "--reconnect", "-1", "\(server.baseURL)/get"]).status == 64)
+    }
+}
