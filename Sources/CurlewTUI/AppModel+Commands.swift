@@ -142,11 +142,8 @@ extension AppModel {
         case .live:
             let visible = live.rows.prefix(live.visibleCount)
             guard visible.indices.contains(live.selected) else { return }
-            guard let message = visible[live.selected].message else {
-                self.message = "still in flight; the detail opens once it finishes"
-                return
-            }
-            detail = (.live, DetailState(message: message))
+            let row = visible[live.selected]
+            detail = (.live, DetailState(message: row.detailMessage, running: row.message == nil))
         case .groups:
             if !groupMembersFocused {
                 groupMembersFocused = selectedGroup != nil
@@ -280,7 +277,9 @@ extension AppModel {
             return
         }
         do {
-            let request = try compose.draft.makeRequest(variables: variables)
+            var request = try compose.draft.makeRequest(variables: variables)
+            // Streamed, so a running request's detail shows its events as they come.
+            request.streamsResponse = true
             compose.keepDraft()
             let handle = agent.start(request)
             compose.lastSent = handle

@@ -121,6 +121,9 @@ public final class AppModel {
                 live.upsert(info) { $0.state = .inFlight }
             case .progress(let info, let progress):
                 live.upsert(info) { $0.progress = progress }
+            case .streamed(let info, let item, let dropped):
+                live.upsert(info) { $0.add(item, dropped: dropped) }
+                refreshRunningDetail(info.id)
             case .message(let message):
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
@@ -128,6 +131,7 @@ public final class AppModel {
                     row.message = message
                     row.state = message.state
                 }
+                refreshRunningDetail(info.id)
             case .finished(let info, let state):
                 live.upsert(info) { $0.state = state }
             case .group(let groupEvent):
@@ -137,6 +141,13 @@ public final class AppModel {
                 }
             }
         }
+    }
+
+    /// A running request's open detail follows it: the stream so far, then the debug message
+    /// once it arrives, on the same tab.
+    private func refreshRunningDetail(_ id: UInt64) {
+        guard let (pane, state) = detail, state.isRunning, state.message.requestID == id, let row = live.row(id: id) else { return }
+        detail = (pane, state.following(row.detailMessage, running: row.message == nil))
     }
 
     // MARK: Keys

@@ -11,6 +11,8 @@ public struct DetailState: Sendable {
         case timing = "Timing"
         /// What the agent's middle layer did: cache, mock, attempts, signer, filters, checks.
         case pipeline = "Pipeline"
+        /// A streamed response's events, live while the request runs.
+        case stream = "Stream"
     }
 
     public let message: DebugMessage
@@ -21,9 +23,25 @@ public struct DetailState: Sendable {
     public private(set) var matches: [Int] = []
     private var cache: [Tab: [StyledLine]] = [:]
 
-    public init(message: DebugMessage) {
+    /// The request has not finished: the detail shows what is known so far and follows it.
+    public let isRunning: Bool
+
+    public init(message: DebugMessage, running: Bool = false) {
         self.message = message
-        tab = message.error != nil && message.response == nil ? .error : .response
+        isRunning = running
+        tab = running ? .stream : message.error != nil && message.response == nil ? .error : .response
+    }
+
+    /// This detail showing `message` instead, on the same tab, scrolled to follow a growing stream.
+    func following(_ message: DebugMessage, running: Bool) -> DetailState {
+        var current = self
+        var next = DetailState(message: message, running: running)
+        next.tab = tab
+        next.search = search
+        let atEnd = scroll >= max(0, current.lines().count - 5)
+        next.scroll = tab == .stream && atEnd ? max(0, next.lines().count - 5) : scroll
+        next.updateMatches()
+        return next
     }
 
     public mutating func switchTab(by delta: Int) {
@@ -76,7 +94,10 @@ enum DetailContent {
     static func lines(for tab: DetailState.Tab, of message: DebugMessage) -> [StyledLine] {
         switch tab {
         case .request:
-            guard let original = message.original else { return [StyledLine("The request was refused before it was composed.", .dim)] }
+            guard let original = message.original else {
+                if message.state.isTerminal { return [StyledLine("The request was refused before it was composed.", .dim)] }
+                return [StyledLine("Running: the request shows here when it finishes.", .dim)]
+            }
             var lines = [StyledLine("\(original.method) \(original.url)", .bold)]
             lines += original.headers.map { StyledLine("\($0.name): \($0.value)") }
             if original.params != .object([]) { lines += [StyledLine(""), StyledLine("Parameters", .title)] + json(original.params) }
@@ -108,6 +129,8 @@ enum DetailContent {
             return lines
         case .timing:
             return []
+        case .stream:
+            return streamLines(message)
         case .pipeline:
             guard let record = message.pipeline else {
                 return [StyledLine("Nothing from the middle layer: no cache, mock, retry, signer, filter or plugin was in play.", .dim)]
@@ -116,6 +139,26 @@ enum DetailContent {
             guard !rows.isEmpty else { return [StyledLine("The middle layer ran and changed nothing.", .dim)] }
             return rows.map { StyledLine($0) }
         }
+    }
+
+    /// A streamed response: a summary line, then each kept event with its arrival time.
+    static func streamLines(_ message: DebugMessage) -> [StyledLine] {
+        guard let stream = message.stream else {
+            return [StyledLine(message.state.isTerminal ? "Not a streamed response." : "Running; nothing streamed yet.", .dim)]
+        }
+        var summary = "\(stream.eventCount) event(s), \(stream.chunks) chunk(s), \(stream.bytes) B"
+        if let id = stream.lastEventID { summary += ", last ID \(id)" }
+        if let retry = stream.retryMilliseconds { summary += ", retry \(retry) ms" }
+        if stream.reconnectAttempt > 0 { summary += ", reconnection \(stream.reconnectAttempt)" }
+        if !message.state.isTerminal { summary += "  (live)" }
+        var lines = [StyledLine(summary, .title)]
+        if stream.eventsNotKept > 0 { lines.append(StyledLine("[\(stream.eventsNotKept) earlier event(s) not kept]", .dim)) }
+        let clock = Date.FormatStyle().hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits).secondFraction(.fractional(3))
+        for event in stream.events {
+            lines.append(StyledLine("\(event.receivedAt.formatted(clock))  \(event.event)" + (event.id.map { "  id=\($0)" } ?? ""), .bold))
+            lines += event.data.split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine("  " + $0) }
+        }
+        return lines
     }
 
     /// A body: pretty JSON, text, or a hex dump for binary, with a note when only a preview was kept.

@@ -6,6 +6,35 @@ public struct LiveRow: Sendable {
     public var state: RequestState
     public var progress: RequestProgress?
     public var message: DebugMessage?
+    /// What a streamed response carried so far, while it runs.
+    public var stream: StreamRecord?
+
+    /// The row as a debug message: the real one once it arrived, until then what is known (the
+    /// method, URL and state, and the stream so far), so a running request can be opened.
+    public var detailMessage: DebugMessage {
+        if let message { return message }
+        return DebugMessage(
+            requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state, startedAt: info.startedAt,
+            original: nil, sent: nil, response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "", stream: stream
+        )
+    }
+
+    /// Adds a streamed item: counts chunks and bytes, keeps the newest events.
+    mutating func add(_ item: StreamItem, dropped: Int) {
+        var record = stream ?? StreamRecord()
+        switch item {
+        case .chunk(let data, _):
+            record.chunks += 1 + dropped
+            record.bytes += Int64(data.count)
+        case .event(let event):
+            record.eventCount += 1 + dropped
+            record.events.append(event)
+            record.lastEventID = event.id ?? record.lastEventID
+            if let retry = event.retryMilliseconds { record.retryMilliseconds = retry }
+            if record.events.count > StreamRecord.keptEvents { record.events.removeFirst(record.events.count - StreamRecord.keptEvents) }
+        }
+        stream = record
+    }
 }
 
 /// The live debug stream: a ring of rows that evicts the oldest beyond a count or a byte budget,
@@ -82,9 +111,10 @@ public struct LiveState: Sendable {
     }
 
     private static func bytes(_ row: LiveRow) -> Int {
-        guard let message = row.message else { return 256 }
+        let streamed = row.stream.map { $0.events.reduce(0) { $0 + $1.data.utf8.count + 64 } } ?? 0
+        guard let message = row.message else { return 256 + streamed }
         let bodies = [message.original?.body, message.sent?.body, message.response?.body].compactMap { $0?.data.count }
-        return 1024 + bodies.reduce(0, +) + (message.sent?.head.utf8.count ?? 0)
+        return 1024 + bodies.reduce(0, +) + (message.sent?.head.utf8.count ?? 0) + streamed
     }
 
     /// The row of a request, while it is kept.

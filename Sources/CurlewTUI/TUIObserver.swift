@@ -7,6 +7,8 @@ public enum UIEvent: Sendable {
     case didSend(RequestInfo)
     case waiting(RequestInfo)
     case progress(RequestInfo, RequestProgress)
+    /// A chunk or event of a streamed response, and how many the observer's lane dropped before it.
+    case streamed(RequestInfo, StreamItem, dropped: Int)
     case message(DebugMessage)
     case finished(RequestInfo, RequestState)
     case group(GroupEvent)
@@ -31,6 +33,7 @@ public final class TUIObserver: NetworkObserver {
     public func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) { push(.waiting(request)) }
     public func request(_ request: RequestInfo, didProgress progress: RequestProgress) { push(.progress(request, progress)) }
     public func requestDidProduce(_ message: DebugMessage) { push(.message(message)) }
+    public func requestDidStream(_ update: StreamUpdate) { push(.streamed(update.request, update.item, dropped: update.droppedBefore)) }
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) { push(.finished(request, state)) }
     public func requestGroup(_ event: GroupEvent) { push(.group(event)) }
 

@@ -30,10 +30,37 @@ struct KeyScriptTests {
                     ChainStep(Request(.post, "/login", params: ["username": "ada", "password": "pw"], requestSerializer: .json), captures: [.json("token", "$.token")]),
                     ChainStep(Request(.get, "/me", headers: ["Authorization": "Bearer {{token}}"])),
                 ])),
+                .request(RequestDraft(Request(.get, "/sse?count=4&interval=0.4", name: "events"), baseURL: server.baseURL)),
             ],
             timeZone: TimeZone(identifier: "UTC")!, processEnvironment: variables
         ))
         return (model, observer, agent)
+    }
+
+    @Test("a running event stream opens from Live and its Stream tab fills in as events arrive, then shows the finished record")
+    func runningStream() async throws {
+        let (model, observer, _) = try await liveModel()
+        let screen = VirtualScreen(rows: 30, columns: 120)
+        for _ in 0..<3 { model.handle(.down) }
+        model.handle(.enter)
+        model.handle(.character("s"))
+        try await pump(model, observer) { (model.live.rows.first?.stream?.eventCount ?? 0) >= 1 }
+        model.handle(.character("2"))
+        model.handle(.enter)
+        screen.present(model.render(rows: 30, columns: 120))
+        #expect(model.detail?.state.isRunning == true)
+        #expect(model.detail?.state.tab == .stream)
+        #expect(screen.text.contains("(live)"))
+        #expect(screen.text.contains("tick  id=1"))
+        try await pump(model, observer) { (model.detail?.state.message.stream?.eventCount ?? 0) >= 3 }
+        screen.present(model.render(rows: 30, columns: 120))
+        #expect(screen.text.contains("tick  id=3"), "the open detail follows the stream")
+        try await pump(model, observer) { model.live.rows.first?.message != nil }
+        screen.present(model.render(rows: 30, columns: 120))
+        #expect(model.detail?.state.isRunning == false)
+        #expect(model.detail?.state.tab == .stream, "the finished request stays on the tab the user was on")
+        #expect(screen.text.contains("4 event(s)"))
+        #expect(!screen.text.contains("(live)"))
     }
 
     @Test("compose -> send -> live -> detail -> timing tab shows the phases of the real exchange")
