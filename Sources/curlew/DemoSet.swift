@@ -31,7 +31,7 @@ enum DemoSet {
     ], name: "login -> profile")
 
     /// What the TUI's Compose list offers on the demo.
-    static func composeItems(baseURL: String) -> [ComposeItem] {
+    static func composeItems(baseURL: String, secureBaseURL: String) -> [ComposeItem] {
         let requests = [
             Request(.get, "/get", name: "single GET", params: ["lang": "swift", "page": 1], headers: ["Accept": "application/json"]),
             Request(.post, "/post", name: "JSON POST", params: ["name": "curlew", "tags": ["http", "timing"]], requestSerializer: .json),
@@ -41,6 +41,9 @@ enum DemoSet {
         return requests.map { ComposeItem.request(RequestDraft($0, baseURL: baseURL)) } + [
             .group(name: "batch of ten", batch(policy: .any, maxConcurrency: nil)),
             .group(name: "login -> profile", loginChain),
+            .request(RequestDraft(Request(.get, "/get", name: "HTTPS over HTTP/2 (see TLS in Timing)"), baseURL: secureBaseURL)),
+            .request(RequestDraft(Request(.get, "/sse", name: "server-sent events (Enter on it in Live)", params: ["count": 10, "interval": 0.5]),
+                                  baseURL: baseURL)),
         ]
     }
 

@@ -45,7 +45,14 @@ enum InterfaceLauncher {
     static func openOnDemo(_ options: InterfaceOptions) async throws {
         try requireTerminal()
         let server = try await DemoServer.start()
-        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: 10))
+        // An HTTPS twin (HTTP/2 by ALPN), with certificates made for this run; the demo agent
+        // trusts their authority besides the system's.
+        let certificateDirectory = NSTemporaryDirectory() + "curlew-demo-tls-\(getpid())"
+        let certificates = try DemoCertificates.generate(in: certificateDirectory)
+        let secure = try await DemoServer.start(tls: .identity(certificates.server))
+        var config = NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: 10)
+        config.tls.certificateAuthorityFile = certificates.authority.certificate
+        let agent = Agent(config: config)
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
             logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions)
         ))
@@ -54,7 +61,7 @@ enum InterfaceLauncher {
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
             agent: agent, name: "demo \(server.baseURL)", sessionLogPath: logger.path, sessionsDirectory: options.sessions,
-            composeItems: DemoSet.composeItems(baseURL: server.baseURL)
+            composeItems: DemoSet.composeItems(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer)
@@ -62,6 +69,8 @@ enum InterfaceLauncher {
         await agent.waitForObservers()
         try logger.close()
         try await server.stop()
+        try await secure.stop()
+        try? FileManager.default.removeItem(atPath: certificateDirectory)
         print(logger.closingSummary)
     }
 
