@@ -229,7 +229,15 @@ final class AgentCore: Sendable {
             return BodySnapshot(data: result.responseBody, contentType: contentType, limit: config.debugBodyLimit)
         }
         let path = download.completed ? download.path : download.partialPath
-        let prefix = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: config.debugBodyLimit)) ?? nil
+        // Never blocking and never through a link: this runs on the transfer thread.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        var info = stat()
+        guard descriptor >= 0 else { return BodySnapshot(kept: Data(), size: download.fileSize, contentType: contentType) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return BodySnapshot(kept: Data(), size: download.fileSize, contentType: contentType)
+        }
+        let prefix = (try? handle.read(upToCount: config.debugBodyLimit)) ?? nil
         return BodySnapshot(kept: prefix ?? Data(), size: download.fileSize, contentType: contentType)
     }
 

@@ -40,8 +40,9 @@ extension Agent {
     /// arrive and, when the connection drops, a reconnection after the server's `retry:` (or the
     /// policy's default) with `Last-Event-ID`, up to `maxReconnects` times. Each connection is an
     /// exchange of its own for observers, its debug message saying which reconnection it was.
-    /// A stream the server ends cleanly is reconnected too, as a browser does; a connection that
-    /// brings no event, or an answer that is not a connection drop (an error status), ends it.
+    /// A stream the server ends cleanly is reconnected too, as a browser does; a clean end that
+    /// brought no event, an answer that is not a connection drop (an error status), or
+    /// `maxReconnects` reached ends it.
     public func eventSource(_ request: Request, reconnect policy: ReconnectPolicy = ReconnectPolicy(),
                             bufferingNewest limit: Int = 4096) -> AsyncThrowingStream<ServerSentEvent, any Error> {
         AsyncThrowingStream(bufferingPolicy: .bufferingNewest(limit)) { continuation in

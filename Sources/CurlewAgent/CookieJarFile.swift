@@ -34,7 +34,8 @@ public enum CookieJarFile {
         let text = "# Netscape HTTP Cookie File\n# Written by Curlew; cookie values are secrets.\n\n"
             + cookies.map { $0.netscapeLine + "\n" }.joined()
         let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw RequestError(.localFile, "cannot write cookie jar \(path): \(String(cString: strerror(errno)))", code: 23)
         }

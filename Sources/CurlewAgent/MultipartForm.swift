@@ -7,10 +7,8 @@ import Foundation
 public struct MultipartForm: Sendable, Equatable {
     /// One part: a name, its bytes or a file, and how it is labelled.
     public struct Part: Sendable, Equatable {
-        public enum Content: Sendable, Equatable {
-            case data(Data)
-            case file(path: String)
-        }
+        /// A part's bytes, or the file they are streamed from.
+        public typealias Content = FormPart.Content
 
         public var name: String
         public var content: Content

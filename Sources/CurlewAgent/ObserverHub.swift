@@ -19,8 +19,8 @@ final class ObserverLane: Sendable {
         var events: [ObserverEvent] = []
         var drainScheduled = false
         var queuedStreamItems = 0
-        /// Stream items dropped since the last one delivered.
-        var droppedStreamItems = 0
+        /// Stream items dropped since the last one delivered, by request.
+        var droppedStreamItems: [UInt64: Int] = [:]
     }
 
     let observer: any NetworkObserver
@@ -45,13 +45,15 @@ final class ObserverLane: Sendable {
                 var excess = pending.queuedStreamItems - Self.maxQueuedStreamItems
                 if excess > 0 {
                     let dropped = excess
+                    var droppedByRequest: [UInt64: Int] = [:]
                     pending.events.removeAll { event in
-                        guard excess > 0, event.isStreamItem else { return false }
+                        guard excess > 0, case .streamed(let info, _) = event else { return false }
                         excess -= 1
+                        droppedByRequest[info.id, default: 0] += 1
                         return true
                     }
                     pending.queuedStreamItems -= dropped
-                    pending.droppedStreamItems += dropped
+                    pending.droppedStreamItems.merge(droppedByRequest, uniquingKeysWith: +)
                     undelivered.subtract(dropped, ordering: .relaxed)
                 }
             }
@@ -65,11 +67,11 @@ final class ObserverLane: Sendable {
     /// Delivers what is pending as one batch and tells the observer the batch ended. Events that
     /// arrived meanwhile get the next drain, again after `coalescing`.
     private func deliverPending() {
-        let (batch, dropped) = pending.withLock { pending -> ([ObserverEvent], Int) in
+        let (batch, dropped) = pending.withLock { pending -> ([ObserverEvent], [UInt64: Int]) in
             defer {
                 pending.events.removeAll(keepingCapacity: true)
                 pending.queuedStreamItems = 0
-                pending.droppedStreamItems = 0
+                pending.droppedStreamItems.removeAll()
             }
             return (pending.events, pending.droppedStreamItems)
         }
@@ -77,12 +79,15 @@ final class ObserverLane: Sendable {
             var droppedBefore = dropped
             for event in batch {
                 if case .streamed(let info, let item) = event {
-                    observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore))
-                    droppedBefore = 0
+                    observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
                 } else {
                     event.deliver(to: observer)
                 }
                 undelivered.subtract(1, ordering: .relaxed)
+            }
+            if !droppedBefore.isEmpty {
+                // Requests whose next item has not come yet hear of their drops with it.
+                pending.withLock { $0.droppedStreamItems.merge(droppedBefore, uniquingKeysWith: +) }
             }
             observer.observerDidFinishBatch()
         }

@@ -115,9 +115,10 @@ public struct RedactionPolicy: Sendable, Equatable {
                 return part
             }
             message.transfer = transfer
-            if var sent = message.sent, let body = sent.body, let text = body.text {
-                let hidden = formSecrets.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
-                sent.body = BodySnapshot(kept: Data(hidden.utf8), size: body.size, contentType: body.contentType)
+            // Byte by byte: a multipart body with a binary file part is not text.
+            if var sent = message.sent, let body = sent.body {
+                let hidden = formSecrets.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
+                sent.body = BodySnapshot(kept: hidden, size: body.size, contentType: body.contentType)
                 message.sent = sent
             }
         }
@@ -147,6 +148,25 @@ public struct RedactionPolicy: Sendable, Equatable {
             message.error = error
         }
         return message
+    }
+
+    /// `data` with every occurrence of `needle` replaced by the marker.
+    static func replacing(_ needle: [UInt8], in data: Data) -> Data {
+        guard !needle.isEmpty, data.count >= needle.count else { return data }
+        let bytes = [UInt8](data)
+        var output = [UInt8]()
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == needle[0], index + needle.count <= bytes.count, bytes[index..<(index + needle.count)].elementsEqual(needle) {
+                output += Array(marker.utf8)
+                index += needle.count
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return Data(output)
     }
 
     // MARK: Whether anything needs hiding

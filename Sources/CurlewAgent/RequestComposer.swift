@@ -56,6 +56,9 @@ struct RequestComposer: Sendable {
         let url = try composeURL(request, query: queryParams)
         var download: DownloadTarget?
         if let asked = request.download {
+            guard request.method != .head else {
+                throw RequestError(.invalidMethod, "a download needs a response body, and the answer to HEAD has none")
+            }
             try LocalFile.checkWritableDestination(asked.destination)
             var target = DownloadTarget(path: asked.destination, resumable: asked.resumable)
             if asked.resumable, headers["Range"] == nil, let point = target.resumePoint(for: url) {
@@ -135,10 +138,13 @@ struct RequestComposer: Sendable {
             }.joined(separator: ";")
         case .certificate(let paths):
             guard !paths.isEmpty else { throw RequestError(.invalidTLSSettings, "certificate pinning needs at least one certificate") }
+            guard !tls.allowInvalidCertificates else {
+                throw RequestError(.invalidTLSSettings, "certificate pinning is a certificate check, which allowInvalidCertificates turns off; pin the public key instead")
+            }
             var bundle = Data()
             for path in paths {
                 try LocalFile.checkReadable(path, purpose: "pinned certificate")
-                guard let contents = FileManager.default.contents(atPath: path), contents.count <= 1 << 20,
+                guard let size = LocalFile.size(path), size <= 1 << 20, let contents = FileManager.default.contents(atPath: path),
                       String(decoding: contents, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
                     throw RequestError(.invalidTLSSettings, "\(path) is not a PEM certificate")
                 }

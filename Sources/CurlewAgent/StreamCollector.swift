@@ -32,16 +32,12 @@ final class StreamCollector: Sendable {
             var items: [StreamItem] = [.chunk(data, receivedAt: now)]
             guard state.parser != nil else { return items }
             let events = state.parser!.consume(data, at: now)
-            state.record.lastEventID = state.parser!.lastEventID
-            state.record.retryMilliseconds = state.parser!.retryMilliseconds
             for event in events {
-                state.record.eventCount += 1
-                state.record.events.append(event)
+                state.record.keep(event)
                 items.append(.event(event))
             }
-            if state.record.events.count > StreamRecord.keptEvents {
-                state.record.events.removeFirst(state.record.events.count - StreamRecord.keptEvents)
-            }
+            state.record.lastEventID = state.parser!.lastEventID
+            state.record.retryMilliseconds = state.parser!.retryMilliseconds
             return items
         }
     }

@@ -35,6 +35,22 @@ public struct StreamRecord: Sendable, Equatable, Codable {
     public var reconnectAttempt: Int
 
     public static let keptEvents = 200
+    /// Each kept event's data is cut to this many bytes (consumers of the stream get it whole).
+    public static let keptEventBytes = 4096
+
+    /// Counts an event and keeps it (its data cut to `keptEventBytes`), dropping the oldest
+    /// beyond `keptEvents`.
+    public mutating func keep(_ event: ServerSentEvent, counting count: Int = 1) {
+        eventCount += count
+        var kept = event
+        if kept.data.utf8.count > Self.keptEventBytes {
+            kept.data = String(decoding: kept.data.utf8.prefix(Self.keptEventBytes), as: UTF8.self) + "…"
+        }
+        events.append(kept)
+        lastEventID = event.id ?? lastEventID
+        if let retry = event.retryMilliseconds { retryMilliseconds = retry }
+        if events.count > Self.keptEvents { events.removeFirst(events.count - Self.keptEvents) }
+    }
 
     public init(chunks: Int = 0, bytes: Int64 = 0, eventCount: Int = 0, events: [ServerSentEvent] = [], lastEventID: String? = nil,
                 retryMilliseconds: Int? = nil, reconnectAttempt: Int = 0) {

@@ -30,9 +30,14 @@ public struct DemoCertificates: Sendable {
     /// Signed by the authority, for a client to present in mutual TLS.
     public var client: Identity
 
-    /// Makes every certificate and writes them under `directory` (created owner-only).
+    /// Makes every certificate and writes them under `directory` (created owner-only; an existing
+    /// one must belong to this user, and is made owner-only).
     public static func generate(in directory: String) throws -> DemoCertificates {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var info = stat()
+        guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid(), chmod(directory, 0o700) == 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: directory])
+        }
         let now = Date()
         let day: TimeInterval = 86_400
         let authorityKey = P256.Signing.PrivateKey()
@@ -94,6 +99,16 @@ public struct DemoCertificates: Sendable {
             wrongHost: try write("wrong-host", wrongHost.0, wrongHost.1),
             client: try write("client", client.0, client.1)
         )
+    }
+
+    /// A new owner-only directory with an unpredictable name under the temporary directory, for
+    /// certificates made for one run.
+    public static func makeTemporaryDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "curlew-demo-tls-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: NSTemporaryDirectory()])
+        }
+        return String(cString: made)
     }
 
     /// `sha256//` and the base64 SHA-256 of the certificate's SubjectPublicKeyInfo, as curl's

@@ -110,6 +110,9 @@ public final class AppModel {
     }
 
     public func ingest(_ events: [TimedUIEvent]) {
+        // A running request's open detail is rebuilt once per batch, however many items arrived.
+        var streamedIDs = Set<UInt64>()
+        defer { for id in streamedIDs { refreshRunningDetail(id) } }
         for timed in events {
             let now = timed.at
             switch timed.event {
@@ -121,9 +124,12 @@ public final class AppModel {
                 live.upsert(info) { $0.state = .inFlight }
             case .progress(let info, let progress):
                 live.upsert(info) { $0.progress = progress }
-            case .streamed(let info, let item, let dropped):
-                live.upsert(info) { $0.add(item, dropped: dropped) }
-                refreshRunningDetail(info.id)
+            case .streamedBytes(let info, let bytes, _):
+                live.upsert(info) { $0.addStreamed(bytes: bytes) }
+                streamedIDs.insert(info.id)
+            case .streamedEvent(let info, let event, let dropped):
+                live.upsert(info) { $0.addStreamed(event, dropped: dropped) }
+                streamedIDs.insert(info.id)
             case .message(let message):
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
@@ -131,7 +137,7 @@ public final class AppModel {
                     row.message = message
                     row.state = message.state
                 }
-                refreshRunningDetail(info.id)
+                streamedIDs.insert(info.id)
             case .finished(let info, let state):
                 live.upsert(info) { $0.state = state }
             case .group(let groupEvent):

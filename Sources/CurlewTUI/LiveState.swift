@@ -19,20 +19,18 @@ public struct LiveRow: Sendable {
         )
     }
 
-    /// Adds a streamed item: counts chunks and bytes, keeps the newest events.
-    mutating func add(_ item: StreamItem, dropped: Int) {
+    /// Counts a streamed chunk's bytes.
+    mutating func addStreamed(bytes: Int) {
         var record = stream ?? StreamRecord()
-        switch item {
-        case .chunk(let data, _):
-            record.chunks += 1 + dropped
-            record.bytes += Int64(data.count)
-        case .event(let event):
-            record.eventCount += 1 + dropped
-            record.events.append(event)
-            record.lastEventID = event.id ?? record.lastEventID
-            if let retry = event.retryMilliseconds { record.retryMilliseconds = retry }
-            if record.events.count > StreamRecord.keptEvents { record.events.removeFirst(record.events.count - StreamRecord.keptEvents) }
-        }
+        record.chunks += 1
+        record.bytes += Int64(bytes)
+        stream = record
+    }
+
+    /// Keeps a streamed event (see `StreamRecord.keep`); `dropped` items were lost before it.
+    mutating func addStreamed(_ event: ServerSentEvent, dropped: Int) {
+        var record = stream ?? StreamRecord()
+        record.keep(event, counting: 1 + dropped)
         stream = record
     }
 }

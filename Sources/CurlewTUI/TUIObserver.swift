@@ -7,8 +7,11 @@ public enum UIEvent: Sendable {
     case didSend(RequestInfo)
     case waiting(RequestInfo)
     case progress(RequestInfo, RequestProgress)
-    /// A chunk or event of a streamed response, and how many the observer's lane dropped before it.
-    case streamed(RequestInfo, StreamItem, dropped: Int)
+    /// Bytes of a streamed response, and how many items the observer's lane dropped before them
+    /// (only the count is queued: the interface shows events, not raw chunks).
+    case streamedBytes(RequestInfo, Int, dropped: Int)
+    /// An event of a streamed response, and how many items were dropped before it.
+    case streamedEvent(RequestInfo, ServerSentEvent, dropped: Int)
     case message(DebugMessage)
     case finished(RequestInfo, RequestState)
     case group(GroupEvent)
@@ -33,7 +36,12 @@ public final class TUIObserver: NetworkObserver {
     public func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) { push(.waiting(request)) }
     public func request(_ request: RequestInfo, didProgress progress: RequestProgress) { push(.progress(request, progress)) }
     public func requestDidProduce(_ message: DebugMessage) { push(.message(message)) }
-    public func requestDidStream(_ update: StreamUpdate) { push(.streamed(update.request, update.item, dropped: update.droppedBefore)) }
+    public func requestDidStream(_ update: StreamUpdate) {
+        switch update.item {
+        case .chunk(let data, _): push(.streamedBytes(update.request, data.count, dropped: update.droppedBefore))
+        case .event(let event): push(.streamedEvent(update.request, event, dropped: update.droppedBefore))
+        }
+    }
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) { push(.finished(request, state)) }
     public func requestGroup(_ event: GroupEvent) { push(.group(event)) }
 

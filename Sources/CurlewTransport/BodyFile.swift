@@ -43,6 +43,11 @@ final class BodyFile {
             Glibc.close(descriptor)
             return .failure(TransferError(kind: .localFile, code: 23, message: "\(path) is not a regular file"))
         }
+        // A partial file left by someone else is not continued, and ours stays owner-only.
+        guard info.st_uid == geteuid(), fchmod(descriptor, 0o600) == 0 else {
+            Glibc.close(descriptor)
+            return .failure(TransferError(kind: .localFile, code: 23, message: "\(path) belongs to another user"))
+        }
         let kept = min(offset, Int64(info.st_size))
         guard ftruncate(descriptor, off_t(kept)) == 0, lseek(descriptor, off_t(kept), SEEK_SET) == off_t(kept) else {
             Glibc.close(descriptor)

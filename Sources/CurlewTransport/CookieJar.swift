@@ -48,9 +48,10 @@ final class CookieJar {
     }
 
     /// Adds cookies given as Netscape lines or `Set-Cookie:` lines; libcurl ignores lines it
-    /// cannot read.
+    /// cannot read. Anything else is skipped: `ALL`, `SESS`, `FLUSH` and `RELOAD` are commands
+    /// to libcurl, and a jar file must not be able to give them.
     func add(_ lines: [String]) {
-        for line in lines {
+        for line in lines where line.contains("\t") || ASCII.hasPrefixIgnoringCase(line, "Set-Cookie:") {
             _ = line.withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
         }
     }

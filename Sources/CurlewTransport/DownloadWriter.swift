@@ -13,6 +13,8 @@ final class DownloadWriter {
     private var startSize: Int64 = 0
     private var resumedFrom: Int64?
     private var restartedFrom: Int64?
+    /// The whole resource's size from a 206's `Content-Range`, which the file must reach.
+    private var expectedSize: Int64?
 
     init(target: DownloadTarget, url: String) {
         self.target = target
@@ -36,6 +38,7 @@ final class DownloadWriter {
                 }
                 offset = start
                 resumedFrom = start
+                expectedSize = header.flatMap(Self.contentRangeTotal)
             } else {
                 restartedFrom = resume.offset
             }
@@ -46,6 +49,10 @@ final class DownloadWriter {
         case .failure(let error):
             return error
         case .success(let opened):
+            if opened.size != offset {
+                return TransferError(kind: .localFile, code: 23,
+                                     message: "\(target.partialPath) has \(opened.size) bytes, fewer than the \(offset) the download resumes from")
+            }
             file = opened
             startSize = opened.size
         }
@@ -68,27 +75,53 @@ final class DownloadWriter {
 
     /// Ends the download: on success the file is moved to `path` and the record removed; otherwise
     /// the partial file and its record stay for a resume (or both go when it is not resumable).
-    func finish(succeeded: Bool) -> DownloadOutcome? {
-        guard let file else { return nil }
+    /// The error says why a transfer that succeeded did not complete the file (a resumed file
+    /// short of the announced size, a rename that failed).
+    func finish(succeeded: Bool) -> (outcome: DownloadOutcome?, error: TransferError?) {
+        guard let file else { return (nil, nil) }
         file.close()
         let size = file.size
         var completed = false
-        if succeeded {
+        var failure: TransferError?
+        if succeeded, let expectedSize, size != expectedSize {
+            failure = TransferError(kind: .incompleteResponse, code: 18,
+                                    message: "the resumed file has \(size) bytes; the server's Content-Range announced \(expectedSize)")
+        } else if succeeded {
             completed = rename(target.partialPath, target.path) == 0
-            if completed { unlink(target.recordPath) }
-        } else if target.resumable {
+            if completed {
+                unlink(target.recordPath)
+            } else {
+                failure = TransferError(kind: .localFile, code: 23,
+                                        message: "could not move \(target.partialPath) to \(target.path): \(String(cString: strerror(errno)))")
+            }
+        }
+        if !completed, target.resumable {
             if var record = ResumeRecord.read(from: target.recordPath) {
                 record.bytes = size
                 record.write(to: target.recordPath)
             }
-        } else {
+        } else if !completed {
             target.discardPartial()
         }
-        return DownloadOutcome(
+        let outcome = DownloadOutcome(
             path: target.path, completed: completed, partialPath: target.partialPath,
             bytesWritten: size - startSize, fileSize: size, resumedFrom: resumedFrom, restartedFrom: restartedFrom,
             resumable: !completed && target.resumable && ResumeRecord.read(from: target.recordPath)?.validator != nil
         )
+        return (outcome, failure)
+    }
+
+    /// A resume the server cannot satisfy (416: the partial file is already whole, or longer than
+    /// the resource now): the partial file and its record go, so the next download starts over.
+    func abandonResume() {
+        guard file == nil, target.resumeFrom != nil else { return }
+        target.discardPartial()
+    }
+
+    /// The total of `bytes first-last/total`; nil when it is `*` or missing.
+    static func contentRangeTotal(_ value: String) -> Int64? {
+        guard let slash = value.lastIndex(of: "/") else { return nil }
+        return Int64(value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces))
     }
 
     /// The first byte position of `bytes first-last/total`.

@@ -15,6 +15,7 @@ final class EasyHandle {
     }
 
     deinit {
+        _ = curlew_easy_setopt_pointer(raw, CURLOPT_SHARE, nil)
         curl_easy_cleanup(raw)
         errorBuffer.deallocate()
     }
@@ -44,7 +45,11 @@ struct EasyHandlePool {
         idle.popLast() ?? EasyHandle()
     }
 
+    /// Takes a handle back once it is out of the multi handle. It leaves the cookie jar here,
+    /// on every path (`curl_easy_reset` keeps a share), so a later exchange that does not use
+    /// cookies cannot touch the jar, and the jar can be freed.
     mutating func give(_ handle: EasyHandle) {
+        _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
         guard idle.count < capacity else { return }
         handle.reset()
         idle.append(handle)

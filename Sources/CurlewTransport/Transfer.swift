@@ -40,6 +40,8 @@ final class Transfer {
     /// The status and content type the current response's chunks are reported with; nil while
     /// its body is not streamed (no streaming asked, or a redirect's body).
     private var chunkLabel: (status: Int, contentType: String?)?
+    /// An event stream's body is reported as it arrives but not kept: it may run for days.
+    private var discardsBody = false
     /// What TLS negotiated for the current hop, read once when its first response arrives.
     private var tlsFacts: TLSFacts?
     private var tlsRead = false
@@ -344,6 +346,7 @@ final class Transfer {
         if !bodyRouted, !routeBody() { return false }
         if let chunkLabel {
             outbox.events.append(.chunk(id: id, status: chunkLabel.status, contentType: chunkLabel.contentType, Data(bytes)))
+            if discardsBody { return true }
         }
         if let download, download.isOpen {
             if let failure = download.write(bytes) {
@@ -383,6 +386,7 @@ final class Transfer {
         let status = long(CURLINFO_RESPONSE_CODE)
         chunkLabel = request.streamsBody && !(300..<400).contains(status)
             ? (status, responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Content-Type") }?.value) : nil
+        discardsBody = chunkLabel.map { (200..<300).contains($0.status) && ASCII.containsIgnoringCase($0.contentType ?? "", "text/event-stream") } ?? false
         guard let download, !download.isOpen, DownloadWriter.takes(status: long(CURLINFO_RESPONSE_CODE)) else { return true }
         if let failure = download.begin(status: long(CURLINFO_RESPONSE_CODE), headers: responseHeaders) {
             localFailure = failure
@@ -585,15 +589,12 @@ final class Transfer {
             tls: tlsFacts
         )
         let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
-        defer {
-            // A pooled handle must not stay attached to the cookie jar.
-            if cookieShare != nil { _ = curlew_easy_setopt_pointer(easy, CURLOPT_SHARE, nil) }
-        }
-        // A 2xx download without a single body byte (an empty file) still creates its file.
-        if download != nil, code == CURLE_OK, !cancelled, refusal == nil, localFailure == nil, !bodyRouted, DownloadWriter.takes(status: status) {
+        // A 200 download without a single body byte (an empty resource) still creates its file;
+        // a 204 has no content to write, and must not replace one.
+        if download != nil, code == CURLE_OK, !cancelled, refusal == nil, localFailure == nil, !bodyRouted, status == 200 {
             _ = routeBody()
         }
-        let error: TransferError?
+        var error: TransferError?
         if cancelled {
             error = .cancelled
         } else if let refusal {
@@ -613,7 +614,10 @@ final class Transfer {
         }
         var downloadOutcome: DownloadOutcome?
         if let download {
-            downloadOutcome = download.finish(succeeded: error == nil && DownloadWriter.takes(status: status))
+            if status == 416 { download.abandonResume() }
+            let finished = download.finish(succeeded: error == nil && DownloadWriter.takes(status: status))
+            downloadOutcome = finished.outcome
+            if error == nil, let failure = finished.error { error = failure }
             self.download = nil
         }
         return TransferResult(

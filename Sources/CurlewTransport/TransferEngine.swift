@@ -110,6 +110,7 @@ public final class TransferEngine: Sendable {
         if queued { shared.multi.wakeup() }
     }
 
+    /// Empties the jar.
     public func removeAllCookies() async {
         await onCookieJar { $0?.removeAll() }
     }

@@ -30,7 +30,8 @@ public struct TransferRequest: Sendable {
     public var spillDirectory: String
     /// Send and keep cookies with the engine's shared cookie jar.
     public var usesCookies: Bool
-    /// Report the response body as it arrives (`TransferEvent.chunk`), besides keeping it.
+    /// Report the response body as it arrives (`TransferEvent.chunk`), besides keeping it; a 2xx
+    /// `text/event-stream` body is reported only, not kept, since it may never end.
     public var streamsBody: Bool
     /// Limit for the whole exchange; `nil` means none.
     public var totalTimeout: Duration?

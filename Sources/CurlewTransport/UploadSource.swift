@@ -10,6 +10,7 @@ public enum UploadSource: Sendable, Equatable {
 
 /// One part of a `multipart/form-data` body.
 public struct FormPart: Sendable, Equatable {
+    /// A part's bytes, or the file they are streamed from.
     public enum Content: Sendable, Equatable {
         case data(Data)
         /// A local file, streamed from disk when the part is sent, never loaded whole.

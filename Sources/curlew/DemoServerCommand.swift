@@ -28,11 +28,11 @@ struct DemoServerCommand: AsyncParsableCommand {
     func run() async throws {
         var certificates: DemoCertificates?
         if tls {
-            let directory = certificateDirectory ?? NSTemporaryDirectory() + "curlew-demo-tls-\(getpid())"
             do {
+                let directory = try certificateDirectory ?? DemoCertificates.makeTemporaryDirectory()
                 certificates = try DemoCertificates.generate(in: directory)
             } catch {
-                throw ValidationError("cannot write the demo certificates to \(directory): \(error)")
+                throw ValidationError("cannot write the demo certificates to \(certificateDirectory ?? NSTemporaryDirectory()): \(error)")
             }
         }
         let server: DemoServer

@@ -26,6 +26,7 @@ struct SecurityOptions: ParsableArguments {
 
     func validate() throws {
         if !pins.isEmpty, !pinnedCertificates.isEmpty { throw ValidationError("use either --pin or --pin-cert, not both") }
+        if insecure, !pinnedCertificates.isEmpty { throw ValidationError("--pin-cert is a certificate check, which -k turns off; use --pin to pin a key with -k") }
         if (clientCertificate == nil) != (clientKey == nil) { throw ValidationError("--cert and --key go together") }
         for value in [caCertificate, clientCertificate, clientKey].compactMap({ $0 }) + pins + pinnedCertificates where value.isEmpty {
             throw ValidationError("a TLS option needs a value")

@@ -46,8 +46,8 @@ enum InterfaceLauncher {
         try requireTerminal()
         let server = try await DemoServer.start()
         // An HTTPS twin (HTTP/2 by ALPN), with certificates made for this run; the demo agent
-        // trusts their authority besides the system's.
-        let certificateDirectory = NSTemporaryDirectory() + "curlew-demo-tls-\(getpid())"
+        // trusts their authority.
+        let certificateDirectory = try DemoCertificates.makeTemporaryDirectory()
         let certificates = try DemoCertificates.generate(in: certificateDirectory)
         let secure = try await DemoServer.start(tls: .identity(certificates.server))
         var config = NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: 10)

@@ -110,4 +110,26 @@ struct CookieTests {
         let far = Cookie(netscapeLine: "host\tFALSE\t/\tFALSE\t9223372036854775807\tn\tv")
         #expect(far.map { Cookie(netscapeLine: $0.netscapeLine) == $0 } == true, "an expiry past year 9999 is kept as its end")
     }
+
+    @Test("a request without cookies after ones with cookies sends none (pooled handles leave the jar)")
+    func pooledHandlesLeaveTheJar() async throws {
+        let agent = try await pipelineAgent()
+        var setting = Request(.get, "/cookies/set?pool=shared-value")
+        setting.usesCookies = true
+        for _ in 0..<3 { _ = try await agent.send(setting) }
+        for _ in 0..<3 {
+            #expect(try await agent.send(Request(.get, "/cookies")).json()["cookies"] == .object([]))
+        }
+    }
+
+    @Test("a jar file cannot give libcurl commands: a line reading ALL does not empty the jar")
+    func jarCommands() async throws {
+        let path = NSTemporaryDirectory() + "curlew-jar-commands-\(uniqueTag()).txt"
+        defer { unlink(path) }
+        try "ALL\nSESS\nFLUSH\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let agent = try await pipelineAgent { $0.cookies.enabled = true }
+        _ = try await agent.send(Request(.get, "/cookies/set?kept=yes-kept"))
+        try await agent.loadCookies(from: path)
+        #expect(await agent.cookies().map(\.name) == ["kept"])
+    }
 }

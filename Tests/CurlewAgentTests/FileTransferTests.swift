@@ -339,4 +339,45 @@ struct FileTransferTests {
         #expect(upgrade.message?.sent?.head.contains("Upgrade: h2c") == true)
         #expect(try upgrade.result.get().httpVersion == "1.1", "the HTTP/1.1 demo server declines the upgrade")
     }
+
+    @Test("a download refuses HEAD, and a 204 leaves an existing file alone")
+    func bodylessAnswers() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/keep.bin"
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: destination))
+        let agent = try await pipelineAgent()
+        var head = Request(.head, "/range/100")
+        head.download = Download(to: destination)
+        guard case .failure(let refused) = await sendCapturing(agent, head).result else { Issue.record("HEAD was downloaded"); return }
+        #expect(refused.error.kind == .invalidMethod)
+        var empty = Request(.get, "/status/204")
+        empty.download = Download(to: destination)
+        _ = await sendCapturing(agent, empty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data("keep".utf8))
+    }
+
+    @Test("a partial file that is already whole gets 416 on resume; it is dropped so the next try starts over")
+    func wholePartial() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "/file.bin"
+        let agent = try await pipelineAgent()
+        var request = Request(.get, "/range/1000?abort=400")
+        request.download = Download(to: destination)
+        _ = await sendCapturing(agent, request)
+        // As if the process died after the last byte but before the file was moved into place.
+        let partial = destination + ".curlew-partial"
+        try alphabet(from: 0, count: 1000).write(to: URL(fileURLWithPath: partial))
+        let stuck = await sendCapturing(agent, request)
+        #expect(stuck.message?.response?.statusCode == 416)
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        #expect(!FileManager.default.fileExists(atPath: destination + ".curlew-resume"))
+        var whole = Request(.get, "/range/1000")
+        whole.download = Download(to: destination)
+        whole.path = "/range/1000?abort=400"
+        let fresh = await sendCapturing(agent, whole)
+        #expect(fresh.message?.transfer?.download?.resumedFrom == nil)
+        #expect(fresh.message?.transfer?.download?.fileSize == 400)
+    }
 }

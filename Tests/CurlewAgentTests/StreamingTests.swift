@@ -153,4 +153,15 @@ struct StreamingTests {
         #expect(message.stream?.lastEventID == "3")
         #expect(message.stream?.retryMilliseconds == 250)
     }
+
+    @Test("an event stream's body is handed over, not kept, since it may never end; other streamed bodies are kept")
+    func eventStreamBodyNotKept() async throws {
+        let agent = try await pipelineAgent()
+        var events = Request(.get, "/sse?count=3&interval=0")
+        events.streamsResponse = true
+        #expect(try await agent.send(events).body.isEmpty)
+        var lines = Request(.get, "/stream/3")
+        lines.streamsResponse = true
+        #expect(String(decoding: try await agent.send(lines).body, as: UTF8.self).split(separator: "\n").count == 3)
+    }
 }

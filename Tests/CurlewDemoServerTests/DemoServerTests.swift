@@ -175,4 +175,12 @@ struct DemoServerTests {
         let server = try await TestServer.shared()
         await #expect(throws: (any Error).self) { try await DemoServer.start(port: server.port) }
     }
+
+    @Test("/sse ignores a Last-Event-ID it could not have sent (huge or negative) instead of trapping or looping",
+          arguments: ["9223372036854775807", "-9000000000000000000", "x", "99"])
+    func hostileLastEventID(_ id: String) async throws {
+        let response = try await send(Request(.get, "/sse?count=2&interval=0", headers: ["Last-Event-ID": id]))
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("id: 1\n"))
+    }
 }
