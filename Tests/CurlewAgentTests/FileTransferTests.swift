@@ -380,4 +380,20 @@ struct FileTransferTests {
         #expect(fresh.message?.transfer?.download?.resumedFrom == nil)
         #expect(fresh.message?.transfer?.download?.fileSize == 400)
     }
+
+    @Test("a download is never answered from the cache (its body is in its file), and the record says so")
+    func downloadsAreNotCached() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let agent = try await pipelineAgent { $0.cache = CacheSettings(storage: .memory) }
+        for name in ["a.bin", "b.bin"] {
+            var request = Request(.get, "/cache/60?v=download")
+            request.cache = CacheOptions(policy: .cacheElseNetwork)
+            request.download = Download(to: directory + "/" + name)
+            let outcome = await sendCapturing(agent, request)
+            #expect(outcome.message?.pipeline?.source == .network)
+            #expect(outcome.message?.pipeline?.notes.contains { $0.hasPrefix("cache not used") } == true)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)).isEmpty == false)
+        }
+    }
 }

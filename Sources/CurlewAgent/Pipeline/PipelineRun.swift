@@ -186,7 +186,13 @@ final class PipelineRun: Sendable {
         }
         var revalidating: CacheEntry?
         var plan: CachePlan?
-        if let cache = services.cache {
+        // A download's body is in its file, a streamed one may not be kept, and a body read
+        // from a file is not part of the key: none of them can be cached.
+        let cacheable = prepared.download == nil && prepared.uploadFile == nil && prepared.form == nil && !prepared.streamsResponse
+        if services.cache != nil, !cacheable {
+            record.notes.append("cache not used: downloads, uploads from files, forms and streamed responses are not cached")
+        }
+        if let cache = services.cache, cacheable {
             if let problem = cache.problem { record.notes.append(problem) }
             plan = CachePlan(request: prepared, method: transfer.method, url: transfer.url, headers: composed.headers, body: transfer.body,
                              settings: config.cache, credentialHeaders: services.credentialHeaders)
