@@ -29,6 +29,22 @@ public enum CookieJarFile {
         }
     }
 
+    /// Throws `localFile` unless the file at `path` is empty or reads as a cookie jar (a Netscape
+    /// header line or a cookie line), so a jar about to be written back never replaces some other
+    /// file given by mistake.
+    public static func checkIsJar(_ path: String) throws(RequestError) {
+        let cookieLines = try lines(at: path).filter { $0.contains("\t") || ASCII.hasPrefixIgnoringCase($0, "Set-Cookie:") }
+        guard cookieLines.isEmpty else { return }
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let start = String(decoding: (try? handle.read(upToCount: 256)) ?? Data(), as: UTF8.self)
+        let header = start.hasPrefix("# Netscape HTTP Cookie File") || start.hasPrefix("# HTTP Cookie File")
+        guard header || start.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw RequestError(.localFile, "\(path) is not a cookie jar (no Netscape header, no cookie line); it is left as it is", code: 26)
+        }
+    }
+
     /// Writes `cookies` to `path` atomically, readable by the owner only.
     public static func write(_ cookies: [Cookie], to path: String) throws(RequestError) {
         let text = "# Netscape HTTP Cookie File\n# Written by Curlew; cookie values are secrets.\n\n"

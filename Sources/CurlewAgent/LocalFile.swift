@@ -24,12 +24,29 @@ enum LocalFile {
         return Int64(info.st_size)
     }
 
-    /// Throws `localFile` unless a download can be written to `path`: its directory exists and
-    /// `path` is not a directory.
+    /// Whether a download goes to `path` directly: an existing character device (`/dev/null`),
+    /// which has no partial file to keep and must not be replaced by one.
+    static func isCharacterDevice(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
+    }
+
+    /// Throws `localFile` unless a download can be written to `path`: its directory exists, and
+    /// `path` is absent, a regular file or a character device. A directory, a named pipe or a
+    /// symbolic link is refused, never replaced.
     static func checkWritableDestination(_ path: String) throws(RequestError) {
         var info = stat()
-        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw RequestError(.localFile, "download destination \(path) is a directory", code: 23)
+        if lstat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG, S_IFCHR:
+                break
+            case S_IFDIR:
+                throw RequestError(.localFile, "download destination \(path) is a directory", code: 23)
+            case S_IFLNK:
+                throw RequestError(.localFile, "download destination \(path) is a symbolic link; give the path of the file itself", code: 23)
+            default:
+                throw RequestError(.localFile, "download destination \(path) is not a regular file (a pipe or a socket)", code: 23)
+            }
         }
         let directory = (path as NSString).deletingLastPathComponent
         let parent = directory.isEmpty ? "." : directory

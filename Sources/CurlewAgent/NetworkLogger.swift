@@ -136,10 +136,13 @@ public final class NetworkLogger: NetworkObserver {
         var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor < 0, errno == EEXIST {
             created = false
-            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+            // Without blocking: a named pipe nobody reads would otherwise hold the open forever.
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            if descriptor >= 0 { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) }
         }
         guard descriptor >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link; give the path of the file itself" : String(cString: strerror(errno))
+            let reason = errno == ELOOP ? "it is a symbolic link; give the path of the file itself"
+                : errno == ENXIO ? "it is a named pipe that nothing reads" : String(cString: strerror(errno))
             throw NetworkLoggerError(path: path, reason: reason)
         }
         if let problem = Self.makeOwnerOnly(descriptor) {

@@ -103,12 +103,11 @@ public struct RedactionPolicy: Sendable, Equatable {
         let hidesError = message.error.map { !secretValues.isEmpty || URLPassword.hasPassword($0.message) } ?? false
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
-        let formSecrets = message.transfer?.formParts.compactMap { part in
-            secretKeys.contains(part.name.lowercased()) ? part.value.flatMap { $0.isEmpty ? nil : $0 } : nil
-        } ?? []
-        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !formSecrets.isEmpty else { return message }
+        let secretParts = message.transfer?.formParts.filter { secretKeys.contains($0.name.lowercased()) } ?? []
+        let formSecrets = secretParts.compactMap { $0.value.flatMap { $0.isEmpty ? nil : $0 } }
+        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !secretParts.isEmpty else { return message }
         var message = message
-        if !formSecrets.isEmpty, var transfer = message.transfer {
+        if !secretParts.isEmpty, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
                 var part = part
                 if secretKeys.contains(part.name.lowercased()), part.value != nil { part.value = Self.marker }
@@ -117,7 +116,9 @@ public struct RedactionPolicy: Sendable, Equatable {
             message.transfer = transfer
             // Byte by byte: a multipart body with a binary file part is not text.
             if var sent = message.sent, let body = sent.body {
-                let hidden = formSecrets.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
+                // The parts' contents, file parts included, then their values wherever else they appear.
+                let parts = Self.hidingPartContents(named: secretParts.map(\.name), in: body.data)
+                let hidden = formSecrets.reduce(parts) { Self.replacing(Array($1.utf8), in: $0) }
                 sent.body = BodySnapshot(kept: hidden, size: body.size, contentType: body.contentType)
                 message.sent = sent
             }
@@ -148,6 +149,32 @@ public struct RedactionPolicy: Sendable, Equatable {
             message.error = error
         }
         return message
+    }
+
+    /// A multipart body with the content of every part of these names replaced by the marker:
+    /// from after the part's header block to the next boundary line (or the end of what was kept).
+    static func hidingPartContents(named names: [String], in data: Data) -> Data {
+        var bytes = [UInt8](data)
+        for name in names {
+            let disposition = Array("name=\"\(name)\"".utf8)
+            var from = 0
+            while let found = firstIndex(of: disposition, in: bytes, from: from) {
+                guard let headEnd = firstIndex(of: [13, 10, 13, 10], in: bytes, from: found) else { break }
+                let start = headEnd + 4
+                let end = firstIndex(of: [13, 10, 45, 45], in: bytes, from: start) ?? bytes.count
+                bytes.replaceSubrange(start..<end, with: Array(marker.utf8))
+                from = start + marker.utf8.count
+            }
+        }
+        return Data(bytes)
+    }
+
+    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
+        for index in start...(bytes.count - needle.count) where bytes[index] == needle[0] && bytes[index..<(index + needle.count)].elementsEqual(needle) {
+            return index
+        }
+        return nil
     }
 
     /// `data` with every occurrence of `needle` replaced by the marker.

@@ -61,7 +61,10 @@ struct RequestComposer: Sendable {
             }
             try LocalFile.checkWritableDestination(asked.destination)
             var target = DownloadTarget(path: asked.destination, resumable: asked.resumable)
-            if asked.resumable, headers["Range"] == nil, let point = target.resumePoint(for: url) {
+            target.writesDirectly = LocalFile.isCharacterDevice(asked.destination)
+            if target.writesDirectly {
+                target.resumable = false
+            } else if asked.resumable, headers["Range"] == nil, let point = target.resumePoint(for: url) {
                 target.resumeFrom = point
                 for header in point.headers { headers.set(header.name, header.value) }
             } else if !asked.resumable || headers["Range"] != nil {
@@ -130,6 +133,9 @@ struct RequestComposer: Sendable {
             guard !pins.isEmpty else { throw RequestError(.invalidTLSSettings, "public-key pinning needs at least one pin") }
             options.pinnedPublicKey = try pins.map { pin throws(RequestError) in
                 if PublicKeyPin.isPin(pin) { return pin }
+                if ASCII.hasPrefixIgnoringCase(pin, "sha256//") {
+                    throw RequestError(.invalidTLSSettings, "pin \(pin.debugDescription) is malformed: sha256// and the base64 of 32 bytes (44 characters, ending in =)")
+                }
                 try LocalFile.checkReadable(pin, purpose: "pinned certificate")
                 guard let computed = PublicKeyPin.ofCertificate(at: pin) else {
                     throw RequestError(.invalidTLSSettings, "\(pin) is neither a sha256// pin nor a PEM or DER certificate")

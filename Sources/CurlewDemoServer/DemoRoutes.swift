@@ -406,7 +406,7 @@ final class DemoRoutes: Sendable {
             return .respond(.json(["error": "use /sse?count=0...10000&interval=0...60&retry=milliseconds, /sse/drop?...&after=events"], status: 400))
         }
         // Only an ID this stream could have sent counts; anything else starts from the beginning.
-        let resumed = request.header("Last-Event-ID").flatMap { Int($0) }.flatMap { (0...count).contains($0) ? $0 : nil } ?? 0
+        let resumed = request.header("Last-Event-ID").flatMap { Int($0) }.map { min(max($0, 0), count) } ?? 0
         let first = resumed + 1
         let remaining = max(0, count - first + 1)
         let sent = drops ? min(remaining, after >= 0 ? after : max(1, remaining / 2)) : remaining

@@ -56,6 +56,18 @@ final class BodyFile {
         return .success(BodyFile(descriptor: descriptor, size: kept))
     }
 
+    /// An existing character device (`/dev/null`) opened for writing; anything else is refused.
+    static func openDevice(path: String) -> Result<BodyFile, TransferError> {
+        let descriptor = Glibc.open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return .failure(localFileError("could not open \(path) for writing")) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR else {
+            Glibc.close(descriptor)
+            return .failure(TransferError(kind: .localFile, code: 23, message: "\(path) is no longer a character device"))
+        }
+        return .success(BodyFile(descriptor: descriptor, size: 0))
+    }
+
     /// Appends `bytes`; false (with `failure` set) when the disk refused them.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard descriptor >= 0 else { return false }

@@ -11,6 +11,9 @@ public struct DownloadTarget: Sendable, Equatable {
     /// Where to continue from; requests sent with it carry `Range` and `If-Range` (see
     /// `ResumePoint.headers`).
     public var resumeFrom: ResumePoint?
+    /// Write straight into `path` (a character device such as `/dev/null`): no partial file, no
+    /// record, nothing moved into place.
+    public var writesDirectly = false
 
     public init(path: String, resumable: Bool = true, resumeFrom: ResumePoint? = nil) {
         self.path = path

@@ -45,6 +45,13 @@ final class DownloadWriter {
         } else if status == 206 {
             return TransferError(kind: .rangeMismatch, code: 33, message: "the server sent a partial answer (206) to a request for the whole body")
         }
+        if target.writesDirectly {
+            switch BodyFile.openDevice(path: target.path) {
+            case .failure(let error): return error
+            case .success(let opened): file = opened
+            }
+            return nil
+        }
         switch BodyFile.open(path: target.partialPath, keeping: offset) {
         case .failure(let error):
             return error
@@ -81,6 +88,9 @@ final class DownloadWriter {
         guard let file else { return (nil, nil) }
         file.close()
         let size = file.size
+        if target.writesDirectly {
+            return (DownloadOutcome(path: target.path, completed: succeeded, partialPath: target.path, bytesWritten: size, fileSize: size), nil)
+        }
         var completed = false
         var failure: TransferError?
         if succeeded, let expectedSize, size != expectedSize {

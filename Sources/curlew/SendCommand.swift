@@ -100,9 +100,15 @@ struct SendCommand: AsyncParsableCommand {
         transfer.apply(to: &config)
         let agent = Agent(config: config)
         if let jar = transfer.cookieJar, FileManager.default.fileExists(atPath: jar) {
-            // Loaded again to report a jar that cannot be read, instead of ignoring it.
+            // Loaded again to report a jar that cannot be read, instead of ignoring it; a file that
+            // is not a jar is refused rather than overwritten with one.
             await agent.clearCookies()
-            do { try await agent.loadCookies() } catch { throw failing(with: error) }
+            do {
+                try CookieJarFile.checkIsJar(jar)
+                try await agent.loadCookies()
+            } catch {
+                throw failing(with: error)
+            }
         }
         let logger = try log.map {
             try NetworkLogger(config: NetworkLoggerConfig(logFilePath: $0, redaction: noRedact ? .disabled : RedactionPolicy()))

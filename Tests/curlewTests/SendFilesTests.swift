@@ -133,4 +133,45 @@ struct SendFilesTests {
         let bad = try await CurlewProcess.run(["send", "-c", directory + "/adir", "\(server.baseURL)/get"])
         #expect(bad.status == 26)
     }
+
+    @Test("-o writes into /dev/null without replacing it, and refuses a named pipe or a symbolic link")
+    func specialDestinations() async throws {
+        let server = try await TestServer.shared()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let devNull = try await CurlewProcess.run(["send", "-o", "/dev/null", "\(server.baseURL)/json"])
+        #expect(devNull.status == 0)
+        var info = stat()
+        #expect(lstat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR, "/dev/null is still a device")
+        let fifo = directory + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(try await CurlewProcess.run(["send", "-o", fifo, "\(server.baseURL)/json"]).status == 23)
+        let link = directory + "/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory + "/target")
+        #expect(try await CurlewProcess.run(["send", "-o", link, "\(server.baseURL)/json"]).status == 23)
+        #expect(lstat(link, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK, "the link is left as it was")
+        let logPipe = try CurlewProcess(["send", "--log", fifo, "\(server.baseURL)/get"])
+        #expect(try await logPipe.wait(timeout: .seconds(20)) != 0, "a log on a pipe nothing reads is refused, not waited on")
+    }
+
+    @Test("a secret form part read from a file is hidden in the log; a malformed pin and a file that is not a jar are refused")
+    func trialFindings() async throws {
+        let server = try await TestServer.shared()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let secret = directory + "/pw.txt"
+        try "FileSecretZZ".write(toFile: secret, atomically: true, encoding: .utf8)
+        let log = directory + "/s.jsonl"
+        #expect(try await CurlewProcess.run(["send", "--log", log, "-F", "password=@\(secret)", "-F", "note=hi", "\(server.baseURL)/post"]).status == 0)
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(!text.contains("FileSecretZZ"))
+        #expect(text.contains("[REDACTED]"))
+        for pin in ["sha256//", "sha256//AAAA", "SHA256//xyz"] {
+            #expect(try await CurlewProcess.run(["send", "--pin", pin, "\(server.baseURL)/get"]).status == 2, "\(pin)")
+        }
+        let notAJar = directory + "/notes.txt"
+        try "just some notes\n".write(toFile: notAJar, atomically: true, encoding: .utf8)
+        #expect(try await CurlewProcess.run(["send", "-c", notAJar, "\(server.baseURL)/get"]).status == 26)
+        #expect(try String(contentsOfFile: notAJar, encoding: .utf8) == "just some notes\n")
+    }
 }
