@@ -653,8 +653,11 @@ final class Transfer {
         }
     }
 
+    /// At least 1 ms; a limit beyond about 31 years (an absurd `Duration`) counts as 31 years
+    /// instead of overflowing.
     private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        let whole = min(max(seconds, 0), 1_000_000_000)
+        return max(1, Int(whole) * 1000 + Int(max(attoseconds, 0) / 1_000_000_000_000_000))
     }
 }

@@ -396,4 +396,12 @@ struct FileTransferTests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)).isEmpty == false)
         }
     }
+
+    @Test("an absurd timeout is taken as a very long one, not an overflow")
+    func absurdTimeout() async throws {
+        let agent = try await pipelineAgent()
+        var request = Request(.get, "/get")
+        request.timeout = .seconds(Int64.max)
+        #expect(try await agent.send(request).statusCode == 200)
+    }
 }
