@@ -49,24 +49,10 @@ public enum CookieJarFile {
     public static func write(_ cookies: [Cookie], to path: String) throws(RequestError) {
         let text = "# Netscape HTTP Cookie File\n# Written by Curlew; cookie values are secrets.\n\n"
             + cookies.map { $0.netscapeLine + "\n" }.joined()
-        let temporary = path + ".tmp-\(getpid())"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw RequestError(.localFile, "cannot write cookie jar \(path): \(String(cString: strerror(errno)))", code: 23)
-        }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { break }
-            offset += written
-        }
-        close(descriptor)
-        guard offset == bytes.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw RequestError(.localFile, "cannot write cookie jar \(path)", code: 23)
+        do {
+            try OwnerOnlyFile.write(Data(text.utf8), to: path)
+        } catch {
+            throw RequestError(.localFile, "cannot write cookie jar \(path): \(error.reason)", code: 23)
         }
     }
 }

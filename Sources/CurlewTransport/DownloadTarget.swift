@@ -129,16 +129,6 @@ struct ResumeRecord: Codable, Equatable {
     @discardableResult
     func write(to path: String) -> Bool {
         guard let data = try? JSONEncoder().encode(self) else { return false }
-        let temporary = path + ".tmp"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
-        let written = data.withUnsafeBytes { BodyFile.writeAll(descriptor, $0) }
-        close(descriptor)
-        guard written, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
+        return (try? OwnerOnlyFile.write(data, to: path)) != nil
     }
 }

@@ -1,3 +1,4 @@
+import CurlewTransport
 import CurlewLocking
 import Foundation
 
@@ -60,7 +61,8 @@ final class DiskCacheStore: Sendable {
         let size = Int64(meta.count + entry.body.count)
         guard size <= maxBytes else { return false }
         // Body first: a metadata file never points at a body that is not there yet.
-        guard writeAtomically(entry.body, to: path(digest, "body")), writeAtomically(meta, to: path(digest, "meta")) else {
+        guard (try? OwnerOnlyFile.write(entry.body, to: path(digest, "body"))) != nil,
+              (try? OwnerOnlyFile.write(meta, to: path(digest, "meta"))) != nil else {
             remove(digest: digest)
             return false
         }
@@ -181,27 +183,6 @@ final class DiskCacheStore: Sendable {
             if count == 0 { return data }
             data.append(contentsOf: buffer[0..<count])
         }
-    }
-
-    private func writeAtomically(_ data: Data, to target: String) -> Bool {
-        let temporary = target + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
-        var written = 0
-        let complete = data.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 { if errno == EINTR { continue }; return false }
-                written += count
-            }
-            return true
-        }
-        close(descriptor)
-        guard complete, rename(temporary, target) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
     }
 
     private func touch(_ path: String, at date: Date) {
