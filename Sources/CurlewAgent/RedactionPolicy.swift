@@ -154,46 +154,31 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// A multipart body with the content of every part of these names replaced by the marker:
     /// from after the part's header block to the next boundary line (or the end of what was kept).
     static func hidingPartContents(named names: [String], in data: Data) -> Data {
-        var bytes = [UInt8](data)
+        var bytes = data
+        let marker = Data(Self.marker.utf8)
         for name in names {
-            let disposition = Array("name=\"\(name)\"".utf8)
-            var from = 0
-            while let found = firstIndex(of: disposition, in: bytes, from: from) {
-                guard let headEnd = firstIndex(of: [13, 10, 13, 10], in: bytes, from: found) else { break }
-                let start = headEnd + 4
-                let end = firstIndex(of: [13, 10, 45, 45], in: bytes, from: start) ?? bytes.count
-                bytes.replaceSubrange(start..<end, with: Array(marker.utf8))
-                from = start + marker.utf8.count
+            var from = bytes.startIndex
+            while let found = bytes.range(of: Data("name=\"\(name)\"".utf8), in: from..<bytes.endIndex),
+                  let headEnd = bytes.range(of: Data([13, 10, 13, 10]), in: found.upperBound..<bytes.endIndex) {
+                let end = bytes.range(of: Data([13, 10, 45, 45]), in: headEnd.upperBound..<bytes.endIndex)?.lowerBound ?? bytes.endIndex
+                bytes.replaceSubrange(headEnd.upperBound..<end, with: marker)
+                from = headEnd.upperBound + marker.count
             }
         }
-        return Data(bytes)
-    }
-
-    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
-        for index in start...(bytes.count - needle.count) where bytes[index] == needle[0] && bytes[index..<(index + needle.count)].elementsEqual(needle) {
-            return index
-        }
-        return nil
+        return bytes
     }
 
     /// `data` with every occurrence of `needle` replaced by the marker.
     static func replacing(_ needle: [UInt8], in data: Data) -> Data {
-        guard !needle.isEmpty, data.count >= needle.count else { return data }
-        let bytes = [UInt8](data)
-        var output = [UInt8]()
-        output.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == needle[0], index + needle.count <= bytes.count, bytes[index..<(index + needle.count)].elementsEqual(needle) {
-                output += Array(marker.utf8)
-                index += needle.count
-            } else {
-                output.append(bytes[index])
-                index += 1
-            }
+        guard !needle.isEmpty else { return data }
+        var bytes = data
+        let marker = Data(Self.marker.utf8)
+        var from = bytes.startIndex
+        while let found = bytes.range(of: Data(needle), in: from..<bytes.endIndex) {
+            bytes.replaceSubrange(found, with: marker)
+            from = found.lowerBound + marker.count
         }
-        return Data(output)
+        return bytes
     }
 
     // MARK: Whether anything needs hiding
