@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "curlew-soak", targets: ["CurlewSoak"]),
         .library(name: "CurlewAgent", targets: ["CurlewAgent"]),
         .library(name: "CurlewSessions", targets: ["CurlewSessions"]),
+        .library(name: "CurlewWorkspace", targets: ["CurlewWorkspace"]),
         .library(name: "CurlewDemoServer", targets: ["CurlewDemoServer"]),
         .library(name: "CurlewSigning", targets: ["CurlewSigning"]),
         .library(name: "CurlewTUI", targets: ["CurlewTUI"]),
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // Swift's Mutex, made visible to ThreadSanitizer in `make sanitize` builds.
@@ -53,6 +55,8 @@ let package = Package(
             dependencies: ["CurlewTransport", "CurlewLocking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "CurlewSessions", dependencies: ["CurlewAgent", "CurlewLocking"]),
+        // Workspace files: config, environments, secrets, named requests with expectations, groups.
+        .target(name: "CurlewWorkspace", dependencies: ["CurlewAgent", "CurlewLocking", .product(name: "Yams", package: "Yams")]),
         // Request signers that need cryptography, kept apart so the agent itself does not link it.
         .target(name: "CurlewSigning", dependencies: ["CurlewAgent", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
@@ -72,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "curlew",
             dependencies: [
-                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewLocking", "CurlewSigning",
+                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewLocking", "CurlewSigning", "CurlewWorkspace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -92,7 +96,8 @@ let package = Package(
         .testTarget(name: "CurlewAgentTests", dependencies: [
             "CurlewLocking", "CurlewAgent", "CurlewSessions", "CurlewSigning", "CurlewTestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewLocking", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewWorkspaceTests", dependencies: ["CurlewWorkspace", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(
             name: "CurlewTUITests",

@@ -31,3 +31,6 @@ public typealias HTTPVersionPreference = TransferRequest.ProtocolPreference
 /// What became of a download: where the file is, whether it is complete, and whether (and from
 /// which offset) it resumed or started over.
 public typealias DownloadReport = DownloadOutcome
+
+/// Writes files whole, atomically and owner-only (reports, exports, cookie jars).
+public typealias OwnerOnlyFile = CurlewTransport.OwnerOnlyFile

@@ -2,7 +2,7 @@ import CurlewTransport
 
 /// Why a request failed. `kind` is for code to switch on; `message` says what happened in words.
 public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Equatable, Codable, CaseIterable {
         // Refused before sending.
         case invalidURL
         /// The method is not an HTTP token.

@@ -1,0 +1,215 @@
+import CurlewAgent
+import Foundation
+
+/// Reads curl command lines (as browsers' "Copy as cURL" writes them, for bash or cmd) into
+/// requests. Flags Curlew has no use for are listed in `ignored`; flags it does not know are
+/// errors, never dropped in silence.
+public enum CurlImport {
+    public struct Imported: Sendable {
+        public var request: Request
+        /// Flags understood but with no effect on the request (`-s`, `-v`, `--compressed`…).
+        public var ignored: [String]
+    }
+
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// Flags that take a value and change nothing Curlew keeps.
+    static let ignoredWithValue: Set<String> = ["-o", "--output", "-w", "--write-out", "--retry", "--proxy", "-x", "--limit-rate"]
+    /// Flags without a value that change nothing Curlew keeps.
+    static let ignoredSwitches: Set<String> = ["-s", "--silent", "-S", "--show-error", "-v", "--verbose", "-i", "--include", "--compressed",
+                                               "-f", "--fail", "--globoff", "-g", "-N", "--no-buffer", "--http1.1", "--http2", "-#", "--progress-bar", "-O"]
+
+    /// Every `curl …` command in `text` (several may follow one another).
+    public static func parse(_ text: String, readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }) throws(Failure) -> [Imported] {
+        let words: [String]
+        do { words = try ShellWords.split(text) } catch { throw Failure(reason: error.reason) }
+        var commands: [[String]] = []
+        for word in words {
+            if word == "curl" || word.hasSuffix("/curl") || word == "curl.exe" {
+                commands.append([])
+            } else if [";", "&", "|"].contains(word) {
+                continue
+            } else if commands.isEmpty {
+                throw Failure(reason: "expected a command starting with curl, found \"\(word.prefix(40))\"")
+            } else {
+                commands[commands.count - 1].append(word)
+            }
+        }
+        guard !commands.isEmpty else { throw Failure(reason: "no curl command found") }
+        var imported: [Imported] = []
+        for command in commands { imported.append(try parseCommand(command, readFile: readFile)) }
+        return imported
+    }
+
+    private static func parseCommand(_ arguments: [String], readFile: (String) throws -> Data) throws(Failure) -> Imported {
+        var method: String?
+        var url: String?
+        var headers = HTTPHeaders()
+        var data: [Data] = []
+        var dataContentType = "application/x-www-form-urlencoded"
+        var form = MultipartForm()
+        var usesForm = false
+        var asQuery = false
+        var head = false
+        var uploadFile: String?
+        var ignored: [String] = []
+        var request = Request(.get, "")
+        request.followRedirects = false
+
+        var index = 0
+        func value(_ flag: String) throws(Failure) -> String {
+            index += 1
+            guard index < arguments.count else { throw Failure(reason: "\(flag) needs a value") }
+            return arguments[index]
+        }
+        func file(_ path: String) throws(Failure) -> Data {
+            do { return try readFile(path) } catch { throw Failure(reason: "cannot read \(path): \(error.localizedDescription)") }
+        }
+        func seconds(_ text: String, _ flag: String) throws(Failure) -> Duration {
+            guard let value = Double(text), value > 0, value <= 86_400 else { throw Failure(reason: "\(flag) \(text): expected seconds") }
+            return .milliseconds(Int64(value * 1000))
+        }
+
+        while index < arguments.count {
+            var argument = arguments[index]
+            var attached: String?
+            // -XPOST, -H'A: b': a short flag with its value attached.
+            if argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 {
+                let flag = String(argument.prefix(2))
+                if "XHdFuAebTmo".contains(argument[argument.index(after: argument.startIndex)]) {
+                    attached = String(argument.dropFirst(2))
+                    argument = flag
+                } else if argument.dropFirst().allSatisfy({ "sSLkvifIGNg#".contains($0) }) {
+                    // -sSL: several switches together.
+                    var expanded = Array(arguments[..<index])
+                    expanded += argument.dropFirst().map { "-\($0)" }
+                    expanded += arguments[(index + 1)...]
+                    return try parseCommand(expanded, readFile: readFile)
+                }
+            }
+            func take() throws(Failure) -> String {
+                if let attached { return attached }
+                return try value(argument)
+            }
+            switch argument {
+            case "-X", "--request": method = try take()
+            case "--url": url = try take()
+            case "-H", "--header":
+                let line = try take()
+                guard let colon = line.firstIndex(of: ":") else {
+                    if line.hasPrefix("@") { throw Failure(reason: "-H @file is not supported: put the headers in the command") }
+                    throw Failure(reason: "-H \(line): expected Name: value")
+                }
+                let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+                let headerValue = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                if headerValue.isEmpty && line.hasSuffix(":") { headers.remove(name) } else { headers.add(name, headerValue) }
+            case "-d", "--data", "--data-ascii":
+                let text = try take()
+                let bytes = text.hasPrefix("@") ? try file(String(text.dropFirst())) : Data(text.utf8)
+                data.append(Data(bytes.filter { $0 != 10 && $0 != 13 }))
+            case "--data-raw": data.append(Data(try take().utf8))
+            case "--data-binary":
+                let text = try take()
+                data.append(text.hasPrefix("@") ? try file(String(text.dropFirst())) : Data(text.utf8))
+            case "--data-urlencode": data.append(Data(try urlencoded(try take(), file).utf8))
+            case "--json":
+                let text = try take()
+                data.append(text.hasPrefix("@") ? try file(String(text.dropFirst())) : Data(text.utf8))
+                dataContentType = "application/json"
+                if headers["Accept"] == nil { headers.set("Accept", "application/json") }
+            case "-F", "--form", "--form-string":
+                usesForm = true
+                try formPart(try take(), literal: argument == "--form-string", into: &form, file)
+            case "-u", "--user":
+                let credentials = try take()
+                headers.set("Authorization", "Basic " + Data((credentials.contains(":") ? credentials : credentials + ":").utf8).base64EncodedString())
+            case "-b", "--cookie":
+                let cookie = try take()
+                guard cookie.contains("=") else { throw Failure(reason: "-b \(cookie): a cookie file is not imported; give the cookies as name=value") }
+                headers.set("Cookie", cookie)
+            case "-A", "--user-agent": headers.set("User-Agent", try take())
+            case "-e", "--referer": headers.set("Referer", try take())
+            case "-G", "--get": asQuery = true
+            case "-I", "--head": head = true
+            case "-T", "--upload-file": uploadFile = try take()
+            case "-k", "--insecure": request.tls = TLSOverrides(allowInvalidCertificates: true)
+            case "-L", "--location": request.followRedirects = true
+            case "-m", "--max-time": request.timeout = try seconds(try take(), argument)
+            case "--connect-timeout":
+                _ = try seconds(try take(), argument)
+                ignored.append("--connect-timeout (a workspace's config sets it for every request)")
+            case _ where ignoredSwitches.contains(argument): ignored.append(argument)
+            case _ where ignoredWithValue.contains(argument): ignored.append("\(argument) \(try take())")
+            case _ where argument.hasPrefix("-") && argument != "-":
+                throw Failure(reason: "unknown curl option \(argument)" + (url == nil ? "" : " (in the command for \(url!))"))
+            default:
+                guard url == nil else { throw Failure(reason: "a second URL \(argument): import one URL per curl command") }
+                url = argument
+            }
+            index += 1
+        }
+        guard var target = url else { throw Failure(reason: "the curl command has no URL") }
+        if !target.contains("://") { target = "http://" + target }
+        let body = data.isEmpty ? nil : Data(data.joined(separator: Data("&".utf8)))
+        if asQuery, let body {
+            target += (target.contains("?") ? "&" : "?") + String(decoding: body, as: UTF8.self)
+        } else if let body {
+            let contentType = headers["Content-Type"] ?? dataContentType
+            if dataContentType == "application/json", headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
+            request.requestSerializer = .raw(body, contentType: contentType)
+        }
+        if usesForm {
+            guard data.isEmpty else { throw Failure(reason: "-F cannot be combined with -d") }
+            request.form = form
+        }
+        request.uploadFile = uploadFile
+        request.customURL = target
+        request.headers = headers
+        let inferred = head ? "HEAD" : asQuery ? "GET" : uploadFile != nil ? "PUT" : (!data.isEmpty || usesForm) ? "POST" : "GET"
+        request.method = HTTPMethod(rawValue: method ?? inferred)
+        return Imported(request: request, ignored: ignored)
+    }
+
+    /// `--data-urlencode`'s forms: `content`, `=content`, `name=content`, `@file`, `name@file`.
+    private static func urlencoded(_ text: String, _ file: (String) throws(Failure) -> Data) throws(Failure) -> String {
+        func encode(_ value: String) -> String { Parameters.percentEncode(value) }
+        if let equals = text.firstIndex(of: "=") {
+            let name = String(text[..<equals])
+            let content = encode(String(text[text.index(after: equals)...]))
+            return name.isEmpty ? content : "\(name)=\(content)"
+        }
+        if let at = text.firstIndex(of: "@") {
+            let name = String(text[..<at])
+            let content = encode(String(decoding: try file(String(text[text.index(after: at)...])), as: UTF8.self))
+            return name.isEmpty ? content : "\(name)=\(content)"
+        }
+        return encode(text)
+    }
+
+    /// `name=value`, `name=@file;type=…;filename=…`, `name=<file` (the file's text as the value).
+    private static func formPart(_ text: String, literal: Bool, into form: inout MultipartForm, _ file: (String) throws(Failure) -> Data) throws(Failure) {
+        guard let equals = text.firstIndex(of: "=") else { throw Failure(reason: "-F \(text): expected name=value") }
+        let name = String(text[..<equals])
+        let rest = String(text[text.index(after: equals)...])
+        if literal || !(rest.hasPrefix("@") || rest.hasPrefix("<")) {
+            form.append(name: name, value: rest)
+            return
+        }
+        let fields = rest.dropFirst().split(separator: ";").map(String.init)
+        let path = fields.first ?? ""
+        var mimeType: String?
+        var filename: String?
+        for field in fields.dropFirst() {
+            if field.hasPrefix("type=") { mimeType = String(field.dropFirst(5)) }
+            if field.hasPrefix("filename=") { filename = String(field.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        }
+        if rest.hasPrefix("<") {
+            form.append(name: name, data: try file(path), mimeType: mimeType)
+        } else {
+            form.append(name: name, fileAt: path, filename: filename, mimeType: mimeType)
+        }
+    }
+}

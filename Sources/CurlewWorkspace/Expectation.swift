@@ -1,0 +1,140 @@
+import CurlewAgent
+import Foundation
+
+/// One `expect:` assertion of a named request, checked against the exchange once it finishes.
+public enum Expectation: Sendable, Equatable {
+    /// How a header's or JSON value's text is compared.
+    public enum Match: Sendable, Equatable {
+        case exists(Bool)
+        case equals(JSONValue)
+        /// A regular expression that must match somewhere in the value.
+        case matches(String)
+    }
+
+    /// The status is one of these codes or ranges.
+    case status([Range<Int>])
+    case header(String, Match)
+    case json(JSONPath, Match)
+    case bodyContains(String)
+    case maxDuration(Duration)
+    /// The body is JSON of this shape (the agent's `JSONShape`).
+    case shape(JSONShape)
+}
+
+/// An assertion that did not hold: what was checked, what was expected and what was found.
+public struct ExpectationFailure: Sendable, Equatable, CustomStringConvertible {
+    public var assertion: String
+    public var expected: String
+    public var actual: String
+
+    public var description: String { "\(assertion): expected \(expected), got \(actual)" }
+}
+
+/// What an assertion is checked against.
+public struct ExchangeOutcome: Sendable {
+    public var response: Response?
+    public var error: RequestError?
+    public var duration: Duration?
+
+    public init(response: Response?, error: RequestError?, duration: Duration?) {
+        self.response = response
+        self.error = error
+        self.duration = duration
+    }
+}
+
+extension Expectation {
+    /// The longest body text searched or matched, so a hostile 1 GiB answer cannot stall a run.
+    static let bodyTextLimit = 4 << 20
+
+    /// Nil when the assertion holds.
+    public func failure(in outcome: ExchangeOutcome) -> ExpectationFailure? {
+        switch self {
+        case .status(let ranges):
+            let expected = ranges.map(Self.describe).joined(separator: " or ")
+            guard let status = outcome.response?.statusCode else {
+                return ExpectationFailure(assertion: "status", expected: expected, actual: outcome.error.map { "no response (\($0.kind.rawValue))" } ?? "no response")
+            }
+            return ranges.contains { $0.contains(status) } ? nil : ExpectationFailure(assertion: "status", expected: expected, actual: String(status))
+        case .header(let name, let match):
+            let value = outcome.response?.headers[name]
+            return Self.check(match, value.map(JSONValue.string), assertion: "header \(name)")
+        case .json(let path, let match):
+            let assertion = "json \(path)"
+            guard let body = outcome.response?.body else {
+                return ExpectationFailure(assertion: assertion, expected: Self.describe(match), actual: "no response")
+            }
+            guard body.count <= Self.bodyTextLimit, let document = try? JSONValue.parse(body) else {
+                return ExpectationFailure(assertion: assertion, expected: Self.describe(match), actual: "a body that is not JSON")
+            }
+            return Self.check(match, path.evaluate(document), assertion: assertion)
+        case .bodyContains(let text):
+            let body = outcome.response?.body ?? Data()
+            let found = body.prefix(Self.bodyTextLimit).range(of: Data(text.utf8)) != nil
+            return found ? nil : ExpectationFailure(assertion: "body contains", expected: Self.quoted(text), actual: "\(body.count) bytes without it")
+        case .maxDuration(let limit):
+            guard let duration = outcome.duration else {
+                return ExpectationFailure(assertion: "duration", expected: "at most \(Self.describe(limit))", actual: "no timing")
+            }
+            return duration <= limit ? nil : ExpectationFailure(assertion: "duration", expected: "at most \(Self.describe(limit))", actual: Self.describe(duration))
+        case .shape(let shape):
+            guard let body = outcome.response?.body, body.count <= Self.bodyTextLimit, let document = try? JSONValue.parse(body) else {
+                return ExpectationFailure(assertion: "shape", expected: shape.name, actual: "a body that is not JSON")
+            }
+            do {
+                try shape.validate(document)
+                return nil
+            } catch {
+                return ExpectationFailure(assertion: "shape", expected: shape.name, actual: error.message)
+            }
+        }
+    }
+
+    private static func check(_ match: Match, _ value: JSONValue?, assertion: String) -> ExpectationFailure? {
+        switch match {
+        case .exists(let wanted):
+            let present = value != nil
+            return present == wanted ? nil : ExpectationFailure(assertion: assertion, expected: wanted ? "present" : "absent", actual: present ? describe(value!) : "absent")
+        case .equals(let expected):
+            guard let value else { return ExpectationFailure(assertion: assertion, expected: describe(expected), actual: "absent") }
+            // Text from a header equals a number written in YAML when the digits agree.
+            if value == expected || (value.stringValue != nil && value.stringValue == expected.textValue) { return nil }
+            return ExpectationFailure(assertion: assertion, expected: describe(expected), actual: describe(value))
+        case .matches(let pattern):
+            guard let value else { return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: "absent") }
+            let text = String(value.textValue.prefix(bodyTextLimit))
+            guard let regex = try? Regex(pattern), (try? regex.firstMatch(in: text)) != nil else {
+                return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: describe(value))
+            }
+            return nil
+        }
+    }
+
+    static func describe(_ match: Match) -> String {
+        switch match {
+        case .exists(let wanted): wanted ? "present" : "absent"
+        case .equals(let value): describe(value)
+        case .matches(let pattern): "a match for /\(pattern)/"
+        }
+    }
+
+    static func describe(_ value: JSONValue) -> String {
+        let text = value.serialized()
+        return text.count > 120 ? String(text.prefix(120)) + "…" : text
+    }
+
+    static func describe(_ range: Range<Int>) -> String {
+        if range.count == 1 { return String(range.lowerBound) }
+        if range.count == 100, range.lowerBound % 100 == 0 { return "\(range.lowerBound / 100)xx" }
+        return "\(range.lowerBound)-\(range.upperBound - 1)"
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return milliseconds >= 1000 ? String(format: "%.2fs", milliseconds / 1000) : String(format: "%.0fms", milliseconds)
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + (text.count > 80 ? String(text.prefix(80)) + "…" : text) + "\""
+    }
+}

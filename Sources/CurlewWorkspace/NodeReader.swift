@@ -1,0 +1,290 @@
+import CurlewAgent
+import Foundation
+
+/// Reads one YAML value as part of the workspace format, with its key path for messages.
+struct NodeReader {
+    let node: YAMLNode
+    let keyPath: String
+
+    init(_ node: YAMLNode, keyPath: String) {
+        self.node = node
+        self.keyPath = keyPath
+    }
+
+    func error(_ message: String, kind: WorkspaceError.Kind = .invalid) -> WorkspaceError {
+        WorkspaceError(kind, at: node.position, keyPath: keyPath, message)
+    }
+
+    func expected(_ what: String) -> WorkspaceError {
+        let found: String
+        if case .scalar(let text, _, _) = node, !node.isNull {
+            found = "\"\(text.count > 40 ? String(text.prefix(40)) + "…" : text)\""
+        } else {
+            found = node.kindName
+        }
+        return error("expected \(what), found \(found)")
+    }
+
+    /// A mapping whose keys are read one by one; `finish()` reports any left unread.
+    func mapping() throws(WorkspaceError) -> MappingReader {
+        guard case .mapping(let pairs, _) = node else { throw expected("a mapping") }
+        var entries: [(key: String, keyNode: YAMLNode, value: YAMLNode)] = []
+        for pair in pairs {
+            guard case .scalar(let key, _, _) = pair.key else {
+                throw NodeReader(pair.key, keyPath: keyPath).expected("a plain key")
+            }
+            entries.append((key, pair.key, pair.value))
+        }
+        return MappingReader(entries: entries, keyPath: keyPath, position: node.position)
+    }
+
+    func list() throws(WorkspaceError) -> [NodeReader] {
+        guard case .sequence(let elements, _) = node else { throw expected("a list") }
+        return elements.enumerated().map { NodeReader($0.element, keyPath: "\(keyPath)[\($0.offset)]") }
+    }
+
+    /// A list, or a single value taken as a list of one.
+    func listOrOne() throws(WorkspaceError) -> [NodeReader] {
+        if case .sequence = node { return try list() }
+        return [self]
+    }
+
+    func string() throws(WorkspaceError) -> String {
+        guard case .scalar(let text, _, _) = node, !node.isNull else { throw expected("a string") }
+        return text
+    }
+
+    func strings() throws(WorkspaceError) -> [String] {
+        var values: [String] = []
+        for element in try listOrOne() { values.append(try element.string()) }
+        return values
+    }
+
+    func bool() throws(WorkspaceError) -> Bool {
+        if case .scalar(let text, true, _) = node {
+            switch text {
+            case "true", "True", "TRUE", "yes", "on": return true
+            case "false", "False", "FALSE", "no", "off": return false
+            default: break
+            }
+        }
+        throw expected("true or false")
+    }
+
+    func int(in range: ClosedRange<Int> = Int.min...Int.max) throws(WorkspaceError) -> Int {
+        guard case .scalar(let text, true, _) = node, let value = Int(text.replacingOccurrences(of: "_", with: "")) else {
+            throw expected("a whole number")
+        }
+        guard range.contains(value) else { throw error("\(value) is out of range: expected \(range.lowerBound) to \(range.upperBound)") }
+        return value
+    }
+
+    func double(in range: ClosedRange<Double>) throws(WorkspaceError) -> Double {
+        guard case .scalar(let text, true, _) = node, let value = Double(text), value.isFinite else { throw expected("a number") }
+        guard range.contains(value) else { throw error("\(text) is out of range: expected \(range.lowerBound) to \(range.upperBound)") }
+        return value
+    }
+
+    /// A duration: a number of seconds, or a number with `ms`, `s`, `m` or `h` (`250ms`, `1.5s`, `2m`).
+    func duration() throws(WorkspaceError) -> Duration {
+        guard case .scalar(let raw, _, _) = node, !node.isNull else { throw expected("a duration such as 500ms, 2s or 1m") }
+        let text = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = text
+        var scale = 1.0
+        for unit in units where text.hasSuffix(unit.suffix) {
+            number = String(text.dropLast(unit.suffix.count)).trimmingCharacters(in: .whitespaces)
+            scale = unit.seconds
+            break
+        }
+        guard let value = Double(number), value.isFinite, value >= 0 else { throw expected("a duration such as 500ms, 2s or 1m") }
+        let seconds = value * scale
+        guard seconds <= 86_400 * 7 else { throw error("\(raw) is longer than a week") }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// A byte count: a number, or a number with `KiB`, `MiB` or `GiB` (also `KB`, `MB`, `GB`, taken as binary).
+    func byteCount() throws(WorkspaceError) -> Int {
+        guard case .scalar(let raw, _, _) = node, !node.isNull else { throw expected("a size such as 512KiB or 16MiB") }
+        let text = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(suffix: String, shift: Int)] = [("kib", 10), ("mib", 20), ("gib", 30), ("kb", 10), ("mb", 20), ("gb", 30), ("b", 0)]
+        for unit in units where text.hasSuffix(unit.suffix) {
+            let number = text.dropLast(unit.suffix.count).trimmingCharacters(in: .whitespaces)
+            guard let value = Int(number), value >= 0, value <= (Int(1) << (50 - unit.shift)) else { break }
+            return value << unit.shift
+        }
+        guard let value = Int(text), value >= 0 else { throw expected("a size such as 512KiB or 16MiB") }
+        return value
+    }
+
+    func oneOf<T>(_ choices: [(String, T)]) throws(WorkspaceError) -> T {
+        let text = try string()
+        if let match = choices.first(where: { $0.0 == text }) { return match.1 }
+        let names = choices.map(\.0)
+        throw error("expected one of \(names.joined(separator: ", ")), found \"\(text)\"" + Suggestion.hint(for: text, among: names))
+    }
+
+    /// A JSON value from YAML: plain scalars typed as YAML 1.2's core schema types, quoted ones as strings.
+    func json() throws(WorkspaceError) -> JSONValue {
+        switch node {
+        case .scalar(let text, let isPlain, _):
+            guard isPlain else { return .string(text) }
+            if node.isNull { return .null }
+            if let value = try? bool() { return .bool(value) }
+            if let value = Int64(text) { return .int(value) }
+            if let value = Double(text), value.isFinite, text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return .double(value) }
+            return .string(text)
+        case .sequence:
+            var elements: [JSONValue] = []
+            for element in try list() { elements.append(try element.json()) }
+            return .array(elements)
+        case .mapping(let pairs, _):
+            var members: [JSONMember] = []
+            for pair in pairs {
+                guard case .scalar(let key, _, _) = pair.key else { throw NodeReader(pair.key, keyPath: keyPath).expected("a plain key") }
+                members.append(JSONMember(key, try NodeReader(pair.value, keyPath: "\(keyPath).\(key)").json()))
+            }
+            return .object(members)
+        }
+    }
+
+    /// A mapping of names to string values (headers, query parameters, variables), in order.
+    func stringPairs() throws(WorkspaceError) -> [(name: String, value: String)] {
+        var map = try mapping()
+        var pairs: [(name: String, value: String)] = []
+        for key in map.keys {
+            let value = map.entry(key)
+            pairs.append((key, try value.scalarText()))
+        }
+        return pairs
+    }
+
+    /// A scalar's text, with numbers and booleans as written (a header value of `1` is "1").
+    func scalarText() throws(WorkspaceError) -> String {
+        guard case .scalar(let text, _, _) = node else { throw expected("a string") }
+        return node.isNull ? "" : text
+    }
+}
+
+/// The keys of one mapping, read by name. What is not read is an unknown key.
+struct MappingReader {
+    private var entries: [(key: String, keyNode: YAMLNode, value: YAMLNode)]
+    let keyPath: String
+    let position: SourcePosition
+    private var read: Set<String> = []
+
+    init(entries: [(key: String, keyNode: YAMLNode, value: YAMLNode)], keyPath: String, position: SourcePosition) {
+        self.entries = entries
+        self.keyPath = keyPath
+        self.position = position
+    }
+
+    /// Every key, in the order written.
+    var keys: [String] { entries.map(\.key) }
+
+    /// The value of `key`, marking it read; nil when absent or null.
+    mutating func take(_ key: String) -> NodeReader? {
+        read.insert(key)
+        guard let entry = entries.first(where: { $0.key == key }), !entry.value.isNull else { return nil }
+        return NodeReader(entry.value, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)")
+    }
+
+    /// The value of a key from `keys`, null or not, marking it read.
+    mutating func entry(_ key: String) -> NodeReader {
+        read.insert(key)
+        let entry = entries.first { $0.key == key }!
+        return NodeReader(entry.value, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)")
+    }
+
+    /// The value of `key`, which must be present.
+    mutating func require(_ key: String, _ what: String) throws(WorkspaceError) -> NodeReader {
+        guard let value = take(key) else {
+            throw WorkspaceError(.invalid, at: position, keyPath: keyPath, "\(key) is missing: expected \(what)")
+        }
+        return value
+    }
+
+    /// Where `key` was written, for messages about its value as a whole.
+    func positionOf(_ key: String) -> SourcePosition {
+        entries.first { $0.key == key }?.keyNode.position ?? position
+    }
+
+    /// Fails on the first key that was never read, suggesting the closest known one.
+    func finish(known: [String]) throws(WorkspaceError) {
+        for entry in entries where !read.contains(entry.key) {
+            throw WorkspaceError(.unknownKey, at: entry.keyNode.position, keyPath: keyPath,
+                                 "unknown key \"\(entry.key)\"" + Suggestion.hint(for: entry.key, among: known))
+        }
+    }
+
+    /// `finish(known:)` with the keys that were asked for as the known ones.
+    func finish() throws(WorkspaceError) {
+        try finish(known: Array(read))
+    }
+}
+
+/// What reading a workspace value needs besides the value: the templates to expand (none while
+/// a workspace is only checked) and the directory relative paths start from.
+struct ReadContext: Sendable {
+    var template: Template?
+    var directory: String
+
+    /// `path` as written, or joined to the workspace's directory when relative.
+    func path(_ path: String) -> String {
+        path.hasPrefix("/") || path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : (directory as NSString).appendingPathComponent(path)
+    }
+}
+
+extension NodeReader {
+    /// A string with its templates expanded (when the context has them).
+    func text(_ context: ReadContext) throws(WorkspaceError) -> String {
+        try expand(try scalarText(), context)
+    }
+
+    /// A file path: templates expanded, then made absolute from the workspace's directory.
+    func filePath(_ context: ReadContext) throws(WorkspaceError) -> String {
+        context.path(try expand(try string(), context))
+    }
+
+    func expand(_ text: String, _ context: ReadContext) throws(WorkspaceError) -> String {
+        guard let template = context.template else {
+            // Checking only: the braces must still pair up.
+            do { _ = try Template().expandingVariablesOnly(text) } catch {
+                throw self.error(error.description)
+            }
+            return text
+        }
+        do {
+            return try template.expand(text)
+        } catch {
+            throw self.error(error.description, kind: .undefined)
+        }
+    }
+
+    /// Name-value pairs with templated values.
+    func textPairs(_ context: ReadContext) throws(WorkspaceError) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        for pair in try stringPairs() { pairs.append((pair.name, try expand(pair.value, context))) }
+        return pairs
+    }
+
+    /// A JSON value with templates expanded in every string.
+    func templatedJSON(_ context: ReadContext) throws(WorkspaceError) -> JSONValue {
+        try expandStrings(in: try json(), context)
+    }
+
+    private func expandStrings(in value: JSONValue, _ context: ReadContext) throws(WorkspaceError) -> JSONValue {
+        switch value {
+        case .string(let text): return .string(try expand(text, context))
+        case .array(let elements):
+            var expanded: [JSONValue] = []
+            for element in elements { expanded.append(try expandStrings(in: element, context)) }
+            return .array(expanded)
+        case .object(let members):
+            var expanded: [JSONMember] = []
+            for member in members { expanded.append(JSONMember(member.key, try expandStrings(in: member.value, context))) }
+            return .object(expanded)
+        default: return value
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CurlewAgent
+
+/// What `WorkspaceRunner` runs: a named request or a named group.
+public enum RunTarget: Sendable, Equatable, CustomStringConvertible {
+    case request(String)
+    case group(String)
+
+    public var name: String {
+        switch self {
+        case .request(let name), .group(let name): name
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .request(let name): "request \(name)"
+        case .group(let name): "group \(name)"
+        }
+    }
+}
+
+/// One request's result in a run: its answer, its assertions, and whether it passed.
+public struct RunCase: Sendable {
+    public var request: String
+    /// The group it ran in (the top-level target), or nil for a request run on its own.
+    public var group: String?
+    /// Which repetition (from 1).
+    public var iteration: Int
+    public var statusCode: Int?
+    public var error: RequestError?
+    public var failures: [ExpectationFailure]
+    public var duration: Duration?
+    /// It never ran: its group stopped first, or the run was interrupted.
+    public var skipped = false
+
+    public var passed: Bool { !skipped && error == nil && failures.isEmpty }
+}
+
+/// A top-level target's result: its cases, and for a group its own verdict.
+public struct RunResult: Sendable {
+    public var target: RunTarget
+    public var iteration: Int
+    public var cases: [RunCase]
+    /// A group's final state; nil for a request.
+    public var groupState: GroupState?
+    /// A target that could not even be built (an undefined variable, a bad file path).
+    public var buildError: WorkspaceError?
+
+    public var passed: Bool {
+        buildError == nil && cases.allSatisfy { $0.passed || ($0.skipped && groupState == .succeeded) } && (groupState.map { $0 == .succeeded } ?? true)
+    }
+}

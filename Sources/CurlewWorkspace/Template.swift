@@ -1,0 +1,148 @@
+import Foundation
+
+/// Expands `{{name}}` in workspace strings: environment and workspace variables, `--var`
+/// overrides, `{{$env.NAME}}` from the process environment (only what is named), and built-ins.
+/// Names in `deferred` (a chain's captures) are left as written for the chain to fill in.
+public struct Template: Sendable {
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        case undefined(String, suggestion: String?)
+        case unsetEnvironmentVariable(String)
+        case badBuiltin(String)
+        case unclosed
+        case tooDeep(String)
+
+        public var description: String {
+            switch self {
+            case .undefined(let name, let suggestion):
+                "variable {{\(name)}} is not defined" + (suggestion.map { " (did you mean {{\($0)}}?)" } ?? "")
+            case .unsetEnvironmentVariable(let name): "{{$env.\(name)}}: the environment variable \(name) is not set"
+            case .badBuiltin(let text): "{{\(text)}}: unknown built-in; the built-ins are $uuid, $timestamp, $isoTimestamp, $randomInt [min max], $base64 TEXT and $env.NAME"
+            case .unclosed: "a {{ without its closing }}"
+            case .tooDeep(let name): "variable {{\(name)}} refers to itself (or nests more than 8 deep)"
+            }
+        }
+    }
+
+    /// Variables by name; their values may hold templates too.
+    public var variables: [String: String]
+    /// Names left as `{{name}}` (a chain's captures, filled in when the chain runs).
+    public var deferred: Set<String>
+    /// The process environment, read only for `{{$env.NAME}}`.
+    public var environment: @Sendable (String) -> String?
+    public var now: @Sendable () -> Date
+    public var random: @Sendable (ClosedRange<Int>) -> Int
+    /// Unknown names expand to nothing instead of failing (checking a file without an environment).
+    private var acceptsAnyName = false
+
+    public init(variables: [String: String] = [:], deferred: Set<String> = [],
+                environment: @escaping @Sendable (String) -> String? = { ProcessInfo.processInfo.environment[$0] },
+                now: @escaping @Sendable () -> Date = Date.init,
+                random: @escaping @Sendable (ClosedRange<Int>) -> Int = { Int.random(in: $0) }) {
+        self.variables = variables
+        self.deferred = deferred
+        self.environment = environment
+        self.now = now
+        self.random = random
+    }
+
+    /// `text` with every template expanded.
+    public func expand(_ text: String) throws(Failure) -> String {
+        try expand(text, depth: 0)
+    }
+
+    /// Checks that every `{{` in `text` is closed and every built-in is well-formed, leaving
+    /// variables (which need an environment) alone.
+    func expandingVariablesOnly(_ text: String) throws(Failure) -> String {
+        var checker = self
+        checker.environment = { _ in "" }
+        checker.acceptsAnyName = true
+        return try checker.expand(text)
+    }
+
+    /// Every `{{name}}` in `text` that names a variable (not a built-in), in order, without repeats.
+    public static func names(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            if !name.hasPrefix("$"), !name.isEmpty, !names.contains(name) { names.append(name) }
+            rest = rest[close.upperBound...]
+        }
+        return names
+    }
+
+    private func expand(_ text: String, depth: Int) throws(Failure) -> String {
+        guard text.contains("{{") else { return text }
+        var output = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            output += rest[..<open.lowerBound]
+            guard let close = Self.matchingClose(in: rest[open.upperBound...]) else { throw .unclosed }
+            let inner = String(rest[open.upperBound..<close.lowerBound])
+            output += try value(of: inner, depth: depth)
+            rest = rest[close.upperBound...]
+        }
+        return output + rest
+    }
+
+    /// The `}}` that closes a `{{`, skipping nested pairs (`{{$base64 {{user}}:{{password}}}}`).
+    private static func matchingClose(in text: Substring) -> Range<Substring.Index>? {
+        var depth = 0
+        var index = text.startIndex
+        while index < text.endIndex {
+            let rest = text[index...]
+            if rest.hasPrefix("{{") {
+                depth += 1
+                index = text.index(index, offsetBy: 2)
+            } else if rest.hasPrefix("}}") {
+                if depth == 0 { return index..<text.index(index, offsetBy: 2) }
+                depth -= 1
+                index = text.index(index, offsetBy: 2)
+            } else {
+                index = text.index(after: index)
+            }
+        }
+        return nil
+    }
+
+    private func value(of inner: String, depth: Int) throws(Failure) -> String {
+        let name = inner.trimmingCharacters(in: .whitespaces)
+        guard depth < 8 else { throw .tooDeep(name) }
+        if name.hasPrefix("$") { return try builtin(name, depth: depth) }
+        if deferred.contains(name) { return "{{\(name)}}" }
+        guard let value = variables[name] else {
+            if acceptsAnyName { return "" }
+            throw .undefined(name, suggestion: Suggestion.closest(to: name, among: variables.keys.sorted() + deferred.sorted()))
+        }
+        return try expand(value, depth: depth + 1)
+    }
+
+    private func builtin(_ text: String, depth: Int) throws(Failure) -> String {
+        let (head, argument) = text.firstIndex(of: " ").map {
+            (String(text[..<$0]), String(text[text.index(after: $0)...]).trimmingCharacters(in: .whitespaces))
+        } ?? (text, "")
+        if head.hasPrefix("$env."), argument.isEmpty {
+            let name = String(head.dropFirst(5))
+            guard !name.isEmpty else { throw .badBuiltin(text) }
+            guard let value = environment(name) else { throw .unsetEnvironmentVariable(name) }
+            return value
+        }
+        switch head {
+        case "$uuid" where argument.isEmpty:
+            return UUID().uuidString.lowercased()
+        case "$timestamp" where argument.isEmpty:
+            return String(Int(now().timeIntervalSince1970))
+        case "$isoTimestamp" where argument.isEmpty:
+            return now().formatted(.iso8601)
+        case "$randomInt":
+            let bounds = argument.split(separator: " ").compactMap { Int($0) }
+            if argument.isEmpty { return String(random(0...999)) }
+            guard bounds.count == 2, bounds[0] <= bounds[1] else { throw .badBuiltin(text) }
+            return String(random(bounds[0]...bounds[1]))
+        case "$base64" where !argument.isEmpty:
+            return Data(try expand(argument, depth: depth + 1).utf8).base64EncodedString()
+        default:
+            throw .badBuiltin(text)
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import CurlewAgent
+import Foundation
+
+/// A workspace: `curlew.yaml` and the files it includes, checked when loaded. Requests are kept
+/// as written (with their templates) and built for an environment by `session(environment:overrides:)`.
+public struct Workspace: Sendable {
+    /// A named request as written.
+    public struct NamedRequest: Sendable {
+        public var name: String
+        public var folder: String?
+        public var description: String?
+        public var expectations: [Expectation]
+        /// The method and URL as written, for lists (templates not expanded).
+        public var method: String
+        public var url: String
+        public var position: SourcePosition
+        let node: YAMLNode
+        let directory: String
+    }
+
+    public static let fileName = "curlew.yaml"
+    public static let secretsFileName = "curlew.secrets.yaml"
+    static let topLevelKeys = ["include", "config", "environments", "defaultEnvironment", "variables", "secrets", "requests", "groups"]
+    static let includedKeys = ["include", "environments", "variables", "secrets", "requests", "groups"]
+
+    /// The main file.
+    public var path: String
+    /// Every file read: the main file, then its includes in the order met.
+    public var files: [String] = []
+    public var environmentNames: [String] = []
+    public var defaultEnvironment: String?
+    public var requests: [NamedRequest] = []
+    public var groups: [WorkspaceGroup] = []
+    /// Names declared secret: their values come only from the secrets file.
+    public var secretNames: [String] = []
+    var variables: [(name: String, value: String)] = []
+    var environments: [String: [(name: String, value: String)]] = [:]
+    var configNode: YAMLNode?
+    var secrets = WorkspaceSecrets()
+
+    public var directory: String { (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent }
+
+    /// `curlew.yaml` in `directory`, or nil when there is none.
+    public static func find(in directory: String = FileManager.default.currentDirectoryPath) -> String? {
+        let path = (directory as NSString).appendingPathComponent(fileName)
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// Reads and checks a workspace, its includes and its secrets file.
+    public static func load(path: String) throws(WorkspaceError) -> Workspace {
+        var workspace = Workspace(path: path)
+        var unresolved: [(group: Int, member: Int, name: String, position: SourcePosition)] = []
+        try workspace.read(file: path, isMain: true, unresolved: &unresolved, including: [])
+        try workspace.resolveMembers(unresolved)
+        try workspace.checkGroupCycles()
+        let secretsPath = (workspace.directory as NSString).appendingPathComponent(secretsFileName)
+        workspace.secrets = try WorkspaceSecrets.load(path: secretsPath)
+        try workspace.checkSecretsStayOutOfTheWorkspace()
+        if let name = workspace.defaultEnvironment, !workspace.environmentNames.contains(name) {
+            throw WorkspaceError(.undefined, at: nil, keyPath: "defaultEnvironment",
+                                 "no environment \"\(name)\"" + Suggestion.hint(for: name, among: workspace.environmentNames))
+        }
+        return workspace
+    }
+
+    public func request(named name: String) -> NamedRequest? { requests.first { $0.name == name } }
+    public func group(named name: String) -> WorkspaceGroup? { groups.first { $0.name == name } }
+
+    /// The environment used when none is chosen: `defaultEnvironment`, else the first one.
+    public var selectedEnvironmentByDefault: String? { defaultEnvironment ?? environmentNames.first }
+
+    private mutating func read(file: String, isMain: Bool, unresolved: inout [(group: Int, member: Int, name: String, position: SourcePosition)],
+                               including: [String]) throws(WorkspaceError) {
+        let canonical = (file as NSString).standardizingPath
+        guard !including.contains(canonical) else {
+            throw WorkspaceError(.invalid, at: nil, keyPath: "include", "\(file) includes itself (through \(including.joined(separator: " -> ")))")
+        }
+        guard !files.contains(canonical) else { return }
+        files.append(canonical)
+        guard let root = try YAMLDocument.read(path: file) else { return }
+        let directory = (file as NSString).deletingLastPathComponent
+        var map = try NodeReader(root, keyPath: "").mapping()
+        if isMain {
+            configNode = map.take("config")?.node
+            if configNode != nil {
+                // Checked now, so a typo fails at load rather than at run time.
+                _ = try ConfigReader.read(NodeReader(configNode!, keyPath: "config"), ReadContext(template: nil, directory: directory))
+            }
+            if let value = map.take("defaultEnvironment") { defaultEnvironment = try value.string() }
+        }
+        if let value = map.take("variables") { variables += try value.stringPairs() }
+        if let value = map.take("secrets") { secretNames += try value.strings() }
+        if let value = map.take("environments") {
+            var environmentMap = try value.mapping()
+            for name in environmentMap.keys {
+                let entry = environmentMap.entry(name)
+                let pairs = entry.node.isNull ? [] : try entry.stringPairs()
+                if environments[name] == nil { environmentNames.append(name) }
+                environments[name, default: []] += pairs
+            }
+        }
+        if let value = map.take("requests") {
+            var requestMap = try value.mapping()
+            for name in requestMap.keys {
+                let entry = requestMap.entry(name)
+                if let existing = request(named: name) {
+                    throw entry.error("request \"\(name)\" is already defined at \(existing.position)")
+                }
+                let (built, annotations) = try RequestReader.read(entry, name: name, ReadContext(template: nil, directory: directory))
+                var fields = try entry.mapping()
+                let url = try fields.take("url")?.scalarText()
+                requests.append(NamedRequest(name: name, folder: annotations.folder, description: annotations.description,
+                                             expectations: annotations.expectations, method: built.method.rawValue, url: url ?? "",
+                                             position: entry.node.position, node: entry.node, directory: directory))
+            }
+        }
+        if let value = map.take("groups") {
+            var groupMap = try value.mapping()
+            for name in groupMap.keys {
+                let entry = groupMap.entry(name)
+                if let existing = group(named: name) {
+                    throw entry.error("group \"\(name)\" is already defined at \(existing.position)")
+                }
+                let (group, bareNames) = try WorkspaceGroup.read(entry, name: name)
+                for index in bareNames {
+                    guard case .request(let label) = group.members[index].reference else { continue }
+                    unresolved.append((groups.count, index, label, group.members[index].position))
+                }
+                groups.append(group)
+            }
+        }
+        let includes = try map.take("include")?.strings() ?? []
+        try map.finish(known: isMain ? Self.topLevelKeys : Self.includedKeys)
+        for include in includes {
+            let includePath = include.hasPrefix("/") ? include : (directory as NSString).appendingPathComponent(include)
+            try read(file: includePath, isMain: false, unresolved: &unresolved, including: including + [canonical])
+        }
+    }
+
+    /// A bare member name is a request, else a group; a name that is both must say which.
+    private mutating func resolveMembers(_ unresolved: [(group: Int, member: Int, name: String, position: SourcePosition)]) throws(WorkspaceError) {
+        for item in unresolved {
+            let isRequest = request(named: item.name) != nil
+            let isGroup = group(named: item.name) != nil
+            switch (isRequest, isGroup) {
+            case (true, false): groups[item.group].members[item.member].reference = .request(item.name)
+            case (false, true): groups[item.group].members[item.member].reference = .group(item.name)
+            case (true, true):
+                throw WorkspaceError(.invalid, at: item.position, keyPath: "groups.\(groups[item.group].name)",
+                                     "\"\(item.name)\" is both a request and a group: write request: \(item.name) or group: \(item.name)")
+            case (false, false):
+                throw WorkspaceError(.undefined, at: item.position, keyPath: "groups.\(groups[item.group].name)",
+                                     "no request or group \"\(item.name)\"" + Suggestion.hint(for: item.name, among: requests.map(\.name) + groups.map(\.name)))
+            }
+        }
+        for group in groups {
+            for member in group.members {
+                switch member.reference {
+                case .request(let name) where request(named: name) == nil:
+                    throw WorkspaceError(.undefined, at: member.position, keyPath: "groups.\(group.name)",
+                                         "no request \"\(name)\"" + Suggestion.hint(for: name, among: requests.map(\.name)))
+                case .group(let name) where self.group(named: name) == nil:
+                    throw WorkspaceError(.undefined, at: member.position, keyPath: "groups.\(group.name)",
+                                         "no group \"\(name)\"" + Suggestion.hint(for: name, among: groups.map(\.name)))
+                default: break
+                }
+            }
+        }
+    }
+
+    private func checkGroupCycles() throws(WorkspaceError) {
+        func visit(_ name: String, _ path: [String]) throws(WorkspaceError) {
+            guard let group = group(named: name) else { return }
+            if path.contains(name) {
+                throw WorkspaceError(.invalid, at: group.position, keyPath: "groups.\(name)", "groups contain each other: \((path + [name]).joined(separator: " -> "))")
+            }
+            for member in group.members {
+                if case .group(let child) = member.reference { try visit(child, path + [name]) }
+            }
+        }
+        for group in groups { try visit(group.name, []) }
+    }
+
+    /// A declared secret must not have a value in a workspace file, which is committed.
+    private func checkSecretsStayOutOfTheWorkspace() throws(WorkspaceError) {
+        for name in secretNames {
+            if variables.contains(where: { $0.name == name }) || environments.values.contains(where: { $0.contains { $0.name == name } }) {
+                throw WorkspaceError(.invalid, at: nil, keyPath: "secrets",
+                                     "\(name) is declared secret but has a value in the workspace; move the value to \(Self.secretsFileName)")
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import CurlewAgent
+
+/// An entry of `groups:`: a batch, chain or ordered window of named requests and groups.
+public struct WorkspaceGroup: Sendable {
+    public enum Kind: String, Sendable {
+        case batch, chain, window
+    }
+
+    /// One member: a request or group by name, with what a chain step captures.
+    public struct Member: Sendable {
+        public enum Reference: Sendable, Equatable {
+            case request(String)
+            case group(String)
+        }
+
+        public var reference: Reference
+        public var captures: [Capture]
+        var position: SourcePosition
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var members: [Member]
+    public var policy: BatchPolicy
+    public var maxConcurrency: Int?
+    public var maxInFlight: Int
+    public var onFailure: ChainFailurePolicy
+    /// Runs ahead of everything else the agent has queued (priority-first).
+    public var priorityFirst: Bool
+    public var folder: String?
+    public var position: SourcePosition
+
+    static let keys = ["batch", "chain", "window", "policy", "maxConcurrency", "maxInFlight", "onFailure", "priorityFirst", "folder", "description"]
+
+    /// Reads a group; member names are resolved once every file is read.
+    static func read(_ node: NodeReader, name: String) throws(WorkspaceError) -> (WorkspaceGroup, bareNames: [Int]) {
+        var map = try node.mapping()
+        let kinds = ["batch", "chain", "window"].filter { map.keys.contains($0) }
+        guard kinds.count == 1 else {
+            throw node.error(kinds.isEmpty ? "a group needs one of batch, chain or window (a list of members)" : "a group is one of batch, chain or window, not \(kinds.joined(separator: " and "))")
+        }
+        let kind = Kind(rawValue: kinds[0])!
+        var group = WorkspaceGroup(name: name, kind: kind, members: [], policy: .all, maxConcurrency: nil, maxInFlight: 2,
+                                   onFailure: .stop, priorityFirst: false, folder: nil, position: node.node.position)
+        var bareNames: [Int] = []
+        for memberNode in try map.require(kinds[0], "a list of members").list() {
+            var captures: [Capture] = []
+            let label: String
+            var reference: Member.Reference?
+            if case .mapping = memberNode.node {
+                var memberMap = try memberNode.mapping()
+                if let request = memberMap.take("request") { reference = .request(try request.string()) }
+                if let nested = memberMap.take("group") {
+                    guard reference == nil else { throw memberNode.error("a member is a request or a group, not both") }
+                    reference = .group(try nested.string())
+                }
+                guard reference != nil else { throw memberNode.error("expected request: NAME or group: NAME") }
+                if let capture = memberMap.take("capture") {
+                    guard kind == .chain else { throw capture.error("only chain steps capture values") }
+                    captures = try Self.captures(capture)
+                }
+                try memberMap.finish(known: ["request", "group", "capture"])
+                label = ""
+            } else {
+                label = try memberNode.string()
+                bareNames.append(group.members.count)
+            }
+            group.members.append(Member(reference: reference ?? .request(label), captures: captures, position: memberNode.node.position))
+        }
+        if let value = map.take("policy") {
+            guard kind == .batch else { throw value.error("policy applies to a batch") }
+            group.policy = try policy(value)
+        }
+        if let value = map.take("maxConcurrency") { group.maxConcurrency = try value.int(in: 1...1000) }
+        if let value = map.take("maxInFlight") { group.maxInFlight = try value.int(in: 1...1000) }
+        if let value = map.take("onFailure") { group.onFailure = try value.oneOf([("stop", .stop), ("continue", .continue)]) }
+        if let value = map.take("priorityFirst") { group.priorityFirst = try value.bool() }
+        group.folder = try map.take("folder")?.string()
+        _ = map.take("description")
+        try map.finish(known: keys)
+        return (group, bareNames)
+    }
+
+    /// `all`, `any`, or `{required: [0, 2]}` (member positions from 0).
+    static func policy(_ node: NodeReader) throws(WorkspaceError) -> BatchPolicy {
+        if case .scalar = node.node { return try node.oneOf([("all", .all), ("any", .any)]) }
+        var map = try node.mapping()
+        var indices: Set<Int> = []
+        for index in try map.require("required", "a list of member positions").listOrOne() { indices.insert(try index.int(in: 0...10_000)) }
+        try map.finish(known: ["required"])
+        return .required(indices)
+    }
+
+    /// `{token: $.token, session: header Set-Cookie, code: status}`.
+    static func captures(_ node: NodeReader) throws(WorkspaceError) -> [Capture] {
+        var map = try node.mapping()
+        var captures: [Capture] = []
+        for name in map.keys {
+            let entry = map.entry(name)
+            let source = try entry.string()
+            if source == "status" {
+                captures.append(Capture(name, from: .status))
+            } else if source.hasPrefix("header ") {
+                captures.append(Capture(name, from: .header(String(source.dropFirst(7)).trimmingCharacters(in: .whitespaces))))
+            } else {
+                do { _ = try JSONPath(source) } catch { throw entry.error("expected a JSON path ($.token), header NAME or status: \(error.message)") }
+                captures.append(.json(name, source))
+            }
+        }
+        return captures
+    }
+}

@@ -1,0 +1,151 @@
+import CurlewAgent
+import CurlewLocking
+import Foundation
+
+/// Runs a workspace's requests and groups headlessly on an agent and checks their `expect:`
+/// assertions. What the requests did is reported to the agent's observers as usual (the session
+/// log, a HAR collector); the runner reports results as each target finishes.
+public struct WorkspaceRunner: Sendable {
+    public let session: WorkspaceSession
+    public let agent: Agent
+
+    public init(session: WorkspaceSession, agent: Agent) {
+        self.session = session
+        self.agent = agent
+    }
+
+    /// Runs each target `repeat` times, at most `parallel` at once, calling `finished` as each
+    /// ends (from any task). Cancelling the calling task cancels what is in flight; what had not
+    /// started is reported as skipped.
+    public func run(_ targets: [RunTarget], repeat count: Int = 1, parallel: Int = 1,
+                    finished: @escaping @Sendable (RunResult) -> Void) async -> [RunResult] {
+        let units = (1...max(1, count)).flatMap { iteration in targets.map { Unit(target: $0, iteration: iteration) } }
+        let runner = self
+        let progress = Progress()
+        await withTaskGroup(of: Void.self) { tasks in
+            for _ in 0..<min(max(1, parallel), units.count) {
+                tasks.addTask {
+                    while true {
+                        let index = progress.next.withLock { value -> Int in defer { value += 1 }; return value }
+                        guard index < units.count else { return }
+                        let unit = units[index]
+                        let result = Task.isCancelled
+                            ? RunResult(target: unit.target, iteration: unit.iteration, cases: runner.skippedCases(unit.target, unit.iteration), groupState: nil)
+                            : await runner.run(unit.target, iteration: unit.iteration)
+                        progress.results.withLock { $0.append((index, result)) }
+                        finished(result)
+                    }
+                }
+            }
+            await withTaskCancellationHandler {
+                await tasks.waitForAll()
+            } onCancel: {
+                agent.cancelAll()
+            }
+        }
+        return progress.results.withLock { $0 }.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// The work shared by the run's tasks: the next unit to take, and what has finished.
+    private final class Progress: Sendable {
+        let next = Locked(0)
+        let results = Locked<[(Int, RunResult)]>([])
+    }
+
+    private struct Unit: Sendable {
+        var target: RunTarget
+        var iteration: Int
+    }
+
+    private func skippedCases(_ target: RunTarget, _ iteration: Int) -> [RunCase] {
+        let names = switch target {
+        case .request(let name): [name]
+        case .group(let name): session.requestNames(in: name)
+        }
+        return names.map { RunCase(request: $0, group: target.groupName, iteration: iteration, failures: [], skipped: true) }
+    }
+
+    private func run(_ target: RunTarget, iteration: Int) async -> RunResult {
+        switch target {
+        case .request(let name):
+            do {
+                let (request, expectations) = try session.request(named: name)
+                let runCase = await runRequest(request, name: name, expectations: expectations, iteration: iteration)
+                return RunResult(target: target, iteration: iteration, cases: [runCase], groupState: nil)
+            } catch {
+                return RunResult(target: target, iteration: iteration, cases: [], groupState: nil, buildError: error)
+            }
+        case .group(let name):
+            let group: RequestGroup
+            do { group = try session.group(named: name) } catch {
+                return RunResult(target: target, iteration: iteration, cases: [], groupState: nil, buildError: error)
+            }
+            let priorityFirst = session.workspace.group(named: name)?.priorityFirst ?? false
+            let started = Locked<GroupHandle?>(nil)
+            let handle: GroupHandle = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let callbacks = GroupCallbacks(success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) })
+                    let handle = priorityFirst ? agent.startPriorityFirst(group, callbacks: callbacks) : agent.start(group, callbacks: callbacks)
+                    started.withLock { $0 = handle }
+                }
+            } onCancel: {
+                if let handle = started.withLock({ $0 }) { agent.cancel(handle) }
+            }
+            return RunResult(target: target, iteration: iteration, cases: cases(of: handle, group: name, iteration: iteration), groupState: handle.state)
+        }
+    }
+
+    private func runRequest(_ request: Request, name: String, expectations: [Expectation], iteration: Int) async -> RunCase {
+        let started = ContinuousClock.now
+        let handleBox = Locked<RequestHandle?>(nil)
+        let outcome: (Response?, RequestError?, Duration?) = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let timing = Locked<Duration?>(nil)
+                let handle = agent.start(request, callbacks: RequestCallbacks(
+                    success: { response in continuation.resume(returning: (response, nil, timing.withLock { $0 })) },
+                    failure: { failure in continuation.resume(returning: (failure.response, failure.error, timing.withLock { $0 })) },
+                    debug: { message in timing.withLock { $0 = message.timings.map { .microseconds($0.total) } } }
+                ))
+                handleBox.withLock { $0 = handle }
+            }
+        } onCancel: {
+            if let handle = handleBox.withLock({ $0 }) { agent.cancel(handle) }
+        }
+        let duration = outcome.2 ?? (ContinuousClock.now - started)
+        return makeCase(name: name, group: nil, iteration: iteration, response: outcome.0, error: outcome.1, duration: duration, expectations: expectations)
+    }
+
+    private func makeCase(name: String, group: String?, iteration: Int, response: Response?, error: RequestError?, duration: Duration?,
+                          expectations: [Expectation]) -> RunCase {
+        let outcome = ExchangeOutcome(response: response, error: error, duration: duration)
+        // Assertions judge an answer; a request that got none failed already.
+        let failures = response == nil ? [] : expectations.compactMap { $0.failure(in: outcome) }
+        return RunCase(request: name, group: group, iteration: iteration, statusCode: response?.statusCode, error: error,
+                       failures: failures, duration: duration)
+    }
+
+    /// Every request member of a finished group, at any depth, with its assertions checked.
+    private func cases(of handle: GroupHandle, group: String, iteration: Int) -> [RunCase] {
+        handle.members.flatMap { member -> [RunCase] in
+            if let child = member.child { return cases(of: child, group: group, iteration: iteration) }
+            guard member.state.isTerminal else {
+                return [RunCase(request: member.label, group: group, iteration: iteration, failures: [], skipped: true)]
+            }
+            let expectations = (try? session.request(named: member.label, deferred: Set(handle.variables.values.map(\.name))).1) ?? []
+            let duration = member.duration.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
+            let skipped = member.error?.kind == .cancelled && member.startedAt == nil
+            var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,
+                                   duration: duration, expectations: expectations)
+            runCase.skipped = skipped
+            return [runCase]
+        }
+    }
+}
+
+extension RunTarget {
+    /// The group's name, for a group.
+    public var groupName: String? {
+        if case .group(let name) = self { return name }
+        return nil
+    }
+}

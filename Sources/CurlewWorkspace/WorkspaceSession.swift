@@ -1,0 +1,122 @@
+import CurlewAgent
+import Foundation
+
+/// A workspace made ready for one environment: its config, and its requests and groups built
+/// with every template expanded. Secret values are listed so logs and reports can hide them.
+public struct WorkspaceSession: Sendable {
+    public let workspace: Workspace
+    public let environment: String?
+    public let config: NetworkConfig
+    public let logger: LoggerSettings
+    /// The values of secret variables (declared secrets and everything in the secrets file).
+    public let secretValues: [String]
+    let template: Template
+
+    /// Builds the session. Later sources win: workspace variables, the environment's, secrets
+    /// (shared, then the environment's), then `overrides` (`--var`).
+    public init(_ workspace: Workspace, environment: String? = nil, overrides: [(name: String, value: String)] = [],
+                processEnvironment: @escaping @Sendable (String) -> String? = { ProcessInfo.processInfo.environment[$0] }) throws(WorkspaceError) {
+        let chosen = environment ?? workspace.selectedEnvironmentByDefault
+        if let chosen, !workspace.environmentNames.contains(chosen) {
+            throw WorkspaceError(.undefined, at: nil, keyPath: "environments", workspace.environmentNames.isEmpty
+                ? "no environment \"\(chosen)\": the workspace defines none"
+                : "no environment \"\(chosen)\"; there are \(workspace.environmentNames.joined(separator: ", "))" + Suggestion.hint(for: chosen, among: workspace.environmentNames))
+        }
+        var variables: [String: String] = [:]
+        for pair in workspace.variables { variables[pair.name] = pair.value }
+        for pair in chosen.flatMap({ workspace.environments[$0] }) ?? [] { variables[pair.name] = pair.value }
+        let secrets = workspace.secrets.values(for: chosen)
+        for pair in secrets { variables[pair.name] = pair.value }
+        for pair in overrides { variables[pair.name] = pair.value }
+        let template = Template(variables: variables, environment: processEnvironment)
+        let secretNames = Set(workspace.secretNames).union(secrets.map(\.name))
+        self.workspace = workspace
+        self.environment = chosen
+        self.template = template
+        self.secretValues = secretNames.compactMap { name in (try? template.expand("{{\(name)}}")).flatMap { $0.isEmpty ? nil : $0 } }
+        let context = ReadContext(template: template, directory: workspace.directory)
+        if let node = workspace.configNode {
+            (config, logger) = try ConfigReader.read(NodeReader(node, keyPath: "config"), context)
+        } else {
+            (config, logger) = (NetworkConfig(), LoggerSettings())
+        }
+    }
+
+    /// Every variable and its value as it resolves here, secrets masked, for listing.
+    public var resolvedVariables: [(name: String, value: String)] {
+        template.variables.keys.sorted().map { name in
+            let value = (try? template.expand("{{\(name)}}")) ?? "(unresolved)"
+            return (name, secretValues.contains(value) ? RedactionPolicy.marker : value)
+        }
+    }
+
+    /// A named request, built. `deferred` names are left as `{{name}}` (a chain's captures).
+    public func request(named name: String, deferred: Set<String> = []) throws(WorkspaceError) -> (Request, [Expectation]) {
+        guard let named = workspace.request(named: name) else {
+            throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\"" + Suggestion.hint(for: name, among: workspace.requests.map(\.name)))
+        }
+        var template = self.template
+        template.deferred = deferred
+        let (request, annotations) = try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name,
+                                                            ReadContext(template: template, directory: named.directory))
+        return (request, annotations.expectations)
+    }
+
+    /// A named group, built with its members; `expectations` gets each member request's
+    /// assertions by its name.
+    public func group(named name: String) throws(WorkspaceError) -> RequestGroup {
+        try group(named: name, deferred: [])
+    }
+
+    private func group(named name: String, deferred: Set<String>) throws(WorkspaceError) -> RequestGroup {
+        guard let group = workspace.group(named: name) else {
+            throw WorkspaceError(.undefined, at: nil, keyPath: "groups", "no group \"\(name)\"" + Suggestion.hint(for: name, among: workspace.groups.map(\.name)))
+        }
+        var captured = deferred
+        var members: [GroupMember] = []
+        var steps: [ChainStep] = []
+        for member in group.members {
+            let built: GroupMember
+            switch member.reference {
+            case .request(let requestName): built = .request(try request(named: requestName, deferred: captured).0)
+            case .group(let groupName): built = .group(try self.group(named: groupName, deferred: captured))
+            }
+            members.append(built)
+            steps.append(ChainStep(built, captures: member.captures))
+            if group.kind == .chain { captured.formUnion(member.captures.map(\.name)) }
+        }
+        switch group.kind {
+        case .batch: return .batch(members, policy: group.policy, maxConcurrency: group.maxConcurrency, name: name)
+        case .chain: return .chain(steps, onFailure: group.onFailure, name: name)
+        case .window: return .orderedWindow(members, maxInFlight: group.maxInFlight, name: name)
+        }
+    }
+
+    /// Every request a group runs, at any depth, by name, for checking their assertions.
+    public func requestNames(in groupName: String) -> [String] {
+        guard let group = workspace.group(named: groupName) else { return [] }
+        return group.members.flatMap { member -> [String] in
+            switch member.reference {
+            case .request(let name): [name]
+            case .group(let name): requestNames(in: name)
+            }
+        }
+    }
+
+    /// Whether a request builds on its own: one that uses a value a chain captures (`{{token}}`)
+    /// runs only inside that chain.
+    public func standsAlone(_ requestName: String) -> Bool {
+        (try? request(named: requestName)) != nil
+    }
+
+    /// What runs when no target is named: every group, and every request that is in no group
+    /// and stands on its own (one that needs a chain's captured value runs only in its chain).
+    public func defaultTargets() -> [RunTarget] {
+        let session = self
+        let workspace = session.workspace
+        let inGroups = Set(workspace.groups.flatMap { session.requestNames(in: $0.name) })
+        let nested = Set(workspace.groups.flatMap { $0.members.compactMap { if case .group(let name) = $0.reference { name } else { nil } } })
+        let requests = workspace.requests.map(\.name).filter { !inGroups.contains($0) && session.standsAlone($0) }
+        return requests.map(RunTarget.request) + workspace.groups.map(\.name).filter { !nested.contains($0) }.map(RunTarget.group)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Yams
+
+/// A YAML document as plain values that remember where they were written. Yams parses; this tree
+/// is what the rest of the workspace code reads, so it never holds a Yams type.
+public indirect enum YAMLNode: Sendable, Equatable {
+    /// A scalar's text; `isPlain` when it was written without quotes (so `null`, `true` and
+    /// numbers mean what YAML says rather than a string).
+    case scalar(String, isPlain: Bool, SourcePosition)
+    case mapping([(key: YAMLNode, value: YAMLNode)], SourcePosition)
+    case sequence([YAMLNode], SourcePosition)
+
+    public var position: SourcePosition {
+        switch self {
+        case .scalar(_, _, let position), .mapping(_, let position), .sequence(_, let position): position
+        }
+    }
+
+    /// A null scalar (`~`, `null`, or nothing after the key).
+    public var isNull: Bool {
+        if case .scalar(let text, true, _) = self { return ["", "~", "null", "Null", "NULL"].contains(text) }
+        return false
+    }
+
+    /// What kind of value this is, for "expected … found …" messages.
+    public var kindName: String {
+        switch self {
+        case .scalar: isNull ? "nothing" : "a scalar"
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        }
+    }
+
+    public static func == (lhs: YAMLNode, rhs: YAMLNode) -> Bool {
+        switch (lhs, rhs) {
+        case let (.scalar(a, plainA, _), .scalar(b, plainB, _)): a == b && plainA == plainB
+        case let (.sequence(a, _), .sequence(b, _)): a == b
+        case let (.mapping(a, _), .mapping(b, _)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: false
+        }
+    }
+}
+
+/// Parses YAML text into `YAMLNode`s with positions.
+public enum YAMLDocument {
+    /// The most nodes a document may expand to. Aliases can make a short file describe an
+    /// exponentially large tree ("billion laughs"); past this it is refused, not built.
+    public static let maxNodes = 500_000
+    /// The largest file read, in bytes.
+    public static let maxFileBytes = 16 << 20
+
+    /// The document in `text`, or nil for an empty document.
+    public static func parse(_ text: String, file: String) throws(WorkspaceError) -> YAMLNode? {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw syntaxError(error, file: file)
+        } catch {
+            throw WorkspaceError(.syntax, at: SourcePosition(file: file, line: 1, column: 1), "not YAML: \(error)")
+        }
+        guard let node else { return nil }
+        var budget = maxNodes
+        return try convert(node, file: file, budget: &budget)
+    }
+
+    /// Reads and parses a file.
+    public static func read(path: String) throws(WorkspaceError) -> YAMLNode? {
+        try parse(readText(path: path), file: path)
+    }
+
+    /// A file's text, refusing directories, huge files and text that is not UTF-8.
+    public static func readText(path: String) throws(WorkspaceError) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw WorkspaceError(.unreadable, at: nil, "\(path): no such file")
+        }
+        guard !isDirectory.boolValue else { throw WorkspaceError(.unreadable, at: nil, "\(path): is a directory") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw WorkspaceError(.unreadable, at: nil, "\(path): cannot be opened") }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maxFileBytes + 1) ?? Data()
+        } catch {
+            throw WorkspaceError(.unreadable, at: nil, "\(path): \(error.localizedDescription)")
+        }
+        guard data.count <= maxFileBytes else { throw WorkspaceError(.unreadable, at: nil, "\(path): larger than \(maxFileBytes >> 20) MiB") }
+        guard var text = String(data: data, encoding: .utf8) else {
+            throw WorkspaceError(.unreadable, at: nil, "\(path): not UTF-8 text")
+        }
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        return text
+    }
+
+    private static func syntaxError(_ error: YamlError, file: String) -> WorkspaceError {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
+            let detail = context.map { "\(problem) \($0.text)" } ?? problem
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail)")
+        case .composer(let context, let problem, let mark, _):
+            let detail = context.map { "\(problem) \($0.text)" } ?? problem
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: context.mark.line, column: context.mark.column),
+                                  "the key \(duplicates.joined(separator: ", ")) appears twice in one mapping")
+        default:
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: 1, column: 1), "not valid YAML: \(error)")
+        }
+    }
+
+    private static func convert(_ node: Node, file: String, budget: inout Int) throws(WorkspaceError) -> YAMLNode {
+        let position = SourcePosition(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
+        budget -= 1
+        guard budget >= 0 else {
+            throw WorkspaceError(.invalid, at: position, "the document expands to more than \(maxNodes) values (aliases nested too deep?)")
+        }
+        switch node {
+        case .scalar(let scalar):
+            return .scalar(scalar.string, isPlain: scalar.style == .plain, position)
+        case .mapping(let mapping):
+            var pairs: [(key: YAMLNode, value: YAMLNode)] = []
+            for (key, value) in mapping {
+                pairs.append((try convert(key, file: file, budget: &budget), try convert(value, file: file, budget: &budget)))
+            }
+            return .mapping(pairs, position)
+        case .sequence(let sequence):
+            var elements: [YAMLNode] = []
+            for element in sequence { elements.append(try convert(element, file: file, budget: &budget)) }
+            return .sequence(elements, position)
+        case .alias:
+            throw WorkspaceError(.invalid, at: position, "an alias that names no anchor")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import CurlewAgent
+import CurlewSessions
+import Foundation
+
+/// `curlew export har|curl LOG -o FILE`: a session log in another tool's format, secrets hidden.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a session log as HAR 1.2 or as curl commands.",
+        discussion: "Secrets are redacted (again, in case the log was written without) unless --no-redact is given."
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case har, curl
+    }
+
+    @Argument(help: "The format: har or curl.")
+    var format: Format
+
+    @Argument(help: "The session log (.jsonl).")
+    var log: String
+
+    @Option(name: .shortAndLong, help: "The file to write (owner-only); - or nothing for standard output.")
+    var output: String?
+
+    @Option(help: "Only the exchanges matching this filter (the log browser's language, e.g. '~c 5xx').")
+    var filter: String?
+
+    @Flag(help: "Keep secrets as they are in the log.")
+    var noRedact = false
+
+    func run() throws {
+        let session: SessionLog
+        do { session = try SessionLogReader.read(path: log) } catch { throw RunCommand.usageFailure("\(error)") }
+        var messages = session.messages
+        if let filter {
+            do {
+                let parsed = try MessageFilter.parse(filter)
+                messages = messages.filter { parsed.matches($0) }
+            } catch {
+                throw RunCommand.usageFailure("--filter: \(error)")
+            }
+        }
+        if !noRedact { messages = messages.map(RedactionPolicy().redact) }
+        let data: Data = switch format {
+        case .har: HARExport.data(messages)
+        case .curl: Data((messages.compactMap(CurlExport.command).joined(separator: "\n\n") + "\n").utf8)
+        }
+        if let output, output != "-" {
+            if let failure = RunCommand.write(data, to: output) { throw RunCommand.usageFailure(failure) }
+            print("Wrote \(messages.count) exchange\(messages.count == 1 ? "" : "s") to \(output)")
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import ArgumentParser
+import CurlewAgent
+import CurlewLocking
+import CurlewSessions
+import CurlewWorkspace
+import Foundation
+
+/// `curlew run`: runs a workspace's requests and groups headlessly, checks their assertions and
+/// exits 0 (all passed), 1 (something failed), 2 (usage or workspace error) or 3 (interrupted).
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a workspace's requests and groups headlessly and check their assertions.",
+        discussion: """
+        With no --request or --group, runs every group and every request that is in no group.
+        Exit status: 0 all passed, 1 a request, assertion or group failed, 2 usage or workspace
+        error, 3 interrupted (Ctrl-C cancels what is in flight and still writes every report).
+        """
+    )
+
+    @Argument(help: "The workspace file (default: curlew.yaml in the current directory).")
+    var workspace: String?
+
+    @Option(name: .customLong("env"), help: "The environment to use (default: the workspace's default).")
+    var environment: String?
+
+    @Option(name: .customLong("request"), help: "Run this named request (repeatable; order kept).")
+    var requests: [String] = []
+
+    @Option(name: .customLong("group"), help: "Run this named group (repeatable).")
+    var groups: [String] = []
+
+    @Option(name: .customLong("var"), help: "Set a variable: NAME=VALUE (repeatable; wins over the workspace).")
+    var variables: [String] = []
+
+    @Option(help: "Write the session log (JSON Lines) here.")
+    var log: String?
+
+    @Option(help: "Write a HAR 1.2 file of every exchange here.")
+    var har: String?
+
+    @Option(help: "Write a JUnit XML report here.")
+    var junit: String?
+
+    @Option(name: .customLong("repeat"), help: "Run everything this many times.")
+    var repeatCount = 1
+
+    @Option(help: "Run up to this many targets at once.")
+    var parallel = 1
+
+    @Flag(help: "Keep secrets in the log and HAR file (only for files that never leave this machine).")
+    var noRedact = false
+
+    func validate() throws {
+        guard (1...100_000).contains(repeatCount) else { throw Self.usageFailure("--repeat must be 1 to 100000") }
+        guard (1...256).contains(parallel) else { throw Self.usageFailure("--parallel must be 1 to 256") }
+        for variable in variables where !variable.contains("=") || variable.hasPrefix("=") {
+            throw Self.usageFailure("--var \(variable): expected NAME=VALUE")
+        }
+    }
+
+    func run() async throws {
+        let overrides = variables.map { pair in
+            let equals = pair.firstIndex(of: "=")!
+            return (name: String(pair[..<equals]), value: String(pair[pair.index(after: equals)...]))
+        }
+        let session: WorkspaceSession
+        do {
+            guard let path = workspace ?? Workspace.find() else {
+                throw WorkspaceError(.unreadable, at: nil, "no \(Workspace.fileName) in \(FileManager.default.currentDirectoryPath): give a workspace file")
+            }
+            session = try WorkspaceSession(try Workspace.load(path: path), environment: environment, overrides: overrides)
+        } catch let error as WorkspaceError {
+            throw Self.usageFailure("\(error)")
+        }
+        let targets = try targets(in: session)
+
+        var redaction = session.logger.redacts && !noRedact ? RedactionPolicy() : .disabled
+        if redaction.isEnabled {
+            redaction.secretValues += session.secretValues
+            redaction.parameterNames.formUnion(session.logger.secretFields)
+            redaction.bodyFieldNames.formUnion(session.logger.secretFields)
+        }
+        let agent = Agent(config: session.config)
+        let logPath = log ?? session.logger.path ?? session.logger.directory.map { NetworkLogger.defaultPath(for: Date(), directory: $0) }
+        let logger: NetworkLogger?
+        do {
+            logger = try (session.logger.enabled || log != nil ? logPath : nil).map {
+                try NetworkLogger(config: NetworkLoggerConfig(loggerType: session.logger.format, logFilePath: $0, redaction: redaction,
+                                                              maxBodyBytes: session.logger.maxBodyBytes, maxBinaryBodyBytes: session.logger.maxBinaryBodyBytes))
+            }
+        } catch {
+            throw Self.usageFailure("\(error)")
+        }
+        if let logger { agent.addObserver(logger) }
+        let collector = har.map { _ in MessageCollector(redaction: redaction) }
+        if let collector { agent.addObserver(collector) }
+
+        let report = RunReport(total: targets.count * repeatCount, isTerminal: isatty(STDOUT_FILENO) != 0, secrets: session.secretValues)
+        let runner = WorkspaceRunner(session: session, agent: agent)
+        let interrupted = Locked(false)
+        let started = ContinuousClock.now
+        let task = Task { [repeatCount, parallel] in
+            await runner.run(targets, repeat: repeatCount, parallel: parallel, finished: report.finished)
+        }
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler {
+            interrupted.withLock { $0 = true }
+            task.cancel()
+        }
+        interrupt.resume()
+        let results = await task.value
+        interrupt.cancel()
+        let wallTime = ContinuousClock.now - started
+        report.endProgress()
+
+        // Every report is written, interrupted or not.
+        await agent.waitForObservers()
+        try? logger?.close()
+        var writeFailures: [String] = []
+        if let har, let collector {
+            if let failure = Self.write(HARExport.data(collector.collected), to: har) { writeFailures.append(failure) }
+        }
+        if let junit {
+            let xml = report.junit(results, workspace: session.workspace.path).xml
+            if let failure = Self.write(Data(xml.utf8), to: junit) { writeFailures.append(failure) }
+        }
+        let wasInterrupted = interrupted.withLock { $0 }
+        print(report.summary(results, wallTime: wallTime, interrupted: wasInterrupted))
+        if let logger { print(logger.closingSummary) }
+        for failure in writeFailures { FileHandle.standardError.write(Data("curlew: \(failure)\n".utf8)) }
+        if wasInterrupted { throw ExitCode(3) }
+        if !writeFailures.isEmpty { throw ExitCode(2) }
+        if !results.allSatisfy(\.passed) { throw ExitCode(1) }
+    }
+
+    private func targets(in session: WorkspaceSession) throws -> [RunTarget] {
+        let workspace = session.workspace
+        var targets: [RunTarget] = []
+        for name in requests {
+            guard workspace.request(named: name) != nil else {
+                throw Self.usageFailure("no request \"\(name)\" in \(workspace.path); there are: \(workspace.requests.map(\.name).joined(separator: ", "))")
+            }
+            targets.append(.request(name))
+        }
+        for name in groups {
+            guard workspace.group(named: name) != nil else {
+                throw Self.usageFailure("no group \"\(name)\" in \(workspace.path); there are: \(workspace.groups.map(\.name).joined(separator: ", "))")
+            }
+            targets.append(.group(name))
+        }
+        if targets.isEmpty { targets = session.defaultTargets() }
+        guard !targets.isEmpty else { throw Self.usageFailure("\(workspace.path) has no requests to run") }
+        return targets
+    }
+
+    /// Writes an owner-only report file; the failure's text, or nil.
+    static func write(_ data: Data, to path: String) -> String? {
+        do {
+            try OwnerOnlyFile.write(data, to: path)
+            return nil
+        } catch {
+            return "\(path): \(error.reason)"
+        }
+    }
+
+    static func usageFailure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("curlew: \(TerminalText.escapingControls(message))\n".utf8))
+        return ExitCode(2)
+    }
+}

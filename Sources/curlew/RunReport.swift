@@ -1,0 +1,132 @@
+import CurlewAgent
+import CurlewLocking
+import CurlewSessions
+import CurlewWorkspace
+import Foundation
+
+/// What `curlew run` prints: a line per request as it finishes (with a progress bar kept under
+/// them on a terminal), then the summary. Secret values never reach the output.
+final class RunReport: Sendable {
+    private let total: Int
+    private let isTerminal: Bool
+    private let secrets: [String]
+    private let state = Locked<(done: Int, failed: Int, barShown: Bool)>((0, 0, false))
+
+    init(total: Int, isTerminal: Bool, secrets: [String]) {
+        self.total = total
+        self.isTerminal = isTerminal
+        self.secrets = secrets.sorted { $0.count > $1.count }
+    }
+
+    /// Hides secret values and, on a terminal, control characters.
+    func clean(_ text: String) -> String {
+        var text = text
+        for secret in secrets { text = text.replacingOccurrences(of: secret, with: RedactionPolicy.marker) }
+        return isTerminal ? TerminalText.escapingControls(text) : text
+    }
+
+    func finished(_ result: RunResult) {
+        var lines: [String] = []
+        let repeatTag = result.iteration > 1 ? " #\(result.iteration)" : ""
+        if let error = result.buildError {
+            lines.append("✗ \(result.target)\(repeatTag): \(error)")
+        }
+        if case .group(let name) = result.target {
+            for item in result.cases { lines += Self.lines(for: item, prefix: "  \(name) › ") }
+            lines.append("\(result.passed ? "✓" : "✗") group \(name)\(repeatTag): \(result.groupState?.rawValue ?? "not run")")
+        } else {
+            for item in result.cases { lines += Self.lines(for: item, prefix: "", repeatTag: repeatTag) }
+        }
+        let text = lines.map(clean).joined(separator: "\n")
+        state.withLock { state in
+            state.done += 1
+            if !result.passed { state.failed += 1 }
+            var output = ""
+            if isTerminal, state.barShown { output += "\r\u{1B}[K" }
+            output += text + "\n"
+            if isTerminal {
+                output += bar(done: state.done, failed: state.failed)
+                state.barShown = true
+            }
+            FileHandle.standardOutput.write(Data(output.utf8))
+        }
+    }
+
+    /// Clears the progress bar before the summary.
+    func endProgress() {
+        state.withLock { state in
+            if isTerminal, state.barShown { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+            state.barShown = false
+        }
+    }
+
+    private func bar(done: Int, failed: Int) -> String {
+        let width = 30
+        let filled = total == 0 ? width : min(width, done * width / total)
+        return "[" + String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled) + "] \(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : "")
+    }
+
+    static func lines(for item: RunCase, prefix: String, repeatTag: String = "") -> [String] {
+        let duration = item.duration.map { String(format: "%.1f ms", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) } ?? "-"
+        if item.skipped { return ["- \(prefix)\(item.request)\(repeatTag): not run"] }
+        var head = "\(item.passed ? "✓" : "✗") \(prefix)\(item.request)\(repeatTag): "
+        if let status = item.statusCode { head += "\(status)" }
+        if let error = item.error { head += (item.statusCode == nil ? "" : ", ") + "\(error.kind.rawValue): \(error.message)" }
+        var lines = [head + "  \(duration)"]
+        for failure in item.failures { lines.append("    \(failure)") }
+        return lines
+    }
+
+    /// Counts, the failed assertions, latency percentiles and the rate.
+    func summary(_ results: [RunResult], wallTime: Duration, interrupted: Bool) -> String {
+        let cases = results.flatMap(\.cases)
+        let ran = cases.filter { !$0.skipped }
+        let passed = ran.filter(\.passed).count
+        let failedAssertions = cases.flatMap { item in item.failures.map { (item, $0) } }
+        var lines = [""]
+        if interrupted { lines.append("Interrupted: what was in flight was cancelled.") }
+        let groups = results.filter { $0.groupState != nil }
+        lines.append("Requests: \(ran.count) run, \(passed) passed, \(ran.count - passed) failed, \(cases.count - ran.count) not run"
+            + (groups.isEmpty ? "" : "; groups: \(groups.filter(\.passed).count) of \(groups.count) passed"))
+        let buildErrors = results.compactMap(\.buildError)
+        if !buildErrors.isEmpty { lines.append("Could not be built: \(buildErrors.count)") }
+        if !failedAssertions.isEmpty {
+            lines.append("Failed assertions:")
+            for (item, failure) in failedAssertions {
+                lines.append("  \(item.request): \(failure.assertion)")
+                lines.append("    expected: \(failure.expected)")
+                lines.append("    actual:   \(failure.actual)")
+            }
+        }
+        let durations = ran.compactMap(\.duration).map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }.sorted()
+        if !durations.isEmpty {
+            func percentile(_ p: Double) -> Double { durations[min(durations.count - 1, Int((Double(durations.count) * p).rounded(.up)) - 1)] }
+            lines.append(String(format: "Latency: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(0.5), percentile(0.95), percentile(0.99), durations.last!))
+        }
+        let seconds = Double(wallTime.components.seconds) + Double(wallTime.components.attoseconds) / 1e18
+        if seconds > 0 { lines.append(String(format: "Rate: %.1f requests/s over %.2f s", Double(ran.count) / seconds, seconds)) }
+        return lines.map(clean).joined(separator: "\n")
+    }
+
+    /// The run as JUnit: a suite per target (requests run alone share one), a case per request.
+    func junit(_ results: [RunResult], workspace: String) -> JUnitReport {
+        var suites: [JUnitReport.Suite] = []
+        func add(_ suiteName: String, _ item: JUnitReport.Case) {
+            if let index = suites.firstIndex(where: { $0.name == suiteName }) { suites[index].cases.append(item) } else { suites.append(.init(name: suiteName, cases: [item])) }
+        }
+        for result in results {
+            let suiteName = result.target.groupName.map { "group \($0)" } ?? "requests"
+            let tag = result.iteration > 1 ? " #\(result.iteration)" : ""
+            if let error = result.buildError {
+                add(suiteName, .init(name: result.target.name + tag, seconds: 0, error: clean(error.description)))
+            }
+            for item in result.cases {
+                let seconds = item.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
+                let failure = item.failures.isEmpty ? nil : clean(item.failures.map(\.description).joined(separator: "\n"))
+                let error = item.error.map { clean("\($0.kind.rawValue): \($0.message)") }
+                add(suiteName, .init(name: item.request + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil, skipped: item.skipped))
+            }
+        }
+        return JUnitReport(name: clean(workspace), suites: suites)
+    }
+}

@@ -1,0 +1,96 @@
+import CurlewAgent
+import CurlewSessions
+import Foundation
+import Testing
+
+@Suite("curl import and export")
+struct CurlImportTests {
+    @Test("Chrome's Copy as cURL (bash): continuations, $'…' bodies, -H and --data-raw")
+    func chromeBash() throws {
+        let command = #"""
+        curl 'https://api.example.com/v1/items?page=2' \
+          -H 'accept: application/json' \
+          -H 'authorization: Bearer abc.def' \
+          -H $'x-note: it\'s here' \
+          --data-raw $'{"name":"caf\u00e9","note":"line\\nbreak"}' \
+          --compressed
+        """#
+        let imported = try #require(try CurlImport.parse(command).first)
+        let request = imported.request
+        #expect(request.method == .post)
+        #expect(request.customURL == "https://api.example.com/v1/items?page=2")
+        #expect(request.headers["authorization"] == "Bearer abc.def")
+        #expect(request.headers["x-note"] == "it's here")
+        #expect(request.requestSerializer == .raw(Data(#"{"name":"café","note":"line\nbreak"}"#.utf8), contentType: "application/x-www-form-urlencoded"))
+        #expect(imported.ignored == ["--compressed"])
+        #expect(request.followRedirects == false)
+    }
+
+    @Test("Firefox and Safari shapes: -X, double quotes, -b, -A, -e, -u, -L, -k, --max-time")
+    func otherBrowsers() throws {
+        let command = """
+        curl -X PATCH "https://h.example/p" -H "Content-Type: application/json" -b "sid=1; theme=dark" -A "Mozilla/5.0" \\
+          -e https://h.example/ -u ann:pw -L -k --max-time 2.5 --data-binary "{\\"a\\":1}"
+        """
+        let request = try #require(try CurlImport.parse(command).first).request
+        #expect(request.method == "PATCH")
+        #expect(request.headers["Cookie"] == "sid=1; theme=dark")
+        #expect(request.headers["User-Agent"] == "Mozilla/5.0")
+        #expect(request.headers["Referer"] == "https://h.example/")
+        #expect(request.headers["Authorization"] == "Basic " + Data("ann:pw".utf8).base64EncodedString())
+        #expect(request.followRedirects == true)
+        #expect(request.tls?.allowInvalidCertificates == true)
+        #expect(request.timeout == .milliseconds(2500))
+        #expect(request.requestSerializer == .raw(Data(#"{"a":1}"#.utf8), contentType: "application/json"))
+    }
+
+    @Test("Copy as cURL (cmd): ^ escapes and ^ continuations")
+    func windowsCmd() throws {
+        let command = "curl ^\"https://h.example/a?x=1^&y=2^\" ^\r\n  -H ^\"accept: */*^\" ^\r\n  --data-raw ^\"^{^\\^\"k^\\^\":^\\^\"v^\\^\"^}^\"\r\n"
+        let request = try #require(try CurlImport.parse(command).first).request
+        #expect(request.customURL == "https://h.example/a?x=1&y=2")
+        #expect(request.headers["accept"] == "*/*")
+        #expect(request.requestSerializer == .raw(Data(#"{"k":"v"}"#.utf8), contentType: "application/x-www-form-urlencoded"))
+    }
+
+    @Test("method inference follows curl: -I, -G, -T, -F, --json", arguments: [
+        ("curl -I http://h/x", "HEAD", "http://h/x"),
+        ("curl -G http://h/x -d a=1 --data-urlencode 'b=c d'", "GET", "http://h/x?a=1&b=c%20d"),
+        ("curl -T file.bin http://h/x", "PUT", "http://h/x"),
+        ("curl -F 'f=@a.txt;type=text/plain' -F n=v http://h/x", "POST", "http://h/x"),
+        ("curl --json '{}' h/x", "POST", "http://h/x"),
+        ("curl -sSL http://h/x", "GET", "http://h/x"),
+    ])
+    func inference(command: String, method: String, url: String) throws {
+        let request = try #require(try CurlImport.parse(command, readFile: { _ in Data("x".utf8) }).first).request
+        #expect(request.method.rawValue == method)
+        #expect(request.customURL == url)
+    }
+
+    @Test("unknown flags and broken quoting are reported, never dropped", arguments: [
+        ("curl --frobnicate http://h/", "unknown curl option --frobnicate"),
+        ("curl 'http://h/", "a single quote is never closed"),
+        ("curl http://h/ -H", "-H needs a value"),
+        ("wget http://h/", "expected a command starting with curl"),
+        ("curl -H 'X: 1'", "has no URL"),
+    ])
+    func failures(command: String, message: String) {
+        let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(command) }
+        #expect(error?.reason.contains(message) == true, "\(String(describing: error))")
+    }
+
+    @Test("export quotes for a POSIX shell, and importing the export gives the same request back")
+    func roundTrip() throws {
+        let body = Data("it's {\"x\":1}\u{01}".utf8)
+        let headers = [HeaderField(name: "X-Quote", value: "a 'b' \"c\""), HeaderField(name: "Host", value: "h")]
+        let command = CurlExport.command(method: "PUT", url: "https://h.example/a?b=c&d=e", headers: headers, body: body)
+        #expect(command.contains("$'it\\'s"))
+        #expect(!command.contains("Host"))
+        let request = try #require(try CurlImport.parse(command).first).request
+        #expect(request.method == .put)
+        #expect(request.customURL == "https://h.example/a?b=c&d=e")
+        #expect(request.headers["X-Quote"] == "a 'b' \"c\"")
+        guard case .raw(let data, _) = request.requestSerializer else { Issue.record("no body"); return }
+        #expect(data == body)
+    }
+}

@@ -1,0 +1,62 @@
+import CurlewAgent
+import CurlewLocking
+import CurlewSessions
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("HAR export and JUnit")
+struct HARExportTests {
+    @Test("entries have HAR 1.2's required fields; ssl sits inside connect; time is the sum of the phases that happened; secrets stay hidden")
+    func harOfRealExchanges() async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let messages = MessageBox()
+        let callbacks = { (done: @escaping @Sendable () -> Void) in
+            RequestCallbacks(success: { _ in done() }, failure: { _ in done() }, debug: { messages.append($0) })
+        }
+        for request in [Request(.get, "/get", headers: ["Authorization": "Bearer s3cret"]), Request.url("http://127.0.0.1:1/refused")] {
+            await withCheckedContinuation { continuation in _ = agent.start(request, callbacks: callbacks { continuation.resume() }) }
+        }
+        let har = HARExport.document(messages.all.map(RedactionPolicy().redact))
+        let text = har.serialized()
+        #expect(!text.contains("s3cret"))
+        guard case .array(let entries)? = har["log"]?["entries"] else { Issue.record("no entries"); return }
+        #expect(entries.count == 2)
+        for entry in entries {
+            for field in ["startedDateTime", "time", "request", "response", "cache", "timings"] { #expect(entry[field] != nil, "\(field)") }
+            for field in ["method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize"] { #expect(entry["request"]?[field] != nil, "request.\(field)") }
+            for field in ["status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize", "bodySize"] { #expect(entry["response"]?[field] != nil, "response.\(field)") }
+            let timings = try #require(entry["timings"])
+            func ms(_ key: String) -> Double { if case .double(let v)? = timings[key] { v } else if case .int(let v)? = timings[key] { Double(v) } else { -99 } }
+            let sum = ["blocked", "dns", "connect", "send", "wait", "receive"].map(ms).filter { $0 >= 0 }.reduce(0, +)
+            guard case .double(let time)? = entry["time"] else { Issue.record("time"); continue }
+            #expect(abs(time - sum) < 0.01)
+            #expect(ms("ssl") == -1, "plain HTTP has no TLS phase")
+        }
+        #expect(entries[0]["response"]?["status"] == 200)
+        #expect(entries[1]["response"]?["status"] == 0)
+        #expect(entries[1]["response"]?["_error"]?.stringValue?.isEmpty == false)
+    }
+
+    @Test("JUnit XML escapes what it quotes and counts failures and errors")
+    func junit() {
+        let report = JUnitReport(name: "ws", suites: [.init(name: "requests", cases: [
+            .init(name: "a<b>", seconds: 0.5, failure: "status: expected 200, got \"500\" & more\u{01}"),
+            .init(name: "c", seconds: 0.1, error: "couldNotConnect"),
+            .init(name: "d", seconds: 0.1),
+        ])])
+        let xml = report.xml
+        #expect(xml.contains("tests=\"3\" failures=\"1\" errors=\"1\""))
+        #expect(xml.contains("name=\"a&lt;b&gt;\""))
+        #expect(xml.contains("got &quot;500&quot; &amp; more?"))
+        #expect(xml.contains("<testcase name=\"d\" classname=\"requests\" time=\"0.100\"/>"))
+    }
+}
+
+/// Debug messages gathered from callbacks.
+final class MessageBox: Sendable {
+    private let messages = Locked<[DebugMessage]>([])
+    func append(_ message: DebugMessage) { messages.withLock { $0.append(message) } }
+    var all: [DebugMessage] { messages.withLock { $0 } }
+}

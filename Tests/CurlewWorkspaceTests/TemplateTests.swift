@@ -1,0 +1,37 @@
+import CurlewWorkspace
+import Foundation
+import Testing
+
+@Suite("templates")
+struct TemplateTests {
+    let template = Template(
+        variables: ["host": "api.example", "url": "https://{{host}}/v1", "user": "ann", "password": "pw", "loop": "{{loop}}"],
+        deferred: ["token"],
+        environment: { $0 == "API_TOKEN" ? "from-env" : nil },
+        now: { Date(timeIntervalSince1970: 1_700_000_000) },
+        random: { $0.lowerBound }
+    )
+
+    @Test("variables nest, captures wait for the chain, built-ins expand")
+    func expands() throws {
+        #expect(try template.expand("{{url}}/items") == "https://api.example/v1/items")
+        #expect(try template.expand("Bearer {{token}}") == "Bearer {{token}}")
+        #expect(try template.expand("{{$env.API_TOKEN}}") == "from-env")
+        #expect(try template.expand("{{$timestamp}}") == "1700000000")
+        #expect(try template.expand("{{$isoTimestamp}}") == "2023-11-14T22:13:20Z")
+        #expect(try template.expand("{{$randomInt 5 9}}") == "5")
+        #expect(try template.expand("{{$base64 {{user}}:{{password}}}}") == Data("ann:pw".utf8).base64EncodedString())
+        #expect(try template.expand("{{$uuid}}").count == 36)
+        #expect(try template.expand("{{ user }}") == "ann")
+    }
+
+    @Test("only named environment variables are read; unknown names fail with a suggestion")
+    func failures() {
+        #expect(throws: Template.Failure.unsetEnvironmentVariable("HOME_X")) { try template.expand("{{$env.HOME_X}}") }
+        #expect(throws: Template.Failure.undefined("HOME", suggestion: nil)) { try template.expand("{{HOME}}") }
+        #expect(throws: Template.Failure.undefined("usr", suggestion: "user")) { try template.expand("{{usr}}") }
+        #expect(throws: Template.Failure.tooDeep("loop")) { try template.expand("{{loop}}") }
+        #expect(throws: Template.Failure.unclosed) { try template.expand("{{user") }
+        #expect(throws: Template.Failure.badBuiltin("$nope")) { try template.expand("{{$nope}}") }
+    }
+}

@@ -1,0 +1,174 @@
+import CurlewAgent
+@testable import CurlewWorkspace
+import Foundation
+import Testing
+
+@Suite("workspace files")
+struct WorkspaceReadingTests {
+    static let example = """
+    # comment kept
+    config:
+      baseURL: "{{base}}"
+      headers: {Accept: application/json}
+      timeout: 2s
+      connectTimeout: 500ms
+      maxConnectionsPerHost: 3
+      followRedirects: false
+      acceptableStatus: 200-399
+      httpVersion: http1.1
+      tls: {insecure: true, pins: ["sha256//AAAA"]}
+      cookies: {jar: jar.txt}
+      cache: {storage: memory, policy: cacheElseNetwork, ttl: 1m}
+      mocks: {rules: [{match: "GET /mocked", status: 201, json: {ok: true}}]}
+      retry: {maxRetries: 2, backoff: fixed, delay: 10ms, statuses: [503]}
+      duplicates: coalesce
+      reachability: {precheck: true}
+      logger: {directory: logs, maxBodyBytes: 1KiB}
+    defaultEnvironment: dev
+    environments:
+      dev: {base: "http://127.0.0.1:1"}
+      prod: {base: "https://example.com"}
+    variables: {user: demo}
+    secrets: [token]
+    requests:
+      one:
+        folder: a/b
+        url: /get
+        query: {q: "{{user}}", n: 2}
+        headers: {X-User: "{{user}}"}
+        expect:
+          status: [200, 3xx]
+          headers: {Content-Type: {matches: json}}
+          json: {$.args.q: demo, $.missing: {exists: false}}
+          bodyContains: demo
+          maxDuration: 1s
+          shape: {args: {q: string, n: "string?"}}
+      two:
+        method: put
+        url: https://other.example/x
+        body: "hello {{user}}"
+        contentType: text/plain
+        timeout: 3s
+    groups:
+      flow:
+        chain:
+          - request: one
+            capture: {q: $.args.q, kind: header Content-Type, code: status}
+          - two
+      both:
+        batch: [one, {group: flow}]
+        policy: {required: [0]}
+        maxConcurrency: 2
+    """
+
+    @Test("every section reads into the agent's types; the environment fills templates")
+    func readsEverySection() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.example)
+        try files.write("curlew.secrets.yaml", "variables: {token: t0ps3cret}\n", mode: 0o600)
+        let workspace = try Workspace.load(path: path)
+        #expect(workspace.environmentNames == ["dev", "prod"])
+        #expect(workspace.requests.map(\.name) == ["one", "two"])
+        #expect(workspace.requests[0].folder == "a/b")
+        #expect(workspace.requests[0].expectations.count == 7)
+        #expect(workspace.groups.map(\.name) == ["flow", "both"])
+
+        let session = try WorkspaceSession(workspace, environment: "prod")
+        #expect(session.config.baseURL == "https://example.com")
+        #expect(session.config.requestTimeout == .seconds(2))
+        #expect(session.config.connectTimeout == .milliseconds(500))
+        #expect(session.config.maxConnectionsPerHost == 3)
+        #expect(!session.config.followRedirects)
+        #expect(session.config.acceptableStatusCodes == 200..<400)
+        #expect(session.config.httpVersion == .http1_1)
+        #expect(session.config.tls.allowInvalidCertificates)
+        #expect(session.config.tls.pinning == .publicKey(["sha256//AAAA"]))
+        #expect(session.config.cookies.enabled && session.config.cookies.jarFile == files.directory + "/jar.txt")
+        #expect(session.config.cache.storage == .memory && session.config.cache.policy == .cacheElseNetwork)
+        #expect(session.config.mocks.enabled && session.config.mocks.rules.count == 1)
+        #expect(session.config.retry?.maxRetries == 2 && session.config.retry?.backoff == .fixed(.milliseconds(10)))
+        #expect(session.config.duplicates.policy == .coalesce)
+        #expect(session.config.reachability.precheck)
+        #expect(session.logger.directory == files.directory + "/logs" && session.logger.maxBodyBytes == 1024)
+        #expect(session.secretValues == ["t0ps3cret"])
+
+        let (one, expectations) = try session.request(named: "one")
+        #expect(one.path == "/get?q=demo&n=2")
+        #expect(one.headers["X-User"] == "demo")
+        #expect(one.acceptableStatusCodes == 100..<600)
+        #expect(expectations.first == .status([200..<201, 300..<400]))
+        let (two, _) = try session.request(named: "two")
+        #expect(two.method == .put)
+        #expect(two.customURL == "https://other.example/x")
+        #expect(two.requestSerializer == .raw(Data("hello demo".utf8), contentType: "text/plain"))
+        #expect(two.timeout == .seconds(3))
+        let group = try session.group(named: "both")
+        #expect(group.kind == .batch && group.members.count == 2)
+        #expect(session.requestNames(in: "both") == ["one", "one", "two"])
+    }
+
+    @Test("errors name the file, line and column, the key, and what was expected", arguments: [
+        ("requests:\n  a:\n    url: /x\n    expcet: {status: 200}\n", "4:5", "unknown key \"expcet\" (did you mean \"expect\"?)"),
+        ("config:\n  timeout: soon\n", "2:12", "config.timeout: expected a duration such as 500ms, 2s or 1m, found \"soon\""),
+        ("config:\n  maxRedirects: 1000\n", "2:17", "1000 is out of range"),
+        ("requests:\n  a: {url: /x, json: {}, body: x}\n", "2:", "a request has one body"),
+        ("requests:\n  a: {method: \"GE T\", url: /x}\n", "2:", "is not an HTTP method"),
+        ("groups:\n  g: {batch: [nope]}\n", "2:15", "no request or group \"nope\""),
+        ("groups:\n  g: {batch: [{group: g}]}\n", "2:", "groups contain each other: g -> g"),
+        ("requests:\n  a: {url: /x, expect: {json: {\"nope\": 1}}}\n", "2:", "must start with $"),
+        ("requests:\n  a: {url: /x, expect: {headers: {A: {matches: \"(\"}}}}\n", "2:", "not a regular expression"),
+        ("requests:\n  a: {url: \"{{x\"}\n", "2:", "a {{ without its closing }}"),
+        ("a: [1, 2\n", "", "not valid YAML"),
+        ("a: 1\na: 2\n", "", "appears twice"),
+        ("requests: [1]\n", "1:11", "expected a mapping, found a list"),
+    ])
+    func errorsArePrecise(text: String, position: String, message: String) throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", text)
+        let error = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+        #expect(error.description.contains(message), "\(error)")
+        #expect(error.description.hasPrefix("\(path):\(position)"), "\(error)")
+    }
+
+    @Test("includes merge requests, groups and environments; a file including itself is refused")
+    func includes() throws {
+        let files = try WorkspaceFiles()
+        try files.write("auth.yaml", "requests:\n  login: {url: /login, json: {a: 1}}\nenvironments:\n  dev: {base: http://x}\n")
+        let path = try files.write("curlew.yaml", "include: [auth.yaml]\nrequests:\n  me: {url: /me}\ngroups:\n  g: {chain: [login, me]}\n")
+        let workspace = try Workspace.load(path: path)
+        #expect(workspace.requests.map(\.name) == ["me", "login"])
+        #expect(workspace.environmentNames == ["dev"])
+        #expect(workspace.files.count == 2)
+
+        try files.write("loop.yaml", "include: [curlew.yaml]\n")
+        try files.write("curlew.yaml", "include: [loop.yaml]\n")
+        #expect(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+    }
+
+    @Test("a secret never has a value in the workspace, and the secrets file must be owner-only")
+    func secretsStaySecret() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "secrets: [token]\nvariables: {token: oops}\n")
+        let inClear = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+        #expect(inClear.description.contains("move the value to curlew.secrets.yaml"))
+
+        try files.write("curlew.yaml", "secrets: [token]\nrequests:\n  a: {url: /x, headers: {X-Token: \"{{token}}\"}}\n")
+        try files.write("curlew.secrets.yaml", "variables: {token: abc}\n", mode: 0o644)
+        let open = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+        #expect(open.kind == .insecureSecrets)
+        #expect(open.description.contains("chmod 600"))
+
+        chmod(files.directory + "/curlew.secrets.yaml", 0o600)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "a").0.headers["X-Token"] == "abc")
+        #expect(session.resolvedVariables.first { $0.name == "token" }?.value == RedactionPolicy.marker)
+    }
+
+    @Test("an alias bomb is refused instead of expanded")
+    func aliasBomb() throws {
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...8 { text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let error = try #require(throws: WorkspaceError.self) { try YAMLDocument.parse(text, file: "bomb.yaml") }
+        #expect(error.description.contains("expands to more than"))
+    }
+}

@@ -1,0 +1,148 @@
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("curlew run, import and export")
+struct RunCommandTests {
+    /// A workspace against the test server with passing and failing requests.
+    static func workspace(base: String) throws -> String {
+        let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let text = """
+        config:
+          baseURL: "{{base}}"
+        environments:
+          local: {base: "\(base)"}
+        secrets: [password]
+        requests:
+          ok:
+            url: /get
+            expect: {status: 200, json: {$.url: {matches: "/get$"}}}
+          wrong:
+            url: /status/418
+            expect: {status: 200}
+          slow:
+            url: /delay/10
+          log in:
+            url: /login
+            json: {username: demo, password: "{{password}}"}
+          me:
+            url: /me
+            headers: {Authorization: "Bearer {{token}}"}
+            expect: {status: 200}
+        groups:
+          flow:
+            chain:
+              - request: log in
+                capture: {token: $.token}
+              - me
+        """
+        try text.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        let secrets = directory + "/curlew.secrets.yaml"
+        try "variables: {password: curlew}\n".write(toFile: secrets, atomically: true, encoding: .utf8)
+        chmod(secrets, 0o600)
+        return directory + "/curlew.yaml"
+    }
+
+    @Test("exit 0 when everything passes; the JUnit report and the log are written, the secret is in neither")
+    func passing() async throws {
+        let server = try await TestServer.shared()
+        let path = try Self.workspace(base: server.baseURL)
+        let directory = (path as NSString).deletingLastPathComponent
+        let result = try await CurlewProcess.run(["run", path, "--request", "ok", "--group", "flow",
+                                                  "--junit", directory + "/report.xml", "--log", directory + "/run.jsonl", "--har", directory + "/run.har"])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("✓ ok: 200"))
+        #expect(result.output.contains("✓ group flow: succeeded"))
+        #expect(result.output.contains("Requests: 3 run, 3 passed, 0 failed"))
+        #expect(result.output.contains("Latency: p50"))
+        #expect(!result.output.contains("\u{1B}["), "piped output is plain")
+        let xml = try String(contentsOfFile: directory + "/report.xml", encoding: .utf8)
+        #expect(xml.contains("tests=\"3\" failures=\"0\" errors=\"0\""))
+        for file in ["report.xml", "run.jsonl", "run.har"] {
+            let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            #expect(!text.contains("password\\\":\\\"curlew") && !text.contains("\"password\":\"curlew\""), "\(file) holds the secret")
+            let mode = try FileManager.default.attributesOfItem(atPath: directory + "/" + file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file)")
+        }
+    }
+
+    @Test("exit 1 on a failed assertion, with expected and actual; a request needing a capture alone cannot be built")
+    func failing() async throws {
+        let server = try await TestServer.shared()
+        let path = try Self.workspace(base: server.baseURL)
+        let directory = (path as NSString).deletingLastPathComponent
+        let result = try await CurlewProcess.run(["run", path, "--request", "wrong", "--request", "me", "--junit", directory + "/r.xml"])
+        #expect(result.status == 1)
+        #expect(result.output.contains("status: expected 200, got 418"))
+        #expect(result.output.contains("expected: 200"))
+        #expect(result.output.contains("actual:   418"))
+        #expect(result.output.contains("variable {{token}} is not defined"))
+        let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
+        #expect(xml.contains("<failure message=\"status: expected 200, got 418\""))
+    }
+
+    @Test("exit 2 for usage and workspace errors", arguments: [
+        (["--request", "nope"], "no request \"nope\""),
+        (["--env", "prod"], "no environment \"prod\""),
+        (["--var", "novalue"], "expected NAME=VALUE"),
+    ])
+    func usage(arguments: [String], message: String) async throws {
+        let path = try Self.workspace(base: "http://127.0.0.1:1")
+        let result = try await CurlewProcess.run(["run", path] + arguments)
+        #expect(result.status == 2)
+        #expect(result.error.contains(message), "\(result.error)")
+        let broken = try await CurlewProcess.run(["run", "/nonexistent/curlew.yaml"])
+        #expect(broken.status == 2)
+        #expect(broken.error.contains("no such file"))
+    }
+
+    @Test("Ctrl-C cancels what is in flight, writes the log and exits 3")
+    func interrupted() async throws {
+        let server = try await TestServer.shared()
+        let path = try Self.workspace(base: server.baseURL)
+        let directory = (path as NSString).deletingLastPathComponent
+        let run = try CurlewProcess(["run", path, "--request", "ok", "--request", "slow", "--log", directory + "/cut.jsonl"])
+        try await run.waitForOutput(containing: "✓ ok")
+        try await Task.sleep(for: .milliseconds(300))
+        kill(run.processIdentifier, SIGINT)
+        let status = try await run.wait(timeout: .seconds(10))
+        #expect(status == 3)
+        #expect(run.standardOutput.contains("Interrupted"))
+        let log = try String(contentsOfFile: directory + "/cut.jsonl", encoding: .utf8)
+        #expect(log.contains("\"/get\"") || log.contains("/get"))
+        #expect(log.contains("cancelled"))
+    }
+
+    @Test("import curl merges into a workspace without touching its comments; export writes HAR and curl from a log")
+    func importAndExport() async throws {
+        let server = try await TestServer.shared()
+        let path = try Self.workspace(base: server.baseURL)
+        let directory = (path as NSString).deletingLastPathComponent
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        try ("# my comment\n" + original).write(toFile: path, atomically: true, encoding: .utf8)
+        let commands = directory + "/copied.sh"
+        try "curl '\(server.baseURL)/post' -H 'content-type: application/json' --data-raw '{\"a\":1}'\ncurl \(server.baseURL)/get\n"
+            .write(toFile: commands, atomically: true, encoding: .utf8)
+        let imported = try await CurlewProcess.run(["import", "curl", commands, "-o", path])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.contains("Added 2 requests"))
+        let merged = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(merged.hasPrefix("# my comment\n"))
+        #expect(merged.contains("POST /post"))
+        #expect(merged.contains("groups:"))
+        let again = try await CurlewProcess.run(["import", "curl", commands, "-o", path])
+        #expect(again.output.contains("POST /post 2"))
+
+        let ran = try await CurlewProcess.run(["run", path, "--request", "POST /post", "--log", directory + "/x.jsonl"])
+        #expect(ran.status == 0, "\(ran.output)")
+        let har = try await CurlewProcess.run(["export", "har", directory + "/x.jsonl", "-o", directory + "/x.har"])
+        #expect(har.status == 0)
+        let harText = try String(contentsOfFile: directory + "/x.har", encoding: .utf8)
+        #expect(harText.contains("\"1.2\"") && harText.contains("\"entries\""))
+        let curl = try await CurlewProcess.run(["export", "curl", directory + "/x.jsonl"])
+        #expect(curl.output.hasPrefix("curl \(server.baseURL)/post -H"), "\(curl.output)")
+        #expect(curl.output.contains("-H 'Content-Type: application/json'"))
+        #expect(curl.output.contains("--data-binary '{\"a\":1}'"))
+    }
+}
