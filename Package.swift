@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Without its default trait (loading external references), which Curlew does not use.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
     ],
     targets: [
         // Swift's Mutex, made visible to ThreadSanitizer in `make sanitize` builds.
@@ -55,8 +57,14 @@ let package = Package(
             dependencies: ["CurlewTransport", "CurlewLocking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "CurlewSessions", dependencies: ["CurlewAgent", "CurlewLocking"]),
+        // OpenAPI 3.0 and 3.1 import, apart so the rest of the interchange code does not build OpenAPIKit.
+        .target(name: "CurlewOpenAPI", dependencies: [
+            "CurlewAgent", "CurlewSessions", .product(name: "Yams", package: "Yams"),
+            .product(name: "OpenAPIKit", package: "OpenAPIKit"), .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+            .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+        ]),
         // Workspace files: config, environments, secrets, named requests with expectations, groups.
-        .target(name: "CurlewWorkspace", dependencies: ["CurlewAgent", "CurlewLocking", .product(name: "Yams", package: "Yams")]),
+        .target(name: "CurlewWorkspace", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewLocking", .product(name: "Yams", package: "Yams")]),
         // Request signers that need cryptography, kept apart so the agent itself does not link it.
         .target(name: "CurlewSigning", dependencies: ["CurlewAgent", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
@@ -76,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "curlew",
             dependencies: [
-                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewLocking", "CurlewSigning", "CurlewWorkspace",
+                "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewLocking", "CurlewSigning", "CurlewWorkspace", "CurlewOpenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -97,7 +105,7 @@ let package = Package(
             "CurlewLocking", "CurlewAgent", "CurlewSessions", "CurlewSigning", "CurlewTestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewLocking", "CurlewTestSupport"]),
-        .testTarget(name: "CurlewWorkspaceTests", dependencies: ["CurlewWorkspace", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewWorkspaceTests", dependencies: ["CurlewWorkspace", "CurlewOpenAPI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(
             name: "CurlewTUITests",
@@ -122,6 +130,8 @@ if Context.environment["CURLEW_FUZZ"] == "1" {
         ("FuzzRedaction", ["CurlewAgent"]),
         ("FuzzPipeline", ["CurlewAgent"]),
         ("FuzzStream", ["CurlewAgent"]),
+        ("FuzzWorkspace", ["CurlewWorkspace"]),
+        ("FuzzCurlImport", ["CurlewAgent", "CurlewSessions"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for target in fuzzTargets {

@@ -299,25 +299,42 @@ public final class NetworkLogger: NetworkObserver {
     }
 }
 
-/// Whole-session exports of a JSON Lines log, for tools that want one document.
-enum SessionLogExport {
+/// Whole-session exports of a JSON Lines log, for tools that want one document (HLNetworking's
+/// logger JSON array and property list).
+public enum SessionLogExport {
     /// `<log>.json`: every line as one element of a JSON array.
     static func writeJSONArray(from path: String) throws {
-        let lines = try readLines(path)
+        try write(jsonArray(try readLines(path)), to: replacingExtension(path, with: "json"))
+    }
+
+    /// `<log>.plist`: an XML property list array of the records (JSON nulls are left out).
+    static func writePropertyList(from path: String) throws {
+        try write(try propertyList(try readLines(path)), to: replacingExtension(path, with: "plist"))
+    }
+
+    /// Messages as session records, in one JSON array.
+    public static func jsonArray(_ messages: [DebugMessage]) -> Data {
+        jsonArray(messages.map { Data(SessionRecordWriter.messageLine($0, custom: nil)).filter { $0 != 0x0A } })
+    }
+
+    /// Messages as session records, in an XML property list array.
+    public static func propertyList(_ messages: [DebugMessage]) throws -> Data {
+        try propertyList(messages.map { Data(SessionRecordWriter.messageLine($0, custom: nil)) })
+    }
+
+    private static func jsonArray(_ lines: [Data]) -> Data {
         var output = Data("[\n".utf8)
         for (index, line) in lines.enumerated() {
             output.append(line)
             output.append(contentsOf: Array((index < lines.count - 1 ? ",\n" : "\n").utf8))
         }
         output.append(contentsOf: Array("]\n".utf8))
-        try write(output, to: replacingExtension(path, with: "json"))
+        return output
     }
 
-    /// `<log>.plist`: an XML property list array of the records (JSON nulls are left out).
-    static func writePropertyList(from path: String) throws {
-        let records = try readLines(path).compactMap { try? JSONSerialization.jsonObject(with: $0) }.map(withoutNulls)
-        let data = try PropertyListSerialization.data(fromPropertyList: records, format: .xml, options: 0)
-        try write(data, to: replacingExtension(path, with: "plist"))
+    private static func propertyList(_ lines: [Data]) throws -> Data {
+        let records = lines.compactMap { try? JSONSerialization.jsonObject(with: $0) }.map(withoutNulls)
+        return try PropertyListSerialization.data(fromPropertyList: records, format: .xml, options: 0)
     }
 
     private static func readLines(_ path: String) throws -> [Data] {

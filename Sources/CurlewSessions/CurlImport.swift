@@ -27,13 +27,16 @@ public enum CurlImport {
         let words: [String]
         do { words = try ShellWords.split(text) } catch { throw Failure(reason: error.reason) }
         var commands: [[String]] = []
+        var startsCommand = true
         for word in words {
-            if word == "curl" || word.hasSuffix("/curl") || word == "curl.exe" {
+            if [";", "&", "|", "\n"].contains(word) {
+                startsCommand = true
+            } else if startsCommand {
+                guard word == "curl" || word.hasSuffix("/curl") || word == "curl.exe" else {
+                    throw Failure(reason: "expected a command starting with curl, found \"\(word.prefix(40))\"")
+                }
                 commands.append([])
-            } else if [";", "&", "|"].contains(word) {
-                continue
-            } else if commands.isEmpty {
-                throw Failure(reason: "expected a command starting with curl, found \"\(word.prefix(40))\"")
+                startsCommand = false
             } else {
                 commands[commands.count - 1].append(word)
             }

@@ -12,6 +12,8 @@ public enum ShellWords {
     /// The longest command accepted, in bytes.
     public static let maxLength = 8 << 20
 
+    /// The words of `text`; a line end, `;`, `|` and `&` outside quotes are words of their own
+    /// (`"\n"`, `";"`…), so commands can be told apart.
     public static func split(_ text: String) throws(Failure) -> [String] {
         guard text.utf8.count <= maxLength else { throw Failure(reason: "the command is longer than \(maxLength >> 20) MiB") }
         let scalars = Array((isCmd(text) ? fromCmd(text) : text).unicodeScalars)
@@ -27,8 +29,13 @@ public enum ShellWords {
         while index < scalars.count {
             let c = scalars[index]
             switch c {
-            case " ", "\t", "\n", "\r":
+            case " ", "\t", "\r":
                 finish()
+                index += 1
+            case "\n":
+                // An unescaped line end ends a command, as ; does.
+                finish()
+                if let last = words.last, last != "\n" { words.append("\n") }
                 index += 1
             case "#" where !inWord:
                 while index < scalars.count, scalars[index] != "\n" { index += 1 }
@@ -82,9 +89,11 @@ public enum ShellWords {
         return words
     }
 
-    /// A cmd line: "Copy as cURL (cmd)" escapes with `^` and continues lines with a final `^`.
+    /// A cmd line: "Copy as cURL (cmd)" always starts `curl ^"` (the URL quoted the cmd way).
+    /// A `^"` or `^` line end elsewhere may be text inside POSIX quotes, so only the start counts.
     static func isCmd(_ text: String) -> Bool {
-        text.contains("^\n") || text.contains("^\r\n") || text.contains("^\"")
+        let start = text.drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        return start.hasPrefix("curl ^\"") || start.hasPrefix("curl.exe ^\"")
     }
 
     /// Removes cmd's escapes: `^X` is X, `^` at a line's end joins the next line. What remains

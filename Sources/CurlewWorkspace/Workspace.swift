@@ -48,9 +48,15 @@ public struct Workspace: Sendable {
 
     /// Reads and checks a workspace, its includes and its secrets file.
     public static func load(path: String) throws(WorkspaceError) -> Workspace {
+        try parse(YAMLDocument.readText(path: path), path: path)
+    }
+
+    /// Checks a workspace whose main file's text is `text`, as if read from `path` (includes and
+    /// the secrets file are read from beside it).
+    public static func parse(_ text: String, path: String) throws(WorkspaceError) -> Workspace {
         var workspace = Workspace(path: path)
         var unresolved: [(group: Int, member: Int, name: String, position: SourcePosition)] = []
-        try workspace.read(file: path, isMain: true, unresolved: &unresolved, including: [])
+        try workspace.read(file: path, text: text, isMain: true, unresolved: &unresolved, including: [])
         try workspace.resolveMembers(unresolved)
         try workspace.checkGroupCycles()
         let secretsPath = (workspace.directory as NSString).appendingPathComponent(secretsFileName)
@@ -69,7 +75,8 @@ public struct Workspace: Sendable {
     /// The environment used when none is chosen: `defaultEnvironment`, else the first one.
     public var selectedEnvironmentByDefault: String? { defaultEnvironment ?? environmentNames.first }
 
-    private mutating func read(file: String, isMain: Bool, unresolved: inout [(group: Int, member: Int, name: String, position: SourcePosition)],
+    private mutating func read(file: String, text: String? = nil, isMain: Bool,
+                               unresolved: inout [(group: Int, member: Int, name: String, position: SourcePosition)],
                                including: [String]) throws(WorkspaceError) {
         let canonical = (file as NSString).standardizingPath
         guard !including.contains(canonical) else {
@@ -77,7 +84,9 @@ public struct Workspace: Sendable {
         }
         guard !files.contains(canonical) else { return }
         files.append(canonical)
-        guard let root = try YAMLDocument.read(path: file) else { return }
+        let source: String
+        if let text { source = text } else { source = try YAMLDocument.readText(path: file) }
+        guard let root = try YAMLDocument.parse(source, file: file) else { return }
         let directory = (file as NSString).deletingLastPathComponent
         var map = try NodeReader(root, keyPath: "").mapping()
         if isMain {

@@ -76,6 +76,11 @@ public enum YAMLDocument {
             throw WorkspaceError(.unreadable, at: nil, "\(path): no such file")
         }
         guard !isDirectory.boolValue else { throw WorkspaceError(.unreadable, at: nil, "\(path): is a directory") }
+        // A FIFO, a device or /dev/stdin would block or never end.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw WorkspaceError(.unreadable, at: nil, "\(path): not a regular file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw WorkspaceError(.unreadable, at: nil, "\(path): cannot be opened") }
         defer { try? handle.close() }
         let data: Data

@@ -7,15 +7,17 @@ import Foundation
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a session log as HAR 1.2 or as curl commands.",
+        abstract: "Write a session log as HAR 1.2, curl commands, an .http file, or HLNetworking's JSON array or property list.",
         discussion: "Secrets are redacted (again, in case the log was written without) unless --no-redact is given."
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case har, curl
+        case har, curl, http
+        case hlJSON = "hl-json"
+        case plist
     }
 
-    @Argument(help: "The format: har or curl.")
+    @Argument(help: "The format: har, curl, http, hl-json or plist.")
     var format: Format
 
     @Argument(help: "The session log (.jsonl).")
@@ -43,9 +45,14 @@ struct ExportCommand: ParsableCommand {
             }
         }
         if !noRedact { messages = messages.map(RedactionPolicy().redact) }
-        let data: Data = switch format {
-        case .har: HARExport.data(messages)
-        case .curl: Data((messages.compactMap(CurlExport.command).joined(separator: "\n\n") + "\n").utf8)
+        let data: Data
+        switch format {
+        case .har: data = HARExport.data(messages)
+        case .curl: data = Data((messages.compactMap(CurlExport.command).joined(separator: "\n\n") + "\n").utf8)
+        case .http: data = Data(HTTPFileExport.text(messages).utf8)
+        case .hlJSON: data = SessionLogExport.jsonArray(messages)
+        case .plist:
+            do { data = try SessionLogExport.propertyList(messages) } catch { throw RunCommand.usageFailure("cannot write a property list: \(error)") }
         }
         if let output, output != "-" {
             if let failure = RunCommand.write(data, to: output) { throw RunCommand.usageFailure(failure) }

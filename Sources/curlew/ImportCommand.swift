@@ -1,26 +1,34 @@
 import ArgumentParser
 import CurlewAgent
 import CurlewSessions
+import CurlewOpenAPI
 import CurlewWorkspace
 import Foundation
 
-/// `curlew import curl FILE`: brings requests into a workspace, merged without clobbering.
+/// `curlew import FORMAT FILE`: brings requests into a workspace, merged without clobbering.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Add requests from another tool's format to a workspace.",
         discussion: """
-        Formats: curl (one or more curl commands, as "Copy as cURL" writes them for bash or cmd).
-        Requests are added at the end of the workspace's requests; a name already taken gets a
-        number. Everything else in the file, comments included, stays as it was.
+        Formats:
+          curl      curl commands, as "Copy as cURL" writes them for bash or cmd
+          har       a HAR 1.2 file from a browser or another tool (one request per entry)
+          http      a JetBrains / VS Code REST Client .http file (named requests that use
+                    {{name.response.body.$.path}} become a chain)
+          postman   a Postman collection v2.1, or a Postman environment export
+          openapi   an OpenAPI 3.0 or 3.1 document, JSON or YAML
+        New requests go at the end of the workspace's requests; a name already taken gets a
+        number, and variables and environments already defined are kept as they are. Comments and
+        everything else in the file stay as written. Secret values go to curlew.secrets.yaml.
         """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case curl
+        case curl, har, http, postman, openapi
     }
 
-    @Argument(help: "The format: curl.")
+    @Argument(help: "The format: curl, har, http, postman or openapi.")
     var format: Format
 
     @Argument(help: "The file to import, or - for standard input.")
@@ -30,23 +38,49 @@ struct ImportCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        let text: String
+        let data: Data
         if file == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
-            do { text = try YAMLDocument.readText(path: file) } catch { throw RunCommand.usageFailure("\(error)") }
+            do { data = Data(try YAMLDocument.readText(path: file).utf8) } catch { throw RunCommand.usageFailure("\(error)") }
         }
-        let target = output ?? Workspace.fileName
-        let imported: [CurlImport.Imported]
-        do { imported = try CurlImport.parse(text) } catch { throw RunCommand.usageFailure("\(file): \(error)") }
-        for item in imported where !item.ignored.isEmpty {
-            print("note: \(WorkspaceWriter.defaultName(item.request)): ignored \(item.ignored.joined(separator: ", "))")
-        }
+        let directory = file == "-" ? "." : (file as NSString).deletingLastPathComponent
+        let collection: ImportedCollection
         do {
-            let names = try WorkspaceWriter.add(imported.map(\.request), to: target)
-            print("Added \(names.count) request\(names.count == 1 ? "" : "s") to \(target): \(names.joined(separator: ", "))")
+            collection = try read(data, directory: directory.isEmpty ? "." : directory)
+        } catch {
+            throw RunCommand.usageFailure("\(file): \(error)")
+        }
+        for note in collection.notes { print("note: \(note)") }
+        let target = output ?? Workspace.fileName
+        do {
+            let summary = try WorkspaceWriter.add(collection, to: target)
+            var parts = ["\(summary.requests.count) request\(summary.requests.count == 1 ? "" : "s")"]
+            if !summary.groups.isEmpty { parts.append("group \(summary.groups.joined(separator: ", "))") }
+            if !summary.variables.isEmpty { parts.append("variables \(summary.variables.joined(separator: ", "))") }
+            if !summary.environments.isEmpty { parts.append("environments \(summary.environments.joined(separator: ", "))") }
+            if !summary.secrets.isEmpty { parts.append("secrets \(summary.secrets.joined(separator: ", ")) (values in \(Workspace.secretsFileName))") }
+            print("Added to \(target): \(parts.joined(separator: "; "))")
+            if !summary.requests.isEmpty { print("Requests: \(summary.requests.joined(separator: ", "))") }
+            if !summary.kept.isEmpty { print("Already defined, kept as they were: \(summary.kept.joined(separator: ", "))") }
         } catch {
             throw RunCommand.usageFailure("\(error)")
+        }
+    }
+
+    private func read(_ data: Data, directory: String) throws -> ImportedCollection {
+        switch format {
+        case .curl:
+            var collection = ImportedCollection()
+            for item in try CurlImport.parse(String(decoding: data, as: UTF8.self)) {
+                if !item.ignored.isEmpty { collection.notes.append("\(WorkspaceWriter.defaultName(item.request)): ignored \(item.ignored.joined(separator: ", "))") }
+                collection.items.append(.init(name: WorkspaceWriter.defaultName(item.request), request: item.request))
+            }
+            return collection
+        case .har: return try HARImport.collection(data)
+        case .http: return try HTTPFileImport.parse(String(decoding: data, as: UTF8.self), directory: directory)
+        case .postman: return try PostmanImport.parse(data)
+        case .openapi: return try OpenAPIImport.parse(data)
         }
     }
 }

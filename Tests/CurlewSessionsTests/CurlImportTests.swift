@@ -94,3 +94,31 @@ struct CurlImportTests {
         #expect(data == body)
     }
 }
+
+@Suite("curl import regressions")
+struct CurlImportRegressionTests {
+    @Test("a ^\" inside a POSIX-quoted body is text, not a cmd escape (found by FuzzCurlImport)")
+    func caretQuoteInBody() throws {
+        let command = #"curl 'https://h/a?x=1&y=2' --data-binary $'{^"k":1}\x7F'"#
+        let request = try #require(try CurlImport.parse(command).first).request
+        #expect(request.requestSerializer == .raw(Data("{^\"k\":1}\u{7F}".utf8), contentType: "application/x-www-form-urlencoded"))
+    }
+}
+
+extension CurlImportRegressionTests {
+    @Test("a flag's value spelt curl is not a new command; commands split at line ends and ; (found by FuzzCurlImport)")
+    func curlAsAValue() throws {
+        let imported = try CurlImport.parse("curl -X curl 'http://h/a'\ncurl http://h/b ; curl -A curl http://h/c")
+        #expect(imported.map(\.request.method.rawValue) == ["curl", "GET", "GET"])
+        #expect(imported.map(\.request.customURL) == ["http://h/a", "http://h/b", "http://h/c"])
+        #expect(imported[2].request.headers["User-Agent"] == "curl")
+    }
+}
+
+extension CurlImportRegressionTests {
+    @Test("a ^ line end inside POSIX quotes does not switch to cmd reading (found by FuzzCurlImport)")
+    func caretLineEndInQuotes() throws {
+        let request = try #require(try CurlImport.parse("curl 'http://h/a^\r\n  -H x'").first).request
+        #expect(request.customURL == "http://h/a^\r\n  -H x")
+    }
+}

@@ -1,0 +1,121 @@
+import CurlewAgent
+import CurlewSessions
+import Foundation
+import OpenAPIKit
+import OpenAPIKit30
+import OpenAPIKitCompat
+import Yams
+
+/// Reads an OpenAPI 3.0 or 3.1 document (JSON or YAML) with OpenAPIKit: one request per
+/// operation, named by its operationId; path, query and header parameters become variables;
+/// JSON request bodies come from the examples; servers become environments (`baseURL`); an
+/// operation's first tag is its folder.
+public enum OpenAPIImport {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    private struct VersionProbe: Decodable {
+        var openapi: String?
+        var swagger: String?
+    }
+
+    public static func parse(_ data: Data) throws(Failure) -> ImportedCollection {
+        guard data.count <= 32 << 20 else { throw Failure(reason: "larger than 32 MiB") }
+        let document: OpenAPIKit.OpenAPI.Document
+        do {
+            let decoder = YAMLDecoder()
+            let probe = try decoder.decode(VersionProbe.self, from: data)
+            if probe.swagger != nil { throw Failure(reason: "a Swagger 2.0 document; convert it to OpenAPI 3 first") }
+            guard let version = probe.openapi else { throw Failure(reason: "not an OpenAPI document: no openapi version field") }
+            if version.hasPrefix("3.0") {
+                document = try decoder.decode(OpenAPIKit30.OpenAPI.Document.self, from: data).convert(to: .v3_1_1)
+            } else {
+                document = try decoder.decode(OpenAPIKit.OpenAPI.Document.self, from: data)
+            }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(reason: "not a valid OpenAPI document: \(String(describing: error).prefix(400))")
+        }
+        let dereferenced: OpenAPIKit.DereferencedDocument
+        do { dereferenced = try document.locallyDereferenced() } catch {
+            throw Failure(reason: "a reference in the document cannot be resolved: \(String(describing: error).prefix(400))")
+        }
+        return collection(dereferenced)
+    }
+
+    static let methods: [OpenAPIKit.OpenAPI.HttpMethod] = [.get, .post, .put, .patch, .delete, .head, .options, .trace]
+
+    private static func collection(_ document: OpenAPIKit.DereferencedDocument) -> ImportedCollection {
+        var collection = ImportedCollection()
+        var variables: [String: String] = [:]
+        var order: [String] = []
+        func declare(_ name: String, _ value: String) {
+            if variables[name] == nil { order.append(name) }
+            if variables[name]?.isEmpty ?? true { variables[name] = value }
+        }
+        for (index, server) in document.underlyingDocument.servers.enumerated() {
+            var url = server.urlTemplate.absoluteString
+            for (name, variable) in server.variables { url = url.replacingOccurrences(of: "{\(name)}", with: variable.default) }
+            let name = server.description.map(slug) ?? (index == 0 ? "default" : "server\(index + 1)")
+            collection.environments.append((name.isEmpty ? "server\(index + 1)" : name, [("baseURL", url.hasSuffix("/") ? String(url.dropLast()) : url)]))
+        }
+        if collection.environments.isEmpty { declare("baseURL", "http://localhost") }
+        var names: Set<String> = []
+        for route in document.routes {
+            for method in methods {
+                guard let operation = route.pathItem.for(method) else { continue }
+                var path = "/" + route.path.components.joined(separator: "/")
+                var request = Request(HTTPMethod(rawValue: method.rawValue.uppercased()), "")
+                var query: [String] = []
+                for parameter in route.pathItem.parameters + operation.parameters {
+                    let name = parameter.name
+                    let value = example(of: parameter)
+                    switch parameter.location {
+                    case .path:
+                        path = path.replacingOccurrences(of: "{\(name)}", with: "{{\(name)}}")
+                        declare(name, value)
+                    case .query where parameter.required:
+                        query.append("\(name)={{\(name)}}")
+                        declare(name, value)
+                    case .header:
+                        request.headers.set(name, "{{\(name)}}")
+                        declare(name, value)
+                    default: break
+                    }
+                }
+                request.customURL = "{{baseURL}}" + path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+                if let body = operation.requestBody {
+                    let json = body.content.first { $0.key.rawValue.lowercased().contains("json") }
+                    if let (type, content) = json {
+                        let value = content.example ?? content.examples?.first?.value.dataValue ?? content.examples?.first?.value.legacyValue
+                        let text = value.flatMap { try? JSONEncoder().encode($0) }.flatMap { try? JSONValue.parse($0) }?.serialized() ?? "{}"
+                        request.requestSerializer = .raw(Data(text.utf8), contentType: type.rawValue)
+                    } else if let type = body.content.keys.first {
+                        request.headers.set("Content-Type", type.rawValue)
+                    }
+                }
+                var name = operation.operationId ?? operation.summary ?? "\(method.rawValue.uppercased()) \(route.path.rawValue)"
+                if names.contains(name) { name += " (\(method.rawValue.uppercased()))" }
+                names.insert(name)
+                collection.items.append(.init(name: name, folder: operation.tags?.first, request: request))
+            }
+        }
+        collection.variables = order.map { ($0, variables[$0] ?? "") }
+        return collection
+    }
+
+    /// A parameter's example, else its schema's default, else nothing to fill in.
+    private static func example(of parameter: OpenAPIKit.DereferencedParameter) -> String {
+        let context = parameter.schemaOrContent.a
+        let value = context?.example ?? context?.schema.examples.first ?? context?.schema.defaultValue
+        guard let value, let data = try? JSONEncoder().encode(value), let json = try? JSONValue.parse(data) else { return "" }
+        return json.textValue
+    }
+
+    private static func slug(_ text: String) -> String {
+        text.lowercased().split { !$0.isLetter && !$0.isNumber }.joined(separator: "-")
+    }
+}

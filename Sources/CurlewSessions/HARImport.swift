@@ -1,0 +1,122 @@
+import CurlewAgent
+import Foundation
+
+/// Reads HAR 1.2 files as browsers and other tools write them: a byte-order mark, vendor `_`
+/// fields, missing optional fields, timestamps with local offsets. Each entry becomes a debug
+/// message (for the log browser and `curlew log`) and a request (for a workspace).
+public enum HARImport {
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// Headers HTTP/2 browsers list that are not headers to send again.
+    static let pseudoHeaders: Set<String> = [":method", ":path", ":scheme", ":authority", "content-length", "host"]
+
+    public static func messages(_ data: Data) throws(Failure) -> [DebugMessage] {
+        try entries(data).enumerated().map { index, entry in message(entry, id: UInt64(index + 1)) }
+    }
+
+    public static func collection(_ data: Data) throws(Failure) -> ImportedCollection {
+        var collection = ImportedCollection()
+        for message in try messages(data) {
+            guard let original = message.original else { continue }
+            var request = Request.url(original.url, method: HTTPMethod(rawValue: original.method))
+            request.headers = HTTPHeaders(original.headers.filter { !pseudoHeaders.contains($0.name.lowercased()) })
+            if let body = original.body, !body.data.isEmpty {
+                request.requestSerializer = .raw(body.data, contentType: body.contentType ?? "application/octet-stream")
+            }
+            let path = URLComponents(string: original.url)?.path ?? original.url
+            collection.items.append(.init(name: "\(original.method) \(path.isEmpty ? "/" : path)", folder: URLComponents(string: original.url)?.host, request: request))
+        }
+        return collection
+    }
+
+    private static func entries(_ data: Data) throws(Failure) -> [JSONValue] {
+        let document: JSONValue
+        do { document = try JSONValue.parse(data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data) } catch {
+            throw Failure(reason: "not JSON: \(error)")
+        }
+        guard case .array(let entries)? = document["log"]?["entries"] else { throw Failure(reason: "not a HAR file: no log.entries list") }
+        return entries
+    }
+
+    static func message(_ entry: JSONValue, id: UInt64) -> DebugMessage {
+        let request = entry["request"]
+        let response = entry["response"]
+        let method = request?["method"]?.stringValue ?? "GET"
+        let url = request?["url"]?.stringValue ?? ""
+        let requestHeaders = headers(request?["headers"])
+        var requestBody: BodySnapshot?
+        if let post = request?["postData"] {
+            let type = post["mimeType"]?.stringValue
+            var bytes = Data((post["text"]?.stringValue ?? "").utf8)
+            if bytes.isEmpty, case .array(let params)? = post["params"] {
+                bytes = Data(params.map { "\($0["name"]?.textValue ?? "")=\($0["value"]?.textValue ?? "")" }.joined(separator: "&").utf8)
+            }
+            if !bytes.isEmpty { requestBody = BodySnapshot(kept: bytes, size: Int64(bytes.count), contentType: type) }
+        }
+        let original = ComposedRequest(method: method, url: url, headers: requestHeaders, params: .null, body: requestBody, timeoutMilliseconds: 0)
+        let status = Int(number(response?["status"]) ?? 0)
+        var snapshot: ResponseSnapshot?
+        var error: RequestError?
+        if status > 0 {
+            let content = response?["content"]
+            var body = Data((content?["text"]?.stringValue ?? "").utf8)
+            if content?["encoding"]?.stringValue == "base64", let decoded = Data(base64Encoded: content?["text"]?.stringValue ?? "") { body = decoded }
+            let size = max(Int64(body.count), Int64(number(content?["size"]) ?? 0))
+            let version = response?["httpVersion"]?.stringValue ?? ""
+            let statusText = response?["statusText"]?.stringValue ?? ""
+            snapshot = ResponseSnapshot(statusCode: status, statusLine: "\(version.isEmpty ? "HTTP/1.1" : version) \(status) \(statusText)",
+                                        httpVersion: version, headers: headers(response?["headers"]),
+                                        body: BodySnapshot(kept: body, size: size, contentType: content?["mimeType"]?.stringValue))
+        } else {
+            error = RequestError(.other, response?["_error"]?.textValue ?? "no response")
+        }
+        return DebugMessage(requestID: id, name: entry["_name"]?.stringValue, state: status > 0 ? .succeeded : .failed,
+                            startedAt: date(entry["startedDateTime"]?.stringValue) ?? Date(timeIntervalSince1970: 0),
+                            original: original, sent: nil, response: snapshot, error: error, timings: timings(entry["timings"], time: entry["time"]),
+                            connection: nil, callbackQueue: "har")
+    }
+
+    /// HAR's phases (milliseconds, -1 for none, `ssl` inside `connect`) as Curlew's (microseconds).
+    static func timings(_ value: JSONValue?, time: JSONValue?) -> TimingBreakdown? {
+        guard let value else { return nil }
+        func phase(_ key: String) -> Int64? {
+            guard let ms = number(value[key]), ms >= 0, ms < 1e9 else { return nil }
+            return Int64((ms * 1000).rounded())
+        }
+        let ssl = phase("ssl")
+        let connect = phase("connect").map { max(0, $0 - (ssl ?? 0)) }
+        let send = phase("send") ?? 0, wait = phase("wait") ?? 0, receive = phase("receive") ?? 0
+        let phases = [phase("dns"), connect, ssl, send, wait, receive].compactMap { $0 }.reduce(0, +)
+        let total = number(time).flatMap { $0 >= 0 && $0 < 1e9 ? Int64(($0 * 1000).rounded()) : nil }.map { max($0 - (phase("blocked") ?? 0), phases) } ?? phases
+        return TimingBreakdown(queued: phase("blocked") ?? 0, dns: phase("dns"), connect: connect, tls: ssl, send: send, wait: wait,
+                               receive: receive, redirect: nil, total: total)
+    }
+
+    private static func headers(_ value: JSONValue?) -> [HeaderField] {
+        guard case .array(let fields)? = value else { return [] }
+        return fields.compactMap { field in
+            guard let name = field["name"]?.stringValue else { return nil }
+            return HeaderField(name: name, value: field["value"]?.textValue ?? "")
+        }
+    }
+
+    private static func number(_ value: JSONValue?) -> Double? {
+        switch value {
+        case .int(let number)?: Double(number)
+        case .double(let number)? where number.isFinite: number
+        default: nil
+        }
+    }
+
+    /// ISO 8601 with or without fractional seconds, with `Z` or a local offset.
+    static func date(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .colon)) { return date }
+        if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .colon)) { return date }
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        return nil
+    }
+}

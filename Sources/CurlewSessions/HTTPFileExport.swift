@@ -1,0 +1,29 @@
+import CurlewAgent
+import Foundation
+
+/// Logged exchanges as an `.http` file (JetBrains HTTP Client, VS Code REST Client): each request
+/// after a `###` line with its name, the request line, the headers as sent and a text body.
+public enum HTTPFileExport {
+    public static func text(_ messages: [DebugMessage]) -> String {
+        messages.compactMap(request).joined(separator: "\n")
+    }
+
+    static func request(_ message: DebugMessage) -> String? {
+        guard let original = message.original else { return nil }
+        var lines = ["### \(message.name ?? "\(original.method) \(original.url)")".replacingOccurrences(of: "\n", with: " ")]
+        if let name = message.name { lines.append("# @name \(name.replacingOccurrences(of: "\n", with: " "))") }
+        lines.append("\(original.method) \(original.url)")
+        let headLines = message.sent?.head.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" }).dropFirst().map(String.init)
+        let headers = headLines ?? original.headers.map { "\($0.name): \($0.value)" }
+        lines += headers.filter { !$0.lowercased().hasPrefix("host:") && !$0.lowercased().hasPrefix("content-length:") }
+        if let body = message.sent?.body ?? original.body, body.size > 0 {
+            lines.append("")
+            if let text = body.text, !text.contains("\n###"), !text.hasPrefix("###") {
+                lines.append(text)
+            } else {
+                lines.append("# a binary body of \(body.size) bytes is not written")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

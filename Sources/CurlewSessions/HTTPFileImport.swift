@@ -1,0 +1,172 @@
+import CurlewAgent
+import Foundation
+
+/// Reads `.http` files (JetBrains HTTP Client and VS Code REST Client): requests separated by
+/// `###`, `@name = value` variables, `# @name` names, `#` and `//` comments, headers, bodies and
+/// `< file` bodies. A `{{login.response.body.$.token}}` reference becomes a chain: `login`
+/// captures the value and the request that uses it reads `{{login_token}}`.
+public enum HTTPFileImport {
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public var line: Int
+        public var reason: String
+        public var description: String { "line \(line): \(reason)" }
+    }
+
+    static let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT"]
+
+    /// `directory` resolves `< file` bodies.
+    public static func parse(_ text: String, directory: String = ".") throws(Failure) -> ImportedCollection {
+        var collection = ImportedCollection()
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var blocks: [[(number: Int, text: String)]] = [[]]
+        for (index, line) in lines.enumerated() {
+            if line.hasPrefix("###") { blocks.append([]); continue }
+            blocks[blocks.count - 1].append((index + 1, line))
+        }
+        var references: [(user: String, source: String, path: String, variable: String)] = []
+        for block in blocks {
+            guard var item = try request(in: block, directory: directory, variables: &collection.variables, notes: &collection.notes) else { continue }
+            if collection.items.contains(where: { $0.name == item.name }) {
+                var number = 2
+                while collection.items.contains(where: { $0.name == "\(item.name) \(number)" }) { number += 1 }
+                item.name = "\(item.name) \(number)"
+            }
+            item.request = rewriteReferences(in: item.request, user: item.name, references: &references)
+            collection.items.append(item)
+        }
+        if !references.isEmpty {
+            // One chain in file order, up to the last request that uses a captured value.
+            let lastUser = collection.items.lastIndex { item in references.contains { $0.user == item.name } } ?? 0
+            var steps: [(request: String, captures: [Capture])] = []
+            for item in collection.items[...lastUser] {
+                var captures: [Capture] = []
+                for reference in references where reference.source == item.name && !captures.contains(where: { $0.name == reference.variable }) {
+                    captures.append(capture(reference.variable, reference.path))
+                }
+                steps.append((item.name, captures))
+            }
+            collection.chains.append(.init(name: "chain", steps: steps))
+        }
+        return collection
+    }
+
+    private static func request(in block: [(number: Int, text: String)], directory: String,
+                                variables: inout [(name: String, value: String)], notes: inout [String]) throws(Failure) -> ImportedCollection.Item? {
+        var name: String?
+        var index = 0
+        // Comments, names and variables before the request line.
+        while index < block.count {
+            let line = block[index].text.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { index += 1; continue }
+            if line.hasPrefix("#") || line.hasPrefix("//") {
+                let comment = line.drop { $0 == "#" || $0 == "/" }.trimmingCharacters(in: .whitespaces)
+                if comment.hasPrefix("@name") {
+                    let rest = comment.dropFirst(5).trimmingCharacters(in: CharacterSet(charactersIn: " =")).trimmingCharacters(in: .whitespaces)
+                    if !rest.isEmpty { name = rest }
+                }
+                index += 1
+                continue
+            }
+            if line.hasPrefix("@"), let equals = line.firstIndex(of: "=") {
+                let variable = line[line.index(after: line.startIndex)..<equals].trimmingCharacters(in: .whitespaces)
+                variables.removeAll { $0.name == variable }
+                variables.append((variable, line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)))
+                index += 1
+                continue
+            }
+            break
+        }
+        guard index < block.count else { return nil }
+        let requestLineNumber = block[index].number
+        var words = block[index].text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        index += 1
+        var method = "GET"
+        if let first = words.first, methods.contains(first.uppercased()) { method = first.uppercased(); words.removeFirst() }
+        if words.count > 1, words.last!.uppercased().hasPrefix("HTTP/") { words.removeLast() }
+        guard words.count == 1 else { throw Failure(line: requestLineNumber, reason: "expected METHOD URL [HTTP/version], found \"\(block[index - 1].text.prefix(60))\"") }
+        var url = words[0]
+        // Query lines that continue the URL (`?a=1`, `&b=2`).
+        while index < block.count {
+            let line = block[index].text.trimmingCharacters(in: .whitespaces)
+            guard line.hasPrefix("?") || line.hasPrefix("&") else { break }
+            url += line
+            index += 1
+        }
+        var headers = HTTPHeaders()
+        while index < block.count {
+            let line = block[index].text
+            index += 1
+            if line.trimmingCharacters(in: .whitespaces).isEmpty { break }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("#") || trimmed.hasPrefix("//") { continue }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw Failure(line: block[index - 1].number, reason: "expected a header (Name: value) or a blank line before the body")
+            }
+            headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var bodyLines: [String] = []
+        var inHandler = false
+        while index < block.count {
+            let line = block[index].text
+            index += 1
+            if line.hasPrefix("> {%") { inHandler = !line.contains("%}"); notes.append("line \(block[index - 1].number): a response handler script is not imported"); continue }
+            if inHandler { if line.contains("%}") { inHandler = false }; continue }
+            if line.hasPrefix("<> ") || line.hasPrefix(">> ") { continue }
+            bodyLines.append(line)
+        }
+        while let last = bodyLines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { bodyLines.removeLast() }
+        var request = Request(HTTPMethod(rawValue: method), "")
+        request.customURL = url
+        request.headers = headers
+        if bodyLines.count == 1, bodyLines[0].hasPrefix("< ") {
+            let path = String(bodyLines[0].dropFirst(2)).trimmingCharacters(in: .whitespaces)
+            request.uploadFile = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
+        } else if !bodyLines.isEmpty {
+            let contentType = headers["Content-Type"] ?? "text/plain; charset=utf-8"
+            request.requestSerializer = .raw(Data(bodyLines.joined(separator: "\n").utf8), contentType: contentType)
+        }
+        let fallback = "\(method) \(URLComponents(string: url)?.path ?? url)"
+        return .init(name: name ?? fallback, request: request)
+    }
+
+    /// `{{name.response.body.$.a}}` and `{{name.response.headers.X}}` become `{{name_a}}` and
+    /// `{{name_X}}`, noted for the chain.
+    private static func rewriteReferences(in request: Request, user: String,
+                                          references: inout [(user: String, source: String, path: String, variable: String)]) -> Request {
+        func rewrite(_ text: String) -> String {
+            guard text.contains(".response.") else { return text }
+            var output = ""
+            var rest = Substring(text)
+            while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+                output += rest[..<open.lowerBound]
+                let inner = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+                if let marker = inner.range(of: ".response.") {
+                    let source = String(inner[..<marker.lowerBound])
+                    let path = String(inner[marker.upperBound...])
+                    let tail = path.hasPrefix("body.") ? String(path.dropFirst(5)) : path
+                    let slug = tail.replacingOccurrences(of: "headers.", with: "").filter { $0.isLetter || $0.isNumber || $0 == "_" }
+                    let variable = "\(source.filter { $0.isLetter || $0.isNumber || $0 == "_" })_\(slug.isEmpty ? "value" : slug)"
+                    references.append((user, source, path, variable))
+                    output += "{{\(variable)}}"
+                } else {
+                    output += rest[open.lowerBound..<close.upperBound]
+                }
+                rest = rest[close.upperBound...]
+            }
+            return output + rest
+        }
+        var request = request
+        request.customURL = request.customURL.map(rewrite)
+        request.headers = HTTPHeaders(request.headers.map { HeaderField(name: $0.name, value: rewrite($0.value)) })
+        if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8) {
+            request.requestSerializer = .raw(Data(rewrite(text).utf8), contentType: type)
+        }
+        return request
+    }
+
+    private static func capture(_ variable: String, _ path: String) -> Capture {
+        if path.hasPrefix("headers.") { return Capture(variable, from: .header(String(path.dropFirst(8)))) }
+        let body = path.hasPrefix("body.") ? String(path.dropFirst(5)) : path
+        return .json(variable, body.hasPrefix("$") ? body : "$." + body)
+    }
+}

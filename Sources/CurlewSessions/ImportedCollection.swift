@@ -1,0 +1,40 @@
+import CurlewAgent
+
+/// What an import brings into a workspace, whatever the format: requests with names and
+/// folders, variables, environments, and chains that carry values from one request to the next.
+public struct ImportedCollection: Sendable {
+    /// A request with the name and folder it had in its source.
+    public struct Item: Sendable {
+        public var name: String
+        public var folder: String?
+        public var request: Request
+
+        public init(name: String, folder: String? = nil, request: Request) {
+            self.name = name
+            self.folder = folder
+            self.request = request
+        }
+    }
+
+    /// A chain of requests by name, each with what it captures for the later ones.
+    public struct Chain: Sendable {
+        public var name: String
+        public var steps: [(request: String, captures: [Capture])]
+
+        public init(name: String, steps: [(request: String, captures: [Capture])]) {
+            self.name = name
+            self.steps = steps
+        }
+    }
+
+    public var items: [Item] = []
+    public var variables: [(name: String, value: String)] = []
+    public var environments: [(name: String, variables: [(name: String, value: String)])] = []
+    /// Values marked secret in the source: they go to the secrets file, never the workspace.
+    public var secrets: [(name: String, value: String)] = []
+    public var chains: [Chain] = []
+    /// What was read but has no place in a workspace (scripts, unsupported auth), for the user.
+    public var notes: [String] = []
+
+    public init() {}
+}

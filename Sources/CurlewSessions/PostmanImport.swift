@@ -1,0 +1,168 @@
+import CurlewAgent
+import Foundation
+
+/// Reads Postman collection v2.0/v2.1 and environment exports: folders, requests (URL, query,
+/// headers, raw / urlencoded / form-data / file bodies), auth (bearer, basic, API key; inherited
+/// from folders and the collection), collection variables, and environments, whose secret
+/// values go to the secrets file. Scripts are noted, not run.
+public enum PostmanImport {
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// The deepest folder nesting read.
+    static let maxDepth = 32
+
+    /// A collection or an environment export, told apart by its content.
+    public static func parse(_ data: Data) throws(Failure) -> ImportedCollection {
+        let document: JSONValue
+        do { document = try JSONValue.parse(data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data) } catch {
+            throw Failure(reason: "not JSON: \(error)")
+        }
+        var collection = ImportedCollection()
+        if document["values"] != nil, document["item"] == nil {
+            try readEnvironment(document, into: &collection)
+            return collection
+        }
+        guard case .array(let items)? = document["item"] else {
+            throw Failure(reason: "not a Postman collection (no item list) or environment (no values list)")
+        }
+        if let schema = document["info"]?["schema"]?.stringValue, !schema.contains("v2.") {
+            throw Failure(reason: "a Postman collection in format \(schema); export it as v2.1")
+        }
+        for variable in array(document["variable"]) {
+            guard let key = variable["key"]?.stringValue ?? variable["id"]?.stringValue else { continue }
+            collection.variables.append((key, variable["value"]?.textValue ?? ""))
+        }
+        try read(items, folder: nil, auth: document["auth"], depth: 0, into: &collection)
+        if document["event"] != nil { collection.notes.append("collection scripts are not imported") }
+        return collection
+    }
+
+    private static func readEnvironment(_ document: JSONValue, into collection: inout ImportedCollection) throws(Failure) {
+        let name = document["name"]?.stringValue ?? "imported"
+        var variables: [(name: String, value: String)] = []
+        for value in array(document["values"]) {
+            guard let key = value["key"]?.stringValue, value["enabled"] != .bool(false) else { continue }
+            let text = value["value"]?.textValue ?? ""
+            if value["type"]?.stringValue == "secret" {
+                collection.secrets.append((key, text))
+            } else {
+                variables.append((key, text))
+            }
+        }
+        collection.environments.append((name, variables))
+    }
+
+    private static func read(_ items: [JSONValue], folder: String?, auth: JSONValue?, depth: Int,
+                             into collection: inout ImportedCollection) throws(Failure) {
+        guard depth < maxDepth else { throw Failure(reason: "folders nested more than \(maxDepth) deep") }
+        for item in items {
+            let name = item["name"]?.stringValue ?? "untitled"
+            let inherited = item["auth"] ?? auth
+            if case .array(let children)? = item["item"] {
+                let path = folder.map { "\($0)/\(name)" } ?? name
+                try read(children, folder: path, auth: inherited, depth: depth + 1, into: &collection)
+                continue
+            }
+            guard let source = item["request"] else { continue }
+            if item["event"] != nil { collection.notes.append("\(name): its scripts are not imported") }
+            collection.items.append(.init(name: name, folder: folder, request: request(source, auth: source["auth"] ?? inherited, name: name, notes: &collection.notes)))
+        }
+    }
+
+    private static func request(_ source: JSONValue, auth: JSONValue?, name: String, notes: inout [String]) -> Request {
+        // A request may be a bare URL string.
+        if let url = source.stringValue { return Request.url(dynamic(url)) }
+        var request = Request(HTTPMethod(rawValue: (source["method"]?.stringValue ?? "GET").uppercased()), "")
+        var url = source["url"]?.stringValue ?? source["url"]?["raw"]?.stringValue ?? ""
+        if url.isEmpty, let host = source["url"]?["host"] {
+            let hostText = host.stringValue ?? array(host).map(\.textValue).joined(separator: ".")
+            let path = array(source["url"]?["path"]).map(\.textValue).joined(separator: "/")
+            url = (source["url"]?["protocol"]?.stringValue.map { "\($0)://" } ?? "") + hostText + (path.isEmpty ? "" : "/" + path)
+            let query = array(source["url"]?["query"]).filter { $0["disabled"] != .bool(true) }
+                .map { "\($0["key"]?.textValue ?? "")=\($0["value"]?.textValue ?? "")" }
+            if !query.isEmpty { url += "?" + query.joined(separator: "&") }
+        }
+        request.customURL = dynamic(url)
+        for header in array(source["header"]) where header["disabled"] != .bool(true) {
+            guard let key = header["key"]?.stringValue else { continue }
+            request.headers.add(key, dynamic(header["value"]?.textValue ?? ""))
+        }
+        if let body = source["body"], body["disabled"] != .bool(true) {
+            switch body["mode"]?.stringValue {
+            case "raw":
+                let text = dynamic(body["raw"]?.textValue ?? "")
+                let language = body["options"]?["raw"]?["language"]?.stringValue
+                let type = request.headers["Content-Type"] ?? (language == "json" ? "application/json" : language == "xml" ? "application/xml" : "text/plain")
+                if !text.isEmpty { request.requestSerializer = .raw(Data(text.utf8), contentType: type) }
+            case "urlencoded":
+                var params = Parameters()
+                for field in array(body["urlencoded"]) where field["disabled"] != .bool(true) {
+                    if let key = field["key"]?.stringValue { params[key] = .string(dynamic(field["value"]?.textValue ?? "")) }
+                }
+                request.params = params
+                request.requestSerializer = .urlEncodedForm
+            case "formdata":
+                var form = MultipartForm()
+                for field in array(body["formdata"]) where field["disabled"] != .bool(true) {
+                    guard let key = field["key"]?.stringValue else { continue }
+                    if field["type"]?.stringValue == "file", let file = field["src"]?.stringValue ?? array(field["src"]).first?.stringValue {
+                        form.append(name: key, fileAt: file)
+                    } else {
+                        form.append(name: key, value: dynamic(field["value"]?.textValue ?? ""))
+                    }
+                }
+                request.form = form
+            case "file":
+                if let file = body["file"]?["src"]?.stringValue { request.uploadFile = file }
+            case "graphql":
+                let query = body["graphql"]?["query"]?.textValue ?? ""
+                let variables = body["graphql"]?["variables"]?.stringValue.flatMap { try? JSONValue.parse($0) } ?? .object([])
+                let payload: JSONValue = ["query": .string(query), "variables": variables]
+                request.requestSerializer = .raw(Data(payload.serialized().utf8), contentType: "application/json")
+            default: break
+            }
+        }
+        applyAuth(auth, to: &request, name: name, notes: &notes)
+        return request
+    }
+
+    private static func applyAuth(_ auth: JSONValue?, to request: inout Request, name: String, notes: inout [String]) {
+        guard let auth, let type = auth["type"]?.stringValue, type != "noauth", type != "inherit" else { return }
+        func field(_ key: String) -> String? {
+            let fields = auth[type]
+            if case .array = fields { return array(fields).first { $0["key"]?.stringValue == key }?["value"]?.textValue }
+            return fields?[key]?.textValue
+        }
+        switch type {
+        case "bearer":
+            request.headers.set("Authorization", "Bearer " + dynamic(field("token") ?? ""))
+        case "basic":
+            request.headers.set("Authorization", "Basic {{$base64 \(field("username") ?? ""):\(field("password") ?? "")}}")
+        case "apikey":
+            let key = field("key") ?? "X-Api-Key"
+            let value = dynamic(field("value") ?? "")
+            if field("in") == "query" {
+                let url = request.customURL ?? ""
+                request.customURL = url + (url.contains("?") ? "&" : "?") + "\(key)=\(value)"
+            } else {
+                request.headers.set(key, value)
+            }
+        default:
+            notes.append("\(name): \(type) auth is not imported; set its header by hand")
+        }
+    }
+
+    /// Postman's dynamic variables that Curlew names differently.
+    static func dynamic(_ text: String) -> String {
+        guard text.contains("{{$") else { return text }
+        return text.replacingOccurrences(of: "{{$guid}}", with: "{{$uuid}}").replacingOccurrences(of: "{{$randomUUID}}", with: "{{$uuid}}")
+    }
+
+    private static func array(_ value: JSONValue?) -> [JSONValue] {
+        if case .array(let elements)? = value { return elements }
+        return []
+    }
+}
