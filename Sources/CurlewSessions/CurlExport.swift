@@ -49,7 +49,13 @@ public enum CurlExport {
             if !text.isEmpty, text.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_./:=@%+,".unicodeScalars.contains($0) }) {
                 return text
             }
-            return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            // By scalar: a quote followed by a combining mark is one Character, which a
+            // Character-based replacement would miss.
+            var quoted = "'"
+            for scalar in text.unicodeScalars {
+                if scalar == "'" { quoted += "'\\''" } else { quoted.unicodeScalars.append(scalar) }
+            }
+            return quoted + "'"
         }
         var quoted = "$'"
         for byte in data {

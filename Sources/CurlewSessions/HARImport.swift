@@ -114,9 +114,10 @@ public enum HARImport {
     /// ISO 8601 with or without fractional seconds, with `Z` or a local offset.
     static func date(_ text: String?) -> Date? {
         guard let text else { return nil }
-        if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .colon)) { return date }
-        if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .colon)) { return date }
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        return nil
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 }

@@ -122,3 +122,37 @@ extension CurlImportRegressionTests {
         #expect(request.customURL == "http://h/a^\r\n  -H x")
     }
 }
+
+extension CurlImportRegressionTests {
+    /// The fuzz target's property: a command read, exported and read again gives the same request.
+    static func roundTrips(_ text: String) throws -> Bool {
+        guard let imported = try? CurlImport.parse(text, readFile: { _ in Data("file".utf8) }) else { return true }
+        for item in imported where item.request.form == nil && item.request.uploadFile == nil {
+            var body: Data?
+            if case .raw(let data, _) = item.request.requestSerializer { body = data }
+            let command = CurlExport.command(method: item.request.method.rawValue, url: item.request.customURL ?? "", headers: [], body: body)
+            let again: CurlImport.Imported
+            do {
+                again = try #require(try CurlImport.parse(command).first)
+            } catch {
+                Issue.record("\(error) reading back \(command.debugDescription)")
+                continue
+            }
+            var bodyAgain: Data?
+            if case .raw(let data, _) = again.request.requestSerializer { bodyAgain = data }
+            #expect(again.request.customURL == item.request.customURL, "\(command)")
+            #expect(again.request.method == item.request.method)
+            #expect(bodyAgain == body)
+        }
+        return true
+    }
+
+    @Test("every fuzz seed and regression input reads back the same after export")
+    func fuzzCorpusRoundTrips() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fuzz/Corpus/FuzzCurlImport")
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            let data = try Data(contentsOf: directory.appendingPathComponent(file))
+            _ = try Self.roundTrips(String(decoding: data, as: UTF8.self))
+        }
+    }
+}

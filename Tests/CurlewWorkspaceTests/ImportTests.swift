@@ -1,0 +1,270 @@
+import CurlewAgent
+import CurlewOpenAPI
+import CurlewSessions
+import CurlewWorkspace
+import Foundation
+import Testing
+
+@Suite("imports into a workspace")
+struct ImportTests {
+    static let httpFile = """
+    @host = https://api.example.com
+    @user = ann
+
+    ### Log in
+    # @name login
+    POST {{host}}/login HTTP/1.1
+    Content-Type: application/json
+
+    {"user": "{{user}}", "password": "pw"}
+
+    ### The profile, with the token from login
+    // a comment
+    GET {{host}}/me
+        ?verbose=1
+        &lang=en
+    Authorization: Bearer {{login.response.body.$.token}}
+    X-Session: {{login.response.headers.X-Session}}
+
+    > {% client.global.set("x", 1) %}
+
+    ###
+    # @name upload
+    PUT {{host}}/files/1
+    Content-Type: application/octet-stream
+
+    < ./data.bin
+    """
+
+    @Test(".http: variables, names, comments, query lines, bodies, < file, and response references as a chain")
+    func httpFile() throws {
+        let collection = try HTTPFileImport.parse(Self.httpFile, directory: "/srv")
+        #expect(collection.variables.map(\.name) == ["host", "user"])
+        #expect(collection.items.map(\.name) == ["login", "GET /me", "upload"])
+        let login = collection.items[0].request
+        #expect(login.method == .post)
+        #expect(login.customURL == "{{host}}/login")
+        #expect(login.requestSerializer == .raw(Data(#"{"user": "{{user}}", "password": "pw"}"#.utf8), contentType: "application/json"))
+        let me = collection.items[1].request
+        #expect(me.customURL == "{{host}}/me?verbose=1&lang=en")
+        #expect(me.headers["Authorization"] == "Bearer {{login_token}}")
+        #expect(me.headers["X-Session"] == "{{login_XSession}}")
+        #expect(collection.items[2].request.uploadFile == "/srv/./data.bin")
+        #expect(collection.notes.count == 1)
+        let chain = try #require(collection.chains.first)
+        #expect(chain.steps.map(\.request) == ["login", "GET /me"])
+        #expect(chain.steps[0].captures == [.json("login_token", "$.token"), Capture("login_XSession", from: .header("X-Session"))])
+    }
+
+    @Test(".http: a request line that is not one is an error with its line")
+    func httpFileErrors() {
+        let error = #expect(throws: HTTPFileImport.Failure.self) { try HTTPFileImport.parse("###\nGET a b c\n") }
+        #expect(error?.line == 2)
+    }
+
+    static let postman = #"""
+    {"info": {"name": "Shop", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+     "auth": {"type": "bearer", "bearer": [{"key": "token", "value": "{{token}}", "type": "string"}]},
+     "variable": [{"key": "base", "value": "https://shop.example"}],
+     "item": [
+      {"name": "Orders", "item": [
+        {"name": "List orders", "request": {"method": "GET", "header": [{"key": "Accept", "value": "application/json"}, {"key": "X-Off", "value": "1", "disabled": true}],
+          "url": {"raw": "{{base}}/orders?page=1", "host": ["{{base}}"], "path": ["orders"], "query": [{"key": "page", "value": "1"}]}}},
+        {"name": "Create order", "request": {"method": "POST", "url": "{{base}}/orders",
+          "body": {"mode": "raw", "raw": "{\"id\": \"{{$guid}}\"}", "options": {"raw": {"language": "json"}}}},
+          "event": [{"listen": "test", "script": {"exec": ["pm.test()"]}}]}
+      ]},
+      {"name": "Login", "request": {"method": "POST", "url": "{{base}}/login", "auth": {"type": "basic", "basic": [{"key": "username", "value": "ann"}, {"key": "password", "value": "{{pw}}"}]},
+        "body": {"mode": "urlencoded", "urlencoded": [{"key": "remember", "value": "yes"}]}}},
+      {"name": "Upload", "request": {"method": "POST", "url": "{{base}}/up", "auth": {"type": "noauth"},
+        "body": {"mode": "formdata", "formdata": [{"key": "f", "type": "file", "src": "/tmp/a.txt"}, {"key": "n", "value": "v", "type": "text"}]}}}
+     ]}
+    """#
+
+    @Test("Postman v2.1: folders, inherited and own auth, bodies, variables; scripts are noted")
+    func postmanCollection() throws {
+        let collection = try PostmanImport.parse(Data(Self.postman.utf8))
+        #expect(collection.items.map(\.name) == ["List orders", "Create order", "Login", "Upload"])
+        #expect(collection.items.map(\.folder) == ["Orders", "Orders", nil, nil])
+        #expect(collection.variables.map(\.name) == ["base"])
+        let list = collection.items[0].request
+        #expect(list.customURL == "{{base}}/orders?page=1")
+        #expect(list.headers["Authorization"] == "Bearer {{token}}")
+        #expect(list.headers["X-Off"] == nil)
+        let create = collection.items[1].request
+        #expect(create.requestSerializer == .raw(Data(#"{"id": "{{$uuid}}"}"#.utf8), contentType: "application/json"))
+        let login = collection.items[2].request
+        #expect(login.headers["Authorization"] == "Basic {{$base64 ann:{{pw}}}}")
+        #expect(login.params["remember"] == "yes")
+        #expect(collection.items[3].request.headers["Authorization"] == nil)
+        #expect(collection.items[3].request.form?.parts.count == 2)
+        #expect(collection.notes.contains { $0.contains("Create order") })
+    }
+
+    @Test("a Postman environment: plain values become an environment, secret ones go to the secrets file")
+    func postmanEnvironment() throws {
+        let data = Data(#"{"name": "Staging", "values": [{"key": "base", "value": "https://s", "enabled": true}, {"key": "token", "value": "t0k", "type": "secret", "enabled": true}, {"key": "off", "value": "x", "enabled": false}]}"#.utf8)
+        let collection = try PostmanImport.parse(data)
+        #expect(collection.environments.first?.name == "Staging")
+        #expect(collection.environments.first?.variables.map(\.name) == ["base"])
+        #expect(collection.secrets.map(\.name) == ["token"])
+    }
+
+    @Test("HAR from a browser: BOM, vendor fields, missing optional fields, local-offset times, HTTP/2 pseudo-headers")
+    func harImport() throws {
+        let text = "\u{FEFF}" + #"""
+        {"log": {"version": "1.2", "creator": {"name": "WebInspector", "version": "537.36"}, "_vendor": 1,
+         "entries": [
+          {"startedDateTime": "2024-05-01T10:00:00.123+02:00", "time": 30.5, "_initiator": {"type": "script"},
+           "request": {"method": "POST", "url": "https://h.example/api?q=1", "httpVersion": "h2",
+             "headers": [{"name": ":authority", "value": "h.example"}, {"name": "content-type", "value": "application/json"}],
+             "postData": {"mimeType": "application/json", "text": "{\"a\":1}"}},
+           "response": {"status": 201, "statusText": "", "httpVersion": "h2", "headers": [], "content": {"size": 2, "mimeType": "application/json", "text": "{}"}},
+           "timings": {"blocked": 1, "dns": -1, "connect": 10, "ssl": 6, "send": 0.5, "wait": 12, "receive": 1}},
+          {"startedDateTime": "2024-05-01T08:00:01Z", "request": {"method": "GET", "url": "https://h.example/x"},
+           "response": {"status": 0, "_error": "net::ERR_CONNECTION_REFUSED"}}
+         ]}}
+        """#
+        let messages = try HARImport.messages(Data(text.utf8))
+        #expect(messages.count == 2)
+        #expect(messages[0].startedAt == Date(timeIntervalSince1970: 1_714_550_400.123))
+        #expect(messages[0].timings?.tls == 6000 && messages[0].timings?.connect == 4000 && messages[0].timings?.dns == nil)
+        #expect(messages[0].response?.statusCode == 201)
+        #expect(messages[1].error?.message == "net::ERR_CONNECTION_REFUSED")
+        let collection = try HARImport.collection(Data(text.utf8))
+        #expect(collection.items[0].request.headers[":authority"] == nil)
+        #expect(collection.items[0].request.requestSerializer == .raw(Data(#"{"a":1}"#.utf8), contentType: "application/json"))
+        #expect(collection.items.map(\.folder) == ["h.example", "h.example"])
+        #expect(throws: HARImport.Failure.self) { try HARImport.messages(Data("{\"log\": {}}".utf8)) }
+    }
+
+    static let openAPI = """
+    openapi: 3.1.0
+    info: {title: Pets, version: "1"}
+    servers:
+      - url: https://pets.example/v1
+        description: Production
+      - url: "http://{host}:8080"
+        description: Local
+        variables: {host: {default: localhost}}
+    paths:
+      /pets/{petId}:
+        parameters:
+          - {name: petId, in: path, required: true, schema: {type: integer}, example: 7}
+        get:
+          operationId: getPet
+          tags: [pets]
+          parameters:
+            - {name: fields, in: query, required: true, schema: {type: string, default: all}}
+            - {name: X-Trace, in: header, schema: {type: string}}
+          responses: {"200": {description: ok}}
+      /pets:
+        post:
+          operationId: createPet
+          tags: [pets]
+          requestBody:
+            content:
+              application/json:
+                schema: {$ref: "#/components/schemas/Pet"}
+                example: {name: Rex, age: 3}
+          responses: {"201": {description: created}}
+    components:
+      schemas:
+        Pet: {type: object, properties: {name: {type: string}}}
+    """
+
+    @Test("OpenAPI 3.1: an operation per request, parameters as variables, examples as bodies, servers as environments, tags as folders")
+    func openAPI31() throws {
+        let collection = try OpenAPIImport.parse(Data(Self.openAPI.utf8))
+        #expect(collection.items.map(\.name) == ["getPet", "createPet"])
+        #expect(collection.items.map(\.folder) == ["pets", "pets"])
+        let get = collection.items[0].request
+        #expect(get.customURL == "{{baseURL}}/pets/{{petId}}?fields={{fields}}")
+        #expect(get.headers["X-Trace"] == "{{X-Trace}}")
+        let create = collection.items[1].request
+        #expect(create.method == .post)
+        guard case .raw(let body, let type) = create.requestSerializer else { Issue.record("no body"); return }
+        #expect(type == "application/json")
+        #expect(try JSONValue.parse(body)["name"] == "Rex")
+        #expect(collection.environments.map(\.name) == ["production", "local"])
+        #expect(collection.environments[1].variables.first?.value == "http://localhost:8080")
+        #expect(collection.variables.first { $0.name == "petId" }?.value == "7")
+        #expect(collection.variables.first { $0.name == "fields" }?.value == "all")
+    }
+
+    @Test("OpenAPI 3.0 JSON converts; Swagger 2 and garbage are refused with a reason")
+    func openAPI30() throws {
+        let json = #"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"delete": {"responses": {"204": {"description": "gone"}}}}}}"#
+        let collection = try OpenAPIImport.parse(Data(json.utf8))
+        #expect(collection.items.first?.name == "DELETE /a")
+        #expect(collection.variables.first?.name == "baseURL")
+        let swagger = #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data(#"{"swagger": "2.0"}"#.utf8)) }
+        #expect(swagger?.reason.contains("Swagger 2.0") == true)
+        #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data("- just a list".utf8)) }
+    }
+}
+
+@Suite("writing to a workspace")
+struct WorkspaceWriterTests {
+    @Test("an import adds requests, a chain, variables and environments, keeps comments and what exists, and puts secrets in the owner-only secrets file")
+    func mergesWithoutClobbering() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", """
+        # top comment
+        variables:
+          host: https://mine.example   # keep me
+        requests:
+          login:  # my login
+            url: /login
+        # a comment between sections
+        groups:
+          g: {batch: [login]}
+        """)
+        var collection = try HTTPFileImport.parse(ImportTests.httpFile)
+        collection.environments = [("staging", [("host", "https://s.example")])]
+        collection.secrets = [("apiKey", "k3y")]
+        let summary = try WorkspaceWriter.add(collection, to: path)
+        #expect(summary.requests == ["login 2", "GET /me", "upload"])
+        #expect(summary.groups == ["chain"])
+        #expect(summary.variables == ["user"])
+        #expect(summary.kept == ["variable host"])
+        #expect(summary.secrets == ["apiKey"])
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for kept in ["# top comment", "host: https://mine.example   # keep me", "login:  # my login", "# a comment between sections"] {
+            #expect(text.contains(kept), "\(kept)")
+        }
+        #expect(!text.contains("k3y"))
+        let workspace = try Workspace.load(path: path)
+        #expect(workspace.requests.map(\.name) == ["login", "login 2", "GET /me", "upload"])
+        #expect(workspace.groups.map(\.name) == ["g", "chain"])
+        #expect(workspace.environmentNames == ["staging"])
+        #expect(workspace.secretNames == ["apiKey"])
+        let secrets = files.directory + "/curlew.secrets.yaml"
+        #expect(try String(contentsOfFile: secrets, encoding: .utf8).contains("k3y"))
+        #expect(try FileManager.default.attributesOfItem(atPath: secrets)[.posixPermissions] as? Int == 0o600)
+        let session = try WorkspaceSession(workspace)
+        let chain = try session.group(named: "chain")
+        #expect(chain.kind == .chain)
+        #expect(session.secretValues == ["k3y"])
+    }
+
+    @Test("an imported request reads back as the same request")
+    func requestRoundTrip() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        var request = Request.url("https://h.example/a?b=1", method: .patch, headers: ["X-A": "1", "Content-Type": "application/json"])
+        request.requestSerializer = .raw(Data(#"{"n":1,"s":"true","l":[null,2.5]}"#.utf8), contentType: "application/json")
+        request.timeout = .milliseconds(2500)
+        request.followRedirects = false
+        request.tls = TLSOverrides(allowInvalidCertificates: true)
+        try WorkspaceWriter.add([request], to: path)
+        let (read, _) = try WorkspaceSession(try Workspace.load(path: path)).request(named: "PATCH /a")
+        #expect(read.method == .patch)
+        #expect(read.customURL == "https://h.example/a?b=1")
+        #expect(read.headers["X-A"] == "1")
+        #expect(read.requestSerializer == .raw(Data(#"{"n":1,"s":"true","l":[null,2.5]}"#.utf8), contentType: "application/json"))
+        #expect(read.timeout == .milliseconds(2500))
+        #expect(read.followRedirects == false)
+        #expect(read.tls?.allowInvalidCertificates == true)
+    }
+}
