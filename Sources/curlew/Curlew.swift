@@ -8,7 +8,7 @@ struct Curlew: AsyncParsableCommand {
         abstract: "A terminal network inspector and HTTP request workbench.",
         discussion: "With no subcommand, opens the interface on the embedded demo server (as `curlew demo tui`).",
         version: CurlewVersion.current,
-        subcommands: [TUICommand.self, SendCommand.self, RunCommand.self, ImportCommand.self, ExportCommand.self, DemoCommand.self, DemoServerCommand.self]
+        subcommands: [TUICommand.self, SendCommand.self, RunCommand.self, ImportCommand.self, ExportCommand.self, LogCommand.self, DemoCommand.self, DemoServerCommand.self]
     )
 
     func run() async throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CurlewAgent
 import CurlewDemoServer
+import CurlewSessions
 import CurlewTUI
 import Foundation
 
@@ -22,7 +23,7 @@ struct TUICommand: AsyncParsableCommand {
 
     @OptionGroup var options: InterfaceOptions
 
-    @Argument(help: "Session logs to list besides those in the sessions directory.")
+    @Argument(help: "Session logs (or HAR files) to list besides those in the sessions directory.")
     var logs: [String] = []
 
     func validate() throws {
@@ -32,6 +33,20 @@ struct TUICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // HAR files open as session logs made from them, in an owner-only directory removed on exit.
+        let converted = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-har-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: converted) }
+        var logs = self.logs
+        for (index, path) in logs.enumerated() where ExchangeFile.isHAR(path: path) {
+            do {
+                try FileManager.default.createDirectory(atPath: converted, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                let target = converted + "/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".jsonl"
+                try ExchangeFile.writeSessionLog(of: try ExchangeFile.messages(path: path), to: target)
+                logs[index] = target
+            } catch {
+                throw ValidationError("cannot open \(path): \(error)")
+            }
+        }
         let environment = AppEnvironment(agent: nil, name: "logs", sessionLogPath: nil, sessionsDirectory: options.sessions, extraLogFiles: logs)
         let model = AppModel(environment: environment)
         model.mouseEnabled = !options.noMouse

@@ -1,0 +1,113 @@
+import CurlewAgent
+import Foundation
+
+/// Two exchanges compared field by field: the request line and headers, the status and
+/// response headers, the body (JSON member by member when both are JSON, else line by line)
+/// and each timing phase with its change.
+public struct ExchangeDiff: Sendable {
+    /// One compared field: its two values (nil where a side has none).
+    public struct Row: Sendable, Equatable {
+        public var section: String
+        public var field: String
+        public var left: String?
+        public var right: String?
+        public var differs: Bool { left != right }
+    }
+
+    public var rows: [Row]
+
+    /// The most body lines or JSON members compared.
+    static let bodyLimit = 2000
+
+    public init(_ left: DebugMessage, _ right: DebugMessage) {
+        var rows: [Row] = []
+        func add(_ section: String, _ field: String, _ a: String?, _ b: String?) { rows.append(Row(section: section, field: field, left: a, right: b)) }
+        add("request", "method", left.original?.method, right.original?.method)
+        add("request", "url", left.original?.url, right.original?.url)
+        Self.headers(left.original?.headers ?? [], right.original?.headers ?? []).forEach { add("request header", $0.0, $0.1, $0.2) }
+        add("response", "status", left.response.map { String($0.statusCode) } ?? left.error.map { "error: \($0.kind.rawValue)" },
+            right.response.map { String($0.statusCode) } ?? right.error.map { "error: \($0.kind.rawValue)" })
+        add("response", "http version", left.response?.httpVersion, right.response?.httpVersion)
+        Self.headers(left.response?.headers ?? [], right.response?.headers ?? [], skipping: ["date", "age", "expires", "last-modified"])
+            .forEach { add("response header", $0.0, $0.1, $0.2) }
+        Self.body(left.response?.body, right.response?.body).forEach { add("body", $0.0, $0.1, $0.2) }
+        for phase in ["queued", "dns", "connect", "tls", "send", "wait", "receive", "total"] {
+            add("timing", phase, Self.phase(left.timings, phase).map(TimingBreakdown.format), Self.phase(right.timings, phase).map(TimingBreakdown.format))
+        }
+        self.rows = rows
+        timingDeltas = ["queued", "dns", "connect", "tls", "send", "wait", "receive", "total"].compactMap { phase in
+            guard let a = Self.phase(left.timings, phase), let b = Self.phase(right.timings, phase) else { return nil }
+            return (phase, b - a)
+        }
+    }
+
+    /// Right minus left per phase both have, in microseconds.
+    public var timingDeltas: [(phase: String, delta: Int64)]
+
+    public var differences: [Row] { rows.filter(\.differs) }
+
+    static func phase(_ timings: TimingBreakdown?, _ name: String) -> Int64? {
+        guard let timings else { return nil }
+        switch name {
+        case "queued": return timings.queued
+        case "dns": return timings.dns
+        case "connect": return timings.connect
+        case "tls": return timings.tls
+        case "send": return timings.send
+        case "wait": return timings.wait
+        case "receive": return timings.receive
+        default: return timings.total
+        }
+    }
+
+    /// Headers by name (any case), several values of one name joined, in the left's order.
+    static func headers(_ left: [HeaderField], _ right: [HeaderField], skipping: Set<String> = []) -> [(String, String?, String?)] {
+        func grouped(_ fields: [HeaderField]) -> [(String, String)] {
+            var order: [String] = []
+            var values: [String: [String]] = [:]
+            var names: [String: String] = [:]
+            for field in fields where !skipping.contains(field.name.lowercased()) {
+                let key = field.name.lowercased()
+                if values[key] == nil { order.append(key); names[key] = field.name }
+                values[key, default: []].append(field.value)
+            }
+            return order.map { (names[$0]!, values[$0]!.joined(separator: ", ")) }
+        }
+        let a = grouped(left), b = grouped(right)
+        var rows = a.map { entry in (entry.0, Optional(entry.1), b.first { $0.0.lowercased() == entry.0.lowercased() }?.1) }
+        rows += b.filter { entry in !a.contains { $0.0.lowercased() == entry.0.lowercased() } }.map { ($0.0, nil, Optional($0.1)) }
+        return rows
+    }
+
+    /// JSON bodies member by member (`$.a.b[0]`); text bodies line by line; others by size and digest.
+    static func body(_ left: BodySnapshot?, _ right: BodySnapshot?) -> [(String, String?, String?)] {
+        if let left, let right, let a = try? JSONValue.parse(left.data), let b = try? JSONValue.parse(right.data) {
+            var flatA: [(String, String)] = [], flatB: [(String, String)] = []
+            flatten(a, "$", into: &flatA)
+            flatten(b, "$", into: &flatB)
+            var rows = flatA.prefix(bodyLimit).map { entry in (entry.0, Optional(entry.1), flatB.first { $0.0 == entry.0 }?.1) }
+            rows += flatB.prefix(bodyLimit).filter { entry in !flatA.contains { $0.0 == entry.0 } }.map { ($0.0, nil, Optional($0.1)) }
+            return rows
+        }
+        let a = left?.text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        let b = right?.text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        if a != nil || b != nil, (left == nil || a != nil), (right == nil || b != nil) {
+            let count = min(bodyLimit, max(a?.count ?? 0, b?.count ?? 0))
+            return (0..<count).map { index in ("line \(index + 1)", a.flatMap { index < $0.count ? $0[index] : nil }, b.flatMap { index < $0.count ? $0[index] : nil }) }
+        }
+        func describe(_ body: BodySnapshot?) -> String? { body.map { "\($0.size) bytes of \($0.contentType ?? "data")" } }
+        return [("bytes", describe(left), left?.data == right?.data ? describe(left) : describe(right).map { $0 + " (other bytes)" })]
+    }
+
+    private static func flatten(_ value: JSONValue, _ path: String, into rows: inout [(String, String)]) {
+        guard rows.count < bodyLimit else { return }
+        switch value {
+        case .object(let members) where !members.isEmpty:
+            for member in members { flatten(member.value, "\(path).\(member.key)", into: &rows) }
+        case .array(let elements) where !elements.isEmpty:
+            for (index, element) in elements.enumerated() { flatten(element, "\(path)[\(index)]", into: &rows) }
+        default:
+            rows.append((path, value.serialized()))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import CurlewAgent
+import Foundation
+
+/// Per-endpoint figures of a log: counts, error rates and latency percentiles per phase, with a
+/// histogram of total times. An endpoint is a method and a path whose ids (numbers, UUIDs, long
+/// hex) read as `{id}`, so `/users/1` and `/users/2` count together.
+public struct LogStats: Sendable {
+    public struct Phase: Sendable, Equatable {
+        public var name: String
+        /// Microseconds; nil when the phase never happened in this endpoint's exchanges.
+        public var p50: Int64?
+        public var p90: Int64?
+        public var p99: Int64?
+    }
+
+    public struct Endpoint: Sendable {
+        public var method: String
+        public var path: String
+        public var count: Int
+        /// No response, or a status of 400 or more.
+        public var errors: Int
+        public var phases: [Phase]
+        public var errorRate: Double { count == 0 ? 0 : Double(errors) / Double(count) }
+    }
+
+    /// Upper bounds of the histogram's buckets in milliseconds; the last bucket is open.
+    public static let bucketBounds: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
+
+    public var endpoints: [Endpoint]
+    public var total: Endpoint
+    /// Counts of total times per bucket (`bucketBounds.count + 1` of them).
+    public var histogram: [Int]
+
+    static let phaseNames = ["dns", "connect", "tls", "send", "wait", "receive", "total"]
+
+    public init(_ messages: [DebugMessage]) {
+        var groups: [String: [DebugMessage]] = [:]
+        var order: [String] = []
+        for message in messages {
+            guard let original = message.original else { continue }
+            let key = "\(original.method) \(Self.endpointPath(original.url))"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(message)
+        }
+        endpoints = order.map { key in
+            let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
+            return Self.endpoint(method: parts[0], path: parts.count > 1 ? parts[1] : "/", groups[key]!)
+        }
+        total = Self.endpoint(method: "", path: "all", messages.filter { $0.original != nil })
+        var histogram = Array(repeating: 0, count: Self.bucketBounds.count + 1)
+        for message in messages {
+            guard let total = message.timings?.total else { continue }
+            let milliseconds = Double(total) / 1000
+            histogram[Self.bucketBounds.firstIndex { milliseconds < $0 } ?? Self.bucketBounds.count] += 1
+        }
+        self.histogram = histogram
+    }
+
+    private static func endpoint(method: String, path: String, _ messages: [DebugMessage]) -> Endpoint {
+        let errors = messages.filter { ($0.response?.statusCode ?? 0) >= 400 || $0.response == nil }.count
+        let phases = phaseNames.map { name -> Phase in
+            let values = messages.compactMap { message -> Int64? in
+                guard let timings = message.timings else { return nil }
+                switch name {
+                case "dns": return timings.dns
+                case "connect": return timings.connect
+                case "tls": return timings.tls
+                case "send": return timings.send
+                case "wait": return timings.wait
+                case "receive": return timings.receive
+                default: return timings.total
+                }
+            }.sorted()
+            func percentile(_ p: Double) -> Int64? {
+                values.isEmpty ? nil : values[min(values.count - 1, max(0, Int((Double(values.count) * p).rounded(.up)) - 1))]
+            }
+            return Phase(name: name, p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99))
+        }
+        return Endpoint(method: method, path: path, count: messages.count, errors: errors, phases: phases)
+    }
+
+    /// The URL's path with ids folded: `/users/42/orders/9f8e…` is `/users/{id}/orders/{id}`.
+    public static func endpointPath(_ url: String) -> String {
+        var rest = Substring(url)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
+        let path = rest.prefix { $0 != "?" && $0 != "#" }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+            let isNumber = !segment.isEmpty && segment.allSatisfy(\.isNumber)
+            let isHex = segment.count >= 16 && segment.allSatisfy { $0.isHexDigit || $0 == "-" }
+            return isNumber || isHex ? "{id}" : String(segment)
+        }
+        let joined = segments.joined(separator: "/")
+        return joined.isEmpty ? "/" : joined
+    }
+}

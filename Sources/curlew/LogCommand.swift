@@ -1,0 +1,192 @@
+import ArgumentParser
+import CurlewAgent
+import CurlewSessions
+import Foundation
+
+/// `curlew log show|stats|diff`: session logs (and HAR files) read from the command line.
+struct LogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Show, measure and compare session logs (JSON Lines) and HAR files.",
+        subcommands: [Show.self, Stats.self, Diff.self]
+    )
+
+    /// Reads a log and keeps the exchanges matching the filter.
+    static func load(_ path: String, filter: String?) throws -> [DebugMessage] {
+        var messages: [DebugMessage]
+        do { messages = try ExchangeFile.messages(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
+        if let filter {
+            do {
+                let parsed = try MessageFilter.parse(filter)
+                messages = messages.filter { parsed.matches($0) }
+            } catch {
+                throw RunCommand.usageFailure("--filter: \(error)")
+            }
+        }
+        return messages
+    }
+
+    /// Cells joined by two spaces: a positive width pads on the right, a negative one on the
+    /// left (numbers), zero leaves the last cell as it is.
+    static func row(_ cells: [(String, Int)]) -> String {
+        cells.map { text, width in
+            let size = abs(width)
+            guard size > 0, text.count < size else { return text }
+            let padding = String(repeating: " ", count: size - text.count)
+            return width > 0 ? text + padding : padding + text
+        }.joined(separator: "  ")
+    }
+
+    static func clean(_ text: String) -> String {
+        isatty(STDOUT_FILENO) != 0 ? TerminalText.escapingControls(text) : text.replacingOccurrences(of: "\n", with: " ")
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a log's exchanges as a table.")
+
+        @Argument(help: "The session log or HAR file.")
+        var log: String
+
+        @Option(help: "Only exchanges matching this filter (the log browser's language, e.g. '~c 5xx | ~m POST').")
+        var filter: String?
+
+        func run() throws {
+            let messages = try LogCommand.load(log, filter: filter)
+            print(LogCommand.row([("#", -5), ("time", 12), ("method", 7), ("status", -6), ("duration", -10), ("size", -9), ("request", 0)]))
+            for (index, message) in messages.enumerated() {
+                let time = message.startedAt.formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits).secondFraction(.fractional(3)))
+                let status = message.response.map { String($0.statusCode) } ?? (message.error?.kind.rawValue ?? message.state.rawValue)
+                let duration = message.timings.map { TimingBreakdown.format($0.total) } ?? "-"
+                let size = message.response.map { ByteCountFormatter.string(fromByteCount: $0.body.size, countStyle: .binary) } ?? "-"
+                let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
+                print(LogCommand.clean(LogCommand.row([(String(index + 1), -5), (time, 12), (message.original?.method ?? "-", 7),
+                                                       (String(status.prefix(14)), -6), (duration, -10), (size, -9), (request, 0)])))
+            }
+            print("\(messages.count) exchange\(messages.count == 1 ? "" : "s")")
+        }
+    }
+
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Per-endpoint counts, error rates, and latency percentiles per phase with a histogram.")
+
+        @Argument(help: "The session log or HAR file.")
+        var log: String
+
+        @Option(help: "Only exchanges matching this filter.")
+        var filter: String?
+
+        func run() throws {
+            let stats = LogStats(try LogCommand.load(log, filter: filter))
+            func ms(_ value: Int64?) -> String { value.map(TimingBreakdown.format) ?? "-" }
+            for endpoint in stats.endpoints + [stats.total] {
+                let title = endpoint.method.isEmpty ? "All exchanges" : "\(endpoint.method) \(endpoint.path)"
+                print(LogCommand.clean("\(title): \(endpoint.count) exchange\(endpoint.count == 1 ? "" : "s"), \(endpoint.errors) error\(endpoint.errors == 1 ? "" : "s") (\(String(format: "%.1f", endpoint.errorRate * 100)) %)"))
+                print("  " + LogCommand.row([("phase", 8), ("p50", -12), ("p90", -12), ("p99", -12)]))
+                for phase in endpoint.phases where phase.p50 != nil {
+                    print("  " + LogCommand.row([(phase.name, 8), (ms(phase.p50), -12), (ms(phase.p90), -12), (ms(phase.p99), -12)]))
+                }
+            }
+            print("Total time histogram:")
+            let most = max(1, stats.histogram.max() ?? 1)
+            var lower = 0.0
+            for (index, count) in stats.histogram.enumerated() {
+                let label = index < LogStats.bucketBounds.count ? "\(Self.label(lower))–\(Self.label(LogStats.bucketBounds[index]))" : "≥ \(Self.label(lower))"
+                if index < LogStats.bucketBounds.count { lower = LogStats.bucketBounds[index] }
+                guard count > 0 else { continue }
+                print("  " + LogCommand.row([(label, 14), (String(count), -6), (String(repeating: "█", count: max(1, count * 40 / most)), 0)]))
+            }
+        }
+
+        static func label(_ milliseconds: Double) -> String {
+            milliseconds >= 1000 ? "\(Int(milliseconds / 1000)) s" : "\(Int(milliseconds)) ms"
+        }
+    }
+
+    struct Diff: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Compare two exchanges side by side: request, response headers, body (JSON-aware) and timing.",
+            discussion: """
+            LOG#N names the Nth exchange of a log (as `log show` numbers them). Two logs without #N
+            are compared exchange by exchange, paired by name (else method and path) in order.
+            """
+        )
+
+        @Argument(help: "The first exchange: LOG#N, or a log.")
+        var left: String
+
+        @Argument(help: "The second exchange: LOG#N, or a log.")
+        var right: String
+
+        @Flag(help: "Show every field, not only those that differ.")
+        var all = false
+
+        func run() throws {
+            let (leftPath, leftIndex) = Self.split(left)
+            let (rightPath, rightIndex) = Self.split(right)
+            let leftMessages = try LogCommand.load(leftPath, filter: nil)
+            let rightMessages = try LogCommand.load(rightPath, filter: nil)
+            var pairs: [(DebugMessage, DebugMessage, String)] = []
+            if leftIndex != nil || rightIndex != nil {
+                pairs = [(try Self.pick(leftMessages, leftIndex ?? 1, left), try Self.pick(rightMessages, rightIndex ?? 1, right), "\(left) ↔ \(right)")]
+            } else {
+                var remaining = rightMessages
+                for message in leftMessages {
+                    let key = Self.key(message)
+                    guard let match = remaining.firstIndex(where: { Self.key($0) == key }) else { continue }
+                    pairs.append((message, remaining.remove(at: match), key))
+                }
+                if pairs.isEmpty { throw RunCommand.usageFailure("no exchange of \(left) has a match (by name, else method and path) in \(right)") }
+            }
+            var differing = 0
+            for (a, b, title) in pairs {
+                let diff = ExchangeDiff(a, b)
+                if !diff.differences.isEmpty { differing += 1 }
+                print(LogCommand.clean("== \(title)"))
+                Self.printRows(all ? diff.rows : diff.differences, width: Self.width())
+                if !diff.timingDeltas.isEmpty {
+                    print("  timing change: " + diff.timingDeltas.filter { $0.phase == "total" || abs($0.delta) >= 1000 }
+                        .map { "\($0.phase) \($0.delta >= 0 ? "+" : "−")\(TimingBreakdown.format(abs($0.delta)))" }.joined(separator: ", "))
+                }
+            }
+            print("\(pairs.count) pair\(pairs.count == 1 ? "" : "s") compared, \(differing) with differences")
+        }
+
+        static func split(_ argument: String) -> (String, Int?) {
+            guard let hash = argument.lastIndex(of: "#"), let index = Int(argument[argument.index(after: hash)...]) else { return (argument, nil) }
+            return (String(argument[..<hash]), index)
+        }
+
+        static func pick(_ messages: [DebugMessage], _ index: Int, _ argument: String) throws -> DebugMessage {
+            guard (1...max(1, messages.count)).contains(index), index <= messages.count else {
+                throw RunCommand.usageFailure("\(argument): the log has \(messages.count) exchange\(messages.count == 1 ? "" : "s")")
+            }
+            return messages[index - 1]
+        }
+
+        static func key(_ message: DebugMessage) -> String {
+            message.name ?? "\(message.original?.method ?? "") \(LogStats.endpointPath(message.original?.url ?? ""))"
+        }
+
+        static func width() -> Int {
+            var size = winsize()
+            if isatty(STDOUT_FILENO) != 0, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 60 { return Int(size.ws_col) }
+            return 160
+        }
+
+        /// `field  left │ right`, with `≠` on rows that differ.
+        static func printRows(_ rows: [ExchangeDiff.Row], width: Int) {
+            let fieldWidth = min(28, rows.map { $0.field.count + $0.section.count + 1 }.max() ?? 10)
+            let column = max(12, (width - fieldWidth - 8) / 2)
+            func cell(_ text: String?) -> String {
+                let value = text ?? "(none)"
+                let flat = LogCommand.clean(value).replacingOccurrences(of: "\n", with: "⏎")
+                return flat.count > column ? String(flat.prefix(column - 1)) + "…" : flat.padding(toLength: column, withPad: " ", startingAt: 0)
+            }
+            for row in rows {
+                let name = "\(row.section) \(row.field)"
+                let label = name.count > fieldWidth ? String(name.prefix(fieldWidth - 1)) + "…" : name.padding(toLength: fieldWidth, withPad: " ", startingAt: 0)
+                print("\(row.differs ? "≠" : " ") \(label) \(cell(row.left)) │ \(cell(row.right))")
+            }
+        }
+    }
+}
