@@ -86,7 +86,9 @@ let package = Package(
             dependencies: [
                 "CurlewAgent", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewLocking", "CurlewSigning", "CurlewWorkspace", "CurlewOpenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // The demo workspace the interface opens on the embedded demo.
+            resources: [.copy("Demo")]
         ),
         .executableTarget(
             name: "CurlewSoak",

@@ -29,6 +29,12 @@ for _ in $(seq 1 100); do grep -q "listening on " "$tls_log" && break; sleep 0.1
 tls_base=$(grep -o 'https://127.0.0.1:[0-9]*' "$tls_log" | head -1)
 [ -n "$tls_base" ] || { echo "docs-test: the TLS demo server did not start"; cat "$tls_log"; exit 1; }
 
+# The README's workspace examples run on the repository's examples/, with the secrets file a
+# user makes for the example workspace.
+cp -r examples "$scratch/"
+printf 'variables:\n  password: curlew\n' >"$scratch/examples/workspace/curlew.secrets.yaml"
+chmod 600 "$scratch/examples/workspace/curlew.secrets.yaml"
+
 passed=0
 failed=0
 commands=$(awk '/^```console/ { inside = 1; next } /^```/ { inside = 0 } inside && /^\$ curlew/ { sub(/^\$ /, ""); print }' "$readme")

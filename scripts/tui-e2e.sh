@@ -45,7 +45,7 @@ expect() {
 sleep 1  # log names carry the second they were opened; keep them apart from the marker
 tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "$run_command; echo CURLEW-EXITED-\$?; sleep 60"
 expect "the interface opens on Compose" " 1 Compose "
-expect "the demo requests are listed" "batch of ten"
+expect "the demo workspace is listed" "ten requests"
 
 keys s
 keys 2
@@ -57,7 +57,7 @@ expect "the timing tab shows DNS" "dns"
 expect "the timing tab shows the wait phase" "wait"
 expect "the timing tab shows the connection" "remote      127.0.0.1"
 
-keys Escape 1 j j j j s 3
+keys Escape 1 j j j j j j s 3
 expect "the batch runs to 100 %" "100 % (10/10)"
 expect "the batch shows its verdict" "batch ten requests · succeeded"
 expect "the failing member shows as failed" "failed    500"
@@ -87,12 +87,12 @@ expect "the session log path is printed" "(14 entries)"
 # fragment of the last frame.
 tmux -L "$socket" kill-session -t e2e 2>/dev/null
 tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "TERM=vt100 $run_command; echo CURLEW-EXITED-\$?; sleep 60"
-expect "the interface opens without an alternate screen" "batch of ten"
+expect "the interface opens without an alternate screen" "ten requests"
 tmux -L "$socket" resize-window -t e2e -x 90 -y 30
 sleep 0.5
 keys q
 expect "curlew exits after the resize" "CURLEW-EXITED-0"
-if screen | grep -qE "Compose|single GET|batch of ten"; then
+if screen | grep -qE "Compose|single GET|ten requests"; then
     failed=$((failed + 1)); echo "FAILED: fragments of the interface stayed on the screen"; screen | sed 's/^/    | /'
 else
     passed=$((passed + 1)); echo "ok: no fragment of the interface stays after quitting"
@@ -112,7 +112,7 @@ tmux -L "$socket" kill-session -t e2e 2>/dev/null
 new_logs | xargs -r rm -f
 tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "make run; echo CURLEW-EXITED-\$?; sleep 60"
 for _ in $(seq 1 600); do screen | grep -qF " 1 Compose " && break; sleep 0.1; done
-expect "make run shows the first frame" "batch of ten"
+expect "make run shows the first frame" "ten requests"
 keys q
 expect "make run exits cleanly" "CURLEW-EXITED-0"
 expect "a session that sent nothing says so" "no session log was written"

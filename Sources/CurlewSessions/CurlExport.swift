@@ -33,7 +33,8 @@ public enum CurlExport {
             words += ["-H", quote("\(header.name): \(header.value)")]
         }
         if let body, !body.isEmpty {
-            words += ["--data-binary", quote(body)]
+            // --data-binary reads a file for a body starting with @; --data-raw never does.
+            words += [body.first == UInt8(ascii: "@") ? "--data-raw" : "--data-binary", quote(body)]
             if !bodyIsComplete { words.append("# the log kept only the start of this body") }
         }
         return words.joined(separator: " ")

@@ -23,14 +23,8 @@ enum RequestReader {
         annotations.folder = try map.take("folder")?.string()
         annotations.description = try map.take("description")?.scalarText()
 
-        let url = try map.require("url", "a URL or a path such as /users").text(context)
-        var query = ""
-        if let value = map.take("query") {
-            let params = try ConfigReader.parameters(value, context)
-            query = params.percentEncoded
-        }
-        let target = query.isEmpty ? url : url + (url.contains("?") ? "&" : "?") + query
-        if target.contains("://") { request.customURL = target } else { request.path = target }
+        var url = try map.require("url", "a URL or a path such as /users").text(context)
+        let query = try map.take("query").map { value throws(WorkspaceError) in try ConfigReader.parameters(value, context) }
         if let value = map.take("baseURL") { request.baseURL = try value.text(context) }
         if let value = map.take("headers") {
             request.headers = HTTPHeaders(try value.textPairs(context).map { HeaderField(name: $0.name, value: $0.value) })
@@ -56,6 +50,16 @@ enum RequestReader {
             request.uploadFile = try value.filePath(context)
             if let contentType { request.headers.set("Content-Type", contentType) }
         }
+        // The query is the request's parameters, which the agent puts in the URL, unless they are
+        // the body (a form) or its first parts (multipart); then it is written into the URL.
+        if let query, !query.isEmpty {
+            if bodyKeys.contains(where: { ["form", "multipart", "bodyFile"].contains($0) }) {
+                url += (url.contains("?") ? "&" : "?") + query.percentEncoded
+            } else {
+                request.params = query
+            }
+        }
+        if url.contains("://") { request.customURL = url } else { request.path = url }
         let hasBody = !bodyKeys.isEmpty
         request.method = try map.take("method").map { value throws(WorkspaceError) in
             let text = try value.text(context)

@@ -1,7 +1,7 @@
 import CurlewAgent
-import CurlewTUI
 
-/// The demo's ready requests and groups, in one place so they can move into a workspace file.
+/// The requests and groups of `curlew demo`'s scripted runs (the interface opens the demo
+/// workspace, `Demo/curlew.yaml`, instead).
 enum DemoSet {
     static let tour: [Request] = [
         Request(.get, "/get", name: "a simple GET", params: ["lang": "swift", "page": 1]),
@@ -29,23 +29,6 @@ enum DemoSet {
         ChainStep(Request(.get, "/me", name: "profile", headers: ["Authorization": "Bearer {{token}}"])),
         ChainStep(Request(.get, "/bearer", name: "check token", headers: ["Authorization": "Bearer {{token}}"])),
     ], name: "login -> profile")
-
-    /// What the TUI's Compose list offers on the demo.
-    static func composeItems(baseURL: String, secureBaseURL: String) -> [ComposeItem] {
-        let requests = [
-            Request(.get, "/get", name: "single GET", params: ["lang": "swift", "page": 1], headers: ["Accept": "application/json"]),
-            Request(.post, "/post", name: "JSON POST", params: ["name": "curlew", "tags": ["http", "timing"]], requestSerializer: .json),
-            Request(.get, "/delay/10", name: "slow request (cancel with x)"),
-            Request(.get, "/drip", name: "download with progress", params: ["numbytes": 400_000, "duration": 4]),
-        ]
-        return requests.map { ComposeItem.request(RequestDraft($0, baseURL: baseURL)) } + [
-            .group(name: "batch of ten", batch(policy: .any, maxConcurrency: nil)),
-            .group(name: "login -> profile", loginChain),
-            .request(RequestDraft(Request(.get, "/get", name: "HTTPS over HTTP/2 (see TLS in Timing)"), baseURL: secureBaseURL)),
-            .request(RequestDraft(Request(.get, "/sse", name: "server-sent events (Enter on it in Live)", params: ["count": 10, "interval": 0.5]),
-                                  baseURL: baseURL)),
-        ]
-    }
 
     /// Runs a group to its end and returns its verdict.
     static func run(_ group: RequestGroup, on agent: Agent) async -> GroupState {

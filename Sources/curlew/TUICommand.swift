@@ -65,7 +65,8 @@ enum InterfaceLauncher {
         let certificateDirectory = try DemoCertificates.makeTemporaryDirectory()
         let certificates = try DemoCertificates.generate(in: certificateDirectory)
         let secure = try await DemoServer.start(tls: .identity(certificates.server))
-        var config = NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: 10)
+        let demo = try DemoWorkspace.session(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
+        var config = demo.config
         config.tls.certificateAuthorityFile = certificates.authority.certificate
         let agent = Agent(config: config)
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
@@ -76,7 +77,7 @@ enum InterfaceLauncher {
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
             agent: agent, name: "demo \(server.baseURL)", sessionLogPath: logger.path, sessionsDirectory: options.sessions,
-            composeItems: DemoSet.composeItems(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
+            composeItems: try DemoWorkspace.composeItems(demo)
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer)

@@ -93,7 +93,8 @@ struct WorkspaceReadingTests {
         #expect(session.secretValues == ["t0ps3cret"])
 
         let (one, expectations) = try session.request(named: "one")
-        #expect(one.path == "/get?q=demo&n=2")
+        #expect(one.path == "/get")
+        #expect(one.params == ["q": "demo", "n": 2])
         #expect(one.headers["X-User"] == "demo")
         #expect(one.acceptableStatusCodes == 100..<600)
         #expect(expectations.first == .status([200..<201, 300..<400]))
