@@ -19,18 +19,28 @@ public struct LoggerSettings: Sendable, Equatable {
     public init() {}
 }
 
+/// An HMAC request signer a workspace declares in `config.signers`. The executable registers it
+/// (the signer needs cryptography, which the workspace reader does not link).
+public struct SignerSettings: Sendable, Equatable {
+    public var name: String
+    public var keyID: String
+    /// The shared secret, templates expanded (normally from the secrets file).
+    public var secret: String
+}
+
 /// Reads `config:` into the agent's `NetworkConfig`: every field the agent has, by the names the
 /// workspace format gives them (docs/workspace.schema.json lists them).
 enum ConfigReader {
     static let keys = ["baseURL", "cdnURL", "apiVersion", "headers", "params", "userAgent", "timeout", "connectTimeout",
                        "maxConnectionsPerHost", "maxTotalConnections", "followRedirects", "maxRedirects", "allowInsecureRedirects",
                        "secretHeaders", "acceptableStatus", "maxResponseBytes", "memoryBodyLimit", "httpVersion", "tls", "cookies",
-                       "cache", "mocks", "retry", "duplicates", "reachability", "logger"]
+                       "cache", "mocks", "retry", "duplicates", "reachability", "logger", "businessCode", "signers"]
 
-    static func read(_ node: NodeReader?, _ context: ReadContext) throws(WorkspaceError) -> (NetworkConfig, LoggerSettings) {
+    static func read(_ node: NodeReader?, _ context: ReadContext) throws(WorkspaceError) -> (NetworkConfig, LoggerSettings, [SignerSettings]) {
         var config = NetworkConfig()
         var logger = LoggerSettings()
-        guard let node else { return (config, logger) }
+        var signers: [SignerSettings] = []
+        guard let node else { return (config, logger, signers) }
         var map = try node.mapping()
         if let value = map.take("baseURL") { config.baseURL = try value.text(context) }
         if let value = map.take("cdnURL") { config.cdnURL = try value.text(context) }
@@ -58,8 +68,19 @@ enum ConfigReader {
         if let value = map.take("duplicates") { config.duplicates = try duplicates(value) }
         if let value = map.take("reachability") { config.reachability = try reachability(value) }
         if let value = map.take("logger") { logger = try loggerSettings(value, context) }
+        if let value = map.take("businessCode") { config.businessValidator = try businessCode(value) }
+        if let value = map.take("signers") {
+            var signerMap = try value.mapping()
+            for name in signerMap.keys {
+                var fields = try signerMap.entry(name).mapping()
+                let keyID = try fields.require("keyID", "the key's id").text(context)
+                let secret = try fields.require("secret", "the shared secret, as {{a secret variable}}").text(context)
+                try fields.finish(known: ["keyID", "secret"])
+                signers.append(SignerSettings(name: name, keyID: keyID, secret: secret))
+            }
+        }
         try map.finish(known: keys)
-        return (config, logger)
+        return (config, logger, signers)
     }
 
     static func parameters(_ node: NodeReader, _ context: ReadContext) throws(WorkspaceError) -> Parameters {
@@ -252,6 +273,20 @@ enum ConfigReader {
         if let value = map.take("probeTimeout") { settings.probeTimeout = try positive(value.duration(), value) }
         try map.finish(known: ["precheck", "cacheDuration", "probeTimeout"])
         return settings
+    }
+
+    /// `{field: code, success: [0, 200], message: message}`: the seeds' business-code check.
+    static func businessCode(_ node: NodeReader) throws(WorkspaceError) -> BusinessValidator {
+        var map = try node.mapping()
+        let field = try map.take("field")?.string() ?? "code"
+        var success: Set<Int> = [0, 200]
+        if let value = map.take("success") {
+            success = []
+            for code in try value.listOrOne() { success.insert(try code.int()) }
+        }
+        let message = try map.take("message")?.string() ?? "message"
+        try map.finish(known: ["field", "success", "message"])
+        return .codeField(field, successCodes: success, messageField: message)
     }
 
     static func loggerSettings(_ node: NodeReader, _ context: ReadContext) throws(WorkspaceError) -> LoggerSettings {

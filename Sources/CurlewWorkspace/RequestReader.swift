@@ -7,7 +7,7 @@ enum RequestReader {
     static let keys = ["method", "url", "baseURL", "query", "headers", "json", "form", "body", "contentType", "multipart", "bodyFile",
                        "timeout", "followRedirects", "allowInsecureRedirects", "httpVersion", "tls", "cache", "retry", "mock", "duplicates",
                        "download", "cookies", "acceptableStatus", "reachabilityPrecheck", "response", "useCDN", "defaultParams",
-                       "requireJSON", "folder", "description", "expect"]
+                       "requireJSON", "businessCode", "signer", "folder", "description", "expect"]
 
     /// The fields that do not become part of the request.
     struct Annotations: Sendable {
@@ -92,6 +92,8 @@ enum RequestReader {
         if let value = map.take("useCDN") { request.useCDN = try value.bool() }
         if let value = map.take("defaultParams") { request.usesDefaultParams = try value.bool() }
         if let value = map.take("requireJSON") { request.validation.requiresJSONContentType = try value.bool() }
+        if let value = map.take("businessCode") { request.validation.business = try ConfigReader.businessCode(value) }
+        if let value = map.take("signer") { request.signer = try value.string() }
         if let value = map.take("expect") {
             annotations.expectations = try expectations(value)
             // A status assertion decides; the agent's own status check would fail the request first.

@@ -14,6 +14,8 @@ public struct Workspace: Sendable {
         public var method: String
         public var url: String
         public var position: SourcePosition
+        /// The config signer the request names, if any.
+        public var signerName: String?
         let node: YAMLNode
         let directory: String
     }
@@ -59,6 +61,7 @@ public struct Workspace: Sendable {
         try workspace.read(file: path, text: text, isMain: true, unresolved: &unresolved, including: [])
         try workspace.resolveMembers(unresolved)
         try workspace.checkGroupCycles()
+        try workspace.checkSigners()
         let secretsPath = (workspace.directory as NSString).appendingPathComponent(secretsFileName)
         workspace.secrets = try WorkspaceSecrets.load(path: secretsPath)
         try workspace.checkSecretsStayOutOfTheWorkspace()
@@ -120,7 +123,7 @@ public struct Workspace: Sendable {
                 let url = try fields.take("url")?.scalarText()
                 requests.append(NamedRequest(name: name, folder: annotations.folder, description: annotations.description,
                                              expectations: annotations.expectations, method: built.method.rawValue, url: url ?? "",
-                                             position: entry.node.position, node: entry.node, directory: directory))
+                                             position: entry.node.position, signerName: built.signer, node: entry.node, directory: directory))
             }
         }
         if let value = map.take("groups") {
@@ -188,6 +191,23 @@ public struct Workspace: Sendable {
             }
         }
         for group in groups { try visit(group.name, []) }
+    }
+
+    /// A request's `signer` must be one the config declares.
+    private func checkSigners() throws(WorkspaceError) {
+        guard let configNode else {
+            if let named = requests.first(where: { $0.signerName != nil }) {
+                throw WorkspaceError(.undefined, at: named.position, keyPath: "requests.\(named.name).signer", "no signer is declared in config.signers")
+            }
+            return
+        }
+        let (_, _, signers) = try ConfigReader.read(NodeReader(configNode, keyPath: "config"), ReadContext(template: nil, directory: directory))
+        let names = signers.map(\.name)
+        for named in requests {
+            guard let signer = named.signerName, !names.contains(signer) else { continue }
+            throw WorkspaceError(.undefined, at: named.position, keyPath: "requests.\(named.name).signer",
+                                 "no signer \"\(signer)\" in config.signers" + Suggestion.hint(for: signer, among: names))
+        }
     }
 
     /// A declared secret must not have a value in a workspace file, which is committed.

@@ -8,6 +8,8 @@ public struct WorkspaceSession: Sendable {
     public let environment: String?
     public let config: NetworkConfig
     public let logger: LoggerSettings
+    /// Request signers the config declares, for the caller to register.
+    public let signers: [SignerSettings]
     /// The values of secret variables (declared secrets and everything in the secrets file).
     public let secretValues: [String]
     let template: Template
@@ -36,9 +38,9 @@ public struct WorkspaceSession: Sendable {
         self.secretValues = secretNames.compactMap { name in (try? template.expand("{{\(name)}}")).flatMap { $0.isEmpty ? nil : $0 } }
         let context = ReadContext(template: template, directory: workspace.directory)
         if let node = workspace.configNode {
-            (config, logger) = try ConfigReader.read(NodeReader(node, keyPath: "config"), context)
+            (config, logger, signers) = try ConfigReader.read(NodeReader(node, keyPath: "config"), context)
         } else {
-            (config, logger) = (NetworkConfig(), LoggerSettings())
+            (config, logger, signers) = (NetworkConfig(), LoggerSettings(), [])
         }
     }
 

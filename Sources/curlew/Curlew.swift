@@ -1,5 +1,6 @@
 import ArgumentParser
 import CurlewAgent
+import Foundation
 
 @main
 struct Curlew: AsyncParsableCommand {
@@ -10,6 +11,28 @@ struct Curlew: AsyncParsableCommand {
         version: CurlewVersion.current,
         subcommands: [TUICommand.self, SendCommand.self, RunCommand.self, ImportCommand.self, ExportCommand.self, LogCommand.self, DemoCommand.self, DemoServerCommand.self]
     )
+
+    /// The commands a script or CI job runs, whose usage errors exit 2 (as their other
+    /// workspace and file errors do) rather than the parser's 64.
+    static let scriptedCommands: Set<String> = ["run", "import", "export", "log"]
+
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let subcommand = CommandLine.arguments.dropFirst().first ?? ""
+            if scriptedCommands.contains(subcommand), exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 
     func run() async throws {
         // The defaults come from the parser, like any command's options. (An option group on this

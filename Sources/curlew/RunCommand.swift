@@ -2,6 +2,7 @@ import ArgumentParser
 import CurlewAgent
 import CurlewLocking
 import CurlewSessions
+import CurlewSigning
 import CurlewWorkspace
 import Foundation
 
@@ -81,7 +82,9 @@ struct RunCommand: AsyncParsableCommand {
             redaction.parameterNames.formUnion(session.logger.secretFields)
             redaction.bodyFieldNames.formUnion(session.logger.secretFields)
         }
-        let agent = Agent(config: session.config)
+        var config = session.config
+        for signer in session.signers { config.signers[signer.name] = HMACSigner(keyID: signer.keyID, secret: Data(signer.secret.utf8)) }
+        let agent = Agent(config: config)
         let logPath = log ?? session.logger.path ?? session.logger.directory.map { NetworkLogger.defaultPath(for: Date(), directory: $0) }
         let logger: NetworkLogger?
         do {

@@ -122,6 +122,8 @@ struct WorkspaceReadingTests {
         ("a: [1, 2\n", "", "not valid YAML"),
         ("a: 1\na: 2\n", "", "appears twice"),
         ("requests: [1]\n", "1:11", "expected a mapping, found a list"),
+        ("requests:\n  a: {url: /x, signer: nope}\n", "2:", "no signer is declared"),
+        ("config:\n  signers: {demo: {keyID: k, secret: s}}\nrequests:\n  a: {url: /x, signer: dem}\n", "4:", "no signer \"dem\" in config.signers (did you mean \"demo\"?)"),
     ])
     func errorsArePrecise(text: String, position: String, message: String) throws {
         let files = try WorkspaceFiles()
@@ -163,6 +165,25 @@ struct WorkspaceReadingTests {
         let session = try WorkspaceSession(try Workspace.load(path: path))
         #expect(try session.request(named: "a").0.headers["X-Token"] == "abc")
         #expect(session.resolvedVariables.first { $0.name == "token" }?.value == RedactionPolicy.marker)
+    }
+
+    @Test("the business-code check and signers read into the agent's validator and the session's signers")
+    func businessCodeAndSigners() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", """
+        config:
+          businessCode: {field: errno, success: [0], message: msg}
+          signers: {hmac: {keyID: k1, secret: "{{s}}"}}
+        variables: {s: shh}
+        requests:
+          a: {url: /x, signer: hmac, businessCode: {field: code}}
+        """)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(session.config.businessValidator?.name.contains("errno") == true)
+        #expect(session.signers == [SignerSettings(name: "hmac", keyID: "k1", secret: "shh")])
+        let request = try session.request(named: "a").0
+        #expect(request.signer == "hmac")
+        #expect(request.validation.business != nil)
     }
 
     @Test("an alias bomb is refused instead of expanded")

@@ -1,3 +1,4 @@
+import CurlewDemoServer
 import CurlewTestSupport
 import Foundation
 import Testing
@@ -86,6 +87,8 @@ struct RunCommandTests {
         (["--request", "nope"], "no request \"nope\""),
         (["--env", "prod"], "no environment \"prod\""),
         (["--var", "novalue"], "expected NAME=VALUE"),
+        (["--bogus"], "Unknown option '--bogus'"),
+        (["--repeat", "0"], "--repeat must be 1 to 100000"),
     ])
     func usage(arguments: [String], message: String) async throws {
         let path = try Self.workspace(base: "http://127.0.0.1:1")
@@ -126,7 +129,7 @@ struct RunCommandTests {
             .write(toFile: commands, atomically: true, encoding: .utf8)
         let imported = try await CurlewProcess.run(["import", "curl", commands, "-o", path])
         #expect(imported.status == 0, "\(imported.error)")
-        #expect(imported.output.contains("Added 2 requests"))
+        #expect(imported.output.contains(": 2 requests"))
         let merged = try String(contentsOfFile: path, encoding: .utf8)
         #expect(merged.hasPrefix("# my comment\n"))
         #expect(merged.contains("POST /post"))
@@ -144,5 +147,32 @@ struct RunCommandTests {
         #expect(curl.output.hasPrefix("curl \(server.baseURL)/post -H"), "\(curl.output)")
         #expect(curl.output.contains("-H 'Content-Type: application/json'"))
         #expect(curl.output.contains("--data-binary '{\"a\":1}'"))
+    }
+}
+
+@Suite("curlew run: signing and business codes")
+struct RunSigningTests {
+    @Test("a signer declared in config.signers, with its secret from the secrets file, signs a request the demo server verifies")
+    func signedRequest() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-sign-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try """
+        config:
+          baseURL: \(server.baseURL)
+          signers:
+            demo: {keyID: "\(DemoSignature.keyID)", secret: "{{signingSecret}}"}
+        secrets: [signingSecret]
+        requests:
+          signed: {url: /signed, signer: demo, expect: {status: 200}}
+          unsigned: {url: /signed, expect: {status: 401}}
+        """.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        try "variables: {signingSecret: \"\(DemoSignature.secret)\"}\n".write(toFile: directory + "/curlew.secrets.yaml", atomically: true, encoding: .utf8)
+        chmod(directory + "/curlew.secrets.yaml", 0o600)
+        let result = try await CurlewProcess.run(["run", directory + "/curlew.yaml", "--log", directory + "/s.jsonl"])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("✓ signed: 200"))
+        #expect(result.output.contains("✓ unsigned: 401"))
+        #expect(!(try String(contentsOfFile: directory + "/s.jsonl", encoding: .utf8)).contains(DemoSignature.secret))
     }
 }
