@@ -134,6 +134,7 @@ if Context.environment["CURLEW_FUZZ"] == "1" {
         ("FuzzStream", ["CurlewAgent"]),
         ("FuzzWorkspace", ["CurlewWorkspace"]),
         ("FuzzCurlImport", ["CurlewAgent", "CurlewSessions"]),
+        ("FuzzImport", ["CurlewAgent", "CurlewSessions"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for target in fuzzTargets {

@@ -102,7 +102,7 @@ struct DemoBatchCommand: AsyncParsableCommand {
         case .any: .any
         case .required: .required([0, 1, 2])
         }
-        try await DemoEnvironment.runGroup(DemoSet.batch(policy: batchPolicy, maxConcurrency: maxConcurrency), options: options)
+        try await DemoEnvironment.runGroup(try DemoSet.batch(policy: batchPolicy, maxConcurrency: maxConcurrency), options: options)
     }
 }
 
@@ -113,7 +113,7 @@ struct DemoChainCommand: AsyncParsableCommand {
     @OptionGroup var options: DemoOptions
 
     func run() async throws {
-        try await DemoEnvironment.runGroup(DemoSet.loginChain, options: options)
+        try await DemoEnvironment.runGroup(try DemoSet.loginChain(), options: options)
     }
 }
 

@@ -1,7 +1,7 @@
 import CurlewAgent
+import CurlewWorkspace
 
-/// The requests and groups of `curlew demo`'s scripted runs (the interface opens the demo
-/// workspace, `Demo/curlew.yaml`, instead).
+/// What `curlew demo`'s scripted runs send: the tour's requests, and the demo workspace's groups.
 enum DemoSet {
     static let tour: [Request] = [
         Request(.get, "/get", name: "a simple GET", params: ["lang": "swift", "page": 1]),
@@ -13,22 +13,22 @@ enum DemoSet {
 
     static let slow = Request(.get, "/delay/5", name: "slow, then cancelled")
 
-    /// Ten requests of different lengths; the seventh fails with a 500.
-    static func batch(policy: BatchPolicy, maxConcurrency: Int?) -> RequestGroup {
-        let members = (0..<10).map { index in
-            index == 6
-                ? Request(.get, "/delay/0.4?status=500", name: "item \(index + 1) (fails)")
-                : Request(.get, "/delay/\(Double(index % 4 + 1) / 10)", name: "item \(index + 1)")
-        }
+    /// The demo workspace's batch of ten (the seventh fails with a 500), with the policy and
+    /// concurrency asked for.
+    static func batch(policy: BatchPolicy, maxConcurrency: Int?) throws -> RequestGroup {
+        let members = try demoWorkspace().group(named: "ten requests").members
         return .batch(members, policy: policy, maxConcurrency: maxConcurrency, name: "ten requests")
     }
 
-    static let loginChain = RequestGroup.chain([
-        ChainStep(Request(.post, "/login", name: "log in", params: ["username": "demo", "password": "curlew"], requestSerializer: .json),
-                  captures: [.json("token", "$.token")]),
-        ChainStep(Request(.get, "/me", name: "profile", headers: ["Authorization": "Bearer {{token}}"])),
-        ChainStep(Request(.get, "/bearer", name: "check token", headers: ["Authorization": "Bearer {{token}}"])),
-    ], name: "login -> profile")
+    /// The demo workspace's login → profile chain.
+    static func loginChain() throws -> RequestGroup {
+        try demoWorkspace().group(named: "login -> profile")
+    }
+
+    /// The demo workspace; its groups' requests are paths, sent to whatever base the agent has.
+    private static func demoWorkspace() throws -> WorkspaceSession {
+        try DemoWorkspace.session(baseURL: "http://127.0.0.1", secureBaseURL: "https://127.0.0.1")
+    }
 
     /// Runs a group to its end and returns its verdict.
     static func run(_ group: RequestGroup, on agent: Agent) async -> GroupState {
