@@ -155,7 +155,9 @@ public enum CurlImport {
             index += 1
         }
         guard var target = url else { throw Failure(reason: "the curl command has no URL") }
-        if !target.contains("://") { target = "http://" + target }
+        // By bytes: a combining mark after the slashes makes "/" and the mark one Character, and
+        // a Character search would not see the "://".
+        if target.utf8.firstRange(of: "://".utf8) == nil { target = "http://" + target }
         let body = data.isEmpty ? nil : Data(data.joined(separator: Data("&".utf8)))
         if asQuery, let body {
             target += (target.contains("?") ? "&" : "?") + String(decoding: body, as: UTF8.self)

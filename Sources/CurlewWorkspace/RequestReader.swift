@@ -59,7 +59,7 @@ enum RequestReader {
                 request.params = query
             }
         }
-        if url.contains("://") { request.customURL = url } else { request.path = url }
+        if url.utf8.firstRange(of: "://".utf8) != nil { request.customURL = url } else { request.path = url }
         let hasBody = !bodyKeys.isEmpty
         request.method = try map.take("method").map { value throws(WorkspaceError) in
             let text = try value.text(context)

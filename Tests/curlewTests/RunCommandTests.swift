@@ -147,6 +147,15 @@ struct RunCommandTests {
         #expect(curl.output.hasPrefix("curl \(server.baseURL)/post -H"), "\(curl.output)")
         #expect(curl.output.contains("-H 'Content-Type: application/json'"))
         #expect(curl.output.contains("--data-binary '{\"a\":1}'"))
+        let http = try await CurlewProcess.run(["export", "http", directory + "/x.jsonl"])
+        #expect(http.output.hasPrefix("### POST /post\n# @name POST /post\nPOST \(server.baseURL)/post\n"), "\(http.output)")
+        #expect(http.output.contains("\n\n{\"a\":1}\n"))
+        for format in ["hl-json", "plist"] {
+            let exported = try await CurlewProcess.run(["export", format, directory + "/x.jsonl", "-o", directory + "/x." + format])
+            #expect(exported.status == 0, "\(exported.error)")
+            let text = try String(contentsOfFile: directory + "/x." + format, encoding: .utf8)
+            #expect(text.contains("/post"), "\(format)")
+        }
     }
 }
 
