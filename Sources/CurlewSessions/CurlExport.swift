@@ -19,20 +19,23 @@ public enum CurlExport {
         } else {
             headers = original.headers
         }
-        let body = message.sent?.body ?? original.body
+        var body = message.sent?.body ?? original.body
+        // An empty body on a method that carries none is no body at all.
+        if body?.size == 0, ["GET", "HEAD"].contains(original.method) { body = nil }
         return command(method: original.method, url: original.url, headers: headers, body: body?.data, bodyIsComplete: !(body?.isTruncated ?? false))
     }
 
     public static func command(method: String, url: String, headers: [HeaderField], body: Data?, bodyIsComplete: Bool = true) -> String {
         var words = ["curl"]
-        let hasBody = !(body ?? Data()).isEmpty
+        // An empty body is still a body (curl -d '' sends a POST with Content-Length: 0).
+        let hasBody = body != nil
         if method != (hasBody ? "POST" : "GET") { words += ["-X", quote(method)] }
         words.append(quote(url))
         for header in headers where !curlOwnHeaders.contains(header.name.lowercased()) {
             if header.name.lowercased() == "user-agent", header.value.hasPrefix("curl/") { continue }
             words += ["-H", quote("\(header.name): \(header.value)")]
         }
-        if let body, !body.isEmpty {
+        if let body {
             // --data-binary reads a file for a body starting with @; --data-raw never does.
             words += [body.first == UInt8(ascii: "@") ? "--data-raw" : "--data-binary", quote(body)]
             if !bodyIsComplete { words.append("# the log kept only the start of this body") }
