@@ -185,3 +185,41 @@ struct RunSigningTests {
         #expect(!(try String(contentsOfFile: directory + "/s.jsonl", encoding: .utf8)).contains(DemoSignature.secret))
     }
 }
+
+@Suite("imported collections run")
+struct ImportedRunTests {
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples").standardized.path
+
+    @Test("an imported .http file's named-request chain runs: login's token reaches the profile request")
+    func httpChainRuns() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-http-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let imported = try await CurlewProcess.run(["import", "http", Self.examples + "/http/demo.http", "-o", directory + "/curlew.yaml"])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.contains("group chain"))
+        let ran = try await CurlewProcess.run(["run", directory + "/curlew.yaml", "--group", "chain", "--var", "base=\(server.baseURL)"])
+        #expect(ran.status == 0, "\(ran.output)\(ran.error)")
+        #expect(ran.output.contains("✓   chain › profile: 200"))
+    }
+
+    @Test("an imported Postman collection and environment and an OpenAPI document run against the demo server")
+    func postmanAndOpenAPIRun() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-pm-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/curlew.yaml"
+        for (format, file) in [("postman", "postman/demo.postman_collection.json"), ("postman", "postman/demo.postman_environment.json"), ("openapi", "openapi/demo.yaml")] {
+            let imported = try await CurlewProcess.run(["import", format, Self.examples + "/" + file, "-o", path])
+            #expect(imported.status == 0, "\(file): \(imported.error)")
+        }
+        let secrets = try String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("demo-token"))
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("demo-token"))
+        let ran = try await CurlewProcess.run(["run", path, "--env", "local", "--var", "base=\(server.baseURL)", "--var", "baseURL=\(server.baseURL)",
+                                               "--request", "Get", "--request", "Post form", "--request", "Bearer", "--request", "echoPost"])
+        #expect(ran.status == 0, "\(ran.output)\(ran.error)")
+        #expect(ran.output.contains("✓ Bearer: 200"))
+        #expect(!ran.output.contains("demo-token"))
+    }
+}

@@ -1,0 +1,63 @@
+import CurlewAgent
+import CurlewSessions
+import Foundation
+import Testing
+
+@Suite("log stats and log diff")
+struct LogToolsTests {
+    static func message(_ id: UInt64, _ method: String, _ url: String, status: Int?, total: Int64, wait: Int64, dns: Int64? = nil,
+                        body: String = "", headers: [HeaderField] = []) -> DebugMessage {
+        let timings = TimingBreakdown(queued: 10, dns: dns, connect: dns.map { _ in 100 }, tls: nil, send: 5, wait: wait, receive: total - wait - 5,
+                                      redirect: nil, total: total)
+        let response = status.map {
+            ResponseSnapshot(statusCode: $0, statusLine: "HTTP/1.1 \($0) X", httpVersion: "1.1", headers: headers,
+                             body: BodySnapshot(kept: Data(body.utf8), size: Int64(body.utf8.count), contentType: "application/json"))
+        }
+        return DebugMessage(requestID: id, name: nil, state: status == nil ? .failed : .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+                            original: ComposedRequest(method: method, url: url, headers: [], params: .null, body: nil, timeoutMilliseconds: 0),
+                            sent: nil, response: response, error: status == nil ? RequestError(.couldNotConnect, "refused") : nil,
+                            timings: timings, connection: nil, callbackQueue: "test")
+    }
+
+    @Test("endpoints fold ids, count errors, and give percentiles per phase and a histogram")
+    func stats() {
+        var messages: [DebugMessage] = []
+        for index in 1...10 {
+            messages.append(Self.message(UInt64(index), "GET", "http://h/users/\(index)?x=1", status: index == 10 ? 500 : 200,
+                                         total: Int64(index) * 1000, wait: Int64(index) * 500, dns: index == 1 ? 300 : nil))
+        }
+        messages.append(Self.message(11, "POST", "http://h/users/3fa85f64-5717-4562-b3fc-2c963f66afa6/orders", status: nil, total: 50_000, wait: 1000))
+        let stats = LogStats(messages)
+        #expect(stats.endpoints.map { "\($0.method) \($0.path)" } == ["GET /users/{id}", "POST /users/{id}/orders"])
+        let users = stats.endpoints[0]
+        #expect(users.count == 10 && users.errors == 1 && users.errorRate == 0.1)
+        let total = users.phases.first { $0.name == "total" }!
+        #expect(total.p50 == 5000 && total.p90 == 9000 && total.p99 == 10_000)
+        #expect(users.phases.first { $0.name == "dns" }?.p50 == 300)
+        #expect(users.phases.first { $0.name == "tls" }?.p50 == nil)
+        #expect(stats.endpoints[1].errors == 1)
+        #expect(stats.total.count == 11)
+        // 1 ms lands in [1, 2), 2–4 ms in [2, 5), 5–9 in [5, 10), 10 in [10, 20), 50 in [50, 100).
+        #expect(stats.histogram == [0, 1, 3, 5, 1, 0, 1, 0, 0, 0, 0, 0, 0])
+    }
+
+    @Test("diff compares JSON bodies member by member, headers by name in any case, and timings with their change")
+    func diff() {
+        let a = Self.message(1, "GET", "http://h/a", status: 200, total: 4000, wait: 2000,
+                             body: #"{"id":1,"tags":["x","y"],"same":true}"#, headers: [HeaderField(name: "ETag", value: "1"), HeaderField(name: "Date", value: "Mon")])
+        let b = Self.message(2, "GET", "http://h/a", status: 404, total: 9000, wait: 7000,
+                             body: #"{"id":2,"tags":["x"],"same":true,"new":null}"#, headers: [HeaderField(name: "etag", value: "2"), HeaderField(name: "Date", value: "Tue")])
+        let diff = ExchangeDiff(a, b)
+        let differing = Dictionary(uniqueKeysWithValues: diff.differences.map { ("\($0.section) \($0.field)", [$0.left, $0.right]) })
+        #expect(differing["response status"] == ["200", "404"])
+        #expect(differing["response header ETag"] == ["1", "2"])
+        #expect(differing["response header Date"] == nil, "Date always changes and is left out")
+        #expect(differing["body $.id"] == ["1", "2"])
+        #expect(differing["body $.tags[1]"] == ["\"y\"", nil])
+        #expect(differing["body $.new"] == [nil, "null"])
+        #expect(differing["body $.same"] == nil)
+        #expect(differing["request url"] == nil)
+        #expect(differing["timing wait"] == ["2.000 ms", "7.000 ms"])
+        #expect(diff.timingDeltas.first { $0.phase == "total" }?.delta == 5000)
+    }
+}
