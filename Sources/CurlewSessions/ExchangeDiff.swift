@@ -31,12 +31,12 @@ public struct ExchangeDiff: Sendable {
         Self.headers(left.response?.headers ?? [], right.response?.headers ?? [], skipping: ["date", "age", "expires", "last-modified"])
             .forEach { add("response header", $0.0, $0.1, $0.2) }
         Self.body(left.response?.body, right.response?.body).forEach { add("body", $0.0, $0.1, $0.2) }
-        for phase in ["queued", "dns", "connect", "tls", "send", "wait", "receive", "total"] {
-            add("timing", phase, Self.phase(left.timings, phase).map(TimingBreakdown.format), Self.phase(right.timings, phase).map(TimingBreakdown.format))
+        for phase in TimingBreakdown.phaseNames {
+            add("timing", phase, left.timings?.phase(named: phase).map(TimingBreakdown.format), right.timings?.phase(named: phase).map(TimingBreakdown.format))
         }
         self.rows = rows
-        timingDeltas = ["queued", "dns", "connect", "tls", "send", "wait", "receive", "total"].compactMap { phase in
-            guard let a = Self.phase(left.timings, phase), let b = Self.phase(right.timings, phase) else { return nil }
+        timingDeltas = TimingBreakdown.phaseNames.compactMap { phase in
+            guard let a = left.timings?.phase(named: phase), let b = right.timings?.phase(named: phase) else { return nil }
             return (phase, b - a)
         }
     }
@@ -45,20 +45,6 @@ public struct ExchangeDiff: Sendable {
     public var timingDeltas: [(phase: String, delta: Int64)]
 
     public var differences: [Row] { rows.filter(\.differs) }
-
-    static func phase(_ timings: TimingBreakdown?, _ name: String) -> Int64? {
-        guard let timings else { return nil }
-        switch name {
-        case "queued": return timings.queued
-        case "dns": return timings.dns
-        case "connect": return timings.connect
-        case "tls": return timings.tls
-        case "send": return timings.send
-        case "wait": return timings.wait
-        case "receive": return timings.receive
-        default: return timings.total
-        }
-    }
 
     /// Headers by name (any case), several values of one name joined, in the left's order.
     static func headers(_ left: [HeaderField], _ right: [HeaderField], skipping: Set<String> = []) -> [(String, String?, String?)] {

@@ -31,7 +31,7 @@ public struct LogStats: Sendable {
     /// Counts of total times per bucket (`bucketBounds.count + 1` of them).
     public var histogram: [Int]
 
-    static let phaseNames = ["dns", "connect", "tls", "send", "wait", "receive", "total"]
+    static let phaseNames = TimingBreakdown.phaseNames.filter { $0 != "queued" }
 
     public init(_ messages: [DebugMessage]) {
         var groups: [String: [DebugMessage]] = [:]
@@ -59,18 +59,7 @@ public struct LogStats: Sendable {
     private static func endpoint(method: String, path: String, _ messages: [DebugMessage]) -> Endpoint {
         let errors = messages.filter { ($0.response?.statusCode ?? 0) >= 400 || $0.response == nil }.count
         let phases = phaseNames.map { name -> Phase in
-            let values = messages.compactMap { message -> Int64? in
-                guard let timings = message.timings else { return nil }
-                switch name {
-                case "dns": return timings.dns
-                case "connect": return timings.connect
-                case "tls": return timings.tls
-                case "send": return timings.send
-                case "wait": return timings.wait
-                case "receive": return timings.receive
-                default: return timings.total
-                }
-            }.sorted()
+            let values = messages.compactMap { $0.timings?.phase(named: name) }.sorted()
             func percentile(_ p: Double) -> Int64? {
                 values.isEmpty ? nil : values[min(values.count - 1, max(0, Int((Double(values.count) * p).rounded(.up)) - 1))]
             }

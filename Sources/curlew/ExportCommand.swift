@@ -20,7 +20,7 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "The format: har, curl, http, hl-json or plist.")
     var format: Format
 
-    @Argument(help: "The session log (.jsonl).")
+    @Argument(help: "The session log (.jsonl) or HAR file.")
     var log: String
 
     @Option(name: .shortAndLong, help: "The file to write (owner-only); - or nothing for standard output.")
@@ -33,17 +33,7 @@ struct ExportCommand: ParsableCommand {
     var noRedact = false
 
     func run() throws {
-        let session: SessionLog
-        do { session = try SessionLogReader.read(path: log) } catch { throw RunCommand.usageFailure("\(error)") }
-        var messages = session.messages
-        if let filter {
-            do {
-                let parsed = try MessageFilter.parse(filter)
-                messages = messages.filter { parsed.matches($0) }
-            } catch {
-                throw RunCommand.usageFailure("--filter: \(error)")
-            }
-        }
+        var messages = try LogCommand.load(log, filter: filter)
         if !noRedact { messages = messages.map(RedactionPolicy().redact) }
         let data: Data
         switch format {

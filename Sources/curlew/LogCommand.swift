@@ -41,17 +41,24 @@ struct LogCommand: ParsableCommand {
         isatty(STDOUT_FILENO) != 0 ? TerminalText.escapingControls(text) : text.replacingOccurrences(of: "\n", with: " ")
     }
 
-    struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a log's exchanges as a table.")
-
+    /// The log a command reads and the filter it applies.
+    struct Selection: ParsableArguments {
         @Argument(help: "The session log or HAR file.")
         var log: String
 
         @Option(help: "Only exchanges matching this filter (the log browser's language, e.g. '~c 5xx | ~m POST').")
         var filter: String?
 
+        func messages() throws -> [DebugMessage] { try LogCommand.load(log, filter: filter) }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a log's exchanges as a table.")
+
+        @OptionGroup var selection: Selection
+
         func run() throws {
-            let messages = try LogCommand.load(log, filter: filter)
+            let messages = try selection.messages()
             print(LogCommand.row([("#", -5), ("time", 12), ("method", 7), ("status", -6), ("duration", -10), ("size", -9), ("request", 0)]))
             for (index, message) in messages.enumerated() {
                 let time = message.startedAt.formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits).secondFraction(.fractional(3)))
@@ -69,14 +76,10 @@ struct LogCommand: ParsableCommand {
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Per-endpoint counts, error rates, and latency percentiles per phase with a histogram.")
 
-        @Argument(help: "The session log or HAR file.")
-        var log: String
-
-        @Option(help: "Only exchanges matching this filter.")
-        var filter: String?
+        @OptionGroup var selection: Selection
 
         func run() throws {
-            let stats = LogStats(try LogCommand.load(log, filter: filter))
+            let stats = LogStats(try selection.messages())
             func ms(_ value: Int64?) -> String { value.map(TimingBreakdown.format) ?? "-" }
             for endpoint in stats.endpoints + [stats.total] {
                 let title = endpoint.method.isEmpty ? "All exchanges" : "\(endpoint.method) \(endpoint.path)"

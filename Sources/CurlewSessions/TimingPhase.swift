@@ -1,0 +1,21 @@
+import CurlewAgent
+
+extension TimingBreakdown {
+    /// The phases the log tools report, in the order of an exchange.
+    public static let phaseNames = ["queued", "dns", "connect", "tls", "send", "wait", "receive", "total"]
+
+    /// A phase by its name in `phaseNames`, in microseconds; nil when it did not happen.
+    public func phase(named name: String) -> Int64? {
+        switch name {
+        case "queued": queued
+        case "dns": dns
+        case "connect": connect
+        case "tls": tls
+        case "send": send
+        case "wait": wait
+        case "receive": receive
+        case "total": total
+        default: nil
+        }
+    }
+}
