@@ -29,7 +29,12 @@ public enum CurlExport {
         var words = ["curl"]
         // An empty body is still a body (curl -d '' sends a POST with Content-Length: 0).
         let hasBody = body != nil
-        if method != (hasBody ? "POST" : "GET") { words += ["-X", quote(method)] }
+        // -I for HEAD: with -X HEAD curl would wait for a body that never comes.
+        if method == "HEAD" && !hasBody {
+            words.append("-I")
+        } else if method != (hasBody ? "POST" : "GET") {
+            words += ["-X", quote(method)]
+        }
         words.append(quote(url))
         for header in headers where !curlOwnHeaders.contains(header.name.lowercased()) {
             if header.name.lowercased() == "user-agent", header.value.hasPrefix("curl/") { continue }

@@ -24,14 +24,16 @@ public enum CurlImport {
 
     /// Every `curl …` command in `text` (several may follow one another).
     public static func parse(_ text: String, readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }) throws(Failure) -> [Imported] {
-        let words: [String]
-        do { words = try ShellWords.split(text) } catch { throw Failure(reason: error.reason) }
+        let tokens: [ShellWords.Token]
+        do { tokens = try ShellWords.split(text) } catch { throw Failure(reason: error.reason) }
         var commands: [[String]] = []
         var startsCommand = true
-        for word in words {
-            if [";", "&", "|", "\n"].contains(word) {
+        for token in tokens {
+            guard case .word(let word) = token else {
                 startsCommand = true
-            } else if startsCommand {
+                continue
+            }
+            if startsCommand {
                 guard word == "curl" || word.hasSuffix("/curl") || word == "curl.exe" else {
                     throw Failure(reason: "expected a command starting with curl, found \"\(word.prefix(40))\"")
                 }
@@ -47,7 +49,38 @@ public enum CurlImport {
         return imported
     }
 
-    private static func parseCommand(_ arguments: [String], readFile: (String) throws -> Data) throws(Failure) -> Imported {
+    /// Short flags that take a value (attached, as in `-XPOST`, or as the next word).
+    static let valueFlags: Set<Character> = ["X", "H", "d", "F", "u", "A", "e", "b", "T", "m", "o", "w", "x"]
+    /// Short flags without a value, which may be written together (`-sSL`).
+    static let switchFlags: Set<Character> = ["s", "S", "L", "k", "v", "i", "f", "I", "G", "N", "g", "#", "O"]
+
+    /// `-sSL` as `-s -S -L`, and `-sXPOST` as `-s -X POST`, in one pass.
+    static func expandingSwitchGroups(_ arguments: [String]) -> [String] {
+        var expanded: [String] = []
+        for argument in arguments {
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2,
+                  switchFlags.contains(argument[argument.index(after: argument.startIndex)]) else {
+                expanded.append(argument)
+                continue
+            }
+            var rest = argument.dropFirst()
+            var words: [String] = []
+            while let flag = rest.first {
+                rest = rest.dropFirst()
+                words.append("-\(flag)")
+                if valueFlags.contains(flag) {
+                    if !rest.isEmpty { words.append(String(rest)) }
+                    break
+                }
+                guard switchFlags.contains(flag) else { words = [argument]; break }
+            }
+            expanded += words
+        }
+        return expanded
+    }
+
+    private static func parseCommand(_ given: [String], readFile: (String) throws -> Data) throws(Failure) -> Imported {
+        let arguments = expandingSwitchGroups(given)
         var method: String?
         var url: String?
         var headers = HTTPHeaders()
@@ -80,18 +113,10 @@ public enum CurlImport {
             var argument = arguments[index]
             var attached: String?
             // -XPOST, -H'A: b': a short flag with its value attached.
-            if argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 {
-                let flag = String(argument.prefix(2))
-                if "XHdFuAebTmo".contains(argument[argument.index(after: argument.startIndex)]) {
-                    attached = String(argument.dropFirst(2))
-                    argument = flag
-                } else if argument.dropFirst().allSatisfy({ "sSLkvifIGNg#".contains($0) }) {
-                    // -sSL: several switches together.
-                    var expanded = Array(arguments[..<index])
-                    expanded += argument.dropFirst().map { "-\($0)" }
-                    expanded += arguments[(index + 1)...]
-                    return try parseCommand(expanded, readFile: readFile)
-                }
+            if argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2,
+               valueFlags.contains(argument[argument.index(after: argument.startIndex)]) {
+                attached = String(argument.dropFirst(2))
+                argument = String(argument.prefix(2))
             }
             func take() throws(Failure) -> String {
                 if let attached { return attached }
@@ -111,8 +136,8 @@ public enum CurlImport {
                 if headerValue.isEmpty && line.hasSuffix(":") { headers.remove(name) } else { headers.add(name, headerValue) }
             case "-d", "--data", "--data-ascii":
                 let text = try take()
-                let bytes = text.hasPrefix("@") ? try file(String(text.dropFirst())) : Data(text.utf8)
-                data.append(Data(bytes.filter { $0 != 10 && $0 != 13 }))
+                // curl strips line ends from what -d reads from a file, not from literal data.
+                data.append(text.hasPrefix("@") ? Data(try file(String(text.dropFirst())).filter { $0 != 10 && $0 != 13 }) : Data(text.utf8))
             case "--data-raw": data.append(Data(try take().utf8))
             case "--data-binary":
                 let text = try take()

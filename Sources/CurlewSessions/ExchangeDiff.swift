@@ -37,7 +37,8 @@ public struct ExchangeDiff: Sendable {
         self.rows = rows
         timingDeltas = TimingBreakdown.phaseNames.compactMap { phase in
             guard let a = left.timings?.phase(named: phase), let b = right.timings?.phase(named: phase) else { return nil }
-            return (phase, b - a)
+            let (delta, overflow) = b.subtractingReportingOverflow(a)
+            return (phase, overflow ? (b > a ? .max : .min + 1) : delta)
         }
     }
 

@@ -112,7 +112,7 @@ public enum HARExport {
         let blocked = timings.queued > 0 ? ms(timings.queued) : -1
         let dns = timings.dns.map(ms) ?? -1
         let ssl = timings.tls.map(ms) ?? -1
-        let connect = timings.connect.map { ms($0 + (timings.tls ?? 0)) } ?? (timings.tls.map(ms) ?? -1)
+        let connect = timings.connect.map { ms($0.addingReportingOverflow(timings.tls ?? 0).overflow ? .max : $0 + (timings.tls ?? 0)) } ?? (timings.tls.map(ms) ?? -1)
         let send = ms(timings.send), wait = ms(timings.wait), receive = ms(timings.receive)
         let total = [blocked, dns, connect, send, wait, receive].filter { $0 >= 0 }.reduce(0, +)
         return ([

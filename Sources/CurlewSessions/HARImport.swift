@@ -10,8 +10,11 @@ public enum HARImport {
         public var description: String { reason }
     }
 
-    /// Headers HTTP/2 browsers list that are not headers to send again.
-    static let pseudoHeaders: Set<String> = [":method", ":path", ":scheme", ":authority", "content-length", "host"]
+    /// Headers a browser lists that are not to be sent again: HTTP/2 pseudo-headers, framing
+    /// and connection headers the transport sets itself, and `accept-encoding` (the agent asks
+    /// for no compression, so a body would come back in a coding it does not decode).
+    static let headersNotToResend: Set<String> = [":method", ":path", ":scheme", ":authority", "content-length", "host", "transfer-encoding",
+                                                  "connection", "keep-alive", "te", "upgrade", "proxy-connection", "accept-encoding"]
 
     public static func messages(_ data: Data) throws(Failure) -> [DebugMessage] {
         try entries(data).enumerated().map { index, entry in message(entry, id: UInt64(index + 1)) }
@@ -22,7 +25,7 @@ public enum HARImport {
         for message in try messages(data) {
             guard let original = message.original else { continue }
             var request = Request.url(original.url, method: HTTPMethod(rawValue: original.method))
-            request.headers = HTTPHeaders(original.headers.filter { !pseudoHeaders.contains($0.name.lowercased()) })
+            request.headers = HTTPHeaders(original.headers.filter { !headersNotToResend.contains($0.name.lowercased()) })
             if let body = original.body, !body.data.isEmpty {
                 request.requestSerializer = .raw(body.data, contentType: body.contentType ?? "application/octet-stream")
             }
@@ -57,14 +60,15 @@ public enum HARImport {
             if !bytes.isEmpty { requestBody = BodySnapshot(kept: bytes, size: Int64(bytes.count), contentType: type) }
         }
         let original = ComposedRequest(method: method, url: url, headers: requestHeaders, params: .null, body: requestBody, timeoutMilliseconds: 0)
-        let status = Int(number(response?["status"]) ?? 0)
+        let status = number(response?["status"]).flatMap { (0...999).contains($0) ? Int($0) : nil } ?? 0
         var snapshot: ResponseSnapshot?
         var error: RequestError?
         if status > 0 {
             let content = response?["content"]
             var body = Data((content?["text"]?.stringValue ?? "").utf8)
             if content?["encoding"]?.stringValue == "base64", let decoded = Data(base64Encoded: content?["text"]?.stringValue ?? "") { body = decoded }
-            let size = max(Int64(body.count), Int64(number(content?["size"]) ?? 0))
+            let declared = number(content?["size"]).flatMap { (0...Double(1 << 50)).contains($0) ? Int64($0) : nil } ?? 0
+            let size = max(Int64(body.count), declared)
             let version = response?["httpVersion"]?.stringValue ?? ""
             let statusText = response?["statusText"]?.stringValue ?? ""
             snapshot = ResponseSnapshot(statusCode: status, statusLine: "\(version.isEmpty ? "HTTP/1.1" : version) \(status) \(statusText)",

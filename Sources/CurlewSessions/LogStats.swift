@@ -34,18 +34,19 @@ public struct LogStats: Sendable {
     static let phaseNames = TimingBreakdown.phaseNames.filter { $0 != "queued" }
 
     public init(_ messages: [DebugMessage]) {
-        var groups: [String: [DebugMessage]] = [:]
-        var order: [String] = []
+        struct Key: Hashable {
+            var method: String
+            var path: String
+        }
+        var groups: [Key: [DebugMessage]] = [:]
+        var order: [Key] = []
         for message in messages {
             guard let original = message.original else { continue }
-            let key = "\(original.method) \(Self.endpointPath(original.url))"
+            let key = Key(method: original.method, path: Self.endpointPath(original.url))
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(message)
         }
-        endpoints = order.map { key in
-            let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
-            return Self.endpoint(method: parts[0], path: parts.count > 1 ? parts[1] : "/", groups[key]!)
-        }
+        endpoints = order.map { Self.endpoint(method: $0.method, path: $0.path, groups[$0] ?? []) }
         total = Self.endpoint(method: "", path: "all", messages.filter { $0.original != nil })
         var histogram = Array(repeating: 0, count: Self.bucketBounds.count + 1)
         for message in messages {

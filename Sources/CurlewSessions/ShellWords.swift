@@ -12,17 +12,22 @@ public enum ShellWords {
     /// The longest command accepted, in bytes.
     public static let maxLength = 8 << 20
 
-    /// The words of `text`; a line end, `;`, `|` and `&` outside quotes are words of their own
-    /// (`"\n"`, `";"`…), so commands can be told apart.
-    public static func split(_ text: String) throws(Failure) -> [String] {
+    /// A word, or what separates commands: a line end, `;`, `|` or `&` outside quotes.
+    public enum Token: Sendable, Equatable {
+        case word(String)
+        case separator
+    }
+
+    /// The tokens of `text`.
+    public static func split(_ text: String) throws(Failure) -> [Token] {
         guard text.utf8.count <= maxLength else { throw Failure(reason: "the command is longer than \(maxLength >> 20) MiB") }
         let scalars = Array((isCmd(text) ? fromCmd(text) : text).unicodeScalars)
-        var words: [String] = []
+        var words: [Token] = []
         var word = ""
         var inWord = false
         var index = 0
         func finish() {
-            if inWord { words.append(word) }
+            if inWord { words.append(.word(word)) }
             word = ""
             inWord = false
         }
@@ -35,7 +40,7 @@ public enum ShellWords {
             case "\n":
                 // An unescaped line end ends a command, as ; does.
                 finish()
-                if let last = words.last, last != "\n" { words.append("\n") }
+                if let last = words.last, last != .separator { words.append(.separator) }
                 index += 1
             case "#" where !inWord:
                 while index < scalars.count, scalars[index] != "\n" { index += 1 }
@@ -77,7 +82,7 @@ public enum ShellWords {
                 }
             case ";", "|", "&":
                 finish()
-                words.append(String(c))
+                if let last = words.last, last != .separator { words.append(.separator) }
                 index += 1
             default:
                 word.unicodeScalars.append(c)
@@ -103,16 +108,19 @@ public enum ShellWords {
         var output = ""
         var scalars = text.unicodeScalars.makeIterator()
         var inDouble = false
-        while let c = scalars.next() {
+        var escaped = false
+        while var c = scalars.next() {
             if c == "^" {
                 guard let next = scalars.next() else { break }
                 if next == "\r" { _ = scalars.next(); continue }
                 if next == "\n" { continue }
-                output.unicodeScalars.append(next)
-                continue
+                c = next
             }
-            if c == "\"" { inDouble.toggle() }
-            if c == "'" && !inDouble { output += "\\'"; continue }
+            // A quote opens or closes a quoted argument unless a backslash makes it literal
+            // (Chrome writes a literal quote as \^").
+            if c == "\"", !escaped { inDouble.toggle() }
+            if c == "'" && !inDouble { output += "\\'"; escaped = false; continue }
+            escaped = c == "\\" && !escaped
             output.unicodeScalars.append(c)
         }
         return output

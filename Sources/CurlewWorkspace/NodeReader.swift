@@ -130,7 +130,9 @@ struct NodeReader {
         case .scalar(let text, let isPlain, _):
             guard isPlain else { return .string(text) }
             if node.isNull { return .null }
-            if let value = try? bool() { return .bool(value) }
+            // YAML 1.2's booleans only: `yes`, `no`, `on` and `off` stay strings in a body.
+            if ["true", "True", "TRUE"].contains(text) { return .bool(true) }
+            if ["false", "False", "FALSE"].contains(text) { return .bool(false) }
             if let value = Int64(text) { return .int(value) }
             if let value = Double(text), value.isFinite, text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return .double(value) }
             return .string(text)

@@ -50,25 +50,25 @@ enum RequestReader {
             request.uploadFile = try value.filePath(context)
             if let contentType { request.headers.set("Content-Type", contentType) }
         }
-        // The query is the request's parameters, which the agent puts in the URL, unless they are
-        // the body (a form) or its first parts (multipart); then it is written into the URL.
+        // The query becomes the request's parameters where the agent puts those in the URL (GET,
+        // HEAD, DELETE, or beside a raw body); otherwise it is written into the URL itself.
+        let method = try map.take("method").map { value throws(WorkspaceError) in
+            let text = try value.text(context)
+            let method = HTTPMethod(rawValue: text.uppercased())
+            do { try method.validate() } catch { throw value.error("\"\(text)\" is not an HTTP method") }
+            return method
+        } ?? (bodyKeys.isEmpty ? .get : .post)
+        request.method = method
         if let query, !query.isEmpty {
-            if bodyKeys.contains(where: { ["form", "multipart", "bodyFile"].contains($0) }) {
+            // The agent sends params in the URL only for GET, HEAD and DELETE and for raw bodies.
+            let paramsGoToURL = method.encodesParametersInQuery || bodyKeys.contains { ["json", "body"].contains($0) }
+            if !paramsGoToURL {
                 url += (url.contains("?") ? "&" : "?") + query.percentEncoded
             } else {
                 request.params = query
             }
         }
         if url.utf8.firstRange(of: "://".utf8) != nil { request.customURL = url } else { request.path = url }
-        let hasBody = !bodyKeys.isEmpty
-        request.method = try map.take("method").map { value throws(WorkspaceError) in
-            let text = try value.text(context)
-            guard !text.isEmpty, text.utf8.allSatisfy({ $0 > 32 && $0 < 127 && !"()<>@,;:\\\"/[]?={}".utf8.contains($0) }) else {
-                throw value.error("\"\(text)\" is not an HTTP method")
-            }
-            return HTTPMethod(rawValue: text.uppercased())
-        } ?? (hasBody ? .post : .get)
-
         if let value = map.take("timeout") { request.timeout = try ConfigReader.positive(value.duration(), value) }
         if let value = map.take("followRedirects") { request.followRedirects = try value.bool() }
         if let value = map.take("allowInsecureRedirects") { request.allowInsecureRedirects = try value.bool() }

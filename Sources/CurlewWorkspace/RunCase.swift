@@ -46,7 +46,12 @@ public struct RunResult: Sendable {
     /// A target that could not even be built (an undefined variable, a bad file path).
     public var buildError: WorkspaceError?
 
+    /// A request passes when it was answered and its assertions held. A group passes when it
+    /// succeeded by its own policy (a `policy: any` batch may have failing members) and no
+    /// member's assertion failed.
     public var passed: Bool {
-        buildError == nil && cases.allSatisfy { $0.passed || ($0.skipped && groupState == .succeeded) } && (groupState.map { $0 == .succeeded } ?? true)
+        guard buildError == nil else { return false }
+        guard let groupState else { return cases.allSatisfy(\.passed) }
+        return groupState == .succeeded && cases.allSatisfy(\.failures.isEmpty)
     }
 }

@@ -10,6 +10,7 @@ public struct Template: Sendable {
         case badBuiltin(String)
         case unclosed
         case tooDeep(String)
+        case tooLong
 
         public var description: String {
             switch self {
@@ -19,6 +20,7 @@ public struct Template: Sendable {
             case .badBuiltin(let text): "{{\(text)}}: unknown built-in; the built-ins are $uuid, $timestamp, $isoTimestamp, $randomInt [min max], $base64 TEXT and $env.NAME"
             case .unclosed: "a {{ without its closing }}"
             case .tooDeep(let name): "variable {{\(name)}} refers to itself (or nests more than 8 deep)"
+            case .tooLong: "the text expands to more than \(Template.maxExpandedLength >> 20) MiB"
             }
         }
     }
@@ -71,6 +73,10 @@ public struct Template: Sendable {
         return names
     }
 
+    /// The longest text a template may expand to: variables that repeat each other can
+    /// otherwise describe an exponentially long string.
+    public static let maxExpandedLength = 16 << 20
+
     private func expand(_ text: String, depth: Int) throws(Failure) -> String {
         guard text.contains("{{") else { return text }
         var output = ""
@@ -80,6 +86,7 @@ public struct Template: Sendable {
             guard let close = Self.matchingClose(in: rest[open.upperBound...]) else { throw .unclosed }
             let inner = String(rest[open.upperBound..<close.lowerBound])
             output += try value(of: inner, depth: depth)
+            guard output.utf8.count <= Self.maxExpandedLength else { throw .tooLong }
             rest = rest[close.upperBound...]
         }
         return output + rest

@@ -16,6 +16,8 @@ public struct Workspace: Sendable {
         public var position: SourcePosition
         /// The config signer the request names, if any.
         public var signerName: String?
+        /// The variable names its templates use.
+        public var templateNames: Set<String>
         let node: YAMLNode
         let directory: String
     }
@@ -35,6 +37,9 @@ public struct Workspace: Sendable {
     public var groups: [WorkspaceGroup] = []
     /// Names declared secret: their values come only from the secrets file.
     public var secretNames: [String] = []
+    /// The process environment variables the files name (`{{$env.NAME}}`); their values are
+    /// treated as secrets, since that is what they usually hold.
+    public var environmentReferences: Set<String> = []
     var variables: [(name: String, value: String)] = []
     var environments: [String: [(name: String, value: String)]] = [:]
     var configNode: YAMLNode?
@@ -89,6 +94,7 @@ public struct Workspace: Sendable {
         files.append(canonical)
         let source: String
         if let text { source = text } else { source = try YAMLDocument.readText(path: file) }
+        environmentReferences.formUnion(Self.environmentNames(in: source))
         guard let root = try YAMLDocument.parse(source, file: file) else { return }
         let directory = (file as NSString).deletingLastPathComponent
         var map = try NodeReader(root, keyPath: "").mapping()
@@ -123,7 +129,8 @@ public struct Workspace: Sendable {
                 let url = try fields.take("url")?.scalarText()
                 requests.append(NamedRequest(name: name, folder: annotations.folder, description: annotations.description,
                                              expectations: annotations.expectations, method: built.method.rawValue, url: url ?? "",
-                                             position: entry.node.position, signerName: built.signer, node: entry.node, directory: directory))
+                                             position: entry.node.position, signerName: built.signer,
+                                             templateNames: Self.templateNames(in: entry.node), node: entry.node, directory: directory))
             }
         }
         if let value = map.take("groups") {
@@ -180,17 +187,62 @@ public struct Workspace: Sendable {
         }
     }
 
+    /// Groups may share members but not contain themselves; each group is visited once, so
+    /// groups that each hold the next twice do not take exponential time.
     private func checkGroupCycles() throws(WorkspaceError) {
+        var done: Set<String> = []
         func visit(_ name: String, _ path: [String]) throws(WorkspaceError) {
-            guard let group = group(named: name) else { return }
+            guard let group = group(named: name), !done.contains(name) else { return }
             if path.contains(name) {
                 throw WorkspaceError(.invalid, at: group.position, keyPath: "groups.\(name)", "groups contain each other: \((path + [name]).joined(separator: " -> "))")
             }
             for member in group.members {
                 if case .group(let child) = member.reference { try visit(child, path + [name]) }
             }
+            done.insert(name)
         }
         for group in groups { try visit(group.name, []) }
+        // A group's expanded size: refuse one that would run more than a million requests.
+        var sizes: [String: Int] = [:]
+        func size(_ name: String) -> Int {
+            if let known = sizes[name] { return known }
+            let total = group(named: name)?.members.reduce(0) { sum, member in
+                switch member.reference {
+                case .request: min(Int.max / 2, sum + 1)
+                case .group(let child): min(Int.max / 2, sum + size(child))
+                }
+            } ?? 0
+            sizes[name] = total
+            return total
+        }
+        for group in groups where size(group.name) > Self.maxGroupRequests {
+            throw WorkspaceError(.invalid, at: group.position, keyPath: "groups.\(group.name)",
+                                 "the group expands to \(size(group.name)) requests; at most \(Self.maxGroupRequests) are allowed")
+        }
+    }
+
+    /// The most requests one group may run, counting nested groups' members.
+    public static let maxGroupRequests = 100_000
+
+    /// The names in `{{$env.NAME}}` anywhere in `text`.
+    static func environmentNames(in text: String) -> Set<String> {
+        var names: Set<String> = []
+        var rest = Substring(text)
+        while let marker = rest.range(of: "$env.") {
+            let name = rest[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            if !name.isEmpty { names.insert(String(name)) }
+            rest = rest[marker.upperBound...]
+        }
+        return names
+    }
+
+    /// Every variable name the templates in `node` use, at any depth.
+    static func templateNames(in node: YAMLNode) -> Set<String> {
+        switch node {
+        case .scalar(let text, _, _): Set(Template.names(in: text))
+        case .sequence(let elements, _): elements.reduce(into: Set()) { $0.formUnion(templateNames(in: $1)) }
+        case .mapping(let pairs, _): pairs.reduce(into: Set()) { $0.formUnion(templateNames(in: $1.value)) }
+        }
     }
 
     /// A request's `signer` must be one the config declares.

@@ -87,6 +87,7 @@ public struct WorkspaceRunner: Sendable {
                     let callbacks = GroupCallbacks(success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) })
                     let handle = priorityFirst ? agent.startPriorityFirst(group, callbacks: callbacks) : agent.start(group, callbacks: callbacks)
                     started.withLock { $0 = handle }
+                    if Task.isCancelled { agent.cancel(handle) }
                 }
             } onCancel: {
                 if let handle = started.withLock({ $0 }) { agent.cancel(handle) }
@@ -107,6 +108,8 @@ public struct WorkspaceRunner: Sendable {
                     debug: { message in timing.withLock { $0 = message.timings.map { .microseconds($0.total) } } }
                 ))
                 handleBox.withLock { $0 = handle }
+                // A cancellation that came before the handle was stored.
+                if Task.isCancelled { agent.cancel(handle) }
             }
         } onCancel: {
             if let handle = handleBox.withLock({ $0 }) { agent.cancel(handle) }
@@ -131,7 +134,7 @@ public struct WorkspaceRunner: Sendable {
             guard member.state.isTerminal else {
                 return [RunCase(request: member.label, group: group, iteration: iteration, failures: [], skipped: true)]
             }
-            let expectations = (try? session.request(named: member.label, deferred: Set(handle.variables.values.map(\.name))).1) ?? []
+            let expectations = session.workspace.request(named: member.label)?.expectations ?? []
             let duration = member.duration.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
             let skipped = member.error?.kind == .cancelled && member.startedAt == nil
             var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,

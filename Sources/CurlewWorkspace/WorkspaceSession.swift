@@ -36,6 +36,7 @@ public struct WorkspaceSession: Sendable {
         self.environment = chosen
         self.template = template
         self.secretValues = secretNames.compactMap { name in (try? template.expand("{{\(name)}}")).flatMap { $0.isEmpty ? nil : $0 } }
+            + workspace.environmentReferences.sorted().compactMap { processEnvironment($0).flatMap { $0.isEmpty ? nil : $0 } }
         let context = ReadContext(template: template, directory: workspace.directory)
         if let node = workspace.configNode {
             (config, logger, signers) = try ConfigReader.read(NodeReader(node, keyPath: "config"), context)
@@ -48,7 +49,7 @@ public struct WorkspaceSession: Sendable {
     public var resolvedVariables: [(name: String, value: String)] {
         template.variables.keys.sorted().map { name in
             let value = (try? template.expand("{{\(name)}}")) ?? "(unresolved)"
-            return (name, secretValues.contains(value) ? RedactionPolicy.marker : value)
+            return (name, secretValues.contains { value.contains($0) } ? RedactionPolicy.marker : value)
         }
     }
 
@@ -105,10 +106,12 @@ public struct WorkspaceSession: Sendable {
         }
     }
 
-    /// Whether a request builds on its own: one that uses a value a chain captures (`{{token}}`)
-    /// runs only inside that chain.
+    /// Whether a request can run on its own: one that uses a value a chain captures (`{{token}}`)
+    /// runs only inside that chain. Any other request runs, and a template error is reported.
     public func standsAlone(_ requestName: String) -> Bool {
-        (try? request(named: requestName)) != nil
+        guard let named = workspace.request(named: requestName) else { return false }
+        let captured = Set(workspace.groups.flatMap { $0.members.flatMap { $0.captures.map(\.name) } })
+        return named.templateNames.isDisjoint(with: captured)
     }
 
     /// What runs when no target is named: every group, and every request that is in no group

@@ -32,18 +32,33 @@ public enum WorkspaceWriter {
         let exists = FileManager.default.fileExists(atPath: path)
         let existing = exists ? try Workspace.load(path: path) : nil
         var summary = Summary()
-        var text = exists ? try YAMLDocument.readText(path: path) : "# Curlew workspace: see the README's Workspaces section.\n"
+        var document = exists ? try YAMLDocument.readText(path: path) : "# Curlew workspace: see the README's Workspaces section.\n"
 
         var takenRequests = Set(existing?.requests.map(\.name) ?? [])
         var renamed: [String: String] = [:]
         var entries: [(Node, Node)] = []
+        var secrets = collection.secrets
         for item in collection.items {
             let name = unique(item.name, in: &takenRequests)
             renamed[item.name] = name
             summary.requests.append(name)
-            entries.append((Node(name), node(for: item.request, folder: item.folder)))
+            var request = item.request
+            // Credentials an import carries in clear (curl -u, a browser's cookies, a token) go
+            // to the secrets file; the workspace, which is committed, names them as variables.
+            var headers = HTTPHeaders()
+            for field in request.headers {
+                guard RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()), !field.value.contains("{{") else {
+                    headers.add(field.name, field.value)
+                    continue
+                }
+                let variable = secretVariableName(request: name, header: field.name)
+                secrets.append((variable, field.value))
+                headers.add(field.name, "{{\(variable)}}")
+            }
+            request.headers = headers
+            entries.append((text(name), node(for: request, folder: item.folder)))
         }
-        if !entries.isEmpty { text = try insert(try serialize(entries), under: "requests", into: text, file: path) }
+        if !entries.isEmpty { document = try insert(try serialize(entries), under: "requests", into: document, file: path) }
 
         var takenGroups = Set(existing?.groups.map(\.name) ?? [])
         var groups: [(Node, Node)] = []
@@ -52,13 +67,13 @@ public enum WorkspaceWriter {
             summary.groups.append(name)
             let steps = chain.steps.map { step -> Node in
                 let request = renamed[step.request] ?? step.request
-                guard !step.captures.isEmpty else { return Node(request) }
-                return .mapping(Node.Mapping([(Node("request"), Node(request)),
-                                              (Node("capture"), .mapping(Node.Mapping(step.captures.map { (Node($0.name), Node(captureSource($0.source))) })))]))
+                guard !step.captures.isEmpty else { return text(request) }
+                return .mapping(Node.Mapping([(Node("request"), text(request)),
+                                              (Node("capture"), .mapping(Node.Mapping(step.captures.map { (text($0.name), text(captureSource($0.source))) })))]))
             }
-            groups.append((Node(name), .mapping(Node.Mapping([(Node("chain"), .sequence(Node.Sequence(steps)))]))))
+            groups.append((text(name), .mapping(Node.Mapping([(Node("chain"), .sequence(Node.Sequence(steps)))]))))
         }
-        if !groups.isEmpty { text = try insert(try serialize(groups), under: "groups", into: text, file: path) }
+        if !groups.isEmpty { document = try insert(try serialize(groups), under: "groups", into: document, file: path) }
 
         let definedVariables = Set((existing?.variables.map(\.name) ?? []) + (existing?.secretNames ?? []))
         let variables = collection.variables.filter { pair in
@@ -67,7 +82,7 @@ public enum WorkspaceWriter {
         }
         if !variables.isEmpty {
             summary.variables = variables.map(\.name)
-            text = try insert(try serialize(variables.map { (Node($0.name), Node($0.value)) }), under: "variables", into: text, file: path)
+            document = try insert(try serialize(variables.map { (text($0.name), text($0.value)) }), under: "variables", into: document, file: path)
         }
         var environments: [(Node, Node)] = []
         for environment in collection.environments {
@@ -76,17 +91,35 @@ public enum WorkspaceWriter {
                 continue
             }
             summary.environments.append(environment.name)
-            environments.append((Node(environment.name), .mapping(Node.Mapping(environment.variables.map { (Node($0.name), Node($0.value)) }))))
+            environments.append((Node(environment.name), .mapping(Node.Mapping(environment.variables.map { (text($0.name), text($0.value)) }))))
         }
-        if !environments.isEmpty { text = try insert(try serialize(environments), under: "environments", into: text, file: path) }
+        if !environments.isEmpty { document = try insert(try serialize(environments), under: "environments", into: document, file: path) }
 
-        let newSecrets = collection.secrets.filter { !(existing?.secretNames.contains($0.name) ?? false) }
-        if !newSecrets.isEmpty {
-            summary.secrets = newSecrets.map(\.name)
-            text = try appendSecretNames(newSecrets.map(\.name), to: text, file: path)
-            try addSecretValues(newSecrets, besides: path)
+        let secretsPath = ((existing?.directory ?? ((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent))
+            as NSString).appendingPathComponent(Workspace.secretsFileName)
+        let storedSecrets = try WorkspaceSecrets.load(path: secretsPath)
+        let storedNames = Set(storedSecrets.shared.map(\.name))
+        var newSecrets: [(name: String, value: String)] = []
+        for secret in secrets {
+            if storedNames.contains(secret.name) || newSecrets.contains(where: { $0.name == secret.name }) {
+                summary.kept.append("secret \(secret.name)")
+            } else {
+                newSecrets.append(secret)
+            }
         }
-        try replace(path, with: text)
+        let undeclared = newSecrets.map(\.name).filter { !(existing?.secretNames.contains($0) ?? false) }
+        if !undeclared.isEmpty { document = try appendSecretNames(undeclared, to: document, file: path) }
+        summary.secrets = newSecrets.map(\.name)
+        // Both files are checked before either is written; the workspace goes first, so a
+        // failure leaves at worst a secret no workspace names yet.
+        let secretsText = newSecrets.isEmpty ? nil : try secretsFileText(adding: newSecrets, at: secretsPath)
+        _ = try Workspace.parse(document, path: path)
+        try replace(path, with: document)
+        if let secretsText {
+            do { try OwnerOnlyFile.write(Data(secretsText.utf8), to: secretsPath) } catch {
+                throw WorkspaceError(.unreadable, at: nil, "\(secretsPath): \(error.reason)")
+            }
+        }
         return summary
     }
 
@@ -129,19 +162,19 @@ public enum WorkspaceWriter {
         return try insert(names.map { "- \($0)" }.joined(separator: "\n") + "\n", under: "secrets", into: text, file: file)
     }
 
-    /// Adds values to `curlew.secrets.yaml` beside the workspace, creating it owner-only.
-    private static func addSecretValues(_ values: [(name: String, value: String)], besides path: String) throws(WorkspaceError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let secretsPath = ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(Workspace.secretsFileName)
-        _ = try WorkspaceSecrets.load(path: secretsPath)
+    /// The secrets file's text with `values` added under `variables:`, checked.
+    private static func secretsFileText(adding values: [(name: String, value: String)], at secretsPath: String) throws(WorkspaceError) -> String {
         let existing = FileManager.default.fileExists(atPath: secretsPath) ? try YAMLDocument.readText(path: secretsPath) : ""
-        let block = try serialize(values.map { (Node($0.name), Node($0.value)) })
-        let text = try insert(block, under: "variables", into: existing, file: secretsPath)
-        do {
-            try OwnerOnlyFile.write(Data(text.utf8), to: secretsPath)
-        } catch {
-            throw WorkspaceError(.unreadable, at: nil, "\(secretsPath): \(error.reason)")
-        }
+        let block = try serialize(values.map { (Node($0.name), text($0.value)) })
+        let updated = try insert(block, under: "variables", into: existing, file: secretsPath)
+        _ = try YAMLDocument.parse(updated, file: secretsPath)
+        return updated
+    }
+
+    /// `get_users_authorization` for a request "GET /users" and its Authorization header.
+    static func secretVariableName(request: String, header: String) -> String {
+        let words = (request + " " + header).lowercased().split { !($0.isLetter && $0.isASCII) && !($0.isNumber && $0.isASCII) }
+        return words.joined(separator: "_")
     }
 
     /// A name from the method and the URL's path: "GET /users/1".
@@ -153,82 +186,106 @@ public enum WorkspaceWriter {
 
     /// `text` with `block` (YAML) added at the end of the top-level `key:` block, or as a new one.
     static func insert(_ block: String, under key: String, into text: String, file: String) throws(WorkspaceError) -> String {
-        let indented = block.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n").trimmingCharacters(in: .newlines) + "\n"
         var lines = text.components(separatedBy: "\n")
         guard let keyLine = lines.firstIndex(where: { $0.hasPrefix("\(key):") }) else {
             let separator = text.isEmpty || text.hasSuffix("\n") ? "" : "\n"
-            return text + separator + "\(key):\n" + indented
+            return text + separator + "\(key):\n" + indent(block, by: 2) + "\n"
         }
         let rest = lines[keyLine].dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
-        guard rest.isEmpty || rest.hasPrefix("#") else {
-            throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: keyLine + 1, column: 1), keyPath: key,
-                                 "\(key) is written on one line (flow style); write it as an indented block to add to it")
+        if !(rest.isEmpty || rest.hasPrefix("#")) {
+            // A one-line (flow) value, `variables: {a: 1}`, is rewritten as a block first.
+            guard (rest.hasPrefix("{") || rest.hasPrefix("[")), let node = try? Yams.compose(yaml: "\(key): \(rest)"),
+                  let expanded = try? Yams.serialize(node: node, width: -1) else {
+                throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: keyLine + 1, column: 1), keyPath: key,
+                                     "\(key) is written on one line in a way that cannot be extended; write it as an indented block")
+            }
+            let blockLines = expanded.trimmingCharacters(in: .newlines).components(separatedBy: "\n")
+            lines.replaceSubrange(keyLine...keyLine, with: blockLines)
+            if blockLines.count == 1, blockLines[0].hasSuffix("{}") || blockLines[0].hasSuffix("[]") { lines[keyLine] = "\(key):" }
         }
         // The block ends at the next line that starts at column one with a key.
         var end = keyLine + 1
         while end < lines.count, lines[end].isEmpty || lines[end].hasPrefix(" ") || lines[end].hasPrefix("\t") || lines[end].hasPrefix("#") { end += 1 }
         // Trailing blank lines and comments belong to what follows.
         while end > keyLine + 1, lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty || lines[end - 1].hasPrefix("#") { end -= 1 }
-        lines.insert(contentsOf: indented.trimmingCharacters(in: .newlines).components(separatedBy: "\n"), at: end)
+        // New entries take the indentation of the block's first entry (two spaces in a new block).
+        let firstEntry = lines[(keyLine + 1)..<end].first { !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
+        let width = firstEntry.map { $0.prefix { $0 == " " }.count } ?? 2
+        lines.insert(contentsOf: indent(block, by: max(1, width)).components(separatedBy: "\n"), at: end)
         return lines.joined(separator: "\n")
     }
 
+    private static func indent(_ block: String, by width: Int) -> String {
+        let padding = String(repeating: " ", count: width)
+        return block.trimmingCharacters(in: .newlines).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : padding + $0 }.joined(separator: "\n")
+    }
+
+    /// Writes the workspace atomically (a fresh temporary file renamed over it), into the file a
+    /// symbolic link points to, keeping the file's permissions (0644 for a new one).
     private static func replace(_ path: String, with text: String) throws(WorkspaceError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
+        let target = (path as NSString).resolvingSymlinksInPath
+        var status = stat()
+        let mode = stat(target, &status) == 0 ? status.st_mode & 0o777 : 0o644
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-            defer { try? FileManager.default.removeItem(atPath: temporary) }
-            _ = try Workspace.load(path: temporary)
-            guard rename(temporary, path) == 0 else { throw WorkspaceError(.unreadable, at: nil, "\(path): cannot be replaced (\(String(cString: strerror(errno))))") }
-        } catch let error as WorkspaceError {
-            throw error
+            try OwnerOnlyFile.write(Data(text.utf8), to: target)
         } catch {
-            throw WorkspaceError(.unreadable, at: nil, "\(path): \(error.localizedDescription)")
+            throw WorkspaceError(.unreadable, at: nil, "\(path): \(error.reason)")
         }
+        chmod(target, mode)
     }
 
     /// One request as a workspace entry, with only the fields that differ from the defaults.
     static func node(for request: Request, folder: String? = nil) -> Node {
         var pairs: [(Node, Node)] = []
         func add(_ key: String, _ value: Node) { pairs.append((Node(key), value)) }
-        if let folder { add("folder", Node(folder)) }
-        let hasBody = request.form != nil || request.uploadFile != nil || { if case .raw = request.requestSerializer { true } else { !request.params.isEmpty } }()
-        if request.method != (hasBody ? .post : .get) { add("method", Node(request.method.rawValue)) }
-        add("url", Node(request.customURL ?? request.path))
+        if let folder { add("folder", text(folder)) }
+        add("url", text(request.customURL ?? request.path))
+        if let base = request.baseURL { add("baseURL", text(base)) }
         if !request.headers.isEmpty {
-            add("headers", .mapping(Node.Mapping(request.headers.filter { $0.name.lowercased() != "content-type" || !isJSONBody(request) }.map { (Node($0.name), Node($0.value)) })))
+            add("headers", .mapping(Node.Mapping(request.headers.filter { $0.name.lowercased() != "content-type" || !isJSONBody(request) }.map { (text($0.name), text($0.value)) })))
         }
+        // Parameters go where the agent sends them: the query, a form body or a JSON body.
         switch request.requestSerializer {
         case .raw(let data, let contentType):
+            if !request.params.isEmpty { add("query", node(for: request.params.jsonObject)) }
             if contentType.lowercased().hasPrefix("application/json"), let json = try? JSONValue.parse(data) {
                 add("json", node(for: json))
             } else {
-                add("body", Node(String(decoding: data, as: UTF8.self)))
-                add("contentType", Node(contentType))
+                add("body", text(String(decoding: data, as: UTF8.self)))
+                add("contentType", text(contentType))
             }
-        case .urlEncodedForm where !request.params.isEmpty && request.form == nil:
+        case _ where request.params.isEmpty: break
+        case _ where request.method.encodesParametersInQuery || request.form != nil || request.uploadFile != nil:
+            add("query", node(for: request.params.jsonObject))
+        case .urlEncodedForm:
             add("form", node(for: request.params.jsonObject))
-        default: break
+        case .json:
+            add("json", node(for: request.params.jsonObject))
         }
         if let form = request.form {
             add("multipart", .sequence(Node.Sequence(form.parts.map { part in
-                var fields: [(Node, Node)] = [(Node("name"), Node(part.name))]
+                var fields: [(Node, Node)] = [(Node("name"), text(part.name))]
                 switch part.content {
-                case .data(let data): fields.append((Node("value"), Node(String(decoding: data, as: UTF8.self))))
-                case .file(let path): fields.append((Node("file"), Node(path)))
+                case .data(let data): fields.append((Node("value"), text(String(decoding: data, as: UTF8.self))))
+                case .file(let path): fields.append((Node("file"), text(path)))
                 }
-                if let filename = part.filename { fields.append((Node("filename"), Node(filename))) }
-                if let type = part.mimeType { fields.append((Node("type"), Node(type))) }
+                if let filename = part.filename { fields.append((Node("filename"), text(filename))) }
+                if let type = part.mimeType { fields.append((Node("type"), text(type))) }
+                if !part.headers.isEmpty {
+                    fields.append((Node("headers"), .mapping(Node.Mapping(part.headers.map { (text($0.name), text($0.value)) }))))
+                }
                 return .mapping(Node.Mapping(fields))
             })))
         }
-        if let file = request.uploadFile { add("bodyFile", Node(file)) }
+        if let file = request.uploadFile { add("bodyFile", text(file)) }
         if let timeout = request.timeout { add("timeout", Node("\(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)ms")) }
         if let follow = request.followRedirects { add("followRedirects", Node(follow ? "true" : "false", Tag(.bool))) }
         if request.tls?.allowInvalidCertificates == true { add("tls", .mapping(Node.Mapping([(Node("insecure"), Node("true", Tag(.bool)))]))) }
         if let version = request.httpVersion { add("httpVersion", Node(version.rawValue)) }
+        // The method is written when it is not what the reader infers (POST with a body, else GET).
+        let hasBody = pairs.contains { ["json", "form", "body", "multipart", "bodyFile"].contains($0.0.string ?? "") }
+        if request.method != (hasBody ? .post : .get) { pairs.insert((Node("method"), text(request.method.rawValue)), at: folder == nil ? 0 : 1) }
         return .mapping(Node.Mapping(pairs))
     }
 
@@ -237,6 +294,16 @@ public enum WorkspaceWriter {
             return (try? JSONValue.parse(data)) != nil
         }
         return false
+    }
+
+    /// A string as a scalar that reads back as that string: plain when YAML would not take it
+    /// for something else (`null`, `~`, `true`, `yes`, a number…), double-quoted otherwise.
+    static func text(_ string: String) -> Node {
+        let typed = ["", "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "yes", "no", "on", "off", "y", "n"]
+        let plainSafe = !typed.contains(string) && Double(string) == nil && Int(string) == nil
+            && string.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil)) || " /-_.,()".unicodeScalars.contains($0) }
+            && !string.hasPrefix(" ") && !string.hasSuffix(" ") && !string.hasPrefix("-")
+        return plainSafe ? Node(string) : Node(string, Tag(.str), .doubleQuoted)
     }
 
     static func node(for value: JSONValue) -> Node {

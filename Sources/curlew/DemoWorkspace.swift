@@ -7,8 +7,13 @@ import Foundation
 /// embedded demo servers.
 enum DemoWorkspace {
     static func session(baseURL: String, secureBaseURL: String) throws -> WorkspaceSession {
-        guard let path = Bundle.module.path(forResource: "curlew", ofType: "yaml", inDirectory: "Demo") else {
-            throw WorkspaceError(.unreadable, at: nil, "the demo workspace is missing from the installation (Demo/curlew.yaml)")
+        // Found beside the executable, as SwiftPM places the target's resources; not through
+        // `Bundle.module`, which stops the process when they are missing (a binary copied
+        // elsewhere) instead of letting this say so.
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = [Bundle.main.bundleURL, executable].map { $0.appendingPathComponent("Curlew_curlew.resources/Demo/curlew.yaml").path }
+        guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw WorkspaceError(.unreadable, at: nil, "the demo workspace (Curlew_curlew.resources/Demo/curlew.yaml) is not beside the curlew executable; run it from its build directory")
         }
         return try WorkspaceSession(try Workspace.load(path: path), overrides: [("base", baseURL), ("secureBase", secureBaseURL)])
     }

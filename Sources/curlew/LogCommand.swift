@@ -148,7 +148,7 @@ struct LogCommand: ParsableCommand {
                 Self.printRows(all ? diff.rows : diff.differences, width: Self.width())
                 if !diff.timingDeltas.isEmpty {
                     print("  timing change: " + diff.timingDeltas.filter { $0.phase == "total" || abs($0.delta) >= 1000 }
-                        .map { "\($0.phase) \($0.delta >= 0 ? "+" : "−")\(TimingBreakdown.format(abs($0.delta)))" }.joined(separator: ", "))
+                        .map { "\($0.phase) \($0.delta >= 0 ? "+" : "−")\(TimingBreakdown.format($0.delta == .min ? .max : abs($0.delta)))" }.joined(separator: ", "))
                 }
             }
             print("\(pairs.count) pair\(pairs.count == 1 ? "" : "s") compared, \(differing) with differences")

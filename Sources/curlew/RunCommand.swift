@@ -79,6 +79,7 @@ struct RunCommand: AsyncParsableCommand {
         var redaction = session.logger.redacts && !noRedact ? RedactionPolicy() : .disabled
         if redaction.isEnabled {
             redaction.secretValues += session.secretValues
+            redaction.headerNames.formUnion(session.config.secretHeaderNames.map { $0.lowercased() })
             redaction.parameterNames.formUnion(session.logger.secretFields)
             redaction.bodyFieldNames.formUnion(session.logger.secretFields)
         }
@@ -99,7 +100,9 @@ struct RunCommand: AsyncParsableCommand {
         let collector = har.map { _ in MessageCollector(redaction: redaction) }
         if let collector { agent.addObserver(collector) }
 
-        let report = RunReport(total: targets.count * repeatCount, isTerminal: isatty(STDOUT_FILENO) != 0, secrets: session.secretValues)
+        var hiding = redaction
+        if !hiding.isEnabled { hiding = RedactionPolicy(secretValues: session.secretValues) }
+        let report = RunReport(total: targets.count * repeatCount, isTerminal: isatty(STDOUT_FILENO) != 0, redaction: hiding)
         let runner = WorkspaceRunner(session: session, agent: agent)
         let interrupted = Locked(false)
         let started = ContinuousClock.now

@@ -10,12 +10,29 @@ final class RunReport: Sendable {
     private let total: Int
     private let isTerminal: Bool
     private let secrets: [String]
+    private let redaction: RedactionPolicy
     private let state = Locked<(done: Int, failed: Int, barShown: Bool)>((0, 0, false))
 
-    init(total: Int, isTerminal: Bool, secrets: [String]) {
+    /// `redaction` says which secret values, header names and JSON members to hide from what
+    /// is printed and reported (the terminal and JUnit get no opt-out).
+    init(total: Int, isTerminal: Bool, redaction: RedactionPolicy) {
         self.total = total
         self.isTerminal = isTerminal
-        self.secrets = secrets.sorted { $0.count > $1.count }
+        self.redaction = redaction
+        self.secrets = redaction.secretValues.sorted { $0.count > $1.count }
+    }
+
+    /// An assertion failure whose actual value is hidden when it is a credential: a secret
+    /// header's value, or a JSON member with a secret name (`$.access_token`).
+    func masked(_ failure: ExpectationFailure) -> ExpectationFailure {
+        var failure = failure
+        let words = failure.assertion.split(separator: " ", maxSplits: 1).map(String.init)
+        guard words.count == 2 else { return failure }
+        let secretHeader = words[0] == "header" && redaction.headerNames.contains(words[1].lowercased())
+        let lastKey = words[1].split(whereSeparator: { $0 == "." || $0 == "[" || $0 == "'" || $0 == "]" }).last.map { $0.lowercased() } ?? ""
+        let secretMember = words[0] == "json" && (redaction.bodyFieldNames.contains { $0.lowercased() == lastKey } || redaction.parameterNames.contains { $0.lowercased() == lastKey })
+        if secretHeader || secretMember, failure.actual != "absent" { failure.actual = RedactionPolicy.marker }
+        return failure
     }
 
     /// Hides secret values and, on a terminal, control characters.
@@ -32,10 +49,10 @@ final class RunReport: Sendable {
             lines.append("✗ \(result.target)\(repeatTag): \(error)")
         }
         if case .group(let name) = result.target {
-            for item in result.cases { lines += Self.lines(for: item, prefix: "  \(name) › ") }
+            for item in result.cases { lines += self.lines(for: item, prefix: "  \(name) › ") }
             lines.append("\(result.passed ? "✓" : "✗") group \(name)\(repeatTag): \(result.groupState?.rawValue ?? "not run")")
         } else {
-            for item in result.cases { lines += Self.lines(for: item, prefix: "", repeatTag: repeatTag) }
+            for item in result.cases { lines += self.lines(for: item, prefix: "", repeatTag: repeatTag) }
         }
         let text = lines.map(clean).joined(separator: "\n")
         state.withLock { state in
@@ -66,14 +83,14 @@ final class RunReport: Sendable {
         return "[" + String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled) + "] \(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : "")
     }
 
-    static func lines(for item: RunCase, prefix: String, repeatTag: String = "") -> [String] {
+    func lines(for item: RunCase, prefix: String, repeatTag: String = "") -> [String] {
         let duration = item.duration.map { String(format: "%.1f ms", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) } ?? "-"
         if item.skipped { return ["- \(prefix)\(item.request)\(repeatTag): not run"] }
         var head = "\(item.passed ? "✓" : "✗") \(prefix)\(item.request)\(repeatTag): "
         if let status = item.statusCode { head += "\(status)" }
         if let error = item.error { head += (item.statusCode == nil ? "" : ", ") + "\(error.kind.rawValue): \(error.message)" }
         var lines = [head + "  \(duration)"]
-        for failure in item.failures { lines.append("    \(failure)") }
+        for failure in item.failures { lines.append("    \(masked(failure))") }
         return lines
     }
 
@@ -92,7 +109,8 @@ final class RunReport: Sendable {
         if !buildErrors.isEmpty { lines.append("Could not be built: \(buildErrors.count)") }
         if !failedAssertions.isEmpty {
             lines.append("Failed assertions:")
-            for (item, failure) in failedAssertions {
+            for (item, unmasked) in failedAssertions {
+                let failure = masked(unmasked)
                 lines.append("  \(item.request): \(failure.assertion)")
                 lines.append("    expected: \(failure.expected)")
                 lines.append("    actual:   \(failure.actual)")
@@ -122,7 +140,7 @@ final class RunReport: Sendable {
             }
             for item in result.cases {
                 let seconds = item.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
-                let failure = item.failures.isEmpty ? nil : clean(item.failures.map(\.description).joined(separator: "\n"))
+                let failure = item.failures.isEmpty ? nil : clean(item.failures.map { masked($0).description }.joined(separator: "\n"))
                 let error = item.error.map { clean("\($0.kind.rawValue): \($0.message)") }
                 add(suiteName, .init(name: item.request + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil, skipped: item.skipped))
             }

@@ -156,3 +156,31 @@ extension CurlImportRegressionTests {
         }
     }
 }
+
+@Suite("curl import review fixes")
+struct CurlImportReviewTests {
+    @Test("cmd: an apostrophe inside ^\"…^\" stays an apostrophe")
+    func cmdApostrophe() throws {
+        let request = try #require(try CurlImport.parse("curl ^\"https://h/a^\" --data-raw ^\"^{^\\^\"n^\\^\":^\\^\"O'Brien^\\^\"^}^\"").first).request
+        #expect(request.requestSerializer == .raw(Data(#"{"n":"O'Brien"}"#.utf8), contentType: "application/x-www-form-urlencoded"))
+    }
+
+    @Test("quoted ; & | are data, not command separators; -d keeps literal line ends; -sXPOST splits")
+    func quotedOperators() throws {
+        let imported = try CurlImport.parse("curl -d '&;|' -d $'a\\nb' -sXPUT http://h/x")
+        #expect(imported.count == 1)
+        #expect(imported[0].request.method == .put)
+        #expect(imported[0].request.requestSerializer == .raw(Data("&;|&a\nb".utf8), contentType: "application/x-www-form-urlencoded"))
+    }
+
+    @Test("a thousand switch groups read in one pass")
+    func manySwitchGroups() throws {
+        let command = "curl " + Array(repeating: "-sS", count: 5000).joined(separator: " ") + " http://h/"
+        #expect(try CurlImport.parse(command).first?.request.customURL == "http://h/")
+    }
+
+    @Test("HEAD exports as -I")
+    func headExport() {
+        #expect(CurlExport.command(method: "HEAD", url: "http://h/", headers: [], body: nil) == "curl -I http://h/")
+    }
+}

@@ -268,3 +268,46 @@ struct WorkspaceWriterTests {
         #expect(read.tls?.allowInvalidCertificates == true)
     }
 }
+
+@Suite("writing to a workspace: review fixes")
+struct WorkspaceWriterReviewTests {
+    @Test("credentials an import carries go to the secrets file, named as variables in the workspace")
+    func credentialsBecomeSecrets() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        let imported = try CurlImport.parse("curl -u ann:pw -b 'sid=abc' -H 'X-Api-Key: k3y' http://h/users")
+        try WorkspaceWriter.add(imported.map(\.request), to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for secret in ["abc", "k3y", Data("ann:pw".utf8).base64EncodedString()] { #expect(!text.contains(secret), "\(secret)") }
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        let request = try session.request(named: "GET /users").0
+        #expect(request.headers["Authorization"] == "Basic " + Data("ann:pw".utf8).base64EncodedString())
+        #expect(request.headers["Cookie"] == "sid=abc")
+        #expect(session.secretValues.contains("k3y"))
+        // Importing again neither duplicates a secret nor breaks the files.
+        try WorkspaceWriter.add(imported.map(\.request), to: path)
+        _ = try WorkspaceSession(try Workspace.load(path: path))
+    }
+
+    @Test("4-space indentation and one-line (flow) blocks are extended; null-like strings and a POST's form read back")
+    func layoutsAndValues() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "variables: {user: demo}   \nrequests:\n    a:\n        url: /a\n")
+        var collection = ImportedCollection()
+        var post = Request.url("http://h/p?x=1", method: .post)
+        post.params = ["q": "null"]
+        post.headers = ["X-Flag": "yes", "X-Empty": "~"]
+        collection.items = [.init(name: "null", request: post)]
+        collection.variables = [("host", "true")]
+        try WorkspaceWriter.add(collection, to: path)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(session.workspace.requests.map(\.name) == ["a", "null"])
+        let request = try session.request(named: "null").0
+        #expect(request.method == .post)
+        #expect(request.customURL == "http://h/p?x=1")
+        #expect(request.params == ["q": "null"] && request.requestSerializer == .urlEncodedForm)
+        #expect(request.headers["X-Flag"] == "yes" && request.headers["X-Empty"] == "~")
+        #expect(session.resolvedVariables.first { $0.name == "host" }?.value == "true")
+        #expect(session.resolvedVariables.first { $0.name == "user" }?.value == "demo")
+    }
+}

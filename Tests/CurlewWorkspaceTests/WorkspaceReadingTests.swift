@@ -194,3 +194,47 @@ struct WorkspaceReadingTests {
         #expect(error.description.contains("expands to more than"))
     }
 }
+
+@Suite("workspace files: review fixes")
+struct WorkspaceReviewTests {
+    @Test("query: on a POST without a body goes in the URL; yes and no stay strings in a JSON body")
+    func queryAndNorway() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "requests:\n  p: {method: POST, url: /p, query: {a: 1}}\n  j: {url: /j, json: {country: no, ok: true}}\n")
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "p").0.path == "/p?a=1")
+        #expect(try session.request(named: "j").0.requestSerializer == .raw(Data(#"{"country":"no","ok":true}"#.utf8), contentType: "application/json"))
+    }
+
+    @Test("a request with a misspelt variable still runs by default (and fails); one needing a chain's capture does not")
+    func defaultTargets() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", """
+        requests:
+          typo: {url: "/x/{{tokne}}"}
+          login: {url: /login}
+          me: {url: /me, headers: {Authorization: "Bearer {{token}}"}}
+        groups:
+          flow: {chain: [{request: login, capture: {token: $.token}}, me]}
+        """)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(session.defaultTargets() == [.request("typo"), .group("flow")])
+    }
+
+    @Test("groups that each hold the next twice load at once, and one that expands past the limit is refused")
+    func groupDiamonds() throws {
+        var text = "requests:\n  r: {url: /r}\ngroups:\n  g0: {batch: [r, r]}\n"
+        for level in 1...40 { text += "  g\(level): {batch: [{group: g\(level - 1)}, {group: g\(level - 1)}]}\n" }
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", text)
+        let error = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+        #expect(error.description.contains("at most 100000 are allowed"))
+    }
+
+    @Test("templates that expand past 16 MiB are refused")
+    func templateBomb() {
+        var variables = ["v0": String(repeating: "x", count: 1000)]
+        for level in 1...5 { variables["v\(level)"] = Array(repeating: "{{v\(level - 1)}}", count: 10).joined() }
+        #expect(throws: Template.Failure.tooLong) { try Template(variables: variables).expand("{{v5}}") }
+    }
+}
