@@ -7,7 +7,8 @@ import OpenAPIKitCompat
 import Yams
 
 /// Reads an OpenAPI 3.0 or 3.1 document (JSON or YAML) with OpenAPIKit: one request per
-/// operation, named by its operationId; path, query and header parameters become variables;
+/// operation, named by its operationId; path, required query and header parameters become
+/// variables;
 /// JSON request bodies come from the examples; servers become environments (`baseURL`); an
 /// operation's first tag is its folder.
 public enum OpenAPIImport {
@@ -39,16 +40,16 @@ public enum OpenAPIImport {
         } catch {
             throw Failure(reason: "not a valid OpenAPI document: \(String(describing: error).prefix(400))")
         }
-        let dereferenced: OpenAPIKit.DereferencedDocument
-        do { dereferenced = try document.locallyDereferenced() } catch {
-            throw Failure(reason: "a reference in the document cannot be resolved: \(String(describing: error).prefix(400))")
-        }
-        return collection(dereferenced)
+        return collection(document)
     }
 
     static let methods: [OpenAPIKit.OpenAPI.HttpMethod] = [.get, .post, .put, .patch, .delete, .head, .options, .trace]
 
-    private static func collection(_ document: OpenAPIKit.DereferencedDocument) -> ImportedCollection {
+    /// References are resolved one level at a time where they are used (a path item, a
+    /// parameter, a body, an example), never the whole document: a recursive schema, common in
+    /// real APIs, cannot be dereferenced whole.
+    private static func collection(_ document: OpenAPIKit.OpenAPI.Document) -> ImportedCollection {
+        let components = document.components
         var collection = ImportedCollection()
         var variables: [String: String] = [:]
         var order: [String] = []
@@ -56,48 +57,55 @@ public enum OpenAPIImport {
             if variables[name] == nil { order.append(name) }
             if variables[name]?.isEmpty ?? true { variables[name] = value }
         }
-        for (index, server) in document.underlyingDocument.servers.enumerated() {
+        for (index, server) in document.servers.enumerated() {
             var url = server.urlTemplate.absoluteString
             for (name, variable) in server.variables { url = url.replacingOccurrences(of: "{\(name)}", with: variable.default) }
+            if !url.contains("://") { url = "http://localhost" + (url.hasPrefix("/") ? url : "/" + url) }
             let name = server.description.map(slug) ?? (index == 0 ? "default" : "server\(index + 1)")
             collection.environments.append((name.isEmpty ? "server\(index + 1)" : name, [("baseURL", url.hasSuffix("/") ? String(url.dropLast()) : url)]))
         }
         if collection.environments.isEmpty { declare("baseURL", "http://localhost") }
         var names: Set<String> = []
-        for route in document.routes {
+        for (path, maybePathItem) in document.paths {
+            guard let pathItem = components[maybePathItem] else {
+                collection.notes.append("\(path.rawValue): a path item reference that cannot be resolved is skipped")
+                continue
+            }
             for method in methods {
-                guard let operation = route.pathItem.for(method) else { continue }
-                var path = "/" + route.path.components.joined(separator: "/")
+                guard let operation = pathItem.for(method) else { continue }
+                var url = "/" + path.components.joined(separator: "/")
                 var request = Request(HTTPMethod(rawValue: method.rawValue.uppercased()), "")
-                var query: [String] = []
-                for parameter in route.pathItem.parameters + operation.parameters {
+                for maybeParameter in pathItem.parameters + operation.parameters {
+                    guard let parameter = components[maybeParameter] else { continue }
                     let name = parameter.name
-                    let value = example(of: parameter)
                     switch parameter.location {
                     case .path:
-                        path = path.replacingOccurrences(of: "{\(name)}", with: "{{\(name)}}")
-                        declare(name, value)
+                        url = url.replacingOccurrences(of: "{\(name)}", with: "{{\(name)}}")
+                        declare(name, example(of: parameter, components))
                     case .query where parameter.required:
-                        query.append("\(name)={{\(name)}}")
-                        declare(name, value)
+                        // A parameter, which the workspace writes as `query:` and sends encoded.
+                        request.params[name] = .string("{{\(name)}}")
+                        declare(name, example(of: parameter, components))
                     case .header:
                         request.headers.set(name, "{{\(name)}}")
-                        declare(name, value)
+                        declare(name, example(of: parameter, components))
                     default: break
                     }
                 }
-                request.customURL = "{{baseURL}}" + path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-                if let body = operation.requestBody {
+                request.customURL = "{{baseURL}}" + url
+                if let body = operation.requestBody.flatMap({ components[$0] }) {
                     let json = body.content.first { $0.key.rawValue.lowercased().contains("json") }
-                    if let (type, content) = json {
-                        let value = content.example ?? content.examples?.first?.value.dataValue ?? content.examples?.first?.value.legacyValue
+                    if let (type, maybeContent) = json {
+                        let content = components[maybeContent]
+                        let example = content?.examples?.first.flatMap { components[$0.value] }
+                        let value = content?.example ?? example?.dataValue ?? example?.legacyValue
                         let text = value.flatMap { try? JSONEncoder().encode($0) }.flatMap { try? JSONValue.parse($0) }?.serialized() ?? "{}"
                         request.requestSerializer = .raw(Data(text.utf8), contentType: type.rawValue)
                     } else if let type = body.content.keys.first {
                         request.headers.set("Content-Type", type.rawValue)
                     }
                 }
-                var name = operation.operationId ?? operation.summary ?? "\(method.rawValue.uppercased()) \(route.path.rawValue)"
+                var name = operation.operationId ?? operation.summary ?? "\(method.rawValue.uppercased()) \(path.rawValue)"
                 if names.contains(name) { name += " (\(method.rawValue.uppercased()))" }
                 names.insert(name)
                 collection.items.append(.init(name: name, folder: operation.tags?.first, request: request))
@@ -107,10 +115,11 @@ public enum OpenAPIImport {
         return collection
     }
 
-    /// A parameter's example, else its schema's default, else nothing to fill in.
-    private static func example(of parameter: OpenAPIKit.DereferencedParameter) -> String {
+    /// A parameter's example, else its schema's first example or default, else nothing.
+    private static func example(of parameter: OpenAPIKit.OpenAPI.Parameter, _ components: OpenAPIKit.OpenAPI.Components) -> String {
         let context = parameter.schemaOrContent.a
-        let value = context?.example ?? context?.schema.examples.first ?? context?.schema.defaultValue
+        let schema = context.flatMap { components[$0.schema] }
+        let value = context?.example ?? schema?.examples.first ?? schema?.defaultValue
         guard let value, let data = try? JSONEncoder().encode(value), let json = try? JSONValue.parse(data) else { return "" }
         return json.textValue
     }
