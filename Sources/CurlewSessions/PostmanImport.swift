@@ -60,7 +60,7 @@ public enum PostmanImport {
         guard depth < maxDepth else { throw Failure(reason: "folders nested more than \(maxDepth) deep") }
         for item in items {
             let name = item["name"]?.stringValue ?? "untitled"
-            let inherited = item["auth"] ?? auth
+            let inherited = own(item["auth"]) ?? auth
             if case .array(let children)? = item["item"] {
                 let path = folder.map { "\($0)/\(name)" } ?? name
                 try read(children, folder: path, auth: inherited, depth: depth + 1, into: &collection)
@@ -68,7 +68,7 @@ public enum PostmanImport {
             }
             guard let source = item["request"] else { continue }
             if item["event"] != nil { collection.notes.append("\(name): its scripts are not imported") }
-            collection.items.append(.init(name: name, folder: folder, request: request(source, auth: source["auth"] ?? inherited, name: name, notes: &collection.notes)))
+            collection.items.append(.init(name: name, folder: folder, request: request(source, auth: own(source["auth"]) ?? inherited, name: name, notes: &collection.notes)))
         }
     }
 
@@ -84,6 +84,11 @@ public enum PostmanImport {
             let query = array(source["url"]?["query"]).filter { $0["disabled"] != .bool(true) }
                 .map { "\($0["key"]?.textValue ?? "")=\($0["value"]?.textValue ?? "")" }
             if !query.isEmpty { url += "?" + query.joined(separator: "&") }
+        }
+        // Path variables (`/users/:id`) take their values from the URL's variable list.
+        for variable in array(source["url"]?["variable"]) {
+            guard let key = variable["key"]?.stringValue, !key.isEmpty else { continue }
+            url = url.replacingOccurrences(of: ":\(key)", with: variable["value"]?.textValue ?? "{{\(key)}}")
         }
         request.customURL = dynamic(url)
         for header in array(source["header"]) where header["disabled"] != .bool(true) {
@@ -129,6 +134,12 @@ public enum PostmanImport {
         return request
     }
 
+    /// An item's own auth; `inherit`, `null` or none means its parent's.
+    private static func own(_ auth: JSONValue?) -> JSONValue? {
+        guard let auth, auth != .null, auth["type"]?.stringValue != "inherit" else { return nil }
+        return auth
+    }
+
     private static func applyAuth(_ auth: JSONValue?, to request: inout Request, name: String, notes: inout [String]) {
         guard let auth, let type = auth["type"]?.stringValue, type != "noauth", type != "inherit" else { return }
         func field(_ key: String) -> String? {
@@ -146,7 +157,7 @@ public enum PostmanImport {
             let value = dynamic(field("value") ?? "")
             if field("in") == "query" {
                 let url = request.customURL ?? ""
-                request.customURL = url + (url.contains("?") ? "&" : "?") + "\(key)=\(value)"
+                request.customURL = url + (url.contains("?") ? "&" : "?") + Parameters.percentEncode(key) + "=" + (value.contains("{{") ? value : Parameters.percentEncode(value))
             } else {
                 request.headers.set(key, value)
             }

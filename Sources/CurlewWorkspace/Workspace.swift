@@ -151,7 +151,7 @@ public struct Workspace: Sendable {
         let includes = try map.take("include")?.strings() ?? []
         try map.finish(known: isMain ? Self.topLevelKeys : Self.includedKeys)
         for include in includes {
-            let includePath = include.hasPrefix("/") ? include : (directory as NSString).appendingPathComponent(include)
+            let includePath = ReadContext(template: nil, directory: directory.isEmpty ? "." : directory).path(include)
             try read(file: includePath, isMain: false, unresolved: &unresolved, including: including + [canonical])
         }
     }

@@ -40,7 +40,7 @@ struct TUICommand: AsyncParsableCommand {
         for (index, path) in logs.enumerated() where ExchangeFile.isHAR(path: path) {
             do {
                 try FileManager.default.createDirectory(atPath: converted, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                let target = converted + "/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".jsonl"
+                let target = converted + "/\(index + 1)-" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".jsonl"
                 try ExchangeFile.writeSessionLog(of: try ExchangeFile.messages(path: path), to: target)
                 logs[index] = target
             } catch {

@@ -313,3 +313,23 @@ struct WorkspaceWriterReviewTests {
         #expect(session.resolvedVariables.first { $0.name == "user" }?.value == "demo")
     }
 }
+
+@Suite("Postman import: review fixes")
+struct PostmanReviewTests {
+    @Test("inherit and null auth take the parent's; :id path variables are filled; an API key in the query is encoded")
+    func authAndPathVariables() throws {
+        let json = #"""
+        {"info": {"schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+         "auth": {"type": "bearer", "bearer": [{"key": "token", "value": "{{t}}"}]},
+         "item": [
+          {"name": "F", "auth": null, "item": [
+            {"name": "Inherits", "request": {"method": "GET", "url": {"raw": "{{base}}/users/:id", "variable": [{"key": "id", "value": "7"}]}, "auth": {"type": "inherit"}}}]},
+          {"name": "Key", "request": {"method": "GET", "url": "{{base}}/k", "auth": {"type": "apikey", "apikey": [{"key": "key", "value": "api_key"}, {"key": "value", "value": "a b&c"}, {"key": "in", "value": "query"}]}}}
+         ]}
+        """#
+        let collection = try PostmanImport.parse(Data(json.utf8))
+        #expect(collection.items[0].request.headers["Authorization"] == "Bearer {{t}}")
+        #expect(collection.items[0].request.customURL == "{{base}}/users/7")
+        #expect(collection.items[1].request.customURL == "{{base}}/k?api_key=a%20b%26c")
+    }
+}
