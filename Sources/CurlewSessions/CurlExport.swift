@@ -10,15 +10,7 @@ public enum CurlExport {
 
     public static func command(_ message: DebugMessage) -> String? {
         guard let original = message.original else { return nil }
-        let headers: [HeaderField]
-        if let head = message.sent?.head {
-            headers = head.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" }).dropFirst().compactMap { line in
-                guard let colon = line.firstIndex(of: ":") else { return nil }
-                return HeaderField(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-            }
-        } else {
-            headers = original.headers
-        }
+        let headers = message.sentHeaders
         var body = message.sent?.body ?? original.body
         // An empty body on a method that carries none is no body at all.
         if body?.size == 0, ["GET", "HEAD"].contains(original.method) { body = nil }

@@ -40,10 +40,9 @@ public enum HARExport {
 
     static func request(_ message: DebugMessage) -> JSONValue {
         let original = message.original!
-        let head = message.sent.map { headLines($0.head) }
-        let requestLine = head?.first ?? ""
+        let requestLine = message.sentRequestLine ?? ""
         let httpVersion = requestLine.split(separator: " ").last.map(String.init) ?? "HTTP/1.1"
-        let headers = head.map { Array($0.dropFirst()) }.map(parseHeaders) ?? original.headers
+        let headers = message.sentHeaders
         var members: [JSONMember] = [
             JSONMember("method", .string(original.method)),
             JSONMember("url", .string(original.url)),
@@ -119,17 +118,6 @@ public enum HARExport {
             "blocked": .double(blocked), "dns": .double(dns), "connect": .double(connect), "ssl": .double(ssl),
             "send": .double(send), "wait": .double(wait), "receive": .double(receive),
         ], (total * 1000).rounded() / 1000)
-    }
-
-    private static func headLines(_ head: String) -> [String] {
-        head.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }).map(String.init)
-    }
-
-    private static func parseHeaders(_ lines: [String]) -> [HeaderField] {
-        lines.compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return HeaderField(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
     }
 
     private static func headerValue(_ headers: [HeaderField], _ name: String) -> String? {

@@ -29,8 +29,8 @@ public enum HARImport {
             if let body = original.body, !body.data.isEmpty {
                 request.requestSerializer = .raw(body.data, contentType: body.contentType ?? "application/octet-stream")
             }
-            let path = URLComponents(string: original.url)?.path ?? original.url
-            collection.items.append(.init(name: "\(original.method) \(path.isEmpty ? "/" : path)", folder: URLComponents(string: original.url)?.host, request: request))
+            collection.items.append(.init(name: ImportedCollection.defaultName(method: original.method, url: original.url),
+                                          folder: URLComponents(string: original.url)?.host, request: request))
         }
         return collection
     }

@@ -13,9 +13,7 @@ public enum HTTPFileExport {
         var lines = ["### \(message.name ?? "\(original.method) \(original.url)")".replacingOccurrences(of: "\n", with: " ")]
         if let name = message.name { lines.append("# @name \(name.replacingOccurrences(of: "\n", with: " "))") }
         lines.append("\(original.method) \(original.url)")
-        let headLines = message.sent?.head.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" }).dropFirst().map(String.init)
-        let headers = headLines ?? original.headers.map { "\($0.name): \($0.value)" }
-        lines += headers.filter { !$0.lowercased().hasPrefix("host:") && !$0.lowercased().hasPrefix("content-length:") }
+        lines += message.sentHeaders.filter { !["host", "content-length"].contains($0.name.lowercased()) }.map { "\($0.name): \($0.value)" }
         if let body = message.sent?.body ?? original.body, body.size > 0 {
             lines.append("")
             if let text = body.text, !text.contains("\n###"), !text.hasPrefix("###") {

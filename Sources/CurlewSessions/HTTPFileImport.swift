@@ -125,8 +125,7 @@ public enum HTTPFileImport {
             let contentType = headers["Content-Type"] ?? "text/plain; charset=utf-8"
             request.requestSerializer = .raw(Data(bodyLines.joined(separator: "\n").utf8), contentType: contentType)
         }
-        let fallback = "\(method) \(pathForName(url))"
-        return .init(name: name ?? fallback, request: request)
+        return .init(name: name ?? ImportedCollection.defaultName(method: method, url: url), request: request)
     }
 
     /// `{{name.response.body.$.a}}` and `{{name.response.headers.X}}` become `{{name_a}}` and
@@ -162,15 +161,6 @@ public enum HTTPFileImport {
             request.requestSerializer = .raw(Data(rewrite(text).utf8), contentType: type)
         }
         return request
-    }
-
-    /// The path of a URL for a request's default name: `{{host}}/users?x=1` gives `/users`.
-    static func pathForName(_ url: String) -> String {
-        var rest = Substring(url)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
-        if rest.hasPrefix("{{"), let close = rest.range(of: "}}") { rest = rest[close.upperBound...] }
-        let path = rest.prefix { $0 != "?" && $0 != "#" }
-        return path.isEmpty ? "/" : String(path)
     }
 
     private static func capture(_ variable: String, _ path: String) -> Capture {

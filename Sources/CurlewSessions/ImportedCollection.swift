@@ -37,4 +37,19 @@ public struct ImportedCollection: Sendable {
     public var notes: [String] = []
 
     public init() {}
+
+    /// A request's name when its source gives none: the method and the URL's path, as
+    /// `GET /users` for `{{host}}/users?page=2`.
+    public static func defaultName(method: String, url: String) -> String {
+        var rest = Substring(url)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
+        if rest.hasPrefix("{{"), let close = rest.range(of: "}}") { rest = rest[close.upperBound...] }
+        let path = rest.prefix { $0 != "?" && $0 != "#" }
+        return "\(method) \(path.isEmpty ? "/" : String(path))"
+    }
+
+    /// `defaultName(method:url:)` of an agent request.
+    public static func defaultName(_ request: Request) -> String {
+        defaultName(method: request.method.rawValue, url: request.customURL ?? request.path)
+    }
 }

@@ -18,14 +18,6 @@ public enum WorkspaceWriter {
         public var kept: [String] = []
     }
 
-    /// Adds `requests` to the workspace at `path` (created when missing) and returns the names used.
-    @discardableResult
-    public static func add(_ requests: [Request], to path: String) throws(WorkspaceError) -> [String] {
-        var collection = ImportedCollection()
-        collection.items = requests.map { .init(name: $0.name ?? defaultName($0), request: $0) }
-        return try add(collection, to: path).requests
-    }
-
     /// Adds an imported collection: requests, chains as groups, variables and environments not
     /// already defined, and secret values to the secrets file beside the workspace.
     public static func add(_ collection: ImportedCollection, to path: String) throws(WorkspaceError) -> Summary {
@@ -175,13 +167,6 @@ public enum WorkspaceWriter {
     static func secretVariableName(request: String, header: String) -> String {
         let words = (request + " " + header).lowercased().split { !($0.isLetter && $0.isASCII) && !($0.isNumber && $0.isASCII) }
         return words.joined(separator: "_")
-    }
-
-    /// A name from the method and the URL's path: "GET /users/1".
-    public static func defaultName(_ request: Request) -> String {
-        let url = request.customURL ?? request.path
-        let path = URLComponents(string: url)?.path ?? url
-        return "\(request.method.rawValue) \(path.isEmpty ? "/" : path)"
     }
 
     /// `text` with `block` (YAML) added at the end of the top-level `key:` block, or as a new one.

@@ -73,8 +73,8 @@ struct ImportCommand: ParsableCommand {
         case .curl:
             var collection = ImportedCollection()
             for item in try CurlImport.parse(String(decoding: data, as: UTF8.self)) {
-                if !item.ignored.isEmpty { collection.notes.append("\(WorkspaceWriter.defaultName(item.request)): ignored \(item.ignored.joined(separator: ", "))") }
-                collection.items.append(.init(name: WorkspaceWriter.defaultName(item.request), request: item.request))
+                if !item.ignored.isEmpty { collection.notes.append("\(ImportedCollection.defaultName(item.request)): ignored \(item.ignored.joined(separator: ", "))") }
+                collection.items.append(.init(name: ImportedCollection.defaultName(item.request), request: item.request))
             }
             return collection
         case .har: return try HARImport.collection(data)

@@ -208,6 +208,12 @@ struct ImportTests {
 
 @Suite("writing to a workspace")
 struct WorkspaceWriterTests {
+    static func collection(_ requests: [Request]) -> ImportedCollection {
+        var collection = ImportedCollection()
+        collection.items = requests.map { .init(name: ImportedCollection.defaultName($0), request: $0) }
+        return collection
+    }
+
     @Test("an import adds requests, a chain, variables and environments, keeps comments and what exists, and puts secrets in the owner-only secrets file")
     func mergesWithoutClobbering() throws {
         let files = try WorkspaceFiles()
@@ -259,7 +265,7 @@ struct WorkspaceWriterTests {
         request.timeout = .milliseconds(2500)
         request.followRedirects = false
         request.tls = TLSOverrides(allowInvalidCertificates: true)
-        try WorkspaceWriter.add([request], to: path)
+        try WorkspaceWriter.add(Self.collection([request]), to: path)
         let (read, _) = try WorkspaceSession(try Workspace.load(path: path)).request(named: "PATCH /a")
         #expect(read.method == .patch)
         #expect(read.customURL == "https://h.example/a?b=1")
@@ -278,7 +284,7 @@ struct WorkspaceWriterReviewTests {
         let files = try WorkspaceFiles()
         let path = files.directory + "/curlew.yaml"
         let imported = try CurlImport.parse("curl -u ann:pw -b 'sid=abc' -H 'X-Api-Key: k3y' http://h/users")
-        try WorkspaceWriter.add(imported.map(\.request), to: path)
+        try WorkspaceWriter.add(WorkspaceWriterTests.collection(imported.map(\.request)), to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for secret in ["abc", "k3y", Data("ann:pw".utf8).base64EncodedString()] { #expect(!text.contains(secret), "\(secret)") }
         let session = try WorkspaceSession(try Workspace.load(path: path))
@@ -287,7 +293,7 @@ struct WorkspaceWriterReviewTests {
         #expect(request.headers["Cookie"] == "sid=abc")
         #expect(session.secretValues.contains("k3y"))
         // Importing again neither duplicates a secret nor breaks the files.
-        try WorkspaceWriter.add(imported.map(\.request), to: path)
+        try WorkspaceWriter.add(WorkspaceWriterTests.collection(imported.map(\.request)), to: path)
         _ = try WorkspaceSession(try Workspace.load(path: path))
     }
 
