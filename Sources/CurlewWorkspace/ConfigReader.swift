@@ -75,7 +75,7 @@ enum ConfigReader {
                 var fields = try signerMap.entry(name).mapping()
                 let keyID = try fields.require("keyID", "the key's id").text(context)
                 let secret = try fields.require("secret", "the shared secret, as {{a secret variable}}").text(context)
-                try fields.finish(known: ["keyID", "secret"])
+                try fields.finish(known: WorkspaceKeys.signer)
                 signers.append(SignerSettings(name: name, keyID: keyID, secret: secret))
             }
         }
@@ -147,7 +147,7 @@ enum ConfigReader {
         var settings = CookieSettings(enabled: true)
         if let value = map.take("enabled") { settings.enabled = try value.bool() }
         if let value = map.take("jar") { settings.jarFile = try value.filePath(context) }
-        try map.finish(known: ["enabled", "jar"])
+        try map.finish(known: WorkspaceKeys.cookies)
         return settings
     }
 
@@ -169,7 +169,7 @@ enum ConfigReader {
         if let value = map.take("ttl") { settings.timeToLive = try value.duration() }
         if let value = map.take("version") { settings.version = try value.text(context) }
         if let value = map.take("keyHeaders") { settings.keyHeaders = try value.strings() }
-        try map.finish(known: ["storage", "directory", "maxDiskBytes", "maxMemoryEntries", "maxMemoryBytes", "policy", "ttl", "version", "keyHeaders"])
+        try map.finish(known: WorkspaceKeys.cache)
         return settings
     }
 
@@ -183,15 +183,14 @@ enum ConfigReader {
                 var ruleMap = try rule.mapping()
                 let pattern = try ruleMap.require("match", "a rule such as \"GET /users/*\"").string()
                 let action = try mockAction(&ruleMap, rule, context)
-                try ruleMap.finish(known: ["match"] + mockActionKeys)
+                try ruleMap.finish(known: WorkspaceKeys.mockRule)
                 settings.rules.append(MockRule(pattern, action))
             }
         }
-        try map.finish(known: ["enabled", "baseURL", "rules"])
+        try map.finish(known: WorkspaceKeys.mocks)
         return settings
     }
 
-    static let mockActionKeys = ["redirect", "status", "headers", "body", "json", "bodyFile", "delay"]
 
     /// `redirect: true`, or a fixture: status, headers, body (or json, or bodyFile) and delay.
     static func mockAction(_ map: inout MappingReader, _ node: NodeReader, _ context: ReadContext) throws(WorkspaceError) -> MockAction {
@@ -261,7 +260,7 @@ enum ConfigReader {
         var settings = DuplicateSettings()
         if let value = map.take("policy") { settings.policy = try duplicatePolicy(value) }
         if let value = map.take("keyHeaders") { settings.keyHeaders = try value.strings() }
-        try map.finish(known: ["policy", "keyHeaders"])
+        try map.finish(known: WorkspaceKeys.duplicates)
         return settings
     }
 
@@ -271,7 +270,7 @@ enum ConfigReader {
         if let value = map.take("precheck") { settings.precheck = try value.bool() }
         if let value = map.take("cacheDuration") { settings.cacheDuration = try value.duration() }
         if let value = map.take("probeTimeout") { settings.probeTimeout = try positive(value.duration(), value) }
-        try map.finish(known: ["precheck", "cacheDuration", "probeTimeout"])
+        try map.finish(known: WorkspaceKeys.reachability)
         return settings
     }
 
@@ -285,7 +284,7 @@ enum ConfigReader {
             for code in try value.listOrOne() { success.insert(try code.int()) }
         }
         let message = try map.take("message")?.string() ?? "message"
-        try map.finish(known: ["field", "success", "message"])
+        try map.finish(known: WorkspaceKeys.businessCode)
         return .codeField(field, successCodes: success, messageField: message)
     }
 
@@ -304,7 +303,7 @@ enum ConfigReader {
         if let value = map.take("maxBinaryBodyBytes") { settings.maxBinaryBodyBytes = try value.byteCount() }
         if let value = map.take("redact") { settings.redacts = try value.bool() }
         if let value = map.take("secretFields") { settings.secretFields = try value.strings() }
-        try map.finish(known: ["enabled", "directory", "path", "format", "maxBodyBytes", "maxBinaryBodyBytes", "redact", "secretFields"])
+        try map.finish(known: WorkspaceKeys.logger)
         return settings
     }
 }

@@ -79,7 +79,7 @@ enum RequestReader {
         if let value = map.take("mock") {
             var mockMap = try value.mapping()
             request.mock = try ConfigReader.mockAction(&mockMap, value, context)
-            try mockMap.finish(known: ConfigReader.mockActionKeys)
+            try mockMap.finish(known: WorkspaceKeys.mockAction)
         }
         if let value = map.take("duplicates") { request.duplicatePolicy = try ConfigReader.duplicatePolicy(value) }
         if let value = map.take("download") { request.download = Download(to: try value.filePath(context)) }
@@ -123,7 +123,7 @@ enum RequestReader {
             default:
                 throw partNode.error("a part has either value or file")
             }
-            try part.finish(known: ["name", "value", "file", "filename", "type", "headers"])
+            try part.finish(known: WorkspaceKeys.multipartPart)
         }
         return form
     }
@@ -135,7 +135,7 @@ enum RequestReader {
         if let value = map.take("ttl") { options.timeToLive = try value.duration() }
         if let value = map.take("version") { options.version = try value.string() }
         if let value = map.take("ignore") { options.ignoreCache = try value.bool() }
-        try map.finish(known: ["policy", "ttl", "version", "ignore"])
+        try map.finish(known: WorkspaceKeys.requestCache)
         return options
     }
 
@@ -191,10 +191,10 @@ enum RequestReader {
             do { _ = try Regex(pattern) } catch { throw value.error("not a regular expression: \(error)") }
             match = .matches(pattern)
         } else {
-            try map.finish(known: ["exists", "equals", "matches"])
+            try map.finish(known: WorkspaceKeys.match)
             throw node.error("expected one of exists, equals or matches")
         }
-        try map.finish(known: ["exists", "equals", "matches"])
+        try map.finish(known: WorkspaceKeys.match)
         return match
     }
 

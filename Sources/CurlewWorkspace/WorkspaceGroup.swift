@@ -59,7 +59,7 @@ public struct WorkspaceGroup: Sendable {
                     guard kind == .chain else { throw capture.error("only chain steps capture values") }
                     captures = try Self.captures(capture)
                 }
-                try memberMap.finish(known: ["request", "group", "capture"])
+                try memberMap.finish(known: WorkspaceKeys.member)
                 label = ""
             } else {
                 label = try memberNode.string()
@@ -87,7 +87,7 @@ public struct WorkspaceGroup: Sendable {
         var map = try node.mapping()
         var indices: Set<Int> = []
         for index in try map.require("required", "a list of member positions").listOrOne() { indices.insert(try index.int(in: 0...10_000)) }
-        try map.finish(known: ["required"])
+        try map.finish(known: WorkspaceKeys.requiredPolicy)
         return .required(indices)
     }
 

@@ -29,7 +29,7 @@ struct WorkspaceSecrets: Sendable {
                 secrets.byEnvironment[name] = entry.node.isNull ? [] : try entry.stringPairs()
             }
         }
-        try map.finish(known: ["variables", "environments"])
+        try map.finish(known: WorkspaceKeys.secretsFile)
         return secrets
     }
 

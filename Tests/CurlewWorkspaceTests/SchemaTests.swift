@@ -29,4 +29,39 @@ struct SchemaTests {
         guard case .array(let retryForms)? = properties?["config"]?["properties"]?["retry"]?["oneOf"] else { Issue.record("retry"); return }
         #expect(Self.keys(retryForms[1]) == ConfigReader.retryKeys.sorted())
     }
+
+    /// The second form of a `oneOf` (the mapping beside a short form such as `cookies: true`).
+    static func mappingForm(_ value: JSONValue?) -> JSONValue? {
+        guard case .array(let forms)? = value?["oneOf"] else { return value }
+        return forms.last
+    }
+
+    @Test("every nested mapping of the schema names the keys its reader accepts")
+    func nestedSectionsMatchReader() throws {
+        let schema = try Self.schema()
+        let config = schema["properties"]?["config"]?["properties"]
+        let request = schema["properties"]?["requests"]?["additionalProperties"]?["properties"]
+        let group = schema["properties"]?["groups"]?["additionalProperties"]?["properties"]
+        let sections: [(String, JSONValue?, [String])] = [
+            ("config.signers", config?["signers"]?["additionalProperties"], WorkspaceKeys.signer),
+            ("config.cookies", Self.mappingForm(config?["cookies"]), WorkspaceKeys.cookies),
+            ("config.cache", config?["cache"], WorkspaceKeys.cache),
+            ("config.mocks", config?["mocks"], WorkspaceKeys.mocks),
+            ("config.mocks.rules", config?["mocks"]?["properties"]?["rules"]?["items"], WorkspaceKeys.mockRule),
+            ("config.duplicates", Self.mappingForm(config?["duplicates"]), WorkspaceKeys.duplicates),
+            ("config.reachability", config?["reachability"], WorkspaceKeys.reachability),
+            ("config.businessCode", config?["businessCode"], WorkspaceKeys.businessCode),
+            ("config.logger", Self.mappingForm(config?["logger"]), WorkspaceKeys.logger),
+            ("request.multipart", request?["multipart"]?["items"], WorkspaceKeys.multipartPart),
+            ("request.cache", request?["cache"], WorkspaceKeys.requestCache),
+            ("request.mock", request?["mock"], WorkspaceKeys.mockAction),
+            ("request.businessCode", request?["businessCode"], WorkspaceKeys.businessCode),
+            ("expect.headers", Self.mappingForm(request?["expect"]?["properties"]?["headers"]?["additionalProperties"]), WorkspaceKeys.match),
+            ("group member", Self.mappingForm(group?["chain"]?["items"]), WorkspaceKeys.member),
+            ("group policy", Self.mappingForm(group?["policy"]), WorkspaceKeys.requiredPolicy),
+        ]
+        for (name, node, keys) in sections {
+            #expect(Self.keys(node) == keys.sorted(), "\(name)")
+        }
+    }
 }
