@@ -22,6 +22,8 @@ public enum OpenAPIImport {
         var swagger: String?
     }
 
+    /// The document's operations as a collection; a Swagger 2 document, or one OpenAPIKit cannot
+    /// read, is refused with the reason.
     public static func parse(_ data: Data) throws(Failure) -> ImportedCollection {
         guard data.count <= 32 << 20 else { throw Failure(reason: "larger than 32 MiB") }
         let document: OpenAPIKit.OpenAPI.Document

@@ -8,6 +8,7 @@ public enum CurlExport {
     /// Headers curl writes on its own, left out so the command stays short and exact.
     static let curlOwnHeaders: Set<String> = ["host", "content-length", "accept-encoding", "connection", "expect"]
 
+    /// The command for a logged exchange; nil for a message without a request.
     public static func command(_ message: DebugMessage) -> String? {
         guard let original = message.original else { return nil }
         let headers = message.sentHeaders
@@ -17,6 +18,8 @@ public enum CurlExport {
         return command(method: original.method, url: original.url, headers: headers, body: body?.data, bodyIsComplete: !(body?.isTruncated ?? false))
     }
 
+    /// The command for a request given by parts. `bodyIsComplete: false` notes a body the log
+    /// kept only the start of.
     public static func command(method: String, url: String, headers: [HeaderField], body: Data?, bodyIsComplete: Bool = true) -> String {
         var words = ["curl"]
         // An empty body is still a body (curl -d '' sends a POST with Content-Length: 0).
@@ -45,6 +48,7 @@ public enum CurlExport {
         quote(Data(text.utf8))
     }
 
+    /// Bytes as one shell word: bare when safe, single-quoted text, else `$'…'` with escapes.
     public static func quote(_ data: Data) -> String {
         if let text = String(data: data, encoding: .utf8), !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" || $0.value == 0x7F }) {
             if !text.isEmpty, text.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_./:=@%+,".unicodeScalars.contains($0) }) {

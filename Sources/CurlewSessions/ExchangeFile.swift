@@ -4,6 +4,7 @@ import Foundation
 /// Exchanges from a file a user names: a session log (`.jsonl`) or a HAR file, told apart by
 /// content, so every log tool reads both.
 public enum ExchangeFile {
+    /// Every exchange in the file, in order.
     public static func messages(path: String) throws(SessionLogError) -> [DebugMessage] {
         if isHAR(path: path) {
             let data: Data

@@ -7,6 +7,7 @@ import Foundation
 /// no answer has `status: 0` and its error in `response._error`. Bodies are text, or base64
 /// when they are not UTF-8. Pass messages through a `RedactionPolicy` first to keep secrets out.
 public enum HARExport {
+    /// The HAR document (`{"log": …}`) of the messages that have a request.
     public static func document(_ messages: [DebugMessage]) -> JSONValue {
         [
             "log": [
@@ -17,6 +18,7 @@ public enum HARExport {
         ]
     }
 
+    /// `document(_:)` as pretty-printed JSON.
     public static func data(_ messages: [DebugMessage]) -> Data {
         Data(document(messages).serialized(pretty: true).utf8)
     }

@@ -16,10 +16,12 @@ public enum HARImport {
     static let headersNotToResend: Set<String> = [":method", ":path", ":scheme", ":authority", "content-length", "host", "transfer-encoding",
                                                   "connection", "keep-alive", "te", "upgrade", "proxy-connection", "accept-encoding"]
 
+    /// Each entry as a debug message, numbered from 1.
     public static func messages(_ data: Data) throws(Failure) -> [DebugMessage] {
         try entries(data).enumerated().map { index, entry in message(entry, id: UInt64(index + 1)) }
     }
 
+    /// Each entry as a request to keep in a workspace, with its host as the folder.
     public static func collection(_ data: Data) throws(Failure) -> ImportedCollection {
         var collection = ImportedCollection()
         for message in try messages(data) {

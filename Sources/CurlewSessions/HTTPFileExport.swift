@@ -4,6 +4,7 @@ import Foundation
 /// Logged exchanges as an `.http` file (JetBrains HTTP Client, VS Code REST Client): each request
 /// after a `###` line with its name, the request line, the headers as sent and a text body.
 public enum HTTPFileExport {
+    /// The `.http` text of the messages that have a request.
     public static func text(_ messages: [DebugMessage]) -> String {
         messages.compactMap(request).joined(separator: "\n")
     }

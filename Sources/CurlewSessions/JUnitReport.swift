@@ -3,6 +3,7 @@ import Foundation
 /// A JUnit XML report, as CI systems read it: one `testsuite` per suite, one `testcase` per case,
 /// with a `failure` (assertions) or `error` (no answer) element and its text.
 public struct JUnitReport: Sendable {
+    /// One test case: a request's result.
     public struct Case: Sendable {
         public var name: String
         public var seconds: Double
@@ -19,6 +20,7 @@ public struct JUnitReport: Sendable {
         }
     }
 
+    /// A named set of cases (a group, or the requests run alone).
     public struct Suite: Sendable {
         public var name: String
         public var cases: [Case]
@@ -37,6 +39,7 @@ public struct JUnitReport: Sendable {
         self.suites = suites
     }
 
+    /// The report as JUnit XML.
     public var xml: String {
         let all = suites.flatMap(\.cases)
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

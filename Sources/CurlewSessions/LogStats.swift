@@ -5,6 +5,7 @@ import Foundation
 /// histogram of total times. An endpoint is a method and a path whose ids (numbers, UUIDs, long
 /// hex) read as `{id}`, so `/users/1` and `/users/2` count together.
 public struct LogStats: Sendable {
+    /// One timing phase's percentiles.
     public struct Phase: Sendable, Equatable {
         public var name: String
         /// Microseconds; nil when the phase never happened in this endpoint's exchanges.
@@ -13,6 +14,7 @@ public struct LogStats: Sendable {
         public var p99: Int64?
     }
 
+    /// The figures of one endpoint (or of all exchanges).
     public struct Endpoint: Sendable {
         public var method: String
         public var path: String

@@ -4,6 +4,7 @@ import Foundation
 /// overrides, `{{$env.NAME}}` from the process environment (only what is named), and built-ins.
 /// Names in `deferred` (a chain's captures) are left as written for the chain to fill in.
 public struct Template: Sendable {
+    /// Why a template could not be expanded.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case undefined(String, suggestion: String?)
         case unsetEnvironmentVariable(String)

@@ -77,7 +77,9 @@ public struct Workspace: Sendable {
         return workspace
     }
 
+    /// The request of that name, as written.
     public func request(named name: String) -> NamedRequest? { requests.first { $0.name == name } }
+    /// The group of that name, as written.
     public func group(named name: String) -> WorkspaceGroup? { groups.first { $0.name == name } }
 
     /// The environment used when none is chosen: `defaultEnvironment`, else the first one.

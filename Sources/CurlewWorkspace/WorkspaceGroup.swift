@@ -8,6 +8,7 @@ public struct WorkspaceGroup: Sendable {
 
     /// One member: a request or group by name, with what a chain step captures.
     public struct Member: Sendable {
+        /// What a member names: a request or a group of the workspace.
         public enum Reference: Sendable, Equatable {
             case request(String)
             case group(String)
