@@ -37,6 +37,8 @@ public func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let pairs = data.split(separator: UInt8(ascii: "&")).map { String(decoding: $0, as: UTF8.self) }
     let forward = RequestKey.canonicalURL("http://h.test/p?" + pairs.joined(separator: "&"), isVolatileParam: { $0 == "ts" })
     let backward = RequestKey.canonicalURL("http://h.test/p?" + pairs.reversed().joined(separator: "&"), isVolatileParam: { $0 == "ts" })
-    guard forward == backward || text.contains("#") else { fatalError("cache key depends on parameter order: \(forward) vs \(backward)") }
+    // A fragment ends the query wherever it lands, so reordering around one may change the key.
+    // Looked for by byte: a combining mark after `#` makes it part of another Character.
+    guard forward == backward || data.contains(UInt8(ascii: "#")) else { fatalError("cache key depends on parameter order: \(forward) vs \(backward)") }
     return 0
 }
