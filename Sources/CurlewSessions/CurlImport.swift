@@ -20,7 +20,7 @@ public enum CurlImport {
     static let ignoredWithValue: Set<String> = ["-o", "--output", "-w", "--write-out", "--retry", "--proxy", "-x", "--limit-rate"]
     /// Flags without a value that change nothing Curlew keeps.
     static let ignoredSwitches: Set<String> = ["-s", "--silent", "-S", "--show-error", "-v", "--verbose", "-i", "--include", "--compressed",
-                                               "-f", "--fail", "--globoff", "-g", "-N", "--no-buffer", "--http1.1", "--http2", "-#", "--progress-bar", "-O"]
+                                               "-f", "--fail", "--globoff", "-g", "-N", "--no-buffer", "-#", "--progress-bar", "-O"]
 
     /// Every `curl …` command in `text` (several may follow one another).
     public static func parse(_ text: String, readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }) throws(Failure) -> [Imported] {
@@ -164,6 +164,9 @@ public enum CurlImport {
             case "-I", "--head": head = true
             case "-T", "--upload-file": uploadFile = try take()
             case "-k", "--insecure": request.tls = TLSOverrides(allowInvalidCertificates: true)
+            case "--http1.1": request.httpVersion = .http1_1
+            case "--http2": request.httpVersion = .http2
+            case "--http2-prior-knowledge": request.httpVersion = .http2PriorKnowledge
             case "-L", "--location": request.followRedirects = true
             case "-m", "--max-time": request.timeout = try seconds(try take(), argument)
             case "--connect-timeout":
@@ -194,6 +197,12 @@ public enum CurlImport {
         if usesForm {
             guard data.isEmpty else { throw Failure(reason: "-F cannot be combined with -d") }
             request.form = form
+        }
+        // The agent asks for no compression and does not decode it; a browser's Accept-Encoding
+        // would bring the body back compressed.
+        if headers["Accept-Encoding"] != nil {
+            headers.remove("Accept-Encoding")
+            ignored.append("the Accept-Encoding header (bodies come back uncompressed)")
         }
         request.uploadFile = uploadFile
         request.customURL = target

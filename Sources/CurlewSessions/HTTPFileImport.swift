@@ -116,14 +116,14 @@ public enum HTTPFileImport {
         }
         while let last = bodyLines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { bodyLines.removeLast() }
         var request = Request(HTTPMethod(rawValue: method), "")
-        request.customURL = url
-        request.headers = headers
+        request.customURL = ImportedCollection.translatingBuiltins(url)
+        request.headers = HTTPHeaders(headers.map { HeaderField(name: $0.name, value: ImportedCollection.translatingBuiltins($0.value)) })
         if bodyLines.count == 1, bodyLines[0].hasPrefix("< ") {
             let path = String(bodyLines[0].dropFirst(2)).trimmingCharacters(in: .whitespaces)
             request.uploadFile = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
         } else if !bodyLines.isEmpty {
             let contentType = headers["Content-Type"] ?? "text/plain; charset=utf-8"
-            request.requestSerializer = .raw(Data(bodyLines.joined(separator: "\n").utf8), contentType: contentType)
+            request.requestSerializer = .raw(Data(ImportedCollection.translatingBuiltins(bodyLines.joined(separator: "\n")).utf8), contentType: contentType)
         }
         return .init(name: name ?? ImportedCollection.defaultName(method: method, url: url), request: request)
     }

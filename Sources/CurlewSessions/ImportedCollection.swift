@@ -48,6 +48,24 @@ public struct ImportedCollection: Sendable {
         return "\(method) \(path.isEmpty ? "/" : String(path))"
     }
 
+    /// Other tools' built-in variables under Curlew's names: Postman's `{{$guid}}` and
+    /// `{{$randomUUID}}`, the REST clients' `{{$random.uuid}}`, `{{$processEnv NAME}}` and
+    /// `{{$datetime iso8601}}`.
+    public static func translatingBuiltins(_ text: String) -> String {
+        guard text.contains("{{$") else { return text }
+        var text = text
+        for (other, ours) in [("{{$guid}}", "{{$uuid}}"), ("{{$randomUUID}}", "{{$uuid}}"), ("{{$random.uuid}}", "{{$uuid}}"),
+                              ("{{$datetime iso8601}}", "{{$isoTimestamp}}")] {
+            text = text.replacingOccurrences(of: other, with: ours)
+        }
+        // {{$processEnv NAME}} and {{$env.NAME}} (JetBrains) name one process variable.
+        while let open = text.range(of: "{{$processEnv "), let close = text[open.upperBound...].range(of: "}}") {
+            let name = text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            text.replaceSubrange(open.lowerBound..<close.upperBound, with: "{{$env.\(name)}}")
+        }
+        return text
+    }
+
     /// `defaultName(method:url:)` of an agent request.
     public static func defaultName(_ request: Request) -> String {
         defaultName(method: request.method.rawValue, url: request.customURL ?? request.path)

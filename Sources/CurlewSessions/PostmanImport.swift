@@ -74,7 +74,7 @@ public enum PostmanImport {
 
     private static func request(_ source: JSONValue, auth: JSONValue?, name: String, notes: inout [String]) -> Request {
         // A request may be a bare URL string.
-        if let url = source.stringValue { return Request.url(dynamic(url)) }
+        if let url = source.stringValue { return Request.url(ImportedCollection.translatingBuiltins(url)) }
         var request = Request(HTTPMethod(rawValue: (source["method"]?.stringValue ?? "GET").uppercased()), "")
         var url = source["url"]?.stringValue ?? source["url"]?["raw"]?.stringValue ?? ""
         if url.isEmpty, let host = source["url"]?["host"] {
@@ -90,22 +90,22 @@ public enum PostmanImport {
             guard let key = variable["key"]?.stringValue, !key.isEmpty else { continue }
             url = url.replacingOccurrences(of: ":\(key)", with: variable["value"]?.textValue ?? "{{\(key)}}")
         }
-        request.customURL = dynamic(url)
+        request.customURL = ImportedCollection.translatingBuiltins(url)
         for header in array(source["header"]) where header["disabled"] != .bool(true) {
             guard let key = header["key"]?.stringValue else { continue }
-            request.headers.add(key, dynamic(header["value"]?.textValue ?? ""))
+            request.headers.add(key, ImportedCollection.translatingBuiltins(header["value"]?.textValue ?? ""))
         }
         if let body = source["body"], body["disabled"] != .bool(true) {
             switch body["mode"]?.stringValue {
             case "raw":
-                let text = dynamic(body["raw"]?.textValue ?? "")
+                let text = ImportedCollection.translatingBuiltins(body["raw"]?.textValue ?? "")
                 let language = body["options"]?["raw"]?["language"]?.stringValue
                 let type = request.headers["Content-Type"] ?? (language == "json" ? "application/json" : language == "xml" ? "application/xml" : "text/plain")
                 if !text.isEmpty { request.requestSerializer = .raw(Data(text.utf8), contentType: type) }
             case "urlencoded":
                 var params = Parameters()
                 for field in array(body["urlencoded"]) where field["disabled"] != .bool(true) {
-                    if let key = field["key"]?.stringValue { params[key] = .string(dynamic(field["value"]?.textValue ?? "")) }
+                    if let key = field["key"]?.stringValue { params[key] = .string(ImportedCollection.translatingBuiltins(field["value"]?.textValue ?? "")) }
                 }
                 request.params = params
                 request.requestSerializer = .urlEncodedForm
@@ -116,7 +116,7 @@ public enum PostmanImport {
                     if field["type"]?.stringValue == "file", let file = field["src"]?.stringValue ?? array(field["src"]).first?.stringValue {
                         form.append(name: key, fileAt: file)
                     } else {
-                        form.append(name: key, value: dynamic(field["value"]?.textValue ?? ""))
+                        form.append(name: key, value: ImportedCollection.translatingBuiltins(field["value"]?.textValue ?? ""))
                     }
                 }
                 request.form = form
@@ -149,12 +149,12 @@ public enum PostmanImport {
         }
         switch type {
         case "bearer":
-            request.headers.set("Authorization", "Bearer " + dynamic(field("token") ?? ""))
+            request.headers.set("Authorization", "Bearer " + ImportedCollection.translatingBuiltins(field("token") ?? ""))
         case "basic":
             request.headers.set("Authorization", "Basic {{$base64 \(field("username") ?? ""):\(field("password") ?? "")}}")
         case "apikey":
             let key = field("key") ?? "X-Api-Key"
-            let value = dynamic(field("value") ?? "")
+            let value = ImportedCollection.translatingBuiltins(field("value") ?? "")
             if field("in") == "query" {
                 let url = request.customURL ?? ""
                 request.customURL = url + (url.contains("?") ? "&" : "?") + Parameters.percentEncode(key) + "=" + (value.contains("{{") ? value : Parameters.percentEncode(value))
@@ -164,12 +164,6 @@ public enum PostmanImport {
         default:
             notes.append("\(name): \(type) auth is not imported; set its header by hand")
         }
-    }
-
-    /// Postman's dynamic variables that Curlew names differently.
-    static func dynamic(_ text: String) -> String {
-        guard text.contains("{{$") else { return text }
-        return text.replacingOccurrences(of: "{{$guid}}", with: "{{$uuid}}").replacingOccurrences(of: "{{$randomUUID}}", with: "{{$uuid}}")
     }
 
     private static func array(_ value: JSONValue?) -> [JSONValue] {

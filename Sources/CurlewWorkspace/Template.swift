@@ -30,6 +30,9 @@ public struct Template: Sendable {
     public var variables: [String: String]
     /// Names left as `{{name}}` (a chain's captures, filled in when the chain runs).
     public var deferred: Set<String>
+    /// Names whose values are used as they are, never expanded again (secrets and `--var`
+    /// values, which may hold `{{` of their own).
+    public var literal: Set<String> = []
     /// The process environment, read only for `{{$env.NAME}}`.
     public var environment: @Sendable (String) -> String?
     public var now: @Sendable () -> Date
@@ -122,7 +125,7 @@ public struct Template: Sendable {
             if acceptsAnyName { return "" }
             throw .undefined(name, suggestion: Suggestion.closest(to: name, among: variables.keys.sorted() + deferred.sorted()))
         }
-        return try expand(value, depth: depth + 1)
+        return literal.contains(name) ? value : try expand(value, depth: depth + 1)
     }
 
     private func builtin(_ text: String, depth: Int) throws(Failure) -> String {

@@ -30,7 +30,8 @@ public struct WorkspaceSession: Sendable {
         let secrets = workspace.secrets.values(for: chosen)
         for pair in secrets { variables[pair.name] = pair.value }
         for pair in overrides { variables[pair.name] = pair.value }
-        let template = Template(variables: variables, environment: processEnvironment)
+        var template = Template(variables: variables, environment: processEnvironment)
+        template.literal = Set(secrets.map(\.name)).union(overrides.map(\.name))
         let secretNames = Set(workspace.secretNames).union(secrets.map(\.name))
         self.workspace = workspace
         self.environment = chosen

@@ -184,3 +184,19 @@ struct CurlImportReviewTests {
         #expect(CurlExport.command(method: "HEAD", url: "http://h/", headers: [], body: nil) == "curl -I http://h/")
     }
 }
+
+extension CurlImportReviewTests {
+    @Test("--http2 and --http1.1 set the version; a browser's Accept-Encoding is dropped and noted")
+    func versionsAndEncoding() throws {
+        let imported = try #require(try CurlImport.parse("curl --http2 -H 'accept-encoding: gzip, br' http://h/").first)
+        #expect(imported.request.httpVersion == .http2)
+        #expect(imported.request.headers["Accept-Encoding"] == nil)
+        #expect(imported.ignored.contains { $0.contains("Accept-Encoding") })
+    }
+
+    @Test("other tools' built-ins are renamed: $guid, $random.uuid, $processEnv, $datetime iso8601")
+    func builtins() {
+        #expect(ImportedCollection.translatingBuiltins("{{$guid}} {{$random.uuid}} {{$processEnv HOME}} {{$datetime iso8601}}")
+            == "{{$uuid}} {{$uuid}} {{$env.HOME}} {{$isoTimestamp}}")
+    }
+}

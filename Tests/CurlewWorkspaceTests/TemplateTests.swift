@@ -35,3 +35,13 @@ struct TemplateTests {
         #expect(throws: Template.Failure.badBuiltin("$nope")) { try template.expand("{{$nope}}") }
     }
 }
+
+@Suite("templates: literal values")
+struct TemplateLiteralTests {
+    @Test("a secret's or --var's value is used as it is, even with {{ in it")
+    func literalValues() throws {
+        var template = Template(variables: ["secret": "a{{b}}c", "plain": "{{secret}}!"])
+        template.literal = ["secret"]
+        #expect(try template.expand("{{plain}}") == "a{{b}}c!")
+    }
+}
