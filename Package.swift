@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "CurlewSessions", dependencies: ["CurlewAgent", "CurlewLocking"]),
         // OpenAPI 3.0 and 3.1 import, apart so the rest of the interchange code does not build OpenAPIKit.
         .target(name: "CurlewOpenAPI", dependencies: [
-            "CurlewAgent", "CurlewSessions", .product(name: "Yams", package: "Yams"),
+            "CurlewAgent", "CurlewSessions", "CurlewWorkspace", .product(name: "Yams", package: "Yams"),
             .product(name: "OpenAPIKit", package: "OpenAPIKit"), .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
             .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
         ]),

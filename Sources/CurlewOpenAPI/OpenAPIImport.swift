@@ -1,5 +1,6 @@
 import CurlewAgent
 import CurlewSessions
+import CurlewWorkspace
 import Foundation
 import OpenAPIKit
 import OpenAPIKit30
@@ -26,6 +27,11 @@ public enum OpenAPIImport {
     /// read, is refused with the reason.
     public static func parse(_ data: Data) throws(Failure) -> ImportedCollection {
         guard data.count <= 32 << 20 else { throw Failure(reason: "larger than 32 MiB") }
+        // Read first as workspace files are, which refuses alias keys and documents whose
+        // aliases expand past a bound; the decoder below would walk such a tree for ever.
+        do { _ = try YAMLDocument.parse(String(decoding: data, as: UTF8.self), file: "the document") } catch {
+            throw Failure(reason: error.description)
+        }
         let document: OpenAPIKit.OpenAPI.Document
         do {
             let decoder = YAMLDecoder()

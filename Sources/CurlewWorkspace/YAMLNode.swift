@@ -51,6 +51,7 @@ public enum YAMLDocument {
 
     /// The document in `text`, or nil for an empty document.
     public static func parse(_ text: String, file: String) throws(WorkspaceError) -> YAMLNode? {
+        try refuseComplexKeys(text, file: file)
         let node: Node?
         do {
             node = try Yams.compose(yaml: text)
@@ -95,6 +96,29 @@ public enum YAMLDocument {
         }
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         return text
+    }
+
+    /// Refuses explicit (`? key`) and alias (`*anchor: value`) mapping keys before Yams reads
+    /// the document. The format never uses them, and Yams compares such keys for duplicates by
+    /// walking them whole, so an alias key that expands exponentially would hang the reader.
+    public static func refuseComplexKeys(_ text: String, file: String) throws(WorkspaceError) {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" || $0 == "-" }
+            let column = line.count - trimmed.count + 1
+            if trimmed == "?" || trimmed.hasPrefix("? ") {
+                throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: index + 1, column: column), "an explicit (?) mapping key; keys are plain names")
+            }
+            var rest = Substring(trimmed)
+            while let star = rest.firstIndex(of: "*") {
+                let before = rest[..<star].last
+                let name = rest[rest.index(after: star)...].prefix { !" ,[]{}:".contains($0) }
+                let after = rest[rest.index(after: star)...].dropFirst(name.count).drop { $0 == " " }
+                if !name.isEmpty, before == nil || " {,[".contains(before!), after.hasPrefix(":"), after.dropFirst().first.map({ $0 == " " }) ?? true {
+                    throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: index + 1, column: column), "an alias (*\(name)) as a mapping key; keys are plain names")
+                }
+                rest = rest[rest.index(after: star)...]
+            }
+        }
     }
 
     private static func syntaxError(_ error: YamlError, file: String) -> WorkspaceError {

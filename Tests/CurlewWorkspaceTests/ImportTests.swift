@@ -339,3 +339,14 @@ struct PostmanReviewTests {
         #expect(collection.items[1].request.customURL == "{{base}}/k?api_key=a%20b%26c")
     }
 }
+
+@Suite("OpenAPI import: hostile documents")
+struct OpenAPIHostileTests {
+    @Test("an alias bomb is refused before the decoder walks it")
+    func aliasBomb() {
+        var text = "openapi: 3.1.0\ninfo: {title: t, version: \"1\"}\nx-a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...7 { text += "x-a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let error = #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data(text.utf8)) }
+        #expect(error?.reason.contains("expands to more than") == true)
+    }
+}

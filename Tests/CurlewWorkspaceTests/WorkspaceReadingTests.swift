@@ -193,6 +193,17 @@ struct WorkspaceReadingTests {
         let error = try #require(throws: WorkspaceError.self) { try YAMLDocument.parse(text, file: "bomb.yaml") }
         #expect(error.description.contains("expands to more than"))
     }
+
+    @Test("alias and explicit mapping keys are refused before YAML reads them (an alias key made the reader hang)")
+    func aliasKeys() throws {
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...8 { text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        for key in ["? *a8\n: boom\n", "*a8 : boom\n", "m: {*a8: boom}\n"] {
+            let error = try #require(throws: WorkspaceError.self) { try YAMLDocument.parse(text + key, file: "bomb.yaml") }
+            #expect(error.description.contains("mapping key"), "\(key)")
+        }
+        #expect(try YAMLDocument.parse("match: GET /users/*\nother: \"* /a/**/z\"\n", file: "ok.yaml") != nil)
+    }
 }
 
 @Suite("workspace files: review fixes")
