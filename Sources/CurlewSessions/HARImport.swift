@@ -24,6 +24,7 @@ public enum HARImport {
     /// Each entry as a request to keep in a workspace, with its host as the folder.
     public static func collection(_ data: Data) throws(Failure) -> ImportedCollection {
         var collection = ImportedCollection()
+        collection.isLiteral = true
         for message in try messages(data) {
             guard let original = message.original else { continue }
             var request = Request.url(original.url, method: HTTPMethod(rawValue: original.method))

@@ -35,6 +35,9 @@ public struct ImportedCollection: Sendable {
     public var chains: [Chain] = []
     /// What was read but has no place in a workspace (scripts, unsupported auth), for the user.
     public var notes: [String] = []
+    /// The requests' text is literal (curl, HAR): a `{{` in it is not a template, and the
+    /// workspace writer escapes it.
+    public var isLiteral = false
 
     public init() {}
 

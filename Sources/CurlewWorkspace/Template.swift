@@ -86,6 +86,12 @@ public struct Template: Sendable {
         var output = ""
         var rest = Substring(text)
         while let open = rest.range(of: "{{") {
+            // `\{{` is a literal `{{` (a body that holds another template language's braces).
+            if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
+                output += rest[..<rest.index(before: open.lowerBound)] + "{{"
+                rest = rest[open.upperBound...]
+                continue
+            }
             output += rest[..<open.lowerBound]
             guard let close = Self.matchingClose(in: rest[open.upperBound...]) else { throw .unclosed }
             let inner = String(rest[open.upperBound..<close.lowerBound])

@@ -39,8 +39,8 @@ public enum WorkspaceWriter {
             // to the secrets file; the workspace, which is committed, names them as variables.
             var headers = HTTPHeaders()
             for field in request.headers {
-                guard RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()), !field.value.contains("{{") else {
-                    headers.add(field.name, field.value)
+                guard RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()), collection.isLiteral || !field.value.contains("{{") else {
+                    headers.add(field.name, collection.isLiteral ? escapingTemplates(field.value) : field.value)
                     continue
                 }
                 let variable = secretVariableName(request: name, header: field.name)
@@ -48,6 +48,7 @@ public enum WorkspaceWriter {
                 headers.add(field.name, "{{\(variable)}}")
             }
             request.headers = headers
+            if collection.isLiteral { request = escapingTemplates(in: request) }
             entries.append((text(name), node(for: request, folder: item.folder)))
         }
         if !entries.isEmpty { document = try insert(try serialize(entries), under: "requests", into: document, file: path) }
@@ -113,6 +114,39 @@ public enum WorkspaceWriter {
             }
         }
         return summary
+    }
+
+    /// `{{` as `\{{`, so literal text reads back as itself.
+    static func escapingTemplates(_ text: String) -> String {
+        text.replacingOccurrences(of: "{{", with: "\\{{")
+    }
+
+    /// A literal request's URL, parameters and text body with their `{{` escaped (headers are
+    /// escaped as they are moved).
+    private static func escapingTemplates(in request: Request) -> Request {
+        var request = request
+        request.customURL = request.customURL.map(escapingTemplates)
+        request.path = escapingTemplates(request.path)
+        var params = Parameters()
+        for entry in request.params { params[escapingTemplates(entry.key)] = escapingStrings(entry.value) }
+        request.params = params
+        if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
+            if type.lowercased().contains("json"), let json = try? JSONValue.parse(data) {
+                request.requestSerializer = .raw(Data(escapingStrings(json).serialized().utf8), contentType: type)
+            } else {
+                request.requestSerializer = .raw(Data(escapingTemplates(text).utf8), contentType: type)
+            }
+        }
+        return request
+    }
+
+    private static func escapingStrings(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text): .string(escapingTemplates(text))
+        case .array(let elements): .array(elements.map(escapingStrings))
+        case .object(let members): .object(members.map { JSONMember(escapingTemplates($0.key), escapingStrings($0.value)) })
+        default: value
+        }
     }
 
     private static func unique(_ base: String, in taken: inout Set<String>) -> String {

@@ -72,6 +72,7 @@ struct ImportCommand: ParsableCommand {
         switch format {
         case .curl:
             var collection = ImportedCollection()
+            collection.isLiteral = true
             for item in try CurlImport.parse(String(decoding: data, as: UTF8.self)) {
                 if !item.ignored.isEmpty { collection.notes.append("\(ImportedCollection.defaultName(item.request)): ignored \(item.ignored.joined(separator: ", "))") }
                 collection.items.append(.init(name: ImportedCollection.defaultName(item.request), request: item.request))

@@ -350,3 +350,22 @@ struct OpenAPIHostileTests {
         #expect(error?.reason.contains("expands to more than") == true)
     }
 }
+
+@Suite("literal imports")
+struct LiteralImportTests {
+    @Test("a curl command's {{ stays text: the workspace escapes it and the request sends it as it was")
+    func bracesStayText() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        var collection = ImportedCollection()
+        collection.isLiteral = true
+        for item in try CurlImport.parse(#"curl http://h/a?q={{q}} -H 'X-T: {{y}}' --json '{"t":"{{x}}"}'"#) {
+            collection.items.append(.init(name: "braces", request: item.request))
+        }
+        try WorkspaceWriter.add(collection, to: path)
+        let request = try WorkspaceSession(try Workspace.load(path: path)).request(named: "braces").0
+        #expect(request.customURL == "http://h/a?q={{q}}")
+        #expect(request.headers["X-T"] == "{{y}}")
+        #expect(request.requestSerializer == .raw(Data(#"{"t":"{{x}}"}"#.utf8), contentType: "application/json"))
+    }
+}

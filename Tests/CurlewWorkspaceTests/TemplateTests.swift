@@ -23,6 +23,7 @@ struct TemplateTests {
         #expect(try template.expand("{{$base64 {{user}}:{{password}}}}") == Data("ann:pw".utf8).base64EncodedString())
         #expect(try template.expand("{{$uuid}}").count == 36)
         #expect(try template.expand("{{ user }}") == "ann")
+        #expect(try template.expand(#"\{{not a variable}} {{user}}"#) == "{{not a variable}} ann")
     }
 
     @Test("only named environment variables are read; unknown names fail with a suggestion")
