@@ -32,7 +32,7 @@ tls_base=$(grep -o 'https://127.0.0.1:[0-9]*' "$tls_log" | head -1)
 # The README's workspace examples run on the repository's examples/, with the secrets file a
 # user makes for the example workspace.
 cp -r examples "$scratch/"
-printf 'variables:\n  password: curlew\n' >"$scratch/examples/workspace/curlew.secrets.yaml"
+printf 'variables:\n  password: s3cret-demo-pw\n' >"$scratch/examples/workspace/curlew.secrets.yaml"
 chmod 600 "$scratch/examples/workspace/curlew.secrets.yaml"
 
 passed=0

@@ -72,7 +72,9 @@ public enum OpenAPIImport {
             let name = server.description.map(slug) ?? (index == 0 ? "default" : "server\(index + 1)")
             collection.environments.append((name.isEmpty ? "server\(index + 1)" : name, [("baseURL", url.hasSuffix("/") ? String(url.dropLast()) : url)]))
         }
-        if collection.environments.isEmpty { declare("baseURL", "http://localhost") }
+        // Also a plain variable (the first server), so the requests run in a workspace whose
+        // environments already exist and were kept as they were.
+        declare("baseURL", collection.environments.first?.variables.first?.value ?? "http://localhost")
         var names: Set<String> = []
         for (path, maybePathItem) in document.paths {
             guard let pathItem = components[maybePathItem] else {

@@ -13,6 +13,8 @@ public enum CurlImport {
 
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public var reason: String
+        public init(reason: String) { self.reason = reason }
+
         public var description: String { reason }
     }
 
@@ -91,6 +93,7 @@ public enum CurlImport {
         var asQuery = false
         var head = false
         var uploadFile: String?
+        var bodyFiles: [(path: String, index: Int, stripsLineEnds: Bool)] = []
         var ignored: [String] = []
         var request = Request(.get, "")
         request.followRedirects = false
@@ -102,7 +105,9 @@ public enum CurlImport {
             return arguments[index]
         }
         func file(_ path: String) throws(Failure) -> Data {
-            do { return try readFile(path) } catch { throw Failure(reason: "cannot read \(path): \(error.localizedDescription)") }
+            do { return try readFile(path) } catch let failure as Failure { throw failure } catch {
+                throw Failure(reason: "cannot read \(path): \(error.localizedDescription)")
+            }
         }
         func seconds(_ text: String, _ flag: String) throws(Failure) -> Duration {
             guard let value = Double(text), value > 0, value <= 86_400 else { throw Failure(reason: "\(flag) \(text): expected seconds") }
@@ -136,16 +141,30 @@ public enum CurlImport {
                 if headerValue.isEmpty && line.hasSuffix(":") { headers.remove(name) } else { headers.add(name, headerValue) }
             case "-d", "--data", "--data-ascii":
                 let text = try take()
-                // curl strips line ends from what -d reads from a file, not from literal data.
-                data.append(text.hasPrefix("@") ? Data(try file(String(text.dropFirst())).filter { $0 != 10 && $0 != 13 }) : Data(text.utf8))
+                if text.hasPrefix("@") {
+                    bodyFiles.append((String(text.dropFirst()), data.count, true))
+                    data.append(Data())
+                } else {
+                    data.append(Data(text.utf8))
+                }
             case "--data-raw": data.append(Data(try take().utf8))
             case "--data-binary":
                 let text = try take()
-                data.append(text.hasPrefix("@") ? try file(String(text.dropFirst())) : Data(text.utf8))
+                if text.hasPrefix("@") {
+                    bodyFiles.append((String(text.dropFirst()), data.count, false))
+                    data.append(Data())
+                } else {
+                    data.append(Data(text.utf8))
+                }
             case "--data-urlencode": data.append(Data(try urlencoded(try take(), file).utf8))
             case "--json":
                 let text = try take()
-                data.append(text.hasPrefix("@") ? try file(String(text.dropFirst())) : Data(text.utf8))
+                if text.hasPrefix("@") {
+                    bodyFiles.append((String(text.dropFirst()), data.count, false))
+                    data.append(Data())
+                } else {
+                    data.append(Data(text.utf8))
+                }
                 dataContentType = "application/json"
                 if headers["Accept"] == nil { headers.set("Accept", "application/json") }
             case "-F", "--form", "--form-string":
@@ -186,6 +205,24 @@ public enum CurlImport {
         // By bytes: a combining mark after the slashes makes "/" and the mark one Character, and
         // a Character search would not see the "://".
         if target.utf8.firstRange(of: "://".utf8) == nil { target = "http://" + target }
+        // A body read from one file stays a reference to it (`bodyFile:`), so a pasted command
+        // never copies a local file into the workspace. Files mixed with other data are read.
+        var bodyFile: String?
+        if bodyFiles.count == 1, data.count == 1, !asQuery {
+            bodyFile = bodyFiles[0].path
+            if bodyFiles[0].stripsLineEnds { ignored.append("-d @file's removal of line ends (the file is sent as it is)") }
+            data = []
+        } else {
+            for piece in bodyFiles {
+                let bytes = try file(piece.path)
+                data[piece.index] = piece.stripsLineEnds ? Data(bytes.filter { $0 != 10 && $0 != 13 }) : bytes
+            }
+        }
+        if let bodyFile {
+            guard uploadFile == nil else { throw Failure(reason: "-T and a body from a file cannot both be given") }
+            uploadFile = bodyFile
+            if headers["Content-Type"] == nil { headers.set("Content-Type", dataContentType) }
+        }
         let body = data.isEmpty ? nil : Data(data.joined(separator: Data("&".utf8)))
         if asQuery, let body {
             target += (target.contains("?") ? "&" : "?") + String(decoding: body, as: UTF8.self)
@@ -207,7 +244,7 @@ public enum CurlImport {
         request.uploadFile = uploadFile
         request.customURL = target
         request.headers = headers
-        let inferred = head ? "HEAD" : asQuery ? "GET" : uploadFile != nil ? "PUT" : (!data.isEmpty || usesForm) ? "POST" : "GET"
+        let inferred = head ? "HEAD" : asQuery ? "GET" : bodyFile != nil ? "POST" : uploadFile != nil ? "PUT" : (!data.isEmpty || usesForm) ? "POST" : "GET"
         request.method = HTTPMethod(rawValue: method ?? inferred)
         return Imported(request: request, ignored: ignored)
     }

@@ -153,9 +153,8 @@ enum DetailContent {
         if !message.state.isTerminal { summary += "  (live)" }
         var lines = [StyledLine(summary, .title)]
         if stream.eventsNotKept > 0 { lines.append(StyledLine("[\(stream.eventsNotKept) earlier event(s) not kept]", .dim)) }
-        let clock = Date.FormatStyle().hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits).secondFraction(.fractional(3))
         for event in stream.events {
-            lines.append(StyledLine("\(event.receivedAt.formatted(clock))  \(event.event)" + (event.id.map { "  id=\($0)" } ?? ""), .bold))
+            lines.append(StyledLine("\(event.receivedAt.clockText)  \(event.event)" + (event.id.map { "  id=\($0)" } ?? ""), .bold))
             lines += event.data.split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine("  " + $0) }
         }
         return lines

@@ -174,11 +174,14 @@ struct MappingReader {
     let keyPath: String
     let position: SourcePosition
     private var read: Set<String> = []
+    /// Each key's position in `entries`, so reading a mapping of many keys stays linear.
+    private let index: [String: Int]
 
     init(entries: [(key: String, keyNode: YAMLNode, value: YAMLNode)], keyPath: String, position: SourcePosition) {
         self.entries = entries
         self.keyPath = keyPath
         self.position = position
+        index = Dictionary(entries.enumerated().map { ($0.element.key, $0.offset) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Every key, in the order written.
@@ -187,14 +190,15 @@ struct MappingReader {
     /// The value of `key`, marking it read; nil when absent or null.
     mutating func take(_ key: String) -> NodeReader? {
         read.insert(key)
-        guard let entry = entries.first(where: { $0.key == key }), !entry.value.isNull else { return nil }
+        guard let position = index[key], !entries[position].value.isNull else { return nil }
+        let entry = entries[position]
         return NodeReader(entry.value, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)")
     }
 
     /// The value of a key from `keys`, null or not, marking it read.
     mutating func entry(_ key: String) -> NodeReader {
         read.insert(key)
-        let entry = entries.first { $0.key == key }!
+        let entry = entries[index[key]!]
         return NodeReader(entry.value, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)")
     }
 
@@ -208,7 +212,7 @@ struct MappingReader {
 
     /// Where `key` was written, for messages about its value as a whole.
     func positionOf(_ key: String) -> SourcePosition {
-        entries.first { $0.key == key }?.keyNode.position ?? position
+        index[key].map { entries[$0].keyNode.position } ?? position
     }
 
     /// Fails on the first key that was never read, suggesting the closest known one.

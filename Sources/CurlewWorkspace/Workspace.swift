@@ -78,9 +78,11 @@ public struct Workspace: Sendable {
     }
 
     /// The request of that name, as written.
-    public func request(named name: String) -> NamedRequest? { requests.first { $0.name == name } }
+    public func request(named name: String) -> NamedRequest? { requestIndex[name].map { requests[$0] } }
     /// The group of that name, as written.
-    public func group(named name: String) -> WorkspaceGroup? { groups.first { $0.name == name } }
+    public func group(named name: String) -> WorkspaceGroup? { groupIndex[name].map { groups[$0] } }
+    private var requestIndex: [String: Int] = [:]
+    private var groupIndex: [String: Int] = [:]
 
     /// The environment used when none is chosen: `defaultEnvironment`, else the first one.
     public var selectedEnvironmentByDefault: String? { defaultEnvironment ?? environmentNames.first }
@@ -123,9 +125,10 @@ public struct Workspace: Sendable {
             var requestMap = try value.mapping()
             for name in requestMap.keys {
                 let entry = requestMap.entry(name)
-                if let existing = request(named: name) {
+                if requestIndex[name] != nil, let existing = request(named: name) {
                     throw entry.error("request \"\(name)\" is already defined at \(existing.position)")
                 }
+                requestIndex[name] = requests.count
                 let (built, annotations) = try RequestReader.read(entry, name: name, ReadContext(template: nil, directory: directory))
                 var fields = try entry.mapping()
                 let url = try fields.take("url")?.scalarText()
@@ -139,9 +142,10 @@ public struct Workspace: Sendable {
             var groupMap = try value.mapping()
             for name in groupMap.keys {
                 let entry = groupMap.entry(name)
-                if let existing = group(named: name) {
+                if groupIndex[name] != nil, let existing = group(named: name) {
                     throw entry.error("group \"\(name)\" is already defined at \(existing.position)")
                 }
+                groupIndex[name] = groups.count
                 let (group, bareNames) = try WorkspaceGroup.read(entry, name: name)
                 for index in bareNames {
                     guard case .request(let label) = group.members[index].reference else { continue }

@@ -17,7 +17,9 @@ public struct WorkspaceRunner: Sendable {
     /// Runs each target `repeat` times, at most `parallel` at once, calling `finished` as each
     /// ends (from any task). Cancelling the calling task cancels what is in flight; what had not
     /// started is reported as skipped.
+    /// `memberFinished` hears each group member's case as it ends, before its group does.
     public func run(_ targets: [RunTarget], repeat count: Int = 1, parallel: Int = 1,
+                    memberFinished: @escaping @Sendable (RunCase) -> Void = { _ in },
                     finished: @escaping @Sendable (RunResult) -> Void) async -> [RunResult] {
         let units = (1...max(1, count)).flatMap { iteration in targets.map { Unit(target: $0, iteration: iteration) } }
         let runner = self
@@ -31,7 +33,7 @@ public struct WorkspaceRunner: Sendable {
                         let unit = units[index]
                         let result = Task.isCancelled
                             ? RunResult(target: unit.target, iteration: unit.iteration, cases: runner.skippedCases(unit.target, unit.iteration), groupState: nil)
-                            : await runner.run(unit.target, iteration: unit.iteration)
+                            : await runner.run(unit.target, iteration: unit.iteration, memberFinished: memberFinished)
                         progress.results.withLock { $0.append((index, result)) }
                         finished(result)
                     }
@@ -65,7 +67,7 @@ public struct WorkspaceRunner: Sendable {
         return names.map { RunCase(request: $0, group: target.groupName, iteration: iteration, failures: [], skipped: true) }
     }
 
-    private func run(_ target: RunTarget, iteration: Int) async -> RunResult {
+    private func run(_ target: RunTarget, iteration: Int, memberFinished: @escaping @Sendable (RunCase) -> Void) async -> RunResult {
         switch target {
         case .request(let name):
             do {
@@ -84,7 +86,11 @@ public struct WorkspaceRunner: Sendable {
             let started = Locked<GroupHandle?>(nil)
             let handle: GroupHandle = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
-                    let callbacks = GroupCallbacks(success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) })
+                    let callbacks = GroupCallbacks(
+                        success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) },
+                        memberFinished: { _, member in
+                            for runCase in cases(of: member, group: name, iteration: iteration) where !runCase.skipped { memberFinished(runCase) }
+                        })
                     let handle = priorityFirst ? agent.startPriorityFirst(group, callbacks: callbacks) : agent.start(group, callbacks: callbacks)
                     started.withLock { $0 = handle }
                     if Task.isCancelled { agent.cancel(handle) }
@@ -129,19 +135,21 @@ public struct WorkspaceRunner: Sendable {
 
     /// Every request member of a finished group, at any depth, with its assertions checked.
     private func cases(of handle: GroupHandle, group: String, iteration: Int) -> [RunCase] {
-        handle.members.flatMap { member -> [RunCase] in
-            if let child = member.child { return cases(of: child, group: group, iteration: iteration) }
-            guard member.state.isTerminal else {
-                return [RunCase(request: member.label, group: group, iteration: iteration, failures: [], skipped: true)]
-            }
-            let expectations = session.workspace.request(named: member.label)?.expectations ?? []
-            let duration = member.duration.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
-            let skipped = member.error?.kind == .cancelled && member.startedAt == nil
-            var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,
-                                   duration: duration, expectations: expectations)
-            runCase.skipped = skipped
-            return [runCase]
+        handle.members.flatMap { cases(of: $0, group: group, iteration: iteration) }
+    }
+
+    /// The cases of one member: a request's, or every request's of a nested group.
+    private func cases(of member: MemberSnapshot, group: String, iteration: Int) -> [RunCase] {
+        if let child = member.child { return cases(of: child, group: group, iteration: iteration) }
+        guard member.state.isTerminal else {
+            return [RunCase(request: member.label, group: group, iteration: iteration, failures: [], skipped: true)]
         }
+        let expectations = session.workspace.request(named: member.label)?.expectations ?? []
+        let duration = member.duration.map { Duration.microseconds(Int64(($0 * 1_000_000).rounded())) }
+        var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,
+                               duration: duration, expectations: expectations)
+        runCase.skipped = member.error?.kind == .cancelled && member.startedAt == nil
+        return [runCase]
     }
 }
 

@@ -36,14 +36,48 @@ public struct WorkspaceSession: Sendable {
         self.workspace = workspace
         self.environment = chosen
         self.template = template
-        self.secretValues = secretNames.compactMap { name in (try? template.expand("{{\(name)}}")).flatMap { $0.isEmpty ? nil : $0 } }
-            + workspace.environmentReferences.sorted().compactMap { processEnvironment($0).flatMap { $0.isEmpty ? nil : $0 } }
+        let values = secretNames.sorted().compactMap { name in try? template.expand("{{\(name)}}") }
+            + workspace.environmentReferences.sorted().compactMap { processEnvironment($0) }
+        self.secretValues = Self.hideable(values, derivedIn: workspace, template: template, secretNames: secretNames)
         let context = ReadContext(template: template, directory: workspace.directory)
         if let node = workspace.configNode {
             (config, logger, signers) = try ConfigReader.read(NodeReader(node, keyPath: "config"), context)
         } else {
             (config, logger, signers) = (NetworkConfig(), LoggerSettings(), [])
         }
+    }
+
+    /// Values shorter than this are not hidden wherever they appear in text (a one-letter secret
+    /// would garble every log line and give itself away); they are still hidden by name.
+    public static let shortestHiddenSecret = 3
+
+    /// The secret values, with the forms they take on the wire: percent-encoded (a query or a
+    /// form), and whole header values built from them (`{{$base64 {{user}}:{{password}}}}`).
+    private static func hideable(_ values: [String], derivedIn workspace: Workspace, template: Template, secretNames: Set<String>) -> [String] {
+        var hidden: [String] = []
+        func add(_ value: String) {
+            if value.count >= shortestHiddenSecret, !hidden.contains(value) { hidden.append(value) }
+        }
+        for value in values {
+            add(value)
+            add(Parameters.percentEncode(value))
+            add(Parameters.percentEncode(value).replacingOccurrences(of: "%20", with: "+"))
+        }
+        // Header values whose templates use a secret, expanded (a chain's captures left as written).
+        let captured = Set(workspace.groups.flatMap { $0.members.flatMap { $0.captures.map(\.name) } })
+        var expanding = template
+        expanding.deferred = captured
+        func headers(of node: YAMLNode) -> NodeReader? {
+            guard var map = try? NodeReader(node, keyPath: "").mapping() else { return nil }
+            return map.take("headers")
+        }
+        let headerNodes = (workspace.requests.map(\.node) + [workspace.configNode].compactMap { $0 }).compactMap(headers(of:))
+        for headers in headerNodes {
+            for pair in (try? headers.stringPairs()) ?? [] where !Set(Template.names(in: pair.value)).isDisjoint(with: secretNames) {
+                if let value = try? expanding.expand(pair.value) { add(value) }
+            }
+        }
+        return hidden.sorted { $0.count > $1.count }
     }
 
     /// Every variable and its value as it resolves here, secrets masked, for listing.

@@ -106,7 +106,11 @@ public enum WorkspaceWriter {
         // Both files are checked before either is written; the workspace goes first, so a
         // failure leaves at worst a secret no workspace names yet.
         let secretsText = newSecrets.isEmpty ? nil : try secretsFileText(adding: newSecrets, at: secretsPath)
-        _ = try Workspace.parse(document, path: path)
+        do { _ = try Workspace.parse(document, path: path) } catch {
+            // The lines are those of the workspace as the import would have written it.
+            throw WorkspaceError(error.kind, at: nil, keyPath: error.keyPath,
+                                 "nothing was written: the import would make an invalid workspace (at line \(error.position?.line ?? 0) of the result): \(error.message)")
+        }
         try replace(path, with: document)
         if let secretsText {
             do { try OwnerOnlyFile.write(Data(secretsText.utf8), to: secretsPath) } catch {

@@ -73,7 +73,11 @@ struct ImportCommand: ParsableCommand {
         case .curl:
             var collection = ImportedCollection()
             collection.isLiteral = true
-            for item in try CurlImport.parse(String(decoding: data, as: UTF8.self)) {
+            // Files stay references: what a pasted command would read from disk is not copied in.
+            let refuseFiles: (String) throws -> Data = { path in
+                throw CurlImport.Failure(reason: "\(path): --data-urlencode @file and -F name=<file would copy a local file into the workspace; give the value instead")
+            }
+            for item in try CurlImport.parse(String(decoding: data, as: UTF8.self), readFile: refuseFiles) {
                 if !item.ignored.isEmpty { collection.notes.append("\(ImportedCollection.defaultName(item.request)): ignored \(item.ignored.joined(separator: ", "))") }
                 collection.items.append(.init(name: ImportedCollection.defaultName(item.request), request: item.request))
             }

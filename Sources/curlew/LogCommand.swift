@@ -61,7 +61,7 @@ struct LogCommand: ParsableCommand {
             let messages = try selection.messages()
             print(LogCommand.row([("#", -5), ("time", 12), ("method", 7), ("status", -6), ("duration", -10), ("size", -9), ("request", 0)]))
             for (index, message) in messages.enumerated() {
-                let time = message.startedAt.formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits).secondFraction(.fractional(3)))
+                let time = message.startedAt.clockText
                 let status = message.response.map { String($0.statusCode) } ?? (message.error?.kind.rawValue ?? message.state.rawValue)
                 let duration = message.timings.map { TimingBreakdown.format($0.total) } ?? "-"
                 let size = message.response.map { ByteCountFormatter.string(fromByteCount: $0.body.size, countStyle: .binary) } ?? "-"

@@ -15,7 +15,8 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
         With no --request or --group, runs every group and every request that is in no group.
         Exit status: 0 all passed, 1 a request, assertion or group failed, 2 usage or workspace
-        error, 3 interrupted (Ctrl-C cancels what is in flight and still writes every report).
+        error, 3 interrupted (Ctrl-C or SIGTERM cancels what is in flight and still writes every
+        report).
         """
     )
 
@@ -107,17 +108,22 @@ struct RunCommand: AsyncParsableCommand {
         let interrupted = Locked(false)
         let started = ContinuousClock.now
         let task = Task { [repeatCount, parallel] in
-            await runner.run(targets, repeat: repeatCount, parallel: parallel, finished: report.finished)
+            await runner.run(targets, repeat: repeatCount, parallel: parallel, memberFinished: report.memberFinished, finished: report.finished)
         }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler {
-            interrupted.withLock { $0 = true }
-            task.cancel()
+        // Ctrl-C, and the SIGTERM a CI runner sends at its timeout, cancel the run and still
+        // write every report.
+        let interrupts = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                interrupted.withLock { $0 = true }
+                task.cancel()
+            }
+            source.resume()
+            return source
         }
-        interrupt.resume()
         let results = await task.value
-        interrupt.cancel()
+        for source in interrupts { source.cancel() }
         let wallTime = ContinuousClock.now - started
         report.endProgress()
 

@@ -49,15 +49,28 @@ final class RunReport: Sendable {
             lines.append("✗ \(result.target)\(repeatTag): \(error)")
         }
         if case .group(let name) = result.target {
-            for item in result.cases { lines += self.lines(for: item, prefix: "  \(name) › ") }
+            // Members that ran were printed as they finished; those that never ran are listed here.
+            for item in result.cases where item.skipped { lines += self.lines(for: item, prefix: "  \(name) › ") }
             lines.append("\(result.passed ? "✓" : "✗") group \(name)\(repeatTag): \(result.groupState?.rawValue ?? "not run")")
         } else {
             for item in result.cases { lines += self.lines(for: item, prefix: "", repeatTag: repeatTag) }
         }
+        emit(lines, counting: result.passed)
+    }
+
+    /// A group member's line, as soon as it finishes (the bar counts targets, not members).
+    func memberFinished(_ item: RunCase) {
+        emit(lines(for: item, prefix: "  \(item.group ?? "") › "), counting: nil)
+    }
+
+    /// Prints lines above the progress bar; `counting` a finished target's verdict.
+    private func emit(_ lines: [String], counting passed: Bool?) {
         let text = lines.map(clean).joined(separator: "\n")
         state.withLock { state in
-            state.done += 1
-            if !result.passed { state.failed += 1 }
+            if let passed {
+                state.done += 1
+                if !passed { state.failed += 1 }
+            }
             var output = ""
             if isTerminal, state.barShown { output += "\r\u{1B}[K" }
             output += text + "\n"
@@ -116,13 +129,13 @@ final class RunReport: Sendable {
                 lines.append("    actual:   \(failure.actual)")
             }
         }
-        let durations = ran.compactMap(\.duration).map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }.sorted()
+        let durations = ran.filter { $0.error?.kind != .cancelled }.compactMap(\.duration).map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }.sorted()
         if !durations.isEmpty {
             func percentile(_ p: Double) -> Double { durations[min(durations.count - 1, Int((Double(durations.count) * p).rounded(.up)) - 1)] }
             lines.append(String(format: "Latency: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(0.5), percentile(0.95), percentile(0.99), durations.last!))
         }
         let seconds = Double(wallTime.components.seconds) + Double(wallTime.components.attoseconds) / 1e18
-        if seconds > 0 { lines.append(String(format: "Rate: %.1f requests/s over %.2f s", Double(ran.count) / seconds, seconds)) }
+        if seconds > 0, !ran.isEmpty { lines.append(String(format: "Rate: %.1f requests/s over %.2f s", Double(ran.count) / seconds, seconds)) }
         return lines.map(clean).joined(separator: "\n")
     }
 

@@ -200,3 +200,15 @@ extension CurlImportReviewTests {
             == "{{$uuid}} {{$uuid}} {{$env.HOME}} {{$isoTimestamp}}")
     }
 }
+
+extension CurlImportReviewTests {
+    @Test("a body from one file stays a file reference; files mixed with other data are read")
+    func bodyFromFile() throws {
+        let single = try #require(try CurlImport.parse("curl -d @/etc/passwd https://a.example/", readFile: { _ in Issue.record("read"); return Data() }).first)
+        #expect(single.request.uploadFile == "/etc/passwd")
+        #expect(single.request.method == .post)
+        #expect(single.request.headers["Content-Type"] == "application/x-www-form-urlencoded")
+        let mixed = try #require(try CurlImport.parse("curl -d a=1 -d @f http://h/", readFile: { _ in Data("b=2\n".utf8) }).first)
+        #expect(mixed.request.requestSerializer == .raw(Data("a=1&b=2".utf8), contentType: "application/x-www-form-urlencoded"))
+    }
+}
