@@ -109,6 +109,15 @@ public enum CurlImport {
                 throw Failure(reason: "cannot read \(path): \(error.localizedDescription)")
             }
         }
+        /// Literal data, or a file (`@path`) noted for later: kept as a reference or read.
+        func addData(_ text: String, stripsLineEnds: Bool) {
+            if text.hasPrefix("@") {
+                bodyFiles.append((String(text.dropFirst()), data.count, stripsLineEnds))
+                data.append(Data())
+            } else {
+                data.append(Data(text.utf8))
+            }
+        }
         func seconds(_ text: String, _ flag: String) throws(Failure) -> Duration {
             guard let value = Double(text), value > 0, value <= 86_400 else { throw Failure(reason: "\(flag) \(text): expected seconds") }
             return .milliseconds(Int64(value * 1000))
@@ -139,32 +148,12 @@ public enum CurlImport {
                 let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
                 let headerValue = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 if headerValue.isEmpty && line.hasSuffix(":") { headers.remove(name) } else { headers.add(name, headerValue) }
-            case "-d", "--data", "--data-ascii":
-                let text = try take()
-                if text.hasPrefix("@") {
-                    bodyFiles.append((String(text.dropFirst()), data.count, true))
-                    data.append(Data())
-                } else {
-                    data.append(Data(text.utf8))
-                }
+            case "-d", "--data", "--data-ascii": addData(try take(), stripsLineEnds: true)
             case "--data-raw": data.append(Data(try take().utf8))
-            case "--data-binary":
-                let text = try take()
-                if text.hasPrefix("@") {
-                    bodyFiles.append((String(text.dropFirst()), data.count, false))
-                    data.append(Data())
-                } else {
-                    data.append(Data(text.utf8))
-                }
+            case "--data-binary": addData(try take(), stripsLineEnds: false)
             case "--data-urlencode": data.append(Data(try urlencoded(try take(), file).utf8))
             case "--json":
-                let text = try take()
-                if text.hasPrefix("@") {
-                    bodyFiles.append((String(text.dropFirst()), data.count, false))
-                    data.append(Data())
-                } else {
-                    data.append(Data(text.utf8))
-                }
+                addData(try take(), stripsLineEnds: false)
                 dataContentType = "application/json"
                 if headers["Accept"] == nil { headers.set("Accept", "application/json") }
             case "-F", "--form", "--form-string":
