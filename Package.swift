@@ -135,6 +135,7 @@ if Context.environment["CURLEW_FUZZ"] == "1" {
         ("FuzzWorkspace", ["CurlewWorkspace"]),
         ("FuzzCurlImport", ["CurlewAgent", "CurlewSessions"]),
         ("FuzzImport", ["CurlewAgent", "CurlewSessions"]),
+        ("FuzzOpenAPI", ["CurlewOpenAPI"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for target in fuzzTargets {

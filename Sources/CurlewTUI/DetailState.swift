@@ -154,7 +154,9 @@ enum DetailContent {
         var lines = [StyledLine(summary, .title)]
         if stream.eventsNotKept > 0 { lines.append(StyledLine("[\(stream.eventsNotKept) earlier event(s) not kept]", .dim)) }
         for event in stream.events {
-            lines.append(StyledLine("\(event.receivedAt.clockText)  \(event.event)" + (event.id.map { "  id=\($0)" } ?? ""), .bold))
+            let time: String = event.receivedAt.clockText
+            let id: String = event.id.map { "  id=\($0)" } ?? ""
+            lines.append(StyledLine(time + "  " + event.event + id, .bold))
             lines += event.data.split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine("  " + $0) }
         }
         return lines

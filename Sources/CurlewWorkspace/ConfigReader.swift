@@ -34,7 +34,7 @@ enum ConfigReader {
     static let keys = ["baseURL", "cdnURL", "apiVersion", "headers", "params", "userAgent", "timeout", "connectTimeout",
                        "maxConnectionsPerHost", "maxTotalConnections", "followRedirects", "maxRedirects", "allowInsecureRedirects",
                        "secretHeaders", "acceptableStatus", "maxResponseBytes", "memoryBodyLimit", "httpVersion", "tls", "cookies",
-                       "cache", "mocks", "retry", "duplicates", "reachability", "logger", "businessCode", "signers"]
+                       "cache", "mocks", "retry", "duplicates", "reachability", "logger", "businessCode", "signers", "tips"]
 
     static func read(_ node: NodeReader?, _ context: ReadContext) throws(WorkspaceError) -> (NetworkConfig, LoggerSettings, [SignerSettings]) {
         var config = NetworkConfig()
@@ -69,6 +69,14 @@ enum ConfigReader {
         if let value = map.take("reachability") { config.reachability = try reachability(value) }
         if let value = map.take("logger") { logger = try loggerSettings(value, context) }
         if let value = map.take("businessCode") { config.businessValidator = try businessCode(value) }
+        if let value = map.take("tips") {
+            var tips = try value.mapping()
+            if let text = tips.take("generalError") { config.tips.generalError = try text.text(context) }
+            if let text = tips.take("tooFrequent") { config.tips.tooFrequent = try text.text(context) }
+            if let text = tips.take("notReachable") { config.tips.notReachable = try text.text(context) }
+            if let flag = tips.take("appendsErrorCode") { config.tips.appendsErrorCode = try flag.bool() }
+            try tips.finish(known: WorkspaceKeys.tips)
+        }
         if let value = map.take("signers") {
             var signerMap = try value.mapping()
             for name in signerMap.keys {

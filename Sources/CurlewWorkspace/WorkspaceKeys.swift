@@ -18,4 +18,5 @@ enum WorkspaceKeys {
     static let member = ["request", "group", "capture"]
     static let requiredPolicy = ["required"]
     static let secretsFile = ["variables", "environments"]
+    static let tips = ["generalError", "tooFrequent", "notReachable", "appendsErrorCode"]
 }

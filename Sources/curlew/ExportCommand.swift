@@ -1,14 +1,20 @@
 import ArgumentParser
 import CurlewAgent
 import CurlewSessions
+import CurlewWorkspace
 import Foundation
 
-/// `curlew export har|curl LOG -o FILE`: a session log in another tool's format, secrets hidden.
+/// `curlew export FORMAT LOG -o FILE`: a session log in another tool's format, secrets hidden;
+/// or, with `--request`, a workspace's requests as curl commands or an `.http` file.
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write a session log as HAR 1.2, curl commands, an .http file, or HLNetworking's JSON array or property list.",
-        discussion: "Secrets are redacted (again, in case the log was written without) unless --no-redact is given."
+        discussion: """
+        Secrets are redacted (again, in case the log was written without) unless --no-redact is given.
+        With --request, LOG is a workspace and the named requests are written as they would be
+        sent (curl or http), without sending them.
+        """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -20,8 +26,17 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "The format: har, curl, http, hl-json or plist.")
     var format: Format
 
-    @Argument(help: "The session log (.jsonl) or HAR file.")
+    @Argument(help: "The session log (.jsonl) or HAR file; with --request, the workspace.")
     var log: String
+
+    @Option(name: .customLong("request"), help: "Export this workspace request instead of a log (repeatable).")
+    var requests: [String] = []
+
+    @Option(name: .customLong("env"), help: "With --request: the environment to build the requests in.")
+    var environment: String?
+
+    @Option(name: .customLong("var"), help: "With --request: set a variable, NAME=VALUE (repeatable).")
+    var variables: [String] = []
 
     @Option(name: .shortAndLong, help: "The file to write (owner-only); - or nothing for standard output.")
     var output: String?
@@ -32,9 +47,33 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Keep secrets as they are in the log.")
     var noRedact = false
 
+    /// The named requests as they would be sent, each as a debug message with no answer.
+    private func workspaceRequests() throws -> (messages: [DebugMessage], secrets: [String]) {
+        guard [.curl, .http].contains(format) else { throw RunCommand.usageFailure("--request exports as curl or http") }
+        do {
+            let session = try WorkspaceSession(try Workspace.load(path: log), environment: environment, overrides: try RunCommand.overrides(variables))
+            let messages = try requests.enumerated().map { index, name in
+                let request = try session.request(named: name).0
+                let composed: ComposedRequest
+                do { composed = try session.config.composed(request) } catch { throw RunCommand.usageFailure("\(name): \(error)") }
+                return DebugMessage(requestID: UInt64(index + 1), name: name, state: .created, startedAt: Date(), original: composed, sent: nil,
+                                    response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "export")
+            }
+            return (messages, session.secretValues)
+        } catch let error as WorkspaceError {
+            throw RunCommand.usageFailure("\(error)")
+        }
+    }
+
     func run() throws {
-        var messages = try LogCommand.load(log, filter: filter)
-        if !noRedact { messages = messages.map(RedactionPolicy().redact) }
+        var messages: [DebugMessage]
+        var redaction = RedactionPolicy()
+        if requests.isEmpty {
+            messages = try LogCommand.load(log, filter: filter)
+        } else {
+            (messages, redaction.secretValues) = try workspaceRequests()
+        }
+        if !noRedact { messages = messages.map(redaction.redact) }
         let data: Data
         switch format {
         case .har: data = HARExport.data(messages)

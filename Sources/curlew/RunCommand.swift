@@ -56,16 +56,11 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...100_000).contains(repeatCount) else { throw Self.usageFailure("--repeat must be 1 to 100000") }
         guard (1...256).contains(parallel) else { throw Self.usageFailure("--parallel must be 1 to 256") }
-        for variable in variables where !variable.contains("=") || variable.hasPrefix("=") {
-            throw Self.usageFailure("--var \(variable): expected NAME=VALUE")
-        }
+        _ = try Self.overrides(variables)
     }
 
     func run() async throws {
-        let overrides = variables.map { pair in
-            let equals = pair.firstIndex(of: "=")!
-            return (name: String(pair[..<equals]), value: String(pair[pair.index(after: equals)...]))
-        }
+        let overrides = try Self.overrides(variables)
         let session: WorkspaceSession
         do {
             guard let path = workspace ?? Workspace.find() else {
@@ -165,6 +160,14 @@ struct RunCommand: AsyncParsableCommand {
         if targets.isEmpty { targets = session.defaultTargets() }
         guard !targets.isEmpty else { throw Self.usageFailure("\(workspace.path) has no requests to run") }
         return targets
+    }
+
+    /// `--var NAME=VALUE` options as name-value pairs.
+    static func overrides(_ variables: [String]) throws -> [(name: String, value: String)] {
+        try variables.map { pair in
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { throw usageFailure("--var \(pair): expected NAME=VALUE") }
+            return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+        }
     }
 
     /// Writes an owner-only report file; the failure's text, or nil.

@@ -50,6 +50,7 @@ struct SchemaTests {
             ("config.mocks.rules", config?["mocks"]?["properties"]?["rules"]?["items"], WorkspaceKeys.mockRule),
             ("config.duplicates", Self.mappingForm(config?["duplicates"]), WorkspaceKeys.duplicates),
             ("config.reachability", config?["reachability"], WorkspaceKeys.reachability),
+            ("config.tips", config?["tips"], WorkspaceKeys.tips),
             ("config.businessCode", config?["businessCode"], WorkspaceKeys.businessCode),
             ("config.logger", Self.mappingForm(config?["logger"]), WorkspaceKeys.logger),
             ("request.multipart", request?["multipart"]?["items"], WorkspaceKeys.multipartPart),

@@ -249,3 +249,13 @@ struct WorkspaceReviewTests {
         #expect(throws: Template.Failure.tooLong) { try Template(variables: variables).expand("{{v5}}") }
     }
 }
+
+extension WorkspaceReviewTests {
+    @Test("config.tips sets the agent's user-facing failure texts")
+    func tips() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "config:\n  tips: {generalError: Oops, appendsErrorCode: false}\n")
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(session.config.tips.generalError == "Oops" && !session.config.tips.appendsErrorCode)
+    }
+}

@@ -252,3 +252,18 @@ struct RunEncodedSecretTests {
         }
     }
 }
+
+@Suite("curlew export of workspace requests")
+struct ExportRequestTests {
+    @Test("--request writes a workspace request as the curl command that sends it, secrets hidden")
+    func exportRequest() async throws {
+        let path = try RunCommandTests.workspace(base: "http://127.0.0.1:9")
+        let curl = try await CurlewProcess.run(["export", "curl", path, "--request", "log in"])
+        #expect(curl.status == 0, "\(curl.error)")
+        #expect(curl.output.hasPrefix("curl http://127.0.0.1:9/login -H"), "\(curl.output)")
+        #expect(curl.output.contains("--data-binary '{\"username\":\"demo\",\"password\":\"[REDACTED]\"}'"))
+        #expect(!curl.output.contains("s3cret-demo-pw"))
+        let refused = try await CurlewProcess.run(["export", "har", path, "--request", "log in"])
+        #expect(refused.status == 2)
+    }
+}

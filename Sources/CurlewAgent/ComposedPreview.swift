@@ -1,0 +1,8 @@
+extension NetworkConfig {
+    /// What `request` would put on the wire under this config (URL with base, version and
+    /// parameters; headers; body), without sending it, for exports of requests not yet sent.
+    /// Refuses what the agent would refuse.
+    public func composed(_ request: Request) throws(RequestError) -> ComposedRequest {
+        try RequestComposer(config: self).compose(request).composed
+    }
+}
