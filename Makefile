@@ -7,6 +7,16 @@ CURLEW := .build/debug/curlew
 # What `make run` runs; the end-to-end test starts the interface with exactly this.
 RUN_COMMAND := $(CURLEW)
 
+# The benchmark package builds Curlew's sources as a path dependency, and SwiftPM keeps using its
+# old build plan when a source file is added or removed there, so the new file is not compiled.
+# The plan is dropped when the list of source files changed since the last benchmark build.
+define forget-stale-bench-plan
+	@mkdir -p Benchmarks/.build; find Sources -type f | sort > Benchmarks/.build/sources.new; \
+	if ! cmp -s Benchmarks/.build/sources.new Benchmarks/.build/sources.$(1); then \
+		rm -f Benchmarks/.build/$(1).yaml Benchmarks/.build/build.db; fi; \
+	mv Benchmarks/.build/sources.new Benchmarks/.build/sources.$(1)
+endef
+
 .PHONY: run print-run-command test fuzz fuzz-smoke soak sanitize build deps bench-deps bench bench-smoke demo-server tui-e2e clean
 
 deps:
@@ -37,12 +47,14 @@ bench-deps:
 # The full comparison (release builds, medians of 5); appends to Benchmarks/RESULTS.md.
 bench: deps bench-deps
 	$(SWIFT) build -c release --product curlew
+	$(call forget-stale-bench-plan,release)
 	cd Benchmarks && $(SWIFT) build -c release
 	cd Benchmarks && CURLEW_BIN=../.build/release/curlew .build/release/CurlewBench --results RESULTS.md
 
 # A few hundred requests per client, so the harness itself cannot rot; records nothing.
 bench-smoke: bench-deps
 	$(SWIFT) build --product curlew
+	$(call forget-stale-bench-plan,debug)
 	cd Benchmarks && $(SWIFT) build
 	cd Benchmarks && CURLEW_BIN=../.build/debug/curlew .build/debug/CurlewBench --smoke --no-results
 
