@@ -85,6 +85,7 @@ public enum OpenAPIImport {
                 guard let operation = pathItem.for(method) else { continue }
                 var url = "/" + path.components.joined(separator: "/")
                 var request = Request(HTTPMethod(rawValue: method.rawValue.uppercased()), "")
+                var query = Parameters()
                 for maybeParameter in pathItem.parameters + operation.parameters {
                     guard let parameter = components[maybeParameter] else { continue }
                     let name = parameter.name
@@ -93,8 +94,8 @@ public enum OpenAPIImport {
                         url = url.replacingOccurrences(of: "{\(name)}", with: "{{\(name)}}")
                         declare(name, example(of: parameter, components))
                     case .query where parameter.required:
-                        // A parameter, which the workspace writes as `query:` and sends encoded.
-                        request.params[name] = .string("{{\(name)}}")
+                        // Written as `query:`, which goes in the URL encoded whatever the method.
+                        query[name] = .string("{{\(name)}}")
                         declare(name, example(of: parameter, components))
                     case .header:
                         request.headers.set(name, "{{\(name)}}")
@@ -118,7 +119,7 @@ public enum OpenAPIImport {
                 var name = operation.operationId ?? operation.summary ?? "\(method.rawValue.uppercased()) \(path.rawValue)"
                 if names.contains(name) { name += " (\(method.rawValue.uppercased()))" }
                 names.insert(name)
-                collection.items.append(.init(name: name, folder: operation.tags?.first, request: request))
+                collection.items.append(.init(name: name, folder: operation.tags?.first, request: request, query: query))
             }
         }
         collection.variables = order.map { ($0, variables[$0] ?? "") }

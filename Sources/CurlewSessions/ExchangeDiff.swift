@@ -38,11 +38,12 @@ public struct ExchangeDiff: Sendable {
         timingDeltas = TimingBreakdown.phaseNames.compactMap { phase in
             guard let a = left.timings?.phase(named: phase), let b = right.timings?.phase(named: phase) else { return nil }
             let (delta, overflow) = b.subtractingReportingOverflow(a)
-            return (phase, overflow ? (b > a ? .max : .min + 1) : delta)
+            return (phase, overflow ? (b > a ? .max : .min + 1) : max(delta, .min + 1))
         }
     }
 
-    /// Right minus left per phase both have, in microseconds.
+    /// Right minus left per phase both have, in microseconds, between `-Int64.max` and
+    /// `Int64.max` (a log's timings are input; the difference saturates instead of trapping).
     public var timingDeltas: [(phase: String, delta: Int64)]
 
     public var differences: [Row] { rows.filter(\.differs) }

@@ -8,11 +8,15 @@ public struct ImportedCollection: Sendable {
         public var name: String
         public var folder: String?
         public var request: Request
+        /// Parameters that belong in the URL whatever the method (an OpenAPI operation's
+        /// required query parameters on a POST), kept apart from a form body's parameters.
+        public var query: Parameters
 
-        public init(name: String, folder: String? = nil, request: Request) {
+        public init(name: String, folder: String? = nil, request: Request, query: Parameters = Parameters()) {
             self.name = name
             self.folder = folder
             self.request = request
+            self.query = query
         }
     }
 
@@ -27,11 +31,24 @@ public struct ImportedCollection: Sendable {
         }
     }
 
+    /// A value that belongs in the secrets file, shared or for one environment.
+    public struct Secret: Sendable, Equatable {
+        public var name: String
+        public var value: String
+        public var environment: String?
+
+        public init(name: String, value: String, environment: String? = nil) {
+            self.name = name
+            self.value = value
+            self.environment = environment
+        }
+    }
+
     public var items: [Item] = []
     public var variables: [(name: String, value: String)] = []
     public var environments: [(name: String, variables: [(name: String, value: String)])] = []
     /// Values marked secret in the source: they go to the secrets file, never the workspace.
-    public var secrets: [(name: String, value: String)] = []
+    public var secrets: [Secret] = []
     public var chains: [Chain] = []
     /// What was read but has no place in a workspace (scripts, unsupported auth), for the user.
     public var notes: [String] = []
@@ -40,6 +57,25 @@ public struct ImportedCollection: Sendable {
     public var isLiteral = false
 
     public init() {}
+
+    /// Keeps a credential found in clear in a request as a shared secret, and returns the name
+    /// to refer to it by: `get_users_authorization` for request "GET /users" and field
+    /// "Authorization", numbered when that name is already one of `taken` or of this
+    /// collection's secrets.
+    public mutating func keepSecret(_ value: String, request: String, field: String, avoiding taken: Set<String> = []) -> String {
+        let base = Self.secretName(request: request, field: field)
+        var name = base
+        var number = 2
+        while taken.contains(name) || secrets.contains(where: { $0.name == name }) { name = "\(base)_\(number)"; number += 1 }
+        secrets.append(Secret(name: name, value: value))
+        return name
+    }
+
+    /// Lower-case ASCII words of the request's name and the field joined by `_`.
+    static func secretName(request: String, field: String) -> String {
+        let words = (request + " " + field).lowercased().split { !($0.isLetter && $0.isASCII) && !($0.isNumber && $0.isASCII) }
+        return words.isEmpty ? "secret" : words.joined(separator: "_")
+    }
 
     /// A request's name when its source gives none: the method and the URL's path, as
     /// `GET /users` for `{{host}}/users?page=2`.
@@ -62,11 +98,16 @@ public struct ImportedCollection: Sendable {
             text = text.replacingOccurrences(of: other, with: ours)
         }
         // {{$processEnv NAME}} and {{$env.NAME}} (JetBrains) name one process variable.
-        while let open = text.range(of: "{{$processEnv "), let close = text[open.upperBound...].range(of: "}}") {
-            let name = text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            text.replaceSubrange(open.lowerBound..<close.upperBound, with: "{{$env.\(name)}}")
+        // One forward pass: the text after each rewrite is never searched again.
+        var rewritten = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{$processEnv "), let close = rest[open.upperBound...].range(of: "}}") {
+            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            rewritten += rest[..<open.lowerBound]
+            rewritten += "{{$env.\(name)}}"
+            rest = rest[close.upperBound...]
         }
-        return text
+        return rewritten + rest
     }
 
     /// `defaultName(method:url:)` of an agent request.

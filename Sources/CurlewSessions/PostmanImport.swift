@@ -47,7 +47,7 @@ public enum PostmanImport {
             guard let key = value["key"]?.stringValue, value["enabled"] != .bool(false) else { continue }
             let text = value["value"]?.textValue ?? ""
             if value["type"]?.stringValue == "secret" {
-                collection.secrets.append((key, text))
+                collection.secrets.append(.init(name: key, value: text, environment: name))
             } else {
                 variables.append((key, text))
             }
@@ -68,11 +68,13 @@ public enum PostmanImport {
             }
             guard let source = item["request"] else { continue }
             if item["event"] != nil { collection.notes.append("\(name): its scripts are not imported") }
-            collection.items.append(.init(name: name, folder: folder, request: request(source, auth: own(source["auth"]) ?? inherited, name: name, notes: &collection.notes)))
+            var built = request(source, name: name, notes: &collection.notes)
+            applyAuth(own(source["auth"]) ?? inherited, to: &built, name: name, collection: &collection)
+            collection.items.append(.init(name: name, folder: folder, request: built))
         }
     }
 
-    private static func request(_ source: JSONValue, auth: JSONValue?, name: String, notes: inout [String]) -> Request {
+    private static func request(_ source: JSONValue, name: String, notes: inout [String]) -> Request {
         // A request may be a bare URL string.
         if let url = source.stringValue { return Request.url(ImportedCollection.translatingBuiltins(url)) }
         var request = Request(HTTPMethod(rawValue: (source["method"]?.stringValue ?? "GET").uppercased()), "")
@@ -130,7 +132,6 @@ public enum PostmanImport {
             default: break
             }
         }
-        applyAuth(auth, to: &request, name: name, notes: &notes)
         return request
     }
 
@@ -140,29 +141,44 @@ public enum PostmanImport {
         return auth
     }
 
-    private static func applyAuth(_ auth: JSONValue?, to request: inout Request, name: String, notes: inout [String]) {
+    /// Sets a request's auth header or query parameter. Literal credentials become secrets
+    /// (the workspace names them as variables); templated ones stay templates.
+    private static func applyAuth(_ auth: JSONValue?, to request: inout Request, name: String, collection: inout ImportedCollection) {
         guard let auth, let type = auth["type"]?.stringValue, type != "noauth", type != "inherit" else { return }
         func field(_ key: String) -> String? {
             let fields = auth[type]
-            if case .array = fields { return array(fields).first { $0["key"]?.stringValue == key }?["value"]?.textValue }
-            return fields?[key]?.textValue
+            let value = if case .array = fields { array(fields).first { $0["key"]?.stringValue == key }?["value"]?.textValue } else { fields?[key]?.textValue }
+            return value.map(ImportedCollection.translatingBuiltins)
+        }
+        /// A literal value as a reference to a new secret; a template as it is.
+        func secretReference(_ value: String, field: String) -> String {
+            guard !value.isEmpty, !value.contains("{{") else { return value }
+            return "{{\(collection.keepSecret(value, request: name, field: field))}}"
         }
         switch type {
         case "bearer":
-            request.headers.set("Authorization", "Bearer " + ImportedCollection.translatingBuiltins(field("token") ?? ""))
+            request.headers.set("Authorization", "Bearer " + secretReference(field("token") ?? "", field: "token"))
         case "basic":
-            request.headers.set("Authorization", "Basic {{$base64 \(field("username") ?? ""):\(field("password") ?? "")}}")
+            let username = field("username") ?? "", password = field("password") ?? ""
+            if username.contains("{{") || password.contains("{{") {
+                request.headers.set("Authorization", "Basic {{$base64 \(username):\(secretReference(password, field: "password"))}}")
+            } else {
+                let credentials = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+                request.headers.set("Authorization", secretReference(credentials, field: "Authorization"))
+            }
         case "apikey":
             let key = field("key") ?? "X-Api-Key"
-            let value = ImportedCollection.translatingBuiltins(field("value") ?? "")
+            let value = field("value") ?? ""
             if field("in") == "query" {
+                // The secret holds the value as it goes in the URL, encoded.
+                let encoded = value.contains("{{") ? value : Parameters.percentEncode(value)
                 let url = request.customURL ?? ""
-                request.customURL = url + (url.contains("?") ? "&" : "?") + Parameters.percentEncode(key) + "=" + (value.contains("{{") ? value : Parameters.percentEncode(value))
+                request.customURL = url + (url.contains("?") ? "&" : "?") + Parameters.percentEncode(key) + "=" + secretReference(encoded, field: key)
             } else {
-                request.headers.set(key, value)
+                request.headers.set(key, secretReference(value, field: key))
             }
         default:
-            notes.append("\(name): \(type) auth is not imported; set its header by hand")
+            collection.notes.append("\(name): \(type) auth is not imported; set its header by hand")
         }
     }
 

@@ -61,8 +61,9 @@ enum RequestReader {
         request.method = method
         if let query, !query.isEmpty {
             // The agent sends params in the URL only for GET, HEAD and DELETE and for raw bodies.
+            // A GET's `form:` already fills the parameters; the query then goes in the URL beside them.
             let paramsGoToURL = method.encodesParametersInQuery || bodyKeys.contains { ["json", "body"].contains($0) }
-            if !paramsGoToURL {
+            if !paramsGoToURL || !request.params.isEmpty {
                 url += (url.contains("?") ? "&" : "?") + query.percentEncoded
             } else {
                 request.params = query

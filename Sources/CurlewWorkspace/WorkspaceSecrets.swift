@@ -18,8 +18,13 @@ struct WorkspaceSecrets: Sendable {
             throw WorkspaceError(.insecureSecrets, at: nil,
                                  "\(path) can be read by others (mode \(String(status.st_mode & 0o777, radix: 8))): run chmod 600 \(path)")
         }
+        return try parse(YAMLDocument.readText(path: path), path: path)
+    }
+
+    /// Reads the secrets file's text.
+    static func parse(_ text: String, path: String) throws(WorkspaceError) -> WorkspaceSecrets {
         var secrets = WorkspaceSecrets(path: path)
-        guard let root = try YAMLDocument.read(path: path) else { return secrets }
+        guard let root = try YAMLDocument.parse(text, file: path) else { return secrets }
         var map = try NodeReader(root, keyPath: "").mapping()
         if let value = map.take("variables") { secrets.shared = try value.stringPairs() }
         if let value = map.take("environments") {

@@ -80,6 +80,17 @@ public struct WorkspaceSession: Sendable {
         return hidden.sorted { $0.count > $1.count }
     }
 
+    /// What to hide in anything written from this workspace (logs, reports, exports): the
+    /// default names, the config's `secretHeaders`, the logger's `secretFields`, and the
+    /// secret values.
+    public var redactionPolicy: RedactionPolicy {
+        var policy = RedactionPolicy(secretValues: secretValues)
+        policy.headerNames.formUnion(config.secretHeaderNames.map { $0.lowercased() })
+        policy.parameterNames.formUnion(logger.secretFields)
+        policy.bodyFieldNames.formUnion(logger.secretFields)
+        return policy
+    }
+
     /// Every variable and its value as it resolves here, secrets masked, for listing.
     public var resolvedVariables: [(name: String, value: String)] {
         template.variables.keys.sorted().map { name in

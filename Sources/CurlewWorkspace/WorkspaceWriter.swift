@@ -24,12 +24,20 @@ public enum WorkspaceWriter {
         let exists = FileManager.default.fileExists(atPath: path)
         let existing = exists ? try Workspace.load(path: path) : nil
         var summary = Summary()
-        var document = exists ? try YAMLDocument.readText(path: path) : "# Curlew workspace: see the README's Workspaces section.\n"
+        let original = exists ? try YAMLDocument.readText(path: path) : "# Curlew workspace: see the README's Workspaces section.\n"
+        // Lines are edited with `\n` ends; a CRLF file gets its own ends back when written.
+        var document = original.replacingOccurrences(of: "\r\n", with: "\n")
+        let secretsPath = ((existing?.directory ?? ((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent))
+            as NSString).appendingPathComponent(Workspace.secretsFileName)
+        let storedSecrets = try WorkspaceSecrets.load(path: secretsPath)
+        var collection = collection
+        // Names a new credential must not take: every variable and secret already defined.
+        let definedNames = Set((existing?.variables.map(\.name) ?? []) + (existing?.secretNames ?? []) + storedSecrets.shared.map(\.name)
+            + storedSecrets.byEnvironment.values.flatMap { $0.map(\.name) })
 
         var takenRequests = Set(existing?.requests.map(\.name) ?? [])
         var renamed: [String: String] = [:]
         var entries: [(Node, Node)] = []
-        var secrets = collection.secrets
         for item in collection.items {
             let name = unique(item.name, in: &takenRequests)
             renamed[item.name] = name
@@ -43,15 +51,14 @@ public enum WorkspaceWriter {
                     headers.add(field.name, collection.isLiteral ? escapingTemplates(field.value) : field.value)
                     continue
                 }
-                let variable = secretVariableName(request: name, header: field.name)
-                secrets.append((variable, field.value))
+                let variable = collection.keepSecret(field.value, request: name, field: field.name, avoiding: definedNames)
                 headers.add(field.name, "{{\(variable)}}")
             }
             request.headers = headers
             if collection.isLiteral { request = escapingTemplates(in: request) }
-            entries.append((text(name), node(for: request, folder: item.folder)))
+            entries.append((text(name), node(for: request, folder: item.folder, query: item.query)))
         }
-        if !entries.isEmpty { document = try insert(try serialize(entries), under: "requests", into: document, file: path) }
+        if !entries.isEmpty { document = try insert(try serialize(entries), under: ["requests"], into: document, file: path) }
 
         var takenGroups = Set(existing?.groups.map(\.name) ?? [])
         var groups: [(Node, Node)] = []
@@ -66,7 +73,7 @@ public enum WorkspaceWriter {
             }
             groups.append((text(name), .mapping(Node.Mapping([(Node("chain"), .sequence(Node.Sequence(steps)))]))))
         }
-        if !groups.isEmpty { document = try insert(try serialize(groups), under: "groups", into: document, file: path) }
+        if !groups.isEmpty { document = try insert(try serialize(groups), under: ["groups"], into: document, file: path) }
 
         let definedVariables = Set((existing?.variables.map(\.name) ?? []) + (existing?.secretNames ?? []))
         let variables = collection.variables.filter { pair in
@@ -75,7 +82,7 @@ public enum WorkspaceWriter {
         }
         if !variables.isEmpty {
             summary.variables = variables.map(\.name)
-            document = try insert(try serialize(variables.map { (text($0.name), text($0.value)) }), under: "variables", into: document, file: path)
+            document = try insert(try serialize(variables.map { (text($0.name), text($0.value)) }), under: ["variables"], into: document, file: path)
         }
         var environments: [(Node, Node)] = []
         for environment in collection.environments {
@@ -86,23 +93,22 @@ public enum WorkspaceWriter {
             summary.environments.append(environment.name)
             environments.append((Node(environment.name), .mapping(Node.Mapping(environment.variables.map { (text($0.name), text($0.value)) }))))
         }
-        if !environments.isEmpty { document = try insert(try serialize(environments), under: "environments", into: document, file: path) }
+        if !environments.isEmpty { document = try insert(try serialize(environments), under: ["environments"], into: document, file: path) }
 
-        let secretsPath = ((existing?.directory ?? ((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent))
-            as NSString).appendingPathComponent(Workspace.secretsFileName)
-        let storedSecrets = try WorkspaceSecrets.load(path: secretsPath)
-        let storedNames = Set(storedSecrets.shared.map(\.name))
-        var newSecrets: [(name: String, value: String)] = []
-        for secret in secrets {
-            if storedNames.contains(secret.name) || newSecrets.contains(where: { $0.name == secret.name }) {
-                summary.kept.append("secret \(secret.name)")
+        // A secret already stored in the same place (shared, or the same environment) is kept.
+        var newSecrets: [ImportedCollection.Secret] = []
+        for secret in collection.secrets {
+            let stored = secret.environment.map { storedSecrets.byEnvironment[$0] ?? [] } ?? storedSecrets.shared
+            if stored.contains(where: { $0.name == secret.name }) || newSecrets.contains(where: { $0.name == secret.name && $0.environment == secret.environment }) {
+                summary.kept.append("secret \(secret.name)" + (secret.environment.map { " (\($0))" } ?? ""))
             } else {
                 newSecrets.append(secret)
             }
         }
-        let undeclared = newSecrets.map(\.name).filter { !(existing?.secretNames.contains($0) ?? false) }
+        var undeclared: [String] = []
+        for name in newSecrets.map(\.name) where !(existing?.secretNames.contains(name) ?? false) && !undeclared.contains(name) { undeclared.append(name) }
         if !undeclared.isEmpty { document = try appendSecretNames(undeclared, to: document, file: path) }
-        summary.secrets = newSecrets.map(\.name)
+        summary.secrets = newSecrets.map { $0.name + ($0.environment.map { " (\($0))" } ?? "") }
         // Both files are checked before either is written; the workspace goes first, so a
         // failure leaves at worst a secret no workspace names yet.
         let secretsText = newSecrets.isEmpty ? nil : try secretsFileText(adding: newSecrets, at: secretsPath)
@@ -111,12 +117,8 @@ public enum WorkspaceWriter {
             throw WorkspaceError(error.kind, at: nil, keyPath: error.keyPath,
                                  "nothing was written: the import would make an invalid workspace (at line \(error.position?.line ?? 0) of the result): \(error.message)")
         }
-        try replace(path, with: document)
-        if let secretsText {
-            do { try OwnerOnlyFile.write(Data(secretsText.utf8), to: secretsPath) } catch {
-                throw WorkspaceError(.unreadable, at: nil, "\(secretsPath): \(error.reason)")
-            }
-        }
+        try replace(path, with: original.contains("\r\n") ? document.replacingOccurrences(of: "\n", with: "\r\n") : document)
+        if let secretsText { try replace(secretsPath, with: secretsText, mode: 0o600) }
         return summary
     }
 
@@ -125,15 +127,15 @@ public enum WorkspaceWriter {
         text.replacingOccurrences(of: "{{", with: "\\{{")
     }
 
-    /// A literal request's URL, parameters and text body with their `{{` escaped (headers are
-    /// escaped as they are moved).
+    /// A literal request with the `{{` escaped wherever the reader expands templates: the URL,
+    /// parameter values, a text body, multipart parts and an upload's path (headers are escaped
+    /// as they are moved). Names of parameters and JSON members are never expanded, so they
+    /// stay as they are.
     private static func escapingTemplates(in request: Request) -> Request {
         var request = request
         request.customURL = request.customURL.map(escapingTemplates)
         request.path = escapingTemplates(request.path)
-        var params = Parameters()
-        for entry in request.params { params[escapingTemplates(entry.key)] = escapingStrings(entry.value) }
-        request.params = params
+        request.params = Parameters(request.params.entries.map { JSONMember($0.key, escapingStrings($0.value)) })
         if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
             if type.lowercased().contains("json"), let json = try? JSONValue.parse(data) {
                 request.requestSerializer = .raw(Data(escapingStrings(json).serialized().utf8), contentType: type)
@@ -141,6 +143,22 @@ public enum WorkspaceWriter {
                 request.requestSerializer = .raw(Data(escapingTemplates(text).utf8), contentType: type)
             }
         }
+        if let form = request.form {
+            var escaped = MultipartForm()
+            for part in form.parts {
+                let headers = HTTPHeaders(part.headers.map { HeaderField(name: $0.name, value: escapingTemplates($0.value)) })
+                let filename = part.filename.map(escapingTemplates), mimeType = part.mimeType.map(escapingTemplates)
+                switch part.content {
+                case .data(let data):
+                    escaped.append(name: escapingTemplates(part.name), data: Data(escapingTemplates(String(decoding: data, as: UTF8.self)).utf8),
+                                   filename: filename, mimeType: mimeType, headers: headers)
+                case .file(let path):
+                    escaped.append(name: escapingTemplates(part.name), fileAt: escapingTemplates(path), filename: filename, mimeType: mimeType, headers: headers)
+                }
+            }
+            request.form = escaped
+        }
+        request.uploadFile = request.uploadFile.map(escapingTemplates)
         return request
     }
 
@@ -148,7 +166,7 @@ public enum WorkspaceWriter {
         switch value {
         case .string(let text): .string(escapingTemplates(text))
         case .array(let elements): .array(elements.map(escapingStrings))
-        case .object(let members): .object(members.map { JSONMember(escapingTemplates($0.key), escapingStrings($0.value)) })
+        case .object(let members): .object(members.map { JSONMember($0.key, escapingStrings($0.value)) })
         default: value
         }
     }
@@ -189,53 +207,79 @@ public enum WorkspaceWriter {
             lines[index] = "secrets: [" + (inside.isEmpty ? "" : inside + ", ") + names.joined(separator: ", ") + "]" + rest[rest.index(after: close)...]
             return lines.joined(separator: "\n")
         }
-        return try insert(names.map { "- \($0)" }.joined(separator: "\n") + "\n", under: "secrets", into: text, file: file)
+        return try insert(names.map { "- \($0)" }.joined(separator: "\n") + "\n", under: ["secrets"], into: text, file: file)
     }
 
-    /// The secrets file's text with `values` added under `variables:`, checked.
-    private static func secretsFileText(adding values: [(name: String, value: String)], at secretsPath: String) throws(WorkspaceError) -> String {
+    /// The secrets file's text with `values` added under `variables:` (shared ones) or
+    /// `environments: <name>:`, checked, with the file's own line ends.
+    private static func secretsFileText(adding values: [ImportedCollection.Secret], at secretsPath: String) throws(WorkspaceError) -> String {
         let existing = FileManager.default.fileExists(atPath: secretsPath) ? try YAMLDocument.readText(path: secretsPath) : ""
-        let block = try serialize(values.map { (Node($0.name), text($0.value)) })
-        let updated = try insert(block, under: "variables", into: existing, file: secretsPath)
-        _ = try YAMLDocument.parse(updated, file: secretsPath)
-        return updated
+        var updated = existing.replacingOccurrences(of: "\r\n", with: "\n")
+        var scopes: [String?] = []
+        for secret in values where !scopes.contains(secret.environment) { scopes.append(secret.environment) }
+        for scope in scopes {
+            let block = try serialize(values.filter { $0.environment == scope }.map { (Node($0.name), text($0.value)) })
+            updated = try insert(block, under: scope.map { ["environments", $0] } ?? ["variables"], into: updated, file: secretsPath)
+        }
+        _ = try WorkspaceSecrets.parse(updated, path: secretsPath)
+        return existing.contains("\r\n") ? updated.replacingOccurrences(of: "\n", with: "\r\n") : updated
     }
 
-    /// `get_users_authorization` for a request "GET /users" and its Authorization header.
-    static func secretVariableName(request: String, header: String) -> String {
-        let words = (request + " " + header).lowercased().split { !($0.isLetter && $0.isASCII) && !($0.isNumber && $0.isASCII) }
-        return words.joined(separator: "_")
-    }
-
-    /// `text` with `block` (YAML) added at the end of the top-level `key:` block, or as a new one.
-    static func insert(_ block: String, under key: String, into text: String, file: String) throws(WorkspaceError) -> String {
+    /// `text` with `block` (YAML) added at the end of the block at `path` (`["environments",
+    /// "prod"]` is `prod:` inside the top-level `environments:`), made where it is missing.
+    /// Only the lines around the insertion change, so comments and layout stay as written.
+    static func insert(_ block: String, under path: [String], into text: String, file: String) throws(WorkspaceError) -> String {
         var lines = text.components(separatedBy: "\n")
-        guard let keyLine = lines.firstIndex(where: { $0.hasPrefix("\(key):") }) else {
-            let separator = text.isEmpty || text.hasSuffix("\n") ? "" : "\n"
-            return text + separator + "\(key):\n" + indent(block, by: 2) + "\n"
-        }
-        let rest = lines[keyLine].dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
-        if !(rest.isEmpty || rest.hasPrefix("#")) {
-            // A one-line (flow) value, `variables: {a: 1}`, is rewritten as a block first.
-            guard (rest.hasPrefix("{") || rest.hasPrefix("[")), let node = try? Yams.compose(yaml: "\(key): \(rest)"),
-                  let expanded = try? Yams.serialize(node: node, width: -1) else {
-                throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: keyLine + 1, column: 1), keyPath: key,
-                                     "\(key) is written on one line in a way that cannot be extended; write it as an indented block")
+        var range = 0..<lines.count
+        var width = 0
+        for (depth, key) in path.enumerated() {
+            let keyPrefix = String(repeating: " ", count: width) + "\(key):"
+            guard let keyLine = range.first(where: { lines[$0].hasPrefix(keyPrefix) }) else {
+                // The missing keys, each nested two columns further than its parent.
+                var added: [String] = []
+                for (offset, name) in path[depth...].enumerated() { added.append(String(repeating: " ", count: width + 2 * offset) + "\(name):") }
+                added += indent(block, by: width + 2 * (path.count - depth)).components(separatedBy: "\n")
+                if depth == 0 {
+                    let separator = text.isEmpty || text.hasSuffix("\n") ? "" : "\n"
+                    return text + separator + added.joined(separator: "\n") + "\n"
+                }
+                lines.insert(contentsOf: added, at: range.upperBound)
+                return lines.joined(separator: "\n")
             }
-            let blockLines = expanded.trimmingCharacters(in: .newlines).components(separatedBy: "\n")
-            lines.replaceSubrange(keyLine...keyLine, with: blockLines)
-            if blockLines.count == 1, blockLines[0].hasSuffix("{}") || blockLines[0].hasSuffix("[]") { lines[keyLine] = "\(key):" }
+            let rest = lines[keyLine].dropFirst(keyPrefix.count).trimmingCharacters(in: .whitespaces)
+            if !(rest.isEmpty || rest.hasPrefix("#")) {
+                // A one-line (flow) value, `variables: {a: 1}`, is rewritten as a block first.
+                guard rest.hasPrefix("{") || rest.hasPrefix("["), let node = try? Yams.compose(yaml: "\(key): \(rest)"),
+                      let expanded = try? Yams.serialize(node: node, width: -1) else {
+                    throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: keyLine + 1, column: width + 1), keyPath: path[...depth].joined(separator: "."),
+                                         "\(key) is written on one line in a way that cannot be extended; write it as an indented block")
+                }
+                var blockLines = indent(expanded, by: width).components(separatedBy: "\n")
+                if blockLines.count == 1, blockLines[0].hasSuffix("{}") || blockLines[0].hasSuffix("[]") { blockLines = [keyPrefix] }
+                lines.replaceSubrange(keyLine...keyLine, with: blockLines)
+                range = range.lowerBound..<(range.upperBound + blockLines.count - 1)
+            }
+            // The block is the lines after the key that are blank, comments or indented further.
+            var end = keyLine + 1
+            while end < range.upperBound, isInsideBlock(lines[end], indentedMoreThan: width) { end += 1 }
+            // Trailing blank lines and comments belong to what follows.
+            while end > keyLine + 1, isBlankOrComment(lines[end - 1]) { end -= 1 }
+            // Entries take the indentation of the block's first entry (two more columns in a new block).
+            let firstEntry = lines[(keyLine + 1)..<end].first { !isBlankOrComment($0) }
+            width = firstEntry.map { $0.prefix { $0 == " " }.count } ?? width + 2
+            range = (keyLine + 1)..<end
         }
-        // The block ends at the next line that starts at column one with a key.
-        var end = keyLine + 1
-        while end < lines.count, lines[end].isEmpty || lines[end].hasPrefix(" ") || lines[end].hasPrefix("\t") || lines[end].hasPrefix("#") { end += 1 }
-        // Trailing blank lines and comments belong to what follows.
-        while end > keyLine + 1, lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty || lines[end - 1].hasPrefix("#") { end -= 1 }
-        // New entries take the indentation of the block's first entry (two spaces in a new block).
-        let firstEntry = lines[(keyLine + 1)..<end].first { !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
-        let width = firstEntry.map { $0.prefix { $0 == " " }.count } ?? 2
-        lines.insert(contentsOf: indent(block, by: max(1, width)).components(separatedBy: "\n"), at: end)
+        lines.insert(contentsOf: indent(block, by: max(1, width)).components(separatedBy: "\n"), at: range.upperBound)
         return lines.joined(separator: "\n")
+    }
+
+    private static func isBlankOrComment(_ line: String) -> Bool {
+        let content = line.drop { $0 == " " || $0 == "\t" }
+        return content.isEmpty || content.hasPrefix("#")
+    }
+
+    private static func isInsideBlock(_ line: String, indentedMoreThan width: Int) -> Bool {
+        isBlankOrComment(line) || line.prefix { $0 == " " || $0 == "\t" }.count > width
     }
 
     private static func indent(_ block: String, by width: Int) -> String {
@@ -244,12 +288,12 @@ public enum WorkspaceWriter {
             .map { $0.isEmpty ? "" : padding + $0 }.joined(separator: "\n")
     }
 
-    /// Writes the workspace atomically (a fresh temporary file renamed over it), into the file a
-    /// symbolic link points to, keeping the file's permissions (0644 for a new one).
-    private static func replace(_ path: String, with text: String) throws(WorkspaceError) {
+    /// Writes a file atomically (a fresh temporary file renamed over it), into the file a
+    /// symbolic link points to, keeping the file's permissions (`mode` for a new one).
+    private static func replace(_ path: String, with text: String, mode newMode: mode_t = 0o644) throws(WorkspaceError) {
         let target = (path as NSString).resolvingSymlinksInPath
         var status = stat()
-        let mode = stat(target, &status) == 0 ? status.st_mode & 0o777 : 0o644
+        let mode = stat(target, &status) == 0 ? status.st_mode & 0o777 : newMode
         do {
             try OwnerOnlyFile.write(Data(text.utf8), to: target)
         } catch {
@@ -258,8 +302,9 @@ public enum WorkspaceWriter {
         chmod(target, mode)
     }
 
-    /// One request as a workspace entry, with only the fields that differ from the defaults.
-    static func node(for request: Request, folder: String? = nil) -> Node {
+    /// One request as a workspace entry, with only the fields that differ from the defaults;
+    /// `query` is written under `query:` beside the request's own URL parameters.
+    static func node(for request: Request, folder: String? = nil, query: Parameters = Parameters()) -> Node {
         var pairs: [(Node, Node)] = []
         func add(_ key: String, _ value: Node) { pairs.append((Node(key), value)) }
         if let folder { add("folder", text(folder)) }
@@ -269,9 +314,10 @@ public enum WorkspaceWriter {
             add("headers", .mapping(Node.Mapping(request.headers.filter { $0.name.lowercased() != "content-type" || !isJSONBody(request) }.map { (text($0.name), text($0.value)) })))
         }
         // Parameters go where the agent sends them: the query, a form body or a JSON body.
+        var queryEntries = query.entries
         switch request.requestSerializer {
         case .raw(let data, let contentType):
-            if !request.params.isEmpty { add("query", node(for: request.params.jsonObject)) }
+            queryEntries = request.params.entries + queryEntries
             if contentType.lowercased().hasPrefix("application/json"), let json = try? JSONValue.parse(data) {
                 add("json", node(for: json))
             } else {
@@ -280,12 +326,13 @@ public enum WorkspaceWriter {
             }
         case _ where request.params.isEmpty: break
         case _ where request.method.encodesParametersInQuery || request.form != nil || request.uploadFile != nil:
-            add("query", node(for: request.params.jsonObject))
+            queryEntries = request.params.entries + queryEntries
         case .urlEncodedForm:
             add("form", node(for: request.params.jsonObject))
         case .json:
             add("json", node(for: request.params.jsonObject))
         }
+        if !queryEntries.isEmpty { add("query", node(for: .object(queryEntries))) }
         if let form = request.form {
             add("multipart", .sequence(Node.Sequence(form.parts.map { part in
                 var fields: [(Node, Node)] = [(Node("name"), text(part.name))]

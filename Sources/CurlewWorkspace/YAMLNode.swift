@@ -101,23 +101,46 @@ public enum YAMLDocument {
     /// Refuses explicit (`? key`) and alias (`*anchor: value`) mapping keys before Yams reads
     /// the document. The format never uses them, and Yams compares such keys for duplicates by
     /// walking them whole, so an alias key that expands exponentially would hang the reader.
+    /// One forward pass over the bytes; `\n`, `\r\n` and a lone `\r` all end a line.
     public static func refuseComplexKeys(_ text: String, file: String) throws(WorkspaceError) {
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.drop { $0 == " " || $0 == "\t" || $0 == "-" }
-            let column = line.count - trimmed.count + 1
-            if trimmed == "?" || trimmed.hasPrefix("? ") {
-                throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: index + 1, column: column), "an explicit (?) mapping key; keys are plain names")
+        let bytes = Array(text.utf8)
+        var lineStart = 0
+        var lineNumber = 1
+        while lineStart <= bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n"), bytes[lineEnd] != UInt8(ascii: "\r") { lineEnd += 1 }
+            try refuseComplexKey(in: bytes[lineStart..<lineEnd], line: lineNumber, file: file)
+            if lineEnd + 1 < bytes.count, bytes[lineEnd] == UInt8(ascii: "\r"), bytes[lineEnd + 1] == UInt8(ascii: "\n") { lineEnd += 1 }
+            lineStart = lineEnd + 1
+            lineNumber += 1
+        }
+    }
+
+    private static func refuseComplexKey(in line: ArraySlice<UInt8>, line number: Int, file: String) throws(WorkspaceError) {
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = line.startIndex
+        while start < line.endIndex, isBlank(line[start]) || line[start] == UInt8(ascii: "-") { start += 1 }
+        let position = SourcePosition(file: file, line: number, column: start - line.startIndex + 1)
+        if start < line.endIndex, line[start] == UInt8(ascii: "?"), start + 1 == line.endIndex || isBlank(line[start + 1]) {
+            throw WorkspaceError(.invalid, at: position, "an explicit (?) mapping key; keys are plain names")
+        }
+        let ends: Set<UInt8> = Set(" \t,[]{}:".utf8)
+        let before: Set<UInt8> = Set(" \t{,[".utf8)
+        var index = start
+        while index < line.endIndex {
+            guard line[index] == UInt8(ascii: "*") else { index += 1; continue }
+            let nameStart = index + 1
+            var nameEnd = nameStart
+            while nameEnd < line.endIndex, !ends.contains(line[nameEnd]) { nameEnd += 1 }
+            var after = nameEnd
+            while after < line.endIndex, isBlank(line[after]) { after += 1 }
+            let startsKey = index == start || before.contains(line[index - 1])
+            if nameEnd > nameStart, startsKey, after < line.endIndex, line[after] == UInt8(ascii: ":"),
+               after + 1 == line.endIndex || isBlank(line[after + 1]) {
+                let name = String(decoding: line[nameStart..<nameEnd], as: UTF8.self)
+                throw WorkspaceError(.invalid, at: position, "an alias (*\(name)) as a mapping key; keys are plain names")
             }
-            var rest = Substring(trimmed)
-            while let star = rest.firstIndex(of: "*") {
-                let before = rest[..<star].last
-                let name = rest[rest.index(after: star)...].prefix { !" ,[]{}:".contains($0) }
-                let after = rest[rest.index(after: star)...].dropFirst(name.count).drop { $0 == " " }
-                if !name.isEmpty, before == nil || " {,[".contains(before!), after.hasPrefix(":"), after.dropFirst().first.map({ $0 == " " }) ?? true {
-                    throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: index + 1, column: column), "an alias (*\(name)) as a mapping key; keys are plain names")
-                }
-                rest = rest[rest.index(after: star)...]
-            }
+            index = max(nameEnd, nameStart)
         }
     }
 

@@ -48,7 +48,7 @@ struct ExportCommand: ParsableCommand {
     var noRedact = false
 
     /// The named requests as they would be sent, each as a debug message with no answer.
-    private func workspaceRequests() throws -> (messages: [DebugMessage], secrets: [String]) {
+    private func workspaceRequests() throws -> (messages: [DebugMessage], redaction: RedactionPolicy) {
         guard [.curl, .http].contains(format) else { throw RunCommand.usageFailure("--request exports as curl or http") }
         do {
             let session = try WorkspaceSession(try Workspace.load(path: log), environment: environment, overrides: try RunCommand.overrides(variables))
@@ -59,7 +59,7 @@ struct ExportCommand: ParsableCommand {
                 return DebugMessage(requestID: UInt64(index + 1), name: name, state: .created, startedAt: Date(), original: composed, sent: nil,
                                     response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "export")
             }
-            return (messages, session.secretValues)
+            return (messages, session.redactionPolicy)
         } catch let error as WorkspaceError {
             throw RunCommand.usageFailure("\(error)")
         }
@@ -71,7 +71,7 @@ struct ExportCommand: ParsableCommand {
         if requests.isEmpty {
             messages = try LogCommand.load(log, filter: filter)
         } else {
-            (messages, redaction.secretValues) = try workspaceRequests()
+            (messages, redaction) = try workspaceRequests()
         }
         if !noRedact { messages = messages.map(redaction.redact) }
         let data: Data

@@ -147,8 +147,8 @@ struct LogCommand: ParsableCommand {
                 print(LogCommand.clean("== \(title)"))
                 Self.printRows(all ? diff.rows : diff.differences, width: Self.width())
                 if !diff.timingDeltas.isEmpty {
-                    print("  timing change: " + diff.timingDeltas.filter { $0.phase == "total" || abs($0.delta) >= 1000 }
-                        .map { "\($0.phase) \($0.delta >= 0 ? "+" : "−")\(TimingBreakdown.format($0.delta == .min ? .max : abs($0.delta)))" }.joined(separator: ", "))
+                    print("  timing change: " + diff.timingDeltas.filter { $0.phase == "total" || $0.delta.magnitude >= 1000 }
+                        .map { "\($0.phase) \($0.delta >= 0 ? "+" : "−")\(TimingBreakdown.format(Int64(clamping: $0.delta.magnitude)))" }.joined(separator: ", "))
                 }
             }
             print("\(pairs.count) pair\(pairs.count == 1 ? "" : "s") compared, \(differing) with differences")

@@ -72,13 +72,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         let targets = try targets(in: session)
 
-        var redaction = session.logger.redacts && !noRedact ? RedactionPolicy() : .disabled
-        if redaction.isEnabled {
-            redaction.secretValues += session.secretValues
-            redaction.headerNames.formUnion(session.config.secretHeaderNames.map { $0.lowercased() })
-            redaction.parameterNames.formUnion(session.logger.secretFields)
-            redaction.bodyFieldNames.formUnion(session.logger.secretFields)
-        }
+        // The report on the terminal always hides secrets; written files unless --no-redact.
+        let hiding = session.redactionPolicy
+        let redaction = session.logger.redacts && !noRedact ? hiding : .disabled
         var config = session.config
         for signer in session.signers { config.signers[signer.name] = HMACSigner(keyID: signer.keyID, secret: Data(signer.secret.utf8)) }
         let agent = Agent(config: config)
@@ -96,8 +92,6 @@ struct RunCommand: AsyncParsableCommand {
         let collector = har.map { _ in MessageCollector(redaction: redaction) }
         if let collector { agent.addObserver(collector) }
 
-        var hiding = redaction
-        if !hiding.isEnabled { hiding = RedactionPolicy(secretValues: session.secretValues) }
         let report = RunReport(total: targets.count * repeatCount, isTerminal: isatty(STDOUT_FILENO) != 0, redaction: hiding)
         let runner = WorkspaceRunner(session: session, agent: agent)
         let interrupted = Locked(false)
@@ -106,19 +100,27 @@ struct RunCommand: AsyncParsableCommand {
             await runner.run(targets, repeat: repeatCount, parallel: parallel, memberFinished: report.memberFinished, finished: report.finished)
         }
         // Ctrl-C, and the SIGTERM a CI runner sends at its timeout, cancel the run and still
-        // write every report.
-        let interrupts = [SIGINT, SIGTERM].map { number in
+        // write every report. A second one ends the process at once, whatever is in flight.
+        let interrupts = [SIGINT, SIGTERM].map { (number: Int32) -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                interrupted.withLock { $0 = true }
+                // Two signals that arrive together are delivered as one event with a count of two.
+                let again = interrupted.withLock { seen in defer { seen = true }; return seen } || source.data > 1
+                if again {
+                    FileHandle.standardError.write(Data("\ncurlew: interrupted again; stopping without writing the reports\n".utf8))
+                    Foundation.exit(3)
+                }
                 task.cancel()
             }
             source.resume()
             return source
         }
+        defer {
+            for source in interrupts { source.cancel(); source.setEventHandler(handler: nil) }
+            for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
+        }
         let results = await task.value
-        for source in interrupts { source.cancel() }
         let wallTime = ContinuousClock.now - started
         report.endProgress()
 

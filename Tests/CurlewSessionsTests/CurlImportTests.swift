@@ -199,6 +199,15 @@ extension CurlImportReviewTests {
         #expect(ImportedCollection.translatingBuiltins("{{$guid}} {{$random.uuid}} {{$processEnv HOME}} {{$datetime iso8601}}")
             == "{{$uuid}} {{$uuid}} {{$env.HOME}} {{$isoTimestamp}}")
     }
+
+    @Test("many $processEnv references are rewritten in one pass (the rewrite searched from the start each time)")
+    func manyProcessEnvReferences() {
+        let text = String(repeating: "{{$processEnv HOME}}", count: 60_000)
+        let start = ContinuousClock.now
+        let rewritten = ImportedCollection.translatingBuiltins(text)
+        #expect(rewritten == String(repeating: "{{$env.HOME}}", count: 60_000))
+        #expect(ContinuousClock.now - start < .seconds(20), "quadratic in the number of references")
+    }
 }
 
 extension CurlImportReviewTests {

@@ -60,4 +60,14 @@ struct LogToolsTests {
         #expect(differing["timing wait"] == ["2.000 ms", "7.000 ms"])
         #expect(diff.timingDeltas.first { $0.phase == "total" }?.delta == 5000)
     }
+
+    @Test("timing deltas saturate: a log's total of Int64.min gives -Int64.max, not a value whose magnitude traps")
+    func extremeTimings() {
+        let a = Self.message(1, "GET", "http://h/a", status: 200, total: 5, wait: 0)
+        var b = a
+        b.timings = TimingBreakdown(queued: 0, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: .min + 5)
+        let deltas = ExchangeDiff(a, b).timingDeltas
+        #expect(deltas.first { $0.phase == "total" }?.delta == -.max)
+        #expect(ExchangeDiff(b, a).timingDeltas.first { $0.phase == "total" }?.delta == .max)
+    }
 }

@@ -107,7 +107,7 @@ struct ImportTests {
         let collection = try PostmanImport.parse(data)
         #expect(collection.environments.first?.name == "Staging")
         #expect(collection.environments.first?.variables.map(\.name) == ["base"])
-        #expect(collection.secrets.map(\.name) == ["token"])
+        #expect(collection.secrets == [.init(name: "token", value: "t0k", environment: "Staging")])
     }
 
     @Test("HAR from a browser: BOM, vendor fields, missing optional fields, local-offset times, HTTP/2 pseudo-headers")
@@ -181,7 +181,7 @@ struct ImportTests {
         #expect(collection.items.map(\.folder) == ["pets", "pets"])
         let get = collection.items[0].request
         #expect(get.customURL == "{{baseURL}}/pets/{{petId}}")
-        #expect(get.params == ["fields": "{{fields}}"])
+        #expect(collection.items[0].query == ["fields": "{{fields}}"])
         #expect(get.headers["X-Trace"] == "{{X-Trace}}")
         let create = collection.items[1].request
         #expect(create.method == .post)
@@ -230,7 +230,7 @@ struct WorkspaceWriterTests {
         """)
         var collection = try HTTPFileImport.parse(ImportTests.httpFile)
         collection.environments = [("staging", [("host", "https://s.example")])]
-        collection.secrets = [("apiKey", "k3y")]
+        collection.secrets = [.init(name: "apiKey", value: "k3y")]
         let summary = try WorkspaceWriter.add(collection, to: path)
         #expect(summary.requests == ["login 2", "GET /me", "upload"])
         #expect(summary.groups == ["chain"])
@@ -320,6 +320,113 @@ struct WorkspaceWriterReviewTests {
     }
 }
 
+@Suite("writing to a workspace: second review fixes")
+struct WorkspaceWriterSecondReviewTests {
+    @Test("generated secret names never collide with each other or with a secret already stored")
+    func secretNameCollisions() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "secrets: [get_a_b_authorization]\n")
+        try files.write("curlew.secrets.yaml", "variables:\n  get_a_b_authorization: older-secret\n", mode: 0o600)
+        var collection = ImportedCollection()
+        collection.isLiteral = true
+        for (name, token) in [("GET /a-b", "token-one"), ("GET /a_b", "token-two")] {
+            collection.items.append(.init(name: name, request: Request.url("http://h/x", headers: ["Authorization": "Bearer \(token)"])))
+        }
+        let summary = try WorkspaceWriter.add(collection, to: path)
+        #expect(summary.secrets == ["get_a_b_authorization_2", "get_a_b_authorization_3"])
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "GET /a-b").0.headers["Authorization"] == "Bearer token-one")
+        #expect(try session.request(named: "GET /a_b").0.headers["Authorization"] == "Bearer token-two")
+        #expect(session.secretValues.contains("older-secret"))
+    }
+
+    @Test("a Postman environment's secrets are written under its name in the secrets file")
+    func environmentSecrets() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "variables: {base: http://h}\n")
+        try files.write("curlew.secrets.yaml", "# mine\nenvironments:\n  Other:\n    token: other-token\n", mode: 0o600)
+        let data = Data(#"{"name": "Staging", "values": [{"key": "host", "value": "https://s"}, {"key": "token", "value": "staging-token", "type": "secret"}]}"#.utf8)
+        let summary = try WorkspaceWriter.add(try PostmanImport.parse(data), to: path)
+        #expect(summary.secrets == ["token (Staging)"])
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.hasPrefix("# mine\n"))
+        let workspace = try Workspace.load(path: path)
+        #expect(try WorkspaceSession(workspace, environment: "Staging").resolvedVariables.first { $0.name == "token" }?.value == RedactionPolicy.marker)
+        #expect(try WorkspaceSession(workspace, environment: "Staging").secretValues.contains("staging-token"))
+        #expect(try WorkspaceSession(workspace, environment: "Staging").secretValues.contains("other-token") == false)
+        // Importing it again keeps what is stored.
+        let again = try WorkspaceWriter.add(try PostmanImport.parse(data), to: path)
+        #expect(again.secrets.isEmpty && again.kept.contains("secret token (Staging)"))
+    }
+
+    @Test("an OpenAPI POST's required query parameters stay in the query beside its form")
+    func openAPIQueryOnPost() throws {
+        let document = """
+        openapi: 3.1.0
+        info: {title: t, version: "1"}
+        paths:
+          /items:
+            post:
+              operationId: addItem
+              parameters: [{name: dryRun, in: query, required: true, schema: {type: string, example: "yes"}}]
+              requestBody: {content: {application/x-www-form-urlencoded: {schema: {type: object}}}}
+              responses: {"200": {description: ok}}
+        """
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        try WorkspaceWriter.add(try OpenAPIImport.parse(Data(document.utf8)), to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("query:") && !text.contains("form:"), "\(text)")
+        let request = try WorkspaceSession(try Workspace.load(path: path), overrides: [("baseURL", "http://h")]).request(named: "addItem").0
+        #expect(request.customURL == "http://h/items?dryRun=yes")
+        #expect(request.params.isEmpty)
+    }
+
+    @Test("a GET with both form: and query: sends both (the query replaced the form)")
+    func getWithFormAndQuery() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "requests:\n  g: {url: /g, form: {a: 1}, query: {b: 2}}\n")
+        let request = try WorkspaceSession(try Workspace.load(path: path)).request(named: "g").0
+        #expect(request.path == "/g?b=2")
+        #expect(request.params == ["a": 1])
+    }
+
+    @Test("literal multipart values are escaped; JSON member and parameter names are left as they are")
+    func literalEscaping() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        var collection = ImportedCollection()
+        collection.isLiteral = true
+        for item in try CurlImport.parse(#"curl http://h/u -F 'n={{v}}' -F 'm=plain'"#) { collection.items.append(.init(name: "parts", request: item.request)) }
+        for item in try CurlImport.parse(#"curl http://h/j --json '{"{{k}}":"{{x}}"}'"#) { collection.items.append(.init(name: "json", request: item.request)) }
+        var query = Request.url("http://h/q")
+        query.params = ["{{p}}": "{{v}}"]
+        collection.items.append(.init(name: "query", request: query))
+        try WorkspaceWriter.add(collection, to: path)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        let parts = try #require(try session.request(named: "parts").0.form?.parts)
+        #expect(parts.map(\.content) == [.data(Data("{{v}}".utf8)), .data(Data("plain".utf8))])
+        #expect(try session.request(named: "json").0.requestSerializer == .raw(Data(#"{"{{k}}":"{{x}}"}"#.utf8), contentType: "application/json"))
+        #expect(try session.request(named: "query").0.params == ["{{p}}": "{{v}}"])
+    }
+
+    @Test("importing into a CRLF workspace keeps its line ends; a symlinked secrets file stays a link")
+    func crlfAndSymlinkedSecrets() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "# crlf\r\nrequests:\r\n  a:\r\n    url: /a\r\n")
+        try files.write("real-secrets.yaml", "variables:\n  kept: kept-value\n", mode: 0o600)
+        try FileManager.default.createSymbolicLink(atPath: files.directory + "/curlew.secrets.yaml", withDestinationPath: files.directory + "/real-secrets.yaml")
+        let imported = try CurlImport.parse("curl -H 'Authorization: Bearer crlf-token' http://h/b")
+        try WorkspaceWriter.add(WorkspaceWriterTests.collection(imported.map(\.request)), to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every line ends in CRLF")
+        #expect(try Workspace.load(path: path).requests.map(\.name) == ["a", "GET /b"])
+        let link = try FileManager.default.destinationOfSymbolicLink(atPath: files.directory + "/curlew.secrets.yaml")
+        #expect(link.hasSuffix("real-secrets.yaml"))
+        #expect(try String(contentsOfFile: files.directory + "/real-secrets.yaml", encoding: .utf8).contains("crlf-token"))
+    }
+}
+
 @Suite("Postman import: review fixes")
 struct PostmanReviewTests {
     @Test("inherit and null auth take the parent's; :id path variables are filled; an API key in the query is encoded")
@@ -336,7 +443,36 @@ struct PostmanReviewTests {
         let collection = try PostmanImport.parse(Data(json.utf8))
         #expect(collection.items[0].request.headers["Authorization"] == "Bearer {{t}}")
         #expect(collection.items[0].request.customURL == "{{base}}/users/7")
-        #expect(collection.items[1].request.customURL == "{{base}}/k?api_key=a%20b%26c")
+        #expect(collection.items[1].request.customURL == "{{base}}/k?api_key={{key_api_key}}")
+        #expect(collection.secrets == [.init(name: "key_api_key", value: "a%20b%26c")])
+    }
+
+    @Test("literal basic auth and API keys go to the secrets file (they were written into curlew.yaml in clear)")
+    func literalCredentials() throws {
+        let json = #"""
+        {"info": {"schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+         "item": [
+          {"name": "Basic", "request": {"method": "GET", "url": "http://h/b", "auth": {"type": "basic", "basic": [{"key": "username", "value": "ann"}, {"key": "password", "value": "pw-basic-1"}]}}},
+          {"name": "Mixed", "request": {"method": "GET", "url": "http://h/m", "auth": {"type": "basic", "basic": {"username": "{{user}}", "password": "pw-mixed-2"}}}},
+          {"name": "Query", "request": {"method": "GET", "url": "http://h/q", "auth": {"type": "apikey", "apikey": [{"key": "key", "value": "k"}, {"key": "value", "value": "key-query-3"}, {"key": "in", "value": "query"}]}}},
+          {"name": "Header", "request": {"method": "GET", "url": "http://h/h", "auth": {"type": "apikey", "apikey": [{"key": "key", "value": "X-Token"}, {"key": "value", "value": "key-header-4"}]}}},
+          {"name": "Bearer", "request": {"method": "GET", "url": "http://h/t", "auth": {"type": "bearer", "bearer": [{"key": "token", "value": "tok-bearer-5"}]}}}
+         ]}
+        """#
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "variables: {user: ann}\n")
+        let summary = try WorkspaceWriter.add(try PostmanImport.parse(Data(json.utf8)), to: path)
+        #expect(summary.secrets.count == 5)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for secret in ["pw-basic-1", "pw-mixed-2", "key-query-3", "key-header-4", "tok-bearer-5", Data("ann:pw-basic-1".utf8).base64EncodedString()] {
+            #expect(!text.contains(secret), "\(secret) in clear")
+        }
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "Basic").0.headers["Authorization"] == "Basic " + Data("ann:pw-basic-1".utf8).base64EncodedString())
+        #expect(try session.request(named: "Mixed").0.headers["Authorization"] == "Basic " + Data("ann:pw-mixed-2".utf8).base64EncodedString())
+        #expect(try session.request(named: "Query").0.customURL == "http://h/q?k=key-query-3")
+        #expect(try session.request(named: "Header").0.headers["X-Token"] == "key-header-4")
+        #expect(try session.request(named: "Bearer").0.headers["Authorization"] == "Bearer tok-bearer-5")
     }
 }
 

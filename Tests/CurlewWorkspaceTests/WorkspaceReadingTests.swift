@@ -204,6 +204,26 @@ struct WorkspaceReadingTests {
         }
         #expect(try YAMLDocument.parse("match: GET /users/*\nother: \"* /a/**/z\"\n", file: "ok.yaml") != nil)
     }
+
+    @Test("the alias-key guard reads CRLF and CR line ends (a CRLF file slipped past it and hung the reader)")
+    func aliasKeysWithCarriageReturns() throws {
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...8 { text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        for lineEnd in ["\r\n", "\r"] {
+            let document = (text + "*a8 : boom\n").replacingOccurrences(of: "\n", with: lineEnd)
+            let error = try #require(throws: WorkspaceError.self) { try YAMLDocument.parse(document, file: "bomb.yaml") }
+            #expect(error.description.contains("mapping key"))
+            #expect(error.position?.line == 10)
+        }
+    }
+
+    @Test("a long run of stars is scanned once (the guard restarted after every star)")
+    func longStarRun() throws {
+        let stars = String(repeating: "*", count: 400_000)
+        let start = ContinuousClock.now
+        #expect(throws: Never.self) { try YAMLDocument.refuseComplexKeys("k: \(stars)\n", file: "stars.yaml") }
+        #expect(ContinuousClock.now - start < .seconds(20), "quadratic in the run's length")
+    }
 }
 
 @Suite("workspace files: review fixes")

@@ -117,6 +117,22 @@ struct RunCommandTests {
         #expect(log.contains("cancelled"))
     }
 
+    @Test("a second interrupt ends the run at once with exit 3 (the first left signals ignored for good)")
+    func interruptedTwice() async throws {
+        let server = try await TestServer.shared()
+        let path = try Self.workspace(base: server.baseURL)
+        let run = try CurlewProcess(["run", path, "--request", "ok", "--request", "slow"])
+        try await run.waitForOutput(containing: "✓ ok")
+        try await Task.sleep(for: .milliseconds(300))
+        // Two of one signal sent together may reach the process as one; Ctrl-C then the
+        // SIGTERM of a CI runner's timeout are two.
+        kill(run.processIdentifier, SIGINT)
+        kill(run.processIdentifier, SIGTERM)
+        let status = try await run.wait(timeout: .seconds(10))
+        #expect(status == 3)
+        #expect(run.standardError.contains("interrupted again"), "\(run.standardError)")
+    }
+
     @Test("import curl merges into a workspace without touching its comments; export writes HAR and curl from a log")
     func importAndExport() async throws {
         let server = try await TestServer.shared()
