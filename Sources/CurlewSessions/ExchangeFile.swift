@@ -23,7 +23,7 @@ public enum ExchangeFile {
     public static func isHAR(path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 4096) else { return false }
         try? handle.close()
-        let text = String(decoding: head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head, as: UTF8.self)
+        let text = String(decoding: head.withoutByteOrderMark, as: UTF8.self)
         let trimmed = text.drop { $0.isWhitespace }
         return trimmed.hasPrefix("{") && trimmed.contains("\"log\"") && !trimmed.prefix(200).contains("\"type\"")
     }

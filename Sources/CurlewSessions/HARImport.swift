@@ -40,7 +40,7 @@ public enum HARImport {
 
     private static func entries(_ data: Data) throws(Failure) -> [JSONValue] {
         let document: JSONValue
-        do { document = try JSONValue.parse(data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data) } catch {
+        do { document = try JSONValue.parse(data.withoutByteOrderMark) } catch {
             throw Failure(reason: "not JSON: \(error)")
         }
         guard case .array(let entries)? = document["log"]?["entries"] else { throw Failure(reason: "not a HAR file: no log.entries list") }

@@ -24,13 +24,10 @@ public enum HTTPFileImport {
             blocks[blocks.count - 1].append((index + 1, line))
         }
         var references: [(user: String, source: String, path: String, variable: String)] = []
+        var names = Set<String>()
         for block in blocks {
             guard var item = try request(in: block, directory: directory, variables: &collection.variables, notes: &collection.notes) else { continue }
-            if collection.items.contains(where: { $0.name == item.name }) {
-                var number = 2
-                while collection.items.contains(where: { $0.name == "\(item.name) \(number)" }) { number += 1 }
-                item.name = "\(item.name) \(number)"
-            }
+            item.name = ImportedCollection.uniqueName(item.name, in: &names)
             item.request = rewriteReferences(in: item.request, user: item.name, references: &references)
             collection.items.append(item)
         }

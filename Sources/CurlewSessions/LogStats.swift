@@ -63,10 +63,7 @@ public struct LogStats: Sendable {
         let errors = messages.filter { ($0.response?.statusCode ?? 0) >= 400 || $0.response == nil }.count
         let phases = phaseNames.map { name -> Phase in
             let values = messages.compactMap { $0.timings?.phase(named: name) }.sorted()
-            func percentile(_ p: Double) -> Int64? {
-                values.isEmpty ? nil : values[min(values.count - 1, max(0, Int((Double(values.count) * p).rounded(.up)) - 1))]
-            }
-            return Phase(name: name, p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99))
+            return Phase(name: name, p50: values.percentile(0.5), p90: values.percentile(0.9), p99: values.percentile(0.99))
         }
         return Endpoint(method: method, path: path, count: messages.count, errors: errors, phases: phases)
     }

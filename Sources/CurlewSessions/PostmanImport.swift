@@ -17,7 +17,7 @@ public enum PostmanImport {
     /// A collection or an environment export, told apart by its content.
     public static func parse(_ data: Data) throws(Failure) -> ImportedCollection {
         let document: JSONValue
-        do { document = try JSONValue.parse(data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data) } catch {
+        do { document = try JSONValue.parse(data.withoutByteOrderMark) } catch {
             throw Failure(reason: "not JSON: \(error)")
         }
         var collection = ImportedCollection()

@@ -16,7 +16,9 @@ enum RequestReader {
         var expectations: [Expectation] = []
     }
 
-    static func read(_ node: NodeReader, name: String, _ context: ReadContext) throws(WorkspaceError) -> (Request, Annotations) {
+    /// `expectations`, when given, are the entry's `expect:` as read when the workspace was
+    /// loaded (they hold no templates), so they are not read again.
+    static func read(_ node: NodeReader, name: String, _ context: ReadContext, expectations known: [Expectation]? = nil) throws(WorkspaceError) -> (Request, Annotations) {
         var map = try node.mapping()
         var request = Request(.get, "", name: name)
         var annotations = Annotations()
@@ -96,7 +98,7 @@ enum RequestReader {
         if let value = map.take("businessCode") { request.validation.business = try ConfigReader.businessCode(value) }
         if let value = map.take("signer") { request.signer = try value.string() }
         if let value = map.take("expect") {
-            annotations.expectations = try expectations(value)
+            if let known { annotations.expectations = known } else { annotations.expectations = try expectations(value) }
             // A status assertion decides; the agent's own status check would fail the request first.
             if annotations.expectations.contains(where: { if case .status = $0 { true } else { false } }), request.acceptableStatusCodes == nil {
                 request.acceptableStatusCodes = 100..<600

@@ -107,7 +107,7 @@ public struct WorkspaceSession: Sendable {
         var template = self.template
         template.deferred = deferred
         let (request, annotations) = try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name,
-                                                            ReadContext(template: template, directory: named.directory))
+                                                            ReadContext(template: template, directory: named.directory), expectations: named.expectations)
         return (request, annotations.expectations)
     }
 

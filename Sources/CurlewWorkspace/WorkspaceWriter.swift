@@ -39,7 +39,7 @@ public enum WorkspaceWriter {
         var renamed: [String: String] = [:]
         var entries: [(Node, Node)] = []
         for item in collection.items {
-            let name = unique(item.name, in: &takenRequests)
+            let name = ImportedCollection.uniqueName(item.name, in: &takenRequests)
             renamed[item.name] = name
             summary.requests.append(name)
             var request = item.request
@@ -63,7 +63,7 @@ public enum WorkspaceWriter {
         var takenGroups = Set(existing?.groups.map(\.name) ?? [])
         var groups: [(Node, Node)] = []
         for chain in collection.chains {
-            let name = unique(chain.name, in: &takenGroups)
+            let name = ImportedCollection.uniqueName(chain.name, in: &takenGroups)
             summary.groups.append(name)
             let steps = chain.steps.map { step -> Node in
                 let request = renamed[step.request] ?? step.request
@@ -169,14 +169,6 @@ public enum WorkspaceWriter {
         case .object(let members): .object(members.map { JSONMember($0.key, escapingStrings($0.value)) })
         default: value
         }
-    }
-
-    private static func unique(_ base: String, in taken: inout Set<String>) -> String {
-        var name = base
-        var number = 2
-        while taken.contains(name) { name = "\(base) \(number)"; number += 1 }
-        taken.insert(name)
-        return name
     }
 
     private static func captureSource(_ source: Capture.Source) -> String {

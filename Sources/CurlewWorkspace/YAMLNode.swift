@@ -1,3 +1,4 @@
+import CurlewSessions
 import Foundation
 import Yams
 
@@ -91,10 +92,9 @@ public enum YAMLDocument {
             throw WorkspaceError(.unreadable, at: nil, "\(path): \(error.localizedDescription)")
         }
         guard data.count <= maxFileBytes else { throw WorkspaceError(.unreadable, at: nil, "\(path): larger than \(maxFileBytes >> 20) MiB") }
-        guard var text = String(data: data, encoding: .utf8) else {
+        guard let text = String(data: data.withoutByteOrderMark, encoding: .utf8) else {
             throw WorkspaceError(.unreadable, at: nil, "\(path): not UTF-8 text")
         }
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         return text
     }
 

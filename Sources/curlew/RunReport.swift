@@ -130,9 +130,8 @@ final class RunReport: Sendable {
             }
         }
         let durations = ran.filter { $0.error?.kind != .cancelled }.compactMap(\.duration).map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }.sorted()
-        if !durations.isEmpty {
-            func percentile(_ p: Double) -> Double { durations[min(durations.count - 1, Int((Double(durations.count) * p).rounded(.up)) - 1)] }
-            lines.append(String(format: "Latency: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(0.5), percentile(0.95), percentile(0.99), durations.last!))
+        if let median = durations.percentile(0.5), let p95 = durations.percentile(0.95), let p99 = durations.percentile(0.99), let slowest = durations.last {
+            lines.append(String(format: "Latency: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms", median, p95, p99, slowest))
         }
         let seconds = Double(wallTime.components.seconds) + Double(wallTime.components.attoseconds) / 1e18
         if seconds > 0, !ran.isEmpty { lines.append(String(format: "Rate: %.1f requests/s over %.2f s", Double(ran.count) / seconds, seconds)) }

@@ -282,4 +282,23 @@ struct ExportRequestTests {
         let refused = try await CurlewProcess.run(["export", "har", path, "--request", "log in"])
         #expect(refused.status == 2)
     }
+
+    @Test("--request hides the config's secretHeaders and the logger's secretFields too (only secret values were hidden)")
+    func exportHonoursDeclaredSecrets() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-export-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/curlew.yaml"
+        try """
+        config:
+          baseURL: http://127.0.0.1:9
+          secretHeaders: [X-Session]
+          logger: {secretFields: [pin]}
+        requests:
+          r: {method: POST, url: /r, headers: {X-Session: session-value-1}, json: {pin: "9911", other: visible}}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let curl = try await CurlewProcess.run(["export", "curl", path, "--request", "r"])
+        #expect(curl.status == 0, "\(curl.error)")
+        #expect(!curl.output.contains("session-value-1") && !curl.output.contains("9911"), "\(curl.output)")
+        #expect(curl.output.contains("visible"))
+    }
 }
