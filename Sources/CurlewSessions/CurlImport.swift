@@ -193,7 +193,14 @@ public enum CurlImport {
         guard var target = url else { throw Failure(reason: "the curl command has no URL") }
         // By bytes: a combining mark after the slashes makes "/" and the mark one Character, and
         // a Character search would not see the "://".
-        if target.utf8.firstRange(of: "://".utf8) == nil { target = "http://" + target }
+        if let separator = target.utf8.firstRange(of: "://".utf8) {
+            let scheme = String(decoding: target.utf8[..<separator.lowerBound], as: UTF8.self).lowercased()
+            guard scheme == "http" || scheme == "https" || scheme.hasPrefix("{{") else {
+                throw Failure(reason: "\(scheme):// URLs are not imported; Curlew sends http and https")
+            }
+        } else {
+            target = "http://" + target
+        }
         // A body read from one file stays a reference to it (`bodyFile:`), so a pasted command
         // never copies a local file into the workspace. Files mixed with other data are read.
         var bodyFile: String?

@@ -27,13 +27,25 @@ public enum HARImport {
         collection.isLiteral = true
         for message in try messages(data) {
             guard let original = message.original else { continue }
+            let name = ImportedCollection.defaultName(method: original.method, url: original.url)
             var request = Request.url(original.url, method: HTTPMethod(rawValue: original.method))
-            request.headers = HTTPHeaders(original.headers.filter { !headersNotToResend.contains($0.name.lowercased()) })
+            // A value hidden when the HAR was written is not the value to send: such headers
+            // are left out, and a hidden value elsewhere is pointed out.
+            let redacted = original.headers.filter { $0.value.contains(RedactionPolicy.marker) }
+            if !redacted.isEmpty {
+                collection.notes.append("\(name): \(redacted.map(\.name).joined(separator: ", ")) had redacted values and \(redacted.count == 1 ? "is" : "are") left out")
+            }
+            request.headers = HTTPHeaders(original.headers.filter { !headersNotToResend.contains($0.name.lowercased()) && !$0.value.contains(RedactionPolicy.marker) })
+            if original.url.contains(RedactionPolicy.marker) || original.url.contains(Parameters.percentEncode(RedactionPolicy.marker)) {
+                collection.notes.append("\(name): the URL holds a redacted value; replace \(RedactionPolicy.marker) before sending it")
+            }
             if let body = original.body, !body.data.isEmpty {
+                if body.data.range(of: Data(RedactionPolicy.marker.utf8)) != nil {
+                    collection.notes.append("\(name): the body holds a redacted value; replace \(RedactionPolicy.marker) before sending it")
+                }
                 request.requestSerializer = .raw(body.data, contentType: body.contentType ?? "application/octet-stream")
             }
-            collection.items.append(.init(name: ImportedCollection.defaultName(method: original.method, url: original.url),
-                                          folder: URLComponents(string: original.url)?.host, request: request))
+            collection.items.append(.init(name: name, folder: URLComponents(string: original.url)?.host, request: request))
         }
         return collection
     }

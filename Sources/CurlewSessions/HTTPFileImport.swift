@@ -25,11 +25,21 @@ public enum HTTPFileImport {
         }
         var references: [(user: String, source: String, path: String, variable: String)] = []
         var names = Set<String>()
+        var firstLines: [String: Int] = [:]
         for block in blocks {
             guard var item = try request(in: block, directory: directory, variables: &collection.variables, notes: &collection.notes) else { continue }
             item.name = ImportedCollection.uniqueName(item.name, in: &names)
+            firstLines[item.name] = block.first?.number ?? 1
             item.request = rewriteReferences(in: item.request, user: item.name, references: &references)
             collection.items.append(item)
+        }
+        // A response can only be used after the request that receives it.
+        for reference in references {
+            guard let source = collection.items.firstIndex(where: { $0.name == reference.source }),
+                  source < collection.items.firstIndex(where: { $0.name == reference.user }) ?? collection.items.count else {
+                throw Failure(line: firstLines[reference.user] ?? 1,
+                              reason: "\(reference.user) uses \(reference.source).response, but no request before it is named \(reference.source) (# @name \(reference.source))")
+            }
         }
         if !references.isEmpty {
             // One chain in file order, up to the last request that uses a captured value.
@@ -64,8 +74,14 @@ public enum HTTPFileImport {
                 index += 1
                 continue
             }
-            if line.hasPrefix("@"), let equals = line.firstIndex(of: "=") {
+            if line.hasPrefix("@") {
+                guard let equals = line.firstIndex(of: "=") else {
+                    throw Failure(line: block[index].number, reason: "a variable needs a value: @name = value")
+                }
                 let variable = line[line.index(after: line.startIndex)..<equals].trimmingCharacters(in: .whitespaces)
+                guard !variable.isEmpty, !variable.contains(where: \.isWhitespace) else {
+                    throw Failure(line: block[index].number, reason: "a variable needs a name without spaces: @name = value")
+                }
                 variables.removeAll { $0.name == variable }
                 variables.append((variable, line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)))
                 index += 1

@@ -42,8 +42,11 @@ public enum PostmanImport {
 
     private static func readEnvironment(_ document: JSONValue, into collection: inout ImportedCollection) throws(Failure) {
         let name = document["name"]?.stringValue ?? "imported"
+        guard case .array(let values)? = document["values"] else {
+            throw Failure(reason: "a Postman environment's values must be a list of {key, value} entries")
+        }
         var variables: [(name: String, value: String)] = []
-        for value in array(document["values"]) {
+        for value in values {
             guard let key = value["key"]?.stringValue, value["enabled"] != .bool(false) else { continue }
             let text = value["value"]?.textValue ?? ""
             if value["type"]?.stringValue == "secret" {

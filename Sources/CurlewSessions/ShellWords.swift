@@ -21,6 +21,8 @@ public enum ShellWords {
     /// The tokens of `text`.
     public static func split(_ text: String) throws(Failure) -> [Token] {
         guard text.utf8.count <= maxLength else { throw Failure(reason: "the command is longer than \(maxLength >> 20) MiB") }
+        // No shell passes a NUL in an argument; text holding one is not a command line.
+        guard !text.utf8.contains(0) else { throw Failure(reason: "the text holds a NUL byte; a command line is text") }
         let scalars = Array((isCmd(text) ? fromCmd(text) : text).unicodeScalars)
         var words: [Token] = []
         var word = ""
@@ -179,6 +181,7 @@ public enum ShellWords {
                 append(e)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        // As in bash, a NUL (\0, \x00) ends the word's text there.
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
 }

@@ -505,3 +505,53 @@ struct LiteralImportTests {
         #expect(request.requestSerializer == .raw(Data(#"{"t":"{{x}}"}"#.utf8), contentType: "application/json"))
     }
 }
+
+@Suite("imports: hostile and careless input")
+struct ImportInputTests {
+    @Test(".http: a variable without a value or a name, and a response of a request not defined before, are errors with their line")
+    func httpFileMistakes() {
+        let bare = #expect(throws: HTTPFileImport.Failure.self) { try HTTPFileImport.parse("@host\nGET http://h/\n") }
+        #expect(bare?.line == 1 && bare?.reason.contains("needs a value") == true)
+        let nameless = #expect(throws: HTTPFileImport.Failure.self) { try HTTPFileImport.parse("GET http://h/\n###\n@ = x\nGET http://h/b\n") }
+        #expect(nameless?.line == 3)
+        let undefined = #expect(throws: HTTPFileImport.Failure.self) {
+            try HTTPFileImport.parse("GET http://h/\n\n###\n# @name me\nGET http://h/me?id={{login.response.body.$.id}}\n\n###\n# @name login\nPOST http://h/login\n")
+        }
+        #expect(undefined?.line == 4 && undefined?.reason.contains("no request before it is named login") == true)
+    }
+
+    @Test("a Postman environment whose values are not a list is refused")
+    func postmanValuesNotAList() {
+        let error = #expect(throws: PostmanImport.Failure.self) { try PostmanImport.parse(Data(#"{"name": "e", "values": {"key": "a"}}"#.utf8)) }
+        #expect(error?.reason.contains("must be a list") == true)
+    }
+
+    @Test("curl: a file:// or other non-HTTP URL is refused; $'…' ends at a NUL as bash does")
+    func curlSchemesAndNul() throws {
+        for command in ["curl file:///etc/passwd", "curl FTP://h/x", "curl gopher://h/"] {
+            let error = #expect(throws: CurlImport.Failure.self, "\(command)") { try CurlImport.parse(command) }
+            #expect(error?.reason.contains("are not imported") == true)
+        }
+        let imported = try #require(try CurlImport.parse(#"curl http://h/ -H $'X-A: one\0two' -H $'X-B: b\x00c'"#).first)
+        #expect(imported.request.headers["X-A"] == "one")
+        #expect(imported.request.headers["X-B"] == "b")
+        let raw = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse("curl http://h/\u{0}x") }
+        #expect(raw?.reason.contains("NUL") == true)
+    }
+
+    @Test("HAR: headers redacted when the HAR was written are left out, and redacted URLs and bodies are pointed out")
+    func harRedactedValues() throws {
+        let har = #"""
+        {"log": {"version": "1.2", "entries": [
+          {"startedDateTime": "2024-05-01T10:00:00Z", "time": 1,
+           "request": {"method": "POST", "url": "http://h/a?token=[REDACTED]", "headers": [{"name": "Authorization", "value": "[REDACTED]"}, {"name": "X-A", "value": "1"}],
+                       "postData": {"mimeType": "application/json", "text": "{\"password\":\"[REDACTED]\"}"}},
+           "response": {"status": 200, "headers": [], "content": {"size": 0}}}]}}
+        """#
+        let collection = try HARImport.collection(Data(har.utf8))
+        let request = try #require(collection.items.first?.request)
+        #expect(request.headers["Authorization"] == nil && request.headers["X-A"] == "1")
+        #expect(collection.notes.count == 3, "\(collection.notes)")
+        #expect(collection.notes.contains { $0.contains("Authorization had redacted values") })
+    }
+}
