@@ -46,7 +46,10 @@ public enum OpenAPIImport {
         } catch let failure as Failure {
             throw failure
         } catch {
-            throw Failure(reason: "not a valid OpenAPI document: \(String(describing: error).prefix(400))")
+            // OpenAPIKit's reading of the error names the place in the document.
+            let described = OpenAPIKit.OpenAPI.Error(from: error)
+            let place = described.codingPathString.isEmpty ? "" : " (at \(described.codingPathString.prefix(200)))"
+            throw Failure(reason: "not a valid OpenAPI document\(place): \(described.localizedDescription.prefix(400))")
         }
         return collection(document)
     }

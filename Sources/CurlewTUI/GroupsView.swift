@@ -16,7 +16,7 @@ enum GroupsView {
             let indent = group.info.parentID == nil ? "" : "  ↳ "
             let text = " \(indent)\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)")"
             let style: Style = offset == model.groups.selected ? (model.groupMembersFocused ? .bold : .selected) : verdictStyle(group.verdict)
-            frame.putLine(TextWidth.fit(text, to: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: area.row + 1 + offset, column: 0, width: listWidth - 1, style: style)
+            frame.putLine(TextWidth.cell(text, width: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: area.row + 1 + offset, column: 0, width: listWidth - 1, style: style)
             model.registerHit(row: area.row + 1 + offset, columns: 0..<(listWidth - 1), .group(offset))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
@@ -69,8 +69,8 @@ enum GroupsView {
             let stateText = member.waitReason == .gated ? "gated" : member.state.rawValue
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
                 ?? (member.state.isTerminal ? 1 : 0)
-            let text = TextWidth.fit("\(index)", to: 3) + TextWidth.fit(member.label, to: labelWidth) + TextWidth.fit(stateText, to: 10)
-                + TextWidth.fit(status, to: 7) + TextWidth.fitRight(duration, to: 10) + "  " + (wide ? Chrome.progressBar(fraction, width: 8) + " " : "")
+            let text = TextWidth.cell("\(index)", width: 3) + TextWidth.cell(member.label, width: labelWidth) + TextWidth.cell(stateText, width: 10)
+                + TextWidth.cell(status, width: 7) + TextWidth.fitRight(duration, to: 10) + "  " + (wide ? Chrome.progressBar(fraction, width: 8) + " " : "")
             let style: Style = index == selected ? .selected : memberStyle(member)
             let used = frame.put(text, row: row, column: area.column, style: style, width: area.width)
             if let start = member.startedAt {

@@ -54,6 +54,12 @@ public enum TextWidth {
         return cut + String(repeating: " ", count: max(0, width - of(cut)))
     }
 
+    /// `text` as a table cell of exactly `width` cells, the last always a space, so a long
+    /// value never runs into the next column.
+    public static func cell(_ text: String, width: Int) -> String {
+        fit(text, to: width - 1) + " "
+    }
+
     /// `text` right-aligned in exactly `width` cells.
     public static func fitRight(_ text: String, to width: Int) -> String {
         let cut = truncate(text, to: width)

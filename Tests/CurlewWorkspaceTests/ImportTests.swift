@@ -520,6 +520,13 @@ struct ImportInputTests {
         #expect(undefined?.line == 4 && undefined?.reason.contains("no request before it is named login") == true)
     }
 
+    @Test("an OpenAPI document OpenAPIKit cannot read is refused with the place of the mistake")
+    func openAPIErrorPlace() {
+        let document = "openapi: 3.1.0\ninfo: {title: t, version: \"1\"}\npaths:\n  /a:\n    get:\n      parameters: [{name: x, in: nowhere}]\n      responses: {\"200\": {description: ok}}\n"
+        let error = #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data(document.utf8)) }
+        #expect(error?.reason.contains("/a") == true, "\(error?.reason ?? "")")
+    }
+
     @Test("a Postman environment whose values are not a list is refused")
     func postmanValuesNotAList() {
         let error = #expect(throws: PostmanImport.Failure.self) { try PostmanImport.parse(Data(#"{"name": "e", "values": {"key": "a"}}"#.utf8)) }
