@@ -193,9 +193,12 @@ public enum CurlImport {
         guard var target = url else { throw Failure(reason: "the curl command has no URL") }
         // By bytes: a combining mark after the slashes makes "/" and the mark one Character, and
         // a Character search would not see the "://".
-        if let separator = target.utf8.firstRange(of: "://".utf8) {
-            let scheme = String(decoding: target.utf8[..<separator.lowerBound], as: UTF8.self).lowercased()
-            guard scheme == "http" || scheme == "https" || scheme.hasPrefix("{{") else {
+        // A scheme is letters, digits, + - . from the start up to "://" (RFC 3986); a "://"
+        // later on (`host/a?next=https://x`) is part of a schemeless URL.
+        let schemeEnd = target.utf8.firstIndex { !(($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) }
+        if let schemeEnd, schemeEnd != target.utf8.startIndex, target.utf8[schemeEnd...].starts(with: "://".utf8) {
+            let scheme = String(decoding: target.utf8[..<schemeEnd], as: UTF8.self).lowercased()
+            guard scheme == "http" || scheme == "https" else {
                 throw Failure(reason: "\(scheme):// URLs are not imported; Curlew sends http and https")
             }
         } else {

@@ -36,11 +36,15 @@ public struct ImportedCollection: Sendable {
         public var name: String
         public var value: String
         public var environment: String?
+        /// The importer named it (a credential found in clear), so the workspace writer may
+        /// rename it; a secret the source named (a Postman environment's) keeps its name.
+        public var isGenerated: Bool
 
-        public init(name: String, value: String, environment: String? = nil) {
+        public init(name: String, value: String, environment: String? = nil, isGenerated: Bool = false) {
             self.name = name
             self.value = value
             self.environment = environment
+            self.isGenerated = isGenerated
         }
     }
 
@@ -55,19 +59,28 @@ public struct ImportedCollection: Sendable {
     /// The requests' text is literal (curl, HAR): a `{{` in it is not a template, and the
     /// workspace writer escapes it.
     public var isLiteral = false
+    /// The next number to try for each generated secret name already in use.
+    private var nextSecretNumber: [String: Int] = [:]
 
     public init() {}
 
     /// Keeps a credential found in clear in a request as a shared secret, and returns the name
     /// to refer to it by: `get_users_authorization` for request "GET /users" and field
     /// "Authorization", numbered when that name is already one of `taken` or of this
-    /// collection's secrets.
+    /// collection's secrets. The same credential met again (a collection's auth, inherited by
+    /// every request) is kept once.
     public mutating func keepSecret(_ value: String, request: String, field: String, avoiding taken: Set<String> = []) -> String {
+        if let same = secrets.first(where: { $0.isGenerated && $0.environment == nil && $0.value == value }) { return same.name }
         let base = Self.secretName(request: request, field: field)
+        let names = Set(secrets.map(\.name))
         var name = base
-        var number = 2
-        while taken.contains(name) || secrets.contains(where: { $0.name == name }) { name = "\(base)_\(number)"; number += 1 }
-        secrets.append(Secret(name: name, value: value))
+        var number = nextSecretNumber[base] ?? 2
+        while taken.contains(name) || names.contains(name) {
+            name = "\(base)_\(number)"
+            number += 1
+        }
+        nextSecretNumber[base] = number
+        secrets.append(Secret(name: name, value: value, isGenerated: true))
         return name
     }
 

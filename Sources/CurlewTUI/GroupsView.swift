@@ -51,9 +51,10 @@ enum GroupsView {
         // Narrow terminals drop the byte bars and shorten labels so the waterfall keeps its room.
         let wide = area.width >= 90
         let labelWidth = wide ? 18 : 12
-        let fixedWidth = 3 + labelWidth + 10 + 7 + 10 + 2 + (wide ? 9 : 0)
+        let indexWidth = max(3, String(group.members.count - 1).count + 1)
+        let fixedWidth = indexWidth + labelWidth + 10 + 7 + 10 + 2 + (wide ? 9 : 0)
         let waterfallWidth = max(6, area.width - fixedWidth - 1)
-        frame.put(TextWidth.fit("#  member", to: labelWidth + 3) + TextWidth.fit("state", to: 10) + TextWidth.fit("status", to: 7) + TextWidth.fitRight("time", to: 10)
+        frame.put(TextWidth.fit("#", to: indexWidth) + TextWidth.fit("member", to: labelWidth) + TextWidth.fit("state", to: 10) + TextWidth.fit("status", to: 7) + TextWidth.fitRight("time", to: 10)
                   + "  " + (wide ? TextWidth.fit("bytes", to: 9) : "") + "waterfall", row: area.row + 2, column: area.column, style: .dim)
         let captureLines = group.captures.isEmpty ? 0 : min(4, group.captures.count) + 1
         let memberRows = area.height - 3 - captureLines
@@ -69,7 +70,7 @@ enum GroupsView {
             let stateText = member.waitReason == .gated ? "gated" : member.state.rawValue
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
                 ?? (member.state.isTerminal ? 1 : 0)
-            let text = TextWidth.cell("\(index)", width: 3) + TextWidth.cell(member.label, width: labelWidth) + TextWidth.cell(stateText, width: 10)
+            let text = TextWidth.cell("\(index)", width: indexWidth) + TextWidth.cell(member.label, width: labelWidth) + TextWidth.cell(stateText, width: 10)
                 + TextWidth.cell(status, width: 7) + TextWidth.fitRight(duration, to: 10) + "  " + (wide ? Chrome.progressBar(fraction, width: 8) + " " : "")
             let style: Style = index == selected ? .selected : memberStyle(member)
             let used = frame.put(text, row: row, column: area.column, style: style, width: area.width)

@@ -25,15 +25,15 @@ public enum WorkspaceWriter {
         let existing = exists ? try Workspace.load(path: path) : nil
         var summary = Summary()
         let original = exists ? try YAMLDocument.readText(path: path) : "# Curlew workspace: see the README's Workspaces section.\n"
-        // Lines are edited with `\n` ends; a CRLF file gets its own ends back when written.
-        var document = original.replacingOccurrences(of: "\r\n", with: "\n")
-        let secretsPath = ((existing?.directory ?? ((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent))
-            as NSString).appendingPathComponent(Workspace.secretsFileName)
+        // Lines are edited with `\n` ends; a CRLF (or CR) file gets its own ends back when written.
+        var document = normalizingLineEnds(original)
+        let secretsPath = secretsPath(for: path, existing: existing)
         let storedSecrets = try WorkspaceSecrets.load(path: secretsPath)
         var collection = collection
         // Names a new credential must not take: every variable and secret already defined.
-        let definedNames = Set((existing?.variables.map(\.name) ?? []) + (existing?.secretNames ?? []) + storedSecrets.shared.map(\.name)
-            + storedSecrets.byEnvironment.values.flatMap { $0.map(\.name) })
+        let definedNames = definedNames(existing, storedSecrets)
+        keepingReferencedCredentials(in: &collection)
+        renamingGeneratedSecrets(in: &collection, avoiding: definedNames)
 
         var takenRequests = Set(existing?.requests.map(\.name) ?? [])
         var renamed: [String: String] = [:]
@@ -42,19 +42,7 @@ public enum WorkspaceWriter {
             let name = ImportedCollection.uniqueName(item.name, in: &takenRequests)
             renamed[item.name] = name
             summary.requests.append(name)
-            var request = item.request
-            // Credentials an import carries in clear (curl -u, a browser's cookies, a token) go
-            // to the secrets file; the workspace, which is committed, names them as variables.
-            var headers = HTTPHeaders()
-            for field in request.headers {
-                guard RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()), collection.isLiteral || !field.value.contains("{{") else {
-                    headers.add(field.name, collection.isLiteral ? escapingTemplates(field.value) : field.value)
-                    continue
-                }
-                let variable = collection.keepSecret(field.value, request: name, field: field.name, avoiding: definedNames)
-                headers.add(field.name, "{{\(variable)}}")
-            }
-            request.headers = headers
+            var request = movingCredentials(of: item.request, named: name, into: &collection, avoiding: definedNames)
             if collection.isLiteral { request = escapingTemplates(in: request) }
             entries.append((text(name), node(for: request, folder: item.folder, query: item.query)))
         }
@@ -95,9 +83,50 @@ public enum WorkspaceWriter {
         }
         if !environments.isEmpty { document = try insert(try serialize(environments), under: ["environments"], into: document, file: path) }
 
+        try write(document, original: original, to: path, existing: existing, secrets: collection.secrets,
+                  stored: storedSecrets, at: secretsPath, summary: &summary)
+        return summary
+    }
+
+    /// Credentials a request carries in clear (curl -u, a browser's cookies, a token typed into
+    /// a header) moved to `collection`'s secrets; the workspace, which is committed, names them
+    /// as variables. Headers of a literal collection are escaped as they are kept.
+    static func movingCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
+                                  avoiding definedNames: Set<String>) -> Request {
+        var request = request
+        var headers = HTTPHeaders()
+        for field in request.headers {
+            guard RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()), collection.isLiteral || !field.value.contains("{{") else {
+                headers.add(field.name, collection.isLiteral ? escapingTemplates(field.value) : field.value)
+                continue
+            }
+            let variable = collection.keepSecret(field.value, request: name, field: field.name, avoiding: definedNames)
+            headers.add(field.name, "{{\(variable)}}")
+        }
+        request.headers = headers
+        return request
+    }
+
+    /// Every variable and secret name a workspace and its secrets file define.
+    static func definedNames(_ workspace: Workspace?, _ stored: WorkspaceSecrets) -> Set<String> {
+        Set((workspace?.variables.map(\.name) ?? []) + (workspace?.secretNames ?? []) + stored.shared.map(\.name)
+            + stored.byEnvironment.values.flatMap { $0.map(\.name) })
+    }
+
+    /// The secrets file beside a workspace file.
+    static func secretsPath(for path: String, existing: Workspace?) -> String {
+        let directory = existing?.directory ?? ((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+        return (directory as NSString).appendingPathComponent(Workspace.secretsFileName)
+    }
+
+    /// Declares and stores new secrets, checks the workspace as it will be, and writes both
+    /// files: the workspace first, with the line ends of `original`.
+    static func write(_ document: String, original: String, to path: String, existing: Workspace?, secrets: [ImportedCollection.Secret],
+                      stored storedSecrets: WorkspaceSecrets, at secretsPath: String, summary: inout Summary) throws(WorkspaceError) {
+        var document = document
         // A secret already stored in the same place (shared, or the same environment) is kept.
         var newSecrets: [ImportedCollection.Secret] = []
-        for secret in collection.secrets {
+        for secret in secrets {
             let stored = secret.environment.map { storedSecrets.byEnvironment[$0] ?? [] } ?? storedSecrets.shared
             if stored.contains(where: { $0.name == secret.name }) || newSecrets.contains(where: { $0.name == secret.name && $0.environment == secret.environment }) {
                 summary.kept.append("secret \(secret.name)" + (secret.environment.map { " (\($0))" } ?? ""))
@@ -109,17 +138,90 @@ public enum WorkspaceWriter {
         for name in newSecrets.map(\.name) where !(existing?.secretNames.contains(name) ?? false) && !undeclared.contains(name) { undeclared.append(name) }
         if !undeclared.isEmpty { document = try appendSecretNames(undeclared, to: document, file: path) }
         summary.secrets = newSecrets.map { $0.name + ($0.environment.map { " (\($0))" } ?? "") }
-        // Both files are checked before either is written; the workspace goes first, so a
-        // failure leaves at worst a secret no workspace names yet.
+        // Both files are checked before either is written; the secrets go first, so a failure
+        // leaves at worst a secret no workspace names yet, never a workspace naming a secret
+        // that has no value.
         let secretsText = newSecrets.isEmpty ? nil : try secretsFileText(adding: newSecrets, at: secretsPath)
         do { _ = try Workspace.parse(document, path: path) } catch {
             // The lines are those of the workspace as the import would have written it.
             throw WorkspaceError(error.kind, at: nil, keyPath: error.keyPath,
                                  "nothing was written: the import would make an invalid workspace (at line \(error.position?.line ?? 0) of the result): \(error.message)")
         }
-        try replace(path, with: original.contains("\r\n") ? document.replacingOccurrences(of: "\n", with: "\r\n") : document)
         if let secretsText { try replace(secretsPath, with: secretsText, mode: 0o600) }
-        return summary
+        try replace(path, with: restoringLineEnds(document, of: original))
+    }
+
+    /// `text` with every line ending in `\n`.
+    static func normalizingLineEnds(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+    }
+
+    /// `text` (with `\n` ends) with the line ends `original` uses.
+    static func restoringLineEnds(_ text: String, of original: String) -> String {
+        if original.contains("\r\n") { return text.replacingOccurrences(of: "\n", with: "\r\n") }
+        if original.contains("\r") { return text.replacingOccurrences(of: "\n", with: "\r") }
+        return text
+    }
+
+    /// Variables of the import that hold a credential in clear (`@token = abc` used as
+    /// `Bearer {{token}}`, a Postman variable behind an API key in the query) become secrets,
+    /// so their values go to the secrets file instead of `variables:`.
+    private static func keepingReferencedCredentials(in collection: inout ImportedCollection) {
+        let parameterNames = RedactionPolicy().parameterNames
+        var referenced = Set<String>()
+        for item in collection.items {
+            for field in item.request.headers where RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()) {
+                referenced.formUnion(Template.names(in: field.value))
+            }
+            let url = item.request.customURL ?? item.request.path
+            for pair in (url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "").split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parameterNames.contains(String(parts[0]).lowercased()) { referenced.formUnion(Template.names(in: String(parts[1]))) }
+            }
+        }
+        guard !referenced.isEmpty else { return }
+        func isCredential(_ variable: (name: String, value: String)) -> Bool {
+            referenced.contains(variable.name) && !variable.value.isEmpty && !variable.value.contains("{{")
+        }
+        for variable in collection.variables where isCredential(variable) { collection.secrets.append(.init(name: variable.name, value: variable.value)) }
+        collection.variables.removeAll(where: isCredential)
+        for index in collection.environments.indices {
+            let environment = collection.environments[index]
+            for variable in environment.variables where isCredential(variable) {
+                collection.secrets.append(.init(name: variable.name, value: variable.value, environment: environment.name))
+            }
+            collection.environments[index].variables.removeAll(where: isCredential)
+        }
+    }
+
+    /// Names the importer gave to credentials, numbered where the workspace (or the import's
+    /// own variables) already uses them, with the requests' references renamed to match.
+    private static func renamingGeneratedSecrets(in collection: inout ImportedCollection, avoiding definedNames: Set<String>) {
+        var taken = definedNames.union(collection.variables.map(\.name))
+            .union(collection.environments.flatMap { $0.variables.map(\.name) })
+            .union(collection.secrets.filter { !$0.isGenerated }.map(\.name))
+        var renames: [String: String] = [:]
+        for index in collection.secrets.indices where collection.secrets[index].isGenerated {
+            let name = collection.secrets[index].name
+            if taken.contains(name) {
+                var number = 2
+                while taken.contains("\(name)_\(number)") { number += 1 }
+                renames[name] = "\(name)_\(number)"
+                collection.secrets[index].name = "\(name)_\(number)"
+            }
+            taken.insert(collection.secrets[index].name)
+        }
+        guard !renames.isEmpty else { return }
+        func renamed(_ text: String) -> String {
+            renames.reduce(text) { $0.replacingOccurrences(of: "{{\($1.key)}}", with: "{{\($1.value)}}") }
+        }
+        for index in collection.items.indices {
+            var request = collection.items[index].request
+            request.headers = HTTPHeaders(request.headers.map { HeaderField(name: $0.name, value: renamed($0.value)) })
+            request.customURL = request.customURL.map(renamed)
+            request.path = renamed(request.path)
+            collection.items[index].request = request
+        }
     }
 
     /// `{{` as `\{{`, so literal text reads back as itself.
@@ -137,7 +239,8 @@ public enum WorkspaceWriter {
         request.path = escapingTemplates(request.path)
         request.params = Parameters(request.params.entries.map { JSONMember($0.key, escapingStrings($0.value)) })
         if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
-            if type.lowercased().contains("json"), let json = try? JSONValue.parse(data) {
+            // Escaped as the writer will write it: JSON members when it writes `json:`, else text.
+            if isJSONBody(request), let json = try? JSONValue.parse(data) {
                 request.requestSerializer = .raw(Data(escapingStrings(json).serialized().utf8), contentType: type)
             } else {
                 request.requestSerializer = .raw(Data(escapingTemplates(text).utf8), contentType: type)
@@ -179,7 +282,7 @@ public enum WorkspaceWriter {
         }
     }
 
-    private static func serialize(_ entries: [(Node, Node)]) throws(WorkspaceError) -> String {
+    static func serialize(_ entries: [(Node, Node)]) throws(WorkspaceError) -> String {
         do {
             return try Yams.serialize(node: .mapping(Node.Mapping(entries)), width: -1)
         } catch {
@@ -206,7 +309,7 @@ public enum WorkspaceWriter {
     /// `environments: <name>:`, checked, with the file's own line ends.
     private static func secretsFileText(adding values: [ImportedCollection.Secret], at secretsPath: String) throws(WorkspaceError) -> String {
         let existing = FileManager.default.fileExists(atPath: secretsPath) ? try YAMLDocument.readText(path: secretsPath) : ""
-        var updated = existing.replacingOccurrences(of: "\r\n", with: "\n")
+        var updated = normalizingLineEnds(existing)
         var scopes: [String?] = []
         for secret in values where !scopes.contains(secret.environment) { scopes.append(secret.environment) }
         for scope in scopes {
@@ -214,7 +317,14 @@ public enum WorkspaceWriter {
             updated = try insert(block, under: scope.map { ["environments", $0] } ?? ["variables"], into: updated, file: secretsPath)
         }
         _ = try WorkspaceSecrets.parse(updated, path: secretsPath)
-        return existing.contains("\r\n") ? updated.replacingOccurrences(of: "\n", with: "\r\n") : updated
+        return restoringLineEnds(updated, of: existing)
+    }
+
+    /// A mapping key as YAML writes it: plain when that reads back as the name, else quoted
+    /// (`"QA: EU"`, `"[dev]"`).
+    private static func keyText(_ name: String) -> String {
+        guard let line = try? serialize([(text(name), Node("x"))]), line.hasSuffix(": x\n") else { return name }
+        return String(line.dropLast(": x\n".count))
     }
 
     /// `text` with `block` (YAML) added at the end of the block at `path` (`["environments",
@@ -225,11 +335,14 @@ public enum WorkspaceWriter {
         var range = 0..<lines.count
         var width = 0
         for (depth, key) in path.enumerated() {
-            let keyPrefix = String(repeating: " ", count: width) + "\(key):"
-            guard let keyLine = range.first(where: { lines[$0].hasPrefix(keyPrefix) }) else {
+            // The key as written here, in any of the ways YAML may spell it.
+            let padding = String(repeating: " ", count: width)
+            let spellings = Set([key, keyText(key), "\"\(key)\"", "'\(key)'"]).map { padding + $0 + ":" }
+            guard let keyLine = range.first(where: { index in spellings.contains { lines[index].hasPrefix($0) } }),
+                  let keyPrefix = spellings.first(where: { lines[keyLine].hasPrefix($0) }) else {
                 // The missing keys, each nested two columns further than its parent.
                 var added: [String] = []
-                for (offset, name) in path[depth...].enumerated() { added.append(String(repeating: " ", count: width + 2 * offset) + "\(name):") }
+                for (offset, name) in path[depth...].enumerated() { added.append(String(repeating: " ", count: width + 2 * offset) + "\(keyText(name)):") }
                 added += indent(block, by: width + 2 * (path.count - depth)).components(separatedBy: "\n")
                 if depth == 0 {
                     let separator = text.isEmpty || text.hasSuffix("\n") ? "" : "\n"
@@ -241,7 +354,7 @@ public enum WorkspaceWriter {
             let rest = lines[keyLine].dropFirst(keyPrefix.count).trimmingCharacters(in: .whitespaces)
             if !(rest.isEmpty || rest.hasPrefix("#")) {
                 // A one-line (flow) value, `variables: {a: 1}`, is rewritten as a block first.
-                guard rest.hasPrefix("{") || rest.hasPrefix("["), let node = try? Yams.compose(yaml: "\(key): \(rest)"),
+                guard rest.hasPrefix("{") || rest.hasPrefix("["), let node = try? Yams.compose(yaml: "\(keyText(key)): \(rest)"),
                       let expanded = try? Yams.serialize(node: node, width: -1) else {
                     throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: keyLine + 1, column: width + 1), keyPath: path[...depth].joined(separator: "."),
                                          "\(key) is written on one line in a way that cannot be extended; write it as an indented block")
@@ -254,27 +367,37 @@ public enum WorkspaceWriter {
             // The block is the lines after the key that are blank, comments or indented further.
             var end = keyLine + 1
             while end < range.upperBound, isInsideBlock(lines[end], indentedMoreThan: width) { end += 1 }
-            // Trailing blank lines and comments belong to what follows.
-            while end > keyLine + 1, isBlankOrComment(lines[end - 1]) { end -= 1 }
             // Entries take the indentation of the block's first entry (two more columns in a new block).
             let firstEntry = lines[(keyLine + 1)..<end].first { !isBlankOrComment($0) }
-            width = firstEntry.map { $0.prefix { $0 == " " }.count } ?? width + 2
+            let entryWidth = firstEntry.map(indentation) ?? width + 2
+            // Trailing blank lines and comments belong to what follows; a `#` line indented
+            // deeper than the entries is the end of one of them (a block scalar's last line).
+            while end > keyLine + 1, isBlankOrComment(lines[end - 1]), indentation(lines[end - 1]) <= entryWidth || isBlank(lines[end - 1]) { end -= 1 }
+            width = entryWidth
             range = (keyLine + 1)..<end
         }
         lines.insert(contentsOf: indent(block, by: max(1, width)).components(separatedBy: "\n"), at: range.upperBound)
         return lines.joined(separator: "\n")
     }
 
-    private static func isBlankOrComment(_ line: String) -> Bool {
+    static func isBlankOrComment(_ line: String) -> Bool {
         let content = line.drop { $0 == " " || $0 == "\t" }
         return content.isEmpty || content.hasPrefix("#")
+    }
+
+    private static func isBlank(_ line: String) -> Bool {
+        line.allSatisfy { $0 == " " || $0 == "\t" }
+    }
+
+    private static func indentation(_ line: String) -> Int {
+        line.prefix { $0 == " " }.count
     }
 
     private static func isInsideBlock(_ line: String, indentedMoreThan width: Int) -> Bool {
         isBlankOrComment(line) || line.prefix { $0 == " " || $0 == "\t" }.count > width
     }
 
-    private static func indent(_ block: String, by width: Int) -> String {
+    static func indent(_ block: String, by width: Int) -> String {
         let padding = String(repeating: " ", count: width)
         return block.trimmingCharacters(in: .newlines).split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.isEmpty ? "" : padding + $0 }.joined(separator: "\n")
@@ -282,8 +405,8 @@ public enum WorkspaceWriter {
 
     /// Writes a file atomically (a fresh temporary file renamed over it), into the file a
     /// symbolic link points to, keeping the file's permissions (`mode` for a new one).
-    private static func replace(_ path: String, with text: String, mode newMode: mode_t = 0o644) throws(WorkspaceError) {
-        let target = (path as NSString).resolvingSymlinksInPath
+    static func replace(_ path: String, with text: String, mode newMode: mode_t = 0o644) throws(WorkspaceError) {
+        let target = followingLinks(path)
         var status = stat()
         let mode = stat(target, &status) == 0 ? status.st_mode & 0o777 : newMode
         do {
@@ -292,6 +415,18 @@ public enum WorkspaceWriter {
             throw WorkspaceError(.unreadable, at: nil, "\(path): \(error.reason)")
         }
         chmod(target, mode)
+    }
+
+    /// The file a path names after following symbolic links (relative ones from the link's own
+    /// directory), so a linked workspace or secrets file is written where it lives.
+    static func followingLinks(_ path: String) -> String {
+        var current = path
+        for _ in 0..<40 {
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
+            current = destination.hasPrefix("/") ? destination
+                : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
+        }
+        return current
     }
 
     /// One request as a workspace entry, with only the fields that differ from the defaults;

@@ -101,24 +101,42 @@ public enum YAMLDocument {
     /// Refuses explicit (`? key`) and alias (`*anchor: value`) mapping keys before Yams reads
     /// the document. The format never uses them, and Yams compares such keys for duplicates by
     /// walking them whole, so an alias key that expands exponentially would hang the reader.
-    /// One forward pass over the bytes; `\n`, `\r\n` and a lone `\r` all end a line.
+    /// One forward pass over the bytes. A line ends where libyaml ends one: `\n`, `\r\n`, a lone
+    /// `\r`, NEL (U+0085), LS (U+2028) and PS (U+2029); a byte-order mark at a line's start is
+    /// skipped as libyaml skips it.
     public static func refuseComplexKeys(_ text: String, file: String) throws(WorkspaceError) {
         let bytes = Array(text.utf8)
         var lineStart = 0
         var lineNumber = 1
         while lineStart <= bytes.count {
             var lineEnd = lineStart
-            while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n"), bytes[lineEnd] != UInt8(ascii: "\r") { lineEnd += 1 }
+            var breakLength = 0
+            while lineEnd < bytes.count {
+                breakLength = lineBreakLength(bytes, at: lineEnd)
+                if breakLength > 0 { break }
+                lineEnd += 1
+            }
             try refuseComplexKey(in: bytes[lineStart..<lineEnd], line: lineNumber, file: file)
-            if lineEnd + 1 < bytes.count, bytes[lineEnd] == UInt8(ascii: "\r"), bytes[lineEnd + 1] == UInt8(ascii: "\n") { lineEnd += 1 }
-            lineStart = lineEnd + 1
+            lineStart = lineEnd + max(1, breakLength)
             lineNumber += 1
+        }
+    }
+
+    /// How many bytes the line break at `index` takes, or 0 when there is none.
+    private static func lineBreakLength(_ bytes: [UInt8], at index: Int) -> Int {
+        switch bytes[index] {
+        case UInt8(ascii: "\n"): return 1
+        case UInt8(ascii: "\r"): return index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "\n") ? 2 : 1
+        case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0x85: return 2
+        case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9): return 3
+        default: return 0
         }
     }
 
     private static func refuseComplexKey(in line: ArraySlice<UInt8>, line number: Int, file: String) throws(WorkspaceError) {
         func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var start = line.startIndex
+        if line.starts(with: [0xEF, 0xBB, 0xBF]) { start += 3 }
         while start < line.endIndex, isBlank(line[start]) || line[start] == UInt8(ascii: "-") { start += 1 }
         let position = SourcePosition(file: file, line: number, column: start - line.startIndex + 1)
         if start < line.endIndex, line[start] == UInt8(ascii: "?"), start + 1 == line.endIndex || isBlank(line[start + 1]) {

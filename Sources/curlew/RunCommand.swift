@@ -101,8 +101,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         // Ctrl-C, and the SIGTERM a CI runner sends at its timeout, cancel the run and still
         // write every report. A second one ends the process at once, whatever is in flight.
+        let previousHandlers = [SIGINT, SIGTERM].map { ($0, signal($0, SIG_IGN)) }
         let interrupts = [SIGINT, SIGTERM].map { (number: Int32) -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 // Two signals that arrive together are delivered as one event with a count of two.
@@ -118,7 +118,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         defer {
             for source in interrupts { source.cancel(); source.setEventHandler(handler: nil) }
-            for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
+            // What they were before (a run started under nohup keeps ignoring SIGINT).
+            for (number, handler) in previousHandlers { signal(number, handler) }
         }
         let results = await task.value
         let wallTime = ContinuousClock.now - started
