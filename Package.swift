@@ -46,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "CurlewTUI",
-            dependencies: ["CurlewAgent", "CurlewSessions", "CurlewLocking", "CNCurses", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CurlewAgent", "CurlewSessions", "CurlewWorkspace", "CurlewLocking", "CNCurses", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(
             name: "CurlewTransport",
@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
         .testTarget(
             name: "CurlewTUITests",
-            dependencies: ["CurlewTUI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"],
+            dependencies: ["CurlewTUI", "CurlewAgent", "CurlewSessions", "CurlewWorkspace", "CurlewTestSupport"],
             resources: [.copy("Goldens")]
         ),
         .testTarget(name: "curlewTests", dependencies: ["CurlewLocking", "curlew", "CurlewSessions", "CurlewDemoServer", "CurlewTestSupport"]),

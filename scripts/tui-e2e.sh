@@ -106,6 +106,60 @@ else
     failed=$((failed + 1)); echo "FAILED: the session log has $messages entries (expected 14)"
 fi
 
+# The workbench: the same command in a directory with a curlew.yaml opens that workspace. Create a
+# request, send it, see its answer beside the editor at 160 columns, save it, quit, start again
+# and find it; the environment switcher changes what the header shows.
+tmux -L "$socket" kill-session -t e2e 2>/dev/null
+repository=$(pwd)
+workbench=$(mktemp -d)
+server_log="$workbench/server.log"
+.build/debug/curlew demo-server --port 0 > "$server_log" 2>&1 &
+server_pid=$!
+for _ in $(seq 1 100); do grep -q "listening on" "$server_log" && break; sleep 0.1; done
+base=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$server_log")
+cat > "$workbench/curlew.yaml" <<YAML
+# kept across saves
+config:
+  baseURL: "{{base}}"
+environments:
+  local: {base: "$base"}
+  nowhere: {base: "http://127.0.0.1:9"}
+requests:
+  hello: {url: /get}
+YAML
+# `make run`'s command, from the workspace's directory (its session logs go to Sessions/ there).
+start_workbench() {
+    tmux -L "$socket" new-session -d -s e2e -x 160 -y 45 "cd $workbench && $repository/$run_command; echo CURLEW-EXITED-\$?; sleep 60"
+}
+start_workbench
+expect "a curlew.yaml here opens as the workbench" "curlew.yaml · env local"
+keys n Enter C-u
+tmux -L "$socket" send-keys -t e2e -l "made in e2e"; sleep 0.3
+keys Enter j j Enter
+tmux -L "$socket" send-keys -t e2e -l "/json"; sleep 0.3
+keys Enter
+expect "the new request is marked unsaved" "● 1 unsaved"
+keys s
+expect "its answer shows beside the editor" "HTTP/1.1 200"
+keys w
+expect "w saves it to the file" "saved made in e2e"
+keys E
+expect "E switches the environment" "env nowhere"
+keys q
+expect "the workbench exits cleanly" "CURLEW-EXITED-0"
+if grep -q "^  made in e2e:" "$workbench/curlew.yaml" && grep -q "^# kept across saves" "$workbench/curlew.yaml"; then
+    passed=$((passed + 1)); echo "ok: the file has the new request and its comment"
+else
+    failed=$((failed + 1)); echo "FAILED: the workspace file lacks the saved request"; sed 's/^/    | /' "$workbench/curlew.yaml"
+fi
+tmux -L "$socket" kill-session -t e2e 2>/dev/null
+start_workbench
+expect "starting again finds the saved request" "GET made in e2e"
+keys q
+expect "the workbench exits again" "CURLEW-EXITED-0"
+kill "$server_pid" 2>/dev/null
+rm -rf "$workbench"
+
 # `make run` itself: it checks the system packages, finds the build up to date and opens the
 # interface; quitting at once sends nothing and leaves no session log behind.
 tmux -L "$socket" kill-session -t e2e 2>/dev/null

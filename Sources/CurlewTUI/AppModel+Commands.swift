@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewWorkspace
 import Foundation
 
 extension AppModel {
@@ -55,8 +56,21 @@ extension AppModel {
         case .togglePause:
             live.togglePause()
             message = live.pausedAt == nil ? "stream resumed" : "stream paused"
-        case .nextTab: detail?.state.switchTab(by: 1)
-        case .previousTab: detail?.state.switchTab(by: -1)
+        case .nextTab, .previousTab:
+            let delta = command == .nextTab ? 1 : -1
+            if context == .detail { detail?.state.switchTab(by: delta) } else { compose.response?.switchTab(by: delta) }
+        case .save: saveDraft()
+        case .newRequest:
+            compose.add(RequestDraft(name: "new request \(compose.items.count + 1)"))
+            message = "a new request: Enter edits a field, s sends, w saves"
+        case .switchEnvironment: switchEnvironment()
+        case .toggleResponse:
+            compose.showsResponse.toggle()
+            message = compose.showsResponse ? "the response of \(compose.draft.name); v goes back to the editor" : "editor"
+        case .scrollResponseUp, .scrollResponseDown:
+            guard var response = compose.response else { message = "no response yet: s sends the request"; return }
+            response.scroll = max(0, response.scroll + (command == .scrollResponseDown ? pageSize / 2 : -pageSize / 2))
+            compose.response = response
         case .search: prompt = .search(LineEditor(detail?.state.search ?? ""))
         case .nextMatch: detail?.state.nextMatch()
         case .resend: resend()
@@ -254,12 +268,119 @@ extension AppModel {
     }
 
     private func deleteRow() {
+        if compose.focus == .list {
+            guard compose.currentDraft(at: compose.selectedItem) != nil else { message = "only requests are deleted here"; return }
+            prompt = .confirmDelete(compose.selectedItem)
+            return
+        }
         switch compose.field {
         case .param(let index): compose.draft.params.remove(at: index)
         case .header(let index): compose.draft.headers.remove(at: index)
         default: return
         }
         compose.fieldIndex = min(compose.fieldIndex, compose.fields.count - 1)
+    }
+
+    // MARK: Workspace
+
+    /// Writes the edited request into the workspace file as its entry.
+    func saveDraft() {
+        guard var workspace else {
+            message = "no workspace to save to: start curlew in a directory with a curlew.yaml, or curlew tui --workspace FILE"
+            return
+        }
+        compose.keepDraft()
+        guard let index = compose.loadedItem else { return }
+        do {
+            let (saved, summary) = try workspace.save(compose.draft)
+            self.workspace = workspace
+            compose.draft = saved
+            compose.items[index] = .request(saved)
+            compose.saved[index] = saved
+            refreshGroupItems()
+            let moved = summary.secrets.isEmpty ? "" : "; \(summary.secrets.joined(separator: ", ")) kept in \(Workspace.secretsFileName)"
+            message = "saved \(saved.name) to \(workspace.path)\(moved)"
+        } catch {
+            message = "not saved: \(error)"
+        }
+    }
+
+    /// Removes a list item, and its entry from the workspace file when it has one.
+    func deleteItem(at index: Int) {
+        guard let draft = compose.currentDraft(at: index) else { return }
+        if let entryName = draft.entryName, var workspace, workspace.session.workspace.request(named: entryName) != nil {
+            do {
+                try workspace.delete(requestNamed: entryName)
+                self.workspace = workspace
+            } catch {
+                message = "not deleted: \(error)"
+                return
+            }
+        }
+        compose.remove(at: index)
+        refreshGroupItems()
+        message = "deleted \(draft.name)"
+    }
+
+    /// Groups in the list built again from the workspace as it now is.
+    private func refreshGroupItems() {
+        guard let session = workspace?.session else { return }
+        for (index, item) in compose.items.enumerated() {
+            if case .group(let name, _) = item, let group = try? session.group(named: name) { compose.items[index] = .group(name: name, group) }
+        }
+    }
+
+    /// The workspace's next environment: its variables resolve anew for what is sent next.
+    private func switchEnvironment() {
+        guard var workspace else { message = "no workspace open"; return }
+        let names = workspace.session.workspace.environmentNames
+        guard !names.isEmpty else { message = "\(workspace.path) defines no environments"; return }
+        let next = names[((workspace.session.environment.flatMap { names.firstIndex(of: $0) } ?? -1) + 1) % names.count]
+        do {
+            try workspace.reload(environment: next)
+            self.workspace = workspace
+            refreshGroupItems()
+            message = "environment \(next)"
+        } catch {
+            message = "environment \(next): \(error)"
+        }
+    }
+
+    /// Reads the workspace file again: Compose lists it as it now is, edits not saved are dropped.
+    func reloadWorkspace() {
+        guard var workspace else { message = "no workspace open"; return }
+        do {
+            try workspace.reload()
+            let items = try workspace.items()
+            self.workspace = workspace
+            let selectedName = compose.currentDraft(at: compose.selectedItem)?.entryName
+            let sent = compose.sentIDs.compactMap { entry in compose.currentDraft(at: entry.key)?.entryName.map { ($0, entry.value) } }
+            compose = ComposeState(items: items, tracksSaves: !workspace.isReadOnly)
+            for (name, id) in sent {
+                if let index = items.firstIndex(where: { if case .request(let draft) = $0 { draft.entryName == name } else { false } }) { compose.sentIDs[index] = id }
+            }
+            if let selectedName, let index = items.firstIndex(where: { if case .request(let draft) = $0 { draft.entryName == selectedName } else { false } }) {
+                compose.selectedItem = index
+                compose.loadedItem = index
+                if case .request(let draft) = items[index] { compose.draft = draft }
+            }
+            message = "read \(workspace.path) again"
+        } catch {
+            message = "\(workspace.path): \(error)"
+        }
+    }
+
+    /// A change to the workspace file made elsewhere is read at once when nothing is unsaved,
+    /// and reported once otherwise.
+    func noticeWorkspaceChange() {
+        guard var workspace, workspace.changedElsewhere else { return }
+        if compose.unsavedCount == 0 {
+            reloadWorkspace()
+        } else {
+            workspace.acknowledgeChange()
+            self.workspace = workspace
+            message = "\(workspace.path) changed on disk; :reload reads it (dropping unsaved edits)"
+        }
     }
 
     /// Captured chain values, then the process environment, for `{{name}}`.
@@ -272,18 +393,33 @@ extension AppModel {
             message = "no agent: open curlew with the demo to send requests"
             return
         }
-        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
-            run(group, named: name)
-            return
+        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem) {
+            switch compose.items[compose.selectedItem] {
+            case .group(let name, let group):
+                run(group, named: name)
+                return
+            case .request:
+                // s on a list item sends that item, not the draft last edited.
+                if compose.loadedItem != compose.selectedItem {
+                    _ = compose.loadSelected()
+                    compose.focus = .list
+                }
+            }
         }
         do {
-            var request = try compose.draft.makeRequest(variables: variables)
+            var request = if let workspace {
+                try workspace.request(for: compose.draft, captured: groups.capturedVariables)
+            } else {
+                try compose.draft.makeRequest(variables: variables)
+            }
             // Streamed, so a running request's detail shows its events as they come.
             request.streamsResponse = true
             compose.keepDraft()
             let handle = agent.start(request)
             compose.lastSent = handle
-            message = "sent \(compose.draft.method) \(compose.draft.name) as #\(handle.id); 2 shows it live"
+            if let index = compose.loadedItem { compose.sentIDs[index] = handle.id }
+            let whereShown = lastColumns >= Layout.responseBesideColumns || compose.showsResponse ? "its answer shows beside the editor" : "v shows its answer"
+            message = "sent \(compose.draft.method) \(compose.draft.name) as #\(handle.id); \(whereShown)"
         } catch {
             message = "not sent: \(error.message)"
         }
@@ -337,13 +473,9 @@ extension AppModel {
             source = logs.selectedMessage
         }
         guard let source else { message = "select a finished request to re-send"; return }
-        compose.draft = RequestDraft(source)
-        compose.items.append(.request(compose.draft))
-        compose.selectedItem = compose.items.count - 1
-        compose.focus = .editor
-        compose.fieldIndex = 0
+        compose.add(RequestDraft(source))
         pane = .compose
-        message = "loaded into Compose; s sends"
+        message = workspace == nil || workspace?.isReadOnly == true ? "loaded into Compose; s sends" : "loaded into Compose; s sends, w keeps it in the workspace"
     }
 
     // MARK: Mouse and command line
@@ -404,6 +536,18 @@ extension AppModel {
         case "open":
             pane = .logs
             openLog(argument)
+        case "reload": reloadWorkspace()
+        case "save": saveDraft()
+        case "env":
+            guard var workspace else { message = "no workspace open"; return }
+            do {
+                try workspace.reload(environment: argument)
+                self.workspace = workspace
+                refreshGroupItems()
+                message = "environment \(argument)"
+            } catch {
+                message = "\(error)"
+            }
         case "run":
             let match = compose.items.first { item in
                 if case .group(let itemName, _) = item { return itemName.lowercased().hasPrefix(argument.lowercased()) }

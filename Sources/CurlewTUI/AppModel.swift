@@ -35,12 +35,14 @@ public struct AppEnvironment: Sendable {
     public var extraLogFiles: [String]
     public var composeItems: [ComposeItem]
     public var timeZone: TimeZone
-    /// For `{{NAME}}` in Compose, after captured chain values.
+    /// For `{{NAME}}` in Compose, after captured chain values, when no workspace is open.
     public var processEnvironment: [String: String]
+    /// The workspace Compose lists and saves to; it replaces `composeItems`.
+    public var workspace: ComposeWorkspace?
 
     public init(agent: Agent?, name: String, sessionLogPath: String?, sessionsDirectory: String = "Sessions",
                 extraLogFiles: [String] = [], composeItems: [ComposeItem] = [], timeZone: TimeZone = .current,
-                processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
+                processEnvironment: [String: String] = ProcessInfo.processInfo.environment, workspace: ComposeWorkspace? = nil) {
         self.agent = agent
         self.name = name
         self.sessionLogPath = sessionLogPath
@@ -49,6 +51,7 @@ public struct AppEnvironment: Sendable {
         self.composeItems = composeItems
         self.timeZone = timeZone
         self.processEnvironment = processEnvironment
+        self.workspace = workspace
     }
 }
 
@@ -59,12 +62,18 @@ public final class AppModel {
         case command(LineEditor)
         case search(LineEditor)
         case confirmQuit
+        /// Quitting would lose this many unsaved requests.
+        case confirmDiscard(Int)
+        /// Deleting the list item at this index from the workspace.
+        case confirmDelete(Int)
     }
 
     public let environment: AppEnvironment
     let keyMap = KeyMap.standard
     public var pane: Pane = .compose
     public var compose: ComposeState
+    /// The open workspace, as last read or saved.
+    public var workspace: ComposeWorkspace?
     public var live = LiveState()
     public var groups = GroupsState()
     public var logs = LogBrowserState()
@@ -77,6 +86,8 @@ public final class AppModel {
     public var helpScroll = 0
     public var message = ""
     public var mouseEnabled = true
+    /// The width of the last frame drawn, for messages that depend on the layout.
+    var lastColumns = 0
     public private(set) var shouldQuit = false
     /// Groups pane: focus on the member list of the selected group.
     public var groupMembersFocused = false
@@ -86,7 +97,18 @@ public final class AppModel {
 
     public init(environment: AppEnvironment) {
         self.environment = environment
-        compose = ComposeState(items: environment.composeItems)
+        workspace = environment.workspace
+        var startMessage: String?
+        if let workspace = environment.workspace {
+            do {
+                compose = ComposeState(items: try workspace.items(), tracksSaves: !workspace.isReadOnly)
+            } catch {
+                compose = ComposeState(items: [])
+                startMessage = "\(error)"
+            }
+        } else {
+            compose = ComposeState(items: environment.composeItems)
+        }
         timeFormatter = DateFormatter()
         timeFormatter.locale = Locale(identifier: "en_US_POSIX")
         timeFormatter.timeZone = environment.timeZone
@@ -97,7 +119,7 @@ public final class AppModel {
         fileTimeFormatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
         if environment.agent == nil { pane = .logs }
-        message = environment.agent == nil ? "Browsing session logs. ? for help." : "Ready. s sends, ? for help, q quits."
+        message = startMessage ?? (environment.agent == nil ? "Browsing session logs. ? for help." : "Ready. s sends, ? for help, q quits.")
     }
 
     public var inFlightCount: Int { live.inFlightCount }
@@ -149,6 +171,25 @@ public final class AppModel {
         }
     }
 
+    /// Compose's response panel follows the selected item's last request: its stream while it
+    /// runs, then its debug message, on the tab the user chose.
+    func refreshComposeResponse() {
+        guard let id = compose.sentIDs[compose.selectedItem], let row = live.row(id: id) else {
+            compose.response = nil
+            return
+        }
+        let running = row.message == nil
+        if let current = compose.response, current.message.requestID == id {
+            guard current.isRunning else { return }
+            // A finished answer that was not an event stream opens on its response (or error).
+            let streamed = (row.message?.stream?.eventCount ?? 0) > 0
+            compose.response = !running && current.tab == .stream && !streamed
+                ? DetailState(message: row.detailMessage) : current.following(row.detailMessage, running: running)
+        } else {
+            compose.response = DetailState(message: row.detailMessage, running: running)
+        }
+    }
+
     /// A running request's open detail follows it: the stream so far, then the debug message
     /// once it arrives, on the same tab.
     private func refreshRunningDetail(_ id: UInt64) {
@@ -192,7 +233,10 @@ public final class AppModel {
     }
 
     func requestQuit() {
-        if inFlightCount > 0 {
+        compose.keepDraft()
+        if compose.unsavedCount > 0 {
+            prompt = .confirmDiscard(compose.unsavedCount)
+        } else if inFlightCount > 0 {
             prompt = .confirmQuit
         } else {
             shouldQuit = true
@@ -201,12 +245,15 @@ public final class AppModel {
 
     private func handlePrompt(_ key: Key) {
         switch prompt {
-        case .confirmQuit:
+        case .confirmQuit, .confirmDiscard:
             if key == .character("y") || key == .character("Y") {
                 environment.agent?.cancelAll()
                 shouldQuit = true
             }
             prompt = nil
+        case .confirmDelete(let index):
+            prompt = nil
+            if key == .character("y") || key == .character("Y") { deleteItem(at: index) }
         case .filter(var editor):
             switch editor.handle(key) {
             case .committed:
@@ -260,7 +307,7 @@ public final class AppModel {
 
 /// The `:` command line: its commands and Tab completion.
 enum CommandLine {
-    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "help", "quit"]
+    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "help", "quit"]
 
     /// Completes the command name, or for `run`, the name of a group in the Compose list.
     static func complete(_ text: String, items: [ComposeItem]) -> String {

@@ -1,5 +1,6 @@
 import CurlewAgent
 import CurlewSessions
+import Foundation
 
 /// A rectangle of the frame.
 struct Rect {
@@ -16,6 +17,9 @@ enum Layout {
     static func composeListWidth(columns: Int) -> Int {
         min(36, columns / 3)
     }
+
+    /// From this width on, Compose shows the response beside the editor.
+    static let responseBesideColumns = 120
 
     static func pane(rows: Int, columns: Int) -> Rect {
         Rect(row: 1, column: 0, height: rows - 3, width: columns)
@@ -47,7 +51,20 @@ enum Chrome {
             column += frame.put(title, row: 0, column: column, style: pane == model.pane ? .selected.union(.bold) : .plain) + 1
         }
         let brand = "curlew \(CurlewVersion.current)"
-        frame.put(brand, row: 0, column: frame.columns - TextWidth.of(brand) - 1, style: .title)
+        let brandColumn = frame.columns - TextWidth.of(brand) - 1
+        frame.put(brand, row: 0, column: brandColumn, style: .title)
+        // The workspace, its environment (E switches) and what is unsaved, always in view.
+        if let workspace = model.workspace {
+            var parts = [(workspace.path as NSString).lastPathComponent + (workspace.isReadOnly ? " (demo)" : "")]
+            if let environment = workspace.session.environment { parts.append("env \(environment)") }
+            let unsaved = model.compose.unsavedCount
+            if unsaved > 0 { parts.append("● \(unsaved) unsaved") }
+            let label = parts.joined(separator: " · ")
+            let room = brandColumn - column - 3
+            if room > 8 {
+                frame.put(TextWidth.truncate(label, to: room), row: 0, column: column + 2, style: unsaved > 0 ? .bad : .accent, width: room)
+            }
+        }
     }
 
     static func drawPromptLine(_ model: AppModel, into frame: inout FrameBuffer) {
@@ -74,6 +91,12 @@ enum Chrome {
             frame.put(editor.display(width: width - 8), row: row, column: 8)
         case .confirmQuit:
             frame.putLine(" \(model.inFlightCount) request(s) in flight. Quit and cancel them? (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
+        case .confirmDiscard(let count):
+            frame.putLine(" \(count) unsaved request(s) (● in Compose). Quit without saving them? (y/n; w in Compose saves) ", row: row, column: 0,
+                          width: width, style: .bad.union(.selected))
+        case .confirmDelete(let index):
+            let name = model.compose.currentDraft(at: index)?.name ?? "this item"
+            frame.putLine(" Delete \(name) from the workspace file? (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
         case nil:
             if let editing = model.compose.editing, model.pane == .compose {
                 frame.put("edit \(ComposeView.label(editing.field)): ", row: row, column: 0, style: .title)
@@ -172,6 +195,9 @@ extension AppModel {
             return frame
         }
         logs.refresh()
+        lastColumns = columns
+        noticeWorkspaceChange()
+        if pane == .compose { refreshComposeResponse() }
         Chrome.drawTabs(self, into: &frame)
         let area = Layout.pane(rows: rows, columns: columns)
         if let current = detail, current.pane == pane {

@@ -27,19 +27,68 @@ public struct ComposeState: Sendable {
     public var selectedItem = 0
     public var focus = Focus.list
     public var draft: RequestDraft
+    /// The list item the editor's draft belongs to; nil for a draft not in the list yet.
+    public var loadedItem: Int?
+    /// Each request item as it was last read from or saved to the workspace, when Compose is
+    /// backed by one; an item that differs (or is new) is unsaved.
+    public var saved: [Int: RequestDraft] = [:]
+    /// Compose is backed by a workspace, so unsaved items are marked.
+    public var tracksSaves = false
     public var fieldIndex = 0
     /// The text field being edited, with the field it edits.
     public var editing: (field: EditorField, editor: LineEditor)?
     public var lastSent: RequestHandle?
     public var lastGroup: GroupHandle?
+    /// The request each list item sent last (by position in the list), whose answer the
+    /// response panel shows beside the editor.
+    public var sentIDs: [Int: UInt64] = [:]
+    /// The response panel: the last answer of the selected item, with its tab and scroll.
+    public var response: DetailState?
+    /// On a narrow terminal the response panel takes the editor's place while this is on.
+    public var showsResponse = false
 
-    public init(items: [ComposeItem]) {
+    public init(items: [ComposeItem], tracksSaves: Bool = false) {
         self.items = items
+        self.tracksSaves = tracksSaves
         if case .request(let draft) = items.first {
             self.draft = draft
+            loadedItem = 0
         } else {
             self.draft = RequestDraft()
         }
+        if tracksSaves { markAllSaved() }
+    }
+
+    /// Every request item is as the workspace has it.
+    public mutating func markAllSaved() {
+        saved = [:]
+        for (index, item) in items.enumerated() {
+            if case .request(let draft) = item { saved[index] = draft }
+        }
+    }
+
+    /// The request draft of a list item as it now is (the editor's, for the loaded one).
+    public func currentDraft(at index: Int) -> RequestDraft? {
+        if index == loadedItem { return draft }
+        guard items.indices.contains(index), case .request(let draft) = items[index] else { return nil }
+        return draft
+    }
+
+    /// The item differs from what the workspace has, or is not in it yet.
+    public func isUnsaved(_ index: Int) -> Bool {
+        guard tracksSaves, let current = currentDraft(at: index) else { return false }
+        return saved[index] != current
+    }
+
+    /// How many request items are unsaved (the editor's draft included).
+    public var unsavedCount: Int {
+        guard tracksSaves else { return 0 }
+        return items.indices.filter(isUnsaved).count + (loadedItem == nil && draft != RequestDraft() ? 1 : 0)
+    }
+
+    /// The item whose response the panel shows: the one being edited, else the list's cursor.
+    var responseItem: Int {
+        focus == .editor ? (loadedItem ?? selectedItem) : selectedItem
     }
 
     public var fields: [EditorField] {
@@ -68,7 +117,11 @@ public struct ComposeState: Sendable {
         guard items.indices.contains(selectedItem) else { return nil }
         switch items[selectedItem] {
         case .request(let draft):
+            let index = selectedItem
+            keepDraft()
             self.draft = draft
+            selectedItem = index
+            loadedItem = index
             fieldIndex = 0
             focus = .editor
             return nil
@@ -77,22 +130,52 @@ public struct ComposeState: Sendable {
         }
     }
 
-    /// Keeps the edited draft in the list for the rest of the session.
+    /// Keeps the edited draft in its list item (a new draft becomes one).
     public mutating func keepDraft() {
-        if items.indices.contains(selectedItem), case .request = items[selectedItem] {
-            items[selectedItem] = .request(draft)
+        if let loadedItem, items.indices.contains(loadedItem), case .request = items[loadedItem] {
+            items[loadedItem] = .request(draft)
         } else {
             items.append(.request(draft))
+            loadedItem = items.count - 1
             selectedItem = items.count - 1
         }
+    }
+
+    /// Adds `draft` as a new list item and edits it.
+    public mutating func add(_ draft: RequestDraft) {
+        keepDraft()
+        self.draft = draft
+        items.append(.request(draft))
+        loadedItem = items.count - 1
+        selectedItem = items.count - 1
+        fieldIndex = 0
+        focus = .editor
     }
 
     public mutating func duplicate() {
         var copy = draft
         copy.name += " (copy)"
-        draft = copy
-        items.append(.request(copy))
-        selectedItem = items.count - 1
+        copy.entryName = nil
+        add(copy)
+    }
+
+    /// Removes a list item, keeping every index-keyed record in step.
+    public mutating func remove(at index: Int) {
+        guard items.indices.contains(index) else { return }
+        items.remove(at: index)
+        func shifted<Value>(_ records: [Int: Value]) -> [Int: Value] {
+            Dictionary(uniqueKeysWithValues: records.compactMap { $0.key == index ? nil : ($0.key > index ? $0.key - 1 : $0.key, $0.value) })
+        }
+        saved = shifted(saved)
+        sentIDs = shifted(sentIDs)
+        if loadedItem == index {
+            loadedItem = nil
+            draft = RequestDraft()
+        } else if let loaded = loadedItem, loaded > index {
+            loadedItem = loaded - 1
+        }
+        selectedItem = min(selectedItem, max(0, items.count - 1))
+        focus = .list
     }
 
     /// Text of a field for the line editor.

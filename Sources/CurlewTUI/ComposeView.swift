@@ -32,15 +32,46 @@ enum ComposeView {
             let row = area.row + 1 + offset - listScroll
             let selected = offset == compose.selectedItem
             let style: Style = selected ? (compose.focus == .list ? .selected : .bold) : .plain
-            frame.putLine(" " + item.title, row: row, column: 0, width: listWidth - 1, style: style)
+            let marker = compose.tracksSaves ? (compose.isUnsaved(offset) ? "● " : "  ") : ""
+            frame.putLine(" " + marker + item.title, row: row, column: 0, width: listWidth - 1, style: style)
             model.registerHit(row: row, columns: 0..<(listWidth - 1), .composeItem(offset))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
 
+        // Wide terminals show the response beside the editor; narrow ones in its place on `v`.
         let editorColumn = listWidth + 1
-        let editorWidth = area.width - editorColumn
+        let rest = area.width - editorColumn
+        if area.width >= Layout.responseBesideColumns {
+            let editorWidth = rest / 2
+            drawEditor(model, in: Rect(row: area.row, column: editorColumn, height: area.height, width: editorWidth - 1), into: &frame)
+            for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: editorColumn + editorWidth - 1, style: .dim) }
+            drawResponse(model, in: Rect(row: area.row, column: editorColumn + editorWidth, height: area.height, width: rest - editorWidth), into: &frame)
+        } else if compose.showsResponse {
+            drawResponse(model, in: Rect(row: area.row, column: editorColumn - 1, height: area.height, width: rest + 1), into: &frame)
+        } else {
+            drawEditor(model, in: Rect(row: area.row, column: editorColumn, height: area.height, width: rest), into: &frame)
+        }
+    }
+
+    /// The answer to what the selected item sent last, drawn as the detail view draws it.
+    private static func drawResponse(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+        guard var state = model.compose.response else {
+            frame.put("Response", row: area.row, column: area.column + 1, style: .bold)
+            frame.put("Nothing sent from \(model.compose.draft.name) yet: s sends it, and its answer shows here.", row: area.row + 2,
+                      column: area.column + 1, style: .dim, width: area.width - 2)
+            return
+        }
+        DetailView.draw(&state, in: area, into: &frame)
+        model.compose.response = state
+    }
+
+    private static func drawEditor(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+        let compose = model.compose
+        let editorColumn = area.column
+        let editorWidth = area.width
         frame.put("Editor", row: area.row, column: editorColumn, style: compose.focus == .editor ? .title : .bold)
-        frame.put("s send · x cancel · D duplicate · Enter edit · Space on/off · a add · d delete", row: area.row, column: editorColumn + 8,
+        let response = model.lastColumns >= Layout.responseBesideColumns ? "[ ] response tabs · J K scroll" : "v response"
+        frame.put("s send · x cancel · D duplicate · Enter edit · Space on/off · a add · d delete · \(response)", row: area.row, column: editorColumn + 8,
                   style: .dim, width: editorWidth - 8)
         let fields = compose.fields
         let visible = area.height - 1

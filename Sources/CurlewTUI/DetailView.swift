@@ -3,16 +3,24 @@ import CurlewAgent
 /// One request in depth: tabs for the request as composed, as sent, the response, the error and
 /// a timing waterfall. Only the visible window of a long body is drawn.
 enum DetailView {
+    /// Below this width the tab row names only the current tab.
+    static let compactBelow = 72
+
     static func draw(_ state: inout DetailState, in area: Rect, into frame: inout FrameBuffer) {
         let message = state.message
-        var column = 1
-        for tab in DetailState.Tab.allCases {
-            let title = " \(tab.rawValue) "
-            column += frame.put(title, row: area.row, column: column, style: tab == state.tab ? .selected.union(.bold) : .dim) + 1
+        var column = area.column + 1
+        if area.width < compactBelow {
+            // A narrow panel names the current tab only.
+            column += frame.put(" ◂ \(state.tab.rawValue) ▸ ", row: area.row, column: column, style: .selected.union(.bold)) + 1
+        } else {
+            for tab in DetailState.Tab.allCases {
+                let title = " \(tab.rawValue) "
+                column += frame.put(title, row: area.row, column: column, style: tab == state.tab ? .selected.union(.bold) : .dim) + 1
+            }
         }
         let summary = "#\(message.requestID) \(message.name ?? "") · \(message.state.rawValue)"
-        frame.put(summary, row: area.row, column: column + 2, style: .dim, width: area.width - column - 3)
-        let body = Rect(row: area.row + 1, column: 1, height: area.height - 1, width: area.width - 2)
+        frame.put(summary, row: area.row, column: column + 2, style: .dim, width: area.column + area.width - column - 3)
+        let body = Rect(row: area.row + 1, column: area.column + 1, height: area.height - 1, width: area.width - 2)
         if state.tab == .timing {
             drawTiming(message, in: body, into: &frame)
             return
@@ -26,7 +34,7 @@ enum DetailView {
         }
         if lines.count > body.height {
             let position = "\(state.scroll + 1)-\(min(lines.count, state.scroll + body.height)) of \(lines.count) lines"
-            frame.put(position, row: area.row, column: area.width - TextWidth.of(position) - 1, style: .dim)
+            frame.put(position, row: area.row, column: area.column + area.width - TextWidth.of(position) - 1, style: .dim)
         }
     }
 

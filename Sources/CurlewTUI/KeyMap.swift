@@ -6,6 +6,8 @@ public enum Command: String, Sendable, CaseIterable {
     case send, cancel, duplicate, edit, toggleRow, addRow, deleteRow
     case toggleFollow, togglePause, nextTab, previousTab, search, nextMatch
     case resend, toggleMouse, cancelMember, clearFilter
+    case toggleResponse, scrollResponseUp, scrollResponseDown
+    case save, newRequest, switchEnvironment
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -58,7 +60,8 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character(":")], command: .commandPrompt, context: .global, help: "command prompt (Tab completes)"),
         KeyBinding(keys: [.character("?")], command: .help, context: .global, help: "this help"),
         KeyBinding(keys: [.character("M")], command: .toggleMouse, context: .global, help: "mouse on/off (off: terminal text selection)"),
-        KeyBinding(keys: [.character("q")], command: .quit, context: .global, help: "quit (asks if requests are in flight)"),
+        KeyBinding(keys: [.character("q")], command: .quit, context: .global, help: "quit (asks if requests are in flight or unsaved)"),
+        KeyBinding(keys: [.character("E")], command: .switchEnvironment, context: .global, help: "next environment of the workspace"),
 
         KeyBinding(keys: [.character("s")], command: .send, context: .compose, help: "send the request / run the group"),
         KeyBinding(keys: [.character("x")], command: .cancel, context: .compose, help: "cancel what this editor sent"),
@@ -66,7 +69,14 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.enter, .character("e")], command: .edit, context: .compose, help: "edit the field / load the list item"),
         KeyBinding(keys: [.character(" ")], command: .toggleRow, context: .compose, help: "switch a param or header row on/off"),
         KeyBinding(keys: [.character("a")], command: .addRow, context: .compose, help: "add a param or header row"),
-        KeyBinding(keys: [.character("d")], command: .deleteRow, context: .compose, help: "delete a param or header row"),
+        KeyBinding(keys: [.character("w"), .control("s")], command: .save, context: .compose, help: "save the request to the workspace file"),
+        KeyBinding(keys: [.character("n")], command: .newRequest, context: .compose, help: "new request"),
+        KeyBinding(keys: [.character("d")], command: .deleteRow, context: .compose, help: "delete a param or header row (in the list: the request)"),
+        KeyBinding(keys: [.character("v")], command: .toggleResponse, context: .compose, help: "response in place of the editor (narrow terminals)"),
+        KeyBinding(keys: [.character("[")], command: .previousTab, context: .compose, help: "response: previous tab"),
+        KeyBinding(keys: [.character("]")], command: .nextTab, context: .compose, help: "response: next tab"),
+        KeyBinding(keys: [.character("K")], command: .scrollResponseUp, context: .compose, help: "response: scroll up"),
+        KeyBinding(keys: [.character("J")], command: .scrollResponseDown, context: .compose, help: "response: scroll down"),
 
         KeyBinding(keys: [.character("f")], command: .toggleFollow, context: .live, help: "follow newest on/off"),
         KeyBinding(keys: [.character("p")], command: .togglePause, context: .live, help: "pause/resume the stream"),

@@ -45,7 +45,14 @@ public struct RequestDraft: Sendable, Equatable {
     public var body: String
     public var auth: Auth
     public var timeoutSeconds: Double
+    /// The timeout was set (by the request it came from, or by the user), not the default.
+    public var hasOwnTimeout = false
     public var followRedirects: Bool
+    /// The workspace entry this draft was loaded from or last saved as; nil until saved.
+    public var entryName: String?
+
+    /// The timeout of a request that sets none.
+    public static let defaultTimeoutSeconds: Double = 15
 
     public init(name: String = "new request", method: String = "GET", url: String = "", params: [KeyValueRow] = [],
                 headers: [KeyValueRow] = [], bodyMode: BodyMode = .none, body: String = "", auth: Auth = .none,
@@ -62,10 +69,12 @@ public struct RequestDraft: Sendable, Equatable {
         self.followRedirects = followRedirects
     }
 
-    /// A draft of a ready request: query parameters become rows, body parameters the body.
-    public init(_ request: Request, baseURL: String) {
+    /// A draft of a ready request: query parameters become rows, body parameters the body. A
+    /// relative URL is joined to `baseURL`, or kept as it is when that is nil (a workspace entry
+    /// as written, sent against the workspace's base URL).
+    public init(_ request: Request, baseURL: String?) {
         let path = request.customURL ?? request.path
-        let url = path.contains("://") ? path : baseURL + (path.hasPrefix("/") ? path : "/" + path)
+        let url = path.contains("://") ? path : baseURL.map { $0 + (path.hasPrefix("/") ? path : "/" + path) } ?? path
         var params: [KeyValueRow] = []
         var bodyMode = BodyMode.none
         var body = ""
@@ -86,8 +95,17 @@ public struct RequestDraft: Sendable, Equatable {
         self.init(
             name: request.name ?? path, method: request.method.rawValue, url: url, params: params,
             headers: request.headers.map { KeyValueRow($0.name, $0.value) }, bodyMode: bodyMode, body: body,
-            timeoutSeconds: request.timeout.map { Double($0.components.seconds) } ?? 15
+            timeoutSeconds: request.timeout.map { Double($0.wholeMilliseconds) / 1000 } ?? Self.defaultTimeoutSeconds,
+            followRedirects: request.followRedirects ?? true
         )
+        hasOwnTimeout = request.timeout != nil
+    }
+
+    /// A draft of a workspace entry as written, which saves back to that entry.
+    public init(entry request: Request, named name: String) {
+        self.init(request, baseURL: nil)
+        self.name = name
+        entryName = name
     }
 
     /// A draft of a logged request, for re-sending it.
@@ -115,30 +133,37 @@ public struct RequestDraft: Sendable, Equatable {
 
     /// The request to send, with `{{name}}` filled from `variables`.
     public func makeRequest(variables: ChainVariables) throws(RequestError) -> Request {
-        var url = try variables.expand(url.trimmingCharacters(in: .whitespaces))
+        try makeRequest { text throws(RequestError) in try variables.expand(text) }
+    }
+
+    /// The request to send, every text field passed through `expand`. A relative URL is left
+    /// for the agent to join to its base URL.
+    public func makeRequest(expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
+        var url = try expand(url.trimmingCharacters(in: .whitespaces))
         var members: [JSONMember] = []
         for row in params where row.enabled && !row.name.isEmpty {
-            members.append(JSONMember(row.name, .string(try variables.expand(row.value))))
+            members.append(JSONMember(row.name, .string(try expand(row.value))))
         }
         let query = Parameters(members)
         if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.percentEncoded }
         var headers = HTTPHeaders()
         for row in self.headers where row.enabled && !row.name.isEmpty {
-            headers.add(row.name, try variables.expand(row.value))
+            headers.add(row.name, try expand(row.value))
         }
         switch auth {
         case .none: break
         case .basic(let user, let password):
-            headers.set("Authorization", "Basic " + Data("\(try variables.expand(user)):\(try variables.expand(password))".utf8).base64EncodedString())
+            headers.set("Authorization", "Basic " + Data("\(try expand(user)):\(try expand(password))".utf8).base64EncodedString())
         case .bearer(let token):
-            headers.set("Authorization", "Bearer " + (try variables.expand(token)))
+            headers.set("Authorization", "Bearer " + (try expand(token)))
         }
-        var request = Request.url(url, method: HTTPMethod(rawValue: method.uppercased()), headers: headers)
+        let method = HTTPMethod(rawValue: method.uppercased())
+        var request = url.contains("://") ? Request.url(url, method: method, headers: headers) : Request(method, url, headers: headers)
         request.name = name
         request.responseSerializer = .data
         request.timeout = .milliseconds(Int64(timeoutSeconds * 1000))
         request.followRedirects = followRedirects
-        let text = try variables.expand(body)
+        let text = try expand(body)
         switch bodyMode {
         case .none: break
         case .raw: request.requestSerializer = .raw(Data(text.utf8), contentType: headers["Content-Type"] ?? "text/plain; charset=utf-8")
@@ -146,5 +171,36 @@ public struct RequestDraft: Sendable, Equatable {
         case .form: request.requestSerializer = .raw(Data(text.utf8), contentType: "application/x-www-form-urlencoded")
         }
         return request
+    }
+
+    /// The draft as a workspace entry keeps it: templates as typed, switched-off rows left out,
+    /// the query apart (it goes under `query:` whatever the method), and only what differs from
+    /// the defaults. Literal basic-auth credentials become the header they send, so the
+    /// workspace writer moves them to the secrets file.
+    public func writtenRequest() -> (request: Request, query: Parameters) {
+        var headers = HTTPHeaders()
+        for row in self.headers where row.enabled && !row.name.isEmpty { headers.add(row.name, row.value) }
+        switch auth {
+        case .none: break
+        case .basic(let user, let password) where (user + password).contains("{{"):
+            headers.set("Authorization", "Basic {{$base64 \(user):\(password)}}")
+        case .basic(let user, let password):
+            headers.set("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+        case .bearer(let token):
+            headers.set("Authorization", "Bearer " + token)
+        }
+        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        let method = HTTPMethod(rawValue: method.uppercased())
+        var request = trimmed.contains("://") ? Request.url(trimmed, method: method, headers: headers) : Request(method, trimmed, headers: headers)
+        if hasOwnTimeout { request.timeout = .milliseconds(Int64(timeoutSeconds * 1000)) }
+        if !followRedirects { request.followRedirects = false }
+        switch bodyMode {
+        case .none: break
+        case .raw: request.requestSerializer = .raw(Data(body.utf8), contentType: headers["Content-Type"] ?? "text/plain; charset=utf-8")
+        case .json: request.requestSerializer = .raw(Data(body.utf8), contentType: "application/json")
+        case .form: request.requestSerializer = .raw(Data(body.utf8), contentType: "application/x-www-form-urlencoded")
+        }
+        let query = Parameters(params.filter { $0.enabled && !$0.name.isEmpty }.map { JSONMember($0.name, .string($0.value)) })
+        return (request, query)
     }
 }

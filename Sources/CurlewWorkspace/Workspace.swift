@@ -79,6 +79,15 @@ public struct Workspace: Sendable {
 
     /// The request of that name, as written.
     public func request(named name: String) -> NamedRequest? { requestIndex[name].map { requests[$0] } }
+    /// The request of that name built with its templates as written (`{{token}}` stays
+    /// `{{token}}`), for an editor that saves it back.
+    public func requestAsWritten(named name: String) throws(WorkspaceError) -> Request {
+        guard let named = request(named: name) else {
+            throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\"" + Suggestion.hint(for: name, among: requests.map(\.name)))
+        }
+        return try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name, ReadContext(template: nil, directory: named.directory)).0
+    }
+
     /// The group of that name, as written.
     public func group(named name: String) -> WorkspaceGroup? { groupIndex[name].map { groups[$0] } }
     private var requestIndex: [String: Int] = [:]

@@ -91,6 +91,18 @@ public struct WorkspaceSession: Sendable {
         return policy
     }
 
+    /// `text` with its templates expanded for this session; `extra` values (a chain's captures)
+    /// are used as they are, after the workspace's own.
+    public func expand(_ text: String, adding extra: [(name: String, value: String)] = []) throws(Template.Failure) -> String {
+        guard !extra.isEmpty else { return try template.expand(text) }
+        var template = self.template
+        for (name, value) in extra {
+            template.variables[name] = value
+            template.literal.insert(name)
+        }
+        return try template.expand(text)
+    }
+
     /// Every variable and its value as it resolves here, secrets masked, for listing.
     public var resolvedVariables: [(name: String, value: String)] {
         template.variables.keys.sorted().map { name in

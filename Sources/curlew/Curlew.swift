@@ -1,5 +1,6 @@
 import ArgumentParser
 import CurlewAgent
+import CurlewWorkspace
 import Foundation
 
 @main
@@ -7,7 +8,7 @@ struct Curlew: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "curlew",
         abstract: "A terminal network inspector and HTTP request workbench.",
-        discussion: "With no subcommand, opens the interface on the embedded demo server (as `curlew demo tui`).",
+        discussion: "With no subcommand, opens the interface on curlew.yaml in the current directory, or else on the embedded demo server (as `curlew demo tui`).",
         version: CurlewVersion.current,
         subcommands: [TUICommand.self, SendCommand.self, RunCommand.self, ImportCommand.self, ExportCommand.self, LogCommand.self, DemoCommand.self, DemoServerCommand.self]
     )
@@ -38,6 +39,11 @@ struct Curlew: AsyncParsableCommand {
         // The defaults come from the parser, like any command's options. (An option group on this
         // root command would also capture the subcommands' options of the same name, such as
         // `demo batch --sessions`.) `curlew demo tui` takes the options.
-        try await InterfaceLauncher.openOnDemo(InterfaceOptions.parse([]))
+        // A curlew.yaml here opens as the workbench; elsewhere the demo does.
+        if let path = Workspace.find() {
+            try await InterfaceLauncher.openOnWorkspace(path, environment: nil, InterfaceOptions.parse([]))
+        } else {
+            try await InterfaceLauncher.openOnDemo(InterfaceOptions.parse([]))
+        }
     }
 }

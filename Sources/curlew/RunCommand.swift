@@ -75,9 +75,7 @@ struct RunCommand: AsyncParsableCommand {
         // The report on the terminal always hides secrets; written files unless --no-redact.
         let hiding = session.redactionPolicy
         let redaction = session.logger.redacts && !noRedact ? hiding : .disabled
-        var config = session.config
-        for signer in session.signers { config.signers[signer.name] = HMACSigner(keyID: signer.keyID, secret: Data(signer.secret.utf8)) }
-        let agent = Agent(config: config)
+        let agent = Agent(config: session.agentConfig)
         let logPath = log ?? session.logger.path ?? session.logger.directory.map { NetworkLogger.defaultPath(for: Date(), directory: $0) }
         let logger: NetworkLogger?
         do {

@@ -3,6 +3,7 @@ import CurlewAgent
 import CurlewDemoServer
 import CurlewSessions
 import CurlewTUI
+import CurlewWorkspace
 import Foundation
 
 /// Options of the curses interface.
@@ -14,14 +15,26 @@ struct InterfaceOptions: ParsableArguments {
     var noMouse = false
 }
 
-/// `curlew tui [SESSION_LOG...]`: the interface on saved logs, without the demo.
+/// Which workspace the interface opens.
+struct WorkspaceOptions: ParsableArguments {
+    @Option(help: "The workspace to open (created when missing); default: curlew.yaml in the current directory.")
+    var workspace: String?
+
+    @Option(name: .customLong("env"), help: "The environment to start in (E switches).")
+    var environment: String?
+}
+
+/// `curlew tui [--workspace FILE] [SESSION_LOG...]`: the interface on a workspace, or on saved
+/// logs, without the demo.
 struct TUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tui",
-        abstract: "Open the interface on saved session logs, without the demo server."
+        abstract: "Open the interface on a workspace (curlew.yaml here, or --workspace), or on saved session logs.",
+        discussion: "With a workspace, Compose lists its requests and groups and saves edits to the file (w). Without one, or with logs given, it browses logs."
     )
 
     @OptionGroup var options: InterfaceOptions
+    @OptionGroup var workspaceOptions: WorkspaceOptions
 
     @Argument(help: "Session logs (or HAR files) to list besides those in the sessions directory.")
     var logs: [String] = []
@@ -33,6 +46,10 @@ struct TUICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let path = workspaceOptions.workspace ?? (logs.isEmpty ? Workspace.find() : nil) {
+            try await InterfaceLauncher.openOnWorkspace(path, environment: workspaceOptions.environment, options)
+            return
+        }
         // HAR files open as session logs made from them, in an owner-only directory removed on exit.
         let converted = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-har-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: converted) }
@@ -65,8 +82,8 @@ enum InterfaceLauncher {
         let certificateDirectory = try DemoCertificates.makeTemporaryDirectory()
         let certificates = try DemoCertificates.generate(in: certificateDirectory)
         let secure = try await DemoServer.start(tls: .identity(certificates.server))
-        let demo = try DemoWorkspace.session(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
-        var config = demo.config
+        let demo = try DemoWorkspace.composeWorkspace(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
+        var config = demo.session.agentConfig
         config.tls.certificateAuthorityFile = certificates.authority.certificate
         let agent = Agent(config: config)
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
@@ -76,8 +93,7 @@ enum InterfaceLauncher {
         agent.addObserver(logger)
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
-            agent: agent, name: "demo \(server.baseURL)", sessionLogPath: logger.path, sessionsDirectory: options.sessions,
-            composeItems: try DemoWorkspace.composeItems(demo)
+            agent: agent, name: "demo \(server.baseURL)", sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: demo
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer)
@@ -87,6 +103,36 @@ enum InterfaceLauncher {
         try await server.stop()
         try await secure.stop()
         try? FileManager.default.removeItem(atPath: certificateDirectory)
+        print(logger.closingSummary)
+    }
+
+    /// The interface on a workspace: Compose lists it and saves to it, the agent runs with its
+    /// config, and the session log hides what the workspace says is secret. A missing file is
+    /// created (empty) so a new workspace can be started from the interface.
+    static func openOnWorkspace(_ path: String, environment: String?, _ options: InterfaceOptions) async throws {
+        try requireTerminal()
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: Data("# Curlew workspace: see the README's Workspaces section.\nrequests:\n".utf8)) else {
+                throw ValidationError("cannot create \(path)")
+            }
+        }
+        let workspace: ComposeWorkspace
+        do { workspace = try ComposeWorkspace(path: path, environment: environment) } catch { throw ValidationError("\(error)") }
+        let agent = Agent(config: workspace.session.agentConfig)
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(
+            logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions), redaction: workspace.session.redactionPolicy
+        ))
+        let observer = TUIObserver()
+        agent.addObserver(logger)
+        agent.addObserver(observer)
+        let model = AppModel(environment: AppEnvironment(
+            agent: agent, name: (path as NSString).lastPathComponent, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace
+        ))
+        model.mouseEnabled = !options.noMouse
+        try await run(model, observer: observer)
+        agent.cancelAll()
+        await agent.waitForObservers()
+        try logger.close()
         print(logger.closingSummary)
     }
 

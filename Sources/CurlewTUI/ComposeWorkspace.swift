@@ -1,0 +1,120 @@
+import CurlewAgent
+import CurlewWorkspace
+import Foundation
+
+/// The workspace Compose lists and saves to: its file, the session built from it for the chosen
+/// environment, and whether the interface may write it.
+public struct ComposeWorkspace: Sendable {
+    public let path: String
+    public private(set) var session: WorkspaceSession
+    /// The demo's workspace ships with the program; it is listed and sent, never written.
+    public let isReadOnly: Bool
+    /// Variables given on the command line (`--var`), kept across reloads.
+    let overrides: [(name: String, value: String)]
+    /// The file's modification time when it was last read or written here.
+    private(set) var readAt: Date?
+
+    public init(path: String, environment: String? = nil, overrides: [(name: String, value: String)] = [], isReadOnly: Bool = false) throws(WorkspaceError) {
+        self.path = path
+        self.overrides = overrides
+        self.isReadOnly = isReadOnly
+        readAt = Self.modificationDate(of: path)
+        session = try WorkspaceSession(try Workspace.load(path: path), environment: environment, overrides: overrides)
+    }
+
+    /// Compose's list, each request as written (templates kept, so it saves back unchanged)
+    /// and each group built for the session: first what `curlew run` runs by default (requests
+    /// that stand alone, then top-level groups), then the groups' own requests and nested groups.
+    public func items() throws(WorkspaceError) -> [ComposeItem] {
+        let workspace = session.workspace
+        var targets = session.defaultTargets()
+        let listed = Set(targets.map(\.name))
+        targets += workspace.requests.map(\.name).filter { !listed.contains($0) }.map(RunTarget.request)
+        targets += workspace.groups.map(\.name).filter { !listed.contains($0) }.map(RunTarget.group)
+        var items: [ComposeItem] = []
+        for target in targets {
+            switch target {
+            case .request(let name): items.append(.request(RequestDraft(entry: try workspace.requestAsWritten(named: name), named: name)))
+            case .group(let name): items.append(.group(name: name, try session.group(named: name)))
+            }
+        }
+        return items
+    }
+
+    /// Reads the file again, for the same environment or `environment`.
+    public mutating func reload(environment: String? = nil) throws(WorkspaceError) {
+        let chosen = environment ?? session.environment
+        session = try WorkspaceSession(try Workspace.load(path: path), environment: chosen, overrides: overrides)
+        readAt = Self.modificationDate(of: path)
+    }
+
+    /// The file changed since it was last read or written here.
+    public var changedElsewhere: Bool {
+        Self.modificationDate(of: path) != readAt
+    }
+
+    /// Saves a draft as its entry (renaming it when its name changed), reads the file again,
+    /// and returns the entry as it now reads (credentials typed in clear are then references to
+    /// the secrets file) with what the save did.
+    public mutating func save(_ draft: RequestDraft) throws(WorkspaceError) -> (draft: RequestDraft, summary: WorkspaceWriter.Summary) {
+        guard !isReadOnly else {
+            throw WorkspaceError(.invalid, at: nil, "the demo workspace is not saved; open your own with curlew tui --workspace FILE")
+        }
+        let name = draft.name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw WorkspaceError(.invalid, at: nil, "a request needs a name to be saved") }
+        let (request, query) = draft.writtenRequest()
+        let summary = try WorkspaceWriter.save(request, query: query, named: name, replacing: draft.entryName, in: path)
+        try reload()
+        return (RequestDraft(entry: try session.workspace.requestAsWritten(named: name), named: name), summary)
+    }
+
+    /// The request a draft sends: its entry as the session builds it (retry, cache, mocks, TLS
+    /// and every other field the editor does not show), with the editor's fields as the draft
+    /// has them, expanded. A draft not saved yet is sent as it is.
+    public func request(for draft: RequestDraft, captured: [(name: String, value: String)]) throws(RequestError) -> Request {
+        let edited = try draft.makeRequest { text throws(RequestError) in try expand(text, captured: captured) }
+        guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return edited }
+        var request: Request
+        do { request = try session.request(named: entryName).0 } catch { throw RequestError(.unresolvedVariable, error.description) }
+        request.name = edited.name
+        request.method = edited.method
+        request.customURL = edited.customURL
+        request.path = edited.path
+        request.headers = edited.headers
+        request.params = edited.params
+        if draft.bodyMode != .none || request.form == nil && request.uploadFile == nil {
+            request.requestSerializer = edited.requestSerializer
+            request.form = nil
+            request.uploadFile = nil
+        }
+        if draft.hasOwnTimeout { request.timeout = edited.timeout }
+        request.followRedirects = edited.followRedirects
+        request.responseSerializer = edited.responseSerializer
+        return request
+    }
+
+    /// Notes the file's current state as seen, so a change made elsewhere is reported once.
+    public mutating func acknowledgeChange() {
+        readAt = Self.modificationDate(of: path)
+    }
+
+    /// Removes a request's entry and reads the file again.
+    public mutating func delete(requestNamed name: String) throws(WorkspaceError) {
+        guard !isReadOnly else { throw WorkspaceError(.invalid, at: nil, "the demo workspace is not changed") }
+        try WorkspaceWriter.delete(requestNamed: name, in: path)
+        try reload()
+    }
+
+    /// `text` with the session's variables and `captured` chain values filled in.
+    public func expand(_ text: String, captured: [(name: String, value: String)]) throws(RequestError) -> String {
+        do {
+            return try session.expand(text, adding: captured)
+        } catch {
+            throw RequestError(.unresolvedVariable, error.description)
+        }
+    }
+
+    private static func modificationDate(of path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+}

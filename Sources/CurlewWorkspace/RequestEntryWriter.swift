@@ -1,0 +1,136 @@
+import CurlewAgent
+import CurlewSessions
+import Foundation
+import Yams
+
+/// Saves one request entry of a workspace, as the interface's editor does: the entry's lines are
+/// replaced (or a new entry added at the end of `requests:`), and everything else in the file stays
+/// exactly as written.
+extension WorkspaceWriter {
+    /// The fields of an entry the editor edits. A save replaces these and keeps every other
+    /// field (expectations, cache, retry, tls, folder, description…) as it was.
+    static let editedKeys: Set<String> = ["method", "url", "query", "headers", "json", "form", "body", "contentType", "timeout", "followRedirects"]
+    /// Bodies the editor cannot show, kept when the edited request has no body of its own.
+    static let bodyKeysKeptWithoutBody: Set<String> = ["multipart", "bodyFile"]
+
+    /// Saves `request` (with `query` under `query:`) as the entry `name` of the workspace at `path`, in place of `previous`
+    /// (a rename) or of `name` where that exists, else at the end of `requests:`. Credentials
+    /// written in clear go to the secrets file as for an import.
+    @discardableResult
+    public static func save(_ request: Request, query: Parameters = Parameters(), named name: String, replacing previous: String? = nil,
+                            in path: String) throws(WorkspaceError) -> Summary {
+        let workspace = try Workspace.load(path: path)
+        let target = workspace.request(named: previous ?? name)
+        if previous != nil, previous != name, workspace.request(named: name) != nil {
+            throw WorkspaceError(.invalid, at: nil, keyPath: "requests", "a request named \"\(name)\" already exists")
+        }
+        if let target, target.position.file != path {
+            throw WorkspaceError(.invalid, at: target.position, keyPath: "requests.\(target.name)",
+                                 "\(target.name) is defined in an included file; edit it there")
+        }
+        let original = try YAMLDocument.readText(path: path)
+        var document = normalizingLineEnds(original)
+        let secretsPath = secretsPath(for: path, existing: workspace)
+        let stored = try WorkspaceSecrets.load(path: secretsPath)
+        var collection = ImportedCollection()
+        let moved = movingCredentials(of: request, named: name, into: &collection, avoiding: definedNames(workspace, stored))
+        guard case .mapping(let edited) = node(for: moved, query: query) else {
+            throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")
+        }
+        let value = target.map { merged(edited, into: $0.node, hasBody: hasBody(moved)) } ?? .mapping(edited)
+        let entry = try serialize([(text(name), value)])
+        if let target {
+            document = try replacingEntry(target.name, with: entry, in: document, file: path)
+        } else {
+            document = try insert(entry, under: ["requests"], into: document, file: path)
+        }
+        var summary = Summary()
+        summary.requests = [name]
+        try write(document, original: original, to: path, existing: workspace, secrets: collection.secrets, stored: stored, at: secretsPath, summary: &summary)
+        return summary
+    }
+
+    /// Removes the entry `name` from the workspace at `path`; groups that name it make the
+    /// result invalid, and then nothing is written.
+    public static func delete(requestNamed name: String, in path: String) throws(WorkspaceError) {
+        let workspace = try Workspace.load(path: path)
+        guard let target = workspace.request(named: name) else {
+            throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\"")
+        }
+        guard target.position.file == path else {
+            throw WorkspaceError(.invalid, at: target.position, keyPath: "requests.\(name)", "\(name) is defined in an included file; edit it there")
+        }
+        let original = try YAMLDocument.readText(path: path)
+        let document = try replacingEntry(name, with: nil, in: normalizingLineEnds(original), file: path)
+        var summary = Summary()
+        let secretsPath = secretsPath(for: path, existing: workspace)
+        try write(document, original: original, to: path, existing: workspace, secrets: [], stored: try WorkspaceSecrets.load(path: secretsPath),
+                  at: secretsPath, summary: &summary)
+    }
+
+    private static func hasBody(_ request: Request) -> Bool {
+        if case .raw = request.requestSerializer { return true }
+        return !request.params.isEmpty && !request.method.encodesParametersInQuery
+    }
+
+    /// The edited fields in the entry's own order, then new ones; fields the editor does not
+    /// edit stay as they were.
+    private static func merged(_ edited: Node.Mapping, into existing: YAMLNode, hasBody: Bool) -> Node {
+        guard case .mapping(let pairs, _) = existing else { return .mapping(edited) }
+        let editedByKey = Dictionary(edited.map { ($0.key.string ?? "", $0.value) }, uniquingKeysWith: { first, _ in first })
+        var result: [(Node, Node)] = []
+        var used = Set<String>()
+        for (key, value) in pairs {
+            guard case .scalar(let name, _, _) = key else { continue }
+            let owned = editedKeys.contains(name) || (hasBody && bodyKeysKeptWithoutBody.contains(name))
+            if !owned {
+                result.append((text(name), yamsNode(value)))
+            } else if let replacement = editedByKey[name] {
+                result.append((text(name), replacement))
+                used.insert(name)
+            }
+        }
+        // Fields the entry did not have yet; never a second copy of one it keeps.
+        for (key, value) in edited {
+            let name = key.string ?? ""
+            let owned = editedKeys.contains(name) || (hasBody && bodyKeysKeptWithoutBody.contains(name))
+            if owned, !used.contains(name) { result.append((key, value)) }
+        }
+        return .mapping(Node.Mapping(result))
+    }
+
+    /// A read node as Yams writes it, scalars quoted where they were.
+    static func yamsNode(_ node: YAMLNode) -> Node {
+        switch node {
+        case .scalar(let text, let isPlain, _): isPlain ? Node(text) : Node(text, Tag(.str), .doubleQuoted)
+        case .mapping(let pairs, _): .mapping(Node.Mapping(pairs.map { (yamsNode($0.key), yamsNode($0.value)) }))
+        case .sequence(let elements, _): .sequence(Node.Sequence(elements.map(yamsNode)))
+        }
+    }
+
+    /// `document` with the lines of the entry `name` under `requests:` replaced by `entry`
+    /// (YAML for a one-key mapping, indented as the entry was), or removed when it is nil.
+    /// The entry's trailing blank lines and comments belong to what follows and stay.
+    static func replacingEntry(_ name: String, with entry: String?, in document: String, file: String) throws(WorkspaceError) -> String {
+        guard case .mapping(let roots, _)? = try YAMLDocument.parse(document, file: file),
+              let requestsIndex = roots.firstIndex(where: { if case .scalar("requests", _, _) = $0.key { true } else { false } }),
+              case .mapping(let entries, let blockPosition) = roots[requestsIndex].value,
+              let index = entries.firstIndex(where: { if case .scalar(name, _, _) = $0.key { true } else { false } }) else {
+            throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\" in \(file)")
+        }
+        let keyPosition = entries[index].key.position
+        guard blockPosition.line != roots[requestsIndex].key.position.line,
+              !entries.indices.contains(where: { $0 != index && entries[$0].key.position.line == keyPosition.line }) else {
+            throw WorkspaceError(.invalid, at: keyPosition, keyPath: "requests",
+                                 "requests is written on one line (flow style); write it as an indented block to edit it here")
+        }
+        var lines = document.components(separatedBy: "\n")
+        let start = keyPosition.line - 1
+        var end = index + 1 < entries.count ? entries[index + 1].key.position.line - 1
+            : requestsIndex + 1 < roots.count ? roots[requestsIndex + 1].key.position.line - 1 : lines.count
+        while end > start + 1, isBlankOrComment(lines[end - 1]) { end -= 1 }
+        let replacement = entry.map { indent($0, by: keyPosition.column - 1).components(separatedBy: "\n") } ?? []
+        lines.replaceSubrange(start..<end, with: replacement)
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,206 @@
+import CurlewAgent
+import CurlewTestSupport
+@testable import CurlewTUI
+import CurlewWorkspace
+import Foundation
+import Testing
+
+/// Compose on a workspace file against the demo server: edit, send, see the answer beside the
+/// editor, save, and find it again.
+@Suite("The workbench on a workspace file", .serialized)
+struct WorkbenchTests {
+    struct Bench {
+        let model: AppModel
+        let observer: TUIObserver
+        let directory: String
+        var path: String { directory + "/curlew.yaml" }
+    }
+
+    static func workspaceText(base: String) -> String {
+        """
+        # my workspace: comments stay
+        config:
+          baseURL: "{{base}}"
+        environments:
+          dev: {base: \(base)}
+          down: {base: "http://127.0.0.1:9"}
+        requests:
+          get one:
+            url: /get
+            expect: {status: 200}   # kept when the editor saves
+          alone:
+            url: /json
+        groups:
+          both: {batch: [get one]}
+        """
+    }
+
+    private func bench() async throws -> Bench {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-bench-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Self.workspaceText(base: server.baseURL).write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        return try open(directory)
+    }
+
+    private func open(_ directory: String) throws -> Bench {
+        let workspace = try ComposeWorkspace(path: directory + "/curlew.yaml")
+        let agent = Agent(config: workspace.session.config)
+        let observer = TUIObserver()
+        agent.addObserver(observer)
+        let model = AppModel(environment: AppEnvironment(agent: agent, name: "bench", sessionLogPath: nil,
+                                                         sessionsDirectory: directory + "/Sessions", timeZone: TimeZone(identifier: "UTC")!, workspace: workspace))
+        return Bench(model: model, observer: observer, directory: directory)
+    }
+
+    /// Pumps events into the model until the response panel holds an answer.
+    private func pumpUntilAnswered(_ bench: Bench) async throws {
+        try await pump(bench) {
+            bench.model.refreshComposeResponse()
+            return bench.model.compose.response?.message.response != nil
+        }
+    }
+
+    private func pump(_ bench: Bench, until condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            bench.model.ingest(bench.observer.drain())
+            guard ContinuousClock.now < deadline else { Issue.record("timed out"); return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    private func type(_ text: String, into model: AppModel) {
+        for character in text { model.handle(.character(character)) }
+    }
+
+    private func render(_ model: AppModel, rows: Int = 40, columns: Int = 160) -> String {
+        let screen = VirtualScreen(rows: rows, columns: columns)
+        screen.present(model.render(rows: rows, columns: columns))
+        return screen.text
+    }
+
+    @Test("edit a request, send it, see its answer beside the editor, save it, and find it in the file and in a new session")
+    func editSendSaveReopen() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        #expect(model.compose.items.map(\.title) == ["GET alone", "▶ batch both", "GET get one"])
+        // The group's own request is listed after it; open it and add a query row.
+        model.handle(.character("G"))
+        model.handle(.enter)
+        #expect(model.compose.draft.url == "/get", "the URL as written, the base left to the config")
+        for _ in 0..<3 { model.handle(.down) }
+        model.handle(.character("a"))
+        type("page=2", into: model)
+        model.handle(.enter)
+        #expect(model.compose.unsavedCount == 1)
+        #expect(render(model).contains("● 1 unsaved"))
+
+        model.handle(.character("s"))
+        try await pumpUntilAnswered(bench)
+        #expect(model.pane == .compose, "sending never leaves the editor")
+        let screen = render(model)
+        #expect(screen.contains("HTTP/1.1 200"), "\(screen)")
+
+        model.handle(.character("w"))
+        #expect(model.message.hasPrefix("saved get one"), "\(model.message)")
+        #expect(model.compose.unsavedCount == 0)
+        let text = try String(contentsOfFile: bench.path, encoding: .utf8)
+        #expect(text.contains("# my workspace: comments stay"))
+        #expect(text.contains("expect:"), "fields the editor does not show are kept")
+        #expect(text.contains("page: \"2\"") || text.contains("page: '2'") || text.contains("page: 2"), "\(text)")
+        #expect(text.contains("  alone:\n    url: /json"), "other entries are untouched")
+
+        let reopened = try open(bench.directory)
+        guard case .request(let draft) = reopened.model.compose.items[2] else { Issue.record("not a request"); return }
+        #expect(draft.params == [KeyValueRow("page", "2")])
+    }
+
+    @Test("at 80 columns v shows the answer in place of the editor")
+    func narrowToggle() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.character("s"))
+        try await pumpUntilAnswered(bench)
+        #expect(!render(model, rows: 24, columns: 80).contains("HTTP/1.1 200"))
+        model.handle(.character("v"))
+        let screen = render(model, rows: 24, columns: 80)
+        #expect(screen.contains("◂ Response ▸"))
+        #expect(screen.contains("HTTP/1.1 200"))
+        model.handle(.character("]"))
+        #expect(render(model, rows: 24, columns: 80).contains("◂ Error ▸"))
+    }
+
+    @Test("a credential typed into a header is saved to the secrets file, and the entry names it")
+    func typedCredential() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.enter)
+        for _ in 0..<4 { model.handle(.down) }
+        model.handle(.character("a"))
+        type("Authorization: Bearer typed-secret-1", into: model)
+        model.handle(.enter)
+        model.handle(.character("w"))
+        #expect(model.message.contains("kept in curlew.secrets.yaml"), "\(model.message)")
+        #expect(!(try String(contentsOfFile: bench.path, encoding: .utf8)).contains("typed-secret-1"))
+        #expect(try String(contentsOfFile: bench.directory + "/curlew.secrets.yaml", encoding: .utf8).contains("typed-secret-1"))
+        #expect(model.compose.draft.headers.first?.value == "{{alone_authorization}}")
+        model.handle(.character("s"))
+        try await pumpUntilAnswered(bench)
+        #expect(model.compose.response?.message.original?.headers.contains { $0.name == "Authorization" } == true)
+    }
+
+    @Test("E switches the environment shown in the header; a rename saves under the new name; q asks before losing edits")
+    func environmentsRenameQuit() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        #expect(render(model).contains("curlew.yaml · env dev"))
+        model.handle(.character("E"))
+        #expect(render(model).contains("curlew.yaml · env down"))
+        model.handle(.enter)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        type("renamed", into: model)
+        model.handle(.enter)
+        model.handle(.character("q"))
+        #expect(model.prompt == .confirmDiscard(1))
+        model.handle(.character("n"))
+        #expect(!model.shouldQuit)
+        model.handle(.character("w"))
+        let text = try String(contentsOfFile: bench.path, encoding: .utf8)
+        #expect(text.contains("  renamed:\n    url: /json") && !text.contains("alone:"), "\(text)")
+        model.handle(.character("q"))
+        #expect(model.shouldQuit)
+    }
+
+    @Test("a change made to the file elsewhere is read when nothing is unsaved, and reported when something is")
+    func externalChange() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        try await Task.sleep(for: .milliseconds(20))
+        let added = Self.workspaceText(base: "http://127.0.0.1:9").replacingOccurrences(of: "requests:\n", with: "requests:\n  added: {url: /added}\n")
+        try added.write(toFile: bench.path, atomically: true, encoding: .utf8)
+        _ = render(model)
+        #expect(model.compose.items.contains { $0.title == "GET added" })
+        model.handle(.enter)
+        model.handle(.character("a"))
+        type("x=1", into: model)
+        model.handle(.enter)
+        try await Task.sleep(for: .milliseconds(20))
+        try Self.workspaceText(base: "http://127.0.0.1:9").write(toFile: bench.path, atomically: true, encoding: .utf8)
+        _ = render(model)
+        #expect(model.message.contains("changed on disk"))
+        #expect(model.compose.items.contains { $0.title == "GET added" }, "unsaved edits are not thrown away")
+    }
+
+    @Test("d in the list deletes a request from the file after y")
+    func deleteRequest() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.character("d"))
+        #expect(model.prompt == .confirmDelete(0))
+        model.handle(.character("y"))
+        #expect(model.compose.items.map(\.title) == ["▶ batch both", "GET get one"])
+        #expect(!(try String(contentsOfFile: bench.path, encoding: .utf8)).contains("alone"))
+    }
+}

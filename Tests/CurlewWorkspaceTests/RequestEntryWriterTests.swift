@@ -1,0 +1,81 @@
+import CurlewAgent
+import CurlewWorkspace
+import Foundation
+import Testing
+
+@Suite("saving one request entry")
+struct RequestEntryWriterTests {
+    static let workspace = """
+    # top
+    requests:
+      first:   # the first one
+        url: /a
+        retry: 2
+        expect: {status: 200}
+
+      # between the entries
+      second: {url: /b}
+    groups:
+      g: {batch: [second]}
+    """
+
+    @Test("saving replaces only the entry's lines, keeps the fields the editor does not edit, and reads back")
+    func replaceKeepsTheRest() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        var request = Request(.post, "/a2", headers: ["X-A": "1"])
+        request.requestSerializer = .raw(Data(#"{"n":1}"#.utf8), contentType: "application/json")
+        try WorkspaceWriter.save(request, query: ["q": "1"], named: "first", in: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("# top\nrequests:\n  first:\n"))
+        #expect(text.contains("    retry: 2") && text.contains("    expect:"))
+        #expect(text.contains("\n\n  # between the entries\n  second: {url: /b}\n"), "\(text)")
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        let saved = try session.request(named: "first").0
+        #expect(saved.method == .post && saved.path == "/a2" && saved.params == ["q": "1"] && saved.headers["X-A"] == "1")
+        #expect(saved.requestSerializer == .raw(Data(#"{"n":1}"#.utf8), contentType: "application/json"))
+        #expect(saved.retry?.maxRetries == 2)
+        #expect(session.workspace.request(named: "first")?.expectations.count == 1)
+    }
+
+    @Test("a rename replaces the entry under its new name; a new name is added at the end; a taken name is refused")
+    func renameAndAdd() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        try WorkspaceWriter.save(Request(.get, "/a"), named: "renamed", replacing: "first", in: path)
+        try WorkspaceWriter.save(Request(.get, "/c"), named: "third", in: path)
+        #expect(try Workspace.load(path: path).requests.map(\.name) == ["renamed", "second", "third"])
+        #expect(throws: WorkspaceError.self) { try WorkspaceWriter.save(Request(.get, "/x"), named: "second", replacing: "third", in: path) }
+    }
+
+    @Test("delete removes the entry; one a group uses is refused with nothing written")
+    func delete() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        let error = #expect(throws: WorkspaceError.self) { try WorkspaceWriter.delete(requestNamed: "second", in: path) }
+        #expect(error?.message.contains("nothing was written") == true, "\(error?.description ?? "")")
+        try WorkspaceWriter.delete(requestNamed: "first", in: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text == "# top\nrequests:\n\n  # between the entries\n  second: {url: /b}\ngroups:\n  g: {batch: [second]}")
+    }
+
+    @Test("entries in a one-line requests block or an included file are not rewritten")
+    func refusedLayouts() throws {
+        let files = try WorkspaceFiles()
+        let flow = try files.write("flow.yaml", "requests: {a: {url: /a}, b: {url: /b}}\n")
+        let error = #expect(throws: WorkspaceError.self) { try WorkspaceWriter.save(Request(.get, "/x"), named: "a", in: flow) }
+        #expect(error?.message.contains("one line") == true)
+        try files.write("more.yaml", "requests:\n  inc: {url: /i}\n")
+        let main = try files.write("curlew.yaml", "include: [more.yaml]\nrequests:\n  a: {url: /a}\n")
+        let included = #expect(throws: WorkspaceError.self) { try WorkspaceWriter.save(Request(.get, "/x"), named: "inc", in: main) }
+        #expect(included?.message.contains("included file") == true)
+    }
+
+    @Test("the request as written keeps its templates")
+    func asWritten() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "variables: {t: x}\nrequests:\n  r: {url: \"/u/{{t}}\", headers: {Authorization: \"Bearer {{t}}\"}}\n")
+        let request = try Workspace.load(path: path).requestAsWritten(named: "r")
+        #expect(request.path == "/u/{{t}}" && request.headers["Authorization"] == "Bearer {{t}}")
+    }
+}
