@@ -127,34 +127,45 @@ environments:
 requests:
   hello: {url: /get}
 YAML
+# The editor the body is written in: a script that writes JSON into the file it is given.
+cat > "$workbench/editor.sh" <<'SCRIPT'
+#!/bin/sh
+printf '{"made": "by the editor"}\n' > "$1"
+SCRIPT
+chmod 700 "$workbench/editor.sh"
 # `make run`'s command, from the workspace's directory (its session logs go to Sessions/ there).
 start_workbench() {
-    tmux -L "$socket" new-session -d -s e2e -x 160 -y 45 "cd $workbench && $repository/$run_command; echo CURLEW-EXITED-\$?; sleep 60"
+    tmux -L "$socket" new-session -d -s e2e -x 160 -y 45 "cd $workbench && EDITOR=$workbench/editor.sh $repository/$run_command; echo CURLEW-EXITED-\$?; sleep 60"
 }
 start_workbench
 expect "a curlew.yaml here opens as the workbench" "curlew.yaml · env local"
 keys n Enter C-u
 tmux -L "$socket" send-keys -t e2e -l "made in e2e"; sleep 0.3
-keys Enter j j Enter
-tmux -L "$socket" send-keys -t e2e -l "/json"; sleep 0.3
-keys Enter
+# Method POST, URL /post, body mode JSON, then the body from $EDITOR.
+keys Enter j l j Enter
+tmux -L "$socket" send-keys -t e2e -l "/post"; sleep 0.3
+keys Enter j j j l l j o
+expect "the body comes back from \$EDITOR, checked as JSON" "✓ JSON"
 expect "the new request is marked unsaved" "● 1 unsaved"
 keys s
 expect "its answer shows beside the editor" "HTTP/1.1 200"
+expect "the answer echoes the body written in the editor" '"made": "by the editor"'
+
 keys w
 expect "w saves it to the file" "saved made in e2e"
 keys E
 expect "E switches the environment" "env nowhere"
 keys q
 expect "the workbench exits cleanly" "CURLEW-EXITED-0"
-if grep -q "^  made in e2e:" "$workbench/curlew.yaml" && grep -q "^# kept across saves" "$workbench/curlew.yaml"; then
+if grep -q "^  made in e2e:" "$workbench/curlew.yaml" && grep -q "^# kept across saves" "$workbench/curlew.yaml" \
+    && grep -qF 'made: "by the editor"' "$workbench/curlew.yaml"; then
     passed=$((passed + 1)); echo "ok: the file has the new request and its comment"
 else
     failed=$((failed + 1)); echo "FAILED: the workspace file lacks the saved request"; sed 's/^/    | /' "$workbench/curlew.yaml"
 fi
 tmux -L "$socket" kill-session -t e2e 2>/dev/null
 start_workbench
-expect "starting again finds the saved request" "GET made in e2e"
+expect "starting again finds the saved request" "POST made in e2e"
 keys q
 expect "the workbench exits again" "CURLEW-EXITED-0"
 kill "$server_pid" 2>/dev/null

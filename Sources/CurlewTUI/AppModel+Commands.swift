@@ -59,6 +59,9 @@ extension AppModel {
         case .nextTab, .previousTab:
             let delta = command == .nextTab ? 1 : -1
             if context == .detail { detail?.state.switchTab(by: delta) } else { compose.response?.switchTab(by: delta) }
+        case .externalEdit: editExternally()
+        case .prettyPrint: prettyPrintBody()
+        case .copy: copy(.curl)
         case .save: saveDraft()
         case .newRequest:
             compose.add(RequestDraft(name: "new request \(compose.items.count + 1)"))
@@ -214,6 +217,9 @@ extension AppModel {
         switch field {
         case .paramsHeading, .headersHeading: addRow()
         case .bodyMode, .auth, .redirects: compose.cycle(field, by: 1)
+        case .body where compose.draft.body.contains(where: \.isNewline):
+            // A body of several lines is edited whole, in the user's editor.
+            editExternally()
         default:
             if let text = compose.text(of: field) { compose.editing = (field, LineEditor(text)) }
         }
@@ -536,6 +542,13 @@ extension AppModel {
         case "open":
             pane = .logs
             openLog(argument)
+        case "copy":
+            let words = argument.split(separator: " ").map(String.init)
+            guard let kind = CopyKind(rawValue: words.first ?? "curl"), words.dropFirst().allSatisfy({ $0 == "raw" }) else {
+                message = "copy curl, url, body or har, with raw to keep secrets"
+                return
+            }
+            copy(kind, raw: words.contains("raw"))
         case "reload": reloadWorkspace()
         case "save": saveDraft()
         case "env":

@@ -86,6 +86,8 @@ public final class AppModel {
     public var helpScroll = 0
     public var message = ""
     public var mouseEnabled = true
+    /// Clipboard writes and editor runs for the curses loop to carry out.
+    var terminalRequests: [TerminalRequest] = []
     /// The width of the last frame drawn, for messages that depend on the layout.
     var lastColumns = 0
     public private(set) var shouldQuit = false
@@ -307,7 +309,7 @@ public final class AppModel {
 
 /// The `:` command line: its commands and Tab completion.
 enum CommandLine {
-    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "help", "quit"]
+    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "copy", "help", "quit"]
 
     /// Completes the command name, or for `run`, the name of a group in the Compose list.
     static func complete(_ text: String, items: [ComposeItem]) -> String {

@@ -70,25 +70,54 @@ enum ComposeView {
         let editorColumn = area.column
         let editorWidth = area.width
         frame.put("Editor", row: area.row, column: editorColumn, style: compose.focus == .editor ? .title : .bold)
+        // The keys of the moment first, so a narrow editor still shows them.
         let response = model.lastColumns >= Layout.responseBesideColumns ? "[ ] response tabs · J K scroll" : "v response"
-        frame.put("s send · x cancel · D duplicate · Enter edit · Space on/off · a add · d delete · \(response)", row: area.row, column: editorColumn + 8,
+        let save = model.compose.tracksSaves ? "w save · " : ""
+        frame.put("s send · \(save)Enter edit · \(response) · n new · D duplicate · a add · d delete · x cancel", row: area.row, column: editorColumn + 8,
                   style: .dim, width: editorWidth - 8)
         let fields = compose.fields
+        let valueColumn = editorColumn + 11
+        let valueWidth = editorWidth - 11
+        // Each field takes a row; a body takes a row per line (numbered, up to a screenful) and,
+        // when it is JSON, a row that says whether it parses.
+        let rows = fields.map { field -> [(text: String, style: Style)] in
+            if field == .body, compose.editing?.field != .body { return bodyRows(compose.draft, width: valueWidth, limit: max(3, area.height / 2)) }
+            return [(value(field, of: compose.draft), .plain)]
+        }
+        var starts: [Int] = []
+        var next = 0
+        for block in rows { starts.append(next); next += block.count }
         let visible = area.height - 1
-        let scroll = max(0, compose.fieldIndex - visible + 1)
-        for (offset, field) in fields.enumerated().dropFirst(scroll).prefix(visible) {
-            let row = area.row + 1 + offset - scroll
-            let focused = compose.focus == .editor && offset == compose.fieldIndex
-            let labelText = labelColumn(field)
-            frame.put(labelText, row: row, column: editorColumn, style: focused ? .title : .dim, width: 11)
-            let valueColumn = editorColumn + 11
-            let valueWidth = editorWidth - 11
-            if let editing = compose.editing, editing.field == field {
-                frame.putLine(editing.editor.display(width: valueWidth), row: row, column: valueColumn, width: valueWidth, style: .selected)
-            } else {
-                frame.putLine(value(field, of: compose.draft), row: row, column: valueColumn, width: valueWidth, style: focused ? .selected : .plain)
+        let focusedIndex = min(compose.fieldIndex, fields.count - 1)
+        let scroll = max(0, starts[focusedIndex] + min(rows[focusedIndex].count, visible) - visible)
+        for (index, field) in fields.enumerated() {
+            let focused = compose.focus == .editor && index == compose.fieldIndex
+            for (line, content) in rows[index].enumerated() {
+                let row = area.row + 1 + starts[index] + line - scroll
+                guard row > area.row, row < area.row + area.height else { continue }
+                if line == 0 { frame.put(labelColumn(field), row: row, column: editorColumn, style: focused ? .title : .dim, width: 11) }
+                if line == 0, let editing = compose.editing, editing.field == field {
+                    frame.putLine(editing.editor.display(width: valueWidth), row: row, column: valueColumn, width: valueWidth, style: .selected)
+                } else {
+                    frame.putLine(content.text, row: row, column: valueColumn, width: valueWidth, style: focused && line == 0 ? .selected : content.style)
+                }
             }
         }
+    }
+
+    /// A body's rows: its lines numbered, the rest counted, and for JSON whether it parses.
+    static func bodyRows(_ draft: RequestDraft, width: Int, limit: Int) -> [(text: String, style: Style)] {
+        guard !draft.body.isEmpty else { return [("(empty: Enter types it, o opens $EDITOR)", .dim)] }
+        let lines = draft.body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        let numberWidth = String(lines.count).count
+        var rows: [(text: String, style: Style)] = lines.prefix(limit).enumerated().map { number, line in
+            (String(repeating: " ", count: numberWidth - String(number + 1).count) + "\(number + 1) │ " + line, .plain)
+        }
+        if lines.count > limit { rows.append(("… \(lines.count - limit) more lines (o opens $EDITOR)", .dim)) }
+        if draft.bodyMode == .json {
+            rows.append(BodyCheck.jsonProblem(draft.body).map { ("✗ not JSON: " + $0, .bad) } ?? ("✓ JSON" + (lines.count == 1 && draft.body.count > width ? " · P pretty-prints" : ""), .good))
+        }
+        return rows
     }
 
     private static func labelColumn(_ field: EditorField) -> String {

@@ -60,6 +60,28 @@ public final class CursesScreen: Screen {
         }
     }
 
+    /// Puts text on the clipboard of the terminal (and, through tmux or SSH, of the desktop)
+    /// with OSC 52.
+    public func copyToClipboard(_ text: String) {
+        Self.writeToTerminal("\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{07}")
+    }
+
+    /// Hands the terminal to another program (an editor) until `resume()`.
+    public func suspend() {
+        Self.writeToTerminal(Self.pasteOff)
+        def_prog_mode()
+        endwin()
+    }
+
+    /// Takes the terminal back after `suspend()` and draws the next frame whole.
+    public func resume() {
+        reset_prog_mode()
+        Self.writeToTerminal(Self.pasteOn)
+        previous = nil
+        clear()
+        refresh()
+    }
+
     private static func writeToTerminal(_ sequence: String) {
         var bytes = Array(sequence.utf8)
         _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }

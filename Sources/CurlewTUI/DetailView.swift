@@ -18,23 +18,23 @@ enum DetailView {
                 column += frame.put(title, row: area.row, column: column, style: tab == state.tab ? .selected.union(.bold) : .dim) + 1
             }
         }
-        let summary = "#\(message.requestID) \(message.name ?? "") · \(message.state.rawValue)"
-        frame.put(summary, row: area.row, column: column + 2, style: .dim, width: area.column + area.width - column - 3)
         let body = Rect(row: area.row + 1, column: area.column + 1, height: area.height - 1, width: area.width - 2)
+        let lines = state.tab == .timing ? [] : state.lines()
+        state.scroll = min(state.scroll, max(0, lines.count - body.height))
+        // Where the window is in a long body, right-aligned; the summary takes what is left.
+        let position = lines.count > body.height ? "\(state.scroll + 1)-\(min(lines.count, state.scroll + body.height)) of \(lines.count) lines" : ""
+        let positionColumn = area.column + area.width - TextWidth.of(position) - 1
+        if !position.isEmpty { frame.put(position, row: area.row, column: positionColumn, style: .dim) }
+        let summary = "#\(message.requestID) \(message.name ?? "") · \(message.state.rawValue)"
+        frame.put(summary, row: area.row, column: column + 2, style: .dim, width: (position.isEmpty ? area.column + area.width - 1 : positionColumn - 2) - column - 2)
         if state.tab == .timing {
             drawTiming(message, in: body, into: &frame)
             return
         }
-        let lines = state.lines()
-        state.scroll = min(state.scroll, max(0, lines.count - body.height))
         let matches = Set(state.matches)
         for (offset, line) in lines.dropFirst(state.scroll).prefix(body.height).enumerated() {
             let style = matches.contains(state.scroll + offset) ? Style.selected : line.style
             frame.put(line.text, row: body.row + offset, column: body.column, style: style, width: body.width)
-        }
-        if lines.count > body.height {
-            let position = "\(state.scroll + 1)-\(min(lines.count, state.scroll + body.height)) of \(lines.count) lines"
-            frame.put(position, row: area.row, column: area.column + area.width - TextWidth.of(position) - 1, style: .dim)
         }
     }
 

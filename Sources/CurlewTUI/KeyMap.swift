@@ -8,6 +8,7 @@ public enum Command: String, Sendable, CaseIterable {
     case resend, toggleMouse, cancelMember, clearFilter
     case toggleResponse, scrollResponseUp, scrollResponseDown
     case save, newRequest, switchEnvironment
+    case externalEdit, prettyPrint, copy
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -71,6 +72,9 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("a")], command: .addRow, context: .compose, help: "add a param or header row"),
         KeyBinding(keys: [.character("w"), .control("s")], command: .save, context: .compose, help: "save the request to the workspace file"),
         KeyBinding(keys: [.character("n")], command: .newRequest, context: .compose, help: "new request"),
+        KeyBinding(keys: [.character("o")], command: .externalEdit, context: .compose, help: "edit the field in $VISUAL / $EDITOR"),
+        KeyBinding(keys: [.character("P")], command: .prettyPrint, context: .compose, help: "pretty-print the JSON body"),
+        KeyBinding(keys: [.character("y")], command: .copy, context: .compose, help: "copy the request as curl (:copy url|body|har|curl [raw])"),
         KeyBinding(keys: [.character("d")], command: .deleteRow, context: .compose, help: "delete a param or header row (in the list: the request)"),
         KeyBinding(keys: [.character("v")], command: .toggleResponse, context: .compose, help: "response in place of the editor (narrow terminals)"),
         KeyBinding(keys: [.character("[")], command: .previousTab, context: .compose, help: "response: previous tab"),
@@ -81,11 +85,13 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("f")], command: .toggleFollow, context: .live, help: "follow newest on/off"),
         KeyBinding(keys: [.character("p")], command: .togglePause, context: .live, help: "pause/resume the stream"),
         KeyBinding(keys: [.character("r")], command: .resend, context: .live, help: "re-send into Compose"),
+        KeyBinding(keys: [.character("y")], command: .copy, context: .live, help: "copy as curl (:copy url|body|har|curl [raw])"),
 
         KeyBinding(keys: [.character("x")], command: .cancel, context: .groups, help: "cancel the group"),
         KeyBinding(keys: [.character("c")], command: .cancelMember, context: .groups, help: "cancel the selected member"),
 
         KeyBinding(keys: [.character("r")], command: .resend, context: .logs, help: "re-send into Compose"),
+        KeyBinding(keys: [.character("y")], command: .copy, context: .logs, help: "copy as curl (:copy url|body|har|curl [raw])"),
         KeyBinding(keys: [.character("F")], command: .clearFilter, context: .logs, help: "clear the filter"),
 
         KeyBinding(keys: [.left, .character("h"), .character("[")], command: .previousTab, context: .detail, help: "previous tab"),
@@ -93,5 +99,6 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("/")], command: .search, context: .detail, help: "search in the body"),
         KeyBinding(keys: [.character("n")], command: .nextMatch, context: .detail, help: "next match"),
         KeyBinding(keys: [.character("r")], command: .resend, context: .detail, help: "re-send into Compose"),
+        KeyBinding(keys: [.character("y")], command: .copy, context: .detail, help: "copy as curl (:copy url|body|har|curl [raw])"),
     ])
 }

@@ -32,6 +32,10 @@ public enum TerminalApp {
                 model.ingest(events)
                 dirty = true
             }
+            if !model.terminalRequests.isEmpty {
+                for request in model.takeTerminalRequests() { carryOut(request, on: screen, for: model) }
+                pressed = true
+            }
             if model.mouseEnabled != mouse {
                 mouse = model.mouseEnabled
                 screen.setMouse(mouse)
@@ -45,6 +49,18 @@ public enum TerminalApp {
                 lastDraw = now
                 dirty = false
             }
+        }
+    }
+
+    private static func carryOut(_ request: TerminalRequest, on screen: CursesScreen, for model: AppModel) {
+        switch request {
+        case .copy(let text):
+            screen.copyToClipboard(text)
+        case .edit(let text, let field, let fileExtension):
+            screen.suspend()
+            let result = ExternalEditor.edit(text, fileExtension: fileExtension)
+            screen.resume()
+            model.finishExternalEdit(result, field: field)
         }
     }
 

@@ -203,4 +203,86 @@ struct WorkbenchTests {
         #expect(model.compose.items.map(\.title) == ["▶ batch both", "GET get one"])
         #expect(!(try String(contentsOfFile: bench.path, encoding: .utf8)).contains("alone"))
     }
+
+    @Test("o hands the body to the editor; the result is numbered, checked as JSON and pretty-printed with P")
+    func externalEditorAndJSON() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.enter)
+        // Body mode JSON, then the body field.
+        for _ in 0..<5 { model.handle(.down) }
+        model.handle(.right)
+        model.handle(.right)
+        #expect(model.compose.draft.bodyMode == .json)
+        model.handle(.down)
+        #expect(model.compose.field == .body)
+        model.handle(.character("o"))
+        #expect(model.takeTerminalRequests() == [.edit("", field: .body, fileExtension: "json")])
+        model.finishExternalEdit(.edited("{\"name\": \"{{user}}\", \"n\": {{count}}}\n"), field: .body)
+        #expect(model.compose.draft.body == "{\"name\": \"{{user}}\", \"n\": {{count}}}", "the editor's final newline is dropped")
+        #expect(render(model).contains("✓ JSON"), "templates count as values")
+        model.finishExternalEdit(.edited("{\n  \"a\": 1,\n  \"b\": \n}"), field: .body)
+        let screen = render(model)
+        #expect(screen.contains("1 │ {") && screen.contains("3 │   \"b\":"))
+        #expect(screen.contains("✗ not JSON: line 4, column 1"), "\(screen)")
+        model.finishExternalEdit(.edited("{\"a\":[1,2]}"), field: .body)
+        model.handle(.character("P"))
+        #expect(model.compose.draft.body == "{\n  \"a\": [\n    1,\n    2\n  ]\n}")
+        model.finishExternalEdit(.edited("two\nlines"), field: .url)
+        #expect(model.message.contains("is one line"))
+        model.finishExternalEdit(.failed("vi exited with status 1; the field is unchanged"), field: .body)
+        #expect(model.message.contains("status 1"))
+    }
+
+    @Test("y copies the request as curl with secrets hidden (raw keeps them), to the clipboard and an owner-only file")
+    func copyAsCurl() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.enter)
+        for _ in 0..<4 { model.handle(.down) }
+        model.handle(.character("a"))
+        type("Authorization: Bearer copy-secret-7", into: model)
+        model.handle(.enter)
+        model.handle(.character("y"))
+        guard case .copy(let text)? = model.takeTerminalRequests().first else { Issue.record("nothing copied: \(model.message)"); return }
+        #expect(text.hasPrefix("curl ") && text.contains("/json") && text.contains("[REDACTED]") && !text.contains("copy-secret-7"), "\(text)")
+        let file = bench.directory + "/Sessions/clipboard.txt"
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
+        model.handle(.character(":"))
+        type("copy curl raw", into: model)
+        model.handle(.enter)
+        guard case .copy(let raw)? = model.takeTerminalRequests().first else { Issue.record("nothing copied"); return }
+        #expect(raw.contains("copy-secret-7"))
+        model.handle(.character(":"))
+        type("copy nonsense", into: model)
+        model.handle(.enter)
+        #expect(model.takeTerminalRequests().isEmpty && model.message.contains("copy curl, url, body or har"))
+    }
+}
+
+@Suite("the user's editor")
+struct ExternalEditorTests {
+    private func script(_ body: String) throws -> String {
+        let path = NSTemporaryDirectory() + "curlew-editor-\(UUID().uuidString).sh"
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o700)
+        return path
+    }
+
+    @Test("runs $VISUAL before $EDITOR on a file holding the text, and reads back what it wrote")
+    func editsAFile() throws {
+        let visual = try script(#"test "$(cat "$1")" = "before" && printf 'after' > "$1""#)
+        let outcome = ExternalEditor.edit("before", fileExtension: "json", environment: ["VISUAL": visual, "EDITOR": "/bin/false", "PATH": "/usr/bin:/bin"])
+        #expect(outcome == .edited("after"))
+    }
+
+    @Test("an editor that fails, or is missing, leaves the field as it was, with the reason")
+    func failures() throws {
+        let failing = ExternalEditor.edit("x", fileExtension: "txt", environment: ["EDITOR": "/bin/false", "PATH": "/usr/bin:/bin"])
+        #expect(failing == .failed("/bin/false exited with status 1; the field is unchanged"))
+        let missing = ExternalEditor.edit("x", fileExtension: "txt", environment: ["EDITOR": "/nonexistent/editor", "PATH": "/usr/bin:/bin"])
+        guard case .failed = missing else { Issue.record("\(missing)"); return }
+        #expect(ExternalEditor.command(environment: [:]) == "vi")
+    }
 }

@@ -1,0 +1,120 @@
+import CurlewAgent
+import CurlewSessions
+import Foundation
+
+/// Copying what the interface shows, and editing a field in the user's editor.
+extension AppModel {
+    /// What `:copy` can copy.
+    enum CopyKind: String, CaseIterable {
+        case curl, url, body, har
+    }
+
+    /// Takes the requests for the terminal made since the last call.
+    public func takeTerminalRequests() -> [TerminalRequest] {
+        defer { terminalRequests.removeAll() }
+        return terminalRequests
+    }
+
+    /// The exchange `y` and `:copy` act on: the open detail, the selected Live row or log
+    /// entry, or in Compose the request as it would be sent now.
+    func exchangeToCopy() -> DebugMessage? {
+        if let detail, detail.pane == pane { return detail.state.message }
+        switch pane {
+        case .live:
+            let visible = live.rows.prefix(live.visibleCount)
+            return visible.indices.contains(live.selected) ? visible[live.selected].detailMessage : nil
+        case .logs:
+            return logs.selectedMessage
+        case .compose:
+            guard let agent = environment.agent else { return nil }
+            do {
+                let request = if let workspace {
+                    try workspace.request(for: compose.draft, captured: groups.capturedVariables)
+                } else {
+                    try compose.draft.makeRequest(variables: variables)
+                }
+                let composed = try agent.config.composed(request)
+                return DebugMessage(requestID: 0, name: compose.draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
+                                    response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "compose")
+            } catch {
+                message = "cannot copy: \(error.message)"
+                return nil
+            }
+        case .groups:
+            return nil
+        }
+    }
+
+    /// Copies the selected exchange as curl, its URL, its body (the response's when it has
+    /// one) or a HAR document, redacted unless `raw`. The text goes to the clipboard by OSC 52
+    /// and to `clipboard.txt` in the sessions directory (owner-only) for terminals without it.
+    func copy(_ kind: CopyKind, raw: Bool = false) {
+        guard let exchange = exchangeToCopy() else {
+            if message.hasPrefix("cannot copy") { return }
+            message = "nothing to copy here: select a request (Live, Logs) or edit one (Compose)"
+            return
+        }
+        let policy = workspace?.session.redactionPolicy ?? RedactionPolicy()
+        let shown = raw ? exchange : policy.redact(exchange)
+        let text: String?
+        switch kind {
+        case .curl: text = CurlExport.command(shown)
+        case .url: text = shown.original?.url
+        case .body: text = (shown.response?.body ?? shown.original?.body).map { String(decoding: $0.data, as: UTF8.self) }
+        case .har: text = String(decoding: HARExport.data([shown]), as: UTF8.self)
+        }
+        guard let text, !text.isEmpty else { message = "this exchange has no \(kind.rawValue) to copy"; return }
+        terminalRequests.append(.copy(text))
+        let fallback = (environment.sessionsDirectory as NSString).appendingPathComponent("clipboard.txt")
+        do {
+            try FileManager.default.createDirectory(atPath: environment.sessionsDirectory, withIntermediateDirectories: true)
+            try OwnerOnlyFile.write(Data(text.utf8), to: fallback)
+            message = "copied \(kind.rawValue)\(raw ? " (secrets included)" : "") to the clipboard; also in \(fallback)"
+        } catch {
+            message = "copied \(kind.rawValue)\(raw ? " (secrets included)" : "") to the clipboard (\(fallback): \(error))"
+        }
+    }
+
+    /// Opens the focused field in the user's editor.
+    func editExternally() {
+        guard pane == .compose, compose.focus == .editor, let text = compose.text(of: compose.field) else {
+            message = "select a field of the editor first (Enter on a request, then j/k)"
+            return
+        }
+        let fileExtension = compose.field == .body && compose.draft.bodyMode == .json ? "json" : "txt"
+        terminalRequests.append(.edit(text, field: compose.field, fileExtension: fileExtension))
+    }
+
+    /// The editor's text for a field: a body as written (less the newline editors add at the
+    /// end), other fields as one line.
+    public func finishExternalEdit(_ outcome: ExternalEditor.Outcome, field: EditorField) {
+        guard case .edited(var text) = outcome else {
+            if case .failed(let reason) = outcome { message = reason }
+            return
+        }
+        if text.hasSuffix("\n"), !(compose.text(of: field) ?? "").hasSuffix("\n") { text.removeLast() }
+        if field != .body, text.contains(where: \.isNewline) {
+            message = "\(ComposeView.label(field)) is one line; the editor's text has several, so the field is unchanged"
+            return
+        }
+        guard compose.fields.contains(field) else { message = "the field is gone; the edit is dropped"; return }
+        if let problem = compose.commit(text, to: field) {
+            message = problem
+        } else if field == .body, compose.draft.bodyMode == .json, let problem = BodyCheck.jsonProblem(text) {
+            message = "body kept, but it is not JSON: \(problem)"
+        } else {
+            message = "\(ComposeView.label(field)) updated from the editor"
+        }
+    }
+
+    /// Pretty-prints a JSON body in place.
+    func prettyPrintBody() {
+        guard compose.draft.bodyMode == .json else { message = "the body is not JSON (Body: choose JSON)"; return }
+        if let pretty = BodyCheck.prettyJSON(compose.draft.body) {
+            compose.draft.body = pretty
+            message = "body pretty-printed"
+        } else {
+            message = BodyCheck.jsonProblem(compose.draft.body).map { "not JSON: \($0)" } ?? "templates outside strings keep the body as it is"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CurlewAgent
+
+/// What the editor says about a JSON body while it is being written: valid, or where it is not.
+/// `{{name}}` templates count as values, since they are filled in when the request is sent.
+enum BodyCheck {
+    /// Nil when the text is JSON (with its templates taken as values), else the line, column
+    /// and reason of the first mistake.
+    static func jsonProblem(_ text: String) -> String? {
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        let standIn = withTemplatesAsValues(text)
+        do {
+            _ = try JSONValue.parse(standIn)
+            return nil
+        } catch {
+            let (line, column) = position(ofByte: error.offset, in: standIn)
+            return "line \(line), column \(column): \(error.reason)"
+        }
+    }
+
+    /// The body pretty-printed, when it is JSON without templates outside strings.
+    static func prettyJSON(_ text: String) -> String? {
+        (try? JSONValue.parse(text))?.serialized(pretty: true)
+    }
+
+    /// Each `{{…}}` as `0` padded to its length, so offsets still point into the text as typed
+    /// and a template stands for a value wherever one may be.
+    private static func withTemplatesAsValues(_ text: String) -> String {
+        var output = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            output += rest[..<open.lowerBound]
+            let length = rest[open.lowerBound..<close.upperBound].utf8.count
+            output += "0" + String(repeating: " ", count: length - 1)
+            rest = rest[close.upperBound...]
+        }
+        return output + rest
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    static func position(ofByte offset: Int, in text: String) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        var consumed = 0
+        for character in text {
+            let size = character.utf8.count
+            if consumed + size > offset { break }
+            consumed += size
+            if character.isNewline { line += 1; column = 1 } else { column += 1 }
+        }
+        return (line, column)
+    }
+}
