@@ -153,6 +153,11 @@ expect "the answer echoes the body written in the editor" '"made": "by the edito
 
 keys w
 expect "w saves it to the file" "saved made in e2e"
+printf '### from a .http file\nGET {{base}}/headers\n' > "$workbench/more.http"
+keys :
+tmux -L "$socket" send-keys -t e2e -l "import more.http"; sleep 0.3
+keys Enter
+expect ":import adds another tool's requests" "imported 1 request from more.http"
 keys E
 expect "E switches the environment" "env nowhere"
 keys q

@@ -311,6 +311,34 @@ extension AppModel {
         }
     }
 
+    /// Adds another tool's requests (the format found from the file) to the workspace, and to
+    /// the list after what is there; unsaved edits stay.
+    func importFile(_ path: String) {
+        guard var workspace, !workspace.isReadOnly else {
+            message = "no workspace to import into: start curlew in a directory with a curlew.yaml, or curlew tui --workspace FILE"
+            return
+        }
+        guard let importer = environment.importer else { message = "importing is not available here"; return }
+        let file = (path.trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
+        guard !file.isEmpty else { message = "import FILE: a curl, HAR, .http, Postman or OpenAPI file"; return }
+        do {
+            let collection = try importer(file)
+            let summary = try WorkspaceWriter.add(collection, to: workspace.path)
+            try workspace.reload()
+            self.workspace = workspace
+            for name in summary.requests {
+                let draft = RequestDraft(entry: try workspace.session.workspace.requestAsWritten(named: name), named: name)
+                compose.items.append(.request(draft))
+                compose.saved[compose.items.count - 1] = draft
+            }
+            for name in summary.groups { compose.items.append(.group(name: name, try workspace.session.group(named: name))) }
+            let notes = collection.notes.isEmpty ? "" : " (\(collection.notes.count) note\(collection.notes.count == 1 ? "" : "s"): \(collection.notes[0]))"
+            message = "imported \(summary.requests.count) request\(summary.requests.count == 1 ? "" : "s") from \(file)" + notes
+        } catch {
+            message = "not imported: \(error)"
+        }
+    }
+
     /// Removes a list item, and its entry from the workspace file when it has one.
     func deleteItem(at index: Int) {
         guard let draft = compose.currentDraft(at: index) else { return }
@@ -549,6 +577,7 @@ extension AppModel {
                 return
             }
             copy(kind, raw: words.contains("raw"))
+        case "import": importFile(argument)
         case "reload": reloadWorkspace()
         case "save": saveDraft()
         case "env":

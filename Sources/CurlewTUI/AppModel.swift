@@ -39,10 +39,13 @@ public struct AppEnvironment: Sendable {
     public var processEnvironment: [String: String]
     /// The workspace Compose lists and saves to; it replaces `composeItems`.
     public var workspace: ComposeWorkspace?
+    /// Reads a file of another tool's format (curl, HAR, .http, Postman, OpenAPI) for `:import`.
+    public var importer: (@Sendable (String) throws -> ImportedCollection)?
 
     public init(agent: Agent?, name: String, sessionLogPath: String?, sessionsDirectory: String = "Sessions",
                 extraLogFiles: [String] = [], composeItems: [ComposeItem] = [], timeZone: TimeZone = .current,
-                processEnvironment: [String: String] = ProcessInfo.processInfo.environment, workspace: ComposeWorkspace? = nil) {
+                processEnvironment: [String: String] = ProcessInfo.processInfo.environment, workspace: ComposeWorkspace? = nil,
+                importer: (@Sendable (String) throws -> ImportedCollection)? = nil) {
         self.agent = agent
         self.name = name
         self.sessionLogPath = sessionLogPath
@@ -52,6 +55,7 @@ public struct AppEnvironment: Sendable {
         self.timeZone = timeZone
         self.processEnvironment = processEnvironment
         self.workspace = workspace
+        self.importer = importer
     }
 }
 
@@ -216,8 +220,18 @@ public final class AppModel {
             return
         }
         if case .mouse(let event) = key { handleMouse(event); return }
-        if case .paste = key {
-            message = "paste ignored: open a field (Enter) or a prompt first, then paste"
+        if case .paste(let text) = key {
+            // A curl command pasted into Compose becomes a new request.
+            if pane == .compose, ComposeState.isCurlCommand(text) {
+                do {
+                    compose.add(try ComposeState.draft(fromCurl: text))
+                    message = "the curl command is now \(compose.draft.name); s sends it" + (compose.tracksSaves ? ", w saves it" : "")
+                } catch {
+                    message = "not a curl command this can read: \(error)"
+                }
+                return
+            }
+            message = "paste ignored: open a field (Enter) or a prompt first, then paste (a curl command pasted in Compose becomes a request)"
             return
         }
         if case .control("c") = key {
@@ -309,7 +323,7 @@ public final class AppModel {
 
 /// The `:` command line: its commands and Tab completion.
 enum CommandLine {
-    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "copy", "help", "quit"]
+    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "copy", "import", "help", "quit"]
 
     /// Completes the command name, or for `run`, the name of a group in the Compose list.
     static func complete(_ text: String, items: [ComposeItem]) -> String {

@@ -1,4 +1,6 @@
 import CurlewAgent
+import CurlewSessions
+import Foundation
 
 /// An entry in Compose's list: a request to edit and send, or a group to run.
 public enum ComposeItem: Sendable {
@@ -200,7 +202,7 @@ public struct ComposeState: Sendable {
     func problem(_ text: String, for field: EditorField) -> String? {
         if case .url = field {
             let url = text.trimmingCharacters(in: .whitespaces)
-            if url.isEmpty || url.contains("{{") { return nil }
+            if url.isEmpty || url.contains("{{") || Self.isCurlCommand(url) { return nil }
             if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
                 return "the URL contains a space or a control character"
             }
@@ -219,6 +221,16 @@ public struct ComposeState: Sendable {
             let method = text.trimmingCharacters(in: .whitespaces).uppercased()
             do { try HTTPMethod(rawValue: method).validate() } catch { return error.message }
             draft.method = method
+        case .url where Self.isCurlCommand(text):
+            // A curl command typed or pasted into the URL becomes the request (its name kept).
+            do {
+                var pasted = try Self.draft(fromCurl: text)
+                pasted.name = draft.name
+                pasted.entryName = draft.entryName
+                draft = pasted
+            } catch {
+                return "\(error)"
+            }
         case .url: draft.url = text
         case .param(let index):
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
@@ -243,6 +255,29 @@ public struct ComposeState: Sendable {
         case .paramsHeading, .headersHeading, .bodyMode, .auth, .redirects: break
         }
         return nil
+    }
+
+    /// Text that reads as a curl command rather than a URL.
+    static func isCurlCommand(_ text: String) -> Bool {
+        let trimmed = text.drop { $0.isWhitespace }
+        return trimmed.hasPrefix("curl ") || trimmed.hasPrefix("curl\t") || trimmed.hasPrefix("curl\\\n")
+    }
+
+    /// A draft of the first request of a curl command. Files it names are not read: a pasted
+    /// command never copies a local file in.
+    static func draft(fromCurl text: String) throws(CurlImport.Failure) -> RequestDraft {
+        let refuseFiles: (String) throws -> Data = { path in
+            throw CurlImport.Failure(reason: "\(path): the command reads a local file; give the value instead")
+        }
+        guard let first = try CurlImport.parse(text, readFile: refuseFiles).first else {
+            throw CurlImport.Failure(reason: "no curl command found")
+        }
+        guard first.request.form == nil, first.request.uploadFile == nil else {
+            throw CurlImport.Failure(reason: "the command sends a multipart form or a file, which the editor cannot hold; :import it into the workspace instead")
+        }
+        var draft = RequestDraft(first.request, baseURL: nil)
+        draft.name = ImportedCollection.defaultName(first.request)
+        return draft
     }
 
     /// Cycles a choice field (method, body mode, auth, redirects) by `delta`.

@@ -24,12 +24,8 @@ struct ImportCommand: ParsableCommand {
         """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case curl, har, http, postman, openapi
-    }
-
     @Argument(help: "The format: curl, har, http, postman or openapi.")
-    var format: Format
+    var format: ImportFormat
 
     @Argument(help: "The file to import, or - for standard input.")
     var file: String
@@ -47,7 +43,7 @@ struct ImportCommand: ParsableCommand {
         let directory = file == "-" ? "." : (file as NSString).deletingLastPathComponent
         let collection: ImportedCollection
         do {
-            collection = try read(data, directory: directory.isEmpty ? "." : directory)
+            collection = try format.read(data, directory: directory.isEmpty ? "." : directory)
         } catch {
             throw RunCommand.usageFailure("\(file): \(error)")
         }
@@ -65,27 +61,6 @@ struct ImportCommand: ParsableCommand {
             if !summary.kept.isEmpty { print("Already defined, kept as they were: \(summary.kept.joined(separator: ", "))") }
         } catch {
             throw RunCommand.usageFailure("\(error)")
-        }
-    }
-
-    private func read(_ data: Data, directory: String) throws -> ImportedCollection {
-        switch format {
-        case .curl:
-            var collection = ImportedCollection()
-            collection.isLiteral = true
-            // Files stay references: what a pasted command would read from disk is not copied in.
-            let refuseFiles: (String) throws -> Data = { path in
-                throw CurlImport.Failure(reason: "\(path): --data-urlencode @file and -F name=<file would copy a local file into the workspace; give the value instead")
-            }
-            for item in try CurlImport.parse(String(decoding: data, as: UTF8.self), readFile: refuseFiles) {
-                if !item.ignored.isEmpty { collection.notes.append("\(ImportedCollection.defaultName(item.request)): ignored \(item.ignored.joined(separator: ", "))") }
-                collection.items.append(.init(name: ImportedCollection.defaultName(item.request), request: item.request))
-            }
-            return collection
-        case .har: return try HARImport.collection(data)
-        case .http: return try HTTPFileImport.parse(String(decoding: data, as: UTF8.self), directory: directory)
-        case .postman: return try PostmanImport.parse(data)
-        case .openapi: return try OpenAPIImport.parse(data)
         }
     }
 }

@@ -126,7 +126,8 @@ enum InterfaceLauncher {
         agent.addObserver(logger)
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
-            agent: agent, name: (path as NSString).lastPathComponent, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace
+            agent: agent, name: (path as NSString).lastPathComponent, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace,
+            importer: { try ImportFormat.read(path: $0) }
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer)

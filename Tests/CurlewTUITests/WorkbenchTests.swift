@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 import CurlewTestSupport
 @testable import CurlewTUI
 import CurlewWorkspace
@@ -48,8 +49,13 @@ struct WorkbenchTests {
         let agent = Agent(config: workspace.session.config)
         let observer = TUIObserver()
         agent.addObserver(observer)
+        // `:import` reads .http files here; the executable gives every format.
+        let importer: @Sendable (String) throws -> ImportedCollection = { path in
+            try HTTPFileImport.parse(try String(contentsOfFile: path, encoding: .utf8))
+        }
         let model = AppModel(environment: AppEnvironment(agent: agent, name: "bench", sessionLogPath: nil,
-                                                         sessionsDirectory: directory + "/Sessions", timeZone: TimeZone(identifier: "UTC")!, workspace: workspace))
+                                                         sessionsDirectory: directory + "/Sessions", timeZone: TimeZone(identifier: "UTC")!, workspace: workspace,
+                                                         importer: importer))
         return Bench(model: model, observer: observer, directory: directory)
     }
 
@@ -258,6 +264,64 @@ struct WorkbenchTests {
         type("copy nonsense", into: model)
         model.handle(.enter)
         #expect(model.takeTerminalRequests().isEmpty && model.message.contains("copy curl, url, body or har"))
+    }
+
+    @Test("a curl command pasted in Compose becomes a new request; typed into the URL it replaces the request's fields")
+    func curlPaste() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.paste("curl -X POST 'http://127.0.0.1:9/items?x=1' \\\n  -H 'Accept: text/plain' --data-raw 'a=1'"))
+        #expect(model.compose.draft.name == "POST /items" && model.compose.draft.method == "POST")
+        #expect(model.compose.draft.url == "http://127.0.0.1:9/items?x=1" && model.compose.draft.body == "a=1")
+        #expect(model.compose.unsavedCount == 1)
+        model.handle(.character("2"))
+        model.handle(.paste("curl http://h/"))
+        #expect(model.message.hasPrefix("paste ignored"))
+        model.handle(.character("1"))
+        model.handle(.escape)
+        model.handle(.character("g"))
+        model.handle(.enter)
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        type("curl -H 'X-T: 1' http://127.0.0.1:9/typed", into: model)
+        model.handle(.enter)
+        #expect(model.compose.draft.name == "alone", "the name stays")
+        #expect(model.compose.draft.url == "http://127.0.0.1:9/typed" && model.compose.draft.headers == [KeyValueRow("X-T", "1")])
+        model.handle(.enter)
+        model.handle(.control("u"))
+        type("curl --data-urlencode v@/etc/passwd http://h/", into: model)
+        model.handle(.enter)
+        #expect(model.compose.editing != nil, "a command that would read a local file is refused and stays in the field")
+        #expect(model.message.contains("reads a local file"))
+        model.handle(.control("u"))
+        type("curl -F f=@/etc/hostname http://h/", into: model)
+        model.handle(.enter)
+        #expect(model.compose.editing != nil && model.message.contains("multipart"))
+    }
+
+    @Test(":import FILE adds another tool's requests to the file and the list; unsaved edits stay")
+    func importFromTheInterface() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.enter)
+        model.handle(.character("a"))
+        type("kept=1", into: model)
+        model.handle(.enter)
+        let http = bench.directory + "/more.http"
+        try "### one\nGET http://127.0.0.1:9/one\n\n### two\nPOST http://127.0.0.1:9/two\n".write(toFile: http, atomically: true, encoding: .utf8)
+        model.handle(.character(":"))
+        type("import \(http)", into: model)
+        model.handle(.enter)
+        #expect(model.message.hasPrefix("imported 2 requests"), "\(model.message)")
+        #expect(model.compose.items.suffix(2).map(\.title) == ["GET GET /one", "POST POST /two"])
+        #expect(model.compose.draft.params == [KeyValueRow("kept", "1")] && model.compose.unsavedCount == 1)
+        #expect(try Workspace.load(path: bench.path).request(named: "POST /two") != nil)
+        model.handle(.character(":"))
+        type("import \(bench.directory)/missing.http", into: model)
+        model.handle(.enter)
+        #expect(model.message.hasPrefix("not imported"))
     }
 }
 
