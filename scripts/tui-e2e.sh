@@ -158,6 +158,13 @@ keys :
 tmux -L "$socket" send-keys -t e2e -l "import more.http"; sleep 0.3
 keys Enter
 expect ":import adds another tool's requests" "imported 1 request from more.http"
+keys Escape 1 g L
+expect "latency mode fills in as the answers arrive" "50/50 answered"
+expect "latency mode shows the percentiles" "p99"
+keys Escape 2 g m j m =
+expect "two marked exchanges compare side by side" "Compare"
+expect "the comparison shows what differs" "timing wait"
+keys Escape 1
 keys E
 expect "E switches the environment" "env nowhere"
 keys q

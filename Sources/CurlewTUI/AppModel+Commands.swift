@@ -59,6 +59,9 @@ extension AppModel {
         case .nextTab, .previousTab:
             let delta = command == .nextTab ? 1 : -1
             if context == .detail { detail?.state.switchTab(by: delta) } else { compose.response?.switchTab(by: delta) }
+        case .mark: markForComparison()
+        case .compare: compareMarked()
+        case .latency: startLatency()
         case .externalEdit: editExternally()
         case .prettyPrint: prettyPrintBody()
         case .copy: copy(.curl)
@@ -578,6 +581,10 @@ extension AppModel {
             }
             copy(kind, raw: words.contains("raw"))
         case "import": importFile(argument)
+        case "compare": compareMarked()
+        case "latency":
+            guard let count = argument.isEmpty ? LatencyState.defaultCount : Int(argument) else { message = "latency N: how many times to send it"; return }
+            startLatency(count: count)
         case "reload": reloadWorkspace()
         case "save": saveDraft()
         case "env":

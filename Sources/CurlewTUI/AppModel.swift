@@ -90,6 +90,13 @@ public final class AppModel {
     public var helpScroll = 0
     public var message = ""
     public var mouseEnabled = true
+    /// Exchanges marked for comparison (`m`), oldest first, at most two.
+    public var marked: [DebugMessage] = []
+    /// The open comparison of two exchanges.
+    public var comparison: ComparisonState?
+    /// The open latency run, and the batch that sends it.
+    public var latency: LatencyState?
+    var latencyRun: GroupHandle?
     /// Clipboard writes and editor runs for the curses loop to carry out.
     var terminalRequests: [TerminalRequest] = []
     /// The width of the last frame drawn, for messages that depend on the layout.
@@ -159,6 +166,7 @@ public final class AppModel {
                 live.upsert(info) { $0.addStreamed(event, dropped: dropped) }
                 streamedIDs.insert(info.id)
             case .message(let message):
+                if let groupID = message.groupID, groupID == latency?.groupID { latency?.add(message) }
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
                 live.upsert(info) { row in
@@ -208,6 +216,7 @@ public final class AppModel {
     public func handle(_ key: Key) {
         if case .resize = key { return }
         if prompt != nil { handlePrompt(key); return }
+        if comparison != nil || latency != nil, handleOverlay(key) { return }
         if compose.editing != nil, pane == .compose { handleEditing(key); return }
         if showHelp {
             switch key {
@@ -323,7 +332,7 @@ public final class AppModel {
 
 /// The `:` command line: its commands and Tab completion.
 enum CommandLine {
-    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "copy", "import", "help", "quit"]
+    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "copy", "import", "latency", "compare", "help", "quit"]
 
     /// Completes the command name, or for `run`, the name of a group in the Compose list.
     static func complete(_ text: String, items: [ComposeItem]) -> String {

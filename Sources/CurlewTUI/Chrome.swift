@@ -200,7 +200,13 @@ extension AppModel {
         if pane == .compose { refreshComposeResponse() }
         Chrome.drawTabs(self, into: &frame)
         let area = Layout.pane(rows: rows, columns: columns)
-        if let current = detail, current.pane == pane {
+        if var state = comparison {
+            ComparisonView.draw(&state, in: area, into: &frame)
+            comparison = state
+        } else if var state = latency {
+            LatencyView.draw(&state, in: area, into: &frame)
+            latency = state
+        } else if let current = detail, current.pane == pane {
             var state = current.state
             DetailView.draw(&state, in: area, into: &frame)
             detail = (current.pane, state)

@@ -9,6 +9,7 @@ public enum Command: String, Sendable, CaseIterable {
     case toggleResponse, scrollResponseUp, scrollResponseDown
     case save, newRequest, switchEnvironment
     case externalEdit, prettyPrint, copy
+    case mark, compare, latency
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -75,6 +76,7 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("o")], command: .externalEdit, context: .compose, help: "edit the field in $VISUAL / $EDITOR"),
         KeyBinding(keys: [.character("P")], command: .prettyPrint, context: .compose, help: "pretty-print the JSON body"),
         KeyBinding(keys: [.character("y")], command: .copy, context: .compose, help: "copy the request as curl (:copy url|body|har|curl [raw])"),
+        KeyBinding(keys: [.character("L")], command: .latency, context: .compose, help: "latency mode: send it 50 times in a row (:latency N)"),
         KeyBinding(keys: [.character("d")], command: .deleteRow, context: .compose, help: "delete a param or header row (in the list: the request)"),
         KeyBinding(keys: [.character("v")], command: .toggleResponse, context: .compose, help: "response in place of the editor (narrow terminals)"),
         KeyBinding(keys: [.character("[")], command: .previousTab, context: .compose, help: "response: previous tab"),
@@ -86,12 +88,16 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("p")], command: .togglePause, context: .live, help: "pause/resume the stream"),
         KeyBinding(keys: [.character("r")], command: .resend, context: .live, help: "re-send into Compose"),
         KeyBinding(keys: [.character("y")], command: .copy, context: .live, help: "copy as curl (:copy url|body|har|curl [raw])"),
+        KeyBinding(keys: [.character("m")], command: .mark, context: .live, help: "mark for comparison (two marks, from any logs)"),
+        KeyBinding(keys: [.character("=")], command: .compare, context: .live, help: "compare the marked exchanges side by side"),
 
         KeyBinding(keys: [.character("x")], command: .cancel, context: .groups, help: "cancel the group"),
         KeyBinding(keys: [.character("c")], command: .cancelMember, context: .groups, help: "cancel the selected member"),
 
         KeyBinding(keys: [.character("r")], command: .resend, context: .logs, help: "re-send into Compose"),
         KeyBinding(keys: [.character("y")], command: .copy, context: .logs, help: "copy as curl (:copy url|body|har|curl [raw])"),
+        KeyBinding(keys: [.character("m")], command: .mark, context: .logs, help: "mark for comparison (two marks, from any logs)"),
+        KeyBinding(keys: [.character("=")], command: .compare, context: .logs, help: "compare the marked exchanges side by side"),
         KeyBinding(keys: [.character("F")], command: .clearFilter, context: .logs, help: "clear the filter"),
 
         KeyBinding(keys: [.left, .character("h"), .character("[")], command: .previousTab, context: .detail, help: "previous tab"),
@@ -100,5 +106,7 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("n")], command: .nextMatch, context: .detail, help: "next match"),
         KeyBinding(keys: [.character("r")], command: .resend, context: .detail, help: "re-send into Compose"),
         KeyBinding(keys: [.character("y")], command: .copy, context: .detail, help: "copy as curl (:copy url|body|har|curl [raw])"),
+        KeyBinding(keys: [.character("m")], command: .mark, context: .detail, help: "mark for comparison (two marks, from any logs)"),
+        KeyBinding(keys: [.character("=")], command: .compare, context: .detail, help: "compare the marked exchanges side by side"),
     ])
 }

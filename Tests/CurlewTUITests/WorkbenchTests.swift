@@ -323,6 +323,57 @@ struct WorkbenchTests {
         model.handle(.enter)
         #expect(model.message.hasPrefix("not imported"))
     }
+
+    @Test("latency mode sends the request N times in a row and fills in percentiles per phase and a histogram")
+    func latencyMode() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.character(":"))
+        type("latency 0", into: model)
+        model.handle(.enter)
+        #expect(model.latency == nil && model.message.contains("1 to 10000"))
+        model.handle(.character(":"))
+        type("latency 20", into: model)
+        model.handle(.enter)
+        #expect(model.latency?.total == 20)
+        try await pump(bench) { (model.latency?.messages.count ?? 0) == 20 }
+        let screen = render(model)
+        for text in ["Latency  alone · 20/20 answered · 0 errors", "phase", "p50", "p99", "total", "wait", "total time", "< 1 ms"] {
+            #expect(screen.contains(text), "\(text)")
+        }
+        model.handle(.escape)
+        #expect(model.latency == nil)
+        #expect(!render(model).contains("Latency  alone"))
+    }
+
+    @Test("m marks two exchanges and = shows them side by side with what differs")
+    func compareTwo() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.character("s"))
+        try await pumpUntilAnswered(bench)
+        model.handle(.character("G"))
+        model.handle(.enter)
+        model.handle(.character("s"))
+        try await pump(bench) { model.live.rows.count == 2 && model.live.rows.allSatisfy { $0.message != nil } }
+        model.handle(.character("2"))
+        model.handle(.character("g"))
+        model.handle(.character("="))
+        #expect(model.comparison == nil && model.message.contains("mark two"))
+        model.handle(.character("m"))
+        model.handle(.character("j"))
+        model.handle(.character("m"))
+        model.handle(.character("="))
+        let screen = render(model)
+        #expect(screen.contains("Compare"), "\(screen)")
+        #expect(screen.contains("request url"))
+        #expect(screen.contains("#1 GET alone") && screen.contains("#2 GET get one"))
+        model.handle(.character("a"))
+        #expect(model.comparison?.showsAll == true)
+        #expect(render(model).contains("request method"), "every row, the same ones too")
+        model.handle(.escape)
+        #expect(model.comparison == nil)
+    }
 }
 
 @Suite("the user's editor")

@@ -1,0 +1,91 @@
+import CurlewAgent
+import Foundation
+
+/// The views that take over a pane until Esc: the comparison of two exchanges and latency mode.
+extension AppModel {
+    /// Marks the selected exchange (Live, Logs or an open detail) for comparison; the two
+    /// newest marks are kept. Marking it again unmarks it.
+    func markForComparison() {
+        guard pane != .compose, let exchange = exchangeToCopy() else {
+            message = "select a request in Live or a log entry to mark it"
+            return
+        }
+        if let index = marked.firstIndex(where: { Self.same($0, exchange) }) {
+            marked.remove(at: index)
+            message = "unmarked #\(exchange.requestID)"
+            return
+        }
+        marked.append(exchange)
+        if marked.count > 2 { marked.removeFirst() }
+        message = marked.count == 2 ? "2 marked: = compares them" : "marked #\(exchange.requestID); mark another (from any log) and press =, or = compares it with the selected one"
+    }
+
+    /// Opens the comparison of the two marked exchanges, or of the marked one and the selection.
+    func compareMarked() {
+        var pair = marked
+        if pair.count == 1, let selected = exchangeToCopy(), !Self.same(selected, pair[0]) { pair.append(selected) }
+        guard pair.count == 2 else {
+            message = "mark two exchanges with m (or one, then select another), then = compares them"
+            return
+        }
+        comparison = ComparisonState(pair[0], pair[1])
+    }
+
+    /// Sends the edited request `count` times, one after another, and opens latency mode.
+    func startLatency(count: Int = LatencyState.defaultCount) {
+        guard let agent = environment.agent else { message = "no agent: open curlew on a workspace or the demo"; return }
+        guard pane == .compose else { message = "latency mode sends the request being edited in Compose (1)"; return }
+        guard (1...LatencyState.maxCount).contains(count) else { message = "latency sends 1 to \(LatencyState.maxCount) copies"; return }
+        do {
+            var request = if let workspace {
+                try workspace.request(for: compose.draft, captured: groups.capturedVariables)
+            } else {
+                try compose.draft.makeRequest(variables: variables)
+            }
+            request.streamsResponse = false
+            let group = RequestGroup.batch(Array(repeating: request, count: count), policy: .any, maxConcurrency: 1, name: "latency \(compose.draft.name)")
+            let handle = agent.start(group)
+            latencyRun = handle
+            latency = LatencyState(name: compose.draft.name, total: count, groupID: handle.id)
+            message = "sending \(compose.draft.name) \(count) times, one after another"
+        } catch {
+            message = "not sent: \(error.message)"
+        }
+    }
+
+    /// Keys while a comparison or latency mode is open; true when the key was theirs.
+    func handleOverlay(_ key: Key) -> Bool {
+        switch key {
+        case .escape:
+            comparison = nil
+            latency = nil
+        case .down, .character("j"): scrollOverlay(by: 1)
+        case .up, .character("k"): scrollOverlay(by: -1)
+        case .pageDown, .control("f"): scrollOverlay(by: pageSize)
+        case .pageUp, .control("b"): scrollOverlay(by: -pageSize)
+        case .character("a") where comparison != nil:
+            comparison?.showsAll.toggle()
+            comparison?.scroll = 0
+        case .character("x") where latency != nil:
+            if let run = latencyRun, !run.state.isTerminal { environment.agent?.cancel(run) }
+            message = "latency run stopped"
+        case .character("q"), .control("c"), .character("?"), .mouse, .resize:
+            return false
+        default:
+            message = comparison != nil ? "Esc closes the comparison" : "Esc closes latency mode (x stops it)"
+        }
+        return true
+    }
+
+    private func scrollOverlay(by delta: Int) {
+        if var state = comparison {
+            state.scroll = max(0, state.scroll + delta)
+            comparison = state
+        }
+    }
+
+    /// The same exchange: one request of one log.
+    private static func same(_ a: DebugMessage, _ b: DebugMessage) -> Bool {
+        a.requestID == b.requestID && a.startedAt == b.startedAt && a.original?.url == b.original?.url
+    }
+}

@@ -1,0 +1,41 @@
+import CurlewAgent
+import CurlewSessions
+
+/// Latency mode's view: progress, percentiles per phase, and the histogram of total times.
+enum LatencyView {
+    static func draw(_ state: inout LatencyState, in area: Rect, into frame: inout FrameBuffer) {
+        let stats = state.stats()
+        let done = state.messages.count
+        let errors = stats.total.errors
+        frame.put("Latency  \(state.name) · \(done)/\(state.total) answered · \(errors) error\(errors == 1 ? "" : "s") · x stops · Esc closes",
+                  row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
+        frame.put(Chrome.progressBar(Double(done) / Double(max(1, state.total)), width: max(10, area.width - 4)), row: area.row + 1, column: area.column + 1, style: .accent)
+        var row = area.row + 3
+        frame.put(TextWidth.fit("phase", to: 12) + TextWidth.fitRight("p50", to: 12) + TextWidth.fitRight("p90", to: 12) + TextWidth.fitRight("p99", to: 12),
+                  row: row, column: area.column + 2, style: .dim)
+        row += 1
+        for phase in stats.total.phases where phase.p50 != nil && row < area.row + area.height {
+            let cells = [phase.p50, phase.p90, phase.p99].map { TextWidth.fitRight($0.map(TimingBreakdown.format) ?? "-", to: 12) }.joined()
+            frame.put(TextWidth.fit(phase.name, to: 12) + cells, row: row, column: area.column + 2, style: phase.name == "total" ? .bold : .plain)
+            row += 1
+        }
+        row += 1
+        guard row < area.row + area.height else { return }
+        frame.put("total time", row: row, column: area.column + 2, style: .dim)
+        row += 1
+        let widest = max(1, stats.histogram.max() ?? 1)
+        let barWidth = max(5, area.width - 30)
+        let bounds = LogStats.bucketBounds
+        for (index, count) in stats.histogram.enumerated() where row < area.row + area.height {
+            let label = index < bounds.count ? "< \(format(bounds[index])) ms" : "≥ \(format(bounds[bounds.count - 1])) ms"
+            let bar = String(repeating: "█", count: count == 0 ? 0 : max(1, count * barWidth / widest))
+            frame.put(TextWidth.fitRight(label, to: 11) + " " + TextWidth.fitRight("\(count)", to: 6) + " " + bar, row: row, column: area.column + 2,
+                      style: count == 0 ? .dim : .plain)
+            row += 1
+        }
+    }
+
+    private static func format(_ milliseconds: Double) -> String {
+        milliseconds == milliseconds.rounded() ? String(Int(milliseconds)) : String(milliseconds)
+    }
+}
