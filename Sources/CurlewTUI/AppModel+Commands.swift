@@ -59,6 +59,7 @@ extension AppModel {
         case .nextTab, .previousTab:
             let delta = command == .nextTab ? 1 : -1
             if context == .detail { detail?.state.switchTab(by: delta) } else { compose.response?.switchTab(by: delta) }
+        case .palette: openPalette()
         case .mark: markForComparison()
         case .compare: compareMarked()
         case .latency: startLatency()
@@ -531,6 +532,9 @@ extension AppModel {
             case .composeItem(let index):
                 compose.focus = .list
                 compose.selectedItem = clamp(index, compose.items.count)
+            case .editorField(let index):
+                compose.focus = .editor
+                compose.fieldIndex = clamp(index, compose.fields.count)
             case .liveRow(let index):
                 live.selected = clamp(index, live.visibleCount)
                 live.follow = false

@@ -89,3 +89,70 @@ extension AppModel {
         a.requestID == b.requestID && a.startedAt == b.startedAt && a.original?.url == b.original?.url
     }
 }
+
+/// The command palette.
+extension AppModel {
+    /// Command-line commands that need a word after them, offered in the palette.
+    static let paletteCommandLines: [(text: String, help: String)] = [
+        ("import", "import FILE: add a curl, HAR, .http, Postman or OpenAPI file to the workspace"),
+        ("latency", "latency N: send the request N times in a row"),
+        ("copy", "copy curl|url|body|har [raw]"),
+        ("env", "env NAME: switch the workspace's environment"),
+        ("open", "open FILE: open a session log or HAR file"),
+        ("filter", "filter EXPR: filter the open log"),
+        ("run", "run GROUP: run a group"),
+    ]
+
+    /// Opens the palette on every command, every command-line command and every Compose item.
+    func openPalette() {
+        var entries: [Palette.Entry] = []
+        var seen = Set<Command>()
+        for binding in keyMap.bindings where !seen.contains(binding.command) {
+            seen.insert(binding.command)
+            entries.append(.init(title: binding.help, detail: binding.keys.map(\.label).joined(separator: " ") + " · " + binding.context.rawValue,
+                                 action: .command(binding.command)))
+        }
+        for line in Self.paletteCommandLines { entries.append(.init(title: ":" + line.text, detail: line.help, action: .commandLine(line.text))) }
+        for (index, item) in compose.items.enumerated() {
+            switch item {
+            case .request(let draft): entries.append(.init(title: "\(draft.method) \(draft.name)", detail: "request · \(draft.url)", action: .item(index)))
+            case .group(let name, let group): entries.append(.init(title: "\(group.kind.rawValue) \(name)", detail: "group", action: .item(index)))
+            }
+        }
+        palette = Palette(entries: entries)
+    }
+
+    func handlePalette(_ key: Key) {
+        guard var current = palette else { return }
+        switch key {
+        case .escape: palette = nil; return
+        case .up, .control("k"): current.selected = max(0, current.selected - 1)
+        case .down, .control("j"): current.selected = min(max(0, current.matches.count - 1), current.selected + 1)
+        case .enter:
+            palette = nil
+            let matches = current.matches
+            guard matches.indices.contains(current.selected) else { return }
+            runPaletteAction(matches[current.selected].action)
+            return
+        default:
+            _ = current.query.handle(key)
+            current.selected = 0
+        }
+        palette = current
+    }
+
+    private func runPaletteAction(_ action: Palette.Action) {
+        switch action {
+        case .command(let command): perform(command)
+        case .commandLine(let text): prompt = .command(LineEditor(text + " "))
+        case .item(let index):
+            detail = nil
+            pane = .compose
+            compose.focus = .list
+            compose.selectedItem = index
+            if case .request = compose.items[index] {
+                _ = compose.loadSelected()
+            }
+        }
+    }
+}

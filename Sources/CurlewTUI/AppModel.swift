@@ -41,11 +41,15 @@ public struct AppEnvironment: Sendable {
     public var workspace: ComposeWorkspace?
     /// Reads a file of another tool's format (curl, HAR, .http, Postman, OpenAPI) for `:import`.
     public var importer: (@Sendable (String) throws -> ImportedCollection)?
+    /// The key bindings: the standard ones, or a user's key map file over them.
+    public var keyMap: KeyMap
+    /// Colours for a dark or a light terminal background.
+    public var theme: Theme
 
     public init(agent: Agent?, name: String, sessionLogPath: String?, sessionsDirectory: String = "Sessions",
                 extraLogFiles: [String] = [], composeItems: [ComposeItem] = [], timeZone: TimeZone = .current,
                 processEnvironment: [String: String] = ProcessInfo.processInfo.environment, workspace: ComposeWorkspace? = nil,
-                importer: (@Sendable (String) throws -> ImportedCollection)? = nil) {
+                importer: (@Sendable (String) throws -> ImportedCollection)? = nil, keyMap: KeyMap = .standard, theme: Theme = .dark) {
         self.agent = agent
         self.name = name
         self.sessionLogPath = sessionLogPath
@@ -56,6 +60,8 @@ public struct AppEnvironment: Sendable {
         self.processEnvironment = processEnvironment
         self.workspace = workspace
         self.importer = importer
+        self.keyMap = keyMap
+        self.theme = theme
     }
 }
 
@@ -73,7 +79,7 @@ public final class AppModel {
     }
 
     public let environment: AppEnvironment
-    let keyMap = KeyMap.standard
+    var keyMap: KeyMap { environment.keyMap }
     public var pane: Pane = .compose
     public var compose: ComposeState
     /// The open workspace, as last read or saved.
@@ -90,6 +96,8 @@ public final class AppModel {
     public var helpScroll = 0
     public var message = ""
     public var mouseEnabled = true
+    /// The open command palette (Ctrl-P).
+    public var palette: Palette?
     /// Exchanges marked for comparison (`m`), oldest first, at most two.
     public var marked: [DebugMessage] = []
     /// The open comparison of two exchanges.
@@ -216,6 +224,7 @@ public final class AppModel {
     public func handle(_ key: Key) {
         if case .resize = key { return }
         if prompt != nil { handlePrompt(key); return }
+        if palette != nil { handlePalette(key); return }
         if comparison != nil || latency != nil, handleOverlay(key) { return }
         if compose.editing != nil, pane == .compose { handleEditing(key); return }
         if showHelp {

@@ -221,6 +221,7 @@ extension AppModel {
         Chrome.drawPromptLine(self, into: &frame)
         Chrome.drawStatus(self, into: &frame)
         if showHelp { Chrome.drawHelp(self, into: &frame) }
+        if let palette { PaletteView.draw(palette, into: &frame) }
         return frame
     }
 }

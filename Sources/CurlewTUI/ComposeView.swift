@@ -96,6 +96,7 @@ enum ComposeView {
                 let row = area.row + 1 + starts[index] + line - scroll
                 guard row > area.row, row < area.row + area.height else { continue }
                 if line == 0 { frame.put(labelColumn(field), row: row, column: editorColumn, style: focused ? .title : .dim, width: 11) }
+                model.registerHit(row: row, columns: editorColumn..<(editorColumn + editorWidth), .editorField(index))
                 if line == 0, let editing = compose.editing, editing.field == field {
                     frame.putLine(editing.editor.display(width: valueWidth), row: row, column: valueColumn, width: valueWidth, style: .selected)
                 } else {

@@ -24,8 +24,11 @@ public final class CursesScreen: Screen {
     private static let pasteStart: [UInt32] = Array("[200~".unicodeScalars.map(\.value))
     private static let pasteEnd: [UInt32] = Array("\u{1B}[201~".unicodeScalars.map(\.value))
 
+    private let theme: Theme
+
     /// Takes over the terminal: raw keys (Ctrl-C arrives as a key), no echo, keypad, no cursor.
-    public init() {
+    public init(theme: Theme = .dark) {
+        self.theme = theme
         setlocale(LC_ALL, "")
         // Without a UTF-8 locale ncursesw prints multibyte text as escapes; C.UTF-8 is always there.
         let current = String(cString: setlocale(LC_CTYPE, nil))
@@ -128,6 +131,7 @@ public final class CursesScreen: Screen {
     }
 
     private func attributes(for style: Style) -> Int32 {
+        let style = theme.apply(style)
         var attributes: Int32 = 0
         if style.bold { attributes |= Int32(curlew_attr_bold()) }
         if style.reverse { attributes |= Int32(curlew_attr_reverse()) }

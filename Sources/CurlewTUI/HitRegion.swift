@@ -2,6 +2,8 @@
 /// on the screen (its scroll, its real width), never with a recomputed layout.
 enum HitTarget: Equatable {
     case composeItem(Int)
+    /// A field of Compose's editor, by position in its list of fields.
+    case editorField(Int)
     case liveRow(Int)
     case group(Int)
     case logFile(Int)

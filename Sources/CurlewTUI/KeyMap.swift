@@ -9,7 +9,7 @@ public enum Command: String, Sendable, CaseIterable {
     case toggleResponse, scrollResponseUp, scrollResponseDown
     case save, newRequest, switchEnvironment
     case externalEdit, prettyPrint, copy
-    case mark, compare, latency
+    case mark, compare, latency, palette
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -60,6 +60,7 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.escape], command: .back, context: .global, help: "back out / cancel"),
         KeyBinding(keys: [.character("/")], command: .filter, context: .global, help: "filter"),
         KeyBinding(keys: [.character(":")], command: .commandPrompt, context: .global, help: "command prompt (Tab completes)"),
+        KeyBinding(keys: [.control("p")], command: .palette, context: .global, help: "command palette: find any command or request"),
         KeyBinding(keys: [.character("?")], command: .help, context: .global, help: "this help"),
         KeyBinding(keys: [.character("M")], command: .toggleMouse, context: .global, help: "mouse on/off (off: terminal text selection)"),
         KeyBinding(keys: [.character("q")], command: .quit, context: .global, help: "quit (asks if requests are in flight or unsaved)"),

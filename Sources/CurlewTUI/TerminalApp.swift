@@ -13,7 +13,7 @@ public enum TerminalApp {
     public static let maxEventsPerIteration = 1_000
 
     public static func run(_ model: AppModel, observer: TUIObserver) {
-        let screen = CursesScreen()
+        let screen = CursesScreen(theme: model.environment.theme)
         installSignalHandlers()
         defer { screen.close() }
         var mouse = model.mouseEnabled

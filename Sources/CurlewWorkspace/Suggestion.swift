@@ -1,6 +1,6 @@
 /// "Did you mean …?" for a misspelt key or name: the closest candidate within a third of its length.
-enum Suggestion {
-    static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+public enum Suggestion {
+    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
         let word = Array(word.lowercased().utf8)
         guard !word.isEmpty, word.count <= 64 else { return nil }
         var best: (name: String, distance: Int)?
@@ -12,7 +12,7 @@ enum Suggestion {
     }
 
     /// The text to append to a message: ` (did you mean "x"?)` or nothing.
-    static func hint(for word: String, among candidates: some Sequence<String>) -> String {
+    public static func hint(for word: String, among candidates: some Sequence<String>) -> String {
         closest(to: word, among: candidates).map { " (did you mean \"\($0)\"?)" } ?? ""
     }
 

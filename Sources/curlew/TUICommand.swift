@@ -13,6 +13,25 @@ struct InterfaceOptions: ParsableArguments {
 
     @Flag(name: .customLong("no-mouse"), help: "Start with the mouse off, so the terminal's own text selection works.")
     var noMouse = false
+
+    @Option(help: "A key map file whose bindings replace the standard ones (default: ~/.config/curlew/keys.yaml when it exists).")
+    var keys: String?
+
+    @Option(help: "Colours for a dark or a light terminal background: dark or light (default: $CURLEW_THEME, else dark).")
+    var theme: String?
+
+    /// The key map: the standard one, with the user's file over it.
+    func keyMap() throws -> KeyMap {
+        let path = keys ?? KeyMapFile.defaultPath()
+        guard keys != nil || FileManager.default.fileExists(atPath: path) else { return .standard }
+        do { return try KeyMapFile.load(path: path) } catch { throw ValidationError("key map \(error)") }
+    }
+
+    func chosenTheme() throws -> Theme {
+        let name = theme ?? ProcessInfo.processInfo.environment["CURLEW_THEME"] ?? "dark"
+        guard let theme = Theme(rawValue: name.lowercased()) else { throw ValidationError("no theme \"\(name)\"; themes: dark, light") }
+        return theme
+    }
 }
 
 /// Which workspace the interface opens.
@@ -64,7 +83,8 @@ struct TUICommand: AsyncParsableCommand {
                 throw ValidationError("cannot open \(path): \(error)")
             }
         }
-        let environment = AppEnvironment(agent: nil, name: "logs", sessionLogPath: nil, sessionsDirectory: options.sessions, extraLogFiles: logs)
+        let environment = AppEnvironment(agent: nil, name: "logs", sessionLogPath: nil, sessionsDirectory: options.sessions, extraLogFiles: logs,
+                                         keyMap: try options.keyMap(), theme: try options.chosenTheme())
         let model = AppModel(environment: environment)
         model.mouseEnabled = !options.noMouse
         if logs.count == 1 { model.openLog(logs[0]) }
@@ -76,6 +96,7 @@ struct TUICommand: AsyncParsableCommand {
 enum InterfaceLauncher {
     static func openOnDemo(_ options: InterfaceOptions) async throws {
         try requireTerminal()
+        let keyMap = try options.keyMap(), theme = try options.chosenTheme()
         let server = try await DemoServer.start()
         // An HTTPS twin (HTTP/2 by ALPN), with certificates made for this run; the demo agent
         // trusts their authority.
@@ -93,7 +114,8 @@ enum InterfaceLauncher {
         agent.addObserver(logger)
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
-            agent: agent, name: "demo \(server.baseURL)", sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: demo
+            agent: agent, name: "demo \(server.baseURL)", sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: demo,
+            keyMap: keyMap, theme: theme
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer)
@@ -111,6 +133,7 @@ enum InterfaceLauncher {
     /// created (empty) so a new workspace can be started from the interface.
     static func openOnWorkspace(_ path: String, environment: String?, _ options: InterfaceOptions) async throws {
         try requireTerminal()
+        let keyMap = try options.keyMap(), theme = try options.chosenTheme()
         if !FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.createFile(atPath: path, contents: Data("# Curlew workspace: see the README's Workspaces section.\nrequests:\n".utf8)) else {
                 throw ValidationError("cannot create \(path)")
@@ -127,7 +150,7 @@ enum InterfaceLauncher {
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
             agent: agent, name: (path as NSString).lastPathComponent, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace,
-            importer: { try ImportFormat.read(path: $0) }
+            importer: { try ImportFormat.read(path: $0) }, keyMap: keyMap, theme: theme
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer)

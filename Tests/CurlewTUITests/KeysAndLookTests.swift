@@ -1,0 +1,87 @@
+import CurlewAgent
+@testable import CurlewTUI
+import CurlewWorkspace
+import Foundation
+import Testing
+
+@Suite("palette, key map file, themes and the mouse")
+struct KeysAndLookTests {
+    private func model(keyMap: KeyMap = .standard) throws -> AppModel {
+        let model = AppModel(environment: AppEnvironment(
+            agent: nil, name: "test", sessionLogPath: nil, sessionsDirectory: NSTemporaryDirectory() + "none-" + UUID().uuidString,
+            composeItems: [
+                .request(RequestDraft(Request(.get, "/users", name: "list users"), baseURL: "http://h")),
+                .request(RequestDraft(Request(.post, "/orders", name: "create order"), baseURL: "http://h")),
+            ], keyMap: keyMap))
+        model.pane = .compose
+        return model
+    }
+
+    private func type(_ text: String, into model: AppModel) {
+        for character in text { model.handle(.character(character)) }
+    }
+
+    @Test("Ctrl-P finds commands and requests by letters in order; Enter runs or opens what is chosen")
+    func palette() throws {
+        let model = try model()
+        model.handle(.control("p"))
+        type("crord", into: model)
+        #expect(model.palette?.matches.first?.title == "POST create order")
+        let screen = VirtualScreen(rows: 30, columns: 100)
+        screen.present(model.render(rows: 30, columns: 100))
+        #expect(screen.text.contains("Commands and requests") && screen.text.contains("> crord"))
+        model.handle(.enter)
+        #expect(model.palette == nil && model.compose.draft.name == "create order" && model.compose.focus == .editor)
+        model.handle(.control("p"))
+        type("import", into: model)
+        model.handle(.enter)
+        #expect(model.prompt == .command(LineEditor("import ")))
+        model.handle(.escape)
+        model.handle(.control("p"))
+        type("zzzz", into: model)
+        #expect(model.palette?.matches.isEmpty == true)
+        model.handle(.enter)
+        #expect(model.palette == nil)
+        #expect(Palette.score(Array("lu"), in: "list users")! > Palette.score(Array("lu"), in: "fill up")!, "word starts rank higher")
+    }
+
+    @Test("a key map file replaces bindings by context and command; its mistakes name their line")
+    func keyMapFile() throws {
+        let directory = NSTemporaryDirectory() + "curlew-keys-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/keys.yaml"
+        try "compose:\n  duplicate: [ctrl-r, Z]\nglobal:\n  help: F1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let map = try KeyMapFile.load(path: path)
+        #expect(map.command(for: .control("r"), in: .compose) == .duplicate)
+        #expect(map.command(for: .character("D"), in: .compose) == nil, "the standard key is replaced")
+        #expect(map.command(for: .function(1), in: .compose) == .help)
+        #expect(map.helpLines().contains { $0.keys == "Ctrl-R Z" && $0.help == "duplicate into a new request" })
+        let model = try model(keyMap: map)
+        model.handle(.character("Z"))
+        #expect(model.compose.items.count == 3)
+        for (text, message) in [("compose:\n  sendd: s\n", "keys.yaml:2:3: unknown command \"sendd\" (did you mean \"send\"?)"), ("compsoe:\n  send: s\n", "unknown context"),
+                                ("compose:\n  send: ctrl-ä\n", "is not a key"), ("- a\n", "mapping of contexts")] {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let error = #expect(throws: WorkspaceError.self) { try KeyMapFile.load(path: path) }
+            #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
+        }
+        #expect(Key(name: "shift-tab") == .backTab && Key(name: "space") == .character(" ") && Key(name: "f13") == nil && Key(name: "ab") == nil)
+    }
+
+    @Test("the light theme trades colours that fade on white for darker ones; dark draws styles as they are")
+    func themes() {
+        #expect(Theme.dark.apply(.warning) == .warning)
+        #expect(Theme.light.apply(.warning).foreground == .magenta)
+        #expect(Theme.light.apply(.bar) == Style(foreground: .white, background: .blue))
+        #expect(Theme.light.apply(.title).foreground == .blue)
+    }
+
+    @Test("a click on an editor field focuses it")
+    func clickField() throws {
+        let model = try model()
+        _ = model.render(rows: 24, columns: 80)
+        // The URL is the third field, on the fourth row (tabs, the editor's title, name, method).
+        model.handle(.mouse(MouseEvent(kind: .click, row: 4, column: 50)))
+        #expect(model.compose.focus == .editor && model.compose.field == .url)
+    }
+}
