@@ -156,7 +156,10 @@ extension AppModel {
         switch pane {
         case .compose:
             if compose.focus == .list {
-                if let (name, group) = compose.loadSelected() { run(group, named: name) }
+                // A group shows beside the list; s runs it.
+                if let (name, group) = compose.loadSelected() {
+                    message = "\(group.kind.rawValue) \(name): s runs it, then 3 shows it running"
+                }
             } else {
                 editField()
             }

@@ -65,8 +65,27 @@ enum ComposeView {
         model.compose.response = state
     }
 
+    /// A group selected in the list: how it runs and its members, in place of the editor.
+    private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer) {
+        frame.put("\(group.kind.rawValue) \(name)", row: area.row, column: area.column, style: .title, width: area.width)
+        frame.put("s runs it · 3 shows it running", row: area.row, column: area.column + TextWidth.of("\(group.kind.rawValue) \(name)") + 2, style: .dim)
+        frame.put(group.planDescription, row: area.row + 1, column: area.column, style: .dim, width: area.width)
+        let labels = group.memberLabels
+        let indexWidth = String(labels.count).count + 1
+        for (index, label) in labels.enumerated().prefix(area.height - 3) {
+            frame.put(TextWidth.cell("\(index + 1)", width: indexWidth) + label, row: area.row + 3 + index, column: area.column, width: area.width)
+        }
+        if labels.count > area.height - 3 {
+            frame.put("… \(labels.count - (area.height - 3)) more", row: area.row + area.height - 1, column: area.column, style: .dim)
+        }
+    }
+
     private static func drawEditor(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         let compose = model.compose
+        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
+            drawGroup(named: name, group, in: area, into: &frame)
+            return
+        }
         let editorColumn = area.column
         let editorWidth = area.width
         frame.put("Editor", row: area.row, column: editorColumn, style: compose.focus == .editor ? .title : .bold)

@@ -17,7 +17,10 @@ enum PaletteView {
                           style: index == palette.selected ? .selected : .plain)
         }
         if matches.isEmpty { frame.put("│ nothing matches", row: area.row + 2, column: area.column, style: .dim) }
-        for row in (area.row + 1)..<(area.row + area.height - 1) { frame.put("│", row: row, column: area.column + width - 1, style: .title) }
+        for row in (area.row + 1)..<(area.row + area.height - 1) {
+            frame.put("│", row: row, column: area.column, style: .title)
+            frame.put("│", row: row, column: area.column + width - 1, style: .title)
+        }
         frame.put("└─ type to find · ↑↓ choose · Enter runs · Esc closes " + String(repeating: "─", count: max(0, width - 56)) + "┘",
                   row: area.row + area.height - 1, column: area.column, style: .title)
     }

@@ -12,7 +12,8 @@ struct PaneGoldenTests {
         return screen.text
     }
 
-    @Test("each pane at 80x24 and 160x50 matches its golden text", arguments: ["compose", "live", "groups", "logs", "log-filtered", "detail-response", "detail-timing", "detail-pipeline", "help"])
+    @Test("each pane at 80x24 and 160x50 matches its golden text", arguments: ["compose", "live", "groups", "logs", "log-filtered", "detail-response", "detail-timing", "detail-pipeline", "help",
+                                                                              "compose-group", "palette", "compare", "latency"])
     func panes(_ name: String) throws {
         for size in Self.sizes {
             let model = try TUIFixtures.model()
@@ -49,6 +50,23 @@ struct PaneGoldenTests {
                 for _ in 0..<3 { model.handle(.down) }
                 model.handle(.enter)
                 for _ in 0..<3 { model.handle(.character("l")) }
+            case "compose-group":
+                model.handle(.down)
+                model.handle(.down)
+            case "palette":
+                model.handle(.control("p"))
+                for character in "send" { model.handle(.character(character)) }
+            case "compare":
+                model.handle(.character("2"))
+                model.handle(.character("g"))
+                model.handle(.character("m"))
+                model.handle(.character("j"))
+                model.handle(.character("m"))
+                model.handle(.character("="))
+            case "latency":
+                var latency = LatencyState(name: "users", total: 10, groupID: 99)
+                for message in TUIFixtures.messages { latency.add(message) }
+                model.latency = latency
             default:
                 model.handle(.character("?"))
             }

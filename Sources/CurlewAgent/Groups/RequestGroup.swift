@@ -101,6 +101,30 @@ public struct RequestGroup: Sendable {
         }
     }
 
+    /// The members' labels in order, as observers see them when the group runs.
+    public var memberLabels: [String] {
+        switch plan {
+        case .batch(let members, _, _), .orderedWindow(let members, _): members.map(\.label)
+        case .chain(let steps, _): steps.map(\.member.label)
+        }
+    }
+
+    /// How the group runs, in words: a batch's policy and concurrency, a chain's failure
+    /// policy, a window's size.
+    public var planDescription: String {
+        switch plan {
+        case .batch(_, let policy, let concurrency):
+            let rule = switch policy {
+            case .all: "every member must succeed"
+            case .required(let indices): "members \(indices.sorted().map(String.init).joined(separator: ", ")) must succeed"
+            case .any: "succeeds if any member does"
+            }
+            return rule + (concurrency.map { ", at most \($0) at a time" } ?? ", all at once")
+        case .chain(_, let onFailure): return "one after another, each step may use what the earlier ones captured; on a failure: \(onFailure)"
+        case .orderedWindow(_, let size): return "in order, at most \(size) in flight, answers delivered in order"
+        }
+    }
+
     /// Members start together, at most `maxConcurrency` at a time (nil: no limit beyond the
     /// agent's connection limits), and the batch ends by `policy`.
     public static func batch(_ members: [GroupMember], policy: BatchPolicy = .all, maxConcurrency: Int? = nil, name: String? = nil) -> RequestGroup {
