@@ -60,6 +60,7 @@ extension AppModel {
             let delta = command == .nextTab ? 1 : -1
             if context == .detail { detail?.state.switchTab(by: delta) } else { compose.response?.switchTab(by: delta) }
         case .palette: openPalette()
+        case .stepChain: startStepping()
         case .mark: markForComparison()
         case .compare: compareMarked()
         case .latency: startLatency()
@@ -156,6 +157,7 @@ extension AppModel {
         switch pane {
         case .compose:
             if compose.focus == .list {
+                if compose.stepping != nil { stopStepping() }
                 // A group shows beside the list; s runs it.
                 if let (name, group) = compose.loadSelected() {
                     message = "\(group.kind.rawValue) \(name): s runs it, then 3 shows it running"
@@ -208,6 +210,8 @@ extension AppModel {
     private func back() {
         if detail != nil, detail?.pane == pane {
             detail = nil
+        } else if pane == .compose, compose.stepping != nil {
+            stopStepping()
         } else if pane == .compose, compose.focus == .editor {
             compose.focus = .list
         } else if pane == .groups, groupMembersFocused {
@@ -432,6 +436,10 @@ extension AppModel {
     func send() {
         guard let agent = environment.agent else {
             message = "no agent: open curlew with the demo to send requests"
+            return
+        }
+        if compose.stepping != nil {
+            sendStep()
             return
         }
         if compose.focus == .list, compose.items.indices.contains(compose.selectedItem) {

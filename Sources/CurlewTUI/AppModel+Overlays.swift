@@ -156,3 +156,74 @@ extension AppModel {
         }
     }
 }
+
+/// Running a chain one step at a time.
+extension AppModel {
+    /// Starts stepping through the chain selected in Compose's list.
+    func startStepping() {
+        guard environment.agent != nil else { message = "no agent: open curlew on a workspace or the demo"; return }
+        guard pane == .compose, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem],
+              let stepper = ChainStepper(name: name, group: group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem) else {
+            message = "select a chain in the list, then S steps through it"
+            return
+        }
+        compose.keepDraft()
+        compose.stepping = stepper
+        loadStep()
+    }
+
+    /// Puts the current step's request, resolved, in the editor.
+    private func loadStep() {
+        guard let stepper = compose.stepping else { return }
+        do {
+            var draft = RequestDraft(try stepper.resolvedRequest(), baseURL: nil)
+            draft.name = "\(stepper.name) · step \(stepper.index + 1)"
+            compose.draft = draft
+            compose.loadedItem = nil
+            compose.focus = .editor
+            compose.fieldIndex = 0
+            message = "step \(stepper.index + 1) of \(stepper.stepCount) is in the editor: edit it if you like, s sends it, Esc stops"
+        } catch {
+            compose.stepping?.end(error.message)
+            message = "stopped: \(error.message)"
+        }
+    }
+
+    /// Sends the step in the editor.
+    func sendStep() {
+        guard let agent = environment.agent, var stepper = compose.stepping else { return }
+        guard stepper.outcome == nil else { message = "the run has ended (\(stepper.outcome ?? "")); Esc goes back"; return }
+        guard stepper.sentID == nil else { message = "step \(stepper.index + 1) is on its way"; return }
+        do {
+            var request = try stepper.request(editedAs: compose.draft)
+            request.streamsResponse = true
+            let handle = agent.start(request)
+            stepper.sentID = handle.id
+            stepper.lastSentID = handle.id
+            compose.stepping = stepper
+            compose.lastSent = handle
+            message = "sent step \(stepper.index + 1) of \(stepper.stepCount) as #\(handle.id)"
+        } catch {
+            message = "not sent: \(error.message)"
+        }
+    }
+
+    /// A step's answer: its captures, then the next step in the editor.
+    func takeStepAnswer(_ answer: DebugMessage) {
+        guard var stepper = compose.stepping, stepper.sentID == answer.requestID else { return }
+        message = stepper.take(answer)
+        compose.stepping = stepper
+        if stepper.outcome == nil { loadStep() }
+    }
+
+    /// Ends the run and gives the editor back what it held before.
+    func stopStepping() {
+        guard let stepper = compose.stepping else { return }
+        if let id = stepper.sentID, let handle = compose.lastSent, handle.id == id, !handle.state.isTerminal { environment.agent?.cancel(handle) }
+        compose.stepping = nil
+        compose.draft = stepper.draftBefore
+        compose.loadedItem = stepper.loadedItemBefore
+        compose.focus = .list
+        message = stepper.outcome.map { "stepping ended: \($0)" } ?? "stepping stopped at step \(stepper.index + 1) of \(stepper.stepCount)"
+    }
+}

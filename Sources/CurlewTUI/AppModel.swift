@@ -175,6 +175,7 @@ public final class AppModel {
                 streamedIDs.insert(info.id)
             case .message(let message):
                 if let groupID = message.groupID, groupID == latency?.groupID { latency?.add(message) }
+                if message.requestID == compose.stepping?.sentID { takeStepAnswer(message) }
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
                 live.upsert(info) { row in
@@ -196,7 +197,7 @@ public final class AppModel {
     /// Compose's response panel follows the selected item's last request: its stream while it
     /// runs, then its debug message, on the tab the user chose.
     func refreshComposeResponse() {
-        guard let id = compose.sentIDs[compose.selectedItem], let row = live.row(id: id) else {
+        guard let id = compose.stepping?.lastSentID ?? compose.sentIDs[compose.responseItem], let row = live.row(id: id) else {
             compose.response = nil
             return
         }
@@ -267,6 +268,7 @@ public final class AppModel {
     }
 
     func requestQuit() {
+        if compose.stepping != nil { stopStepping() }
         compose.keepDraft()
         if compose.unsavedCount > 0 {
             prompt = .confirmDiscard(compose.unsavedCount)

@@ -36,6 +36,8 @@ public struct ComposeState: Sendable {
     public var saved: [Int: RequestDraft] = [:]
     /// Compose is backed by a workspace, so unsaved items are marked.
     public var tracksSaves = false
+    /// A chain being run one step at a time; the editor holds its current step.
+    public var stepping: ChainStepper?
     public var fieldIndex = 0
     /// The text field being edited, with the field it edits.
     public var editing: (field: EditorField, editor: LineEditor)?
@@ -85,7 +87,7 @@ public struct ComposeState: Sendable {
     /// How many request items are unsaved (the editor's draft included).
     public var unsavedCount: Int {
         guard tracksSaves else { return 0 }
-        return items.indices.filter(isUnsaved).count + (loadedItem == nil && draft != RequestDraft() ? 1 : 0)
+        return items.indices.filter(isUnsaved).count + (loadedItem == nil && stepping == nil && draft != RequestDraft() ? 1 : 0)
     }
 
     /// The item whose response the panel shows: the one being edited, else the list's cursor.
@@ -134,9 +136,12 @@ public struct ComposeState: Sendable {
 
     /// Keeps the edited draft in its list item (a new draft becomes one).
     public mutating func keepDraft() {
+        // A chain step's request belongs to the run, not to the list.
+        guard stepping == nil else { return }
         if let loadedItem, items.indices.contains(loadedItem), case .request = items[loadedItem] {
             items[loadedItem] = .request(draft)
-        } else {
+        } else if draft != RequestDraft() {
+            // A new draft the user typed into joins the list; an untouched blank one does not.
             items.append(.request(draft))
             loadedItem = items.count - 1
             selectedItem = items.count - 1

@@ -68,7 +68,8 @@ enum ComposeView {
     /// A group selected in the list: how it runs and its members, in place of the editor.
     private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer) {
         frame.put("\(group.kind.rawValue) \(name)", row: area.row, column: area.column, style: .title, width: area.width)
-        frame.put("s runs it · 3 shows it running", row: area.row, column: area.column + TextWidth.of("\(group.kind.rawValue) \(name)") + 2, style: .dim)
+        frame.put("s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
+                  column: area.column + TextWidth.of("\(group.kind.rawValue) \(name)") + 2, style: .dim)
         frame.put(group.planDescription, row: area.row + 1, column: area.column, style: .dim, width: area.width)
         let labels = group.memberLabels
         let indexWidth = String(labels.count).count + 1
@@ -89,11 +90,19 @@ enum ComposeView {
         let editorColumn = area.column
         let editorWidth = area.width
         frame.put("Editor", row: area.row, column: editorColumn, style: compose.focus == .editor ? .title : .bold)
-        // The keys of the moment first, so a narrow editor still shows them.
-        let response = model.lastColumns >= Layout.responseBesideColumns ? "[ ] response tabs · J K scroll" : "v response"
-        let save = model.compose.tracksSaves ? "w save · " : ""
-        frame.put("s send · \(save)Enter edit · \(response) · n new · D duplicate · a add · d delete · x cancel", row: area.row, column: editorColumn + 8,
-                  style: .dim, width: editorWidth - 8)
+        if let stepper = compose.stepping {
+            // Stepping a chain: where the run is and what it captured, instead of the usual keys.
+            let captured = stepper.captured.map { "\($0.name)=\($0.value.count > 12 ? String($0.value.prefix(12)) + "…" : $0.value)" }.joined(separator: " ")
+            let state = stepper.outcome ?? "step \(stepper.index + 1)/\(stepper.stepCount) · s sends · Esc stops"
+            frame.put("\(stepper.name) · \(state)" + (captured.isEmpty ? "" : " · " + captured), row: area.row, column: editorColumn + 8,
+                      style: .warning, width: editorWidth - 8)
+        } else {
+            // The keys of the moment first, so a narrow editor still shows them.
+            let response = model.lastColumns >= Layout.responseBesideColumns ? "[ ] response tabs · J K scroll" : "v response"
+            let save = model.compose.tracksSaves ? "w save · " : ""
+            frame.put("s send · \(save)Enter edit · \(response) · n new · D duplicate · a add · d delete · x cancel", row: area.row, column: editorColumn + 8,
+                      style: .dim, width: editorWidth - 8)
+        }
         let fields = compose.fields
         let valueColumn = editorColumn + 11
         let valueWidth = editorWidth - 11

@@ -9,7 +9,7 @@ public enum Command: String, Sendable, CaseIterable {
     case toggleResponse, scrollResponseUp, scrollResponseDown
     case save, newRequest, switchEnvironment
     case externalEdit, prettyPrint, copy
-    case mark, compare, latency, palette
+    case mark, compare, latency, palette, stepChain
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -78,6 +78,7 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("P")], command: .prettyPrint, context: .compose, help: "pretty-print the JSON body"),
         KeyBinding(keys: [.character("y")], command: .copy, context: .compose, help: "copy the request as curl (:copy url|body|har|curl [raw])"),
         KeyBinding(keys: [.character("L")], command: .latency, context: .compose, help: "latency mode: send it 50 times in a row (:latency N)"),
+        KeyBinding(keys: [.character("S")], command: .stepChain, context: .compose, help: "step through the selected chain one request at a time"),
         KeyBinding(keys: [.character("d")], command: .deleteRow, context: .compose, help: "delete a param or header row (in the list: the request)"),
         KeyBinding(keys: [.character("v")], command: .toggleResponse, context: .compose, help: "response in place of the editor (narrow terminals)"),
         KeyBinding(keys: [.character("[")], command: .previousTab, context: .compose, help: "response: previous tab"),

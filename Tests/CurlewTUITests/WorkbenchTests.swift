@@ -374,6 +374,56 @@ struct WorkbenchTests {
         model.handle(.escape)
         #expect(model.comparison == nil)
     }
+
+    @Test("S steps through a chain: each step waits in the editor resolved with the captures so far, can be edited, and is sent with s")
+    func stepThroughChain() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-steps-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try """
+        config: {baseURL: "{{base}}"}
+        variables: {base: "\(server.baseURL)"}
+        requests:
+          log in: {url: /login, json: {username: demo, password: curlew}}
+          profile: {url: /me, headers: {Authorization: "Bearer {{token}}"}}
+        groups:
+          flow:
+            chain:
+              - {request: log in, capture: {token: $.token}}
+              - profile
+          broken:
+            chain:
+              - {request: log in, capture: {token: $.nothing}}
+              - profile
+        """.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        let bench = try open(directory)
+        let model = bench.model
+        #expect(model.compose.items.map(\.title).prefix(2) == ["▶ chain flow", "▶ chain broken"])
+        let before = model.compose.draft
+        model.handle(.character("S"))
+        #expect(model.compose.draft.name == "flow · step 1" && model.compose.draft.url == "/login")
+        #expect(render(model).contains("flow · step 1/2 · s sends · Esc stops"))
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.index == 1 }
+        let authorization = model.compose.draft.headers.first { $0.name == "Authorization" }?.value ?? ""
+        #expect(authorization.hasPrefix("Bearer ") && !authorization.contains("{{"), "step 2 is resolved with the captured token")
+        #expect(model.compose.stepping?.captured.map(\.name) == ["token"])
+        #expect(model.compose.unsavedCount == 0, "a step is not an unsaved request")
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.outcome != nil }
+        #expect(model.message == "flow: all 2 steps done")
+        #expect(model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message?.response?.statusCode } == 200)
+        model.handle(.escape)
+        #expect(model.compose.stepping == nil && model.compose.draft == before)
+
+        model.handle(.character("j"))
+        model.handle(.character("S"))
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.outcome != nil }
+        #expect(model.message.contains("stopped: capture token: nothing at $.nothing"), "\(model.message)")
+        model.handle(.escape)
+        #expect(model.compose.stepping == nil)
+    }
 }
 
 @Suite("the user's editor")

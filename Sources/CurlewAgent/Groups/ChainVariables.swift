@@ -26,7 +26,7 @@ public struct ChainVariables: Sendable, Equatable {
 
     /// Replaces every `{{name}}` in the request's URL parts, header values, string parameters
     /// and text body. An unknown name fails, naming what is known, rather than sending `{{name}}`.
-    func expand(_ request: Request) throws(RequestError) -> Request {
+    public func expand(_ request: Request) throws(RequestError) -> Request {
         var request = request
         request.path = try expand(request.path)
         if let custom = request.customURL { request.customURL = try expand(custom) }

@@ -196,24 +196,41 @@ struct GroupMachine: Sendable {
 enum ChainCapture {
     static func extract(_ capture: Capture, from response: Response?) -> Result<String, RequestError> {
         guard let response else { return .failure(RequestError(.captureFailed, "capture \(capture.name): no response")) }
-        switch capture.source {
+        return capture.extract(statusCode: response.statusCode, header: { response.headers[$0] }, json: { try? response.json() })
+    }
+}
+
+extension Capture {
+    /// The captured value from a response's status, a header (by name, any case) or its JSON
+    /// body: the one rule for a running chain and for a logged answer (the interface's chain
+    /// stepper).
+    public func extract(statusCode: Int, header: (String) -> String?, json: () -> JSONValue?) -> Result<String, RequestError> {
+        switch source {
         case .status:
-            return .success(String(response.statusCode))
-        case .header(let name):
-            guard let value = response.headers[name] else {
-                return .failure(RequestError(.captureFailed, "capture \(capture.name): no \(name) header in the response"))
+            return .success(String(statusCode))
+        case .header(let headerName):
+            guard let value = header(headerName) else {
+                return .failure(RequestError(.captureFailed, "capture \(name): no \(headerName) header in the response"))
             }
             return .success(value)
         case .jsonPath(let text):
             let path: JSONPath
             do { path = try JSONPath(text) } catch { return .failure(error) }
-            guard let json = try? response.json() else {
-                return .failure(RequestError(.captureFailed, "capture \(capture.name): the response body is not JSON"))
+            guard let body = json() else {
+                return .failure(RequestError(.captureFailed, "capture \(name): the response body is not JSON"))
             }
-            guard let value = path.evaluate(json) else {
-                return .failure(RequestError(.captureFailed, "capture \(capture.name): nothing at \(text) in the response"))
+            guard let value = path.evaluate(body) else {
+                return .failure(RequestError(.captureFailed, "capture \(name): nothing at \(text) in the response"))
             }
             return .success(value.textValue)
         }
+    }
+
+    /// The captured value from a debug message's response.
+    public func extract(from response: ResponseSnapshot?) -> Result<String, RequestError> {
+        guard let response else { return .failure(RequestError(.captureFailed, "capture \(name): no response")) }
+        return extract(statusCode: response.statusCode,
+                       header: { name in response.headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value },
+                       json: { try? JSONValue.parse(response.body.data) })
     }
 }

@@ -101,6 +101,12 @@ public struct RequestGroup: Sendable {
         }
     }
 
+    /// A chain's steps, for running it one step at a time; nil for other groups.
+    public var chainSteps: [ChainStep]? {
+        if case .chain(let steps, _) = plan { return steps }
+        return nil
+    }
+
     /// The members' labels in order, as observers see them when the group runs.
     public var memberLabels: [String] {
         switch plan {

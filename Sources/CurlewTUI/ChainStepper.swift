@@ -1,0 +1,94 @@
+import CurlewAgent
+
+/// A chain run one step at a time from Compose: before each step its request, resolved with
+/// what the earlier steps captured, waits in the editor to be read, edited and sent (or the
+/// run stopped); each answer's captures are taken as the chain would take them.
+public struct ChainStepper: Sendable {
+    public let name: String
+    let steps: [ChainStep]
+    /// The step whose request is in the editor, or being sent.
+    public private(set) var index = 0
+    public private(set) var captured: [(name: String, value: String)] = []
+    /// The step's request is on its way; its answer moves the run on.
+    public var sentID: UInt64?
+    /// The last step sent, whose answer the response panel shows.
+    public var lastSentID: UInt64?
+    /// The run ended: how, in words.
+    public private(set) var outcome: String?
+    /// What the editor held before the run, given back when it ends.
+    let draftBefore: RequestDraft
+    let loadedItemBefore: Int?
+
+    public init?(name: String, group: RequestGroup, draftBefore: RequestDraft, loadedItemBefore: Int?) {
+        guard let steps = group.chainSteps, !steps.isEmpty else { return nil }
+        self.name = name
+        self.steps = steps
+        self.draftBefore = draftBefore
+        self.loadedItemBefore = loadedItemBefore
+    }
+
+    public var stepCount: Int { steps.count }
+
+    /// The current step's request with the captures so far filled in.
+    func resolvedRequest() throws(RequestError) -> Request {
+        guard case .request(let request) = steps[index].member else {
+            throw RequestError(.groupFailed, "step \(index + 1) of \(name) is a group; only request steps are stepped")
+        }
+        return try ChainVariables(captured).expand(request)
+    }
+
+    /// The step's request with the editor's fields as the user left them.
+    func request(editedAs draft: RequestDraft) throws(RequestError) -> Request {
+        let base = try resolvedRequest()
+        let edited = try draft.makeRequest { text throws(RequestError) in try ChainVariables(captured).expand(text) }
+        var request = base
+        request.method = edited.method
+        request.customURL = edited.customURL
+        request.path = edited.path
+        request.headers = edited.headers
+        request.params = edited.params
+        if draft.bodyMode != .none || base.form == nil && base.uploadFile == nil {
+            request.requestSerializer = edited.requestSerializer
+            request.form = nil
+            request.uploadFile = nil
+        }
+        if draft.hasOwnTimeout { request.timeout = edited.timeout }
+        request.followRedirects = edited.followRedirects
+        request.responseSerializer = .data
+        return request
+    }
+
+    /// Ends the run early, saying why.
+    mutating func end(_ reason: String) {
+        outcome = "stopped: \(reason)"
+    }
+
+    /// Takes the step's answer: its captures, then the next step (or the end of the run).
+    /// Returns what happened, for the status line.
+    mutating func take(_ message: DebugMessage) -> String {
+        sentID = nil
+        guard message.state == .succeeded, let response = message.response else {
+            outcome = "stopped: step \(index + 1) failed (\(message.error?.message ?? "no answer"))"
+            return outcome!
+        }
+        var taken: [String] = []
+        for capture in steps[index].captures {
+            switch capture.extract(from: response) {
+            case .success(let value):
+                captured.removeAll { $0.name == capture.name }
+                captured.append((capture.name, value))
+                taken.append(capture.name)
+            case .failure(let error):
+                outcome = "stopped: \(error.message)"
+                return outcome!
+            }
+        }
+        index += 1
+        let note = taken.isEmpty ? "" : " (captured \(taken.joined(separator: ", ")))"
+        if index == steps.count {
+            outcome = "\(name): all \(steps.count) steps done\(note)"
+            return outcome!
+        }
+        return "step \(index) answered \(response.statusCode)\(note); step \(index + 1) of \(steps.count) is in the editor: s sends it, Esc stops"
+    }
+}
