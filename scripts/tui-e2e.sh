@@ -126,6 +126,13 @@ environments:
   nowhere: {base: "http://127.0.0.1:9"}
 requests:
   hello: {url: /get}
+  log in: {url: /login, json: {username: demo, password: curlew}}
+  me: {url: /me, headers: {Authorization: "Bearer {{token}}"}}
+groups:
+  flow:
+    chain:
+      - {request: log in, capture: {token: \$.token}}
+      - me
 YAML
 # The editor the body is written in: a script that writes JSON into the file it is given.
 cat > "$workbench/editor.sh" <<'SCRIPT'
@@ -161,6 +168,12 @@ expect ":import adds another tool's requests" "imported 1 request from more.http
 keys Escape 1 g L
 expect "latency mode fills in as the answers arrive" "50/50 answered"
 expect "latency mode shows the percentiles" "p99"
+keys Escape 1 g j S
+expect "S puts a chain's first step in the editor" "flow · step 1/2"
+keys s
+expect "the next step waits, resolved with the capture" "token="
+keys s
+expect "the stepped chain ends" "all 2 steps done"
 keys Escape 2 g m j m =
 expect "two marked exchanges compare side by side" "Compare"
 expect "the comparison shows what differs" "timing wait"
