@@ -28,11 +28,7 @@ extension AppModel {
         case .compose:
             guard let agent = environment.agent else { return nil }
             do {
-                let request = if let workspace {
-                    try workspace.request(for: compose.draft, captured: groups.capturedVariables)
-                } else {
-                    try compose.draft.makeRequest(variables: variables)
-                }
+                let request = try requestToSend()
                 let composed = try agent.config.composed(request)
                 return DebugMessage(requestID: 0, name: compose.draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
                                     response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "compose")
@@ -65,13 +61,18 @@ extension AppModel {
         }
         guard let text, !text.isEmpty else { message = "this exchange has no \(kind.rawValue) to copy"; return }
         terminalRequests.append(.copy(text))
+        // Text with its secrets goes to the clipboard only, never to a file.
+        guard !raw else {
+            message = "copied \(kind.rawValue) with its secrets to the clipboard (OSC 52 only: nothing is written to a file)"
+            return
+        }
         let fallback = (environment.sessionsDirectory as NSString).appendingPathComponent("clipboard.txt")
         do {
             try FileManager.default.createDirectory(atPath: environment.sessionsDirectory, withIntermediateDirectories: true)
             try OwnerOnlyFile.write(Data(text.utf8), to: fallback)
-            message = "copied \(kind.rawValue)\(raw ? " (secrets included)" : "") to the clipboard; also in \(fallback)"
+            message = "copied \(kind.rawValue) to the clipboard; also in \(fallback)"
         } catch {
-            message = "copied \(kind.rawValue)\(raw ? " (secrets included)" : "") to the clipboard (\(fallback): \(error))"
+            message = "copied \(kind.rawValue) to the clipboard (\(fallback): \(error))"
         }
     }
 

@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 import CurlewWorkspace
 import Foundation
 
@@ -69,7 +70,8 @@ extension AppModel {
         case .copy: copy(.curl)
         case .save: saveDraft()
         case .newRequest:
-            compose.add(RequestDraft(name: "new request \(compose.items.count + 1)"))
+            var taken = Set(compose.items.compactMap { item -> String? in if case .request(let draft) = item { draft.name } else { nil } })
+            compose.add(RequestDraft(name: ImportedCollection.uniqueName("new request", in: &taken)))
             message = "a new request: Enter edits a field, s sends, w saves"
         case .switchEnvironment: switchEnvironment()
         case .toggleResponse:
@@ -309,7 +311,7 @@ extension AppModel {
         compose.keepDraft()
         guard let index = compose.loadedItem else { return }
         do {
-            let (saved, summary) = try workspace.save(compose.draft)
+            let (saved, summary) = try workspace.save(compose.draft, loadedAs: compose.saved[index])
             self.workspace = workspace
             compose.draft = saved
             compose.items[index] = .request(saved)
@@ -418,14 +420,29 @@ extension AppModel {
     /// A change to the workspace file made elsewhere is read at once when nothing is unsaved,
     /// and reported once otherwise.
     func noticeWorkspaceChange() {
-        guard var workspace, workspace.changedElsewhere else { return }
+        // Not while the user is in the middle of something (a prompt, a field, an overlay).
+        guard var workspace, workspace.changedElsewhere, prompt == nil, palette == nil, compose.editing == nil,
+              compose.stepping == nil, comparison == nil, latency == nil else { return }
         if compose.unsavedCount == 0 {
             reloadWorkspace()
+            // A file that does not read is reported once, not on every frame.
+            if self.workspace?.changedElsewhere == true {
+                workspace.acknowledgeChange()
+                self.workspace = workspace
+            }
         } else {
             workspace.acknowledgeChange()
             self.workspace = workspace
             message = "\(workspace.path) changed on disk; :reload reads it (dropping unsaved edits)"
         }
+    }
+
+    /// The request Compose's editor stands for now: through the workspace when one is open
+    /// (its entry's other fields, the environment, captured values), else from the draft alone.
+    /// Sending, copying and latency mode all use it.
+    func requestToSend() throws(RequestError) -> Request {
+        if let workspace { return try workspace.request(for: compose.draft, captured: groups.capturedVariables) }
+        return try compose.draft.makeRequest(variables: variables)
     }
 
     /// Captured chain values, then the process environment, for `{{name}}`.
@@ -456,11 +473,7 @@ extension AppModel {
             }
         }
         do {
-            var request = if let workspace {
-                try workspace.request(for: compose.draft, captured: groups.capturedVariables)
-            } else {
-                try compose.draft.makeRequest(variables: variables)
-            }
+            var request = try requestToSend()
             // Streamed, so a running request's detail shows its events as they come.
             request.streamsResponse = true
             compose.keepDraft()

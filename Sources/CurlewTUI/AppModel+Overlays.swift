@@ -37,11 +37,7 @@ extension AppModel {
         guard pane == .compose else { message = "latency mode sends the request being edited in Compose (1)"; return }
         guard (1...LatencyState.maxCount).contains(count) else { message = "latency sends 1 to \(LatencyState.maxCount) copies"; return }
         do {
-            var request = if let workspace {
-                try workspace.request(for: compose.draft, captured: groups.capturedVariables)
-            } else {
-                try compose.draft.makeRequest(variables: variables)
-            }
+            var request = try requestToSend()
             request.streamsResponse = false
             let group = RequestGroup.batch(Array(repeating: request, count: count), policy: .any, maxConcurrency: 1, name: "latency \(compose.draft.name)")
             let handle = agent.start(group)
@@ -58,6 +54,8 @@ extension AppModel {
         switch key {
         case .escape:
             comparison = nil
+            // Closing latency mode stops what it still has to send.
+            if latency != nil, let run = latencyRun, !run.state.isTerminal { environment.agent?.cancel(run) }
             latency = nil
         case .down, .character("j"): scrollOverlay(by: 1)
         case .up, .character("k"): scrollOverlay(by: -1)
@@ -146,6 +144,7 @@ extension AppModel {
         case .command(let command): perform(command)
         case .commandLine(let text): prompt = .command(LineEditor(text + " "))
         case .item(let index):
+            guard compose.items.indices.contains(index) else { return }
             detail = nil
             pane = .compose
             compose.focus = .list

@@ -289,7 +289,7 @@ public final class AppModel {
             prompt = nil
         case .confirmDelete(let index):
             prompt = nil
-            if key == .character("y") || key == .character("Y") { deleteItem(at: index) }
+            if key == .character("y") || key == .character("Y"), compose.items.indices.contains(index) { deleteItem(at: index) }
         case .filter(var editor):
             switch editor.handle(key) {
             case .committed:

@@ -120,9 +120,15 @@ public struct ComposeState: Sendable {
     public mutating func loadSelected() -> (name: String, group: RequestGroup)? {
         guard items.indices.contains(selectedItem) else { return nil }
         switch items[selectedItem] {
-        case .request(let draft):
+        case .request:
+            // The item being edited keeps its edits; another one is loaded after they are kept.
+            guard selectedItem != loadedItem else {
+                focus = .editor
+                return nil
+            }
             let index = selectedItem
             keepDraft()
+            guard case .request(let draft) = items[index] else { return nil }
             self.draft = draft
             selectedItem = index
             loadedItem = index
@@ -254,6 +260,7 @@ public struct ComposeState: Sendable {
         case .timeout:
             do {
                 draft.timeoutSeconds = Double(try SecondsInput.duration(parsing: text, field: "timeout").wholeMilliseconds) / 1000
+                draft.hasOwnTimeout = true
             } catch {
                 return error.message
             }

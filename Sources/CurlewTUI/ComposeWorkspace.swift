@@ -56,14 +56,30 @@ public struct ComposeWorkspace: Sendable {
     /// Saves a draft as its entry (renaming it when its name changed), reads the file again,
     /// and returns the entry as it now reads (credentials typed in clear are then references to
     /// the secrets file) with what the save did.
-    public mutating func save(_ draft: RequestDraft) throws(WorkspaceError) -> (draft: RequestDraft, summary: WorkspaceWriter.Summary) {
+    /// `loadedAs` is the entry as the draft was loaded from it: an entry changed on disk since
+    /// then is not overwritten.
+    public mutating func save(_ draft: RequestDraft, loadedAs: RequestDraft? = nil) throws(WorkspaceError) -> (draft: RequestDraft, summary: WorkspaceWriter.Summary) {
         guard !isReadOnly else {
             throw WorkspaceError(.invalid, at: nil, "the demo workspace is not saved; open your own with curlew tui --workspace FILE")
         }
         let name = draft.name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw WorkspaceError(.invalid, at: nil, "a request needs a name to be saved") }
+        try reload()
+        let workspace = session.workspace
+        if draft.entryName != name, workspace.request(named: name) != nil {
+            throw WorkspaceError(.invalid, at: nil, keyPath: "requests", "a request named \"\(name)\" is already in \((path as NSString).lastPathComponent); give this one another name")
+        }
+        if let entryName = draft.entryName, let loadedAs, workspace.request(named: entryName) != nil,
+           RequestDraft(entry: try workspace.requestAsWritten(named: entryName), named: entryName) != loadedAs {
+            throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(entryName)",
+                                 "\(entryName) changed on disk since it was opened; :reload takes the file's version (dropping your edits), or rename yours to keep both")
+        }
+        if case .basic(let user, let password) = draft.auth, user.contains("{{"), !password.isEmpty, !password.contains("{{") {
+            throw WorkspaceError(.invalid, at: nil, "the basic-auth password is typed in clear beside a templated user; put it in \(Workspace.secretsFileName) and write {{name}}")
+        }
         let (request, query) = draft.writtenRequest()
-        let summary = try WorkspaceWriter.save(request, query: query, named: name, replacing: draft.entryName, in: path)
+        let secretHeaders = RedactionPolicy.defaultHeaderNames.union(session.config.secretHeaderNames.map { $0.lowercased() })
+        let summary = try WorkspaceWriter.save(request, query: query, named: name, replacing: draft.entryName, in: path, secretHeaders: secretHeaders)
         try reload()
         return (RequestDraft(entry: try session.workspace.requestAsWritten(named: name), named: name), summary)
     }
@@ -72,10 +88,21 @@ public struct ComposeWorkspace: Sendable {
     /// and every other field the editor does not show), with the editor's fields as the draft
     /// has them, expanded. A draft not saved yet is sent as it is.
     public func request(for draft: RequestDraft, captured: [(name: String, value: String)]) throws(RequestError) -> Request {
-        let edited = try draft.makeRequest { text throws(RequestError) in try expand(text, captured: captured) }
+        var edited = try draft.makeRequest { text throws(RequestError) in try expand(text, captured: captured) }
+        // A relative URL goes to the base URL of the environment chosen now.
+        if edited.customURL == nil, edited.baseURL == nil { edited.baseURL = session.config.baseURL.isEmpty ? nil : session.config.baseURL }
         guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return edited }
         var request: Request
-        do { request = try session.request(named: entryName).0 } catch { throw RequestError(.unresolvedVariable, error.description) }
+        do {
+            // Values chains capture are left as `{{name}}` and filled from what was captured.
+            request = try ChainVariables(captured).expand(try session.request(named: entryName, deferred: session.workspace.capturedNames).0)
+        } catch let error as WorkspaceError {
+            throw RequestError(.unresolvedVariable, error.description)
+        } catch let error as RequestError {
+            throw error
+        } catch {
+            throw RequestError(.unresolvedVariable, "\(error)")
+        }
         request.name = edited.name
         request.method = edited.method
         request.customURL = edited.customURL
@@ -87,9 +114,10 @@ public struct ComposeWorkspace: Sendable {
             request.form = nil
             request.uploadFile = nil
         }
+        if request.baseURL == nil { request.baseURL = edited.baseURL }
         if draft.hasOwnTimeout { request.timeout = edited.timeout }
-        request.followRedirects = edited.followRedirects
-        request.responseSerializer = edited.responseSerializer
+        // Redirects follow the entry (or the config) unless the editor turned them off.
+        if !draft.followRedirects { request.followRedirects = false }
         return request
     }
 

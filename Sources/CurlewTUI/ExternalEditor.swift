@@ -37,7 +37,11 @@ public enum ExternalEditor {
             process.arguments = ["-c", command(environment: environment) + " \"$1\"", "curlew-editor", file.path]
             process.environment = environment
             try process.run()
+            // The editor has the terminal: Ctrl-C and Ctrl-\\ there are its own, not a reason for
+            // the interface (and its unsaved work) to die.
+            let previous = [SIGINT, SIGQUIT, SIGTSTP].map { ($0, signal($0, SIG_IGN)) }
             process.waitUntilExit()
+            for (number, handler) in previous { signal(number, handler) }
             guard process.terminationStatus == 0 else {
                 return .failed("\(command(environment: environment)) exited with status \(process.terminationStatus); the field is unchanged")
             }

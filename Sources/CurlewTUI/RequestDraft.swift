@@ -18,6 +18,15 @@ public struct KeyValueRow: Sendable, Equatable {
 public struct RequestDraft: Sendable, Equatable {
     public enum BodyMode: String, Sendable, CaseIterable {
         case none, raw, json = "JSON", form = "form"
+
+        /// The content type a body of this mode is sent with unless a header says otherwise.
+        var contentType: String {
+            switch self {
+            case .none, .raw: "text/plain; charset=utf-8"
+            case .json: "application/json"
+            case .form: "application/x-www-form-urlencoded"
+            }
+        }
     }
 
     public enum Auth: Sendable, Equatable {
@@ -78,34 +87,46 @@ public struct RequestDraft: Sendable, Equatable {
         var params: [KeyValueRow] = []
         var bodyMode = BodyMode.none
         var body = ""
+        var headers = request.headers.map { KeyValueRow($0.name, $0.value) }
         switch request.requestSerializer {
         case .raw(let data, let contentType):
-            bodyMode = contentType.contains("json") ? .json : .raw
+            let type = contentType.lowercased()
+            bodyMode = type.contains("json") ? .json : type.hasPrefix("application/x-www-form-urlencoded") ? .form : .raw
             body = String(decoding: data, as: UTF8.self)
             params = request.params.map { KeyValueRow($0.key, $0.value.textValue) }
+            // A content type other than the mode's own is kept as a header row, so it is sent
+            // and saved as it was.
+            if contentType != bodyMode.contentType, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+                headers.append(KeyValueRow("Content-Type", contentType))
+            }
         case .json where !request.method.encodesParametersInQuery:
             bodyMode = .json
             body = request.params.jsonObject.serialized()
         case .urlEncodedForm where !request.method.encodesParametersInQuery:
             bodyMode = request.params.isEmpty ? .none : .form
-            body = request.params.percentEncoded
+            body = FormText.text(of: request.params)
         default:
             params = request.params.map { KeyValueRow($0.key, $0.value.textValue) }
         }
         self.init(
             name: request.name ?? path, method: request.method.rawValue, url: url, params: params,
-            headers: request.headers.map { KeyValueRow($0.name, $0.value) }, bodyMode: bodyMode, body: body,
+            headers: headers, bodyMode: bodyMode, body: body,
             timeoutSeconds: request.timeout.map { Double($0.wholeMilliseconds) / 1000 } ?? Self.defaultTimeoutSeconds,
             followRedirects: request.followRedirects ?? true
         )
         hasOwnTimeout = request.timeout != nil
     }
 
-    /// A draft of a workspace entry as written, which saves back to that entry.
+    /// A draft of a workspace entry as written, which saves back to that entry. A query the
+    /// reader put in the URL (a POST's `query:`) comes back as rows, decoded.
     public init(entry request: Request, named name: String) {
         self.init(request, baseURL: nil)
         self.name = name
         entryName = name
+        if let mark = url.firstIndex(of: "?"), !url.contains("://") {
+            params += FormText.fields(of: String(url[url.index(after: mark)...])).map { KeyValueRow($0.name, $0.value) }
+            url = String(url[..<mark])
+        }
     }
 
     /// A draft of a logged request, for re-sending it.
@@ -139,38 +160,7 @@ public struct RequestDraft: Sendable, Equatable {
     /// The request to send, every text field passed through `expand`. A relative URL is left
     /// for the agent to join to its base URL.
     public func makeRequest(expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
-        var url = try expand(url.trimmingCharacters(in: .whitespaces))
-        var members: [JSONMember] = []
-        for row in params where row.enabled && !row.name.isEmpty {
-            members.append(JSONMember(row.name, .string(try expand(row.value))))
-        }
-        let query = Parameters(members)
-        if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.percentEncoded }
-        var headers = HTTPHeaders()
-        for row in self.headers where row.enabled && !row.name.isEmpty {
-            headers.add(row.name, try expand(row.value))
-        }
-        switch auth {
-        case .none: break
-        case .basic(let user, let password):
-            headers.set("Authorization", "Basic " + Data("\(try expand(user)):\(try expand(password))".utf8).base64EncodedString())
-        case .bearer(let token):
-            headers.set("Authorization", "Bearer " + (try expand(token)))
-        }
-        let method = HTTPMethod(rawValue: method.uppercased())
-        var request = url.contains("://") ? Request.url(url, method: method, headers: headers) : Request(method, url, headers: headers)
-        request.name = name
-        request.responseSerializer = .data
-        request.timeout = .milliseconds(Int64(timeoutSeconds * 1000))
-        request.followRedirects = followRedirects
-        let text = try expand(body)
-        switch bodyMode {
-        case .none: break
-        case .raw: request.requestSerializer = .raw(Data(text.utf8), contentType: headers["Content-Type"] ?? "text/plain; charset=utf-8")
-        case .json: request.requestSerializer = .raw(Data(text.utf8), contentType: "application/json")
-        case .form: request.requestSerializer = .raw(Data(text.utf8), contentType: "application/x-www-form-urlencoded")
-        }
-        return request
+        try build(expanding: expand, forSaving: false).request
     }
 
     /// The draft as a workspace entry keeps it: templates as typed, switched-off rows left out,
@@ -178,29 +168,59 @@ public struct RequestDraft: Sendable, Equatable {
     /// the defaults. Literal basic-auth credentials become the header they send, so the
     /// workspace writer moves them to the secrets file.
     public func writtenRequest() -> (request: Request, query: Parameters) {
+        do {
+            return try build(expanding: { $0 }, forSaving: true)
+        } catch {
+            // Nothing is expanded when saving, so nothing can fail.
+            return (Request(HTTPMethod(rawValue: method.uppercased()), url), Parameters())
+        }
+    }
+
+    /// The one way a draft becomes a request, to send (`expand` fills templates in; the query
+    /// goes into the URL) or to save (templates kept; the query apart; defaults left out).
+    private func build(expanding expand: (String) throws(RequestError) -> String, forSaving: Bool) throws(RequestError) -> (request: Request, query: Parameters) {
+        var members: [JSONMember] = []
+        for row in params where row.enabled && !row.name.isEmpty {
+            members.append(JSONMember(row.name, .string(try expand(row.value))))
+        }
+        let query = Parameters(members)
+        var url = try expand(url.trimmingCharacters(in: .whitespaces))
+        if !forSaving, !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.percentEncoded }
         var headers = HTTPHeaders()
-        for row in self.headers where row.enabled && !row.name.isEmpty { headers.add(row.name, row.value) }
+        for row in self.headers where row.enabled && !row.name.isEmpty {
+            headers.add(row.name, try expand(row.value))
+        }
         switch auth {
         case .none: break
-        case .basic(let user, let password) where (user + password).contains("{{"):
+        case .basic(let user, let password) where forSaving && (user + password).contains("{{"):
             headers.set("Authorization", "Basic {{$base64 \(user):\(password)}}")
         case .basic(let user, let password):
-            headers.set("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+            headers.set("Authorization", "Basic " + Data("\(try expand(user)):\(try expand(password))".utf8).base64EncodedString())
         case .bearer(let token):
-            headers.set("Authorization", "Bearer " + token)
+            headers.set("Authorization", "Bearer " + (try expand(token)))
         }
-        let trimmed = url.trimmingCharacters(in: .whitespaces)
         let method = HTTPMethod(rawValue: method.uppercased())
-        var request = trimmed.contains("://") ? Request.url(trimmed, method: method, headers: headers) : Request(method, trimmed, headers: headers)
-        if hasOwnTimeout { request.timeout = .milliseconds(Int64(timeoutSeconds * 1000)) }
-        if !followRedirects { request.followRedirects = false }
+        var request = url.contains("://") ? Request.url(url, method: method, headers: headers) : Request(method, url, headers: headers)
+        if forSaving {
+            if hasOwnTimeout { request.timeout = .milliseconds(Int64(timeoutSeconds * 1000)) }
+            if !followRedirects { request.followRedirects = false }
+        } else {
+            request.name = name
+            request.responseSerializer = .data
+            request.timeout = .milliseconds(Int64(timeoutSeconds * 1000))
+            request.followRedirects = followRedirects
+        }
+        let contentType = headers["Content-Type"] ?? bodyMode.contentType
         switch bodyMode {
         case .none: break
-        case .raw: request.requestSerializer = .raw(Data(body.utf8), contentType: headers["Content-Type"] ?? "text/plain; charset=utf-8")
-        case .json: request.requestSerializer = .raw(Data(body.utf8), contentType: "application/json")
-        case .form: request.requestSerializer = .raw(Data(body.utf8), contentType: "application/x-www-form-urlencoded")
+        case .raw, .json: request.requestSerializer = .raw(Data(try expand(body).utf8), contentType: contentType)
+        case .form:
+            // Fields are decoded, then filled in one by one, so a value with & or = stays one value.
+            var fields: [JSONMember] = []
+            for field in FormText.fields(of: body) { fields.append(JSONMember(try expand(field.name), .string(try expand(field.value)))) }
+            request.params = Parameters(fields)
+            request.requestSerializer = .urlEncodedForm
         }
-        let query = Parameters(params.filter { $0.enabled && !$0.name.isEmpty }.map { JSONMember($0.name, .string($0.value)) })
         return (request, query)
     }
 }

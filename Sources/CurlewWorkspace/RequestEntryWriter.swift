@@ -17,8 +17,9 @@ extension WorkspaceWriter {
     /// (a rename) or of `name` where that exists, else at the end of `requests:`. Credentials
     /// written in clear go to the secrets file as for an import.
     @discardableResult
+    /// `secretHeaders` names the headers (lower-case) whose literal values are moved.
     public static func save(_ request: Request, query: Parameters = Parameters(), named name: String, replacing previous: String? = nil,
-                            in path: String) throws(WorkspaceError) -> Summary {
+                            in path: String, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames) throws(WorkspaceError) -> Summary {
         let workspace = try Workspace.load(path: path)
         let target = workspace.request(named: previous ?? name)
         if previous != nil, previous != name, workspace.request(named: name) != nil {
@@ -33,7 +34,14 @@ extension WorkspaceWriter {
         let secretsPath = secretsPath(for: path, existing: workspace)
         let stored = try WorkspaceSecrets.load(path: secretsPath)
         var collection = ImportedCollection()
-        let moved = movingCredentials(of: request, named: name, into: &collection, avoiding: definedNames(workspace, stored))
+        let taken = definedNames(workspace, stored)
+        let moved = movingCredentials(of: request, named: name, into: &collection, avoiding: taken, secretHeaders: secretHeaders)
+        // A secret query parameter (`api_key`, `token`…) typed in clear goes the same way.
+        let secretParameters = RedactionPolicy().parameterNames
+        let query = Parameters(query.entries.map { entry in
+            guard secretParameters.contains(entry.key.lowercased()), case .string(let value) = entry.value, !value.isEmpty, !value.contains("{{") else { return entry }
+            return JSONMember(entry.key, .string("{{\(collection.keepSecret(value, request: name, field: entry.key, avoiding: taken))}}"))
+        })
         guard case .mapping(let edited) = node(for: moved, query: query) else {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")
         }
@@ -46,7 +54,8 @@ extension WorkspaceWriter {
         }
         var summary = Summary()
         summary.requests = [name]
-        try write(document, original: original, to: path, existing: workspace, secrets: collection.secrets, stored: stored, at: secretsPath, summary: &summary)
+        try write(document, original: original, to: path, existing: workspace, secrets: collection.secrets, stored: stored, at: secretsPath,
+                  summary: &summary, action: "saving \(name)")
         return summary
     }
 
@@ -65,7 +74,7 @@ extension WorkspaceWriter {
         var summary = Summary()
         let secretsPath = secretsPath(for: path, existing: workspace)
         try write(document, original: original, to: path, existing: workspace, secrets: [], stored: try WorkspaceSecrets.load(path: secretsPath),
-                  at: secretsPath, summary: &summary)
+                  at: secretsPath, summary: &summary, action: "deleting \(name)")
     }
 
     private static func hasBody(_ request: Request) -> Bool {
@@ -128,7 +137,10 @@ extension WorkspaceWriter {
         let start = keyPosition.line - 1
         var end = index + 1 < entries.count ? entries[index + 1].key.position.line - 1
             : requestsIndex + 1 < roots.count ? roots[requestsIndex + 1].key.position.line - 1 : lines.count
-        while end > start + 1, isBlankOrComment(lines[end - 1]) { end -= 1 }
+        // Trailing blank lines and comments belong to what follows, unless a `#` line is indented
+        // deeper than the key (the end of a block scalar).
+        while end > start + 1, isBlankOrComment(lines[end - 1]),
+              lines[end - 1].allSatisfy({ $0 == " " || $0 == "\t" }) || lines[end - 1].prefix(while: { $0 == " " }).count < keyPosition.column { end -= 1 }
         let replacement = entry.map { indent($0, by: keyPosition.column - 1).components(separatedBy: "\n") } ?? []
         lines.replaceSubrange(start..<end, with: replacement)
         return lines.joined(separator: "\n")

@@ -79,6 +79,12 @@ public struct Workspace: Sendable {
 
     /// The request of that name, as written.
     public func request(named name: String) -> NamedRequest? { requestIndex[name].map { requests[$0] } }
+    /// Every name a chain of the workspace captures: requests that use one are built with it
+    /// left as `{{name}}`, for the chain (or the interface, with what it captured) to fill in.
+    public var capturedNames: Set<String> {
+        Set(groups.flatMap { $0.members.flatMap { $0.captures.map(\.name) } })
+    }
+
     /// The request of that name built with its templates as written (`{{token}}` stays
     /// `{{token}}`), for an editor that saves it back.
     public func requestAsWritten(named name: String) throws(WorkspaceError) -> Request {

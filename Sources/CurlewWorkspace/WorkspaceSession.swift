@@ -64,7 +64,7 @@ public struct WorkspaceSession: Sendable {
             add(Parameters.percentEncode(value).replacingOccurrences(of: "%20", with: "+"))
         }
         // Header values whose templates use a secret, expanded (a chain's captures left as written).
-        let captured = Set(workspace.groups.flatMap { $0.members.flatMap { $0.captures.map(\.name) } })
+        let captured = workspace.capturedNames
         var expanding = template
         expanding.deferred = captured
         func headers(of node: YAMLNode) -> NodeReader? {
@@ -168,8 +168,7 @@ public struct WorkspaceSession: Sendable {
     /// runs only inside that chain. Any other request runs, and a template error is reported.
     public func standsAlone(_ requestName: String) -> Bool {
         guard let named = workspace.request(named: requestName) else { return false }
-        let captured = Set(workspace.groups.flatMap { $0.members.flatMap { $0.captures.map(\.name) } })
-        return named.templateNames.isDisjoint(with: captured)
+        return named.templateNames.isDisjoint(with: workspace.capturedNames)
     }
 
     /// What runs when no target is named: every group, and every request that is in no group

@@ -92,11 +92,11 @@ public enum WorkspaceWriter {
     /// a header) moved to `collection`'s secrets; the workspace, which is committed, names them
     /// as variables. Headers of a literal collection are escaped as they are kept.
     static func movingCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
-                                  avoiding definedNames: Set<String>) -> Request {
+                                  avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames) -> Request {
         var request = request
         var headers = HTTPHeaders()
         for field in request.headers {
-            guard RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()), collection.isLiteral || !field.value.contains("{{") else {
+            guard secretHeaders.contains(field.name.lowercased()), collection.isLiteral || !field.value.contains("{{") else {
                 headers.add(field.name, collection.isLiteral ? escapingTemplates(field.value) : field.value)
                 continue
             }
@@ -122,7 +122,7 @@ public enum WorkspaceWriter {
     /// Declares and stores new secrets, checks the workspace as it will be, and writes both
     /// files: the workspace first, with the line ends of `original`.
     static func write(_ document: String, original: String, to path: String, existing: Workspace?, secrets: [ImportedCollection.Secret],
-                      stored storedSecrets: WorkspaceSecrets, at secretsPath: String, summary: inout Summary) throws(WorkspaceError) {
+                      stored storedSecrets: WorkspaceSecrets, at secretsPath: String, summary: inout Summary, action: String = "the import") throws(WorkspaceError) {
         var document = document
         // A secret already stored in the same place (shared, or the same environment) is kept.
         var newSecrets: [ImportedCollection.Secret] = []
@@ -145,7 +145,7 @@ public enum WorkspaceWriter {
         do { _ = try Workspace.parse(document, path: path) } catch {
             // The lines are those of the workspace as the import would have written it.
             throw WorkspaceError(error.kind, at: nil, keyPath: error.keyPath,
-                                 "nothing was written: the import would make an invalid workspace (at line \(error.position?.line ?? 0) of the result): \(error.message)")
+                                 "nothing was written: \(action) would make an invalid workspace (at line \(error.position?.line ?? 0) of the result): \(error.message)")
         }
         if let secretsText { try replace(secretsPath, with: secretsText, mode: 0o600) }
         try replace(path, with: restoringLineEnds(document, of: original))

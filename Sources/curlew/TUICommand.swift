@@ -142,8 +142,13 @@ enum InterfaceLauncher {
         let workspace: ComposeWorkspace
         do { workspace = try ComposeWorkspace(path: path, environment: environment) } catch { throw ValidationError("\(error)") }
         let agent = Agent(config: workspace.session.agentConfig)
+        // E may switch environments while the log is open: it hides the secrets of all of them.
+        var redaction = workspace.session.redactionPolicy
+        for name in workspace.session.workspace.environmentNames where name != workspace.session.environment {
+            if let other = try? WorkspaceSession(workspace.session.workspace, environment: name) { redaction.secretValues += other.secretValues }
+        }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
-            logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions), redaction: workspace.session.redactionPolicy
+            logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions), redaction: redaction
         ))
         let observer = TUIObserver()
         agent.addObserver(logger)

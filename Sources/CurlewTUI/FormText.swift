@@ -1,0 +1,34 @@
+import CurlewAgent
+import Foundation
+
+/// A url-encoded form as the editor shows it: `name=value&…`, percent-encoded except for the
+/// `{{templates}}` in it, which stay readable and are filled in when the form is sent.
+enum FormText {
+    /// The text of a form's fields.
+    static func text(of params: Parameters) -> String {
+        params.map { encoded($0.key) + "=" + encoded($0.value.textValue) }.joined(separator: "&")
+    }
+
+    /// The fields of a form's text, decoded (`+` is a space), templates as written.
+    static func fields(of text: String) -> [(name: String, value: String)] {
+        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ part: Substring) -> String {
+                let spaced = part.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            return (decoded(parts[0]), parts.count > 1 ? decoded(parts[1]) : "")
+        }
+    }
+
+    /// Percent-encoded, with each `{{…}}` kept as it is.
+    private static func encoded(_ text: String) -> String {
+        var output = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            output += Parameters.percentEncode(String(rest[..<open.lowerBound])) + rest[open.lowerBound..<close.upperBound]
+            rest = rest[close.upperBound...]
+        }
+        return output + Parameters.percentEncode(String(rest))
+    }
+}

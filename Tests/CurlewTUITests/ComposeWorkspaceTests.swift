@@ -1,0 +1,109 @@
+import CurlewAgent
+@testable import CurlewTUI
+import CurlewWorkspace
+import Foundation
+import Testing
+
+@Suite("Compose on a workspace: what the editor loads, sends and saves")
+struct ComposeWorkspaceTests {
+    static let text = """
+    variables: {u: ann, base: "http://127.0.0.1:9"}
+    config: {baseURL: "{{base}}"}
+    requests:
+      form: {method: POST, url: /f, form: {user: "{{u}}", note: "a b&c=d"}}
+      typed: {method: PUT, url: /t, body: "<x/>", contentType: application/xml}
+      patch: {method: PATCH, url: /p, json: {a: 1}, contentType: application/merge-patch+json}
+      posted: {method: POST, url: /q, query: {page: "2", who: "{{u}}"}}
+      uses token: {url: /me, headers: {Authorization: "Bearer {{token}}"}}
+    groups:
+      flow: {chain: [{request: form, capture: {token: $.token}}, uses token]}
+    """
+
+    private func workspace() throws -> (ComposeWorkspace, String) {
+        let directory = NSTemporaryDirectory() + "curlew-compose-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/curlew.yaml"
+        try Self.text.write(toFile: path, atomically: true, encoding: .utf8)
+        return (try ComposeWorkspace(path: path), path)
+    }
+
+    private func draft(_ workspace: ComposeWorkspace, _ name: String) throws -> RequestDraft {
+        RequestDraft(entry: try workspace.session.workspace.requestAsWritten(named: name), named: name)
+    }
+
+    @Test("forms, content types and a POST's query read back the same after an unchanged save, and send as the file says")
+    func roundTrips() throws {
+        var (workspace, _) = try workspace()
+        for name in ["form", "typed", "patch", "posted"] {
+            let before = try workspace.session.request(named: name).0
+            let loaded = try draft(workspace, name)
+            _ = try workspace.save(loaded, loadedAs: loaded)
+            let after = try workspace.session.request(named: name).0
+            #expect(after.method == before.method && after.path == before.path && after.params == before.params, "\(name)")
+            #expect(after.requestSerializer == before.requestSerializer, "\(name)")
+            let sent = try workspace.request(for: loaded, captured: [])
+            #expect(sent.requestSerializer == before.requestSerializer, "\(name) is sent as written")
+        }
+        let form = try draft(workspace, "form")
+        #expect(form.bodyMode == .form && form.body == "user={{u}}&note=a%20b%26c%3Dd", "templates stay readable in a form")
+        #expect(try workspace.request(for: form, captured: []).params == ["user": "ann", "note": "a b&c=d"])
+        #expect(try draft(workspace, "posted").params == [KeyValueRow("page", "2"), KeyValueRow("who", "{{u}}")])
+    }
+
+    @Test("a request that uses a value a chain captures sends once it is captured, and says so before")
+    func capturedValues() throws {
+        let (workspace, _) = try workspace()
+        let draft = try draft(workspace, "uses token")
+        let missing = #expect(throws: RequestError.self) { try workspace.request(for: draft, captured: []) }
+        #expect(missing?.message.contains("token") == true)
+        #expect(try workspace.request(for: draft, captured: [("token", "t-1")]).headers["Authorization"] == "Bearer t-1")
+    }
+
+    @Test("saving refuses a new request under a taken name, an entry changed on disk since it was opened, and a clear password beside a templated user")
+    func saveRefusals() throws {
+        var (workspace, path) = try workspace()
+        var copy = try draft(workspace, "typed")
+        copy.entryName = nil
+        let taken = #expect(throws: WorkspaceError.self) { try workspace.save(copy) }
+        #expect(taken?.message.contains("already in curlew.yaml") == true)
+
+        let loaded = try draft(workspace, "typed")
+        let changed = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "body: \"<x/>\"", with: "body: \"<y/>\"")
+        try changed.write(toFile: path, atomically: true, encoding: .utf8)
+        var edited = loaded
+        edited.method = "POST"
+        let stale = #expect(throws: WorkspaceError.self) { try workspace.save(edited, loadedAs: loaded) }
+        #expect(stale?.message.contains("changed on disk") == true)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("<y/>"), "the file's version stays")
+
+        var basic = try draft(workspace, "posted")
+        basic.auth = .basic(user: "{{u}}", password: "clear-pw-1")
+        #expect(throws: WorkspaceError.self) { try workspace.save(basic, loadedAs: try draft(workspace, "posted")) }
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("clear-pw-1"))
+    }
+
+    @Test("a secret query parameter typed in clear is saved to the secrets file")
+    func secretQueryParameter() throws {
+        var (workspace, path) = try workspace()
+        var loaded = try draft(workspace, "posted")
+        let before = loaded
+        loaded.params.append(KeyValueRow("api_key", "clear-key-2"))
+        _ = try workspace.save(loaded, loadedAs: before)
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("clear-key-2"))
+        #expect(try workspace.session.request(named: "posted").0.path.contains("api_key=clear-key-2"))
+    }
+
+    @Test("a relative URL goes to the base URL of the environment chosen now")
+    func baseURLFollowsTheEnvironment() throws {
+        let directory = NSTemporaryDirectory() + "curlew-env-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/curlew.yaml"
+        try "config: {baseURL: \"{{base}}\"}\nenvironments:\n  a: {base: \"http://a.test\"}\n  b: {base: \"http://b.test\"}\nrequests:\n  r: {url: /r}\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        var workspace = try ComposeWorkspace(path: path)
+        let draft = RequestDraft(entry: try workspace.session.workspace.requestAsWritten(named: "r"), named: "r")
+        #expect(try workspace.request(for: draft, captured: []).baseURL == "http://a.test")
+        try workspace.reload(environment: "b")
+        #expect(try workspace.request(for: draft, captured: []).baseURL == "http://b.test")
+    }
+}
