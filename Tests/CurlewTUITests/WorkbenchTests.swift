@@ -341,6 +341,9 @@ struct WorkbenchTests {
         for text in ["Latency  alone · 20/20 answered · 0 errors", "phase", "p50", "p99", "total", "wait", "total time", "< 1 ms"] {
             #expect(screen.contains(text), "\(text)")
         }
+        var figures = try #require(model.latency)
+        #expect(figures.stats().histogram.reduce(0, +) == 20, "every answer is in the histogram")
+        #expect(figures.stats().total.phases.first { $0.name == "total" }?.p99 != nil)
         model.handle(.escape)
         #expect(model.latency == nil)
         #expect(!render(model).contains("Latency  alone"))
