@@ -379,17 +379,22 @@ extension AppModel {
 
     /// The workspace's next environment: its variables resolve anew for what is sent next.
     private func switchEnvironment() {
-        guard var workspace else { message = "no workspace open"; return }
+        guard let workspace else { message = "no workspace open"; return }
         let names = workspace.session.workspace.environmentNames
         guard !names.isEmpty else { message = "\(workspace.path) defines no environments"; return }
-        let next = names[((workspace.session.environment.flatMap { names.firstIndex(of: $0) } ?? -1) + 1) % names.count]
+        useEnvironment(names[((workspace.session.environment.flatMap { names.firstIndex(of: $0) } ?? -1) + 1) % names.count])
+    }
+
+    /// The workspace in the environment `name` from now on (`E`, `:env NAME`).
+    private func useEnvironment(_ name: String) {
+        guard var workspace else { message = "no workspace open"; return }
         do {
-            try workspace.reload(environment: next)
+            try workspace.reload(environment: name)
             self.workspace = workspace
             refreshGroupItems()
-            message = "environment \(next)"
+            message = "environment \(name)"
         } catch {
-            message = "environment \(next): \(error)"
+            message = "environment \(name): \(error)"
         }
     }
 
@@ -615,16 +620,7 @@ extension AppModel {
             startLatency(count: count)
         case "reload": reloadWorkspace()
         case "save": saveDraft()
-        case "env":
-            guard var workspace else { message = "no workspace open"; return }
-            do {
-                try workspace.reload(environment: argument)
-                self.workspace = workspace
-                refreshGroupItems()
-                message = "environment \(argument)"
-            } catch {
-                message = "\(error)"
-            }
+        case "env": useEnvironment(argument)
         case "run":
             let match = compose.items.first { item in
                 if case .group(let itemName, _) = item { return itemName.lowercased().hasPrefix(argument.lowercased()) }

@@ -41,21 +41,7 @@ public struct ChainStepper: Sendable {
     func request(editedAs draft: RequestDraft) throws(RequestError) -> Request {
         let base = try resolvedRequest()
         let edited = try draft.makeRequest { text throws(RequestError) in try ChainVariables(captured).expand(text) }
-        var request = base
-        request.method = edited.method
-        request.customURL = edited.customURL
-        request.path = edited.path
-        request.headers = edited.headers
-        request.params = edited.params
-        if draft.bodyMode != .none || base.form == nil && base.uploadFile == nil {
-            request.requestSerializer = edited.requestSerializer
-            request.form = nil
-            request.uploadFile = nil
-        }
-        if draft.hasOwnTimeout { request.timeout = edited.timeout }
-        request.followRedirects = edited.followRedirects
-        request.responseSerializer = .data
-        return request
+        return draft.applying(edited, onto: base)
     }
 
     /// Ends the run early, saying why.

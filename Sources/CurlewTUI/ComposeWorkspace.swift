@@ -92,7 +92,7 @@ public struct ComposeWorkspace: Sendable {
         // A relative URL goes to the base URL of the environment chosen now.
         if edited.customURL == nil, edited.baseURL == nil { edited.baseURL = session.config.baseURL.isEmpty ? nil : session.config.baseURL }
         guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return edited }
-        var request: Request
+        let request: Request
         do {
             // Values chains capture are left as `{{name}}` and filled from what was captured.
             request = try ChainVariables(captured).expand(try session.request(named: entryName, deferred: session.workspace.capturedNames).0)
@@ -103,22 +103,7 @@ public struct ComposeWorkspace: Sendable {
         } catch {
             throw RequestError(.unresolvedVariable, "\(error)")
         }
-        request.name = edited.name
-        request.method = edited.method
-        request.customURL = edited.customURL
-        request.path = edited.path
-        request.headers = edited.headers
-        request.params = edited.params
-        if draft.bodyMode != .none || request.form == nil && request.uploadFile == nil {
-            request.requestSerializer = edited.requestSerializer
-            request.form = nil
-            request.uploadFile = nil
-        }
-        if request.baseURL == nil { request.baseURL = edited.baseURL }
-        if draft.hasOwnTimeout { request.timeout = edited.timeout }
-        // Redirects follow the entry (or the config) unless the editor turned them off.
-        if !draft.followRedirects { request.followRedirects = false }
-        return request
+        return draft.applying(edited, onto: request)
     }
 
     /// Notes the file's current state as seen, so a change made elsewhere is reported once.

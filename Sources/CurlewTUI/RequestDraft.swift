@@ -176,6 +176,30 @@ public struct RequestDraft: Sendable, Equatable {
         }
     }
 
+    /// `base` (a stored request, or a chain step, with every field the editor does not show)
+    /// with the fields the editor owns as this draft has them; `edited` is the draft made into a
+    /// request. The one rule for what the editor overrides, for workspace entries and chain steps.
+    func applying(_ edited: Request, onto base: Request) -> Request {
+        var request = base
+        request.name = edited.name
+        request.method = edited.method
+        request.customURL = edited.customURL
+        request.path = edited.path
+        request.headers = edited.headers
+        request.params = edited.params
+        // A multipart or file body the editor cannot show stays unless the editor has a body.
+        if bodyMode != .none || base.form == nil && base.uploadFile == nil {
+            request.requestSerializer = edited.requestSerializer
+            request.form = nil
+            request.uploadFile = nil
+        }
+        if request.baseURL == nil { request.baseURL = edited.baseURL }
+        if hasOwnTimeout { request.timeout = edited.timeout }
+        // Redirects follow the stored request (or the config) unless the editor turned them off.
+        if !followRedirects { request.followRedirects = false }
+        return request
+    }
+
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query
     /// goes into the URL) or to save (templates kept; the query apart; defaults left out).
     private func build(expanding expand: (String) throws(RequestError) -> String, forSaving: Bool) throws(RequestError) -> (request: Request, query: Parameters) {
