@@ -15,6 +15,13 @@ export CURLEW_FUZZ=1
 # libFuzzer prints the stack of a crash itself; the Swift backtracer would only add minutes.
 export SWIFT_BACKTRACE=enable=no
 build=(swift build --build-path .build-fuzz -Xswiftc -sanitize=fuzzer,address)
+# SwiftPM keeps an old build plan when source files are added or removed, and a target built
+# from it can be linked against a library whose types changed shape (a stale caller then
+# overruns the storage of a value it gets back). The plan is dropped when the file list changed.
+mkdir -p .build-fuzz
+find Sources Fuzz -name '*.swift' -o -name '*.c' -o -name '*.h' | sort > .build-fuzz/sources.new
+if ! cmp -s .build-fuzz/sources.new .build-fuzz/sources.list; then rm -f .build-fuzz/debug.yaml .build-fuzz/build.db; fi
+mv .build-fuzz/sources.new .build-fuzz/sources.list
 for target in "${targets[@]}"; do
     if ! output=$("${build[@]}" --product "$target" 2>&1); then
         echo "$output" | grep -E "error" | head -20

@@ -33,25 +33,29 @@ public enum OpenAPIImport {
             throw Failure(reason: error.description)
         }
         let document: OpenAPIKit.OpenAPI.Document
-        do {
-            let decoder = YAMLDecoder()
-            let probe = try decoder.decode(VersionProbe.self, from: data)
-            if probe.swagger != nil { throw Failure(reason: "a Swagger 2.0 document; convert it to OpenAPI 3 first") }
-            guard let version = probe.openapi else { throw Failure(reason: "not an OpenAPI document: no openapi version field") }
-            if version.hasPrefix("3.0") {
-                document = try decoder.decode(OpenAPIKit30.OpenAPI.Document.self, from: data).convert(to: .v3_1_1)
-            } else {
-                document = try decoder.decode(OpenAPIKit.OpenAPI.Document.self, from: data)
-            }
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            // OpenAPIKit's reading of the error names the place in the document.
-            let described = OpenAPIKit.OpenAPI.Error(from: error)
-            let place = described.codingPathString.isEmpty ? "" : " (at \(described.codingPathString.prefix(200)))"
-            throw Failure(reason: "not a valid OpenAPI document\(place): \(described.localizedDescription.prefix(400))")
-        }
+        do { document = try decodeDocument(data) } catch { throw Failure(reason: reason(for: error)) }
         return collection(document)
+    }
+
+    /// The document, 3.0 converted to 3.1; a Swagger 2 or versionless document is refused.
+    private static func decodeDocument(_ data: Data) throws -> OpenAPIKit.OpenAPI.Document {
+        let decoder = YAMLDecoder()
+        let probe = try decoder.decode(VersionProbe.self, from: data)
+        if probe.swagger != nil { throw Failure(reason: "a Swagger 2.0 document; convert it to OpenAPI 3 first") }
+        guard let version = probe.openapi else { throw Failure(reason: "not an OpenAPI document: no openapi version field") }
+        if version.hasPrefix("3.0") {
+            return try decoder.decode(OpenAPIKit30.OpenAPI.Document.self, from: data).convert(to: .v3_1_1)
+        }
+        return try decoder.decode(OpenAPIKit.OpenAPI.Document.self, from: data)
+    }
+
+    /// Why a document was refused: this reader's reason, or OpenAPIKit's with the place in the
+    /// document it names.
+    private static func reason(for error: any Error) -> String {
+        if let failure = error as? Failure { return failure.reason }
+        let described = OpenAPIKit.OpenAPI.Error(from: error)
+        let place = described.codingPathString.isEmpty ? "" : " (at \(described.codingPathString.prefix(200)))"
+        return "not a valid OpenAPI document\(place): \(described.localizedDescription.prefix(400))"
     }
 
     static let methods: [OpenAPIKit.OpenAPI.HttpMethod] = [.get, .post, .put, .patch, .delete, .head, .options, .trace]
