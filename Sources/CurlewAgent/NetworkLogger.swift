@@ -96,6 +96,8 @@ public final class NetworkLogger: NetworkObserver {
     private let delegate: (any NetworkLoggerDelegate)?
     private let file: Locked<LogFile?>
     private let counters = Locked((entries: 0, failedWrites: 0))
+    /// Secret values learned after the logger started (a workspace's new secret), hidden too.
+    private let laterSecrets = Locked<RedactionPolicy?>(nil)
     private let diagnostics = Logger(label: "curlew.logger")
 
     private struct LogFile {
@@ -203,6 +205,20 @@ public final class NetworkLogger: NetworkObserver {
         counters.withLock { $0.entries }
     }
 
+    /// Hides these values too in everything written from now on (a secret added while the log
+    /// is open). Nothing changes when redaction is off.
+    public func hide(_ secretValues: [String]) {
+        guard config.redaction.isEnabled else { return }
+        laterSecrets.withLock { current in
+            var policy = current ?? config.redaction
+            let known = Set(policy.secretValues)
+            let added = secretValues.filter { !known.contains($0) }
+            guard !added.isEmpty else { return }
+            policy.secretValues += added
+            current = policy
+        }
+    }
+
     /// Entries that could not be written (disk full, file removed); each was reported through swift-log.
     public var failedWriteCount: Int {
         counters.withLock { $0.failedWrites }
@@ -210,7 +226,8 @@ public final class NetworkLogger: NetworkObserver {
 
     public func requestDidProduce(_ message: DebugMessage) {
         // Redact first: a secret member of a JSON body is only found in the whole body.
-        let redacted = config.redaction.redact(message).cappingBodies(text: config.maxBodyBytes, binary: config.maxBinaryBodyBytes)
+        let policy = laterSecrets.withLock { $0 } ?? config.redaction
+        let redacted = policy.redact(message).cappingBodies(text: config.maxBodyBytes, binary: config.maxBinaryBodyBytes)
         let custom = delegate?.customInfo(for: message)
         let full = file.withLock { file -> Bool in
             guard file != nil else { return false }

@@ -289,6 +289,7 @@ extension AppModel {
     private func deleteRow() {
         if compose.focus == .list {
             guard compose.currentDraft(at: compose.selectedItem) != nil else { message = "only requests are deleted here"; return }
+            if workspace?.isReadOnly == true { message = "the demo workspace is not changed; open your own with curlew tui --workspace FILE"; return }
             prompt = .confirmDelete(compose.selectedItem)
             return
         }
@@ -424,10 +425,12 @@ extension AppModel {
 
     /// A change to the workspace file made elsewhere is read at once when nothing is unsaved,
     /// and reported once otherwise.
-    func noticeWorkspaceChange() {
+    /// Returns whether it did anything (the screen then needs drawing).
+    @discardableResult
+    func noticeWorkspaceChange() -> Bool {
         // Not while the user is in the middle of something (a prompt, a field, an overlay).
         guard var workspace, workspace.changedElsewhere, prompt == nil, palette == nil, compose.editing == nil,
-              compose.stepping == nil, comparison == nil, latency == nil else { return }
+              compose.stepping == nil, comparison == nil, latency == nil else { return false }
         if compose.unsavedCount == 0 {
             reloadWorkspace()
             // A file that does not read is reported once, not on every frame.
@@ -440,6 +443,7 @@ extension AppModel {
             self.workspace = workspace
             message = "\(workspace.path) changed on disk; :reload reads it (dropping unsaved edits)"
         }
+        return true
     }
 
     /// The request Compose's editor stands for now: through the workspace when one is open

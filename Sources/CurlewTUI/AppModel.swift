@@ -45,11 +45,15 @@ public struct AppEnvironment: Sendable {
     public var keyMap: KeyMap
     /// Colours for a dark or a light terminal background.
     public var theme: Theme
+    /// Told the workspace's secret values whenever it is read again (a secret saved or imported
+    /// while the interface runs), so the session log hides them too.
+    public var secretsChanged: (@Sendable ([String]) -> Void)?
 
     public init(agent: Agent?, name: String, sessionLogPath: String?, sessionsDirectory: String = "Sessions",
                 extraLogFiles: [String] = [], composeItems: [ComposeItem] = [], timeZone: TimeZone = .current,
                 processEnvironment: [String: String] = ProcessInfo.processInfo.environment, workspace: ComposeWorkspace? = nil,
-                importer: (@Sendable (String) throws -> ImportedCollection)? = nil, keyMap: KeyMap = .standard, theme: Theme = .dark) {
+                importer: (@Sendable (String) throws -> ImportedCollection)? = nil, keyMap: KeyMap = .standard, theme: Theme = .dark,
+                secretsChanged: (@Sendable ([String]) -> Void)? = nil) {
         self.agent = agent
         self.name = name
         self.sessionLogPath = sessionLogPath
@@ -62,6 +66,7 @@ public struct AppEnvironment: Sendable {
         self.importer = importer
         self.keyMap = keyMap
         self.theme = theme
+        self.secretsChanged = secretsChanged
     }
 }
 
@@ -83,7 +88,13 @@ public final class AppModel {
     public var pane: Pane = .compose
     public var compose: ComposeState
     /// The open workspace, as last read or saved.
-    public var workspace: ComposeWorkspace?
+    public var workspace: ComposeWorkspace? {
+        didSet {
+            if let workspace, workspace.session.secretValues != oldValue?.session.secretValues {
+                environment.secretsChanged?(workspace.session.secretValues)
+            }
+        }
+    }
     public var live = LiveState()
     public var groups = GroupsState()
     public var logs = LogBrowserState()
@@ -122,7 +133,9 @@ public final class AppModel {
         var startMessage: String?
         if let workspace = environment.workspace {
             do {
-                compose = ComposeState(items: try workspace.items(), tracksSaves: !workspace.isReadOnly)
+                let (items, problems) = try workspace.itemsAndProblems()
+                compose = ComposeState(items: items, tracksSaves: !workspace.isReadOnly)
+                startMessage = problems.first.map { $0 + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "") }
             } catch {
                 compose = ComposeState(items: [])
                 startMessage = "\(error)"

@@ -33,7 +33,9 @@ enum ComposeView {
             let selected = offset == compose.selectedItem
             let style: Style = selected ? (compose.focus == .list ? .selected : .bold) : .plain
             let marker = compose.tracksSaves ? (compose.isUnsaved(offset) ? "● " : "  ") : ""
-            frame.putLine(" " + marker + item.title, row: row, column: 0, width: listWidth - 1, style: style)
+            // The item being edited shows as it now is.
+            let title = compose.currentDraft(at: offset).map { ComposeItem.request($0).title } ?? item.title
+            frame.putLine(" " + marker + title, row: row, column: 0, width: listWidth - 1, style: style)
             model.registerHit(row: row, columns: 0..<(listWidth - 1), .composeItem(offset))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
@@ -175,7 +177,7 @@ enum ComposeView {
         case .authUser: if case .basic(let user, _) = draft.auth { return "user \(user)" }; return ""
         case .authPassword: if case .basic(_, let password) = draft.auth { return "password " + String(repeating: "•", count: password.count) }; return ""
         case .authToken: if case .bearer(let token) = draft.auth { return "token " + (token.isEmpty ? "" : String(token.prefix(6)) + "…") }; return ""
-        case .timeout: return "\(draft.timeoutSeconds) s"
+        case .timeout: return draft.hasOwnTimeout ? "\(draft.timeoutSeconds) s" : "the config's (Enter sets one)"
         case .redirects: return draft.followRedirects ? "[follow] stay" : "follow [stay]"
         }
     }

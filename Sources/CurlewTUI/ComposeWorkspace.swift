@@ -26,19 +26,28 @@ public struct ComposeWorkspace: Sendable {
     /// and each group built for the session: first what `curlew run` runs by default (requests
     /// that stand alone, then top-level groups), then the groups' own requests and nested groups.
     public func items() throws(WorkspaceError) -> [ComposeItem] {
+        try itemsAndProblems().items
+    }
+
+    /// The list, and why a group is missing from it: one that cannot be built in this
+    /// environment (a variable its requests use is not defined) is left out, and the rest
+    /// still listed.
+    public func itemsAndProblems() throws(WorkspaceError) -> (items: [ComposeItem], problems: [String]) {
         let workspace = session.workspace
         var targets = session.defaultTargets()
         let listed = Set(targets.map(\.name))
         targets += workspace.requests.map(\.name).filter { !listed.contains($0) }.map(RunTarget.request)
         targets += workspace.groups.map(\.name).filter { !listed.contains($0) }.map(RunTarget.group)
         var items: [ComposeItem] = []
+        var problems: [String] = []
         for target in targets {
             switch target {
             case .request(let name): items.append(.request(RequestDraft(entry: try workspace.requestAsWritten(named: name), named: name)))
-            case .group(let name): items.append(.group(name: name, try session.group(named: name)))
+            case .group(let name):
+                do { items.append(.group(name: name, try session.group(named: name))) } catch { problems.append("group \(name) is not listed: \(error)") }
             }
         }
-        return items
+        return (items, problems)
     }
 
     /// Reads the file again, for the same environment or `environment`.
@@ -64,6 +73,7 @@ public struct ComposeWorkspace: Sendable {
         }
         let name = draft.name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw WorkspaceError(.invalid, at: nil, "a request needs a name to be saved") }
+        guard !draft.url.trimmingCharacters(in: .whitespaces).isEmpty else { throw WorkspaceError(.invalid, at: nil, "\(name) has no URL yet; type one before saving") }
         try reload()
         let workspace = session.workspace
         if draft.entryName != name, workspace.request(named: name) != nil {
@@ -127,7 +137,10 @@ public struct ComposeWorkspace: Sendable {
         }
     }
 
+    /// The modification time of the file a path names, through symbolic links.
     private static func modificationDate(of path: String) -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
     }
 }

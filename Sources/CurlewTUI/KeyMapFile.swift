@@ -33,6 +33,7 @@ public enum KeyMapFile {
                 throw WorkspaceError(.invalid, at: contextNode.position, "unknown context \"\(contextName)\"; contexts: " + KeyContext.allCases.map(\.rawValue).joined(separator: ", "))
             }
             guard case .mapping(let pairs, _) = commands else { throw WorkspaceError(.invalid, at: commands.position, "\(contextName): a mapping of commands to keys") }
+            var given: [Key: String] = [:]
             for (commandNode, keysNode) in pairs {
                 let commandName = try scalar(commandNode)
                 guard let command = Command(rawValue: commandName) else {
@@ -43,6 +44,10 @@ public enum KeyMapFile {
                 for node in names {
                     let name = try scalar(node)
                     guard let key = Key(name: name) else { throw WorkspaceError(.invalid, at: node.position, "\"\(name)\" is not a key this reads") }
+                    if let other = given[key], other != commandName {
+                        throw WorkspaceError(.invalid, at: node.position, "\(name) is given to both \(other) and \(commandName) in \(contextName)")
+                    }
+                    given[key] = commandName
                     keys.append(key)
                 }
                 let help = map.bindings.first { $0.command == command }?.help ?? commandName

@@ -231,7 +231,8 @@ public struct RequestDraft: Sendable, Equatable {
         } else {
             request.name = name
             request.responseSerializer = .data
-            request.timeout = .milliseconds(Int64(timeoutSeconds * 1000))
+            // Without a timeout of its own the request has the config's.
+            if hasOwnTimeout { request.timeout = .milliseconds(Int64(timeoutSeconds * 1000)) }
             request.followRedirects = followRedirects
         }
         let contentType = headers["Content-Type"] ?? bodyMode.contentType

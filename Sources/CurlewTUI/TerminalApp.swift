@@ -19,6 +19,7 @@ public enum TerminalApp {
         var mouse = model.mouseEnabled
         screen.setMouse(mouse)
         var lastDraw = ContinuousClock.now - .seconds(1)
+        var lastWorkspaceCheck = ContinuousClock.now
         var dirty = true
         while !model.shouldQuit {
             var pressed = false
@@ -41,6 +42,11 @@ public enum TerminalApp {
                 screen.setMouse(mouse)
             }
             let now = ContinuousClock.now
+            // A workspace file changed elsewhere is noticed within a second, keys or not.
+            if now - lastWorkspaceCheck >= .seconds(1) {
+                lastWorkspaceCheck = now
+                if model.noticeWorkspaceChange() { dirty = true }
+            }
             let ticking = model.inFlightCount > 0 || model.groups.groups.contains { $0.verdict == nil }
                 || model.logs.opened.map { !$0.index.isComplete } ?? false
             if pressed || (dirty && now - lastDraw >= frameInterval) || (ticking && now - lastDraw >= tickInterval) {

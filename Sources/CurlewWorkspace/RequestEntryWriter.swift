@@ -111,7 +111,7 @@ extension WorkspaceWriter {
     /// A read node as Yams writes it, scalars quoted where they were.
     static func yamsNode(_ node: YAMLNode) -> Node {
         switch node {
-        case .scalar(let text, let isPlain, _): isPlain ? Node(text) : Node(text, Tag(.str), .doubleQuoted)
+        case .scalar(let string, let isPlain, _): isPlain ? Node(string) : text(string)
         case .mapping(let pairs, _): .mapping(Node.Mapping(pairs.map { (yamsNode($0.key), yamsNode($0.value)) }))
         case .sequence(let elements, _): .sequence(Node.Sequence(elements.map(yamsNode)))
         }

@@ -284,7 +284,7 @@ public enum WorkspaceWriter {
 
     static func serialize(_ entries: [(Node, Node)]) throws(WorkspaceError) -> String {
         do {
-            return try Yams.serialize(node: .mapping(Node.Mapping(entries)), width: -1)
+            return try Yams.serialize(node: .mapping(Node.Mapping(entries)), width: -1, allowUnicode: true)
         } catch {
             throw WorkspaceError(.invalid, at: nil, "cannot write YAML: \(error)")
         }
@@ -355,7 +355,7 @@ public enum WorkspaceWriter {
             if !(rest.isEmpty || rest.hasPrefix("#")) {
                 // A one-line (flow) value, `variables: {a: 1}`, is rewritten as a block first.
                 guard rest.hasPrefix("{") || rest.hasPrefix("["), let node = try? Yams.compose(yaml: "\(keyText(key)): \(rest)"),
-                      let expanded = try? Yams.serialize(node: node, width: -1) else {
+                      let expanded = try? Yams.serialize(node: node, width: -1, allowUnicode: true) else {
                     throw WorkspaceError(.invalid, at: SourcePosition(file: file, line: keyLine + 1, column: width + 1), keyPath: path[...depth].joined(separator: "."),
                                          "\(key) is written on one line in a way that cannot be extended; write it as an indented block")
                 }
@@ -408,7 +408,12 @@ public enum WorkspaceWriter {
     static func replace(_ path: String, with text: String, mode newMode: mode_t = 0o644) throws(WorkspaceError) {
         let target = followingLinks(path)
         var status = stat()
-        let mode = stat(target, &status) == 0 ? status.st_mode & 0o777 : newMode
+        let exists = stat(target, &status) == 0
+        // A file made read-only stays as it is, as an editor leaves it (even for root).
+        if exists, status.st_mode & 0o200 == 0 || access(target, W_OK) != 0 {
+            throw WorkspaceError(.unreadable, at: nil, "\(path) is read-only; nothing was written (chmod u+w \(path) to allow it)")
+        }
+        let mode = exists ? status.st_mode & 0o777 : newMode
         do {
             try OwnerOnlyFile.write(Data(text.utf8), to: target)
         } catch {
@@ -500,7 +505,10 @@ public enum WorkspaceWriter {
         let plainSafe = !typed.contains(string) && Double(string) == nil && Int(string) == nil
             && string.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil)) || " /-_.,()".unicodeScalars.contains($0) }
             && !string.hasPrefix(" ") && !string.hasSuffix(" ") && !string.hasPrefix("-")
-        return plainSafe ? Node(string) : Node(string, Tag(.str), .doubleQuoted)
+        if plainSafe { return Node(string) }
+        // Several lines read best as a literal block (`|`); YAML falls back to quotes where one
+        // cannot hold the text.
+        return Node(string, Tag(.str), string.contains("\n") ? .literal : .doubleQuoted)
     }
 
     static func node(for value: JSONValue) -> Node {

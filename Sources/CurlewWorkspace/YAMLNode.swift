@@ -108,6 +108,9 @@ public enum YAMLDocument {
         let bytes = Array(text.utf8)
         var lineStart = 0
         var lineNumber = 1
+        // The indentation of the line that opened a block scalar (`key: |`); deeper lines are
+        // its text, where a `*` is only a star.
+        var blockScalarIndent: Int?
         while lineStart <= bytes.count {
             var lineEnd = lineStart
             var breakLength = 0
@@ -116,10 +119,37 @@ public enum YAMLDocument {
                 if breakLength > 0 { break }
                 lineEnd += 1
             }
-            try refuseComplexKey(in: bytes[lineStart..<lineEnd], line: lineNumber, file: file)
+            let line = bytes[lineStart..<lineEnd]
+            let indent = line.prefix { $0 == UInt8(ascii: " ") }.count
+            let blank = line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            if let opener = blockScalarIndent, blank || indent > opener {
+                // Text of the block scalar.
+            } else {
+                blockScalarIndent = nil
+                try refuseComplexKey(in: line, line: lineNumber, file: file)
+                if opensBlockScalar(line) { blockScalarIndent = indent }
+            }
             lineStart = lineEnd + max(1, breakLength)
             lineNumber += 1
         }
+    }
+
+    /// A line whose value is a block scalar indicator: `key: |`, `- >-`, `key: |2+` (a comment
+    /// may follow).
+    private static func opensBlockScalar(_ line: ArraySlice<UInt8>) -> Bool {
+        var content = Array(line)
+        if let hash = content.indices.first(where: { content[$0] == UInt8(ascii: "#") && ($0 == 0 || content[$0 - 1] == UInt8(ascii: " ")) }) {
+            content = Array(content[..<hash])
+        }
+        while let last = content.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { content.removeLast() }
+        var index = content.count
+        while index > 0, "-+0123456789".utf8.contains(content[index - 1]) { index -= 1 }
+        guard index > 0, content[index - 1] == UInt8(ascii: "|") || content[index - 1] == UInt8(ascii: ">") else { return false }
+        let before = index - 1
+        // The indicator is the whole value: after `: `, after `- `, or alone on the line.
+        if before == 0 || content[..<before].allSatisfy({ $0 == UInt8(ascii: " ") }) { return true }
+        guard before >= 2, content[before - 1] == UInt8(ascii: " ") else { return false }
+        return content[before - 2] == UInt8(ascii: ":") || content[before - 2] == UInt8(ascii: "-")
     }
 
     /// How many bytes the line break at `index` takes, or 0 when there is none.
@@ -144,9 +174,26 @@ public enum YAMLDocument {
         }
         let ends: Set<UInt8> = Set(" \t,[]{}:".utf8)
         let before: Set<UInt8> = Set(" \t{,[".utf8)
+        // A quoted scalar opens where a value may start; a `*` inside one is only a star.
+        let quoteStarts: Set<UInt8> = Set(" \t{,[:-".utf8)
+        var quote: UInt8?
         var index = start
         while index < line.endIndex {
-            guard line[index] == UInt8(ascii: "*") else { index += 1; continue }
+            let byte = line[index]
+            if let open = quote {
+                if open == UInt8(ascii: "\""), byte == UInt8(ascii: "\\") { index += 2; continue }
+                // `''` inside single quotes is one quote.
+                if open == UInt8(ascii: "'"), byte == open, index + 1 < line.endIndex, line[index + 1] == open { index += 2; continue }
+                if byte == open { quote = nil }
+                index += 1
+                continue
+            }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'"), index == start || quoteStarts.contains(line[index - 1]) {
+                quote = byte
+                index += 1
+                continue
+            }
+            guard byte == UInt8(ascii: "*") else { index += 1; continue }
             let nameStart = index + 1
             var nameEnd = nameStart
             while nameEnd < line.endIndex, !ends.contains(line[nameEnd]) { nameEnd += 1 }

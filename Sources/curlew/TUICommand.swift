@@ -135,8 +135,13 @@ enum InterfaceLauncher {
         try requireTerminal()
         let keyMap = try options.keyMap(), theme = try options.chosenTheme()
         if !FileManager.default.fileExists(atPath: path) {
+            let directory = (path as NSString).deletingLastPathComponent
+            var isDirectory: ObjCBool = false
+            guard directory.isEmpty || FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue else {
+                throw ValidationError("cannot create \(path): the directory \(directory) does not exist")
+            }
             guard FileManager.default.createFile(atPath: path, contents: Data("# Curlew workspace: see the README's Workspaces section.\nrequests:\n".utf8)) else {
-                throw ValidationError("cannot create \(path)")
+                throw ValidationError("cannot create \(path): \(String(cString: strerror(errno)))")
             }
         }
         let workspace: ComposeWorkspace
@@ -155,7 +160,7 @@ enum InterfaceLauncher {
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
             agent: agent, name: (path as NSString).lastPathComponent, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace,
-            importer: { try ImportFormat.read(path: $0) }, keyMap: keyMap, theme: theme
+            importer: { try ImportFormat.read(path: $0) }, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0) }
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer)

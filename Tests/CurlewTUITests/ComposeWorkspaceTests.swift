@@ -93,6 +93,21 @@ struct ComposeWorkspaceTests {
         #expect(try workspace.session.request(named: "posted").0.path.contains("api_key=clear-key-2"))
     }
 
+    @Test("a group that cannot be built in this environment is left out of the list, with the reason; the rest is listed")
+    func unbuildableGroup() throws {
+        let directory = NSTemporaryDirectory() + "curlew-group-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/curlew.yaml"
+        try "requests:\n  ok: {url: \"http://h/ok\"}\n  needs: {url: \"http://h/{{missing}}\"}\ngroups:\n  g: {batch: [needs]}\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let workspace = try ComposeWorkspace(path: path)
+        let (items, problems) = try workspace.itemsAndProblems()
+        #expect(items.map(\.title) == ["GET ok", "GET needs"])
+        #expect(problems.count == 1 && problems[0].contains("group g is not listed") && problems[0].contains("missing"))
+        let model = AppModel(environment: AppEnvironment(agent: nil, name: "t", sessionLogPath: nil, sessionsDirectory: directory + "/S", workspace: workspace))
+        #expect(model.message.contains("group g is not listed"))
+    }
+
     @Test("a relative URL goes to the base URL of the environment chosen now")
     func baseURLFollowsTheEnvironment() throws {
         let directory = NSTemporaryDirectory() + "curlew-env-\(UUID().uuidString)"

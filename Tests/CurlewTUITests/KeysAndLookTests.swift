@@ -60,7 +60,8 @@ struct KeysAndLookTests {
         model.handle(.character("Z"))
         #expect(model.compose.items.count == 3)
         for (text, message) in [("compose:\n  sendd: s\n", "keys.yaml:2:3: unknown command \"sendd\" (did you mean \"send\"?)"), ("compsoe:\n  send: s\n", "unknown context"),
-                                ("compose:\n  send: ctrl-ä\n", "is not a key"), ("- a\n", "mapping of contexts")] {
+                                ("compose:\n  send: ctrl-ä\n", "is not a key"), ("- a\n", "mapping of contexts"),
+                                ("compose:\n  send: x\n  cancel: x\n", "x is given to both send and cancel in compose")] {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
             let error = #expect(throws: WorkspaceError.self) { try KeyMapFile.load(path: path) }
             #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")

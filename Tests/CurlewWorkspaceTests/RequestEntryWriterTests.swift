@@ -71,6 +71,19 @@ struct RequestEntryWriterTests {
         #expect(included?.message.contains("included file") == true)
     }
 
+    @Test("a read-only workspace is not written, even by root; text outside ASCII stays readable")
+    func readOnlyAndUnicode() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "requests:\n  café: {url: /a, description: \"Liste des cafés — résumé\"}\n")
+        try WorkspaceWriter.save(Request(.get, "/b"), named: "café", in: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("café\":") && text.contains("Liste des cafés — résumé") && !text.contains("\\u"), "\(text.debugDescription)")
+        chmod(path, 0o444)
+        let error = #expect(throws: WorkspaceError.self) { try WorkspaceWriter.save(Request(.get, "/c"), named: "café", in: path) }
+        #expect(error?.message.contains("read-only") == true)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+    }
+
     @Test("the request as written keeps its templates")
     func asWritten() throws {
         let files = try WorkspaceFiles()

@@ -217,6 +217,28 @@ struct WorkspaceReadingTests {
         }
     }
 
+    @Test("a star inside a quoted string or a block scalar is text, not an alias key (such files were refused)")
+    func starsInText() throws {
+        let text = """
+        a: "x *y: z"
+        b: 'it''s *y: z'
+        c: |
+          Markdown: **bold**: and *note: read this
+            *deeper: too
+        d: >-
+          *folded: text
+        e: plain
+        """
+        let root = try #require(try YAMLDocument.parse(text, file: "ok.yaml"))
+        guard case .mapping(let pairs, _) = root else { Issue.record("not a mapping"); return }
+        #expect(pairs.count == 5)
+        // Back at the key's level the guard looks again.
+        var bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...8 { bomb += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let error = #expect(throws: WorkspaceError.self) { try YAMLDocument.parse(bomb + "c: |\n  text\n*a8 : boom\n", file: "bomb.yaml") }
+        #expect(error?.description.contains("mapping key") == true)
+    }
+
     @Test("a long run of stars is scanned once (the guard restarted after every star)")
     func longStarRun() throws {
         let stars = String(repeating: "*", count: 400_000)
