@@ -19,11 +19,17 @@ struct ComposeWorkspaceTests {
       flow: {chain: [{request: form, capture: {token: $.token}}, uses token]}
     """
 
-    private func workspace() throws -> (ComposeWorkspace, String) {
+    /// A workspace file with `text` in a directory of its own.
+    private func file(_ text: String) throws -> String {
         let directory = NSTemporaryDirectory() + "curlew-compose-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/curlew.yaml"
-        try Self.text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func workspace() throws -> (ComposeWorkspace, String) {
+        let path = try file(Self.text)
         return (try ComposeWorkspace(path: path), path)
     }
 
@@ -95,27 +101,18 @@ struct ComposeWorkspaceTests {
 
     @Test("a group that cannot be built in this environment is left out of the list, with the reason; the rest is listed")
     func unbuildableGroup() throws {
-        let directory = NSTemporaryDirectory() + "curlew-group-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/curlew.yaml"
-        try "requests:\n  ok: {url: \"http://h/ok\"}\n  needs: {url: \"http://h/{{missing}}\"}\ngroups:\n  g: {batch: [needs]}\n"
-            .write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try file("requests:\n  ok: {url: \"http://h/ok\"}\n  needs: {url: \"http://h/{{missing}}\"}\ngroups:\n  g: {batch: [needs]}\n")
         let workspace = try ComposeWorkspace(path: path)
         let (items, problems) = try workspace.itemsAndProblems()
         #expect(items.map(\.title) == ["GET ok", "GET needs"])
         #expect(problems.count == 1 && problems[0].contains("group g is not listed") && problems[0].contains("missing"))
-        let model = AppModel(environment: AppEnvironment(agent: nil, name: "t", sessionLogPath: nil, sessionsDirectory: directory + "/S", workspace: workspace))
+        let model = AppModel(environment: AppEnvironment(agent: nil, name: "t", sessionLogPath: nil, sessionsDirectory: (path as NSString).deletingLastPathComponent + "/S", workspace: workspace))
         #expect(model.message.contains("group g is not listed"))
     }
 
     @Test("a relative URL goes to the base URL of the environment chosen now")
     func baseURLFollowsTheEnvironment() throws {
-        let directory = NSTemporaryDirectory() + "curlew-env-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/curlew.yaml"
-        try "config: {baseURL: \"{{base}}\"}\nenvironments:\n  a: {base: \"http://a.test\"}\n  b: {base: \"http://b.test\"}\nrequests:\n  r: {url: /r}\n"
-            .write(toFile: path, atomically: true, encoding: .utf8)
-        var workspace = try ComposeWorkspace(path: path)
+        var workspace = try ComposeWorkspace(path: try file("config: {baseURL: \"{{base}}\"}\nenvironments:\n  a: {base: \"http://a.test\"}\n  b: {base: \"http://b.test\"}\nrequests:\n  r: {url: /r}\n"))
         let draft = RequestDraft(entry: try workspace.session.workspace.requestAsWritten(named: "r"), named: "r")
         #expect(try workspace.request(for: draft, captured: []).baseURL == "http://a.test")
         try workspace.reload(environment: "b")
