@@ -99,11 +99,16 @@ enum ComposeView {
             frame.put("\(stepper.name) · \(state)" + (captured.isEmpty ? "" : " · " + captured), row: area.row, column: editorColumn + 8,
                       style: .warning, width: editorWidth - 8)
         } else {
-            // The keys of the moment first, so a narrow editor still shows them.
-            let response = model.lastColumns >= Layout.responseBesideColumns ? "[ ] response tabs · J K scroll" : "v response"
-            let save = model.compose.tracksSaves ? "w save · " : ""
-            frame.put("s send · \(save)Enter edit · \(response) · n new · D duplicate · a add · d delete · x cancel", row: area.row, column: editorColumn + 8,
-                      style: .dim, width: editorWidth - 8)
+            // The keys of the moment first, so a narrow editor still shows them; named as the
+            // active key map binds them.
+            let keys = model.keyMap
+            func hint(_ command: Command, _ text: String) -> String? { keys.label(for: command, in: .compose).map { "\($0) \(text)" } }
+            let wide = model.lastColumns >= Layout.responseBesideColumns
+            let parts = [hint(.send, "send"), model.compose.tracksSaves ? hint(.save, "save") : nil, hint(.edit, "edit"),
+                         wide ? [hint(.previousTab, ""), hint(.nextTab, "response tabs")].compactMap { $0 }.joined(separator: "").trimmingCharacters(in: .whitespaces) : hint(.toggleResponse, "response"),
+                         wide ? [hint(.scrollResponseDown, ""), hint(.scrollResponseUp, "scroll")].compactMap { $0 }.joined(separator: "").trimmingCharacters(in: .whitespaces) : nil,
+                         hint(.newRequest, "new"), hint(.duplicate, "duplicate"), hint(.addRow, "add"), hint(.deleteRow, "delete"), hint(.cancel, "cancel")]
+            frame.put(parts.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · "), row: area.row, column: editorColumn + 8, style: .dim, width: editorWidth - 8)
         }
         let fields = compose.fields
         let valueColumn = editorColumn + 11

@@ -34,6 +34,13 @@ public struct KeyMap: Sendable {
             ?? bindings.first { $0.context == .global && $0.keys.contains(key) }?.command
     }
 
+    /// How the first key of a command is written, for hints (the context's binding, else the
+    /// global one); nil when no key runs it.
+    public func label(for command: Command, in context: KeyContext) -> String? {
+        let binding = bindings.first { $0.context == context && $0.command == command } ?? bindings.first { $0.context == .global && $0.command == command }
+        return binding?.keys.first?.label
+    }
+
     /// Help lines grouped by context, in table order.
     public func helpLines() -> [(context: KeyContext, keys: String, help: String)] {
         KeyContext.allCases.flatMap { context in

@@ -14,6 +14,11 @@ public struct Palette: Sendable {
         public var title: String
         public var detail: String
         public var action: Action
+
+        var isItem: Bool {
+            if case .item = action { return true }
+            return false
+        }
     }
 
     public let entries: [Entry]
@@ -29,7 +34,9 @@ public struct Palette: Sendable {
     public var matches: [Entry] {
         let needle = Array(query.text.lowercased().filter { !$0.isWhitespace })
         guard !needle.isEmpty else { return entries }
-        return entries.compactMap { entry in Self.score(needle, in: entry.title.lowercased()).map { (entry, $0) } }
+        // On a tie a request or group ranks before a command: finding one is what the palette
+        // is mostly for.
+        return entries.compactMap { entry in Self.score(needle, in: entry.title.lowercased()).map { (entry, $0 * 2 + (entry.isItem ? 1 : 0)) } }
             .sorted { $0.1 > $1.1 }
             .map(\.0)
     }
