@@ -109,6 +109,8 @@ public final class AppModel {
     public var mouseEnabled = true
     /// The open command palette (Ctrl-P).
     public var palette: Palette?
+    /// The last answer each workspace request got in earlier sessions, by name.
+    var recentAnswers: [String: DebugMessage] = [:]
     /// Exchanges marked for comparison (`m`), oldest first, at most two.
     public var marked: [DebugMessage] = []
     /// The open comparison of two exchanges.
@@ -152,6 +154,9 @@ public final class AppModel {
         fileTimeFormatter.timeZone = environment.timeZone
         fileTimeFormatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
+        if let workspace = environment.workspace {
+            recentAnswers = RecentAnswers.load(from: environment.sessionsDirectory, names: Set(workspace.session.workspace.requests.map(\.name)))
+        }
         if environment.agent == nil { pane = .logs }
         message = startMessage ?? (environment.agent == nil ? "Browsing session logs. ? for help." : "Ready. s sends, ? for help, q quits.")
     }
@@ -211,9 +216,19 @@ public final class AppModel {
     /// runs, then its debug message, on the tab the user chose.
     func refreshComposeResponse() {
         guard let id = compose.stepping?.lastSentID ?? compose.sentIDs[compose.responseItem], let row = live.row(id: id) else {
-            compose.response = nil
+            // Not sent in this session: the answer it got last time, if a log has one.
+            let draft = compose.stepping == nil ? compose.currentDraft(at: compose.responseItem) : nil
+            if let earlier = draft.flatMap({ recentAnswers[$0.entryName ?? $0.name] }) {
+                if compose.response?.message.startedAt != earlier.startedAt || compose.response?.message.requestID != earlier.requestID {
+                    compose.response = DetailState(message: earlier)
+                }
+                compose.answeredEarlier = true
+            } else {
+                compose.response = nil
+            }
             return
         }
+        compose.answeredEarlier = false
         let running = row.message == nil
         if let current = compose.response, current.message.requestID == id {
             guard current.isRunning else { return }

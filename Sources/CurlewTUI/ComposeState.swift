@@ -48,6 +48,8 @@ public struct ComposeState: Sendable {
     public var sentIDs: [Int: UInt64] = [:]
     /// The response panel: the last answer of the selected item, with its tab and scroll.
     public var response: DetailState?
+    /// The response panel shows an answer from an earlier session's log.
+    public var answeredEarlier = false
     /// On a narrow terminal the response panel takes the editor's place while this is on.
     public var showsResponse = false
 

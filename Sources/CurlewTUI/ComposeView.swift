@@ -65,6 +65,11 @@ enum ComposeView {
         }
         DetailView.draw(&state, in: area, into: &frame)
         model.compose.response = state
+        if model.compose.answeredEarlier {
+            let when = model.fileTimeFormatter.string(from: state.message.startedAt)
+            frame.putLine(" an earlier session's answer (\(when)) · s sends it now", row: area.row + area.height - 1, column: area.column,
+                          width: area.width, style: .warning)
+        }
     }
 
     /// A group selected in the list: how it runs and its members, in place of the editor.

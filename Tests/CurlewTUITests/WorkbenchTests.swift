@@ -427,6 +427,25 @@ struct WorkbenchTests {
         model.handle(.escape)
         #expect(model.compose.stepping == nil)
     }
+
+    @Test("a workspace opened again shows each request's last answer from its session logs until it is sent anew")
+    func earlierAnswers() async throws {
+        let first = try await bench()
+        let agent = Agent(config: first.model.workspace!.session.config)
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: first.directory + "/Sessions/earlier.jsonl"))
+        agent.addObserver(logger)
+        _ = try await agent.send(try first.model.workspace!.request(for: first.model.compose.draft, captured: []))
+        await agent.waitForObservers()
+        try logger.close()
+
+        let again = try open(first.directory)
+        let screen = render(again.model)
+        #expect(screen.contains("an earlier session's answer"), "\(screen)")
+        #expect(screen.contains("HTTP/1.1 200"))
+        again.model.handle(.character("s"))
+        try await pump(again) { again.model.live.rows.first?.message != nil }
+        #expect(!render(again.model).contains("an earlier session's answer"))
+    }
 }
 
 @Suite("the user's editor")
