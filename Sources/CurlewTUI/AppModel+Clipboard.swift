@@ -26,7 +26,7 @@ extension AppModel {
         case .logs:
             return logs.selectedMessage
         case .compose:
-            guard let agent = environment.agent else { return nil }
+            guard let agent = environment.agent, loadRequestUnderCursor(for: "copying") else { return nil }
             do {
                 let request = try requestToSend()
                 let composed = try agent.config.composed(request)
@@ -46,7 +46,7 @@ extension AppModel {
     /// and to `clipboard.txt` in the sessions directory (owner-only) for terminals without it.
     func copy(_ kind: CopyKind, raw: Bool = false) {
         guard let exchange = exchangeToCopy() else {
-            if message.hasPrefix("cannot copy") { return }
+            if message.hasPrefix("cannot copy") || message.hasPrefix("copying works") { return }
             message = "nothing to copy here: select a request (Live, Logs) or edit one (Compose)"
             return
         }

@@ -44,6 +44,7 @@ extension AppModel {
         case .send: send()
         case .cancel: cancel()
         case .duplicate:
+            guard loadRequestUnderCursor(for: "duplicating") else { return }
             compose.duplicate()
             message = "duplicated as \(compose.draft.name)"
         case .edit: open()
@@ -200,6 +201,12 @@ extension AppModel {
 
     /// Opens a session log in the log browser and shows that pane.
     public func openLog(_ path: String) {
+        // A device, FIFO or directory never ends or is no log: only regular files are opened.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            message = "\(path): not a session log or HAR file (only regular files are opened)"
+            return
+        }
         do {
             try logs.open(path)
             let skipped = logs.opened?.index.skipped.count ?? 0
@@ -301,6 +308,23 @@ extension AppModel {
         compose.fieldIndex = min(compose.fieldIndex, compose.fields.count - 1)
     }
 
+    /// In Compose's list, what a key acts on is the item under the cursor: a request is loaded
+    /// into the editor first; a group is refused with `action` named.
+    func loadRequestUnderCursor(for action: String) -> Bool {
+        guard pane == .compose, compose.focus == .list, compose.items.indices.contains(compose.selectedItem) else { return true }
+        switch compose.items[compose.selectedItem] {
+        case .group(let name, _):
+            message = "\(action) works on a request; \(name) is a group"
+            return false
+        case .request:
+            if compose.loadedItem != compose.selectedItem {
+                _ = compose.loadSelected()
+                compose.focus = .list
+            }
+            return true
+        }
+    }
+
     // MARK: Workspace
 
     /// Writes the edited request into the workspace file as its entry.
@@ -317,6 +341,7 @@ extension AppModel {
             compose.draft = saved
             compose.items[index] = .request(saved)
             compose.saved[index] = saved
+            refreshUnchangedItems()
             refreshGroupItems()
             let moved = summary.secrets.isEmpty ? "" : "; \(summary.secrets.joined(separator: ", ")) kept in \(Workspace.secretsFileName)"
             message = "saved \(saved.name) to \(workspace.path)\(moved)"
@@ -370,6 +395,19 @@ extension AppModel {
         message = "deleted \(draft.name)"
     }
 
+    /// Requests with no unsaved edits take their entries as the file now has them (a save reads
+    /// the file again, with whatever changed there meanwhile).
+    private func refreshUnchangedItems() {
+        guard let workspace else { return }
+        for index in compose.items.indices where index != compose.loadedItem && !compose.isUnsaved(index) {
+            guard let name = compose.currentDraft(at: index)?.entryName, workspace.session.workspace.request(named: name) != nil,
+                  let fresh = try? workspace.session.workspace.requestAsWritten(named: name) else { continue }
+            let draft = RequestDraft(entry: fresh, named: name)
+            compose.items[index] = .request(draft)
+            compose.saved[index] = draft
+        }
+    }
+
     /// Groups in the list built again from the workspace as it now is.
     private func refreshGroupItems() {
         guard let session = workspace?.session else { return }
@@ -408,6 +446,7 @@ extension AppModel {
             self.workspace = workspace
             let selectedName = compose.currentDraft(at: compose.selectedItem)?.entryName
             let sent = compose.sentIDs.compactMap { entry in compose.currentDraft(at: entry.key)?.entryName.map { ($0, entry.value) } }
+            let (focus, fieldIndex) = (compose.focus, compose.fieldIndex)
             compose = ComposeState(items: items, tracksSaves: !workspace.isReadOnly)
             for (name, id) in sent {
                 if let index = items.firstIndex(where: { if case .request(let draft) = $0 { draft.entryName == name } else { false } }) { compose.sentIDs[index] = id }
@@ -416,6 +455,9 @@ extension AppModel {
                 compose.selectedItem = index
                 compose.loadedItem = index
                 if case .request(let draft) = items[index] { compose.draft = draft }
+                // Reading the file again does not move the user: the same item, the same field.
+                compose.focus = focus
+                compose.fieldIndex = min(fieldIndex, compose.fields.count - 1)
             }
             message = "read \(workspace.path) again"
         } catch {

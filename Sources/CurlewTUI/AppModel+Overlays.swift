@@ -36,6 +36,7 @@ extension AppModel {
         guard let agent = environment.agent else { message = "no agent: open curlew on a workspace or the demo"; return }
         guard pane == .compose else { message = "latency mode sends the request being edited in Compose (1)"; return }
         guard (1...LatencyState.maxCount).contains(count) else { message = "latency sends 1 to \(LatencyState.maxCount) copies"; return }
+        guard loadRequestUnderCursor(for: "latency mode") else { return }
         do {
             var request = try requestToSend()
             request.streamsResponse = false

@@ -215,7 +215,8 @@ public struct ComposeState: Sendable {
     func problem(_ text: String, for field: EditorField) -> String? {
         if case .url = field {
             let url = text.trimmingCharacters(in: .whitespaces)
-            if url.isEmpty || url.contains("{{") || Self.isCurlCommand(url) { return nil }
+            // A path (`/users`) goes to the base URL of the workspace or config.
+            if url.isEmpty || url.contains("{{") || url.hasPrefix("/") || Self.isCurlCommand(url) { return nil }
             if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
                 return "the URL contains a space or a control character"
             }

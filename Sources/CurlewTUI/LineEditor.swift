@@ -58,12 +58,22 @@ public struct LineEditor: Sendable, Equatable {
     public func display(width: Int) -> String {
         // A pasted multi-line body shows its line breaks as ↵ on the one line.
         let characters = text.map { $0 == "\n" ? "↵" : $0 } + [" "]
-        var start = 0
-        while TextWidth.of(String(characters[start...cursor])) > width - 1, start < cursor { start += 1 }
+        // Measured once, in one pass back from the cursor: a long paste stays quick to show.
+        var start = cursor
+        var used = TextWidth.of(characters[cursor])
+        while start > 0 {
+            let cells = TextWidth.of(characters[start - 1])
+            if used + cells > width - 1 { break }
+            used += cells
+            start -= 1
+        }
         var shown = ""
+        var shownCells = 0
         for (offset, character) in characters[start...].enumerated() {
-            shown += start + offset == cursor ? "▏" : ""
+            if start + offset == cursor { shown += "▏" }
             shown.append(character)
+            shownCells += TextWidth.of(character)
+            if shownCells > width + 1 { break }
         }
         return TextWidth.truncate(shown, to: width)
     }

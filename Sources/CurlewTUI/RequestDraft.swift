@@ -91,8 +91,12 @@ public struct RequestDraft: Sendable, Equatable {
         switch request.requestSerializer {
         case .raw(let data, let contentType):
             let type = contentType.lowercased()
-            bodyMode = type.contains("json") ? .json : type.hasPrefix("application/x-www-form-urlencoded") ? .form : .raw
             body = String(decoding: data, as: UTF8.self)
+            // A body sent as a form is edited as one only when it reads back as the same fields
+            // (curl -d '{"a":1}' is sent with the form type, but is not a form).
+            let formFields = Parameters(FormText.fields(of: body).map { JSONMember($0.name, .string($0.value)) })
+            let isForm = type.hasPrefix("application/x-www-form-urlencoded") && FormText.text(of: formFields) == body
+            bodyMode = type.contains("json") ? .json : isForm ? .form : .raw
             params = request.params.map { KeyValueRow($0.key, $0.value.textValue) }
             // A content type other than the mode's own is kept as a header row, so it is sent
             // and saved as it was.

@@ -59,8 +59,10 @@ struct TUICommand: AsyncParsableCommand {
     var logs: [String] = []
 
     func validate() throws {
-        for path in logs where !FileManager.default.isReadableFile(atPath: path) {
-            throw ValidationError("cannot read \(path)")
+        for path in logs {
+            var status = stat()
+            guard FileManager.default.isReadableFile(atPath: path), stat(path, &status) == 0 else { throw ValidationError("cannot read \(path)") }
+            guard status.st_mode & S_IFMT == S_IFREG else { throw ValidationError("\(path) is not a regular file (a session log or HAR file)") }
         }
     }
 

@@ -89,3 +89,62 @@ struct KeysAndLookTests {
         #expect(model.compose.focus == .editor && model.compose.field == .url)
     }
 }
+
+@Suite("second trial fixes")
+struct SecondTrialTests {
+    private func model() -> AppModel {
+        let model = AppModel(environment: AppEnvironment(
+            agent: Agent(config: NetworkConfig(baseURL: "http://127.0.0.1:9")), name: "test", sessionLogPath: nil,
+            sessionsDirectory: NSTemporaryDirectory() + "none-" + UUID().uuidString,
+            composeItems: [
+                .group(name: "g", .batch([Request(.get, "/a")])),
+                .request(RequestDraft(Request(.get, "/users", name: "list users"), baseURL: "http://h")),
+            ]))
+        model.pane = .compose
+        return model
+    }
+
+    @Test("a long text in a field is shown in one pass (a 20,000-character paste froze the interface)")
+    func longFieldIsQuick() {
+        var editor = LineEditor(String(repeating: "x", count: 200_000) + "END")
+        let start = ContinuousClock.now
+        for _ in 0..<20 { _ = editor.display(width: 60) }
+        #expect(ContinuousClock.now - start < .seconds(5), "quadratic in the text's length")
+        #expect(editor.display(width: 20).hasSuffix("END▏ "))
+        _ = editor.handle(.home)
+        #expect(editor.display(width: 10).hasPrefix("▏xxxx"))
+    }
+
+    @Test("a device or directory is not opened as a log (/dev/zero hung the interface)")
+    func devicesAreNotLogs() {
+        let model = model()
+        model.openLog("/dev/zero")
+        #expect(model.message.contains("only regular files are opened") && model.logs.opened == nil)
+        model.openLog("/etc")
+        #expect(model.message.contains("only regular files are opened"))
+    }
+
+    @Test("keys that act on a request refuse a group under the cursor instead of using a hidden blank draft")
+    func groupUnderCursor() {
+        let model = model()
+        model.handle(.character("L"))
+        #expect(model.latency == nil && model.message.contains("latency mode works on a request; g is a group"))
+        model.handle(.character("y"))
+        #expect(model.takeTerminalRequests().isEmpty && model.message.contains("copying works on a request"))
+        model.handle(.character("D"))
+        #expect(model.compose.items.count == 2)
+        model.handle(.down)
+        model.handle(.character("D"))
+        #expect(model.compose.draft.name == "list users (copy)")
+    }
+
+    @Test("a pasted curl with a JSON --data-raw keeps its body as typed; a relative URL is accepted as it is typed")
+    func curlDataStaysRaw() throws {
+        let draft = try ComposeState.draft(fromCurl: #"curl -X POST 'http://h/post' --data-raw '{"a":1}'"#)
+        #expect(draft.bodyMode == .raw && draft.body == #"{"a":1}"#)
+        #expect(try draft.makeRequest(variables: ChainVariables()).requestSerializer == .raw(Data(#"{"a":1}"#.utf8), contentType: "application/x-www-form-urlencoded"))
+        let form = try ComposeState.draft(fromCurl: "curl http://h/post -d 'a=1&b=two'")
+        #expect(form.bodyMode == .form)
+        #expect(ComposeState(items: []).problem("/users/{id}", for: .url) == nil)
+    }
+}
