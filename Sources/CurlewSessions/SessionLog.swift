@@ -36,4 +36,14 @@ public struct SessionLogError: Error, Sendable, Equatable, CustomStringConvertib
         case .notASessionLog: "\(path) is not a Curlew session log: \(reason)"
         }
     }
+
+    /// Throws unless `path` is a regular file: a device (`/dev/zero`), a FIFO or a directory
+    /// never ends or is no log, and reading one would hang.
+    static func requireRegularFile(_ path: String) throws(SessionLogError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw SessionLogError(kind: .unreadable, path: path, reason: String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw SessionLogError(kind: .unreadable, path: path, reason: "not a regular file (only regular files are opened)")
+        }
+    }
 }

@@ -119,6 +119,7 @@ private final class IndexScanner: @unchecked Sendable {
 
     init(path: String) throws(SessionLogError) {
         self.path = path
+        try SessionLogError.requireRegularFile(path)
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw SessionLogError(kind: .unreadable, path: path, reason: String(cString: strerror(errno)))
         }

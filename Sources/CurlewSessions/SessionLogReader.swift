@@ -5,6 +5,7 @@ import Foundation
 /// only a file with no readable record at all is refused.
 public enum SessionLogReader {
     public static func read(path: String) throws(SessionLogError) -> SessionLog {
+        try SessionLogError.requireRegularFile(path)
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -201,12 +201,6 @@ extension AppModel {
 
     /// Opens a session log in the log browser and shows that pane.
     public func openLog(_ path: String) {
-        // A device, FIFO or directory never ends or is no log: only regular files are opened.
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            message = "\(path): not a session log or HAR file (only regular files are opened)"
-            return
-        }
         do {
             try logs.open(path)
             let skipped = logs.opened?.index.skipped.count ?? 0
@@ -311,7 +305,7 @@ extension AppModel {
     /// In Compose's list, what a key acts on is the item under the cursor: a request is loaded
     /// into the editor first; a group is refused with `action` named.
     func loadRequestUnderCursor(for action: String) -> Bool {
-        guard pane == .compose, compose.focus == .list, compose.items.indices.contains(compose.selectedItem) else { return true }
+        guard compose.focus == .list, compose.items.indices.contains(compose.selectedItem) else { return true }
         switch compose.items[compose.selectedItem] {
         case .group(let name, _):
             message = "\(action) works on a request; \(name) is a group"
@@ -448,10 +442,13 @@ extension AppModel {
             let sent = compose.sentIDs.compactMap { entry in compose.currentDraft(at: entry.key)?.entryName.map { ($0, entry.value) } }
             let (focus, fieldIndex) = (compose.focus, compose.fieldIndex)
             compose = ComposeState(items: items, tracksSaves: !workspace.isReadOnly)
-            for (name, id) in sent {
-                if let index = items.firstIndex(where: { if case .request(let draft) = $0 { draft.entryName == name } else { false } }) { compose.sentIDs[index] = id }
+            func position(ofEntry name: String) -> Int? {
+                items.firstIndex { if case .request(let draft) = $0 { draft.entryName == name } else { false } }
             }
-            if let selectedName, let index = items.firstIndex(where: { if case .request(let draft) = $0 { draft.entryName == selectedName } else { false } }) {
+            for (name, id) in sent {
+                if let index = position(ofEntry: name) { compose.sentIDs[index] = id }
+            }
+            if let selectedName, let index = position(ofEntry: selectedName) {
                 compose.selectedItem = index
                 compose.loadedItem = index
                 if case .request(let draft) = items[index] { compose.draft = draft }
@@ -510,19 +507,12 @@ extension AppModel {
             sendStep()
             return
         }
-        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem) {
-            switch compose.items[compose.selectedItem] {
-            case .group(let name, let group):
-                run(group, named: name)
-                return
-            case .request:
-                // s on a list item sends that item, not the draft last edited.
-                if compose.loadedItem != compose.selectedItem {
-                    _ = compose.loadSelected()
-                    compose.focus = .list
-                }
-            }
+        // s on a list item runs that group or sends that request, not the draft last edited.
+        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
+            run(group, named: name)
+            return
         }
+        guard loadRequestUnderCursor(for: "sending") else { return }
         do {
             var request = try requestToSend()
             // Streamed, so a running request's detail shows its events as they come.

@@ -61,6 +61,13 @@ struct LogToolsTests {
         #expect(diff.timingDeltas.first { $0.phase == "total" }?.delta == 5000)
     }
 
+    @Test("a device is refused as a log by the reader and the index, instead of being read for ever")
+    func devicesAreNotLogs() {
+        let read = #expect(throws: SessionLogError.self) { try SessionLogReader.read(path: "/dev/zero") }
+        #expect(read?.reason.contains("only regular files are opened") == true)
+        #expect(throws: SessionLogError.self) { try SessionLogIndex(path: "/dev/zero") }
+    }
+
     @Test("timing deltas saturate: a log's total of Int64.min gives -Int64.max, not a value whose magnitude traps")
     func extremeTimings() {
         let a = Self.message(1, "GET", "http://h/a", status: 200, total: 5, wait: 0)
