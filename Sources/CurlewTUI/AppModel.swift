@@ -138,6 +138,7 @@ public final class AppModel {
                 let (items, problems) = try workspace.itemsAndProblems()
                 compose = ComposeState(items: items, tracksSaves: !workspace.isReadOnly)
                 startMessage = problems.first.map { $0 + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "") }
+                recentAnswers = RecentAnswers.load(from: environment.sessionsDirectory, names: Set(workspace.session.workspace.requests.map(\.name)))
             } catch {
                 compose = ComposeState(items: [])
                 startMessage = "\(error)"
@@ -154,9 +155,6 @@ public final class AppModel {
         fileTimeFormatter.timeZone = environment.timeZone
         fileTimeFormatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
-        if let workspace = environment.workspace {
-            recentAnswers = RecentAnswers.load(from: environment.sessionsDirectory, names: Set(workspace.session.workspace.requests.map(\.name)))
-        }
         if environment.agent == nil { pane = .logs }
         message = startMessage ?? (environment.agent == nil ? "Browsing session logs. ? for help." : "Ready. s sends, ? for help, q quits.")
     }

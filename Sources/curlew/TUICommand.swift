@@ -108,22 +108,8 @@ enum InterfaceLauncher {
         let demo = try DemoWorkspace.composeWorkspace(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
         var config = demo.session.agentConfig
         config.tls.certificateAuthorityFile = certificates.authority.certificate
-        let agent = Agent(config: config)
-        let logger = try NetworkLogger(config: NetworkLoggerConfig(
-            logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions)
-        ))
-        let observer = TUIObserver()
-        agent.addObserver(logger)
-        agent.addObserver(observer)
-        let model = AppModel(environment: AppEnvironment(
-            agent: agent, name: "demo \(server.baseURL)", sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: demo,
-            keyMap: keyMap, theme: theme
-        ))
-        model.mouseEnabled = !options.noMouse
-        try await run(model, observer: observer)
-        agent.cancelAll()
-        await agent.waitForObservers()
-        try logger.close()
+        let logger = try await runWorkbench(on: demo, config: config, name: "demo \(server.baseURL)", redaction: RedactionPolicy(), importer: nil,
+                                            options, keyMap: keyMap, theme: theme)
         try await server.stop()
         try await secure.stop()
         try? FileManager.default.removeItem(atPath: certificateDirectory)
@@ -148,12 +134,23 @@ enum InterfaceLauncher {
         }
         let workspace: ComposeWorkspace
         do { workspace = try ComposeWorkspace(path: path, environment: environment) } catch { throw ValidationError("\(error)") }
-        let agent = Agent(config: workspace.session.agentConfig)
         // E may switch environments while the log is open: it hides the secrets of all of them.
         var redaction = workspace.session.redactionPolicy
         for name in workspace.session.workspace.environmentNames where name != workspace.session.environment {
             if let other = try? WorkspaceSession(workspace.session.workspace, environment: name) { redaction.secretValues += other.secretValues }
         }
+        let logger = try await runWorkbench(on: workspace, config: workspace.session.agentConfig, name: (path as NSString).lastPathComponent,
+                                            redaction: redaction, importer: { try ImportFormat.read(path: $0) }, options, keyMap: keyMap, theme: theme)
+        print(logger.closingSummary)
+    }
+
+    /// The workbench on a workspace until the user quits: an agent with `config`, a session log
+    /// that hides what `redaction` says (and secrets the workspace gains meanwhile), and the
+    /// interface fed by both. Returns the closed log, for its summary.
+    private static func runWorkbench(on workspace: ComposeWorkspace, config: NetworkConfig, name: String, redaction: RedactionPolicy,
+                                     importer: (@Sendable (String) throws -> ImportedCollection)?, _ options: InterfaceOptions,
+                                     keyMap: KeyMap, theme: Theme) async throws -> NetworkLogger {
+        let agent = Agent(config: config)
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
             logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions), redaction: redaction
         ))
@@ -161,15 +158,15 @@ enum InterfaceLauncher {
         agent.addObserver(logger)
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
-            agent: agent, name: (path as NSString).lastPathComponent, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace,
-            importer: { try ImportFormat.read(path: $0) }, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0) }
+            agent: agent, name: name, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace,
+            importer: importer, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0) }
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer)
         agent.cancelAll()
         await agent.waitForObservers()
         try logger.close()
-        print(logger.closingSummary)
+        return logger
     }
 
     /// Runs the curses loop on a thread of its own (it blocks) and returns when the user quits.
