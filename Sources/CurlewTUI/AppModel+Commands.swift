@@ -5,6 +5,7 @@ import Foundation
 
 extension AppModel {
     func perform(_ command: Command) {
+        if pane == .compose, detail == nil, compose.focus == .editor, compose.groupEditor != nil, performInGroupEditor(command) { return }
         switch command {
         case .nextPane: switchPane(to: Pane(rawValue: (pane.rawValue + 1) % Pane.allCases.count)!)
         case .previousPane: switchPane(to: Pane(rawValue: (pane.rawValue + Pane.allCases.count - 1) % Pane.allCases.count)!)
@@ -75,6 +76,8 @@ extension AppModel {
             compose.add(RequestDraft(name: ImportedCollection.uniqueName("new request", in: &taken)))
             message = "a new request: Enter edits a field, s sends, w saves"
         case .switchEnvironment: switchEnvironment()
+        case .newGroup: newGroup()
+        case .moveUp, .moveDown: message = "< and > move a member in the group editor"
         case .toggleResponse:
             compose.showsResponse.toggle()
             message = compose.showsResponse ? "the response of \(compose.draft.name); v goes back to the editor" : "editor"
@@ -130,7 +133,7 @@ extension AppModel {
         }
     }
 
-    private func clamp(_ value: Int, _ count: Int) -> Int {
+    func clamp(_ value: Int, _ count: Int) -> Int {
         min(max(0, value), max(0, count - 1))
     }
 
@@ -161,10 +164,8 @@ extension AppModel {
         case .compose:
             if compose.focus == .list {
                 if compose.stepping != nil { stopStepping() }
-                // A group shows beside the list; s runs it.
-                if let (name, group) = compose.loadSelected() {
-                    message = "\(group.kind.rawValue) \(name): s runs it, then 3 shows it running"
-                }
+                // A group opens in the group editor; s runs it.
+                if let (name, _) = compose.loadSelected() { openGroupEditor(at: compose.selectedItem, named: name) }
             } else {
                 editField()
             }
@@ -289,7 +290,7 @@ extension AppModel {
 
     private func deleteRow() {
         if compose.focus == .list {
-            guard compose.currentDraft(at: compose.selectedItem) != nil else { message = "only requests are deleted here"; return }
+            guard compose.items.indices.contains(compose.selectedItem) else { return }
             if workspace?.isReadOnly == true { message = "the demo workspace is not changed; open your own with curlew tui --workspace FILE"; return }
             prompt = .confirmDelete(compose.selectedItem)
             return
@@ -374,6 +375,21 @@ extension AppModel {
 
     /// Removes a list item, and its entry from the workspace file when it has one.
     func deleteItem(at index: Int) {
+        if case .group(let name, _) = compose.items[index] {
+            do {
+                if var workspace {
+                    try workspace.delete(groupNamed: name)
+                    self.workspace = workspace
+                }
+            } catch {
+                message = "not deleted: \(error)"
+                return
+            }
+            compose.remove(at: index)
+            refreshGroupItems()
+            message = "deleted \(name)"
+            return
+        }
         guard let draft = compose.currentDraft(at: index) else { return }
         if let entryName = draft.entryName, var workspace, workspace.session.workspace.request(named: entryName) != nil {
             do {
@@ -403,7 +419,7 @@ extension AppModel {
     }
 
     /// Groups in the list built again from the workspace as it now is.
-    private func refreshGroupItems() {
+    func refreshGroupItems() {
         guard let session = workspace?.session else { return }
         for (index, item) in compose.items.enumerated() {
             if case .group(let name, _) = item, let group = try? session.group(named: name) { compose.items[index] = .group(name: name, group) }
@@ -441,6 +457,8 @@ extension AppModel {
             let selectedName = compose.currentDraft(at: compose.selectedItem)?.entryName
             let sent = compose.sentIDs.compactMap { entry in compose.currentDraft(at: entry.key)?.entryName.map { ($0, entry.value) } }
             let (focus, fieldIndex) = (compose.focus, compose.fieldIndex)
+            // A saved group open in the editor stays open, on the same field.
+            let openGroup = compose.groupEditor.flatMap { editor in editor.entryName.map { (name: $0, field: editor.fieldIndex) } }
             compose = ComposeState(items: items, tracksSaves: !workspace.isReadOnly)
             func position(ofEntry name: String) -> Int? {
                 items.firstIndex { if case .request(let draft) = $0 { draft.entryName == name } else { false } }
@@ -456,6 +474,11 @@ extension AppModel {
                 compose.focus = focus
                 compose.fieldIndex = min(fieldIndex, compose.fields.count - 1)
             }
+            if let openGroup, let index = items.firstIndex(where: { if case .group(openGroup.name, _) = $0 { true } else { false } }) {
+                compose.selectedItem = index
+                openGroupEditor(at: index, named: openGroup.name)
+                if let count = compose.groupEditor?.fields.count { compose.groupEditor?.fieldIndex = min(openGroup.field, count - 1) }
+            }
             message = "read \(workspace.path) again"
         } catch {
             message = "\(workspace.path): \(error)"
@@ -468,7 +491,7 @@ extension AppModel {
     @discardableResult
     func noticeWorkspaceChange() -> Bool {
         // Not while the user is in the middle of something (a prompt, a field, an overlay).
-        guard var workspace, workspace.changedElsewhere, prompt == nil, palette == nil, compose.editing == nil,
+        guard var workspace, workspace.changedElsewhere, prompt == nil, palette == nil, compose.editing == nil, compose.groupEditor?.editing == nil,
               compose.stepping == nil, comparison == nil, latency == nil else { return false }
         if compose.unsavedCount == 0 {
             reloadWorkspace()
@@ -600,6 +623,9 @@ extension AppModel {
             case .editorField(let index):
                 compose.focus = .editor
                 compose.fieldIndex = clamp(index, compose.fields.count)
+            case .groupField(let index):
+                compose.focus = .editor
+                if let count = compose.groupEditor?.fields.count { compose.groupEditor?.fieldIndex = clamp(index, count) }
             case .liveRow(let index):
                 live.selected = clamp(index, live.visibleCount)
                 live.follow = false

@@ -162,11 +162,26 @@ extension AppModel {
     /// Starts stepping through the chain selected in Compose's list.
     func startStepping() {
         guard environment.agent != nil else { message = "no agent: open curlew on a workspace or the demo"; return }
-        guard pane == .compose, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem],
-              let stepper = ChainStepper(name: name, group: group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem) else {
+        // The chain in the group editor steps as edited; else the chain under the list's cursor.
+        let selected: (name: String, group: RequestGroup)?
+        if let editor = compose.groupEditor, let workspace {
+            do {
+                selected = (editor.name, try workspace.runnableGroup(editor))
+            } catch {
+                message = "not stepped: \(error)"
+                return
+            }
+        } else if pane == .compose, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
+            selected = (name, group)
+        } else {
+            selected = nil
+        }
+        guard pane == .compose, let selected,
+              let stepper = ChainStepper(name: selected.name, group: selected.group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem) else {
             message = "select a chain in the list, then S steps through it"
             return
         }
+        compose.closeGroupEditor()
         compose.keepDraft()
         compose.stepping = stepper
         loadStep()

@@ -254,6 +254,7 @@ public final class AppModel {
         if palette != nil { handlePalette(key); return }
         if comparison != nil || latency != nil, handleOverlay(key) { return }
         if compose.editing != nil, pane == .compose { handleEditing(key); return }
+        if compose.groupEditor?.editing != nil, pane == .compose { handleGroupEditing(key); return }
         if showHelp {
             switch key {
             case .down, .character("j"): helpScroll += 1

@@ -52,6 +52,10 @@ public struct ComposeState: Sendable {
     public var answeredEarlier = false
     /// On a narrow terminal the response panel takes the editor's place while this is on.
     public var showsResponse = false
+    /// The group the editor shows in place of a request: a list item's, or a new one.
+    public var groupEditor: GroupEditor?
+    /// Unsaved edits of groups whose editor was closed, by list item.
+    public var groupEdits: [Int: GroupEditor] = [:]
 
     public init(items: [ComposeItem], tracksSaves: Bool = false) {
         self.items = items
@@ -82,14 +86,30 @@ public struct ComposeState: Sendable {
 
     /// The item differs from what the workspace has, or is not in it yet.
     public func isUnsaved(_ index: Int) -> Bool {
-        guard tracksSaves, let current = currentDraft(at: index) else { return false }
+        guard tracksSaves else { return false }
+        if let group = groupEditor(of: index) { return group.isUnsaved }
+        guard let current = currentDraft(at: index) else { return false }
         return saved[index] != current
     }
 
-    /// How many request items are unsaved (the editor's draft included).
+    /// The edits of a group item: its open editor, or the ones kept when it was closed.
+    func groupEditor(of index: Int) -> GroupEditor? {
+        groupEditor?.item == index ? groupEditor : groupEdits[index]
+    }
+
+    /// How many items are unsaved (the editor's draft and a new group included).
     public var unsavedCount: Int {
         guard tracksSaves else { return 0 }
-        return items.indices.filter(isUnsaved).count + (loadedItem == nil && stepping == nil && draft != RequestDraft() ? 1 : 0)
+        let newDraft = loadedItem == nil && stepping == nil && draft != RequestDraft() ? 1 : 0
+        let newGroup = groupEditor.map { $0.item == nil && $0.isUnsaved } == true ? 1 : 0
+        return items.indices.filter(isUnsaved).count + newDraft + newGroup
+    }
+
+    /// Closes the group editor, keeping its unsaved edits for the item.
+    public mutating func closeGroupEditor() {
+        guard let editor = groupEditor else { return }
+        if let item = editor.item { groupEdits[item] = editor.isUnsaved ? editor : nil }
+        groupEditor = nil
     }
 
     /// The item whose response the panel shows: the one being edited, else the list's cursor.
@@ -177,12 +197,14 @@ public struct ComposeState: Sendable {
     /// Removes a list item, keeping every index-keyed record in step.
     public mutating func remove(at index: Int) {
         guard items.indices.contains(index) else { return }
+        closeGroupEditor()
         items.remove(at: index)
         func shifted<Value>(_ records: [Int: Value]) -> [Int: Value] {
             Dictionary(uniqueKeysWithValues: records.compactMap { $0.key == index ? nil : ($0.key > index ? $0.key - 1 : $0.key, $0.value) })
         }
         saved = shifted(saved)
         sentIDs = shifted(sentIDs)
+        groupEdits = shifted(groupEdits)
         if loadedItem == index {
             loadedItem = nil
             draft = RequestDraft()

@@ -45,9 +45,20 @@ enum ComposeView {
         let rest = area.width - editorColumn
         if area.width >= Layout.responseBesideColumns {
             let editorWidth = rest / 2
+            let besideGroupEditor = compose.focus == .editor && compose.groupEditor != nil
             drawEditor(model, in: Rect(row: area.row, column: editorColumn, height: area.height, width: editorWidth - 1), into: &frame)
             for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: editorColumn + editorWidth - 1, style: .dim) }
-            drawResponse(model, in: Rect(row: area.row, column: editorColumn + editorWidth, height: area.height, width: rest - editorWidth), into: &frame)
+            let besideArea = Rect(row: area.row, column: editorColumn + editorWidth, height: area.height, width: rest - editorWidth)
+            if besideGroupEditor {
+                // Beside the group editor: the group as saved, member by member.
+                if let item = compose.groupEditor?.item, compose.items.indices.contains(item), case .group(let name, let group) = compose.items[item] {
+                    drawGroup(named: name + " (as saved)", group, in: besideArea, into: &frame)
+                } else {
+                    frame.put("Not saved yet: w writes it into the workspace file.", row: area.row, column: besideArea.column + 1, style: .dim, width: besideArea.width - 2)
+                }
+            } else {
+                drawResponse(model, in: besideArea, into: &frame)
+            }
         } else if compose.showsResponse {
             drawResponse(model, in: Rect(row: area.row, column: editorColumn - 1, height: area.height, width: rest + 1), into: &frame)
         } else {
@@ -75,7 +86,7 @@ enum ComposeView {
     /// A group selected in the list: how it runs and its members, in place of the editor.
     private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer) {
         frame.put("\(group.kind.rawValue) \(name)", row: area.row, column: area.column, style: .title, width: area.width)
-        frame.put("s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
+        frame.put("Enter edits it · s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
                   column: area.column + TextWidth.of("\(group.kind.rawValue) \(name)") + 2, style: .dim)
         frame.put(group.planDescription, row: area.row + 1, column: area.column, style: .dim, width: area.width)
         let labels = group.memberLabels
@@ -90,6 +101,10 @@ enum ComposeView {
 
     private static func drawEditor(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         let compose = model.compose
+        if compose.focus == .editor, compose.groupEditor != nil {
+            GroupEditorView.draw(model, in: area, into: &frame)
+            return
+        }
         if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
             drawGroup(named: name, group, in: area, into: &frame)
             return

@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 import CurlewWorkspace
 import Foundation
 
@@ -125,6 +126,59 @@ public struct ComposeWorkspace: Sendable {
     public mutating func delete(requestNamed name: String) throws(WorkspaceError) {
         guard !isReadOnly else { throw WorkspaceError(.invalid, at: nil, "the demo workspace is not changed") }
         try WorkspaceWriter.delete(requestNamed: name, in: path)
+        try reload()
+    }
+
+    /// What a group member may name: every request, then every group but `excluding`.
+    func memberChoices(excluding group: String?) -> [WorkspaceGroup.Member.Reference] {
+        session.workspace.requests.map { .request($0.name) } + session.workspace.groups.map(\.name).filter { $0 != group }.map { .group($0) }
+    }
+
+    /// The editor of the group `name` as the file defines it, for list item `item`.
+    func groupEditor(named name: String, item: Int) -> GroupEditor? {
+        session.workspace.group(named: name).map {
+            GroupEditor(name: name, entryName: name, definition: GroupDefinition($0), item: item, choices: memberChoices(excluding: name))
+        }
+    }
+
+    /// A new batch named after the groups already there, with the first request as its member.
+    func newGroupEditor() -> GroupEditor {
+        var taken = Set(session.workspace.groups.map(\.name) + session.workspace.requests.map(\.name))
+        let name = ImportedCollection.uniqueName("new group", in: &taken)
+        let choices = memberChoices(excluding: nil)
+        return GroupEditor(name: name, entryName: nil, definition: GroupDefinition(kind: .batch, members: choices.prefix(1).map { GroupDefinition.Member($0) }),
+                           item: nil, choices: choices)
+    }
+
+    /// Saves a group as its entry (renaming it when its name changed) and reads the file again.
+    public mutating func save(_ group: GroupEditor) throws(WorkspaceError) {
+        guard !isReadOnly else {
+            throw WorkspaceError(.invalid, at: nil, "the demo workspace is not saved; open your own with curlew tui --workspace FILE")
+        }
+        try reload()
+        if group.entryName != group.name, session.workspace.group(named: group.name) != nil {
+            throw WorkspaceError(.invalid, at: nil, keyPath: "groups", "a group named \"\(group.name)\" is already in \((path as NSString).lastPathComponent); give this one another name")
+        }
+        if let entryName = group.entryName, let saved = group.saved, let onDisk = session.workspace.group(named: entryName), GroupDefinition(onDisk) != saved {
+            throw WorkspaceError(.invalid, at: nil, keyPath: "groups.\(entryName)",
+                                 "\(entryName) changed on disk since it was opened; :reload takes the file's version (dropping your edits), or rename yours to keep both")
+        }
+        try WorkspaceWriter.save(group: group.definition, named: group.name, replacing: group.entryName, in: path)
+        try reload()
+    }
+
+    /// The group as the editor has it, built for this session as a save would write it: an
+    /// edited group runs without being saved first.
+    public func runnableGroup(_ group: GroupEditor) throws(WorkspaceError) -> RequestGroup {
+        guard group.isUnsaved else { return try session.group(named: group.name) }
+        let edited = try WorkspaceWriter.workspaceSaving(group.definition, named: group.name, replacing: group.entryName, in: path)
+        return try WorkspaceSession(edited, environment: session.environment, overrides: overrides).group(named: group.name)
+    }
+
+    /// Removes a group's entry and reads the file again.
+    public mutating func delete(groupNamed name: String) throws(WorkspaceError) {
+        guard !isReadOnly else { throw WorkspaceError(.invalid, at: nil, "the demo workspace is not changed") }
+        try WorkspaceWriter.delete(groupNamed: name, in: path)
         try reload()
     }
 

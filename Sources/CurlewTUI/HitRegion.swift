@@ -4,6 +4,8 @@ enum HitTarget: Equatable {
     case composeItem(Int)
     /// A field of Compose's editor, by position in its list of fields.
     case editorField(Int)
+    /// A field of the group editor, by position in its list of fields.
+    case groupField(Int)
     case liveRow(Int)
     case group(Int)
     case logFile(Int)

@@ -10,6 +10,7 @@ public enum Command: String, Sendable, CaseIterable {
     case save, newRequest, switchEnvironment
     case externalEdit, prettyPrint, copy
     case mark, compare, latency, palette, stepChain
+    case newGroup, moveUp, moveDown
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -73,14 +74,17 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("q")], command: .quit, context: .global, help: "quit (asks if requests are in flight or unsaved)"),
         KeyBinding(keys: [.character("E")], command: .switchEnvironment, context: .global, help: "next environment of the workspace"),
 
-        KeyBinding(keys: [.character("s")], command: .send, context: .compose, help: "send the request / run the group"),
+        KeyBinding(keys: [.character("s")], command: .send, context: .compose, help: "send the request / run the group (as edited)"),
         KeyBinding(keys: [.character("x")], command: .cancel, context: .compose, help: "cancel what this editor sent"),
         KeyBinding(keys: [.character("D")], command: .duplicate, context: .compose, help: "duplicate into a new request"),
         KeyBinding(keys: [.enter, .character("e")], command: .edit, context: .compose, help: "edit the field / load the list item"),
         KeyBinding(keys: [.character(" ")], command: .toggleRow, context: .compose, help: "switch a param or header row on/off"),
         KeyBinding(keys: [.character("a")], command: .addRow, context: .compose, help: "add a param or header row"),
-        KeyBinding(keys: [.character("w"), .control("s")], command: .save, context: .compose, help: "save the request to the workspace file"),
+        KeyBinding(keys: [.character("w"), .control("s")], command: .save, context: .compose, help: "save the request or group to the workspace file"),
         KeyBinding(keys: [.character("n")], command: .newRequest, context: .compose, help: "new request"),
+        KeyBinding(keys: [.character("N")], command: .newGroup, context: .compose, help: "new group (batch, chain or window of saved requests)"),
+        KeyBinding(keys: [.character("<")], command: .moveUp, context: .compose, help: "group editor: move the member up"),
+        KeyBinding(keys: [.character(">")], command: .moveDown, context: .compose, help: "group editor: move the member down"),
         KeyBinding(keys: [.character("o")], command: .externalEdit, context: .compose, help: "edit the field in $VISUAL / $EDITOR"),
         KeyBinding(keys: [.character("P")], command: .prettyPrint, context: .compose, help: "pretty-print the JSON body"),
         KeyBinding(keys: [.character("y")], command: .copy, context: .compose, help: "copy the request as curl (:copy url|body|har|curl [raw])"),

@@ -45,7 +45,10 @@ extension WorkspaceWriter {
         guard case .mapping(let edited) = node(for: moved, query: query) else {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")
         }
-        let value = target.map { merged(edited, into: $0.node, hasBody: hasBody(moved)) } ?? .mapping(edited)
+        let withBody = hasBody(moved)
+        let value = target.map {
+            merged(edited, into: $0.node) { editedKeys.contains($0) || (withBody && bodyKeysKeptWithoutBody.contains($0)) }
+        } ?? .mapping(edited)
         let entry = try serialize([(text(name), value)])
         if let target {
             document = try replacingEntry(target.name, with: entry, in: document, file: path)
@@ -82,17 +85,16 @@ extension WorkspaceWriter {
         return !request.params.isEmpty && !request.method.encodesParametersInQuery
     }
 
-    /// The edited fields in the entry's own order, then new ones; fields the editor does not
-    /// edit stay as they were.
-    private static func merged(_ edited: Node.Mapping, into existing: YAMLNode, hasBody: Bool) -> Node {
+    /// The edited fields in the entry's own order, then new ones; the fields `owns` does not
+    /// claim stay as they were (and an owned field the edit dropped goes).
+    static func merged(_ edited: Node.Mapping, into existing: YAMLNode, owns: (String) -> Bool) -> Node {
         guard case .mapping(let pairs, _) = existing else { return .mapping(edited) }
         let editedByKey = Dictionary(edited.map { ($0.key.string ?? "", $0.value) }, uniquingKeysWith: { first, _ in first })
         var result: [(Node, Node)] = []
         var used = Set<String>()
         for (key, value) in pairs {
             guard case .scalar(let name, _, _) = key else { continue }
-            let owned = editedKeys.contains(name) || (hasBody && bodyKeysKeptWithoutBody.contains(name))
-            if !owned {
+            if !owns(name) {
                 result.append((text(name), yamsNode(value)))
             } else if let replacement = editedByKey[name] {
                 result.append((text(name), replacement))
@@ -102,8 +104,7 @@ extension WorkspaceWriter {
         // Fields the entry did not have yet; never a second copy of one it keeps.
         for (key, value) in edited {
             let name = key.string ?? ""
-            let owned = editedKeys.contains(name) || (hasBody && bodyKeysKeptWithoutBody.contains(name))
-            if owned, !used.contains(name) { result.append((key, value)) }
+            if owns(name), !used.contains(name) { result.append((key, value)) }
         }
         return .mapping(Node.Mapping(result))
     }
@@ -117,21 +118,22 @@ extension WorkspaceWriter {
         }
     }
 
-    /// `document` with the lines of the entry `name` under `requests:` replaced by `entry`
-    /// (YAML for a one-key mapping, indented as the entry was), or removed when it is nil.
-    /// The entry's trailing blank lines and comments belong to what follows and stay.
-    static func replacingEntry(_ name: String, with entry: String?, in document: String, file: String) throws(WorkspaceError) -> String {
+    /// `document` with the lines of the entry `name` under `section:` (`requests` or `groups`)
+    /// replaced by `entry` (YAML for a one-key mapping, indented as the entry was), or removed
+    /// when it is nil. The entry's trailing blank lines and comments belong to what follows and stay.
+    static func replacingEntry(_ name: String, under section: String = "requests", with entry: String?, in document: String,
+                               file: String) throws(WorkspaceError) -> String {
         guard case .mapping(let roots, _)? = try YAMLDocument.parse(document, file: file),
-              let requestsIndex = roots.firstIndex(where: { if case .scalar("requests", _, _) = $0.key { true } else { false } }),
+              let requestsIndex = roots.firstIndex(where: { if case .scalar(section, _, _) = $0.key { true } else { false } }),
               case .mapping(let entries, let blockPosition) = roots[requestsIndex].value,
               let index = entries.firstIndex(where: { if case .scalar(name, _, _) = $0.key { true } else { false } }) else {
-            throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\" in \(file)")
+            throw WorkspaceError(.undefined, at: nil, keyPath: section, "no entry \"\(name)\" under \(section) in \(file)")
         }
         let keyPosition = entries[index].key.position
         guard blockPosition.line != roots[requestsIndex].key.position.line,
               !entries.indices.contains(where: { $0 != index && entries[$0].key.position.line == keyPosition.line }) else {
-            throw WorkspaceError(.invalid, at: keyPosition, keyPath: "requests",
-                                 "requests is written on one line (flow style); write it as an indented block to edit it here")
+            throw WorkspaceError(.invalid, at: keyPosition, keyPath: section,
+                                 "\(section) is written on one line (flow style); write it as an indented block to edit it here")
         }
         var lines = document.components(separatedBy: "\n")
         let start = keyPosition.line - 1

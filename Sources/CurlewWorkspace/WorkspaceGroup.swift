@@ -98,16 +98,32 @@ public struct WorkspaceGroup: Sendable {
         var captures: [Capture] = []
         for name in map.keys {
             let entry = map.entry(name)
-            let source = try entry.string()
-            if source == "status" {
-                captures.append(Capture(name, from: .status))
-            } else if source.hasPrefix("header ") {
-                captures.append(Capture(name, from: .header(String(source.dropFirst(7)).trimmingCharacters(in: .whitespaces))))
-            } else {
-                do { _ = try JSONPath(source) } catch { throw entry.error("expected a JSON path ($.token), header NAME or status: \(error.message)") }
-                captures.append(.json(name, source))
+            switch capture(name, from: try entry.string()) {
+            case .success(let capture): captures.append(capture)
+            case .failure(let problem): throw entry.error(problem.reason)
             }
         }
         return captures
+    }
+
+    /// Why a capture's source cannot be read.
+    public struct CaptureProblem: Error, Sendable {
+        public var reason: String
+
+        public init(reason: String) {
+            self.reason = reason
+        }
+    }
+
+    /// A capture from how a workspace writes its source: a JSON path (`$.token`), `header NAME`
+    /// or `status`.
+    public static func capture(_ name: String, from source: String) -> Result<Capture, CaptureProblem> {
+        if source == "status" { return .success(Capture(name, from: .status)) }
+        if source.hasPrefix("header ") {
+            let header = String(source.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            return header.isEmpty ? .failure(CaptureProblem(reason: "header needs a name: header Set-Cookie")) : .success(Capture(name, from: .header(header)))
+        }
+        do { _ = try JSONPath(source) } catch { return .failure(CaptureProblem(reason: "expected a JSON path ($.token), header NAME or status: \(error.message)")) }
+        return .success(.json(name, source))
     }
 }

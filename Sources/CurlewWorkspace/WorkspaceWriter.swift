@@ -274,7 +274,7 @@ public enum WorkspaceWriter {
         }
     }
 
-    private static func captureSource(_ source: Capture.Source) -> String {
+    static func captureSource(_ source: Capture.Source) -> String {
         switch source {
         case .jsonPath(let path): path
         case .header(let name): "header \(name)"

@@ -36,7 +36,7 @@ struct WorkbenchTests {
         """
     }
 
-    private func bench() async throws -> Bench {
+    func bench() async throws -> Bench {
         let server = try await TestServer.shared()
         let directory = NSTemporaryDirectory() + "curlew-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -44,7 +44,7 @@ struct WorkbenchTests {
         return try open(directory)
     }
 
-    private func open(_ directory: String) throws -> Bench {
+    func open(_ directory: String) throws -> Bench {
         let workspace = try ComposeWorkspace(path: directory + "/curlew.yaml")
         let agent = Agent(config: workspace.session.config)
         let observer = TUIObserver()
@@ -67,7 +67,7 @@ struct WorkbenchTests {
         }
     }
 
-    private func pump(_ bench: Bench, until condition: () -> Bool) async throws {
+    func pump(_ bench: Bench, until condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while !condition() {
             bench.model.ingest(bench.observer.drain())
@@ -76,11 +76,11 @@ struct WorkbenchTests {
         }
     }
 
-    private func type(_ text: String, into model: AppModel) {
+    func type(_ text: String, into model: AppModel) {
         for character in text { model.handle(.character(character)) }
     }
 
-    private func render(_ model: AppModel, rows: Int = 40, columns: Int = 160) -> String {
+    func render(_ model: AppModel, rows: Int = 40, columns: Int = 160) -> String {
         let screen = VirtualScreen(rows: rows, columns: columns)
         screen.present(model.render(rows: rows, columns: columns))
         return screen.text

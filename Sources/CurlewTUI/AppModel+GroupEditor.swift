@@ -1,0 +1,190 @@
+import CurlewAgent
+import CurlewSessions
+import CurlewWorkspace
+
+/// Defining and editing groups in Compose: Enter on a group opens it in the editor, `N` starts a
+/// new one; `s` runs it as edited, `w` saves it into the workspace file.
+extension AppModel {
+    /// Opens the group editor on list item `index`, with its unsaved edits if it has some.
+    func openGroupEditor(at index: Int, named name: String) {
+        guard let workspace else {
+            message = "\(name): s runs it, then 3 shows it running"
+            return
+        }
+        guard var editor = compose.groupEdits.removeValue(forKey: index) ?? workspace.groupEditor(named: name, item: index) else {
+            message = "\(name) is not in \(workspace.path) any more; :reload reads it again"
+            return
+        }
+        editor.choices = workspace.memberChoices(excluding: editor.entryName)
+        compose.groupEditor = editor
+        compose.focus = .editor
+        message = groupKeysHint
+    }
+
+    /// Starts a new group in the editor (a batch of the first request until changed).
+    func newGroup() {
+        guard let workspace else { message = "groups are defined in a workspace: curlew tui --workspace FILE"; return }
+        compose.closeGroupEditor()
+        compose.keepDraft()
+        compose.groupEditor = workspace.newGroupEditor()
+        compose.focus = .editor
+        message = "a new group: ←/→ choose its kind and members, a adds a member, w saves it"
+    }
+
+    private var groupKeysHint: String {
+        func key(_ command: Command) -> String { keyMap.label(for: command, in: .compose) ?? "?" }
+        return "\(key(.send)) runs it as edited · \(key(.save)) saves · \(key(.addRow)) adds a member · \(key(.deleteRow)) removes one · "
+            + "\(key(.moveUp))/\(key(.moveDown)) move it · ←/→ choose"
+    }
+
+    /// Carries out a command while the group editor has the focus; false for commands it
+    /// leaves to the rest of the interface (panes, help, the palette, quitting).
+    func performInGroupEditor(_ command: Command) -> Bool {
+        guard var editor = compose.groupEditor else { return false }
+        if command != .back { editor.confirmingDiscard = false }
+        let count = editor.fields.count
+        switch command {
+        case .up: editor.fieldIndex = max(0, editor.fieldIndex - 1)
+        case .down: editor.fieldIndex = min(count - 1, editor.fieldIndex + 1)
+        case .pageUp: editor.fieldIndex = max(0, editor.fieldIndex - pageSize)
+        case .pageDown: editor.fieldIndex = min(count - 1, editor.fieldIndex + pageSize)
+        case .top: editor.fieldIndex = 0
+        case .bottom: editor.fieldIndex = count - 1
+        case .left, .right:
+            if Self.isChoice(editor.field) {
+                editor.cycle(by: command == .left ? -1 : 1)
+            } else if command == .left {
+                compose.closeGroupEditor()
+                compose.focus = .list
+                return true
+            }
+        case .open, .edit, .toggleRow:
+            if let text = editor.text(of: editor.field), command != .toggleRow {
+                editor.editing = (editor.field, LineEditor(text))
+            } else if editor.field == .membersHeading {
+                addMember(&editor)
+            } else {
+                editor.cycle(by: 1)
+            }
+        case .addRow: addMember(&editor)
+        case .deleteRow:
+            guard editor.memberIndex != nil else { message = "d removes the member under the cursor"; return true }
+            editor.removeMember()
+        case .moveUp, .moveDown: editor.moveMember(by: command == .moveUp ? -1 : 1)
+        case .send:
+            compose.groupEditor = editor
+            runGroupEditor()
+            return true
+        case .save:
+            compose.groupEditor = editor
+            saveGroup()
+            return true
+        case .stepChain:
+            compose.groupEditor = editor
+            startStepping()
+            return true
+        case .back:
+            if editor.item == nil, editor.isUnsaved, !editor.confirmingDiscard {
+                editor.confirmingDiscard = true
+                compose.groupEditor = editor
+                message = "\(editor.name) is not saved: w saves it, Esc again drops it"
+                return true
+            }
+            compose.closeGroupEditor()
+            compose.focus = .list
+            return true
+        case .newRequest:
+            compose.closeGroupEditor()
+            return false
+        case .duplicate:
+            var copy = editor
+            var taken = Set((workspace?.session.workspace.groups.map(\.name) ?? []) + (workspace?.session.workspace.requests.map(\.name) ?? []))
+            copy.name = ImportedCollection.uniqueName(editor.name + " copy", in: &taken)
+            copy.entryName = nil
+            copy.saved = nil
+            copy.item = nil
+            compose.closeGroupEditor()
+            editor = copy
+            message = "\(copy.name) is a copy, not saved yet: w saves it"
+        case .externalEdit, .prettyPrint, .copy, .latency:
+            message = "that works on a request; this is the group \(editor.name)"
+        case .cancel, .toggleResponse, .scrollResponseUp, .scrollResponseDown, .nextTab, .previousTab:
+            return false
+        default:
+            return false
+        }
+        compose.groupEditor = editor
+        return true
+    }
+
+    private static func isChoice(_ field: GroupField) -> Bool {
+        switch field {
+        case .kind, .policy, .onFailure, .priorityFirst, .member: true
+        default: false
+        }
+    }
+
+    private func addMember(_ editor: inout GroupEditor) {
+        if !editor.addMember() { message = "the workspace has no request to add yet: n creates one" }
+    }
+
+    /// Keys while a field of the group editor is being typed into.
+    func handleGroupEditing(_ key: Key) {
+        guard var editor = compose.groupEditor, let (field, startingEditor) = editor.editing else { return }
+        var line = startingEditor
+        switch line.handle(key) {
+        case .editing:
+            editor.editing = (field, line)
+        case .cancelled:
+            editor.editing = nil
+            message = "Ready."
+        case .committed:
+            editor.editing = nil
+            if let problem = editor.commit(line.text, to: field) {
+                message = problem
+                editor.editing = (field, line)
+            } else {
+                message = groupKeysHint
+            }
+        }
+        compose.groupEditor = editor
+    }
+
+    /// Runs the group in the editor as it is edited (saved or not).
+    func runGroupEditor() {
+        guard let editor = compose.groupEditor, let workspace else { return }
+        guard !editor.definition.members.isEmpty else { message = "\(editor.name) has no members yet: a adds one"; return }
+        do {
+            let group = try workspace.runnableGroup(editor)
+            run(group, named: editor.name)
+            if editor.isUnsaved { message += " (as edited; w saves it)" }
+        } catch {
+            message = "not run: \(error)"
+        }
+    }
+
+    /// Writes the group in the editor into the workspace file and lists it as saved.
+    func saveGroup() {
+        guard var editor = compose.groupEditor, var workspace else { return }
+        do {
+            try workspace.save(editor)
+            self.workspace = workspace
+            let built = try workspace.session.group(named: editor.name)
+            if let item = editor.item, compose.items.indices.contains(item) {
+                compose.items[item] = .group(name: editor.name, built)
+            } else {
+                compose.items.append(.group(name: editor.name, built))
+                editor.item = compose.items.count - 1
+                compose.selectedItem = compose.items.count - 1
+            }
+            editor.entryName = editor.name
+            editor.saved = editor.definition
+            editor.choices = workspace.memberChoices(excluding: editor.name)
+            compose.groupEditor = editor
+            refreshGroupItems()
+            message = "saved \(editor.name) to \(workspace.path)"
+        } catch {
+            message = "not saved: \(error)"
+        }
+    }
+}

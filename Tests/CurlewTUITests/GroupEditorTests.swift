@@ -1,0 +1,184 @@
+import CurlewAgent
+@testable import CurlewTUI
+import CurlewWorkspace
+import Foundation
+import Testing
+
+/// Groups defined and edited in Compose, saved to the workspace file and run against the demo
+/// server.
+extension WorkbenchTests {
+    @Test("Enter on a group opens it for editing; s runs it as edited; w saves it; a member added and moved is written")
+    func editRunSaveGroup() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.down)
+        model.handle(.enter)
+        #expect(model.compose.groupEditor?.name == "both")
+        let screen = render(model)
+        #expect(screen.contains("Kind") && screen.contains("[batch] chain window") && screen.contains("1. ◂ request get one ▸"), "\(screen)")
+        #expect(screen.contains("both (as saved)"), "the group as saved shows beside the editor")
+        // Policy: all → any.
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.right)
+        #expect(model.compose.groupEditor?.definition.policy == .any)
+        #expect(model.compose.unsavedCount == 1)
+        #expect(render(model).contains("● ▶ batch both"))
+
+        model.handle(.character("s"))
+        #expect(model.message.contains("as edited"), "\(model.message)")
+        try await pump(bench) { model.groups.groups.contains { $0.info.name == "both" && $0.verdict != nil } }
+        #expect(model.pane == .compose && model.compose.groupEditor != nil, "running never leaves the editor")
+        #expect(!(try String(contentsOfFile: bench.path, encoding: .utf8)).contains("policy"), "running does not save")
+
+        // A second member, moved to the front, then saved.
+        model.handle(.character("G"))
+        model.handle(.character("a"))
+        model.handle(.right)
+        #expect(model.compose.groupEditor?.definition.members.map(\.name) == ["get one", "alone"])
+        model.handle(.character("<"))
+        #expect(model.compose.groupEditor?.definition.members.map(\.name) == ["alone", "get one"])
+        model.handle(.character("w"))
+        #expect(model.message.hasPrefix("saved both"), "\(model.message)")
+        #expect(model.compose.unsavedCount == 0)
+        let text = try String(contentsOfFile: bench.path, encoding: .utf8)
+        #expect(text.contains("  both:\n    batch:\n    - alone\n    - get one\n    policy: any"), "\(text)")
+        #expect(text.hasPrefix("# my workspace: comments stay"))
+        guard case .group(_, let built) = model.compose.items[1] else { Issue.record("not a group"); return }
+        #expect(built.memberLabels == ["alone", "get one"])
+    }
+
+    @Test("N defines a new chain with a capture; a capture that does not read is refused in place; Esc twice drops an unsaved one")
+    func newChain() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.character("N"))
+        #expect(model.compose.groupEditor?.entryName == nil)
+        #expect(model.compose.unsavedCount == 1)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        type("flow", into: model)
+        model.handle(.enter)
+        model.handle(.down)
+        model.handle(.right)
+        #expect(model.compose.groupEditor?.definition.kind == .chain)
+        // Name, kind, on failure, priority, members, the first member, its captures.
+        for _ in 0..<5 { model.handle(.down) }
+        #expect(model.compose.groupEditor?.field == .captures(0))
+        model.handle(.enter)
+        type("token", into: model)
+        model.handle(.enter)
+        #expect(model.compose.groupEditor?.editing != nil, "a capture without a source stays open")
+        #expect(model.message.contains("name=source"), "\(model.message)")
+        model.handle(.control("u"))
+        type("title=$.slideshow.title, code=status", into: model)
+        model.handle(.enter)
+        #expect(model.compose.groupEditor?.definition.members.first?.captures == [.json("title", "$.slideshow.title"), Capture("code", from: .status)])
+        model.handle(.character("w"))
+        #expect(model.message.hasPrefix("saved flow"), "\(model.message)")
+        let text = try String(contentsOfFile: bench.path, encoding: .utf8)
+        #expect(text.contains("  flow:\n    chain:\n    - request: get one\n      capture:\n        title: \"$.slideshow.title\"\n        code: status"), "\(text)")
+        #expect(model.compose.items.last?.title == "▶ chain flow")
+
+        // Deleting it from the list asks, then removes its entry.
+        model.handle(.escape)
+        #expect(model.compose.focus == .list)
+        model.handle(.character("d"))
+        model.handle(.character("y"))
+        #expect(!(try String(contentsOfFile: bench.path, encoding: .utf8)).contains("flow"))
+        #expect(!model.compose.items.contains { $0.title == "▶ chain flow" })
+
+        // A new group not saved: Esc warns once, quitting asks.
+        model.handle(.character("N"))
+        model.handle(.escape)
+        #expect(model.compose.groupEditor != nil && model.message.contains("Esc again drops it"))
+        model.handle(.character("q"))
+        #expect(model.prompt == .confirmDiscard(1))
+        model.handle(.character("n"))
+        model.handle(.escape)
+        model.handle(.escape)
+        #expect(model.compose.groupEditor == nil && model.compose.unsavedCount == 0)
+    }
+
+    @Test("a group's unsaved edits are kept when the list is visited, and a name a request has is refused on save")
+    func keptEditsAndRefusals() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.down)
+        model.handle(.right)
+        model.handle(.escape)
+        model.handle(.up)
+        model.handle(.down)
+        model.handle(.enter)
+        #expect(model.compose.groupEditor?.definition.kind == .chain, "the edit was kept")
+        model.handle(.up)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        type("alone", into: model)
+        model.handle(.enter)
+        model.handle(.character("w"))
+        #expect(model.message.contains("name of a request"), "\(model.message)")
+        #expect(try String(contentsOfFile: bench.path, encoding: .utf8).contains("both: {batch: [get one]}"))
+    }
+}
+
+@Suite("the group editor's fields")
+struct GroupEditorFieldTests {
+    private func editor(members: [String] = ["a", "b", "c"], policy: BatchPolicy = .required([0, 2])) -> GroupEditor {
+        GroupEditor(name: "g", entryName: "g", definition: GroupDefinition(kind: .batch, members: members.map { .init(.request($0)) }, policy: policy),
+                    item: 0, choices: members.map { .request($0) } + [.group("other")])
+    }
+
+    @Test("required positions follow a member moved or removed")
+    func requiredFollows() {
+        var group = editor()
+        group.fieldIndex = group.fields.firstIndex(of: .member(0))!
+        group.moveMember(by: 1)
+        #expect(group.definition.members.map(\.name) == ["b", "a", "c"])
+        #expect(group.definition.policy == .required([1, 2]))
+        group.fieldIndex = group.fields.firstIndex(of: .member(2))!
+        group.removeMember()
+        #expect(group.definition.policy == .required([1]))
+        group.fieldIndex = group.fields.firstIndex(of: .member(1))!
+        group.removeMember()
+        #expect(group.definition.policy == .all, "no required member left")
+    }
+
+    @Test("captures read commas inside a bracketed path as part of it, and refuse what would not run")
+    func capturesText() throws {
+        let parsed = try GroupEditor.captures(parsing: "a=$['x,y'], b=header Set-Cookie , c=status").get()
+        #expect(parsed == [.json("a", "$['x,y']"), Capture("b", from: .header("Set-Cookie")), Capture("c", from: .status)])
+        #expect(GroupEditor.capturesText(parsed) == "a=$['x,y'], b=header Set-Cookie, c=status")
+        for bad in ["token", "=$.a", "a b=$.a", "a=$.[", "a=header ", "a=$.x, a=$.y"] {
+            #expect(throws: WorkspaceGroup.CaptureProblem.self, "\(bad)") { try GroupEditor.captures(parsing: bad).get() }
+        }
+        #expect(try GroupEditor.captures(parsing: "").get().isEmpty)
+    }
+
+    @Test("typed fields are checked: required positions, limits, an empty name")
+    func typedFields() {
+        var group = editor()
+        #expect(group.commit("4", to: .required) != nil)
+        #expect(group.commit("", to: .required) != nil)
+        #expect(group.commit("1, 3", to: .required) == nil && group.definition.policy == .required([0, 2]))
+        #expect(group.commit("0", to: .maxConcurrency) != nil)
+        #expect(group.commit("", to: .maxConcurrency) == nil && group.definition.maxConcurrency == nil)
+        #expect(group.commit("  ", to: .name) != nil)
+        #expect(group.commit("1001", to: .maxInFlight) != nil)
+    }
+
+    @Test("a member cycles through the requests and groups; a nested group drops its captures")
+    func memberChoices() {
+        var group = editor(members: ["c"], policy: .all)
+        group.definition.kind = .chain
+        group.definition.members[0].captures = [.json("t", "$.t")]
+        group.fieldIndex = group.fields.firstIndex(of: .member(0))!
+        group.cycle(by: 1)
+        #expect(group.definition.members[0].reference == .group("other"))
+        #expect(group.definition.members[0].captures.isEmpty)
+        group.cycle(by: 1)
+        #expect(group.definition.members[0].reference == .request("c"), "after the last choice comes the first")
+    }
+}
