@@ -76,6 +76,31 @@ extension AppModel {
         }
     }
 
+    /// Writes the body of the answer on screen (Compose's response panel, the open detail, the
+    /// selected Live row or log entry) to `path`, owner-only. An existing file is replaced only
+    /// when `replacing` (`:write!`).
+    func writeResponseBody(to path: String, replacing: Bool) {
+        let file = (path.trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
+        guard !file.isEmpty else { message = "write FILE: where to put the response body (write! FILE replaces a file)"; return }
+        let exchange = pane == .compose && (detail == nil || detail?.pane != pane) ? compose.response?.message : exchangeToCopy()
+        guard let body = exchange?.response?.body else {
+            message = "no response body to write here: send the request (s), or select an answered one in Live or Logs"
+            return
+        }
+        var status = stat()
+        if lstat(file, &status) == 0 {
+            guard replacing else { message = "\(file) exists: write! \(path.trimmingCharacters(in: .whitespaces)) replaces it"; return }
+            guard (status.st_mode & S_IFMT) == S_IFREG else { message = "\(file) is not a regular file; nothing written"; return }
+        }
+        do {
+            try OwnerOnlyFile.write(body.data, to: file)
+            let cut = body.isTruncated ? " (the first \(body.data.count) of \(body.size) bytes: the debug message keeps no more; a download keeps all)" : ""
+            message = "wrote \(body.data.count) bytes to \(file)\(cut)"
+        } catch {
+            message = "not written: \(file): \(error.reason)"
+        }
+    }
+
     /// Opens the focused field in the user's editor.
     func editExternally() {
         guard pane == .compose, compose.focus == .editor, let text = compose.text(of: compose.field) else {

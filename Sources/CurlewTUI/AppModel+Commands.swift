@@ -78,7 +78,12 @@ extension AppModel {
         case .switchEnvironment: switchEnvironment()
         case .newGroup: newGroup()
         case .moveUp, .moveDown: message = "< and > move a member in the group editor"
+        case .variables:
+            compose.showsVariables.toggle()
+            compose.showsResponse = compose.showsVariables
+            message = compose.showsVariables ? "the variables of \(compose.draft.name) as they resolve now; V goes back" : "Ready."
         case .toggleResponse:
+            compose.showsVariables = false
             compose.showsResponse.toggle()
             message = compose.showsResponse ? "the response of \(compose.draft.name); v goes back to the editor" : "editor"
         case .scrollResponseUp, .scrollResponseDown:
@@ -361,7 +366,7 @@ extension AppModel {
             try workspace.reload()
             self.workspace = workspace
             for name in summary.requests {
-                let draft = RequestDraft(entry: try workspace.session.workspace.requestAsWritten(named: name), named: name)
+                let draft = try workspace.draft(named: name)
                 compose.items.append(.request(draft))
                 compose.saved[compose.items.count - 1] = draft
             }
@@ -411,8 +416,7 @@ extension AppModel {
         guard let workspace else { return }
         for index in compose.items.indices where index != compose.loadedItem && !compose.isUnsaved(index) {
             guard let name = compose.currentDraft(at: index)?.entryName, workspace.session.workspace.request(named: name) != nil,
-                  let fresh = try? workspace.session.workspace.requestAsWritten(named: name) else { continue }
-            let draft = RequestDraft(entry: fresh, named: name)
+                  let draft = try? workspace.draft(named: name) else { continue }
             compose.items[index] = .request(draft)
             compose.saved[index] = draft
         }
@@ -676,6 +680,7 @@ extension AppModel {
             }
             copy(kind, raw: words.contains("raw"))
         case "import": importFile(argument)
+        case "write", "write!": writeResponseBody(to: argument, replacing: name == "write!")
         case "compare": compareMarked()
         case "latency":
             guard let count = argument.isEmpty ? LatencyState.defaultCount : Int(argument) else { message = "latency N: how many times to send it"; return }

@@ -370,7 +370,7 @@ public final class AppModel {
 
 /// The `:` command line: its commands and Tab completion.
 enum CommandLine {
-    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "copy", "import", "latency", "compare", "help", "quit"]
+    static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "copy", "write", "import", "latency", "compare", "help", "quit"]
 
     /// Completes the command name, or for `run`, the name of a group in the Compose list.
     static func complete(_ text: String, items: [ComposeItem]) -> String {

@@ -17,7 +17,7 @@ public enum ComposeItem: Sendable {
 
 /// The rows of the editor form, top to bottom.
 public enum EditorField: Sendable, Equatable {
-    case name, method, url, paramsHeading, param(Int), headersHeading, header(Int)
+    case name, folder, method, url, paramsHeading, param(Int), headersHeading, header(Int)
     case bodyMode, body, auth, authUser, authPassword, authToken, timeout, redirects
 }
 
@@ -52,6 +52,8 @@ public struct ComposeState: Sendable {
     public var answeredEarlier = false
     /// On a narrow terminal the response panel takes the editor's place while this is on.
     public var showsResponse = false
+    /// The variables panel (`V`) is shown in the response panel's place.
+    public var showsVariables = false
     /// The group the editor shows in place of a request: a list item's, or a new one.
     public var groupEditor: GroupEditor?
     /// Unsaved edits of groups whose editor was closed, by list item.
@@ -130,7 +132,7 @@ public struct ComposeState: Sendable {
         case .basic: fields += [.authUser, .authPassword]
         case .bearer: fields.append(.authToken)
         }
-        return fields + [.timeout, .redirects]
+        return fields + [.timeout, .redirects, .folder]
     }
 
     public var field: EditorField {
@@ -219,6 +221,7 @@ public struct ComposeState: Sendable {
     func text(of field: EditorField) -> String? {
         switch field {
         case .name: draft.name
+        case .folder: draft.folder ?? ""
         case .method: draft.method
         case .url: draft.url
         case .param(let index): "\(draft.params[index].name)=\(draft.params[index].value)"
@@ -253,6 +256,10 @@ public struct ComposeState: Sendable {
     mutating func commit(_ text: String, to field: EditorField) -> String? {
         switch field {
         case .name: draft.name = text
+        case .folder:
+            // Folders nest with `/`; empty ones between slashes are dropped.
+            let folder = text.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "/")
+            draft.folder = folder.isEmpty ? nil : folder
         case .method:
             let method = text.trimmingCharacters(in: .whitespaces).uppercased()
             do { try HTTPMethod(rawValue: method).validate() } catch { return error.message }

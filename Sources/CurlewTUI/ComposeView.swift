@@ -5,6 +5,7 @@ enum ComposeView {
     static func label(_ field: EditorField) -> String {
         switch field {
         case .name: "Name"
+        case .folder: "Folder"
         case .method: "Method"
         case .url: "URL"
         case .paramsHeading: "Params"
@@ -27,16 +28,32 @@ enum ComposeView {
         let listWidth = Layout.composeListWidth(columns: area.width)
         frame.put("Requests", row: area.row, column: 1, style: compose.focus == .list ? .title : .bold)
         let listRows = area.height - 1
-        let listScroll = max(0, compose.selectedItem - listRows + 1)
-        for (offset, item) in compose.items.enumerated().dropFirst(listScroll).prefix(listRows) {
+        // A folder's items follow its heading, indented; a heading shows where the folder changes.
+        var lines: [(item: Int?, folder: String?)] = []
+        var current: String?
+        for index in compose.items.indices {
+            let folder = model.listFolder(at: index)
+            if folder != current {
+                lines.append((nil, folder))
+                current = folder
+            }
+            lines.append((index, folder))
+        }
+        let selectedLine = lines.firstIndex { $0.item == compose.selectedItem } ?? 0
+        let listScroll = max(0, selectedLine - listRows + 1)
+        for (offset, line) in lines.enumerated().dropFirst(listScroll).prefix(listRows) {
             let row = area.row + 1 + offset - listScroll
-            let selected = offset == compose.selectedItem
+            guard let index = line.item else {
+                frame.putLine(" ▾ " + (line.folder ?? "(no folder)"), row: row, column: 0, width: listWidth - 1, style: .accent)
+                continue
+            }
+            let selected = index == compose.selectedItem
             let style: Style = selected ? (compose.focus == .list ? .selected : .bold) : .plain
-            let marker = compose.tracksSaves ? (compose.isUnsaved(offset) ? "● " : "  ") : ""
+            let marker = compose.tracksSaves ? (compose.isUnsaved(index) ? "● " : "  ") : ""
             // The item being edited shows as it now is.
-            let title = compose.currentDraft(at: offset).map { ComposeItem.request($0).title } ?? item.title
-            frame.putLine(" " + marker + title, row: row, column: 0, width: listWidth - 1, style: style)
-            model.registerHit(row: row, columns: 0..<(listWidth - 1), .composeItem(offset))
+            let title = compose.currentDraft(at: index).map { ComposeItem.request($0).title } ?? compose.items[index].title
+            frame.putLine((line.folder == nil ? " " : "   ") + marker + title, row: row, column: 0, width: listWidth - 1, style: style)
+            model.registerHit(row: row, columns: 0..<(listWidth - 1), .composeItem(index))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
 
@@ -56,9 +73,13 @@ enum ComposeView {
                 } else {
                     frame.put("Not saved yet: w writes it into the workspace file.", row: area.row, column: besideArea.column + 1, style: .dim, width: besideArea.width - 2)
                 }
+            } else if compose.showsVariables {
+                VariablesView.draw(model, in: besideArea, into: &frame)
             } else {
                 drawResponse(model, in: besideArea, into: &frame)
             }
+        } else if compose.showsVariables {
+            VariablesView.draw(model, in: Rect(row: area.row, column: editorColumn - 1, height: area.height, width: rest + 1), into: &frame)
         } else if compose.showsResponse {
             drawResponse(model, in: Rect(row: area.row, column: editorColumn - 1, height: area.height, width: rest + 1), into: &frame)
         } else {
@@ -135,9 +156,17 @@ enum ComposeView {
         let valueWidth = editorWidth - 11
         // Each field takes a row; a body takes a row per line (numbered, up to a screenful) and,
         // when it is JSON, a row that says whether it parses.
+        // A field that uses a variable defined nowhere is marked before anything is sent.
+        let unknown = model.variableRows(for: compose.draft).filter(\.isUnknown).map { "{{\($0.name)}}" }
+        func usesUnknown(_ text: String) -> Bool {
+            !unknown.isEmpty && unknown.contains { text.replacingOccurrences(of: " ", with: "").contains($0) }
+        }
         let rows = fields.map { field -> [(text: String, style: Style)] in
-            if field == .body, compose.editing?.field != .body { return bodyRows(compose.draft, width: valueWidth, limit: max(3, area.height / 2)) }
-            return [(value(field, of: compose.draft), .plain)]
+            if field == .body, compose.editing?.field != .body {
+                return bodyRows(compose.draft, width: valueWidth, limit: max(3, area.height / 2)).map { usesUnknown($0.text) ? ($0.text, .bad) : $0 }
+            }
+            let text = value(field, of: compose.draft)
+            return [(text, usesUnknown(text) ? .bad : .plain)]
         }
         var starts: [Int] = []
         var next = 0
@@ -156,6 +185,10 @@ enum ComposeView {
                     frame.putLine(editing.editor.display(width: valueWidth), row: row, column: valueColumn, width: valueWidth, style: .selected)
                 } else {
                     frame.putLine(content.text, row: row, column: valueColumn, width: valueWidth, style: focused && line == 0 ? .selected : content.style)
+                }
+                if line == 0, content.style == .bad, field != .body, !(compose.editing?.field == field) {
+                    let note = " ✗ undefined · V"
+                    frame.put(note, row: row, column: valueColumn + valueWidth - TextWidth.of(note), style: .bad)
                 }
             }
         }
@@ -186,6 +219,7 @@ enum ComposeView {
     static func value(_ field: EditorField, of draft: RequestDraft) -> String {
         switch field {
         case .name: return draft.name
+        case .folder: return draft.folder ?? "(top level: Enter types one, as api/users)"
         case .method: return "◂ \(draft.method) ▸"
         case .url: return draft.url.isEmpty ? "(empty: Enter to type a URL; {{name}} uses captured values or the environment)" : draft.url
         case .paramsHeading: return draft.params.isEmpty ? "+ add (a)" : "\(draft.params.filter(\.enabled).count) of \(draft.params.count) on · + add (a)"

@@ -43,12 +43,30 @@ public struct ComposeWorkspace: Sendable {
         var problems: [String] = []
         for target in targets {
             switch target {
-            case .request(let name): items.append(.request(RequestDraft(entry: try workspace.requestAsWritten(named: name), named: name)))
+            case .request(let name): items.append(.request(try draft(named: name)))
             case .group(let name):
                 do { items.append(.group(name: name, try session.group(named: name))) } catch { problems.append("group \(name) is not listed: \(error)") }
             }
         }
-        return (items, problems)
+        // Each folder's items together, in the order the folders first appear; the top level first.
+        var folders: [String?] = [nil]
+        for item in items where !folders.contains(folder(of: item)) { folders.append(folder(of: item)) }
+        return (folders.flatMap { wanted in items.filter { folder(of: $0) == wanted } }, problems)
+    }
+
+    /// The request entry `name` as the editor holds it: as written, templates kept, in its folder.
+    public func draft(named name: String) throws(WorkspaceError) -> RequestDraft {
+        var draft = RequestDraft(entry: try session.workspace.requestAsWritten(named: name), named: name)
+        draft.folder = session.workspace.request(named: name)?.folder
+        return draft
+    }
+
+    /// The folder a list item is in: its request's, or its group's.
+    func folder(of item: ComposeItem) -> String? {
+        switch item {
+        case .request(let draft): draft.folder
+        case .group(let name, _): session.workspace.group(named: name)?.folder
+        }
     }
 
     /// Reads the file again, for the same environment or `environment`.
@@ -81,7 +99,7 @@ public struct ComposeWorkspace: Sendable {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests", "a request named \"\(name)\" is already in \((path as NSString).lastPathComponent); give this one another name")
         }
         if let entryName = draft.entryName, let loadedAs, workspace.request(named: entryName) != nil,
-           RequestDraft(entry: try workspace.requestAsWritten(named: entryName), named: entryName) != loadedAs {
+           try self.draft(named: entryName) != loadedAs {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(entryName)",
                                  "\(entryName) changed on disk since it was opened; :reload takes the file's version (dropping your edits), or rename yours to keep both")
         }
@@ -90,9 +108,10 @@ public struct ComposeWorkspace: Sendable {
         }
         let (request, query) = draft.writtenRequest()
         let secretHeaders = RedactionPolicy.defaultHeaderNames.union(session.config.secretHeaderNames.map { $0.lowercased() })
-        let summary = try WorkspaceWriter.save(request, query: query, named: name, replacing: draft.entryName, in: path, secretHeaders: secretHeaders)
+        let summary = try WorkspaceWriter.save(request, query: query, folder: draft.folder, named: name, replacing: draft.entryName, in: path,
+                                               secretHeaders: secretHeaders)
         try reload()
-        return (RequestDraft(entry: try session.workspace.requestAsWritten(named: name), named: name), summary)
+        return (try self.draft(named: name), summary)
     }
 
     /// The request a draft sends: its entry as the session builds it (retry, cache, mocks, TLS

@@ -4,7 +4,7 @@ import CurlewWorkspace
 
 /// The rows of the group editor, top to bottom.
 public enum GroupField: Sendable, Equatable {
-    case name, kind, policy, required, maxConcurrency, maxInFlight, onFailure, priorityFirst, membersHeading
+    case name, folder, kind, policy, required, maxConcurrency, maxInFlight, onFailure, priorityFirst, membersHeading
     case member(Int), captures(Int)
 }
 
@@ -40,7 +40,7 @@ public struct GroupEditor: Sendable {
     public var isUnsaved: Bool { saved == nil || definition != saved || name != entryName }
 
     public var fields: [GroupField] {
-        var fields: [GroupField] = [.name, .kind]
+        var fields: [GroupField] = [.name, .folder, .kind]
         switch definition.kind {
         case .batch:
             fields.append(.policy)
@@ -100,6 +100,7 @@ public struct GroupEditor: Sendable {
     func text(of field: GroupField) -> String? {
         switch field {
         case .name: name
+        case .folder: definition.folder ?? ""
         case .required:
             if case .required(let indices) = definition.policy { indices.sorted().map { String($0 + 1) }.joined(separator: ", ") } else { "" }
         case .maxConcurrency: definition.maxConcurrency.map(String.init) ?? ""
@@ -116,6 +117,9 @@ public struct GroupEditor: Sendable {
         case .name:
             guard !trimmed.isEmpty else { return "a group needs a name" }
             name = trimmed
+        case .folder:
+            let folder = trimmed.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "/")
+            definition.folder = folder.isEmpty ? nil : folder
         case .required:
             var indices = Set<Int>()
             for part in trimmed.split(whereSeparator: { $0 == "," || $0 == " " }) {

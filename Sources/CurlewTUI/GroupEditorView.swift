@@ -7,6 +7,7 @@ enum GroupEditorView {
     static func label(_ field: GroupField) -> String {
         switch field {
         case .name: "Name"
+        case .folder: "Folder"
         case .kind: "Kind"
         case .policy: "Policy"
         case .required: "Required"
@@ -24,6 +25,7 @@ enum GroupEditorView {
         func choice(_ values: [String], _ current: String) -> String { values.map { $0 == current ? "[\($0)]" : $0 }.joined(separator: " ") }
         switch field {
         case .name: return editor.name
+        case .folder: return definition.folder ?? "(top level: Enter types one, as api/users)"
         case .kind: return choice(["batch", "chain", "window"], definition.kind.rawValue)
         case .policy:
             let current = switch definition.policy {

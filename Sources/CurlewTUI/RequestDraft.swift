@@ -59,6 +59,8 @@ public struct RequestDraft: Sendable, Equatable {
     public var followRedirects: Bool
     /// The workspace entry this draft was loaded from or last saved as; nil until saved.
     public var entryName: String?
+    /// The folder the workspace lists it under (`api/users`); nil at the top.
+    public var folder: String?
 
     /// The timeout of a request that sets none.
     public static let defaultTimeoutSeconds: Double = 15

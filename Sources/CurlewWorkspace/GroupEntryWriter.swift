@@ -3,7 +3,7 @@ import Foundation
 import Yams
 
 /// A group as the interface edits it: what kind it is, its members by name (with a chain step's
-/// captures) and how it runs. Folder and description are not part of it: a save keeps them.
+/// captures), how it runs and its folder. A description is not part of it: a save keeps it.
 public struct GroupDefinition: Sendable, Equatable {
     /// One member: a request or group of the workspace, and what a chain step captures.
     public struct Member: Sendable, Equatable {
@@ -29,9 +29,11 @@ public struct GroupDefinition: Sendable, Equatable {
     public var maxInFlight: Int
     public var onFailure: ChainFailurePolicy
     public var priorityFirst: Bool
+    /// The folder the group is listed under; nil at the top.
+    public var folder: String?
 
     public init(kind: WorkspaceGroup.Kind, members: [Member] = [], policy: BatchPolicy = .all, maxConcurrency: Int? = nil,
-                maxInFlight: Int = 2, onFailure: ChainFailurePolicy = .stop, priorityFirst: Bool = false) {
+                maxInFlight: Int = 2, onFailure: ChainFailurePolicy = .stop, priorityFirst: Bool = false, folder: String? = nil) {
         self.kind = kind
         self.members = members
         self.policy = policy
@@ -39,13 +41,14 @@ public struct GroupDefinition: Sendable, Equatable {
         self.maxInFlight = maxInFlight
         self.onFailure = onFailure
         self.priorityFirst = priorityFirst
+        self.folder = folder
     }
 
     /// The definition of a group as the workspace read it.
     public init(_ group: WorkspaceGroup) {
         self.init(kind: group.kind, members: group.members.map { Member($0.reference, captures: $0.captures) }, policy: group.policy,
                   maxConcurrency: group.maxConcurrency, maxInFlight: group.maxInFlight, onFailure: group.onFailure,
-                  priorityFirst: group.priorityFirst)
+                  priorityFirst: group.priorityFirst, folder: group.folder)
     }
 
     /// The entry's fields as YAML, writing only what differs from the defaults and what applies
@@ -64,7 +67,8 @@ public struct GroupDefinition: Sendable, Equatable {
                 return .mapping(Node.Mapping(pairs))
             }
         }
-        var pairs: [(Node, Node)] = [(Node(kind.rawValue), .sequence(Node.Sequence(memberNodes)))]
+        var pairs: [(Node, Node)] = folder.map { [(Node("folder"), WorkspaceWriter.text($0))] } ?? []
+        pairs.append((Node(kind.rawValue), .sequence(Node.Sequence(memberNodes))))
         switch kind {
         case .batch:
             switch policy {
@@ -88,8 +92,8 @@ public struct GroupDefinition: Sendable, Equatable {
 /// entry's lines are replaced (or a new entry added at the end of `groups:`), the rest of the
 /// file stays exactly as written, and a result that would not load is never written.
 extension WorkspaceWriter {
-    /// The keys a group save writes; the entry's other keys (`folder`, `description`) stay.
-    static let editedGroupKeys: Set<String> = Set(WorkspaceGroup.keys).subtracting(["folder", "description"])
+    /// The keys a group save writes; the entry's `description` stays.
+    static let editedGroupKeys: Set<String> = Set(WorkspaceGroup.keys).subtracting(["description"])
 
     /// Saves `group` as the entry `name` of the workspace at `path`, in place of `previous` (a
     /// rename) or of `name` where that exists, else at the end of `groups:`.

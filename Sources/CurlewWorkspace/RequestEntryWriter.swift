@@ -9,16 +9,16 @@ import Yams
 extension WorkspaceWriter {
     /// The fields of an entry the editor edits. A save replaces these and keeps every other
     /// field (expectations, cache, retry, tls, folder, description…) as it was.
-    static let editedKeys: Set<String> = ["method", "url", "query", "headers", "json", "form", "body", "contentType", "timeout", "followRedirects"]
+    static let editedKeys: Set<String> = ["folder", "method", "url", "query", "headers", "json", "form", "body", "contentType", "timeout", "followRedirects"]
     /// Bodies the editor cannot show, kept when the edited request has no body of its own.
     static let bodyKeysKeptWithoutBody: Set<String> = ["multipart", "bodyFile"]
 
-    /// Saves `request` (with `query` under `query:`) as the entry `name` of the workspace at `path`, in place of `previous`
+    /// Saves `request` (with `query` under `query:`, in `folder`) as the entry `name` of the workspace at `path`, in place of `previous`
     /// (a rename) or of `name` where that exists, else at the end of `requests:`. Credentials
     /// written in clear go to the secrets file as for an import.
     @discardableResult
     /// `secretHeaders` names the headers (lower-case) whose literal values are moved.
-    public static func save(_ request: Request, query: Parameters = Parameters(), named name: String, replacing previous: String? = nil,
+    public static func save(_ request: Request, query: Parameters = Parameters(), folder: String? = nil, named name: String, replacing previous: String? = nil,
                             in path: String, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames) throws(WorkspaceError) -> Summary {
         let workspace = try Workspace.load(path: path)
         let target = workspace.request(named: previous ?? name)
@@ -42,7 +42,7 @@ extension WorkspaceWriter {
             guard secretParameters.contains(entry.key.lowercased()), case .string(let value) = entry.value, !value.isEmpty, !value.contains("{{") else { return entry }
             return JSONMember(entry.key, .string("{{\(collection.keepSecret(value, request: name, field: entry.key, avoiding: taken))}}"))
         })
-        guard case .mapping(let edited) = node(for: moved, query: query) else {
+        guard case .mapping(let edited) = node(for: moved, folder: folder, query: query) else {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")
         }
         let withBody = hasBody(moved)

@@ -18,8 +18,7 @@ extension WorkbenchTests {
         #expect(screen.contains("Kind") && screen.contains("[batch] chain window") && screen.contains("1. ◂ request get one ▸"), "\(screen)")
         #expect(screen.contains("both (as saved)"), "the group as saved shows beside the editor")
         // Policy: all → any.
-        model.handle(.down)
-        model.handle(.down)
+        for _ in 0..<3 { model.handle(.down) }
         model.handle(.right)
         #expect(model.compose.groupEditor?.definition.policy == .any)
         #expect(model.compose.unsavedCount == 1)
@@ -60,9 +59,10 @@ extension WorkbenchTests {
         type("flow", into: model)
         model.handle(.enter)
         model.handle(.down)
+        model.handle(.down)
         model.handle(.right)
         #expect(model.compose.groupEditor?.definition.kind == .chain)
-        // Name, kind, on failure, priority, members, the first member, its captures.
+        // Name, folder, kind, on failure, priority, members, the first member, its captures.
         for _ in 0..<5 { model.handle(.down) }
         #expect(model.compose.groupEditor?.field == .captures(0))
         model.handle(.enter)
@@ -107,13 +107,14 @@ extension WorkbenchTests {
         model.handle(.down)
         model.handle(.enter)
         model.handle(.down)
+        model.handle(.down)
         model.handle(.right)
         model.handle(.escape)
         model.handle(.up)
         model.handle(.down)
         model.handle(.enter)
         #expect(model.compose.groupEditor?.definition.kind == .chain, "the edit was kept")
-        model.handle(.up)
+        model.handle(.character("g"))
         model.handle(.enter)
         model.handle(.control("u"))
         type("alone", into: model)

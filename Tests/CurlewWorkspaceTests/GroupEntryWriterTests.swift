@@ -19,14 +19,14 @@ struct GroupEntryWriterTests {
       outer: {chain: [{group: smoke}]}
     """
 
-    @Test("saving replaces only the group's lines, keeps folder and description, and reads back")
+    @Test("saving replaces only the group's lines, keeps its description, and reads back")
     func replaceKeepsTheRest() throws {
         let files = try WorkspaceFiles()
         let path = try files.write("curlew.yaml", Self.workspace)
         let chain = GroupDefinition(kind: .chain, members: [
             .init(.request("login"), captures: [.json("token", "$.token"), Capture("sid", from: .header("Set-Cookie"))]),
             .init(.request("me")),
-        ], onFailure: .continue)
+        ], onFailure: .continue, folder: "checks")
         try WorkspaceWriter.save(group: chain, named: "smoke", in: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasPrefix("# top\nrequests:\n  login: {url: /login}\n  me: {url: /me}\ngroups:\n  # the smoke run\n  smoke:\n"), "\(text)")

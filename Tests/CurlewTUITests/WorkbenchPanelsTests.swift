@@ -1,0 +1,122 @@
+import CurlewAgent
+import CurlewTestSupport
+@testable import CurlewTUI
+import CurlewWorkspace
+import Foundation
+import Testing
+
+/// The variables panel, writing a response body to a file, and folders in Compose's list.
+extension WorkbenchTests {
+    /// A bench on a workspace of the test's own, written beside a secrets file.
+    private func bench(workspace text: (String) -> String, secrets: String? = nil) async throws -> Bench {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-bench-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try text(server.baseURL).write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        if let secrets {
+            let path = directory + "/curlew.secrets.yaml"
+            try secrets.write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o600)
+        }
+        return try open(directory)
+    }
+
+    @Test("V shows each variable of the request resolved, secrets masked; a field using an undefined one is marked before sending")
+    func variablesPanel() async throws {
+        let bench = try await bench(workspace: { base in
+            """
+            config: {baseURL: "{{base}}"}
+            variables: {base: \(base), user: ana}
+            secrets: [token]
+            requests:
+              me:
+                url: /get?who={{user}}
+                headers: {Authorization: "Bearer {{token}}", X-Trace: "{{trace}}"}
+            """
+        }, secrets: "variables: {token: s3cret-token-value}\n")
+        let model = bench.model
+        model.handle(.enter)
+        var screen = render(model)
+        #expect(screen.contains("✗ undefined · V"), "\(screen)")
+        model.handle(.character("V"))
+        screen = render(model)
+        #expect(screen.contains("Variables of me"))
+        #expect(screen.contains("user") && screen.contains("ana"))
+        #expect(screen.contains("token") && screen.contains("(secret)") && !screen.contains("s3cret-token-value"), "\(screen)")
+        #expect(screen.contains("trace") && screen.contains("✗ undefined"), "\(screen)")
+        model.handle(.character("s"))
+        #expect(model.message.contains("trace"), "sending names the undefined variable: \(model.message)")
+        // At 80 columns the panel takes the editor's place.
+        #expect(render(model, rows: 24, columns: 80).contains("Variables of me"))
+        model.handle(.character("V"))
+        #expect(!render(model).contains("Variables of me"))
+    }
+
+    @Test(":write FILE saves the response body shown, owner-only; an existing file needs write!")
+    func writeBody() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        let target = bench.directory + "/body.json"
+        runCommand("write \(target)", in: model)
+        #expect(model.message.contains("no response body"), "\(model.message)")
+        model.handle(.character("s"))
+        try await pump(bench) {
+            bench.model.refreshComposeResponse()
+            return bench.model.compose.response?.message.response != nil
+        }
+        runCommand("write \(target)", in: model)
+        #expect(model.message.hasPrefix("wrote "), "\(model.message)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: target))
+        #expect(written == model.compose.response?.message.response?.body.data)
+        #expect(written.count > 10)
+        #expect(((try FileManager.default.attributesOfItem(atPath: target))[.posixPermissions] as? Int) == 0o600)
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        runCommand("write \(target)", in: model)
+        #expect(model.message.contains("write!"), "\(model.message)")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "old")
+        runCommand("write! \(target)", in: model)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == written)
+        runCommand("write! \(bench.directory)", in: model)
+        #expect(model.message.contains("not a regular file"), "\(model.message)")
+    }
+
+    @Test("the list shows folders with their items beneath; Folder moves a request, and the save writes it")
+    func folders() async throws {
+        let bench = try await bench(workspace: { base in
+            """
+            config: {baseURL: "\(base)"}
+            requests:
+              users: {folder: api, url: /get}
+              top: {url: /json}
+              orders: {folder: api, url: /get}
+            groups:
+              all users: {folder: api, batch: [users, orders]}
+            """
+        })
+        let model = bench.model
+        #expect(model.compose.items.map(\.title) == ["GET top", "▶ batch all users", "GET users", "GET orders"],
+                "the top level first, then each folder, each in the order curlew run runs it")
+        var screen = render(model)
+        #expect(screen.contains("▾ api") && screen.contains("     GET users"), "items of a folder are indented under it: \(screen)")
+        // top's Folder is the editor's last field.
+        model.handle(.enter)
+        model.handle(.character("G"))
+        #expect(model.compose.field == .folder)
+        model.handle(.enter)
+        type("/ tools / http /", into: model)
+        model.handle(.enter)
+        #expect(model.compose.draft.folder == "tools/http")
+        screen = render(model)
+        #expect(screen.contains("▾ tools/http"), "\(screen)")
+        model.handle(.character("w"))
+        let text = try String(contentsOfFile: bench.path, encoding: .utf8)
+        #expect(text.contains("  top:\n    url: /json\n    folder: tools/http\n  orders:"), "\(text)")
+        #expect(try Workspace.load(path: bench.path).request(named: "top")?.folder == "tools/http")
+    }
+
+    private func runCommand(_ line: String, in model: AppModel) {
+        model.handle(.character(":"))
+        model.handle(.paste(line))
+        model.handle(.enter)
+    }
+}
