@@ -134,6 +134,7 @@ if Context.environment["CURLEW_FUZZ"] == "1" {
         ("FuzzStream", ["CurlewAgent"]),
         ("FuzzWorkspace", ["CurlewWorkspace"]),
         ("FuzzCurlImport", ["CurlewAgent", "CurlewSessions"]),
+        ("FuzzMultipart", ["CurlewAgent", "CurlewSessions"]),
         ("FuzzImport", ["CurlewAgent", "CurlewSessions"]),
         ("FuzzOpenAPI", ["CurlewOpenAPI"]),
     ]

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:?usage: scripts/fuzz.sh SECONDS_PER_TARGET [TARGET...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzFilter FuzzSessionLog FuzzHeaders FuzzCompose FuzzRedaction FuzzPipeline FuzzStream FuzzWorkspace FuzzCurlImport FuzzImport FuzzOpenAPI)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzFilter FuzzSessionLog FuzzHeaders FuzzCompose FuzzRedaction FuzzPipeline FuzzStream FuzzWorkspace FuzzCurlImport FuzzMultipart FuzzImport FuzzOpenAPI)
 
 export CURLEW_FUZZ=1
 # libFuzzer prints the stack of a crash itself; the Swift backtracer would only add minutes.

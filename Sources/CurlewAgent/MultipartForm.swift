@@ -51,6 +51,20 @@ public struct MultipartForm: Sendable, Equatable {
     public mutating func append(name: String, fileAt path: String, filename: String? = nil, mimeType: String? = nil, headers: HTTPHeaders = [:]) {
         parts.append(Part(name: name, content: .file(path: path), filename: filename, mimeType: mimeType, headers: headers))
     }
+
+    /// This form with each relative file path (not starting with `/` or `~`) joined to
+    /// `directory`, and `~` expanded.
+    public func resolvingFiles(against directory: String) -> MultipartForm {
+        var resolved = self
+        resolved.parts = parts.map { part in
+            guard case .file(let path) = part.content else { return part }
+            var copy = part
+            copy.content = .file(path: path.hasPrefix("/") || path.hasPrefix("~") ? (path as NSString).expandingTildeInPath
+                : (directory as NSString).appendingPathComponent(path))
+            return copy
+        }
+        return resolved
+    }
 }
 
 /// One form part described as HLNetworking's `HLFormDataConfig` does: a name, and either bytes or

@@ -266,25 +266,12 @@ public enum CurlImport {
 
     /// `name=value`, `name=@file;type=…;filename=…`, `name=<file` (the file's text as the value).
     private static func formPart(_ text: String, literal: Bool, into form: inout MultipartForm, _ file: (String) throws(Failure) -> Data) throws(Failure) {
-        guard let equals = text.firstIndex(of: "=") else { throw Failure(reason: "-F \(text): expected name=value") }
-        let name = String(text[..<equals])
-        let rest = String(text[text.index(after: equals)...])
-        if literal || !(rest.hasPrefix("@") || rest.hasPrefix("<")) {
-            form.append(name: name, value: rest)
-            return
-        }
-        let fields = rest.dropFirst().split(separator: ";").map(String.init)
-        let path = fields.first ?? ""
-        var mimeType: String?
-        var filename: String?
-        for field in fields.dropFirst() {
-            if field.hasPrefix("type=") { mimeType = String(field.dropFirst(5)) }
-            if field.hasPrefix("filename=") { filename = String(field.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-        }
-        if rest.hasPrefix("<") {
-            form.append(name: name, data: try file(path), mimeType: mimeType)
-        } else {
-            form.append(name: name, fileAt: path, filename: filename, mimeType: mimeType)
+        let part: MultipartText.Part
+        do { part = try MultipartText.part(text, literal: literal, escapes: false) } catch { throw Failure(reason: "-F \(error.reason)") }
+        switch part {
+        case .value(let name, let value): form.append(name: name, value: value)
+        case .file(let name, let path, let filename, let mimeType): form.append(name: name, fileAt: path, filename: filename, mimeType: mimeType)
+        case .fileContent(let name, let path, let mimeType): form.append(name: name, data: try file(path), mimeType: mimeType)
         }
     }
 }

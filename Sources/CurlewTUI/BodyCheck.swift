@@ -1,8 +1,28 @@
 import CurlewAgent
+import CurlewSessions
 
-/// What the editor says about a JSON body while it is being written: valid, or where it is not.
+/// What the editor says about a body while it is being written: valid, or where it is not.
 /// `{{name}}` templates count as values, since they are filled in when the request is sent.
 enum BodyCheck {
+    /// A multipart body's parts counted, or the first line that does not read as a part.
+    static func multipartSummary(_ text: String) -> (text: String, style: Style) {
+        var values = 0
+        var files = 0
+        for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            do {
+                switch try MultipartText.part(String(line)) {
+                case .value: values += 1
+                case .file: files += 1
+                case .fileContent: return ("✗ line \(number + 1): <file is not sent from the editor; name=@file attaches it", .bad)
+                }
+            } catch {
+                return ("✗ line \(number + 1): \(error.reason)", .bad)
+            }
+        }
+        return ("✓ \(values + files) part\(values + files == 1 ? "" : "s") (\(files) file\(files == 1 ? "" : "s")) · name=value, name=@file;type=…;filename=…", .good)
+    }
+
     /// Nil when the text is JSON (with its templates taken as values), else the line, column
     /// and reason of the first mistake.
     static func jsonProblem(_ text: String) -> String? {

@@ -196,7 +196,10 @@ enum ComposeView {
 
     /// A body's rows: its lines numbered, the rest counted, and for JSON whether it parses.
     static func bodyRows(_ draft: RequestDraft, width: Int, limit: Int) -> [(text: String, style: Style)] {
-        guard !draft.body.isEmpty else { return [("(empty: Enter types it, o opens $EDITOR)", .dim)] }
+        guard !draft.body.isEmpty else {
+            return [(draft.bodyMode == .multipart ? "(empty: a part a line, name=value or name=@file;type=image/png; o opens $EDITOR)"
+                : "(empty: Enter types it, o opens $EDITOR)", .dim)]
+        }
         let lines = draft.body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         let numberWidth = String(lines.count).count
         var rows: [(text: String, style: Style)] = lines.prefix(limit).enumerated().map { number, line in
@@ -206,6 +209,7 @@ enum ComposeView {
         if draft.bodyMode == .json {
             rows.append(BodyCheck.jsonProblem(draft.body).map { ("✗ not JSON: " + $0, .bad) } ?? ("✓ JSON" + (lines.count == 1 && draft.body.count > width ? " · P pretty-prints" : ""), .good))
         }
+        if draft.bodyMode == .multipart { rows.append(BodyCheck.multipartSummary(draft.body)) }
         return rows
     }
 

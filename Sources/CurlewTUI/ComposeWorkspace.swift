@@ -119,6 +119,11 @@ public struct ComposeWorkspace: Sendable {
     /// has them, expanded. A draft not saved yet is sent as it is.
     public func request(for draft: RequestDraft, captured: [(name: String, value: String)]) throws(RequestError) -> Request {
         var edited = try draft.makeRequest { text throws(RequestError) in try expand(text, captured: captured) }
+        // A file part's relative path starts where the entry's file is, as when the file is run.
+        if let form = edited.form {
+            let directory = draft.entryName.flatMap { session.workspace.request(named: $0)?.directory } ?? session.workspace.directory
+            edited.form = form.resolvingFiles(against: directory)
+        }
         // A relative URL goes to the base URL of the environment chosen now.
         if edited.customURL == nil, edited.baseURL == nil { edited.baseURL = session.config.baseURL.isEmpty ? nil : session.config.baseURL }
         guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return edited }

@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 import Foundation
 
 /// A param or header row in the editor; switched-off rows are kept but not sent.
@@ -17,14 +18,16 @@ public struct KeyValueRow: Sendable, Equatable {
 /// The request being edited in Compose: everything as text, the way the user types it.
 public struct RequestDraft: Sendable, Equatable {
     public enum BodyMode: String, Sendable, CaseIterable {
-        case none, raw, json = "JSON", form = "form"
+        case none, raw, json = "JSON", form = "form", multipart
 
-        /// The content type a body of this mode is sent with unless a header says otherwise.
+        /// The content type a body of this mode is sent with unless a header says otherwise (a
+        /// multipart body's, with its boundary, is the agent's).
         var contentType: String {
             switch self {
             case .none, .raw: "text/plain; charset=utf-8"
             case .json: "application/json"
             case .form: "application/x-www-form-urlencoded"
+            case .multipart: "multipart/form-data"
             }
         }
     }
@@ -108,11 +111,16 @@ public struct RequestDraft: Sendable, Equatable {
         case .json where !request.method.encodesParametersInQuery:
             bodyMode = .json
             body = request.params.jsonObject.serialized()
-        case .urlEncodedForm where !request.method.encodesParametersInQuery:
+        case .urlEncodedForm where !request.method.encodesParametersInQuery && request.form == nil:
             bodyMode = request.params.isEmpty ? .none : .form
             body = FormText.text(of: request.params)
         default:
             params = request.params.map { KeyValueRow($0.key, $0.value.textValue) }
+        }
+        // A multipart body is edited as curl -F lines when every part can be one.
+        if let form = request.form, let lines = MultipartText.text(of: form) {
+            bodyMode = .multipart
+            body = lines
         }
         self.init(
             name: request.name ?? path, method: request.method.rawValue, url: url, params: params,
@@ -196,7 +204,7 @@ public struct RequestDraft: Sendable, Equatable {
         // A multipart or file body the editor cannot show stays unless the editor has a body.
         if bodyMode != .none || base.form == nil && base.uploadFile == nil {
             request.requestSerializer = edited.requestSerializer
-            request.form = nil
+            request.form = edited.form
             request.uploadFile = nil
         }
         if request.baseURL == nil { request.baseURL = edited.baseURL }
@@ -244,6 +252,14 @@ public struct RequestDraft: Sendable, Equatable {
         let contentType = headers["Content-Type"] ?? bodyMode.contentType
         switch bodyMode {
         case .none: break
+        case .multipart:
+            do {
+                request.form = try MultipartText.form(body) { text throws(RequestError) in try expand(text) }
+            } catch let error as RequestError {
+                throw error
+            } catch {
+                throw RequestError(.invalidBody, "multipart body: \(error)")
+            }
         case .raw, .json: request.requestSerializer = .raw(Data(try expand(body).utf8), contentType: contentType)
         case .form:
             // Fields are decoded, then filled in one by one, so a value with & or = stays one value.

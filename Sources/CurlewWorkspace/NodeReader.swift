@@ -233,11 +233,14 @@ struct MappingReader {
 /// a workspace is only checked) and the directory relative paths start from.
 struct ReadContext: Sendable {
     var template: Template?
-    var directory: String
+    /// The directory relative paths are joined to; nil keeps them as written (an editor that
+    /// saves the entry back).
+    var directory: String?
 
     /// `path` as written, or joined to the workspace's directory when relative.
     func path(_ path: String) -> String {
-        path.hasPrefix("/") || path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : (directory as NSString).appendingPathComponent(path)
+        guard let directory else { return path }
+        return path.hasPrefix("/") || path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : (directory as NSString).appendingPathComponent(path)
     }
 }
 

@@ -82,6 +82,7 @@ extension WorkspaceWriter {
 
     private static func hasBody(_ request: Request) -> Bool {
         if case .raw = request.requestSerializer { return true }
+        if request.form != nil { return true }
         return !request.params.isEmpty && !request.method.encodesParametersInQuery
     }
 

@@ -19,7 +19,8 @@ public struct Workspace: Sendable {
         /// The variable names its templates use.
         public var templateNames: Set<String>
         let node: YAMLNode
-        let directory: String
+        /// The directory of the file that defines it: its relative paths start there.
+        public let directory: String
     }
 
     public static let fileName = "curlew.yaml"
@@ -85,13 +86,13 @@ public struct Workspace: Sendable {
         Set(groups.flatMap { $0.members.flatMap { $0.captures.map(\.name) } })
     }
 
-    /// The request of that name built with its templates as written (`{{token}}` stays
-    /// `{{token}}`), for an editor that saves it back.
+    /// The request of that name built with its templates and file paths as written (`{{token}}`
+    /// stays `{{token}}`, `./photo.png` stays relative), for an editor that saves it back.
     public func requestAsWritten(named name: String) throws(WorkspaceError) -> Request {
         guard let named = request(named: name) else {
             throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\"" + Suggestion.hint(for: name, among: requests.map(\.name)))
         }
-        return try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name, ReadContext(template: nil, directory: named.directory)).0
+        return try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name, ReadContext(template: nil, directory: nil)).0
     }
 
     /// The group of that name, as written.

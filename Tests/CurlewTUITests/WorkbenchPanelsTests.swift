@@ -120,3 +120,53 @@ extension WorkbenchTests {
         model.handle(.enter)
     }
 }
+
+extension WorkbenchTests {
+    @Test("a multipart body is edited as curl -F lines: a value and a file part are sent, saved as multipart: and read back")
+    func multipartBody() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        try Data("hello file".utf8).write(to: URL(fileURLWithPath: bench.directory + "/note.txt"))
+        // alone: POST /post with a multipart body, its file beside the workspace.
+        model.handle(.enter)
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        type("POST", into: model)
+        model.handle(.enter)
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        type("/post", into: model)
+        model.handle(.enter)
+        while model.compose.field != .bodyMode { model.handle(.down) }
+        while model.compose.draft.bodyMode != .multipart { model.handle(.right) }
+        model.handle(.down)
+        model.handle(.enter)
+        type("bad line", into: model)
+        model.handle(.enter)
+        #expect(render(model).contains("✗ line 1"), "a line that is not a part is marked")
+        model.handle(.enter)
+        model.handle(.control("u"))
+        type("who=ana", into: model)
+        model.handle(.enter)
+        model.compose.draft.body += "\nnote=@note.txt;type=text/plain"
+        #expect(render(model).contains("✓ 2 parts (1 file)"))
+        model.handle(.character("s"))
+        try await pump(bench) {
+            bench.model.refreshComposeResponse()
+            return bench.model.compose.response?.message.response != nil
+        }
+        let echoed = String(decoding: model.compose.response?.message.response?.body.data ?? Data(), as: UTF8.self)
+        #expect(echoed.contains("\"who\"") && echoed.contains("\"ana\"") && echoed.contains("\"note.txt\""), "\(echoed)")
+        #expect(echoed.contains("\"size\" : 10") || echoed.contains("\"size\":10"), "the file relative to the workspace was sent: \(echoed)")
+        model.handle(.character("w"))
+        let text = try String(contentsOfFile: bench.path, encoding: .utf8)
+        #expect(text.contains("multipart:") && text.contains("file: note.txt"), "the path is saved as typed: \(text)")
+        let reopened = try open(bench.directory)
+        let draft = try #require(reopened.model.compose.items.compactMap { item -> RequestDraft? in
+            if case .request(let draft) = item, draft.name == "alone" { draft } else { nil }
+        }.first)
+        #expect(draft.bodyMode == .multipart && draft.body == "who=ana\nnote=@note.txt;type=text/plain")
+    }
+}

@@ -296,9 +296,14 @@ struct WorkbenchTests {
         #expect(model.compose.editing != nil, "a command that would read a local file is refused and stays in the field")
         #expect(model.message.contains("reads a local file"))
         model.handle(.control("u"))
+        type("curl -F f=@/etc/hostname -F 'g=<notes.txt' http://h/", into: model)
+        model.handle(.enter)
+        #expect(model.compose.editing != nil, "<file would copy a local file in: refused")
+        model.handle(.control("u"))
+        // A file part is a reference the editor shows, sent only when the request is.
         type("curl -F f=@/etc/hostname http://h/", into: model)
         model.handle(.enter)
-        #expect(model.compose.editing != nil && model.message.contains("multipart"))
+        #expect(model.compose.editing == nil && model.compose.draft.bodyMode == .multipart && model.compose.draft.body == "f=@/etc/hostname")
     }
 
     @Test(":import FILE adds another tool's requests to the file and the list; unsaved edits stay")

@@ -1,0 +1,91 @@
+import CurlewAgent
+import Foundation
+
+/// Multipart parts written one per line, as curl's `-F` takes them: `name=value`,
+/// `name=@path;type=image/png;filename=me.png` for a file (read when the request is sent), and
+/// `name=\@text` (or `\<`, `\\`) for a value that starts with one of those characters.
+/// Compose edits a multipart body this way, and the curl reader reads `-F` with the same rule.
+public enum MultipartText {
+    /// One line read.
+    public enum Part: Sendable, Equatable {
+        case value(name: String, String)
+        /// `@path`: the file is sent as a file part.
+        case file(name: String, path: String, filename: String?, mimeType: String?)
+        /// `<path`: the file's text is sent as the value (curl's `-F name=<file`).
+        case fileContent(name: String, path: String, mimeType: String?)
+    }
+
+    /// Why a line does not read as a part.
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// Reads one `-F` argument. `literal` (curl's `--form-string`) takes the value as it is;
+    /// without `escapes` (curl's own reading) a backslash is text like any other.
+    public static func part(_ line: String, literal: Bool = false, escapes: Bool = true) throws(Failure) -> Part {
+        guard let equals = line.firstIndex(of: "=") else { throw Failure(reason: "\(line.debugDescription): a part is name=value or name=@file") }
+        let name = String(line[..<equals])
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw Failure(reason: "\(line.debugDescription): the part needs a name before =") }
+        let rest = String(line[line.index(after: equals)...])
+        if literal { return .value(name: name, rest) }
+        if escapes, rest.hasPrefix("\\@") || rest.hasPrefix("\\<") || rest.hasPrefix("\\\\") { return .value(name: name, String(rest.dropFirst())) }
+        guard let first = rest.first, first == "@" || first == "<" else { return .value(name: name, rest) }
+        let fields = rest.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        let path = fields.first ?? ""
+        guard !path.isEmpty else { throw Failure(reason: "\(line.debugDescription): \(first) needs a file path") }
+        var mimeType: String?
+        var filename: String?
+        for field in fields.dropFirst() {
+            let option = field.trimmingCharacters(in: .whitespaces)
+            if option.hasPrefix("type=") {
+                mimeType = String(option.dropFirst(5))
+            } else if option.hasPrefix("filename=") {
+                filename = String(option.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            } else {
+                throw Failure(reason: "\(line.debugDescription): unknown option \(option.debugDescription) (type= or filename=)")
+            }
+        }
+        if let mimeType, mimeType.isEmpty || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
+            throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
+        }
+        return first == "@" ? .file(name: name, path: path, filename: filename, mimeType: mimeType) : .fileContent(name: name, path: path, mimeType: mimeType)
+    }
+
+    /// A form of every non-empty line, each text field passed through `expand` (templates).
+    /// `<file` parts are refused: the editor sends files as file parts.
+    public static func form<E: Error>(_ text: String, expand: (String) throws(E) -> String) throws -> MultipartForm {
+        var form = MultipartForm()
+        for line in text.split(whereSeparator: \.isNewline) where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            switch try part(String(line)) {
+            case .value(let name, let value): form.append(name: try expand(name), value: try expand(value))
+            case .file(let name, let path, let filename, let mimeType):
+                form.append(name: try expand(name), fileAt: try expand(path), filename: try filename.map(expand), mimeType: mimeType)
+            case .fileContent:
+                throw Failure(reason: "\(line): <file is not sent from the editor; name=@file attaches the file")
+            }
+        }
+        return form
+    }
+
+    /// The lines of a form, or nil when a part cannot be written as one (a value with a line
+    /// break or bytes that are not text, a value part with a file name or type, extra headers).
+    public static func text(of form: MultipartForm) -> String? {
+        var lines: [String] = []
+        for part in form.parts {
+            guard part.headers.isEmpty, !part.name.contains("="), !part.name.contains(where: \.isNewline) else { return nil }
+            switch part.content {
+            case .data(let data):
+                guard part.filename == nil, part.mimeType == nil, let value = String(validating: data, as: UTF8.self),
+                      !value.contains(where: \.isNewline) else { return nil }
+                let escaped = value.hasPrefix("@") || value.hasPrefix("<") || value.hasPrefix("\\") ? "\\" + value : value
+                lines.append("\(part.name)=\(escaped)")
+            case .file(let path):
+                guard !path.contains(";"), !path.contains(where: \.isNewline), part.filename.map({ !$0.contains(";") && !$0.contains(where: \.isNewline) }) ?? true,
+                      part.mimeType.map({ !$0.contains(";") }) ?? true else { return nil }
+                lines.append("\(part.name)=@\(path)" + (part.mimeType.map { ";type=\($0)" } ?? "") + (part.filename.map { ";filename=\($0)" } ?? ""))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
