@@ -50,13 +50,17 @@ public struct LogStats: Sendable {
         }
         endpoints = order.map { Self.endpoint(method: $0.method, path: $0.path, groups[$0] ?? []) }
         total = Self.endpoint(method: "", path: "all", messages.filter { $0.original != nil })
-        var histogram = Array(repeating: 0, count: Self.bucketBounds.count + 1)
-        for message in messages {
-            guard let total = message.timings?.total else { continue }
-            let milliseconds = Double(total) / 1000
-            histogram[Self.bucketBounds.firstIndex { milliseconds < $0 } ?? Self.bucketBounds.count] += 1
+        histogram = Self.histogram(of: messages.compactMap { $0.timings?.total })
+    }
+
+    /// Counts of durations (microseconds) per bucket of `bucketBounds`.
+    public static func histogram(of durations: [Int64]) -> [Int] {
+        var counts = Array(repeating: 0, count: bucketBounds.count + 1)
+        for duration in durations {
+            let milliseconds = Double(duration) / 1000
+            counts[bucketBounds.firstIndex { milliseconds < $0 } ?? bucketBounds.count] += 1
         }
-        self.histogram = histogram
+        return counts
     }
 
     private static func endpoint(method: String, path: String, _ messages: [DebugMessage]) -> Endpoint {

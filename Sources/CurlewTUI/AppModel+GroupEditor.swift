@@ -115,7 +115,11 @@ extension AppModel {
             compose.closeGroupEditor()
             editor = copy
             message = "\(copy.name) is a copy, not saved yet: w saves it"
-        case .externalEdit, .prettyPrint, .copy, .latency:
+        case .latency:
+            compose.groupEditor = editor
+            startLatency()
+            return true
+        case .externalEdit, .prettyPrint, .copy:
             message = "that works on a request; this is the group \(editor.name)"
         case .cancel, .toggleResponse, .scrollResponseUp, .scrollResponseDown, .nextTab, .previousTab:
             return false

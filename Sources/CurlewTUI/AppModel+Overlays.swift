@@ -31,11 +31,21 @@ extension AppModel {
         comparison = ComparisonState(pair[0], pair[1])
     }
 
-    /// Sends the edited request `count` times, one after another, and opens latency mode.
+    /// Sends the edited request `count` times, one after another (or runs the selected group
+    /// that many times), and opens latency mode.
     func startLatency(count: Int = LatencyState.defaultCount) {
         guard let agent = environment.agent else { message = "no agent: open curlew on a workspace or the demo"; return }
         guard pane == .compose else { message = "latency mode sends the request being edited in Compose (1)"; return }
         guard (1...LatencyState.maxCount).contains(count) else { message = "latency sends 1 to \(LatencyState.maxCount) copies"; return }
+        if let (name, group) = groupForLatency() {
+            // A group runs again and again, one run after another.
+            let runs = RequestGroup.batch(Array(repeating: GroupMember.group(group), count: count), policy: .any, maxConcurrency: 1, name: "latency \(name)")
+            let handle = agent.start(runs)
+            latencyRun = handle
+            latency = LatencyState(name: name, total: count, groupID: handle.id, runsGroup: true)
+            message = "running \(name) \(count) times, one run after another"
+            return
+        }
         guard loadRequestUnderCursor(for: "latency mode") else { return }
         do {
             var request = try requestToSend()
@@ -48,6 +58,18 @@ extension AppModel {
         } catch {
             message = "not sent: \(error.message)"
         }
+    }
+
+    /// The group latency mode runs: the one in the group editor (as edited), else the group
+    /// under the list's cursor.
+    private func groupForLatency() -> (String, RequestGroup)? {
+        if compose.focus == .editor, let editor = compose.groupEditor, let workspace, let group = try? workspace.runnableGroup(editor) {
+            return (editor.name, group)
+        }
+        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
+            return (name, group)
+        }
+        return nil
     }
 
     /// Keys while a comparison or latency mode is open; true when the key was theirs.

@@ -190,7 +190,7 @@ public final class AppModel {
                 live.upsert(info) { $0.addStreamed(event, dropped: dropped) }
                 streamedIDs.insert(info.id)
             case .message(let message):
-                if let groupID = message.groupID, groupID == latency?.groupID { latency?.add(message) }
+                latency?.take(message)
                 if message.requestID == compose.stepping?.sentID { takeStepAnswer(message) }
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
@@ -203,6 +203,7 @@ public final class AppModel {
                 live.upsert(info) { $0.state = state }
             case .group(let groupEvent):
                 groups.apply(groupEvent, at: now)
+                latency?.take(groupEvent)
                 if case .finished(let info, let verdict, _, _) = groupEvent, info.parentID == nil {
                     message = "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)"
                 }

@@ -88,7 +88,7 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("o")], command: .externalEdit, context: .compose, help: "edit the field in $VISUAL / $EDITOR"),
         KeyBinding(keys: [.character("P")], command: .prettyPrint, context: .compose, help: "pretty-print the JSON body"),
         KeyBinding(keys: [.character("y")], command: .copy, context: .compose, help: "copy the request as curl (:copy url|body|har|curl [raw])"),
-        KeyBinding(keys: [.character("L")], command: .latency, context: .compose, help: "latency mode: send it 50 times in a row (:latency N)"),
+        KeyBinding(keys: [.character("L")], command: .latency, context: .compose, help: "latency mode: send it (or run the group) 50 times in a row (:latency N)"),
         KeyBinding(keys: [.character("S")], command: .stepChain, context: .compose, help: "step through the selected chain one request at a time"),
         KeyBinding(keys: [.character("d")], command: .deleteRow, context: .compose, help: "delete a param or header row (in the list: the request)"),
         KeyBinding(keys: [.character("v")], command: .toggleResponse, context: .compose, help: "response in place of the editor (narrow terminals)"),

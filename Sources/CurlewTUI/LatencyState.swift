@@ -1,26 +1,61 @@
 import CurlewAgent
 import CurlewSessions
 
-/// Latency mode: one request sent many times in a row, its percentiles per phase and a
-/// histogram of total times filling in as the answers arrive.
+/// Latency mode: one request sent many times in a row (or a group run many times), its
+/// percentiles per phase and a histogram of total times filling in as the answers arrive.
 public struct LatencyState: Sendable {
     public let name: String
     public let total: Int
     /// The batch that sends the copies; its members' messages are counted.
     public let groupID: UInt64
+    /// The copies are runs of a group: each run's time is counted, and its requests' phases.
+    public let runsGroup: Bool
     public private(set) var messages: [DebugMessage] = []
+    /// The groups of the runs and every group nested in them: their requests are counted.
+    private var runGroups: Set<UInt64>
+    /// Each finished run's time, in microseconds, with whether it succeeded.
+    public private(set) var runs: [(duration: Int64, succeeded: Bool)] = []
     private var figures: LogStats?
 
-    public init(name: String, total: Int, groupID: UInt64) {
+    public init(name: String, total: Int, groupID: UInt64, runsGroup: Bool = false) {
         self.name = name
         self.total = total
         self.groupID = groupID
+        self.runsGroup = runsGroup
+        runGroups = [groupID]
     }
 
-    mutating func add(_ message: DebugMessage) {
+    /// How many copies or runs have ended.
+    public var done: Int { runsGroup ? runs.count : messages.count }
+
+    /// Takes a debug message when it belongs to the run.
+    mutating func take(_ message: DebugMessage) {
+        guard let id = message.groupID, runGroups.contains(id) else { return }
         messages.append(message)
         figures = nil
     }
+
+    /// Follows the run's groups: nested ones as they are created, each run as it finishes.
+    mutating func take(_ event: GroupEvent) {
+        switch event {
+        case .created(let info, _):
+            if let parent = info.parentID, runGroups.contains(parent) { runGroups.insert(info.id) }
+        case .finished(let info, let verdict, let duration, _) where runsGroup && info.parentID == groupID:
+            runs.append((duration, verdict == .succeeded))
+            figures = nil
+        default:
+            break
+        }
+    }
+
+    /// Percentiles of whole runs, in microseconds.
+    public var runPercentiles: (p50: Int64?, p90: Int64?, p99: Int64?) {
+        let sorted = runs.map(\.duration).sorted()
+        return (sorted.percentile(0.5), sorted.percentile(0.9), sorted.percentile(0.99))
+    }
+
+    /// Counts of run times per histogram bucket, as `LogStats.histogram` counts request times.
+    public var runHistogram: [Int] { LogStats.histogram(of: runs.map(\.duration)) }
 
     /// The figures so far, computed once per batch of answers.
     mutating func stats() -> LogStats {

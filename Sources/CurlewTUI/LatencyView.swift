@@ -5,15 +5,24 @@ import CurlewSessions
 enum LatencyView {
     static func draw(_ state: inout LatencyState, in area: Rect, into frame: inout FrameBuffer) {
         let stats = state.stats()
-        let done = state.messages.count
-        let errors = stats.total.errors
-        frame.put("Latency  \(state.name) · \(done)/\(state.total) answered · \(errors) error\(errors == 1 ? "" : "s") · x stops · Esc closes",
+        let done = state.done
+        let errors = state.runsGroup ? state.runs.filter { !$0.succeeded }.count : stats.total.errors
+        let what = state.runsGroup ? "runs · \(state.messages.count) requests" : "answered"
+        let failed = state.runsGroup ? "failed" : "error\(errors == 1 ? "" : "s")"
+        frame.put("Latency  \(state.name) · \(done)/\(state.total) \(what) · \(errors) \(failed) · x stops · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
         frame.put(Chrome.progressBar(Double(done) / Double(max(1, state.total)), width: max(10, area.width - 4)), row: area.row + 1, column: area.column + 1, style: .accent)
         var row = area.row + 3
         frame.put(TextWidth.fit("phase", to: 12) + TextWidth.fitRight("p50", to: 12) + TextWidth.fitRight("p90", to: 12) + TextWidth.fitRight("p99", to: 12),
                   row: row, column: area.column + 2, style: .dim)
         row += 1
+        if state.runsGroup {
+            // A whole run first: the time the group took, start to verdict.
+            let run = state.runPercentiles
+            let cells = [run.p50, run.p90, run.p99].map { TextWidth.fitRight($0.map(TimingBreakdown.format) ?? "-", to: 12) }.joined()
+            frame.put(TextWidth.fit("run", to: 12) + cells, row: row, column: area.column + 2, style: .bold)
+            row += 1
+        }
         for phase in stats.total.phases where phase.p50 != nil && row < area.row + area.height {
             let cells = [phase.p50, phase.p90, phase.p99].map { TextWidth.fitRight($0.map(TimingBreakdown.format) ?? "-", to: 12) }.joined()
             frame.put(TextWidth.fit(phase.name, to: 12) + cells, row: row, column: area.column + 2, style: phase.name == "total" ? .bold : .plain)
@@ -21,12 +30,13 @@ enum LatencyView {
         }
         row += 1
         guard row < area.row + area.height else { return }
-        frame.put("total time", row: row, column: area.column + 2, style: .dim)
+        frame.put(state.runsGroup ? "run time" : "total time", row: row, column: area.column + 2, style: .dim)
         row += 1
-        let widest = max(1, stats.histogram.max() ?? 1)
+        let histogram = state.runsGroup ? state.runHistogram : stats.histogram
+        let widest = max(1, histogram.max() ?? 1)
         let barWidth = max(5, area.width - 30)
         let bounds = LogStats.bucketBounds
-        for (index, count) in stats.histogram.enumerated() where row < area.row + area.height {
+        for (index, count) in histogram.enumerated() where row < area.row + area.height {
             let label = index < bounds.count ? "< \(format(bounds[index])) ms" : "≥ \(format(bounds[bounds.count - 1])) ms"
             let bar = String(repeating: "█", count: count == 0 ? 0 : max(1, count * barWidth / widest))
             frame.put(TextWidth.fitRight(label, to: 11) + " " + TextWidth.fitRight("\(count)", to: 6) + " " + bar, row: row, column: area.column + 2,

@@ -183,3 +183,31 @@ struct GroupEditorFieldTests {
         #expect(group.definition.members[0].reference == .request("c"), "after the last choice comes the first")
     }
 }
+
+extension WorkbenchTests {
+    @Test("latency mode on a group runs it N times one after another: run percentiles, its requests' phases, a histogram of run times")
+    func groupLatency() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.down)
+        model.handle(.character(":"))
+        type("latency 6", into: model)
+        model.handle(.enter)
+        #expect(model.latency?.runsGroup == true && model.latency?.total == 6, "\(model.message)")
+        try await pump(bench) { (model.latency?.done ?? 0) == 6 && (model.latency?.messages.count ?? 0) == 6 }
+        let screen = render(model)
+        for text in ["Latency  both · 6/6 runs · 6 requests · 0 failed", "run ", "total", "run time"] {
+            #expect(screen.contains(text), "\(text): \(screen)")
+        }
+        #expect(model.latency?.runHistogram.reduce(0, +) == 6)
+        #expect(model.latency?.runPercentiles.p99 != nil)
+        model.handle(.escape)
+        // From the group editor, the group runs as edited: two members a run.
+        model.handle(.enter)
+        model.handle(.character("G"))
+        model.handle(.character("a"))
+        model.handle(.character("L"))
+        try await pump(bench) { (model.latency?.done ?? 0) == LatencyState.defaultCount }
+        #expect(model.latency?.messages.count == 2 * LatencyState.defaultCount)
+    }
+}

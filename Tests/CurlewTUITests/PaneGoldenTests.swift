@@ -65,7 +65,7 @@ struct PaneGoldenTests {
                 model.handle(.character("="))
             case "latency":
                 var latency = LatencyState(name: "users", total: 10, groupID: 99)
-                for message in TUIFixtures.messages { latency.add(message) }
+                for var message in TUIFixtures.messages { message.groupID = 99; latency.take(message) }
                 model.latency = latency
             default:
                 model.handle(.character("?"))
