@@ -77,6 +77,7 @@ extension AppModel {
             message = "a new request: Enter edits a field, s sends, w saves"
         case .switchEnvironment: switchEnvironment()
         case .newGroup: newGroup()
+        case .history: openHistory()
         case .moveUp, .moveDown: message = "< and > move a member in the group editor"
         case .variables:
             compose.showsVariables.toggle()

@@ -6,7 +6,7 @@ extension AppModel {
     /// Marks the selected exchange (Live, Logs or an open detail) for comparison; the two
     /// newest marks are kept. Marking it again unmarks it.
     func markForComparison() {
-        guard pane != .compose, let exchange = exchangeToCopy() else {
+        guard pane != .compose || detail?.pane == .compose, let exchange = exchangeToCopy() else {
             message = "select a request in Live or a log entry to mark it"
             return
         }

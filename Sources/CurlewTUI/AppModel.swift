@@ -109,8 +109,10 @@ public final class AppModel {
     public var mouseEnabled = true
     /// The open command palette (Ctrl-P).
     public var palette: Palette?
-    /// The last answer each workspace request got in earlier sessions, by name.
-    var recentAnswers: [String: DebugMessage] = [:]
+    /// Each workspace request's exchanges in earlier sessions, newest first, by name.
+    var recentAnswers: [String: [DebugMessage]] = [:]
+    /// The open history of a request (`H`).
+    public var history: HistoryState?
     /// Exchanges marked for comparison (`m`), oldest first, at most two.
     public var marked: [DebugMessage] = []
     /// The open comparison of two exchanges.
@@ -217,7 +219,7 @@ public final class AppModel {
         guard let id = compose.stepping?.lastSentID ?? compose.sentIDs[compose.responseItem], let row = live.row(id: id) else {
             // Not sent in this session: the answer it got last time, if a log has one.
             let draft = compose.stepping == nil ? compose.currentDraft(at: compose.responseItem) : nil
-            if let earlier = draft.flatMap({ recentAnswers[$0.entryName ?? $0.name] }) {
+            if let earlier = draft.flatMap({ recentAnswers[$0.entryName ?? $0.name]?.first }) {
                 if compose.response?.message.startedAt != earlier.startedAt || compose.response?.message.requestID != earlier.requestID {
                     compose.response = DetailState(message: earlier)
                 }
@@ -254,6 +256,7 @@ public final class AppModel {
         if prompt != nil { handlePrompt(key); return }
         if palette != nil { handlePalette(key); return }
         if comparison != nil || latency != nil, handleOverlay(key) { return }
+        if history != nil, detail?.pane != pane, handleHistory(key) { return }
         if compose.editing != nil, pane == .compose { handleEditing(key); return }
         if compose.groupEditor?.editing != nil, pane == .compose { handleGroupEditing(key); return }
         if showHelp {

@@ -210,6 +210,9 @@ extension AppModel {
             var state = current.state
             DetailView.draw(&state, in: area, into: &frame)
             detail = (current.pane, state)
+        } else if pane == .compose, var state = history {
+            HistoryView.draw(&state, in: area, into: &frame, timeFormatter: fileTimeFormatter)
+            history = state
         } else {
             switch pane {
             case .compose: ComposeView.draw(self, in: area, into: &frame)

@@ -10,7 +10,7 @@ public enum Command: String, Sendable, CaseIterable {
     case save, newRequest, switchEnvironment
     case externalEdit, prettyPrint, copy
     case mark, compare, latency, palette, stepChain
-    case newGroup, moveUp, moveDown, variables
+    case newGroup, moveUp, moveDown, variables, history
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -92,6 +92,7 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("S")], command: .stepChain, context: .compose, help: "step through the selected chain one request at a time"),
         KeyBinding(keys: [.character("d")], command: .deleteRow, context: .compose, help: "delete a param or header row (in the list: the request)"),
         KeyBinding(keys: [.character("v")], command: .toggleResponse, context: .compose, help: "response in place of the editor (narrow terminals)"),
+        KeyBinding(keys: [.character("H")], command: .history, context: .compose, help: "history of the request: its exchanges now and in earlier sessions"),
         KeyBinding(keys: [.character("V")], command: .variables, context: .compose, help: "variables of the request: resolved values, secrets masked, undefined ones marked"),
         KeyBinding(keys: [.character("[")], command: .previousTab, context: .compose, help: "response: previous tab"),
         KeyBinding(keys: [.character("]")], command: .nextTab, context: .compose, help: "response: next tab"),

@@ -170,3 +170,41 @@ extension WorkbenchTests {
         #expect(draft.bodyMode == .multipart && draft.body == "who=ana\nnote=@note.txt;type=text/plain")
     }
 }
+
+extension WorkbenchTests {
+    @Test("H shows a request's history, this session's and earlier sessions' exchanges newest first; Enter opens one; m and = compare two")
+    func requestHistory() async throws {
+        let first = try await bench()
+        let agent = Agent(config: first.model.workspace!.session.config)
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: first.directory + "/Sessions/earlier.jsonl"))
+        agent.addObserver(logger)
+        for _ in 0..<2 { _ = try await agent.send(try first.model.workspace!.request(for: first.model.compose.draft, captured: [])) }
+        await agent.waitForObservers()
+        try logger.close()
+
+        let bench = try open(first.directory)
+        let model = bench.model
+        model.handle(.character("s"))
+        try await pump(bench) { model.live.rows.first?.message != nil }
+        model.handle(.character("H"))
+        let history = try #require(model.history)
+        #expect(history.entries.count == 3 && history.fromThisSession == 1)
+        #expect(history.entries.map(\.startedAt) == history.entries.map(\.startedAt).sorted(by: >), "newest first")
+        var screen = render(model)
+        #expect(screen.contains("History  alone · 3 exchanges") && screen.contains("● ") && screen.contains("200"), "\(screen)")
+        model.handle(.down)
+        model.handle(.enter)
+        #expect(model.detail?.pane == .compose && model.detail?.state.message.startedAt == history.entries[1].startedAt)
+        model.handle(.escape)
+        #expect(model.detail == nil && model.history != nil, "Esc goes back to the history")
+        model.handle(.character("m"))
+        model.handle(.down)
+        model.handle(.character("="))
+        #expect(model.comparison != nil, "\(model.message)")
+        screen = render(model)
+        #expect(screen.contains("Compare"), "\(screen)")
+        model.handle(.escape)
+        model.handle(.escape)
+        #expect(model.history == nil)
+    }
+}
