@@ -117,10 +117,15 @@ enum Chrome {
         if let path = model.environment.sessionLogPath { parts.append("log " + path) }
         if !model.mouseEnabled { parts.append("mouse off") }
         if model.live.pausedAt != nil { parts.append("paused +\(model.live.hiddenWhilePaused)") }
-        let hint = "? help  q quit "
-        let room = frame.columns - TextWidth.of(hint) - 1
+        // The next keys come first: they get the room, the session's facts what is left.
+        var hints = model.statusHints
+        let closing = "? help · q quit "
+        func hintText() -> String { (hints + [closing]).joined(separator: " · ") }
+        while hints.count > 1, TextWidth.of(hintText()) > frame.columns * 2 / 3 { hints.removeLast() }
+        let hint = hintText()
+        let room = max(0, frame.columns - TextWidth.of(hint) - 1)
         frame.putLine(TextWidth.fit(" " + parts.joined(separator: " │ "), to: room) + " ", row: row, column: 0, width: frame.columns, style: .bar)
-        frame.put(hint, row: row, column: frame.columns - TextWidth.of(hint), style: .bar)
+        frame.put(hint, row: row, column: max(0, frame.columns - TextWidth.of(hint)), style: .bar, width: frame.columns)
     }
 
     static func drawHelp(_ model: AppModel, into frame: inout FrameBuffer) {
