@@ -178,13 +178,34 @@ keys Escape 2 g m j m =
 expect "two marked exchanges compare side by side" "Compare"
 expect "the comparison shows what differs" "timing wait"
 keys Escape 1
+# A group defined in the interface: N, a name, w saves it into the file, s runs it.
+keys g N Enter C-u
+tmux -L "$socket" send-keys -t e2e -l "e2e batch"; sleep 0.3
+keys Enter w
+expect "N defines a group and w saves it" "saved e2e batch"
+keys s
+expect "s runs the group as edited" "batch e2e batch succeeded"
+keys Escape g H
+expect "H shows the request's history" "History  hello"
+keys Escape
+# A curl command pasted (bracketed) into Compose becomes a request, sent with s.
+tmux -L "$socket" set-buffer -b e2e "curl -H 'X-From: e2e-paste' $base/headers"
+tmux -L "$socket" paste-buffer -p -b e2e -t e2e; sleep 0.3
+expect "a pasted curl command becomes a request" "the curl command is now"
+keys s
+expect "the pasted request is sent with its header" "e2e-paste"
+keys Escape g V
+expect "V shows where the request goes" "sends GET $base/get"
 keys E
 expect "E switches the environment" "env nowhere"
-keys q
+expect "the resolved URL follows the environment" "sends GET http://127.0.0.1:9/get"
+keys V q
+expect "quitting with the pasted request unsaved asks first" "Quit without saving them?"
+keys y
 expect "the workbench exits cleanly" "CURLEW-EXITED-0"
 if grep -q "^  made in e2e:" "$workbench/curlew.yaml" && grep -q "^# kept across saves" "$workbench/curlew.yaml" \
-    && grep -qF 'made: "by the editor"' "$workbench/curlew.yaml"; then
-    passed=$((passed + 1)); echo "ok: the file has the new request and its comment"
+    && grep -qF 'made: "by the editor"' "$workbench/curlew.yaml" && grep -q "^  e2e batch:" "$workbench/curlew.yaml"; then
+    passed=$((passed + 1)); echo "ok: the file has the new request, the new group and its comment"
 else
     failed=$((failed + 1)); echo "FAILED: the workspace file lacks the saved request"; sed 's/^/    | /' "$workbench/curlew.yaml"
 fi

@@ -26,12 +26,9 @@ extension AppModel {
         case .logs:
             return logs.selectedMessage
         case .compose:
-            guard let agent = environment.agent, loadRequestUnderCursor(for: "copying") else { return nil }
+            guard environment.agent != nil, loadRequestUnderCursor(for: "copying") else { return nil }
             do {
-                let request = try requestToSend()
-                let composed = try agent.config.composed(request)
-                return DebugMessage(requestID: 0, name: compose.draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
-                                    response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "compose")
+                return try composedDraft()
             } catch {
                 message = "cannot copy: \(error.message)"
                 return nil
@@ -39,6 +36,15 @@ extension AppModel {
         case .groups:
             return nil
         }
+    }
+
+    /// The editor's request as the agent would put it on the wire now (variables, environment,
+    /// base URL and config applied), as a debug message not sent yet.
+    func composedDraft() throws(RequestError) -> DebugMessage? {
+        guard let agent = environment.agent else { return nil }
+        let composed = try agent.config.composed(try requestToSend())
+        return DebugMessage(requestID: 0, name: compose.draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
+                            response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "compose")
     }
 
     /// Copies the selected exchange as curl, its URL, its body (the response's when it has

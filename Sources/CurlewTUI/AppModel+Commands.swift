@@ -80,6 +80,7 @@ extension AppModel {
         case .history: openHistory()
         case .moveUp, .moveDown: message = "< and > move a member in the group editor"
         case .variables:
+            guard compose.showsVariables || loadRequestUnderCursor(for: "the variables panel") else { return }
             compose.showsVariables.toggle()
             compose.showsResponse = compose.showsVariables
             message = compose.showsVariables ? "the variables of \(compose.draft.name) as they resolve now; V goes back" : "Ready."

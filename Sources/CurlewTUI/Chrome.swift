@@ -119,8 +119,9 @@ enum Chrome {
         if model.live.pausedAt != nil { parts.append("paused +\(model.live.hiddenWhilePaused)") }
         // The next keys come first: they get the room, the session's facts what is left.
         var hints = model.statusHints
-        let closing = "? help · q quit "
-        func hintText() -> String { (hints + [closing]).joined(separator: " · ") }
+        // While a prompt waits for its answer, ? and q are not what the next key does.
+        let closing = model.prompt == nil ? ["? help · q quit"] : []
+        func hintText() -> String { (hints + closing).joined(separator: " · ") + " " }
         while hints.count > 1, TextWidth.of(hintText()) > frame.columns * 2 / 3 { hints.removeLast() }
         let hint = hintText()
         let room = max(0, frame.columns - TextWidth.of(hint) - 1)

@@ -60,21 +60,37 @@ extension AppModel {
     }
 }
 
-/// The variables panel (`V`): in the response's place, the resolved value of every variable
-/// the edited request uses.
+extension AppModel {
+    /// The method and URL the editor's request goes to now, secrets hidden; or why it cannot go.
+    func resolvedTarget() -> (text: String, style: Style) {
+        do {
+            guard let composed = try composedDraft() else { return ("nowhere: no agent", .dim) }
+            let shown = (workspace?.session.redactionPolicy ?? RedactionPolicy()).redact(composed).original
+            return ("\(shown?.method ?? "?") \(shown?.url ?? "")", .accent)
+        } catch {
+            return ("nothing yet: \(error.message)", .bad)
+        }
+    }
+}
+
+/// The variables panel (`V`): in the response's place, where the request goes and the resolved
+/// value of every variable it uses.
 enum VariablesView {
     static func draw(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         let draft = model.compose.draft
         let environment = model.workspace?.session.environment.map { " · env \($0)" } ?? ""
         frame.put("Variables of \(draft.name)\(environment)", row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
+        // Where it goes now, in the chosen environment, secrets hidden.
+        let (target, style) = model.resolvedTarget()
+        frame.putLine("sends " + target, row: area.row + 1, column: area.column + 1, width: area.width - 2, style: style)
         let rows = model.variableRows(for: draft)
         guard !rows.isEmpty else {
-            frame.put("This request uses no {{variables}}. V shows the response again.", row: area.row + 2, column: area.column + 1, style: .dim, width: area.width - 2)
+            frame.put("This request uses no {{variables}}. V shows the response again.", row: area.row + 3, column: area.column + 1, style: .dim, width: area.width - 2)
             return
         }
         let nameWidth = min(24, (rows.map { TextWidth.of($0.name) }.max() ?? 4) + 2)
-        for (index, variable) in rows.prefix(area.height - 2).enumerated() {
-            let row = area.row + 2 + index
+        for (index, variable) in rows.prefix(area.height - 3).enumerated() {
+            let row = area.row + 3 + index
             frame.put(variable.name, row: row, column: area.column + 1, style: variable.isUnknown ? .bad : .bold, width: nameWidth)
             let (text, style): (String, Style) = switch variable.origin {
             case .defined: (variable.value ?? "", .plain)
@@ -84,8 +100,8 @@ enum VariablesView {
             }
             frame.putLine(text, row: row, column: area.column + 1 + nameWidth, width: area.width - 2 - nameWidth, style: style)
         }
-        if rows.count > area.height - 2 {
-            frame.put("… \(rows.count - (area.height - 2)) more", row: area.row + area.height - 1, column: area.column + 1, style: .dim)
+        if rows.count > area.height - 3 {
+            frame.put("… \(rows.count - (area.height - 3)) more", row: area.row + area.height - 1, column: area.column + 1, style: .dim)
         }
     }
 }
