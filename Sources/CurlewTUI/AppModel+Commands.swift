@@ -559,7 +559,7 @@ extension AppModel {
 
     func run(_ group: RequestGroup, named name: String) {
         guard let agent = environment.agent else { return }
-        var group = group
+        var group = workspace?.inEnvironment(group) ?? group
         if group.name == nil { group.name = name }
         compose.lastGroup = agent.start(group)
         message = "running \(group.kind.rawValue) \(name); 3 shows it live"

@@ -37,7 +37,8 @@ extension AppModel {
         guard let agent = environment.agent else { message = "no agent: open curlew on a workspace or the demo"; return }
         guard pane == .compose else { message = "latency mode sends the request being edited in Compose (1)"; return }
         guard (1...LatencyState.maxCount).contains(count) else { message = "latency sends 1 to \(LatencyState.maxCount) copies"; return }
-        if let (name, group) = groupForLatency() {
+        if let (name, chosen) = groupForLatency() {
+            let group = workspace?.inEnvironment(chosen) ?? chosen
             // A group runs again and again, one run after another.
             let runs = RequestGroup.batch(Array(repeating: GroupMember.group(group), count: count), policy: .any, maxConcurrency: 1, name: "latency \(name)")
             let handle = agent.start(runs)
@@ -200,7 +201,8 @@ extension AppModel {
             selected = nil
         }
         guard pane == .compose, let selected,
-              let stepper = ChainStepper(name: selected.name, group: selected.group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem) else {
+              let stepper = ChainStepper(name: selected.name, group: workspace?.inEnvironment(selected.group) ?? selected.group,
+                                         draftBefore: compose.draft, loadedItemBefore: compose.loadedItem) else {
             message = "select a chain in the list, then S steps through it"
             return
         }

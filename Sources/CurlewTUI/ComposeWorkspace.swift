@@ -14,6 +14,8 @@ public struct ComposeWorkspace: Sendable {
     let overrides: [(name: String, value: String)]
     /// The file's modification time when it was last read or written here.
     private(set) var readAt: Date?
+    /// The environment the agent's config was built for, when the interface started.
+    let startEnvironment: String?
 
     public init(path: String, environment: String? = nil, overrides: [(name: String, value: String)] = [], isReadOnly: Bool = false) throws(WorkspaceError) {
         self.path = path
@@ -21,6 +23,32 @@ public struct ComposeWorkspace: Sendable {
         self.isReadOnly = isReadOnly
         readAt = Self.modificationDate(of: path)
         session = try WorkspaceSession(try Workspace.load(path: path), environment: environment, overrides: overrides)
+        startEnvironment = session.environment
+    }
+
+    /// `request` with the chosen environment's config wherever the agent's would apply. The
+    /// agent was made with the config of the environment the interface started in; after a
+    /// switch (`E`) the base URL, default headers and parameters, TLS settings, timeout and
+    /// redirects come from the chosen one. In the start environment the request is unchanged.
+    public func inEnvironment(_ request: Request) -> Request {
+        guard session.environment != startEnvironment else { return request }
+        let config = session.config
+        var request = request
+        if request.baseURL == nil, request.customURL == nil, !config.baseURL.isEmpty { request.baseURL = config.baseURL }
+        request.headers = request.headers.merged(over: config.defaultHeaders)
+        if request.usesDefaultParams { request.params = request.params.merged(over: config.defaultParams) }
+        let tls = config.tls.applying(request.tls ?? TLSOverrides())
+        request.tls = TLSOverrides(allowInvalidCertificates: tls.allowInvalidCertificates, validatesDomainName: tls.validatesDomainName,
+                                   certificateAuthorityFile: tls.certificateAuthorityFile, pinning: tls.pinning,
+                                   clientCertificate: tls.clientCertificate, clientKey: tls.clientKey)
+        if request.timeout == nil { request.timeout = config.requestTimeout }
+        if request.followRedirects == nil { request.followRedirects = config.followRedirects }
+        return request
+    }
+
+    /// A group with each of its requests in the chosen environment, as `inEnvironment(_:)`.
+    public func inEnvironment(_ group: RequestGroup) -> RequestGroup {
+        session.environment == startEnvironment ? group : group.mappingRequests(inEnvironment)
     }
 
     /// Compose's list, each request as written (templates kept, so it saves back unchanged)
@@ -126,7 +154,7 @@ public struct ComposeWorkspace: Sendable {
         }
         // A relative URL goes to the base URL of the environment chosen now.
         if edited.customURL == nil, edited.baseURL == nil { edited.baseURL = session.config.baseURL.isEmpty ? nil : session.config.baseURL }
-        guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return edited }
+        guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return inEnvironment(edited) }
         let request: Request
         do {
             // Values chains capture are left as `{{name}}` and filled from what was captured.
@@ -138,7 +166,7 @@ public struct ComposeWorkspace: Sendable {
         } catch {
             throw RequestError(.unresolvedVariable, "\(error)")
         }
-        return draft.applying(edited, onto: request)
+        return inEnvironment(draft.applying(edited, onto: request))
     }
 
     /// Notes the file's current state as seen, so a change made elsewhere is reported once.

@@ -208,3 +208,49 @@ extension WorkbenchTests {
         #expect(model.history == nil)
     }
 }
+
+extension WorkbenchTests {
+    @Test("after E, requests and groups take the chosen environment's config: base URL and default headers")
+    func environmentConfig() async throws {
+        let server = try await TestServer.shared()
+        let bench = try await bench(workspace: { base in
+            """
+            config: {baseURL: "{{base}}", headers: {X-Env: "{{label}}"}}
+            environments:
+              one: {base: \(base), label: first-env}
+              two: {base: \(base), label: second-env}
+              off: {base: "http://127.0.0.1:9", label: off-env}
+            requests:
+              echo: {url: /headers}
+            groups:
+              g: {batch: [echo]}
+            """
+        })
+        let model = bench.model
+        _ = server
+        func body(of id: UInt64) -> String {
+            String(decoding: model.live.row(id: id)?.message?.response?.body.data ?? Data(), as: UTF8.self)
+        }
+        model.handle(.character("E"))
+        #expect(model.workspace?.session.environment == "two")
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.character("s"))
+        let sent = try #require(model.compose.lastSent)
+        try await pump(bench) { model.live.row(id: sent.id)?.message != nil }
+        #expect(body(of: sent.id).contains("second-env"), "\(body(of: sent.id))")
+        // The group, too.
+        model.handle(.escape)
+        model.handle(.up)
+        model.handle(.character("s"))
+        try await pump(bench) { model.groups.groups.contains { $0.info.name == "g" && $0.verdict != nil } }
+        let member = try #require(model.live.rows.last { $0.info.groupID != nil })
+        #expect(body(of: member.info.id).contains("second-env"), "\(body(of: member.info.id))")
+        // An environment whose base URL is down: the group goes there, not to the start one.
+        model.handle(.character("E"))
+        #expect(model.workspace?.session.environment == "off")
+        model.handle(.character("s"))
+        try await pump(bench) { model.groups.groups.filter { $0.info.name == "g" && $0.verdict != nil }.count == 2 }
+        #expect(model.groups.groups.last { $0.info.name == "g" }?.verdict == .failed)
+    }
+}

@@ -164,4 +164,21 @@ public struct RequestGroup: Sendable {
         case .chain(let steps, _): steps.map(\.member)
         }
     }
+
+    /// The same group with every request in it, at any depth, passed through `transform`.
+    public func mappingRequests(_ transform: (Request) -> Request) -> RequestGroup {
+        func map(_ member: GroupMember) -> GroupMember {
+            switch member {
+            case .request(let request): .request(transform(request))
+            case .group(let group): .group(group.mappingRequests(transform))
+            }
+        }
+        let mapped: Plan = switch plan {
+        case .batch(let members, let policy, let maxConcurrency): .batch(members.map(map), policy: policy, maxConcurrency: maxConcurrency)
+        case .chain(let steps, let onFailure):
+            .chain(steps.map { ChainStep(map($0.member), captures: $0.captures, onFinish: $0.onFinish) }, onFailure: onFailure)
+        case .orderedWindow(let members, let maxInFlight): .orderedWindow(members.map(map), maxInFlight: maxInFlight)
+        }
+        return RequestGroup(name: name, plan: mapped)
+    }
 }
