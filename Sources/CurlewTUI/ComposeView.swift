@@ -69,7 +69,7 @@ enum ComposeView {
             if besideGroupEditor {
                 // Beside the group editor: the group as saved, member by member.
                 if let item = compose.groupEditor?.item, compose.items.indices.contains(item), case .group(let name, let group) = compose.items[item] {
-                    drawGroup(named: name + " (as saved)", group, in: besideArea, into: &frame)
+                    drawGroup(named: name + " (as saved)", group, in: besideArea, into: &frame, showsKeys: false)
                 } else {
                     frame.put("Not saved yet: w writes it into the workspace file.", row: area.row, column: besideArea.column + 1, style: .dim, width: besideArea.width - 2)
                 }
@@ -105,10 +105,10 @@ enum ComposeView {
     }
 
     /// A group selected in the list: how it runs and its members, in place of the editor.
-    private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer) {
+    private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer, showsKeys: Bool = true) {
         frame.put("\(group.kind.rawValue) \(name)", row: area.row, column: area.column, style: .title, width: area.width)
-        frame.put("Enter edits it · s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
-                  column: area.column + TextWidth.of("\(group.kind.rawValue) \(name)") + 2, style: .dim)
+        if showsKeys { frame.put("Enter edits it · s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
+                  column: area.column + TextWidth.of("\(group.kind.rawValue) \(name)") + 2, style: .dim) }
         frame.put(group.planDescription, row: area.row + 1, column: area.column, style: .dim, width: area.width)
         let labels = group.memberLabels
         let indexWidth = String(labels.count).count + 1
