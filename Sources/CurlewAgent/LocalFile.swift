@@ -2,7 +2,12 @@ import Foundation
 
 /// Checks on the local files a request names, made before anything is sent so a typo fails with
 /// the file's name instead of a half-sent request.
-enum LocalFile {
+public enum LocalFile {
+    /// `path` as written when absolute, with `~` expanded, or joined to `directory` when relative.
+    public static func path(_ path: String, relativeTo directory: String) -> String {
+        path.hasPrefix("/") || path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : (directory as NSString).appendingPathComponent(path)
+    }
+
     /// Throws `localFile` unless `path` is a regular file this process can read.
     static func checkReadable(_ path: String, purpose: String) throws(RequestError) {
         var info = stat()

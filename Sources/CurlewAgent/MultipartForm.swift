@@ -52,18 +52,30 @@ public struct MultipartForm: Sendable, Equatable {
         parts.append(Part(name: name, content: .file(path: path), filename: filename, mimeType: mimeType, headers: headers))
     }
 
-    /// This form with each relative file path (not starting with `/` or `~`) joined to
-    /// `directory`, and `~` expanded.
+    /// This form with each relative file path joined to `directory`, as `LocalFile.path`.
     public func resolvingFiles(against directory: String) -> MultipartForm {
         var resolved = self
         resolved.parts = parts.map { part in
             guard case .file(let path) = part.content else { return part }
             var copy = part
-            copy.content = .file(path: path.hasPrefix("/") || path.hasPrefix("~") ? (path as NSString).expandingTildeInPath
-                : (directory as NSString).appendingPathComponent(path))
+            copy.content = .file(path: LocalFile.path(path, relativeTo: directory))
             return copy
         }
         return resolved
+    }
+
+    /// This form with the text values `replacement` gives (by part name and value) in place
+    /// of theirs; nil keeps a value.
+    public func replacingValues(_ replacement: (String, String) -> String?) -> MultipartForm {
+        var replaced = self
+        replaced.parts = parts.map { part in
+            guard case .data(let data) = part.content, let value = String(validating: data, as: UTF8.self),
+                  let new = replacement(part.name, value) else { return part }
+            var copy = part
+            copy.content = .data(Data(new.utf8))
+            return copy
+        }
+        return replaced
     }
 }
 

@@ -6,7 +6,8 @@ import Foundation
 struct RequestComposer: Sendable {
     let config: NetworkConfig
 
-    func compose(_ request: Request) throws(RequestError) -> (transfer: TransferRequest, composed: ComposedRequest) {
+    /// `preview` composes without touching the disk: a download's partial file is left alone.
+    func compose(_ request: Request, preview: Bool = false) throws(RequestError) -> (transfer: TransferRequest, composed: ComposedRequest) {
         try request.method.validate()
         let params = request.usesDefaultParams ? request.params.merged(over: config.defaultParams) : request.params
         var headers = request.headers.merged(over: config.defaultHeaders)
@@ -67,7 +68,7 @@ struct RequestComposer: Sendable {
             } else if asked.resumable, headers["Range"] == nil, let point = target.resumePoint(for: url) {
                 target.resumeFrom = point
                 for header in point.headers { headers.set(header.name, header.value) }
-            } else if !asked.resumable || headers["Range"] != nil {
+            } else if !preview, !asked.resumable || headers["Range"] != nil {
                 target.discardPartial()
             }
             download = target

@@ -42,7 +42,8 @@ public enum MultipartText {
                 mimeType = String(option.dropFirst(5))
             } else if option.hasPrefix("filename=") {
                 filename = String(option.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            } else {
+            } else if escapes {
+                // The editor knows two options; curl's others (headers=, encoder=) are left to curl.
                 throw Failure(reason: "\(line.debugDescription): unknown option \(option.debugDescription) (type= or filename=)")
             }
         }
@@ -57,15 +58,22 @@ public enum MultipartText {
     public static func form<E: Error>(_ text: String, expand: (String) throws(E) -> String) throws -> MultipartForm {
         var form = MultipartForm()
         for line in text.split(whereSeparator: \.isNewline) where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            switch try part(String(line)) {
+            switch try editorPart(String(line)) {
             case .value(let name, let value): form.append(name: try expand(name), value: try expand(value))
             case .file(let name, let path, let filename, let mimeType):
                 form.append(name: try expand(name), fileAt: try expand(path), filename: try filename.map(expand), mimeType: mimeType)
-            case .fileContent:
-                throw Failure(reason: "\(line): <file is not sent from the editor; name=@file attaches the file")
+            case .fileContent: break
             }
         }
         return form
+    }
+
+    /// A line of a body the editor holds: a value or a file part; `<file` (which would copy a
+    /// file's text in) is refused.
+    public static func editorPart(_ line: String) throws(Failure) -> Part {
+        let read = try part(line)
+        if case .fileContent = read { throw Failure(reason: "\(line.debugDescription): <file is not sent from the editor; name=@file attaches the file") }
+        return read
     }
 
     /// The lines of a form, or nil when a part cannot be written as one (a value with a line

@@ -26,6 +26,11 @@ extension AppModel {
         case .logs:
             return logs.selectedMessage
         case .compose:
+            if let entry = history?.selectedMessage { return entry }
+            guard compose.focus != .editor || compose.groupEditor == nil else {
+                message = "copying works on a request; this is a group"
+                return nil
+            }
             guard environment.agent != nil, loadRequestUnderCursor(for: "copying") else { return nil }
             do {
                 return try composedDraft()
@@ -88,7 +93,9 @@ extension AppModel {
     func writeResponseBody(to path: String, replacing: Bool) {
         let file = (path.trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
         guard !file.isEmpty else { message = "write FILE: where to put the response body (write! FILE replaces a file)"; return }
-        let exchange = pane == .compose && (detail == nil || detail?.pane != pane) ? compose.response?.message : exchangeToCopy()
+        let answerBeside = pane == .compose && detail?.pane != pane && history == nil
+        if answerBeside, compose.focus == .editor, compose.groupEditor != nil { message = "a group has no response body of its own; open a member in Groups (3)"; return }
+        let exchange = answerBeside ? compose.response?.message : exchangeToCopy()
         guard let body = exchange?.response?.body else {
             message = "no response body to write here: send the request (s), or select an answered one in Live or Logs"
             return
@@ -99,7 +106,8 @@ extension AppModel {
             guard (status.st_mode & S_IFMT) == S_IFREG else { message = "\(file) is not a regular file; nothing written"; return }
         }
         do {
-            try OwnerOnlyFile.write(body.data, to: file)
+            // Without `!`, a file that appears meanwhile is not replaced either.
+            if replacing { try OwnerOnlyFile.write(body.data, to: file) } else { try OwnerOnlyFile.create(body.data, at: file) }
             let cut = body.isTruncated ? " (the first \(body.data.count) of \(body.size) bytes: the debug message keeps no more; a download keeps all)" : ""
             message = "wrote \(body.data.count) bytes to \(file)\(cut)"
         } catch {

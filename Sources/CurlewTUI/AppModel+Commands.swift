@@ -5,7 +5,7 @@ import Foundation
 
 extension AppModel {
     func perform(_ command: Command) {
-        if pane == .compose, detail == nil, compose.focus == .editor, compose.groupEditor != nil, performInGroupEditor(command) { return }
+        if pane == .compose, detail?.pane != .compose, compose.focus == .editor, compose.groupEditor != nil, performInGroupEditor(command) { return }
         switch command {
         case .nextPane: switchPane(to: Pane(rawValue: (pane.rawValue + 1) % Pane.allCases.count)!)
         case .previousPane: switchPane(to: Pane(rawValue: (pane.rawValue + Pane.allCases.count - 1) % Pane.allCases.count)!)
@@ -331,6 +331,8 @@ extension AppModel {
 
     /// Writes the edited request into the workspace file as its entry.
     func saveDraft() {
+        // `:save` with the group editor open saves the group, as `w` there does.
+        if compose.focus == .editor, compose.groupEditor != nil { saveGroup(); return }
         guard var workspace else {
             message = "no workspace to save to: start curlew in a directory with a curlew.yaml, or curlew tui --workspace FILE"
             return
@@ -536,6 +538,10 @@ extension AppModel {
             sendStep()
             return
         }
+        if compose.focus == .editor, compose.groupEditor != nil {
+            runGroupEditor()
+            return
+        }
         // s on a list item runs that group or sends that request, not the draft last edited.
         if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
             run(group, named: name)
@@ -559,7 +565,13 @@ extension AppModel {
 
     func run(_ group: RequestGroup, named name: String) {
         guard let agent = environment.agent else { return }
-        var group = workspace?.inEnvironment(group) ?? group
+        var group = group
+        do {
+            if let workspace { group = try workspace.inEnvironment(group) }
+        } catch {
+            message = "not run: \(error.message)"
+            return
+        }
         if group.name == nil { group.name = name }
         compose.lastGroup = agent.start(group)
         message = "running \(group.kind.rawValue) \(name); 3 shows it live"
@@ -624,6 +636,7 @@ extension AppModel {
             }
             switch hitTarget(row: event.row, column: event.column) {
             case .composeItem(let index):
+                guard leaveGroupEditor() else { return }
                 compose.focus = .list
                 compose.selectedItem = clamp(index, compose.items.count)
             case .editorField(let index):

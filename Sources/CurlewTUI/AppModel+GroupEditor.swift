@@ -11,10 +11,12 @@ extension AppModel {
             message = "\(name): s runs it, then 3 shows it running"
             return
         }
+        guard leaveGroupEditor() else { return }
         guard var editor = compose.groupEdits.removeValue(forKey: index) ?? workspace.groupEditor(named: name, item: index) else {
             message = "\(name) is not in \(workspace.path) any more; :reload reads it again"
             return
         }
+        editor.item = index
         editor.choices = workspace.memberChoices(excluding: editor.entryName)
         compose.groupEditor = editor
         compose.focus = .editor
@@ -33,24 +35,43 @@ extension AppModel {
     /// Starts a new group in the editor (a batch of the first request until changed).
     func newGroup() {
         guard let workspace else { message = "groups are defined in a workspace: curlew tui --workspace FILE"; return }
-        compose.closeGroupEditor()
+        guard leaveGroupEditor() else { return }
         compose.keepDraft()
         compose.groupEditor = workspace.newGroupEditor()
         compose.focus = .editor
         message = "a new group: ←/→ choose its kind and members, a adds a member, w saves it"
     }
 
-    private var groupKeysHint: String {
+    /// Closes the group editor (its edits kept for its list item) unless that would drop a new
+    /// group never saved: then the first try says so, and only a second one drops it.
+    @discardableResult
+    func leaveGroupEditor() -> Bool {
+        guard var editor = compose.groupEditor else { return true }
+        if editor.item == nil, editor.isUnsaved, !editor.confirmingDiscard {
+            editor.confirmingDiscard = true
+            compose.groupEditor = editor
+            message = "\(editor.name) is not saved: w saves it; the same key again drops it"
+            return false
+        }
+        compose.closeGroupEditor()
+        return true
+    }
+
+    /// The group editor's keys, named as the active key map binds them.
+    var groupKeysHint: String {
         func key(_ command: Command) -> String { keyMap.label(for: command, in: .compose) ?? "?" }
+        let step = compose.groupEditor?.definition.kind == .chain ? " · \(key(.stepChain)) steps" : ""
         return "\(key(.send)) runs it as edited · \(key(.save)) saves · \(key(.addRow)) adds a member · \(key(.deleteRow)) removes one · "
-            + "\(key(.moveUp))/\(key(.moveDown)) move it · ←/→ choose"
+            + "\(key(.moveUp))/\(key(.moveDown)) move it\(step) · ←/→ choose"
     }
 
     /// Carries out a command while the group editor has the focus; false for commands it
     /// leaves to the rest of the interface (panes, help, the palette, quitting).
     func performInGroupEditor(_ command: Command) -> Bool {
         guard var editor = compose.groupEditor else { return false }
-        if command != .back { editor.confirmingDiscard = false }
+        // Keys that leave the editor drop a new unsaved group only when pressed twice.
+        let leaves = command == .back || command == .newRequest || command == .newGroup || (command == .left && !editor.field.isChoice)
+        if !leaves { editor.confirmingDiscard = false }
         let count = editor.fields.count
         switch command {
         case .up: editor.fieldIndex = max(0, editor.fieldIndex - 1)
@@ -60,11 +81,11 @@ extension AppModel {
         case .top: editor.fieldIndex = 0
         case .bottom: editor.fieldIndex = count - 1
         case .left, .right:
-            if Self.isChoice(editor.field) {
+            if editor.field.isChoice {
                 editor.cycle(by: command == .left ? -1 : 1)
             } else if command == .left {
-                compose.closeGroupEditor()
-                compose.focus = .list
+                compose.groupEditor = editor
+                if leaveGroupEditor() { compose.focus = .list }
                 return true
             }
         case .open, .edit, .toggleRow:
@@ -93,18 +114,16 @@ extension AppModel {
             startStepping()
             return true
         case .back:
-            if editor.item == nil, editor.isUnsaved, !editor.confirmingDiscard {
-                editor.confirmingDiscard = true
-                compose.groupEditor = editor
-                message = "\(editor.name) is not saved: w saves it, Esc again drops it"
-                return true
-            }
-            compose.closeGroupEditor()
-            compose.focus = .list
+            compose.groupEditor = editor
+            if leaveGroupEditor() { compose.focus = .list }
             return true
         case .newRequest:
-            compose.closeGroupEditor()
-            return false
+            compose.groupEditor = editor
+            return !leaveGroupEditor()
+        case .newGroup:
+            compose.groupEditor = editor
+            newGroup()
+            return true
         case .duplicate:
             var copy = editor
             var taken = Set((workspace?.session.workspace.groups.map(\.name) ?? []) + (workspace?.session.workspace.requests.map(\.name) ?? []))
@@ -119,9 +138,9 @@ extension AppModel {
             compose.groupEditor = editor
             startLatency()
             return true
-        case .externalEdit, .prettyPrint, .copy:
+        case .externalEdit, .prettyPrint, .copy, .history, .variables, .toggleResponse:
             message = "that works on a request; this is the group \(editor.name)"
-        case .cancel, .toggleResponse, .scrollResponseUp, .scrollResponseDown, .nextTab, .previousTab:
+        case .cancel, .scrollResponseUp, .scrollResponseDown, .nextTab, .previousTab:
             return false
         default:
             return false
@@ -130,12 +149,6 @@ extension AppModel {
         return true
     }
 
-    private static func isChoice(_ field: GroupField) -> Bool {
-        switch field {
-        case .kind, .policy, .onFailure, .priorityFirst, .member: true
-        default: false
-        }
-    }
 
     private func addMember(_ editor: inout GroupEditor) {
         if !editor.addMember() { message = "the workspace has no request to add yet: n creates one" }
@@ -163,6 +176,17 @@ extension AppModel {
         compose.groupEditor = editor
     }
 
+    /// The group a key for groups acts on: the group editor's, as edited, while it has the
+    /// focus; else the group under the list's cursor; nil when neither is there.
+    func groupToRun() throws(WorkspaceError) -> (name: String, group: RequestGroup)? {
+        guard pane == .compose else { return nil }
+        if compose.focus == .editor, let editor = compose.groupEditor, let workspace { return (editor.name, try workspace.runnableGroup(editor)) }
+        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
+            return (name, group)
+        }
+        return nil
+    }
+
     /// Runs the group in the editor as it is edited (saved or not).
     func runGroupEditor() {
         guard let editor = compose.groupEditor, let workspace else { return }
@@ -176,12 +200,24 @@ extension AppModel {
         }
     }
 
-    /// Writes the group in the editor into the workspace file and lists it as saved.
+    /// Writes the group in the editor into the workspace file and lists it as saved: as the
+    /// file now reads, so what counts as unsaved is what the file has.
     func saveGroup() {
         guard var editor = compose.groupEditor, var workspace else { return }
         do {
             try workspace.save(editor)
-            self.workspace = workspace
+        } catch {
+            message = "not saved: \(error)"
+            return
+        }
+        self.workspace = workspace
+        if let written = workspace.session.workspace.group(named: editor.name) { editor.definition = GroupDefinition(written) }
+        editor.entryName = editor.name
+        editor.saved = editor.definition
+        editor.confirmingDiscard = false
+        editor.choices = workspace.memberChoices(excluding: editor.name)
+        message = "saved \(editor.name) to \(workspace.path)"
+        do {
             let built = try workspace.session.group(named: editor.name)
             if let item = editor.item, compose.items.indices.contains(item) {
                 compose.items[item] = .group(name: editor.name, built)
@@ -190,14 +226,12 @@ extension AppModel {
                 editor.item = compose.items.count - 1
                 compose.selectedItem = compose.items.count - 1
             }
-            editor.entryName = editor.name
-            editor.saved = editor.definition
-            editor.choices = workspace.memberChoices(excluding: editor.name)
-            compose.groupEditor = editor
-            refreshGroupItems()
-            message = "saved \(editor.name) to \(workspace.path)"
         } catch {
-            message = "not saved: \(error)"
+            // Saved, but not runnable here (a variable undefined in this environment): the list
+            // leaves it out, as it does when the file is read.
+            message += "; it cannot be run in this environment: \(error)"
         }
+        compose.groupEditor = editor
+        refreshGroupItems()
     }
 }

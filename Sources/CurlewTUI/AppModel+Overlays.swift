@@ -37,8 +37,11 @@ extension AppModel {
         guard let agent = environment.agent else { message = "no agent: open curlew on a workspace or the demo"; return }
         guard pane == .compose else { message = "latency mode sends the request being edited in Compose (1)"; return }
         guard (1...LatencyState.maxCount).contains(count) else { message = "latency sends 1 to \(LatencyState.maxCount) copies"; return }
-        if let (name, chosen) = groupForLatency() {
-            let group = workspace?.inEnvironment(chosen) ?? chosen
+        let chosen: (name: String, group: RequestGroup)?
+        do { chosen = try groupToRun() } catch { message = "not run: \(error)"; return }
+        if let (name, chosen) = chosen {
+            let group: RequestGroup
+            do { group = try workspace?.inEnvironment(chosen) ?? chosen } catch { message = "not run: \(error.message)"; return }
             // A group runs again and again, one run after another.
             let runs = RequestGroup.batch(Array(repeating: GroupMember.group(group), count: count), policy: .any, maxConcurrency: 1, name: "latency \(name)")
             let handle = agent.start(runs)
@@ -59,18 +62,6 @@ extension AppModel {
         } catch {
             message = "not sent: \(error.message)"
         }
-    }
-
-    /// The group latency mode runs: the one in the group editor (as edited), else the group
-    /// under the list's cursor.
-    private func groupForLatency() -> (String, RequestGroup)? {
-        if compose.focus == .editor, let editor = compose.groupEditor, let workspace, let group = try? workspace.runnableGroup(editor) {
-            return (editor.name, group)
-        }
-        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
-            return (name, group)
-        }
-        return nil
     }
 
     /// Keys while a comparison or latency mode is open; true when the key was theirs.
@@ -169,7 +160,7 @@ extension AppModel {
         case .command(let command): perform(command)
         case .commandLine(let text): prompt = .command(LineEditor(text + " "))
         case .item(let index):
-            guard compose.items.indices.contains(index) else { return }
+            guard compose.items.indices.contains(index), leaveGroupEditor() else { return }
             detail = nil
             pane = .compose
             compose.focus = .list
@@ -186,23 +177,10 @@ extension AppModel {
     /// Starts stepping through the chain selected in Compose's list.
     func startStepping() {
         guard environment.agent != nil else { message = "no agent: open curlew on a workspace or the demo"; return }
-        // The chain in the group editor steps as edited; else the chain under the list's cursor.
         let selected: (name: String, group: RequestGroup)?
-        if let editor = compose.groupEditor, let workspace {
-            do {
-                selected = (editor.name, try workspace.runnableGroup(editor))
-            } catch {
-                message = "not stepped: \(error)"
-                return
-            }
-        } else if pane == .compose, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
-            selected = (name, group)
-        } else {
-            selected = nil
-        }
+        do { selected = try groupToRun() } catch { message = "not stepped: \(error)"; return }
         guard pane == .compose, let selected,
-              let stepper = ChainStepper(name: selected.name, group: workspace?.inEnvironment(selected.group) ?? selected.group,
-                                         draftBefore: compose.draft, loadedItemBefore: compose.loadedItem) else {
+              let stepper = ChainStepper(name: selected.name, group: selected.group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem) else {
             message = "select a chain in the list, then S steps through it"
             return
         }
@@ -235,7 +213,9 @@ extension AppModel {
         guard stepper.outcome == nil else { message = "the run has ended (\(stepper.outcome ?? "")); Esc goes back"; return }
         guard stepper.sentID == nil else { message = "step \(stepper.index + 1) is on its way"; return }
         do {
+            // The chosen environment's config is applied as the step goes, not shown in the editor.
             var request = try stepper.request(editedAs: compose.draft)
+            if let workspace { request = try workspace.inEnvironment(request) }
             request.streamsResponse = true
             let handle = agent.start(request)
             stepper.sentID = handle.id

@@ -11,10 +11,9 @@ enum BodyCheck {
         for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated()
             where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             do {
-                switch try MultipartText.part(String(line)) {
+                switch try MultipartText.editorPart(String(line)) {
                 case .value: values += 1
-                case .file: files += 1
-                case .fileContent: return ("✗ line \(number + 1): <file is not sent from the editor; name=@file attaches it", .bad)
+                case .file, .fileContent: files += 1
                 }
             } catch {
                 return ("✗ line \(number + 1): \(error.reason)", .bad)

@@ -140,7 +140,8 @@ public struct ComposeState: Sendable {
         return all[min(fieldIndex, all.count - 1)]
     }
 
-    /// Loads the selected list item into the editor (requests) and returns a group to run (groups).
+    /// Loads the selected list item into the editor (requests), or returns the group under the
+    /// cursor for the group editor to open (groups).
     public mutating func loadSelected() -> (name: String, group: RequestGroup)? {
         guard items.indices.contains(selectedItem) else { return nil }
         switch items[selectedItem] {
@@ -207,6 +208,7 @@ public struct ComposeState: Sendable {
         saved = shifted(saved)
         sentIDs = shifted(sentIDs)
         groupEdits = shifted(groupEdits)
+        for key in groupEdits.keys { groupEdits[key]?.item = key }
         if loadedItem == index {
             loadedItem = nil
             draft = RequestDraft()
@@ -256,10 +258,7 @@ public struct ComposeState: Sendable {
     mutating func commit(_ text: String, to field: EditorField) -> String? {
         switch field {
         case .name: draft.name = text
-        case .folder:
-            // Folders nest with `/`; empty ones between slashes are dropped.
-            let folder = text.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "/")
-            draft.folder = folder.isEmpty ? nil : folder
+        case .folder: draft.folder = RequestDraft.folder(typed: text)
         case .method:
             let method = text.trimmingCharacters(in: .whitespaces).uppercased()
             do { try HTTPMethod(rawValue: method).validate() } catch { return error.message }

@@ -14,8 +14,10 @@ public struct ComposeWorkspace: Sendable {
     let overrides: [(name: String, value: String)]
     /// The file's modification time when it was last read or written here.
     private(set) var readAt: Date?
-    /// The environment the agent's config was built for, when the interface started.
+    /// The environment the agent's config was built for, when the interface started, and that
+    /// config.
     let startEnvironment: String?
+    private let startConfig: NetworkConfig
 
     public init(path: String, environment: String? = nil, overrides: [(name: String, value: String)] = [], isReadOnly: Bool = false) throws(WorkspaceError) {
         self.path = path
@@ -24,18 +26,29 @@ public struct ComposeWorkspace: Sendable {
         readAt = Self.modificationDate(of: path)
         session = try WorkspaceSession(try Workspace.load(path: path), environment: environment, overrides: overrides)
         startEnvironment = session.environment
+        startConfig = session.config
     }
 
     /// `request` with the chosen environment's config wherever the agent's would apply. The
-    /// agent was made with the config of the environment the interface started in; after a
-    /// switch (`E`) the base URL, default headers and parameters, TLS settings, timeout and
-    /// redirects come from the chosen one. In the start environment the request is unchanged.
-    public func inEnvironment(_ request: Request) -> Request {
-        guard session.environment != startEnvironment else { return request }
+    /// agent was made with the config of the environment the interface started in; after a switch (`E`) the base URL, default headers and parameters, user
+    /// agent, TLS settings, timeout and redirects come from the chosen one. What a request cannot
+    /// override (a default header or parameter, a base URL, a client certificate or CA file the
+    /// start environment has and the chosen one lacks; other signers, API version or CDN) is
+    /// refused with the way out, so nothing of one environment goes to another's server.
+    /// In the start environment the request is unchanged.
+    public func inEnvironment(_ request: Request) throws(RequestError) -> Request {
+        guard let startConfig = configAtStart() else { return request }
+        if let problem = environmentMismatch(startConfig) { throw RequestError(.unresolvedVariable, problem) }
+        return applyingConfig(to: request)
+    }
+
+    /// `request` with the chosen environment's config where a request can carry it.
+    private func applyingConfig(to request: Request) -> Request {
         let config = session.config
         var request = request
         if request.baseURL == nil, request.customURL == nil, !config.baseURL.isEmpty { request.baseURL = config.baseURL }
         request.headers = request.headers.merged(over: config.defaultHeaders)
+        if request.headers["User-Agent"] == nil, !config.userAgent.isEmpty { request.headers.set("User-Agent", config.userAgent) }
         if request.usesDefaultParams { request.params = request.params.merged(over: config.defaultParams) }
         let tls = config.tls.applying(request.tls ?? TLSOverrides())
         request.tls = TLSOverrides(allowInvalidCertificates: tls.allowInvalidCertificates, validatesDomainName: tls.validatesDomainName,
@@ -47,8 +60,38 @@ public struct ComposeWorkspace: Sendable {
     }
 
     /// A group with each of its requests in the chosen environment, as `inEnvironment(_:)`.
-    public func inEnvironment(_ group: RequestGroup) -> RequestGroup {
-        session.environment == startEnvironment ? group : group.mappingRequests(inEnvironment)
+    public func inEnvironment(_ group: RequestGroup) throws(RequestError) -> RequestGroup {
+        guard let startConfig = configAtStart() else { return group }
+        if let problem = environmentMismatch(startConfig) { throw RequestError(.unresolvedVariable, problem) }
+        return group.mappingRequests(applyingConfig)
+    }
+
+    /// The agent's config (the start environment's, as the interface started); nil while that
+    /// environment is the chosen one (nothing to apply).
+    private func configAtStart() -> NetworkConfig? {
+        session.environment == startEnvironment ? nil : startConfig
+    }
+
+    /// What of the start environment's config would still reach a request sent in the chosen
+    /// one, said with the way out; nil when nothing would.
+    private func environmentMismatch(_ start: NetworkConfig) -> String? {
+        let config = session.config
+        var kept: [String] = []
+        let headers = Set(config.defaultHeaders.map { $0.name.lowercased() })
+        kept += start.defaultHeaders.filter { !headers.contains($0.name.lowercased()) }.map { "the default header \($0.name)" }
+        let params = Set(config.defaultParams.entries.map(\.key))
+        kept += start.defaultParams.entries.filter { !params.contains($0.key) }.map { "the default parameter \($0.key)" }
+        if !start.baseURL.isEmpty, config.baseURL.isEmpty { kept.append("the base URL") }
+        if start.tls.clientCertificate != nil, config.tls.clientCertificate == nil { kept.append("the client certificate") }
+        if start.tls.clientKey != nil, config.tls.clientKey == nil { kept.append("the client key") }
+        if start.tls.certificateAuthorityFile != nil, config.tls.certificateAuthorityFile == nil { kept.append("the CA file") }
+        if start.apiVersion != config.apiVersion { kept.append("the API version") }
+        if start.cdnURL != config.cdnURL { kept.append("the CDN URL") }
+        // Signing keys cannot be compared: the agent's are the start environment's.
+        if !start.signers.isEmpty { kept.append("the signers") }
+        guard !kept.isEmpty else { return nil }
+        return "\(session.environment ?? "this environment") cannot be used over \(startEnvironment ?? "the one curlew started in"): "
+            + "\(kept.joined(separator: ", ")) of \(startEnvironment ?? "that one") would still apply; start again with --env \(session.environment ?? "NAME")"
     }
 
     /// Compose's list, each request as written (templates kept, so it saves back unchanged)
@@ -134,7 +177,13 @@ public struct ComposeWorkspace: Sendable {
         if case .basic(let user, let password) = draft.auth, user.contains("{{"), !password.isEmpty, !password.contains("{{") {
             throw WorkspaceError(.invalid, at: nil, "the basic-auth password is typed in clear beside a templated user; put it in \(Workspace.secretsFileName) and write {{name}}")
         }
-        let (request, query) = draft.writtenRequest()
+        let request: Request
+        let query: Parameters
+        do {
+            (request, query) = try draft.writtenRequest()
+        } catch {
+            throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
+        }
         let secretHeaders = RedactionPolicy.defaultHeaderNames.union(session.config.secretHeaderNames.map { $0.lowercased() })
         let summary = try WorkspaceWriter.save(request, query: query, folder: draft.folder, named: name, replacing: draft.entryName, in: path,
                                                secretHeaders: secretHeaders)
@@ -154,7 +203,7 @@ public struct ComposeWorkspace: Sendable {
         }
         // A relative URL goes to the base URL of the environment chosen now.
         if edited.customURL == nil, edited.baseURL == nil { edited.baseURL = session.config.baseURL.isEmpty ? nil : session.config.baseURL }
-        guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return inEnvironment(edited) }
+        guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return try inEnvironment(edited) }
         let request: Request
         do {
             // Values chains capture are left as `{{name}}` and filled from what was captured.
@@ -166,7 +215,7 @@ public struct ComposeWorkspace: Sendable {
         } catch {
             throw RequestError(.unresolvedVariable, "\(error)")
         }
-        return inEnvironment(draft.applying(edited, onto: request))
+        return try inEnvironment(draft.applying(edited, onto: request))
     }
 
     /// Notes the file's current state as seen, so a change made elsewhere is reported once.

@@ -6,6 +6,14 @@ import CurlewWorkspace
 public enum GroupField: Sendable, Equatable {
     case name, folder, kind, policy, required, maxConcurrency, maxInFlight, onFailure, priorityFirst, membersHeading
     case member(Int), captures(Int)
+
+    /// Chosen with ←/→ rather than typed.
+    var isChoice: Bool {
+        switch self {
+        case .kind, .policy, .onFailure, .priorityFirst, .member: true
+        default: false
+        }
+    }
 }
 
 /// A group being defined or edited in Compose: its name, its definition as a save would write it,
@@ -85,7 +93,9 @@ public struct GroupEditor: Sendable {
             case .any: 1
             case .required: 2
             }
-            definition.policy = [BatchPolicy.all, .any, .required([0])][next([0, 1, 2], current)]
+            // Required members need members to name.
+            let choices = definition.members.isEmpty ? [0, 1] : [0, 1, 2]
+            definition.policy = [BatchPolicy.all, .any, .required([0])][next(choices, min(current, choices.count - 1))]
         case .onFailure: definition.onFailure = definition.onFailure == .stop ? .continue : .stop
         case .priorityFirst: definition.priorityFirst.toggle()
         case .member(let index):
@@ -117,10 +127,9 @@ public struct GroupEditor: Sendable {
         case .name:
             guard !trimmed.isEmpty else { return "a group needs a name" }
             name = trimmed
-        case .folder:
-            let folder = trimmed.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "/")
-            definition.folder = folder.isEmpty ? nil : folder
+        case .folder: definition.folder = RequestDraft.folder(typed: trimmed)
         case .required:
+            guard !definition.members.isEmpty else { return "the group has no members to require: a adds one" }
             var indices = Set<Int>()
             for part in trimmed.split(whereSeparator: { $0 == "," || $0 == " " }) {
                 guard let position = Int(part), (1...definition.members.count).contains(position) else {
@@ -181,14 +190,7 @@ public struct GroupEditor: Sendable {
 
     /// Captures as the editor shows them: `token=$.token, session=header Set-Cookie, code=status`.
     static func capturesText(_ captures: [Capture]) -> String {
-        captures.map { capture in
-            let source = switch capture.source {
-            case .jsonPath(let path): path
-            case .header(let name): "header \(name)"
-            case .status: "status"
-            }
-            return "\(capture.name)=\(source)"
-        }.joined(separator: ", ")
+        captures.map { "\($0.name)=\(WorkspaceWriter.captureSource($0.source))" }.joined(separator: ", ")
     }
 
     /// Captures from that text. Commas inside brackets or quotes belong to a JSON path.

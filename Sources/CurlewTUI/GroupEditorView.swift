@@ -63,11 +63,7 @@ enum GroupEditorView {
         guard let editor = model.compose.groupEditor else { return }
         let title = (editor.isUnsaved ? "● " : "") + (editor.entryName == nil ? "New group" : "Group")
         frame.put(title, row: area.row, column: area.column, style: .title)
-        let keys = model.keyMap
-        func key(_ command: Command) -> String { keys.label(for: command, in: .compose) ?? "?" }
-        let hint = "\(key(.send)) run · \(key(.save)) save · \(key(.addRow)) add · \(key(.deleteRow)) remove · \(key(.moveUp))\(key(.moveDown)) move"
-            + (editor.definition.kind == .chain ? " · \(key(.stepChain)) step" : "") + " · Esc back"
-        frame.put(hint, row: area.row, column: area.column + TextWidth.of(title) + 2, style: .dim, width: area.width - TextWidth.of(title) - 2)
+        frame.put(model.groupKeysHint, row: area.row, column: area.column + TextWidth.of(title) + 2, style: .dim, width: area.width - TextWidth.of(title) - 2)
         let fields = editor.fields
         let visible = area.height - 1
         let focused = min(editor.fieldIndex, fields.count - 1)

@@ -65,6 +65,13 @@ public struct RequestDraft: Sendable, Equatable {
     /// The folder the workspace lists it under (`api/users`); nil at the top.
     public var folder: String?
 
+    /// A folder as typed into a Folder field: nested with `/`, spaces around each name and empty
+    /// names dropped; nil for the top level.
+    static func folder(typed text: String) -> String? {
+        let folder = text.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "/")
+        return folder.isEmpty ? nil : folder
+    }
+
     /// The timeout of a request that sets none.
     public static let defaultTimeoutSeconds: Double = 15
 
@@ -181,13 +188,9 @@ public struct RequestDraft: Sendable, Equatable {
     /// the query apart (it goes under `query:` whatever the method), and only what differs from
     /// the defaults. Literal basic-auth credentials become the header they send, so the
     /// workspace writer moves them to the secrets file.
-    public func writtenRequest() -> (request: Request, query: Parameters) {
-        do {
-            return try build(expanding: { $0 }, forSaving: true)
-        } catch {
-            // Nothing is expanded when saving, so nothing can fail.
-            return (Request(HTTPMethod(rawValue: method.uppercased()), url), Parameters())
-        }
+    /// A body that does not read (a multipart line that is not a part) is refused.
+    public func writtenRequest() throws(RequestError) -> (request: Request, query: Parameters) {
+        try build(expanding: { $0 }, forSaving: true)
     }
 
     /// `base` (a stored request, or a chain step, with every field the editor does not show)

@@ -43,11 +43,7 @@ extension AppModel {
             return ["Enter keeps", "Esc drops", "Ctrl-U clears to the cursor"]
         }
         if compose.focus == .editor, let editor = compose.groupEditor {
-            let field: String? = switch editor.field {
-            case .kind, .policy, .onFailure, .priorityFirst, .member: "←/→ choose"
-            case .membersHeading: key(.addRow, "add member")
-            default: key(.edit, "edit")
-            }
+            let field: String? = editor.field.isChoice ? "←/→ choose" : editor.field == .membersHeading ? key(.addRow, "add member") : key(.edit, "edit")
             return [field, key(.send, "run"), key(.save, "save"), editor.memberIndex != nil ? key(.deleteRow, "remove") : nil, key(.back, "list")]
         }
         if compose.focus == .list {

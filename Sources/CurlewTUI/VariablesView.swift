@@ -42,10 +42,14 @@ extension AppModel {
     /// environment). Secrets are masked.
     func variableRows(for draft: RequestDraft) -> [VariableRow] {
         let captured = groups.capturedVariables
+        // A captured or environment value named like a credential (token, password, api_key…)
+        // is masked too: it is not declared a secret, but it reads as one.
+        let credentialNames = RedactionPolicy().parameterNames
+        func shown(_ name: String, _ value: String) -> String { credentialNames.contains(name.lowercased()) ? RedactionPolicy.marker : value }
         return draft.templateNames.map { name in
-            if let value = captured.last(where: { $0.name == name })?.value { return VariableRow(name: name, value: value, origin: .captured) }
+            if let value = captured.last(where: { $0.name == name })?.value { return VariableRow(name: name, value: shown(name, value), origin: .captured) }
             guard let workspace else {
-                if let value = environment.processEnvironment[name] { return VariableRow(name: name, value: value, origin: .defined) }
+                if let value = environment.processEnvironment[name] { return VariableRow(name: name, value: shown(name, value), origin: .defined) }
                 return VariableRow(name: name, value: nil, origin: .unknown("not in the environment and not captured"))
             }
             if workspace.session.workspace.capturedNames.contains(name) { return VariableRow(name: name, value: nil, origin: .captured) }

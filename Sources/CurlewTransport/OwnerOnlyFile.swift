@@ -5,17 +5,27 @@ import Foundation
 public enum OwnerOnlyFile {
     /// Writes `data` to `path` atomically with mode 0600. Throws the reason it could not.
     public static func write(_ data: Data, to path: String) throws(OwnerOnlyFileError) {
+        try write(data, to: path, replacing: true)
+    }
+
+    /// Writes `data` to a new file at `path` with mode 0600, atomically; a file already there
+    /// (even one that appears while this runs) is left alone and the write fails.
+    public static func create(_ data: Data, at path: String) throws(OwnerOnlyFileError) {
+        try write(data, to: path, replacing: false)
+    }
+
+    private static func write(_ data: Data, to path: String, replacing: Bool) throws(OwnerOnlyFileError) {
         let temporary = path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw OwnerOnlyFileError(reason: String(cString: strerror(errno))) }
         let written = data.withUnsafeBytes { BodyFile.writeAll(descriptor, $0) }
         let reason = written ? nil : String(cString: strerror(errno))
         close(descriptor)
-        guard written, rename(temporary, path) == 0 else {
-            let failure = reason ?? String(cString: strerror(errno))
-            unlink(temporary)
-            throw OwnerOnlyFileError(reason: failure)
-        }
+        // rename replaces what is there; link refuses to.
+        let placed = written && (replacing ? rename(temporary, path) == 0 : link(temporary, path) == 0)
+        let failure = placed ? nil : reason ?? String(cString: strerror(errno))
+        if !placed || !replacing { unlink(temporary) }
+        if let failure { throw OwnerOnlyFileError(reason: failure) }
     }
 }
 

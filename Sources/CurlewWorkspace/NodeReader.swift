@@ -239,8 +239,7 @@ struct ReadContext: Sendable {
 
     /// `path` as written, or joined to the workspace's directory when relative.
     func path(_ path: String) -> String {
-        guard let directory else { return path }
-        return path.hasPrefix("/") || path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : (directory as NSString).appendingPathComponent(path)
+        directory.map { LocalFile.path(path, relativeTo: $0) } ?? path
     }
 }
 

@@ -8,7 +8,7 @@ import Yams
 /// exactly as written.
 extension WorkspaceWriter {
     /// The fields of an entry the editor edits. A save replaces these and keeps every other
-    /// field (expectations, cache, retry, tls, folder, description…) as it was.
+    /// field (expectations, cache, retry, tls, description…) as it was.
     static let editedKeys: Set<String> = ["folder", "method", "url", "query", "headers", "json", "form", "body", "contentType", "timeout", "followRedirects"]
     /// Bodies the editor cannot show, kept when the edited request has no body of its own.
     static let bodyKeysKeptWithoutBody: Set<String> = ["multipart", "bodyFile"]
@@ -35,13 +35,23 @@ extension WorkspaceWriter {
         let stored = try WorkspaceSecrets.load(path: secretsPath)
         var collection = ImportedCollection()
         let taken = definedNames(workspace, stored)
-        let moved = movingCredentials(of: request, named: name, into: &collection, avoiding: taken, secretHeaders: secretHeaders)
-        // A secret query parameter (`api_key`, `token`…) typed in clear goes the same way.
+        var moved = movingCredentials(of: request, named: name, into: &collection, avoiding: taken, secretHeaders: secretHeaders)
+        // A secret parameter (`api_key`, `token`, `password`…) typed in clear, in the query, a
+        // form body or a multipart part, goes the same way.
         let secretParameters = RedactionPolicy().parameterNames
-        let query = Parameters(query.entries.map { entry in
-            guard secretParameters.contains(entry.key.lowercased()), case .string(let value) = entry.value, !value.isEmpty, !value.contains("{{") else { return entry }
-            return JSONMember(entry.key, .string("{{\(collection.keepSecret(value, request: name, field: entry.key, avoiding: taken))}}"))
-        })
+        func keptAsSecret(_ field: String, _ value: String) -> String? {
+            guard secretParameters.contains(field.lowercased()), !value.isEmpty, !value.contains("{{") else { return nil }
+            return "{{\(collection.keepSecret(value, request: name, field: field, avoiding: taken))}}"
+        }
+        func hidingSecrets(_ parameters: Parameters) -> Parameters {
+            Parameters(parameters.entries.map { entry in
+                guard case .string(let value) = entry.value, let reference = keptAsSecret(entry.key, value) else { return entry }
+                return JSONMember(entry.key, .string(reference))
+            })
+        }
+        let query = hidingSecrets(query)
+        if case .urlEncodedForm = moved.requestSerializer, !moved.method.encodesParametersInQuery { moved.params = hidingSecrets(moved.params) }
+        moved.form = moved.form?.replacingValues(keptAsSecret)
         guard case .mapping(let edited) = node(for: moved, folder: folder, query: query) else {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")
         }

@@ -274,7 +274,8 @@ public enum WorkspaceWriter {
         }
     }
 
-    static func captureSource(_ source: Capture.Source) -> String {
+    /// A capture's source as a workspace writes it: a JSON path, `header NAME` or `status`.
+    public static func captureSource(_ source: Capture.Source) -> String {
         switch source {
         case .jsonPath(let path): path
         case .header(let name): "header \(name)"

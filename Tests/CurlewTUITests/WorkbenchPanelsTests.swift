@@ -254,3 +254,53 @@ extension WorkbenchTests {
         #expect(model.groups.groups.last { $0.info.name == "g" }?.verdict == .failed)
     }
 }
+
+extension WorkbenchTests {
+    @Test("a multipart line that is not a part is not saved (the entry stays whole); a secret part goes to the secrets file")
+    func multipartSaveChecks() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        let before = try String(contentsOfFile: bench.path, encoding: .utf8)
+        model.handle(.enter)
+        model.compose.draft.bodyMode = .multipart
+        model.compose.draft.body = "photo=@"
+        model.handle(.character("w"))
+        #expect(model.message.contains("not saved"), "\(model.message)")
+        #expect(try String(contentsOfFile: bench.path, encoding: .utf8) == before)
+        model.compose.draft.body = "user=ana\npassword=hunter2-typed"
+        model.handle(.character("w"))
+        #expect(model.message.contains("kept in curlew.secrets.yaml"), "\(model.message)")
+        let text = try String(contentsOfFile: bench.path, encoding: .utf8)
+        #expect(!text.contains("hunter2-typed") && text.contains("{{alone_password}}"), "\(text)")
+        #expect(try String(contentsOfFile: bench.directory + "/curlew.secrets.yaml", encoding: .utf8).contains("hunter2-typed"))
+    }
+
+    @Test("an environment whose config cannot replace the start one's is refused with the way out")
+    func environmentMismatch() async throws {
+        let bench = try await bench(workspace: { base in
+            """
+            config: {baseURL: "{{base}}", headers: {X-Api-Key: "{{key}}"}}
+            environments:
+              full: {base: \(base), key: k1}
+            requests:
+              echo: {url: /headers}
+            """
+        })
+        // A second environment without the header: add it under the running interface.
+        try """
+        config: {baseURL: "{{base}}"}
+        environments:
+          full: {base: http://127.0.0.1:9}
+          bare: {base: http://127.0.0.1:9}
+        requests:
+          echo: {url: /headers}
+        """.write(toFile: bench.path, atomically: true, encoding: .utf8)
+        let model = bench.model
+        model.handle(.character(":"))
+        model.handle(.paste("env bare"))
+        model.handle(.enter)
+        model.handle(.character("s"))
+        #expect(model.message.contains("the default header X-Api-Key") && model.message.contains("--env bare"), "\(model.message)")
+        #expect(model.compose.lastSent == nil)
+    }
+}
