@@ -134,10 +134,12 @@ groups:
       - {request: log in, capture: {token: \$.token}}
       - me
 YAML
-# The editor the body is written in: a script that writes JSON into the file it is given.
+# The editor the body is written in: a script that reads a line from the keyboard, as an
+# interactive editor does (it must hold the terminal to), and writes it as JSON.
 cat > "$workbench/editor.sh" <<'SCRIPT'
 #!/bin/sh
-printf '{"made": "by the editor"}\n' > "$1"
+IFS= read -r line
+printf '{"made": "%s"}\n' "$line" > "$1"
 SCRIPT
 chmod 700 "$workbench/editor.sh"
 # `make run`'s command, from the workspace's directory (its session logs go to Sessions/ there).
@@ -152,7 +154,10 @@ tmux -L "$socket" send-keys -t e2e -l "made in e2e"; sleep 0.3
 keys Enter j l j Enter
 tmux -L "$socket" send-keys -t e2e -l "/post"; sleep 0.3
 keys Enter j j j l l j o
-expect "the body comes back from \$EDITOR, checked as JSON" "✓ JSON"
+sleep 0.5
+tmux -L "$socket" send-keys -t e2e -l "by the editor"; sleep 0.3
+keys Enter
+expect "the body comes back from \$EDITOR, which read the keyboard, checked as JSON" "✓ JSON"
 expect "the new request is marked unsaved" "● 1 unsaved"
 keys s
 expect "its answer shows beside the editor" "HTTP/1.1 200"
@@ -194,6 +199,13 @@ tmux -L "$socket" paste-buffer -p -b e2e -t e2e; sleep 0.3
 expect "a pasted curl command becomes a request" "the curl command is now"
 keys s
 expect "the pasted request is sent with its header" "e2e-paste"
+# A paste of bytes that are not UTF-8 never takes the keyboard with it.
+printf 'ab\377\376cd' > "$workbench/bad.txt"
+tmux -L "$socket" load-buffer -b bad "$workbench/bad.txt"
+keys Escape
+tmux -L "$socket" paste-buffer -p -b bad -t e2e; sleep 1.5
+keys "?"
+expect "after a paste that is not UTF-8 the keys still work" "Keys (any other key closes"
 keys Escape g V
 expect "V shows where the request goes" "sends GET $base/get"
 keys E

@@ -11,6 +11,11 @@ public final class CursesScreen: Screen {
     private var pending: [Key] = []
     /// Inside a bracketed paste whose end marker has not arrived yet.
     private var pasting = false
+    /// When the last character of the paste was read. A paste whose end marker never comes
+    /// (bytes that are not UTF-8 can take it with them) ends after `pasteGiveUp` of silence, so
+    /// the keyboard is never lost to it.
+    private var lastPasted = ContinuousClock.now
+    private static let pasteGiveUp: Duration = .seconds(1)
     /// An ESC was read that may start a paste; it is looked at on the next read.
     private var escapeRead = false
     /// How long the bytes of a paste marker, and the rest of a paste, are waited for.
@@ -194,6 +199,7 @@ public final class CursesScreen: Screen {
             read.append(UInt32(character))
         }
         pasting = true
+        lastPasted = .now
         return readPaste(timeout: Self.pasteWait)
     }
 
@@ -208,6 +214,7 @@ public final class CursesScreen: Screen {
             let result = curlew_get_wch(&character)
             if result == ERR { break }
             if result == KEY_CODE_YES { continue }
+            lastPasted = .now
             scalars.append(UInt32(character))
             if scalars.count >= Self.pasteEnd.count, scalars.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {
                 scalars.removeLast(Self.pasteEnd.count)
@@ -216,7 +223,10 @@ public final class CursesScreen: Screen {
             }
             _ = curlew_timeout(Int32(Self.pasteWait))
         }
-        guard !scalars.isEmpty else { return nil }
+        guard !scalars.isEmpty else {
+            if ContinuousClock.now - lastPasted > Self.pasteGiveUp { pasting = false }
+            return nil
+        }
         var text = String(String.UnicodeScalarView(scalars.compactMap(Unicode.Scalar.init)))
         text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         return .paste(text)

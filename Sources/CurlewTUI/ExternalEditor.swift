@@ -32,18 +32,10 @@ public enum ExternalEditor {
                 return .failed("cannot write a temporary file in \(directory.path)")
             }
             // The command is the user's own, so the shell splits it (`code --wait`, `vim -u NONE`).
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command(environment: environment) + " \"$1\"", "curlew-editor", file.path]
-            process.environment = environment
-            try process.run()
-            // The editor has the terminal: Ctrl-C and Ctrl-\\ there are its own, not a reason for
-            // the interface (and its unsaved work) to die.
-            let previous = [SIGINT, SIGQUIT, SIGTSTP].map { ($0, signal($0, SIG_IGN)) }
-            process.waitUntilExit()
-            for (number, handler) in previous { signal(number, handler) }
-            guard process.terminationStatus == 0 else {
-                return .failed("\(command(environment: environment)) exited with status \(process.terminationStatus); the field is unchanged")
+            let status = run(["/bin/sh", "-c", command(environment: environment) + " \"$1\"", "curlew-editor", file.path], environment: environment)
+            guard status == 0 else {
+                return .failed(status < 0 ? "cannot run the editor: \(String(cString: strerror(-status)))"
+                    : "\(command(environment: environment)) exited with status \(status); the field is unchanged")
             }
             let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
             guard size <= maxBytes else { return .failed("the edited file is larger than \(maxBytes >> 20) MiB; the field is unchanged") }
@@ -53,5 +45,40 @@ public enum ExternalEditor {
         } catch {
             return .failed("cannot run the editor: \(error.localizedDescription)")
         }
+    }
+
+    /// Runs `arguments` in this process group, which holds the terminal, so an interactive
+    /// editor can read the keyboard (a child in a group of its own gets EIO). The editor gets
+    /// the default handling of Ctrl-C, Ctrl-\ and Ctrl-Z; the interface ignores them while it
+    /// waits, so they are the editor's alone. Returns the exit status (128 + the signal for a
+    /// killed editor), or minus errno when it could not start.
+    private static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGQUIT, SIGTSTP, SIGTERM, SIGHUP, SIGPIPE, SIGWINCH] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var argv = arguments.map { strdup($0) } + [nil]
+        var envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid = pid_t()
+        let started = posix_spawn(&pid, arguments[0], nil, &attributes, &argv, &envp)
+        guard started == 0 else { return -started }
+        let previous = [SIGINT, SIGQUIT, SIGTSTP].map { ($0, signal($0, SIG_IGN)) }
+        defer { for (number, handler) in previous { signal(number, handler) } }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { return -errno }
+        }
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }
