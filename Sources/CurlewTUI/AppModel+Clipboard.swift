@@ -43,12 +43,13 @@ extension AppModel {
         }
     }
 
-    /// The editor's request as the agent would put it on the wire now (variables, environment,
+    /// The editor's request (or `draft`) as the agent would put it on the wire now (variables, environment,
     /// base URL and config applied), as a debug message not sent yet.
-    func composedDraft() throws(RequestError) -> DebugMessage? {
+    func composedDraft(_ draft: RequestDraft? = nil) throws(RequestError) -> DebugMessage? {
         guard let agent = environment.agent else { return nil }
-        let composed = try agent.config.composed(try requestToSend())
-        return DebugMessage(requestID: 0, name: compose.draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
+        let draft = draft ?? compose.draft
+        let composed = try agent.config.composed(try requestToSend(draft))
+        return DebugMessage(requestID: 0, name: draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
                             response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "compose")
     }
 
@@ -102,8 +103,8 @@ extension AppModel {
         }
         var status = stat()
         if lstat(file, &status) == 0 {
-            guard replacing else { message = "\(file) exists: write! \(path.trimmingCharacters(in: .whitespaces)) replaces it"; return }
             guard (status.st_mode & S_IFMT) == S_IFREG else { message = "\(file) is not a regular file; nothing written"; return }
+            guard replacing else { message = "\(file) exists: write! \(path.trimmingCharacters(in: .whitespaces)) replaces it"; return }
         }
         do {
             // Without `!`, a file that appears meanwhile is not replaced either.

@@ -122,7 +122,10 @@ extension AppModel {
         switch pane {
         case .compose:
             if compose.focus == .list {
-                compose.selectedItem = clamp(compose.selectedItem + delta, compose.items.count)
+                // The cursor moves as the list shows the items (folders together).
+                let order = composeListOrder
+                let position = order.firstIndex(of: compose.selectedItem) ?? 0
+                if !order.isEmpty { compose.selectedItem = order[clamp(position + delta, order.count)] }
             } else {
                 compose.fieldIndex = clamp(compose.fieldIndex + delta, compose.fields.count)
             }
@@ -299,6 +302,13 @@ extension AppModel {
         if compose.focus == .list {
             guard compose.items.indices.contains(compose.selectedItem) else { return }
             if workspace?.isReadOnly == true { message = "the demo workspace is not changed; open your own with curlew tui --workspace FILE"; return }
+            // What another group uses cannot go: say so before asking.
+            if let name = listEntryName(at: compose.selectedItem), let user = workspace?.session.workspace.groups.first(where: { group in
+                group.members.contains { $0.reference == .request(name) || $0.reference == .group(name) }
+            }) {
+                message = "\(name) is used by the group \(user.name); take it out of that group first"
+                return
+            }
             prompt = .confirmDelete(compose.selectedItem)
             return
         }
@@ -308,6 +318,13 @@ extension AppModel {
         default: return
         }
         compose.fieldIndex = min(compose.fieldIndex, compose.fields.count - 1)
+    }
+
+    /// The workspace entry a list item stands for: a saved request's name, or a group's.
+    func listEntryName(at index: Int) -> String? {
+        guard compose.items.indices.contains(index) else { return nil }
+        if case .group(let name, _) = compose.items[index] { return name }
+        return compose.currentDraft(at: index)?.entryName
     }
 
     /// In Compose's list, what a key acts on is the item under the cursor: a request is loaded
@@ -519,9 +536,10 @@ extension AppModel {
     /// The request Compose's editor stands for now: through the workspace when one is open
     /// (its entry's other fields, the environment, captured values), else from the draft alone.
     /// Sending, copying and latency mode all use it.
-    func requestToSend() throws(RequestError) -> Request {
-        if let workspace { return try workspace.request(for: compose.draft, captured: groups.capturedVariables) }
-        return try compose.draft.makeRequest(variables: variables)
+    func requestToSend(_ draft: RequestDraft? = nil) throws(RequestError) -> Request {
+        let draft = draft ?? compose.draft
+        if let workspace { return try workspace.request(for: draft, captured: groups.capturedVariables) }
+        return try draft.makeRequest(variables: variables)
     }
 
     /// Captured chain values, then the process environment, for `{{name}}`.
@@ -640,6 +658,8 @@ extension AppModel {
                 compose.focus = .list
                 compose.selectedItem = clamp(index, compose.items.count)
             case .editorField(let index):
+                // A click on the request the list previews edits that one.
+                if compose.focus == .list, compose.selectedItem != compose.loadedItem { _ = compose.loadSelected() }
                 compose.focus = .editor
                 compose.fieldIndex = clamp(index, compose.fields.count)
             case .groupField(let index):

@@ -23,15 +23,6 @@ extension AppModel {
         message = groupKeysHint
     }
 
-    /// The folder Compose lists an item under: a request's as edited, a group's as edited or
-    /// as the workspace has it.
-    func listFolder(at index: Int) -> String? {
-        if let draft = compose.currentDraft(at: index) { return draft.folder }
-        if let editor = compose.groupEditor(of: index) { return editor.definition.folder }
-        guard compose.items.indices.contains(index) else { return nil }
-        return workspace?.folder(of: compose.items[index])
-    }
-
     /// Starts a new group in the editor (a batch of the first request until changed).
     func newGroup() {
         guard let workspace else { message = "groups are defined in a workspace: curlew tui --workspace FILE"; return }

@@ -92,7 +92,7 @@ enum Chrome {
         case .confirmQuit:
             frame.putLine(" \(model.inFlightCount) request(s) in flight. Quit and cancel them? (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
         case .confirmDiscard(let count):
-            frame.putLine(" \(count) unsaved request(s) (● in Compose). Quit without saving them? (y/n; w in Compose saves) ", row: row, column: 0,
+            frame.putLine(" \(count) unsaved item\(count == 1 ? "" : "s") (● in Compose). Quit without saving? (y/n; w in Compose saves) ", row: row, column: 0,
                           width: width, style: .bad.union(.selected))
         case .confirmDelete(let index):
             let name = model.compose.currentDraft(at: index)?.name ?? "this item"

@@ -31,7 +31,7 @@ enum ComposeView {
         // A folder's items follow its heading, indented; a heading shows where the folder changes.
         var lines: [(item: Int?, folder: String?)] = []
         var current: String?
-        for index in compose.items.indices {
+        for index in model.composeListOrder {
             let folder = model.listFolder(at: index)
             if folder != current {
                 lines.append((nil, folder))
@@ -43,8 +43,10 @@ enum ComposeView {
         let listScroll = max(0, selectedLine - listRows + 1)
         for (offset, line) in lines.enumerated().dropFirst(listScroll).prefix(listRows) {
             let row = area.row + 1 + offset - listScroll
+            // A subfolder is indented under its parent.
+            let depth = line.folder.map { $0.split(separator: "/").count } ?? 0
             guard let index = line.item else {
-                frame.putLine(" ▾ " + (line.folder ?? "(no folder)"), row: row, column: 0, width: listWidth - 1, style: .accent)
+                frame.putLine(String(repeating: "  ", count: max(0, depth - 1)) + " ▾ " + (line.folder ?? ""), row: row, column: 0, width: listWidth - 1, style: .accent)
                 continue
             }
             let selected = index == compose.selectedItem
@@ -52,7 +54,7 @@ enum ComposeView {
             let marker = compose.tracksSaves ? (compose.isUnsaved(index) ? "● " : "  ") : ""
             // The item being edited shows as it now is.
             let title = compose.currentDraft(at: index).map { ComposeItem.request($0).title } ?? compose.items[index].title
-            frame.putLine((line.folder == nil ? " " : "   ") + marker + title, row: row, column: 0, width: listWidth - 1, style: style)
+            frame.putLine(" " + String(repeating: "  ", count: depth) + marker + title, row: row, column: 0, width: listWidth - 1, style: style)
             model.registerHit(row: row, columns: 0..<(listWidth - 1), .composeItem(index))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
@@ -91,7 +93,8 @@ enum ComposeView {
     private static func drawResponse(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         guard var state = model.compose.response else {
             frame.put("Response", row: area.row, column: area.column + 1, style: .bold)
-            frame.put("Nothing sent from \(model.compose.draft.name) yet: s sends it, and its answer shows here.", row: area.row + 2,
+            let name = (model.compose.currentDraft(at: model.compose.responseItem) ?? model.compose.draft).name
+            frame.put("Nothing sent from \(name) yet: s sends it, and its answer shows here.", row: area.row + 2,
                       column: area.column + 1, style: .dim, width: area.width - 2)
             return
         }
@@ -107,8 +110,11 @@ enum ComposeView {
     /// A group selected in the list: how it runs and its members, in place of the editor.
     private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer, showsKeys: Bool = true) {
         frame.put("\(group.kind.rawValue) \(name)", row: area.row, column: area.column, style: .title, width: area.width)
-        if showsKeys { frame.put("Enter edits it · s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
-                  column: area.column + TextWidth.of("\(group.kind.rawValue) \(name)") + 2, style: .dim) }
+        let titleWidth = TextWidth.of("\(group.kind.rawValue) \(name)") + 2
+        if showsKeys, area.width > titleWidth {
+            frame.put("Enter edits it · s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
+                      column: area.column + titleWidth, style: .dim, width: area.width - titleWidth)
+        }
         frame.put(group.planDescription, row: area.row + 1, column: area.column, style: .dim, width: area.width)
         let labels = group.memberLabels
         let indexWidth = String(labels.count).count + 1
@@ -121,10 +127,16 @@ enum ComposeView {
     }
 
     private static func drawEditor(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
-        let compose = model.compose
+        var compose = model.compose
         if compose.focus == .editor, compose.groupEditor != nil {
             GroupEditorView.draw(model, in: area, into: &frame)
             return
+        }
+        // In the list, the editor shows the request under the cursor (Enter edits it).
+        if compose.focus == .list, compose.stepping == nil, let preview = compose.currentDraft(at: compose.selectedItem) {
+            compose.draft = preview
+            compose.fieldIndex = 0
+            compose.editing = nil
         }
         if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
             drawGroup(named: name, group, in: area, into: &frame)

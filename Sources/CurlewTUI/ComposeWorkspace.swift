@@ -256,6 +256,7 @@ public struct ComposeWorkspace: Sendable {
         guard !isReadOnly else {
             throw WorkspaceError(.invalid, at: nil, "the demo workspace is not saved; open your own with curlew tui --workspace FILE")
         }
+        guard !group.definition.members.isEmpty else { throw WorkspaceError(.invalid, at: nil, "\(group.name) has no members: a adds one") }
         try reload()
         if group.entryName != group.name, session.workspace.group(named: group.name) != nil {
             throw WorkspaceError(.invalid, at: nil, keyPath: "groups", "a group named \"\(group.name)\" is already in \((path as NSString).lastPathComponent); give this one another name")

@@ -33,7 +33,7 @@ enum HistoryView {
                       width: area.width - 2)
             return
         }
-        frame.put(TextWidth.fit("when", to: 21) + TextWidth.fit("status", to: 8) + TextWidth.fitRight("time", to: 10) + "  " + "request",
+        frame.put(TextWidth.fit("when", to: 23) + TextWidth.fit("status", to: 8) + TextWidth.fitRight("time", to: 10) + "  " + "request",
                   row: area.row + 1, column: area.column + 2, style: .dim, width: area.width - 3)
         let visible = max(1, area.height - 2)
         state.selected = min(max(0, state.selected), count - 1)
@@ -43,7 +43,7 @@ enum HistoryView {
             let status = message.response.map { String($0.statusCode) } ?? (message.error.map { _ in "error" } ?? message.state.rawValue)
             let time = message.timings.map { TimingBreakdown.format($0.total) } ?? "-"
             let when = (offset < state.fromThisSession ? "● " : "  ") + timeFormatter.string(from: message.startedAt)
-            let line = TextWidth.fit(when, to: 21) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
+            let line = TextWidth.fit(when, to: 23) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
                 + "\(message.original?.method ?? "?") \(message.original?.url ?? "")"
             let style: Style = offset == state.selected ? .selected : (message.response.map { Style.status($0.statusCode) } ?? .bad)
             frame.putLine(line, row: row, column: area.column + 1, width: area.width - 2, style: style)

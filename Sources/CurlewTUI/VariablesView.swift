@@ -66,9 +66,9 @@ extension AppModel {
 
 extension AppModel {
     /// The method and URL the editor's request goes to now, secrets hidden; or why it cannot go.
-    func resolvedTarget() -> (text: String, style: Style) {
+    func resolvedTarget(of draft: RequestDraft) -> (text: String, style: Style) {
         do {
-            guard let composed = try composedDraft() else { return ("nowhere: no agent", .dim) }
+            guard let composed = try composedDraft(draft) else { return ("nowhere: no agent", .dim) }
             let shown = (workspace?.session.redactionPolicy ?? RedactionPolicy()).redact(composed).original
             return ("\(shown?.method ?? "?") \(shown?.url ?? "")", .accent)
         } catch {
@@ -81,11 +81,11 @@ extension AppModel {
 /// value of every variable it uses.
 enum VariablesView {
     static func draw(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
-        let draft = model.compose.draft
+        let draft = model.compose.currentDraft(at: model.compose.responseItem) ?? model.compose.draft
         let environment = model.workspace?.session.environment.map { " · env \($0)" } ?? ""
         frame.put("Variables of \(draft.name)\(environment)", row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
         // Where it goes now, in the chosen environment, secrets hidden.
-        let (target, style) = model.resolvedTarget()
+        let (target, style) = model.resolvedTarget(of: draft)
         frame.putLine("sends " + target, row: area.row + 1, column: area.column + 1, width: area.width - 2, style: style)
         let rows = model.variableRows(for: draft)
         guard !rows.isEmpty else {

@@ -304,3 +304,64 @@ extension WorkbenchTests {
         #expect(model.compose.lastSent == nil)
     }
 }
+
+extension WorkbenchTests {
+    @Test("trial fixes: the list previews the request under the cursor; folders stay together after a move; empty groups and deleting a used group are refused up front; required members count from 1")
+    func trialFixes() async throws {
+        let bench = try await bench(workspace: { base in
+            """
+            config: {baseURL: "\(base)"}
+            requests:
+              one: {url: /one}
+              two: {folder: api, url: /two}
+              three: {url: /three}
+              four: {folder: api/things, url: /four}
+            groups:
+              inner: {batch: [one, three], policy: {required: [1]}}
+              outer: {chain: [{group: inner}]}
+            """
+        })
+        let model = bench.model
+        // The list: the top level (requests, then groups), then api, then api/things.
+        var screen = render(model)
+        #expect(screen.contains("▾ api") && screen.contains("  ▾ api/things"), "\(screen)")
+        // The cursor walks the list as shown, and the editor previews what it is on.
+        model.handle(.character("G"))
+        #expect(model.compose.currentDraft(at: model.compose.selectedItem)?.name == "four")
+        screen = render(model)
+        #expect(screen.contains("/four") && screen.contains("Nothing sent from four yet"), "\(screen)")
+        // Moving "one" into a folder keeps the top level together.
+        let shownBefore = model.composeListOrder.map { model.compose.items[$0].title }
+        #expect(shownBefore == ["▶ chain outer", "GET one", "GET three", "▶ batch inner", "GET two", "GET four"], "\(shownBefore)")
+        model.compose.selectedItem = model.compose.items.firstIndex { $0.title == "GET one" }!
+        model.handle(.enter)
+        for _ in 0..<30 where model.compose.field != .folder { model.handle(.down) }
+        #expect(model.compose.field == .folder)
+        model.handle(.enter)
+        type("api", into: model)
+        model.handle(.enter)
+        model.handle(.escape)
+        let shown = model.composeListOrder.map { model.compose.items[$0].title }
+        #expect(shown == ["▶ chain outer", "GET three", "▶ batch inner", "GET one", "GET two", "GET four"], "\(shown)")
+        // Required members are counted from 1, as the list numbers them.
+        model.compose.selectedItem = model.compose.items.firstIndex { $0.title == "▶ batch inner" }!
+        #expect(render(model).contains("members 2 must succeed"))
+        // A group another group uses is refused before asking.
+        model.handle(.character("d"))
+        #expect(model.prompt == nil && model.message.contains("used by the group outer"), "\(model.message)")
+        // A group with no members is not saved.
+        model.handle(.enter)
+        model.handle(.character("G"))
+        model.handle(.character("d"))
+        model.handle(.character("d"))
+        model.handle(.character("w"))
+        #expect(model.message.contains("has no members"), "\(model.message)")
+        // :write to a directory names why, with or without !.
+        model.handle(.escape)
+        model.handle(.escape)
+        model.handle(.character(":"))
+        model.handle(.paste("write \(bench.directory)"))
+        model.handle(.enter)
+        #expect(model.message.contains("no response body") || model.message.contains("not a regular file"), "\(model.message)")
+    }
+}

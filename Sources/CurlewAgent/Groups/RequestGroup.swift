@@ -115,14 +115,14 @@ public struct RequestGroup: Sendable {
         }
     }
 
-    /// How the group runs, in words: a batch's policy and concurrency, a chain's failure
-    /// policy, a window's size.
+    /// How the group runs, in words: a batch's policy and concurrency (members counted from 1,
+    /// as lists show them), a chain's failure policy, a window's size.
     public var planDescription: String {
         switch plan {
         case .batch(_, let policy, let concurrency):
             let rule = switch policy {
             case .all: "every member must succeed"
-            case .required(let indices): "members \(indices.sorted().map(String.init).joined(separator: ", ")) must succeed"
+            case .required(let indices): "members \(indices.sorted().map { String($0 + 1) }.joined(separator: ", ")) must succeed"
             case .any: "succeeds if any member does"
             }
             return rule + (concurrency.map { ", at most \($0) at a time" } ?? ", all at once")
