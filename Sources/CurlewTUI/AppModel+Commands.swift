@@ -401,25 +401,15 @@ extension AppModel {
 
     /// Removes a list item, and its entry from the workspace file when it has one.
     func deleteItem(at index: Int) {
-        if case .group(let name, _) = compose.items[index] {
+        guard compose.items.indices.contains(index) else { return }
+        let title = compose.currentDraft(at: index)?.name ?? listEntryName(at: index) ?? "the item"
+        if let name = listEntryName(at: index), var workspace {
             do {
-                if var workspace {
+                if case .group = compose.items[index] {
                     try workspace.delete(groupNamed: name)
-                    self.workspace = workspace
+                } else if workspace.session.workspace.request(named: name) != nil {
+                    try workspace.delete(requestNamed: name)
                 }
-            } catch {
-                message = "not deleted: \(error)"
-                return
-            }
-            compose.remove(at: index)
-            refreshGroupItems()
-            message = "deleted \(name)"
-            return
-        }
-        guard let draft = compose.currentDraft(at: index) else { return }
-        if let entryName = draft.entryName, var workspace, workspace.session.workspace.request(named: entryName) != nil {
-            do {
-                try workspace.delete(requestNamed: entryName)
                 self.workspace = workspace
             } catch {
                 message = "not deleted: \(error)"
@@ -428,7 +418,7 @@ extension AppModel {
         }
         compose.remove(at: index)
         refreshGroupItems()
-        message = "deleted \(draft.name)"
+        message = "deleted \(title)"
     }
 
     /// Requests with no unsaved edits take their entries as the file now has them (a save reads

@@ -225,9 +225,7 @@ public struct ComposeWorkspace: Sendable {
 
     /// Removes a request's entry and reads the file again.
     public mutating func delete(requestNamed name: String) throws(WorkspaceError) {
-        guard !isReadOnly else { throw WorkspaceError(.invalid, at: nil, "the demo workspace is not changed") }
-        try WorkspaceWriter.delete(requestNamed: name, in: path)
-        try reload()
+        try delete { (file: String) throws(WorkspaceError) in try WorkspaceWriter.delete(requestNamed: name, in: file) }
     }
 
     /// What a group member may name: every request, then every group but `excluding`.
@@ -279,8 +277,12 @@ public struct ComposeWorkspace: Sendable {
 
     /// Removes a group's entry and reads the file again.
     public mutating func delete(groupNamed name: String) throws(WorkspaceError) {
+        try delete { (file: String) throws(WorkspaceError) in try WorkspaceWriter.delete(groupNamed: name, in: file) }
+    }
+
+    private mutating func delete(_ write: (String) throws(WorkspaceError) -> Void) throws(WorkspaceError) {
         guard !isReadOnly else { throw WorkspaceError(.invalid, at: nil, "the demo workspace is not changed") }
-        try WorkspaceWriter.delete(groupNamed: name, in: path)
+        try write(path)
         try reload()
     }
 

@@ -120,19 +120,7 @@ extension WorkspaceWriter {
     /// Removes the group entry `name`; a group that names it makes the result invalid, and then
     /// nothing is written.
     public static func delete(groupNamed name: String, in path: String) throws(WorkspaceError) {
-        let workspace = try Workspace.load(path: path)
-        guard let target = workspace.group(named: name) else {
-            throw WorkspaceError(.undefined, at: nil, keyPath: "groups", "no group \"\(name)\"")
-        }
-        guard target.position.file == path else {
-            throw WorkspaceError(.invalid, at: target.position, keyPath: "groups.\(name)", "\(name) is defined in an included file; edit it there")
-        }
-        let original = try YAMLDocument.readText(path: path)
-        let document = try replacingEntry(name, under: "groups", with: nil, in: normalizingLineEnds(original), file: path)
-        var summary = Summary()
-        let secretsPath = secretsPath(for: path, existing: workspace)
-        try write(document, original: original, to: path, existing: workspace, secrets: [], stored: try WorkspaceSecrets.load(path: secretsPath),
-                  at: secretsPath, summary: &summary, action: "deleting \(name)")
+        try deleteEntry(name, under: "groups", in: path) { $0.group(named: name)?.position }
     }
 
     private static func documentSaving(_ group: GroupDefinition, named name: String, replacing previous: String?,

@@ -75,15 +75,22 @@ extension WorkspaceWriter {
     /// Removes the entry `name` from the workspace at `path`; groups that name it make the
     /// result invalid, and then nothing is written.
     public static func delete(requestNamed name: String, in path: String) throws(WorkspaceError) {
+        try deleteEntry(name, under: "requests", in: path) { $0.request(named: name)?.position }
+    }
+
+    /// Removes the entry `name` under `section`, found in the loaded workspace by `position`;
+    /// an entry of an included file is refused, and so is a result that would not load.
+    static func deleteEntry(_ name: String, under section: String, in path: String,
+                            position: (Workspace) -> SourcePosition?) throws(WorkspaceError) {
         let workspace = try Workspace.load(path: path)
-        guard let target = workspace.request(named: name) else {
-            throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\"")
+        guard let found = position(workspace) else {
+            throw WorkspaceError(.undefined, at: nil, keyPath: section, "no entry \"\(name)\" under \(section)")
         }
-        guard target.position.file == path else {
-            throw WorkspaceError(.invalid, at: target.position, keyPath: "requests.\(name)", "\(name) is defined in an included file; edit it there")
+        guard found.file == path else {
+            throw WorkspaceError(.invalid, at: found, keyPath: "\(section).\(name)", "\(name) is defined in an included file; edit it there")
         }
         let original = try YAMLDocument.readText(path: path)
-        let document = try replacingEntry(name, with: nil, in: normalizingLineEnds(original), file: path)
+        let document = try replacingEntry(name, under: section, with: nil, in: normalizingLineEnds(original), file: path)
         var summary = Summary()
         let secretsPath = secretsPath(for: path, existing: workspace)
         try write(document, original: original, to: path, existing: workspace, secrets: [], stored: try WorkspaceSecrets.load(path: secretsPath),
