@@ -212,7 +212,7 @@ keys E
 expect "E switches the environment" "env nowhere"
 expect "the resolved URL follows the environment" "sends GET http://127.0.0.1:9/get"
 keys V q
-expect "quitting with the pasted request unsaved asks first" "Quit without saving them?"
+expect "quitting with the pasted request unsaved asks first" "Quit without saving?"
 keys y
 expect "the workbench exits cleanly" "CURLEW-EXITED-0"
 if grep -q "^  made in e2e:" "$workbench/curlew.yaml" && grep -q "^# kept across saves" "$workbench/curlew.yaml" \
