@@ -56,10 +56,20 @@ public enum CurlImport {
     /// Short flags without a value, which may be written together (`-sSL`).
     static let switchFlags: Set<Character> = ["s", "S", "L", "k", "v", "i", "f", "I", "G", "N", "g", "#", "O"]
 
-    /// `-sSL` as `-s -S -L`, and `-sXPOST` as `-s -X POST`, in one pass.
+    /// Long options followed by a value, which is never read as options itself.
+    static let longValueFlags: Set<String> = ["--request", "--url", "--header", "--data", "--data-ascii", "--data-raw", "--data-binary",
+                                              "--data-urlencode", "--json", "--form", "--form-string", "--user", "--cookie", "--user-agent",
+                                              "--referer", "--upload-file", "--max-time", "--connect-timeout"]
+
+    /// `-sSL` as `-s -S -L`, and `-sXPOST` as `-s -X POST`, in one pass. The value after a flag
+    /// that takes one (`-d -kX`) stays a value.
     static func expandingSwitchGroups(_ arguments: [String]) -> [String] {
         var expanded: [String] = []
         for argument in arguments {
+            if let previous = expanded.last, isValueFlag(previous) {
+                expanded.append(argument)
+                continue
+            }
             guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2,
                   switchFlags.contains(argument[argument.index(after: argument.startIndex)]) else {
                 expanded.append(argument)
@@ -79,6 +89,12 @@ public enum CurlImport {
             expanded += words
         }
         return expanded
+    }
+
+    /// A word that takes the next one as its value: `-X`, `--data`, an ignored option with a value.
+    private static func isValueFlag(_ word: String) -> Bool {
+        if word.count == 2, word.hasPrefix("-"), let flag = word.last, valueFlags.contains(flag) { return true }
+        return longValueFlags.contains(word) || ignoredWithValue.contains(word)
     }
 
     private static func parseCommand(_ given: [String], readFile: (String) throws -> Data) throws(Failure) -> Imported {
@@ -245,6 +261,9 @@ public enum CurlImport {
         request.headers = headers
         let inferred = head ? "HEAD" : asQuery ? "GET" : bodyFile != nil ? "POST" : uploadFile != nil ? "PUT" : (!data.isEmpty || usesForm) ? "POST" : "GET"
         request.method = HTTPMethod(rawValue: method ?? inferred)
+        // A method that is not an HTTP token (`-X '-kX'`, bytes that are not text) is refused
+        // here, with the reason, rather than read as something the agent would refuse.
+        do { try request.method.validate() } catch { throw Failure(reason: "-X: \(error.message)") }
         return Imported(request: request, ignored: ignored)
     }
 

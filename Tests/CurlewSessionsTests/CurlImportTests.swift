@@ -220,4 +220,24 @@ extension CurlImportReviewTests {
         let mixed = try #require(try CurlImport.parse("curl -d a=1 -d @f http://h/", readFile: { _ in Data("b=2\n".utf8) }).first)
         #expect(mixed.request.requestSerializer == .raw(Data("a=1&b=2".utf8), contentType: "application/x-www-form-urlencoded"))
     }
+
+    @Test("a method that is not an HTTP token is refused with the reason (found by the fuzzer: -X-kX and a byte that is not text)")
+    func methodNotAToken() {
+        let text = String(decoding: [UInt8]("curl -X-kX".utf8) + [0xFF, 0x09] + [UInt8]("-k 0\n".utf8), as: UTF8.self)
+        let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(text) }
+        #expect(error?.reason.contains("not an HTTP token") == true, "\(error?.reason ?? "")")
+        #expect(throws: CurlImport.Failure.self) { try CurlImport.parse("curl -X 'GET /x' http://h/") }
+    }
+
+    @Test("a method that looks like an option exports to a command that reads back to it (found by the fuzzer: -X-kXX--k)")
+    func methodLikeAnOption() throws {
+        let first = try #require(try CurlImport.parse("curl -X-kXX--k 0\n").first).request
+        let command = CurlExport.command(method: first.method.rawValue, url: first.customURL ?? "", headers: [], body: nil)
+        let again = try #require(try CurlImport.parse(command).first).request
+        #expect(again.method == first.method, "\(command)")
+        #expect(again.customURL == first.customURL, "\(command)")
+        // The value after a flag stays a value, however it starts.
+        let body = try #require(try CurlImport.parse("curl -d '-kX--k' -H 'X: 1' http://h/").first).request
+        #expect(body.requestSerializer == .raw(Data("-kX--k".utf8), contentType: "application/x-www-form-urlencoded"))
+    }
 }
