@@ -1,5 +1,4 @@
 import CurlewAgent
-import CurlewSessions
 import CurlewWorkspace
 
 /// Defining and editing groups in Compose: Enter on a group opens it in the editor, `N` starts a
@@ -117,8 +116,7 @@ extension AppModel {
             return true
         case .duplicate:
             var copy = editor
-            var taken = Set((workspace?.session.workspace.groups.map(\.name) ?? []) + (workspace?.session.workspace.requests.map(\.name) ?? []))
-            copy.name = ImportedCollection.uniqueName(editor.name + " copy", in: &taken)
+            copy.name = workspace?.unusedGroupName(editor.name + " copy") ?? editor.name + " copy"
             copy.entryName = nil
             copy.saved = nil
             copy.item = nil
@@ -131,15 +129,13 @@ extension AppModel {
             return true
         case .externalEdit, .prettyPrint, .copy, .history, .variables, .toggleResponse:
             message = "that works on a request; this is the group \(editor.name)"
-        case .cancel, .scrollResponseUp, .scrollResponseDown, .nextTab, .previousTab:
-            return false
         default:
+            // Cancelling, the answer's tabs and scrolling, panes, help and the palette.
             return false
         }
         compose.groupEditor = editor
         return true
     }
-
 
     private func addMember(_ editor: inout GroupEditor) {
         if !editor.addMember() { message = "the workspace has no request to add yet: n creates one" }

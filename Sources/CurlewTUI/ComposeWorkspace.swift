@@ -242,11 +242,16 @@ public struct ComposeWorkspace: Sendable {
 
     /// A new batch named after the groups already there, with the first request as its member.
     func newGroupEditor() -> GroupEditor {
-        var taken = Set(session.workspace.groups.map(\.name) + session.workspace.requests.map(\.name))
-        let name = ImportedCollection.uniqueName("new group", in: &taken)
+        let name = unusedGroupName("new group")
         let choices = memberChoices(excluding: nil)
         return GroupEditor(name: name, entryName: nil, definition: GroupDefinition(kind: .batch, members: choices.prefix(1).map { GroupDefinition.Member($0) }),
                            item: nil, choices: choices)
+    }
+
+    /// `base`, numbered if a group or request of the workspace already has that name.
+    func unusedGroupName(_ base: String) -> String {
+        var taken = Set(session.workspace.groups.map(\.name) + session.workspace.requests.map(\.name))
+        return ImportedCollection.uniqueName(base, in: &taken)
     }
 
     /// Saves a group as its entry (renaming it when its name changed) and reads the file again.
