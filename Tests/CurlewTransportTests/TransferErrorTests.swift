@@ -77,8 +77,9 @@ struct TransferErrorTests {
     @Test("a server that stalls after the headers is a total timeout")
     func stall() async throws {
         let server = try await TestServer.shared()
-        // Long enough for the headers to arrive on a loaded machine (under a sanitizer); the stall lasts longer.
-        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/stall", totalTimeout: .seconds(2)))
+        // Long enough for the headers to arrive while the whole suite loads both cores (2 s once was
+        // not); the stall never ends, so the timeout is what stops the transfer.
+        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/stall", totalTimeout: .seconds(8)))
         #expect(result.error?.kind == .totalTimeout)
         #expect(result.statusCode == 200, "the headers did arrive")
     }
