@@ -1,68 +1,86 @@
 import CurlewAgent
-import Foundation
 import CurlewLocking
+import Foundation
 
-/// What the index keeps per message: where its line is, and the summary the writer put first in
-/// it (`SessionRecordSummary`), which filters and row lists use without decoding the record.
-public struct EntrySummary: Sendable {
-    public var offset: Int64
-    public var length: Int32
-    public var summary: SessionRecordSummary
-}
-
-/// A session log opened for browsing: line offsets and summaries in memory, messages decoded
-/// only when shown. A million-entry log costs tens of megabytes, not gigabytes.
+/// A session log opened for browsing: each entry's place in the file and its summary in
+/// columns (`EntryBlock`, about 19 bytes an entry), messages decoded only when shown. Ten million
+/// entries take under 200 MiB.
 ///
 /// Opening indexes the first `firstEntries` entries at once (enough for a first screen) and the
-/// rest on a background thread; `entries` grows until `isComplete`.
+/// rest on a background thread; `entryCount` grows until `isComplete`.
 public final class SessionLogIndex: Sendable {
     public let path: String
     private let state = Locked(IndexState())
     private let cache = Locked<[Int: DebugMessage]>([:])
     private static let cacheLimit = 512
+    private let methods: InternedStrings
+    private let urls: InternedStrings
+    /// Read with `pread`, which any thread may call.
+    private let descriptor: Int32
 
     struct IndexState: Sendable {
         var headers: [SessionLogHeader] = []
-        var entries: [EntrySummary] = []
+        var blocks: [EntryBlock] = []
+        var count = 0
         var skipped: [SkippedLine] = []
+        var skippedCount = 0
         var complete = false
+
+        mutating func add(_ part: ScannedPart) {
+            headers += part.headers
+            if let block = part.block {
+                blocks.append(block)
+                count += block.count
+            }
+            skipped += part.skipped.prefix(IndexScanner.describedSkips - skipped.count)
+            skippedCount += part.skippedCount
+            complete = part.finished
+        }
     }
 
-    /// Opens the log. Throws only when it cannot be read or its first records are not a session log.
-    public init(path: String, firstEntries: Int = .max) throws(SessionLogError) {
-        self.path = path
-        let scanner = try IndexScanner(path: path)
+    /// Opens the log. Throws only when it cannot be read or its first records are not a session
+    /// log. Past `distinctURLs` different URLs (or 32 MiB of them), URLs are read from the file
+    /// when a filter needs them instead of kept in memory.
+    public init(path: String, firstEntries: Int = .max, distinctURLs: Int = 200_000) throws(SessionLogError) {
+        let methods = InternedStrings(maxCount: Int(EntryBlock.methodUnknown), maxBytes: 1 << 16)
+        let urls = InternedStrings(maxCount: distinctURLs, maxBytes: 32 << 20)
+        let scanner = try IndexScanner(path: path, methods: methods, urls: urls)
         var first = IndexState()
-        let finished = try scanner.scan(into: &first, until: firstEntries)
-        if first.headers.isEmpty, first.entries.isEmpty, let problem = first.skipped.first {
+        repeat {
+            first.add(try scanner.scan(entries: firstEntries - first.count))
+        } while !first.complete && first.count < firstEntries
+        if first.headers.isEmpty, first.count == 0, let problem = first.skipped.first {
             throw SessionLogError(kind: .notASessionLog, path: path, reason: "line \(problem.line): \(problem.reason)")
         }
-        first.complete = finished
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SessionLogError(kind: .unreadable, path: path, reason: String(cString: strerror(errno))) }
+        self.path = path
+        self.methods = methods
+        self.urls = urls
+        self.descriptor = descriptor
         state.withLock { $0 = first }
-        guard !finished else { return }
+        guard !first.complete else { return }
         Thread.detachNewThread { [self] in
-            var batch = IndexState()
             var done = false
             while !done {
-                done = (try? scanner.scan(into: &batch, until: 50_000)) ?? true
-                let ready = batch
-                batch = IndexState()
-                state.withLock { state in
-                    state.headers += ready.headers
-                    state.entries += ready.entries
-                    state.skipped += ready.skipped
-                    state.complete = done
-                }
+                let part = (try? scanner.scan(entries: EntryBlock.capacity)) ?? ScannedPart(finished: true)
+                done = part.finished
+                state.withLock { $0.add(part) }
             }
         }
     }
 
+    deinit {
+        close(descriptor)
+    }
+
     public var headers: [SessionLogHeader] { state.withLock { $0.headers } }
-    /// The entries indexed so far, in file order.
-    public var entries: [EntrySummary] { state.withLock { $0.entries } }
-    public var entryCount: Int { state.withLock { $0.entries.count } }
-    /// Lines that are not complete records (a truncated last line, garbage), with why.
+    /// Entries indexed so far.
+    public var entryCount: Int { state.withLock { $0.count } }
+    /// Lines that are not complete records (a truncated last line, garbage), with why: the first
+    /// thousand of them; `skippedCount` counts them all.
     public var skipped: [SkippedLine] { state.withLock { $0.skipped } }
+    public var skippedCount: Int { state.withLock { $0.skippedCount } }
     public var isComplete: Bool { state.withLock { $0.complete } }
 
     /// Blocks until the whole file is indexed.
@@ -74,12 +92,8 @@ public final class SessionLogIndex: Sendable {
     /// not decode, which the caller shows as unreadable.
     public func message(at index: Int) -> DebugMessage? {
         if let cached = cache.withLock({ $0[index] }) { return cached }
-        let entry = state.withLock { $0.entries[index] }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard (try? handle.seek(toOffset: UInt64(entry.offset))) != nil,
-              let data = try? handle.read(upToCount: Int(entry.length)),
-              let message = try? SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: data) else { return nil }
+        guard let line = line(at: index),
+              let message = try? SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line)) else { return nil }
         cache.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[index] = message
@@ -87,137 +101,65 @@ public final class SessionLogIndex: Sendable {
         return message
     }
 
-    /// Indices (from `start`) of the entries indexed so far that match, using summaries where the
-    /// filter allows and decoding each entry where it needs headers or bodies.
-    public func matching(_ filter: MessageFilter, from start: Int = 0) -> [Int] {
-        let entries = entries
-        guard start < entries.count else { return [] }
-        if filter.worksOnSummaries {
-            return (start..<entries.count).filter { filter.matches(entries[$0].summary) }
+    /// The summary of entry `index` as its line states it; nil when the line cannot be read.
+    public func summary(at index: Int) -> SessionRecordSummary? {
+        guard let line = line(at: index) else { return nil }
+        if let summary = line.withUnsafeBufferPointer(SessionRecordSummary.read) { return summary }
+        if case .message(let message) = IndexScanner.decodeRecord(Data(line), decoder: SessionLogFormat.makeDecoder()) {
+            return SessionRecordSummary(message)
         }
-        return (start..<entries.count).filter { index in message(at: index).map(filter.matches) ?? false }
+        return nil
     }
-}
 
-/// Reads a log file in chunks and turns lines into index entries. Owned by one thread at a time:
-/// the opener for the first entries, then the background indexer.
-private final class IndexScanner: @unchecked Sendable {
-    private let path: String
-    private let handle: FileHandle
-    private var pending = [UInt8]()
-    /// Where the unconsumed part of `pending` starts (compacted once per chunk, not per line).
-    private var cursor = 0
-    private var offset: Int64 = 0
-    private var lineNumber = 0
-    private var reachedEnd = false
-    private let decoder = SessionLogFormat.makeDecoder()
-    /// Bytes of a line being skipped because it is longer than `maxLineBytes`; nil otherwise.
-    private var oversizedLine: Int64?
-    /// Curlew writes lines of at most a few hundred KiB (bodies are capped); a longer line is
-    /// damage, skipped without holding it in memory.
-    static let maxLineBytes = 64 << 20
-
-    init(path: String) throws(SessionLogError) {
-        self.path = path
-        try SessionLogError.requireRegularFile(path)
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw SessionLogError(kind: .unreadable, path: path, reason: String(cString: strerror(errno)))
+    /// Indices of the matching entries from `start` to `end` (default: every entry indexed so far).
+    /// Summary filters run on
+    /// the columns, reading a line only for a value the columns could not hold; filters on headers
+    /// or bodies decode each entry.
+    public func matching(_ filter: MessageFilter, from start: Int = 0, to end: Int? = nil) -> [UInt32] {
+        let (blocks, indexed) = state.withLock { ($0.blocks, $0.count) }
+        let count = min(end ?? indexed, indexed)
+        guard start < count else { return [] }
+        var matches: [UInt32] = []
+        guard let columns = ColumnFilter(filter, methods: methods, urls: urls) else {
+            for index in start..<count where message(at: index).map(filter.matches) ?? false { matches.append(UInt32(index)) }
+            return matches
         }
-        self.handle = handle
-    }
-
-    deinit {
-        try? handle.close()
-    }
-
-    /// Indexes lines into `state` until it holds `limit` more entries or the file ends.
-    /// Returns true at the end of the file.
-    func scan(into state: inout SessionLogIndex.IndexState, until limit: Int) throws(SessionLogError) -> Bool {
-        let target = state.entries.count + (limit == .max ? .max - state.entries.count : limit)
-        while state.entries.count < target {
-            if let newline = pending[cursor...].firstIndex(of: 0x0A) {
-                if oversizedLine != nil {
-                    skipOversizedLine(into: &state)
-                } else {
-                    consume(pending[cursor..<newline], at: offset, into: &state)
-                }
-                offset += Int64(newline + 1 - cursor)
-                cursor = newline + 1
-                continue
-            }
-            pending.removeFirst(cursor)
-            cursor = 0
-            if pending.count > Self.maxLineBytes || oversizedLine != nil {
-                oversizedLine = (oversizedLine ?? 0) + Int64(pending.count)
-                pending.removeAll(keepingCapacity: true)
-            }
-            if reachedEnd {
-                if oversizedLine != nil { skipOversizedLine(into: &state) }
-                if !pending.isEmpty {
-                    consume(pending[...], at: offset, into: &state)
-                    offset += Int64(pending.count)
-                    pending.removeAll()
-                }
-                return true
-            }
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: 8 << 20) ?? Data()
-            } catch {
-                throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
-            }
-            if chunk.isEmpty { reachedEnd = true } else { pending.append(contentsOf: chunk) }
-        }
-        return false
-    }
-
-    /// Records the line being skipped as too long and counts its bytes into the offset.
-    private func skipOversizedLine(into state: inout SessionLogIndex.IndexState) {
-        lineNumber += 1
-        state.skipped.append(SkippedLine(line: lineNumber, reason: "line longer than \(Self.maxLineBytes >> 20) MiB"))
-        offset += oversizedLine ?? 0
-        oversizedLine = nil
-    }
-
-    private func consume(_ line: ArraySlice<UInt8>, at start: Int64, into state: inout SessionLogIndex.IndexState) {
-        lineNumber += 1
-        var body = line
-        if body.last == 0x0D { body = body.dropLast() }
-        guard !body.isEmpty else { return }
-        guard body.first == UInt8(ascii: "{"), body.last == UInt8(ascii: "}") else {
-            state.skipped.append(SkippedLine(line: lineNumber, reason: "not a complete JSON object (truncated or corrupt)"))
-            return
-        }
-        body.withUnsafeBufferPointer { bytes in
-            // The common case: a message line that starts with its summary.
-            if let summary = SessionRecordSummary.read(bytes) {
-                state.entries.append(EntrySummary(offset: start, length: Int32(bytes.count), summary: summary))
-                return
-            }
-            // Anything else (a header, a line of an older log) is decoded in full.
-            let data = Data(bytes)
-            switch (try? decoder.decode(RecordTag.self, from: data))?.type {
-            case "header":
-                if let header = try? decoder.decode(SessionLogHeader.self, from: data) {
-                    state.headers.append(header)
-                } else {
-                    state.skipped.append(SkippedLine(line: lineNumber, reason: "unreadable header record"))
-                }
-            case "message":
-                if let message = try? decoder.decode(DebugMessage.self, from: data) {
-                    state.entries.append(EntrySummary(offset: start, length: Int32(bytes.count), summary: SessionRecordSummary(message)))
-                } else {
-                    state.skipped.append(SkippedLine(line: lineNumber, reason: "unreadable message record"))
-                }
-            case nil:
-                state.skipped.append(SkippedLine(line: lineNumber, reason: "not a session log record"))
-            default:
-                state.skipped.append(SkippedLine(line: lineNumber, reason: "unknown record type"))
+        for block in blocks where block.first + block.count > start && block.first < count {
+            for position in max(0, start - block.first)..<min(block.count, count - block.first) {
+                let matched = columns.matches(block, position) ?? summary(at: block.first + position).map(filter.matches) ?? false
+                if matched { matches.append(UInt32(block.first + position)) }
             }
         }
+        return matches
     }
 
-    private struct RecordTag: Decodable {
-        let type: String
+    /// The bytes of entry `index`'s line, without its line break.
+    private func line(at index: Int) -> [UInt8]? {
+        let located: Int64? = state.withLock { state in
+            guard index >= 0, index < state.count else { return nil }
+            // The block holding the entry: the last one whose first entry is at or before it.
+            var low = 0, high = state.blocks.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if state.blocks[middle].first <= index { low = middle } else { high = middle - 1 }
+            }
+            let block = state.blocks[low]
+            return block.offset(index - block.first)
+        }
+        guard var position = located else { return nil }
+        var line: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        while line.count <= IndexScanner.maxLineBytes {
+            let read = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(position)) }
+            guard read > 0 else { break }
+            if let newline = chunk[..<read].firstIndex(of: 0x0A) {
+                line += chunk[..<newline]
+                break
+            }
+            line += chunk[..<read]
+            position += Int64(read)
+        }
+        if line.last == 0x0D { line.removeLast() }
+        return line.isEmpty ? nil : line
     }
 }

@@ -214,7 +214,7 @@ extension AppModel {
     public func openLog(_ path: String) {
         do {
             try logs.open(path)
-            let skipped = logs.opened?.index.skipped.count ?? 0
+            let skipped = logs.opened?.index.skippedCount ?? 0
             message = "\(logs.opened?.index.entryCount ?? 0) entries" + (skipped > 0 ? ", \(skipped) unreadable lines skipped" : "")
         } catch {
             message = error.description

@@ -21,8 +21,8 @@ public struct LogBrowserState {
         public var path: String
         /// Offsets and summaries; messages are decoded only when shown.
         public var index: SessionLogIndex
-        /// Indices into `index.entries` that pass the filter, in file order.
-        public var visible: [Int]
+        /// The entries that pass the filter, in file order.
+        public var visible: EntrySelection
         public var filterText = ""
         public var filterError: FilterSyntaxError?
         public var selected = 0
@@ -57,21 +57,22 @@ public struct LogBrowserState {
     public mutating func open(_ path: String) throws(SessionLogError) {
         let index = try SessionLogIndex(path: path, firstEntries: Self.firstScreenEntries)
         let count = index.entryCount
-        opened = OpenedLog(path: path, index: index, visible: Array(0..<count), seen: count)
+        opened = OpenedLog(path: path, index: index, visible: .all(count), seen: count)
     }
 
     /// Takes in entries the background indexer added since the last call, through the filter.
     public mutating func refresh() {
-        guard var current = opened else { return }
-        let count = current.index.entryCount
-        guard count > current.seen else { return }
-        if let filter = current.filter {
-            current.visible += current.index.matching(filter, from: current.seen)
+        guard let index = opened?.index, let seen = opened?.seen else { return }
+        let count = index.entryCount
+        guard count > seen else { return }
+        // Changed in place: a copy of `opened` would make the append copy every row.
+        if let filter = opened?.filter {
+            let found = index.matching(filter, from: seen, to: count)
+            opened?.visible.append(found)
         } else {
-            current.visible += current.seen..<count
+            opened?.visible.extend(allTo: count)
         }
-        current.seen = count
-        opened = current
+        opened?.seen = count
     }
 
     public mutating func close() {
@@ -86,7 +87,7 @@ public struct LogBrowserState {
             current.filterText = text
             current.filterError = nil
             current.filter = nil
-            current.visible = Array(0..<count)
+            current.visible = .all(count)
             current.seen = count
         } else {
             do {
@@ -95,8 +96,8 @@ public struct LogBrowserState {
                 current.filterText = text
                 current.filterError = nil
                 current.filter = filter
-                current.visible = current.index.matching(filter)
-                current.seen = max(count, current.visible.last.map { $0 + 1 } ?? 0)
+                current.visible = .matching(current.index.matching(filter, to: count))
+                current.seen = count
             } catch {
                 current.filterError = error
             }

@@ -8,7 +8,7 @@ enum LogsView {
             drawFiles(model, in: area, into: &frame)
             return
         }
-        let skipped = opened.index.skipped.count
+        let skipped = opened.index.skippedCount
         var title = "\((opened.path as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.index.entryCount) entries"
             + (opened.index.isComplete ? "" : " (indexing…)")
         if skipped > 0 { title += " · \(skipped) unreadable lines skipped" }
@@ -17,7 +17,8 @@ enum LogsView {
         frame.put(MessageRows.heading(width: area.width - 1), row: area.row + 1, column: 1, style: .dim)
         let listHeight = area.height - 2
         let scroll = max(0, min(opened.selected - listHeight / 2, opened.visible.count - listHeight))
-        for (offset, index) in opened.visible.enumerated().dropFirst(scroll).prefix(listHeight) {
+        for offset in scroll..<min(opened.visible.count, scroll + listHeight) {
+            let index = opened.visible[offset]
             guard let message = opened.index.message(at: index) else {
                 frame.putLine(" line of entry \(index + 1) cannot be read", row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: .bad)
                 continue

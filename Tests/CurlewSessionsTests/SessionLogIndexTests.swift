@@ -37,17 +37,18 @@ struct SessionLogIndexTests {
         let path = try await writeLog()
         let index = try SessionLogIndex(path: path)
         let log = try SessionLogReader.read(path: path)
-        #expect(index.entries.count == log.messages.count)
+        #expect(index.entryCount == log.messages.count)
         #expect(index.headers.count == 1)
-        for (position, entry) in index.entries.enumerated() {
+        for position in 0..<index.entryCount {
             let message = try #require(index.message(at: position))
+            let summary = try #require(index.summary(at: position))
             #expect(message.requestID == log.messages[position].requestID)
-            #expect(entry.summary.method == message.original?.method)
-            #expect(entry.summary.url == message.original?.url)
-            #expect(entry.summary.statusCode == (message.response?.statusCode ?? 0))
-            #expect(entry.summary.failed == (message.error != nil))
-            #expect(entry.summary.responseSize == message.response?.body.size)
-            #expect(entry.summary.elapsedMicros == message.timings.map { $0.queued + $0.total })
+            #expect(summary.method == message.original?.method)
+            #expect(summary.url == message.original?.url)
+            #expect(summary.statusCode == (message.response?.statusCode ?? 0))
+            #expect(summary.failed == (message.error != nil))
+            #expect(summary.responseSize == message.response?.body.size)
+            #expect(summary.elapsedMicros == message.timings.map { $0.queued + $0.total })
         }
     }
 
@@ -59,7 +60,60 @@ struct SessionLogIndexTests {
         let index = try SessionLogIndex(path: path)
         let messages = try SessionLogReader.read(path: path).messages
         let filter = try MessageFilter.parse(expression)
-        #expect(index.matching(filter) == messages.indices.filter { filter.matches(messages[$0]) })
+        #expect(index.matching(filter).map(Int.init) == messages.indices.filter { filter.matches(messages[$0]) })
+        // With room for two URLs only, the others are read from their lines: the same answer.
+        let crowded = try SessionLogIndex(path: path, distinctURLs: 2)
+        #expect(crowded.matching(filter).map(Int.init) == messages.indices.filter { filter.matches(messages[$0]) })
+    }
+
+    @Test("values too large for the index's columns are read from their lines", arguments: [
+        "~c 5xx", "~c 200", "~dur >4000s", "~dur <1s", "~size >4GB", "~size <1KB", "!~c 2xx & ~m GET",
+    ])
+    func oversizedValues(_ expression: String) async throws {
+        let path = try await writeLog()
+        // Summaries edited past what a column holds: a status of 70000, 5,000 s, 5 GB.
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for position in lines.indices where lines[position].hasPrefix(#"{"type":"message","summary""#) && position % 2 == 0 {
+            lines[position] = lines[position]
+                .replacingOccurrences(of: #","status":200,"#, with: #","status":70000,"#)
+                .replacingOccurrences(of: #"("elapsed":)\d+"#, with: "$15000000000", options: .regularExpression)
+                .replacingOccurrences(of: #"("size":)\d+"#, with: "$15000000000", options: .regularExpression)
+        }
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let index = try SessionLogIndex(path: path)
+        let filter = try MessageFilter.parse(expression)
+        let fromLines = try (0..<index.entryCount).filter { filter.matches(try #require(index.summary(at: $0))) }
+        #expect(index.matching(filter).map(Int.init) == fromLines)
+        #expect(try (0..<index.entryCount).contains { try #require(index.summary(at: $0)).responseSize == 5_000_000_000 })
+    }
+
+    @Test("entries past a block's capacity are found, read and filtered like the first ones")
+    func manyBlocks() throws {
+        let path = NSTemporaryDirectory() + "curlew-blocks-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        let count = 70_000
+        for id in 1...count {
+            let message = DebugMessage(requestID: UInt64(id), name: nil, state: id % 10 == 0 ? .failed : .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+                                       original: ComposedRequest(method: id % 3 == 0 ? "POST" : "GET", url: "http://h/\(id % 5)", headers: [], params: .object([]),
+                                                                 body: nil, timeoutMilliseconds: 1_000),
+                                       sent: nil, response: nil, error: id % 10 == 0 ? RequestError(.cancelled, "cancelled") : nil, timings: nil,
+                                       connection: nil, callbackQueue: "main")
+            logger.requestDidProduce(message)
+            if id % 1_000 == 0 { logger.observerDidFinishBatch() }
+        }
+        logger.observerDidFinishBatch()
+        try logger.close()
+        let index = try SessionLogIndex(path: path, firstEntries: 100)
+        index.waitUntilComplete()
+        #expect(index.entryCount == count)
+        for position in [0, 99, 100, 65_535, 65_536, 65_636, count - 1] {
+            #expect(index.message(at: position)?.requestID == UInt64(position + 1))
+        }
+        #expect(index.message(at: count) == nil && index.message(at: -1) == nil)
+        let filter = try MessageFilter.parse("~m POST & ~u /2")
+        #expect(index.matching(filter).map(Int.init) == (0..<count).filter { ($0 + 1) % 3 == 0 && ($0 + 1) % 5 == 2 })
+        #expect(index.matching(filter, from: 65_000, to: 66_000).map(Int.init) == (65_000..<66_000).filter { ($0 + 1) % 3 == 0 && ($0 + 1) % 5 == 2 })
     }
 
     @Test("a truncated last line is skipped and counted; a file with no record is refused")
@@ -68,8 +122,8 @@ struct SessionLogIndexTests {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         try (data + Data("{\"type\":\"message\",\"requestID\":9".utf8)).write(to: URL(fileURLWithPath: path))
         let index = try SessionLogIndex(path: path)
-        #expect(index.entries.count == 8)
-        #expect(index.skipped.count == 1)
+        #expect(index.entryCount == 8)
+        #expect(index.skipped.count == 1 && index.skippedCount == 1)
         let garbage = NSTemporaryDirectory() + "curlew-garbage-\(UUID().uuidString).jsonl"
         try "not json\nat all\n".write(toFile: garbage, atomically: true, encoding: .utf8)
         #expect(throws: SessionLogError.self) { try SessionLogIndex(path: garbage) }

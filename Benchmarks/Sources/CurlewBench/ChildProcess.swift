@@ -8,12 +8,16 @@ struct ChildResult {
     var wallSeconds: Double
     /// User plus system CPU time the child used, from wait4's rusage.
     var cpuSeconds: Double
+    /// Voluntary plus involuntary context switches of the child's threads, from wait4's rusage.
+    var contextSwitches: Int
 }
 
 /// Runs programs with posix_spawn and waits with wait4, so each child's CPU time is known, and
 /// samples its peak RSS while it runs (`HighWaterMark`; Foundation's Process reports neither).
 enum ChildProcess {
-    static func run(_ program: String, _ arguments: [String], discardStandardError: Bool = true) throws -> ChildResult {
+    /// Runs `program` to its end. `environment` entries are added to (or replace) this process's.
+    static func run(_ program: String, _ arguments: [String], discardStandardError: Bool = true,
+                    environment: [String: String] = [:]) throws -> ChildResult {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw BenchError("pipe failed") }
         var actions = posix_spawn_file_actions_t()
@@ -24,9 +28,13 @@ enum ChildProcess {
         if discardStandardError { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
         let started = ContinuousClock.now
-        let spawned = posix_spawnp(&pid, program, &actions, nil, argv, environ)
+        let spawned = posix_spawnp(&pid, program, &actions, nil, argv, envp)
         close(pipeEnds[1])
         guard spawned == 0 else {
             close(pipeEnds[0])
@@ -50,7 +58,8 @@ enum ChildProcess {
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return ChildResult(status: exitStatus, output: String(decoding: output, as: UTF8.self),
                            peakRSSKiB: peak, wallSeconds: seconds(ContinuousClock.now - started),
-                           cpuSeconds: Self.cpuSeconds(usage.ru_utime) + Self.cpuSeconds(usage.ru_stime))
+                           cpuSeconds: Self.cpuSeconds(usage.ru_utime) + Self.cpuSeconds(usage.ru_stime),
+                           contextSwitches: usage.ru_nvcsw + usage.ru_nivcsw)
     }
 }
 

@@ -14,11 +14,18 @@ struct RunResult: Codable, Sendable {
     /// CPU time (user + system) of the client's process per request, in microseconds, start-up
     /// included (filled in by the parent).
     var cpuMicrosPerRequest: Double = 0
+    /// Context switches of the client's threads per request, start-up included (filled in by the parent).
+    var contextSwitchesPerRequest: Double = 0
+    /// Heap allocations per request, from a separate counted run (nil when not measured).
+    var allocationsPerRequest: Double?
+    /// Instructions per request under callgrind, all threads, from separate runs (nil when not measured).
+    var instructionsPerRequest: Double?
 
     /// Fills in what only the parent knows, from the finished child.
     mutating func attribute(_ child: ChildResult) {
         peakRSSKiB = child.peakRSSKiB
         cpuMicrosPerRequest = requests > 0 ? child.cpuSeconds * 1e6 / Double(requests) : 0
+        contextSwitchesPerRequest = requests > 0 ? Double(child.contextSwitches) / Double(requests) : 0
     }
 
     var requestsPerSecond: Double { seconds > 0 ? Double(requests) / seconds : 0 }

@@ -39,6 +39,8 @@ struct Orchestrator {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         var report = Report(smoke: smoke, runs: runs)
         say("nginx on \(nginx.baseURL); \(runs) run(s) per client\(smoke ? " (smoke)" : "")\n")
+        let probes = try CostProbes(orchestrator: self, executable: executable)
+        defer { probes.removeFiles() }
         for workload in Workload.standard(smoke: smoke) {
             var samples: [ClientKind: [RunResult]] = [:]
             for run in 1...runs {
@@ -51,10 +53,22 @@ struct Orchestrator {
                     if result.errors > 0, kind != .wrk { throw BenchError("\(kind.rawValue) had \(result.errors) errors on \(workload.name)") }
                 }
             }
-            report.add(workload, medians: samples.mapValues(Self.median))
+            var medians = samples.mapValues(Self.median)
+            for kind in clients {
+                let url = nginx.baseURL + workload.path
+                medians[kind]?.allocationsPerRequest = try probes.allocationsPerRequest(kind, workload, url: url)
+                if workload.path != "/big", CostProbes.instructionClients.contains(kind) {
+                    medians[kind]?.instructionsPerRequest = try probes.instructionsPerRequest(kind, workload, url: url)
+                }
+                say(String(format: "%@ costs %-28@ %@ allocations/req  %@ instructions/req", workload.name, kind.title,
+                           medians[kind]?.allocationsPerRequest.map { String(format: "%.1f", $0) } ?? "–",
+                           medians[kind]?.instructionsPerRequest.map { String(format: "%.0f", $0) } ?? "–"))
+            }
+            report.add(workload, medians: medians)
         }
         for scenario in scenarios ? Scenarios.all(smoke: smoke) : [] {
-            report.addScenario(try scenario.run(executable, nginx))
+            let text = try scenario.run(executable, nginx) { report.verdict($0, $1) }
+            report.addScenario(text)
         }
         say("\n" + report.text)
         guard let resultsPath else { return }
@@ -64,14 +78,19 @@ struct Orchestrator {
         say("\nappended to \(resultsPath)")
     }
 
-    private func measure(_ kind: ClientKind, _ workload: Workload, url: String, executable: String) throws -> RunResult {
+    /// One run of one client. `wrapper` runs the client under another program (valgrind);
+    /// `environment` is added to the client's (the allocation counter).
+    func measure(_ kind: ClientKind, _ workload: Workload, url: String, executable: String, count: Int? = nil,
+                 wrapper: [String] = [], environment: [String: String] = [:]) throws -> RunResult {
+        let count = count ?? workload.count
         switch kind {
         case .curlParallel:
-            return try ExternalClients.curlParallel(url: url, count: workload.count, concurrency: workload.concurrency)
+            return try ExternalClients.curlParallel(url: url, count: count, concurrency: workload.concurrency, environment: environment)
         case .wrk:
             return try ExternalClients.wrk(url: url, duration: workload.wrkSeconds, concurrency: workload.concurrency, bodySize: workload.bodySize)
         default:
-            let child = try ChildProcess.run(executable, ["client", kind.rawValue, url, "\(workload.count)", "\(workload.concurrency)"], discardStandardError: false)
+            let command = wrapper + [executable, "client", kind.rawValue, url, "\(count)", "\(workload.concurrency)"]
+            let child = try ChildProcess.run(command[0], Array(command.dropFirst()), discardStandardError: !wrapper.isEmpty, environment: environment)
             guard child.status == 0, let line = child.output.split(separator: "\n").last else {
                 throw BenchError("\(kind.rawValue) failed with status \(child.status)")
             }

@@ -8,17 +8,23 @@ import Synchronization
 /// A scale or start-up measurement, run in a child process of its own so its memory is its own.
 struct Scenario {
     var name: String
-    var run: (_ executable: String, _ nginx: NginxServer) throws -> String
+    /// Measures, records each target's outcome through `verdict`, and returns the report section.
+    var run: (_ executable: String, _ nginx: NginxServer, _ verdict: (_ met: Bool, _ text: String) -> Void) throws -> String
 }
 
 enum Scenarios {
     static func all(smoke: Bool) -> [Scenario] {
         let millionCount = smoke ? 2_000 : 1_000_000
         let logPath = NSTemporaryDirectory() + "curlew-bench-million-\(getpid()).jsonl"
+        let scaleCount = smoke ? 20_000 : 10_000_000
+        let scaleFilter = "~c 5xx | ~m POST"
+        let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/release/curlew"
         return [
-            Scenario(name: "million") { executable, nginx in
+            Scenario(name: "million") { executable, nginx, verdict in
                 let metrics = try child(executable, ["million", nginx.baseURL + "/get", "\(millionCount)", logPath])
                 let lines = Int(metrics["lines"] ?? 0)
+                verdict((metrics["peak"] ?? .infinity) / 1024 < 150 && lines == millionCount + 1,
+                        String(format: "million: peak RSS %.1f MiB (target under 150 MiB), %d log lines of %d", (metrics["peak"] ?? 0) / 1024, lines, millionCount + 1))
                 return String(format: """
                     ### %d requests through the agent, 50 in flight, logging on
 
@@ -27,26 +33,48 @@ enum Scenarios {
                     """, millionCount, metrics["rps"] ?? 0, (metrics["rss10"] ?? 0) / 1024, (metrics["rss50"] ?? 0) / 1024,
                     (metrics["rss100"] ?? 0) / 1024, (metrics["peak"] ?? 0) / 1024, lines, millionCount + 1)
             },
-            Scenario(name: "log-browser") { executable, _ in
-                defer { try? FileManager.default.removeItem(atPath: logPath) }
+            Scenario(name: "log-browser") { executable, _, verdict in
                 let metrics = try child(executable, ["log-browser", logPath])
                 return String(format: """
                     ### Log browser model on the %d-entry log
 
-                    first screen %.2f s (target under 1 s) · whole file indexed in the background in %.2f s · \
-                    `~c 5xx | ~m POST` over all entries %.2f s (target under 2 s) · peak RSS %.1f MiB (target under 300 MiB)
+                    first screen %.2f s · whole file indexed in the background in %.2f s · \
+                    `~c 5xx | ~m POST` over all entries %.2f s · peak RSS %.1f MiB
                     """, Int(metrics["entries"] ?? 0), metrics["open"] ?? 0, metrics["indexed"] ?? 0, metrics["filter"] ?? 0, (metrics["peak"] ?? 0) / 1024)
             },
-            Scenario(name: "logger") { executable, _ in
+            Scenario(name: "interface-log") { _, _, verdict in
+                defer { try? FileManager.default.removeItem(atPath: logPath) }
+                let outcome = try TmuxLogBrowser(curlew: curlew, log: logPath, entries: millionCount).measure(filter: scaleFilter, deadline: 120)
+                let slowestKey = (outcome.keyLatencies.max() ?? 0) * 1000
+                verdict(outcome.indexed < 10 && slowestKey < 150,
+                        String(format: "interface-log: `curlew tui` indexed the %d-entry log in %.2f s (target under 10 s); slowest key while indexing %.0f ms (target under 150 ms)",
+                               millionCount, outcome.indexed, slowestKey))
+                return Self.describe(outcome, title: "`curlew tui LOG` in tmux on the \(millionCount)-entry log")
+            },
+            Scenario(name: "interface-scale") { executable, _, verdict in
+                let path = NSTemporaryDirectory() + "curlew-bench-scale-\(getpid()).jsonl"
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                let written = try child(executable, ["write-log", "\(scaleCount)", path])
+                let outcome = try TmuxLogBrowser(curlew: curlew, log: path, entries: scaleCount).measure(filter: scaleFilter, deadline: 300)
+                verdict(outcome.firstScreen < 1, String(format: "interface-scale: first screen of the %d-entry log %.2f s (target under 1 s)", scaleCount, outcome.firstScreen))
+                verdict(outcome.indexed < 60, String(format: "interface-scale: indexed in %.1f s (target under 60 s)", outcome.indexed))
+                verdict(outcome.filter < 5, String(format: "interface-scale: `%@` over all entries %.2f s (target under 5 s)", scaleFilter, outcome.filter))
+                verdict(Double(outcome.peakRSSKiB) / 1024 < 300, String(format: "interface-scale: peak RSS %.1f MiB (target under 300 MiB)", Double(outcome.peakRSSKiB) / 1024))
+                let size = Double((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)??.int64Value ?? 0)
+                return Self.describe(outcome, title: String(format: "`curlew tui LOG` in tmux on a %d-entry log (%.1f GB, written at %.0f entries/s)",
+                                                            scaleCount, size / 1e9, written["rate"] ?? 0))
+            },
+            Scenario(name: "logger") { executable, _, verdict in
                 let metrics = try child(executable, ["logger", smoke ? "5000" : "200000"])
+                verdict((metrics["rate"] ?? 0) >= 250_000, String(format: "logger: %.0f entries/s sustained (target at least 250,000)", metrics["rate"] ?? 0))
                 return String(format: """
                     ### Network logger on its own
 
-                    %.0f entries/s to disk, fed in batches as an observer lane feeds it (target at least 100,000) · \
+                    %.0f entries/s to disk, fed in batches as an observer lane feeds it · \
                     %.0f entries/s with one write per entry (worst case)
                     """, metrics["rate"] ?? 0, metrics["perEntryRate"] ?? 0)
             },
-            Scenario(name: "view-model") { executable, _ in
+            Scenario(name: "view-model") { executable, _, verdict in
                 let metrics = try child(executable, ["view-model", smoke ? "5000" : "200000"])
                 return String(format: """
                     ### TUI view model
@@ -54,11 +82,10 @@ enum Scenarios {
                     ingests %.0f messages/s while keys are handled (target at least 50,000) · key latency p99 %.1f ms, max %.1f ms (target under 50 ms)
                     """, metrics["rate"] ?? 0, metrics["p99"] ?? 0, metrics["max"] ?? 0)
             },
-            Scenario(name: "download") { executable, nginx in
+            Scenario(name: "download") { executable, nginx, verdict in
                 try download(executable, nginx, smoke: smoke)
             },
-            Scenario(name: "startup") { executable, _ in
-                let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/release/curlew"
+            Scenario(name: "startup") { executable, _, verdict in
                 var times: [Double] = []
                 for _ in 0..<(smoke ? 3 : 21) { times.append(try ChildProcess.run(curlew, ["--version"]).wallSeconds * 1000) }
                 times.sort()
@@ -122,6 +149,7 @@ enum Scenarios {
         case "million": metrics = try million(url: arguments[1], count: Int(arguments[2])!, logPath: arguments[3])
         case "log-browser": metrics = try logBrowser(path: arguments[1])
         case "logger": metrics = try logger(count: Int(arguments[1])!)
+        case "write-log": metrics = try writeLog(count: Int(arguments[1])!, path: arguments[2])
         case "view-model": metrics = viewModel(count: Int(arguments[1])!)
         case "first-frame": metrics = firstFrame()
         case "download-bare": metrics = try BareCurlDownload.run(url: arguments[1], path: arguments[2])
@@ -212,6 +240,38 @@ enum Scenarios {
             }
         }
         return ["rate": Double(count) / sustained, "perEntryRate": Double(count) / perEntry]
+    }
+
+    /// Writes a session log of `count` messages through the logger, in batches as a lane feeds
+    /// it: GETs and POSTs, with one in twenty answered 500 and one in seven 404.
+    private static func writeLog(count: Int, path: String) throws -> [String: Double] {
+        try? FileManager.default.removeItem(atPath: path)
+        let templates = (0..<140).map { index in
+            SampleMessage.make(id: UInt64(index), status: index % 20 == 0 ? 500 : index % 7 == 0 ? 404 : 200, method: index % 5 == 0 ? "POST" : "GET")
+        }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        let started = ContinuousClock.now
+        for index in 0..<count {
+            var message = templates[index % templates.count]
+            message.requestID = UInt64(index + 1)
+            logger.requestDidProduce(message)
+            if index % 1_000 == 999 { logger.observerDidFinishBatch() }
+        }
+        logger.observerDidFinishBatch()
+        try logger.close()
+        return ["rate": Double(count) / seconds(ContinuousClock.now - started)]
+    }
+
+    /// The report section of an interface run.
+    private static func describe(_ outcome: TmuxLogBrowser.Outcome, title: String) -> String {
+        let latencies = outcome.keyLatencies.sorted()
+        return String(format: """
+            ### %@
+
+            first screen %.2f s · whole log indexed %.2f s · %d keys while indexing, median %.0f ms, slowest %.0f ms · \
+            filter %.2f s (%d entries match) · peak RSS %.1f MiB · interface CPU %.1f s
+            """, title, outcome.firstScreen, outcome.indexed, latencies.count, (latencies.isEmpty ? 0 : latencies[latencies.count / 2]) * 1000,
+            (latencies.last ?? 0) * 1000, outcome.filter, outcome.matched, Double(outcome.peakRSSKiB) / 1024, outcome.cpuSeconds)
     }
 
     /// Seconds from opening a fresh log to closing it (synced) after `feed` ran.

@@ -20,7 +20,10 @@ public func fuzzSessionLog(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt
     guard FileManager.default.createFile(atPath: path, contents: data) else { return 0 }
     if let index = try? SessionLogIndex(path: path) {
         index.waitUntilComplete()
-        for position in index.entries.indices.prefix(8) { _ = index.message(at: position) }
+        for position in 0..<min(8, index.entryCount) {
+            _ = index.message(at: position)
+            _ = index.summary(at: position)
+        }
         if let filter = try? MessageFilter.parse("~c 2xx | ~e | ~b a") { _ = index.matching(filter) }
     }
     return 0

@@ -3,12 +3,13 @@ import Foundation
 /// The command-line peers, run as child processes.
 enum ExternalClients {
     /// `curl --parallel --parallel-max C` over a config file of `count` URLs.
-    static func curlParallel(url: String, count: Int, concurrency: Int) throws -> RunResult {
+    static func curlParallel(url: String, count: Int, concurrency: Int, environment: [String: String] = [:]) throws -> RunResult {
         let config = NSTemporaryDirectory() + "curlew-bench-curl-\(getpid()).conf"
         try String(repeating: "url = \"\(url)\"\noutput = \"/dev/null\"\n", count: count).write(toFile: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let child = try ChildProcess.run("curl", ["-s", "--parallel", "--parallel-max", "\(concurrency)", "-K", config,
-                                                 "-w", "%{http_code} %{time_total} %{size_download}\\n"])
+                                                 "-w", "%{http_code} %{time_total} %{size_download}\\n"],
+                                         environment: environment)
         var latencies: [Double] = []
         var errors = 0
         var bytes: Int64 = 0

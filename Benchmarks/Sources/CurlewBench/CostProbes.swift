@@ -1,0 +1,71 @@
+import Foundation
+
+/// Per-request costs that timing hides on a noisy machine: heap allocations (a counter preloaded
+/// into the client) and instructions (`valgrind --tool=callgrind`). Each is the difference between
+/// a long and a short run divided by the difference in requests, so start-up is left out.
+struct CostProbes {
+    let orchestrator: Orchestrator
+    let executable: String
+    /// The preloadable allocation counter, built from `MallocCounter/malloc_counter.c`.
+    let counterLibrary: String
+
+    /// Clients whose instructions are counted: Curlew and the ceiling it is measured against.
+    static let instructionClients: [ClientKind] = [.curlew, .curlewNoObservers, .libcurlMulti]
+
+    init(orchestrator: Orchestrator, executable: String) throws {
+        self.orchestrator = orchestrator
+        self.executable = executable
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../MallocCounter/malloc_counter.c").standardizedFileURL.path
+        counterLibrary = NSTemporaryDirectory() + "curlew-bench-malloc-counter-\(getpid()).so"
+        let built = try ChildProcess.run("cc", ["-shared", "-fPIC", "-O2", "-o", counterLibrary, source], discardStandardError: false)
+        guard built.status == 0 else { throw BenchError("cannot build the allocation counter from \(source)") }
+    }
+
+    func removeFiles() {
+        try? FileManager.default.removeItem(atPath: counterLibrary)
+    }
+
+    /// Heap allocations per request of `kind` on `workload`; nil for a time-based client (wrk).
+    func allocationsPerRequest(_ kind: ClientKind, _ workload: Workload, url: String) throws -> Double? {
+        guard kind != .wrk else { return nil }
+        let (long, short) = Self.counts(workload)
+        func allocations(_ count: Int) throws -> Double {
+            let output = NSTemporaryDirectory() + "curlew-bench-allocations-\(getpid()).txt"
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            _ = try orchestrator.measure(kind, workload, url: url, executable: executable, count: count,
+                                         environment: ["LD_PRELOAD": counterLibrary, "CURLEW_MALLOC_COUNT_FILE": output])
+            guard let text = try? String(contentsOfFile: output, encoding: .utf8),
+                  let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw BenchError("\(kind.rawValue) wrote no allocation count")
+            }
+            return value
+        }
+        return (try allocations(long) - allocations(short)) / Double(long - short)
+    }
+
+    /// Instructions per request of `kind` on `workload`, all threads counted, under callgrind.
+    func instructionsPerRequest(_ kind: ClientKind, _ workload: Workload, url: String) throws -> Double {
+        let (long, short) = Self.counts(workload)
+        func instructions(_ count: Int) throws -> Double {
+            let output = NSTemporaryDirectory() + "curlew-bench-callgrind-\(getpid()).out"
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            _ = try orchestrator.measure(kind, workload, url: url, executable: executable, count: count,
+                                         wrapper: ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(output)"])
+            let text = try String(contentsOfFile: output, encoding: .utf8)
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("summary:") || $0.hasPrefix("totals:") }),
+                  let value = Double(line.split(separator: " ").dropFirst().first ?? "") else {
+                throw BenchError("callgrind wrote no instruction total for \(kind.rawValue)")
+            }
+            return value
+        }
+        return (try instructions(long) - instructions(short)) / Double(long - short)
+    }
+
+    /// The two request counts whose difference is measured: small, so callgrind's slowdown stays
+    /// within seconds, and far enough apart that start-up cancels out.
+    private static func counts(_ workload: Workload) -> (long: Int, short: Int) {
+        let long = min(workload.count, workload.path == "/big" ? 100 : 2_000)
+        return (long, long / 4)
+    }
+}

@@ -1,0 +1,165 @@
+import CurlewAgent
+import Foundation
+
+/// What one call of `IndexScanner.scan` found.
+struct ScannedPart {
+    var block: EntryBlock?
+    var headers: [SessionLogHeader] = []
+    var skipped: [SkippedLine] = []
+    var skippedCount = 0
+    var finished = false
+}
+
+/// Reads a log file in chunks and turns lines into index entries, one block per call. Owned by
+/// one thread at a time: the opener for the first entries, then the background indexer.
+final class IndexScanner: @unchecked Sendable {
+    private let path: String
+    private let handle: FileHandle
+    private let methods: InternedStrings
+    private let urls: InternedStrings
+    private var pending = [UInt8]()
+    /// Where the unconsumed part of `pending` starts (compacted once per chunk, not per line).
+    private var cursor = 0
+    private var offset: Int64 = 0
+    private var lineNumber = 0
+    private var reachedEnd = false
+    /// Entries in the blocks handed out so far.
+    private var entriesScanned = 0
+    private let decoder = SessionLogFormat.makeDecoder()
+    /// Bytes of a line being skipped because it is longer than `maxLineBytes`; nil otherwise.
+    private var oversizedLine: Int64?
+    /// Curlew writes lines of at most a few hundred KiB (bodies are capped); a longer line is
+    /// damage, skipped without holding it in memory.
+    static let maxLineBytes = 64 << 20
+    /// Skipped lines described one by one; past this many only their count grows.
+    static let describedSkips = 1_000
+
+    init(path: String, methods: InternedStrings, urls: InternedStrings) throws(SessionLogError) {
+        self.path = path
+        self.methods = methods
+        self.urls = urls
+        try SessionLogError.requireRegularFile(path)
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SessionLogError(kind: .unreadable, path: path, reason: String(cString: strerror(errno)))
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    /// Indexes lines until the block holds `limit` entries (at most a block's capacity), the next
+    /// entry is too far into the file for the block, or the file ends.
+    func scan(entries limit: Int) throws(SessionLogError) -> ScannedPart {
+        var part = ScannedPart()
+        var builder = EntryBlockBuilder()
+        let limit = min(limit, EntryBlock.capacity)
+        scanning: while builder.count < limit {
+            if let newline = pending[cursor...].firstIndex(of: 0x0A) {
+                guard builder.fits(offset: offset) else { break scanning }
+                if oversizedLine != nil {
+                    skipOversizedLine(into: &part)
+                } else {
+                    consume(pending[cursor..<newline], at: offset, into: &part, builder: &builder)
+                }
+                offset += Int64(newline + 1 - cursor)
+                cursor = newline + 1
+                continue
+            }
+            pending.removeFirst(cursor)
+            cursor = 0
+            if pending.count > Self.maxLineBytes || oversizedLine != nil {
+                oversizedLine = (oversizedLine ?? 0) + Int64(pending.count)
+                pending.removeAll(keepingCapacity: true)
+            }
+            if reachedEnd {
+                guard builder.fits(offset: offset) else { break scanning }
+                if oversizedLine != nil { skipOversizedLine(into: &part) }
+                if !pending.isEmpty {
+                    consume(pending[...], at: offset, into: &part, builder: &builder)
+                    offset += Int64(pending.count)
+                    pending.removeAll()
+                }
+                part.finished = true
+                break scanning
+            }
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: 8 << 20) ?? Data()
+            } catch {
+                throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
+            }
+            if chunk.isEmpty { reachedEnd = true } else { pending.append(contentsOf: chunk) }
+        }
+        if builder.count > 0 {
+            part.block = EntryBlock(first: entriesScanned, building: builder)
+            entriesScanned += part.block?.count ?? 0
+        }
+        return part
+    }
+
+    private func skip(_ reason: String, into part: inout ScannedPart) {
+        part.skippedCount += 1
+        if part.skipped.count < Self.describedSkips { part.skipped.append(SkippedLine(line: lineNumber, reason: reason)) }
+    }
+
+    /// Records the line being skipped as too long and counts its bytes into the offset.
+    private func skipOversizedLine(into part: inout ScannedPart) {
+        lineNumber += 1
+        skip("line longer than \(Self.maxLineBytes >> 20) MiB", into: &part)
+        offset += oversizedLine ?? 0
+        oversizedLine = nil
+    }
+
+    private func consume(_ line: ArraySlice<UInt8>, at start: Int64, into part: inout ScannedPart, builder: inout EntryBlockBuilder) {
+        lineNumber += 1
+        var body = line
+        if body.last == 0x0D { body = body.dropLast() }
+        guard !body.isEmpty else { return }
+        guard body.first == UInt8(ascii: "{"), body.last == UInt8(ascii: "}") else {
+            skip("not a complete JSON object (truncated or corrupt)", into: &part)
+            return
+        }
+        body.withUnsafeBufferPointer { bytes in
+            // The common case: a message line that starts with its summary.
+            if let summary = SessionRecordSummary.read(bytes) {
+                builder.append(offset: start, summary: SessionRecordSummaryColumns(summary, methods: methods, urls: urls))
+                return
+            }
+            // Anything else (a header, a line of an older log) is decoded in full.
+            switch Self.decodeRecord(Data(bytes), decoder: decoder) {
+            case .header(let header): part.headers.append(header)
+            case .message(let message):
+                builder.append(offset: start, summary: SessionRecordSummaryColumns(SessionRecordSummary(message), methods: methods, urls: urls))
+            case .skipped(let reason): skip(reason, into: &part)
+            }
+        }
+    }
+
+    enum Record {
+        case header(SessionLogHeader)
+        case message(DebugMessage)
+        case skipped(String)
+    }
+
+    /// A line decoded in full: a header, a message, or why it is neither.
+    static func decodeRecord(_ data: Data, decoder: JSONDecoder) -> Record {
+        switch (try? decoder.decode(RecordTag.self, from: data))?.type {
+        case "header":
+            if let header = try? decoder.decode(SessionLogHeader.self, from: data) { return .header(header) }
+            return .skipped("unreadable header record")
+        case "message":
+            if let message = try? decoder.decode(DebugMessage.self, from: data) { return .message(message) }
+            return .skipped("unreadable message record")
+        case nil:
+            return .skipped("not a session log record")
+        default:
+            return .skipped("unknown record type")
+        }
+    }
+
+    private struct RecordTag: Decodable {
+        let type: String
+    }
+}
