@@ -2,7 +2,7 @@
 
 SWIFT ?= swift
 SYSTEM_PACKAGES := libcurl4-openssl-dev libssl-dev libncurses-dev tmux
-BENCH_PACKAGES := nginx-light wrk curl
+BENCH_PACKAGES := nginx-light wrk curl valgrind
 CURLEW := .build/debug/curlew
 # What `make run` runs; the end-to-end test starts the interface with exactly this.
 RUN_COMMAND := $(CURLEW)

@@ -1,6 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Curlew's own modules are optimized in debug builds too. `make run` and `make test` build the
+/// debug configuration, so the interface and the CLI users start, and the tests, are the debug
+/// build: unoptimized, the log browser indexed twenty times slower than measured in release.
+/// Dependencies keep SwiftPM's defaults; tests still see internals (`-enable-testing` stays).
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "Curlew",
     platforms: [.macOS(.v15)],
@@ -33,7 +39,7 @@ let package = Package(
     ],
     targets: [
         // Swift's Mutex, made visible to ThreadSanitizer in `make sanitize` builds.
-        .target(name: "CurlewLocking"),
+        .target(name: "CurlewLocking", swiftSettings: optimizedInDebug),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -46,17 +52,20 @@ let package = Package(
         ),
         .target(
             name: "CurlewTUI",
-            dependencies: ["CurlewAgent", "CurlewSessions", "CurlewWorkspace", "CurlewLocking", "CNCurses", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CurlewAgent", "CurlewSessions", "CurlewWorkspace", "CurlewLocking", "CNCurses", .product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: optimizedInDebug
         ),
         .target(
             name: "CurlewTransport",
-            dependencies: ["CCurl", "CurlewLocking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CCurl", "CurlewLocking", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: optimizedInDebug
         ),
         .target(
             name: "CurlewAgent",
-            dependencies: ["CurlewTransport", "CurlewLocking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CurlewTransport", "CurlewLocking", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: optimizedInDebug
         ),
-        .target(name: "CurlewSessions", dependencies: ["CurlewAgent", "CurlewLocking"]),
+        .target(name: "CurlewSessions", dependencies: ["CurlewAgent", "CurlewLocking"], swiftSettings: optimizedInDebug),
         // OpenAPI 3.0 and 3.1 import, apart so the rest of the interchange code does not build OpenAPIKit.
         .target(name: "CurlewOpenAPI", dependencies: [
             "CurlewAgent", "CurlewSessions", "CurlewWorkspace", .product(name: "Yams", package: "Yams"),
@@ -64,7 +73,8 @@ let package = Package(
             .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
         ]),
         // Workspace files: config, environments, secrets, named requests with expectations, groups.
-        .target(name: "CurlewWorkspace", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewLocking", .product(name: "Yams", package: "Yams")]),
+        .target(name: "CurlewWorkspace", dependencies: ["CurlewAgent", "CurlewSessions", "CurlewLocking", .product(name: "Yams", package: "Yams")],
+                swiftSettings: optimizedInDebug),
         // Request signers that need cryptography, kept apart so the agent itself does not link it.
         .target(name: "CurlewSigning", dependencies: ["CurlewAgent", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
@@ -88,7 +98,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo workspace the interface opens on the embedded demo.
-            resources: [.copy("Demo")]
+            resources: [.copy("Demo")],
+            swiftSettings: optimizedInDebug
         ),
         .executableTarget(
             name: "CurlewSoak",

@@ -229,6 +229,27 @@ expect "the workbench exits again" "CURLEW-EXITED-0"
 kill "$server_pid" 2>/dev/null
 rm -rf "$workbench"
 
+# A log larger than the first screen, opened as users open one: the entries past the first screen
+# are indexed in the background, and the screen says so when they are all in, with no key pressed.
+big_log=$(mktemp --suffix=.jsonl)
+head -1 "$log" > "$big_log"
+body=$(grep '"type":"message"' "$log")
+for _ in $(seq 1 2143); do printf '%s\n' "$body"; done >> "$big_log"
+big_count=$(grep -c '"type":"message"' "$big_log")
+tmux -L "$socket" kill-session -t e2e 2>/dev/null
+tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "${run_command} tui $big_log; echo CURLEW-EXITED-\$?; sleep 60"
+expect "a large log is indexed to its end without a key" "$big_count of $big_count entries"
+if screen | grep -qF "indexing"; then
+    failed=$((failed + 1)); echo "FAILED: the screen still says indexing"
+else
+    passed=$((passed + 1)); echo "ok: the finished index is drawn"
+fi
+keys / '~c 5xx' Enter
+expect "the filter runs over every entry" "2143 of $big_count entries · filter: ~c 5xx"
+keys q
+expect "the log browser exits" "CURLEW-EXITED-0"
+rm -f "$big_log"
+
 # `make run` itself: it checks the system packages, finds the build up to date and opens the
 # interface; quitting at once sends nothing and leaves no session log behind.
 tmux -L "$socket" kill-session -t e2e 2>/dev/null

@@ -246,23 +246,24 @@ public final class NetworkLogger: NetworkObserver {
     public func flush() {
         do {
             try file.withLock { file in
-                guard var current = file, current.bufferedEntries > 0 else { return }
-                defer { file = current }
-                let entries = current.bufferedEntries
-                let lines = current.buffered
-                current.buffered.removeAll(keepingCapacity: true)
-                current.bufferedEntries = 0
+                // Changed in place (`file!`): a copy would make emptying the buffer allocate a new one.
+                guard file != nil, file!.bufferedEntries > 0 else { return }
+                let entries = file!.bufferedEntries
+                defer {
+                    file!.buffered.removeAll(keepingCapacity: true)
+                    file!.bufferedEntries = 0
+                }
                 do {
-                    try Self.writeAll(lines, to: current.descriptor)
+                    try Self.writeAll(file!.buffered, to: file!.descriptor)
                 } catch {
                     counters.withLock { $0.failedWrites += entries }
                     throw error
                 }
                 counters.withLock { $0.entries += entries }
-                current.unsynced += entries
-                if current.unsynced >= config.logAutoSaveCount {
-                    fsync(current.descriptor)
-                    current.unsynced = 0
+                file!.unsynced += entries
+                if file!.unsynced >= config.logAutoSaveCount {
+                    fsync(file!.descriptor)
+                    file!.unsynced = 0
                 }
             }
         } catch {

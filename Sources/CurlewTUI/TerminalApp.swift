@@ -20,6 +20,7 @@ public enum TerminalApp {
         screen.setMouse(mouse)
         var lastDraw = ContinuousClock.now - .seconds(1)
         var lastWorkspaceCheck = ContinuousClock.now
+        var lastLogProgress: Int?
         var dirty = true
         while !model.shouldQuit {
             var pressed = false
@@ -47,8 +48,14 @@ public enum TerminalApp {
                 lastWorkspaceCheck = now
                 if model.noticeWorkspaceChange() { dirty = true }
             }
+            // An opened log being indexed is drawn as its entries arrive, and once more when it is
+            // complete (nothing else would redraw a screen that says "indexing…").
+            let logProgress = model.logs.opened.map { $0.index.isComplete ? -1 : $0.index.entryCount }
+            if logProgress != lastLogProgress {
+                lastLogProgress = logProgress
+                dirty = true
+            }
             let ticking = model.inFlightCount > 0 || model.groups.groups.contains { $0.verdict == nil }
-                || model.logs.opened.map { !$0.index.isComplete } ?? false
             if pressed || (dirty && now - lastDraw >= frameInterval) || (ticking && now - lastDraw >= tickInterval) {
                 let size = screen.size
                 screen.present(model.render(rows: size.rows, columns: size.columns))

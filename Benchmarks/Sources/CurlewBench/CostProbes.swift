@@ -9,8 +9,13 @@ struct CostProbes {
     /// The preloadable allocation counter, built from `MallocCounter/malloc_counter.c`.
     let counterLibrary: String
 
-    /// Clients whose instructions are counted: Curlew and the ceiling it is measured against.
-    static let instructionClients: [ClientKind] = [.curlew, .curlewNoObservers, .libcurlMulti]
+    /// Whether instructions are counted for this client and workload: Curlew and the ceiling it is
+    /// measured against, on the small-body workloads (the smoke run: one of each, to keep it short).
+    static func countsInstructions(of kind: ClientKind, on workload: Workload, smoke: Bool) -> Bool {
+        guard workload.path != "/big" else { return false }
+        if smoke { return workload.concurrency > 1 && [.curlew, .libcurlMulti].contains(kind) }
+        return [.curlew, .curlewNoObservers, .libcurlMulti].contains(kind)
+    }
 
     init(orchestrator: Orchestrator, executable: String) throws {
         self.orchestrator = orchestrator

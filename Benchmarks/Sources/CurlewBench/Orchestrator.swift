@@ -57,7 +57,7 @@ struct Orchestrator {
             for kind in clients {
                 let url = nginx.baseURL + workload.path
                 medians[kind]?.allocationsPerRequest = try probes.allocationsPerRequest(kind, workload, url: url)
-                if workload.path != "/big", CostProbes.instructionClients.contains(kind) {
+                if CostProbes.countsInstructions(of: kind, on: workload, smoke: smoke) {
                     medians[kind]?.instructionsPerRequest = try probes.instructionsPerRequest(kind, workload, url: url)
                 }
                 say(String(format: "%@ costs %-28@ %@ allocations/req  %@ instructions/req", workload.name, kind.title,

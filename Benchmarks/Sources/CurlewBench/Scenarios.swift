@@ -246,8 +246,10 @@ enum Scenarios {
     /// it: GETs and POSTs, with one in twenty answered 500 and one in seven 404.
     private static func writeLog(count: Int, path: String) throws -> [String: Double] {
         try? FileManager.default.removeItem(atPath: path)
-        let templates = (0..<140).map { index in
-            SampleMessage.make(id: UInt64(index), status: index % 20 == 0 ? 500 : index % 7 == 0 ? 404 : 200, method: index % 5 == 0 ? "POST" : "GET")
+        let templates = (0..<140).map { (index: Int) -> DebugMessage in
+            let status: Int = index % 20 == 0 ? 500 : (index % 7 == 0 ? 404 : 200)
+            let method = index % 5 == 0 ? "POST" : "GET"
+            return SampleMessage.make(id: UInt64(index), status: status, method: method)
         }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
         let started = ContinuousClock.now
