@@ -22,7 +22,9 @@ struct DeliveryBatch {
 /// not taken yet): it updates state, builds the debug messages and hands everything, through the
 /// one publisher lock, to the observer lanes and the callback queue. It never waits on either.
 final class AgentCore: Sendable {
-    struct ActiveRequest: Sendable {
+    /// A live request's bookkeeping: a class, so each transport event looks it up with a retain
+    /// rather than a copy of the request and its callbacks.
+    final class ActiveRequest: Sendable {
         let handle: RequestHandle
         let info: RequestInfo
         let request: Request
@@ -31,9 +33,22 @@ final class AgentCore: Sendable {
         let placement: RequestPlacement?
         /// For an exchange of a pipelined request: takes the result instead of the usual delivery;
         /// the pipeline publishes the exchange once it has decided what it means.
-        var onFinish: (@Sendable (TransferResult) -> Void)? = nil
+        let onFinish: (@Sendable (TransferResult) -> Void)?
         /// For a request with `streamsResponse`: follows its body as it arrives.
-        var stream: StreamCollector? = nil
+        let stream: StreamCollector?
+
+        init(handle: RequestHandle, info: RequestInfo, request: Request, composed: ComposedRequest, callbacks: RequestCallbacks,
+             placement: RequestPlacement?, onFinish: (@Sendable (TransferResult) -> Void)? = nil) {
+            self.handle = handle
+            self.info = info
+            self.request = request
+            self.composed = composed
+            self.callbacks = callbacks
+            self.placement = placement
+            self.onFinish = onFinish
+            stream = request.streamsResponse
+                ? StreamCollector(lastEventID: request.headers["Last-Event-ID"], reconnectAttempt: request.reconnectAttempt) : nil
+        }
     }
 
     let config: NetworkConfig
@@ -62,10 +77,6 @@ final class AgentCore: Sendable {
     /// goes out first in the next batch), so starting many requests costs no hand-over per request.
     func register(_ entry: ActiveRequest) {
         _ = entry.handle.transition(to: .pending)
-        var entry = entry
-        if entry.request.streamsResponse {
-            entry.stream = StreamCollector(lastEventID: entry.request.headers["Last-Event-ID"], reconnectAttempt: entry.request.reconnectAttempt)
-        }
         active.withLock { $0[entry.info.id] = entry }
         if !observers.isEmpty {
             publisher.withLock { $0.append(.willSend(entry.info)) }

@@ -83,12 +83,13 @@ public struct RedactionPolicy: Sendable, Equatable {
                 }
             }
         }
-        if let head = message.sent?.head {
+        // Most heads carry no cookie: one pass over the bytes finds that out before any line is cut.
+        if let head = message.sent?.head, ASCII.containsIgnoringCase(head, "\r\ncookie:") {
             for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("cookie:") {
                 add(pairs: line.dropFirst("cookie:".count))
             }
         }
-        for header in message.response?.headers ?? [] where header.name.lowercased() == "set-cookie" {
+        for header in message.response?.headers ?? [] where ASCII.equalsIgnoringCase(header.name, "set-cookie") {
             add(pairs: header.value.split(separator: ";", maxSplits: 1).first ?? "")
         }
         return values

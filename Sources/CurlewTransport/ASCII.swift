@@ -2,25 +2,30 @@
 /// cost more than the whole exchange.
 public enum ASCII {
     /// Case-insensitive equality of two ASCII strings (header names, schemes).
+    /// Lengths first (most names differ there), then the bytes in place.
     public static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
-        var left = lhs.utf8.makeIterator()
-        var right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return true
-            case (let a?, let b?): if lowercase(a) != lowercase(b) { return false }
-            default: return false
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                for index in 0..<left.count where lowercase(left[index]) != lowercase(right[index]) { return false }
+                return true
             }
         }
     }
 
     /// Whether `text` starts with `prefix`, ignoring ASCII case (schemes).
     public static func hasPrefixIgnoringCase(_ text: String, _ prefix: String) -> Bool {
-        var characters = text.utf8.makeIterator()
-        for expected in prefix.utf8 {
-            guard let actual = characters.next(), lowercase(actual) == lowercase(expected) else { return false }
+        guard text.utf8.count >= prefix.utf8.count else { return false }
+        var text = text
+        var prefix = prefix
+        return text.withUTF8 { characters in
+            prefix.withUTF8 { expected in
+                for index in 0..<expected.count where lowercase(characters[index]) != lowercase(expected[index]) { return false }
+                return true
+            }
         }
-        return true
     }
 
     /// Whether `needle` occurs in `haystack`, ignoring ASCII case (media types, tokens).

@@ -59,6 +59,15 @@ struct SessionRecordWriterTests {
         #expect(json["startedAt"] == .string("2026-09-21T14:13:20.500Z"))
     }
 
+    @Test("integers are written as JSON numbers, the extremes included", arguments: [
+        Int64.min, -1_000_000_007, -10, -1, 0, 1, 9, 10, 99, 100, 1_000_000_007, Int64.max,
+    ])
+    func integers(_ value: Int64) throws {
+        var writer = SessionRecordWriter()
+        writer.integer(value)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == String(value))
+    }
+
     @Test("the minimal message omits absent fields")
     func minimal() throws {
         let message = DebugMessage(requestID: 1, name: nil, state: .cancelled, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,

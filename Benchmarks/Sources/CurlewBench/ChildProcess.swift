@@ -16,15 +16,25 @@ struct ChildResult {
 /// samples its peak RSS while it runs (`HighWaterMark`; Foundation's Process reports neither).
 enum ChildProcess {
     /// Runs `program` to its end. `environment` entries are added to (or replace) this process's.
+    /// Without `capturesOutput` its standard output goes to /dev/null: a program that leaves a
+    /// daemon behind (tmux's server) would otherwise hold the pipe open, and reading it would
+    /// never end.
     static func run(_ program: String, _ arguments: [String], discardStandardError: Bool = true,
-                    environment: [String: String] = [:]) throws -> ChildResult {
+                    environment: [String: String] = [:], capturesOutput: Bool = true) throws -> ChildResult {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw BenchError("pipe failed") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        if capturesOutput {
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+        // The pipe's own descriptor, once duplicated (or not wanted): a daemon the child leaves
+        // behind must not inherit it.
+        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
         if discardStandardError { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -8,6 +8,9 @@ struct CostProbes {
     let executable: String
     /// The preloadable allocation counter, built from `MallocCounter/malloc_counter.c`.
     let counterLibrary: String
+    /// A copy of the harness without its debug information, which valgrind cannot read (it
+    /// gives up on the Swift toolchain's DWARF); symbols stay, and instruction counts need no more.
+    let strippedExecutable: String
 
     /// Whether instructions are counted for this client and workload: Curlew and the ceiling it is
     /// measured against, on the small-body workloads (the smoke run: one of each, to keep it short).
@@ -25,10 +28,14 @@ struct CostProbes {
         counterLibrary = NSTemporaryDirectory() + "curlew-bench-malloc-counter-\(getpid()).so"
         let built = try ChildProcess.run("cc", ["-shared", "-fPIC", "-O2", "-o", counterLibrary, source], discardStandardError: false)
         guard built.status == 0 else { throw BenchError("cannot build the allocation counter from \(source)") }
+        strippedExecutable = NSTemporaryDirectory() + "curlew-bench-stripped-\(getpid())"
+        let stripped = try ChildProcess.run("objcopy", ["--strip-debug", executable, strippedExecutable], discardStandardError: false)
+        guard stripped.status == 0 else { throw BenchError("objcopy could not strip \(executable)") }
     }
 
     func removeFiles() {
         try? FileManager.default.removeItem(atPath: counterLibrary)
+        try? FileManager.default.removeItem(atPath: strippedExecutable)
     }
 
     /// Heap allocations per request of `kind` on `workload`; nil for a time-based client (wrk).
@@ -55,7 +62,7 @@ struct CostProbes {
         func instructions(_ count: Int) throws -> Double {
             let output = NSTemporaryDirectory() + "curlew-bench-callgrind-\(getpid()).out"
             defer { try? FileManager.default.removeItem(atPath: output) }
-            _ = try orchestrator.measure(kind, workload, url: url, executable: executable, count: count,
+            _ = try orchestrator.measure(kind, workload, url: url, executable: strippedExecutable, count: count,
                                          wrapper: ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(output)"])
             let text = try String(contentsOfFile: output, encoding: .utf8)
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("summary:") || $0.hasPrefix("totals:") }),

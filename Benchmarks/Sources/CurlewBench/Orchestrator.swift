@@ -12,6 +12,8 @@ struct Orchestrator {
     var clients = ClientKind.allCases
     /// The scale and start-up scenarios; skipped when `--clients` picks clients.
     var scenarios = true
+    /// `--scenarios million,interface-log`: only these scenarios, and no client runs.
+    var scenarioNames: Set<String>?
 
     init(arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -28,6 +30,9 @@ struct Orchestrator {
                     guard let kind = ClientKind(rawValue: name) else { throw BenchError("unknown client \(name)") }
                     return kind
                 }
+            case "--scenarios":
+                scenarioNames = Set((iterator.next() ?? "").split(separator: ",").map(String.init))
+                clients = []
             default: throw BenchError("unknown argument \(argument)")
             }
         }
@@ -41,7 +46,7 @@ struct Orchestrator {
         say("nginx on \(nginx.baseURL); \(runs) run(s) per client\(smoke ? " (smoke)" : "")\n")
         let probes = try CostProbes(orchestrator: self, executable: executable)
         defer { probes.removeFiles() }
-        for workload in Workload.standard(smoke: smoke) {
+        for workload in clients.isEmpty ? [] : Workload.standard(smoke: smoke) {
             var samples: [ClientKind: [RunResult]] = [:]
             for run in 1...runs {
                 for kind in clients {
@@ -66,7 +71,7 @@ struct Orchestrator {
             }
             report.add(workload, medians: medians)
         }
-        for scenario in scenarios ? Scenarios.all(smoke: smoke) : [] {
+        for scenario in scenarios ? Scenarios.all(smoke: smoke) : [] where scenarioNames?.contains(scenario.name) ?? true {
             let text = try scenario.run(executable, nginx) { report.verdict($0, $1) }
             report.addScenario(text)
         }

@@ -29,10 +29,10 @@ struct TmuxLogBrowser {
     }
 
     func measure(filter: String, deadline: Double) throws -> Outcome {
-        defer { _ = try? tmux(["kill-server"]) }
+        defer { _ = try? tmux(capturing: false, ["kill-server"]) }
         let started = ContinuousClock.now
         // exec: the pane's process is curlew itself, so its /proc entry is the interface's.
-        try tmux(["new-session", "-d", "-s", session, "-x", "160", "-y", "50", "exec \(Self.quoted(curlew)) tui --no-mouse \(Self.quoted(log))"])
+        try tmux(capturing: false, ["new-session", "-d", "-s", session, "-x", "160", "-y", "50", "exec \(Self.quoted(curlew)) tui --no-mouse \(Self.quoted(log))"])
         guard let pid = Int32(try tmux(["display-message", "-p", "-t", session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw BenchError("tmux gave no pane pid")
         }
@@ -90,9 +90,11 @@ struct TmuxLogBrowser {
         }
     }
 
+    /// Runs a tmux command on the private server. The command that starts the server must not
+    /// capture: the server would keep the output pipe open.
     @discardableResult
-    private func tmux(_ arguments: [String]) throws -> String {
-        let result = try ChildProcess.run("tmux", ["-L", socket] + arguments)
+    private func tmux(capturing: Bool = true, _ arguments: [String]) throws -> String {
+        let result = try ChildProcess.run("tmux", ["-L", socket] + arguments, capturesOutput: capturing)
         guard result.status == 0 else { throw BenchError("tmux \(arguments.first ?? "") failed with status \(result.status)") }
         return result.output
     }

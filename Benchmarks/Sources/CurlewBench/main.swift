@@ -1,7 +1,8 @@
 import CurlewAgent
 import Foundation
 
-// curlew-bench [--smoke] [--runs N] [--results PATH | --no-results]   run everything and print the table
+// curlew-bench [--smoke] [--runs N] [--results PATH | --no-results] [--clients A,B | --scenarios X,Y]
+//                                                        run everything (or only these) and print the tables
 // curlew-bench client KIND URL COUNT CONCURRENCY        one client run (a child of the above)
 // curlew-bench scenario NAME [ARGS...]                  one scale scenario (a child of the above)
 
