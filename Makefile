@@ -44,19 +44,20 @@ test: deps bench-deps
 bench-deps:
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
 
-# The full comparison (release builds, medians of 5); appends to Benchmarks/RESULTS.md.
-bench: deps bench-deps
-	$(SWIFT) build -c release --product curlew
+# The full comparison (medians of 5); appends to Benchmarks/RESULTS.md. The harness and the
+# agent it drives are release builds; the interface and CLI scenarios run the binary `make run`
+# opens.
+bench: build bench-deps
 	$(call forget-stale-bench-plan,release)
 	cd Benchmarks && $(SWIFT) build -c release
-	cd Benchmarks && CURLEW_BIN=../.build/release/curlew .build/release/CurlewBench --results RESULTS.md
+	cd Benchmarks && CURLEW_BIN=../$(CURLEW) .build/release/CurlewBench --results RESULTS.md
 
 # A few hundred requests per client, so the harness itself cannot rot; records nothing.
 bench-smoke: bench-deps
 	$(SWIFT) build --product curlew
 	$(call forget-stale-bench-plan,debug)
 	cd Benchmarks && $(SWIFT) build
-	cd Benchmarks && CURLEW_BIN=../.build/debug/curlew .build/debug/CurlewBench --smoke --no-results
+	cd Benchmarks && CURLEW_BIN=../$(CURLEW) .build/debug/CurlewBench --smoke --no-results
 
 # libFuzzer targets with AddressSanitizer, one per parser of untrusted input (Fuzz/README.md).
 FUZZ_SECONDS ?= 120

@@ -18,7 +18,7 @@ enum Scenarios {
         let logPath = NSTemporaryDirectory() + "curlew-bench-million-\(getpid()).jsonl"
         let scaleCount = smoke ? 20_000 : 10_000_000
         let scaleFilter = "~c 5xx | ~m POST"
-        let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/release/curlew"
+        let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/debug/curlew"
         return [
             Scenario(name: "million") { executable, nginx, verdict in
                 let metrics = try child(executable, ["million", nginx.baseURL + "/get", "\(millionCount)", logPath])
@@ -102,7 +102,7 @@ enum Scenarios {
     /// One large download to a file by `curlew send -o` (the command users run), the bare libcurl
     /// loop writing to a file, and `curl -o`: MB/s, client CPU and peak RSS, best of three.
     private static func download(_ executable: String, _ nginx: NginxServer, smoke: Bool) throws -> String {
-        let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/release/curlew"
+        let curlew = ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/debug/curlew"
         let url = nginx.baseURL + (smoke ? "/big" : "/huge")
         let size = Double(smoke ? NginxServer.bigSize : NginxServer.hugeSize)
         let path = NSTemporaryDirectory() + "curlew-bench-download-\(getpid()).bin"
