@@ -84,7 +84,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             }
         }
         // Most heads carry no cookie: one pass over the bytes finds that out before any line is cut.
-        if let head = message.sent?.head, ASCII.containsIgnoringCase(head, "\r\ncookie:") {
+        if let head = message.sent?.head, ASCII.hasPrefixIgnoringCase(head, "cookie:") || ASCII.containsIgnoringCase(head, "\r\ncookie:") {
             for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("cookie:") {
                 add(pairs: line.dropFirst("cookie:".count))
             }

@@ -1,5 +1,3 @@
-import CurlewAgent
-
 /// Index entries in columns, immutable once the indexer publishes them: about 19 bytes an entry,
 /// so ten million entries fit in under 200 MiB.
 ///
@@ -62,7 +60,6 @@ struct EntryBlockBuilder {
     var sizes: [UInt32] = []
 
     var count: Int { offsets.count }
-    var isFull: Bool { offsets.count >= EntryBlock.capacity }
 
     /// Whether an entry at `offset` fits in this block (its distance from the block's first entry
     /// fits the column).
@@ -86,29 +83,5 @@ struct EntryBlockBuilder {
         urls.append(summary.url)
         elapsed.append(summary.elapsed)
         sizes.append(summary.size)
-    }
-}
-
-/// One entry's summary as the columns store it.
-struct SessionRecordSummaryColumns {
-    var status: UInt16
-    var method: UInt8
-    var url: UInt32
-    var elapsed: UInt32
-    var size: UInt32
-
-    /// A summary in column form, interning its method and URL.
-    init(_ summary: SessionRecordSummary, methods: InternedStrings, urls: InternedStrings) {
-        status = (0..<Int(EntryBlock.statusUnknown)).contains(summary.statusCode) ? UInt16(summary.statusCode) : EntryBlock.statusUnknown
-        let methodID = methods.intern(summary.method).map { UInt8($0) } ?? EntryBlock.methodUnknown
-        method = methodID | (summary.failed ? EntryBlock.failedBit : 0)
-        url = urls.intern(summary.url) ?? EntryBlock.unknown
-        elapsed = Self.column(summary.elapsedMicros)
-        size = Self.column(summary.responseSize)
-    }
-
-    private static func column(_ value: Int64?) -> UInt32 {
-        guard let value else { return EntryBlock.absent }
-        return (0..<Int64(EntryBlock.unknown)).contains(value) ? UInt32(value) : EntryBlock.unknown
     }
 }

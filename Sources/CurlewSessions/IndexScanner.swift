@@ -33,6 +33,11 @@ final class IndexScanner: @unchecked Sendable {
     static let maxLineBytes = 64 << 20
     /// Skipped lines described one by one; past this many only their count grows.
     static let describedSkips = 1_000
+    /// Header records kept (a log appended to by a thousand runs has a thousand); more are damage.
+    static let keptHeaders = 1_000
+
+    /// The open log file, for reading entries back.
+    var fileDescriptor: Int32 { handle.fileDescriptor }
 
     init(path: String, methods: InternedStrings, urls: InternedStrings) throws(SessionLogError) {
         self.path = path

@@ -39,6 +39,4 @@ final class InternedStrings: Sendable {
     func value(_ id: UInt32) -> String {
         storage.withLock { $0.values[Int(id)] }
     }
-
-    var count: Int { storage.withLock { $0.values.count } }
 }

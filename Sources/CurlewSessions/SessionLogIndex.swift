@@ -27,7 +27,7 @@ public final class SessionLogIndex: Sendable {
         var complete = false
 
         mutating func add(_ part: ScannedPart) {
-            headers += part.headers
+            headers += part.headers.prefix(IndexScanner.keptHeaders - headers.count)
             if let block = part.block {
                 blocks.append(block)
                 count += block.count
@@ -52,7 +52,8 @@ public final class SessionLogIndex: Sendable {
         if first.headers.isEmpty, first.count == 0, let problem = first.skipped.first {
             throw SessionLogError(kind: .notASessionLog, path: path, reason: "line \(problem.line): \(problem.reason)")
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // The file the scanner has open, not the path again: a log replaced meanwhile is not mixed in.
+        let descriptor = fcntl(scanner.fileDescriptor, F_DUPFD_CLOEXEC, 0)
         guard descriptor >= 0 else { throw SessionLogError(kind: .unreadable, path: path, reason: String(cString: strerror(errno))) }
         self.path = path
         self.methods = methods
@@ -60,12 +61,18 @@ public final class SessionLogIndex: Sendable {
         self.descriptor = descriptor
         state.withLock { $0 = first }
         guard !first.complete else { return }
-        Thread.detachNewThread { [self] in
+        // Holds the index only while adding a block: a log closed meanwhile stops being indexed.
+        Thread.detachNewThread { [weak self] in
             var done = false
-            while !done {
-                let part = (try? scanner.scan(entries: EntryBlock.capacity)) ?? ScannedPart(finished: true)
+            while !done, let index = self {
+                var part: ScannedPart
+                do throws(SessionLogError) {
+                    part = try scanner.scan(entries: EntryBlock.capacity)
+                } catch {
+                    part = ScannedPart(skipped: [SkippedLine(line: 0, reason: "reading stopped: \(error.reason)")], skippedCount: 1, finished: true)
+                }
                 done = part.finished
-                state.withLock { $0.add(part) }
+                index.state.withLock { $0.add(part) }
             }
         }
     }
@@ -74,6 +81,7 @@ public final class SessionLogIndex: Sendable {
         close(descriptor)
     }
 
+    /// The log's header records (one per run that appended to it; the first thousand).
     public var headers: [SessionLogHeader] { state.withLock { $0.headers } }
     /// Entries indexed so far.
     public var entryCount: Int { state.withLock { $0.count } }
@@ -81,6 +89,7 @@ public final class SessionLogIndex: Sendable {
     /// thousand of them; `skippedCount` counts them all.
     public var skipped: [SkippedLine] { state.withLock { $0.skipped } }
     public var skippedCount: Int { state.withLock { $0.skippedCount } }
+    /// Whether the whole file is indexed.
     public var isComplete: Bool { state.withLock { $0.complete } }
 
     /// Blocks until the whole file is indexed.
@@ -102,7 +111,14 @@ public final class SessionLogIndex: Sendable {
     }
 
     /// The summary of entry `index` as its line states it; nil when the line cannot be read.
+    /// The summary leads the line, so the first few KiB usually hold it; the whole line is read
+    /// only when they do not (a very long URL, a line of an older log).
     public func summary(at index: Int) -> SessionRecordSummary? {
+        if let start = offset(of: index) {
+            var prefix = [UInt8](repeating: 0, count: 4 << 10)
+            let read = prefix.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(start)) }
+            if read > 0, let summary = prefix[..<read].withUnsafeBufferPointer(SessionRecordSummary.read) { return summary }
+        }
         guard let line = line(at: index) else { return nil }
         if let summary = line.withUnsafeBufferPointer(SessionRecordSummary.read) { return summary }
         if case .message(let message) = IndexScanner.decodeRecord(Data(line), decoder: SessionLogFormat.makeDecoder()) {
@@ -133,9 +149,9 @@ public final class SessionLogIndex: Sendable {
         return matches
     }
 
-    /// The bytes of entry `index`'s line, without its line break.
-    private func line(at index: Int) -> [UInt8]? {
-        let located: Int64? = state.withLock { state in
+    /// Where entry `index`'s line starts in the file.
+    private func offset(of index: Int) -> Int64? {
+        state.withLock { state in
             guard index >= 0, index < state.count else { return nil }
             // The block holding the entry: the last one whose first entry is at or before it.
             var low = 0, high = state.blocks.count - 1
@@ -146,7 +162,11 @@ public final class SessionLogIndex: Sendable {
             let block = state.blocks[low]
             return block.offset(index - block.first)
         }
-        guard var position = located else { return nil }
+    }
+
+    /// The bytes of entry `index`'s line, without its line break.
+    private func line(at index: Int) -> [UInt8]? {
+        guard var position = offset(of: index) else { return nil }
         var line: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while line.count <= IndexScanner.maxLineBytes {

@@ -18,17 +18,16 @@ public struct EntrySelection: Equatable, Sendable {
         return selection
     }
 
+    /// How many rows there are.
     public var count: Int { everything ?? matched.count }
     public var isEmpty: Bool { count == 0 }
+    /// The row positions, `0..<count`.
     public var indices: Range<Int> { 0..<count }
 
     /// The entry index shown at row `position`.
     public subscript(position: Int) -> Int {
         everything != nil ? position : Int(matched[position])
     }
-
-    /// The last entry index shown, if any.
-    public var last: Int? { isEmpty ? nil : self[count - 1] }
 
     /// Adds entries found after the current ones: all up to `count`, or those matched.
     mutating func extend(allTo count: Int) {

@@ -4,18 +4,10 @@ public enum ASCII {
     /// Case-insensitive equality of two ASCII strings (header names, schemes).
     /// Lengths first (most names differ there), then the bytes in place.
     public static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
-        guard lhs.utf8.count == rhs.utf8.count else { return false }
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                for index in 0..<left.count where lowercase(left[index]) != lowercase(right[index]) { return false }
-                return true
-            }
-        }
+        lhs.utf8.count == rhs.utf8.count && hasPrefixIgnoringCase(lhs, rhs)
     }
 
-    /// Whether `text` starts with `prefix`, ignoring ASCII case (schemes).
+    /// Whether `text` starts with `prefix`, ignoring ASCII case (schemes), comparing bytes in place.
     public static func hasPrefixIgnoringCase(_ text: String, _ prefix: String) -> Bool {
         guard text.utf8.count >= prefix.utf8.count else { return false }
         var text = text

@@ -49,6 +49,17 @@ struct RedactionPolicyTests {
         #expect(redacted.response?.headers == [HeaderField(name: "Set-Cookie", value: marker), HeaderField(name: "X-Other", value: "v")])
     }
 
+    @Test("cookie values are hidden where a body echoes them, whatever the case of the header and wherever it stands in the head",
+          arguments: ["GET /get HTTP/1.1\r\ncOOKIE: sid=s3cretvalue\r\n\r\n", "Cookie: sid=s3cretvalue\r\n\r\n"])
+    func echoedCookies(_ head: String) {
+        let redacted = RedactionPolicy().redact(message(head: head, responseBody: json(#"{"echo":"s3cretvalue"}"#)))
+        #expect(redacted.response?.body.text == #"{"echo":"\#(marker)"}"#)
+        // A cookie set by the response is hidden in the body too; the header's name in any case.
+        let set = RedactionPolicy().redact(message(responseHeaders: [HeaderField(name: "SET-COOKIE", value: "token=abcdef12; Path=/")],
+                                                   responseBody: json(#"{"t":"abcdef12"}"#)))
+        #expect(set.response?.body.text == #"{"t":"\#(marker)"}"#)
+    }
+
     @Test("declared query parameters are hidden in URLs and the request line, percent-encoded names too")
     func queryParameters() {
         let url = "http://h/p?page=2&token=s3cr3t&api%5Fkey=k#frag"

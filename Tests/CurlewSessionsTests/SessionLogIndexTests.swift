@@ -87,6 +87,20 @@ struct SessionLogIndexTests {
         #expect(try (0..<index.entryCount).contains { try #require(index.summary(at: $0)).responseSize == 5_000_000_000 })
     }
 
+    @Test("a file of nothing but header records keeps the first thousand")
+    func manyHeaders() async throws {
+        let path = try await writeLog()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let header = try #require(lines.first { $0.contains(#""type":"header""#) })
+        try (Array(repeating: header, count: 1_500) + lines.filter { !$0.contains(#""type":"header""#) }).joined(separator: "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let index = try SessionLogIndex(path: path)
+        #expect(index.headers.count == 1_000)
+        #expect(index.entryCount == 8)
+        #expect(index.summary(at: 7)?.url.hasSuffix("/refused") == true)
+    }
+
     @Test("entries past a block's capacity are found, read and filtered like the first ones")
     func manyBlocks() throws {
         let path = NSTemporaryDirectory() + "curlew-blocks-\(UUID().uuidString).jsonl"

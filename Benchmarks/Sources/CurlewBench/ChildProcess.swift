@@ -23,6 +23,8 @@ enum ChildProcess {
                     environment: [String: String] = [:], capturesOutput: Bool = true) throws -> ChildResult {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw BenchError("pipe failed") }
+        // Close-on-exec: no child (nor a daemon it leaves) inherits another run's pipe.
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -31,10 +33,6 @@ enum ChildProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        // The pipe's own descriptor, once duplicated (or not wanted): a daemon the child leaves
-        // behind must not inherit it.
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
         if discardStandardError { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -44,8 +44,9 @@ struct Orchestrator {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         var report = Report(smoke: smoke, runs: runs)
         say("nginx on \(nginx.baseURL); \(runs) run(s) per client\(smoke ? " (smoke)" : "")\n")
-        let probes = try CostProbes(orchestrator: self, executable: executable)
-        defer { probes.removeFiles() }
+        defer { try? FileManager.default.removeItem(atPath: Scenarios.millionLogPath) }
+        let probes = clients.isEmpty ? nil : try CostProbes(orchestrator: self, executable: executable)
+        defer { probes?.removeFiles() }
         for workload in clients.isEmpty ? [] : Workload.standard(smoke: smoke) {
             var samples: [ClientKind: [RunResult]] = [:]
             for run in 1...runs {
@@ -61,9 +62,9 @@ struct Orchestrator {
             var medians = samples.mapValues(Self.median)
             for kind in clients {
                 let url = nginx.baseURL + workload.path
-                medians[kind]?.allocationsPerRequest = try probes.allocationsPerRequest(kind, workload, url: url)
+                medians[kind]?.allocationsPerRequest = try probes?.allocationsPerRequest(kind, workload, url: url)
                 if CostProbes.countsInstructions(of: kind, on: workload, smoke: smoke) {
-                    medians[kind]?.instructionsPerRequest = try probes.instructionsPerRequest(kind, workload, url: url)
+                    medians[kind]?.instructionsPerRequest = try probes?.instructionsPerRequest(kind, workload, url: url)
                 }
                 say(String(format: "%@ costs %-28@ %@ allocations/req  %@ instructions/req", workload.name, kind.title,
                            medians[kind]?.allocationsPerRequest.map { String(format: "%.1f", $0) } ?? "–",

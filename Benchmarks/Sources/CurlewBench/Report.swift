@@ -76,7 +76,8 @@ struct Report {
 
         ## \(ISO8601DateFormatter().string(from: Date()))\(smoke ? " (smoke)" : "")
 
-        \(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores · \(libcurl) · \(swift) · `make bench`
+        \(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores · \(libcurl) · \(swift) · `make bench` · \
+        interface and CLI scenarios on `\(ProcessInfo.processInfo.environment["CURLEW_BIN"] ?? "../.build/debug/curlew")`
 
         """
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmark results\n\nEach section is one `make bench` run; ratios within a run are comparable, absolute numbers across machines are not.\n"

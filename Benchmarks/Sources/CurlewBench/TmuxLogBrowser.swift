@@ -36,7 +36,7 @@ struct TmuxLogBrowser {
         guard let pid = Int32(try tmux(["display-message", "-p", "-t", session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw BenchError("tmux gave no pane pid")
         }
-        _ = try wait(deadline: deadline, every: 0.005) { $0.contains(" entries") }
+        _ = try wait(deadline: deadline, every: 0.01) { $0.contains(" entries") }
         let firstScreen = seconds(ContinuousClock.now - started)
         var keyLatencies: [Double] = []
         var lastProbe = ContinuousClock.now
@@ -47,7 +47,7 @@ struct TmuxLogBrowser {
             if seconds(ContinuousClock.now - lastProbe) >= 0.5 {
                 let pressed = ContinuousClock.now
                 try tmux(["send-keys", "-t", session, "/"])
-                _ = try wait(deadline: 5, every: 0.002) { $0.contains("filter: ") }
+                _ = try wait(deadline: 5, every: 0.01) { $0.contains("filter: ") }
                 keyLatencies.append(seconds(ContinuousClock.now - pressed))
                 try tmux(["send-keys", "-t", session, "Escape"])
                 _ = try wait(deadline: 5, every: 0.01) { !$0.contains("filter: ") }
