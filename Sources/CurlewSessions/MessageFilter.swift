@@ -56,6 +56,17 @@ public indirect enum MessageFilter {
         return try parser.parseExpression()
     }
 
+    /// True when every term can be decided from an index summary (no headers or bodies), so a
+    /// log index can filter without decoding entries.
+    public var worksOnSummaries: Bool {
+        switch self {
+        case .header, .body: false
+        case .not(let inner): inner.worksOnSummaries
+        case .and(let left, let right), .or(let left, let right): left.worksOnSummaries && right.worksOnSummaries
+        default: true
+        }
+    }
+
     /// The host of a URL as written: after the scheme, past any `user:password@` (which logs keep
     /// as `user:[REDACTED]@`, not a valid URL for a strict parser), before the port or path.
     static func host(of url: String) -> String? {
@@ -69,8 +80,7 @@ public indirect enum MessageFilter {
         return String(authority.prefix { $0 != ":" })
     }
 
-    /// Decides the filter from a summary; only meaningful for a filter without header or body
-    /// terms (`ColumnFilter` refuses those).
+    /// Decides the filter from a summary; only meaningful when `worksOnSummaries`.
     public func matches(_ entry: SessionRecordSummary) -> Bool {
         switch self {
         case .method(let method): return entry.method.caseInsensitiveCompare(method) == .orderedSame

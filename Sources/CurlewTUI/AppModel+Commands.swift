@@ -214,8 +214,11 @@ extension AppModel {
     public func openLog(_ path: String) {
         do {
             try logs.open(path)
-            let skipped = logs.opened?.index.skippedCount ?? 0
-            message = "\(logs.opened?.index.entryCount ?? 0) entries" + (skipped > 0 ? ", \(skipped) unreadable lines skipped" : "")
+            guard let index = logs.opened?.index else { return }
+            let skipped = index.skippedCount
+            // A log still being indexed states its count in the title, which keeps counting.
+            message = (index.isComplete ? Chrome.counted(index.entryCount, "entry", "entries") : "indexing the rest in the background")
+                + (skipped > 0 ? ", " + Chrome.counted(skipped, "unreadable line", "unreadable lines") + " skipped" : "")
         } catch {
             message = error.description
         }

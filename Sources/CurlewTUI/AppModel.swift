@@ -367,7 +367,10 @@ public final class AppModel {
             message = "filter error " + error.description
             prompt = .filter(LineEditor(text))
         } else {
-            message = text.isEmpty ? "filter cleared" : "\(logs.opened?.visible.count ?? 0) entries match"
+            let matched = logs.opened?.visible.count ?? 0
+            // While indexing or a decoding filter goes on, the count grows in the title.
+            let sofar = logs.isCatchingUp ? " so far" : ""
+            message = text.isEmpty ? "filter cleared" : Chrome.counted(matched, "entry", "entries") + " match" + (matched == 1 ? "es" : "") + sofar
         }
     }
 }

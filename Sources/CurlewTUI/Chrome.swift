@@ -182,6 +182,11 @@ enum Chrome {
         return String(repeating: "█", count: filled) + String(repeating: "░", count: max(0, width - filled))
     }
 
+    /// "1 entry", "2 entries".
+    static func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
+        "\(count) " + (count == 1 ? singular : plural)
+    }
+
     static func bytes(_ count: Int64) -> String {
         switch count {
         case ..<1024: "\(count) B"

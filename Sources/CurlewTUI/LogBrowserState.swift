@@ -34,6 +34,9 @@ public struct LogBrowserState {
 
     /// Entries the index opens with before the rest is indexed in the background.
     static let firstScreenEntries = 2_000
+    /// Entries a filter on headers or bodies (which decodes each entry) looks at per refresh,
+    /// so the interface keeps drawing and taking keys while it searches a large log.
+    var decodingBatch = 2_000
 
     public init() {}
 
@@ -60,19 +63,28 @@ public struct LogBrowserState {
         opened = OpenedLog(path: path, index: index, visible: .all(count), seen: count)
     }
 
-    /// Takes in entries the background indexer added since the last call, through the filter.
+    /// Takes in entries the background indexer added since the last call, through the filter;
+    /// a filter that decodes entries takes at most `decodingBatch` of them per call.
     public mutating func refresh() {
         guard let index = opened?.index, let seen = opened?.seen else { return }
-        let count = index.entryCount
+        var count = index.entryCount
         guard count > seen else { return }
         // Changed in place: a copy of `opened` would make the append copy every row.
         if let filter = opened?.filter {
+            if !filter.worksOnSummaries { count = min(count, seen + decodingBatch) }
             let found = index.matching(filter, from: seen, to: count)
             opened?.visible.append(found)
         } else {
             opened?.visible.extend(allTo: count)
         }
         opened?.seen = count
+    }
+
+    /// Whether the opened log still has entries to index or to filter: the screen is redrawn
+    /// until it has none.
+    public var isCatchingUp: Bool {
+        guard let opened else { return false }
+        return !opened.index.isComplete || opened.seen < opened.index.entryCount
     }
 
     public mutating func close() {
@@ -96,8 +108,10 @@ public struct LogBrowserState {
                 current.filterText = text
                 current.filterError = nil
                 current.filter = filter
-                current.visible = .matching(current.index.matching(filter, to: count))
-                current.seen = count
+                // A filter on headers or bodies starts with one batch; `refresh` goes on.
+                let end = filter.worksOnSummaries ? count : min(count, decodingBatch)
+                current.visible = .matching(current.index.matching(filter, to: end))
+                current.seen = end
             } catch {
                 current.filterError = error
             }

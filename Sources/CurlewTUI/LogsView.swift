@@ -11,7 +11,8 @@ enum LogsView {
         let skipped = opened.index.skippedCount
         var title = "\((opened.path as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.index.entryCount) entries"
             + (opened.index.isComplete ? "" : " (indexing…)")
-        if skipped > 0 { title += " · \(skipped) unreadable lines skipped" }
+        if skipped > 0 { title += " · " + Chrome.counted(skipped, "unreadable line", "unreadable lines") + " skipped" }
+        if opened.seen < opened.index.entryCount { title += " (searching \(opened.seen) of \(opened.index.entryCount)…)" }
         if !opened.filterText.isEmpty { title += " · filter: \(opened.filterText)" }
         frame.put(title, row: area.row, column: 1, style: .title, width: area.width - 2)
         frame.put(MessageRows.heading(width: area.width - 1), row: area.row + 1, column: 1, style: .dim)
@@ -31,7 +32,10 @@ enum LogsView {
             model.registerHit(row: area.row + 2 + offset - scroll, columns: 0..<area.width, .logEntry(offset))
         }
         if opened.visible.isEmpty {
-            frame.put("No entry matches. / edits the filter, F clears it, Esc closes the log.", row: area.row + 3, column: 2, style: .dim)
+            let text = opened.filterText.isEmpty
+                ? (opened.index.isComplete ? "This log has no entries. Esc closes it." : "Indexing…")
+                : "No entry matches. / edits the filter, F clears it, Esc closes the log."
+            frame.put(text, row: area.row + 3, column: 2, style: .dim)
         }
     }
 

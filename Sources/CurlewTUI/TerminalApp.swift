@@ -48,9 +48,9 @@ public enum TerminalApp {
                 lastWorkspaceCheck = now
                 if model.noticeWorkspaceChange() { dirty = true }
             }
-            // An opened log being indexed is drawn as its entries arrive, and once more when it is
-            // complete (nothing else would redraw a screen that says "indexing…").
-            let logProgress = model.logs.opened.map { $0.index.isComplete ? -1 : $0.index.entryCount }
+            // An opened log being indexed (or searched by a filter that decodes entries) is drawn
+            // as it goes, and once more when done (nothing else would redraw "indexing…").
+            let logProgress = model.logs.opened.map { model.logs.isCatchingUp ? $0.index.entryCount &* 31 &+ $0.seen : -1 }
             if logProgress != lastLogProgress {
                 lastLogProgress = logProgress
                 dirty = true

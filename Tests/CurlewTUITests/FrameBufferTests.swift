@@ -1,4 +1,6 @@
+import Foundation
 import CurlewAgent
+import CurlewSessions
 import CurlewTestSupport
 @testable import CurlewTUI
 import Testing
@@ -133,6 +135,42 @@ struct AppModelTests {
         guard case .filter(let editor) = model.prompt else { Issue.record("filter prompt closed"); return }
         #expect(editor.text == "~c 4yy")
         #expect(model.logs.opened?.visible.count == 6, "the previous rows stay")
+    }
+
+    @Test("counts in the log browser's messages agree in number; an empty log says it has no entries")
+    func logMessages() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        model.handle(.enter)
+        #expect(model.message == "6 entries")
+        model.handle(.character("/"))
+        for character in "~c 5xx" { model.handle(.character(character)) }
+        model.handle(.enter)
+        let matched = model.logs.opened?.visible.count ?? 0
+        #expect(model.message == (matched == 1 ? "1 entry matches" : "\(matched) entries match"))
+        let empty = NSTemporaryDirectory() + "curlew-empty-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        model.openLog(empty)
+        #expect(model.message == "0 entries")
+        #expect(model.render(rows: 24, columns: 80).text.contains("This log has no entries. Esc closes it."))
+    }
+
+    @Test("a filter on headers or bodies searches a batch per frame and ends with what one pass finds")
+    func decodingFilterInBatches() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        model.handle(.enter)
+        let expression = "~h Content | ~b a"
+        let everything = try #require(model.logs.opened?.index.matching(try MessageFilter.parse(expression)))
+        model.logs.decodingBatch = 2
+        model.applyFilter(expression)
+        #expect(model.logs.opened?.seen == 2 && model.logs.isCatchingUp)
+        #expect(model.render(rows: 24, columns: 80).text.contains("(searching"))
+        for _ in 0..<10 where model.logs.isCatchingUp { _ = model.render(rows: 24, columns: 80) }
+        #expect(!model.logs.isCatchingUp)
+        #expect(model.logs.opened?.visible == .matching(everything))
+        #expect(!model.render(rows: 24, columns: 80).text.contains("(searching"))
     }
 
     @Test("the help overlay lists every binding of the key map")
