@@ -214,11 +214,9 @@ extension AppModel {
     public func openLog(_ path: String) {
         do {
             try logs.open(path)
-            guard let index = logs.opened?.index else { return }
-            let skipped = index.skippedCount
-            // A log still being indexed states its count in the title, which keeps counting.
-            message = (index.isComplete ? Chrome.counted(index.entryCount, "entry", "entries") : "indexing the rest in the background")
-                + (skipped > 0 ? ", " + Chrome.counted(skipped, "unreadable line", "unreadable lines") + " skipped" : "")
+            // The title counts entries and skipped lines, and keeps counting while the log is
+            // indexed; a count here would go stale.
+            message = "opened " + (path as NSString).lastPathComponent
         } catch {
             message = error.description
         }

@@ -142,7 +142,7 @@ struct AppModelTests {
         let model = try TUIFixtures.model()
         model.handle(.character("4"))
         model.handle(.enter)
-        #expect(model.message == "6 entries")
+        #expect(model.message.hasPrefix("opened "))
         model.handle(.character("/"))
         for character in "~c 5xx" { model.handle(.character(character)) }
         model.handle(.enter)
@@ -152,7 +152,7 @@ struct AppModelTests {
         defer { try? FileManager.default.removeItem(atPath: empty) }
         FileManager.default.createFile(atPath: empty, contents: Data())
         model.openLog(empty)
-        #expect(model.message == "0 entries")
+        #expect(model.message == "opened " + (empty as NSString).lastPathComponent)
         #expect(model.render(rows: 24, columns: 80).text.contains("This log has no entries. Esc closes it."))
     }
 

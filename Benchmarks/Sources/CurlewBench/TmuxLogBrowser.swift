@@ -42,7 +42,7 @@ struct TmuxLogBrowser {
         var lastProbe = ContinuousClock.now
         let complete = "\(entries) of \(entries) entries"
         _ = try wait(deadline: deadline, every: 0.05) { screen in
-            if screen.contains(complete) && !screen.contains("indexing") { return true }
+            if screen.contains(complete) && !screen.contains("(indexing…)") { return true }
             // A key every half second while indexing goes on: `/` opens the filter prompt.
             if seconds(ContinuousClock.now - lastProbe) >= 0.5 {
                 let pressed = ContinuousClock.now
