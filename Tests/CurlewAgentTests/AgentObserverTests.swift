@@ -54,17 +54,19 @@ struct AgentObserverTests {
     @Test("a slow observer builds a counted backlog and never slows the transfers")
     func slowObserver() async throws {
         let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
-        let slow = SlowObserver(delay: .milliseconds(100))
+        // 10 x 300 ms of observer work: the bound below leaves the requests themselves more than
+        // 2 s on a loaded machine (100 ms each once was not enough under the whole suite).
+        let slow = SlowObserver(delay: .milliseconds(300))
         let fast = EventRecorder()
         agent.addObserver(slow)
         agent.addObserver(fast)
         let started = ContinuousClock.now
         for _ in 0..<10 { _ = try await agent.send(Request(.get, "/get")) }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .milliseconds(900), "10 requests must not wait for 10 x 100 ms of observer work")
+        #expect(elapsed < .milliseconds(2_500), "10 requests must not wait for 10 x 300 ms of observer work")
         #expect(agent.observerBacklog(of: slow) > 0)
-        // Held up by the slow observer, the fast one would need a second.
-        try await waitUntil(timeout: .milliseconds(500)) { fast.messages.count == 10 }
+        // Held up by the slow observer, the fast one would need three seconds.
+        try await waitUntil(timeout: .milliseconds(2_000)) { fast.messages.count == 10 }
         await agent.waitForObservers()
         #expect(agent.observerBacklog(of: slow) == 0)
         #expect(slow.finished == 10)
