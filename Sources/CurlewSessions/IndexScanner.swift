@@ -133,38 +133,12 @@ final class IndexScanner: @unchecked Sendable {
                 return
             }
             // Anything else (a header, a line of an older log) is decoded in full.
-            switch Self.decodeRecord(Data(bytes), decoder: decoder) {
+            switch SessionLogRecord(decoding: Data(bytes), with: decoder) {
             case .header(let header): part.headers.append(header)
             case .message(let message):
                 builder.append(offset: start, summary: SessionRecordSummaryColumns(SessionRecordSummary(message), methods: methods, urls: urls))
             case .skipped(let reason): skip(reason, into: &part)
             }
         }
-    }
-
-    enum Record {
-        case header(SessionLogHeader)
-        case message(DebugMessage)
-        case skipped(String)
-    }
-
-    /// A line decoded in full: a header, a message, or why it is neither.
-    static func decodeRecord(_ data: Data, decoder: JSONDecoder) -> Record {
-        switch (try? decoder.decode(RecordTag.self, from: data))?.type {
-        case "header":
-            if let header = try? decoder.decode(SessionLogHeader.self, from: data) { return .header(header) }
-            return .skipped("unreadable header record")
-        case "message":
-            if let message = try? decoder.decode(DebugMessage.self, from: data) { return .message(message) }
-            return .skipped("unreadable message record")
-        case nil:
-            return .skipped("not a session log record")
-        default:
-            return .skipped("unknown record type")
-        }
-    }
-
-    private struct RecordTag: Decodable {
-        let type: String
     }
 }

@@ -121,7 +121,7 @@ public final class SessionLogIndex: Sendable {
         }
         guard let line = line(at: index) else { return nil }
         if let summary = line.withUnsafeBufferPointer(SessionRecordSummary.read) { return summary }
-        if case .message(let message) = IndexScanner.decodeRecord(Data(line), decoder: SessionLogFormat.makeDecoder()) {
+        if case .message(let message) = SessionLogRecord(decoding: Data(line), with: SessionLogFormat.makeDecoder()) {
             return SessionRecordSummary(message)
         }
         return nil

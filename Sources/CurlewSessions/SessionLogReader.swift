@@ -28,38 +28,12 @@ public enum SessionLogReader {
             lineNumber += 1
             let trimmed = line.last == 0x0D ? line.dropLast() : line
             guard !trimmed.isEmpty else { continue }
-            let record = Data(trimmed)
-            do {
-                switch try decoder.decode(RecordTag.self, from: record).type {
-                case "header":
-                    log.headers.append(try decoder.decode(SessionLogHeader.self, from: record))
-                case "message":
-                    log.messages.append(try decoder.decode(DebugMessage.self, from: record))
-                case let other:
-                    log.skipped.append(SkippedLine(line: lineNumber, reason: "unknown record type \(other.debugDescription)"))
-                }
-            } catch {
-                log.skipped.append(SkippedLine(line: lineNumber, reason: describe(error)))
+            switch SessionLogRecord(decoding: Data(trimmed), with: decoder) {
+            case .header(let header): log.headers.append(header)
+            case .message(let message): log.messages.append(message)
+            case .skipped(let reason): log.skipped.append(SkippedLine(line: lineNumber, reason: reason))
             }
         }
         return log
-    }
-
-    private struct RecordTag: Decodable {
-        let type: String
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context):
-            return "not valid JSON (truncated or corrupt): \(context.debugDescription)"
-        case DecodingError.keyNotFound(let key, _):
-            return "missing field \(key.stringValue)"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return "wrong type at \(path): \(context.debugDescription)"
-        default:
-            return "\(error)"
-        }
     }
 }

@@ -370,7 +370,7 @@ public final class AppModel {
             let matched = logs.opened?.visible.count ?? 0
             // While indexing or a decoding filter goes on, the count grows in the title.
             let sofar = logs.isCatchingUp ? " so far" : ""
-            message = text.isEmpty ? "filter cleared" : Chrome.counted(matched, "entry", "entries") + " match" + (matched == 1 ? "es" : "") + sofar
+            message = text.isEmpty ? "filter cleared" : Chrome.counted(matched, "entry matches", "entries match") + sofar
         }
     }
 }

@@ -71,13 +71,19 @@ public struct LogBrowserState {
         guard count > seen else { return }
         // Changed in place: a copy of `opened` would make the append copy every row.
         if let filter = opened?.filter {
-            if !filter.worksOnSummaries { count = min(count, seen + decodingBatch) }
+            count = searchEnd(filter, from: seen, available: count)
             let found = index.matching(filter, from: seen, to: count)
             opened?.visible.append(found)
         } else {
             opened?.visible.extend(allTo: count)
         }
         opened?.seen = count
+    }
+
+    /// Where a pass of `filter` from `start` stops: every entry available for a summary filter,
+    /// one `decodingBatch` for a filter that decodes entries.
+    private func searchEnd(_ filter: MessageFilter, from start: Int, available: Int) -> Int {
+        filter.worksOnSummaries ? available : min(available, start + decodingBatch)
     }
 
     /// Whether the opened log still has entries to index or to filter: the screen is redrawn
@@ -109,7 +115,7 @@ public struct LogBrowserState {
                 current.filterError = nil
                 current.filter = filter
                 // A filter on headers or bodies starts with one batch; `refresh` goes on.
-                let end = filter.worksOnSummaries ? count : min(count, decodingBatch)
+                let end = searchEnd(filter, from: 0, available: count)
                 current.visible = .matching(current.index.matching(filter, to: end))
                 current.seen = end
             } catch {

@@ -41,7 +41,6 @@ struct CostProbes {
     /// Heap allocations per request of `kind` on `workload`; nil for a time-based client (wrk).
     func allocationsPerRequest(_ kind: ClientKind, _ workload: Workload, url: String) throws -> Double? {
         guard kind != .wrk else { return nil }
-        let (long, short) = Self.counts(workload)
         func allocations(_ count: Int) throws -> Double {
             let output = NSTemporaryDirectory() + "curlew-bench-allocations-\(getpid()).txt"
             defer { try? FileManager.default.removeItem(atPath: output) }
@@ -53,12 +52,11 @@ struct CostProbes {
             }
             return value
         }
-        return (try allocations(long) - allocations(short)) / Double(long - short)
+        return try Self.perRequest(workload, allocations)
     }
 
     /// Instructions per request of `kind` on `workload`, all threads counted, under callgrind.
     func instructionsPerRequest(_ kind: ClientKind, _ workload: Workload, url: String) throws -> Double {
-        let (long, short) = Self.counts(workload)
         func instructions(_ count: Int) throws -> Double {
             let output = NSTemporaryDirectory() + "curlew-bench-callgrind-\(getpid()).out"
             defer { try? FileManager.default.removeItem(atPath: output) }
@@ -71,13 +69,14 @@ struct CostProbes {
             }
             return value
         }
-        return (try instructions(long) - instructions(short)) / Double(long - short)
+        return try Self.perRequest(workload, instructions)
     }
 
-    /// The two request counts whose difference is measured: small, so callgrind's slowdown stays
-    /// within seconds, and far enough apart that start-up cancels out.
-    private static func counts(_ workload: Workload) -> (long: Int, short: Int) {
+    /// `total` of a long and a short run, per request of the difference. The runs are small, so
+    /// callgrind's slowdown stays within seconds, and far enough apart that start-up cancels out.
+    private static func perRequest(_ workload: Workload, _ total: (Int) throws -> Double) rethrows -> Double {
         let long = min(workload.count, workload.path == "/big" ? 100 : 2_000)
-        return (long, long / 4)
+        let short = long / 4
+        return (try total(long) - total(short)) / Double(long - short)
     }
 }

@@ -12,10 +12,10 @@ final class HighWaterMark: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(pid: pid_t) {
-        let path = "/proc/\(pid)/status"
+        let process = "\(pid)"
         Thread.detachNewThread { [self] in
             while running.load(ordering: .acquiring) {
-                if let value = Self.read(path) { peakKiB.store(max(peakKiB.load(ordering: .relaxed), value), ordering: .relaxed) }
+                if let value = ProcessStatus.kilobytes("VmHWM", of: process) { peakKiB.store(max(peakKiB.load(ordering: .relaxed), value), ordering: .relaxed) }
                 usleep(5_000)
             }
             done.signal()
@@ -27,11 +27,5 @@ final class HighWaterMark: Sendable {
         running.store(false, ordering: .releasing)
         done.wait()
         return peakKiB.load(ordering: .relaxed)
-    }
-
-    private static func read(_ path: String) -> Int? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
 }

@@ -92,9 +92,7 @@ func seconds(_ duration: Duration) -> Double {
 
 /// Current resident memory of this process, in KiB (from /proc/self/status).
 func currentRSSKiB() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-    return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    ProcessStatus.kilobytes("VmRSS", of: "self") ?? 0
 }
 
 /// Peak resident memory of this process so far, in KiB.

@@ -69,9 +69,7 @@ struct TmuxLogBrowser {
             return true
         }
         let filtered = seconds(ContinuousClock.now - entered)
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+        let peak = ProcessStatus.kilobytes("VmHWM", of: "\(pid)") ?? 0
         return Outcome(firstScreen: firstScreen, indexed: indexedAt, keyLatencies: keyLatencies,
                        filter: filtered, matched: matched, peakRSSKiB: peak, cpuSeconds: Self.cpuSeconds(pid: pid))
     }

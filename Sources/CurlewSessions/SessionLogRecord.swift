@@ -1,0 +1,40 @@
+import CurlewAgent
+import Foundation
+
+/// One line of a session log decoded in full: a header, a message, or why it is neither. The
+/// reader and the log index read lines through this one definition.
+enum SessionLogRecord {
+    case header(SessionLogHeader)
+    case message(DebugMessage)
+    case skipped(String)
+
+    init(decoding line: Data, with decoder: JSONDecoder) {
+        do {
+            switch try decoder.decode(RecordTag.self, from: line).type {
+            case "header": self = .header(try decoder.decode(SessionLogHeader.self, from: line))
+            case "message": self = .message(try decoder.decode(DebugMessage.self, from: line))
+            case let other: self = .skipped("unknown record type \(other.debugDescription)")
+            }
+        } catch {
+            self = .skipped(Self.describe(error))
+        }
+    }
+
+    private struct RecordTag: Decodable {
+        let type: String
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return "not valid JSON (truncated or corrupt): \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, _):
+            return "missing field \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return "wrong type at \(path): \(context.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+}
