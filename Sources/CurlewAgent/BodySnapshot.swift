@@ -36,12 +36,40 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
 
     /// The kept bytes as text, when they are UTF-8 (a preview cut inside a character still reads).
     public var text: String? {
-        if let text = String(validating: data, as: UTF8.self) { return text }
-        guard isTruncated else { return nil }
-        for cut in 1...3 where data.count >= cut {
-            if let text = String(validating: data.dropLast(cut), as: UTF8.self) { return text }
+        data.withUnsafeBytes { kept in
+            Self.textLength(of: kept, truncated: isTruncated).map { String(decoding: kept[0..<$0], as: UTF8.self) }
+        }
+    }
+
+    /// How many of the kept bytes read as UTF-8 text: all of them, or for a preview cut inside a
+    /// character, all but the cut character's first bytes; nil when they are not text. ASCII,
+    /// nearly every body, is recognised eight bytes at a time without building a string.
+    static func textLength(of kept: UnsafeRawBufferPointer, truncated: Bool) -> Int? {
+        if isASCII(kept) || isUTF8(kept[...]) { return kept.count }
+        guard truncated else { return nil }
+        for cut in 1...3 where kept.count >= cut {
+            if isUTF8(kept.dropLast(cut)) { return kept.count - cut }
         }
         return nil
+    }
+
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        var index = 0
+        var seen: UInt64 = 0
+        while index + 8 <= bytes.count {
+            seen |= start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            seen |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))
+            index += 1
+        }
+        return seen & 0x8080_8080_8080_8080 == 0
+    }
+
+    private static func isUTF8(_ bytes: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        String(validating: bytes, as: UTF8.self) != nil
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -19,16 +19,18 @@ struct ByteNameSet: Sendable, Equatable {
     }
 
     func contains(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        storage.withUnsafeBufferPointer { stored in
-            for range in ranges where range.count == name.count {
-                var index = range.lowerBound
-                var matched = true
-                for byte in name {
-                    let candidate = ignoresCase ? ASCII.lowercase(byte) : byte
-                    if candidate != stored[index] { matched = false; break }
-                    index += 1
+        let count = name.count
+        guard count > 0, let base = name.base.baseAddress else { return ranges.contains { $0.isEmpty } }
+        let start = base + name.startIndex
+        return storage.withUnsafeBufferPointer { stored in
+            for range in ranges where range.count == count {
+                var offset = 0
+                while offset < count {
+                    let byte = start.load(fromByteOffset: offset, as: UInt8.self)
+                    if (ignoresCase ? ASCII.lowercase(byte) : byte) != stored[range.lowerBound + offset] { break }
+                    offset += 1
                 }
-                if matched { return true }
+                if offset == count { return true }
             }
             return false
         }

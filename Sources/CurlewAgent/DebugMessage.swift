@@ -135,14 +135,3 @@ public struct DebugMessage: Sendable, Equatable, Codable {
         self.callbackQueue = callbackQueue
     }
 }
-
-extension DebugMessage {
-    /// This message with every body capped (see `BodySnapshot.capped(text:binary:)`).
-    public func cappingBodies(text textLimit: Int, binary binaryLimit: Int) -> DebugMessage {
-        var message = self
-        if let body = original?.body { message.original?.body = body.capped(text: textLimit, binary: binaryLimit) }
-        if let body = sent?.body { message.sent?.body = body.capped(text: textLimit, binary: binaryLimit) }
-        if let body = response?.body { message.response?.body = body.capped(text: textLimit, binary: binaryLimit) }
-        return message
-    }
-}

@@ -96,18 +96,31 @@ public final class NetworkLogger: NetworkObserver {
     private let delegate: (any NetworkLoggerDelegate)?
     private let file: Locked<LogFile?>
     private let counters = Locked((entries: 0, failedWrites: 0))
-    /// Secret values learned after the logger started (a workspace's new secret), hidden too.
-    private let laterSecrets = Locked<RedactionPolicy?>(nil)
+    /// The policy every entry is redacted with: the configured one, plus secret values learned
+    /// after the logger started (a workspace's new secret). Held by reference, so taking it per
+    /// entry costs one retain rather than a copy of every set in it.
+    private let redaction: Locked<PolicyReference>
+
+    private final class PolicyReference: Sendable {
+        let policy: RedactionPolicy
+        init(_ policy: RedactionPolicy) { self.policy = policy }
+    }
     private let diagnostics = Logger(label: "curlew.logger")
 
-    private struct LogFile {
-        var descriptor: Int32
+    /// The open log; only touched under `file`'s lock.
+    private final class LogFile {
+        let descriptor: Int32
         /// The logger created the file (it did not append to an existing one).
-        var created: Bool
+        let created: Bool
         var unsynced = 0
         /// Complete lines handed over in the current batch, not yet written.
-        var buffered: [UInt8] = []
+        let buffered = AppendBuffer(capacity: 64 << 10)
         var bufferedEntries = 0
+
+        init(descriptor: Int32, created: Bool) {
+            self.descriptor = descriptor
+            self.created = created
+        }
     }
 
     /// Lines beyond this are written even in the middle of a batch, to bound the buffer.
@@ -117,6 +130,7 @@ public final class NetworkLogger: NetworkObserver {
     public init(config: NetworkLoggerConfig = NetworkLoggerConfig(), delegate: (any NetworkLoggerDelegate)? = nil, now: Date = Date()) throws {
         self.config = config
         self.delegate = delegate
+        redaction = Locked(PolicyReference(config.redaction))
         guard config.enableLocalLog else {
             path = nil
             file = Locked(nil)
@@ -209,13 +223,13 @@ public final class NetworkLogger: NetworkObserver {
     /// is open). Nothing changes when redaction is off.
     public func hide(_ secretValues: [String]) {
         guard config.redaction.isEnabled else { return }
-        laterSecrets.withLock { current in
-            var policy = current ?? config.redaction
+        redaction.withLock { current in
+            var policy = current.policy
             let known = Set(policy.secretValues)
             let added = secretValues.filter { !known.contains($0) }
             guard !added.isEmpty else { return }
             policy.secretValues += added
-            current = policy
+            current = PolicyReference(policy)
         }
     }
 
@@ -225,15 +239,19 @@ public final class NetworkLogger: NetworkObserver {
     }
 
     public func requestDidProduce(_ message: DebugMessage) {
-        // Redact first: a secret member of a JSON body is only found in the whole body.
-        let policy = laterSecrets.withLock { $0 } ?? config.redaction
-        let redacted = policy.redact(message).cappingBodies(text: config.maxBodyBytes, binary: config.maxBinaryBodyBytes)
+        // Redact first: a secret member of a JSON body is only found in the whole body. Bodies
+        // are capped as they are written.
+        let redacted = redaction.withLock { $0 }.policy.redactedIfNeeded(message)
         let custom = delegate?.customInfo(for: message)
         let full = file.withLock { file -> Bool in
-            guard file != nil else { return false }
-            SessionRecordWriter.appendMessageLine(redacted, custom: custom, to: &file!.buffered)
-            file!.bufferedEntries += 1
-            return file!.buffered.count >= Self.bufferLimit
+            guard let file else { return false }
+            func append(_ message: DebugMessage) {
+                SessionRecordWriter.appendMessageLine(message, custom: custom, to: file.buffered,
+                                                      textBodyLimit: config.maxBodyBytes, binaryBodyLimit: config.maxBinaryBodyBytes)
+            }
+            if let redacted { append(redacted) } else { append(message) }
+            file.bufferedEntries += 1
+            return file.buffered.count >= Self.bufferLimit
         }
         if full { flush() }
     }
@@ -246,24 +264,23 @@ public final class NetworkLogger: NetworkObserver {
     public func flush() {
         do {
             try file.withLock { file in
-                // Changed in place (`file!`): a copy would make emptying the buffer allocate a new one.
-                guard file != nil, file!.bufferedEntries > 0 else { return }
-                let entries = file!.bufferedEntries
+                guard let file, file.bufferedEntries > 0 else { return }
+                let entries = file.bufferedEntries
                 defer {
-                    file!.buffered.removeAll(keepingCapacity: true)
-                    file!.bufferedEntries = 0
+                    file.buffered.removeAll()
+                    file.bufferedEntries = 0
                 }
                 do {
-                    try Self.writeAll(file!.buffered, to: file!.descriptor)
+                    try Self.writeAll(file.buffered.bytes, to: file.descriptor)
                 } catch {
                     counters.withLock { $0.failedWrites += entries }
                     throw error
                 }
                 counters.withLock { $0.entries += entries }
-                file!.unsynced += entries
-                if file!.unsynced >= config.logAutoSaveCount {
-                    fsync(file!.descriptor)
-                    file!.unsynced = 0
+                file.unsynced += entries
+                if file.unsynced >= config.logAutoSaveCount {
+                    fsync(file.descriptor)
+                    file.unsynced = 0
                 }
             }
         } catch {
@@ -296,23 +313,21 @@ public final class NetworkLogger: NetworkObserver {
 
     private func writeHeader(_ line: [UInt8]) throws {
         try file.withLock { file in
-            guard let current = file else { return }
-            try Self.writeAll(line, to: current.descriptor)
+            guard let file else { return }
+            try line.withUnsafeBytes { try Self.writeAll($0, to: file.descriptor) }
         }
     }
 
     /// One `write` for all the lines; the loop only continues after a short write.
-    private static func writeAll(_ data: [UInt8], to descriptor: Int32) throws {
-        try data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw NetworkLoggerError(path: "", reason: String(cString: strerror(errno)))
-                }
-                offset += written
+    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw NetworkLoggerError(path: "", reason: String(cString: strerror(errno)))
             }
+            offset += written
         }
     }
 }

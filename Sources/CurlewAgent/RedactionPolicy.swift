@@ -55,7 +55,13 @@ public struct RedactionPolicy: Sendable, Equatable {
     public static let disabled = RedactionPolicy(isEnabled: false)
 
     public func redact(_ message: DebugMessage) -> DebugMessage {
-        guard isEnabled else { return message }
+        redactedIfNeeded(message) ?? message
+    }
+
+    /// The message with its secrets hidden, or nil when it has none to hide (nearly always): the
+    /// logger then writes the message it was handed without copying it.
+    func redactedIfNeeded(_ message: DebugMessage) -> DebugMessage? {
+        guard isEnabled else { return nil }
         // Cookie values are secrets wherever they show up (an echoing server reflects them into
         // its body): the values the request sent and the response set join the literal secrets.
         let cookies = headerNames.contains("cookie") ? Self.cookieValues(in: message) : []
@@ -83,8 +89,8 @@ public struct RedactionPolicy: Sendable, Equatable {
                 }
             }
         }
-        // Most heads carry no cookie: one pass over the bytes finds that out before any line is cut.
-        if let head = message.sent?.head, ASCII.hasPrefixIgnoringCase(head, "cookie:") || ASCII.containsIgnoringCase(head, "\r\ncookie:") {
+        // Most heads carry no cookie: a look at the start of each line finds that out before any line is cut.
+        if let head = message.sent?.head, ASCII.hasLine(startingWith: "cookie:", in: head) {
             for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("cookie:") {
                 add(pairs: line.dropFirst("cookie:".count))
             }
@@ -95,18 +101,21 @@ public struct RedactionPolicy: Sendable, Equatable {
         return values
     }
 
-    private func redactDeclared(_ message: DebugMessage) -> DebugMessage {
+    private func redactDeclared(_ message: DebugMessage) -> DebugMessage? {
         // Nearly every message has nothing to hide: find that out without copying anything.
-        let hidesOriginal = message.original.map(needsRedaction) ?? false
-        let hidesSent = message.sent.map(needsRedaction) ?? false
-        let hidesResponse = message.response.map(needsRedaction) ?? false
-        let hidesURL = message.connection.map { urlNeedsRedaction($0.effectiveURL) } ?? false
-        let hidesError = message.error.map { !secretValues.isEmpty || URLPassword.hasPassword($0.message) } ?? false
+        // Plain conditionals, not `map(needsRedaction)`: a method passed as a closure copies the
+        // whole policy each time.
+        var hidesOriginal = false, hidesSent = false, hidesResponse = false, hidesURL = false, hidesError = false
+        if let original = message.original { hidesOriginal = needsRedaction(original) }
+        if let sent = message.sent { hidesSent = needsRedaction(sent) }
+        if let response = message.response { hidesResponse = needsRedaction(response) }
+        if let connection = message.connection { hidesURL = urlNeedsRedaction(connection.effectiveURL) }
+        if let error = message.error { hidesError = !secretValues.isEmpty || URLPassword.hasPassword(error.message) }
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
         let secretParts = message.transfer?.formParts.filter { secretKeys.contains($0.name.lowercased()) } ?? []
         let formSecrets = secretParts.compactMap { $0.value.flatMap { $0.isEmpty ? nil : $0 } }
-        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !secretParts.isEmpty else { return message }
+        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !secretParts.isEmpty else { return nil }
         var message = message
         if !secretParts.isEmpty, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
@@ -226,7 +235,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
             case .json: containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: true)
-                || (bytes.contains(UInt8(ascii: "@")) && URLPassword.hasPassword(String(decoding: bytes, as: UTF8.self)))
+                || (ASCII.contains(UInt8(ascii: "@"), in: bytes[...]) && URLPassword.hasPassword(String(decoding: bytes, as: UTF8.self)))
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false)
             case .other: false
             }
@@ -251,9 +260,13 @@ public struct RedactionPolicy: Sendable, Equatable {
         return secretValues.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
     }
 
-    private func isSecretHeader(_ name: some StringProtocol) -> Bool {
-        var name = String(name)
+    private func isSecretHeader(_ name: String) -> Bool {
+        var name = name
         return name.withUTF8 { isSecretHeader(UnsafeRawBufferPointer($0)[...]) }
+    }
+
+    private func isSecretHeader(_ name: Substring) -> Bool {
+        isSecretHeader(String(name))
     }
 
     private func isSecretHeader(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
@@ -283,7 +296,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             if firstLine {
                 if pairsNeedRedaction(line, queryOnly: true) { return true }
                 firstLine = false
-            } else if let colon = line.firstIndex(of: UInt8(ascii: ":")), isSecretHeader(bytes[lineStart..<colon]) {
+            } else if let colon = ASCII.firstIndex(of: UInt8(ascii: ":"), in: line), isSecretHeader(bytes[lineStart..<colon]) {
                 return true
             }
             index += 1
@@ -333,7 +346,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func isSecretParameter(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        if name.contains(UInt8(ascii: "%")) {
+        if ASCII.contains(UInt8(ascii: "%"), in: name) {
             let decoded = String(decoding: name, as: UTF8.self)
             return parameterNames.contains(decoded.removingPercentEncoding ?? decoded)
         }
@@ -343,18 +356,21 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
     /// after `?` or `&` (a URL or request line); otherwise after `&` (a form body).
     private func pairsNeedRedaction(_ bytes: UnsafeRawBufferPointer.SubSequence, queryOnly: Bool) -> Bool {
-        guard !parameterNames.isEmpty else { return false }
+        // No `=`, no pair: most URLs and heads are decided by one memchr.
+        guard !parameterNames.isEmpty, ASCII.contains(UInt8(ascii: "="), in: bytes), let base = bytes.base.baseAddress else { return false }
         var nameStart = bytes.startIndex
         var inValue = false
-        for index in bytes.indices {
-            let byte = bytes[index]
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
                 inValue = false
                 nameStart = index + 1
             } else if byte == UInt8(ascii: "="), !inValue {
                 inValue = true
-                if isSecretParameter(bytes[nameStart..<index]) { return true }
+                if isSecretParameter(bytes.base[nameStart..<index]) { return true }
             }
+            index += 1
         }
         return false
     }

@@ -4,28 +4,37 @@ import Foundation
 /// and JSONEncoder cost more than the request itself; the output has the same keys and formats,
 /// so the Codable reader reads it unchanged.
 struct SessionRecordWriter {
-    private(set) var bytes: [UInt8]
+    let output: AppendBuffer
     /// Whether the innermost open object or array has no member yet (no comma before the next).
     private var atFirstMember = true
+    /// Bytes of a body kept when they read as text, and when they do not (written as base64).
+    private var textBodyLimit = Int.max
+    private var binaryBodyLimit = Int.max
 
-    init(appendingTo bytes: [UInt8] = []) {
-        self.bytes = bytes
+    init(into output: AppendBuffer = AppendBuffer()) {
+        self.output = output
     }
+
+    /// What was written, as an array.
+    var bytes: [UInt8] { output.array }
 
     /// One debug message as a `"type":"message"` line, with a delegate's `custom` data if any.
     static func messageLine(_ message: DebugMessage, custom: JSONValue?) -> [UInt8] {
-        var bytes: [UInt8] = []
-        appendMessageLine(message, custom: custom, to: &bytes)
-        return bytes
+        let output = AppendBuffer()
+        appendMessageLine(message, custom: custom, to: output)
+        return output.array
     }
 
-    /// Appends the line for `message` to `bytes`, building it in place.
-    static func appendMessageLine(_ message: DebugMessage, custom: JSONValue?, to bytes: inout [UInt8]) {
-        var writer = SessionRecordWriter(appendingTo: bytes)
-        bytes = []
+    /// Appends the line for `message` to `output`, each body keeping at most `textBodyLimit`
+    /// bytes when they read as text and `binaryBodyLimit` when they do not (with its full size
+    /// and `truncated`).
+    static func appendMessageLine(_ message: DebugMessage, custom: JSONValue?, to output: AppendBuffer,
+                                  textBodyLimit: Int = .max, binaryBodyLimit: Int = .max) {
+        var writer = SessionRecordWriter(into: output)
+        writer.textBodyLimit = textBodyLimit
+        writer.binaryBodyLimit = binaryBodyLimit
         writer.message(message, custom: custom)
-        writer.bytes.append(0x0A)
-        bytes = writer.bytes
+        output.append(0x0A)
     }
 
     private mutating func message(_ message: DebugMessage, custom: JSONValue?) {
@@ -68,32 +77,36 @@ struct SessionRecordWriter {
     // MARK: Structure
 
     mutating func openObject() {
-        bytes.append(UInt8(ascii: "{"))
+        output.append(UInt8(ascii: "{"))
         atFirstMember = true
     }
 
     mutating func closeObject() {
-        bytes.append(UInt8(ascii: "}"))
+        output.append(UInt8(ascii: "}"))
         atFirstMember = false
     }
 
     /// A member name and its colon, after a comma unless it is the object's first member.
     mutating func key(_ name: StaticString) {
-        if !atFirstMember { bytes.append(UInt8(ascii: ",")) }
+        let length = name.utf8CodeUnitCount
+        let room = output.reserve(length + 4)
+        var at = 0
+        if !atFirstMember { room[0] = UInt8(ascii: ","); at = 1 }
         atFirstMember = false
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        room[at] = UInt8(ascii: "\"")
+        UnsafeMutableRawPointer(room + at + 1).copyMemory(from: name.utf8Start, byteCount: length)
+        room[at + 1 + length] = UInt8(ascii: "\"")
+        room[at + 2 + length] = UInt8(ascii: ":")
+        output.commit(at + 3 + length)
     }
 
     mutating func array<Element>(_ elements: [Element], _ write: (inout SessionRecordWriter, Element) -> Void) {
-        bytes.append(UInt8(ascii: "["))
+        output.append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { output.append(UInt8(ascii: ",")) }
             write(&self, element)
         }
-        bytes.append(UInt8(ascii: "]"))
+        output.append(UInt8(ascii: "]"))
         atFirstMember = false
     }
 
@@ -101,64 +114,97 @@ struct SessionRecordWriter {
 
     mutating func string(_ text: String) {
         var text = text
-        text.withUTF8 { string(utf8: $0) }
+        text.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
     }
 
-    /// A JSON string from UTF-8 bytes, escaping quotes, backslashes and control characters.
-    private mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
-        var runStart = 0
-        for index in 0..<utf8.count {
-            let byte = utf8[index]
-            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            appendEscaped(byte)
-            runStart = index + 1
+    /// A JSON string from UTF-8 bytes, escaping quotes, backslashes and control characters. Runs
+    /// without any are copied whole, found eight bytes at a time.
+    private mutating func string(utf8 source: UnsafeRawBufferPointer) {
+        output.append(UInt8(ascii: "\""))
+        let count = source.count
+        if count > 0, let start = source.baseAddress {
+            var runStart = 0
+            var index = 0
+            while index < count {
+                if index + 8 <= count, !Self.needsEscape(start.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                    index += 8
+                    continue
+                }
+                let byte = start.load(fromByteOffset: index, as: UInt8.self)
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                    output.append(start + runStart, count: index - runStart)
+                    appendEscaped(byte)
+                    runStart = index + 1
+                }
+                index += 1
+            }
+            output.append(start + runStart, count: count - runStart)
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-        bytes.append(UInt8(ascii: "\""))
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of eight bytes is below 0x20, a quote or a backslash (exact for the word as a
+    /// whole: the classic has-less-than and has-zero-byte tests).
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let quotes = (quote &- ones) & ~quote & highs
+        let backslashes = (backslash &- ones) & ~backslash & highs
+        return (control | quotes | backslashes) != 0
     }
 
     private mutating func appendEscaped(_ byte: UInt8) {
         switch byte {
-        case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-        case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-        case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-        case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-        case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        case 0x22: output.append(#"\""#)
+        case 0x5C: output.append(#"\\"#)
+        case 0x0A: output.append(#"\n"#)
+        case 0x0D: output.append(#"\r"#)
+        case 0x09: output.append(#"\t"#)
         default:
-            let hex = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            let hex: StaticString = "0123456789abcdef"
+            output.append(#"\u00"#)
+            output.append(hex.utf8Start[Int(byte >> 4)])
+            output.append(hex.utf8Start[Int(byte & 0x0F)])
         }
     }
 
     /// Decimal digits written straight into the buffer (no String made per number).
     mutating func integer(_ value: Int64) {
-        guard value != 0 else { bytes.append(UInt8(ascii: "0")); return }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let room = output.reserve(20)
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits (19 at most), on the stack
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
-        }
+        var length = 0
+        if value < 0 { room[0] = UInt8(ascii: "-"); length = 1 }
+        var digits = 1
+        var probe = magnitude
+        while probe >= 10 { probe /= 10; digits += 1 }
+        length += digits
+        var position = length - 1
+        repeat {
+            room[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+            position -= 1
+        } while magnitude > 0
+        output.commit(length)
     }
 
     mutating func optionalInteger(_ value: Int64?) {
-        if let value { integer(value) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value { integer(value) } else { output.append("null" as StaticString) }
     }
 
     mutating func boolean(_ value: Bool) {
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        output.append(value ? ("true" as StaticString) : "false")
     }
 
     mutating func json(_ value: JSONValue) {
-        bytes.append(contentsOf: value.serialized().utf8)
+        if case .object(let members) = value, members.isEmpty {
+            output.append("{}" as StaticString)
+        } else {
+            output.append(contentsOf: value.serialized())
+        }
     }
 
     /// ISO 8601 in UTC with milliseconds: 2026-11-21T06:37:59.308Z.
@@ -168,31 +214,36 @@ struct SessionRecordWriter {
         let fraction = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
+        let room = output.reserve(26)
+        var at = 0
+        func put(_ byte: UInt8) { room[at] = byte; at += 1 }
         func digits(_ value: Int, _ count: Int) {
             var divisor = 1
             for _ in 1..<count { divisor *= 10 }
             var rest = value
             while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor % 10))
                 rest %= divisor
                 divisor /= 10
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         digits(Int(parts.tm_year) + 1900, 4)
-        bytes.append(UInt8(ascii: "-"))
+        put(UInt8(ascii: "-"))
         digits(Int(parts.tm_mon) + 1, 2)
-        bytes.append(UInt8(ascii: "-"))
+        put(UInt8(ascii: "-"))
         digits(Int(parts.tm_mday), 2)
-        bytes.append(UInt8(ascii: "T"))
+        put(UInt8(ascii: "T"))
         digits(Int(parts.tm_hour), 2)
-        bytes.append(UInt8(ascii: ":"))
+        put(UInt8(ascii: ":"))
         digits(Int(parts.tm_min), 2)
-        bytes.append(UInt8(ascii: ":"))
+        put(UInt8(ascii: ":"))
         digits(Int(parts.tm_sec), 2)
-        bytes.append(UInt8(ascii: "."))
+        put(UInt8(ascii: "."))
         digits(fraction, 3)
-        bytes.append(contentsOf: "Z\"".utf8)
+        put(UInt8(ascii: "Z"))
+        put(UInt8(ascii: "\""))
+        output.commit(at)
     }
 
     mutating func headers(_ fields: [HeaderField]) {
@@ -204,16 +255,20 @@ struct SessionRecordWriter {
         }
     }
 
-    /// A body as text when its kept bytes are UTF-8, else as base64.
+    /// A body as text when its kept bytes are UTF-8, else as base64; capped at the writer's limits.
     mutating func body(_ body: BodySnapshot) {
+        let body = body.capped(text: textBodyLimit, binary: binaryBodyLimit)
         openObject()
         key("size"); integer(body.size)
         if let type = body.contentType { key("contentType"); string(type) }
-        if let text = body.text {
-            key("encoding"); string("utf8")
-            key("content"); string(text)
-        } else {
-            key("encoding"); string("base64")
+        let wroteText = body.data.withUnsafeBytes { (kept: UnsafeRawBufferPointer) -> Bool in
+            guard let length = BodySnapshot.textLength(of: kept, truncated: body.isTruncated) else { return false }
+            key("encoding"); output.append(#""utf8""#)
+            key("content"); string(utf8: UnsafeRawBufferPointer(rebasing: kept[0..<length]))
+            return true
+        }
+        if !wroteText {
+            key("encoding"); output.append(#""base64""#)
             key("content"); string(body.data.base64EncodedString())
         }
         key("truncated"); boolean(body.isTruncated)

@@ -1,3 +1,5 @@
+import CurlewTransport
+
 /// Hides the password of a URL's `user:password@` part. Debug messages carry URLs with it hidden,
 /// so no observer (log, interface, export) ever holds it; only the transport gets the real URL.
 enum URLPassword {
@@ -8,7 +10,7 @@ enum URLPassword {
     /// another's query, or one written in JSON with escaped slashes); unchanged, and not copied,
     /// when it has none. One pass over the bytes, whatever the text holds.
     static func masking(in text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
+        guard ASCII.contains(UInt8(ascii: "@"), in: text) else { return text }
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
         var copied = 0
@@ -23,7 +25,7 @@ enum URLPassword {
     }
 
     static func hasPassword(_ text: String) -> Bool {
-        guard text.utf8.contains(UInt8(ascii: "@")) else { return false }
+        guard ASCII.contains(UInt8(ascii: "@"), in: text) else { return false }
         var found = false
         forEachPassword(in: Array(text.utf8)) { _ in found = true }
         return found

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Byte-level helpers for HTTP's ASCII syntax, where Foundation's Unicode-aware string functions
 /// cost more than the whole exchange.
 public enum ASCII {
@@ -28,14 +30,56 @@ public enum ASCII {
             needle.withUTF8 { pattern in
                 guard !pattern.isEmpty else { return true }
                 guard text.count >= pattern.count else { return false }
-                for start in 0...(text.count - pattern.count) {
-                    var index = 0
+                let first = lowercase(pattern[0])
+                for start in 0...(text.count - pattern.count) where lowercase(text[start]) == first {
+                    var index = 1
                     while index < pattern.count, lowercase(text[start + index]) == lowercase(pattern[index]) { index += 1 }
                     if index == pattern.count { return true }
                 }
                 return false
             }
         }
+    }
+
+    /// Whether a line of `text` (CRLF or LF separated) starts with `prefix`, ignoring ASCII case
+    /// (a header line in a raw head): line starts are found by `memchr`, and only they compared.
+    public static func hasLine(startingWith prefix: String, in text: String) -> Bool {
+        var text = text
+        var prefix = prefix
+        return text.withUTF8 { bytes in
+            prefix.withUTF8 { expected in
+                guard let base = bytes.baseAddress else { return expected.isEmpty }
+                var lineStart = 0
+                while true {
+                    if bytes.count - lineStart >= expected.count {
+                        var index = 0
+                        while index < expected.count, lowercase(bytes[lineStart + index]) == lowercase(expected[index]) { index += 1 }
+                        if index == expected.count { return true }
+                    }
+                    guard lineStart < bytes.count, let newline = memchr(base + lineStart, 0x0A, bytes.count - lineStart) else { return false }
+                    lineStart = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(newline)) + 1
+                }
+            }
+        }
+    }
+
+    /// Whether `byte` occurs in `text`, found by `memchr` (a generic `contains` over the UTF-8
+    /// view costs more per byte than the search).
+    public static func contains(_ byte: UInt8, in text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { contains(byte, in: UnsafeRawBufferPointer($0)[...]) }
+    }
+
+    /// Whether `byte` occurs in `bytes`.
+    public static func contains(_ byte: UInt8, in bytes: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        firstIndex(of: byte, in: bytes) != nil
+    }
+
+    /// The index (in `bytes.base`) of the first `byte` in `bytes`, found by `memchr`.
+    public static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer.SubSequence) -> Int? {
+        guard !bytes.isEmpty, let base = bytes.base.baseAddress else { return nil }
+        guard let found = memchr(base + bytes.startIndex, Int32(byte), bytes.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
     }
 
     /// Whether `text` is an RFC 9110 token: one or more of letters, digits and ``!#$%&'*+-.^_`|~``.

@@ -68,6 +68,42 @@ struct SessionRecordWriterTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == String(value))
     }
 
+    @Test("every ASCII byte at every offset of a word is escaped exactly when JSON needs it, and reads back")
+    func escapesEveryByteAtEveryOffset() throws {
+        for byte in UInt8(0)..<0x80 {
+            for offset in 0..<17 {
+                var text = [UInt8](repeating: UInt8(ascii: "a"), count: 19)
+                text[offset] = byte
+                text += Array("é😀".utf8)
+                let original = String(decoding: text, as: UTF8.self)
+                var writer = SessionRecordWriter()
+                writer.string(original)
+                let written = writer.bytes
+                #expect(!written.dropFirst().dropLast().contains { $0 < 0x20 }, "no raw control byte")
+                let decoded = try JSONSerialization.jsonObject(with: Data(written), options: .fragmentsAllowed) as? String
+                #expect(decoded == original, "byte \(byte) at offset \(offset)")
+            }
+        }
+    }
+
+    @Test("bodies are capped as they are written: text keeps its first bytes, binary a base64 preview, both their full size")
+    func capsBodies() throws {
+        let text = BodySnapshot(data: Data(String(repeating: "t", count: 100).utf8), contentType: "text/plain", limit: 1 << 20)
+        let binary = BodySnapshot(data: Data((0..<100).map { UInt8(128 + $0 % 100) }), contentType: nil, limit: 1 << 20)
+        let message = DebugMessage(requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+                                   original: nil, sent: WireRequest(head: "GET / HTTP/1.1\r\n\r\n", body: binary),
+                                   response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: text),
+                                   error: nil, timings: nil, connection: nil, callbackQueue: "q")
+        let output = AppendBuffer()
+        SessionRecordWriter.appendMessageLine(message, custom: nil, to: output, textBodyLimit: 10, binaryBodyLimit: 4)
+        let decoded = try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(output.array))
+        #expect(decoded.response?.body.data == Data(String(repeating: "t", count: 10).utf8))
+        #expect(decoded.response?.body.size == 100)
+        #expect(decoded.sent?.body?.data == binary.data.prefix(4))
+        #expect(decoded.sent?.body?.size == 100)
+        #expect(decoded.sent?.body?.isTruncated == true)
+    }
+
     @Test("the minimal message omits absent fields")
     func minimal() throws {
         let message = DebugMessage(requestID: 1, name: nil, state: .cancelled, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
