@@ -4,9 +4,9 @@ import Foundation
 /// writer writes into, and what the logger hands to `write` as it is. An `Array` append checks
 /// uniqueness and capacity through generic code per call, which cost more than the bytes.
 final class AppendBuffer {
-    private(set) var base: UnsafeMutablePointer<UInt8>
+    private var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
-    private var capacity: Int
+    private(set) var capacity: Int
     private let initialCapacity: Int
 
     init(capacity: Int = 4096) {
@@ -36,6 +36,8 @@ final class AppendBuffer {
         count += 1
     }
 
+    /// Appends `length` bytes from `source`, which must not point into this buffer (growing
+    /// frees the old allocation).
     @inline(__always)
     func append(_ source: UnsafeRawPointer, count length: Int) {
         guard length > 0 else { return }
@@ -86,7 +88,7 @@ final class AppendBuffer {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
+        newBase.initialize(from: base, count: count)
         base.deallocate()
         base = newBase
         capacity = newCapacity

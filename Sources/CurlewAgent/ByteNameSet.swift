@@ -18,6 +18,11 @@ struct ByteNameSet: Sendable, Equatable {
         }
     }
 
+    func contains(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { contains(UnsafeRawBufferPointer($0)[...]) }
+    }
+
     func contains(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
         let count = name.count
         guard count > 0, let base = name.base.baseAddress else { return ranges.contains { $0.isEmpty } }

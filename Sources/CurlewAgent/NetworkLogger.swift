@@ -107,7 +107,7 @@ public final class NetworkLogger: NetworkObserver {
     }
     private let diagnostics = Logger(label: "curlew.logger")
 
-    /// The open log; only touched under `file`'s lock.
+    /// The open log; only touched under `file`'s lock, and by `close()` once it took it out.
     private final class LogFile {
         let descriptor: Int32
         /// The logger created the file (it did not append to an existing one).
@@ -262,29 +262,32 @@ public final class NetworkLogger: NetworkObserver {
 
     /// Writes the lines handed over so far, in one `write`.
     public func flush() {
+        file.withLock { file in
+            if let file { writeBuffered(file) }
+        }
+    }
+
+    /// Writes `file`'s buffered lines and fsyncs every `logAutoSaveCount` entries; called
+    /// under `file`'s lock.
+    private func writeBuffered(_ file: LogFile) {
+        guard file.bufferedEntries > 0 else { return }
+        let entries = file.bufferedEntries
+        defer {
+            file.buffered.removeAll()
+            file.bufferedEntries = 0
+        }
         do {
-            try file.withLock { file in
-                guard let file, file.bufferedEntries > 0 else { return }
-                let entries = file.bufferedEntries
-                defer {
-                    file.buffered.removeAll()
-                    file.bufferedEntries = 0
-                }
-                do {
-                    try Self.writeAll(file.buffered.bytes, to: file.descriptor)
-                } catch {
-                    counters.withLock { $0.failedWrites += entries }
-                    throw error
-                }
-                counters.withLock { $0.entries += entries }
-                file.unsynced += entries
-                if file.unsynced >= config.logAutoSaveCount {
-                    fsync(file.descriptor)
-                    file.unsynced = 0
-                }
-            }
+            try Self.writeAll(file.buffered.bytes, to: file.descriptor)
         } catch {
+            counters.withLock { $0.failedWrites += entries }
             diagnostics.error("session log entries lost", metadata: ["path": "\(path ?? "")", "error": "\(error)"])
+            return
+        }
+        counters.withLock { $0.entries += entries }
+        file.unsynced += entries
+        if file.unsynced >= config.logAutoSaveCount {
+            fsync(file.descriptor)
+            file.unsynced = 0
         }
     }
 
@@ -292,9 +295,10 @@ public final class NetworkLogger: NetworkObserver {
     /// A log the logger created and never wrote an entry to is removed: a session that sent
     /// nothing leaves no file. Later messages are ignored. Safe to call more than once.
     public func close() throws {
-        flush()
+        // Written and taken in one hold of the lock: an entry handed over meanwhile is written too.
         let closing: LogFile? = file.withLock { file in
             defer { file = nil }
+            if let file { writeBuffered(file) }
             return file
         }
         guard let closing, let path else { return }

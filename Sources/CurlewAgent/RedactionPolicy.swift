@@ -14,9 +14,9 @@ public struct RedactionPolicy: Sendable, Equatable {
     public var isEnabled: Bool
     /// Header names (any case) whose values are hidden.
     public var headerNames: Set<String> { didSet { refreshSecretKeys() } }
-    /// Query and form parameter names whose values are hidden.
+    /// Query and form parameter names (any case: `Password=` is `password=`) whose values are hidden.
     public var parameterNames: Set<String> { didSet { refreshSecretKeys() } }
-    private var parameterNameBytes = ByteNameSet([], ignoringCase: false)
+    private var parameterNameBytes = ByteNameSet([], ignoringCase: true)
     /// JSON body member names whose values are hidden, at any depth.
     public var bodyFieldNames: Set<String> { didSet { refreshSecretKeys() } }
     /// JSON member names whose values are hidden: declared body fields and parameters, and header
@@ -45,7 +45,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private mutating func refreshSecretKeys() {
-        parameterNameBytes = ByteNameSet(parameterNames, ignoringCase: false)
+        parameterNameBytes = ByteNameSet(parameterNames, ignoringCase: true)
         secretKeys = Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames.map { $0.lowercased() })
         secretKeyBytes = ByteNameSet(secretKeys, ignoringCase: true)
         headerNameBytes = ByteNameSet(headerNames, ignoringCase: true)
@@ -229,7 +229,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func bodyNeedsRedaction(_ body: BodySnapshot) -> Bool {
-        guard secretValues.isEmpty else { return body.text != nil }
+        // Declared values: any text body goes through redaction, and any other body holding one.
+        if !secretValues.isEmpty, body.text != nil || secretValues.contains(where: { body.data.range(of: Data($0.utf8)) != nil }) {
+            return true
+        }
         let kind = BodyKind(body)
         return body.data.withUnsafeBytes { bytes in
             switch kind {
@@ -348,7 +351,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     private func isSecretParameter(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
         if ASCII.contains(UInt8(ascii: "%"), in: name) {
             let decoded = String(decoding: name, as: UTF8.self)
-            return parameterNames.contains(decoded.removingPercentEncoding ?? decoded)
+            return parameterNameBytes.contains((decoded.removingPercentEncoding ?? decoded).lowercased())
         }
         return parameterNameBytes.contains(name)
     }
@@ -410,8 +413,17 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func redactBody(_ body: BodySnapshot) -> BodySnapshot {
-        guard bodyNeedsRedaction(body), let text = body.text else { return body }
+        guard bodyNeedsRedaction(body) else { return body }
         let kind = BodyKind(body)
+        // A JSON or form body with a byte that is not UTF-8 is still redacted as text (that byte
+        // becomes U+FFFD): left alone, the log's cap could keep a prefix that reads as text and
+        // write a secret in it. Any other body that is not text keeps its bytes, with the
+        // declared secret values hidden in them.
+        guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data, as: UTF8.self)) else {
+            let hidden = secretValues.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
+            guard hidden != body.data else { return body }
+            return BodySnapshot(kept: hidden, size: body.isTruncated ? body.size : Int64(hidden.count), contentType: body.contentType)
+        }
         var redacted = text
         if kind == .json {
             // Token by token, so a body kept only in part (over the debug body limit) is redacted too.

@@ -222,7 +222,7 @@ struct SessionRecordWriter {
             for _ in 1..<count { divisor *= 10 }
             var rest = value
             while divisor > 0 {
-                put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor % 10))
+                put(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
                 rest %= divisor
                 divisor /= 10
             }

@@ -32,8 +32,10 @@ struct AppendBufferTests {
         let buffer = AppendBuffer(capacity: 16)
         let huge = [UInt8](repeating: 7, count: 5 << 20)
         huge.withUnsafeBytes { buffer.append($0) }
+        #expect(buffer.capacity >= 5 << 20)
         buffer.removeAll()
         #expect(buffer.count == 0)
+        #expect(buffer.capacity == 64)
         buffer.append(9)
         #expect(buffer.array == [9])
     }

@@ -69,6 +69,19 @@ struct RedactionPolicyTests {
         #expect(redacted.sent?.head == "GET /p?token=\(marker)&x=1 HTTP/1.1\r\nHost: h\r\n\r\n")
     }
 
+    @Test("parameter names match in any case, in URLs, the request line, form bodies and percent-encoded names")
+    func parameterNamesIgnoreCase() {
+        let url = "http://h/p?Password=QCase26&TOKEN=UpperTok22&Api%5FKey=k&page=1"
+        let form = BodySnapshot(data: Data("pass%77ord=x&Password=FormCase18&user=u".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+        let redacted = RedactionPolicy().redact(message(url: url, head: "GET /p?Password=QCase26&x=1 HTTP/1.1\r\nHost: h\r\n\r\n", requestBody: form))
+        #expect(redacted.original?.url == "http://h/p?Password=\(marker)&TOKEN=\(marker)&Api%5FKey=\(marker)&page=1")
+        #expect(redacted.connection?.effectiveURL == redacted.original?.url)
+        #expect(redacted.sent?.head == "GET /p?Password=\(marker)&x=1 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(redacted.original?.body?.text == "pass%77ord=\(marker)&Password=\(marker)&user=u")
+        let line = String(decoding: SessionLogExport.jsonArray([redacted]), as: UTF8.self)
+        for secret in ["QCase26", "UpperTok22", "FormCase18"] { #expect(!line.contains(secret)) }
+    }
+
     @Test("a parameter whose name only ends like a secret one is kept")
     func similarNames() {
         let url = "http://h/p?mytoken=1&token2=2&page=token"

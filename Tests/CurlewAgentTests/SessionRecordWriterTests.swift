@@ -80,6 +80,8 @@ struct SessionRecordWriterTests {
                 writer.string(original)
                 let written = writer.bytes
                 #expect(!written.dropFirst().dropLast().contains { $0 < 0x20 }, "no raw control byte")
+                let escapeLength = byte == 0x22 || byte == 0x5C || byte == 0x0A || byte == 0x0D || byte == 0x09 ? 1 : byte < 0x20 ? 5 : 0
+                #expect(written.count == text.count + 2 + escapeLength, "only the byte that needs it is escaped")
                 let decoded = try JSONSerialization.jsonObject(with: Data(written), options: .fragmentsAllowed) as? String
                 #expect(decoded == original, "byte \(byte) at offset \(offset)")
             }
@@ -102,6 +104,58 @@ struct SessionRecordWriterTests {
         #expect(decoded.sent?.body?.data == binary.data.prefix(4))
         #expect(decoded.sent?.body?.size == 100)
         #expect(decoded.sent?.body?.isTruncated == true)
+    }
+
+    @Test("a text body cut inside a character keeps the whole characters before the cut")
+    func capsInsideACharacter() throws {
+        let body = BodySnapshot(data: Data(String(repeating: "é", count: 100).utf8), contentType: "text/plain", limit: 1 << 20)
+        let message = DebugMessage(requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
+                                   response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: body),
+                                   error: nil, timings: nil, connection: nil, callbackQueue: "q")
+        let output = AppendBuffer()
+        SessionRecordWriter.appendMessageLine(message, custom: nil, to: output, textBodyLimit: 11, binaryBodyLimit: 4)
+        let json = try JSONValue.parse(Data(output.array.dropLast()))
+        #expect(json["response"]?["body"]?["encoding"] == .string("utf8"))
+        #expect(json["response"]?["body"]?["content"] == .string(String(repeating: "é", count: 5)))
+        #expect(json["response"]?["body"]?["size"] == .int(200))
+    }
+
+    @Test("a message with nothing to hide is not copied by redaction; one with a secret is")
+    func redactedOnlyWhenNeeded() {
+        func message(url: String) -> DebugMessage {
+            DebugMessage(requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+                         original: ComposedRequest(method: "GET", url: url, headers: [], params: .object([]), body: nil, timeoutMilliseconds: 1),
+                         sent: nil, response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "q")
+        }
+        #expect(RedactionPolicy().redactedIfNeeded(message(url: "http://h/p?page=1")) == nil)
+        #expect(RedactionPolicy().redactedIfNeeded(message(url: "http://h/p?token=t"))?.original?.url == "http://h/p?token=\(RedactionPolicy.marker)")
+        #expect(RedactionPolicy.disabled.redactedIfNeeded(message(url: "http://h/p?token=t")) == nil)
+    }
+
+    @Test("a secret in a body that is not UTF-8 as a whole never reaches the log through the cap's text prefix")
+    func secretBeforeAnInvalidByte() throws {
+        var json = Array(#"{"password":"hunter2-secret","note":""#.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 5_000)
+        json += [0xE9] + Array(#""}"#.utf8)
+        var binary = [UInt8](repeating: 0xFF, count: 100) + Array("tok-literal-9".utf8)
+        binary += [UInt8](repeating: 0xFE, count: 100)
+        let path = NSTemporaryDirectory() + "curlew-redaction-cap-\(getpid()).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path, redaction: RedactionPolicy(secretValues: ["tok-literal-9"]),
+                                                                   maxBodyBytes: 64 << 10, maxBinaryBodyBytes: 4 << 10))
+        logger.requestDidProduce(DebugMessage(
+            requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil,
+            sent: WireRequest(head: "POST / HTTP/1.1\r\n\r\n", body: BodySnapshot(data: Data(binary), contentType: "application/octet-stream", limit: 1 << 20)),
+            response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [],
+                                       body: BodySnapshot(data: Data(json), contentType: "application/json", limit: 1 << 20)),
+            error: nil, timings: nil, connection: nil, callbackQueue: "q"))
+        try logger.close()
+        let log = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!log.contains("hunter2-secret"))
+        #expect(!log.contains("tok-literal-9"))
+        #expect(!log.contains(Data("tok-literal-9".utf8).base64EncodedString().prefix(12)))
+        #expect(log.contains(RedactionPolicy.marker))
+        let entry = try JSONValue.parse(Data(log.split(separator: "\n")[1].utf8))
+        #expect(entry["sent"]?["body"]?["encoding"] == .string("base64"), "a binary body stays binary")
     }
 
     @Test("the minimal message omits absent fields")
