@@ -7,6 +7,9 @@ struct ByteNameSet: Sendable, Equatable {
     private var storage: [UInt8] = []
     private var ranges: [Range<Int>] = []
     private let ignoresCase: Bool
+    /// Bit n set when a name of n bytes is in the set (bit 63 for 63 and longer): most names
+    /// looked up have a length no member has, and are turned away by one test.
+    private var lengths: UInt64 = 0
 
     /// With `ignoringCase`, names are stored lowercased and compared ignoring ASCII case.
     init(_ names: some Sequence<String>, ignoringCase: Bool) {
@@ -15,7 +18,13 @@ struct ByteNameSet: Sendable, Equatable {
             let start = storage.count
             storage.append(contentsOf: ignoringCase ? Array(name.lowercased().utf8) : Array(name.utf8))
             ranges.append(start..<storage.count)
+            lengths |= Self.lengthBit(storage.count - start)
         }
+    }
+
+    @inline(__always)
+    private static func lengthBit(_ count: Int) -> UInt64 {
+        1 << UInt64(min(count, 63))
     }
 
     func contains(_ name: String) -> Bool {
@@ -25,6 +34,7 @@ struct ByteNameSet: Sendable, Equatable {
 
     func contains(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
         let count = name.count
+        guard lengths & Self.lengthBit(count) != 0 else { return false }
         guard count > 0, let base = name.base.baseAddress else { return ranges.contains { $0.isEmpty } }
         let start = base + name.startIndex
         return storage.withUnsafeBufferPointer { stored in

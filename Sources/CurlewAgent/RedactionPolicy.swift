@@ -268,6 +268,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         return name.withUTF8 { isSecretHeader(UnsafeRawBufferPointer($0)[...]) }
     }
 
+    /// A name cut from a head line. Its own overload: a generic `some StringProtocol` made every
+    /// `String` name a copy too.
     private func isSecretHeader(_ name: Substring) -> Bool {
         isSecretHeader(String(name))
     }
