@@ -51,7 +51,21 @@ struct Report {
         default:
             throughput(.curlew, against: .libcurlMulti, atLeast: 0.9)
             throughput(.curlewNoObservers, against: .libcurlMulti, atLeast: 0.9)
+            floorOfKeptBodies(workload, medians)
         }
+    }
+
+    /// Not a target: how far the bare loop itself falls when it keeps each body in memory (one
+    /// copy of every byte, which any client that hands bodies to its caller makes), and where
+    /// Curlew stands against that floor.
+    private mutating func floorOfKeptBodies(_ workload: Workload, _ medians: [ClientKind: RunResult]) {
+        guard let bare = medians[.libcurlMulti]?.requestsPerSecond, bare > 0,
+              let keeping = medians[.libcurlMultiKeepingBodies]?.requestsPerSecond, keeping > 0 else { return }
+        var text = String(format: "NOTE %@: the bare loop keeping bodies does %.2fx the bare loop's requests/s", workload.name, keeping / bare)
+        for kind in [ClientKind.curlewNoObservers, .curlew] {
+            if let mine = medians[kind]?.requestsPerSecond { text += String(format: "; %@ %.2fx it", kind.rawValue, mine / keeping) }
+        }
+        verdicts.append(text)
     }
 
     /// Records a target's outcome; scenarios add theirs too.

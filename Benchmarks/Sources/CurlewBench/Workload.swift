@@ -14,7 +14,7 @@ struct Workload: Sendable {
         [
             Workload(name: "small-c50", path: "/get", count: smoke ? 300 : 20_000, concurrency: 50, wrkSeconds: smoke ? 1 : 4, bodySize: NginxServer.smallBody.utf8.count),
             Workload(name: "small-c1", path: "/get", count: smoke ? 300 : 20_000, concurrency: 1, wrkSeconds: smoke ? 1 : 4, bodySize: NginxServer.smallBody.utf8.count),
-            Workload(name: "big-c10", path: "/big", count: smoke ? 20 : 200, concurrency: 10, wrkSeconds: smoke ? 1 : 4, bodySize: NginxServer.bigSize),
+            Workload(name: "big-c10", path: "/big", count: smoke ? 20 : 1_000, concurrency: 10, wrkSeconds: smoke ? 1 : 4, bodySize: NginxServer.bigSize),
         ]
     }
 }
@@ -24,6 +24,7 @@ enum ClientKind: String, CaseIterable, Sendable {
     case curlew
     case curlewNoObservers = "curlew-no-observers"
     case libcurlMulti = "libcurl-multi"
+    case libcurlMultiKeepingBodies = "libcurl-multi-keeping-bodies"
     case asyncHTTPClient = "async-http-client"
     case urlSession = "urlsession"
     case curlParallel = "curl-parallel"
@@ -34,6 +35,7 @@ enum ClientKind: String, CaseIterable, Sendable {
         case .curlew: "1 Curlew (observers + log)"
         case .curlewNoObservers: "2 Curlew (no observers)"
         case .libcurlMulti: "3 bare libcurl multi loop"
+        case .libcurlMultiKeepingBodies: "3b bare loop keeping bodies"
         case .asyncHTTPClient: "4 AsyncHTTPClient"
         case .urlSession: "5 URLSession"
         case .curlParallel: "6 curl --parallel"

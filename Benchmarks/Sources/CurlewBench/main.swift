@@ -30,6 +30,7 @@ do {
         case .curlew: try emit(CurlewClient.run(url: url, count: count, concurrency: concurrency, observed: true))
         case .curlewNoObservers: try emit(CurlewClient.run(url: url, count: count, concurrency: concurrency, observed: false))
         case .libcurlMulti: try emit(BareCurlClient.run(url: url, count: count, concurrency: concurrency))
+        case .libcurlMultiKeepingBodies: try emit(BareCurlClient.run(url: url, count: count, concurrency: concurrency, keepingBodies: true))
         case .urlSession: try emit(URLSessionClient.run(url: url, count: count, concurrency: concurrency))
         case .asyncHTTPClient:
             let done = DispatchSemaphore(value: 0)

@@ -3,18 +3,47 @@ import Foundation
 
 /// The ceiling for any libcurl client: a multi loop on this thread that re-adds each easy handle
 /// as soon as it finishes, discarding bodies. No observers, no allocation per request.
+///
+/// `keepingBodies` copies each body into memory kept per handle (grown once, reused), as any
+/// client that hands the body to its caller must: the floor for such a client on large bodies.
 enum BareCurlClient {
     private static let discard: curlew_data_callback = { _, size, count, context in
-        context?.assumingMemoryBound(to: Int64.self).pointee += Int64(size * count)
+        context?.assumingMemoryBound(to: KeptBody.self).pointee.total += Int64(size * count)
         return size * count
     }
 
-    static func run(url: String, count: Int, concurrency: Int) throws -> RunResult {
+    private static let keep: curlew_data_callback = { data, size, count, context in
+        guard let data, let body = context?.assumingMemoryBound(to: KeptBody.self) else { return 0 }
+        body.pointee.append(UnsafeRawPointer(data), count: size * count)
+        return size * count
+    }
+
+    /// One handle's body: the bytes of the current response, and the total over all of them.
+    private struct KeptBody {
+        var storage: UnsafeMutableRawPointer?
+        var count = 0
+        var capacity = 0
+        var total: Int64 = 0
+
+        mutating func append(_ bytes: UnsafeRawPointer, count length: Int) {
+            if count + length > capacity {
+                capacity = max(capacity * 2, count + length)
+                storage = realloc(storage, capacity)
+            }
+            (storage! + count).copyMemory(from: bytes, byteCount: length)
+            count += length
+            total += Int64(length)
+        }
+    }
+
+    static func run(url: String, count: Int, concurrency: Int, keepingBodies: Bool = false) throws -> RunResult {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         guard let multi = curl_multi_init() else { throw BenchError("curl_multi_init failed") }
         _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, concurrency)
-        let bytes = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
-        bytes.pointee = 0
+        let handles = min(concurrency, count)
+        let bodies = UnsafeMutablePointer<KeptBody>.allocate(capacity: max(1, handles))
+        bodies.initialize(repeating: KeptBody(), count: max(1, handles))
+        var bodyOf: [UnsafeMutableRawPointer: UnsafeMutablePointer<KeptBody>] = [:]
         var starts: [UnsafeMutableRawPointer: ContinuousClock.Instant] = [:]
         var latencies: [Double] = []
         latencies.reserveCapacity(count)
@@ -25,11 +54,12 @@ enum BareCurlClient {
             curl_multi_add_handle(multi, easy)
             issued += 1
         }
-        for _ in 0..<min(concurrency, count) {
+        for index in 0..<handles {
             guard let easy = curl_easy_init() else { throw BenchError("curl_easy_init failed") }
             _ = curlew_easy_setopt_string(easy, CURLOPT_URL, url)
-            _ = curlew_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, discard)
-            _ = curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, bytes)
+            _ = curlew_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, keepingBodies ? keep : discard)
+            _ = curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, bodies + index)
+            bodyOf[easy] = bodies + index
             _ = curlew_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
             add(easy)
         }
@@ -47,6 +77,7 @@ enum BareCurlClient {
                     errors += 1
                 }
                 completed += 1
+                bodyOf[easy]?.pointee.count = 0
                 curl_multi_remove_handle(multi, easy)
                 if issued < count { add(easy) } else { curl_easy_cleanup(easy) }
             }
@@ -54,7 +85,9 @@ enum BareCurlClient {
         }
         let elapsed = seconds(ContinuousClock.now - started)
         curl_multi_cleanup(multi)
-        defer { bytes.deallocate() }
-        return RunResult(latencies: latencies, errors: errors, seconds: elapsed, bytes: bytes.pointee)
+        let total = (0..<max(1, handles)).reduce(Int64(0)) { $0 + bodies[$1].total }
+        for index in 0..<max(1, handles) { free(bodies[index].storage) }
+        bodies.deallocate()
+        return RunResult(latencies: latencies, errors: errors, seconds: elapsed, bytes: total)
     }
 }
