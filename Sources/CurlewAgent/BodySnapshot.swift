@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Encoded as UTF-8 text when the kept bytes are valid UTF-8 and as base64 otherwise.
 public struct BodySnapshot: Sendable, Equatable, Codable {
-    /// Full size of the body in bytes.
+    /// Full size of the body in bytes (for a whole body that redaction changed, its new size).
     public var size: Int64
     public var contentType: String?
     /// The kept bytes: all of them, or the first `limit` when the body was larger.

@@ -16,7 +16,8 @@ struct ByteNameSet: Sendable, Equatable {
         self.ignoresCase = ignoringCase
         for name in names {
             let start = storage.count
-            storage.append(contentsOf: ignoringCase ? Array(name.lowercased().utf8) : Array(name.utf8))
+            // ASCII folding only, the same as lookups: a name with other letters matches itself.
+            storage.append(contentsOf: ignoringCase ? name.utf8.map(ASCII.lowercase) : Array(name.utf8))
             ranges.append(start..<storage.count)
             lengths |= Self.lengthBit(storage.count - start)
         }

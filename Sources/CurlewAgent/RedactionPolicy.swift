@@ -129,7 +129,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 // The parts' contents, file parts included, then their values wherever else they appear.
                 let parts = Self.hidingPartContents(named: secretParts.map(\.name), in: body.data)
                 let hidden = formSecrets.reduce(parts) { Self.replacing(Array($1.utf8), in: $0) }
-                sent.body = BodySnapshot(kept: hidden, size: body.size, contentType: body.contentType)
+                sent.body = Self.replacingKept(of: body, with: hidden)
                 message.sent = sent
             }
         }
@@ -194,7 +194,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     // MARK: Whether anything needs hiding
 
     private func needsRedaction(_ request: ComposedRequest) -> Bool {
-        !secretValues.isEmpty || urlNeedsRedaction(request.url) || request.headers.contains { isSecretHeader($0.name) }
+        !secretValues.isEmpty || urlNeedsRedaction(request.url) || request.headers.contains(where: headerNeedsRedaction)
             || jsonNeedsRedaction(request.params) || (request.body.map(bodyNeedsRedaction) ?? false)
     }
 
@@ -205,7 +205,13 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func needsRedaction(_ response: ResponseSnapshot) -> Bool {
-        !secretValues.isEmpty || response.headers.contains { isSecretHeader($0.name) } || bodyNeedsRedaction(response.body)
+        !secretValues.isEmpty || response.headers.contains(where: headerNeedsRedaction) || bodyNeedsRedaction(response.body)
+    }
+
+    /// A secret header, or a URL with a password or declared parameter in any header's value
+    /// (`Location: https://app/cb?access_token=…`, `Referer`).
+    private func headerNeedsRedaction(_ field: HeaderField) -> Bool {
+        isSecretHeader(field.name) || urlNeedsRedaction(field.value)
     }
 
     private func urlNeedsRedaction(_ url: String) -> Bool {
@@ -280,7 +286,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func redactHeader(_ field: HeaderField) -> HeaderField {
         if isSecretHeader(field.name) { return HeaderField(name: field.name, value: Self.marker) }
-        return secretValues.isEmpty ? field : HeaderField(name: field.name, value: replaceSecrets(field.value))
+        return HeaderField(name: field.name, value: redactURL(field.value))
     }
 
     /// Redacts the header lines of a raw request head, and the query of its request line.
@@ -301,8 +307,12 @@ public struct RedactionPolicy: Sendable, Equatable {
             if firstLine {
                 if pairsNeedRedaction(line, queryOnly: true) { return true }
                 firstLine = false
-            } else if let colon = ASCII.firstIndex(of: UInt8(ascii: ":"), in: line), isSecretHeader(bytes[lineStart..<colon]) {
-                return true
+            } else if let colon = ASCII.firstIndex(of: UInt8(ascii: ":"), in: line) {
+                if isSecretHeader(bytes[lineStart..<colon]) { return true }
+                // A URL in the value (`Referer`): its declared parameters and password.
+                let value = bytes[(colon + 1)..<index]
+                if pairsNeedRedaction(value, queryOnly: true) { return true }
+                if ASCII.contains(UInt8(ascii: "@"), in: value), URLPassword.hasPassword(String(decoding: value, as: UTF8.self)) { return true }
             }
             index += 1
             lineStart = index
@@ -337,7 +347,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             } else if let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")), isSecretHeader(text[..<colon]) {
                 redacted = text[...colon] + " " + Self.marker
             } else {
-                redacted = replaceSecrets(text)
+                redacted = redactURL(text)
             }
             changed = changed || redacted != text
             output.append(redacted)
@@ -353,7 +363,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     private func isSecretParameter(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
         if ASCII.contains(UInt8(ascii: "%"), in: name) {
             let decoded = String(decoding: name, as: UTF8.self)
-            return parameterNameBytes.contains((decoded.removingPercentEncoding ?? decoded).lowercased())
+            return parameterNameBytes.contains(decoded.removingPercentEncoding ?? decoded)
         }
         return parameterNameBytes.contains(name)
     }
@@ -423,8 +433,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // declared secret values hidden in them.
         guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data, as: UTF8.self)) else {
             let hidden = secretValues.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
-            guard hidden != body.data else { return body }
-            return BodySnapshot(kept: hidden, size: body.isTruncated ? body.size : Int64(hidden.count), contentType: body.contentType)
+            return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
         var redacted = text
         if kind == .json {
@@ -438,8 +447,15 @@ public struct RedactionPolicy: Sendable, Equatable {
         redacted = replaceSecrets(redacted)
         if body.isTruncated { redacted = hidingCutSecret(redacted) }
         guard redacted != text else { return body }
-        let size = body.isTruncated ? body.size : Int64(redacted.utf8.count)
-        return BodySnapshot(kept: Data(redacted.utf8), size: size, contentType: body.contentType)
+        return Self.replacingKept(of: body, with: Data(redacted.utf8))
+    }
+
+    /// `body` with other kept bytes. A whole body's size becomes theirs; a cut one keeps its full
+    /// size, raised only if the kept bytes grew so much that it would no longer read as cut.
+    private static func replacingKept(of body: BodySnapshot, with kept: Data) -> BodySnapshot {
+        let neverKept = body.size - Int64(body.data.count)
+        let size = neverKept <= 0 ? Int64(kept.count) : max(body.size, Int64(kept.count) + 1)
+        return BodySnapshot(kept: kept, size: size, contentType: body.contentType)
     }
 
     private var jsonMemberRedactor: JSONMemberRedactor {
@@ -524,7 +540,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
             if after < bytes.count, bytes[after] == UInt8(ascii: ":") {
                 let name = bytes[start..<end]
-                if secretKeyBytes.contains(name) { return true }
+                // A name with an escape (`\u0070assword`) is decided by the redactor, which decodes it.
+                if secretKeyBytes.contains(name) || ASCII.contains(UInt8(ascii: "\\"), in: name) { return true }
             }
             index = end + 1
         }

@@ -126,27 +126,33 @@ struct SessionRecordWriter {
             var runStart = 0
             var index = 0
             while index < count {
-                if index + 8 <= count, !Self.needsEscape(start.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                    index += 8
-                    continue
+                let position: Int
+                if index + 8 <= count {
+                    let flagged = Self.bytesToEscape(UInt64(littleEndian: start.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                    guard flagged != 0 else { index += 8; continue }
+                    // The lowest flagged byte is always one to escape (a false flag only ever
+                    // sits above a true one), so the scan jumps straight to it.
+                    position = index + flagged.trailingZeroBitCount / 8
+                } else {
+                    let byte = start.load(fromByteOffset: index, as: UInt8.self)
+                    guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { index += 1; continue }
+                    position = index
                 }
-                let byte = start.load(fromByteOffset: index, as: UInt8.self)
-                if byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                    output.append(start + runStart, count: index - runStart)
-                    appendEscaped(byte)
-                    runStart = index + 1
-                }
-                index += 1
+                output.append(start + runStart, count: position - runStart)
+                appendEscaped(start.load(fromByteOffset: position, as: UInt8.self))
+                runStart = position + 1
+                index = position + 1
             }
             output.append(start + runStart, count: count - runStart)
         }
         output.append(UInt8(ascii: "\""))
     }
 
-    /// Whether any of eight bytes is below 0x20, a quote or a backslash (exact for the word as a
-    /// whole: the classic has-less-than and has-zero-byte tests).
+    /// The high bit of each of eight bytes (read little-endian) that is below 0x20, a quote or a
+    /// backslash: the classic has-less-than and has-zero-byte tests. Borrows can flag a byte
+    /// above a true one, never one below, so the lowest flag is exact.
     @inline(__always)
-    private static func needsEscape(_ word: UInt64) -> Bool {
+    private static func bytesToEscape(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let control = (word &- ones &* 0x20) & ~word & highs
@@ -154,7 +160,7 @@ struct SessionRecordWriter {
         let backslash = word ^ (ones &* 0x5C)
         let quotes = (quote &- ones) & ~quote & highs
         let backslashes = (backslash &- ones) & ~backslash & highs
-        return (control | quotes | backslashes) != 0
+        return control | quotes | backslashes
     }
 
     private mutating func appendEscaped(_ byte: UInt8) {
@@ -222,7 +228,7 @@ struct SessionRecordWriter {
             for _ in 1..<count { divisor *= 10 }
             var rest = value
             while divisor > 0 {
-                put(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest / divisor % 10))
                 rest %= divisor
                 divisor /= 10
             }

@@ -82,6 +82,42 @@ struct RedactionPolicyTests {
         for secret in ["QCase26", "UpperTok22", "FormCase18"] { #expect(!line.contains(secret)) }
     }
 
+    @Test("URLs in header values lose their passwords and declared parameters, in the head, the request and the response")
+    func urlsInHeaderValues() {
+        let head = "GET / HTTP/1.1\r\nHost: h\r\nReferer: https://app/cb?access_token=RefTok1&x=1\r\nX-Link: https://u:Pw9secret@h/\r\n\r\n"
+        let redacted = RedactionPolicy().redact(message(
+            headers: [HeaderField(name: "Referer", value: "https://app/cb?access_token=RefTok1&x=1")], head: head,
+            responseHeaders: [HeaderField(name: "Location", value: "https://app/cb?token=LocTok2#frag"), HeaderField(name: "Content-Type", value: "text/html; charset=utf-8")]))
+        #expect(redacted.original?.headers.first?.value == "https://app/cb?access_token=\(marker)&x=1")
+        #expect(redacted.sent?.head == "GET / HTTP/1.1\r\nHost: h\r\nReferer: https://app/cb?access_token=\(marker)&x=1\r\nX-Link: https://u:\(marker)@h/\r\n\r\n")
+        #expect(redacted.response?.headers == [HeaderField(name: "Location", value: "https://app/cb?token=\(marker)#frag"),
+                                               HeaderField(name: "Content-Type", value: "text/html; charset=utf-8")])
+    }
+
+    @Test("a JSON member name written with escapes is still recognised")
+    func escapedMemberNames() {
+        let redacted = RedactionPolicy().redact(message(responseBody: json(#"{"\u0070assword":"EscPw3","ok":1}"#)))
+        let text = redacted.response?.body.text ?? "EscPw3"
+        #expect(!text.contains("EscPw3"))
+    }
+
+    @Test("redaction keeps a body's completeness: a whole body stays whole, a cut one stays cut")
+    func sizesAfterRedaction() {
+        let whole = BodySnapshot(data: Data(#"{"token":"abc","n":1}"#.utf8), contentType: "application/json", limit: 1 << 20)
+        let redactedWhole = RedactionPolicy().redact(message(responseBody: whole)).response!.body
+        #expect(!redactedWhole.isTruncated)
+        #expect(redactedWhole.size == Int64(redactedWhole.data.count))
+        let cut = BodySnapshot(data: Data((#"{"token":"abc","pad":""# + String(repeating: "x", count: 100)).utf8), contentType: "application/json", limit: 30)
+        let redactedCut = RedactionPolicy().redact(message(responseBody: cut)).response!.body
+        #expect(redactedCut.isTruncated)
+        #expect(redactedCut.size == cut.size, "a cut body keeps its full size")
+        // A marker longer than everything that was never kept: the body still reads as cut.
+        let barelyCut = BodySnapshot(data: Data(#"{"token":"abc","n":1}"#.utf8), contentType: "application/json", limit: 19)
+        let redactedBarelyCut = RedactionPolicy().redact(message(responseBody: barelyCut)).response!.body
+        #expect(redactedBarelyCut.isTruncated)
+        #expect(redactedBarelyCut.size > barelyCut.size)
+    }
+
     @Test("a parameter whose name only ends like a secret one is kept")
     func similarNames() {
         let url = "http://h/p?mytoken=1&token2=2&page=token"

@@ -88,6 +88,38 @@ struct SessionRecordWriterTests {
         }
     }
 
+    @Test("strings dense with bytes to escape, next to each other and to multibyte characters, come out exactly as a plain escaper writes them")
+    func denseEscapes() throws {
+        let alphabet: [String] = ["\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", "a", " ", "é", "😀", "名", "\u{7F}", "/"]
+        func reference(_ text: String) -> [UInt8] {
+            var output: [UInt8] = [0x22]
+            for byte in text.utf8 {
+                switch byte {
+                case 0x22: output += Array(#"\""#.utf8)
+                case 0x5C: output += Array(#"\\"#.utf8)
+                case 0x0A: output += Array(#"\n"#.utf8)
+                case 0x0D: output += Array(#"\r"#.utf8)
+                case 0x09: output += Array(#"\t"#.utf8)
+                case ..<0x20: output += Array(String(format: #"\u%04x"#, Int(byte)).utf8)
+                default: output.append(byte)
+                }
+            }
+            return output + [0x22]
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<3_000 {
+            var text = ""
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            for _ in 0..<Int(state >> 58) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                text += alphabet[Int(state >> 33) % alphabet.count]
+            }
+            var writer = SessionRecordWriter()
+            writer.string(text)
+            #expect(writer.bytes == reference(text), "\(Array(text.utf8))")
+        }
+    }
+
     @Test("bodies are capped as they are written: text keeps its first bytes, binary a base64 preview, both their full size")
     func capsBodies() throws {
         let text = BodySnapshot(data: Data(String(repeating: "t", count: 100).utf8), contentType: "text/plain", limit: 1 << 20)

@@ -61,7 +61,7 @@ struct Report {
     private mutating func floorOfKeptBodies(_ workload: Workload, _ medians: [ClientKind: RunResult]) {
         guard let bare = medians[.libcurlMulti]?.requestsPerSecond, bare > 0,
               let keeping = medians[.libcurlMultiKeepingBodies]?.requestsPerSecond, keeping > 0 else { return }
-        var text = String(format: "NOTE %@: the bare loop keeping bodies does %.2fx the bare loop's requests/s", workload.name, keeping / bare)
+        var text = String(format: "NOTE %@ (not a target): the bare loop keeping bodies does %.2fx the bare loop's requests/s", workload.name, keeping / bare)
         for kind in [ClientKind.curlewNoObservers, .curlew] {
             if let mine = medians[kind]?.requestsPerSecond { text += String(format: "; %@ %.2fx it", kind.rawValue, mine / keeping) }
         }

@@ -4,8 +4,9 @@ import Foundation
 /// The ceiling for any libcurl client: a multi loop on this thread that re-adds each easy handle
 /// as soon as it finishes, discarding bodies. No observers, no allocation per request.
 ///
-/// `keepingBodies` copies each body into memory kept per handle (grown once, reused), as any
-/// client that hands the body to its caller must: the floor for such a client on large bodies.
+/// `keepingBodies` copies each body into memory kept per handle (grown on the first responses,
+/// then reused, as Curlew's pooled body buffers are), as any client that hands the body to its
+/// caller must copy it: the floor for such a client on large bodies.
 enum BareCurlClient {
     private static let discard: curlew_data_callback = { _, size, count, context in
         context?.assumingMemoryBound(to: KeptBody.self).pointee.total += Int64(size * count)
@@ -26,6 +27,7 @@ enum BareCurlClient {
         var total: Int64 = 0
 
         mutating func append(_ bytes: UnsafeRawPointer, count length: Int) {
+            guard length > 0 else { return }
             if count + length > capacity {
                 capacity = max(capacity * 2, count + length)
                 storage = realloc(storage, capacity)
