@@ -22,18 +22,6 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         self.contentType = contentType
     }
 
-    /// This body keeping at most `limit` bytes; its size stays the full size.
-    public func capped(at limit: Int) -> BodySnapshot {
-        data.count <= limit ? self : BodySnapshot(kept: Data(data.prefix(limit)), size: size, contentType: contentType)
-    }
-
-    /// This body keeping at most `textLimit` bytes when they read as text, and at most
-    /// `binaryLimit` when they do not.
-    public func capped(text textLimit: Int, binary binaryLimit: Int) -> BodySnapshot {
-        let capped = capped(at: textLimit)
-        return capped.data.count > binaryLimit && capped.text == nil ? capped.capped(at: binaryLimit) : capped
-    }
-
     /// The kept bytes as text, when they are UTF-8 (a preview cut inside a character still reads).
     public var text: String? {
         data.withUnsafeBytes { kept in
@@ -51,6 +39,30 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
             if isUTF8(kept.dropLast(cut)) { return kept.count - cut }
         }
         return nil
+    }
+
+    /// What a log keeps of a body's bytes: at most `textLimit` of them when those read as text,
+    /// else at most `binaryLimit` (written as base64). Decided on the bytes in place, without a
+    /// copy of the kept part or a string of it.
+    struct KeptPart: Equatable {
+        /// Bytes kept, from the start.
+        var count: Int
+        /// Bytes written as text (all kept bytes, or fewer when the cut falls inside a
+        /// character); nil when the kept bytes are not text and are written as base64.
+        var textLength: Int?
+        /// Fewer bytes kept than the body has.
+        var truncated: Bool
+    }
+
+    /// The part of `bytes`, the kept bytes of a body of `size` bytes, that a log writes.
+    static func keptPart(of bytes: UnsafeRawBufferPointer, size: Int64, textLimit: Int, binaryLimit: Int) -> KeptPart {
+        func part(_ count: Int) -> KeptPart {
+            let truncated = Int64(count) < size
+            return KeptPart(count: count, textLength: textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<count]), truncated: truncated),
+                            truncated: truncated)
+        }
+        let first = part(min(bytes.count, textLimit))
+        return first.textLength == nil && first.count > binaryLimit ? part(binaryLimit) : first
     }
 
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -261,23 +261,25 @@ struct SessionRecordWriter {
         }
     }
 
-    /// A body as text when its kept bytes are UTF-8, else as base64; capped at the writer's limits.
+    /// A body as text when its kept bytes are UTF-8, else as base64; capped at the writer's limits
+    /// (`BodySnapshot.keptPart`), on the bytes where they lie.
     mutating func body(_ body: BodySnapshot) {
-        let body = body.capped(text: textBodyLimit, binary: binaryBodyLimit)
         openObject()
         key("size"); integer(body.size)
         if let type = body.contentType { key("contentType"); string(type) }
-        let wroteText = body.data.withUnsafeBytes { (kept: UnsafeRawBufferPointer) -> Bool in
-            guard let length = BodySnapshot.textLength(of: kept, truncated: body.isTruncated) else { return false }
-            key("encoding"); output.append(#""utf8""#)
-            key("content"); string(utf8: UnsafeRawBufferPointer(rebasing: kept[0..<length]))
-            return true
+        let truncated = body.data.withUnsafeBytes { (all: UnsafeRawBufferPointer) -> Bool in
+            let part = BodySnapshot.keptPart(of: all, size: body.size, textLimit: textBodyLimit, binaryLimit: binaryBodyLimit)
+            if let length = part.textLength {
+                key("encoding"); output.append(#""utf8""#)
+                key("content"); string(utf8: UnsafeRawBufferPointer(rebasing: all[0..<length]))
+            } else {
+                let kept = part.count == all.count ? body.data : Data(UnsafeRawBufferPointer(rebasing: all[0..<part.count]))
+                key("encoding"); output.append(#""base64""#)
+                key("content"); string(kept.base64EncodedString())
+            }
+            return part.truncated
         }
-        if !wroteText {
-            key("encoding"); output.append(#""base64""#)
-            key("content"); string(body.data.base64EncodedString())
-        }
-        key("truncated"); boolean(body.isTruncated)
+        key("truncated"); boolean(truncated)
         closeObject()
     }
 

@@ -138,6 +138,43 @@ struct SessionRecordWriterTests {
         #expect(decoded.sent?.body?.isTruncated == true)
     }
 
+    @Test("the part of a body a log keeps follows the rule: text up to one limit, else binary up to the other, cut characters dropped")
+    func keptPartRule() {
+        func reference(_ data: Data, size: Int64, textLimit: Int, binaryLimit: Int) -> BodySnapshot.KeptPart {
+            func textLength(_ kept: Data, truncated: Bool) -> Int? {
+                if String(validating: kept, as: UTF8.self) != nil { return kept.count }
+                guard truncated else { return nil }
+                for cut in 1...3 where kept.count >= cut && String(validating: kept.dropLast(cut), as: UTF8.self) != nil { return kept.count - cut }
+                return nil
+            }
+            var kept = data.count > textLimit ? Data(data.prefix(textLimit)) : data
+            if kept.count > binaryLimit, textLength(kept, truncated: Int64(kept.count) < size) == nil { kept = Data(kept.prefix(binaryLimit)) }
+            let truncated = Int64(kept.count) < size
+            return BodySnapshot.KeptPart(count: kept.count, textLength: textLength(kept, truncated: truncated), truncated: truncated)
+        }
+        let pieces: [[UInt8]] = [Array("a".utf8), Array("é".utf8), Array("😀".utf8), [0xFF], [0x80], Array("名".utf8), [0x00]]
+        var state: UInt64 = 42
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        for _ in 0..<4_000 {
+            var bytes: [UInt8] = []
+            let pieceCount = next() % 24
+            let binaryEvery = [0, 3, 50][next() % 3]
+            for index in 0..<pieceCount {
+                let piece = pieces[next() % (binaryEvery > 0 && index % binaryEvery == 0 ? pieces.count : 3)]
+                bytes += piece
+            }
+            let data = Data(bytes)
+            let size = Int64(data.count) + Int64([0, 0, 5][next() % 3])
+            let textLimit = next() % 30, binaryLimit = next() % 30
+            let expected = reference(data, size: size, textLimit: textLimit, binaryLimit: binaryLimit)
+            let actual = data.withUnsafeBytes { BodySnapshot.keptPart(of: $0, size: size, textLimit: textLimit, binaryLimit: binaryLimit) }
+            #expect(actual == expected, "\(bytes) size \(size) limits \(textLimit) \(binaryLimit)")
+        }
+    }
+
     @Test("a text body cut inside a character keeps the whole characters before the cut")
     func capsInsideACharacter() throws {
         let body = BodySnapshot(data: Data(String(repeating: "é", count: 100).utf8), contentType: "text/plain", limit: 1 << 20)
