@@ -243,7 +243,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         return body.data.withUnsafeBytes { bytes in
             switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
-            case .json: containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: true)
+            case .json: containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: true) || Self.containsEncodedData(bytes)
                 || (ASCII.contains(UInt8(ascii: "@"), in: bytes[...]) && URLPassword.hasPassword(String(decoding: bytes, as: UTF8.self)))
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false)
             case .other: false
@@ -467,6 +467,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 return name.withUnsafeBytes { secretKeyBytes.contains($0[...]) }
             },
             redactString: { contents in
+                if let encoded = redactEncodedData(contents) { return encoded }
                 if let nested = redactEmbeddedJSON(contents) { return nested }
                 let text = String(decoding: contents, as: UTF8.self)
                 let redacted = redactURL(text)
@@ -474,6 +475,31 @@ public struct RedactionPolicy: Sendable, Equatable {
             },
             marker: Array(Self.marker.utf8)
         )
+    }
+
+    /// A `data:…;base64,…` URL (an echo server's copy of a body that was not text) whose decoded
+    /// bytes hold a secret member, parameter or value: the encoded part becomes the marker, since
+    /// no part of an encoding can be hidden on its own. Nil when it hides nothing.
+    private func redactEncodedData(_ contents: ArraySlice<UInt8>) -> [UInt8]? {
+        guard contents.starts(with: "data:".utf8), let comma = contents.firstIndex(of: UInt8(ascii: ",")),
+              contents[..<comma].reversed().starts(with: ";base64".utf8.reversed()) else { return nil }
+        // JSON may write the alphabet's slash as `\/`; base64 itself has no backslash.
+        guard let decoded = Data(base64Encoded: Data(contents[(comma + 1)...].filter { $0 != UInt8(ascii: "\\") })) else { return nil }
+        let hides = decoded.withUnsafeBytes { bytes in
+            containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: false) || pairsNeedRedaction(bytes[...], queryOnly: true)
+        } || secretValues.contains { decoded.range(of: Data($0.utf8)) != nil }
+        return hides ? Array(contents[...comma]) + Array(Self.marker.utf8) : nil
+    }
+
+    /// Whether JSON bytes hold a `;base64,` data URL, which only `redactEncodedData` can look into.
+    private static func containsEncodedData(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let needle = Array(";base64,".utf8)
+        var from = 0
+        while let semicolon = ASCII.firstIndex(of: UInt8(ascii: ";"), in: bytes[from...]) {
+            if semicolon + needle.count <= bytes.count, needle.indices.allSatisfy({ bytes[semicolon + $0] == needle[$0] }) { return true }
+            from = semicolon + 1
+        }
+        return false
     }
 
     /// A string value that is itself JSON text (an echo server's `"data"`), redacted as JSON and

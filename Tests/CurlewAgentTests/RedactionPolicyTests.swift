@@ -94,6 +94,26 @@ struct RedactionPolicyTests {
                                                HeaderField(name: "Content-Type", value: "text/html; charset=utf-8")])
     }
 
+    @Test("an echoed body in a base64 data URL is hidden when its decoded bytes hold a secret, and kept otherwise")
+    func encodedEchoes() {
+        func echo(_ body: String, escapingSlashes: Bool = false) -> BodySnapshot {
+            var encoded = Data(body.utf8).base64EncodedString()
+            if escapingSlashes { encoded = encoded.replacingOccurrences(of: "/", with: "\\/") }
+            return json(#"{"data":"data:application/octet-stream;base64,"# + encoded + #"","url":"http://h/post"}"#)
+        }
+        let secret = #"{"password":"Mx9secret","pad":"\#u{FFFD}?>>>"}"#
+        for slashes in [false, true] {
+            let text = RedactionPolicy().redact(message(responseBody: echo(secret, escapingSlashes: slashes))).response?.body.text ?? ""
+            #expect(text == #"{"data":"data:application/octet-stream;base64,\#(marker)","url":"http://h/post"}"#)
+        }
+        let form = RedactionPolicy().redact(message(responseBody: echo("user=a&token=Tk1"))).response?.body.text ?? ""
+        #expect(!form.contains(Data("user=a&token=Tk1".utf8).base64EncodedString()))
+        let literal = RedactionPolicy(secretValues: ["Lit-42"]).redact(message(responseBody: echo("raw Lit-42 raw"))).response?.body.text ?? ""
+        #expect(literal.contains(marker))
+        let plain = echo("nothing to hide here")
+        #expect(RedactionPolicy().redact(message(responseBody: plain)).response?.body == plain)
+    }
+
     @Test("a JSON member name written with escapes is still recognised")
     func escapedMemberNames() {
         let redacted = RedactionPolicy().redact(message(responseBody: json(#"{"\u0070assword":"EscPw3","ok":1}"#)))
