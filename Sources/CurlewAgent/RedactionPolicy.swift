@@ -215,9 +215,16 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func urlNeedsRedaction(_ url: String) -> Bool {
-        guard secretValues.isEmpty, !URLPassword.hasPassword(url) else { return true }
+        guard secretValues.isEmpty else { return true }
         var url = url
-        return url.withUTF8 { pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: true) }
+        return url.withUTF8 { urlBytesNeedRedaction(UnsafeRawBufferPointer($0)[...]) }
+    }
+
+    /// A declared query parameter, or a URL with a password, somewhere in these bytes (a URL, a
+    /// header value, a JSON body's strings).
+    private func urlBytesNeedRedaction(_ bytes: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        pairsNeedRedaction(bytes, queryOnly: true)
+            || (ASCII.contains(UInt8(ascii: "@"), in: bytes) && URLPassword.hasPassword(String(decoding: bytes, as: UTF8.self)))
     }
 
     /// A secret member name at any depth, or a string holding a declared query parameter.
@@ -243,8 +250,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         return body.data.withUnsafeBytes { bytes in
             switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
-            case .json: containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: true) || Self.containsEncodedData(bytes)
-                || (ASCII.contains(UInt8(ascii: "@"), in: bytes[...]) && URLPassword.hasPassword(String(decoding: bytes, as: UTF8.self)))
+            case .json: containsSecretMember(bytes) || urlBytesNeedRedaction(bytes[...]) || Self.containsEncodedData(bytes)
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false)
             case .other: false
             }
@@ -270,8 +276,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func isSecretHeader(_ name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { isSecretHeader(UnsafeRawBufferPointer($0)[...]) }
+        headerNameBytes.contains(name)
     }
 
     /// A name cut from a head line. Its own overload: a generic `some StringProtocol` made every
@@ -310,9 +315,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             } else if let colon = ASCII.firstIndex(of: UInt8(ascii: ":"), in: line) {
                 if isSecretHeader(bytes[lineStart..<colon]) { return true }
                 // A URL in the value (`Referer`): its declared parameters and password.
-                let value = bytes[(colon + 1)..<index]
-                if pairsNeedRedaction(value, queryOnly: true) { return true }
-                if ASCII.contains(UInt8(ascii: "@"), in: value), URLPassword.hasPassword(String(decoding: value, as: UTF8.self)) { return true }
+                if urlBytesNeedRedaction(bytes[(colon + 1)..<index]) { return true }
             }
             index += 1
             lineStart = index

@@ -16,8 +16,7 @@ public enum ASCII {
         var prefix = prefix
         return text.withUTF8 { characters in
             prefix.withUTF8 { expected in
-                for index in 0..<expected.count where lowercase(characters[index]) != lowercase(expected[index]) { return false }
-                return true
+                matches(characters, at: 0, expected)
             }
         }
     }
@@ -31,10 +30,8 @@ public enum ASCII {
                 guard !pattern.isEmpty else { return true }
                 guard text.count >= pattern.count else { return false }
                 let first = lowercase(pattern[0])
-                for start in 0...(text.count - pattern.count) where lowercase(text[start]) == first {
-                    var index = 1
-                    while index < pattern.count, lowercase(text[start + index]) == lowercase(pattern[index]) { index += 1 }
-                    if index == pattern.count { return true }
+                for start in 0...(text.count - pattern.count) where lowercase(text[start]) == first && matches(text, at: start, pattern) {
+                    return true
                 }
                 return false
             }
@@ -51,16 +48,21 @@ public enum ASCII {
                 guard let base = bytes.baseAddress else { return expected.isEmpty }
                 var lineStart = 0
                 while true {
-                    if bytes.count - lineStart >= expected.count {
-                        var index = 0
-                        while index < expected.count, lowercase(bytes[lineStart + index]) == lowercase(expected[index]) { index += 1 }
-                        if index == expected.count { return true }
-                    }
+                    if bytes.count - lineStart >= expected.count, matches(bytes, at: lineStart, expected) { return true }
                     guard lineStart < bytes.count, let newline = memchr(base + lineStart, 0x0A, bytes.count - lineStart) else { return false }
                     lineStart = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(newline)) + 1
                 }
             }
         }
+    }
+
+    /// Whether `expected` occurs in `text` at `start`, ignoring ASCII case; the caller has checked
+    /// that it fits.
+    @inline(__always)
+    private static func matches(_ text: UnsafeBufferPointer<UInt8>, at start: Int, _ expected: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index < expected.count, lowercase(text[start + index]) == lowercase(expected[index]) { index += 1 }
+        return index == expected.count
     }
 
     /// Whether `byte` occurs in `text`, found by `memchr` (a generic `contains` over the UTF-8
