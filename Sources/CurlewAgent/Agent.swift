@@ -22,7 +22,8 @@ public final class Agent: Sendable {
 
     public init(config: NetworkConfig = NetworkConfig()) {
         self.config = config
-        let core = AgentCore(config: config)
+        let callbackRunner = CallbackRunner(config: config)
+        let core = AgentCore(config: config, callbackRunner: callbackRunner)
         self.core = core
         self.composer = RequestComposer(config: config)
         self.engine = TransferEngine(
@@ -30,10 +31,11 @@ public final class Agent: Sendable {
                 maxConnectionsPerHost: config.maxConnectionsPerHost,
                 maxTotalConnections: config.maxTotalConnections
             ),
+            jobs: callbackRunner.transferThread,
             eventSink: { events in core.handle(events) }
         )
         let ids = self.ids
-        self.reachability = Reachability(settings: config.reachability, defaultDomain: config.baseURL, callbackQueue: config.callbackQueue)
+        self.reachability = Reachability(settings: config.reachability, defaultDomain: config.baseURL, callbackRunner: callbackRunner)
         self.services = PipelineServices(config: config, core: core, engine: engine, composer: composer, reachability: reachability,
                                          makeID: { ids.make() })
         if config.cookies.enabled, let jar = config.cookies.jarFile, FileManager.default.fileExists(atPath: jar),
@@ -103,7 +105,7 @@ public final class Agent: Sendable {
 
     // MARK: Requests
 
-    /// Starts a request. Its callbacks run on the config's callback queue; exactly one of
+    /// Starts a request. Its callbacks run where the config's `callbackDelivery` says; exactly one of
     /// `success` and `failure` is called, also when the request is refused before sending.
     @discardableResult
     public func start(_ request: Request, callbacks: RequestCallbacks = RequestCallbacks()) -> RequestHandle {
@@ -171,6 +173,11 @@ public final class Agent: Sendable {
         } catch {
             core.reject(handle: handle, info: info, error: error, callbacks: callbacks)
         }
+    }
+
+    /// Runs `job` where the agent runs callbacks, after those handed over before it.
+    func runCallback(_ job: @escaping @Sendable () -> Void) {
+        core.callbackRunner.run(job)
     }
 
     func publish(_ event: GroupEvent) {

@@ -60,11 +60,14 @@ final class AgentCore: Sendable {
     /// which go out ahead of whatever is published next, so per-request order (announced, sent,
     /// finished) holds by construction rather than by timing.
     private let publisher = Locked<[ObserverEvent]>([])
+    /// Runs callbacks on the callback queue or the transfer thread.
+    let callbackRunner: CallbackRunner
     let callbackQueueLabel: String
 
-    init(config: NetworkConfig) {
+    init(config: NetworkConfig, callbackRunner: CallbackRunner) {
         self.config = config
-        self.callbackQueueLabel = config.callbackQueue.label
+        self.callbackRunner = callbackRunner
+        self.callbackQueueLabel = callbackRunner.label
     }
 
     var activeIDs: [UInt64] {
@@ -83,7 +86,7 @@ final class AgentCore: Sendable {
         }
         if let delegate = entry.callbacks.delegate {
             let handle = entry.handle
-            config.callbackQueue.async { delegate.requestWillBeSent(handle) }
+            callbackRunner.run { delegate.requestWillBeSent(handle) }
         }
     }
 
@@ -283,7 +286,7 @@ final class AgentCore: Sendable {
     func answerCaller(_ handle: RequestHandle, error: RequestError, callbacks: RequestCallbacks) {
         guard handle.transition(to: .cancelled), !callbacks.isEmpty else { return }
         let failure = RequestFailure(requestID: handle.id, error: error, response: nil, tip: tip(for: error))
-        config.callbackQueue.async {
+        callbackRunner.run {
             callbacks.failure?(failure)
             callbacks.delegate?.requestDidFail(handle, failure: failure)
         }
@@ -333,7 +336,7 @@ final class AgentCore: Sendable {
         dispatch(DeliveryBatch(events: events))
     }
 
-    /// Hands a batch to the observer lanes and, in one block, to the callback queue, after any
+    /// Hands a batch to the observer lanes and, in one block, to the callback runner, after any
     /// pending announcements, all under the publisher lock.
     private func dispatch(_ batch: DeliveryBatch) {
         publisher.withLock { announcements in
@@ -345,7 +348,7 @@ final class AgentCore: Sendable {
             }
             guard !batch.callbacks.isEmpty else { return }
             let callbacks = batch.callbacks
-            config.callbackQueue.async {
+            callbackRunner.run {
                 for callback in callbacks { callback() }
             }
         }

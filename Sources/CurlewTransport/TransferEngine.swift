@@ -36,15 +36,20 @@ public final class TransferEngine: Sendable {
         String(cString: curl_version())
     }
 
-    public init(configuration: Configuration = Configuration(), eventSink: @escaping @Sendable ([TransferEvent]) -> Void) {
+    /// `jobs`, when given, runs closures handed to it on this engine's transfer thread; one
+    /// `TransferThreadJobs` serves one engine.
+    public init(configuration: Configuration = Configuration(), jobs: TransferThreadJobs? = nil,
+                eventSink: @escaping @Sendable ([TransferEvent]) -> Void) {
         CurlLibrary.initializeOnce()
-        let shared = EngineShared(configuration: configuration, sink: eventSink)
+        let shared = EngineShared(configuration: configuration, jobs: jobs, sink: eventSink)
         self.shared = shared
         let thread = Thread {
+            // Named from inside: a name given before `start` does not reach the system's thread
+            // on Linux, which then shows the name of the thread that created it.
+            Thread.current.name = "curlew.transfer"
             TransferLoop(shared: shared).run()
             shared.exited.signal()
         }
-        thread.name = "curlew.transfer"
         thread.start()
     }
 
@@ -65,8 +70,9 @@ public final class TransferEngine: Sendable {
             shared.sink([.finished(.cancelledBeforeStart(id: id))])
             return
         }
-        // One wakeup per batch: a non-empty inbox means one is already pending.
-        if wasIdle { shared.multi.wakeup() }
+        // One wakeup per batch: a non-empty inbox means one is already pending. The transfer
+        // thread itself looks at the inbox before it waits.
+        if wasIdle { shared.wakeUnlessOnTransferThread() }
     }
 
     /// Cancels an exchange. One not yet handed to libcurl is dropped here and never touches the
@@ -84,7 +90,7 @@ public final class TransferEngine: Sendable {
         if droppedWhilePending {
             shared.sink([.finished(.cancelledBeforeStart(id: id))])
         } else {
-            shared.multi.wakeup()
+            shared.wakeUnlessOnTransferThread()
         }
     }
 
@@ -137,6 +143,9 @@ public final class TransferEngine: Sendable {
         if !pending.isEmpty {
             shared.sink(pending.map { .finished(.cancelledBeforeStart(id: $0.id)) })
         }
+        // Called from a job on the transfer thread (its owner let go of the engine there), the
+        // loop ends when the job returns; waiting for it here would never end.
+        guard !shared.jobs.isTransferThread else { return }
         shared.multi.wakeup()
         shared.exited.wait()
     }
@@ -176,11 +185,25 @@ final class EngineShared: Sendable {
     let sink: @Sendable ([TransferEvent]) -> Void
     let exited = DispatchSemaphore(value: 0)
     let bodyBuffers = BodyBufferPool()
+    /// Closures for the transfer thread; an engine created without any still has its own, empty.
+    let jobs: TransferThreadJobs
 
-    init(configuration: TransferEngine.Configuration, sink: @escaping @Sendable ([TransferEvent]) -> Void) {
+    init(configuration: TransferEngine.Configuration, jobs: TransferThreadJobs?, sink: @escaping @Sendable ([TransferEvent]) -> Void) {
         self.configuration = configuration
         self.sink = sink
         self.multi = MultiHandle()
+        self.jobs = jobs ?? TransferThreadJobs(fallback: DispatchQueue(label: "curlew.transfer.late"))
+        self.jobs.attach(to: multi)
+    }
+
+    /// Wakes the transfer thread, unless this is it: the loop looks for work before it waits.
+    func wakeUnlessOnTransferThread() {
+        if !jobs.isTransferThread { multi.wakeup() }
+    }
+
+    /// Whether commands or closures wait for the loop (checked before it waits).
+    var hasWork: Bool {
+        jobs.hasPending || inbox.withLock { !$0.adds.isEmpty || !$0.cancels.isEmpty || !$0.cookieJobs.isEmpty || $0.stopping }
     }
 }
 
@@ -248,7 +271,11 @@ private final class TransferLoop {
     func run() {
         let multi = shared.multi.raw
         var running: Int32 = 0
+        shared.jobs.enterTransferThread()
         while true {
+            // Closures handed over since the last turn (callbacks of its exchanges, which may
+            // start more): what they submit is taken below, in this same turn.
+            shared.jobs.runPending()
             let work = shared.inbox.withLock { inbox -> EngineInbox in
                 defer {
                 inbox.adds.removeAll(keepingCapacity: true)
@@ -264,6 +291,7 @@ private final class TransferLoop {
             if work.stopping {
                 for id in Array(active.keys) { cancelActive(id) }
                 handOver()
+                shared.jobs.stop()
                 return
             }
             let performed = curl_multi_perform(multi, &running)
@@ -272,6 +300,7 @@ private final class TransferLoop {
             }
             collectFinished()
             handOver()
+            if shared.hasWork { continue }
             _ = curl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }

@@ -174,7 +174,7 @@ final class GroupRunner: Sendable {
             do {
                 request = info.kind == .chain ? try variables.expand(template) : template
             } catch {
-                agent.config.callbackQueue.async { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
+                agent.runCallback { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
                 return
             }
             let placement = RequestPlacement(group: info, index: index, label: label)
@@ -224,7 +224,7 @@ final class GroupRunner: Sendable {
         let isGate = info.isPriorityGate
         let id = info.id
         let gate = agent.gate
-        agent.config.callbackQueue.async { [onFinish] in
+        agent.runCallback { [onFinish] in
             if verdict == .succeeded { callbacks.success?(handle) } else { callbacks.failure?(handle) }
             callbacks.delegate?.requestGroupAllDidFinished(handle)
             onFinish?(handle)
@@ -236,7 +236,7 @@ final class GroupRunner: Sendable {
         guard callbacks.memberFinished != nil || callbacks.delegate != nil else { return }
         let callbacks = callbacks
         let handle = handle
-        agent.config.callbackQueue.async {
+        agent.runCallback {
             callbacks.memberFinished?(handle, member)
             callbacks.delegate?.requestGroup(handle, memberDidFinish: member)
         }

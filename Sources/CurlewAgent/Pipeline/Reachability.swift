@@ -51,14 +51,14 @@ public final class Reachability: Sendable {
 
     let settings: ReachabilitySettings
     private let defaultDomain: String
-    private let callbackQueue: DispatchQueue
+    private let callbackRunner: CallbackRunner
     private let probeQueue = DispatchQueue(label: "curlew.reachability", attributes: .concurrent)
     private let state = Locked(State())
 
-    init(settings: ReachabilitySettings, defaultDomain: String, callbackQueue: DispatchQueue) {
+    init(settings: ReachabilitySettings, defaultDomain: String, callbackRunner: CallbackRunner) {
         self.settings = settings
         self.defaultDomain = defaultDomain
-        self.callbackQueue = callbackQueue
+        self.callbackRunner = callbackRunner
     }
 
     /// The cached verdict for a domain (`host`, `host:port` or a URL); `unknown` when none is fresh.
@@ -111,7 +111,7 @@ public final class Reachability: Sendable {
         return cached == .unknown ? await check(url) : cached
     }
 
-    /// Calls `handler` on the callback queue with the domain's status once known and whenever it
+    /// Calls `handler` where the agent runs callbacks with the domain's status once known and whenever it
     /// changes, probing every `interval`. The domain defaults to the config's base URL's host.
     @discardableResult
     public func listen(domain: String? = nil, every interval: Duration = .seconds(5),
@@ -139,7 +139,7 @@ public final class Reachability: Sendable {
             return (Listener(domain: domain, id: id), known)
         }
         // A listener joining a watched domain hears the last verdict now; the first hears the first probe's.
-        if let known, known != .unknown { callbackQueue.async { handler(known) } }
+        if let known, known != .unknown { callbackRunner.run { handler(known) } }
         return listener
     }
 
@@ -174,7 +174,7 @@ public final class Reachability: Sendable {
             return Array(watch.handlers.values)
         }
         guard !handlers.isEmpty else { return }
-        callbackQueue.async { for handler in handlers { handler(status) } }
+        callbackRunner.run { for handler in handlers { handler(status) } }
     }
 
     private func record(_ status: ReachabilityStatus, host: String, port: Int) {

@@ -12,10 +12,16 @@ private final class CountingObserver: NetworkObserver {
 
 /// Curlew's agent keeping `concurrency` requests in flight until `count` finished. With
 /// `observed`, the session logger and a counting observer are on: the configuration users run.
+///
+/// Callbacks run on the transfer thread (`callbackDelivery = .transferThread`), the setting for a
+/// caller whose callbacks are quick, as the driver's are; `CURLEW_BENCH_DELIVERY=queue` measures
+/// the default callback queue instead.
 enum CurlewClient {
     static func run(url: String, count: Int, concurrency: Int, observed: Bool) throws -> RunResult {
         let queue = DispatchQueue(label: "bench.callbacks")
-        let agent = Agent(config: NetworkConfig(maxConnectionsPerHost: concurrency, requestTimeout: .seconds(60), callbackQueue: queue))
+        var config = NetworkConfig(maxConnectionsPerHost: concurrency, requestTimeout: .seconds(60), callbackQueue: queue)
+        if ProcessInfo.processInfo.environment["CURLEW_BENCH_DELIVERY"] != "queue" { config.callbackDelivery = .transferThread }
+        let agent = Agent(config: config)
         var logger: NetworkLogger?
         if observed {
             let path = NSTemporaryDirectory() + "curlew-bench-\(getpid()).jsonl"
@@ -36,7 +42,7 @@ enum CurlewClient {
     }
 
     /// Sends `count` requests keeping `concurrency` in flight; returns the seconds it took.
-    /// `onCompleted` runs on the callback queue with the number finished so far.
+    /// `onCompleted` runs where the agent runs callbacks, with the number finished so far.
     static func drive(_ agent: Agent, queue: DispatchQueue, url: String, count: Int, concurrency: Int, recorder: LatencyRecorder,
                       onCompleted: (@Sendable (Int) -> Void)? = nil) -> Double {
         let driver = Driver(agent: agent, request: Request.url(url), count: count, recorder: recorder, onCompleted: onCompleted)
@@ -46,8 +52,10 @@ enum CurlewClient {
         return seconds(ContinuousClock.now - started)
     }
 
-    /// Keeps the pipeline full. Confined to the callback queue, where every callback runs.
+    /// Keeps the pipeline full. Its counts are locked: the first requests start on the bench's
+    /// queue, the rest from callbacks, which may run on the transfer thread.
     private final class Driver: @unchecked Sendable {
+        private let lock = NSLock()
         let agent: Agent
         let request: Request
         let count: Int
@@ -67,8 +75,13 @@ enum CurlewClient {
             self.onCompleted = onCompleted
         }
 
+        /// Starts one more request when `count` are not all started yet.
         func issue() {
-            issued += 1
+            lock.lock()
+            let more = issued < count
+            if more { issued += 1 }
+            lock.unlock()
+            guard more else { return }
             let start = ContinuousClock.now
             agent.start(request, callbacks: RequestCallbacks(
                 success: { response in self.done(start, bytes: response.body.count, failed: false) },
@@ -78,9 +91,12 @@ enum CurlewClient {
 
         private func done(_ start: ContinuousClock.Instant, bytes: Int, failed: Bool) {
             if failed { recorder.fail() } else { recorder.record(since: start, bytes: bytes) }
+            lock.lock()
             completed += 1
+            let completed = completed
+            lock.unlock()
             onCompleted?(completed)
-            if issued < count { issue() }
+            issue()
             if completed == count { finished.signal() }
         }
     }

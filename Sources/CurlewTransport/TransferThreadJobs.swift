@@ -1,0 +1,89 @@
+import Dispatch
+import Foundation
+import Synchronization
+import CurlewLocking
+
+/// Closures to run on an engine's transfer thread, in the order they were handed over, between
+/// turns of its loop (after a turn's events went to the sink, before the next wait).
+///
+/// For a receiver that wants its callbacks on the thread that drives every transfer: a request
+/// started from such a closure is picked up in the same turn, without waking anything. Once the
+/// engine has stopped, closures go to `fallback` instead, so none is lost.
+public final class TransferThreadJobs: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var multi: MultiHandle?
+        var stopped = false
+    }
+
+    private let state = Locked(State())
+    /// The transfer thread's id, set once it runs; `pthread_t` is an integer on Linux.
+    private let thread = Atomic<UInt>(0)
+    private let fallback: DispatchQueue
+
+    /// `fallback` runs the closures handed over after the engine stopped.
+    public init(fallback: DispatchQueue) {
+        self.fallback = fallback
+    }
+
+    /// Queues `job` for the transfer thread, waking it when it may be waiting.
+    public func run(_ job: @escaping @Sendable () -> Void) {
+        let (queued, wake) = state.withLock { state -> (Bool, MultiHandle?) in
+            guard !state.stopped else { return (false, nil) }
+            let wasEmpty = state.jobs.isEmpty
+            state.jobs.append(job)
+            return (true, wasEmpty ? state.multi : nil)
+        }
+        guard queued else {
+            fallback.async(execute: job)
+            return
+        }
+        if let wake, !isTransferThread { wake.wakeup() }
+    }
+
+    /// Whether the calling thread is the transfer thread.
+    public var isTransferThread: Bool {
+        let current = thread.load(ordering: .relaxed)
+        return current != 0 && pthread_equal(pthread_self(), current) != 0
+    }
+
+    /// Ties the jobs to an engine's multi handle. Called once, by the engine.
+    func attach(to multi: MultiHandle) {
+        state.withLock { state in
+            precondition(state.multi == nil, "one TransferThreadJobs serves one engine")
+            state.multi = multi
+        }
+    }
+
+    /// Marks the calling thread as the transfer thread. Called by the loop when it starts.
+    func enterTransferThread() {
+        thread.store(pthread_self(), ordering: .relaxed)
+    }
+
+    /// Whether closures wait to run.
+    var hasPending: Bool {
+        state.withLock { !$0.jobs.isEmpty }
+    }
+
+    /// Runs the closures queued so far (the loop calls this between turns).
+    func runPending() {
+        let jobs = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.jobs.isEmpty else { return [] }
+            defer { state.jobs.removeAll(keepingCapacity: true) }
+            return state.jobs
+        }
+        for job in jobs { job() }
+    }
+
+    /// Runs what is queued and sends whatever comes later to the fallback queue.
+    func stop() {
+        runPending()
+        thread.store(0, ordering: .relaxed)
+        let late = state.withLock { state -> [@Sendable () -> Void] in
+            state.stopped = true
+            defer { state.jobs.removeAll() }
+            return state.jobs
+        }
+        for job in late { fallback.async(execute: job) }
+    }
+}

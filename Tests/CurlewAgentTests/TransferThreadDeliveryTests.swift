@@ -1,0 +1,141 @@
+import CurlewAgent
+import CurlewTestSupport
+import Foundation
+import CurlewLocking
+import Testing
+
+/// `callbackDelivery = .transferThread`: callbacks on the thread that drives every transfer, with
+/// the agent's guarantees unchanged (exactly one outcome per request, groups, shutdown).
+@Suite("Callbacks on the transfer thread", .serialized)
+struct TransferThreadDeliveryTests {
+    private func agent() async throws -> Agent {
+        var config = NetworkConfig(baseURL: try await TestServer.shared().baseURL, maxConnectionsPerHost: 10)
+        config.callbackDelivery = .transferThread
+        return Agent(config: config)
+    }
+
+    /// The calling thread's name.
+    private static func threadName() -> String {
+        Thread.current.name ?? ""
+    }
+
+    @Test("callbacks run on the transfer thread, and 30 requests each started from the last one's callback all succeed")
+    func chainedFromCallbacks() async throws {
+        let agent = try await agent()
+        let seen = Locked<(threads: Set<String>, succeeded: Int, failed: Int)>(([], 0, 0))
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            @Sendable func step(_ remaining: Int) {
+                agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(
+                    success: { _ in
+                        seen.withLock { $0.threads.insert(Self.threadName()); $0.succeeded += 1 }
+                        if remaining > 1 { step(remaining - 1) } else { done.resume() }
+                    },
+                    failure: { _ in
+                        seen.withLock { $0.failed += 1 }
+                        done.resume()
+                    }
+                ))
+            }
+            step(30)
+        }
+        let result = seen.withLock { $0 }
+        #expect(result.succeeded == 30)
+        #expect(result.failed == 0)
+        #expect(result.threads == ["curlew.transfer"])
+    }
+
+    @Test("debug messages name the transfer thread as where callbacks ran")
+    func debugMessageLabel() async throws {
+        let agent = try await agent()
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        _ = try await agent.send(Request(.get, "/get"))
+        await agent.waitForObservers()
+        #expect(recorder.messages.last?.callbackQueue == "curlew.transfer")
+    }
+
+    @Test("a batch and a chain run to the end, their member and group callbacks on the transfer thread")
+    func groups() async throws {
+        let agent = try await agent()
+        let threads = Locked<Set<String>>([])
+        let members = Locked(0)
+        for group in [RequestGroup.batch((0..<6).map { _ in Request(.get, "/get") }),
+                      .chain([ChainStep(Request(.get, "/get")), ChainStep(Request(.get, "/json")), ChainStep(Request(.get, "/get"))])] {
+            let handle = await withCheckedContinuation { (done: CheckedContinuation<GroupHandle, Never>) in
+                agent.start(group, callbacks: GroupCallbacks(
+                    success: { handle in
+                        threads.withLock { _ = $0.insert(Self.threadName()) }
+                        done.resume(returning: handle)
+                    },
+                    failure: { handle in done.resume(returning: handle) },
+                    memberFinished: { _, _ in
+                        threads.withLock { _ = $0.insert(Self.threadName()) }
+                        members.withLock { $0 += 1 }
+                    }
+                ))
+            }
+            #expect(handle.state == GroupState.succeeded)
+        }
+        #expect(members.withLock { $0 } == 9)
+        #expect(threads.withLock { $0 } == ["curlew.transfer"])
+    }
+
+    @Test("cancelling from another thread while in flight ends the request once, as cancelled")
+    func cancelInFlight() async throws {
+        let agent = try await agent()
+        let outcomes = Locked<[RequestError.Kind]>([])
+        let handle = agent.start(Request(.get, "/delay/5"), callbacks: RequestCallbacks(
+            success: { _ in outcomes.withLock { $0.append(.other) } },
+            failure: { outcomes.withLock { [kind = $0.error.kind] in $0.append(kind) } }
+        ))
+        try await Task.sleep(for: .milliseconds(200))
+        agent.cancel(handle)
+        try await waitUntil { outcomes.withLock { !$0.isEmpty } }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(outcomes.withLock { $0 } == [.cancelled])
+    }
+
+    @Test("the last reference to the agent let go inside a callback: no hang, and its other request still ends once")
+    func agentReleasedInCallback() async throws {
+        final class Holder: @unchecked Sendable {
+            var agent: Agent?
+        }
+        let holder = Holder()
+        holder.agent = try await agent()
+        let slowOutcomes = Locked<[RequestError.Kind?]>([])
+        holder.agent?.start(Request(.get, "/delay/5"), callbacks: RequestCallbacks(
+            success: { _ in slowOutcomes.withLock { $0.append(nil) } },
+            failure: { failure in slowOutcomes.withLock { $0.append(failure.error.kind) } }
+        ))
+        let released = Locked(false)
+        holder.agent?.start(Request(.get, "/get"), callbacks: RequestCallbacks(
+            success: { _ in
+                holder.agent = nil
+                released.withLock { $0 = true }
+            },
+            failure: { _ in released.withLock { $0 = true } }
+        ))
+        try await waitUntil { released.withLock { $0 } }
+        try await waitUntil { slowOutcomes.withLock { !$0.isEmpty } }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(slowOutcomes.withLock { $0 } == [.cancelled])
+        // A fresh agent works as ever.
+        let response = try await agent().send(Request(.get, "/get"))
+        #expect(response.statusCode == 200)
+    }
+
+    @Test("a request started after shutdown fails once, as cancelled, with nothing left to run it on the transfer thread")
+    func afterShutdown() async throws {
+        let agent = try await agent()
+        agent.shutdown()
+        await #expect(throws: RequestFailure.self) { try await agent.send(Request(.get, "/get")) }
+        let outcomes = Locked<[RequestError.Kind]>([])
+        agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(
+            success: { _ in outcomes.withLock { $0.append(.other) } },
+            failure: { failure in outcomes.withLock { $0.append(failure.error.kind) } }
+        ))
+        try await waitUntil { outcomes.withLock { !$0.isEmpty } }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(outcomes.withLock { $0 } == [.cancelled])
+    }
+}
