@@ -10,10 +10,21 @@ struct RequestPlacement: Sendable {
 }
 
 /// What one reaction of the agent produced: events for the observers and closures for the
-/// callback queue, handed over together.
+/// callbacks, handed over together.
 struct DeliveryBatch {
-    var events: [ObserverEvent] = []
+    /// Whether observers listen: events are built and kept only then.
+    let observed: Bool
+    private(set) var events: [ObserverEvent] = []
     var callbacks: [@Sendable () -> Void] = []
+
+    init(observed: Bool, events: [ObserverEvent] = []) {
+        self.observed = observed
+        self.events = events
+    }
+
+    mutating func add(_ event: @autoclosure () -> ObserverEvent) {
+        if observed { events.append(event()) }
+    }
 }
 
 /// The agent's bookkeeping of live requests and its reaction to transport events.
@@ -93,8 +104,8 @@ final class AgentCore: Sendable {
     /// Announces a request held before sending (behind a priority-first gate).
     func announceWaiting(handle: RequestHandle, info: RequestInfo, placement: RequestPlacement?) {
         _ = handle.transition(to: .pending)
-        var batch = DeliveryBatch()
-        batch.events.append(.waiting(info, .gated))
+        var batch = DeliveryBatch(observed: !observers.isEmpty)
+        batch.add(.waiting(info, .gated))
         appendMemberUpdate(placement, state: .pending, requestID: info.id, waitReason: .gated, to: &batch)
         dispatch(batch)
     }
@@ -103,7 +114,7 @@ final class AgentCore: Sendable {
     private func appendMemberUpdate(_ placement: RequestPlacement?, state: RequestState, requestID: UInt64,
                                     waitReason: WaitReason? = nil, progress: RequestProgress? = nil, to batch: inout DeliveryBatch) {
         guard let placement else { return }
-        batch.events.append(.group(.memberChanged(placement.group, MemberUpdate(
+        batch.add(.group(.memberChanged(placement.group, MemberUpdate(
             index: placement.index, label: placement.label, state: state, waitReason: waitReason,
             requestID: requestID, progress: progress))))
     }
@@ -118,7 +129,7 @@ final class AgentCore: Sendable {
             startedAt: info.startedAt, original: Self.asTyped(info), sent: nil, response: nil, error: error,
             timings: nil, connection: nil, callbackQueue: callbackQueueLabel
         )
-        var batch = DeliveryBatch()
+        var batch = DeliveryBatch(observed: !observers.isEmpty)
         deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)
         dispatch(batch)
     }
@@ -132,7 +143,7 @@ final class AgentCore: Sendable {
     /// Reacts to one turn of the transfer loop. Observers and the callback queue receive the
     /// turn's work together: one hand-over each, however many requests finished.
     func handle(_ events: [TransferEvent]) {
-        var batch = DeliveryBatch()
+        var batch = DeliveryBatch(observed: !observers.isEmpty)
         for event in events { handle(event, into: &batch) }
         dispatch(batch)
     }
@@ -141,7 +152,7 @@ final class AgentCore: Sendable {
         switch event {
         case .started(let id):
             guard let entry = active.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
-            batch.events.append(.didSend(entry.info))
+            batch.add(.didSend(entry.info))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, to: &batch)
             if let delegate = entry.callbacks.delegate {
                 let handle = entry.handle
@@ -150,13 +161,13 @@ final class AgentCore: Sendable {
         case .chunk(let id, let status, let contentType, let data):
             guard let entry = active.withLock({ $0[id] }), let collector = entry.stream else { return }
             let items = collector.consume(data, status: status, contentType: contentType)
-            if !observers.isEmpty { batch.events += items.map { .streamed(entry.info, $0) } }
+            for item in items { batch.add(.streamed(entry.info, item)) }
             if let streamed = entry.callbacks.streamed {
                 batch.callbacks.append { for item in items { streamed(item) } }
             }
         case .progress(let id, let progress):
             guard let entry = active.withLock({ $0[id] }) else { return }
-            batch.events.append(.progress(entry.info, progress))
+            batch.add(.progress(entry.info, progress))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, progress: progress, to: &batch)
             let callbacks = entry.callbacks
             if callbacks.progress != nil || callbacks.delegate != nil {
@@ -183,7 +194,7 @@ final class AgentCore: Sendable {
         let headers = result.fieldHeaders
         let response = Self.response(to: info.id, from: result, headers: headers, value: verdict.value)
         // The debug message is the largest thing built per request; skip it when nobody reads it.
-        let message = observers.isEmpty && entry.callbacks.debug == nil
+        let message = !batch.observed && entry.callbacks.debug == nil
             ? nil : debugMessage(info: info, composed: entry.composed, result: result, headers: headers, state: verdict.state,
                                  error: verdict.error, pipeline: nil, stream: entry.stream?.record)
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
@@ -268,15 +279,15 @@ final class AgentCore: Sendable {
         // A caller already answered (a coalesced leader cancelled while others wait on it) gets
         // nothing more; observers still see how the exchange ended.
         let final = final.flatMap { $0.handle.transition(to: exchange.state) ? $0 : nil }
-        var batch = DeliveryBatch()
+        var batch = DeliveryBatch(observed: !observers.isEmpty)
         let wantsMessage = !observers.isEmpty || (final?.callbacks.debug != nil)
         let message = wantsMessage ? exchange.debugMessage(core: self) : nil
         if let final {
             deliver(message: message, info: exchange.info, state: exchange.state, handle: final.handle, response: final.response,
                     error: exchange.error, callbacks: final.callbacks, to: &batch)
         } else {
-            if let message { batch.events.append(.debugMessage(message)) }
-            batch.events.append(.finished(exchange.info, exchange.state))
+            if let message { batch.add(.debugMessage(message)) }
+            batch.add(.finished(exchange.info, exchange.state))
         }
         dispatch(batch)
     }
@@ -295,9 +306,9 @@ final class AgentCore: Sendable {
     /// Publishes a `cacheThenNetwork` request's cached answer as an exchange of its own and hands
     /// the response to the `cached` callback.
     func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks) {
-        var batch = DeliveryBatch()
-        if !observers.isEmpty { batch.events.append(.debugMessage(exchange.debugMessage(core: self))) }
-        batch.events.append(.finished(exchange.info, exchange.state))
+        var batch = DeliveryBatch(observed: !observers.isEmpty)
+        batch.add(.debugMessage(exchange.debugMessage(core: self)))
+        batch.add(.finished(exchange.info, exchange.state))
         if let cached = callbacks.cached { batch.callbacks.append { cached(response) } }
         dispatch(batch)
     }
@@ -312,8 +323,8 @@ final class AgentCore: Sendable {
         message: DebugMessage?, info: RequestInfo, state: RequestState, handle: RequestHandle, response: Response?, error: RequestError?,
         callbacks: RequestCallbacks, lazilyReadAs serializer: ResponseSerializer? = nil, to batch: inout DeliveryBatch
     ) {
-        if let message { batch.events.append(.debugMessage(message)) }
-        batch.events.append(.finished(info, state))
+        if let message { batch.add(.debugMessage(message)) }
+        batch.add(.finished(info, state))
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
         batch.callbacks.append {
@@ -333,7 +344,7 @@ final class AgentCore: Sendable {
     /// Publishes events that did not come from the transport (group events), through the same
     /// lock as everything else.
     func publish(_ events: [ObserverEvent]) {
-        dispatch(DeliveryBatch(events: events))
+        dispatch(DeliveryBatch(observed: true, events: events))
     }
 
     /// Hands a batch to the observer lanes and, in one block, to the callback runner, after any

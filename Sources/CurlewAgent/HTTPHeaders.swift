@@ -1,4 +1,5 @@
 import CurlewTransport
+import Foundation
 
 /// One header field.
 public struct HeaderField: Sendable, Equatable, Codable {
@@ -80,15 +81,27 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
         }
     }
 
-    /// Checks only the fields' syntax: names are HTTP tokens, values have no CR, LF or NUL.
+    /// Checks only the fields' syntax: names are HTTP tokens, values hold no control byte but
+    /// HTAB (RFC 9110's field-content: visible characters, space, tab and bytes from 0x80).
     public func validateSyntax() throws(RequestError) {
         for field in fields {
             guard ASCII.isToken(field.name) else {
                 throw RequestError(.invalidHeader, "header name \(field.name.debugDescription) is not a valid HTTP token")
             }
-            if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            guard let control = Self.firstControlByte(in: field.value) else { continue }
+            if control == 0x0D || control == 0x0A || control == 0x00 {
                 throw RequestError(.invalidHeader, "header \(field.name) contains CR, LF or NUL; refusing to send (header injection)")
             }
+            throw RequestError(.invalidHeader, "header \(field.name) contains the control byte \(String(format: "0x%02X", control)); a header value may hold visible characters, spaces and tabs")
+        }
+    }
+
+    /// The first byte of `value` a field value may not hold: below 0x20 except HTAB, or DEL.
+    private static func firstControlByte(in value: String) -> UInt8? {
+        var value = value
+        return value.withUTF8 { bytes in
+            for byte in bytes where (byte < 0x20 && byte != 0x09) || byte == 0x7F { return byte }
+            return nil
         }
     }
 

@@ -5,14 +5,36 @@ import Foundation
 /// (malformed URL, header injection) before the network is touched.
 struct RequestComposer: Sendable {
     let config: NetworkConfig
+    /// The config's TLS settings as the transport applies them, worked out once when they name no
+    /// file (a file is checked again for every request, since it may change or vanish).
+    private let configSecurity: Result<TLSOptions, RequestError>?
+    /// The config's default headers with its User-Agent, as a request without headers of its own sends them.
+    private let baseHeaders: HTTPHeaders
+    /// Headers a redirect to another origin drops.
+    private let originBoundHeaderNames: [String]
+
+    init(config: NetworkConfig) {
+        self.config = config
+        configSecurity = config.tls.namesNoFile ? Result { () throws(RequestError) in try Self.transportSecurity(config.tls) } : nil
+        var headers = config.defaultHeaders
+        if headers["User-Agent"] == nil, !config.userAgent.isEmpty {
+            headers.set("User-Agent", config.userAgent)
+        }
+        baseHeaders = headers
+        originBoundHeaderNames = TransferRequest.credentialHeaderNames + config.secretHeaderNames
+    }
 
     /// `preview` composes without touching the disk: a download's partial file is left alone.
     func compose(_ request: Request, preview: Bool = false) throws(RequestError) -> (transfer: TransferRequest, composed: ComposedRequest) {
         try request.method.validate()
         let params = request.usesDefaultParams ? request.params.merged(over: config.defaultParams) : request.params
-        var headers = request.headers.merged(over: config.defaultHeaders)
-        if headers["User-Agent"] == nil, !config.userAgent.isEmpty {
-            headers.set("User-Agent", config.userAgent)
+        var headers = baseHeaders
+        if !request.headers.isEmpty {
+            // The request's own fields win; a User-Agent of the config's goes last, as ever.
+            headers = request.headers.merged(over: config.defaultHeaders)
+            if headers["User-Agent"] == nil, !config.userAgent.isEmpty {
+                headers.set("User-Agent", config.userAgent)
+            }
         }
 
         var queryParams = Parameters()
@@ -77,8 +99,14 @@ struct RequestComposer: Sendable {
             record?.resumeRequestedFrom = target.resumeFrom?.offset
         }
         try headers.validate()
-        let tls = request.tls.map(config.tls.applying) ?? config.tls
-        let security = try Self.transportSecurity(tls)
+        let security: TLSOptions
+        if let tls = request.tls.map(config.tls.applying) {
+            security = try Self.transportSecurity(tls)
+        } else if let configSecurity {
+            security = try configSecurity.get()
+        } else {
+            security = try Self.transportSecurity(config.tls)
+        }
         let transfer = TransferRequest(
             url: url,
             method: request.method.rawValue,
@@ -95,7 +123,7 @@ struct RequestComposer: Sendable {
             followRedirects: request.followRedirects ?? config.followRedirects,
             maxRedirects: config.maxRedirects,
             allowsInsecureRedirects: request.allowInsecureRedirects ?? config.allowInsecureRedirects,
-            originBoundHeaderNames: TransferRequest.credentialHeaderNames + config.secretHeaderNames,
+            originBoundHeaderNames: originBoundHeaderNames,
             maxResponseBytes: config.maxResponseBytes,
             requestCaptureLimit: config.debugBodyLimit,
             tls: security,
@@ -274,5 +302,13 @@ struct RequestComposer: Sendable {
             while result.hasSuffix("/") { result = result.dropLast() }
         }
         return String(result)
+    }
+}
+
+extension TLSSettings {
+    /// Whether applying these settings reads no file: no authority file, client certificate or
+    /// key, and no pinning (whose pins may be certificate files).
+    var namesNoFile: Bool {
+        certificateAuthorityFile == nil && clientCertificate == nil && clientKey == nil && pinning == .none
     }
 }

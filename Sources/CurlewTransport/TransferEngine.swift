@@ -308,8 +308,10 @@ private final class TransferLoop {
     /// Gives the sink this turn's events, if any.
     private func handOver() {
         guard !outbox.events.isEmpty else { return }
-        shared.sink(outbox.events)
-        outbox.events.removeAll(keepingCapacity: true)
+        // Handed over whole: emptying an array the sink may still hold would copy it.
+        var events: [TransferEvent] = []
+        swap(&events, &outbox.events)
+        shared.sink(events)
     }
 
     private func start(_ pending: PendingTransfer) {

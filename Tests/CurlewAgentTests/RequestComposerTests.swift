@@ -77,8 +77,9 @@ struct RequestComposerTests {
         }
     }
 
-    @Test("header names must be tokens and values must not carry CR, LF or NUL", arguments: [
+    @Test("header names must be tokens and values must not carry CR, LF, NUL or another control byte but tab", arguments: [
         ("X-Evil", "a\r\nInjected: yes"), ("X-Evil", "a\nb"), ("X-Nul", "a\u{0}b"), ("Bad Name", "v"), ("", "v"),
+        ("X-Bell", "a\u{7}b"), ("X-Escape", "\u{1B}[31m"), ("X-Del", "a\u{7F}"), ("X-VT", "a\u{0B}b"),
     ])
     func headerInjection(_ name: String, _ value: String) {
         do {
@@ -87,5 +88,12 @@ struct RequestComposerTests {
         } catch {
             #expect(error.kind == .invalidHeader)
         }
+    }
+
+    @Test("a header value may hold tabs, spaces, visible characters and UTF-8 beyond ASCII")
+    func headerValuesAllowed() throws {
+        let value = "a\tb c~ é ✓"
+        let (transfer, _) = try RequestComposer(config: config).compose(Request(.get, "/", headers: ["X-Fine": value]))
+        #expect(transfer.headers.contains { $0.0 == "X-Fine" && $0.1 == value })
     }
 }
