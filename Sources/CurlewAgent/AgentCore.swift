@@ -31,7 +31,7 @@ struct DeliveryBatch {
 ///
 /// `handle(_:)` runs on the transfer thread (or on the thread that cancelled a request libcurl had
 /// not taken yet): it updates state, builds the debug messages and hands everything, through the
-/// one publisher lock, to the observer lanes and the callback queue. It never waits on either.
+/// one publisher lock, to the observer lanes and the callback runner. It never waits on either.
 final class AgentCore: Sendable {
     /// A live request's bookkeeping: a class, so each transport event looks it up with a retain
     /// rather than a copy of the request and its callbacks.
@@ -140,7 +140,7 @@ final class AgentCore: Sendable {
         ComposedRequest(method: info.method, url: URLPassword.masking(in: info.url), headers: [], params: .null, body: nil, timeoutMilliseconds: 0)
     }
 
-    /// Reacts to one turn of the transfer loop. Observers and the callback queue receive the
+    /// Reacts to one turn of the transfer loop. Observers and the callback runner receive the
     /// turn's work together: one hand-over each, however many requests finished.
     func handle(_ events: [TransferEvent]) {
         var batch = DeliveryBatch(observed: !observers.isEmpty)

@@ -9,7 +9,9 @@ public enum CallbackDelivery: String, Sendable, Equatable {
     /// The agent's transfer thread, right after the turn of its loop that finished the request:
     /// no hand-over to another thread, and a request started from a callback goes out in the same
     /// turn. Every transfer waits while a callback runs, so callbacks must be quick and must never
-    /// wait for another request (`await` is fine; blocking on a semaphore or a `sync` call is not).
+    /// block waiting for the agent (a semaphore, a `sync` call, a cookie call awaited by blocking);
+    /// work that takes time belongs in a `Task` started from the callback. Callbacks still queued
+    /// when the agent shuts down, and any later, run on `callbackQueue`.
     case transferThread
 }
 
@@ -24,7 +26,8 @@ struct CallbackRunner: Sendable {
         transferThread = config.callbackDelivery == .transferThread ? TransferThreadJobs(fallback: config.callbackQueue) : nil
     }
 
-    /// What debug messages name as the place callbacks ran.
+    /// What debug messages name as the place callbacks run (the transfer thread's until the agent
+    /// shuts down; the few after that run on the callback queue).
     var label: String {
         transferThread == nil ? queue.label : "curlew.transfer"
     }

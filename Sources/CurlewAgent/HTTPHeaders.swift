@@ -69,7 +69,8 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     static let framingHeaders = ["Content-Length", "Transfer-Encoding"]
 
     /// Checks every field for what would corrupt the request on the wire: names that are not HTTP
-    /// tokens, and CR, LF or NUL in values (header injection).
+    /// tokens, control bytes in values (CR, LF or NUL would inject headers), and framing headers
+    /// given by hand.
     public func validate() throws(RequestError) {
         try validateSyntax()
         for field in fields {

@@ -1,5 +1,5 @@
 /// The delegate style of receiving results (HLNetworking's response observers, YTKNetwork's
-/// request delegate). Every method has an empty default. Calls run on the config's callback queue.
+/// request delegate). Every method has an empty default. Calls run where the config's `callbackDelivery` says.
 public protocol RequestDelegate: AnyObject, Sendable {
     func requestWillBeSent(_ handle: RequestHandle)
     func requestDidSend(_ handle: RequestHandle)
@@ -16,7 +16,7 @@ extension RequestDelegate {
     public func requestDidFail(_ handle: RequestHandle, failure: RequestFailure) {}
 }
 
-/// The closure style of receiving results. All optional; they run on the config's callback queue.
+/// The closure style of receiving results. All optional; they run where the config's `callbackDelivery` says (the callback queue by default).
 /// A cancelled request calls `failure` with a `cancelled` error.
 public struct RequestCallbacks: Sendable {
     public var success: (@Sendable (Response) -> Void)?

@@ -269,12 +269,16 @@ struct RequestComposer: Sendable {
     /// The common case checked byte by byte: `http://` or `https://`, a host of name characters,
     /// then nothing but printable ASCII. Anything else goes through the full parser.
     private static func hasPlainHTTPShape(_ url: String) -> Bool {
-        let bytes = url.utf8
+        var url = url
+        return url.withUTF8(hasPlainHTTPShape)
+    }
+
+    private static func hasPlainHTTPShape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let prefix = bytes.starts(with: "http://".utf8) ? 7 : bytes.starts(with: "https://".utf8) ? 8 : 0
         guard prefix > 0 else { return false }
         var hostLength = 0
         var inHost = true
-        for byte in bytes.dropFirst(prefix) {
+        for byte in bytes[prefix...] {
             guard byte > 0x20, byte < 0x7F else { return false }
             if inHost {
                 switch byte {

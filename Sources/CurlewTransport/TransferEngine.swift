@@ -5,7 +5,8 @@ import Logging
 import CurlewLocking
 
 /// The libcurl engine. One transfer thread owns a multi handle and every easy handle; callers talk
-/// to it only through `submit` and `cancel`, which queue a command and wake the thread.
+/// to it only through `submit`, `cancel` and the cookie calls, which queue a command and wake the
+/// thread, and through the `TransferThreadJobs` it was given, which run closures there.
 ///
 /// Events go to `eventSink` in batches: on the transfer thread, everything one turn of the loop
 /// produced, in order per exchange; on the caller's thread, the end of an exchange cancelled
@@ -308,10 +309,8 @@ private final class TransferLoop {
     /// Gives the sink this turn's events, if any.
     private func handOver() {
         guard !outbox.events.isEmpty else { return }
-        // Handed over whole: emptying an array the sink may still hold would copy it.
-        var events: [TransferEvent] = []
-        swap(&events, &outbox.events)
-        shared.sink(events)
+        shared.sink(outbox.events)
+        outbox.events.removeAll(keepingCapacity: true)
     }
 
     private func start(_ pending: PendingTransfer) {

@@ -7,8 +7,9 @@ import CurlewLocking
 /// turns of its loop (after a turn's events went to the sink, before the next wait).
 ///
 /// For a receiver that wants its callbacks on the thread that drives every transfer: a request
-/// started from such a closure is picked up in the same turn, without waking anything. Once the
-/// engine has stopped, closures go to `fallback` instead, so none is lost.
+/// started from such a closure is picked up in the same turn, without waking anything. When the
+/// engine stops, closures still queued and any handed over later go to `fallback`, in order, so
+/// none is lost.
 public final class TransferThreadJobs: Sendable {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
@@ -21,22 +22,22 @@ public final class TransferThreadJobs: Sendable {
     private let thread = Atomic<UInt>(0)
     private let fallback: DispatchQueue
 
-    /// `fallback` runs the closures handed over after the engine stopped.
+    /// `fallback` runs the closures still queued when the engine stops, and any handed over later.
     public init(fallback: DispatchQueue) {
         self.fallback = fallback
     }
 
     /// Queues `job` for the transfer thread, waking it when it may be waiting.
     public func run(_ job: @escaping @Sendable () -> Void) {
-        let (queued, wake) = state.withLock { state -> (Bool, MultiHandle?) in
-            guard !state.stopped else { return (false, nil) }
+        let wake = state.withLock { state -> MultiHandle? in
+            guard !state.stopped else {
+                // Under the lock, as `stop` queued the earlier ones, so the order holds.
+                fallback.async(execute: job)
+                return nil
+            }
             let wasEmpty = state.jobs.isEmpty
             state.jobs.append(job)
-            return (true, wasEmpty ? state.multi : nil)
-        }
-        guard queued else {
-            fallback.async(execute: job)
-            return
+            return wasEmpty ? state.multi : nil
         }
         if let wake, !isTransferThread { wake.wakeup() }
     }
@@ -75,15 +76,15 @@ public final class TransferThreadJobs: Sendable {
         for job in jobs { job() }
     }
 
-    /// Runs what is queued and sends whatever comes later to the fallback queue.
+    /// Sends what is queued, and whatever comes later, to the fallback queue, in order. Not run
+    /// here: a thread shutting the engine down waits for the loop to end, and a callback that
+    /// waited for that thread in turn would never return.
     func stop() {
-        runPending()
         thread.store(0, ordering: .relaxed)
-        let late = state.withLock { state -> [@Sendable () -> Void] in
+        state.withLock { state in
             state.stopped = true
-            defer { state.jobs.removeAll() }
-            return state.jobs
+            for job in state.jobs { fallback.async(execute: job) }
+            state.jobs.removeAll()
         }
-        for job in late { fallback.async(execute: job) }
     }
 }

@@ -138,4 +138,72 @@ struct TransferThreadDeliveryTests {
         try await Task.sleep(for: .milliseconds(100))
         #expect(outcomes.withLock { $0 } == [.cancelled])
     }
+
+    @Test("shutdown called inside a callback returns, and the request still in flight ends once, as cancelled")
+    func shutdownInCallback() async throws {
+        let agent = try await agent()
+        let slowOutcomes = Locked<[RequestError.Kind?]>([])
+        agent.start(Request(.get, "/delay/5"), callbacks: RequestCallbacks(
+            success: { _ in slowOutcomes.withLock { $0.append(nil) } },
+            failure: { failure in slowOutcomes.withLock { $0.append(failure.error.kind) } }
+        ))
+        let shutDown = Locked(false)
+        agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(
+            success: { _ in
+                agent.shutdown()
+                shutDown.withLock { $0 = true }
+            }
+        ))
+        try await waitUntil { shutDown.withLock { $0 } }
+        try await waitUntil { slowOutcomes.withLock { !$0.isEmpty } }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(slowOutcomes.withLock { $0 } == [.cancelled])
+    }
+
+    @Test("requests cancelled from other threads right after starting each end exactly once")
+    func cancelRightAfterStart() async throws {
+        /// Callbacks heard, by request id.
+        final class Tally: Sendable {
+            let counts = Locked<[UInt64: Int]>([:])
+            var total: Int { counts.withLock { $0.values.reduce(0, +) } }
+        }
+        /// The id of a request, known once `start` returned.
+        final class IDBox: Sendable {
+            let id = Locked<UInt64>(0)
+        }
+        let agent = try await agent()
+        let tally = Tally()
+        let ids = await withTaskGroup(of: [UInt64].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    (0..<100).map { _ in
+                        let box = IDBox()
+                        let record: @Sendable () -> Void = { tally.counts.withLock { [id = box.id.withLock { $0 }] in $0[id, default: 0] += 1 } }
+                        let handle = agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(
+                            success: { _ in record() }, failure: { _ in record() }
+                        ))
+                        box.id.withLock { $0 = handle.id }
+                        agent.cancel(handle)
+                        return handle.id
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        try await waitUntil(timeout: .seconds(10)) { tally.total >= ids.count }
+        try await Task.sleep(for: .milliseconds(200))
+        let counts = tally.counts.withLock { $0 }
+        #expect(tally.total == ids.count)
+        #expect(Set(ids).allSatisfy { counts[$0] == 1 }, "every request hears exactly once")
+    }
+
+    @Test("reachability listeners run on the transfer thread too")
+    func reachabilityListener() async throws {
+        let agent = try await agent()
+        let threads = Locked<[String]>([])
+        let listener = agent.reachability.listen(every: .milliseconds(100)) { _ in threads.withLock { $0.append(Self.threadName()) } }
+        try await waitUntil { !threads.withLock { $0 }.isEmpty }
+        agent.reachability.stopListening(listener)
+        #expect(Set(threads.withLock { $0 }) == ["curlew.transfer"])
+    }
 }

@@ -1,7 +1,7 @@
 import CurlewLocking
 
 extension Agent {
-    /// Starts a batch, chain or ordered window. Its callbacks run on the config's callback queue.
+    /// Starts a batch, chain or ordered window. Its callbacks run where the config's `callbackDelivery` says.
     @discardableResult
     public func start(_ group: RequestGroup, callbacks: GroupCallbacks = GroupCallbacks()) -> GroupHandle {
         startGroup(group, callbacks: callbacks, isPriorityGate: false, onFinish: nil)

@@ -134,7 +134,7 @@ public final class ChainStepContext: Sendable {
 }
 
 /// The delegate style of hearing about groups (YTKNetwork's batch and chain delegates).
-/// Calls run on the config's callback queue.
+/// Calls run where the config's `callbackDelivery` says (the callback queue by default).
 public protocol RequestGroupDelegate: AnyObject, Sendable {
     func requestGroup(_ group: GroupHandle, memberDidFinish member: MemberSnapshot)
     func requestGroupAllDidFinished(_ group: GroupHandle)

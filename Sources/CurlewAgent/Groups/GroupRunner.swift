@@ -7,7 +7,7 @@ import CurlewLocking
 ///
 /// Effects are carried out in order while the machine's lock is held, so those of concurrent
 /// inputs never interleave. None of them calls back into this runner synchronously (member
-/// results and finish callbacks go through the callback queue), and a chain step's callback,
+/// results and finish callbacks go through the agent's callback runner), and a chain step's callback,
 /// which is user code, runs after the lock is released.
 final class GroupRunner: Sendable {
     let handle: GroupHandle

@@ -45,6 +45,13 @@ struct CachePlan: Sendable {
     /// Response headers a cache never keeps: they set state for one client at one moment.
     private static let unstoredHeaders: Set<String> = ["set-cookie", "set-cookie2"]
 
+    /// Whether a response header goes into an entry: not one of `unstoredHeaders`, and one that
+    /// could be sent (no control byte but tab), which every stored entry must satisfy to be read
+    /// back (`CacheEntry.Metadata.isPlausible`).
+    private static func isStored(_ field: HeaderField) -> Bool {
+        !unstoredHeaders.contains(field.name.lowercased()) && (try? HTTPHeaders([field]).validateSyntax()) != nil
+    }
+
     /// The entry to store for a response, or nil when HTTP forbids storing it (`no-store`) or it
     /// is not a success.
     func entry(for response: Response, now: Date = Date()) -> CacheEntry? {
@@ -54,14 +61,14 @@ struct CachePlan: Sendable {
         let metadata = CacheEntry.Metadata(
             format: CacheEntry.format, key: key.text, version: version, storedAt: now, expiresAt: now.addingTimeInterval(timeToLive.seconds),
             statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
-            headers: response.headers.fields.filter { !Self.unstoredHeaders.contains($0.name.lowercased()) },
+            headers: response.headers.fields.filter(Self.isStored),
             url: URLPassword.masking(in: response.url), bodySize: response.body.count, bodyDigest: Fingerprint.hex(of: response.body)
         )
         return CacheEntry(metadata: metadata, body: response.body)
     }
 
     /// `If-None-Match` and `If-Modified-Since` from a stored entry's validators; a validator that
-    /// could not travel as a header (CR, LF, NUL) is left out.
+    /// could not travel as a header (a control byte) is left out.
     static func conditionalHeaders(for entry: CacheEntry) -> [HeaderField] {
         var headers: [HeaderField] = []
         if let etag = entry.metadata.etag { headers.append(HeaderField(name: "If-None-Match", value: etag)) }
@@ -73,7 +80,7 @@ struct CachePlan: Sendable {
     /// carries (RFC 9111 §4.3.4), body and framing kept.
     static func revalidated(_ entry: CacheEntry, with notModified: [HeaderField]) -> CacheEntry {
         let kept: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
-        let updates = notModified.filter { !kept.contains($0.name.lowercased()) && !unstoredHeaders.contains($0.name.lowercased()) }
+        let updates = notModified.filter { !kept.contains($0.name.lowercased()) && isStored($0) }
         var entry = entry
         let updatedNames = Set(updates.map { $0.name.lowercased() })
         entry.metadata.headers = entry.metadata.headers.filter { !updatedNames.contains($0.name.lowercased()) } + updates

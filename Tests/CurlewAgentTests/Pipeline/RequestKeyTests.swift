@@ -62,3 +62,22 @@ struct RequestKeyTests {
         #expect(store.read(digest: "b", key: "b") != nil)
     }
 }
+
+@Suite("What a cache entry keeps")
+struct CacheEntryHeaderTests {
+    @Test("a response header with a control byte is left out of the entry, so the entry reads back instead of being rejected as corrupt every time")
+    func controlBytesNotStored() throws {
+        let request = Request(.get, "http://h/p")
+        let plan = try #require(CachePlan(request: request, method: "GET", url: "http://h/p", headers: [], body: nil,
+                                          settings: CacheSettings(storage: .memory, policy: .cacheElseNetwork), credentialHeaders: []))
+        let headers: HTTPHeaders = ["Content-Type": "text/plain", "X-Odd": "a\u{1}b", "X-Tab": "a\tb", "Set-Cookie": "s=1"]
+        let response = Response(requestID: 1, statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: headers,
+                                body: Data("hi".utf8), value: .data(Data("hi".utf8)), url: "http://h/p")
+        let entry = try #require(plan.entry(for: response))
+        #expect(entry.metadata.headers.map(\.name) == ["Content-Type", "X-Tab"])
+        #expect(entry.metadata.isPlausible)
+        let refreshed = CachePlan.revalidated(entry, with: [HeaderField(name: "X-Bell", value: "\u{7}"), HeaderField(name: "ETag", value: "\"v2\"")])
+        #expect(refreshed.metadata.headers.map(\.name) == ["Content-Type", "X-Tab", "ETag"])
+        #expect(refreshed.metadata.isPlausible)
+    }
+}

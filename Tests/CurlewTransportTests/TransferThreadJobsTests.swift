@@ -1,0 +1,37 @@
+import CurlewTransport
+import Dispatch
+import Foundation
+import CurlewLocking
+import CurlewTestSupport
+import Testing
+
+@Suite("Closures run on the transfer thread")
+struct TransferThreadJobsTests {
+    @Test("closures run once each, in the order handed over, across the engine's stop: on the transfer thread before, on the fallback after")
+    func orderAcrossStop() async throws {
+        let fallback = DispatchQueue(label: "test.fallback")
+        let jobs = TransferThreadJobs(fallback: fallback)
+        let engine = TransferEngine(jobs: jobs, eventSink: { _ in })
+        let ran = Locked<[(index: Int, onTransferThread: Bool)]>([])
+        let total = 3_000
+        let feeder = Thread {
+            for index in 0..<total {
+                jobs.run { ran.withLock { $0.append((index, jobs.isTransferThread)) } }
+                // The loop takes the first before anything else happens, so some run there.
+                while index == 0, ran.withLock({ $0.isEmpty }) { usleep(1_000) }
+                if index == total / 2 { engine.shutdown() }
+            }
+        }
+        feeder.start()
+        try await waitUntil(timeout: .seconds(10)) { ran.withLock { $0.count } == total }
+        try await Task.sleep(for: .milliseconds(100))
+        let record = ran.withLock { $0 }
+        #expect(record.map(\.index) == Array(0..<total))
+        #expect(record.last?.onTransferThread == false, "after the stop, on the fallback queue")
+        #expect(record.first?.onTransferThread == true)
+        // Once off the transfer thread, never back on it.
+        let firstOff = record.firstIndex { !$0.onTransferThread } ?? total
+        #expect(record[firstOff...].allSatisfy { !$0.onTransferThread })
+        #expect(!jobs.isTransferThread)
+    }
+}
