@@ -57,14 +57,20 @@ enum Scenarios {
                 return Self.describe(outcome, title: "`curlew tui LOG` in tmux on the \(millionCount)-entry log")
             },
             Scenario(name: "logger") { executable, _, verdict in
-                let metrics = try child(executable, ["logger", smoke ? "5000" : "200000"])
-                verdict((metrics["rate"] ?? 0) >= 250_000, String(format: "logger: %.0f entries/s sustained (target at least 250,000)", metrics["rate"] ?? 0))
+                // The scenarios before leave over a gigabyte of log for the kernel to write back;
+                // flushed first, so the rate measured is the logger's and not that backlog's.
+                sync()
+                var runs: [[String: Double]] = []
+                for _ in 0..<(smoke ? 1 : 3) { runs.append(try child(executable, ["logger", smoke ? "5000" : "200000"])) }
+                func median(_ key: String) -> Double { runs.map { $0[key] ?? 0 }.sorted()[runs.count / 2] }
+                let rate = median("rate")
+                verdict(rate >= 250_000, String(format: "logger: %.0f entries/s sustained, median of %d (target at least 250,000)", rate, runs.count))
                 return String(format: """
                     ### Network logger on its own
 
                     %.0f entries/s to disk, fed in batches as an observer lane feeds it · \
-                    %.0f entries/s with one write per entry (worst case)
-                    """, metrics["rate"] ?? 0, metrics["perEntryRate"] ?? 0)
+                    %.0f entries/s with one write per entry (worst case) · medians of %d runs
+                    """, rate, median("perEntryRate"), runs.count)
             },
             Scenario(name: "view-model") { executable, _, verdict in
                 let metrics = try child(executable, ["view-model", smoke ? "5000" : "200000"])
