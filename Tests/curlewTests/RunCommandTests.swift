@@ -158,6 +158,7 @@ struct RunCommandTests {
 
         let ran = try await CurlewProcess.run(["run", path, "--request", "POST /post", "--log", directory + "/x.jsonl"])
         #expect(ran.status == 0, "\(ran.output)")
+        #expect(ran.output.contains("Session log: \(directory)/x.jsonl (1 entry)"), "one entry, said in the singular: \(ran.output)")
         let har = try await CurlewProcess.run(["export", "har", directory + "/x.jsonl", "-o", directory + "/x.har"])
         #expect(har.status == 0)
         let harText = try String(contentsOfFile: directory + "/x.har", encoding: .utf8)
