@@ -104,7 +104,7 @@ final class AgentCore: Sendable {
     /// Announces a request held before sending (behind a priority-first gate).
     func announceWaiting(handle: RequestHandle, info: RequestInfo, placement: RequestPlacement?) {
         _ = handle.transition(to: .pending)
-        var batch = DeliveryBatch(observed: !observers.isEmpty)
+        var batch = newBatch()
         batch.add(.waiting(info, .gated))
         appendMemberUpdate(placement, state: .pending, requestID: info.id, waitReason: .gated, to: &batch)
         dispatch(batch)
@@ -129,7 +129,7 @@ final class AgentCore: Sendable {
             startedAt: info.startedAt, original: Self.asTyped(info), sent: nil, response: nil, error: error,
             timings: nil, connection: nil, callbackQueue: callbackQueueLabel
         )
-        var batch = DeliveryBatch(observed: !observers.isEmpty)
+        var batch = newBatch()
         deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)
         dispatch(batch)
     }
@@ -143,7 +143,7 @@ final class AgentCore: Sendable {
     /// Reacts to one turn of the transfer loop. Observers and the callback runner receive the
     /// turn's work together: one hand-over each, however many requests finished.
     func handle(_ events: [TransferEvent]) {
-        var batch = DeliveryBatch(observed: !observers.isEmpty)
+        var batch = newBatch()
         for event in events { handle(event, into: &batch) }
         dispatch(batch)
     }
@@ -279,8 +279,8 @@ final class AgentCore: Sendable {
         // A caller already answered (a coalesced leader cancelled while others wait on it) gets
         // nothing more; observers still see how the exchange ended.
         let final = final.flatMap { $0.handle.transition(to: exchange.state) ? $0 : nil }
-        var batch = DeliveryBatch(observed: !observers.isEmpty)
-        let wantsMessage = !observers.isEmpty || (final?.callbacks.debug != nil)
+        var batch = newBatch()
+        let wantsMessage = batch.observed || (final?.callbacks.debug != nil)
         let message = wantsMessage ? exchange.debugMessage(core: self) : nil
         if let final {
             deliver(message: message, info: exchange.info, state: exchange.state, handle: final.handle, response: final.response,
@@ -306,7 +306,7 @@ final class AgentCore: Sendable {
     /// Publishes a `cacheThenNetwork` request's cached answer as an exchange of its own and hands
     /// the response to the `cached` callback.
     func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks) {
-        var batch = DeliveryBatch(observed: !observers.isEmpty)
+        var batch = newBatch()
         batch.add(.debugMessage(exchange.debugMessage(core: self)))
         batch.add(.finished(exchange.info, exchange.state))
         if let cached = callbacks.cached { batch.callbacks.append { cached(response) } }
@@ -339,6 +339,12 @@ final class AgentCore: Sendable {
                 callbacks.delegate?.requestDidSucceed(handle, response: response)
             }
         }
+    }
+
+    /// An empty batch that keeps events only when observers listen (asked once per batch: the
+    /// question takes the observer hub's lock).
+    private func newBatch() -> DeliveryBatch {
+        DeliveryBatch(observed: !observers.isEmpty)
     }
 
     /// Publishes events that did not come from the transport (group events), through the same

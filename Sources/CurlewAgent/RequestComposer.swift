@@ -16,11 +16,7 @@ struct RequestComposer: Sendable {
     init(config: NetworkConfig) {
         self.config = config
         configSecurity = config.tls.namesNoFile ? Result { () throws(RequestError) in try Self.transportSecurity(config.tls) } : nil
-        var headers = config.defaultHeaders
-        if headers["User-Agent"] == nil, !config.userAgent.isEmpty {
-            headers.set("User-Agent", config.userAgent)
-        }
-        baseHeaders = headers
+        baseHeaders = Self.addingUserAgent(to: config.defaultHeaders, config: config)
         originBoundHeaderNames = TransferRequest.credentialHeaderNames + config.secretHeaderNames
     }
 
@@ -28,14 +24,9 @@ struct RequestComposer: Sendable {
     func compose(_ request: Request, preview: Bool = false) throws(RequestError) -> (transfer: TransferRequest, composed: ComposedRequest) {
         try request.method.validate()
         let params = request.usesDefaultParams ? request.params.merged(over: config.defaultParams) : request.params
-        var headers = baseHeaders
-        if !request.headers.isEmpty {
-            // The request's own fields win; a User-Agent of the config's goes last, as ever.
-            headers = request.headers.merged(over: config.defaultHeaders)
-            if headers["User-Agent"] == nil, !config.userAgent.isEmpty {
-                headers.set("User-Agent", config.userAgent)
-            }
-        }
+        // The request's own fields win; a User-Agent of the config's goes last, as ever.
+        var headers = request.headers.isEmpty
+            ? baseHeaders : Self.addingUserAgent(to: request.headers.merged(over: config.defaultHeaders), config: config)
 
         var queryParams = Parameters()
         var body: Data?
@@ -306,6 +297,16 @@ struct RequestComposer: Sendable {
             while result.hasSuffix("/") { result = result.dropLast() }
         }
         return String(result)
+    }
+}
+
+extension RequestComposer {
+    /// `headers` with the config's User-Agent last, unless they name one or the config has none.
+    fileprivate static func addingUserAgent(to headers: HTTPHeaders, config: NetworkConfig) -> HTTPHeaders {
+        guard headers["User-Agent"] == nil, !config.userAgent.isEmpty else { return headers }
+        var headers = headers
+        headers.set("User-Agent", config.userAgent)
+        return headers
     }
 }
 

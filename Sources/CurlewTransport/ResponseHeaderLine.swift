@@ -1,5 +1,3 @@
-import Foundation
-
 /// One line of a response head as libcurl hands it to the header callback, classified. Pure, so
 /// it is tested and fuzzed apart from libcurl: any bytes give a value, never a trap.
 enum ResponseHeaderLine: Equatable {
@@ -21,8 +19,7 @@ enum ResponseHeaderLine: Equatable {
             self = .statusLine(text(0..<end))
         } else if end > 0, bytes[0] == 0x20 || bytes[0] == 0x09 {
             self = .continuation(text(ASCII.trimmed(bytes, from: 0, to: end)))
-        } else if end > 0, let found = memchr(bytes.baseAddress!, 0x3A, end) {
-            let colon = bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
+        } else if let colon = ASCII.firstIndex(of: 0x3A, in: bytes[0..<end]) {
             self = .field(name: text(0..<colon), value: text(ASCII.trimmed(bytes, from: colon + 1, to: end)))
         } else {
             self = .other

@@ -46,10 +46,15 @@ struct CachePlan: Sendable {
     private static let unstoredHeaders: Set<String> = ["set-cookie", "set-cookie2"]
 
     /// Whether a response header goes into an entry: not one of `unstoredHeaders`, and one that
-    /// could be sent (no control byte but tab), which every stored entry must satisfy to be read
-    /// back (`CacheEntry.Metadata.isPlausible`).
+    /// could be sent, which every stored entry must satisfy to be read back
+    /// (`CacheEntry.Metadata.isPlausible`).
     private static func isStored(_ field: HeaderField) -> Bool {
-        !unstoredHeaders.contains(field.name.lowercased()) && (try? HTTPHeaders([field]).validateSyntax()) != nil
+        !unstoredHeaders.contains(field.name.lowercased()) && canBeSent(field)
+    }
+
+    /// Whether a field could travel as a header: a token name, no control byte but tab.
+    private static func canBeSent(_ field: HeaderField) -> Bool {
+        (try? HTTPHeaders([field]).validateSyntax()) != nil
     }
 
     /// The entry to store for a response, or nil when HTTP forbids storing it (`no-store`) or it
@@ -73,7 +78,7 @@ struct CachePlan: Sendable {
         var headers: [HeaderField] = []
         if let etag = entry.metadata.etag { headers.append(HeaderField(name: "If-None-Match", value: etag)) }
         if let lastModified = entry.metadata.lastModified { headers.append(HeaderField(name: "If-Modified-Since", value: lastModified)) }
-        return headers.filter { (try? HTTPHeaders([$0]).validateSyntax()) != nil }
+        return headers.filter(canBeSent)
     }
 
     /// The stored entry brought up to date by a 304: its headers replaced by the ones the 304
