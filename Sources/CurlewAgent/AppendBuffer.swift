@@ -1,4 +1,5 @@
 import Foundation
+import CurlewTransport
 
 /// Bytes appended by plain memory copies into one growing allocation: what the session record
 /// writer writes into, and what the logger hands to `write` as it is. An `Array` append checks
@@ -56,8 +57,7 @@ final class AppendBuffer {
     }
 
     func append(contentsOf text: String) {
-        var text = text
-        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { append(UnsafeRawBufferPointer($0)) }
     }
 
     /// Room for `length` more bytes at the end, to fill and then `commit`.

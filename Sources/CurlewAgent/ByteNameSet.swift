@@ -29,8 +29,7 @@ struct ByteNameSet: Sendable, Equatable {
     }
 
     func contains(_ name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { contains(UnsafeRawBufferPointer($0)[...]) }
+        name.withUTF8Bytes { contains(UnsafeRawBufferPointer($0)[...]) }
     }
 
     func contains(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {

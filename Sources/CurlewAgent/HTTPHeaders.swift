@@ -99,8 +99,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// The first byte of `value` a field value may not hold: below 0x20 except HTAB, or DEL.
     private static func firstControlByte(in value: String) -> UInt8? {
-        var value = value
-        return value.withUTF8 { bytes in
+        value.withUTF8Bytes { bytes in
             for byte in bytes where (byte < 0x20 && byte != 0x09) || byte == 0x7F { return byte }
             return nil
         }

@@ -113,17 +113,27 @@ public struct RedactionPolicy: Sendable, Equatable {
         if let error = message.error { hidesError = !secretValues.isEmpty || URLPassword.hasPassword(error.message) }
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
-        let secretParts = message.transfer?.formParts.filter { secretKeys.contains($0.name.lowercased()) } ?? []
+        let formParts = message.transfer?.formParts ?? []
+        let secretParts = formParts.filter { secretKeys.contains($0.name.lowercased()) }
         let formSecrets = secretParts.compactMap { $0.value.flatMap { $0.isEmpty ? nil : $0 } }
-        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !secretParts.isEmpty else { return nil }
+        // A declared secret value in any part's value or file name, whatever the part is called.
+        let hidesPartValues = !secretValues.isEmpty && !formParts.isEmpty
+        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !secretParts.isEmpty || hidesPartValues else { return nil }
         var message = message
-        if !secretParts.isEmpty, var transfer = message.transfer {
+        if !secretParts.isEmpty || hidesPartValues, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
                 var part = part
-                if secretKeys.contains(part.name.lowercased()), part.value != nil { part.value = Self.marker }
+                if secretKeys.contains(part.name.lowercased()), part.value != nil {
+                    part.value = Self.marker
+                } else {
+                    part.value = part.value.map(replaceSecrets)
+                }
+                part.filename = part.filename.map(replaceSecrets)
                 return part
             }
             message.transfer = transfer
+        }
+        if !secretParts.isEmpty {
             // Byte by byte: a multipart body with a binary file part is not text.
             if var sent = message.sent, let body = sent.body {
                 // The parts' contents, file parts included, then their values wherever else they appear.
@@ -193,19 +203,31 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     // MARK: Whether anything needs hiding
 
+    // The checks below are loops and `if let`s rather than `contains(where:)` or `map`: a method
+    // passed as a closure copies the whole policy, a dozen retains, each time.
+
     private func needsRedaction(_ request: ComposedRequest) -> Bool {
-        !secretValues.isEmpty || urlNeedsRedaction(request.url) || request.headers.contains(where: headerNeedsRedaction)
-            || jsonNeedsRedaction(request.params) || (request.body.map(bodyNeedsRedaction) ?? false)
+        if !secretValues.isEmpty || urlNeedsRedaction(request.url) || headersNeedRedaction(request.headers) || jsonNeedsRedaction(request.params) {
+            return true
+        }
+        if let body = request.body { return bodyNeedsRedaction(body) }
+        return false
     }
 
     private func needsRedaction(_ request: WireRequest) -> Bool {
         guard secretValues.isEmpty else { return true }
-        var head = request.head
-        return head.withUTF8 { headNeedsRedaction(UnsafeRawBufferPointer($0)) } || (request.body.map(bodyNeedsRedaction) ?? false)
+        if request.head.withUTF8Bytes({ headNeedsRedaction(UnsafeRawBufferPointer($0)) }) { return true }
+        if let body = request.body { return bodyNeedsRedaction(body) }
+        return false
     }
 
     private func needsRedaction(_ response: ResponseSnapshot) -> Bool {
-        !secretValues.isEmpty || response.headers.contains(where: headerNeedsRedaction) || bodyNeedsRedaction(response.body)
+        !secretValues.isEmpty || headersNeedRedaction(response.headers) || bodyNeedsRedaction(response.body)
+    }
+
+    private func headersNeedRedaction(_ headers: [HeaderField]) -> Bool {
+        for field in headers where headerNeedsRedaction(field) { return true }
+        return false
     }
 
     /// A secret header, or a URL with a password or declared parameter in any header's value
@@ -216,8 +238,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func urlNeedsRedaction(_ url: String) -> Bool {
         guard secretValues.isEmpty else { return true }
-        var url = url
-        return url.withUTF8 { urlBytesNeedRedaction(UnsafeRawBufferPointer($0)[...]) }
+        return url.withUTF8Bytes { urlBytesNeedRedaction(UnsafeRawBufferPointer($0)[...]) }
     }
 
     /// A declared query parameter, or a URL with a password, somewhere in these bytes (a URL, a
@@ -233,7 +254,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         case .object(let members):
             return members.contains { secretKeys.contains($0.key.lowercased()) || jsonNeedsRedaction($0.value) }
         case .array(let elements):
-            return elements.contains(where: jsonNeedsRedaction)
+            for element in elements where jsonNeedsRedaction(element) { return true }
+            return false
         case .string(let text):
             return urlNeedsRedaction(text)
         default:
@@ -243,7 +265,8 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func bodyNeedsRedaction(_ body: BodySnapshot) -> Bool {
         // Declared values: any text body goes through redaction, and any other body holding one.
-        if !secretValues.isEmpty, body.text != nil || secretValues.contains(where: { body.data.range(of: Data($0.utf8)) != nil }) {
+        if !secretValues.isEmpty, body.text != nil || secretValues.contains(where: { body.data.range(of: Data($0.utf8)) != nil })
+            || (body.isTruncated && cutSecretLength(in: body.data) != nil) {
             return true
         }
         let kind = BodyKind(body)
@@ -297,8 +320,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Redacts the header lines of a raw request head, and the query of its request line.
     private func redactHead(_ head: String) -> String {
         guard secretValues.isEmpty else { return rebuildHead(head) }
-        var head = head
-        return head.withUTF8 { headNeedsRedaction(UnsafeRawBufferPointer($0)) } ? rebuildHead(head) : head
+        return head.withUTF8Bytes { headNeedsRedaction(UnsafeRawBufferPointer($0)) } ? rebuildHead(head) : head
     }
 
     /// Whether the request line has a declared parameter or a header line a secret name.
@@ -395,8 +417,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names.
     private func redactPairs(_ text: String, queryOnly: Bool) -> String {
-        var copy = text
-        guard copy.withUTF8({ pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: queryOnly) }) else { return text }
+        guard text.withUTF8Bytes({ pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: queryOnly) }) else { return text }
         let marker = Array(Self.marker.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
@@ -435,7 +456,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         // write a secret in it. Any other body that is not text keeps its bytes, with the
         // declared secret values hidden in them.
         guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data, as: UTF8.self)) else {
-            let hidden = secretValues.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
+            var hidden = secretValues.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
+            if body.isTruncated { hidden = hidingCutSecret(hidden) }
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
         var redacted = text
@@ -448,9 +470,10 @@ public struct RedactionPolicy: Sendable, Equatable {
             redacted = redactPairs(text, queryOnly: false)
         }
         redacted = replaceSecrets(redacted)
-        if body.isTruncated { redacted = hidingCutSecret(redacted) }
-        guard redacted != text else { return body }
-        return Self.replacingKept(of: body, with: Data(redacted.utf8))
+        let kept = Data(redacted.utf8)
+        let cut = body.isTruncated ? hidingCutSecret(kept) : kept
+        guard redacted != text || cut.count != kept.count else { return body }
+        return Self.replacingKept(of: body, with: cut)
     }
 
     /// `body` with other kept bytes. A whole body's size becomes theirs; a cut one keeps its full
@@ -519,16 +542,22 @@ public struct RedactionPolicy: Sendable, Equatable {
         return nil
     }
 
-    /// A kept body that ends inside a declared secret value ends with the marker instead of the
-    /// secret's first characters.
-    private func hidingCutSecret(_ text: String) -> String {
+    /// Kept bytes that end inside a declared secret value (a body cut at the debug limit) end
+    /// with the marker instead of the secret's first bytes, text or not.
+    private func hidingCutSecret(_ kept: Data) -> Data {
+        guard let length = cutSecretLength(in: kept) else { return kept }
+        return kept.prefix(kept.count - length) + Data(Self.marker.utf8)
+    }
+
+    /// How many bytes at the end of `kept` are the start of a declared secret value, if any are.
+    private func cutSecretLength(in kept: Data) -> Int? {
         for secret in secretValues {
-            for length in stride(from: secret.count - 1, through: 1, by: -1) {
-                let start = secret.prefix(length)
-                if text.hasSuffix(start) { return String(text.dropLast(length)) + Self.marker }
+            let bytes = Array(secret.utf8)
+            for length in stride(from: bytes.count - 1, through: 1, by: -1) where kept.count >= length && kept.suffix(length).elementsEqual(bytes[..<length]) {
+                return length
             }
         }
-        return text
+        return nil
     }
 
     /// A secret member name in JSON bytes, or in JSON text quoted inside one of its strings (an

@@ -260,8 +260,7 @@ struct RequestComposer: Sendable {
     /// The common case checked byte by byte: `http://` or `https://`, a host of name characters,
     /// then nothing but printable ASCII. Anything else goes through the full parser.
     private static func hasPlainHTTPShape(_ url: String) -> Bool {
-        var url = url
-        return url.withUTF8(hasPlainHTTPShape)
+        url.withUTF8Bytes(hasPlainHTTPShape)
     }
 
     private static func hasPlainHTTPShape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import CurlewTransport
 
 /// Writes session log records as JSON bytes directly. The logger writes one record per request,
 /// and JSONEncoder cost more than the request itself; the output has the same keys and formats,
@@ -113,8 +114,7 @@ struct SessionRecordWriter {
     // MARK: Values
 
     mutating func string(_ text: String) {
-        var text = text
-        text.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { string(utf8: UnsafeRawBufferPointer($0)) }
     }
 
     /// A JSON string from UTF-8 bytes, escaping quotes, backslashes and control characters. Runs

@@ -12,10 +12,8 @@ public enum ASCII {
     /// Whether `text` starts with `prefix`, ignoring ASCII case (schemes), comparing bytes in place.
     public static func hasPrefixIgnoringCase(_ text: String, _ prefix: String) -> Bool {
         guard text.utf8.count >= prefix.utf8.count else { return false }
-        var text = text
-        var prefix = prefix
-        return text.withUTF8 { characters in
-            prefix.withUTF8 { expected in
+        return text.withUTF8Bytes { characters in
+            prefix.withUTF8Bytes { expected in
                 matches(characters, at: 0, expected)
             }
         }
@@ -23,10 +21,8 @@ public enum ASCII {
 
     /// Whether `needle` occurs in `haystack`, ignoring ASCII case (media types, tokens).
     public static func containsIgnoringCase(_ haystack: String, _ needle: String) -> Bool {
-        var haystack = haystack
-        var needle = needle
-        return haystack.withUTF8 { text in
-            needle.withUTF8 { pattern in
+        return haystack.withUTF8Bytes { text in
+            needle.withUTF8Bytes { pattern in
                 guard !pattern.isEmpty else { return true }
                 guard text.count >= pattern.count else { return false }
                 let first = lowercase(pattern[0])
@@ -41,10 +37,8 @@ public enum ASCII {
     /// Whether a line of `text` (CRLF or LF separated) starts with `prefix`, ignoring ASCII case
     /// (a header line in a raw head): line starts are found by `memchr`, and only they compared.
     public static func hasLine(startingWith prefix: String, in text: String) -> Bool {
-        var text = text
-        var prefix = prefix
-        return text.withUTF8 { bytes in
-            prefix.withUTF8 { expected in
+        return text.withUTF8Bytes { bytes in
+            prefix.withUTF8Bytes { expected in
                 guard let base = bytes.baseAddress else { return expected.isEmpty }
                 var lineStart = 0
                 while true {
@@ -68,8 +62,7 @@ public enum ASCII {
     /// Whether `byte` occurs in `text`, found by `memchr` (a generic `contains` over the UTF-8
     /// view costs more per byte than the search).
     public static func contains(_ byte: UInt8, in text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { contains(byte, in: UnsafeRawBufferPointer($0)[...]) }
+        text.withUTF8Bytes { contains(byte, in: UnsafeRawBufferPointer($0)[...]) }
     }
 
     /// Whether `byte` occurs in `bytes`.

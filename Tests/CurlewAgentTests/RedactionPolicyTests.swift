@@ -190,6 +190,32 @@ struct RedactionPolicyTests {
         #expect(RedactionPolicy(secretValues: ["abc"]).redact(message(responseBody: binary)).response?.body == binary)
     }
 
+    @Test("a declared secret value in a form part under an ordinary name is hidden in the part's record")
+    func secretValueInOrdinaryFormPart() {
+        var original = message()
+        original.transfer = TransferRecord(formParts: [
+            .init(name: "note", size: 20, value: "call me on Sv-991 please"),
+            .init(name: "upload", filename: "Sv-991.txt", contentType: "text/plain", file: "/tmp/x", size: 3),
+            .init(name: "plain", size: 2, value: "ok"),
+        ])
+        let parts = RedactionPolicy(secretValues: ["Sv-991"]).redact(original).transfer?.formParts ?? []
+        #expect(parts.map(\.value) == ["call me on \(marker) please", nil, "ok"])
+        #expect(parts[1].filename == "\(marker).txt")
+        #expect(RedactionPolicy(secretValues: ["elsewhere"]).redact(original).transfer == original.transfer)
+    }
+
+    @Test("a cut body ending inside a declared secret ends with the marker, binary or text")
+    func secretCutAtTheLimit() {
+        let binary = BodySnapshot(data: Data([0xFF, 0x00, 0xFE] + Array("key=Zq-Secret-77 more".utf8)), contentType: "application/octet-stream", limit: 11)
+        #expect(binary.isTruncated)
+        let hidden = RedactionPolicy(secretValues: ["Zq-Secret-77"]).redact(message(responseBody: binary)).response!.body
+        #expect(hidden.data == Data([0xFF, 0x00, 0xFE] + Array("key=\(marker)".utf8)))
+        #expect(hidden.isTruncated)
+        let text = BodySnapshot(data: Data("key=Zq-Secret-77 more".utf8), contentType: "text/plain", limit: 8)
+        let hiddenText = RedactionPolicy(secretValues: ["Zq-Secret-77"]).redact(message(responseBody: text)).response!.body
+        #expect(hiddenText.text == "key=\(marker)")
+    }
+
     @Test("the disabled policy keeps everything")
     func disabled() {
         let original = message(headers: [HeaderField(name: "Authorization", value: "Bearer abc")], head: "GET /?token=1 HTTP/1.1\r\nAuthorization: x\r\n\r\n")
