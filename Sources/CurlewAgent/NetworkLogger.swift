@@ -104,6 +104,11 @@ public final class NetworkLogger: NetworkObserver {
     private final class PolicyReference: Sendable {
         let policy: RedactionPolicy
         init(_ policy: RedactionPolicy) { self.policy = policy }
+
+        /// Redacts through the reference: reading `policy` out first copies all of its sets.
+        func redactedIfNeeded(_ message: borrowing DebugMessage) -> DebugMessage? {
+            policy.redactedIfNeeded(message)
+        }
     }
     private let diagnostics = Logger(label: "curlew.logger")
 
@@ -241,7 +246,7 @@ public final class NetworkLogger: NetworkObserver {
     public func requestDidProduce(_ message: DebugMessage) {
         // Redact first: a secret member of a JSON body is only found in the whole body. Bodies
         // are capped as they are written.
-        let redacted = redaction.withLock { $0 }.policy.redactedIfNeeded(message)
+        let redacted = redaction.withLock { $0 }.redactedIfNeeded(message)
         let custom = delegate?.customInfo(for: message)
         let full = file.withLock { file -> Bool in
             guard let file else { return false }

@@ -78,7 +78,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     static let minimumHiddenCookieValue = 4
 
     /// The values of the cookies in the sent `Cookie` header and the response's `Set-Cookie`s.
-    static func cookieValues(in message: DebugMessage) -> [String] {
+    static func cookieValues(in message: borrowing DebugMessage) -> [String] {
         var values: [String] = []
         func add(pairs: Substring) {
             for pair in pairs.split(separator: ";") {
@@ -324,25 +324,39 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// Whether the request line has a declared parameter or a header line a secret name.
+    /// One pass over the bytes: a line's parameters and URL are looked at only when it holds an
+    /// `=` or an `@`, which few lines do.
     private func headNeedsRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
         var lineStart = 0
+        var colon: Int?
         var firstLine = true
+        var mayHoldURLParts = false
         var index = 0
-        while index <= bytes.count {
-            guard index == bytes.count || bytes[index] == 0x0D || bytes[index] == 0x0A else { index += 1; continue }
-            let line = bytes[lineStart..<index]
-            if firstLine {
-                if pairsNeedRedaction(line, queryOnly: true) { return true }
-                firstLine = false
-            } else if let colon = ASCII.firstIndex(of: UInt8(ascii: ":"), in: line) {
-                if isSecretHeader(bytes[lineStart..<colon]) { return true }
-                // A URL in the value (`Referer`): its declared parameters and password.
-                if urlBytesNeedRedaction(bytes[(colon + 1)..<index]) { return true }
+        while true {
+            // The end of the head ends its last line; a bare CR ends a line too.
+            let byte = index < count ? base.load(fromByteOffset: index, as: UInt8.self) : 0x0A
+            if byte == 0x0D || byte == 0x0A {
+                if firstLine {
+                    if mayHoldURLParts, pairsNeedRedaction(bytes[lineStart..<index], queryOnly: true) { return true }
+                    firstLine = false
+                } else if let colon {
+                    if isSecretHeader(bytes[lineStart..<colon]) { return true }
+                    // A URL in the value (`Referer`): its declared parameters and password.
+                    if mayHoldURLParts, urlBytesNeedRedaction(bytes[(colon + 1)..<index]) { return true }
+                }
+                guard index < count else { return false }
+                lineStart = index + 1
+                colon = nil
+                mayHoldURLParts = false
+            } else if byte == UInt8(ascii: ":") {
+                if colon == nil, !firstLine { colon = index }
+            } else if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "@") {
+                mayHoldURLParts = true
             }
             index += 1
-            lineStart = index
         }
-        return false
     }
 
     private func rebuildHead(_ head: String) -> String {
@@ -563,7 +577,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// A secret member name in JSON bytes, or in JSON text quoted inside one of its strings (an
     /// echo server's `"data": "{\"password\":…}"`).
     private func containsSecretMember(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        containsAnyQuotedKey(bytes) || (bytes.contains(UInt8(ascii: "\\")) && containsEscapedQuotedKey(bytes))
+        containsAnyQuotedKey(bytes) || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...]) && containsEscapedQuotedKey(bytes))
     }
 
     /// Whether `\"name\"` followed by a colon, with `name` a secret key, occurs in the bytes.
@@ -584,26 +598,34 @@ public struct RedactionPolicy: Sendable, Equatable {
         return false
     }
 
-    /// Whether any object member name in JSON bytes is a secret key (ignoring ASCII case): one
-    /// pass, before paying for a parse.
+    /// Whether any object member name in JSON bytes may be a secret key (ignoring ASCII case):
+    /// one pass, before paying for a parse. Every member name is a quoted string before a colon,
+    /// so the pass goes from colon to colon and looks back at the string before each. A colon
+    /// inside a string value only adds a candidate; a name that cannot be read back for sure
+    /// (an escape in it or before its opening quote) counts as secret, and the redactor decides.
     private func containsAnyQuotedKey(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "\"") else { index += 1; continue }
-            let start = index + 1
-            var end = start
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
-            end = min(end, bytes.count)
-            var after = end + 1
-            while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
-            if after < bytes.count, bytes[after] == UInt8(ascii: ":") {
-                let name = bytes[start..<end]
-                // A name with an escape (`\u0070assword`) is decided by the redactor, which decodes it.
-                if secretKeyBytes.contains(name) || ASCII.contains(UInt8(ascii: "\\"), in: name) { return true }
-            }
-            index = end + 1
+        guard let base = bytes.baseAddress else { return false }
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        var from = 0
+        while let colon = ASCII.firstIndex(of: UInt8(ascii: ":"), in: bytes[from...]) {
+            from = colon + 1
+            var end = colon
+            while end > 0, Self.isJSONSpace(base.load(fromByteOffset: end - 1, as: UInt8.self)) { end -= 1 }
+            guard end > 0, base.load(fromByteOffset: end - 1, as: UInt8.self) == quote else { continue }
+            end -= 1
+            var start = end
+            while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != quote { start -= 1 }
+            guard start > 0 else { continue }
+            let name = bytes[start..<end]
+            if secretKeyBytes.contains(name) || ASCII.contains(backslash, in: name) { return true }
+            if start > 1, base.load(fromByteOffset: start - 2, as: UInt8.self) == backslash { return true }
         }
         return false
+    }
+
+    @inline(__always)
+    private static func isJSONSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
     private func redactJSON(_ value: JSONValue, keys: Set<String>) -> JSONValue {

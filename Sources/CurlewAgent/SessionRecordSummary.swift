@@ -30,7 +30,7 @@ public struct SessionRecordSummary: Sendable, Equatable {
 
     /// The summary of a message: what the writer writes, and what a reader derives from a record
     /// it decoded in full.
-    public init(_ message: DebugMessage) {
+    public init(_ message: borrowing DebugMessage) {
         self.init(
             requestID: message.requestID, statusCode: message.response?.statusCode ?? 0,
             elapsedMicros: message.timings?.elapsed, responseSize: message.response?.body.size,

@@ -38,7 +38,7 @@ struct SessionRecordWriter {
         output.append(0x0A)
     }
 
-    private mutating func message(_ message: DebugMessage, custom: JSONValue?) {
+    private mutating func message(_ message: borrowing DebugMessage, custom: JSONValue?) {
         openObject()
         key("type"); string("message")
         SessionRecordSummary(message).write(to: &self)

@@ -216,9 +216,46 @@ struct RedactionPolicyTests {
         #expect(hiddenText.text == "key=\(marker)")
     }
 
+    @Test("a secret member is found however the JSON around it is spaced, escaped or full of colons")
+    func secretMembersAmongDistractions() {
+        var generator = SeededGenerator(seed: 0x5EC2E7)
+        let spaces = ["", " ", "\n  ", "\t", "\r\n"]
+        let values = [#""a:b""#, #""x\"y:""#, #""http://h:1/p?q=1""#, "12", "true", #"{"k":":"}"#, #"["\\",":"]"#, #""\u0041:""#]
+        let names = [#""ok""#, #""a\"b""#, #""u:v""#, #""Password""#, #""token""#, #""pass\u0077ord""#]
+        for round in 0..<400 {
+            var members: [String] = []
+            for _ in 0..<Int.random(in: 1...5, using: &generator) {
+                let name = names.randomElement(using: &generator)!
+                let value = name.lowercased().contains("pass") || name.contains("token") ? #""S3cr3t-\#(round)""# : values.randomElement(using: &generator)!
+                let space = { spaces.randomElement(using: &generator)! }
+                members.append(space() + name + space() + ":" + space() + value + space())
+            }
+            let body = "{" + members.joined(separator: ",") + "}"
+            let redacted = RedactionPolicy().redact(message(responseBody: json(body))).response?.body.text ?? ""
+            #expect(!redacted.contains("S3cr3t-\(round)"), "round \(round): \(body)")
+        }
+    }
+
     @Test("the disabled policy keeps everything")
     func disabled() {
         let original = message(headers: [HeaderField(name: "Authorization", value: "Bearer abc")], head: "GET /?token=1 HTTP/1.1\r\nAuthorization: x\r\n\r\n")
         #expect(RedactionPolicy.disabled.redact(original) == original)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing round can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }
