@@ -116,11 +116,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         let formParts = message.transfer?.formParts ?? []
         let secretParts = formParts.filter { secretKeys.contains($0.name.lowercased()) }
         let formSecrets = secretParts.compactMap { $0.value.flatMap { $0.isEmpty ? nil : $0 } }
-        // A declared secret value in any part's value or file name, whatever the part is called.
-        let hidesPartValues = !secretValues.isEmpty && !formParts.isEmpty
-        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !secretParts.isEmpty || hidesPartValues else { return nil }
+        // A declared secret value anywhere in the transfer's record (a part's value, name, file
+        // name or path; the uploaded file; the download's paths), whatever a part is called.
+        let hidesTransfer = !secretValues.isEmpty && message.transfer != nil
+        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !secretParts.isEmpty || hidesTransfer else { return nil }
         var message = message
-        if !secretParts.isEmpty || hidesPartValues, var transfer = message.transfer {
+        if !secretParts.isEmpty || hidesTransfer, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
                 var part = part
                 if secretKeys.contains(part.name.lowercased()), part.value != nil {
@@ -128,8 +129,18 @@ public struct RedactionPolicy: Sendable, Equatable {
                 } else {
                     part.value = part.value.map(replaceSecrets)
                 }
+                part.name = replaceSecrets(part.name)
                 part.filename = part.filename.map(replaceSecrets)
+                part.file = part.file.map(replaceSecrets)
+                part.contentType = part.contentType.map(replaceSecrets)
                 return part
+            }
+            transfer.uploadFile = transfer.uploadFile.map(replaceSecrets)
+            transfer.downloadDestination = transfer.downloadDestination.map(replaceSecrets)
+            if var download = transfer.download {
+                download.path = replaceSecrets(download.path)
+                download.partialPath = replaceSecrets(download.partialPath)
+                transfer.download = download
             }
             message.transfer = transfer
         }
@@ -203,8 +214,9 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     // MARK: Whether anything needs hiding
 
-    // The checks below are loops and `if let`s rather than `contains(where:)` or `map`: a method
-    // passed as a closure copies the whole policy, a dozen retains, each time.
+    // The checks below call methods in loops and `if let`s rather than passing them to
+    // `contains(where:)` or `map`: a method passed as a closure copies the whole policy, a dozen
+    // retains, each time.
 
     private func needsRedaction(_ request: ComposedRequest) -> Bool {
         if !secretValues.isEmpty || urlNeedsRedaction(request.url) || headersNeedRedaction(request.headers) || jsonNeedsRedaction(request.params) {
@@ -323,9 +335,9 @@ public struct RedactionPolicy: Sendable, Equatable {
         return head.withUTF8Bytes { headNeedsRedaction(UnsafeRawBufferPointer($0)) } ? rebuildHead(head) : head
     }
 
-    /// Whether the request line has a declared parameter or a header line a secret name.
-    /// One pass over the bytes: a line's parameters and URL are looked at only when it holds an
-    /// `=` or an `@`, which few lines do.
+    /// Whether the request line has a declared parameter, or a header line a secret name or a
+    /// URL with a declared parameter or a password in its value. One pass over the bytes: a
+    /// line's parameters and URL are looked at only when it holds an `=` or an `@`, which few do.
     private func headNeedsRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
@@ -486,7 +498,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         redacted = replaceSecrets(redacted)
         let kept = Data(redacted.utf8)
         let cut = body.isTruncated ? hidingCutSecret(kept) : kept
-        guard redacted != text || cut.count != kept.count else { return body }
+        guard redacted != text || cut != kept else { return body }
         return Self.replacingKept(of: body, with: cut)
     }
 
@@ -563,15 +575,19 @@ public struct RedactionPolicy: Sendable, Equatable {
         return kept.prefix(kept.count - length) + Data(Self.marker.utf8)
     }
 
-    /// How many bytes at the end of `kept` are the start of a declared secret value, if any are.
+    /// The longest run of bytes at the end of `kept` that starts a declared secret value (the
+    /// longest over all of them: a short match of one must not leave more of another), if any.
     private func cutSecretLength(in kept: Data) -> Int? {
+        var longest: Int?
         for secret in secretValues {
             let bytes = Array(secret.utf8)
-            for length in stride(from: bytes.count - 1, through: 1, by: -1) where kept.count >= length && kept.suffix(length).elementsEqual(bytes[..<length]) {
-                return length
+            for length in stride(from: bytes.count - 1, through: max(1, (longest ?? 0) + 1), by: -1)
+            where kept.count >= length && kept.suffix(length).elementsEqual(bytes[..<length]) {
+                longest = length
+                break
             }
         }
-        return nil
+        return longest
     }
 
     /// A secret member name in JSON bytes, or in JSON text quoted inside one of its strings (an

@@ -195,12 +195,15 @@ struct RedactionPolicyTests {
         var original = message()
         original.transfer = TransferRecord(formParts: [
             .init(name: "note", size: 20, value: "call me on Sv-991 please"),
-            .init(name: "upload", filename: "Sv-991.txt", contentType: "text/plain", file: "/tmp/x", size: 3),
+            .init(name: "upload", filename: "Sv-991.txt", contentType: "text/plain", file: "/tmp/Sv-991/key.pem", size: 3),
             .init(name: "plain", size: 2, value: "ok"),
-        ])
-        let parts = RedactionPolicy(secretValues: ["Sv-991"]).redact(original).transfer?.formParts ?? []
+        ], downloadDestination: "/tmp/Sv-991.bin")
+        let transfer = RedactionPolicy(secretValues: ["Sv-991"]).redact(original).transfer
+        let parts = transfer?.formParts ?? []
         #expect(parts.map(\.value) == ["call me on \(marker) please", nil, "ok"])
         #expect(parts[1].filename == "\(marker).txt")
+        #expect(parts[1].file == "/tmp/\(marker)/key.pem")
+        #expect(transfer?.downloadDestination == "/tmp/\(marker).bin")
         #expect(RedactionPolicy(secretValues: ["elsewhere"]).redact(original).transfer == original.transfer)
     }
 
@@ -214,10 +217,16 @@ struct RedactionPolicyTests {
         let text = BodySnapshot(data: Data("key=Zq-Secret-77 more".utf8), contentType: "text/plain", limit: 8)
         let hiddenText = RedactionPolicy(secretValues: ["Zq-Secret-77"]).redact(message(responseBody: text)).response!.body
         #expect(hiddenText.text == "key=\(marker)")
+        // Ten bytes of the secret kept: as long as the marker, so only the contents tell.
+        let markerLong = BodySnapshot(data: Data("id=0123456789X!".utf8), contentType: "text/plain", limit: 13)
+        #expect(RedactionPolicy(secretValues: ["0123456789X"]).redact(message(responseBody: markerLong)).response?.body.text == "id=\(marker)")
+        // The longest cut wins over a shorter one of another secret.
+        let twoSecrets = BodySnapshot(data: Data("x=123456789X".utf8), contentType: "text/plain", limit: 11)
+        #expect(RedactionPolicy(secretValues: ["9abc", "123456789X"]).redact(message(responseBody: twoSecrets)).response?.body.text == "x=\(marker)")
     }
 
     @Test("a secret member is found however the JSON around it is spaced, escaped or full of colons")
-    func secretMembersAmongDistractions() {
+    func secretMembersAmongDistractions() throws {
         var generator = SeededGenerator(seed: 0x5EC2E7)
         let spaces = ["", " ", "\n  ", "\t", "\r\n"]
         let values = [#""a:b""#, #""x\"y:""#, #""http://h:1/p?q=1""#, "12", "true", #"{"k":":"}"#, #"["\\",":"]"#, #""\u0041:""#]
@@ -231,7 +240,7 @@ struct RedactionPolicyTests {
                 members.append(space() + name + space() + ":" + space() + value + space())
             }
             let body = "{" + members.joined(separator: ",") + "}"
-            let redacted = RedactionPolicy().redact(message(responseBody: json(body))).response?.body.text ?? ""
+            let redacted = try #require(RedactionPolicy().redact(message(responseBody: json(body))).response?.body.text)
             #expect(!redacted.contains("S3cr3t-\(round)"), "round \(round): \(body)")
         }
     }
