@@ -65,6 +65,8 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         return first.textLength == nil && first.count > binaryLimit ? part(binaryLimit) : first
     }
 
+    /// Eight bytes at a time, giving up at the first 64 bytes with a high bit: a binary body
+    /// (an image, a download) is turned away at its start instead of read to the limit.
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let start = bytes.baseAddress else { return true }
         var index = 0
@@ -72,6 +74,7 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         while index + 8 <= bytes.count {
             seen |= start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
             index += 8
+            if index & 63 == 0, seen & 0x8080_8080_8080_8080 != 0 { return false }
         }
         while index < bytes.count {
             seen |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))

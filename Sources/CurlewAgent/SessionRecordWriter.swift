@@ -95,7 +95,7 @@ struct SessionRecordWriter {
         if !atFirstMember { room[0] = UInt8(ascii: ","); at = 1 }
         atFirstMember = false
         room[at] = UInt8(ascii: "\"")
-        UnsafeMutableRawPointer(room + at + 1).copyMemory(from: name.utf8Start, byteCount: length)
+        AppendBuffer.copy(from: name.utf8Start, to: UnsafeMutableRawPointer(room + at + 1), byteCount: length)
         room[at + 1 + length] = UInt8(ascii: "\"")
         room[at + 2 + length] = UInt8(ascii: ":")
         output.commit(at + 3 + length)
@@ -275,7 +275,11 @@ struct SessionRecordWriter {
             } else {
                 let kept = part.count == all.count ? body.data : Data(UnsafeRawBufferPointer(rebasing: all[0..<part.count]))
                 key("encoding"); output.append(#""base64""#)
-                key("content"); string(kept.base64EncodedString())
+                // Base64's alphabet needs no escaping in JSON: copied as it is.
+                key("content")
+                output.append(UInt8(ascii: "\""))
+                output.append(contentsOf: kept.base64EncodedString())
+                output.append(UInt8(ascii: "\""))
             }
             return part.truncated
         }

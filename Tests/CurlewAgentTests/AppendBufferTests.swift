@@ -27,6 +27,21 @@ struct AppendBufferTests {
         #expect(buffer.count == expected.count)
     }
 
+    @Test("runs of every length up to 40, all bytes distinct, land whole and in place whatever the buffer's fill")
+    func runsOfEveryLength() {
+        for fill in 0..<9 {
+            let buffer = AppendBuffer(capacity: 64)
+            var expected = [UInt8](repeating: 0xEE, count: fill)
+            expected.withUnsafeBytes { buffer.append($0) }
+            for length in 0...40 {
+                let run = (0..<length).map { UInt8(truncatingIfNeeded: length * 41 + $0 + 1) }
+                run.withUnsafeBytes { buffer.append($0) }
+                expected += run
+            }
+            #expect(buffer.array == expected, "fill \(fill)")
+        }
+    }
+
     @Test("emptying keeps nothing, and a buffer grown by one huge record is given back")
     func removeAll() {
         let buffer = AppendBuffer(capacity: 16)
