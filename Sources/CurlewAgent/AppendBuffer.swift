@@ -43,32 +43,8 @@ final class AppendBuffer {
     func append(_ source: UnsafeRawPointer, count length: Int) {
         guard length > 0 else { return }
         if count + length > capacity { grow(toHold: count + length) }
-        Self.copy(from: source, to: UnsafeMutableRawPointer(base + count), byteCount: length)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: length)
         count += length
-    }
-
-    /// Copies `length` bytes. Most of what a record is made of (member names, numbers, short
-    /// strings) is under 17 bytes, moved here in two overlapping word loads and stores; a call
-    /// to `memcpy` cost more than the copy at that size.
-    @inline(__always)
-    static func copy(from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, byteCount length: Int) {
-        if length >= 8, length <= 16 {
-            let head = source.loadUnaligned(as: UInt64.self)
-            let tail = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
-            destination.storeBytes(of: head, as: UInt64.self)
-            destination.storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
-        } else if length >= 4, length < 8 {
-            let head = source.loadUnaligned(as: UInt32.self)
-            let tail = source.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
-            destination.storeBytes(of: head, as: UInt32.self)
-            destination.storeBytes(of: tail, toByteOffset: length - 4, as: UInt32.self)
-        } else if length < 4 {
-            for offset in 0..<length {
-                destination.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
-            }
-        } else {
-            destination.copyMemory(from: source, byteCount: length)
-        }
     }
 
     func append(_ source: UnsafeRawBufferPointer) {

@@ -95,7 +95,7 @@ struct SessionRecordWriter {
         if !atFirstMember { room[0] = UInt8(ascii: ","); at = 1 }
         atFirstMember = false
         room[at] = UInt8(ascii: "\"")
-        AppendBuffer.copy(from: name.utf8Start, to: UnsafeMutableRawPointer(room + at + 1), byteCount: length)
+        UnsafeMutableRawPointer(room + at + 1).copyMemory(from: name.utf8Start, byteCount: length)
         room[at + 1 + length] = UInt8(ascii: "\"")
         room[at + 2 + length] = UInt8(ascii: ":")
         output.commit(at + 3 + length)

@@ -40,8 +40,7 @@ public struct FrameBuffer: Sendable, Equatable {
                 break
             }
             if position >= 0 {
-                let shown = character.isNewline || character == "\t" ? " " : String(character)
-                set(row, position, Cell(text: shown, style: style))
+                set(row, position, Cell(text: TextWidth.visible(character), style: style))
                 if cells == 2 { set(row, position + 1, Cell(text: "", style: style)) }
             }
             position += cells

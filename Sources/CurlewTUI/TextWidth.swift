@@ -1,5 +1,6 @@
 /// How many terminal cells text takes: 2 for East Asian wide and emoji characters, 0 for
-/// combining marks, 1 otherwise. Independent of the C locale, so tests and terminals agree.
+/// combining marks, 1 otherwise (a control character included: it is drawn as a visible
+/// stand-in, see `visible(_:)`). Independent of the C locale, so tests and terminals agree.
 public enum TextWidth {
     public static func of(_ character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
@@ -13,13 +14,27 @@ public enum TextWidth {
 
     static func of(_ scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
-        if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
+        if value < 0x20 || (0x7F..<0xA0).contains(value) { return 1 }
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return 0
         default: break
         }
         if scalar.properties.isEmojiPresentation { return 2 }
         return isWide(value) ? 2 : 1
+    }
+
+    /// What a cell shows for `character`: the character itself, or for a control character a
+    /// visible stand-in, so an escape or a bell in a header a server sent is seen, not acted on
+    /// by the terminal and not silently dropped. A tab or a line break in a one-line field reads
+    /// as a space; other C0 controls and DEL as their Unicode control pictures (`␛`, `␇`, `␡`);
+    /// C1 controls as `�`.
+    static func visible(_ character: Character) -> String {
+        guard let first = character.unicodeScalars.first else { return "" }
+        let value = first.value
+        guard value < 0x20 || (0x7F..<0xA0).contains(value) else { return String(character) }
+        if character == "\t" || character.isNewline { return " " }
+        if value < 0x20 { return String(Character(Unicode.Scalar(0x2400 + value)!)) }
+        return value == 0x7F ? "\u{2421}" : "\u{FFFD}"
     }
 
     private static func isWide(_ value: UInt32) -> Bool {

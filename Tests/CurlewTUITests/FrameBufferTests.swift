@@ -19,6 +19,16 @@ struct FrameBufferTests {
         #expect(TextWidth.of("Ｗ") == 2, "full-width Latin")
     }
 
+    @Test("control characters are shown as visible stand-ins in one cell each, never dropped or sent to the terminal")
+    func controlCharacters() {
+        var frame = FrameBuffer(rows: 1, columns: 16)
+        let used = frame.put("a\u{1B}[2Jb\u{07}\tc\u{7F}\u{90}|", row: 0, column: 0)
+        #expect(frame.line(0) == "a␛[2Jb␇ c␡\u{FFFD}|" + String(repeating: " ", count: 4))
+        #expect(used == 12)
+        #expect(TextWidth.of("a\u{1B}b") == 3, "widths agree with what is drawn, so columns stay aligned")
+        #expect(TextWidth.fit("\u{1B}x", to: 4) == "\u{1B}x  ")
+    }
+
     @Test("wide characters occupy two cells and text after them stays aligned")
     func wideAlignment() {
         var frame = FrameBuffer(rows: 3, columns: 12)
