@@ -626,9 +626,15 @@ extension AppModel {
             source = logs.selectedMessage
         }
         guard let source else { message = "select a finished request to re-send"; return }
-        compose.add(RequestDraft(source))
+        let draft = RequestDraft(source)
+        compose.add(draft)
         pane = .compose
-        message = workspace == nil || workspace?.isReadOnly == true ? "loaded into Compose; s sends" : "loaded into Compose; s sends, w keeps it in the workspace"
+        let hidden = draft.fieldsHiddenByLog
+        if !hidden.isEmpty {
+            message = "loaded into Compose; the log hid \(hidden.joined(separator: ", ")): fill in before sending (hidden rows are switched off)"
+        } else {
+            message = workspace == nil || workspace?.isReadOnly == true ? "loaded into Compose; s sends" : "loaded into Compose; s sends, w keeps it in the workspace"
+        }
     }
 
     // MARK: Mouse and command line

@@ -150,13 +150,14 @@ public struct RequestDraft: Sendable, Equatable {
         }
     }
 
-    /// A draft of a logged request, for re-sending it.
+    /// A draft of a logged request, for re-sending it. A header or parameter whose value the
+    /// log hid (`[REDACTED]`) starts switched off, so the marker is never sent as a credential.
     public init(_ message: DebugMessage) {
         let original = message.original
         var url = original?.url ?? ""
         var params: [KeyValueRow] = []
         if let components = URLComponents(string: url), let items = components.queryItems, !items.isEmpty {
-            params = items.map { KeyValueRow($0.name, $0.value ?? "") }
+            params = items.map { KeyValueRow(enabled: !Self.isHidden($0.value ?? ""), $0.name, $0.value ?? "") }
             url = String(url.prefix { $0 != "?" })
         }
         let body = original?.body
@@ -167,10 +168,24 @@ public struct RequestDraft: Sendable, Equatable {
         let skipped = Set(["content-length", "host"] + (original?.automaticHeaders ?? []).map { $0.lowercased() })
         self.init(
             name: message.name ?? "re-sent #\(message.requestID)", method: original?.method ?? "GET", url: url, params: params,
-            headers: (original?.headers ?? []).filter { !skipped.contains($0.name.lowercased()) }.map { KeyValueRow($0.name, $0.value) },
+            headers: (original?.headers ?? []).filter { !skipped.contains($0.name.lowercased()) }
+                .map { KeyValueRow(enabled: !Self.isHidden($0.value), $0.name, $0.value) },
             bodyMode: bodyMode, body: body?.text ?? "",
             timeoutSeconds: Double(original?.timeoutMilliseconds ?? 15_000) / 1000
         )
+    }
+
+    /// What a log hid in this draft: the rows holding `[REDACTED]`, and "URL" or "body" when
+    /// those hold it. Empty for a draft that did not come from a redacted log.
+    public var fieldsHiddenByLog: [String] {
+        var fields = (headers + params).filter { Self.isHidden($0.value) }.map(\.name)
+        if Self.isHidden(url) { fields.append("URL") }
+        if Self.isHidden(body) { fields.append("body") }
+        return fields
+    }
+
+    private static func isHidden(_ value: String) -> Bool {
+        value.contains(RedactionPolicy.marker)
     }
 
     /// The request to send, with `{{name}}` filled from `variables`.

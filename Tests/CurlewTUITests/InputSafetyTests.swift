@@ -120,6 +120,24 @@ struct PaneReportTests {
         #expect(draft.headers.map(\.name) == ["X-Custom"])
     }
 
+    @Test("re-sending an entry from a redacted log switches the hidden rows off and names them, so [REDACTED] is never sent")
+    func resendRedactedEntry() throws {
+        let logged = RedactionPolicy().redact(Fixtures.message(
+            url: "http://api.example.test/users/7?token=abc&page=2",
+            requestHeaders: [HeaderField(name: "Authorization", value: "Bearer abc"), HeaderField(name: "X-Trace", value: "t1")]))
+        let draft = RequestDraft(logged)
+        #expect(draft.headers.first { $0.name == "Authorization" }?.enabled == false)
+        #expect(draft.headers.first { $0.name == "X-Trace" }?.enabled == true)
+        #expect(draft.params.map(\.name) == ["token", "page"])
+        #expect(draft.params.map(\.enabled) == [false, true])
+        #expect(draft.fieldsHiddenByLog == ["Authorization", "token"])
+        let request = try draft.makeRequest(variables: ChainVariables())
+        #expect(request.headers["Authorization"] == nil)
+        let sent = request.customURL ?? request.path
+        #expect(sent.contains("page=2") && !sent.contains("token") && !sent.contains(RedactionPolicy.marker), "\(sent)")
+        #expect(RequestDraft(Fixtures.message()).fieldsHiddenByLog.isEmpty)
+    }
+
     @Test("an unknown variable's message suggests close names, never the whole environment")
     func unknownVariable() {
         let environment = (0..<200).map { ("ENV_VARIABLE_\($0)", "secret-\($0)") }
