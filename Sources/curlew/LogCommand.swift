@@ -63,7 +63,7 @@ struct LogCommand: ParsableCommand {
             for (index, message) in messages.enumerated() {
                 let time = message.startedAt.clockText
                 let status = message.response.map { String($0.statusCode) } ?? (message.error?.kind.rawValue ?? message.state.rawValue)
-                let duration = message.timings.map { TimingBreakdown.format($0.total) } ?? "-"
+                let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
                 let size = message.response.map { ByteCountFormatter.string(fromByteCount: $0.body.size, countStyle: .binary) } ?? "-"
                 let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
                 print(LogCommand.clean(LogCommand.row([(String(index + 1), -5), (time, 12), (message.original?.method ?? "-", 7),
