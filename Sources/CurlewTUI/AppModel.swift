@@ -1,5 +1,6 @@
 import CurlewAgent
 import CurlewSessions
+import CurlewWorkspace
 import Foundation
 
 /// The four panes.
@@ -216,6 +217,7 @@ public final class AppModel {
     /// Compose's response panel follows the selected item's last request: its stream while it
     /// runs, then its debug message, on the tab the user chose.
     func refreshComposeResponse() {
+        defer { refreshComposeChecks() }
         guard let id = compose.stepping?.lastSentID ?? compose.sentIDs[compose.responseItem], let row = live.row(id: id) else {
             // Not sent in this session: the answer it got last time, if a log has one.
             let draft = compose.stepping == nil ? compose.currentDraft(at: compose.responseItem) : nil
@@ -240,6 +242,19 @@ public final class AppModel {
         } else {
             compose.response = DetailState(message: row.detailMessage, running: running)
         }
+    }
+
+    /// The `expect:` assertions of the workspace request whose answer Compose shows, checked
+    /// once per answer, when it has finished.
+    private func refreshComposeChecks() {
+        guard let state = compose.response, !state.isRunning, compose.stepping == nil,
+              let name = compose.currentDraft(at: compose.responseItem)?.entryName,
+              let expectations = workspace?.session.workspace.request(named: name)?.expectations, !expectations.isEmpty else {
+            compose.checks = nil
+            return
+        }
+        guard compose.checks?.requestID != state.message.requestID else { return }
+        compose.checks = ExpectationReport(expectations, against: state.message)
     }
 
     /// A running request's open detail follows it: the stream so far, then the debug message

@@ -1,5 +1,6 @@
 import CurlewAgent
 import CurlewSessions
+import CurlewWorkspace
 import Foundation
 
 /// An entry in Compose's list: a request to edit and send, or a group to run.
@@ -50,6 +51,9 @@ public struct ComposeState: Sendable {
     public var response: DetailState?
     /// The response panel shows an answer from an earlier session's log.
     public var answeredEarlier = false
+    /// The workspace request's `expect:` assertions checked against the answer shown, when it
+    /// has any.
+    public var checks: ExpectationReport?
     /// On a narrow terminal the response panel takes the editor's place while this is on.
     public var showsResponse = false
     /// The variables panel (`V`) is shown in the response panel's place.

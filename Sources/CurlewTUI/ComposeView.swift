@@ -100,10 +100,16 @@ enum ComposeView {
         }
         DetailView.draw(&state, in: area, into: &frame)
         model.compose.response = state
+        var bottom = area.row + area.height - 1
         if model.compose.answeredEarlier {
             let when = model.fileTimeFormatter.string(from: state.message.startedAt)
-            frame.putLine(" an earlier session's answer (\(when)) · s sends it now", row: area.row + area.height - 1, column: area.column,
+            frame.putLine(" an earlier session's answer (\(when)) · s sends it now", row: bottom, column: area.column,
                           width: area.width, style: .warning)
+            bottom -= 1
+        }
+        if let checks = model.compose.checks, checks.requestID == state.message.requestID, bottom > area.row {
+            frame.putLine(" " + checks.summary, row: bottom, column: area.column, width: area.width,
+                          style: checks.failures.isEmpty && !checks.unanswered ? .good : .bad)
         }
     }
 

@@ -122,6 +122,48 @@ struct WorkbenchTests {
         #expect(draft.params == [KeyValueRow("page", "2")])
     }
 
+    @Test("a sent request's expect: assertions are checked beside its answer: all held, or the first that failed")
+    func expectationsBesideTheAnswer() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-bench-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try """
+        config:
+          baseURL: "\(server.baseURL)"
+        requests:
+          holds:
+            url: /json
+            expect: {status: 200, headers: {Content-Type: {matches: json}}}
+          fails:
+            url: /json
+            expect: {status: 201, json: {$.missing: {exists: true}}}
+          plain:
+            url: /json
+        """.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        let bench = try open(directory)
+        let model = bench.model
+        #expect(model.compose.items.map(\.title) == ["GET holds", "GET fails", "GET plain"])
+
+        model.handle(.character("s"))
+        try await pumpUntilAnswered(bench)
+        #expect(model.compose.checks?.failures == [])
+        #expect(render(model).contains("expect: 2 passed"), "\(render(model))")
+
+        model.handle(.down)
+        model.handle(.character("s"))
+        try await pumpUntilAnswered(bench)
+        let failed = try #require(model.compose.checks)
+        #expect(failed.failures.map(\.assertion) == ["status", "json $.missing"])
+        let screen = render(model)
+        #expect(screen.contains("expect: 2 of 2 failed: status: expected 201, got 200"), "\(screen)")
+
+        model.handle(.down)
+        model.handle(.character("s"))
+        try await pumpUntilAnswered(bench)
+        #expect(model.compose.checks == nil, "a request without assertions shows none")
+        #expect(!render(model).contains("expect:"))
+    }
+
     @Test("at 80 columns v shows the answer in place of the editor")
     func narrowToggle() async throws {
         let bench = try await bench()

@@ -1,0 +1,56 @@
+import CurlewAgent
+import Foundation
+
+/// A request's `expect:` assertions checked against a finished exchange's debug message, as
+/// the interface shows them beside the answer. `curlew run` checks the same assertions with
+/// the same rules (`Expectation.failure(in:)`) against the response itself.
+public struct ExpectationReport: Sendable, Equatable {
+    /// The exchange the assertions were checked against.
+    public var requestID: UInt64
+    public var checked: Int
+    public var failures: [ExpectationFailure]
+    /// No answer arrived, so nothing was checked: the request failed already.
+    public var unanswered: Bool
+
+    public init(_ expectations: [Expectation], against message: DebugMessage) {
+        requestID = message.requestID
+        checked = expectations.count
+        guard let snapshot = message.response else {
+            failures = []
+            unanswered = true
+            return
+        }
+        unanswered = false
+        let response = Response(
+            requestID: message.requestID, statusCode: snapshot.statusCode, statusLine: snapshot.statusLine, httpVersion: snapshot.httpVersion,
+            headers: HTTPHeaders(snapshot.headers), body: snapshot.body.data, value: .data(snapshot.body.data),
+            url: message.connection?.effectiveURL ?? message.original?.url ?? "")
+        let outcome = ExchangeOutcome(response: response, error: message.error, duration: message.timings.map { .microseconds($0.elapsed) })
+        let cut = snapshot.body.isTruncated
+        failures = expectations.compactMap { expectation in
+            guard var failure = expectation.failure(in: outcome) else { return nil }
+            if cut, expectation.readsBody {
+                failure.actual += " (the body was kept only up to the debug limit, \(snapshot.body.data.count) of \(snapshot.body.size) bytes)"
+            }
+            return failure
+        }
+    }
+
+    /// One line: how many held, and the first failure.
+    public var summary: String {
+        if unanswered { return "expect: not checked, no answer" }
+        guard let first = failures.first else { return "expect: \(checked) passed" }
+        let more = failures.count > 1 ? " (+\(failures.count - 1) more)" : ""
+        return "expect: \(failures.count) of \(checked) failed: \(first)\(more)"
+    }
+}
+
+extension Expectation {
+    /// Whether the assertion reads the body, which a debug message may hold only in part.
+    var readsBody: Bool {
+        switch self {
+        case .json, .bodyContains, .shape: true
+        case .status, .header, .maxDuration: false
+        }
+    }
+}

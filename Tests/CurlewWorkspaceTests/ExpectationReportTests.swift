@@ -1,0 +1,32 @@
+import CurlewAgent
+import CurlewTestSupport
+import CurlewWorkspace
+import Foundation
+import Testing
+
+@Suite("Expectations checked against a debug message")
+struct ExpectationReportTests {
+    @Test("assertions on status, headers, JSON and duration are checked as curlew run checks them")
+    func checks() throws {
+        let message = Fixtures.message(responseBody: #"{"id":7}"#, elapsedMicros: 3_000)
+        let held = ExpectationReport([.status([200..<201]), .header("Content-Type", .matches("json")), .json(try JSONPath("$.id"), .equals(.int(7))),
+                                      .maxDuration(.milliseconds(5))], against: message)
+        #expect(held.failures.isEmpty && held.checked == 4 && !held.unanswered)
+        #expect(held.summary == "expect: 4 passed")
+        let failed = ExpectationReport([.status([201..<202]), .maxDuration(.milliseconds(1))], against: message)
+        #expect(failed.failures.map(\.assertion) == ["status", "duration"])
+        #expect(failed.summary == "expect: 2 of 2 failed: status: expected 201, got 200 (+1 more)")
+    }
+
+    @Test("a body the debug message kept only in part says so; no answer means nothing was checked")
+    func cutBodyAndNoAnswer() {
+        var message = Fixtures.message(responseBody: #"{"id":7,"pad":"xxxxxxxx"}"#)
+        message.response?.body = BodySnapshot(data: Data(#"{"id":7,"pad":"xxxxxxxx"}"#.utf8), contentType: "application/json", limit: 10)
+        let report = ExpectationReport([.bodyContains("pad"), .status([200..<201])], against: message)
+        #expect(report.failures.count == 1)
+        #expect(report.failures.first?.actual.contains("kept only up to the debug limit, 10 of 25 bytes") == true, "\(report.failures)")
+        let unanswered = ExpectationReport([.status([200..<201])], against: Fixtures.message(status: nil, error: RequestError(.totalTimeout, "timed out")))
+        #expect(unanswered.unanswered && unanswered.failures.isEmpty)
+        #expect(unanswered.summary == "expect: not checked, no answer")
+    }
+}
