@@ -6,6 +6,9 @@ import CCurl
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The plain exchange whose options the handle holds; nil when it was reset (libcurl's
+    /// defaults) or holds anything else.
+    var shape: HandleShape?
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
@@ -29,6 +32,7 @@ final class EasyHandle {
     func reset() {
         curl_easy_reset(raw)
         errorBuffer[0] = 0
+        shape = nil
     }
 }
 
@@ -47,11 +51,12 @@ struct EasyHandlePool {
 
     /// Takes a handle back once it is out of the multi handle. It leaves the cookie jar here,
     /// on every path (`curl_easy_reset` keeps a share), so a later exchange that does not use
-    /// cookies cannot touch the jar, and the jar can be freed.
+    /// cookies cannot touch the jar, and the jar can be freed. A handle that held a plain
+    /// exchange keeps its options for the next one of its shape; any other is reset.
     mutating func give(_ handle: EasyHandle) {
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
         guard idle.count < capacity else { return }
-        handle.reset()
+        if handle.shape == nil { handle.reset() }
         idle.append(handle)
     }
 }

@@ -15,12 +15,20 @@ enum RedirectHop {
         case refuse(TransferError)
     }
 
+    /// The redirect statuses that are followed.
+    static func isFollowed(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
     /// Decides the next hop of `request` (the hop just sent, the `hopsSoFar`-th redirect) given its
     /// response. Pure, so every rule is tested without a server.
     static func decide(
         after request: TransferRequest, status: Int, location: String?, hopsSoFar: Int
     ) -> Decision {
-        guard request.followRedirects, [301, 302, 303, 307, 308].contains(status), let location else { return .finish }
+        guard request.followRedirects, isFollowed(status), let location else { return .finish }
         guard hopsSoFar < request.maxRedirects else {
             return .refuse(TransferError(kind: .tooManyRedirects, code: 47,
                                          message: "more than \(request.maxRedirects) redirects"))

@@ -92,8 +92,41 @@ final class Transfer {
         _ = download?.finish(succeeded: false)
     }
 
-    /// Applies every option of `request` to the easy handle. Returns libcurl's code on the first failure.
+    /// Applies every option of `request` to the easy handle. Returns libcurl's code on the first
+    /// failure. A handle that holds a plain exchange's options of the same shape gets only this
+    /// exchange's own (see `HandleShape`).
     func configure(with request: TransferRequest) -> CURLcode {
+        let shape = HandleShape(request)
+        if let shape, handle.shape == shape {
+            let code = configureExchange(request)
+            if code != CURLE_OK { handle.shape = nil }
+            return code
+        }
+        if handle.shape != nil { handle.reset() }
+        let code = configureFully(request)
+        handle.shape = code == CURLE_OK ? shape : nil
+        return code
+    }
+
+    /// What differs between two exchanges of one shape: the URL, the context pointers the
+    /// callbacks find this transfer by, and the header list.
+    private func configureExchange(_ request: TransferRequest) -> CURLcode {
+        let easy = handle.raw
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        handle.errorBuffer[0] = 0
+        var code = CURLE_OK
+        func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
+        set(Self.setString(easy, CURLOPT_URL, request.url))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+        if request.capturesWire { set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context)) }
+        if request.reportsProgress { set(curlew_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)) }
+        set(applyHeaders(request.headers, libcurlSetsContentType: false))
+        return code
+    }
+
+    private func configureFully(_ request: TransferRequest) -> CURLcode {
         let easy = handle.raw
         let context = Unmanaged.passUnretained(self).toOpaque()
         var code = CURLE_OK
@@ -170,12 +203,16 @@ final class Transfer {
         case .http2PriorKnowledge: version = Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
         }
         set(curlew_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version))
-        if request.protocolPreference != .http1_1, ASCII.hasPrefixIgnoringCase(request.url, "https:") || request.protocolPreference == .http2PriorKnowledge {
-            // Wait for a connection being set up to the same host to say whether it multiplexes,
-            // instead of opening one per request: concurrent HTTP/2 requests then share one.
+        if Self.waitsForMultiplexing(request) {
             set(curlew_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
         }
         return code
+    }
+
+    /// Whether the exchange waits for a connection being set up to the same host to say whether
+    /// it multiplexes, instead of opening one per request: concurrent HTTP/2 requests then share one.
+    static func waitsForMultiplexing(_ request: TransferRequest) -> Bool {
+        request.protocolPreference != .http1_1 && (ASCII.hasPrefixIgnoringCase(request.url, "https:") || request.protocolPreference == .http2PriorKnowledge)
     }
 
     private func applyMethodAndBody(_ request: TransferRequest) -> CURLcode {
@@ -270,8 +307,11 @@ final class Transfer {
 
     /// Whether the response of the hop just finished is a redirect to follow, to refuse, or the result.
     func redirectDecision() -> RedirectHop.Decision {
+        let status = long(CURLINFO_RESPONSE_CODE)
+        // Most responses are not redirects: decided without looking for a Location header.
+        guard request.followRedirects, RedirectHop.isFollowed(status) else { return .finish }
         let location = responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Location") }?.value
-        return RedirectHop.decide(after: request, status: long(CURLINFO_RESPONSE_CODE), location: location, hopsSoFar: hops)
+        return RedirectHop.decide(after: request, status: status, location: location, hopsSoFar: hops)
     }
 
     /// `next` with what is left of the total timeout, which covers every hop; nil when nothing
@@ -655,7 +695,7 @@ final class Transfer {
 
     /// At least 1 ms; a limit beyond about 31 years (an absurd `Duration`) counts as 31 years
     /// instead of overflowing.
-    private static func milliseconds(_ duration: Duration) -> Int {
+    static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         let whole = min(max(seconds, 0), 1_000_000_000)
         return max(1, Int(whole) * 1000 + Int(max(attoseconds, 0) / 1_000_000_000_000_000))

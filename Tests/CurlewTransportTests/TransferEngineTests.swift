@@ -1,3 +1,4 @@
+import CurlewDemoServer
 import CurlewTestSupport
 import CurlewTransport
 import Foundation
@@ -25,6 +26,36 @@ struct TransferEngineTests {
         #expect(result.connection.localPort > 0)
         let received = try #require(server.receivedRequests.last { $0.uri.contains(tag) })
         #expect(received.header("X-Probe") == "1")
+    }
+
+    @Test("one easy handle through exchanges of different shapes carries nothing from one to the next")
+    func handleReuseAcrossShapes() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        func received(_ tag: String) throws -> ReceivedRequest { try #require(server.receivedRequests.last { $0.uri.contains(tag) }) }
+        // Run one after another, so each takes the handle the last one gave back.
+        let first = uniqueTag(), second = uniqueTag(), posted = uniqueTag(), after = uniqueTag()
+        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/get?t=\(first)", headers: [("X-A", "1")])).statusCode == 200)
+        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/get?t=\(second)", headers: [("X-B", "2")])).statusCode == 200)
+        #expect(try received(second).header("X-B") == "2")
+        #expect(try received(second).header("X-A") == nil, "a header of the exchange before is not sent again")
+        let body = Data("payload".utf8)
+        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/anything/\(posted)", method: "POST",
+                                                  headers: [("Content-Type", "text/plain")], body: body)).statusCode == 200)
+        #expect(try received(posted).method == "POST")
+        #expect(try Data(received(posted).body) == body)
+        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/anything/\(after)")).statusCode == 200)
+        #expect(try received(after).method == "GET", "the GET after a POST is a GET")
+        #expect(try received(after).body.isEmpty)
+        // A shape with a small response limit, then the default again: the limit does not stay.
+        let limited = await harness.run(TransferRequest(url: "\(server.baseURL)/bytes/100000", maxResponseBytes: 10_000))
+        #expect(limited.error?.kind == .responseTooLarge)
+        let whole = await harness.run(TransferRequest(url: "\(server.baseURL)/bytes/100000"))
+        #expect(whole.error == nil && whole.responseBody.count == 100_000)
+        // Without wire capture, then with it: the capture comes back.
+        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/get", capturesWire: false)).requestHead.isEmpty)
+        let captured = await harness.run(TransferRequest(url: "\(server.baseURL)/get?t=\(first)x"))
+        #expect(String(decoding: captured.requestHead, as: UTF8.self).hasPrefix("GET /get?t=\(first)x HTTP/1.1"))
     }
 
     @Test("the captured request body is the body the server received")
