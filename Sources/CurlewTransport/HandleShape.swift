@@ -5,26 +5,39 @@
 /// shape sets only its own, skipping `curl_easy_reset` and about a dozen `setopt` calls (libcurl
 /// keeps options across transfers until they are changed or reset). Anything else starts from
 /// a reset handle.
-struct HandleShape: Equatable {
-    let capturesWire: Bool
-    let reportsProgress: Bool
-    let totalTimeoutMilliseconds: Int?
-    let connectTimeoutMilliseconds: Int?
-    let maxResponseBytes: Int
-    let tls: TLSOptions
-    let protocolPreference: TransferRequest.ProtocolPreference
-    let waitsForMultiplexing: Bool
+struct HandleShape {
+    private let capturesWire: Bool
+    private let reportsProgress: Bool
+    private let totalTimeout: Duration?
+    private let connectTimeout: Duration?
+    private let maxResponseBytes: Int
+    private let tls: TLSOptions
+    private let protocolPreference: TransferRequest.ProtocolPreference
+    private let waitsForMultiplexing: Bool
 
-    /// Nil when the request is not plain.
+    /// The shape `request` leaves; nil when it is not plain.
     init?(_ request: TransferRequest) {
-        guard request.method == "GET", request.body == nil, request.upload == nil, request.download == nil, !request.usesCookies else { return nil }
+        guard Self.isPlain(request) else { return nil }
         capturesWire = request.capturesWire
         reportsProgress = request.reportsProgress
-        totalTimeoutMilliseconds = request.totalTimeout.map(Transfer.milliseconds)
-        connectTimeoutMilliseconds = request.connectTimeout.map(Transfer.milliseconds)
+        totalTimeout = request.totalTimeout
+        connectTimeout = request.connectTimeout
         maxResponseBytes = request.maxResponseBytes
         tls = request.tls
         protocolPreference = request.protocolPreference
         waitsForMultiplexing = Transfer.waitsForMultiplexing(request)
+    }
+
+    /// Whether `request` is plain and needs exactly these options: compared in place, since this
+    /// runs for every exchange.
+    func matches(_ request: TransferRequest) -> Bool {
+        Self.isPlain(request) && capturesWire == request.capturesWire && reportsProgress == request.reportsProgress
+            && totalTimeout == request.totalTimeout && connectTimeout == request.connectTimeout
+            && maxResponseBytes == request.maxResponseBytes && protocolPreference == request.protocolPreference
+            && tls == request.tls && waitsForMultiplexing == Transfer.waitsForMultiplexing(request)
+    }
+
+    private static func isPlain(_ request: TransferRequest) -> Bool {
+        request.method == "GET" && request.body == nil && request.upload == nil && request.download == nil && !request.usesCookies
     }
 }

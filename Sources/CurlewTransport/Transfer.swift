@@ -96,15 +96,14 @@ final class Transfer {
     /// failure. A handle that holds a plain exchange's options of the same shape gets only this
     /// exchange's own (see `HandleShape`).
     func configure(with request: TransferRequest) -> CURLcode {
-        let shape = HandleShape(request)
-        if let shape, handle.shape == shape {
+        if let shape = handle.shape, shape.matches(request) {
             let code = configureExchange(request)
             if code != CURLE_OK { handle.shape = nil }
             return code
         }
         if handle.shape != nil { handle.reset() }
         let code = configureFully(request)
-        handle.shape = code == CURLE_OK ? shape : nil
+        handle.shape = code == CURLE_OK ? HandleShape(request) : nil
         return code
     }
 
@@ -695,7 +694,7 @@ final class Transfer {
 
     /// At least 1 ms; a limit beyond about 31 years (an absurd `Duration`) counts as 31 years
     /// instead of overflowing.
-    static func milliseconds(_ duration: Duration) -> Int {
+    private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         let whole = min(max(seconds, 0), 1_000_000_000)
         return max(1, Int(whole) * 1000 + Int(max(attoseconds, 0) / 1_000_000_000_000_000))
