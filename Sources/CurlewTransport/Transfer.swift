@@ -289,10 +289,24 @@ final class Transfer {
         if !libcurlSetsContentType, !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Content-Type") }) {
             list = curl_slist_append(list, "Content-Type:")
         }
+        // Each line is put together in one reused C buffer (libcurl copies it), not as a string.
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
         for header in headers {
-            // "Name;" is libcurl's way to send a header with an empty value.
-            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
-            list = line.withCString { curl_slist_append(list, $0) }
+            line.removeAll(keepingCapacity: true)
+            header.name.withUTF8Bytes { line.append(contentsOf: $0) }
+            if header.value.isEmpty {
+                // "Name;" is libcurl's way to send a header with an empty value.
+                line.append(UInt8(ascii: ";"))
+            } else {
+                line.append(UInt8(ascii: ":"))
+                line.append(UInt8(ascii: " "))
+                header.value.withUTF8Bytes { line.append(contentsOf: $0) }
+            }
+            line.append(0)
+            list = line.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
+            }
         }
         headerList = list
         return curlew_easy_setopt_slist(handle.raw, CURLOPT_HTTPHEADER, list)
