@@ -629,9 +629,8 @@ extension AppModel {
         let draft = RequestDraft(source)
         compose.add(draft)
         pane = .compose
-        let hidden = draft.fieldsHiddenByLog
-        if !hidden.isEmpty {
-            message = "loaded into Compose; the log hid \(hidden.joined(separator: ", ")): fill in before sending (hidden rows are switched off)"
+        if let hidden = RequestDraft.hiddenSummary(of: source) {
+            message = "loaded into Compose; " + hidden
         } else {
             message = workspace == nil || workspace?.isReadOnly == true ? "loaded into Compose; s sends" : "loaded into Compose; s sends, w keeps it in the workspace"
         }

@@ -98,18 +98,20 @@ enum ComposeView {
                       column: area.column + 1, style: .dim, width: area.width - 2)
             return
         }
-        DetailView.draw(&state, in: area, into: &frame)
-        model.compose.response = state
-        var bottom = area.row + area.height - 1
+        // Lines under the answer take rows from it, so its scrolling still reaches its last line.
+        var footer: [(text: String, style: Style)] = []
+        if let checks = model.compose.checks, checks.requestID == state.message.requestID, checks.startedAt == state.message.startedAt {
+            footer.append((" " + checks.summary, checks.failures.isEmpty && !checks.unanswered ? .good : .bad))
+        }
         if model.compose.answeredEarlier {
             let when = model.fileTimeFormatter.string(from: state.message.startedAt)
-            frame.putLine(" an earlier session's answer (\(when)) · s sends it now", row: bottom, column: area.column,
-                          width: area.width, style: .warning)
-            bottom -= 1
+            footer.append((" an earlier session's answer (\(when)) · s sends it now", .warning))
         }
-        if let checks = model.compose.checks, checks.requestID == state.message.requestID, bottom > area.row {
-            frame.putLine(" " + checks.summary, row: bottom, column: area.column, width: area.width,
-                          style: checks.failures.isEmpty && !checks.unanswered ? .good : .bad)
+        let shown = min(footer.count, max(0, area.height - 3))
+        DetailView.draw(&state, in: Rect(row: area.row, column: area.column, height: area.height - shown, width: area.width), into: &frame)
+        model.compose.response = state
+        for (index, line) in footer.prefix(shown).enumerated() {
+            frame.putLine(line.text, row: area.row + area.height - shown + index, column: area.column, width: area.width, style: line.style)
         }
     }
 

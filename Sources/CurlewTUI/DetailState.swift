@@ -170,7 +170,8 @@ enum DetailContent {
             if type.contains("json"), let parsed = try? JSONValue.parse(text) {
                 lines = json(parsed)
             } else {
-                lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine(String($0)) }
+                // "\r\n" is one Character, so line ends are matched as characters of their own.
+                lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }.map { StyledLine(String($0)) }
             }
         } else {
             lines = hexDump(body.data)

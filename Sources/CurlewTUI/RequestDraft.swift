@@ -150,11 +150,12 @@ public struct RequestDraft: Sendable, Equatable {
         }
     }
 
-    /// A draft of a logged request, for re-sending it. A header or parameter whose value the
-    /// log hid (`[REDACTED]`) starts switched off, so the marker is never sent as a credential.
+    /// A draft of a recorded request, for re-sending it. A header or parameter whose value the
+    /// record hid (`[REDACTED]`) starts switched off, and a hidden URL password is dropped (the
+    /// user name stays), so the marker is not sent as a credential.
     public init(_ message: DebugMessage) {
         let original = message.original
-        var url = original?.url ?? ""
+        var url = (original?.url ?? "").replacingOccurrences(of: Self.hiddenPassword, with: "@")
         var params: [KeyValueRow] = []
         if let components = URLComponents(string: url), let items = components.queryItems, !items.isEmpty {
             params = items.map { KeyValueRow(enabled: !Self.isHidden($0.value ?? ""), $0.name, $0.value ?? "") }
@@ -175,14 +176,22 @@ public struct RequestDraft: Sendable, Equatable {
         )
     }
 
-    /// What a log hid in this draft: the rows holding `[REDACTED]`, and "URL" or "body" when
-    /// those hold it. Empty for a draft that did not come from a redacted log.
-    public var fieldsHiddenByLog: [String] {
-        var fields = (headers + params).filter { Self.isHidden($0.value) }.map(\.name)
-        if Self.isHidden(url) { fields.append("URL") }
-        if Self.isHidden(body) { fields.append("body") }
-        return fields
+    /// What the record of `message` hid and what re-sending it does about each, for the status
+    /// line; nil when it hid nothing.
+    public static func hiddenSummary(of message: DebugMessage) -> String? {
+        guard let original = message.original else { return nil }
+        var parts: [String] = []
+        let rows = original.headers.filter { isHidden($0.value) }.map(\.name)
+            + (URLComponents(string: original.url)?.queryItems ?? []).filter { isHidden($0.value ?? "") }.map(\.name)
+        if !rows.isEmpty { parts.append(rows.joined(separator: ", ") + " (switched off)") }
+        if original.url.contains(hiddenPassword) { parts.append("the URL's password (dropped)") }
+        let path = original.url.prefix { $0 != "?" }.replacingOccurrences(of: hiddenPassword, with: "@")
+        if isHidden(path) { parts.append("part of the URL (holds \(RedactionPolicy.marker))") }
+        if isHidden(original.body?.text ?? "") { parts.append("part of the body (holds \(RedactionPolicy.marker))") }
+        return parts.isEmpty ? nil : "the record hid " + parts.joined(separator: ", ") + ": fill in before sending"
     }
+
+    private static let hiddenPassword = ":" + RedactionPolicy.marker + "@"
 
     private static func isHidden(_ value: String) -> Bool {
         value.contains(RedactionPolicy.marker)

@@ -41,6 +41,12 @@ public struct ExchangeOutcome: Sendable {
         self.error = error
         self.duration = duration
     }
+
+    /// The duration a `maxDuration` assertion checks, from an exchange's timings: the network's
+    /// total, without time queued in the agent. The one rule for `curlew run` and the interface.
+    public static func duration(of timings: TimingBreakdown?) -> Duration? {
+        timings.map { .microseconds($0.total) }
+    }
 }
 
 extension Expectation {

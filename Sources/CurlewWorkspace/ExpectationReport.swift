@@ -5,15 +5,25 @@ import Foundation
 /// the interface shows them beside the answer. `curlew run` checks the same assertions with
 /// the same rules (`Expectation.failure(in:)`) against the response itself.
 public struct ExpectationReport: Sendable, Equatable {
-    /// The exchange the assertions were checked against.
+    /// The exchange the assertions were checked against (ids start again in every session, so
+    /// its start time too), and the assertions.
     public var requestID: UInt64
+    public var startedAt: Date
+    public var expectations: [Expectation]
     public var checked: Int
     public var failures: [ExpectationFailure]
     /// No answer arrived, so nothing was checked: the request failed already.
     public var unanswered: Bool
 
+    /// Whether this report is of `message` with these assertions.
+    public func describes(_ message: DebugMessage, checking expectations: [Expectation]) -> Bool {
+        requestID == message.requestID && startedAt == message.startedAt && self.expectations == expectations
+    }
+
     public init(_ expectations: [Expectation], against message: DebugMessage) {
         requestID = message.requestID
+        startedAt = message.startedAt
+        self.expectations = expectations
         checked = expectations.count
         guard let snapshot = message.response else {
             failures = []
@@ -21,15 +31,18 @@ public struct ExpectationReport: Sendable, Equatable {
             return
         }
         unanswered = false
+        // A download's body went to its file; the response itself holds none, as `curlew run` sees it.
+        let body = message.transfer?.download == nil ? snapshot.body.data : Data()
         let response = Response(
             requestID: message.requestID, statusCode: snapshot.statusCode, statusLine: snapshot.statusLine, httpVersion: snapshot.httpVersion,
-            headers: HTTPHeaders(snapshot.headers), body: snapshot.body.data, value: .data(snapshot.body.data),
+            headers: HTTPHeaders(snapshot.headers), body: body, value: .data(body),
             url: message.connection?.effectiveURL ?? message.original?.url ?? "")
-        let outcome = ExchangeOutcome(response: response, error: message.error, duration: message.timings.map { .microseconds($0.elapsed) })
+        // An answer without timings (a cache hit, a mock) took no time on the network.
+        let outcome = ExchangeOutcome(response: response, error: message.error, duration: ExchangeOutcome.duration(of: message.timings) ?? .zero)
         let cut = snapshot.body.isTruncated
         failures = expectations.compactMap { expectation in
             guard var failure = expectation.failure(in: outcome) else { return nil }
-            if cut, expectation.readsBody {
+            if cut, message.transfer?.download == nil, expectation.readsBody {
                 failure.actual += " (the body was kept only up to the debug limit, \(snapshot.body.data.count) of \(snapshot.body.size) bytes)"
             }
             return failure

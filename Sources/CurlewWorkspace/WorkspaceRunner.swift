@@ -111,7 +111,7 @@ public struct WorkspaceRunner: Sendable {
                 let handle = agent.start(request, callbacks: RequestCallbacks(
                     success: { response in continuation.resume(returning: (response, nil, timing.withLock { $0 })) },
                     failure: { failure in continuation.resume(returning: (failure.response, failure.error, timing.withLock { $0 })) },
-                    debug: { message in timing.withLock { $0 = message.timings.map { .microseconds($0.total) } } }
+                    debug: { message in timing.withLock { $0 = ExchangeOutcome.duration(of: message.timings) } }
                 ))
                 handleBox.withLock { $0 = handle }
                 // A cancellation that came before the handle was stored.

@@ -29,6 +29,12 @@ struct FrameBufferTests {
         #expect(TextWidth.fit("\u{1B}x", to: 4) == "\u{1B}x  ")
     }
 
+    @Test("a text body's CRLF, LF and lone CR line ends all start new lines")
+    func bodyLineEnds() {
+        let body = BodySnapshot(data: Data("one\r\ntwo\nthree\rfour".utf8), contentType: "text/plain", limit: 1 << 20)
+        #expect(DetailContent.bodyLines(body).map(\.text) == ["one", "two", "three", "four"])
+    }
+
     @Test("wide characters occupy two cells and text after them stays aligned")
     func wideAlignment() {
         var frame = FrameBuffer(rows: 3, columns: 12)

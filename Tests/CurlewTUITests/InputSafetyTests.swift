@@ -130,12 +130,16 @@ struct PaneReportTests {
         #expect(draft.headers.first { $0.name == "X-Trace" }?.enabled == true)
         #expect(draft.params.map(\.name) == ["token", "page"])
         #expect(draft.params.map(\.enabled) == [false, true])
-        #expect(draft.fieldsHiddenByLog == ["Authorization", "token"])
+        #expect(RequestDraft.hiddenSummary(of: logged) == "the record hid Authorization, token (switched off): fill in before sending")
         let request = try draft.makeRequest(variables: ChainVariables())
         #expect(request.headers["Authorization"] == nil)
         let sent = request.customURL ?? request.path
         #expect(sent.contains("page=2") && !sent.contains("token") && !sent.contains(RedactionPolicy.marker), "\(sent)")
-        #expect(RequestDraft(Fixtures.message()).fieldsHiddenByLog.isEmpty)
+        #expect(RequestDraft.hiddenSummary(of: Fixtures.message()) == nil)
+        // A URL password hidden in the record is dropped, the user name kept.
+        let withPassword = RedactionPolicy().redact(Fixtures.message(url: "http://alice:pw1@api.example.test/me"))
+        #expect(RequestDraft(withPassword).url == "http://alice@api.example.test/me")
+        #expect(RequestDraft.hiddenSummary(of: withPassword) == "the record hid the URL's password (dropped): fill in before sending")
     }
 
     @Test("an unknown variable's message suggests close names, never the whole environment")

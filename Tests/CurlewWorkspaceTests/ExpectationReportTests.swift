@@ -18,6 +18,15 @@ struct ExpectationReportTests {
         #expect(failed.summary == "expect: 2 of 2 failed: status: expected 201, got 200 (+1 more)")
     }
 
+    @Test("a report describes one exchange with one set of assertions: ids start again in every session")
+    func describesOneExchange() {
+        let message = Fixtures.message(id: 3, startedAt: Date(timeIntervalSince1970: 100))
+        let report = ExpectationReport([.status([200..<201])], against: message)
+        #expect(report.describes(message, checking: [.status([200..<201])]))
+        #expect(!report.describes(Fixtures.message(id: 3, startedAt: Date(timeIntervalSince1970: 200)), checking: [.status([200..<201])]))
+        #expect(!report.describes(message, checking: [.status([201..<202])]), "edited assertions are checked again")
+    }
+
     @Test("a body the debug message kept only in part says so; no answer means nothing was checked")
     func cutBodyAndNoAnswer() {
         var message = Fixtures.message(responseBody: #"{"id":7,"pad":"xxxxxxxx"}"#)
