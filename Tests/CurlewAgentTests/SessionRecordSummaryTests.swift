@@ -1,4 +1,5 @@
 @testable import CurlewAgent
+import CurlewTestSupport
 import Foundation
 import Testing
 
@@ -6,27 +7,15 @@ import Testing
 /// full reader decodes, whatever user data the record carries.
 @Suite("Session record summary")
 struct SessionRecordSummaryTests {
-    /// A seeded generator, so a failure names the seed that reproduces it.
-    private struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Keys that once corrupted summaries when the index searched records for them.
     private static let trapKeys = ["total", "queued", "error", "response", "statusCode", "size", "method", "url", "summary", "type", "id", "\"", "\\"]
     private static let texts = ["", "plain", "quote \" here", "back\\slash", "line\nbreak", "😀 名前", "\u{7}\u{1B}[2J", "\"total\":5", "{\"error\":{"]
 
-    private func randomText(_ generator: inout Generator) -> String {
+    private func randomText(_ generator: inout SeededGenerator) -> String {
         Self.texts.randomElement(using: &generator)! + (Bool.random(using: &generator) ? Self.trapKeys.randomElement(using: &generator)! : "")
     }
 
-    private func randomMessage(_ generator: inout Generator) -> DebugMessage {
+    private func randomMessage(_ generator: inout SeededGenerator) -> DebugMessage {
         var params: [JSONMember] = []
         for _ in 0..<Int.random(in: 0...4, using: &generator) {
             params.append(JSONMember(Self.trapKeys.randomElement(using: &generator)!, Bool.random(using: &generator)
@@ -56,7 +45,7 @@ struct SessionRecordSummaryTests {
 
     @Test("summaries read from the line equal those of the fully decoded record, for random records full of trap keys")
     func differential() throws {
-        var generator = Generator(state: 20_261_123)
+        var generator = SeededGenerator(seed: 20_261_123)
         let decoder = SessionLogFormat.makeDecoder()
         for round in 0..<2_000 {
             let message = randomMessage(&generator)

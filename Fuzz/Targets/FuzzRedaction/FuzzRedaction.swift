@@ -1,11 +1,14 @@
 // Fuzzes redaction on bodies and URLs from the network, whole or cut at the debug body limit: any
 // bytes are redacted without trapping, and neither a declared secret value nor a URL password
-// survives.
+// survives. With the default policy (no declared values, so the quick checks decide whether
+// anything is hidden), a secret JSON member beside any string and a credential header after any
+// header line are hidden too.
 @testable import CurlewAgent
 import Foundation
 import FuzzSupport
 
 private let policy = RedactionPolicy(secretValues: ["s3cr3t-value"])
+private let defaults = RedactionPolicy()
 
 @_cdecl("FuzzRedaction_main")
 public func fuzzRedactionMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
@@ -35,5 +38,24 @@ public func fuzzRedaction(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
             if redacted.original?.url.hasPrefix("http://u:pw@") == true { fatalError("a URL password survived redaction") }
         }
     }
+    checkQuickChecks(text)
     return 0
+}
+
+/// The default policy's quick checks must never wave through a message that holds a secret.
+private func checkQuickChecks(_ text: String) {
+    guard !text.contains("Zq9-hidden") else { return }
+    let json = #"{"x":"# + JSONValue.string(text).serialized() + #","password":"Zq9-hidden"}"#
+    let body = BodySnapshot(data: Data(json.utf8), contentType: "application/json", limit: 1 << 20)
+    let line = text.filter { $0 != "\r" && $0 != "\n" }
+    let message = DebugMessage(
+        requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+        original: nil,
+        sent: WireRequest(head: "GET / HTTP/1.1\r\nX-Any: \(line)\r\nAuthorization: Zq9-hidden\r\n\r\n", body: nil),
+        response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: body),
+        error: nil, timings: nil, connection: nil, callbackQueue: "q"
+    )
+    let redacted = defaults.redact(message)
+    if redacted.sent?.head.contains("Zq9-hidden") == true { fatalError("a credential header survived redaction") }
+    if redacted.response?.body.text?.contains("Zq9-hidden") != false { fatalError("a secret JSON member survived redaction") }
 }
