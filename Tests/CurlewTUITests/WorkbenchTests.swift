@@ -38,9 +38,14 @@ struct WorkbenchTests {
 
     func bench() async throws -> Bench {
         let server = try await TestServer.shared()
+        return try bench(workspace: Self.workspaceText(base: server.baseURL))
+    }
+
+    /// A workbench on a new directory whose curlew.yaml holds `text`.
+    func bench(workspace text: String) throws -> Bench {
         let directory = NSTemporaryDirectory() + "curlew-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try Self.workspaceText(base: server.baseURL).write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        try text.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
         return try open(directory)
     }
 
@@ -125,9 +130,7 @@ struct WorkbenchTests {
     @Test("a sent request's expect: assertions are checked beside its answer: all held, or the first that failed")
     func expectationsBesideTheAnswer() async throws {
         let server = try await TestServer.shared()
-        let directory = NSTemporaryDirectory() + "curlew-bench-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try """
+        let bench = try bench(workspace: """
         config:
           baseURL: "\(server.baseURL)"
         requests:
@@ -139,8 +142,7 @@ struct WorkbenchTests {
             expect: {status: 201, json: {$.missing: {exists: true}}}
           plain:
             url: /json
-        """.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
-        let bench = try open(directory)
+        """)
         let model = bench.model
         #expect(model.compose.items.map(\.title) == ["GET holds", "GET fails", "GET plain"])
 
@@ -428,9 +430,7 @@ struct WorkbenchTests {
     @Test("S steps through a chain: each step waits in the editor resolved with the captures so far, can be edited, and is sent with s")
     func stepThroughChain() async throws {
         let server = try await TestServer.shared()
-        let directory = NSTemporaryDirectory() + "curlew-steps-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try """
+        let bench = try bench(workspace: """
         config: {baseURL: "{{base}}"}
         variables: {base: "\(server.baseURL)"}
         requests:
@@ -445,8 +445,7 @@ struct WorkbenchTests {
             chain:
               - {request: log in, capture: {token: $.nothing}}
               - profile
-        """.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
-        let bench = try open(directory)
+        """)
         let model = bench.model
         #expect(model.compose.items.map(\.title).prefix(2) == ["▶ chain flow", "▶ chain broken"])
         let before = model.compose.draft
