@@ -557,6 +557,11 @@ extension AppModel {
             return
         }
         guard loadRequestUnderCursor(for: "sending") else { return }
+        let stillHidden = compose.draft.rowsHoldingHiddenValues
+        guard stillHidden.isEmpty else {
+            message = "not sent: \(stillHidden.joined(separator: ", ")) still hold \(RedactionPolicy.marker) from the record; fill in the value or switch the row off"
+            return
+        }
         do {
             var request = try requestToSend()
             // Streamed, so a running request's detail shows its events as they come.
@@ -639,7 +644,7 @@ extension AppModel {
     // MARK: Mouse and command line
 
     func handleMouse(_ event: MouseEvent) {
-        guard mouseEnabled else { return }
+        guard mouseEnabled, !screenTooSmall else { return }
         switch event.kind {
         case .wheelUp: move(by: -3)
         case .wheelDown: move(by: 3)

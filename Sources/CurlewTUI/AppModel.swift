@@ -125,6 +125,9 @@ public final class AppModel {
     var terminalRequests: [TerminalRequest] = []
     /// The width of the last frame drawn, for messages that depend on the layout.
     var lastColumns = 0
+    /// The last frame said the terminal is too small: only `q` is taken until it grows, since
+    /// nothing a key does could be seen.
+    var screenTooSmall = false
     public private(set) var shouldQuit = false
     /// Groups pane: focus on the member list of the selected group.
     public var groupMembersFocused = false
@@ -270,6 +273,10 @@ public final class AppModel {
     public func handle(_ key: Key) {
         if case .resize = key { return }
         if prompt != nil { handlePrompt(key); return }
+        if screenTooSmall {
+            if case .character("q") = key { requestQuit() }
+            return
+        }
         if palette != nil { handlePalette(key); return }
         if comparison != nil || latency != nil, handleOverlay(key) { return }
         if history != nil, detail?.pane != pane, handleHistory(key) { return }

@@ -201,7 +201,8 @@ extension AppModel {
     public func render(rows: Int, columns: Int) -> FrameBuffer {
         var frame = FrameBuffer(rows: rows, columns: columns)
         hitRegions.removeAll(keepingCapacity: true)
-        guard rows >= Layout.minimumRows, columns >= Layout.minimumColumns else {
+        screenTooSmall = rows < Layout.minimumRows || columns < Layout.minimumColumns
+        guard !screenTooSmall else {
             Chrome.drawTooSmall(into: &frame)
             return frame
         }

@@ -191,6 +191,12 @@ public struct RequestDraft: Sendable, Equatable {
         return parts.isEmpty ? nil : "the record hid " + parts.joined(separator: ", ") + ": fill in before sending"
     }
 
+    /// The switched-on header and query rows whose value still holds `[REDACTED]` from a
+    /// record: sending them would send the marker as a credential.
+    public var rowsHoldingHiddenValues: [String] {
+        (headers + params).filter { $0.enabled && Self.isHidden($0.value) }.map(\.name)
+    }
+
     private static let hiddenPassword = ":" + RedactionPolicy.marker + "@"
 
     private static func isHidden(_ value: String) -> Bool {

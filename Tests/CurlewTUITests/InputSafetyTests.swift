@@ -135,11 +135,27 @@ struct PaneReportTests {
         #expect(request.headers["Authorization"] == nil)
         let sent = request.customURL ?? request.path
         #expect(sent.contains("page=2") && !sent.contains("token") && !sent.contains(RedactionPolicy.marker), "\(sent)")
+        #expect(draft.rowsHoldingHiddenValues.isEmpty)
+        var switchedOn = draft
+        switchedOn.headers = switchedOn.headers.map { var row = $0; row.enabled = true; return row }
+        #expect(switchedOn.rowsHoldingHiddenValues == ["Authorization"], "a row switched back on is caught before sending")
         #expect(RequestDraft.hiddenSummary(of: Fixtures.message()) == nil)
         // A URL password hidden in the record is dropped, the user name kept.
         let withPassword = RedactionPolicy().redact(Fixtures.message(url: "http://alice:pw1@api.example.test/me"))
         #expect(RequestDraft(withPassword).url == "http://alice@api.example.test/me")
         #expect(RequestDraft.hiddenSummary(of: withPassword) == "the record hid the URL's password (dropped): fill in before sending")
+    }
+
+    @Test("while the terminal is too small only q is taken: no key acts unseen")
+    func tooSmallTakesOnlyQuit() {
+        let model = model()
+        _ = model.render(rows: 15, columns: 60)
+        model.handle(.character("2"))
+        model.handle(.character("s"))
+        #expect(model.pane == .compose, "a pane key did nothing")
+        _ = model.render(rows: 24, columns: 80)
+        model.handle(.character("2"))
+        #expect(model.pane == .live, "keys act again once the interface is drawn")
     }
 
     @Test("an unknown variable's message suggests close names, never the whole environment")
