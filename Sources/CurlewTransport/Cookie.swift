@@ -32,18 +32,22 @@ public struct Cookie: Sendable, Equatable, Codable {
     /// `domain TAB subdomains TAB path TAB secure TAB expiry TAB name TAB value`, with
     /// `#HttpOnly_` before the domain of an HttpOnly cookie. Nil for anything else.
     public init?(netscapeLine line: String) {
+        // Prefixes are matched by Unicode scalars, not Characters: a combining mark after the
+        // marker's "_" or the domain's "." joins it into one Character, and the line must read
+        // back as it was written.
         var text = Substring(line)
         var httpOnly = false
-        if text.hasPrefix("#HttpOnly_") {
+        let marker = "#HttpOnly_".unicodeScalars
+        if text.unicodeScalars.starts(with: marker) {
             httpOnly = true
-            text = text.dropFirst("#HttpOnly_".count)
-        } else if text.hasPrefix("#") {
+            text = Substring(text.unicodeScalars.dropFirst(marker.count))
+        } else if text.unicodeScalars.first == "#" {
             return nil
         }
         let fields = text.split(separator: "\t", omittingEmptySubsequences: false)
         guard fields.count == 7, !fields[0].isEmpty, !fields[5].isEmpty, let expiry = Int64(fields[4]), expiry >= 0 else { return nil }
         var domain = String(fields[0])
-        if domain.hasPrefix(".") { domain.removeFirst() }
+        if domain.unicodeScalars.first == "." { domain.unicodeScalars.removeFirst() }
         self.init(domain: domain, includesSubdomains: fields[1] == "TRUE", path: String(fields[2]), secure: fields[3] == "TRUE",
                   httpOnly: httpOnly, expires: expiry == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(min(expiry, Self.latestExpiry))),
                   name: String(fields[5]), value: String(fields[6]))

@@ -109,6 +109,14 @@ struct CookieTests {
         }
         let far = Cookie(netscapeLine: "host\tFALSE\t/\tFALSE\t9223372036854775807\tn\tv")
         #expect(far.map { Cookie(netscapeLine: $0.netscapeLine) == $0 } == true, "an expiry past year 9999 is kept as its end")
+        // A domain starting with a combining mark joins the written "." or "_" into one
+        // Character; it still reads back (found by the headers fuzz target).
+        for domain in ["\u{0737}\u{FFFD}y_.example.test", "\u{301}host"] {
+            for httpOnly in [false, true] {
+                let odd = Cookie(domain: domain, includesSubdomains: true, httpOnly: httpOnly, name: "session", value: "abc123")
+                #expect(Cookie(netscapeLine: odd.netscapeLine) == odd, "\(odd.netscapeLine.debugDescription)")
+            }
+        }
     }
 
     @Test("a request without cookies after ones with cookies sends none (pooled handles leave the jar)")
