@@ -24,6 +24,18 @@ cleanup() {
 trap cleanup EXIT
 
 screen() { tmux -L "$socket" capture-pane -p -t e2e; }
+
+# A session that only keeps the tmux server up: when the last session is killed the server shuts
+# down, and a session opened while it does so dies with it.
+tmux -L "$socket" new-session -d -s keeper "sleep 3600"
+
+# open_session WIDTH HEIGHT COMMAND: replaces the e2e session with one running COMMAND, its exit
+# code printed after it and kept on the screen for a minute.
+open_session() {
+    tmux -L "$socket" kill-session -t e2e 2>/dev/null
+    for _ in $(seq 1 50); do tmux -L "$socket" has-session -t e2e 2>/dev/null || break; sleep 0.1; done
+    tmux -L "$socket" new-session -d -s e2e -x "$1" -y "$2" "$3; echo CURLEW-EXITED-\$?; sleep 60"
+}
 keys() { tmux -L "$socket" send-keys -t e2e "$@"; sleep 0.3; }
 
 # expect NAME TEXT: waits up to 10 s for TEXT on the screen.
@@ -43,7 +55,7 @@ expect() {
 }
 
 sleep 1  # log names carry the second they were opened; keep them apart from the marker
-tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "$run_command; echo CURLEW-EXITED-\$?; sleep 60"
+open_session 120 40 "$run_command"
 expect "the interface opens on Compose" " 1 Compose "
 expect "the demo workspace is listed" "ten requests"
 
@@ -85,8 +97,7 @@ expect "the session log path is printed" "(14 entries)"
 
 # A terminal without an alternate screen, resized while the interface runs: quitting leaves no
 # fragment of the last frame.
-tmux -L "$socket" kill-session -t e2e 2>/dev/null
-tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "TERM=vt100 $run_command; echo CURLEW-EXITED-\$?; sleep 60"
+open_session 120 40 "TERM=vt100 $run_command"
 expect "the interface opens without an alternate screen" "ten requests"
 tmux -L "$socket" resize-window -t e2e -x 90 -y 30
 sleep 0.5
@@ -144,7 +155,7 @@ SCRIPT
 chmod 700 "$workbench/editor.sh"
 # `make run`'s command, from the workspace's directory (its session logs go to Sessions/ there).
 start_workbench() {
-    tmux -L "$socket" new-session -d -s e2e -x 160 -y 45 "cd $workbench && EDITOR=$workbench/editor.sh $repository/$run_command; echo CURLEW-EXITED-\$?; sleep 60"
+    open_session 160 45 "cd $workbench && EDITOR=$workbench/editor.sh $repository/$run_command"
 }
 start_workbench
 expect "a curlew.yaml here opens as the workbench" "curlew.yaml · env local"
@@ -221,7 +232,6 @@ if grep -q "^  made in e2e:" "$workbench/curlew.yaml" && grep -q "^# kept across
 else
     failed=$((failed + 1)); echo "FAILED: the workspace file lacks the saved request"; sed 's/^/    | /' "$workbench/curlew.yaml"
 fi
-tmux -L "$socket" kill-session -t e2e 2>/dev/null
 start_workbench
 expect "starting again finds the saved request" "POST made in e2e"
 keys q
@@ -236,8 +246,7 @@ head -1 "$log" > "$big_log"
 body=$(grep '"type":"message"' "$log")
 for _ in $(seq 1 2143); do printf '%s\n' "$body"; done >> "$big_log"
 big_count=$(grep -c '"type":"message"' "$big_log")
-tmux -L "$socket" kill-session -t e2e 2>/dev/null
-tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "${run_command} tui $big_log; echo CURLEW-EXITED-\$?; sleep 60"
+open_session 120 40 "${run_command} tui $big_log"
 expect "a large log is indexed to its end without a key" "$big_count of $big_count entries"
 if screen | grep -qF "(indexing…)"; then
     failed=$((failed + 1)); echo "FAILED: the screen still says indexing"
@@ -254,7 +263,7 @@ rm -f "$big_log"
 # interface; quitting at once sends nothing and leaves no session log behind.
 tmux -L "$socket" kill-session -t e2e 2>/dev/null
 new_logs | xargs -r rm -f
-tmux -L "$socket" new-session -d -s e2e -x 120 -y 40 "make run; echo CURLEW-EXITED-\$?; sleep 60"
+open_session 120 40 "make run"
 for _ in $(seq 1 600); do screen | grep -qF " 1 Compose " && break; sleep 0.1; done
 expect "make run shows the first frame" "ten requests"
 keys q

@@ -45,9 +45,9 @@ public final class TransferEngine: Sendable {
         let shared = EngineShared(configuration: configuration, jobs: jobs, sink: eventSink)
         self.shared = shared
         let thread = Thread {
-            // Named from inside: a name given before `start` does not reach the system's thread
-            // on Linux, which then shows the name of the thread that created it.
-            Thread.current.name = "curlew.transfer"
+            // Named from inside, by the system call: a name given before `start` does not reach
+            // the system's thread on Linux, and neither does `Thread.current.name` always.
+            curlew_name_current_thread("curlew.transfer")
             TransferLoop(shared: shared).run()
             shared.exited.signal()
         }

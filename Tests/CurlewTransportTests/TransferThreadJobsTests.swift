@@ -34,4 +34,32 @@ struct TransferThreadJobsTests {
         #expect(record[firstOff...].allSatisfy { !$0.onTransferThread })
         #expect(!jobs.isTransferThread)
     }
+
+    @Test("the transfer thread carries its name whichever thread created the engine, every time")
+    func threadName() async throws {
+        // Engines created from the global queue's workers, whose name a new thread starts with:
+        // one in a few dozen kept it when the thread was named through Foundation.
+        let names = Locked<[String]>([])
+        let count = 200
+        DispatchQueue.concurrentPerform(iterations: count) { _ in
+            let jobs = TransferThreadJobs(fallback: DispatchQueue(label: "test.fallback"))
+            let engine = TransferEngine(jobs: jobs, eventSink: { _ in })
+            let named = DispatchSemaphore(value: 0)
+            jobs.run {
+                names.withLock { $0.append(Self.systemThreadName()) }
+                named.signal()
+            }
+            named.wait()
+            engine.shutdown()
+        }
+        let seen = names.withLock { $0 }
+        #expect(seen.count == count)
+        #expect(Set(seen) == ["curlew.transfer"])
+    }
+
+    /// The calling thread's name as the system has it.
+    private static func systemThreadName() -> String {
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return comm.trimmingCharacters(in: .newlines)
+    }
 }
