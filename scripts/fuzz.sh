@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with AddressSanitizer and runs each for a bounded time.
 # Usage: scripts/fuzz.sh SECONDS_PER_TARGET [TARGET...]
+# FUZZ_SEED=N fixes libFuzzer's random seed (the CI smoke run does, so that it checks the seeds
+# and the paths near them the same way each time; `make fuzz` explores with a new seed each run).
 # Seeds come from Fuzz/Corpus/<target>; what a run discovers goes to .build-fuzz/corpus/<target>
 # (not the repository). A crash stops the run with the input saved as .build-fuzz/crash-*.
 set -euo pipefail
@@ -36,7 +38,7 @@ for target in "${targets[@]}"; do
     rm -f .build-fuzz/crash-"$target"-*
     echo "== $target: $seconds s"
     # -rss_limit_mb: a parser that balloons on some input is a finding too.
-    "$bin/$target" "$work" "Fuzz/Corpus/$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    "$bin/$target" "$work" "Fuzz/Corpus/$target" -max_total_time="$seconds" -rss_limit_mb=2048 ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
         -artifact_prefix=.build-fuzz/crash-"$target"- -print_final_stats=1 2>&1 \
         | grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|ERROR|==[0-9]+==|Test unit written|SUMMARY|Fatal error|fatal error" || true
     if ls .build-fuzz/crash-"$target"-* >/dev/null 2>&1; then

@@ -48,6 +48,9 @@ public struct Cookie: Sendable, Equatable, Codable {
         guard fields.count == 7, !fields[0].isEmpty, !fields[5].isEmpty, let expiry = Int64(fields[4]), expiry >= 0 else { return nil }
         var domain = String(fields[0])
         if domain.unicodeScalars.first == "." { domain.unicodeScalars.removeFirst() }
+        // "." or "..host" names no host, and neither "..host" nor "#host" (a comment line once
+        // written without its dot) could be written back the same.
+        guard let first = domain.unicodeScalars.first, first != ".", first != "#" else { return nil }
         self.init(domain: domain, includesSubdomains: fields[1] == "TRUE", path: String(fields[2]), secure: fields[3] == "TRUE",
                   httpOnly: httpOnly, expires: expiry == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(min(expiry, Self.latestExpiry))),
                   name: String(fields[5]), value: String(fields[6]))

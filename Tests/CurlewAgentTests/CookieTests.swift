@@ -104,7 +104,10 @@ struct CookieTests {
                                  expires: Date(timeIntervalSince1970: 1_795_423_521), name: "sid", value: "v=1"))
         #expect(cookie?.netscapeLine == line)
         #expect(Cookie(netscapeLine: "host\tFALSE\t/\tFALSE\t0\tn\t")?.expires == nil)
-        for bad in ["# comment", "", "a\tb", "host\tFALSE\t/\tFALSE\t-1\tn\tv", "host\tFALSE\t/\tFALSE\tsoon\tn\tv", "\tFALSE\t/\tFALSE\t0\tn\tv"] {
+        for bad in ["# comment", "", "a\tb", "host\tFALSE\t/\tFALSE\t-1\tn\tv", "host\tFALSE\t/\tFALSE\tsoon\tn\tv", "\tFALSE\t/\tFALSE\t0\tn\tv",
+                    // A domain of only a dot, or two dots before the host (found by the headers fuzz target).
+                    "#HttpOnly_.\t\\PUE\t/\tFALSE\t1795423521\tsession\tpOnl23", ".\tTRUE\t/\tFALSE\t0\tn\tv", "..host\tFALSE\t/\tFALSE\t0\tn\tv",
+                    ".#host\tFALSE\t/\tFALSE\t0\tn\tv"] {
             #expect(Cookie(netscapeLine: bad) == nil, "\(bad.debugDescription)")
         }
         let far = Cookie(netscapeLine: "host\tFALSE\t/\tFALSE\t9223372036854775807\tn\tv")
