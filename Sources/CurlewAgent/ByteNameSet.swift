@@ -7,9 +7,12 @@ struct ByteNameSet: Sendable, Equatable {
     private var storage: [UInt8] = []
     private var ranges: [Range<Int>] = []
     private let ignoresCase: Bool
-    /// Bit n set when a name of n bytes is in the set (bit 63 for 63 and longer): most names
-    /// looked up have a length no member has, and are turned away by one test.
-    private var lengths: UInt64 = 0
+    /// Two bits per member, one in each word, chosen by two mixes of its length and its first
+    /// and last bytes: most names looked up (a JSON body's members, a request's headers) miss one
+    /// of them and are turned away before any byte is compared (a dozen members let about one
+    /// name in twenty-five through).
+    private var signatures: (UInt64, UInt64) = (0, 0)
+    private var hasEmptyName = false
 
     /// With `ignoringCase`, names are stored lowercased and compared ignoring ASCII case.
     init(_ names: some Sequence<String>, ignoringCase: Bool) {
@@ -19,13 +22,26 @@ struct ByteNameSet: Sendable, Equatable {
             // ASCII folding only, the same as lookups: a name with other letters matches itself.
             storage.append(contentsOf: ignoringCase ? name.utf8.map(ASCII.lowercase) : Array(name.utf8))
             ranges.append(start..<storage.count)
-            lengths |= Self.lengthBit(storage.count - start)
+            if let first = storage[start...].first, let last = storage[start...].last {
+                let bits = Self.signatureBits(count: storage.count - start, first: first, last: last)
+                signatures = (signatures.0 | bits.0, signatures.1 | bits.1)
+            } else {
+                hasEmptyName = true
+            }
         }
     }
 
+    /// The bits of a name of `count` bytes from `first` to `last`; ASCII case does not change them.
     @inline(__always)
-    private static func lengthBit(_ count: Int) -> UInt64 {
-        1 << UInt64(min(count, 63))
+    private static func signatureBits(count: Int, first: UInt8, last: UInt8) -> (UInt64, UInt64) {
+        let key = UInt64(truncatingIfNeeded: count) << 16 | UInt64(ASCII.lowercase(first)) << 8 | UInt64(ASCII.lowercase(last))
+        let mixed = key &* 0x9E37_79B9_7F4A_7C15
+        return (1 << (mixed >> 58), 1 << ((mixed >> 52) & 63))
+    }
+
+    /// Equal when built from the same names in the same order (the signatures follow from them).
+    static func == (lhs: ByteNameSet, rhs: ByteNameSet) -> Bool {
+        lhs.storage == rhs.storage && lhs.ranges == rhs.ranges && lhs.ignoresCase == rhs.ignoresCase
     }
 
     func contains(_ name: String) -> Bool {
@@ -34,9 +50,10 @@ struct ByteNameSet: Sendable, Equatable {
 
     func contains(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
         let count = name.count
-        guard lengths & Self.lengthBit(count) != 0 else { return false }
-        guard count > 0, let base = name.base.baseAddress else { return ranges.contains { $0.isEmpty } }
+        guard count > 0, let base = name.base.baseAddress else { return hasEmptyName }
         let start = base + name.startIndex
+        let bits = Self.signatureBits(count: count, first: start.load(as: UInt8.self), last: start.load(fromByteOffset: count - 1, as: UInt8.self))
+        guard signatures.0 & bits.0 != 0, signatures.1 & bits.1 != 0 else { return false }
         return storage.withUnsafeBufferPointer { stored in
             for range in ranges where range.count == count {
                 var offset = 0

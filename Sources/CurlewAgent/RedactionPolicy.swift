@@ -26,6 +26,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// anything needs hiding at all (nearly always not) without building strings.
     private var secretKeyBytes = ByteNameSet([], ignoringCase: true)
     private var headerNameBytes = ByteNameSet([], ignoringCase: true)
+    /// Whether `Cookie` is among the hidden headers, so cookie values are secrets everywhere.
+    private var hidesCookieValues = false
     /// Literal secrets (tokens, passwords) hidden wherever they appear.
     public var secretValues: [String]
 
@@ -49,6 +51,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         secretKeys = Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames.map { $0.lowercased() })
         secretKeyBytes = ByteNameSet(secretKeys, ignoringCase: true)
         headerNameBytes = ByteNameSet(headerNames, ignoringCase: true)
+        hidesCookieValues = headerNameBytes.contains("cookie")
     }
 
     /// Redaction off: logs keep everything. Only for logs that never leave the machine.
@@ -64,7 +67,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard isEnabled else { return nil }
         // Cookie values are secrets wherever they show up (an echoing server reflects them into
         // its body): the values the request sent and the response set join the literal secrets.
-        let cookies = headerNames.contains("cookie") ? Self.cookieValues(in: message) : []
+        let cookies = hidesCookieValues ? Self.cookieValues(in: message) : []
         guard cookies.isEmpty else {
             var policy = self
             policy.secretValues += cookies
@@ -545,10 +548,12 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Whether JSON bytes hold a `;base64,` data URL, which only `redactEncodedData` can look into.
     private static func containsEncodedData(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let needle = Array(";base64,".utf8)
+        let needle: StaticString = ";base64,"
+        let length = needle.utf8CodeUnitCount
+        guard let base = bytes.baseAddress else { return false }
         var from = 0
         while let semicolon = ASCII.firstIndex(of: UInt8(ascii: ";"), in: bytes[from...]) {
-            if semicolon + needle.count <= bytes.count, needle.indices.allSatisfy({ bytes[semicolon + $0] == needle[$0] }) { return true }
+            if semicolon + length <= bytes.count, memcmp(base + semicolon, needle.utf8Start, length) == 0 { return true }
             from = semicolon + 1
         }
         return false

@@ -1,4 +1,6 @@
 @testable import CurlewAgent
+import CurlewTestSupport
+import CurlewTransport
 import Testing
 
 @Suite("Byte name set")
@@ -21,13 +23,13 @@ struct ByteNameSetTests {
         #expect(!exact.contains("Token"))
     }
 
-    @Test("a length no member has, long names past the length bits, and the empty name")
+    @Test("a length no member has, long names, and the empty name")
     func lengths() {
         let set = ByteNameSet(["ab", long], ignoringCase: true)
         #expect(!set.contains("abc"))
         #expect(!set.contains(""))
         #expect(set.contains(long.uppercased()))
-        #expect(!set.contains(String(repeating: "k", count: 64)), "same length bit, different length")
+        #expect(!set.contains(String(repeating: "k", count: 64)), "same first and last bytes, different length")
         #expect(!set.contains(String(repeating: "k", count: 69) + "j"))
         #expect(ByteNameSet([""], ignoringCase: false).contains(""))
     }
@@ -39,6 +41,25 @@ struct ByteNameSetTests {
         bytes.withUnsafeBytes { buffer in
             #expect(set.contains(buffer[2..<8]))
             #expect(!set.contains(buffer[0..<8]))
+        }
+    }
+
+    @Test("the signature filter never turns a member away: lookups agree with a plain set of lowercased names")
+    func agreesWithPlainSet() {
+        var generator = SeededGenerator(seed: 15)
+        let alphabet = Array("aAbBkK-_.0Ä".unicodeScalars)
+        func name() -> String {
+            String(String.UnicodeScalarView((0..<Int.random(in: 0...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for _ in 0..<200 {
+            let names = (0..<Int.random(in: 0...12, using: &generator)).map { _ in name() }
+            let set = ByteNameSet(names, ignoringCase: true)
+            let plain = Set(names.map { String(decoding: $0.utf8.map(ASCII.lowercase), as: UTF8.self) })
+            for probe in names + (0..<20).map({ _ in name() }) {
+                let folded = String(decoding: probe.utf8.map(ASCII.lowercase), as: UTF8.self)
+                #expect(set.contains(probe) == plain.contains(folded), "\(probe.debugDescription) in \(names)")
+                #expect(set.contains(probe.uppercased()) == plain.contains(String(decoding: probe.uppercased().utf8.map(ASCII.lowercase), as: UTF8.self)))
+            }
         }
     }
 }
