@@ -350,6 +350,15 @@ public struct RedactionPolicy: Sendable, Equatable {
         var mayHoldURLParts = false
         var index = 0
         while true {
+            // Bytes that are none of CR, LF, ":", "=" and "@" change nothing: skipped eight at a time.
+            while index + 8 <= count {
+                let flagged = Self.headBytesToLookAt(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                if flagged != 0 {
+                    index += flagged.trailingZeroBitCount / 8
+                    break
+                }
+                index += 8
+            }
             // The end of the head ends its last line; a bare CR ends a line too.
             let byte = index < count ? base.load(fromByteOffset: index, as: UInt8.self) : 0x0A
             if byte == 0x0D || byte == 0x0A {
@@ -374,27 +383,45 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
     }
 
-    private func rebuildHead(_ head: String) -> String {
-        var lines: [Substring] = []
-        var start = head.utf8.startIndex
-        var index = start
-        let end = head.utf8.endIndex
-        while index < end {
-            let next = head.utf8.index(after: index)
-            if head.utf8[index] == 0x0D, next < end, head.utf8[next] == 0x0A {
-                lines.append(head[start..<index])
-                start = head.utf8.index(after: next)
-                index = start
-            } else {
-                index = next
-            }
+    /// The high bit of each of eight bytes (read little-endian) that is CR, LF, ":", "=" or "@":
+    /// the has-zero-byte test once per byte value. A borrow can flag a byte above a true one,
+    /// never one below, so the lowest flag is exact.
+    @inline(__always)
+    private static func headBytesToLookAt(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func matching(_ byte: UInt8) -> UInt64 {
+            let difference = word ^ (ones &* UInt64(byte))
+            return (difference &- ones) & ~difference & highs
         }
-        lines.append(head[start..<end])
+        return matching(0x0D) | matching(0x0A) | matching(UInt8(ascii: ":")) | matching(UInt8(ascii: "=")) | matching(UInt8(ascii: "@"))
+    }
+
+    /// The head with its request line's URL and its header lines redacted. Lines end where the
+    /// check above ends them, at CRLF or a bare CR or LF, and each keeps its own ending.
+    private func rebuildHead(_ head: String) -> String {
+        let bytes = head.utf8
+        var lines: [(text: String, ending: String)] = []
+        var start = bytes.startIndex
+        var index = start
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            guard byte == 0x0D || byte == 0x0A else {
+                index = bytes.index(after: index)
+                continue
+            }
+            var after = bytes.index(after: index)
+            if byte == 0x0D, after < bytes.endIndex, bytes[after] == 0x0A { after = bytes.index(after: after) }
+            lines.append((String(decoding: bytes[start..<index], as: UTF8.self), String(decoding: bytes[index..<after], as: UTF8.self)))
+            start = after
+            index = after
+        }
+        lines.append((String(decoding: bytes[start...], as: UTF8.self), ""))
         var changed = false
-        var output: [String] = []
-        output.reserveCapacity(lines.count)
+        var output = ""
+        output.reserveCapacity(head.utf8.count + 16)
         for (number, line) in lines.enumerated() {
-            let text = String(line)
+            let text = line.text
             let redacted: String
             if number == 0 {
                 redacted = redactURL(text)
@@ -404,9 +431,9 @@ public struct RedactionPolicy: Sendable, Equatable {
                 redacted = redactURL(text)
             }
             changed = changed || redacted != text
-            output.append(redacted)
+            output += redacted + line.ending
         }
-        return changed ? output.joined(separator: "\r\n") : head
+        return changed ? output : head
     }
 
     /// Hides the values of declared parameters in a query string found anywhere in `text`.

@@ -83,6 +83,27 @@ struct RedactionPolicyTests {
         for secret in ["QCase26", "UpperTok22", "FormCase18"] { #expect(!line.contains(secret)) }
     }
 
+    @Test("a secret in the head is found wherever it falls against the eight-byte words the head is scanned in")
+    func headSecretsAtEveryOffset() {
+        for padding in 0..<24 {
+            let pad = String(repeating: "x", count: padding)
+            let heads = [
+                "GET /get HTTP/1.1\r\nX-Pad: \(pad)\r\nAuthorization: Bearer Tok9secret\r\n\r\n",
+                "GET /get HTTP/1.1\r\nX-Pad: \(pad)\rAuthorization: Bearer Tok9secret\r\n\r\n",
+                "GET /get?\(pad)&token=Tok9secret HTTP/1.1\r\nHost: h\r\n\r\n",
+                "GET /get HTTP/1.1\r\nX-Link: https://u\(pad):Tok9secret@h/\r\n\r\n",
+                "GET /get HTTP/1.1\r\nX-Pad: \(pad)\nAuthorization: Bearer Tok9secret",
+            ]
+            for head in heads {
+                let written = RedactionPolicy().redact(message(head: head)).sent?.head ?? ""
+                #expect(!written.contains("Tok9secret"), "\(head.debugDescription)")
+            }
+            // The same heads without a secret are left as they are.
+            let plain = "GET /get HTTP/1.1\r\nX-Pad: \(pad)\r\nAccept: */*\r\n\r\n"
+            #expect(RedactionPolicy().redact(message(head: plain)).sent?.head == plain)
+        }
+    }
+
     @Test("URLs in header values lose their passwords and declared parameters, in the head, the request and the response")
     func urlsInHeaderValues() {
         let head = "GET / HTTP/1.1\r\nHost: h\r\nReferer: https://app/cb?access_token=RefTok1&x=1\r\nX-Link: https://u:Pw9secret@h/\r\n\r\n"

@@ -68,22 +68,25 @@ struct SessionRecordWriterTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == String(value))
     }
 
-    @Test("every ASCII byte at every offset of a word is escaped exactly when JSON needs it, and reads back")
+    @Test("every ASCII byte at every offset of a word, the last bytes of a string included, is escaped exactly when JSON needs it, and reads back")
     func escapesEveryByteAtEveryOffset() throws {
-        for byte in UInt8(0)..<0x80 {
-            for offset in 0..<17 {
-                var text = [UInt8](repeating: UInt8(ascii: "a"), count: 19)
-                text[offset] = byte
-                text += Array("é😀".utf8)
-                let original = String(decoding: text, as: UTF8.self)
-                var writer = SessionRecordWriter()
-                writer.string(original)
-                let written = writer.bytes
-                #expect(!written.dropFirst().dropLast().contains { $0 < 0x20 }, "no raw control byte")
-                let escapeLength = byte == 0x22 || byte == 0x5C || byte == 0x0A || byte == 0x0D || byte == 0x09 ? 1 : byte < 0x20 ? 5 : 0
-                #expect(written.count == text.count + 2 + escapeLength, "only the byte that needs it is escaped")
-                let decoded = try JSONSerialization.jsonObject(with: Data(written), options: .fragmentsAllowed) as? String
-                #expect(decoded == original, "byte \(byte) at offset \(offset)")
+        // Lengths whose last bytes are read again as the final word, after whole words or none.
+        for (length, suffix) in [(19, "é😀"), (9, ""), (16, ""), (21, ""), (5, "")] {
+            for byte in UInt8(0)..<0x80 {
+                for offset in 0..<length {
+                    var text = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    text[offset] = byte
+                    text += Array(suffix.utf8)
+                    let original = String(decoding: text, as: UTF8.self)
+                    var writer = SessionRecordWriter()
+                    writer.string(original)
+                    let written = writer.bytes
+                    #expect(!written.dropFirst().dropLast().contains { $0 < 0x20 }, "no raw control byte")
+                    let escapeLength = byte == 0x22 || byte == 0x5C || byte == 0x0A || byte == 0x0D || byte == 0x09 ? 1 : byte < 0x20 ? 5 : 0
+                    #expect(written.count == text.count + 2 + escapeLength, "only the byte that needs it is escaped")
+                    let decoded = try JSONSerialization.jsonObject(with: Data(written), options: .fragmentsAllowed) as? String
+                    #expect(decoded == original, "byte \(byte) at offset \(offset) of \(length)")
+                }
             }
         }
     }
