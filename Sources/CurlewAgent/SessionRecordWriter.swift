@@ -133,15 +133,6 @@ struct SessionRecordWriter {
                     // The lowest flagged byte is always one to escape (a false flag only ever
                     // sits above a true one), so the scan jumps straight to it.
                     position = index + flagged.trailingZeroBitCount / 8
-                } else if count >= 8 {
-                    // The last bytes: the final eight read again, those before `index` (already
-                    // looked at) replaced by a letter so that none of them flags or borrows.
-                    let scanned = UInt64(8 - (count - index)) * 8
-                    let before: UInt64 = (1 << scanned) &- 1
-                    let word = UInt64(littleEndian: start.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
-                    let flagged = Self.bytesToEscape(word & ~before | 0x4141_4141_4141_4141 & before)
-                    guard flagged != 0 else { index = count; continue }
-                    position = count - 8 + flagged.trailingZeroBitCount / 8
                 } else {
                     let byte = start.load(fromByteOffset: index, as: UInt8.self)
                     guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { index += 1; continue }

@@ -70,7 +70,7 @@ struct SessionRecordWriterTests {
 
     @Test("every ASCII byte at every offset of a word, the last bytes of a string included, is escaped exactly when JSON needs it, and reads back")
     func escapesEveryByteAtEveryOffset() throws {
-        // Lengths whose last bytes are read again as the final word, after whole words or none.
+        // Lengths that end in whole words, in a few bytes after them, or within the first word.
         for (length, suffix) in [(19, "é😀"), (9, ""), (16, ""), (21, ""), (5, "")] {
             for byte in UInt8(0)..<0x80 {
                 for offset in 0..<length {
