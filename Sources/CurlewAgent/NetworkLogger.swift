@@ -25,6 +25,9 @@ public struct NetworkLoggerConfig: Sendable {
     public var loggerType: LoggerType
     /// Where the log goes; nil means `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl` under the working directory.
     public var logFilePath: String?
+    /// Creates the log's directory (owner-only) when it is missing: on for a sessions directory;
+    /// off for a path a user typed, where a missing directory is more likely a typo.
+    public var createsDirectory = true
     public var redaction: RedactionPolicy
     /// Bytes of each text body the log keeps; a longer body keeps its first bytes, its full size
     /// and `truncated: true`. Without a cap, a log of large downloads would hold every byte again,
@@ -144,7 +147,12 @@ public final class NetworkLogger: NetworkObserver {
         let path = config.logFilePath ?? Self.defaultPath(for: now)
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
+        if !directory.isEmpty, !config.createsDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw NetworkLoggerError(path: path, reason: "directory \(directory) does not exist")
+            }
+        } else if !directory.isEmpty {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {

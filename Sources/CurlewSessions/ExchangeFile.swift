@@ -6,23 +6,37 @@ import Foundation
 public enum ExchangeFile {
     /// Every exchange in the file, in order.
     public static func messages(path: String) throws(SessionLogError) -> [DebugMessage] {
+        try read(path: path).messages
+    }
+
+    /// Every exchange in the file, in order, and the lines of a session log that could not be
+    /// read (a HAR file is read whole or refused). Only a regular file is opened: a named pipe
+    /// would keep the reader waiting forever.
+    public static func read(path: String) throws(SessionLogError) -> (messages: [DebugMessage], skipped: [SkippedLine]) {
+        try SessionLogError.requireRegularFile(path)
         if isHAR(path: path) {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
                 throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
             }
-            do { return try HARImport.messages(data) } catch {
+            do { return (try HARImport.messages(data), []) } catch {
                 throw SessionLogError(kind: .notASessionLog, path: path, reason: error.reason)
             }
         }
-        return try SessionLogReader.read(path: path).messages
+        let log = try SessionLogReader.read(path: path)
+        return (log.messages, log.skipped)
     }
 
     /// A HAR file starts (after any byte-order mark and blanks) with `{` and names `"log"` early;
-    /// a session log's first line is a header record.
+    /// a session log's first line is a header record. Anything but a regular file is not one,
+    /// and is never opened in a way that could wait.
     public static func isHAR(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 4096) else { return false }
-        try? handle.close()
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+              let head = try? handle.read(upToCount: 4096) else { return false }
         let text = String(decoding: head.withoutByteOrderMark, as: UTF8.self)
         let trimmed = text.drop { $0.isWhitespace }
         return trimmed.hasPrefix("{") && trimmed.contains("\"log\"") && !trimmed.prefix(200).contains("\"type\"")

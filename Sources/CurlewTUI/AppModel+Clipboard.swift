@@ -48,7 +48,7 @@ extension AppModel {
     func composedDraft(_ draft: RequestDraft? = nil) throws(RequestError) -> DebugMessage? {
         guard let agent = environment.agent else { return nil }
         let draft = draft ?? compose.draft
-        let composed = try agent.config.composed(try requestToSend(draft))
+        let composed = try agent.config.composed(try requestToSend(draft, forSending: false))
         return DebugMessage(requestID: 0, name: draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
                             response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "compose")
     }

@@ -527,8 +527,15 @@ extension AppModel {
     /// The request Compose's editor stands for now: through the workspace when one is open
     /// (its entry's other fields, the environment, captured values), else from the draft alone.
     /// Sending, copying and latency mode all use it.
-    func requestToSend(_ draft: RequestDraft? = nil) throws(RequestError) -> Request {
+    /// The request a draft makes. Every path that sends it (s, latency mode) is refused while a
+    /// row switched back on still holds the marker from a record, which would go out as the
+    /// credential; copying it as a command (`forSending: false`) keeps the marker visible.
+    func requestToSend(_ draft: RequestDraft? = nil, forSending: Bool = true) throws(RequestError) -> Request {
         let draft = draft ?? compose.draft
+        let stillHidden = forSending ? draft.rowsHoldingHiddenValues : []
+        guard stillHidden.isEmpty else {
+            throw RequestError(.unresolvedVariable, "\(stillHidden.joined(separator: ", ")) still hold \(RedactionPolicy.marker) from the record; fill in the value or switch the row off")
+        }
         if let workspace { return try workspace.request(for: draft, captured: groups.capturedVariables) }
         return try draft.makeRequest(variables: variables)
     }
@@ -557,11 +564,6 @@ extension AppModel {
             return
         }
         guard loadRequestUnderCursor(for: "sending") else { return }
-        let stillHidden = compose.draft.rowsHoldingHiddenValues
-        guard stillHidden.isEmpty else {
-            message = "not sent: \(stillHidden.joined(separator: ", ")) still hold \(RedactionPolicy.marker) from the record; fill in the value or switch the row off"
-            return
-        }
         do {
             var request = try requestToSend()
             // Streamed, so a running request's detail shows its events as they come.

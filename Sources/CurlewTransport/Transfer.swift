@@ -55,6 +55,8 @@ final class Transfer {
     private var requestBodySize: Int64 = 0
     private var responseSinceLastRequest = false
     private var lastSendAt: UInt64 = 0
+    /// When the latest status line arrived, on the same clock as `lastSendAt`.
+    private var statusLineAt: UInt64 = 0
     private var statusLine = ""
     private var responseHeaders: [(name: String, value: String)] = []
     private var responseBody = Data()
@@ -518,6 +520,8 @@ final class Transfer {
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         switch ResponseHeaderLine(bytes) {
         case .statusLine(let line):
+            // Only the wire capture's send stamps are measured against it.
+            if request.capturesWire { statusLineAt = DispatchTime.now().uptimeNanoseconds }
             statusLine = line
             bodyRouted = false
             if !tlsRead {
@@ -613,7 +617,7 @@ final class Transfer {
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
         let reused = newConnections == 0 && wroteSomething
         let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
-        let sendFinished = lastSendAt > hopStartedAt && hopStartedAt > 0 ? Int64((lastSendAt - hopStartedAt) / 1000) : 0
+        let measuredWait = lastSendAt > 0 && statusLineAt > lastSendAt ? Int64((statusLineAt - lastSendAt) / 1000) : nil
         let queuedNanos = addedAt > submittedAt ? addedAt - submittedAt : 0
         let timings = TransferTimings.fromCumulativeMarks(
             queued: Int64(queuedNanos / 1000),
@@ -623,7 +627,7 @@ final class Transfer {
             preTransfer: preTransfer,
             firstByte: offset(CURLINFO_STARTTRANSFER_TIME_T),
             total: offset(CURLINFO_TOTAL_TIME_T),
-            sendFinished: sendFinished,
+            measuredWait: measuredWait,
             reusedConnection: reused,
             earlierHops: hops > 0 ? Int64((hopStartedAt - addedAt) / 1000) : nil
         )

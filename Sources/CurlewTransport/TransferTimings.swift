@@ -34,9 +34,15 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     }
 
     /// Builds the phases from libcurl's cumulative marks (microseconds from the exchange's start).
+    /// The phases follow one another and add up to the total: DNS, connect and TLS for a new
+    /// connection, then `send` from the connection being ready (from the start, on a reused
+    /// connection, whose set-up libcurl still spends) to the request's last byte, `wait` to the
+    /// response's first byte and `receive` to the end.
     ///
-    /// `sendFinished` is the transport's own stamp of the last byte written, since libcurl 7.88 has
-    /// no post-transfer mark; it is clamped between pre-transfer and first byte.
+    /// libcurl 7.88 has no mark for the last byte written, and the transport's own clock starts
+    /// elsewhere than libcurl's, so `measuredWait` is taken on the transport's clock alone: from
+    /// the last byte it saw written to the status line it saw arrive. Without it (no wire
+    /// capture), everything from pre-transfer to the first byte counts as waiting.
     ///
     /// The transport follows redirects hop by hop, so these are the final hop's marks;
     /// `earlierHops` is the time the hops before it took, reported as `redirect` and counted in
@@ -44,23 +50,24 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     static func fromCumulativeMarks(
         queued: Int64,
         nameLookup: Int64, connected: Int64, tlsDone: Int64, preTransfer: Int64,
-        firstByte: Int64, total: Int64, sendFinished: Int64,
+        firstByte: Int64, total: Int64, measuredWait: Int64?,
         reusedConnection: Bool, earlierHops: Int64? = nil
     ) -> TransferTimings {
         let total = max(total, 0)
         let firstByte = firstByte > 0 ? min(firstByte, total) : total
-        let preTransfer = min(max(preTransfer, 0), firstByte)
-        let sendEnd = min(max(sendFinished, preTransfer), firstByte)
         let dns: Int64? = reusedConnection ? nil : max(nameLookup, 0)
         let connect: Int64? = reusedConnection ? nil : max(connected - nameLookup, 0)
         let tls: Int64? = (reusedConnection || tlsDone <= 0) ? nil : max(tlsDone - connected, 0)
+        let ready = min((dns ?? 0) + (connect ?? 0) + (tls ?? 0), firstByte)
+        let longestWait = firstByte - ready
+        let wait = min(max(measuredWait ?? (firstByte - max(preTransfer, ready)), 0), longestWait)
         return TransferTimings(
             queued: max(queued, 0),
             dns: dns,
             connect: connect,
             tls: tls,
-            send: sendEnd - preTransfer,
-            wait: firstByte - sendEnd,
+            send: longestWait - wait,
+            wait: wait,
             receive: total - firstByte,
             redirect: earlierHops,
             total: total + (earlierHops ?? 0)

@@ -6,6 +6,8 @@ struct ExchangeReport {
     var message: DebugMessage
     var showsRequest: Bool
     var showsBody: Bool
+    /// `curlew send` leaves the error out: it goes to stderr as the command's failure, once.
+    var showsError = true
 
     var text: String {
         var lines: [String] = []
@@ -19,7 +21,7 @@ struct ExchangeReport {
             lines.append("<")
             if showsBody, response.body.size > 0 { lines.append(Self.describe(response.body, prefix: "")) }
         }
-        if let error = message.error {
+        if showsError, let error = message.error {
             lines.append("error: \(error)")
         }
         if let timings = message.timings, message.sent != nil || message.response != nil {

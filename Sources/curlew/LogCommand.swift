@@ -11,10 +11,16 @@ struct LogCommand: ParsableCommand {
         subcommands: [Show.self, Stats.self, Diff.self]
     )
 
-    /// Reads a log and keeps the exchanges matching the filter.
+    /// Reads a log and keeps the exchanges matching the filter. Lines that could not be read are
+    /// reported on stderr, the first with its line number and reason.
     static func load(_ path: String, filter: String?) throws -> [DebugMessage] {
         var messages: [DebugMessage]
-        do { messages = try ExchangeFile.messages(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
+        let skipped: [SkippedLine]
+        do { (messages, skipped) = try ExchangeFile.read(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
+        if let first = skipped.first {
+            let count = skipped.count == 1 ? "1 unreadable line" : "\(skipped.count) unreadable lines"
+            FileHandle.standardError.write(Data("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason))\n".utf8))
+        }
         if let filter {
             do {
                 let parsed = try MessageFilter.parse(filter)

@@ -80,8 +80,11 @@ struct RunCommand: AsyncParsableCommand {
         let logger: NetworkLogger?
         do {
             logger = try (session.logger.enabled || log != nil ? logPath : nil).map {
-                try NetworkLogger(config: NetworkLoggerConfig(loggerType: session.logger.format, logFilePath: $0, redaction: redaction,
-                                                              maxBodyBytes: session.logger.maxBodyBytes, maxBinaryBodyBytes: session.logger.maxBinaryBodyBytes))
+                var config = NetworkLoggerConfig(loggerType: session.logger.format, logFilePath: $0, redaction: redaction,
+                                                 maxBodyBytes: session.logger.maxBodyBytes, maxBinaryBodyBytes: session.logger.maxBinaryBodyBytes)
+                // A --log path is typed; a workspace's sessions directory is made when missing.
+                config.createsDirectory = log == nil
+                return try NetworkLogger(config: config)
             }
         } catch {
             throw Self.usageFailure("\(error)")

@@ -111,7 +111,9 @@ struct SendCommand: AsyncParsableCommand {
             }
         }
         let logger = try log.map {
-            try NetworkLogger(config: NetworkLoggerConfig(logFilePath: $0, redaction: noRedact ? .disabled : RedactionPolicy()))
+            var config = NetworkLoggerConfig(logFilePath: $0, redaction: noRedact ? .disabled : RedactionPolicy())
+            config.createsDirectory = false
+            return try NetworkLogger(config: config)
         }
         if let logger { agent.addObserver(logger) }
 
@@ -143,7 +145,7 @@ struct SendCommand: AsyncParsableCommand {
                 }
                 if repeatCount == 1 {
                     let showsBody = !hideBody && transfer.output == nil && printer.count == 0
-                    print(forTerminal(ExchangeReport(message: message, showsRequest: verbose, showsBody: showsBody).text))
+                    print(forTerminal(ExchangeReport(message: message, showsRequest: verbose, showsBody: showsBody, showsError: false).text))
                 } else {
                     print(forTerminal("#\(index) " + ExchangeReport.summary(message)))
                     fflush(nil)

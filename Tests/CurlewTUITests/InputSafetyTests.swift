@@ -139,6 +139,12 @@ struct PaneReportTests {
         var switchedOn = draft
         switchedOn.headers = switchedOn.headers.map { var row = $0; row.enabled = true; return row }
         #expect(switchedOn.rowsHoldingHiddenValues == ["Authorization"], "a row switched back on is caught before sending")
+        // Every sending path goes through one check (s and latency mode alike); a copy as a
+        // command keeps the marker in sight.
+        let model = model()
+        model.compose.draft = switchedOn
+        #expect(throws: RequestError.self) { try model.requestToSend() }
+        #expect(try model.requestToSend(forSending: false).headers["Authorization"] == RedactionPolicy.marker)
         #expect(RequestDraft.hiddenSummary(of: Fixtures.message()) == nil)
         // A URL password hidden in the record is dropped, the user name kept.
         let withPassword = RedactionPolicy().redact(Fixtures.message(url: "http://alice:pw1@api.example.test/me"))

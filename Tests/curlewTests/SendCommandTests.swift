@@ -46,15 +46,17 @@ struct SendCommandTests {
         #expect(result.error.contains(kind))
     }
 
-    @Test("a refused connection exits 7 and an invalid URL exits 3, each with a message on stderr")
+    @Test("a refused connection exits 7 and an invalid URL exits 3, each with a message on stderr only")
     func connectionAndURLFailures() async throws {
         let port = try Listeners.closedPort()
         let refused = try await CurlewProcess.run(["send", "http://127.0.0.1:\(port)/"])
         #expect(refused.status == 7)
         #expect(refused.error.contains("couldNotConnect"))
+        #expect(!refused.output.contains("couldNotConnect"), "stdout, which a user may send to a file, holds no copy: \(refused.output)")
         let invalid = try await CurlewProcess.run(["send", "http://exa mple/"])
         #expect(invalid.status == 3)
         #expect(invalid.error.contains("invalidURL"))
+        #expect(!invalid.output.contains("invalidURL"), "\(invalid.output)")
     }
 
     @Test("a usage mistake is refused before anything is sent")

@@ -10,6 +10,8 @@ struct SessionLogDurabilityTests {
     func sigkill() async throws {
         let server = try await TestServer.shared()
         let directory = NSTemporaryDirectory() + "curlew-kill-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/session.jsonl"
         let completed = 25
         let child = try CurlewProcess(["send", "--repeat", "100000", "--log", path, "\(server.baseURL)/get"])
@@ -36,5 +38,44 @@ struct SessionLogDurabilityTests {
         #expect(shown.status == 0)
         #expect(message.timings?.elapsed == 7_250)
         #expect(shown.output.contains(TimingBreakdown.format(7_250)), "\(shown.output)")
+    }
+
+    @Test("log show names the lines it could not read on stderr, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
+    func unreadableLinesAndPipes() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/cut.jsonl"
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(elapsedMicros: 1_000))
+        logger.requestDidProduce(Fixtures.message(elapsedMicros: 2_000))
+        try logger.close()
+        // The second entry cut in the middle, as a full disk or a killed copy leaves it.
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[1] = String(lines[1].prefix(120))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        for command in [["log", "show", path], ["log", "stats", path]] {
+            let shown = try await CurlewProcess.run(command)
+            #expect(shown.status == 0)
+            #expect(shown.error.contains("1 unreadable line skipped (line 2:"), "\(shown.error)")
+        }
+
+        let pipe = directory + "/pipe.jsonl"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        for command in [["log", "show", pipe], ["log", "stats", pipe], ["log", "diff", pipe, path]] {
+            let refused = try await CurlewProcess.run(command)
+            #expect(refused.status != 0)
+            #expect(refused.error.contains("not a regular file"), "\(refused.error)")
+        }
+    }
+
+    @Test("send --log into a directory that does not exist is refused, and nothing is created")
+    func logDirectoryMustExist() async throws {
+        let server = try await TestServer.shared()
+        let missing = NSTemporaryDirectory() + "curlew-missing-\(UUID().uuidString)"
+        let result = try await CurlewProcess.run(["send", "--log", missing + "/deeper/x.jsonl", "\(server.baseURL)/get"])
+        #expect(result.status != 0)
+        #expect(result.error.contains("does not exist"), "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: missing))
     }
 }
