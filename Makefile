@@ -81,7 +81,8 @@ sanitize: deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan --skip LargeTransferTests
 
 # A few seconds of each fuzz target, so every target builds and runs its seeds in CI, with a fixed
-# random seed: CI fails on what a change broke, and finding new inputs is `make fuzz`'s work.
+# random seed, so a fresh clone's run starts the same way each time (time-bounded, it does not
+# repeat exactly); finding new inputs is `make fuzz`'s work.
 fuzz-smoke: deps
 	FUZZ_SEED=1 scripts/fuzz.sh 5
 

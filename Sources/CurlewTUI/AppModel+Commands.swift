@@ -560,7 +560,7 @@ extension AppModel {
         }
         // s on a list item runs that group or sends that request, not the draft last edited.
         if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
-            run(group, named: name)
+            run(group, named: name, item: compose.selectedItem)
             return
         }
         guard loadRequestUnderCursor(for: "sending") else { return }
@@ -579,7 +579,8 @@ extension AppModel {
         }
     }
 
-    func run(_ group: RequestGroup, named name: String) {
+    /// Runs a group; `item`, its place in the Compose list, shows its run beside the editor.
+    func run(_ group: RequestGroup, named name: String, item: Int? = nil) {
         guard let agent = environment.agent else { return }
         var group = group
         do {
@@ -589,7 +590,9 @@ extension AppModel {
             return
         }
         if group.name == nil { group.name = name }
-        compose.lastGroup = agent.start(group)
+        let handle = agent.start(group)
+        compose.lastGroup = handle
+        if let item { compose.groupRunIDs[item] = handle.id }
         message = "running \(group.kind.rawValue) \(name); 3 shows it live"
     }
 

@@ -272,11 +272,19 @@ public final class AppModel {
 
     public func handle(_ key: Key) {
         if case .resize = key { return }
-        if prompt != nil { handlePrompt(key); return }
         if screenTooSmall {
-            if case .character("q") = key { requestQuit() }
+            // Nothing acts unseen: a quit question (drawn on the small screen) is answered; any
+            // other prompt is dropped, and only q is taken.
+            switch prompt {
+            case .confirmQuit, .confirmDiscard:
+                handlePrompt(key)
+            default:
+                prompt = nil
+                if case .character("q") = key { requestQuit() }
+            }
             return
         }
+        if prompt != nil { handlePrompt(key); return }
         if palette != nil { handlePalette(key); return }
         if comparison != nil || latency != nil, handleOverlay(key) { return }
         if history != nil, detail?.pane != pane, handleHistory(key) { return }

@@ -164,13 +164,19 @@ enum Chrome {
         frame.put(" \(title) ", row: area.row, column: area.column + 2, style: .title)
     }
 
-    static func drawTooSmall(into frame: inout FrameBuffer) {
-        let lines = [
+    static func drawTooSmall(_ model: AppModel, into frame: inout FrameBuffer) {
+        var lines = [
             "Terminal too small",
             "Curlew needs at least \(Layout.minimumColumns)x\(Layout.minimumRows);",
             "this one is \(frame.columns)x\(frame.rows).",
             "Enlarge it, or press q to quit.",
         ]
+        // A quit question stays answerable while the screen is too small to draw its bar.
+        switch model.prompt {
+        case .confirmQuit: lines[3] = "\(model.inFlightCount) in flight: quit and cancel? (y/n)"
+        case .confirmDiscard(let count): lines[3] = "\(count) unsaved: quit without saving? (y/n)"
+        default: break
+        }
         for (offset, line) in lines.enumerated() where offset < frame.rows {
             frame.put(TextWidth.truncate(line, to: frame.columns), row: min(frame.rows - 1, frame.rows / 2 - 2 + offset), column: 0, style: offset == 0 ? .bad : .plain)
         }
@@ -203,7 +209,7 @@ extension AppModel {
         hitRegions.removeAll(keepingCapacity: true)
         screenTooSmall = rows < Layout.minimumRows || columns < Layout.minimumColumns
         guard !screenTooSmall else {
-            Chrome.drawTooSmall(into: &frame)
+            Chrome.drawTooSmall(self, into: &frame)
             return frame
         }
         logs.refresh()

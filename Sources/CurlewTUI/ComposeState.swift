@@ -47,6 +47,8 @@ public struct ComposeState: Sendable {
     /// The request each list item sent last (by position in the list), whose answer the
     /// response panel shows beside the editor.
     public var sentIDs: [Int: UInt64] = [:]
+    /// The latest run of each group item started from here, by list index (its group id).
+    public var groupRunIDs: [Int: UInt64] = [:]
     /// The response panel: the last answer of the selected item, with its tab and scroll.
     public var response: DetailState?
     /// The response panel shows an answer from an earlier session's log.

@@ -77,6 +77,8 @@ enum ComposeView {
                 }
             } else if compose.showsVariables {
                 VariablesView.draw(model, in: besideArea, into: &frame)
+            } else if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, _) = compose.items[compose.selectedItem] {
+                drawGroupRun(model, named: name, item: compose.selectedItem, in: besideArea, into: &frame)
             } else {
                 drawResponse(model, in: besideArea, into: &frame)
             }
@@ -87,6 +89,18 @@ enum ComposeView {
         } else {
             drawEditor(model, in: Rect(row: area.row, column: editorColumn, height: area.height, width: rest), into: &frame)
         }
+    }
+
+    /// Beside a group selected in the list: its latest run from here, as the Groups pane draws
+    /// it, or how to start one.
+    private static func drawGroupRun(_ model: AppModel, named name: String, item: Int, in area: Rect, into frame: inout FrameBuffer) {
+        guard let id = model.compose.groupRunIDs[item], let record = model.groups.group(id: id) else {
+            frame.put("Last run", row: area.row, column: area.column + 1, style: .bold)
+            frame.put("\(name) has not run from here yet: s runs it, and its members show here and in Groups (3).", row: area.row + 2,
+                      column: area.column + 1, style: .dim, width: area.width - 2)
+            return
+        }
+        GroupsView.drawGroup(record, model: model, in: Rect(row: area.row, column: area.column + 1, height: area.height, width: area.width - 1), into: &frame)
     }
 
     /// The answer to what the selected item sent last, drawn as the detail view draws it.

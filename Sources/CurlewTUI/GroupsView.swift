@@ -33,7 +33,8 @@ enum GroupsView {
         }
     }
 
-    private static func drawGroup(_ group: GroupRecord, model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+    /// One group with its progress, members, waterfall and captures (also beside Compose's editor).
+    static func drawGroup(_ group: GroupRecord, model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         let total = max(1, group.members.count)
         let done = group.completedCount
         let percent = Int((Double(done) / Double(total) * 100).rounded(.down))

@@ -53,6 +53,12 @@ struct EasyHandlePool {
     /// on every path (`curl_easy_reset` keeps a share), so a later exchange that does not use
     /// cookies cannot touch the jar, and the jar can be freed. A handle that held a plain
     /// exchange keeps its options for the next one of its shape; any other is reset.
+    ///
+    /// A handle kept with its options still points at its last exchange's context and header
+    /// list, both freed by now. libcurl reads them only while the handle is in the multi handle,
+    /// and the only way back in is `take()` followed by a configure that sets every one of them
+    /// again (the fast path sets the context pointers and the header list before anything else):
+    /// an idle handle is never handed to libcurl as it is.
     mutating func give(_ handle: EasyHandle) {
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
         guard idle.count < capacity else { return }

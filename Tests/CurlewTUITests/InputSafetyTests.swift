@@ -162,6 +162,25 @@ struct PaneReportTests {
         _ = model.render(rows: 24, columns: 80)
         model.handle(.character("2"))
         #expect(model.pane == .live, "keys act again once the interface is drawn")
+
+        // A command line opened before the terminal shrank is dropped, not typed into unseen.
+        model.handle(.character(":"))
+        #expect(model.prompt != nil)
+        _ = model.render(rows: 15, columns: 60)
+        for key: Key in [.character("s"), .character("e"), .character("n"), .character("d"), .enter] { model.handle(key) }
+        #expect(model.prompt == nil)
+        #expect(model.live.rows.isEmpty, "nothing was sent")
+
+        // A quit question is drawn on the small screen and answered there.
+        model.prompt = .confirmDiscard(2)
+        let screen = VirtualScreen(rows: 15, columns: 60)
+        screen.present(model.render(rows: 15, columns: 60))
+        #expect(screen.text.contains("2 unsaved: quit without saving? (y/n)"), "\(screen.text)")
+        model.handle(.character("n"))
+        #expect(model.prompt == nil && !model.shouldQuit)
+        model.prompt = .confirmDiscard(2)
+        model.handle(.character("y"))
+        #expect(model.shouldQuit)
     }
 
     @Test("an unknown variable's message suggests close names, never the whole environment")

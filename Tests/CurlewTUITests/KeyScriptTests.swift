@@ -63,6 +63,24 @@ struct KeyScriptTests {
         #expect(!screen.text.contains("(live)"))
     }
 
+    @Test("a group selected in Compose shows its own last run beside the editor, not another request's answer")
+    func groupRunBesideEditor() async throws {
+        let (model, observer, _) = try await liveModel()
+        let screen = VirtualScreen(rows: 40, columns: 160)
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.live.rows.first?.message != nil }
+        model.handle(.down)
+        model.handle(.down)
+        screen.present(model.render(rows: 40, columns: 160))
+        #expect(screen.text.contains("login chain has not run from here yet"), "\(screen.text)")
+        #expect(!screen.text.contains("Nothing sent from"))
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.groups.groups.first?.verdict != nil }
+        screen.present(model.render(rows: 40, columns: 160))
+        #expect(screen.text.contains("chain login chain · succeeded"), "\(screen.text)")
+        #expect(screen.text.contains("{{token}} = "))
+    }
+
     @Test("compose -> send -> live -> detail -> timing tab shows the phases of the real exchange")
     func composeSendInspect() async throws {
         let (model, observer, _) = try await liveModel()
