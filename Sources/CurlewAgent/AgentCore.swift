@@ -124,11 +124,11 @@ final class AgentCore: Sendable {
     func reject(handle: RequestHandle, info: RequestInfo, error: RequestError, callbacks: RequestCallbacks) {
         let state: RequestState = error.kind == .cancelled ? .cancelled : .failed
         guard handle.transition(to: state) else { return }
-        let message = DebugMessage(
+        let message = SharedDebugMessage(DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: Self.asTyped(info), sent: nil, response: nil, error: error,
             timings: nil, connection: nil, callbackQueue: callbackQueueLabel
-        )
+        ))
         var batch = newBatch()
         deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)
         dispatch(batch)
@@ -195,8 +195,8 @@ final class AgentCore: Sendable {
         let response = Self.response(to: info.id, from: result, headers: headers, value: verdict.value)
         // The debug message is the largest thing built per request; skip it when nobody reads it.
         let message = !batch.observed && entry.callbacks.debug == nil
-            ? nil : debugMessage(info: info, composed: entry.composed, result: result, headers: headers, state: verdict.state,
-                                 error: verdict.error, pipeline: nil, stream: entry.stream?.record)
+            ? nil : SharedDebugMessage(debugMessage(info: info, composed: entry.composed, result: result, headers: headers, state: verdict.state,
+                                                    error: verdict.error, pipeline: nil, stream: entry.stream?.record))
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
                 callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil, to: &batch)
     }
@@ -281,7 +281,7 @@ final class AgentCore: Sendable {
         let final = final.flatMap { $0.handle.transition(to: exchange.state) ? $0 : nil }
         var batch = newBatch()
         let wantsMessage = batch.observed || (final?.callbacks.debug != nil)
-        let message = wantsMessage ? exchange.debugMessage(core: self) : nil
+        let message = wantsMessage ? SharedDebugMessage(exchange.debugMessage(core: self)) : nil
         if let final {
             deliver(message: message, info: exchange.info, state: exchange.state, handle: final.handle, response: final.response,
                     error: exchange.error, callbacks: final.callbacks, to: &batch)
@@ -307,7 +307,7 @@ final class AgentCore: Sendable {
     /// the response to the `cached` callback.
     func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks) {
         var batch = newBatch()
-        batch.add(.debugMessage(exchange.debugMessage(core: self)))
+        batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self))))
         batch.add(.finished(exchange.info, exchange.state))
         if let cached = callbacks.cached { batch.callbacks.append { cached(response) } }
         dispatch(batch)
@@ -320,7 +320,7 @@ final class AgentCore: Sendable {
     }
 
     private func deliver(
-        message: DebugMessage?, info: RequestInfo, state: RequestState, handle: RequestHandle, response: Response?, error: RequestError?,
+        message: SharedDebugMessage?, info: RequestInfo, state: RequestState, handle: RequestHandle, response: Response?, error: RequestError?,
         callbacks: RequestCallbacks, lazilyReadAs serializer: ResponseSerializer? = nil, to batch: inout DeliveryBatch
     ) {
         if let message { batch.add(.debugMessage(message)) }
@@ -328,7 +328,7 @@ final class AgentCore: Sendable {
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
         batch.callbacks.append {
-            if let message { callbacks.debug?(message) }
+            if let message { callbacks.debug?(message.message) }
             if let error {
                 let failure = RequestFailure(requestID: info.id, error: error, response: response, tip: tip)
                 callbacks.failure?(failure)

@@ -77,11 +77,12 @@ final class ObserverLane: Sendable {
         }
         if !batch.isEmpty {
             var droppedBefore = dropped
-            for event in batch {
-                if case .streamed(let info, let item) = event {
+            // By index: each event is read in place, where `for event in batch` copied it first.
+            for index in batch.indices {
+                if batch[index].isStreamItem, case .streamed(let info, let item) = batch[index] {
                     observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
                 } else {
-                    event.deliver(to: observer)
+                    batch[index].deliver(to: observer)
                 }
                 undelivered.subtract(1, ordering: .relaxed)
             }
