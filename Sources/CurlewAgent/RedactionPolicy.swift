@@ -511,7 +511,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         // becomes U+FFFD): left alone, the log's cap could keep a prefix that reads as text and
         // write a secret in it. Any other body that is not text keeps its bytes, with the
         // declared secret values hidden in them.
-        guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data, as: UTF8.self)) else {
+        // Such a body cut inside a declared secret's character is looked at as bytes first:
+        // decoded, the cut character becomes U+FFFD, which no prefix of the secret matches.
+        let cutBeforeDecoding = body.text == nil && kind != .other && body.isTruncated ? cutSecretLength(in: body.data) : nil
+        guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data.dropLast(cutBeforeDecoding ?? 0), as: UTF8.self)) else {
             var hidden = secretValues.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
             if body.isTruncated { hidden = hidingCutSecret(hidden) }
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
@@ -527,7 +530,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         redacted = replaceSecrets(redacted)
         let kept = Data(redacted.utf8)
-        let cut = body.isTruncated ? hidingCutSecret(kept) : kept
+        let cut = cutBeforeDecoding != nil ? kept + Data(Self.marker.utf8) : body.isTruncated ? hidingCutSecret(kept) : kept
         guard redacted != text || cut != kept else { return body }
         return Self.replacingKept(of: body, with: cut)
     }

@@ -245,6 +245,13 @@ struct RedactionPolicyTests {
         // The longest cut wins over a shorter one of another secret.
         let twoSecrets = BodySnapshot(data: Data("x=123456789X".utf8), contentType: "text/plain", limit: 11)
         #expect(RedactionPolicy(secretValues: ["9abc", "123456789X"]).redact(message(responseBody: twoSecrets)).response?.body.text == "x=\(marker)")
+        // A JSON body that is not UTF-8 as a whole, cut inside a secret's non-ASCII character:
+        // the secret's first bytes are found before the cut character is decoded.
+        let accented = BodySnapshot(data: Data([0xFF] + Array(#"{"note":"abcé-7Q more"}"#.utf8)), contentType: "application/json", limit: 14)
+        #expect(accented.isTruncated && accented.text == nil)
+        let hiddenAccented = RedactionPolicy(secretValues: ["abcé-7Q"]).redact(message(responseBody: accented)).response!.body
+        #expect(hiddenAccented.data.range(of: Data("abc".utf8)) == nil, "\(Array(hiddenAccented.data))")
+        #expect(hiddenAccented.data.suffix(marker.utf8.count) == Data(marker.utf8))
     }
 
     @Test("a secret member is found however the JSON around it is spaced, escaped or full of colons")
