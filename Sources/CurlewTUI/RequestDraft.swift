@@ -178,16 +178,16 @@ public struct RequestDraft: Sendable, Equatable {
 
     /// What the record of `message` hid and what re-sending it does about each, for the status
     /// line; nil when it hid nothing.
+    /// Read from the draft re-sending makes (`init(_:)`), so it names exactly what that did.
     public static func hiddenSummary(of message: DebugMessage) -> String? {
         guard let original = message.original else { return nil }
+        let draft = RequestDraft(message)
         var parts: [String] = []
-        let rows = original.headers.filter { isHidden($0.value) }.map(\.name)
-            + (URLComponents(string: original.url)?.queryItems ?? []).filter { isHidden($0.value ?? "") }.map(\.name)
+        let rows = (draft.headers + draft.params).filter { !$0.enabled && isHidden($0.value) }.map(\.name)
         if !rows.isEmpty { parts.append(rows.joined(separator: ", ") + " (switched off)") }
         if original.url.contains(hiddenPassword) { parts.append("the URL's password (dropped)") }
-        let path = original.url.prefix { $0 != "?" }.replacingOccurrences(of: hiddenPassword, with: "@")
-        if isHidden(path) { parts.append("part of the URL (holds \(RedactionPolicy.marker))") }
-        if isHidden(original.body?.text ?? "") { parts.append("part of the body (holds \(RedactionPolicy.marker))") }
+        if isHidden(draft.url) { parts.append("part of the URL (holds \(RedactionPolicy.marker))") }
+        if isHidden(draft.body) { parts.append("part of the body (holds \(RedactionPolicy.marker))") }
         return parts.isEmpty ? nil : "the record hid " + parts.joined(separator: ", ") + ": fill in before sending"
     }
 

@@ -150,6 +150,10 @@ struct PaneReportTests {
         let withPassword = RedactionPolicy().redact(Fixtures.message(url: "http://alice:pw1@api.example.test/me"))
         #expect(RequestDraft(withPassword).url == "http://alice@api.example.test/me")
         #expect(RequestDraft.hiddenSummary(of: withPassword) == "the record hid the URL's password (dropped): fill in before sending")
+        // A password and a hidden query parameter together: both are named.
+        let both = RedactionPolicy().redact(Fixtures.message(url: "http://alice:pw1@api.example.test/me?token=abc&page=2"))
+        #expect(RequestDraft(both).params.map(\.enabled) == [false, true])
+        #expect(RequestDraft.hiddenSummary(of: both) == "the record hid token (switched off), the URL's password (dropped): fill in before sending")
     }
 
     @Test("while the terminal is too small only q is taken: no key acts unseen")
