@@ -9,7 +9,9 @@ import Foundation
 public struct RedactionPolicy: Sendable, Equatable {
     public static let marker = URLPassword.marker
     /// The header names hidden by default; requests drop them on a redirect to another origin.
-    public static let defaultHeaderNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
+    public static let defaultHeaderNames: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token", "x-access-token",
+    ]
 
     public var isEnabled: Bool
     /// Header names (any case) whose values are hidden.

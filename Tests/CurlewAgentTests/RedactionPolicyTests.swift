@@ -48,6 +48,9 @@ struct RedactionPolicyTests {
         #expect(redacted.original?.headers == [HeaderField(name: "authorization", value: marker), HeaderField(name: "Accept", value: "*/*")])
         #expect(redacted.sent?.head == "GET /get HTTP/1.1\r\nHost: h\r\nAUTHORIZATION: \(marker)\r\nCookie: \(marker)\r\nAccept: */*\r\n\r\n")
         #expect(redacted.response?.headers == [HeaderField(name: "Set-Cookie", value: marker), HeaderField(name: "X-Other", value: "v")])
+        // Token headers many APIs use are hidden by default too.
+        let tokens = RedactionPolicy().redact(message(head: "GET /get HTTP/1.1\r\nX-Auth-Token: t0k3n\r\nx-access-token: t0k3n\r\n\r\n"))
+        #expect(tokens.sent?.head == "GET /get HTTP/1.1\r\nX-Auth-Token: \(marker)\r\nx-access-token: \(marker)\r\n\r\n")
     }
 
     @Test("cookie values are hidden where a body echoes them, whatever the case of the header and wherever it stands in the head",
