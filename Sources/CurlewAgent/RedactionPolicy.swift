@@ -385,18 +385,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
     }
 
-    /// The high bit of each of eight bytes (read little-endian) that is CR, LF, ":", "=" or "@":
-    /// the has-zero-byte test once per byte value. A borrow can flag a byte above a true one,
-    /// never one below, so the lowest flag is exact.
+    /// The high bit of each of eight bytes (read little-endian) that is CR, LF, ":", "=" or "@";
+    /// the lowest flag is exact.
     @inline(__always)
     private static func headBytesToLookAt(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func matching(_ byte: UInt8) -> UInt64 {
-            let difference = word ^ (ones &* UInt64(byte))
-            return (difference &- ones) & ~difference & highs
-        }
-        return matching(0x0D) | matching(0x0A) | matching(UInt8(ascii: ":")) | matching(UInt8(ascii: "=")) | matching(UInt8(ascii: "@"))
+        ASCII.bytes(equalTo: 0x0D, in: word) | ASCII.bytes(equalTo: 0x0A, in: word) | ASCII.bytes(equalTo: UInt8(ascii: ":"), in: word)
+            | ASCII.bytes(equalTo: UInt8(ascii: "="), in: word) | ASCII.bytes(equalTo: UInt8(ascii: "@"), in: word)
     }
 
     /// The head with its request line's URL and its header lines redacted. Lines end where the

@@ -156,11 +156,7 @@ struct SessionRecordWriter {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let control = (word &- ones &* 0x20) & ~word & highs
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let quotes = (quote &- ones) & ~quote & highs
-        let backslashes = (backslash &- ones) & ~backslash & highs
-        return control | quotes | backslashes
+        return control | ASCII.bytes(equalTo: 0x22, in: word) | ASCII.bytes(equalTo: 0x5C, in: word)
     }
 
     /// The escape for one byte, stored straight into the buffer: a call that copies a two-byte

@@ -97,6 +97,15 @@ public enum ASCII {
         }
     }
 
+    /// The high bit of each of the eight bytes of `word` (read little-endian) that equals `byte`:
+    /// the has-zero-byte test. A borrow can flag a byte above a true one, never one below, so the
+    /// lowest flag (of this test, or of several OR'ed together) is exact.
+    @inlinable @inline(__always)
+    public static func bytes(equalTo byte: UInt8, in word: UInt64) -> UInt64 {
+        let difference = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+        return (difference &- 0x0101_0101_0101_0101) & ~difference & 0x8080_8080_8080_8080
+    }
+
     @inline(__always)
     public static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
