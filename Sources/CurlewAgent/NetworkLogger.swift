@@ -20,7 +20,8 @@ public struct NetworkLoggerConfig: Sendable {
     /// Off: the logger writes nothing and creates no file.
     public var enableLocalLog: Bool
     /// Entries written between fsyncs (a larger delivery batch gets one fsync); this bounds what a
-    /// power loss takes. A crash of the process loses nothing written.
+    /// power loss takes. A crash of the process loses nothing written. The fsyncs run on a queue
+    /// of the logger's own, so writing entries never waits for the disk.
     public var logAutoSaveCount: Int
     public var loggerType: LoggerType
     /// Where the log goes; nil means `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl` under the working directory.
@@ -89,8 +90,8 @@ public struct NetworkLoggerError: Error, Sendable, Equatable, CustomStringConver
 ///
 /// Entries are complete lines, written with one `write` at the end of each delivery batch (one or
 /// two entries when the logger keeps up, many under load), so a process killed at any moment
-/// leaves only complete lines behind. An fsync follows the write that brings the entries since
-/// the last one to `logAutoSaveCount`.
+/// leaves only complete lines behind. The write that brings the entries since the last fsync to
+/// `logAutoSaveCount` asks for an fsync, which runs on the logger's sync queue.
 /// Used outside an agent, call `flush()` (or `close()`) to write what was handed over.
 public final class NetworkLogger: NetworkObserver {
     public let config: NetworkLoggerConfig
@@ -120,6 +121,7 @@ public final class NetworkLogger: NetworkObserver {
         let descriptor: Int32
         /// The logger created the file (it did not append to an existing one).
         let created: Bool
+        let syncer: LogSyncer
         var unsynced = 0
         /// Complete lines handed over in the current batch, not yet written.
         let buffered = AppendBuffer(capacity: 64 << 10)
@@ -128,6 +130,7 @@ public final class NetworkLogger: NetworkObserver {
         init(descriptor: Int32, created: Bool) {
             self.descriptor = descriptor
             self.created = created
+            syncer = LogSyncer(descriptor: descriptor)
         }
     }
 
@@ -280,8 +283,8 @@ public final class NetworkLogger: NetworkObserver {
         }
     }
 
-    /// Writes `file`'s buffered lines and fsyncs every `logAutoSaveCount` entries; called
-    /// under `file`'s lock.
+    /// Writes `file`'s buffered lines and asks for an fsync every `logAutoSaveCount` entries;
+    /// called under `file`'s lock.
     private func writeBuffered(_ file: LogFile) {
         guard file.bufferedEntries > 0 else { return }
         let entries = file.bufferedEntries
@@ -299,7 +302,7 @@ public final class NetworkLogger: NetworkObserver {
         counters.withLock { $0.entries += entries }
         file.unsynced += entries
         if file.unsynced >= config.logAutoSaveCount {
-            fsync(file.descriptor)
+            file.syncer.requestSync()
             file.unsynced = 0
         }
     }
@@ -315,7 +318,7 @@ public final class NetworkLogger: NetworkObserver {
             return file
         }
         guard let closing, let path else { return }
-        fsync(closing.descriptor)
+        closing.syncer.finish()
         Foundation.close(closing.descriptor)
         if closing.created, entryCount == 0, failedWriteCount == 0 {
             unlink(path)
