@@ -88,6 +88,8 @@ struct SessionRecordWriter {
     }
 
     /// A member name and its colon, after a comma unless it is the object's first member.
+    /// Inlined: each call site's name is a constant, so its length and bytes are known there.
+    @inline(__always)
     mutating func key(_ name: StaticString) {
         let length = name.utf8CodeUnitCount
         let room = output.reserve(length + 4)
@@ -117,33 +119,50 @@ struct SessionRecordWriter {
         text.withUTF8Bytes { string(utf8: UnsafeRawBufferPointer($0)) }
     }
 
-    /// A JSON string from UTF-8 bytes, escaping quotes, backslashes and control characters. Runs
-    /// without any are copied whole, found eight bytes at a time.
+    /// A JSON string from UTF-8 bytes, escaping quotes, backslashes and control characters. The
+    /// bytes are read and stored eight at a time in one pass: a word with nothing to escape is
+    /// stored as it was loaded, so no run is copied a second time (a `memcpy` call per run cost
+    /// more than the short strings of a record).
     private mutating func string(utf8 source: UnsafeRawBufferPointer) {
-        output.append(UInt8(ascii: "\""))
         let count = source.count
-        if count > 0, let start = source.baseAddress {
-            var runStart = 0
-            var index = 0
-            while index < count {
-                let position: Int
-                if index + 8 <= count {
-                    let flagged = Self.bytesToEscape(UInt64(littleEndian: start.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
-                    guard flagged != 0 else { index += 8; continue }
+        guard count > 0, let start = source.baseAddress else {
+            output.append("\"\"" as StaticString)
+            return
+        }
+        output.append(UInt8(ascii: "\""))
+        var index = 0
+        while index < count {
+            // Room for the rest as it is; an escape commits what came before it and reserves anew.
+            let room = UnsafeMutableRawPointer(output.reserve(count - index))
+            var stored = 0
+            var escapeAt = -1
+            while index + stored + 8 <= count {
+                let word = start.loadUnaligned(fromByteOffset: index + stored, as: UInt64.self)
+                // A whole word is stored even when it holds an escape: the room has eight bytes
+                // for it, and only the bytes before the escape are committed.
+                room.storeBytes(of: word, toByteOffset: stored, as: UInt64.self)
+                let flagged = Self.bytesToEscape(UInt64(littleEndian: word))
+                if flagged != 0 {
                     // The lowest flagged byte is always one to escape (a false flag only ever
-                    // sits above a true one), so the scan jumps straight to it.
-                    position = index + flagged.trailingZeroBitCount / 8
-                } else {
-                    let byte = start.load(fromByteOffset: index, as: UInt8.self)
-                    guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { index += 1; continue }
-                    position = index
+                    // sits above a true one).
+                    stored += flagged.trailingZeroBitCount / 8
+                    escapeAt = index + stored
+                    break
                 }
-                output.append(start + runStart, count: position - runStart)
-                appendEscaped(start.load(fromByteOffset: position, as: UInt8.self))
-                runStart = position + 1
-                index = position + 1
+                stored += 8
             }
-            output.append(start + runStart, count: count - runStart)
+            if escapeAt < 0 {
+                while index + stored < count {
+                    let byte = start.load(fromByteOffset: index + stored, as: UInt8.self)
+                    if byte < 0x20 || byte == 0x22 || byte == 0x5C { escapeAt = index + stored; break }
+                    room.storeBytes(of: byte, toByteOffset: stored, as: UInt8.self)
+                    stored += 1
+                }
+            }
+            output.commit(stored)
+            guard escapeAt >= 0 else { break }
+            appendEscaped(start.load(fromByteOffset: escapeAt, as: UInt8.self))
+            index = escapeAt + 1
         }
         output.append(UInt8(ascii: "\""))
     }
@@ -183,24 +202,51 @@ struct SessionRecordWriter {
         output.commit(2)
     }
 
-    /// Decimal digits written straight into the buffer (no String made per number).
+    /// Decimal digits written straight into the buffer (no String made per number), two at a
+    /// time from a table of the hundred pairs, the length found first by comparisons.
     mutating func integer(_ value: Int64) {
         let room = output.reserve(20)
         var magnitude = value.magnitude
         var length = 0
         if value < 0 { room[0] = UInt8(ascii: "-"); length = 1 }
-        var digits = 1
-        var probe = magnitude
-        while probe >= 10 { probe /= 10; digits += 1 }
+        guard magnitude >= 10 else {
+            room[length] = UInt8(ascii: "0") + UInt8(magnitude)
+            output.commit(length + 1)
+            return
+        }
+        var digits = 2
+        var bound: UInt64 = 100
+        // 10^19 is the largest power of ten a UInt64 holds; a twenty-digit value stops there.
+        while digits < 20, magnitude >= bound {
+            digits += 1
+            bound &*= 10
+        }
         length += digits
-        var position = length - 1
-        repeat {
-            room[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-            position -= 1
-        } while magnitude > 0
+        var position = length
+        let pairs = Self.digitPairs.utf8Start
+        while magnitude >= 100 {
+            let pair = Int(magnitude % 100) * 2
+            magnitude /= 100
+            position -= 2
+            room[position] = pairs[pair]
+            room[position + 1] = pairs[pair + 1]
+        }
+        if magnitude >= 10 {
+            let pair = Int(magnitude) * 2
+            room[position - 2] = pairs[pair]
+            room[position - 1] = pairs[pair + 1]
+        } else {
+            room[position - 1] = UInt8(ascii: "0") + UInt8(magnitude)
+        }
         output.commit(length)
     }
+
+    /// "00" to "99", each pair's two digits at twice its value.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     mutating func optionalInteger(_ value: Int64?) {
         if let value { integer(value) } else { output.append("null" as StaticString) }

@@ -68,6 +68,22 @@ struct SessionRecordWriterTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == String(value))
     }
 
+    @Test("every power of ten, and one either side of it, positive and negative, is written as Swift writes it")
+    func integersAtEveryLength() {
+        // Every pair of digits in every place of a four-digit number, then the lengths.
+        var values: [Int64] = Array(-10_000...10_000) + [Int64.min, Int64.min + 1, Int64.max - 1]
+        var power: Int64 = 1
+        for _ in 0...18 {
+            values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1), power * 5 + 37]
+            power = power <= Int64.max / 10 ? power * 10 : power
+        }
+        for value in values {
+            var writer = SessionRecordWriter()
+            writer.integer(value)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == String(value), "\(value)")
+        }
+    }
+
     @Test("every ASCII byte at every offset of a word, the last bytes of a string included, is escaped exactly when JSON needs it, and reads back")
     func escapesEveryByteAtEveryOffset() throws {
         // Lengths that end in whole words, in a few bytes after them, or within the first word.
