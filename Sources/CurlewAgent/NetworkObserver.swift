@@ -39,23 +39,18 @@ extension NetworkObserver {
     public func observerDidFinishBatch() {}
 }
 
+/// One event for observers.
 /// A debug message on its way to the observer lanes, held by reference: each lane and each
 /// observer reads it in place, where an enum payload was copied field by field (some forty
 /// retains) for every observer it reached, and released the same way.
 final class SharedDebugMessage: Sendable {
     let message: DebugMessage
-    /// Bytes of the bodies the message keeps (request as composed, as sent, response): what a
-    /// lane holds in memory while the message waits for its observer.
-    let bodyBytes: Int
 
     init(_ message: DebugMessage) {
         self.message = message
-        bodyBytes = (message.original?.body?.data.count ?? 0) + (message.sent?.body?.data.count ?? 0)
-            + (message.response?.body.data.count ?? 0)
     }
 }
 
-/// One event for observers.
 enum ObserverEvent: Sendable {
     case willSend(RequestInfo)
     case didSend(RequestInfo)
@@ -69,12 +64,6 @@ enum ObserverEvent: Sendable {
     var isStreamItem: Bool {
         if case .streamed = self { return true }
         return false
-    }
-
-    /// Body bytes the event keeps alive while it waits on a lane.
-    var heldBodyBytes: Int {
-        if case .debugMessage(let shared) = self { return shared.bodyBytes }
-        return 0
     }
 
     func deliver(to observer: any NetworkObserver) {

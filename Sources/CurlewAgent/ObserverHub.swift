@@ -5,15 +5,11 @@ import Synchronization
 /// One observer's delivery lane: events queue here and one drain on the lane's serial queue
 /// delivers them in order, in batches, so a busy lane costs one dispatch per batch, not per event.
 ///
-/// A drain starts `coalescing` (5 ms) after the first event of a batch arrives. Under load that gathers
+/// A drain starts `coalescing` after the first event of a batch arrives. Under load that gathers
 /// the events of many requests into one wake-up of the lane's thread (a wake-up costs more CPU than
-/// delivering an event); observers hear every event at most that much later. Events that keep
-/// `promptDrainBodyBytes` of bodies alive are drained at once instead: large responses held for
-/// the coalescing time pushed the transfers' own buffers out of the CPU's cache, and a wake-up
-/// is nothing beside a megabyte.
+/// delivering an event); observers hear every event at most that much later.
 final class ObserverLane: Sendable {
-    static let defaultCoalescing = DispatchTimeInterval.milliseconds(5)
-    static let promptDrainBodyBytes = 1 << 20
+    static let coalescing = DispatchTimeInterval.milliseconds(5)
     /// Stream items (chunks and events of streamed responses) waiting on one lane at most; past
     /// this the oldest waiting ones are dropped and counted, so a slow observer of a fast stream
     /// costs bounded memory. Other events are never dropped.
@@ -22,39 +18,27 @@ final class ObserverLane: Sendable {
     private struct Pending {
         var events: [ObserverEvent] = []
         var drainScheduled = false
-        /// Body bytes the pending events keep alive, and whether a drain without delay is queued.
-        var heldBodyBytes = 0
-        var promptDrainScheduled = false
         var queuedStreamItems = 0
         /// Stream items dropped since the last one delivered, by request.
         var droppedStreamItems: [UInt64: Int] = [:]
     }
 
     let observer: any NetworkObserver
-    private let coalescing: DispatchTimeInterval
     private let queue: DispatchQueue
     private let undelivered = Atomic<Int>(0)
     private let pending = Locked(Pending())
 
-    init(observer: any NetworkObserver, label: String, coalescing: DispatchTimeInterval = ObserverLane.defaultCoalescing) {
+    init(observer: any NetworkObserver, label: String) {
         self.observer = observer
-        self.coalescing = coalescing
         self.queue = DispatchQueue(label: label)
     }
 
     var backlog: Int { undelivered.load(ordering: .relaxed) }
 
-    /// When a drain is queued for the events handed over.
-    private enum DrainTiming {
-        case now, afterCoalescing
-    }
-
     func enqueue(_ events: [ObserverEvent]) {
         undelivered.add(events.count, ordering: .relaxed)
-        let bodyBytes = events.reduce(0) { $0 + $1.heldBodyBytes }
-        let schedule = pending.withLock { pending -> DrainTiming? in
+        let schedule = pending.withLock { pending -> Bool in
             pending.events.append(contentsOf: events)
-            pending.heldBodyBytes += bodyBytes
             let streamed = events.reduce(0) { $0 + ($1.isStreamItem ? 1 : 0) }
             if streamed > 0 {
                 pending.queuedStreamItems += streamed
@@ -73,20 +57,11 @@ final class ObserverLane: Sendable {
                     undelivered.subtract(dropped, ordering: .relaxed)
                 }
             }
-            if pending.heldBodyBytes >= Self.promptDrainBodyBytes, !pending.promptDrainScheduled {
-                pending.promptDrainScheduled = true
-                pending.drainScheduled = true
-                return .now
-            }
-            guard !pending.drainScheduled else { return nil }
+            guard !pending.drainScheduled else { return false }
             pending.drainScheduled = true
-            return .afterCoalescing
+            return true
         }
-        switch schedule {
-        case .now: queue.async { [self] in deliverPending() }
-        case .afterCoalescing: queue.asyncAfter(deadline: .now() + coalescing) { [self] in deliverPending() }
-        case nil: break
-        }
+        if schedule { queue.asyncAfter(deadline: .now() + Self.coalescing) { [self] in deliverPending() } }
     }
 
     /// Delivers what is pending as one batch and tells the observer the batch ended. Events that
@@ -95,8 +70,6 @@ final class ObserverLane: Sendable {
         let (batch, dropped) = pending.withLock { pending -> ([ObserverEvent], [UInt64: Int]) in
             defer {
                 pending.events.removeAll(keepingCapacity: true)
-                pending.heldBodyBytes = 0
-                pending.promptDrainScheduled = false
                 pending.queuedStreamItems = 0
                 pending.droppedStreamItems.removeAll()
             }
@@ -123,7 +96,7 @@ final class ObserverLane: Sendable {
             if pending.events.isEmpty { pending.drainScheduled = false }
             return !pending.events.isEmpty
         }
-        if more { queue.asyncAfter(deadline: .now() + coalescing) { [self] in deliverPending() } }
+        if more { queue.asyncAfter(deadline: .now() + Self.coalescing) { [self] in deliverPending() } }
     }
 
     /// Returns once every event enqueued before the call has been delivered, without waiting
