@@ -39,7 +39,6 @@ extension NetworkObserver {
     public func observerDidFinishBatch() {}
 }
 
-/// One event for observers.
 /// A debug message on its way to the observer lanes, held by reference: each lane and each
 /// observer reads it in place, where an enum payload was copied field by field (some forty
 /// retains) for every observer it reached, and released the same way.
@@ -51,6 +50,7 @@ final class SharedDebugMessage: Sendable {
     }
 }
 
+/// One event for observers.
 enum ObserverEvent: Sendable {
     case willSend(RequestInfo)
     case didSend(RequestInfo)
