@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// Runs a log file's fsyncs on a queue of their own, so the thread writing entries (an observer
-/// lane) never waits for the disk: it asks for a sync and goes on encoding.
+/// lane) never waits for one: it asks for a sync and goes on encoding.
 ///
 /// Requests made while a sync is pending share it; a request made while one runs gets another
 /// after it, so every write that asked is covered by an fsync that started after it.

@@ -19,9 +19,10 @@ public struct NetworkLoggerConfig: Sendable {
     public var serviceType: String
     /// Off: the logger writes nothing and creates no file.
     public var enableLocalLog: Bool
-    /// Entries written between fsyncs (a larger delivery batch gets one fsync); this bounds what a
-    /// power loss takes. A crash of the process loses nothing written. The fsyncs run on a queue
-    /// of the logger's own, so writing entries never waits for the disk.
+    /// Entries written before an fsync is asked for (a larger delivery batch asks once). The fsyncs
+    /// run on a queue of the logger's own, so writing entries never waits for one; entries
+    /// written while one runs are covered by the next, so a power loss takes at most what was
+    /// written during the last two syncs. A crash of the process loses nothing written.
     public var logAutoSaveCount: Int
     public var loggerType: LoggerType
     /// Where the log goes; nil means `Sessions/<yyyy-MM-dd_HH-mm-ss>.jsonl` under the working directory.
@@ -90,8 +91,8 @@ public struct NetworkLoggerError: Error, Sendable, Equatable, CustomStringConver
 ///
 /// Entries are complete lines, written with one `write` at the end of each delivery batch (one or
 /// two entries when the logger keeps up, many under load), so a process killed at any moment
-/// leaves only complete lines behind. The write that brings the entries since the last fsync to
-/// `logAutoSaveCount` asks for an fsync, which runs on the logger's sync queue.
+/// leaves only complete lines behind. The write that brings the entries since the last request
+/// for an fsync to `logAutoSaveCount` asks for one, which runs on the logger's sync queue.
 /// Used outside an agent, call `flush()` (or `close()`) to write what was handed over.
 public final class NetworkLogger: NetworkObserver {
     public let config: NetworkLoggerConfig
@@ -193,6 +194,9 @@ public final class NetworkLogger: NetworkObserver {
             line.append(0x0A)
             try writeHeader(line)
         } catch {
+            // Taken out first: the deinit's close() would otherwise sync and close the descriptor
+            // again, by then perhaps another file's.
+            file.withLock { $0 = nil }
             Foundation.close(descriptor)
             throw NetworkLoggerError(path: path, reason: "cannot write the header: \(error)")
         }

@@ -6,19 +6,6 @@ import Testing
 
 @Suite("Log syncer")
 struct LogSyncerTests {
-    /// A sync that takes `delay` and records when each call started and ended.
-    private final class SlowSync: Sendable {
-        let delay: TimeInterval
-        let calls = Mutex<(started: Int, ended: Int)>((0, 0))
-        init(delay: TimeInterval) { self.delay = delay }
-
-        func run() {
-            calls.withLock { $0.started += 1 }
-            Thread.sleep(forTimeInterval: delay)
-            calls.withLock { $0.ended += 1 }
-        }
-    }
-
     @Test("requests made while a sync runs never wait for it and share one sync after it", .timeLimit(.minutes(1)))
     func coalescesAndNeverBlocks() throws {
         // Each sync holds until the test lets it go, so nothing here depends on timing.
@@ -41,18 +28,37 @@ struct LogSyncerTests {
         #expect(calls.withLock { $0 } == 3)
     }
 
-    @Test("a request made while a sync runs gets a sync that starts after it")
-    func requestDuringSyncGetsAnother() throws {
-        let slow = SlowSync(delay: 0.1)
-        let syncer = LogSyncer(descriptor: -1) { _ in slow.run() }
+    @Test("finish() syncs only after the syncs asked for before it have run, never beside them", .timeLimit(.minutes(1)))
+    func finishWaitsForQueuedSyncs() throws {
+        let gate = DispatchSemaphore(value: 0)
+        // Syncs running now, the most that ever ran at once, and how many ran.
+        let running = Mutex((now: 0, most: 0, total: 0))
+        let syncer = LogSyncer(descriptor: -1) { _ in
+            running.withLock { $0.now += 1; $0.most = max($0.most, $0.now); $0.total += 1 }
+            gate.wait()
+            running.withLock { $0.now -= 1 }
+        }
         syncer.requestSync()
-        let deadline = Date().addingTimeInterval(5)
-        while slow.calls.withLock({ $0.started }) == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
-        try #require(slow.calls.withLock { $0.started } == 1)
+        let deadline = Date().addingTimeInterval(10)
+        while running.withLock({ $0.total }) == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        try #require(running.withLock { $0.total } == 1)
+        // The first sync is held; this one queues behind it.
         syncer.requestSync()
-        while slow.calls.withLock({ $0.started }) < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
-        #expect(slow.calls.withLock { $0.started } == 2, "the request made during the first sync was dropped")
-        syncer.finish()
+        let returned = Mutex(false)
+        let finisher = Thread {
+            syncer.finish()
+            returned.withLock { $0 = true }
+        }
+        finisher.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(!returned.withLock { $0 })
+        for _ in 0..<3 { gate.signal() }
+        while !returned.withLock({ $0 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        try #require(returned.withLock { $0 })
+        let counts = running.withLock { $0 }
+        #expect(counts.total == 3, "the queued sync, the held one and finish()'s own")
+        // A sync beside a held one would be finish() not waiting: the descriptor closed under it.
+        #expect(counts.most == 1)
     }
 
     @Test("a closed logger's file holds every entry even when every entry asked for a sync")
