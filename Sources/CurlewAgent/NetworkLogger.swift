@@ -178,6 +178,10 @@ public final class NetworkLogger: NetworkObserver {
                 : errno == ENXIO ? "it is a named pipe that nothing reads" : String(cString: strerror(errno))
             throw NetworkLoggerError(path: path, reason: reason)
         }
+        if !created, let problem = Self.notASessionLog(path: path, descriptor: descriptor) {
+            Foundation.close(descriptor)
+            throw NetworkLoggerError(path: path, reason: problem)
+        }
         if let problem = Self.makeOwnerOnly(descriptor) {
             Foundation.close(descriptor)
             throw NetworkLoggerError(path: path, reason: problem)
@@ -198,12 +202,35 @@ public final class NetworkLogger: NetworkObserver {
             // again, by then perhaps another file's.
             file.withLock { $0 = nil }
             Foundation.close(descriptor)
-            throw NetworkLoggerError(path: path, reason: "cannot write the header: \(error)")
+            throw NetworkLoggerError(path: path, reason: "cannot write the header: \((error as? NetworkLoggerError)?.reason ?? "\(error)")")
         }
     }
 
     deinit {
         try? close()
+    }
+
+    /// Why an existing regular file must not be appended to (nor its mode changed): it has
+    /// content and its first line is not a session log's header, so it is some other file (a
+    /// typo'd path, `/etc/passwd` run as root). nil for an empty file, a session log, and what is
+    /// not a regular file (a log sent to /dev/stdout).
+    private static func notASessionLog(path: String, descriptor: Int32) -> String? {
+        var status = stat()
+        // Not by its size: a file of /proc reads as text with a size of zero.
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let refusal = "it exists and is not a session log (its first line is not a log header); choose another file"
+        let reader = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard reader >= 0 else { return refusal }
+        defer { Foundation.close(reader) }
+        // A header is a few hundred bytes; a delegate's custom data may make it longer.
+        var prefix = [UInt8](repeating: 0, count: 64 << 10)
+        let count = prefix.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+        guard count != 0 else { return nil }
+        guard count > 0 else { return refusal }
+        let line = prefix[0..<count].split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        guard let record = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+              record["type"] as? String == "header" else { return refusal }
+        return nil
     }
 
     /// An existing log others may read is tightened to 0600 before anything is appended; nil when

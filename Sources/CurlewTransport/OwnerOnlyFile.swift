@@ -3,8 +3,19 @@ import Foundation
 /// Files Curlew writes whole: written to a fresh owner-only temporary file beside the target,
 /// then renamed over it, so a reader sees the old file or the new one, never a torn one.
 public enum OwnerOnlyFile {
-    /// Writes `data` to `path` atomically with mode 0600. Throws the reason it could not.
+    /// Writes `data` to `path` atomically with mode 0600. Throws the reason it could not. Only a
+    /// regular file (or a symbolic link, which is replaced itself) is replaced: renaming over a
+    /// device or a named pipe would put a file in its place (`-o /dev/null` run as root would
+    /// replace the system's `/dev/null`).
     public static func write(_ data: Data, to path: String) throws(OwnerOnlyFileError) {
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFREG, S_IFLNK: break
+            case S_IFDIR: throw OwnerOnlyFileError(reason: "it is a directory; give the path of a file")
+            default: throw OwnerOnlyFileError(reason: "it is a device, a named pipe or a socket, not a regular file; give the path of a file")
+            }
+        }
         try write(data, to: path, replacing: true)
     }
 
