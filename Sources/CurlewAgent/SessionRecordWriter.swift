@@ -216,10 +216,10 @@ struct SessionRecordWriter {
         }
         var digits = 2
         var bound: UInt64 = 100
-        // 10^19 is the largest power of ten a UInt64 holds; a twenty-digit value stops there.
-        while digits < 20, magnitude >= bound {
+        // The magnitude is at most 2^63, nineteen digits, so `bound` stops at 10^19, which fits.
+        while magnitude >= bound {
             digits += 1
-            bound &*= 10
+            bound *= 10
         }
         length += digits
         var position = length
