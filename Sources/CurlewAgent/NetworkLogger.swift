@@ -222,6 +222,9 @@ public final class NetworkLogger: NetworkObserver {
         let reader = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard reader >= 0 else { return refusal }
         defer { Foundation.close(reader) }
+        // The file read must be the one the log would be written to, not one put at the path since.
+        var reading = stat()
+        guard fstat(reader, &reading) == 0, reading.st_dev == status.st_dev, reading.st_ino == status.st_ino else { return refusal }
         // A header is a few hundred bytes; a delegate's custom data may make it longer.
         var prefix = [UInt8](repeating: 0, count: 64 << 10)
         let count = prefix.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
