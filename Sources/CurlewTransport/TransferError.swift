@@ -51,7 +51,7 @@ public struct TransferError: Error, Sendable, Equatable {
         self.message = message
     }
 
-    static let cancelled = TransferError(kind: .cancelled, message: "cancelled")
+    static let cancelled = TransferError(kind: .cancelled, message: "stopped by the caller")
 
     /// Classifies a libcurl result. Timeouts need the connection state to tell connect from total.
     static func classify(

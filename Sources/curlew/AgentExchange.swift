@@ -3,17 +3,24 @@ import CurlewLocking
 
 extension Agent {
     /// Sends a request and returns its debug message along with the outcome, for commands that
-    /// show the whole exchange rather than just the response.
+    /// show the whole exchange rather than just the response. Cancelling the calling task
+    /// cancels the request; it still ends with its debug message (state `cancelled`).
     /// `streamed` receives the chunks and events of a request with `streamsResponse` as they arrive.
     func exchange(_ request: Request, streamed: (@Sendable (StreamItem) -> Void)? = nil) async -> (message: DebugMessage, failure: RequestFailure?) {
         let captured = Locked<DebugMessage?>(nil)
-        return await withCheckedContinuation { continuation in
-            start(request, callbacks: RequestCallbacks(
-                success: { _ in continuation.resume(returning: (captured.withLock { $0! }, nil)) },
-                failure: { failure in continuation.resume(returning: (captured.withLock { $0! }, failure)) },
-                debug: { message in captured.withLock { $0 = message } },
-                streamed: streamed
-            ))
+        let slot = CancellationSlot<RequestHandle>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let handle = start(request, callbacks: RequestCallbacks(
+                    success: { _ in continuation.resume(returning: (captured.withLock { $0! }, nil)) },
+                    failure: { failure in continuation.resume(returning: (captured.withLock { $0! }, failure)) },
+                    debug: { message in captured.withLock { $0 = message } },
+                    streamed: streamed
+                ))
+                if slot.store(handle) { cancel(handle) }
+            }
+        } onCancel: {
+            if let handle = slot.markCancelled() { cancel(handle) }
         }
     }
 }

@@ -31,6 +31,13 @@ struct Curlew: AsyncParsableCommand {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }
+            // A failure while working (not a usage error, which comes with its usage, nor an exit
+            // status a command chose after printing its own message) is told as every other
+            // failure is: `curlew: ...` on stderr, exit status 1.
+            if !(error is ExitCode), exitCode(for: error) == .failure {
+                FileHandle.standardError.write(Data("curlew: \(TerminalText.escapingControls(message(for: error)))\n".utf8))
+                Foundation.exit(1)
+            }
             exit(withError: error)
         }
     }

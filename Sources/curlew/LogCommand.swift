@@ -132,8 +132,9 @@ struct LogCommand: ParsableCommand {
         func run() throws {
             let (leftPath, leftIndex) = Self.split(left)
             let (rightPath, rightIndex) = Self.split(right)
+            // One log named twice (`a.log#1 a.log#2`) is read, and its unreadable lines reported, once.
             let leftMessages = try LogCommand.load(leftPath, filter: nil)
-            let rightMessages = try LogCommand.load(rightPath, filter: nil)
+            let rightMessages = rightPath == leftPath ? leftMessages : try LogCommand.load(rightPath, filter: nil)
             var pairs: [(DebugMessage, DebugMessage, String)] = []
             if leftIndex != nil || rightIndex != nil {
                 pairs = [(try Self.pick(leftMessages, leftIndex ?? 1, left), try Self.pick(rightMessages, rightIndex ?? 1, right), "\(left) ↔ \(right)")]

@@ -95,33 +95,15 @@ struct RunCommand: AsyncParsableCommand {
 
         let report = RunReport(total: targets.count * repeatCount, isTerminal: isatty(STDOUT_FILENO) != 0, redaction: hiding)
         let runner = WorkspaceRunner(session: session, agent: agent)
-        let interrupted = Locked(false)
         let started = ContinuousClock.now
         let task = Task { [repeatCount, parallel] in
             await runner.run(targets, repeat: repeatCount, parallel: parallel, memberFinished: report.memberFinished, finished: report.finished)
         }
-        // Ctrl-C, and the SIGTERM a CI runner sends at its timeout, cancel the run and still
-        // write every report. A second one ends the process at once, whatever is in flight.
-        let previousHandlers = [SIGINT, SIGTERM].map { ($0, signal($0, SIG_IGN)) }
-        let interrupts = [SIGINT, SIGTERM].map { (number: Int32) -> any DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                // Two signals that arrive together are delivered as one event with a count of two.
-                let again = interrupted.withLock { seen in defer { seen = true }; return seen } || source.data > 1
-                if again {
-                    FileHandle.standardError.write(Data("\ncurlew: interrupted again; stopping without writing the reports\n".utf8))
-                    Foundation.exit(3)
-                }
-                task.cancel()
-            }
-            source.resume()
-            return source
+        // The first interrupt cancels the run, which still writes every report.
+        let interrupts = InterruptWatch(secondMessage: "interrupted again; stopping without writing the reports", secondExitStatus: 3) {
+            task.cancel()
         }
-        defer {
-            for source in interrupts { source.cancel(); source.setEventHandler(handler: nil) }
-            // What they were before (a run started under nohup keeps ignoring SIGINT).
-            for (number, handler) in previousHandlers { signal(number, handler) }
-        }
+        defer { interrupts.stop() }
         let results = await task.value
         let wallTime = ContinuousClock.now - started
         report.endProgress()
@@ -137,7 +119,7 @@ struct RunCommand: AsyncParsableCommand {
             let xml = report.junit(results, workspace: session.workspace.path).xml
             if let failure = Self.write(Data(xml.utf8), to: junit) { writeFailures.append(failure) }
         }
-        let wasInterrupted = interrupted.withLock { $0 }
+        let wasInterrupted = interrupts.wasInterrupted
         print(report.summary(results, wallTime: wallTime, interrupted: wasInterrupted))
         if let logger { print(logger.closingSummary) }
         for failure in writeFailures { FileHandle.standardError.write(Data("curlew: \(failure)\n".utf8)) }

@@ -89,7 +89,8 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var request = try makeRequest()
+        var request: Request
+        do { request = try makeRequest() } catch let error as RequestError { throw failing(with: error) }
         var config = NetworkConfig(
             requestTimeout: try SecondsInput.duration(totalSeconds, field: "--timeout"),
             connectTimeout: try SecondsInput.duration(connectTimeout, field: "--connect-timeout"),
@@ -124,28 +125,66 @@ struct SendCommand: AsyncParsableCommand {
             fflush(nil)
         }
         if transfer.output == nil { request.streamsResponse = true }
+        let shown = Shown(verbose: verbose, body: !hideBody && transfer.output == nil, raw: raw)
+        let exchanges = Task { [repeatCount, reconnect] in
+            await Self.send(request, times: repeatCount, reconnects: reconnect, on: agent, printer: printer, shown: shown)
+        }
+        // Ctrl-C (or SIGTERM) cancels the exchange in flight, which is still shown and logged.
+        let interrupts = InterruptWatch(secondMessage: "interrupted again; stopping without finishing the log", secondExitStatus: 130) {
+            exchanges.cancel()
+        }
+        let lastFailure = await exchanges.value
+        interrupts.stop()
+        await agent.waitForObservers()
+        try logger?.close()
+        if transfer.cookieJar != nil {
+            let cookies = await agent.cookies()
+            print(Self.forTerminal(CookieListing.text(cookies, revealsValues: noRedact), raw: raw))
+            do { try await agent.saveCookies() } catch { throw failing(with: error) }
+        }
+        if interrupts.wasInterrupted {
+            FileHandle.standardError.write(Data("curlew: interrupted\n".utf8))
+            throw ExitCode(130)
+        }
+        if let lastFailure { throw failing(with: lastFailure.error) }
+    }
+
+    /// What the reports print.
+    private struct Shown {
+        var verbose: Bool
+        var body: Bool
+        var raw: Bool
+    }
+
+    /// Sends the request `times` times in a row, reconnecting a dropped event stream up to
+    /// `reconnects` times, and prints each exchange; the last failure, if any. Stops early when
+    /// the task is cancelled.
+    private static func send(_ request: Request, times: Int, reconnects allowed: Int, on agent: Agent, printer: EventPrinter, shown: Shown) async -> RequestFailure? {
+        func forTerminal(_ text: String) -> String { Self.forTerminal(text, raw: shown.raw) }
         var lastFailure: RequestFailure?
-        for index in 1...repeatCount {
+        for index in 1...times {
             var current = request
             var reconnects = 0
             while true {
-                let (message, failure) = await agent.exchange(current, streamed: repeatCount == 1 ? printer.receive : nil)
+                let (message, failure) = await agent.exchange(current, streamed: times == 1 ? printer.receive : nil)
                 // A request counts as done once its log entry is on disk.
                 await agent.waitForObservers()
-                if let failure, failure.error.isConnectionDrop, reconnects < reconnect, let stream = message.stream, stream.eventCount > 0 || reconnects > 0 {
+                if let failure, failure.error.isConnectionDrop, reconnects < allowed, !Task.isCancelled,
+                   let stream = message.stream, stream.eventCount > 0 || reconnects > 0 {
                     reconnects += 1
                     let wait = min(stream.retryMilliseconds ?? 3000, 60_000)
                     current.reconnectAttempt = reconnects
                     if let id = stream.lastEventID { current.headers.set("Last-Event-ID", id) }
                     print(forTerminal("stream dropped (\(failure.error.kind.rawValue)); reconnecting in \(wait) ms"
-                        + (stream.lastEventID.map { " with Last-Event-ID \($0)" } ?? "") + " (\(reconnects) of \(reconnect))"))
+                        + (stream.lastEventID.map { " with Last-Event-ID \($0)" } ?? "") + " (\(reconnects) of \(allowed))"))
                     fflush(nil)
-                    try await Task.sleep(for: .milliseconds(wait))
+                    do { try await Task.sleep(for: .milliseconds(wait)) } catch { return failure }
                     continue
                 }
-                if repeatCount == 1 {
-                    let showsBody = !hideBody && transfer.output == nil && printer.count == 0
-                    print(forTerminal(ExchangeReport(message: message, showsRequest: verbose, showsBody: showsBody, showsError: false).text))
+                if times == 1 {
+                    let report = ExchangeReport(message: message, showsRequest: shown.verbose, showsBody: shown.body && printer.count == 0, showsError: false).text
+                    // An exchange that got no response has nothing to show: its error goes to stderr.
+                    if !report.isEmpty { print(forTerminal(report)) }
                 } else {
                     print(forTerminal("#\(index) " + ExchangeReport.summary(message)))
                     fflush(nil)
@@ -153,15 +192,9 @@ struct SendCommand: AsyncParsableCommand {
                 if let failure { lastFailure = failure }
                 break
             }
+            if Task.isCancelled { break }
         }
-        await agent.waitForObservers()
-        try logger?.close()
-        if transfer.cookieJar != nil {
-            let cookies = await agent.cookies()
-            print(forTerminal(CookieListing.text(cookies, revealsValues: noRedact)))
-            do { try await agent.saveCookies() } catch { throw failing(with: error) }
-        }
-        if let lastFailure { throw failing(with: lastFailure.error) }
+        return lastFailure
     }
 
     /// Prints the error on stderr and gives the exit status it maps to.
@@ -178,7 +211,7 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     /// What the network sent, made safe for a terminal unless `--raw` or stdout is not one.
-    private func forTerminal(_ text: String) -> String {
+    private static func forTerminal(_ text: String, raw: Bool) -> String {
         raw || isatty(STDOUT_FILENO) == 0 ? text : TerminalText.escapingControls(text)
     }
 
@@ -205,11 +238,14 @@ struct SendCommand: AsyncParsableCommand {
         return request
     }
 
-    private static func body(from argument: String) throws -> Data {
+    private static func body(from argument: String) throws(RequestError) -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
         guard let contents = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("cannot read body file \(path)")
+            var info = stat()
+            let reason = stat(path, &info) != 0 || access(path, R_OK) != 0 ? String(cString: strerror(errno))
+                : (info.st_mode & S_IFMT) == S_IFDIR ? "it is a directory" : "reading it failed"
+            throw RequestError(.localFile, "cannot read body file \(path): \(reason)", code: 26)
         }
         return contents
     }

@@ -53,10 +53,46 @@ struct SendCommandTests {
         #expect(refused.status == 7)
         #expect(refused.error.contains("couldNotConnect"))
         #expect(!refused.output.contains("couldNotConnect"), "stdout, which a user may send to a file, holds no copy: \(refused.output)")
+        #expect(refused.output.isEmpty, "no response, nothing on stdout: \(refused.output.debugDescription)")
         let invalid = try await CurlewProcess.run(["send", "http://exa mple/"])
         #expect(invalid.status == 3)
         #expect(invalid.error.contains("invalidURL"))
         #expect(!invalid.output.contains("invalidURL"), "\(invalid.output)")
+    }
+
+    @Test("failures while working are told as `curlew: ...`, without a usage line: a body file that cannot be read exits 26, a file that is not a log 1")
+    func workingFailures() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-send-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let body = try await CurlewProcess.run(["send", "-d", "@" + directory + "/missing.json", "http://127.0.0.1:1/"])
+        #expect(body.status == 26)
+        #expect(body.error == "curlew: localFile: cannot read body file \(directory)/missing.json: No such file or directory (code 26)\n", "\(body.error)")
+        let notes = directory + "/notes.txt"
+        try "my notes\n".write(toFile: notes, atomically: true, encoding: .utf8)
+        let log = try await CurlewProcess.run(["send", "--log", notes, "http://127.0.0.1:1/"])
+        #expect(log.status == 1)
+        #expect(log.error.hasPrefix("curlew: session log \(notes): it exists and is not a session log"), "\(log.error)")
+        #expect(!log.error.contains("Error:") && !log.error.contains("Usage:"), "\(log.error)")
+    }
+
+    @Test("Ctrl-C cancels the exchange in flight, which is still shown and logged; exit 130")
+    func interrupted() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-send-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/cut.jsonl"
+        let child = try CurlewProcess(["send", "--log", path, "\(server.baseURL)/sse?count=50&interval=1"])
+        try await child.waitForOutput(containing: "tick  id=1")
+        kill(child.processIdentifier, SIGINT)
+        let status = try await child.wait(timeout: .seconds(10))
+        #expect(status == 130)
+        #expect(child.standardError.contains("curlew: interrupted"), "\(child.standardError)")
+        #expect(!child.standardOutput.contains("tick  id=3"), "the stream stopped at the interrupt")
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2, "the log's header and the cancelled exchange: \(lines.count) lines")
+        #expect(lines.last?.contains("\"state\":\"cancelled\"") == true, "\(lines.last ?? "")")
     }
 
     @Test("a usage mistake is refused before anything is sent")

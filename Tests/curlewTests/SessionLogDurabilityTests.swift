@@ -40,7 +40,7 @@ struct SessionLogDurabilityTests {
         #expect(shown.output.contains(TimingBreakdown.format(7_250)), "\(shown.output)")
     }
 
-    @Test("log show names the lines it could not read on stderr, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
+    @Test("log show, stats and diff name the lines they could not read on stderr, once per log, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
     func unreadableLinesAndPipes() async throws {
         let directory = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -59,6 +59,10 @@ struct SessionLogDurabilityTests {
             #expect(shown.status == 0)
             #expect(shown.error.contains("1 unreadable line skipped (line 2:"), "\(shown.error)")
         }
+        // One log named on both sides of a diff is read, and its warning given, once.
+        let diffed = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#1"])
+        #expect(diffed.status == 0)
+        #expect(diffed.error.components(separatedBy: "unreadable line").count == 2, "\(diffed.error)")
 
         let pipe = directory + "/pipe.jsonl"
         #expect(mkfifo(pipe, 0o600) == 0)

@@ -512,7 +512,7 @@ final class PipelineRun: Sendable {
 
     /// Ends the request as cancelled, on `info` or a new exchange.
     private func deliverCancelled(on info: RequestInfo?, composed: ComposedRequest?, record: PipelineRecord) {
-        deliverRefused(RequestError(.cancelled, "cancelled"), on: info, composed: composed, record: record)
+        deliverRefused(RequestError(.cancelled, "stopped by the caller"), on: info, composed: composed, record: record)
     }
 
     /// Sets a header the agent adds after composing, in what is sent and in what is recorded
