@@ -250,6 +250,10 @@ final class AgentCore: Sendable {
     /// The response body up to the debug limit: from memory, or read back from a download's file.
     private func bodySnapshot(of result: TransferResult) -> BodySnapshot {
         let contentType = result.responseHeader("Content-Type")
+        if result.discardedBodySize > 0 {
+            // An event stream: its events are in the message's stream record, its size here.
+            return BodySnapshot(kept: Data(), size: result.discardedBodySize, contentType: contentType)
+        }
         guard let download = result.download else {
             return BodySnapshot(data: result.responseBody, contentType: contentType, limit: config.debugBodyLimit)
         }

@@ -610,6 +610,7 @@ extension AppModel {
             } else if let handle = compose.lastSent, !handle.state.isTerminal {
                 agent.cancel(handle)
                 message = "cancelling #\(handle.id)"
+                cancelling = (.request(handle.id), message)
             } else {
                 message = "nothing in flight from this editor"
             }
@@ -622,7 +623,8 @@ extension AppModel {
             return
         }
         agent.cancelMember(at: index, ofGroup: group.info.id)
-        message = "cancelling member #\(index)"
+        message = "cancelling member #\(index + 1)"
+        cancelling = (.member(group: group.info.id, index: index), message)
     }
 
     private func resend() {

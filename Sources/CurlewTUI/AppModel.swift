@@ -107,6 +107,14 @@ public final class AppModel {
     public var showHelp = false
     public var helpScroll = 0
     public var message = ""
+    /// What a "cancelling ..." status line waits for: when it ends, the line says how.
+    var cancelling: (target: CancelTarget, text: String)?
+
+    /// A request, or a member of a group, the user asked to cancel.
+    enum CancelTarget: Equatable {
+        case request(UInt64)
+        case member(group: UInt64, index: Int)
+    }
     public var mouseEnabled = true
     /// The open command palette (Ctrl-P).
     public var palette: Palette?
@@ -205,16 +213,28 @@ public final class AppModel {
                     row.state = message.state
                 }
                 streamedIDs.insert(info.id)
+                settleCancelling(.request(message.requestID), state: message.state)
             case .finished(let info, let state):
                 live.upsert(info) { $0.state = state }
             case .group(let groupEvent):
                 groups.apply(groupEvent, at: now)
+                if case .memberChanged(let info, let update) = groupEvent, update.state.isTerminal {
+                    settleCancelling(.member(group: info.id, index: update.index), state: update.state)
+                }
                 latency?.take(groupEvent)
                 if case .finished(let info, let verdict, _, _) = groupEvent, info.parentID == nil {
                     message = "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)"
                 }
             }
         }
+    }
+
+    /// Says how a request or member the status line is cancelling ended ("#2 cancelled"),
+    /// unless something else has taken the status line since.
+    private func settleCancelling(_ target: CancelTarget, state: RequestState) {
+        guard let (awaited, text) = cancelling, awaited == target else { return }
+        if message == text { message = "\(text.dropFirst("cancelling ".count)) \(state.rawValue)" }
+        cancelling = nil
     }
 
     /// Compose's response panel follows the selected item's last request: its stream while it

@@ -121,6 +121,10 @@ enum DetailContent {
             if let facts = message.transfer?.responseLines, !facts.isEmpty {
                 lines += facts.map { StyledLine($0, .dim) } + [StyledLine("")]
             }
+            if let stream = message.stream, response.body.data.isEmpty, response.body.size > 0 {
+                let events = stream.eventCount == 1 ? "1 event" : "\(stream.eventCount) events"
+                return lines + [StyledLine("An event stream of \(response.body.size) bytes, read as \(events): the Stream tab shows them.", .dim)]
+            }
             return lines + bodyLines(response.body)
         case .error:
             guard let error = message.error else { return [StyledLine("No error.", .good)] }

@@ -52,7 +52,8 @@ enum GroupsView {
         // Narrow terminals drop the byte bars and shorten labels so the waterfall keeps its room.
         let wide = area.width >= 90
         let labelWidth = wide ? 18 : 12
-        let indexWidth = max(3, String(group.members.count - 1).count + 1)
+        // Members are numbered from 1, as the workspace and Compose list them.
+        let indexWidth = max(3, String(group.members.count).count + 1)
         let fixedWidth = indexWidth + labelWidth + 10 + 7 + 10 + 2 + (wide ? 9 : 0)
         let waterfallWidth = max(6, area.width - fixedWidth - 1)
         frame.put(TextWidth.fit("#", to: indexWidth) + TextWidth.fit("member", to: labelWidth) + TextWidth.fit("state", to: 10) + TextWidth.fit("status", to: 7) + TextWidth.fitRight("time", to: 10)
@@ -71,7 +72,7 @@ enum GroupsView {
             let stateText = member.waitReason == .gated ? "gated" : member.state.rawValue
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
                 ?? (member.state.isTerminal ? 1 : 0)
-            let text = TextWidth.cell("\(index)", width: indexWidth) + TextWidth.cell(member.label, width: labelWidth) + TextWidth.cell(stateText, width: 10)
+            let text = TextWidth.cell("\(index + 1)", width: indexWidth) + TextWidth.cell(member.label, width: labelWidth) + TextWidth.cell(stateText, width: 10)
                 + TextWidth.cell(status, width: 7) + TextWidth.fitRight(duration, to: 10) + "  " + (wide ? Chrome.progressBar(fraction, width: 8) + " " : "")
             let style: Style = index == selected ? .selected : memberStyle(member)
             let used = frame.put(text, row: row, column: area.column, style: style, width: area.width)

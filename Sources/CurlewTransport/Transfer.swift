@@ -62,6 +62,8 @@ final class Transfer {
     private var responseBody = Data()
     /// The body's bytes so far, wherever they are kept.
     private var receivedBodyBytes = 0
+    /// An event stream's body bytes so far, reported as chunks and not kept.
+    private var discardedBodyBytes: Int64 = 0
     /// Where a large announced body is written instead of `responseBody`.
     private var pooledBody: BodyBufferPool.Buffer?
     private let bodyBuffers: BodyBufferPool
@@ -357,6 +359,7 @@ final class Transfer {
         releaseUnusedPooledBody()
         if let buffer = pooledBody { bodyBuffers.give(buffer); pooledBody = nil }
         receivedBodyBytes = 0
+        discardedBodyBytes = 0
         curl_slist_free_all(headerList)
         headerList = nil
         bodyBuffer?.deallocate()
@@ -401,7 +404,10 @@ final class Transfer {
         if !bodyRouted, !routeBody() { return false }
         if let chunkLabel {
             outbox.events.append(.chunk(id: id, status: chunkLabel.status, contentType: chunkLabel.contentType, Data(bytes)))
-            if discardsBody { return true }
+            if discardsBody {
+                discardedBodyBytes += Int64(bytes.count)
+                return true
+            }
         }
         if let download, download.isOpen {
             if let failure = download.write(bytes) {
@@ -688,6 +694,7 @@ final class Transfer {
             responseHeaders: responseHeaders,
             responseBody: responseBody,
             responseBodySpilled: spilled,
+            discardedBodySize: discardedBodyBytes,
             download: downloadOutcome,
             connection: connection,
             timings: timings

@@ -68,6 +68,9 @@ public struct TransferResult: Sendable {
     public var responseBody: Data
     /// The body went to a temporary file and `responseBody` is mapped from it.
     public var responseBodySpilled: Bool = false
+    /// The size of an event stream's body, which was reported as chunks and not kept
+    /// (`responseBody` is then empty); 0 for any other body.
+    public var discardedBodySize: Int64 = 0
     /// What became of the request's download, when it had one and a 2xx body started.
     public var download: DownloadOutcome?
     public var connection: ConnectionFacts

@@ -152,6 +152,10 @@ struct StreamingTests {
         #expect(message.stream?.events.map(\.data).last == #"{"n":3,"of":3}"#)
         #expect(message.stream?.lastEventID == "3")
         #expect(message.stream?.retryMilliseconds == 250)
+        // The body was not kept, but its size was: the log's readers show what arrived.
+        let body = try #require(message.response?.body)
+        #expect(body.data.isEmpty)
+        #expect(body.size == message.stream?.bytes && body.size > 0, "\(body.size)")
     }
 
     @Test("an event stream's body is handed over, not kept, since it may never end; other streamed bodies are kept")

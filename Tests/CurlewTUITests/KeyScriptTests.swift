@@ -31,6 +31,7 @@ struct KeyScriptTests {
                     ChainStep(Request(.get, "/me", headers: ["Authorization": "Bearer {{token}}"])),
                 ])),
                 .request(RequestDraft(Request(.get, "/sse?count=4&interval=0.4", name: "events"), baseURL: server.baseURL)),
+                .group(name: "slow batch", .batch([Request(.get, "/delay/10"), Request(.get, "/delay/10")], policy: .any)),
             ],
             timeZone: TimeZone(identifier: "UTC")!, processEnvironment: variables
         ))
@@ -61,6 +62,13 @@ struct KeyScriptTests {
         #expect(model.detail?.state.tab == .stream, "the finished request stays on the tab the user was on")
         #expect(screen.text.contains("4 event(s)"))
         #expect(!screen.text.contains("(live)"))
+        // The Response tab and Live's size column tell what arrived, though the body was not kept.
+        for _ in 0..<7 where model.detail?.state.tab != .response { model.handle(.character("[")) }
+        #expect(model.detail?.state.tab == .response)
+        let size = try #require(model.live.rows.first?.message?.response?.body.size)
+        #expect(size > 0)
+        screen.present(model.render(rows: 30, columns: 120))
+        #expect(screen.text.contains("An event stream of \(size) bytes, read as 4 events: the Stream tab shows them."), "\(screen.text)")
     }
 
     @Test("a group selected in Compose shows its own last run beside the editor, not another request's answer")
@@ -153,8 +161,33 @@ struct KeyScriptTests {
         model.handle(.character("s"))
         try await pump(model, observer) { model.live.rows.first?.state == .inFlight }
         model.handle(.character("x"))
+        let id = try #require(model.live.rows.first?.info.id)
+        #expect(model.message == "cancelling #\(id)")
         try await pump(model, observer) { model.live.rows.first?.message != nil }
         #expect(model.live.rows.first?.state == .cancelled)
+        #expect(model.message == "#\(id) cancelled", "the status line says how it ended")
+    }
+
+    @Test("Groups numbers members from 1; cancelling one says so, then how it ended")
+    func cancelMemberFromGroups() async throws {
+        let (model, observer, _) = try await liveModel()
+        for _ in 0..<4 { model.handle(.down) }
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.groups.groups.first?.members.allSatisfy { $0.state == .inFlight } == true }
+        model.handle(.character("3"))
+        model.handle(.right)
+        model.handle(.down)
+        #expect(model.groups.selectedMember == 1)
+        let screen = VirtualScreen(rows: 24, columns: 120)
+        screen.present(model.render(rows: 24, columns: 120))
+        #expect(screen.text.contains("2  /delay/10"), "\(screen.text)")
+        #expect(!screen.text.contains("0  /delay/10"))
+        model.handle(.character("c"))
+        #expect(model.message == "cancelling member #2")
+        try await pump(model, observer) { model.groups.groups.first?.members[1].state.isTerminal == true }
+        #expect(model.message == "member #2 cancelled")
+        model.handle(.character("x"))
+        try await pump(model, observer) { model.groups.groups.first?.verdict != nil }
     }
 
     @Test("running the chain from Compose shows it in Groups with its capture and verdict")
