@@ -196,7 +196,8 @@ final class AgentCore: Sendable {
         // The debug message is the largest thing built per request; skip it when nobody reads it.
         let message = !batch.observed && entry.callbacks.debug == nil
             ? nil : SharedDebugMessage(debugMessage(info: info, composed: entry.composed, result: result, headers: headers, state: verdict.state,
-                                                    error: verdict.error, pipeline: nil, stream: entry.stream?.record))
+                                                    error: verdict.error, pipeline: nil, stream: entry.stream?.record,
+                                                    bodyLimit: debugBodyLimit(readByCallback: entry.callbacks.debug != nil)))
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
                 callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil, to: &batch)
     }
@@ -215,7 +216,7 @@ final class AgentCore: Sendable {
 
     /// The debug message of a network exchange.
     func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, headers: [HeaderField], state: RequestState,
-                      error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil) -> DebugMessage {
+                      error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil, bodyLimit: Int) -> DebugMessage {
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
             head: String(decoding: result.requestHead, as: UTF8.self),
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
@@ -231,31 +232,37 @@ final class AgentCore: Sendable {
         }
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
-            startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, headers: headers),
+            startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, headers: headers, bodyLimit: bodyLimit),
             error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline,
             transfer: transfer, stream: stream
         )
     }
 
-    /// The response side of a debug message, with the body kept up to the debug limit.
-    func snapshot(of result: TransferResult, headers: [HeaderField]) -> ResponseSnapshot? {
+    /// How much of a body a debug message keeps: `debugBodyLimit`, or less when all its readers
+    /// (the observers, and the request's `debug` callback if it has one) read less.
+    func debugBodyLimit(readByCallback: Bool) -> Int {
+        readByCallback ? config.debugBodyLimit : min(config.debugBodyLimit, observers.bodyBytesRead)
+    }
+
+    /// The response side of a debug message, with the body kept up to `bodyLimit`.
+    func snapshot(of result: TransferResult, headers: [HeaderField], bodyLimit: Int) -> ResponseSnapshot? {
         guard !result.statusLine.isEmpty else { return nil }
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
             headers: headers,
-            body: bodySnapshot(of: result)
+            body: bodySnapshot(of: result, limit: bodyLimit)
         )
     }
 
-    /// The response body up to the debug limit: from memory, or read back from a download's file.
-    private func bodySnapshot(of result: TransferResult) -> BodySnapshot {
+    /// The response body up to `limit`: from memory, or read back from a download's file.
+    private func bodySnapshot(of result: TransferResult, limit: Int) -> BodySnapshot {
         let contentType = result.responseHeader("Content-Type")
         if result.discardedBodySize > 0 {
             // An event stream: its events are in the message's stream record, its size here.
             return BodySnapshot(kept: Data(), size: result.discardedBodySize, contentType: contentType)
         }
         guard let download = result.download else {
-            return BodySnapshot(data: result.responseBody, contentType: contentType, limit: config.debugBodyLimit)
+            return BodySnapshot(data: result.responseBody, contentType: contentType, limit: limit)
         }
         let path = download.completed ? download.path : download.partialPath
         // Never blocking and never through a link: this runs on the transfer thread.
@@ -266,15 +273,15 @@ final class AgentCore: Sendable {
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             return BodySnapshot(kept: Data(), size: download.fileSize, contentType: contentType)
         }
-        let prefix = (try? handle.read(upToCount: config.debugBodyLimit)) ?? nil
+        let prefix = limit == 0 ? Data() : (try? handle.read(upToCount: limit)) ?? nil
         return BodySnapshot(kept: prefix ?? Data(), size: download.fileSize, contentType: contentType)
     }
 
     /// The response side of a debug message for an answer that did not come from a transfer.
-    func snapshot(of response: Response) -> ResponseSnapshot {
+    func snapshot(of response: Response, bodyLimit: Int) -> ResponseSnapshot {
         ResponseSnapshot(statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
                          headers: response.headers.fields,
-                         body: BodySnapshot(data: response.body, contentType: response.headers["Content-Type"], limit: config.debugBodyLimit))
+                         body: BodySnapshot(data: response.body, contentType: response.headers["Content-Type"], limit: bodyLimit))
     }
 
     /// Publishes one exchange of a pipelined request: its debug message and finished event, and
@@ -285,7 +292,8 @@ final class AgentCore: Sendable {
         let final = final.flatMap { $0.handle.transition(to: exchange.state) ? $0 : nil }
         var batch = newBatch()
         let wantsMessage = batch.observed || (final?.callbacks.debug != nil)
-        let message = wantsMessage ? SharedDebugMessage(exchange.debugMessage(core: self)) : nil
+        let message = wantsMessage
+            ? SharedDebugMessage(exchange.debugMessage(core: self, bodyLimit: debugBodyLimit(readByCallback: final?.callbacks.debug != nil))) : nil
         if let final {
             deliver(message: message, info: exchange.info, state: exchange.state, handle: final.handle, response: final.response,
                     error: exchange.error, callbacks: final.callbacks, to: &batch)
@@ -311,7 +319,7 @@ final class AgentCore: Sendable {
     /// the response to the `cached` callback.
     func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks) {
         var batch = newBatch()
-        batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self))))
+        batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyLimit: debugBodyLimit(readByCallback: false)))))
         batch.add(.finished(exchange.info, exchange.state))
         if let cached = callbacks.cached { batch.callbacks.append { cached(response) } }
         dispatch(batch)

@@ -288,9 +288,15 @@ public final class NetworkLogger: NetworkObserver {
         counters.withLock { $0.failedWrites }
     }
 
+    /// What the log keeps of a body, at most: its caps. With a delegate, which may read any of
+    /// the message, everything the agent keeps.
+    public var bodyBytesRead: Int {
+        delegate == nil ? max(config.maxBodyBytes, config.maxBinaryBodyBytes) : .max
+    }
+
     public func requestDidProduce(_ message: DebugMessage) {
-        // Redact first: a secret member of a JSON body is only found in the whole body. Bodies
-        // are capped as they are written.
+        // Redact first, then cap the bodies as they are written. (The redactor reads a body kept
+        // in part, past `bodyBytesRead`, as surely as a whole one.)
         let redacted = redaction.withLock { $0 }.redactedIfNeeded(message)
         let custom = delegate?.customInfo(for: message)
         let full = file.withLock { file -> Bool in

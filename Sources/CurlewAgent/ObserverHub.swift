@@ -24,12 +24,15 @@ final class ObserverLane: Sendable {
     }
 
     let observer: any NetworkObserver
+    /// What the observer said it reads of a body, when it was added.
+    let bodyBytesRead: Int
     private let queue: DispatchQueue
     private let undelivered = Atomic<Int>(0)
     private let pending = Locked(Pending())
 
     init(observer: any NetworkObserver, label: String) {
         self.observer = observer
+        self.bodyBytesRead = max(0, observer.bodyBytesRead)
         self.queue = DispatchQueue(label: label)
     }
 
@@ -113,33 +116,48 @@ final class ObserverLane: Sendable {
 
 /// Fans events out to every observer's lane without ever blocking the caller on an observer.
 final class ObserverHub: Sendable {
-    private let lanes = Locked<[ObserverLane]>([])
+    private struct Registered {
+        var lanes: [ObserverLane] = []
+        /// The most any observer reads of a body; 0 without observers.
+        var bodyBytesRead = 0
+    }
+
+    private let registered = Locked(Registered())
 
     func add(_ observer: any NetworkObserver) {
-        lanes.withLock { lanes in
-            guard !lanes.contains(where: { $0.observer === observer }) else { return }
-            lanes.append(ObserverLane(observer: observer, label: "curlew.observer.\(type(of: observer))"))
+        // Made outside the lock: it asks the observer what it reads.
+        let lane = ObserverLane(observer: observer, label: "curlew.observer.\(type(of: observer))")
+        registered.withLock { registered in
+            guard !registered.lanes.contains(where: { $0.observer === observer }) else { return }
+            registered.lanes.append(lane)
+            registered.bodyBytesRead = max(registered.bodyBytesRead, lane.bodyBytesRead)
         }
     }
 
     func remove(_ observer: any NetworkObserver) {
-        lanes.withLock { $0.removeAll { $0.observer === observer } }
+        registered.withLock { registered in
+            registered.lanes.removeAll { $0.observer === observer }
+            registered.bodyBytesRead = registered.lanes.map(\.bodyBytesRead).max() ?? 0
+        }
     }
 
     /// No observer is registered: events need not even be built.
-    var isEmpty: Bool { lanes.withLock { $0.isEmpty } }
+    var isEmpty: Bool { registered.withLock { $0.lanes.isEmpty } }
+
+    /// The most bytes of a body any observer reads.
+    var bodyBytesRead: Int { registered.withLock { $0.bodyBytesRead } }
 
     /// Queues events in order on every lane: one hand-over per lane for the whole array.
     func publish(_ events: [ObserverEvent]) {
         guard !events.isEmpty else { return }
-        for lane in lanes.withLock({ $0 }) { lane.enqueue(events) }
+        for lane in registered.withLock({ $0.lanes }) { lane.enqueue(events) }
     }
 
     func backlog(of observer: any NetworkObserver) -> Int {
-        lanes.withLock { $0.first { $0.observer === observer }?.backlog ?? 0 }
+        registered.withLock { $0.lanes.first { $0.observer === observer }?.backlog ?? 0 }
     }
 
     func drain() async {
-        for lane in lanes.withLock({ $0 }) { await lane.drain() }
+        for lane in registered.withLock({ $0.lanes }) { await lane.drain() }
     }
 }

@@ -324,12 +324,13 @@ struct SessionRecordWriter {
                 key("encoding"); output.append(#""utf8""#)
                 key("content"); string(utf8: UnsafeRawBufferPointer(rebasing: all[0..<length]))
             } else {
-                let kept = part.count == all.count ? body.data : Data(UnsafeRawBufferPointer(rebasing: all[0..<part.count]))
                 key("encoding"); output.append(#""base64""#)
-                // Base64's alphabet needs no escaping in JSON: copied as it is.
+                // Base64's alphabet needs no escaping in JSON: written as it is.
                 key("content")
                 output.append(UInt8(ascii: "\""))
-                output.append(contentsOf: kept.base64EncodedString())
+                let length = Base64Text.encodedLength(of: part.count)
+                Base64Text.encode(UnsafeRawBufferPointer(rebasing: all[0..<part.count]), into: output.reserve(length))
+                output.commit(length)
                 output.append(UInt8(ascii: "\""))
             }
             return part.truncated

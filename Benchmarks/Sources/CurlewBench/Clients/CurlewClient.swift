@@ -6,6 +6,8 @@ import Synchronization
 /// Counts events, as a front end would, without keeping them.
 private final class CountingObserver: NetworkObserver {
     private let count = Atomic<Int>(0)
+    /// It reads no body.
+    var bodyBytesRead: Int { 0 }
     func requestDidProduce(_ message: DebugMessage) { count.add(1, ordering: .relaxed) }
     func requestDidFinish(_ request: RequestInfo, state: RequestState) { count.add(1, ordering: .relaxed) }
 }
