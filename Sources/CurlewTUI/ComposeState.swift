@@ -326,6 +326,7 @@ public struct ComposeState: Sendable {
         }
         var draft = RequestDraft(first.request, baseURL: nil)
         draft.name = ImportedCollection.defaultName(first.request)
+        draft.moveCredentialsToAuth()
         return draft
     }
 

@@ -90,6 +90,29 @@ public struct RequestDraft: Sendable, Equatable {
         self.followRedirects = followRedirects
     }
 
+    /// Takes a lone `Authorization: Basic` (`curl -u`) or `Bearer` header into the Auth field,
+    /// which shows the password masked and the token cut, where a header row shows it whole
+    /// (base64 is no disguise).
+    mutating func moveCredentialsToAuth() {
+        guard auth == .none else { return }
+        let rows = headers.indices.filter { headers[$0].name.lowercased() == "authorization" }
+        guard rows.count == 1, let index = rows.first, headers[index].enabled else { return }
+        let value = headers[index].value.trimmingCharacters(in: .whitespaces)
+        guard let space = value.firstIndex(of: " ") else { return }
+        let scheme = value[..<space]
+        let credentials = String(value[value.index(after: space)...]).trimmingCharacters(in: .whitespaces)
+        if scheme.lowercased() == "basic" {
+            guard let decoded = Data(base64Encoded: credentials), let text = String(data: decoded, encoding: .utf8),
+                  let colon = text.firstIndex(of: ":") else { return }
+            auth = .basic(user: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
+        } else if scheme.lowercased() == "bearer", !credentials.isEmpty {
+            auth = .bearer(token: credentials)
+        } else {
+            return
+        }
+        headers.remove(at: index)
+    }
+
     /// A draft of a ready request: query parameters become rows, body parameters the body. A
     /// relative URL is joined to `baseURL`, or kept as it is when that is nil (a workspace entry
     /// as written, sent against the workspace's base URL).

@@ -149,4 +149,20 @@ struct SecondTrialTests {
         #expect(form.bodyMode == .form)
         #expect(ComposeState(items: []).problem("/users/{id}", for: .url) == nil)
     }
+
+    @Test("pasted credentials land in the Auth field, shown masked, not in a header row that shows them whole; the request sends the same header")
+    func curlCredentialsToAuth() throws {
+        let basic = try ComposeState.draft(fromCurl: "curl -u ada:s3cret:x http://h/me")
+        #expect(basic.auth == .basic(user: "ada", password: "s3cret:x"))
+        #expect(!basic.headers.contains { $0.name.lowercased() == "authorization" })
+        let sent = try basic.makeRequest(variables: ChainVariables())
+        #expect(sent.headers["Authorization"] == "Basic " + Data("ada:s3cret:x".utf8).base64EncodedString(), "\(sent.headers)")
+        let bearer = try ComposeState.draft(fromCurl: "curl -H 'Authorization: Bearer tok.en' http://h/me")
+        #expect(bearer.auth == .bearer(token: "tok.en") && bearer.headers.isEmpty)
+        // Anything else stays the header it was: another scheme, or base64 that is not user:password.
+        let other = try ComposeState.draft(fromCurl: "curl -H 'Authorization: Digest x' -H 'X-A: 1' http://h/me")
+        #expect(other.auth == .none && other.headers.count == 2)
+        let opaque = try ComposeState.draft(fromCurl: "curl -H 'Authorization: Basic !!!' http://h/me")
+        #expect(opaque.auth == .none && opaque.headers.count == 1)
+    }
 }
