@@ -45,11 +45,9 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .systemLibrary(
-            name: "CNCurses",
-            pkgConfig: "ncursesw",
-            providers: [.apt(["libncurses-dev"])]
-        ),
+        // No pkg-config: ncursesw's flags are two -D macros SwiftPM refuses (with a warning on
+        // every build), which shim.h sets itself; the libraries are linked by the module map.
+        .systemLibrary(name: "CNCurses"),
         .target(
             name: "CurlewTUI",
             dependencies: ["CurlewAgent", "CurlewSessions", "CurlewWorkspace", "CurlewLocking", "CNCurses", .product(name: "DequeModule", package: "swift-collections")],

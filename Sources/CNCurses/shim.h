@@ -1,7 +1,7 @@
 #ifndef CURLEW_CNCURSES_SHIM_H
 #define CURLEW_CNCURSES_SHIM_H
 
-/* SwiftPM drops pkg-config's -D flags, so the wide-character API is switched on here. */
+/* The wide-character API, which ncursesw's pkg-config flags would switch on, is switched on here. */
 #define NCURSES_WIDECHAR 1
 #ifndef _XOPEN_SOURCE_EXTENDED
 #define _XOPEN_SOURCE_EXTENDED 1
