@@ -288,12 +288,43 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         let kind = BodyKind(body)
         return body.data.withUnsafeBytes { bytes in
-            switch kind {
+            if body.isTruncated, Self.unfinishedValueStart(in: bytes, kind: kind) != nil { return true }
+            return switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
             case .json: containsSecretMember(bytes) || urlBytesNeedRedaction(bytes[...]) || Self.containsEncodedData(bytes)
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false)
             case .other: false
             }
+        }
+    }
+
+    /// Where the value a cut body ends inside begins: its last JSON string left open, or its last
+    /// form pair's value (or the pair, when the cut is in its name). What the cut took could have
+    /// made that value a secret (a URL's password before its `@`, a data URL's encoding, a
+    /// declared value), so no rule can judge it, and redaction hides it whole. Nil when the cut
+    /// falls between values.
+    private static func unfinishedValueStart(in bytes: UnsafeRawBufferPointer, kind: BodyKind) -> Int? {
+        switch kind {
+        case .json:
+            var open: Int?
+            var index = 0
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\\") where open != nil: index += 1
+                case UInt8(ascii: "\""): open = open == nil ? index + 1 : nil
+                default: break
+                }
+                index += 1
+            }
+            return open.flatMap { $0 < bytes.count ? $0 : nil }
+        case .form:
+            let pair = bytes.lastIndex(of: UInt8(ascii: "&")).map { $0 + 1 } ?? 0
+            guard let equals = bytes[pair...].firstIndex(of: UInt8(ascii: "=")) else {
+                return pair < bytes.count ? pair : nil
+            }
+            return equals + 1 < bytes.count ? equals + 1 : nil
+        case .other:
+            return nil
         }
     }
 
@@ -526,7 +557,13 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         redacted = replaceSecrets(redacted)
         let kept = Data(redacted.utf8)
-        let cut = cutBeforeDecoding != nil ? kept + Data(Self.marker.utf8) : body.isTruncated ? hidingCutSecret(kept) : kept
+        let cut: Data
+        if body.isTruncated, let start = kept.withUnsafeBytes({ Self.unfinishedValueStart(in: $0, kind: kind) }) {
+            // The value the cut fell in goes whole, with any declared secret cut inside it.
+            cut = kept.prefix(start) + Data(Self.marker.utf8)
+        } else {
+            cut = cutBeforeDecoding != nil ? kept + Data(Self.marker.utf8) : body.isTruncated ? hidingCutSecret(kept) : kept
+        }
         guard redacted != text || cut != kept else { return body }
         return Self.replacingKept(of: body, with: cut)
     }

@@ -622,6 +622,10 @@ extension AppModel {
             message = "select a member first (→ or Enter)"
             return
         }
+        if group.members.indices.contains(index), group.members[index].state.isTerminal {
+            message = "member #\(index + 1) already \(group.members[index].state.rawValue)"
+            return
+        }
         agent.cancelMember(at: index, ofGroup: group.info.id)
         message = "cancelling member #\(index + 1)"
         cancelling = (.member(group: group.info.id, index: index), message)

@@ -101,11 +101,13 @@ public struct RequestDraft: Sendable, Equatable {
         guard let space = value.firstIndex(of: " ") else { return }
         let scheme = value[..<space]
         let credentials = String(value[value.index(after: space)...]).trimmingCharacters(in: .whitespaces)
+        // The Auth field's values go through {{variable}} expansion, which a header's base64 does
+        // not: credentials that hold `{{` stay the header they were.
         if scheme.lowercased() == "basic" {
             guard let decoded = Data(base64Encoded: credentials), let text = String(data: decoded, encoding: .utf8),
-                  let colon = text.firstIndex(of: ":") else { return }
+                  let colon = text.firstIndex(of: ":"), !text.contains("{{") else { return }
             auth = .basic(user: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
-        } else if scheme.lowercased() == "bearer", !credentials.isEmpty {
+        } else if scheme.lowercased() == "bearer", !credentials.isEmpty, !credentials.contains("{{") {
             auth = .bearer(token: credentials)
         } else {
             return

@@ -19,7 +19,10 @@ struct ExchangeReport {
             lines.append("< " + response.statusLine)
             lines += response.headers.map { "< \($0.name): \($0.value)" }
             lines.append("<")
-            if showsBody, response.body.size > 0 { lines.append(Self.describe(response.body, prefix: "")) }
+            // An event stream's body is not kept: its events were shown as they came, and its
+            // summary follows.
+            let notKept = message.stream != nil && response.body.data.isEmpty
+            if showsBody, response.body.size > 0, !notKept { lines.append(Self.describe(response.body, prefix: "")) }
         }
         if showsError, let error = message.error {
             lines.append("error: \(error)")

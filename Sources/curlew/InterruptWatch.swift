@@ -3,27 +3,34 @@ import Foundation
 
 /// Ctrl-C, and the SIGTERM a CI runner sends at its timeout, while a command works: the first
 /// calls `onInterrupt` (the command cancels its work and still writes what it owes: reports, the
-/// session log); a second ends the process at once with `secondExitStatus`. `stop()` puts back
-/// the handlers that were there before (a command started under nohup keeps ignoring SIGINT).
+/// session log); a second ends the process at once with `secondExitStatus`. A signal the process
+/// started with ignored (a background job of a non-interactive shell ignores SIGINT) stays
+/// ignored. `stop()` puts back the handlers that were there before.
 final class InterruptWatch {
     /// Shared with the signal handlers, which run on a dispatch queue.
     private final class Seen: Sendable {
-        let flag = Locked(false)
+        /// The first signal that arrived, or 0.
+        let first = Locked<Int32>(0)
     }
 
-    private let interrupted = Seen()
+    private let seen = Seen()
     private let sources: [any DispatchSourceSignal]
     private let previousHandlers: [(Int32, __sighandler_t?)]
 
     init(secondMessage: String, secondExitStatus: Int32, onInterrupt: @escaping @Sendable () -> Void) {
-        previousHandlers = [SIGINT, SIGTERM].map { ($0, signal($0, SIG_IGN)) }
-        sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-        let interrupted = interrupted
-        for source in sources {
+        let previous = [SIGINT, SIGTERM].map { ($0, signal($0, SIG_IGN)) }
+        previousHandlers = previous
+        let watched = previous.filter { !Self.ignores($0.1) }.map(\.0)
+        sources = watched.map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        let seen = seen
+        for (source, number) in zip(sources, watched) {
             // The handler holds its source until `stop()` removes it.
             source.setEventHandler {
                 // Two signals that arrive together are delivered as one event with a count of two.
-                let again = interrupted.flag.withLock { seen in defer { seen = true }; return seen } || source.data > 1
+                let again = seen.first.withLock { first in
+                    defer { if first == 0 { first = number } }
+                    return first != 0
+                } || source.data > 1
                 if again {
                     FileHandle.standardError.write(Data("\ncurlew: \(secondMessage)\n".utf8))
                     Foundation.exit(secondExitStatus)
@@ -35,7 +42,18 @@ final class InterruptWatch {
     }
 
     /// Whether an interrupt arrived.
-    var wasInterrupted: Bool { interrupted.flag.withLock { $0 } }
+    var wasInterrupted: Bool { signalNumber != nil }
+
+    /// The first interrupting signal (SIGINT or SIGTERM), if one arrived.
+    var signalNumber: Int32? {
+        let first = seen.first.withLock { $0 }
+        return first == 0 ? nil : first
+    }
+
+    /// Whether `handler` is SIG_IGN (C function pointers are not comparable in Swift).
+    private static func ignores(_ handler: __sighandler_t?) -> Bool {
+        unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
 
     func stop() {
         for source in sources { source.cancel(); source.setEventHandler(handler: nil) }

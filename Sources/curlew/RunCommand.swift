@@ -1,6 +1,5 @@
 import ArgumentParser
 import CurlewAgent
-import CurlewLocking
 import CurlewSessions
 import CurlewSigning
 import CurlewWorkspace

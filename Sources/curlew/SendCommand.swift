@@ -129,12 +129,13 @@ struct SendCommand: AsyncParsableCommand {
         let exchanges = Task { [repeatCount, reconnect] in
             await Self.send(request, times: repeatCount, reconnects: reconnect, on: agent, printer: printer, shown: shown)
         }
-        // Ctrl-C (or SIGTERM) cancels the exchange in flight, which is still shown and logged.
+        // Ctrl-C (or SIGTERM) cancels the exchange in flight, which is still shown and logged;
+        // watched until the log is closed and the cookies saved.
         let interrupts = InterruptWatch(secondMessage: "interrupted again; stopping without finishing the log", secondExitStatus: 130) {
             exchanges.cancel()
         }
+        defer { interrupts.stop() }
         let lastFailure = await exchanges.value
-        interrupts.stop()
         await agent.waitForObservers()
         try logger?.close()
         if transfer.cookieJar != nil {
@@ -142,9 +143,9 @@ struct SendCommand: AsyncParsableCommand {
             print(Self.forTerminal(CookieListing.text(cookies, revealsValues: noRedact), raw: raw))
             do { try await agent.saveCookies() } catch { throw failing(with: error) }
         }
-        if interrupts.wasInterrupted {
+        if let signal = interrupts.signalNumber {
             FileHandle.standardError.write(Data("curlew: interrupted\n".utf8))
-            throw ExitCode(130)
+            throw ExitCode(128 + signal)
         }
         if let lastFailure { throw failing(with: lastFailure.error) }
     }

@@ -146,6 +146,30 @@ struct RedactionPolicyTests {
         #expect(!text.contains("EscPw3"))
     }
 
+    @Test("a body cut inside a value has that value hidden: no rule can tell what the cut took (a URL's password before its @, a data URL's encoding)", arguments: [
+        (#"{"n":1,"next":"https://ada:hunter2-is-my-pass"#, "application/json", #"{"n":1,"next":""#),
+        (#"{"echo":"data:application/json;base64,eyJwYXNzd29yZCI6Imh1bnRl"#, "application/json", #"{"echo":""#),
+        (#"{"note":"a \"quoted\" https://u:p"#, "application/json", #"{"note":""#),
+        ("a=1&redirect=https%3A%2F%2Fada%3Ahunter2", "application/x-www-form-urlencoded", "a=1&redirect="),
+        ("a=1&passw", "application/x-www-form-urlencoded", "a=1&"),
+    ])
+    func cutValueHidden(kept: String, type: String, prefix: String) throws {
+        let body = BodySnapshot(kept: Data(kept.utf8), size: Int64(kept.utf8.count) + 500, contentType: type)
+        let redacted = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body)
+        #expect(redacted.text == prefix + RedactionPolicy.marker, "\(redacted.text ?? "")")
+        #expect(redacted.isTruncated)
+    }
+
+    @Test("a body cut between values, or whole, keeps its last value")
+    func finishedValuesKept() throws {
+        for (text, size) in [(#"{"a":"x","b":12"#, 100), (#"{"a":"x"}"#, 9)] {
+            let body = BodySnapshot(kept: Data(text.utf8), size: Int64(size), contentType: "application/json")
+            #expect(RedactionPolicy().redact(message(responseBody: body)).response?.body.text == text)
+        }
+        let form = BodySnapshot(kept: Data("a=1&b=two".utf8), size: 9, contentType: "application/x-www-form-urlencoded")
+        #expect(RedactionPolicy().redact(message(responseBody: form)).response?.body.text == "a=1&b=two")
+    }
+
     @Test("redaction keeps a body's completeness: a whole body stays whole, a cut one stays cut")
     func sizesAfterRedaction() {
         let whole = BodySnapshot(data: Data(#"{"token":"abc","n":1}"#.utf8), contentType: "application/json", limit: 1 << 20)

@@ -164,5 +164,8 @@ struct SecondTrialTests {
         #expect(other.auth == .none && other.headers.count == 2)
         let opaque = try ComposeState.draft(fromCurl: "curl -H 'Authorization: Basic !!!' http://h/me")
         #expect(opaque.auth == .none && opaque.headers.count == 1)
+        // The Auth field expands {{variables}}, a header's base64 does not: such credentials stay put.
+        let braces = try ComposeState.draft(fromCurl: "curl -u 'ada:{{x}}' http://h/me")
+        #expect(braces.auth == .none && braces.headers.count == 1)
     }
 }

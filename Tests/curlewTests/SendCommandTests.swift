@@ -68,6 +68,9 @@ struct SendCommandTests {
         let body = try await CurlewProcess.run(["send", "-d", "@" + directory + "/missing.json", "http://127.0.0.1:1/"])
         #expect(body.status == 26)
         #expect(body.error == "curlew: localFile: cannot read body file \(directory)/missing.json: No such file or directory (code 26)\n", "\(body.error)")
+        let folder = try await CurlewProcess.run(["send", "-d", "@" + directory, "http://127.0.0.1:1/"])
+        #expect(folder.status == 26)
+        #expect(folder.error.contains("cannot read body file \(directory): it is a directory"), "\(folder.error)")
         let notes = directory + "/notes.txt"
         try "my notes\n".write(toFile: notes, atomically: true, encoding: .utf8)
         let log = try await CurlewProcess.run(["send", "--log", notes, "http://127.0.0.1:1/"])
@@ -83,7 +86,7 @@ struct SendCommandTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/cut.jsonl"
-        let child = try CurlewProcess(["send", "--log", path, "\(server.baseURL)/sse?count=50&interval=1"])
+        let child = try CurlewProcess(["send", "--log", path, "\(server.baseURL)/sse?count=50&interval=2"])
         try await child.waitForOutput(containing: "tick  id=1")
         kill(child.processIdentifier, SIGINT)
         let status = try await child.wait(timeout: .seconds(10))

@@ -3,10 +3,10 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Counts events, as a front end would, without keeping them.
+/// Counts events without keeping them or reading their bodies (a front end such as the interface
+/// reads bodies, and with it attached debug messages keep them whole up to the debug limit).
 private final class CountingObserver: NetworkObserver {
     private let count = Atomic<Int>(0)
-    /// It reads no body.
     var bodyBytesRead: Int { 0 }
     func requestDidProduce(_ message: DebugMessage) { count.add(1, ordering: .relaxed) }
     func requestDidFinish(_ request: RequestInfo, state: RequestState) { count.add(1, ordering: .relaxed) }
