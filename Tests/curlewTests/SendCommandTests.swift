@@ -98,6 +98,27 @@ struct SendCommandTests {
         #expect(lines.last?.contains("\"state\":\"cancelled\"") == true, "\(lines.last ?? "")")
     }
 
+    @Test("a SIGINT the process was started with ignored (a script's background job) stays ignored")
+    func ignoredInterrupt() async throws {
+        let server = try await TestServer.shared()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // `trap '' INT` ignores SIGINT, and the ignoring survives `exec`: curlew starts with it.
+        process.arguments = ["-c", "trap '' INT; exec \"$0\" send --no-body \"$1\"", CurlewProcess.executable.path,
+                             "\(server.baseURL)/sse?count=2&interval=0.5"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reading = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        try await Task.sleep(for: .milliseconds(300))
+        kill(process.processIdentifier, SIGINT)
+        let text = String(decoding: await reading.value, as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("tick  id=2"), "the stream ran to its end: \(text)")
+    }
+
     @Test("a usage mistake is refused before anything is sent")
     func usage() async throws {
         let result = try await CurlewProcess.run(["send", "GET", "http://127.0.0.1:1/", "-H", "no colon"])
