@@ -623,14 +623,16 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// A string value that is itself JSON text (an echo server's `"data"`), redacted as JSON and
-    /// escaped again; nil when it holds no secret member. A string cut off inside an escape is
+    /// escaped again; nil when it hides nothing. A string cut off inside an escape is
     /// read up to the escape.
     private func redactEmbeddedJSON(_ contents: ArraySlice<UInt8>) -> [UInt8]? {
         guard contents.contains(UInt8(ascii: "\\")) else { return nil }
         for cut in 0...min(6, contents.count) {
             guard case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: contents.dropLast(cut), as: UTF8.self) + "\"") else { continue }
             let bytes = Array(decoded.utf8)
-            guard bytes.withUnsafeBytes(containsSecretMember), let hidden = jsonMemberRedactor.redact(bytes) else { return nil }
+            // Whatever the outer body is redacted for: secret members, data URLs, URL passwords.
+            let needed = bytes.withUnsafeBytes { containsSecretMember($0) || Self.containsEncodedData($0) || urlBytesNeedRedaction($0[...]) }
+            guard needed, let hidden = jsonMemberRedactor.redact(bytes) else { return nil }
             return Array(JSONValue.string(String(decoding: hidden, as: UTF8.self)).serialized().utf8.dropFirst().dropLast())
         }
         return nil

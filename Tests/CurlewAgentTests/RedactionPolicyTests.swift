@@ -160,6 +160,16 @@ struct RedactionPolicyTests {
         #expect(redacted.isTruncated)
     }
 
+    @Test("an echo's JSON text in a string hides what the body itself would hide: a data URL carrying a secret member, a URL's password")
+    func embeddedJSONEncodedData() throws {
+        let encoded = Data(#"{"password":"hunter2"}"#.utf8).base64EncodedString()
+        let echoed = #"{"data":"{\"blob\":\"data:application/json;base64,"# + encoded + #"\",\"next\":\"https://ada:pw9@h/\"}"}"#
+        let body = BodySnapshot(data: Data(echoed.utf8), contentType: "application/json", limit: 1 << 20)
+        let text = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body.text)
+        #expect(!text.contains(encoded) && !text.contains("pw9"), "\(text)")
+        #expect(text.contains("base64,[REDACTED]"), "\(text)")
+    }
+
     @Test("a body cut between values, or whole, keeps its last value")
     func finishedValuesKept() throws {
         for (text, size) in [(#"{"a":"x","b":12"#, 100), (#"{"a":"x"}"#, 9)] {
