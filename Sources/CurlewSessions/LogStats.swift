@@ -64,7 +64,9 @@ public struct LogStats: Sendable {
     }
 
     private static func endpoint(method: String, path: String, _ messages: [DebugMessage]) -> Endpoint {
-        let errors = messages.filter { ($0.response?.statusCode ?? 0) >= 400 || $0.response == nil }.count
+        // An error status, no response, or an exchange that did not succeed (a stream cancelled
+        // after its 200, a body cut by a timeout).
+        let errors = messages.filter { ($0.response?.statusCode ?? 0) >= 400 || $0.response == nil || $0.error != nil }.count
         let phases = phaseNames.map { name -> Phase in
             let values = messages.compactMap { $0.timings?.phase(named: name) }.sorted()
             return Phase(name: name, p50: values.percentile(0.5), p90: values.percentile(0.9), p99: values.percentile(0.99))

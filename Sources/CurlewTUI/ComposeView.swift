@@ -272,7 +272,7 @@ enum ComposeView {
         case .body: return draft.body.isEmpty ? "(empty)" : draft.body
         case .auth: return ["none", "basic", "bearer"].map { $0 == draft.auth.label ? "[\($0)]" : $0 }.joined(separator: " ")
         case .authUser: if case .basic(let user, _) = draft.auth { return "user \(user)" }; return ""
-        case .authPassword: if case .basic(_, let password) = draft.auth { return "password " + String(repeating: "•", count: password.count) }; return ""
+        case .authPassword: if case .basic(_, let password) = draft.auth { return "password " + (password.isEmpty ? "" : "••••••••") }; return ""
         case .authToken: if case .bearer(let token) = draft.auth { return "token " + (token.isEmpty ? "" : String(token.prefix(6)) + "…") }; return ""
         case .timeout: return draft.hasOwnTimeout ? "\(draft.timeoutSeconds) s" : "the config's (Enter sets one)"
         case .redirects: return draft.followRedirects ? "[follow] stay" : "follow [stay]"

@@ -5,7 +5,7 @@ enum LiveView {
     static func draw(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         let live = model.live
         let count = live.visibleCount
-        let title = "Live  \(count) requests" + (live.evicted > 0 ? " (\(live.evicted) older evicted)" : "")
+        let title = "Live  " + Chrome.counted(count, "request", "requests") + (live.evicted > 0 ? " (\(live.evicted) older evicted)" : "")
             + (live.follow ? " · following" : "") + (live.pausedAt != nil ? " · PAUSED" : "")
         frame.put(title, row: area.row, column: 1, style: .title, width: area.width - 2)
         frame.put(MessageRows.heading(width: area.width - 1), row: area.row + 1, column: 1, style: .dim)

@@ -65,15 +65,19 @@ struct LogCommand: ParsableCommand {
 
         func run() throws {
             let messages = try selection.messages()
-            print(LogCommand.row([("#", -5), ("time", 12), ("method", 7), ("status", -6), ("duration", -10), ("size", -9), ("request", 0)]))
+            print(LogCommand.row([("#", -5), ("time", 12), ("method", 7), ("status", -14), ("duration", -10), ("size", -9), ("request", 0)]))
             for (index, message) in messages.enumerated() {
                 let time = message.startedAt.clockText
-                let status = message.response.map { String($0.statusCode) } ?? (message.error?.kind.rawValue ?? message.state.rawValue)
+                // A response that did not end the exchange (a stream cancelled while it ran, a
+                // body cut by a timeout) shows how it ended beside its status.
+                let ended = message.response != nil && (message.state == .cancelled || (message.error.map { $0.kind != .unacceptableStatus } ?? false))
+                let status = message.response.map { String($0.statusCode) + (ended ? " " + (message.state == .cancelled ? "cancelled" : "failed") : "") }
+                    ?? (message.error?.kind.rawValue ?? message.state.rawValue)
                 let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
                 let size = message.response.map { ByteCountFormatter.string(fromByteCount: $0.body.size, countStyle: .binary) } ?? "-"
                 let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
                 print(LogCommand.clean(LogCommand.row([(String(index + 1), -5), (time, 12), (message.original?.method ?? "-", 7),
-                                                       (String(status.prefix(14)), -6), (duration, -10), (size, -9), (request, 0)])))
+                                                       (String(status.prefix(14)), -14), (duration, -10), (size, -9), (request, 0)])))
             }
             print("\(messages.count) exchange\(messages.count == 1 ? "" : "s")")
         }

@@ -22,7 +22,7 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: [.customShort("d"), .customLong("data")], help: "Request body, sent as a form unless -H sets Content-Type; @FILE reads a file.")
     var data: String?
 
-    @Option(name: .customLong("json"), help: "JSON request body; sets Content-Type and Accept to application/json.")
+    @Option(name: .customLong("json"), help: "JSON request body (@FILE reads a file); sets Content-Type and Accept to application/json.")
     var json: String?
 
     @Option(help: "Seconds the whole request may take (default: 15, or a day with --output).")
@@ -231,7 +231,7 @@ struct SendCommand: AsyncParsableCommand {
         request.acceptableStatusCodes = 200..<400
         if let json {
             if headers["Accept"] == nil { request.headers.set("Accept", "application/json") }
-            request.requestSerializer = .raw(Data(json.utf8), contentType: "application/json")
+            request.requestSerializer = .raw(try Self.body(from: json), contentType: "application/json")
         } else if let data {
             request.requestSerializer = .raw(try Self.body(from: data), contentType: "application/x-www-form-urlencoded")
         }

@@ -39,6 +39,12 @@ struct LogToolsTests {
         #expect(stats.total.count == 11)
         // 1 ms lands in [1, 2), 2–4 ms in [2, 5), 5–9 in [5, 10), 10 in [10, 20), 50 in [50, 100).
         #expect(stats.histogram == [0, 1, 3, 5, 1, 0, 1, 0, 0, 0, 0, 0, 0])
+
+        // A 200 that did not end the exchange (a stream cancelled while it ran) is an error too.
+        var cancelled = Self.message(12, "GET", "http://h/events", status: 200, total: 1000, wait: 500)
+        cancelled.state = .cancelled
+        cancelled.error = RequestError(.cancelled, "stopped by the caller")
+        #expect(LogStats([cancelled]).total.errors == 1)
     }
 
     @Test("diff compares JSON bodies member by member, headers by name in any case, and timings with their change")

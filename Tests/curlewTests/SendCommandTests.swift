@@ -119,6 +119,18 @@ struct SendCommandTests {
         #expect(text.contains("tick  id=2"), "the stream ran to its end: \(text)")
     }
 
+    @Test("--json @FILE sends the file's JSON, as curl does")
+    func jsonFromFile() async throws {
+        let server = try await TestServer.shared()
+        let path = NSTemporaryDirectory() + "curlew-json-\(UUID().uuidString).json"
+        try #"{"from":"file"}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let result = try await CurlewProcess.run(["send", "--json", "@" + path, "\(server.baseURL)/anything"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains(#""from" : "file""#) || result.output.contains(#""from":"file""#), "\(result.output)")
+        #expect(!result.output.contains("@" + path))
+    }
+
     @Test("a usage mistake is refused before anything is sent")
     func usage() async throws {
         let result = try await CurlewProcess.run(["send", "GET", "http://127.0.0.1:1/", "-H", "no colon"])
