@@ -35,8 +35,8 @@ test: deps bench-deps
 	$(SWIFT) build --build-tests
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz-smoke
-	$(SWIFT) test --skip-build --skip LargeTransferTests
-	$(SWIFT) test --skip-build --filter LargeTransferTests
+	scripts/with-scratch-tmp.sh $(SWIFT) test --skip-build --skip LargeTransferTests
+	scripts/with-scratch-tmp.sh $(SWIFT) test --skip-build --filter LargeTransferTests
 	.build/debug/curlew-soak --requests 5000
 	scripts/docs-test.sh
 	scripts/tui-e2e.sh
