@@ -111,6 +111,13 @@ public struct DebugMessage: Sendable, Equatable, Codable {
     /// What a streamed response carried (chunks, events); nil when the request did not stream.
     public var stream: StreamRecord?
 
+    /// The response was an event stream whose body was handed on as it came and not kept: its
+    /// body has a size and no bytes, and its events are in `stream`.
+    public var hasUnkeptEventStreamBody: Bool {
+        guard stream != nil, let body = response?.body else { return false }
+        return body.data.isEmpty && body.size > 0
+    }
+
     public init(
         requestID: UInt64, name: String?, groupID: UInt64? = nil, step: Int? = nil, state: RequestState,
         startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,

@@ -116,48 +116,38 @@ final class ObserverLane: Sendable {
 
 /// Fans events out to every observer's lane without ever blocking the caller on an observer.
 final class ObserverHub: Sendable {
-    private struct Registered {
-        var lanes: [ObserverLane] = []
-        /// The most any observer reads of a body; 0 without observers.
-        var bodyBytesRead = 0
-    }
-
-    private let registered = Locked(Registered())
+    private let lanes = Locked<[ObserverLane]>([])
 
     func add(_ observer: any NetworkObserver) {
         // Made outside the lock: it asks the observer what it reads.
         let lane = ObserverLane(observer: observer, label: "curlew.observer.\(type(of: observer))")
-        registered.withLock { registered in
-            guard !registered.lanes.contains(where: { $0.observer === observer }) else { return }
-            registered.lanes.append(lane)
-            registered.bodyBytesRead = max(registered.bodyBytesRead, lane.bodyBytesRead)
+        lanes.withLock { lanes in
+            guard !lanes.contains(where: { $0.observer === observer }) else { return }
+            lanes.append(lane)
         }
     }
 
     func remove(_ observer: any NetworkObserver) {
-        registered.withLock { registered in
-            registered.lanes.removeAll { $0.observer === observer }
-            registered.bodyBytesRead = registered.lanes.map(\.bodyBytesRead).max() ?? 0
-        }
+        lanes.withLock { $0.removeAll { $0.observer === observer } }
     }
 
     /// No observer is registered: events need not even be built.
-    var isEmpty: Bool { registered.withLock { $0.lanes.isEmpty } }
+    var isEmpty: Bool { lanes.withLock { $0.isEmpty } }
 
-    /// The most bytes of a body any observer reads.
-    var bodyBytesRead: Int { registered.withLock { $0.bodyBytesRead } }
+    /// The most bytes of a body any observer reads; 0 without observers.
+    var bodyBytesRead: Int { lanes.withLock { $0.reduce(0) { max($0, $1.bodyBytesRead) } } }
 
     /// Queues events in order on every lane: one hand-over per lane for the whole array.
     func publish(_ events: [ObserverEvent]) {
         guard !events.isEmpty else { return }
-        for lane in registered.withLock({ $0.lanes }) { lane.enqueue(events) }
+        for lane in lanes.withLock({ $0 }) { lane.enqueue(events) }
     }
 
     func backlog(of observer: any NetworkObserver) -> Int {
-        registered.withLock { $0.lanes.first { $0.observer === observer }?.backlog ?? 0 }
+        lanes.withLock { $0.first { $0.observer === observer }?.backlog ?? 0 }
     }
 
     func drain() async {
-        for lane in registered.withLock({ $0.lanes }) { await lane.drain() }
+        for lane in lanes.withLock({ $0 }) { await lane.drain() }
     }
 }

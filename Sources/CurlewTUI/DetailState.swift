@@ -121,7 +121,7 @@ enum DetailContent {
             if let facts = message.transfer?.responseLines, !facts.isEmpty {
                 lines += facts.map { StyledLine($0, .dim) } + [StyledLine("")]
             }
-            if let stream = message.stream, response.body.data.isEmpty, response.body.size > 0 {
+            if message.hasUnkeptEventStreamBody, let stream = message.stream {
                 let events = stream.eventCount == 1 ? "1 event" : "\(stream.eventCount) events"
                 return lines + [StyledLine("An event stream of \(response.body.size) bytes, read as \(events): the Stream tab shows them.", .dim)]
             }

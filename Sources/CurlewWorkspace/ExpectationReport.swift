@@ -43,7 +43,7 @@ public struct ExpectationReport: Sendable, Equatable {
         failures = expectations.compactMap { expectation in
             guard var failure = expectation.failure(in: outcome) else { return nil }
             if cut, message.transfer?.download == nil, expectation.readsBody {
-                failure.actual += message.stream != nil && snapshot.body.data.isEmpty
+                failure.actual += message.hasUnkeptEventStreamBody
                     ? " (an event stream's body is not kept, only its events)"
                     : " (the body was kept only up to the debug limit, \(snapshot.body.data.count) of \(snapshot.body.size) bytes)"
             }

@@ -21,8 +21,7 @@ struct ExchangeReport {
             lines.append("<")
             // An event stream's body is not kept: its events were shown as they came, and its
             // summary follows.
-            let notKept = message.stream != nil && response.body.data.isEmpty
-            if showsBody, response.body.size > 0, !notKept { lines.append(Self.describe(response.body, prefix: "")) }
+            if showsBody, response.body.size > 0, !message.hasUnkeptEventStreamBody { lines.append(Self.describe(response.body, prefix: "")) }
         }
         if showsError, let error = message.error {
             lines.append("error: \(error)")

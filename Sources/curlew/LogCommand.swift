@@ -70,8 +70,8 @@ struct LogCommand: ParsableCommand {
                 let time = message.startedAt.clockText
                 // A response that did not end the exchange (a stream cancelled while it ran, a
                 // body cut by a timeout) shows how it ended beside its status.
-                let ended = message.response != nil && (message.state == .cancelled || (message.error.map { $0.kind != .unacceptableStatus } ?? false))
-                let status = message.response.map { String($0.statusCode) + (ended ? " " + (message.state == .cancelled ? "cancelled" : "failed") : "") }
+                let ended = message.state != .succeeded && message.error?.kind != .unacceptableStatus
+                let status = message.response.map { String($0.statusCode) + (ended ? " \(message.state.rawValue)" : "") }
                     ?? (message.error?.kind.rawValue ?? message.state.rawValue)
                 let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
                 let size = message.response.map { ByteCountFormatter.string(fromByteCount: $0.body.size, countStyle: .binary) } ?? "-"
