@@ -197,7 +197,7 @@ final class AgentCore: Sendable {
         let message = !batch.observed && entry.callbacks.debug == nil
             ? nil : SharedDebugMessage(debugMessage(info: info, composed: entry.composed, result: result, headers: headers, state: verdict.state,
                                                     error: verdict.error, pipeline: nil, stream: entry.stream?.record,
-                                                    bodyLimit: debugBodyLimit(readByCallback: entry.callbacks.debug != nil)))
+                                                    bodyReaders: debugBodyReaders(readByCallback: entry.callbacks.debug != nil)))
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
                 callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil, to: &batch)
     }
@@ -216,7 +216,7 @@ final class AgentCore: Sendable {
 
     /// The debug message of a network exchange.
     func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, headers: [HeaderField], state: RequestState,
-                      error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil, bodyLimit: Int) -> DebugMessage {
+                      error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil, bodyReaders: BodyReaders) -> DebugMessage {
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
             head: String(decoding: result.requestHead, as: UTF8.self),
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
@@ -232,37 +232,37 @@ final class AgentCore: Sendable {
         }
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
-            startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, headers: headers, bodyLimit: bodyLimit),
+            startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, headers: headers, bodyReaders: bodyReaders),
             error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline,
             transfer: transfer, stream: stream
         )
     }
 
-    /// How much of a body a debug message keeps: `debugBodyLimit`, or less when all its readers
-    /// (the observers, and the request's `debug` callback if it has one) read less.
-    func debugBodyLimit(readByCallback: Bool) -> Int {
-        readByCallback ? config.debugBodyLimit : min(config.debugBodyLimit, observers.bodyBytesRead)
+    /// Who reads a debug message's bodies: the observers, and the request's `debug` callback if
+    /// it has one. The message keeps what the most demanding of them reads, at most `debugBodyLimit`.
+    func debugBodyReaders(readByCallback: Bool) -> BodyReaders {
+        BodyReaders(limits: readByCallback ? [] : observers.bodyReadLimits, readsEverything: readByCallback, cap: config.debugBodyLimit)
     }
 
-    /// The response side of a debug message, with the body kept up to `bodyLimit`.
-    func snapshot(of result: TransferResult, headers: [HeaderField], bodyLimit: Int) -> ResponseSnapshot? {
+    /// The response side of a debug message, with the body kept as far as its readers read.
+    func snapshot(of result: TransferResult, headers: [HeaderField], bodyReaders: BodyReaders) -> ResponseSnapshot? {
         guard !result.statusLine.isEmpty else { return nil }
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
             headers: headers,
-            body: bodySnapshot(of: result, limit: bodyLimit)
+            body: bodySnapshot(of: result, readers: bodyReaders)
         )
     }
 
-    /// The response body up to `limit`: from memory, or read back from a download's file.
-    private func bodySnapshot(of result: TransferResult, limit: Int) -> BodySnapshot {
+    /// The response body as far as its readers read: from memory, or read back from a download's file.
+    private func bodySnapshot(of result: TransferResult, readers: BodyReaders) -> BodySnapshot {
         let contentType = result.responseHeader("Content-Type")
         if result.discardedBodySize > 0 {
             // An event stream: its events are in the message's stream record, its size here.
             return BodySnapshot(kept: Data(), size: result.discardedBodySize, contentType: contentType)
         }
         guard let download = result.download else {
-            return BodySnapshot(data: result.responseBody, contentType: contentType, limit: limit)
+            return BodySnapshot(data: result.responseBody, contentType: contentType, readers: readers)
         }
         let path = download.completed ? download.path : download.partialPath
         // Never blocking and never through a link: this runs on the transfer thread.
@@ -273,15 +273,16 @@ final class AgentCore: Sendable {
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             return BodySnapshot(kept: Data(), size: download.fileSize, contentType: contentType)
         }
-        let prefix = limit == 0 ? Data() : (try? handle.read(upToCount: limit)) ?? nil
-        return BodySnapshot(kept: prefix ?? Data(), size: download.fileSize, contentType: contentType)
+        let most = readers.mostBytes
+        let prefix = most == 0 ? Data() : (try? handle.read(upToCount: most)) ?? nil
+        return BodySnapshot(prefix: prefix ?? Data(), size: download.fileSize, contentType: contentType, readers: readers)
     }
 
     /// The response side of a debug message for an answer that did not come from a transfer.
-    func snapshot(of response: Response, bodyLimit: Int) -> ResponseSnapshot {
+    func snapshot(of response: Response, bodyReaders: BodyReaders) -> ResponseSnapshot {
         ResponseSnapshot(statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
                          headers: response.headers.fields,
-                         body: BodySnapshot(data: response.body, contentType: response.headers["Content-Type"], limit: bodyLimit))
+                         body: BodySnapshot(data: response.body, contentType: response.headers["Content-Type"], readers: bodyReaders))
     }
 
     /// Publishes one exchange of a pipelined request: its debug message and finished event, and
@@ -293,7 +294,7 @@ final class AgentCore: Sendable {
         var batch = newBatch()
         let wantsMessage = batch.observed || (final?.callbacks.debug != nil)
         let message = wantsMessage
-            ? SharedDebugMessage(exchange.debugMessage(core: self, bodyLimit: debugBodyLimit(readByCallback: final?.callbacks.debug != nil))) : nil
+            ? SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: final?.callbacks.debug != nil))) : nil
         if let final {
             deliver(message: message, info: exchange.info, state: exchange.state, handle: final.handle, response: final.response,
                     error: exchange.error, callbacks: final.callbacks, to: &batch)
@@ -319,7 +320,7 @@ final class AgentCore: Sendable {
     /// the response to the `cached` callback.
     func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks) {
         var batch = newBatch()
-        batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyLimit: debugBodyLimit(readByCallback: false)))))
+        batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: false)))))
         batch.add(.finished(exchange.info, exchange.state))
         if let cached = callbacks.cached { batch.callbacks.append { cached(response) } }
         dispatch(batch)

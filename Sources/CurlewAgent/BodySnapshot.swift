@@ -16,6 +16,17 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         self.init(kept: data.count > limit ? Data(data.prefix(limit)) : data, size: Int64(data.count), contentType: contentType)
     }
 
+    /// The part of `data` its readers read (a debug message's body).
+    init(data: Data, contentType: String?, readers: BodyReaders) {
+        self.init(prefix: data, size: Int64(data.count), contentType: contentType, readers: readers)
+    }
+
+    /// The part of `prefix`, the first bytes of a body of `size` bytes, that its readers read.
+    init(prefix: Data, size: Int64, contentType: String?, readers: BodyReaders) {
+        let kept = prefix.withUnsafeBytes { readers.bytesKept(of: $0, size: size) }
+        self.init(kept: kept < prefix.count ? Data(prefix.prefix(kept)) : prefix, size: size, contentType: contentType)
+    }
+
     public init(kept: Data, size: Int64, contentType: String?) {
         self.data = kept
         self.size = size

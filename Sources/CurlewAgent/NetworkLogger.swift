@@ -290,8 +290,8 @@ public final class NetworkLogger: NetworkObserver {
 
     /// What the log keeps of a body, at most: its caps. With a delegate, which may read any of
     /// the message, everything the agent keeps.
-    public var bodyBytesRead: Int {
-        delegate == nil ? max(config.maxBodyBytes, config.maxBinaryBodyBytes) : .max
+    public var bodyBytesRead: BodyReadLimit {
+        delegate == nil ? BodyReadLimit(text: config.maxBodyBytes, binary: config.maxBinaryBodyBytes) : .all
     }
 
     public func requestDidProduce(_ message: DebugMessage) {

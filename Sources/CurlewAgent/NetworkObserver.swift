@@ -25,16 +25,16 @@ public protocol NetworkObserver: AnyObject, Sendable {
     /// The lane has delivered everything queued for now: a moment to write what was buffered.
     /// Under load a batch holds many events; when the observer keeps up, one or two.
     func observerDidFinishBatch()
-    /// The most bytes of a body this observer reads from a debug message; by default all the
-    /// agent keeps (`NetworkConfig.debugBodyLimit`). Read once, when the observer is added. A
-    /// debug message keeps no more of a body than its most demanding reader reads, so an observer
-    /// that reads less (the file logger reads up to its caps) does not keep a megabyte body alive
-    /// while its lane catches up.
-    var bodyBytesRead: Int { get }
+    /// How much of a body this observer reads from a debug message, of text and of binary
+    /// bodies; by default all the agent keeps (`NetworkConfig.debugBodyLimit`). Read once, when
+    /// the observer is added. A debug message keeps no more of a body than its most demanding
+    /// reader reads, so an observer that reads less (the file logger reads up to its caps) does
+    /// not keep a megabyte body alive while its lane catches up.
+    var bodyBytesRead: BodyReadLimit { get }
 }
 
 extension NetworkObserver {
-    public var bodyBytesRead: Int { .max }
+    public var bodyBytesRead: BodyReadLimit { .all }
     public func requestWillBeSent(_ request: RequestInfo) {}
     public func requestDidSend(_ request: RequestInfo) {}
     public func request(_ request: RequestInfo, didProgress progress: RequestProgress) {}

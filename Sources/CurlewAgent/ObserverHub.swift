@@ -25,14 +25,14 @@ final class ObserverLane: Sendable {
 
     let observer: any NetworkObserver
     /// What the observer said it reads of a body, when it was added.
-    let bodyBytesRead: Int
+    let bodyBytesRead: BodyReadLimit
     private let queue: DispatchQueue
     private let undelivered = Atomic<Int>(0)
     private let pending = Locked(Pending())
 
     init(observer: any NetworkObserver, label: String) {
         self.observer = observer
-        self.bodyBytesRead = max(0, observer.bodyBytesRead)
+        self.bodyBytesRead = observer.bodyBytesRead
         self.queue = DispatchQueue(label: label)
     }
 
@@ -116,38 +116,53 @@ final class ObserverLane: Sendable {
 
 /// Fans events out to every observer's lane without ever blocking the caller on an observer.
 final class ObserverHub: Sendable {
-    private let lanes = Locked<[ObserverLane]>([])
+    private struct Lanes {
+        var all: [ObserverLane] = []
+        /// What each lane's observer reads of a body, distinct ones once: kept beside the lanes
+        /// so a request reads it without building it.
+        var bodyReadLimits: [BodyReadLimit] = []
+
+        mutating func changed() {
+            bodyReadLimits = Array(Set(all.map(\.bodyBytesRead)))
+        }
+    }
+
+    private let lanes = Locked(Lanes())
 
     func add(_ observer: any NetworkObserver) {
         // Made outside the lock: it asks the observer what it reads.
         let lane = ObserverLane(observer: observer, label: "curlew.observer.\(type(of: observer))")
         lanes.withLock { lanes in
-            guard !lanes.contains(where: { $0.observer === observer }) else { return }
-            lanes.append(lane)
+            guard !lanes.all.contains(where: { $0.observer === observer }) else { return }
+            lanes.all.append(lane)
+            lanes.changed()
         }
     }
 
     func remove(_ observer: any NetworkObserver) {
-        lanes.withLock { $0.removeAll { $0.observer === observer } }
+        lanes.withLock { lanes in
+            lanes.all.removeAll { $0.observer === observer }
+            lanes.changed()
+        }
     }
 
     /// No observer is registered: events need not even be built.
-    var isEmpty: Bool { lanes.withLock { $0.isEmpty } }
+    var isEmpty: Bool { lanes.withLock { $0.all.isEmpty } }
 
-    /// The most bytes of a body any observer reads; 0 without observers.
-    var bodyBytesRead: Int { lanes.withLock { $0.reduce(0) { max($0, $1.bodyBytesRead) } } }
+    /// What the observers read of a body, each distinct limit once; none without observers.
+    var bodyReadLimits: [BodyReadLimit] { lanes.withLock { $0.bodyReadLimits } }
 
     /// Queues events in order on every lane: one hand-over per lane for the whole array.
     func publish(_ events: [ObserverEvent]) {
         guard !events.isEmpty else { return }
-        for lane in lanes.withLock({ $0 }) { lane.enqueue(events) }
+        for lane in lanes.withLock({ $0.all }) { lane.enqueue(events) }
     }
 
     func backlog(of observer: any NetworkObserver) -> Int {
-        lanes.withLock { $0.first { $0.observer === observer }?.backlog ?? 0 }
+        lanes.withLock { $0.all.first { $0.observer === observer }?.backlog ?? 0 }
     }
 
     func drain() async {
-        for lane in lanes.withLock({ $0 }) { await lane.drain() }
+        for lane in lanes.withLock({ $0.all }) { await lane.drain() }
     }
 }

@@ -1,4 +1,4 @@
-import CurlewAgent
+@testable import CurlewAgent
 import CurlewLocking
 import CurlewTestSupport
 import Foundation
@@ -9,9 +9,10 @@ private final class QuietDelegate: NetworkLoggerDelegate {}
 
 /// Records the debug messages it gets, reading at most `bodyBytesRead` of a body.
 private final class PartialReader: NetworkObserver {
-    let bodyBytesRead: Int
+    let bodyBytesRead: BodyReadLimit
     private let messages = Locked<[DebugMessage]>([])
-    init(reads: Int) { bodyBytesRead = reads }
+    init(reads: Int) { bodyBytesRead = BodyReadLimit(bytes: reads) }
+    init(text: Int, binary: Int) { bodyBytesRead = BodyReadLimit(text: text, binary: binary) }
     var received: [DebugMessage] { messages.withLock { $0 } }
     func requestDidProduce(_ message: DebugMessage) { messages.withLock { $0.append(message) } }
 }
@@ -55,10 +56,55 @@ struct ObserverBodyLimitTests {
         let path = NSTemporaryDirectory() + "curlew-needs-\(UUID().uuidString).jsonl"
         defer { unlink(path) }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path, maxBodyBytes: 3000, maxBinaryBodyBytes: 700))
-        #expect(logger.bodyBytesRead == 3000)
+        #expect(logger.bodyBytesRead == BodyReadLimit(text: 3000, binary: 700))
         try logger.close()
         let delegated = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path, maxBodyBytes: 3000), delegate: QuietDelegate())
-        #expect(delegated.bodyBytesRead == .max)
+        #expect(delegated.bodyBytesRead == .all)
         try delegated.close()
+    }
+
+    @Test("a reader's text and binary limits: a binary body is kept as the shorter preview, a text one as the longer")
+    func textAndBinaryLimits() async throws {
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let logLike = PartialReader(text: 3000, binary: 200)
+        agent.addObserver(logLike)
+        func kept(_ path: String, by reader: PartialReader) async throws -> BodySnapshot {
+            _ = try await agent.send(Request(.get, path))
+            await agent.waitForObservers()
+            return try #require(reader.received.last?.response?.body)
+        }
+        let binary = try await kept("/bytes/5000", by: logLike)
+        #expect(binary.data.count == 200 && binary.size == 5000 && binary.text == nil)
+        let text = try await kept("/stream/300", by: logLike)
+        #expect(text.size > 3000 && text.data.count == 3000 && text.text != nil)
+
+        // Two readers: each gets at least what it reads.
+        let previewer = PartialReader(reads: 1000)
+        agent.addObserver(previewer)
+        #expect(try await kept("/bytes/5000", by: previewer).data.count == 1000)
+        #expect(try await kept("/stream/300", by: previewer).data.count == 3000)
+    }
+
+    @Test("what a limit reads: the session log's text test, a text body cut inside a character still text")
+    func bytesRead() {
+        let limit = BodyReadLimit(text: 10, binary: 4)
+        func read(_ bytes: [UInt8], size: Int? = nil) -> Int {
+            bytes.withUnsafeBytes { limit.bytesRead(of: $0, size: Int64(size ?? bytes.count)) }
+        }
+        #expect(read(Array("short".utf8)) == 5)
+        #expect(read(Array("ab".utf8) + [0xFF, 0xFE]) == 4, "no longer than the binary limit: read whole")
+        #expect(read(Array("abc".utf8) + [0xFF, 0xFE]) == 4)
+        #expect(read(Array("abcdefghijklmnop".utf8)) == 10)
+        #expect(read([0x80] + Array("abcdefghijklmnop".utf8)) == 4)
+        // "abcdefghi" then the first byte of "é" (0xC3 0xA9): cut inside the character, still text.
+        #expect(read(Array("abcdefghi".utf8) + [0xC3, 0xA9, 0x41]) == 10)
+        #expect(read(Array("abcdefghi".utf8) + [0xC3], size: 12) == 10, "a prefix of a longer body, cut inside a character")
+        #expect(read(Array("abcdefghi".utf8) + [0xC3]) == 4, "the whole body ending inside a character is not text")
+        #expect(BodyReadLimit(text: 2, binary: 8).bytesRead(of: UnsafeRawBufferPointer(start: nil, count: 0), size: 0) == 0)
+        let readers = BodyReaders(limits: [limit, BodyReadLimit(bytes: 8)], readsEverything: false, cap: 6)
+        let binary: [UInt8] = [0x80] + Array("abcdefghijklmnop".utf8)
+        #expect(binary.withUnsafeBytes { readers.bytesKept(of: $0, size: 17) } == 6, "the most any reader reads, at most the cap")
+        #expect(BodyReaders(limits: [], readsEverything: false, cap: 6).mostBytes == 0)
+        #expect(BodyReaders(limits: [limit], readsEverything: true, cap: 6).mostBytes == 6)
     }
 }

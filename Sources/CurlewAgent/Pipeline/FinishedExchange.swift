@@ -12,16 +12,16 @@ struct FinishedExchange {
     var error: RequestError?
     var record: PipelineRecord
 
-    /// Its debug message, keeping at most `bodyLimit` bytes of the response body.
-    func debugMessage(core: AgentCore, bodyLimit: Int) -> DebugMessage {
+    /// Its debug message, keeping of the response body what its readers read.
+    func debugMessage(core: AgentCore, bodyReaders: BodyReaders) -> DebugMessage {
         if let result, let composed {
             return core.debugMessage(info: info, composed: composed, result: result, headers: result.fieldHeaders, state: state,
-                                     error: error, pipeline: record, bodyLimit: bodyLimit)
+                                     error: error, pipeline: record, bodyReaders: bodyReaders)
         }
         let (original, transfer) = (composed ?? AgentCore.asTyped(info)).splittingTransfer()
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state, startedAt: info.startedAt,
-            original: original, sent: nil, response: answer.map { core.snapshot(of: $0, bodyLimit: bodyLimit) }, error: error,
+            original: original, sent: nil, response: answer.map { core.snapshot(of: $0, bodyReaders: bodyReaders) }, error: error,
             timings: nil, connection: nil,
             callbackQueue: core.callbackQueueLabel, pipeline: record, transfer: transfer
         )

@@ -7,7 +7,7 @@ import Synchronization
 /// reads bodies, and with it attached debug messages keep them whole up to the debug limit).
 private final class CountingObserver: NetworkObserver {
     private let count = Atomic<Int>(0)
-    var bodyBytesRead: Int { 0 }
+    var bodyBytesRead: BodyReadLimit { BodyReadLimit(bytes: 0) }
     func requestDidProduce(_ message: DebugMessage) { count.add(1, ordering: .relaxed) }
     func requestDidFinish(_ request: RequestInfo, state: RequestState) { count.add(1, ordering: .relaxed) }
 }
