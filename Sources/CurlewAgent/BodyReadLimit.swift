@@ -1,7 +1,7 @@
 /// How much of a body a reader of debug messages reads: its first `text` bytes, or only its first
 /// `binary` bytes when those `text` bytes do not read as text (a binary body is a preview to most
 /// readers: nobody reads a megabyte of base64). The text test is the session log's
-/// (`BodySnapshot.keptPart`), so a debug message kept for the file logger holds exactly what it writes.
+/// (`BodySnapshot.keptPart`), so a debug message kept for the file logger holds what it writes.
 public struct BodyReadLimit: Sendable, Hashable {
     /// Bytes read of any body.
     public var text: Int
