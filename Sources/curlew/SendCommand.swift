@@ -83,6 +83,13 @@ struct SendCommand: AsyncParsableCommand {
         if words.count == 2 {
             do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(error.message) }
         }
+        let word = words[words.count - 1]
+        guard !word.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("the URL is empty: curlew send [METHOD] URL")
+        }
+        guard !word.hasPrefix("/") else {
+            throw ValidationError("\(word.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(word)")
+        }
         for line in header where !line.contains(":") {
             throw ValidationError("header \(line.debugDescription) must look like 'Name: value'")
         }
@@ -216,6 +223,13 @@ struct SendCommand: AsyncParsableCommand {
         raw || isatty(STDOUT_FILENO) == 0 ? text : TerminalText.escapingControls(text)
     }
 
+    /// The URL word as curl and HTTPie read it: without a scheme it is plain HTTP
+    /// (`example.com/get`), and `:8080/get` is a port on localhost.
+    static func fullURL(_ word: String) -> String {
+        if word.contains("://") { return word }
+        return word.hasPrefix(":") ? "http://localhost" + word : "http://" + word
+    }
+
     private func makeRequest() throws -> Request {
         let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased())
             : transfer.impliedMethod ?? ((data ?? json) == nil ? .get : .post)
@@ -225,7 +239,7 @@ struct SendCommand: AsyncParsableCommand {
             headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
                         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
-        var request = Request.url(words[words.count - 1], method: method, headers: headers)
+        var request = Request.url(Self.fullURL(words[words.count - 1]), method: method, headers: headers)
         request.responseSerializer = .data
         // The exit status treats a 3xx the server did not let us follow as an answer, not a failure.
         request.acceptableStatusCodes = 200..<400

@@ -131,6 +131,21 @@ struct SendCommandTests {
         #expect(!result.output.contains("@" + path))
     }
 
+    @Test("URL words as curl and HTTPie read them: no scheme is plain HTTP, `:PORT/path` is localhost; an empty URL or a bare path is refused with what to give")
+    func urlWords() async throws {
+        let server = try await TestServer.shared()
+        let port = try #require(URLComponents(string: server.baseURL)?.port)
+        let bare = try await CurlewProcess.run(["send", "127.0.0.1:\(port)/get"])
+        #expect(bare.status == 0 && bare.output.contains("200"), "\(bare.error)")
+        let shorthand = try await CurlewProcess.run(["send", ":\(port)/get"])
+        #expect(shorthand.status == 0 && shorthand.output.contains("200"), "\(shorthand.error)")
+        let empty = try await CurlewProcess.run(["send", ""])
+        #expect(empty.status == 64 && empty.error.contains("the URL is empty"), "\(empty.status) \(empty.error)")
+        let path = try await CurlewProcess.run(["send", "POST", "/get"])
+        #expect(path.status == 64 && path.error.contains("is a path, not a URL") && path.error.contains("http://localhost:8080/get"),
+                "\(path.status) \(path.error)")
+    }
+
     @Test("a usage mistake is refused before anything is sent")
     func usage() async throws {
         let result = try await CurlewProcess.run(["send", "GET", "http://127.0.0.1:1/", "-H", "no colon"])
