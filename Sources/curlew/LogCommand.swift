@@ -172,7 +172,8 @@ struct LogCommand: ParsableCommand {
 
         static func pick(_ messages: [DebugMessage], _ index: Int, _ argument: String) throws -> DebugMessage {
             guard (1...max(1, messages.count)).contains(index), index <= messages.count else {
-                throw RunCommand.usageFailure("\(argument): the log has \(messages.count) exchange\(messages.count == 1 ? "" : "s")")
+                let count = "the log has \(messages.count) exchange\(messages.count == 1 ? "" : "s")"
+                throw RunCommand.usageFailure("\(argument): " + (messages.isEmpty ? count : count + ", numbered from 1 to \(messages.count)"))
             }
             return messages[index - 1]
         }
