@@ -165,8 +165,10 @@ extension AppModel {
         }
     }
 
+    /// The group the Groups pane's keys act on; none while a group just run is starting.
     var selectedGroup: GroupRecord? {
-        groups.groups.indices.contains(groups.selected) ? groups.groups[groups.selected] : nil
+        guard groups.awaitedID == nil else { return nil }
+        return groups.groups.indices.contains(groups.selected) ? groups.groups[groups.selected] : nil
     }
 
     private func open() {
@@ -592,6 +594,8 @@ extension AppModel {
         if group.name == nil { group.name = name }
         let handle = agent.start(group)
         compose.lastGroup = handle
+        groups.awaitRun(id: handle.id)
+        groupMembersFocused = false
         if let item { compose.groupRunIDs[item] = handle.id }
         message = "running \(group.kind.rawValue) \(name); 3 shows it live"
     }
@@ -600,6 +604,11 @@ extension AppModel {
         guard let agent = environment.agent else { return }
         switch pane {
         case .groups:
+            if let starting = groups.awaitedID {
+                agent.cancelGroup(id: starting)
+                message = "cancelling group #\(starting)"
+                return
+            }
             guard let group = selectedGroup, group.verdict == nil else { message = "no running group selected"; return }
             agent.cancelGroup(id: group.info.id)
             message = "cancelling \(group.info.kind.rawValue) #\(group.info.id)"

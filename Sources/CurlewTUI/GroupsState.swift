@@ -38,6 +38,10 @@ public struct GroupsState: Sendable {
     public var selected = 0
     /// Member selection inside the selected group, when focused on members.
     public var selectedMember: Int?
+    /// A group the user just ran whose first event has not arrived yet: until it does, the pane
+    /// shows it as starting and keys that act on a group wait for it, instead of acting on the
+    /// group selected before.
+    public private(set) var awaitedID: UInt64?
 
     public init(capacity: Int = 200) {
         self.capacity = capacity
@@ -52,8 +56,14 @@ public struct GroupsState: Sendable {
         groups.flatMap(\.captures)
     }
 
+    /// The user ran group `id`: it is selected as soon as it is heard of.
+    public mutating func awaitRun(id: UInt64) {
+        awaitedID = groups.contains { $0.info.id == id } ? nil : id
+    }
+
     public mutating func apply(_ event: GroupEvent, at now: ContinuousClock.Instant) {
         let id = event.group.id
+        if id == awaitedID { awaitedID = nil }
         if case .created(let info, let labels) = event {
             groups.append(GroupRecord(info: info, members: labels.map { GroupRecord.Member(label: $0, state: .created) }))
             if groups.count > capacity {

@@ -7,20 +7,26 @@ enum GroupsView {
         let groups = model.groups.groups
         let listWidth = min(32, area.width / 4)
         frame.put("Groups", row: area.row, column: 1, style: model.groupMembersFocused ? .bold : .title)
+        if let starting = model.groups.awaitedID {
+            frame.put("starting group #\(starting)…", row: area.row + 2, column: groups.isEmpty ? 2 : listWidth + 1, style: .dim)
+        }
         guard !groups.isEmpty else {
-            frame.put("No groups yet. In Compose (1), select the batch or the chain and press s.", row: area.row + 2, column: 2, style: .dim)
+            if model.groups.awaitedID == nil {
+                frame.put("No groups yet. In Compose (1), select the batch or the chain and press s.", row: area.row + 2, column: 2, style: .dim)
+            }
             return
         }
         for (offset, group) in groups.enumerated().prefix(area.height - 1) {
             let state = group.verdict?.rawValue ?? (group.waiting ? "waiting" : "\(group.completedCount)/\(group.members.count)")
             let indent = group.info.parentID == nil ? "" : "  ↳ "
             let text = " \(indent)\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)")"
-            let style: Style = offset == model.groups.selected ? (model.groupMembersFocused ? .bold : .selected) : verdictStyle(group.verdict)
+            let isSelected = offset == model.groups.selected && model.groups.awaitedID == nil
+            let style: Style = isSelected ? (model.groupMembersFocused ? .bold : .selected) : verdictStyle(group.verdict)
             frame.putLine(TextWidth.cell(text, width: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: area.row + 1 + offset, column: 0, width: listWidth - 1, style: style)
             model.registerHit(row: area.row + 1 + offset, columns: 0..<(listWidth - 1), .group(offset))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
-        guard groups.indices.contains(model.groups.selected) else { return }
+        guard model.groups.awaitedID == nil, groups.indices.contains(model.groups.selected) else { return }
         drawGroup(groups[model.groups.selected], model: model, in: Rect(row: area.row, column: listWidth + 1, height: area.height, width: area.width - listWidth - 1), into: &frame)
     }
 

@@ -190,6 +190,30 @@ struct KeyScriptTests {
         try await pump(model, observer) { model.groups.groups.first?.verdict != nil }
     }
 
+    @Test("keys pressed in Groups before a group just run is heard of wait for it instead of acting on the group selected before")
+    func keysBeforeTheRunArrives() async throws {
+        let (model, observer, _) = try await liveModel()
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.groups.groups.first?.verdict != nil }
+        for _ in 0..<2 { model.handle(.down) }
+        model.handle(.character("s"))
+        let slow = try #require(model.compose.lastGroup)
+        // Before any event of the new run: the pane says it is starting, Enter has nothing to
+        // open, and cancelling cancels the new run, not the chain still selected.
+        model.handle(.character("3"))
+        #expect(model.render(rows: 24, columns: 120).text.contains("starting group #\(slow.id)…"))
+        model.handle(.enter)
+        #expect(!model.groupMembersFocused)
+        model.handle(.character("x"))
+        #expect(model.message == "cancelling group #\(slow.id)")
+        try await pump(model, observer) { model.groups.group(id: slow.id)?.verdict != nil }
+        #expect(model.groups.group(id: slow.id)?.verdict == .cancelled)
+        #expect(model.groups.groups.first?.verdict == .succeeded, "the chain run before is left as it was")
+        #expect(model.selectedGroup?.info.id == slow.id)
+    }
+
     @Test("running the chain from Compose shows it in Groups with its capture and verdict")
     func chainInGroups() async throws {
         let (model, observer, _) = try await liveModel()
