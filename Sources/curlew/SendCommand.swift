@@ -87,7 +87,11 @@ struct SendCommand: AsyncParsableCommand {
         guard !word.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ValidationError("the URL is empty: curlew send [METHOD] URL")
         }
-        guard !word.hasPrefix("/") else {
+        let lowered = word.lowercased()
+        if !word.contains("://"), lowered.hasPrefix("http:") || lowered.hasPrefix("https:") {
+            throw ValidationError("\(word.debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
+        }
+        guard !word.hasPrefix("/") || word.hasPrefix("//") else {
             throw ValidationError("\(word.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(word)")
         }
         for line in header where !line.contains(":") {
@@ -224,9 +228,10 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     /// The URL word as curl and HTTPie read it: without a scheme it is plain HTTP
-    /// (`example.com/get`), and `:8080/get` is a port on localhost.
+    /// (`example.com/get`, `//example.com/get`), and `:8080/get` is a port on localhost.
     static func fullURL(_ word: String) -> String {
         if word.contains("://") { return word }
+        if word.hasPrefix("//") { return "http:" + word }
         return word.hasPrefix(":") ? "http://localhost" + word : "http://" + word
     }
 
