@@ -21,21 +21,19 @@ public struct BodyReadLimit: Sendable, Hashable {
     /// Every byte the agent keeps.
     public static let all = BodyReadLimit(bytes: .max)
 
-    /// How many of `bytes`, the first bytes of a body of `size` bytes, this reader reads. A body
-    /// that is not text is turned away at its first bytes; a text body longer than `binary` is
-    /// checked up to `text` bytes.
-    func bytesRead(of bytes: UnsafeRawBufferPointer, size: Int64) -> Int {
-        let first = min(bytes.count, text)
-        guard first > binary else { return first }
-        let isText = BodySnapshot.textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<first]), truncated: Int64(first) < size) != nil
-        return isText ? first : binary
+    /// Where this reader cuts `bytes`, the first bytes of a body of `size` bytes (the session
+    /// log's rule, `BodySnapshot.cut`).
+    func cut(of bytes: UnsafeRawBufferPointer, size: Int64) -> BodySnapshot.Cut {
+        BodySnapshot.cut(of: bytes, size: size, textLimit: text, binaryLimit: binary)
     }
 }
 
 /// Who reads one debug message's bodies: the observers' declared limits, and a request's `debug`
 /// callback (which reads everything) when it has one. The message keeps what its most demanding
-/// reader reads, never more than the agent's `debugBodyLimit`.
+/// reader reads, never more than the agent's `debugBodyLimit`, and never a cut that would make
+/// another reader judge the body differently than it would on the whole body.
 struct BodyReaders: Sendable {
+    /// Distinct limits, the most text first.
     var limits: [BodyReadLimit]
     var readsEverything: Bool
     /// `NetworkConfig.debugBodyLimit`.
@@ -45,16 +43,28 @@ struct BodyReaders: Sendable {
     func bytesKept(of bytes: UnsafeRawBufferPointer, size: Int64) -> Int {
         let most = min(bytes.count, cap)
         if readsEverything { return most }
-        var kept = 0
-        for limit in limits where kept < most {
-            let capped = BodyReadLimit(text: min(limit.text, cap), binary: min(limit.binary, cap))
-            kept = max(kept, capped.bytesRead(of: bytes, size: size))
+        // What some reader reads of any body, without a text test: all of a short body.
+        var kept = limits.reduce(0) { max($0, min(most, $1.text, $1.binary)) }
+        guard kept < most else { return kept }
+        let capped = limits.map { BodyReadLimit(text: min($0.text, cap), binary: min($0.binary, cap)) }
+        let bytes = UnsafeRawBufferPointer(rebasing: bytes[0..<most])
+        let cuts = capped.map { $0.text > kept ? $0.cut(of: bytes, size: size) : nil }
+        kept = cuts.reduce(kept) { max($0, $1?.count ?? 0) }
+        // A reader that judged the body binary on its first `tested` bytes must see all of them
+        // again, or it would judge a shorter cut, which may read as text, and write that.
+        var raised = true
+        while raised {
+            raised = false
+            for case let cut? in cuts where cut.count < cut.tested && kept > cut.count && kept < cut.tested {
+                kept = cut.tested
+                raised = true
+            }
         }
         return kept
     }
 
     /// The most bytes any reader may read of a body (of a download, read back from its file).
     var mostBytes: Int {
-        readsEverything ? cap : min(cap, limits.reduce(0) { max($0, $1.text, $1.binary) })
+        readsEverything ? cap : min(cap, limits.reduce(0) { max($0, $1.text) })
     }
 }

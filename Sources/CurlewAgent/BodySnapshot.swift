@@ -67,13 +67,31 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
 
     /// The part of `bytes`, the kept bytes of a body of `size` bytes, that a log writes.
     static func keptPart(of bytes: UnsafeRawBufferPointer, size: Int64, textLimit: Int, binaryLimit: Int) -> KeptPart {
-        func part(_ count: Int) -> KeptPart {
-            let truncated = Int64(count) < size
-            return KeptPart(count: count, textLength: textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<count]), truncated: truncated),
-                            truncated: truncated)
-        }
-        let first = part(min(bytes.count, textLimit))
-        return first.textLength == nil && first.count > binaryLimit ? part(binaryLimit) : first
+        let cut = cut(of: bytes, size: size, textLimit: textLimit, binaryLimit: binaryLimit)
+        let truncated = Int64(cut.count) < size
+        let length = cut.tested > 0 && cut.tested == cut.count ? cut.testedTextLength
+            : textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<cut.count]), truncated: truncated)
+        return KeptPart(count: cut.count, textLength: length, truncated: truncated)
+    }
+
+    /// Where a reader of `textLimit` bytes of text and `binaryLimit` bytes of anything else cuts
+    /// a body: the one rule the log's writer and a debug message's cut (`BodyReadLimit`) share.
+    struct Cut: Equatable {
+        /// Bytes read, from the start: the first `textLimit` when they read as text, else the
+        /// first `binaryLimit` (never more than `textLimit`).
+        var count: Int
+        /// Bytes the text test read; 0 when the bytes fit `binaryLimit` and no test was needed.
+        var tested: Int
+        /// The test's answer (`textLength` of the tested bytes).
+        var testedTextLength: Int?
+    }
+
+    /// The cut of `bytes`, the first bytes of a body of `size` bytes.
+    static func cut(of bytes: UnsafeRawBufferPointer, size: Int64, textLimit: Int, binaryLimit: Int) -> Cut {
+        let first = min(bytes.count, textLimit)
+        guard first > binaryLimit else { return Cut(count: first, tested: 0, testedTextLength: nil) }
+        let length = textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<first]), truncated: Int64(first) < size)
+        return Cut(count: length == nil ? binaryLimit : first, tested: first, testedTextLength: length)
     }
 
     /// Eight bytes at a time, giving up at the first 64 bytes with a high bit: a binary body
@@ -94,8 +112,10 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         return seen & 0x8080_8080_8080_8080 == 0
     }
 
+    /// Validated in place, without building a string of the bytes.
     private static func isUTF8(_ bytes: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        String(validating: bytes, as: UTF8.self) != nil
+        let typed = UnsafeRawBufferPointer(rebasing: bytes).assumingMemoryBound(to: UInt8.self)
+        return (try? UTF8Span(validating: typed.span)) != nil
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -118,12 +118,12 @@ final class ObserverLane: Sendable {
 final class ObserverHub: Sendable {
     private struct Lanes {
         var all: [ObserverLane] = []
-        /// What each lane's observer reads of a body, distinct ones once: kept beside the lanes
-        /// so a request reads it without building it.
+        /// What each lane's observer reads of a body, distinct ones once, the most text first:
+        /// kept beside the lanes so a request reads it without building it.
         var bodyReadLimits: [BodyReadLimit] = []
 
         mutating func changed() {
-            bodyReadLimits = Array(Set(all.map(\.bodyBytesRead)))
+            bodyReadLimits = Set(all.map(\.bodyBytesRead)).sorted { ($0.text, $0.binary) > ($1.text, $1.binary) }
         }
     }
 

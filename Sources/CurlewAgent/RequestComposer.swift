@@ -198,9 +198,9 @@ struct RequestComposer: Sendable {
     /// config's (or its CDN URL). The API version goes between base and path as `v{version}`.
     func composeURL(_ request: Request, query: Parameters) throws(RequestError) -> String {
         var url: String
-        if let custom = request.customURL, Self.isAbsolute(custom) {
+        if let custom = request.customURL, URLText.startsWithScheme(custom) {
             url = custom
-        } else if Self.isAbsolute(request.path) {
+        } else if URLText.startsWithScheme(request.path) {
             url = request.path
         } else {
             let base = request.baseURL ?? (request.useCDN ? (config.cdnURL ?? config.baseURL) : config.baseURL)
@@ -238,23 +238,6 @@ struct RequestComposer: Sendable {
         guard let host = components.host, !host.isEmpty else {
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has no host")
         }
-    }
-
-    /// True for text that starts with a scheme and "://"; whether its host is valid is checked later.
-    private static func isAbsolute(_ text: String) -> Bool {
-        var length = 0
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                length += 1
-            case UInt8(ascii: ":"):
-                return length > 0 && text.utf8.dropFirst(length).starts(with: "://".utf8)
-            default:
-                return false
-            }
-        }
-        return false
     }
 
     /// The common case checked byte by byte: `http://` or `https://`, a host of name characters,

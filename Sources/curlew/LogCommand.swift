@@ -171,9 +171,10 @@ struct LogCommand: ParsableCommand {
         }
 
         static func pick(_ messages: [DebugMessage], _ index: Int, _ argument: String) throws -> DebugMessage {
-            guard (1...max(1, messages.count)).contains(index), index <= messages.count else {
-                let count = "the log has \(messages.count) exchange\(messages.count == 1 ? "" : "s")"
-                throw RunCommand.usageFailure("\(argument): " + (messages.isEmpty ? count : count + ", numbered from 1 to \(messages.count)"))
+            guard index >= 1, index <= messages.count else {
+                let count = messages.count
+                let numbers = count == 0 ? "no exchanges" : count == 1 ? "1 exchange: #1" : "\(count) exchanges: #1 to #\(count)"
+                throw RunCommand.usageFailure("\(argument): the log has \(numbers)")
             }
             return messages[index - 1]
         }

@@ -13,7 +13,7 @@ struct SendCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "[METHOD] URL. METHOD defaults to GET, or POST when a body is given.")
+    @Argument(help: "[METHOD] URL. METHOD defaults to GET, or POST when a body is given. A URL without a scheme is http:// (example.com/get); :8080/get is localhost.")
     var words: [String]
 
     @Option(name: .customShort("H"), help: "A header, 'Name: value'. Repeatable.")
@@ -83,12 +83,12 @@ struct SendCommand: AsyncParsableCommand {
         if words.count == 2 {
             do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(error.message) }
         }
-        let word = words[words.count - 1]
-        guard !word.trimmingCharacters(in: .whitespaces).isEmpty else {
+        let word = words[words.count - 1].trimmingCharacters(in: .whitespaces)
+        guard !word.isEmpty else {
             throw ValidationError("the URL is empty: curlew send [METHOD] URL")
         }
         let lowered = word.lowercased()
-        if !word.contains("://"), lowered.hasPrefix("http:") || lowered.hasPrefix("https:") {
+        if !URLText.startsWithScheme(word), lowered.hasPrefix("http:") || lowered.hasPrefix("https:") {
             throw ValidationError("\(word.debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
         }
         guard !word.hasPrefix("/") || word.hasPrefix("//") else {
@@ -230,7 +230,7 @@ struct SendCommand: AsyncParsableCommand {
     /// The URL word as curl and HTTPie read it: without a scheme it is plain HTTP
     /// (`example.com/get`, `//example.com/get`), and `:8080/get` is a port on localhost.
     static func fullURL(_ word: String) -> String {
-        if word.contains("://") { return word }
+        if URLText.startsWithScheme(word) { return word }
         if word.hasPrefix("//") { return "http:" + word }
         return word.hasPrefix(":") ? "http://localhost" + word : "http://" + word
     }
@@ -244,7 +244,7 @@ struct SendCommand: AsyncParsableCommand {
             headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
                         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
-        var request = Request.url(Self.fullURL(words[words.count - 1]), method: method, headers: headers)
+        var request = Request.url(Self.fullURL(words[words.count - 1].trimmingCharacters(in: .whitespaces)), method: method, headers: headers)
         request.responseSerializer = .data
         // The exit status treats a 3xx the server did not let us follow as an answer, not a failure.
         request.acceptableStatusCodes = 200..<400

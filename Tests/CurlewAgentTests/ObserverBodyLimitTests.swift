@@ -81,7 +81,9 @@ struct ObserverBodyLimitTests {
         // Two readers: each gets at least what it reads.
         let previewer = PartialReader(reads: 1000)
         agent.addObserver(previewer)
-        #expect(try await kept("/bytes/5000", by: previewer).data.count == 1000)
+        // The first reader judged the body binary on its first 3000 bytes: the message keeps
+        // all of them, so it judges the same bytes again (on 1000, it might have found text).
+        #expect(try await kept("/bytes/5000", by: previewer).data.count == 3000)
         #expect(try await kept("/stream/300", by: previewer).data.count == 3000)
     }
 
@@ -89,7 +91,7 @@ struct ObserverBodyLimitTests {
     func bytesRead() {
         let limit = BodyReadLimit(text: 10, binary: 4)
         func read(_ bytes: [UInt8], size: Int? = nil) -> Int {
-            bytes.withUnsafeBytes { limit.bytesRead(of: $0, size: Int64(size ?? bytes.count)) }
+            bytes.withUnsafeBytes { limit.cut(of: $0, size: Int64(size ?? bytes.count)).count }
         }
         #expect(read(Array("short".utf8)) == 5)
         #expect(read(Array("ab".utf8) + [0xFF, 0xFE]) == 4, "no longer than the binary limit: read whole")
@@ -100,11 +102,46 @@ struct ObserverBodyLimitTests {
         #expect(read(Array("abcdefghi".utf8) + [0xC3, 0xA9, 0x41]) == 10)
         #expect(read(Array("abcdefghi".utf8) + [0xC3], size: 12) == 10, "a prefix of a longer body, cut inside a character")
         #expect(read(Array("abcdefghi".utf8) + [0xC3]) == 4, "the whole body ending inside a character is not text")
-        #expect(BodyReadLimit(text: 2, binary: 8).bytesRead(of: UnsafeRawBufferPointer(start: nil, count: 0), size: 0) == 0)
+        #expect(BodyReadLimit(text: 2, binary: 8).cut(of: UnsafeRawBufferPointer(start: nil, count: 0), size: 0).count == 0)
         let readers = BodyReaders(limits: [limit, BodyReadLimit(bytes: 8)], readsEverything: false, cap: 6)
         let binary: [UInt8] = [0x80] + Array("abcdefghijklmnop".utf8)
         #expect(binary.withUnsafeBytes { readers.bytesKept(of: $0, size: 17) } == 6, "the most any reader reads, at most the cap")
         #expect(BodyReaders(limits: [], readsEverything: false, cap: 6).mostBytes == 0)
         #expect(BodyReaders(limits: [limit], readsEverything: true, cap: 6).mostBytes == 6)
+        #expect(BodyReaders(limits: [BodyReadLimit(text: 3, binary: 9)], readsEverything: false, cap: 100).mostBytes == 3,
+                "a reader never reads past its text limit")
+    }
+
+    @Test("every reader sees on the kept bytes what it would see on the whole body, whatever other readers are attached")
+    func eachReaderSeesWhatItWould() {
+        var generator = SystemRandomNumberGenerator()
+        let choices = [0, 3, 8, 40, 64, 100, 250, .max]
+        for _ in 0..<3000 {
+            // Text for a while, then maybe a byte that is not UTF-8, or a character cut by the end.
+            let textPart = Int.random(in: 0...300, using: &generator)
+            var body = (0..<textPart).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
+            switch Int.random(in: 0...3, using: &generator) {
+            case 0: body.append(0xFF)
+            case 1: body += [0xC3, 0xA9]
+            case 2: body.append(0xC3)
+            default: break
+            }
+            body += (0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let size = Int64(body.count) + (Bool.random(using: &generator) ? 0 : Int64.random(in: 1...1000, using: &generator))
+            let readers = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                BodyReadLimit(text: choices.randomElement(using: &generator)!, binary: choices.randomElement(using: &generator)!)
+            }
+            let cap = [50, 200, 1 << 20].randomElement(using: &generator)!
+            let kept = body.withUnsafeBytes { BodyReaders(limits: readers, readsEverything: false, cap: cap).bytesKept(of: $0, size: size) }
+            #expect(kept <= min(body.count, cap))
+            let keptBytes = Array(body.prefix(kept))
+            for reader in readers {
+                let limit = BodyReadLimit(text: min(reader.text, cap), binary: min(reader.binary, cap))
+                let whole = body.withUnsafeBytes { BodySnapshot.keptPart(of: $0, size: size, textLimit: limit.text, binaryLimit: limit.binary) }
+                let fromKept = keptBytes.withUnsafeBytes { BodySnapshot.keptPart(of: $0, size: size, textLimit: limit.text, binaryLimit: limit.binary) }
+                #expect(fromKept == whole, "body \(body.count) bytes of \(size), readers \(readers), cap \(cap), kept \(kept)")
+                if fromKept != whole { return }
+            }
+        }
     }
 }

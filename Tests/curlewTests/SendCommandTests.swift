@@ -139,6 +139,8 @@ struct SendCommandTests {
         #expect(bare.status == 0 && bare.output.contains("200"), "\(bare.error)")
         let shorthand = try await CurlewProcess.run(["send", ":\(port)/get"])
         #expect(shorthand.status == 0 && shorthand.output.contains("200"), "\(shorthand.error)")
+        let query = try await CurlewProcess.run(["send", "127.0.0.1:\(port)/anything?next=https://example.com/"])
+        #expect(query.status == 0 && query.output.contains("next=https://example.com/"), "a scheme later in the URL is not the URL's: \(query.error)")
         let schemeRelative = try await CurlewProcess.run(["send", "//127.0.0.1:\(port)/get"])
         #expect(schemeRelative.status == 0 && schemeRelative.output.contains("200"), "\(schemeRelative.error)")
         let oneSlash = try await CurlewProcess.run(["send", "http:/127.0.0.1:\(port)/get"])
