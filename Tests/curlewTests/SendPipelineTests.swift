@@ -32,6 +32,23 @@ struct SendPipelineTests {
         #expect(messages.map { $0.pipeline?.attempt } == [1, 2, 3])
     }
 
+    @Test("--cache answers the second send from the disk cache without the network; an event stream is not stored")
+    func cache() async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let directory = NSTemporaryDirectory() + "curlew-send-cache-\(tag)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let url = "\(server.baseURL)/cache/60?key=\(tag)"
+        let first = try await CurlewProcess.run(["send", "--no-body", "--cache", directory, url])
+        #expect(first.status == 0 && first.output.contains("miss, stored"), "\(first.output)")
+        let second = try await CurlewProcess.run(["send", "--no-body", "--cache", directory, url])
+        #expect(second.status == 0 && second.output.contains("served  from the cache"), "\(second.output)")
+        #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 1)
+
+        let events = try await CurlewProcess.run(["send", "--cache", directory, "\(server.baseURL)/sse?count=2&interval=0.05&key=\(tag)"])
+        #expect(events.status == 0 && events.output.contains("not stored in the cache: an event stream"), "\(events.output)")
+    }
+
     @Test("without --retry a 503 is not retried; bad --retry values are usage errors")
     func noRetry() async throws {
         let server = try await TestServer.shared()

@@ -186,11 +186,12 @@ final class PipelineRun: Sendable {
         }
         var revalidating: CacheEntry?
         var plan: CachePlan?
-        // A download's body is in its file, a streamed one may not be kept, and a body read
-        // from a file is not part of the key: none of them can be cached.
-        let cacheable = prepared.download == nil && prepared.uploadFile == nil && prepared.form == nil && !prepared.streamsResponse
+        // A download's body is in its file, and a body read from a file is not part of the key:
+        // neither can be cached. (A streamed response can: it is kept as any other, unless it
+        // turns out to be an event stream, which `store` leaves out.)
+        let cacheable = prepared.download == nil && prepared.uploadFile == nil && prepared.form == nil
         if services.cache != nil, !cacheable {
-            record.notes.append("cache not used: downloads, uploads from files, forms and streamed responses are not cached")
+            record.notes.append("cache not used: downloads, uploads from files and forms are not cached")
         }
         if let cache = services.cache, cacheable {
             if let problem = cache.problem { record.notes.append(problem) }
@@ -410,6 +411,11 @@ final class PipelineRun: Sendable {
             return
         }
         guard !plan.ignored else { return }
+        if let result = outcome.result, result.discardedBodySize > 0 {
+            // An event stream: its events went to the caller as they came, with no body kept.
+            record.notes.append("not stored in the cache: an event stream's events are not kept as a body")
+            return
+        }
         if let entry = plan.entry(for: response) {
             let stored = cache.store(entry, for: plan.key)
             if !stored { record.cache.append(.storeFailed) } else if !outcome.revalidated { record.cache.append(.stored) }
