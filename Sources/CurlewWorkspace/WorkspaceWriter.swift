@@ -89,11 +89,17 @@ public enum WorkspaceWriter {
     }
 
     /// Credentials a request carries in clear (curl -u, a browser's cookies, a token typed into
-    /// a header) moved to `collection`'s secrets; the workspace, which is committed, names them
-    /// as variables. Headers of a literal collection are escaped as they are kept.
+    /// a header, a password or an `api_key` in the URL) moved to `collection`'s secrets; the
+    /// workspace, which is committed, names them as variables. Headers and the URL of a literal
+    /// collection are escaped as they are kept.
     static func movingCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
-                                  avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames) -> Request {
+                                  avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames,
+                                  secretParameters: Set<String> = RedactionPolicy().parameterNames) -> Request {
         var request = request
+        request.customURL = request.customURL.map {
+            movingCredentials(inURL: $0, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters)
+        }
+        request.path = movingCredentials(inURL: request.path, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters)
         var headers = HTTPHeaders()
         for field in request.headers {
             guard secretHeaders.contains(field.name.lowercased()), collection.isLiteral || !field.value.contains("{{") else {
@@ -105,6 +111,47 @@ public enum WorkspaceWriter {
         }
         request.headers = headers
         return request
+    }
+
+    /// `url` with the password of its user info and the values of its secret query parameters
+    /// (`secretParameters`, any case) moved to secrets as `{{name}}`; values already holding a
+    /// `{{template}}` stay, unless the collection is literal. Values are kept as written in the URL
+    /// (percent-encoded), since `{{name}}` is put back verbatim.
+    static func movingCredentials(inURL url: String, named name: String, into collection: inout ImportedCollection,
+                                  avoiding taken: Set<String>, secretParameters: Set<String>) -> String {
+        let literal = collection.isLiteral
+        func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
+        func secret(_ value: Substring, field: String) -> String? {
+            guard !value.isEmpty, literal || !value.contains("{{") else { return nil }
+            return "{{\(collection.keepSecret(String(value), request: name, field: field, avoiding: taken))}}"
+        }
+        var result = ""
+        var rest = Substring(url)
+        if URLText.startsWithScheme(url), let schemeEnd = rest.range(of: "://") {
+            result += kept(rest[..<schemeEnd.upperBound])
+            rest = rest[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            let authority = rest[..<authorityEnd]
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":"),
+               let hidden = secret(authority[authority.index(after: colon)..<at], field: "password") {
+                result += kept(authority[...colon]) + hidden + kept(authority[at...])
+            } else {
+                result += kept(authority)
+            }
+            rest = rest[authorityEnd...]
+        }
+        guard let question = rest.firstIndex(of: "?") else { return result + kept(rest) }
+        let fragment = rest[question...].firstIndex(of: "#") ?? rest.endIndex
+        result += kept(rest[...question])
+        let pairs = rest[rest.index(after: question)..<fragment].split(separator: "&", omittingEmptySubsequences: false)
+        result += pairs.map { pair -> String in
+            guard let equals = pair.firstIndex(of: "="), let key = String(pair[..<equals]).removingPercentEncoding,
+                  secretParameters.contains(key.lowercased()), let hidden = secret(pair[pair.index(after: equals)...], field: key) else {
+                return kept(pair)
+            }
+            return kept(pair[...equals]) + hidden
+        }.joined(separator: "&")
+        return result + kept(rest[fragment...])
     }
 
     /// Every variable and secret name a workspace and its secrets file define.
@@ -229,14 +276,12 @@ public enum WorkspaceWriter {
         text.replacingOccurrences(of: "{{", with: "\\{{")
     }
 
-    /// A literal request with the `{{` escaped wherever the reader expands templates: the URL,
-    /// parameter values, a text body, multipart parts and an upload's path (headers are escaped
-    /// as they are moved). Names of parameters and JSON members are never expanded, so they
-    /// stay as they are.
+    /// A literal request with the `{{` escaped wherever the reader expands templates: parameter
+    /// values, a text body, multipart parts and an upload's path (headers and the URL are escaped
+    /// as their credentials are moved). Names of parameters and JSON members are never expanded,
+    /// so they stay as they are.
     private static func escapingTemplates(in request: Request) -> Request {
         var request = request
-        request.customURL = request.customURL.map(escapingTemplates)
-        request.path = escapingTemplates(request.path)
         request.params = Parameters(request.params.entries.map { JSONMember($0.key, escapingStrings($0.value)) })
         if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
             // Escaped as the writer will write it: JSON members when it writes `json:`, else text.

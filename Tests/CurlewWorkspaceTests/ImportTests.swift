@@ -1,7 +1,7 @@
 import CurlewAgent
 import CurlewOpenAPI
 import CurlewSessions
-import CurlewWorkspace
+@testable import CurlewWorkspace
 import Foundation
 import Testing
 
@@ -295,6 +295,30 @@ struct WorkspaceWriterReviewTests {
         // Importing again neither duplicates a secret nor breaks the files.
         try WorkspaceWriter.add(WorkspaceWriterTests.collection(imported.map(\.request)), to: path)
         _ = try WorkspaceSession(try Workspace.load(path: path))
+    }
+
+    @Test("a URL's password and secret query parameters go to the secrets file; the request still sends them as they were")
+    func urlCredentialsBecomeSecrets() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        var collection = ImportedCollection()
+        collection.isLiteral = true
+        for item in try CurlImport.parse("curl 'http://bob:p%40ss@h:8080/x?api_key=qk-321&page=2&Token={{t}}#top'") {
+            collection.items.append(.init(name: "keyed", request: item.request))
+        }
+        try WorkspaceWriter.add(collection, to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for secret in ["p%40ss", "qk-321"] { #expect(!text.contains(secret), "\(text)") }
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("qk-321") && secrets.contains("p%40ss"))
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "keyed").0.customURL == "http://bob:p%40ss@h:8080/x?api_key=qk-321&page=2&Token={{t}}#top")
+        // A URL without credentials, and one with a user but no password, are written as they are.
+        #expect(WorkspaceWriter.movingCredentials(inURL: "http://ann@h/a?page=1", named: "r", into: &collection, avoiding: [],
+                                                  secretParameters: ["token"]) == "http://ann@h/a?page=1")
+        var plain = ImportedCollection()
+        #expect(WorkspaceWriter.movingCredentials(inURL: "/rel?token={{mine}}&token=lit", named: "r", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "/rel?token={{mine}}&token={{r_token}}")
     }
 
     @Test("4-space indentation and one-line (flow) blocks are extended; null-like strings and a POST's form read back")

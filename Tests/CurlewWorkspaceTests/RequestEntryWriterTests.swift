@@ -84,6 +84,19 @@ struct RequestEntryWriterTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
     }
 
+    @Test("a password or a secret parameter typed into the URL is saved to the secrets file, not the workspace")
+    func urlCredentialsSaved() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        try WorkspaceWriter.save(Request.url("http://u:urlpass-77@127.0.0.1:9/basic-auth/u/x?api_key=zz-111&page=1"), named: "typed", in: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("urlpass-77") && !text.contains("zz-111"), "\(text)")
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("urlpass-77") && secrets.contains("zz-111"))
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "typed").0.customURL == "http://u:urlpass-77@127.0.0.1:9/basic-auth/u/x?api_key=zz-111&page=1")
+    }
+
     @Test("the request as written keeps its templates")
     func asWritten() throws {
         let files = try WorkspaceFiles()
