@@ -80,7 +80,9 @@ extension AppModel {
         }
         let fallback = (environment.sessionsDirectory as NSString).appendingPathComponent("clipboard.txt")
         do {
-            try FileManager.default.createDirectory(atPath: environment.sessionsDirectory, withIntermediateDirectories: true)
+            // Owner-only, as the session logger creates it: the file holds what was copied.
+            try FileManager.default.createDirectory(atPath: environment.sessionsDirectory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
             try OwnerOnlyFile.write(Data(text.utf8), to: fallback)
             message = "copied \(kind.rawValue) to the clipboard; also in \(fallback)"
         } catch {

@@ -536,7 +536,7 @@ extension AppModel {
         let draft = draft ?? compose.draft
         let stillHidden = forSending ? draft.rowsHoldingHiddenValues : []
         guard stillHidden.isEmpty else {
-            throw RequestError(.unresolvedVariable, "\(stillHidden.joined(separator: ", ")) still hold \(RedactionPolicy.marker) from the record; fill in the value or switch the row off")
+            throw RequestError(.unresolvedVariable, "\(stillHidden.joined(separator: ", ")) still \(stillHidden.count == 1 ? "holds" : "hold") \(RedactionPolicy.marker) from the record; fill in the value or switch the row off")
         }
         if let workspace { return try workspace.request(for: draft, captured: groups.capturedVariables) }
         return try draft.makeRequest(variables: variables)

@@ -299,6 +299,8 @@ struct WorkbenchTests {
         let file = bench.directory + "/Sessions/clipboard.txt"
         #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.attributesOfItem(atPath: bench.directory + "/Sessions")[.posixPermissions] as? Int == 0o700,
+                "the directory it creates is owner-only too")
         model.handle(.character(":"))
         type("copy curl raw", into: model)
         model.handle(.enter)

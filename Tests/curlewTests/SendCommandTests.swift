@@ -145,6 +145,8 @@ struct SendCommandTests {
         #expect(schemeRelative.status == 0 && schemeRelative.output.contains("200"), "\(schemeRelative.error)")
         let oneSlash = try await CurlewProcess.run(["send", "http:/127.0.0.1:\(port)/get"])
         #expect(oneSlash.status == 64 && oneSlash.error.contains("the scheme takes two slashes"), "\(oneSlash.error)")
+        let methodOnly = try await CurlewProcess.run(["send", "POST"])
+        #expect(methodOnly.status == 64 && methodOnly.error.contains("POST is a method: give the URL after it"), "\(methodOnly.error)")
         let empty = try await CurlewProcess.run(["send", ""])
         #expect(empty.status == 64 && empty.error.contains("the URL is empty"), "\(empty.status) \(empty.error)")
         let path = try await CurlewProcess.run(["send", "POST", "/get"])
