@@ -216,15 +216,18 @@ struct RequestComposer: Sendable {
                 url += path.hasPrefix("?") ? path : "/" + Self.trimmingSlashes(path, leading: true)
             }
         }
-        try Self.validate(url)
+        if !Self.hasPlainHTTPShape(url) {
+            try Self.validate(url)
+            url = Self.percentEncodingNonASCII(url)
+        }
         if !query.isEmpty {
             url = URLText.appendingQuery(query.percentEncoded, to: url)
         }
         return url
     }
 
+    /// Checks a URL that is not of the plain shape with the full parser.
     private static func validate(_ url: String) throws(RequestError) {
-        if hasPlainHTTPShape(url) { return }
         if let index = url.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) contains whitespace or a control character at position \(position)")
@@ -238,6 +241,24 @@ struct RequestComposer: Sendable {
         guard let host = components.host, !host.isEmpty else {
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has no host")
         }
+    }
+
+    /// Bytes outside ASCII after the authority (path, query, fragment) as `%XX`, as a browser
+    /// sends them: libcurl encodes them in the path but sends a query's raw, which servers refuse.
+    /// The host keeps its form (libcurl converts an international name itself).
+    static func percentEncodingNonASCII(_ url: String) -> String {
+        guard url.utf8.contains(where: { $0 >= 0x80 }) else { return url }
+        let rest = URLText.afterAuthority(url)
+        var encoded = String(url[..<rest.startIndex])
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in rest.utf8 {
+            if byte < 0x80 {
+                encoded.unicodeScalars.append(UnicodeScalar(byte))
+            } else {
+                encoded.unicodeScalars.append(contentsOf: [UnicodeScalar(UInt8(ascii: "%")), UnicodeScalar(hex[Int(byte >> 4)]), UnicodeScalar(hex[Int(byte & 0x0F)])])
+            }
+        }
+        return encoded
     }
 
     /// The common case checked byte by byte: `http://` or `https://`, a host of name characters,

@@ -70,6 +70,13 @@ struct RequestComposerTests {
         }
     }
 
+    @Test("text outside ASCII in the path, query and fragment is sent percent-encoded, as a browser does; the host and ASCII URLs are left as they are")
+    func nonASCIIEncoded() throws {
+        #expect(try url(Request.url("http://h.test/anything/ü?y=é&z=%41#frag-ß")) == "http://h.test/anything/%C3%BC?y=%C3%A9&z=%41#frag-%C3%9F")
+        #expect(try url(Request.url("http://bücher.test/a?q=ö")) == "http://bücher.test/a?q=%C3%B6")
+        #expect(try url(Request.url("http://h.test/a?q=1&r=%20")) == "http://h.test/a?q=1&r=%20")
+    }
+
     @Test("a path with no base URL anywhere is refused")
     func missingBase() {
         #expect(throws: RequestError(.invalidURL, "no base URL: set one in the config or the request, or give a full URL")) {
