@@ -204,10 +204,12 @@ struct RequestComposer: Sendable {
             url = request.path
         } else {
             let base = request.baseURL ?? (request.useCDN ? (config.cdnURL ?? config.baseURL) : config.baseURL)
-            guard !base.isEmpty else {
-                throw RequestError(.invalidURL, "no base URL: set one in the config or the request, or give a full URL")
-            }
             let path = request.customURL ?? request.path
+            guard !base.isEmpty else {
+                let example = "http://localhost:8080" + (path.hasPrefix("/") ? "" : "/") + path
+                throw RequestError(.invalidURL, path.isEmpty ? "no URL: give a full URL such as http://localhost:8080/get"
+                    : "\(path.debugDescription) is a path and there is no base URL: give a full URL such as \(example.debugDescription), or set a base URL")
+            }
             url = Self.trimmingSlashes(base, leading: false)
             if let version = config.apiVersion, !version.isEmpty {
                 url += "/v" + version

@@ -19,6 +19,24 @@ public enum URLText {
         return false
     }
 
+    /// A URL as a person types it, read as curl and HTTPie read it: text without a scheme is plain
+    /// HTTP (`example.com/get`, `//example.com/get`), and `:8080/get` is that port on localhost.
+    /// A path (`/get`, for a base URL), text that starts with a template (`{{base}}/get`) and
+    /// empty text are left as they are.
+    public static func typed(_ text: String) -> String {
+        if text.isEmpty || startsWithScheme(text) || text.hasPrefix("{{") || (text.hasPrefix("/") && !text.hasPrefix("//")) { return text }
+        if text.hasPrefix("//") { return "http:" + text }
+        return text.hasPrefix(":") ? "http://localhost" + text : "http://" + text
+    }
+
+    /// Why typed text is not the URL it looks like, or nil: a scheme with one slash (`http:/x`),
+    /// which `typed` would otherwise send to a host named `http`.
+    public static func typingMistake(_ text: String) -> String? {
+        let lowered = text.lowercased()
+        guard !startsWithScheme(text), lowered.hasPrefix("http:") || lowered.hasPrefix("https:") else { return nil }
+        return "the scheme takes two slashes, e.g. http://localhost:8080/get"
+    }
+
     /// What follows the scheme and authority: `/path?query#fragment`, or "" when nothing does.
     /// Text without `://` is taken as starting at its authority.
     static func afterAuthority(_ url: String) -> Substring {

@@ -253,7 +253,9 @@ public struct ComposeState: Sendable {
             if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
                 return "the URL contains a space or a control character"
             }
-            let lowered = url.lowercased()
+            if let mistake = URLText.typingMistake(url) { return mistake }
+            // Without a scheme it is plain HTTP, as `curlew send` and curl read it.
+            let lowered = URLText.typed(url).lowercased()
             return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? nil : "the URL must start with http:// or https://"
         }
         var trial = self

@@ -280,7 +280,8 @@ public struct RequestDraft: Sendable, Equatable {
             members.append(JSONMember(row.name, .string(try expand(row.value))))
         }
         let query = Parameters(members)
-        var url = try expand(url.trimmingCharacters(in: .whitespaces))
+        // Without a scheme it is plain HTTP, as `curlew send` and curl read it.
+        var url = URLText.typed(try expand(url.trimmingCharacters(in: .whitespaces)))
         if !forSaving, !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.percentEncoded }
         var headers = HTTPHeaders()
         for row in self.headers where row.enabled && !row.name.isEmpty {
@@ -296,7 +297,7 @@ public struct RequestDraft: Sendable, Equatable {
             headers.set("Authorization", "Bearer " + (try expand(token)))
         }
         let method = HTTPMethod(rawValue: method.uppercased())
-        var request = url.contains("://") ? Request.url(url, method: method, headers: headers) : Request(method, url, headers: headers)
+        var request = URLText.startsWithScheme(url) ? Request.url(url, method: method, headers: headers) : Request(method, url, headers: headers)
         if forSaving {
             if hasOwnTimeout { request.timeout = .milliseconds(Int64(timeoutSeconds * 1000)) }
             if !followRedirects { request.followRedirects = false }

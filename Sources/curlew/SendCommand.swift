@@ -90,9 +90,8 @@ struct SendCommand: AsyncParsableCommand {
         guard !word.isEmpty else {
             throw ValidationError("the URL is empty: curlew send [METHOD] URL")
         }
-        let lowered = word.lowercased()
-        if !URLText.startsWithScheme(word), lowered.hasPrefix("http:") || lowered.hasPrefix("https:") {
-            throw ValidationError("\(word.debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
+        if let mistake = URLText.typingMistake(word) {
+            throw ValidationError("\(word.debugDescription) is not a URL: \(mistake)")
         }
         guard !word.hasPrefix("/") || word.hasPrefix("//") else {
             throw ValidationError("\(word.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(word)")
@@ -230,14 +229,6 @@ struct SendCommand: AsyncParsableCommand {
         raw || isatty(STDOUT_FILENO) == 0 ? text : TerminalText.escapingControls(text)
     }
 
-    /// The URL word as curl and HTTPie read it: without a scheme it is plain HTTP
-    /// (`example.com/get`, `//example.com/get`), and `:8080/get` is a port on localhost.
-    static func fullURL(_ word: String) -> String {
-        if URLText.startsWithScheme(word) { return word }
-        if word.hasPrefix("//") { return "http:" + word }
-        return word.hasPrefix(":") ? "http://localhost" + word : "http://" + word
-    }
-
     private func makeRequest() throws -> Request {
         let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased())
             : transfer.impliedMethod ?? ((data ?? json) == nil ? .get : .post)
@@ -247,7 +238,7 @@ struct SendCommand: AsyncParsableCommand {
             headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
                         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
-        var request = Request.url(Self.fullURL(words[words.count - 1].trimmingCharacters(in: .whitespaces)), method: method, headers: headers)
+        var request = Request.url(URLText.typed(words[words.count - 1].trimmingCharacters(in: .whitespaces)), method: method, headers: headers)
         request.responseSerializer = .data
         // The exit status treats a 3xx the server did not let us follow as an answer, not a failure.
         request.acceptableStatusCodes = 200..<400

@@ -79,7 +79,7 @@ struct RequestComposerTests {
 
     @Test("a path with no base URL anywhere is refused")
     func missingBase() {
-        #expect(throws: RequestError(.invalidURL, "no base URL: set one in the config or the request, or give a full URL")) {
+        #expect(throws: RequestError(.invalidURL, #""/x" is a path and there is no base URL: give a full URL such as "http://localhost:8080/x", or set a base URL"#)) {
             try RequestComposer(config: NetworkConfig()).compose(Request(.get, "/x"))
         }
     }

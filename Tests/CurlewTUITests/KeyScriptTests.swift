@@ -138,6 +138,27 @@ struct KeyScriptTests {
                 "the edited request is kept in the list")
     }
 
+    @Test("a URL typed without a scheme is plain HTTP, as curlew send reads it; a scheme with one slash is refused as it is typed")
+    func schemelessURL() async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let port = try #require(URLComponents(string: server.baseURL)?.port)
+        let (model, observer, _) = try await liveModel()
+        model.handle(.right)
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        for character in "http:/x" { model.handle(.character(character)) }
+        #expect(model.render(rows: 24, columns: 120).text.contains("the scheme takes two slashes"))
+        model.handle(.control("u"))
+        for character in "127.0.0.1:\(port)/anything/\(tag)" { model.handle(.character(character)) }
+        model.handle(.enter)
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.live.rows.first?.message != nil }
+        #expect(server.receivedRequests.contains { $0.uri == "/anything/\(tag)" }, "\(model.message)")
+    }
+
     @Test("an unknown {{variable}} is refused with a message and nothing is sent")
     func unknownVariable() async throws {
         let (model, _, _) = try await liveModel()
