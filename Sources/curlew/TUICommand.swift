@@ -24,12 +24,12 @@ struct InterfaceOptions: ParsableArguments {
     func keyMap() throws -> KeyMap {
         let path = keys ?? KeyMapFile.defaultPath()
         guard keys != nil || FileManager.default.fileExists(atPath: path) else { return .standard }
-        do { return try KeyMapFile.load(path: path) } catch { throw ValidationError("key map \(error)") }
+        do { return try KeyMapFile.load(path: path) } catch { throw RunCommand.usageFailure("key map \(error)") }
     }
 
     func chosenTheme() throws -> Theme {
         let name = theme ?? ProcessInfo.processInfo.environment["CURLEW_THEME"] ?? "dark"
-        guard let theme = Theme(rawValue: name.lowercased()) else { throw ValidationError("no theme \"\(name)\"; themes: dark, light") }
+        guard let theme = Theme(rawValue: name.lowercased()) else { throw RunCommand.usageFailure("no theme \"\(name)\"; themes: dark, light") }
         return theme
     }
 }
@@ -82,7 +82,7 @@ struct TUICommand: AsyncParsableCommand {
                 try ExchangeFile.writeSessionLog(of: try ExchangeFile.messages(path: path), to: target)
                 logs[index] = target
             } catch {
-                throw ValidationError("cannot open \(path): \(error)")
+                throw RunCommand.usageFailure("cannot open \(path): \(error)")
             }
         }
         let environment = AppEnvironment(agent: nil, name: "logs", sessionLogPath: nil, sessionsDirectory: options.sessions, extraLogFiles: logs,
@@ -126,14 +126,14 @@ enum InterfaceLauncher {
             let directory = (path as NSString).deletingLastPathComponent
             var isDirectory: ObjCBool = false
             guard directory.isEmpty || FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue else {
-                throw ValidationError("cannot create \(path): the directory \(directory) does not exist")
+                throw RunCommand.usageFailure("cannot create \(path): the directory \(directory) does not exist")
             }
             guard FileManager.default.createFile(atPath: path, contents: Data("# Curlew workspace: see the README's Workspaces section.\nrequests:\n".utf8)) else {
-                throw ValidationError("cannot create \(path): \(String(cString: strerror(errno)))")
+                throw RunCommand.usageFailure("cannot create \(path): \(String(cString: strerror(errno)))")
             }
         }
         let workspace: ComposeWorkspace
-        do { workspace = try ComposeWorkspace(path: path, environment: environment) } catch { throw ValidationError("\(error)") }
+        do { workspace = try ComposeWorkspace(path: path, environment: environment) } catch { throw RunCommand.usageFailure("\(error)") }
         // E may switch environments while the log is open: it hides the secrets of all of them.
         var redaction = workspace.session.redactionPolicy
         for name in workspace.session.workspace.environmentNames where name != workspace.session.environment {
@@ -185,7 +185,7 @@ enum InterfaceLauncher {
 
     private static func requireTerminal() throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw ValidationError("the interface needs a terminal; for scripts use `curlew send` or `curlew demo`")
+            throw RunCommand.usageFailure("the interface needs a terminal; for scripts use `curlew send` or `curlew demo`")
         }
     }
 }

@@ -206,7 +206,10 @@ struct SendHostileTests {
     @Test("curlew with no arguments starts the interface's path, not a parser crash")
     func bareCurlew() async throws {
         let result = try await CurlewProcess.run([])
-        #expect(result.error.contains("the interface needs a terminal"))
+        #expect(result.error.contains("curlew: the interface needs a terminal"))
         #expect(!result.error.contains("Can't read a value"))
+        #expect(!result.error.contains("Usage:"), "a failure to start, not a usage mistake: \(result.error)")
+        let theme = try await CurlewProcess.run(["tui", "--theme", "neon"])
+        #expect(theme.status == 2 && theme.error.hasPrefix("curlew: no theme \"neon\"") && !theme.error.contains("Usage:"), "\(theme.error)")
     }
 }
