@@ -499,7 +499,9 @@ extension AppModel {
             }
             message = "read \(workspace.path) again"
         } catch {
-            message = "\(workspace.path): \(error)"
+            // A workspace error names its file (and line) itself.
+            let reason = "\(error)"
+            message = reason.hasPrefix(workspace.path) ? reason : "\(workspace.path): \(reason)"
         }
     }
 

@@ -284,6 +284,16 @@ struct WorkbenchTests {
         #expect(model.message.contains("status 1"))
     }
 
+    @Test("a workspace broken elsewhere is reported on reload with its file and line, once")
+    func brokenOnReload() async throws {
+        let bench = try await bench()
+        let path = bench.directory + "/curlew.yaml"
+        try "requests:\n  a: {url: /x\n".write(toFile: path, atomically: true, encoding: .utf8)
+        bench.model.reloadWorkspace()
+        let message = bench.model.message
+        #expect(message.hasPrefix(path + ":3:") && message.components(separatedBy: path).count == 2, "\(message)")
+    }
+
     @Test("y copies the request as curl with secrets hidden (raw keeps them), to the clipboard and an owner-only file")
     func copyAsCurl() async throws {
         let bench = try await bench()
