@@ -233,6 +233,9 @@ struct KeyScriptTests {
         #expect(model.groups.group(id: slow.id)?.verdict == .cancelled)
         #expect(model.groups.groups.first?.verdict == .succeeded, "the chain run before is left as it was")
         #expect(model.selectedGroup?.info.id == slow.id)
+        // Members cancelled before any byte arrived show an empty bytes bar, not a full one.
+        let rows = model.render(rows: 30, columns: 160).text.split(separator: "\n").filter { $0.contains("cancelled") && $0.contains("/delay/") }
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.contains("░░░░░░░░") && !$0.contains("█") }, "\(rows)")
     }
 
     @Test("running the chain from Compose shows it in Groups with its capture and verdict")
