@@ -1,7 +1,7 @@
 import CurlewAgent
 import Foundation
 
-/// Two exchanges compared field by field: the request line and headers, the status and
+/// Two exchanges compared field by field: the request line and headers (as sent), the status and
 /// response headers, the body (JSON member by member when both are JSON, else line by line)
 /// and each timing phase with its change.
 public struct ExchangeDiff: Sendable {
@@ -24,7 +24,9 @@ public struct ExchangeDiff: Sendable {
         func add(_ section: String, _ field: String, _ a: String?, _ b: String?) { rows.append(Row(section: section, field: field, left: a, right: b)) }
         add("request", "method", left.original?.method, right.original?.method)
         add("request", "url", left.original?.url, right.original?.url)
-        Self.headers(left.original?.headers ?? [], right.original?.headers ?? []).forEach { add("request header", $0.0, $0.1, $0.2) }
+        // As sent where the message has the wire capture, so a log and its HAR export (which
+        // holds the headers as sent) compare equal.
+        Self.headers(left.sentHeaders, right.sentHeaders).forEach { add("request header", $0.0, $0.1, $0.2) }
         add("response", "status", left.response.map { String($0.statusCode) } ?? left.error.map { "error: \($0.kind.rawValue)" },
             right.response.map { String($0.statusCode) } ?? right.error.map { "error: \($0.kind.rawValue)" })
         add("response", "http version", left.response?.httpVersion, right.response?.httpVersion)

@@ -104,7 +104,9 @@ public enum HARExport {
         return .object(members)
     }
 
-    /// HAR's phases in milliseconds: -1 for what did not happen, `connect` including `ssl`.
+    /// HAR's phases in milliseconds: -1 for what did not happen, `connect` including `ssl`. The
+    /// redirects libcurl followed before the last hop have no HAR phase: they go in `_redirect`
+    /// (HAR's way for a field of its own) and count in the total, so `time` is the exchange's.
     static func timings(_ breakdown: TimingBreakdown?) -> (value: JSONValue, total: Double) {
         guard let timings = breakdown else {
             return (["blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": 0, "receive": 0], 0)
@@ -115,11 +117,15 @@ public enum HARExport {
         let ssl = timings.tls.map(ms) ?? -1
         let connect = timings.connect.map { ms($0.addingReportingOverflow(timings.tls ?? 0).overflow ? .max : $0 + (timings.tls ?? 0)) } ?? (timings.tls.map(ms) ?? -1)
         let send = ms(timings.send), wait = ms(timings.wait), receive = ms(timings.receive)
-        let total = [blocked, dns, connect, send, wait, receive].filter { $0 >= 0 }.reduce(0, +)
-        return ([
-            "blocked": .double(blocked), "dns": .double(dns), "connect": .double(connect), "ssl": .double(ssl),
-            "send": .double(send), "wait": .double(wait), "receive": .double(receive),
-        ], (total * 1000).rounded() / 1000)
+        let redirect = timings.redirect.flatMap { $0 > 0 ? ms($0) : nil }
+        let total = [blocked, dns, connect, send, wait, receive, redirect ?? -1].filter { $0 >= 0 }.reduce(0, +)
+        var members: [JSONMember] = [
+            JSONMember("blocked", .double(blocked)), JSONMember("dns", .double(dns)), JSONMember("connect", .double(connect)),
+            JSONMember("ssl", .double(ssl)), JSONMember("send", .double(send)), JSONMember("wait", .double(wait)),
+            JSONMember("receive", .double(receive)),
+        ]
+        if let redirect { members.append(JSONMember("_redirect", .double(redirect))) }
+        return (.object(members), (total * 1000).rounded() / 1000)
     }
 
     private static func headerValue(_ headers: [HeaderField], _ name: String) -> String? {

@@ -87,7 +87,7 @@ public enum HARImport {
             let version = response?["httpVersion"]?.stringValue ?? ""
             let statusText = response?["statusText"]?.stringValue ?? ""
             snapshot = ResponseSnapshot(statusCode: status, statusLine: "\(version.isEmpty ? "HTTP/1.1" : version) \(status) \(statusText)",
-                                        httpVersion: version, headers: headers(response?["headers"]),
+                                        httpVersion: versionNumber(version), headers: headers(response?["headers"]),
                                         body: BodySnapshot(kept: body, size: size, contentType: content?["mimeType"]?.stringValue))
         } else {
             error = RequestError(.other, response?["_error"]?.textValue ?? "no response")
@@ -96,6 +96,14 @@ public enum HARImport {
                             startedAt: date(entry["startedDateTime"]?.stringValue) ?? Date(timeIntervalSince1970: 0),
                             original: original, sent: nil, response: snapshot, error: error, timings: timings(entry["timings"], time: entry["time"]),
                             connection: nil, callbackQueue: "har")
+    }
+
+    /// A HAR's `httpVersion` (`HTTP/1.1`, `http/2.0`, `h2`, `h3`) as the agent names versions:
+    /// `1.1`, `2`, `3`; anything else as it is.
+    static func versionNumber(_ version: String) -> String {
+        let lowered = version.lowercased()
+        let number = lowered.hasPrefix("http/") ? String(lowered.dropFirst(5)) : lowered == "h2" ? "2" : lowered == "h3" ? "3" : version
+        return number == "2.0" ? "2" : number == "3.0" ? "3" : number
     }
 
     /// HAR's phases (milliseconds, -1 for none, `ssl` inside `connect`) as Curlew's (microseconds).
@@ -108,10 +116,12 @@ public enum HARImport {
         let ssl = phase("ssl")
         let connect = phase("connect").map { max(0, $0 - (ssl ?? 0)) }
         let send = phase("send") ?? 0, wait = phase("wait") ?? 0, receive = phase("receive") ?? 0
-        let phases = [phase("dns"), connect, ssl, send, wait, receive].compactMap { $0 }.reduce(0, +)
+        // `_redirect`: the redirects before the last hop, as Curlew's HAR export writes them.
+        let redirect = phase("_redirect")
+        let phases = [phase("dns"), connect, ssl, send, wait, receive, redirect].compactMap { $0 }.reduce(0, +)
         let total = number(time).flatMap { $0 >= 0 && $0 < 1e9 ? Int64(($0 * 1000).rounded()) : nil }.map { max($0 - (phase("blocked") ?? 0), phases) } ?? phases
         return TimingBreakdown(queued: phase("blocked") ?? 0, dns: phase("dns"), connect: connect, tls: ssl, send: send, wait: wait,
-                               receive: receive, redirect: nil, total: total)
+                               receive: receive, redirect: redirect, total: total)
     }
 
     private static func headers(_ value: JSONValue?) -> [HeaderField] {

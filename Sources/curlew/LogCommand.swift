@@ -157,7 +157,7 @@ struct LogCommand: ParsableCommand {
                 if !diff.differences.isEmpty { differing += 1 }
                 print(LogCommand.clean("== \(title)"))
                 Self.printRows(all ? diff.rows : diff.differences, width: Self.width())
-                if !diff.timingDeltas.isEmpty {
+                if diff.timingDeltas.contains(where: { $0.delta != 0 }) {
                     print("  timing change: " + diff.timingDeltas.filter { $0.phase == "total" || $0.delta.magnitude >= 1000 }
                         .map { "\($0.phase) \($0.delta >= 0 ? "+" : "−")\(TimingBreakdown.format(Int64(clamping: $0.delta.magnitude)))" }.joined(separator: ", "))
                 }

@@ -29,7 +29,7 @@ struct HARExportTests {
             for field in ["status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize", "bodySize"] { #expect(entry["response"]?[field] != nil, "response.\(field)") }
             let timings = try #require(entry["timings"])
             func ms(_ key: String) -> Double { if case .double(let v)? = timings[key] { v } else if case .int(let v)? = timings[key] { Double(v) } else { -99 } }
-            let sum = ["blocked", "dns", "connect", "send", "wait", "receive"].map(ms).filter { $0 >= 0 }.reduce(0, +)
+            let sum = ["blocked", "dns", "connect", "send", "wait", "receive", "_redirect"].map(ms).filter { $0 >= 0 }.reduce(0, +)
             guard case .double(let time)? = entry["time"] else { Issue.record("time"); continue }
             #expect(abs(time - sum) < 0.01)
             #expect(ms("ssl") == -1, "plain HTTP has no TLS phase")
@@ -37,6 +37,27 @@ struct HARExportTests {
         #expect(entries[0]["response"]?["status"] == 200)
         #expect(entries[1]["response"]?["status"] == 0)
         #expect(entries[1]["response"]?["_error"]?.stringValue?.isEmpty == false)
+    }
+
+    @Test("a log and its HAR export read back as the same exchanges: headers as sent, the HTTP version, redirects' time")
+    func harRoundTrip() async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let messages = MessageBox()
+        for path in ["/get", "/redirect/2"] {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                _ = agent.start(Request(.get, path), callbacks: RequestCallbacks(success: { _ in continuation.resume() }, failure: { _ in continuation.resume() },
+                                                                                 debug: { messages.append($0) }))
+            }
+        }
+        let logged = messages.all
+        #expect(logged[1].timings?.redirect ?? 0 > 0, "the redirects took time before the last hop")
+        let read = try HARImport.messages(Data(HARExport.document(logged).serialized().utf8))
+        for (original, again) in zip(logged, read) {
+            let diff = ExchangeDiff(original, again)
+            #expect(diff.differences.isEmpty, "\(diff.differences)")
+            #expect(diff.timingDeltas.allSatisfy { $0.delta.magnitude <= 1 }, "\(diff.timingDeltas)")
+        }
     }
 
     @Test("JUnit XML escapes what it quotes and counts failures and errors")
