@@ -41,7 +41,7 @@ enum HistoryView {
         for (offset, message) in state.entries.enumerated().dropFirst(scroll).prefix(visible) {
             let row = area.row + 2 + offset - scroll
             let status = message.response.map { String($0.statusCode) } ?? (message.error.map { _ in "error" } ?? message.state.rawValue)
-            let time = message.timings.map { TimingBreakdown.format($0.total) } ?? "-"
+            let time = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
             let when = (offset < state.fromThisSession ? "● " : "  ") + timeFormatter.string(from: message.startedAt)
             let line = TextWidth.fit(when, to: 23) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
                 + "\(message.original?.method ?? "?") \(message.original?.url ?? "")"
