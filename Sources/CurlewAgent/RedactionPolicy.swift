@@ -328,6 +328,40 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
     }
 
+    /// Where, in a JSON string the cut left open (from `start` to the end of `bytes`), something
+    /// begins that only the rest the cut took could show to be a secret: the authority of a URL
+    /// that runs to the cut (its password before the `@`), or a `data:` URL (its encoding). Slashes
+    /// may be escaped (`http:\/\/`), at any depth of quoting. Nil when nothing is at risk.
+    static func riskyTailStart(in bytes: [UInt8], from start: Int) -> Int? {
+        let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\")
+        var authority: Int?
+        var data: Int?
+        var index = start
+        while index < bytes.count {
+            if bytes[index] == colon {
+                // `://`, with any backslashes before each slash.
+                var next = index + 1
+                var slashes = 0
+                while next < bytes.count, slashes < 2, bytes[next] == backslash || bytes[next] == slash {
+                    if bytes[next] == slash { slashes += 1 }
+                    next += 1
+                }
+                if slashes == 2 {
+                    authority = next
+                    index = next
+                    continue
+                }
+                if index >= start + 4, bytes[(index - 4)..<index].lazy.map({ $0 | 0x20 }).elementsEqual("data".utf8) { data = index - 4 }
+            }
+            index += 1
+        }
+        let endsAuthority: (UInt8) -> Bool = { byte in
+            byte == slash || byte == backslash || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "\"") || byte <= 0x20
+        }
+        let openAuthority = authority.flatMap { bytes[$0...].contains(where: endsAuthority) ? nil : $0 }
+        return [openAuthority, data].compactMap { $0 }.min()
+    }
+
     /// The body formats whose fields redaction understands.
     private enum BodyKind {
         case json, form, other
@@ -559,8 +593,17 @@ public struct RedactionPolicy: Sendable, Equatable {
         let kept = Data(redacted.utf8)
         let cut: Data
         if body.isTruncated, let start = kept.withUnsafeBytes({ Self.unfinishedValueStart(in: $0, kind: kind) }) {
-            // The value the cut fell in goes whole, with any declared secret cut inside it.
-            cut = kept.prefix(start) + Data(Self.marker.utf8)
+            if kind == .json {
+                // A JSON string the cut left open was redacted as far as it goes (a secret
+                // member's value, JSON quoted inside it, whole URLs); it is kept up to where
+                // something begins that only what the cut took could show to be a secret.
+                let bytes = [UInt8](kept)
+                let risky = Self.riskyTailStart(in: bytes, from: start)
+                cut = hidingCutSecret(Data(bytes[..<(risky ?? bytes.count)]) + (risky == nil ? Data() : Data(Self.marker.utf8)))
+            } else {
+                // A form value the cut fell in goes whole, with any declared secret cut inside it.
+                cut = kept.prefix(start) + Data(Self.marker.utf8)
+            }
         } else {
             cut = cutBeforeDecoding != nil ? kept + Data(Self.marker.utf8) : body.isTruncated ? hidingCutSecret(kept) : kept
         }

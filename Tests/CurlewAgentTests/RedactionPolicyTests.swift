@@ -146,10 +146,13 @@ struct RedactionPolicyTests {
         #expect(!text.contains("EscPw3"))
     }
 
-    @Test("a body cut inside a value has that value hidden: no rule can tell what the cut took (a URL's password before its @, a data URL's encoding)", arguments: [
-        (#"{"n":1,"next":"https://ada:hunter2-is-my-pass"#, "application/json", #"{"n":1,"next":""#),
+    @Test("a body cut inside a value is hidden from where only what the cut took could tell a secret: a URL's authority (its password before the @), a data URL; a form value whole", arguments: [
+        (#"{"n":1,"next":"https://ada:hunter2-is-my-pass"#, "application/json", #"{"n":1,"next":"https://"#),
+        (#"{"n":1,"next":"https:\/\/ada:hunter2"#, "application/json", #"{"n":1,"next":"https:\/\/"#),
         (#"{"echo":"data:application/json;base64,eyJwYXNzd29yZCI6Imh1bnRl"#, "application/json", #"{"echo":""#),
-        (#"{"note":"a \"quoted\" https://u:p"#, "application/json", #"{"note":""#),
+        (#"{"note":"a \"quoted\" https://u:p"#, "application/json", #"{"note":"a \"quoted\" https://"#),
+        (#"{"data":"{\"next\":\"http:\\/\\/ada:hun"#, "application/json", #"{"data":"{\"next\":\"http:\\/\\/"#),
+        (#"{"a":"see DATA:text/plain;base64,aGk"#, "application/json", #"{"a":"see "#),
         ("a=1&redirect=https%3A%2F%2Fada%3Ahunter2", "application/x-www-form-urlencoded", "a=1&redirect="),
         ("a=1&passw", "application/x-www-form-urlencoded", "a=1&"),
     ])
@@ -168,6 +171,33 @@ struct RedactionPolicyTests {
         let text = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body.text)
         #expect(!text.contains(encoded) && !text.contains("pw9"), "\(text)")
         #expect(text.contains("base64,[REDACTED]"), "\(text)")
+    }
+
+    @Test("an echo of a large JSON body cut inside its quoted copy keeps what is safe to show: finished URLs, other members, secrets hidden")
+    func cutEchoKept() throws {
+        let cases: [(kept: String, shown: String)] = [
+            // Nothing at risk: all of it, up to the cut.
+            (#"{"args":{},"data":"{\"name\":\"x\",\"list\":[1,2,3],\"more\":\"aaaa"#,
+             #"{"args":{},"data":"{\"name\":\"x\",\"list\":[1,2,3],\"more\":\"aaaa"#),
+            // A secret member inside the copy: hidden, the rest kept.
+            (#"{"data":"{\"password\":\"hunter2\",\"x\":\"ab"#, #"{"data":"{\"password\":\"[REDACTED]\",\"x\":\"ab"#),
+            // A secret member's value the cut fell in.
+            (#"{"data":"{\"token\":\"abc"#, #"{"data":"{\"token\":\"[REDACTED]\""#),
+            // A secret query parameter the cut fell in.
+            (#"{"next":"https://h/x?a=1&token=abc"#, #"{"next":"https://h/x?a=1&token=[REDACTED]"#),
+            // A finished URL's password is hidden as always; the text after it stays.
+            (#"{"u":"see https://ada:pw77@h/x and then more"#, #"{"u":"see https://ada:[REDACTED]@h/x and then more"#),
+        ]
+        for (kept, shown) in cases {
+            let body = BodySnapshot(kept: Data(kept.utf8), size: Int64(kept.utf8.count) + 5000, contentType: "application/json")
+            let redacted = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body)
+            #expect(redacted.text == shown, "\(redacted.text ?? "")")
+            #expect(redacted.isTruncated)
+        }
+        // A declared secret cut at the end of the open string.
+        let declared = BodySnapshot(kept: Data(#"{"a":"xx s3cr3t-va"#.utf8), size: 500, contentType: "application/json")
+        let hidden = RedactionPolicy(secretValues: ["s3cr3t-value"]).redact(message(responseBody: declared)).response?.body.text
+        #expect(hidden == #"{"a":"xx "# + RedactionPolicy.marker, "\(hidden ?? "")")
     }
 
     @Test("a body cut between values, or whole, keeps its last value")
