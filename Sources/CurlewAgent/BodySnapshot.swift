@@ -112,8 +112,10 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         return seen & 0x8080_8080_8080_8080 == 0
     }
 
-    /// Validated in place, without building a string of the bytes.
+    /// Validated in place, without building a string of the bytes (where the standard library
+    /// has `UTF8Span`; elsewhere through a string).
     private static func isUTF8(_ bytes: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        guard #available(macOS 26.0, *) else { return String(validating: bytes, as: UTF8.self) != nil }
         let typed = UnsafeRawBufferPointer(rebasing: bytes).assumingMemoryBound(to: UInt8.self)
         return (try? UTF8Span(validating: typed.span)) != nil
     }

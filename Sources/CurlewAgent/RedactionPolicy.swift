@@ -291,7 +291,12 @@ public struct RedactionPolicy: Sendable, Equatable {
             if body.isTruncated, Self.unfinishedValueStart(in: bytes, kind: kind) != nil { return true }
             return switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
+            // A string with escapes holding a URL or an escaped `&` is judged on its decoded form,
+            // which only the full pass reads (`\u00e4` in a password, `\u0026token=`).
             case .json: containsSecretMember(bytes) || urlBytesNeedRedaction(bytes[...]) || Self.containsEncodedData(bytes)
+                || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...])
+                    && (body.data.range(of: Data("://".utf8)) != nil || body.data.range(of: Data(":\\/\\/".utf8)) != nil
+                        || body.data.range(of: Data("\\u0026".utf8)) != nil))
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false)
             case .other: false
             }
@@ -330,34 +335,42 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Where, in a JSON string the cut left open (from `start` to the end of `bytes`), something
     /// begins that only the rest the cut took could show to be a secret: the authority of a URL
-    /// that runs to the cut (its password before the `@`), or a `data:` URL (its encoding). Slashes
-    /// may be escaped (`http:\/\/`), at any depth of quoting. Nil when nothing is at risk.
+    /// that runs to the cut (its password before the `@`), or a `data:` URL (its encoding). The
+    /// slashes may be escaped (`:\/\/`, `:\u002f\u002f`) at any depth of quoting; the authority
+    /// ends only at a `/`, `?`, `#` or quote, so escapes and spaces inside it (a password with
+    /// `ä` written `\u00e4`) keep it open. Nil when nothing is at risk.
     static func riskyTailStart(in bytes: [UInt8], from start: Int) -> Int? {
-        let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\")
+        let slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\")
+        /// The bytes of the slash at `index`, with the backslashes quoting put before it: `/`,
+        /// `\/`, `\\\/`, `\u002f`; 0 when none is there.
+        func slashLength(at index: Int) -> Int {
+            var next = index
+            while next < bytes.count, bytes[next] == backslash {
+                if next + 5 < bytes.count, bytes[next + 1] | 0x20 == UInt8(ascii: "u"),
+                   bytes[(next + 2)...(next + 5)].lazy.map({ $0 | 0x20 }).elementsEqual("002f".utf8) {
+                    return next + 6 - index
+                }
+                next += 1
+            }
+            return next < bytes.count && bytes[next] == slash ? next + 1 - index : 0
+        }
         var authority: Int?
         var data: Int?
         var index = start
         while index < bytes.count {
-            if bytes[index] == colon {
-                // `://`, with any backslashes before each slash.
-                var next = index + 1
-                var slashes = 0
-                while next < bytes.count, slashes < 2, bytes[next] == backslash || bytes[next] == slash {
-                    if bytes[next] == slash { slashes += 1 }
-                    next += 1
-                }
-                if slashes == 2 {
-                    authority = next
-                    index = next
+            if bytes[index] == UInt8(ascii: ":") {
+                let first = slashLength(at: index + 1)
+                let second = first > 0 ? slashLength(at: index + 1 + first) : 0
+                if second > 0 {
+                    authority = index + 1 + first + second
+                    index += 1 + first + second
                     continue
                 }
                 if index >= start + 4, bytes[(index - 4)..<index].lazy.map({ $0 | 0x20 }).elementsEqual("data".utf8) { data = index - 4 }
             }
             index += 1
         }
-        let endsAuthority: (UInt8) -> Bool = { byte in
-            byte == slash || byte == backslash || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "\"") || byte <= 0x20
-        }
+        let endsAuthority: (UInt8) -> Bool = { $0 == slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "\"") }
         let openAuthority = authority.flatMap { bytes[$0...].contains(where: endsAuthority) ? nil : $0 }
         return [openAuthority, data].compactMap { $0 }.min()
     }
@@ -665,8 +678,9 @@ public struct RedactionPolicy: Sendable, Equatable {
         return false
     }
 
-    /// A string value that is itself JSON text (an echo server's `"data"`), redacted as JSON and
-    /// escaped again; nil when it hides nothing. A string cut off inside an escape is
+    /// A string value written with escapes: JSON text (an echo server's `"data"`) redacted as
+    /// JSON, other text (a URL) as a URL, on its decoded form, and escaped again; nil when it
+    /// hides nothing. A string cut off inside an escape is
     /// read up to the escape.
     private func redactEmbeddedJSON(_ contents: ArraySlice<UInt8>) -> [UInt8]? {
         guard contents.contains(UInt8(ascii: "\\")) else { return nil }
@@ -675,8 +689,17 @@ public struct RedactionPolicy: Sendable, Equatable {
             let bytes = Array(decoded.utf8)
             // Whatever the outer body is redacted for: secret members, data URLs, URL passwords.
             let needed = bytes.withUnsafeBytes { containsSecretMember($0) || Self.containsEncodedData($0) || urlBytesNeedRedaction($0[...]) }
-            guard needed, let hidden = jsonMemberRedactor.redact(bytes) else { return nil }
-            return Array(JSONValue.string(String(decoding: hidden, as: UTF8.self)).serialized().utf8.dropFirst().dropLast())
+            guard needed else { return nil }
+            // JSON text is redacted as JSON; other text (a URL written with escapes, `\u00e4` or
+            // `\u0026`) as a URL, which only its decoded form shows.
+            let hidden: String
+            if let redacted = jsonMemberRedactor.redact(bytes) {
+                hidden = String(decoding: redacted, as: UTF8.self)
+            } else {
+                hidden = redactURL(decoded)
+                guard hidden != decoded else { return nil }
+            }
+            return Array(JSONValue.string(hidden).serialized().utf8.dropFirst().dropLast())
         }
         return nil
     }

@@ -22,11 +22,22 @@ public enum URLText {
     /// A URL as a person types it, read as curl and HTTPie read it: text without a scheme is plain
     /// HTTP (`example.com/get`, `//example.com/get`), and `:8080/get` is that port on localhost.
     /// A path (`/get`, for a base URL), text that starts with a template (`{{base}}/get`) and
-    /// empty text are left as they are.
-    public static func typed(_ text: String) -> String {
+    /// empty text are left as they are. Beside a base URL (`besideBase`), where `users/1` and
+    /// `?page=2` are relative to it, only text that starts with what can only be a host is a
+    /// URL: `localhost`, an IP address, `[::1]`, or `name:port`.
+    public static func typed(_ text: String, besideBase: Bool = false) -> String {
         if text.isEmpty || startsWithScheme(text) || text.hasPrefix("{{") || (text.hasPrefix("/") && !text.hasPrefix("//")) { return text }
         if text.hasPrefix("//") { return "http:" + text }
-        return text.hasPrefix(":") ? "http://localhost" + text : "http://" + text
+        if text.hasPrefix(":") { return "http://localhost" + text }
+        if besideBase {
+            let host = text.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            let name = host.split(separator: ":", maxSplits: 1).first ?? ""
+            let isAddress = name.split(separator: ".", omittingEmptySubsequences: false).count == 4 && name.allSatisfy { $0 == "." || $0.isASCII && $0.isNumber }
+            let port = host.split(separator: ":", maxSplits: 1).dropFirst().first
+            let hasPort = port.map { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } } ?? false
+            guard name.lowercased() == "localhost" || isAddress || host.hasPrefix("[") || hasPort else { return text }
+        }
+        return "http://" + text
     }
 
     /// Why typed text is not the URL it looks like, or nil: a scheme with one slash (`http:/x`),

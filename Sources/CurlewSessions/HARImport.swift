@@ -90,12 +90,29 @@ public enum HARImport {
                                         httpVersion: versionNumber(version), headers: headers(response?["headers"]),
                                         body: BodySnapshot(kept: body, size: size, contentType: content?["mimeType"]?.stringValue))
         } else {
-            error = RequestError(.other, response?["_error"]?.textValue ?? "no response")
+            error = Self.error(response?["_error"]?.textValue)
         }
         return DebugMessage(requestID: id, name: entry["_name"]?.stringValue, state: status > 0 ? .succeeded : .failed,
                             startedAt: date(entry["startedDateTime"]?.stringValue) ?? Date(timeIntervalSince1970: 0),
                             original: original, sent: nil, response: snapshot, error: error, timings: timings(entry["timings"], time: entry["time"]),
                             connection: nil, callbackQueue: "har")
+    }
+
+    /// The error Curlew's HAR export wrote in `_error` (`kind: message (code N)`) as it was;
+    /// another tool's text as an error of kind `other`.
+    static func error(_ text: String?) -> RequestError {
+        guard let text else { return RequestError(.other, "no response") }
+        guard let colon = text.range(of: ": "), let kind = RequestError.Kind(rawValue: String(text[..<colon.lowerBound])) else {
+            return RequestError(.other, text)
+        }
+        var message = String(text[colon.upperBound...])
+        var code: Int?
+        if message.hasSuffix(")"), let open = message.range(of: " (code ", options: .backwards),
+           let number = Int(message[open.upperBound..<message.index(before: message.endIndex)]) {
+            code = number
+            message = String(message[..<open.lowerBound])
+        }
+        return RequestError(kind, message, code: code)
     }
 
     /// A HAR's `httpVersion` (`HTTP/1.1`, `http/2.0`, `h2`, `h3`) as the agent names versions:

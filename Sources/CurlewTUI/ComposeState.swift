@@ -255,7 +255,7 @@ public struct ComposeState: Sendable {
             }
             if let mistake = URLText.typingMistake(url) { return mistake }
             // Without a scheme it is plain HTTP, as `curlew send` and curl read it.
-            let lowered = URLText.typed(url).lowercased()
+            let lowered = URLText.typed(url, besideBase: true).lowercased()
             return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? nil : "the URL must start with http:// or https://"
         }
         var trial = self

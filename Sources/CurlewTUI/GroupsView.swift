@@ -77,7 +77,9 @@ enum GroupsView {
             let status = member.statusCode.map(String.init) ?? (member.error != nil ? "ERR" : "")
             let stateText = member.waitReason == .gated ? "gated" : member.state.rawValue
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
-                ?? (member.state.isTerminal && member.statusCode != nil ? 1 : 0)  // a response arrived whole; a cancelled or failed one without it got nothing
+                // Done: a response arrived whole (or a child group succeeded); a member cancelled
+                // or failed without a response got nothing.
+                ?? (member.state.isTerminal && (member.statusCode != nil || member.state == .succeeded) ? 1 : 0)
             let text = TextWidth.cell("\(index + 1)", width: indexWidth) + TextWidth.cell(member.label, width: labelWidth) + TextWidth.cell(stateText, width: 10)
                 + TextWidth.cell(status, width: 7) + TextWidth.fitRight(duration, to: 10) + "  " + (wide ? Chrome.progressBar(fraction, width: 8) + " " : "")
             let style: Style = index == selected ? .selected : memberStyle(member)

@@ -281,7 +281,7 @@ public struct RequestDraft: Sendable, Equatable {
         }
         let query = Parameters(members)
         // Without a scheme it is plain HTTP, as `curlew send` and curl read it.
-        var url = URLText.typed(try expand(url.trimmingCharacters(in: .whitespaces)))
+        var url = URLText.typed(try expand(url.trimmingCharacters(in: .whitespaces)), besideBase: true)
         if !forSaving, !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.percentEncoded }
         var headers = HTTPHeaders()
         for row in self.headers where row.enabled && !row.name.isEmpty {

@@ -81,7 +81,15 @@ extension AppModel {
 /// value of every variable it uses.
 enum VariablesView {
     static func draw(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
-        let draft = model.compose.currentDraft(at: model.compose.responseItem) ?? model.compose.draft
+        let item = model.compose.responseItem
+        if model.compose.items.indices.contains(item), case .group(let name, _) = model.compose.items[item] {
+            // Not the variables of the request edited before: a group has none of its own.
+            frame.put("Variables", row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
+            frame.putLine("\(name) is a group: select one of its requests to see what its variables resolve to.",
+                          row: area.row + 2, column: area.column + 1, width: area.width - 2, style: .dim)
+            return
+        }
+        let draft = model.compose.currentDraft(at: item) ?? model.compose.draft
         let environment = model.workspace?.session.environment.map { " · env \($0)" } ?? ""
         frame.put("Variables of \(draft.name)\(environment)", row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
         // Where it goes now, in the chosen environment, secrets hidden.
@@ -95,7 +103,8 @@ enum VariablesView {
         let nameWidth = min(24, (rows.map { TextWidth.of($0.name) }.max() ?? 4) + 2)
         for (index, variable) in rows.prefix(area.height - 3).enumerated() {
             let row = area.row + 3 + index
-            frame.put(variable.name, row: row, column: area.column + 1, style: variable.isUnknown ? .bad : .bold, width: nameWidth)
+            // A name longer than the column is cut with a space kept before its value.
+            frame.put(TextWidth.cell(variable.name, width: nameWidth), row: row, column: area.column + 1, style: variable.isUnknown ? .bad : .bold, width: nameWidth)
             let (text, style): (String, Style) = switch variable.origin {
             case .defined: (variable.value ?? "", .plain)
             case .secret: ("\(variable.value ?? "") (secret)", .warning)

@@ -122,7 +122,8 @@ public enum WorkspaceWriter {
         let literal = collection.isLiteral
         func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
         func secret(_ value: Substring, field: String) -> String? {
-            guard !value.isEmpty, literal || !value.contains("{{") else { return nil }
+            // A value a log hid (`[REDACTED]`, from a HAR) stays for the user to fill in.
+            guard !value.isEmpty, literal || !value.contains("{{"), !value.contains(RedactionPolicy.marker) else { return nil }
             return "{{\(collection.keepSecret(String(value), request: name, field: field, avoiding: taken))}}"
         }
         var result = ""
@@ -140,18 +141,24 @@ public enum WorkspaceWriter {
             }
             rest = rest[authorityEnd...]
         }
-        guard let question = rest.firstIndex(of: "?") else { return result + kept(rest) }
-        let fragment = rest[question...].firstIndex(of: "#") ?? rest.endIndex
-        result += kept(rest[...question])
-        let pairs = rest[rest.index(after: question)..<fragment].split(separator: "&", omittingEmptySubsequences: false)
-        result += pairs.map { pair -> String in
-            guard let equals = pair.firstIndex(of: "="), let key = String(pair[..<equals]).removingPercentEncoding,
-                  secretParameters.contains(key.lowercased()), let hidden = secret(pair[pair.index(after: equals)...], field: key) else {
-                return kept(pair)
-            }
-            return kept(pair[...equals]) + hidden
-        }.joined(separator: "&")
-        return result + kept(rest[fragment...])
+        // The query's pairs, and the fragment's (`#access_token=…`, as OAuth's implicit flow writes it).
+        func movingPairs(_ pairs: Substring) -> String {
+            pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+                guard let equals = pair.firstIndex(of: "="), let key = String(pair[..<equals]).removingPercentEncoding,
+                      secretParameters.contains(key.lowercased()), let hidden = secret(pair[pair.index(after: equals)...], field: key) else {
+                    return kept(pair)
+                }
+                return kept(pair[...equals]) + hidden
+            }.joined(separator: "&")
+        }
+        let hash = rest.firstIndex(of: "#") ?? rest.endIndex
+        if let question = rest[..<hash].firstIndex(of: "?") {
+            result += kept(rest[...question]) + movingPairs(rest[rest.index(after: question)..<hash])
+        } else {
+            result += kept(rest[..<hash])
+        }
+        guard hash < rest.endIndex else { return result }
+        return result + "#" + movingPairs(rest[rest.index(after: hash)...])
     }
 
     /// Every variable and secret name a workspace and its secrets file define.

@@ -157,8 +157,9 @@ struct LogCommand: ParsableCommand {
                 if !diff.differences.isEmpty { differing += 1 }
                 print(LogCommand.clean("== \(title)"))
                 Self.printRows(all ? diff.rows : diff.differences, width: Self.width())
-                if diff.timingDeltas.contains(where: { $0.delta != 0 }) {
-                    print("  timing change: " + diff.timingDeltas.filter { $0.phase == "total" || $0.delta.magnitude >= 1000 }
+                let shownDeltas = diff.timingDeltas.filter { $0.phase == "total" || $0.delta.magnitude >= 1000 }
+                if shownDeltas.contains(where: { $0.delta != 0 }) {
+                    print("  timing change: " + shownDeltas
                         .map { "\($0.phase) \($0.delta >= 0 ? "+" : "−")\(TimingBreakdown.format(Int64(clamping: $0.delta.magnitude)))" }.joined(separator: ", "))
                 }
             }

@@ -153,6 +153,11 @@ struct RedactionPolicyTests {
         (#"{"note":"a \"quoted\" https://u:p"#, "application/json", #"{"note":"a \"quoted\" https://"#),
         (#"{"data":"{\"next\":\"http:\\/\\/ada:hun"#, "application/json", #"{"data":"{\"next\":\"http:\\/\\/"#),
         (#"{"a":"see DATA:text/plain;base64,aGk"#, "application/json", #"{"a":"see "#),
+        // Escapes and spaces inside the user info keep the authority open.
+        (#"{"data":"{\"cb\":\"https://ada:p\\u00e4ssw"#, "application/json", #"{"data":"{\"cb\":\"https://"#),
+        (#"{"data":"{\"u\":\"https://ada:p\\u0026ss"#, "application/json", #"{"data":"{\"u\":\"https://"#),
+        (#"{"note":"https://ada:correct horse"#, "application/json", #"{"note":"https://"#),
+        (#"{"u":"https:\u002f\u002fada:pw"#, "application/json", #"{"u":"https:\u002f\u002f"#),
         ("a=1&redirect=https%3A%2F%2Fada%3Ahunter2", "application/x-www-form-urlencoded", "a=1&redirect="),
         ("a=1&passw", "application/x-www-form-urlencoded", "a=1&"),
     ])
@@ -198,6 +203,15 @@ struct RedactionPolicyTests {
         let declared = BodySnapshot(kept: Data(#"{"a":"xx s3cr3t-va"#.utf8), size: 500, contentType: "application/json")
         let hidden = RedactionPolicy(secretValues: ["s3cr3t-value"]).redact(message(responseBody: declared)).response?.body.text
         #expect(hidden == #"{"a":"xx "# + RedactionPolicy.marker, "\(hidden ?? "")")
+    }
+
+    @Test("a whole string written with escapes is redacted on its decoded form: a URL's password with an escaped character, a secret parameter after an escaped &")
+    func escapedURLs() throws {
+        for (json, secret) in [(#"{"cb":"https://ada:p\u00e4sswort@h/"}"#, "sswort"), (#"{"url":"https://h/x?a=1\u0026token=abc123"}"#, "abc123")] {
+            let body = BodySnapshot(data: Data(json.utf8), contentType: "application/json", limit: 1 << 20)
+            let text = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body.text)
+            #expect(!text.contains(secret) && text.contains("[REDACTED]"), "\(text)")
+        }
     }
 
     @Test("a body cut between values, or whole, keeps its last value")

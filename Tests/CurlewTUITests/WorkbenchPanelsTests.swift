@@ -31,7 +31,10 @@ extension WorkbenchTests {
             requests:
               me:
                 url: /get?who={{user}}
-                headers: {Authorization: "Bearer {{token}}", X-Trace: "{{trace}}"}
+                headers: {Authorization: "Bearer {{token}}", X-Trace: "{{trace}}", X-Long: "{{a_variable_named_at_great_length_x}}"}
+              other: {url: /get}
+            groups:
+              both: {batch: [other]}
             """
         }, secrets: "variables: {token: s3cret-token-value}\n")
         let model = bench.model
@@ -44,12 +47,19 @@ extension WorkbenchTests {
         #expect(screen.contains("user") && screen.contains("ana"))
         #expect(screen.contains("token") && screen.contains("(secret)") && !screen.contains("s3cret-token-value"), "\(screen)")
         #expect(screen.contains("trace") && screen.contains("✗ undefined"), "\(screen)")
+        #expect(screen.contains("a_variable_named_at_gr… ✗ undefined"), "a long name is cut before its value: \(screen)")
         model.handle(.character("s"))
         #expect(model.message.contains("trace"), "sending names the undefined variable: \(model.message)")
         // At 80 columns the panel takes the editor's place.
         #expect(render(model, rows: 24, columns: 80).contains("Variables of me"))
         model.handle(.character("V"))
         #expect(!render(model).contains("Variables of me"))
+        // On a group, the panel says it is one instead of showing the request edited before.
+        model.handle(.escape)
+        model.handle(.down)
+        model.handle(.character("V"))
+        screen = render(model)
+        #expect(screen.contains("both is a group") && !screen.contains("Variables of me"), "\(screen)")
     }
 
     @Test(":write FILE saves the response body shown, owner-only; an existing file needs write!")

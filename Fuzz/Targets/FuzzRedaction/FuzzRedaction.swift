@@ -44,22 +44,27 @@ public func fuzzRedaction(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
 }
 
 /// A body cut anywhere inside a URL's user info, after any string, plain or quoted inside a
-/// string (an echo server's copy), never shows the password or a part of it.
+/// string (an echo server's copy), never shows the password or a part of it, whatever its
+/// characters (written with escapes, as Python's and Go's encoders write them, or with a space).
 private func checkCutURLs(_ text: String) {
-    guard !text.contains("Zq") else { return }
-    let member = #"{"x":"# + JSONValue.string(text).serialized() + #","u":"https://ada:Zq9pw7@h/"}"#
-    for json in [member, #"{"data":"# + JSONValue.string(member).serialized() + "}"] {
-        let bytes = Array(json.utf8)
-        guard let at = json.utf8.firstIndex(of: UInt8(ascii: "@")).map({ json.utf8.distance(from: json.utf8.startIndex, to: $0) }) else { continue }
-        for cut in max(0, at - 12)...min(bytes.count - 1, at + 2) {
-            let body = BodySnapshot(kept: Data(bytes[..<cut]), size: Int64(bytes.count), contentType: "application/json")
-            let message = DebugMessage(
-                requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
-                response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: body),
-                error: nil, timings: nil, connection: nil, callbackQueue: "q"
-            )
-            let shown = defaults.redact(message).response?.body.text ?? ""
-            if shown.contains(":Zq") || shown.contains("Zq9") { fatalError("a URL password cut by the body limit survived: \(shown)") }
+    guard !text.contains("Zq"), !text.contains("ada:") else { return }
+    for password in ["Zq9pw7", #"Zq9p\u00e4w7"#, "Zq9p w7", #"Zq9p\u0026w7"#] {
+        let member = #"{"x":"# + JSONValue.string(text).serialized() + #","u":"https://ada:"# + password + #"@h/"}"#
+        // Quoted inside a string, the password's own escapes are escaped again.
+        let quoted = #"{"data":"# + JSONValue.string(member).serialized() + "}"
+        for json in [member, quoted] {
+            let bytes = Array(json.utf8)
+            guard let at = bytes.lastIndex(of: UInt8(ascii: "@")) else { continue }
+            for cut in max(0, at - 20)...min(bytes.count - 1, at + 2) {
+                let body = BodySnapshot(kept: Data(bytes[..<cut]), size: Int64(bytes.count), contentType: "application/json")
+                let message = DebugMessage(
+                    requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
+                    response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: body),
+                    error: nil, timings: nil, connection: nil, callbackQueue: "q"
+                )
+                let shown = defaults.redact(message).response?.body.text ?? ""
+                if shown.contains("ada:Z") { fatalError("a URL password cut by the body limit survived: \(shown)") }
+            }
         }
     }
 }
