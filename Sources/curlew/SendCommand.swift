@@ -84,8 +84,8 @@ struct SendCommand: AsyncParsableCommand {
             do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(error.message) }
         }
         let word = words[words.count - 1].trimmingCharacters(in: .whitespaces)
-        if words.count == 1, ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].contains(word) {
-            throw ValidationError("\(word) is a method: give the URL after it, curlew send \(word) URL")
+        if words.count == 1, ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].contains(word.uppercased()) {
+            throw ValidationError("\(word) is a method: give the URL after it, curlew send \(word.uppercased()) URL")
         }
         guard !word.isEmpty else {
             throw ValidationError("the URL is empty: curlew send [METHOD] URL")

@@ -147,6 +147,8 @@ struct SendCommandTests {
         #expect(oneSlash.status == 64 && oneSlash.error.contains("the scheme takes two slashes"), "\(oneSlash.error)")
         let methodOnly = try await CurlewProcess.run(["send", "POST"])
         #expect(methodOnly.status == 64 && methodOnly.error.contains("POST is a method: give the URL after it"), "\(methodOnly.error)")
+        let lowercase = try await CurlewProcess.run(["send", "get"])
+        #expect(lowercase.status == 64 && lowercase.error.contains("curlew send GET URL"), "\(lowercase.error)")
         let empty = try await CurlewProcess.run(["send", ""])
         #expect(empty.status == 64 && empty.error.contains("the URL is empty"), "\(empty.status) \(empty.error)")
         let path = try await CurlewProcess.run(["send", "POST", "/get"])
