@@ -287,6 +287,9 @@ public struct RedactionPolicy: Sendable, Equatable {
             return true
         }
         let kind = BodyKind(body)
+        if body.isTruncated, kind == .other, body.text != nil, Self.riskyTailStart(in: [UInt8](body.data), from: 0, dataURLs: false) != nil {
+            return true
+        }
         return body.data.withUnsafeBytes { bytes in
             if body.isTruncated, Self.unfinishedValueStart(in: bytes, kind: kind) != nil { return true }
             return switch kind {
@@ -297,8 +300,9 @@ public struct RedactionPolicy: Sendable, Equatable {
                 || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...])
                     && (body.data.range(of: Data("://".utf8)) != nil || body.data.range(of: Data(":\\/\\/".utf8)) != nil
                         || body.data.range(of: Data("\\u0026".utf8)) != nil))
-            case .form: pairsNeedRedaction(bytes[...], queryOnly: false)
-            case .other: false
+            // URLs in a form's values and in any other text (a password, a query parameter).
+            case .form: pairsNeedRedaction(bytes[...], queryOnly: false) || urlBytesNeedRedaction(bytes[...])
+            case .other: urlBytesNeedRedaction(bytes[...]) && body.text != nil
             }
         }
     }
@@ -339,7 +343,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// slashes may be escaped (`:\/\/`, `:\u002f\u002f`) at any depth of quoting; the authority
     /// ends only at a `/`, `?`, `#` or quote, so escapes and spaces inside it (a password with
     /// `ä` written `\u00e4`) keep it open. Nil when nothing is at risk.
-    static func riskyTailStart(in bytes: [UInt8], from start: Int) -> Int? {
+    static func riskyTailStart(in bytes: [UInt8], from start: Int, dataURLs: Bool = true) -> Int? {
         let slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\")
         /// The bytes of the slash at `index`, with the backslashes quoting put before it: `/`,
         /// `\/`, `\\\/`, `\u002f`; 0 when none is there.
@@ -366,7 +370,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                     index += 1 + first + second
                     continue
                 }
-                if index >= start + 4, bytes[(index - 4)..<index].lazy.map({ $0 | 0x20 }).elementsEqual("data".utf8) { data = index - 4 }
+                if dataURLs, index >= start + 4, bytes[(index - 4)..<index].lazy.map({ $0 | 0x20 }).elementsEqual("data".utf8) { data = index - 4 }
             }
             index += 1
         }
@@ -600,7 +604,9 @@ public struct RedactionPolicy: Sendable, Equatable {
                 redacted = String(decoding: hidden, as: UTF8.self)
             }
         } else if kind == .form {
-            redacted = redactPairs(text, queryOnly: false)
+            redacted = redactURL(redactPairs(text, queryOnly: false))
+        } else {
+            redacted = redactURL(redacted)
         }
         redacted = replaceSecrets(redacted)
         let kept = Data(redacted.utf8)
@@ -618,7 +624,12 @@ public struct RedactionPolicy: Sendable, Equatable {
                 cut = kept.prefix(start) + Data(Self.marker.utf8)
             }
         } else {
-            cut = cutBeforeDecoding != nil ? kept + Data(Self.marker.utf8) : body.isTruncated ? hidingCutSecret(kept) : kept
+            if body.isTruncated, cutBeforeDecoding == nil, kind == .other, let risky = Self.riskyTailStart(in: [UInt8](kept), from: 0, dataURLs: false) {
+                // Text cut inside a URL's user info: hidden from it, as in a JSON string.
+                cut = kept.prefix(risky) + Data(Self.marker.utf8)
+            } else {
+                cut = cutBeforeDecoding != nil ? kept + Data(Self.marker.utf8) : body.isTruncated ? hidingCutSecret(kept) : kept
+            }
         }
         guard redacted != text || cut != kept else { return body }
         return Self.replacingKept(of: body, with: cut)

@@ -28,7 +28,7 @@ public enum URLText {
     public static func typed(_ text: String, besideBase: Bool = false) -> String {
         if text.isEmpty || startsWithScheme(text) || text.hasPrefix("{{") || (text.hasPrefix("/") && !text.hasPrefix("//")) { return text }
         if text.hasPrefix("//") { return "http:" + text }
-        if text.hasPrefix(":") { return "http://localhost" + text }
+        if text.hasPrefix(":") { return isPortShorthand(text) ? "http://localhost" + text : text }
         if besideBase {
             let host = text.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
             let name = host.split(separator: ":", maxSplits: 1).first ?? ""
@@ -41,11 +41,23 @@ public enum URLText {
     }
 
     /// Why typed text is not the URL it looks like, or nil: a scheme with one slash (`http:/x`),
-    /// which `typed` would otherwise send to a host named `http`.
+    /// which `typed` would otherwise send to a host named `http`, or a colon that starts no port
+    /// (`://host/x`, `:/x`), which would go to localhost.
     public static func typingMistake(_ text: String) -> String? {
         let lowered = text.lowercased()
-        guard !startsWithScheme(text), lowered.hasPrefix("http:") || lowered.hasPrefix("https:") else { return nil }
-        return "the scheme takes two slashes, e.g. http://localhost:8080/get"
+        if !startsWithScheme(text), lowered.hasPrefix("http:") || lowered.hasPrefix("https:") {
+            return "the scheme takes two slashes, e.g. http://localhost:8080/get"
+        }
+        if text.hasPrefix(":"), !isPortShorthand(text) {
+            return "a URL does not start with \(text.prefix(3)): give the scheme and host, e.g. http://localhost:8080/get, or :8080/get for a port on localhost"
+        }
+        return nil
+    }
+
+    /// `:8080`, `:8080/get`: a port on localhost, as HTTPie writes it.
+    private static func isPortShorthand(_ text: String) -> Bool {
+        let port = text.dropFirst().prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return !port.isEmpty && port.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// What follows the scheme and authority: `/path?query#fragment`, or "" when nothing does.

@@ -253,10 +253,13 @@ public struct ComposeState: Sendable {
             if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
                 return "the URL contains a space or a control character"
             }
-            if let mistake = URLText.typingMistake(url) { return mistake }
-            // Without a scheme it is plain HTTP, as `curlew send` and curl read it.
-            let lowered = URLText.typed(url, besideBase: true).lowercased()
-            return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? nil : "the URL must start with http:// or https://"
+            // Without a scheme it is plain HTTP, as `curlew send` and curl read it, or a path
+            // for the base URL (`users/1`); with one, it must be HTTP's.
+            let lowered = url.lowercased()
+            if URLText.startsWithScheme(url), !lowered.hasPrefix("http://"), !lowered.hasPrefix("https://") {
+                return "the URL must start with http:// or https://"
+            }
+            return URLText.typingMistake(url)
         }
         var trial = self
         return trial.commit(text, to: field)
@@ -281,7 +284,9 @@ public struct ComposeState: Sendable {
             } catch {
                 return "\(error)"
             }
-        case .url: draft.url = text
+        case .url:
+            if let mistake = URLText.typingMistake(text.trimmingCharacters(in: .whitespaces)) { return mistake }
+            draft.url = text
         case .param(let index):
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             draft.params[index].name = parts.first?.trimmingCharacters(in: .whitespaces) ?? ""

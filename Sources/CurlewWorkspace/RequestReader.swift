@@ -71,7 +71,9 @@ enum RequestReader {
                 request.params = query
             }
         }
-        if url.utf8.firstRange(of: "://".utf8) != nil { request.customURL = url } else { request.path = url }
+        // Read as the interface reads it: `localhost:8080/x` is a URL, `users/1` a path.
+        url = URLText.typed(url, besideBase: true)
+        if URLText.startsWithScheme(url) { request.customURL = url } else { request.path = url }
         if let value = map.take("timeout") { request.timeout = try ConfigReader.positive(value.duration(), value) }
         if let value = map.take("followRedirects") { request.followRedirects = try value.bool() }
         if let value = map.take("allowInsecureRedirects") { request.allowInsecureRedirects = try value.bool() }

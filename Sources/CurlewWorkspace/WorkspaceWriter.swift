@@ -122,9 +122,13 @@ public enum WorkspaceWriter {
         let literal = collection.isLiteral
         func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
         func secret(_ value: Substring, field: String) -> String? {
-            // A value a log hid (`[REDACTED]`, from a HAR) stays for the user to fill in.
-            guard !value.isEmpty, literal || !value.contains("{{"), !value.contains(RedactionPolicy.marker) else { return nil }
-            return "{{\(collection.keepSecret(String(value), request: name, field: field, avoiding: taken))}}"
+            // A value a log hid (`[REDACTED]`, from a HAR) stays for the user to fill in; one with
+            // a `{{template}}` too, unless its braces are escaped (`\{{`: literal text, kept in
+            // the secrets file as the text it stands for).
+            let unescaped = literal ? String(value) : value.replacingOccurrences(of: "\\{{", with: "{{")
+            let templated = !literal && value.replacingOccurrences(of: "\\{{", with: "").contains("{{")
+            guard !value.isEmpty, !templated, !value.contains(RedactionPolicy.marker) else { return nil }
+            return "{{\(collection.keepSecret(unescaped, request: name, field: field, avoiding: taken))}}"
         }
         var result = ""
         var rest = Substring(url)
@@ -144,11 +148,17 @@ public enum WorkspaceWriter {
         // The query's pairs, and the fragment's (`#access_token=…`, as OAuth's implicit flow writes it).
         func movingPairs(_ pairs: Substring) -> String {
             pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-                guard let equals = pair.firstIndex(of: "="), let key = String(pair[..<equals]).removingPercentEncoding,
-                      secretParameters.contains(key.lowercased()), let hidden = secret(pair[pair.index(after: equals)...], field: key) else {
-                    return kept(pair)
+                guard let equals = pair.firstIndex(of: "="), let key = String(pair[..<equals]).removingPercentEncoding else { return kept(pair) }
+                let value = pair[pair.index(after: equals)...]
+                if secretParameters.contains(key.lowercased()), let hidden = secret(value, field: key) {
+                    return kept(pair[...equals]) + hidden
                 }
-                return kept(pair[...equals]) + hidden
+                // A URL as a parameter's value (`?next=http://bob:pw@h/`) has its own credentials moved.
+                if URLText.startsWithScheme(String(value)) {
+                    return kept(pair[...equals]) + movingCredentials(inURL: String(value), named: name, into: &collection, avoiding: taken,
+                                                                     secretParameters: secretParameters)
+                }
+                return kept(pair)
             }.joined(separator: "&")
         }
         let hash = rest.firstIndex(of: "#") ?? rest.endIndex

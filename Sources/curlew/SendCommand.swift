@@ -83,7 +83,7 @@ struct SendCommand: AsyncParsableCommand {
         if words.count == 2 {
             do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(error.message) }
         }
-        let word = words[words.count - 1].trimmingCharacters(in: .whitespaces)
+        let word = words[words.count - 1].trimmingCharacters(in: .whitespacesAndNewlines)
         if words.count == 1, ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].contains(word.uppercased()) {
             throw ValidationError("\(word) is a method: give the URL after it, curlew send \(word.uppercased()) URL")
         }
@@ -238,7 +238,7 @@ struct SendCommand: AsyncParsableCommand {
             headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
                         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
-        var request = Request.url(URLText.typed(words[words.count - 1].trimmingCharacters(in: .whitespaces)), method: method, headers: headers)
+        var request = Request.url(URLText.typed(words[words.count - 1].trimmingCharacters(in: .whitespacesAndNewlines)), method: method, headers: headers)
         request.responseSerializer = .data
         // The exit status treats a 3xx the server did not let us follow as an answer, not a failure.
         request.acceptableStatusCodes = 200..<400

@@ -214,6 +214,22 @@ struct RedactionPolicyTests {
         }
     }
 
+    @Test("URLs in a form's values and in other text bodies have their passwords and secret parameters hidden, a cut one from its user info")
+    func urlsInFormsAndText() throws {
+        for (text, type) in [("u=https://ada:UrlPw987@h/&a=1", "application/x-www-form-urlencoded"),
+                             ("see https://ada:UrlPw987@h/x?token=T0k3n then", "text/plain"),
+                             ("<a href=\"https://ada:UrlPw987@h/\">", "text/html")] {
+            let body = BodySnapshot(data: Data(text.utf8), contentType: type, limit: 1 << 20)
+            let shown = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body.text)
+            #expect(!shown.contains("UrlPw987") && !shown.contains("T0k3n") && shown.contains("[REDACTED]"), "\(shown)")
+        }
+        let cut = BodySnapshot(kept: Data("log line: connecting to https://ada:UrlPw9".utf8), size: 500, contentType: "text/plain")
+        let shown = RedactionPolicy().redact(message(responseBody: cut)).response?.body.text
+        #expect(shown == "log line: connecting to https://" + RedactionPolicy.marker, "\(shown ?? "")")
+        let prose = BodySnapshot(kept: Data("metadata: none, see https://example.com/docs and more".utf8), size: 500, contentType: "text/plain")
+        #expect(RedactionPolicy().redact(message(responseBody: prose)).response?.body == prose, "text with nothing at risk is kept as it is")
+    }
+
     @Test("a body cut between values, or whole, keeps its last value")
     func finishedValuesKept() throws {
         for (text, size) in [(#"{"a":"x","b":12"#, 100), (#"{"a":"x"}"#, 9)] {

@@ -151,6 +151,8 @@ struct KeyScriptTests {
         model.handle(.control("u"))
         for character in "http:/x" { model.handle(.character(character)) }
         #expect(model.render(rows: 24, columns: 120).text.contains("the scheme takes two slashes"))
+        model.handle(.enter)
+        #expect(model.compose.draft.url != "http:/x", "Enter does not keep it")
         model.handle(.control("u"))
         for character in "127.0.0.1:\(port)/anything/\(tag)" { model.handle(.character(character)) }
         model.handle(.enter)

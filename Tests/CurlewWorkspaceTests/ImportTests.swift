@@ -324,6 +324,12 @@ struct WorkspaceWriterReviewTests {
                                                   secretParameters: ["access_token"]) == "http://h/cb#access_token={{r_access_token}}&state=s")
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://h/x?token=[REDACTED]", named: "r", into: &plain, avoiding: [],
                                                   secretParameters: ["token"]) == "http://h/x?token=[REDACTED]")
+        // A URL as a parameter's value, and a password whose braces are escaped (literal text).
+        #expect(WorkspaceWriter.movingCredentials(inURL: "http://h/x?next=http://bob:bobpw1@g/y", named: "n", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "http://h/x?next=http://bob:{{n_password}}@g/y")
+        #expect(WorkspaceWriter.movingCredentials(inURL: #"http://ada:pw\{{x@h/"#, named: "e", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "http://ada:{{e_password}}@h/")
+        #expect(plain.secrets.first { $0.name == "e_password" }?.value == "pw{{x")
     }
 
     @Test("4-space indentation and one-line (flow) blocks are extended; null-like strings and a POST's form read back")

@@ -97,6 +97,23 @@ struct RequestEntryWriterTests {
         #expect(try session.request(named: "typed").0.customURL == "http://u:urlpass-77@127.0.0.1:9/basic-auth/u/x?api_key=zz-111&page=1")
     }
 
+    @Test("an entry's URL is read as the interface reads it: host:port and localhost are URLs, users/1 is a path for the base URL")
+    func entryURLs() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", """
+        config: {baseURL: "http://127.0.0.1:9/api"}
+        requests:
+          hostPort: {url: "127.0.0.1:9/get"}
+          local: {url: "localhost/x"}
+          relative: {url: users/1}
+        """)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "hostPort").0.customURL == "http://127.0.0.1:9/get")
+        #expect(try session.request(named: "local").0.customURL == "http://localhost/x")
+        let relative = try session.request(named: "relative").0
+        #expect(relative.customURL == nil && relative.path == "users/1")
+    }
+
     @Test("the request as written keeps its templates")
     func asWritten() throws {
         let files = try WorkspaceFiles()

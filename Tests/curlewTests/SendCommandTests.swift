@@ -145,6 +145,10 @@ struct SendCommandTests {
         #expect(schemeRelative.status == 0 && schemeRelative.output.contains("200"), "\(schemeRelative.error)")
         let oneSlash = try await CurlewProcess.run(["send", "http:/127.0.0.1:\(port)/get"])
         #expect(oneSlash.status == 64 && oneSlash.error.contains("the scheme takes two slashes"), "\(oneSlash.error)")
+        for noScheme in ["://127.0.0.1:\(port)/get", ":/get"] {
+            let refused = try await CurlewProcess.run(["send", noScheme])
+            #expect(refused.status == 64 && refused.error.contains("a URL does not start with"), "\(noScheme): \(refused.error)")
+        }
         let methodOnly = try await CurlewProcess.run(["send", "POST"])
         #expect(methodOnly.status == 64 && methodOnly.error.contains("POST is a method: give the URL after it"), "\(methodOnly.error)")
         let lowercase = try await CurlewProcess.run(["send", "get"])
