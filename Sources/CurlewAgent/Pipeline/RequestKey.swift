@@ -63,7 +63,8 @@ struct RequestKey: Sendable, Equatable {
 }
 
 /// 128-bit FNV-1a in two 64-bit lanes: a fast, stable name for keys and bodies. Not a security
-/// digest; every user of it compares the full value too.
+/// digest: the cache matches entries on it alone, and a weak credential could be recovered from
+/// it by trying candidates.
 enum Fingerprint {
     static func hex(of data: Data) -> String {
         var first: UInt64 = 0xcbf2_9ce4_8422_2325
