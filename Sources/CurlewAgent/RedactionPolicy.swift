@@ -287,10 +287,13 @@ public struct RedactionPolicy: Sendable, Equatable {
             return true
         }
         let kind = BodyKind(body)
-        if body.isTruncated, kind == .other, body.text != nil, Self.riskyTailStart(in: [UInt8](body.data), from: 0, dataURLs: false) != nil {
-            return true
-        }
         return body.data.withUnsafeBytes { bytes in
+            // Other text: only a body with a URL in it, judged text without a copy (a binary
+            // body is turned away at its first bytes).
+            if kind == .other {
+                guard Self.containsSchemeSeparator(bytes), BodySnapshot.textLength(of: bytes, truncated: body.isTruncated) != nil else { return false }
+                return urlBytesNeedRedaction(bytes[...]) || (body.isTruncated && Self.riskyTailStart(in: [UInt8](bytes), from: 0, inText: true) != nil)
+            }
             if body.isTruncated, Self.unfinishedValueStart(in: bytes, kind: kind) != nil { return true }
             return switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
@@ -302,7 +305,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                         || body.data.range(of: Data("\\u0026".utf8)) != nil))
             // URLs in a form's values and in any other text (a password, a query parameter).
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false) || urlBytesNeedRedaction(bytes[...])
-            case .other: urlBytesNeedRedaction(bytes[...]) && body.text != nil
+            case .other: false
             }
         }
     }
@@ -343,7 +346,9 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// slashes may be escaped (`:\/\/`, `:\u002f\u002f`) at any depth of quoting; the authority
     /// ends only at a `/`, `?`, `#` or quote, so escapes and spaces inside it (a password with
     /// `ä` written `\u00e4`) keep it open. Nil when nothing is at risk.
-    static func riskyTailStart(in bytes: [UInt8], from start: Int, dataURLs: Bool = true) -> Int? {
+    /// In a text body (`inText`) an authority also ends at whitespace, `<`, `>` or `'`, which it
+    /// cannot hold unencoded, and `data:` is taken for the word it usually is there.
+    static func riskyTailStart(in bytes: [UInt8], from start: Int, inText: Bool = false) -> Int? {
         let slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\")
         /// The bytes of the slash at `index`, with the backslashes quoting put before it: `/`,
         /// `\/`, `\\\/`, `\u002f`; 0 when none is there.
@@ -370,11 +375,14 @@ public struct RedactionPolicy: Sendable, Equatable {
                     index += 1 + first + second
                     continue
                 }
-                if dataURLs, index >= start + 4, bytes[(index - 4)..<index].lazy.map({ $0 | 0x20 }).elementsEqual("data".utf8) { data = index - 4 }
+                if !inText, index >= start + 4, bytes[(index - 4)..<index].lazy.map({ $0 | 0x20 }).elementsEqual("data".utf8) { data = index - 4 }
             }
             index += 1
         }
-        let endsAuthority: (UInt8) -> Bool = { $0 == slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "\"") }
+        let endsAuthority: (UInt8) -> Bool = { byte in
+            byte == slash || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "\"")
+                || (inText && (byte <= 0x20 || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "'")))
+        }
         let openAuthority = authority.flatMap { bytes[$0...].contains(where: endsAuthority) ? nil : $0 }
         return [openAuthority, data].compactMap { $0 }.min()
     }
@@ -515,6 +523,41 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// Hides the values of declared parameters in a query string found anywhere in `text`.
+    /// The URLs of a text body (HTML, a log, prose) redacted one word at a time: a URL ends at
+    /// whitespace, a quote or `<`/`>`, so an address after it (`Email: ann@h`) is not taken for
+    /// its user info.
+    private func redactURLsInText(_ text: String) -> String {
+        guard text.contains("://") else { return replaceSecrets(text) }
+        var output = ""
+        var word = ""
+        func flush() {
+            output += word.contains("://") ? redactURL(word) : word
+            word = ""
+        }
+        for character in text {
+            if character.isWhitespace || character == "\"" || character == "'" || character == "<" || character == ">" {
+                flush()
+                output.append(character)
+            } else {
+                word.append(character)
+            }
+        }
+        flush()
+        return replaceSecrets(output)
+    }
+
+    /// Whether bytes hold `://` or `:\/\/`, where a URL may be.
+    private static func containsSchemeSeparator(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        var from = 0
+        while let colon = ASCII.firstIndex(of: UInt8(ascii: ":"), in: bytes[from...]) {
+            if colon + 3 <= bytes.count, memcmp(base + colon, "://", 3) == 0 { return true }
+            if colon + 5 <= bytes.count, memcmp(base + colon, ":\\/\\/", 5) == 0 { return true }
+            from = colon + 1
+        }
+        return false
+    }
+
     private func redactURL(_ text: String) -> String {
         replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true))
     }
@@ -606,7 +649,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         } else if kind == .form {
             redacted = redactURL(redactPairs(text, queryOnly: false))
         } else {
-            redacted = redactURL(redacted)
+            redacted = redactURLsInText(redacted)
         }
         redacted = replaceSecrets(redacted)
         let kept = Data(redacted.utf8)
@@ -624,7 +667,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 cut = kept.prefix(start) + Data(Self.marker.utf8)
             }
         } else {
-            if body.isTruncated, cutBeforeDecoding == nil, kind == .other, let risky = Self.riskyTailStart(in: [UInt8](kept), from: 0, dataURLs: false) {
+            if body.isTruncated, cutBeforeDecoding == nil, kind == .other, let risky = Self.riskyTailStart(in: [UInt8](kept), from: 0, inText: true) {
                 // Text cut inside a URL's user info: hidden from it, as in a JSON string.
                 cut = kept.prefix(risky) + Data(Self.marker.utf8)
             } else {

@@ -285,7 +285,7 @@ public struct ComposeState: Sendable {
                 return "\(error)"
             }
         case .url:
-            if let mistake = URLText.typingMistake(text.trimmingCharacters(in: .whitespaces)) { return mistake }
+            if !text.contains("{{"), let mistake = URLText.typingMistake(text.trimmingCharacters(in: .whitespaces)) { return mistake }
             draft.url = text
         case .param(let index):
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)

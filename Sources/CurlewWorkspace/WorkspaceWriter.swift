@@ -118,7 +118,7 @@ public enum WorkspaceWriter {
     /// `{{template}}` stay, unless the collection is literal. Values are kept as written in the URL
     /// (percent-encoded), since `{{name}}` is put back verbatim.
     static func movingCredentials(inURL url: String, named name: String, into collection: inout ImportedCollection,
-                                  avoiding taken: Set<String>, secretParameters: Set<String>) -> String {
+                                  avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0) -> String {
         let literal = collection.isLiteral
         func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
         func secret(_ value: Substring, field: String) -> String? {
@@ -153,10 +153,11 @@ public enum WorkspaceWriter {
                 if secretParameters.contains(key.lowercased()), let hidden = secret(value, field: key) {
                     return kept(pair[...equals]) + hidden
                 }
-                // A URL as a parameter's value (`?next=http://bob:pw@h/`) has its own credentials moved.
-                if URLText.startsWithScheme(String(value)) {
+                // A URL as a parameter's value (`?next=http://bob:pw@h/`) has its own credentials
+                // moved (a few levels deep: a crafted import cannot nest it without end).
+                if depth < 4, URLText.startsWithScheme(String(value)) {
                     return kept(pair[...equals]) + movingCredentials(inURL: String(value), named: name, into: &collection, avoiding: taken,
-                                                                     secretParameters: secretParameters)
+                                                                     secretParameters: secretParameters, depth: depth + 1)
                 }
                 return kept(pair)
             }.joined(separator: "&")

@@ -228,6 +228,14 @@ struct RedactionPolicyTests {
         #expect(shown == "log line: connecting to https://" + RedactionPolicy.marker, "\(shown ?? "")")
         let prose = BodySnapshot(kept: Data("metadata: none, see https://example.com/docs and more".utf8), size: 500, contentType: "text/plain")
         #expect(RedactionPolicy().redact(message(responseBody: prose)).response?.body == prose, "text with nothing at risk is kept as it is")
+        // A URL ends at whitespace or markup in text: an address after it is not its user info,
+        // and a cut after it hides nothing.
+        for text in ["Homepage https://example.com\nEmail: john@example.com", #"<a href="https://x.com">Contact: me@x.io</a>"#] {
+            let body = BodySnapshot(data: Data(text.utf8), contentType: "text/html", limit: 1 << 20)
+            #expect(RedactionPolicy().redact(message(responseBody: body)).response?.body.text == text)
+        }
+        let cutAfter = BodySnapshot(kept: Data("see https://example.com and then a long tail".utf8), size: 500, contentType: "text/plain")
+        #expect(RedactionPolicy().redact(message(responseBody: cutAfter)).response?.body == cutAfter)
     }
 
     @Test("a body cut between values, or whole, keeps its last value")

@@ -153,6 +153,7 @@ struct KeyScriptTests {
         #expect(model.render(rows: 24, columns: 120).text.contains("the scheme takes two slashes"))
         model.handle(.enter)
         #expect(model.compose.draft.url != "http:/x", "Enter does not keep it")
+        #expect(model.compose.commit(":{{port}}/get", to: .url) == nil, "a template is judged once it is filled in")
         model.handle(.control("u"))
         for character in "127.0.0.1:\(port)/anything/\(tag)" { model.handle(.character(character)) }
         model.handle(.enter)
