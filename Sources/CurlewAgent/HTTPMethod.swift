@@ -19,6 +19,8 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let head = HTTPMethod(rawValue: "HEAD")
     public static let patch = HTTPMethod(rawValue: "PATCH")
     public static let options = HTTPMethod(rawValue: "OPTIONS")
+    /// The methods an editor offers and a command line recognises on sight.
+    public static let common: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .head, .options]
 
     /// Methods whose parameters travel in the query string rather than the body, as in AFNetworking.
     public var encodesParametersInQuery: Bool {

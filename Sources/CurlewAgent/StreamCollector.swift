@@ -1,4 +1,5 @@
 import CurlewLocking
+import CurlewTransport
 import Foundation
 
 /// Follows one streamed response as its chunks arrive: counts them, reads a `text/event-stream`
@@ -24,8 +25,7 @@ final class StreamCollector: Sendable {
         return state.withLock { state in
             if !state.decided {
                 state.decided = true
-                let isEventStream = (200..<300).contains(status) && (contentType?.lowercased().contains("text/event-stream") ?? false)
-                if !isEventStream { state.parser = nil }
+                if !EventStreamResponse.matches(status: status, contentType: contentType) { state.parser = nil }
             }
             state.record.chunks += 1
             state.record.bytes += Int64(data.count)

@@ -31,10 +31,10 @@ public enum URLText {
         if text.hasPrefix(":") { return isPortShorthand(text) ? "http://localhost" + text : text }
         if besideBase {
             let host = text.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            let name = host.split(separator: ":", maxSplits: 1).first ?? ""
+            let parts = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = parts[0]
             let isAddress = name.split(separator: ".", omittingEmptySubsequences: false).count == 4 && name.allSatisfy { $0 == "." || $0.isASCII && $0.isNumber }
-            let port = host.split(separator: ":", maxSplits: 1).dropFirst().first
-            let hasPort = port.map { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } } ?? false
+            let hasPort = parts.count == 2 && !parts[1].isEmpty && parts[1].allSatisfy { $0.isASCII && $0.isNumber }
             guard name.lowercased() == "localhost" || isAddress || host.hasPrefix("[") || hasPort else { return text }
         }
         return "http://" + text
@@ -62,7 +62,7 @@ public enum URLText {
 
     /// What follows the scheme and authority: `/path?query#fragment`, or "" when nothing does.
     /// Text without `://` is taken as starting at its authority.
-    static func afterAuthority(_ url: String) -> Substring {
+    public static func afterAuthority(_ url: String) -> Substring {
         var rest = Substring(url)
         if let schemeEnd = rest.range(of: "://") { rest = rest[schemeEnd.upperBound...] }
         return rest[(rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex)...]

@@ -46,7 +46,7 @@ public struct RequestDraft: Sendable, Equatable {
         }
     }
 
-    public static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+    public static let methods = HTTPMethod.common.map(\.rawValue)
 
     public var name: String
     public var method: String

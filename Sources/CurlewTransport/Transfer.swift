@@ -447,7 +447,7 @@ final class Transfer {
         let status = long(CURLINFO_RESPONSE_CODE)
         chunkLabel = request.streamsBody && !(300..<400).contains(status)
             ? (status, responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Content-Type") }?.value) : nil
-        discardsBody = chunkLabel.map { (200..<300).contains($0.status) && ASCII.containsIgnoringCase($0.contentType ?? "", "text/event-stream") } ?? false
+        discardsBody = chunkLabel.map { EventStreamResponse.matches(status: $0.status, contentType: $0.contentType) } ?? false
         guard let download, !download.isOpen, DownloadWriter.takes(status: long(CURLINFO_RESPONSE_CODE)) else { return true }
         if let failure = download.begin(status: long(CURLINFO_RESPONSE_CODE), headers: responseHeaders) {
             localFailure = failure

@@ -134,9 +134,8 @@ public enum WorkspaceWriter {
         var rest = Substring(url)
         if URLText.startsWithScheme(url), let schemeEnd = rest.range(of: "://") {
             result += kept(rest[..<schemeEnd.upperBound])
-            rest = rest[schemeEnd.upperBound...]
-            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-            let authority = rest[..<authorityEnd]
+            let authorityEnd = URLText.afterAuthority(url).startIndex
+            let authority = rest[schemeEnd.upperBound..<authorityEnd]
             if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":"),
                let hidden = secret(authority[authority.index(after: colon)..<at], field: "password") {
                 result += kept(authority[...colon]) + hidden + kept(authority[at...])

@@ -83,8 +83,8 @@ struct SendCommand: AsyncParsableCommand {
         if words.count == 2 {
             do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(error.message) }
         }
-        let word = words[words.count - 1].trimmingCharacters(in: .whitespacesAndNewlines)
-        if words.count == 1, ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].contains(word.uppercased()) {
+        let word = urlWord
+        if words.count == 1, HTTPMethod.common.contains(HTTPMethod(rawValue: word.uppercased())) {
             throw ValidationError("\(word) is a method: give the URL after it, curlew send \(word.uppercased()) URL")
         }
         guard !word.isEmpty else {
@@ -229,6 +229,11 @@ struct SendCommand: AsyncParsableCommand {
         raw || isatty(STDOUT_FILENO) == 0 ? text : TerminalText.escapingControls(text)
     }
 
+    /// The URL as given, without the whitespace around it.
+    private var urlWord: String {
+        words[words.count - 1].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     private func makeRequest() throws -> Request {
         let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased())
             : transfer.impliedMethod ?? ((data ?? json) == nil ? .get : .post)
@@ -238,7 +243,7 @@ struct SendCommand: AsyncParsableCommand {
             headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
                         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
-        var request = Request.url(URLText.typed(words[words.count - 1].trimmingCharacters(in: .whitespacesAndNewlines)), method: method, headers: headers)
+        var request = Request.url(URLText.typed(urlWord), method: method, headers: headers)
         request.responseSerializer = .data
         // The exit status treats a 3xx the server did not let us follow as an answer, not a failure.
         request.acceptableStatusCodes = 200..<400

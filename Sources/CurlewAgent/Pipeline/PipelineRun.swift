@@ -411,8 +411,7 @@ final class PipelineRun: Sendable {
             return
         }
         guard !plan.ignored else { return }
-        if outcome.result?.discardedBodySize ?? 0 > 0
-            || ASCII.hasPrefixIgnoringCase(response.headers["Content-Type"] ?? "", "text/event-stream") {
+        if EventStreamResponse.matches(status: response.statusCode, contentType: response.headers["Content-Type"]) {
             // An event stream: its events went to the caller as they came, with no body kept
             // (one that closed before any event kept nothing either: not an answer to replay).
             record.notes.append("not stored in the cache: an event stream's events are not kept as a body")
