@@ -46,9 +46,11 @@ struct BodyReaders: Sendable {
         // What some reader reads of any body, without a text test: all of a short body.
         var kept = limits.reduce(0) { max($0, min(most, $1.text, $1.binary)) }
         guard kept < most else { return kept }
-        let capped = limits.map { BodyReadLimit(text: min($0.text, cap), binary: min($0.binary, cap)) }
         let bytes = UnsafeRawBufferPointer(rebasing: bytes[0..<most])
-        let cuts = capped.map { $0.text > kept ? $0.cut(of: bytes, size: size) : nil }
+        let cuts = limits.map { limit -> BodySnapshot.Cut? in
+            let capped = BodyReadLimit(text: min(limit.text, cap), binary: min(limit.binary, cap))
+            return capped.text > kept ? capped.cut(of: bytes, size: size) : nil
+        }
         kept = cuts.reduce(kept) { max($0, $1?.count ?? 0) }
         // A reader that judged the body binary on its first `tested` bytes must see all of them
         // again, or it would judge a shorter cut, which may read as text, and write that.

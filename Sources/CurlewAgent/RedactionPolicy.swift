@@ -292,7 +292,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             // body is turned away at its first bytes).
             if kind == .other {
                 guard Self.containsSchemeSeparator(bytes), BodySnapshot.textLength(of: bytes, truncated: body.isTruncated) != nil else { return false }
-                return urlBytesNeedRedaction(bytes[...]) || (body.isTruncated && Self.riskyTailStart(in: [UInt8](bytes), from: 0, inText: true) != nil)
+                return urlBytesNeedRedaction(bytes[...]) || (body.isTruncated && Self.riskyTailStart(in: bytes, from: 0, inText: true) != nil)
             }
             if body.isTruncated, Self.unfinishedValueStart(in: bytes, kind: kind) != nil { return true }
             return switch kind {
@@ -301,8 +301,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             // which only the full pass reads (`\u00e4` in a password, `\u0026token=`).
             case .json: containsSecretMember(bytes) || urlBytesNeedRedaction(bytes[...]) || Self.containsEncodedData(bytes)
                 || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...])
-                    && (body.data.range(of: Data("://".utf8)) != nil || body.data.range(of: Data(":\\/\\/".utf8)) != nil
-                        || body.data.range(of: Data("\\u0026".utf8)) != nil))
+                    && (Self.containsSchemeSeparator(bytes) || body.data.range(of: Data("\\u0026".utf8)) != nil))
             // URLs in a form's values and in any other text (a password, a query parameter).
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false) || urlBytesNeedRedaction(bytes[...])
             case .other: false
@@ -348,7 +347,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// `ä` written `\u00e4`) keep it open. Nil when nothing is at risk.
     /// In a text body (`inText`) an authority also ends at whitespace, `<`, `>` or `'`, which it
     /// cannot hold unencoded, and `data:` is taken for the word it usually is there.
-    static func riskyTailStart(in bytes: [UInt8], from start: Int, inText: Bool = false) -> Int? {
+    static func riskyTailStart(in bytes: UnsafeRawBufferPointer, from start: Int, inText: Bool = false) -> Int? {
         let slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\")
         /// The bytes of the slash at `index`, with the backslashes quoting put before it: `/`,
         /// `\/`, `\\\/`, `\u002f`; 0 when none is there.
@@ -522,12 +521,11 @@ public struct RedactionPolicy: Sendable, Equatable {
         return changed ? output : head
     }
 
-    /// Hides the values of declared parameters in a query string found anywhere in `text`.
     /// The URLs of a text body (HTML, a log, prose) redacted one word at a time: a URL ends at
     /// whitespace, a quote or `<`/`>`, so an address after it (`Email: ann@h`) is not taken for
-    /// its user info.
+    /// its user info. (Declared values elsewhere in the text are the caller's to hide.)
     private func redactURLsInText(_ text: String) -> String {
-        guard text.contains("://") else { return replaceSecrets(text) }
+        guard text.contains("://") else { return text }
         var output = ""
         var word = ""
         func flush() {
@@ -543,7 +541,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             }
         }
         flush()
-        return replaceSecrets(output)
+        return output
     }
 
     /// Whether bytes hold `://` or `:\/\/`, where a URL may be.
@@ -558,6 +556,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         return false
     }
 
+    /// Hides the values of declared parameters in a query string found anywhere in `text`.
     private func redactURL(_ text: String) -> String {
         replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true))
     }
@@ -659,20 +658,18 @@ public struct RedactionPolicy: Sendable, Equatable {
                 // A JSON string the cut left open was redacted as far as it goes (a secret
                 // member's value, JSON quoted inside it, whole URLs); it is kept up to where
                 // something begins that only what the cut took could show to be a secret.
-                let bytes = [UInt8](kept)
-                let risky = Self.riskyTailStart(in: bytes, from: start)
-                cut = hidingCutSecret(Data(bytes[..<(risky ?? bytes.count)]) + (risky == nil ? Data() : Data(Self.marker.utf8)))
+                let risky = kept.withUnsafeBytes { Self.riskyTailStart(in: $0, from: start) }
+                cut = hidingCutSecret(risky.map { kept.prefix($0) + Data(Self.marker.utf8) } ?? kept)
             } else {
                 // A form value the cut fell in goes whole, with any declared secret cut inside it.
                 cut = kept.prefix(start) + Data(Self.marker.utf8)
             }
+        } else if body.isTruncated, cutBeforeDecoding == nil, kind == .other,
+                  let risky = kept.withUnsafeBytes({ Self.riskyTailStart(in: $0, from: 0, inText: true) }) {
+            // Text cut inside a URL's user info: hidden from it, as in a JSON string.
+            cut = kept.prefix(risky) + Data(Self.marker.utf8)
         } else {
-            if body.isTruncated, cutBeforeDecoding == nil, kind == .other, let risky = Self.riskyTailStart(in: [UInt8](kept), from: 0, inText: true) {
-                // Text cut inside a URL's user info: hidden from it, as in a JSON string.
-                cut = kept.prefix(risky) + Data(Self.marker.utf8)
-            } else {
-                cut = cutBeforeDecoding != nil ? kept + Data(Self.marker.utf8) : body.isTruncated ? hidingCutSecret(kept) : kept
-            }
+            cut = cutBeforeDecoding != nil ? kept + Data(Self.marker.utf8) : body.isTruncated ? hidingCutSecret(kept) : kept
         }
         guard redacted != text || cut != kept else { return body }
         return Self.replacingKept(of: body, with: cut)
