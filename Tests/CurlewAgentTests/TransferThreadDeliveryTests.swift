@@ -167,22 +167,17 @@ struct TransferThreadDeliveryTests {
             let counts = Locked<[UInt64: Int]>([:])
             var total: Int { counts.withLock { $0.values.reduce(0, +) } }
         }
-        /// The id of a request, known once `start` returned.
-        final class IDBox: Sendable {
-            let id = Locked<UInt64>(0)
-        }
         let agent = try await agent()
         let tally = Tally()
         let ids = await withTaskGroup(of: [UInt64].self) { group in
             for _ in 0..<4 {
                 group.addTask {
                     (0..<100).map { _ in
-                        let box = IDBox()
-                        let record: @Sendable () -> Void = { tally.counts.withLock { [id = box.id.withLock { $0 }] in $0[id, default: 0] += 1 } }
+                        // Keyed by the id the answer carries: a callback can run before `start` returns.
+                        let record: @Sendable (UInt64) -> Void = { id in tally.counts.withLock { $0[id, default: 0] += 1 } }
                         let handle = agent.start(Request(.get, "/get"), callbacks: RequestCallbacks(
-                            success: { _ in record() }, failure: { _ in record() }
+                            success: { record($0.requestID) }, failure: { record($0.requestID) }
                         ))
-                        box.id.withLock { $0 = handle.id }
                         agent.cancel(handle)
                         return handle.id
                     }
