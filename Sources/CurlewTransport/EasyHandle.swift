@@ -9,6 +9,9 @@ final class EasyHandle {
     /// The plain exchange whose options the handle holds; nil when it was reset (libcurl's
     /// defaults) or holds anything else.
     var shape: HandleShape?
+    /// The request header list set as `CURLOPT_HTTPHEADER`, owned here so that it lives as long
+    /// as the option points at it; freed on reset.
+    private var headerList: RequestHeaderList?
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
@@ -20,7 +23,20 @@ final class EasyHandle {
     deinit {
         _ = curlew_easy_setopt_pointer(raw, CURLOPT_SHARE, nil)
         curl_easy_cleanup(raw)
+        headerList?.free()
         errorBuffer.deallocate()
+    }
+
+    /// Sets the request header list for `fields` (with `suppressed` names sent empty to stop
+    /// libcurl adding them). A handle that kept its options and already holds the same list
+    /// keeps it: the list is built, and freed, only when the headers change.
+    func setHeaders(_ fields: [(name: String, value: String)], suppressed: RequestHeaderList.Suppressed) -> CURLcode {
+        if let headerList, headerList.holds(fields, suppressed: suppressed) { return CURLE_OK }
+        let list = RequestHeaderList(fields, suppressed: suppressed)
+        let code = curlew_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list.pointer)
+        headerList?.free()
+        headerList = list
+        return code
     }
 
     /// libcurl's message for the last failure, or its generic text for `code` when it left none.
@@ -31,6 +47,8 @@ final class EasyHandle {
 
     func reset() {
         curl_easy_reset(raw)
+        headerList?.free()
+        headerList = nil
         errorBuffer[0] = 0
         shape = nil
     }
@@ -54,11 +72,11 @@ struct EasyHandlePool {
     /// cookies cannot touch the jar, and the jar can be freed. A handle that held a plain
     /// exchange keeps its options for the next one of its shape; any other is reset.
     ///
-    /// A handle kept with its options still points at its last exchange's context and header
-    /// list, both freed by now. libcurl reads them only while the handle is in the multi handle,
-    /// and the only way back in is `take()` followed by a configure that sets every one of them
-    /// again (the fast path sets the context pointers and the header list before anything else):
-    /// an idle handle is never handed to libcurl as it is.
+    /// A handle kept with its options still points at its last exchange's context, freed by
+    /// now (its header list is its own and still alive). libcurl reads the context only while
+    /// the handle is in the multi handle, and the only way back in is `take()` followed by a
+    /// configure that sets it again (the fast path sets the context pointers before anything
+    /// else): an idle handle is never handed to libcurl as it is.
     mutating func give(_ handle: EasyHandle) {
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
         guard idle.count < capacity else { return }

@@ -37,7 +37,8 @@ struct HandleShape {
             && tls == request.tls && waitsForMultiplexing == Transfer.waitsForMultiplexing(request)
     }
 
-    private static func isPlain(_ request: TransferRequest) -> Bool {
+    /// A GET with no body, upload, download or cookies.
+    static func isPlain(_ request: TransferRequest) -> Bool {
         request.method == "GET" && request.body == nil && request.upload == nil && request.download == nil && !request.usesCookies
     }
 }

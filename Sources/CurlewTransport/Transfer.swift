@@ -28,7 +28,6 @@ final class Transfer {
     /// The engine's cookie jar, for exchanges that use cookies.
     private let cookieShare: UnsafeMutableRawPointer?
 
-    private var headerList: UnsafeMutablePointer<curl_slist>?
     private var bodyBuffer: UnsafeMutableRawBufferPointer?
     /// The file a streamed upload reads from, or the multipart body, for the current hop.
     private var uploadFile: UploadFile?
@@ -90,7 +89,6 @@ final class Transfer {
     }
 
     deinit {
-        curl_slist_free_all(headerList)
         bodyBuffer?.deallocate()
         if let pooledBody { bodyBuffers.give(pooledBody) }
         _ = download?.finish(succeeded: false)
@@ -125,7 +123,7 @@ final class Transfer {
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
         if request.capturesWire { set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context)) }
         if request.reportsProgress { set(curlew_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)) }
-        set(applyHeaders(request.headers, libcurlSetsContentType: false))
+        set(applyHeaders(of: request, libcurlSetsContentType: false))
         return code
     }
 
@@ -159,7 +157,7 @@ final class Transfer {
             set(Self.setString(easy, CURLOPT_COOKIEFILE, ""))
         }
         set(applyMethodAndBody(request))
-        set(applyHeaders(request.headers, libcurlSetsContentType: form != nil))
+        set(applyHeaders(of: request, libcurlSetsContentType: form != nil))
         if let target = request.download, download == nil {
             download = DownloadWriter(target: target, url: request.url)
         }
@@ -282,38 +280,17 @@ final class Transfer {
         }
     }
 
-    private func applyHeaders(_ headers: [(name: String, value: String)], libcurlSetsContentType: Bool) -> CURLcode {
-        var list: UnsafeMutablePointer<curl_slist>?
-        // A body makes libcurl add "Expect: 100-continue" and wait for the server; send at once
-        // unless the caller asked for it.
-        if !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Expect") }) {
-            list = curl_slist_append(list, "Expect:")
-        }
-        // libcurl labels a POST without a Content-Type as a form; send only what was composed.
-        if !libcurlSetsContentType, !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Content-Type") }) {
-            list = curl_slist_append(list, "Content-Type:")
-        }
-        // Each line is put together in one reused C buffer (libcurl copies it), not as a string.
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        for header in headers {
-            line.removeAll(keepingCapacity: true)
-            header.name.withUTF8Bytes { line.append(contentsOf: $0) }
-            if header.value.isEmpty {
-                // "Name;" is libcurl's way to send a header with an empty value.
-                line.append(UInt8(ascii: ";"))
-            } else {
-                line.append(UInt8(ascii: ":"))
-                line.append(UInt8(ascii: " "))
-                header.value.withUTF8Bytes { line.append(contentsOf: $0) }
-            }
-            line.append(0)
-            list = line.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
+    private func applyHeaders(of request: TransferRequest, libcurlSetsContentType: Bool) -> CURLcode {
+        let headers = request.headers
+        var suppressed: RequestHeaderList.Suppressed = []
+        // A GET without a body gets neither from libcurl; anything else may.
+        if !HandleShape.isPlain(request) {
+            if !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Expect") }) { suppressed.insert(.expect) }
+            if !libcurlSetsContentType, !headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Content-Type") }) {
+                suppressed.insert(.contentType)
             }
         }
-        headerList = list
-        return curlew_easy_setopt_slist(handle.raw, CURLOPT_HTTPHEADER, list)
+        return handle.setHeaders(headers, suppressed: suppressed)
     }
 
     func markAdded() {
@@ -360,8 +337,6 @@ final class Transfer {
         if let buffer = pooledBody { bodyBuffers.give(buffer); pooledBody = nil }
         receivedBodyBytes = 0
         discardedBodyBytes = 0
-        curl_slist_free_all(headerList)
-        headerList = nil
         bodyBuffer?.deallocate()
         bodyBuffer = nil
         uploadFile = nil

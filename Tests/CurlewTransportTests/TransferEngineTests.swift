@@ -76,6 +76,35 @@ struct TransferEngineTests {
         #expect(!String(decoding: result.requestHead, as: UTF8.self).contains("Expect:"), "no 100-continue wait")
     }
 
+    @Test("a reused easy handle sends each exchange's own headers: the same list kept, a changed one rebuilt")
+    func headerListOnReusedHandle() async throws {
+        let server = try await TestServer.shared()
+        // One connection and one handle: every exchange below runs on the handle the one before left.
+        let harness = EngineHarness(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 1))
+        let exchanges: [(method: String, headers: [(name: String, value: String)], body: Data?)] = [
+            ("GET", [("X-Round", "one")], nil),
+            ("GET", [("X-Round", "one")], nil),
+            ("GET", [("X-Round", "two"), ("X-Extra", "")], nil),
+            ("GET", [], nil),
+            ("POST", [("X-Round", "three")], Data("{}".utf8)),
+            ("GET", [("X-Round", "four")], nil),
+        ]
+        for exchange in exchanges {
+            let tag = uniqueTag()
+            let result = await harness.run(TransferRequest(
+                url: "\(server.baseURL)/anything/\(tag)", method: exchange.method, headers: exchange.headers, body: exchange.body))
+            #expect(result.error == nil)
+            let received = try #require(server.receivedRequests.last { $0.uri.contains(tag) })
+            let custom = received.headers.filter { $0.name.lowercased().hasPrefix("x-") }
+            #expect(custom.map { "\($0.name)=\($0.value)" } == exchange.headers.map { "\($0.name)=\($0.value)" })
+            let head = String(decoding: result.requestHead, as: UTF8.self)
+            #expect(!head.contains("Expect:"), "no 100-continue wait")
+            if exchange.body != nil {
+                #expect(!head.contains("Content-Type:"), "no form type libcurl would add on its own")
+            }
+        }
+    }
+
     @Test("a body capture limit keeps a prefix but counts every byte")
     func captureLimit() async throws {
         let server = try await TestServer.shared()

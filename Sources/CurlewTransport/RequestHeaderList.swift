@@ -1,0 +1,62 @@
+import CCurl
+
+/// A request's header lines as the `curl_slist` libcurl sends them from, with the fields it was
+/// built from, so an easy handle can tell whether the next exchange sends the same headers.
+struct RequestHeaderList {
+    /// libcurl's own headers stopped by an empty entry ("Name:"), when the request has none of
+    /// that name.
+    struct Suppressed: OptionSet {
+        let rawValue: UInt8
+        /// libcurl adds "Expect: 100-continue" to a body and waits for the server.
+        static let expect = Suppressed(rawValue: 1)
+        /// libcurl labels a POST without a Content-Type as a form.
+        static let contentType = Suppressed(rawValue: 2)
+    }
+
+    private(set) var pointer: UnsafeMutablePointer<curl_slist>?
+    private let fields: [(name: String, value: String)]
+    private let suppressed: Suppressed
+
+    init(_ fields: [(name: String, value: String)], suppressed: Suppressed) {
+        self.fields = fields
+        self.suppressed = suppressed
+        var list: UnsafeMutablePointer<curl_slist>?
+        if suppressed.contains(.expect) { list = curl_slist_append(list, "Expect:") }
+        if suppressed.contains(.contentType) { list = curl_slist_append(list, "Content-Type:") }
+        // Each line is put together in one reused C buffer (libcurl copies it), not as a string.
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        for field in fields {
+            line.removeAll(keepingCapacity: true)
+            field.name.withUTF8Bytes { line.append(contentsOf: $0) }
+            if field.value.isEmpty {
+                // "Name;" is libcurl's way to send a header with an empty value.
+                line.append(UInt8(ascii: ";"))
+            } else {
+                line.append(UInt8(ascii: ":"))
+                line.append(UInt8(ascii: " "))
+                field.value.withUTF8Bytes { line.append(contentsOf: $0) }
+            }
+            line.append(0)
+            list = line.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
+            }
+        }
+        pointer = list
+    }
+
+    /// Whether this list sends exactly `fields`, in order, with the same suppressions.
+    func holds(_ other: [(name: String, value: String)], suppressed otherSuppressed: Suppressed) -> Bool {
+        guard suppressed == otherSuppressed, fields.count == other.count else { return false }
+        for index in fields.indices where fields[index].name != other[index].name || fields[index].value != other[index].value {
+            return false
+        }
+        return true
+    }
+
+    /// Frees the C list; the option that pointed at it must have been replaced or reset.
+    mutating func free() {
+        curl_slist_free_all(pointer)
+        pointer = nil
+    }
+}
