@@ -10,6 +10,8 @@ struct RequestComposer: Sendable {
     private let configSecurity: Result<TLSOptions, RequestError>?
     /// The config's default headers with its User-Agent, as a request without headers of its own sends them.
     private let baseHeaders: HTTPHeaders
+    /// `baseHeaders` checked once: most requests send them as they are.
+    private let baseHeadersCheck: Result<Void, RequestError>
     /// Headers a redirect to another origin drops.
     private let originBoundHeaderNames: [String]
 
@@ -17,6 +19,7 @@ struct RequestComposer: Sendable {
         self.config = config
         configSecurity = config.tls.namesNoFile ? Result { () throws(RequestError) in try Self.transportSecurity(config.tls) } : nil
         baseHeaders = Self.addingUserAgent(to: config.defaultHeaders, config: config)
+        baseHeadersCheck = Result { [baseHeaders] () throws(RequestError) in try baseHeaders.validate() }
         originBoundHeaderNames = TransferRequest.credentialHeaderNames + config.secretHeaderNames
     }
 
@@ -89,7 +92,7 @@ struct RequestComposer: Sendable {
             record?.downloadDestination = asked.destination
             record?.resumeRequestedFrom = target.resumeFrom?.offset
         }
-        try headers.validate()
+        if headers == baseHeaders { try baseHeadersCheck.get() } else { try headers.validate() }
         let security: TLSOptions
         if let tls = request.tls.map(config.tls.applying) {
             security = try Self.transportSecurity(tls)

@@ -97,6 +97,20 @@ struct RequestComposerTests {
         }
     }
 
+    @Test("the config's default headers and User-Agent are refused the same way, for every request that sends them")
+    func configHeaderInjection() throws {
+        for config in [
+            NetworkConfig(baseURL: "http://h.test", defaultHeaders: HTTPHeaders([HeaderField(name: "X-Evil", value: "a\r\nInjected: yes")])),
+            NetworkConfig(baseURL: "http://h.test", userAgent: "UA/1\r\nInjected: yes"),
+            NetworkConfig(baseURL: "http://h.test", defaultHeaders: ["Transfer-Encoding": "chunked"]),
+        ] {
+            let composer = RequestComposer(config: config)
+            for request in [Request(.get, "/"), Request(.get, "/"), Request(.get, "/", headers: ["X-Own": "1"])] {
+                #expect(throws: RequestError.self) { _ = try composer.compose(request) }
+            }
+        }
+    }
+
     @Test("a header value may hold tabs, spaces, visible characters and UTF-8 beyond ASCII")
     func headerValuesAllowed() throws {
         let value = "a\tb c~ é ✓"
