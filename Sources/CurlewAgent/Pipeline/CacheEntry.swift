@@ -33,7 +33,9 @@ struct CacheEntry: Sendable, Equatable {
         }
     }
 
-    static let format = 1
+    /// The record's format: 2 since keys and bodies are named by SHA-256 (1 used FNV-1a; its
+    /// entries are dropped when read).
+    static let format = 2
 
     var metadata: Metadata
     var body: Data

@@ -42,7 +42,7 @@ final class DiskCacheStore: Sendable {
               let metadata = try? Self.decoder.decode(CacheEntry.Metadata.self, from: metaData),
               metadata.format == CacheEntry.format, metadata.key == key, metadata.isPlausible,
               let body = Self.readFile(path(digest, "body")),
-              body.count == metadata.bodySize, Fingerprint.hex(of: body) == metadata.bodyDigest else {
+              body.count == metadata.bodySize, SHA256Digest.hex(of: body) == metadata.bodyDigest else {
             remove(digest: digest)
             return nil
         }

@@ -1,9 +1,12 @@
+import CurlewTransport
 import Foundation
 
 /// The identity of a request, for the cache and for duplicate detection: method, the URL as
 /// composed with its query parameters sorted (and volatile ones dropped), the chosen headers, the
 /// credentials it carries, and the body. Header values, credentials and the body appear in the
-/// key only as digests, so a key written to disk holds no secret. `text` is the whole key
+/// key only as SHA-256 digests, so a key written to disk holds no secret, and no request can be
+/// made to share another's key. (A weak credential could still be found from its digest by
+/// trying candidates, one reason the cache directory is owner-only.) `text` is the whole key
 /// (compared in full, so a digest collision of the name reads as a different request); `digest`
 /// names it.
 struct RequestKey: Sendable, Equatable {
@@ -20,17 +23,17 @@ struct RequestKey: Sendable, Equatable {
         var text = method.uppercased() + " " + Self.canonicalURL(plainURL, isVolatileParam: isVolatileParam)
         for name in keyHeaders.sorted() {
             let values = Self.values(of: name, in: headers)
-            if !values.isEmpty { text += "\n" + name.lowercased() + ": " + Fingerprint.hex(of: Data(values.joined(separator: ", ").utf8)) }
+            if !values.isEmpty { text += "\n" + name.lowercased() + ": " + SHA256Digest.hex(of: Data(values.joined(separator: ", ").utf8)) }
         }
         var credentials = userinfo.map { ["userinfo=" + $0] } ?? []
         for name in credentialHeaders.map({ $0.lowercased() }).sorted() where !keyHeaders.contains(where: { $0.lowercased() == name }) {
             let values = Self.values(of: name, in: headers)
             if !values.isEmpty { credentials.append(name + "=" + values.joined(separator: ", ")) }
         }
-        if !credentials.isEmpty { text += "\ncredentials " + Fingerprint.hex(of: Data(credentials.joined(separator: "\n").utf8)) }
-        if let body, !body.isEmpty { text += "\nbody " + String(body.count) + " " + Fingerprint.hex(of: body) }
+        if !credentials.isEmpty { text += "\ncredentials " + SHA256Digest.hex(of: Data(credentials.joined(separator: "\n").utf8)) }
+        if let body, !body.isEmpty { text += "\nbody " + String(body.count) + " " + SHA256Digest.hex(of: body) }
         self.text = text
-        self.digest = Fingerprint.hex(of: Data(text.utf8))
+        self.digest = SHA256Digest.hex(of: Data(text.utf8))
     }
 
     private static func values(of name: String, in headers: [HeaderField]) -> [String] {
@@ -59,25 +62,5 @@ struct RequestKey: Sendable, Equatable {
         }.sorted { $0.lexicographicallyPrecedes($1) }
         let base = String(decoding: bytes[..<question], as: UTF8.self)
         return pairs.isEmpty ? base : base + "?" + pairs.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "&")
-    }
-}
-
-/// 128-bit FNV-1a in two 64-bit lanes: a fast, stable name for keys and bodies. Not a security
-/// digest: the cache matches entries on it alone, and a weak credential could be recovered from
-/// it by trying candidates.
-enum Fingerprint {
-    static func hex(of data: Data) -> String {
-        var first: UInt64 = 0xcbf2_9ce4_8422_2325
-        var second: UInt64 = 0x8422_2325_cbf2_9ce4
-        for byte in data {
-            first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-            second = (second ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
-        }
-        return hex(first) + hex(second)
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -269,6 +269,23 @@ struct CacheSafetyTests {
         #expect(try await serverCount(tag) == 3)
     }
 
+    @Test("an entry is named by the SHA-256 of its key, and one written in the FNV-1a format before it is a miss")
+    func sha256Names() async throws {
+        let directory = temporaryDirectory()
+        let tag = uniqueTag()
+        let settings = CacheSettings(storage: .disk, directory: directory)
+        _ = try await pipelineAgent { $0.cache = settings }.send(Request(.get, "/cache/60?tag=\(tag)"))
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".meta") })
+        #expect(name.count == 64 + 5 && name.dropLast(5).allSatisfy(\.isHexDigit))
+        let meta = directory + "/" + name
+        let record = try String(contentsOfFile: meta, encoding: .utf8)
+        #expect(record.contains("\"format\":2"))
+        try record.replacingOccurrences(of: "\"format\":2", with: "\"format\":1").write(toFile: meta, atomically: false, encoding: .utf8)
+        let afterOldFormat = await sendCapturing(try await pipelineAgent { $0.cache = settings }, Request(.get, "/cache/60?tag=\(tag)"))
+        #expect(afterOldFormat.message?.pipeline?.cache == [.miss, .stored])
+        #expect(try await serverCount(tag) == 2)
+    }
+
     @Test("stored metadata keeps no Set-Cookie and no URL password")
     func nothingSecretOnDisk() async throws {
         let directory = temporaryDirectory()

@@ -1,3 +1,4 @@
+import CurlewTransport
 @testable import CurlewAgent
 import Foundation
 import Testing
@@ -29,6 +30,16 @@ struct RequestKeyTests {
         #expect(RequestKey.canonicalURL("http://h/p?ts=1", isVolatileParam: { $0 == "ts" }) == "http://h/p")
         let accept = key(headers: [HeaderField(name: "accept", value: "text/html")])
         #expect(Set([key().digest, key(body: Data([1, 2])).digest, accept.digest]).count == 3)
+    }
+
+    @Test("keys, bodies and credentials are named by SHA-256, a digest nobody can make two requests share")
+    func sha256() {
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        #expect(SHA256Digest.hex(of: Data("abc".utf8)) == abc)
+        #expect(SHA256Digest.hex(of: Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let withBody = key("POST", body: Data("abc".utf8))
+        #expect(withBody.text.hasSuffix("\nbody 3 " + abc))
+        #expect(withBody.digest == SHA256Digest.hex(of: Data(withBody.text.utf8)))
     }
 
     @Test("credentials separate keys but never appear in them")
