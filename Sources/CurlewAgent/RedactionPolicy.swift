@@ -562,6 +562,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func isSecretParameter(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        // A query written into HTML escapes its `&` (`?a=1&amp;token=…`): the name follows the entity.
+        if let semicolon = ASCII.firstIndex(of: UInt8(ascii: ";"), in: name), Self.isEscapedAmpersand(name[..<semicolon]) {
+            return isSecretParameter(name.base[(semicolon + 1)..<name.endIndex])
+        }
         if ASCII.contains(UInt8(ascii: "%"), in: name) {
             let decoded = String(decoding: name, as: UTF8.self)
             return parameterNameBytes.contains(decoded.removingPercentEncoding ?? decoded)
@@ -569,26 +573,84 @@ public struct RedactionPolicy: Sendable, Equatable {
         return parameterNameBytes.contains(name)
     }
 
+    /// `amp`, `#38` or `#x26`: the entities HTML writes `&` as (`&amp;`).
+    private static func isEscapedAmpersand(_ entity: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        // Setting 0x20 lowers letters and leaves `#` and the digits as they are.
+        let lowered = entity.lazy.map { $0 | 0x20 }
+        // `#` also ends a pair (a fragment), so the numeric forms can reach here without it.
+        for form in ["amp", "#38", "38", "#x26", "x26"] where lowered.elementsEqual(form.utf8) { return true }
+        return false
+    }
+
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
-    /// after `?` or `&` (a URL or request line); otherwise after `&` (a form body).
-    private func pairsNeedRedaction(_ bytes: UnsafeRawBufferPointer.SubSequence, queryOnly: Bool) -> Bool {
+    /// after `?` or `&` (a URL or request line); otherwise after `&` (a form body). A value with
+    /// percent escapes is also judged decoded (`next=https%3A%2F%2Fh%2F%3Ftoken%3D…`), once:
+    /// `throughEncoding` is false for that decoded look, so nesting costs no more than one level.
+    private func pairsNeedRedaction(_ bytes: UnsafeRawBufferPointer.SubSequence, queryOnly: Bool, throughEncoding: Bool = true) -> Bool {
         // No `=`, no pair: most URLs and heads are decided by one memchr.
         guard !parameterNames.isEmpty, ASCII.contains(UInt8(ascii: "="), in: bytes), let base = bytes.base.baseAddress else { return false }
         var nameStart = bytes.startIndex
         var inValue = false
+        var valueStart = bytes.startIndex
+        var valueIsEncoded = false
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
+                if valueIsEncoded, encodedValueNeedsRedaction(bytes.base[valueStart..<index]) { return true }
                 inValue = false
+                valueIsEncoded = false
                 nameStart = index + 1
             } else if byte == UInt8(ascii: "="), !inValue {
                 inValue = true
+                valueStart = index + 1
                 if isSecretParameter(bytes.base[nameStart..<index]) { return true }
+            } else if byte == UInt8(ascii: "%"), inValue, throughEncoding {
+                valueIsEncoded = true
             }
             index += 1
         }
-        return false
+        return valueIsEncoded && encodedValueNeedsRedaction(bytes.base[valueStart..<bytes.endIndex])
+    }
+
+    /// `bytes` with each `%XX` decoded; a `%` without two hex digits after it stays as it is
+    /// (Foundation's decoding gives up on the whole text there, and so would hide nothing).
+    static func percentDecoded(_ bytes: UnsafeRawBufferPointer.SubSequence) -> String {
+        func hexValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                output.append(high << 4 | low)
+                index += 3
+            } else {
+                output.append(byte)
+                index += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether a percent-encoded value, decoded, holds a URL's password, a declared parameter or
+    /// a declared value: the whole value is then hidden, since its encoded form cannot be cut
+    /// where the decoded secret lies.
+    private func encodedValueNeedsRedaction(_ value: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        let decoded = Self.percentDecoded(value)
+        if secretValues.contains(where: { !$0.isEmpty && decoded.contains($0) }) { return true }
+        return decoded.withUTF8Bytes { bytes in
+            let all = UnsafeRawBufferPointer(bytes)[...]
+            return pairsNeedRedaction(all, queryOnly: true, throughEncoding: false)
+                || (ASCII.contains(UInt8(ascii: "@"), in: all) && URLPassword.hasPassword(decoded))
+        }
     }
 
     /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names.
@@ -601,11 +663,23 @@ public struct RedactionPolicy: Sendable, Equatable {
         var inValue = false
         var hiding = false
         var changed = false
+        var valueStart = 0
+        var valueIsEncoded = false
+        /// Ends the current value: the marker for a hidden one, or for one hiding a secret under its encoding.
+        func endValue() {
+            if !hiding, valueIsEncoded, output[valueStart...].withUnsafeBytes({ encodedValueNeedsRedaction($0[...]) }) {
+                output.removeSubrange(valueStart...)
+                hiding = true
+                changed = true
+            }
+            if hiding { output += marker }
+            inValue = false
+            hiding = false
+            valueIsEncoded = false
+        }
         for byte in text.utf8 {
             if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
-                if hiding { output += marker }
-                inValue = false
-                hiding = false
+                endValue()
                 name.removeAll(keepingCapacity: true)
                 output.append(byte)
             } else if byte == UInt8(ascii: "="), !inValue {
@@ -613,14 +687,16 @@ public struct RedactionPolicy: Sendable, Equatable {
                 hiding = name.withUnsafeBytes { isSecretParameter($0[...]) }
                 changed = changed || hiding
                 output.append(byte)
+                valueStart = output.count
             } else if inValue {
                 if !hiding { output.append(byte) }
+                if byte == UInt8(ascii: "%") { valueIsEncoded = true }
             } else {
                 name.append(byte)
                 output.append(byte)
             }
         }
-        if hiding { output += marker }
+        endValue()
         return changed ? String(decoding: output, as: UTF8.self) : text
     }
 

@@ -238,6 +238,36 @@ struct RedactionPolicyTests {
         #expect(RedactionPolicy().redact(message(responseBody: cutAfter)).response?.body == cutAfter)
     }
 
+    @Test("a secret parameter after an HTML-escaped & (&amp;, &#38;, &#x26;) and a URL percent-encoded into a value are hidden")
+    func escapedAmpersandsAndEncodedURLs() throws {
+        let cases: [(text: String, type: String, secret: String)] = [
+            (#"<a href="https://h/cb?a=1&amp;token=HtmlTok1">"#, "text/html", "HtmlTok1"),
+            (#"<a href="https://h/cb?a=1&#38;access_token=HtmlTok2">"#, "text/html", "HtmlTok2"),
+            (#"<a href="https://h/cb?a=1&#X26;token=HtmlTok3">"#, "text/html", "HtmlTok3"),
+            ("next=https%3A%2F%2Fh%2Fcb%3Fa%3D1%26token%3DFormTok4&x=1", "application/x-www-form-urlencoded", "FormTok4"),
+            ("next=https%3A%2F%2Fada%3AFormPw5%40h%2F", "application/x-www-form-urlencoded", "FormPw5"),
+            // A stray `%` does not stop the decoding that finds the secret.
+            ("next=https%3A%2F%2Fh%2F%3Ftoken%3DFormTok8%zz&x=1", "application/x-www-form-urlencoded", "FormTok8"),
+            (#"{"u":"https://h/login?next=https%3A%2F%2Fh%2F%3Ftoken%3DJsonTok6"}"#, "application/json", "JsonTok6"),
+        ]
+        for (text, type, secret) in cases {
+            let body = BodySnapshot(data: Data(text.utf8), contentType: type, limit: 1 << 20)
+            let shown = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body.text)
+            #expect(!shown.contains(secret) && shown.contains(marker), "\(shown)")
+        }
+        // In a URL and in the head, the same: the request's own query and a Referer.
+        let url = "https://h/login?next=https%3A%2F%2Fh%2F%3Fapi_key%3DUrlKey7&lang=en"
+        let head = "GET /login?next=https%3A%2F%2Fh%2F%3Fapi_key%3DUrlKey7 HTTP/1.1\r\nHost: h\r\n\r\n"
+        let redacted = RedactionPolicy().redact(message(headers: [HeaderField(name: "Referer", value: url)], head: head))
+        #expect(redacted.original?.headers.first?.value == "https://h/login?next=\(marker)&lang=en")
+        #expect(redacted.sent?.head.contains("UrlKey7") == false)
+        // Encoded values with nothing secret in them, and an entity-like name, are kept.
+        for text in ["next=https%3A%2F%2Fh%2Fdocs%3Fpage%3D2&q=caf%C3%A9", "a=1&amp;b=2"] {
+            let body = BodySnapshot(data: Data(text.utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+            #expect(RedactionPolicy().redact(message(responseBody: body)).response?.body.text == text)
+        }
+    }
+
     @Test("a body cut between values, or whole, keeps its last value")
     func finishedValuesKept() throws {
         for (text, size) in [(#"{"a":"x","b":12"#, 100), (#"{"a":"x"}"#, 9)] {
