@@ -132,7 +132,7 @@ public enum WorkspaceWriter {
         }
         var result = ""
         var rest = Substring(url)
-        if URLText.startsWithScheme(url), let schemeEnd = rest.range(of: "://") {
+        if let schemeEnd = schemePart(of: url, literal: literal) {
             result += kept(rest[..<schemeEnd.upperBound])
             let authorityEnd = URLText.afterAuthority(url).startIndex
             let authority = rest[schemeEnd.upperBound..<authorityEnd]
@@ -154,7 +154,7 @@ public enum WorkspaceWriter {
                 }
                 // A URL as a parameter's value (`?next=http://bob:pw@h/`) has its own credentials
                 // moved (a few levels deep: a crafted import cannot nest it without end).
-                if depth < 4, URLText.startsWithScheme(String(value)) {
+                if depth < 4, schemePart(of: String(value), literal: literal) != nil {
                     return kept(pair[...equals]) + movingCredentials(inURL: String(value), named: name, into: &collection, avoiding: taken,
                                                                      secretParameters: secretParameters, depth: depth + 1)
                 }
@@ -169,6 +169,18 @@ public enum WorkspaceWriter {
         }
         guard hash < rest.endIndex else { return result }
         return result + "#" + movingPairs(rest[rest.index(after: hash)...])
+    }
+
+    /// Where `url`'s `scheme://` ends: a scheme as written (`https://`), or, in a collection that
+    /// expands templates, one a variable gives (`{{proto}}://`), whose authority can carry a
+    /// password just the same. Nil when the URL starts with no scheme (a path, `{{base}}/x`).
+    private static func schemePart(of url: String, literal: Bool) -> Range<String.Index>? {
+        guard let separator = url.range(of: "://") else { return nil }
+        if URLText.startsWithScheme(url) { return separator }
+        let scheme = url[..<separator.lowerBound]
+        guard !literal, scheme.hasPrefix("{{"), scheme.hasSuffix("}}"),
+              !scheme.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" }) else { return nil }
+        return separator
     }
 
     /// Every variable and secret name a workspace and its secrets file define.

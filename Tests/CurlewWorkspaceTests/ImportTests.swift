@@ -330,6 +330,15 @@ struct WorkspaceWriterReviewTests {
         #expect(WorkspaceWriter.movingCredentials(inURL: #"http://ada:pw\{{x@h/"#, named: "e", into: &plain, avoiding: [],
                                                   secretParameters: ["token"]) == "http://ada:{{e_password}}@h/")
         #expect(plain.secrets.first { $0.name == "e_password" }?.value == "pw{{x")
+        // A scheme a variable gives carries its password the same, also in a parameter's URL;
+        // a templated base without a scheme is a path.
+        #expect(WorkspaceWriter.movingCredentials(inURL: "{{proto}}://ada:TplPw1@h/x", named: "t", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "{{proto}}://ada:{{t_password}}@h/x")
+        #expect(plain.secrets.first { $0.name == "t_password" }?.value == "TplPw1")
+        #expect(WorkspaceWriter.movingCredentials(inURL: "http://h/x?next={{p}}://bob:TplPw2@g/", named: "u", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "http://h/x?next={{p}}://bob:{{u_password}}@g/")
+        #expect(WorkspaceWriter.movingCredentials(inURL: "{{base}}/a:b@c", named: "v", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "{{base}}/a:b@c")
     }
 
     @Test("4-space indentation and one-line (flow) blocks are extended; null-like strings and a POST's form read back")
