@@ -34,7 +34,10 @@ public struct ExchangeDiff: Sendable {
             .forEach { add("response header", $0.0, $0.1, $0.2) }
         Self.body(left.response?.body, right.response?.body).forEach { add("body", $0.0, $0.1, $0.2) }
         for phase in TimingBreakdown.phaseNames {
-            add("timing", phase, left.timings?.phase(named: phase).map(TimingBreakdown.format), right.timings?.phase(named: phase).map(TimingBreakdown.format))
+            let (a, b) = (left.timings?.phase(named: phase), right.timings?.phase(named: phase))
+            // Most exchanges follow no redirect: the row shows only when one of them did.
+            if phase == "redirects", a == nil, b == nil { continue }
+            add("timing", phase, a.map(TimingBreakdown.format), b.map(TimingBreakdown.format))
         }
         self.rows = rows
         timingDeltas = TimingBreakdown.phaseNames.compactMap { phase in

@@ -33,7 +33,7 @@ public struct LogStats: Sendable {
     /// Counts of total times per bucket (`bucketBounds.count + 1` of them).
     public var histogram: [Int]
 
-    static let phaseNames = TimingBreakdown.phaseNames.filter { $0 != "queued" }
+    static let phaseNames = TimingBreakdown.phaseNames.filter { $0 != "queued" && $0 != "redirects" }
 
     public init(_ messages: [DebugMessage]) {
         struct Key: Hashable {

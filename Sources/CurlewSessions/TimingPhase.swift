@@ -1,13 +1,15 @@
 import CurlewAgent
 
 extension TimingBreakdown {
-    /// The phases the log tools report, in the order of an exchange.
-    public static let phaseNames = ["queued", "dns", "connect", "tls", "send", "wait", "receive", "total"]
+    /// The phases the log tools report, in the order of an exchange; `redirects` is the time
+    /// the hops before the final one took (none without redirects).
+    public static let phaseNames = ["queued", "redirects", "dns", "connect", "tls", "send", "wait", "receive", "total"]
 
     /// A phase by its name in `phaseNames`, in microseconds; nil when it did not happen.
     public func phase(named name: String) -> Int64? {
         switch name {
         case "queued": queued
+        case "redirects": redirect
         case "dns": dns
         case "connect": connect
         case "tls": tls

@@ -65,6 +65,13 @@ struct LogToolsTests {
         #expect(differing["request url"] == nil)
         #expect(differing["timing wait"] == ["2.000 ms", "7.000 ms"])
         #expect(diff.timingDeltas.first { $0.phase == "total" }?.delta == 5000)
+        #expect(!diff.rows.contains { $0.field == "redirects" }, "no row for redirects neither side followed")
+        // One side followed a redirect: its time shows, and its change.
+        var redirected = b
+        redirected.timings?.redirect = 1500
+        let withRedirect = ExchangeDiff(a, redirected)
+        #expect(withRedirect.differences.first { $0.field == "redirects" }.map { [$0.left, $0.right] } == [nil, "1.500 ms"])
+        #expect(ExchangeDiff(redirected, redirected).timingDeltas.first { $0.phase == "redirects" }?.delta == 0)
     }
 
     @Test("a device is refused as a log by the reader and the index, instead of being read for ever")
