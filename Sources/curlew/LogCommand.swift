@@ -63,21 +63,29 @@ struct LogCommand: ParsableCommand {
 
         @OptionGroup var selection: Selection
 
+        /// The widest status column: the longest error kind with room to spare.
+        static let widestStatus = 24
+
         func run() throws {
             let messages = try selection.messages()
-            print(LogCommand.row([("#", -5), ("time", 12), ("method", 7), ("status", -14), ("duration", -10), ("size", -9), ("request", 0)]))
+            // A response that did not end the exchange (a stream cancelled while it ran, a body
+            // cut by a timeout) shows how it ended beside its status.
+            let statuses = messages.map { message in
+                let ended = message.state != .succeeded && message.error?.kind != .unacceptableStatus
+                return message.response.map { String($0.statusCode) + (ended ? " \(message.state.rawValue)" : "") }
+                    ?? (message.error?.kind.rawValue ?? message.state.rawValue)
+            }
+            // As wide as the longest status (every error kind whole), within reason: a log is input.
+            let statusWidth = min(max(6, statuses.map(\.count).max() ?? 0), Self.widestStatus)
+            print(LogCommand.row([("#", -5), ("time", 12), ("method", 7), ("status", -statusWidth), ("duration", -10), ("size", -9), ("request", 0)]))
             for (index, message) in messages.enumerated() {
                 let time = message.startedAt.clockText
-                // A response that did not end the exchange (a stream cancelled while it ran, a
-                // body cut by a timeout) shows how it ended beside its status.
-                let ended = message.state != .succeeded && message.error?.kind != .unacceptableStatus
-                let status = message.response.map { String($0.statusCode) + (ended ? " \(message.state.rawValue)" : "") }
-                    ?? (message.error?.kind.rawValue ?? message.state.rawValue)
+                let status = statuses[index].count > statusWidth ? statuses[index].prefix(statusWidth - 1) + "…" : statuses[index]
                 let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
                 let size = message.response.map { ByteCountFormatter.string(fromByteCount: $0.body.size, countStyle: .binary) } ?? "-"
                 let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
                 print(LogCommand.clean(LogCommand.row([(String(index + 1), -5), (time, 12), (message.original?.method ?? "-", 7),
-                                                       (String(status.prefix(14)), -14), (duration, -10), (size, -9), (request, 0)])))
+                                                       (status, -statusWidth), (duration, -10), (size, -9), (request, 0)])))
             }
             print("\(messages.count) exchange\(messages.count == 1 ? "" : "s")")
         }

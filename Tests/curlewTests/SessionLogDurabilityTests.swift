@@ -40,6 +40,24 @@ struct SessionLogDurabilityTests {
         #expect(shown.output.contains(TimingBreakdown.format(7_250)), "\(shown.output)")
     }
 
+    @Test("log show prints every error kind whole, its column as wide as the longest status")
+    func showErrorKinds() async throws {
+        let path = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 1))
+        logger.requestDidProduce(Fixtures.message(id: 2, status: nil, error: RequestError(.untrustedCertificate, "self-signed")))
+        logger.requestDidProduce(Fixtures.message(id: 3, status: nil, error: RequestError(.couldNotResolveHost, "no such host")))
+        try logger.close()
+        let shown = try await CurlewProcess.run(["log", "show", path])
+        #expect(shown.status == 0)
+        for kind in ["untrustedCertificate", "couldNotResolveHost"] { #expect(shown.output.contains(kind + "  "), "\(shown.output)") }
+        let lines = shown.output.split(separator: "\n")
+        // The columns after the status line up on every row.
+        let durationEnds = lines.prefix(4).map { line in line.range(of: "ms")?.upperBound.utf16Offset(in: line) }
+        #expect(Set(durationEnds.dropFirst().compactMap { $0 }).count == 1, "\(shown.output)")
+    }
+
     @Test("log show, stats and diff name the lines they could not read on stderr, once per log, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
     func unreadableLinesAndPipes() async throws {
         let directory = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString)"
