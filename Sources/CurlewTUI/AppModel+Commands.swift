@@ -576,6 +576,9 @@ extension AppModel {
             let handle = agent.start(request)
             compose.lastSent = handle
             if let index = compose.loadedItem { compose.sentIDs[index] = handle.id }
+            // The answer takes the variables panel's place (at 80 columns too: V showed the
+            // response side).
+            compose.showsVariables = false
             let whereShown = lastColumns >= Layout.responseBesideColumns || compose.showsResponse ? "its answer shows beside the editor" : "v shows its answer"
             message = "sent \(compose.draft.method) \(compose.draft.name) as #\(handle.id); \(whereShown)"
         } catch {

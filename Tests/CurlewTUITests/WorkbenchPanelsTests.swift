@@ -62,6 +62,25 @@ extension WorkbenchTests {
         #expect(screen.contains("both is a group") && !screen.contains("Variables of me"), "\(screen)")
     }
 
+    @Test("sending from the variables panel shows the answer in its place, beside the editor and at 80 columns")
+    func sendFromVariablesPanel() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        model.handle(.enter)
+        model.handle(.character("V"))
+        #expect(model.compose.showsVariables)
+        model.handle(.character("s"))
+        #expect(!model.compose.showsVariables && model.compose.showsResponse, "\(model.message)")
+        try await pump(bench) {
+            bench.model.refreshComposeResponse()
+            return bench.model.compose.response?.message.response != nil
+        }
+        for columns in [160, 80] {
+            let screen = render(model, rows: 24, columns: columns)
+            #expect(!screen.contains("Variables of") && screen.contains("200"), "\(screen)")
+        }
+    }
+
     @Test(":write FILE saves the response body shown, owner-only; an existing file needs write!")
     func writeBody() async throws {
         let bench = try await bench()
