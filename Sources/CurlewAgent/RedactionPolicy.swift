@@ -288,18 +288,19 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         let kind = BodyKind(body)
         return body.data.withUnsafeBytes { bytes in
-            // Other text: only a body with a URL in it, judged text without a copy (a binary
-            // body is turned away at its first bytes).
+            // Other text: word by word (URLs, relative links, `name=value` pairs), judged text
+            // without a copy (a binary body is turned away at its first bytes).
             if kind == .other {
-                guard Self.containsSchemeSeparator(bytes), BodySnapshot.textLength(of: bytes, truncated: body.isTruncated) != nil else { return false }
-                return urlBytesNeedRedaction(bytes[...]) || (body.isTruncated && Self.riskyTailStart(in: bytes, from: 0, inText: true) != nil)
+                guard ASCII.contains(UInt8(ascii: "="), in: bytes[...]) || Self.containsSchemeSeparator(bytes),
+                      BodySnapshot.textLength(of: bytes, truncated: body.isTruncated) != nil else { return false }
+                return textWordsNeedRedaction(bytes) || (body.isTruncated && Self.riskyTailStart(in: bytes, from: 0, inText: true) != nil)
             }
             if body.isTruncated, Self.unfinishedValueStart(in: bytes, kind: kind) != nil { return true }
             return switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
             // A string with escapes holding a URL or an escaped `&` is judged on its decoded form,
             // which only the full pass reads (`\u00e4` in a password, `\u0026token=`).
-            case .json: containsSecretMember(bytes) || urlBytesNeedRedaction(bytes[...]) || Self.containsEncodedData(bytes)
+            case .json: containsSecretMember(bytes) || jsonStringsNeedRedaction(bytes) || Self.containsEncodedData(bytes)
                 || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...])
                     && (Self.containsSchemeSeparator(bytes) || body.data.range(of: Data("\\u0026".utf8)) != nil))
             // URLs in a form's values and in any other text (a password, a query parameter).
@@ -521,27 +522,66 @@ public struct RedactionPolicy: Sendable, Equatable {
         return changed ? output : head
     }
 
-    /// The URLs of a text body (HTML, a log, prose) redacted one word at a time: a URL ends at
-    /// whitespace, a quote or `<`/`>`, so an address after it (`Email: ann@h`) is not taken for
-    /// its user info. (Declared values elsewhere in the text are the caller's to hide.)
+    /// The words of a text body (HTML, a log, prose) redacted one at a time: a URL's password and
+    /// declared parameters, in an absolute URL, a relative link or a bare `name=value`. A word
+    /// ends where `endsTextWord` says, so an address after a URL (`Email: ann@h`) is not taken
+    /// for its user info. (Declared values elsewhere in the text are the caller's to hide.)
     private func redactURLsInText(_ text: String) -> String {
-        guard text.contains("://") else { return text }
-        var output = ""
-        var word = ""
-        func flush() {
-            output += word.contains("://") ? redactURL(word) : word
-            word = ""
-        }
-        for character in text {
-            if character.isWhitespace || character == "\"" || character == "'" || character == "<" || character == ">" {
-                flush()
-                output.append(character)
-            } else {
-                word.append(character)
+        var output: [UInt8] = []
+        var changed = false
+        text.withUTF8Bytes { raw in
+            let bytes = UnsafeRawBufferPointer(raw)
+            output.reserveCapacity(bytes.count)
+            var start = 0
+            for index in 0...bytes.count where index == bytes.count || Self.endsTextWord(bytes[index]) {
+                let word = bytes[start..<index]
+                if !word.isEmpty, urlBytesNeedRedaction(word) {
+                    output.append(contentsOf: redactURL(String(decoding: word, as: UTF8.self)).utf8)
+                    changed = true
+                } else {
+                    output.append(contentsOf: word)
+                }
+                if index < bytes.count { output.append(bytes[index]) }
+                start = index + 1
             }
         }
-        flush()
-        return output
+        return changed ? String(decoding: output, as: UTF8.self) : text
+    }
+
+    /// Whether a word of a text body holds what `redactURLsInText` hides: the check and the
+    /// rewrite split the text the same way, so neither sees a pair the other does not.
+    private func textWordsNeedRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || Self.endsTextWord(bytes[index]) {
+            if index > start, urlBytesNeedRedaction(bytes[start..<index]) { return true }
+            start = index + 1
+        }
+        return false
+    }
+
+    /// Whitespace, a quote or `<`/`>`: where a URL or pair in text ends.
+    private static func endsTextWord(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x09...0x0D, 0x20, UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"): true
+        default: false
+        }
+    }
+
+    /// Whether a JSON text's strings, each on its own as redaction rewrites them, hold a declared
+    /// parameter or a URL's password. (Read across the whole text, a value could run from one
+    /// string into the next and hide the pair that starts there.) A string the text ends inside
+    /// is read to the end.
+    private func jsonStringsNeedRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard ASCII.contains(UInt8(ascii: "="), in: bytes[...]) || ASCII.contains(UInt8(ascii: "@"), in: bytes[...]) else { return false }
+        var from = 0
+        while from < bytes.count, let open = ASCII.firstIndex(of: UInt8(ascii: "\""), in: bytes[from...]) {
+            var end = open + 1
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            end = min(end, bytes.count)
+            if urlBytesNeedRedaction(bytes[(open + 1)..<end]) { return true }
+            from = end + 1
+        }
+        return false
     }
 
     /// Whether bytes hold `://` or `:\/\/`, where a URL may be.
@@ -561,11 +601,9 @@ public struct RedactionPolicy: Sendable, Equatable {
         replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true))
     }
 
-    private func isSecretParameter(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
+    private func isSecretParameter(_ written: UnsafeRawBufferPointer.SubSequence) -> Bool {
         // A query written into HTML escapes its `&` (`?a=1&amp;token=…`): the name follows the entity.
-        if let semicolon = ASCII.firstIndex(of: UInt8(ascii: ";"), in: name), Self.isEscapedAmpersand(name[..<semicolon]) {
-            return isSecretParameter(name.base[(semicolon + 1)..<name.endIndex])
-        }
+        let name = EncodedQueryText.nameAfterAmpersandEntities(written)
         if ASCII.contains(UInt8(ascii: "%"), in: name) {
             let decoded = String(decoding: name, as: UTF8.self)
             return parameterNameBytes.contains(decoded.removingPercentEncoding ?? decoded)
@@ -573,22 +611,14 @@ public struct RedactionPolicy: Sendable, Equatable {
         return parameterNameBytes.contains(name)
     }
 
-    /// `amp`, `#38` or `#x26`: the entities HTML writes `&` as (`&amp;`).
-    private static func isEscapedAmpersand(_ entity: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        // Setting 0x20 lowers letters and leaves `#` and the digits as they are.
-        let lowered = entity.lazy.map { $0 | 0x20 }
-        // `#` also ends a pair (a fragment), so the numeric forms can reach here without it.
-        for form in ["amp", "#38", "38", "#x26", "x26"] where lowered.elementsEqual(form.utf8) { return true }
-        return false
-    }
-
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
     /// after `?` or `&` (a URL or request line); otherwise after `&` (a form body). A value with
-    /// percent escapes is also judged decoded (`next=https%3A%2F%2Fh%2F%3Ftoken%3D…`), once:
-    /// `throughEncoding` is false for that decoded look, so nesting costs no more than one level.
+    /// escapes is also judged decoded (`next=https%3A%2F%2Fh%2F%3Ftoken%3D…`, up to
+    /// `EncodedQueryText.decodingLevels` deep); `throughEncoding` is false for that decoded look,
+    /// which is never decoded again.
     private func pairsNeedRedaction(_ bytes: UnsafeRawBufferPointer.SubSequence, queryOnly: Bool, throughEncoding: Bool = true) -> Bool {
         // No `=`, no pair: most URLs and heads are decided by one memchr.
-        guard !parameterNames.isEmpty, ASCII.contains(UInt8(ascii: "="), in: bytes), let base = bytes.base.baseAddress else { return false }
+        guard ASCII.contains(UInt8(ascii: "="), in: bytes), let base = bytes.base.baseAddress else { return false }
         var nameStart = bytes.startIndex
         var inValue = false
         var valueStart = bytes.startIndex
@@ -605,7 +635,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 inValue = true
                 valueStart = index + 1
                 if isSecretParameter(bytes.base[nameStart..<index]) { return true }
-            } else if byte == UInt8(ascii: "%"), inValue, throughEncoding {
+            } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+"), inValue, throughEncoding {
                 valueIsEncoded = true
             }
             index += 1
@@ -613,38 +643,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         return valueIsEncoded && encodedValueNeedsRedaction(bytes.base[valueStart..<bytes.endIndex])
     }
 
-    /// `bytes` with each `%XX` decoded; a `%` without two hex digits after it stays as it is
-    /// (Foundation's decoding gives up on the whole text there, and so would hide nothing).
-    static func percentDecoded(_ bytes: UnsafeRawBufferPointer.SubSequence) -> String {
-        func hexValue(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
-                output.append(high << 4 | low)
-                index += 3
-            } else {
-                output.append(byte)
-                index += 1
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// Whether a percent-encoded value, decoded, holds a URL's password, a declared parameter or
-    /// a declared value: the whole value is then hidden, since its encoded form cannot be cut
-    /// where the decoded secret lies.
+    /// Whether an encoded value, decoded, holds a URL's password, a declared parameter or a
+    /// declared value: the whole value is then hidden, since its encoded form cannot be cut
+    /// where the decoded secret lies. Most encoded values (`q=caf%C3%A9`) can hide no URL part
+    /// and are decoded only when a declared value could be under the encoding.
     private func encodedValueNeedsRedaction(_ value: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        let decoded = Self.percentDecoded(value)
+        guard !secretValues.isEmpty || EncodedQueryText.mayHideURLParts(value), let decoded = EncodedQueryText.decoded(value) else { return false }
         if secretValues.contains(where: { !$0.isEmpty && decoded.contains($0) }) { return true }
         return decoded.withUTF8Bytes { bytes in
             let all = UnsafeRawBufferPointer(bytes)[...]
@@ -690,7 +694,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 valueStart = output.count
             } else if inValue {
                 if !hiding { output.append(byte) }
-                if byte == UInt8(ascii: "%") { valueIsEncoded = true }
+                if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") { valueIsEncoded = true }
             } else {
                 name.append(byte)
                 output.append(byte)

@@ -92,7 +92,7 @@ struct RequestComposer: Sendable {
             record?.downloadDestination = asked.destination
             record?.resumeRequestedFrom = target.resumeFrom?.offset
         }
-        if headers == baseHeaders { try baseHeadersCheck.get() } else { try headers.validate() }
+        if Self.sameBytes(headers, baseHeaders) { try baseHeadersCheck.get() } else { try headers.validate() }
         let security: TLSOptions
         if let tls = request.tls.map(config.tls.applying) {
             security = try Self.transportSecurity(tls)
@@ -309,6 +309,15 @@ struct RequestComposer: Sendable {
 }
 
 extension RequestComposer {
+    /// Whether two header lists are the same bytes in the same order. (`==` compares names and
+    /// values as `String`s, which calls canonically equivalent text equal: a name with the Kelvin
+    /// sign would pass for one with `K`, which was checked, and skip the check.)
+    private static func sameBytes(_ left: HTTPHeaders, _ right: HTTPHeaders) -> Bool {
+        left.fields.count == right.fields.count && zip(left.fields, right.fields).allSatisfy { pair in
+            pair.0.name.utf8.elementsEqual(pair.1.name.utf8) && pair.0.value.utf8.elementsEqual(pair.1.value.utf8)
+        }
+    }
+
     /// `headers` with the config's User-Agent last, unless they name one or the config has none.
     fileprivate static func addingUserAgent(to headers: HTTPHeaders, config: NetworkConfig) -> HTTPHeaders {
         guard headers["User-Agent"] == nil, !config.userAgent.isEmpty else { return headers }

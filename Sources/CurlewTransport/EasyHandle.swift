@@ -23,8 +23,8 @@ final class EasyHandle {
     deinit {
         _ = curlew_easy_setopt_pointer(raw, CURLOPT_SHARE, nil)
         curl_easy_cleanup(raw)
-        headerList?.free()
         errorBuffer.deallocate()
+        // The header list is freed after this, with the stored properties: after the cleanup.
     }
 
     /// Sets the request header list for `fields` (with `suppressed` names sent empty to stop
@@ -34,8 +34,7 @@ final class EasyHandle {
         if let headerList, headerList.holds(fields, suppressed: suppressed) { return CURLE_OK }
         let list = RequestHeaderList(fields, suppressed: suppressed)
         let code = curlew_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list.pointer)
-        headerList?.free()
-        headerList = list
+        headerList = list  // the list it replaces is freed now that the option no longer points at it
         return code
     }
 
@@ -47,7 +46,6 @@ final class EasyHandle {
 
     func reset() {
         curl_easy_reset(raw)
-        headerList?.free()
         headerList = nil
         errorBuffer[0] = 0
         shape = nil

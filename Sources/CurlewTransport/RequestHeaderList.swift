@@ -2,7 +2,9 @@ import CCurl
 
 /// A request's header lines as the `curl_slist` libcurl sends them from, with the fields it was
 /// built from, so an easy handle can tell whether the next exchange sends the same headers.
-struct RequestHeaderList {
+/// Owns the C list and frees it on deinit: whoever holds it must have replaced or reset the
+/// option pointing at it first.
+final class RequestHeaderList {
     /// libcurl's own headers stopped by an empty entry ("Name:"), when the request has none of
     /// that name.
     struct Suppressed: OptionSet {
@@ -13,7 +15,7 @@ struct RequestHeaderList {
         static let contentType = Suppressed(rawValue: 2)
     }
 
-    private(set) var pointer: UnsafeMutablePointer<curl_slist>?
+    let pointer: UnsafeMutablePointer<curl_slist>?
     private let fields: [(name: String, value: String)]
     private let suppressed: Suppressed
 
@@ -45,18 +47,19 @@ struct RequestHeaderList {
         pointer = list
     }
 
-    /// Whether this list sends exactly `fields`, in order, with the same suppressions.
+    deinit {
+        curl_slist_free_all(pointer)
+    }
+
+    /// Whether this list sends exactly `fields`, byte for byte, in order, with the same
+    /// suppressions. (Not `String`'s `==`, which calls canonically equivalent text equal: `K` and
+    /// the Kelvin sign, which are different bytes on the wire.)
     func holds(_ other: [(name: String, value: String)], suppressed otherSuppressed: Suppressed) -> Bool {
         guard suppressed == otherSuppressed, fields.count == other.count else { return false }
-        for index in fields.indices where fields[index].name != other[index].name || fields[index].value != other[index].value {
+        for index in fields.indices
+        where !fields[index].name.utf8.elementsEqual(other[index].name.utf8) || !fields[index].value.utf8.elementsEqual(other[index].value.utf8) {
             return false
         }
         return true
-    }
-
-    /// Frees the C list; the option that pointed at it must have been replaced or reset.
-    mutating func free() {
-        curl_slist_free_all(pointer)
-        pointer = nil
     }
 }

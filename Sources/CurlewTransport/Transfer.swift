@@ -2,7 +2,8 @@ import CCurl
 import Foundation
 
 /// The live state of one exchange while libcurl runs it: the capture buffers its callbacks fill and
-/// the resources (header list, body buffer) that must outlive the transfer.
+/// the resources (body buffer, upload and download files) that must outlive the transfer. (The
+/// header list belongs to the easy handle, which may keep it for the next exchange.)
 ///
 /// Used only on the transfer thread.
 final class Transfer {

@@ -172,15 +172,28 @@ public enum WorkspaceWriter {
     }
 
     /// Where `url`'s `scheme://` ends: a scheme as written (`https://`), or, in a collection that
-    /// expands templates, one a variable gives (`{{proto}}://`), whose authority can carry a
-    /// password just the same. Nil when the URL starts with no scheme (a path, `{{base}}/x`).
+    /// expands templates, one variables give in whole or in part (`{{proto}}://`,
+    /// `http{{s}}://`), whose authority can carry a password just the same. Nil when the URL
+    /// starts with no scheme (a path, `{{base}}/x`).
     private static func schemePart(of url: String, literal: Bool) -> Range<String.Index>? {
         guard let separator = url.range(of: "://") else { return nil }
         if URLText.startsWithScheme(url) { return separator }
-        let scheme = url[..<separator.lowerBound]
-        guard !literal, scheme.hasPrefix("{{"), scheme.hasSuffix("}}"),
-              !scheme.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" }) else { return nil }
-        return separator
+        guard !literal else { return nil }
+        // Scheme characters and `{{…}}` templates only, at least one template.
+        var rest = url[..<separator.lowerBound]
+        var templates = 0
+        while !rest.isEmpty {
+            if rest.hasPrefix("{{"), let close = rest.range(of: "}}") {
+                guard !rest[..<close.lowerBound].contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0.isWhitespace }) else { return nil }
+                templates += 1
+                rest = rest[close.upperBound...]
+            } else if let first = rest.first, first.isASCII, first.isLetter || first.isNumber || first == "+" || first == "-" || first == "." {
+                rest = rest.dropFirst()
+            } else {
+                return nil
+            }
+        }
+        return templates > 0 ? separator : nil
     }
 
     /// Every variable and secret name a workspace and its secrets file define.

@@ -262,10 +262,57 @@ struct RedactionPolicyTests {
         #expect(redacted.original?.headers.first?.value == "https://h/login?next=\(marker)&lang=en")
         #expect(redacted.sent?.head.contains("UrlKey7") == false)
         // Encoded values with nothing secret in them, and an entity-like name, are kept.
-        for text in ["next=https%3A%2F%2Fh%2Fdocs%3Fpage%3D2&q=caf%C3%A9", "a=1&amp;b=2"] {
+        for text in ["next=https%3A%2F%2Fh%2Fdocs%3Fpage%3D2&q=caf%C3%A9+au+lait", "a=1&amp;b=2"] {
             let body = BodySnapshot(data: Data(text.utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
             #expect(RedactionPolicy().redact(message(responseBody: body)).response?.body.text == text)
         }
+    }
+
+    @Test("the quick check and the rewrite read text and JSON the same way: relative links, bare pairs, a pair in the string after a URL's")
+    func checkAndRewriteAgree() throws {
+        let cases: [(text: String, type: String, secret: String)] = [
+            // A relative link after an absolute one, and alone.
+            (#"<a href="https://h/">home</a> <a href="/cb?a=1&amp;token=RelTok1">go</a>"#, "text/html", "RelTok1"),
+            (#"<a href="/cb?a=1&amp;token=RelTok2">go</a>"#, "text/html", "RelTok2"),
+            ("retrying with token=BareTok3 now", "text/plain", "BareTok3"),
+            // A pair in the string after a URL's query, in compact JSON.
+            (#"{"url":"https://h/?a=1","data":"token=JsonTok4"}"#, "application/json", "JsonTok4"),
+            (#"{"a":"x=1","u":"next=token%3DJsonTok5"}"#, "application/json", "JsonTok5"),
+            // Numeric references with leading zeros, as WordPress writes them.
+            (#"<a href="https://h/?a=1&#038;token=WpTok6">"#, "text/html", "WpTok6"),
+            (#"<a href="https://h/?a=1&#x026;token=WpTok7">"#, "text/html", "WpTok7"),
+            (#"<a href="https://h/?a=1&#0038;token=WpTok8">"#, "text/html", "WpTok8"),
+            // Encoded twice (a redirect URI inside a login URL), and a password encoded twice.
+            ("next=https%253A%252F%252Fh%252F%253Ftoken%253DTwiceTok9", "application/x-www-form-urlencoded", "TwiceTok9"),
+            ("next=https%253A%252F%252Fann%253ATwicePw10%2540h%252F", "application/x-www-form-urlencoded", "TwicePw10"),
+        ]
+        for (text, type, secret) in cases {
+            let body = BodySnapshot(data: Data(text.utf8), contentType: type, limit: 1 << 20)
+            let shown = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body.text)
+            #expect(!shown.contains(secret) && shown.contains(marker), "\(shown)")
+        }
+        // A declared value written with `+` for its space, and a policy with no parameter names
+        // still hiding an encoded URL password.
+        let plus = BodySnapshot(data: Data("user=ann&pw=p%40ss+word".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+        let declared = RedactionPolicy(secretValues: ["p@ss word"]).redact(message(responseBody: plus)).response?.body.text ?? ""
+        #expect(declared == "user=ann&pw=\(marker)", "\(declared)")
+        let nested = BodySnapshot(data: Data("next=https%3A%2F%2Fann%3ANoNamesPw%40h%2F".utf8), contentType: "application/x-www-form-urlencoded",
+                                  limit: 1 << 20)
+        let noNames = RedactionPolicy(parameterNames: []).redact(message(responseBody: nested)).response?.body.text ?? ""
+        #expect(!noNames.contains("NoNamesPw"), "\(noNames)")
+        // Prose and pages with nothing secret are kept as they are.
+        for text in ["a=1 and b=2, see /docs?page=2&amp;lang=en", #"{"url":"https://h/?a=1","data":"x=y"}"#] {
+            let kept = BodySnapshot(data: Data(text.utf8), contentType: text.hasPrefix("{") ? "application/json" : "text/plain", limit: 1 << 20)
+            #expect(RedactionPolicy().redact(message(responseBody: kept)).response?.body == kept)
+        }
+    }
+
+    @Test("a name behind any number of HTML ampersand references is read in a loop: a hostile body of 300,000 of them is redacted, not a stack overflow")
+    func manyAmpersandReferences() throws {
+        let body = BodySnapshot(data: Data(("a=1&" + String(repeating: "amp;", count: 300_000) + "token=DeepTok").utf8),
+                                contentType: "application/x-www-form-urlencoded", limit: 1 << 22)
+        let shown = try #require(RedactionPolicy().redact(message(responseBody: body)).response?.body.text)
+        #expect(!shown.contains("DeepTok") && shown.hasSuffix(marker))
     }
 
     @Test("a body cut between values, or whole, keeps its last value")

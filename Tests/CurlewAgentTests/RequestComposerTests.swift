@@ -109,6 +109,12 @@ struct RequestComposerTests {
                 #expect(throws: RequestError.self) { _ = try composer.compose(request) }
             }
         }
+        // Headers that equal the defaults as strings but not as bytes are checked: the Kelvin
+        // sign is canonically equivalent to K, and no HTTP token.
+        let duplicated = NetworkConfig(baseURL: "http://h.test", defaultHeaders: HTTPHeaders([HeaderField(name: "X-K", value: "1"), HeaderField(name: "X-K", value: "1")]),
+                                       userAgent: "")
+        let kelvin = Request(.get, "/", headers: HTTPHeaders([HeaderField(name: "X-K", value: "1"), HeaderField(name: "X-\u{212A}", value: "1")]))
+        #expect(throws: RequestError.self) { _ = try RequestComposer(config: duplicated).compose(kelvin) }
     }
 
     @Test("a header value may hold tabs, spaces, visible characters and UTF-8 beyond ASCII")

@@ -1,6 +1,6 @@
 import CurlewDemoServer
 import CurlewTestSupport
-import CurlewTransport
+@testable import CurlewTransport
 import Foundation
 import Testing
 
@@ -86,7 +86,8 @@ struct TransferEngineTests {
             ("GET", [("X-Round", "one")], nil),
             ("GET", [("X-Round", "two"), ("X-Extra", "")], nil),
             ("GET", [], nil),
-            ("POST", [("X-Round", "three")], Data("{}".utf8)),
+            // Over 1 MiB: the size from which libcurl 7.88 would add "Expect: 100-continue".
+            ("POST", [("X-Round", "three")], Data(repeating: UInt8(ascii: "a"), count: (1 << 20) + 1)),
             ("GET", [("X-Round", "four")], nil),
         ]
         for exchange in exchanges {
@@ -95,6 +96,7 @@ struct TransferEngineTests {
                 url: "\(server.baseURL)/anything/\(tag)", method: exchange.method, headers: exchange.headers, body: exchange.body))
             #expect(result.error == nil)
             let received = try #require(server.receivedRequests.last { $0.uri.contains(tag) })
+            #expect(received.body.count == exchange.body?.count ?? 0)
             let custom = received.headers.filter { $0.name.lowercased().hasPrefix("x-") }
             #expect(custom.map { "\($0.name)=\($0.value)" } == exchange.headers.map { "\($0.name)=\($0.value)" })
             let head = String(decoding: result.requestHead, as: UTF8.self)
@@ -103,6 +105,15 @@ struct TransferEngineTests {
                 #expect(!head.contains("Content-Type:"), "no form type libcurl would add on its own")
             }
         }
+    }
+
+    @Test("a header list is matched byte for byte: K and the Kelvin sign are different headers")
+    func headerListBytes() {
+        let list = RequestHeaderList([("X-K", "caf\u{E9}")], suppressed: [])
+        #expect(list.holds([("X-K", "caf\u{E9}")], suppressed: []))
+        #expect(!list.holds([("X-\u{212A}", "caf\u{E9}")], suppressed: []))
+        #expect(!list.holds([("X-K", "cafe\u{301}")], suppressed: []))
+        #expect(!list.holds([("X-K", "caf\u{E9}")], suppressed: [.expect]))
     }
 
     @Test("a body capture limit keeps a prefix but counts every byte")

@@ -339,6 +339,10 @@ struct WorkspaceWriterReviewTests {
                                                   secretParameters: ["token"]) == "http://h/x?next={{p}}://bob:{{u_password}}@g/")
         #expect(WorkspaceWriter.movingCredentials(inURL: "{{base}}/a:b@c", named: "v", into: &plain, avoiding: [],
                                                   secretParameters: ["token"]) == "{{base}}/a:b@c")
+        for (url, kept) in [("http{{s}}://ann:TplPw3@h/", "http{{s}}://ann:{{w_password}}@h/"),
+                            ("{{proto}}s://ann:TplPw4@h/", "{{proto}}s://ann:{{w_password_2}}@h/")] {
+            #expect(WorkspaceWriter.movingCredentials(inURL: url, named: "w", into: &plain, avoiding: [], secretParameters: ["token"]) == kept)
+        }
     }
 
     @Test("4-space indentation and one-line (flow) blocks are extended; null-like strings and a POST's form read back")

@@ -1,8 +1,9 @@
 // Fuzzes redaction on bodies and URLs from the network, whole or cut at the debug body limit: any
 // bytes are redacted without trapping, and neither a declared secret value nor a URL password
 // survives. With the default policy (no declared values, so the quick checks decide whether
-// anything is hidden), a secret JSON member beside any string and a credential header after any
-// header line are hidden too.
+// anything is hidden), a secret JSON member beside any string, a credential header after any
+// header line, and a secret parameter (after HTML's escaped `&`, or percent-encoded in another
+// parameter's value) after any text, form or JSON string are hidden too.
 @testable import CurlewAgent
 import Foundation
 import FuzzSupport
@@ -40,7 +41,31 @@ public func fuzzRedaction(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     }
     checkQuickChecks(text)
     checkCutURLs(text)
+    checkTrailingPairs(text)
     return 0
+}
+
+/// A secret parameter after anything must be hidden: the quick check and the rewrite have to
+/// read the text the same way, or the check waves through what the rewrite would have hidden.
+private func checkTrailingPairs(_ text: String) {
+    guard !text.contains("Zq8") else { return }
+    let encoded = "next=https%3A%2F%2Fh%2Fcb%3Fa%3D1%26token%3DZq8-enc"
+    let bodies: [(String, String)] = [
+        (text + " <a href=\"/cb?a=1&amp;token=Zq8-html\"> " + encoded, "text/html"),
+        (text + "&token=Zq8-form&" + encoded, "application/x-www-form-urlencoded"),
+        (#"{"x":"# + JSONValue.string(text).serialized() + #","u":"/cb?a=1&access_token=Zq8-json","v":""# + encoded + #""}"#, "application/json"),
+    ]
+    for (content, type) in bodies {
+        let body = BodySnapshot(data: Data(content.utf8), contentType: type, limit: 1 << 20)
+        let message = DebugMessage(
+            requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
+            response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: body),
+            error: nil, timings: nil, connection: nil, callbackQueue: "q"
+        )
+        // A body that is not text (control bytes) keeps its bytes; only text is judged here.
+        guard let shown = defaults.redact(message).response?.body.text, body.text != nil else { continue }
+        if shown.contains("Zq8") { fatalError("a secret parameter after \(type) text survived redaction: \(shown)") }
+    }
 }
 
 /// A body cut anywhere inside a URL's user info, after any string, plain or quoted inside a

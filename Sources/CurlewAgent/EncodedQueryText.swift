@@ -1,0 +1,104 @@
+import CurlewTransport
+
+/// The escapes a query or form pair can hide a secret under: HTML's escaped `&` before a name
+/// (`?a=1&amp;token=…`, as a link is written into a page) and percent-encoding in a value (a URL
+/// carried inside another, `next=https%3A%2F%2Fh%2F%3Ftoken%3D…`). Pure, so it is fuzzed with
+/// the redaction it serves.
+enum EncodedQueryText {
+    /// `name` after any HTML references to `&` it starts with (`amp;`, `#38;`, `#x26;`, leading
+    /// zeros allowed, `#` optional since `#` also ends a pair), looked at in a loop however many
+    /// there are.
+    static func nameAfterAmpersandEntities(_ name: UnsafeRawBufferPointer.SubSequence) -> UnsafeRawBufferPointer.SubSequence {
+        var rest = name
+        while let semicolon = ASCII.firstIndex(of: UInt8(ascii: ";"), in: rest), isAmpersandReference(rest[..<semicolon]) {
+            rest = rest.base[(semicolon + 1)..<rest.endIndex]
+        }
+        return rest
+    }
+
+    /// Whether `entity` (the text between `&` and `;`) stands for `&`.
+    private static func isAmpersandReference(_ entity: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        var text = entity
+        if text.first == UInt8(ascii: "#") { text = text.dropFirst() }
+        // Setting 0x20 lowers letters and leaves the digits as they are.
+        if text.count == 3, text.lazy.map({ $0 | 0x20 }).elementsEqual("amp".utf8) { return true }
+        var radix: UInt32 = 10
+        if let first = text.first, first | 0x20 == UInt8(ascii: "x") {
+            radix = 16
+            text = text.dropFirst()
+        }
+        guard !text.isEmpty, text.count <= 16 else { return false }
+        var value: UInt32 = 0
+        for byte in text {
+            guard let digit = hexDigit(byte), digit < radix else { return false }
+            value = value * radix + digit
+            if value > 0x26 { return false }
+        }
+        return value == 0x26
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    /// How many times a value is decoded at most: a redirect URI inside a login URL inside a
+    /// link is encoded three times over.
+    static let decodingLevels = 3
+
+    /// Whether percent escapes in `value` may hide the parts of a secret's URL or pair: an
+    /// encoded `=`, `@`, `&`, `?` or `%` (which encodes the others once more).
+    static func mayHideURLParts(_ value: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        var from = value.startIndex
+        while let percent = ASCII.firstIndex(of: UInt8(ascii: "%"), in: value.base[from..<value.endIndex]) {
+            guard percent + 2 < value.endIndex else { return false }
+            switch (value[percent + 1], value[percent + 2] | 0x20) {
+            case (UInt8(ascii: "3"), UInt8(ascii: "d")), (UInt8(ascii: "4"), UInt8(ascii: "0")), (UInt8(ascii: "2"), UInt8(ascii: "6")),
+                 (UInt8(ascii: "3"), UInt8(ascii: "f")), (UInt8(ascii: "2"), UInt8(ascii: "5")):
+                return true
+            default:
+                from = percent + 1
+            }
+        }
+        return false
+    }
+
+    /// `value` decoded as a form or query value (`+` is a space, each `%XX` its byte), again while
+    /// that changes it, at most `decodingLevels` times; nil when nothing in it is encoded. A `%`
+    /// without two hex digits after it stays as it is (Foundation's decoding gives up on the
+    /// whole text there, and would find nothing).
+    static func decoded(_ value: UnsafeRawBufferPointer.SubSequence) -> String? {
+        var current = Array(value)
+        var changed = false
+        for _ in 0..<decodingLevels {
+            guard let next = decodedOnce(current) else { break }
+            current = next
+            changed = true
+        }
+        return changed ? String(decoding: current, as: UTF8.self) : nil
+    }
+
+    private static func decodedOnce(_ bytes: [UInt8]) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var changed = false
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexDigit(bytes[index + 1]), let low = hexDigit(bytes[index + 2]) {
+                output.append(UInt8(high << 4 | low))
+                index += 3
+                changed = true
+            } else {
+                output.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
+                changed = changed || byte == UInt8(ascii: "+")
+                index += 1
+            }
+        }
+        return changed ? output : nil
+    }
+}
