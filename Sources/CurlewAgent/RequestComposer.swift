@@ -313,9 +313,11 @@ extension RequestComposer {
     /// values as `String`s, which calls canonically equivalent text equal: a name with the Kelvin
     /// sign would pass for one with `K`, which was checked, and skip the check.)
     private static func sameBytes(_ left: HTTPHeaders, _ right: HTTPHeaders) -> Bool {
-        left.fields.count == right.fields.count && zip(left.fields, right.fields).allSatisfy { pair in
-            pair.0.name.utf8.elementsEqual(pair.1.name.utf8) && pair.0.value.utf8.elementsEqual(pair.1.value.utf8)
+        guard left.fields.count == right.fields.count else { return false }
+        for (mine, theirs) in zip(left.fields, right.fields) where !mine.name.hasSameBytes(as: theirs.name) || !mine.value.hasSameBytes(as: theirs.value) {
+            return false
         }
+        return true
     }
 
     /// `headers` with the config's User-Agent last, unless they name one or the config has none.

@@ -57,7 +57,7 @@ final class RequestHeaderList {
     func holds(_ other: [(name: String, value: String)], suppressed otherSuppressed: Suppressed) -> Bool {
         guard suppressed == otherSuppressed, fields.count == other.count else { return false }
         for index in fields.indices
-        where !fields[index].name.utf8.elementsEqual(other[index].name.utf8) || !fields[index].value.utf8.elementsEqual(other[index].value.utf8) {
+        where !fields[index].name.hasSameBytes(as: other[index].name) || !fields[index].value.hasSameBytes(as: other[index].value) {
             return false
         }
         return true

@@ -1,3 +1,5 @@
+import Foundation
+
 extension String {
     /// Calls `body` with the string's UTF-8 bytes, in place for a native string.
     ///
@@ -8,5 +10,14 @@ extension String {
         if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
         var copy = self
         return try copy.withUTF8(body)
+    }
+
+    /// Whether two strings are the same bytes: `==` calls canonically equivalent text equal (`K`
+    /// and the Kelvin sign), which are different bytes on the wire.
+    @inlinable
+    public func hasSameBytes(as other: String) -> Bool {
+        utf8.count == other.utf8.count && withUTF8Bytes { mine in
+            other.withUTF8Bytes { theirs in mine.count == 0 || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0 }
+        }
     }
 }
