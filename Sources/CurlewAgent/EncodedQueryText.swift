@@ -27,10 +27,11 @@ enum EncodedQueryText {
             radix = 16
             text = text.dropFirst()
         }
-        guard !text.isEmpty, text.count <= 16 else { return false }
+        guard !text.isEmpty else { return false }
         var value: UInt32 = 0
         for byte in text {
             guard let digit = hexDigit(byte), digit < radix else { return false }
+            // Leading zeros keep it 0; past 0x26 it can only grow, so it never overflows.
             value = value * radix + digit
             if value > 0x26 { return false }
         }
@@ -50,36 +51,39 @@ enum EncodedQueryText {
     /// link is encoded three times over.
     static let decodingLevels = 3
 
-    /// Whether percent escapes in `value` may hide the parts of a secret's URL or pair: an
-    /// encoded `=`, `@`, `&`, `?` or `%` (which encodes the others once more).
+    /// Whether `value` has a percent escape of an ASCII byte: one that may stand for a part of a
+    /// URL or a pair (`%3D`, `%40`, `%3A`, `%2F`, `%23`, `%20`, `%25`…). Escapes of bytes
+    /// beyond ASCII (`caf%C3%A9`), nearly all encoded text, hide none.
     static func mayHideURLParts(_ value: UnsafeRawBufferPointer.SubSequence) -> Bool {
         var from = value.startIndex
         while let percent = ASCII.firstIndex(of: UInt8(ascii: "%"), in: value.base[from..<value.endIndex]) {
             guard percent + 2 < value.endIndex else { return false }
-            switch (value[percent + 1], value[percent + 2] | 0x20) {
-            case (UInt8(ascii: "3"), UInt8(ascii: "d")), (UInt8(ascii: "4"), UInt8(ascii: "0")), (UInt8(ascii: "2"), UInt8(ascii: "6")),
-                 (UInt8(ascii: "3"), UInt8(ascii: "f")), (UInt8(ascii: "2"), UInt8(ascii: "5")):
-                return true
-            default:
-                from = percent + 1
-            }
+            if let high = hexDigit(value[percent + 1]), high < 8, hexDigit(value[percent + 2]) != nil { return true }
+            from = percent + 1
         }
         return false
     }
 
-    /// `value` decoded as a form or query value (`+` is a space, each `%XX` its byte), again while
-    /// that changes it, at most `decodingLevels` times; nil when nothing in it is encoded. A `%`
-    /// without two hex digits after it stays as it is (Foundation's decoding gives up on the
-    /// whole text there, and would find nothing).
-    static func decoded(_ value: UnsafeRawBufferPointer.SubSequence) -> String? {
+    /// `value` percent-decoded once, then again while that changes it, at most
+    /// `decodingLevels` times: every level, so a part that only one level shows (a password
+    /// holding an encoded `?`, readable one level down and not two) is looked at where it shows.
+    /// `+` stays as it is here (`plusAsSpace` says what a form reads it as). A `%` without two hex
+    /// digits after it stays as it is (Foundation's decoding gives up on the whole text there,
+    /// and would find nothing). Empty when nothing in it is encoded.
+    static func decodedLevels(_ value: UnsafeRawBufferPointer.SubSequence) -> [String] {
+        var levels: [String] = []
         var current = Array(value)
-        var changed = false
         for _ in 0..<decodingLevels {
             guard let next = decodedOnce(current) else { break }
             current = next
-            changed = true
+            levels.append(String(decoding: current, as: UTF8.self))
         }
-        return changed ? String(decoding: current, as: UTF8.self) : nil
+        return levels
+    }
+
+    /// `text` with `+` read as a space, as a form value is.
+    static func plusAsSpace(_ text: String) -> String {
+        text.contains("+") ? text.replacingOccurrences(of: "+", with: " ") : text
     }
 
     private static func decodedOnce(_ bytes: [UInt8]) -> [UInt8]? {
@@ -94,8 +98,7 @@ enum EncodedQueryText {
                 index += 3
                 changed = true
             } else {
-                output.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
-                changed = changed || byte == UInt8(ascii: "+")
+                output.append(byte)
                 index += 1
             }
         }

@@ -5,8 +5,9 @@
 struct JSONMemberRedactor {
     /// Whether a member name (the raw bytes between its quotes) is secret.
     let isSecretName: (ArraySlice<UInt8>) -> Bool
-    /// Applied to the raw contents of every string value that is not hidden (query parameters
-    /// and URL passwords inside echoed URLs); returns nil when it changes nothing.
+    /// Applied to the raw contents of every member name and string value that is not hidden
+    /// (query parameters and URL passwords inside echoed URLs); returns nil when it changes
+    /// nothing.
     let redactString: (ArraySlice<UInt8>) -> [UInt8]?
     let marker: [UInt8]
 
@@ -28,7 +29,15 @@ struct JSONMemberRedactor {
             while colon < count, Self.isWhitespace(bytes[colon]) { colon += 1 }
             let contents = bytes[(index + 1)..<(closed ? end - 1 : end)]
             if colon < count, bytes[colon] == UInt8(ascii: ":") {
-                output += bytes[index...colon]
+                // A name can carry what a value can (`{"https://h/cb?token=…": 1}`).
+                if !isSecretName(contents), let replaced = redactString(contents) {
+                    output.append(UInt8(ascii: "\""))
+                    output += replaced
+                    output += bytes[(end - 1)...colon]
+                    changed = true
+                } else {
+                    output += bytes[index...colon]
+                }
                 var valueStart = colon + 1
                 while valueStart < count, Self.isWhitespace(bytes[valueStart]) {
                     output.append(bytes[valueStart])

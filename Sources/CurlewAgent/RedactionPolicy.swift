@@ -13,6 +13,13 @@ public struct RedactionPolicy: Sendable, Equatable {
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token", "x-access-token",
     ]
 
+    /// Query and form parameters hidden by default: passwords, OAuth's tokens and secrets, API
+    /// keys, and AWS's presigned-URL signature and session token.
+    public static let defaultParameterNames: Set<String> = [
+        "password", "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "client_secret", "secret",
+        "x-amz-signature", "x-amz-security-token",
+    ]
+
     public var isEnabled: Bool
     /// Header names (any case) whose values are hidden.
     public var headerNames: Set<String> { didSet { refreshSecretKeys() } }
@@ -36,7 +43,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     public init(
         isEnabled: Bool = true,
         headerNames: Set<String> = RedactionPolicy.defaultHeaderNames,
-        parameterNames: Set<String> = ["password", "token", "access_token", "api_key", "apikey", "client_secret"],
+        parameterNames: Set<String> = RedactionPolicy.defaultParameterNames,
         bodyFieldNames: Set<String> = ["password", "token", "access_token", "refresh_token", "client_secret", "secret"],
         secretValues: [String] = []
     ) {
@@ -106,16 +113,23 @@ public struct RedactionPolicy: Sendable, Equatable {
         return values
     }
 
-    private func redactDeclared(_ message: DebugMessage) -> DebugMessage? {
+    /// Every rewrite run, whatever the quick checks say: for the fuzz target's differential
+    /// check, which holds that a message the checks wave through comes out of the rewrites as it
+    /// went in (a rewrite that would hide what a check missed is a leak).
+    func redactingEverything(_ message: DebugMessage) -> DebugMessage {
+        redactDeclared(message, force: true) ?? message
+    }
+
+    private func redactDeclared(_ message: DebugMessage, force: Bool = false) -> DebugMessage? {
         // Nearly every message has nothing to hide: find that out without copying anything.
         // Plain conditionals, not `map(needsRedaction)`: a method passed as a closure copies the
         // whole policy each time.
         var hidesOriginal = false, hidesSent = false, hidesResponse = false, hidesURL = false, hidesError = false
-        if let original = message.original { hidesOriginal = needsRedaction(original) }
-        if let sent = message.sent { hidesSent = needsRedaction(sent) }
-        if let response = message.response { hidesResponse = needsRedaction(response) }
-        if let connection = message.connection { hidesURL = urlNeedsRedaction(connection.effectiveURL) }
-        if let error = message.error { hidesError = !secretValues.isEmpty || URLPassword.hasPassword(error.message) }
+        if let original = message.original { hidesOriginal = force || needsRedaction(original) }
+        if let sent = message.sent { hidesSent = force || needsRedaction(sent) }
+        if let response = message.response { hidesResponse = force || needsRedaction(response) }
+        if let connection = message.connection { hidesURL = force || urlNeedsRedaction(connection.effectiveURL) }
+        if let error = message.error { hidesError = force || !secretValues.isEmpty || URLPassword.hasPassword(error.message) }
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
         let formParts = message.transfer?.formParts ?? []
@@ -163,17 +177,17 @@ public struct RedactionPolicy: Sendable, Equatable {
             original.url = redactURL(original.url)
             original.headers = original.headers.map(redactHeader)
             original.params = redactJSON(original.params, keys: secretKeys)
-            original.body = original.body.map(redactBody)
+            original.body = original.body.map { redactBody($0, force: force) }
             message.original = original
         }
         if hidesSent, var sent = message.sent {
             sent.head = redactHead(sent.head)
-            sent.body = sent.body.map(redactBody)
+            sent.body = sent.body.map { redactBody($0, force: force) }
             message.sent = sent
         }
         if hidesResponse, var response = message.response {
             response.headers = response.headers.map(redactHeader)
-            response.body = redactBody(response.body)
+            response.body = redactBody(response.body, force: force)
             message.response = response
         }
         if hidesURL, var connection = message.connection {
@@ -298,11 +312,11 @@ public struct RedactionPolicy: Sendable, Equatable {
             if body.isTruncated, Self.unfinishedValueStart(in: bytes, kind: kind) != nil { return true }
             return switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
-            // A string with escapes holding a URL or an escaped `&` is judged on its decoded form,
-            // which only the full pass reads (`\u00e4` in a password, `\u0026token=`).
+            // A string with escapes holding a URL or an escaped ASCII character is judged on its
+            // decoded form, which only the full pass reads (`\u00e4` in a password,
+            // `\u0026token=`, `\u0022password\u0022`, as .NET writes quotes).
             case .json: containsSecretMember(bytes) || jsonStringsNeedRedaction(bytes) || Self.containsEncodedData(bytes)
-                || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...])
-                    && (Self.containsSchemeSeparator(bytes) || body.data.range(of: Data("\\u0026".utf8)) != nil))
+                || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...]) && (Self.containsSchemeSeparator(bytes) || Self.containsASCIIEscape(bytes)))
             // URLs in a form's values and in any other text (a password, a query parameter).
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false) || urlBytesNeedRedaction(bytes[...])
             case .other: false
@@ -455,7 +469,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             let byte = index < count ? base.load(fromByteOffset: index, as: UInt8.self) : 0x0A
             if byte == 0x0D || byte == 0x0A {
                 if firstLine {
-                    if mayHoldURLParts, pairsNeedRedaction(bytes[lineStart..<index], queryOnly: true) { return true }
+                    // The request line's query: declared parameters, and URLs with a password in its values.
+                    if mayHoldURLParts, urlBytesNeedRedaction(bytes[lineStart..<index]) { return true }
                     firstLine = false
                 } else if let colon {
                     if isSecretHeader(bytes[lineStart..<colon]) { return true }
@@ -535,8 +550,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             var start = 0
             for index in 0...bytes.count where index == bytes.count || Self.endsTextWord(bytes[index]) {
                 let word = bytes[start..<index]
-                if !word.isEmpty, urlBytesNeedRedaction(word) {
-                    output.append(contentsOf: redactURL(String(decoding: word, as: UTF8.self)).utf8)
+                if let redacted = redactedTextWord(word) {
+                    output.append(contentsOf: redacted.utf8)
                     changed = true
                 } else {
                     output.append(contentsOf: word)
@@ -553,10 +568,53 @@ public struct RedactionPolicy: Sendable, Equatable {
     private func textWordsNeedRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var start = 0
         for index in 0...bytes.count where index == bytes.count || Self.endsTextWord(bytes[index]) {
-            if index > start, urlBytesNeedRedaction(bytes[start..<index]) { return true }
+            if index > start, textWordNeedsRedaction(bytes[start..<index]) { return true }
             start = index + 1
         }
         return false
+    }
+
+    /// A word holding a URL's password or a declared parameter, as written or with JSON's escapes
+    /// read (`/cb?a=1\u0026token=…`, JSON inlined in a page's script).
+    private func textWordNeedsRedaction(_ word: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        if urlBytesNeedRedaction(word) { return true }
+        guard let unescaped = Self.unescapingJSON(in: word) else { return false }
+        return unescaped.withUnsafeBytes { urlBytesNeedRedaction($0[...]) }
+    }
+
+    /// The word with what `textWordNeedsRedaction` finds hidden (its escapes read, then); nil
+    /// when it holds nothing to hide.
+    private func redactedTextWord(_ word: UnsafeRawBufferPointer.SubSequence) -> String? {
+        guard !word.isEmpty else { return nil }
+        if urlBytesNeedRedaction(word) { return redactURL(String(decoding: word, as: UTF8.self)) }
+        guard let unescaped = Self.unescapingJSON(in: word), unescaped.withUnsafeBytes({ urlBytesNeedRedaction($0[...]) }) else { return nil }
+        return redactURL(String(decoding: unescaped, as: UTF8.self))
+    }
+
+    /// `word` with JSON's `\/` and `\u00XX` escapes of ASCII characters read; nil when it has none.
+    static func unescapingJSON(in word: UnsafeRawBufferPointer.SubSequence) -> [UInt8]? {
+        guard ASCII.contains(UInt8(ascii: "\\"), in: word) else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(word.count)
+        var changed = false
+        var index = word.startIndex
+        while index < word.endIndex {
+            let byte = word[index]
+            if byte == UInt8(ascii: "\\"), index + 1 < word.endIndex, word[index + 1] == UInt8(ascii: "/") {
+                output.append(UInt8(ascii: "/"))
+                index += 2
+                changed = true
+            } else if byte == UInt8(ascii: "\\"), index + 5 < word.endIndex, word[index + 1] == UInt8(ascii: "u"),
+                      let value = UInt8(String(decoding: word[(index + 2)...(index + 5)], as: UTF8.self), radix: 16), value < 0x80 {
+                output.append(value)
+                index += 6
+                changed = true
+            } else {
+                output.append(byte)
+                index += 1
+            }
+        }
+        return changed ? output : nil
     }
 
     /// Whitespace, a quote or `<`/`>`: where a URL or pair in text ends.
@@ -578,8 +636,24 @@ public struct RedactionPolicy: Sendable, Equatable {
             var end = open + 1
             while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
             end = min(end, bytes.count)
-            if urlBytesNeedRedaction(bytes[(open + 1)..<end]) { return true }
+            let contents = bytes[(open + 1)..<end]
+            if urlBytesNeedRedaction(contents) || textWordsNeedRedaction(UnsafeRawBufferPointer(rebasing: contents)) { return true }
             from = end + 1
+        }
+        return false
+    }
+
+    /// Whether bytes hold a JSON `\u00XX` escape of an ASCII character (`\u0026`, `\u0022`,
+    /// `\u003d`…), which can hide a pair, a member or a URL from a look at the raw bytes.
+    static func containsASCIIEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var from = 0
+        while from < bytes.count, let backslash = ASCII.firstIndex(of: UInt8(ascii: "\\"), in: bytes[from...]) {
+            if backslash + 5 < bytes.count, bytes[backslash + 1] == UInt8(ascii: "u"), bytes[backslash + 2] == UInt8(ascii: "0"),
+               bytes[backslash + 3] == UInt8(ascii: "0"), (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(bytes[backslash + 4]) {
+                return true
+            }
+            // An escaped backslash is skipped whole, so `\\u0026` (a backslash, then text) is not read as an escape.
+            from = backslash + 2
         }
         return false
     }
@@ -606,9 +680,18 @@ public struct RedactionPolicy: Sendable, Equatable {
         let name = EncodedQueryText.nameAfterAmpersandEntities(written)
         if ASCII.contains(UInt8(ascii: "%"), in: name) {
             let decoded = String(decoding: name, as: UTF8.self)
-            return parameterNameBytes.contains(decoded.removingPercentEncoding ?? decoded)
+            return isSecretParameterName(decoded.removingPercentEncoding ?? decoded)
         }
+        if ASCII.contains(UInt8(ascii: "["), in: name) { return isSecretParameterName(String(decoding: name, as: UTF8.self)) }
         return parameterNameBytes.contains(name)
+    }
+
+    /// A decoded name, or one a form writes a nested value under (`token[]`, `user[token]`, as
+    /// the agent flattens arrays and objects itself): secret when any of its keys is.
+    private func isSecretParameterName(_ name: String) -> Bool {
+        if parameterNameBytes.contains(name) { return true }
+        guard name.contains("[") else { return false }
+        return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { parameterNameBytes.contains(String($0)) }
     }
 
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
@@ -644,17 +727,40 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// Whether an encoded value, decoded, holds a URL's password, a declared parameter or a
-    /// declared value: the whole value is then hidden, since its encoded form cannot be cut
-    /// where the decoded secret lies. Most encoded values (`q=caf%C3%A9`) can hide no URL part
-    /// and are decoded only when a declared value could be under the encoding.
+    /// declared value, at any of its levels of encoding: the whole value is then hidden, since
+    /// its encoded form cannot be cut where the decoded secret lies. Values whose escapes are all
+    /// of bytes beyond ASCII (`q=caf%C3%A9`) can hide no URL part, and are decoded only when a
+    /// declared value could be under the encoding.
     private func encodedValueNeedsRedaction(_ value: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        guard !secretValues.isEmpty || EncodedQueryText.mayHideURLParts(value), let decoded = EncodedQueryText.decoded(value) else { return false }
-        if secretValues.contains(where: { !$0.isEmpty && decoded.contains($0) }) { return true }
-        return decoded.withUTF8Bytes { bytes in
-            let all = UnsafeRawBufferPointer(bytes)[...]
-            return pairsNeedRedaction(all, queryOnly: true, throughEncoding: false)
-                || (ASCII.contains(UInt8(ascii: "@"), in: all) && URLPassword.hasPassword(decoded))
+        let hidesDeclared = !secretValues.isEmpty
+        guard hidesDeclared || EncodedQueryText.mayHideURLParts(value) else { return false }
+        let levels = EncodedQueryText.decodedLevels(value)
+        if hidesDeclared {
+            // A form reads `+` as a space; a secret may also hold a `+` of its own (base64).
+            let raw = String(decoding: value, as: UTF8.self)
+            for text in [EncodedQueryText.plusAsSpace(raw)] + levels + levels.map(EncodedQueryText.plusAsSpace)
+            where secretValues.contains(where: { !$0.isEmpty && text.contains($0) }) {
+                return true
+            }
         }
+        for level in levels {
+            let found = level.withUTF8Bytes { raw in
+                let all = UnsafeRawBufferPointer(raw)
+                if pairsNeedRedaction(all[...], queryOnly: true, throughEncoding: false)
+                    || (ASCII.contains(UInt8(ascii: "@"), in: all[...]) && URLPassword.hasPassword(level)) {
+                    return true
+                }
+                // Word by word too, as text is read (`%22token%3D…%22` decodes to a quoted pair).
+                var start = 0
+                for index in 0...all.count where index == all.count || Self.endsTextWord(all[index]) {
+                    if index > start, pairsNeedRedaction(all[start..<index], queryOnly: true, throughEncoding: false) { return true }
+                    start = index + 1
+                }
+                return false
+            }
+            if found { return true }
+        }
+        return false
     }
 
     /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names.
@@ -704,8 +810,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         return changed ? String(decoding: output, as: UTF8.self) : text
     }
 
-    private func redactBody(_ body: BodySnapshot) -> BodySnapshot {
-        guard bodyNeedsRedaction(body) else { return body }
+    private func redactBody(_ body: BodySnapshot, force: Bool = false) -> BodySnapshot {
+        guard force || bodyNeedsRedaction(body) else { return body }
         let kind = BodyKind(body)
         // A JSON or form body with a byte that is not UTF-8 is still redacted as text (that byte
         // becomes U+FFFD): left alone, the log's cap could keep a prefix that reads as text and
@@ -763,7 +869,14 @@ public struct RedactionPolicy: Sendable, Equatable {
         return BodySnapshot(kept: kept, size: size, contentType: body.contentType)
     }
 
-    private var jsonMemberRedactor: JSONMemberRedactor {
+    private var jsonMemberRedactor: JSONMemberRedactor { jsonMemberRedactor(depth: 0) }
+
+    /// How deep JSON quoted inside JSON strings is redacted as JSON: an echo of an echo of an
+    /// echo. A string nested deeper that holds anything to hide is hidden whole, so a crafted
+    /// body cannot make redaction recurse, and reparse, without end.
+    static let embeddedJSONDepth = 4
+
+    private func jsonMemberRedactor(depth: Int) -> JSONMemberRedactor {
         JSONMemberRedactor(
             isSecretName: { name in
                 if name.contains(UInt8(ascii: "\\")), case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
@@ -773,9 +886,11 @@ public struct RedactionPolicy: Sendable, Equatable {
             },
             redactString: { contents in
                 if let encoded = redactEncodedData(contents) { return encoded }
-                if let nested = redactEmbeddedJSON(contents) { return nested }
+                if let nested = redactEmbeddedJSON(contents, depth: depth) { return nested }
+                // Whole (a password with a space in it), then word by word (`\"token=…\"`, an
+                // HTML fragment's links), as the check reads it.
                 let text = String(decoding: contents, as: UTF8.self)
-                let redacted = redactURL(text)
+                let redacted = redactURLsInText(redactURL(text))
                 return redacted == text ? nil : Array(redacted.utf8)
             },
             marker: Array(Self.marker.utf8)
@@ -813,23 +928,24 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// JSON, other text (a URL) as a URL, on its decoded form, and escaped again; nil when it
     /// hides nothing. A string cut off inside an escape is
     /// read up to the escape.
-    private func redactEmbeddedJSON(_ contents: ArraySlice<UInt8>) -> [UInt8]? {
+    private func redactEmbeddedJSON(_ contents: ArraySlice<UInt8>, depth: Int) -> [UInt8]? {
         guard contents.contains(UInt8(ascii: "\\")) else { return nil }
         for cut in 0...min(6, contents.count) {
             guard case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: contents.dropLast(cut), as: UTF8.self) + "\"") else { continue }
             let bytes = Array(decoded.utf8)
-            // Whatever the outer body is redacted for: secret members, data URLs, URL passwords.
-            let needed = bytes.withUnsafeBytes { containsSecretMember($0) || Self.containsEncodedData($0) || urlBytesNeedRedaction($0[...]) }
-            guard needed else { return nil }
-            // JSON text is redacted as JSON; other text (a URL written with escapes, `\u00e4` or
-            // `\u0026`) as a URL, which only its decoded form shows.
-            let hidden: String
-            if let redacted = jsonMemberRedactor.redact(bytes) {
-                hidden = String(decoding: redacted, as: UTF8.self)
-            } else {
-                hidden = redactURL(decoded)
-                guard hidden != decoded else { return nil }
+            // Whatever the outer body is redacted for: secret members, data URLs, URL passwords,
+            // pairs in its words.
+            let needed = bytes.withUnsafeBytes {
+                containsSecretMember($0) || Self.containsEncodedData($0) || urlBytesNeedRedaction($0[...]) || textWordsNeedRedaction($0)
             }
+            guard needed else { return nil }
+            guard depth < Self.embeddedJSONDepth else { return Array(Self.marker.utf8) }
+            // JSON text is redacted as JSON; other text (a URL written with escapes, `\u00e4` or
+            // `\u0026`) as a URL, which only its decoded form shows; either, word by word, for
+            // what lies outside its strings.
+            let asJSON = jsonMemberRedactor(depth: depth + 1).redact(bytes).map { String(decoding: $0, as: UTF8.self) }
+            let hidden = redactURLsInText(asJSON ?? redactURL(decoded))
+            guard hidden != decoded else { return nil }
             return Array(JSONValue.string(hidden).serialized().utf8.dropFirst().dropLast())
         }
         return nil

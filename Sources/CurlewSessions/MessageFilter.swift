@@ -183,6 +183,14 @@ struct FilterParser {
     let tokens: [FilterToken]
     let length: Int
     var index = 0
+    /// How many `!` and `(` enclose the filter being read.
+    private var depth = 0
+
+    /// The most tokens and the deepest nesting a filter may have: far beyond what anyone types,
+    /// and short of what parsing, matching and freeing a filter (each recursive) could not take
+    /// (a pasted run of 20,000 `!` overflowed the stack).
+    static let maximumTokens = 2_000
+    static let maximumDepth = 100
 
     init(tokens: [FilterToken], length: Int) {
         self.tokens = tokens
@@ -194,6 +202,9 @@ struct FilterParser {
 
     mutating func parseExpression() throws(FilterSyntaxError) -> MessageFilter {
         guard !tokens.isEmpty else { throw FilterSyntaxError(position: 0, message: "empty filter") }
+        guard tokens.count <= Self.maximumTokens else {
+            throw FilterSyntaxError(position: tokens[Self.maximumTokens].position, message: "a filter has at most \(Self.maximumTokens) terms and operators")
+        }
         let filter = try parseOr()
         if let token = current {
             throw FilterSyntaxError(position: token.position, message: token.kind == .close ? "unmatched )" : "unexpected \(describe(token))")
@@ -222,11 +233,14 @@ struct FilterParser {
     private mutating func parseUnary() throws(FilterSyntaxError) -> MessageFilter {
         guard let token = current else { throw FilterSyntaxError(position: position, message: "expected a filter") }
         switch token.kind {
-        case .not:
+        case .not, .open:
+            guard depth < Self.maximumDepth else {
+                throw FilterSyntaxError(position: token.position, message: "filters nest at most \(Self.maximumDepth) deep (! and parentheses)")
+            }
             index += 1
-            return .not(try parseUnary())
-        case .open:
-            index += 1
+            depth += 1
+            defer { depth -= 1 }
+            if token.kind == .not { return .not(try parseUnary()) }
             let inner = try parseOr()
             guard current?.kind == .close else { throw FilterSyntaxError(position: token.position, message: "unclosed (") }
             index += 1

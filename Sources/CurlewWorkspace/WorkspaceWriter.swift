@@ -184,7 +184,8 @@ public enum WorkspaceWriter {
         var templates = 0
         while !rest.isEmpty {
             if rest.hasPrefix("{{"), let close = rest.range(of: "}}") {
-                guard !rest[..<close.lowerBound].contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0.isWhitespace }) else { return nil }
+                // `{{ proto }}` is a variable too: its name is read trimmed.
+                guard !rest[..<close.lowerBound].contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" }) else { return nil }
                 templates += 1
                 rest = rest[close.upperBound...]
             } else if let first = rest.first, first.isASCII, first.isLetter || first.isNumber || first == "+" || first == "-" || first == "." {

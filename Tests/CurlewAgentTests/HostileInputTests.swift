@@ -238,6 +238,15 @@ struct HostileInputTests {
         #expect(throws: NetworkLoggerError.self) { try NetworkLogger(config: NetworkLoggerConfig(logFilePath: link)) }
     }
 
+    @Test("a directory given as the log (., ./, .., dir/) is refused with its reason, not a crash (found by a new user's trial)")
+    func directoryAsLog() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        for path in [".", "./", "..", directory, directory + "/", ""] {
+            let error = #expect(throws: NetworkLoggerError.self) { try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path)) }
+            #expect(error?.reason.contains("directory") == true || path.isEmpty, "\(path): \(String(describing: error))")
+        }
+    }
+
     @Test("a session that sent nothing leaves no log file; one that did keeps it")
     func emptyLogRemoved() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log")).path

@@ -86,6 +86,18 @@ struct MessageFilterTests {
         }
     }
 
+    @Test("a pasted filter nested or chained without end is a syntax error, not a stack overflow (found by a new user's trial)")
+    func deepFilters() throws {
+        for expression in [String(repeating: "!", count: 20_000) + "~m GET", String(repeating: "(", count: 50_000) + "~m GET",
+                           Array(repeating: "~m GET", count: 100_000).joined(separator: " & ")] {
+            #expect(throws: FilterSyntaxError.self) { try MessageFilter.parse(expression) }
+        }
+        // Within the bounds, deep and long filters still work.
+        let nested = String(repeating: "!", count: 100) + "~m GET"
+        #expect(try matches(nested, Fixtures.message()) == true)
+        #expect(try matches(Array(repeating: "~m GET", count: 500).joined(separator: " & "), Fixtures.message()))
+    }
+
     @Test("~d finds the host of URLs whose password a log masked, and of IPv6 URLs", arguments: [
         ("http://ada:[REDACTED]@api.example.test:8080/x", "api.example.test"),
         ("https://[::1]:8443/", "::1"),

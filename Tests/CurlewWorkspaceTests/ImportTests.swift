@@ -340,7 +340,8 @@ struct WorkspaceWriterReviewTests {
         #expect(WorkspaceWriter.movingCredentials(inURL: "{{base}}/a:b@c", named: "v", into: &plain, avoiding: [],
                                                   secretParameters: ["token"]) == "{{base}}/a:b@c")
         for (url, kept) in [("http{{s}}://ann:TplPw3@h/", "http{{s}}://ann:{{w_password}}@h/"),
-                            ("{{proto}}s://ann:TplPw4@h/", "{{proto}}s://ann:{{w_password_2}}@h/")] {
+                            ("{{proto}}s://ann:TplPw4@h/", "{{proto}}s://ann:{{w_password_2}}@h/"),
+                            ("{{ proto }}://ann:TplPw5@h/", "{{ proto }}://ann:{{w_password_3}}@h/")] {
             #expect(WorkspaceWriter.movingCredentials(inURL: url, named: "w", into: &plain, avoiding: [], secretParameters: ["token"]) == kept)
         }
     }

@@ -42,7 +42,33 @@ public func fuzzRedaction(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     checkQuickChecks(text)
     checkCutURLs(text)
     checkTrailingPairs(text)
+    checkChecksAgainstRewrites(data, text)
     return 0
+}
+
+/// The quick checks and the rewrites must read a message alike: one the checks leave as it is
+/// comes out of every rewrite, run regardless, as it went in. A difference is something a
+/// rewrite would hide and a check waved through: a leak.
+private func checkChecksAgainstRewrites(_ data: Data, _ text: String) {
+    let line = text.filter { $0 != "\r" && $0 != "\n" }
+    for contentType in ["application/json", "application/x-www-form-urlencoded", "text/html"] {
+        for limit in [data.count, max(1, data.count / 2)] {
+            let body = BodySnapshot(data: data, contentType: contentType, limit: limit)
+            let message = DebugMessage(
+                requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+                original: ComposedRequest(method: "GET", url: "http://h.test/x?" + line, headers: [HeaderField(name: "Referer", value: line)],
+                                          params: .object([]), body: nil, timeoutMilliseconds: 1),
+                sent: WireRequest(head: "GET /x?\(line) HTTP/1.1\r\nReferer: \(line)\r\n\r\n", body: nil),
+                response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: body),
+                error: nil, timings: nil, connection: nil, callbackQueue: "q"
+            )
+            guard defaults.redact(message) == message else { continue }
+            let forced = defaults.redactingEverything(message)
+            if forced != message {
+                fatalError("a rewrite hides what the checks waved through: \(String(reflecting: forced.response?.body.text)) \(String(reflecting: forced.original?.url))")
+            }
+        }
+    }
 }
 
 /// A secret parameter after anything must be hidden: the quick check and the rewrite have to
