@@ -68,7 +68,7 @@ struct CachePlan: Sendable {
             format: CacheEntry.format, key: key.text, version: version, storedAt: now, expiresAt: now.addingTimeInterval(timeToLive.seconds),
             statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
             headers: response.headers.fields.filter(Self.isStored),
-            url: URLPassword.masking(in: response.url), bodySize: response.body.count, bodyDigest: SHA256Digest.hex(of: response.body)
+            url: RequestKey.hidingSecretParameters(in: URLPassword.masking(in: response.url)) { _ in RedactionPolicy.marker }, bodySize: response.body.count, bodyDigest: SHA256Digest.hex(of: response.body)
         )
         return CacheEntry(metadata: metadata, body: response.body)
     }

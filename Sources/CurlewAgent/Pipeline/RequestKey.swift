@@ -61,6 +61,32 @@ struct RequestKey: Sendable, Equatable {
             return !isVolatileParam(name.removingPercentEncoding ?? name)
         }.sorted { $0.lexicographicallyPrecedes($1) }
         let base = String(decoding: bytes[..<question], as: UTF8.self)
-        return pairs.isEmpty ? base : base + "?" + pairs.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "&")
+        // A secret parameter's value enters the key as its digest, like a credential header's.
+        let query = pairs.map { pair in
+            hidingSecretValue(in: String(decoding: pair, as: UTF8.self)) { SHA256Digest.hex(of: Data($0.utf8)) }
+        }
+        return pairs.isEmpty ? base : base + "?" + query.joined(separator: "&")
+    }
+
+    /// `url` with the value of each secret query parameter (`RedactionPolicy.defaultParameterNames`,
+    /// any case, also nested as `token[]` or `user[token]`) replaced by `replacement` of it, for
+    /// what a cache entry stores on disk.
+    static func hidingSecretParameters(in url: String, by replacement: (Substring) -> String) -> String {
+        let hash = url.firstIndex(of: "#") ?? url.endIndex
+        guard let question = url[..<hash].firstIndex(of: "?") else { return url }
+        let pairs = url[url.index(after: question)..<hash].split(separator: "&", omittingEmptySubsequences: false)
+        return String(url[...question]) + pairs.map { hidingSecretValue(in: String($0), by: replacement) }.joined(separator: "&") + url[hash...]
+    }
+
+    /// A `name=value` pair with its value replaced when its name is a secret parameter's.
+    private static func hidingSecretValue(in pair: String, by replacement: (Substring) -> String) -> String {
+        guard let equals = pair.firstIndex(of: "=") else { return pair }
+        let written = pair[..<equals]
+        let name = (written.removingPercentEncoding ?? String(written)).lowercased()
+        let keys = name.split(whereSeparator: { $0 == "[" || $0 == "]" }).map(String.init)
+        guard RedactionPolicy.defaultParameterNames.contains(name) || keys.contains(where: RedactionPolicy.defaultParameterNames.contains) else {
+            return pair
+        }
+        return String(written) + "=" + replacement(pair[pair.index(after: equals)...])
     }
 }

@@ -295,11 +295,12 @@ struct CacheSafetyTests {
             config.cache = CacheSettings(storage: .disk, directory: directory)
             return config
         }())
-        let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://ada:hunter2@") + "/cache/60?cookie=1&tag=\(uniqueTag())"
+        let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://ada:hunter2@") + "/cache/60?cookie=1&token=CacheTok9&tag=\(uniqueTag())"
         _ = try await agent.send(Request.url(url))
         let meta = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".meta") })
         let text = try String(contentsOfFile: directory + "/" + meta, encoding: .utf8)
         #expect(!text.contains("hunter2"))
+        #expect(!text.contains("CacheTok9"), "a secret query parameter is neither in the key nor in the stored URL: \(text)")
         #expect(!text.contains("demo-cache-cookie"))
     }
 }

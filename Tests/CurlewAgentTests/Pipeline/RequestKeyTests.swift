@@ -52,6 +52,12 @@ struct RequestKeyTests {
         for text in [alice.text, bob.text, withPassword.text, otherPassword.text] {
             #expect(!text.contains("secret-token") && !text.contains("hunter2") && !text.contains("letmein") && !text.contains("ada:"))
         }
+        // A secret query parameter (also nested, as forms write it) enters the key as a digest.
+        let tokens = [key(url: "http://h/p?token=QueryTok1&a=1"), key(url: "http://h/p?token=QueryTok2&a=1"),
+                      key(url: "http://h/p?user%5Btoken%5D=QueryTok3")]
+        #expect(Set(tokens.map(\.text)).count == 3)
+        #expect(tokens.allSatisfy { !$0.text.contains("QueryTok") }, "\(tokens.map(\.text))")
+        #expect(RequestKey.hidingSecretParameters(in: "http://h/p?a=1&Access_Token=Tok#f") { _ in "[REDACTED]" } == "http://h/p?a=1&Access_Token=[REDACTED]#f")
         let cookie = key(headers: [HeaderField(name: "Accept", value: "application/json-with-a-secret")])
         #expect(!cookie.text.contains("application/json-with-a-secret"))
     }
