@@ -46,19 +46,10 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
     static func textLength(of kept: UnsafeRawBufferPointer, truncated: Bool) -> Int? {
         if isASCII(kept) || isUTF8(kept[...]) { return kept.count }
         guard truncated else { return nil }
-        // Only a character the cut fell inside: a lead byte and fewer continuation bytes than it
-        // announces (not any last bytes that happen to leave the rest valid, such as `\x94&`).
-        for cut in 1...3 where kept.count >= cut && isCutCharacter(kept[(kept.count - cut)...]) {
+        for cut in 1...3 where kept.count >= cut {
             if isUTF8(kept.dropLast(cut)) { return kept.count - cut }
         }
         return nil
-    }
-
-    /// Whether `tail` is the start of a multi-byte UTF-8 character without its end.
-    private static func isCutCharacter(_ tail: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        guard let lead = tail.first else { return false }
-        let length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xC2 && lead <= 0xDF ? 2 : 0
-        return tail.count < length && tail.dropFirst().allSatisfy { $0 & 0xC0 == 0x80 }
     }
 
     /// What a log keeps of a body's bytes: at most `textLimit` of them when those read as text,

@@ -309,7 +309,12 @@ public struct RedactionPolicy: Sendable, Equatable {
                       BodySnapshot.textLength(of: bytes, truncated: body.isTruncated) != nil else { return false }
                 return textWordsNeedRedaction(bytes) || (body.isTruncated && Self.riskyTailStart(in: bytes, from: 0, inText: true) != nil)
             }
-            if body.isTruncated, Self.unfinishedValueStart(in: bytes, kind: kind) != nil { return true }
+            // Read as the rewrite reads it: a cut body that reads as text without its last bytes
+            // (a character the limit cut) ends where its text ends.
+            if body.isTruncated {
+                let textEnd = BodySnapshot.textLength(of: bytes, truncated: true) ?? bytes.count
+                if Self.unfinishedValueStart(in: UnsafeRawBufferPointer(rebasing: bytes[..<textEnd]), kind: kind) != nil { return true }
+            }
             return switch kind {
             // Secret members, and query parameters or URL passwords inside string values.
             // A string with escapes holding a URL or an escaped ASCII character is judged on its

@@ -5,7 +5,7 @@ import Foundation
 /// calls `onInterrupt` (the command cancels its work and still writes what it owes: reports, the
 /// session log); a second ends the process at once with `secondExitStatus`. A signal the process
 /// started with ignored (a background job of a non-interactive shell ignores SIGINT) stays
-/// ignored. `stop()` puts back the handlers that were there before.
+/// ignored. `stop()` puts back the handlers that were there before, unless an interrupt came.
 final class InterruptWatch {
     /// Shared with the signal handlers, which run on a dispatch queue.
     private final class Seen: Sendable {
@@ -57,6 +57,10 @@ final class InterruptWatch {
 
     func stop() {
         for source in sources { source.cancel(); source.setEventHandler(handler: nil) }
+        // After an interrupt the command is ending as interrupted: a second signal arriving now
+        // (Ctrl-C and a runner's SIGTERM sent together) must not kill it with the signal's own
+        // status instead of its exit code, so the signals stay ignored.
+        guard !wasInterrupted else { return }
         for (number, handler) in previousHandlers { signal(number, handler) }
     }
 }

@@ -369,15 +369,16 @@ struct RedactionPolicyTests {
         #expect(!sent.contains("HeadPw1") && !sent.contains("HeadTok2"), "\(sent)")
     }
 
-    @Test("a cut body whose last bytes are a stray continuation byte and & is not text cut inside a character; the check and the rewrite agree on it (found by fuzzing)")
+    @Test("a cut body read as text without its last bytes is judged on that text by the check as by the rewrite (found by fuzzing)")
     func strayByteBeforeCut() {
-        let kept = Data([0x61, 0x3D, 0x31, 0x26, 0x3D, 0x61, 0x62, 0x94, 0x26])  // a=1&=ab\x94&
+        // Without its last two bytes the kept part reads as text ending inside a value: both hide that value.
+        let kept = Data([0x61, 0x3D, 0x31, 0x26, 0x3D, 0x61, 0x62, 0x94, 0x26])  // a=1&=ab, 0x94, &
         let body = BodySnapshot(kept: kept, size: 57, contentType: "application/x-www-form-urlencoded")
-        #expect(body.text == nil, "0x94 starts no character: the bytes are not text")
-        #expect(BodySnapshot(kept: Data("a=caf\u{E9}".utf8).dropLast(), size: 57, contentType: "text/plain").text == "a=caf", "a character cut by the limit is dropped")
+        #expect(body.text == "a=1&=ab")
         let message = message(responseBody: body)
-        #expect(RedactionPolicy().redact(message) == message)
-        #expect(RedactionPolicy().redactingEverything(message) == message)
+        let redacted = RedactionPolicy().redact(message)
+        #expect(redacted == RedactionPolicy().redactingEverything(message))
+        #expect(redacted.response?.body.text == "a=1&=" + marker)
     }
 
     @Test("a name behind any number of HTML ampersand references is read in a loop: a hostile body of 300,000 of them is redacted, not a stack overflow")
