@@ -19,8 +19,9 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customShort("H"), help: "A header, 'Name: value'. Repeatable.")
     var header: [String] = []
 
-    @Option(name: [.customShort("d"), .customLong("data")], help: "Request body, sent as a form unless -H sets Content-Type; @FILE reads a file.")
-    var data: String?
+    @Option(name: [.customShort("d"), .customLong("data")],
+            help: "Request body, sent as a form unless -H sets Content-Type; @FILE reads a file. Given again, the parts are joined with &, as curl joins them.")
+    var data: [String] = []
 
     @Option(name: .customLong("json"), help: "JSON request body (@FILE reads a file); sets Content-Type and Accept to application/json.")
     var json: String?
@@ -68,8 +69,8 @@ struct SendCommand: AsyncParsableCommand {
         guard (1...2).contains(words.count) else {
             throw ValidationError("give a URL, optionally preceded by a method: curlew send [METHOD] URL")
         }
-        guard data == nil || json == nil else { throw ValidationError("use either -d/--data or --json, not both") }
-        guard !transfer.givesBody || (data == nil && json == nil) else {
+        guard data.isEmpty || json == nil else { throw ValidationError("use either -d/--data or --json, not both") }
+        guard !transfer.givesBody || (data.isEmpty && json == nil) else {
             throw ValidationError("-F/--form and -T/--upload-file carry the body; do not also give -d/--data or --json")
         }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
@@ -236,7 +237,7 @@ struct SendCommand: AsyncParsableCommand {
 
     private func makeRequest() throws -> Request {
         let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased())
-            : transfer.impliedMethod ?? ((data ?? json) == nil ? .get : .post)
+            : transfer.impliedMethod ?? (data.isEmpty && json == nil ? .get : .post)
         var headers = HTTPHeaders()
         for line in header {
             let colon = line.firstIndex(of: ":")!
@@ -250,8 +251,13 @@ struct SendCommand: AsyncParsableCommand {
         if let json {
             if headers["Accept"] == nil { request.headers.set("Accept", "application/json") }
             request.requestSerializer = .raw(try Self.body(from: json), contentType: "application/json")
-        } else if let data {
-            request.requestSerializer = .raw(try Self.body(from: data), contentType: "application/x-www-form-urlencoded")
+        } else if !data.isEmpty {
+            var body = Data()
+            for (index, part) in data.enumerated() {
+                if index > 0 { body.append(UInt8(ascii: "&")) }
+                body.append(try Self.body(from: part))
+            }
+            request.requestSerializer = .raw(body, contentType: "application/x-www-form-urlencoded")
         }
         try transfer.apply(to: &request)
         return request

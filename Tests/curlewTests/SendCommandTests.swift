@@ -131,6 +131,19 @@ struct SendCommandTests {
         #expect(!result.output.contains("@" + path))
     }
 
+    @Test("-d given twice sends both parts joined with &, as curl does, instead of only the last (found by a new user's trial)")
+    func repeatedData() async throws {
+        let server = try await TestServer.shared()
+        let path = NSTemporaryDirectory() + "curlew-data-\(UUID().uuidString).txt"
+        try "c=3".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let result = try await CurlewProcess.run(["send", "-d", "a=1", "-d", "b=2", "-d", "@" + path, "\(server.baseURL)/anything"])
+        #expect(result.status == 0, "\(result.error)")
+        for pair in [#""a" : "1""#, #""b" : "2""#, #""c" : "3""#] {
+            #expect(result.output.contains(pair) || result.output.contains(pair.replacingOccurrences(of: " : ", with: ":")), "\(result.output)")
+        }
+    }
+
     @Test("URL words as curl and HTTPie read them: no scheme is plain HTTP, `:PORT/path` is localhost; an empty URL or a bare path is refused with what to give")
     func urlWords() async throws {
         let server = try await TestServer.shared()
