@@ -25,8 +25,24 @@ final class DiskCacheStore: Sendable {
     private let index = Locked(Index())
 
     init(directory: String, maxBytes: Int64) {
-        self.directory = directory
+        self.directory = Self.withoutTrailingSeparators(directory)
         self.maxBytes = maxBytes
+    }
+
+    /// `path` without trailing `/` and `/.`: `lstat` follows a symbolic link named `link/` or
+    /// `link/.`, so the link check must see `link`.
+    static func withoutTrailingSeparators(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 {
+            if trimmed.hasSuffix("/") {
+                trimmed = trimmed.dropLast()
+            } else if trimmed.hasSuffix("/.") {
+                trimmed = trimmed.dropLast(2)
+            } else {
+                break
+            }
+        }
+        return trimmed.isEmpty ? "/" : String(trimmed)
     }
 
     /// Why the store is off, or nil when its directory is usable.

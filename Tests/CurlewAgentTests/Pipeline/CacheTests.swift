@@ -1,4 +1,4 @@
-import CurlewAgent
+@testable import CurlewAgent
 import CurlewLocking
 import CurlewTestSupport
 import Foundation
@@ -230,7 +230,14 @@ struct CacheSafetyTests {
         let linked = try await pipelineAgent { $0.cache = CacheSettings(storage: .disk, directory: link) }
         let second = await sendCapturing(linked, Request(.get, "/cache/60?tag=\(tag)"))
         #expect(second.message?.pipeline?.notes.first?.contains("symbolic link") == true)
+        // A trailing `/` or `/.` makes `lstat` follow the link; the check still sees it (found by a new user's trial).
+        for written in [link + "/", link + "/.", link + "//./"] {
+            let trailing = try await pipelineAgent { $0.cache = CacheSettings(storage: .disk, directory: written) }
+            let third = await sendCapturing(trailing, Request(.get, "/cache/60?tag=\(tag)"))
+            #expect(third.message?.pipeline?.notes.first?.contains("symbolic link") == true, "\(written)")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
+        #expect(DiskCacheStore.withoutTrailingSeparators("/") == "/" && DiskCacheStore.withoutTrailingSeparators("a/b/./") == "a/b")
     }
 
     @Test("a disk entry expires by time across restarts (its dates read back as written)")
