@@ -113,6 +113,15 @@ public struct RedactionPolicy: Sendable, Equatable {
         return values
     }
 
+    /// Free text written beside a log (an assertion's `got` in a run's report) with what a log
+    /// hides hidden: secret JSON members, URL passwords and declared parameters word by word,
+    /// declared values.
+    public func redactText(_ text: String) -> String {
+        guard isEnabled else { return text }
+        let members = jsonMemberRedactor.redact(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? text
+        return replaceSecrets(redactURLsInText(redactURL(members)))
+    }
+
     /// Every rewrite run, whatever the quick checks say: for the fuzz target's differential
     /// check, which holds that a message the checks wave through comes out of the rewrites as it
     /// went in (a rewrite that would hide what a check missed is a leak).

@@ -128,7 +128,11 @@ public struct WorkspaceRunner: Sendable {
                           expectations: [Expectation]) -> RunCase {
         let outcome = ExchangeOutcome(response: response, error: error, duration: duration)
         // Assertions judge an answer; a request that got none failed already.
-        let failures = response == nil ? [] : expectations.compactMap { $0.failure(in: outcome) }
+        // What a report shows of the answer hides what the session log hides.
+        let policy = session.redactionPolicy
+        let failures = response == nil ? [] : expectations.compactMap { $0.failure(in: outcome) }.map { failure in
+            ExpectationFailure(assertion: failure.assertion, expected: policy.redactText(failure.expected), actual: policy.redactText(failure.actual))
+        }
         return RunCase(request: name, group: group, iteration: iteration, statusCode: response?.statusCode, error: error,
                        failures: failures, duration: duration)
     }

@@ -83,6 +83,27 @@ struct RunCommandTests {
         #expect(xml.contains("<failure message=\"status: expected 200, got 418\""))
     }
 
+    @Test("a failed assertion's expected and actual values hide what the session log hides, on the console and in JUnit (found by a new user's trial)")
+    func failuresRedacted() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/curlew.yaml"
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          leaky:
+            url: "/get?token=JTOK1&next=https%3A%2F%2Fh%2F%3Ftoken%3DJTOK2"
+            expect: {json: {$.url: {matches: "^no"}, $.args: {exists: false}}}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--junit", directory + "/r.xml"])
+        #expect(result.status == 1)
+        #expect(result.output.contains("[REDACTED]"), "\(result.output)")
+        let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
+        for text in [result.output, xml] { #expect(!text.contains("JTOK1") && !text.contains("JTOK2"), "\(text)") }
+    }
+
     @Test("exit 2 for usage and workspace errors", arguments: [
         (["--request", "nope"], "no request \"nope\""),
         (["--env", "prod"], "no environment \"prod\""),
