@@ -132,10 +132,15 @@ public enum WorkspaceWriter {
         }
         var result = ""
         var rest = Substring(url)
-        if let schemeEnd = schemePart(of: url, literal: literal) {
-            result += kept(rest[..<schemeEnd.upperBound])
-            let authorityEnd = URLText.afterAuthority(url).startIndex
-            let authority = rest[schemeEnd.upperBound..<authorityEnd]
+        // The user info: after `scheme://`, or at the start of a URL typed without a scheme
+        // (`bob:pw@host/x`, which `curlew send` reads as a host with credentials).
+        let schemeEnd = schemePart(of: url, literal: literal)
+        let authorityStart = schemeEnd?.upperBound ?? url.startIndex
+        let authorityEnd = schemeEnd == nil ? (url.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex)
+            : URLText.afterAuthority(url).startIndex
+        if schemeEnd != nil || url[authorityStart..<authorityEnd].contains("@") {
+            result += kept(rest[..<authorityStart])
+            let authority = rest[authorityStart..<authorityEnd]
             if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":"),
                let hidden = secret(authority[authority.index(after: colon)..<at], field: "password") {
                 result += kept(authority[...colon]) + hidden + kept(authority[at...])

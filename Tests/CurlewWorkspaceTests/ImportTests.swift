@@ -339,6 +339,11 @@ struct WorkspaceWriterReviewTests {
                                                   secretParameters: ["token"]) == "http://h/x?next={{p}}://bob:{{u_password}}@g/")
         #expect(WorkspaceWriter.movingCredentials(inURL: "{{base}}/a:b@c", named: "v", into: &plain, avoiding: [],
                                                   secretParameters: ["token"]) == "{{base}}/a:b@c")
+        // Typed without a scheme, the user info is at the start (found by a new user's trial).
+        #expect(WorkspaceWriter.movingCredentials(inURL: "bob:NoSchemePw@127.0.0.1:8080/get", named: "x", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "bob:{{x_password}}@127.0.0.1:8080/get")
+        #expect(WorkspaceWriter.movingCredentials(inURL: "users/1?a=1", named: "y", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "users/1?a=1")
         for (url, kept) in [("http{{s}}://ann:TplPw3@h/", "http{{s}}://ann:{{w_password}}@h/"),
                             ("{{proto}}s://ann:TplPw4@h/", "{{proto}}s://ann:{{w_password_2}}@h/"),
                             ("{{ proto }}://ann:TplPw5@h/", "{{ proto }}://ann:{{w_password_3}}@h/")] {
