@@ -1,9 +1,9 @@
 import CurlewTransport
 
 /// The escapes a query or form pair can hide a secret under: HTML's escaped `&` before a name
-/// (`?a=1&amp;token=…`, as a link is written into a page) and percent-encoding in a value (a URL
-/// carried inside another, `next=https%3A%2F%2Fh%2F%3Ftoken%3D…`). Pure, so it is fuzzed with
-/// the redaction it serves.
+/// (`?a=1&amp;token=…`, as a link is written into a page), percent-encoding in a value (a URL
+/// carried inside another, `next=https%3A%2F%2Fh%2F%3Ftoken%3D…`) and JSON's escapes in a word
+/// of text (`/cb?a=1\u0026token=…`). Pure, so it is fuzzed with the redaction it serves.
 enum EncodedQueryText {
     /// `name` after any HTML references to `&` it starts with (`amp;`, `#38;`, `#x26;`, leading
     /// zeros allowed, `#` optional since `#` also ends a pair), looked at in a loop however many
@@ -96,6 +96,32 @@ enum EncodedQueryText {
             if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexDigit(bytes[index + 1]), let low = hexDigit(bytes[index + 2]) {
                 output.append(UInt8(high << 4 | low))
                 index += 3
+                changed = true
+            } else {
+                output.append(byte)
+                index += 1
+            }
+        }
+        return changed ? output : nil
+    }
+
+    /// `word` with JSON's `\/` and `\u00XX` escapes of ASCII characters read; nil when it has none.
+    static func unescapingJSON(in word: UnsafeRawBufferPointer.SubSequence) -> [UInt8]? {
+        guard ASCII.contains(UInt8(ascii: "\\"), in: word) else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(word.count)
+        var changed = false
+        var index = word.startIndex
+        while index < word.endIndex {
+            let byte = word[index]
+            if byte == UInt8(ascii: "\\"), index + 1 < word.endIndex, word[index + 1] == UInt8(ascii: "/") {
+                output.append(UInt8(ascii: "/"))
+                index += 2
+                changed = true
+            } else if byte == UInt8(ascii: "\\"), index + 5 < word.endIndex, word[index + 1] == UInt8(ascii: "u"),
+                      let value = UInt8(String(decoding: word[(index + 2)...(index + 5)], as: UTF8.self), radix: 16), value < 0x80 {
+                output.append(value)
+                index += 6
                 changed = true
             } else {
                 output.append(byte)

@@ -580,9 +580,14 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Whether a word of a text body holds what `redactURLsInText` hides: the check and the
     /// rewrite split the text the same way, so neither sees a pair the other does not.
     private func textWordsNeedRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        Self.anyTextWord(in: bytes) { textWordNeedsRedaction($0) }
+    }
+
+    /// Whether `test` holds for a word of `bytes`, split where `endsTextWord` says.
+    private static func anyTextWord(in bytes: UnsafeRawBufferPointer, _ test: (UnsafeRawBufferPointer.SubSequence) -> Bool) -> Bool {
         var start = 0
-        for index in 0...bytes.count where index == bytes.count || Self.endsTextWord(bytes[index]) {
-            if index > start, textWordNeedsRedaction(bytes[start..<index]) { return true }
+        for index in 0...bytes.count where index == bytes.count || endsTextWord(bytes[index]) {
+            if index > start, test(bytes[start..<index]) { return true }
             start = index + 1
         }
         return false
@@ -592,7 +597,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// read (`/cb?a=1\u0026token=…`, JSON inlined in a page's script).
     private func textWordNeedsRedaction(_ word: UnsafeRawBufferPointer.SubSequence) -> Bool {
         if urlBytesNeedRedaction(word) { return true }
-        guard let unescaped = Self.unescapingJSON(in: word) else { return false }
+        guard let unescaped = EncodedQueryText.unescapingJSON(in: word) else { return false }
         return unescaped.withUnsafeBytes { urlBytesNeedRedaction($0[...]) }
     }
 
@@ -601,34 +606,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     private func redactedTextWord(_ word: UnsafeRawBufferPointer.SubSequence) -> String? {
         guard !word.isEmpty else { return nil }
         if urlBytesNeedRedaction(word) { return redactURL(String(decoding: word, as: UTF8.self)) }
-        guard let unescaped = Self.unescapingJSON(in: word), unescaped.withUnsafeBytes({ urlBytesNeedRedaction($0[...]) }) else { return nil }
+        guard let unescaped = EncodedQueryText.unescapingJSON(in: word), unescaped.withUnsafeBytes({ urlBytesNeedRedaction($0[...]) }) else { return nil }
         return redactURL(String(decoding: unescaped, as: UTF8.self))
-    }
-
-    /// `word` with JSON's `\/` and `\u00XX` escapes of ASCII characters read; nil when it has none.
-    static func unescapingJSON(in word: UnsafeRawBufferPointer.SubSequence) -> [UInt8]? {
-        guard ASCII.contains(UInt8(ascii: "\\"), in: word) else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(word.count)
-        var changed = false
-        var index = word.startIndex
-        while index < word.endIndex {
-            let byte = word[index]
-            if byte == UInt8(ascii: "\\"), index + 1 < word.endIndex, word[index + 1] == UInt8(ascii: "/") {
-                output.append(UInt8(ascii: "/"))
-                index += 2
-                changed = true
-            } else if byte == UInt8(ascii: "\\"), index + 5 < word.endIndex, word[index + 1] == UInt8(ascii: "u"),
-                      let value = UInt8(String(decoding: word[(index + 2)...(index + 5)], as: UTF8.self), radix: 16), value < 0x80 {
-                output.append(value)
-                index += 6
-                changed = true
-            } else {
-                output.append(byte)
-                index += 1
-            }
-        }
-        return changed ? output : nil
     }
 
     /// Whitespace, a quote or `<`/`>`: where a URL or pair in text ends.
@@ -696,15 +675,17 @@ public struct RedactionPolicy: Sendable, Equatable {
             let decoded = String(decoding: name, as: UTF8.self)
             return isSecretParameterName(decoded.removingPercentEncoding ?? decoded)
         }
-        if ASCII.contains(UInt8(ascii: "["), in: name) { return isSecretParameterName(String(decoding: name, as: UTF8.self)) }
+        if ASCII.contains(UInt8(ascii: "["), in: name) || ASCII.contains(UInt8(ascii: "]"), in: name) {
+            return isSecretParameterName(String(decoding: name, as: UTF8.self))
+        }
         return parameterNameBytes.contains(name)
     }
 
     /// A decoded name, or one a form writes a nested value under (`token[]`, `user[token]`, as
-    /// the agent flattens arrays and objects itself): secret when any of its keys is.
-    private func isSecretParameterName(_ name: String) -> Bool {
+    /// the agent flattens arrays and objects itself): secret, in any case, when any of its keys
+    /// is. The cache key's rule for secret query parameters too.
+    func isSecretParameterName(_ name: String) -> Bool {
         if parameterNameBytes.contains(name) { return true }
-        guard name.contains("[") else { return false }
         return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { parameterNameBytes.contains(String($0)) }
     }
 
@@ -765,12 +746,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                     return true
                 }
                 // Word by word too, as text is read (`%22token%3D…%22` decodes to a quoted pair).
-                var start = 0
-                for index in 0...all.count where index == all.count || Self.endsTextWord(all[index]) {
-                    if index > start, pairsNeedRedaction(all[start..<index], queryOnly: true, throughEncoding: false) { return true }
-                    start = index + 1
-                }
-                return false
+                return Self.anyTextWord(in: all) { pairsNeedRedaction($0, queryOnly: true, throughEncoding: false) }
             }
             if found { return true }
         }

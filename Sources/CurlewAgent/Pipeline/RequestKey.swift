@@ -78,15 +78,14 @@ struct RequestKey: Sendable, Equatable {
         return String(url[...question]) + pairs.map { hidingSecretValue(in: String($0), by: replacement) }.joined(separator: "&") + url[hash...]
     }
 
+    /// The redaction's defaults, whose rule for secret parameter names the key follows.
+    private static let defaultRedaction = RedactionPolicy()
+
     /// A `name=value` pair with its value replaced when its name is a secret parameter's.
     private static func hidingSecretValue(in pair: String, by replacement: (Substring) -> String) -> String {
         guard let equals = pair.firstIndex(of: "=") else { return pair }
         let written = pair[..<equals]
-        let name = (written.removingPercentEncoding ?? String(written)).lowercased()
-        let keys = name.split(whereSeparator: { $0 == "[" || $0 == "]" }).map(String.init)
-        guard RedactionPolicy.defaultParameterNames.contains(name) || keys.contains(where: RedactionPolicy.defaultParameterNames.contains) else {
-            return pair
-        }
+        guard defaultRedaction.isSecretParameterName(written.removingPercentEncoding ?? String(written)) else { return pair }
         return String(written) + "=" + replacement(pair[pair.index(after: equals)...])
     }
 }
