@@ -191,11 +191,10 @@ final class AgentCore: Sendable {
         let verdict = Verdict(result: result, request: entry.request, acceptable: config.acceptableStatusCodes)
         guard entry.handle.transition(to: verdict.state) else { return }
         let info = entry.info
-        let headers = result.fieldHeaders
-        let response = Self.response(to: info.id, from: result, headers: headers, value: verdict.value)
+        let response = Self.response(to: info.id, from: result, value: verdict.value)
         // The debug message is the largest thing built per request; skip it when nobody reads it.
         let message = !batch.observed && entry.callbacks.debug == nil
-            ? nil : SharedDebugMessage(debugMessage(info: info, composed: entry.composed, result: result, headers: headers, state: verdict.state,
+            ? nil : SharedDebugMessage(debugMessage(info: info, composed: entry.composed, result: result, state: verdict.state,
                                                     error: verdict.error, pipeline: nil, stream: entry.stream?.record,
                                                     bodyReaders: debugBodyReaders(readByCallback: entry.callbacks.debug != nil)))
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
@@ -203,11 +202,11 @@ final class AgentCore: Sendable {
     }
 
     /// The response a transfer received, nil when none arrived.
-    static func response(to id: UInt64, from result: TransferResult, headers: [HeaderField], value: ResponseValue?) -> Response? {
+    static func response(to id: UInt64, from result: TransferResult, value: ResponseValue?) -> Response? {
         guard !result.statusLine.isEmpty else { return nil }
         var response = Response(
             requestID: id, statusCode: result.statusCode, statusLine: result.statusLine,
-            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(headers),
+            httpVersion: result.connection.httpVersion, headers: HTTPHeaders(received: result.responseHeaders),
             body: result.responseBody, value: value ?? .data(result.responseBody), url: result.connection.effectiveURL
         )
         response.download = result.download
@@ -215,7 +214,7 @@ final class AgentCore: Sendable {
     }
 
     /// The debug message of a network exchange.
-    func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, headers: [HeaderField], state: RequestState,
+    func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, state: RequestState,
                       error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil, bodyReaders: BodyReaders) -> DebugMessage {
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
             head: String(decoding: result.requestHead, as: UTF8.self),
@@ -232,7 +231,7 @@ final class AgentCore: Sendable {
         }
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
-            startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, headers: headers, bodyReaders: bodyReaders),
+            startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, bodyReaders: bodyReaders),
             error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline,
             transfer: transfer, stream: stream
         )
@@ -245,11 +244,11 @@ final class AgentCore: Sendable {
     }
 
     /// The response side of a debug message, with the body kept as far as its readers read.
-    func snapshot(of result: TransferResult, headers: [HeaderField], bodyReaders: BodyReaders) -> ResponseSnapshot? {
+    func snapshot(of result: TransferResult, bodyReaders: BodyReaders) -> ResponseSnapshot? {
         guard !result.statusLine.isEmpty else { return nil }
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
-            headers: headers,
+            headers: result.responseHeaders.fields,
             body: bodySnapshot(of: result, readers: bodyReaders)
         )
     }

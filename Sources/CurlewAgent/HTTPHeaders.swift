@@ -2,37 +2,66 @@ import CurlewTransport
 import Foundation
 
 /// One header field.
-public struct HeaderField: Sendable, Equatable, Codable {
-    public var name: String
-    public var value: String
-
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-}
+public typealias HeaderField = CurlewTransport.HeaderField
 
 /// Header fields in order. Names compare case-insensitively; `merged(over:)` lets one set override another.
+///
+/// A response's headers stay as the transport received them until they are read: looking one up
+/// by name makes only its value into a string, and `fields` (or iterating) makes them all, on
+/// each read.
 public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleByDictionaryLiteral {
-    public private(set) var fields: [HeaderField]
+    /// The fields given or changed here; unused while `received` holds them.
+    private var written: [HeaderField]
+    /// A response's fields as received, until something changes them.
+    private var received: ReceivedHeaders?
+
+    public var fields: [HeaderField] {
+        received?.fields ?? written
+    }
 
     public init(_ fields: [HeaderField] = []) {
-        self.fields = fields
+        written = fields
+    }
+
+    /// A response's headers as received.
+    public init(received: ReceivedHeaders) {
+        written = []
+        self.received = received
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { HeaderField(name: $0.0, value: $0.1) }
+        written = elements.map { HeaderField(name: $0.0, value: $0.1) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case fields
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.container(keyedBy: CodingKeys.self).decode([HeaderField].self, forKey: .fields))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fields, forKey: .fields)
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields == rhs.fields
     }
 
     public func makeIterator() -> IndexingIterator<[HeaderField]> {
         fields.makeIterator()
     }
 
-    public var isEmpty: Bool { fields.isEmpty }
+    public var isEmpty: Bool { received?.isEmpty ?? written.isEmpty }
 
     /// The first value for `name`, compared case-insensitively.
     public subscript(name: String) -> String? {
-        get { fields.first { ASCII.equalsIgnoringCase($0.name, name) }?.value }
+        get {
+            if let received { return received.first(name) }
+            return written.first { ASCII.equalsIgnoringCase($0.name, name) }?.value
+        }
         set {
             if let newValue { set(name, newValue) } else { remove(name) }
         }
@@ -40,28 +69,39 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// Replaces every field named `name` with one field, keeping the position of the first.
     public mutating func set(_ name: String, _ value: String) {
-        guard let index = fields.firstIndex(where: { ASCII.equalsIgnoringCase($0.name, name) }) else {
-            fields.append(HeaderField(name: name, value: value))
+        settle()
+        guard let index = written.firstIndex(where: { ASCII.equalsIgnoringCase($0.name, name) }) else {
+            written.append(HeaderField(name: name, value: value))
             return
         }
-        fields[index] = HeaderField(name: name, value: value)
-        fields = fields.enumerated()
+        written[index] = HeaderField(name: name, value: value)
+        written = written.enumerated()
             .filter { $0.offset == index || !ASCII.equalsIgnoringCase($0.element.name, name) }
             .map(\.element)
     }
 
     /// Adds a field, keeping any others with the same name.
     public mutating func add(_ name: String, _ value: String) {
-        fields.append(HeaderField(name: name, value: value))
+        settle()
+        written.append(HeaderField(name: name, value: value))
     }
 
     public mutating func remove(_ name: String) {
-        fields.removeAll { ASCII.equalsIgnoringCase($0.name, name) }
+        settle()
+        written.removeAll { ASCII.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// Makes received fields into written ones, before a change.
+    private mutating func settle() {
+        guard let received else { return }
+        written = received.fields
+        self.received = nil
     }
 
     /// These headers laid over `base`: a name present here replaces every field of that name in base.
     public func merged(over base: HTTPHeaders) -> HTTPHeaders {
-        guard !fields.isEmpty else { return base }
+        guard !isEmpty else { return base }
+        let fields = fields
         return HTTPHeaders(base.fields.filter { field in !fields.contains { ASCII.equalsIgnoringCase($0.name, field.name) } } + fields)
     }
 

@@ -27,11 +27,11 @@ final class DownloadWriter {
     }
 
     /// Opens the partial file for a response with this status and these headers.
-    func begin(status: Int, headers: [(name: String, value: String)]) -> TransferError? {
+    func begin(status: Int, headers: ReceivedHeaders) -> TransferError? {
         var offset: Int64 = 0
         if let resume = target.resumeFrom {
             if status == 206 {
-                let header = headers.last { ASCII.equalsIgnoringCase($0.name, "Content-Range") }?.value
+                let header = headers.last("Content-Range")
                 guard let start = header.flatMap(Self.contentRangeStart), start == resume.offset else {
                     return TransferError(kind: .rangeMismatch, code: 33,
                                          message: "asked to resume at byte \(resume.offset), the server sent Content-Range \(header ?? "(none)")")
@@ -64,7 +64,7 @@ final class DownloadWriter {
             startSize = opened.size
         }
         if target.resumable {
-            ResumeRecord(url: url, etag: Self.header("ETag", in: headers), lastModified: Self.header("Last-Modified", in: headers), bytes: startSize)
+            ResumeRecord(url: url, etag: headers.last("ETag"), lastModified: headers.last("Last-Modified"), bytes: startSize)
                 .write(to: target.recordPath)
         }
         return nil
@@ -141,9 +141,5 @@ final class DownloadWriter {
         let spec = trimmed.dropFirst(6)
         guard let dash = spec.firstIndex(of: "-") else { return nil }
         return Int64(spec[..<dash].trimmingCharacters(in: .whitespaces))
-    }
-
-    private static func header(_ name: String, in headers: [(name: String, value: String)]) -> String? {
-        headers.last { ASCII.equalsIgnoringCase($0.name, name) }?.value
     }
 }

@@ -58,7 +58,7 @@ final class Transfer {
     /// When the latest status line arrived, on the same clock as `lastSendAt`.
     private var statusLineAt: UInt64 = 0
     private var statusLine = ""
-    private var responseHeaders: [(name: String, value: String)] = []
+    private var responseHeaders = ReceivedHeaders()
     private var responseBody = Data()
     /// The body's bytes so far, wherever they are kept.
     private var receivedBodyBytes = 0
@@ -305,7 +305,7 @@ final class Transfer {
         let status = long(CURLINFO_RESPONSE_CODE)
         // Most responses are not redirects: decided without looking for a Location header.
         guard request.followRedirects, RedirectHop.isFollowed(status) else { return .finish }
-        let location = responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Location") }?.value
+        let location = responseHeaders.last("Location")
         return RedirectHop.decide(after: request, status: status, location: location, hopsSoFar: hops)
     }
 
@@ -332,7 +332,7 @@ final class Transfer {
         requestBodySize = 0
         responseSinceLastRequest = false
         statusLine = ""
-        responseHeaders.removeAll(keepingCapacity: true)
+        responseHeaders.removeAll()
         responseBody = Data()
         releaseUnusedPooledBody()
         if let buffer = pooledBody { bodyBuffers.give(buffer); pooledBody = nil }
@@ -422,7 +422,7 @@ final class Transfer {
         bodyRouted = true
         let status = long(CURLINFO_RESPONSE_CODE)
         chunkLabel = request.streamsBody && !(300..<400).contains(status)
-            ? (status, responseHeaders.last { ASCII.equalsIgnoringCase($0.name, "Content-Type") }?.value) : nil
+            ? (status, responseHeaders.last("Content-Type")) : nil
         discardsBody = chunkLabel.map { EventStreamResponse.matches(status: $0.status, contentType: $0.contentType) } ?? false
         guard let download, !download.isOpen, DownloadWriter.takes(status: long(CURLINFO_RESPONSE_CODE)) else { return true }
         if let failure = download.begin(status: long(CURLINFO_RESPONSE_CODE), headers: responseHeaders) {
@@ -504,28 +504,28 @@ final class Transfer {
         case .statusLine(let line):
             // Only the wire capture's send stamps are measured against it.
             if request.capturesWire { statusLineAt = DispatchTime.now().uptimeNanoseconds }
-            statusLine = line
+            statusLine = ResponseHeaderLine.text(bytes, line)
             bodyRouted = false
             if !tlsRead {
                 tlsRead = true
                 if ASCII.hasPrefixIgnoringCase(request.url, "https:") { tlsFacts = readTLSFacts() }
             }
-            responseHeaders.removeAll(keepingCapacity: true)
-            // Room for a typical response's headers at once, instead of growing 1, 2, 4, 8, 16.
-            responseHeaders.reserveCapacity(16)
+            responseHeaders.removeAll()
+            // Room for a typical response's head at once, instead of growing step by step.
+            responseHeaders.reserveCapacity(512)
             releaseUnusedPooledBody()
             responseSinceLastRequest = true
-        case .continuation(let more):
-            guard !responseHeaders.isEmpty else { return }
-            responseHeaders[responseHeaders.count - 1].value += " " + more
+        case .continuation:
+            responseHeaders.append(bytes, continuation: true)
         case .field(let name, let value):
-            responseHeaders.append((name, value))
+            responseHeaders.append(bytes, continuation: false)
             // Make room for an announced body once: growing a large one by doubling costs a
             // fresh, kernel-zeroed allocation and a copy at every step. Large ones go to a
             // pooled buffer whose pages are already mapped.
-            if ASCII.equalsIgnoringCase(name, "Content-Length"), let length = Int(value),
-               length > 0, length <= maxResponseBytes, receivedBodyBytes == 0, pooledBody == nil,
-               request.download == nil, request.spillThreshold.map({ length <= $0 }) ?? true {
+            if receivedBodyBytes == 0, pooledBody == nil, request.download == nil,
+               Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[name])),
+               let length = Self.decimal(UnsafeRawBufferPointer(rebasing: bytes[value])),
+               length > 0, length <= maxResponseBytes, request.spillThreshold.map({ length <= $0 }) ?? true {
                 if length >= BodyBufferPool.minimumSize {
                     pooledBody = bodyBuffers.take(atLeast: length)
                 } else {
@@ -535,6 +535,25 @@ final class Transfer {
         case .other:
             break
         }
+    }
+
+    private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
+        let expected: StaticString = "content-length"
+        guard name.count == expected.utf8CodeUnitCount else { return false }
+        let letters = UnsafeRawBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount)
+        for index in 0..<name.count where ASCII.lowercase(name[index]) != letters[index] { return false }
+        return true
+    }
+
+    /// A run of ASCII digits as a number: nil for anything else, or beyond 18 digits.
+    static func decimal(_ digits: UnsafeRawBufferPointer) -> Int? {
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var value = 0
+        for digit in digits {
+            guard digit >= 0x30, digit <= 0x39 else { return nil }
+            value = value * 10 + Int(digit - 0x30)
+        }
+        return value
     }
 
     func observeOutgoingHeader(_ bytes: UnsafeRawBufferPointer) {

@@ -62,7 +62,7 @@ public struct TransferResult: Sendable {
     /// The status line of the final response, without CRLF; empty when none arrived.
     public var statusLine: String
     public var statusCode: Int
-    public var responseHeaders: [(name: String, value: String)]
+    public var responseHeaders: ReceivedHeaders
     /// In memory, or mapped from an unlinked temporary file when it was larger than the request's
     /// `spillThreshold` (`responseBodySpilled`); empty when it went to a download's file.
     public var responseBody: Data
@@ -78,6 +78,6 @@ public struct TransferResult: Sendable {
 
     /// The value of the first response header with this name, compared case-insensitively.
     public func responseHeader(_ name: String) -> String? {
-        responseHeaders.first { ASCII.equalsIgnoringCase($0.name, name) }?.value
+        responseHeaders.first(name)
     }
 }

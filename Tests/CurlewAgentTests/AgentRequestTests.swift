@@ -172,4 +172,42 @@ struct AgentRequestTests {
         let plain = try await agent.send(Request(.get, "/get"))
         #expect(plain.statusCode == 200)
     }
+
+    @Test("a response's headers read as the server sent them, repeated names kept, and change like written ones")
+    func receivedHeaders() async throws {
+        var request = Request(.get, "/cookies/set?first=1&second=2", acceptableStatusCodes: 200..<400)
+        request.followRedirects = false
+        let captured = Locked<DebugMessage?>(nil)
+        let agent = try await agent()
+        let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+            agent.start(request, callbacks: RequestCallbacks(
+                success: { continuation.resume(returning: $0) },
+                failure: { continuation.resume(throwing: $0) },
+                debug: { message in captured.withLock { $0 = message } }
+            ))
+        }
+        #expect(response.statusCode == 302)
+        let cookies = response.headers.fields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
+        #expect(cookies.count == 2)
+        #expect(cookies.allSatisfy { $0.hasSuffix("; Path=/; HttpOnly") })
+        #expect(response.headers["LOCATION"] == "/cookies")
+        #expect(response.headers["X-Missing"] == nil)
+        #expect(!response.headers.isEmpty)
+        let message = try #require(captured.withLock { $0 })
+        #expect(message.response?.headers == response.headers.fields)
+
+        var changed = response.headers
+        changed.set("Location", "/elsewhere")
+        changed.add("X-Added", "1")
+        #expect(changed["location"] == "/elsewhere")
+        #expect(changed.fields.count == response.headers.fields.count + 1)
+        #expect(changed != response.headers)
+        #expect(HTTPHeaders(response.headers.fields) == response.headers)
+        let decoded = try JSONDecoder().decode(HTTPHeaders.self, from: JSONEncoder().encode(response.headers))
+        #expect(decoded == response.headers)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(HTTPHeaders([HeaderField(name: "A", value: "b")])), as: UTF8.self)
+            == #"{"fields":[{"name":"A","value":"b"}]}"#)
+    }
 }

@@ -1,4 +1,5 @@
-// Fuzzes what the transport reads from a server's head: response header lines, a redirect's
+// Fuzzes what the transport reads from a server's head: response header lines (and, split into
+// lines, a whole head kept as bytes, checked against fields made line by line), a redirect's
 // Location, a resumed download's Content-Range, and a cookie jar line (which a cookie read back
 // the same way). A redirect is followed only to http or https, never from https down to http, and
 // credentials never travel to another origin.
@@ -17,6 +18,7 @@ public func fuzzHeaders(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
     _ = ResponseHeaderLine(bytes)
+    checkReceivedHeaders(bytes)
     let location = String(decoding: bytes, as: UTF8.self)
     _ = DownloadWriter.contentRangeStart(location)
     if let cookie = Cookie(netscapeLine: location), !cookie.value.contains("\n"), !cookie.name.contains("\n"),
@@ -37,4 +39,40 @@ public func fuzzHeaders(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// The head in `bytes`, split at each LF, kept as `ReceivedHeaders` must read the same as the
+/// fields made line by line: folded lines joined, a status line starting over.
+private func checkReceivedHeaders(_ bytes: UnsafeRawBufferPointer) {
+    var kept = ReceivedHeaders()
+    var expected: [HeaderField] = []
+    var start = 0
+    while start < bytes.count {
+        let end = ASCII.firstIndex(of: 0x0A, in: bytes[start...]).map { $0 + 1 } ?? bytes.count
+        let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        start = end
+        switch ResponseHeaderLine(line) {
+        case .statusLine:
+            kept.removeAll()
+            expected.removeAll()
+        case .field(let name, let value):
+            kept.append(line, continuation: false)
+            expected.append(HeaderField(name: ResponseHeaderLine.text(line, name), value: ResponseHeaderLine.text(line, value)))
+        case .continuation(let more):
+            kept.append(line, continuation: true)
+            if !expected.isEmpty { expected[expected.count - 1].value += " " + ResponseHeaderLine.text(line, more) }
+        case .other:
+            break
+        }
+    }
+    guard kept.fields == expected, kept.isEmpty == expected.isEmpty else {
+        fatalError("kept head reads \(kept.fields), fields made line by line are \(expected)")
+    }
+    for field in expected {
+        let named = expected.filter { ASCII.equalsIgnoringCase($0.name, field.name) }
+        let shouted = String(decoding: field.name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+        guard kept.first(field.name) == named.first?.value, kept.last(shouted) == named.last?.value else {
+            fatalError("looking up \(field.name.debugDescription) disagrees with the fields \(expected)")
+        }
+    }
 }

@@ -15,7 +15,7 @@ struct FinishedExchange {
     /// Its debug message, keeping of the response body what its readers read.
     func debugMessage(core: AgentCore, bodyReaders: BodyReaders) -> DebugMessage {
         if let result, let composed {
-            return core.debugMessage(info: info, composed: composed, result: result, headers: result.fieldHeaders, state: state,
+            return core.debugMessage(info: info, composed: composed, result: result, state: state,
                                      error: error, pipeline: record, bodyReaders: bodyReaders)
         }
         let (original, transfer) = (composed ?? AgentCore.asTyped(info)).splittingTransfer()
@@ -33,11 +33,4 @@ struct PipelineDelivery {
     var handle: RequestHandle
     var response: Response?
     var callbacks: RequestCallbacks
-}
-
-extension TransferResult {
-    /// The response headers as the agent's fields.
-    var fieldHeaders: [HeaderField] {
-        responseHeaders.map { HeaderField(name: $0.name, value: $0.value) }
-    }
 }

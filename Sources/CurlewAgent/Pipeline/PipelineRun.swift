@@ -309,10 +309,10 @@ final class PipelineRun: Sendable {
             for plugin in plugins { plugin.willSend(info) }
             let result = await exchange(signedTransfer, composed: signedComposed, info: info, request: prepared)
             var verdict = Verdict(result: result, request: prepared, acceptable: config.acceptableStatusCodes)
-            var response = AgentCore.response(to: info.id, from: result, headers: result.fieldHeaders, value: verdict.value)
+            var response = AgentCore.response(to: info.id, from: result, value: verdict.value)
             var revalidated = false
             if result.statusCode == 304, result.error == nil, let revalidating {
-                response = CachePlan.revalidated(revalidating, with: result.fieldHeaders).response(requestID: info.id)
+                response = CachePlan.revalidated(revalidating, with: result.responseHeaders.fields).response(requestID: info.id)
                 verdict.error = nil
                 revalidated = true
                 record.cache.append(.revalidated)

@@ -1,0 +1,61 @@
+@testable import CurlewTransport
+import Foundation
+import Testing
+
+@Suite("Response headers kept as received")
+struct ReceivedHeadersTests {
+    /// The headers the header callback keeps of `lines`, each classified as libcurl's callback does.
+    private func received(_ lines: [String]) -> ReceivedHeaders {
+        var headers = ReceivedHeaders()
+        for line in lines {
+            Array(line.utf8).withUnsafeBytes { bytes in
+                switch ResponseHeaderLine(bytes) {
+                case .field: headers.append(bytes, continuation: false)
+                case .continuation: headers.append(bytes, continuation: true)
+                case .statusLine: headers.removeAll()
+                case .other: break
+                }
+            }
+        }
+        return headers
+    }
+
+    @Test("fields come out in order, trimmed, with their names as sent")
+    func fieldsInOrder() {
+        let headers = received(["Content-Type:  application/json \r\n", "X-Empty:\r\n", "set-cookie: a=1\r\n", "Set-Cookie: b=2\r\n", "\r\n"])
+        #expect(headers.fields == [
+            HeaderField(name: "Content-Type", value: "application/json"), HeaderField(name: "X-Empty", value: ""),
+            HeaderField(name: "set-cookie", value: "a=1"), HeaderField(name: "Set-Cookie", value: "b=2"),
+        ])
+        #expect(headers.first("SET-COOKIE") == "a=1")
+        #expect(headers.last("set-cookie") == "b=2")
+        #expect(headers.first("Content-Typ") == nil)
+        #expect(headers.first("Content-Type-X") == nil)
+        #expect(!headers.isEmpty)
+    }
+
+    @Test("a folded line joins the field before it, and only that field")
+    func foldedLines() {
+        let headers = received(["  orphan\r\n", "X-Long: one\r\n", "\t two \r\n", " three\r\n", "X-Next: n\r\n"])
+        #expect(headers.fields == [HeaderField(name: "X-Long", value: "one two three"), HeaderField(name: "X-Next", value: "n")])
+        #expect(headers.first("x-long") == "one two three")
+        #expect(headers.last("X-Next") == "n")
+    }
+
+    @Test("a new status line starts the fields again; lines without a colon or a line end are read alike")
+    func newResponse() {
+        let headers = received(["Location: /a\r\n", "HTTP/1.1 200 OK\r\n", "no colon here\r\n", "Last: x", "Bare-LF: y\n"])
+        #expect(headers.fields == [HeaderField(name: "Last", value: "x"), HeaderField(name: "Bare-LF", value: "y")])
+        #expect(headers.first("Location") == nil)
+    }
+
+    @Test("bytes that are not UTF-8 are repaired, and a NUL stays inside its value")
+    func hostileBytes() {
+        var headers = ReceivedHeaders()
+        let line: [UInt8] = Array("X-Bin: a".utf8) + [0xFF, 0x00, 0x62] + Array("\r\n".utf8)
+        line.withUnsafeBytes { headers.append($0, continuation: false) }
+        #expect(headers.first("x-bin") == "a\u{FFFD}\u{0}b")
+        #expect(received([]).isEmpty)
+        #expect(received([]).fields.isEmpty)
+    }
+}
