@@ -12,6 +12,12 @@ struct RequestComposer: Sendable {
     private let baseHeaders: HTTPHeaders
     /// `baseHeaders` checked once: most requests send them as they are.
     private let baseHeadersCheck: Result<Void, RequestError>
+    /// `baseHeaders` as the transport takes them, and their names (all of them automatic for a
+    /// request without headers of its own), made once.
+    private let baseTransferHeaders: [(name: String, value: String)]
+    private let baseHeaderNames: [String]
+    /// The config's timeout in whole milliseconds, for requests without their own.
+    private let configTimeoutMilliseconds: Int64
     /// Headers a redirect to another origin drops.
     private let originBoundHeaderNames: [String]
 
@@ -20,6 +26,9 @@ struct RequestComposer: Sendable {
         configSecurity = config.tls.namesNoFile ? Result { () throws(RequestError) in try Self.transportSecurity(config.tls) } : nil
         baseHeaders = Self.addingUserAgent(to: config.defaultHeaders, config: config)
         baseHeadersCheck = Result { [baseHeaders] () throws(RequestError) in try baseHeaders.validate() }
+        baseTransferHeaders = baseHeaders.fields.map { ($0.name, $0.value) }
+        baseHeaderNames = baseHeaders.fields.map(\.name)
+        configTimeoutMilliseconds = config.requestTimeout.wholeMilliseconds
         originBoundHeaderNames = TransferRequest.credentialHeaderNames + config.secretHeaderNames
     }
 
@@ -92,7 +101,8 @@ struct RequestComposer: Sendable {
             record?.downloadDestination = asked.destination
             record?.resumeRequestedFrom = target.resumeFrom?.offset
         }
-        if Self.sameBytes(headers, baseHeaders) { try baseHeadersCheck.get() } else { try headers.validate() }
+        let sendsBaseHeaders = Self.sameBytes(headers, baseHeaders)
+        if sendsBaseHeaders { try baseHeadersCheck.get() } else { try headers.validate() }
         let security: TLSOptions
         if let tls = request.tls.map(config.tls.applying) {
             security = try Self.transportSecurity(tls)
@@ -104,7 +114,7 @@ struct RequestComposer: Sendable {
         let transfer = TransferRequest(
             url: url,
             method: request.method.rawValue,
-            headers: headers.fields.map { ($0.name, $0.value) },
+            headers: sendsBaseHeaders ? baseTransferHeaders : headers.fields.map { ($0.name, $0.value) },
             body: body,
             upload: upload,
             download: download,
@@ -129,8 +139,9 @@ struct RequestComposer: Sendable {
             headers: headers.fields,
             params: params.jsonObject,
             body: body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: config.debugBodyLimit) },
-            timeoutMilliseconds: (request.timeout ?? config.requestTimeout).wholeMilliseconds,
-            automaticHeaders: headers.fields.compactMap { field in request.headers[field.name] == nil ? field.name : nil },
+            timeoutMilliseconds: request.timeout?.wholeMilliseconds ?? configTimeoutMilliseconds,
+            automaticHeaders: request.headers.isEmpty && sendsBaseHeaders
+                ? baseHeaderNames : headers.fields.compactMap { field in request.headers[field.name] == nil ? field.name : nil },
             transfer: record
         )
         return (transfer, composed)
@@ -273,7 +284,7 @@ struct RequestComposer: Sendable {
     }
 
     private static func hasPlainHTTPShape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let prefix = bytes.starts(with: "http://".utf8) ? 7 : bytes.starts(with: "https://".utf8) ? 8 : 0
+        let prefix = httpSchemePrefixLength(bytes)
         guard prefix > 0 else { return false }
         var hostLength = 0
         var inHost = true
@@ -295,6 +306,16 @@ struct RequestComposer: Sendable {
             }
         }
         return hostLength > 0
+    }
+
+    /// The length of a lowercase `http://` or `https://` at the start of `bytes`, 0 without one.
+    private static func httpSchemePrefixLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard bytes.count >= 7, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"), bytes[2] == UInt8(ascii: "t"),
+              bytes[3] == UInt8(ascii: "p") else { return 0 }
+        let colon = bytes[4] == UInt8(ascii: "s") ? 5 : 4
+        guard bytes.count >= colon + 3, bytes[colon] == UInt8(ascii: ":"), bytes[colon + 1] == UInt8(ascii: "/"),
+              bytes[colon + 2] == UInt8(ascii: "/") else { return 0 }
+        return colon + 3
     }
 
     private static func trimmingSlashes(_ text: String, leading: Bool) -> String {

@@ -56,9 +56,10 @@ extension Duration {
 
     /// The duration in whole milliseconds, for timeouts; saturating at the ends of `Int64`.
     public var wholeMilliseconds: Int64 {
-        let (scaled, overflow) = components.seconds.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { return components.seconds < 0 ? .min : .max }
-        return scaled.addingReportingOverflow(components.attoseconds / 1_000_000_000_000_000).overflow
-            ? .max : scaled + components.attoseconds / 1_000_000_000_000_000
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return sumOverflow ? .max : total
     }
 }

@@ -1,22 +1,25 @@
+import CurlewTransport
+
 /// The few cuts the agent makes in URL text without parsing it whole: whether it starts with a
 /// scheme, where the authority ends, and where a query goes in front of the fragment.
 public enum URLText {
     /// True for text that starts with a scheme and "://" (a full URL, not a path to put after a
     /// base URL); whether its host is valid is checked later.
     public static func startsWithScheme(_ text: String) -> Bool {
-        var length = 0
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                length += 1
-            case UInt8(ascii: ":"):
-                return length > 0 && text.utf8.dropFirst(length).starts(with: "://".utf8)
-            default:
-                return false
+        text.withUTF8Bytes { bytes in
+            for (length, byte) in bytes.enumerated() {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                    continue
+                case UInt8(ascii: ":"):
+                    return length > 0 && bytes.count >= length + 3 && bytes[length + 1] == UInt8(ascii: "/") && bytes[length + 2] == UInt8(ascii: "/")
+                default:
+                    return false
+                }
             }
+            return false
         }
-        return false
     }
 
     /// A URL as a person types it, read as curl and HTTPie read it: text without a scheme is plain
