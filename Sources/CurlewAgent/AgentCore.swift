@@ -38,7 +38,9 @@ final class AgentCore: Sendable {
     final class ActiveRequest: Sendable {
         let handle: RequestHandle
         let info: RequestInfo
-        let request: Request
+        /// What the verdict needs of the request (the request itself is not kept).
+        let responseSerializer: ResponseSerializer
+        let acceptableStatusCodes: Range<Int>?
         let composed: ComposedRequest
         let callbacks: RequestCallbacks
         let placement: RequestPlacement?
@@ -52,7 +54,8 @@ final class AgentCore: Sendable {
              placement: RequestPlacement?, onFinish: (@Sendable (TransferResult) -> Void)? = nil) {
             self.handle = handle
             self.info = info
-            self.request = request
+            responseSerializer = request.responseSerializer
+            acceptableStatusCodes = request.acceptableStatusCodes
             self.composed = composed
             self.callbacks = callbacks
             self.placement = placement
@@ -144,7 +147,10 @@ final class AgentCore: Sendable {
     /// turn's work together: one hand-over each, however many requests finished.
     func handle(_ events: [TransferEvent]) {
         var batch = newBatch()
-        for event in events { handle(event, into: &batch) }
+        // Each event is read where it lies: a finished exchange's result is large to copy.
+        events.withUnsafeBufferPointer { events in
+            for index in events.indices { handle(events[index], into: &batch) }
+        }
         dispatch(batch)
     }
 
@@ -188,7 +194,8 @@ final class AgentCore: Sendable {
     }
 
     private func finish(_ entry: ActiveRequest, result: TransferResult, into batch: inout DeliveryBatch) {
-        let verdict = Verdict(result: result, request: entry.request, acceptable: config.acceptableStatusCodes)
+        let verdict = Verdict(result: result, serializer: entry.responseSerializer,
+                              acceptable: entry.acceptableStatusCodes ?? config.acceptableStatusCodes)
         guard entry.handle.transition(to: verdict.state) else { return }
         let info = entry.info
         let response = Self.response(to: info.id, from: result, value: verdict.value)
@@ -198,7 +205,7 @@ final class AgentCore: Sendable {
                                                     error: verdict.error, pipeline: nil, stream: entry.stream?.record,
                                                     bodyReaders: debugBodyReaders(readByCallback: entry.callbacks.debug != nil)))
         deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
-                callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.request.responseSerializer : nil, to: &batch)
+                callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.responseSerializer : nil, to: &batch)
     }
 
     /// The response a transfer received, nil when none arrived.

@@ -9,7 +9,8 @@ struct Verdict {
     /// The serialized body when the serializer is strict; nil means "read lazily, it cannot fail".
     var value: ResponseValue?
 
-    init(result: TransferResult, request: Request, acceptable: Range<Int>) {
+    /// `acceptable`: the request's acceptable status codes, or the config's.
+    init(result: TransferResult, serializer: ResponseSerializer, acceptable: Range<Int>) {
         if let failure = result.error {
             error = RequestError(failure)
             state = failure.kind == .cancelled ? .cancelled : .failed
@@ -18,13 +19,13 @@ struct Verdict {
         }
         state = .succeeded
         error = nil
-        switch Self.serialized(result.responseBody, as: request.responseSerializer) {
+        switch Self.serialized(result.responseBody, as: serializer) {
         case .success(let serialized): value = serialized
         case .failure(let failure):
             value = nil
             fail(failure.kind, failure.message)
         }
-        if !(request.acceptableStatusCodes ?? acceptable).contains(result.statusCode) {
+        if !acceptable.contains(result.statusCode) {
             let reason = result.statusLine.isEmpty ? "HTTP \(result.statusCode)" : result.statusLine
             fail(.unacceptableStatus, "server answered \(reason)", code: result.statusCode)
         }

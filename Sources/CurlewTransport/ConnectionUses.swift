@@ -24,9 +24,14 @@ struct ConnectionUses {
     mutating func count(_ connection: inout ConnectionFacts) {
         guard connection.localPort > 0 else { return }
         let key = Key(localIP: connection.localIP, localPort: connection.localPort, remoteIP: connection.remoteIP, remotePort: connection.remotePort)
-        let count = connection.reused ? (uses[key] ?? 0) + 1 : 1
+        // A reused connection known here is counted in place: one lookup.
+        if connection.reused, let index = uses.index(forKey: key) {
+            uses.values[index] += 1
+            connection.requestsOnConnection = uses.values[index]
+            return
+        }
         if uses.count >= capacity, uses[key] == nil { uses.removeAll(keepingCapacity: true) }
-        uses[key] = count
-        connection.requestsOnConnection = count
+        uses[key] = 1
+        connection.requestsOnConnection = 1
     }
 }

@@ -2,16 +2,20 @@ import CCurl
 
 /// A libcurl easy handle kept for reuse, with the error buffer libcurl writes its messages into.
 ///
-/// Used only on the transfer thread.
+/// Used only on the transfer thread, one access at a time, so without the runtime's exclusivity
+/// checks (as `Transfer`).
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The plain exchange whose options the handle holds; nil when it was reset (libcurl's
     /// defaults) or holds anything else.
-    var shape: HandleShape?
+    @exclusivity(unchecked) var shape: HandleShape?
     /// The request header list set as `CURLOPT_HTTPHEADER`, owned here so that it lives as long
     /// as the option points at it; freed on reset.
-    private var headerList: RequestHeaderList?
+    @exclusivity(unchecked) private var headerList: RequestHeaderList?
+    /// The remote and local address of the handle's latest exchange, whose strings the next
+    /// exchange on the same connection reuses.
+    @exclusivity(unchecked) var lastAddresses = (remote: "", local: "")
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }

@@ -59,7 +59,7 @@ public final class TransferEngine: Sendable {
     }
 
     /// Queues an exchange. Its events arrive at the sink, ending with exactly one `finished`.
-    public func submit(_ request: TransferRequest, id: UInt64) {
+    public func submit(_ request: consuming TransferRequest, id: UInt64) {
         let pending = PendingTransfer(id: id, request: request, submittedAt: DispatchTime.now().uptimeNanoseconds)
         let (accepted, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.stopping else { return (false, false) }
@@ -163,10 +163,18 @@ enum CurlLibrary {
     }
 }
 
-struct PendingTransfer: Sendable {
+/// An exchange submitted and not yet started: a reference, so the inbox and the loop pass it on
+/// without copying the request.
+final class PendingTransfer: Sendable {
     let id: UInt64
     let request: TransferRequest
     let submittedAt: UInt64
+
+    init(id: UInt64, request: consuming TransferRequest, submittedAt: UInt64) {
+        self.id = id
+        self.request = request
+        self.submittedAt = submittedAt
+    }
 }
 
 struct EngineInbox: Sendable {
@@ -237,27 +245,31 @@ extension TransferResult {
     }
 }
 
-/// The events one turn of the transfer loop produced. Used only on the transfer thread.
+/// The events one turn of the transfer loop produced. Used only on the transfer thread, one access
+/// at a time, so without the runtime's exclusivity checks (as `Transfer`).
 final class EventOutbox {
-    var events: [TransferEvent] = []
+    @exclusivity(unchecked) var events: [TransferEvent] = []
 }
 
-/// The transfer thread's loop. Everything here runs on that one thread.
+/// The transfer thread's loop. Everything here runs on that one thread, one access at a time, so
+/// its hot properties go without the runtime's exclusivity checks (as `Transfer`).
 private final class TransferLoop {
     private let shared: EngineShared
-    private var pool = EasyHandlePool(capacity: 256)
-    private var active: [UInt64: Transfer] = [:]
+    @exclusivity(unchecked) private var pool = EasyHandlePool(capacity: 256)
+    @exclusivity(unchecked) private var active: [UInt64: Transfer] = [:]
     /// Cancels for ids the loop did not know: an exchange cancelled just before it was
     /// submitted (the caller registers a request, then submits it) has its cancel here when its
     /// add arrives, and never starts. Bounded: most are cancels of exchanges already finished.
-    private var earlyCancels = EarlyCancels(capacity: 1024)
+    @exclusivity(unchecked) private var earlyCancels = EarlyCancels(capacity: 1024)
     /// Events of the current turn, handed to the sink together at its end.
     private let outbox = EventOutbox()
     private let logger = Logger(label: "curlew.transport")
     /// Created with the loop, so every exchange of this engine shares it.
     private let cookieJar = CookieJar()
     /// Exchanges each open connection has carried, by its local and remote address.
-    private var connectionUses = ConnectionUses()
+    @exclusivity(unchecked) private var connectionUses = ConnectionUses()
+    /// The array the inbox's adds are swapped into each turn, kept with its capacity.
+    @exclusivity(unchecked) private var takenAdds: [PendingTransfer] = []
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -277,19 +289,24 @@ private final class TransferLoop {
             // Closures handed over since the last turn (callbacks of its exchanges, which may
             // start more): what they submit is taken below, in this same turn.
             shared.jobs.runPending()
-            let work = shared.inbox.withLock { inbox -> EngineInbox in
+            // The adds change places with an empty array of the loop's, so neither is copied.
+            var adds: [PendingTransfer] = []
+            swap(&adds, &takenAdds)
+            let (cancels, cookieJobs, stopping) = shared.inbox.withLock { inbox in
+                swap(&inbox.adds, &adds)
                 defer {
-                inbox.adds.removeAll(keepingCapacity: true)
-                inbox.cancels.removeAll(keepingCapacity: true)
-                inbox.cookieJobs.removeAll()
-            }
-                return inbox
+                    inbox.cancels.removeAll()
+                    inbox.cookieJobs.removeAll()
+                }
+                return (inbox.cancels, inbox.cookieJobs, inbox.stopping)
             }
             // Cookie work first, so cookies loaded before a request was submitted go with it.
-            for job in work.cookieJobs { job(cookieJar) }
-            for pending in work.adds { start(pending) }
-            for id in work.cancels { cancelActive(id) }
-            if work.stopping {
+            for job in cookieJobs { job(cookieJar) }
+            for pending in adds { start(pending) }
+            adds.removeAll(keepingCapacity: true)
+            swap(&adds, &takenAdds)
+            for id in cancels { cancelActive(id) }
+            if stopping {
                 for id in Array(active.keys) { cancelActive(id) }
                 handOver()
                 shared.jobs.stop()

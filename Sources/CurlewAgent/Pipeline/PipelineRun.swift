@@ -308,7 +308,8 @@ final class PipelineRun: Sendable {
             }
             for plugin in plugins { plugin.willSend(info) }
             let result = await exchange(signedTransfer, composed: signedComposed, info: info, request: prepared)
-            var verdict = Verdict(result: result, request: prepared, acceptable: config.acceptableStatusCodes)
+            var verdict = Verdict(result: result, serializer: prepared.responseSerializer,
+                                  acceptable: prepared.acceptableStatusCodes ?? config.acceptableStatusCodes)
             var response = AgentCore.response(to: info.id, from: result, value: verdict.value)
             var revalidated = false
             if result.statusCode == 304, result.error == nil, let revalidating {
