@@ -169,7 +169,7 @@ public final class Agent: Sendable {
             transfer.capturesWire = callbacks.debug != nil || observed
             info.url = composed.url
             core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement))
-            engine.submit(transfer, id: info.id)
+            engine.submit(consume transfer, id: info.id)
         } catch {
             core.reject(handle: handle, info: info, error: error, callbacks: callbacks)
         }

@@ -346,10 +346,11 @@ final class AgentCore: Sendable {
         batch.add(.finished(info, state))
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
+        let requestID = info.id
         batch.callbacks.append {
             if let message { callbacks.debug?(message.message) }
             if let error {
-                let failure = RequestFailure(requestID: info.id, error: error, response: response, tip: tip)
+                let failure = RequestFailure(requestID: requestID, error: error, response: response, tip: tip)
                 callbacks.failure?(failure)
                 callbacks.delegate?.requestDidFail(handle, failure: failure)
             } else if var response {

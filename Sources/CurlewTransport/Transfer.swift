@@ -593,7 +593,8 @@ final class Transfer {
     // MARK: Result
 
     /// Collects the capture and libcurl's facts. `cancelled` overrides libcurl's result code.
-    func makeResult(code: CURLcode, cancelled: Bool, refusal: TransferError? = nil) -> TransferResult {
+    /// `connectionUses` counts the exchange on its connection.
+    func makeResult(code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, connectionUses: inout ConnectionUses) -> TransferResult {
         let easy = handle.raw
         /// libcurl's text for `info`; `known` itself when it holds the same bytes (the URL without
         /// redirects, the addresses of a reused connection), so that no string is made.
@@ -641,7 +642,7 @@ final class Transfer {
             reusedConnection: reused,
             earlierHops: hops > 0 ? Int64((hopStartedAt - addedAt) / 1000) : nil
         )
-        let connection = ConnectionFacts(
+        var connection = ConnectionFacts(
             httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)),
             remoteIP: string(CURLINFO_PRIMARY_IP, sameAs: handle.lastAddresses.remote),
             remotePort: long(CURLINFO_PRIMARY_PORT),
@@ -656,6 +657,7 @@ final class Transfer {
             tls: tlsFacts
         )
         handle.lastAddresses = (connection.remoteIP, connection.localIP)
+        connectionUses.count(&connection)
         let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
         // A 200 download without a single body byte (an empty resource) still creates its file;
         // a 204 has no content to write, and must not replace one.

@@ -235,9 +235,10 @@ final class MultiHandle: @unchecked Sendable {
 }
 
 extension TransferResult {
-    static func cancelledBeforeStart(id: UInt64) -> TransferResult {
+    /// The end of an exchange that never reached libcurl: cancelled, unless `error` says otherwise.
+    static func cancelledBeforeStart(id: UInt64, error: TransferError = .cancelled) -> TransferResult {
         TransferResult(
-            id: id, error: .cancelled, requestHead: Data(), requestBody: Data(), requestBodySize: 0,
+            id: id, error: error, requestHead: Data(), requestBody: Data(), requestBodySize: 0,
             statusLine: "", statusCode: 0, responseHeaders: ReceivedHeaders(), responseBody: Data(),
             connection: ConnectionFacts(),
             timings: TransferTimings(queued: 0, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0)
@@ -415,8 +416,7 @@ private final class TransferLoop {
     }
 
     private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true) {
-        var result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal)
-        connectionUses.count(&result.connection)
+        let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
         active[transfer.id] = nil
         pool.give(transfer.handle)
@@ -428,9 +428,7 @@ private final class TransferLoop {
     }
 
     private func failedBeforeStart(_ id: UInt64, error: TransferError) -> TransferResult {
-        var result = TransferResult.cancelledBeforeStart(id: id)
-        result.error = error
-        return result
+        TransferResult.cancelledBeforeStart(id: id, error: error)
     }
 }
 

@@ -50,31 +50,53 @@ public struct ConnectionFacts: Sendable, Equatable, Codable {
 /// The request side is what really went over the wire (the final hop when redirects were followed);
 /// the response side is the final response. A failed exchange keeps whatever was captured before
 /// the failure.
-public struct TransferResult: Sendable {
-    public var id: UInt64
-    public var error: TransferError?
+///
+/// Immutable, and a reference: it is handed from the transfer thread through the agent to the
+/// callbacks and observers without copying its fields.
+public final class TransferResult: Sendable {
+    public let id: UInt64
+    public let error: TransferError?
     /// Request line and header block exactly as written, CRLFs included.
-    public var requestHead: Data
+    public let requestHead: Data
     /// The first `requestCaptureLimit` body bytes as written.
-    public var requestBody: Data
+    public let requestBody: Data
     /// Full number of body bytes written.
-    public var requestBodySize: Int64
+    public let requestBodySize: Int64
     /// The status line of the final response, without CRLF; empty when none arrived.
-    public var statusLine: String
-    public var statusCode: Int
-    public var responseHeaders: ReceivedHeaders
+    public let statusLine: String
+    public let statusCode: Int
+    public let responseHeaders: ReceivedHeaders
     /// In memory, or mapped from an unlinked temporary file when it was larger than the request's
     /// `spillThreshold` (`responseBodySpilled`); empty when it went to a download's file.
-    public var responseBody: Data
+    public let responseBody: Data
     /// The body went to a temporary file and `responseBody` is mapped from it.
-    public var responseBodySpilled: Bool = false
+    public let responseBodySpilled: Bool
     /// The size of an event stream's body, which was reported as chunks and not kept
     /// (`responseBody` is then empty); 0 for any other body.
-    public var discardedBodySize: Int64 = 0
+    public let discardedBodySize: Int64
     /// What became of the request's download, when it had one and a 2xx body started.
-    public var download: DownloadOutcome?
-    public var connection: ConnectionFacts
-    public var timings: TransferTimings
+    public let download: DownloadOutcome?
+    public let connection: ConnectionFacts
+    public let timings: TransferTimings
+
+    init(id: UInt64, error: TransferError?, requestHead: Data, requestBody: Data, requestBodySize: Int64, statusLine: String,
+         statusCode: Int, responseHeaders: ReceivedHeaders, responseBody: Data, responseBodySpilled: Bool = false,
+         discardedBodySize: Int64 = 0, download: DownloadOutcome? = nil, connection: ConnectionFacts, timings: TransferTimings) {
+        self.id = id
+        self.error = error
+        self.requestHead = requestHead
+        self.requestBody = requestBody
+        self.requestBodySize = requestBodySize
+        self.statusLine = statusLine
+        self.statusCode = statusCode
+        self.responseHeaders = responseHeaders
+        self.responseBody = responseBody
+        self.responseBodySpilled = responseBodySpilled
+        self.discardedBodySize = discardedBodySize
+        self.download = download
+        self.connection = connection
+        self.timings = timings
+    }
 
     /// The value of the first response header with this name, compared case-insensitively.
     public func responseHeader(_ name: String) -> String? {
