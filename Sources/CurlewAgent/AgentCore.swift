@@ -253,16 +253,17 @@ final class AgentCore: Sendable {
     /// The response side of a debug message, with the body kept as far as its readers read.
     func snapshot(of result: TransferResult, bodyReaders: BodyReaders) -> ResponseSnapshot? {
         guard !result.statusLine.isEmpty else { return nil }
+        let headers = result.responseHeaders.fields
+        let contentType = headers.first { ASCII.equalsIgnoringCase($0.name, "Content-Type") }?.value
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
-            headers: result.responseHeaders.fields,
-            body: bodySnapshot(of: result, readers: bodyReaders)
+            headers: headers,
+            body: bodySnapshot(of: result, contentType: contentType, readers: bodyReaders)
         )
     }
 
     /// The response body as far as its readers read: from memory, or read back from a download's file.
-    private func bodySnapshot(of result: TransferResult, readers: BodyReaders) -> BodySnapshot {
-        let contentType = result.responseHeader("Content-Type")
+    private func bodySnapshot(of result: TransferResult, contentType: String?, readers: BodyReaders) -> BodySnapshot {
         if result.discardedBodySize > 0 {
             // An event stream: its events are in the message's stream record, its size here.
             return BodySnapshot(kept: Data(), size: result.discardedBodySize, contentType: contentType)

@@ -16,17 +16,27 @@ public struct ReceivedHeaders: Sendable {
 
     /// Every field, in the order received.
     public var fields: [HeaderField] {
-        fields { _ in true }
+        var found: [HeaderField] = []
+        found.reserveCapacity(lineCount)
+        forEachField(named: nil) { found.append($0) }
+        return found
     }
 
     /// The value of the first field named `name` (compared ignoring ASCII case).
     public func first(_ name: String) -> String? {
-        fields { Self.isNamed($0, name) }.first?.value
+        var first: String?
+        forEachField(named: name) { field in
+            first = field.value
+            return false
+        }
+        return first
     }
 
     /// The value of the last field named `name` (compared ignoring ASCII case).
     public func last(_ name: String) -> String? {
-        fields { Self.isNamed($0, name) }.last?.value
+        var last: String?
+        forEachField(named: name) { last = $0.value }
+        return last
     }
 
     /// Adds a line the header callback classified as a field (`continuation` false) or as the
@@ -47,29 +57,56 @@ public struct ReceivedHeaders: Sendable {
         lines.reserveCapacity(count)
     }
 
-    /// The fields whose names pass `wanted`, made into strings; only they are.
-    private func fields(where wanted: (UnsafeRawBufferPointer) -> Bool) -> [HeaderField] {
+    /// The number of lines kept: at least the number of fields.
+    private var lineCount: Int {
         lines.withUnsafeBytes { all in
-            var found: [HeaderField] = []
-            // Whether the latest field line was kept, so its continuations are too.
-            var keptLatest = false
+            var count = 0
+            var start = 0
+            while start < all.count, let end = ASCII.firstIndex(of: 0x0A, in: all[start...]) {
+                count += 1
+                start = end + 1
+            }
+            return count
+        }
+    }
+
+    /// Calls `body` with each field named `name` (every field for nil), its folded lines joined,
+    /// in order, until it returns false. Only those fields are made into strings.
+    private func forEachField(named name: String?, _ body: (HeaderField) -> Bool) {
+        lines.withUnsafeBytes { all in
+            // The field being read: kept until the next field line, as folded lines may follow.
+            var pending: HeaderField?
             var start = 0
             while start < all.count, let end = ASCII.firstIndex(of: 0x0A, in: all[start...]) {
                 let line = UnsafeRawBufferPointer(rebasing: all[start...end])
                 start = end + 1
                 switch ResponseHeaderLine(line) {
-                case .field(let name, let value):
-                    keptLatest = wanted(UnsafeRawBufferPointer(rebasing: line[name]))
-                    if keptLatest {
-                        found.append(HeaderField(name: ResponseHeaderLine.text(line, name), value: ResponseHeaderLine.text(line, value)))
+                case .field(let nameRange, let valueRange):
+                    if let field = pending {
+                        pending = nil
+                        guard body(field) else { return }
+                    }
+                    if name.map({ Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), $0) }) ?? true {
+                        pending = HeaderField(name: ResponseHeaderLine.text(line, nameRange), value: ResponseHeaderLine.text(line, valueRange))
                     }
                 case .continuation(let more):
-                    if keptLatest { found[found.count - 1].value += " " + ResponseHeaderLine.text(line, more) }
+                    pending?.value += " " + ResponseHeaderLine.text(line, more)
                 case .statusLine, .other:
-                    keptLatest = false
+                    if let field = pending {
+                        pending = nil
+                        guard body(field) else { return }
+                    }
                 }
             }
-            return found
+            if let field = pending { _ = body(field) }
+        }
+    }
+
+    /// `forEachField` for a body that reads every field.
+    private func forEachField(named name: String?, _ body: (HeaderField) -> Void) {
+        forEachField(named: name) { (field: HeaderField) -> Bool in
+            body(field)
+            return true
         }
     }
 
