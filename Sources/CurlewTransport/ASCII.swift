@@ -81,7 +81,11 @@ public enum ASCII {
     /// Methods and header names must be tokens; anything else (space, CR, LF, NUL) would change
     /// what goes on the wire.
     public static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+        text.withUTF8Bytes { bytes in
+            guard !bytes.isEmpty else { return false }
+            for byte in bytes where !isTokenByte(byte) { return false }
+            return true
+        }
     }
 
     @inline(__always)

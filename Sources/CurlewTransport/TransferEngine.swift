@@ -452,7 +452,8 @@ struct EarlyCancels {
 
     /// Whether `id` was cancelled before it arrived; forgets it either way.
     mutating func take(_ id: UInt64) -> Bool {
-        guard ids.remove(id) != nil else { return false }
+        // Nearly always empty: no hashing then.
+        guard !ids.isEmpty, ids.remove(id) != nil else { return false }
         order.removeAll { $0 == id }
         return true
     }
