@@ -1,14 +1,17 @@
 import Foundation
 import CurlewLocking
 
-/// Buffers for large response bodies that come back when the last `Data` using them is gone.
+/// Buffers for announced response bodies, handed out as `Data` without a copy. Large ones come
+/// back when the last `Data` using them is gone.
 ///
 /// A fresh allocation of a megabyte is mapped by the kernel page by page as it is first written:
 /// a page fault every 4 KiB, zeroed pages, and the unmapping when it is freed. Large bodies are
 /// therefore written into buffers from here, handed out as `Data` whose deallocator returns the
-/// buffer, so the next large body lands in memory that is already mapped.
+/// buffer, so the next large body lands in memory that is already mapped. A small body gets a
+/// buffer of exactly its size, freed with its `Data`: written once, with none of the growing and
+/// checking `Data.append` does.
 final class BodyBufferPool: Sendable {
-    /// Bodies announced at least this large use the pool; smaller ones are plain `Data`.
+    /// Bodies announced at least this large use the pool; smaller ones a buffer of their own.
     static let minimumSize = 128 << 10
 
     /// A buffer's address and capacity. Owned by whoever took it until it is given back.
@@ -37,9 +40,13 @@ final class BodyBufferPool: Sendable {
         }
     }
 
-    /// A buffer of at least `byteCount` bytes: the next power of two, so bodies of similar sizes
-    /// share buffers.
+    /// A buffer of at least `byteCount` bytes: for a large body, the next power of two, so bodies
+    /// of similar sizes share buffers; for a small one, exactly its size.
     func take(atLeast byteCount: Int) -> Buffer {
+        guard byteCount >= Self.minimumSize else {
+            guard let address = malloc(max(byteCount, 1)) else { fatalError("out of memory for a \(byteCount)-byte body") }
+            return Buffer(address: address, capacity: byteCount)
+        }
         let capacity = Self.sizeClass(of: byteCount)
         if let reused = idle.withLock({ idle -> Buffer? in
             guard let buffer = idle.buffers[capacity]?.popLast() else { return nil }
@@ -51,8 +58,12 @@ final class BodyBufferPool: Sendable {
         return Buffer(address: .allocate(byteCount: capacity, alignment: 16), capacity: capacity)
     }
 
-    /// Keeps the buffer for reuse, or frees it when the pool already holds enough.
+    /// Keeps the buffer for reuse, or frees it when the pool already holds enough (or it is small).
     func give(_ buffer: Buffer) {
+        guard buffer.capacity >= Self.minimumSize else {
+            free(buffer.address)
+            return
+        }
         let kept = idle.withLock { idle -> Bool in
             guard idle.bytes + buffer.capacity <= maxIdleBytes, idle.buffers[buffer.capacity, default: []].count < maxIdlePerSize else {
                 return false
@@ -67,7 +78,8 @@ final class BodyBufferPool: Sendable {
     /// The first `count` bytes of `buffer` as `Data`, without copying. The buffer comes back to
     /// the pool when that `Data` and every copy of it are gone.
     func data(_ buffer: Buffer, count: Int) -> Data {
-        Data(bytesNoCopy: buffer.address, count: count, deallocator: .custom { [self] _, _ in give(buffer) })
+        guard buffer.capacity >= Self.minimumSize else { return Data(bytesNoCopy: buffer.address, count: count, deallocator: .free) }
+        return Data(bytesNoCopy: buffer.address, count: count, deallocator: .custom { [self] _, _ in give(buffer) })
     }
 
     /// Buffers idle in the pool now.

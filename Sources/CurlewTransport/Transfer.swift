@@ -67,8 +67,8 @@ final class Transfer {
     @exclusivity(unchecked) private var receivedBodyBytes = 0
     /// An event stream's body bytes so far, reported as chunks and not kept.
     @exclusivity(unchecked) private var discardedBodyBytes: Int64 = 0
-    /// Where a large announced body is written instead of `responseBody`.
-    @exclusivity(unchecked) private var pooledBody: BodyBufferPool.Buffer?
+    /// Where an announced body is written instead of `responseBody` (see `BodyBufferPool`).
+    @exclusivity(unchecked) private var announcedBody: BodyBufferPool.Buffer?
     private let bodyBuffers: BodyBufferPool
     @exclusivity(unchecked) private var responseLimitHit = false
     @exclusivity(unchecked) private var lastProgressAt: UInt64 = 0
@@ -94,7 +94,7 @@ final class Transfer {
 
     deinit {
         bodyBuffer?.deallocate()
-        if let pooledBody { bodyBuffers.give(pooledBody) }
+        if let announcedBody { bodyBuffers.give(announcedBody) }
         _ = download?.finish(succeeded: false)
     }
 
@@ -337,8 +337,8 @@ final class Transfer {
         statusLine = ""
         responseHeaders.removeAll()
         responseBody = Data()
-        releaseUnusedPooledBody()
-        if let buffer = pooledBody { bodyBuffers.give(buffer); pooledBody = nil }
+        releaseUnusedAnnouncedBody()
+        if let buffer = announcedBody { bodyBuffers.give(buffer); announcedBody = nil }
         receivedBodyBytes = 0
         discardedBodyBytes = 0
         bodyBuffer?.deallocate()
@@ -403,7 +403,7 @@ final class Transfer {
         if spilledBody != nil || (request.spillThreshold.map { receivedBodyBytes + bytes.count > $0 } ?? false) {
             return spill(bytes)
         }
-        if let buffer = pooledBody {
+        if let buffer = announcedBody {
             if receivedBodyBytes + bytes.count <= buffer.capacity {
                 (buffer.address + receivedBodyBytes).copyMemory(from: source, byteCount: bytes.count)
                 receivedBodyBytes += bytes.count
@@ -412,7 +412,7 @@ final class Transfer {
             // More than the server announced: go on in ordinary memory.
             responseBody = Data(bytes: buffer.address, count: receivedBodyBytes)
             bodyBuffers.give(buffer)
-            pooledBody = nil
+            announcedBody = nil
         }
         responseBody.append(contentsOf: bytes)
         receivedBodyBytes += bytes.count
@@ -445,10 +445,10 @@ final class Transfer {
             case .success(let file):
                 spilledBody = file
                 let kept: Bool
-                if let buffer = pooledBody {
+                if let buffer = announcedBody {
                     kept = file.write(UnsafeRawBufferPointer(start: buffer.address, count: receivedBodyBytes))
                     bodyBuffers.give(buffer)
-                    pooledBody = nil
+                    announcedBody = nil
                 } else {
                     kept = responseBody.withUnsafeBytes { file.write($0) }
                     responseBody = Data()
@@ -496,10 +496,10 @@ final class Transfer {
     }
 
     /// Returns a pooled buffer nothing was written into (a redirect's or a HEAD response's).
-    private func releaseUnusedPooledBody() {
-        guard let buffer = pooledBody, receivedBodyBytes == 0 else { return }
+    private func releaseUnusedAnnouncedBody() {
+        guard let buffer = announcedBody, receivedBodyBytes == 0 else { return }
         bodyBuffers.give(buffer)
-        pooledBody = nil
+        announcedBody = nil
     }
 
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
@@ -516,24 +516,19 @@ final class Transfer {
             responseHeaders.removeAll()
             // Room for a typical response's head at once, instead of growing step by step.
             responseHeaders.reserveCapacity(512)
-            releaseUnusedPooledBody()
+            releaseUnusedAnnouncedBody()
             responseSinceLastRequest = true
         case .continuation:
             responseHeaders.append(bytes, continuation: true)
         case .field(let name, let value):
             responseHeaders.append(bytes, continuation: false)
             // Make room for an announced body once: growing a large one by doubling costs a
-            // fresh, kernel-zeroed allocation and a copy at every step. Large ones go to a
-            // pooled buffer whose pages are already mapped.
-            if receivedBodyBytes == 0, pooledBody == nil, request.download == nil,
+            // fresh, kernel-zeroed allocation and a copy at every step (see `BodyBufferPool`).
+            if receivedBodyBytes == 0, announcedBody == nil, request.download == nil,
                Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[name])),
                let length = Self.decimal(UnsafeRawBufferPointer(rebasing: bytes[value])),
                length > 0, length <= maxResponseBytes, request.spillThreshold.map({ length <= $0 }) ?? true {
-                if length >= BodyBufferPool.minimumSize {
-                    pooledBody = bodyBuffers.take(atLeast: length)
-                } else {
-                    responseBody.reserveCapacity(length)
-                }
+                announcedBody = bodyBuffers.take(atLeast: length)
             }
         case .other:
             break
@@ -608,10 +603,10 @@ final class Transfer {
             return String(cString: value)
         }
 
-        releaseUnusedPooledBody()
-        if let buffer = pooledBody {
+        releaseUnusedAnnouncedBody()
+        if let buffer = announcedBody {
             responseBody = bodyBuffers.data(buffer, count: receivedBodyBytes)
-            pooledBody = nil
+            announcedBody = nil
         }
         var spilled = false
         if let file = spilledBody {

@@ -22,6 +22,19 @@ struct BodyBufferPoolTests {
         #expect(pool.take(atLeast: 400_000).address == buffer.address)
     }
 
+    @Test("a small body gets a buffer of exactly its size, never kept by the pool")
+    func smallBuffer() {
+        let pool = BodyBufferPool()
+        let buffer = pool.take(atLeast: 81)
+        #expect(buffer.capacity == 81)
+        for index in 0..<81 { buffer.address.storeBytes(of: UInt8(index), toByteOffset: index, as: UInt8.self) }
+        let data = pool.data(buffer, count: 81)
+        #expect(data == Data((0..<81).map(UInt8.init)))
+        #expect(pool.idleCount == 0)
+        pool.give(pool.take(atLeast: 0))
+        #expect(pool.idleCount == 0)
+    }
+
     @Test("the pool keeps a bounded number of idle buffers")
     func bounded() {
         let pool = BodyBufferPool(maxIdleBytes: 1 << 20, maxIdlePerSize: 8)
