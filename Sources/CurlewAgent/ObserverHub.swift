@@ -16,7 +16,8 @@ final class ObserverLane: Sendable {
     static let maxQueuedStreamItems = 1024
 
     private struct Pending {
-        var events: [ObserverEvent] = []
+        /// Batches as the hub published them: shared by every lane, not copied into each.
+        var batches: [[ObserverEvent]] = []
         var drainScheduled = false
         var queuedStreamItems = 0
         /// Stream items dropped since the last one delivered, by request.
@@ -41,7 +42,7 @@ final class ObserverLane: Sendable {
     func enqueue(_ events: [ObserverEvent]) {
         undelivered.add(events.count, ordering: .relaxed)
         let schedule = pending.withLock { pending -> Bool in
-            pending.events.append(contentsOf: events)
+            pending.batches.append(events)
             let streamed = events.reduce(0) { $0 + ($1.isStreamItem ? 1 : 0) }
             if streamed > 0 {
                 pending.queuedStreamItems += streamed
@@ -49,11 +50,14 @@ final class ObserverLane: Sendable {
                 if excess > 0 {
                     let dropped = excess
                     var droppedByRequest: [UInt64: Int] = [:]
-                    pending.events.removeAll { event in
-                        guard excess > 0, case .streamed(let info, _) = event else { return false }
-                        excess -= 1
-                        droppedByRequest[info.id, default: 0] += 1
-                        return true
+                    // The oldest items go first; only the batches that hold some are copied.
+                    for index in pending.batches.indices where excess > 0 && pending.batches[index].contains(where: \.isStreamItem) {
+                        pending.batches[index].removeAll { event in
+                            guard excess > 0, case .streamed(let info, _) = event else { return false }
+                            excess -= 1
+                            droppedByRequest[info.id, default: 0] += 1
+                            return true
+                        }
                     }
                     pending.queuedStreamItems -= dropped
                     pending.droppedStreamItems.merge(droppedByRequest, uniquingKeysWith: +)
@@ -70,24 +74,27 @@ final class ObserverLane: Sendable {
     /// Delivers what is pending as one batch and tells the observer the batch ended. Events that
     /// arrived meanwhile get the next drain, again after `coalescing`.
     private func deliverPending() {
-        let (batch, dropped) = pending.withLock { pending -> ([ObserverEvent], [UInt64: Int]) in
+        var batches: [[ObserverEvent]] = []
+        let dropped = pending.withLock { pending -> [UInt64: Int] in
+            swap(&pending.batches, &batches)
             defer {
-                pending.events.removeAll(keepingCapacity: true)
                 pending.queuedStreamItems = 0
                 pending.droppedStreamItems.removeAll()
             }
-            return (pending.events, pending.droppedStreamItems)
+            return pending.droppedStreamItems
         }
-        if !batch.isEmpty {
+        if batches.contains(where: { !$0.isEmpty }) {
             var droppedBefore = dropped
-            // By index: each event is read in place, where `for event in batch` copied it first.
-            for index in batch.indices {
-                if batch[index].isStreamItem, case .streamed(let info, let item) = batch[index] {
-                    observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
-                } else {
-                    batch[index].deliver(to: observer)
+            for batch in batches {
+                // By index: each event is read in place, where `for event in batch` copied it first.
+                for index in batch.indices {
+                    if batch[index].isStreamItem, case .streamed(let info, let item) = batch[index] {
+                        observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
+                    } else {
+                        batch[index].deliver(to: observer)
+                    }
+                    undelivered.subtract(1, ordering: .relaxed)
                 }
-                undelivered.subtract(1, ordering: .relaxed)
             }
             if !droppedBefore.isEmpty {
                 // Requests whose next item has not come yet hear of their drops with it.
@@ -96,8 +103,8 @@ final class ObserverLane: Sendable {
             observer.observerDidFinishBatch()
         }
         let more = pending.withLock { pending -> Bool in
-            if pending.events.isEmpty { pending.drainScheduled = false }
-            return !pending.events.isEmpty
+            if pending.batches.isEmpty { pending.drainScheduled = false }
+            return !pending.batches.isEmpty
         }
         if more { queue.asyncAfter(deadline: .now() + Self.coalescing) { [self] in deliverPending() } }
     }
