@@ -9,8 +9,6 @@
 
 typedef size_t (*curlew_data_callback)(char *data, size_t size, size_t count, void *userdata);
 typedef int (*curlew_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *userdata);
-typedef int (*curlew_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
-                                        curl_off_t ultotal, curl_off_t ulnow);
 
 typedef int (*curlew_seek_callback)(void *userdata, curl_off_t offset, int origin);
 
@@ -44,10 +42,6 @@ static inline CURLcode curlew_easy_setopt_data_callback(CURL *handle, CURLoption
 
 static inline CURLcode curlew_easy_setopt_debug_callback(CURL *handle, curlew_debug_callback value) {
     return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, value);
-}
-
-static inline CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
 static inline CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {

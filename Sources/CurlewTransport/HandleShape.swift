@@ -7,7 +7,6 @@
 /// a reset handle.
 struct HandleShape {
     private let capturesWire: Bool
-    private let reportsProgress: Bool
     private let totalTimeout: Duration?
     private let connectTimeout: Duration?
     private let maxResponseBytes: Int
@@ -19,7 +18,6 @@ struct HandleShape {
     init?(_ request: TransferRequest) {
         guard Self.isPlain(request) else { return nil }
         capturesWire = request.capturesWire
-        reportsProgress = request.reportsProgress
         totalTimeout = request.totalTimeout
         connectTimeout = request.connectTimeout
         maxResponseBytes = request.maxResponseBytes
@@ -31,7 +29,7 @@ struct HandleShape {
     /// Whether `request` is plain and needs exactly these options: compared in place, since this
     /// runs for every exchange.
     func matches(_ request: TransferRequest) -> Bool {
-        Self.isPlain(request) && capturesWire == request.capturesWire && reportsProgress == request.reportsProgress
+        Self.isPlain(request) && capturesWire == request.capturesWire
             && totalTimeout == request.totalTimeout && connectTimeout == request.connectTimeout
             && maxResponseBytes == request.maxResponseBytes && protocolPreference == request.protocolPreference
             && tls == request.tls && waitsForMultiplexing == Transfer.waitsForMultiplexing(request)

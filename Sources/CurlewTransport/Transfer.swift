@@ -75,7 +75,7 @@ final class Transfer {
     @exclusivity(unchecked) private var lastProgress = TransferProgress(bytesSent: 0, totalBytesToSend: 0, bytesReceived: 0, totalBytesToReceive: 0)
 
     /// Progress is reported at most this often per exchange, so fast exchanges cost no events.
-    private static let progressInterval: UInt64 = 100_000_000
+    static let progressInterval: UInt64 = 100_000_000
 
     init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, outbox: EventOutbox, bodyBuffers: BodyBufferPool,
          cookieShare: UnsafeMutableRawPointer?) {
@@ -126,7 +126,6 @@ final class Transfer {
         set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
         if request.capturesWire { set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context)) }
-        if request.reportsProgress { set(curlew_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)) }
         set(applyHeaders(of: request, libcurlSetsContentType: false))
         return code
     }
@@ -149,11 +148,6 @@ final class Transfer {
             set(curlew_easy_setopt_long(easy, CURLOPT_VERBOSE, 1))
             set(curlew_easy_setopt_debug_callback(easy, TransferCallbacks.debug))
             set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
-        }
-        if request.reportsProgress {
-            set(curlew_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
-            set(curlew_easy_setopt_xferinfo_callback(easy, TransferCallbacks.progress))
-            set(curlew_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
         }
 
         if request.usesCookies, let cookieShare {
@@ -576,11 +570,17 @@ final class Transfer {
         lastSendAt = DispatchTime.now().uptimeNanoseconds
     }
 
-    func observeProgress(_ progress: TransferProgress) {
-        guard progress != lastProgress else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
+    /// Reports the exchange's progress when `progressInterval` has passed since the last report
+    /// (or its start) and it changed. The loop samples every exchange this way instead of taking
+    /// libcurl's progress callback, which it calls several times even for the shortest exchange.
+    func sampleProgress(at now: UInt64) {
         guard now - lastProgressAt >= Self.progressInterval else { return }
         lastProgressAt = now
+        let progress = TransferProgress(
+            bytesSent: offset(CURLINFO_SIZE_UPLOAD_T), totalBytesToSend: max(0, offset(CURLINFO_CONTENT_LENGTH_UPLOAD_T)),
+            bytesReceived: offset(CURLINFO_SIZE_DOWNLOAD_T), totalBytesToReceive: max(0, offset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T))
+        )
+        guard progress != lastProgress else { return }
         lastProgress = progress
         outbox.events.append(.progress(id: id, progress))
     }

@@ -53,17 +53,6 @@ enum TransferCallbacks {
         }
         return 0
     }
-
-    static let progress: curlew_xferinfo_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
-        guard let context else { return 0 }
-        Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().observeProgress(
-            TransferProgress(
-                bytesSent: Int64(uploaded), totalBytesToSend: Int64(uploadTotal),
-                bytesReceived: Int64(downloaded), totalBytesToReceive: Int64(downloadTotal)
-            )
-        )
-        return 0
-    }
 }
 
 /// The certificates `curlew_tls_describe` reports, collected for one exchange.

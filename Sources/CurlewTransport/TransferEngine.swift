@@ -269,6 +269,9 @@ private final class TransferLoop {
     private let cookieJar = CookieJar()
     /// Exchanges each open connection has carried, by its local and remote address.
     @exclusivity(unchecked) private var connectionUses = ConnectionUses()
+    /// Exchanges in flight that report progress, and when the loop last sampled them.
+    @exclusivity(unchecked) private var progressReporters = 0
+    @exclusivity(unchecked) private var lastProgressSample: UInt64 = 0
     /// The array the inbox's adds are swapped into each turn, kept with its capacity.
     @exclusivity(unchecked) private var takenAdds: [PendingTransfer] = []
 
@@ -318,10 +321,21 @@ private final class TransferLoop {
                 logger.error("curl_multi_perform failed", metadata: ["code": "\(performed.rawValue)"])
             }
             collectFinished()
+            sampleProgress()
             handOver()
             if shared.hasWork { continue }
             _ = curl_multi_poll(multi, nil, 0, 1000, nil)
         }
+    }
+
+    /// Samples the progress of the exchanges that report it, at most every
+    /// `Transfer.progressInterval`: a clock read a turn while any is in flight, nothing otherwise.
+    private func sampleProgress() {
+        guard progressReporters > 0 else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - lastProgressSample >= Transfer.progressInterval else { return }
+        lastProgressSample = now
+        for transfer in active.values where transfer.request.reportsProgress { transfer.sampleProgress(at: now) }
     }
 
     /// Gives the sink this turn's events, if any.
@@ -359,6 +373,7 @@ private final class TransferLoop {
             return
         }
         active[pending.id] = transfer
+        if pending.request.reportsProgress { progressReporters += 1 }
         outbox.events.append(.started(id: pending.id))
     }
 
@@ -418,7 +433,7 @@ private final class TransferLoop {
     private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true) {
         let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
-        active[transfer.id] = nil
+        if active.removeValue(forKey: transfer.id) != nil, transfer.request.reportsProgress { progressReporters -= 1 }
         pool.give(transfer.handle)
         outbox.events.append(.finished(result))
     }

@@ -51,7 +51,8 @@ public struct TransferRequest: Sendable {
     public var requestCaptureLimit: Int
     public var tls: TLSOptions
     public var protocolPreference: ProtocolPreference
-    /// Emit `progress` events. Off saves libcurl's progress callback on every read.
+    /// Emit `progress` events: the transfer loop samples the exchange at most every 100 ms once it
+    /// has run that long.
     public var reportsProgress: Bool
     /// Record the request as sent (head and body bytes, and the send phase's end). Off saves
     /// libcurl's verbose mode, which formats its informational text for every exchange; the
