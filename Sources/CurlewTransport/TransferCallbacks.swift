@@ -2,13 +2,17 @@ import CCurl
 import Foundation
 
 /// The C entry points libcurl calls. Each turns its user-data pointer back into the `Transfer`
-/// that registered it; none of them can capture context, so they are plain constants.
+/// that registered it; none of them can capture context, so they are plain constants. The
+/// transfer loop keeps every `Transfer` alive while libcurl runs it, so the callbacks use it
+/// without retaining it (`_withUnsafeGuaranteedRef`): libcurl calls the header and debug
+/// callbacks several times per exchange.
 enum TransferCallbacks {
     static let write: curlew_data_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let length = size * count
-        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-        return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+        return Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef {
+            $0.receiveBody(UnsafeRawBufferPointer(start: data, count: length))
+        } ? length : 0
     }
 
     static let read: curlew_data_callback = { buffer, size, count, context in
@@ -37,18 +41,19 @@ enum TransferCallbacks {
     static let header: curlew_data_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let length = size * count
-        Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-            .receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+        Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef {
+            $0.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+        }
         return length
     }
 
     static let debug: curlew_debug_callback = { _, type, data, size, context in
         guard let data, let context else { return 0 }
         let bytes = UnsafeRawBufferPointer(start: data, count: size)
-        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        // Most calls carry libcurl's informational text and incoming data, which are not kept.
         switch type {
-        case CURLINFO_HEADER_OUT: transfer.observeOutgoingHeader(bytes)
-        case CURLINFO_DATA_OUT: transfer.observeOutgoingBody(bytes)
+        case CURLINFO_HEADER_OUT: Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.observeOutgoingHeader(bytes) }
+        case CURLINFO_DATA_OUT: Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.observeOutgoingBody(bytes) }
         default: break
         }
         return 0

@@ -60,6 +60,9 @@ public struct TransferRequest: Sendable {
     /// phase of zero.
     public var capturesWire: Bool
 
+    /// Inlinable: the agent makes one per exchange, and across modules a call of this size copied
+    /// every argument once more.
+    @inlinable
     public init(
         url: String,
         method: String = "GET",
