@@ -508,11 +508,14 @@ struct WorkbenchTests {
 
 @Suite("the user's editor")
 struct ExternalEditorTests {
+    /// An editor command running `body`. The shell reads the script rather than executing it: a
+    /// file just written cannot be executed while a child another test forked meanwhile still
+    /// holds it open for writing (ETXTBSY, status 126).
     private func script(_ body: String) throws -> String {
         let path = NSTemporaryDirectory() + "curlew-editor-\(UUID().uuidString).sh"
         try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o700)
-        return path
+        return "/bin/sh " + path
     }
 
     @Test("runs $VISUAL before $EDITOR on a file holding the text, and reads back what it wrote")
