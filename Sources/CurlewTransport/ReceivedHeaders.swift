@@ -110,8 +110,13 @@ public struct ReceivedHeaders: Sendable {
         }
     }
 
+    /// Whether a field's name, as `fields` presents it, is `name` ignoring ASCII case. A name
+    /// with bytes beyond ASCII is compared as its text (invalid UTF-8 repaired), as `fields` has it.
     private static func isNamed(_ bytes: UnsafeRawBufferPointer, _ name: String) -> Bool {
-        name.withUTF8Bytes { expected in
+        if bytes.contains(where: { $0 >= 0x80 }) {
+            return ASCII.equalsIgnoringCase(String(decoding: bytes, as: UTF8.self), name)
+        }
+        return name.withUTF8Bytes { expected in
             guard expected.count == bytes.count else { return false }
             for index in 0..<bytes.count where ASCII.lowercase(bytes[index]) != ASCII.lowercase(expected[index]) { return false }
             return true

@@ -55,6 +55,11 @@ struct ReceivedHeadersTests {
         let line: [UInt8] = Array("X-Bin: a".utf8) + [0xFF, 0x00, 0x62] + Array("\r\n".utf8)
         line.withUnsafeBytes { headers.append($0, continuation: false) }
         #expect(headers.first("x-bin") == "a\u{FFFD}\u{0}b")
+        // A name that is not UTF-8 is found by the name `fields` shows for it.
+        let badName: [UInt8] = [0x5D, 0x68, 0xFF, 0xFF] + Array(": v\r\n".utf8)
+        badName.withUnsafeBytes { headers.append($0, continuation: false) }
+        #expect(headers.fields.last == HeaderField(name: "]h\u{FFFD}\u{FFFD}", value: "v"))
+        #expect(headers.first("]H\u{FFFD}\u{FFFD}") == "v")
         #expect(received([]).isEmpty)
         #expect(received([]).fields.isEmpty)
     }
