@@ -16,10 +16,25 @@ public struct ReceivedHeaders: Sendable {
 
     /// Every field, in the order received.
     public var fields: [HeaderField] {
-        var found: [HeaderField] = []
-        found.reserveCapacity(lineCount)
-        forEachField(named: nil) { found.append($0) }
-        return found
+        lines.withUnsafeBytes { all in
+            var found: [HeaderField] = []
+            found.reserveCapacity(Self.lineCount(all))
+            // Whether the latest field line was kept, so its folded lines join it.
+            var keptLatest = false
+            Self.forEachLine(all) { line in
+                switch ResponseHeaderLine(line) {
+                case .field(let name, let value):
+                    found.append(HeaderField(name: ResponseHeaderLine.text(line, name), value: ResponseHeaderLine.text(line, value)))
+                    keptLatest = true
+                case .continuation(let more):
+                    if keptLatest { found[found.count - 1].value += " " + ResponseHeaderLine.text(line, more) }
+                case .statusLine, .other:
+                    keptLatest = false
+                }
+                return true
+            }
+            return found
+        }
     }
 
     /// The value of the first field named `name` (compared ignoring ASCII case).
@@ -35,7 +50,10 @@ public struct ReceivedHeaders: Sendable {
     /// The value of the last field named `name` (compared ignoring ASCII case).
     public func last(_ name: String) -> String? {
         var last: String?
-        forEachField(named: name) { last = $0.value }
+        forEachField(named: name) { field in
+            last = field.value
+            return true
+        }
         return last
     }
 
@@ -57,36 +75,41 @@ public struct ReceivedHeaders: Sendable {
         lines.reserveCapacity(count)
     }
 
-    /// The number of lines kept: at least the number of fields.
-    private var lineCount: Int {
-        lines.withUnsafeBytes { all in
-            var count = 0
-            var start = 0
-            while start < all.count, let end = ASCII.firstIndex(of: 0x0A, in: all[start...]) {
-                count += 1
-                start = end + 1
-            }
-            return count
+    /// The number of lines in `all`: at least the number of fields.
+    private static func lineCount(_ all: UnsafeRawBufferPointer) -> Int {
+        var count = 0
+        forEachLine(all) { _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    /// Calls `body` with each line of `all`, its LF included, until it returns false.
+    private static func forEachLine(_ all: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Bool) {
+        var start = 0
+        while start < all.count, let end = ASCII.firstIndex(of: 0x0A, in: all[start...]) {
+            guard body(UnsafeRawBufferPointer(rebasing: all[start...end])) else { return }
+            start = end + 1
         }
     }
 
-    /// Calls `body` with each field named `name` (every field for nil), its folded lines joined,
-    /// in order, until it returns false. Only those fields are made into strings.
-    private func forEachField(named name: String?, _ body: (HeaderField) -> Bool) {
+    /// Calls `body` with each field named `name`, its folded lines joined, in order, until it
+    /// returns false. Only those fields are made into strings.
+    private func forEachField(named name: String, _ body: (HeaderField) -> Bool) {
         lines.withUnsafeBytes { all in
             // The field being read: kept until the next field line, as folded lines may follow.
             var pending: HeaderField?
-            var start = 0
-            while start < all.count, let end = ASCII.firstIndex(of: 0x0A, in: all[start...]) {
-                let line = UnsafeRawBufferPointer(rebasing: all[start...end])
-                start = end + 1
+            var going = true
+            Self.forEachLine(all) { line in
                 switch ResponseHeaderLine(line) {
                 case .field(let nameRange, let valueRange):
                     if let field = pending {
                         pending = nil
-                        guard body(field) else { return }
+                        going = body(field)
+                        guard going else { return false }
                     }
-                    if name.map({ Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), $0) }) ?? true {
+                    if Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), name) {
                         pending = HeaderField(name: ResponseHeaderLine.text(line, nameRange), value: ResponseHeaderLine.text(line, valueRange))
                     }
                 case .continuation(let more):
@@ -94,19 +117,12 @@ public struct ReceivedHeaders: Sendable {
                 case .statusLine, .other:
                     if let field = pending {
                         pending = nil
-                        guard body(field) else { return }
+                        going = body(field)
                     }
                 }
+                return going
             }
-            if let field = pending { _ = body(field) }
-        }
-    }
-
-    /// `forEachField` for a body that reads every field.
-    private func forEachField(named name: String?, _ body: (HeaderField) -> Void) {
-        forEachField(named: name) { (field: HeaderField) -> Bool in
-            body(field)
-            return true
+            if going, let field = pending { _ = body(field) }
         }
     }
 
