@@ -24,7 +24,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     }
 
     /// A response's headers as received.
-    public init(received: ReceivedHeaders) {
+    init(received: ReceivedHeaders) {
         written = []
         self.received = received
     }

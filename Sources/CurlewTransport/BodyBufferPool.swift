@@ -75,8 +75,8 @@ final class BodyBufferPool: Sendable {
         if !kept { buffer.address.deallocate() }
     }
 
-    /// The first `count` bytes of `buffer` as `Data`, without copying. The buffer comes back to
-    /// the pool when that `Data` and every copy of it are gone.
+    /// The first `count` bytes of `buffer` as `Data`, without copying. When that `Data` and every
+    /// copy of it are gone, a large buffer comes back to the pool and a small one is freed.
     func data(_ buffer: Buffer, count: Int) -> Data {
         guard buffer.capacity >= Self.minimumSize else { return Data(bytesNoCopy: buffer.address, count: count, deallocator: .free) }
         return Data(bytesNoCopy: buffer.address, count: count, deallocator: .custom { [self] _, _ in give(buffer) })

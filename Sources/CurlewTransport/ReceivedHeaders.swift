@@ -59,9 +59,17 @@ public struct ReceivedHeaders: Sendable {
 
     /// Adds a line the header callback classified as a field (`continuation` false) or as the
     /// continuation of one. A continuation with no field before it is dropped.
+    ///
+    /// libcurl hands over one line per call, so an LF can only end it; one inside it (which no
+    /// HTTP/1 parser or HTTP/2 library lets through) becomes a space, so that a read never splits
+    /// the line there.
     mutating func append(_ line: UnsafeRawBufferPointer, continuation: Bool) {
         if continuation, lines.isEmpty { return }
-        lines.append(contentsOf: line.bindMemory(to: UInt8.self))
+        let start = lines.count
+        lines.append(contentsOf: UnsafeBufferPointer(start: line.baseAddress?.assumingMemoryBound(to: UInt8.self), count: line.count))
+        if line.count > 1, let inner = ASCII.firstIndex(of: 0x0A, in: line[..<(line.count - 1)]) {
+            for index in (start + inner)..<(lines.count - 1) where lines[index] == 0x0A { lines[index] = 0x20 }
+        }
         if line.last != 0x0A { lines.append(0x0A) }
     }
 

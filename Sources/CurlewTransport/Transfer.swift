@@ -13,6 +13,8 @@ final class Transfer {
     let id: UInt64
     let handle: EasyHandle
     let submittedAt: UInt64
+    /// Whether the loop samples the exchange's progress (`sampleProgress`), fixed for all its hops.
+    let reportsProgress: Bool
     @exclusivity(unchecked) private(set) var addedAt: UInt64 = 0
     /// The hop on the wire now: the request as composed, or where redirects led it.
     @exclusivity(unchecked) private(set) var request: TransferRequest
@@ -83,6 +85,7 @@ final class Transfer {
         self.id = id
         self.handle = handle
         self.submittedAt = submittedAt
+        reportsProgress = request.reportsProgress
         self.request = request
         self.maxResponseBytes = request.maxResponseBytes
         self.requestCaptureLimit = request.requestCaptureLimit
@@ -489,7 +492,8 @@ final class Transfer {
         uploadFile?.seek(to: offset) ?? false
     }
 
-    /// Returns a pooled buffer nothing was written into (a redirect's or a HEAD response's).
+    /// Gives back the announced body's buffer when nothing was written into it (a redirect's or a
+    /// HEAD response's body).
     private func releaseUnusedAnnouncedBody() {
         guard let buffer = announcedBody, receivedBodyBytes == 0 else { return }
         bodyBuffers.give(buffer)
@@ -538,7 +542,7 @@ final class Transfer {
     }
 
     /// A run of ASCII digits as a number: nil for anything else, or beyond 18 digits.
-    static func decimal(_ digits: UnsafeRawBufferPointer) -> Int? {
+    private static func decimal(_ digits: UnsafeRawBufferPointer) -> Int? {
         guard !digits.isEmpty, digits.count <= 18 else { return nil }
         var value = 0
         for digit in digits {
@@ -571,8 +575,9 @@ final class Transfer {
     }
 
     /// Reports the exchange's progress when `progressInterval` has passed since the last report
-    /// (or its start) and it changed. The loop samples every exchange this way instead of taking
-    /// libcurl's progress callback, which it calls several times even for the shortest exchange.
+    /// (or its start) and it changed. The loop samples each exchange that reports progress this
+    /// way instead of taking libcurl's progress callback, which it calls several times even for
+    /// the shortest exchange.
     func sampleProgress(at now: UInt64) {
         guard now - lastProgressAt >= Self.progressInterval else { return }
         lastProgressAt = now

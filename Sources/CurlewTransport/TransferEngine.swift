@@ -68,7 +68,7 @@ public final class TransferEngine: Sendable {
             return (true, wasIdle)
         }
         guard accepted else {
-            shared.sink([.finished(.cancelledBeforeStart(id: id))])
+            shared.sink([.finished(.endedBeforeStart(id: id))])
             return
         }
         // One wakeup per batch: a non-empty inbox means one is already pending. The transfer
@@ -89,7 +89,7 @@ public final class TransferEngine: Sendable {
             return false
         }
         if droppedWhilePending {
-            shared.sink([.finished(.cancelledBeforeStart(id: id))])
+            shared.sink([.finished(.endedBeforeStart(id: id))])
         } else {
             shared.wakeUnlessOnTransferThread()
         }
@@ -142,7 +142,7 @@ public final class TransferEngine: Sendable {
         }
         guard first else { return }
         if !pending.isEmpty {
-            shared.sink(pending.map { .finished(.cancelledBeforeStart(id: $0.id)) })
+            shared.sink(pending.map { .finished(.endedBeforeStart(id: $0.id)) })
         }
         // Called from a job on the transfer thread (its owner let go of the engine there), the
         // loop ends when the job returns; waiting for it here would never end.
@@ -236,7 +236,7 @@ final class MultiHandle: @unchecked Sendable {
 
 extension TransferResult {
     /// The end of an exchange that never reached libcurl: cancelled, unless `error` says otherwise.
-    static func cancelledBeforeStart(id: UInt64, error: TransferError = .cancelled) -> TransferResult {
+    static func endedBeforeStart(id: UInt64, error: TransferError = .cancelled) -> TransferResult {
         TransferResult(
             id: id, error: error, requestHead: Data(), requestBody: Data(), requestBodySize: 0,
             statusLine: "", statusCode: 0, responseHeaders: ReceivedHeaders(), responseBody: Data(),
@@ -335,7 +335,7 @@ private final class TransferLoop {
         let now = DispatchTime.now().uptimeNanoseconds
         guard now - lastProgressSample >= Transfer.progressInterval else { return }
         lastProgressSample = now
-        for transfer in active.values where transfer.request.reportsProgress { transfer.sampleProgress(at: now) }
+        for transfer in active.values where transfer.reportsProgress { transfer.sampleProgress(at: now) }
     }
 
     /// Gives the sink this turn's events, if any.
@@ -347,7 +347,7 @@ private final class TransferLoop {
 
     private func start(_ pending: PendingTransfer) {
         if earlyCancels.take(pending.id) {
-            outbox.events.append(.finished(.cancelledBeforeStart(id: pending.id)))
+            outbox.events.append(.finished(.endedBeforeStart(id: pending.id)))
             return
         }
         guard let handle = pool.take() else {
@@ -361,7 +361,7 @@ private final class TransferLoop {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
                                                                code: Int(configured.rawValue), message: handle.errorMessage(for: configured))
             pool.give(handle)
-            outbox.events.append(.finished(failedBeforeStart(pending.id, error: error)))
+            outbox.events.append(.finished(.endedBeforeStart(id: pending.id, error: error)))
             return
         }
         transfer.markAdded()
@@ -373,7 +373,7 @@ private final class TransferLoop {
             return
         }
         active[pending.id] = transfer
-        if pending.request.reportsProgress { progressReporters += 1 }
+        if transfer.reportsProgress { progressReporters += 1 }
         outbox.events.append(.started(id: pending.id))
     }
 
@@ -433,17 +433,13 @@ private final class TransferLoop {
     private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true) {
         let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
-        if active.removeValue(forKey: transfer.id) != nil, transfer.request.reportsProgress { progressReporters -= 1 }
+        if active.removeValue(forKey: transfer.id) != nil, transfer.reportsProgress { progressReporters -= 1 }
         pool.give(transfer.handle)
         outbox.events.append(.finished(result))
     }
 
     private func failedBeforeStart(_ id: UInt64, message: String) -> TransferResult {
-        failedBeforeStart(id, error: TransferError(kind: .other, message: message))
-    }
-
-    private func failedBeforeStart(_ id: UInt64, error: TransferError) -> TransferResult {
-        TransferResult.cancelledBeforeStart(id: id, error: error)
+        TransferResult.endedBeforeStart(id: id, error: TransferError(kind: .other, message: message))
     }
 }
 

@@ -49,6 +49,15 @@ struct ReceivedHeadersTests {
         #expect(headers.first("Location") == nil)
     }
 
+    @Test("an LF inside a line handed over becomes a space: a read never splits the line there")
+    func innerLineFeed() {
+        var headers = ReceivedHeaders()
+        Array("X-A: one\ntwo\r\n".utf8).withUnsafeBytes { headers.append($0, continuation: false) }
+        Array("X-B: three\nX-C: four".utf8).withUnsafeBytes { headers.append($0, continuation: false) }
+        #expect(headers.fields == [HeaderField(name: "X-A", value: "one two"), HeaderField(name: "X-B", value: "three X-C: four")])
+        #expect(headers.first("X-C") == nil)
+    }
+
     @Test("bytes that are not UTF-8 are repaired, and a NUL stays inside its value")
     func hostileBytes() {
         var headers = ReceivedHeaders()

@@ -24,6 +24,28 @@ struct TransferCancellationTests {
         #expect(harness.collector.finishCount(for: id) == 1)
     }
 
+    @Test("an announced body cancelled half way keeps the bytes that came, and the loop's progress saw them arrive")
+    func cancelAnnouncedBody() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let url = "\(server.baseURL)/drip?numbytes=50000&duration=3&tag=\(uniqueTag())"
+        let id = harness.submit(TransferRequest(url: url))
+        try await waitUntil(timeout: .seconds(10)) {
+            harness.collector.events(for: id).contains { event in
+                if case .progress(_, let progress) = event { return progress.bytesReceived > 0 && progress.totalBytesToReceive == 50000 }
+                return false
+            }
+        }
+        harness.engine.cancel(id: id)
+        let result = await harness.collector.result(for: id)
+        #expect(result.error?.kind == .cancelled)
+        #expect(result.responseBody.count > 0 && result.responseBody.count < 50000)
+        #expect(result.responseBody.allSatisfy { $0 == UInt8(ascii: "*") })
+        let whole = await harness.run(TransferRequest(url: "\(server.baseURL)/drip?numbytes=50000&duration=0"))
+        #expect(whole.error == nil)
+        #expect(whole.responseBody == Data(repeating: UInt8(ascii: "*"), count: 50000))
+    }
+
     @Test("a request waiting for a connection is dropped and never reaches the server")
     func cancelWaiting() async throws {
         let server = try await TestServer.shared()
