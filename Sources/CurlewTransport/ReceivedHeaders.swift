@@ -57,6 +57,39 @@ public struct ReceivedHeaders: Sendable {
         return last
     }
 
+    /// The value of the last field named `name` as URL text: each byte a URL cannot hold as it is
+    /// (beyond ASCII, a control, a space, one of `"<>\^`{|}`) percent-encoded, and a `%` that
+    /// starts no escape written `%25`, while escapes already there stay. A `Location` that is not
+    /// UTF-8 then leads where its bytes say, as browsers and curl follow it (`\xFF` as `%FF`, not
+    /// a replacement character), and URL parsing never encodes it a second time.
+    public func lastAsURLText(_ name: String) -> String? {
+        var last: String?
+        forEachField(named: name, text: Self.urlText) { field in
+            last = field.value
+            return true
+        }
+        // The only spaces left are the ones joining folded lines.
+        return last?.replacingOccurrences(of: " ", with: "%20")
+    }
+
+    /// The bytes of `range` in `line` as URL text (see `lastAsURLText`).
+    private static func urlText(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        let bytes = UnsafeRawBufferPointer(rebasing: line[range])
+        let hex = Array("0123456789ABCDEF".utf8)
+        func isHex(_ byte: UInt8) -> Bool { hex.contains(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) }
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(bytes.count)
+        for (index, byte) in bytes.enumerated() {
+            let startsEscape = byte == UInt8(ascii: "%") && index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
+            if byte <= 0x20 || byte >= 0x7F || #""<>\^`{|}"#.utf8.contains(byte) || (byte == UInt8(ascii: "%") && !startsEscape) {
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            } else {
+                encoded.append(byte)
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
     /// Adds a line the header callback classified as a field (`continuation` false) or as the
     /// continuation of one. A continuation with no field before it is dropped.
     ///
@@ -103,8 +136,9 @@ public struct ReceivedHeaders: Sendable {
     }
 
     /// Calls `body` with each field named `name`, its folded lines joined, in order, until it
-    /// returns false. Only those fields are made into strings.
-    private func forEachField(named name: String, _ body: (HeaderField) -> Bool) {
+    /// returns false. Only those fields are made into strings, by `text`.
+    private func forEachField(named name: String, text: (UnsafeRawBufferPointer, Range<Int>) -> String = ResponseHeaderLine.text,
+                              _ body: (HeaderField) -> Bool) {
         lines.withUnsafeBytes { all in
             // The field being read: kept until the next field line, as folded lines may follow.
             var pending: HeaderField?
@@ -118,10 +152,10 @@ public struct ReceivedHeaders: Sendable {
                         guard going else { return false }
                     }
                     if Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), name) {
-                        pending = HeaderField(name: ResponseHeaderLine.text(line, nameRange), value: ResponseHeaderLine.text(line, valueRange))
+                        pending = HeaderField(name: ResponseHeaderLine.text(line, nameRange), value: text(line, valueRange))
                     }
                 case .continuation(let more):
-                    pending?.value += " " + ResponseHeaderLine.text(line, more)
+                    pending?.value += " " + text(line, more)
                 case .statusLine, .other:
                     if let field = pending {
                         pending = nil

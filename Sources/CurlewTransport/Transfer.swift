@@ -305,7 +305,7 @@ final class Transfer {
         let status = long(CURLINFO_RESPONSE_CODE)
         // Most responses are not redirects: decided without looking for a Location header.
         guard request.followRedirects, RedirectHop.isFollowed(status) else { return .finish }
-        let location = responseHeaders.last("Location")
+        let location = responseHeaders.lastAsURLText("Location")
         return RedirectHop.decide(after: request, status: status, location: location, hopsSoFar: hops)
     }
 

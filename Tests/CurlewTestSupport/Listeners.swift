@@ -75,3 +75,60 @@ final class BoundSocket {
         return address
     }
 }
+
+/// A loopback HTTP/1.1 server that answers each request with the bytes `respond` gives for its
+/// request line, exactly as given (a header that is not UTF-8, broken framing), then closes the
+/// connection. Keeps the request lines it saw. Serves until released.
+public final class ScriptedServer: @unchecked Sendable {
+    public let port: Int
+    private let listener: BoundSocket
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    public init(respond: @escaping @Sendable (String) -> [UInt8]) throws {
+        listener = try BoundSocket()
+        port = listener.port
+        guard listen(listener.descriptor, 16) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        let descriptor = listener.descriptor
+        let thread = Thread { [weak self] in
+            while true {
+                let connection = accept(descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                var timeout = timeval(tv_sec: 5, tv_usec: 0)
+                setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var request: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while !request.isEmpty ? !String(decoding: request, as: UTF8.self).contains("\r\n\r\n") : true {
+                    let count = read(connection, &chunk, chunk.count)
+                    guard count > 0 else { break }
+                    request += chunk[0..<count]
+                }
+                let line = String(decoding: request, as: UTF8.self).components(separatedBy: "\r\n").first ?? ""
+                self?.record(line)
+                let response = respond(line)
+                _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+                _ = Glibc.close(connection)
+            }
+        }
+        thread.start()
+    }
+
+    deinit {
+        // Closing the listener ends the accept loop.
+        shutdown(listener.descriptor, Int32(SHUT_RDWR))
+        listener.close()
+    }
+
+    /// The request lines received so far, in order.
+    public var requestLines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
+    private func record(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+}

@@ -72,4 +72,18 @@ struct ReceivedHeadersTests {
         #expect(received([]).isEmpty)
         #expect(received([]).fields.isEmpty)
     }
+
+    @Test("a value read as URL text keeps bytes beyond ASCII as percent escapes, folded lines joined")
+    func urlText() {
+        var headers = ReceivedHeaders()
+        let line: [UInt8] = Array("Location: /fin".utf8) + [0xFF] + Array("al path\r\n".utf8)
+        line.withUnsafeBytes { headers.append($0, continuation: false) }
+        Array(" /caf\u{E9}\r\n".utf8).withUnsafeBytes { headers.append($0, continuation: true) }
+        #expect(headers.lastAsURLText("location") == "/fin%FFal%20path%20/caf%C3%A9")
+        var escaped = ReceivedHeaders()
+        Array("Location: /a%20b c%zz%4\"<{|}>^`\\%".utf8).withUnsafeBytes { escaped.append($0, continuation: false) }
+        #expect(escaped.lastAsURLText("Location") == "/a%20b%20c%25zz%254%22%3C%7B%7C%7D%3E%5E%60%5C%25")
+        #expect(headers.last("Location") == "/fin\u{FFFD}al path /caf\u{E9}")
+        #expect(headers.lastAsURLText("X-Missing") == nil)
+    }
 }

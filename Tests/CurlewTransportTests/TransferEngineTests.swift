@@ -173,6 +173,21 @@ struct TransferEngineTests {
         #expect(second.connection.localPort == first.connection.localPort, "same socket")
     }
 
+    @Test("a redirect to a Location that is not UTF-8 goes where its bytes say, percent-encoded")
+    func redirectToRawBytes() async throws {
+        let server = try ScriptedServer { line in
+            if line.hasPrefix("GET /start ") {
+                return Array("HTTP/1.1 302 Found\r\nLocation: /fin".utf8) + [0xFF] + Array("al path\r\nContent-Length: 0\r\n\r\n".utf8)
+            }
+            return Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+        }
+        let result = await EngineHarness().run(TransferRequest(url: "http://127.0.0.1:\(server.port)/start"))
+        #expect(result.error == nil)
+        #expect(result.statusCode == 200)
+        #expect(server.requestLines == ["GET /start HTTP/1.1", "GET /fin%FFal%20path HTTP/1.1"])
+        #expect(result.connection.effectiveURL == "http://127.0.0.1:\(server.port)/fin%FFal%20path")
+    }
+
     @Test("progress events come between started and finished")
     func progressOrder() async throws {
         let server = try await TestServer.shared()

@@ -74,5 +74,16 @@ private func checkReceivedHeaders(_ bytes: UnsafeRawBufferPointer) {
         guard kept.first(field.name) == named.first?.value, kept.last(shouted) == named.last?.value else {
             fatalError("looking up \(field.name.debugDescription) disagrees with the fields \(expected)")
         }
+        // As URL text (a redirect's Location) a value holds only what a URL holds as it is.
+        if let url = kept.lastAsURLText(field.name) {
+            let bytes = Array(url.utf8)
+            let isHex = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte) }
+            for (index, byte) in bytes.enumerated() {
+                guard byte > 0x20, byte < 0x7F, !#""<>\^`{|}"#.utf8.contains(byte),
+                      byte != 0x25 || (index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])) else {
+                    fatalError("\(url.debugDescription) is not URL text")
+                }
+            }
+        }
     }
 }
