@@ -88,6 +88,16 @@ public enum ASCII {
         }
     }
 
+    /// Whether `byte` may stand in a URL scheme (RFC 3986: a letter first, then letters, digits,
+    /// `+`, `-` and `.`).
+    static func isSchemeByte(_ byte: UInt8, first: Bool) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): true
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."): !first
+        default: false
+        }
+    }
+
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {

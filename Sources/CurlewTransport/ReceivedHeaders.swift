@@ -57,37 +57,70 @@ public struct ReceivedHeaders: Sendable {
         return last
     }
 
-    /// The value of the last field named `name` as URL text: each byte a URL cannot hold as it is
-    /// (beyond ASCII, a control, a space, one of `"<>\^`{|}`) percent-encoded, and a `%` that
-    /// starts no escape written `%25`, while escapes already there stay. A `Location` that is not
-    /// UTF-8 then leads where its bytes say, as browsers and curl follow it (`\xFF` as `%FF`, not
-    /// a replacement character), and URL parsing never encodes it a second time.
-    public func lastAsURLText(_ name: String) -> String? {
-        var last: String?
-        forEachField(named: name, text: Self.urlText) { field in
-            last = field.value
-            return true
+    /// The value of the last field named `name` as URL text, for a redirect's `Location`: in its
+    /// path, query and fragment, each byte a URL cannot hold as it is (beyond ASCII, a control, a
+    /// space, one of `"<>[\]^`{|}`, a `#` after the first, a `%` that starts no escape) is
+    /// percent-encoded, and escapes already there stay. A byte that is not UTF-8 then leads where
+    /// it says (`\xFF` as `%FF`, as curl sends it, not as a replacement character), and the URL
+    /// parser, which would otherwise encode a whole component again (`%20` as `%2520`), finds
+    /// nothing to encode. A scheme and host are left as they are: the parser turns an
+    /// international host name into its ASCII form.
+    func lastAsURLText(_ name: String) -> String? {
+        var raw: [UInt8]?
+        lines.withUnsafeBytes { all in
+            // Whether the latest field line was the one looked for, so its folded lines join it.
+            var keptLatest = false
+            Self.forEachLine(all) { line in
+                switch ResponseHeaderLine(line) {
+                case .field(let nameRange, let valueRange):
+                    keptLatest = Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), name)
+                    if keptLatest { raw = Array(line[valueRange]) }
+                case .continuation(let more):
+                    if keptLatest { raw?.append(0x20); raw?.append(contentsOf: line[more]) }
+                case .statusLine, .other:
+                    keptLatest = false
+                }
+                return true
+            }
         }
-        // The only spaces left are the ones joining folded lines.
-        return last?.replacingOccurrences(of: " ", with: "%20")
+        return raw.map(Self.urlText)
     }
 
-    /// The bytes of `range` in `line` as URL text (see `lastAsURLText`).
-    private static func urlText(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
-        let bytes = UnsafeRawBufferPointer(rebasing: line[range])
+    /// `bytes` as URL text (see `lastAsURLText`).
+    static func urlText(_ bytes: [UInt8]) -> String {
+        let authorityEnd = authorityEnd(in: bytes)
         let hex = Array("0123456789ABCDEF".utf8)
         func isHex(_ byte: UInt8) -> Bool { hex.contains(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) }
-        var encoded: [UInt8] = []
+        var encoded = Array(bytes[..<authorityEnd])
         encoded.reserveCapacity(bytes.count)
-        for (index, byte) in bytes.enumerated() {
+        var inFragment = false
+        for index in authorityEnd..<bytes.count {
+            let byte = bytes[index]
             let startsEscape = byte == UInt8(ascii: "%") && index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
-            if byte <= 0x20 || byte >= 0x7F || #""<>\^`{|}"#.utf8.contains(byte) || (byte == UInt8(ascii: "%") && !startsEscape) {
+            let secondHash = byte == UInt8(ascii: "#") && inFragment
+            if byte == UInt8(ascii: "#") { inFragment = true }
+            if byte <= 0x20 || byte >= 0x7F || #""<>[\]^`{|}"#.utf8.contains(byte) || secondHash
+                || (byte == UInt8(ascii: "%") && !startsEscape) {
                 encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
             } else {
                 encoded.append(byte)
             }
         }
         return String(decoding: encoded, as: UTF8.self)
+    }
+
+    /// Where the scheme and authority of `bytes` end (`scheme://host:port` or `//host`): at the
+    /// first `/`, `?` or `#` after them; 0 for a reference without an authority (`/path`, `x`).
+    static func authorityEnd(in bytes: [UInt8]) -> Int {
+        var index = 0
+        while index < bytes.count, ASCII.isSchemeByte(bytes[index], first: index == 0) { index += 1 }
+        let afterScheme = index > 0 && index < bytes.count && bytes[index] == UInt8(ascii: ":") ? index + 1 : 0
+        guard bytes.count >= afterScheme + 2, bytes[afterScheme] == UInt8(ascii: "/"), bytes[afterScheme + 1] == UInt8(ascii: "/") else {
+            return 0
+        }
+        var end = afterScheme + 2
+        while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+        return end
     }
 
     /// Adds a line the header callback classified as a field (`continuation` false) or as the
@@ -136,9 +169,8 @@ public struct ReceivedHeaders: Sendable {
     }
 
     /// Calls `body` with each field named `name`, its folded lines joined, in order, until it
-    /// returns false. Only those fields are made into strings, by `text`.
-    private func forEachField(named name: String, text: (UnsafeRawBufferPointer, Range<Int>) -> String = ResponseHeaderLine.text,
-                              _ body: (HeaderField) -> Bool) {
+    /// returns false. Only those fields are made into strings.
+    private func forEachField(named name: String, _ body: (HeaderField) -> Bool) {
         lines.withUnsafeBytes { all in
             // The field being read: kept until the next field line, as folded lines may follow.
             var pending: HeaderField?
@@ -152,10 +184,10 @@ public struct ReceivedHeaders: Sendable {
                         guard going else { return false }
                     }
                     if Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), name) {
-                        pending = HeaderField(name: ResponseHeaderLine.text(line, nameRange), value: text(line, valueRange))
+                        pending = HeaderField(name: ResponseHeaderLine.text(line, nameRange), value: ResponseHeaderLine.text(line, valueRange))
                     }
                 case .continuation(let more):
-                    pending?.value += " " + text(line, more)
+                    pending?.value += " " + ResponseHeaderLine.text(line, more)
                 case .statusLine, .other:
                     if let field = pending {
                         pending = nil

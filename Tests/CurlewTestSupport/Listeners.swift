@@ -78,19 +78,27 @@ final class BoundSocket {
 
 /// A loopback HTTP/1.1 server that answers each request with the bytes `respond` gives for its
 /// request line, exactly as given (a header that is not UTF-8, broken framing), then closes the
-/// connection. Keeps the request lines it saw. Serves until released.
+/// connection. Reads a request's head only (no body). Keeps the request lines it saw. Serves
+/// until released.
 public final class ScriptedServer: @unchecked Sendable {
     public let port: Int
-    private let listener: BoundSocket
+    private let listener: Int32
     private let lock = NSLock()
     private var lines: [String] = []
 
     public init(respond: @escaping @Sendable (String) -> [UInt8]) throws {
-        listener = try BoundSocket()
-        port = listener.port
-        guard listen(listener.descriptor, 16) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        let descriptor = listener.descriptor
+        let socket = try BoundSocket()
+        listener = socket.descriptor
+        port = socket.port
+        guard listen(listener, 16) == 0 else {
+            socket.close()
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        let descriptor = listener
         let thread = Thread { [weak self] in
+            // The thread closes the listener when `accept` fails (after deinit's shutdown), so
+            // its number cannot be reused by another test's socket while this loop still runs.
+            defer { _ = Glibc.close(descriptor) }
             while true {
                 let connection = accept(descriptor, nil, nil)
                 guard connection >= 0 else { return }
@@ -98,7 +106,7 @@ public final class ScriptedServer: @unchecked Sendable {
                 setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 var request: [UInt8] = []
                 var chunk = [UInt8](repeating: 0, count: 4096)
-                while !request.isEmpty ? !String(decoding: request, as: UTF8.self).contains("\r\n\r\n") : true {
+                while request.isEmpty || !String(decoding: request, as: UTF8.self).contains("\r\n\r\n") {
                     let count = read(connection, &chunk, chunk.count)
                     guard count > 0 else { break }
                     request += chunk[0..<count]
@@ -106,7 +114,8 @@ public final class ScriptedServer: @unchecked Sendable {
                 let line = String(decoding: request, as: UTF8.self).components(separatedBy: "\r\n").first ?? ""
                 self?.record(line)
                 let response = respond(line)
-                _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+                // MSG_NOSIGNAL: a client that left must not end the test process with SIGPIPE.
+                _ = response.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 _ = Glibc.close(connection)
             }
         }
@@ -114,9 +123,8 @@ public final class ScriptedServer: @unchecked Sendable {
     }
 
     deinit {
-        // Closing the listener ends the accept loop.
-        shutdown(listener.descriptor, Int32(SHUT_RDWR))
-        listener.close()
+        // Wakes the accept loop, which then closes the listener and ends.
+        shutdown(listener, Int32(SHUT_RDWR))
     }
 
     /// The request lines received so far, in order.

@@ -85,5 +85,16 @@ struct ReceivedHeadersTests {
         #expect(escaped.lastAsURLText("Location") == "/a%20b%20c%25zz%254%22%3C%7B%7C%7D%3E%5E%60%5C%25")
         #expect(headers.last("Location") == "/fin\u{FFFD}al path /caf\u{E9}")
         #expect(headers.lastAsURLText("X-Missing") == nil)
+        let cases: [(String, String)] = [
+            ("/docs/[draft] notes?a[]=1#top#more", "/docs/%5Bdraft%5D%20notes?a%5B%5D=1#top%23more"),
+            ("http://b\u{FC}cher.test/\u{E4}?q=\u{FC}", "http://b\u{FC}cher.test/%C3%A4?q=%C3%BC"),
+            ("//[::1]:8080/x y", "//[::1]:8080/x%20y"),
+            ("https://user@host.test", "https://user@host.test"),
+        ]
+        for (location, expected) in cases {
+            var one = ReceivedHeaders()
+            Array("Location: \(location)\r\n".utf8).withUnsafeBytes { one.append($0, continuation: false) }
+            #expect(one.lastAsURLText("Location") == expected, "\(location)")
+        }
     }
 }

@@ -177,9 +177,9 @@ struct TransferEngineTests {
     func redirectToRawBytes() async throws {
         let server = try ScriptedServer { line in
             if line.hasPrefix("GET /start ") {
-                return Array("HTTP/1.1 302 Found\r\nLocation: /fin".utf8) + [0xFF] + Array("al path\r\nContent-Length: 0\r\n\r\n".utf8)
+                return Array("HTTP/1.1 302 Found\r\nLocation: /fin".utf8) + [0xFF] + Array("al path\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
             }
-            return Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+            return Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8)
         }
         let result = await EngineHarness().run(TransferRequest(url: "http://127.0.0.1:\(server.port)/start"))
         #expect(result.error == nil)

@@ -74,15 +74,25 @@ private func checkReceivedHeaders(_ bytes: UnsafeRawBufferPointer) {
         guard kept.first(field.name) == named.first?.value, kept.last(shouted) == named.last?.value else {
             fatalError("looking up \(field.name.debugDescription) disagrees with the fields \(expected)")
         }
-        // As URL text (a redirect's Location) a value holds only what a URL holds as it is.
+        // As URL text (a redirect's Location), past its scheme and host a value holds only what a
+        // URL holds as it is, so the URL parser has nothing to encode (again).
         if let url = kept.lastAsURLText(field.name) {
             let bytes = Array(url.utf8)
+            let start = ReceivedHeaders.authorityEnd(in: bytes)
             let isHex = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte) }
-            for (index, byte) in bytes.enumerated() {
-                guard byte > 0x20, byte < 0x7F, !#""<>\^`{|}"#.utf8.contains(byte),
+            var hashes = 0
+            for index in start..<bytes.count {
+                let byte = bytes[index]
+                if byte == 0x23 { hashes += 1 }
+                guard byte > 0x20, byte < 0x7F, !#""<>[\]^`{|}"#.utf8.contains(byte), hashes <= 1,
                       byte != 0x25 || (index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])) else {
-                    fatalError("\(url.debugDescription) is not URL text")
+                    fatalError("\(url.debugDescription) is not URL text past its host")
                 }
+            }
+            let rest = String(decoding: bytes[start...], as: UTF8.self)
+            let separator = rest.first.map { "/?#".contains($0) } ?? true ? "" : "/"
+            guard URL(string: "http://example.test" + separator + rest, encodingInvalidCharacters: false) != nil else {
+                fatalError("\(url.debugDescription) past its host is not a valid URL's path, query and fragment")
             }
         }
     }
