@@ -39,22 +39,23 @@ public struct ReceivedHeaders: Sendable {
 
     /// The value of the first field named `name` (compared ignoring ASCII case).
     public func first(_ name: String) -> String? {
-        var first: String?
-        forEachField(named: name) { field in
-            first = field.value
-            return false
-        }
-        return first
+        value(named: name, last: false)
     }
 
     /// The value of the last field named `name` (compared ignoring ASCII case).
     public func last(_ name: String) -> String? {
-        var last: String?
+        value(named: name, last: true)
+    }
+
+    /// The value of the first or the last field named `name`; the search stops at the first when
+    /// that is the one asked for.
+    private func value(named name: String, last: Bool) -> String? {
+        var found: String?
         forEachField(named: name) { field in
-            last = field.value
-            return true
+            found = field.value
+            return last
         }
-        return last
+        return found
     }
 
     /// The value of the last field named `name` as URL text, for a redirect's `Location`: in its
