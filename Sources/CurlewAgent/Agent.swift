@@ -151,7 +151,7 @@ public final class Agent: Sendable {
         return handle
     }
 
-    private func launch(_ request: Request, handle: RequestHandle, info: RequestInfo, callbacks: RequestCallbacks, placement: RequestPlacement?) {
+    private func launch(_ request: Request, handle: RequestHandle, info: consuming RequestInfo, callbacks: RequestCallbacks, placement: RequestPlacement?) {
         if services.uses(request) {
             let id = handle.id
             let run = PipelineRun(services: services, handle: handle, info: info, request: request, callbacks: callbacks, placement: placement,
@@ -160,19 +160,25 @@ public final class Agent: Sendable {
             run.start()
             return
         }
-        var info = info
+        var transfer: TransferRequest
+        let description: RequestComposer.Description
         do {
-            var (transfer, composed) = try composer.compose(request)
-            let observed = !core.observers.isEmpty
-            transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed
-            // Only debug messages show the request as sent; without a reader, skip capturing it.
-            transfer.capturesWire = callbacks.debug != nil || observed
-            info.url = composed.url
-            core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement))
-            engine.submit(consume transfer, id: info.id)
+            (transfer, description) = try composer.composition(of: request)
         } catch {
             core.reject(handle: handle, info: info, error: error, callbacks: callbacks)
+            return
         }
+        let observed = !core.observers.isEmpty
+        transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed
+        // Only debug messages show the request as composed and as sent; without a reader,
+        // neither is made.
+        let described = callbacks.debug != nil || observed
+        transfer.capturesWire = described
+        let composed = described ? description.described(request, transfer: transfer) : nil
+        info.url = composed?.url ?? URLPassword.masking(in: transfer.url)
+        let id = info.id
+        core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement))
+        engine.submit(consume transfer, id: id)
     }
 
     /// Runs `job` where the agent runs callbacks, after those handed over before it.

@@ -41,8 +41,14 @@ final class AgentCore: Sendable {
         /// What the verdict needs of the request (the request itself is not kept).
         let responseSerializer: ResponseSerializer
         let acceptableStatusCodes: Range<Int>?
-        let composed: ComposedRequest
+        /// The request as composed; nil when nobody read descriptions as it started (the debug
+        /// message of an observer attached since shows it as typed, and without the wire capture).
+        let composed: ComposedRequest?
         let callbacks: RequestCallbacks
+        /// What `callbacks` holds, known without copying them (their closures would each be retained).
+        let hasCallbacks: Bool
+        let hasDelegate: Bool
+        let hasDebugCallback: Bool
         let placement: RequestPlacement?
         /// For an exchange of a pipelined request: takes the result instead of the usual delivery;
         /// the pipeline publishes the exchange once it has decided what it means.
@@ -50,7 +56,7 @@ final class AgentCore: Sendable {
         /// For a request with `streamsResponse`: follows its body as it arrives.
         let stream: StreamCollector?
 
-        init(handle: RequestHandle, info: RequestInfo, request: Request, composed: ComposedRequest, callbacks: RequestCallbacks,
+        init(handle: RequestHandle, info: RequestInfo, request: Request, composed: ComposedRequest?, callbacks: RequestCallbacks,
              placement: RequestPlacement?, onFinish: (@Sendable (TransferResult) -> Void)? = nil) {
             self.handle = handle
             self.info = info
@@ -58,6 +64,9 @@ final class AgentCore: Sendable {
             acceptableStatusCodes = request.acceptableStatusCodes
             self.composed = composed
             self.callbacks = callbacks
+            hasCallbacks = !callbacks.isEmpty
+            hasDelegate = callbacks.delegate != nil
+            hasDebugCallback = callbacks.debug != nil
             self.placement = placement
             self.onFinish = onFinish
             stream = request.streamsResponse
@@ -98,7 +107,7 @@ final class AgentCore: Sendable {
         if !observers.isEmpty {
             publisher.withLock { $0.append(.willSend(entry.info)) }
         }
-        if let delegate = entry.callbacks.delegate {
+        if entry.hasDelegate, let delegate = entry.callbacks.delegate {
             let handle = entry.handle
             callbackRunner.run { delegate.requestWillBeSent(handle) }
         }
@@ -160,7 +169,7 @@ final class AgentCore: Sendable {
             guard let entry = active.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
             batch.add(.didSend(entry.info))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, to: &batch)
-            if let delegate = entry.callbacks.delegate {
+            if entry.hasDelegate, let delegate = entry.callbacks.delegate {
                 let handle = entry.handle
                 batch.callbacks.append { delegate.requestDidSend(handle) }
             }
@@ -197,15 +206,23 @@ final class AgentCore: Sendable {
         let verdict = Verdict(result: result, serializer: entry.responseSerializer,
                               acceptable: entry.acceptableStatusCodes ?? config.acceptableStatusCodes)
         guard entry.handle.transition(to: verdict.state) else { return }
-        let info = entry.info
-        let response = Self.response(to: info.id, from: result, value: verdict.value)
         // The debug message is the largest thing built per request; skip it when nobody reads it.
-        let message = !batch.observed && entry.callbacks.debug == nil
-            ? nil : SharedDebugMessage(debugMessage(info: info, composed: entry.composed, result: result, state: verdict.state,
-                                                    error: verdict.error, pipeline: nil, stream: entry.stream?.record,
-                                                    bodyReaders: debugBodyReaders(readByCallback: entry.callbacks.debug != nil)))
-        deliver(message: message, info: info, state: verdict.state, handle: entry.handle, response: response, error: verdict.error,
-                callbacks: entry.callbacks, lazilyReadAs: verdict.value == nil ? entry.responseSerializer : nil, to: &batch)
+        let message = !batch.observed && !entry.hasDebugCallback
+            ? nil : SharedDebugMessage(debugMessage(info: entry.info, composed: entry.composed ?? Self.asTyped(entry.info), result: result,
+                                                    state: verdict.state, error: verdict.error, pipeline: nil, stream: entry.stream?.record,
+                                                    bodyReaders: debugBodyReaders(readByCallback: entry.hasDebugCallback)))
+        if let message { batch.add(.debugMessage(message)) }
+        batch.add(.finished(entry.info, verdict.state))
+        guard entry.hasCallbacks else { return }
+        // The response is made where the callbacks run, from the entry and the result (two
+        // references), rather than copied into the hand-over with the callbacks.
+        let value = verdict.value
+        let error = verdict.error
+        let tip = error.map(tip(for:)) ?? ""
+        batch.callbacks.append {
+            entry.callbacks.answer(entry.handle, requestID: entry.info.id, message: message, response: Self.response(to: entry.info.id, from: result, value: value),
+                                   error: error, tip: tip, serializer: value == nil ? entry.responseSerializer : nil)
+        }
     }
 
     /// The response a transfer received, nil when none arrived.
@@ -316,10 +333,9 @@ final class AgentCore: Sendable {
     /// transfer goes on for the requests that joined it.
     func answerCaller(_ handle: RequestHandle, error: RequestError, callbacks: RequestCallbacks) {
         guard handle.transition(to: .cancelled), !callbacks.isEmpty else { return }
-        let failure = RequestFailure(requestID: handle.id, error: error, response: nil, tip: tip(for: error))
+        let tip = tip(for: error)
         callbackRunner.run {
-            callbacks.failure?(failure)
-            callbacks.delegate?.requestDidFail(handle, failure: failure)
+            callbacks.answer(handle, requestID: handle.id, message: nil, response: nil, error: error, tip: tip, serializer: nil)
         }
     }
 
@@ -341,7 +357,7 @@ final class AgentCore: Sendable {
 
     private func deliver(
         message: SharedDebugMessage?, info: RequestInfo, state: RequestState, handle: RequestHandle, response: Response?, error: RequestError?,
-        callbacks: RequestCallbacks, lazilyReadAs serializer: ResponseSerializer? = nil, to batch: inout DeliveryBatch
+        callbacks: RequestCallbacks, to batch: inout DeliveryBatch
     ) {
         if let message { batch.add(.debugMessage(message)) }
         batch.add(.finished(info, state))
@@ -349,16 +365,7 @@ final class AgentCore: Sendable {
         let tip = error.map(tip(for:)) ?? ""
         let requestID = info.id
         batch.callbacks.append {
-            if let message { callbacks.debug?(message.message) }
-            if let error {
-                let failure = RequestFailure(requestID: requestID, error: error, response: response, tip: tip)
-                callbacks.failure?(failure)
-                callbacks.delegate?.requestDidFail(handle, failure: failure)
-            } else if var response {
-                if let serializer { response.value = Verdict.automaticValue(of: response, serializer: serializer) }
-                callbacks.success?(response)
-                callbacks.delegate?.requestDidSucceed(handle, response: response)
-            }
+            callbacks.answer(handle, requestID: requestID, message: message, response: response, error: error, tip: tip, serializer: nil)
         }
     }
 

@@ -56,6 +56,13 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     public var isEmpty: Bool { received?.isEmpty ?? written.isEmpty }
 
+    /// Whether both are one written list, copied and changed by neither: equal without a comparison.
+    func sharesStorage(with other: HTTPHeaders) -> Bool {
+        if case .some = received { return false }
+        if case .some = other.received { return false }
+        return written.withUnsafeBufferPointer { mine in other.written.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress } }
+    }
+
     /// The first value for `name`, compared case-insensitively.
     public subscript(name: String) -> String? {
         get {

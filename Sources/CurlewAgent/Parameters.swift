@@ -35,6 +35,8 @@ public struct Parameters: Sendable, Equatable, Sequence, ExpressibleByDictionary
 
     /// These parameters laid over `base`: a name present here replaces base's value.
     public func merged(over base: Parameters) -> Parameters {
+        if base.entries.isEmpty { return self }
+        if entries.isEmpty { return base }
         let overridden = Set(entries.map(\.key))
         return Parameters(base.entries.filter { !overridden.contains($0.key) } + entries)
     }

@@ -34,6 +34,13 @@ struct RequestComposer: Sendable {
 
     /// `preview` composes without touching the disk: a download's partial file is left alone.
     func compose(_ request: Request, preview: Bool = false) throws(RequestError) -> (transfer: TransferRequest, composed: ComposedRequest) {
+        let (transfer, description) = try composition(of: request, preview: preview)
+        return (transfer, description.described(request, transfer: transfer))
+    }
+
+    /// What goes on the wire, with what describing it takes: a request nobody reads the
+    /// description of (no observer, no `debug` callback) is sent without building it.
+    func composition(of request: Request, preview: Bool = false) throws(RequestError) -> (transfer: TransferRequest, description: Description) {
         try request.method.validate()
         let params = request.usesDefaultParams ? request.params.merged(over: config.defaultParams) : request.params
         // The request's own fields win; a User-Agent of the config's goes last, as ever.
@@ -101,7 +108,7 @@ struct RequestComposer: Sendable {
             record?.downloadDestination = asked.destination
             record?.resumeRequestedFrom = target.resumeFrom?.offset
         }
-        let sendsBaseHeaders = Self.sameBytes(headers, baseHeaders)
+        let sendsBaseHeaders = headers.sharesStorage(with: baseHeaders) || Self.sameBytes(headers, baseHeaders)
         if sendsBaseHeaders { try baseHeadersCheck.get() } else { try headers.validate() }
         let security: TLSOptions
         if let tls = request.tls.map(config.tls.applying) {
@@ -111,7 +118,7 @@ struct RequestComposer: Sendable {
         } else {
             security = try Self.transportSecurity(config.tls)
         }
-        let transfer = TransferRequest(
+        return (TransferRequest(
             url: url,
             method: request.method.rawValue,
             headers: sendsBaseHeaders ? baseTransferHeaders : headers.fields.map { ($0.name, $0.value) },
@@ -132,19 +139,34 @@ struct RequestComposer: Sendable {
             requestCaptureLimit: config.debugBodyLimit,
             tls: security,
             protocolPreference: request.httpVersion ?? config.httpVersion
-        )
-        let composed = ComposedRequest(
-            method: request.method.rawValue,
-            url: URLPassword.masking(in: url),
-            headers: headers.fields,
-            params: params.jsonObject,
-            body: body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: config.debugBodyLimit) },
-            timeoutMilliseconds: request.timeout?.wholeMilliseconds ?? configTimeoutMilliseconds,
-            automaticHeaders: request.headers.isEmpty && sendsBaseHeaders
-                ? baseHeaderNames : headers.fields.compactMap { field in request.headers[field.name] == nil ? field.name : nil },
-            transfer: record
-        )
-        return (transfer, composed)
+        ), Description(headers: headers, sendsBaseHeaders: sendsBaseHeaders, params: params, record: record,
+                       configTimeoutMilliseconds: configTimeoutMilliseconds, baseHeaderNames: baseHeaderNames))
+    }
+
+    /// What a composed request's description (`ComposedRequest`) is made of, besides its transfer.
+    struct Description {
+        let headers: HTTPHeaders
+        let sendsBaseHeaders: Bool
+        let params: Parameters
+        let record: TransferRecord?
+        let configTimeoutMilliseconds: Int64
+        let baseHeaderNames: [String]
+
+        /// The request as composed, for debug messages and previews; `request` is the one composed
+        /// into `transfer`.
+        func described(_ request: Request, transfer: TransferRequest) -> ComposedRequest {
+            ComposedRequest(
+                method: transfer.method,
+                url: URLPassword.masking(in: transfer.url),
+                headers: headers.fields,
+                params: params.jsonObject,
+                body: transfer.body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: transfer.requestCaptureLimit) },
+                timeoutMilliseconds: request.timeout?.wholeMilliseconds ?? configTimeoutMilliseconds,
+                automaticHeaders: request.headers.isEmpty && sendsBaseHeaders
+                    ? baseHeaderNames : headers.fields.compactMap { field in request.headers[field.name] == nil ? field.name : nil },
+                transfer: record
+            )
+        }
     }
 
     /// The security policy as the transport applies it: pins from certificate files computed,

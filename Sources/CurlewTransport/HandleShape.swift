@@ -28,7 +28,7 @@ struct HandleShape {
 
     /// Whether `request` is plain and needs exactly these options: compared in place, since this
     /// runs for every exchange.
-    func matches(_ request: TransferRequest) -> Bool {
+    func matches(_ request: borrowing TransferRequest) -> Bool {
         Self.isPlain(request) && capturesWire == request.capturesWire
             && totalTimeout == request.totalTimeout && connectTimeout == request.connectTimeout
             && maxResponseBytes == request.maxResponseBytes && protocolPreference == request.protocolPreference
@@ -36,7 +36,9 @@ struct HandleShape {
     }
 
     /// A GET with no body, upload, download or cookies.
-    static func isPlain(_ request: TransferRequest) -> Bool {
-        request.method == "GET" && request.body == nil && request.upload == nil && request.download == nil && !request.usesCookies
+    static func isPlain(_ request: borrowing TransferRequest) -> Bool {
+        guard request.method == "GET", !request.usesCookies, case .none = request.body, case .none = request.upload,
+              case .none = request.download else { return false }
+        return true
     }
 }

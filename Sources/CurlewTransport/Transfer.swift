@@ -104,21 +104,21 @@ final class Transfer {
     /// Applies every option of `request` to the easy handle. Returns libcurl's code on the first
     /// failure. A handle that holds a plain exchange's options of the same shape gets only this
     /// exchange's own (see `HandleShape`).
-    func configure(with request: TransferRequest) -> CURLcode {
+    func configure() -> CURLcode {
         if let shape = handle.shape, shape.matches(request) {
-            let code = configureExchange(request)
+            let code = configureExchange()
             if code != CURLE_OK { handle.shape = nil }
             return code
         }
         if handle.shape != nil { handle.reset() }
-        let code = configureFully(request)
+        let code = configureFully()
         handle.shape = code == CURLE_OK ? HandleShape(request) : nil
         return code
     }
 
     /// What differs between two exchanges of one shape: the URL, the context pointers the
     /// callbacks find this transfer by, and the header list.
-    private func configureExchange(_ request: TransferRequest) -> CURLcode {
+    private func configureExchange() -> CURLcode {
         let easy = handle.raw
         let context = Unmanaged.passUnretained(self).toOpaque()
         handle.errorBuffer[0] = 0
@@ -129,11 +129,11 @@ final class Transfer {
         set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
         if request.capturesWire { set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context)) }
-        set(applyHeaders(of: request, libcurlSetsContentType: false))
+        set(applyHeaders(libcurlSetsContentType: false))
         return code
     }
 
-    private func configureFully(_ request: TransferRequest) -> CURLcode {
+    private func configureFully() -> CURLcode {
         let easy = handle.raw
         let context = Unmanaged.passUnretained(self).toOpaque()
         var code = CURLE_OK
@@ -157,8 +157,8 @@ final class Transfer {
             set(curlew_easy_setopt_pointer(easy, CURLOPT_SHARE, cookieShare))
             set(Self.setString(easy, CURLOPT_COOKIEFILE, ""))
         }
-        set(applyMethodAndBody(request))
-        set(applyHeaders(of: request, libcurlSetsContentType: form != nil))
+        set(applyMethodAndBody())
+        set(applyHeaders(libcurlSetsContentType: form != nil))
         if let target = request.download, download == nil {
             download = DownloadWriter(target: target, url: request.url)
         }
@@ -213,11 +213,11 @@ final class Transfer {
 
     /// Whether the exchange waits for a connection being set up to the same host to say whether
     /// it multiplexes, instead of opening one per request: concurrent HTTP/2 requests then share one.
-    static func waitsForMultiplexing(_ request: TransferRequest) -> Bool {
+    static func waitsForMultiplexing(_ request: borrowing TransferRequest) -> Bool {
         request.protocolPreference != .http1_1 && (ASCII.hasPrefixIgnoringCase(request.url, "https:") || request.protocolPreference == .http2PriorKnowledge)
     }
 
-    private func applyMethodAndBody(_ request: TransferRequest) -> CURLcode {
+    private func applyMethodAndBody() -> CURLcode {
         let easy = handle.raw
         let method = request.method
         switch request.upload {
@@ -281,7 +281,7 @@ final class Transfer {
         }
     }
 
-    private func applyHeaders(of request: TransferRequest, libcurlSetsContentType: Bool) -> CURLcode {
+    private func applyHeaders(libcurlSetsContentType: Bool) -> CURLcode {
         let headers = request.headers
         var suppressed: RequestHeaderList.Suppressed = []
         // A GET without a body gets neither from libcurl; anything else may.
@@ -349,7 +349,7 @@ final class Transfer {
         form = nil
         request = next
         hopStartedAt = DispatchTime.now().uptimeNanoseconds
-        return configure(with: next)
+        return configure()
     }
 
     private func long(_ info: CURLINFO) -> Int {

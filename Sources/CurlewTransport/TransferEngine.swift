@@ -165,15 +165,22 @@ enum CurlLibrary {
 
 /// An exchange submitted and not yet started: a reference, so the inbox and the loop pass it on
 /// without copying the request.
-final class PendingTransfer: Sendable {
+final class PendingTransfer: @unchecked Sendable {
     let id: UInt64
-    let request: TransferRequest
     let submittedAt: UInt64
+    /// Written once by the submitting thread before the inbox lock publishes the transfer; taken
+    /// once by the transfer thread, which alone reads it after that.
+    private var request: TransferRequest?
 
     init(id: UInt64, request: consuming TransferRequest, submittedAt: UInt64) {
         self.id = id
         self.request = request
         self.submittedAt = submittedAt
+    }
+
+    /// The request, moved out rather than copied: it has many references to retain and release.
+    func takeRequest() -> TransferRequest? {
+        request.take()
     }
 }
 
@@ -354,9 +361,10 @@ private final class TransferLoop {
             outbox.events.append(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
             return
         }
-        let transfer = Transfer(id: pending.id, handle: handle, request: pending.request, submittedAt: pending.submittedAt,
+        guard let request = pending.takeRequest() else { return }
+        let transfer = Transfer(id: pending.id, handle: handle, request: request, submittedAt: pending.submittedAt,
                                 outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share)
-        let configured = transfer.configure(with: pending.request)
+        let configured = transfer.configure()
         guard configured == CURLE_OK else {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
                                                                code: Int(configured.rawValue), message: handle.errorMessage(for: configured))

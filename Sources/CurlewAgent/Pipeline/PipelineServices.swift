@@ -34,8 +34,14 @@ final class PipelineServices: Sendable {
 
     /// Whether a request goes through the middle layer; plain requests take the direct path.
     func uses(_ request: Request) -> Bool {
-        configUsesPipeline || request.cache != nil || request.retry != nil || request.mock != nil
-            || (request.duplicatePolicy ?? .allow) != .allow || !request.urlFilters.isEmpty || request.signer != nil
-            || !request.plugins.isEmpty || !request.validation.isEmpty || request.reformer != nil || request.reachabilityPrecheck == true
+        // Matched as patterns: comparing an optional with nil copies the value first.
+        if configUsesPipeline { return true }
+        if case .some = request.cache { return true }
+        if case .some = request.retry { return true }
+        if case .some = request.mock { return true }
+        if case .some = request.signer { return true }
+        if case .some = request.reformer { return true }
+        return (request.duplicatePolicy ?? .allow) != .allow || !request.urlFilters.isEmpty || !request.plugins.isEmpty
+            || !request.validation.isEmpty || request.reachabilityPrecheck == true
     }
 }
