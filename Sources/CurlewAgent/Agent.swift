@@ -170,10 +170,11 @@ public final class Agent: Sendable {
         }
         let observed = !core.observers.isEmpty
         transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed
-        // Only debug messages show the request as composed and as sent; without a reader,
-        // neither is made.
+        // Only debug messages show the request as composed and as sent, its timings and its
+        // connection; without a reader, none of them is made.
         let described = callbacks.debug != nil || observed
         transfer.capturesWire = described
+        transfer.measuresExchange = described
         let composed = described ? description.described(request, transfer: transfer) : nil
         info.url = composed?.url ?? URLPassword.masking(in: transfer.url)
         let id = info.id

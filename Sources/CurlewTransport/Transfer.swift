@@ -595,19 +595,6 @@ final class Transfer {
     /// Collects the capture and libcurl's facts. `cancelled` overrides libcurl's result code.
     /// `connectionUses` counts the exchange on its connection.
     func makeResult(code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, connectionUses: inout ConnectionUses) -> TransferResult {
-        let easy = handle.raw
-        /// libcurl's text for `info`; `known` itself when it holds the same bytes (the URL without
-        /// redirects, the addresses of a reused connection), so that no string is made.
-        func string(_ info: CURLINFO, sameAs known: String) -> String {
-            var value: UnsafeMutablePointer<CChar>?
-            _ = curlew_easy_getinfo_string(easy, info, &value)
-            guard let value else { return "" }
-            let length = strlen(value)
-            guard length > 0 else { return "" }
-            if known.utf8.count == length, known.withUTF8Bytes({ memcmp($0.baseAddress!, value, length) == 0 }) { return known }
-            return String(cString: value)
-        }
-
         releaseUnusedAnnouncedBody()
         if let buffer = announcedBody {
             responseBody = bodyBuffers.data(buffer, count: receivedBodyBytes)
@@ -623,6 +610,76 @@ final class Transfer {
             }
             spilledBody = nil
         }
+        let measured = request.measuresExchange || code != CURLE_OK || cancelled || refusal != nil || localFailure != nil
+        let (connection, timings, connected) = measured
+            ? measure(connectionUses: &connectionUses)
+            : (ConnectionFacts(httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)), redirectCount: hops,
+                               effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url)), TransferTimings.unmeasured, true)
+        let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
+        // A 200 download without a single body byte (an empty resource) still creates its file;
+        // a 204 has no content to write, and must not replace one.
+        if download != nil, code == CURLE_OK, !cancelled, refusal == nil, localFailure == nil, !bodyRouted, status == 200 {
+            _ = routeBody()
+        }
+        var error: TransferError?
+        if cancelled {
+            error = .cancelled
+        } else if let refusal {
+            error = refusal
+        } else if let localFailure {
+            error = localFailure
+        } else if code != CURLE_OK {
+            error = TransferError.classify(
+                code: code,
+                message: handle.errorMessage(for: code),
+                connected: connected,
+                responseLimitHit: responseLimitHit,
+                connectTimeoutApplied: connectTimeoutApplied
+            )
+        } else {
+            error = nil
+        }
+        var downloadOutcome: DownloadOutcome?
+        if let download {
+            if status == 416 { download.abandonResume() }
+            let finished = download.finish(succeeded: error == nil && DownloadWriter.takes(status: status))
+            downloadOutcome = finished.outcome
+            if error == nil, let failure = finished.error { error = failure }
+            self.download = nil
+        }
+        return TransferResult(
+            id: id,
+            error: error,
+            requestHead: requestHead,
+            requestBody: requestBody,
+            requestBodySize: requestBodySize,
+            statusLine: statusLine,
+            statusCode: status,
+            responseHeaders: responseHeaders,
+            responseBody: responseBody,
+            responseBodySpilled: spilled,
+            discardedBodySize: discardedBodyBytes,
+            download: downloadOutcome,
+            connection: connection,
+            timings: timings
+        )
+    }
+
+    /// libcurl's text for `info`; `known` itself when it holds the same bytes (the URL without
+    /// redirects, the addresses of a reused connection), so that no string is made.
+    private func string(_ info: CURLINFO, sameAs known: String) -> String {
+        var value: UnsafeMutablePointer<CChar>?
+        _ = curlew_easy_getinfo_string(handle.raw, info, &value)
+        guard let value else { return "" }
+        let length = strlen(value)
+        guard length > 0 else { return "" }
+        if known.utf8.count == length, known.withUTF8Bytes({ memcmp($0.baseAddress!, value, length) == 0 }) { return known }
+        return String(cString: value)
+    }
+
+    /// The exchange's connection facts and timings from libcurl, counted against the connections
+    /// seen so far; `connected` tells whether a connection was ready before it ended.
+    private func measure(connectionUses: inout ConnectionUses) -> (connection: ConnectionFacts, timings: TransferTimings, connected: Bool) {
         let newConnections = long(CURLINFO_NUM_CONNECTS)
         let headerBytesSent = long(CURLINFO_REQUEST_SIZE)
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
@@ -658,54 +715,7 @@ final class Transfer {
         )
         handle.lastAddresses = (connection.remoteIP, connection.localIP)
         connectionUses.count(&connection)
-        let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
-        // A 200 download without a single body byte (an empty resource) still creates its file;
-        // a 204 has no content to write, and must not replace one.
-        if download != nil, code == CURLE_OK, !cancelled, refusal == nil, localFailure == nil, !bodyRouted, status == 200 {
-            _ = routeBody()
-        }
-        var error: TransferError?
-        if cancelled {
-            error = .cancelled
-        } else if let refusal {
-            error = refusal
-        } else if let localFailure {
-            error = localFailure
-        } else if code != CURLE_OK {
-            error = TransferError.classify(
-                code: code,
-                message: handle.errorMessage(for: code),
-                connected: preTransfer > 0 || reused,
-                responseLimitHit: responseLimitHit,
-                connectTimeoutApplied: connectTimeoutApplied
-            )
-        } else {
-            error = nil
-        }
-        var downloadOutcome: DownloadOutcome?
-        if let download {
-            if status == 416 { download.abandonResume() }
-            let finished = download.finish(succeeded: error == nil && DownloadWriter.takes(status: status))
-            downloadOutcome = finished.outcome
-            if error == nil, let failure = finished.error { error = failure }
-            self.download = nil
-        }
-        return TransferResult(
-            id: id,
-            error: error,
-            requestHead: requestHead,
-            requestBody: requestBody,
-            requestBodySize: requestBodySize,
-            statusLine: statusLine,
-            statusCode: status,
-            responseHeaders: responseHeaders,
-            responseBody: responseBody,
-            responseBodySpilled: spilled,
-            discardedBodySize: discardedBodyBytes,
-            download: downloadOutcome,
-            connection: connection,
-            timings: timings
-        )
+        return (connection, timings, preTransfer > 0 || reused)
     }
 
     /// A string option, passed through `withCString`: the implicit conversion copies a short

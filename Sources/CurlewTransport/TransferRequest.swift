@@ -59,6 +59,11 @@ public struct TransferRequest: Sendable {
     /// result then has an empty capture, counts bytes sent from libcurl's totals, and a send
     /// phase of zero.
     public var capturesWire: Bool
+    /// Measure the exchange: its timings, addresses, byte counts and connection reuse. Off, a
+    /// successful result has zero timings and, of its connection facts, only the HTTP version,
+    /// the effective URL, the redirect count and TLS; a failed one is measured all the same (its
+    /// error is classified by them).
+    public var measuresExchange: Bool
 
     /// Inlinable: the agent makes one per exchange, and across modules a call of this size copied
     /// every argument once more.
@@ -85,7 +90,8 @@ public struct TransferRequest: Sendable {
         tls: TLSOptions = TLSOptions(),
         protocolPreference: ProtocolPreference = .automatic,
         reportsProgress: Bool = true,
-        capturesWire: Bool = true
+        capturesWire: Bool = true,
+        measuresExchange: Bool = true
     ) {
         self.url = url
         self.method = method
@@ -109,6 +115,7 @@ public struct TransferRequest: Sendable {
         self.protocolPreference = protocolPreference
         self.reportsProgress = reportsProgress
         self.capturesWire = capturesWire
+        self.measuresExchange = measuresExchange
     }
 }
 

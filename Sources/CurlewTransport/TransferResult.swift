@@ -19,7 +19,8 @@ public struct ConnectionFacts: Sendable, Equatable, Codable {
     public var bytesSent: Int64
     /// Response bytes read: headers plus body.
     public var bytesReceived: Int64
-    /// Exchanges this connection has carried, this one included, as far as this engine saw.
+    /// Exchanges this connection has carried, this one included, as far as this engine measured
+    /// (see `TransferRequest.measuresExchange`).
     public var requestsOnConnection: Int?
     /// What TLS negotiated; nil for plain HTTP.
     public var tls: TLSFacts?

@@ -40,6 +40,25 @@ struct AgentObserverTests {
         #expect(recorder.messages.filter { $0.state == .failed }.count == 4)
     }
 
+    @Test("an observer attached while a request is in flight gets its debug message, the request shown as typed")
+    func observerAttachedMidFlight() async throws {
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let response = Locked<Response?>(nil)
+        let handle = agent.start(Request(.get, "/delay/0.3"), callbacks: RequestCallbacks(success: { received in response.withLock { $0 = received } }))
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+        await agent.waitForObservers()
+        #expect(handle.state == .succeeded)
+        let message = try #require(recorder.messages.first { $0.requestID == handle.id })
+        #expect(message.original?.method == "GET" && message.original?.url.hasSuffix("/delay/0.3") == true)
+        #expect(message.sent == nil, "nothing captured for a request started unobserved")
+        #expect(message.response?.statusCode == 200)
+        // The response itself is whole whether or not anybody observed the exchange.
+        let received = try #require(response.withLock { $0 })
+        #expect(received.httpVersion == "1.1" && received.url.hasSuffix("/delay/0.3") && received.statusCode == 200)
+    }
+
     @Test("a request refused before sending still produces one debug message and one finish")
     func refusedRequestEvents() async throws {
         let agent = Agent()

@@ -143,6 +143,24 @@ struct TransferEngineTests {
         #expect(timings.send + timings.wait + timings.receive == timings.total, "the phases of a reused connection add up: \(timings)")
     }
 
+    @Test("an exchange not measured keeps its version, URL and redirects; a failed one is measured all the same")
+    func unmeasuredExchange() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let plain = await harness.run(TransferRequest(url: "\(server.baseURL)/redirect/1", capturesWire: false, measuresExchange: false))
+        #expect(plain.error == nil && plain.statusCode == 200)
+        #expect(plain.connection.httpVersion == "1.1")
+        #expect(plain.connection.effectiveURL == "\(server.baseURL)/get")
+        #expect(plain.connection.redirectCount == 1)
+        #expect(plain.connection.remoteIP.isEmpty && plain.connection.bytesSent == 0 && plain.connection.requestsOnConnection == nil)
+        #expect(plain.timings == .unmeasured)
+        let failed = await harness.run(TransferRequest(url: "\(server.baseURL)/bytes/100000", maxResponseBytes: 10_000,
+                                                       capturesWire: false, measuresExchange: false))
+        #expect(failed.error?.kind == .responseTooLarge)
+        #expect(failed.connection.remoteIP == "127.0.0.1" && failed.connection.bytesReceived > 0)
+        #expect(failed.timings.total > 0)
+    }
+
     @Test("timings are non-negative and monotone, and a second request reuses the connection")
     func timingsAndReuse() async throws {
         let server = try await TestServer.shared()
