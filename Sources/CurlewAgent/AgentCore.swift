@@ -9,13 +9,13 @@ struct RequestPlacement: Sendable {
     var label: String
 }
 
-/// What one reaction of the agent produced: events for the observers and closures for the
-/// callbacks, handed over together.
+/// What one reaction of the agent produced: events for the observers and jobs for the callback
+/// runner, handed over together.
 struct DeliveryBatch {
     /// Whether observers listen: events are built and kept only then.
     let observed: Bool
     private(set) var events: [ObserverEvent] = []
-    var callbacks: [@Sendable () -> Void] = []
+    var callbacks: [CallbackJob] = []
 
     init(observed: Bool, events: [ObserverEvent] = []) {
         self.observed = observed
@@ -171,14 +171,14 @@ final class AgentCore: Sendable {
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, to: &batch)
             if entry.hasDelegate, let delegate = entry.callbacks.delegate {
                 let handle = entry.handle
-                batch.callbacks.append { delegate.requestDidSend(handle) }
+                batch.callbacks.append(.call { delegate.requestDidSend(handle) })
             }
         case .chunk(let id, let status, let contentType, let data):
             guard let entry = active.withLock({ $0[id] }), let collector = entry.stream else { return }
             let items = collector.consume(data, status: status, contentType: contentType)
             for item in items { batch.add(.streamed(entry.info, item)) }
             if let streamed = entry.callbacks.streamed {
-                batch.callbacks.append { for item in items { streamed(item) } }
+                batch.callbacks.append(.call { for item in items { streamed(item) } })
             }
         case .progress(let id, let progress):
             guard let entry = active.withLock({ $0[id] }) else { return }
@@ -187,10 +187,10 @@ final class AgentCore: Sendable {
             let callbacks = entry.callbacks
             if callbacks.progress != nil || callbacks.delegate != nil {
                 let handle = entry.handle
-                batch.callbacks.append {
+                batch.callbacks.append(.call {
                     callbacks.progress?(progress)
                     callbacks.delegate?.request(handle, didProgress: progress)
-                }
+                })
             }
         case .finished(let result):
             guard let entry = active.withLock({ $0.removeValue(forKey: result.id) }) else { return }
@@ -216,13 +216,8 @@ final class AgentCore: Sendable {
         guard entry.hasCallbacks else { return }
         // The response is made where the callbacks run, from the entry and the result (two
         // references), rather than copied into the hand-over with the callbacks.
-        let value = verdict.value
-        let error = verdict.error
-        let tip = error.map(tip(for:)) ?? ""
-        batch.callbacks.append {
-            entry.callbacks.answer(entry.handle, requestID: entry.info.id, message: message, response: Self.response(to: entry.info.id, from: result, value: value),
-                                   error: error, tip: tip, serializer: value == nil ? entry.responseSerializer : nil)
-        }
+        batch.callbacks.append(.answer(FinishedAnswer(entry: entry, result: result, value: verdict.value, error: verdict.error, message: message,
+                                                      tip: verdict.error.map(tip(for:)) ?? "")))
     }
 
     /// The response a transfer received, nil when none arrived.
@@ -345,7 +340,7 @@ final class AgentCore: Sendable {
         var batch = newBatch()
         batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: false)))))
         batch.add(.finished(exchange.info, exchange.state))
-        if let cached = callbacks.cached { batch.callbacks.append { cached(response) } }
+        if let cached = callbacks.cached { batch.callbacks.append(.call { cached(response) }) }
         dispatch(batch)
     }
 
@@ -364,9 +359,9 @@ final class AgentCore: Sendable {
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
         let requestID = info.id
-        batch.callbacks.append {
+        batch.callbacks.append(.call {
             callbacks.answer(handle, requestID: requestID, message: message, response: response, error: error, tip: tip, serializer: nil)
-        }
+        })
     }
 
     /// An empty batch that keeps events only when observers listen (asked once per batch: the
@@ -394,7 +389,7 @@ final class AgentCore: Sendable {
             guard !batch.callbacks.isEmpty else { return }
             let callbacks = batch.callbacks
             callbackRunner.run {
-                for callback in callbacks { callback() }
+                for job in callbacks { job.run() }
             }
         }
     }

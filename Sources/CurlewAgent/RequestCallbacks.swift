@@ -64,8 +64,11 @@ public struct RequestCallbacks: Sendable {
             let failure = RequestFailure(requestID: requestID, error: error, response: response, tip: tip)
             self.failure?(failure)
             delegate?.requestDidFail(handle, failure: failure)
-        } else if var response {
-            if let serializer { response.value = Verdict.automaticValue(of: response, serializer: serializer) }
+        } else if let serializer, var response {
+            response.value = Verdict.automaticValue(of: response, serializer: serializer)
+            success?(response)
+            delegate?.requestDidSucceed(handle, response: response)
+        } else if let response {
             success?(response)
             delegate?.requestDidSucceed(handle, response: response)
         }
