@@ -206,11 +206,24 @@ final class AgentCore: Sendable {
         let verdict = Verdict(result: result, serializer: entry.responseSerializer,
                               acceptable: entry.acceptableStatusCodes ?? config.acceptableStatusCodes)
         guard entry.handle.transition(to: verdict.state) else { return }
-        // The debug message is the largest thing built per request; skip it when nobody reads it.
-        let message = !batch.observed && !entry.hasDebugCallback
-            ? nil : SharedDebugMessage(debugMessage(info: entry.info, composed: entry.composed ?? Self.asTyped(entry.info), result: result,
-                                                    state: verdict.state, error: verdict.error, pipeline: nil, stream: entry.stream?.record,
-                                                    bodyReaders: debugBodyReaders(readByCallback: entry.hasDebugCallback)))
+        // The debug message is the largest thing made per request: skipped when nobody reads it,
+        // and made by its first reader, off the transfer thread. A download's is made here (its
+        // body is read back from a file the caller may move once answered), and so is one with a
+        // large body (made later, it keeps the body's buffer from going back to the pool, and the
+        // next large body takes fresh memory).
+        let message: SharedDebugMessage?
+        if batch.observed || entry.hasDebugCallback {
+            let (composed, stream, state, error) = (entry.composed ?? Self.asTyped(entry.info), entry.stream?.record, verdict.state, verdict.error)
+            let bodyReaders = debugBodyReaders(readByCallback: entry.hasDebugCallback)
+            let make = { @Sendable [self] in
+                debugMessage(info: entry.info, composed: composed, result: result, state: state, error: error, pipeline: nil, stream: stream,
+                             bodyReaders: bodyReaders)
+            }
+            message = result.download == nil && result.responseBody.count <= Self.lazyDebugMessageBodyLimit
+                ? SharedDebugMessage(making: make) : SharedDebugMessage(make())
+        } else {
+            message = nil
+        }
         if let message { batch.add(.debugMessage(message)) }
         batch.add(.finished(entry.info, verdict.state))
         guard entry.hasCallbacks else { return }
@@ -219,6 +232,9 @@ final class AgentCore: Sendable {
         batch.callbacks.append(.answer(FinishedAnswer(entry: entry, result: result, value: verdict.value, error: verdict.error, message: message,
                                                       tip: verdict.error.map(tip(for:)) ?? "")))
     }
+
+    /// The largest response body whose exchange's debug message is left to its first reader.
+    static let lazyDebugMessageBodyLimit = 16 << 10
 
     /// The response a transfer received, nil when none arrived.
     static func response(to id: UInt64, from result: TransferResult, value: ResponseValue?) -> Response? {

@@ -46,17 +46,6 @@ extension NetworkObserver {
     public func observerDidFinishBatch() {}
 }
 
-/// A debug message on its way to the observer lanes, held by reference: each lane and each
-/// observer reads it in place, where an enum payload was copied field by field (some forty
-/// retains) for every observer it reached, and released the same way.
-final class SharedDebugMessage: Sendable {
-    let message: DebugMessage
-
-    init(_ message: DebugMessage) {
-        self.message = message
-    }
-}
-
 /// One event for observers.
 enum ObserverEvent: Sendable {
     case willSend(RequestInfo)
@@ -79,7 +68,7 @@ enum ObserverEvent: Sendable {
         case .didSend(let info): observer.requestDidSend(info)
         case .progress(let info, let progress): observer.request(info, didProgress: progress)
         case .streamed(let info, let item): observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 0))
-        case .debugMessage(let shared): observer.requestDidProduce(shared.message)
+        case .debugMessage(let shared): shared.made.lend { observer.requestDidProduce($0) }
         case .finished(let info, let state): observer.requestDidFinish(info, state: state)
         case .waiting(let info, let reason): observer.requestIsWaiting(info, reason: reason)
         case .group(let event): observer.requestGroup(event)

@@ -59,7 +59,7 @@ public struct RequestCallbacks: Sendable {
     /// value here, for a value the agent left to be read where callbacks run.
     func answer(_ handle: RequestHandle, requestID: UInt64, message: SharedDebugMessage?, response: Response?, error: RequestError?, tip: String,
                 serializer: ResponseSerializer?) {
-        if let debug, let message { debug(message.message) }
+        if let debug, let message { message.made.lend(debug) }
         if let error {
             let failure = RequestFailure(requestID: requestID, error: error, response: response, tip: tip)
             self.failure?(failure)
