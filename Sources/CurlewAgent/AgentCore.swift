@@ -56,6 +56,11 @@ final class AgentCore: Sendable {
         /// For a request with `streamsResponse`: follows its body as it arrives.
         let stream: StreamCollector?
 
+        /// Answers the caller with `callbacks` read in place (see `RequestCallbacks.answer`).
+        func answer(message: SharedDebugMessage?, response: consuming Response?, error: RequestError?, tip: String, serializer: ResponseSerializer?) {
+            callbacks.answer(handle, requestID: info.id, message: message, response: response, error: error, tip: tip, serializer: serializer)
+        }
+
         init(handle: RequestHandle, info: RequestInfo, request: Request, composed: ComposedRequest?, callbacks: RequestCallbacks,
              placement: RequestPlacement?, onFinish: (@Sendable (TransferResult) -> Void)? = nil) {
             self.handle = handle
@@ -244,7 +249,8 @@ final class AgentCore: Sendable {
             httpVersion: result.connection.httpVersion, headers: HTTPHeaders(received: result.responseHeaders),
             body: result.responseBody, value: value ?? .data(result.responseBody), url: result.connection.effectiveURL
         )
-        response.download = result.download
+        // Matched, not assigned: copying an absent download costs as much as a present one.
+        if case .some = result.download { response.download = result.download }
         return response
     }
 

@@ -27,8 +27,7 @@ struct FinishedAnswer: Sendable {
 
     /// Makes the response where the callbacks run and answers the caller.
     func run() {
-        entry.callbacks.answer(entry.handle, requestID: entry.info.id, message: message,
-                               response: AgentCore.response(to: entry.info.id, from: result, value: value),
-                               error: error, tip: tip, serializer: value == nil ? entry.responseSerializer : nil)
+        entry.answer(message: message, response: AgentCore.response(to: entry.info.id, from: result, value: value), error: error, tip: tip,
+                     serializer: value == nil ? entry.responseSerializer : nil)
     }
 }

@@ -57,18 +57,15 @@ public struct RequestCallbacks: Sendable {
     /// Answers the caller once a request has ended (`requestID`: the exchange that ended it): the
     /// debug message first, then the response or the failure, to the closures and then the delegate. `serializer` makes the response's
     /// value here, for a value the agent left to be read where callbacks run.
-    func answer(_ handle: RequestHandle, requestID: UInt64, message: SharedDebugMessage?, response: Response?, error: RequestError?, tip: String,
-                serializer: ResponseSerializer?) {
+    func answer(_ handle: RequestHandle, requestID: UInt64, message: SharedDebugMessage?, response: consuming Response?, error: RequestError?,
+                tip: String, serializer: ResponseSerializer?) {
         if let debug, let message { message.made.lend(debug) }
         if let error {
             let failure = RequestFailure(requestID: requestID, error: error, response: response, tip: tip)
             self.failure?(failure)
             delegate?.requestDidFail(handle, failure: failure)
-        } else if let serializer, var response {
-            response.value = Verdict.automaticValue(of: response, serializer: serializer)
-            success?(response)
-            delegate?.requestDidSucceed(handle, response: response)
-        } else if let response {
+        } else if var response = response.take() {
+            if let serializer { response.value = Verdict.automaticValue(of: response, serializer: serializer) }
             success?(response)
             delegate?.requestDidSucceed(handle, response: response)
         }
