@@ -17,7 +17,11 @@ final class Transfer {
     let reportsProgress: Bool
     @exclusivity(unchecked) private(set) var addedAt: UInt64 = 0
     /// The hop on the wire now: the request as composed, or where redirects led it.
-    @exclusivity(unchecked) private(set) var request: TransferRequest
+    @exclusivity(unchecked) private var held: PendingTransfer
+    /// The request of the hop on the wire now, read in place.
+    var request: TransferRequest {
+        _read { yield held.request }
+    }
     /// When the current hop was handed to libcurl; `addedAt` for the first.
     @exclusivity(unchecked) private var hopStartedAt: UInt64 = 0
     /// Redirects followed so far, and what the hops before the current one sent, received and opened.
@@ -79,18 +83,17 @@ final class Transfer {
     /// Progress is reported at most this often per exchange, so fast exchanges cost no events.
     static let progressInterval: UInt64 = 100_000_000
 
-    init(id: UInt64, handle: EasyHandle, request: TransferRequest, submittedAt: UInt64, outbox: EventOutbox, bodyBuffers: BodyBufferPool,
-         cookieShare: UnsafeMutableRawPointer?) {
+    init(_ pending: PendingTransfer, handle: EasyHandle, outbox: EventOutbox, bodyBuffers: BodyBufferPool, cookieShare: UnsafeMutableRawPointer?) {
         self.cookieShare = cookieShare
-        self.id = id
+        self.id = pending.id
         self.handle = handle
-        self.submittedAt = submittedAt
-        reportsProgress = request.reportsProgress
-        self.request = request
-        self.maxResponseBytes = request.maxResponseBytes
-        self.requestCaptureLimit = request.requestCaptureLimit
-        self.connectTimeoutApplied = request.connectTimeout != nil
-        self.totalTimeout = request.totalTimeout
+        self.submittedAt = pending.submittedAt
+        reportsProgress = pending.request.reportsProgress
+        held = pending
+        self.maxResponseBytes = pending.request.maxResponseBytes
+        self.requestCaptureLimit = pending.request.requestCaptureLimit
+        self.connectTimeoutApplied = pending.request.connectTimeout != nil
+        self.totalTimeout = pending.request.totalTimeout
         self.outbox = outbox
         self.bodyBuffers = bodyBuffers
     }
@@ -105,20 +108,22 @@ final class Transfer {
     /// failure. A handle that holds a plain exchange's options of the same shape gets only this
     /// exchange's own (see `HandleShape`).
     func configure() -> CURLcode {
-        if let shape = handle.shape, shape.matches(request) {
-            let code = configureExchange()
-            if code != CURLE_OK { handle.shape = nil }
+        held.lend { request in
+            if let shape = handle.shape, shape.matches(request) {
+                let code = configureExchange(request)
+                if code != CURLE_OK { handle.shape = nil }
+                return code
+            }
+            if handle.shape != nil { handle.reset() }
+            let code = configureFully(request)
+            handle.shape = code == CURLE_OK ? HandleShape(request) : nil
             return code
         }
-        if handle.shape != nil { handle.reset() }
-        let code = configureFully()
-        handle.shape = code == CURLE_OK ? HandleShape(request) : nil
-        return code
     }
 
     /// What differs between two exchanges of one shape: the URL, the context pointers the
     /// callbacks find this transfer by, and the header list.
-    private func configureExchange() -> CURLcode {
+    private func configureExchange(_ request: TransferRequest) -> CURLcode {
         let easy = handle.raw
         let context = Unmanaged.passUnretained(self).toOpaque()
         handle.errorBuffer[0] = 0
@@ -129,11 +134,11 @@ final class Transfer {
         set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
         if request.capturesWire { set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context)) }
-        set(applyHeaders(libcurlSetsContentType: false))
+        set(applyHeaders(of: request, libcurlSetsContentType: false))
         return code
     }
 
-    private func configureFully() -> CURLcode {
+    private func configureFully(_ request: TransferRequest) -> CURLcode {
         let easy = handle.raw
         let context = Unmanaged.passUnretained(self).toOpaque()
         var code = CURLE_OK
@@ -157,8 +162,8 @@ final class Transfer {
             set(curlew_easy_setopt_pointer(easy, CURLOPT_SHARE, cookieShare))
             set(Self.setString(easy, CURLOPT_COOKIEFILE, ""))
         }
-        set(applyMethodAndBody())
-        set(applyHeaders(libcurlSetsContentType: form != nil))
+        set(applyMethodAndBody(request))
+        set(applyHeaders(of: request, libcurlSetsContentType: form != nil))
         if let target = request.download, download == nil {
             download = DownloadWriter(target: target, url: request.url)
         }
@@ -217,7 +222,7 @@ final class Transfer {
         request.protocolPreference != .http1_1 && (ASCII.hasPrefixIgnoringCase(request.url, "https:") || request.protocolPreference == .http2PriorKnowledge)
     }
 
-    private func applyMethodAndBody() -> CURLcode {
+    private func applyMethodAndBody(_ request: TransferRequest) -> CURLcode {
         let easy = handle.raw
         let method = request.method
         switch request.upload {
@@ -281,7 +286,7 @@ final class Transfer {
         }
     }
 
-    private func applyHeaders(libcurlSetsContentType: Bool) -> CURLcode {
+    private func applyHeaders(of request: TransferRequest, libcurlSetsContentType: Bool) -> CURLcode {
         let headers = request.headers
         var suppressed: RequestHeaderList.Suppressed = []
         // A GET without a body gets neither from libcurl; anything else may.
@@ -347,7 +352,7 @@ final class Transfer {
         tlsFacts = nil
         handle.reset()
         form = nil
-        request = next
+        held = PendingTransfer(id: id, request: next, submittedAt: submittedAt)
         hopStartedAt = DispatchTime.now().uptimeNanoseconds
         return configure()
     }

@@ -163,14 +163,13 @@ enum CurlLibrary {
     }
 }
 
-/// An exchange submitted and not yet started: a reference, so the inbox and the loop pass it on
-/// without copying the request.
-final class PendingTransfer: @unchecked Sendable {
+/// An exchange's request held by reference: as submitted, until the loop starts it, and then
+/// for each hop (a redirect holds its next request in a new one). Passing and reading it never
+/// copies the request, whose many references would each be retained and released.
+final class PendingTransfer: Sendable {
     let id: UInt64
+    let request: TransferRequest
     let submittedAt: UInt64
-    /// Written once by the submitting thread before the inbox lock publishes the transfer; taken
-    /// once by the transfer thread, which alone reads it after that.
-    private var request: TransferRequest?
 
     init(id: UInt64, request: consuming TransferRequest, submittedAt: UInt64) {
         self.id = id
@@ -178,9 +177,9 @@ final class PendingTransfer: @unchecked Sendable {
         self.submittedAt = submittedAt
     }
 
-    /// The request, moved out rather than copied: it has many references to retain and release.
-    func takeRequest() -> TransferRequest? {
-        request.take()
+    /// Lends the request to `reader` in place (reading `request` from outside copies it first).
+    func lend<Result>(_ reader: (TransferRequest) -> Result) -> Result {
+        reader(request)
     }
 }
 
@@ -361,9 +360,7 @@ private final class TransferLoop {
             outbox.events.append(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
             return
         }
-        guard let request = pending.takeRequest() else { return }
-        let transfer = Transfer(id: pending.id, handle: handle, request: request, submittedAt: pending.submittedAt,
-                                outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share)
+        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share)
         let configured = transfer.configure()
         guard configured == CURLE_OK else {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
