@@ -273,7 +273,8 @@ final class AgentCore: Sendable {
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, bodyReaders: bodyReaders),
-            error: error, timings: result.timings, connection: connection, callbackQueue: callbackQueueLabel, pipeline: pipeline,
+            error: error, timings: result.measured ? result.timings : nil, connection: result.measured ? connection : nil,
+            callbackQueue: callbackQueueLabel, pipeline: pipeline,
             transfer: transfer, stream: stream
         )
     }

@@ -666,7 +666,8 @@ final class Transfer {
             discardedBodySize: discardedBodyBytes,
             download: downloadOutcome,
             connection: connection,
-            timings: timings
+            timings: timings,
+            measured: measured
         )
     }
 

@@ -79,10 +79,14 @@ public final class TransferResult: Sendable {
     public let download: DownloadOutcome?
     public let connection: ConnectionFacts
     public let timings: TransferTimings
+    /// Whether `timings` and `connection` were measured in full; false for a successful exchange
+    /// whose request did not ask for it (`TransferRequest.measuresExchange`).
+    public let measured: Bool
 
     init(id: UInt64, error: TransferError?, requestHead: Data, requestBody: Data, requestBodySize: Int64, statusLine: String,
          statusCode: Int, responseHeaders: ReceivedHeaders, responseBody: Data, responseBodySpilled: Bool = false,
-         discardedBodySize: Int64 = 0, download: DownloadOutcome? = nil, connection: ConnectionFacts, timings: TransferTimings) {
+         discardedBodySize: Int64 = 0, download: DownloadOutcome? = nil, connection: ConnectionFacts, timings: TransferTimings,
+         measured: Bool = true) {
         self.id = id
         self.error = error
         self.requestHead = requestHead
@@ -97,6 +101,7 @@ public final class TransferResult: Sendable {
         self.download = download
         self.connection = connection
         self.timings = timings
+        self.measured = measured
     }
 
     /// The value of the first response header with this name, compared case-insensitively.

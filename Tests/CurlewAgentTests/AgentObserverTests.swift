@@ -52,7 +52,7 @@ struct AgentObserverTests {
         #expect(handle.state == .succeeded)
         let message = try #require(recorder.messages.first { $0.requestID == handle.id })
         #expect(message.original?.method == "GET" && message.original?.url.hasSuffix("/delay/0.3") == true)
-        #expect(message.sent == nil, "nothing captured for a request started unobserved")
+        #expect(message.sent == nil && message.timings == nil && message.connection == nil, "nothing captured or measured for a request started unobserved")
         #expect(message.response?.statusCode == 200)
         // The response itself is whole whether or not anybody observed the exchange.
         let received = try #require(response.withLock { $0 })
