@@ -25,13 +25,20 @@ struct DeliveryBatch {
     mutating func add(_ event: @autoclosure () -> ObserverEvent) {
         if observed { events.append(event()) }
     }
+
+    /// A request's end for the observers: its debug message, if it has one, then its finish.
+    mutating func addEnd(of info: RequestInfo, state: RequestState, message: SharedDebugMessage?) {
+        if let message { add(.debugMessage(message)) }
+        add(.finished(info, state))
+    }
 }
 
 /// The agent's bookkeeping of live requests and its reaction to transport events.
 ///
 /// `handle(_:)` runs on the transfer thread (or on the thread that cancelled a request libcurl had
-/// not taken yet): it updates state, builds the debug messages and hands everything, through the
-/// one publisher lock, to the observer lanes and the callback runner. It never waits on either.
+/// not taken yet): it updates state, hands over what each debug message is made of (its first
+/// reader makes it) and hands everything, through the one publisher lock, to the observer lanes
+/// and the callback runner. It never waits on either.
 final class AgentCore: Sendable {
     /// A live request's bookkeeping: a class, so each transport event looks it up with a retain
     /// rather than a copy of the request and its callbacks.
@@ -56,9 +63,11 @@ final class AgentCore: Sendable {
         /// For a request with `streamsResponse`: follows its body as it arrives.
         let stream: StreamCollector?
 
-        /// Answers the caller with `callbacks` read in place (see `RequestCallbacks.answer`).
-        func answer(message: SharedDebugMessage?, response: consuming Response?, error: RequestError?, tip: String, serializer: ResponseSerializer?) {
-            callbacks.answer(handle, requestID: info.id, message: message, response: response, error: error, tip: tip, serializer: serializer)
+        /// Answers the caller with `callbacks` read in place (see `RequestCallbacks.answer`); the
+        /// response is made only when someone is left to read it (a delegate is held weakly).
+        func answer(message: SharedDebugMessage?, response: () -> Response?, error: RequestError?, tip: String, serializer: ResponseSerializer?) {
+            guard !callbacks.isEmpty else { return }
+            callbacks.answer(handle, requestID: info.id, message: message, response: response(), error: error, tip: tip, serializer: serializer)
         }
 
         init(handle: RequestHandle, info: RequestInfo, request: Request, composed: ComposedRequest?, callbacks: RequestCallbacks,
@@ -218,10 +227,13 @@ final class AgentCore: Sendable {
         // next large body takes fresh memory).
         let message: SharedDebugMessage?
         if batch.observed || entry.hasDebugCallback {
-            let (composed, stream, state, error) = (entry.composed ?? Self.asTyped(entry.info), entry.stream?.record, verdict.state, verdict.error)
+            // The recipe keeps the values it reads, not the live-request record (whose callbacks
+            // and what they hold must not outlive the answer).
+            let (info, composed, stream, state, error) = (entry.info, entry.composed ?? Self.asTyped(entry.info), entry.stream?.record,
+                                                          verdict.state, verdict.error)
             let bodyReaders = debugBodyReaders(readByCallback: entry.hasDebugCallback)
             let make = { @Sendable [self] in
-                debugMessage(info: entry.info, composed: composed, result: result, state: state, error: error, pipeline: nil, stream: stream,
+                debugMessage(info: info, composed: composed, result: result, state: state, error: error, pipeline: nil, stream: stream,
                              bodyReaders: bodyReaders)
             }
             message = result.download == nil && result.responseBody.count <= Self.lazyDebugMessageBodyLimit
@@ -229,8 +241,7 @@ final class AgentCore: Sendable {
         } else {
             message = nil
         }
-        if let message { batch.add(.debugMessage(message)) }
-        batch.add(.finished(entry.info, verdict.state))
+        batch.addEnd(of: entry.info, state: verdict.state, message: message)
         guard entry.hasCallbacks else { return }
         // The response is made where the callbacks run, from the entry and the result (two
         // references), rather than copied into the hand-over with the callbacks.
@@ -377,8 +388,7 @@ final class AgentCore: Sendable {
         message: SharedDebugMessage?, info: RequestInfo, state: RequestState, handle: RequestHandle, response: Response?, error: RequestError?,
         callbacks: RequestCallbacks, to batch: inout DeliveryBatch
     ) {
-        if let message { batch.add(.debugMessage(message)) }
-        batch.add(.finished(info, state))
+        batch.addEnd(of: info, state: state, message: message)
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
         let requestID = info.id

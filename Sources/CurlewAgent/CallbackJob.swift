@@ -27,7 +27,7 @@ struct FinishedAnswer: Sendable {
 
     /// Makes the response where the callbacks run and answers the caller.
     func run() {
-        entry.answer(message: message, response: AgentCore.response(to: entry.info.id, from: result, value: value), error: error, tip: tip,
+        entry.answer(message: message, response: { AgentCore.response(to: entry.info.id, from: result, value: value) }, error: error, tip: tip,
                      serializer: value == nil ? entry.responseSerializer : nil)
     }
 }

@@ -20,12 +20,18 @@ struct ConnectionUses {
     /// More connections than this are forgotten at once; their counts restart.
     private let capacity = 4096
 
-    /// Sets `connection.requestsOnConnection`: 1 for a new connection, one more for a reused one.
+    /// Sets `connection.requestsOnConnection`: 1 for a new connection, one more for a reused one,
+    /// and nil for a reused one whose earlier exchanges were not counted (they were not measured,
+    /// or it outlived a reset of the counts): its count is not known.
     mutating func count(_ connection: inout ConnectionFacts) {
         guard connection.localPort > 0 else { return }
         let key = Key(localIP: connection.localIP, localPort: connection.localPort, remoteIP: connection.remoteIP, remotePort: connection.remotePort)
-        // A reused connection known here is counted in place: one lookup.
-        if connection.reused, let index = uses.index(forKey: key) {
+        if connection.reused {
+            // A reused connection known here is counted in place: one lookup.
+            guard let index = uses.index(forKey: key) else {
+                connection.requestsOnConnection = nil
+                return
+            }
             uses.values[index] += 1
             connection.requestsOnConnection = uses.values[index]
             return

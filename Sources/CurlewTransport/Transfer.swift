@@ -16,7 +16,9 @@ final class Transfer {
     /// Whether the loop samples the exchange's progress (`sampleProgress`), fixed for all its hops.
     let reportsProgress: Bool
     @exclusivity(unchecked) private(set) var addedAt: UInt64 = 0
-    /// The hop on the wire now: the request as composed, or where redirects led it.
+    /// The hop on the wire now: the request as composed, or where redirects led it. Replaced only
+    /// between hops (`beginNextHop`), never while `request` is lent out: the borrow it yields
+    /// would outlive the object.
     @exclusivity(unchecked) private var held: PendingTransfer
     /// The request of the hop on the wire now, read in place.
     var request: TransferRequest {
@@ -615,11 +617,14 @@ final class Transfer {
             }
             spilledBody = nil
         }
+        // An exchange that failed is always measured: its error is classified by the measurements
+        // (`connected` is read only then).
         let measured = request.measuresExchange || code != CURLE_OK || cancelled || refusal != nil || localFailure != nil
         let (connection, timings, connected) = measured
             ? measure(connectionUses: &connectionUses)
             : (ConnectionFacts(httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)), redirectCount: hops,
-                               effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url)), TransferTimings.unmeasured, true)
+                               effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url), tls: tlsFacts),
+               TransferTimings.unmeasured, true)
         let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
         // A 200 download without a single body byte (an empty resource) still creates its file;
         // a 204 has no content to write, and must not replace one.

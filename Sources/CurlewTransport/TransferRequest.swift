@@ -59,10 +59,10 @@ public struct TransferRequest: Sendable {
     /// result then has an empty capture, counts bytes sent from libcurl's totals, and a send
     /// phase of zero.
     public var capturesWire: Bool
-    /// Measure the exchange: its timings, addresses, byte counts and connection reuse. Off, a
-    /// successful result has zero timings and, of its connection facts, only the HTTP version,
-    /// the effective URL, the redirect count and TLS; a failed one is measured all the same (its
-    /// error is classified by them).
+    /// Measure the exchange: its timings, addresses, byte counts and connection reuse. Off, the
+    /// result has zero timings and, of its connection facts, only the HTTP version, the effective
+    /// URL, the redirect count and TLS (`TransferResult.measured` is false); an exchange libcurl
+    /// failed, cancelled or refused is measured all the same (its error is classified by them).
     public var measuresExchange: Bool
 
     /// Inlinable: the agent makes one per exchange, and across modules a call of this size copied

@@ -19,8 +19,8 @@ public struct ConnectionFacts: Sendable, Equatable, Codable {
     public var bytesSent: Int64
     /// Response bytes read: headers plus body.
     public var bytesReceived: Int64
-    /// Exchanges this connection has carried, this one included, as far as this engine measured
-    /// (see `TransferRequest.measuresExchange`).
+    /// Exchanges this connection has carried, this one included; nil when not known (a reused
+    /// connection whose earlier exchanges were not measured: see `TransferRequest.measuresExchange`).
     public var requestsOnConnection: Int?
     /// What TLS negotiated; nil for plain HTTP.
     public var tls: TLSFacts?
@@ -79,8 +79,8 @@ public final class TransferResult: Sendable {
     public let download: DownloadOutcome?
     public let connection: ConnectionFacts
     public let timings: TransferTimings
-    /// Whether `timings` and `connection` were measured in full; false for a successful exchange
-    /// whose request did not ask for it (`TransferRequest.measuresExchange`).
+    /// Whether `timings` and `connection` were measured in full; false for an exchange whose
+    /// request did not ask for it and that libcurl did not fail (`TransferRequest.measuresExchange`).
     public let measured: Bool
 
     init(id: UInt64, error: TransferError?, requestHead: Data, requestBody: Data, requestBodySize: Int64, statusLine: String,

@@ -161,6 +161,24 @@ struct TransferEngineTests {
         #expect(failed.timings.total > 0 && failed.measured)
     }
 
+    @Test("an exchange not measured keeps its TLS facts, and a connection it used is not counted from a guess")
+    func unmeasuredTLSAndConnectionUses() async throws {
+        let tls = try await TestTLS.shared()
+        let harness = EngineHarness(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 1))
+        let options = TLSOptions(caFile: tls.certificates.authority.certificate)
+        func exchange(measured: Bool) async -> TransferResult {
+            await harness.run(TransferRequest(url: "\(tls.good.baseURL)/get", tls: options, capturesWire: false, measuresExchange: measured))
+        }
+        let first = await exchange(measured: false)
+        #expect(first.error == nil && !first.measured)
+        #expect(first.connection.tls?.version.hasPrefix("TLSv1.") == true)
+        // The one connection's first exchange was not counted: a measured one on it says so
+        // rather than calling itself the first.
+        let second = await exchange(measured: true)
+        #expect(second.error == nil && second.measured && second.connection.reused)
+        #expect(second.connection.requestsOnConnection == nil)
+    }
+
     @Test("timings are non-negative and monotone, and a second request reuses the connection")
     func timingsAndReuse() async throws {
         let server = try await TestServer.shared()
