@@ -74,41 +74,60 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// logger then writes the message it was handed without copying it.
     func redactedIfNeeded(_ message: DebugMessage) -> DebugMessage? {
         guard isEnabled else { return nil }
-        // Cookie values are secrets wherever they show up (an echoing server reflects them into
-        // its body): the values the request sent and the response set join the literal secrets.
-        let cookies = hidesCookieValues ? Self.cookieValues(in: message) : []
-        guard cookies.isEmpty else {
+        // Credentials are secrets wherever they show up (an echoing server reflects the request's
+        // headers into its body, as text or JSON): the values of the secret headers the request
+        // sent, and the cookies the response set, join the literal secrets.
+        let credentials = credentialValues(in: message)
+        guard credentials.isEmpty else {
             var policy = self
-            policy.secretValues += cookies
+            policy.secretValues += credentials
             return policy.redactDeclared(message)
         }
         return redactDeclared(message)
     }
 
-    /// Cookie values shorter than this are left where they appear outside cookie headers (which
-    /// are hidden whole), since hiding every "1" or "en" in a body would garble it.
-    static let minimumHiddenCookieValue = 4
+    /// Credential values shorter than this are left where they appear outside their headers
+    /// (which are hidden whole), since hiding every "1" or "en" in a body would garble it.
+    static let minimumHiddenCredential = 4
 
-    /// The values of the cookies in the sent `Cookie` header and the response's `Set-Cookie`s.
-    static func cookieValues(in message: borrowing DebugMessage) -> [String] {
+    /// The values of the secret headers among the request's (as composed, and the credentials
+    /// libcurl adds to the head: `Authorization` from a URL's password, `Cookie` from the jar):
+    /// each value whole and, for a value with a scheme (`Bearer …`, `Basic …`), its credentials;
+    /// a cookie header pair by pair. And the values of the cookies the response set.
+    func credentialValues(in message: borrowing DebugMessage) -> [String] {
         var values: [String] = []
+        func add(_ value: Substring) {
+            let value = value.trimmingCharacters(in: .whitespaces)
+            guard value.utf8.count >= Self.minimumHiddenCredential else { return }
+            values.append(value)
+            if let space = value.firstIndex(of: " ") { add(value[value.index(after: space)...]) }
+        }
         func add(pairs: Substring) {
             for pair in pairs.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2 {
-                    let value = parts[1].trimmingCharacters(in: .whitespaces)
-                    if value.utf8.count >= minimumHiddenCookieValue { values.append(value) }
-                }
+                if parts.count == 2 { add(parts[1]) }
             }
         }
-        // Most heads carry no cookie: a look at the start of each line finds that out before any line is cut.
-        if let head = message.sent?.head, ASCII.hasLine(startingWith: "cookie:", in: head) {
-            for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("cookie:") {
-                add(pairs: line.dropFirst("cookie:".count))
+        func add(header name: Substring, value: Substring) {
+            if ASCII.equalsIgnoringCase(String(name), "cookie") { add(pairs: value) } else { add(value) }
+        }
+        for field in message.original?.headers ?? [] where headerNameBytes.contains(field.name) {
+            add(header: Substring(field.name), value: Substring(field.value))
+        }
+        // Most heads carry no credential libcurl added: a look at the start of each line finds
+        // that out before any line is cut.
+        if let head = message.sent?.head,
+           ASCII.hasLine(startingWith: "authorization:", in: head) || ASCII.hasLine(startingWith: "proxy-authorization:", in: head)
+            || ASCII.hasLine(startingWith: "cookie:", in: head) {
+            for line in head.split(separator: "\r\n") {
+                guard let colon = line.firstIndex(of: ":"), headerNameBytes.contains(String(line[..<colon])) else { continue }
+                add(header: line[..<colon], value: line[line.index(after: colon)...])
             }
         }
-        for header in message.response?.headers ?? [] where ASCII.equalsIgnoringCase(header.name, "set-cookie") {
-            add(pairs: header.value.split(separator: ";", maxSplits: 1).first ?? "")
+        if hidesCookieValues {
+            for header in message.response?.headers ?? [] where ASCII.equalsIgnoringCase(header.name, "set-cookie") {
+                add(pairs: header.value.split(separator: ";", maxSplits: 1).first ?? "")
+            }
         }
         return values
     }

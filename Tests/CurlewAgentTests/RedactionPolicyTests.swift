@@ -64,6 +64,27 @@ struct RedactionPolicyTests {
         #expect(set.response?.body.text == #"{"t":"\#(marker)"}"#)
     }
 
+    @Test("credential header values are hidden where a text body echoes them: set by the caller, or added by libcurl from a URL's password (found by a trial)")
+    func echoedCredentials() {
+        let text = { (body: String) in BodySnapshot(data: Data(body.utf8), contentType: "text/plain", limit: 1 << 20) }
+        // A bearer token and an API key the caller set, echoed as the raw request.
+        let echo = "GET /echo HTTP/1.1\r\nAuthorization: Bearer TOPSECRETBEARER\r\nX-Api-Key: KEYSECRET9\r\n"
+        let redacted = RedactionPolicy().redact(message(
+            headers: [HeaderField(name: "Authorization", value: "Bearer TOPSECRETBEARER"), HeaderField(name: "x-api-key", value: "KEYSECRET9")],
+            responseBody: text(echo + "token only: TOPSECRETBEARER")))
+        let body = redacted.response?.body.text ?? ""
+        #expect(!body.contains("TOPSECRETBEARER") && !body.contains("KEYSECRET9"), "\(body)")
+        #expect(body.hasPrefix("GET /echo HTTP/1.1\r\n"))
+        // Basic credentials libcurl made from the URL's password appear in the head alone.
+        let basic = "Basic YWxpY2U6cGE1NXcwcmQ="
+        let fromURL = RedactionPolicy().redact(message(
+            head: "GET /echo HTTP/1.1\r\nHost: h\r\nAuthorization: \(basic)\r\n\r\n",
+            responseBody: text("Authorization: \(basic)\n")))
+        #expect(fromURL.response?.body.text?.contains("YWxpY2U6cGE1NXcwcmQ=") == false)
+        // A message without credentials gives no values to hide.
+        #expect(RedactionPolicy().credentialValues(in: message()).isEmpty)
+    }
+
     @Test("declared query parameters are hidden in URLs and the request line, percent-encoded names too")
     func queryParameters() {
         let url = "http://h/p?page=2&token=s3cr3t&api%5Fkey=k#frag"
