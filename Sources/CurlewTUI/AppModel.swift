@@ -254,9 +254,12 @@ public final class AppModel {
             }
             return
         }
+        // An earlier session's answer is never this session's request, whatever its id (ids
+        // start again at 1 in every session).
+        let showedEarlier = compose.answeredEarlier
         compose.answeredEarlier = false
         let running = row.message == nil
-        if let current = compose.response, current.message.requestID == id {
+        if !showedEarlier, let current = compose.response, current.message.requestID == id {
             guard current.isRunning else { return }
             // A finished answer that was not an event stream opens on its response (or error).
             let streamed = (row.message?.stream?.eventCount ?? 0) > 0

@@ -500,9 +500,15 @@ struct WorkbenchTests {
         let screen = render(again.model)
         #expect(screen.contains("an earlier session's answer"), "\(screen)")
         #expect(screen.contains("HTTP/1.1 200"))
+        let earlier = try #require(again.model.compose.response?.message)
         again.model.handle(.character("s"))
         try await pump(again) { again.model.live.rows.first?.message != nil }
         #expect(!render(again.model).contains("an earlier session's answer"))
+        // The panel shows this session's answer, though its request has the earlier one's id
+        // (found by a trial: the earlier body stayed until a second send).
+        let shown = try #require(again.model.compose.response?.message)
+        #expect(shown.requestID == earlier.requestID, "ids start again at 1 in every session")
+        #expect(shown.startedAt != earlier.startedAt && shown.startedAt == again.model.live.rows.first?.message?.startedAt)
     }
 }
 
