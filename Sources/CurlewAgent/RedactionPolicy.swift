@@ -98,7 +98,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         var values: [String] = []
         func add(_ value: Substring) {
             let value = value.trimmingCharacters(in: .whitespaces)
-            guard value.utf8.count >= Self.minimumHiddenCredential else { return }
+            // A header the caller set is in both the composed request and the head: hidden once.
+            guard value.utf8.count >= Self.minimumHiddenCredential, !values.contains(value) else { return }
             values.append(value)
             if let space = value.firstIndex(of: " ") { add(value[value.index(after: space)...]) }
         }

@@ -624,7 +624,7 @@ final class Transfer {
             ? measure(connectionUses: &connectionUses)
             : (ConnectionFacts(httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)), redirectCount: hops,
                                effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url), tls: tlsFacts),
-               TransferTimings.unmeasured, true)
+               TransferTimings.zero, true)
         let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
         // A 200 download without a single body byte (an empty resource) still creates its file;
         // a 204 has no content to write, and must not replace one.

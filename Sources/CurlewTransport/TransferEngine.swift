@@ -246,8 +246,7 @@ extension TransferResult {
         TransferResult(
             id: id, error: error, requestHead: Data(), requestBody: Data(), requestBodySize: 0,
             statusLine: "", statusCode: 0, responseHeaders: ReceivedHeaders(), responseBody: Data(),
-            connection: ConnectionFacts(),
-            timings: TransferTimings(queued: 0, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0)
+            connection: ConnectionFacts(), timings: .zero
         )
     }
 }

@@ -33,8 +33,8 @@ public struct TransferTimings: Sendable, Equatable, Codable {
         self.total = total
     }
 
-    /// The timings of an exchange that was not measured.
-    public static let unmeasured = TransferTimings(queued: 0, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0)
+    /// Every phase zero or absent: an exchange that was not measured, or that never started.
+    public static let zero = TransferTimings(queued: 0, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0)
 
     /// Builds the phases from libcurl's cumulative marks (microseconds from the exchange's start).
     /// The phases follow one another and add up to the total: DNS, connect and TLS for a new
