@@ -11,6 +11,11 @@ typedef size_t (*curlew_data_callback)(char *data, size_t size, size_t count, vo
 typedef int (*curlew_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *userdata);
 
 typedef int (*curlew_seek_callback)(void *userdata, curl_off_t offset, int origin);
+typedef int (*curlew_prereq_callback)(void *userdata, char *remote_ip, char *local_ip, int remote_port, int local_port);
+
+static inline CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
 
 static inline CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback value) {
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);

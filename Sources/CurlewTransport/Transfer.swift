@@ -64,7 +64,8 @@ final class Transfer {
     @exclusivity(unchecked) private var requestHead = Data()
     @exclusivity(unchecked) private var requestBody = Data()
     @exclusivity(unchecked) private var requestBodySize: Int64 = 0
-    @exclusivity(unchecked) private var responseSinceLastRequest = false
+    /// Whether the current hop's request has a body (or upload) to send after its head.
+    @exclusivity(unchecked) private var hopSendsBody = false
     @exclusivity(unchecked) private var lastSendAt: UInt64 = 0
     /// When the latest status line arrived, on the same clock as `lastSendAt`.
     @exclusivity(unchecked) private var statusLineAt: UInt64 = 0
@@ -111,6 +112,7 @@ final class Transfer {
     /// exchange's own (see `HandleShape`).
     func configure() -> CURLcode {
         held.lend { request in
+            hopSendsBody = request.body != nil || request.upload != nil
             if let shape = handle.shape, shape.matches(request) {
                 let code = configureExchange(request)
                 if code != CURLE_OK { handle.shape = nil }
@@ -135,7 +137,10 @@ final class Transfer {
         set(curlew_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
-        if request.capturesWire { set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context)) }
+        if request.capturesWire {
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context))
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
+        }
         set(applyHeaders(of: request, libcurlSetsContentType: false))
         return code
     }
@@ -155,7 +160,9 @@ final class Transfer {
         set(curlew_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, TransferCallbacks.header))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
         if request.capturesWire {
-            set(curlew_easy_setopt_long(easy, CURLOPT_VERBOSE, 1))
+            // Verbose mode stays off until each request is about to be sent (`requestWillBeSent`).
+            set(curlew_easy_setopt_prereq_callback(easy, TransferCallbacks.prerequest))
+            set(curlew_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context))
             set(curlew_easy_setopt_debug_callback(easy, TransferCallbacks.debug))
             set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
         }
@@ -337,7 +344,6 @@ final class Transfer {
         requestHead.removeAll(keepingCapacity: true)
         requestBody.removeAll(keepingCapacity: true)
         requestBodySize = 0
-        responseSinceLastRequest = false
         statusLine = ""
         responseHeaders.removeAll()
         responseBody = Data()
@@ -522,7 +528,6 @@ final class Transfer {
             // Room for a typical response's head at once, instead of growing step by step.
             responseHeaders.reserveCapacity(512)
             releaseUnusedAnnouncedBody()
-            responseSinceLastRequest = true
         case .continuation:
             responseHeaders.append(bytes, continuation: true)
         case .field(let name, let value):
@@ -559,18 +564,33 @@ final class Transfer {
         return value
     }
 
-    func observeOutgoingHeader(_ bytes: UnsafeRawBufferPointer) {
-        if responseSinceLastRequest {
-            // The request is sent again after a response on the same transfer (authentication,
-            // a 1xx): the capture describes the request that produced the final response.
+    /// A request of this exchange is about to be sent, on a connection just made or picked (libcurl's
+    /// pre-request callback, set with the wire capture). libcurl reports what it sends only in
+    /// verbose mode, which also formats a dozen lines of text per exchange that the capture does
+    /// not keep, so the mode is on from here until the request has gone out.
+    ///
+    /// A request sent again within the exchange (a reused connection found closed, a proxy's
+    /// tunnel) replaces what an earlier attempt captured: the capture describes the request that
+    /// produced the response.
+    func requestWillBeSent() {
+        if !requestHead.isEmpty || requestBodySize > 0 {
             requestHead.removeAll(keepingCapacity: true)
             requestBody.removeAll(keepingCapacity: true)
             requestBodySize = 0
-            responseSinceLastRequest = false
         }
+        _ = curlew_easy_setopt_long(handle.raw, CURLOPT_VERBOSE, 1)
+    }
+
+    func observeOutgoingHeader(_ bytes: UnsafeRawBufferPointer) {
         requestHead.append(contentsOf: bytes)
         lastSendAt = DispatchTime.now().uptimeNanoseconds
+        if !hopSendsBody, requestHead.count >= 4, requestHead.suffix(4).elementsEqual(Self.endOfHead) {
+            // Nothing more goes out for this request: verbose mode off until the next one.
+            _ = curlew_easy_setopt_long(handle.raw, CURLOPT_VERBOSE, 0)
+        }
     }
+
+    private static let endOfHead: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
 
     func observeOutgoingBody(_ bytes: UnsafeRawBufferPointer) {
         requestBodySize += Int64(bytes.count)

@@ -48,6 +48,11 @@ enum TransferCallbacks {
         return length
     }
 
+    static let prerequest: curlew_prereq_callback = { context, _, _, _, _ in
+        if let context { Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.requestWillBeSent() } }
+        return Int32(CURL_PREREQFUNC_OK)
+    }
+
     static let debug: curlew_debug_callback = { _, type, data, size, context in
         guard let data, let context else { return 0 }
         let bytes = UnsafeRawBufferPointer(start: data, count: size)

@@ -34,17 +34,28 @@ struct TransferEngineTests {
         let harness = EngineHarness()
         func received(_ tag: String) throws -> ReceivedRequest { try #require(server.receivedRequests.last { $0.uri.contains(tag) }) }
         // Run one after another, so each takes the handle the last one gave back.
+        // Each capture is its own exchange's whole request: libcurl's verbose mode, which the
+        // capture needs, is off between requests and back on for each (`requestWillBeSent`).
+        func head(_ result: TransferResult) -> String { String(decoding: result.requestHead, as: UTF8.self) }
         let first = uniqueTag(), second = uniqueTag(), posted = uniqueTag(), after = uniqueTag()
-        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/get?t=\(first)", headers: [("X-A", "1")])).statusCode == 200)
-        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/get?t=\(second)", headers: [("X-B", "2")])).statusCode == 200)
+        let firstResult = await harness.run(TransferRequest(url: "\(server.baseURL)/get?t=\(first)", headers: [("X-A", "1")]))
+        #expect(firstResult.statusCode == 200)
+        #expect(head(firstResult).hasPrefix("GET /get?t=\(first) HTTP/1.1\r\n") && head(firstResult).hasSuffix("\r\n\r\n"))
+        let secondResult = await harness.run(TransferRequest(url: "\(server.baseURL)/get?t=\(second)", headers: [("X-B", "2")]))
+        #expect(secondResult.statusCode == 200)
+        #expect(head(secondResult).hasPrefix("GET /get?t=\(second) HTTP/1.1\r\n") && !head(secondResult).contains("X-A"))
         #expect(try received(second).header("X-B") == "2")
         #expect(try received(second).header("X-A") == nil, "a header of the exchange before is not sent again")
         let body = Data("payload".utf8)
-        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/anything/\(posted)", method: "POST",
-                                                  headers: [("Content-Type", "text/plain")], body: body)).statusCode == 200)
+        let postedResult = await harness.run(TransferRequest(url: "\(server.baseURL)/anything/\(posted)", method: "POST",
+                                                             headers: [("Content-Type", "text/plain")], body: body))
+        #expect(postedResult.statusCode == 200)
+        #expect(head(postedResult).hasPrefix("POST /anything/\(posted) HTTP/1.1\r\n") && postedResult.requestBody == body)
         #expect(try received(posted).method == "POST")
         #expect(try Data(received(posted).body) == body)
-        #expect(await harness.run(TransferRequest(url: "\(server.baseURL)/anything/\(after)")).statusCode == 200)
+        let afterResult = await harness.run(TransferRequest(url: "\(server.baseURL)/anything/\(after)"))
+        #expect(afterResult.statusCode == 200)
+        #expect(head(afterResult).hasPrefix("GET /anything/\(after) HTTP/1.1\r\n") && afterResult.requestBody.isEmpty)
         #expect(try received(after).method == "GET", "the GET after a POST is a GET")
         #expect(try received(after).body.isEmpty)
         // A shape with a small response limit, then the default again: the limit does not stay.
