@@ -37,6 +37,9 @@ public struct RedactionPolicy: Sendable, Equatable {
     private var headerNameBytes = ByteNameSet([], ignoringCase: true)
     /// Whether `Cookie` is among the hidden headers, so cookie values are secrets everywhere.
     private var hidesCookieValues = false
+    /// Cookie values are hidden but `Set-Cookie` headers are not: the checks for whether a
+    /// message holds anything to hide do not see the cookies a response sets.
+    private var setCookieNeedsOwnLook = false
     /// Literal secrets (tokens, passwords) hidden wherever they appear.
     public var secretValues: [String]
 
@@ -61,6 +64,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         secretKeyBytes = ByteNameSet(secretKeys, ignoringCase: true)
         headerNameBytes = ByteNameSet(headerNames, ignoringCase: true)
         hidesCookieValues = headerNameBytes.contains("cookie")
+        setCookieNeedsOwnLook = hidesCookieValues && !headerNameBytes.contains("set-cookie")
     }
 
     /// Redaction off: logs keep everything. Only for logs that never leave the machine.
@@ -74,6 +78,11 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// logger then writes the message it was handed without copying it.
     func redactedIfNeeded(_ message: DebugMessage) -> DebugMessage? {
         guard isEnabled else { return nil }
+        // A message the checks find nothing in holds no credential either: a credential's header
+        // is itself hidden, so the checks find it (the one exception, a `Set-Cookie` when only
+        // `Cookie` is declared, is looked for on its own).
+        let findings = findings(in: message)
+        guard findings != nil || (setCookieNeedsOwnLook && Self.setsCookie(message)) else { return nil }
         // Credentials are secrets wherever they show up (an echoing server reflects the request's
         // headers into its body, as text or JSON): the values of the secret headers the request
         // sent, and the cookies the response set, join the literal secrets.
@@ -83,7 +92,11 @@ public struct RedactionPolicy: Sendable, Equatable {
             policy.secretValues += credentials
             return policy.redactDeclared(message)
         }
-        return redactDeclared(message)
+        return findings.map { redact(message, $0) }
+    }
+
+    private static func setsCookie(_ message: borrowing DebugMessage) -> Bool {
+        message.response?.headers.contains { ASCII.equalsIgnoringCase($0.name, "set-cookie") } ?? false
     }
 
     /// Credential values shorter than this are left where they appear outside their headers
@@ -150,24 +163,45 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func redactDeclared(_ message: DebugMessage, force: Bool = false) -> DebugMessage? {
-        // Nearly every message has nothing to hide: find that out without copying anything.
+        findings(in: message, force: force).map { redact(message, $0, force: force) }
+    }
+
+    /// Which parts of a message hold something to hide.
+    private struct Findings {
+        var original = false, sent = false, response = false, url = false, error = false, transfer = false
+        /// Form parts named like secret parameters, and their non-empty values.
+        var secretParts: [TransferRecord.FormPartSummary] = []
+        var formSecrets: [String] = []
+    }
+
+    /// What `message` holds to hide; nil when nothing (nearly always), found without copying
+    /// anything. `force` marks every part present, for the fuzz target's differential check.
+    private func findings(in message: borrowing DebugMessage, force: Bool = false) -> Findings? {
         // Plain conditionals, not `map(needsRedaction)`: a method passed as a closure copies the
         // whole policy each time.
-        var hidesOriginal = false, hidesSent = false, hidesResponse = false, hidesURL = false, hidesError = false
-        if let original = message.original { hidesOriginal = force || needsRedaction(original) }
-        if let sent = message.sent { hidesSent = force || needsRedaction(sent) }
-        if let response = message.response { hidesResponse = force || needsRedaction(response) }
-        if let connection = message.connection { hidesURL = force || urlNeedsRedaction(connection.effectiveURL) }
-        if let error = message.error { hidesError = force || !secretValues.isEmpty || URLPassword.hasPassword(error.message) }
+        var found = Findings()
+        if let original = message.original { found.original = force || needsRedaction(original) }
+        if let sent = message.sent { found.sent = force || needsRedaction(sent) }
+        if let response = message.response { found.response = force || needsRedaction(response) }
+        if let connection = message.connection { found.url = force || urlNeedsRedaction(connection.effectiveURL) }
+        if let error = message.error { found.error = force || !secretValues.isEmpty || URLPassword.hasPassword(error.message) }
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
-        let formParts = message.transfer?.formParts ?? []
-        let secretParts = formParts.filter { secretKeys.contains($0.name.lowercased()) }
-        let formSecrets = secretParts.compactMap { $0.value.flatMap { $0.isEmpty ? nil : $0 } }
+        if let formParts = message.transfer?.formParts, !formParts.isEmpty {
+            found.secretParts = formParts.filter { secretKeys.contains($0.name.lowercased()) }
+            found.formSecrets = found.secretParts.compactMap { $0.value.flatMap { $0.isEmpty ? nil : $0 } }
+        }
         // A declared secret value anywhere in the transfer's record (a part's value, name, file
         // name or path; the uploaded file; the download's paths), whatever a part is called.
-        let hidesTransfer = !secretValues.isEmpty && message.transfer != nil
-        guard hidesOriginal || hidesSent || hidesResponse || hidesURL || hidesError || !secretParts.isEmpty || hidesTransfer else { return nil }
+        found.transfer = !secretValues.isEmpty && message.transfer != nil
+        guard found.original || found.sent || found.response || found.url || found.error || !found.secretParts.isEmpty || found.transfer else { return nil }
+        return found
+    }
+
+    /// `message` with what `findings` found hidden.
+    private func redact(_ message: DebugMessage, _ findings: Findings, force: Bool = false) -> DebugMessage {
+        let (hidesOriginal, hidesSent, hidesResponse, hidesURL, hidesError) = (findings.original, findings.sent, findings.response, findings.url, findings.error)
+        let (secretParts, formSecrets, hidesTransfer) = (findings.secretParts, findings.formSecrets, findings.transfer)
         var message = message
         if !secretParts.isEmpty || hidesTransfer, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
@@ -502,21 +536,21 @@ public struct RedactionPolicy: Sendable, Equatable {
             // The end of the head ends its last line; a bare CR ends a line too.
             let byte = index < count ? base.load(fromByteOffset: index, as: UInt8.self) : 0x0A
             if byte == 0x0D || byte == 0x0A {
-                if firstLine {
-                    // The request line's query: declared parameters, and URLs with a password in its values.
-                    if mayHoldURLParts, urlBytesNeedRedaction(bytes[lineStart..<index]) { return true }
-                    firstLine = false
-                } else if let colon {
+                if let colon, !firstLine || Self.isFieldLine(bytes[lineStart..<index]) {
                     if isSecretHeader(bytes[lineStart..<colon]) { return true }
                     // A URL in the value (`Referer`): its declared parameters and password.
                     if mayHoldURLParts, urlBytesNeedRedaction(bytes[(colon + 1)..<index]) { return true }
+                } else if firstLine {
+                    // The request line's query: declared parameters, and URLs with a password in its values.
+                    if mayHoldURLParts, urlBytesNeedRedaction(bytes[lineStart..<index]) { return true }
                 }
+                firstLine = false
                 guard index < count else { return false }
                 lineStart = index + 1
                 colon = nil
                 mayHoldURLParts = false
             } else if byte == UInt8(ascii: ":") {
-                if colon == nil, !firstLine { colon = index }
+                if colon == nil { colon = index }
             } else if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "@") {
                 mayHoldURLParts = true
             }
@@ -534,6 +568,14 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// The head with its request line's URL and its header lines redacted. Lines end where the
     /// check above ends them, at CRLF or a bare CR or LF, and each keeps its own ending.
+    /// A head's first line is its request line (`GET http://h:8080/ HTTP/1.1`) unless it reads as
+    /// a header field, a name and a colon before any space: a head without a request line, as a
+    /// hand-edited log may hold, has its first field hidden like the others.
+    private static func isFieldLine<Line: Collection<UInt8>>(_ line: Line) -> Bool {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon != line.startIndex else { return false }
+        return !line[..<colon].contains(UInt8(ascii: " "))
+    }
+
     private func rebuildHead(_ head: String) -> String {
         let bytes = head.utf8
         var lines: [(text: String, ending: String)] = []
@@ -558,7 +600,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         for (number, line) in lines.enumerated() {
             let text = line.text
             let redacted: String
-            if number == 0 {
+            if number == 0, !Self.isFieldLine(text.utf8) {
                 redacted = redactURL(text)
             } else if let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")), isSecretHeader(text[..<colon]) {
                 redacted = text[...colon] + " " + Self.marker

@@ -584,13 +584,15 @@ final class Transfer {
     func observeOutgoingHeader(_ bytes: UnsafeRawBufferPointer) {
         requestHead.append(contentsOf: bytes)
         lastSendAt = DispatchTime.now().uptimeNanoseconds
-        if !hopSendsBody, requestHead.count >= 4, requestHead.suffix(4).elementsEqual(Self.endOfHead) {
-            // Nothing more goes out for this request: verbose mode off until the next one.
+        // A head ends with an empty line; nothing more goes out for a request without a body, so
+        // verbose mode is off until the next request.
+        if !hopSendsBody, bytes.count >= 4, bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self) == Self.endOfHead {
             _ = curlew_easy_setopt_long(handle.raw, CURLOPT_VERBOSE, 0)
         }
     }
 
-    private static let endOfHead: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
+    /// CR LF CR LF as four bytes read at once.
+    private static let endOfHead = UInt32(littleEndian: 0x0A0D_0A0D)
 
     func observeOutgoingBody(_ bytes: UnsafeRawBufferPointer) {
         requestBodySize += Int64(bytes.count)

@@ -64,6 +64,16 @@ struct RedactionPolicyTests {
         #expect(set.response?.body.text == #"{"t":"\#(marker)"}"#)
     }
 
+    @Test("a head whose first line is a header field, not a request line, has that field hidden; a request line with a colon in its target stays")
+    func headWithoutRequestLine() {
+        let redacted = RedactionPolicy().redact(message(head: "Authorization: Bearer HEADSECRET1\r\nAccept: */*\r\n\r\n"))
+        #expect(redacted.sent?.head == "Authorization: \(marker)\r\nAccept: */*\r\n\r\n")
+        let proxied = "GET http://h:8080/a:b HTTP/1.1\r\nHost: h:8080\r\n\r\n"
+        #expect(RedactionPolicy().redact(message(head: proxied)).sent?.head == proxied)
+        let withToken = RedactionPolicy().redact(message(head: "GET http://h:8080/?token=abc HTTP/1.1\r\n\r\n"))
+        #expect(withToken.sent?.head.contains("abc") == false)
+    }
+
     @Test("credential header values are hidden where a text body echoes them: set by the caller, or added by libcurl from a URL's password (found by a trial)")
     func echoedCredentials() {
         let text = { (body: String) in BodySnapshot(data: Data(body.utf8), contentType: "text/plain", limit: 1 << 20) }
