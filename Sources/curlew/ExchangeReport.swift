@@ -83,9 +83,14 @@ struct ExchangeReport {
         return lines
     }
 
+    /// Whether `describe` shows a body as text (it is text without a NUL), not as a preview.
+    static func showsAsText(_ body: BodySnapshot) -> Bool {
+        body.text.map { !$0.contains("\u{0}") } ?? false
+    }
+
     /// A body as text when it is text, otherwise its size and a hex preview.
     static func describe(_ body: BodySnapshot, prefix: String) -> String {
-        if let text = body.text, !text.contains("\u{0}") {
+        if showsAsText(body), let text = body.text {
             let shown = text.hasSuffix("\n") ? String(text.dropLast()) : text
             let note = body.isTruncated ? "\n\(prefix)[… \(body.size - Int64(body.data.count)) more bytes not kept]" : ""
             return shown.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n") + note

@@ -200,6 +200,10 @@ struct SendCommand: AsyncParsableCommand {
                     let report = ExchangeReport(message: message, showsRequest: shown.verbose, showsBody: shown.body && printer.count == 0, showsError: false).text
                     // An exchange that got no response has nothing to show: its error goes to stderr.
                     if !report.isEmpty { print(forTerminal(report)) }
+                    if shown.body, printer.count == 0, isatty(STDOUT_FILENO) == 0, let notice = Self.partialBodyNotice(message) {
+                        fflush(nil)
+                        FileHandle.standardError.write(Data((notice + "\n").utf8))
+                    }
                 } else {
                     print(forTerminal("#\(index) " + ExchangeReport.summary(message)))
                     fflush(nil)
@@ -210,6 +214,18 @@ struct SendCommand: AsyncParsableCommand {
             if Task.isCancelled { break }
         }
         return lastFailure
+    }
+
+    /// A report shows a text body as the debug message keeps it (cut past `debugBodyLimit`) and a
+    /// binary one as a preview. With stdout going to a file or a pipe, where whoever reads it may
+    /// take it for the body, that is said on stderr, with the option that saves the body whole.
+    private static func partialBodyNotice(_ message: DebugMessage) -> String? {
+        guard let body = message.response?.body, body.size > 0, !message.hasUnkeptEventStreamBody else { return nil }
+        if ExchangeReport.showsAsText(body) {
+            guard body.isTruncated else { return nil }
+            return "curlew: the response body is \(body.size) bytes; the report shows its first \(body.data.count). -o FILE saves it whole."
+        }
+        return "curlew: the response body is \(body.size) bytes of binary data; the report shows a preview. -o FILE saves it."
     }
 
     /// Prints the error on stderr and gives the exit status it maps to.

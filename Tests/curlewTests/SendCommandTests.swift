@@ -23,6 +23,25 @@ struct SendCommandTests {
         #expect(result.output.contains("|█") || result.output.contains(" █"))
     }
 
+    @Test("a body the report shows only in part (cut text, a binary preview) is said on stderr when stdout is not a terminal (found by a new user's trial: `send URL > file` ended at 1 MiB, exit 0)")
+    func partialBodyNotice() async throws {
+        let server = try await TestServer.shared()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-partial-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("big.txt").path
+        try Data(repeating: UInt8(ascii: "a"), count: 2 << 20).write(to: URL(fileURLWithPath: file))
+        let big = try await CurlewProcess.run(["send", "POST", "\(server.baseURL)/anything", "-H", "Content-Type: text/plain", "-d", "@\(file)"])
+        #expect(big.status == 0)
+        #expect(big.output.contains("more bytes not kept]"))
+        #expect(big.error.contains("the report shows its first 1048576. -o FILE saves it whole."), "\(big.error)")
+        let binary = try await CurlewProcess.run(["send", "\(server.baseURL)/bytes/100"])
+        #expect(binary.status == 0 && binary.output.contains("[100 bytes of binary data"))
+        #expect(binary.error.contains("100 bytes of binary data; the report shows a preview. -o FILE saves it."), "\(binary.error)")
+        let small = try await CurlewProcess.run(["send", "\(server.baseURL)/get"])
+        #expect(small.status == 0 && small.error.isEmpty, "a body shown whole is not remarked on")
+    }
+
     @Test("-v shows the request as sent; --json sends JSON with its content type")
     func verboseJSON() async throws {
         let server = try await TestServer.shared()
