@@ -58,7 +58,8 @@ final class DemoRoutes: Sendable {
         "/get", "/post", "/put", "/patch", "/delete", "/anything", "/headers", "/json", "/status/{code}",
         "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
-        "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal",
+        "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal", "/fault/bad-status", "/fault/no-status",
+        "/fault/huge-header", "/fault/two-lengths", "/fault/repeated-length",
         "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed", "/upload", "/sse?count=&interval=&retry=", "/sse/drop?count=&after=", "/cookies", "/cookies/set?name=value", "/cookies/delete?name",
     ]
 
@@ -506,6 +507,8 @@ final class DemoRoutes: Sendable {
 
     // MARK: Faults
 
+    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "two-lengths", "repeated-length"]
+
     private func fault(_ argument: String?) -> DemoAction {
         let head = DemoResponse(status: 200, headers: [("Content-Type", "text/plain"), ("Content-Length", "1000")])
         switch argument {
@@ -522,8 +525,22 @@ final class DemoRoutes: Sendable {
             let body = "before" + hostile + "after\u{9B}31m\n"
             let bytes = "HTTP/1.1 200 OK\(hostile)\r\nContent-Type: text/plain\r\nX-Hostile: \(hostile)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
             return .rawThenClose(Array(bytes.utf8))
+        case "bad-status":
+            return .rawThenClose(Array("HTTP/1.1 abc OK\r\nContent-Length: 2\r\n\r\nhi".utf8))
+        case "no-status":
+            // An HTTP/0.9 answer: a body without a status line or headers.
+            return .rawThenClose(Array("just a body, no status line\n".utf8))
+        case "huge-header":
+            let bytes = "HTTP/1.1 200 OK\r\nX-Huge: " + String(repeating: "a", count: 200 * 1024) + "\r\nContent-Length: 2\r\n\r\nhi"
+            return .rawThenClose(Array(bytes.utf8))
+        case "two-lengths":
+            // Which length frames the body is a guess; a response smuggled behind it is the attack.
+            return .rawThenClose(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello".utf8))
+        case "repeated-length":
+            // The same length twice, once as a list: one length, which a recipient may accept.
+            return .rawThenClose(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5, 5\r\n\r\nhello".utf8))
         default:
-            return .respond(.json(["error": "faults: reset, close, stall, bad-chunked, terminal"], status: 404))
+            return .respond(.json(["error": "faults: \(Self.faults.joined(separator: ", "))"], status: 404))
         }
     }
 }

@@ -80,6 +80,8 @@ final class Transfer {
     @exclusivity(unchecked) private var announcedBody: BodyBufferPool.Buffer?
     private let bodyBuffers: BodyBufferPool
     @exclusivity(unchecked) private var responseLimitHit = false
+    /// The current response's Content-Length, once a field gave it.
+    @exclusivity(unchecked) private var announcedLength: Int?
     @exclusivity(unchecked) private var lastProgressAt: UInt64 = 0
     @exclusivity(unchecked) private var lastProgress = TransferProgress(bytesSent: 0, totalBytesToSend: 0, bytesReceived: 0, totalBytesToReceive: 0)
 
@@ -513,9 +515,11 @@ final class Transfer {
         announcedBody = nil
     }
 
-    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+    /// Takes one line of the response's head; false stops the exchange (`localFailure` says why).
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         switch ResponseHeaderLine(bytes) {
         case .statusLine(let line):
+            announcedLength = nil
             // Only the wire capture's send stamps are measured against it.
             if request.capturesWire { statusLineAt = DispatchTime.now().uptimeNanoseconds }
             statusLine = ResponseHeaderLine.text(bytes, line)
@@ -532,17 +536,61 @@ final class Transfer {
             responseHeaders.append(bytes, continuation: true)
         case .field(let name, let value):
             responseHeaders.append(bytes, continuation: false)
-            // Make room for an announced body once: growing a large one by doubling costs a
-            // fresh, kernel-zeroed allocation and a copy at every step (see `BodyBufferPool`).
-            if receivedBodyBytes == 0, announcedBody == nil, request.download == nil,
-               Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[name])),
-               let length = Self.decimal(UnsafeRawBufferPointer(rebasing: bytes[value])),
-               length > 0, length <= maxResponseBytes, request.spillThreshold.map({ length <= $0 }) ?? true {
-                announcedBody = bodyBuffers.take(atLeast: length)
+            guard Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[name])) else { break }
+            switch announce(UnsafeRawBufferPointer(rebasing: bytes[value])) {
+            case .conflict:
+                return false
+            case .unread:
+                break
+            case .length(let length):
+                // Make room for an announced body once: growing a large one by doubling costs a
+                // fresh, kernel-zeroed allocation and a copy at every step (see `BodyBufferPool`).
+                if receivedBodyBytes == 0, announcedBody == nil, request.download == nil,
+                   length > 0, length <= maxResponseBytes, request.spillThreshold.map({ length <= $0 }) ?? true {
+                    announcedBody = bodyBuffers.take(atLeast: length)
+                }
             }
         case .other:
             break
         }
+        return true
+    }
+
+    /// What a Content-Length field said.
+    private enum Announcement {
+        case length(Int)
+        /// Not a number Curlew reads; left to libcurl.
+        case unread
+        /// A number other than one given before: `localFailure` says so.
+        case conflict
+    }
+
+    /// Takes a Content-Length value: one number, or a list of them (`5, 5`), each of which must
+    /// agree with the ones before, in this field and earlier ones. Two lengths leave the body's
+    /// end to a guess a hostile server can steer (RFC 9110, section 8.6), and libcurl 7.88 takes
+    /// the last, so they stop the exchange.
+    private func announce(_ value: UnsafeRawBufferPointer) -> Announcement {
+        if let number = Self.decimal(value) { return announce(number) }
+        guard value.contains(UInt8(ascii: ",")) else { return .unread }
+        var said = Announcement.unread
+        for member in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            var trimmed = member[...]
+            while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
+            while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
+            guard let number = Self.decimal(UnsafeRawBufferPointer(rebasing: trimmed)) else { return said }
+            said = announce(number)
+            if case .conflict = said { return said }
+        }
+        return said
+    }
+
+    private func announce(_ number: Int) -> Announcement {
+        if let announced = announcedLength, announced != number {
+            localFailure = TransferError(kind: .invalidResponse, message: "the response gives conflicting Content-Length values (\(announced) and \(number))")
+            return .conflict
+        }
+        announcedLength = number
+        return .length(number)
     }
 
     private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {

@@ -42,10 +42,9 @@ enum TransferCallbacks {
     static let header: curlew_data_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let length = size * count
-        Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef {
+        return Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef {
             $0.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
-        }
-        return length
+        } ? length : 0
     }
 
     static let prerequest: curlew_prereq_callback = { context, _, _, _, _ in

@@ -33,6 +33,22 @@ struct TransferErrorTests {
         #expect(result.error?.code == 28)
     }
 
+    @Test("a reply libcurl cannot read is invalidResponse, not a bad URL or out of memory; two Content-Length values that disagree stop the exchange (found by a new user's trial)",
+          arguments: [("bad-status", "Unsupported HTTP version"), ("no-status", "HTTP/0.9"), ("huge-header", "longer than libcurl reads"),
+                      ("two-lengths", "conflicting Content-Length values (2 and 5)")])
+    func unreadableReply(fault: String, told: String) async throws {
+        let server = try await TestServer.shared()
+        for capturesWire in [true, false] {
+            let result = await run(TransferRequest(url: "\(server.baseURL)/fault/\(fault)", capturesWire: capturesWire))
+            #expect(result.error?.kind == .invalidResponse, "\(String(describing: result.error))")
+            #expect(result.error?.message.contains(told) == true, "\(String(describing: result.error))")
+            #expect(result.responseBody.isEmpty || fault == "no-status")
+        }
+        // The same length twice, once as a list of it, is no conflict.
+        let agreeing = await run(TransferRequest(url: "\(server.baseURL)/fault/repeated-length"))
+        #expect(agreeing.error == nil && agreeing.responseBody == Data("hello".utf8), "\(String(describing: agreeing.error))")
+    }
+
     @Test("a malformed URL is invalidURL")
     func invalidURL() async {
         #expect(await run(TransferRequest(url: "http://[::1")).error?.kind == .invalidURL)
