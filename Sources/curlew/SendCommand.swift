@@ -56,7 +56,7 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-body"), help: "Do not print the response body.")
     var hideBody = false
 
-    @Flag(name: .customLong("no-redact"), help: "Keep credentials and cookies in the session log.")
+    @Flag(name: .customLong("no-redact"), help: "Show credentials and cookies in the report and keep them in the session log.")
     var noRedact = false
 
     @Flag(name: .customLong("allow-downgrade"), help: "Follow a redirect from https to plain http.")
@@ -125,8 +125,11 @@ struct SendCommand: AsyncParsableCommand {
                 throw failing(with: error)
             }
         }
+        // One policy for what is printed and what is logged: a report pasted into a ticket hides
+        // what the log hides.
+        let redaction = noRedact ? RedactionPolicy.disabled : RedactionPolicy()
         let logger = try log.map {
-            var config = NetworkLoggerConfig(logFilePath: $0, redaction: noRedact ? .disabled : RedactionPolicy())
+            var config = NetworkLoggerConfig(logFilePath: $0, redaction: redaction)
             config.createsDirectory = false
             return try NetworkLogger(config: config)
         }
@@ -139,7 +142,7 @@ struct SendCommand: AsyncParsableCommand {
             fflush(nil)
         }
         if transfer.output == nil { request.streamsResponse = true }
-        let shown = Shown(verbose: verbose, body: !hideBody && transfer.output == nil, raw: raw)
+        let shown = Shown(verbose: verbose, body: !hideBody && transfer.output == nil, raw: raw, redaction: redaction)
         let exchanges = Task { [repeatCount, reconnect] in
             await Self.send(request, times: repeatCount, reconnects: reconnect, on: agent, printer: printer, shown: shown)
         }
@@ -169,6 +172,8 @@ struct SendCommand: AsyncParsableCommand {
         var verbose: Bool
         var body: Bool
         var raw: Bool
+        /// What the report hides: what the session log hides, unless `--no-redact`.
+        var redaction: RedactionPolicy
     }
 
     /// Sends the request `times` times in a row, reconnecting a dropped event stream up to
@@ -196,8 +201,9 @@ struct SendCommand: AsyncParsableCommand {
                     do { try await Task.sleep(for: .milliseconds(wait)) } catch { return failure }
                     continue
                 }
+                let shownMessage = shown.redaction.redact(message)
                 if times == 1 {
-                    let report = ExchangeReport(message: message, showsRequest: shown.verbose, showsBody: shown.body && printer.count == 0, showsError: false).text
+                    let report = ExchangeReport(message: shownMessage, showsRequest: shown.verbose, showsBody: shown.body && printer.count == 0, showsError: false).text
                     // An exchange that got no response has nothing to show: its error goes to stderr.
                     if !report.isEmpty { print(forTerminal(report)) }
                     if shown.body, printer.count == 0, isatty(STDOUT_FILENO) == 0, let notice = Self.partialBodyNotice(message) {
@@ -205,7 +211,7 @@ struct SendCommand: AsyncParsableCommand {
                         FileHandle.standardError.write(Data((notice + "\n").utf8))
                     }
                 } else {
-                    print(forTerminal("#\(index) " + ExchangeReport.summary(message)))
+                    print(forTerminal("#\(index) " + ExchangeReport.summary(shownMessage)))
                     fflush(nil)
                 }
                 if let failure { lastFailure = failure }

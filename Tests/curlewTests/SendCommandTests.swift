@@ -53,6 +53,21 @@ struct SendCommandTests {
         #expect(result.output.contains("> {\"a\":1}"))
     }
 
+    @Test("the report hides what the session log hides (a credential header in -v's head and in an echoed body, a declared query parameter in --repeat's lines) unless --no-redact (found by a new user's trial)")
+    func reportHidesSecrets() async throws {
+        let server = try await TestServer.shared()
+        let token = "Bearer report-secret-7f3a"
+        let verbose = try await CurlewProcess.run(["send", "-v", "\(server.baseURL)/headers", "-H", "Authorization: \(token)"])
+        #expect(verbose.status == 0)
+        #expect(!verbose.output.contains("report-secret-7f3a"), "\(verbose.output)")
+        #expect(verbose.output.contains("> Authorization: [REDACTED]"))
+        let repeated = try await CurlewProcess.run(["send", "--repeat", "2", "\(server.baseURL)/get?token=query-secret-9c2e"])
+        #expect(repeated.status == 0)
+        #expect(repeated.output.contains("#2 GET "))
+        #expect(!repeated.output.contains("query-secret-9c2e"), "\(repeated.output)")
+        let revealed = try await CurlewProcess.run(["send", "-v", "--no-redact", "\(server.baseURL)/headers", "-H", "Authorization: \(token)"])
+        #expect(revealed.output.contains("> Authorization: \(token)"))
+    }
     @Test("exit status: 22 for an error status, curl's codes for network failures, 3 for a bad URL, 2 for a bad header", arguments: [
         (["/status/404"], Int32(22), "unacceptableStatus"),
         (["/delay/5", "--timeout", "0.3"], Int32(28), "totalTimeout"),
