@@ -63,8 +63,9 @@ final class DemoConnectionHandler: ChannelInboundHandler {
 
     private func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
         let headers = requestHead.headers.map { (name: $0.name, value: $0.value) }
-        // An HTTP/2 stream has no address of its own: its connection has.
-        let remote = (context.channel.parent ?? context.channel).remoteAddress?.ipAddress ?? ""
+        // An HTTP/1 connection has the client's address; an HTTP/2 stream has none of its own, its
+        // connection (the parent) has. (An HTTP/1 connection's parent is the listening socket.)
+        let remote = (context.channel.remoteAddress ?? context.channel.parent?.remoteAddress)?.ipAddress ?? ""
         recorder.record(ReceivedRequest(method: requestHead.method.rawValue, uri: requestHead.uri, headers: headers, body: body, receivedAt: Date()))
         var request = DemoRequest(
             method: requestHead.method.rawValue, uri: requestHead.uri, headers: headers, body: body,

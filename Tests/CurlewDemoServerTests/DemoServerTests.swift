@@ -12,6 +12,14 @@ struct DemoServerTests {
         return try await Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL, followRedirects: false)).send(request)
     }
 
+    @Test("the echo's origin is the client's address over HTTP/1.1 and over HTTP/2 (was empty over HTTP/1.1: the address was read from the listening socket; found by a new user's trial)",
+          arguments: [HTTPVersionPreference.http1_1, .http2PriorKnowledge])
+    func origin(_ version: HTTPVersionPreference) async throws {
+        var request = Request(.get, "/anything")
+        request.httpVersion = version
+        #expect(try await send(request).json()["origin"]?.stringValue == "127.0.0.1")
+    }
+
     @Test("hostile numbers and form bodies get an answer, never a crash", arguments: [
         "/drip?numbytes=-1", "/drip?duration=inf", "/drip?delay=nan", "/drip?code=99999999999999999999",
         "/delay/inf", "/bytes/-5", "/stream/99999999999", "/redirect-to?url=/get&delay=-1",
