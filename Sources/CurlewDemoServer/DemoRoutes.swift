@@ -59,7 +59,7 @@ final class DemoRoutes: Sendable {
         "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
         "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal", "/fault/bad-status", "/fault/no-status",
-        "/fault/huge-header", "/fault/two-lengths", "/fault/repeated-length",
+        "/fault/huge-header", "/fault/two-lengths", "/fault/lenient-length", "/fault/repeated-length",
         "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed", "/upload", "/sse?count=&interval=&retry=", "/sse/drop?count=&after=", "/cookies", "/cookies/set?name=value", "/cookies/delete?name",
     ]
 
@@ -507,7 +507,7 @@ final class DemoRoutes: Sendable {
 
     // MARK: Faults
 
-    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "two-lengths", "repeated-length"]
+    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "two-lengths", "lenient-length", "repeated-length"]
 
     private func fault(_ argument: String?) -> DemoAction {
         let head = DemoResponse(status: 200, headers: [("Content-Type", "text/plain"), ("Content-Length", "1000")])
@@ -536,6 +536,9 @@ final class DemoRoutes: Sendable {
         case "two-lengths":
             // Which length frames the body is a guess; a response smuggled behind it is the attack.
             return .rawThenClose(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello".utf8))
+        case "lenient-length":
+            // The second length is one libcurl reads (`+5` is 5 to it) and a strict reader does not.
+            return .rawThenClose(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: +5\r\n\r\nhello".utf8))
         case "repeated-length":
             // The same length twice, once as a list: one length, which a recipient may accept.
             return .rawThenClose(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5, 5\r\n\r\nhello".utf8))

@@ -82,6 +82,8 @@ final class Transfer {
     @exclusivity(unchecked) private var responseLimitHit = false
     /// The current response's Content-Length, once a field gave it.
     @exclusivity(unchecked) private var announcedLength: Int?
+    /// Whether the current response had a Content-Length field libcurl cannot read as a number.
+    @exclusivity(unchecked) private var unreadableLengthSeen = false
     @exclusivity(unchecked) private var lastProgressAt: UInt64 = 0
     @exclusivity(unchecked) private var lastProgress = TransferProgress(bytesSent: 0, totalBytesToSend: 0, bytesReceived: 0, totalBytesToReceive: 0)
 
@@ -520,6 +522,7 @@ final class Transfer {
         switch ResponseHeaderLine(bytes) {
         case .statusLine(let line):
             announcedLength = nil
+            unreadableLengthSeen = false
             // Only the wire capture's send stamps are measured against it.
             if request.capturesWire { statusLineAt = DispatchTime.now().uptimeNanoseconds }
             statusLine = ResponseHeaderLine.text(bytes, line)
@@ -568,19 +571,32 @@ final class Transfer {
     /// Takes a Content-Length value: one number, or a list of them (`5, 5`), each of which must
     /// agree with the ones before, in this field and earlier ones. Two lengths leave the body's
     /// end to a guess a hostile server can steer (RFC 9110, section 8.6), and libcurl 7.88 takes
-    /// the last, so they stop the exchange.
+    /// the last, so they stop the exchange. libcurl reads a value leniently (`+5`, `5x` and
+    /// `5, 6` are all 5 to it), so what it reads must agree too, and a field it cannot read beside
+    /// another is a conflict as well: otherwise `2` then `+5` would pass as two unrelated values.
     private func announce(_ value: UnsafeRawBufferPointer) -> Announcement {
-        if let number = Self.decimal(value) { return announce(number) }
-        guard value.contains(UInt8(ascii: ",")) else { return .unread }
         var said = Announcement.unread
-        for member in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-            var trimmed = member[...]
-            while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
-            while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
-            guard let number = Self.decimal(UnsafeRawBufferPointer(rebasing: trimmed)) else { return said }
+        if let number = Self.decimal(value) {
             said = announce(number)
-            if case .conflict = said { return said }
+        } else if value.contains(UInt8(ascii: ",")) {
+            for member in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                var trimmed = member[...]
+                while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
+                while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
+                guard let number = Self.decimal(UnsafeRawBufferPointer(rebasing: trimmed)) else { break }
+                said = announce(number)
+                if case .conflict = said { return said }
+            }
         }
+        if case .conflict = said { return said }
+        guard let libcurlReads = Self.libcurlReading(value) else {
+            if announcedLength != nil { return unreadableBesideAnother() }
+            unreadableLengthSeen = true
+            return said
+        }
+        if unreadableLengthSeen { return unreadableBesideAnother() }
+        let agreed = announce(libcurlReads)
+        if case .conflict = agreed { return agreed }
         return said
     }
 
@@ -591,6 +607,23 @@ final class Transfer {
         }
         announcedLength = number
         return .length(number)
+    }
+
+    private func unreadableBesideAnother() -> Announcement {
+        localFailure = TransferError(kind: .invalidResponse, message: "the response gives a Content-Length value that is not a number beside another")
+        return .conflict
+    }
+
+    /// The number libcurl 7.88 reads from a Content-Length value (`curlx_strtoofft`): blanks
+    /// skipped, an optional `+`, then the digits up to the first other byte. Nil where it reads
+    /// none: no digit, a `-`, or more digits than it holds.
+    private static func libcurlReading(_ value: UnsafeRawBufferPointer) -> Int? {
+        var index = 0
+        while index < value.count, value[index] == 0x20 || value[index] == 0x09 { index += 1 }
+        if index < value.count, value[index] == UInt8(ascii: "+") { index += 1 }
+        let start = index
+        while index < value.count, value[index] >= 0x30, value[index] <= 0x39 { index += 1 }
+        return decimal(UnsafeRawBufferPointer(rebasing: value[start..<index]))
     }
 
     private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
