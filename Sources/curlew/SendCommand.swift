@@ -125,9 +125,7 @@ struct SendCommand: AsyncParsableCommand {
                 throw failing(with: error)
             }
         }
-        // One policy for what is printed and what is logged: a report pasted into a ticket hides
-        // what the log hides.
-        let redaction = noRedact ? RedactionPolicy.disabled : RedactionPolicy()
+        let redaction = self.redaction
         let logger = try log.map {
             var config = NetworkLoggerConfig(logFilePath: $0, redaction: redaction)
             config.createsDirectory = false
@@ -138,6 +136,7 @@ struct SendCommand: AsyncParsableCommand {
         // Events of a text/event-stream response are printed as they arrive.
         let escapes = !(raw || isatty(STDOUT_FILENO) == 0)
         let printer = EventPrinter { line in
+            let line = redaction.redactText(line)
             print(escapes ? TerminalText.escapingControls(line) : line)
             fflush(nil)
         }
@@ -206,9 +205,11 @@ struct SendCommand: AsyncParsableCommand {
                     let report = ExchangeReport(message: shownMessage, showsRequest: shown.verbose, showsBody: shown.body && printer.count == 0, showsError: false).text
                     // An exchange that got no response has nothing to show: its error goes to stderr.
                     if !report.isEmpty { print(forTerminal(report)) }
-                    if shown.body, printer.count == 0, isatty(STDOUT_FILENO) == 0, let notice = Self.partialBodyNotice(message) {
-                        fflush(nil)
-                        FileHandle.standardError.write(Data((notice + "\n").utf8))
+                    if shown.body, printer.count == 0, isatty(STDOUT_FILENO) == 0 {
+                        for notice in [Self.partialBodyNotice(shownMessage), Self.hiddenValuesNotice(message, shown: shownMessage)].compactMap({ $0 }) {
+                            fflush(nil)
+                            FileHandle.standardError.write(Data((notice + "\n").utf8))
+                        }
                     }
                 } else {
                     print(forTerminal("#\(index) " + ExchangeReport.summary(shownMessage)))
@@ -234,9 +235,24 @@ struct SendCommand: AsyncParsableCommand {
         return "curlew: the response body is \(body.size) bytes of binary data; the report shows a preview. -o FILE saves it."
     }
 
+    /// With stdout going to a file or a pipe, where the report may be taken for the body, a body
+    /// the report shows with values hidden (a secret JSON member, an echoed credential) is said
+    /// on stderr, with the options that show and save it as it came.
+    private static func hiddenValuesNotice(_ message: DebugMessage, shown: DebugMessage) -> String? {
+        guard let body = message.response?.body, let shownBody = shown.response?.body, body.data != shownBody.data else { return nil }
+        return "curlew: the report hides secret values in the response body as [REDACTED]. --no-redact shows them; -o FILE saves the body as it came."
+    }
+
+    /// What the report, stderr and the session log hide: one policy for all three, so a report
+    /// pasted into a ticket hides what the log hides.
+    private var redaction: RedactionPolicy {
+        noRedact ? .disabled : RedactionPolicy()
+    }
+
     /// Prints the error on stderr and gives the exit status it maps to.
     private func failing(with error: RequestError) -> ExitCode {
-        let text = "curlew: \(error)\n"
+        // A redirect's error quotes its Location, which may hold a password or a token.
+        let text = "curlew: " + redaction.redactText("\(error)") + "\n"
         FileHandle.standardError.write(Data((raw || isatty(STDERR_FILENO) == 0 ? text : TerminalText.escapingControls(text)).utf8))
         return ExitCode(error.exitCode)
     }

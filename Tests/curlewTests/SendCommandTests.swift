@@ -67,7 +67,15 @@ struct SendCommandTests {
         #expect(!repeated.output.contains("query-secret-9c2e"), "\(repeated.output)")
         let revealed = try await CurlewProcess.run(["send", "-v", "--no-redact", "\(server.baseURL)/headers", "-H", "Authorization: \(token)"])
         #expect(revealed.output.contains("> Authorization: \(token)"))
+        // A body changed by what the report hides is said on stderr when stdout is not a terminal.
+        #expect(verbose.error.contains("hides secret values in the response body"), "\(verbose.error)")
+        #expect(revealed.error.isEmpty, "\(revealed.error)")
+        // The error on stderr quotes a refused redirect's Location: its password is hidden.
+        let refused = try await CurlewProcess.run(["send", "\(server.baseURL)/redirect-to?url=http%3A%2F%2Fann%3Ahunter2-secret%40%2Fx"])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("without a host \"http://ann:[REDACTED]@/x\""), "\(refused.error)")
     }
+
     @Test("exit status: 22 for an error status, curl's codes for network failures, 3 for a bad URL, 2 for a bad header", arguments: [
         (["/status/404"], Int32(22), "unacceptableStatus"),
         (["/delay/5", "--timeout", "0.3"], Int32(28), "totalTimeout"),
