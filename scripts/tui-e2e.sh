@@ -21,8 +21,14 @@ cleanup() {
 trap cleanup EXIT
 
 screen() { tmux -L "$socket" capture-pane -p -t e2e; }
-# The log the last run on the screen said it wrote ("Session log: PATH (N entries)").
-printed_log() { screen | sed -n 's/^Session log: \(.*\.jsonl\) ([0-9]* entr.*/\1/p' | tail -1; }
+# The log the run on the screen writes: named in the status bar while it runs ("log PATH"), and
+# when it quits ("Session log: PATH (N entries)"). Remembered at both, so a run that hangs or is
+# cut short still has its log removed.
+remember_log() {
+    local path
+    path=$(screen | sed -n -e 's/.* log \(Sessions\/[0-9_-]*\.jsonl\).*/\1/p' -e 's/^Session log: \(.*\.jsonl\) ([0-9]* entr.*/\1/p' | tail -1)
+    [ -z "$path" ] || written_logs+=("$path")
+}
 
 # A session that only keeps the tmux server up: when the last session is killed the server shuts
 # down, and a session opened while it does so dies with it.
@@ -55,6 +61,7 @@ expect() {
 
 open_session 120 40 "$run_command"
 expect "the interface opens on Compose" " 1 Compose "
+remember_log
 expect "the demo workspace is listed" "ten requests"
 
 keys s
@@ -92,8 +99,8 @@ else
     passed=$((passed + 1)); echo "ok: the terminal was restored"
 fi
 expect "the session log path is printed" "(14 entries)"
-log=$(printed_log)
-[ -z "$log" ] || written_logs+=("$log")
+remember_log
+log=${written_logs[${#written_logs[@]}-1]:-}
 
 # A terminal without an alternate screen, resized while the interface runs: quitting leaves no
 # fragment of the last frame.
