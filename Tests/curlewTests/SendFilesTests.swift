@@ -125,8 +125,10 @@ struct SendFilesTests {
         #expect(!set.output.contains("jar-secret-1"))
         let mode = try (FileManager.default.attributesOfItem(atPath: jar)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600)
-        let again = try await CurlewProcess.run(["send", "-c", jar, "\(server.baseURL)/cookies"])
+        let again = try await CurlewProcess.run(["send", "-c", jar, "--no-redact", "\(server.baseURL)/cookies"])
         #expect(again.output.contains("\"sid\" : \"jar-secret-1\""), "the body shows what the server received")
+        let hidden = try await CurlewProcess.run(["send", "-c", jar, "\(server.baseURL)/cookies"])
+        #expect(hidden.output.contains("\"sid\" : \"[REDACTED]\"") && !hidden.output.contains("jar-secret-1"), "the report hides the echoed cookie")
         let revealed = try await CurlewProcess.run(["send", "-c", jar, "--no-redact", "--no-body", "\(server.baseURL)/get"])
         #expect(revealed.output.contains("sid=jar-secret-1  127.0.0.1/"))
         try FileManager.default.createDirectory(atPath: directory + "/adir", withIntermediateDirectories: false)
