@@ -279,6 +279,8 @@ private final class TransferLoop {
     @exclusivity(unchecked) private var lastProgressSample: UInt64 = 0
     /// The array the inbox's adds are swapped into each turn, kept with its capacity.
     @exclusivity(unchecked) private var takenAdds: [PendingTransfer] = []
+    /// The closures this turn ran, kept until its transfers were driven (see `run`).
+    @exclusivity(unchecked) private var ranJobs: [@Sendable () -> Void] = []
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -297,7 +299,7 @@ private final class TransferLoop {
         while true {
             // Closures handed over since the last turn (callbacks of its exchanges, which may
             // start more): what they submit is taken below, in this same turn.
-            shared.jobs.runPending()
+            shared.jobs.runPending(into: &ranJobs)
             // The adds change places with an empty array of the loop's, so neither is copied.
             var adds: [PendingTransfer] = []
             swap(&adds, &takenAdds)
@@ -325,6 +327,10 @@ private final class TransferLoop {
             if performed != CURLM_OK {
                 logger.error("curl_multi_perform failed", metadata: ["code": "\(performed.rawValue)"])
             }
+            // Only now are the closures that ran this turn released, with the finished exchanges
+            // they held: a request a callback started went out first, and the server works on it
+            // while this thread frees what the last one left.
+            ranJobs.removeAll(keepingCapacity: true)
             collectFinished()
             sampleProgress()
             handOver()

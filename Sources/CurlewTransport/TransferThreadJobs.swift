@@ -66,14 +66,16 @@ public final class TransferThreadJobs: Sendable {
         state.withLock { !$0.jobs.isEmpty }
     }
 
-    /// Runs the closures queued so far (the loop calls this between turns).
-    func runPending() {
-        let jobs = state.withLock { state -> [@Sendable () -> Void] in
-            guard !state.jobs.isEmpty else { return [] }
-            defer { state.jobs.removeAll(keepingCapacity: true) }
-            return state.jobs
+    /// Runs the closures queued so far (the loop calls this between turns). They are moved into
+    /// `ran`, which must be empty, and stay there after running: the loop releases them, and
+    /// everything they hold (a finished exchange's response, its callbacks), once the requests
+    /// they started are on the wire. The two arrays change places, so neither is copied.
+    func runPending(into ran: inout [@Sendable () -> Void]) {
+        state.withLock { state in
+            guard !state.jobs.isEmpty else { return }
+            swap(&state.jobs, &ran)
         }
-        for job in jobs { job() }
+        for job in ran { job() }
     }
 
     /// Sends what is queued, and whatever comes later, to the fallback queue, in order. Not run
