@@ -22,6 +22,16 @@ struct DeliveryBatch {
         self.events = events
     }
 
+    /// A batch for `count` transport events of which `finishing` end an exchange: room made at
+    /// once for what they most often add (two observer events each; an answer for each end),
+    /// instead of growing the arrays a doubling at a time, each step a fresh allocation and a
+    /// copy of what was added.
+    init(observed: Bool, expecting count: Int, finishing: Int) {
+        self.observed = observed
+        if observed { events.reserveCapacity(2 * count) }
+        callbacks.reserveCapacity(finishing)
+    }
+
     mutating func add(_ event: @autoclosure () -> ObserverEvent) {
         if observed { events.append(event()) }
     }
@@ -169,7 +179,9 @@ final class AgentCore: Sendable {
     /// Reacts to one turn of the transfer loop. Observers and the callback runner receive the
     /// turn's work together: one hand-over each, however many requests finished.
     func handle(_ events: [TransferEvent]) {
-        var batch = newBatch()
+        var finishing = 0
+        for index in events.indices { if case .finished = events[index] { finishing += 1 } }
+        var batch = DeliveryBatch(observed: !observers.isEmpty, expecting: events.count, finishing: finishing)
         // Each event is read where it lies: a finished exchange's result is large to copy.
         events.withUnsafeBufferPointer { events in
             for index in events.indices { handle(events[index], into: &batch) }
