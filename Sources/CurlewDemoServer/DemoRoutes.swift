@@ -58,8 +58,7 @@ final class DemoRoutes: Sendable {
         "/get", "/post", "/put", "/patch", "/delete", "/anything", "/headers", "/json", "/status/{code}",
         "/delay/{seconds}", "/bytes/{n}", "/stream/{n}", "/drip", "/redirect/{n}", "/redirect-to?url=", "/basic-auth/{user}/{pass}",
         "/bearer", "/etag/{tag}", "/range/{n}", "/login", "/me",
-        "/fault/reset", "/fault/close", "/fault/stall", "/fault/bad-chunked", "/fault/terminal", "/fault/bad-status", "/fault/no-status",
-        "/fault/huge-header", "/fault/two-lengths", "/fault/lenient-length", "/fault/repeated-length",
+    ] + faults.map { "/fault/" + $0 } + [
         "/cache/{seconds}", "/counter?path=", "/flaky/{n}", "/retry-after/{seconds}", "/signed", "/upload", "/sse?count=&interval=&retry=", "/sse/drop?count=&after=", "/cookies", "/cookies/set?name=value", "/cookies/delete?name",
     ]
 

@@ -648,7 +648,13 @@ final class Transfer {
     /// A request of this exchange is about to be sent, on a connection just made or picked (libcurl's
     /// pre-request callback, set with the wire capture). libcurl reports what it sends only in
     /// verbose mode, which also formats a dozen lines of text per exchange that the capture does
-    /// not keep, so the mode is on from here until the request has gone out.
+    /// not keep, so the mode is on from here until a bodyless request's head has gone out (with a
+    /// body it stays on to the end of the exchange).
+    ///
+    /// The mode is switched from inside libcurl's callbacks, on this exchange's own handle.
+    /// libcurl 7.88 reads the option at every debug call and calls this callback before each
+    /// request it sends, resends included; its documentation does not promise that setting
+    /// options from a callback works, so the capture tests (`TransferEngineTests`) pin it.
     ///
     /// A request sent again within the exchange (a reused connection found closed, a proxy's
     /// tunnel) replaces what an earlier attempt captured: the capture describes the request that

@@ -58,6 +58,7 @@ public struct TransferError: Error, Sendable, Equatable {
         code: CURLcode, message: String, connected: Bool, responseLimitHit: Bool, connectTimeoutApplied: Bool
     ) -> TransferError {
         let kind: Kind
+        var message = message
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL where connected:
             // The server's reply, not the URL: an HTTP/0.9 answer, an unknown version.
@@ -67,8 +68,8 @@ public struct TransferError: Error, Sendable, Equatable {
         case CURLE_OUT_OF_MEMORY where connected:
             // libcurl 7.88 says "Out of memory" when a line of the response's head outgrows its
             // 100 KiB buffer, which a hostile server does at will.
-            return TransferError(kind: .invalidResponse, code: Int(code.rawValue),
-                                 message: "a line of the response's head is longer than libcurl reads (100 KiB), or memory ran out")
+            kind = .invalidResponse
+            message = "a line of the response's head is longer than libcurl reads (100 KiB), or memory ran out"
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             kind = .couldNotResolveHost
         case CURLE_COULDNT_CONNECT:

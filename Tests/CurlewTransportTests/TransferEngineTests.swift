@@ -190,6 +190,23 @@ struct TransferEngineTests {
         #expect(second.connection.requestsOnConnection == nil)
     }
 
+    @Test("a request libcurl sends again within its exchange (its reused connection died) is captured once, as last sent")
+    func resentRequestCapturedOnce() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let tag = uniqueTag()
+        let first = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
+        #expect(first.error == nil)
+        // The server closes the kept-alive connection on this request without an answer: libcurl
+        // sends it again on a fresh connection, where it meets the same fault.
+        let resent = await harness.run(TransferRequest(url: "\(server.baseURL)/fault/close?tag=\(tag)"))
+        #expect(resent.error?.kind == .emptyResponse, "\(String(describing: resent.error))")
+        let head = String(decoding: resent.requestHead, as: UTF8.self)
+        #expect(head.components(separatedBy: "GET /fault/close?tag=\(tag) HTTP/1.1\r\n").count == 2, "one request in the capture: \(head)")
+        #expect(head.hasSuffix("\r\n\r\n"))
+        #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 2, "libcurl did send it twice")
+    }
+
     @Test("timings are non-negative and monotone, and a second request reuses the connection")
     func timingsAndReuse() async throws {
         let server = try await TestServer.shared()
