@@ -3,6 +3,12 @@ import CurlewLocking
 import Synchronization
 
 /// The built `curlew` executable run as a child process, its output collected as it arrives.
+///
+/// Spawned with SIGINT and SIGTERM at their default handling, whatever this process does with
+/// them at the moment: the test process is shared by every suite, and the interface's editor
+/// tests ignore Ctrl-C while their editor runs (as the interface does). A child spawned then
+/// would inherit the ignoring, and a curlew started with SIGINT ignored rightly keeps ignoring
+/// it, so the interrupt tests failed when the two overlapped.
 final class CurlewProcess {
     /// What the reader thread collects.
     private final class Streams: Sendable {
@@ -11,7 +17,9 @@ final class CurlewProcess {
         let finished = Atomic(false)
     }
 
-    private let process: Process
+    private let pid: pid_t
+    /// The exit status once the child was reaped (a signal's number if one ended it).
+    private let exitStatus = Locked<Int32?>(nil)
     private let streams = Streams()
 
     /// The `curlew` binary beside the test bundle in the build directory.
@@ -26,24 +34,73 @@ final class CurlewProcess {
     }
 
     init(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
+        // Close-on-exec pipes, so no other child spawned meanwhile keeps their write ends open.
+        var output: [Int32] = [0, 0]
+        var errors: [Int32] = [0, 0]
+        guard pipe(&output) == 0, pipe(&errors) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        for descriptor in output + errors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let path = Self.executable.path
+        var argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
+        close(output[1])
+        close(errors[1])
+        guard spawned == 0 else {
+            close(output[0])
+            close(errors[0])
+            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)
+        }
+        self.pid = pid
         let streams = streams
+        let stdout = FileHandle(fileDescriptor: output[0], closeOnDealloc: true)
+        let stderr = FileHandle(fileDescriptor: errors[0], closeOnDealloc: true)
         Thread.detachNewThread {
-            while case let chunk = stdout.fileHandleForReading.availableData, !chunk.isEmpty {
+            while case let chunk = stdout.availableData, !chunk.isEmpty {
                 streams.output.withLock { $0.append(chunk) }
             }
-            let rest = stderr.fileHandleForReading.readDataToEndOfFile()
+            let rest = stderr.readDataToEndOfFile()
             streams.errors.withLock { $0.append(rest) }
             streams.finished.store(true, ordering: .releasing)
+        }
+    }
+
+    deinit {
+        // Reaped even when a test stopped waiting, so no zombie outlives it.
+        if reaped() == nil {
+            _ = Foundation.kill(pid, SIGKILL)
+            var raw: Int32 = 0
+            _ = waitpid(pid, &raw, 0)
+        }
+    }
+
+    /// The exit status if the child has ended (reaping it then), nil while it runs.
+    private func reaped() -> Int32? {
+        exitStatus.withLock { status in
+            if status == nil {
+                var raw: Int32 = 0
+                if waitpid(pid, &raw, WNOHANG) == pid {
+                    status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : raw & 0x7F
+                }
+            }
+            return status
         }
     }
 
@@ -53,37 +110,37 @@ final class CurlewProcess {
     /// Waits for the process to exit and for its output to be read; returns the exit status.
     func wait(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while isRunning {
             guard ContinuousClock.now < deadline else {
-                process.terminate()
+                terminate()
                 throw CancellationError()
             }
             try await Task.sleep(for: .milliseconds(10))
         }
         while !streams.finished.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
-        return process.terminationStatus
+        return reaped() ?? -1
     }
 
     /// Waits until standard output contains `text`.
     func waitForOutput(containing text: String, timeout: Duration = .seconds(20)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !standardOutput.contains(text) {
-            guard ContinuousClock.now < deadline, process.isRunning else {
+            guard ContinuousClock.now < deadline, isRunning else {
                 throw CancellationError()
             }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    var processIdentifier: Int32 { pid }
+    var isRunning: Bool { reaped() == nil }
 
     func kill() {
-        _ = Foundation.kill(process.processIdentifier, SIGKILL)
+        _ = Foundation.kill(pid, SIGKILL)
     }
 
     func terminate() {
-        process.terminate()
+        _ = Foundation.kill(pid, SIGTERM)
     }
 
     /// Runs `curlew` with these arguments to completion.

@@ -140,6 +140,18 @@ struct SendCommandTests {
         #expect(lines.last?.contains("\"state\":\"cancelled\"") == true, "\(lines.last ?? "")")
     }
 
+    @Test("the test's curlew is started with Ctrl-C at its default even while the test process ignores it, as the editor tests make it do (the interrupt tests failed when the two overlapped)")
+    func interruptWhileTestProcessIgnoresIt() async throws {
+        let server = try await TestServer.shared()
+        let previous = signal(SIGINT, SIG_IGN)
+        let spawned = Result { try CurlewProcess(["send", "--no-body", "\(server.baseURL)/sse?count=50&interval=2"]) }
+        signal(SIGINT, previous)
+        let child = try spawned.get()
+        try await child.waitForOutput(containing: "tick  id=1")
+        kill(child.processIdentifier, SIGINT)
+        #expect(try await child.wait(timeout: .seconds(10)) == 130)
+    }
+
     @Test("a SIGINT the process was started with ignored (a script's background job) stays ignored")
     func ignoredInterrupt() async throws {
         let server = try await TestServer.shared()
