@@ -368,9 +368,11 @@ public struct RedactionPolicy: Sendable, Equatable {
             // Other text: word by word (URLs, relative links, `name=value` pairs), judged text
             // without a copy (a binary body is turned away at its first bytes).
             if kind == .other {
-                guard ASCII.contains(UInt8(ascii: "="), in: bytes[...]) || Self.containsSchemeSeparator(bytes),
-                      BodySnapshot.textLength(of: bytes, truncated: body.isTruncated) != nil else { return false }
-                return textWordsNeedRedaction(bytes) || (body.isTruncated && Self.riskyTailStart(in: bytes, from: 0, inText: true) != nil)
+                let readsAsJSON = Self.startsLikeJSON(bytes)
+                let holdsWords = ASCII.contains(UInt8(ascii: "="), in: bytes[...]) || Self.containsSchemeSeparator(bytes)
+                guard readsAsJSON || holdsWords, BodySnapshot.textLength(of: bytes, truncated: body.isTruncated) != nil else { return false }
+                if readsAsJSON, jsonBytesNeedRedaction(bytes) { return true }
+                return holdsWords && (textWordsNeedRedaction(bytes) || (body.isTruncated && Self.riskyTailStart(in: bytes, from: 0, inText: true) != nil))
             }
             // Read as the rewrite reads it: a cut body that reads as text without its last bytes
             // (a character the limit cut) ends where its text ends.
@@ -379,17 +381,33 @@ public struct RedactionPolicy: Sendable, Equatable {
                 if Self.unfinishedValueStart(in: UnsafeRawBufferPointer(rebasing: bytes[..<textEnd]), kind: kind) != nil { return true }
             }
             return switch kind {
-            // Secret members, and query parameters or URL passwords inside string values.
-            // A string with escapes holding a URL or an escaped ASCII character is judged on its
-            // decoded form, which only the full pass reads (`\u00e4` in a password,
-            // `\u0026token=`, `\u0022password\u0022`, as .NET writes quotes).
-            case .json: containsSecretMember(bytes) || jsonStringsNeedRedaction(bytes) || Self.containsEncodedData(bytes)
-                || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...]) && (Self.containsSchemeSeparator(bytes) || Self.containsASCIIEscape(bytes)))
-            // URLs in a form's values and in any other text (a password, a query parameter).
+            case .json: jsonBytesNeedRedaction(bytes)
+            // URLs in a form's values and in any other text (a password, a query parameter), and
+            // JSON sent under a form's type (`-d '{"password":…}'` without a content type).
             case .form: pairsNeedRedaction(bytes[...], queryOnly: false) || urlBytesNeedRedaction(bytes[...])
+                || (Self.startsLikeJSON(bytes) && jsonBytesNeedRedaction(bytes))
             case .other: false
             }
         }
+    }
+
+    /// Secret members, and query parameters or URL passwords inside string values. A string with
+    /// escapes holding a URL or an escaped ASCII character is judged on its decoded form, which
+    /// only the full pass reads (`\u00e4` in a password, `\u0026token=`, `\u0022password\u0022`,
+    /// as .NET writes quotes).
+    private func jsonBytesNeedRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        containsSecretMember(bytes) || jsonStringsNeedRedaction(bytes) || Self.containsEncodedData(bytes)
+            || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...]) && (Self.containsSchemeSeparator(bytes) || Self.containsASCIIEscape(bytes)))
+    }
+
+    /// Whether a body that is not declared JSON reads as JSON from its first byte that is not
+    /// white space (`{` or `[`): text sent as a form or as plain text is often JSON all the same,
+    /// and its secret members are hidden as in JSON.
+    static func startsLikeJSON(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
+            return byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")
+        }
+        return false
     }
 
     /// Where the value a cut body ends inside begins: its last JSON string left open, or its last
@@ -878,14 +896,17 @@ public struct RedactionPolicy: Sendable, Equatable {
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
         var redacted = text
-        if kind == .json {
+        var textBytes = text
+        let readsAsJSON = kind == .json || textBytes.withUTF8 { Self.startsLikeJSON(UnsafeRawBufferPointer($0)) }
+        if readsAsJSON {
             // Token by token, so a body kept only in part (over the debug body limit) is redacted too.
             if let hidden = jsonMemberRedactor.redact(Array(text.utf8)) {
                 redacted = String(decoding: hidden, as: UTF8.self)
             }
-        } else if kind == .form {
-            redacted = redactURL(redactPairs(text, queryOnly: false))
-        } else {
+        }
+        if kind == .form {
+            redacted = redactURL(redactPairs(redacted, queryOnly: false))
+        } else if kind == .other {
             redacted = redactURLsInText(redacted)
         }
         redacted = replaceSecrets(redacted)

@@ -32,6 +32,22 @@ struct RedactionPolicyTests {
         BodySnapshot(data: Data(text.utf8), contentType: "application/json; charset=utf-8", limit: 1 << 20)
     }
 
+    @Test("JSON sent under a form's or a text type has its secret members hidden as declared JSON has; a form and text that do not read as JSON keep their rules (found by a new user's trial: `send -d '{\"password\":…}'`)",
+          arguments: ["application/x-www-form-urlencoded", "text/plain", "application/octet-stream"])
+    func jsonUnderAnotherType(_ contentType: String) throws {
+        let policy = RedactionPolicy()
+        let body = BodySnapshot(data: Data(#"  {"password":"pw1234","a":1}"#.utf8), contentType: contentType, limit: 1 << 20)
+        let redacted = policy.redact(message(requestBody: body, responseBody: body))
+        for snapshot in [redacted.original?.body, redacted.sent?.body, redacted.response?.body] {
+            let text = try #require(snapshot?.text)
+            #expect(!text.contains("pw1234") && text.contains(#""password":"\#(marker)""#), "\(text)")
+        }
+        let form = BodySnapshot(data: Data("a=1&password=pw1234&b={x}".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+        #expect(policy.redact(message(requestBody: form)).sent?.body?.text == "a=1&password=\(marker)&b={x}")
+        let plain = BodySnapshot(data: Data("{not json} see http://ann:pw1234@host/x".utf8), contentType: "text/plain", limit: 1 << 20)
+        #expect(policy.redact(message(requestBody: plain)).sent?.body?.text?.contains("pw1234") == false)
+    }
+
     @Test("a message with nothing secret comes back unchanged")
     func nothingSecret() {
         let original = message()
