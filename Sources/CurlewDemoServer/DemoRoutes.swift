@@ -506,7 +506,7 @@ final class DemoRoutes: Sendable {
 
     // MARK: Faults
 
-    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "two-lengths", "lenient-length", "repeated-length"]
+    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "many-headers", "two-lengths", "lenient-length", "repeated-length"]
 
     private func fault(_ argument: String?) -> DemoAction {
         let head = DemoResponse(status: 200, headers: [("Content-Type", "text/plain"), ("Content-Length", "1000")])
@@ -532,6 +532,10 @@ final class DemoRoutes: Sendable {
         case "huge-header":
             let bytes = "HTTP/1.1 200 OK\r\nX-Huge: " + String(repeating: "a", count: 200 * 1024) + "\r\nContent-Length: 2\r\n\r\nhi"
             return .rawThenClose(Array(bytes.utf8))
+        case "many-headers":
+            // Each line short, the head as a whole past what libcurl reads.
+            let fields = (0..<3_000).map { "X-Filler-\($0): " + String(repeating: "f", count: 90) + "\r\n" }.joined()
+            return .rawThenClose(Array(("HTTP/1.1 200 OK\r\n" + fields + "Content-Length: 2\r\n\r\nhi").utf8))
         case "two-lengths":
             // Which length frames the body is a guess; a response smuggled behind it is the attack.
             return .rawThenClose(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello".utf8))

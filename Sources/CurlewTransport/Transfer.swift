@@ -82,8 +82,6 @@ final class Transfer {
     @exclusivity(unchecked) private var responseLimitHit = false
     /// The current response's Content-Length, once a field gave it.
     @exclusivity(unchecked) private var announcedLength: Int?
-    /// Whether the current response had a Content-Length field libcurl cannot read as a number.
-    @exclusivity(unchecked) private var unreadableLengthSeen = false
     @exclusivity(unchecked) private var lastProgressAt: UInt64 = 0
     @exclusivity(unchecked) private var lastProgress = TransferProgress(bytesSent: 0, totalBytesToSend: 0, bytesReceived: 0, totalBytesToReceive: 0)
 
@@ -522,7 +520,6 @@ final class Transfer {
         switch ResponseHeaderLine(bytes) {
         case .statusLine(let line):
             announcedLength = nil
-            unreadableLengthSeen = false
             // Only the wire capture's send stamps are measured against it.
             if request.capturesWire { statusLineAt = DispatchTime.now().uptimeNanoseconds }
             statusLine = ResponseHeaderLine.text(bytes, line)
@@ -541,10 +538,8 @@ final class Transfer {
             responseHeaders.append(bytes, continuation: false)
             guard Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[name])) else { break }
             switch announce(UnsafeRawBufferPointer(rebasing: bytes[value])) {
-            case .conflict:
+            case .refused:
                 return false
-            case .unread:
-                break
             case .length(let length):
                 // Make room for an announced body once: growing a large one by doubling costs a
                 // fresh, kernel-zeroed allocation and a copy at every step (see `BodyBufferPool`).
@@ -562,68 +557,43 @@ final class Transfer {
     /// What a Content-Length field said.
     private enum Announcement {
         case length(Int)
-        /// Not a number Curlew reads; left to libcurl.
-        case unread
-        /// A number other than one given before: `localFailure` says so.
-        case conflict
+        /// Not one number, or a number other than one given before: `localFailure` says so.
+        case refused
     }
 
     /// Takes a Content-Length value: one number, or a list of them (`5, 5`), each of which must
     /// agree with the ones before, in this field and earlier ones. Two lengths leave the body's
-    /// end to a guess a hostile server can steer (RFC 9110, section 8.6), and libcurl 7.88 takes
-    /// the last, so they stop the exchange. libcurl reads a value leniently (`+5`, `5x` and
-    /// `5, 6` are all 5 to it), so what it reads must agree too, and a field it cannot read beside
-    /// another is a conflict as well: otherwise `2` then `+5` would pass as two unrelated values.
+    /// end to a guess a hostile server can steer (RFC 9110, section 8.6), and so does a value
+    /// that is not a number: libcurl 7.88 reads `+5`, `5abc` and `5, 6` as 5 and `0x5` as 0,
+    /// and takes the last field. RFC 9112 (section 6.3) makes either an unrecoverable error.
     private func announce(_ value: UnsafeRawBufferPointer) -> Announcement {
-        var said = Announcement.unread
-        if let number = Self.decimal(value) {
+        if let number = Self.decimal(value) { return announce(number) }
+        guard value.contains(UInt8(ascii: ",")) else { return notANumber(value) }
+        var said = Announcement.refused
+        for member in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            var trimmed = member[...]
+            while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
+            while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
+            guard let number = Self.decimal(UnsafeRawBufferPointer(rebasing: trimmed)) else { return notANumber(value) }
             said = announce(number)
-        } else if value.contains(UInt8(ascii: ",")) {
-            for member in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-                var trimmed = member[...]
-                while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
-                while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
-                guard let number = Self.decimal(UnsafeRawBufferPointer(rebasing: trimmed)) else { break }
-                said = announce(number)
-                if case .conflict = said { return said }
-            }
+            if case .refused = said { return said }
         }
-        if case .conflict = said { return said }
-        guard let libcurlReads = Self.libcurlReading(value) else {
-            if announcedLength != nil { return unreadableBesideAnother() }
-            unreadableLengthSeen = true
-            return said
-        }
-        if unreadableLengthSeen { return unreadableBesideAnother() }
-        let agreed = announce(libcurlReads)
-        if case .conflict = agreed { return agreed }
         return said
     }
 
     private func announce(_ number: Int) -> Announcement {
         if let announced = announcedLength, announced != number {
             localFailure = TransferError(kind: .invalidResponse, message: "the response gives conflicting Content-Length values (\(announced) and \(number))")
-            return .conflict
+            return .refused
         }
         announcedLength = number
         return .length(number)
     }
 
-    private func unreadableBesideAnother() -> Announcement {
-        localFailure = TransferError(kind: .invalidResponse, message: "the response gives a Content-Length value that is not a number beside another")
-        return .conflict
-    }
-
-    /// The number libcurl 7.88 reads from a Content-Length value (`curlx_strtoofft`): blanks
-    /// skipped, an optional `+`, then the digits up to the first other byte. Nil where it reads
-    /// none: no digit, a `-`, or more digits than it holds.
-    private static func libcurlReading(_ value: UnsafeRawBufferPointer) -> Int? {
-        var index = 0
-        while index < value.count, value[index] == 0x20 || value[index] == 0x09 { index += 1 }
-        if index < value.count, value[index] == UInt8(ascii: "+") { index += 1 }
-        let start = index
-        while index < value.count, value[index] >= 0x30, value[index] <= 0x39 { index += 1 }
-        return decimal(UnsafeRawBufferPointer(rebasing: value[start..<index]))
+    private func notANumber(_ value: UnsafeRawBufferPointer) -> Announcement {
+        let shown = String(decoding: value.prefix(40), as: UTF8.self) + (value.count > 40 ? "…" : "")
+        localFailure = TransferError(kind: .invalidResponse, message: "the response's Content-Length \(shown.debugDescription) is not a number")
+        return .refused
     }
 
     private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {

@@ -95,6 +95,11 @@ public struct TransferError: Error, Sendable, Equatable {
             kind = .responseTooLarge
         case CURLE_WRITE_ERROR, CURLE_READ_ERROR:
             kind = .localFile
+        case CURLE_RECV_ERROR where ASCII.containsIgnoringCase(message, "too large response headers"):
+            // libcurl 7.88 stops reading a head past 300 KiB in all with a receive error, as if
+            // the connection had failed: the server's answer, not the network.
+            kind = .invalidResponse
+            message = "the response's head is longer than libcurl reads (300 KiB in all)"
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             kind = message.localizedCaseInsensitiveContains("chunk") ? .invalidResponse : .connectionReset
         case CURLE_PARTIAL_FILE:
