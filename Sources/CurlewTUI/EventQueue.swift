@@ -2,7 +2,8 @@ import DequeModule
 
 /// The TUI observer's queue of events not yet drawn, kept in chunks.
 ///
-/// Under a flood it holds hundreds of thousands of events. In one contiguous buffer, every growth
+/// Under a flood of requests it holds hundreds of thousands of events (stream items are bounded
+/// by `TUIObserver`). In one contiguous buffer, every growth
 /// copied all of them while the lock was held, and the interface waited that long for its next
 /// batch (over 100 ms measured). Chunks keep every append and every take proportional to the
 /// events touched.
@@ -11,8 +12,11 @@ struct EventQueue {
 
     private var chunks = Deque<[TimedUIEvent]>()
     private(set) var count = 0
+    /// Queued items of streamed responses (bytes and events).
+    private(set) var streamItemCount = 0
 
     mutating func append(_ event: TimedUIEvent) {
+        if event.event.isStreamItem { streamItemCount += 1 }
         if chunks.last.map({ $0.count >= Self.chunkSize }) ?? true {
             var chunk: [TimedUIEvent] = []
             chunk.reserveCapacity(Self.chunkSize)
@@ -36,6 +40,17 @@ struct EventQueue {
             }
         }
         count -= taken.count
+        if streamItemCount > 0 { streamItemCount -= taken.reduce(0) { $0 + ($1.event.isStreamItem ? 1 : 0) } }
         return taken
+    }
+}
+
+extension UIEvent {
+    /// Whether this is an item of a streamed response, which the observer may drop under a flood.
+    var isStreamItem: Bool {
+        switch self {
+        case .streamedBytes, .streamedEvent: true
+        default: false
+        }
     }
 }

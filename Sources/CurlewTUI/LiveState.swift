@@ -21,7 +21,9 @@ public struct LiveRow: Sendable {
 
     /// Counts a streamed chunk's bytes.
     mutating func addStreamed(bytes: Int) {
+        // Taken out while it changes, so the change does not copy the events it keeps.
         var record = stream ?? StreamRecord()
+        stream = nil
         record.chunks += 1
         record.bytes += Int64(bytes)
         stream = record
@@ -30,6 +32,7 @@ public struct LiveRow: Sendable {
     /// Keeps a streamed event (see `StreamRecord.keep`); `dropped` items were lost before it.
     mutating func addStreamed(_ event: ServerSentEvent, dropped: Int) {
         var record = stream ?? StreamRecord()
+        stream = nil
         record.keep(event, counting: 1 + dropped)
         stream = record
     }

@@ -26,10 +26,26 @@ public struct TimedUIEvent: Sendable {
 
 /// The TUI's observer: it only queues events; the curses thread drains them between key presses,
 /// so a flood of events never delays input. Progress bursts are coalesced to the latest per request.
+///
+/// Items of streamed responses wait here `maxQueuedStreamItems` at most: a server that streams
+/// faster than the interface draws would otherwise fill memory (1.8 GB in a trial). Past that,
+/// new items are dropped and counted, and the count goes with the request's next item that is
+/// queued, as the observer lanes count what they drop. Other events are never dropped.
 public final class TUIObserver: NetworkObserver {
-    private let inbox = Locked(EventQueue())
+    public static let maxQueuedStreamItems = 4096
 
-    public init() {}
+    private struct Inbox {
+        var queue = EventQueue()
+        /// Stream items dropped since the last one queued, by request.
+        var droppedStreamItems: [UInt64: Int] = [:]
+    }
+
+    private let inbox = Locked(Inbox())
+    private let streamItemLimit: Int
+
+    public init(maxQueuedStreamItems: Int = TUIObserver.maxQueuedStreamItems) {
+        streamItemLimit = maxQueuedStreamItems
+    }
 
     public func requestWillBeSent(_ request: RequestInfo) { push(.willSend(request)) }
     public func requestDidSend(_ request: RequestInfo) { push(.didSend(request)) }
@@ -37,9 +53,19 @@ public final class TUIObserver: NetworkObserver {
     public func request(_ request: RequestInfo, didProgress progress: RequestProgress) { push(.progress(request, progress)) }
     public func requestDidProduce(_ message: DebugMessage) { push(.message(message)) }
     public func requestDidStream(_ update: StreamUpdate) {
-        switch update.item {
-        case .chunk(let data, _): push(.streamedBytes(update.request, data.count, dropped: update.droppedBefore))
-        case .event(let event): push(.streamedEvent(update.request, event, dropped: update.droppedBefore))
+        let at = ContinuousClock.now
+        let id = update.request.id
+        inbox.withLock { inbox in
+            guard inbox.queue.streamItemCount < streamItemLimit else {
+                inbox.droppedStreamItems[id, default: 0] += 1 + update.droppedBefore
+                return
+            }
+            let dropped = update.droppedBefore + (inbox.droppedStreamItems.removeValue(forKey: id) ?? 0)
+            let event: UIEvent = switch update.item {
+            case .chunk(let data, _): .streamedBytes(update.request, data.count, dropped: dropped)
+            case .event(let event): .streamedEvent(update.request, event, dropped: dropped)
+            }
+            inbox.queue.append(TimedUIEvent(event: event, at: at))
         }
     }
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) { push(.finished(request, state)) }
@@ -47,15 +73,15 @@ public final class TUIObserver: NetworkObserver {
 
     public func push(_ event: UIEvent) {
         let timed = TimedUIEvent(event: event, at: .now)
-        inbox.withLock { $0.append(timed) }
+        inbox.withLock { $0.queue.append(timed) }
     }
 
-    public var pendingCount: Int { inbox.withLock { $0.count } }
+    public var pendingCount: Int { inbox.withLock { $0.queue.count } }
 
     /// Takes up to `limit` queued events, oldest first, keeping only the last progress of each
     /// request among them. The rest stay queued for the next call.
     public func drain(limit: Int = Int.max) -> [TimedUIEvent] {
-        let events = inbox.withLock { $0.takeFirst(limit) }
+        let events = inbox.withLock { $0.queue.takeFirst(limit) }
         var lastProgress: [UInt64: Int] = [:]
         for (index, timed) in events.enumerated() {
             if case .progress(let info, _) = timed.event { lastProgress[info.id] = index }
