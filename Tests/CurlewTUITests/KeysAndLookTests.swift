@@ -150,6 +150,17 @@ struct SecondTrialTests {
         #expect(ComposeState(items: []).problem("/users/{id}", for: .url) == nil)
     }
 
+    @Test("a relative URL with a space or a control character is flagged while typing, as an absolute one is; spaces inside a variable are not (found by a new user's trial)")
+    func relativeURLProblems() {
+        let compose = ComposeState(items: [])
+        let flagged = "the URL contains a space or a control character"
+        #expect(compose.problem("/get a", for: .url) == flagged)
+        #expect(compose.problem("/get?q=\u{1B}]0;X\u{07}", for: .url) == flagged)
+        #expect(compose.problem("{{base}}/a b", for: .url) == flagged)
+        #expect(compose.problem("{{ base }}/users/{{ id }}", for: .url) == nil)
+        #expect(compose.problem("curl -X POST http://h/x", for: .url) == nil, "a pasted curl command becomes a request")
+    }
+
     @Test("pasted credentials land in the Auth field, shown masked, not in a header row that shows them whole; the request sends the same header")
     func curlCredentialsToAuth() throws {
         let basic = try ComposeState.draft(fromCurl: "curl -u ada:s3cret:x http://h/me")
