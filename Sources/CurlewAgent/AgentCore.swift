@@ -67,9 +67,10 @@ final class AgentCore: Sendable {
         let hasDelegate: Bool
         let hasDebugCallback: Bool
         let placement: RequestPlacement?
-        /// For an exchange of a pipelined request: takes the result instead of the usual delivery;
-        /// the pipeline publishes the exchange once it has decided what it means.
-        let onFinish: (@Sendable (TransferResult) -> Void)?
+        /// For an exchange of a pipelined request: takes the result, and what its stream carried,
+        /// instead of the usual delivery; the pipeline publishes the exchange once it has decided
+        /// what it means.
+        let onFinish: (@Sendable (TransferResult, StreamRecord?) -> Void)?
         /// For a request with `streamsResponse`: follows its body as it arrives.
         let stream: StreamCollector?
 
@@ -81,7 +82,7 @@ final class AgentCore: Sendable {
         }
 
         init(handle: RequestHandle, info: RequestInfo, request: Request, composed: ComposedRequest?, callbacks: RequestCallbacks,
-             placement: RequestPlacement?, onFinish: (@Sendable (TransferResult) -> Void)? = nil) {
+             placement: RequestPlacement?, onFinish: (@Sendable (TransferResult, StreamRecord?) -> Void)? = nil) {
             self.handle = handle
             self.info = info
             responseSerializer = request.responseSerializer
@@ -221,7 +222,7 @@ final class AgentCore: Sendable {
         case .finished(let result):
             guard let entry = active.withLock({ $0.removeValue(forKey: result.id) }) else { return }
             if let onFinish = entry.onFinish {
-                onFinish(result)
+                onFinish(result, entry.stream?.record)
             } else {
                 finish(entry, result: result, into: &batch)
             }

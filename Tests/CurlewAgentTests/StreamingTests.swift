@@ -158,6 +158,30 @@ struct StreamingTests {
         #expect(body.size == message.stream?.bytes && body.size > 0, "\(body.size)")
     }
 
+    @Test("a request that goes through the pipeline (a retry policy, as the interface's workspaces set) keeps its stream record, also when it is cut short (found by a new user's trial: the log had \"stream\": null)")
+    func pipelinedStreamRecord() async throws {
+        let log = NSTemporaryDirectory() + "curlew-stream-\(uniqueTag()).jsonl"
+        defer { unlink(log) }
+        let agent = try await pipelineAgent()
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: log))
+        agent.addObserver(logger)
+        var whole = Request(.get, "/sse?count=3&interval=0")
+        whole.retry = RetryPolicy(maxRetries: 0)
+        for try await _ in agent.stream(whole) {}
+        var cut = Request(.get, "/sse?count=50&interval=0.2")
+        cut.retry = RetryPolicy(maxRetries: 0)
+        cut.timeout = .milliseconds(700)
+        do { for try await _ in agent.stream(cut) {} } catch {}
+        await agent.waitForObservers()
+        try logger.close()
+        let messages = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data($0.utf8)) }
+        #expect(messages.count == 2)
+        #expect(messages.first?.stream?.eventCount == 3)
+        #expect(messages.last?.state == .failed && messages.last?.error?.kind == .totalTimeout, "\(String(describing: messages.last?.error))")
+        #expect((messages.last?.stream?.eventCount ?? 0) >= 2, "\(String(describing: messages.last?.stream))")
+    }
+
     @Test("an event stream's body is handed over, not kept, since it may never end; other streamed bodies are kept")
     func eventStreamBodyNotKept() async throws {
         let agent = try await pipelineAgent()

@@ -11,12 +11,14 @@ struct FinishedExchange {
     var state: RequestState
     var error: RequestError?
     var record: PipelineRecord
+    /// What the exchange's stream carried, for a request with `streamsResponse`.
+    var stream: StreamRecord?
 
     /// Its debug message, keeping of the response body what its readers read.
     func debugMessage(core: AgentCore, bodyReaders: BodyReaders) -> DebugMessage {
         if let result, let composed {
             return core.debugMessage(info: info, composed: composed, result: result, state: state,
-                                     error: error, pipeline: record, bodyReaders: bodyReaders)
+                                     error: error, pipeline: record, stream: stream, bodyReaders: bodyReaders)
         }
         let (original, transfer) = (composed ?? AgentCore.asTyped(info)).splittingTransfer()
         return DebugMessage(

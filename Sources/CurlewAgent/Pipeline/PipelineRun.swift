@@ -35,6 +35,8 @@ final class PipelineRun: Sendable {
         var revalidated = false
         /// The URL as sent (password included), for the cache keys an unsafe method makes stale.
         var sentURL = ""
+        /// What the exchange's stream carried, for a request with `streamsResponse`.
+        var stream: StreamRecord?
     }
 
     let handle: RequestHandle
@@ -307,7 +309,7 @@ final class PipelineRun: Sendable {
                 return nil
             }
             for plugin in plugins { plugin.willSend(info) }
-            let result = await exchange(signedTransfer, composed: signedComposed, info: info, request: prepared)
+            let (result, stream) = await exchange(signedTransfer, composed: signedComposed, info: info, request: prepared)
             var verdict = Verdict(result: result, serializer: prepared.responseSerializer,
                                   acceptable: prepared.acceptableStatusCodes ?? config.acceptableStatusCodes)
             var response = AgentCore.response(to: info.id, from: result, value: verdict.value)
@@ -325,7 +327,7 @@ final class PipelineRun: Sendable {
                                             error: verdict.error, retryAfter: result.responseHeader("Retry-After"))
                 ?? .stop(verdict.error == nil ? "succeeded" : "no retry policy")
             let outcome = Outcome(info: info, composed: signedComposed, result: result, response: response, error: verdict.error,
-                                  cachePlan: cachePlan, revalidated: revalidated, sentURL: transfer.url)
+                                  cachePlan: cachePlan, revalidated: revalidated, sentURL: transfer.url, stream: stream)
             if case .retry(let delay, let reason) = decision, !isCancelled {
                 record.attempts.append(PipelineRecord.Attempt(
                     number: attempt, requestID: info.id, status: response?.statusCode, error: verdict.error?.kind.rawValue,
@@ -352,15 +354,16 @@ final class PipelineRun: Sendable {
         }
     }
 
-    /// Registers one exchange with the transport (which announces it) and waits for its result.
-    private func exchange(_ transfer: TransferRequest, composed: ComposedRequest, info: RequestInfo, request: Request) async -> TransferResult {
+    /// Registers one exchange with the transport (which announces it) and waits for its result,
+    /// with what its stream carried.
+    private func exchange(_ transfer: TransferRequest, composed: ComposedRequest, info: RequestInfo, request: Request) async -> (TransferResult, StreamRecord?) {
         var transfer = transfer
         let observed = !core.observers.isEmpty
         transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed
         transfer.capturesWire = callbacks.debug != nil || observed
-        let slot = OneShot<TransferResult>()
+        let slot = OneShot<(TransferResult, StreamRecord?)>()
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks,
-                                              placement: placement, onFinish: { slot.fulfil($0) }))
+                                              placement: placement, onFinish: { slot.fulfil(($0, $1)) }))
         services.engine.submit(transfer, id: info.id)
         return await slot.value()
     }
@@ -505,7 +508,7 @@ final class PipelineRun: Sendable {
         response?.requestID = outcome.info.id
         core.publish(FinishedExchange(info: outcome.info, composed: outcome.composed, result: outcome.result,
                                       answer: outcome.result == nil ? response : nil, state: final ? state : (error == nil ? .succeeded : .failed),
-                                      error: error, record: record),
+                                      error: error, record: record, stream: outcome.stream),
                      final: final ? PipelineDelivery(handle: handle, response: response, callbacks: callbacks) : nil)
     }
 
