@@ -49,7 +49,11 @@ final class BodyFile {
             return .failure(TransferError(kind: .localFile, code: 23, message: "\(path) belongs to another user"))
         }
         let kept = min(offset, Int64(info.st_size))
-        guard ftruncate(descriptor, off_t(kept)) == 0, lseek(descriptor, off_t(kept), SEEK_SET) == off_t(kept) else {
+        // Truncated only when there is something to cut: on ext4, a file truncated to nothing has
+        // its delayed writes forced out when it is closed (the replace-by-truncate heuristic), and
+        // closing a fresh 1 GiB download then took half a second, a third of its whole time.
+        guard kept == Int64(info.st_size) || ftruncate(descriptor, off_t(kept)) == 0,
+              lseek(descriptor, off_t(kept), SEEK_SET) == off_t(kept) else {
             Glibc.close(descriptor)
             return .failure(localFileError("could not prepare \(path)"))
         }
