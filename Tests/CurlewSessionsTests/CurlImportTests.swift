@@ -229,6 +229,13 @@ extension CurlImportReviewTests {
         #expect(throws: CurlImport.Failure.self) { try CurlImport.parse("curl -X 'GET /x' http://h/") }
     }
 
+    @Test("a header the agent would refuse to send is refused at import with the reason, not written into the workspace (found by a new user's trial: an escape byte in -H)")
+    func headerWithControlByte() {
+        let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse("curl -H $'X-A: \\x1b[2J' http://h/x") }
+        #expect(error?.reason.contains("control byte 0x1B") == true, "\(error?.reason ?? "")")
+        #expect(throws: CurlImport.Failure.self) { try CurlImport.parse("curl -H 'Bad Name: v' http://h/x") }
+    }
+
     @Test("a method that looks like an option exports to a command that reads back to it (found by the fuzzer: -X-kXX--k)")
     func methodLikeAnOption() throws {
         let first = try #require(try CurlImport.parse("curl -X-kXX--k 0\n").first).request
