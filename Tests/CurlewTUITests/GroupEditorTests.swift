@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewTestSupport
 @testable import CurlewTUI
 import CurlewWorkspace
 import Foundation
@@ -267,5 +268,55 @@ extension WorkbenchTests {
         #expect(model.compose.focus == .editor)
         model.handle(.left)
         #expect(model.compose.focus == .list && model.compose.groupEditor == nil)
+    }
+}
+
+extension WorkbenchTests {
+    @Test("latency mode on a chain of pipelined requests leaves nothing counted in flight once every run ended (found by a new user's trial: the status bar kept `2 in flight`)")
+    func chainLatencyLeavesNothingInFlight() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config:
+          baseURL: \(server.baseURL)
+          retry: {maxRetries: 1, backoff: fixed, delay: 100ms}
+        requests:
+          log in:
+            method: POST
+            url: /login
+            json: {username: ada, password: lovelace}
+            expect:
+              status: 200
+              json: {$.token: {exists: true}}
+          profile:
+            url: /me
+            headers: {Authorization: "Bearer {{token}}"}
+            expect: {status: 200}
+        groups:
+          sign in:
+            chain:
+              - request: log in
+                capture: {token: $.token}
+              - profile
+        """)
+        let model = bench.model
+        let row = try #require(model.compose.items.firstIndex { $0.title.contains("sign in") })
+        for _ in 0..<row { model.handle(.down) }
+        model.handle(.character(":"))
+        type("latency 20", into: model)
+        model.handle(.enter)
+        #expect(model.latency?.runsGroup == true, "\(model.message)")
+        try await pump(bench) { (model.latency?.done ?? 0) == 20 }
+        try await pump(bench) { bench.observer.pendingCount == 0 && model.inFlightCount == 0 }
+        #expect(model.inFlightCount == 0, "\(model.live.rows.filter { !$0.state.isTerminal }.map { "\($0.info.id) \($0.info.url) \($0.state)" })")
+        model.handle(.escape)
+        // Again, closed while it runs: what it still had to send is cancelled, and ends.
+        model.handle(.character(":"))
+        type("latency 20", into: model)
+        model.handle(.enter)
+        try await pump(bench) { (model.latency?.done ?? 0) >= 3 }
+        model.handle(.escape)
+        try await Task.sleep(for: .milliseconds(500))
+        try await pump(bench) { bench.observer.pendingCount == 0 && model.inFlightCount == 0 }
+        #expect(model.inFlightCount == 0, "\(model.live.rows.filter { !$0.state.isTerminal }.map { "\($0.info.id) \($0.info.url) \($0.state)" })")
     }
 }
