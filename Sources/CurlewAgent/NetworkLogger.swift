@@ -153,7 +153,9 @@ public final class NetworkLogger: NetworkObserver {
         // A directory (`.`, `logs/`) is no log: refused before its name is taken apart.
         var status = stat()
         if path.isEmpty || path.hasSuffix("/") || (stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR) {
-            throw NetworkLoggerError(path: path, reason: path.isEmpty ? "the log path is empty" : "it is a directory; give the path of a file")
+            throw NetworkLoggerError(path: path, reason: path.isEmpty ? "the log path is empty"
+                : path.hasSuffix("/") ? "it ends with / and so names a directory; give the path of a file"
+                : "it is a directory; give the path of a file")
         }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty, !config.createsDirectory {

@@ -245,6 +245,9 @@ struct HostileInputTests {
             let error = #expect(throws: NetworkLoggerError.self) { try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path)) }
             #expect(error?.reason.contains("directory") == true || path.isEmpty, "\(path): \(String(describing: error))")
         }
+        // A directory path that does not exist is named for what it is, not said to exist.
+        let missing = #expect(throws: NetworkLoggerError.self) { try NetworkLogger(config: NetworkLoggerConfig(logFilePath: "no-such-\(uniqueTag())/")) }
+        #expect(missing?.reason == "it ends with / and so names a directory; give the path of a file", "\(String(describing: missing))")
     }
 
     @Test("a session that sent nothing leaves no log file; one that did keeps it")
