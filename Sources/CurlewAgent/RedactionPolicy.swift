@@ -168,7 +168,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Which parts of a message hold something to hide.
     private struct Findings {
-        var original = false, sent = false, response = false, url = false, error = false, transfer = false
+        var original = false, sent = false, response = false, url = false, error = false, transfer = false, stream = false
         /// Form parts named like secret parameters, and their non-empty values.
         var secretParts: [TransferRecord.FormPartSummary] = []
         var formSecrets: [String] = []
@@ -194,7 +194,11 @@ public struct RedactionPolicy: Sendable, Equatable {
         // A declared secret value anywhere in the transfer's record (a part's value, name, file
         // name or path; the uploaded file; the download's paths), whatever a part is called.
         found.transfer = !secretValues.isEmpty && message.transfer != nil
-        guard found.original || found.sent || found.response || found.url || found.error || !found.secretParts.isEmpty || found.transfer else { return nil }
+        // A stream's kept events and IDs, judged by the rewrite itself: streams are few, and
+        // each keeps at most 200 events of 4 KiB.
+        if let stream = message.stream { found.stream = force || streamNeedsRedaction(stream) }
+        guard found.original || found.sent || found.response || found.url || found.error || !found.secretParts.isEmpty || found.transfer
+            || found.stream else { return nil }
         return found
     }
 
@@ -261,7 +265,30 @@ public struct RedactionPolicy: Sendable, Equatable {
             error.message = replaceSecrets(URLPassword.masking(in: error.message))
             message.error = error
         }
+        if findings.stream, let stream = message.stream {
+            message.stream = redactStream(stream)
+        }
         return message
+    }
+
+    /// Whether a stream's kept events (their data and IDs) or its last event ID hold something
+    /// `redactText` hides: secret JSON members, URL passwords and declared parameters, declared
+    /// and credential values.
+    private func streamNeedsRedaction(_ stream: StreamRecord) -> Bool {
+        stream.lastEventID.map { redactText($0) != $0 } == true
+            || stream.events.contains { event in redactText(event.data) != event.data || event.id.map { redactText($0) != $0 } == true }
+    }
+
+    private func redactStream(_ stream: StreamRecord) -> StreamRecord {
+        var stream = stream
+        stream.events = stream.events.map { event in
+            var event = event
+            event.data = redactText(event.data)
+            event.id = event.id.map(redactText)
+            return event
+        }
+        stream.lastEventID = stream.lastEventID.map(redactText)
+        return stream
     }
 
     /// A multipart body with the content of every part of these names replaced by the marker:

@@ -42,14 +42,18 @@ public struct StreamRecord: Sendable, Equatable, Codable {
     /// beyond `keptEvents`.
     public mutating func keep(_ event: ServerSentEvent, counting count: Int = 1) {
         eventCount += count
-        var kept = event
-        if kept.data.utf8.count > Self.keptEventBytes {
-            kept.data = String(decoding: kept.data.utf8.prefix(Self.keptEventBytes), as: UTF8.self) + "…"
-        }
-        events.append(kept)
+        events.append(Self.kept(event))
         lastEventID = event.id ?? lastEventID
         if let retry = event.retryMilliseconds { retryMilliseconds = retry }
         if events.count > Self.keptEvents { events.removeFirst(events.count - Self.keptEvents) }
+    }
+
+    /// `event` as a record keeps it: its data cut to `keptEventBytes`, marked with `…` when cut.
+    public static func kept(_ event: ServerSentEvent) -> ServerSentEvent {
+        guard event.data.utf8.count > keptEventBytes else { return event }
+        var kept = event
+        kept.data = String(decoding: event.data.utf8.prefix(keptEventBytes), as: UTF8.self) + "…"
+        return kept
     }
 
     public init(chunks: Int = 0, bytes: Int64 = 0, eventCount: Int = 0, events: [ServerSentEvent] = [], lastEventID: String? = nil,

@@ -261,7 +261,7 @@ public enum CurlImport {
         // A header the agent would refuse to send (a control byte in its value, a name that is
         // not a token) is refused here, with the reason, rather than written into a workspace
         // whose runs would each fail on it.
-        do { try headers.validateSyntax() } catch { throw Failure(reason: "-H: \(error.message)") }
+        do { try headers.validateSyntax() } catch { throw Failure(reason: "a header Curlew would not send: \(error.message)") }
         request.headers = headers
         let inferred = head ? "HEAD" : asQuery ? "GET" : bodyFile != nil ? "POST" : uploadFile != nil ? "PUT" : (!data.isEmpty || usesForm) ? "POST" : "GET"
         request.method = HTTPMethod(rawValue: method ?? inferred)

@@ -63,12 +63,17 @@ public final class TUIObserver: NetworkObserver {
             let dropped = update.droppedBefore + (inbox.droppedStreamItems.removeValue(forKey: id) ?? 0)
             let event: UIEvent = switch update.item {
             case .chunk(let data, _): .streamedBytes(update.request, data.count, dropped: dropped)
-            case .event(let event): .streamedEvent(update.request, event, dropped: dropped)
+            // Cut as the live row keeps it: an event's data may be a megabyte.
+            case .event(let event): .streamedEvent(update.request, StreamRecord.kept(event), dropped: dropped)
             }
             inbox.queue.append(TimedUIEvent(event: event, at: at))
         }
     }
-    public func requestDidFinish(_ request: RequestInfo, state: RequestState) { push(.finished(request, state)) }
+    public func requestDidFinish(_ request: RequestInfo, state: RequestState) {
+        // Drops no later item of the request will carry are forgotten with it.
+        inbox.withLock { _ = $0.droppedStreamItems.removeValue(forKey: request.id) }
+        push(.finished(request, state))
+    }
     public func requestGroup(_ event: GroupEvent) { push(.group(event)) }
 
     public func push(_ event: UIEvent) {

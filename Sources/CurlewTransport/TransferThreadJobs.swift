@@ -71,6 +71,7 @@ public final class TransferThreadJobs: Sendable {
     /// everything they hold (a finished exchange's response, its callbacks), once the requests
     /// they started are on the wire. The two arrays change places, so neither is copied.
     func runPending(into ran: inout [@Sendable () -> Void]) {
+        precondition(ran.isEmpty, "the closures a turn ran are released before the next turn takes more")
         state.withLock { state in
             guard !state.jobs.isEmpty else { return }
             swap(&state.jobs, &ran)

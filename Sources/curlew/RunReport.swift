@@ -134,7 +134,7 @@ final class RunReport: Sendable {
             lines.append(String(format: "Latency: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms", median, p95, p99, slowest))
         }
         let seconds = Double(wallTime.components.seconds) + Double(wallTime.components.attoseconds) / 1e18
-        // Only over requests that went out: a run whose requests all failed before sending has no rate.
+        // Only when a request was measured: a run whose requests were all cancelled has no rate.
         if seconds > 0, !durations.isEmpty {
             let over = seconds < 1 ? String(format: "%.1f ms", seconds * 1000) : String(format: "%.2f s", seconds)
             lines.append(String(format: "Rate: %.1f requests/s over ", Double(ran.count) / seconds) + over)

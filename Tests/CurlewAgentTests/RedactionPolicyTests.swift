@@ -48,6 +48,28 @@ struct RedactionPolicyTests {
         #expect(policy.redact(message(requestBody: plain)).sent?.body?.text?.contains("pw1234") == false)
     }
 
+    @Test("a stream's kept events and IDs are redacted as a log's text is: secret JSON members, URL passwords, declared parameters, echoed credentials (found by review: the events went to the log as they came)")
+    func streamEvents() throws {
+        let policy = RedactionPolicy()
+        var message = message(headers: [HeaderField(name: "Authorization", value: "Bearer tok-9f8e7d")],
+                              head: "GET /sse HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-9f8e7d\r\n\r\n")
+        message.stream = StreamRecord(events: [
+            ServerSentEvent(data: #"{"token":"s3cret-1","n":1}"#, id: "1"),
+            ServerSentEvent(data: "see https://ann:pw-4321@h/x?access_token=at-555", id: "https://h/?token=id-666"),
+            ServerSentEvent(data: "echo Bearer tok-9f8e7d", id: nil),
+            ServerSentEvent(data: "nothing here", id: "3"),
+        ], lastEventID: "https://h/?token=id-666")
+        let redacted = try #require(policy.redact(message).stream)
+        let text = redacted.events.map { "\($0.data) \($0.id ?? "")" }.joined(separator: "\n") + (redacted.lastEventID ?? "")
+        for secret in ["s3cret-1", "pw-4321", "at-555", "id-666", "tok-9f8e7d"] {
+            #expect(!text.contains(secret), "\(secret): \(text)")
+        }
+        #expect(redacted.events[3].data == "nothing here" && redacted.events[3].id == "3")
+        var plain = self.message()
+        plain.stream = StreamRecord(events: [ServerSentEvent(data: #"{"n":1}"#, id: "1")], lastEventID: "1")
+        #expect(policy.redact(plain) == plain, "a stream with nothing to hide is left as it came")
+    }
+
     @Test("a message with nothing secret comes back unchanged")
     func nothingSecret() {
         let original = message()

@@ -168,7 +168,7 @@ struct StreamingTests {
         var whole = Request(.get, "/sse?count=3&interval=0")
         whole.retry = RetryPolicy(maxRetries: 0)
         for try await _ in agent.stream(whole) {}
-        var cut = Request(.get, "/sse?count=50&interval=0.2")
+        var cut = Request(.get, "/sse?count=50&interval=0.1")
         cut.retry = RetryPolicy(maxRetries: 0)
         cut.timeout = .milliseconds(700)
         do { for try await _ in agent.stream(cut) {} } catch {}
@@ -179,7 +179,7 @@ struct StreamingTests {
         #expect(messages.count == 2)
         #expect(messages.first?.stream?.eventCount == 3)
         #expect(messages.last?.state == .failed && messages.last?.error?.kind == .totalTimeout, "\(String(describing: messages.last?.error))")
-        #expect((messages.last?.stream?.eventCount ?? 0) >= 2, "\(String(describing: messages.last?.stream))")
+        #expect((messages.last?.stream?.eventCount ?? 0) >= 1, "\(String(describing: messages.last?.stream))")
     }
 
     @Test("an event stream's body is handed over, not kept, since it may never end; other streamed bodies are kept")

@@ -42,11 +42,11 @@ struct TUIObserverFloodTests {
         let info = RequestInfo(id: 7, name: nil, method: "GET", url: "/sse", startedAt: Date())
         let item = StreamItem.chunk(Data("data: x\n\n".utf8), receivedAt: Date())
         for _ in 0..<1_000 { observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 0)) }
-        observer.requestDidFinish(info, state: .succeeded)
-        #expect(observer.pendingCount == 101, "100 stream items and the finish")
+        observer.request(info, didProgress: RequestProgress(bytesSent: 0, totalBytesToSend: 0, bytesReceived: 1, totalBytesToReceive: 0))
+        #expect(observer.pendingCount == 101, "100 stream items and the progress")
         let first = observer.drain()
         #expect(first.count == 101)
-        if case .finished = first.last?.event {} else { Issue.record("the finish is kept: \(String(describing: first.last))") }
+        if case .progress = first.last?.event {} else { Issue.record("other events are kept: \(String(describing: first.last))") }
         // The next item queued says how many went before it; the lane's own count is added.
         observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 5))
         guard case .streamedBytes(_, _, let dropped) = observer.drain().first?.event else {
@@ -54,5 +54,15 @@ struct TUIObserverFloodTests {
             return
         }
         #expect(dropped == 900 + 5)
+        // Drops no later item carries are forgotten when the request ends.
+        for _ in 0..<150 { observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 0)) }
+        observer.requestDidFinish(info, state: .succeeded)
+        _ = observer.drain()
+        observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 0))
+        guard case .streamedBytes(_, _, let after) = observer.drain().first?.event else {
+            Issue.record("no stream item queued after the finish")
+            return
+        }
+        #expect(after == 0)
     }
 }

@@ -37,7 +37,12 @@ final class CurlewProcess {
         // Close-on-exec pipes, so no other child spawned meanwhile keeps their write ends open.
         var output: [Int32] = [0, 0]
         var errors: [Int32] = [0, 0]
-        guard pipe(&output) == 0, pipe(&errors) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard pipe(&output) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard pipe(&errors) == 0 else {
+            let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            output.forEach { close($0) }
+            throw failure
+        }
         for descriptor in output + errors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -96,8 +101,12 @@ final class CurlewProcess {
         exitStatus.withLock { status in
             if status == nil {
                 var raw: Int32 = 0
-                if waitpid(pid, &raw, WNOHANG) == pid {
+                let reaped = waitpid(pid, &raw, WNOHANG)
+                if reaped == pid {
                     status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : raw & 0x7F
+                } else if reaped == -1, errno != EINTR {
+                    // Reaped elsewhere or gone: it is not running, and its pid may be reused.
+                    status = -1
                 }
             }
             return status
