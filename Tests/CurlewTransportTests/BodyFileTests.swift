@@ -21,22 +21,13 @@ struct BodyFileTests {
         fresh.close()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "0123456789")
 
-        let resumed = try BodyFile.open(path: path, keeping: 4).get()
-        #expect(resumed.size == 4)
-        write("ab", to: resumed)
-        resumed.close()
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "0123ab")
-
-        let beyond = try BodyFile.open(path: path, keeping: 100).get()
-        #expect(beyond.size == 6, "nothing past the file's end is kept")
-        write("!", to: beyond)
-        beyond.close()
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "0123ab!")
-
-        let restarted = try BodyFile.open(path: path, keeping: 0).get()
-        #expect(restarted.size == 0)
-        write("new", to: restarted)
-        restarted.close()
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
+        // Kept, then written after what was kept: resumed, asked past the end, restarted.
+        for (keeping, size, written, content) in [(Int64(4), Int64(4), "ab", "0123ab"), (100, 6, "!", "0123ab!"), (0, 0, "new", "new")] {
+            let file = try BodyFile.open(path: path, keeping: keeping).get()
+            #expect(file.size == size, "keeping \(keeping)")
+            write(written, to: file)
+            file.close()
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == content, "keeping \(keeping)")
+        }
     }
 }
