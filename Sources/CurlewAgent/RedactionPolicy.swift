@@ -168,7 +168,9 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Which parts of a message hold something to hide.
     private struct Findings {
-        var original = false, sent = false, response = false, url = false, error = false, transfer = false, stream = false
+        var original = false, sent = false, response = false, url = false, error = false, transfer = false
+        /// The stream record with what it holds hidden, when it holds anything.
+        var stream: StreamRecord?
         /// Form parts named like secret parameters, and their non-empty values.
         var secretParts: [TransferRecord.FormPartSummary] = []
         var formSecrets: [String] = []
@@ -194,11 +196,14 @@ public struct RedactionPolicy: Sendable, Equatable {
         // A declared secret value anywhere in the transfer's record (a part's value, name, file
         // name or path; the uploaded file; the download's paths), whatever a part is called.
         found.transfer = !secretValues.isEmpty && message.transfer != nil
-        // A stream's kept events and IDs, judged by the rewrite itself: streams are few, and
-        // each keeps at most 200 events of 4 KiB.
-        if let stream = message.stream { found.stream = force || streamNeedsRedaction(stream) }
+        // A stream's kept events and IDs, judged by rewriting them (streams are few, and each
+        // keeps at most 200 events of 4 KiB): the rewrite found is the one written.
+        if let stream = message.stream {
+            let hidden = redactStream(stream)
+            if force || hidden != stream { found.stream = hidden }
+        }
         guard found.original || found.sent || found.response || found.url || found.error || !found.secretParts.isEmpty || found.transfer
-            || found.stream else { return nil }
+            || found.stream != nil else { return nil }
         return found
     }
 
@@ -265,20 +270,13 @@ public struct RedactionPolicy: Sendable, Equatable {
             error.message = replaceSecrets(URLPassword.masking(in: error.message))
             message.error = error
         }
-        if findings.stream, let stream = message.stream {
-            message.stream = redactStream(stream)
-        }
+        if let stream = findings.stream { message.stream = stream }
         return message
     }
 
-    /// Whether a stream's kept events (their data and IDs) or its last event ID hold something
-    /// `redactText` hides: secret JSON members, URL passwords and declared parameters, declared
-    /// and credential values.
-    private func streamNeedsRedaction(_ stream: StreamRecord) -> Bool {
-        stream.lastEventID.map { redactText($0) != $0 } == true
-            || stream.events.contains { event in redactText(event.data) != event.data || event.id.map { redactText($0) != $0 } == true }
-    }
-
+    /// A stream's kept events (their data and IDs) and its last event ID with what `redactText`
+    /// hides hidden: secret JSON members, URL passwords and declared parameters, declared and
+    /// credential values.
     private func redactStream(_ stream: StreamRecord) -> StreamRecord {
         var stream = stream
         stream.events = stream.events.map { event in
@@ -430,7 +428,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Whether a body that is not declared JSON reads as JSON from its first byte that is not
     /// white space (`{` or `[`): text sent as a form or as plain text is often JSON all the same,
     /// and its secret members are hidden as in JSON.
-    static func startsLikeJSON(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func startsLikeJSON(_ bytes: some Sequence<UInt8>) -> Bool {
         for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
             return byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")
         }
@@ -923,8 +921,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
         var redacted = text
-        var textBytes = text
-        let readsAsJSON = kind == .json || textBytes.withUTF8 { Self.startsLikeJSON(UnsafeRawBufferPointer($0)) }
+        let readsAsJSON = kind == .json || Self.startsLikeJSON(text.utf8)
         if readsAsJSON {
             // Token by token, so a body kept only in part (over the debug body limit) is redacted too.
             if let hidden = jsonMemberRedactor.redact(Array(text.utf8)) {
