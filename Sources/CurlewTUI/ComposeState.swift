@@ -251,7 +251,7 @@ public struct ComposeState: Sendable {
             if url.isEmpty || Self.isCurlCommand(url) { return nil }
             // Outside its variables (which may be written `{{ name }}`), no URL holds one, a path
             // for the base URL included.
-            if Self.outsideVariables(url).unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            if Template.literalText(in: url).unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
                 return "the URL contains a space or a control character"
             }
             // A path (`/users`) goes to the base URL of the workspace or config.
@@ -266,18 +266,6 @@ public struct ComposeState: Sendable {
         }
         var trial = self
         return trial.commit(text, to: field)
-    }
-
-    /// `text` without its `{{…}}` variables.
-    static func outsideVariables(_ text: String) -> String {
-        var rest = text[...]
-        var kept = ""
-        while let open = rest.range(of: "{{") {
-            kept += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].range(of: "}}") else { return kept + rest[open.lowerBound...] }
-            rest = rest[close.upperBound...]
-        }
-        return kept + rest
     }
 
     /// Stores edited text into a field; returns a message when the text does not fit the field.

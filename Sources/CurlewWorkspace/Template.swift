@@ -81,25 +81,49 @@ public struct Template: Sendable {
     /// otherwise describe an exponentially long string.
     public static let maxExpandedLength = 16 << 20
 
+    /// `text` without its `{{…}}` expressions (nested ones included), read as `expand` reads
+    /// it: what stays as written whatever the variables hold. A `\{{` is its `{{`; an unclosed
+    /// `{{` and what follows it stay.
+    public static func literalText(in text: String) -> String {
+        guard text.contains("{{") else { return text }
+        var output = ""
+        let unclosed = walk(Substring(text), literal: { (part: Substring) throws(Never) in output += part },
+                            expression: { (_: Substring) throws(Never) in })
+        return output + (unclosed ?? "")
+    }
+
     private func expand(_ text: String, depth: Int) throws(Failure) -> String {
         guard text.contains("{{") else { return text }
         var output = ""
-        var rest = Substring(text)
+        let unclosed = try Self.walk(Substring(text), literal: { (part: Substring) throws(Failure) in output += part },
+                                     expression: { (inner: Substring) throws(Failure) in
+            output += try value(of: String(inner), depth: depth)
+            guard output.utf8.count <= Self.maxExpandedLength else { throw .tooLong }
+        })
+        guard unclosed == nil else { throw .unclosed }
+        return output
+    }
+
+    /// Reads `text` in order: its literal runs (a `\{{` is a literal `{{`, for a body that holds
+    /// another template language's braces) and the inside of each `{{…}}` expression, nested
+    /// ones included. Returns the text from a `{{` that is never closed, nil when all are.
+    private static func walk<E: Error>(_ text: Substring, literal: (Substring) throws(E) -> Void,
+                                       expression: (Substring) throws(E) -> Void) throws(E) -> Substring? {
+        var rest = text
         while let open = rest.range(of: "{{") {
-            // `\{{` is a literal `{{` (a body that holds another template language's braces).
             if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
-                output += rest[..<rest.index(before: open.lowerBound)] + "{{"
+                try literal(rest[..<rest.index(before: open.lowerBound)])
+                try literal("{{")
                 rest = rest[open.upperBound...]
                 continue
             }
-            output += rest[..<open.lowerBound]
-            guard let close = Self.matchingClose(in: rest[open.upperBound...]) else { throw .unclosed }
-            let inner = String(rest[open.upperBound..<close.lowerBound])
-            output += try value(of: inner, depth: depth)
-            guard output.utf8.count <= Self.maxExpandedLength else { throw .tooLong }
+            try literal(rest[..<open.lowerBound])
+            guard let close = matchingClose(in: rest[open.upperBound...]) else { return rest[open.lowerBound...] }
+            try expression(rest[open.upperBound..<close.lowerBound])
             rest = rest[close.upperBound...]
         }
-        return output + rest
+        try literal(rest)
+        return nil
     }
 
     /// The `}}` that closes a `{{`, skipping nested pairs (`{{$base64 {{user}}:{{password}}}}`).

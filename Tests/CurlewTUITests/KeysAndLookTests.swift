@@ -158,6 +158,7 @@ struct SecondTrialTests {
         #expect(compose.problem("/get?q=\u{1B}]0;X\u{07}", for: .url) == flagged)
         #expect(compose.problem("{{base}}/a b", for: .url) == flagged)
         #expect(compose.problem("{{ base }}/users/{{ id }}", for: .url) == nil)
+        #expect(compose.problem("{{base}}/auth/{{$base64 {{user}} {{password}}}}", for: .url) == nil, "a nested expression is a variable as a whole")
         #expect(compose.problem("curl -X POST http://h/x", for: .url) == nil, "a pasted curl command becomes a request")
     }
 

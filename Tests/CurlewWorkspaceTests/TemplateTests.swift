@@ -26,6 +26,15 @@ struct TemplateTests {
         #expect(try template.expand(#"\{{not a variable}} {{user}}"#) == "{{not a variable}} ann")
     }
 
+    @Test("the literal text of a template is what expanding it keeps as written: nested expressions go whole, an escaped {{ stays, an unclosed one and what follows it stay")
+    func literalText() {
+        #expect(Template.literalText(in: "{{url}}/items") == "/items")
+        #expect(Template.literalText(in: "a {{$base64 {{user}} {{password}}}} b") == "a  b")
+        #expect(Template.literalText(in: #"\{{not a variable}} {{user}}"#) == "{{not a variable}} ")
+        #expect(Template.literalText(in: "x {{user") == "x {{user")
+        #expect(Template.literalText(in: "plain") == "plain")
+    }
+
     @Test("only named environment variables are read; unknown names fail with a suggestion")
     func failures() {
         #expect(throws: Template.Failure.unsetEnvironmentVariable("HOME_X")) { try template.expand("{{$env.HOME_X}}") }
