@@ -135,19 +135,26 @@ struct StreamingTests {
         #expect(slow.dropped.withLock { $0 } > 0, "the slow observer's lane dropped its oldest items")
     }
 
-    @Test("the stream record reaches the debug message and the session log")
-    func logged() async throws {
+    /// The messages a session log kept, in order, of what `send` did through an agent on the demo server.
+    private func loggedMessages(_ send: (Agent) async throws -> Void) async throws -> [DebugMessage] {
         let log = NSTemporaryDirectory() + "curlew-stream-\(uniqueTag()).jsonl"
         defer { unlink(log) }
         let agent = try await pipelineAgent()
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: log))
         agent.addObserver(logger)
-        for try await _ in agent.stream(Request(.get, "/sse?count=3&interval=0&retry=250")) {}
+        try await send(agent)
         await agent.waitForObservers()
         try logger.close()
-        let text = try String(contentsOfFile: log, encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").last { $0.contains("\"stream\"") })
-        let message = try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line.utf8))
+        return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data($0.utf8)) }
+    }
+
+    @Test("the stream record reaches the debug message and the session log")
+    func logged() async throws {
+        let messages = try await loggedMessages { agent in
+            for try await _ in agent.stream(Request(.get, "/sse?count=3&interval=0&retry=250")) {}
+        }
+        let message = try #require(messages.last { $0.stream != nil })
         #expect(message.stream?.eventCount == 3)
         #expect(message.stream?.events.map(\.data).last == #"{"n":3,"of":3}"#)
         #expect(message.stream?.lastEventID == "3")
@@ -160,22 +167,15 @@ struct StreamingTests {
 
     @Test("a request that goes through the pipeline (a retry policy, as the interface's workspaces set) keeps its stream record, also when it is cut short (found by a new user's trial: the log had \"stream\": null)")
     func pipelinedStreamRecord() async throws {
-        let log = NSTemporaryDirectory() + "curlew-stream-\(uniqueTag()).jsonl"
-        defer { unlink(log) }
-        let agent = try await pipelineAgent()
-        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: log))
-        agent.addObserver(logger)
-        var whole = Request(.get, "/sse?count=3&interval=0")
-        whole.retry = RetryPolicy(maxRetries: 0)
-        for try await _ in agent.stream(whole) {}
-        var cut = Request(.get, "/sse?count=50&interval=0.1")
-        cut.retry = RetryPolicy(maxRetries: 0)
-        cut.timeout = .milliseconds(700)
-        do { for try await _ in agent.stream(cut) {} } catch {}
-        await agent.waitForObservers()
-        try logger.close()
-        let messages = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").dropFirst()
-            .map { try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data($0.utf8)) }
+        let messages = try await loggedMessages { agent in
+            var whole = Request(.get, "/sse?count=3&interval=0")
+            whole.retry = RetryPolicy(maxRetries: 0)
+            for try await _ in agent.stream(whole) {}
+            var cut = Request(.get, "/sse?count=50&interval=0.1")
+            cut.retry = RetryPolicy(maxRetries: 0)
+            cut.timeout = .milliseconds(700)
+            do { for try await _ in agent.stream(cut) {} } catch {}
+        }
         #expect(messages.count == 2)
         #expect(messages.first?.stream?.eventCount == 3)
         #expect(messages.last?.state == .failed && messages.last?.error?.kind == .totalTimeout, "\(String(describing: messages.last?.error))")
