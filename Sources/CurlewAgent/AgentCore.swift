@@ -222,6 +222,10 @@ final class AgentCore: Sendable {
         case .finished(let result):
             guard let entry = active.withLock({ $0.removeValue(forKey: result.id) }) else { return }
             if let onFinish = entry.onFinish {
+                // The pipeline may publish the exchange's end at once, through the publisher:
+                // what this turn produced before it (its own `didSend`, when one turn started
+                // and ended it) goes out first.
+                dispatchSoFar(&batch)
                 onFinish(result, entry.stream?.record)
             } else {
                 finish(entry, result: result, into: &batch)
@@ -414,6 +418,13 @@ final class AgentCore: Sendable {
     /// question takes the observer hub's lock).
     private func newBatch() -> DeliveryBatch {
         DeliveryBatch(observed: !observers.isEmpty)
+    }
+
+    /// Hands over what `batch` holds so far and leaves it empty, for what comes next to follow it.
+    private func dispatchSoFar(_ batch: inout DeliveryBatch) {
+        guard !batch.events.isEmpty || !batch.callbacks.isEmpty else { return }
+        dispatch(batch)
+        batch = DeliveryBatch(observed: batch.observed)
     }
 
     /// Publishes events that did not come from the transport (group events), through the same
