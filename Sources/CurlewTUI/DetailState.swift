@@ -99,14 +99,22 @@ enum DetailContent {
                 return [StyledLine("Running: the request shows here when it finishes.", .dim)]
             }
             var lines = [StyledLine("\(original.method) \(original.url)", .bold)]
+            // A request the agent refused before composing it is known only as typed (its
+            // parameters as null, no timeout): said so, rather than shown as if composed.
+            let asTyped = original.params == .null
+            if asTyped, message.sent == nil, message.error != nil {
+                lines.append(StyledLine("Refused before it was composed: shown as typed. The Error tab says why.", .dim))
+            }
             lines += original.headers.map { StyledLine("\($0.name): \($0.value)") }
-            if original.params != .object([]) { lines += [StyledLine(""), StyledLine("Parameters", .title)] + json(original.params) }
+            if !asTyped, original.params != .object([]) { lines += [StyledLine(""), StyledLine("Parameters", .title)] + json(original.params) }
             if let body = original.body { lines += [StyledLine(""), StyledLine("Body", .title)] + bodyLines(body) }
             if let parts = message.transfer?.requestLines, !parts.isEmpty {
                 lines += [StyledLine(""), StyledLine("Body from files and parts", .title)] + parts.map { StyledLine($0) }
             }
-            lines.append(StyledLine(""))
-            lines.append(StyledLine("timeout \(original.timeoutMilliseconds) ms", .dim))
+            if original.timeoutMilliseconds > 0 {
+                lines.append(StyledLine(""))
+                lines.append(StyledLine("timeout \(original.timeoutMilliseconds) ms", .dim))
+            }
             return lines
         case .wire:
             guard let sent = message.sent else { return [StyledLine("Nothing was written to the wire.", .dim)] }

@@ -232,3 +232,22 @@ struct FilterInputTests {
         #expect(model.logs.opened?.filterText == "~u q")
     }
 }
+
+@Suite("The detail of a request refused before sending")
+struct RefusedRequestDetailTests {
+    @Test("the Request tab says a refused request is shown as typed, without the parameters and timeout it never had (a trial showed `null` and `timeout 0 ms`)")
+    func refusedRequestTab() async throws {
+        let agent = Agent()
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let handle = agent.start(Request.url("http://exa mple.test/get"))
+        while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+        await agent.waitForObservers()
+        let message = try #require(recorder.messages.first)
+        #expect(message.sent == nil && message.error != nil)
+        let text = DetailContent.lines(for: .request, of: message).map(\.text)
+        #expect(text.first == "GET http://exa mple.test/get")
+        #expect(text.contains("Refused before it was composed: shown as typed. The Error tab says why."))
+        #expect(!text.contains("Parameters") && !text.contains("null") && !text.contains { $0.hasPrefix("timeout") }, "\(text)")
+    }
+}
