@@ -75,6 +75,34 @@ public enum TextWidth {
         fit(text, to: width - 1) + " "
     }
 
+    /// `text` in lines of at most `width` cells, each broken after its last space that fits (or,
+    /// in a word longer than a line, where the line is full).
+    public static func wrap(_ text: String, to width: Int) -> [String] {
+        guard width > 0, of(text) > width else { return [text] }
+        var lines: [String] = []
+        var line = ""
+        var used = 0
+        for character in text {
+            let cells = of(character)
+            if used + cells > width {
+                if let space = line.lastIndex(of: " "), space != line.startIndex {
+                    let rest = String(line[line.index(after: space)...])
+                    lines.append(String(line[..<space]))
+                    line = rest
+                    used = of(rest)
+                } else {
+                    lines.append(line)
+                    line = ""
+                    used = 0
+                }
+            }
+            line.append(character)
+            used += cells
+        }
+        lines.append(line)
+        return lines
+    }
+
     /// `text` right-aligned in exactly `width` cells.
     public static func fitRight(_ text: String, to width: Int) -> String {
         let cut = truncate(text, to: width)

@@ -75,6 +75,26 @@ struct FrameBufferTests {
         #expect(TextWidth.of(TextWidth.fit("😀abc名", to: 7)) == 7)
     }
 
+    @Test("wrapping breaks after the last space that fits, and inside a word longer than a line")
+    func wrapping() {
+        #expect(TextWidth.wrap("short", to: 10) == ["short"])
+        #expect(TextWidth.wrap("the server closed the connection", to: 12) == ["the server", "closed the", "connection"])
+        #expect(TextWidth.wrap("abcdefghij", to: 4) == ["abcd", "efgh", "ij"])
+        #expect(TextWidth.wrap("名前です", to: 5) == ["名前", "です"])
+    }
+
+    @Test("an error's text is wrapped to the panel, its end shown (a trial found it cut at the panel's edge)")
+    func errorTabWraps() {
+        let text = "Operation timed out after 2001 milliseconds with 0 out of 1048576 bytes received from the server"
+        var state = DetailState(message: Fixtures.message(id: 9, url: "http://slow.example.test/", status: nil,
+                                                          error: RequestError(.totalTimeout, text, code: 28), elapsedMicros: 2_001_000))
+        state.tab = .error
+        var frame = FrameBuffer(rows: 8, columns: 40)
+        DetailView.draw(&state, in: Rect(row: 0, column: 0, height: 8, width: 40), into: &frame)
+        let shown = (0..<8).map { frame.line($0) }.joined(separator: "\n")
+        #expect(shown.contains("from the server"), "\(shown)")
+    }
+
     @Test("live rows with CJK and emoji URLs keep every column aligned")
     func liveAlignment() throws {
         let model = try TUIFixtures.model()
