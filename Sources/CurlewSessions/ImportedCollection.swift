@@ -64,6 +64,24 @@ public struct ImportedCollection: Sendable {
 
     public init() {}
 
+    /// Drops from every item the headers no request may send (a name that is not an HTTP token,
+    /// a control byte in a value), each named in `notes`: written into a workspace, such a
+    /// header would fail the request every time it runs.
+    public mutating func dropUnsendableHeaders() {
+        for index in items.indices {
+            var kept: [HeaderField] = []
+            for field in items[index].request.headers.fields {
+                do {
+                    try HTTPHeaders([field]).validateSyntax()
+                    kept.append(field)
+                } catch {
+                    notes.append("\(items[index].name): dropped a header Curlew would not send: \(error.message)")
+                }
+            }
+            if kept.count != items[index].request.headers.fields.count { items[index].request.headers = HTTPHeaders(kept) }
+        }
+    }
+
     /// Keeps a credential found in clear in a request as a shared secret, and returns the name
     /// to refer to it by: `get_users_authorization` for request "GET /users" and field
     /// "Authorization", numbered when that name is already one of `taken` or of this

@@ -28,8 +28,15 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         return nil
     }
 
-    /// Reads a file of this format; `directory` resolves `.http` `< file` bodies.
+    /// Reads a file of this format; `directory` resolves `.http` `< file` bodies. A header no
+    /// request may send is dropped, with a note.
     func read(_ data: Data, directory: String) throws -> ImportedCollection {
+        var collection = try collection(data, directory: directory)
+        collection.dropUnsendableHeaders()
+        return collection
+    }
+
+    private func collection(_ data: Data, directory: String) throws -> ImportedCollection {
         switch self {
         case .curl:
             var collection = ImportedCollection()

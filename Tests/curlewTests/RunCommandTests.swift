@@ -244,6 +244,25 @@ struct ImportedRunTests {
         #expect(ran.output.contains("✓   chain › profile: 200"))
     }
 
+    @Test("a header no request may send is dropped from a HAR, .http or Postman import, with a note naming it (curl import already refused it)")
+    func unsendableHeadersDropped() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-badheader-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let har = #"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "time": 1, "request": {"method": "GET", "url": "http://a.test/x", "headers": [{"name": "Bad Name", "value": "1"}, {"name": "X-Ok", "value": "2"}]}, "response": {"status": 200, "headers": []}}]}}"#
+        let http = "GET http://a.test/y\nX-Bell: a\u{07}b\nX-Ok: 2\n"
+        let postman = #"{"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"}, "item": [{"name": "z", "request": {"method": "GET", "url": "http://a.test/z", "header": [{"key": "X:Colon", "value": "1"}, {"key": "X-Ok", "value": "2"}]}}]}"#
+        for (format, name, text, dropped) in [("har", "a.har", har, "\"Bad Name\""), ("http", "b.http", http, "X-Bell"), ("postman", "c.json", postman, "\"X:Colon\"")] {
+            try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+            let path = directory + "/\(format).yaml"
+            let imported = try await CurlewProcess.run(["import", format, directory + "/" + name, "-o", path])
+            #expect(imported.status == 0, "\(format): \(imported.error)")
+            #expect(imported.output.contains("note:") && imported.output.contains("dropped a header Curlew would not send") && imported.output.contains(dropped),
+                    "\(format): \(imported.output)")
+            let written = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(written.contains("X-Ok") && !written.contains(dropped.replacingOccurrences(of: "\"", with: "")), "\(format): \(written)")
+        }
+    }
+
     @Test("an imported Postman collection and environment and an OpenAPI document run against the demo server")
     func postmanAndOpenAPIRun() async throws {
         let server = try await TestServer.shared()
