@@ -82,6 +82,12 @@ public enum OpenAPIImport {
         // Also a plain variable (the first server), so the requests run in a workspace whose
         // environments already exist and were kept as they were.
         declare("baseURL", collection.environments.first?.variables.first?.value ?? "http://localhost")
+        if document.servers.isEmpty {
+            collection.notes.append("the document names no server: baseURL is http://localhost until you set it")
+        }
+        for server in document.servers where !server.urlTemplate.absoluteString.contains("://") {
+            collection.notes.append("server \(server.urlTemplate.absoluteString) is relative to where the document is served: its baseURL starts with http://localhost until you set it")
+        }
         var names: Set<String> = []
         for (path, maybePathItem) in document.paths {
             guard let pathItem = components[maybePathItem] else {
@@ -93,8 +99,14 @@ public enum OpenAPIImport {
                 var url = "/" + path.components.joined(separator: "/")
                 var request = Request(HTTPMethod(rawValue: method.rawValue.uppercased()), "")
                 var query = Parameters()
+                let label = operation.operationId ?? "\(method.rawValue.uppercased()) \(path.rawValue)"
                 for maybeParameter in pathItem.parameters + operation.parameters {
-                    guard let parameter = components[maybeParameter] else { continue }
+                    guard let parameter = components[maybeParameter] else {
+                        if case .a(let reference) = maybeParameter {
+                            collection.notes.append("\(label): the parameter \(reference.absoluteString) cannot be resolved and is left out")
+                        }
+                        continue
+                    }
                     let name = parameter.name
                     switch parameter.location {
                     case .path:
@@ -111,6 +123,9 @@ public enum OpenAPIImport {
                     }
                 }
                 request.customURL = "{{baseURL}}" + url
+                if case .a(let reference)? = operation.requestBody, components[reference] == nil {
+                    collection.notes.append("\(label): the request body \(reference.absoluteString) cannot be resolved and is left out")
+                }
                 if let body = operation.requestBody.flatMap({ components[$0] }) {
                     let json = body.content.first { $0.key.rawValue.lowercased().contains("json") }
                     if let (type, maybeContent) = json {

@@ -204,6 +204,29 @@ struct ImportTests {
         #expect(swagger?.reason.contains("Swagger 2.0") == true)
         #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data("- just a list".utf8)) }
     }
+
+    @Test("an OpenAPI reference that cannot be resolved, and a missing or relative server, are named in the notes (a trial found them dropped in silence)")
+    func openAPIUnresolvedAndServers() throws {
+        let yaml = """
+        openapi: 3.1.0
+        info: {title: t, version: "1"}
+        servers: [{url: /v1}]
+        paths:
+          /pets:
+            post:
+              operationId: addPet
+              parameters: [{$ref: '#/components/parameters/Missing'}]
+              requestBody: {$ref: '#/components/requestBodies/Gone'}
+              responses: {"200": {description: ok}}
+        """
+        let collection = try OpenAPIImport.parse(Data(yaml.utf8))
+        #expect(collection.items.map(\.name) == ["addPet"])
+        #expect(collection.notes.contains("addPet: the parameter #/components/parameters/Missing cannot be resolved and is left out"), "\(collection.notes)")
+        #expect(collection.notes.contains("addPet: the request body #/components/requestBodies/Gone cannot be resolved and is left out"), "\(collection.notes)")
+        #expect(collection.notes.contains { $0.hasPrefix("server /v1 is relative") })
+        let serverless = try OpenAPIImport.parse(Data(#"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}}"#.utf8))
+        #expect(serverless.notes == ["the document names no server: baseURL is http://localhost until you set it"])
+    }
 }
 
 @Suite("writing to a workspace")
