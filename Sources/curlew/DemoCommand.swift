@@ -89,7 +89,7 @@ struct DemoBatchCommand: AsyncParsableCommand {
     @Option(help: "Verdict policy: all (first failure cancels the rest), any, or required (the first three must succeed).")
     var policy: Policy = .any
 
-    @Option(name: .customLong("max-concurrency"), help: "Members running at once; unlimited when omitted.")
+    @Option(name: .customLong("max-concurrency"), parsing: .unconditional, help: "Members running at once; unlimited when omitted.")
     var maxConcurrency: Int?
 
     func validate() throws {

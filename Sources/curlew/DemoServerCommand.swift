@@ -9,7 +9,7 @@ struct DemoServerCommand: AsyncParsableCommand {
         abstract: "Run the demo HTTP server (httpbin-like endpoints plus fault endpoints) until interrupted."
     )
 
-    @Option(help: "Port to listen on; 0 picks a free one.")
+    @Option(parsing: .unconditional, help: "Port to listen on; 0 picks a free one.")
     var port: Int = 8080
 
     @Option(help: "Address to bind. Loopback by default.")

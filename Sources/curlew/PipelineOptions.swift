@@ -8,10 +8,10 @@ extension CachePolicy: ExpressibleByArgument {}
 /// `curlew send`'s middle-layer options: retry, cache, mocks, signing, reachability pre-check
 /// and content-type validation. Each is off unless given.
 struct PipelineOptions: ParsableArguments {
-    @Option(help: "Retry this many times after a connection failure, a timeout or a 408/429/500/502/503/504 (GET, HEAD, PUT, DELETE, OPTIONS only).")
+    @Option(parsing: .unconditional, help: "Retry this many times after a connection failure, a timeout or a 408/429/500/502/503/504 (GET, HEAD, PUT, DELETE, OPTIONS only).")
     var retry: Int = 0
 
-    @Option(name: .customLong("retry-delay"), help: "Seconds between retries (default: exponential from 0.2 s with jitter); a Retry-After header wins.")
+    @Option(name: .customLong("retry-delay"), parsing: .unconditional, help: "Seconds between retries (default: exponential from 0.2 s with jitter); a Retry-After header wins.")
     var retryDelay: Double?
 
     @Option(help: "Cache responses in this directory (created owner-only) and answer from it.")

@@ -26,19 +26,19 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("json"), help: "JSON request body (@FILE reads a file); sets Content-Type and Accept to application/json.")
     var json: String?
 
-    @Option(help: "Seconds the whole request may take (default: 15, or a day with --output).")
+    @Option(parsing: .unconditional, help: "Seconds the whole request may take (default: 15, or a day with --output).")
     var timeout: Double?
 
-    @Option(name: .customLong("connect-timeout"), help: "Seconds establishing the connection may take.")
+    @Option(name: .customLong("connect-timeout"), parsing: .unconditional, help: "Seconds establishing the connection may take.")
     var connectTimeout: Double = 10
 
     @Option(help: "Append the exchange to this session log (JSON Lines, created mode 0600).")
     var log: String?
 
-    @Option(name: .customLong("repeat"), help: "Send the request this many times in a row, one summary line each.")
+    @Option(name: .customLong("repeat"), parsing: .unconditional, help: "Send the request this many times in a row, one summary line each.")
     var repeatCount: Int = 1
 
-    @Option(help: "For a text/event-stream response: when it drops, reconnect up to this many times, after the server's retry (3 s by default) and with Last-Event-ID.")
+    @Option(parsing: .unconditional, help: "For a text/event-stream response: when it drops, reconnect up to this many times, after the server's retry (3 s by default) and with Last-Event-ID.")
     var reconnect: Int = 0
 
     @OptionGroup(title: "Bodies, files and protocol")

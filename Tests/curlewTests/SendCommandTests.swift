@@ -225,6 +225,13 @@ struct SendCommandTests {
         let path = try await CurlewProcess.run(["send", "POST", "/get"])
         #expect(path.status == 64 && path.error.contains("is a path, not a URL") && path.error.contains("http://localhost:8080/get"),
                 "\(path.status) \(path.error)")
+        // A negative number is the option's value, told what range it must be in (it was read as
+        // an option of its own: "Missing value for '--repeat'").
+        for (option, says) in [("--repeat", "--repeat must be at least 1"), ("--timeout", "--timeout must be a number of seconds"),
+                               ("--reconnect", "--reconnect must be from 0 to 1000"), ("--retry", "--retry must be from 0 to 100")] {
+            let negative = try await CurlewProcess.run(["send", option, "-1", "127.0.0.1:\(port)/get"])
+            #expect(negative.status == 64 && negative.error.contains(says), "\(option): \(negative.error)")
+        }
     }
 
     @Test("a usage mistake is refused before anything is sent")
