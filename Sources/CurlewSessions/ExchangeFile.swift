@@ -42,6 +42,20 @@ public enum ExchangeFile {
         return trimmed.hasPrefix("{") && trimmed.contains("\"log\"") && !trimmed.prefix(200).contains("\"type\"")
     }
 
+    /// The exchanges of the HAR file at `path` as a session log the log browser can index, made
+    /// in `directory` (created owner-only when missing) under a name of its own; returns its path.
+    public static func sessionLog(ofHAR path: String, in directory: String) throws(SessionLogError) -> String {
+        let messages = try messages(path: path)
+        let target = directory + "/" + UUID().uuidString + "." + SessionLogFormat.fileExtension
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try writeSessionLog(of: messages, to: target)
+        } catch {
+            throw SessionLogError(kind: .unreadable, path: path, reason: "cannot make a session log of it: \(error)")
+        }
+        return target
+    }
+
     /// Messages as a session log the log browser can index, written owner-only to `path`
     /// with secrets redacted.
     public static func writeSessionLog(of messages: [DebugMessage], to path: String) throws {

@@ -16,9 +16,13 @@ public struct LogBrowserState {
     public private(set) var files: [LogFileEntry] = []
     public var selectedFile = 0
     public private(set) var opened: OpenedLog?
+    private let convertedHARFiles = ConvertedHARFiles()
 
     public struct OpenedLog {
+        /// The session log indexed: the file opened, or the one made from a HAR file.
         public var path: String
+        /// The file the user opened.
+        public var source: String
         /// Offsets and summaries; messages are decoded only when shown.
         public var index: SessionLogIndex
         /// The entries that pass the filter, in file order.
@@ -57,10 +61,12 @@ public struct LogBrowserState {
     }
 
     /// Opens a log; a file that cannot be read at all gives its error and keeps the list.
+    /// A HAR file opens as a session log made from it, under its own name.
     public mutating func open(_ path: String) throws(SessionLogError) {
-        let index = try SessionLogIndex(path: path, firstEntries: Self.firstScreenEntries)
+        let indexed = ExchangeFile.isHAR(path: path) ? try convertedHARFiles.sessionLog(of: path) : path
+        let index = try SessionLogIndex(path: indexed, firstEntries: Self.firstScreenEntries)
         let count = index.entryCount
-        opened = OpenedLog(path: path, index: index, visible: .all(count), seen: count)
+        opened = OpenedLog(path: indexed, source: path, index: index, visible: .all(count), seen: count)
     }
 
     /// Takes in entries the background indexer added since the last call, through the filter;

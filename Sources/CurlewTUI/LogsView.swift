@@ -9,7 +9,7 @@ enum LogsView {
             return
         }
         let skipped = opened.index.skippedCount
-        var title = "\((opened.path as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.index.entryCount) entries"
+        var title = "\((opened.source as NSString).lastPathComponent)  \(opened.visible.count) of \(opened.index.entryCount) entries"
             + (opened.index.isComplete ? "" : " (indexing…)")
         if skipped > 0 { title += " · " + Chrome.counted(skipped, "unreadable line", "unreadable lines") + " skipped" }
         if opened.seen < opened.index.entryCount { title += " (searching \(opened.seen) of \(opened.index.entryCount)…)" }

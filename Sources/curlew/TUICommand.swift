@@ -71,20 +71,6 @@ struct TUICommand: AsyncParsableCommand {
             try await InterfaceLauncher.openOnWorkspace(path, environment: workspaceOptions.environment, options)
             return
         }
-        // HAR files open as session logs made from them, in an owner-only directory removed on exit.
-        let converted = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-har-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: converted) }
-        var logs = self.logs
-        for (index, path) in logs.enumerated() where ExchangeFile.isHAR(path: path) {
-            do {
-                try FileManager.default.createDirectory(atPath: converted, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                let target = converted + "/\(index + 1)-" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".jsonl"
-                try ExchangeFile.writeSessionLog(of: try ExchangeFile.messages(path: path), to: target)
-                logs[index] = target
-            } catch {
-                throw RunCommand.usageFailure("cannot open \(path): \(error)")
-            }
-        }
         let environment = AppEnvironment(agent: nil, name: "logs", sessionLogPath: nil, sessionsDirectory: options.sessions, extraLogFiles: logs,
                                          keyMap: try options.keyMap(), theme: try options.chosenTheme())
         let model = AppModel(environment: environment)
