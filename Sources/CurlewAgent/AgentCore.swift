@@ -32,6 +32,12 @@ struct DeliveryBatch {
         callbacks.reserveCapacity(finishing)
     }
 
+    /// Puts `earlier` before the events added so far (which move up in place when the array
+    /// has room, instead of being copied into a new one with them).
+    mutating func putFirst(_ earlier: [ObserverEvent]) {
+        events.insert(contentsOf: earlier, at: 0)
+    }
+
     mutating func add(_ event: @autoclosure () -> ObserverEvent) {
         if observed { events.append(event()) }
     }
@@ -144,7 +150,7 @@ final class AgentCore: Sendable {
         var batch = newBatch()
         batch.add(.waiting(info, .gated))
         appendMemberUpdate(placement, state: .pending, requestID: info.id, waitReason: .gated, to: &batch)
-        dispatch(batch)
+        dispatch(&batch)
     }
 
     /// For a request that belongs to a group, the matching member update.
@@ -168,7 +174,7 @@ final class AgentCore: Sendable {
         ))
         var batch = newBatch()
         deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)
-        dispatch(batch)
+        dispatch(&batch)
     }
 
     /// What a request that was never composed asked for: its method and URL as typed, so every
@@ -187,7 +193,7 @@ final class AgentCore: Sendable {
         events.withUnsafeBufferPointer { events in
             for index in events.indices { handle(events[index], into: &batch) }
         }
-        dispatch(batch)
+        dispatch(&batch)
     }
 
     private func handle(_ event: TransferEvent, into batch: inout DeliveryBatch) {
@@ -372,7 +378,7 @@ final class AgentCore: Sendable {
             if let message { batch.add(.debugMessage(message)) }
             batch.add(.finished(exchange.info, exchange.state))
         }
-        dispatch(batch)
+        dispatch(&batch)
     }
 
     /// Answers a caller without an exchange to publish: a coalesced leader cancelled while its
@@ -392,7 +398,7 @@ final class AgentCore: Sendable {
         batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: false)))))
         batch.add(.finished(exchange.info, exchange.state))
         if let cached = callbacks.cached { batch.callbacks.append(.call { cached(response) }) }
-        dispatch(batch)
+        dispatch(&batch)
     }
 
     /// Announces an exchange that is not registered with the transport (a cache hit, a fixture).
@@ -423,26 +429,27 @@ final class AgentCore: Sendable {
     /// Hands over what `batch` holds so far and leaves it empty, for what comes next to follow it.
     private func dispatchSoFar(_ batch: inout DeliveryBatch) {
         guard !batch.events.isEmpty || !batch.callbacks.isEmpty else { return }
-        dispatch(batch)
+        dispatch(&batch)
         batch = DeliveryBatch(observed: batch.observed)
     }
 
     /// Publishes events that did not come from the transport (group events), through the same
     /// lock as everything else.
     func publish(_ events: [ObserverEvent]) {
-        dispatch(DeliveryBatch(observed: true, events: events))
+        var batch = DeliveryBatch(observed: true, events: events)
+        dispatch(&batch)
     }
 
     /// Hands a batch to the observer lanes and, in one block, to the callback runner, after any
-    /// pending announcements, all under the publisher lock.
-    private func dispatch(_ batch: DeliveryBatch) {
+    /// pending announcements, all under the publisher lock. The batch is spent: the
+    /// announcements are put in front of its events, which move rather than being copied.
+    private func dispatch(_ batch: inout DeliveryBatch) {
         publisher.withLock { announcements in
-            if announcements.isEmpty {
-                observers.publish(batch.events)
-            } else {
-                observers.publish(announcements + batch.events)
+            if !announcements.isEmpty {
+                batch.putFirst(announcements)
                 announcements.removeAll(keepingCapacity: true)
             }
+            observers.publish(batch.events)
             guard !batch.callbacks.isEmpty else { return }
             let callbacks = batch.callbacks
             callbackRunner.run {
