@@ -506,7 +506,7 @@ final class DemoRoutes: Sendable {
 
     // MARK: Faults
 
-    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "many-headers", "two-lengths", "lenient-length", "repeated-length"]
+    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "many-headers", "two-lengths", "lenient-length", "repeated-length", "informational-only"]
 
     private func fault(_ argument: String?) -> DemoAction {
         let head = DemoResponse(status: 200, headers: [("Content-Type", "text/plain"), ("Content-Length", "1000")])
@@ -545,6 +545,9 @@ final class DemoRoutes: Sendable {
         case "repeated-length":
             // The same length twice, once as a list: one length, which a recipient may accept.
             return .rawThenClose(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5, 5\r\n\r\nhello".utf8))
+        case "informational-only":
+            // A 1xx status (which a final answer must follow), then a body with no status line.
+            return .rawThenClose(Array("HTTP/1.1 150 Weird\r\nContent-Length: 2\r\n\r\nhi".utf8))
         default:
             return .respond(.json(["error": "faults: \(Self.faults.joined(separator: ", "))"], status: 404))
         }

@@ -723,7 +723,9 @@ final class Transfer {
                 message: handle.errorMessage(for: code),
                 connected: connected,
                 responseLimitHit: responseLimitHit,
-                connectTimeoutApplied: connectTimeoutApplied
+                connectTimeoutApplied: connectTimeoutApplied,
+                status: status,
+                statusLine: statusLine
             )
         } else {
             error = nil

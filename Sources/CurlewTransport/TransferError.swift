@@ -54,8 +54,10 @@ public struct TransferError: Error, Sendable, Equatable {
     static let cancelled = TransferError(kind: .cancelled, message: "stopped by the caller")
 
     /// Classifies a libcurl result. Timeouts need the connection state to tell connect from total.
+    /// `status` and `statusLine` are those of the last status line read (0 and empty for none).
     static func classify(
-        code: CURLcode, message: String, connected: Bool, responseLimitHit: Bool, connectTimeoutApplied: Bool
+        code: CURLcode, message: String, connected: Bool, responseLimitHit: Bool, connectTimeoutApplied: Bool,
+        status: Int = 0, statusLine: String = ""
     ) -> TransferError {
         let kind: Kind
         var message = message
@@ -63,6 +65,11 @@ public struct TransferError: Error, Sendable, Equatable {
         case CURLE_UNSUPPORTED_PROTOCOL where connected:
             // The server's reply, not the URL: an HTTP/0.9 answer, an unknown version.
             kind = .invalidResponse
+            // After a 1xx, libcurl reads what follows as the final answer, and names bytes
+            // without a status line HTTP/0.9: the server's mistake was sending no final answer.
+            if (100..<200).contains(status) {
+                message = "the server sent only \(statusLine), an informational status, and no final answer after it (\(message))"
+            }
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             kind = .invalidURL
         case CURLE_OUT_OF_MEMORY where connected:

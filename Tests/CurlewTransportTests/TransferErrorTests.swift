@@ -38,7 +38,9 @@ struct TransferErrorTests {
                       ("many-headers", "longer than libcurl reads (300 KiB in all)"),
                       ("two-lengths", "conflicting Content-Length values (2 and 5)"),
                       // `+5` is 5 to libcurl (found by review), `0x5` is 0 (found by a new user's trial).
-                      ("lenient-length", "Content-Length \"+5\" is not a number")])
+                      ("lenient-length", "Content-Length \"+5\" is not a number"),
+                      // libcurl's own words were "Received HTTP/0.9 when not allowed" (found by a new user's trial).
+                      ("informational-only", "the server sent only HTTP/1.1 150 Weird, an informational status, and no final answer after it")])
     func unreadableReply(fault: String, told: String) async throws {
         let server = try await TestServer.shared()
         for capturesWire in [true, false] {
