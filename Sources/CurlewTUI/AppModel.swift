@@ -178,17 +178,11 @@ public final class AppModel {
     // MARK: Events
 
     public func ingest(_ events: [UIEvent]) {
-        let now = ContinuousClock.now
-        ingest(events.map { TimedUIEvent(event: $0, at: now) })
-    }
-
-    public func ingest(_ events: [TimedUIEvent]) {
         // A running request's open detail is rebuilt once per batch, however many items arrived.
         var streamedIDs = Set<UInt64>()
         defer { for id in streamedIDs { refreshRunningDetail(id) } }
-        for timed in events {
-            let now = timed.at
-            switch timed.event {
+        for event in events {
+            switch event {
             case .willSend(let info):
                 live.upsert(info) { $0.state = .pending }
             case .waiting(let info):
@@ -217,7 +211,7 @@ public final class AppModel {
             case .finished(let info, let state):
                 live.upsert(info) { $0.state = state }
             case .group(let groupEvent):
-                groups.apply(groupEvent, at: now)
+                groups.apply(groupEvent)
                 if case .memberChanged(let info, let update) = groupEvent, update.state.isTerminal {
                     settleCancelling(.member(group: info.id, index: update.index), state: update.state)
                 }

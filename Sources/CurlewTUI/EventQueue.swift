@@ -10,15 +10,15 @@ import DequeModule
 struct EventQueue {
     static let chunkSize = 1024
 
-    private var chunks = Deque<[TimedUIEvent]>()
+    private var chunks = Deque<[UIEvent]>()
     private(set) var count = 0
     /// Queued items of streamed responses (bytes and events).
     private(set) var streamItemCount = 0
 
-    mutating func append(_ event: TimedUIEvent) {
-        if event.event.isStreamItem { streamItemCount += 1 }
+    mutating func append(_ event: UIEvent) {
+        if event.isStreamItem { streamItemCount += 1 }
         if chunks.last.map({ $0.count >= Self.chunkSize }) ?? true {
-            var chunk: [TimedUIEvent] = []
+            var chunk: [UIEvent] = []
             chunk.reserveCapacity(Self.chunkSize)
             chunks.append(chunk)
         }
@@ -27,8 +27,8 @@ struct EventQueue {
     }
 
     /// Removes and returns up to `limit` events, oldest first.
-    mutating func takeFirst(_ limit: Int) -> [TimedUIEvent] {
-        var taken: [TimedUIEvent] = []
+    mutating func takeFirst(_ limit: Int) -> [UIEvent] {
+        var taken: [UIEvent] = []
         while taken.count < limit, let first = chunks.first {
             let wanted = limit - taken.count
             if first.count <= wanted {
@@ -40,7 +40,7 @@ struct EventQueue {
             }
         }
         count -= taken.count
-        if streamItemCount > 0 { streamItemCount -= taken.reduce(0) { $0 + ($1.event.isStreamItem ? 1 : 0) } }
+        if streamItemCount > 0 { streamItemCount -= taken.reduce(0) { $0 + ($1.isStreamItem ? 1 : 0) } }
         return taken
     }
 }

@@ -12,7 +12,7 @@ public struct GroupRecord: Sendable {
         public var childGroupID: UInt64?
         /// The member's request, whose debug message has its real timings.
         public var requestID: UInt64?
-        /// Microseconds since the group started, as events arrived.
+        /// Microseconds since the group started, by the agent's clock.
         public var startedAt: Int64?
         public var finishedAt: Int64?
     }
@@ -61,7 +61,7 @@ public struct GroupsState: Sendable {
         awaitedID = groups.contains { $0.info.id == id } ? nil : id
     }
 
-    public mutating func apply(_ event: GroupEvent, at now: ContinuousClock.Instant) {
+    public mutating func apply(_ event: GroupEvent) {
         let id = event.group.id
         if id == awaitedID { awaitedID = nil }
         if case .created(let info, let labels) = event {
@@ -78,15 +78,14 @@ public struct GroupsState: Sendable {
             return
         }
         guard let index = groups.lastIndex(where: { $0.info.id == id }) else { return }
-        let elapsed = groups[index].started.map { (now - $0).wholeMicroseconds }
         switch event {
         case .created:
             break
         case .waiting:
             groups[index].waiting = true
-        case .started:
+        case .started(_, let at):
             groups[index].waiting = false
-            groups[index].started = now
+            groups[index].started = at
         case .memberChanged(_, let update):
             while groups[index].members.count <= update.index {
                 groups[index].members.append(GroupRecord.Member(label: update.label, state: .created))
@@ -100,6 +99,7 @@ public struct GroupsState: Sendable {
             if let error = update.error { member.error = error }
             if let child = update.childGroupID { member.childGroupID = child }
             if let requestID = update.requestID { member.requestID = requestID }
+            let elapsed = groups[index].started.map { (update.at - $0).wholeMicroseconds }
             if update.state == .inFlight, member.startedAt == nil { member.startedAt = elapsed }
             if update.state == .pending, update.waitReason == nil { member.startedAt = elapsed }
             if update.state.isTerminal { member.finishedAt = elapsed }

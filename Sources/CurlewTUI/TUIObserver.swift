@@ -17,13 +17,6 @@ public enum UIEvent: Sendable {
     case group(GroupEvent)
 }
 
-/// A UI event with the moment it reached the observer, so durations do not depend on how often
-/// the UI drains.
-public struct TimedUIEvent: Sendable {
-    public var event: UIEvent
-    public var at: ContinuousClock.Instant
-}
-
 /// The TUI's observer: it only queues events; the curses thread drains them between key presses,
 /// so a flood of events never delays input. Progress bursts are coalesced to the latest per request.
 ///
@@ -53,7 +46,6 @@ public final class TUIObserver: NetworkObserver {
     public func request(_ request: RequestInfo, didProgress progress: RequestProgress) { push(.progress(request, progress)) }
     public func requestDidProduce(_ message: DebugMessage) { push(.message(message)) }
     public func requestDidStream(_ update: StreamUpdate) {
-        let at = ContinuousClock.now
         let id = update.request.id
         inbox.withLock { inbox in
             guard inbox.queue.streamItemCount < streamItemLimit else {
@@ -66,7 +58,7 @@ public final class TUIObserver: NetworkObserver {
             // Cut as the live row keeps it: an event's data may be a megabyte.
             case .event(let event): .streamedEvent(update.request, StreamRecord.kept(event), dropped: dropped)
             }
-            inbox.queue.append(TimedUIEvent(event: event, at: at))
+            inbox.queue.append(event)
         }
     }
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) {
@@ -77,23 +69,22 @@ public final class TUIObserver: NetworkObserver {
     public func requestGroup(_ event: GroupEvent) { push(.group(event)) }
 
     public func push(_ event: UIEvent) {
-        let timed = TimedUIEvent(event: event, at: .now)
-        inbox.withLock { $0.queue.append(timed) }
+        inbox.withLock { $0.queue.append(event) }
     }
 
     public var pendingCount: Int { inbox.withLock { $0.queue.count } }
 
     /// Takes up to `limit` queued events, oldest first, keeping only the last progress of each
     /// request among them. The rest stay queued for the next call.
-    public func drain(limit: Int = Int.max) -> [TimedUIEvent] {
+    public func drain(limit: Int = Int.max) -> [UIEvent] {
         let events = inbox.withLock { $0.queue.takeFirst(limit) }
         var lastProgress: [UInt64: Int] = [:]
-        for (index, timed) in events.enumerated() {
-            if case .progress(let info, _) = timed.event { lastProgress[info.id] = index }
+        for (index, event) in events.enumerated() {
+            if case .progress(let info, _) = event { lastProgress[info.id] = index }
         }
-        return events.enumerated().compactMap { index, timed in
-            if case .progress(let info, _) = timed.event, lastProgress[info.id] != index { return nil }
-            return timed
+        return events.enumerated().compactMap { index, event in
+            if case .progress(let info, _) = event, lastProgress[info.id] != index { return nil }
+            return event
         }
     }
 }

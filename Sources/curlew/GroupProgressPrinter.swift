@@ -5,6 +5,7 @@ import CurlewLocking
 /// Prints each group member's result as it finishes, captures as they are made, and each
 /// group's verdict: the command-line view of the agent's group events.
 final class GroupProgressPrinter: NetworkObserver {
+    /// When each running member started, by the agent's clock (`MemberUpdate.at`).
     private let started = Locked<[String: ContinuousClock.Instant]>([:])
     /// Member requests' own elapsed time, from their debug messages (which arrive before the
     /// member's end), so the printed time is the request's, not the gap between two deliveries.
@@ -17,15 +18,15 @@ final class GroupProgressPrinter: NetworkObserver {
 
     func requestGroup(_ event: GroupEvent) {
         switch event {
-        case .started(let group):
+        case .started(let group, _):
             emit("\(indent(group))▶ \(group.kind.rawValue) \(title(group)) started")
         case .memberChanged(let group, let update):
             let key = "\(group.id)/\(update.index)"
             if update.state == .pending, update.waitReason == nil {
-                started.withLock { $0[key] = .now }
+                started.withLock { $0[key] = update.at }
             }
             guard update.state.isTerminal else { return }
-            let waited = started.withLock { $0.removeValue(forKey: key) }.map { (ContinuousClock.now - $0).wholeMicroseconds }
+            let waited = started.withLock { $0.removeValue(forKey: key) }.map { (update.at - $0).wholeMicroseconds }
             let own = update.requestID.flatMap { id in elapsedByRequest.withLock { $0.removeValue(forKey: id) } }
             let duration = (own ?? waited).map(TimingBreakdown.format) ?? "-"
             let outcome: String = switch update.state {

@@ -5,13 +5,13 @@ import Testing
 
 @Suite("TUI event queue")
 struct EventQueueTests {
-    private func event(_ id: UInt64) -> TimedUIEvent {
-        TimedUIEvent(event: .finished(RequestInfo(id: id, name: nil, method: "GET", url: "/", startedAt: Date()), .succeeded), at: .now)
+    private func event(_ id: UInt64) -> UIEvent {
+        .finished(RequestInfo(id: id, name: nil, method: "GET", url: "/", startedAt: Date()), .succeeded)
     }
 
-    private func ids(_ events: [TimedUIEvent]) -> [UInt64] {
-        events.map { timed in
-            guard case .finished(let info, _) = timed.event else { return 0 }
+    private func ids(_ events: [UIEvent]) -> [UInt64] {
+        events.map { event in
+            guard case .finished(let info, _) = event else { return 0 }
             return info.id
         }
     }
@@ -46,10 +46,10 @@ struct TUIObserverFloodTests {
         #expect(observer.pendingCount == 101, "100 stream items and the progress")
         let first = observer.drain()
         #expect(first.count == 101)
-        if case .progress = first.last?.event {} else { Issue.record("other events are kept: \(String(describing: first.last))") }
+        if case .progress = first.last {} else { Issue.record("other events are kept: \(String(describing: first.last))") }
         // The next item queued says how many went before it; the lane's own count is added.
         observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 5))
-        guard case .streamedBytes(_, _, let dropped) = observer.drain().first?.event else {
+        guard case .streamedBytes(_, _, let dropped) = observer.drain().first else {
             Issue.record("no stream item queued after the drain")
             return
         }
@@ -59,7 +59,7 @@ struct TUIObserverFloodTests {
         observer.requestDidFinish(info, state: .succeeded)
         _ = observer.drain()
         observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 0))
-        guard case .streamedBytes(_, _, let after) = observer.drain().first?.event else {
+        guard case .streamedBytes(_, _, let after) = observer.drain().first else {
             Issue.record("no stream item queued after the finish")
             return
         }

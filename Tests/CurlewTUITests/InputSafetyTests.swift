@@ -83,7 +83,7 @@ struct PaneReportTests {
     func cancelledBatchProgress() {
         let model = model()
         model.ingest([
-            .group(.created(batch, memberLabels: ["a", "b", "c"])), .group(.started(batch)),
+            .group(.created(batch, memberLabels: ["a", "b", "c"])), .group(.started(batch, at: .now)),
             .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .succeeded, statusCode: 200))),
             .group(.memberChanged(batch, MemberUpdate(index: 1, label: "b", state: .cancelled))),
             .group(.memberChanged(batch, MemberUpdate(index: 2, label: "c", state: .cancelled))),
@@ -96,12 +96,34 @@ struct PaneReportTests {
         #expect(!screen.text.contains("100 %"))
     }
 
+    @Test("a member's time and place in Groups are by the agent's clock, however late or together its events arrive (a trial saw nested runs of a few ms shown as 0.04 ms)")
+    func memberTimesByAgentClock() {
+        let model = model()
+        let start = ContinuousClock.now - .seconds(5)
+        func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+        // All arrive in one batch, long after they happened, as a lane delivers them.
+        model.ingest([
+            .group(.created(batch, memberLabels: ["a", "b"])), .group(.started(batch, at: at(0))),
+            .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .pending, at: at(0)))),
+            .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .succeeded, at: at(7)))),
+            .group(.memberChanged(batch, MemberUpdate(index: 1, label: "b", state: .pending, at: at(7)))),
+            .group(.memberChanged(batch, MemberUpdate(index: 1, label: "b", state: .succeeded, at: at(12)))),
+            .group(.finished(batch, verdict: .succeeded, duration: 12_000, failedMembers: [])),
+        ])
+        let members = model.groups.groups.last?.members ?? []
+        #expect(members.map(\.startedAt) == [0, 7_000] && members.map(\.finishedAt) == [7_000, 12_000], "\(members)")
+        model.handle(.character("3"))
+        let screen = VirtualScreen(rows: 24, columns: 120)
+        screen.present(model.render(rows: 24, columns: 120))
+        #expect(screen.text.contains("7.000 ms") && screen.text.contains("5.000 ms"), "\(screen.text)")
+    }
+
     @Test("a member's time in Groups is its request's elapsed time, as Live shows it")
     func memberTimeMatchesLive() {
         let model = model()
         let message = Fixtures.message(id: 77, elapsedMicros: 123_400)
         model.ingest([
-            .group(.created(batch, memberLabels: ["a"])), .group(.started(batch)),
+            .group(.created(batch, memberLabels: ["a"])), .group(.started(batch, at: .now)),
             .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .pending, requestID: 77))),
             .message(message),
             .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .succeeded, requestID: 77, statusCode: 200))),

@@ -65,29 +65,28 @@ enum TUIFixtures {
         let start = ContinuousClock.now
         let batch = GroupInfo(id: 10, name: "batch of three", kind: .batch, parentID: nil, indexInParent: nil, isPriorityGate: false)
         let chain = GroupInfo(id: 20, name: "login -> profile", kind: .chain, parentID: nil, indexInParent: nil, isPriorityGate: false)
-        let events: [(GroupEvent, Int)] = [
-            (.created(batch, memberLabels: ["/get", "/status/500", "/json"]), 0),
-            (.started(batch), 0),
-            (.memberChanged(batch, MemberUpdate(index: 0, label: "/get", state: .pending)), 0),
-            (.memberChanged(batch, MemberUpdate(index: 1, label: "/status/500", state: .pending)), 0),
-            (.memberChanged(batch, MemberUpdate(index: 2, label: "/json", state: .pending)), 0),
-            (.memberChanged(batch, MemberUpdate(index: 0, label: "/get", state: .succeeded, statusCode: 200)), 40),
-            (.memberChanged(batch, MemberUpdate(index: 2, label: "/json", state: .succeeded, statusCode: 200)), 60),
-            (.memberChanged(batch, MemberUpdate(index: 1, label: "/status/500", state: .failed, statusCode: 500,
-                                               error: RequestError(.unacceptableStatus, "server answered 500", code: 500))), 100),
-            (.finished(batch, verdict: .succeeded, duration: 100_000, failedMembers: [1]), 100),
-            (.created(chain, memberLabels: ["log in", "profile"]), 200),
-            (.started(chain), 200),
-            (.memberChanged(chain, MemberUpdate(index: 0, label: "log in", state: .pending)), 200),
-            (.memberChanged(chain, MemberUpdate(index: 0, label: "log in", state: .succeeded, statusCode: 200)), 230),
-            (.captured(chain, step: 0, name: "token", value: "demo-1234"), 230),
-            (.memberChanged(chain, MemberUpdate(index: 1, label: "profile", state: .pending)), 230),
-            (.memberChanged(chain, MemberUpdate(index: 1, label: "profile", state: .succeeded, statusCode: 200)), 250),
-            (.finished(chain, verdict: .succeeded, duration: 50_000, failedMembers: []), 250),
+        func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+        let events: [GroupEvent] = [
+            .created(batch, memberLabels: ["/get", "/status/500", "/json"]),
+            .started(batch, at: at(0)),
+            .memberChanged(batch, MemberUpdate(index: 0, label: "/get", state: .pending, at: at(0))),
+            .memberChanged(batch, MemberUpdate(index: 1, label: "/status/500", state: .pending, at: at(0))),
+            .memberChanged(batch, MemberUpdate(index: 2, label: "/json", state: .pending, at: at(0))),
+            .memberChanged(batch, MemberUpdate(index: 0, label: "/get", state: .succeeded, statusCode: 200, at: at(40))),
+            .memberChanged(batch, MemberUpdate(index: 2, label: "/json", state: .succeeded, statusCode: 200, at: at(60))),
+            .memberChanged(batch, MemberUpdate(index: 1, label: "/status/500", state: .failed, statusCode: 500,
+                                               error: RequestError(.unacceptableStatus, "server answered 500", code: 500), at: at(100))),
+            .finished(batch, verdict: .succeeded, duration: 100_000, failedMembers: [1]),
+            .created(chain, memberLabels: ["log in", "profile"]),
+            .started(chain, at: at(200)),
+            .memberChanged(chain, MemberUpdate(index: 0, label: "log in", state: .pending, at: at(200))),
+            .memberChanged(chain, MemberUpdate(index: 0, label: "log in", state: .succeeded, statusCode: 200, at: at(230))),
+            .captured(chain, step: 0, name: "token", value: "demo-1234"),
+            .memberChanged(chain, MemberUpdate(index: 1, label: "profile", state: .pending, at: at(230))),
+            .memberChanged(chain, MemberUpdate(index: 1, label: "profile", state: .succeeded, statusCode: 200, at: at(250))),
+            .finished(chain, verdict: .succeeded, duration: 50_000, failedMembers: []),
         ]
-        for (event, milliseconds) in events {
-            model.groups.apply(event, at: start + .milliseconds(milliseconds))
-        }
+        for event in events { model.groups.apply(event) }
     }
 }
 

@@ -51,9 +51,14 @@ public struct MemberUpdate: Sendable, Equatable {
     public var progress: RequestProgress?
     public var statusCode: Int?
     public var error: RequestError?
+    /// When the member changed, by the agent's clock: observers hear of it later (a lane
+    /// delivers a batch of events at a time), so times measured on arrival would be skewed.
+    public var at: ContinuousClock.Instant
 
     public init(index: Int, label: String, state: RequestState, waitReason: WaitReason? = nil, requestID: UInt64? = nil,
-                childGroupID: UInt64? = nil, progress: RequestProgress? = nil, statusCode: Int? = nil, error: RequestError? = nil) {
+                childGroupID: UInt64? = nil, progress: RequestProgress? = nil, statusCode: Int? = nil, error: RequestError? = nil,
+                at: ContinuousClock.Instant = .now) {
+        self.at = at
         self.index = index
         self.label = label
         self.state = state
@@ -71,7 +76,8 @@ public struct MemberUpdate: Sendable, Equatable {
 public enum GroupEvent: Sendable, Equatable {
     case created(GroupInfo, memberLabels: [String])
     case waiting(GroupInfo, reason: WaitReason)
-    case started(GroupInfo)
+    /// `at` by the agent's clock, as `MemberUpdate.at`.
+    case started(GroupInfo, at: ContinuousClock.Instant)
     case memberChanged(GroupInfo, MemberUpdate)
     case captured(GroupInfo, step: Int, name: String, value: String)
     case stepAdded(GroupInfo, index: Int, label: String)
@@ -80,7 +86,7 @@ public enum GroupEvent: Sendable, Equatable {
 
     public var group: GroupInfo {
         switch self {
-        case .created(let info, _), .waiting(let info, _), .started(let info), .memberChanged(let info, _),
+        case .created(let info, _), .waiting(let info, _), .started(let info, _), .memberChanged(let info, _),
              .captured(let info, _, _, _), .stepAdded(let info, _, _), .finished(let info, _, _, _):
             info
         }

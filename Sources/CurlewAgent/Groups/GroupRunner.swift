@@ -99,15 +99,16 @@ final class GroupRunner: Sendable {
     private func perform(_ effect: GroupMachine.Effect, in machine: GroupMachine) {
         switch effect {
         case .launched:
-            startedAt.withLock { $0 = .now }
+            let launched = ContinuousClock.now
+            startedAt.withLock { $0 = launched }
             handle.update {
                 $0.state = .running
                 $0.startedAt = Date()
                 for index in $0.members.indices { $0.members[index].state = .pending; $0.members[index].waitReason = .queued }
             }
-            publish(.started(info))
+            publish(.started(info, at: launched))
             for (index, label) in handle.members.map(\.label).enumerated() {
-                publish(.memberChanged(info, MemberUpdate(index: index, label: label, state: .pending, waitReason: .queued)))
+                publish(.memberChanged(info, MemberUpdate(index: index, label: label, state: .pending, waitReason: .queued, at: launched)))
             }
         case .start(let index, let member, let variables):
             start(index, member: member, variables: variables)
