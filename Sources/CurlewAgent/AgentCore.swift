@@ -180,7 +180,8 @@ final class AgentCore: Sendable {
     /// What a request that was never composed asked for: its method and URL as typed, so every
     /// view of it (Live, the log, the CLI) shows what the user wrote rather than nothing.
     static func asTyped(_ info: RequestInfo) -> ComposedRequest {
-        ComposedRequest(method: info.method, url: URLPassword.masking(in: info.url), headers: [], params: .null, body: nil, timeoutMilliseconds: 0)
+        ComposedRequest(method: info.method, url: URLPassword.masking(in: info.url), headers: [], params: .null, body: nil, timeoutMilliseconds: 0,
+                        isAsTyped: true)
     }
 
     /// Reacts to one turn of the transfer loop. Observers and the callback runner receive the

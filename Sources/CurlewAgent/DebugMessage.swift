@@ -16,10 +16,14 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
     /// The request side of the transfer record (upload file, form parts, download); recorded in
     /// `DebugMessage.transfer`, not here.
     public var transfer: TransferRecord?
+    /// Only the method and URL as typed are known: the request ended before it was composed
+    /// (refused, or cancelled while it waited), or no observer listened when it was.
+    public var isAsTyped: Bool
 
     public init(method: String, url: String, headers: [HeaderField], params: JSONValue, body: BodySnapshot?, timeoutMilliseconds: Int64,
-                automaticHeaders: [String] = [], transfer: TransferRecord? = nil) {
+                automaticHeaders: [String] = [], transfer: TransferRecord? = nil, isAsTyped: Bool = false) {
         self.transfer = transfer
+        self.isAsTyped = isAsTyped
         self.method = method
         self.url = url
         self.headers = headers
@@ -31,6 +35,7 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case method, url, headers, params, body, timeoutMilliseconds, automaticHeaders
+        case isAsTyped = "asTyped"
     }
 
     /// This request without its transfer record, and the record, which a debug message keeps
@@ -51,6 +56,7 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
         timeoutMilliseconds = try container.decode(Int64.self, forKey: .timeoutMilliseconds)
         // Logs written before this field existed: every header counts as the request's own.
         automaticHeaders = try container.decodeIfPresent([String].self, forKey: .automaticHeaders) ?? []
+        isAsTyped = try container.decodeIfPresent(Bool.self, forKey: .isAsTyped) ?? false
     }
 }
 

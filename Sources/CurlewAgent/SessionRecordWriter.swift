@@ -350,6 +350,7 @@ struct SessionRecordWriter {
         if !request.automaticHeaders.isEmpty {
             key("automaticHeaders"); array(request.automaticHeaders) { $0.string($1) }
         }
+        if request.isAsTyped { key("asTyped"); boolean(true) }
         closeObject()
     }
 

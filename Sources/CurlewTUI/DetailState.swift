@@ -99,14 +99,18 @@ enum DetailContent {
                 return [StyledLine("Running: the request shows here when it finishes.", .dim)]
             }
             var lines = [StyledLine("\(original.method) \(original.url)", .bold)]
-            // A request the agent refused before composing it is known only as typed (its
-            // parameters as null, no timeout): said so, rather than shown as if composed.
-            let asTyped = original.params == .null
-            if asTyped, message.sent == nil, message.error != nil {
-                lines.append(StyledLine("Refused before it was composed: shown as typed. The Error tab says why.", .dim))
+            // A request known only as typed (no parameters, no timeout) says so, rather than
+            // showing as if composed.
+            if original.isAsTyped {
+                let why = switch message.error?.kind {
+                case nil: "Shown as typed: nothing was listening when it was composed."
+                case .cancelled?: "Cancelled before it was composed: shown as typed."
+                case _?: "Refused before it was composed: shown as typed. The Error tab says why."
+                }
+                lines.append(StyledLine(why, .dim))
             }
             lines += original.headers.map { StyledLine("\($0.name): \($0.value)") }
-            if !asTyped, original.params != .object([]) { lines += [StyledLine(""), StyledLine("Parameters", .title)] + json(original.params) }
+            if !original.isAsTyped, original.params != .null, original.params != .object([]) { lines += [StyledLine(""), StyledLine("Parameters", .title)] + json(original.params) }
             if let body = original.body { lines += [StyledLine(""), StyledLine("Body", .title)] + bodyLines(body) }
             if let parts = message.transfer?.requestLines, !parts.isEmpty {
                 lines += [StyledLine(""), StyledLine("Body from files and parts", .title)] + parts.map { StyledLine($0) }

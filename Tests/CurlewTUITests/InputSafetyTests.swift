@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 import CurlewTestSupport
 @testable import CurlewTUI
 import Foundation
@@ -271,5 +272,18 @@ struct RefusedRequestDetailTests {
         #expect(text.first == "GET http://exa mple.test/get")
         #expect(text.contains("Refused before it was composed: shown as typed. The Error tab says why."))
         #expect(!text.contains("Parameters") && !text.contains("null") && !text.contains { $0.hasPrefix("timeout") }, "\(text)")
+        // Read back from a session log, it still says so.
+        let path = NSTemporaryDirectory() + "curlew-as-typed-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try ExchangeFile.writeSessionLog(of: [message], to: path)
+        let logged = try #require(try ExchangeFile.messages(path: path).first)
+        #expect(logged.original?.isAsTyped == true)
+        #expect(DetailContent.lines(for: .request, of: logged).map(\.text).contains("Refused before it was composed: shown as typed. The Error tab says why."))
+        // A request a HAR file recorded, failed and with no parameters of its own, was sent as recorded (found by review).
+        var recorded = logged
+        recorded.original = ComposedRequest(method: "GET", url: "http://a.test/", headers: [HeaderField(name: "Accept", value: "*/*")],
+                                            params: .null, body: nil, timeoutMilliseconds: 0)
+        recorded.error = RequestError(.couldNotConnect, "net::ERR_CONNECTION_REFUSED")
+        #expect(!DetailContent.lines(for: .request, of: recorded).map(\.text).contains { $0.contains("before it was composed") || $0 == "null" })
     }
 }
