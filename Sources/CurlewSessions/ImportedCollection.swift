@@ -65,14 +65,15 @@ public struct ImportedCollection: Sendable {
     public init() {}
 
     /// Drops from every item the headers no request may send (a name that is not an HTTP token,
-    /// a control byte in a value), each named in `notes`: written into a workspace, such a
-    /// header would fail the request every time it runs.
+    /// a control byte in a value, a Content-Length or Transfer-Encoding, which the body sets),
+    /// each named in `notes`: written into a workspace, such a header would fail the request
+    /// every time it runs.
     public mutating func dropUnsendableHeaders() {
         for index in items.indices {
             var kept: [HeaderField] = []
             for field in items[index].request.headers.fields {
                 do {
-                    try HTTPHeaders([field]).validateSyntax()
+                    try HTTPHeaders([field]).validate()
                     kept.append(field)
                 } catch {
                     notes.append("\(items[index].name): dropped a header Curlew would not send: \(error.message)")

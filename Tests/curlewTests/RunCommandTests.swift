@@ -249,7 +249,7 @@ struct ImportedRunTests {
         let directory = NSTemporaryDirectory() + "curlew-badheader-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let har = #"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "time": 1, "request": {"method": "GET", "url": "http://a.test/x", "headers": [{"name": "Bad Name", "value": "1"}, {"name": "X-Ok", "value": "2"}]}, "response": {"status": 200, "headers": []}}]}}"#
-        let http = "GET http://a.test/y\nX-Bell: a\u{07}b\nX-Ok: 2\n"
+        let http = "GET http://a.test/y\nX-Bell: a\u{07}b\nX-Ok: 2\n\n###\nPOST http://a.test/w\nContent-Length: 12\nX-Ok: 3\n\nhello\n"
         let postman = #"{"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"}, "item": [{"name": "z", "request": {"method": "GET", "url": "http://a.test/z", "header": [{"key": "X:Colon", "value": "1"}, {"key": "X-Ok", "value": "2"}]}}]}"#
         for (format, name, text, dropped) in [("har", "a.har", har, "\"Bad Name\""), ("http", "b.http", http, "X-Bell"), ("postman", "c.json", postman, "\"X:Colon\"")] {
             try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
@@ -260,7 +260,12 @@ struct ImportedRunTests {
                     "\(format): \(imported.output)")
             let written = try String(contentsOfFile: path, encoding: .utf8)
             #expect(written.contains("X-Ok") && !written.contains(dropped.replacingOccurrences(of: "\"", with: "")), "\(format): \(written)")
+            // A framing header given by hand goes too: the agent would refuse it on every run (found by review).
+            if format == "http" {
+                #expect(imported.output.contains("Content-Length is set from the body") && !written.contains("Content-Length"), "\(imported.output)\n\(written)")
+            }
         }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     @Test("an imported Postman collection and environment and an OpenAPI document run against the demo server")
