@@ -20,7 +20,7 @@ public enum ExchangeFile {
                 throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
             }
             do { return (try HARImport.messages(data), []) } catch {
-                throw SessionLogError(kind: .notASessionLog, path: path, reason: error.reason)
+                throw SessionLogError(kind: .unreadableHAR, path: path, reason: error.reason)
             }
         }
         let log = try SessionLogReader.read(path: path)
@@ -51,6 +51,7 @@ public enum ExchangeFile {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try writeSessionLog(of: messages, to: target)
         } catch {
+            try? FileManager.default.removeItem(atPath: target)
             throw SessionLogError(kind: .unreadable, path: path, reason: "cannot make a session log of it: \(error)")
         }
         return target

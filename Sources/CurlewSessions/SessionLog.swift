@@ -24,6 +24,8 @@ public struct SessionLogError: Error, Sendable, Equatable, CustomStringConvertib
     public enum Kind: String, Sendable {
         case unreadable
         case notASessionLog
+        /// A file that reads as HAR, but not as a HAR document Curlew understands.
+        case unreadableHAR
     }
 
     public var kind: Kind
@@ -34,6 +36,7 @@ public struct SessionLogError: Error, Sendable, Equatable, CustomStringConvertib
         switch kind {
         case .unreadable: "cannot read session log \(path): \(reason)"
         case .notASessionLog: "\(path) is not a Curlew session log: \(reason)"
+        case .unreadableHAR: "\(path) is not a HAR file Curlew can read: \(reason)"
         }
     }
 

@@ -2,7 +2,8 @@ import CurlewSessions
 import Foundation
 
 /// HAR files opened in the log browser, each as a session log made from it (secrets redacted),
-/// in an owner-only temporary directory that goes away with the browser.
+/// in an owner-only temporary directory. The browser removes each when it closes that log, and
+/// all of them when it ends; the directory also goes when this object does.
 final class ConvertedHARFiles: Sendable {
     private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-har-\(UUID().uuidString)").path
 
@@ -12,7 +13,17 @@ final class ConvertedHARFiles: Sendable {
         try ExchangeFile.sessionLog(ofHAR: path, in: directory)
     }
 
-    deinit {
+    /// Removes one session log this object made.
+    func discard(_ path: String) {
+        guard (path as NSString).deletingLastPathComponent == directory else { return }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func discardAll() {
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit {
+        discardAll()
     }
 }

@@ -66,7 +66,19 @@ public struct LogBrowserState {
         let indexed = ExchangeFile.isHAR(path: path) ? try convertedHARFiles.sessionLog(of: path) : path
         let index = try SessionLogIndex(path: indexed, firstEntries: Self.firstScreenEntries)
         let count = index.entryCount
+        discardConversion()
         opened = OpenedLog(path: indexed, source: path, index: index, visible: .all(count), seen: count)
+    }
+
+    /// Removes the session log made for the opened HAR file, if it is one.
+    private func discardConversion() {
+        if let opened, opened.path != opened.source { convertedHARFiles.discard(opened.path) }
+    }
+
+    /// Removes every session log made from a HAR file; the browser's end.
+    public mutating func discardConvertedFiles() {
+        opened = nil
+        convertedHARFiles.discardAll()
     }
 
     /// Takes in entries the background indexer added since the last call, through the filter;
@@ -100,6 +112,7 @@ public struct LogBrowserState {
     }
 
     public mutating func close() {
+        discardConversion()
         opened = nil
     }
 

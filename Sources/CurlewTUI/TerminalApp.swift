@@ -15,7 +15,11 @@ public enum TerminalApp {
     public static func run(_ model: AppModel, observer: TUIObserver) {
         let screen = CursesScreen(theme: model.environment.theme)
         installSignalHandlers()
-        defer { screen.close() }
+        defer {
+            screen.close()
+            // Not left to the model's end: the process may exit before the model is freed.
+            model.logs.discardConvertedFiles()
+        }
         var mouse = model.mouseEnabled
         screen.setMouse(mouse)
         var lastDraw = ContinuousClock.now - .seconds(1)

@@ -26,7 +26,16 @@ struct HARBrowserTests {
         let screen = VirtualScreen(rows: 24, columns: 100)
         screen.present(model.render(rows: 24, columns: 100))
         #expect(screen.text.contains("run.har  1 of 1 entries") && screen.text.contains("http://a.test/x"), "\(screen.text)")
+        // Each opened HAR file's session log is removed once another log replaces it, and all of
+        // them when the browser ends (found by review: they were left in the temporary directory).
+        let converted = opened.path
+        #expect(FileManager.default.fileExists(atPath: converted) && converted != directory + "/run.har")
+        model.openLog(directory + "/run.har")
+        let again = try #require(model.logs.opened?.path)
+        #expect(!FileManager.default.fileExists(atPath: converted) && FileManager.default.fileExists(atPath: again))
+        model.logs.discardConvertedFiles()
+        #expect(!FileManager.default.fileExists(atPath: (again as NSString).deletingLastPathComponent))
         model.openLog(directory + "/broken.har")
-        #expect(model.message.contains("broken.har is not a Curlew session log"), "\(model.message)")
+        #expect(model.message.contains("broken.har is not a HAR file Curlew can read"), "\(model.message)")
     }
 }
