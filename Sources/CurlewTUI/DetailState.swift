@@ -22,6 +22,9 @@ public struct DetailState: Sendable {
     /// Lines of the current tab that match the search.
     public private(set) var matches: [Int] = []
     private var cache: [Tab: [StyledLine]] = [:]
+    /// The width the Error tab's text is wrapped to (its end often says what went wrong): set by
+    /// the view that draws it, so search and scrolling count the lines it shows.
+    public private(set) var errorWidth: Int?
 
     /// The request has not finished: the detail shows what is known so far and follows it.
     public let isRunning: Bool
@@ -55,9 +58,20 @@ public struct DetailState: Sendable {
     /// The lines of the current tab (text tabs only; Timing is drawn as a chart).
     public mutating func lines() -> [StyledLine] {
         if let cached = cache[tab] { return cached }
-        let built = DetailContent.lines(for: tab, of: message)
+        var built = DetailContent.lines(for: tab, of: message)
+        if tab == .error, let errorWidth {
+            built = built.flatMap { line in TextWidth.wrap(line.text, to: errorWidth).map { StyledLine($0, line.style) } }
+        }
         cache[tab] = built
         return built
+    }
+
+    /// Wraps the Error tab's text to `width` cells from now on.
+    public mutating func wrapError(to width: Int) {
+        guard width != errorWidth else { return }
+        errorWidth = width
+        cache[.error] = nil
+        if tab == .error { updateMatches() }
     }
 
     public mutating func setSearch(_ text: String) {

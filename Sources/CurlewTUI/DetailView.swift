@@ -19,12 +19,8 @@ enum DetailView {
             }
         }
         let body = Rect(row: area.row + 1, column: area.column + 1, height: area.height - 1, width: area.width - 2)
-        // An error's text is wrapped to the panel: its end often says what went wrong.
-        let lines = switch state.tab {
-        case .timing: [StyledLine]()
-        case .error: state.lines().flatMap { line in TextWidth.wrap(line.text, to: body.width).map { StyledLine($0, line.style) } }
-        default: state.lines()
-        }
+        state.wrapError(to: body.width)
+        let lines = state.tab == .timing ? [] : state.lines()
         state.scroll = min(state.scroll, max(0, lines.count - body.height))
         // Where the window is in a long body, right-aligned; the summary takes what is left.
         let position = lines.count > body.height ? "\(state.scroll + 1)-\(min(lines.count, state.scroll + body.height)) of \(lines.count) lines" : ""
@@ -36,8 +32,7 @@ enum DetailView {
             drawTiming(message, in: body, into: &frame)
             return
         }
-        // Search matches number the unwrapped lines.
-        let matches = state.tab == .error ? [] : Set(state.matches)
+        let matches = Set(state.matches)
         for (offset, line) in lines.dropFirst(state.scroll).prefix(body.height).enumerated() {
             let style = matches.contains(state.scroll + offset) ? Style.selected : line.style
             frame.put(line.text, row: body.row + offset, column: body.column, style: style, width: body.width)

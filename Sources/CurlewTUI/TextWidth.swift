@@ -75,31 +75,47 @@ public enum TextWidth {
         fit(text, to: width - 1) + " "
     }
 
-    /// `text` in lines of at most `width` cells, each broken after its last space that fits (or,
-    /// in a word longer than a line, where the line is full).
+    /// `text` in lines of at most `width` cells: a line break starts a new line, a long line is
+    /// broken after its last space that fits (the spaces at the break dropped), and a word longer
+    /// than a line where the line is full. A character wider than `width` takes a line alone.
     public static func wrap(_ text: String, to width: Int) -> [String] {
-        guard width > 0, of(text) > width else { return [text] }
+        guard width > 0 else { return [text] }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { wrapLine(Substring($0), to: width) }
+    }
+
+    private static func wrapLine(_ text: Substring, to width: Int) -> [String] {
+        guard of(text) > width else { return [String(text)] }
         var lines: [String] = []
         var line = ""
         var used = 0
         for character in text {
             let cells = of(character)
             if used + cells > width {
-                if let space = line.lastIndex(of: " "), space != line.startIndex {
-                    let rest = String(line[line.index(after: space)...])
-                    lines.append(String(line[..<space]))
-                    line = rest
-                    used = of(rest)
-                } else {
+                if character == " " {
+                    lines.append(line)
+                    line = ""
+                    used = 0
+                    continue
+                }
+                let space = line.lastIndex(of: " ")
+                var head = space.map { line[..<$0] } ?? ""
+                while head.last == " " { head = head.dropLast() }
+                if let space, !head.isEmpty {
+                    lines.append(String(head))
+                    line = String(line[line.index(after: space)...])
+                    used = of(line)
+                } else if !line.isEmpty {
                     lines.append(line)
                     line = ""
                     used = 0
                 }
             }
+            // A line that wrapping started does not begin with the spaces of the break.
+            if line.isEmpty, character == " ", !lines.isEmpty { continue }
             line.append(character)
             used += cells
         }
-        lines.append(line)
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
         return lines
     }
 

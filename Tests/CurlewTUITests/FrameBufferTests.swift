@@ -81,6 +81,13 @@ struct FrameBufferTests {
         #expect(TextWidth.wrap("the server closed the connection", to: 12) == ["the server", "closed the", "connection"])
         #expect(TextWidth.wrap("abcdefghij", to: 4) == ["abcd", "efgh", "ij"])
         #expect(TextWidth.wrap("名前です", to: 5) == ["名前", "です"])
+        // Found by review: a word that exactly fills a line, doubled spaces, a wide character
+        // in a one-cell line, and line breaks in the text.
+        #expect(TextWidth.wrap("abcd efgh", to: 4) == ["abcd", "efgh"])
+        #expect(TextWidth.wrap("ab  cd  ef", to: 4) == ["ab", "cd", "ef"])
+        #expect(TextWidth.wrap("名x", to: 1) == ["名", "x"])
+        #expect(TextWidth.wrap("first line\nsecond", to: 20) == ["first line", "second"])
+        #expect(TextWidth.wrap("   indented words", to: 8) == ["   inden", "ted", "words"])
     }
 
     @Test("an error's text is wrapped to the panel, its end shown (a trial found it cut at the panel's edge)")
@@ -93,6 +100,10 @@ struct FrameBufferTests {
         DetailView.draw(&state, in: Rect(row: 0, column: 0, height: 8, width: 40), into: &frame)
         let shown = (0..<8).map { frame.line($0) }.joined(separator: "\n")
         #expect(shown.contains("from the server"), "\(shown)")
+        // Search counts the lines shown (found by review: it counted the unwrapped ones).
+        state.setSearch("from the server")
+        let lines = state.lines()
+        #expect(state.matches.count == 1 && state.matches.allSatisfy { lines[$0].text.contains("from the server") }, "\(state.matches) \(lines.map(\.text))")
     }
 
     @Test("live rows with CJK and emoji URLs keep every column aligned")
