@@ -22,6 +22,7 @@ struct DemoServerCommand: AsyncParsableCommand {
     var certificateDirectory: String?
 
     func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         if certificateDirectory != nil, !tls { throw ValidationError("--cert-dir needs --tls") }
     }
 

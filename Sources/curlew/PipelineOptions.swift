@@ -20,7 +20,7 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .customLong("cache-policy"), help: "With --cache: how the cache answers (default: cacheElseNetwork).")
     var cachePolicy: CachePolicy?
 
-    @Option(name: .customLong("cache-ttl"), help: "With --cache: seconds an entry stays fresh (default: 60).")
+    @Option(name: .customLong("cache-ttl"), parsing: .unconditional, help: "With --cache: seconds an entry stays fresh (default: 60).")
     var cacheTTL: Double?
 
     @Option(help: ArgumentHelp("Mock requests matching a rule: 'GET /users/*=fixture.json' answers from a file without the network; 'GET /users/*=http://127.0.0.1:9000' sends them there instead. Repeatable.", valueName: "RULE=FILE|URL"))

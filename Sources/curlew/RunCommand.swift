@@ -43,10 +43,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write a JUnit XML report here.")
     var junit: String?
 
-    @Option(name: .customLong("repeat"), help: "Run everything this many times.")
+    @Option(name: .customLong("repeat"), parsing: .unconditional, help: "Run everything this many times.")
     var repeatCount = 1
 
-    @Option(help: "Run up to this many targets at once.")
+    @Option(parsing: .unconditional, help: "Run up to this many targets at once.")
     var parallel = 1
 
     @Flag(help: "Keep secrets in the log and HAR file (only for files that never leave this machine).")

@@ -232,6 +232,14 @@ struct SendCommandTests {
             let negative = try await CurlewProcess.run(["send", option, "-1", "127.0.0.1:\(port)/get"])
             #expect(negative.status == 64 && negative.error.contains(says), "\(option): \(negative.error)")
         }
+        // `curlew run` says a usage mistake with its own exit status, 2.
+        for (arguments, says, status) in [(["run", "curlew.yaml", "--repeat", "-1"], "--repeat must be 1 to 100000", Int32(2)),
+                                          (["run", "curlew.yaml", "--parallel", "-2"], "--parallel must be 1 to 256", 2),
+                                          (["send", "--cache", NSTemporaryDirectory(), "--cache-ttl", "-1", "127.0.0.1:\(port)/get"], "--cache-ttl must be a number of seconds", 64),
+                                          (["demo-server", "--port", "-1"], "--port must be from 0 to 65535", 64)] {
+            let negative = try await CurlewProcess.run(arguments)
+            #expect(negative.status == status && negative.error.contains(says), "\(arguments): \(negative.status) \(negative.error)")
+        }
     }
 
     @Test("a usage mistake is refused before anything is sent")
