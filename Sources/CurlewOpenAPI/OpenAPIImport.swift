@@ -75,7 +75,10 @@ public enum OpenAPIImport {
         for (index, server) in document.servers.enumerated() {
             var url = server.urlTemplate.absoluteString
             for (name, variable) in server.variables { url = url.replacingOccurrences(of: "{\(name)}", with: variable.default) }
-            if !url.contains("://") { url = "http://localhost" + (url.hasPrefix("/") ? url : "/" + url) }
+            if !url.contains("://") {
+                collection.notes.append("server \(url) is relative to where the document is served: its baseURL starts with http://localhost until you set it")
+                url = "http://localhost" + (url.hasPrefix("/") ? url : "/" + url)
+            }
             let name = server.description.map(slug) ?? (index == 0 ? "default" : "server\(index + 1)")
             collection.environments.append((name.isEmpty ? "server\(index + 1)" : name, [("baseURL", url.hasSuffix("/") ? String(url.dropLast()) : url)]))
         }
@@ -85,14 +88,14 @@ public enum OpenAPIImport {
         if document.servers.isEmpty {
             collection.notes.append("the document names no server: baseURL is http://localhost until you set it")
         }
-        for server in document.servers where !server.urlTemplate.absoluteString.contains("://") {
-            collection.notes.append("server \(server.urlTemplate.absoluteString) is relative to where the document is served: its baseURL starts with http://localhost until you set it")
-        }
         var names: Set<String> = []
         for (path, maybePathItem) in document.paths {
             guard let pathItem = components[maybePathItem] else {
                 collection.notes.append("\(path.rawValue): a path item reference that cannot be resolved is skipped")
                 continue
+            }
+            for case .a(let reference) in pathItem.parameters where components[reference] == nil {
+                collection.notes.append("\(path.rawValue): the parameter \(reference.absoluteString) cannot be resolved and is left out")
             }
             for method in methods {
                 guard let operation = pathItem.for(method) else { continue }
@@ -100,13 +103,11 @@ public enum OpenAPIImport {
                 var request = Request(HTTPMethod(rawValue: method.rawValue.uppercased()), "")
                 var query = Parameters()
                 let label = operation.operationId ?? "\(method.rawValue.uppercased()) \(path.rawValue)"
+                for case .a(let reference) in operation.parameters where components[reference] == nil {
+                    collection.notes.append("\(label): the parameter \(reference.absoluteString) cannot be resolved and is left out")
+                }
                 for maybeParameter in pathItem.parameters + operation.parameters {
-                    guard let parameter = components[maybeParameter] else {
-                        if case .a(let reference) = maybeParameter {
-                            collection.notes.append("\(label): the parameter \(reference.absoluteString) cannot be resolved and is left out")
-                        }
-                        continue
-                    }
+                    guard let parameter = components[maybeParameter] else { continue }
                     let name = parameter.name
                     switch parameter.location {
                     case .path:

@@ -226,6 +226,20 @@ struct ImportTests {
         #expect(collection.notes.contains { $0.hasPrefix("server /v1 is relative") })
         let serverless = try OpenAPIImport.parse(Data(#"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}}"#.utf8))
         #expect(serverless.notes == ["the document names no server: baseURL is http://localhost until you set it"])
+        // A server whose variable gives it a scheme is not relative; a path-level parameter that
+        // cannot be resolved is named once, not once per operation (found by review).
+        let templated = """
+        openapi: 3.1.0
+        info: {title: t, version: "1"}
+        servers: [{url: "{base}/v1", variables: {base: {default: "https://api.test"}}}]
+        paths:
+          /pets:
+            parameters: [{$ref: '#/components/parameters/Shared'}]
+            get: {responses: {"200": {description: ok}}}
+            delete: {responses: {"204": {description: gone}}}
+        """
+        let notes = try OpenAPIImport.parse(Data(templated.utf8)).notes
+        #expect(notes == ["/pets: the parameter #/components/parameters/Shared cannot be resolved and is left out"], "\(notes)")
     }
 }
 
