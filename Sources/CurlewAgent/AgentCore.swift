@@ -185,7 +185,8 @@ final class AgentCore: Sendable {
     }
 
     /// Reacts to one turn of the transfer loop. Observers and the callback runner receive the
-    /// turn's work together: one hand-over each, however many requests finished.
+    /// turn's work together: one hand-over each, however many requests finished (and one more
+    /// before each exchange of a pipelined request that ended, which the pipeline publishes).
     func handle(_ events: [TransferEvent]) {
         var finishing = 0
         for index in events.indices { if case .finished = events[index] { finishing += 1 } }
