@@ -9,6 +9,42 @@ public enum CookieJarFile {
     /// The cookie lines of the jar at `path` (comments and blank lines left out, `#HttpOnly_`
     /// lines kept). Throws `localFile` for a missing, unreadable, oversized or non-regular file.
     public static func lines(at path: String) throws(RequestError) -> [String] {
+        nonBlankLines(of: try text(at: path)).filter { !isComment($0) }
+    }
+
+    /// Throws `localFile` unless the file at `path` is empty or reads as a cookie jar: a Netscape
+    /// header, or cookie lines (and comments) only. A jar about to be written back must never
+    /// replace some other file given by mistake (a table with tabs in it, a Makefile).
+    public static func checkIsJar(_ path: String) throws(RequestError) {
+        let text = try text(at: path)
+        if text.hasPrefix("# Netscape HTTP Cookie File") || text.hasPrefix("# HTTP Cookie File") { return }
+        let lines = nonBlankLines(of: text)
+        guard !lines.isEmpty else { return }
+        guard lines.contains(where: isCookieLine), lines.allSatisfy({ isComment($0) || isCookieLine($0) }) else {
+            throw RequestError(.localFile, "\(path) is not a cookie jar (no Netscape header, and not only cookie lines); it is left as it is", code: 26)
+        }
+    }
+
+    /// A Netscape cookie line (domain, subdomains, path, secure, expiry, name, value; `#HttpOnly_`
+    /// before the domain for an HTTP-only cookie) or a `Set-Cookie:` header line.
+    static func isCookieLine(_ line: String) -> Bool {
+        if ASCII.hasPrefixIgnoringCase(line, "Set-Cookie:") { return true }
+        let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        guard fields.count == 7 else { return false }
+        let flag = { (field: Substring) in field.uppercased() == "TRUE" || field.uppercased() == "FALSE" }
+        return flag(fields[1]) && flag(fields[3]) && Int64(fields[4]) != nil
+    }
+
+    private static func isComment(_ line: String) -> Bool {
+        line.hasPrefix("#") && !line.hasPrefix("#HttpOnly_")
+    }
+
+    private static func nonBlankLines(of text: String) -> [String] {
+        text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+    }
+
+    /// The text of the file at `path`, which must be a regular file of at most `maxBytes`.
+    private static func text(at path: String) throws(RequestError) -> String {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw RequestError(.localFile, "cannot read cookie jar \(path): \(String(cString: strerror(errno)))", code: 26)
@@ -24,25 +60,7 @@ public enum CookieJarFile {
         guard let data = try? handle.readToEnd() ?? Data() else {
             throw RequestError(.localFile, "cannot read cookie jar \(path)", code: 26)
         }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init).filter { line in
-            !line.trimmingCharacters(in: .whitespaces).isEmpty && (!line.hasPrefix("#") || line.hasPrefix("#HttpOnly_"))
-        }
-    }
-
-    /// Throws `localFile` unless the file at `path` is empty or reads as a cookie jar (a Netscape
-    /// header line or a cookie line), so a jar about to be written back never replaces some other
-    /// file given by mistake.
-    public static func checkIsJar(_ path: String) throws(RequestError) {
-        let cookieLines = try lines(at: path).filter { $0.contains("\t") || ASCII.hasPrefixIgnoringCase($0, "Set-Cookie:") }
-        guard cookieLines.isEmpty else { return }
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        let start = String(decoding: (try? handle.read(upToCount: 256)) ?? Data(), as: UTF8.self)
-        let header = start.hasPrefix("# Netscape HTTP Cookie File") || start.hasPrefix("# HTTP Cookie File")
-        guard header || start.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw RequestError(.localFile, "\(path) is not a cookie jar (no Netscape header, no cookie line); it is left as it is", code: 26)
-        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Writes `cookies` to `path` atomically, readable by the owner only.

@@ -175,5 +175,20 @@ struct SendFilesTests {
         try "just some notes\n".write(toFile: notAJar, atomically: true, encoding: .utf8)
         #expect(try await CurlewProcess.run(["send", "-c", notAJar, "\(server.baseURL)/get"]).status == 26)
         #expect(try String(contentsOfFile: notAJar, encoding: .utf8) == "just some notes\n")
+        // A file with tabs is not a jar for that (found by a new user's trial: a TSV file and a
+        // Makefile were replaced by an empty jar, exit 0); neither is one of comments alone.
+        for (name, text) in [("data.tsv", "name\tvalue\nsecond line of my TSV\n"), ("Makefile", "all:\n\tswift build\n"),
+                             ("headings.md", "# Title\n# Another\n"),
+                             ("almost.txt", "a.test\tFALSE\t/\tFALSE\t0\tsid\tv\nnot a cookie line\n")] {
+            let path = directory + "/" + name
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let refused = try await CurlewProcess.run(["send", "-c", path, "--no-body", "\(server.baseURL)/get"])
+            #expect(refused.status == 26 && refused.error.contains("is not a cookie jar"), "\(name): \(refused.status) \(refused.error)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "\(name)")
+        }
+        // A jar curl wrote, header and all, is one.
+        let curlJar = directory + "/curl.jar"
+        try "# Netscape HTTP Cookie File\n# https://curl.se/docs/http-cookies.html\n\n#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n".write(toFile: curlJar, atomically: true, encoding: .utf8)
+        #expect(try await CurlewProcess.run(["send", "-c", curlJar, "--no-body", "\(server.baseURL)/get"]).status == 0)
     }
 }
