@@ -111,6 +111,9 @@ public enum CurlImport {
         var uploadFile: String?
         var bodyFiles: [(path: String, index: Int, stripsLineEnds: Bool)] = []
         var ignored: [String] = []
+        // What -u, -A and -e make, added once the command is read: a header given with -H
+        // replaces them, whichever comes first, as in curl.
+        var generated: [(flag: String, header: HeaderField)] = []
         var request = Request(.get, "")
         request.followRedirects = false
 
@@ -177,13 +180,14 @@ public enum CurlImport {
                 try formPart(try take(), literal: argument == "--form-string", into: &form, file)
             case "-u", "--user":
                 let credentials = try take()
-                headers.set("Authorization", "Basic " + Data((credentials.contains(":") ? credentials : credentials + ":").utf8).base64EncodedString())
+                let basic = "Basic " + Data((credentials.contains(":") ? credentials : credentials + ":").utf8).base64EncodedString()
+                generated.append(("-u", HeaderField(name: "Authorization", value: basic)))
             case "-b", "--cookie":
                 let cookie = try take()
                 guard cookie.contains("=") else { throw Failure(reason: "-b \(cookie): a cookie file is not imported; give the cookies as name=value") }
                 headers.set("Cookie", cookie)
-            case "-A", "--user-agent": headers.set("User-Agent", try take())
-            case "-e", "--referer": headers.set("Referer", try take())
+            case "-A", "--user-agent": generated.append(("-A", HeaderField(name: "User-Agent", value: try take())))
+            case "-e", "--referer": generated.append(("-e", HeaderField(name: "Referer", value: try take())))
             case "-G", "--get": asQuery = true
             case "-I", "--head": head = true
             case "-T", "--upload-file": uploadFile = try take()
@@ -249,6 +253,14 @@ public enum CurlImport {
         if usesForm {
             guard data.isEmpty else { throw Failure(reason: "-F cannot be combined with -d") }
             request.form = form
+        }
+        let givenByHand = Set(headers.fields.map { $0.name.lowercased() })
+        for (flag, field) in generated {
+            if givenByHand.contains(field.name.lowercased()) {
+                ignored.append("\(flag) (the -H \(field.name) header is sent instead, as curl does)")
+            } else {
+                headers.set(field.name, field.value)
+            }
         }
         // The agent asks for no compression and does not decode it; a browser's Accept-Encoding
         // would bring the body back compressed.

@@ -528,6 +528,24 @@ public enum WorkspaceWriter {
         return current
     }
 
+    /// `fields` with each name once, as a mapping holds them: a repeated field's values joined
+    /// where the first stood, with ", " as HTTP combines field lines (RFC 9110 §5.3), or "; "
+    /// for Cookie. (`-H 'X-A: 1' -H 'X-A: 2'` made a mapping with one key twice, refused.)
+    static func combiningRepeats(_ fields: some Sequence<HeaderField>) -> [HeaderField] {
+        var combined: [HeaderField] = []
+        var positions: [String: Int] = [:]
+        for field in fields {
+            let key = field.name.lowercased()
+            if let position = positions[key] {
+                combined[position].value += (key == "cookie" ? "; " : ", ") + field.value
+            } else {
+                positions[key] = combined.count
+                combined.append(field)
+            }
+        }
+        return combined
+    }
+
     /// One request as a workspace entry, with only the fields that differ from the defaults;
     /// `query` is written under `query:` beside the request's own URL parameters.
     static func node(for request: Request, folder: String? = nil, query: Parameters = Parameters()) -> Node {
@@ -537,7 +555,8 @@ public enum WorkspaceWriter {
         add("url", text(request.customURL ?? request.path))
         if let base = request.baseURL { add("baseURL", text(base)) }
         if !request.headers.isEmpty {
-            add("headers", .mapping(Node.Mapping(request.headers.filter { $0.name.lowercased() != "content-type" || !isJSONBody(request) }.map { (text($0.name), text($0.value)) })))
+            let fields = request.headers.filter { $0.name.lowercased() != "content-type" || !isJSONBody(request) }
+            add("headers", .mapping(Node.Mapping(combiningRepeats(fields).map { (text($0.name), text($0.value)) })))
         }
         // Parameters go where the agent sends them: the query, a form body or a JSON body.
         var queryEntries = query.entries
@@ -569,7 +588,7 @@ public enum WorkspaceWriter {
                 if let filename = part.filename { fields.append((Node("filename"), text(filename))) }
                 if let type = part.mimeType { fields.append((Node("type"), text(type))) }
                 if !part.headers.isEmpty {
-                    fields.append((Node("headers"), .mapping(Node.Mapping(part.headers.map { (text($0.name), text($0.value)) }))))
+                    fields.append((Node("headers"), .mapping(Node.Mapping(combiningRepeats(part.headers).map { (text($0.name), text($0.value)) }))))
                 }
                 return .mapping(Node.Mapping(fields))
             })))
