@@ -64,11 +64,35 @@ public struct ImportedCollection: Sendable {
 
     public init() {}
 
-    /// Drops from every item the headers no request may send (a name that is not an HTTP token,
-    /// a control byte in a value, a Content-Length or Transfer-Encoding, which the body sets),
-    /// each named in `notes`: written into a workspace, such a header would fail the request
-    /// every time it runs.
-    public mutating func dropUnsendableHeaders() {
+    /// Drops what no request may send, each named in `notes`, so a workspace never holds a
+    /// request that fails every time it runs: an item whose method is not an HTTP token or
+    /// whose URL (one without a `{{template}}`) is not http or https, with the chains that name
+    /// it; and from the rest, the headers no request may send (a name that is not an HTTP
+    /// token, a control byte in a value, a Content-Length or Transfer-Encoding, which the body
+    /// sets).
+    public mutating func dropUnsendable() {
+        var dropped: Set<String> = []
+        var said: [String] = []
+        items.removeAll { item in
+            let reason: String
+            do throws(RequestError) {
+                try item.request.method.validate()
+                let scheme = item.request.customURL.map { $0.prefix(8).lowercased() } ?? ""
+                guard let url = item.request.customURL, !url.contains("{{"), !scheme.hasPrefix("http://"), !scheme.hasPrefix("https://") else { return false }
+                reason = "\(url.debugDescription) is not an http or https URL"
+            } catch {
+                reason = error.message
+            }
+            said.append("\(item.name): left out: \(reason)")
+            dropped.insert(item.name)
+            return true
+        }
+        chains.removeAll { chain in
+            guard let missing = chain.steps.first(where: { dropped.contains($0.request) }) else { return false }
+            said.append("chain \(chain.name): left out: its step \(missing.request) was")
+            return true
+        }
+        notes += said
         for index in items.indices {
             var kept: [HeaderField] = []
             for field in items[index].request.headers.fields {

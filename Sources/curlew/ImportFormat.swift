@@ -28,11 +28,11 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         return nil
     }
 
-    /// Reads a file of this format; `directory` resolves `.http` `< file` bodies. A header no
-    /// request may send is dropped, with a note.
+    /// Reads a file of this format; `directory` resolves `.http` `< file` bodies. What no
+    /// request may send is dropped, with a note (`ImportedCollection.dropUnsendable`).
     func read(_ data: Data, directory: String) throws -> ImportedCollection {
         var collection = try collection(data, directory: directory)
-        collection.dropUnsendableHeaders()
+        collection.dropUnsendable()
         return collection
     }
 

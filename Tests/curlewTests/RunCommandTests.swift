@@ -268,6 +268,48 @@ struct ImportedRunTests {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    @Test("a HAR entry no request can be made of (a method that is no token, a javascript: or file: URL) is left out with a note, and the rest is imported (found by a new user's trial: one bad entry failed the whole import)")
+    func unsendableEntriesLeftOut() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-badentry-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func entry(_ method: String, _ url: String) -> String {
+            #"{"startedDateTime": "2026-01-01T00:00:00Z", "time": 1, "request": {"method": "\#(method)", "url": "\#(url)", "headers": []}, "response": {"status": 200, "headers": []}}"#
+        }
+        let har = #"{"log": {"entries": ["# + [entry("GET /x HTTP/1.1", "http://a.test/x"), entry("GET", "javascript:alert(1)"), entry("GET", "file:///etc/passwd"),
+                                                 entry("GET", "http://a.test/ok")].joined(separator: ",") + "]}}"
+        try har.write(toFile: directory + "/mixed.har", atomically: true, encoding: .utf8)
+        let imported = try await CurlewProcess.run(["import", "har", directory + "/mixed.har", "-o", directory + "/curlew.yaml"])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.contains("left out: method \"GET /x HTTP/1.1\" is not an HTTP token"), "\(imported.output)")
+        #expect(imported.output.contains("\"javascript:alert(1)\" is not an http or https URL") && imported.output.contains("\"file:///etc/passwd\" is not an http or https URL"),
+                "\(imported.output)")
+        let written = try String(contentsOfFile: directory + "/curlew.yaml", encoding: .utf8)
+        #expect(written.contains("http://a.test/ok") && !written.contains("javascript") && !written.contains("passwd") && !written.contains("HTTP/1.1"), "\(written)")
+    }
+
+    @Test("curl import: -H Authorization wins over -u in either order, as curl sends it, and a header given twice is kept as one combined field (found by a new user's trial)")
+    func curlHeaderPrecedence() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-curlauth-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (index, command) in ["curl -H 'Authorization: Bearer TOK12345' -u a:b http://a.test/get",
+                                 "curl -u a:b -H 'Authorization: Bearer TOK12345' http://a.test/get"].enumerated() {
+            let path = directory + "/\(index).yaml"
+            try command.write(toFile: directory + "/command.sh", atomically: true, encoding: .utf8)
+            let imported = try await CurlewProcess.run(["import", "curl", directory + "/command.sh", "-o", path])
+            #expect(imported.status == 0, "\(command): \(imported.error)")
+            #expect(imported.output.contains("-u (the -H Authorization header is sent instead, as curl does)"), "\(imported.output)")
+            let secrets = try String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)
+            #expect(secrets.contains("Bearer TOK12345") && !secrets.contains("Basic"), "\(secrets)")
+            try FileManager.default.removeItem(atPath: directory + "/curlew.secrets.yaml")
+        }
+        try "curl -H 'X-A: 1' -H 'X-A: 2' http://a.test/get".write(toFile: directory + "/command.sh", atomically: true, encoding: .utf8)
+        let repeated = try await CurlewProcess.run(["import", "curl", directory + "/command.sh", "-o", directory + "/r.yaml"])
+        #expect(repeated.status == 0, "\(repeated.error)")
+        #expect(try String(contentsOfFile: directory + "/r.yaml", encoding: .utf8).contains("X-A: 1, 2"))
+    }
+
     @Test("an imported Postman collection and environment and an OpenAPI document run against the demo server")
     func postmanAndOpenAPIRun() async throws {
         let server = try await TestServer.shared()
