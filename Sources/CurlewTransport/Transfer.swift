@@ -700,7 +700,7 @@ final class Transfer {
         // (`connected` is read only then).
         let measured = request.measuresExchange || code != CURLE_OK || cancelled || refusal != nil || localFailure != nil
         let (connection, timings, connected) = measured
-            ? measure(connectionUses: &connectionUses)
+            ? measure(connectionUses: &connectionUses, cancelled: cancelled)
             : (ConnectionFacts(httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)), redirectCount: hops,
                                effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url), tls: tlsFacts),
                TransferTimings.zero, true)
@@ -770,8 +770,10 @@ final class Transfer {
     }
 
     /// The exchange's connection facts and timings from libcurl, counted against the connections
-    /// seen so far; `connected` tells whether a connection was ready before it ended.
-    private func measure(connectionUses: inout ConnectionUses) -> (connection: ConnectionFacts, timings: TransferTimings, connected: Bool) {
+    /// seen so far; `connected` tells whether a connection was ready before it ended. A cancelled
+    /// exchange's total runs to now: libcurl's stops at its last progress update, up to a
+    /// second before.
+    private func measure(connectionUses: inout ConnectionUses, cancelled: Bool) -> (connection: ConnectionFacts, timings: TransferTimings, connected: Bool) {
         let newConnections = long(CURLINFO_NUM_CONNECTS)
         let headerBytesSent = long(CURLINFO_REQUEST_SIZE)
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
@@ -786,7 +788,7 @@ final class Transfer {
             tlsDone: offset(CURLINFO_APPCONNECT_TIME_T),
             preTransfer: preTransfer,
             firstByte: offset(CURLINFO_STARTTRANSFER_TIME_T),
-            total: offset(CURLINFO_TOTAL_TIME_T),
+            total: cancelled ? Int64((DispatchTime.now().uptimeNanoseconds - hopStartedAt) / 1000) : offset(CURLINFO_TOTAL_TIME_T),
             measuredWait: measuredWait,
             reusedConnection: reused,
             earlierHops: hops > 0 ? Int64((hopStartedAt - addedAt) / 1000) : nil

@@ -182,6 +182,23 @@ struct AgentCallbackTests {
         #expect(handle.state == .cancelled)
     }
 
+    @Test("a cancelled request's time runs to its cancel, not to libcurl's last progress update (found by a new user's trial: 1.2 s for a cancel after 2 s)")
+    func cancelledTimeRunsToCancel() async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let started = ContinuousClock.now
+        let handle = agent.start(Request(.get, "/delay/10?\(uniqueTag())"))
+        try await Task.sleep(for: .milliseconds(1_500))
+        agent.cancel(handle)
+        let cancelledAfter = (ContinuousClock.now - started).wholeMicroseconds
+        while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+        await agent.waitForObservers()
+        let total = try #require(recorder.messages.first?.timings?.total)
+        #expect(total > cancelledAfter - 300_000 && total <= cancelledAfter + 100_000, "total \(total) µs, cancelled after \(cancelledAfter) µs")
+    }
+
     @Test("cancelling the task of an async send cancels the request")
     func taskCancellation() async throws {
         let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
