@@ -106,7 +106,8 @@ public struct Workspace: Sendable {
     private mutating func read(file: String, text: String? = nil, isMain: Bool,
                                unresolved: inout [(group: Int, member: Int, name: String, position: SourcePosition)],
                                including: [String]) throws(WorkspaceError) {
-        let canonical = (file as NSString).standardizingPath
+        // Absolute and without links, so `./a.yaml`, `a.yaml` and a link to it are one file.
+        let canonical = URL(fileURLWithPath: file).standardizedFileURL.resolvingSymlinksInPath().path
         guard !including.contains(canonical) else {
             throw WorkspaceError(.invalid, at: nil, keyPath: "include", "\(file) includes itself (through \(including.joined(separator: " -> ")))")
         }

@@ -146,6 +146,14 @@ struct WorkspaceReadingTests {
         try files.write("loop.yaml", "include: [curlew.yaml]\n")
         try files.write("curlew.yaml", "include: [loop.yaml]\n")
         #expect(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+
+        // The same file by another name (a link; `./a.yaml` beside `a.yaml`) is the same file: the
+        // cycle is named as one, not as a request defined twice at one place (found by a new user's trial).
+        try files.write("curlew.yaml", "include: [loop.yaml]\nrequests:\n  a: {url: /a}\n")
+        try files.write("loop.yaml", "include: [./link.yaml]\n")
+        try FileManager.default.createSymbolicLink(atPath: files.directory + "/link.yaml", withDestinationPath: path)
+        let cycle = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+        #expect(cycle.description.contains("includes itself"), "\(cycle)")
     }
 
     @Test("a secret never has a value in the workspace, and the secrets file must be owner-only")
