@@ -461,7 +461,8 @@ extension AppModel {
             refreshGroupItems()
             message = "environment \(name)"
         } catch {
-            message = "environment \(name): \(error)"
+            // An environment the workspace lacks is a message of its own; a broken file says where.
+            message = error.kind == .undefined || error.position == nil ? error.message : "environment \(name): \(error)"
         }
     }
 
@@ -731,6 +732,7 @@ extension AppModel {
             pane = .logs
             applyFilter(argument)
         case "open":
+            guard !argument.isEmpty else { message = "open FILE: a session log or HAR file to open"; return }
             pane = .logs
             openLog(argument)
         case "copy":

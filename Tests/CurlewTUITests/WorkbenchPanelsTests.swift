@@ -281,6 +281,16 @@ extension WorkbenchTests {
         model.handle(.character("s"))
         try await pump(bench) { model.groups.groups.filter { $0.info.name == "g" && $0.verdict != nil }.count == 2 }
         #expect(model.groups.groups.last { $0.info.name == "g" }?.verdict == .failed)
+        // A name the workspace lacks, and :open with no file, say just that (found by a new user's trial).
+        model.handle(.character(":"))
+        type("env nope", into: model)
+        model.handle(.enter)
+        #expect(model.message == "no environment \"nope\"; there are one, two, off", "\(model.message)")
+        #expect(model.workspace?.session.environment == "off")
+        model.handle(.character(":"))
+        type("open", into: model)
+        model.handle(.enter)
+        #expect(model.message == "open FILE: a session log or HAR file to open", "\(model.message)")
     }
 }
 
