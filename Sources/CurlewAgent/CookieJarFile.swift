@@ -17,7 +17,8 @@ public enum CookieJarFile {
     /// replace some other file given by mistake (a table with tabs in it, a Makefile).
     public static func checkIsJar(_ path: String) throws(RequestError) {
         let text = try text(at: path)
-        if text.hasPrefix("# Netscape HTTP Cookie File") || text.hasPrefix("# HTTP Cookie File") { return }
+        let start = text.prefix(32).lowercased()
+        if start.hasPrefix("# netscape http cookie file") || start.hasPrefix("# http cookie file") { return }
         let lines = nonBlankLines(of: text)
         guard !lines.isEmpty else { return }
         guard lines.contains(where: isCookieLine), lines.allSatisfy({ isComment($0) || isCookieLine($0) }) else {
@@ -32,7 +33,8 @@ public enum CookieJarFile {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
         guard fields.count == 7 else { return false }
         let flag = { (field: Substring) in field.uppercased() == "TRUE" || field.uppercased() == "FALSE" }
-        return flag(fields[1]) && flag(fields[3]) && Int64(fields[4]) != nil
+        // A session cookie's expiry is 0, or empty in some writers' jars.
+        return flag(fields[1]) && flag(fields[3]) && (fields[4].isEmpty || Int64(fields[4]) != nil)
     }
 
     private static func isComment(_ line: String) -> Bool {
@@ -60,7 +62,8 @@ public enum CookieJarFile {
         guard let data = try? handle.readToEnd() ?? Data() else {
             throw RequestError(.localFile, "cannot read cookie jar \(path)", code: 26)
         }
-        return String(decoding: data, as: UTF8.self)
+        let text = String(decoding: data, as: UTF8.self)
+        return text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
     }
 
     /// Writes `cookies` to `path` atomically, readable by the owner only.

@@ -115,6 +115,13 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// Headers that frame the body on the wire.
     static let framingHeaders = ["Content-Length", "Transfer-Encoding"]
 
+    /// Fields (lower-case) a request sends one value of: given twice, the second replaces the
+    /// first rather than joining it (`Bearer a, Bearer b` is a credential nobody sent).
+    public static let singleValuedNames: Set<String> = [
+        "authorization", "proxy-authorization", "content-type", "host", "user-agent", "referer", "range",
+        "if-modified-since", "if-unmodified-since", "max-forwards", "from",
+    ]
+
     /// Checks every field for what would corrupt the request on the wire: names that are not HTTP
     /// tokens, control bytes in values (CR, LF or NUL would inject headers), and framing headers
     /// given by hand.

@@ -2,14 +2,14 @@ import CurlewTransport
 
 /// Hides the password of a URL's `user:password@` part. Debug messages carry URLs with it hidden,
 /// so no observer (log, interface, export) ever holds it; only the transport gets the real URL.
-enum URLPassword {
+public enum URLPassword {
     static let marker = "[REDACTED]"
     private static let markerBytes = Array(marker.utf8)
 
     /// `text` with the password of every URL in it replaced by the marker (also a URL inside
     /// another's query, or one written in JSON with escaped slashes); unchanged, and not copied,
     /// when it has none. One pass over the bytes, whatever the text holds.
-    static func masking(in text: String) -> String {
+    public static func masking(in text: String) -> String {
         guard ASCII.contains(UInt8(ascii: "@"), in: text) else { return text }
         let bytes = Array(text.utf8)
         var output: [UInt8] = []

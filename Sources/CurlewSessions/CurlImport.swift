@@ -111,9 +111,10 @@ public enum CurlImport {
         var uploadFile: String?
         var bodyFiles: [(path: String, index: Int, stripsLineEnds: Bool)] = []
         var ignored: [String] = []
-        // What -u, -A and -e make, added once the command is read: a header given with -H
-        // replaces them, whichever comes first, as in curl.
+        // What -u, -A, -e, -b and --json make, added once the command is read: a header given
+        // with -H (or removed with `-H 'Name:'`) replaces them, whichever comes first, as in curl.
         var generated: [(flag: String, header: HeaderField)] = []
+        var givenByHand: Set<String> = []
         var request = Request(.get, "")
         request.followRedirects = false
 
@@ -165,6 +166,7 @@ public enum CurlImport {
                     throw Failure(reason: "-H \(line): expected Name: value")
                 }
                 let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+                givenByHand.insert(name.lowercased())
                 let headerValue = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 if headerValue.isEmpty && line.hasSuffix(":") { headers.remove(name) } else { headers.add(name, headerValue) }
             case "-d", "--data", "--data-ascii": addData(try take(), stripsLineEnds: true)
@@ -174,7 +176,7 @@ public enum CurlImport {
             case "--json":
                 addData(try take(), stripsLineEnds: false)
                 dataContentType = "application/json"
-                if headers["Accept"] == nil { headers.set("Accept", "application/json") }
+                generated.append(("--json", HeaderField(name: "Accept", value: "application/json")))
             case "-F", "--form", "--form-string":
                 usesForm = true
                 try formPart(try take(), literal: argument == "--form-string", into: &form, file)
@@ -185,7 +187,7 @@ public enum CurlImport {
             case "-b", "--cookie":
                 let cookie = try take()
                 guard cookie.contains("=") else { throw Failure(reason: "-b \(cookie): a cookie file is not imported; give the cookies as name=value") }
-                headers.set("Cookie", cookie)
+                generated.append(("-b", HeaderField(name: "Cookie", value: cookie)))
             case "-A", "--user-agent": generated.append(("-A", HeaderField(name: "User-Agent", value: try take())))
             case "-e", "--referer": generated.append(("-e", HeaderField(name: "Referer", value: try take())))
             case "-G", "--get": asQuery = true
@@ -254,10 +256,13 @@ public enum CurlImport {
             guard data.isEmpty else { throw Failure(reason: "-F cannot be combined with -d") }
             request.form = form
         }
-        let givenByHand = Set(headers.fields.map { $0.name.lowercased() })
         for (flag, field) in generated {
             if givenByHand.contains(field.name.lowercased()) {
-                ignored.append("\(flag) (the -H \(field.name) header is sent instead, as curl does)")
+                // --json's body stands; only its Accept gives way.
+                guard flag != "--json" else { continue }
+                ignored.append(headers[field.name] == nil
+                    ? "\(flag) (-H '\(field.name):' removes the header, as in curl)"
+                    : "\(flag) (the -H \(field.name) header is sent instead, as curl does)")
             } else {
                 headers.set(field.name, field.value)
             }

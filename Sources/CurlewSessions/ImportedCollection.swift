@@ -69,7 +69,7 @@ public struct ImportedCollection: Sendable {
     /// whose URL (one without a `{{template}}`) is not http or https, with the chains that name
     /// it; and from the rest, the headers no request may send (a name that is not an HTTP
     /// token, a control byte in a value, a Content-Length or Transfer-Encoding, which the body
-    /// sets).
+    /// sets), and all but the last of a field with one value given more than once.
     public mutating func dropUnsendable() {
         var dropped: Set<String> = []
         var said: [String] = []
@@ -77,9 +77,10 @@ public struct ImportedCollection: Sendable {
             let reason: String
             do throws(RequestError) {
                 try item.request.method.validate()
-                let scheme = item.request.customURL.map { $0.prefix(8).lowercased() } ?? ""
-                guard let url = item.request.customURL, !url.contains("{{"), !scheme.hasPrefix("http://"), !scheme.hasPrefix("https://") else { return false }
-                reason = "\(url.debugDescription) is not an http or https URL"
+                guard let url = item.request.customURL, !url.contains("{{"), let scheme = Self.scheme(of: url),
+                      scheme != "http", scheme != "https" else { return false }
+                let shown = URLPassword.masking(in: url)
+                reason = "\((shown.count > 60 ? shown.prefix(60) + "…" : shown).debugDescription) is not an http or https URL"
             } catch {
                 reason = error.message
             }
@@ -95,7 +96,13 @@ public struct ImportedCollection: Sendable {
         notes += said
         for index in items.indices {
             var kept: [HeaderField] = []
+            var seen: Set<String> = []
             for field in items[index].request.headers.fields {
+                let key = field.name.lowercased()
+                if !seen.insert(key).inserted, HTTPHeaders.singleValuedNames.contains(key) {
+                    notes.append("\(items[index].name): \(field.name) is given more than once; the last is kept")
+                    kept.removeAll { $0.name.lowercased() == key }
+                }
                 do {
                     try HTTPHeaders([field]).validate()
                     kept.append(field)
@@ -105,6 +112,17 @@ public struct ImportedCollection: Sendable {
             }
             if kept.count != items[index].request.headers.fields.count { items[index].request.headers = HTTPHeaders(kept) }
         }
+    }
+
+    /// The scheme `url` starts with, lower-cased (`javascript`, `file`, `http`), or nil for a
+    /// path or a host and port (`localhost:8080/a`), which the base URL completes.
+    static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":"), colon > url.startIndex else { return nil }
+        let name = url[..<colon]
+        guard name.first!.isLetter, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }) else { return nil }
+        let rest = url[url.index(after: colon)...]
+        if let next = rest.first, next.isNumber { return nil }
+        return name.lowercased()
     }
 
     /// Keeps a credential found in clear in a request as a shared secret, and returns the name

@@ -462,7 +462,7 @@ extension AppModel {
             message = "environment \(name)"
         } catch {
             // An environment the workspace lacks is a message of its own; a broken file says where.
-            message = error.kind == .undefined || error.position == nil ? error.message : "environment \(name): \(error)"
+            message = error.keyPath == "environments" ? error.message : "environment \(name): \(error)"
         }
     }
 

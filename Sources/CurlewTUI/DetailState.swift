@@ -116,8 +116,10 @@ enum DetailContent {
             // A request known only as typed (no parameters, no timeout) says so, rather than
             // showing as if composed.
             if original.isAsTyped {
+                // Sent, if it has a response or was measured: only its description was missed.
+                let wentOut = message.response != nil || message.timings != nil
                 let why = switch message.error?.kind {
-                case nil: "Shown as typed: nothing was listening when it was composed."
+                case _ where wentOut, nil: "Shown as typed: nothing was listening when it was composed."
                 case .cancelled?: "Cancelled before it was composed: shown as typed."
                 case _?: "Refused before it was composed: shown as typed. The Error tab says why."
                 }

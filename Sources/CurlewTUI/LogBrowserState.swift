@@ -64,7 +64,13 @@ public struct LogBrowserState {
     /// A HAR file opens as a session log made from it, under its own name.
     public mutating func open(_ path: String) throws(SessionLogError) {
         let indexed = ExchangeFile.isHAR(path: path) ? try convertedHARFiles.sessionLog(of: path) : path
-        let index = try SessionLogIndex(path: indexed, firstEntries: Self.firstScreenEntries)
+        let index: SessionLogIndex
+        do {
+            index = try SessionLogIndex(path: indexed, firstEntries: Self.firstScreenEntries)
+        } catch {
+            if indexed != path { convertedHARFiles.discard(indexed) }
+            throw error
+        }
         let count = index.entryCount
         discardConversion()
         opened = OpenedLog(path: indexed, source: path, index: index, visible: .all(count), seen: count)

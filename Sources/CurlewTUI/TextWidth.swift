@@ -80,7 +80,7 @@ public enum TextWidth {
     /// than a line where the line is full. A character wider than `width` takes a line alone.
     public static func wrap(_ text: String, to width: Int) -> [String] {
         guard width > 0 else { return [text] }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { wrapLine(Substring($0), to: width) }
+        return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).flatMap { wrapLine($0, to: width) }
     }
 
     private static func wrapLine(_ text: Substring, to width: Int) -> [String] {

@@ -530,14 +530,19 @@ public enum WorkspaceWriter {
 
     /// `fields` with each name once, as a mapping holds them: a repeated field's values joined
     /// where the first stood, with ", " as HTTP combines field lines (RFC 9110 §5.3), or "; "
-    /// for Cookie. (`-H 'X-A: 1' -H 'X-A: 2'` made a mapping with one key twice, refused.)
+    /// for Cookie; of a field with one value (`HTTPHeaders.singleValuedNames`), the last.
+    /// (`-H 'X-A: 1' -H 'X-A: 2'` made a mapping with one key twice, refused.)
     static func combiningRepeats(_ fields: some Sequence<HeaderField>) -> [HeaderField] {
         var combined: [HeaderField] = []
         var positions: [String: Int] = [:]
         for field in fields {
             let key = field.name.lowercased()
             if let position = positions[key] {
-                combined[position].value += (key == "cookie" ? "; " : ", ") + field.value
+                if HTTPHeaders.singleValuedNames.contains(key) {
+                    combined[position].value = field.value
+                } else {
+                    combined[position].value += (key == "cookie" ? "; " : ", ") + field.value
+                }
             } else {
                 positions[key] = combined.count
                 combined.append(field)

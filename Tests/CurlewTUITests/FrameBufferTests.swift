@@ -87,6 +87,7 @@ struct FrameBufferTests {
         #expect(TextWidth.wrap("ab  cd  ef", to: 4) == ["ab", "cd", "ef"])
         #expect(TextWidth.wrap("名x", to: 1) == ["名", "x"])
         #expect(TextWidth.wrap("first line\nsecond", to: 20) == ["first line", "second"])
+        #expect(TextWidth.wrap("first line\r\nsecond", to: 20) == ["first line", "second"])
         #expect(TextWidth.wrap("   indented words", to: 8) == ["   inden", "ted", "words"])
     }
 

@@ -285,5 +285,11 @@ struct RefusedRequestDetailTests {
                                             params: .null, body: nil, timeoutMilliseconds: 0)
         recorded.error = RequestError(.couldNotConnect, "net::ERR_CONNECTION_REFUSED")
         #expect(!DetailContent.lines(for: .request, of: recorded).map(\.text).contains { $0.contains("before it was composed") || $0 == "null" })
+        // One that went out while nothing listened, and failed, was not refused (found by review).
+        var missed = logged
+        missed.response = recorded.response ?? ResponseSnapshot(statusCode: 500, statusLine: "HTTP/1.1 500 Oops", httpVersion: "1.1", headers: [],
+                                                                body: BodySnapshot(data: Data(), contentType: nil, limit: 0))
+        missed.error = RequestError(.unacceptableStatus, "server answered 500", code: 500)
+        #expect(DetailContent.lines(for: .request, of: missed).map(\.text).contains("Shown as typed: nothing was listening when it was composed."))
     }
 }

@@ -286,6 +286,16 @@ struct ImportedRunTests {
                 "\(imported.output)")
         let written = try String(contentsOfFile: directory + "/curlew.yaml", encoding: .utf8)
         #expect(written.contains("http://a.test/ok") && !written.contains("javascript") && !written.contains("passwd") && !written.contains("HTTP/1.1"), "\(written)")
+        // A path, or a host and port, is completed by the base URL: kept (found by review). Of a
+        // field with one value given twice, the last is kept, with a note.
+        try "GET /api/users\n\n###\nGET localhost:8080/x\nAuthorization: Bearer one\nAuthorization: Bearer two\n".write(toFile: directory + "/paths.http", atomically: true, encoding: .utf8)
+        let paths = try await CurlewProcess.run(["import", "http", directory + "/paths.http", "-o", directory + "/paths.yaml"])
+        #expect(paths.status == 0 && !paths.output.contains("left out"), "\(paths.output)\(paths.error)")
+        #expect(paths.output.contains("Authorization is given more than once; the last is kept"), "\(paths.output)")
+        let pathsWritten = try String(contentsOfFile: directory + "/paths.yaml", encoding: .utf8)
+        #expect(pathsWritten.contains("/api/users") && pathsWritten.contains("localhost:8080/x"), "\(pathsWritten)")
+        let pathSecrets = try String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(pathSecrets.contains("Bearer two") && !pathSecrets.contains("Bearer one"), "\(pathSecrets)")
     }
 
     @Test("curl import: -H Authorization wins over -u in either order, as curl sends it, and a header given twice is kept as one combined field (found by a new user's trial)")
@@ -308,6 +318,15 @@ struct ImportedRunTests {
         let repeated = try await CurlewProcess.run(["import", "curl", directory + "/command.sh", "-o", directory + "/r.yaml"])
         #expect(repeated.status == 0, "\(repeated.error)")
         #expect(try String(contentsOfFile: directory + "/r.yaml", encoding: .utf8).contains("X-A: 1, 2"))
+        // `-H 'Name:'` removes what -u makes; -H Cookie and Accept replace -b's and --json's, as
+        // curl sends them (found by review).
+        try "curl -u a:b -H 'Authorization:' -b a=1 -H 'Cookie: b=2' --json '{}' -H 'Accept: text/plain' http://a.test/post".write(
+            toFile: directory + "/command.sh", atomically: true, encoding: .utf8)
+        let replaced = try await CurlewProcess.run(["import", "curl", directory + "/command.sh", "-o", directory + "/c.yaml"])
+        #expect(replaced.status == 0, "\(replaced.error)")
+        let entry = try String(contentsOfFile: directory + "/c.yaml", encoding: .utf8)
+        #expect(!entry.contains("Authorization") && !entry.contains("a=1") && entry.contains("text/plain") && !entry.contains("Accept: application/json"), "\(entry)")
+        #expect(replaced.output.contains("-u (-H 'Authorization:' removes the header, as in curl)"), "\(replaced.output)")
     }
 
     @Test("an imported Postman collection and environment and an OpenAPI document run against the demo server")

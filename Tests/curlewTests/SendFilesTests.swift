@@ -190,5 +190,14 @@ struct SendFilesTests {
         let curlJar = directory + "/curl.jar"
         try "# Netscape HTTP Cookie File\n# https://curl.se/docs/http-cookies.html\n\n#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n".write(toFile: curlJar, atomically: true, encoding: .utf8)
         #expect(try await CurlewProcess.run(["send", "-c", curlJar, "--no-body", "\(server.baseURL)/get"]).status == 0)
+        // So are wget's (a lower-case header), one with a byte-order mark, and one without a header
+        // whose session cookie has an empty expiry (found by review).
+        for (name, text) in [("wget.jar", "# HTTP cookie file.\n"), ("bom.jar", "\u{FEFF}# Netscape HTTP Cookie File\n"),
+                             ("python.jar", "127.0.0.1\tFALSE\t/\tFALSE\t\tsid\tabc\n")] {
+            let path = directory + "/" + name
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let taken = try await CurlewProcess.run(["send", "-c", path, "--no-body", "\(server.baseURL)/get"])
+            #expect(taken.status == 0, "\(name): \(taken.error)")
+        }
     }
 }
