@@ -61,15 +61,27 @@ public struct GroupsState: Sendable {
         awaitedID = groups.contains { $0.info.id == id } ? nil : id
     }
 
+    /// Drops the oldest finished group no kept group is nested in, so a long run (latency mode's
+    /// batch of thousands of chains) keeps its own row while its oldest runs go; the oldest of
+    /// all only when every group still runs.
+    private mutating func evictOne() {
+        let parents = Set(groups.compactMap(\.info.parentID))
+        let index = groups.firstIndex { $0.verdict != nil && !parents.contains($0.info.id) } ?? 0
+        groups.remove(at: index)
+        if index < selected {
+            selected -= 1
+        } else if index == selected {
+            selected = min(selected, max(0, groups.count - 1))
+            selectedMember = nil
+        }
+    }
+
     public mutating func apply(_ event: GroupEvent) {
         let id = event.group.id
         if id == awaitedID { awaitedID = nil }
         if case .created(let info, let labels) = event {
             groups.append(GroupRecord(info: info, members: labels.map { GroupRecord.Member(label: $0, state: .created) }))
-            if groups.count > capacity {
-                groups.removeFirst(groups.count - capacity)
-                selected = max(0, selected - 1)
-            }
+            while groups.count > capacity { evictOne() }
             // A new top-level group is what the user just ran: show it.
             if info.parentID == nil {
                 selected = groups.count - 1

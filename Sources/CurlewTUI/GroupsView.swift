@@ -16,14 +16,18 @@ enum GroupsView {
             }
             return
         }
-        for (offset, group) in groups.enumerated().prefix(area.height - 1) {
+        // The list scrolls to keep the selected group in view.
+        let rows = max(1, area.height - 1)
+        let first = min(max(0, model.groups.selected - rows + 1), max(0, groups.count - rows))
+        for (offset, group) in groups.enumerated().dropFirst(first).prefix(rows) {
+            let row = area.row + 1 + offset - first
             let state = group.verdict?.rawValue ?? (group.waiting ? "waiting" : "\(group.completedCount)/\(group.members.count)")
             let indent = group.info.parentID == nil ? "" : "  ↳ "
             let text = " \(indent)\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)")"
             let isSelected = offset == model.groups.selected && model.groups.awaitedID == nil
             let style: Style = isSelected ? (model.groupMembersFocused ? .bold : .selected) : verdictStyle(group.verdict)
-            frame.putLine(TextWidth.cell(text, width: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: area.row + 1 + offset, column: 0, width: listWidth - 1, style: style)
-            model.registerHit(row: area.row + 1 + offset, columns: 0..<(listWidth - 1), .group(offset))
+            frame.putLine(TextWidth.cell(text, width: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: row, column: 0, width: listWidth - 1, style: style)
+            model.registerHit(row: row, columns: 0..<(listWidth - 1), .group(offset))
         }
         for row in area.row..<(area.row + area.height) { frame.put("│", row: row, column: listWidth - 1, style: .dim) }
         guard model.groups.awaitedID == nil, groups.indices.contains(model.groups.selected) else { return }

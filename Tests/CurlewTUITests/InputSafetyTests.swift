@@ -119,6 +119,33 @@ struct PaneReportTests {
         #expect(screen.text.contains("7.000 ms") && screen.text.contains("5.000 ms"), "\(screen.text)")
     }
 
+    @Test("a long run keeps its own row while its oldest nested runs go, and the list scrolls to the selected group (found by a new user's trial: after 500 latency runs the batch's row was gone and the selection went off screen)")
+    func longRunKeepsItsRowAndListScrolls() {
+        var state = GroupsState(capacity: 20)
+        let now = ContinuousClock.now
+        state.apply(.created(batch, memberLabels: (0..<100).map { "run \($0)" }))
+        state.apply(.started(batch, at: now))
+        for index in 0..<100 {
+            let run = GroupInfo(id: 1_000 + UInt64(index), name: "run \(index)", kind: .chain, parentID: batch.id, indexInParent: index, isPriorityGate: false)
+            state.apply(.created(run, memberLabels: ["a"]))
+            state.apply(.started(run, at: now))
+            state.apply(.finished(run, verdict: .succeeded, duration: 1_000, failedMembers: []))
+        }
+        #expect(state.groups.count == 20)
+        #expect(state.groups.first?.info.id == batch.id, "\(state.groups.map(\.info.id))")
+        #expect(state.groups.last?.info.id == 1_099)
+        let model = model()
+        model.ingest([.group(.created(batch, memberLabels: ["a"]))] + (0..<60).map { index in
+            .group(.created(GroupInfo(id: 2_000 + UInt64(index), name: "g\(index)", kind: .batch, parentID: nil, indexInParent: nil, isPriorityGate: false),
+                            memberLabels: ["a"]))
+        })
+        model.handle(.character("3"))
+        let screen = VirtualScreen(rows: 24, columns: 120)
+        screen.present(model.render(rows: 24, columns: 120))
+        #expect(model.groups.selected == model.groups.groups.count - 1)
+        #expect(screen.text.contains("batch g59"), "\(screen.text)")
+    }
+
     @Test("a member's time in Groups is its request's elapsed time, as Live shows it")
     func memberTimeMatchesLive() {
         let model = model()
