@@ -240,18 +240,29 @@ struct CacheSafetyTests {
         #expect(DiskCacheStore.withoutTrailingSeparators("/") == "/" && DiskCacheStore.withoutTrailingSeparators("a/b/./") == "a/b")
     }
 
+    /// Neither half depends on how fast the machine runs: the fresh entry has a minute to live
+    /// (a 4-second lifetime failed on a loaded CI host), and a slower machine only makes the
+    /// short-lived one staler.
     @Test("a disk entry expires by time across restarts (its dates read back as written)")
     func diskExpiry() async throws {
         let directory = temporaryDirectory()
-        let tag = uniqueTag()
-        let settings = CacheSettings(storage: .disk, directory: directory, timeToLive: .seconds(4))
-        let first = try await pipelineAgent { $0.cache = settings }
-        _ = try await first.send(Request(.get, "/cache/60?tag=\(tag)"))
-        let soon = try await pipelineAgent { $0.cache = settings }
-        #expect(await sendCapturing(soon, Request(.get, "/cache/60?tag=\(tag)")).message?.pipeline?.cache == [.freshHit])
-        try await Task.sleep(for: .milliseconds(4_200))
-        let later = try await pipelineAgent { $0.cache = settings }
-        #expect(await sendCapturing(later, Request(.get, "/cache/60?tag=\(tag)")).message?.pipeline?.cache.first == .stale)
+        let (lasting, brief) = (uniqueTag(), uniqueTag())
+        let minute = CacheSettings(storage: .disk, directory: directory, timeToLive: .seconds(60))
+        let second = CacheSettings(storage: .disk, directory: directory, timeToLive: .seconds(1))
+        _ = try await pipelineAgent { $0.cache = minute }.send(Request(.get, "/cache/60?tag=\(lasting)"))
+        _ = try await pipelineAgent { $0.cache = second }.send(Request(.get, "/cache/60?tag=\(brief)"))
+        let metas = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".meta") }
+        let lifetimes = try metas.map { name -> Double in
+            let record = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))) as? [String: Any]
+            let stored = try #require(record?["storedAt"] as? Double), expires = try #require(record?["expiresAt"] as? Double)
+            return ((expires - stored) / 1_000).rounded()
+        }
+        #expect(lifetimes.sorted() == [1, 60])
+        try await Task.sleep(for: .milliseconds(1_200))
+        // A restarted agent whose own lifetime is a minute: what counts is each entry's written expiry.
+        let restarted = try await pipelineAgent { $0.cache = minute }
+        #expect(await sendCapturing(restarted, Request(.get, "/cache/60?tag=\(lasting)")).message?.pipeline?.cache == [.freshHit])
+        #expect(await sendCapturing(restarted, Request(.get, "/cache/60?tag=\(brief)")).message?.pipeline?.cache.first == .stale)
     }
 
     @Test("a FIFO planted for an entry, or an entry edited into a non-2xx, is a miss without a hang")
