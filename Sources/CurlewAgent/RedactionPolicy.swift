@@ -155,6 +155,14 @@ public struct RedactionPolicy: Sendable, Equatable {
         return replaceSecrets(redactURLsInText(redactURL(members)))
     }
 
+    /// How a named value (a chain's capture, an environment variable) is shown: hidden when its
+    /// name is one a log hides (a credential parameter, body field or header name, any case),
+    /// declared secrets inside it hidden otherwise.
+    public func shown(variable name: String, value: String) -> String {
+        guard isEnabled else { return value }
+        return secretKeyBytes.contains(name) ? Self.marker : replaceSecrets(value)
+    }
+
     /// Every rewrite run, whatever the quick checks say: for the fuzz target's differential
     /// check, which holds that a message the checks wave through comes out of the rewrites as it
     /// went in (a rewrite that would hide what a check missed is a leak).

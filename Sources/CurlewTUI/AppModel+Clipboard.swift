@@ -62,8 +62,7 @@ extension AppModel {
             message = "nothing to copy here: select a request (Live, Logs) or edit one (Compose)"
             return
         }
-        let policy = workspace?.session.redactionPolicy ?? RedactionPolicy()
-        let shown = raw ? exchange : policy.redact(exchange)
+        let shown = raw ? exchange : redactionPolicy.redact(exchange)
         let text: String?
         switch kind {
         case .curl: text = CurlExport.command(shown)

@@ -96,6 +96,8 @@ public final class AppModel {
             }
         }
     }
+    /// What the screen hides: the workspace's rules, or the defaults without one.
+    var redactionPolicy: RedactionPolicy { workspace?.session.redactionPolicy ?? RedactionPolicy() }
     public var live = LiveState()
     public var groups = GroupsState()
     public var logs = LogBrowserState()

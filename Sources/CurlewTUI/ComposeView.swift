@@ -169,7 +169,10 @@ enum ComposeView {
         frame.put("Editor", row: area.row, column: editorColumn, style: compose.focus == .editor ? .title : .bold)
         if let stepper = compose.stepping {
             // Stepping a chain: where the run is and what it captured, instead of the usual keys.
-            let captured = stepper.captured.map { "\($0.name)=\($0.value.count > 12 ? String($0.value.prefix(12)) + "…" : $0.value)" }.joined(separator: " ")
+            let captured = stepper.captured.map { capture in
+                let shown = model.redactionPolicy.shown(variable: capture.name, value: capture.value)
+                return "\(capture.name)=\(shown.count > 12 ? String(shown.prefix(12)) + "…" : shown)"
+            }.joined(separator: " ")
             let state = stepper.outcome ?? "step \(stepper.index + 1)/\(stepper.stepCount) · s sends · Esc stops"
             frame.put("\(stepper.name) · \(state)" + (captured.isEmpty ? "" : " · " + captured), row: area.row, column: editorColumn + 8,
                       style: .warning, width: editorWidth - 8)

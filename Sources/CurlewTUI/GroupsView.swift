@@ -98,8 +98,10 @@ enum GroupsView {
         if captureLines > 0 {
             let top = area.row + area.height - captureLines
             frame.put("Captured variables", row: top, column: area.column, style: .title)
+            // Named like a credential (a chain's `token` from its login), a value is hidden as the
+            // Variables view hides it.
             for (offset, capture) in group.captures.suffix(4).enumerated() {
-                frame.put("{{\(capture.name)}} = \(capture.value)", row: top + 1 + offset, column: area.column + 2, width: area.width - 2)
+                frame.put("{{\(capture.name)}} = \(model.redactionPolicy.shown(variable: capture.name, value: capture.value))", row: top + 1 + offset, column: area.column + 2, width: area.width - 2)
             }
         }
     }

@@ -44,8 +44,7 @@ extension AppModel {
         let captured = groups.capturedVariables
         // A captured or environment value named like a credential (token, password, api_key…)
         // is masked too: it is not declared a secret, but it reads as one.
-        let credentialNames = RedactionPolicy().parameterNames
-        func shown(_ name: String, _ value: String) -> String { credentialNames.contains(name.lowercased()) ? RedactionPolicy.marker : value }
+        func shown(_ name: String, _ value: String) -> String { redactionPolicy.shown(variable: name, value: value) }
         return draft.templateNames.map { name in
             if let value = captured.last(where: { $0.name == name })?.value { return VariableRow(name: name, value: shown(name, value), origin: .captured) }
             guard let workspace else {
@@ -69,7 +68,7 @@ extension AppModel {
     func resolvedTarget(of draft: RequestDraft) -> (text: String, style: Style) {
         do {
             guard let composed = try composedDraft(draft) else { return ("nowhere: no agent", .dim) }
-            let shown = (workspace?.session.redactionPolicy ?? RedactionPolicy()).redact(composed).original
+            let shown = redactionPolicy.redact(composed).original
             return ("\(shown?.method ?? "?") \(shown?.url ?? "")", .accent)
         } catch {
             return ("nothing yet: \(error.message)", .bad)

@@ -10,6 +10,12 @@ final class GroupProgressPrinter: NetworkObserver {
     /// Member requests' own elapsed time, from their debug messages (which arrive before the
     /// member's end), so the printed time is the request's, not the gap between two deliveries.
     private let elapsedByRequest = Locked<[UInt64: Int64]>([:])
+    /// What the printed captures hide: a value named like a credential.
+    private let redaction: RedactionPolicy
+
+    init(redaction: RedactionPolicy = RedactionPolicy()) {
+        self.redaction = redaction
+    }
 
     func requestDidProduce(_ message: DebugMessage) {
         guard message.groupID != nil, let timings = message.timings else { return }
@@ -36,7 +42,8 @@ final class GroupProgressPrinter: NetworkObserver {
             }
             emit("\(indent(group))  #\(update.index) \(update.label.padding(toLength: 20, withPad: " ", startingAt: 0)) \(outcome)  \(duration)")
         case .captured(let group, let step, let name, let value):
-            let shown = value.count > 16 ? String(value.prefix(12)) + "…" : value
+            let hidden = redaction.shown(variable: name, value: value)
+            let shown = hidden.count > 16 ? String(hidden.prefix(12)) + "…" : hidden
             emit("\(indent(group))    captured {{\(name)}} = \(shown) from #\(step)")
         case .stepAdded(let group, let index, let label):
             emit("\(indent(group))  + step #\(index) \(label)")

@@ -70,6 +70,17 @@ struct RedactionPolicyTests {
         #expect(policy.redact(plain) == plain, "a stream with nothing to hide is left as it came")
     }
 
+    @Test("a named value shows hidden when its name is one a log hides (any case), declared secrets in it hidden, all of it when redaction is off")
+    func namedValues() {
+        let policy = RedactionPolicy(secretValues: ["s3cr3t"])
+        #expect(policy.shown(variable: "Token", value: "abc") == marker)
+        #expect(policy.shown(variable: "authorization", value: "Bearer abc") == marker)
+        #expect(policy.shown(variable: "api_key", value: "k") == marker)
+        #expect(policy.shown(variable: "userID", value: "u-42") == "u-42")
+        #expect(policy.shown(variable: "note", value: "was s3cr3t") == "was \(marker)")
+        #expect(RedactionPolicy.disabled.shown(variable: "token", value: "abc") == "abc")
+    }
+
     @Test("a message with nothing secret comes back unchanged")
     func nothingSecret() {
         let original = message()

@@ -17,6 +17,20 @@ struct InputSafetyTests {
         ))
     }
 
+    @Test("Groups hides a captured value named like a credential, as the Variables view does; other captures show (found by review)")
+    func capturedSecretsHidden() throws {
+        let model = try TUIFixtures.model()
+        TUIFixtures.populate(model)
+        model.groups.apply(.captured(GroupInfo(id: 20, name: "login -> profile", kind: .chain, parentID: nil, indexInParent: nil, isPriorityGate: false),
+                                     step: 1, name: "userID", value: "u-42"))
+        model.handle(.character("3"))
+        let screen = VirtualScreen(rows: 50, columns: 160)
+        screen.present(model.render(rows: 50, columns: 160))
+        #expect(screen.text.contains("{{token}} = \(RedactionPolicy.marker)"))
+        #expect(!screen.text.contains("demo-1234"))
+        #expect(screen.text.contains("{{userID}} = u-42"))
+    }
+
     @Test("a paste outside a field is ignored, however many command keys it holds")
     func pasteIsNotCommands() {
         let model = model()

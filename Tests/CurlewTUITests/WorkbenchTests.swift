@@ -469,6 +469,10 @@ struct WorkbenchTests {
         let authorization = model.compose.draft.headers.first { $0.name == "Authorization" }?.value ?? ""
         #expect(authorization.hasPrefix("Bearer ") && !authorization.contains("{{"), "step 2 is resolved with the captured token")
         #expect(model.compose.stepping?.captured.map(\.name) == ["token"])
+        // The stepper's line names the capture and hides a value named like a credential.
+        let token = try #require(model.compose.stepping?.captured.first?.value)
+        let wide = render(model, columns: 240)
+        #expect(wide.contains("token=\(RedactionPolicy.marker)") && !wide.contains("token=\(token.prefix(6))"))
         #expect(model.compose.unsavedCount == 0, "a step is not an unsaved request")
         model.handle(.character("s"))
         try await pump(bench) { model.compose.stepping?.outcome != nil }

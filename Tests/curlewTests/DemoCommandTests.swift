@@ -1,3 +1,4 @@
+import CurlewAgent
 import Foundation
 import Testing
 
@@ -29,12 +30,13 @@ struct DemoCommandTests {
         #expect(result.output.contains("■ batch 'ten requests' failed"))
     }
 
-    @Test("demo chain logs in, captures the token and uses it")
+    @Test("demo chain logs in, captures the token and uses it; the token is printed hidden (found by review: it was shown in clear)")
     func chain() async throws {
         let result = try await CurlewProcess.run(["demo", "chain", "--sessions", sessionsDirectory()])
         #expect(result.status == 0)
         #expect(result.output.contains("#0 log in"))
-        #expect(result.output.contains("captured {{token}} = demo-"))
+        #expect(result.output.contains("captured {{token}} = \(RedactionPolicy.marker) from #0"))
+        #expect(!result.output.contains("= demo-"))
         let profile = result.output.split(separator: "\n").first { $0.contains("#1 profile") }
         #expect(profile?.contains("✓ 200") == true)
         #expect(result.output.contains("■ chain 'login -> profile' succeeded"))
