@@ -6,10 +6,13 @@ enum LatencyView {
     static func draw(_ state: inout LatencyState, in area: Rect, into frame: inout FrameBuffer) {
         let stats = state.stats()
         let done = state.done
-        let errors = state.runsGroup ? state.runs.filter { !$0.succeeded }.count : stats.total.errors
-        let what = state.runsGroup ? "runs · \(state.messages.count) requests" : "answered"
-        let failed = state.runsGroup ? "failed" : "error\(errors == 1 ? "" : "s")"
-        frame.put("Latency  \(state.name) · \(done)/\(state.total) \(what) · \(errors) \(failed) · x stops · Esc closes",
+        // Requests with an error status or no answer count as errors, also inside a run whose
+        // verdict allowed them (a batch of policy any).
+        let errors = "\(stats.total.errors) error\(stats.total.errors == 1 ? "" : "s")"
+        let counts = state.runsGroup
+            ? "runs · \(state.runs.filter { !$0.succeeded }.count) failed · \(state.messages.count) requests, \(errors)"
+            : "answered · \(errors)"
+        frame.put("Latency  \(state.name) · \(done)/\(state.total) \(counts) · x stops · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
         frame.put(Chrome.progressBar(Double(done) / Double(max(1, state.total)), width: max(10, area.width - 4)), row: area.row + 1, column: area.column + 1, style: .accent)
         var row = area.row + 3

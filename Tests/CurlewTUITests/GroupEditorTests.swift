@@ -197,7 +197,7 @@ extension WorkbenchTests {
         #expect(model.latency?.runsGroup == true && model.latency?.total == 6, "\(model.message)")
         try await pump(bench) { (model.latency?.done ?? 0) == 6 && (model.latency?.messages.count ?? 0) == 6 }
         let screen = render(model)
-        for text in ["Latency  both · 6/6 runs · 6 requests · 0 failed", "run ", "total", "run time"] {
+        for text in ["Latency  both · 6/6 runs · 0 failed · 6 requests, 0 errors", "run ", "total", "run time"] {
             #expect(screen.contains(text), "\(text): \(screen)")
         }
         #expect(model.latency?.runHistogram.reduce(0, +) == 6)
@@ -318,5 +318,26 @@ extension WorkbenchTests {
         try await Task.sleep(for: .milliseconds(500))
         try await pump(bench) { bench.observer.pendingCount == 0 && model.inFlightCount == 0 }
         #expect(model.inFlightCount == 0, "\(model.live.rows.filter { !$0.state.isTerminal }.map { "\($0.info.id) \($0.info.url) \($0.state)" })")
+    }
+
+    @Test("latency on a group whose policy lets a member fail counts the member's 500 as a request error, though no run failed (found by a new user's trial)")
+    func groupLatencyCountsMemberErrors() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config:
+          baseURL: \(server.baseURL)
+        requests:
+          fine: {url: /get}
+          broken: {url: /status/500}
+        groups:
+          mixed: {batch: [fine, broken], policy: any}
+        """)
+        let model = bench.model
+        #expect(model.compose.items.first?.title == "▶ batch mixed")
+        model.handle(.character(":"))
+        type("latency 3", into: model)
+        model.handle(.enter)
+        try await pump(bench) { (model.latency?.done ?? 0) == 3 && (model.latency?.messages.count ?? 0) == 6 }
+        #expect(render(model).contains("Latency  mixed · 3/3 runs · 0 failed · 6 requests, 3 errors"), "\(render(model))")
     }
 }
