@@ -78,7 +78,9 @@ enum GroupsView {
             // clock (events as they arrived) only stands in while it runs.
             let elapsed = member.requestID.flatMap { model.live.row(id: $0)?.message?.timings?.elapsed }
             let duration = elapsed.map(TimingBreakdown.format) ?? member.startedAt.map { TimingBreakdown.format((member.finishedAt ?? now) - $0) } ?? ""
-            let status = member.statusCode.map(String.init) ?? (member.error != nil ? "ERR" : "")
+            // A nested group has no status of its own (its last request's would read as the
+            // group's: "cancelled 200"); its state says how it ended.
+            let status = member.childGroupID != nil ? "" : member.statusCode.map(String.init) ?? (member.error != nil ? "ERR" : "")
             let stateText = member.waitReason == .gated ? "gated" : member.state.rawValue
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
                 // Done: a response arrived whole (or a child group succeeded); a member cancelled

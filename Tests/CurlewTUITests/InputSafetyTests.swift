@@ -160,6 +160,23 @@ struct PaneReportTests {
         #expect(screen.text.contains("batch g59"), "\(screen.text)")
     }
 
+    @Test("a nested run shows no status of its own: a cancelled one read \"cancelled 200\" from its last request (found by a new user's trial)")
+    func nestedRunHasNoStatus() {
+        let model = model()
+        model.ingest([
+            .group(.created(batch, memberLabels: ["run 1", "plain"])), .group(.started(batch, at: .now)),
+            .group(.memberChanged(batch, MemberUpdate(index: 0, label: "run 1", state: .cancelled, childGroupID: 900, statusCode: 200))),
+            .group(.memberChanged(batch, MemberUpdate(index: 1, label: "plain", state: .cancelled, requestID: 5, statusCode: 200))),
+        ])
+        model.handle(.character("3"))
+        let screen = VirtualScreen(rows: 24, columns: 100)
+        screen.present(model.render(rows: 24, columns: 100))
+        let rows = screen.text.split(separator: "\n")
+        let nested = rows.first { $0.contains("run 1") }.map(String.init) ?? ""
+        #expect(nested.contains("cancelled") && !nested.contains("200"), "\(screen.text)")
+        #expect(rows.first { $0.contains("plain") }?.contains("cancelled 200") == true, "a request cancelled after its head keeps the status it got")
+    }
+
     @Test("a member's time in Groups is its request's elapsed time, as Live shows it")
     func memberTimeMatchesLive() {
         let model = model()
