@@ -64,6 +64,11 @@ public struct ImportedCollection: Sendable {
 
     public init() {}
 
+    /// Nothing a workspace would gain: no request, chain, variable, environment or secret.
+    public var isEmpty: Bool {
+        items.isEmpty && chains.isEmpty && variables.isEmpty && environments.isEmpty && secrets.isEmpty
+    }
+
     /// Drops what no request may send, each named in `notes`, so a workspace never holds a
     /// request that fails every time it runs: an item whose method is not an HTTP token or
     /// whose URL (one without a `{{template}}`) is not http or https, with the chains that name

@@ -33,6 +33,11 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
     func read(_ data: Data, directory: String) throws -> ImportedCollection {
         var collection = try collection(data, directory: directory)
         collection.dropUnsendable()
+        // A file that yields nothing is refused, rather than written as a workspace of nothing.
+        guard !collection.isEmpty else {
+            let left = collection.notes.isEmpty ? "" : " (\(collection.notes.joined(separator: "; ")))"
+            throw CurlImport.Failure(reason: "nothing to import: no request, variable or environment in it\(left)")
+        }
         return collection
     }
 

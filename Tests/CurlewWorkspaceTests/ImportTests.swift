@@ -81,6 +81,15 @@ struct ImportTests {
      ]}
     """#
 
+    @Test("a Postman item that is neither a request nor a folder, or a request without a URL, is left out with a note (found by a new user's trial: skipped silently, or written with an empty URL)")
+    func postmanOddItems() throws {
+        let text = #"{"info":{"name":"x"},"item":[{"name":"odd"},{"name":"nourl","request":{"method":"GET"}},{"name":"fine","request":"http://a.test/a"}]}"#
+        let collection = try PostmanImport.parse(Data(text.utf8))
+        #expect(collection.items.map(\.name) == ["fine"])
+        #expect(collection.notes.contains("odd: neither a request nor a folder; left out"), "\(collection.notes)")
+        #expect(collection.notes.contains("nourl: no URL; left out"), "\(collection.notes)")
+    }
+
     @Test("Postman v2.1: folders, inherited and own auth, bodies, variables; scripts are noted")
     func postmanCollection() throws {
         let collection = try PostmanImport.parse(Data(Self.postman.utf8))

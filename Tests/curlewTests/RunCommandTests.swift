@@ -298,6 +298,21 @@ struct ImportedRunTests {
         #expect(pathSecrets.contains("Bearer two") && !pathSecrets.contains("Bearer one"), "\(pathSecrets)")
     }
 
+    @Test("an import that yields nothing is refused and writes nothing: an empty .http file, a HAR whose every entry is left out (found by a new user's trial: \"Added to curlew.yaml: 0 requests\")")
+    func emptyImportRefused() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-emptyimport-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "".write(toFile: directory + "/empty.http", atomically: true, encoding: .utf8)
+        let empty = try await CurlewProcess.run(["import", "http", directory + "/empty.http", "-o", directory + "/curlew.yaml"])
+        #expect(empty.status == 2 && empty.error.contains("nothing to import"), "\(empty.output)\(empty.error)")
+        let har = #"{"log":{"entries":[{"request":{"method":"GET","url":"file:///etc/passwd","headers":[]}}]}}"#
+        try har.write(toFile: directory + "/bad.har", atomically: true, encoding: .utf8)
+        let bad = try await CurlewProcess.run(["import", "har", directory + "/bad.har", "-o", directory + "/curlew.yaml"])
+        #expect(bad.status == 2 && bad.error.contains("nothing to import") && bad.error.contains("is not an http or https URL"), "\(bad.output)\(bad.error)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/curlew.yaml"))
+    }
+
     @Test("curl import: -H Authorization wins over -u in either order, as curl sends it, and a header given twice is kept as one combined field (found by a new user's trial)")
     func curlHeaderPrecedence() async throws {
         let directory = NSTemporaryDirectory() + "curlew-curlauth-" + UUID().uuidString
