@@ -55,7 +55,9 @@ public enum OpenAPIImport {
         if let failure = error as? Failure { return failure.reason }
         let described = OpenAPIKit.OpenAPI.Error(from: error)
         let place = described.codingPathString.isEmpty ? "" : " (at \(described.codingPathString.prefix(200)))"
-        return "not a valid OpenAPI document\(place): \(described.localizedDescription.prefix(400))"
+        // The library quotes names in Markdown's backticks; a terminal shows them as typed.
+        let text = described.localizedDescription.prefix(400).replacingOccurrences(of: "`", with: "")
+        return "not a valid OpenAPI document\(place): \(text)"
     }
 
     static let methods: [OpenAPIKit.OpenAPI.HttpMethod] = [.get, .post, .put, .patch, .delete, .head, .options, .trace]

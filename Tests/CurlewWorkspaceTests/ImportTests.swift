@@ -212,6 +212,9 @@ struct ImportTests {
         let swagger = #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data(#"{"swagger": "2.0"}"#.utf8)) }
         #expect(swagger?.reason.contains("Swagger 2.0") == true)
         #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data("- just a list".utf8)) }
+        // The library's reason is shown without its Markdown (found by a new user's trial).
+        let noVersion = #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data("openapi: 3.0.0\ninfo: {title: x}\npaths: {}\n".utf8)) }
+        #expect(noVersion?.reason.contains("find version key") == true && noVersion?.reason.contains("`") == false, "\(String(describing: noVersion))")
     }
 
     @Test("an OpenAPI reference that cannot be resolved, and a missing or relative server, are named in the notes (a trial found them dropped in silence)")
