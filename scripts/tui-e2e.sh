@@ -81,7 +81,7 @@ expect "the failing member shows as failed" "failed    500"
 
 keys 1 j s 3
 expect "the chain shows its verdict" "chain login -> profile · succeeded"
-expect "the chain shows the captured token" "{{token}} = demo-"
+expect "the chain shows the captured token, hidden" "{{token}} = [REDACTED]"
 
 keys 4
 expect "the log browser lists the session just written" ".jsonl"
@@ -264,6 +264,43 @@ expect "the filter runs over every entry" "2143 of $big_count entries · filter:
 keys q
 expect "the log browser exits" "CURLEW-EXITED-0"
 rm -f "$big_log"
+
+# Told to stop (SIGTERM from a service manager, SIGHUP from a closed terminal), the interface
+# ends as on a quit: the terminal is restored, what it made in $TMPDIR (a HAR file's converted
+# log, the demo's certificates) is removed, and it ends by the signal (128 + its number).
+# stop_by_signal NAME SIGNAL STATUS: signals the curlew running in the e2e session.
+stop_by_signal() {
+    local pane_pid pid
+    pane_pid=$(tmux -L "$socket" display-message -p -t e2e '#{pane_pid}')
+    pid=$(pgrep -P "$pane_pid" -x curlew | head -1)
+    if [ -z "$pid" ]; then
+        failed=$((failed + 1)); echo "FAILED: $1: no curlew process under the pane"; return
+    fi
+    kill "-$2" "$pid"
+    expect "$1 ends by the signal" "CURLEW-EXITED-$3"
+    if screen | grep -qF " 1 Compose " || screen | grep -qF " 4 Logs "; then
+        failed=$((failed + 1)); echo "FAILED: $1: the terminal was not restored"
+    else
+        passed=$((passed + 1)); echo "ok: $1 restores the terminal"
+    fi
+    if [ -n "$(ls -A "$private_tmp")" ]; then
+        failed=$((failed + 1)); echo "FAILED: $1 left files in TMPDIR: $(ls -A "$private_tmp")"
+    else
+        passed=$((passed + 1)); echo "ok: $1 leaves nothing in TMPDIR"
+    fi
+}
+private_tmp=$(mktemp -d)
+har_file=$(mktemp --suffix=.har)
+"$run_command" export har "$log" -o "$har_file" > /dev/null
+open_session 120 40 "TMPDIR=$private_tmp ${run_command} tui $har_file"
+expect "a HAR file opens in the log browser" "of 14 entries"
+stop_by_signal "SIGTERM in the log browser" TERM 143
+open_session 120 40 "TMPDIR=$private_tmp ${run_command}"
+expect "the demo opens with a private TMPDIR" "ten requests"
+remember_log
+stop_by_signal "SIGHUP in the demo" HUP 129
+remember_log
+rm -rf "$private_tmp" "$har_file"
 
 # `make run` itself: it checks the system packages, finds the build up to date and opens the
 # interface; quitting at once sends nothing and leaves no session log behind.

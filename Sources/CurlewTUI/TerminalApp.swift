@@ -12,7 +12,9 @@ public enum TerminalApp {
     /// Events taken per loop iteration; a flood is spread over iterations so keys stay responsive.
     public static let maxEventsPerIteration = 1_000
 
-    public static func run(_ model: AppModel, observer: TUIObserver) {
+    /// `stopRequested` is asked once per iteration: true ends the loop as a quit does, so the
+    /// caller's own cleanup runs (the process's SIGTERM and SIGHUP are turned into it).
+    public static func run(_ model: AppModel, observer: TUIObserver, stopRequested: @Sendable () -> Bool = { false }) {
         let screen = CursesScreen(theme: model.environment.theme)
         installSignalHandlers()
         defer {
@@ -26,7 +28,7 @@ public enum TerminalApp {
         var lastWorkspaceCheck = ContinuousClock.now
         var lastLogProgress: Int?
         var dirty = true
-        while !model.shouldQuit {
+        while !model.shouldQuit, !stopRequested() {
             var pressed = false
             if let key = screen.readKey(timeout: 33) {
                 model.handle(key)
@@ -81,10 +83,11 @@ public enum TerminalApp {
         }
     }
 
-    /// Restores the terminal when the process is told to stop or crashes, then lets the signal
-    /// do what it would have done.
+    /// Restores the terminal when the process crashes or is told to quit with a core dump, then
+    /// lets the signal do what it would have done. (SIGTERM and SIGHUP end the loop through
+    /// `stopRequested`, so that files the interface made are removed and the log is closed.)
     private static func installSignalHandlers() {
-        for signalNumber in [SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
+        for signalNumber in [SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
             signal(signalNumber) { received in
                 endwin()
                 signal(received, SIG_DFL)

@@ -1,11 +1,12 @@
 import CurlewLocking
 import Foundation
 
-/// Ctrl-C, and the SIGTERM a CI runner sends at its timeout, while a command works: the first
-/// calls `onInterrupt` (the command cancels its work and still writes what it owes: reports, the
-/// session log); a second ends the process at once with `secondExitStatus`. A signal the process
-/// started with ignored (a background job of a non-interactive shell ignores SIGINT) stays
-/// ignored. `stop()` puts back the handlers that were there before, unless an interrupt came.
+/// Ctrl-C, and the SIGTERM a CI runner sends at its timeout, while a command works (or the
+/// `signals` given): the first calls `onInterrupt` (the command cancels its work and still writes
+/// what it owes: reports, the session log); a second ends the process at once with
+/// `secondExitStatus`, when one is given. A signal the process started with ignored (a
+/// background job of a non-interactive shell ignores SIGINT) stays ignored. `stop()` puts back
+/// the handlers that were there before, unless an interrupt came.
 final class InterruptWatch {
     /// Shared with the signal handlers, which run on a dispatch queue.
     private final class Seen: Sendable {
@@ -17,8 +18,9 @@ final class InterruptWatch {
     private let sources: [any DispatchSourceSignal]
     private let previousHandlers: [(Int32, __sighandler_t?)]
 
-    init(secondMessage: String, secondExitStatus: Int32, onInterrupt: @escaping @Sendable () -> Void) {
-        let previous = [SIGINT, SIGTERM].map { ($0, signal($0, SIG_IGN)) }
+    init(signals: [Int32] = [SIGINT, SIGTERM], secondMessage: String = "", secondExitStatus: Int32?,
+         onInterrupt: @escaping @Sendable () -> Void) {
+        let previous = signals.map { ($0, signal($0, SIG_IGN)) }
         previousHandlers = previous
         let watched = previous.filter { !Self.ignores($0.1) }.map(\.0)
         sources = watched.map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
@@ -31,7 +33,7 @@ final class InterruptWatch {
                     defer { if first == 0 { first = number } }
                     return first != 0
                 } || source.data > 1
-                if again {
+                if again, let secondExitStatus {
                     FileHandle.standardError.write(Data("\ncurlew: \(secondMessage)\n".utf8))
                     Foundation.exit(secondExitStatus)
                 }
@@ -44,7 +46,7 @@ final class InterruptWatch {
     /// Whether an interrupt arrived.
     var wasInterrupted: Bool { signalNumber != nil }
 
-    /// The first interrupting signal (SIGINT or SIGTERM), if one arrived.
+    /// The first interrupting signal, if one arrived.
     var signalNumber: Int32? {
         let first = seen.first.withLock { $0 }
         return first == 0 ? nil : first
@@ -62,5 +64,18 @@ final class InterruptWatch {
         // status instead of its exit code, so the signals stay ignored.
         guard !wasInterrupted else { return }
         for (number, handler) in previousHandlers { signal(number, handler) }
+    }
+
+    /// Ends the process with the signal that interrupted it, as if it had not been caught (a
+    /// parent sees it killed by that signal); returns when none came.
+    func endWithSignal() {
+        guard let signalNumber else { return }
+        signal(signalNumber, SIG_DFL)
+        // Dispatch's signal sources leave the signal blocked in the threads it runs.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, signalNumber)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+        raise(signalNumber)
     }
 }

@@ -4,6 +4,7 @@ import CurlewDemoServer
 import CurlewSessions
 import CurlewTUI
 import CurlewWorkspace
+import CurlewLocking
 import Foundation
 
 /// Options of the curses interface.
@@ -76,7 +77,8 @@ struct TUICommand: AsyncParsableCommand {
         let model = AppModel(environment: environment)
         model.mouseEnabled = !options.noMouse
         if logs.count == 1 { model.openLog(logs[0]) }
-        try await InterfaceLauncher.run(model, observer: TUIObserver())
+        let interrupts = try await InterfaceLauncher.run(model, observer: TUIObserver())
+        interrupts.endWithSignal()
     }
 }
 
@@ -94,12 +96,13 @@ enum InterfaceLauncher {
         let demo = try DemoWorkspace.composeWorkspace(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
         var config = demo.session.agentConfig
         config.tls.certificateAuthorityFile = certificates.authority.certificate
-        let logger = try await runWorkbench(on: demo, config: config, name: "demo \(server.baseURL)", redaction: RedactionPolicy(), importer: nil,
-                                            options, keyMap: keyMap, theme: theme)
+        let (logger, interrupts) = try await runWorkbench(on: demo, config: config, name: "demo \(server.baseURL)", redaction: RedactionPolicy(), importer: nil,
+                                                          options, keyMap: keyMap, theme: theme)
         try await server.stop()
         try await secure.stop()
         try? FileManager.default.removeItem(atPath: certificateDirectory)
         print(logger.closingSummary)
+        interrupts.endWithSignal()
     }
 
     /// The interface on a workspace: Compose lists it and saves to it, the agent runs with its
@@ -125,9 +128,10 @@ enum InterfaceLauncher {
         for name in workspace.session.workspace.environmentNames where name != workspace.session.environment {
             if let other = try? WorkspaceSession(workspace.session.workspace, environment: name) { redaction.secretValues += other.secretValues }
         }
-        let logger = try await runWorkbench(on: workspace, config: workspace.session.agentConfig, name: (path as NSString).lastPathComponent,
-                                            redaction: redaction, importer: { try ImportFormat.read(path: $0) }, options, keyMap: keyMap, theme: theme)
+        let (logger, interrupts) = try await runWorkbench(on: workspace, config: workspace.session.agentConfig, name: (path as NSString).lastPathComponent,
+                                                          redaction: redaction, importer: { try ImportFormat.read(path: $0) }, options, keyMap: keyMap, theme: theme)
         print(logger.closingSummary)
+        interrupts.endWithSignal()
     }
 
     /// The workbench on a workspace until the user quits: an agent with `config`, a session log
@@ -135,7 +139,7 @@ enum InterfaceLauncher {
     /// interface fed by both. Returns the closed log, for its summary.
     private static func runWorkbench(on workspace: ComposeWorkspace, config: NetworkConfig, name: String, redaction: RedactionPolicy,
                                      importer: (@Sendable (String) throws -> ImportedCollection)?, _ options: InterfaceOptions,
-                                     keyMap: KeyMap, theme: Theme) async throws -> NetworkLogger {
+                                     keyMap: KeyMap, theme: Theme) async throws -> (NetworkLogger, InterruptWatch) {
         let agent = Agent(config: config)
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
             logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions), redaction: redaction
@@ -148,25 +152,31 @@ enum InterfaceLauncher {
             importer: importer, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0) }
         ))
         model.mouseEnabled = !options.noMouse
-        try await run(model, observer: observer)
+        let interrupts = try await run(model, observer: observer)
         agent.cancelAll()
         await agent.waitForObservers()
         try logger.close()
-        return logger
+        return (logger, interrupts)
     }
 
-    /// Runs the curses loop on a thread of its own (it blocks) and returns when the user quits.
-    static func run(_ model: AppModel, observer: TUIObserver) async throws {
+    /// Runs the curses loop on a thread of its own (it blocks) and returns when the user quits,
+    /// or when SIGTERM or SIGHUP came: the returned watch then ends the process with it, once the
+    /// caller has cleaned up as after a quit (temporary files removed, the session log closed).
+    static func run(_ model: AppModel, observer: TUIObserver) async throws -> InterruptWatch {
         try requireTerminal()
         let box = UncheckedBox(model)
+        let stop = Locked(false)
+        let interrupts = InterruptWatch(signals: [SIGTERM, SIGHUP], secondExitStatus: nil) { stop.withLock { $0 = true } }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let thread = Thread {
-                TerminalApp.run(box.value, observer: observer)
+                TerminalApp.run(box.value, observer: observer, stopRequested: { stop.withLock { $0 } })
                 continuation.resume()
             }
             thread.name = "curlew.curses"
             thread.start()
         }
+        interrupts.stop()
+        return interrupts
     }
 
     private static func requireTerminal() throws {
