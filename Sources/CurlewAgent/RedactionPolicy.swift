@@ -31,6 +31,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// JSON member names whose values are hidden: declared body fields and parameters, and header
     /// names too, since echoing servers reflect request headers into JSON bodies. Lowercased.
     private var secretKeys: Set<String> = []
+    /// `secretKeys` and `jwt`, folded: a variable whose folded name ends in one is hidden.
+    private var variableNameEndings: [String] = []
     /// `secretKeys` and `headerNames` as lowercase bytes, for the checks that decide whether
     /// anything needs hiding at all (nearly always not) without building strings.
     private var secretKeyBytes = ByteNameSet([], ignoringCase: true)
@@ -62,6 +64,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         parameterNameBytes = ByteNameSet(parameterNames, ignoringCase: true)
         secretKeys = Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames.map { $0.lowercased() })
         secretKeyBytes = ByteNameSet(secretKeys, ignoringCase: true)
+        variableNameEndings = Set(secretKeys.map(Self.folded) + ["jwt"]).filter { !$0.isEmpty }.sorted()
         headerNameBytes = ByteNameSet(headerNames, ignoringCase: true)
         hidesCookieValues = headerNameBytes.contains("cookie")
         setCookieNeedsOwnLook = hidesCookieValues && !headerNameBytes.contains("set-cookie")
@@ -156,11 +159,18 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// How a named value (a chain's capture, an environment variable) is shown: hidden when its
-    /// name is one a log hides (a credential parameter, body field or header name, any case),
-    /// declared secrets inside it hidden otherwise.
+    /// name ends in a name a log hides (a credential parameter, body field or header name), in
+    /// any case and without `_` and `-` (`login_token`, `accessToken`, `X-API-Key`), or in
+    /// `jwt`; declared secrets inside it hidden otherwise.
     public func shown(variable name: String, value: String) -> String {
         guard isEnabled else { return value }
-        return secretKeyBytes.contains(name) ? Self.marker : replaceSecrets(value)
+        let folded = Self.folded(name)
+        return variableNameEndings.contains { folded.hasSuffix($0) } ? Self.marker : replaceSecrets(value)
+    }
+
+    /// A name lowercased without `_` and `-`, as variable names are compared.
+    private static func folded(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
     }
 
     /// Every rewrite run, whatever the quick checks say: for the fuzz target's differential

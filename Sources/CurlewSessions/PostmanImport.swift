@@ -73,12 +73,12 @@ public enum PostmanImport {
                 collection.notes.append("\(name): neither a request nor a folder; left out")
                 continue
             }
-            if item["event"] != nil { collection.notes.append("\(name): its scripts are not imported") }
             var built = request(source, name: name, notes: &collection.notes)
             guard !(built.customURL ?? "").isEmpty else {
                 collection.notes.append("\(name): no URL; left out")
                 continue
             }
+            if item["event"] != nil { collection.notes.append("\(name): its scripts are not imported") }
             applyAuth(own(source["auth"]) ?? inherited, to: &built, name: name, collection: &collection)
             collection.items.append(.init(name: name, folder: folder, request: built))
         }

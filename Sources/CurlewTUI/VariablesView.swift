@@ -44,7 +44,8 @@ extension AppModel {
         let captured = groups.capturedVariables
         // A captured or environment value named like a credential (token, password, api_key…)
         // is masked too: it is not declared a secret, but it reads as one.
-        func shown(_ name: String, _ value: String) -> String { redactionPolicy.shown(variable: name, value: value) }
+        let policy = redactionPolicy
+        func shown(_ name: String, _ value: String) -> String { policy.shown(variable: name, value: value) }
         return draft.templateNames.map { name in
             if let value = captured.last(where: { $0.name == name })?.value { return VariableRow(name: name, value: shown(name, value), origin: .captured) }
             guard let workspace else {
@@ -55,7 +56,7 @@ extension AppModel {
             do {
                 let value = try workspace.session.expand("{{\(name)}}")
                 let secret = workspace.session.workspace.secretNames.contains(name) || workspace.session.secretValues.contains { !$0.isEmpty && value.contains($0) }
-                return VariableRow(name: name, value: secret ? RedactionPolicy.marker : value, origin: secret ? .secret : .defined)
+                return VariableRow(name: name, value: secret ? RedactionPolicy.marker : shown(name, value), origin: secret ? .secret : .defined)
             } catch {
                 return VariableRow(name: name, value: nil, origin: .unknown("\(error)"))
             }

@@ -11,11 +11,7 @@ final class GroupProgressPrinter: NetworkObserver {
     /// member's end), so the printed time is the request's, not the gap between two deliveries.
     private let elapsedByRequest = Locked<[UInt64: Int64]>([:])
     /// What the printed captures hide: a value named like a credential.
-    private let redaction: RedactionPolicy
-
-    init(redaction: RedactionPolicy = RedactionPolicy()) {
-        self.redaction = redaction
-    }
+    private let redaction = RedactionPolicy()
 
     func requestDidProduce(_ message: DebugMessage) {
         guard message.groupID != nil, let timings = message.timings else { return }

@@ -35,7 +35,8 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         collection.dropUnsendable()
         // A file that yields nothing is refused, rather than written as a workspace of nothing.
         guard !collection.isEmpty else {
-            let left = collection.notes.isEmpty ? "" : " (\(collection.notes.joined(separator: "; ")))"
+            let more = collection.notes.count > 3 ? "; … and \(collection.notes.count - 3) more" : ""
+            let left = collection.notes.isEmpty ? "" : " (\(collection.notes.prefix(3).joined(separator: "; "))\(more))"
             throw CurlImport.Failure(reason: "nothing to import: no request, variable or environment in it\(left)")
         }
         return collection

@@ -46,6 +46,12 @@ final class InterruptWatch {
     /// Whether an interrupt arrived.
     var wasInterrupted: Bool { signalNumber != nil }
 
+    /// `wasInterrupted` for another thread to ask (the interface's loop).
+    var interruptedCheck: @Sendable () -> Bool {
+        let seen = seen
+        return { seen.first.withLock { $0 } != 0 }
+    }
+
     /// The first interrupting signal, if one arrived.
     var signalNumber: Int32? {
         let first = seen.first.withLock { $0 }
@@ -66,16 +72,29 @@ final class InterruptWatch {
         for (number, handler) in previousHandlers { signal(number, handler) }
     }
 
+    /// After an interrupt, gives the watched signals back their default action, so that another
+    /// one ends the process at once (a cleanup that hangs can still be stopped). Nothing before.
+    func endOnNextSignal() {
+        guard wasInterrupted else { return }
+        for source in sources { source.cancel(); source.setEventHandler(handler: nil) }
+        for (number, _) in previousHandlers { Self.restoreDefault(number) }
+    }
+
     /// Ends the process with the signal that interrupted it, as if it had not been caught (a
     /// parent sees it killed by that signal); returns when none came.
     func endWithSignal() {
         guard let signalNumber else { return }
-        signal(signalNumber, SIG_DFL)
-        // Dispatch's signal sources leave the signal blocked in the threads it runs.
+        Self.restoreDefault(signalNumber)
+        raise(signalNumber)
+    }
+
+    /// The signal's default action, unblocked in this thread (dispatch's signal sources leave it
+    /// blocked in the threads they run).
+    private static func restoreDefault(_ number: Int32) {
+        signal(number, SIG_DFL)
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
-        sigaddset(&unblocked, signalNumber)
+        sigaddset(&unblocked, number)
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-        raise(signalNumber)
     }
 }

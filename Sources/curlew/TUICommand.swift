@@ -4,7 +4,6 @@ import CurlewDemoServer
 import CurlewSessions
 import CurlewTUI
 import CurlewWorkspace
-import CurlewLocking
 import Foundation
 
 /// Options of the curses interface.
@@ -77,32 +76,50 @@ struct TUICommand: AsyncParsableCommand {
         let model = AppModel(environment: environment)
         model.mouseEnabled = !options.noMouse
         if logs.count == 1 { model.openLog(logs[0]) }
-        let interrupts = try await InterfaceLauncher.run(model, observer: TUIObserver())
-        interrupts.endWithSignal()
+        let interrupts = InterfaceLauncher.watchStopSignals()
+        defer { InterfaceLauncher.finish(interrupts) }
+        try await InterfaceLauncher.run(model, observer: TUIObserver(), interrupts: interrupts)
     }
 }
 
 /// Starts the interface: on the embedded demo, or on whatever model a command built.
+///
+/// SIGTERM and SIGHUP, from the moment a launch begins, end the interface as a confirmed quit
+/// does (unsaved edits are lost): the loop stops, requests in flight are cancelled, the session
+/// log is closed and temporary files are removed; then the process ends by the signal. Another
+/// one after the loop has stopped ends it at once.
 enum InterfaceLauncher {
+    /// The watch every launch starts with; `finish` ends it.
+    static func watchStopSignals() -> InterruptWatch {
+        InterruptWatch(signals: [SIGTERM, SIGHUP], secondExitStatus: nil) {}
+    }
+
+    /// Puts the signals back after a launch, and ends the process by the signal that stopped it.
+    static func finish(_ interrupts: InterruptWatch) {
+        interrupts.stop()
+        interrupts.endWithSignal()
+    }
+
     static func openOnDemo(_ options: InterfaceOptions) async throws {
         try requireTerminal()
+        let interrupts = watchStopSignals()
+        defer { finish(interrupts) }
         let keyMap = try options.keyMap(), theme = try options.chosenTheme()
         let server = try await DemoServer.start()
         // An HTTPS twin (HTTP/2 by ALPN), with certificates made for this run; the demo agent
         // trusts their authority.
         let certificateDirectory = try DemoCertificates.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: certificateDirectory) }
         let certificates = try DemoCertificates.generate(in: certificateDirectory)
         let secure = try await DemoServer.start(tls: .identity(certificates.server))
         let demo = try DemoWorkspace.composeWorkspace(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
         var config = demo.session.agentConfig
         config.tls.certificateAuthorityFile = certificates.authority.certificate
-        let (logger, interrupts) = try await runWorkbench(on: demo, config: config, name: "demo \(server.baseURL)", redaction: RedactionPolicy(), importer: nil,
-                                                          options, keyMap: keyMap, theme: theme)
+        let logger = try await runWorkbench(on: demo, config: config, name: "demo \(server.baseURL)", redaction: RedactionPolicy(), importer: nil,
+                                            options, keyMap: keyMap, theme: theme, interrupts: interrupts)
         try await server.stop()
         try await secure.stop()
-        try? FileManager.default.removeItem(atPath: certificateDirectory)
         print(logger.closingSummary)
-        interrupts.endWithSignal()
     }
 
     /// The interface on a workspace: Compose lists it and saves to it, the agent runs with its
@@ -110,6 +127,8 @@ enum InterfaceLauncher {
     /// created (empty) so a new workspace can be started from the interface.
     static func openOnWorkspace(_ path: String, environment: String?, _ options: InterfaceOptions) async throws {
         try requireTerminal()
+        let interrupts = watchStopSignals()
+        defer { finish(interrupts) }
         let keyMap = try options.keyMap(), theme = try options.chosenTheme()
         if !FileManager.default.fileExists(atPath: path) {
             let directory = (path as NSString).deletingLastPathComponent
@@ -128,10 +147,10 @@ enum InterfaceLauncher {
         for name in workspace.session.workspace.environmentNames where name != workspace.session.environment {
             if let other = try? WorkspaceSession(workspace.session.workspace, environment: name) { redaction.secretValues += other.secretValues }
         }
-        let (logger, interrupts) = try await runWorkbench(on: workspace, config: workspace.session.agentConfig, name: (path as NSString).lastPathComponent,
-                                                          redaction: redaction, importer: { try ImportFormat.read(path: $0) }, options, keyMap: keyMap, theme: theme)
+        let logger = try await runWorkbench(on: workspace, config: workspace.session.agentConfig, name: (path as NSString).lastPathComponent,
+                                            redaction: redaction, importer: { try ImportFormat.read(path: $0) }, options, keyMap: keyMap, theme: theme,
+                                            interrupts: interrupts)
         print(logger.closingSummary)
-        interrupts.endWithSignal()
     }
 
     /// The workbench on a workspace until the user quits: an agent with `config`, a session log
@@ -139,7 +158,7 @@ enum InterfaceLauncher {
     /// interface fed by both. Returns the closed log, for its summary.
     private static func runWorkbench(on workspace: ComposeWorkspace, config: NetworkConfig, name: String, redaction: RedactionPolicy,
                                      importer: (@Sendable (String) throws -> ImportedCollection)?, _ options: InterfaceOptions,
-                                     keyMap: KeyMap, theme: Theme) async throws -> (NetworkLogger, InterruptWatch) {
+                                     keyMap: KeyMap, theme: Theme, interrupts: InterruptWatch) async throws -> NetworkLogger {
         let agent = Agent(config: config)
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
             logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions), redaction: redaction
@@ -152,31 +171,28 @@ enum InterfaceLauncher {
             importer: importer, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0) }
         ))
         model.mouseEnabled = !options.noMouse
-        let interrupts = try await run(model, observer: observer)
+        try await run(model, observer: observer, interrupts: interrupts)
         agent.cancelAll()
         await agent.waitForObservers()
         try logger.close()
-        return (logger, interrupts)
+        return logger
     }
 
-    /// Runs the curses loop on a thread of its own (it blocks) and returns when the user quits,
-    /// or when SIGTERM or SIGHUP came: the returned watch then ends the process with it, once the
-    /// caller has cleaned up as after a quit (temporary files removed, the session log closed).
-    static func run(_ model: AppModel, observer: TUIObserver) async throws -> InterruptWatch {
+    /// Runs the curses loop on a thread of its own (it blocks) and returns when the user quits
+    /// or `interrupts` saw SIGTERM or SIGHUP.
+    static func run(_ model: AppModel, observer: TUIObserver, interrupts: InterruptWatch) async throws {
         try requireTerminal()
         let box = UncheckedBox(model)
-        let stop = Locked(false)
-        let interrupts = InterruptWatch(signals: [SIGTERM, SIGHUP], secondExitStatus: nil) { stop.withLock { $0 = true } }
+        let stopRequested = interrupts.interruptedCheck
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let thread = Thread {
-                TerminalApp.run(box.value, observer: observer, stopRequested: { stop.withLock { $0 } })
+                TerminalApp.run(box.value, observer: observer, stopRequested: stopRequested)
                 continuation.resume()
             }
             thread.name = "curlew.curses"
             thread.start()
         }
-        interrupts.stop()
-        return interrupts
+        interrupts.endOnNextSignal()
     }
 
     private static func requireTerminal() throws {

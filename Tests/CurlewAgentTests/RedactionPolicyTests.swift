@@ -70,13 +70,18 @@ struct RedactionPolicyTests {
         #expect(policy.redact(plain) == plain, "a stream with nothing to hide is left as it came")
     }
 
-    @Test("a named value shows hidden when its name is one a log hides (any case), declared secrets in it hidden, all of it when redaction is off")
+    @Test("a named value shows hidden when its name ends in one a log hides (any case, without _ and -), declared secrets in it hidden, all of it when redaction is off")
     func namedValues() {
         let policy = RedactionPolicy(secretValues: ["s3cr3t"])
         #expect(policy.shown(variable: "Token", value: "abc") == marker)
         #expect(policy.shown(variable: "authorization", value: "Bearer abc") == marker)
         #expect(policy.shown(variable: "api_key", value: "k") == marker)
         #expect(policy.shown(variable: "userID", value: "u-42") == "u-42")
+        // Endings count, folded: an .http import's `login_token`, camel case, a header's dashes.
+        for name in ["login_token", "accessToken", "X-API-Key", "session_jwt", "dbPassword"] {
+            #expect(policy.shown(variable: name, value: "v") == marker, "\(name)")
+        }
+        #expect(policy.shown(variable: "tokenType", value: "Bearer") == "Bearer")
         #expect(policy.shown(variable: "note", value: "was s3cr3t") == "was \(marker)")
         #expect(RedactionPolicy.disabled.shown(variable: "token", value: "abc") == "abc")
     }

@@ -254,6 +254,6 @@ struct KeyScriptTests {
         let text = model.render(rows: 40, columns: 120).text
         #expect(text.contains("chain login chain · succeeded"))
         #expect(text.contains("100 % (2/2)"))
-        #expect(text.contains("{{token}} = demo-"))
+        #expect(text.contains("{{token}} = [REDACTED]") && !text.contains("demo-"), "a captured token is hidden")
     }
 }

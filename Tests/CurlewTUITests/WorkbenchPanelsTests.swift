@@ -26,12 +26,12 @@ extension WorkbenchTests {
         let bench = try await bench(workspace: { base in
             """
             config: {baseURL: "{{base}}"}
-            variables: {base: \(base), user: ana}
+            variables: {base: \(base), user: ana, partner_api_key: pk-visible-123}
             secrets: [token]
             requests:
               me:
                 url: /get?who={{user}}
-                headers: {Authorization: "Bearer {{token}}", X-Trace: "{{trace}}", X-Long: "{{a_variable_named_at_great_length_x}}"}
+                headers: {Authorization: "Bearer {{token}}", X-Trace: "{{trace}}", X-Long: "{{a_variable_named_at_great_length_x}}", X-Key: "{{partner_api_key}}"}
               other: {url: /get}
             groups:
               both: {batch: [other]}
@@ -46,6 +46,8 @@ extension WorkbenchTests {
         #expect(screen.contains("Variables of me"))
         #expect(screen.contains("user") && screen.contains("ana"))
         #expect(screen.contains("token") && screen.contains("(secret)") && !screen.contains("s3cret-token-value"), "\(screen)")
+        // Not declared secret, but named like a credential: hidden too (found by review).
+        #expect(screen.contains("partner_api_key") && !screen.contains("pk-visible-123"), "\(screen)")
         #expect(screen.contains("trace") && screen.contains("✗ undefined"), "\(screen)")
         #expect(screen.contains("a_variable_named_at_gr… ✗ undefined"), "a long name is cut before its value: \(screen)")
         model.handle(.character("s"))
