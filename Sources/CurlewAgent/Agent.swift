@@ -237,4 +237,23 @@ public final class Agent: Sendable {
     public func shutdown() {
         engine.shutdown()
     }
+
+    /// Cancels everything, waits (at most `timeout`) until what ran has ended, stops the transfer
+    /// thread, and returns once observers have heard every end: for an application about to
+    /// close its session log and exit, whose cancelled requests must still be logged.
+    public func cancelAllAndStop(waitingAtMost timeout: Duration = .seconds(2)) async {
+        let deadline = ContinuousClock.now + timeout
+        cancelAll()
+        while !isIdle, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        // The thread's last turn hands over the ends of the transfers it cancels on the way out.
+        shutdown()
+        await waitForObservers()
+    }
+
+    /// No request in the transport, in the middle layer or in a running group.
+    private var isIdle: Bool {
+        core.activeIDs.isEmpty && runs.all.isEmpty && groups.all.isEmpty
+    }
 }

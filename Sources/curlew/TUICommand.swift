@@ -172,8 +172,7 @@ enum InterfaceLauncher {
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer, interrupts: interrupts)
-        agent.cancelAll()
-        await agent.waitForObservers()
+        await agent.cancelAllAndStop()
         try logger.close()
         return logger
     }

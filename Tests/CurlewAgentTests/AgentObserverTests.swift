@@ -199,6 +199,27 @@ struct AgentCallbackTests {
         #expect(total > cancelledAfter - 300_000 && total <= cancelledAfter + 400_000, "total \(total) µs, cancelled after \(cancelledAfter) µs")
     }
 
+    @Test("cancelAllAndStop returns only once observers heard the end of every request it cancelled, plain, retried and in a group (found by a new user's trial: SIGTERM's cancelled request missing from the log)")
+    func cancelAllAndStopPublishesEveryEnd() async throws {
+        let server = try await TestServer.shared()
+        for _ in 0..<5 {
+            var config = NetworkConfig(baseURL: server.baseURL)
+            config.retry = RetryPolicy(maxRetries: 2, backoff: .fixed(.milliseconds(50)))
+            let agent = Agent(config: config)
+            let recorder = EventRecorder()
+            agent.addObserver(recorder)
+            let tag = uniqueTag()
+            let plain = agent.start(Request(.get, "/delay/10?\(tag)-a"))
+            let group = agent.start(.batch([Request(.get, "/delay/10?\(tag)-b"), Request(.get, "/delay/10?\(tag)-c")], policy: .all, maxConcurrency: 2))
+            while server.receivedRequests.filter({ $0.uri.contains(tag) }).count < 3 { try await Task.sleep(for: .milliseconds(5)) }
+            await agent.cancelAllAndStop()
+            #expect(plain.state == .cancelled && group.state == .cancelled)
+            let ended = recorder.events.compactMap { event -> RequestState? in if case .finished(_, let state) = event { state } else { nil } }
+            #expect(ended.count == 3 && ended.allSatisfy { $0 == .cancelled }, "\(recorder.events)")
+            #expect(recorder.messages.count == 3, "every cancelled request has its debug message")
+        }
+    }
+
     @Test("cancelling the task of an async send cancels the request")
     func taskCancellation() async throws {
         let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
