@@ -102,9 +102,4 @@ public final class DemoServer: Sendable {
 
     /// The endpoint paths, for help texts.
     public static var endpoints: [String] { DemoRoutes.endpointList }
-
-    /// Waits until the server is closed; for the standalone `curlew demo-server`.
-    public func waitUntilClosed() async throws {
-        try await channel.closeFuture.get()
-    }
 }

@@ -6,7 +6,11 @@ import Foundation
 struct DemoServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo-server",
-        abstract: "Run the demo HTTP server (httpbin-like endpoints plus fault endpoints) until interrupted."
+        abstract: "Run the demo HTTP server (httpbin-like endpoints plus fault endpoints) until interrupted.",
+        discussion: """
+        Ctrl-C, SIGTERM or SIGHUP stops it; with --tls, certificates it made in a temporary
+        directory (their private keys among them) are removed then. A --cert-dir is left as it is.
+        """
     )
 
     @Option(parsing: .unconditional, help: "Port to listen on; 0 picks a free one.")
@@ -27,10 +31,19 @@ struct DemoServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Watched from the start, so certificates made for this run never outlive it.
+        let interrupts = InterruptWatch(signals: [SIGINT, SIGTERM, SIGHUP], secondExitStatus: nil) {}
+        defer {
+            interrupts.stop()
+            interrupts.endWithSignal()
+        }
         var certificates: DemoCertificates?
+        var madeDirectory: String?
+        defer { if let madeDirectory { try? FileManager.default.removeItem(atPath: madeDirectory) } }
         if tls {
             do {
                 let directory = try certificateDirectory ?? DemoCertificates.makeTemporaryDirectory()
+                if certificateDirectory == nil { madeDirectory = directory }
                 certificates = try DemoCertificates.generate(in: directory)
             } catch {
                 throw ValidationError("cannot write the demo certificates to \(certificateDirectory ?? NSTemporaryDirectory()): \(error)")
@@ -51,6 +64,8 @@ struct DemoServerCommand: AsyncParsableCommand {
         print("Endpoints: " + DemoServer.endpoints.joined(separator: " "))
         // Scripts wait for the address line; do not leave it in a pipe's buffer.
         fflush(nil)
-        try await server.waitUntilClosed()
+        let interrupted = interrupts.interruptedCheck
+        while !interrupted() { try? await Task.sleep(for: .milliseconds(50)) }
+        try await server.stop()
     }
 }

@@ -23,6 +23,30 @@ struct SendCommandTests {
         #expect(result.output.contains("|█") || result.output.contains(" █"))
     }
 
+    @Test("demo-server --tls removes the certificates it made (private keys among them) when SIGTERM, SIGHUP or Ctrl-C stops it, and ends by the signal; a --cert-dir stays (found by a new user's trial)")
+    func demoServerRemovesItsCertificates() async throws {
+        for signal in [SIGTERM, SIGHUP, SIGINT] {
+            let server = try CurlewProcess(["demo-server", "--tls", "--port", "0"])
+            defer { server.kill() }
+            try await server.waitForOutput(containing: "CA certificate: ")
+            let line = try #require(server.standardOutput.split(separator: "\n").first { $0.hasPrefix("CA certificate: ") })
+            let directory = (String(line.dropFirst("CA certificate: ".count)) as NSString).deletingLastPathComponent
+            #expect(FileManager.default.fileExists(atPath: directory))
+            _ = Foundation.kill(server.processIdentifier, signal)
+            #expect(try await server.wait() == signal)
+            #expect(!FileManager.default.fileExists(atPath: directory), "signal \(signal) left \(directory)")
+        }
+        let kept = NSTemporaryDirectory() + "curlew-certdir-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: kept) }
+        let server = try CurlewProcess(["demo-server", "--tls", "--port", "0", "--cert-dir", kept])
+        defer { server.kill() }
+        try await server.waitForOutput(containing: "CA certificate: ")
+        server.terminate()
+        #expect(try await server.wait() == SIGTERM)
+        let left = try FileManager.default.contentsOfDirectory(atPath: kept)
+        #expect(!left.isEmpty, "a --cert-dir is the user's: kept")
+    }
+
     @Test("a body the report shows only in part (cut text, a binary preview) is said on stderr when stdout is not a terminal (found by a new user's trial: `send URL > file` ended at 1 MiB, exit 0)")
     func partialBodyNotice() async throws {
         let server = try await TestServer.shared()
