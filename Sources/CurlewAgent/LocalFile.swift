@@ -36,6 +36,12 @@ public enum LocalFile {
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
     }
 
+    /// Whether two paths name one existing file (the same device and inode, through links).
+    public static func isSameFile(_ first: String, _ second: String) -> Bool {
+        var one = stat(), other = stat()
+        return stat(first, &one) == 0 && stat(second, &other) == 0 && one.st_dev == other.st_dev && one.st_ino == other.st_ino
+    }
+
     /// Throws `localFile` unless a download can be written to `path`: its directory exists, and
     /// `path` is absent, a regular file or a character device. A directory, a named pipe or a
     /// symbolic link is refused, never replaced.

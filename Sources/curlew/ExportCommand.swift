@@ -84,6 +84,10 @@ struct ExportCommand: ParsableCommand {
             do { data = try SessionLogExport.propertyList(messages) } catch { throw RunCommand.usageFailure("cannot write a property list: \(error)") }
         }
         if let output, output != "-" {
+            // Writing over what is being read would lose the log (or the workspace) for good.
+            guard !LocalFile.isSameFile(output, log) else {
+                throw RunCommand.usageFailure("\(output) is the file being exported; write to another file")
+            }
             if let failure = RunCommand.write(data, to: output) { throw RunCommand.usageFailure(failure) }
             print("Wrote \(messages.count) exchange\(messages.count == 1 ? "" : "s") to \(output)")
         } else {

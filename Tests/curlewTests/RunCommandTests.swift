@@ -184,6 +184,15 @@ struct RunCommandTests {
         #expect(har.status == 0)
         let harText = try String(contentsOfFile: directory + "/x.har", encoding: .utf8)
         #expect(harText.contains("\"1.2\"") && harText.contains("\"entries\""))
+        // -o naming the log itself, or a link to it, is refused and the log kept (found by a new
+        // user's trial: the log was replaced by its HAR).
+        let logText = try String(contentsOfFile: directory + "/x.jsonl", encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/link.jsonl", withDestinationPath: directory + "/x.jsonl")
+        for target in [directory + "/x.jsonl", directory + "/link.jsonl"] {
+            let overwrite = try await CurlewProcess.run(["export", "har", directory + "/x.jsonl", "-o", target])
+            #expect(overwrite.status == 2 && overwrite.error.contains("is the file being exported"), "\(overwrite.error)")
+        }
+        #expect(try String(contentsOfFile: directory + "/x.jsonl", encoding: .utf8) == logText)
         let curl = try await CurlewProcess.run(["export", "curl", directory + "/x.jsonl"])
         #expect(curl.output.hasPrefix("curl \(server.baseURL)/post -H"), "\(curl.output)")
         #expect(curl.output.contains("-H 'Content-Type: application/json'"))
