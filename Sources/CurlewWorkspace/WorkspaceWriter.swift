@@ -273,6 +273,10 @@ public enum WorkspaceWriter {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parameterNames.contains(String(parts[0]).lowercased()) { referenced.formUnion(Template.names(in: String(parts[1]))) }
             }
+            // Query parameters kept apart from the URL (OpenAPI's), and a request's parameters.
+            for member in Array(item.query) + Array(item.request.params) where parameterNames.contains(member.key.lowercased()) {
+                referenced.formUnion(Template.names(in: member.value.textValue))
+            }
         }
         guard !referenced.isEmpty else { return }
         func isCredential(_ variable: (name: String, value: String)) -> Bool {

@@ -443,6 +443,31 @@ struct WorkspaceWriterSecondReviewTests {
         #expect(session.secretValues.contains("older-secret"))
     }
 
+    @Test("an OpenAPI operation's secret query parameter puts its example in the secrets file, not in curlew.yaml (found by a new user's trial)")
+    func openAPISecretQueryParameter() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "")
+        let document = """
+        openapi: 3.0.3
+        info: {title: t, version: "1"}
+        servers: [{url: "http://127.0.0.1:9"}]
+        paths:
+          /items:
+            get:
+              parameters:
+                - {name: api_key, in: query, required: true, schema: {type: string}, example: SECRETKEY123}
+                - {name: page, in: query, required: true, schema: {type: integer}, example: 2}
+              responses: {"200": {description: ok}}
+        """
+        let collection = try OpenAPIImport.parse(Data(document.utf8))
+        let summary = try WorkspaceWriter.add(collection, to: path)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!written.contains("SECRETKEY123"), "\(written)")
+        #expect(summary.secrets.contains("api_key"), "\(summary.secrets)")
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("SECRETKEY123"))
+    }
+
     @Test("a Postman environment's secrets are written under its name in the secrets file")
     func environmentSecrets() throws {
         let files = try WorkspaceFiles()
