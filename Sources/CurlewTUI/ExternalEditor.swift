@@ -21,8 +21,11 @@ public enum ExternalEditor {
         return "vi"
     }
 
-    /// Edits `text` in the editor, which runs on this terminal until it exits.
-    public static func edit(_ text: String, fileExtension: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Outcome {
+    /// Edits `text` in the editor, which runs on this terminal until it exits, or until
+    /// `stopRequested` says the interface is told to stop (SIGTERM, SIGHUP): the editor is then
+    /// sent SIGTERM, and the field is left as it was.
+    public static func edit(_ text: String, fileExtension: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            stopRequested: @Sendable () -> Bool = { false }) -> Outcome {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-edit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
@@ -31,8 +34,10 @@ public enum ExternalEditor {
             guard FileManager.default.createFile(atPath: file.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
                 return .failed("cannot write a temporary file in \(directory.path)")
             }
-            // The command is the user's own, so the shell splits it (`code --wait`, `vim -u NONE`).
-            let status = run(["/bin/sh", "-c", command(environment: environment) + " \"$1\"", "curlew-editor", file.path], environment: environment)
+            // The command is the user's own, so the shell splits it (`code --wait`, `vim -u NONE`);
+            // `exec` makes the editor the process waited for, the one a stop is sent to.
+            let status = run(["/bin/sh", "-c", "exec " + command(environment: environment) + " \"$1\"", "curlew-editor", file.path],
+                             environment: environment, stopRequested: stopRequested)
             guard status == 0 else {
                 return .failed(status < 0 ? "cannot run the editor: \(String(cString: strerror(-status)))"
                     : "\(command(environment: environment)) exited with status \(status); the field is unchanged")
@@ -50,9 +55,10 @@ public enum ExternalEditor {
     /// Runs `arguments` in this process group, which holds the terminal, so an interactive
     /// editor can read the keyboard (a child in a group of its own gets EIO). The editor gets
     /// the default handling of Ctrl-C, Ctrl-\ and Ctrl-Z; the interface ignores them while it
-    /// waits, so they are the editor's alone. Returns the exit status (128 + the signal for a
-    /// killed editor), or minus errno when it could not start.
-    private static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+    /// waits, so they are the editor's alone. It is sent SIGTERM once `stopRequested` says so
+    /// (asked every 20 ms). Returns the exit status (128 + the signal for a killed editor), or
+    /// minus errno when it could not start.
+    private static func run(_ arguments: [String], environment: [String: String], stopRequested: () -> Bool) -> Int32 {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -76,8 +82,19 @@ public enum ExternalEditor {
         let previous = [SIGINT, SIGQUIT, SIGTSTP].map { ($0, signal($0, SIG_IGN)) }
         defer { for (number, handler) in previous { signal(number, handler) } }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { return -errno }
+        var stopSent = false
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            if reaped == -1 {
+                guard errno == EINTR else { return -errno }
+                continue
+            }
+            if !stopSent, stopRequested() {
+                kill(pid, SIGTERM)
+                stopSent = true
+            }
+            usleep(20_000)
         }
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }

@@ -41,7 +41,7 @@ public enum TerminalApp {
                 dirty = true
             }
             if !model.terminalRequests.isEmpty {
-                for request in model.takeTerminalRequests() { carryOut(request, on: screen, for: model) }
+                for request in model.takeTerminalRequests() { carryOut(request, on: screen, for: model, stopRequested: stopRequested) }
                 pressed = true
             }
             if model.mouseEnabled != mouse {
@@ -71,13 +71,13 @@ public enum TerminalApp {
         }
     }
 
-    private static func carryOut(_ request: TerminalRequest, on screen: CursesScreen, for model: AppModel) {
+    private static func carryOut(_ request: TerminalRequest, on screen: CursesScreen, for model: AppModel, stopRequested: @Sendable () -> Bool) {
         switch request {
         case .copy(let text):
             screen.copyToClipboard(text)
         case .edit(let text, let field, let fileExtension):
             screen.suspend()
-            let result = ExternalEditor.edit(text, fileExtension: fileExtension)
+            let result = ExternalEditor.edit(text, fileExtension: fileExtension, stopRequested: stopRequested)
             screen.resume()
             model.finishExternalEdit(result, field: field)
         }

@@ -543,4 +543,15 @@ struct ExternalEditorTests {
         guard case .failed = missing else { Issue.record("\(missing)"); return }
         #expect(ExternalEditor.command(environment: [:]) == "vi")
     }
+
+    @Test("an editor still open when the interface is told to stop is sent SIGTERM and the field kept (found by a new user's trial: SIGTERM and SIGHUP waited for vi to be quit)")
+    func stopEndsTheEditor() throws {
+        let editor = try script("exec sleep 30")
+        let asked = ContinuousClock.now + .milliseconds(200)
+        let started = ContinuousClock.now
+        let outcome = ExternalEditor.edit("x", fileExtension: "txt", environment: ["EDITOR": editor, "PATH": "/usr/bin:/bin"],
+                                          stopRequested: { ContinuousClock.now >= asked })
+        #expect(ContinuousClock.now - started < .seconds(10), "the editor was stopped, not waited for")
+        #expect(outcome == .failed("\(editor) exited with status 143; the field is unchanged"), "\(outcome)")
+    }
 }
