@@ -82,10 +82,16 @@ public struct ImportedCollection: Sendable {
             let reason: String
             do throws(RequestError) {
                 try item.request.method.validate()
-                guard let url = item.request.customURL, !url.contains("{{"), let scheme = Self.scheme(of: url),
-                      scheme != "http", scheme != "https" else { return false }
+                guard let url = item.request.customURL, !url.contains("{{") else { return false }
                 let shown = URLPassword.masking(in: url)
-                reason = "\((shown.count > 60 ? shown.prefix(60) + "…" : shown).debugDescription) is not an http or https URL"
+                let quoted = (shown.count > 60 ? shown.prefix(60) + "…" : shown).debugDescription
+                if let scheme = Self.scheme(of: url) {
+                    guard scheme != "http", scheme != "https" else { return false }
+                    reason = "\(quoted) is not an http or https URL"
+                } else {
+                    guard !Self.isPathOrHost(url) else { return false }
+                    reason = "\(quoted) is neither a URL, a path nor a host"
+                }
             } catch {
                 reason = error.message
             }
@@ -128,6 +134,23 @@ public struct ImportedCollection: Sendable {
         let rest = url[url.index(after: colon)...]
         if let next = rest.first, next.isNumber { return nil }
         return name.lowercased()
+    }
+
+    /// Whether a URL without a scheme is one the base URL completes: a path (`/a`, or empty for
+    /// the base itself), or a host with an optional port and path (`localhost:8080/a`,
+    /// `[::1]/a`). What a text format's stray line gives (`{}`, `[]`, `- item`) is neither.
+    static func isPathOrHost(_ url: String) -> Bool {
+        guard let first = url.first, first != "/" else { return true }
+        let authority = url.prefix { !"/?#".contains($0) }
+        var host = Substring(authority)
+        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]"), host[host.index(after: colon)...].allSatisfy(\.isNumber) {
+            host = host[..<colon]
+        }
+        if host.hasPrefix("[") {
+            return host.count > 2 && host.hasSuffix("]") && host.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        }
+        return !host.isEmpty && host.first!.isASCII && (host.first!.isLetter || host.first!.isNumber)
+            && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
     }
 
     /// Keeps a credential found in clear in a request as a shared secret, and returns the name

@@ -297,12 +297,20 @@ struct ImportedRunTests {
         #expect(written.contains("http://a.test/ok") && !written.contains("javascript") && !written.contains("passwd") && !written.contains("HTTP/1.1"), "\(written)")
         // A path, or a host and port, is completed by the base URL: kept (found by review). Of a
         // field with one value given twice, the last is kept, with a note.
-        try "GET /api/users\n\n###\nGET localhost:8080/x\nAuthorization: Bearer one\nAuthorization: Bearer two\n".write(toFile: directory + "/paths.http", atomically: true, encoding: .utf8)
+        try "GET /api/users\n\n###\nGET localhost:8080/x\nAuthorization: Bearer one\nAuthorization: Bearer two\n\n###\nGET [::1]:9/v6\n".write(toFile: directory + "/paths.http", atomically: true, encoding: .utf8)
         let paths = try await CurlewProcess.run(["import", "http", directory + "/paths.http", "-o", directory + "/paths.yaml"])
         #expect(paths.status == 0 && !paths.output.contains("left out"), "\(paths.output)\(paths.error)")
         #expect(paths.output.contains("Authorization is given more than once; the last is kept"), "\(paths.output)")
         let pathsWritten = try String(contentsOfFile: directory + "/paths.yaml", encoding: .utf8)
-        #expect(pathsWritten.contains("/api/users") && pathsWritten.contains("localhost:8080/x"), "\(pathsWritten)")
+        #expect(pathsWritten.contains("/api/users") && pathsWritten.contains("localhost:8080/x") && pathsWritten.contains("[::1]:9/v6"), "\(pathsWritten)")
+        // Stray lines a .http file holds (JSON left outside a body) are no requests (found by a
+        // new user's trial: `GET []` was written and failed every run).
+        try "GET /kept\n\n###\n[]\n\n###\n{}\n".write(toFile: directory + "/stray.http", atomically: true, encoding: .utf8)
+        let stray = try await CurlewProcess.run(["import", "http", directory + "/stray.http", "-o", directory + "/stray.yaml"])
+        #expect(stray.status == 0 && stray.output.contains("\"[]\" is neither a URL, a path nor a host")
+                && stray.output.contains("\"{}\" is neither a URL, a path nor a host"), "\(stray.output)\(stray.error)")
+        let strayWritten = try String(contentsOfFile: directory + "/stray.yaml", encoding: .utf8)
+        #expect(strayWritten.contains("/kept") && !strayWritten.contains("[]") && !strayWritten.contains("{}"), "\(strayWritten)")
         let pathSecrets = try String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)
         #expect(pathSecrets.contains("Bearer two") && !pathSecrets.contains("Bearer one"), "\(pathSecrets)")
     }
