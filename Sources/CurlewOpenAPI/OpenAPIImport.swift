@@ -55,8 +55,10 @@ public enum OpenAPIImport {
         if let failure = error as? Failure { return failure.reason }
         let described = OpenAPIKit.OpenAPI.Error(from: error)
         let place = described.codingPathString.isEmpty ? "" : " (at \(described.codingPathString.prefix(200)))"
-        // The library quotes names in Markdown's backticks; a terminal shows them as typed.
-        let text = described.localizedDescription.prefix(400).replacingOccurrences(of: "`", with: "")
+        // The library writes Markdown (`name`, **GET**) and can end on "..": a terminal shows
+        // them as typed.
+        var text = described.localizedDescription.prefix(400).replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "**", with: "")
+        while text.hasSuffix("..") { text.removeLast() }
         return "not a valid OpenAPI document\(place): \(text)"
     }
 

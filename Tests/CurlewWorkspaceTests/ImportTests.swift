@@ -215,6 +215,11 @@ struct ImportTests {
         // The library's reason is shown without its Markdown (found by a new user's trial).
         let noVersion = #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data("openapi: 3.0.0\ninfo: {title: x}\npaths: {}\n".utf8)) }
         #expect(noVersion?.reason.contains("find version key") == true && noVersion?.reason.contains("`") == false, "\(String(describing: noVersion))")
+        let noResponses = #expect(throws: OpenAPIImport.Failure.self) {
+            try OpenAPIImport.parse(Data("openapi: 3.0.0\ninfo: {title: x, version: '1'}\npaths:\n  /a:\n    get: {}\n".utf8))
+        }
+        #expect(noResponses?.reason.contains("GET endpoint") == true && noResponses?.reason.contains("**") == false
+                && noResponses?.reason.hasSuffix("..") == false, "\(String(describing: noResponses))")
     }
 
     @Test("an OpenAPI reference that cannot be resolved, and a missing or relative server, are named in the notes (a trial found them dropped in silence)")
