@@ -44,7 +44,7 @@ public final class DemoServer: Sendable {
         let routes = DemoRoutes()
         let recorder = RequestRecorder(capacity: recordCapacity)
         let ownGroup = ownThread ? MultiThreadedEventLoopGroup(numberOfThreads: 1) : nil
-        let channel = try await ServerBootstrap(group: ownGroup ?? MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ServerBootstrap(group: ownGroup ?? MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -83,8 +83,13 @@ public final class DemoServer: Sendable {
                     )
                 }
             }
-            .bind(host: host, port: port)
-            .get()
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: host, port: port).get()
+        } catch {
+            try? await ownGroup?.shutdownGracefully()
+            throw DemoServerError.cannotListen(host: host, port: port, error)
+        }
         let boundPort = channel.localAddress?.port ?? port
         return DemoServer(host: host, port: boundPort, channel: channel, recorder: recorder, ownGroup: ownGroup, isTLS: tls != nil)
     }

@@ -49,12 +49,8 @@ struct DemoServerCommand: AsyncParsableCommand {
                 throw ValidationError("cannot write the demo certificates to \(certificateDirectory ?? NSTemporaryDirectory()): \(error)")
             }
         }
-        let server: DemoServer
-        do {
-            server = try await DemoServer.start(host: host, port: port, tls: certificates.map { .identity($0.server) })
-        } catch {
-            throw ValidationError("cannot listen on \(host):\(port): \(error)")
-        }
+        // An address that cannot be bound is told as `curlew: cannot listen on …: <reason>`.
+        let server = try await DemoServer.start(host: host, port: port, tls: certificates.map { .identity($0.server) })
         print("Curlew demo server listening on \(server.baseURL)")
         if let certificates {
             print("CA certificate: \(certificates.authority.certificate)")

@@ -23,7 +23,7 @@ struct SendCommandTests {
         #expect(result.output.contains("|█") || result.output.contains(" █"))
     }
 
-    @Test("demo-server --tls removes the certificates it made (private keys among them) when SIGTERM, SIGHUP or Ctrl-C stops it, and ends by the signal; a --cert-dir stays (found by a new user's trial)")
+    @Test("demo-server --tls removes the certificates it made (private keys among them) when SIGTERM, SIGHUP or Ctrl-C stops it, and ends by the signal; a --cert-dir stays; a port in use is said plainly (found by a new user's trial)")
     func demoServerRemovesItsCertificates() async throws {
         for signal in [SIGTERM, SIGHUP, SIGINT] {
             let server = try CurlewProcess(["demo-server", "--tls", "--port", "0"])
@@ -36,6 +36,13 @@ struct SendCommandTests {
             #expect(try await server.wait() == signal)
             #expect(!FileManager.default.fileExists(atPath: directory), "signal \(signal) left \(directory)")
         }
+        // A port in use is said plainly, without the usage text (found by a new user's trial).
+        let first = try CurlewProcess(["demo-server", "--port", "0"])
+        defer { first.kill() }
+        try await first.waitForOutput(containing: "listening on ")
+        let port = try #require(first.standardOutput.split(separator: "\n").first { $0.contains("listening on ") }?.split(separator: ":").last)
+        let taken = try await CurlewProcess.run(["demo-server", "--port", String(port)])
+        #expect(taken.status == 1 && taken.error == "curlew: cannot listen on 127.0.0.1:\(port): Address already in use\n", "\(taken.error)")
         let kept = NSTemporaryDirectory() + "curlew-certdir-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: kept) }
         let server = try CurlewProcess(["demo-server", "--tls", "--port", "0", "--cert-dir", kept])
