@@ -83,6 +83,11 @@ struct SendCommand: AsyncParsableCommand {
         }
         if words.count == 2 {
             do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(error.message) }
+            // A token, but no method: a value given to a flag that takes none (curl's `-C -`).
+            guard words[0].first?.isLetter == true else {
+                throw ValidationError("\(words[0].debugDescription) is not a method (methods start with a letter: GET, M-SEARCH); "
+                    + "if it was meant for a flag before it, that flag takes no value (-C resumes on its own, not as curl's -C -)")
+            }
         }
         let word = urlWord
         if words.count == 1, HTTPMethod.common.contains(HTTPMethod(rawValue: word.uppercased())) {

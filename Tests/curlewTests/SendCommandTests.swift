@@ -247,6 +247,12 @@ struct SendCommandTests {
             let refused = try await CurlewProcess.run(["send", noScheme])
             #expect(refused.status == 64 && refused.error.contains("a URL does not start with"), "\(noScheme): \(refused.error)")
         }
+        // A method must start with a letter (found by a new user's trial: `-C - -o f URL` sent `- /path`).
+        for (arguments, word) in [(["send", "-C", "-", "-o", NSTemporaryDirectory() + "never", "127.0.0.1:\(port)/get"], "\"-\""),
+                                  (["send", "500", "127.0.0.1:\(port)/get"], "\"500\"")] {
+            let refused = try await CurlewProcess.run(arguments)
+            #expect(refused.status == 64 && refused.error.contains("\(word) is not a method"), "\(refused.error)")
+        }
         let methodOnly = try await CurlewProcess.run(["send", "POST"])
         #expect(methodOnly.status == 64 && methodOnly.error.contains("POST is a method: give the URL after it"), "\(methodOnly.error)")
         let lowercase = try await CurlewProcess.run(["send", "get"])
