@@ -238,17 +238,25 @@ public final class Agent: Sendable {
         engine.shutdown()
     }
 
-    /// Cancels everything, waits (at most `timeout`) until what ran has ended, stops the transfer
-    /// thread, and returns once observers have heard every end: for an application about to
-    /// close its session log and exit, whose cancelled requests must still be logged.
+    /// Cancels everything, waits up to `timeout` for what ran to end (what ends later, such as a
+    /// retry's backoff past it, may go unheard), stops the transfer thread, and returns once
+    /// observers have heard every end it handed over: for an application about to close its
+    /// session log and exit, whose cancelled requests must still be logged.
     public func cancelAllAndStop(waitingAtMost timeout: Duration = .seconds(2)) async {
         let deadline = ContinuousClock.now + timeout
         cancelAll()
-        while !isIdle, ContinuousClock.now < deadline {
+        while !isIdle, ContinuousClock.now < deadline, !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(5))
         }
         // The thread's last turn hands over the ends of the transfers it cancels on the way out.
-        shutdown()
+        // Waited for on a thread of its own: the wait blocks, and the concurrency pool is small.
+        let engine = engine
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                engine.shutdown()
+                continuation.resume()
+            }
+        }
         await waitForObservers()
     }
 

@@ -136,21 +136,18 @@ public struct ImportedCollection: Sendable {
         return name.lowercased()
     }
 
-    /// Whether a URL without a scheme is one the base URL completes: a path (`/a`, or empty for
-    /// the base itself), or a host with an optional port and path (`localhost:8080/a`,
-    /// `[::1]/a`). What a text format's stray line gives (`{}`, `[]`, `- item`) is neither.
+    /// Whether a URL without a scheme can be a target the base URL completes (a path, with or
+    /// without its `/`, a query, a host and port, the `:8080/x` shorthand, `[::1]/a`): anything
+    /// but what a text format's stray line gives, JSON's `{}` and `[]` and markup's `<…>`.
     static func isPathOrHost(_ url: String) -> Bool {
-        guard let first = url.first, first != "/" else { return true }
-        let authority = url.prefix { !"/?#".contains($0) }
-        var host = Substring(authority)
-        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]"), host[host.index(after: colon)...].allSatisfy(\.isNumber) {
-            host = host[..<colon]
+        guard let first = url.first else { return true }
+        if first == "[" {
+            // An IPv6 literal, with a zone id if any: `[::1]`, `[fe80::1%25eth0]:8080/a`.
+            guard let close = url.firstIndex(of: "]") else { return false }
+            let inside = url[url.index(after: url.startIndex)..<close]
+            return inside.contains(":") && inside.allSatisfy { $0.isHexDigit || ":.%".contains($0) || ($0.isASCII && $0.isLetter) }
         }
-        if host.hasPrefix("[") {
-            return host.count > 2 && host.hasSuffix("]") && host.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-        }
-        return !host.isEmpty && host.first!.isASCII && (host.first!.isLetter || host.first!.isNumber)
-            && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+        return !"{}]<>".contains(first)
     }
 
     /// Keeps a credential found in clear in a request as a shared secret, and returns the name

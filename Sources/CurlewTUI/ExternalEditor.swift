@@ -34,9 +34,8 @@ public enum ExternalEditor {
             guard FileManager.default.createFile(atPath: file.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
                 return .failed("cannot write a temporary file in \(directory.path)")
             }
-            // The command is the user's own, so the shell splits it (`code --wait`, `vim -u NONE`);
-            // `exec` makes the editor the process waited for, the one a stop is sent to.
-            let status = run(["/bin/sh", "-c", "exec " + command(environment: environment) + " \"$1\"", "curlew-editor", file.path],
+            // The command is the user's own, so the shell splits it (`code --wait`, `vim -u NONE`).
+            let status = run(["/bin/sh", "-c", shellLine(for: command(environment: environment)), "curlew-editor", file.path],
                              environment: environment, stopRequested: stopRequested)
             guard status == 0 else {
                 return .failed(status < 0 ? "cannot run the editor: \(String(cString: strerror(-status)))"
@@ -52,12 +51,29 @@ public enum ExternalEditor {
         }
     }
 
+    /// The shell line that runs `command` on the file (`$1`). A plain command is `exec`ed, after
+    /// any leading `NAME=value` words (`FOO=1 exec vim "$1"`), so the editor is the process
+    /// waited for and the one a stop reaches; one with shell syntax (`;`, `&&`, `|`, a
+    /// subshell) runs as written.
+    static func shellLine(for command: String) -> String {
+        guard !command.contains(where: { ";&|()`\n".contains($0) }) else { return command + " \"$1\"" }
+        let words = command.split(separator: " ", omittingEmptySubsequences: true)
+        let assignments = words.prefix { word in
+            guard let equals = word.firstIndex(of: "="), equals > word.startIndex else { return false }
+            return word[..<equals].allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        }
+        let rest = words.dropFirst(assignments.count)
+        guard !rest.isEmpty else { return command + " \"$1\"" }
+        return (assignments + ["exec"] + rest).joined(separator: " ") + " \"$1\""
+    }
+
     /// Runs `arguments` in this process group, which holds the terminal, so an interactive
     /// editor can read the keyboard (a child in a group of its own gets EIO). The editor gets
     /// the default handling of Ctrl-C, Ctrl-\ and Ctrl-Z; the interface ignores them while it
-    /// waits, so they are the editor's alone. It is sent SIGTERM once `stopRequested` says so
-    /// (asked every 20 ms). Returns the exit status (128 + the signal for a killed editor), or
-    /// minus errno when it could not start.
+    /// waits, so they are the editor's alone. It is sent SIGTERM (and SIGCONT, in case Ctrl-Z
+    /// stopped it) once `stopRequested` says so (asked every 20 ms), and SIGKILL 3 s later if it
+    /// is still there. Returns the exit status (128 + the signal for a killed editor), or minus
+    /// errno when it could not start.
     private static func run(_ arguments: [String], environment: [String: String], stopRequested: () -> Bool) -> Int32 {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -82,7 +98,8 @@ public enum ExternalEditor {
         let previous = [SIGINT, SIGQUIT, SIGTSTP].map { ($0, signal($0, SIG_IGN)) }
         defer { for (number, handler) in previous { signal(number, handler) } }
         var status: Int32 = 0
-        var stopSent = false
+        var stopSentAt: ContinuousClock.Instant?
+        var killed = false
         while true {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid { break }
@@ -90,9 +107,15 @@ public enum ExternalEditor {
                 guard errno == EINTR else { return -errno }
                 continue
             }
-            if !stopSent, stopRequested() {
+            if let sent = stopSentAt {
+                if !killed, ContinuousClock.now - sent >= .seconds(3) {
+                    kill(pid, SIGKILL)
+                    killed = true
+                }
+            } else if stopRequested() {
                 kill(pid, SIGTERM)
-                stopSent = true
+                kill(pid, SIGCONT)
+                stopSentAt = .now
             }
             usleep(20_000)
         }

@@ -62,6 +62,8 @@ struct DemoServerCommand: AsyncParsableCommand {
         fflush(nil)
         let interrupted = interrupts.interruptedCheck
         while !interrupted() { try? await Task.sleep(for: .milliseconds(50)) }
+        // Another signal while stopping ends the process at once.
+        interrupts.endOnNextSignal()
         try await server.stop()
     }
 }

@@ -544,6 +544,15 @@ struct ExternalEditorTests {
         #expect(ExternalEditor.command(environment: [:]) == "vi")
     }
 
+    @Test("a plain editor command is exec'd after its NAME=value words, so a stop reaches the editor; one with shell syntax runs as written (found by review: FOO=1 vim failed)")
+    func editorShellLine() {
+        #expect(ExternalEditor.shellLine(for: "vim") == #"exec vim "$1""#)
+        #expect(ExternalEditor.shellLine(for: "code --wait") == #"exec code --wait "$1""#)
+        #expect(ExternalEditor.shellLine(for: "FOO=1 vim -u NONE") == #"FOO=1 exec vim -u NONE "$1""#)
+        #expect(ExternalEditor.shellLine(for: "make-backup && vim") == #"make-backup && vim "$1""#)
+        #expect(ExternalEditor.shellLine(for: "a=b=c") == #"a=b=c "$1""#)
+    }
+
     @Test("an editor still open when the interface is told to stop is sent SIGTERM and the field kept (found by a new user's trial: SIGTERM and SIGHUP waited for vi to be quit)")
     func stopEndsTheEditor() throws {
         let editor = try script("exec sleep 30")

@@ -305,12 +305,17 @@ struct ImportedRunTests {
         #expect(pathsWritten.contains("/api/users") && pathsWritten.contains("localhost:8080/x") && pathsWritten.contains("[::1]:9/v6"), "\(pathsWritten)")
         // Stray lines a .http file holds (JSON left outside a body) are no requests (found by a
         // new user's trial: `GET []` was written and failed every run).
-        try "GET /kept\n\n###\n[]\n\n###\n{}\n".write(toFile: directory + "/stray.http", atomically: true, encoding: .utf8)
+        try "GET /kept\n\n###\n[]\n\n###\n{}\n\n###\nGET _cat/indices\n\n###\nGET :8080/short\n\n###\nGET [fe80::1%25eth0]:9/zone\n"
+            .write(toFile: directory + "/stray.http", atomically: true, encoding: .utf8)
         let stray = try await CurlewProcess.run(["import", "http", directory + "/stray.http", "-o", directory + "/stray.yaml"])
         #expect(stray.status == 0 && stray.output.contains("\"[]\" is neither a URL, a path nor a host")
                 && stray.output.contains("\"{}\" is neither a URL, a path nor a host"), "\(stray.output)\(stray.error)")
         let strayWritten = try String(contentsOfFile: directory + "/stray.yaml", encoding: .utf8)
         #expect(strayWritten.contains("/kept") && !strayWritten.contains("[]") && !strayWritten.contains("{}"), "\(strayWritten)")
+        // Targets the base URL completes stay (found by review: a path without its /, the :port shorthand, a zone id).
+        for kept in ["_cat/indices", ":8080/short", "[fe80::1%25eth0]:9/zone"] {
+            #expect(strayWritten.contains(kept), "\(kept): \(strayWritten)")
+        }
         let pathSecrets = try String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)
         #expect(pathSecrets.contains("Bearer two") && !pathSecrets.contains("Bearer one"), "\(pathSecrets)")
     }
