@@ -56,7 +56,7 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     /// The file or form parts the body was made of.
     public var requestLines: [String] {
         var lines: [String] = []
-        if let uploadFile { lines.append("upload    \(uploadFile) (\(uploadBytes.map(Self.bytes) ?? "size unknown"))") }
+        if let uploadFile { lines.append("upload    \(uploadFile) (\(uploadBytes.map(ByteCountText.of) ?? "size unknown"))") }
         for part in formParts {
             var line = "form      \(part.name)"
             if let file = part.file {
@@ -66,7 +66,7 @@ public struct TransferRecord: Sendable, Equatable, Codable {
             }
             if let filename = part.filename { line += " filename=\(filename.debugDescription)" }
             if let type = part.contentType { line += " type=\(type)" }
-            lines.append(line + " (\(Self.bytes(part.size)))")
+            lines.append(line + " (\(ByteCountText.of(part.size)))")
         }
         return lines
     }
@@ -77,8 +77,8 @@ public struct TransferRecord: Sendable, Equatable, Codable {
         if let destination = downloadDestination {
             if let download {
                 lines.append(download.completed
-                    ? "download  saved to \(download.path): \(Self.bytes(download.fileSize)), \(Self.bytes(download.bytesWritten)) of it by this exchange"
-                    : "download  stopped: \(Self.bytes(download.fileSize)) kept in \(download.partialPath), \(Self.bytes(download.bytesWritten)) of it by this exchange")
+                    ? "download  saved to \(download.path): \(ByteCountText.of(download.fileSize)), \(ByteCountText.of(download.bytesWritten)) of it by this exchange"
+                    : "download  stopped: \(ByteCountText.of(download.fileSize)) kept in \(download.partialPath), \(ByteCountText.of(download.bytesWritten)) of it by this exchange")
                 if let offset = download.resumedFrom {
                     lines.append("resume    resumed from byte \(offset) (206 Partial Content)")
                 } else if let offset = download.restartedFrom {
@@ -94,12 +94,5 @@ public struct TransferRecord: Sendable, Equatable, Codable {
         }
         if bodyInTemporaryFile { lines.append("body      larger than the memory limit: kept in a temporary file, mapped back") }
         return lines
-    }
-
-    static func bytes(_ count: Int64) -> String {
-        if count < 1024 { return "\(count) B" }
-        if count < 1 << 20 { return String(format: "%.1f KiB", Double(count) / 1024) }
-        if count < 1 << 30 { return String(format: "%.1f MiB", Double(count) / 1_048_576) }
-        return String(format: "%.2f GiB", Double(count) / 1_073_741_824)
     }
 }

@@ -193,13 +193,6 @@ enum Chrome {
         "\(count) " + (count == 1 ? singular : plural)
     }
 
-    static func bytes(_ count: Int64) -> String {
-        switch count {
-        case ..<1024: "\(count) B"
-        case ..<(1024 * 1024): String(format: "%.1f KB", Double(count) / 1024)
-        default: String(format: "%.1f MB", Double(count) / 1024 / 1024)
-        }
-    }
 }
 
 extension AppModel {

@@ -48,7 +48,7 @@ enum LogsView {
         let listHeight = area.height - 2
         let scroll = max(0, model.logs.selectedFile - listHeight + 1)
         for (offset, file) in files.enumerated().dropFirst(scroll).prefix(listHeight) {
-            let text = TextWidth.fit(model.fileTimeFormatter.string(from: file.modified), to: 20) + " " + TextWidth.fitRight(Chrome.bytes(file.size), to: 9) + "  " + file.name
+            let text = TextWidth.fit(model.fileTimeFormatter.string(from: file.modified), to: 20) + " " + TextWidth.fitRight(ByteCountText.of(file.size), to: 9) + "  " + file.name
             frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: offset == model.logs.selectedFile ? .selected : .plain)
             model.registerHit(row: area.row + 2 + offset - scroll, columns: 0..<area.width, .logFile(offset))
         }

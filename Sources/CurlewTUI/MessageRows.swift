@@ -18,13 +18,13 @@ enum MessageRows {
         let time = formatter.string(from: info.startedAt)
         guard let message else {
             let status = state == .inFlight ? "…" : state == .pending ? "wait" : state.rawValue
-            let size = progress.map { Chrome.bytes($0.bytesReceived) } ?? ""
+            let size = progress.map { ByteCountText.of($0.bytesReceived) } ?? ""
             return (columns(time: time, method: info.method, status: status, duration: "", size: size, url: info.url, width: width), .dim)
         }
         let url = message.original?.url ?? info.url
         let status = message.response.map { String($0.statusCode) } ?? (message.state == .cancelled ? "cancl" : "ERR")
         let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? ""
-        let size = message.response.map { Chrome.bytes($0.body.size) } ?? ""
+        let size = message.response.map { ByteCountText.of($0.body.size) } ?? ""
         let shownURL = message.error.map { "\(url)  ✗ \($0.kind.rawValue)" } ?? url
         let style: Style = message.state == .cancelled ? .dim : message.error != nil && message.response == nil ? .bad : .status(message.response?.statusCode)
         return (columns(time: time, method: message.original?.method ?? info.method, status: status, duration: duration, size: size, url: shownURL, width: width), style)

@@ -82,7 +82,7 @@ struct LogCommand: ParsableCommand {
                 let time = message.startedAt.clockText
                 let status = statuses[index].count > statusWidth ? statuses[index].prefix(statusWidth - 1) + "…" : statuses[index]
                 let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
-                let size = message.response.map { ByteCountFormatter.string(fromByteCount: $0.body.size, countStyle: .binary) } ?? "-"
+                let size = message.response.map { ByteCountText.of($0.body.size) } ?? "-"
                 let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
                 print(LogCommand.clean(LogCommand.row([(String(index + 1), -5), (time, 12), (message.original?.method ?? "-", 7),
                                                        (status, -statusWidth), (duration, -10), (size, -9), (request, 0)])))

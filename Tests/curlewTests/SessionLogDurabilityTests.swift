@@ -40,6 +40,19 @@ struct SessionLogDurabilityTests {
         #expect(shown.output.contains(TimingBreakdown.format(7_250)), "\(shown.output)")
     }
 
+    @Test("log show's sizes read as the interface's: an empty body is 0 B, not \"Zero KB\" (found by a new user's trial)")
+    func showSizes() async throws {
+        let path = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 1, responseBody: ""))
+        logger.requestDidProduce(Fixtures.message(id: 2, responseBody: String(repeating: "x", count: 3_072)))
+        try logger.close()
+        let shown = try await CurlewProcess.run(["log", "show", path])
+        #expect(shown.output.contains(" 0 B ") && shown.output.contains(" 3.0 KiB ") && !shown.output.contains("Zero"), "\(shown.output)")
+        #expect(ByteCountText.of(70) == "70 B" && ByteCountText.of(1_572_864) == "1.5 MiB" && ByteCountText.of(3 << 30) == "3.00 GiB")
+    }
+
     @Test("log show prints every error kind whole, its column as wide as the longest status")
     func showErrorKinds() async throws {
         let path = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString).jsonl"
