@@ -80,6 +80,13 @@ final class InterruptWatch {
         for (number, _) in previousHandlers { Self.restoreDefault(number) }
     }
 
+    /// `stop()`, then `endWithSignal()`: the last thing a command that is to end by the signal
+    /// that interrupted it does.
+    func finish() {
+        stop()
+        endWithSignal()
+    }
+
     /// Ends the process with the signal that interrupted it, as if it had not been caught (a
     /// parent sees it killed by that signal); returns when none came.
     func endWithSignal() {

@@ -77,7 +77,7 @@ struct TUICommand: AsyncParsableCommand {
         model.mouseEnabled = !options.noMouse
         if logs.count == 1 { model.openLog(logs[0]) }
         let interrupts = InterfaceLauncher.watchStopSignals()
-        defer { InterfaceLauncher.finish(interrupts) }
+        defer { interrupts.finish() }
         try await InterfaceLauncher.run(model, observer: TUIObserver(), interrupts: interrupts)
     }
 }
@@ -89,21 +89,15 @@ struct TUICommand: AsyncParsableCommand {
 /// log is closed and temporary files are removed; then the process ends by the signal. Another
 /// one after the loop has stopped ends it at once.
 enum InterfaceLauncher {
-    /// The watch every launch starts with; `finish` ends it.
+    /// The watch every launch starts with; its `finish()` ends the launch.
     static func watchStopSignals() -> InterruptWatch {
         InterruptWatch(signals: [SIGTERM, SIGHUP], secondExitStatus: nil) {}
-    }
-
-    /// Puts the signals back after a launch, and ends the process by the signal that stopped it.
-    static func finish(_ interrupts: InterruptWatch) {
-        interrupts.stop()
-        interrupts.endWithSignal()
     }
 
     static func openOnDemo(_ options: InterfaceOptions) async throws {
         try requireTerminal()
         let interrupts = watchStopSignals()
-        defer { finish(interrupts) }
+        defer { interrupts.finish() }
         let keyMap = try options.keyMap(), theme = try options.chosenTheme()
         let server = try await DemoServer.start()
         // An HTTPS twin (HTTP/2 by ALPN), with certificates made for this run; the demo agent
@@ -128,7 +122,7 @@ enum InterfaceLauncher {
     static func openOnWorkspace(_ path: String, environment: String?, _ options: InterfaceOptions) async throws {
         try requireTerminal()
         let interrupts = watchStopSignals()
-        defer { finish(interrupts) }
+        defer { interrupts.finish() }
         let keyMap = try options.keyMap(), theme = try options.chosenTheme()
         if !FileManager.default.fileExists(atPath: path) {
             let directory = (path as NSString).deletingLastPathComponent
