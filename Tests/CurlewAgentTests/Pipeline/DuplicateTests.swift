@@ -53,7 +53,8 @@ struct DuplicateTests {
             let outcomes = Locked<[Int: Result<Response, RequestFailure>]>([:])
             var handles: [RequestHandle] = []
             for index in 0..<2 {
-                handles.append(agent.start(Request(.get, "/delay/1?tag=\(tag)"), completion: { result in
+                // Three seconds: on a loaded host the second must still find the first in flight.
+                handles.append(agent.start(Request(.get, "/delay/3?tag=\(tag)"), completion: { result in
                     outcomes.withLock { $0[index] = result }
                 }))
                 try await Task.sleep(for: .milliseconds(50))
