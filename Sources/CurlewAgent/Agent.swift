@@ -4,8 +4,9 @@ import Foundation
 /// The network agent: starts requests, cancels them, and reports everything to its observers.
 ///
 /// Results arrive three ways: closures and a delegate (`start(_:callbacks:)`), or `async`
-/// (`send(_:)`). One agent owns one transfer thread and one connection pool; create one per
-/// configuration and keep it for the life of the program.
+/// (`send(_:)`). One agent owns its transfer threads (one unless `NetworkConfig.transferThreads`
+/// asks for more) and their connection pools; create one per configuration and keep it for the
+/// life of the program.
 public final class Agent: Sendable {
     public let config: NetworkConfig
     private let core: AgentCore
@@ -29,7 +30,8 @@ public final class Agent: Sendable {
         self.engine = TransferEngine(
             configuration: TransferEngine.Configuration(
                 maxConnectionsPerHost: config.maxConnectionsPerHost,
-                maxTotalConnections: config.maxTotalConnections
+                maxTotalConnections: config.maxTotalConnections,
+                transferThreads: config.transferThreads
             ),
             jobs: callbackRunner.transferThread,
             eventSink: { events in core.handle(events) }
@@ -233,7 +235,7 @@ public final class Agent: Sendable {
         core.tip(for: error)
     }
 
-    /// Cancels everything and stops the transfer thread. Requests started afterwards fail as cancelled.
+    /// Cancels everything and stops the transfer threads. Requests started afterwards fail as cancelled.
     public func shutdown() {
         engine.shutdown()
     }

@@ -6,7 +6,8 @@ import Dispatch
 public enum CallbackDelivery: String, Sendable, Equatable {
     /// The config's `callbackQueue` (the default): callbacks may take their time, transfers go on.
     case callbackQueue
-    /// The agent's transfer thread, right after the turn of its loop that finished the request:
+    /// The agent's transfer thread (with several, the one that ran the request; callbacks handed
+    /// over from elsewhere run on the first), right after the turn of its loop that finished the request:
     /// no hand-over to another thread, and a request started from a callback goes out in the same
     /// turn. Every transfer waits while a callback runs, so callbacks must be quick and must never
     /// block waiting for the agent (a semaphore, a `sync` call, a cookie call awaited by blocking);
@@ -23,7 +24,7 @@ struct CallbackRunner: Sendable {
 
     init(config: NetworkConfig) {
         queue = config.callbackQueue
-        transferThread = config.callbackDelivery == .transferThread ? TransferThreadJobs(fallback: config.callbackQueue) : nil
+        transferThread = config.callbackDelivery == .transferThread ? TransferThreadJobs(fallback: config.callbackQueue, threads: config.transferThreads) : nil
     }
 
     /// What debug messages name as the place callbacks run (the transfer thread's until the agent

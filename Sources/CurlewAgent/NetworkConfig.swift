@@ -38,6 +38,13 @@ public struct NetworkConfig: Sendable {
     public var maxConnectionsPerHost: Int
     /// Concurrent connections overall; 0 means no limit.
     public var maxTotalConnections: Int
+    /// Threads that drive transfers (1 to 16; the default, 1, keeps one connection pool and one
+    /// order for every callback). A client that keeps many requests in flight on a machine with
+    /// cores to spare gets more of them through with 2: each thread has its own connections and
+    /// its share of the connection limits (rounded up), a request stays on one thread from start
+    /// to end, cookies are shared by all. With `.transferThread` delivery, a request's callbacks
+    /// run on the thread that ran it, and requests a callback starts stay on that thread.
+    public var transferThreads: Int = 1
     /// Limit for a whole request unless it sets its own. HLNetworking's 15 s.
     public var requestTimeout: Duration
     /// Limit for establishing a connection (DNS, TCP and TLS).

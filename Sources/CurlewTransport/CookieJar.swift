@@ -1,35 +1,50 @@
 import CCurl
 import Foundation
+import CurlewLocking
 
-/// libcurl's cookie engine shared by every exchange of one transfer engine: cookies a response
-/// sets are sent on later requests to the same site. Lives on the transfer thread; other threads
-/// reach it through `TransferEngine`'s cookie methods.
-final class CookieJar {
+/// libcurl's cookie engine shared by every exchange of one transfer engine, on all its transfer
+/// threads: cookies a response sets are sent on later requests to the same site. The share is
+/// guarded by its own lock callbacks; the jar's calls run on the caller's thread, one at a time.
+final class CookieJar: @unchecked Sendable {
     let share: UnsafeMutableRawPointer
-    /// An easy handle attached to the share, used only to list, add and clear cookies.
+    /// The share's lock, freed after the share.
+    private let shareLock: UnsafeMutableRawPointer
+    /// An easy handle attached to the share, used only to list, add and clear cookies, under `calls`.
     private let handle: EasyHandle
+    private let calls = Locked(())
 
     init?() {
         guard let share = curl_share_init() else { return nil }
-        guard curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) == CURLSHE_OK,
-              let handle = EasyHandle() else {
+        guard let shareLock = curlew_share_add_lock(share) else {
             curl_share_cleanup(share)
             return nil
         }
+        guard curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) == CURLSHE_OK,
+              let handle = EasyHandle() else {
+            curl_share_cleanup(share)
+            curlew_share_free_lock(shareLock)
+            return nil
+        }
         self.share = share
+        self.shareLock = shareLock
         self.handle = handle
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, share)
         _ = "".withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIEFILE, $0) }
     }
 
     deinit {
-        // The handle must leave the share before the share can go.
+        // The handle must leave the share before the share can go, and the share before its lock.
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
         curl_share_cleanup(share)
+        curlew_share_free_lock(shareLock)
     }
 
     /// Every cookie in the jar, expired ones left out.
     func cookies() -> [Cookie] {
+        calls.withLock { _ in listed() }
+    }
+
+    private func listed() -> [Cookie] {
         var list: UnsafeMutableRawPointer?
         guard curlew_easy_getinfo_pointer(handle.raw, CURLINFO_COOKIELIST, &list) == CURLE_OK, let list else { return [] }
         let head = list.assumingMemoryBound(to: curl_slist.self)
@@ -51,12 +66,16 @@ final class CookieJar {
     /// cannot read. Anything else is skipped: `ALL`, `SESS`, `FLUSH` and `RELOAD` are commands
     /// to libcurl, and a jar file must not be able to give them.
     func add(_ lines: [String]) {
-        for line in lines where line.contains("\t") || ASCII.hasPrefixIgnoringCase(line, "Set-Cookie:") {
-            _ = line.withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
+        calls.withLock { _ in
+            for line in lines where line.contains("\t") || ASCII.hasPrefixIgnoringCase(line, "Set-Cookie:") {
+                _ = line.withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
+            }
         }
     }
 
     func removeAll() {
-        _ = "ALL".withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
+        calls.withLock { _ in
+            _ = "ALL".withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
+        }
     }
 }

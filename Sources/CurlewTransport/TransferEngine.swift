@@ -4,17 +4,19 @@ import Foundation
 import Logging
 import CurlewLocking
 
-/// The libcurl engine. One transfer thread owns a multi handle and every easy handle; callers talk
-/// to it only through `submit`, `cancel` and the cookie calls, which queue a command and wake the
-/// thread, and through the `TransferThreadJobs` it was given, which run closures there.
+/// The libcurl engine. Each of its transfer threads (one unless the configuration asks for more)
+/// owns a multi handle and the easy handles of the exchanges it runs; callers talk to them only
+/// through `submit`, `cancel` and the cookie calls, which queue a command and wake the thread,
+/// and through the `TransferThreadJobs` it was given, which run closures there.
 ///
-/// Events go to `eventSink` in batches: on the transfer thread, everything one turn of the loop
+/// Events go to `eventSink` in batches: on a transfer thread, everything one turn of its loop
 /// produced, in order per exchange; on the caller's thread, the end of an exchange cancelled
-/// (or shut down) before libcurl took it. The sink must only hand them on (it must not block), since
-/// every transfer waits while it runs. Batching lets the receiver wake its own consumers once per
-/// turn instead of once per event.
+/// (or shut down) before libcurl took it. With several transfer threads the sink is called from
+/// each of them, at the same time. The sink must only hand events on (it must not block), since
+/// every transfer of that thread waits while it runs. Batching lets the receiver wake its own
+/// consumers once per turn instead of once per event.
 public final class TransferEngine: Sendable {
-    /// Connection limits of the multi handle.
+    /// Connection limits and transfer threads.
     public struct Configuration: Sendable {
         /// Concurrent connections to one host; further exchanges wait inside libcurl.
         public var maxConnectionsPerHost: Int
@@ -22,48 +24,89 @@ public final class TransferEngine: Sendable {
         public var maxTotalConnections: Int
         /// Idle connections kept alive for reuse.
         public var maxIdleConnections: Int
+        /// Threads that drive transfers, each with its own connections (1 to 16). More than one
+        /// lets a client that runs many exchanges at once use more than one core; each thread
+        /// holds its share of the limits above, rounded up.
+        public var transferThreads: Int
 
-        public init(maxConnectionsPerHost: Int = 5, maxTotalConnections: Int = 0, maxIdleConnections: Int = 64) {
+        public init(maxConnectionsPerHost: Int = 5, maxTotalConnections: Int = 0, maxIdleConnections: Int = 64, transferThreads: Int = 1) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxTotalConnections = maxTotalConnections
             self.maxIdleConnections = maxIdleConnections
+            self.transferThreads = transferThreads
+        }
+
+        /// `requested` transfer threads within the bounds an engine runs.
+        public static func threadCount(_ requested: Int) -> Int {
+            min(max(requested, 1), 16)
+        }
+
+        /// The limits one of `threads` transfer threads applies.
+        func share(of threads: Int) -> Configuration {
+            func part(_ limit: Int) -> Int { limit <= 0 ? limit : (limit + threads - 1) / threads }
+            return Configuration(maxConnectionsPerHost: part(maxConnectionsPerHost), maxTotalConnections: part(maxTotalConnections),
+                                 maxIdleConnections: part(maxIdleConnections), transferThreads: 1)
         }
     }
 
-    private let shared: EngineShared
+    /// One per transfer thread.
+    private let lanes: [EngineShared]
+    private let jobs: TransferThreadJobs
+    /// Shared by every transfer thread, and reached directly by the cookie calls.
+    private let cookieJar: CookieJar?
 
     /// The libcurl version string, e.g. "libcurl/7.88.1 OpenSSL/3.0.17 zlib/1.2.13 nghttp2/1.52.0".
     public static var libcurlVersion: String {
         String(cString: curl_version())
     }
 
-    /// `jobs`, when given, runs closures handed to it on this engine's transfer thread; one
-    /// `TransferThreadJobs` serves one engine.
+    /// `jobs`, when given, runs closures handed to it on this engine's transfer threads; one
+    /// `TransferThreadJobs` serves one engine, made for as many threads as its configuration has.
     public init(configuration: Configuration = Configuration(), jobs: TransferThreadJobs? = nil,
                 eventSink: @escaping @Sendable ([TransferEvent]) -> Void) {
         CurlLibrary.initializeOnce()
-        let shared = EngineShared(configuration: configuration, jobs: jobs, sink: eventSink)
-        self.shared = shared
-        let thread = Thread {
-            // Named from inside, by the system call: a name given before `start` does not reach
-            // the system's thread on Linux, and neither does `Thread.current.name` always.
-            curlew_name_current_thread("curlew.transfer")
-            TransferLoop(shared: shared).run()
-            shared.exited.signal()
+        let threads = Configuration.threadCount(configuration.transferThreads)
+        let jobs = jobs ?? TransferThreadJobs(fallback: DispatchQueue(label: "curlew.transfer.late"), threads: threads)
+        precondition(jobs.lanes.count == threads, "a TransferThreadJobs made for \(jobs.lanes.count) transfer threads given to an engine of \(threads)")
+        let cookieJar = CookieJar()
+        let limits = configuration.share(of: threads)
+        let lanes = (0..<threads).map { index in
+            EngineShared(lane: index, configuration: limits, jobs: jobs, cookieJar: cookieJar, sink: eventSink)
         }
-        thread.start()
+        self.lanes = lanes
+        self.jobs = jobs
+        self.cookieJar = cookieJar
+        for shared in lanes {
+            let thread = Thread {
+                // Named from inside, by the system call: a name given before `start` does not reach
+                // the system's thread on Linux, and neither does `Thread.current.name` always.
+                curlew_name_current_thread("curlew.transfer")
+                TransferLoop(shared: shared).run()
+                shared.exited.signal()
+            }
+            thread.start()
+        }
     }
 
     deinit {
         shutdown()
     }
 
+    /// The transfer thread an exchange goes to: the calling one when a transfer thread submits
+    /// (a callback starting the next request keeps it on the thread that will pick it up in the
+    /// same turn), otherwise one chosen by the id, so the threads take turns.
+    private func lane(for id: UInt64) -> EngineShared {
+        guard lanes.count > 1 else { return lanes[0] }
+        return lanes[jobs.currentLane ?? Int(id % UInt64(lanes.count))]
+    }
+
     /// Queues an exchange. Its events arrive at the sink, ending with exactly one `finished`.
     public func submit(_ request: consuming TransferRequest, id: UInt64) {
+        let shared = lane(for: id)
         let pending = PendingTransfer(id: id, request: request, submittedAt: DispatchTime.now().uptimeNanoseconds)
         let (accepted, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.stopping else { return (false, false) }
-            let wasIdle = inbox.adds.isEmpty && inbox.cancels.isEmpty && inbox.cookieJobs.isEmpty
+            let wasIdle = inbox.adds.isEmpty && inbox.cancels.isEmpty
             inbox.adds.append(pending)
             return (true, wasIdle)
         }
@@ -77,20 +120,24 @@ public final class TransferEngine: Sendable {
     }
 
     /// Cancels an exchange. One not yet handed to libcurl is dropped here and never touches the
-    /// network; one in flight is removed from the multi handle at once, whatever its phase.
+    /// network; one in flight is removed from its multi handle at once, whatever its phase.
     /// Unknown or finished ids are ignored.
     public func cancel(id: UInt64) {
-        let droppedWhilePending = shared.inbox.withLock { inbox -> Bool in
-            if let index = inbox.adds.firstIndex(where: { $0.id == id }) {
+        for shared in lanes {
+            let dropped = shared.inbox.withLock { inbox -> Bool in
+                guard let index = inbox.adds.firstIndex(where: { $0.id == id }) else { return false }
                 inbox.adds.remove(at: index)
                 return true
             }
-            inbox.cancels.append(id)
-            return false
+            if dropped {
+                shared.sink([.finished(.endedBeforeStart(id: id))])
+                return
+            }
         }
-        if droppedWhilePending {
-            shared.sink([.finished(.endedBeforeStart(id: id))])
-        } else {
+        // In flight on one of the threads, or not submitted yet: each thread that does not run it
+        // keeps the cancel for an add that may still come (see `EarlyCancels`).
+        for shared in lanes {
+            shared.inbox.withLock { $0.cancels.append(id) }
             shared.wakeUnlessOnTransferThread()
         }
     }
@@ -99,56 +146,42 @@ public final class TransferEngine: Sendable {
 
     /// The cookies in the engine's jar (kept by exchanges with `usesCookies`), expired ones left out.
     public func cookies() async -> [Cookie] {
-        await onCookieJar { $0?.cookies() ?? [] }
+        cookieJar?.cookies() ?? []
     }
 
     /// Adds cookies given as Netscape cookie file lines or `Set-Cookie:` lines.
     public func addCookies(_ lines: [String]) async {
-        await onCookieJar { $0?.add(lines) }
+        cookieJar?.add(lines)
     }
 
-    /// Queues cookies to add without waiting; requests submitted afterwards send them.
+    /// Adds cookies without waiting for anything; requests submitted afterwards send them.
     public func queueCookies(_ lines: [String]) {
-        let queued = shared.inbox.withLock { inbox -> Bool in
-            guard !inbox.stopping else { return false }
-            inbox.cookieJobs.append { $0?.add(lines) }
-            return true
-        }
-        if queued { shared.multi.wakeup() }
+        cookieJar?.add(lines)
     }
 
     /// Empties the jar.
     public func removeAllCookies() async {
-        await onCookieJar { $0?.removeAll() }
+        cookieJar?.removeAll()
     }
 
-    /// Runs `job` on the transfer thread with the jar; nil when the engine has stopped.
-    private func onCookieJar<T: Sendable>(_ job: @escaping @Sendable (CookieJar?) -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let queued = shared.inbox.withLock { inbox -> Bool in
-                guard !inbox.stopping else { return false }
-                inbox.cookieJobs.append { jar in continuation.resume(returning: job(jar)) }
-                return true
-            }
-            if queued { shared.multi.wakeup() } else { continuation.resume(returning: job(nil)) }
-        }
-    }
-
-    /// Cancels everything, stops the transfer thread and waits for it. Safe to call more than once.
+    /// Cancels everything, stops the transfer threads and waits for them. Safe to call more than once.
     public func shutdown() {
-        let (first, pending) = shared.inbox.withLock { inbox -> (Bool, [PendingTransfer]) in
-            defer { inbox.stopping = true; inbox.adds.removeAll() }
-            return (!inbox.stopping, inbox.stopping ? [] : inbox.adds)
+        var stopped: [EngineShared] = []
+        for shared in lanes {
+            let (first, pending) = shared.inbox.withLock { inbox -> (Bool, [PendingTransfer]) in
+                defer { inbox.stopping = true; inbox.adds.removeAll() }
+                return (!inbox.stopping, inbox.stopping ? [] : inbox.adds)
+            }
+            guard first else { continue }
+            stopped.append(shared)
+            if !pending.isEmpty {
+                shared.sink(pending.map { .finished(.endedBeforeStart(id: $0.id)) })
+            }
         }
-        guard first else { return }
-        if !pending.isEmpty {
-            shared.sink(pending.map { .finished(.endedBeforeStart(id: $0.id)) })
-        }
-        // Called from a job on the transfer thread (its owner let go of the engine there), the
-        // loop ends when the job returns; waiting for it here would never end.
-        guard !shared.jobs.isTransferThread else { return }
-        shared.multi.wakeup()
-        shared.exited.wait()
+        for shared in stopped { shared.multi.wakeup() }
+        // Called from a job on a transfer thread (its owner let go of the engine there), that
+        // thread's loop ends when the job returns; waiting for it here would never end.
+        for shared in stopped where !shared.isOnTransferThread { shared.exited.wait() }
     }
 }
 
@@ -186,39 +219,48 @@ final class PendingTransfer: Sendable {
 struct EngineInbox: Sendable {
     var adds: [PendingTransfer] = []
     var cancels: [UInt64] = []
-    /// Work on the cookie jar, which lives on the transfer thread.
-    var cookieJobs: [@Sendable (CookieJar?) -> Void] = []
     var stopping = false
 }
 
-/// What the caller side and the transfer thread share: the command inbox under a lock, the multi
+/// What the caller side and one transfer thread share: the command inbox under a lock, the multi
 /// handle (only for `wakeup`, which libcurl allows from any thread) and the event sink.
 final class EngineShared: Sendable {
     let inbox = Locked(EngineInbox())
     let multi: MultiHandle
+    /// The thread's share of the engine's limits.
     let configuration: TransferEngine.Configuration
     let sink: @Sendable ([TransferEvent]) -> Void
     let exited = DispatchSemaphore(value: 0)
     let bodyBuffers = BodyBufferPool()
-    /// Closures for the transfer thread; an engine created without any still has its own, empty.
+    /// Closures for the transfer threads; an engine created without any still has its own, empty.
     let jobs: TransferThreadJobs
+    /// This thread's index among the engine's.
+    let lane: Int
+    let cookieJar: CookieJar?
 
-    init(configuration: TransferEngine.Configuration, jobs: TransferThreadJobs?, sink: @escaping @Sendable ([TransferEvent]) -> Void) {
+    init(lane: Int, configuration: TransferEngine.Configuration, jobs: TransferThreadJobs, cookieJar: CookieJar?,
+         sink: @escaping @Sendable ([TransferEvent]) -> Void) {
+        self.lane = lane
         self.configuration = configuration
         self.sink = sink
+        self.cookieJar = cookieJar
         self.multi = MultiHandle()
-        self.jobs = jobs ?? TransferThreadJobs(fallback: DispatchQueue(label: "curlew.transfer.late"))
-        self.jobs.attach(to: multi)
+        self.jobs = jobs
+        jobs.attach(to: multi, lane: lane)
+    }
+
+    var isOnTransferThread: Bool {
+        jobs.lanes[lane].isCurrentThread
     }
 
     /// Wakes the transfer thread, unless this is it: the loop looks for work before it waits.
     func wakeUnlessOnTransferThread() {
-        if !jobs.isTransferThread { multi.wakeup() }
+        if !isOnTransferThread { multi.wakeup() }
     }
 
     /// Whether commands or closures wait for the loop (checked before it waits).
     var hasWork: Bool {
-        jobs.hasPending || inbox.withLock { !$0.adds.isEmpty || !$0.cancels.isEmpty || !$0.cookieJobs.isEmpty || $0.stopping }
+        jobs.hasPending(lane: lane) || inbox.withLock { !$0.adds.isEmpty || !$0.cancels.isEmpty || $0.stopping }
     }
 }
 
@@ -257,7 +299,7 @@ final class EventOutbox {
     @exclusivity(unchecked) var events: [TransferEvent] = []
 }
 
-/// The transfer thread's loop. Everything here runs on that one thread, one access at a time, so
+/// A transfer thread's loop. Everything here runs on that one thread, one access at a time, so
 /// its hot properties go without the runtime's exclusivity checks (as `Transfer`).
 private final class TransferLoop {
     private let shared: EngineShared
@@ -270,8 +312,6 @@ private final class TransferLoop {
     /// Events of the current turn, handed to the sink together at its end.
     private let outbox = EventOutbox()
     private let logger = Logger(label: "curlew.transport")
-    /// Created with the loop, so every exchange of this engine shares it.
-    private let cookieJar = CookieJar()
     /// Exchanges each open connection has carried, by its local and remote address.
     @exclusivity(unchecked) private var connectionUses = ConnectionUses()
     /// Exchanges in flight that report progress, and when the loop last sampled them.
@@ -295,24 +335,19 @@ private final class TransferLoop {
     func run() {
         let multi = shared.multi.raw
         var running: Int32 = 0
-        shared.jobs.enterTransferThread()
+        shared.jobs.enterTransferThread(lane: shared.lane)
         while true {
             // Closures handed over since the last turn (callbacks of its exchanges, which may
             // start more): what they submit is taken below, in this same turn.
-            shared.jobs.runPending(into: &ranJobs)
+            shared.jobs.runPending(lane: shared.lane, into: &ranJobs)
             // The adds change places with an empty array of the loop's, so neither is copied.
             var adds: [PendingTransfer] = []
             swap(&adds, &takenAdds)
-            let (cancels, cookieJobs, stopping) = shared.inbox.withLock { inbox in
+            let (cancels, stopping) = shared.inbox.withLock { inbox in
                 swap(&inbox.adds, &adds)
-                defer {
-                    inbox.cancels.removeAll()
-                    inbox.cookieJobs.removeAll()
-                }
-                return (inbox.cancels, inbox.cookieJobs, inbox.stopping)
+                defer { inbox.cancels.removeAll() }
+                return (inbox.cancels, inbox.stopping)
             }
-            // Cookie work first, so cookies loaded before a request was submitted go with it.
-            for job in cookieJobs { job(cookieJar) }
             for pending in adds { start(pending) }
             adds.removeAll(keepingCapacity: true)
             swap(&adds, &takenAdds)
@@ -320,7 +355,7 @@ private final class TransferLoop {
             if stopping {
                 for id in Array(active.keys) { cancelActive(id) }
                 handOver()
-                shared.jobs.stop()
+                shared.jobs.stop(lane: shared.lane)
                 return
             }
             let performed = curl_multi_perform(multi, &running)
@@ -365,7 +400,7 @@ private final class TransferLoop {
             outbox.events.append(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
             return
         }
-        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share)
+        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: shared.cookieJar?.share)
         let configured = transfer.configure()
         guard configured == CURLE_OK else {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,

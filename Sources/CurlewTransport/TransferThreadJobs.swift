@@ -3,33 +3,48 @@ import Foundation
 import Synchronization
 import CurlewLocking
 
-/// Closures to run on an engine's transfer thread, in the order they were handed over, between
-/// turns of its loop (after a turn's events went to the sink, before the next wait).
+/// Closures to run on an engine's transfer threads, in the order they were handed over, between
+/// turns of a thread's loop (after a turn's events went to the sink, before the next wait).
 ///
-/// For a receiver that wants its callbacks on the thread that drives every transfer: a request
-/// started from such a closure is picked up in the same turn, without waking anything. When the
-/// engine stops, closures still queued and any handed over later go to `fallback`, in order, so
-/// none is lost.
+/// For a receiver that wants its callbacks on the thread that drives its transfers: a closure
+/// handed over on a transfer thread runs on that same thread, and a request it starts is picked
+/// up in the same turn, without waking anything. One handed over from any other thread runs on
+/// the engine's first transfer thread. When the engine stops, closures still queued and any
+/// handed over later go to `fallback`, in order, so none is lost.
 public final class TransferThreadJobs: Sendable {
-    private struct State {
-        var jobs: [@Sendable () -> Void] = []
-        var multi: MultiHandle?
-        var stopped = false
+    /// The closures of one transfer thread.
+    final class Lane: Sendable {
+        struct State {
+            var jobs: [@Sendable () -> Void] = []
+            var multi: MultiHandle?
+            var stopped = false
+        }
+
+        let state = Locked(State())
+        /// The thread's id, set once it runs; `pthread_t` is an integer on Linux.
+        let thread = Atomic<UInt>(0)
+
+        var isCurrentThread: Bool {
+            let current = thread.load(ordering: .relaxed)
+            return current != 0 && pthread_equal(pthread_self(), current) != 0
+        }
     }
 
-    private let state = Locked(State())
-    /// The transfer thread's id, set once it runs; `pthread_t` is an integer on Linux.
-    private let thread = Atomic<UInt>(0)
+    let lanes: [Lane]
     private let fallback: DispatchQueue
 
-    /// `fallback` runs the closures still queued when the engine stops, and any handed over later.
-    public init(fallback: DispatchQueue) {
+    /// `fallback` runs the closures still queued when the engine stops, and any handed over
+    /// later. `threads` is the engine's number of transfer threads (`TransferEngine.Configuration`).
+    public init(fallback: DispatchQueue, threads: Int = 1) {
         self.fallback = fallback
+        lanes = (0..<TransferEngine.Configuration.threadCount(threads)).map { _ in Lane() }
     }
 
-    /// Queues `job` for the transfer thread, waking it when it may be waiting.
+    /// Queues `job` for the calling transfer thread, or for the first one when called from any
+    /// other thread, waking it when it may be waiting.
     public func run(_ job: @escaping @Sendable () -> Void) {
-        let wake = state.withLock { state -> MultiHandle? in
+        let lane = lanes[currentLane ?? 0]
+        let wake = lane.state.withLock { state -> MultiHandle? in
             guard !state.stopped else {
                 // Under the lock, as `stop` queued the earlier ones, so the order holds.
                 fallback.async(execute: job)
@@ -39,52 +54,58 @@ public final class TransferThreadJobs: Sendable {
             state.jobs.append(job)
             return wasEmpty ? state.multi : nil
         }
-        if let wake, !isTransferThread { wake.wakeup() }
+        if let wake, !lane.isCurrentThread { wake.wakeup() }
     }
 
-    /// Whether the calling thread is the transfer thread.
+    /// Whether the calling thread is one of the engine's transfer threads.
     public var isTransferThread: Bool {
-        let current = thread.load(ordering: .relaxed)
-        return current != 0 && pthread_equal(pthread_self(), current) != 0
+        currentLane != nil
     }
 
-    /// Ties the jobs to an engine's multi handle. Called once, by the engine.
-    func attach(to multi: MultiHandle) {
-        state.withLock { state in
+    /// The lane of the calling thread, nil off the transfer threads. With one thread, one check.
+    var currentLane: Int? {
+        if lanes.count == 1 { return lanes[0].isCurrentThread ? 0 : nil }
+        return lanes.firstIndex { $0.isCurrentThread }
+    }
+
+    /// Ties lane `index` to a transfer thread's multi handle. Called once per lane, by the engine.
+    func attach(to multi: MultiHandle, lane index: Int) {
+        lanes[index].state.withLock { state in
             precondition(state.multi == nil, "one TransferThreadJobs serves one engine")
             state.multi = multi
         }
     }
 
-    /// Marks the calling thread as the transfer thread. Called by the loop when it starts.
-    func enterTransferThread() {
-        thread.store(pthread_self(), ordering: .relaxed)
+    /// Marks the calling thread as lane `index`'s. Called by its loop when it starts.
+    func enterTransferThread(lane index: Int) {
+        lanes[index].thread.store(pthread_self(), ordering: .relaxed)
     }
 
-    /// Whether closures wait to run.
-    var hasPending: Bool {
-        state.withLock { !$0.jobs.isEmpty }
+    /// Whether closures wait to run on lane `index`.
+    func hasPending(lane index: Int) -> Bool {
+        lanes[index].state.withLock { !$0.jobs.isEmpty }
     }
 
-    /// Runs the closures queued so far (the loop calls this between turns). They are moved into
-    /// `ran`, which must be empty, and stay there after running: the loop releases them, and
-    /// everything they hold (a finished exchange's response, its callbacks), once the requests
-    /// they started are on the wire. The two arrays change places, so neither is copied.
-    func runPending(into ran: inout [@Sendable () -> Void]) {
+    /// Runs the closures queued so far on lane `index` (its loop calls this between turns). They
+    /// are moved into `ran`, which must be empty, and stay there after running: the loop releases
+    /// them, and everything they hold (a finished exchange's response, its callbacks), once the
+    /// requests they started are on the wire. The two arrays change places, so neither is copied.
+    func runPending(lane index: Int, into ran: inout [@Sendable () -> Void]) {
         precondition(ran.isEmpty, "the closures a turn ran are released before the next turn takes more")
-        state.withLock { state in
+        lanes[index].state.withLock { state in
             guard !state.jobs.isEmpty else { return }
             swap(&state.jobs, &ran)
         }
         for job in ran { job() }
     }
 
-    /// Sends what is queued, and whatever comes later, to the fallback queue, in order. Not run
-    /// here: a thread shutting the engine down waits for the loop to end, and a callback that
-    /// waited for that thread in turn would never return.
-    func stop() {
-        thread.store(0, ordering: .relaxed)
-        state.withLock { state in
+    /// Sends what lane `index` has queued, and whatever comes for it later, to the fallback
+    /// queue, in order. Not run here: a thread shutting the engine down waits for the loop to
+    /// end, and a callback that waited for that thread in turn would never return.
+    func stop(lane index: Int) {
+        let lane = lanes[index]
+        lane.thread.store(0, ordering: .relaxed)
+        lane.state.withLock { state in
             state.stopped = true
             for job in state.jobs { fallback.async(execute: job) }
             state.jobs.removeAll()

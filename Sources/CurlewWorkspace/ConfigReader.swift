@@ -32,7 +32,7 @@ public struct SignerSettings: Sendable, Equatable {
 /// workspace format gives them (docs/workspace.schema.json lists them).
 enum ConfigReader {
     static let keys = ["baseURL", "cdnURL", "apiVersion", "headers", "params", "userAgent", "timeout", "connectTimeout",
-                       "maxConnectionsPerHost", "maxTotalConnections", "followRedirects", "maxRedirects", "allowInsecureRedirects",
+                       "maxConnectionsPerHost", "maxTotalConnections", "transferThreads", "followRedirects", "maxRedirects", "allowInsecureRedirects",
                        "secretHeaders", "acceptableStatus", "maxResponseBytes", "memoryBodyLimit", "httpVersion", "tls", "cookies",
                        "cache", "mocks", "retry", "duplicates", "reachability", "logger", "businessCode", "signers", "tips"]
 
@@ -52,6 +52,7 @@ enum ConfigReader {
         if let value = map.take("connectTimeout") { config.connectTimeout = try positive(value.duration(), value) }
         if let value = map.take("maxConnectionsPerHost") { config.maxConnectionsPerHost = try value.int(in: 1...1000) }
         if let value = map.take("maxTotalConnections") { config.maxTotalConnections = try value.int(in: 0...10_000) }
+        if let value = map.take("transferThreads") { config.transferThreads = try value.int(in: 1...16) }
         if let value = map.take("followRedirects") { config.followRedirects = try value.bool() }
         if let value = map.take("maxRedirects") { config.maxRedirects = try value.int(in: 0...100) }
         if let value = map.take("allowInsecureRedirects") { config.allowInsecureRedirects = try value.bool() }

@@ -7,10 +7,13 @@ import Testing
 /// construction: announced before anything else, exactly one terminal event, last.
 @Suite("Event order through the one publisher")
 struct EventOrderTests {
-    @Test("requests cancelled right after starting, from many threads, are announced before they finish")
-    func cancelRightAfterStart() async throws {
+    @Test("requests cancelled right after starting, from many threads, are announced before they finish and end once",
+          arguments: [1, 2])
+    func cancelRightAfterStart(transferThreads: Int) async throws {
         let server = try await TestServer.shared()
-        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        var config = NetworkConfig(baseURL: server.baseURL)
+        config.transferThreads = transferThreads
+        let agent = Agent(config: config)
         let recorder = EventRecorder()
         agent.addObserver(recorder)
         let ids = await withTaskGroup(of: [UInt64].self) { group in

@@ -44,6 +44,71 @@ struct TransferThreadDeliveryTests {
         #expect(result.threads == ["curlew.transfer"])
     }
 
+    @Test("two transfer threads: 400 requests kept 20 in flight from their callbacks all succeed, both threads run them, each request's callbacks on one thread, observers hear each in order")
+    func twoTransferThreads() async throws {
+        var config = NetworkConfig(baseURL: try await TestServer.shared().baseURL, maxConnectionsPerHost: 20)
+        config.callbackDelivery = .transferThread
+        config.transferThreads = 2
+        let agent = Agent(config: config)
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        struct Seen {
+            var names: Set<String> = []
+            /// The threads each finished request's callbacks ran on.
+            var threadsPerRequest: [Set<UInt>] = []
+            var succeeded = 0
+            var failed = 0
+            var started = 0
+        }
+        let seen = Locked(Seen())
+        let total = 400
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            @Sendable func next() {
+                let more = seen.withLock { state -> Bool in
+                    guard state.started < total else { return false }
+                    state.started += 1
+                    return true
+                }
+                guard more else { return }
+                let threads = Locked<Set<UInt>>([])
+                @Sendable func note() {
+                    threads.withLock { _ = $0.insert(UInt(pthread_self())) }
+                }
+                @Sendable func end(_ succeeded: Bool) {
+                    note()
+                    let ran = threads.withLock { $0 }
+                    let finished = seen.withLock { state -> Bool in
+                        state.names.insert(Self.threadName())
+                        state.threadsPerRequest.append(ran)
+                        if succeeded { state.succeeded += 1 } else { state.failed += 1 }
+                        return state.succeeded + state.failed == total
+                    }
+                    if finished { done.resume() } else { next() }
+                }
+                agent.start(Request(.get, "/bytes/2000"), callbacks: RequestCallbacks(
+                    success: { _ in end(true) },
+                    failure: { _ in end(false) },
+                    progress: { _ in note() }
+                ))
+            }
+            for _ in 0..<20 { next() }
+        }
+        await agent.waitForObservers()
+        let result = seen.withLock { $0 }
+        #expect(result.succeeded == total && result.failed == 0)
+        #expect(result.names == ["curlew.transfer"])
+        #expect(Set(result.threadsPerRequest.flatMap { $0 }).count == 2, "both transfer threads ran requests")
+        #expect(result.threadsPerRequest.allSatisfy { $0.count == 1 }, "a request's callbacks all ran on one thread")
+        let ids = Set(recorder.events.compactMap { event -> UInt64? in if case .willSend(let id) = event { id } else { nil } })
+        #expect(ids.count == total)
+        let misordered = ids.filter { id in
+            let events = recorder.events(for: id)
+            return events.first != .willSend(id) || events.dropFirst().first != .didSend(id) || events.last != .finished(id, .succeeded)
+                || events.filter { if case .finished = $0 { true } else { false } }.count != 1
+        }
+        #expect(misordered.isEmpty, "\(misordered.count) requests heard out of order")
+    }
+
     @Test("debug messages name the transfer thread as where callbacks ran")
     func debugMessageLabel() async throws {
         let agent = try await agent()

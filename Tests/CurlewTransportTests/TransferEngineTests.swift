@@ -2,6 +2,7 @@ import CurlewDemoServer
 import CurlewTestSupport
 @testable import CurlewTransport
 import Foundation
+import CurlewLocking
 import Testing
 
 @Suite("Transfer engine against the demo server")
@@ -294,5 +295,93 @@ struct TransferEngineTests {
         let streamed = await harness.run(TransferRequest(url: "\(server.baseURL)/stream/2000", maxResponseBytes: 10_000))
         #expect(streamed.error?.kind == .responseTooLarge)
         #expect(streamed.responseBody.count <= 10_000)
+    }
+}
+
+@Suite("Transfer engine with two transfer threads")
+struct TwoTransferThreadsTests {
+    /// An engine of two threads whose sink notes which thread finished each exchange.
+    private final class Engine: Sendable {
+        final class Threads: Sendable {
+            let byID = Locked<[UInt64: UInt]>([:])
+        }
+
+        let collector = EventCollector()
+        let finishing = Threads()
+        let engine: TransferEngine
+
+        init() {
+            let collector = collector, finishing = finishing
+            engine = TransferEngine(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 8, transferThreads: 2)) { events in
+                for event in events {
+                    if case .finished(let result) = event { finishing.byID.withLock { $0[result.id] = UInt(pthread_self()) } }
+                    collector.receive(event)
+                }
+            }
+        }
+
+        /// The thread that finished each exchange so far.
+        var finishingThread: [UInt64: UInt] { finishing.byID.withLock { $0 } }
+    }
+
+    @Test("exchanges submitted from elsewhere take turns between the threads, and each ends once")
+    func takeTurns() async throws {
+        let server = try await TestServer.shared()
+        let two = Engine()
+        let ids = Array(UInt64(100)..<300)
+        for id in ids { two.engine.submit(TransferRequest(url: "\(server.baseURL)/get?n=\(id)"), id: id) }
+        for id in ids { #expect(await two.collector.result(for: id).statusCode == 200) }
+        #expect(ids.allSatisfy { two.collector.finishCount(for: $0) == 1 })
+        let threads = two.finishingThread
+        #expect(Set(ids.map { threads[$0] }).count == 2)
+        #expect(Set(ids.filter { $0 % 2 == 0 }.map { threads[$0] }).count == 1, "an id's thread is the same every time")
+        two.engine.shutdown()
+    }
+
+    @Test("a cancel reaches an exchange on either thread, and one given before its submit keeps it off the network")
+    func cancels() async throws {
+        let server = try await TestServer.shared()
+        let two = Engine()
+        for id: UInt64 in [1, 2] { two.engine.submit(TransferRequest(url: "\(server.baseURL)/delay/10?c=\(id)"), id: id) }
+        try await waitUntil { [1, 2].allSatisfy { id in two.collector.events(for: id).contains { if case .started = $0 { true } else { false } } } }
+        two.engine.cancel(id: 1)
+        two.engine.cancel(id: 2)
+        #expect(await two.collector.result(for: 1).error?.kind == .cancelled)
+        #expect(await two.collector.result(for: 2).error?.kind == .cancelled)
+        #expect(two.finishingThread[1] != two.finishingThread[2], "the two ran on different threads")
+
+        let tag = uniqueTag()
+        two.engine.cancel(id: 3)
+        two.engine.submit(TransferRequest(url: "\(server.baseURL)/get?tag=\(tag)"), id: 3)
+        #expect(await two.collector.result(for: 3).error?.kind == .cancelled)
+        // A later exchange on the same thread goes out, so the server would have seen it by now.
+        two.engine.submit(TransferRequest(url: "\(server.baseURL)/get?after=\(tag)"), id: 5)
+        #expect(await two.collector.result(for: 5).statusCode == 200)
+        #expect(!server.receivedRequests.contains { $0.uri.contains("tag=\(tag)") })
+        #expect([1, 2, 3, 5].allSatisfy { two.collector.finishCount(for: $0) == 1 })
+        two.engine.shutdown()
+    }
+
+    @Test("a cookie one thread's exchange receives is sent by the other thread's, and the jar lists it")
+    func sharedCookies() async throws {
+        let server = try await TestServer.shared()
+        let two = Engine()
+        var setting = TransferRequest(url: "\(server.baseURL)/cookies/set?crumb=oat")
+        setting.usesCookies = true
+        setting.followRedirects = false
+        two.engine.submit(setting, id: 1)
+        #expect(await two.collector.result(for: 1).statusCode == 302)
+        var reading = TransferRequest(url: "\(server.baseURL)/cookies")
+        reading.usesCookies = true
+        two.engine.submit(reading, id: 2)
+        let read = await two.collector.result(for: 2)
+        let listed = try JSONSerialization.jsonObject(with: read.responseBody) as? [String: [String: String]]
+        #expect(listed?["cookies"] == ["crumb": "oat"])
+        #expect(two.finishingThread[1] != two.finishingThread[2])
+        #expect(await two.engine.cookies().map(\.name) == ["crumb"])
+        await two.engine.removeAllCookies()
+        two.engine.submit(reading, id: 4)
+        #expect(!String(decoding: await two.collector.result(for: 4).responseBody, as: UTF8.self).contains("crumb"))
+        two.engine.shutdown()
     }
 }

@@ -35,6 +35,36 @@ struct TransferThreadJobsTests {
         #expect(!jobs.isTransferThread)
     }
 
+    @Test("with two transfer threads, a closure handed over on one runs on that one, and one from elsewhere on the first")
+    func twoThreads() async throws {
+        let server = try await TestServer.shared()
+        let jobs = TransferThreadJobs(fallback: DispatchQueue(label: "test.fallback"), threads: 2)
+        // (thread the sink ran on, thread the closure it handed over ran on)
+        let pairs = Locked<[(UInt, UInt)]>([])
+        let engine = TransferEngine(configuration: TransferEngine.Configuration(transferThreads: 2), jobs: jobs, eventSink: { events in
+            guard events.contains(where: { if case .finished = $0 { true } else { false } }) else { return }
+            let sinkThread = UInt(pthread_self())
+            jobs.run { pairs.withLock { $0.append((sinkThread, UInt(pthread_self()))) } }
+        })
+        for id: UInt64 in 1...6 { engine.submit(TransferRequest(url: "\(server.baseURL)/get"), id: id) }
+        try await waitUntil { pairs.withLock { $0.count } == 6 }
+        let seen = pairs.withLock { $0 }
+        #expect(seen.allSatisfy { $0.0 == $0.1 })
+        #expect(Set(seen.map(\.0)).count == 2)
+        let fromElsewhere = Locked<UInt?>(nil)
+        let again = Locked<UInt?>(nil)
+        jobs.run {
+            fromElsewhere.withLock { $0 = UInt(pthread_self()) }
+            // Handed over on the first thread, it stays there.
+            jobs.run { again.withLock { $0 = UInt(pthread_self()) } }
+        }
+        try await waitUntil { again.withLock { $0 } != nil }
+        #expect(fromElsewhere.withLock { $0 } == again.withLock { $0 })
+        #expect(seen.map(\.0).contains(fromElsewhere.withLock { $0 } ?? 0))
+        engine.shutdown()
+        #expect(!jobs.isTransferThread)
+    }
+
     @Test("the transfer thread carries its name whichever thread created the engine, every time")
     func threadName() async throws {
         // Engines created from the global queue's workers, whose name a new thread starts with:

@@ -13,6 +13,7 @@ struct WorkspaceReadingTests {
       timeout: 2s
       connectTimeout: 500ms
       maxConnectionsPerHost: 3
+      transferThreads: 2
       followRedirects: false
       acceptableStatus: 200-399
       httpVersion: http1.1
@@ -78,6 +79,7 @@ struct WorkspaceReadingTests {
         #expect(session.config.requestTimeout == .seconds(2))
         #expect(session.config.connectTimeout == .milliseconds(500))
         #expect(session.config.maxConnectionsPerHost == 3)
+        #expect(session.config.transferThreads == 2)
         #expect(!session.config.followRedirects)
         #expect(session.config.acceptableStatusCodes == 200..<400)
         #expect(session.config.httpVersion == .http1_1)

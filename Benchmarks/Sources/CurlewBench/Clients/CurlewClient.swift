@@ -22,7 +22,9 @@ enum CurlewClient {
     static func run(url: String, count: Int, concurrency: Int, observed: Bool) throws -> RunResult {
         let queue = DispatchQueue(label: "bench.callbacks")
         var config = NetworkConfig(maxConnectionsPerHost: concurrency, requestTimeout: .seconds(60), callbackQueue: queue)
-        if ProcessInfo.processInfo.environment["CURLEW_BENCH_DELIVERY"] != "queue" { config.callbackDelivery = .transferThread }
+        let environment = ProcessInfo.processInfo.environment
+        if environment["CURLEW_BENCH_DELIVERY"] != "queue" { config.callbackDelivery = .transferThread }
+        config.transferThreads = environment["CURLEW_BENCH_TRANSFER_THREADS"].flatMap(Int.init) ?? 2
         let agent = Agent(config: config)
         var logger: NetworkLogger?
         if observed {
