@@ -8,9 +8,10 @@ import Testing
 /// the agent's guarantees unchanged (exactly one outcome per request, groups, shutdown).
 @Suite("Callbacks on the transfer thread", .serialized)
 struct TransferThreadDeliveryTests {
-    private func agent() async throws -> Agent {
+    private func agent(transferThreads: Int = 1) async throws -> Agent {
         var config = NetworkConfig(baseURL: try await TestServer.shared().baseURL, maxConnectionsPerHost: 10)
         config.callbackDelivery = .transferThread
+        config.transferThreads = transferThreads
         return Agent(config: config)
     }
 
@@ -160,13 +161,13 @@ struct TransferThreadDeliveryTests {
         #expect(outcomes.withLock { $0 } == [.cancelled])
     }
 
-    @Test("the last reference to the agent let go inside a callback: no hang, and its other request still ends once")
-    func agentReleasedInCallback() async throws {
+    @Test("the last reference to the agent let go inside a callback: no hang, and its other request still ends once", arguments: [1, 2])
+    func agentReleasedInCallback(transferThreads: Int) async throws {
         final class Holder: @unchecked Sendable {
             var agent: Agent?
         }
         let holder = Holder()
-        holder.agent = try await agent()
+        holder.agent = try await agent(transferThreads: transferThreads)
         let slowOutcomes = Locked<[RequestError.Kind?]>([])
         holder.agent?.start(Request(.get, "/delay/5"), callbacks: RequestCallbacks(
             success: { _ in slowOutcomes.withLock { $0.append(nil) } },
@@ -189,9 +190,9 @@ struct TransferThreadDeliveryTests {
         #expect(response.statusCode == 200)
     }
 
-    @Test("a request started after shutdown fails once, as cancelled, with nothing left to run it on the transfer thread")
-    func afterShutdown() async throws {
-        let agent = try await agent()
+    @Test("a request started after shutdown fails once, as cancelled, with nothing left to run it on the transfer thread", arguments: [1, 2])
+    func afterShutdown(transferThreads: Int) async throws {
+        let agent = try await agent(transferThreads: transferThreads)
         agent.shutdown()
         await #expect(throws: RequestFailure.self) { try await agent.send(Request(.get, "/get")) }
         let outcomes = Locked<[RequestError.Kind]>([])
@@ -204,9 +205,9 @@ struct TransferThreadDeliveryTests {
         #expect(outcomes.withLock { $0 } == [.cancelled])
     }
 
-    @Test("shutdown called inside a callback returns, and the request still in flight ends once, as cancelled")
-    func shutdownInCallback() async throws {
-        let agent = try await agent()
+    @Test("shutdown called inside a callback returns, and the request still in flight ends once, as cancelled", arguments: [1, 2])
+    func shutdownInCallback(transferThreads: Int) async throws {
+        let agent = try await agent(transferThreads: transferThreads)
         let slowOutcomes = Locked<[RequestError.Kind?]>([])
         agent.start(Request(.get, "/delay/5"), callbacks: RequestCallbacks(
             success: { _ in slowOutcomes.withLock { $0.append(nil) } },
@@ -225,14 +226,14 @@ struct TransferThreadDeliveryTests {
         #expect(slowOutcomes.withLock { $0 } == [.cancelled])
     }
 
-    @Test("requests cancelled from other threads right after starting each end exactly once")
-    func cancelRightAfterStart() async throws {
+    @Test("requests cancelled from other threads right after starting each end exactly once", arguments: [1, 2])
+    func cancelRightAfterStart(transferThreads: Int) async throws {
         /// Callbacks heard, by request id.
         final class Tally: Sendable {
             let counts = Locked<[UInt64: Int]>([:])
             var total: Int { counts.withLock { $0.values.reduce(0, +) } }
         }
-        let agent = try await agent()
+        let agent = try await agent(transferThreads: transferThreads)
         let tally = Tally()
         let ids = await withTaskGroup(of: [UInt64].self) { group in
             for _ in 0..<4 {

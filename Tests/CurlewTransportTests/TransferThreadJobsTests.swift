@@ -42,9 +42,10 @@ struct TransferThreadJobsTests {
         // (thread the sink ran on, thread the closure it handed over ran on)
         let pairs = Locked<[(UInt, UInt)]>([])
         let engine = TransferEngine(configuration: TransferEngine.Configuration(transferThreads: 2), jobs: jobs, eventSink: { events in
-            guard events.contains(where: { if case .finished = $0 { true } else { false } }) else { return }
             let sinkThread = UInt(pthread_self())
-            jobs.run { pairs.withLock { $0.append((sinkThread, UInt(pthread_self()))) } }
+            for case .finished in events {
+                jobs.run { pairs.withLock { $0.append((sinkThread, UInt(pthread_self()))) } }
+            }
         })
         for id: UInt64 in 1...6 { engine.submit(TransferRequest(url: "\(server.baseURL)/get"), id: id) }
         try await waitUntil { pairs.withLock { $0.count } == 6 }
