@@ -24,11 +24,11 @@ public enum HTTPFileImport {
             blocks[blocks.count - 1].append((index + 1, line))
         }
         var references: [(user: String, source: String, path: String, variable: String)] = []
-        var names = Set<String>()
+        var names = UniqueNames(taken: [])
         var firstLines: [String: Int] = [:]
         for block in blocks {
             guard var item = try request(in: block, directory: directory, variables: &collection.variables, notes: &collection.notes) else { continue }
-            item.name = ImportedCollection.uniqueName(item.name, in: &names)
+            item.name = names.claim(item.name)
             firstLines[item.name] = block.first?.number ?? 1
             item.request = rewriteReferences(in: item.request, user: item.name, references: &references)
             collection.items.append(item)

@@ -170,15 +170,6 @@ public struct ImportedCollection: Sendable {
         return name
     }
 
-    /// `base`, or `base 2`, `base 3`… when that is taken; the name returned is then taken.
-    public static func uniqueName(_ base: String, in taken: inout Set<String>) -> String {
-        var name = base
-        var number = 2
-        while taken.contains(name) { name = "\(base) \(number)"; number += 1 }
-        taken.insert(name)
-        return name
-    }
-
     /// Lower-case ASCII words of the request's name and the field joined by `_`.
     static func secretName(request: String, field: String) -> String {
         let words = (request + " " + field).lowercased().split { !($0.isLetter && $0.isASCII) && !($0.isNumber && $0.isASCII) }

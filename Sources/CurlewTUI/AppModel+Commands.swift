@@ -72,8 +72,8 @@ extension AppModel {
         case .copy: copy(.curl)
         case .save: saveDraft()
         case .newRequest:
-            var taken = Set(compose.items.compactMap { item -> String? in if case .request(let draft) = item { draft.name } else { nil } })
-            compose.add(RequestDraft(name: ImportedCollection.uniqueName("new request", in: &taken)))
+            var names = UniqueNames(taken: compose.items.compactMap { item -> String? in if case .request(let draft) = item { draft.name } else { nil } })
+            compose.add(RequestDraft(name: names.claim("new request")))
             message = "a new request: Enter edits a field, s sends, w saves"
         case .switchEnvironment: switchEnvironment()
         case .newGroup: newGroup()

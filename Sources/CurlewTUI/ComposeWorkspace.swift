@@ -250,8 +250,8 @@ public struct ComposeWorkspace: Sendable {
 
     /// `base`, numbered if a group or request of the workspace already has that name.
     func unusedGroupName(_ base: String) -> String {
-        var taken = Set(session.workspace.groups.map(\.name) + session.workspace.requests.map(\.name))
-        return ImportedCollection.uniqueName(base, in: &taken)
+        var names = UniqueNames(taken: session.workspace.groups.map(\.name) + session.workspace.requests.map(\.name))
+        return names.claim(base)
     }
 
     /// Saves a group as its entry (renaming it when its name changed) and reads the file again.

@@ -35,11 +35,11 @@ public enum WorkspaceWriter {
         keepingReferencedCredentials(in: &collection)
         renamingGeneratedSecrets(in: &collection, avoiding: definedNames)
 
-        var takenRequests = Set(existing?.requests.map(\.name) ?? [])
+        var requestNames = UniqueNames(taken: existing?.requests.map(\.name) ?? [])
         var renamed: [String: String] = [:]
         var entries: [(Node, Node)] = []
         for item in collection.items {
-            let name = ImportedCollection.uniqueName(item.name, in: &takenRequests)
+            let name = requestNames.claim(item.name)
             renamed[item.name] = name
             summary.requests.append(name)
             var request = movingCredentials(of: item.request, named: name, into: &collection, avoiding: definedNames)
@@ -48,10 +48,10 @@ public enum WorkspaceWriter {
         }
         if !entries.isEmpty { document = try insert(try serialize(entries), under: ["requests"], into: document, file: path) }
 
-        var takenGroups = Set(existing?.groups.map(\.name) ?? [])
+        var groupNames = UniqueNames(taken: existing?.groups.map(\.name) ?? [])
         var groups: [(Node, Node)] = []
         for chain in collection.chains {
-            let name = ImportedCollection.uniqueName(chain.name, in: &takenGroups)
+            let name = groupNames.claim(chain.name)
             summary.groups.append(name)
             let steps = chain.steps.map { step -> Node in
                 let request = renamed[step.request] ?? step.request

@@ -8,7 +8,7 @@ struct DemoServerCommand: AsyncParsableCommand {
         commandName: "demo-server",
         abstract: "Run the demo HTTP server (httpbin-like endpoints plus fault endpoints) until interrupted.",
         discussion: """
-        Ctrl-C, SIGTERM or SIGHUP stops it; with --tls, certificates it made in a temporary
+        Ctrl-C, SIGTERM or SIGHUP stops it; with --tls, certificates it made in a temporary \
         directory (their private keys among them) are removed then. A --cert-dir is left as it is.
         """
     )

@@ -12,7 +12,8 @@ struct ExportCommand: ParsableCommand {
         abstract: "Write a session log as HAR 1.2, curl commands, an .http file, or HLNetworking's JSON array or property list.",
         discussion: """
         Secrets are redacted (again, in case the log was written without) unless --no-redact is given.
-        With --request, LOG is a workspace and the named requests are written as they would be
+
+        With --request, LOG is a workspace and the named requests are written as they would be \
         sent (curl or http), without sending them.
         """
     )

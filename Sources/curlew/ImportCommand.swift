@@ -13,13 +13,14 @@ struct ImportCommand: ParsableCommand {
         discussion: """
         Formats:
           curl      curl commands, as "Copy as cURL" writes them for bash or cmd
-          har       a HAR 1.2 file from a browser or another tool (one request per entry)
-          http      a JetBrains / VS Code REST Client .http file (named requests that use
-                    {{name.response.body.$.path}} become a chain)
+          har       a HAR 1.2 file from a browser or another tool, a request an entry
+          http      a JetBrains / VS Code REST Client .http file (named requests
+                    that use {{name.response.body.$.path}} become a chain)
           postman   a Postman collection v2.1, or a Postman environment export
           openapi   an OpenAPI 3.0 or 3.1 document, JSON or YAML
-        New requests go at the end of the workspace's requests; a name already taken gets a
-        number, and variables and environments already defined are kept as they are. Comments and
+
+        New requests go at the end of the workspace's requests; a name already taken gets a \
+        number, and variables and environments already defined are kept as they are. Comments and \
         everything else in the file stay as written. Secret values go to curlew.secrets.yaml.
         """
     )

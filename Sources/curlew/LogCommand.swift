@@ -127,7 +127,7 @@ struct LogCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compare two exchanges side by side: request, response headers, body (JSON-aware) and timing.",
             discussion: """
-            LOG#N names the Nth exchange of a log (as `log show` numbers them). Two logs without #N
+            LOG#N names the Nth exchange of a log (as `log show` numbers them). Two logs without #N \
             are compared exchange by exchange, paired by name (else method and path) in order.
             """
         )

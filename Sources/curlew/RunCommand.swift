@@ -13,8 +13,9 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run a workspace's requests and groups headlessly and check their assertions.",
         discussion: """
         With no --request or --group, runs every group and every request that is in no group.
-        Exit status: 0 all passed, 1 a request, assertion or group failed, 2 usage or workspace
-        error, 3 interrupted (Ctrl-C or SIGTERM cancels what is in flight and still writes every
+
+        Exit status: 0 all passed, 1 a request, assertion or group failed, 2 usage or workspace \
+        error, 3 interrupted (Ctrl-C or SIGTERM cancels what is in flight and still writes every \
         report).
         """
     )

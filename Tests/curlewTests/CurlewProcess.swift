@@ -33,7 +33,8 @@ final class CurlewProcess {
         return URL(fileURLWithPath: ".build/debug/curlew")
     }
 
-    init(_ arguments: [String]) throws {
+    /// `environment` adds to (or replaces in) this process's environment for the child.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         // Close-on-exec pipes, so no other child spawned meanwhile keeps their write ends open.
         var output: [Int32] = [0, 0]
         var errors: [Int32] = [0, 0]
@@ -65,7 +66,15 @@ final class CurlewProcess {
         var argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
+        let spawned: Int32
+        if environment.isEmpty {
+            spawned = posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
+        } else {
+            let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            var envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { envp.forEach { free($0) } }
+            spawned = posix_spawn(&pid, path, &actions, &attributes, &argv, &envp)
+        }
         close(output[1])
         close(errors[1])
         guard spawned == 0 else {
@@ -153,8 +162,8 @@ final class CurlewProcess {
     }
 
     /// Runs `curlew` with these arguments to completion.
-    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
-        let child = try CurlewProcess(arguments)
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String, error: String) {
+        let child = try CurlewProcess(arguments, environment: environment)
         let status = try await child.wait()
         return (status, child.standardOutput, child.standardError)
     }
