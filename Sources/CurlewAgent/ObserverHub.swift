@@ -135,6 +135,9 @@ final class ObserverHub: Sendable {
     }
 
     private let lanes = Locked(Lanes())
+    /// How many lanes there are, set under the lock and read without it: asked several times
+    /// per request, and by every transfer thread.
+    private let laneCount = Atomic(0)
 
     func add(_ observer: any NetworkObserver) {
         // Made outside the lock: it asks the observer what it reads.
@@ -143,6 +146,7 @@ final class ObserverHub: Sendable {
             guard !lanes.all.contains(where: { $0.observer === observer }) else { return }
             lanes.all.append(lane)
             lanes.changed()
+            laneCount.store(lanes.all.count, ordering: .releasing)
         }
     }
 
@@ -150,11 +154,12 @@ final class ObserverHub: Sendable {
         lanes.withLock { lanes in
             lanes.all.removeAll { $0.observer === observer }
             lanes.changed()
+            laneCount.store(lanes.all.count, ordering: .releasing)
         }
     }
 
     /// No observer is registered: events need not even be built.
-    var isEmpty: Bool { lanes.withLock { $0.all.isEmpty } }
+    var isEmpty: Bool { laneCount.load(ordering: .acquiring) == 0 }
 
     /// What the observers read of a body, each distinct limit once; none without observers.
     var bodyReadLimits: [BodyReadLimit] { lanes.withLock { $0.bodyReadLimits } }

@@ -57,32 +57,39 @@ struct RunResult: Codable, Sendable {
     }
 }
 
-/// Per-request latencies collected from any thread.
+/// Per-request latencies collected from any thread, under one lock taken once per request (the
+/// bare loop, which records on its one thread, takes none).
 final class LatencyRecorder: Sendable {
-    private let values = Mutex<[Double]>([])
-    private let failures = Mutex(0)
-    private let byteCount = Mutex<Int64>(0)
+    private struct Tally {
+        var values: [Double] = []
+        var failures = 0
+        var bytes: Int64 = 0
+    }
+
+    private let tally = Mutex(Tally())
     /// Off for long runs that measure memory, so the recorder's own array does not count.
     private let keepsLatencies: Bool
 
     init(capacity: Int, keepsLatencies: Bool = true) {
         self.keepsLatencies = keepsLatencies
-        if keepsLatencies { values.withLock { $0.reserveCapacity(capacity) } }
+        if keepsLatencies { tally.withLock { $0.values.reserveCapacity(capacity) } }
     }
 
     func record(since start: ContinuousClock.Instant, bytes: Int) {
-        byteCount.withLock { $0 += Int64(bytes) }
-        guard keepsLatencies else { return }
-        let milliseconds = seconds(ContinuousClock.now - start) * 1000
-        values.withLock { $0.append(milliseconds) }
+        let milliseconds = keepsLatencies ? seconds(ContinuousClock.now - start) * 1000 : 0
+        tally.withLock { tally in
+            tally.bytes += Int64(bytes)
+            if keepsLatencies { tally.values.append(milliseconds) }
+        }
     }
 
     func fail() {
-        failures.withLock { $0 += 1 }
+        tally.withLock { $0.failures += 1 }
     }
 
     func result(seconds: Double) -> RunResult {
-        RunResult(latencies: values.withLock { $0 }, errors: failures.withLock { $0 }, seconds: seconds, bytes: byteCount.withLock { $0 })
+        let tally = tally.withLock { $0 }
+        return RunResult(latencies: tally.values, errors: tally.failures, seconds: seconds, bytes: tally.bytes)
     }
 }
 

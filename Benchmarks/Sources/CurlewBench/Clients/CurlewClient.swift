@@ -56,18 +56,17 @@ enum CurlewClient {
         return seconds(ContinuousClock.now - started)
     }
 
-    /// Keeps the pipeline full. Its counts are locked: the first requests start on the bench's
-    /// queue, the rest from callbacks, which may run on the transfer thread.
-    private final class Driver: @unchecked Sendable {
-        private let lock = NSLock()
+    /// Keeps the pipeline full. Its counts are atomic: the first requests start on the bench's
+    /// queue, the rest from callbacks, which may run on either transfer thread.
+    private final class Driver: Sendable {
         let agent: Agent
         let request: Request
         let count: Int
         let recorder: LatencyRecorder
         let onCompleted: (@Sendable (Int) -> Void)?
         let finished = DispatchSemaphore(value: 0)
-        private var issued = 0
-        private var completed = 0
+        private let issued = Atomic(0)
+        private let completed = Atomic(0)
 
         init(agent: Agent, request: Request, count: Int, recorder: LatencyRecorder, onCompleted: (@Sendable (Int) -> Void)?) {
             var request = request
@@ -81,11 +80,7 @@ enum CurlewClient {
 
         /// Starts one more request when `count` are not all started yet.
         func issue() {
-            lock.lock()
-            let more = issued < count
-            if more { issued += 1 }
-            lock.unlock()
-            guard more else { return }
+            guard issued.wrappingAdd(1, ordering: .relaxed).oldValue < count else { return }
             let start = ContinuousClock.now
             agent.start(request, callbacks: RequestCallbacks(
                 success: { response in self.done(start, bytes: response.body.count, failed: false) },
@@ -95,10 +90,7 @@ enum CurlewClient {
 
         private func done(_ start: ContinuousClock.Instant, bytes: Int, failed: Bool) {
             if failed { recorder.fail() } else { recorder.record(since: start, bytes: bytes) }
-            lock.lock()
-            completed += 1
-            let completed = completed
-            lock.unlock()
+            let completed = completed.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
             onCompleted?(completed)
             issue()
             if completed == count { finished.signal() }
