@@ -23,16 +23,17 @@ public final class Agent: Sendable {
 
     public init(config: NetworkConfig = NetworkConfig()) {
         self.config = config
-        let callbackRunner = CallbackRunner(config: config)
+        let engineConfiguration = TransferEngine.Configuration(
+            maxConnectionsPerHost: config.maxConnectionsPerHost,
+            maxTotalConnections: config.maxTotalConnections,
+            transferThreads: config.transferThreads
+        )
+        let callbackRunner = CallbackRunner(config: config, transferThreads: engineConfiguration.threadCount)
         let core = AgentCore(config: config, callbackRunner: callbackRunner)
         self.core = core
         self.composer = RequestComposer(config: config)
         self.engine = TransferEngine(
-            configuration: TransferEngine.Configuration(
-                maxConnectionsPerHost: config.maxConnectionsPerHost,
-                maxTotalConnections: config.maxTotalConnections,
-                transferThreads: config.transferThreads
-            ),
+            configuration: engineConfiguration,
             jobs: callbackRunner.transferThread,
             eventSink: { events in core.handle(events) }
         )
@@ -131,7 +132,8 @@ public final class Agent: Sendable {
     func start(_ request: Request, callbacks: RequestCallbacks, placement: RequestPlacement?, passesGate: Bool,
                opensGate: Bool = false) -> RequestHandle {
         let id = makeID()
-        let handle = RequestHandle(id: id, name: request.name)
+        // A group's members run on the group's transfer thread, so its callbacks keep their order.
+        let handle = RequestHandle(id: id, name: request.name, lane: placement?.lane ?? laneForNewWork())
         let info = RequestInfo(
             id: id, name: request.name, method: request.method.rawValue,
             url: URLPassword.masking(in: request.customURL ?? request.path), groupID: placement?.group.id, step: placement?.index, startedAt: Date()
@@ -181,12 +183,18 @@ public final class Agent: Sendable {
         info.url = composed?.url ?? URLPassword.masking(in: transfer.url)
         let id = info.id
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement))
-        engine.submit(consume transfer, id: id)
+        engine.submit(consume transfer, id: id, lane: handle.lane)
     }
 
-    /// Runs `job` where the agent runs callbacks, after those handed over before it.
-    func runCallback(_ job: @escaping @Sendable () -> Void) {
-        core.callbackRunner.run(job)
+    /// Runs `job` where the agent runs callbacks, after those handed over before it for the same
+    /// transfer thread `lane`.
+    func runCallback(lane: Int, _ job: @escaping @Sendable () -> Void) {
+        core.callbackRunner.run(job, lane: lane)
+    }
+
+    /// The transfer thread new work (a request, a group) goes to: see `TransferEngine.laneForNewExchange`.
+    func laneForNewWork() -> Int {
+        engine.laneForNewExchange()
     }
 
     func publish(_ event: GroupEvent) {
@@ -218,7 +226,7 @@ public final class Agent: Sendable {
         } else if let run = runs.run(handle.id) {
             run.cancel()
         } else {
-            engine.cancel(id: handle.id)
+            engine.cancel(id: handle.id, lane: handle.lane)
         }
     }
 
@@ -227,7 +235,7 @@ public final class Agent: Sendable {
         for runner in groups.all where runner.info.parentID == nil { runner.cancel() }
         for waiter in gate.withdrawAll() { waiter.cancel() }
         for run in runs.all { run.cancel() }
-        for id in core.activeIDs { engine.cancel(id: id) }
+        for (id, lane) in core.activeExchanges { engine.cancel(id: id, lane: lane) }
     }
 
     /// The user-facing text for an error, from the config's tips.
@@ -264,6 +272,6 @@ public final class Agent: Sendable {
 
     /// No request in the transport, in the middle layer or in a running group.
     private var isIdle: Bool {
-        core.activeIDs.isEmpty && runs.all.isEmpty && groups.all.isEmpty
+        core.activeExchanges.isEmpty && runs.all.isEmpty && groups.all.isEmpty
     }
 }

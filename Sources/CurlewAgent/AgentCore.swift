@@ -7,6 +7,8 @@ struct RequestPlacement: Sendable {
     var group: GroupInfo
     var index: Int
     var label: String
+    /// The group's transfer thread, which its members run on.
+    var lane: Int
 }
 
 /// What one reaction of the agent produced: events for the observers and jobs for the callback
@@ -15,7 +17,13 @@ struct DeliveryBatch {
     /// Whether observers listen: events are built and kept only then.
     let observed: Bool
     private(set) var events: [ObserverEvent] = []
-    var callbacks: [CallbackJob] = []
+    /// Callbacks for the transfer thread `callbackLane`, in order.
+    private(set) var callbacks: [CallbackJob] = []
+    /// The lane of the first callback added; nearly every batch has callbacks for one only.
+    private(set) var callbackLane = 0
+    /// Callbacks for other lanes, in order (a batch made off the transfer threads for several
+    /// requests, such as a shutdown's, can have them).
+    private(set) var otherLaneCallbacks: [(lane: Int, job: CallbackJob)] = []
 
     init(observed: Bool, events: [ObserverEvent] = []) {
         self.observed = observed
@@ -41,6 +49,14 @@ struct DeliveryBatch {
     mutating func add(_ event: @autoclosure () -> ObserverEvent) {
         if observed { events.append(event()) }
     }
+
+    /// A callback for the request or group running on transfer thread `lane`.
+    mutating func addCallback(_ job: CallbackJob, lane: Int) {
+        if callbacks.isEmpty, otherLaneCallbacks.isEmpty { callbackLane = lane }
+        if lane == callbackLane { callbacks.append(job) } else { otherLaneCallbacks.append((lane, job)) }
+    }
+
+    var hasCallbacks: Bool { !callbacks.isEmpty || !otherLaneCallbacks.isEmpty }
 
     /// A request's end for the observers: its debug message, if it has one, then its finish.
     mutating func addEnd(of info: RequestInfo, state: RequestState, message: SharedDebugMessage?) {
@@ -124,8 +140,9 @@ final class AgentCore: Sendable {
         self.callbackQueueLabel = callbackRunner.label
     }
 
-    var activeIDs: [UInt64] {
-        active.withLock { Array($0.keys) }
+    /// The exchanges in the transport, with the transfer thread each runs on.
+    var activeExchanges: [(id: UInt64, lane: Int)] {
+        active.withLock { $0.map { ($0.key, $0.value.handle.lane) } }
     }
 
     /// Records a composed request as pending and announces it. Call before submitting it.
@@ -140,7 +157,7 @@ final class AgentCore: Sendable {
         }
         if entry.hasDelegate, let delegate = entry.callbacks.delegate {
             let handle = entry.handle
-            callbackRunner.run { delegate.requestWillBeSent(handle) }
+            callbackRunner.run({ delegate.requestWillBeSent(handle) }, lane: handle.lane)
         }
     }
 
@@ -206,14 +223,14 @@ final class AgentCore: Sendable {
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, to: &batch)
             if entry.hasDelegate, let delegate = entry.callbacks.delegate {
                 let handle = entry.handle
-                batch.callbacks.append(.call { delegate.requestDidSend(handle) })
+                batch.addCallback(.call { delegate.requestDidSend(handle) }, lane: handle.lane)
             }
         case .chunk(let id, let status, let contentType, let data):
             guard let entry = active.withLock({ $0[id] }), let collector = entry.stream else { return }
             let items = collector.consume(data, status: status, contentType: contentType)
             for item in items { batch.add(.streamed(entry.info, item)) }
             if let streamed = entry.callbacks.streamed {
-                batch.callbacks.append(.call { for item in items { streamed(item) } })
+                batch.addCallback(.call { for item in items { streamed(item) } }, lane: entry.handle.lane)
             }
         case .progress(let id, let progress):
             guard let entry = active.withLock({ $0[id] }) else { return }
@@ -222,10 +239,10 @@ final class AgentCore: Sendable {
             let callbacks = entry.callbacks
             if callbacks.progress != nil || callbacks.delegate != nil {
                 let handle = entry.handle
-                batch.callbacks.append(.call {
+                batch.addCallback(.call {
                     callbacks.progress?(progress)
                     callbacks.delegate?.request(handle, didProgress: progress)
-                })
+                }, lane: handle.lane)
             }
         case .finished(let result):
             guard let entry = active.withLock({ $0.removeValue(forKey: result.id) }) else { return }
@@ -270,8 +287,8 @@ final class AgentCore: Sendable {
         guard entry.hasCallbacks else { return }
         // The response is made where the callbacks run, from the entry and the result (two
         // references), rather than copied into the hand-over with the callbacks.
-        batch.callbacks.append(.answer(FinishedAnswer(entry: entry, result: result, value: verdict.value, error: verdict.error, message: message,
-                                                      tip: verdict.error.map(tip(for:)) ?? "")))
+        batch.addCallback(.answer(FinishedAnswer(entry: entry, result: result, value: verdict.value, error: verdict.error, message: message,
+                                                      tip: verdict.error.map(tip(for:)) ?? "")), lane: entry.handle.lane)
     }
 
     /// The largest response body whose exchange's debug message is left to its first reader.
@@ -388,18 +405,18 @@ final class AgentCore: Sendable {
     func answerCaller(_ handle: RequestHandle, error: RequestError, callbacks: RequestCallbacks) {
         guard handle.transition(to: .cancelled), !callbacks.isEmpty else { return }
         let tip = tip(for: error)
-        callbackRunner.run {
+        callbackRunner.run({
             callbacks.answer(handle, requestID: handle.id, message: nil, response: nil, error: error, tip: tip, serializer: nil)
-        }
+        }, lane: handle.lane)
     }
 
     /// Publishes a `cacheThenNetwork` request's cached answer as an exchange of its own and hands
     /// the response to the `cached` callback.
-    func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks) {
+    func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks, lane: Int) {
         var batch = newBatch()
         batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: false)))))
         batch.add(.finished(exchange.info, exchange.state))
-        if let cached = callbacks.cached { batch.callbacks.append(.call { cached(response) }) }
+        if let cached = callbacks.cached { batch.addCallback(.call { cached(response) }, lane: lane) }
         dispatch(&batch)
     }
 
@@ -417,9 +434,9 @@ final class AgentCore: Sendable {
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
         let requestID = info.id
-        batch.callbacks.append(.call {
+        batch.addCallback(.call {
             callbacks.answer(handle, requestID: requestID, message: message, response: response, error: error, tip: tip, serializer: nil)
-        })
+        }, lane: handle.lane)
     }
 
     /// An empty batch that keeps events only when observers listen (asked once per batch: the
@@ -430,7 +447,7 @@ final class AgentCore: Sendable {
 
     /// Hands over what `batch` holds so far and leaves it empty, for what comes next to follow it.
     private func dispatchSoFar(_ batch: inout DeliveryBatch) {
-        guard !batch.events.isEmpty || !batch.callbacks.isEmpty else { return }
+        guard !batch.events.isEmpty || batch.hasCallbacks else { return }
         dispatch(&batch)
         batch = DeliveryBatch(observed: batch.observed)
     }
@@ -452,10 +469,17 @@ final class AgentCore: Sendable {
                 announcements.removeAll(keepingCapacity: true)
             }
             observers.publish(batch.events)
-            guard !batch.callbacks.isEmpty else { return }
-            let callbacks = batch.callbacks
-            callbackRunner.run {
-                for job in callbacks { job.run() }
+            if !batch.callbacks.isEmpty {
+                let callbacks = batch.callbacks
+                callbackRunner.run({ for job in callbacks { job.run() } }, lane: batch.callbackLane)
+            }
+            guard !batch.otherLaneCallbacks.isEmpty else { return }
+            // Each other lane's callbacks in one block, in the order they were added.
+            var lanes: [Int] = []
+            for (lane, _) in batch.otherLaneCallbacks where !lanes.contains(lane) { lanes.append(lane) }
+            for lane in lanes {
+                let callbacks = batch.otherLaneCallbacks.filter { $0.lane == lane }.map(\.job)
+                callbackRunner.run({ for job in callbacks { job.run() } }, lane: lane)
             }
         }
     }

@@ -6,8 +6,8 @@ import Dispatch
 public enum CallbackDelivery: String, Sendable, Equatable {
     /// The config's `callbackQueue` (the default): callbacks may take their time, transfers go on.
     case callbackQueue
-    /// The agent's transfer thread (with several, the one that ran the request; callbacks handed
-    /// over from elsewhere run on the first), right after the turn of its loop that finished the request:
+    /// The agent's transfer thread (with several, the one that runs the request, or for a group
+    /// the one all its members run on), right after the turn of its loop that finished the request:
     /// no hand-over to another thread, and a request started from a callback goes out in the same
     /// turn. Every transfer waits while a callback runs, so callbacks must be quick and must never
     /// block waiting for the agent (a semaphore, a `sync` call, a cookie call awaited by blocking);
@@ -22,9 +22,11 @@ struct CallbackRunner: Sendable {
     /// Set for `.transferThread`.
     let transferThread: TransferThreadJobs?
 
-    init(config: NetworkConfig) {
+    /// `transferThreads` is the engine's number of transfer threads.
+    init(config: NetworkConfig, transferThreads: Int) {
         queue = config.callbackQueue
-        transferThread = config.callbackDelivery == .transferThread ? TransferThreadJobs(fallback: config.callbackQueue, threads: config.transferThreads) : nil
+        transferThread = config.callbackDelivery == .transferThread
+            ? TransferThreadJobs(fallback: config.callbackQueue, threads: transferThreads) : nil
     }
 
     /// What debug messages name as the place callbacks run (the transfer thread's until the agent
@@ -33,9 +35,11 @@ struct CallbackRunner: Sendable {
         transferThread == nil ? queue.label : "curlew.transfer"
     }
 
-    func run(_ job: @escaping @Sendable () -> Void) {
+    /// Runs `job` after those handed over before it for the same transfer thread `lane` (the one
+    /// that runs the request or group it belongs to); on the callback queue, after all of them.
+    func run(_ job: @escaping @Sendable () -> Void, lane: Int = 0) {
         if let transferThread {
-            transferThread.run(job)
+            transferThread.run(job, lane: lane)
         } else {
             queue.async(execute: job)
         }

@@ -38,12 +38,13 @@ public struct NetworkConfig: Sendable {
     public var maxConnectionsPerHost: Int
     /// Concurrent connections overall; 0 means no limit.
     public var maxTotalConnections: Int
-    /// Threads that drive transfers (1 to 16; the default, 1, keeps one connection pool and one
-    /// order for every callback). A client that keeps many requests in flight on a machine with
+    /// Threads that drive transfers (1 to 16, and at most the connection limits; the default, 1,
+    /// keeps one connection pool). A client that keeps many requests in flight on a machine with
     /// cores to spare gets more of them through with 2: each thread has its own connections and
-    /// its share of the connection limits (rounded up), a request stays on one thread from start
-    /// to end, cookies are shared by all. With `.transferThread` delivery, a request's callbacks
-    /// run on the thread that ran it, and requests a callback starts stay on that thread.
+    /// its share of the connection limits, a request runs on one thread from start to end (the
+    /// one with the fewest in flight when it starts), and cookies are shared by all. Callbacks
+    /// keep one order whatever the number: on `callbackQueue`, or with `.transferThread` delivery
+    /// all on the first transfer thread.
     public var transferThreads: Int = 1
     /// Limit for a whole request unless it sets its own. HLNetworking's 15 s.
     public var requestTimeout: Duration

@@ -4,11 +4,14 @@ import CurlewLocking
 public final class RequestHandle: Sendable, Hashable {
     public let id: UInt64
     public let name: String?
+    /// The transfer thread that runs the request and its callbacks (with `.transferThread` delivery).
+    let lane: Int
     private let currentState = Locked(RequestState.created)
 
-    init(id: UInt64, name: String?) {
+    init(id: UInt64, name: String?, lane: Int = 0) {
         self.id = id
         self.name = name
+        self.lane = lane
     }
 
     public var state: RequestState {

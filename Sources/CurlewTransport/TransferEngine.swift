@@ -2,12 +2,13 @@ import CCurl
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 import CurlewLocking
 
 /// The libcurl engine. Each of its transfer threads (one unless the configuration asks for more)
 /// owns a multi handle and the easy handles of the exchanges it runs; callers talk to them only
-/// through `submit`, `cancel` and the cookie calls, which queue a command and wake the thread,
-/// and through the `TransferThreadJobs` it was given, which run closures there.
+/// through `submit`, `cancel` and the cookie calls, and through the `TransferThreadJobs` it was
+/// given, which run closures on a chosen transfer thread.
 ///
 /// Events go to `eventSink` in batches: on a transfer thread, everything one turn of its loop
 /// produced, in order per exchange; on the caller's thread, the end of an exchange cancelled
@@ -24,9 +25,10 @@ public final class TransferEngine: Sendable {
         public var maxTotalConnections: Int
         /// Idle connections kept alive for reuse.
         public var maxIdleConnections: Int
-        /// Threads that drive transfers, each with its own connections (1 to 16). More than one
-        /// lets a client that runs many exchanges at once use more than one core; each thread
-        /// holds its share of the limits above, rounded up.
+        /// Threads that drive transfers, each with its own connections (1 to 16, and no more than
+        /// the connection limits allow: each thread needs one connection of its own). More than
+        /// one lets a client that runs many exchanges at once use more than one core. The limits
+        /// above are shared out between the threads, so together they allow what they say.
         public var transferThreads: Int
 
         public init(maxConnectionsPerHost: Int = 5, maxTotalConnections: Int = 0, maxIdleConnections: Int = 64, transferThreads: Int = 1) {
@@ -36,14 +38,22 @@ public final class TransferEngine: Sendable {
             self.transferThreads = transferThreads
         }
 
-        /// `requested` transfer threads within the bounds an engine runs.
-        public static func threadCount(_ requested: Int) -> Int {
-            min(max(requested, 1), 16)
+        /// The transfer threads an engine of this configuration runs: as asked, within 1 to 16 and
+        /// within the connection limits.
+        public var threadCount: Int {
+            var count = min(max(transferThreads, 1), 16)
+            if maxConnectionsPerHost > 0 { count = min(count, maxConnectionsPerHost) }
+            if maxTotalConnections > 0 { count = min(count, maxTotalConnections) }
+            return count
         }
 
-        /// The limits one of `threads` transfer threads applies.
-        func share(of threads: Int) -> Configuration {
-            func part(_ limit: Int) -> Int { limit <= 0 ? limit : (limit + threads - 1) / threads }
+        /// The limits thread `index` of `threads` applies: each limit shared out so the threads'
+        /// parts add up to it, the remainder to the first threads.
+        func share(_ index: Int, of threads: Int) -> Configuration {
+            func part(_ limit: Int) -> Int {
+                guard limit > 0 else { return limit }
+                return max(1, limit / threads + (index < limit % threads ? 1 : 0))
+            }
             return Configuration(maxConnectionsPerHost: part(maxConnectionsPerHost), maxTotalConnections: part(maxTotalConnections),
                                  maxIdleConnections: part(maxIdleConnections), transferThreads: 1)
         }
@@ -54,6 +64,8 @@ public final class TransferEngine: Sendable {
     private let jobs: TransferThreadJobs
     /// Shared by every transfer thread, and reached directly by the cookie calls.
     private let cookieJar: CookieJar?
+    /// Left by each transfer thread as it ends, so every caller of `shutdown` can wait for all.
+    private let running = DispatchGroup()
 
     /// The libcurl version string, e.g. "libcurl/7.88.1 OpenSSL/3.0.17 zlib/1.2.13 nghttp2/1.52.0".
     public static var libcurlVersion: String {
@@ -61,28 +73,30 @@ public final class TransferEngine: Sendable {
     }
 
     /// `jobs`, when given, runs closures handed to it on this engine's transfer threads; one
-    /// `TransferThreadJobs` serves one engine, made for as many threads as its configuration has.
+    /// `TransferThreadJobs` serves one engine, made for `configuration.threadCount` threads.
     public init(configuration: Configuration = Configuration(), jobs: TransferThreadJobs? = nil,
                 eventSink: @escaping @Sendable ([TransferEvent]) -> Void) {
         CurlLibrary.initializeOnce()
-        let threads = Configuration.threadCount(configuration.transferThreads)
+        let threads = configuration.threadCount
         let jobs = jobs ?? TransferThreadJobs(fallback: DispatchQueue(label: "curlew.transfer.late"), threads: threads)
-        precondition(jobs.lanes.count == threads, "a TransferThreadJobs made for \(jobs.lanes.count) transfer threads given to an engine of \(threads)")
+        precondition(jobs.lanes.count == threads, "a TransferThreadJobs for \(jobs.lanes.count) transfer threads given to an engine of \(threads)")
         let cookieJar = CookieJar()
-        let limits = configuration.share(of: threads)
         let lanes = (0..<threads).map { index in
-            EngineShared(lane: index, configuration: limits, jobs: jobs, cookieJar: cookieJar, sink: eventSink)
+            EngineShared(lane: index, configuration: configuration.share(index, of: threads), jobs: jobs,
+                         cookieJar: cookieJar, countsInFlight: threads > 1, sink: eventSink)
         }
         self.lanes = lanes
         self.jobs = jobs
         self.cookieJar = cookieJar
         for shared in lanes {
+            running.enter()
+            let running = running
             let thread = Thread {
                 // Named from inside, by the system call: a name given before `start` does not reach
                 // the system's thread on Linux, and neither does `Thread.current.name` always.
                 curlew_name_current_thread("curlew.transfer")
                 TransferLoop(shared: shared).run()
-                shared.exited.signal()
+                running.leave()
             }
             thread.start()
         }
@@ -92,18 +106,33 @@ public final class TransferEngine: Sendable {
         shutdown()
     }
 
-    /// The transfer thread an exchange goes to: the calling one when a transfer thread submits
-    /// (a callback starting the next request keeps it on the thread that will pick it up in the
-    /// same turn), otherwise one chosen by the id, so the threads take turns.
-    private func lane(for id: UInt64) -> EngineShared {
-        guard lanes.count > 1 else { return lanes[0] }
-        return lanes[jobs.currentLane ?? Int(id % UInt64(lanes.count))]
+    /// The transfer thread a new exchange should run on: the calling one when a transfer thread
+    /// asks (a callback starting the next request keeps it where it is picked up in the same turn,
+    /// with nothing to wake), otherwise the one with the fewest exchanges in flight.
+    public func laneForNewExchange() -> Int {
+        guard lanes.count > 1 else { return 0 }
+        if let current = jobs.currentLane { return current }
+        var chosen = 0
+        for index in lanes.indices where lanes[index].inFlight.load(ordering: .relaxed) < lanes[chosen].inFlight.load(ordering: .relaxed) {
+            chosen = index
+        }
+        return chosen
     }
 
-    /// Queues an exchange. Its events arrive at the sink, ending with exactly one `finished`.
-    public func submit(_ request: consuming TransferRequest, id: UInt64) {
-        let shared = lane(for: id)
+    /// Queues an exchange on transfer thread `lane` (`laneForNewExchange()` when nil). Its events
+    /// arrive at the sink, ending with exactly one `finished`.
+    public func submit(_ request: consuming TransferRequest, id: UInt64, lane: Int? = nil) {
         let pending = PendingTransfer(id: id, request: request, submittedAt: DispatchTime.now().uptimeNanoseconds)
+        guard lanes.count > 1 else {
+            queue(pending, on: lanes[0])
+            return
+        }
+        let shared = lanes[min(max(lane ?? laneForNewExchange(), 0), lanes.count - 1)]
+        shared.inFlight.add(1, ordering: .relaxed)
+        queue(pending, on: shared)
+    }
+
+    private func queue(_ pending: PendingTransfer, on shared: EngineShared) {
         let (accepted, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.stopping else { return (false, false) }
             let wasIdle = inbox.adds.isEmpty && inbox.cancels.isEmpty
@@ -111,7 +140,8 @@ public final class TransferEngine: Sendable {
             return (true, wasIdle)
         }
         guard accepted else {
-            shared.sink([.finished(.endedBeforeStart(id: id))])
+            shared.ended()
+            shared.sink([.finished(.endedBeforeStart(id: pending.id))])
             return
         }
         // One wakeup per batch: a non-empty inbox means one is already pending. The transfer
@@ -121,23 +151,32 @@ public final class TransferEngine: Sendable {
 
     /// Cancels an exchange. One not yet handed to libcurl is dropped here and never touches the
     /// network; one in flight is removed from its multi handle at once, whatever its phase.
-    /// Unknown or finished ids are ignored.
-    public func cancel(id: UInt64) {
-        for shared in lanes {
-            let dropped = shared.inbox.withLock { inbox -> Bool in
-                guard let index = inbox.adds.firstIndex(where: { $0.id == id }) else { return false }
+    /// Unknown or finished ids are ignored. `lane` is the transfer thread it was submitted to;
+    /// without it, with several threads, every thread is asked (each keeps the cancel, bounded,
+    /// for an exchange still to come).
+    public func cancel(id: UInt64, lane: Int? = nil) {
+        if lanes.count == 1 {
+            cancel(id, on: lanes[0])
+        } else if let lane, lanes.indices.contains(lane) {
+            cancel(id, on: lanes[lane])
+        } else {
+            for shared in lanes { cancel(id, on: shared) }
+        }
+    }
+
+    private func cancel(_ id: UInt64, on shared: EngineShared) {
+        let droppedWhilePending = shared.inbox.withLock { inbox -> Bool in
+            if let index = inbox.adds.firstIndex(where: { $0.id == id }) {
                 inbox.adds.remove(at: index)
                 return true
             }
-            if dropped {
-                shared.sink([.finished(.endedBeforeStart(id: id))])
-                return
-            }
+            inbox.cancels.append(id)
+            return false
         }
-        // In flight on one of the threads, or not submitted yet: each thread that does not run it
-        // keeps the cancel for an add that may still come (see `EarlyCancels`).
-        for shared in lanes {
-            shared.inbox.withLock { $0.cancels.append(id) }
+        if droppedWhilePending {
+            shared.ended()
+            shared.sink([.finished(.endedBeforeStart(id: id))])
+        } else {
             shared.wakeUnlessOnTransferThread()
         }
     }
@@ -164,24 +203,24 @@ public final class TransferEngine: Sendable {
         cookieJar?.removeAll()
     }
 
-    /// Cancels everything, stops the transfer threads and waits for them. Safe to call more than once.
+    /// Cancels everything, stops the transfer threads and waits for them. Safe to call more than
+    /// once, from any thread: called on one of the engine's own transfer threads (its owner let go
+    /// of the engine in a callback), it returns without waiting, since that thread's loop ends
+    /// only when the call returns.
     public func shutdown() {
-        var stopped: [EngineShared] = []
         for shared in lanes {
-            let (first, pending) = shared.inbox.withLock { inbox -> (Bool, [PendingTransfer]) in
+            let pending = shared.inbox.withLock { inbox -> [PendingTransfer] in
                 defer { inbox.stopping = true; inbox.adds.removeAll() }
-                return (!inbox.stopping, inbox.stopping ? [] : inbox.adds)
+                return inbox.stopping ? [] : inbox.adds
             }
-            guard first else { continue }
-            stopped.append(shared)
             if !pending.isEmpty {
+                for _ in pending { shared.ended() }
                 shared.sink(pending.map { .finished(.endedBeforeStart(id: $0.id)) })
             }
+            shared.multi.wakeup()
         }
-        for shared in stopped { shared.multi.wakeup() }
-        // Called from a job on a transfer thread (its owner let go of the engine there), that
-        // thread's loop ends when the job returns; waiting for it here would never end.
-        for shared in stopped where !shared.isOnTransferThread { shared.exited.wait() }
+        guard !lanes.contains(where: \.isOnTransferThread) else { return }
+        running.wait()
     }
 }
 
@@ -230,20 +269,24 @@ final class EngineShared: Sendable {
     /// The thread's share of the engine's limits.
     let configuration: TransferEngine.Configuration
     let sink: @Sendable ([TransferEvent]) -> Void
-    let exited = DispatchSemaphore(value: 0)
     let bodyBuffers = BodyBufferPool()
     /// Closures for the transfer threads; an engine created without any still has its own, empty.
     let jobs: TransferThreadJobs
     /// This thread's index among the engine's.
     let lane: Int
     let cookieJar: CookieJar?
+    /// Whether `inFlight` is kept (with more than one thread, to choose between them).
+    let countsInFlight: Bool
+    /// Exchanges submitted to this thread and not ended.
+    let inFlight = Atomic(0)
 
-    init(lane: Int, configuration: TransferEngine.Configuration, jobs: TransferThreadJobs, cookieJar: CookieJar?,
+    init(lane: Int, configuration: TransferEngine.Configuration, jobs: TransferThreadJobs, cookieJar: CookieJar?, countsInFlight: Bool,
          sink: @escaping @Sendable ([TransferEvent]) -> Void) {
         self.lane = lane
         self.configuration = configuration
         self.sink = sink
         self.cookieJar = cookieJar
+        self.countsInFlight = countsInFlight
         self.multi = MultiHandle()
         self.jobs = jobs
         jobs.attach(to: multi, lane: lane)
@@ -256,6 +299,11 @@ final class EngineShared: Sendable {
     /// Wakes the transfer thread, unless this is it: the loop looks for work before it waits.
     func wakeUnlessOnTransferThread() {
         if !isOnTransferThread { multi.wakeup() }
+    }
+
+    /// An exchange submitted to this thread has ended.
+    func ended() {
+        if countsInFlight { inFlight.subtract(1, ordering: .relaxed) }
     }
 
     /// Whether commands or closures wait for the loop (checked before it waits).
@@ -393,11 +441,11 @@ private final class TransferLoop {
 
     private func start(_ pending: PendingTransfer) {
         if earlyCancels.take(pending.id) {
-            outbox.events.append(.finished(.endedBeforeStart(id: pending.id)))
+            end(.endedBeforeStart(id: pending.id))
             return
         }
         guard let handle = pool.take() else {
-            outbox.events.append(.finished(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle")))
+            end(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle"))
             return
         }
         let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: shared.cookieJar?.share)
@@ -406,7 +454,7 @@ private final class TransferLoop {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
                                                                code: Int(configured.rawValue), message: handle.errorMessage(for: configured))
             pool.give(handle)
-            outbox.events.append(.finished(.endedBeforeStart(id: pending.id, error: error)))
+            end(.endedBeforeStart(id: pending.id, error: error))
             return
         }
         transfer.markAdded()
@@ -414,7 +462,7 @@ private final class TransferLoop {
         guard added == CURLM_OK else {
             pool.give(handle)
             let message = String(cString: curl_multi_strerror(added))
-            outbox.events.append(.finished(failedBeforeStart(pending.id, message: message)))
+            end(failedBeforeStart(pending.id, message: message))
             return
         }
         active[pending.id] = transfer
@@ -480,6 +528,12 @@ private final class TransferLoop {
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
         if active.removeValue(forKey: transfer.id) != nil, transfer.reportsProgress { progressReporters -= 1 }
         pool.give(transfer.handle)
+        end(result)
+    }
+
+    /// Hands over an exchange's one `finished` event.
+    private func end(_ result: TransferResult) {
+        shared.ended()
         outbox.events.append(.finished(result))
     }
 

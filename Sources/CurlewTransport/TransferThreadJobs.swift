@@ -3,14 +3,14 @@ import Foundation
 import Synchronization
 import CurlewLocking
 
-/// Closures to run on an engine's transfer threads, in the order they were handed over, between
-/// turns of a thread's loop (after a turn's events went to the sink, before the next wait).
+/// Closures to run on an engine's transfer threads, each thread's in the order they were handed
+/// over, between turns of its loop (after a turn's events went to the sink, before the next wait).
 ///
-/// For a receiver that wants its callbacks on the thread that drives its transfers: a closure
-/// handed over on a transfer thread runs on that same thread, and a request it starts is picked
-/// up in the same turn, without waking anything. One handed over from any other thread runs on
-/// the engine's first transfer thread. When the engine stops, closures still queued and any
-/// handed over later go to `fallback`, in order, so none is lost.
+/// For a receiver that wants its callbacks on the thread that drives its transfers: the closures
+/// of an exchange go to the thread that runs it (`run(_:lane:)`), so they keep their order, and a
+/// request one of them starts on that thread is picked up in the same turn, without waking
+/// anything. When the engine stops, closures still queued and any handed over later go to
+/// `fallback`, in order, so none is lost.
 public final class TransferThreadJobs: Sendable {
     /// The closures of one transfer thread.
     final class Lane: Sendable {
@@ -34,16 +34,17 @@ public final class TransferThreadJobs: Sendable {
     private let fallback: DispatchQueue
 
     /// `fallback` runs the closures still queued when the engine stops, and any handed over
-    /// later. `threads` is the engine's number of transfer threads (`TransferEngine.Configuration`).
+    /// later. `threads` is the engine's number of transfer threads
+    /// (`TransferEngine.Configuration.threadCount`).
     public init(fallback: DispatchQueue, threads: Int = 1) {
         self.fallback = fallback
-        lanes = (0..<TransferEngine.Configuration.threadCount(threads)).map { _ in Lane() }
+        lanes = (0..<max(threads, 1)).map { _ in Lane() }
     }
 
-    /// Queues `job` for the calling transfer thread, or for the first one when called from any
-    /// other thread, waking it when it may be waiting.
-    public func run(_ job: @escaping @Sendable () -> Void) {
-        let lane = lanes[currentLane ?? 0]
+    /// Queues `job` for transfer thread `lane` (the one that runs the exchange it belongs to),
+    /// waking it when it may be waiting.
+    public func run(_ job: @escaping @Sendable () -> Void, lane index: Int) {
+        let lane = lanes[index < lanes.count ? index : 0]
         let wake = lane.state.withLock { state -> MultiHandle? in
             guard !state.stopped else {
                 // Under the lock, as `stop` queued the earlier ones, so the order holds.

@@ -9,7 +9,7 @@ struct PublisherOrderTests {
     @Test("an exchange a pipeline ends at once, in the transfer turn that started it, is heard after its `did send` (found in latency mode: the interface kept such requests counted in flight)")
     func pipelinedEndFollowsItsStart() async {
         let config = NetworkConfig()
-        let core = AgentCore(config: config, callbackRunner: CallbackRunner(config: config))
+        let core = AgentCore(config: config, callbackRunner: CallbackRunner(config: config, transferThreads: 1))
         let recorder = EventRecorder()
         core.observers.add(recorder)
         let info = RequestInfo(id: 7, name: nil, method: "GET", url: "http://127.0.0.1/get", startedAt: Date())

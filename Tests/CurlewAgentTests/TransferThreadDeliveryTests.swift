@@ -45,7 +45,7 @@ struct TransferThreadDeliveryTests {
         #expect(result.threads == ["curlew.transfer"])
     }
 
-    @Test("two transfer threads: 400 requests kept 20 in flight from their callbacks all succeed, both threads run them, each request's callbacks on one thread, observers hear each in order")
+    @Test("two transfer threads: 400 requests kept 20 in flight from their delegates all succeed, each request's calls in order on one thread, both threads used, observers hear each in order")
     func twoTransferThreads() async throws {
         var config = NetworkConfig(baseURL: try await TestServer.shared().baseURL, maxConnectionsPerHost: 20)
         config.callbackDelivery = .transferThread
@@ -53,53 +53,67 @@ struct TransferThreadDeliveryTests {
         let agent = Agent(config: config)
         let recorder = EventRecorder()
         agent.addObserver(recorder)
-        struct Seen {
-            var names: Set<String> = []
-            /// The threads each finished request's callbacks ran on.
-            var threadsPerRequest: [Set<UInt>] = []
-            var succeeded = 0
-            var failed = 0
-            var started = 0
-        }
-        let seen = Locked(Seen())
-        let total = 400
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            @Sendable func next() {
-                let more = seen.withLock { state -> Bool in
+        /// Every delegate call, by request, and the threads they ran on; starts the next request
+        /// from each one that ends.
+        final class Delegate: RequestDelegate {
+            struct State {
+                var calls: [UInt64: [String]] = [:]
+                var threads: [UInt64: Set<UInt>] = [:]
+                var started = 0
+                var ended = 0
+            }
+
+            let state = Locked(State())
+            let total: Int
+            let agent: Agent
+            let done: @Sendable () -> Void
+
+            init(total: Int, agent: Agent, done: @escaping @Sendable () -> Void) {
+                self.total = total
+                self.agent = agent
+                self.done = done
+            }
+
+            func next() {
+                let more = state.withLock { state -> Bool in
                     guard state.started < total else { return false }
                     state.started += 1
                     return true
                 }
-                guard more else { return }
-                let threads = Locked<Set<UInt>>([])
-                @Sendable func note() {
-                    threads.withLock { _ = $0.insert(UInt(pthread_self())) }
-                }
-                @Sendable func end(_ succeeded: Bool) {
-                    note()
-                    let ran = threads.withLock { $0 }
-                    let finished = seen.withLock { state -> Bool in
-                        state.names.insert(Self.threadName())
-                        state.threadsPerRequest.append(ran)
-                        if succeeded { state.succeeded += 1 } else { state.failed += 1 }
-                        return state.succeeded + state.failed == total
-                    }
-                    if finished { done.resume() } else { next() }
-                }
-                agent.start(Request(.get, "/bytes/2000"), callbacks: RequestCallbacks(
-                    success: { _ in end(true) },
-                    failure: { _ in end(false) },
-                    progress: { _ in note() }
-                ))
+                if more { agent.start(Request(.get, "/bytes/2000"), callbacks: RequestCallbacks(delegate: self)) }
             }
-            for _ in 0..<20 { next() }
+
+            private func note(_ handle: RequestHandle, _ call: String, ends: Bool = false) {
+                let finished = state.withLock { state -> Bool in
+                    state.calls[handle.id, default: []].append(call)
+                    state.threads[handle.id, default: []].insert(UInt(pthread_self()))
+                    if ends { state.ended += 1 }
+                    return ends && state.ended == total
+                }
+                if finished { done() } else if ends { next() }
+            }
+
+            func requestWillBeSent(_ handle: RequestHandle) { note(handle, "willBeSent") }
+            func requestDidSend(_ handle: RequestHandle) { note(handle, "didSend") }
+            func request(_ handle: RequestHandle, didProgress progress: RequestProgress) { note(handle, "progress") }
+            func requestDidSucceed(_ handle: RequestHandle, response: Response) { note(handle, "succeeded", ends: true) }
+            func requestDidFail(_ handle: RequestHandle, failure: RequestFailure) { note(handle, "failed", ends: true) }
         }
+        let total = 400
+        let finished = AsyncStream<Void>.makeStream()
+        let delegate = Delegate(total: total, agent: agent) { finished.continuation.yield() }
+        for _ in 0..<20 { delegate.next() }
+        for await _ in finished.stream { break }
         await agent.waitForObservers()
-        let result = seen.withLock { $0 }
-        #expect(result.succeeded == total && result.failed == 0)
-        #expect(result.names == ["curlew.transfer"])
-        #expect(Set(result.threadsPerRequest.flatMap { $0 }).count == 2, "both transfer threads ran requests")
-        #expect(result.threadsPerRequest.allSatisfy { $0.count == 1 }, "a request's callbacks all ran on one thread")
+        let state = delegate.state.withLock { $0 }
+        #expect(state.calls.count == total)
+        #expect(state.threads.values.allSatisfy { $0.count == 1 }, "each request's delegate calls on one thread")
+        #expect(Set(state.threads.values.flatMap { $0 }).count == 2, "both transfer threads ran requests")
+        let misorderedCalls = state.calls.values.filter { calls in
+            calls.first != "willBeSent" || calls.dropFirst().first != "didSend" || calls.last != "succeeded"
+                || calls.dropFirst(2).dropLast().contains { $0 != "progress" }
+        }
+        #expect(misorderedCalls.isEmpty, "\(misorderedCalls.count) requests' delegate calls out of order, e.g. \(misorderedCalls.first ?? [])")
         let ids = Set(recorder.events.compactMap { event -> UInt64? in if case .willSend(let id) = event { id } else { nil } })
         #expect(ids.count == total)
         let misordered = ids.filter { id in
@@ -120,17 +134,20 @@ struct TransferThreadDeliveryTests {
         #expect(recorder.messages.last?.callbackQueue == "curlew.transfer")
     }
 
-    @Test("a batch and a chain run to the end, their member and group callbacks on the transfer thread")
-    func groups() async throws {
-        let agent = try await agent()
+    @Test("a batch and a chain run to the end, their member and group callbacks on the transfer thread", arguments: [1, 2])
+    func groups(transferThreads: Int) async throws {
+        let agent = try await agent(transferThreads: transferThreads)
         let threads = Locked<Set<String>>([])
         let members = Locked(0)
+        // How many member callbacks had run when each group's success ran: all of its own.
+        let membersAtSuccess = Locked<[Int]>([])
         for group in [RequestGroup.batch((0..<6).map { _ in Request(.get, "/get") }),
                       .chain([ChainStep(Request(.get, "/get")), ChainStep(Request(.get, "/json")), ChainStep(Request(.get, "/get"))])] {
             let handle = await withCheckedContinuation { (done: CheckedContinuation<GroupHandle, Never>) in
                 agent.start(group, callbacks: GroupCallbacks(
                     success: { handle in
                         threads.withLock { _ = $0.insert(Self.threadName()) }
+                        membersAtSuccess.withLock { $0.append(members.withLock { $0 }) }
                         done.resume(returning: handle)
                     },
                     failure: { handle in done.resume(returning: handle) },
@@ -143,6 +160,7 @@ struct TransferThreadDeliveryTests {
             #expect(handle.state == GroupState.succeeded)
         }
         #expect(members.withLock { $0 } == 9)
+        #expect(membersAtSuccess.withLock { $0 } == [6, 9])
         #expect(threads.withLock { $0 } == ["curlew.transfer"])
     }
 

@@ -324,8 +324,8 @@ struct TwoTransferThreadsTests {
         var finishingThread: [UInt64: UInt] { finishing.byID.withLock { $0 } }
     }
 
-    @Test("exchanges submitted from elsewhere take turns between the threads, and each ends once")
-    func takeTurns() async throws {
+    @Test("exchanges go to the thread with the fewest in flight, both threads carry them, and each ends once")
+    func shareTheLoad() async throws {
         let server = try await TestServer.shared()
         let two = Engine()
         let ids = Array(UInt64(100)..<300)
@@ -333,9 +333,25 @@ struct TwoTransferThreadsTests {
         for id in ids { #expect(await two.collector.result(for: id).statusCode == 200) }
         #expect(ids.allSatisfy { two.collector.finishCount(for: $0) == 1 })
         let threads = two.finishingThread
-        #expect(Set(ids.map { threads[$0] }).count == 2)
-        #expect(Set(ids.filter { $0 % 2 == 0 }.map { threads[$0] }).count == 1, "an id's thread is the same every time")
+        let counts = Dictionary(grouping: ids, by: { threads[$0] ?? 0 }).mapValues(\.count)
+        #expect(counts.count == 2)
+        #expect(counts.values.allSatisfy { $0 >= 50 }, "shared, not all on one: \(counts.values.sorted())")
         two.engine.shutdown()
+    }
+
+    @Test("the connection limits are shared out so the threads' parts add up to them, and never more threads than connections")
+    func limits() {
+        let configuration = TransferEngine.Configuration(maxConnectionsPerHost: 5, maxTotalConnections: 7, maxIdleConnections: 64, transferThreads: 2)
+        #expect(configuration.threadCount == 2)
+        let parts = (0..<2).map { configuration.share($0, of: 2) }
+        #expect(parts.map(\.maxConnectionsPerHost) == [3, 2])
+        #expect(parts.map(\.maxTotalConnections) == [4, 3])
+        #expect(parts.map(\.maxIdleConnections) == [32, 32])
+        #expect(TransferEngine.Configuration(maxConnectionsPerHost: 1, transferThreads: 4).threadCount == 1)
+        #expect(TransferEngine.Configuration(maxConnectionsPerHost: 50, maxTotalConnections: 3, transferThreads: 8).threadCount == 3)
+        #expect(TransferEngine.Configuration(maxConnectionsPerHost: 0, transferThreads: 40).threadCount == 16)
+        #expect(TransferEngine.Configuration(transferThreads: 0).threadCount == 1)
+        #expect(TransferEngine.Configuration(maxTotalConnections: 0, transferThreads: 2).share(1, of: 2).maxTotalConnections == 0, "no limit stays none")
     }
 
     @Test("a cancel reaches an exchange on either thread, and one given before its submit keeps it off the network")
@@ -362,6 +378,31 @@ struct TwoTransferThreadsTests {
         two.engine.shutdown()
     }
 
+    @Test("shutdown called on both transfer threads at once returns on each, and one from elsewhere waits for both to end")
+    func shutdownFromBothThreads() async throws {
+        let server = try await TestServer.shared()
+        final class Box: @unchecked Sendable {
+            var engine: TransferEngine?
+        }
+        let box = Box()
+        let returned = Locked<Set<UInt>>([])
+        box.engine = TransferEngine(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 4, transferThreads: 2)) { events in
+            // Each thread's first end: its exchange answered, or cancelled by the other's shutdown.
+            guard events.contains(where: { if case .finished = $0 { true } else { false } }) else { return }
+            box.engine?.shutdown()
+            _ = returned.withLock { $0.insert(UInt(pthread_self())) }
+        }
+        let engine = try #require(box.engine)
+        for id: UInt64 in 1...4 { engine.submit(TransferRequest(url: "\(server.baseURL)/delay/1"), id: id) }
+        try await waitUntil { returned.withLock { $0.count } == 2 }
+        let stopped = Locked(false)
+        Thread.detachNewThread {
+            engine.shutdown()
+            stopped.withLock { $0 = true }
+        }
+        try await waitUntil { stopped.withLock { $0 } }
+    }
+
     @Test("a cookie one thread's exchange receives is sent by the other thread's, and the jar lists it")
     func sharedCookies() async throws {
         let server = try await TestServer.shared()
@@ -371,6 +412,9 @@ struct TwoTransferThreadsTests {
         setting.followRedirects = false
         two.engine.submit(setting, id: 1)
         #expect(await two.collector.result(for: 1).statusCode == 302)
+        // A slow exchange on the first thread, so the next goes to the other.
+        two.engine.submit(TransferRequest(url: "\(server.baseURL)/delay/1"), id: 3)
+        try await waitUntil { two.collector.events(for: 3).contains { if case .started = $0 { true } else { false } } }
         var reading = TransferRequest(url: "\(server.baseURL)/cookies")
         reading.usesCookies = true
         two.engine.submit(reading, id: 2)

@@ -16,7 +16,7 @@ struct TransferThreadJobsTests {
         let total = 3_000
         let feeder = Thread {
             for index in 0..<total {
-                jobs.run { ran.withLock { $0.append((index, jobs.isTransferThread)) } }
+                jobs.run({ ran.withLock { $0.append((index, jobs.isTransferThread)) } }, lane: 0)
                 // The loop takes the first before anything else happens, so some run there.
                 while index == 0, ran.withLock({ $0.isEmpty }) { usleep(1_000) }
                 if index == total / 2 { engine.shutdown() }
@@ -35,35 +35,36 @@ struct TransferThreadJobsTests {
         #expect(!jobs.isTransferThread)
     }
 
-    @Test("with two transfer threads, a closure handed over on one runs on that one, and one from elsewhere on the first")
+    @Test("with two transfer threads, closures handed over for a thread run on it, in order, whichever thread handed them over")
     func twoThreads() async throws {
         let server = try await TestServer.shared()
         let jobs = TransferThreadJobs(fallback: DispatchQueue(label: "test.fallback"), threads: 2)
-        // (thread the sink ran on, thread the closure it handed over ran on)
-        let pairs = Locked<[(UInt, UInt)]>([])
+        // Each exchange's closure, handed over from the sink of the thread that finished it, for
+        // that thread: (sink's thread, closure's thread).
+        let ran = Locked<[(sink: UInt, job: UInt)]>([])
+        let lanes = Locked<[UInt: Int]>([:])
         let engine = TransferEngine(configuration: TransferEngine.Configuration(transferThreads: 2), jobs: jobs, eventSink: { events in
             let sinkThread = UInt(pthread_self())
-            for case .finished in events {
-                jobs.run { pairs.withLock { $0.append((sinkThread, UInt(pthread_self()))) } }
+            for case .finished(let result) in events {
+                let lane = Int(result.id % 2)
+                lanes.withLock { $0[sinkThread] = lane }
+                jobs.run({ ran.withLock { $0.append((sinkThread, UInt(pthread_self()))) } }, lane: lane)
             }
         })
-        for id: UInt64 in 1...6 { engine.submit(TransferRequest(url: "\(server.baseURL)/get"), id: id) }
-        try await waitUntil { pairs.withLock { $0.count } == 6 }
-        let seen = pairs.withLock { $0 }
-        #expect(seen.allSatisfy { $0.0 == $0.1 })
-        #expect(Set(seen.map(\.0)).count == 2)
-        let fromElsewhere = Locked<UInt?>(nil)
-        let again = Locked<UInt?>(nil)
-        jobs.run {
-            fromElsewhere.withLock { $0 = UInt(pthread_self()) }
-            // Handed over on the first thread, it stays there.
-            jobs.run { again.withLock { $0 = UInt(pthread_self()) } }
-        }
-        try await waitUntil { again.withLock { $0 } != nil }
-        #expect(fromElsewhere.withLock { $0 } == again.withLock { $0 })
-        #expect(seen.map(\.0).contains(fromElsewhere.withLock { $0 } ?? 0))
+        for id: UInt64 in 1...12 { engine.submit(TransferRequest(url: "\(server.baseURL)/get"), id: id, lane: Int(id % 2)) }
+        try await waitUntil { ran.withLock { $0.count } == 12 }
+        let seen = ran.withLock { $0 }
+        #expect(Set(seen.map(\.sink)).count == 2, "both threads finished exchanges")
+        #expect(seen.allSatisfy { $0.sink == $0.job }, "each closure ran on the thread it was handed over for")
+        // From elsewhere, in order, for one thread.
+        let order = Locked<[(Int, UInt)]>([])
+        for index in 0..<50 { jobs.run({ order.withLock { $0.append((index, UInt(pthread_self()))) } }, lane: 1) }
+        try await waitUntil { order.withLock { $0.count } == 50 }
+        let handled = order.withLock { $0 }
+        #expect(handled.map(\.0) == Array(0..<50))
+        #expect(Set(handled.map(\.1)).count == 1)
+        #expect(lanes.withLock { $0[handled.first?.1 ?? 0] } == 1, "on the second thread")
         engine.shutdown()
-        #expect(!jobs.isTransferThread)
     }
 
     @Test("the transfer thread carries its name whichever thread created the engine, every time")
@@ -76,10 +77,10 @@ struct TransferThreadJobsTests {
             let jobs = TransferThreadJobs(fallback: DispatchQueue(label: "test.fallback"))
             let engine = TransferEngine(jobs: jobs, eventSink: { _ in })
             let named = DispatchSemaphore(value: 0)
-            jobs.run {
+            jobs.run({
                 names.withLock { $0.append(Self.systemThreadName()) }
                 named.signal()
-            }
+            }, lane: 0)
             named.wait()
             engine.shutdown()
         }

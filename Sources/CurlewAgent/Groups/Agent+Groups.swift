@@ -78,7 +78,7 @@ extension Agent {
     private func startGroup(_ group: RequestGroup, callbacks: GroupCallbacks, isPriorityGate: Bool,
                             onFinish: (@Sendable (GroupHandle) -> Void)?) -> GroupHandle {
         let runner = GroupRunner(
-            group: group, id: makeID(), agent: self, callbacks: callbacks, parent: nil,
+            group: group, id: makeID(), agent: self, callbacks: callbacks, parent: nil, lane: laneForNewWork(),
             isPriorityGate: isPriorityGate, passesGate: isPriorityGate, onFinish: onFinish
         )
         groups.register(runner)

@@ -12,6 +12,9 @@ import CurlewLocking
 final class GroupRunner: Sendable {
     let handle: GroupHandle
     let info: GroupInfo
+    /// The transfer thread every member (nested groups' included) runs on, so that the group's
+    /// callbacks and its members' keep one order.
+    let lane: Int
     private let agent: Agent
     private let callbacks: GroupCallbacks
     /// Members of the current priority gate's tree pass it.
@@ -27,10 +30,11 @@ final class GroupRunner: Sendable {
         case group(GroupRunner)
     }
 
-    init(group: RequestGroup, id: UInt64, agent: Agent, callbacks: GroupCallbacks, parent: (id: UInt64, index: Int)?,
+    init(group: RequestGroup, id: UInt64, agent: Agent, callbacks: GroupCallbacks, parent: (id: UInt64, index: Int)?, lane: Int,
          isPriorityGate: Bool, passesGate: Bool, onFinish: (@Sendable (GroupHandle) -> Void)?) {
         let machine = GroupMachine(plan: group.plan)
         let labels = machine.slots.map(\.member.label)
+        self.lane = lane
         self.agent = agent
         self.callbacks = callbacks
         self.passesGate = passesGate
@@ -175,10 +179,10 @@ final class GroupRunner: Sendable {
             do {
                 request = info.kind == .chain ? try variables.expand(template) : template
             } catch {
-                agent.runCallback { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
+                agent.runCallback(lane: lane) { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
                 return
             }
-            let placement = RequestPlacement(group: info, index: index, label: label)
+            let placement = RequestPlacement(group: info, index: index, label: label, lane: lane)
             let requestHandle = agent.start(request, callbacks: RequestCallbacks(
                 success: { [self] response in memberEnded(index, succeeded: true, response: response, error: nil) },
                 failure: { [self] failure in memberEnded(index, succeeded: false, response: failure.response, error: failure.error) }
@@ -188,7 +192,7 @@ final class GroupRunner: Sendable {
         case .group(let group):
             let child = GroupRunner(
                 group: group, id: agent.makeID(), agent: agent, callbacks: GroupCallbacks(),
-                parent: (info.id, index), isPriorityGate: false, passesGate: passesGate,
+                parent: (info.id, index), lane: lane, isPriorityGate: false, passesGate: passesGate,
                 onFinish: { [self] childHandle in
                     let succeeded = childHandle.state == .succeeded
                     let error = succeeded ? nil : RequestError(childHandle.state == .cancelled ? .cancelled : .groupFailed,
@@ -225,7 +229,7 @@ final class GroupRunner: Sendable {
         let isGate = info.isPriorityGate
         let id = info.id
         let gate = agent.gate
-        agent.runCallback { [onFinish] in
+        agent.runCallback(lane: lane) { [onFinish] in
             if verdict == .succeeded { callbacks.success?(handle) } else { callbacks.failure?(handle) }
             callbacks.delegate?.requestGroupAllDidFinished(handle)
             onFinish?(handle)
@@ -237,7 +241,7 @@ final class GroupRunner: Sendable {
         guard callbacks.memberFinished != nil || callbacks.delegate != nil else { return }
         let callbacks = callbacks
         let handle = handle
-        agent.runCallback {
+        agent.runCallback(lane: lane) {
             callbacks.memberFinished?(handle, member)
             callbacks.delegate?.requestGroup(handle, memberDidFinish: member)
         }

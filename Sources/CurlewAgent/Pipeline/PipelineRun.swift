@@ -98,7 +98,7 @@ final class PipelineRun: Sendable {
                               callbacks: callbacks)
         case .abort(let exchange, let task):
             task?.cancel()
-            if let exchange { services.engine.cancel(id: exchange) }
+            if let exchange { services.engine.cancel(id: exchange, lane: handle.lane) }
         }
     }
 
@@ -223,7 +223,7 @@ final class PipelineRun: Sendable {
                     let response = entry.response(requestID: info.id)
                     core.publishProvisional(FinishedExchange(info: info, composed: composed, result: nil, answer: response,
                                                              state: .succeeded, error: nil, record: provisionalRecord),
-                                            response: response, callbacks: callbacks)
+                                            response: response, callbacks: callbacks, lane: handle.lane)
                     record.cache.append(.provisionalHit)
                 case .revalidate:
                     revalidating = entry
@@ -364,7 +364,7 @@ final class PipelineRun: Sendable {
         let slot = OneShot<(TransferResult, StreamRecord?)>()
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks,
                                               placement: placement, onFinish: { slot.fulfil(($0, $1)) }))
-        services.engine.submit(transfer, id: info.id)
+        services.engine.submit(transfer, id: info.id, lane: handle.lane)
         return await slot.value()
     }
 
