@@ -439,8 +439,8 @@ final class AgentCore: Sendable {
         }, lane: handle.lane)
     }
 
-    /// An empty batch that keeps events only when observers listen (asked once per batch: the
-    /// question takes the observer hub's lock).
+    /// An empty batch that keeps events only when observers listen (asked once per batch, so a
+    /// batch's events are all kept or none).
     private func newBatch() -> DeliveryBatch {
         DeliveryBatch(observed: !observers.isEmpty)
     }

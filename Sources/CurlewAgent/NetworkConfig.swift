@@ -38,13 +38,14 @@ public struct NetworkConfig: Sendable {
     public var maxConnectionsPerHost: Int
     /// Concurrent connections overall; 0 means no limit.
     public var maxTotalConnections: Int
-    /// Threads that drive transfers (1 to 16, and at most the connection limits; the default, 1,
-    /// keeps one connection pool). A client that keeps many requests in flight on a machine with
-    /// cores to spare gets more of them through with 2: each thread has its own connections and
-    /// its share of the connection limits, a request runs on one thread from start to end (the
-    /// one with the fewest in flight when it starts), and cookies are shared by all. Callbacks
-    /// keep one order whatever the number: on `callbackQueue`, or with `.transferThread` delivery
-    /// all on the first transfer thread.
+    /// Threads that drive transfers (1 to 16, and no more than the connection limits allow
+    /// connections; the default, 1, keeps one connection pool). A client that keeps many requests
+    /// in flight on a machine with cores to spare gets more of them through with 2: each thread
+    /// has its own connections and its share of the connection limits, cookies are shared by
+    /// all, and a request keeps one thread from start to end (the calling transfer thread, else
+    /// the one with the fewest in flight; a group's members the group's). With `.transferThread`
+    /// delivery a request's callbacks run on its thread, in order, and those of requests on
+    /// different threads may run at the same time.
     public var transferThreads: Int = 1
     /// Limit for a whole request unless it sets its own. HLNetworking's 15 s.
     public var requestTimeout: Duration

@@ -33,10 +33,10 @@ final class CookieJar: @unchecked Sendable {
     }
 
     deinit {
-        // The handle must leave the share before the share can go, and the share before its lock.
+        // The handle must leave the share before the share can go, and the share before its lock:
+        // a share libcurl still holds keeps its lock (a leak, never a lock freed under a user).
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
-        curl_share_cleanup(share)
-        curlew_share_free_lock(shareLock)
+        if curl_share_cleanup(share) == CURLSHE_OK { curlew_share_free_lock(shareLock) }
     }
 
     /// Every cookie in the jar, expired ones left out.
