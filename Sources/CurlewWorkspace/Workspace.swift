@@ -32,6 +32,11 @@ public struct Workspace: Sendable {
     public var path: String
     /// Every file read: the main file, then its includes in the order met.
     public var files: [String] = []
+
+    /// The secrets file beside the main file, whether it exists or not.
+    public var secretsPath: String {
+        (directory as NSString).appendingPathComponent(Self.secretsFileName)
+    }
     public var environmentNames: [String] = []
     public var defaultEnvironment: String?
     public var requests: [NamedRequest] = []
@@ -68,8 +73,7 @@ public struct Workspace: Sendable {
         try workspace.resolveMembers(unresolved)
         try workspace.checkGroupCycles()
         try workspace.checkSigners()
-        let secretsPath = (workspace.directory as NSString).appendingPathComponent(secretsFileName)
-        workspace.secrets = try WorkspaceSecrets.load(path: secretsPath)
+        workspace.secrets = try WorkspaceSecrets.load(path: workspace.secretsPath)
         try workspace.checkSecretsStayOutOfTheWorkspace()
         if let name = workspace.defaultEnvironment, !workspace.environmentNames.contains(name) {
             throw WorkspaceError(.undefined, at: nil, keyPath: "defaultEnvironment",

@@ -49,10 +49,11 @@ struct ExportCommand: ParsableCommand {
     var noRedact = false
 
     /// The named requests as they would be sent, each as a debug message with no answer.
-    private func workspaceRequests() throws -> (messages: [DebugMessage], redaction: RedactionPolicy) {
+    private func workspaceRequests() throws -> (messages: [DebugMessage], redaction: RedactionPolicy, workspaceFiles: [String]) {
         guard [.curl, .http].contains(format) else { throw RunCommand.usageFailure("--request exports as curl or http") }
         do {
-            let session = try WorkspaceSession(try Workspace.load(path: log), environment: environment, overrides: try RunCommand.overrides(variables))
+            let workspace = try Workspace.load(path: log)
+            let session = try WorkspaceSession(workspace, environment: environment, overrides: try RunCommand.overrides(variables))
             let messages = try requests.enumerated().map { index, name in
                 let request = try session.request(named: name).0
                 let composed: ComposedRequest
@@ -60,19 +61,26 @@ struct ExportCommand: ParsableCommand {
                 return DebugMessage(requestID: UInt64(index + 1), name: name, state: .created, startedAt: Date(), original: composed, sent: nil,
                                     response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "export")
             }
-            return (messages, session.redactionPolicy)
+            return (messages, session.redactionPolicy, workspace.files + [workspace.secretsPath])
         } catch let error as WorkspaceError {
             throw RunCommand.usageFailure("\(error)")
         }
     }
 
+    /// Whether two paths, either of which may not exist yet, name one place once links and `..` are resolved.
+    private static func samePath(_ first: String, _ second: String) -> Bool {
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        return resolved(first) == resolved(second)
+    }
+
     func run() throws {
         var messages: [DebugMessage]
         var redaction = RedactionPolicy()
+        var workspaceFiles: [String] = []
         if requests.isEmpty {
             messages = try LogCommand.load(log, filter: filter)
         } else {
-            (messages, redaction) = try workspaceRequests()
+            (messages, redaction, workspaceFiles) = try workspaceRequests()
         }
         if !noRedact { messages = messages.map(redaction.redact) }
         let data: Data
@@ -85,9 +93,14 @@ struct ExportCommand: ParsableCommand {
             do { data = try SessionLogExport.propertyList(messages) } catch { throw RunCommand.usageFailure("cannot write a property list: \(error)") }
         }
         if let output, output != "-" {
-            // Writing over what is being read would lose the log (or the workspace) for good.
+            // Writing over what is being read would lose the log (or the workspace) for good, and
+            // over the workspace's secrets file (present or not) would break the workspace.
             guard !LocalFile.isSameFile(output, log) else {
                 throw RunCommand.usageFailure("\(output) is the file being exported; write to another file")
+            }
+            if let file = workspaceFiles.first(where: { LocalFile.isSameFile(output, $0) || Self.samePath(output, $0) }) {
+                let what = file == workspaceFiles.last ? "the workspace's secrets file" : "a file of the workspace being exported"
+                throw RunCommand.usageFailure("\(output) is \(what); write to another file")
             }
             if let failure = RunCommand.write(data, to: output) { throw RunCommand.usageFailure(failure) }
             print("Wrote \(messages.count) exchange\(messages.count == 1 ? "" : "s") to \(output)")

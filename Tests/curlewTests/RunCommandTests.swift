@@ -193,6 +193,23 @@ struct RunCommandTests {
             #expect(overwrite.status == 2 && overwrite.error.contains("is the file being exported"), "\(overwrite.error)")
         }
         #expect(try String(contentsOfFile: directory + "/x.jsonl", encoding: .utf8) == logText)
+        // A workspace's request exported over the workspace or over its secrets file, present or
+        // not, is refused (found in a trial: the export became the secrets file).
+        let workspaceText = try String(contentsOfFile: path, encoding: .utf8)
+        let secretsText = try? String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)
+        for (target, said) in [(path, "is the file being exported"), (directory + "/curlew.secrets.yaml", "is the workspace's secrets file"),
+                               (directory + "/./curlew.secrets.yaml", "is the workspace's secrets file")] {
+            let overwrite = try await CurlewProcess.run(["export", "curl", path, "--request", "POST /post", "-o", target])
+            #expect(overwrite.status == 2 && overwrite.error.contains(said), "\(target): \(overwrite.error)")
+        }
+        #expect((try? String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)) == secretsText)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == workspaceText)
+        let bare = directory + "/bare"
+        try FileManager.default.createDirectory(atPath: bare, withIntermediateDirectories: true)
+        try "requests:\n  ping:\n    url: http://127.0.0.1:1/get\n".write(toFile: bare + "/curlew.yaml", atomically: true, encoding: .utf8)
+        let refused = try await CurlewProcess.run(["export", "curl", bare + "/curlew.yaml", "--request", "ping", "-o", bare + "/curlew.secrets.yaml"])
+        #expect(refused.status == 2 && refused.error.contains("is the workspace's secrets file"), "\(refused.error)")
+        #expect(!FileManager.default.fileExists(atPath: bare + "/curlew.secrets.yaml"), "a secrets file that did not exist is not made")
         let curl = try await CurlewProcess.run(["export", "curl", directory + "/x.jsonl"])
         #expect(curl.output.hasPrefix("curl \(server.baseURL)/post -H"), "\(curl.output)")
         #expect(curl.output.contains("-H 'Content-Type: application/json'"))
