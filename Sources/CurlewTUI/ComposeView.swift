@@ -187,7 +187,11 @@ enum ComposeView {
                          wide ? [hint(.previousTab, ""), hint(.nextTab, "response tabs")].compactMap { $0 }.joined(separator: "").trimmingCharacters(in: .whitespaces) : hint(.toggleResponse, "response"),
                          wide ? [hint(.scrollResponseDown, ""), hint(.scrollResponseUp, "scroll")].compactMap { $0 }.joined(separator: "").trimmingCharacters(in: .whitespaces) : nil,
                          hint(.newRequest, "new"), hint(.duplicate, "duplicate"), hint(.addRow, "add"), hint(.deleteRow, "delete"), hint(.cancel, "cancel")]
-            frame.put(parts.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · "), row: area.row, column: editorColumn + 8, style: .dim, width: editorWidth - 8)
+            // Whole hints only: the last ones go when the row is too narrow for them, rather than
+            // one cut off in the middle of its name.
+            var shown = parts.compactMap { $0 }.filter { !$0.isEmpty }
+            while shown.count > 1, TextWidth.of(shown.joined(separator: " · ")) > editorWidth - 8 { shown.removeLast() }
+            frame.put(shown.joined(separator: " · "), row: area.row, column: editorColumn + 8, style: .dim, width: editorWidth - 8)
         }
         let fields = compose.fields
         let valueColumn = editorColumn + 11

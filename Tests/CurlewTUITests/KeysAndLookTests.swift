@@ -59,9 +59,10 @@ struct KeysAndLookTests {
         let model = try model(keyMap: map)
         model.handle(.character("Z"))
         #expect(model.compose.items.count == 3)
-        let screen = VirtualScreen(rows: 24, columns: 100)
-        screen.present(model.render(rows: 24, columns: 100))
-        #expect(screen.text.contains("Ctrl-R dup"), "the editor's hints name the keys of the active map")
+        // Wide enough for every hint (narrower, the last whole hints are left out).
+        let screen = VirtualScreen(rows: 24, columns: 220)
+        screen.present(model.render(rows: 24, columns: 220))
+        #expect(screen.text.contains("Ctrl-R duplicate"), "the editor's hints name the keys of the active map")
         for (text, message) in [("compose:\n  sendd: s\n", "keys.yaml:2:3: unknown command \"sendd\" (did you mean \"send\"?)"), ("compsoe:\n  send: s\n", "unknown context"),
                                 ("compose:\n  send: ctrl-ä\n", "is not a key"), ("- a\n", "mapping of contexts"),
                                 ("compose:\n  send: x\n  cancel: x\n", "x is given to both send and cancel in compose")] {
