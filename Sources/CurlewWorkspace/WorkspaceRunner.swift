@@ -152,7 +152,9 @@ public struct WorkspaceRunner: Sendable {
         let duration = member.duration.map { Duration.microseconds(Int64(($0 * 1_000_000).rounded())) }
         var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,
                                duration: duration, expectations: expectations)
-        runCase.skipped = member.error?.kind == .cancelled && member.startedAt == nil
+        // Never started: cancelled while waiting, or left out when its chain stopped (which
+        // carries no error), either way not run, never a pass.
+        runCase.skipped = member.state == .cancelled && member.startedAt == nil
         return [runCase]
     }
 }

@@ -22,6 +22,8 @@ struct RunCommandTests {
           wrong:
             url: /status/418
             expect: {status: 200}
+          broken:
+            url: /status/500
           slow:
             url: /delay/10
           log in:
@@ -37,6 +39,8 @@ struct RunCommandTests {
               - request: log in
                 capture: {token: $.token}
               - me
+          stops:
+            chain: [broken, ok]
         """
         try text.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
         let secrets = directory + "/curlew.secrets.yaml"
@@ -81,6 +85,20 @@ struct RunCommandTests {
         #expect(result.output.contains("variable {{token}} is not defined"))
         let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
         #expect(xml.contains("<failure message=\"status: expected 200, got 418\""))
+    }
+
+    @Test("a chain step left out when the chain stopped is reported not run, on the console and as skipped in JUnit, never as a pass (found by a new user's trial)")
+    func stoppedChain() async throws {
+        let server = try await TestServer.shared()
+        let path = try Self.workspace(base: server.baseURL)
+        let directory = (path as NSString).deletingLastPathComponent
+        let result = try await CurlewProcess.run(["run", path, "--group", "stops", "--junit", directory + "/stops.xml"])
+        #expect(result.status == 1)
+        #expect(result.output.contains("-   stops › ok: not run"), "\(result.output)")
+        #expect(result.output.contains("Requests: 1 run, 0 passed, 1 failed, 1 not run"), "\(result.output)")
+        let xml = try String(contentsOfFile: directory + "/stops.xml", encoding: .utf8)
+        #expect(xml.contains("skipped=\"1\""), "\(xml)")
+        #expect(xml.contains("<testcase name=\"ok\" classname=\"group stops\" time=\"0.000\">\n      <skipped/>"), "\(xml)")
     }
 
     @Test("a failed assertion's expected and actual values hide what the session log hides, on the console and in JUnit (found by a new user's trial)")
