@@ -132,8 +132,12 @@ public final class Agent: Sendable {
     func start(_ request: Request, callbacks: RequestCallbacks, placement: RequestPlacement?, passesGate: Bool,
                opensGate: Bool = false) -> RequestHandle {
         let id = makeID()
-        // A group's members run on the group's transfer thread, so its callbacks keep their order.
-        let handle = RequestHandle(id: id, name: request.name, lane: placement?.lane ?? laneForNewWork())
+        // With callbacks on the transfer threads, a group's members run on the group's thread, so
+        // its callbacks and theirs keep one order; on the callback queue, where the order holds
+        // anyway, each goes where there is most room (pinned, they would share one thread's part
+        // of the connection limits while another thread's sat idle).
+        let pinned = config.callbackDelivery == .transferThread ? placement?.lane : nil
+        let handle = RequestHandle(id: id, name: request.name, lane: pinned ?? laneForNewWork())
         let info = RequestInfo(
             id: id, name: request.name, method: request.method.rawValue,
             url: URLPassword.masking(in: request.customURL ?? request.path), groupID: placement?.group.id, step: placement?.index, startedAt: Date()

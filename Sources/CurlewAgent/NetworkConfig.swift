@@ -43,7 +43,8 @@ public struct NetworkConfig: Sendable {
     /// in flight on a machine with cores to spare gets more of them through with 2: each thread
     /// has its own connections and its share of the connection limits, cookies are shared by
     /// all, and a request keeps one thread from start to end (the calling transfer thread, else
-    /// the one with the fewest in flight; a group's members the group's). With `.transferThread`
+    /// the one with the fewest in flight; with `.transferThread` delivery, a group's members the
+    /// group's, within that thread's share of the limits). With `.transferThread`
     /// delivery a request's callbacks run on its thread, in order, and those of requests on
     /// different threads may run at the same time.
     public var transferThreads: Int = 1

@@ -14,6 +14,20 @@ struct BatchTests {
         #expect(maxInFlight(recorder.memberUpdates(of: group.id)) == 10)
     }
 
+    @Test("with two transfer threads and callbacks on the queue, a batch's members use both threads' connections: 8 one-second requests over 4 connections (found by a new user's trial: pinned to the group's thread they had 2)")
+    func batchOverTwoTransferThreads() async throws {
+        var config = NetworkConfig(baseURL: try await TestServer.shared().baseURL, maxConnectionsPerHost: 4)
+        config.transferThreads = 2
+        let agent = Agent(config: config)
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let group = await runToEnd(.batch((0..<8).map { _ in Request(.get, "/delay/1") }), on: agent)
+        #expect(group.state == .succeeded)
+        #expect(maxInFlight(recorder.memberUpdates(of: group.id)) == 8)
+        let ports = Set(recorder.messages.compactMap { $0.connection?.localPort })
+        #expect(ports.count == 4, "connections used: \(ports.count)")
+    }
+
     @Test("with maxConcurrency 2 the same batch never has more than 2 in flight, so it takes at least five seconds")
     func limitedBatch() async throws {
         let (agent, recorder) = try await groupAgent()
