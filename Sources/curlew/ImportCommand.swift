@@ -34,6 +34,13 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The workspace to add to (default: curlew.yaml here; created when missing).")
     var output: String?
 
+    /// Names as a list, the first `most` of them and a count of the rest: an import of thousands
+    /// of requests printed every name on one line.
+    static func listed(_ names: [String], most: Int = 20) -> String {
+        let shown = names.prefix(most).joined(separator: ", ")
+        return names.count > most ? "\(shown) and \(names.count - most) more" : shown
+    }
+
     func run() throws {
         let data: Data
         if file == "-" {
@@ -53,13 +60,13 @@ struct ImportCommand: ParsableCommand {
         do {
             let summary = try WorkspaceWriter.add(collection, to: target)
             var parts = ["\(summary.requests.count) request\(summary.requests.count == 1 ? "" : "s")"]
-            if !summary.groups.isEmpty { parts.append("group \(summary.groups.joined(separator: ", "))") }
-            if !summary.variables.isEmpty { parts.append("variables \(summary.variables.joined(separator: ", "))") }
-            if !summary.environments.isEmpty { parts.append("environments \(summary.environments.joined(separator: ", "))") }
-            if !summary.secrets.isEmpty { parts.append("secrets \(summary.secrets.joined(separator: ", ")) (values in \(Workspace.secretsFileName))") }
+            if !summary.groups.isEmpty { parts.append("group \(Self.listed(summary.groups))") }
+            if !summary.variables.isEmpty { parts.append("variables \(Self.listed(summary.variables))") }
+            if !summary.environments.isEmpty { parts.append("environments \(Self.listed(summary.environments))") }
+            if !summary.secrets.isEmpty { parts.append("secrets \(Self.listed(summary.secrets)) (values in \(Workspace.secretsFileName))") }
             print("Added to \(target): \(parts.joined(separator: "; "))")
-            if !summary.requests.isEmpty { print("Requests: \(summary.requests.joined(separator: ", "))") }
-            if !summary.kept.isEmpty { print("Already defined, kept as they were: \(summary.kept.joined(separator: ", "))") }
+            if !summary.requests.isEmpty { print("Requests: \(Self.listed(summary.requests))") }
+            if !summary.kept.isEmpty { print("Already defined, kept as they were: \(Self.listed(summary.kept))") }
         } catch {
             throw RunCommand.usageFailure("\(error)")
         }

@@ -101,6 +101,20 @@ struct RunCommandTests {
         #expect(xml.contains("<testcase name=\"ok\" classname=\"group stops\" time=\"0.000\">\n      <skipped/>"), "\(xml)")
     }
 
+    @Test("an import of many requests lists the first twenty names and counts the rest (found by a new user's trial: 5,000 names on one line)")
+    func manyImported() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-many-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let commands = (0..<30).map { "curl 'http://127.0.0.1:1/get?i=\($0)'" }.joined(separator: "\n")
+        try commands.write(toFile: directory + "/many.sh", atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["import", "curl", directory + "/many.sh", "-o", directory + "/curlew.yaml"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("Added to \(directory)/curlew.yaml: 30 requests"), "\(result.output)")
+        #expect(result.output.contains("Requests: GET /get, GET /get 2, "), "\(result.output)")
+        #expect(result.output.contains("GET /get 20 and 10 more\n"), "\(result.output)")
+        #expect(!result.output.contains("GET /get 21"))
+    }
+
     @Test("a failed assertion's expected and actual values hide what the session log hides, on the console and in JUnit (found by a new user's trial)")
     func failuresRedacted() async throws {
         let server = try await TestServer.shared()
