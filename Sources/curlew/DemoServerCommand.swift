@@ -16,7 +16,7 @@ struct DemoServerCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Port to listen on; 0 picks a free one.")
     var port: Int = 8080
 
-    @Option(help: "Address to bind. Loopback by default.")
+    @Option(help: "Address to bind (loopback unless told otherwise).")
     var host: String = "127.0.0.1"
 
     @Flag(help: "Speak HTTPS, with a certificate authority and certificates made for this run.")
