@@ -26,10 +26,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("env"), help: "The environment to use (default: the workspace's default).")
     var environment: String?
 
-    @Option(name: .customLong("request"), help: "Run this named request (repeatable; order kept).")
+    @Option(name: .customLong("request"), help: "Run this named request (repeatable; run in the order given, before any --group).")
     var requests: [String] = []
 
-    @Option(name: .customLong("group"), help: "Run this named group (repeatable).")
+    @Option(name: .customLong("group"), help: "Run this named group (repeatable; run in the order given, after any --request).")
     var groups: [String] = []
 
     @Option(name: .customLong("var"), help: "Set a variable: NAME=VALUE (repeatable; wins over the workspace).")
