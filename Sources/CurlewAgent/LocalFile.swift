@@ -36,6 +36,12 @@ public enum LocalFile {
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
     }
 
+    /// `path` absolute, without `.` or `..` and without links in the part that exists, so
+    /// `./a.yaml`, `a.yaml` and a link to it read the same, whether the file exists yet or not.
+    public static func canonicalPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
     /// Whether two paths name one existing file (the same device and inode, through links).
     public static func isSameFile(_ first: String, _ second: String) -> Bool {
         var one = stat(), other = stat()

@@ -111,7 +111,7 @@ public struct Workspace: Sendable {
                                unresolved: inout [(group: Int, member: Int, name: String, position: SourcePosition)],
                                including: [String]) throws(WorkspaceError) {
         // Absolute and without links, so `./a.yaml`, `a.yaml` and a link to it are one file.
-        let canonical = URL(fileURLWithPath: file).standardizedFileURL.resolvingSymlinksInPath().path
+        let canonical = LocalFile.canonicalPath(file)
         guard !including.contains(canonical) else {
             throw WorkspaceError(.invalid, at: nil, keyPath: "include", "\(file) includes itself (through \(including.joined(separator: " -> ")))")
         }

@@ -67,12 +67,6 @@ struct ExportCommand: ParsableCommand {
         }
     }
 
-    /// Whether two paths, either of which may not exist yet, name one place once links and `..` are resolved.
-    private static func samePath(_ first: String, _ second: String) -> Bool {
-        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-        return resolved(first) == resolved(second)
-    }
-
     func run() throws {
         var messages: [DebugMessage]
         var redaction = RedactionPolicy()
@@ -98,7 +92,8 @@ struct ExportCommand: ParsableCommand {
             guard !LocalFile.isSameFile(output, log) else {
                 throw RunCommand.usageFailure("\(output) is the file being exported; write to another file")
             }
-            if let file = workspaceFiles.first(where: { LocalFile.isSameFile(output, $0) || Self.samePath(output, $0) }) {
+            let outputPath = LocalFile.canonicalPath(output)
+            if let file = workspaceFiles.first(where: { LocalFile.isSameFile(output, $0) || LocalFile.canonicalPath($0) == outputPath }) {
                 let what = file == workspaceFiles.last ? "the workspace's secrets file" : "a file of the workspace being exported"
                 throw RunCommand.usageFailure("\(output) is \(what); write to another file")
             }
