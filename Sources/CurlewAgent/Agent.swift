@@ -43,7 +43,7 @@ public final class Agent: Sendable {
                                          makeID: { ids.make() })
         if config.cookies.enabled, let jar = config.cookies.jarFile, FileManager.default.fileExists(atPath: jar),
            let lines = try? CookieJarFile.lines(at: jar) {
-            engine.queueCookies(lines)
+            engine.addCookies(lines)
         }
     }
 
@@ -51,19 +51,19 @@ public final class Agent: Sendable {
 
     /// The cookies in the agent's jar, expired ones left out.
     public func cookies() async -> [Cookie] {
-        await engine.cookies()
+        engine.cookies()
     }
 
     /// Empties the jar (the jar file is left as it is until `saveCookies`).
     public func clearCookies() async {
-        await engine.removeAllCookies()
+        engine.removeAllCookies()
     }
 
     /// Adds the cookies of a Netscape-format jar file (the config's `jarFile` when nil).
     public func loadCookies(from path: String? = nil) async throws(RequestError) {
         guard let path = path ?? config.cookies.jarFile else { return }
         let lines = try CookieJarFile.lines(at: path)
-        await engine.addCookies(lines)
+        engine.addCookies(lines)
     }
 
     /// Writes the jar to a Netscape-format file, owner-only (the config's `jarFile` when nil).
@@ -71,7 +71,7 @@ public final class Agent: Sendable {
         guard let path = path ?? config.cookies.jarFile else {
             throw RequestError(.localFile, "no cookie jar file: give a path or set NetworkConfig.cookies.jarFile")
         }
-        try CookieJarFile.write(await engine.cookies(), to: path)
+        try CookieJarFile.write(engine.cookies(), to: path)
     }
 
     /// The response cache, when the config sets up a store.

@@ -183,23 +183,21 @@ public final class TransferEngine: Sendable {
 
     // MARK: Cookies
 
+    // The jar is shared by the transfer threads under its own lock, so these run on the caller's
+    // thread and return once done: requests submitted afterwards see what they did.
+
     /// The cookies in the engine's jar (kept by exchanges with `usesCookies`), expired ones left out.
-    public func cookies() async -> [Cookie] {
+    public func cookies() -> [Cookie] {
         cookieJar?.cookies() ?? []
     }
 
     /// Adds cookies given as Netscape cookie file lines or `Set-Cookie:` lines.
-    public func addCookies(_ lines: [String]) async {
-        cookieJar?.add(lines)
-    }
-
-    /// Adds cookies without waiting for anything; requests submitted afterwards send them.
-    public func queueCookies(_ lines: [String]) {
+    public func addCookies(_ lines: [String]) {
         cookieJar?.add(lines)
     }
 
     /// Empties the jar.
-    public func removeAllCookies() async {
+    public func removeAllCookies() {
         cookieJar?.removeAll()
     }
 
