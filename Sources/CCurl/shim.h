@@ -73,51 +73,6 @@ static inline CURLMcode curlew_multi_setopt_long(CURLM *multi, CURLMoption optio
     return curl_multi_setopt(multi, option, value);
 }
 
-/* A share handle used by transfers on several threads needs lock callbacks. One recursive
-   mutex guards all of the share's data (libcurl may take the share's own lock while holding
-   another). curlew_share_add_lock returns it, or NULL when it could not be set; the caller
-   frees it with curlew_share_free_lock after curl_share_cleanup. */
-
-#include <pthread.h>
-#include <stdlib.h>
-
-static void curlew_share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *mutex) {
-    (void)handle; (void)data; (void)access;
-    pthread_mutex_lock((pthread_mutex_t *)mutex);
-}
-
-static void curlew_share_unlock(CURL *handle, curl_lock_data data, void *mutex) {
-    (void)handle; (void)data;
-    pthread_mutex_unlock((pthread_mutex_t *)mutex);
-}
-
-static inline void curlew_share_free_lock(void *mutex) {
-    if (!mutex) return;
-    pthread_mutex_destroy((pthread_mutex_t *)mutex);
-    free(mutex);
-}
-
-static inline void *curlew_share_add_lock(CURLSH *share) {
-    pthread_mutex_t *mutex = malloc(sizeof *mutex);
-    if (!mutex) return NULL;
-    pthread_mutexattr_t attributes;
-    pthread_mutexattr_init(&attributes);
-    pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE);
-    int failed = pthread_mutex_init(mutex, &attributes);
-    pthread_mutexattr_destroy(&attributes);
-    if (failed) { free(mutex); return NULL; }
-    if (curl_share_setopt(share, CURLSHOPT_USERDATA, (void *)mutex) != CURLSHE_OK
-        || curl_share_setopt(share, CURLSHOPT_LOCKFUNC, curlew_share_lock) != CURLSHE_OK
-        || curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, curlew_share_unlock) != CURLSHE_OK) {
-        curl_share_setopt(share, CURLSHOPT_LOCKFUNC, (curl_lock_function)NULL);
-        curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, (curl_unlock_function)NULL);
-        curlew_share_free_lock(mutex);
-        return NULL;
-    }
-    return mutex;
-}
-
-
 /* What the TLS layer negotiated, read from libcurl's OpenSSL session while a transfer runs:
    the protocol version, the cipher, the ALPN protocol and the server's certificate chain. */
 

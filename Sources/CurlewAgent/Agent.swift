@@ -43,7 +43,7 @@ public final class Agent: Sendable {
                                          makeID: { ids.make() })
         if config.cookies.enabled, let jar = config.cookies.jarFile, FileManager.default.fileExists(atPath: jar),
            let lines = try? CookieJarFile.lines(at: jar) {
-            engine.addCookies(lines)
+            engine.queueCookies(lines)
         }
     }
 
@@ -51,19 +51,19 @@ public final class Agent: Sendable {
 
     /// The cookies in the agent's jar, expired ones left out.
     public func cookies() async -> [Cookie] {
-        engine.cookies()
+        await engine.cookies()
     }
 
     /// Empties the jar (the jar file is left as it is until `saveCookies`).
     public func clearCookies() async {
-        engine.removeAllCookies()
+        await engine.removeAllCookies()
     }
 
     /// Adds the cookies of a Netscape-format jar file (the config's `jarFile` when nil).
     public func loadCookies(from path: String? = nil) async throws(RequestError) {
         guard let path = path ?? config.cookies.jarFile else { return }
         let lines = try CookieJarFile.lines(at: path)
-        engine.addCookies(lines)
+        await engine.addCookies(lines)
     }
 
     /// Writes the jar to a Netscape-format file, owner-only (the config's `jarFile` when nil).
@@ -71,7 +71,7 @@ public final class Agent: Sendable {
         guard let path = path ?? config.cookies.jarFile else {
             throw RequestError(.localFile, "no cookie jar file: give a path or set NetworkConfig.cookies.jarFile")
         }
-        try CookieJarFile.write(engine.cookies(), to: path)
+        try CookieJarFile.write(await engine.cookies(), to: path)
     }
 
     /// The response cache, when the config sets up a store.
@@ -135,9 +135,11 @@ public final class Agent: Sendable {
         // With callbacks on the transfer threads, a group's members run on the group's thread, so
         // its callbacks and theirs keep one order; on the callback queue, where the order holds
         // anyway, each goes where there is most room (pinned, they would share one thread's part
-        // of the connection limits while another thread's sat idle).
+        // of the connection limits while another thread's sat idle). A request that uses cookies
+        // runs on the cookie thread wherever it belongs.
         let pinned = config.callbackDelivery == .transferThread ? placement?.lane : nil
-        let handle = RequestHandle(id: id, name: request.name, lane: pinned ?? laneForNewWork())
+        let lane = engine.lane(forExchangeUsingCookies: composer.usesCookies(request), preferred: pinned)
+        let handle = RequestHandle(id: id, name: request.name, lane: lane)
         let info = RequestInfo(
             id: id, name: request.name, method: request.method.rawValue,
             url: URLPassword.masking(in: request.customURL ?? request.path), groupID: placement?.group.id, step: placement?.index, startedAt: Date()

@@ -41,10 +41,11 @@ public struct NetworkConfig: Sendable {
     /// Threads that drive transfers (1 to 16, and no more than the connection limits allow
     /// connections; the default, 1, keeps one connection pool). A client that keeps many requests
     /// in flight on a machine with cores to spare gets more of them through with 2: each thread
-    /// has its own connections and its share of the connection limits, cookies are shared by
-    /// all, and a request keeps one thread from start to end (the calling transfer thread, else
-    /// the one with the fewest in flight; with `.transferThread` delivery, a group's members the
-    /// group's, within that thread's share of the limits). With `.transferThread`
+    /// has its own connections and its share of the connection limits, and a request keeps one
+    /// thread from start to end (the calling transfer thread, else the one with the fewest in
+    /// flight; with `.transferThread` delivery, a group's members the group's, within that
+    /// thread's share of the limits). Requests that use cookies all run on the first thread,
+    /// which owns the jar. With `.transferThread`
     /// delivery a request's callbacks run on its thread, in order, and those of requests on
     /// different threads may run at the same time.
     public var transferThreads: Int = 1

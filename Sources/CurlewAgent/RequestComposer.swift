@@ -127,7 +127,7 @@ struct RequestComposer: Sendable {
             download: download,
             spillThreshold: config.memoryBodyLimit,
             spillDirectory: config.temporaryDirectory,
-            usesCookies: request.usesCookies ?? config.cookies.enabled,
+            usesCookies: usesCookies(request),
             streamsBody: request.streamsResponse,
             totalTimeout: request.timeout ?? config.requestTimeout,
             connectTimeout: config.connectTimeout,
@@ -232,6 +232,11 @@ struct RequestComposer: Sendable {
 
     /// URL precedence as in HLNetworking: a full custom URL, then the request's base URL, then the
     /// config's (or its CDN URL). The API version goes between base and path as `v{version}`.
+    /// Whether `request` keeps and sends cookies: its own say, else the config's.
+    func usesCookies(_ request: Request) -> Bool {
+        request.usesCookies ?? config.cookies.enabled
+    }
+
     func composeURL(_ request: Request, query: Parameters) throws(RequestError) -> String {
         var url: String
         if let custom = request.customURL, URLText.startsWithScheme(custom) {

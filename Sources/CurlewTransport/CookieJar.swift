@@ -1,50 +1,37 @@
 import CCurl
 import Foundation
-import CurlewLocking
 
-/// libcurl's cookie engine shared by every exchange of one transfer engine, on all its transfer
-/// threads: cookies a response sets are sent on later requests to the same site. The share is
-/// guarded by its own lock callbacks; the jar's calls run on the caller's thread, one at a time.
-final class CookieJar: @unchecked Sendable {
+/// libcurl's cookie engine shared by every exchange of one transfer engine that uses cookies:
+/// cookies a response sets are sent on later requests to the same site. Lives on the engine's
+/// cookie thread (`TransferEngine.cookieLane`), which runs every such exchange, since libcurl does
+/// not support one cookie share used by several threads at once; other threads reach it through
+/// `TransferEngine`'s cookie methods.
+final class CookieJar {
     let share: UnsafeMutableRawPointer
-    /// The share's lock, freed after the share.
-    private let shareLock: UnsafeMutableRawPointer
-    /// An easy handle attached to the share, used only to list, add and clear cookies, under `calls`.
+    /// An easy handle attached to the share, used only to list, add and clear cookies.
     private let handle: EasyHandle
-    private let calls = Locked(())
 
     init?() {
         guard let share = curl_share_init() else { return nil }
-        guard let shareLock = curlew_share_add_lock(share) else {
-            curl_share_cleanup(share)
-            return nil
-        }
         guard curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) == CURLSHE_OK,
               let handle = EasyHandle() else {
             curl_share_cleanup(share)
-            curlew_share_free_lock(shareLock)
             return nil
         }
         self.share = share
-        self.shareLock = shareLock
         self.handle = handle
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, share)
         _ = "".withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIEFILE, $0) }
     }
 
     deinit {
-        // The handle must leave the share before the share can go, and the share before its lock:
-        // a share libcurl still holds keeps its lock (a leak, never a lock freed under a user).
+        // The handle must leave the share before the share can go.
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
-        if curl_share_cleanup(share) == CURLSHE_OK { curlew_share_free_lock(shareLock) }
+        curl_share_cleanup(share)
     }
 
     /// Every cookie in the jar, expired ones left out.
     func cookies() -> [Cookie] {
-        calls.withLock { _ in listed() }
-    }
-
-    private func listed() -> [Cookie] {
         var list: UnsafeMutableRawPointer?
         guard curlew_easy_getinfo_pointer(handle.raw, CURLINFO_COOKIELIST, &list) == CURLE_OK, let list else { return [] }
         let head = list.assumingMemoryBound(to: curl_slist.self)
@@ -66,16 +53,12 @@ final class CookieJar: @unchecked Sendable {
     /// cannot read. Anything else is skipped: `ALL`, `SESS`, `FLUSH` and `RELOAD` are commands
     /// to libcurl, and a jar file must not be able to give them.
     func add(_ lines: [String]) {
-        calls.withLock { _ in
-            for line in lines where line.contains("\t") || ASCII.hasPrefixIgnoringCase(line, "Set-Cookie:") {
-                _ = line.withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
-            }
+        for line in lines where line.contains("\t") || ASCII.hasPrefixIgnoringCase(line, "Set-Cookie:") {
+            _ = line.withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
         }
     }
 
     func removeAll() {
-        calls.withLock { _ in
-            _ = "ALL".withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
-        }
+        _ = "ALL".withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
     }
 }

@@ -7,8 +7,10 @@ import CurlewLocking
 
 /// The libcurl engine. Each of its transfer threads (one unless the configuration asks for more)
 /// owns a multi handle and the easy handles of the exchanges it runs; callers talk to them only
-/// through `submit`, `cancel` and the cookie calls, and through the `TransferThreadJobs` it was
-/// given, which run closures on a chosen transfer thread.
+/// through `submit`, `cancel` and the cookie calls, which queue a command and wake the thread,
+/// and through the `TransferThreadJobs` it was given, which run closures on a chosen thread.
+/// The first thread also owns the cookie jar and runs every exchange that uses cookies: libcurl
+/// does not support one cookie share used by several threads at once.
 ///
 /// Events go to `eventSink` in batches: on a transfer thread, everything one turn of its loop
 /// produced, in order per exchange; on the caller's thread, the end of an exchange cancelled
@@ -62,8 +64,6 @@ public final class TransferEngine: Sendable {
     /// One per transfer thread.
     private let lanes: [EngineShared]
     private let jobs: TransferThreadJobs
-    /// Shared by every transfer thread, and reached directly by the cookie calls.
-    private let cookieJar: CookieJar?
     /// Left by each transfer thread as it ends, so every caller of `shutdown` can wait for all.
     private let running = DispatchGroup()
 
@@ -80,14 +80,12 @@ public final class TransferEngine: Sendable {
         let threads = configuration.threadCount
         let jobs = jobs ?? TransferThreadJobs(fallback: DispatchQueue(label: "curlew.transfer.late"), threads: threads)
         precondition(jobs.lanes.count == threads, "a TransferThreadJobs for \(jobs.lanes.count) transfer threads given to an engine of \(threads)")
-        let cookieJar = CookieJar()
         let lanes = (0..<threads).map { index in
             EngineShared(lane: index, configuration: configuration.share(index, of: threads), jobs: jobs,
-                         cookieJar: cookieJar, countsInFlight: threads > 1, sink: eventSink)
+                         countsInFlight: threads > 1, sink: eventSink)
         }
         self.lanes = lanes
         self.jobs = jobs
-        self.cookieJar = cookieJar
         for shared in lanes {
             running.enter()
             let running = running
@@ -96,6 +94,10 @@ public final class TransferEngine: Sendable {
                 // the system's thread on Linux, and neither does `Thread.current.name` always.
                 curlew_name_current_thread("curlew.transfer")
                 TransferLoop(shared: shared).run()
+                // Only now, with the loop and the closures its last turn ran released, does the
+                // thread stop counting as a transfer thread: a release there that ends the engine's
+                // owner calls `shutdown` here, which must not wait for this very thread.
+                shared.jobs.leaveTransferThread(lane: shared.lane)
                 running.leave()
             }
             thread.start()
@@ -106,9 +108,24 @@ public final class TransferEngine: Sendable {
         shutdown()
     }
 
-    /// The transfer thread a new exchange should run on: the calling one when a transfer thread
-    /// asks (a callback starting the next request keeps it where it is picked up in the same turn,
-    /// with nothing to wake), otherwise the one with the fewest exchanges in flight.
+    /// The transfer thread that owns the cookie jar and runs every exchange that uses cookies.
+    public static let cookieLane = 0
+
+    /// The transfer thread a new exchange runs on: the cookie thread for one that uses cookies,
+    /// else `preferred` when given, else `laneForNewExchange()`. `submit` places exchanges by this
+    /// same rule, so a caller that keeps the answer (to cancel, or to run callbacks beside the
+    /// exchange) has the thread the exchange really runs on.
+    public func lane(forExchangeUsingCookies usesCookies: Bool, preferred: Int? = nil) -> Int {
+        guard lanes.count > 1 else { return 0 }
+        if usesCookies { return Self.cookieLane }
+        if let preferred, lanes.indices.contains(preferred) { return preferred }
+        return laneForNewExchange()
+    }
+
+    /// The transfer thread new work that does not use cookies should run on: the calling one when
+    /// a transfer thread asks (a callback starting the next request keeps it where it is picked
+    /// up in the same turn, with nothing to wake), otherwise the one with the fewest exchanges in
+    /// flight.
     public func laneForNewExchange() -> Int {
         guard lanes.count > 1 else { return 0 }
         if let current = jobs.currentLane { return current }
@@ -119,15 +136,15 @@ public final class TransferEngine: Sendable {
         return chosen
     }
 
-    /// Queues an exchange on transfer thread `lane` (`laneForNewExchange()` when nil). Its events
-    /// arrive at the sink, ending with exactly one `finished`.
+    /// Queues an exchange on the transfer thread `lane(forExchangeUsingCookies:preferred:)` gives
+    /// for it, `lane` preferred. Its events arrive at the sink, ending with exactly one `finished`.
     public func submit(_ request: consuming TransferRequest, id: UInt64, lane: Int? = nil) {
         let pending = PendingTransfer(id: id, request: request, submittedAt: DispatchTime.now().uptimeNanoseconds)
         guard lanes.count > 1 else {
             queue(pending, on: lanes[0])
             return
         }
-        let shared = lanes[min(max(lane ?? laneForNewExchange(), 0), lanes.count - 1)]
+        let shared = lanes[self.lane(forExchangeUsingCookies: pending.lend(\.usesCookies), preferred: lane)]
         shared.inFlight.add(1, ordering: .relaxed)
         queue(pending, on: shared)
     }
@@ -135,7 +152,7 @@ public final class TransferEngine: Sendable {
     private func queue(_ pending: PendingTransfer, on shared: EngineShared) {
         let (accepted, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.stopping else { return (false, false) }
-            let wasIdle = inbox.adds.isEmpty && inbox.cancels.isEmpty
+            let wasIdle = inbox.isIdle
             inbox.adds.append(pending)
             return (true, wasIdle)
         }
@@ -183,22 +200,51 @@ public final class TransferEngine: Sendable {
 
     // MARK: Cookies
 
-    // The jar is shared by the transfer threads under its own lock, so these run on the caller's
-    // thread and return once done: requests submitted afterwards see what they did.
+    // The jar lives on the cookie thread. These queue their work in its inbox ahead of any
+    // exchange submitted after them, and the thread does it before starting those exchanges, so
+    // they see what it did.
 
     /// The cookies in the engine's jar (kept by exchanges with `usesCookies`), expired ones left out.
-    public func cookies() -> [Cookie] {
-        cookieJar?.cookies() ?? []
+    public func cookies() async -> [Cookie] {
+        await onCookieJar { $0?.cookies() ?? [] }
     }
 
     /// Adds cookies given as Netscape cookie file lines or `Set-Cookie:` lines.
-    public func addCookies(_ lines: [String]) {
-        cookieJar?.add(lines)
+    public func addCookies(_ lines: [String]) async {
+        await onCookieJar { $0?.add(lines) }
+    }
+
+    /// Adds cookies without waiting for them to be added; exchanges submitted afterwards send them.
+    public func queueCookies(_ lines: [String]) {
+        queueCookieJob { $0?.add(lines) }
     }
 
     /// Empties the jar.
-    public func removeAllCookies() {
-        cookieJar?.removeAll()
+    public func removeAllCookies() async {
+        await onCookieJar { $0?.removeAll() }
+    }
+
+    /// Runs `job` on the cookie thread with the jar and returns its answer; the jar is nil once
+    /// the engine has stopped.
+    private func onCookieJar<T: Sendable>(_ job: @escaping @Sendable (CookieJar?) -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queueCookieJob { continuation.resume(returning: job($0)) }
+        }
+    }
+
+    private func queueCookieJob(_ job: @escaping @Sendable (CookieJar?) -> Void) {
+        let shared = lanes[Self.cookieLane]
+        let (queued, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.stopping else { return (false, false) }
+            let wasIdle = inbox.isIdle
+            inbox.cookieJobs.append(job)
+            return (true, wasIdle)
+        }
+        if !queued {
+            job(nil)
+        } else if wasIdle {
+            shared.wakeUnlessOnTransferThread()
+        }
     }
 
     /// Cancels everything, stops the transfer threads and waits for them. Safe to call more than
@@ -256,7 +302,14 @@ final class PendingTransfer: Sendable {
 struct EngineInbox: Sendable {
     var adds: [PendingTransfer] = []
     var cancels: [UInt64] = []
+    /// Work on the cookie jar (the cookie thread's inbox only).
+    var cookieJobs: [@Sendable (CookieJar?) -> Void] = []
     var stopping = false
+
+    /// Nothing waits, so the thread may be asleep: the first command after this wakes it.
+    var isIdle: Bool {
+        adds.isEmpty && cancels.isEmpty && cookieJobs.isEmpty
+    }
 }
 
 /// What the caller side and one transfer thread share: the command inbox under a lock, the multi
@@ -272,18 +325,16 @@ final class EngineShared: Sendable {
     let jobs: TransferThreadJobs
     /// This thread's index among the engine's.
     let lane: Int
-    let cookieJar: CookieJar?
     /// Whether `inFlight` is kept (with more than one thread, to choose between them).
     let countsInFlight: Bool
     /// Exchanges submitted to this thread and not ended.
     let inFlight = Atomic(0)
 
-    init(lane: Int, configuration: TransferEngine.Configuration, jobs: TransferThreadJobs, cookieJar: CookieJar?, countsInFlight: Bool,
+    init(lane: Int, configuration: TransferEngine.Configuration, jobs: TransferThreadJobs, countsInFlight: Bool,
          sink: @escaping @Sendable ([TransferEvent]) -> Void) {
         self.lane = lane
         self.configuration = configuration
         self.sink = sink
-        self.cookieJar = cookieJar
         self.countsInFlight = countsInFlight
         self.multi = MultiHandle()
         self.jobs = jobs
@@ -306,7 +357,7 @@ final class EngineShared: Sendable {
 
     /// Whether commands or closures wait for the loop (checked before it waits).
     var hasWork: Bool {
-        jobs.hasPending(lane: lane) || inbox.withLock { !$0.adds.isEmpty || !$0.cancels.isEmpty || $0.stopping }
+        jobs.hasPending(lane: lane) || inbox.withLock { !$0.isIdle || $0.stopping }
     }
 }
 
@@ -350,6 +401,8 @@ final class EventOutbox {
 private final class TransferLoop {
     private let shared: EngineShared
     @exclusivity(unchecked) private var pool = EasyHandlePool(capacity: 256)
+    /// The engine's cookie jar, on the cookie thread only.
+    private let cookieJar: CookieJar?
     @exclusivity(unchecked) private var active: [UInt64: Transfer] = [:]
     /// Cancels for ids the loop did not know: an exchange cancelled just before it was
     /// submitted (the caller registers a request, then submits it) has its cancel here when its
@@ -370,6 +423,7 @@ private final class TransferLoop {
 
     init(shared: EngineShared) {
         self.shared = shared
+        cookieJar = shared.lane == TransferEngine.cookieLane ? CookieJar() : nil
         let multi = shared.multi.raw
         let limits = shared.configuration
         _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
@@ -389,11 +443,16 @@ private final class TransferLoop {
             // The adds change places with an empty array of the loop's, so neither is copied.
             var adds: [PendingTransfer] = []
             swap(&adds, &takenAdds)
-            let (cancels, stopping) = shared.inbox.withLock { inbox in
+            let (cancels, cookieJobs, stopping) = shared.inbox.withLock { inbox in
                 swap(&inbox.adds, &adds)
-                defer { inbox.cancels.removeAll() }
-                return (inbox.cancels, inbox.stopping)
+                defer {
+                    inbox.cancels.removeAll()
+                    inbox.cookieJobs.removeAll()
+                }
+                return (inbox.cancels, inbox.cookieJobs, inbox.stopping)
             }
+            // Cookie work first, so cookies added before an exchange was submitted go with it.
+            for job in cookieJobs { job(cookieJar) }
             for pending in adds { start(pending) }
             adds.removeAll(keepingCapacity: true)
             swap(&adds, &takenAdds)
@@ -446,7 +505,7 @@ private final class TransferLoop {
             end(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle"))
             return
         }
-        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: shared.cookieJar?.share)
+        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share)
         let configured = transfer.configure()
         guard configured == CURLE_OK else {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,

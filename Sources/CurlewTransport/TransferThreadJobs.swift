@@ -82,6 +82,12 @@ public final class TransferThreadJobs: Sendable {
         lanes[index].thread.store(pthread_self(), ordering: .relaxed)
     }
 
+    /// Marks the calling thread as no longer lane `index`'s. Called when its loop has ended and
+    /// everything the loop held was released.
+    func leaveTransferThread(lane index: Int) {
+        lanes[index].thread.store(0, ordering: .relaxed)
+    }
+
     /// Whether closures wait to run on lane `index`.
     func hasPending(lane index: Int) -> Bool {
         lanes[index].state.withLock { !$0.jobs.isEmpty }
@@ -104,9 +110,7 @@ public final class TransferThreadJobs: Sendable {
     /// queue, in order. Not run here: a thread shutting the engine down waits for the loop to
     /// end, and a callback that waited for that thread in turn would never return.
     func stop(lane index: Int) {
-        let lane = lanes[index]
-        lane.thread.store(0, ordering: .relaxed)
-        lane.state.withLock { state in
+        lanes[index].state.withLock { state in
             state.stopped = true
             for job in state.jobs { fallback.async(execute: job) }
             state.jobs.removeAll()

@@ -403,16 +403,37 @@ struct TwoTransferThreadsTests {
         try await waitUntil { stopped.withLock { $0 } }
     }
 
-    @Test("a cookie one thread's exchange receives is sent by the other thread's, and the jar lists it")
-    func sharedCookies() async throws {
+    @Test("an engine whose last reference goes with a closure of its last turn, after its shutdown, ends its thread instead of waiting for it (found by review)")
+    func releasedByItsLastTurn() async throws {
+        let jobs = TransferThreadJobs(fallback: DispatchQueue(label: "curlew.test.fallback"))
+        let threadDirectory = Locked("")
+        // The engine is made and given away here, so once this returns the closure holds it alone.
+        func queueShutdownHoldingTheOnlyReference() {
+            let engine = TransferEngine(jobs: jobs) { _ in }
+            jobs.run({
+                // "PID/task/TID": the thread's own directory, gone once the thread has ended.
+                let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "?"
+                threadDirectory.withLock { $0 = "/proc/" + path }
+                engine.shutdown()
+            }, lane: 0)
+        }
+        queueShutdownHoldingTheOnlyReference()
+        try await waitUntil { !threadDirectory.withLock { $0 }.isEmpty }
+        let directory = threadDirectory.withLock { $0 }
+        #expect(directory.contains("/task/"))
+        try await waitUntil(timeout: .seconds(10)) { !FileManager.default.fileExists(atPath: directory) }
+    }
+
+    @Test("exchanges that use cookies all run on the cookie thread, whichever thread was asked for; the jar is shared by them and listed")
+    func cookiesOnOneThread() async throws {
         let server = try await TestServer.shared()
         let two = Engine()
+        #expect(two.engine.lane(forExchangeUsingCookies: true, preferred: 1) == TransferEngine.cookieLane)
+        #expect(two.engine.lane(forExchangeUsingCookies: false, preferred: 1) == 1)
         var setting = TransferRequest(url: "\(server.baseURL)/cookies/set?crumb=oat")
         setting.usesCookies = true
         setting.followRedirects = false
-        // Each exchange is placed on its thread, so the test does not depend on which is less busy
-        // at the time (under a loaded machine a delay meant to keep the first busy ran out).
-        two.engine.submit(setting, id: 1, lane: 0)
+        two.engine.submit(setting, id: 1, lane: 1)
         #expect(await two.collector.result(for: 1).statusCode == 302)
         var reading = TransferRequest(url: "\(server.baseURL)/cookies")
         reading.usesCookies = true
@@ -420,11 +441,19 @@ struct TwoTransferThreadsTests {
         let read = await two.collector.result(for: 2)
         let listed = try JSONSerialization.jsonObject(with: read.responseBody) as? [String: [String: String]]
         #expect(listed?["cookies"] == ["crumb": "oat"])
-        #expect(two.finishingThread[1] != two.finishingThread[2])
-        #expect(two.engine.cookies().map(\.name) == ["crumb"])
-        two.engine.removeAllCookies()
-        two.engine.submit(reading, id: 4, lane: 0)
+        two.engine.submit(TransferRequest(url: "\(server.baseURL)/get"), id: 3, lane: 1)
+        #expect(await two.collector.result(for: 3).statusCode == 200)
+        let threads = two.finishingThread
+        #expect(threads[1] == threads[2], "both cookie exchanges on the cookie thread")
+        #expect(threads[3] != threads[1], "an exchange without cookies where it was asked")
+        #expect(await two.engine.cookies().map(\.name) == ["crumb"])
+        await two.engine.removeAllCookies()
+        two.engine.submit(reading, id: 4)
         #expect(!String(decoding: await two.collector.result(for: 4).responseBody, as: UTF8.self).contains("crumb"))
+        two.engine.queueCookies(["127.0.0.1\tFALSE\t/\tFALSE\t0\tqueued\tyes"])
+        two.engine.submit(reading, id: 5, lane: 1)
+        #expect(String(decoding: await two.collector.result(for: 5).responseBody, as: UTF8.self).contains("queued"),
+                "cookies queued before a submit go with it")
         two.engine.shutdown()
     }
 }
