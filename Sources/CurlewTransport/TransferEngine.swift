@@ -227,9 +227,19 @@ public final class TransferEngine: Sendable {
     /// Runs `job` on the cookie thread with the jar and returns its answer; the jar is nil once
     /// the engine has stopped.
     private func onCookieJar<T: Sendable>(_ job: @escaping @Sendable (CookieJar?) -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queueCookieJob { continuation.resume(returning: job($0)) }
+        // The answer comes back under a lock rather than through the continuation: a continuation
+        // resumed before its task suspended hands its value over without the synchronization
+        // ThreadSanitizer can see, and `make sanitize` would report the jar's list as a race.
+        let answer = Locked<T?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queueCookieJob { jar in
+                let value = job(jar)
+                answer.withLock { $0 = value }
+                continuation.resume()
+            }
         }
+        guard let value = answer.withLock({ $0 }) else { preconditionFailure("a cookie job resumed without its answer") }
+        return value
     }
 
     private func queueCookieJob(_ job: @escaping @Sendable (CookieJar?) -> Void) {

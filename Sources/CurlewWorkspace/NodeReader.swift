@@ -72,10 +72,18 @@ struct NodeReader {
     }
 
     func int(in range: ClosedRange<Int> = Int.min...Int.max) throws(WorkspaceError) -> Int {
-        guard case .scalar(let text, true, _) = node, let value = Int(text.replacingOccurrences(of: "_", with: "")) else {
+        guard case .scalar(let text, true, _) = node else { throw expected("a whole number") }
+        let digits = text.replacingOccurrences(of: "_", with: "")
+        func outOfRange(_ shown: String) -> WorkspaceError {
+            error("\(shown) is out of range: expected \(range.lowerBound) to \(range.upperBound)")
+        }
+        guard let value = Int(digits) else {
+            // A whole number too long for 64 bits is still a whole number, just far out of range.
+            let unsigned = digits.first == "-" || digits.first == "+" ? digits.dropFirst() : Substring(digits)
+            if !unsigned.isEmpty, unsigned.allSatisfy({ ("0"..."9").contains($0) }) { throw outOfRange(digits) }
             throw expected("a whole number")
         }
-        guard range.contains(value) else { throw error("\(value) is out of range: expected \(range.lowerBound) to \(range.upperBound)") }
+        guard range.contains(value) else { throw outOfRange("\(value)") }
         return value
     }
 
