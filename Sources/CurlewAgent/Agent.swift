@@ -29,13 +29,13 @@ public final class Agent: Sendable {
             transferThreads: config.transferThreads
         )
         let callbackRunner = CallbackRunner(config: config, transferThreads: engineConfiguration.threadCount)
-        let core = AgentCore(config: config, callbackRunner: callbackRunner)
+        let core = AgentCore(config: config, callbackRunner: callbackRunner, transferThreads: engineConfiguration.threadCount)
         self.core = core
         self.composer = RequestComposer(config: config)
         self.engine = TransferEngine(
             configuration: engineConfiguration,
             jobs: callbackRunner.transferThread,
-            eventSink: { events in core.handle(events) }
+            eventSink: { events, lane in core.handle(events, lane: lane) }
         )
         let ids = self.ids
         self.reachability = Reachability(settings: config.reachability, defaultDomain: config.baseURL, callbackRunner: callbackRunner)
@@ -188,7 +188,8 @@ public final class Agent: Sendable {
         let composed = described ? description.described(request, transfer: transfer) : nil
         info.url = composed?.url ?? URLPassword.masking(in: transfer.url)
         let id = info.id
-        core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement))
+        core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement),
+                      lane: handle.lane)
         engine.submit(consume transfer, id: id, lane: handle.lane)
     }
 

@@ -123,7 +123,9 @@ final class AgentCore: Sendable {
 
     let config: NetworkConfig
     let observers = ObserverHub()
-    private let active = Locked<[UInt64: ActiveRequest]>([:])
+    /// The requests in the transport, one table per transfer thread (by the thread each runs on):
+    /// the threads register, look up and remove their own requests without sharing a lock.
+    private let active: [RequestTable]
     /// The one publisher: every observer event and callback leaves the agent inside this lock,
     /// from whatever thread produced it (the transfer thread, a caller cancelling a request that
     /// never started, a group runner). It holds the `willSend` events of registered requests,
@@ -134,24 +136,32 @@ final class AgentCore: Sendable {
     let callbackRunner: CallbackRunner
     let callbackQueueLabel: String
 
-    init(config: NetworkConfig, callbackRunner: CallbackRunner) {
+    /// `transferThreads` is the engine's number of transfer threads.
+    init(config: NetworkConfig, callbackRunner: CallbackRunner, transferThreads: Int = 1) {
         self.config = config
         self.callbackRunner = callbackRunner
         self.callbackQueueLabel = callbackRunner.label
+        active = (0..<max(transferThreads, 1)).map { _ in RequestTable() }
     }
 
     /// The exchanges in the transport, with the transfer thread each runs on.
     var activeExchanges: [(id: UInt64, lane: Int)] {
-        active.withLock { $0.map { ($0.key, $0.value.handle.lane) } }
+        active.indices.flatMap { lane in active[lane].requests.withLock { $0.keys.map { ($0, lane) } } }
     }
 
-    /// Records a composed request as pending and announces it. Call before submitting it.
+    /// The table of the requests on transfer thread `lane`.
+    private func table(_ lane: Int) -> RequestTable {
+        active[lane < active.count ? lane : 0]
+    }
+
+    /// Records a composed request as pending and announces it. Call before submitting it to
+    /// transfer thread `lane`.
     ///
     /// Observers hear the announcement with the transport's next events (it is queued here and
     /// goes out first in the next batch), so starting many requests costs no hand-over per request.
-    func register(_ entry: ActiveRequest) {
+    func register(_ entry: ActiveRequest, lane: Int) {
         _ = entry.handle.transition(to: .pending)
-        active.withLock { $0[entry.info.id] = entry }
+        table(lane).requests.withLock { $0[entry.info.id] = entry }
         if !observers.isEmpty {
             publisher.withLock { $0.append(.willSend(entry.info)) }
         }
@@ -201,24 +211,26 @@ final class AgentCore: Sendable {
                         isAsTyped: true)
     }
 
-    /// Reacts to one turn of the transfer loop. Observers and the callback runner receive the
-    /// turn's work together: one hand-over each, however many requests finished (and one more
-    /// before each exchange of a pipelined request that ended, which the pipeline publishes).
-    func handle(_ events: [TransferEvent]) {
+    /// Reacts to one turn of transfer thread `lane`'s loop. Observers and the callback runner
+    /// receive the turn's work together: one hand-over each, however many requests finished (and
+    /// one more before each exchange of a pipelined request that ended, which the pipeline
+    /// publishes).
+    func handle(_ events: [TransferEvent], lane: Int) {
+        let requests = table(lane)
         var finishing = 0
         for index in events.indices { if case .finished = events[index] { finishing += 1 } }
         var batch = DeliveryBatch(observed: !observers.isEmpty, expecting: events.count, finishing: finishing)
         // Each event is read where it lies: a finished exchange's result is large to copy.
         events.withUnsafeBufferPointer { events in
-            for index in events.indices { handle(events[index], into: &batch) }
+            for index in events.indices { handle(events[index], in: requests, into: &batch) }
         }
         dispatch(&batch)
     }
 
-    private func handle(_ event: TransferEvent, into batch: inout DeliveryBatch) {
+    private func handle(_ event: TransferEvent, in table: RequestTable, into batch: inout DeliveryBatch) {
         switch event {
         case .started(let id):
-            guard let entry = active.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
+            guard let entry = table.requests.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
             batch.add(.didSend(entry.info))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, to: &batch)
             if entry.hasDelegate, let delegate = entry.callbacks.delegate {
@@ -226,14 +238,14 @@ final class AgentCore: Sendable {
                 batch.addCallback(.call { delegate.requestDidSend(handle) }, lane: handle.lane)
             }
         case .chunk(let id, let status, let contentType, let data):
-            guard let entry = active.withLock({ $0[id] }), let collector = entry.stream else { return }
+            guard let entry = table.requests.withLock({ $0[id] }), let collector = entry.stream else { return }
             let items = collector.consume(data, status: status, contentType: contentType)
             for item in items { batch.add(.streamed(entry.info, item)) }
             if let streamed = entry.callbacks.streamed {
                 batch.addCallback(.call { for item in items { streamed(item) } }, lane: entry.handle.lane)
             }
         case .progress(let id, let progress):
-            guard let entry = active.withLock({ $0[id] }) else { return }
+            guard let entry = table.requests.withLock({ $0[id] }) else { return }
             batch.add(.progress(entry.info, progress))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, progress: progress, to: &batch)
             let callbacks = entry.callbacks
@@ -245,7 +257,7 @@ final class AgentCore: Sendable {
                 }, lane: handle.lane)
             }
         case .finished(let result):
-            guard let entry = active.withLock({ $0.removeValue(forKey: result.id) }) else { return }
+            guard let entry = table.requests.withLock({ $0.removeValue(forKey: result.id) }) else { return }
             if let onFinish = entry.onFinish {
                 // The pipeline may publish the exchange's end at once, through the publisher:
                 // what this turn produced before it (its own `didSend`, when one turn started
@@ -491,4 +503,9 @@ final class AgentCore: Sendable {
         guard tips.appendsErrorCode, let code = error.code else { return text }
         return "\(text) (code \(code))"
     }
+}
+
+/// The requests one transfer thread runs, by id, under their own lock.
+final class RequestTable: Sendable {
+    let requests = Locked<[UInt64: AgentCore.ActiveRequest]>([:])
 }

@@ -14,8 +14,10 @@ import CurlewLocking
 ///
 /// Events go to `eventSink` in batches: on a transfer thread, everything one turn of its loop
 /// produced, in order per exchange; on the caller's thread, the end of an exchange cancelled
-/// (or shut down) before libcurl took it. With several transfer threads the sink is called from
-/// each of them, at the same time. The sink must only hand events on (it must not block), since
+/// (or shut down) before libcurl took it. Each batch comes with the transfer thread its exchanges
+/// were submitted to. With several transfer threads the sink is called from each of them, at the
+/// same time, so a receiver can keep its per-exchange state apart by thread and never share a
+/// lock between them. The sink must only hand events on (it must not block), since
 /// every transfer of that thread waits while it runs. Batching lets the receiver wake its own
 /// consumers once per turn instead of once per event.
 public final class TransferEngine: Sendable {
@@ -75,7 +77,7 @@ public final class TransferEngine: Sendable {
     /// `jobs`, when given, runs closures handed to it on this engine's transfer threads; one
     /// `TransferThreadJobs` serves one engine, made for `configuration.threadCount` threads.
     public init(configuration: Configuration = Configuration(), jobs: TransferThreadJobs? = nil,
-                eventSink: @escaping @Sendable ([TransferEvent]) -> Void) {
+                eventSink: @escaping @Sendable (_ events: [TransferEvent], _ lane: Int) -> Void) {
         CurlLibrary.initializeOnce()
         let threads = configuration.threadCount
         let jobs = jobs ?? TransferThreadJobs(fallback: DispatchQueue(label: "curlew.transfer.late"), threads: threads)
@@ -158,7 +160,7 @@ public final class TransferEngine: Sendable {
         }
         guard accepted else {
             shared.ended()
-            shared.sink([.finished(.endedBeforeStart(id: pending.id))])
+            shared.deliver([.finished(.endedBeforeStart(id: pending.id))])
             return
         }
         // One wakeup per batch: a non-empty inbox means one is already pending. The transfer
@@ -192,7 +194,7 @@ public final class TransferEngine: Sendable {
         }
         if droppedWhilePending {
             shared.ended()
-            shared.sink([.finished(.endedBeforeStart(id: id))])
+            shared.deliver([.finished(.endedBeforeStart(id: id))])
         } else {
             shared.wakeUnlessOnTransferThread()
         }
@@ -227,19 +229,9 @@ public final class TransferEngine: Sendable {
     /// Runs `job` on the cookie thread with the jar and returns its answer; the jar is nil once
     /// the engine has stopped.
     private func onCookieJar<T: Sendable>(_ job: @escaping @Sendable (CookieJar?) -> T) async -> T {
-        // The answer comes back under a lock rather than through the continuation: a continuation
-        // resumed before its task suspended hands its value over without the synchronization
-        // ThreadSanitizer can see, and `make sanitize` would report the jar's list as a race.
-        let answer = Locked<T?>(nil)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queueCookieJob { jar in
-                let value = job(jar)
-                answer.withLock { $0 = value }
-                continuation.resume()
-            }
+        await withCheckedContinuation { continuation in
+            queueCookieJob { continuation.resume(returning: job($0)) }
         }
-        guard let value = answer.withLock({ $0 }) else { preconditionFailure("a cookie job resumed without its answer") }
-        return value
     }
 
     private func queueCookieJob(_ job: @escaping @Sendable (CookieJar?) -> Void) {
@@ -269,7 +261,7 @@ public final class TransferEngine: Sendable {
             }
             if !pending.isEmpty {
                 for _ in pending { shared.ended() }
-                shared.sink(pending.map { .finished(.endedBeforeStart(id: $0.id)) })
+                shared.deliver(pending.map { .finished(.endedBeforeStart(id: $0.id)) })
             }
             shared.multi.wakeup()
         }
@@ -329,7 +321,7 @@ final class EngineShared: Sendable {
     let multi: MultiHandle
     /// The thread's share of the engine's limits.
     let configuration: TransferEngine.Configuration
-    let sink: @Sendable ([TransferEvent]) -> Void
+    private let sink: @Sendable ([TransferEvent], Int) -> Void
     let bodyBuffers = BodyBufferPool()
     /// Closures for the transfer threads; an engine created without any still has its own, empty.
     let jobs: TransferThreadJobs
@@ -341,7 +333,7 @@ final class EngineShared: Sendable {
     let inFlight = Atomic(0)
 
     init(lane: Int, configuration: TransferEngine.Configuration, jobs: TransferThreadJobs, countsInFlight: Bool,
-         sink: @escaping @Sendable ([TransferEvent]) -> Void) {
+         sink: @escaping @Sendable ([TransferEvent], Int) -> Void) {
         self.lane = lane
         self.configuration = configuration
         self.sink = sink
@@ -353,6 +345,11 @@ final class EngineShared: Sendable {
 
     var isOnTransferThread: Bool {
         jobs.lanes[lane].isCurrentThread
+    }
+
+    /// Hands events of this thread's exchanges to the engine's sink.
+    func deliver(_ events: [TransferEvent]) {
+        sink(events, lane)
     }
 
     /// Wakes the transfer thread, unless this is it: the loop looks for work before it waits.
@@ -502,7 +499,7 @@ private final class TransferLoop {
     /// Gives the sink this turn's events, if any.
     private func handOver() {
         guard !outbox.events.isEmpty else { return }
-        shared.sink(outbox.events)
+        shared.deliver(outbox.events)
         outbox.events.removeAll(keepingCapacity: true)
     }
 

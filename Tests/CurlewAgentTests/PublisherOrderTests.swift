@@ -19,8 +19,8 @@ struct PublisherOrderTests {
             // As a pipeline ends an exchange it has judged: at once, on the thread that finished it.
             onFinish: { _, _ in core.publish([.finished(info, .succeeded)]) }
         )
-        core.register(entry)
-        core.handle([.started(id: 7), .finished(.endedBeforeStart(id: 7))])
+        core.register(entry, lane: 0)
+        core.handle([.started(id: 7), .finished(.endedBeforeStart(id: 7))], lane: 0)
         await core.observers.drain()
         #expect(recorder.events(for: 7) == [.willSend(7), .didSend(7), .finished(7, .succeeded)])
     }

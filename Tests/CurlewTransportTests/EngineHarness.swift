@@ -59,7 +59,7 @@ final class EngineHarness: Sendable {
 
     init(configuration: TransferEngine.Configuration = TransferEngine.Configuration()) {
         let collector = collector
-        engine = TransferEngine(configuration: configuration) { events in events.forEach(collector.receive) }
+        engine = TransferEngine(configuration: configuration) { events, _ in events.forEach(collector.receive) }
     }
 
     func submit(_ request: TransferRequest) -> UInt64 {

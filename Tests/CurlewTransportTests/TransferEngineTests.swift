@@ -304,6 +304,8 @@ struct TwoTransferThreadsTests {
     private final class Engine: Sendable {
         final class Threads: Sendable {
             let byID = Locked<[UInt64: UInt]>([:])
+            /// The transfer thread the sink was told, by exchange.
+            let laneByID = Locked<[UInt64: Int]>([:])
         }
 
         let collector = EventCollector()
@@ -312,9 +314,12 @@ struct TwoTransferThreadsTests {
 
         init() {
             let collector = collector, finishing = finishing
-            engine = TransferEngine(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 8, transferThreads: 2)) { events in
+            engine = TransferEngine(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 8, transferThreads: 2)) { events, lane in
                 for event in events {
-                    if case .finished(let result) = event { finishing.byID.withLock { $0[result.id] = UInt(pthread_self()) } }
+                    if case .finished(let result) = event {
+                        finishing.byID.withLock { $0[result.id] = UInt(pthread_self()) }
+                        finishing.laneByID.withLock { $0[result.id] = lane }
+                    }
                     collector.receive(event)
                 }
             }
@@ -336,6 +341,11 @@ struct TwoTransferThreadsTests {
         let counts = Dictionary(grouping: ids, by: { threads[$0] ?? 0 }).mapValues(\.count)
         #expect(counts.count == 2)
         #expect(counts.values.allSatisfy { $0 >= 50 }, "shared, not all on one: \(counts.values.sorted())")
+        // The sink names the thread it is called on: one lane per thread, the same for every batch.
+        let lanes = two.finishing.laneByID.withLock { $0 }
+        let lanesByThread = Dictionary(grouping: ids, by: { threads[$0] ?? 0 }).mapValues { Set($0.compactMap { lanes[$0] }) }
+        #expect(lanesByThread.values.allSatisfy { $0.count == 1 })
+        #expect(Set(lanesByThread.values.flatMap { $0 }) == [0, 1])
         two.engine.shutdown()
     }
 
@@ -386,7 +396,7 @@ struct TwoTransferThreadsTests {
         }
         let box = Box()
         let returned = Locked<Set<UInt>>([])
-        box.engine = TransferEngine(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 4, transferThreads: 2)) { events in
+        box.engine = TransferEngine(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 4, transferThreads: 2)) { events, _ in
             // Each thread's first end: its exchange answered, or cancelled by the other's shutdown.
             guard events.contains(where: { if case .finished = $0 { true } else { false } }) else { return }
             box.engine?.shutdown()
@@ -409,7 +419,7 @@ struct TwoTransferThreadsTests {
         let threadDirectory = Locked("")
         // The engine is made and given away here, so once this returns the closure holds it alone.
         func queueShutdownHoldingTheOnlyReference() {
-            let engine = TransferEngine(jobs: jobs) { _ in }
+            let engine = TransferEngine(jobs: jobs) { _, _ in }
             jobs.run({
                 // "PID/task/TID": the thread's own directory, gone once the thread has ended.
                 let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "?"

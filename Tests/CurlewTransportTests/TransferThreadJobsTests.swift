@@ -11,7 +11,7 @@ struct TransferThreadJobsTests {
     func orderAcrossStop() async throws {
         let fallback = DispatchQueue(label: "test.fallback")
         let jobs = TransferThreadJobs(fallback: fallback)
-        let engine = TransferEngine(jobs: jobs, eventSink: { _ in })
+        let engine = TransferEngine(jobs: jobs, eventSink: { _, _ in })
         let ran = Locked<[(index: Int, onTransferThread: Bool)]>([])
         let total = 3_000
         let feeder = Thread {
@@ -43,7 +43,7 @@ struct TransferThreadJobsTests {
         // that thread: (sink's thread, closure's thread).
         let ran = Locked<[(sink: UInt, job: UInt)]>([])
         let lanes = Locked<[UInt: Int]>([:])
-        let engine = TransferEngine(configuration: TransferEngine.Configuration(transferThreads: 2), jobs: jobs, eventSink: { events in
+        let engine = TransferEngine(configuration: TransferEngine.Configuration(transferThreads: 2), jobs: jobs, eventSink: { events, _ in
             let sinkThread = UInt(pthread_self())
             for case .finished(let result) in events {
                 let lane = Int(result.id % 2)
@@ -75,7 +75,7 @@ struct TransferThreadJobsTests {
         let count = 200
         DispatchQueue.concurrentPerform(iterations: count) { _ in
             let jobs = TransferThreadJobs(fallback: DispatchQueue(label: "test.fallback"))
-            let engine = TransferEngine(jobs: jobs, eventSink: { _ in })
+            let engine = TransferEngine(jobs: jobs, eventSink: { _, _ in })
             let named = DispatchSemaphore(value: 0)
             jobs.run({
                 names.withLock { $0.append(Self.systemThreadName()) }

@@ -15,7 +15,8 @@ final class PipelineRun: Sendable {
         /// The caller has been answered, but the run goes on for the requests coalesced onto it.
         var callerAnswered = false
         var exchangeCount = 0
-        var currentExchange: UInt64?
+        /// The exchange a cancel aborts, with the transfer thread it runs on.
+        var currentExchange: (id: UInt64, lane: Int)?
         var task: Task<Void, Never>?
         /// The fingerprint this request leads or follows under duplicate detection.
         var leading: String?
@@ -73,7 +74,7 @@ final class PipelineRun: Sendable {
     /// Cancels the request wherever it is. A request others are coalesced onto answers its caller
     /// at once but goes on for them; a request coalesced onto another stops waiting.
     func cancel() {
-        enum Step { case none, withdraw(String), answerCaller, abort(UInt64?, Task<Void, Never>?) }
+        enum Step { case none, withdraw(String), answerCaller, abort((id: UInt64, lane: Int)?, Task<Void, Never>?) }
         let step = control.withLock { control -> Step in
             guard !control.cancelled, !control.callerAnswered else { return .none }
             if let following = control.following {
@@ -98,7 +99,7 @@ final class PipelineRun: Sendable {
                               callbacks: callbacks)
         case .abort(let exchange, let task):
             task?.cancel()
-            if let exchange { services.engine.cancel(id: exchange, lane: handle.lane) }
+            if let exchange { services.engine.cancel(id: exchange.id, lane: exchange.lane) }
         }
     }
 
@@ -303,13 +304,15 @@ final class PipelineRun: Sendable {
                     return nil
                 }
             }
-            guard claim(info.id) else {
+            // The request's thread, unless a plugin turned cookies on: then the cookie thread.
+            let lane = services.engine.lane(forExchangeUsingCookies: signedTransfer.usesCookies, preferred: handle.lane)
+            guard claim(info.id, lane: lane) else {
                 core.announce(info)
                 deliverCancelled(on: info, composed: signedComposed, record: record)
                 return nil
             }
             for plugin in plugins { plugin.willSend(info) }
-            let (result, stream) = await exchange(signedTransfer, composed: signedComposed, info: info, request: prepared)
+            let (result, stream) = await exchange(signedTransfer, lane: lane, composed: signedComposed, info: info, request: prepared)
             var verdict = Verdict(result: result, serializer: prepared.responseSerializer,
                                   acceptable: prepared.acceptableStatusCodes ?? config.acceptableStatusCodes)
             var response = AgentCore.response(to: info.id, from: result, value: verdict.value)
@@ -355,16 +358,17 @@ final class PipelineRun: Sendable {
     }
 
     /// Registers one exchange with the transport (which announces it) and waits for its result,
-    /// with what its stream carried.
-    private func exchange(_ transfer: TransferRequest, composed: ComposedRequest, info: RequestInfo, request: Request) async -> (TransferResult, StreamRecord?) {
+    /// with what its stream carried. `lane` is the transfer thread it runs on.
+    private func exchange(_ transfer: TransferRequest, lane: Int, composed: ComposedRequest, info: RequestInfo,
+                          request: Request) async -> (TransferResult, StreamRecord?) {
         var transfer = transfer
         let observed = !core.observers.isEmpty
         transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed
         transfer.capturesWire = callbacks.debug != nil || observed
         let slot = OneShot<(TransferResult, StreamRecord?)>()
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks,
-                                              placement: placement, onFinish: { slot.fulfil(($0, $1)) }))
-        services.engine.submit(transfer, id: info.id, lane: handle.lane)
+                                              placement: placement, onFinish: { slot.fulfil(($0, $1)) }), lane: lane)
+        services.engine.submit(transfer, id: info.id, lane: lane)
         return await slot.value()
     }
 
@@ -450,7 +454,7 @@ final class PipelineRun: Sendable {
 
     private func answer(with fixture: MockFixture, request: Request, composed: ComposedRequest, record: PipelineRecord) async {
         let info = openExchange(url: composed.url, announced: true)
-        guard claim(info.id) else { return deliverCancelled(on: info, composed: composed, record: record) }
+        guard claim(info.id, lane: handle.lane) else { return deliverCancelled(on: info, composed: composed, record: record) }
         if fixture.delay > .zero {
             do { try await Task.sleep(for: fixture.delay) } catch {
                 return deliverCancelled(on: info, composed: composed, record: record)
@@ -492,10 +496,10 @@ final class PipelineRun: Sendable {
     }
 
     /// Makes `exchange` the one a cancel aborts; false when the request was cancelled already.
-    private func claim(_ exchange: UInt64) -> Bool {
+    private func claim(_ exchange: UInt64, lane: Int) -> Bool {
         control.withLock { control in
             guard !control.cancelled else { return false }
-            control.currentExchange = exchange
+            control.currentExchange = (exchange, lane)
             return true
         }
     }

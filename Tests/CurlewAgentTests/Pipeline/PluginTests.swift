@@ -38,8 +38,49 @@ private struct TeapotForgiver: AgentPlugin {
     }
 }
 
+/// Turns cookies on for every request it prepares.
+private struct CookieEnabler: AgentPlugin {
+    let name = "cookie enabler"
+    func prepare(_ request: Request) -> Request {
+        var request = request
+        request.usesCookies = true
+        return request
+    }
+}
+
 @Suite("Plugins")
 struct PluginTests {
+    @Test("with two transfer threads, a plugin that turns cookies on moves the exchange to the cookie thread: each finishes, the jar keeps their cookies, and a cancel reaches one in flight")
+    func pluginTurnsCookiesOn() async throws {
+        let agent = try await pipelineAgent {
+            $0.plugins = [CookieEnabler()]
+            $0.transferThreads = 2
+            $0.maxConnectionsPerHost = 8
+        }
+        // From here on the cookie thread has a request in flight, so each request below is placed
+        // on the other, less busy one before the plugin turns its cookies on. Answers are awaited
+        // with a time limit: an exchange looked for on the wrong thread would never be answered.
+        _ = agent.start(Request(.get, "/delay/1")) { _ in }
+        try await Task.sleep(for: .milliseconds(200))
+        let statuses = Locked<[Int]>([])
+        for index in 0..<3 {
+            _ = agent.start(Request(.get, "/cookies/set?crumb\(index)=oat")) { result in
+                statuses.withLock { $0.append((try? result.get().statusCode) ?? -1) }
+            }
+        }
+        try await waitUntil(timeout: .seconds(10)) { statuses.withLock { $0.count } == 3 }
+        #expect(statuses.withLock { $0 } == [200, 200, 200])
+        #expect(Set(await agent.cookies().map(\.name)) == ["crumb0", "crumb1", "crumb2"])
+        let ended = Locked<RequestError.Kind?>(nil)
+        let slow = agent.start(Request(.get, "/delay/10")) { result in
+            if case .failure(let failure) = result { ended.withLock { $0 = failure.error.kind } } else { ended.withLock { $0 = .other } }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        agent.cancel(slow)
+        try await waitUntil(timeout: .seconds(5)) { ended.withLock { $0 } != nil }
+        #expect(ended.withLock { $0 } == .cancelled, "the cancel reached the exchange on the cookie thread")
+    }
+
     @Test("hooks run in a defined order: the config's plugins first, for every hook")
     func order() async throws {
         let log = Locked<[String]>([])
