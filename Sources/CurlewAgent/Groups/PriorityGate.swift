@@ -1,4 +1,5 @@
 import CurlewLocking
+import Synchronization
 
 /// JKNetworking's priority-first request, made exact. While a gate is open, every other request
 /// or group that starts waits here; when the gate finishes (whatever its outcome) the waiters are
@@ -13,14 +14,21 @@ final class PriorityGate: Sendable {
     }
 
     private let state = Locked<(open: UInt64?, waiting: [Waiter])>((nil, []))
+    /// Whether a gate is open, set under the lock whenever `open` changes and read without it:
+    /// nearly every start finds the gate closed, and the transfer threads starting requests at
+    /// once would otherwise all take this one lock.
+    private let isOpen = Atomic(false)
 
     /// True when the request or group `id` may start now; otherwise `waiter()` is queued and its
     /// `release` runs later. `passes` lets the gate's own members through. The waiter is only
     /// made when it has to wait, which is rare: most starts cost no closures.
     func admit(id: UInt64, opensGate: Bool, passes: Bool, waiter: () -> Waiter) -> Bool {
-        state.withLock { state in
+        // A start that read the gate closed just before another opened it is one that came first.
+        if !opensGate, passes || !isOpen.load(ordering: .acquiring) { return true }
+        return state.withLock { state in
             if opensGate, state.open == nil {
                 state.open = id
+                isOpen.store(true, ordering: .releasing)
                 return true
             }
             if !opensGate, passes || state.open == nil { return true }
@@ -43,6 +51,7 @@ final class PriorityGate: Sendable {
                     break
                 }
             }
+            isOpen.store(state.open != nil, ordering: .releasing)
             return released
         }
         for waiter in released { waiter.release() }
