@@ -26,7 +26,9 @@ public final class Agent: Sendable {
         let engineConfiguration = TransferEngine.Configuration(
             maxConnectionsPerHost: config.maxConnectionsPerHost,
             maxTotalConnections: config.maxTotalConnections,
-            transferThreads: config.transferThreads
+            // Every exchange that uses cookies runs on the thread that owns the jar, so with cookies
+            // on for the whole agent one thread, with the whole connection limits, does it all.
+            transferThreads: config.cookies.enabled ? 1 : config.transferThreads
         )
         let callbackRunner = CallbackRunner(config: config, transferThreads: engineConfiguration.threadCount)
         let core = AgentCore(config: config, callbackRunner: callbackRunner, transferThreads: engineConfiguration.threadCount)
@@ -199,7 +201,7 @@ public final class Agent: Sendable {
         core.callbackRunner.run(job, lane: lane)
     }
 
-    /// The transfer thread new work (a request, a group) goes to: see `TransferEngine.laneForNewExchange`.
+    /// The transfer thread a new group goes to: see `TransferEngine.laneForNewExchange`.
     func laneForNewWork() -> Int {
         engine.laneForNewExchange()
     }

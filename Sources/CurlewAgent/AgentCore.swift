@@ -124,7 +124,8 @@ final class AgentCore: Sendable {
     let config: NetworkConfig
     let observers = ObserverHub()
     /// The requests in the transport, one table per transfer thread (by the thread each runs on):
-    /// the threads register, look up and remove their own requests without sharing a lock.
+    /// the transfer threads never take each other's lock (callers registering a request, or ending
+    /// one that never started, take the lock of that request's thread).
     private let active: [RequestTable]
     /// The one publisher: every observer event and callback leaves the agent inside this lock,
     /// from whatever thread produced it (the transfer thread, a caller cancelling a request that
@@ -151,7 +152,8 @@ final class AgentCore: Sendable {
 
     /// The table of the requests on transfer thread `lane`.
     private func table(_ lane: Int) -> RequestTable {
-        active[lane < active.count ? lane : 0]
+        precondition(active.indices.contains(lane), "transfer thread \(lane) of \(active.count)")
+        return active[lane]
     }
 
     /// Records a composed request as pending and announces it. Call before submitting it to

@@ -6,8 +6,9 @@ import Dispatch
 public enum CallbackDelivery: String, Sendable, Equatable {
     /// The config's `callbackQueue` (the default): callbacks may take their time, transfers go on.
     case callbackQueue
-    /// The agent's transfer thread (with several, the one that runs the request, or for a group
-    /// the one all its members run on), right after the turn of its loop that finished the request:
+    /// The agent's transfer thread (with several, the one the request was given when it started,
+    /// which runs it unless it uses cookies, or for a group the one its members are given), right
+    /// after the turn of its loop that finished the request:
     /// no hand-over to another thread, and a request started from a callback goes out in the same
     /// turn. Every transfer waits while a callback runs, so callbacks must be quick and must never
     /// block waiting for the agent (a semaphore, a `sync` call, a cookie call awaited by blocking);

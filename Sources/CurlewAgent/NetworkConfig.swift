@@ -45,7 +45,8 @@ public struct NetworkConfig: Sendable {
     /// thread from start to end (the calling transfer thread, else the one with the fewest in
     /// flight; with `.transferThread` delivery, a group's members the group's, within that
     /// thread's share of the limits). Requests that use cookies all run on the first thread,
-    /// which owns the jar. With `.transferThread`
+    /// which owns the jar, within its share of the limits; with `cookies.enabled` the agent runs
+    /// one thread, whatever this says, so that it has the whole limits. With `.transferThread`
     /// delivery a request's callbacks run on its thread, in order, and those of requests on
     /// different threads may run at the same time.
     public var transferThreads: Int = 1

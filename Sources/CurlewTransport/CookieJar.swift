@@ -2,11 +2,12 @@ import CCurl
 import Foundation
 
 /// libcurl's cookie engine shared by every exchange of one transfer engine that uses cookies:
-/// cookies a response sets are sent on later requests to the same site. Lives on the engine's
-/// cookie thread (`TransferEngine.cookieLane`), which runs every such exchange, since libcurl does
-/// not support one cookie share used by several threads at once; other threads reach it through
-/// `TransferEngine`'s cookie methods.
-final class CookieJar {
+/// cookies a response sets are sent on later requests to the same site. Used by one thread at a
+/// time: the engine's cookie thread (`TransferEngine.cookieLane`) while it runs, which runs every
+/// such exchange, since libcurl does not support one cookie share used by several threads at
+/// once; once that thread has ended, the callers of `TransferEngine`'s cookie methods, one at a
+/// time under the engine's lock.
+final class CookieJar: @unchecked Sendable {
     let share: UnsafeMutableRawPointer
     /// An easy handle attached to the share, used only to list, add and clear cookies.
     private let handle: EasyHandle

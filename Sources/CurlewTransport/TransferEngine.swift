@@ -226,8 +226,8 @@ public final class TransferEngine: Sendable {
         await onCookieJar { $0?.removeAll() }
     }
 
-    /// Runs `job` on the cookie thread with the jar and returns its answer; the jar is nil once
-    /// the engine has stopped.
+    /// Runs `job` with the jar and returns its answer: on the cookie thread while it runs, on the
+    /// caller's thread once it has ended.
     private func onCookieJar<T: Sendable>(_ job: @escaping @Sendable (CookieJar?) -> T) async -> T {
         await withCheckedContinuation { continuation in
             queueCookieJob { continuation.resume(returning: job($0)) }
@@ -243,7 +243,7 @@ public final class TransferEngine: Sendable {
             return (true, wasIdle)
         }
         if !queued {
-            job(nil)
+            shared.runAfterStop(job)
         } else if wasIdle {
             shared.wakeUnlessOnTransferThread()
         }
@@ -345,6 +345,30 @@ final class EngineShared: Sendable {
 
     var isOnTransferThread: Bool {
         jobs.lanes[lane].isCurrentThread
+    }
+
+    /// The cookie thread's jar once its loop has ended, so that the cookie calls still reach it
+    /// (one at a time, and no exchange uses it any more), and cookie work that came while the
+    /// loop was ending.
+    private let jarAfterStop = Locked<(jar: CookieJar?, handedOver: Bool, waiting: [@Sendable (CookieJar?) -> Void])>((nil, false, []))
+
+    /// Runs cookie work that came after this thread began to stop: now with the jar, or when the
+    /// ended loop hands it over.
+    func runAfterStop(_ job: @escaping @Sendable (CookieJar?) -> Void) {
+        jarAfterStop.withLock { state in
+            if state.handedOver { job(state.jar) } else { state.waiting.append(job) }
+        }
+    }
+
+    /// Called by the ended loop with its jar (nil on other threads): runs the work that waited for
+    /// it, and keeps it for later work.
+    func handOverCookieJar(_ jar: CookieJar?) {
+        jarAfterStop.withLock { state in
+            state.jar = jar
+            state.handedOver = true
+            for job in state.waiting { job(jar) }
+            state.waiting.removeAll()
+        }
     }
 
     /// Hands events of this thread's exchanges to the engine's sink.
@@ -468,6 +492,11 @@ private final class TransferLoop {
                 for id in Array(active.keys) { cancelActive(id) }
                 handOver()
                 shared.jobs.stop(lane: shared.lane)
+                // Released while this is still a transfer thread: a release that ends the engine's
+                // owner calls `shutdown` here, which must not wait for this very thread.
+                ranJobs.removeAll()
+                // Every exchange has left the jar: callers may use it from now on.
+                shared.handOverCookieJar(cookieJar)
                 return
             }
             let performed = curl_multi_perform(multi, &running)

@@ -61,6 +61,41 @@ struct CookieTests {
         #expect(cookies?["visit"] == .string("once"), "a session cookie saved in the jar comes back too")
     }
 
+    @Test("an agent that was shut down still lists, loads, clears and saves its cookies (found by review: the jar went with the transfer thread and saving wrote an empty file)")
+    func afterShutdown() async throws {
+        let path = NSTemporaryDirectory() + "curlew-jar-after-\(uniqueTag()).txt"
+        defer { unlink(path) }
+        let agent = try await pipelineAgent { $0.cookies = CookieSettings(enabled: true, jarFile: path) }
+        _ = try await agent.send(Request(.get, "/cookies/set?kept=yes&max_age=600"))
+        agent.shutdown()
+        #expect(await agent.cookies().map(\.name) == ["kept"])
+        try await agent.saveCookies()
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\tkept\tyes"))
+        await agent.clearCookies()
+        #expect(await agent.cookies().isEmpty)
+        try await agent.loadCookies(from: path)
+        #expect(await agent.cookies().map(\.name) == ["kept"])
+    }
+
+    @Test("with cookies on for the whole agent, two transfer threads become one with the whole connection limits: 8 one-second requests over 4 connections (found by review: the cookie thread had half)")
+    func cookiesKeepTheLimits() async throws {
+        var config = NetworkConfig(baseURL: try await TestServer.shared().baseURL, maxConnectionsPerHost: 4)
+        config.transferThreads = 2
+        config.cookies.enabled = true
+        let agent = Agent(config: config)
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask { _ = try await agent.send(Request(.get, "/delay/1")) }
+            }
+            try await group.waitForAll()
+        }
+        await agent.waitForObservers()
+        let ports = Set(recorder.messages.compactMap { $0.connection?.localPort })
+        #expect(ports.count == 4, "connections used: \(ports.count)")
+    }
+
     @Test("a jar file that is missing, a directory or a link is refused with the reason")
     func badJars() async throws {
         let agent = try await pipelineAgent { $0.cookies.enabled = true }

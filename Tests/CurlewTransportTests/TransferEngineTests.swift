@@ -413,6 +413,27 @@ struct TwoTransferThreadsTests {
         try await waitUntil { stopped.withLock { $0 } }
     }
 
+    @Test("cookies queued right before a submit go with it, also when both reach the cookie thread in one turn")
+    func queuedCookiesGoFirst() async throws {
+        let server = try await TestServer.shared()
+        let jobs = TransferThreadJobs(fallback: DispatchQueue(label: "curlew.test.fallback"), threads: 2)
+        let collector = EventCollector()
+        let engine = TransferEngine(configuration: TransferEngine.Configuration(maxConnectionsPerHost: 4, transferThreads: 2), jobs: jobs) { events, _ in
+            events.forEach(collector.receive)
+        }
+        let reading = TransferRequest(url: "\(server.baseURL)/cookies", usesCookies: true)
+        // On the cookie thread itself, so the cookie work and the exchange wait in its inbox together.
+        jobs.run({
+            engine.queueCookies(["127.0.0.1\tFALSE\t/\tFALSE\t0\tqueued\tyes"])
+            engine.submit(reading, id: 1, lane: 1)
+        }, lane: TransferEngine.cookieLane)
+        #expect(String(decoding: await collector.result(for: 1).responseBody, as: UTF8.self).contains("queued"))
+        engine.submit(reading, id: 2)
+        #expect(String(decoding: await collector.result(for: 2).responseBody, as: UTF8.self).contains("queued"))
+        engine.shutdown()
+        #expect(await engine.cookies().map(\.name) == ["queued"], "the jar outlives the cookie thread")
+    }
+
     @Test("an engine whose last reference goes with a closure of its last turn, after its shutdown, ends its thread instead of waiting for it (found by review)")
     func releasedByItsLastTurn() async throws {
         let jobs = TransferThreadJobs(fallback: DispatchQueue(label: "curlew.test.fallback"))
@@ -460,10 +481,6 @@ struct TwoTransferThreadsTests {
         await two.engine.removeAllCookies()
         two.engine.submit(reading, id: 4)
         #expect(!String(decoding: await two.collector.result(for: 4).responseBody, as: UTF8.self).contains("crumb"))
-        two.engine.queueCookies(["127.0.0.1\tFALSE\t/\tFALSE\t0\tqueued\tyes"])
-        two.engine.submit(reading, id: 5, lane: 1)
-        #expect(String(decoding: await two.collector.result(for: 5).responseBody, as: UTF8.self).contains("queued"),
-                "cookies queued before a submit go with it")
         two.engine.shutdown()
     }
 }

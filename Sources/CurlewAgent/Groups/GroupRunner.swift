@@ -12,8 +12,9 @@ import CurlewLocking
 final class GroupRunner: Sendable {
     let handle: GroupHandle
     let info: GroupInfo
-    /// The transfer thread every member (nested groups' included) runs on, so that the group's
-    /// callbacks and its members' keep one order.
+    /// The transfer thread every member (nested groups' included) is given, with `.transferThread`
+    /// delivery, so that the group's callbacks and its members' keep one order (a member that uses
+    /// cookies runs its exchange on the cookie thread, its callbacks still on this one).
     let lane: Int
     private let agent: Agent
     private let callbacks: GroupCallbacks

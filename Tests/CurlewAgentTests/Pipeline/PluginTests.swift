@@ -60,7 +60,8 @@ struct PluginTests {
         // From here on the cookie thread has a request in flight, so each request below is placed
         // on the other, less busy one before the plugin turns its cookies on. Answers are awaited
         // with a time limit: an exchange looked for on the wrong thread would never be answered.
-        _ = agent.start(Request(.get, "/delay/1")) { _ in }
+        let busy = agent.start(Request(.get, "/delay/10")) { _ in }
+        defer { agent.cancel(busy) }
         try await Task.sleep(for: .milliseconds(200))
         let statuses = Locked<[Int]>([])
         for index in 0..<3 {
