@@ -71,8 +71,8 @@ soak: deps
 	.build/release/curlew-soak --requests $(SOAK_REQUESTS)
 
 # The whole suite under ThreadSanitizer, then under AddressSanitizer (separate build directories).
-# CURLEW_TSAN makes the project's locks visible to ThreadSanitizer (Sources/CurlewLocking), so
-# no suppression is needed. Leak detection is off under AddressSanitizer: libdispatch and the
+# CURLEW_TSAN makes the project's locks visible to ThreadSanitizer (Sources/CurlewLocking); a
+# continuation's hand-over stays unseen (README, Sanitizers). Leak detection is off under AddressSanitizer: libdispatch and the
 # Swift runtime keep caches for the life of the process.
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -Xswiftc -DCURLEW_TSAN
