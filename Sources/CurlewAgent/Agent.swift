@@ -68,6 +68,17 @@ public final class Agent: Sendable {
         await engine.addCookies(lines)
     }
 
+    /// Loads the config's jar file again, when cookies are on and it exists, in place of what the
+    /// jar holds, and says why it cannot be read: the load when the agent starts passes over such
+    /// a file in silence. A file that is not a jar is refused, so that `saveCookies` never writes
+    /// over it. For front ends, before the first request.
+    public func reloadJarFile() async throws(RequestError) {
+        guard config.cookies.enabled, let path = config.cookies.jarFile, FileManager.default.fileExists(atPath: path) else { return }
+        await clearCookies()
+        try CookieJarFile.checkIsJar(path)
+        try await loadCookies(from: path)
+    }
+
     /// Writes the jar to a Netscape-format file, owner-only (the config's `jarFile` when nil).
     public func saveCookies(to path: String? = nil) async throws(RequestError) {
         guard let path = path ?? config.cookies.jarFile else {

@@ -5,11 +5,20 @@ import Foundation
 public enum CookieJarFile {
     /// Jar files larger than this are refused rather than read.
     static let maxBytes = 16 << 20
+    /// Jars with more cookie lines than this are refused: libcurl's cookie store takes each new
+    /// cookie in time that grows with the number it holds, so 10,000 load in about 2 s and
+    /// 200,000 would take many minutes.
+    static let maxCookies = 10_000
 
     /// The cookie lines of the jar at `path` (comments and blank lines left out, `#HttpOnly_`
-    /// lines kept). Throws `localFile` for a missing, unreadable, oversized or non-regular file.
+    /// lines kept). Throws `localFile` for a missing, unreadable, oversized or non-regular file,
+    /// and for one of more than `maxCookies` cookies.
     public static func lines(at path: String) throws(RequestError) -> [String] {
-        nonBlankLines(of: try text(at: path)).filter { !isComment($0) }
+        let lines = nonBlankLines(of: try text(at: path)).filter { !isComment($0) }
+        guard lines.count <= maxCookies else {
+            throw RequestError(.localFile, "cookie jar \(path) has \(lines.count) cookie lines; at most \(maxCookies) are read", code: 26)
+        }
+        return lines
     }
 
     /// Throws `localFile` unless the file at `path` is empty or reads as a cookie jar: a Netscape
@@ -49,7 +58,9 @@ public enum CookieJarFile {
     private static func text(at path: String) throws(RequestError) -> String {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
-            throw RequestError(.localFile, "cannot read cookie jar \(path): \(String(cString: strerror(errno)))", code: 26)
+            // A jar is written back in place, so one behind a symbolic link is not followed.
+            let reason = errno == ELOOP ? "it is a symbolic link; give the file it points to" : String(cString: strerror(errno))
+            throw RequestError(.localFile, "cannot read cookie jar \(path): \(reason)", code: 26)
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var info = stat()

@@ -76,6 +76,7 @@ struct RunCommand: AsyncParsableCommand {
         let hiding = session.redactionPolicy
         let redaction = session.logger.redacts && !noRedact ? hiding : .disabled
         let agent = Agent(config: session.agentConfig)
+        do { try await agent.reloadJarFile() } catch { throw Self.usageFailure("\(error)") }
         let logPath = log ?? session.logger.path ?? session.logger.directory.map { NetworkLogger.defaultPath(for: Date(), directory: $0) }
         let logger: NetworkLogger?
         do {
@@ -112,6 +113,9 @@ struct RunCommand: AsyncParsableCommand {
         await agent.waitForObservers()
         try? logger?.close()
         var writeFailures: [String] = []
+        if session.agentConfig.cookies.enabled, session.agentConfig.cookies.jarFile != nil {
+            do { try await agent.saveCookies() } catch { writeFailures.append("\(error)") }
+        }
         if let har, let collector {
             if let failure = Self.write(HARExport.data(collector.collected), to: har) { writeFailures.append(failure) }
         }

@@ -119,17 +119,7 @@ struct SendCommand: AsyncParsableCommand {
         try pipeline.apply(to: &config, request: &request)
         transfer.apply(to: &config)
         let agent = Agent(config: config)
-        if let jar = transfer.cookieJar, FileManager.default.fileExists(atPath: jar) {
-            // Loaded again to report a jar that cannot be read, instead of ignoring it; a file that
-            // is not a jar is refused rather than overwritten with one.
-            await agent.clearCookies()
-            do {
-                try CookieJarFile.checkIsJar(jar)
-                try await agent.loadCookies()
-            } catch {
-                throw failing(with: error)
-            }
-        }
+        do { try await agent.reloadJarFile() } catch { throw failing(with: error) }
         let redaction = self.redaction
         let logger = try log.map {
             var config = NetworkLoggerConfig(logFilePath: $0, redaction: redaction)

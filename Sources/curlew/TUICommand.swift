@@ -154,6 +154,7 @@ enum InterfaceLauncher {
                                      importer: (@Sendable (String) throws -> ImportedCollection)?, _ options: InterfaceOptions,
                                      keyMap: KeyMap, theme: Theme, interrupts: InterruptWatch) async throws -> NetworkLogger {
         let agent = Agent(config: config)
+        do { try await agent.reloadJarFile() } catch { throw RunCommand.usageFailure("\(error)") }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
             logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions), redaction: redaction
         ))
@@ -168,6 +169,11 @@ enum InterfaceLauncher {
         try await run(model, observer: observer, interrupts: interrupts)
         await agent.cancelAllAndStop()
         try logger.close()
+        // The jar goes back to its file, as `curlew run` writes it; the interface has closed, so
+        // a failure shows on the terminal.
+        if config.cookies.enabled, config.cookies.jarFile != nil {
+            do { try await agent.saveCookies() } catch { FileHandle.standardError.write(Data("curlew: \(error)\n".utf8)) }
+        }
         return logger
     }
 

@@ -111,6 +111,19 @@ struct CookieTests {
             Issue.record("a symbolic link was read as a jar")
         } catch {
             #expect(error.kind == .localFile)
+            #expect(error.message.contains("is a symbolic link"), "\(error)")
+        }
+        // One cookie too many: refused at once, where libcurl would have taken minutes for a
+        // jar of 200,000 (found by a new user's trial).
+        let crowded = NSTemporaryDirectory() + "curlew-jar-crowded-\(uniqueTag()).txt"
+        defer { unlink(crowded) }
+        let lines = (0...10_000).map { "host\($0).example\tFALSE\t/\tFALSE\t0\tc\tv" }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: crowded, atomically: true, encoding: .utf8)
+        do {
+            try await agent.loadCookies(from: crowded)
+            Issue.record("a jar of 10,001 cookies was loaded")
+        } catch {
+            #expect(error.message.contains("has 10001 cookie lines; at most 10000 are read"), "\(error)")
         }
         await #expect(throws: RequestError.self) { try await pipelineAgent().saveCookies() }
     }

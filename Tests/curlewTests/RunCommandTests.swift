@@ -101,6 +101,37 @@ struct RunCommandTests {
         #expect(xml.contains("<testcase name=\"ok\" classname=\"group stops\" time=\"0.000\">\n      <skipped/>"), "\(xml)")
     }
 
+    @Test("a workspace's cookie jar is read at the start of a run and written back at its end; one that cannot be read stops the run with its reason (found by a new user's trial: it was never written, and a bad one was passed over)")
+    func workspaceCookieJar() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-run-jar-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/curlew.yaml"
+        try """
+        config:
+          baseURL: "\(server.baseURL)"
+          cookies: {enabled: true, jar: jar.txt}
+        requests:
+          set: {url: "/cookies/set?kept=run-jar-value&max_age=600"}
+          read: {url: /cookies, expect: {json: {$.cookies.kept: run-jar-value}}}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let first = try await CurlewProcess.run(["run", path, "--request", "set"])
+        #expect(first.status == 0, "\(first.output)\(first.error)")
+        let jar = try String(contentsOfFile: directory + "/jar.txt", encoding: .utf8)
+        #expect(jar.contains("\tkept\trun-jar-value"))
+        let mode = try (FileManager.default.attributesOfItem(atPath: directory + "/jar.txt")[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+        let second = try await CurlewProcess.run(["run", path, "--request", "read"])
+        #expect(second.status == 0, "the next run sends the saved cookie: \(second.output)")
+
+        try "not\ta jar\n".write(toFile: directory + "/jar.txt", atomically: true, encoding: .utf8)
+        let refused = try await CurlewProcess.run(["run", path, "--request", "set"])
+        #expect(refused.status == 2)
+        #expect(refused.error.contains("is not a cookie jar"), "\(refused.error)")
+        #expect(try String(contentsOfFile: directory + "/jar.txt", encoding: .utf8) == "not\ta jar\n", "left as it is")
+    }
+
     @Test("an import of many requests lists the first twenty names and counts the rest (found by a new user's trial: 5,000 names on one line)")
     func manyImported() async throws {
         let directory = NSTemporaryDirectory() + "curlew-many-" + UUID().uuidString
