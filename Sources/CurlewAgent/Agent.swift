@@ -68,15 +68,19 @@ public final class Agent: Sendable {
         await engine.addCookies(lines)
     }
 
-    /// Loads the config's jar file again, when cookies are on and it exists, in place of what the
-    /// jar holds, and says why it cannot be read: the load when the agent starts passes over such
-    /// a file in silence. A file that is not a jar is refused, so that `saveCookies` never writes
-    /// over it. For front ends, before the first request.
+    /// Loads the config's jar file again, when cookies are on and a file (or a link) is there, in
+    /// place of what the jar holds, and says why it cannot be read: the load when the agent
+    /// starts passes over such a file in silence. A file that is not a jar, and a symbolic link,
+    /// are refused, so that `saveCookies` never writes over them; the jar is left as it was then.
+    /// Nothing is done without cookies, a jar file or a file. For front ends, before the first
+    /// request.
     public func reloadJarFile() async throws(RequestError) {
-        guard config.cookies.enabled, let path = config.cookies.jarFile, FileManager.default.fileExists(atPath: path) else { return }
-        await clearCookies()
+        var info = stat()
+        guard config.cookies.enabled, let path = config.cookies.jarFile, lstat(path, &info) == 0 else { return }
         try CookieJarFile.checkIsJar(path)
-        try await loadCookies(from: path)
+        let lines = try CookieJarFile.lines(at: path)
+        await clearCookies()
+        await engine.addCookies(lines)
     }
 
     /// Writes the jar to a Netscape-format file, owner-only (the config's `jarFile` when nil).

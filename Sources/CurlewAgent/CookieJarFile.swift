@@ -5,9 +5,9 @@ import Foundation
 public enum CookieJarFile {
     /// Jar files larger than this are refused rather than read.
     static let maxBytes = 16 << 20
-    /// Jars with more cookie lines than this are refused: libcurl's cookie store takes each new
-    /// cookie in time that grows with the number it holds, so 10,000 load in about 2 s and
-    /// 200,000 would take many minutes.
+    /// Jars with more cookies than this are refused, read or written: libcurl's cookie store takes
+    /// each new cookie in time that grows with the number it holds, so 10,000 load in about 2 s
+    /// and 200,000 would take many minutes.
     static let maxCookies = 10_000
 
     /// The cookie lines of the jar at `path` (comments and blank lines left out, `#HttpOnly_`
@@ -15,8 +15,9 @@ public enum CookieJarFile {
     /// and for one of more than `maxCookies` cookies.
     public static func lines(at path: String) throws(RequestError) -> [String] {
         let lines = nonBlankLines(of: try text(at: path)).filter { !isComment($0) }
-        guard lines.count <= maxCookies else {
-            throw RequestError(.localFile, "cookie jar \(path) has \(lines.count) cookie lines; at most \(maxCookies) are read", code: 26)
+        let cookies = lines.count(where: { $0.contains("\t") || ASCII.hasPrefixIgnoringCase($0, "Set-Cookie:") })
+        guard cookies <= maxCookies else {
+            throw RequestError(.localFile, "cookie jar \(path) has \(cookies) cookies, more than the \(maxCookies) Curlew reads", code: 26)
         }
         return lines
     }
@@ -59,7 +60,10 @@ public enum CookieJarFile {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             // A jar is written back in place, so one behind a symbolic link is not followed.
-            let reason = errno == ELOOP ? "it is a symbolic link; give the file it points to" : String(cString: strerror(errno))
+            let failure = errno
+            var info = stat()
+            let isLink = failure == ELOOP && lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+            let reason = isLink ? "it is a symbolic link; give the file it points to" : String(cString: strerror(failure))
             throw RequestError(.localFile, "cannot read cookie jar \(path): \(reason)", code: 26)
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
@@ -79,6 +83,10 @@ public enum CookieJarFile {
 
     /// Writes `cookies` to `path` atomically, readable by the owner only.
     public static func write(_ cookies: [Cookie], to path: String) throws(RequestError) {
+        // Never a jar that would be refused when read back.
+        guard cookies.count <= maxCookies else {
+            throw RequestError(.localFile, "cannot write cookie jar \(path): \(cookies.count) cookies, more than the \(maxCookies) Curlew reads back", code: 23)
+        }
         let text = "# Netscape HTTP Cookie File\n# Written by Curlew; cookie values are secrets.\n\n"
             + cookies.map { $0.netscapeLine + "\n" }.joined()
         do {

@@ -168,12 +168,12 @@ enum InterfaceLauncher {
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer, interrupts: interrupts)
         await agent.cancelAllAndStop()
-        try logger.close()
         // The jar goes back to its file, as `curlew run` writes it; the interface has closed, so
         // a failure shows on the terminal.
         if config.cookies.enabled, config.cookies.jarFile != nil {
             do { try await agent.saveCookies() } catch { FileHandle.standardError.write(Data("curlew: \(error)\n".utf8)) }
         }
+        try logger.close()
         return logger
     }
 

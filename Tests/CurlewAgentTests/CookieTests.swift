@@ -123,8 +123,21 @@ struct CookieTests {
             try await agent.loadCookies(from: crowded)
             Issue.record("a jar of 10,001 cookies was loaded")
         } catch {
-            #expect(error.message.contains("has 10001 cookie lines; at most 10000 are read"), "\(error)")
+            #expect(error.message.contains("has 10001 cookies, more than the 10000 Curlew reads"), "\(error)")
         }
+        // Nor is such a jar written: it would be refused when read back (found by review).
+        let many = (0...10_000).map { index in
+            Cookie(netscapeLine: "host\(index).example\tFALSE\t/\tFALSE\t0\tc\tv")!
+        }
+        #expect(throws: RequestError.self) { try CookieJarFile.write(many, to: crowded + ".out") }
+        #expect(!FileManager.default.fileExists(atPath: crowded + ".out"))
+        // A jar that is a dangling link is refused at start, not replaced by a file (found by review).
+        let dangling = NSTemporaryDirectory() + "curlew-jar-dangling-\(uniqueTag())"
+        defer { unlink(dangling) }
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "/nonexistent/jar.txt")
+        let linked = try await pipelineAgent { $0.cookies = CookieSettings(enabled: true, jarFile: dangling) }
+        await #expect(throws: RequestError.self) { try await linked.reloadJarFile() }
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: dangling)) == "/nonexistent/jar.txt")
         await #expect(throws: RequestError.self) { try await pipelineAgent().saveCookies() }
     }
 
