@@ -77,8 +77,7 @@ public final class Agent: Sendable {
     public func reloadJarFile() async throws(RequestError) {
         var info = stat()
         guard config.cookies.enabled, let path = config.cookies.jarFile, lstat(path, &info) == 0 else { return }
-        try CookieJarFile.checkIsJar(path)
-        let lines = try CookieJarFile.lines(at: path)
+        let lines = try CookieJarFile.checkedLines(at: path)
         await clearCookies()
         await engine.addCookies(lines)
     }

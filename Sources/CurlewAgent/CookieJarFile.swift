@@ -14,19 +14,30 @@ public enum CookieJarFile {
     /// lines kept). Throws `localFile` for a missing, unreadable, oversized or non-regular file,
     /// and for one of more than `maxCookies` cookies.
     public static func lines(at path: String) throws(RequestError) -> [String] {
-        let lines = nonBlankLines(of: try text(at: path)).filter { !isComment($0) }
-        let cookies = lines.count(where: { $0.contains("\t") || ASCII.hasPrefixIgnoringCase($0, "Set-Cookie:") })
+        try lines(of: try text(at: path), at: path)
+    }
+
+    /// The cookie lines of the jar at `path`, read once, after checking it reads as a jar
+    /// (see `check`): what a jar about to be written back is loaded from.
+    public static func checkedLines(at path: String) throws(RequestError) -> [String] {
+        let text = try text(at: path)
+        try check(text, at: path)
+        return try lines(of: text, at: path)
+    }
+
+    private static func lines(of text: String, at path: String) throws(RequestError) -> [String] {
+        let lines = nonBlankLines(of: text).filter { !isComment($0) }
+        let cookies = lines.count(where: Cookie.isJarInput)
         guard cookies <= maxCookies else {
             throw RequestError(.localFile, "cookie jar \(path) has \(cookies) cookies, more than the \(maxCookies) Curlew reads", code: 26)
         }
         return lines
     }
 
-    /// Throws `localFile` unless the file at `path` is empty or reads as a cookie jar: a Netscape
-    /// header, or cookie lines (and comments) only. A jar about to be written back must never
-    /// replace some other file given by mistake (a table with tabs in it, a Makefile).
-    public static func checkIsJar(_ path: String) throws(RequestError) {
-        let text = try text(at: path)
+    /// Throws `localFile` unless `text`, the file at `path`, is empty or reads as a cookie jar: a
+    /// Netscape header, or cookie lines (and comments) only. A jar about to be written back must
+    /// never replace some other file given by mistake (a table with tabs in it, a Makefile).
+    private static func check(_ text: String, at path: String) throws(RequestError) {
         let start = text.prefix(32).lowercased()
         if start.hasPrefix("# netscape http cookie file") || start.hasPrefix("# http cookie file") { return }
         let lines = nonBlankLines(of: text)

@@ -56,6 +56,13 @@ public struct Cookie: Sendable, Equatable, Codable {
                   name: String(fields[5]), value: String(fields[6]))
     }
 
+    /// Whether the jar takes `line` as a cookie: a Netscape line (it has a tab) or a `Set-Cookie:`
+    /// line. Anything else is not given to libcurl: `ALL`, `SESS`, `FLUSH` and `RELOAD` are
+    /// commands to it, and a jar file must not be able to give them.
+    public static func isJarInput(_ line: String) -> Bool {
+        line.contains("\t") || ASCII.hasPrefixIgnoringCase(line, "Set-Cookie:")
+    }
+
     /// Expiry times are kept up to the end of year 9999, so every one converts back to seconds.
     static let latestExpiry: Int64 = 253_402_300_799
 

@@ -54,7 +54,7 @@ final class CookieJar: @unchecked Sendable {
     /// cannot read. Anything else is skipped: `ALL`, `SESS`, `FLUSH` and `RELOAD` are commands
     /// to libcurl, and a jar file must not be able to give them.
     func add(_ lines: [String]) {
-        for line in lines where line.contains("\t") || ASCII.hasPrefixIgnoringCase(line, "Set-Cookie:") {
+        for line in lines where Cookie.isJarInput(line) {
             _ = line.withCString { curlew_easy_setopt_string(handle.raw, CURLOPT_COOKIELIST, $0) }
         }
     }

@@ -152,12 +152,7 @@ public final class TransferEngine: Sendable {
     }
 
     private func queue(_ pending: PendingTransfer, on shared: EngineShared) {
-        let (accepted, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
-            guard !inbox.stopping else { return (false, false) }
-            let wasIdle = inbox.isIdle
-            inbox.adds.append(pending)
-            return (true, wasIdle)
-        }
+        let (accepted, wasIdle) = shared.post { $0.adds.append(pending) }
         guard accepted else {
             shared.ended()
             shared.deliver([.finished(.endedBeforeStart(id: pending.id))])
@@ -236,12 +231,7 @@ public final class TransferEngine: Sendable {
 
     private func queueCookieJob(_ job: @escaping @Sendable (CookieJar?) -> Void) {
         let shared = lanes[Self.cookieLane]
-        let (queued, wasIdle) = shared.inbox.withLock { inbox -> (Bool, Bool) in
-            guard !inbox.stopping else { return (false, false) }
-            let wasIdle = inbox.isIdle
-            inbox.cookieJobs.append(job)
-            return (true, wasIdle)
-        }
+        let (queued, wasIdle) = shared.post { $0.cookieJobs.append(job) }
         if !queued {
             shared.runAfterStop(job)
         } else if wasIdle {
@@ -368,6 +358,17 @@ final class EngineShared: Sendable {
             state.handedOver = true
             for job in state.waiting { job(jar) }
             state.waiting.removeAll()
+        }
+    }
+
+    /// Adds a command to the inbox unless the thread is stopping. Says whether it was added, and
+    /// whether the inbox was idle before (the thread may be asleep then, and needs a wakeup).
+    func post(_ command: (inout EngineInbox) -> Void) -> (accepted: Bool, wasIdle: Bool) {
+        inbox.withLock { inbox in
+            guard !inbox.stopping else { return (false, false) }
+            let wasIdle = inbox.isIdle
+            command(&inbox)
+            return (true, wasIdle)
         }
     }
 
