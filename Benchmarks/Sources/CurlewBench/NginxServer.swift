@@ -61,6 +61,29 @@ final class NginxServer {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
+    /// CPU time nginx has used so far, its master and worker together, in nanoseconds: the first
+    /// field of each one's `/proc/PID/schedstat` (time on a CPU, to the nanosecond, where
+    /// `/proc/PID/stat` counts 10 ms ticks).
+    func cpuNanoseconds() -> UInt64 {
+        let master = process.processIdentifier
+        return ([master] + Self.children(of: master)).reduce(0) { total, pid in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/schedstat", encoding: .utf8)) ?? ""
+            return total + (text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0)
+        }
+    }
+
+    /// The processes whose parent is `parent` (nginx's worker), from each process's `/proc/PID/stat`.
+    private static func children(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let afterName = stat.range(of: ") ", options: .backwards) else { return nil }
+            // After the name: state, then the parent's pid.
+            let fields = stat[afterName.upperBound...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent ? pid : nil
+        }
+    }
+
     func stop() {
         process.terminate()
         process.waitUntilExit()

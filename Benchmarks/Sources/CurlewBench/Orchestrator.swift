@@ -51,15 +51,19 @@ struct Orchestrator {
             var samples: [ClientKind: [RunResult]] = [:]
             for run in 1...runs {
                 for kind in clients {
-                    let result = try measure(kind, workload, url: nginx.baseURL + workload.path, executable: executable)
+                    let serverBefore = nginx.cpuNanoseconds()
+                    var result = try measure(kind, workload, url: nginx.baseURL + workload.path, executable: executable)
+                    let serverNanoseconds = Double(nginx.cpuNanoseconds() - serverBefore)
+                    result.serverCPUMicrosPerRequest = result.requests > 0 ? serverNanoseconds / 1000 / Double(result.requests) : 0
                     samples[kind, default: []].append(result)
-                    say(String(format: "%@ run %d %-28@ %9.0f req/s  p50 %.2f ms  p99 %.2f ms  %.1f MiB  %.1f µs CPU/req%@", workload.name, run, kind.title,
+                    say(String(format: "%@ run %d %-28@ %9.0f req/s  p50 %.2f ms  p99 %.2f ms  %.1f MiB  %.1f µs CPU/req  server %.1f µs/req%@", workload.name, run, kind.title,
                                  result.requestsPerSecond, result.p50, result.p99, Double(result.peakRSSKiB) / 1024, result.cpuMicrosPerRequest,
+                                 result.serverCPUMicrosPerRequest,
                                  result.errors > 0 ? "  \(result.errors) errors" : ""))
                     if result.errors > 0, kind != .wrk { throw BenchError("\(kind.rawValue) had \(result.errors) errors on \(workload.name)") }
                 }
             }
-            var medians = samples.mapValues(Self.median)
+            var medians = samples.mapValues(Self.medians)
             for kind in clients {
                 let url = nginx.baseURL + workload.path
                 medians[kind]?.allocationsPerRequest = try probes?.allocationsPerRequest(kind, workload, url: url)
@@ -70,12 +74,14 @@ struct Orchestrator {
                            medians[kind]?.allocationsPerRequest.map { String(format: "%.1f", $0) } ?? "–",
                            medians[kind]?.instructionsPerRequest.map { String(format: "%.0f", $0) } ?? "–"))
             }
-            report.add(workload, medians: medians)
+            report.add(workload, medians: medians, samples: samples)
         }
-        for scenario in scenarios ? Scenarios.all(smoke: smoke) : [] where scenarioNames?.contains(scenario.name) ?? true {
+        let findings = Findings()
+        for scenario in scenarios ? Scenarios.all(smoke: smoke, findings: findings) : [] where scenarioNames?.contains(scenario.name) ?? true {
             let text = try scenario.run(executable, nginx) { report.verdict($0, $1) }
             report.addScenario(text)
         }
+        report.settleReach(loggerMicros: findings.loggerCPUMicrosPerEntry)
         say("\n" + report.text)
         guard let resultsPath else { return }
         let swiftVersion = (try? ChildProcess.run("swift", ["--version"]).output.split(separator: "\n").first.map(String.init)) ?? nil
@@ -106,9 +112,15 @@ struct Orchestrator {
         }
     }
 
-    /// The run with the median throughput.
-    static func median(_ results: [RunResult]) -> RunResult {
-        results.sorted { $0.requestsPerSecond < $1.requestsPerSecond }[results.count / 2]
+    /// The run with the median throughput, its CPU and context-switch figures replaced by their
+    /// own medians (the run with the median throughput need not have the median CPU time).
+    static func medians(_ results: [RunResult]) -> RunResult {
+        func median(_ figure: (RunResult) -> Double) -> Double { results.map(figure).sorted()[results.count / 2] }
+        var typical = results.sorted { $0.requestsPerSecond < $1.requestsPerSecond }[results.count / 2]
+        typical.cpuMicrosPerRequest = median(\.cpuMicrosPerRequest)
+        typical.serverCPUMicrosPerRequest = median(\.serverCPUMicrosPerRequest)
+        typical.contextSwitchesPerRequest = median(\.contextSwitchesPerRequest)
+        return typical
     }
 }
 

@@ -17,7 +17,8 @@ enum Scenarios {
     /// removes it at the end.
     static var millionLogPath: String { NSTemporaryDirectory() + "curlew-bench-million-\(getpid()).jsonl" }
 
-    static func all(smoke: Bool) -> [Scenario] {
+    /// `findings` receives the figures other checks need (the logger's CPU per entry).
+    static func all(smoke: Bool, findings: Findings) -> [Scenario] {
         let millionCount = smoke ? 2_000 : 1_000_000
         let logPath = millionLogPath
         let scaleCount = smoke ? 20_000 : 10_000_000
@@ -37,13 +38,15 @@ enum Scenarios {
                 }
                 func median(_ key: String) -> Double { runs.map { $0[key] ?? 0 }.sorted()[runs.count / 2] }
                 let rate = median("rate")
+                findings.loggerCPUMicrosPerEntry = median("cpuPerEntry")
                 verdict(rate >= 250_000, String(format: "logger: %.0f entries/s sustained, median of %d (target at least 250,000)", rate, runs.count))
                 return String(format: """
                     ### Network logger on its own
 
                     %.0f entries/s to disk, fed in batches as an observer lane feeds it · \
-                    %.0f entries/s with one write per entry (worst case) · medians of %d runs
-                    """, rate, median("perEntryRate"), runs.count)
+                    %.0f entries/s with one write per entry (worst case) · %.2f µs of CPU per entry, \
+                    fed in batches of 1,000 with nothing else running · medians of %d runs
+                    """, rate, median("perEntryRate"), median("cpuPerEntry"), runs.count)
             },
             // Also before the million scenario, for the same reason: it writes a gigabyte to disk
             // (after it, Round 14's run measured `send -o` at 338 MB/s; on its own, 676).
@@ -265,7 +268,26 @@ enum Scenarios {
                 logger.observerDidFinishBatch()
             }
         }
-        return ["rate": Double(count) / sustained, "perEntryRate": Double(count) / perEntry]
+        // The CPU an entry costs, every thread of the logger counted (the record, the write,
+        // the syncs): no producer thread here, so the process does nothing else meanwhile.
+        let cpuBefore = processCPUSeconds()
+        _ = try timeLogger { logger in
+            for index in 0..<count {
+                logger.requestDidProduce(messages[index % messages.count])
+                if index % 1_000 == 999 { logger.observerDidFinishBatch() }
+            }
+            logger.observerDidFinishBatch()
+        }
+        let cpuPerEntry = (processCPUSeconds() - cpuBefore) * 1e6 / Double(count)
+        return ["rate": Double(count) / sustained, "perEntryRate": Double(count) / perEntry, "cpuPerEntry": cpuPerEntry]
+    }
+
+    /// User and system CPU time of this process so far, every thread, in seconds.
+    private static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// Writes a session log of `count` messages through the logger, in batches as a lane feeds
