@@ -92,8 +92,31 @@ public enum CookieJarFile {
         return text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
     }
 
-    /// Writes `cookies` to `path` atomically, readable by the owner only.
+    /// Checks that the directory a jar is written into at `path` is there and writable: a jar is
+    /// written anew next to the old one and renamed over it.
+    public static func checkDirectory(of path: String) throws(RequestError) {
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        var info = stat()
+        let reason: String?
+        if stat(directory, &info) != 0 {
+            reason = "its directory \(directory) cannot be used: \(String(cString: strerror(errno)))"
+        } else if (info.st_mode & S_IFMT) != S_IFDIR {
+            reason = "\(directory) is not a directory"
+        } else if access(directory, W_OK) != 0 {
+            reason = "its directory \(directory) is not writable"
+        } else {
+            reason = nil
+        }
+        if let reason { throw RequestError(.localFile, "cannot write cookie jar \(path): \(reason)", code: 23) }
+    }
+
+    /// Writes `cookies` to `path` atomically, readable by the owner only. What is at `path` is
+    /// replaced only when it reads as a jar: an agent passes over a file that is not one when it
+    /// starts, and saving must not then write over it (a notes file given as the jar by mistake).
     public static func write(_ cookies: [Cookie], to path: String) throws(RequestError) {
+        var info = stat()
+        if lstat(path, &info) == 0 { try check(try text(at: path), at: path) }
         // Never a jar that would be refused when read back.
         guard cookies.count <= maxCookies else {
             throw RequestError(.localFile, "cannot write cookie jar \(path): \(cookies.count) cookies, more than the \(maxCookies) Curlew reads back", code: 23)

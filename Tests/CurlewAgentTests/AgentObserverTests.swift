@@ -158,7 +158,7 @@ struct AgentCallbackTests {
         #expect(calls.contains("failed unacceptableStatus"))
     }
 
-    @Test("cancelling an in-flight request fails it as cancelled within 100 ms, exactly once")
+    @Test("cancelling an in-flight request fails it as cancelled at once, not when the server answers, exactly once")
     func cancelInFlight() async throws {
         let server = try await TestServer.shared()
         let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
@@ -173,7 +173,9 @@ struct AgentCallbackTests {
         let cancelledAt = ContinuousClock.now
         agent.cancel(handle)
         while failures.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(ContinuousClock.now - cancelledAt < .milliseconds(100))
+        // The server answers after 10 s. The bound leaves room for a loaded machine: 100 ms
+        // failed once in a full `make test` (138 ms), which is not what this test is about.
+        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
         agent.cancel(handle)
         agent.cancelAll()
         // Whatever those could still call back is on the callback queue before this block runs.
@@ -228,7 +230,8 @@ struct AgentCallbackTests {
         let cancelledAt = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - cancelledAt < .milliseconds(100))
+        // The server answers after 10 s; the bound leaves room for a loaded machine.
+        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
         guard case .failure(let failure as RequestFailure) = result else {
             Issue.record("expected a RequestFailure, got \(result)")
             return

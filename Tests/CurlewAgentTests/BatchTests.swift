@@ -120,7 +120,8 @@ struct BatchTests {
         let cancelledAt = ContinuousClock.now
         agent.cancel(handle)
         while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(ContinuousClock.now - cancelledAt < .milliseconds(300))
+        // The server answers after 10 s; the bound leaves room for a loaded machine.
+        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
         #expect(handle.state == .cancelled)
         #expect(handle.members.allSatisfy { $0.state == .cancelled })
         await agent.waitForObservers()

@@ -139,6 +139,20 @@ struct CookieTests {
         await #expect(throws: RequestError.self) { try await linked.reloadJarFile() }
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: dangling)) == "/nonexistent/jar.txt")
         await #expect(throws: RequestError.self) { try await pipelineAgent().saveCookies() }
+        // A file that is not a jar, passed over when the agent starts, is not written over when
+        // it saves either (found by review).
+        let notes = NSTemporaryDirectory() + "curlew-jar-notes-\(uniqueTag()).txt"
+        defer { unlink(notes) }
+        try "my notes\n".write(toFile: notes, atomically: true, encoding: .utf8)
+        let noted = try await pipelineAgent { $0.cookies = CookieSettings(enabled: true, jarFile: notes) }
+        _ = try await noted.send(Request(.get, "/cookies/set?sid=kept"))
+        do {
+            try await noted.saveCookies()
+            Issue.record("a file that is not a jar was written over")
+        } catch {
+            #expect(error.message.contains("is not a cookie jar"), "\(error)")
+        }
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "my notes\n")
     }
 
     @Test("cookie values stay out of the session log, even where a server echoes them in a body")

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Cancelling exchanges", .serialized)
 struct TransferCancellationTests {
-    @Test("an in-flight request is aborted within 100 ms, with exactly one finished event")
+    @Test("an in-flight request is aborted at once, not when the server answers, with exactly one finished event")
     func cancelInFlight() async throws {
         let server = try await TestServer.shared()
         let harness = EngineHarness()
@@ -16,7 +16,8 @@ struct TransferCancellationTests {
         let result = await harness.collector.result(for: id)
         let finishedAt = try #require(harness.collector.finishedAt(id))
         #expect(result.error?.kind == .cancelled)
-        #expect(finishedAt - cancelledAt < .milliseconds(100))
+        // The server answers after 10 s; the bound leaves room for a loaded machine.
+        #expect(finishedAt - cancelledAt < .seconds(2))
         harness.engine.cancel(id: id)
         // The transfer thread takes commands in order: once a later exchange has finished, a
         // second finished event for the cancelled one would already have arrived.
@@ -58,7 +59,8 @@ struct TransferCancellationTests {
         harness.engine.cancel(id: waiting)
         let result = await harness.collector.result(for: waiting)
         #expect(result.error?.kind == .cancelled)
-        #expect(try #require(harness.collector.finishedAt(waiting)) - cancelledAt < .milliseconds(100))
+        // Before the blocker's answer frees the connection (2 s).
+        #expect(try #require(harness.collector.finishedAt(waiting)) - cancelledAt < .seconds(1))
         #expect(await harness.collector.result(for: blocker).statusCode == 200)
         #expect(!server.receivedRequests.contains { $0.uri.contains("\(tag)-waiting") })
     }

@@ -134,6 +134,12 @@ struct SendFilesTests {
         try FileManager.default.createDirectory(atPath: directory + "/adir", withIntermediateDirectories: false)
         let bad = try await CurlewProcess.run(["send", "-c", directory + "/adir", "\(server.baseURL)/get"])
         #expect(bad.status == 26)
+        // A jar that could not be saved is refused before the request is sent, not after.
+        for (path, reason) in [(directory + "/missing/jar.txt", "No such file or directory"), (jar + "/jar.txt", "is not a directory")] {
+            let unsaved = try await CurlewProcess.run(["send", "-c", path, "\(server.baseURL)/post", "-d", "a=1"])
+            #expect(unsaved.status == 23 && unsaved.error.contains("cannot write cookie jar") && unsaved.error.contains(reason), "\(unsaved.error)")
+            #expect(!unsaved.output.contains("200"), "nothing was sent: \(unsaved.output)")
+        }
     }
 
     @Test("-o writes into /dev/null without replacing it, and refuses a named pipe or a symbolic link")

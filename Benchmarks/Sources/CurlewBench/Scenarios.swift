@@ -319,9 +319,11 @@ enum Scenarios {
             ### %@
 
             first screen %.2f s · whole log indexed %.2f s · %d keys while indexing, median %.0f ms, slowest %.0f ms · \
-            filter %.2f s (%d entries match) · peak RSS %.1f MiB · interface CPU %.1f s
+            filter %.2f s (%d entries match) · peak RSS %.1f MiB · interface CPU %.1f s · \
+            `curlew --version` just before, the binary's first start after the log was written, %.2f s
             """, title, outcome.firstScreen, outcome.indexed, latencies.count, (latencies.isEmpty ? 0 : latencies[latencies.count / 2]) * 1000,
-            (latencies.last ?? 0) * 1000, outcome.filter, outcome.matched, Double(outcome.peakRSSKiB) / 1024, outcome.cpuSeconds)
+            (latencies.last ?? 0) * 1000, outcome.filter, outcome.matched, Double(outcome.peakRSSKiB) / 1024, outcome.cpuSeconds,
+            outcome.firstStart)
     }
 
     /// Seconds from opening a fresh log to closing it (synced) after `feed` ran.
