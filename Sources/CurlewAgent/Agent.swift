@@ -72,17 +72,22 @@ public final class Agent: Sendable {
     /// place of what the jar holds, and says why it cannot be read: the load when the agent
     /// starts passes over such a file in silence. A file that is not a jar, and a symbolic link,
     /// are refused, so that `saveCookies` never writes over them; the jar is left as it was then.
-    /// Nothing is read without cookies, a jar file or a file; a jar file whose directory is
-    /// missing or not writable is refused, so that a front end says so before it sends anything,
-    /// not after, when it saves the jar. For front ends, before the first request.
+    /// Nothing is done without cookies, a jar file or a file. For front ends, before the first
+    /// request.
     public func reloadJarFile() async throws(RequestError) {
-        guard config.cookies.enabled, let path = config.cookies.jarFile else { return }
-        try CookieJarFile.checkDirectory(of: path)
         var info = stat()
-        guard lstat(path, &info) == 0 else { return }
+        guard config.cookies.enabled, let path = config.cookies.jarFile, lstat(path, &info) == 0 else { return }
         let lines = try CookieJarFile.checkedLines(at: path)
         await clearCookies()
         await engine.addCookies(lines)
+    }
+
+    /// Throws when the config's jar file could not be saved because its directory is missing,
+    /// not a directory or not writable: for a front end that sends requests and then saves, so
+    /// that it can say so before it sends anything. Nothing is checked without cookies or a jar file.
+    public func checkJarFileCanBeSaved() throws(RequestError) {
+        guard config.cookies.enabled, let path = config.cookies.jarFile else { return }
+        try CookieJarFile.checkDirectory(of: path)
     }
 
     /// Writes the jar to a Netscape-format file, owner-only (the config's `jarFile` when nil).

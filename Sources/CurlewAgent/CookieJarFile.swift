@@ -96,14 +96,15 @@ public enum CookieJarFile {
     /// written anew next to the old one and renamed over it.
     public static func checkDirectory(of path: String) throws(RequestError) {
         let parent = (path as NSString).deletingLastPathComponent
-        let directory = parent.isEmpty ? "." : parent
+        let directory = parent.isEmpty ? FileManager.default.currentDirectoryPath
+            : parent.hasPrefix("/") ? parent : FileManager.default.currentDirectoryPath + "/" + parent
         var info = stat()
         let reason: String?
         if stat(directory, &info) != 0 {
             reason = "its directory \(directory) cannot be used: \(String(cString: strerror(errno)))"
         } else if (info.st_mode & S_IFMT) != S_IFDIR {
             reason = "\(directory) is not a directory"
-        } else if access(directory, W_OK) != 0 {
+        } else if access(directory, W_OK | X_OK) != 0 {
             reason = "its directory \(directory) is not writable"
         } else {
             reason = nil
@@ -111,12 +112,33 @@ public enum CookieJarFile {
         if let reason { throw RequestError(.localFile, "cannot write cookie jar \(path): \(reason)", code: 23) }
     }
 
+    /// Throws unless what is at `path` may be replaced by a jar: nothing, or a regular file that
+    /// reads as one. A file removed meanwhile counts as nothing.
+    private static func checkReplaceable(_ path: String) throws(RequestError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        let reason: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            do {
+                try check(try text(at: path), at: path)
+                return
+            } catch {
+                guard lstat(path, &info) == 0 else { return }
+                reason = error.message
+            }
+        case S_IFLNK: reason = "it is a symbolic link; give the file it points to"
+        case S_IFDIR: reason = "it is a directory; give the path of a file"
+        default: reason = "it is not a regular file"
+        }
+        throw RequestError(.localFile, "cannot write cookie jar \(path): \(reason)", code: 23)
+    }
+
     /// Writes `cookies` to `path` atomically, readable by the owner only. What is at `path` is
     /// replaced only when it reads as a jar: an agent passes over a file that is not one when it
     /// starts, and saving must not then write over it (a notes file given as the jar by mistake).
     public static func write(_ cookies: [Cookie], to path: String) throws(RequestError) {
-        var info = stat()
-        if lstat(path, &info) == 0 { try check(try text(at: path), at: path) }
+        try checkReplaceable(path)
         // Never a jar that would be refused when read back.
         guard cookies.count <= maxCookies else {
             throw RequestError(.localFile, "cannot write cookie jar \(path): \(cookies.count) cookies, more than the \(maxCookies) Curlew reads back", code: 23)

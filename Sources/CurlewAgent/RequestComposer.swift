@@ -275,6 +275,9 @@ struct RequestComposer: Sendable {
             let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) contains whitespace or a control character at position \(position)")
         }
+        if let port = portText(of: url), !port.isEmpty, !(port.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(port) ?? 0)) {
+            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
+        }
         guard let components = URLComponents(string: url) else {
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) is not a valid URL")
         }
@@ -284,6 +287,18 @@ struct RequestComposer: Sendable {
         guard let host = components.host, !host.isEmpty else {
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has no host")
         }
+    }
+
+    /// What follows the host's colon in `url`'s authority (after any user information, and after
+    /// the bracket of an IPv6 address), or nil when there is no colon there.
+    static func portText(of url: String) -> Substring? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        let afterScheme = url[schemeEnd.upperBound...]
+        var authority = afterScheme[..<(afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex)]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let bracket = authority.firstIndex(of: "]") { authority = authority[authority.index(after: bracket)...] }
+        guard let colon = authority.firstIndex(of: ":") else { return nil }
+        return authority[authority.index(after: colon)...]
     }
 
     /// Bytes outside ASCII after the authority (path, query, fragment) as `%XX`, as a browser
@@ -315,14 +330,35 @@ struct RequestComposer: Sendable {
         guard prefix > 0 else { return false }
         var hostLength = 0
         var inHost = true
+        // The port after the host's colon while it is read (nil before and after it), and its digits.
+        var port: Int?
+        var portDigits = 0
         for byte in bytes[prefix...] {
             guard byte > 0x20, byte < 0x7F else { return false }
+            if let value = port {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    // A port past 65535, or 0, is for the full check, which says so.
+                    port = value * 10 + Int(byte - UInt8(ascii: "0"))
+                    portDigits += 1
+                    guard port! <= 65535 else { return false }
+                    continue
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+                    guard portDigits == 0 || value > 0 else { return false }
+                    port = nil
+                default:
+                    return false
+                }
+            }
             if inHost {
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                      UInt8(ascii: "-"), UInt8(ascii: "."):
                     hostLength += 1
-                case UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+                case UInt8(ascii: ":"):
+                    inHost = false
+                    port = 0
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
                     inHost = false
                 default:
                     return false
@@ -332,6 +368,7 @@ struct RequestComposer: Sendable {
                 return false
             }
         }
+        if let value = port, portDigits > 0, value == 0 { return false }
         return hostLength > 0
     }
 

@@ -76,7 +76,12 @@ struct RunCommand: AsyncParsableCommand {
         let hiding = session.redactionPolicy
         let redaction = session.logger.redacts && !noRedact ? hiding : .disabled
         let agent = Agent(config: session.agentConfig)
-        do { try await agent.reloadJarFile() } catch { throw Self.usageFailure("\(error)") }
+        do {
+            try agent.checkJarFileCanBeSaved()
+            try await agent.reloadJarFile()
+        } catch {
+            throw Self.usageFailure("\(error)")
+        }
         let logPath = log ?? session.logger.path ?? session.logger.directory.map { NetworkLogger.defaultPath(for: Date(), directory: $0) }
         let logger: NetworkLogger?
         do {

@@ -119,7 +119,12 @@ struct SendCommand: AsyncParsableCommand {
         try pipeline.apply(to: &config, request: &request)
         transfer.apply(to: &config)
         let agent = Agent(config: config)
-        do { try await agent.reloadJarFile() } catch { throw failing(with: error) }
+        do {
+            try agent.checkJarFileCanBeSaved()
+            try await agent.reloadJarFile()
+        } catch {
+            throw failing(with: error)
+        }
         let redaction = self.redaction
         let logger = try log.map {
             var config = NetworkLoggerConfig(logFilePath: $0, redaction: redaction)

@@ -70,6 +70,24 @@ struct RequestComposerTests {
         }
     }
 
+    @Test("a port outside 1 to 65535, or not a number, is refused with the port named; a port in range, or none after the colon, is taken")
+    func ports() throws {
+        for (bad, port) in [("http://h.test:99999/get", "99999"), ("http://h.test:0/get", "0"), ("http://h.test:8o80/get", "8o80"),
+                            ("http://javascript:alert(1)", "alert(1)"), ("http://u:p@h.test:70000/", "70000"),
+                            ("http://[::1]:123456/", "123456"), ("https://h.test:-1", "-1")] {
+            do {
+                _ = try url(Request.url(bad))
+                Issue.record("\(bad) was taken")
+            } catch {
+                #expect(error.kind == .invalidURL)
+                #expect(error.message.contains("has port \"\(port)\": a port is a number from 1 to 65535"), "\(error.message)")
+            }
+        }
+        for good in ["http://h.test:65535/get", "http://h.test:1", "http://h.test:/get", "http://u:p@h.test:8080/", "http://[::1]:8080/x?a=b:c"] {
+            #expect(try url(Request.url(good)) == good)
+        }
+    }
+
     @Test("text outside ASCII in the path, query and fragment is sent percent-encoded, as a browser does; the host and ASCII URLs are left as they are")
     func nonASCIIEncoded() throws {
         #expect(try url(Request.url("http://h.test/anything/ü?y=é&z=%41#frag-ß")) == "http://h.test/anything/%C3%BC?y=%C3%A9&z=%41#frag-%C3%9F")

@@ -259,6 +259,12 @@ struct SendCommandTests {
         #expect(lowercase.status == 64 && lowercase.error.contains("curlew send GET URL"), "\(lowercase.error)")
         let empty = try await CurlewProcess.run(["send", ""])
         #expect(empty.status == 64 && empty.error.contains("the URL is empty"), "\(empty.status) \(empty.error)")
+        // A port out of range, or a scheme read as a host and port, is named (it was libcurl's
+        // "URL using bad/illegal format or missing URL").
+        for (word, port) in [("localhost:99999/get", "99999"), ("javascript:alert(1)", "alert(1)")] {
+            let refused = try await CurlewProcess.run(["send", word])
+            #expect(refused.status == 3 && refused.error.contains("has port \"\(port)\": a port is a number from 1 to 65535"), "\(refused.status) \(refused.error)")
+        }
         let path = try await CurlewProcess.run(["send", "POST", "/get"])
         #expect(path.status == 64 && path.error.contains("is a path, not a URL") && path.error.contains("http://localhost:8080/get"),
                 "\(path.status) \(path.error)")

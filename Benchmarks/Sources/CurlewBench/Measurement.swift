@@ -14,8 +14,9 @@ struct RunResult: Codable, Sendable {
     /// CPU time (user + system) of the client's process per request, in microseconds, start-up
     /// included (filled in by the parent).
     var cpuMicrosPerRequest: Double = 0
-    /// CPU time nginx used per request during the run, in microseconds (filled in by the parent).
-    var serverCPUMicrosPerRequest: Double = 0
+    /// CPU time nginx used per request during the run, in microseconds (filled in by the parent;
+    /// nil when it could not be read).
+    var serverCPUMicrosPerRequest: Double?
     /// Context switches of the client's threads per request, start-up included (filled in by the parent).
     var contextSwitchesPerRequest: Double = 0
     /// Heap allocations per request, from a separate counted run (nil when not measured).

@@ -61,15 +61,21 @@ final class NginxServer {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// CPU time nginx has used so far, its master and worker together, in nanoseconds: the first
-    /// field of each one's `/proc/PID/schedstat` (time on a CPU, to the nanosecond, where
-    /// `/proc/PID/stat` counts 10 ms ticks).
-    func cpuNanoseconds() -> UInt64 {
+    /// CPU time nginx has used so far, its master and worker with every thread of each, in
+    /// nanoseconds: the first field of `/proc/PID/task/TID/schedstat` (time on a CPU, to the
+    /// nanosecond, where `/proc/PID/stat` counts 10 ms ticks). Nil when it cannot be read.
+    func cpuNanoseconds() -> UInt64? {
         let master = process.processIdentifier
-        return ([master] + Self.children(of: master)).reduce(0) { total, pid in
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/schedstat", encoding: .utf8)) ?? ""
-            return total + (text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0)
+        var total: UInt64 = 0
+        for pid in [master] + Self.children(of: master) {
+            guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+            for task in tasks {
+                guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+                      let nanoseconds = text.split(separator: " ").first.flatMap({ UInt64($0) }) else { return nil }
+                total += nanoseconds
+            }
         }
+        return total
     }
 
     /// The processes whose parent is `parent` (nginx's worker), from each process's `/proc/PID/stat`.

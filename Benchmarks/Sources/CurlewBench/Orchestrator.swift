@@ -53,12 +53,13 @@ struct Orchestrator {
                 for kind in clients {
                     let serverBefore = nginx.cpuNanoseconds()
                     var result = try measure(kind, workload, url: nginx.baseURL + workload.path, executable: executable)
-                    let serverNanoseconds = Double(nginx.cpuNanoseconds() - serverBefore)
-                    result.serverCPUMicrosPerRequest = result.requests > 0 ? serverNanoseconds / 1000 / Double(result.requests) : 0
+                    if let before = serverBefore, let after = nginx.cpuNanoseconds(), after >= before, result.requests > 0 {
+                        result.serverCPUMicrosPerRequest = Double(after - before) / 1000 / Double(result.requests)
+                    }
                     samples[kind, default: []].append(result)
-                    say(String(format: "%@ run %d %-28@ %9.0f req/s  p50 %.2f ms  p99 %.2f ms  %.1f MiB  %.1f µs CPU/req  server %.1f µs/req%@", workload.name, run, kind.title,
+                    say(String(format: "%@ run %d %-28@ %9.0f req/s  p50 %.2f ms  p99 %.2f ms  %.1f MiB  %.1f µs CPU/req  server %@ µs/req%@", workload.name, run, kind.title,
                                  result.requestsPerSecond, result.p50, result.p99, Double(result.peakRSSKiB) / 1024, result.cpuMicrosPerRequest,
-                                 result.serverCPUMicrosPerRequest,
+                                 result.serverCPUMicrosPerRequest.map { String(format: "%.1f", $0) } ?? "–",
                                  result.errors > 0 ? "  \(result.errors) errors" : ""))
                     if result.errors > 0, kind != .wrk { throw BenchError("\(kind.rawValue) had \(result.errors) errors on \(workload.name)") }
                 }
@@ -118,7 +119,8 @@ struct Orchestrator {
         func median(_ figure: (RunResult) -> Double) -> Double { results.map(figure).sorted()[results.count / 2] }
         var typical = results.sorted { $0.requestsPerSecond < $1.requestsPerSecond }[results.count / 2]
         typical.cpuMicrosPerRequest = median(\.cpuMicrosPerRequest)
-        typical.serverCPUMicrosPerRequest = median(\.serverCPUMicrosPerRequest)
+        let serverFigures = results.compactMap(\.serverCPUMicrosPerRequest).sorted()
+        typical.serverCPUMicrosPerRequest = serverFigures.count == results.count ? serverFigures[results.count / 2] : nil
         typical.contextSwitchesPerRequest = median(\.contextSwitchesPerRequest)
         return typical
     }

@@ -1,6 +1,6 @@
 // Fuzzes the request composer with what users type: a method, a URL and a header. Whatever it
 // accepts is safe to put on the wire: the method is a token, the URL is http(s) without spaces or
-// control characters, and no header can inject a line.
+// control characters and with a port from 1 to 65535 if any, and no header can inject a line.
 @testable import CurlewAgent
 import CurlewTransport
 import Foundation
@@ -29,6 +29,11 @@ public func fuzzCompose(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { fatalError("composed a non-HTTP URL \(transfer.url.debugDescription)") }
     guard !transfer.url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
         fatalError("composed a URL with a space or control character: \(transfer.url.debugDescription)")
+    }
+    // The byte-by-byte check of plain URLs and the full check must agree on ports.
+    if let port = RequestComposer.portText(of: transfer.url), !port.isEmpty,
+       !(port.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(port) ?? 0)) {
+        fatalError("composed a URL with port \(port.debugDescription): \(transfer.url.debugDescription)")
     }
     for header in transfer.headers where header.value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) || !ASCII.isToken(header.name) {
         fatalError("composed an injectable header \(header)")
