@@ -95,9 +95,9 @@ public enum CookieJarFile {
     /// Checks that the directory a jar is written into at `path` is there and writable: a jar is
     /// written anew next to the old one and renamed over it.
     public static func checkDirectory(of path: String) throws(RequestError) {
-        let parent = (path as NSString).deletingLastPathComponent
-        let directory = parent.isEmpty ? FileManager.default.currentDirectoryPath
-            : parent.hasPrefix("/") ? parent : FileManager.default.currentDirectoryPath + "/" + parent
+        let parent = LocalFile.directory(of: path)
+        let directory = parent.hasPrefix("/") ? parent
+            : FileManager.default.currentDirectoryPath + (parent == "." ? "" : "/" + parent)
         var info = stat()
         let reason: String?
         if stat(directory, &info) != 0 {

@@ -8,6 +8,17 @@ public enum LocalFile {
         path.hasPrefix("/") || path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : (directory as NSString).appendingPathComponent(path)
     }
 
+    /// The directory `path` is in: "." for a bare name, "/" for a name at the root. Foundation's
+    /// `deletingLastPathComponent` traps on Linux for a one-character name (`a`, `.`, `x/`).
+    public static func directory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        var parent = trimmed[..<slash]
+        while parent.hasSuffix("/") { parent = parent.dropLast() }
+        return parent.isEmpty ? "/" : String(parent)
+    }
+
     /// Throws `localFile` unless `path` is a regular file this process can read.
     static func checkReadable(_ path: String, purpose: String) throws(RequestError) {
         var info = stat()
@@ -65,8 +76,7 @@ public enum LocalFile {
                 throw RequestError(.localFile, "download destination \(path) is not a regular file (a pipe or a socket)", code: 23)
             }
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        let parent = directory.isEmpty ? "." : directory
+        let parent = directory(of: path)
         guard stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(parent, W_OK) == 0 else {
             throw RequestError(.localFile, "download destination \(path): cannot write in \(parent)", code: 23)
         }

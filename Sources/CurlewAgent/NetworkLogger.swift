@@ -157,13 +157,13 @@ public final class NetworkLogger: NetworkObserver {
                 : path.hasSuffix("/") ? "it ends with / and so names a directory; give the path of a file"
                 : "it is a directory; give the path of a file")
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !config.createsDirectory {
+        let directory = LocalFile.directory(of: path)
+        if directory != ".", !config.createsDirectory {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw NetworkLoggerError(path: path, reason: "directory \(directory) does not exist")
             }
-        } else if !directory.isEmpty {
+        } else if directory != "." {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {

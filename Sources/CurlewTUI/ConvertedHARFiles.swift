@@ -1,3 +1,4 @@
+import CurlewAgent
 import CurlewSessions
 import Foundation
 
@@ -15,7 +16,7 @@ final class ConvertedHARFiles: Sendable {
 
     /// Removes one session log this object made.
     func discard(_ path: String) {
-        guard (path as NSString).deletingLastPathComponent == directory else { return }
+        guard LocalFile.directory(of: path) == directory else { return }
         try? FileManager.default.removeItem(atPath: path)
     }
 

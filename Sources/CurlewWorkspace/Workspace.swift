@@ -51,7 +51,7 @@ public struct Workspace: Sendable {
     var configNode: YAMLNode?
     var secrets = WorkspaceSecrets()
 
-    public var directory: String { (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent }
+    public var directory: String { LocalFile.directory(of: path) }
 
     /// `curlew.yaml` in `directory`, or nil when there is none.
     public static func find(in directory: String = FileManager.default.currentDirectoryPath) -> String? {
@@ -121,7 +121,7 @@ public struct Workspace: Sendable {
         if let text { source = text } else { source = try YAMLDocument.readText(path: file) }
         environmentReferences.formUnion(Self.environmentNames(in: source))
         guard let root = try YAMLDocument.parse(source, file: file) else { return }
-        let directory = (file as NSString).deletingLastPathComponent
+        let directory = LocalFile.directory(of: file)
         var map = try NodeReader(root, keyPath: "").mapping()
         if isMain {
             configNode = map.take("config")?.node

@@ -210,7 +210,7 @@ public enum WorkspaceWriter {
 
     /// The secrets file beside a workspace file.
     static func secretsPath(for path: String, existing: Workspace?) -> String {
-        let directory = existing?.directory ?? ((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+        let directory = existing?.directory ?? LocalFile.directory(of: path)
         return (directory as NSString).appendingPathComponent(Workspace.secretsFileName)
     }
 
@@ -527,7 +527,7 @@ public enum WorkspaceWriter {
         for _ in 0..<40 {
             guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
             current = destination.hasPrefix("/") ? destination
-                : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
+                : (LocalFile.directory(of: current) as NSString).appendingPathComponent(destination)
         }
         return current
     }

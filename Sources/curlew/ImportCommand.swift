@@ -48,10 +48,10 @@ struct ImportCommand: ParsableCommand {
         } else {
             do { data = Data(try YAMLDocument.readText(path: file).utf8) } catch { throw RunCommand.usageFailure("\(error)") }
         }
-        let directory = file == "-" ? "." : (file as NSString).deletingLastPathComponent
+        let directory = file == "-" ? "." : LocalFile.directory(of: file)
         let collection: ImportedCollection
         do {
-            collection = try format.read(data, directory: directory.isEmpty ? "." : directory)
+            collection = try format.read(data, directory: directory)
         } catch {
             throw RunCommand.usageFailure("\(file): \(error)")
         }

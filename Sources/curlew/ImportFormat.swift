@@ -70,7 +70,6 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         guard let format = detect(path: path, data: data) else {
             throw CurlImport.Failure(reason: "\(path): not a format Curlew imports (curl, HAR, .http, Postman, OpenAPI); name it by its extension")
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        return try format.read(data, directory: directory.isEmpty ? "." : directory)
+        return try format.read(data, directory: LocalFile.directory(of: path))
     }
 }

@@ -125,9 +125,9 @@ enum InterfaceLauncher {
         defer { interrupts.finish() }
         let keyMap = try options.keyMap(), theme = try options.chosenTheme()
         if !FileManager.default.fileExists(atPath: path) {
-            let directory = (path as NSString).deletingLastPathComponent
+            let directory = LocalFile.directory(of: path)
             var isDirectory: ObjCBool = false
-            guard directory.isEmpty || FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue else {
+            guard directory == "." || FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue else {
                 throw RunCommand.usageFailure("cannot create \(path): the directory \(directory) does not exist")
             }
             guard FileManager.default.createFile(atPath: path, contents: Data("# Curlew workspace: see the README's Workspaces section.\nrequests:\n".utf8)) else {

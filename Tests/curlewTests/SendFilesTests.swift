@@ -134,6 +134,13 @@ struct SendFilesTests {
         try FileManager.default.createDirectory(atPath: directory + "/adir", withIntermediateDirectories: false)
         let bad = try await CurlewProcess.run(["send", "-c", directory + "/adir", "\(server.baseURL)/get"])
         #expect(bad.status == 26)
+        // One-character names, whose directory Foundation's path call trapped on (found by the
+        // README's commands: `curlew send -c .` exited with signal 4).
+        for arguments in [["send", "-c", ".", "\(server.baseURL)/get"], ["send", "-o", "x/", "\(server.baseURL)/get"],
+                          ["send", "--log", ".", "\(server.baseURL)/get"]] {
+            let refused = try await CurlewProcess.run(arguments)
+            #expect(refused.status != 0 && refused.status < 128 && refused.error.contains("curlew:"), "\(arguments): \(refused.status) \(refused.error)")
+        }
         // A jar that could not be saved is refused before the request is sent, not after.
         for (path, reason) in [(directory + "/missing/jar.txt", "No such file or directory"), (jar + "/jar.txt", "is not a directory")] {
             let tag = uniqueTag()
