@@ -302,6 +302,19 @@ stop_by_signal "SIGHUP in the demo" HUP 129
 remember_log
 rm -rf "$private_tmp" "$har_file"
 
+# A workspace path ending in / is refused, and no stray file is left (found by a new user's
+# trial: `--workspace z/` created a file named z, then failed).
+slash_dir=$(mktemp -d)
+open_session 120 40 "cd $slash_dir && $PWD/$run_command tui --workspace z/"
+expect "a workspace path ending in / is refused" "ends with / and so names a directory"
+expect "that refusal exits 2" "CURLEW-EXITED-2"
+if [ -e "$slash_dir/z" ]; then
+    failed=$((failed + 1)); echo "FAILED: --workspace z/ left a file z behind"
+else
+    passed=$((passed + 1)); echo "ok: --workspace z/ leaves nothing behind"
+fi
+rm -rf "$slash_dir"
+
 # `make run` itself: it checks the system packages, finds the build up to date and opens the
 # interface; quitting at once sends nothing and leaves no session log behind.
 tmux -L "$socket" kill-session -t e2e 2>/dev/null

@@ -63,6 +63,9 @@ public enum LocalFile {
     /// `path` is absent, a regular file or a character device. A directory, a named pipe or a
     /// symbolic link is refused, never replaced.
     static func checkWritableDestination(_ path: String) throws(RequestError) {
+        if path.hasSuffix("/") {
+            throw RequestError(.localFile, "download destination \(path) ends with / and so names a directory; give the path of a file", code: 23)
+        }
         var info = stat()
         if lstat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {

@@ -44,7 +44,11 @@ public enum URLPassword {
             var at: Int?
             while end < bytes.count {
                 let byte = bytes[end]
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                // A backslash ends the authority only as JSON's escape of a slash (`\/`): libcurl
+                // reads any other as part of the user information, password included (found by a
+                // new user's trial: `u:pa\ss@` went to the log in clear).
+                if byte == UInt8(ascii: "\\"), end + 1 < bytes.count, bytes[end + 1] == UInt8(ascii: "/") { break }
                 if byte == UInt8(ascii: "@") { at = end }
                 if byte == UInt8(ascii: ":"), colon == nil, at == nil { colon = end }
                 end += 1

@@ -124,6 +124,9 @@ enum InterfaceLauncher {
         let interrupts = watchStopSignals()
         defer { interrupts.finish() }
         let keyMap = try options.keyMap(), theme = try options.chosenTheme()
+        if path.hasSuffix("/") {
+            throw RunCommand.usageFailure("\(path) ends with / and so names a directory; give the path of a workspace file")
+        }
         if !FileManager.default.fileExists(atPath: path) {
             let directory = LocalFile.directory(of: path)
             var isDirectory: ObjCBool = false

@@ -366,6 +366,10 @@ struct URLPasswordTests {
         ("http://h.test/a@b:c", "http://h.test/a@b:c"),
         ("http://u:[REDACTED]@h.test/", "http://u:[REDACTED]@h.test/"),
         ("no url : @ here", "no url : @ here"),
+        // A backslash in a password, raw and as JSON writes it (found by a new user's trial).
+        (#"http://u:pa\ss@h.test/"#, "http://u:[REDACTED]@h.test/"),
+        (#"{"url":"http:\/\/u:pa\\ss@h.test\/x"}"#, #"{"url":"http:\/\/u:[REDACTED]@h.test\/x"}"#),
+        (#"http://u:pw\@h.test/"#, "http://u:[REDACTED]@h.test/"),
     ])
     func masking(_ text: String, _ expected: String) {
         #expect(URLPassword.masking(in: text) == expected)

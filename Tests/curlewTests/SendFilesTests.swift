@@ -142,12 +142,19 @@ struct SendFilesTests {
             #expect(refused.status != 0 && refused.status < 128 && refused.error.contains("curlew:"), "\(arguments): \(refused.status) \(refused.error)")
         }
         // A jar that could not be saved is refused before the request is sent, not after.
-        for (path, reason) in [(directory + "/missing/jar.txt", "No such file or directory"), (jar + "/jar.txt", "is not a directory")] {
+        for (path, reason) in [(directory + "/missing/jar.txt", "No such file or directory"), (jar + "/jar.txt", "is not a directory"),
+                               (directory + "/e/", "ends with / and so names a directory")] {
             let tag = uniqueTag()
             let unsaved = try await CurlewProcess.run(["send", "-c", path, "\(server.baseURL)/post?\(tag)", "-d", "a=1"])
             #expect(unsaved.status == 23 && unsaved.error.contains("cannot write cookie jar") && unsaved.error.contains(reason), "\(unsaved.error)")
             #expect(!server.receivedRequests.contains { $0.uri.contains(tag) }, "nothing was sent")
         }
+        // So is a download to a path ending in / (found by a new user's trial: sent, then "could
+        // not open x/.curlew-partial").
+        let tag = uniqueTag()
+        let slash = try await CurlewProcess.run(["send", "-o", directory + "/x/", "\(server.baseURL)/get?\(tag)"])
+        #expect(slash.status == 23 && slash.error.contains("ends with / and so names a directory"), "\(slash.error)")
+        #expect(!server.receivedRequests.contains { $0.uri.contains(tag) }, "nothing was sent")
     }
 
     @Test("-o writes into /dev/null without replacing it, and refuses a named pipe or a symbolic link")
