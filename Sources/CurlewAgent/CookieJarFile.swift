@@ -101,18 +101,9 @@ public enum CookieJarFile {
         let parent = LocalFile.directory(of: path)
         let directory = parent.hasPrefix("/") ? parent
             : FileManager.default.currentDirectoryPath + (parent == "." ? "" : "/" + parent)
-        var info = stat()
-        let reason: String?
-        if stat(directory, &info) != 0 {
-            reason = "its directory \(directory) cannot be used: \(String(cString: strerror(errno)))"
-        } else if (info.st_mode & S_IFMT) != S_IFDIR {
-            reason = "\(directory) is not a directory"
-        } else if access(directory, W_OK | X_OK) != 0 {
-            reason = "its directory \(directory) is not writable"
-        } else {
-            reason = nil
+        if let reason = LocalFile.directoryProblem(directory) {
+            throw RequestError(.localFile, "cannot write cookie jar \(path): \(reason)", code: 23)
         }
-        if let reason { throw RequestError(.localFile, "cannot write cookie jar \(path): \(reason)", code: 23) }
     }
 
     /// Throws unless what is at `path` may be replaced by a jar: nothing, or a regular file that

@@ -19,6 +19,16 @@ public enum LocalFile {
         return parent.isEmpty ? "/" : String(parent)
     }
 
+    /// Why no file can be created in `directory`, or nil: it is missing, not a directory, or not
+    /// writable and searchable by this process.
+    static func directoryProblem(_ directory: String) -> String? {
+        var info = stat()
+        if stat(directory, &info) != 0 { return "its directory \(directory) cannot be used: \(String(cString: strerror(errno)))" }
+        if (info.st_mode & S_IFMT) != S_IFDIR { return "\(directory) is not a directory" }
+        if access(directory, W_OK | X_OK) != 0 { return "its directory \(directory) is not writable" }
+        return nil
+    }
+
     /// Throws `localFile` unless `path` is a regular file this process can read.
     static func checkReadable(_ path: String, purpose: String) throws(RequestError) {
         var info = stat()
@@ -80,7 +90,7 @@ public enum LocalFile {
             }
         }
         let parent = directory(of: path)
-        guard stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(parent, W_OK) == 0 else {
+        if directoryProblem(parent) != nil {
             throw RequestError(.localFile, "download destination \(path): cannot write in \(parent)", code: 23)
         }
     }

@@ -275,7 +275,7 @@ struct RequestComposer: Sendable {
             let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) contains whitespace or a control character at position \(position)")
         }
-        if let port = portText(of: url), !port.isEmpty, !(port.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(port) ?? 0)) {
+        if let port = portText(of: url), !port.isEmpty, !isPort(port) {
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
         }
         guard let components = URLComponents(string: url) else {
@@ -287,6 +287,11 @@ struct RequestComposer: Sendable {
         guard let host = components.host, !host.isEmpty else {
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has no host")
         }
+    }
+
+    /// Whether `text` is a port: digits only, a number from 1 to 65535.
+    static func isPort(_ text: Substring) -> Bool {
+        text.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(text) ?? 0)
     }
 
     /// What follows the host's colon in `url`'s authority (after any user information, and after

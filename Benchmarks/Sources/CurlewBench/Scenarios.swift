@@ -287,8 +287,7 @@ enum Scenarios {
     private static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        return ChildProcess.cpuSeconds(usage.ru_utime) + ChildProcess.cpuSeconds(usage.ru_stime)
     }
 
     /// Writes a session log of `count` messages through the logger, in batches as a lane feeds

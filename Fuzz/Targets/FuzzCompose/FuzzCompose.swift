@@ -31,8 +31,7 @@ public func fuzzCompose(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         fatalError("composed a URL with a space or control character: \(transfer.url.debugDescription)")
     }
     // The byte-by-byte check of plain URLs and the full check must agree on ports.
-    if let port = RequestComposer.portText(of: transfer.url), !port.isEmpty,
-       !(port.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(port) ?? 0)) {
+    if let port = RequestComposer.portText(of: transfer.url), !port.isEmpty, !RequestComposer.isPort(port) {
         fatalError("composed a URL with port \(port.debugDescription): \(transfer.url.debugDescription)")
     }
     for header in transfer.headers where header.value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) || !ASCII.isToken(header.name) {
