@@ -52,14 +52,16 @@ bench: build bench-deps
 	cd Benchmarks && $(SWIFT) build -c release
 	cd Benchmarks && CURLEW_BIN=../$(CURLEW) .build/release/CurlewBench --results RESULTS.md
 
-# A few hundred requests per client, so the harness itself cannot rot; records nothing.
+# A few hundred requests per client, so the harness itself cannot rot; records nothing. It builds
+# the harness alone: the AsyncHTTPClient peer (SwiftNIO and BoringSSL, minutes to compile) is
+# built and run by `make bench`.
 bench-smoke: bench-deps
 	$(SWIFT) build --product curlew
 	$(call forget-stale-bench-plan,debug)
-	cd Benchmarks && $(SWIFT) build
+	cd Benchmarks && $(SWIFT) build --product CurlewBench
 	cd Benchmarks && CURLEW_BIN=../$(CURLEW) .build/debug/CurlewBench --smoke --no-results
 
-# libFuzzer targets with AddressSanitizer, one per parser of untrusted input (Fuzz/README.md).
+# libFuzzer targets with AddressSanitizer, one per parser of untrusted input (README, Reliability).
 FUZZ_SECONDS ?= 120
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)

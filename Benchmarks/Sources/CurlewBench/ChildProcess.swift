@@ -1,3 +1,4 @@
+import BenchMeasurement
 import Foundation
 
 /// A finished child process: its exit status, standard output and peak memory.
@@ -80,4 +81,13 @@ extension ChildProcess {
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+extension RunResult {
+    /// Fills in what only the parent knows, from the finished child.
+    mutating func attribute(_ child: ChildResult) {
+        peakRSSKiB = child.peakRSSKiB
+        cpuMicrosPerRequest = requests > 0 ? child.cpuSeconds * 1e6 / Double(requests) : 0
+        contextSwitchesPerRequest = requests > 0 ? Double(child.contextSwitches) / Double(requests) : 0
+    }
 }

@@ -1,3 +1,4 @@
+import BenchMeasurement
 import Foundation
 import Synchronization
 

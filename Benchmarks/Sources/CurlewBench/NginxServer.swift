@@ -1,3 +1,4 @@
+import BenchMeasurement
 import Foundation
 
 /// nginx started with its own generated config on 127.0.0.1: one worker, keep-alive, a small JSON

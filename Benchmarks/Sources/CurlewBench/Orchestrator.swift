@@ -1,6 +1,6 @@
+import BenchMeasurement
 import CurlewAgent
 import Foundation
-import Synchronization
 
 /// Runs every client on every workload against one nginx, alternating clients, and reports medians.
 struct Orchestrator {
@@ -42,6 +42,13 @@ struct Orchestrator {
         let nginx = try NginxServer()
         defer { nginx.stop() }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        var clients = clients
+        if clients.contains(.asyncHTTPClient), !FileManager.default.isExecutableFile(atPath: Self.peer(of: executable)) {
+            // The smoke run builds the harness alone; a full run must compare with every peer.
+            guard smoke else { throw BenchError("\(Self.peer(of: executable)) is not built: build the package (swift build -c release)") }
+            say("AsyncHTTPClient not built: left out of the smoke run (make bench builds and runs it)")
+            clients.removeAll { $0 == .asyncHTTPClient }
+        }
         var report = Report(smoke: smoke, runs: runs)
         say("nginx on \(nginx.baseURL); \(runs) run(s) per client\(smoke ? " (smoke)" : "")\n")
         defer { try? FileManager.default.removeItem(atPath: Scenarios.millionLogPath) }
@@ -102,7 +109,8 @@ struct Orchestrator {
         case .wrk:
             return try ExternalClients.wrk(url: url, duration: workload.wrkSeconds, concurrency: workload.concurrency, bodySize: workload.bodySize)
         default:
-            let command = wrapper + [executable, "client", kind.rawValue, url, "\(count)", "\(workload.concurrency)"]
+            let command = wrapper + (kind == .asyncHTTPClient ? [Self.peer(of: executable), url, "\(count)", "\(workload.concurrency)"]
+                : [executable, "client", kind.rawValue, url, "\(count)", "\(workload.concurrency)"])
             let child = try ChildProcess.run(command[0], Array(command.dropFirst()), discardStandardError: !wrapper.isEmpty, environment: environment)
             guard child.status == 0, let line = child.output.split(separator: "\n").last else {
                 throw BenchError("\(kind.rawValue) failed with status \(child.status)")
@@ -111,6 +119,11 @@ struct Orchestrator {
             result.attribute(child)
             return result
         }
+    }
+
+    /// The AsyncHTTPClient program, built beside the harness (`AsyncHTTPClientBench`).
+    static func peer(of executable: String) -> String {
+        (executable as NSString).deletingLastPathComponent + "/AsyncHTTPClientBench"
     }
 
     /// The run with the median throughput, its CPU and context-switch figures replaced by their
@@ -124,11 +137,4 @@ struct Orchestrator {
         typical.contextSwitchesPerRequest = median(\.contextSwitchesPerRequest)
         return typical
     }
-}
-
-/// Carries an async result to a waiting thread.
-final class ResultBox: Sendable {
-    private let value = Mutex<Result<RunResult, any Error>?>(nil)
-    func set(_ result: Result<RunResult, any Error>) { value.withLock { $0 = result } }
-    func get() throws -> RunResult { try value.withLock { $0 }!.get() }
 }

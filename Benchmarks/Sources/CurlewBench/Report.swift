@@ -1,3 +1,4 @@
+import BenchMeasurement
 import Foundation
 
 /// The results table, the target checks and RESULTS.md.

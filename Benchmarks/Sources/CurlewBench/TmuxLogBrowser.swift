@@ -1,3 +1,4 @@
+import BenchMeasurement
 import Foundation
 
 /// The log browser as users run it: `curlew tui LOG` in a tmux pane of 160x50 on a private tmux

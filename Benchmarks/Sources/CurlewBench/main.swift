@@ -1,3 +1,4 @@
+import BenchMeasurement
 import CurlewAgent
 import Foundation
 
@@ -13,12 +14,6 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-func emit(_ result: RunResult) throws {
-    var result = result
-    result.peakRSSKiB = peakRSSKiB()
-    say(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
-}
-
 do {
     switch arguments.first {
     case "client":
@@ -32,21 +27,7 @@ do {
         case .libcurlMulti: try emit(BareCurlClient.run(url: url, count: count, concurrency: concurrency))
         case .libcurlMultiKeepingBodies: try emit(BareCurlClient.run(url: url, count: count, concurrency: concurrency, keepingBodies: true))
         case .urlSession: try emit(URLSessionClient.run(url: url, count: count, concurrency: concurrency))
-        case .asyncHTTPClient:
-            let done = DispatchSemaphore(value: 0)
-            let outcome = ResultBox()
-            // Detached: top-level code runs on the main actor, which this thread blocks below.
-            Task.detached {
-                do {
-                    outcome.set(.success(try await AsyncHTTPClientClient.run(url: url, count: count, concurrency: concurrency)))
-                } catch {
-                    outcome.set(.failure(error))
-                }
-                done.signal()
-            }
-            done.wait()
-            try emit(outcome.get())
-        case .curlParallel, .wrk:
+        case .asyncHTTPClient, .curlParallel, .wrk:
             throw BenchError("\(kind.rawValue) runs as its own program")
         }
     case "scenario":

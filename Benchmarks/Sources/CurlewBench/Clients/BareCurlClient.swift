@@ -1,3 +1,4 @@
+import BenchMeasurement
 import CCurl
 import Foundation
 

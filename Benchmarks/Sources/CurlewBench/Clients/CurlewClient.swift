@@ -1,3 +1,4 @@
+import BenchMeasurement
 import CurlewAgent
 import Dispatch
 import Foundation

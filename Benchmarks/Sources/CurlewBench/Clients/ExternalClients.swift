@@ -1,3 +1,4 @@
+import BenchMeasurement
 import Foundation
 
 /// The command-line peers, run as child processes.

@@ -1,3 +1,4 @@
+import BenchMeasurement
 import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)

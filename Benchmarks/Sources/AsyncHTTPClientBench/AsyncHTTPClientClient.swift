@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchMeasurement
 import Foundation
 import NIOCore
 
