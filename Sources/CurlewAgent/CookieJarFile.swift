@@ -92,16 +92,10 @@ public enum CookieJarFile {
         return text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
     }
 
-    /// Checks that the directory a jar is written into at `path` is there and writable: a jar is
-    /// written anew next to the old one and renamed over it.
+    /// Checks that a jar can be written at `path`: it names a file, not a directory, and its
+    /// directory is there and writable (a jar is written anew next to the old one and renamed over it).
     public static func checkDirectory(of path: String) throws(RequestError) {
-        if path.hasSuffix("/") {
-            throw RequestError(.localFile, "cannot write cookie jar \(path): it ends with / and so names a directory; give the path of a file", code: 23)
-        }
-        let parent = LocalFile.directory(of: path)
-        let directory = parent.hasPrefix("/") ? parent
-            : FileManager.default.currentDirectoryPath + (parent == "." ? "" : "/" + parent)
-        if let reason = LocalFile.directoryProblem(directory) {
+        if let reason = LocalFile.writeProblem(path) {
             throw RequestError(.localFile, "cannot write cookie jar \(path): \(reason)", code: 23)
         }
     }

@@ -19,6 +19,27 @@ public enum LocalFile {
         return parent.isEmpty ? "/" : String(parent)
     }
 
+    /// Why `path` cannot name a file Curlew writes, or nil: it is empty, ends with `/`, or is an
+    /// existing directory. Checked before the path is taken apart or anything is sent.
+    public static func fileNameProblem(_ path: String) -> String? {
+        if path.isEmpty { return "the path is empty" }
+        if path.hasSuffix("/") { return "it ends with / and so names a directory; give the path of a file" }
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return "it is a directory; give the path of a file" }
+        return nil
+    }
+
+    /// Why no file can be written at `path`, or nil: the one check before Curlew writes a file a
+    /// user named (a download, a cookie jar, a report, a workspace), made before anything is sent
+    /// so a typo costs nothing. A relative path's directory is named in full.
+    public static func writeProblem(_ path: String) -> String? {
+        if let problem = fileNameProblem(path) { return problem }
+        let parent = directory(of: path)
+        let absolute = parent.hasPrefix("/") ? parent
+            : FileManager.default.currentDirectoryPath + (parent == "." ? "" : "/" + parent)
+        return directoryProblem(absolute)
+    }
+
     /// Why no file can be created in `directory`, or nil: it is missing, not a directory, or not
     /// writable and searchable by this process.
     static func directoryProblem(_ directory: String) -> String? {
@@ -73,8 +94,8 @@ public enum LocalFile {
     /// `path` is absent, a regular file or a character device. A directory, a named pipe or a
     /// symbolic link is refused, never replaced.
     static func checkWritableDestination(_ path: String) throws(RequestError) {
-        if path.hasSuffix("/") {
-            throw RequestError(.localFile, "download destination \(path) ends with / and so names a directory; give the path of a file", code: 23)
+        if path.isEmpty || path.hasSuffix("/"), let problem = fileNameProblem(path) {
+            throw RequestError(.localFile, "download destination \(path): \(problem)", code: 23)
         }
         var info = stat()
         if lstat(path, &info) == 0 {
@@ -89,9 +110,8 @@ public enum LocalFile {
                 throw RequestError(.localFile, "download destination \(path) is not a regular file (a pipe or a socket)", code: 23)
             }
         }
-        let parent = directory(of: path)
-        if directoryProblem(parent) != nil {
-            throw RequestError(.localFile, "download destination \(path): cannot write in \(parent)", code: 23)
+        if let problem = writeProblem(path) {
+            throw RequestError(.localFile, "download destination \(path): \(problem)", code: 23)
         }
     }
 }

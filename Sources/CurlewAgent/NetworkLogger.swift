@@ -151,11 +151,8 @@ public final class NetworkLogger: NetworkObserver {
         let path = config.logFilePath ?? Self.defaultPath(for: now)
         self.path = path
         // A directory (`.`, `logs/`) is no log: refused before its name is taken apart.
-        var status = stat()
-        if path.isEmpty || path.hasSuffix("/") || (stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR) {
-            throw NetworkLoggerError(path: path, reason: path.isEmpty ? "the log path is empty"
-                : path.hasSuffix("/") ? "it ends with / and so names a directory; give the path of a file"
-                : "it is a directory; give the path of a file")
+        if let problem = LocalFile.fileNameProblem(path) {
+            throw NetworkLoggerError(path: path, reason: problem)
         }
         let directory = LocalFile.directory(of: path)
         if directory != ".", !config.createsDirectory {

@@ -155,7 +155,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     public func redactText(_ text: String) -> String {
         guard isEnabled else { return text }
         let members = jsonMemberRedactor.redact(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? text
-        return replaceSecrets(redactURLsInText(redactURL(members)))
+        return replaceSecrets(redactURLsInText(redactURL(members, inText: true)))
     }
 
     /// How a named value (a chain's capture, an environment variable) is shown: hidden when its
@@ -786,9 +786,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         return false
     }
 
-    /// Hides the values of declared parameters in a query string found anywhere in `text`.
-    private func redactURL(_ text: String) -> String {
-        replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true))
+    /// Hides the values of declared parameters in a query string found anywhere in `text`. In
+    /// free text (`inText`), a quote that closes a quoted URL (`"…?token=v" has…`) stays.
+    private func redactURL(_ text: String, inText: Bool = false) -> String {
+        replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true, closingQuotesEndValues: inText))
     }
 
     private func isSecretParameter(_ written: UnsafeRawBufferPointer.SubSequence) -> Bool {
@@ -876,8 +877,9 @@ public struct RedactionPolicy: Sendable, Equatable {
         return false
     }
 
-    /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names.
-    private func redactPairs(_ text: String, queryOnly: Bool) -> String {
+    /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names. With
+    /// `closingQuotesEndValues`, a quote followed by whitespace or the end of the text ends a value.
+    private func redactPairs(_ text: String, queryOnly: Bool, closingQuotesEndValues: Bool = false) -> String {
         guard text.withUTF8Bytes({ pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: queryOnly) }) else { return text }
         let marker = Array(Self.marker.utf8)
         var output: [UInt8] = []
@@ -900,8 +902,14 @@ public struct RedactionPolicy: Sendable, Equatable {
             hiding = false
             valueIsEncoded = false
         }
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
+        let bytes = Array(text.utf8)
+        func closesQuote(at index: Int) -> Bool {
+            guard closingQuotesEndValues, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else { return false }
+            return index + 1 == bytes.count || (0x09...0x0D).contains(bytes[index + 1]) || bytes[index + 1] == 0x20
+        }
+        for (index, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
+                || (inValue && closesQuote(at: index)) {
                 endValue()
                 name.removeAll(keepingCapacity: true)
                 output.append(byte)

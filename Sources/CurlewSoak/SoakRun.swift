@@ -74,7 +74,7 @@ struct SoakRun {
         }
 
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         let states = counter.states().sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
         let summary = """
         soak: \(issued) requests in \(groupsRun) groups, \(workload.faultsInjected) sent to fault endpoints, \(cancelsScheduled) cancels scheduled

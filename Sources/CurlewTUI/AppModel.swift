@@ -271,7 +271,7 @@ public final class AppModel {
     /// log hid secrets, which assertions on them would read as failures.
     private func refreshComposeChecks() {
         guard let state = compose.response, !state.isRunning, !compose.answeredEarlier, compose.stepping == nil,
-              let name = compose.currentDraft(at: compose.responseItem)?.entryName,
+              let name = compose.currentDraft(at: compose.responseItem)?.sourceEntry,
               let expectations = workspace?.session.workspace.request(named: name)?.expectations, !expectations.isEmpty else {
             compose.checks = nil
             return

@@ -199,6 +199,7 @@ public struct ComposeState: Sendable {
     public mutating func duplicate() {
         var copy = draft
         copy.name += " (copy)"
+        copy.copiedFrom = draft.sourceEntry
         copy.entryName = nil
         add(copy)
     }

@@ -185,7 +185,8 @@ public struct ComposeWorkspace: Sendable {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
         }
         let secretHeaders = RedactionPolicy.defaultHeaderNames.union(session.config.secretHeaderNames.map { $0.lowercased() })
-        let summary = try WorkspaceWriter.save(request, query: query, folder: draft.folder, named: name, replacing: draft.entryName, in: path,
+        let summary = try WorkspaceWriter.save(request, query: query, folder: draft.folder, named: name, replacing: draft.entryName,
+                                               copying: draft.entryName == nil ? draft.copiedFrom : nil, in: path,
                                                secretHeaders: secretHeaders)
         try reload()
         return (try self.draft(named: name), summary)
@@ -198,12 +199,12 @@ public struct ComposeWorkspace: Sendable {
         var edited = try draft.makeRequest { text throws(RequestError) in try expand(text, captured: captured) }
         // A file part's relative path starts where the entry's file is, as when the file is run.
         if let form = edited.form {
-            let directory = draft.entryName.flatMap { session.workspace.request(named: $0)?.directory } ?? session.workspace.directory
+            let directory = draft.sourceEntry.flatMap { session.workspace.request(named: $0)?.directory } ?? session.workspace.directory
             edited.form = form.resolvingFiles(against: directory)
         }
         // A relative URL goes to the base URL of the environment chosen now.
         if edited.customURL == nil, edited.baseURL == nil { edited.baseURL = session.config.baseURL.isEmpty ? nil : session.config.baseURL }
-        guard let entryName = draft.entryName, session.workspace.request(named: entryName) != nil else { return try inEnvironment(edited) }
+        guard let entryName = draft.sourceEntry, session.workspace.request(named: entryName) != nil else { return try inEnvironment(edited) }
         let request: Request
         do {
             // Values chains capture are left as `{{name}}` and filled from what was captured.

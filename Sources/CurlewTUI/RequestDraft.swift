@@ -62,6 +62,11 @@ public struct RequestDraft: Sendable, Equatable {
     public var followRedirects: Bool
     /// The workspace entry this draft was loaded from or last saved as; nil until saved.
     public var entryName: String?
+    /// The workspace entry a duplicate was made from, until it is saved: the fields the editor
+    /// does not show (expectations, retry, cache, TLS…) come from it when it is sent or saved.
+    public var copiedFrom: String?
+    /// The entry whose hidden fields this draft carries: its own, or the one it was copied from.
+    public var sourceEntry: String? { entryName ?? copiedFrom }
     /// The folder the workspace lists it under (`api/users`); nil at the top.
     public var folder: String?
 

@@ -136,7 +136,7 @@ extension Expectation {
     }
 
     static func describe(_ duration: Duration) -> String {
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let milliseconds = duration.milliseconds
         return milliseconds >= 1000 ? String(format: "%.2fs", milliseconds / 1000) : String(format: "%.0fms", milliseconds)
     }
 

@@ -15,11 +15,13 @@ extension WorkspaceWriter {
 
     /// Saves `request` (with `query` under `query:`, in `folder`) as the entry `name` of the workspace at `path`, in place of `previous`
     /// (a rename) or of `name` where that exists, else at the end of `requests:`. Credentials
-    /// written in clear go to the secrets file as for an import.
-    @discardableResult
+    /// written in clear go to the secrets file as for an import. A new entry made as a copy of
+    /// the entry `copying` (of the same file) takes that entry's fields the editor does not edit.
     /// `secretHeaders` names the headers (lower-case) whose literal values are moved.
+    @discardableResult
     public static func save(_ request: Request, query: Parameters = Parameters(), folder: String? = nil, named name: String, replacing previous: String? = nil,
-                            in path: String, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames) throws(WorkspaceError) -> Summary {
+                            copying template: String? = nil, in path: String,
+                            secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames) throws(WorkspaceError) -> Summary {
         let workspace = try Workspace.load(path: path)
         let target = workspace.request(named: previous ?? name)
         if previous != nil, previous != name, workspace.request(named: name) != nil {
@@ -56,7 +58,10 @@ extension WorkspaceWriter {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")
         }
         let withBody = hasBody(moved)
-        let value = target.map {
+        // A copy takes an entry of this file only: an included file's relative paths mean
+        // something else here.
+        let copied = template.flatMap { workspace.request(named: $0) }.flatMap { $0.position.file == path ? $0 : nil }
+        let value = (target ?? copied).map {
             merged(edited, into: $0.node) { editedKeys.contains($0) || (withBody && bodyKeysKeptWithoutBody.contains($0)) }
         } ?? .mapping(edited)
         let entry = try serialize([(text(name), value)])

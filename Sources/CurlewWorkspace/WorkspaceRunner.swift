@@ -120,7 +120,9 @@ public struct WorkspaceRunner: Sendable {
         } onCancel: {
             if let handle = handleBox.withLock({ $0 }) { agent.cancel(handle) }
         }
-        let duration = outcome.2 ?? (ContinuousClock.now - started)
+        // An answer without network timings (a mock, the cache) took the time it took; a request
+        // refused before it was sent has no latency, and stays out of the run's percentiles.
+        let duration = outcome.2 ?? (outcome.0 != nil ? ContinuousClock.now - started : nil)
         return makeCase(name: name, group: nil, iteration: iteration, response: outcome.0, error: outcome.1, duration: duration, expectations: expectations)
     }
 

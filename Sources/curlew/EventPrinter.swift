@@ -20,7 +20,7 @@ final class EventPrinter: Sendable {
         guard case .event(let event) = item else { return }
         printed.withLock { $0 += 1 }
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         let data = event.data.replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: 12))
         write(String(format: "[+%7.3fs] ", seconds) + "\(event.event)" + (event.id.map { "  id=\($0)" } ?? "") + "  " + data)
     }

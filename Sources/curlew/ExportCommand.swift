@@ -97,6 +97,7 @@ struct ExportCommand: ParsableCommand {
                 let what = file == workspaceFiles.last ? "the workspace's secrets file" : "a file of the workspace being exported"
                 throw RunCommand.usageFailure("\(output) is \(what); write to another file")
             }
+            if let problem = LocalFile.writeProblem(output) { throw RunCommand.usageFailure("\(output): \(problem)") }
             if let failure = RunCommand.write(data, to: output) { throw RunCommand.usageFailure(failure) }
             print("Wrote \(messages.count) exchange\(messages.count == 1 ? "" : "s") to \(output)")
         } else {

@@ -71,14 +71,19 @@ struct RunCommand: AsyncParsableCommand {
             throw Self.usageFailure("\(error)")
         }
         let targets = try targets(in: session)
+        // A report that cannot be written is refused before anything is sent.
+        for (option, path) in [("--har", har), ("--junit", junit)] {
+            if let path, let problem = LocalFile.writeProblem(path) { throw Self.usageFailure("\(option) \(path): \(problem)") }
+        }
 
         // The report on the terminal always hides secrets; written files unless --no-redact.
         let hiding = session.redactionPolicy
         let redaction = session.logger.redacts && !noRedact ? hiding : .disabled
         let agent = Agent(config: session.agentConfig)
         do {
-            try agent.checkJarFileCanBeSaved()
+            // A jar that cannot be read is reported as such (26) before one that cannot be saved (23).
             try await agent.reloadJarFile()
+            try agent.checkJarFileCanBeSaved()
         } catch {
             throw Self.usageFailure("\(error)")
         }
@@ -93,7 +98,7 @@ struct RunCommand: AsyncParsableCommand {
                 return try NetworkLogger(config: config)
             }
         } catch {
-            throw Self.usageFailure("\(error)")
+            throw Self.usageFailure((log == nil ? "" : "--log: ") + "\(error)")
         }
         if let logger { agent.addObserver(logger) }
         let collector = har.map { _ in MessageCollector(redaction: redaction) }
@@ -122,11 +127,11 @@ struct RunCommand: AsyncParsableCommand {
             do { try await agent.saveCookies() } catch { writeFailures.append("\(error)") }
         }
         if let har, let collector {
-            if let failure = Self.write(HARExport.data(collector.collected), to: har) { writeFailures.append(failure) }
+            if let failure = Self.write(HARExport.data(collector.collected), to: har) { writeFailures.append("--har \(failure)") }
         }
         if let junit {
             let xml = report.junit(results, workspace: session.workspace.path).xml
-            if let failure = Self.write(Data(xml.utf8), to: junit) { writeFailures.append(failure) }
+            if let failure = Self.write(Data(xml.utf8), to: junit) { writeFailures.append("--junit \(failure)") }
         }
         let wasInterrupted = interrupts.wasInterrupted
         print(report.summary(results, wallTime: wallTime, interrupted: wasInterrupted))

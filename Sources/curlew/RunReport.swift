@@ -97,12 +97,12 @@ final class RunReport: Sendable {
     }
 
     func lines(for item: RunCase, prefix: String, repeatTag: String = "") -> [String] {
-        let duration = item.duration.map { String(format: "%.1f ms", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) } ?? "-"
+        let duration = item.duration.map { "  " + String(format: "%.1f ms", $0.milliseconds) } ?? ""
         if item.skipped { return ["- \(prefix)\(item.request)\(repeatTag): not run"] }
         var head = "\(item.passed ? "✓" : "✗") \(prefix)\(item.request)\(repeatTag): "
         if let status = item.statusCode { head += "\(status)" }
         if let error = item.error { head += (item.statusCode == nil ? "" : ", ") + "\(error.kind.rawValue): \(error.message)" }
-        var lines = [head + "  \(duration)"]
+        var lines = [head + duration]
         for failure in item.failures { lines.append("    \(masked(failure))") }
         return lines
     }
@@ -129,11 +129,11 @@ final class RunReport: Sendable {
                 lines.append("    actual:   \(failure.actual)")
             }
         }
-        let durations = ran.filter { $0.error?.kind != .cancelled }.compactMap(\.duration).map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }.sorted()
+        let durations = ran.filter { $0.error?.kind != .cancelled }.compactMap(\.duration?.milliseconds).sorted()
         if let median = durations.percentile(0.5), let p95 = durations.percentile(0.95), let p99 = durations.percentile(0.99), let slowest = durations.last {
             lines.append(String(format: "Latency: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms", median, p95, p99, slowest))
         }
-        let seconds = Double(wallTime.components.seconds) + Double(wallTime.components.attoseconds) / 1e18
+        let seconds = wallTime.seconds
         // Only when a request was measured: a run whose requests were all cancelled has no rate.
         if seconds > 0, !durations.isEmpty {
             let over = seconds < 1 ? String(format: "%.1f ms", seconds * 1000) : String(format: "%.2f s", seconds)
@@ -155,7 +155,7 @@ final class RunReport: Sendable {
                 add(suiteName, .init(name: result.target.name + tag, seconds: 0, error: clean(error.description)))
             }
             for item in result.cases {
-                let seconds = item.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
+                let seconds = item.duration?.seconds ?? 0
                 let failure = item.failures.isEmpty ? nil : clean(item.failures.map { masked($0).description }.joined(separator: "\n"))
                 let error = item.error.map { clean("\($0.kind.rawValue): \($0.message)") }
                 add(suiteName, .init(name: item.request + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil, skipped: item.skipped))

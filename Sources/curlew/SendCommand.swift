@@ -120,8 +120,9 @@ struct SendCommand: AsyncParsableCommand {
         transfer.apply(to: &config)
         let agent = Agent(config: config)
         do {
-            try agent.checkJarFileCanBeSaved()
+            // A jar that cannot be read is reported as such (26) before one that cannot be saved (23).
             try await agent.reloadJarFile()
+            try agent.checkJarFileCanBeSaved()
         } catch {
             throw failing(with: error)
         }

@@ -124,14 +124,12 @@ enum InterfaceLauncher {
         let interrupts = watchStopSignals()
         defer { interrupts.finish() }
         let keyMap = try options.keyMap(), theme = try options.chosenTheme()
-        if path.hasSuffix("/") {
-            throw RunCommand.usageFailure("\(path) ends with / and so names a directory; give the path of a workspace file")
+        if let problem = LocalFile.fileNameProblem(path) {
+            throw RunCommand.usageFailure("workspace \(path): \(problem)")
         }
         if !FileManager.default.fileExists(atPath: path) {
-            let directory = LocalFile.directory(of: path)
-            var isDirectory: ObjCBool = false
-            guard directory == "." || FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue else {
-                throw RunCommand.usageFailure("cannot create \(path): the directory \(directory) does not exist")
+            if let problem = LocalFile.writeProblem(path) {
+                throw RunCommand.usageFailure("cannot create workspace \(path): \(problem)")
             }
             guard FileManager.default.createFile(atPath: path, contents: Data("# Curlew workspace: see the README's Workspaces section.\nrequests:\n".utf8)) else {
                 throw RunCommand.usageFailure("cannot create \(path): \(String(cString: strerror(errno)))")

@@ -86,6 +86,15 @@ struct RedactionPolicyTests {
         #expect(RedactionPolicy.disabled.shown(variable: "token", value: "abc") == "abc")
     }
 
+    @Test("free text keeps the quote that closes a quoted URL after a hidden value; a quote inside a value is hidden with it (found by a new user's trial: the port error lost its closing quote)")
+    func quotedURLInText() {
+        let policy = RedactionPolicy()
+        #expect(policy.redactText(#"URL "http://h:99999/x?token=abc" has port "99999""#) == #"URL "http://h:99999/x?token=\#(marker)" has port "99999""#)
+        #expect(policy.redactText("at 'http://h/?a=1&token=abc'") == "at 'http://h/?a=1&token=\(marker)'")
+        #expect(policy.redactText(#"see http://h/?token=ab"cd then"#) == "see http://h/?token=\(marker) then")
+        #expect(policy.redactText(#"see http://h/?token=ab"cd"#) == "see http://h/?token=\(marker)")
+    }
+
     @Test("a message with nothing secret comes back unchanged")
     func nothingSecret() {
         let original = message()

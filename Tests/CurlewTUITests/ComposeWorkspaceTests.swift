@@ -56,6 +56,29 @@ struct ComposeWorkspaceTests {
         #expect(try draft(workspace, "posted").params == [KeyValueRow("page", "2"), KeyValueRow("who", "{{u}}")])
     }
 
+    @Test("a duplicate keeps the fields the editor does not show: it sends with them and saves them, the original untouched")
+    func duplicateKeepsHiddenFields() throws {
+        var workspace = try ComposeWorkspace(path: try file("""
+        requests:
+          checked: {url: "http://127.0.0.1:9/c", retry: 2, expect: {status: 201}}
+        """))
+        var compose = ComposeState(items: [])
+        compose.add(try draft(workspace, "checked"))
+        compose.duplicate()
+        let copy = compose.draft
+        #expect(copy.name == "checked (copy)" && copy.entryName == nil && copy.copiedFrom == "checked")
+        #expect(try workspace.request(for: copy, captured: []).retry?.maxRetries == 2, "sent with the original's retry")
+        compose.duplicate()
+        #expect(compose.draft.copiedFrom == "checked", "a copy of an unsaved copy still carries the entry's fields")
+
+        let saved = try workspace.save(copy).draft
+        #expect(saved.entryName == "checked (copy)" && saved.copiedFrom == nil)
+        let written = workspace.session.workspace
+        #expect(written.request(named: "checked (copy)")?.expectations == written.request(named: "checked")?.expectations)
+        #expect(written.request(named: "checked (copy)")?.expectations.isEmpty == false)
+        #expect(try workspace.session.request(named: "checked (copy)").0.retry?.maxRetries == 2)
+    }
+
     @Test("a request that uses a value a chain captures sends once it is captured, and says so before")
     func capturedValues() throws {
         let (workspace, _) = try workspace()

@@ -87,6 +87,19 @@ struct RunCommandTests {
         #expect(xml.contains("<failure message=\"status: expected 200, got 418\""))
     }
 
+    @Test("a request refused before it was sent has no latency: no duration on its line, none in the run's percentiles (found by a new user's trial)")
+    func refusedHasNoLatency() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "requests:\n  refused: {url: \"http://127.0.0.1:99999/x\"}\n".write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", directory + "/curlew.yaml"])
+        #expect(result.status == 1)
+        let line = result.output.split(separator: "\n").first { $0.contains("refused") }.map(String.init) ?? ""
+        #expect(line.contains("invalidURL") && line.contains("port") && !line.contains(" ms"), "\(result.output)")
+        #expect(!result.output.contains("Latency:") && !result.output.contains("Rate:"), "\(result.output)")
+    }
+
     @Test("a chain step left out when the chain stopped is reported not run, on the console and as skipped in JUnit, never as a pass (found by a new user's trial)")
     func stoppedChain() async throws {
         let server = try await TestServer.shared()
@@ -173,12 +186,17 @@ struct RunCommandTests {
         (["--var", "novalue"], "expected NAME=VALUE"),
         (["--bogus"], "Unknown option '--bogus'"),
         (["--repeat", "0"], "--repeat must be 1 to 100000"),
+        (["--junit", "/nonexistent-dir/r.xml"], "--junit /nonexistent-dir/r.xml: its directory /nonexistent-dir cannot be used"),
+        (["--har", "reports/"], "--har reports/: it ends with / and so names a directory"),
+        (["--har", "/"], "--har /: it ends with / and so names a directory"),
+        (["--log", "/tmp"], "--log: session log /tmp: it is a directory"),
     ])
     func usage(arguments: [String], message: String) async throws {
         let path = try Self.workspace(base: "http://127.0.0.1:1")
         let result = try await CurlewProcess.run(["run", path] + arguments)
         #expect(result.status == 2)
         #expect(result.error.contains(message), "\(result.error)")
+        #expect(!result.output.contains("Requests:"), "refused before anything ran: \(result.output)")
         let broken = try await CurlewProcess.run(["run", "/nonexistent/curlew.yaml"])
         #expect(broken.status == 2)
         #expect(broken.error.contains("no such file"))

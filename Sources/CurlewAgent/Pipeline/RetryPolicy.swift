@@ -92,10 +92,3 @@ enum RetryDecision: Equatable {
     case stop(String)
 }
 
-extension Duration {
-    /// The duration in seconds, as a Double.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-}
