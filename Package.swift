@@ -128,7 +128,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// libFuzzer targets, one per parser of untrusted input (Fuzz/README.md). Declared only when
+// libFuzzer targets, one per parser of untrusted input (README, Reliability and security). Declared only when
 // CURLEW_FUZZ=1, as `make fuzz` and the smoke run in `make test` set it, since they build with
 // -sanitize=fuzzer,address, which supplies their main.
 if Context.environment["CURLEW_FUZZ"] == "1" {
@@ -147,9 +147,23 @@ if Context.environment["CURLEW_FUZZ"] == "1" {
         ("FuzzImport", ["CurlewAgent", "CurlewSessions"]),
         ("FuzzOpenAPI", ["CurlewOpenAPI"]),
     ]
-    // Only the fuzz targets and what they use: one `swift build` then compiles all of them, in
-    // parallel, and nothing else (the interface, the demo server's TLS) is built with the fuzzer.
-    let fuzzed: Set<String> = ["CurlewLocking", "CCurl", "CurlewTransport", "CurlewAgent", "CurlewSessions", "CurlewWorkspace", "CurlewOpenAPI"]
+    // Only the fuzz targets and the modules they use, found through the targets' dependencies:
+    // one `swift build` then compiles all of them, in parallel, and nothing else (the interface,
+    // the demo server's TLS) is built with the fuzzer.
+    func moduleNames(_ dependencies: [Target.Dependency]) -> [String] {
+        dependencies.compactMap { dependency in
+            switch dependency {
+            case .byNameItem(let name, _), .targetItem(let name, _): name
+            default: nil
+            }
+        }
+    }
+    var fuzzed = Set<String>()
+    var pending = fuzzTargets.flatMap { moduleNames($0.dependencies) }
+    while let name = pending.popLast() {
+        guard fuzzed.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else { continue }
+        pending += moduleNames(target.dependencies)
+    }
     package.targets.removeAll { !fuzzed.contains($0.name) }
     package.products.removeAll()
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))

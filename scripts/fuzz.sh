@@ -24,12 +24,16 @@ mkdir -p .build-fuzz
 find Sources Fuzz -name '*.swift' -o -name '*.c' -o -name '*.h' | sort > .build-fuzz/sources.new
 if ! cmp -s .build-fuzz/sources.new .build-fuzz/sources.list; then rm -f .build-fuzz/debug.yaml .build-fuzz/build.db; fi
 mv .build-fuzz/sources.new .build-fuzz/sources.list
-# One build of every target (the manifest declares only them and what they use), so SwiftPM
-# compiles independent modules side by side.
-if ! output=$("${build[@]}" 2>&1); then
-    echo "$output" | grep -E "error" | head -20
-    exit 1
-fi
+# With no targets named, every target in one build (the manifest declares only them and what
+# they use), so SwiftPM compiles independent modules side by side; else the named ones.
+builds=("")
+[ $# -eq 0 ] || builds=("${targets[@]}")
+for product in "${builds[@]}"; do
+    if ! output=$("${build[@]}" ${product:+--product "$product"} 2>&1); then
+        echo "$output" | grep -E "error" | head -20
+        exit 1
+    fi
+done
 bin=$("${build[@]}" --show-bin-path)
 
 for target in "${targets[@]}"; do

@@ -82,12 +82,13 @@ public final class Agent: Sendable {
         await engine.addCookies(lines)
     }
 
-    /// Throws when the config's jar file could not be saved because its directory is missing,
-    /// not a directory or not writable: for a front end that sends requests and then saves, so
-    /// that it can say so before it sends anything. Nothing is checked without cookies or a jar file.
+    /// Throws when the config's jar file could not be saved (`LocalFile.writeProblem`: a path that
+    /// names a directory, a device, a missing or read-only directory): for a front end that sends
+    /// requests and then saves, so that it can say so before it sends anything. Nothing is
+    /// checked without cookies or a jar file.
     public func checkJarFileCanBeSaved() throws(RequestError) {
         guard config.cookies.enabled, let path = config.cookies.jarFile else { return }
-        try CookieJarFile.checkDirectory(of: path)
+        try CookieJarFile.checkWritable(path)
     }
 
     /// Writes the jar to a Netscape-format file, owner-only (the config's `jarFile` when nil).

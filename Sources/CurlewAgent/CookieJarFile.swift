@@ -94,7 +94,7 @@ public enum CookieJarFile {
 
     /// Checks that a jar can be written at `path`: it names a file, not a directory, and its
     /// directory is there and writable (a jar is written anew next to the old one and renamed over it).
-    public static func checkDirectory(of path: String) throws(RequestError) {
+    public static func checkWritable(_ path: String) throws(RequestError) {
         if let reason = LocalFile.writeProblem(path) {
             throw RequestError(.localFile, "cannot write cookie jar \(path): \(reason)", code: 23)
         }

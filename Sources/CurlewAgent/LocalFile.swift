@@ -1,3 +1,4 @@
+import CurlewTransport
 import Foundation
 
 /// Checks on the local files a request names, made before anything is sent so a typo fails with
@@ -29,11 +30,15 @@ public enum LocalFile {
         return nil
     }
 
-    /// Why no file can be written at `path`, or nil: the one check before Curlew writes a file a
-    /// user named (a download, a cookie jar, a report, a workspace), made before anything is sent
-    /// so a typo costs nothing. A relative path's directory is named in full.
+    /// Why `OwnerOnlyFile.write` could not put a file at `path`, or nil: the one check before
+    /// Curlew writes a file a user named (a cookie jar, a report, an export, a new workspace),
+    /// made before anything is sent so a typo costs nothing.
     public static func writeProblem(_ path: String) -> String? {
-        if let problem = fileNameProblem(path) { return problem }
+        fileNameProblem(path) ?? OwnerOnlyFile.replaceProblem(path) ?? parentProblem(path)
+    }
+
+    /// Why no file can be created beside `path`, or nil; a relative path's directory is named in full.
+    private static func parentProblem(_ path: String) -> String? {
         let parent = directory(of: path)
         let absolute = parent.hasPrefix("/") ? parent
             : FileManager.default.currentDirectoryPath + (parent == "." ? "" : "/" + parent)
@@ -100,8 +105,11 @@ public enum LocalFile {
         var info = stat()
         if lstat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
-            case S_IFREG, S_IFCHR:
+            case S_IFREG:
                 break
+            case S_IFCHR:
+                // Written in place: nothing is created in its directory.
+                return
             case S_IFDIR:
                 throw RequestError(.localFile, "download destination \(path) is a directory", code: 23)
             case S_IFLNK:
@@ -110,7 +118,7 @@ public enum LocalFile {
                 throw RequestError(.localFile, "download destination \(path) is not a regular file (a pipe or a socket)", code: 23)
             }
         }
-        if let problem = writeProblem(path) {
+        if let problem = parentProblem(path) {
             throw RequestError(.localFile, "download destination \(path): \(problem)", code: 23)
         }
     }

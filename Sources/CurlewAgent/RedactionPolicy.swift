@@ -878,7 +878,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names. With
-    /// `closingQuotesEndValues`, a quote followed by whitespace or the end of the text ends a value.
+    /// `closingQuotesEndValues`, a quote that closes a quoted word (`"http://h/?token=v" has…`)
+    /// ends a value.
     private func redactPairs(_ text: String, queryOnly: Bool, closingQuotesEndValues: Bool = false) -> String {
         guard text.withUTF8Bytes({ pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: queryOnly) }) else { return text }
         let marker = Array(Self.marker.utf8)
@@ -903,9 +904,14 @@ public struct RedactionPolicy: Sendable, Equatable {
             valueIsEncoded = false
         }
         let bytes = Array(text.utf8)
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        // A quote closes the quoted word it ends: one that began with the same quote.
         func closesQuote(at index: Int) -> Bool {
-            guard closingQuotesEndValues, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else { return false }
-            return index + 1 == bytes.count || (0x09...0x0D).contains(bytes[index + 1]) || bytes[index + 1] == 0x20
+            guard closingQuotesEndValues, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'"),
+                  index + 1 == bytes.count || isSpace(bytes[index + 1]) else { return false }
+            var start = index
+            while start > 0, !isSpace(bytes[start - 1]) { start -= 1 }
+            return start < index && bytes[start] == bytes[index]
         }
         for (index, byte) in bytes.enumerated() {
             if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))

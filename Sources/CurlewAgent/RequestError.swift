@@ -114,6 +114,13 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         code.map { "\(kind.rawValue): \(message) (code \($0))" } ?? "\(kind.rawValue): \(message)"
     }
 
+    /// True for failures found before anything was sent: a request that could not be built,
+    /// signed or served from a mock, or that a rate limit or the reachability check held back.
+    public var cameBeforeSending: Bool {
+        [.invalidURL, .invalidMethod, .invalidHeader, .invalidBody, .invalidTLSSettings, .unresolvedVariable,
+         .tooFrequent, .notReachable, .signingFailed, .mockFailed].contains(kind)
+    }
+
     /// True for failures that mean the network path itself is unusable.
     public var isUnreachable: Bool {
         [.couldNotResolveHost, .couldNotConnect, .connectTimeout, .notReachable].contains(kind)

@@ -284,6 +284,7 @@ public struct ComposeState: Sendable {
                 var pasted = try Self.draft(fromCurl: text)
                 pasted.name = draft.name
                 pasted.entryName = draft.entryName
+                pasted.copiedFrom = draft.copiedFrom
                 draft = pasted
             } catch {
                 return "\(error)"

@@ -8,15 +8,20 @@ public enum OwnerOnlyFile {
     /// device or a named pipe would put a file in its place (`-o /dev/null` run as root would
     /// replace the system's `/dev/null`).
     public static func write(_ data: Data, to path: String) throws(OwnerOnlyFileError) {
-        var status = stat()
-        if lstat(path, &status) == 0 {
-            switch status.st_mode & S_IFMT {
-            case S_IFREG, S_IFLNK: break
-            case S_IFDIR: throw OwnerOnlyFileError(reason: "it is a directory; give the path of a file")
-            default: throw OwnerOnlyFileError(reason: "it is a device, a named pipe or a socket, not a regular file; give the path of a file")
-            }
-        }
+        if let problem = replaceProblem(path) { throw OwnerOnlyFileError(reason: problem) }
         try write(data, to: path, replacing: true)
+    }
+
+    /// Why `write` would not replace what is at `path`, or nil: nothing is there, or a regular
+    /// file or a symbolic link is.
+    public static func replaceProblem(_ path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG, S_IFLNK: return nil
+        case S_IFDIR: return "it is a directory; give the path of a file"
+        default: return "it is a device, a named pipe or a socket, not a regular file; give the path of a file"
+        }
     }
 
     /// Writes `data` to a new file at `path` with mode 0600, atomically; a file already there

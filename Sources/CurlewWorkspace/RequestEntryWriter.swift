@@ -16,7 +16,7 @@ extension WorkspaceWriter {
     /// Saves `request` (with `query` under `query:`, in `folder`) as the entry `name` of the workspace at `path`, in place of `previous`
     /// (a rename) or of `name` where that exists, else at the end of `requests:`. Credentials
     /// written in clear go to the secrets file as for an import. A new entry made as a copy of
-    /// the entry `copying` (of the same file) takes that entry's fields the editor does not edit.
+    /// the entry `copying` (of a file in the same directory) takes that entry's fields the editor does not edit.
     /// `secretHeaders` names the headers (lower-case) whose literal values are moved.
     @discardableResult
     public static func save(_ request: Request, query: Parameters = Parameters(), folder: String? = nil, named name: String, replacing previous: String? = nil,
@@ -58,9 +58,9 @@ extension WorkspaceWriter {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")
         }
         let withBody = hasBody(moved)
-        // A copy takes an entry of this file only: an included file's relative paths mean
-        // something else here.
-        let copied = template.flatMap { workspace.request(named: $0) }.flatMap { $0.position.file == path ? $0 : nil }
+        // A copy takes an entry of a file in this file's directory only: elsewhere, its relative
+        // paths (a body file, a form's file part) would mean something else here.
+        let copied = template.flatMap { workspace.request(named: $0) }.flatMap { $0.directory == workspace.directory ? $0 : nil }
         let value = (target ?? copied).map {
             merged(edited, into: $0.node) { editedKeys.contains($0) || (withBody && bodyKeysKeptWithoutBody.contains($0)) }
         } ?? .mapping(edited)

@@ -120,14 +120,14 @@ public struct WorkspaceRunner: Sendable {
         } onCancel: {
             if let handle = handleBox.withLock({ $0 }) { agent.cancel(handle) }
         }
-        // An answer without network timings (a mock, the cache) took the time it took; a request
-        // refused before it was sent has no latency, and stays out of the run's percentiles.
-        let duration = outcome.2 ?? (outcome.0 != nil ? ContinuousClock.now - started : nil)
+        let duration = outcome.2 ?? (ContinuousClock.now - started)
         return makeCase(name: name, group: nil, iteration: iteration, response: outcome.0, error: outcome.1, duration: duration, expectations: expectations)
     }
 
     private func makeCase(name: String, group: String?, iteration: Int, response: Response?, error: RequestError?, duration: Duration?,
                           expectations: [Expectation]) -> RunCase {
+        // A request refused before it was sent has no latency, and stays out of the run's percentiles.
+        let duration = response == nil && error?.cameBeforeSending == true ? nil : duration
         let outcome = ExchangeOutcome(response: response, error: error, duration: duration)
         // Assertions judge an answer; a request that got none failed already.
         // What a report shows of the answer hides what the session log hides.

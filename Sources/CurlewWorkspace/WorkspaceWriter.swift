@@ -603,7 +603,7 @@ public enum WorkspaceWriter {
             })))
         }
         if let file = request.uploadFile { add("bodyFile", text(file)) }
-        if let timeout = request.timeout { add("timeout", Node("\(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)ms")) }
+        if let timeout = request.timeout { add("timeout", Node("\(timeout.wholeMilliseconds)ms")) }
         if let follow = request.followRedirects { add("followRedirects", Node(follow ? "true" : "false", Tag(.bool))) }
         if request.tls?.allowInvalidCertificates == true { add("tls", .mapping(Node.Mapping([(Node("insecure"), Node("true", Tag(.bool)))]))) }
         if let version = request.httpVersion { add("httpVersion", Node(version.rawValue)) }

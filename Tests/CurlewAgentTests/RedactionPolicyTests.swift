@@ -93,6 +93,9 @@ struct RedactionPolicyTests {
         #expect(policy.redactText("at 'http://h/?a=1&token=abc'") == "at 'http://h/?a=1&token=\(marker)'")
         #expect(policy.redactText(#"see http://h/?token=ab"cd then"#) == "see http://h/?token=\(marker) then")
         #expect(policy.redactText(#"see http://h/?token=ab"cd"#) == "see http://h/?token=\(marker)")
+        // A quote that no quote opened is part of the value, and hidden with it (found by review).
+        #expect(policy.redactText("see http://h/?token=abc' then") == "see http://h/?token=\(marker) then")
+        #expect(policy.redactText(#"see http://h/?token=abc""#) == "see http://h/?token=\(marker)")
     }
 
     @Test("a message with nothing secret comes back unchanged")

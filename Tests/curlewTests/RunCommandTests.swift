@@ -92,12 +92,16 @@ struct RunCommandTests {
         let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "requests:\n  refused: {url: \"http://127.0.0.1:99999/x\"}\n".write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
-        let result = try await CurlewProcess.run(["run", directory + "/curlew.yaml"])
-        #expect(result.status == 1)
-        let line = result.output.split(separator: "\n").first { $0.contains("refused") }.map(String.init) ?? ""
-        #expect(line.contains("invalidURL") && line.contains("port") && !line.contains(" ms"), "\(result.output)")
-        #expect(!result.output.contains("Latency:") && !result.output.contains("Rate:"), "\(result.output)")
+        try "requests:\n  refused: {url: \"http://127.0.0.1:99999/x\"}\ngroups:\n  g: {batch: [refused]}\n"
+            .write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        // Alone, and as a group's member.
+        for selection in [["--request", "refused"], ["--group", "g"]] {
+            let result = try await CurlewProcess.run(["run", directory + "/curlew.yaml"] + selection)
+            #expect(result.status == 1)
+            let line = result.output.split(separator: "\n").first { $0.contains("refused:") }.map(String.init) ?? ""
+            #expect(line.contains("invalidURL") && line.contains("port") && !line.contains(" ms"), "\(result.output)")
+            #expect(!result.output.contains("Latency:") && !result.output.contains("Rate:"), "\(result.output)")
+        }
     }
 
     @Test("a chain step left out when the chain stopped is reported not run, on the console and as skipped in JUnit, never as a pass (found by a new user's trial)")
@@ -190,6 +194,7 @@ struct RunCommandTests {
         (["--har", "reports/"], "--har reports/: it ends with / and so names a directory"),
         (["--har", "/"], "--har /: it ends with / and so names a directory"),
         (["--log", "/tmp"], "--log: session log /tmp: it is a directory"),
+        (["--junit", "/dev/null"], "--junit /dev/null: it is a device, a named pipe or a socket"),
     ])
     func usage(arguments: [String], message: String) async throws {
         let path = try Self.workspace(base: "http://127.0.0.1:1")

@@ -14,6 +14,9 @@ struct Orchestrator {
     var scenarios = true
     /// `--scenarios million,interface-log`: only these scenarios, and no client runs.
     var scenarioNames: Set<String>?
+    /// The AsyncHTTPClient program, built beside the harness.
+    let peerExecutable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("AsyncHTTPClientBench").path
 
     init(arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -43,11 +46,13 @@ struct Orchestrator {
         defer { nginx.stop() }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         var clients = clients
-        if clients.contains(.asyncHTTPClient), !FileManager.default.isExecutableFile(atPath: Self.peer(of: executable)) {
-            // The smoke run builds the harness alone; a full run must compare with every peer.
-            guard smoke else { throw BenchError("\(Self.peer(of: executable)) is not built: build the package (swift build -c release)") }
-            say("AsyncHTTPClient not built: left out of the smoke run (make bench builds and runs it)")
+        if smoke, clients.contains(.asyncHTTPClient) {
+            // The smoke run builds the harness alone (a peer binary left from another build
+            // could be stale); a full run compares with every peer.
+            say("AsyncHTTPClient left out of the smoke run (make bench builds and runs it)")
             clients.removeAll { $0 == .asyncHTTPClient }
+        } else if clients.contains(.asyncHTTPClient), !FileManager.default.isExecutableFile(atPath: peerExecutable) {
+            throw BenchError("\(peerExecutable) is not built: build the package (swift build -c release)")
         }
         var report = Report(smoke: smoke, runs: runs)
         say("nginx on \(nginx.baseURL); \(runs) run(s) per client\(smoke ? " (smoke)" : "")\n")
@@ -109,7 +114,7 @@ struct Orchestrator {
         case .wrk:
             return try ExternalClients.wrk(url: url, duration: workload.wrkSeconds, concurrency: workload.concurrency, bodySize: workload.bodySize)
         default:
-            let command = wrapper + (kind == .asyncHTTPClient ? [Self.peer(of: executable), url, "\(count)", "\(workload.concurrency)"]
+            let command = wrapper + (kind == .asyncHTTPClient ? [peerExecutable, url, "\(count)", "\(workload.concurrency)"]
                 : [executable, "client", kind.rawValue, url, "\(count)", "\(workload.concurrency)"])
             let child = try ChildProcess.run(command[0], Array(command.dropFirst()), discardStandardError: !wrapper.isEmpty, environment: environment)
             guard child.status == 0, let line = child.output.split(separator: "\n").last else {
@@ -119,11 +124,6 @@ struct Orchestrator {
             result.attribute(child)
             return result
         }
-    }
-
-    /// The AsyncHTTPClient program, built beside the harness (`AsyncHTTPClientBench`).
-    static func peer(of executable: String) -> String {
-        (executable as NSString).deletingLastPathComponent + "/AsyncHTTPClientBench"
     }
 
     /// The run with the median throughput, its CPU and context-switch figures replaced by their

@@ -29,7 +29,7 @@ enum ReachabilityProbe {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else { return false }
         var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-        let milliseconds = Int32(clamping: max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = Int32(clamping: max(1, remaining.wholeMilliseconds))
         guard poll(&poller, 1, milliseconds) == 1 else { return false }
         var failure: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
