@@ -204,7 +204,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         if let sent = message.sent { found.sent = force || needsRedaction(sent) }
         if let response = message.response { found.response = force || needsRedaction(response) }
         if let connection = message.connection { found.url = force || urlNeedsRedaction(connection.effectiveURL) }
-        if let error = message.error { found.error = force || !secretValues.isEmpty || URLPassword.hasPassword(error.message) }
+        // An error's text (often with the URL in it) is judged by rewriting it: errors are few.
+        if let error = message.error { found.error = force || redactText(error.message) != error.message }
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
         if let formParts = message.transfer?.formParts, !formParts.isEmpty {
@@ -285,7 +286,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             message.connection = connection
         }
         if hidesError, var error = message.error {
-            error.message = replaceSecrets(URLPassword.masking(in: error.message))
+            error.message = redactText(error.message)
             message.error = error
         }
         if let stream = findings.stream { message.stream = stream }

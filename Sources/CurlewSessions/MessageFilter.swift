@@ -23,10 +23,10 @@ public struct FilterSyntaxError: Error, Sendable, Equatable, CustomStringConvert
 /// terms are joined with `&`; a bare word matches URLs containing it. Matching ignores case.
 public indirect enum MessageFilter {
     case method(String)
-    case url(Regex<AnyRegexOutput>, source: String)
+    case url(TextPattern)
     case status(ClosedRange<Int>)
-    case header(Regex<AnyRegexOutput>, source: String)
-    case body(Regex<AnyRegexOutput>, source: String)
+    case header(TextPattern)
+    case body(TextPattern)
     case domain(String)
     case failed
     case duration(Comparison, microseconds: Int64)
@@ -67,6 +67,17 @@ public indirect enum MessageFilter {
         }
     }
 
+    /// What to tell the user when one of the filter's patterns gave up on a text that made it
+    /// backtrack too much (it then matched nothing more); nil when none did.
+    public var gaveUpMessage: String? {
+        switch self {
+        case .url(let pattern), .header(let pattern), .body(let pattern): pattern.gaveUp ? pattern.gaveUpMessage : nil
+        case .not(let inner): inner.gaveUpMessage
+        case .and(let left, let right), .or(let left, let right): left.gaveUpMessage ?? right.gaveUpMessage
+        default: nil
+        }
+    }
+
     /// The host of a URL as written: after the scheme, past any `user:password@` (which logs keep
     /// as `user:[REDACTED]@`, not a valid URL for a strict parser), before the port or path.
     static func host(of url: String) -> String? {
@@ -84,7 +95,7 @@ public indirect enum MessageFilter {
     public func matches(_ entry: SessionRecordSummary) -> Bool {
         switch self {
         case .method(let method): return entry.method.caseInsensitiveCompare(method) == .orderedSame
-        case .url(let regex, _): return entry.url.contains(regex)
+        case .url(let pattern): return pattern.matches(entry.url)
         case .urlContains(let text): return entry.url.localizedCaseInsensitiveContains(text)
         case .status(let range): return entry.statusCode > 0 && range.contains(entry.statusCode)
         case .domain(let host): return Self.host(of: entry.url)?.localizedCaseInsensitiveContains(host) ?? false
@@ -102,13 +113,13 @@ public indirect enum MessageFilter {
     /// else from its summary, so the log index and a decoded log always agree.
     public func matches(_ message: DebugMessage) -> Bool {
         switch self {
-        case .header(let regex, _):
+        case .header(let pattern):
             let request = message.original?.headers ?? []
             let response = message.response?.headers ?? []
-            return (request + response).contains { "\($0.name): \($0.value)".contains(regex) }
-        case .body(let regex, _):
+            return (request + response).contains { pattern.matches("\($0.name): \($0.value)") }
+        case .body(let pattern):
             let bodies = [message.sent?.body ?? message.original?.body, message.response?.body]
-            return bodies.contains { $0?.text?.contains(regex) ?? false }
+            return bodies.contains { $0?.text.map(pattern.matches) ?? false }
         case .not(let inner):
             return !inner.matches(message)
         case .and(let left, let right):
@@ -273,13 +284,13 @@ struct FilterParser {
             return .domain(try argument(for: name, at: position).0)
         case "~u", "~h", "~b":
             let (text, at) = try argument(for: name, at: position)
-            let regex: Regex<AnyRegexOutput>
+            let pattern: TextPattern
             do {
-                regex = try Regex(text).ignoresCase()
+                pattern = try TextPattern(text, ignoringCase: true)
             } catch {
                 throw FilterSyntaxError(position: at, message: "invalid regular expression \(text.debugDescription)")
             }
-            return name == "~u" ? .url(regex, source: text) : name == "~h" ? .header(regex, source: text) : .body(regex, source: text)
+            return name == "~u" ? .url(pattern) : name == "~h" ? .header(pattern) : .body(pattern)
         case "~c":
             let (text, at) = try argument(for: name, at: position)
             return .status(try Self.statusRange(text, at: at))

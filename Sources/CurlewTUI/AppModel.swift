@@ -421,6 +421,7 @@ public final class AppModel {
             // While indexing or a decoding filter goes on, the count grows in the title.
             let sofar = logs.isCatchingUp ? " so far" : ""
             message = text.isEmpty ? "filter cleared" : Chrome.counted(matched, "entry matches", "entries match") + sofar
+            if let gaveUp = logs.opened?.filter?.gaveUpMessage { message = gaveUp }
         }
     }
 }

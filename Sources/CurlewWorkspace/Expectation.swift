@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 import Foundation
 
 /// One `expect:` assertion of a named request, checked against the exchange once it finishes.
@@ -109,10 +110,12 @@ extension Expectation {
         case .matches(let pattern):
             guard let value else { return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: "absent") }
             let text = String(value.textValue.prefix(bodyTextLimit))
-            guard let regex = try? Regex(pattern), (try? regex.firstMatch(in: text)) != nil else {
-                return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: describe(value))
+            // The server chose the text: the match's work is bounded.
+            guard let regex = try? TextPattern(pattern) else {
+                return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: "not a regular expression")
             }
-            return nil
+            if regex.matches(text) { return nil }
+            return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: regex.gaveUp ? regex.gaveUpMessage : describe(value))
         }
     }
 

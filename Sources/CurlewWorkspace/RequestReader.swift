@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 import Foundation
 
 /// Reads one entry of `requests:` into the agent's `Request`, and its `expect:` list. The same
@@ -193,7 +194,7 @@ enum RequestReader {
             match = .equals(allowsJSON ? try value.json() : .string(try value.scalarText()))
         } else if let value = map.take("matches") {
             let pattern = try value.string()
-            do { _ = try Regex(pattern) } catch { throw value.error("not a regular expression: \(error)") }
+            do { _ = try TextPattern(pattern) } catch { throw value.error("not a regular expression: \(error.localizedDescription)") }
             match = .matches(pattern)
         } else {
             try map.finish(known: WorkspaceKeys.match)

@@ -37,6 +37,16 @@ public struct Workspace: Sendable {
     public var secretsPath: String {
         (directory as NSString).appendingPathComponent(Self.secretsFileName)
     }
+
+    /// What `path` is to this workspace when writing a report or an export there would destroy
+    /// it ("the workspace's secrets file", "a file of the workspace"), through links and
+    /// relative paths and whether the secrets file exists yet or not; nil for any other path.
+    public func ownFile(at path: String) -> String? {
+        let canonical = LocalFile.canonicalPath(path)
+        func names(_ file: String) -> Bool { LocalFile.isSameFile(path, file) || LocalFile.canonicalPath(file) == canonical }
+        if names(secretsPath) { return "the workspace's secrets file" }
+        return files.contains(where: names) ? "a file of the workspace" : nil
+    }
     public var environmentNames: [String] = []
     public var defaultEnvironment: String?
     public var requests: [NamedRequest] = []

@@ -49,7 +49,7 @@ struct ExportCommand: ParsableCommand {
     var noRedact = false
 
     /// The named requests as they would be sent, each as a debug message with no answer.
-    private func workspaceRequests() throws -> (messages: [DebugMessage], redaction: RedactionPolicy, workspaceFiles: [String]) {
+    private func workspaceRequests() throws -> (messages: [DebugMessage], redaction: RedactionPolicy, workspace: Workspace) {
         guard [.curl, .http].contains(format) else { throw RunCommand.usageFailure("--request exports as curl or http") }
         do {
             let workspace = try Workspace.load(path: log)
@@ -61,7 +61,7 @@ struct ExportCommand: ParsableCommand {
                 return DebugMessage(requestID: UInt64(index + 1), name: name, state: .created, startedAt: Date(), original: composed, sent: nil,
                                     response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "export")
             }
-            return (messages, session.redactionPolicy, workspace.files + [workspace.secretsPath])
+            return (messages, session.redactionPolicy, workspace)
         } catch let error as WorkspaceError {
             throw RunCommand.usageFailure("\(error)")
         }
@@ -70,11 +70,12 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         var messages: [DebugMessage]
         var redaction = RedactionPolicy()
-        var workspaceFiles: [String] = []
+        var workspace: Workspace?
         if requests.isEmpty {
             messages = try LogCommand.load(log, filter: filter)
         } else {
-            (messages, redaction, workspaceFiles) = try workspaceRequests()
+            let exported = try workspaceRequests()
+            (messages, redaction, workspace) = (exported.messages, exported.redaction, exported.workspace)
         }
         if !noRedact { messages = messages.map(redaction.redact) }
         let data: Data
@@ -92,10 +93,8 @@ struct ExportCommand: ParsableCommand {
             guard !LocalFile.isSameFile(output, log) else {
                 throw RunCommand.usageFailure("\(output) is the file being exported; write to another file")
             }
-            let outputPath = LocalFile.canonicalPath(output)
-            if let file = workspaceFiles.first(where: { LocalFile.isSameFile(output, $0) || LocalFile.canonicalPath($0) == outputPath }) {
-                let what = file == workspaceFiles.last ? "the workspace's secrets file" : "a file of the workspace being exported"
-                throw RunCommand.usageFailure("\(output) is \(what); write to another file")
+            if let what = workspace?.ownFile(at: output) {
+                throw RunCommand.usageFailure("\(output) is \(what) being exported; write to another file")
             }
             if let problem = LocalFile.writeProblem(output) { throw RunCommand.usageFailure("\(output): \(problem)") }
             if let failure = RunCommand.write(data, to: output) { throw RunCommand.usageFailure(failure) }

@@ -25,6 +25,7 @@ struct LogCommand: ParsableCommand {
             do {
                 let parsed = try MessageFilter.parse(filter)
                 messages = messages.filter { parsed.matches($0) }
+                if let gaveUp = parsed.gaveUpMessage { FileHandle.standardError.write(Data("curlew: warning: --filter: \(gaveUp)\n".utf8)) }
             } catch {
                 throw RunCommand.usageFailure("--filter: \(error)")
             }

@@ -71,9 +71,12 @@ struct RunCommand: AsyncParsableCommand {
             throw Self.usageFailure("\(error)")
         }
         let targets = try targets(in: session)
-        // A report that cannot be written is refused before anything is sent.
-        for (option, path) in [("--har", har), ("--junit", junit)] {
-            if let path, let problem = LocalFile.writeProblem(path) { throw Self.usageFailure("\(option) \(path): \(problem)") }
+        // A report that cannot be written, or would replace the workspace, is refused before
+        // anything is sent.
+        for (option, path) in [("--har", har), ("--junit", junit), ("--log", log)] {
+            guard let path else { continue }
+            if let what = session.workspace.ownFile(at: path) { throw Self.usageFailure("\(option) \(path) is \(what); write to another file") }
+            if option != "--log", let problem = LocalFile.writeProblem(path) { throw Self.usageFailure("\(option) \(path): \(problem)") }
         }
 
         // The report on the terminal always hides secrets; written files unless --no-redact.

@@ -9,7 +9,6 @@ import Foundation
 final class RunReport: Sendable {
     private let total: Int
     private let isTerminal: Bool
-    private let secrets: [String]
     private let redaction: RedactionPolicy
     private let state = Locked<(done: Int, failed: Int, barShown: Bool)>((0, 0, false))
 
@@ -19,7 +18,6 @@ final class RunReport: Sendable {
         self.total = total
         self.isTerminal = isTerminal
         self.redaction = redaction
-        self.secrets = redaction.secretValues.sorted { $0.count > $1.count }
     }
 
     /// An assertion failure whose actual value is hidden when it is a credential: a secret
@@ -35,10 +33,10 @@ final class RunReport: Sendable {
         return failure
     }
 
-    /// Hides secret values and, on a terminal, control characters.
+    /// Hides what a session log hides (secret values, URL passwords, declared parameters, secret
+    /// JSON members) and, on a terminal, control characters.
     func clean(_ text: String) -> String {
-        var text = text
-        for secret in secrets { text = text.replacingOccurrences(of: secret, with: RedactionPolicy.marker) }
+        let text = redaction.redactText(text)
         return isTerminal ? TerminalText.escapingControls(text) : text
     }
 

@@ -18,6 +18,21 @@ struct MessageFilterTests {
         try MessageFilter.parse(expression).matches(message)
     }
 
+    @Test("a pattern that backtracks without end gives up after its time limit, says so, and matches nothing more; others go on (found by a new user's trial: `~u \"(a+)+b\"` froze the interface)")
+    func runawayPatternGivesUp() throws {
+        let hostile = sampleMessage(url: "http://h/?x=" + String(repeating: "a", count: 40) + "!", responseBody: String(repeating: "a", count: 40) + "!")
+        for expression in ["~u \"(a+)+b\"", "~b \"(a+)+b\"", "~m GET & !~h \"(a+)+b\" & ~u \"(a+)+b\""] {
+            let filter = try MessageFilter.parse(expression)
+            let started = ContinuousClock.now
+            #expect(!filter.matches(hostile))
+            #expect(!filter.matches(hostile), "once given up, at once")
+            #expect(ContinuousClock.now - started < .seconds(2), "\(expression)")
+            #expect(filter.gaveUpMessage?.contains("gave up after 250 ms") == true, "\(expression)")
+        }
+        let fine = try MessageFilter.parse("~u \"a+!$\"")
+        #expect(fine.matches(hostile) && fine.gaveUpMessage == nil)
+    }
+
     @Test("each filter matches what it names")
     func singleFilters() throws {
         let post = sampleMessage(method: "POST", url: "http://api.example.test/login", status: 404,

@@ -6,6 +6,15 @@ import Testing
 
 @Suite("Expectations checked against a debug message")
 struct ExpectationReportTests {
+    @Test("a `matches:` pattern that backtracks without end on a server's body fails with why, after its time limit, instead of hanging the run")
+    func runawayPatternFails() throws {
+        let message = Fixtures.message(responseBody: #"{"name":""# + String(repeating: "a", count: 40) + #"!"}"#)
+        let started = ContinuousClock.now
+        let report = ExpectationReport([.json(try JSONPath("$.name"), .matches("(a+)+b"))], against: message)
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(report.failures.first?.actual.contains("gave up after 250 ms") == true, "\(report.failures)")
+    }
+
     @Test("assertions on status, headers, JSON and duration are checked as curlew run checks them")
     func checks() throws {
         let message = Fixtures.message(responseBody: #"{"id":7}"#, elapsedMicros: 3_000)

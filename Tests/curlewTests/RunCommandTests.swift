@@ -104,6 +104,40 @@ struct RunCommandTests {
         }
     }
 
+    @Test("a request refused as invalid keeps its secret parameters hidden on the terminal, in JUnit, HAR and the log (found by a new user's trial)")
+    func refusedKeepsSecrets() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "http://127.0.0.1:99999"}
+        requests:
+          leaky: {url: "/get?token=YAMLSECRET77"}
+        """.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", directory + "/curlew.yaml", "--junit", directory + "/r.xml", "--har", directory + "/r.har",
+                                                  "--log", directory + "/r.jsonl"])
+        #expect(result.status == 1)
+        #expect(result.output.contains("token=[REDACTED]"), "\(result.output)")
+        var texts = [result.output, result.error]
+        for file in ["r.xml", "r.har", "r.jsonl"] { texts.append(try String(contentsOfFile: directory + "/" + file, encoding: .utf8)) }
+        for text in texts { #expect(!text.contains("YAMLSECRET77"), "\(text)") }
+    }
+
+    @Test("a report or log over the workspace or its secrets file is refused before anything runs (found by a new user's trial: --har replaced the workspace)")
+    func reportsNeverReplaceTheWorkspace() async throws {
+        let path = try Self.workspace(base: "http://127.0.0.1:1")
+        let directory = (path as NSString).deletingLastPathComponent
+        let before = try String(contentsOfFile: path, encoding: .utf8)
+        let secrets = try? String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)
+        for (option, target, said) in [("--har", path, "is a file of the workspace"), ("--junit", directory + "/curlew.secrets.yaml", "is the workspace's secrets file"),
+                                       ("--log", directory + "/./curlew.yaml", "is a file of the workspace")] {
+            let result = try await CurlewProcess.run(["run", path, option, target])
+            #expect(result.status == 2 && result.error.contains(said) && !result.output.contains("Requests:"), "\(option) \(target): \(result.error)")
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
+        #expect((try? String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)) == secrets)
+    }
+
     @Test("a chain step left out when the chain stopped is reported not run, on the console and as skipped in JUnit, never as a pass (found by a new user's trial)")
     func stoppedChain() async throws {
         let server = try await TestServer.shared()

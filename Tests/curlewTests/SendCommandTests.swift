@@ -152,6 +152,19 @@ struct SendCommandTests {
         #expect(!log.error.contains("Error:") && !log.error.contains("Usage:"), "\(log.error)")
     }
 
+    @Test("a URL refused as invalid keeps its secret parameters hidden in the log, as on the terminal (found by a new user's trial)", arguments: [
+        "http://127.0.0.1:0/get?token=SENDSECRET1", "http://127.0.0.1:abc/get?a=1&token=SENDSECRET1", "http://[::1/get?token=SENDSECRET1",
+    ])
+    func invalidURLKeepsSecrets(url: String) async throws {
+        let log = NSTemporaryDirectory() + "curlew-send-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await CurlewProcess.run(["send", "--log", log, url])
+        #expect(result.status == 3, "\(result.error)")
+        let written = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(written.contains("invalidURL") && written.contains("[REDACTED]"), "\(written)")
+        for text in [written, result.output, result.error] { #expect(!text.contains("SENDSECRET1"), "\(text)") }
+    }
+
     @Test("Ctrl-C cancels the exchange in flight, which is still shown and logged; exit 130")
     func interrupted() async throws {
         let server = try await TestServer.shared()
