@@ -275,6 +275,9 @@ struct RequestComposer: Sendable {
             let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) contains whitespace or a control character at position \(position)")
         }
+        if hasUnclosedIPv6Bracket(url) {
+            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) opens an IPv6 address with [ and does not close it with ]")
+        }
         if let port = portText(of: url), !port.isEmpty, !isPort(port) {
             throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
         }
@@ -294,13 +297,24 @@ struct RequestComposer: Sendable {
         text.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(text) ?? 0)
     }
 
+    /// `url`'s host and port as written: its authority after any user information; nil without `://`.
+    private static func hostAndPort(of url: String) -> Substring? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        let afterScheme = url[schemeEnd.upperBound...]
+        let authority = afterScheme[..<(afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex)]
+        return authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+    }
+
+    /// Whether `url`'s host starts with `[` and no `]` closes it.
+    static func hasUnclosedIPv6Bracket(_ url: String) -> Bool {
+        guard let authority = hostAndPort(of: url) else { return false }
+        return authority.hasPrefix("[") && !authority.contains("]")
+    }
+
     /// What follows the host's colon in `url`'s authority (after any user information, and after
     /// the bracket of an IPv6 address), or nil when there is no colon there.
     static func portText(of url: String) -> Substring? {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
-        let afterScheme = url[schemeEnd.upperBound...]
-        var authority = afterScheme[..<(afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex)]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        guard var authority = hostAndPort(of: url) else { return nil }
         if authority.hasPrefix("["), let bracket = authority.firstIndex(of: "]") { authority = authority[authority.index(after: bracket)...] }
         guard let colon = authority.firstIndex(of: ":") else { return nil }
         return authority[authority.index(after: colon)...]

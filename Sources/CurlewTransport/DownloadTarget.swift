@@ -30,7 +30,7 @@ public struct DownloadTarget: Sendable, Equatable {
     /// record for the same URL names a validator the server can check with `If-Range`. Nil when
     /// there is nothing to resume (the download then starts from the beginning).
     public func resumePoint(for url: String) -> ResumePoint? {
-        guard let record = ResumeRecord.read(from: recordPath), record.url == url,
+        guard let record = ResumeRecord.read(from: recordPath), record.urlDigest == ResumeRecord.digest(of: url),
               let validator = record.validator,
               let size = Self.regularFileSize(partialPath), size > 0 else { return nil }
         return ResumePoint(offset: size, validator: validator)
@@ -99,13 +99,23 @@ public struct DownloadOutcome: Sendable, Equatable, Codable {
     }
 }
 
-/// The sidecar record of an interrupted download (owner-only JSON beside the partial file).
+/// The sidecar record of an interrupted download (owner-only JSON beside the partial file). It
+/// names the URL by its SHA-256, so a password or a token in the URL is not kept on disk.
 struct ResumeRecord: Codable, Equatable {
-    var url: String
+    var urlDigest: String
     var etag: String?
     var lastModified: String?
     /// Bytes in the partial file when the record was written; the file's size is what counts.
     var bytes: Int64
+
+    init(url: String, etag: String?, lastModified: String?, bytes: Int64) {
+        urlDigest = Self.digest(of: url)
+        self.etag = etag
+        self.lastModified = lastModified
+        self.bytes = bytes
+    }
+
+    static func digest(of url: String) -> String { SHA256Digest.hex(of: Data(url.utf8)) }
 
     /// The `If-Range` validator: a strong ETag, else the Last-Modified date.
     var validator: String? {

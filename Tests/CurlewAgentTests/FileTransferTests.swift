@@ -168,7 +168,7 @@ struct FileTransferTests {
         let destination = directory + "/file.bin"
         let size = 4_000_000
         let agent = try await pipelineAgent()
-        var request = Request(.get, "/range/\(size)?duration=4")
+        var request = Request(.get, "/range/\(size)?duration=4&token=RESUMETOK1")
         request.download = Download(to: destination)
         // Cancelled from the progress callback once half has arrived, whatever else the machine is doing.
         let handle = Locked<RequestHandle?>(nil)
@@ -187,11 +187,13 @@ struct FileTransferTests {
         let kept = try #require((try FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.int64Value)
         #expect(kept > 0 && kept < Int64(size))
         #expect(try fileMode(destination + ".curlew-resume") == 0o600)
+        // The record names the URL by its digest: the token is not on disk (found by a new user's trial).
+        #expect(try !String(contentsOfFile: destination + ".curlew-resume", encoding: .utf8).contains("RESUMETOK1"))
 
         var again = Request(.get, "/range/\(size)")
         again.download = Download(to: destination)
         // The record is for the URL that was interrupted: resume the same URL.
-        again.path = "/range/\(size)?duration=4"
+        again.path = "/range/\(size)?duration=4&token=RESUMETOK1"
         let outcome = await sendCapturing(agent, again)
         let report = try #require(try outcome.result.get().download)
         #expect(report.completed)

@@ -86,6 +86,11 @@ struct RequestComposerTests {
         for good in ["http://h.test:65535/get", "http://h.test:1", "http://h.test:/get", "http://u:p@h.test:8080/", "http://[::1]:8080/x?a=b:c"] {
             #expect(try url(Request.url(good)) == good)
         }
+        // An IPv6 address left open is named as such, not as a port ":1" (found by a new user's trial).
+        for open in ["http://[::1/get", "http://u:p@[::1:8080/x"] {
+            let error = #expect(throws: RequestError.self) { try url(Request.url(open)) }
+            #expect(error?.kind == .invalidURL && error?.message.contains("does not close it with ]") == true, "\(String(describing: error))")
+        }
     }
 
     @Test("text outside ASCII in the path, query and fragment is sent percent-encoded, as a browser does; the host and ASCII URLs are left as they are")
