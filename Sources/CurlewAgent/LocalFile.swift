@@ -56,7 +56,7 @@ public enum LocalFile {
     }
 
     /// Throws `localFile` unless `path` is a regular file this process can read.
-    static func checkReadable(_ path: String, purpose: String) throws(RequestError) {
+    public static func checkReadable(_ path: String, purpose: String) throws(RequestError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw RequestError(.localFile, "\(purpose): cannot read \(path): \(String(cString: strerror(errno)))", code: 26)
@@ -87,6 +87,12 @@ public enum LocalFile {
     /// `./a.yaml`, `a.yaml` and a link to it read the same, whether the file exists yet or not.
     public static func canonicalPath(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// Whether two paths name one file: the same existing file through links, or the same path
+    /// once `.`, `..` and links are resolved (for a file that does not exist yet).
+    public static func namesSameFile(_ first: String, _ second: String) -> Bool {
+        isSameFile(first, second) || canonicalPath(first) == canonicalPath(second)
     }
 
     /// Whether two paths name one existing file (the same device and inode, through links).

@@ -186,7 +186,9 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Which parts of a message hold something to hide.
     private struct Findings {
-        var original = false, sent = false, response = false, url = false, error = false, transfer = false
+        var original = false, sent = false, response = false, url = false, transfer = false
+        /// The error's text with what it holds hidden, when it holds anything.
+        var errorText: String?
         /// The stream record with what it holds hidden, when it holds anything.
         var stream: StreamRecord?
         /// Form parts named like secret parameters, and their non-empty values.
@@ -204,8 +206,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         if let sent = message.sent { found.sent = force || needsRedaction(sent) }
         if let response = message.response { found.response = force || needsRedaction(response) }
         if let connection = message.connection { found.url = force || urlNeedsRedaction(connection.effectiveURL) }
-        // An error's text (often with the URL in it) is judged by rewriting it: errors are few.
-        if let error = message.error { found.error = force || redactText(error.message) != error.message }
+        // An error's text (often with the URL in it) is judged by rewriting it, as a stream is:
+        // errors are few, and the rewrite found is the one written.
+        if let error = message.error {
+            let hidden = redactText(error.message)
+            if force || hidden != error.message { found.errorText = hidden }
+        }
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
         if let formParts = message.transfer?.formParts, !formParts.isEmpty {
@@ -221,14 +227,14 @@ public struct RedactionPolicy: Sendable, Equatable {
             let hidden = redactStream(stream)
             if force || hidden != stream { found.stream = hidden }
         }
-        guard found.original || found.sent || found.response || found.url || found.error || !found.secretParts.isEmpty || found.transfer
+        guard found.original || found.sent || found.response || found.url || found.errorText != nil || !found.secretParts.isEmpty || found.transfer
             || found.stream != nil else { return nil }
         return found
     }
 
     /// `message` with what `findings` found hidden.
     private func redact(_ message: DebugMessage, _ findings: Findings, force: Bool = false) -> DebugMessage {
-        let (hidesOriginal, hidesSent, hidesResponse, hidesURL, hidesError) = (findings.original, findings.sent, findings.response, findings.url, findings.error)
+        let (hidesOriginal, hidesSent, hidesResponse, hidesURL) = (findings.original, findings.sent, findings.response, findings.url)
         let (secretParts, formSecrets, hidesTransfer) = (findings.secretParts, findings.formSecrets, findings.transfer)
         var message = message
         if !secretParts.isEmpty || hidesTransfer, var transfer = message.transfer {
@@ -285,8 +291,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             connection.effectiveURL = redactURL(connection.effectiveURL)
             message.connection = connection
         }
-        if hidesError, var error = message.error {
-            error.message = redactText(error.message)
+        if let errorText = findings.errorText, var error = message.error {
+            error.message = errorText
             message.error = error
         }
         if let stream = findings.stream { message.stream = stream }

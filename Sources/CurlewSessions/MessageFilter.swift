@@ -103,7 +103,8 @@ public indirect enum MessageFilter {
         case .duration(let comparison, let limit): return entry.elapsedMicros.map { comparison.holds($0, limit) } ?? false
         case .size(let comparison, let limit): return entry.responseSize.map { comparison.holds($0, limit) } ?? false
         case .header, .body: return false
-        case .not(let inner): return !inner.matches(entry)
+        // A term whose pattern gave up decides nothing: its negation must not match everything.
+        case .not(let inner): return !inner.matches(entry) && inner.gaveUpMessage == nil
         case .and(let left, let right): return left.matches(entry) && right.matches(entry)
         case .or(let left, let right): return left.matches(entry) || right.matches(entry)
         }
@@ -121,7 +122,7 @@ public indirect enum MessageFilter {
             let bodies = [message.sent?.body ?? message.original?.body, message.response?.body]
             return bodies.contains { $0?.text.map(pattern.matches) ?? false }
         case .not(let inner):
-            return !inner.matches(message)
+            return !inner.matches(message) && inner.gaveUpMessage == nil
         case .and(let left, let right):
             return left.matches(message) && right.matches(message)
         case .or(let left, let right):

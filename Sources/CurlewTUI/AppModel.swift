@@ -109,6 +109,8 @@ public final class AppModel {
     public var showHelp = false
     public var helpScroll = 0
     public var message = ""
+    /// The filter whose pattern's giving up the status line has told (see `TextPattern`).
+    var gaveUpReportedFor: String?
     /// What a "cancelling ..." status line waits for: when it ends, the line says how.
     var cancelling: (target: CancelTarget, text: String)?
 
@@ -413,6 +415,7 @@ public final class AppModel {
             return
         }
         logs.applyFilter(text)
+        gaveUpReportedFor = nil
         if let error = logs.opened?.filterError {
             message = "filter error " + error.description
             prompt = .filter(LineEditor(text))
@@ -421,7 +424,10 @@ public final class AppModel {
             // While indexing or a decoding filter goes on, the count grows in the title.
             let sofar = logs.isCatchingUp ? " so far" : ""
             message = text.isEmpty ? "filter cleared" : Chrome.counted(matched, "entry matches", "entries match") + sofar
-            if let gaveUp = logs.opened?.filter?.gaveUpMessage { message = gaveUp }
+            if let gaveUp = logs.opened?.filter?.gaveUpMessage {
+                message = gaveUp
+                gaveUpReportedFor = text
+            }
         }
     }
 }

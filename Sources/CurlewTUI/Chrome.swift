@@ -206,6 +206,11 @@ extension AppModel {
             return frame
         }
         logs.refresh()
+        // A filter pattern that gave up while later entries were searched says so once.
+        if let gaveUp = logs.opened?.filter?.gaveUpMessage, gaveUpReportedFor != logs.opened?.filterText {
+            message = gaveUp
+            gaveUpReportedFor = logs.opened?.filterText
+        }
         lastColumns = columns
         noticeWorkspaceChange()
         if pane == .compose { refreshComposeResponse() }

@@ -194,7 +194,7 @@ enum RequestReader {
             match = .equals(allowsJSON ? try value.json() : .string(try value.scalarText()))
         } else if let value = map.take("matches") {
             let pattern = try value.string()
-            do { _ = try TextPattern(pattern) } catch { throw value.error("not a regular expression: \(error.localizedDescription)") }
+            do { _ = try TextPattern(pattern) } catch { throw value.error("not a regular expression (ICU syntax): \(pattern.debugDescription)") }
             match = .matches(pattern)
         } else {
             try map.finish(known: WorkspaceKeys.match)

@@ -9,6 +9,8 @@ public struct Template: Sendable {
         case undefined(String, suggestion: String?)
         case unsetEnvironmentVariable(String)
         case badBuiltin(String)
+        /// `$randomInt` with arguments that are not two whole numbers, the first at most the second.
+        case badRandomBounds(String)
         case unclosed
         case tooDeep(String)
         case tooLong
@@ -19,6 +21,7 @@ public struct Template: Sendable {
                 "variable {{\(name)}} is not defined" + (suggestion.map { " (did you mean {{\($0)}}?)" } ?? "")
             case .unsetEnvironmentVariable(let name): "{{$env.\(name)}}: the environment variable \(name) is not set"
             case .badBuiltin(let text): "{{\(text)}}: unknown built-in; the built-ins are $uuid, $timestamp, $isoTimestamp, $randomInt [min max], $base64 TEXT and $env.NAME"
+            case .badRandomBounds(let text): "{{\(text)}}: $randomInt takes two whole numbers, the smaller first ($randomInt 1 100), or none"
             case .unclosed: "a {{ without its closing }}"
             case .tooDeep(let name): "variable {{\(name)}} refers to itself (or nests more than 8 deep)"
             case .tooLong: "the text expands to more than \(Template.maxExpandedLength >> 20) MiB"
@@ -178,7 +181,7 @@ public struct Template: Sendable {
         case "$randomInt":
             let bounds = argument.split(separator: " ").compactMap { Int($0) }
             if argument.isEmpty { return String(random(0...999)) }
-            guard bounds.count == 2, bounds[0] <= bounds[1] else { throw .badBuiltin(text) }
+            guard bounds.count == 2, bounds[0] <= bounds[1] else { throw .badRandomBounds(text) }
             return String(random(bounds[0]...bounds[1]))
         case "$base64" where !argument.isEmpty:
             return Data(try expand(argument, depth: depth + 1).utf8).base64EncodedString()

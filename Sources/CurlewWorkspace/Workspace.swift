@@ -38,15 +38,6 @@ public struct Workspace: Sendable {
         (directory as NSString).appendingPathComponent(Self.secretsFileName)
     }
 
-    /// What `path` is to this workspace when writing a report or an export there would destroy
-    /// it ("the workspace's secrets file", "a file of the workspace"), through links and
-    /// relative paths and whether the secrets file exists yet or not; nil for any other path.
-    public func ownFile(at path: String) -> String? {
-        let canonical = LocalFile.canonicalPath(path)
-        func names(_ file: String) -> Bool { LocalFile.isSameFile(path, file) || LocalFile.canonicalPath(file) == canonical }
-        if names(secretsPath) { return "the workspace's secrets file" }
-        return files.contains(where: names) ? "a file of the workspace" : nil
-    }
     public var environmentNames: [String] = []
     public var defaultEnvironment: String?
     public var requests: [NamedRequest] = []
@@ -62,6 +53,14 @@ public struct Workspace: Sendable {
     var secrets = WorkspaceSecrets()
 
     public var directory: String { LocalFile.directory(of: path) }
+
+    /// What `path` is to this workspace when writing a report or an export there would destroy
+    /// it ("the workspace's secrets file", "a file of the workspace"), through links and
+    /// relative paths and whether the secrets file exists yet or not; nil for any other path.
+    public func ownFile(at path: String) -> String? {
+        if LocalFile.namesSameFile(path, secretsPath) { return "the workspace's secrets file" }
+        return files.contains { LocalFile.namesSameFile(path, $0) } ? "a file of the workspace" : nil
+    }
 
     /// `curlew.yaml` in `directory`, or nil when there is none.
     public static func find(in directory: String = FileManager.default.currentDirectoryPath) -> String? {

@@ -94,7 +94,7 @@ struct ExportCommand: ParsableCommand {
                 throw RunCommand.usageFailure("\(output) is the file being exported; write to another file")
             }
             if let what = workspace?.ownFile(at: output) {
-                throw RunCommand.usageFailure("\(output) is \(what) being exported; write to another file")
+                throw RunCommand.usageFailure("\(output) is \(what) (the workspace being exported); write to another file")
             }
             if let problem = LocalFile.writeProblem(output) { throw RunCommand.usageFailure("\(output): \(problem)") }
             if let failure = RunCommand.write(data, to: output) { throw RunCommand.usageFailure(failure) }

@@ -39,6 +39,10 @@ struct PipelineOptions: ParsableArguments {
         guard (0...100).contains(retry) else { throw ValidationError("--retry must be from 0 to 100") }
         if retryDelay != nil, retry == 0 { throw ValidationError("--retry-delay needs --retry N") }
         if cache?.isEmpty == true { throw ValidationError("--cache needs a directory") }
+        var isDirectory: ObjCBool = false
+        if let cache, FileManager.default.fileExists(atPath: cache, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ValidationError("--cache \(cache) is not a directory; give a directory (it is created when missing)")
+        }
         if cache == nil, cachePolicy != nil || cacheTTL != nil { throw ValidationError("--cache-policy and --cache-ttl need --cache DIR") }
         do {
             if let retryDelay { _ = try SecondsInput.duration(retryDelay, field: "--retry-delay") }
@@ -98,11 +102,8 @@ struct PipelineOptions: ParsableArguments {
                 settings.mockBaseURL = target
                 settings.rules.append(MockRule(pattern, .redirect))
             } else {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), !isDirectory.boolValue,
-                      FileManager.default.isReadableFile(atPath: target) else {
-                    throw ValidationError("--mock fixture \(target.debugDescription) is not a readable file")
-                }
+                // A regular file: a named pipe or a device would be read at answer time, or block.
+                do { try LocalFile.checkReadable(target, purpose: "--mock fixture") } catch { throw ValidationError(error.message) }
                 let type = Self.contentType(ofFile: target)
                 settings.rules.append(MockRule(pattern, .fixture(MockFixture(headers: [HeaderField(name: "Content-Type", value: type)], bodyFile: target))))
             }

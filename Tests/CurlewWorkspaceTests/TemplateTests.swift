@@ -43,6 +43,9 @@ struct TemplateTests {
         #expect(throws: Template.Failure.tooDeep("loop")) { try template.expand("{{loop}}") }
         #expect(throws: Template.Failure.unclosed) { try template.expand("{{user") }
         #expect(throws: Template.Failure.badBuiltin("$nope")) { try template.expand("{{$nope}}") }
+        // Bounds the wrong way round are named for what they are (found by a new user's trial).
+        #expect(throws: Template.Failure.badRandomBounds("$randomInt 10 1")) { try template.expand("{{$randomInt 10 1}}") }
+        #expect(Template.Failure.badRandomBounds("$randomInt 10 1").description.contains("the smaller first"))
     }
 }
 

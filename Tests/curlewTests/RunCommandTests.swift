@@ -136,6 +136,11 @@ struct RunCommandTests {
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
         #expect((try? String(contentsOfFile: directory + "/curlew.secrets.yaml", encoding: .utf8)) == secrets)
+        // Nor over a file the config names, such as the cookie jar, which the run saves first (review).
+        let jarred = directory + "/jarred.yaml"
+        try "config: {cookies: {enabled: true, jar: jar.txt}}\nrequests:\n  a: {url: \"http://127.0.0.1:1/\"}\n".write(toFile: jarred, atomically: true, encoding: .utf8)
+        let jar = try await CurlewProcess.run(["run", jarred, "--har", directory + "/jar.txt"])
+        #expect(jar.status == 2 && jar.error.contains("is a file the workspace's config names"), "\(jar.error)")
     }
 
     @Test("a chain step left out when the chain stopped is reported not run, on the console and as skipped in JUnit, never as a pass (found by a new user's trial)")

@@ -62,7 +62,9 @@ struct SendPipelineTests {
         #expect(try await CurlewProcess.run(["send", "--retry", "-1", "\(server.baseURL)/get"]).status == 64)
         #expect(try await CurlewProcess.run(["send", "--retry", "1", "--retry-delay", "nan", "\(server.baseURL)/get"]).status == 64)
         for bad in [["--retry-delay", "1"], ["--cache-ttl", "5"], ["--cache", ""], ["--mock", "nonsense=x.json"], ["--mock", "GET  /x=x.json"],
-                    ["--mock", "GET /x=http://"], ["--mock", "GET /x=http://127.0.0.1:1?x=1"], ["--mock", "GET /x=/tmp"]] {
+                    ["--mock", "GET /x=http://"], ["--mock", "GET /x=http://127.0.0.1:1?x=1"], ["--mock", "GET /x=/tmp"],
+                    // A device or a file where a directory belongs (found by a new user's trial).
+                    ["--mock", "GET /x=/dev/null"], ["--cache", "/dev/null"], ["--cache", "/etc/passwd"]] {
             let result = try await CurlewProcess.run(["send"] + bad + ["\(server.baseURL)/get"])
             #expect(result.status == 64, "\(bad)")
             #expect(!result.error.isEmpty, "\(bad)")
