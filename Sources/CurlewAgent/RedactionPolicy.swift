@@ -910,34 +910,35 @@ public struct RedactionPolicy: Sendable, Equatable {
             hiding = false
             valueIsEncoded = false
         }
-        let bytes = Array(text.utf8)
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
-        // A quote closes the quoted word it ends: one that began with the same quote.
-        func closesQuote(at index: Int) -> Bool {
-            guard closingQuotesEndValues, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'"),
-                  index + 1 == bytes.count || isSpace(bytes[index + 1]) else { return false }
-            var start = index
-            while start > 0, !isSpace(bytes[start - 1]) { start -= 1 }
-            return start < index && bytes[start] == bytes[index]
-        }
-        for (index, byte) in bytes.enumerated() {
-            if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
-                || (inValue && closesQuote(at: index)) {
-                endValue()
-                name.removeAll(keepingCapacity: true)
-                output.append(byte)
-            } else if byte == UInt8(ascii: "="), !inValue {
-                inValue = true
-                hiding = name.withUnsafeBytes { isSecretParameter($0[...]) }
-                changed = changed || hiding
-                output.append(byte)
-                valueStart = output.count
-            } else if inValue {
-                if !hiding { output.append(byte) }
-                if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") { valueIsEncoded = true }
-            } else {
-                name.append(byte)
-                output.append(byte)
+        text.withUTF8Bytes { bytes in
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+            // A quote closes the quoted word it ends: one that began with the same quote.
+            func closesQuote(at index: Int) -> Bool {
+                guard closingQuotesEndValues, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'"),
+                      index + 1 == bytes.count || isSpace(bytes[index + 1]) else { return false }
+                var start = index
+                while start > 0, !isSpace(bytes[start - 1]) { start -= 1 }
+                return start < index && bytes[start] == bytes[index]
+            }
+            for (index, byte) in bytes.enumerated() {
+                if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
+                    || (inValue && closesQuote(at: index)) {
+                    endValue()
+                    name.removeAll(keepingCapacity: true)
+                    output.append(byte)
+                } else if byte == UInt8(ascii: "="), !inValue {
+                    inValue = true
+                    hiding = name.withUnsafeBytes { isSecretParameter($0[...]) }
+                    changed = changed || hiding
+                    output.append(byte)
+                    valueStart = output.count
+                } else if inValue {
+                    if !hiding { output.append(byte) }
+                    if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") { valueIsEncoded = true }
+                } else {
+                    name.append(byte)
+                    output.append(byte)
+                }
             }
         }
         endValue()

@@ -69,11 +69,14 @@ public indirect enum MessageFilter {
 
     /// What to tell the user when one of the filter's patterns gave up on a text that made it
     /// backtrack too much (it then matched nothing more); nil when none did.
-    public var gaveUpMessage: String? {
+    public var gaveUpMessage: String? { patternThatGaveUp?.gaveUpMessage }
+
+    /// The first of the filter's patterns that gave up, if any.
+    private var patternThatGaveUp: TextPattern? {
         switch self {
-        case .url(let pattern), .header(let pattern), .body(let pattern): pattern.gaveUp ? pattern.gaveUpMessage : nil
-        case .not(let inner): inner.gaveUpMessage
-        case .and(let left, let right), .or(let left, let right): left.gaveUpMessage ?? right.gaveUpMessage
+        case .url(let pattern), .header(let pattern), .body(let pattern): pattern.gaveUp ? pattern : nil
+        case .not(let inner): inner.patternThatGaveUp
+        case .and(let left, let right), .or(let left, let right): left.patternThatGaveUp ?? right.patternThatGaveUp
         default: nil
         }
     }
@@ -104,7 +107,7 @@ public indirect enum MessageFilter {
         case .size(let comparison, let limit): return entry.responseSize.map { comparison.holds($0, limit) } ?? false
         case .header, .body: return false
         // A term whose pattern gave up decides nothing: its negation must not match everything.
-        case .not(let inner): return !inner.matches(entry) && inner.gaveUpMessage == nil
+        case .not(let inner): return !inner.matches(entry) && inner.patternThatGaveUp == nil
         case .and(let left, let right): return left.matches(entry) && right.matches(entry)
         case .or(let left, let right): return left.matches(entry) || right.matches(entry)
         }
@@ -122,7 +125,7 @@ public indirect enum MessageFilter {
             let bodies = [message.sent?.body ?? message.original?.body, message.response?.body]
             return bodies.contains { $0?.text.map(pattern.matches) ?? false }
         case .not(let inner):
-            return !inner.matches(message) && inner.gaveUpMessage == nil
+            return !inner.matches(message) && inner.patternThatGaveUp == nil
         case .and(let left, let right):
             return left.matches(message) && right.matches(message)
         case .or(let left, let right):

@@ -415,6 +415,7 @@ public final class AppModel {
             return
         }
         logs.applyFilter(text)
+        // The next frame reports a pattern that gave up (`render`), in this batch or a later one.
         gaveUpReportedFor = nil
         if let error = logs.opened?.filterError {
             message = "filter error " + error.description
@@ -424,10 +425,6 @@ public final class AppModel {
             // While indexing or a decoding filter goes on, the count grows in the title.
             let sofar = logs.isCatchingUp ? " so far" : ""
             message = text.isEmpty ? "filter cleared" : Chrome.counted(matched, "entry matches", "entries match") + sofar
-            if let gaveUp = logs.opened?.filter?.gaveUpMessage {
-                message = gaveUp
-                gaveUpReportedFor = text
-            }
         }
     }
 }

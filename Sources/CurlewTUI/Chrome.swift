@@ -206,7 +206,7 @@ extension AppModel {
             return frame
         }
         logs.refresh()
-        // A filter pattern that gave up while later entries were searched says so once.
+        // A filter pattern that gave up says so once, whichever batch of entries it gave up on.
         if let gaveUp = logs.opened?.filter?.gaveUpMessage, gaveUpReportedFor != logs.opened?.filterText {
             message = gaveUp
             gaveUpReportedFor = logs.opened?.filterText
