@@ -13,9 +13,10 @@ struct HandleShape {
     private let tls: TLSOptions
     private let protocolPreference: TransferRequest.ProtocolPreference
     private let waitsForMultiplexing: Bool
+    private let proxy: String
 
-    /// The shape `request` leaves; nil when it is not plain.
-    init?(_ request: TransferRequest) {
+    /// The shape `request` leaves, sent through `proxy` (empty for none); nil when it is not plain.
+    init?(_ request: TransferRequest, proxy: String) {
         guard Self.isPlain(request) else { return nil }
         capturesWire = request.capturesWire
         totalTimeout = request.totalTimeout
@@ -24,12 +25,13 @@ struct HandleShape {
         tls = request.tls
         protocolPreference = request.protocolPreference
         waitsForMultiplexing = Transfer.waitsForMultiplexing(request)
+        self.proxy = proxy
     }
 
     /// Whether `request` is plain and needs exactly these options: compared in place, since this
     /// runs for every exchange.
-    func matches(_ request: borrowing TransferRequest) -> Bool {
-        Self.isPlain(request) && capturesWire == request.capturesWire
+    func matches(_ request: borrowing TransferRequest, proxy: String) -> Bool {
+        Self.isPlain(request) && capturesWire == request.capturesWire && self.proxy == proxy
             && totalTimeout == request.totalTimeout && connectTimeout == request.connectTimeout
             && maxResponseBytes == request.maxResponseBytes && protocolPreference == request.protocolPreference
             && tls == request.tls && waitsForMultiplexing == Transfer.waitsForMultiplexing(request)

@@ -39,6 +39,7 @@ final class Transfer {
     private let outbox: EventOutbox
     /// The engine's cookie jar, for exchanges that use cookies.
     private let cookieShare: UnsafeMutableRawPointer?
+    private let proxies: ProxyEnvironment
 
     @exclusivity(unchecked) private var bodyBuffer: UnsafeMutableRawBufferPointer?
     /// The file a streamed upload reads from, or the multipart body, for the current hop.
@@ -88,8 +89,10 @@ final class Transfer {
     /// Progress is reported at most this often per exchange, so fast exchanges cost no events.
     static let progressInterval: UInt64 = 100_000_000
 
-    init(_ pending: PendingTransfer, handle: EasyHandle, outbox: EventOutbox, bodyBuffers: BodyBufferPool, cookieShare: UnsafeMutableRawPointer?) {
+    init(_ pending: PendingTransfer, handle: EasyHandle, outbox: EventOutbox, bodyBuffers: BodyBufferPool, cookieShare: UnsafeMutableRawPointer?,
+         proxies: ProxyEnvironment) {
         self.cookieShare = cookieShare
+        self.proxies = proxies
         self.id = pending.id
         self.handle = handle
         self.submittedAt = pending.submittedAt
@@ -115,14 +118,15 @@ final class Transfer {
     func configure() -> CURLcode {
         held.lend { request in
             hopSendsBody = request.body != nil || request.upload != nil
-            if let shape = handle.shape, shape.matches(request) {
+            let proxy = proxies.proxy(for: request.url)
+            if let shape = handle.shape, shape.matches(request, proxy: proxy) {
                 let code = configureExchange(request)
                 if code != CURLE_OK { handle.shape = nil }
                 return code
             }
             if handle.shape != nil { handle.reset() }
-            let code = configureFully(request)
-            handle.shape = code == CURLE_OK ? HandleShape(request) : nil
+            let code = configureFully(request, proxy: proxy)
+            handle.shape = code == CURLE_OK ? HandleShape(request, proxy: proxy) : nil
             return code
         }
     }
@@ -147,7 +151,7 @@ final class Transfer {
         return code
     }
 
-    private func configureFully(_ request: TransferRequest) -> CURLcode {
+    private func configureFully(_ request: TransferRequest, proxy: String) -> CURLcode {
         let easy = handle.raw
         let context = Unmanaged.passUnretained(self).toOpaque()
         var code = CURLE_OK
@@ -190,6 +194,9 @@ final class Transfer {
         set(curlew_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
         set(Self.setString(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(Self.setString(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        // Given even when empty: without them libcurl searches the environment for every exchange.
+        set(Self.setString(easy, CURLOPT_PROXY, proxy))
+        set(Self.setString(easy, CURLOPT_NOPROXY, proxies.noProxy))
         if request.download == nil {
             set(curlew_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
         }
@@ -488,7 +495,7 @@ final class Transfer {
         let found = curlew_tls_describe(handle.raw, &version, version.count, &cipher, cipher.count, &alpn, alpn.count,
                                         TransferCallbacks.certificate, Unmanaged.passUnretained(collector).toOpaque())
         guard found == 1 else { return nil }
-        return TLSFacts(version: String(cString: version), cipher: String(cString: cipher), alpn: String(cString: alpn),
+        return TLSFacts(version: String(nulTerminated: version), cipher: String(nulTerminated: cipher), alpn: String(nulTerminated: alpn),
                         certificates: collector.certificates)
     }
 

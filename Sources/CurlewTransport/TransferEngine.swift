@@ -34,12 +34,17 @@ public final class TransferEngine: Sendable {
         /// one lets a client that runs many exchanges at once use more than one core. The limits
         /// above are shared out between the threads, so together they allow what they say.
         public var transferThreads: Int
+        /// The proxies exchanges go through; by default the ones the environment names when the
+        /// configuration is made.
+        public var proxies: ProxyEnvironment
 
-        public init(maxConnectionsPerHost: Int = 5, maxTotalConnections: Int = 0, maxIdleConnections: Int = 64, transferThreads: Int = 1) {
+        public init(maxConnectionsPerHost: Int = 5, maxTotalConnections: Int = 0, maxIdleConnections: Int = 64, transferThreads: Int = 1,
+                    proxies: ProxyEnvironment = .ofProcess()) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxTotalConnections = maxTotalConnections
             self.maxIdleConnections = maxIdleConnections
             self.transferThreads = transferThreads
+            self.proxies = proxies
         }
 
         /// The transfer threads an engine of this configuration runs: as asked, within 1 to 16 and
@@ -59,7 +64,7 @@ public final class TransferEngine: Sendable {
                 return max(1, limit / threads + (index < limit % threads ? 1 : 0))
             }
             return Configuration(maxConnectionsPerHost: part(maxConnectionsPerHost), maxTotalConnections: part(maxTotalConnections),
-                                 maxIdleConnections: part(maxIdleConnections), transferThreads: 1)
+                                 maxIdleConnections: part(maxIdleConnections), transferThreads: 1, proxies: proxies)
         }
     }
 
@@ -542,7 +547,8 @@ private final class TransferLoop {
             end(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle"))
             return
         }
-        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share)
+        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share,
+                                proxies: shared.configuration.proxies)
         let configured = transfer.configure()
         guard configured == CURLE_OK else {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,

@@ -1,6 +1,13 @@
 import Foundation
 
 extension String {
+    /// The text of a buffer C filled, up to its first NUL (all of it when it has none), invalid
+    /// UTF-8 repaired.
+    init(nulTerminated buffer: [CChar]) {
+        let end = buffer.firstIndex(of: 0) ?? buffer.count
+        self = buffer[..<end].withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Calls `body` with the string's UTF-8 bytes, in place for a native string.
     ///
     /// `withUTF8` is mutating, and copying a string into a `var` for it costs a retain and a

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The proxies the environment names, by libcurl's and curl's rules: `http_proxy` for http URLs,
+/// `https_proxy` (or `HTTPS_PROXY`) for https ones, `all_proxy` (or `ALL_PROXY`) for either when
+/// its own is not set, and `no_proxy` (or `NO_PROXY`) for the hosts reached directly. The
+/// upper-case `HTTP_PROXY` is not read: a CGI program's environment carries a request's `Proxy`
+/// header under that name. A variable set to nothing means no proxy.
+///
+/// libcurl would look these variables up again for every exchange, half a dozen searches of the
+/// environment each time; the engine reads them once, when it starts, and gives libcurl the result.
+public struct ProxyEnvironment: Sendable, Equatable {
+    /// The proxy for http URLs; empty for none.
+    public let http: String
+    /// The proxy for https URLs; empty for none.
+    public let https: String
+    /// The hosts, domains and addresses reached without a proxy, as `no_proxy` lists them
+    /// (libcurl matches them); empty for none.
+    public let noProxy: String
+
+    /// The proxies `environment` names.
+    public init(_ environment: [String: String]) {
+        let all = environment["all_proxy"] ?? environment["ALL_PROXY"] ?? ""
+        http = environment["http_proxy"] ?? all
+        https = environment["https_proxy"] ?? environment["HTTPS_PROXY"] ?? all
+        noProxy = environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
+    }
+
+    /// No proxy for any URL.
+    public static let none = ProxyEnvironment([:])
+
+    /// The proxies this process's environment names now.
+    public static func ofProcess() -> ProxyEnvironment {
+        ProxyEnvironment(ProcessInfo.processInfo.environment)
+    }
+
+    /// The proxy for `url` (an http or https URL); empty for none. Whether `noProxy` exempts the
+    /// URL's host is libcurl's to decide.
+    func proxy(for url: String) -> String {
+        ASCII.hasPrefixIgnoringCase(url, "https:") ? https : http
+    }
+}

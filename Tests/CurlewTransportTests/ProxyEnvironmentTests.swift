@@ -1,0 +1,76 @@
+import CurlewTestSupport
+@testable import CurlewTransport
+import Foundation
+import Testing
+
+@Suite("Proxies from the environment")
+struct ProxyEnvironmentTests {
+    @Test("each scheme's variable, then all_proxy; upper case where libcurl reads it, never HTTP_PROXY")
+    func resolution() {
+        let both = ProxyEnvironment(["http_proxy": "http://p1:3128", "https_proxy": "http://p2:3128", "no_proxy": "localhost,.internal"])
+        #expect(both.proxy(for: "http://example.com/") == "http://p1:3128")
+        #expect(both.proxy(for: "HTTPS://example.com/") == "http://p2:3128")
+        #expect(both.noProxy == "localhost,.internal")
+
+        let upper = ProxyEnvironment(["HTTP_PROXY": "http://cgi-header:1", "HTTPS_PROXY": "http://p2:3128", "NO_PROXY": "*"])
+        #expect(upper.http == "", "HTTP_PROXY is what a CGI request's Proxy header becomes")
+        #expect(upper.https == "http://p2:3128")
+        #expect(upper.noProxy == "*")
+
+        let fallback = ProxyEnvironment(["ALL_PROXY": "socks5://s:1080", "https_proxy": ""])
+        #expect(fallback.http == "socks5://s:1080")
+        #expect(fallback.https == "", "a variable set to nothing means no proxy, not the next variable")
+        #expect(ProxyEnvironment(["all_proxy": "http://a:1", "ALL_PROXY": "http://b:1"]).http == "http://a:1")
+        #expect(ProxyEnvironment.none == ProxyEnvironment([:]))
+        #expect(ProxyEnvironment.none.proxy(for: "http://x/") == "")
+    }
+
+    @Test("an http exchange goes through the proxy the configuration names, asking for the whole URL")
+    func throughProxy() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": server.baseURL])))
+        let tag = uniqueTag()
+        // A host that resolves nowhere: only the proxy is connected to.
+        let result = await harness.run(TransferRequest(url: "http://proxied.invalid/anything/\(tag)"))
+        #expect(result.error == nil, "\(String(describing: result.error))")
+        #expect(result.statusCode == 200)
+        let received = try #require(server.receivedRequests.last { $0.uri.contains(tag) })
+        #expect(received.uri == "http://proxied.invalid/anything/\(tag)")
+        #expect(received.headers.contains { $0.name.lowercased() == "host" && $0.value == "proxied.invalid" })
+    }
+
+    @Test("no_proxy sends a listed host directly; without it the same exchange fails at the proxy")
+    func exemptHost() async throws {
+        let server = try await TestServer.shared()
+        // Nothing listens on port 1: an exchange sent to this proxy fails to connect.
+        let deadProxy = ["http_proxy": "http://127.0.0.1:1"]
+        let exempt = EngineHarness(configuration: TransferEngine.Configuration(
+            proxies: ProxyEnvironment(deadProxy.merging(["no_proxy": "localhost,127.0.0.1"]) { $1 })))
+        let tag = uniqueTag()
+        let direct = await exempt.run(TransferRequest(url: "\(server.baseURL)/anything/\(tag)"))
+        #expect(direct.error == nil, "\(String(describing: direct.error))")
+        #expect(try #require(server.receivedRequests.last { $0.uri.contains(tag) }).uri == "/anything/\(tag)")
+
+        let proxied = await EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(deadProxy)))
+            .run(TransferRequest(url: "\(server.baseURL)/anything/\(uniqueTag())"))
+        #expect(proxied.error?.kind == .couldNotConnect, "\(String(describing: proxied.error))")
+    }
+
+    @Test("one easy handle, used in turn for a proxied http exchange and a direct https one of the same options, takes each its own route")
+    func proxyOnReusedHandle() async throws {
+        let server = try await TestServer.shared()
+        let tls = try await TestTLS.shared()
+        let harness = EngineHarness(configuration: TransferEngine.Configuration(
+            maxConnectionsPerHost: 1, proxies: ProxyEnvironment(["http_proxy": server.baseURL])))
+        // The same options for both, so that only the route tells the handle's two uses apart.
+        let options = TLSOptions(caFile: tls.certificates.authority.certificate)
+        for round in 0..<2 {
+            let tag = uniqueTag()
+            let proxied = await harness.run(TransferRequest(url: "http://proxied.invalid/anything/\(tag)", tls: options, protocolPreference: .http1_1))
+            #expect(proxied.error == nil && proxied.statusCode == 200, "round \(round): \(String(describing: proxied.error))")
+            #expect(server.receivedRequests.contains { $0.uri == "http://proxied.invalid/anything/\(tag)" })
+            let direct = await harness.run(TransferRequest(url: "\(tls.good.baseURL)/get", tls: options, protocolPreference: .http1_1))
+            #expect(direct.error == nil && direct.statusCode == 200, "round \(round): \(String(describing: direct.error))")
+        }
+    }
+}
