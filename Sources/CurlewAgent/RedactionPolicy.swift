@@ -43,7 +43,14 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// message holds anything to hide do not see the cookies a response sets.
     private var setCookieNeedsOwnLook = false
     /// Literal secrets (tokens, passwords) hidden wherever they appear.
-    public var secretValues: [String]
+    public var secretValues: [String] {
+        didSet { secretForms = Self.forms(of: secretValues) }
+    }
+    /// What is looked for: each secret as it is, and as a quoted string (an error's `"…"`) or
+    /// JSON (a body) writes it when that differs. A quote, a backslash or a control character in
+    /// a secret is escaped there, where the secret as it is would not be found. Longest first, so
+    /// a secret inside another does not leave the rest of the longer one.
+    private var secretForms: [String] = []
 
     public init(
         isEnabled: Bool = true,
@@ -57,7 +64,23 @@ public struct RedactionPolicy: Sendable, Equatable {
         self.parameterNames = parameterNames
         self.bodyFieldNames = bodyFieldNames
         self.secretValues = secretValues.filter { !$0.isEmpty }
+        secretForms = Self.forms(of: self.secretValues)
         refreshSecretKeys()
+    }
+
+    /// `secrets` as they are and as they are written escaped (see `secretForms`).
+    static func forms(of secrets: [String]) -> [String] {
+        var forms: [String] = []
+        for secret in secrets where !secret.isEmpty {
+            let quoted = String(secret.debugDescription.dropFirst().dropLast())
+            var writer = SessionRecordWriter()
+            writer.string(secret)
+            let json = String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self)
+            for form in [secret, quoted, json, json.replacingOccurrences(of: "/", with: "\\/")] where !forms.contains(form) {
+                forms.append(form)
+            }
+        }
+        return forms.sorted { $0.utf8.count > $1.utf8.count }
     }
 
     private mutating func refreshSecretKeys() {
@@ -409,7 +432,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func bodyNeedsRedaction(_ body: BodySnapshot) -> Bool {
         // Declared values: any text body goes through redaction, and any other body holding one.
-        if !secretValues.isEmpty, body.text != nil || secretValues.contains(where: { body.data.range(of: Data($0.utf8)) != nil })
+        if !secretValues.isEmpty, body.text != nil || secretForms.contains(where: { body.data.range(of: Data($0.utf8)) != nil })
             || (body.isTruncated && cutSecretLength(in: body.data) != nil) {
             return true
         }
@@ -552,7 +575,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func replaceSecrets(_ text: String) -> String {
         guard !secretValues.isEmpty else { return text }
-        return secretValues.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
+        return secretForms.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
     }
 
     private func isSecretHeader(_ name: String) -> Bool {
@@ -865,7 +888,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             // A form reads `+` as a space; a secret may also hold a `+` of its own (base64).
             let raw = String(decoding: value, as: UTF8.self)
             for text in [EncodedQueryText.plusAsSpace(raw)] + levels + levels.map(EncodedQueryText.plusAsSpace)
-            where secretValues.contains(where: { !$0.isEmpty && text.contains($0) }) {
+            where secretForms.contains(where: { text.contains($0) }) {
                 return true
             }
         }
@@ -956,7 +979,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // decoded, the cut character becomes U+FFFD, which no prefix of the secret matches.
         let cutBeforeDecoding = body.text == nil && kind != .other && body.isTruncated ? cutSecretLength(in: body.data) : nil
         guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data.dropLast(cutBeforeDecoding ?? 0), as: UTF8.self)) else {
-            var hidden = secretValues.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
+            var hidden = secretForms.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
             if body.isTruncated { hidden = hidingCutSecret(hidden) }
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
@@ -1044,7 +1067,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard let decoded = Data(base64Encoded: Data(contents[(comma + 1)...].filter { $0 != UInt8(ascii: "\\") })) else { return nil }
         let hides = decoded.withUnsafeBytes { bytes in
             containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: false) || pairsNeedRedaction(bytes[...], queryOnly: true)
-        } || secretValues.contains { decoded.range(of: Data($0.utf8)) != nil }
+        } || secretForms.contains { decoded.range(of: Data($0.utf8)) != nil }
         return hides ? Array(contents[...comma]) + Array(Self.marker.utf8) : nil
     }
 
@@ -1099,7 +1122,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// longest over all of them: a short match of one must not leave more of another), if any.
     private func cutSecretLength(in kept: Data) -> Int? {
         var longest: Int?
-        for secret in secretValues {
+        for secret in secretForms {
             let bytes = Array(secret.utf8)
             for length in stride(from: bytes.count - 1, through: max(1, (longest ?? 0) + 1), by: -1)
             where kept.count >= length && kept.suffix(length).elementsEqual(bytes[..<length]) {

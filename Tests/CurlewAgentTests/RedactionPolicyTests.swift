@@ -70,6 +70,25 @@ struct RedactionPolicyTests {
         #expect(policy.redact(plain) == plain, "a stream with nothing to hide is left as it came")
     }
 
+    @Test("a declared secret with a quote, a backslash or a control character is hidden also where text quotes it or JSON escapes it (an invalid URL's error, a JSON body)")
+    func escapedSecrets() throws {
+        let secret = "pa\"ss\\wo\trd/1"
+        let policy = RedactionPolicy(secretValues: [secret])
+        // The composer quotes a URL it refuses as Swift writes a string.
+        let url = "http://h/x y?k=\(secret)"
+        let error = RequestError(.invalidURL, "URL \(url.debugDescription) contains whitespace or a control character at position 10")
+        let text = try #require(policy.redact(message(error: error)).error?.message)
+        #expect(!text.contains("pa\\\"ss") && !text.contains("ss\\\\wo") && text.contains(marker), "\(text)")
+        // JSON writes it escaped, the slash too when Foundation writes it.
+        for written in [#"{"note":"pa\"ss\\wo\trd/1"}"#, #"{"note":"pa\"ss\\wo\trd\/1"}"#] {
+            let hidden = policy.redact(message(responseBody: json(written))).response?.body.text ?? ""
+            #expect(!hidden.contains("ss\\\\wo") && hidden.contains(marker), "\(hidden)")
+            let sent = policy.redact(message(requestBody: json(written))).original?.body?.text ?? ""
+            #expect(!sent.contains("ss\\\\wo") && sent.contains(marker), "\(sent)")
+        }
+        #expect(policy.redactText("said \(secret) and \(secret.debugDescription)") == "said \(marker) and \"\(marker)\"")
+    }
+
     @Test("a named value shows hidden when its name ends in one a log hides (any case, without _ and -), declared secrets in it hidden, all of it when redaction is off")
     func namedValues() {
         let policy = RedactionPolicy(secretValues: ["s3cr3t"])
