@@ -39,4 +39,20 @@ struct OwnerOnlyFileTests {
         var status = stat()
         #expect(stat(file, &status) == 0 && status.st_mode & 0o777 == 0o600)
     }
+
+    @Test("a file made read-only is kept, for root too, and the reason says so; made writable again it is replaced")
+    func keepsReadOnlyFiles() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/report.har"
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: file))
+        chmod(file, 0o444)
+        #expect(OwnerOnlyFile.replaceProblem(file)?.contains("read-only") == true)
+        #expect(throws: OwnerOnlyFileError.self) { try OwnerOnlyFile.write(Data("new".utf8), to: file) }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "kept")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["report.har"])
+        chmod(file, 0o644)
+        try OwnerOnlyFile.write(Data("new".utf8), to: file)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "new")
+    }
 }

@@ -246,6 +246,19 @@ struct RunCommandTests {
         #expect(broken.error.contains("no such file"))
     }
 
+    @Test("a report over a file made read-only is refused before anything runs, and the file kept (found by a new user's trial: --har replaced it)")
+    func readOnlyReport() async throws {
+        let path = try Self.workspace(base: "http://127.0.0.1:1")
+        let report = (path as NSString).deletingLastPathComponent + "/kept.har"
+        try "kept".write(toFile: report, atomically: false, encoding: .utf8)
+        chmod(report, 0o444)
+        let result = try await CurlewProcess.run(["run", path, "--har", report])
+        #expect(result.status == 2)
+        #expect(result.error.contains("--har \(report): it is read-only"), "\(result.error)")
+        #expect(!result.output.contains("Requests:"), "refused before anything ran: \(result.output)")
+        #expect(try String(contentsOfFile: report, encoding: .utf8) == "kept")
+    }
+
     @Test("Ctrl-C cancels what is in flight, writes the log and exits 3")
     func interrupted() async throws {
         let server = try await TestServer.shared()
