@@ -33,11 +33,7 @@ public struct DemoCertificates: Sendable {
     /// Makes every certificate and writes them under `directory` (created owner-only; an existing
     /// one must belong to this user, and is made owner-only).
     public static func generate(in directory: String) throws -> DemoCertificates {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        var info = stat()
-        guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid(), chmod(directory, 0o700) == 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: directory])
-        }
+        try prepare(directory)
         let now = Date()
         let day: TimeInterval = 86_400
         let authorityKey = P256.Signing.PrivateKey()
@@ -103,12 +99,12 @@ public struct DemoCertificates: Sendable {
 
     /// A new owner-only directory with an unpredictable name under the temporary directory, for
     /// certificates made for one run.
-    public static func makeTemporaryDirectory() throws -> String {
+    public static func makeTemporaryDirectory() throws(DemoServerError) -> String {
         var template = Array((NSTemporaryDirectory() + "curlew-demo-tls-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: NSTemporaryDirectory()])
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw .cannotWriteCertificates(to: NSTemporaryDirectory(), String(cString: strerror(errno)))
         }
-        return String(cString: made)
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `sha256//` and the base64 SHA-256 of the certificate's SubjectPublicKeyInfo, as curl's
@@ -119,10 +115,26 @@ public struct DemoCertificates: Sendable {
         return "sha256//" + Data(SHA256.hash(data: serializer.serializedBytes)).base64EncodedString()
     }
 
-    private static func write(_ text: String, to path: String, mode: Int) throws {
+    /// Makes `directory` (with its parents) when it is missing and leaves it owner-only, or says
+    /// why the certificates cannot go there, in the system's words.
+    private static func prepare(_ directory: String) throws(DemoServerError) {
+        func refused(_ reason: String) -> DemoServerError { .cannotWriteCertificates(to: directory, reason) }
+        var made = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            made += "/" + component
+            if mkdir(made, 0o700) != 0, errno != EEXIST { throw refused(String(cString: strerror(errno))) }
+        }
+        var info = stat()
+        guard lstat(directory, &info) == 0 else { throw refused(String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw refused("it is not a directory") }
+        guard info.st_uid == geteuid() else { throw refused("it belongs to another user") }
+        guard chmod(directory, 0o700) == 0 else { throw refused(String(cString: strerror(errno))) }
+    }
+
+    private static func write(_ text: String, to path: String, mode: Int) throws(DemoServerError) {
         unlink(path)
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            throw .cannotWriteCertificates(to: path, String(cString: strerror(errno)))
         }
     }
 }

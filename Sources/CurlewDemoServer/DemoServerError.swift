@@ -10,4 +10,9 @@ public struct DemoServerError: Error, Sendable, CustomStringConvertible {
         let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
         return DemoServerError(description: "cannot listen on \(host):\(port): \(reason)")
     }
+
+    /// The demo certificates cannot be written to `path`, for `reason`.
+    static func cannotWriteCertificates(to path: String, _ reason: String) -> DemoServerError {
+        DemoServerError(description: "cannot write the demo certificates to \(path): \(reason)")
+    }
 }

@@ -38,13 +38,10 @@ struct DemoServerCommand: AsyncParsableCommand {
         var madeDirectory: String?
         defer { if let madeDirectory { try? FileManager.default.removeItem(atPath: madeDirectory) } }
         if tls {
-            do {
-                let directory = try certificateDirectory ?? DemoCertificates.makeTemporaryDirectory()
-                if certificateDirectory == nil { madeDirectory = directory }
-                certificates = try DemoCertificates.generate(in: directory)
-            } catch {
-                throw ValidationError("cannot write the demo certificates to \(certificateDirectory ?? NSTemporaryDirectory()): \(error)")
-            }
+            // A directory that cannot be used is told as `curlew: cannot write the demo certificates to …: <reason>`.
+            let directory = try certificateDirectory ?? DemoCertificates.makeTemporaryDirectory()
+            if certificateDirectory == nil { madeDirectory = directory }
+            certificates = try DemoCertificates.generate(in: directory)
         }
         // An address that cannot be bound is told as `curlew: cannot listen on …: <reason>`.
         let server = try await DemoServer.start(host: host, port: port, tls: certificates.map { .identity($0.server) })

@@ -52,6 +52,12 @@ struct SendCommandTests {
         #expect(try await server.wait() == SIGTERM)
         let left = try FileManager.default.contentsOfDirectory(atPath: kept)
         #expect(!left.isEmpty, "a --cert-dir is the user's: kept")
+        // A --cert-dir that cannot be one is said in plain words, without the usage text or
+        // Foundation's error domains (found by a new user's trial).
+        for (directory, reason) in [("/dev/null", "it is not a directory"), ("/dev/null/sub", "Not a directory")] {
+            let refused = try await CurlewProcess.run(["demo-server", "--tls", "--port", "0", "--cert-dir", directory])
+            #expect(refused.status == 1 && refused.error == "curlew: cannot write the demo certificates to \(directory): \(reason)\n", "\(refused.error)")
+        }
     }
 
     @Test("a body the report shows only in part (cut text, a binary preview) is said on stderr when stdout is not a terminal (found by a new user's trial: `send URL > file` ended at 1 MiB, exit 0)")
