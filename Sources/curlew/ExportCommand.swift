@@ -49,7 +49,7 @@ struct ExportCommand: ParsableCommand {
     var noRedact = false
 
     /// The named requests as they would be sent, each as a debug message with no answer.
-    private func workspaceRequests() throws -> (messages: [DebugMessage], redaction: RedactionPolicy, workspace: Workspace) {
+    private func workspaceRequests() throws -> (messages: [DebugMessage], redaction: RedactionPolicy, session: WorkspaceSession) {
         guard [.curl, .http].contains(format) else { throw RunCommand.usageFailure("--request exports as curl or http") }
         do {
             let workspace = try Workspace.load(path: log)
@@ -61,7 +61,7 @@ struct ExportCommand: ParsableCommand {
                 return DebugMessage(requestID: UInt64(index + 1), name: name, state: .created, startedAt: Date(), original: composed, sent: nil,
                                     response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "export")
             }
-            return (messages, session.redactionPolicy, workspace)
+            return (messages, session.redactionPolicy, session)
         } catch let error as WorkspaceError {
             throw RunCommand.usageFailure("\(error)")
         }
@@ -70,12 +70,12 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         var messages: [DebugMessage]
         var redaction = RedactionPolicy()
-        var workspace: Workspace?
+        var session: WorkspaceSession?
         if requests.isEmpty {
             messages = try LogCommand.load(log, filter: filter)
         } else {
             let exported = try workspaceRequests()
-            (messages, redaction, workspace) = (exported.messages, exported.redaction, exported.workspace)
+            (messages, redaction, session) = (exported.messages, exported.redaction, exported.session)
         }
         if !noRedact { messages = messages.map(redaction.redact) }
         let data: Data
@@ -93,7 +93,7 @@ struct ExportCommand: ParsableCommand {
             guard !LocalFile.isSameFile(output, log) else {
                 throw RunCommand.usageFailure("\(output) is the file being exported; write to another file")
             }
-            if let what = workspace?.ownFile(at: output) {
+            if let what = session?.ownFile(at: output) {
                 throw RunCommand.usageFailure("\(output) is \(what) (the workspace being exported); write to another file")
             }
             if let problem = LocalFile.writeProblem(output) { throw RunCommand.usageFailure("\(output): \(problem)") }

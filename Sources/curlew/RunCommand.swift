@@ -73,14 +73,9 @@ struct RunCommand: AsyncParsableCommand {
         let targets = try targets(in: session)
         // A report that cannot be written, or would replace the workspace, is refused before
         // anything is sent.
-        let config = session.agentConfig
-        let configFiles = [config.cookies.jarFile, config.tls.certificateAuthorityFile, config.tls.clientCertificate, config.tls.clientKey].compactMap { $0 }
         for (option, path) in [("--har", har), ("--junit", junit), ("--log", log)] {
             guard let path else { continue }
-            if let what = session.workspace.ownFile(at: path) { throw Self.usageFailure("\(option) \(path) is \(what); write to another file") }
-            if configFiles.contains(where: { LocalFile.namesSameFile(path, $0) }) {
-                throw Self.usageFailure("\(option) \(path) is a file the workspace's config names (a cookie jar, a certificate or a key); write to another file")
-            }
+            if let what = session.ownFile(at: path) { throw Self.usageFailure("\(option) \(path) is \(what); write to another file") }
             if option != "--log", let problem = LocalFile.writeProblem(path) { throw Self.usageFailure("\(option) \(path): \(problem)") }
         }
 

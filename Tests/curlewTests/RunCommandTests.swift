@@ -141,6 +141,11 @@ struct RunCommandTests {
         try "config: {cookies: {enabled: true, jar: jar.txt}}\nrequests:\n  a: {url: \"http://127.0.0.1:1/\"}\n".write(toFile: jarred, atomically: true, encoding: .utf8)
         let jar = try await CurlewProcess.run(["run", jarred, "--har", directory + "/jar.txt"])
         #expect(jar.status == 2 && jar.error.contains("is a file the workspace's config names"), "\(jar.error)")
+        // An export of its requests is refused the same, by the same check (found by review).
+        try "kept".write(toFile: directory + "/jar.txt", atomically: true, encoding: .utf8)
+        let exported = try await CurlewProcess.run(["export", "curl", jarred, "--request", "a", "-o", directory + "/jar.txt"])
+        #expect(exported.status == 2 && exported.error.contains("is a file the workspace's config names"), "\(exported.error)")
+        #expect(try String(contentsOfFile: directory + "/jar.txt", encoding: .utf8) == "kept")
     }
 
     @Test("a chain step left out when the chain stopped is reported not run, on the console and as skipped in JUnit, never as a pass (found by a new user's trial)")
