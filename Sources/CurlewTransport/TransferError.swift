@@ -107,6 +107,10 @@ public struct TransferError: Error, Sendable, Equatable {
             // the connection had failed: the server's answer, not the network.
             kind = .invalidResponse
             message = "the response's head is longer than libcurl reads (300 KiB in all)"
+        case CURLE_RECV_ERROR where ASCII.containsIgnoringCase(message, "CONNECT tunnel failed"):
+            // libcurl 7.88 reports a proxy's refusal of a tunnel as a receive error.
+            kind = .couldNotConnect
+            message = "the proxy refused the tunnel to the server (\(message))"
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             kind = message.localizedCaseInsensitiveContains("chunk") ? .invalidResponse : .connectionReset
         case CURLE_PARTIAL_FILE:

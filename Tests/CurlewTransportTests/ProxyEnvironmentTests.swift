@@ -56,6 +56,17 @@ struct ProxyEnvironmentTests {
         #expect(proxied.error?.kind == .couldNotConnect, "\(String(describing: proxied.error))")
     }
 
+    @Test("a proxy that refuses an https URL's tunnel is said as such, not as a connection reset")
+    func tunnelRefused() async throws {
+        let server = try await TestServer.shared()
+        let tls = try await TestTLS.shared()
+        // The demo server answers CONNECT as any unknown request: 404.
+        let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["https_proxy": server.baseURL])))
+        let result = await harness.run(TransferRequest(url: "\(tls.good.baseURL)/get", tls: TLSOptions(caFile: tls.certificates.authority.certificate)))
+        #expect(result.error?.kind == .couldNotConnect, "\(String(describing: result.error))")
+        #expect(result.error?.message.contains("the proxy refused the tunnel") == true, "\(String(describing: result.error))")
+    }
+
     @Test("one easy handle, used in turn for a proxied http exchange and a direct https one of the same options, takes each its own route")
     func proxyOnReusedHandle() async throws {
         let server = try await TestServer.shared()
