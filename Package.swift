@@ -113,7 +113,7 @@ let package = Package(
         ),
         .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewLocking", "CurlewTransport", "CurlewDemoServer", "CurlewTestSupport"]),
         .testTarget(name: "CurlewAgentTests", dependencies: [
-            "CurlewLocking", "CurlewAgent", "CurlewSessions", "CurlewSigning", "CurlewTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            "CurlewLocking", "CurlewAgent", "CurlewTransport", "CurlewSessions", "CurlewSigning", "CurlewTestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewLocking", "CurlewTestSupport"]),
         .testTarget(name: "CurlewWorkspaceTests", dependencies: ["CurlewWorkspace", "CurlewOpenAPI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),

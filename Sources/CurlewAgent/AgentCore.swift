@@ -355,12 +355,11 @@ final class AgentCore: Sendable {
     /// The response side of a debug message, with the body kept as far as its readers read.
     func snapshot(of result: TransferResult, bodyReaders: BodyReaders) -> ResponseSnapshot? {
         guard !result.statusLine.isEmpty else { return nil }
-        let headers = result.responseHeaders.fields
-        let contentType = headers.first { ASCII.equalsIgnoringCase($0.name, "Content-Type") }?.value
+        let headers = result.responseHeaders
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
-            headers: headers,
-            body: bodySnapshot(of: result, contentType: contentType, readers: bodyReaders)
+            received: headers,
+            body: bodySnapshot(of: result, contentType: headers.first("Content-Type"), readers: bodyReaders)
         )
     }
 

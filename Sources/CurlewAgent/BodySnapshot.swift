@@ -1,4 +1,5 @@
 import Foundation
+import CurlewTransport
 
 /// A body as recorded in a debug message: whole up to a limit, else a preview plus the full size.
 ///
@@ -44,7 +45,7 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
     /// character, all but the cut character's first bytes; nil when they are not text. ASCII,
     /// nearly every body, is recognised eight bytes at a time without building a string.
     static func textLength(of kept: UnsafeRawBufferPointer, truncated: Bool) -> Int? {
-        if isASCII(kept) || isUTF8(kept[...]) { return kept.count }
+        if ASCII.isASCII(kept) || isUTF8(kept[...]) { return kept.count }
         guard truncated else { return nil }
         for cut in 1...3 where kept.count >= cut {
             if isUTF8(kept.dropLast(cut)) { return kept.count - cut }
@@ -92,24 +93,6 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         guard first > binaryLimit else { return Cut(count: first, tested: 0, testedTextLength: nil) }
         let length = textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<first]), truncated: Int64(first) < size)
         return Cut(count: length == nil ? binaryLimit : first, tested: first, testedTextLength: length)
-    }
-
-    /// Eight bytes at a time, giving up at the first 64 bytes with a high bit: a binary body
-    /// (an image, a download) is turned away at its start instead of read to the limit.
-    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let start = bytes.baseAddress else { return true }
-        var index = 0
-        var seen: UInt64 = 0
-        while index + 8 <= bytes.count {
-            seen |= start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
-            if index & 63 == 0, seen & 0x8080_8080_8080_8080 != 0 { return false }
-        }
-        while index < bytes.count {
-            seen |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))
-            index += 1
-        }
-        return seen & 0x8080_8080_8080_8080 == 0
     }
 
     /// Validated in place, without building a string of the bytes (where the standard library

@@ -1,4 +1,5 @@
 import Foundation
+import CurlewTransport
 
 /// The request as Curlew composed it, before the transport added anything.
 public struct ComposedRequest: Sendable, Equatable, Codable {
@@ -77,15 +78,74 @@ public struct ResponseSnapshot: Sendable, Equatable, Codable {
     public var statusCode: Int
     public var statusLine: String
     public var httpVersion: String
-    public var headers: [HeaderField]
+    /// The header fields, in the order received.
+    public var headers: [HeaderField] {
+        get {
+            switch storedHeaders {
+            case .fields(let fields): fields
+            case .received(let received): received.fields
+            }
+        }
+        set { storedHeaders = .fields(newValue) }
+    }
     public var body: BodySnapshot
 
+    /// The fields as given, or as the transport received them: kept as bytes, they are made into
+    /// strings only for a reader that asks for `headers` (the session log writes and checks the
+    /// bytes; see `receivedHeaders`).
+    private enum StoredHeaders: Sendable {
+        case fields([HeaderField])
+        case received(ReceivedHeaders)
+    }
+
+    private var storedHeaders: StoredHeaders
+
     public init(statusCode: Int, statusLine: String, httpVersion: String, headers: [HeaderField], body: BodySnapshot) {
+        self.init(statusCode: statusCode, statusLine: statusLine, httpVersion: httpVersion, stored: .fields(headers), body: body)
+    }
+
+    /// A response whose fields stay as the transport received them until read.
+    init(statusCode: Int, statusLine: String, httpVersion: String, received: ReceivedHeaders, body: BodySnapshot) {
+        self.init(statusCode: statusCode, statusLine: statusLine, httpVersion: httpVersion, stored: .received(received), body: body)
+    }
+
+    private init(statusCode: Int, statusLine: String, httpVersion: String, stored: StoredHeaders, body: BodySnapshot) {
         self.statusCode = statusCode
         self.statusLine = statusLine
         self.httpVersion = httpVersion
-        self.headers = headers
+        self.storedHeaders = stored
         self.body = body
+    }
+
+    /// The fields as the transport received them, when they are kept so.
+    var receivedHeaders: ReceivedHeaders? {
+        if case .received(let received) = storedHeaders { return received }
+        return nil
+    }
+
+    public static func == (lhs: ResponseSnapshot, rhs: ResponseSnapshot) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.statusLine == rhs.statusLine && lhs.httpVersion == rhs.httpVersion
+            && lhs.headers == rhs.headers && lhs.body == rhs.body
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case statusCode, statusLine, httpVersion, headers, body
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(statusCode: try container.decode(Int.self, forKey: .statusCode), statusLine: try container.decode(String.self, forKey: .statusLine),
+                  httpVersion: try container.decode(String.self, forKey: .httpVersion), headers: try container.decode([HeaderField].self, forKey: .headers),
+                  body: try container.decode(BodySnapshot.self, forKey: .body))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(statusCode, forKey: .statusCode)
+        try container.encode(statusLine, forKey: .statusLine)
+        try container.encode(httpVersion, forKey: .httpVersion)
+        try container.encode(headers, forKey: .headers)
+        try container.encode(body, forKey: .body)
     }
 }
 

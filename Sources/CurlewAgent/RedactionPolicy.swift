@@ -389,7 +389,20 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func needsRedaction(_ response: ResponseSnapshot) -> Bool {
-        !secretValues.isEmpty || headersNeedRedaction(response.headers) || bodyNeedsRedaction(response.body)
+        !secretValues.isEmpty || headersNeedRedaction(of: response) || bodyNeedsRedaction(response.body)
+    }
+
+    /// `headersNeedRedaction` of a response's fields, checked on their bytes when they are kept
+    /// as received, as the strings `headers` would make of them would be.
+    private func headersNeedRedaction(of response: ResponseSnapshot) -> Bool {
+        if let received = response.receivedHeaders {
+            var found = false
+            let plain = received.forEachPlainField { name, value in
+                if !found, isSecretHeader(name[...]) || urlBytesNeedRedaction(value[...]) { found = true }
+            }
+            if plain { return found }
+        }
+        return headersNeedRedaction(response.headers)
     }
 
     private func headersNeedRedaction(_ headers: [HeaderField]) -> Bool {

@@ -303,6 +303,25 @@ struct SessionRecordWriter {
         output.commit(at)
     }
 
+    /// Fields as the transport received them, written from their bytes as `headers(_:)` writes
+    /// their strings. False, with nothing written, when they must be made into strings first
+    /// (see `ReceivedHeaders.forEachPlainField`).
+    private mutating func headers(received: ReceivedHeaders) -> Bool {
+        var written = 0
+        let plain = received.forEachPlainField { name, value in
+            output.append(UInt8(ascii: written == 0 ? "[" : ","))
+            written += 1
+            openObject()
+            key("name"); string(utf8: name)
+            key("value"); string(utf8: value)
+            closeObject()
+        }
+        guard plain else { return false }
+        output.append(written == 0 ? "[]" as StaticString : "]" as StaticString)
+        atFirstMember = false
+        return true
+    }
+
     mutating func headers(_ fields: [HeaderField]) {
         array(fields) { writer, field in
             writer.openObject()
@@ -359,7 +378,8 @@ struct SessionRecordWriter {
         key("statusCode"); integer(Int64(response.statusCode))
         key("statusLine"); string(response.statusLine)
         key("httpVersion"); string(response.httpVersion)
-        key("headers"); headers(response.headers)
+        key("headers")
+        if let received = response.receivedHeaders, headers(received: received) {} else { headers(response.headers) }
         key("body"); body(response.body)
         closeObject()
     }

@@ -3,6 +3,24 @@ import Foundation
 /// Byte-level helpers for HTTP's ASCII syntax, where Foundation's Unicode-aware string functions
 /// cost more than the whole exchange.
 public enum ASCII {
+    /// Whether every byte is ASCII: eight bytes at a time, giving up at the first 64 bytes with a
+    /// high bit, so a binary body (an image, a download) is turned away at its start.
+    public static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        var index = 0
+        var seen: UInt64 = 0
+        while index + 8 <= bytes.count {
+            seen |= start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+            if index & 63 == 0, seen & 0x8080_8080_8080_8080 != 0 { return false }
+        }
+        while index < bytes.count {
+            seen |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))
+            index += 1
+        }
+        return seen & 0x8080_8080_8080_8080 == 0
+    }
+
     /// Case-insensitive equality of two ASCII strings (header names, schemes).
     /// Lengths first (most names differ there), then the bytes in place.
     public static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {

@@ -8,11 +8,33 @@ import Foundation
 public struct ReceivedHeaders: Sendable {
     /// The field and continuation lines, each ending in LF.
     private var lines: [UInt8] = []
+    /// Whether a line continues the field before it (obsolete line folding).
+    public private(set) var hasFoldedLines = false
 
     public init() {}
 
     /// Whether the response carried no field.
     public var isEmpty: Bool { lines.isEmpty }
+
+    /// Calls `body` with each field's name and value (trimmed of spaces and tabs) as the bytes
+    /// that arrived, in order, and returns true. These are the bytes of the strings `fields`
+    /// makes, so a reader that writes or checks bytes (the session log, the redaction checks)
+    /// need not make them. Returns false at once, calling nothing, when that does not hold: a
+    /// field with folded lines (only `fields` joins them) or a byte beyond ASCII (which `fields`
+    /// repairs where it is not UTF-8).
+    public func forEachPlainField(_ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) -> Bool {
+        guard !hasFoldedLines else { return false }
+        return lines.withUnsafeBytes { all in
+            guard ASCII.isASCII(all) else { return false }
+            Self.forEachLine(all) { line in
+                if case .field(let name, let value) = ResponseHeaderLine(line) {
+                    body(UnsafeRawBufferPointer(rebasing: line[name]), UnsafeRawBufferPointer(rebasing: line[value]))
+                }
+                return true
+            }
+            return true
+        }
+    }
 
     /// Every field, in the order received.
     public var fields: [HeaderField] {
@@ -68,13 +90,13 @@ public struct ReceivedHeaders: Sendable {
     /// international host name into its ASCII form.
     func lastAsURLText(_ name: String) -> String? {
         var raw: [UInt8]?
-        lines.withUnsafeBytes { all in
+        FieldName.with(name) { wanted in lines.withUnsafeBytes { all in
             // Whether the latest field line was the one looked for, so its folded lines join it.
             var keptLatest = false
             Self.forEachLine(all) { line in
                 switch ResponseHeaderLine(line) {
                 case .field(let nameRange, let valueRange):
-                    keptLatest = Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), name)
+                    keptLatest = Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), wanted)
                     if keptLatest { raw = Array(line[valueRange]) }
                 case .continuation(let more):
                     if keptLatest { raw?.append(0x20); raw?.append(contentsOf: line[more]) }
@@ -83,7 +105,7 @@ public struct ReceivedHeaders: Sendable {
                 }
                 return true
             }
-        }
+        } }
         return raw.map(Self.urlText)
     }
 
@@ -131,7 +153,10 @@ public struct ReceivedHeaders: Sendable {
     /// HTTP/1 parser or HTTP/2 library lets through) becomes a space, so that a read never splits
     /// the line there.
     mutating func append(_ line: UnsafeRawBufferPointer, continuation: Bool) {
-        if continuation, lines.isEmpty { return }
+        if continuation {
+            guard !lines.isEmpty else { return }
+            hasFoldedLines = true
+        }
         let start = lines.count
         lines.append(contentsOf: UnsafeBufferPointer(start: line.baseAddress?.assumingMemoryBound(to: UInt8.self), count: line.count))
         if line.count > 1, let inner = ASCII.firstIndex(of: 0x0A, in: line[..<(line.count - 1)]) {
@@ -143,6 +168,7 @@ public struct ReceivedHeaders: Sendable {
     /// Forgets every field, keeping the buffer (a new response on the same exchange starts).
     mutating func removeAll() {
         lines.removeAll(keepingCapacity: true)
+        hasFoldedLines = false
     }
 
     /// Makes room for a typical response's head at once.
@@ -172,7 +198,7 @@ public struct ReceivedHeaders: Sendable {
     /// Calls `body` with each field named `name`, its folded lines joined, in order, until it
     /// returns false. Only those fields are made into strings.
     private func forEachField(named name: String, _ body: (HeaderField) -> Bool) {
-        lines.withUnsafeBytes { all in
+        FieldName.with(name) { wanted in lines.withUnsafeBytes { all in
             // The field being read: kept until the next field line, as folded lines may follow.
             var pending: HeaderField?
             var going = true
@@ -184,7 +210,7 @@ public struct ReceivedHeaders: Sendable {
                         going = body(field)
                         guard going else { return false }
                     }
-                    if Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), name) {
+                    if Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), wanted) {
                         pending = HeaderField(name: ResponseHeaderLine.text(line, nameRange), value: ResponseHeaderLine.text(line, valueRange))
                     }
                 case .continuation(let more):
@@ -198,19 +224,30 @@ public struct ReceivedHeaders: Sendable {
                 return going
             }
             if going, let field = pending { _ = body(field) }
-        }
+        } }
     }
 
     /// Whether a field's name, as `fields` presents it, is `name` ignoring ASCII case. A name
     /// with bytes beyond ASCII is compared as its text (invalid UTF-8 repaired), as `fields` has it.
-    private static func isNamed(_ bytes: UnsafeRawBufferPointer, _ name: String) -> Bool {
-        if bytes.contains(where: { $0 >= 0x80 }) {
-            return ASCII.equalsIgnoringCase(String(decoding: bytes, as: UTF8.self), name)
-        }
-        return name.withUTF8Bytes { expected in
-            guard expected.count == bytes.count else { return false }
-            for index in 0..<bytes.count where ASCII.lowercase(bytes[index]) != ASCII.lowercase(expected[index]) { return false }
-            return true
+    private static func isNamed(_ bytes: UnsafeRawBufferPointer, _ name: FieldName) -> Bool {
+        // Most names differ in length, which settles it unless repairing bytes beyond ASCII
+        // could make text of the name's length.
+        if bytes.count != name.bytes.count, name.isASCII { return false }
+        guard ASCII.isASCII(bytes) else { return ASCII.equalsIgnoringCase(String(decoding: bytes, as: UTF8.self), name.text) }
+        guard bytes.count == name.bytes.count else { return false }
+        for index in 0..<bytes.count where ASCII.lowercase(bytes[index]) != ASCII.lowercase(name.bytes[index]) { return false }
+        return true
+    }
+
+    /// A name looked for, its bytes read in place once for all the lines it is compared with.
+    private struct FieldName {
+        let text: String
+        let bytes: UnsafeBufferPointer<UInt8>
+        let isASCII: Bool
+
+        /// Calls `body` with `text` as a name to look for, valid only inside it.
+        static func with<Result>(_ text: String, _ body: (FieldName) -> Result) -> Result {
+            text.withUTF8Bytes { bytes in body(FieldName(text: text, bytes: bytes, isASCII: ASCII.isASCII(UnsafeRawBufferPointer(bytes)))) }
         }
     }
 }

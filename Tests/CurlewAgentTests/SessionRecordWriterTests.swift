@@ -1,4 +1,5 @@
 @testable import CurlewAgent
+@testable import CurlewTransport
 import Foundation
 import Testing
 
@@ -244,6 +245,40 @@ struct SessionRecordWriterTests {
         #expect(log.contains(RedactionPolicy.marker))
         let entry = try JSONValue.parse(Data(log.split(separator: "\n")[1].utf8))
         #expect(entry["sent"]?["body"]?["encoding"] == .string("base64"), "a binary body stays binary")
+    }
+
+    @Test("a response's fields kept as received are written and checked for secrets from their bytes exactly as their strings would be: plain, folded, beyond ASCII, not UTF-8, escaped")
+    func receivedHeadersAsTheirStrings() throws {
+        let heads: [[[UInt8]]] = [
+            [],
+            [Array("Server: nginx\r\n".utf8), Array("Content-Length: 81\r\n".utf8), Array("X-Empty:\r\n".utf8)],
+            [Array("X-Quote: a \"b\" \\ c\u{1}\td  \r\n".utf8), Array("Location: https://h/cb?access_token=abc\r\n".utf8)],
+            [Array("Set-Cookie: sid=s3cr3t; Path=/\r\n".utf8), Array("Referer: http://u:pw@h/\r\n".utf8)],
+            [Array("X-Folded: one\r\n".utf8), Array("  two\r\n".utf8), Array("Authorization: Bearer t\r\n".utf8)],
+            [Array("X-Name: caf\u{E9}\r\n".utf8), Array("X-Bad: ".utf8) + [0xFF, 0xFE] + Array("\r\n".utf8)],
+        ]
+        for head in heads {
+            var received = ReceivedHeaders()
+            for line in head {
+                line.withUnsafeBytes { bytes in
+                    if case .continuation = ResponseHeaderLine(bytes) { received.append(bytes, continuation: true) } else { received.append(bytes, continuation: false) }
+                }
+            }
+            func message(_ response: ResponseSnapshot) -> DebugMessage {
+                DebugMessage(requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
+                             response: response, error: nil, timings: nil, connection: nil, callbackQueue: "q")
+            }
+            let body = BodySnapshot(data: Data("{}".utf8), contentType: "application/json", limit: 1 << 20)
+            let asReceived = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", received: received, body: body))
+            let asFields = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: received.fields, body: body))
+            #expect(asReceived == asFields)
+            let line = SessionRecordWriter.messageLine(asReceived, custom: nil)
+            #expect(String(decoding: line, as: UTF8.self) == String(decoding: SessionRecordWriter.messageLine(asFields, custom: nil), as: UTF8.self), "\(head)")
+            #expect(try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line)) == asFields)
+            for policy in [RedactionPolicy(), RedactionPolicy(headerNames: ["x-quote"])] {
+                #expect(policy.redactedIfNeeded(asReceived) == policy.redactedIfNeeded(asFields), "\(head)")
+            }
+        }
     }
 
     @Test("the minimal message omits absent fields")

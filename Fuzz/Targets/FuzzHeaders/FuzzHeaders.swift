@@ -1,5 +1,6 @@
 // Fuzzes what the transport reads from a server's head: response header lines (and, split into
-// lines, a whole head kept as bytes, checked against fields made line by line), a redirect's
+// lines, a whole head kept as bytes, checked against fields made line by line, and logged and
+// redacted as they would be), a redirect's
 // Location, a resumed download's Content-Range, and a cookie jar line (which a cookie read back
 // the same way). A redirect is followed only to http or https, never from https down to http, and
 // credentials never travel to another origin.
@@ -95,5 +96,25 @@ private func checkReceivedHeaders(_ bytes: UnsafeRawBufferPointer) {
                 fatalError("\(url.debugDescription) past its host is not a valid URL's path, query and fragment")
             }
         }
+    }
+    checkLoggedAsFields(kept)
+}
+
+/// A debug message holding the fields as received is logged and checked for secrets, from their
+/// bytes, exactly as one holding the strings made of them.
+private func checkLoggedAsFields(_ kept: ReceivedHeaders) {
+    let body = BodySnapshot(data: Data(), contentType: nil, limit: 0)
+    func message(_ response: ResponseSnapshot) -> DebugMessage {
+        DebugMessage(requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
+                     response: response, error: nil, timings: nil, connection: nil, callbackQueue: "q")
+    }
+    let asReceived = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", received: kept, body: body))
+    let asFields = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: kept.fields, body: body))
+    guard SessionRecordWriter.messageLine(asReceived, custom: nil) == SessionRecordWriter.messageLine(asFields, custom: nil) else {
+        fatalError("fields kept as received are logged otherwise than their strings: \(kept.fields)")
+    }
+    let policy = RedactionPolicy()
+    guard policy.redactedIfNeeded(asReceived) == policy.redactedIfNeeded(asFields) else {
+        fatalError("fields kept as received are redacted otherwise than their strings: \(kept.fields)")
     }
 }
