@@ -358,7 +358,7 @@ final class AgentCore: Sendable {
         let headers = result.responseHeaders
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
-            received: headers,
+            fields: HTTPHeaders(received: headers),
             body: bodySnapshot(of: result, contentType: headers.first("Content-Type"), readers: bodyReaders)
         )
     }
@@ -389,7 +389,7 @@ final class AgentCore: Sendable {
     /// The response side of a debug message for an answer that did not come from a transfer.
     func snapshot(of response: Response, bodyReaders: BodyReaders) -> ResponseSnapshot {
         ResponseSnapshot(statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
-                         headers: response.headers.fields,
+                         fields: response.headers,
                          body: BodySnapshot(data: response.body, contentType: response.headers["Content-Type"], readers: bodyReaders))
     }
 

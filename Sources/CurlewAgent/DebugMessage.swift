@@ -80,54 +80,33 @@ public struct ResponseSnapshot: Sendable, Equatable, Codable {
     public var httpVersion: String
     /// The header fields, in the order received.
     public var headers: [HeaderField] {
-        get {
-            switch storedHeaders {
-            case .fields(let fields): fields
-            case .received(let received): received.fields
-            }
-        }
-        set { storedHeaders = .fields(newValue) }
+        get { storedHeaders.fields }
+        set { storedHeaders = HTTPHeaders(newValue) }
     }
     public var body: BodySnapshot
 
     /// The fields as given, or as the transport received them: kept as bytes, they are made into
     /// strings only for a reader that asks for `headers` (the session log writes and checks the
     /// bytes; see `receivedHeaders`).
-    private enum StoredHeaders: Sendable {
-        case fields([HeaderField])
-        case received(ReceivedHeaders)
-    }
-
-    private var storedHeaders: StoredHeaders
+    private var storedHeaders: HTTPHeaders
 
     public init(statusCode: Int, statusLine: String, httpVersion: String, headers: [HeaderField], body: BodySnapshot) {
-        self.init(statusCode: statusCode, statusLine: statusLine, httpVersion: httpVersion, stored: .fields(headers), body: body)
+        self.init(statusCode: statusCode, statusLine: statusLine, httpVersion: httpVersion, fields: HTTPHeaders(headers), body: body)
     }
 
-    /// A response whose fields stay as the transport received them until read.
-    init(statusCode: Int, statusLine: String, httpVersion: String, received: ReceivedHeaders, body: BodySnapshot) {
-        self.init(statusCode: statusCode, statusLine: statusLine, httpVersion: httpVersion, stored: .received(received), body: body)
-    }
-
-    private init(statusCode: Int, statusLine: String, httpVersion: String, stored: StoredHeaders, body: BodySnapshot) {
+    /// A response whose fields stay as they are held (as received, for a response's) until read.
+    init(statusCode: Int, statusLine: String, httpVersion: String, fields: HTTPHeaders, body: BodySnapshot) {
         self.statusCode = statusCode
         self.statusLine = statusLine
         self.httpVersion = httpVersion
-        self.storedHeaders = stored
+        self.storedHeaders = fields
         self.body = body
     }
 
     /// The fields as the transport received them, when they are kept so.
-    var receivedHeaders: ReceivedHeaders? {
-        if case .received(let received) = storedHeaders { return received }
-        return nil
-    }
+    var receivedHeaders: ReceivedHeaders? { storedHeaders.receivedHeaders }
 
-    public static func == (lhs: ResponseSnapshot, rhs: ResponseSnapshot) -> Bool {
-        lhs.statusCode == rhs.statusCode && lhs.statusLine == rhs.statusLine && lhs.httpVersion == rhs.httpVersion
-            && lhs.headers == rhs.headers && lhs.body == rhs.body
-    }
-
+    /// The fields under `headers`, as an array, whatever holds them here.
     private enum CodingKeys: String, CodingKey {
         case statusCode, statusLine, httpVersion, headers, body
     }

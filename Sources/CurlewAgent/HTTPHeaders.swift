@@ -29,6 +29,9 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
         self.received = received
     }
 
+    /// The fields as the transport received them, while nothing has changed them.
+    var receivedHeaders: ReceivedHeaders? { received }
+
     public init(dictionaryLiteral elements: (String, String)...) {
         written = elements.map { HeaderField(name: $0.0, value: $0.1) }
     }

@@ -175,6 +175,17 @@ public struct TLSSettings: Sendable, Equatable {
         self.clientKey = clientKey
     }
 
+    /// The files these settings name: the authorities, the client certificate and key, and the
+    /// pinned certificates (a `sha256//` pin names none).
+    public var files: [String] {
+        let pinned: [String] = switch pinning {
+        case .none: []
+        case .publicKey(let pins): pins.filter { !$0.hasPrefix("sha256//") }
+        case .certificate(let paths): paths
+        }
+        return [certificateAuthorityFile, clientCertificate, clientKey].compactMap { $0 } + pinned
+    }
+
     /// These settings with every field `overrides` sets replaced.
     public func applying(_ overrides: TLSOverrides) -> TLSSettings {
         var settings = self

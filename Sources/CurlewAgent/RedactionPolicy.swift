@@ -44,7 +44,12 @@ public struct RedactionPolicy: Sendable, Equatable {
     private var setCookieNeedsOwnLook = false
     /// Literal secrets (tokens, passwords) hidden wherever they appear.
     public var secretValues: [String] {
-        didSet { secretForms = Self.forms(of: secretValues) }
+        didSet {
+            // Values added at the end (a message's credentials, for every message that has
+            // some) add their forms; any other change works them all out again.
+            secretForms = secretValues.starts(with: oldValue)
+                ? Self.forms(of: secretValues[oldValue.count...], adding: secretForms) : Self.forms(of: secretValues)
+        }
     }
     /// What is looked for: each secret as it is, and as a quoted string (an error's `"…"`) or
     /// JSON (a body) writes it when that differs. A quote, a backslash or a control character in
@@ -68,15 +73,17 @@ public struct RedactionPolicy: Sendable, Equatable {
         refreshSecretKeys()
     }
 
-    /// `secrets` as they are and as they are written escaped (see `secretForms`).
-    static func forms(of secrets: [String]) -> [String] {
-        var forms: [String] = []
+    /// `secrets` as they are and as they are written escaped (see `secretForms`), with the
+    /// forms already worked out in `existing`.
+    static func forms(of secrets: some Sequence<String>, adding existing: [String] = []) -> [String] {
+        var forms = existing
+        var known = Set(existing)
         for secret in secrets where !secret.isEmpty {
             let quoted = String(secret.debugDescription.dropFirst().dropLast())
             var writer = SessionRecordWriter()
             writer.string(secret)
             let json = String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self)
-            for form in [secret, quoted, json, json.replacingOccurrences(of: "/", with: "\\/")] where !forms.contains(form) {
+            for form in [secret, quoted, json, json.replacingOccurrences(of: "/", with: "\\/")] where known.insert(form).inserted {
                 forms.append(form)
             }
         }

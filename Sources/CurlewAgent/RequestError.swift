@@ -16,6 +16,8 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         // From the network.
         case couldNotResolveHost
         case couldNotConnect
+        /// A proxy would not carry the request (its answer to CONNECT was not a success).
+        case proxyRefused
         case connectTimeout
         case totalTimeout
         case tlsFailure
@@ -87,6 +89,7 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case .invalidURL: .invalidURL
         case .couldNotResolveHost: .couldNotResolveHost
         case .couldNotConnect: .couldNotConnect
+        case .proxyRefused: .proxyRefused
         case .connectTimeout: .connectTimeout
         case .totalTimeout: .totalTimeout
         case .tlsFailure: .tlsFailure

@@ -102,7 +102,8 @@ public struct DemoCertificates: Sendable {
     public static func makeTemporaryDirectory() throws(DemoServerError) -> String {
         var template = Array((NSTemporaryDirectory() + "curlew-demo-tls-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw .cannotWriteCertificates(to: NSTemporaryDirectory(), String(cString: strerror(errno)))
+            let reason = String(cString: strerror(errno))
+            throw .cannotWriteCertificates(to: NSTemporaryDirectory(), reason)
         }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
@@ -126,15 +127,26 @@ public struct DemoCertificates: Sendable {
         }
         var info = stat()
         guard lstat(directory, &info) == 0 else { throw refused(String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) != S_IFLNK else { throw refused("it is a symbolic link; give the directory itself") }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw refused("it is not a directory") }
         guard info.st_uid == geteuid() else { throw refused("it belongs to another user") }
         guard chmod(directory, 0o700) == 0 else { throw refused(String(cString: strerror(errno))) }
     }
 
-    private static func write(_ text: String, to path: String, mode: Int) throws(DemoServerError) {
+    /// Writes `text` to a new file at `path` with `mode`, replacing what was there, never
+    /// through a link.
+    private static func write(_ text: String, to path: String, mode: mode_t) throws(DemoServerError) {
         unlink(path)
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode]) else {
-            throw .cannotWriteCertificates(to: path, String(cString: strerror(errno)))
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw .cannotWriteCertificates(to: path, String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw .cannotWriteCertificates(to: path, String(cString: strerror(errno))) }
+            written += count
         }
     }
 }

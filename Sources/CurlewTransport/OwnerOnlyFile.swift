@@ -19,7 +19,7 @@ public enum OwnerOnlyFile {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         switch status.st_mode & S_IFMT {
-        case S_IFREG where status.st_mode & S_IWUSR == 0: return "it is read-only; make it writable (chmod u+w) or give another path"
+        case S_IFREG where status.st_mode & S_IWUSR == 0: return "it is read-only (its mode says so); make it writable with chmod u+w"
         case S_IFREG, S_IFLNK: return nil
         case S_IFDIR: return "it is a directory; give the path of a file"
         default: return "it is a device, a named pipe or a socket, not a regular file; give the path of a file"

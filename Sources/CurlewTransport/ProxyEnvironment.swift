@@ -4,7 +4,7 @@ import Foundation
 /// `https_proxy` (or `HTTPS_PROXY`) for https ones, `all_proxy` (or `ALL_PROXY`) for either when
 /// its own is not set, and `no_proxy` (or `NO_PROXY`) for the hosts reached directly. The
 /// upper-case `HTTP_PROXY` is not read: a CGI program's environment carries a request's `Proxy`
-/// header under that name. A variable set to nothing means no proxy.
+/// header under that name. A variable set to nothing counts as not set, as libcurl reads it.
 ///
 /// libcurl would look these variables up again for every exchange, half a dozen searches of the
 /// environment each time; the engine reads them once, when it starts, and gives libcurl the result.
@@ -19,14 +19,12 @@ public struct ProxyEnvironment: Sendable, Equatable {
 
     /// The proxies `environment` names.
     public init(_ environment: [String: String]) {
-        let all = environment["all_proxy"] ?? environment["ALL_PROXY"] ?? ""
-        http = environment["http_proxy"] ?? all
-        https = environment["https_proxy"] ?? environment["HTTPS_PROXY"] ?? all
-        noProxy = environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let all = value("all_proxy") ?? value("ALL_PROXY") ?? ""
+        http = value("http_proxy") ?? all
+        https = value("https_proxy") ?? value("HTTPS_PROXY") ?? all
+        noProxy = value("no_proxy") ?? value("NO_PROXY") ?? ""
     }
-
-    /// No proxy for any URL.
-    public static let none = ProxyEnvironment([:])
 
     /// The proxies this process's environment names now.
     public static func ofProcess() -> ProxyEnvironment {

@@ -8,8 +8,8 @@ import Foundation
 public struct ReceivedHeaders: Sendable {
     /// The field and continuation lines, each ending in LF.
     private var lines: [UInt8] = []
-    /// Whether a line continues the field before it (obsolete line folding).
-    public private(set) var hasFoldedLines = false
+    /// Whether a kept line reads as continuing the field before it (obsolete line folding).
+    private var hasFoldedLines = false
 
     public init() {}
 
@@ -153,16 +153,16 @@ public struct ReceivedHeaders: Sendable {
     /// HTTP/1 parser or HTTP/2 library lets through) becomes a space, so that a read never splits
     /// the line there.
     mutating func append(_ line: UnsafeRawBufferPointer, continuation: Bool) {
-        if continuation {
-            guard !lines.isEmpty else { return }
-            hasFoldedLines = true
-        }
+        if continuation, lines.isEmpty { return }
         let start = lines.count
         lines.append(contentsOf: UnsafeBufferPointer(start: line.baseAddress?.assumingMemoryBound(to: UInt8.self), count: line.count))
         if line.count > 1, let inner = ASCII.firstIndex(of: 0x0A, in: line[..<(line.count - 1)]) {
             for index in (start + inner)..<(lines.count - 1) where lines[index] == 0x0A { lines[index] = 0x20 }
         }
         if line.last != 0x0A { lines.append(0x0A) }
+        // Read back, a line starting with a space or tab continues the field before it: a
+        // continuation, or a line that started with an LF now made a space.
+        if lines.count > start, lines[start] == 0x20 || lines[start] == 0x09 { hasFoldedLines = true }
     }
 
     /// Forgets every field, keeping the buffer (a new response on the same exchange starts).

@@ -6,6 +6,8 @@ public struct TransferError: Error, Sendable, Equatable {
         case invalidURL
         case couldNotResolveHost
         case couldNotConnect
+        /// A proxy would not carry the exchange: its answer to CONNECT was not a success.
+        case proxyRefused
         case connectTimeout
         case totalTimeout
         case tlsFailure
@@ -108,8 +110,9 @@ public struct TransferError: Error, Sendable, Equatable {
             kind = .invalidResponse
             message = "the response's head is longer than libcurl reads (300 KiB in all)"
         case CURLE_RECV_ERROR where ASCII.containsIgnoringCase(message, "CONNECT tunnel failed"):
-            // libcurl 7.88 reports a proxy's refusal of a tunnel as a receive error.
-            kind = .couldNotConnect
+            // libcurl 7.88 reports a proxy's refusal of a tunnel as a receive error. The server
+            // was never asked: nothing is known of whether it can be reached.
+            kind = .proxyRefused
             message = "the proxy refused the tunnel to the server (\(message))"
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             kind = message.localizedCaseInsensitiveContains("chunk") ? .invalidResponse : .connectionReset

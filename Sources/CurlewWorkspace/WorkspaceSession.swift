@@ -49,13 +49,13 @@ public struct WorkspaceSession: Sendable {
 
     /// What `path` is to this workspace when writing a report, a log or an export there would
     /// destroy something it needs: a file of the workspace, its secrets file (see
-    /// `Workspace.ownFile`), or a file its config names (the cookie jar, a certificate or a key);
-    /// nil for any other path.
+    /// `Workspace.ownFile`), or a file its config names (the cookie jar, an authority, a client
+    /// certificate or key, a pinned certificate); nil for any other path.
     public func ownFile(at path: String) -> String? {
         if let what = workspace.ownFile(at: path) { return what }
-        let named = [config.cookies.jarFile, config.tls.certificateAuthorityFile, config.tls.clientCertificate, config.tls.clientKey]
-        return named.contains { $0.map { LocalFile.namesSameFile(path, $0) } ?? false }
-            ? "a file the workspace's config names (a cookie jar, a certificate or a key)" : nil
+        let named = [config.cookies.jarFile].compactMap { $0 } + config.tls.files
+        return named.contains { LocalFile.namesSameFile(path, $0) }
+            ? "a file the workspace's config names: its cookie jar, a certificate or a key" : nil
     }
 
     /// Values shorter than this are not hidden wherever they appear in text (a one-letter secret

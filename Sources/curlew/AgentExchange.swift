@@ -45,7 +45,8 @@ extension RequestError {
         // curl: 26 when a file to send cannot be read, 23 when the body cannot be written.
         case .localFile: code == 26 ? 26 : 23
         case .rangeMismatch: 33
-        case .connectionReset: 56
+        // curl 7.88 says 56 when a proxy refuses the tunnel.
+        case .connectionReset, .proxyRefused: 56
         case .incompleteResponse: 18
         case .emptyResponse: 52
         case .invalidResponse: 8

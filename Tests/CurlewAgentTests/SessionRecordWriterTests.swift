@@ -269,7 +269,7 @@ struct SessionRecordWriterTests {
                              response: response, error: nil, timings: nil, connection: nil, callbackQueue: "q")
             }
             let body = BodySnapshot(data: Data("{}".utf8), contentType: "application/json", limit: 1 << 20)
-            let asReceived = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", received: received, body: body))
+            let asReceived = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", fields: HTTPHeaders(received: received), body: body))
             let asFields = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: received.fields, body: body))
             #expect(asReceived == asFields)
             let line = SessionRecordWriter.messageLine(asReceived, custom: nil)

@@ -47,7 +47,7 @@ struct OwnerOnlyFileTests {
         let file = directory + "/report.har"
         try Data("kept".utf8).write(to: URL(fileURLWithPath: file))
         chmod(file, 0o444)
-        #expect(OwnerOnlyFile.replaceProblem(file)?.contains("read-only") == true)
+        #expect(OwnerOnlyFile.replaceProblem(file) == "it is read-only (its mode says so); make it writable with chmod u+w")
         #expect(throws: OwnerOnlyFileError.self) { try OwnerOnlyFile.write(Data("new".utf8), to: file) }
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "kept")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["report.har"])

@@ -19,10 +19,11 @@ struct ProxyEnvironmentTests {
 
         let fallback = ProxyEnvironment(["ALL_PROXY": "socks5://s:1080", "https_proxy": ""])
         #expect(fallback.http == "socks5://s:1080")
-        #expect(fallback.https == "", "a variable set to nothing means no proxy, not the next variable")
+        #expect(fallback.https == "socks5://s:1080", "a variable set to nothing counts as not set, as libcurl's curl_getenv has it (found by review)")
+        let emptyLower = ProxyEnvironment(["https_proxy": "", "HTTPS_PROXY": "http://p:1", "no_proxy": "", "NO_PROXY": ".corp"])
+        #expect(emptyLower.https == "http://p:1" && emptyLower.noProxy == ".corp")
         #expect(ProxyEnvironment(["all_proxy": "http://a:1", "ALL_PROXY": "http://b:1"]).http == "http://a:1")
-        #expect(ProxyEnvironment.none == ProxyEnvironment([:]))
-        #expect(ProxyEnvironment.none.proxy(for: "http://x/") == "")
+        #expect(ProxyEnvironment([:]).proxy(for: "http://x/") == "" && ProxyEnvironment([:]).noProxy == "")
     }
 
     @Test("an http exchange goes through the proxy the configuration names, asking for the whole URL")
@@ -56,14 +57,14 @@ struct ProxyEnvironmentTests {
         #expect(proxied.error?.kind == .couldNotConnect, "\(String(describing: proxied.error))")
     }
 
-    @Test("a proxy that refuses an https URL's tunnel is said as such, not as a connection reset")
+    @Test("a proxy that refuses an https URL's tunnel is said as such, not as a connection reset nor as the server unreachable")
     func tunnelRefused() async throws {
         let server = try await TestServer.shared()
         let tls = try await TestTLS.shared()
         // The demo server answers CONNECT as any unknown request: 404.
         let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["https_proxy": server.baseURL])))
         let result = await harness.run(TransferRequest(url: "\(tls.good.baseURL)/get", tls: TLSOptions(caFile: tls.certificates.authority.certificate)))
-        #expect(result.error?.kind == .couldNotConnect, "\(String(describing: result.error))")
+        #expect(result.error?.kind == .proxyRefused, "\(String(describing: result.error))")
         #expect(result.error?.message.contains("the proxy refused the tunnel") == true, "\(String(describing: result.error))")
     }
 

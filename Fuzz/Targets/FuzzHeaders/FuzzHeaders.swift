@@ -108,7 +108,7 @@ private func checkLoggedAsFields(_ kept: ReceivedHeaders) {
         DebugMessage(requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil, sent: nil,
                      response: response, error: nil, timings: nil, connection: nil, callbackQueue: "q")
     }
-    let asReceived = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", received: kept, body: body))
+    let asReceived = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", fields: HTTPHeaders(received: kept), body: body))
     let asFields = message(ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: kept.fields, body: body))
     guard SessionRecordWriter.messageLine(asReceived, custom: nil) == SessionRecordWriter.messageLine(asFields, custom: nil) else {
         fatalError("fields kept as received are logged otherwise than their strings: \(kept.fields)")
