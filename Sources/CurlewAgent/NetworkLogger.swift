@@ -182,7 +182,7 @@ public final class NetworkLogger: NetworkObserver {
                 : errno == ENXIO ? "it is a named pipe that nothing reads" : String(cString: strerror(errno))
             throw NetworkLoggerError(path: path, reason: reason)
         }
-        if !created, let problem = Self.notASessionLog(path: path, descriptor: descriptor) {
+        if !created, let problem = Self.readOnlyProblem(descriptor) ?? Self.notASessionLog(path: path, descriptor: descriptor) {
             Foundation.close(descriptor)
             throw NetworkLoggerError(path: path, reason: problem)
         }
@@ -238,6 +238,14 @@ public final class NetworkLogger: NetworkObserver {
         guard let record = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
               record["type"] as? String == "header" else { return refusal }
         return nil
+    }
+
+    /// Why an existing regular file made read-only is not appended to: its mode says so, though
+    /// root could write it (reports and exports keep such a file the same way).
+    private static func readOnlyProblem(_ descriptor: Int32) -> String? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & S_IWUSR == 0 else { return nil }
+        return "it is read-only (its mode says so); make it writable with chmod u+w or choose another file"
     }
 
     /// An existing log others may read is tightened to 0600 before anything is appended; nil when

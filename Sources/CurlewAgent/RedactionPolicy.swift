@@ -73,6 +73,13 @@ public struct RedactionPolicy: Sendable, Equatable {
         refreshSecretKeys()
     }
 
+    /// `text` as the session log's writer puts it in a JSON string, without the quotes.
+    private static func jsonEscaped(_ text: String) -> String {
+        var writer = SessionRecordWriter()
+        writer.string(text)
+        return String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self)
+    }
+
     /// `secrets` as they are and as they are written escaped (see `secretForms`), with the
     /// forms already worked out in `existing`.
     static func forms(of secrets: some Sequence<String>, adding existing: [String] = []) -> [String] {
@@ -80,10 +87,9 @@ public struct RedactionPolicy: Sendable, Equatable {
         var known = Set(existing)
         for secret in secrets where !secret.isEmpty {
             let quoted = String(secret.debugDescription.dropFirst().dropLast())
-            var writer = SessionRecordWriter()
-            writer.string(secret)
-            let json = String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self)
-            for form in [secret, quoted, json, json.replacingOccurrences(of: "/", with: "\\/")] where known.insert(form).inserted {
+            let json = jsonEscaped(secret)
+            // Twice: an echoing server writes the request's JSON body as a JSON string.
+            for form in [secret, quoted, json, json.replacingOccurrences(of: "/", with: "\\/"), jsonEscaped(json)] where known.insert(form).inserted {
                 forms.append(form)
             }
         }

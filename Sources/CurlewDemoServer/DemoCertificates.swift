@@ -116,21 +116,25 @@ public struct DemoCertificates: Sendable {
         return "sha256//" + Data(SHA256.hash(data: serializer.serializedBytes)).base64EncodedString()
     }
 
-    /// Makes `directory` (with its parents) when it is missing and leaves it owner-only, or says
-    /// why the certificates cannot go there, in the system's words.
+    /// Makes `directory` (with its parents, owner-only) when it is missing, or says why the
+    /// certificates cannot go there, in the system's words. A directory that is there is left as
+    /// it is (its files are owner-only whatever its mode); one reached through a symbolic link is
+    /// refused, trailing slashes or not.
     private static func prepare(_ directory: String) throws(DemoServerError) {
         func refused(_ reason: String) -> DemoServerError { .cannotWriteCertificates(to: directory, reason) }
-        var made = directory.hasPrefix("/") ? "" : "."
-        for component in directory.split(separator: "/") {
+        var trimmed = Substring(directory)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard !trimmed.isEmpty else { throw refused("no directory given") }
+        var made = trimmed.hasPrefix("/") ? "" : "."
+        for component in trimmed.split(separator: "/") {
             made += "/" + component
             if mkdir(made, 0o700) != 0, errno != EEXIST { throw refused(String(cString: strerror(errno))) }
         }
         var info = stat()
-        guard lstat(directory, &info) == 0 else { throw refused(String(cString: strerror(errno))) }
+        guard lstat(String(trimmed), &info) == 0 else { throw refused(String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) != S_IFLNK else { throw refused("it is a symbolic link; give the directory itself") }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw refused("it is not a directory") }
         guard info.st_uid == geteuid() else { throw refused("it belongs to another user") }
-        guard chmod(directory, 0o700) == 0 else { throw refused(String(cString: strerror(errno))) }
     }
 
     /// Writes `text` to a new file at `path` with `mode`, replacing what was there, never

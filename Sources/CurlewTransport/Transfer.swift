@@ -197,6 +197,8 @@ final class Transfer {
         // Given even when empty: without them libcurl searches the environment for every exchange.
         set(Self.setString(easy, CURLOPT_PROXY, proxy))
         set(Self.setString(easy, CURLOPT_NOPROXY, proxies.noProxy))
+        // A proxy's answer to CONNECT is not the server's: its head stays out of the response's.
+        set(curlew_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
         if request.download == nil {
             set(curlew_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
         }

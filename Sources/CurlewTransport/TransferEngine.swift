@@ -70,6 +70,7 @@ public final class TransferEngine: Sendable {
 
     /// One per transfer thread.
     private let lanes: [EngineShared]
+    private let proxies: ProxyEnvironment
     private let jobs: TransferThreadJobs
     /// Left by each transfer thread as it ends, so every caller of `shutdown` can wait for all.
     private let running = DispatchGroup()
@@ -93,6 +94,7 @@ public final class TransferEngine: Sendable {
         }
         self.lanes = lanes
         self.jobs = jobs
+        self.proxies = configuration.proxies
         for shared in lanes {
             running.enter()
             let running = running
@@ -109,6 +111,13 @@ public final class TransferEngine: Sendable {
             }
             thread.start()
         }
+    }
+
+    /// Whether an exchange with `url` may go through a proxy: one is set for its scheme (the
+    /// proxy's `no_proxy` list, which libcurl matches, may still send it directly). What is known
+    /// of reaching the URL's host says nothing then: the proxy is what is reached.
+    public func mayUseProxy(for url: String) -> Bool {
+        !proxies.proxy(for: url).isEmpty
     }
 
     deinit {

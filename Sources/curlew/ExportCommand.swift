@@ -57,7 +57,10 @@ struct ExportCommand: ParsableCommand {
             let messages = try requests.enumerated().map { index, name in
                 let request = try session.request(named: name).0
                 let composed: ComposedRequest
-                do { composed = try session.config.composed(request) } catch { throw RunCommand.usageFailure("\(name): \(error)") }
+                do { composed = try session.config.composed(request) } catch {
+                    // Said on the terminal whatever --no-redact says, as `curlew run` says it.
+                    throw RunCommand.usageFailure(session.redactionPolicy.redactText("\(name): \(error)"))
+                }
                 return DebugMessage(requestID: UInt64(index + 1), name: name, state: .created, startedAt: Date(), original: composed, sent: nil,
                                     response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "export")
             }

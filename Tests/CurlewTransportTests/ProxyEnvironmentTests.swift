@@ -66,6 +66,8 @@ struct ProxyEnvironmentTests {
         let result = await harness.run(TransferRequest(url: "\(tls.good.baseURL)/get", tls: TLSOptions(caFile: tls.certificates.authority.certificate)))
         #expect(result.error?.kind == .proxyRefused, "\(String(describing: result.error))")
         #expect(result.error?.message.contains("the proxy refused the tunnel") == true, "\(String(describing: result.error))")
+        // The proxy's answer is not the server's: no status line, no fields (found by a new user's trial).
+        #expect(result.statusLine.isEmpty && result.statusCode == 0 && result.responseHeaders.isEmpty, "\(result.statusLine)")
     }
 
     @Test("one easy handle, used in turn for a proxied http exchange and a direct https one of the same options, takes each its own route")

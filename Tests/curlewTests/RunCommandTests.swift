@@ -262,6 +262,15 @@ struct RunCommandTests {
         #expect(result.error.contains("--har \(report): it is read-only"), "\(result.error)")
         #expect(!result.output.contains("Requests:"), "refused before anything ran: \(result.output)")
         #expect(try String(contentsOfFile: report, encoding: .utf8) == "kept")
+        // Nor is a log made read-only appended to (and its mode changed), by run or send.
+        // (run exits 2 for what it refuses before running, send 1 for a log it cannot use, as before.)
+        for (arguments, status) in [(["run", path, "--log", report], Int32(2)), (["send", "http://127.0.0.1:1/", "--log", report], 1)] {
+            let logged = try await CurlewProcess.run(arguments)
+            #expect(logged.status == status && logged.error.contains("it is read-only"), "\(arguments): \(logged.error)")
+            #expect(try String(contentsOfFile: report, encoding: .utf8) == "kept")
+            var status = stat()
+            #expect(stat(report, &status) == 0 && status.st_mode & 0o777 == 0o444)
+        }
     }
 
     @Test("Ctrl-C cancels what is in flight, writes the log and exits 3")
@@ -588,6 +597,26 @@ struct ExportRequestTests {
         #expect(!curl.output.contains("s3cret-demo-pw"))
         let refused = try await CurlewProcess.run(["export", "har", path, "--request", "log in"])
         #expect(refused.status == 2)
+    }
+
+    @Test("a request refused as it is composed is said with its secrets hidden, as curl run says it (found by a new user's trial: the URL's secret was printed)")
+    func refusedRequestHidesSecrets() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-export-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/curlew.yaml"
+        try """
+        secrets: [pw]
+        requests:
+          spaced:
+            url: "http://127.0.0.1:9/x y?pw={{pw}}"
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        try "variables: {pw: 'plain\"secret99'}\n".write(toFile: directory + "/curlew.secrets.yaml", atomically: true, encoding: .utf8)
+        chmod(directory + "/curlew.secrets.yaml", 0o600)
+        for format in ["curl", "http"] {
+            let refused = try await CurlewProcess.run(["export", format, path, "--request", "spaced"])
+            #expect(refused.status == 2 && refused.error.contains("[REDACTED]"), "\(refused.error)")
+            #expect(!refused.error.contains("secret99"), "\(refused.error)")
+        }
     }
 
     @Test("--request hides the config's secretHeaders and the logger's secretFields too (only secret values were hidden)")

@@ -52,9 +52,22 @@ struct SendCommandTests {
         #expect(try await server.wait() == SIGTERM)
         let left = try FileManager.default.contentsOfDirectory(atPath: kept)
         #expect(!left.isEmpty, "a --cert-dir is the user's: kept")
+        // One that was there keeps its mode (found by a new user's trial: it became 0700).
+        chmod(kept, 0o755)
+        let again = try CurlewProcess(["demo-server", "--tls", "--port", "0", "--cert-dir", kept])
+        defer { again.kill() }
+        try await again.waitForOutput(containing: "CA certificate: ")
+        again.terminate()
+        _ = try await again.wait()
+        var status = stat()
+        #expect(stat(kept, &status) == 0 && status.st_mode & 0o777 == 0o755)
         // A --cert-dir that cannot be one is said in plain words, without the usage text or
         // Foundation's error domains (found by a new user's trial).
-        for (directory, reason) in [("/dev/null", "it is not a directory"), ("/dev/null/sub", "Not a directory")] {
+        let linked = NSTemporaryDirectory() + "curlew-certlink-" + UUID().uuidString
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: kept)
+        defer { try? FileManager.default.removeItem(atPath: linked) }
+        for (directory, reason) in [("/dev/null", "it is not a directory"), ("/dev/null/sub", "Not a directory"), ("", "no directory given"),
+                                    (linked + "/", "it is a symbolic link; give the directory itself")] {
             let refused = try await CurlewProcess.run(["demo-server", "--tls", "--port", "0", "--cert-dir", directory])
             #expect(refused.status == 1 && refused.error == "curlew: cannot write the demo certificates to \(directory): \(reason)\n", "\(refused.error)")
         }

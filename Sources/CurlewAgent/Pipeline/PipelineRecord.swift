@@ -74,7 +74,7 @@ public struct PipelineRecord: Sendable, Equatable, Codable {
     public var plugins: [String]
     /// "rejected: same as #ID in flight" or "coalesced with #ID".
     public var duplicate: String?
-    /// The reachability verdict for the host when the pre-check ran.
+    /// The reachability verdict for the host when the pre-check ran, or why it did not.
     public var reachability: String?
     /// Validators and the reformer that ran, in order.
     public var checks: [String]

@@ -267,7 +267,9 @@ final class PipelineRun: Sendable {
                                error: shared.transportError ?? statusError(of: response, for: prepared), cachePlan: plan)
             }
         }
-        if prepared.reachabilityPrecheck ?? config.reachability.precheck {
+        if prepared.reachabilityPrecheck ?? config.reachability.precheck, services.engine.mayUseProxy(for: transfer.url) {
+            record.reachability = "not checked: a proxy carries the request"
+        } else if prepared.reachabilityPrecheck ?? config.reachability.precheck {
             let status = await services.reachability.verdict(for: transfer.url)
             record.reachability = status.rawValue
             guard !isCancelled else {
@@ -323,7 +325,7 @@ final class PipelineRun: Sendable {
                 revalidated = true
                 record.cache.append(.revalidated)
             }
-            if prepared.reachabilityPrecheck ?? config.reachability.precheck {
+            if prepared.reachabilityPrecheck ?? config.reachability.precheck, !services.engine.mayUseProxy(for: signedTransfer.url) {
                 services.reachability.learn(from: signedTransfer.url, reached: response != nil ? true : (verdict.error?.isUnreachable == true ? false : nil))
             }
             let decision = policy?.decision(afterAttempt: attempt, method: prepared.method, status: response?.statusCode,

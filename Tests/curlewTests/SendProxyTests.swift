@@ -1,0 +1,24 @@
+import CurlewTestSupport
+import Foundation
+import Testing
+
+@Suite("curlew send through a proxy the environment names")
+struct SendProxyTests {
+    @Test("the reachability pre-check leaves a proxied request alone: it would probe the host, where the request goes to the proxy (found by a new user's trial)")
+    func precheckThroughProxy() async throws {
+        let server = try await TestServer.shared()
+        let result = try await CurlewProcess.run(["send", "--precheck", "--no-body", "http://proxied.invalid/get"], environment: ["http_proxy": server.baseURL])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("< HTTP/1.1 200 OK"), "\(result.output)")
+        #expect(result.output.contains("not checked: a proxy carries the request"), "\(result.output)")
+    }
+
+    @Test("a refused tunnel exits 56 as curl does, and the proxy's answer is not shown as the server's (found by a new user's trial)")
+    func refusedTunnel() async throws {
+        let server = try await TestServer.shared()
+        let result = try await CurlewProcess.run(["send", "https://proxied.invalid/get"], environment: ["https_proxy": server.baseURL])
+        #expect(result.status == 56, "\(result.error)")
+        #expect(result.error.contains("proxyRefused: the proxy refused the tunnel to the server"), "\(result.error)")
+        #expect(!result.output.contains("404"), "\(result.output)")
+    }
+}
