@@ -178,8 +178,10 @@ public final class NetworkLogger: NetworkObserver {
             if descriptor >= 0 { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) }
         }
         guard descriptor >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link; give the path of the file itself"
-                : errno == ENXIO ? "it is a named pipe that nothing reads" : String(cString: strerror(errno))
+            let failure = errno
+            let reason = failure == ELOOP ? "it is a symbolic link; give the path of the file itself"
+                : failure == ENXIO ? "it is a named pipe that nothing reads"
+                : failure == EACCES && Self.isMadeReadOnly(path) ? Self.readOnlyReason : String(cString: strerror(failure))
             throw NetworkLoggerError(path: path, reason: reason)
         }
         if !created, let problem = Self.readOnlyProblem(descriptor) ?? Self.notASessionLog(path: path, descriptor: descriptor) {
@@ -245,8 +247,17 @@ public final class NetworkLogger: NetworkObserver {
     private static func readOnlyProblem(_ descriptor: Int32) -> String? {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & S_IWUSR == 0 else { return nil }
-        return "it is read-only (its mode says so); make it writable with chmod u+w or choose another file"
+        return readOnlyReason
     }
+
+    /// Whether `path` is a regular file without its owner's write bit (what a user other than
+    /// root is refused opening for that reason, said as such).
+    private static func isMadeReadOnly(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_mode & S_IWUSR == 0
+    }
+
+    private static let readOnlyReason = "it is read-only (its mode says so); make it writable with chmod u+w or choose another file"
 
     /// An existing log others may read is tightened to 0600 before anything is appended; nil when
     /// the file is owner-only now, else why it could not be made so.

@@ -32,8 +32,8 @@ public struct DemoCertificates: Sendable {
 
     /// Makes every certificate and writes them under `directory` (created owner-only; an existing
     /// one must belong to this user, and is made owner-only).
-    public static func generate(in directory: String) throws -> DemoCertificates {
-        try prepare(directory)
+    public static func generate(in given: String) throws -> DemoCertificates {
+        let directory = try prepare(given)
         let now = Date()
         let day: TimeInterval = 86_400
         let authorityKey = P256.Signing.PrivateKey()
@@ -117,10 +117,12 @@ public struct DemoCertificates: Sendable {
     }
 
     /// Makes `directory` (with its parents, owner-only) when it is missing, or says why the
-    /// certificates cannot go there, in the system's words. A directory that is there is left as
-    /// it is (its files are owner-only whatever its mode); one reached through a symbolic link is
-    /// refused, trailing slashes or not.
-    private static func prepare(_ directory: String) throws(DemoServerError) {
+    /// certificates cannot go there, in the system's words; returns it without trailing slashes.
+    /// A directory that is there keeps its mode (its files are owner-only whatever it is), unless
+    /// others may write in it: they could replace the certificates (a sticky directory such as
+    /// /tmp lets nobody replace another's files). One that is a symbolic link is refused, trailing
+    /// slashes or not.
+    private static func prepare(_ directory: String) throws(DemoServerError) -> String {
         func refused(_ reason: String) -> DemoServerError { .cannotWriteCertificates(to: directory, reason) }
         var trimmed = Substring(directory)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
@@ -135,6 +137,10 @@ public struct DemoCertificates: Sendable {
         guard (info.st_mode & S_IFMT) != S_IFLNK else { throw refused("it is a symbolic link; give the directory itself") }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw refused("it is not a directory") }
         guard info.st_uid == geteuid() else { throw refused("it belongs to another user") }
+        guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
+            throw refused("others may write in it and could replace the certificates; give a directory only you can write in (chmod go-w)")
+        }
+        return String(trimmed)
     }
 
     /// Writes `text` to a new file at `path` with `mode`, replacing what was there, never

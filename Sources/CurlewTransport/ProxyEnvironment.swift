@@ -36,4 +36,24 @@ public struct ProxyEnvironment: Sendable, Equatable {
     func proxy(for url: String) -> String {
         ASCII.hasPrefixIgnoringCase(url, "https:") ? https : http
     }
+
+    /// Whether an exchange with `url` may go through a proxy: one is set for its scheme and
+    /// `noProxy` does not exempt its host, as libcurl reads the list (`*` alone for every host;
+    /// names, with or without a leading dot, matching the host or a domain it is in, in any case;
+    /// addresses as written). An entry libcurl would read as an address range (`10.0.0.0/8`) is
+    /// not matched here, so the answer is yes whenever it may be.
+    public func mayUseProxy(for url: String) -> Bool {
+        guard !proxy(for: url).isEmpty else { return false }
+        guard noProxy.trimmingCharacters(in: .whitespaces) != "*" else { return false }
+        guard var host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else { return true }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        for entry in noProxy.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            var name = entry.lowercased()
+            if name.hasPrefix(".") { name.removeFirst() }
+            if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+            guard !name.isEmpty else { continue }
+            if host == name || host.hasSuffix("." + name) { return false }
+        }
+        return true
+    }
 }

@@ -113,11 +113,10 @@ public final class TransferEngine: Sendable {
         }
     }
 
-    /// Whether an exchange with `url` may go through a proxy: one is set for its scheme (the
-    /// proxy's `no_proxy` list, which libcurl matches, may still send it directly). What is known
-    /// of reaching the URL's host says nothing then: the proxy is what is reached.
+    /// Whether an exchange with `url` may go through a proxy (see `ProxyEnvironment.mayUseProxy`).
+    /// What is known of reaching the URL's host says nothing then: the proxy is what is reached.
     public func mayUseProxy(for url: String) -> Bool {
-        !proxies.proxy(for: url).isEmpty
+        proxies.mayUseProxy(for: url)
     }
 
     deinit {

@@ -26,6 +26,19 @@ struct ProxyEnvironmentTests {
         #expect(ProxyEnvironment([:]).proxy(for: "http://x/") == "" && ProxyEnvironment([:]).noProxy == "")
     }
 
+    @Test("whether a proxy may carry an exchange: no_proxy read as libcurl reads it, and yes when unsure")
+    func mayUseProxy() {
+        let proxies = ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "localhost, .Example.com 127.0.0.1,[::1],10.0.0.0/8"])
+        for exempt in ["http://localhost:8080/", "http://example.com/", "http://API.example.com/x", "http://127.0.0.1/", "http://[::1]:9/"] {
+            #expect(!proxies.mayUseProxy(for: exempt), "\(exempt)")
+        }
+        for carried in ["http://notexample.com/", "http://example.com.evil/", "http://127.0.0.2/", "http://10.1.2.3/"] {
+            #expect(proxies.mayUseProxy(for: carried), "\(carried)")
+        }
+        #expect(!proxies.mayUseProxy(for: "https://elsewhere.test/"), "no proxy for https")
+        #expect(!ProxyEnvironment(["http_proxy": "http://p:1", "NO_PROXY": "*"]).mayUseProxy(for: "http://any.test/"))
+    }
+
     @Test("an http exchange goes through the proxy the configuration names, asking for the whole URL")
     func throughProxy() async throws {
         let server = try await TestServer.shared()

@@ -66,8 +66,14 @@ struct SendCommandTests {
         let linked = NSTemporaryDirectory() + "curlew-certlink-" + UUID().uuidString
         try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: kept)
         defer { try? FileManager.default.removeItem(atPath: linked) }
+        // One others may write in, without the sticky bit, would let them replace the certificates (review).
+        let shared = NSTemporaryDirectory() + "curlew-certshared-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        chmod(shared, 0o777)
+        defer { try? FileManager.default.removeItem(atPath: shared) }
         for (directory, reason) in [("/dev/null", "it is not a directory"), ("/dev/null/sub", "Not a directory"), ("", "no directory given"),
-                                    (linked + "/", "it is a symbolic link; give the directory itself")] {
+                                    (linked + "/", "it is a symbolic link; give the directory itself"),
+                                    (shared, "others may write in it and could replace the certificates; give a directory only you can write in (chmod go-w)")] {
             let refused = try await CurlewProcess.run(["demo-server", "--tls", "--port", "0", "--cert-dir", directory])
             #expect(refused.status == 1 && refused.error == "curlew: cannot write the demo certificates to \(directory): \(reason)\n", "\(refused.error)")
         }

@@ -268,7 +268,7 @@ final class PipelineRun: Sendable {
             }
         }
         if prepared.reachabilityPrecheck ?? config.reachability.precheck, services.engine.mayUseProxy(for: transfer.url) {
-            record.reachability = "not checked: a proxy carries the request"
+            record.reachability = "not checked: a proxy may carry the request"
         } else if prepared.reachabilityPrecheck ?? config.reachability.precheck {
             let status = await services.reachability.verdict(for: transfer.url)
             record.reachability = status.rawValue
