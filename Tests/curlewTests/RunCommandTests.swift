@@ -601,15 +601,13 @@ struct ExportRequestTests {
 
     @Test("a request refused as it is composed is said with its secrets hidden, as curl run says it (found by a new user's trial: the URL's secret was printed)")
     func refusedRequestHidesSecrets() async throws {
-        let directory = NSTemporaryDirectory() + "curlew-export-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/curlew.yaml"
-        try """
+        let path = try Self.workspace("""
         secrets: [pw]
         requests:
           spaced:
             url: "http://127.0.0.1:9/x y?pw={{pw}}"
-        """.write(toFile: path, atomically: true, encoding: .utf8)
+        """)
+        let directory = (path as NSString).deletingLastPathComponent
         try "variables: {pw: 'plain\"secret99'}\n".write(toFile: directory + "/curlew.secrets.yaml", atomically: true, encoding: .utf8)
         chmod(directory + "/curlew.secrets.yaml", 0o600)
         for format in ["curl", "http"] {
@@ -619,19 +617,25 @@ struct ExportRequestTests {
         }
     }
 
-    @Test("--request hides the config's secretHeaders and the logger's secretFields too (only secret values were hidden)")
-    func exportHonoursDeclaredSecrets() async throws {
+    /// A workspace file of `text` in a directory of its own.
+    private static func workspace(_ text: String) throws -> String {
         let directory = NSTemporaryDirectory() + "curlew-export-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/curlew.yaml"
-        try """
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("--request hides the config's secretHeaders and the logger's secretFields too (only secret values were hidden)")
+    func exportHonoursDeclaredSecrets() async throws {
+        let path = try Self.workspace("""
         config:
           baseURL: http://127.0.0.1:9
           secretHeaders: [X-Session]
           logger: {secretFields: [pin]}
         requests:
           r: {method: POST, url: /r, headers: {X-Session: session-value-1}, json: {pin: "9911", other: visible}}
-        """.write(toFile: path, atomically: true, encoding: .utf8)
+        """)
         let curl = try await CurlewProcess.run(["export", "curl", path, "--request", "r"])
         #expect(curl.status == 0, "\(curl.error)")
         #expect(!curl.output.contains("session-value-1") && !curl.output.contains("9911"), "\(curl.output)")
