@@ -11,19 +11,18 @@ extension Duration {
 
     /// The duration in whole microseconds, for timings and group durations; saturating at the
     /// ends of `Int64` instead of overflowing.
-    public var wholeMicroseconds: Int64 {
-        let (scaled, overflow) = components.seconds.multipliedReportingOverflow(by: 1_000_000)
-        guard !overflow else { return components.seconds < 0 ? .min : .max }
-        return scaled.addingReportingOverflow(components.attoseconds / 1_000_000_000_000).overflow
-            ? .max : scaled + components.attoseconds / 1_000_000_000_000
-    }
+    public var wholeMicroseconds: Int64 { whole(perSecond: 1_000_000) }
 
     /// The duration in whole milliseconds, for timeouts; saturating at the ends of `Int64`.
-    public var wholeMilliseconds: Int64 {
+    public var wholeMilliseconds: Int64 { whole(perSecond: 1000) }
+
+    /// The duration in whole units of which a second has `perSecond` (a power of ten up to 10¹⁸),
+    /// the fraction cut off; saturating at the ends of `Int64`.
+    private func whole(perSecond: Int64) -> Int64 {
         let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: perSecond)
         guard !overflow else { return seconds < 0 ? .min : .max }
-        let (total, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        let (total, sumOverflow) = scaled.addingReportingOverflow(attoseconds / (1_000_000_000_000_000_000 / perSecond))
         return sumOverflow ? .max : total
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import CurlewLocking
+import CurlewTransport
 
 /// Settings of the session logger (HLNetworkLogger's config).
 public struct NetworkLoggerConfig: Sendable {
@@ -246,18 +247,17 @@ public final class NetworkLogger: NetworkObserver {
     /// root could write it (reports and exports keep such a file the same way).
     private static func readOnlyProblem(_ descriptor: Int32) -> String? {
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & S_IWUSR == 0 else { return nil }
-        return readOnlyReason
+        return fstat(descriptor, &status) == 0 && OwnerOnlyFile.isMadeReadOnly(status) ? readOnlyReason : nil
     }
 
-    /// Whether `path` is a regular file without its owner's write bit (what a user other than
-    /// root is refused opening for that reason, said as such).
+    /// Whether `path` is a file made read-only (what a user other than root is refused opening
+    /// for that reason, said as such).
     private static func isMadeReadOnly(_ path: String) -> Bool {
         var status = stat()
-        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_mode & S_IWUSR == 0
+        return lstat(path, &status) == 0 && OwnerOnlyFile.isMadeReadOnly(status)
     }
 
-    private static let readOnlyReason = "it is read-only (its mode says so); make it writable with chmod u+w or choose another file"
+    private static let readOnlyReason = OwnerOnlyFile.readOnlyReason + " or choose another file"
 
     /// An existing log others may read is tightened to 0600 before anything is appended; nil when
     /// the file is owner-only now, else why it could not be made so.

@@ -19,12 +19,21 @@ public enum OwnerOnlyFile {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         switch status.st_mode & S_IFMT {
-        case S_IFREG where status.st_mode & S_IWUSR == 0: return "it is read-only (its mode says so); make it writable with chmod u+w"
+        case S_IFREG where isMadeReadOnly(status): return readOnlyReason
         case S_IFREG, S_IFLNK: return nil
         case S_IFDIR: return "it is a directory; give the path of a file"
         default: return "it is a device, a named pipe or a socket, not a regular file; give the path of a file"
         }
     }
+
+    /// Whether `status` is a regular file's without its owner's write bit: a file someone made
+    /// read-only, which Curlew neither replaces nor appends to, though root could write it.
+    public static func isMadeReadOnly(_ status: stat) -> Bool {
+        status.st_mode & S_IFMT == S_IFREG && status.st_mode & S_IWUSR == 0
+    }
+
+    /// What is said of a file made read-only.
+    public static let readOnlyReason = "it is read-only (its mode says so); make it writable with chmod u+w"
 
     /// Writes `data` to a new file at `path` with mode 0600, atomically; a file already there
     /// (even one that appears while this runs) is left alone and the write fails.

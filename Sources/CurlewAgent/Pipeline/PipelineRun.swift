@@ -267,9 +267,10 @@ final class PipelineRun: Sendable {
                                error: shared.transportError ?? statusError(of: response, for: prepared), cachePlan: plan)
             }
         }
-        if prepared.reachabilityPrecheck ?? config.reachability.precheck, services.engine.mayUseProxy(for: transfer.url) {
+        let prechecks = prepared.reachabilityPrecheck ?? config.reachability.precheck
+        if prechecks, services.engine.mayUseProxy(for: transfer.url) {
             record.reachability = "not checked: a proxy may carry the request"
-        } else if prepared.reachabilityPrecheck ?? config.reachability.precheck {
+        } else if prechecks {
             let status = await services.reachability.verdict(for: transfer.url)
             record.reachability = status.rawValue
             guard !isCancelled else {
