@@ -89,6 +89,6 @@ extension RequestError {
     /// Whether the failure is the connection dropping or not coming up (an event source
     /// reconnects after it), rather than an answer.
     public var isConnectionDrop: Bool {
-        [.connectionReset, .incompleteResponse, .emptyResponse, .totalTimeout, .couldNotConnect, .connectTimeout].contains(kind)
+        [.connectionReset, .incompleteResponse, .emptyResponse, .totalTimeout, .couldNotConnect, .proxyUnreachable, .connectTimeout].contains(kind)
     }
 }

@@ -18,6 +18,9 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case couldNotConnect
         /// A proxy would not carry the request (its answer to CONNECT was not a success).
         case proxyRefused
+        /// The proxy could not be reached (its name did not resolve, or no connection to it came
+        /// up); nothing is known of the server.
+        case proxyUnreachable
         case connectTimeout
         case totalTimeout
         case tlsFailure
@@ -90,6 +93,7 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case .couldNotResolveHost: .couldNotResolveHost
         case .couldNotConnect: .couldNotConnect
         case .proxyRefused: .proxyRefused
+        case .proxyUnreachable: .proxyUnreachable
         case .connectTimeout: .connectTimeout
         case .totalTimeout: .totalTimeout
         case .tlsFailure: .tlsFailure
@@ -126,7 +130,7 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
 
     /// True for failures that mean the network path itself is unusable.
     public var isUnreachable: Bool {
-        [.couldNotResolveHost, .couldNotConnect, .connectTimeout, .notReachable].contains(kind)
+        [.couldNotResolveHost, .couldNotConnect, .proxyUnreachable, .connectTimeout, .notReachable].contains(kind)
     }
 }
 

@@ -734,7 +734,9 @@ final class Transfer {
                 responseLimitHit: responseLimitHit,
                 connectTimeoutApplied: connectTimeoutApplied,
                 status: status,
-                statusLine: statusLine
+                statusLine: statusLine,
+                proxy: proxies.proxy(for: request.url),
+                target: connection.effectiveURL
             )
         } else {
             error = nil

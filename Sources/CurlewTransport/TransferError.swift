@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 
 /// Why an exchange failed, classified so that callers never need to know libcurl's codes.
 public struct TransferError: Error, Sendable, Equatable {
@@ -8,6 +9,9 @@ public struct TransferError: Error, Sendable, Equatable {
         case couldNotConnect
         /// A proxy would not carry the exchange: its answer to CONNECT was not a success.
         case proxyRefused
+        /// The proxy itself could not be reached: its name did not resolve, or no connection to it
+        /// came up. Nothing is known of the server.
+        case proxyUnreachable
         case connectTimeout
         case totalTimeout
         case tlsFailure
@@ -57,9 +61,11 @@ public struct TransferError: Error, Sendable, Equatable {
 
     /// Classifies a libcurl result. Timeouts need the connection state to tell connect from total.
     /// `status` and `statusLine` are those of the last status line read (0 and empty for none).
+    /// `proxy` is the proxy the exchange was given (empty for none) and `target` the URL it went
+    /// to last (a redirect's): they tell a connection to the proxy that failed from one to the server.
     static func classify(
         code: CURLcode, message: String, connected: Bool, responseLimitHit: Bool, connectTimeoutApplied: Bool,
-        status: Int = 0, statusLine: String = ""
+        status: Int = 0, statusLine: String = "", proxy: String = "", target: String = ""
     ) -> TransferError {
         let kind: Kind
         var message = message
@@ -79,8 +85,15 @@ public struct TransferError: Error, Sendable, Equatable {
             // 100 KiB buffer, which a hostile server does at will.
             kind = .invalidResponse
             message = "a line of the response's head is longer than libcurl reads (100 KiB), or memory ran out"
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            kind = .proxyUnreachable
+            message = "the proxy's name could not be resolved (\(message))"
+        case CURLE_COULDNT_RESOLVE_HOST:
             kind = .couldNotResolveHost
+        case CURLE_COULDNT_CONNECT where !proxy.isEmpty && !namesEndpoint(of: target, message):
+            // Through a proxy libcurl connects to the proxy alone, and names what it tried.
+            kind = .proxyUnreachable
+            message = "could not connect to the proxy (\(message))"
         case CURLE_COULDNT_CONNECT:
             kind = .couldNotConnect
         case CURLE_OPERATION_TIMEDOUT:
@@ -126,5 +139,15 @@ public struct TransferError: Error, Sendable, Equatable {
             kind = .other
         }
         return TransferError(kind: kind, code: Int(code.rawValue), message: message)
+    }
+
+    /// Whether libcurl's connect failure `message` ("Failed to connect to HOST port PORT after…")
+    /// names the host and port of `url`: the server was tried, not a proxy (one `no_proxy` exempts
+    /// it from by an address range, which only libcurl reads).
+    private static func namesEndpoint(of url: String, _ message: String) -> Bool {
+        guard let components = URLComponents(string: url), var host = components.host, !host.isEmpty else { return false }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = components.port ?? (ASCII.hasPrefixIgnoringCase(url, "https:") ? 443 : 80)
+        return message.contains("to \(host) port \(port) ")
     }
 }

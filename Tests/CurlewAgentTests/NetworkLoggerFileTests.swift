@@ -39,7 +39,7 @@ struct NetworkLoggerFileTests {
         #expect(lines.count == 4)
         #expect(lines.filter { $0.contains(#""type":"header""#) }.count == 2)
 
-        FileManager.default.createFile(atPath: empty, contents: nil)
+        #expect(FileManager.default.createFile(atPath: empty, contents: nil))
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: empty))
         try logger.close()
         #expect(try String(contentsOfFile: empty, encoding: .utf8).hasPrefix("{"))

@@ -67,7 +67,24 @@ struct ProxyEnvironmentTests {
 
         let proxied = await EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(deadProxy)))
             .run(TransferRequest(url: "\(server.baseURL)/anything/\(uniqueTag())"))
-        #expect(proxied.error?.kind == .couldNotConnect, "\(String(describing: proxied.error))")
+        // The proxy is what failed, not the server (found by review).
+        #expect(proxied.error?.kind == .proxyUnreachable, "\(String(describing: proxied.error))")
+        #expect(proxied.error?.message.hasPrefix("could not connect to the proxy (") == true, "\(String(describing: proxied.error))")
+    }
+
+    @Test("a server that refuses the connection is couldNotConnect even with a proxy set, when no_proxy exempts it; a proxy whose name does not resolve is proxyUnreachable")
+    func directFailureBesideProxy() async throws {
+        let server = try await TestServer.shared()
+        // The exempt server is tried directly (port 1: nothing listens); the proxy works but is not used.
+        let exempt = EngineHarness(configuration: TransferEngine.Configuration(
+            proxies: ProxyEnvironment(["http_proxy": server.baseURL, "no_proxy": "127.0.0.1"])))
+        let direct = await exempt.run(TransferRequest(url: "http://127.0.0.1:1/get"))
+        #expect(direct.error?.kind == .couldNotConnect, "\(String(describing: direct.error))")
+
+        let unnamed = await EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": "http://proxy.invalid:3128"])))
+            .run(TransferRequest(url: "\(server.baseURL)/get"))
+        #expect(unnamed.error?.kind == .proxyUnreachable && unnamed.error?.code == 5, "\(String(describing: unnamed.error))")
+        #expect(unnamed.error?.message.hasPrefix("the proxy's name could not be resolved (") == true, "\(String(describing: unnamed.error))")
     }
 
     @Test("a proxy that refuses an https URL's tunnel is said as such, not as a connection reset nor as the server unreachable")

@@ -21,6 +21,15 @@ struct SendProxyTests {
     func unresolvableProxy() async throws {
         let result = try await CurlewProcess.run(["send", "http://127.0.0.1:1/get"], environment: ["http_proxy": "::::"])
         #expect(result.status == 5, "\(result.status) \(result.error)")
+        #expect(result.error.contains("proxyUnreachable"), "\(result.error)")
+    }
+
+    @Test("a proxy that refuses the connection is said as the proxy, not the server, and exits 7 as curl")
+    func proxyRefusesConnection() async throws {
+        let server = try await TestServer.shared()
+        let result = try await CurlewProcess.run(["send", "\(server.baseURL)/get"], environment: ["http_proxy": "http://127.0.0.1:1"])
+        #expect(result.status == 7, "\(result.status) \(result.error)")
+        #expect(result.error.contains("proxyUnreachable: could not connect to the proxy"), "\(result.error)")
     }
 
     @Test("a refused tunnel exits 56 as curl does, and the proxy's answer is not shown as the server's (found by a new user's trial)")

@@ -24,7 +24,7 @@ public struct RetryPolicy: Sendable, Equatable {
     public var retriesNonIdempotent: Bool
 
     public static let defaultRetryableErrors: Set<RequestError.Kind> = [
-        .couldNotConnect, .connectTimeout, .totalTimeout, .connectionReset, .emptyResponse, .incompleteResponse,
+        .couldNotConnect, .proxyUnreachable, .connectTimeout, .totalTimeout, .connectionReset, .emptyResponse, .incompleteResponse,
     ]
     public static let defaultRetryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
 
