@@ -12,12 +12,13 @@ struct CostProbes {
     /// gives up on the Swift toolchain's DWARF); symbols stay, and instruction counts need no more.
     let strippedExecutable: String
 
-    /// Whether instructions are counted for this client and workload: Curlew and the ceiling it is
-    /// measured against, on the small-body workloads (the smoke run: one of each, to keep it short).
+    /// Whether instructions are counted for this client and workload: Curlew, the ceiling it is
+    /// measured against and the capturing loop (the floor of what a full log needs of libcurl), on
+    /// the small-body workloads (the smoke run: one of each, to keep it short).
     static func countsInstructions(of kind: ClientKind, on workload: Workload, smoke: Bool) -> Bool {
         guard workload.path != "/big" else { return false }
         if smoke { return workload.concurrency > 1 && [.curlew, .libcurlMulti].contains(kind) }
-        return [.curlew, .curlewNoObservers, .libcurlMulti].contains(kind)
+        return [.curlew, .curlewNoObservers, .libcurlMulti, .libcurlMultiCapturing].contains(kind)
     }
 
     init(orchestrator: Orchestrator, executable: String) throws {

@@ -57,9 +57,12 @@ struct Report {
             }
             // Settled after the logger scenario; its place in the list is kept.
             precondition(pendingReach == nil, "one target waits for the logger's figures")
-            let bareRuns = samples[.libcurlMulti] ?? []
-            pendingReach = PendingReach(at: verdicts.count, text: text, required: minimum * theirs.requestsPerSecond,
-                                        bareAndServer: bareRuns.compactMap { run in run.serverCPUMicrosPerRequest.map { run.cpuMicrosPerRequest + $0 } })
+            // The floor is the capturing loop's when it ran: libcurl's part of logging in full.
+            let floorKind: ClientKind = samples[.libcurlMultiCapturing] != nil ? .libcurlMultiCapturing : .libcurlMulti
+            pendingReach = PendingReach(at: verdicts.count, text: text, required: minimum * theirs.requestsPerSecond, floorClient: floorKind,
+                                        floorAndServer: (samples[floorKind] ?? []).compactMap { run in
+                                            run.serverCPUMicrosPerRequest.map { run.cpuMicrosPerRequest + $0 }
+                                        })
             verdicts.append("")
         }
         func cpu(_ kind: ClientKind, atMost maximum: Double) {
@@ -74,6 +77,7 @@ struct Report {
         switch workload.name {
         case "small-c50":
             cpu(.curlew, atMost: 2.0)
+            floorOfCapture(workload, medians, samples)
             throughput(.curlew, against: .curlParallel, atLeast: 1.5)
             throughput(.curlew, against: .asyncHTTPClient, atLeast: 2.0)
             cpu(.curlewNoObservers, atMost: 1.3)
@@ -97,28 +101,46 @@ struct Report {
     }
 
     /// Settles the missed AsyncHTTPClient target: out of reach on this machine when even the
-    /// least CPU per request measured for the bare libcurl loop and nginx together, in one run,
-    /// plus the logger's CPU per entry, is more than the cores have per request at the target's
-    /// throughput. That is a lower bound for a libcurl client that logs with Curlew's logger:
-    /// it does at least the bare loop's work and the logger's, and the server's work is the same.
+    /// least CPU per request measured for the capturing loop (the bare loop when it did not run)
+    /// and nginx together, in one run, plus the logger's CPU per entry, is more than the cores
+    /// have per request at the target's throughput. That is a lower bound for a libcurl client
+    /// that logs every exchange in full with Curlew's logger: it has libcurl capture at least what
+    /// the capturing loop does, writes it with the logger, and the server's work is the same.
     /// `loggerMicros` is nil when the logger scenario did not run.
     mutating func settleReach(loggerMicros: Double?) {
         guard let reach = pendingReach else { return }
         pendingReach = nil
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         let available = cores * 1e6 / reach.required
-        guard let least = reach.bareAndServer.min() else {
+        guard let least = reach.floorAndServer.min() else {
             verdicts[reach.at] = "MISS " + reach.text + " (nginx's CPU could not be read, so whether it was within reach is not known)"
             return
         }
         let floor = least + (loggerMicros ?? 0)
         let outOfReach = floor > available
         var arithmetic = String(format: ": %.0f req/s is %.2f µs of CPU per request on %.0f cores, client and server together; "
-                                + "the bare libcurl loop and nginx used at least %.2f in a run", reach.required, available, cores, least)
+                                + "%@ and nginx used at least %.2f in a run", reach.required, available, cores,
+                                String(reach.floorClient.title.drop { $0 != " " }.dropFirst()), least)
         arithmetic += loggerMicros.map { String(format: ", and the logger %.2f per entry", $0) } ?? " (the logger scenario did not run)"
         arithmetic += String(format: ": %.2f %@ %.2f, ", floor, outOfReach ? ">" : "≤", available)
             + (outOfReach ? "out of reach for any libcurl client that logs with this logger" : "within reach of a libcurl client that logs with this logger and does little else")
         verdicts[reach.at] = (outOfReach ? "MISS (out of reach) " : "MISS ") + reach.text + arithmetic
+    }
+
+    /// Not a target: what libcurl's part of a full log costs (the capturing loop against the bare
+    /// loop, run by run), and how much Curlew with the logger adds to it, in CPU and instructions.
+    private mutating func floorOfCapture(_ workload: Workload, _ medians: [ClientKind: RunResult], _ samples: [ClientKind: [RunResult]]) {
+        guard let capture = Self.pairedRatio(samples[.libcurlMultiCapturing], samples[.libcurlMulti], \.cpuMicrosPerRequest) else { return }
+        var text = String(format: "NOTE %@ (not a target): the bare loop capturing what a log records uses %.2fx the bare loop's CPU per request (runs %@)",
+                          workload.name, capture.median, capture.listed)
+        if let logged = Self.pairedRatio(samples[.curlew], samples[.libcurlMultiCapturing], \.cpuMicrosPerRequest) {
+            text += String(format: "; Curlew with the logger %.2fx the capturing loop's (runs %@)", logged.median, logged.listed)
+        }
+        let instructions = [ClientKind.libcurlMulti, .libcurlMultiCapturing, .curlew].map { medians[$0]?.instructionsPerRequest }
+        if let bare = instructions[0], let floor = instructions[1], let mine = instructions[2] {
+            text += String(format: "; instructions per request %.0f, %.0f and %.0f", bare, floor, mine)
+        }
+        verdicts.append(text)
     }
 
     /// Not a target: how far the bare loop itself falls when it keeps each body in memory (one
@@ -172,6 +194,8 @@ private struct PendingReach {
     var text: String
     /// The requests per second the target asks for.
     var required: Double
-    /// The bare loop's CPU per request plus nginx's in the same run, for each run, in microseconds.
-    var bareAndServer: [Double]
+    /// The client whose CPU is the floor: the capturing loop, or the bare loop.
+    var floorClient: ClientKind
+    /// That client's CPU per request plus nginx's in the same run, for each run, in microseconds.
+    var floorAndServer: [Double]
 }

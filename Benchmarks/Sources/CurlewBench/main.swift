@@ -25,7 +25,8 @@ do {
         case .curlew: try emit(CurlewClient.run(url: url, count: count, concurrency: concurrency, observed: true))
         case .curlewNoObservers: try emit(CurlewClient.run(url: url, count: count, concurrency: concurrency, observed: false))
         case .libcurlMulti: try emit(BareCurlClient.run(url: url, count: count, concurrency: concurrency))
-        case .libcurlMultiKeepingBodies: try emit(BareCurlClient.run(url: url, count: count, concurrency: concurrency, keepingBodies: true))
+        case .libcurlMultiKeepingBodies: try emit(BareCurlClient.run(url: url, count: count, concurrency: concurrency, keeping: .bodies))
+        case .libcurlMultiCapturing: try emit(BareCurlClient.run(url: url, count: count, concurrency: concurrency, keeping: .whatTheLogRecords))
         case .urlSession: try emit(URLSessionClient.run(url: url, count: count, concurrency: concurrency))
         case .asyncHTTPClient, .curlParallel, .wrk:
             throw BenchError("\(kind.rawValue) runs as its own program")
