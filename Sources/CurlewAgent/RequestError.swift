@@ -18,8 +18,7 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case couldNotConnect
         /// A proxy would not carry the request (its answer to CONNECT was not a success).
         case proxyRefused
-        /// The proxy could not be reached (its name did not resolve, or no connection to it came
-        /// up); nothing is known of the server.
+        /// No connection to the proxy came up; nothing is known of the server.
         case proxyUnreachable
         case connectTimeout
         case totalTimeout

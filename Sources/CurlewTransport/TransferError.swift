@@ -9,8 +9,8 @@ public struct TransferError: Error, Sendable, Equatable {
         case couldNotConnect
         /// A proxy would not carry the exchange: its answer to CONNECT was not a success.
         case proxyRefused
-        /// The proxy itself could not be reached: its name did not resolve, or no connection to it
-        /// came up. Nothing is known of the server.
+        /// No connection to the proxy came up. Nothing is known of the server. (A proxy whose name
+        /// does not resolve is `couldNotResolveHost`, code 5, and says so.)
         case proxyUnreachable
         case connectTimeout
         case totalTimeout
@@ -86,7 +86,8 @@ public struct TransferError: Error, Sendable, Equatable {
             kind = .invalidResponse
             message = "a line of the response's head is longer than libcurl reads (100 KiB), or memory ran out"
         case CURLE_COULDNT_RESOLVE_PROXY:
-            kind = .proxyUnreachable
+            // Not retried, as a server's name that does not resolve is not.
+            kind = .couldNotResolveHost
             message = "the proxy's name could not be resolved (\(message))"
         case CURLE_COULDNT_RESOLVE_HOST:
             kind = .couldNotResolveHost
@@ -143,11 +144,25 @@ public struct TransferError: Error, Sendable, Equatable {
 
     /// Whether libcurl's connect failure `message` ("Failed to connect to HOST port PORT after…")
     /// names the host and port of `url`: the server was tried, not a proxy (one `no_proxy` exempts
-    /// it from by an address range, which only libcurl reads).
-    private static func namesEndpoint(of url: String, _ message: String) -> Bool {
-        guard let components = URLComponents(string: url), var host = components.host, !host.isEmpty else { return false }
+    /// it from by an address range, which only libcurl reads). The URL is read by libcurl's own
+    /// parser; a URL it cannot read counts as the server's, as before a proxy was told apart. (An
+    /// international host reaches libcurl in its ASCII form, which the message names: the agent
+    /// composes URLs so; libcurl 7.88's URL parser cannot convert one, `CURLU_PUNYCODE` fails.)
+    static func namesEndpoint(of url: String, _ message: String) -> Bool {
+        guard let parsed = curl_url() else { return true }
+        defer { curl_url_cleanup(parsed) }
+        guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return true }
+        func part(_ which: CURLUPart, _ flags: UInt32) -> String? {
+            var value: UnsafeMutablePointer<CChar>?
+            guard curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
+            defer { curl_free(value) }
+            return String(cString: value)
+        }
+        guard let port = part(CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)) else { return true }
+        guard var host = part(CURLUPART_HOST, 0)?.lowercased(), !host.isEmpty else { return true }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = components.port ?? (ASCII.hasPrefixIgnoringCase(url, "https:") ? 443 : 80)
-        return message.contains("to \(host) port \(port) ")
+        if host.count > 1, host.hasSuffix(".") { host.removeLast() }
+        let said = message.lowercased()
+        return said.contains("to \(host) port \(port) ") || said.contains("to \(host). port \(port) ")
     }
 }

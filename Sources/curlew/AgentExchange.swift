@@ -32,10 +32,10 @@ extension RequestError {
         switch kind {
         case .invalidURL: 3
         case .invalidMethod, .invalidHeader, .invalidBody, .unresolvedVariable, .invalidTLSSettings: 2
-        case .couldNotResolveHost: 6
+        // curl: 5 when it is the proxy's name that does not resolve.
+        case .couldNotResolveHost: code == 5 ? 5 : 6
         case .couldNotConnect: 7
-        // curl: 5 when the proxy's name does not resolve, 7 when no connection to it comes up.
-        case .proxyUnreachable: code == 5 ? 5 : 7
+        case .proxyUnreachable: 7
         case .connectTimeout, .totalTimeout: 28
         // curl: 58 for a client certificate problem, 77 for a bad CA file, 35 for the rest.
         case .tlsFailure: [58, 77].contains(code ?? 0) ? Int32(code!) : 35

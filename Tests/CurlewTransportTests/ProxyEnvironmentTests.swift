@@ -1,3 +1,4 @@
+import CCurl
 import CurlewTestSupport
 @testable import CurlewTransport
 import Foundation
@@ -72,7 +73,29 @@ struct ProxyEnvironmentTests {
         #expect(proxied.error?.message.hasPrefix("could not connect to the proxy (") == true, "\(String(describing: proxied.error))")
     }
 
-    @Test("a server that refuses the connection is couldNotConnect even with a proxy set, when no_proxy exempts it; a proxy whose name does not resolve is proxyUnreachable")
+    @Test("libcurl's connect failure is the server's when it names the server's host and port, the proxy's otherwise: hosts read as libcurl reads them (found by review)",
+          arguments: [
+              ("http://127.0.0.1:1/get", "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server", true),
+              ("http://127.0.0.1:1/get", "Failed to connect to 127.0.0.1 port 3128 after 0 ms: Couldn't connect to server", false),
+              ("http://127.0.0.1:1/get", "Failed to connect to proxy.example port 1 after 0 ms: Couldn't connect to server", false),
+              ("http://[::1]/", "Failed to connect to ::1 port 80 after 0 ms: Couldn't connect to server", true),
+              ("https://Example.COM/", "Failed to connect to example.com port 443 after 3 ms: Couldn't connect to server", true),
+              ("https://example.com./", "Failed to connect to example.com port 443 after 3 ms: Couldn't connect to server", true),
+              ("http://xn--bcher-kva.example/", "Failed to connect to xn--bcher-kva.example port 80 after 3 ms: Couldn't connect to server", true),
+              ("http://xn--bcher-kva.example/", "Failed to connect to xn--bcher-kva.example port 8080 after 3 ms: Couldn't connect to server", false),
+              ("not a url", "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server", true),
+          ])
+    func connectFailureNamesServer(url: String, message: String, isServer: Bool) {
+        #expect(TransferError.namesEndpoint(of: url, message) == isServer)
+        let kind = TransferError.classify(code: CURLE_COULDNT_CONNECT, message: message, connected: false, responseLimitHit: false,
+                                          connectTimeoutApplied: false, proxy: "http://127.0.0.1:3128", target: url).kind
+        #expect(kind == (isServer ? .couldNotConnect : .proxyUnreachable))
+        // Without a proxy, always the server.
+        #expect(TransferError.classify(code: CURLE_COULDNT_CONNECT, message: message, connected: false, responseLimitHit: false,
+                                       connectTimeoutApplied: false, target: url).kind == .couldNotConnect)
+    }
+
+    @Test("a server that refuses the connection is couldNotConnect even with a proxy set, when no_proxy exempts it; a proxy whose name does not resolve says so, not retried as a connect failure is")
     func directFailureBesideProxy() async throws {
         let server = try await TestServer.shared()
         // The exempt server is tried directly (port 1: nothing listens); the proxy works but is not used.
@@ -83,7 +106,7 @@ struct ProxyEnvironmentTests {
 
         let unnamed = await EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": "http://proxy.invalid:3128"])))
             .run(TransferRequest(url: "\(server.baseURL)/get"))
-        #expect(unnamed.error?.kind == .proxyUnreachable && unnamed.error?.code == 5, "\(String(describing: unnamed.error))")
+        #expect(unnamed.error?.kind == .couldNotResolveHost && unnamed.error?.code == 5, "\(String(describing: unnamed.error))")
         #expect(unnamed.error?.message.hasPrefix("the proxy's name could not be resolved (") == true, "\(String(describing: unnamed.error))")
     }
 

@@ -119,7 +119,7 @@ struct Report {
         let floor = least + (loggerMicros ?? 0)
         let outOfReach = floor > available
         var arithmetic = String(format: ": %.0f req/s is %.2f µs of CPU per request on %.0f cores, client and server together; "
-                                + "%@ and nginx used at least %.2f in a run", reach.required, available, cores,
+                                + "the %@ and nginx used at least %.2f in a run", reach.required, available, cores,
                                 String(reach.floorClient.title.drop { $0 != " " }.dropFirst()), least)
         arithmetic += loggerMicros.map { String(format: ", and the logger %.2f per entry", $0) } ?? " (the logger scenario did not run)"
         arithmetic += String(format: ": %.2f %@ %.2f, ", floor, outOfReach ? ">" : "≤", available)

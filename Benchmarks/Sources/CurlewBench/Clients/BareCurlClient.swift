@@ -5,11 +5,11 @@ import Foundation
 /// The ceiling for any libcurl client: a multi loop on this thread that re-adds each easy handle
 /// as soon as it finishes, discarding bodies. No observers, no allocation per request.
 ///
-/// `keepingBodies` copies each body into memory kept per handle (grown on the first responses,
+/// `.bodies` copies each body into memory kept per handle (grown on the first responses,
 /// then reused, as Curlew's pooled body buffers are), as any client that hands the body to its
 /// caller must copy it: the floor for such a client on large bodies.
 ///
-/// `capturing` also keeps what only libcurl can give of an exchange and a session log records
+/// `.whatTheLogRecords` also keeps what only libcurl can give of an exchange and a session log records
 /// of it: the response's head, the request's head as sent (verbose mode on from just before the
 /// request goes out until its head has, as the agent does) and the timings and connection facts.
 /// It writes nothing: the floor, on libcurl's side, for any client that logs every exchange in full.
