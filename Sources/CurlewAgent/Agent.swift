@@ -213,7 +213,8 @@ public final class Agent: Sendable {
         let composed = described ? description.described(request, transfer: transfer) : nil
         info.url = composed?.url ?? URLPassword.masking(in: transfer.url)
         let id = info.id
-        core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement),
+        core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement,
+                                              observed: observed),
                       lane: handle.lane)
         engine.submit(consume transfer, id: id, lane: handle.lane)
     }

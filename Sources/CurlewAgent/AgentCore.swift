@@ -59,9 +59,9 @@ struct DeliveryBatch {
     var hasCallbacks: Bool { !callbacks.isEmpty || !otherLaneCallbacks.isEmpty }
 
     /// A request's end for the observers: its debug message, if it has one, then its finish.
-    mutating func addEnd(of info: RequestInfo, state: RequestState, message: SharedDebugMessage?) {
+    mutating func addEnd(of info: @autoclosure () -> SharedRequestInfo, state: RequestState, message: SharedDebugMessage?) {
         if let message { add(.debugMessage(message)) }
-        add(.finished(info, state))
+        add(.finished(info(), state))
     }
 }
 
@@ -77,6 +77,9 @@ final class AgentCore: Sendable {
     final class ActiveRequest: Sendable {
         let handle: RequestHandle
         let info: RequestInfo
+        /// `info` for observer events; made when the request is registered with observers
+        /// listening (`sharedInfo` makes it for events of one that was not).
+        private let infoForEvents: SharedRequestInfo?
         /// What the verdict needs of the request (the request itself is not kept).
         let responseSerializer: ResponseSerializer
         let acceptableStatusCodes: Range<Int>?
@@ -103,10 +106,14 @@ final class AgentCore: Sendable {
             callbacks.answer(handle, requestID: info.id, message: message, response: response(), error: error, tip: tip, serializer: serializer)
         }
 
+        /// `info` for an observer event.
+        var sharedInfo: SharedRequestInfo { infoForEvents ?? SharedRequestInfo(info) }
+
         init(handle: RequestHandle, info: RequestInfo, request: Request, composed: ComposedRequest?, callbacks: RequestCallbacks,
-             placement: RequestPlacement?, onFinish: (@Sendable (TransferResult, StreamRecord?) -> Void)? = nil) {
+             placement: RequestPlacement?, observed: Bool, onFinish: (@Sendable (TransferResult, StreamRecord?) -> Void)? = nil) {
             self.handle = handle
             self.info = info
+            infoForEvents = observed ? SharedRequestInfo(info) : nil
             responseSerializer = request.responseSerializer
             acceptableStatusCodes = request.acceptableStatusCodes
             self.composed = composed
@@ -165,7 +172,8 @@ final class AgentCore: Sendable {
         _ = entry.handle.transition(to: .pending)
         table(lane).requests.withLock { $0[entry.info.id] = entry }
         if !observers.isEmpty {
-            publisher.withLock { $0.append(.willSend(entry.info)) }
+            let shared = entry.sharedInfo
+            publisher.withLock { $0.append(.willSend(shared)) }
         }
         if entry.hasDelegate, let delegate = entry.callbacks.delegate {
             let handle = entry.handle
@@ -177,7 +185,7 @@ final class AgentCore: Sendable {
     func announceWaiting(handle: RequestHandle, info: RequestInfo, placement: RequestPlacement?) {
         _ = handle.transition(to: .pending)
         var batch = newBatch()
-        batch.add(.waiting(info, .gated))
+        batch.add(.waiting(SharedRequestInfo(info), .gated))
         appendMemberUpdate(placement, state: .pending, requestID: info.id, waitReason: .gated, to: &batch)
         dispatch(&batch)
     }
@@ -233,7 +241,7 @@ final class AgentCore: Sendable {
         switch event {
         case .started(let id):
             guard let entry = table.requests.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
-            batch.add(.didSend(entry.info))
+            batch.add(.didSend(entry.sharedInfo))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, to: &batch)
             if entry.hasDelegate, let delegate = entry.callbacks.delegate {
                 let handle = entry.handle
@@ -242,13 +250,16 @@ final class AgentCore: Sendable {
         case .chunk(let id, let status, let contentType, let data):
             guard let entry = table.requests.withLock({ $0[id] }), let collector = entry.stream else { return }
             let items = collector.consume(data, status: status, contentType: contentType)
-            for item in items { batch.add(.streamed(entry.info, item)) }
+            if batch.observed, !items.isEmpty {
+                let shared = entry.sharedInfo
+                for item in items { batch.add(.streamed(shared, item)) }
+            }
             if let streamed = entry.callbacks.streamed {
                 batch.addCallback(.call { for item in items { streamed(item) } }, lane: entry.handle.lane)
             }
         case .progress(let id, let progress):
             guard let entry = table.requests.withLock({ $0[id] }) else { return }
-            batch.add(.progress(entry.info, progress))
+            batch.add(.progress(entry.sharedInfo, progress))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, progress: progress, to: &batch)
             let callbacks = entry.callbacks
             if callbacks.progress != nil || callbacks.delegate != nil {
@@ -297,7 +308,7 @@ final class AgentCore: Sendable {
         } else {
             message = nil
         }
-        batch.addEnd(of: entry.info, state: verdict.state, message: message)
+        batch.addEnd(of: entry.sharedInfo, state: verdict.state, message: message)
         guard entry.hasCallbacks else { return }
         // The response is made where the callbacks run, from the entry and the result (two
         // references), rather than copied into the hand-over with the callbacks.
@@ -408,7 +419,7 @@ final class AgentCore: Sendable {
                     error: exchange.error, callbacks: final.callbacks, to: &batch)
         } else {
             if let message { batch.add(.debugMessage(message)) }
-            batch.add(.finished(exchange.info, exchange.state))
+            batch.add(.finished(SharedRequestInfo(exchange.info), exchange.state))
         }
         dispatch(&batch)
     }
@@ -428,7 +439,7 @@ final class AgentCore: Sendable {
     func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks, lane: Int) {
         var batch = newBatch()
         batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: false)))))
-        batch.add(.finished(exchange.info, exchange.state))
+        batch.add(.finished(SharedRequestInfo(exchange.info), exchange.state))
         if let cached = callbacks.cached { batch.addCallback(.call { cached(response) }, lane: lane) }
         dispatch(&batch)
     }
@@ -436,14 +447,15 @@ final class AgentCore: Sendable {
     /// Announces an exchange that is not registered with the transport (a cache hit, a fixture).
     func announce(_ info: RequestInfo) {
         guard !observers.isEmpty else { return }
-        publisher.withLock { $0.append(.willSend(info)) }
+        let shared = SharedRequestInfo(info)
+        publisher.withLock { $0.append(.willSend(shared)) }
     }
 
     private func deliver(
         message: SharedDebugMessage?, info: RequestInfo, state: RequestState, handle: RequestHandle, response: Response?, error: RequestError?,
         callbacks: RequestCallbacks, to batch: inout DeliveryBatch
     ) {
-        batch.addEnd(of: info, state: state, message: message)
+        batch.addEnd(of: SharedRequestInfo(info), state: state, message: message)
         guard !callbacks.isEmpty else { return }
         let tip = error.map(tip(for:)) ?? ""
         let requestID = info.id

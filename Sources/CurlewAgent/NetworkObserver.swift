@@ -46,15 +46,26 @@ extension NetworkObserver {
     public func observerDidFinishBatch() {}
 }
 
+/// A request's `RequestInfo` as its observer events hold it: by reference, so an event put in a
+/// batch and read out on every lane retains one object, where the struct was copied into each
+/// event and out of it again on each lane, its strings retained and released every time.
+final class SharedRequestInfo: Sendable {
+    let info: RequestInfo
+
+    init(_ info: RequestInfo) {
+        self.info = info
+    }
+}
+
 /// One event for observers.
 enum ObserverEvent: Sendable {
-    case willSend(RequestInfo)
-    case didSend(RequestInfo)
-    case progress(RequestInfo, RequestProgress)
-    case streamed(RequestInfo, StreamItem)
+    case willSend(SharedRequestInfo)
+    case didSend(SharedRequestInfo)
+    case progress(SharedRequestInfo, RequestProgress)
+    case streamed(SharedRequestInfo, StreamItem)
     case debugMessage(SharedDebugMessage)
-    case finished(RequestInfo, RequestState)
-    case waiting(RequestInfo, WaitReason)
+    case finished(SharedRequestInfo, RequestState)
+    case waiting(SharedRequestInfo, WaitReason)
     /// Boxed: a group event holds clock instants, whose layout the compiler does not know, and
     /// inline they made every event's copy go through the runtime (7,000 instructions more per
     /// request with the logger).
@@ -65,15 +76,27 @@ enum ObserverEvent: Sendable {
         return false
     }
 
-    func deliver(to observer: any NetworkObserver) {
-        switch self {
-        case .willSend(let info): observer.requestWillBeSent(info)
-        case .didSend(let info): observer.requestDidSend(info)
-        case .progress(let info, let progress): observer.request(info, didProgress: progress)
-        case .streamed(let info, let item): observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: 0))
+    /// How many of `events` are stream items, each read in place.
+    static func streamItemCount(in events: [ObserverEvent]) -> Int {
+        events.withUnsafeBufferPointer { events in
+            var count = 0
+            for index in events.indices where events[index].isStreamItem { count += 1 }
+            return count
+        }
+    }
+
+    /// Hands the event at `event` to `observer`, read where it lies: a copy of an event (and of
+    /// the `RequestInfo` in it) for each of a request's events on each lane was most of what a
+    /// lane did besides its observer's own work.
+    static func deliver(_ event: UnsafePointer<ObserverEvent>, to observer: any NetworkObserver) {
+        switch event.pointee {
+        case .willSend(let shared): observer.requestWillBeSent(shared.info)
+        case .didSend(let shared): observer.requestDidSend(shared.info)
+        case .progress(let shared, let progress): observer.request(shared.info, didProgress: progress)
+        case .streamed(let shared, let item): observer.requestDidStream(StreamUpdate(request: shared.info, item: item, droppedBefore: 0))
         case .debugMessage(let shared): shared.made.lend { observer.requestDidProduce($0) }
-        case .finished(let info, let state): observer.requestDidFinish(info, state: state)
-        case .waiting(let info, let reason): observer.requestIsWaiting(info, reason: reason)
+        case .finished(let shared, let state): observer.requestDidFinish(shared.info, state: state)
+        case .waiting(let shared, let reason): observer.requestIsWaiting(shared.info, reason: reason)
         case .group(let event): observer.requestGroup(event)
         }
     }

@@ -39,11 +39,11 @@ final class ObserverLane: Sendable {
 
     var backlog: Int { undelivered.load(ordering: .relaxed) }
 
-    func enqueue(_ events: [ObserverEvent]) {
+    /// Queues `events`, of which `streamed` are stream items (counted once for every lane).
+    func enqueue(_ events: [ObserverEvent], streamed: Int) {
         undelivered.add(events.count, ordering: .relaxed)
         let schedule = pending.withLock { pending -> Bool in
             pending.batches.append(events)
-            let streamed = events.reduce(0) { $0 + ($1.isStreamItem ? 1 : 0) }
             if streamed > 0 {
                 pending.queuedStreamItems += streamed
                 var excess = pending.queuedStreamItems - Self.maxQueuedStreamItems
@@ -53,9 +53,9 @@ final class ObserverLane: Sendable {
                     // The oldest items go first; only the batches that hold some are copied.
                     for index in pending.batches.indices where excess > 0 && pending.batches[index].contains(where: \.isStreamItem) {
                         pending.batches[index].removeAll { event in
-                            guard excess > 0, case .streamed(let info, _) = event else { return false }
+                            guard excess > 0, case .streamed(let shared, _) = event else { return false }
                             excess -= 1
-                            droppedByRequest[info.id, default: 0] += 1
+                            droppedByRequest[shared.info.id, default: 0] += 1
                             return true
                         }
                     }
@@ -86,14 +86,17 @@ final class ObserverLane: Sendable {
         if batches.contains(where: { !$0.isEmpty }) {
             var droppedBefore = dropped
             for batch in batches {
-                // By index: each event is read in place, where `for event in batch` copied it first.
-                for index in batch.indices {
-                    if batch[index].isStreamItem, case .streamed(let info, let item) = batch[index] {
-                        observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
-                    } else {
-                        batch[index].deliver(to: observer)
+                batch.withUnsafeBufferPointer { events in
+                    for index in events.indices {
+                        let event = events.baseAddress! + index
+                        if event.pointee.isStreamItem, case .streamed(let shared, let item) = event.pointee {
+                            let info = shared.info
+                            observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
+                        } else {
+                            ObserverEvent.deliver(event, to: observer)
+                        }
+                        undelivered.subtract(1, ordering: .relaxed)
                     }
-                    undelivered.subtract(1, ordering: .relaxed)
                 }
             }
             if !droppedBefore.isEmpty {
@@ -167,7 +170,8 @@ final class ObserverHub: Sendable {
     /// Queues events in order on every lane: one hand-over per lane for the whole array.
     func publish(_ events: [ObserverEvent]) {
         guard !events.isEmpty else { return }
-        for lane in lanes.withLock({ $0.all }) { lane.enqueue(events) }
+        let streamed = ObserverEvent.streamItemCount(in: events)
+        for lane in lanes.withLock({ $0.all }) { lane.enqueue(events, streamed: streamed) }
     }
 
     func backlog(of observer: any NetworkObserver) -> Int {

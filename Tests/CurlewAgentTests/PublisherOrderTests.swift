@@ -15,9 +15,9 @@ struct PublisherOrderTests {
         let info = RequestInfo(id: 7, name: nil, method: "GET", url: "http://127.0.0.1/get", startedAt: Date())
         let entry = AgentCore.ActiveRequest(
             handle: RequestHandle(id: 7, name: nil), info: info, request: Request(.get, "/get"), composed: nil,
-            callbacks: RequestCallbacks(), placement: nil,
+            callbacks: RequestCallbacks(), placement: nil, observed: true,
             // As a pipeline ends an exchange it has judged: at once, on the thread that finished it.
-            onFinish: { _, _ in core.publish([.finished(info, .succeeded)]) }
+            onFinish: { _, _ in core.publish([.finished(SharedRequestInfo(info), .succeeded)]) }
         )
         core.register(entry, lane: 0)
         core.handle([.started(id: 7), .finished(.endedBeforeStart(id: 7))], lane: 0)

@@ -370,7 +370,7 @@ final class PipelineRun: Sendable {
         transfer.capturesWire = callbacks.debug != nil || observed
         let slot = OneShot<(TransferResult, StreamRecord?)>()
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks,
-                                              placement: placement, onFinish: { slot.fulfil(($0, $1)) }), lane: lane)
+                                              placement: placement, observed: observed, onFinish: { slot.fulfil(($0, $1)) }), lane: lane)
         services.engine.submit(transfer, id: info.id, lane: lane)
         return await slot.value()
     }
