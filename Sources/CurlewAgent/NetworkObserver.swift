@@ -87,13 +87,16 @@ enum ObserverEvent: Sendable {
 
     /// Hands the event at `event` to `observer`, read where it lies: a copy of an event (and of
     /// the `RequestInfo` in it) for each of a request's events on each lane was most of what a
-    /// lane did besides its observer's own work.
-    static func deliver(_ event: UnsafePointer<ObserverEvent>, to observer: any NetworkObserver) {
+    /// lane did besides its observer's own work. A stream item carries the count of its
+    /// request's items the lane dropped before it (`droppedBefore`, which it takes).
+    static func deliver(_ event: UnsafePointer<ObserverEvent>, to observer: any NetworkObserver, droppedBefore: inout [UInt64: Int]) {
         switch event.pointee {
         case .willSend(let shared): observer.requestWillBeSent(shared.info)
         case .didSend(let shared): observer.requestDidSend(shared.info)
         case .progress(let shared, let progress): observer.request(shared.info, didProgress: progress)
-        case .streamed(let shared, let item): observer.requestDidStream(StreamUpdate(request: shared.info, item: item, droppedBefore: 0))
+        case .streamed(let shared, let item):
+            let info = shared.info
+            observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
         case .debugMessage(let shared): shared.made.lend { observer.requestDidProduce($0) }
         case .finished(let shared, let state): observer.requestDidFinish(shared.info, state: state)
         case .waiting(let shared, let reason): observer.requestIsWaiting(shared.info, reason: reason)

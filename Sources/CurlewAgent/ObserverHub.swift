@@ -46,9 +46,9 @@ final class ObserverLane: Sendable {
             pending.batches.append(events)
             if streamed > 0 {
                 pending.queuedStreamItems += streamed
-                var excess = pending.queuedStreamItems - Self.maxQueuedStreamItems
-                if excess > 0 {
-                    let dropped = excess
+                let over = pending.queuedStreamItems - Self.maxQueuedStreamItems
+                if over > 0 {
+                    var excess = over
                     var droppedByRequest: [UInt64: Int] = [:]
                     // The oldest items go first; only the batches that hold some are copied.
                     for index in pending.batches.indices where excess > 0 && pending.batches[index].contains(where: \.isStreamItem) {
@@ -59,6 +59,8 @@ final class ObserverLane: Sendable {
                             return true
                         }
                     }
+                    // What was removed, whatever `streamed` said.
+                    let dropped = over - excess
                     pending.queuedStreamItems -= dropped
                     pending.droppedStreamItems.merge(droppedByRequest, uniquingKeysWith: +)
                     undelivered.subtract(dropped, ordering: .relaxed)
@@ -88,13 +90,7 @@ final class ObserverLane: Sendable {
             for batch in batches {
                 batch.withUnsafeBufferPointer { events in
                     for index in events.indices {
-                        let event = events.baseAddress! + index
-                        if event.pointee.isStreamItem, case .streamed(let shared, let item) = event.pointee {
-                            let info = shared.info
-                            observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
-                        } else {
-                            ObserverEvent.deliver(event, to: observer)
-                        }
+                        ObserverEvent.deliver(events.baseAddress! + index, to: observer, droppedBefore: &droppedBefore)
                         undelivered.subtract(1, ordering: .relaxed)
                     }
                 }
