@@ -16,7 +16,8 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         // From the network.
         case couldNotResolveHost
         case couldNotConnect
-        /// A proxy would not carry the request (its answer to CONNECT was not a success).
+        /// A proxy would not carry the request (its answer to CONNECT was not a success, or a
+        /// SOCKS proxy's handshake failed).
         case proxyRefused
         /// No connection to the proxy came up; nothing is known of the server.
         case proxyUnreachable

@@ -7,7 +7,8 @@ public struct TransferError: Error, Sendable, Equatable {
         case invalidURL
         case couldNotResolveHost
         case couldNotConnect
-        /// A proxy would not carry the exchange: its answer to CONNECT was not a success.
+        /// A proxy would not carry the exchange: its answer to CONNECT was not a success, or a
+        /// SOCKS proxy's handshake failed.
         case proxyRefused
         /// No connection to the proxy came up. Nothing is known of the server. (A proxy whose name
         /// does not resolve is `couldNotResolveHost`, code 5, and says so.)
@@ -128,6 +129,10 @@ public struct TransferError: Error, Sendable, Equatable {
             // was never asked: nothing is known of whether it can be reached.
             kind = .proxyRefused
             message = "the proxy refused the tunnel to the server (\(message))"
+        case CURLE_PROXY:
+            // A SOCKS proxy's handshake that failed: it refused the exchange, or is no SOCKS proxy.
+            kind = .proxyRefused
+            message = "the proxy would not carry the exchange (\(message))"
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             kind = message.localizedCaseInsensitiveContains("chunk") ? .invalidResponse : .connectionReset
         case CURLE_PARTIAL_FILE:

@@ -47,8 +47,9 @@ extension RequestError {
         // curl: 26 when a file to send cannot be read, 23 when the body cannot be written.
         case .localFile: code == 26 ? 26 : 23
         case .rangeMismatch: 33
-        // curl 7.88 says 56 when a proxy refuses the tunnel.
-        case .connectionReset, .proxyRefused: 56
+        // curl 7.88 says 56 when a proxy refuses the tunnel, 97 when a SOCKS handshake fails.
+        case .proxyRefused: code == 97 ? 97 : 56
+        case .connectionReset: 56
         case .incompleteResponse: 18
         case .emptyResponse: 52
         case .invalidResponse: 8

@@ -123,6 +123,16 @@ struct ProxyEnvironmentTests {
         #expect(result.statusLine.isEmpty && result.statusCode == 0 && result.responseHeaders.isEmpty, "\(result.statusLine)")
     }
 
+    @Test("a SOCKS proxy whose handshake fails (here an HTTP server named as one) is proxyRefused, code 97 as curl says, not a connection reset (found by review)")
+    func socksHandshakeFails() async throws {
+        let server = try await TestServer.shared()
+        let address = server.baseURL.replacingOccurrences(of: "http://", with: "")
+        let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": "socks5://\(address)"])))
+        let result = await harness.run(TransferRequest(url: "http://proxied.invalid/get"))
+        #expect(result.error?.kind == .proxyRefused && result.error?.code == 97, "\(String(describing: result.error))")
+        #expect(result.error?.message.hasPrefix("the proxy would not carry the exchange (") == true, "\(String(describing: result.error))")
+    }
+
     @Test("one easy handle, used in turn for a proxied http exchange and a direct https one of the same options, takes each its own route")
     func proxyOnReusedHandle() async throws {
         let server = try await TestServer.shared()

@@ -24,6 +24,15 @@ struct SendProxyTests {
         #expect(result.error.contains("couldNotResolveHost: the proxy's name could not be resolved"), "\(result.error)")
     }
 
+    @Test("a SOCKS proxy whose handshake fails exits 97, as curl")
+    func socksHandshakeFails() async throws {
+        let server = try await TestServer.shared()
+        let result = try await CurlewProcess.run(["send", "http://proxied.invalid/get"],
+                                                 environment: ["http_proxy": server.baseURL.replacingOccurrences(of: "http://", with: "socks5://")])
+        #expect(result.status == 97, "\(result.status) \(result.error)")
+        #expect(result.error.contains("proxyRefused: the proxy would not carry the exchange"), "\(result.error)")
+    }
+
     @Test("a proxy that refuses the connection is said as the proxy, not the server, and exits 7 as curl")
     func proxyRefusesConnection() async throws {
         let server = try await TestServer.shared()
