@@ -28,7 +28,8 @@ public final class Agent: Sendable {
             maxTotalConnections: config.maxTotalConnections,
             // Every exchange that uses cookies runs on the thread that owns the jar, so with cookies
             // on for the whole agent one thread, with the whole connection limits, does it all.
-            transferThreads: config.cookies.enabled ? 1 : config.transferThreads
+            transferThreads: config.cookies.enabled ? 1 : config.transferThreads,
+            proxies: config.proxies
         )
         let callbackRunner = CallbackRunner(config: config, transferThreads: engineConfiguration.threadCount)
         let core = AgentCore(config: config, callbackRunner: callbackRunner, transferThreads: engineConfiguration.threadCount)

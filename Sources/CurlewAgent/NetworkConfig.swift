@@ -1,3 +1,4 @@
+import CurlewTransport
 import Dispatch
 import Foundation
 
@@ -81,6 +82,9 @@ public struct NetworkConfig: Sendable {
     /// TLS when the server offers it.
     public var httpVersion: HTTPVersionPreference = .automatic
     public var cookies = CookieSettings()
+    /// The proxies exchanges go through: by default those the environment names when the config
+    /// is made (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`; README, "Proxies").
+    public var proxies = ProxySettings.ofProcess()
     /// Bodies up to this size are kept whole in debug messages; larger ones as a preview.
     public var debugBodyLimit: Int
     public var tls: TLSSettings

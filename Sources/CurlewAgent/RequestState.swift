@@ -29,6 +29,9 @@ public typealias ConnectionInfo = ConnectionFacts
 /// What TLS negotiated: version, cipher, ALPN and the server's certificates.
 public typealias TLSInfo = TLSFacts
 
+/// The proxies an agent's exchanges go through (`NetworkConfig.proxies`).
+public typealias ProxySettings = ProxyEnvironment
+
 /// One certificate of a server's chain, with its public-key pin.
 public typealias CertificateInfo = CertificateFacts
 

@@ -3,7 +3,7 @@ import CurlewTransport
 /// Hides the password of a URL's `user:password@` part. Debug messages carry URLs with it hidden,
 /// so no observer (log, interface, export) ever holds it; only the transport gets the real URL.
 public enum URLPassword {
-    static let marker = "[REDACTED]"
+    static let marker = HiddenText.marker
     private static let markerBytes = Array(marker.utf8)
 
     /// `text` with the password of every URL in it replaced by the marker (also a URL inside

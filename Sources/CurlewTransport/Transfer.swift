@@ -729,7 +729,8 @@ final class Transfer {
         } else if code != CURLE_OK {
             error = TransferError.classify(
                 code: code,
-                message: handle.errorMessage(for: code),
+                // libcurl repeats a proxy it cannot use as written, password and all.
+                message: proxies.hidingPasswords(in: handle.errorMessage(for: code)),
                 connected: connected,
                 responseLimitHit: responseLimitHit,
                 connectTimeoutApplied: connectTimeoutApplied,

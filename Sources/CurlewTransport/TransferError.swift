@@ -86,8 +86,18 @@ public struct TransferError: Error, Sendable, Equatable {
             // 100 KiB buffer, which a hostile server does at will.
             kind = .invalidResponse
             message = "a line of the response's head is longer than libcurl reads (100 KiB), or memory ran out"
+        case CURLE_COULDNT_RESOLVE_PROXY where message.hasPrefix("Unsupported proxy "),
+             CURLE_COULDNT_CONNECT where message.hasPrefix("Unsupported proxy "):
+            // libcurl cannot read the proxy the environment names ("Unsupported proxy syntax in
+            // …", "Unsupported proxy scheme for …"): a setting to change, not worth a retry.
+            kind = .other
+            message = "the proxy setting cannot be used (\(message))"
         case CURLE_COULDNT_RESOLVE_PROXY:
             // Not retried, as a server's name that does not resolve is not.
+            kind = .couldNotResolveHost
+            message = "the proxy's name could not be resolved (\(message))"
+        case CURLE_COULDNT_RESOLVE_HOST where !proxy.isEmpty && !namesHost(of: target, message):
+            // A SOCKS proxy's name is resolved as a server's is, and said with the same code.
             kind = .couldNotResolveHost
             message = "the proxy's name could not be resolved (\(message))"
         case CURLE_COULDNT_RESOLVE_HOST:
@@ -150,24 +160,40 @@ public struct TransferError: Error, Sendable, Equatable {
     /// Whether libcurl's connect failure `message` ("Failed to connect to HOST port PORT after…")
     /// names the host and port of `url`: the server was tried, not a proxy (one `no_proxy` exempts
     /// it from by an address range, which only libcurl reads). The URL is read by libcurl's own
-    /// parser; a URL it cannot read counts as the server's, as before a proxy was told apart. (An
-    /// international host reaches libcurl in its ASCII form, which the message names: the agent
-    /// composes URLs so; libcurl 7.88's URL parser cannot convert one, `CURLU_PUNYCODE` fails.)
+    /// parser; a URL it cannot read counts as the server's, as before a proxy was told apart, and
+    /// so does an international host: libcurl converts it to its ASCII form to connect and names
+    /// that form, which libcurl 7.88's URL parser cannot make (`CURLU_PUNYCODE` fails).
     static func namesEndpoint(of url: String, _ message: String) -> Bool {
-        guard let parsed = curl_url() else { return true }
+        guard let (host, port) = endpoint(of: url) else { return true }
+        let said = message.lowercased()
+        return said.contains("to \(host) port \(port) ") || said.contains("to \(host). port \(port) ")
+    }
+
+    /// Whether libcurl's resolve failure `message` ("Could not resolve host: NAME") names the
+    /// host of `url`; a URL libcurl cannot read counts as named.
+    static func namesHost(of url: String, _ message: String) -> Bool {
+        guard let (host, _) = endpoint(of: url) else { return true }
+        var said = message.lowercased()
+        if said.hasSuffix(".") { said.removeLast() }
+        return said.hasSuffix("resolve host: \(host)")
+    }
+
+    /// The host (lower case, without brackets or a trailing dot) and port of `url`, as libcurl's
+    /// URL parser reads them.
+    private static func endpoint(of url: String) -> (host: String, port: String)? {
+        guard let parsed = curl_url() else { return nil }
         defer { curl_url_cleanup(parsed) }
-        guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return true }
+        guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
         func part(_ which: CURLUPart, _ flags: UInt32) -> String? {
             var value: UnsafeMutablePointer<CChar>?
             guard curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
             defer { curl_free(value) }
             return String(cString: value)
         }
-        guard let port = part(CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)) else { return true }
-        guard var host = part(CURLUPART_HOST, 0)?.lowercased(), !host.isEmpty else { return true }
+        guard let port = part(CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)),
+              var host = part(CURLUPART_HOST, 0)?.lowercased(), !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.count > 1, host.hasSuffix(".") { host.removeLast() }
-        let said = message.lowercased()
-        return said.contains("to \(host) port \(port) ") || said.contains("to \(host). port \(port) ")
+        return (host, port)
     }
 }

@@ -18,6 +18,9 @@ struct Curlew: AsyncParsableCommand {
     static let scriptedCommands: Set<String> = ["run", "import", "export", "log"]
 
     static func main() async {
+        // The user's character set, as curl takes it: libcurl converts an international host
+        // name to its ASCII form through it, and in the C locale refuses one.
+        setlocale(LC_CTYPE, "")
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {

@@ -27,7 +27,10 @@ struct DemoEnvironment {
 
     static func start(_ options: DemoOptions, maxConnectionsPerHost: Int = 10) async throws -> DemoEnvironment {
         let server = try await DemoServer.start()
-        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: maxConnectionsPerHost))
+        var config = NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: maxConnectionsPerHost)
+        // A proxy cannot reach the loopback address the demo listens on for us.
+        config.proxies = config.proxies.exempting(server.host)
+        let agent = Agent(config: config)
         let logger = try NetworkLogger(config: NetworkLoggerConfig(
             logFilePath: NetworkLogger.defaultPath(for: Date(), directory: options.sessions)
         ))

@@ -175,9 +175,14 @@ struct LogCommand: ParsableCommand {
             print("\(pairs.count) pair\(pairs.count == 1 ? "" : "s") compared, \(differing) with differences")
         }
 
+        /// `FILE#N` as the file and the exchange's number; a number too large for an `Int` is
+        /// still one (out of range), not part of a file name.
         static func split(_ argument: String) -> (String, Int?) {
-            guard let hash = argument.lastIndex(of: "#"), let index = Int(argument[argument.index(after: hash)...]) else { return (argument, nil) }
-            return (String(argument[..<hash]), index)
+            guard let hash = argument.lastIndex(of: "#") else { return (argument, nil) }
+            let number = argument[argument.index(after: hash)...]
+            let digits = number.first == "-" || number.first == "+" ? number.dropFirst() : number
+            guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else { return (argument, nil) }
+            return (String(argument[..<hash]), Int(number) ?? (number.first == "-" ? Int.min : Int.max))
         }
 
         static func pick(_ messages: [DebugMessage], _ index: Int, _ argument: String) throws -> DebugMessage {

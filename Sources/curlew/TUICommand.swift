@@ -109,6 +109,9 @@ enum InterfaceLauncher {
         let demo = try DemoWorkspace.composeWorkspace(baseURL: server.baseURL, secureBaseURL: secure.baseURL)
         var config = demo.session.agentConfig
         config.tls.certificateAuthorityFile = certificates.authority.certificate
+        // A proxy cannot reach the loopback address the demo listens on for us: behind one, the
+        // demo's exchanges go to it directly, as others still go through the proxy.
+        config.proxies = config.proxies.exempting(server.host)
         let logger = try await runWorkbench(on: demo, config: config, name: "demo \(server.baseURL)", redaction: RedactionPolicy(), importer: nil,
                                             options, keyMap: keyMap, theme: theme, interrupts: interrupts)
         try await server.stop()

@@ -29,11 +29,14 @@ struct ProxyEnvironmentTests {
 
     @Test("whether a proxy may carry an exchange: no_proxy read as libcurl reads it, and yes when unsure")
     func mayUseProxy() {
-        let proxies = ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "localhost, .Example.com 127.0.0.1,[::1],10.0.0.0/8"])
+        let proxies = ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "localhost, .Example.com 127.0.0.1,::1,10.0.0.0/8,.0.2.1,[::2]"])
         for exempt in ["http://localhost:8080/", "http://example.com/", "http://API.example.com/x", "http://127.0.0.1/", "http://[::1]:9/"] {
             #expect(!proxies.mayUseProxy(for: exempt), "\(exempt)")
         }
-        for carried in ["http://notexample.com/", "http://example.com.evil/", "http://127.0.0.2/", "http://10.1.2.3/"] {
+        // An address is exempt only by the same address: libcurl 7.88 matches no domain suffix
+        // against it and takes no brackets off an entry (found by a new user's trial, against curl).
+        for carried in ["http://notexample.com/", "http://example.com.evil/", "http://127.0.0.2/", "http://10.1.2.3/", "http://192.0.2.1/",
+                        "http://[::2]/"] {
             #expect(proxies.mayUseProxy(for: carried), "\(carried)")
         }
         #expect(!proxies.mayUseProxy(for: "https://elsewhere.test/"), "no proxy for https")
@@ -84,6 +87,8 @@ struct ProxyEnvironmentTests {
               ("http://xn--bcher-kva.example/", "Failed to connect to xn--bcher-kva.example port 80 after 3 ms: Couldn't connect to server", true),
               ("http://xn--bcher-kva.example/", "Failed to connect to xn--bcher-kva.example port 8080 after 3 ms: Couldn't connect to server", false),
               ("not a url", "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server", true),
+              // Not read in its ASCII form here: counted as the server's, as when unsure.
+              ("http://bücher.example/", "Failed to connect to xn--bcher-kva.example port 80 after 3 ms: Couldn't connect to server", true),
           ])
     func connectFailureNamesServer(url: String, message: String, isServer: Bool) {
         #expect(TransferError.namesEndpoint(of: url, message) == isServer)
@@ -121,6 +126,54 @@ struct ProxyEnvironmentTests {
         #expect(result.error?.message.contains("the proxy refused the tunnel") == true, "\(String(describing: result.error))")
         // The proxy's answer is not the server's: no status line, no fields (found by a new user's trial).
         #expect(result.statusLine.isEmpty && result.statusCode == 0 && result.responseHeaders.isEmpty, "\(result.statusLine)")
+    }
+
+    @Test("a proxy's password is hidden wherever libcurl repeats the proxy as written, URL or not (found by a new user's trial)")
+    func proxyPasswordHidden() async throws {
+        let server = try await TestServer.shared()
+        for (written, secret) in [("http://user:pa#ss@127.0.0.1:1", "pa#ss"), ("user:hunter2/x@proxy.example:99999", "hunter2/x"),
+                                  ("http://:only@127.0.0.1:1", "only")] {
+            let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": written])))
+            let result = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
+            let message = try #require(result.error?.message)
+            #expect(!message.contains(secret), "\(message)")
+            #expect(message.contains(HiddenText.marker) || !message.contains("@"), "\(message)")
+        }
+        #expect(ProxyEnvironment(["http_proxy": "http://u:s3cret@p:1"]).hidingPasswords(in: "in 'http://u:s3cret@p:1'") == "in 'http://u:[REDACTED]@p:1'")
+    }
+
+    @Test("a proxy setting libcurl cannot use is said as such, and not retried as a connect failure would be (found by a new user's trial)")
+    func unusableProxySetting() async throws {
+        let server = try await TestServer.shared()
+        for written in ["foo://127.0.0.1:1", "http://a b:80"] {
+            let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": written])))
+            let result = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
+            #expect(result.error?.kind == .other, "\(String(describing: result.error))")
+            #expect(result.error?.message.hasPrefix("the proxy setting cannot be used (Unsupported proxy") == true, "\(String(describing: result.error))")
+        }
+    }
+
+    @Test("a SOCKS proxy whose name does not resolve says so, with libcurl's code 6 (found by a new user's trial)")
+    func socksProxyNameUnresolved() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": "socks5://proxy.invalid:1"])))
+        let result = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
+        #expect(result.error?.kind == .couldNotResolveHost && result.error?.code == 6, "\(String(describing: result.error))")
+        #expect(result.error?.message.hasPrefix("the proxy's name could not be resolved (") == true, "\(String(describing: result.error))")
+        // The server's own name, with the same proxy exempting it, is the server's.
+        let direct = await EngineHarness(configuration: TransferEngine.Configuration(
+            proxies: ProxyEnvironment(["http_proxy": "socks5://proxy.invalid:1", "no_proxy": "server.invalid"])))
+            .run(TransferRequest(url: "http://server.invalid/get"))
+        #expect(direct.error?.kind == .couldNotResolveHost && direct.error?.message.hasPrefix("Could not resolve host") == true,
+                "\(String(describing: direct.error))")
+    }
+
+    @Test("exempting a host adds it to no_proxy, as for the embedded demo's own server")
+    func exemptingHost() {
+        let proxies = ProxyEnvironment(["http_proxy": "http://p:1"])
+        #expect(proxies.exempting("127.0.0.1").noProxy == "127.0.0.1")
+        #expect(!proxies.exempting("127.0.0.1").mayUseProxy(for: "http://127.0.0.1:8080/get"))
+        #expect(ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "corp"]).exempting("127.0.0.1").noProxy == "corp,127.0.0.1")
     }
 
     @Test("a SOCKS proxy whose handshake fails (here an HTTP server named as one) is proxyRefused, code 97 as curl says, not a connection reset (found by review)")

@@ -22,6 +22,14 @@ struct DemoCommandTests {
         #expect(result.output.contains("(10 entries)"))
     }
 
+    @Test("the demo works behind a proxy the environment names: its own loopback server is reached directly (found by a new user's trial)")
+    func behindProxy() async throws {
+        let result = try await CurlewProcess.run(["demo", "chain", "--sessions", sessionsDirectory()],
+                                                 environment: ["http_proxy": "http://127.0.0.1:1", "https_proxy": "http://127.0.0.1:1"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("■ chain 'login -> profile' succeeded"), "\(result.output)")
+    }
+
     @Test("demo batch --policy all cancels the rest after the failure and exits non-zero")
     func batchAll() async throws {
         let result = try await CurlewProcess.run(["demo", "batch", "--policy", "all", "--max-concurrency", "3", "--sessions", sessionsDirectory()])

@@ -21,7 +21,28 @@ struct SendProxyTests {
     func unresolvableProxy() async throws {
         let result = try await CurlewProcess.run(["send", "http://127.0.0.1:1/get"], environment: ["http_proxy": "::::"])
         #expect(result.status == 5, "\(result.status) \(result.error)")
-        #expect(result.error.contains("couldNotResolveHost: the proxy's name could not be resolved"), "\(result.error)")
+        #expect(result.error.contains("the proxy setting cannot be used (Unsupported proxy syntax"), "\(result.error)")
+        let unnamed = try await CurlewProcess.run(["send", "http://127.0.0.1:1/get"], environment: ["http_proxy": "http://proxy.invalid:3128"])
+        #expect(unnamed.status == 5 && unnamed.error.contains("couldNotResolveHost: the proxy's name could not be resolved"), "\(unnamed.error)")
+    }
+
+    @Test("a proxy's password libcurl repeats in its error is hidden on stderr and in the session log (found by a new user's trial)")
+    func proxyPasswordHidden() async throws {
+        let server = try await TestServer.shared()
+        let log = NSTemporaryDirectory() + "curlew-proxy-log-" + UUID().uuidString + ".jsonl"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await CurlewProcess.run(["send", "--log", log, "\(server.baseURL)/get"], environment: ["http_proxy": "http://user:pa#ss@127.0.0.1:1"])
+        #expect(result.status == 5 && result.error.contains("user:[REDACTED]@"), "\(result.status) \(result.error)")
+        #expect(!result.error.contains("pa#ss") && !result.output.contains("pa#ss"), "\(result.error)")
+        let written = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(written.contains("user:[REDACTED]@") && !written.contains("pa#ss"), "\(written)")
+    }
+
+    @Test("an international host name is looked up in its ASCII form, as curl does, in the user's UTF-8 locale (found by a new user's trial: refused as a bad URL)")
+    func internationalHost() async throws {
+        let result = try await CurlewProcess.run(["send", "http://bücher.invalid/x"], environment: ["LC_ALL": "C.UTF-8"])
+        #expect(result.status == 6, "\(result.status) \(result.error)")
+        #expect(result.error.contains("xn--bcher-kva.invalid"), "\(result.error)")
     }
 
     @Test("a SOCKS proxy whose handshake fails exits 97, as curl")

@@ -96,6 +96,9 @@ struct SessionLogDurabilityTests {
         #expect(diffed.error.components(separatedBy: "unreadable line").count == 2, "\(diffed.error)")
         let zero = try await CurlewProcess.run(["log", "diff", path + "#0", path + "#1"])
         #expect(zero.status != 0 && zero.error.contains("#0: the log has 1 exchange: #1"), "\(zero.error)")
+        // A number past Int's range is a number out of range, not part of a file name (found by a new user's trial).
+        let huge = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#99999999999999999999"])
+        #expect(huge.status != 0 && huge.error.contains("#99999999999999999999: the log has 1 exchange: #1"), "\(huge.error)")
 
         let pipe = directory + "/pipe.jsonl"
         #expect(mkfifo(pipe, 0o600) == 0)
