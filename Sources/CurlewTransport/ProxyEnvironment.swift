@@ -8,11 +8,7 @@ import Foundation
 ///
 /// libcurl would look these variables up again for every exchange, half a dozen searches of the
 /// environment each time; the engine reads them once, when it starts, and gives libcurl the result.
-public struct ProxyEnvironment: Sendable, Equatable {
-    public static func == (lhs: ProxyEnvironment, rhs: ProxyEnvironment) -> Bool {
-        (lhs.http, lhs.https, lhs.noProxy) == (rhs.http, rhs.https, rhs.noProxy)
-    }
-
+public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
     /// The proxy for http URLs; empty for none.
     public let http: String
     /// The proxy for https URLs; empty for none.
@@ -20,9 +16,8 @@ public struct ProxyEnvironment: Sendable, Equatable {
     /// The hosts, domains and addresses reached without a proxy, as `no_proxy` lists them
     /// (libcurl matches them); empty for none.
     public let noProxy: String
-    /// The user information of each proxy with a password, as written (`user:secret`), and as it
-    /// is shown (`user:[REDACTED]`).
-    private let credentials: [(written: String, shown: String)]
+    /// The proxies' passwords, the longest first (so that one never uncovers part of another).
+    private let passwords: [ProxyPassword]
 
     /// The proxies `environment` names.
     public init(_ environment: [String: String]) {
@@ -32,34 +27,32 @@ public struct ProxyEnvironment: Sendable, Equatable {
                   noProxy: value("no_proxy") ?? value("NO_PROXY") ?? "")
     }
 
-    private init(http: String, https: String, noProxy: String) {
+    /// These proxies, as a program sets them (each empty for none).
+    public init(http: String, https: String, noProxy: String) {
         self.http = http
         self.https = https
         self.noProxy = noProxy
-        credentials = Set([http, https]).compactMap(Self.credentials(of:))
+        passwords = [http, https].compactMap { ProxyPassword(proxy: $0) }.sorted { $0.password.count > $1.password.count }
     }
 
     /// These proxies with `host` reached directly too (added to `noProxy`): for a server of the
-    /// process's own on loopback, which no proxy can reach for it.
+    /// process's own on loopback, which no proxy can reach for it. `*` (every host, and only
+    /// when it stands alone) is kept as it is.
     public func exempting(_ host: String) -> ProxyEnvironment {
-        ProxyEnvironment(http: http, https: https, noProxy: noProxy.isEmpty ? host : noProxy + "," + host)
+        guard noProxy != "*" else { return self }
+        return ProxyEnvironment(http: http, https: https, noProxy: noProxy.isEmpty ? host : noProxy + "," + host)
     }
 
     /// `text` with every proxy's password hidden where libcurl's messages repeat the proxy as
-    /// it was written ("Unsupported proxy syntax in 'http://user:secret@…'"), whether or not it
-    /// reads as a URL.
+    /// it was written ("Unsupported proxy syntax in 'http://user:secret@…'"), also when the
+    /// message is cut off inside it.
     public func hidingPasswords(in text: String) -> String {
-        credentials.reduce(text) { text, credential in text.replacingOccurrences(of: credential.written, with: credential.shown) }
+        passwords.reduce(text) { text, password in password.hiding(in: text) }
     }
 
-    /// The user information of `proxy` when it has a password: what comes before its last `@`,
-    /// after any scheme, from the first `:` on (a password may hold `/`, `#` or `@` unescaped).
-    private static func credentials(of proxy: String) -> (written: String, shown: String)? {
-        var rest = Substring(proxy)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":"), rest.index(after: colon) < at else { return nil }
-        let user = rest[..<colon]
-        return (String(rest[..<at]), user + ":" + HiddenText.marker)
+    /// The proxies, passwords hidden.
+    public var description: String {
+        "http_proxy \(hidingPasswords(in: http).debugDescription), https_proxy \(hidingPasswords(in: https).debugDescription), no_proxy \(noProxy.debugDescription)"
     }
 
     /// The proxies this process's environment names now.
@@ -81,16 +74,10 @@ public struct ProxyEnvironment: Sendable, Equatable {
     /// here, so the answer is yes whenever it may be.
     public func mayUseProxy(for url: String) -> Bool {
         guard !proxy(for: url).isEmpty else { return false }
-        guard noProxy.trimmingCharacters(in: .whitespaces) != "*" else { return false }
-        guard var host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else { return true }
-        var isAddress = false
-        if host.hasPrefix("["), host.hasSuffix("]") {
-            host = String(host.dropFirst().dropLast())
-            isAddress = true
-        } else {
-            var address = in_addr()
-            isAddress = host.contains(":") || inet_pton(AF_INET, host, &address) == 1
-        }
+        guard noProxy != "*" else { return false }
+        guard let host = LibcurlURL.endpoint(of: url)?.host else { return true }
+        var address = in_addr()
+        let isAddress = host.contains(":") || inet_pton(AF_INET, host, &address) == 1
         for entry in noProxy.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
             var name = entry.lowercased()
             if isAddress {

@@ -727,10 +727,9 @@ final class Transfer {
         } else if let localFailure {
             error = localFailure
         } else if code != CURLE_OK {
-            error = TransferError.classify(
+            var failure = TransferError.classify(
                 code: code,
-                // libcurl repeats a proxy it cannot use as written, password and all.
-                message: proxies.hidingPasswords(in: handle.errorMessage(for: code)),
+                message: handle.errorMessage(for: code),
                 connected: connected,
                 responseLimitHit: responseLimitHit,
                 connectTimeoutApplied: connectTimeoutApplied,
@@ -739,6 +738,9 @@ final class Transfer {
                 proxy: proxies.proxy(for: request.url),
                 target: connection.effectiveURL
             )
+            // libcurl repeats a proxy it cannot use as written, password and all.
+            failure.message = proxies.hidingPasswords(in: failure.message)
+            error = failure
         } else {
             error = nil
         }

@@ -11,7 +11,7 @@ public struct TransferError: Error, Sendable, Equatable {
         /// SOCKS proxy's handshake failed.
         case proxyRefused
         /// No connection to the proxy came up. Nothing is known of the server. (A proxy whose name
-        /// does not resolve is `couldNotResolveHost`, code 5, and says so.)
+        /// does not resolve is `couldNotResolveHost`, and says so.)
         case proxyUnreachable
         case connectTimeout
         case totalTimeout
@@ -139,6 +139,10 @@ public struct TransferError: Error, Sendable, Equatable {
             // was never asked: nothing is known of whether it can be reached.
             kind = .proxyRefused
             message = "the proxy refused the tunnel to the server (\(message))"
+        case CURLE_PROXY where message.hasPrefix("Failed to resolve"):
+            // `socks5://` and `socks4://` resolve the server's name here, and say so with
+            // CURLE_PROXY: the server's name, not the proxy's failure.
+            kind = .couldNotResolveHost
         case CURLE_PROXY:
             // A SOCKS proxy's handshake that failed: it refused the exchange, or is no SOCKS proxy.
             kind = .proxyRefused
@@ -164,7 +168,7 @@ public struct TransferError: Error, Sendable, Equatable {
     /// so does an international host: libcurl converts it to its ASCII form to connect and names
     /// that form, which libcurl 7.88's URL parser cannot make (`CURLU_PUNYCODE` fails).
     static func namesEndpoint(of url: String, _ message: String) -> Bool {
-        guard let (host, port) = endpoint(of: url) else { return true }
+        guard let (host, port) = LibcurlURL.endpoint(of: url) else { return true }
         let said = message.lowercased()
         return said.contains("to \(host) port \(port) ") || said.contains("to \(host). port \(port) ")
     }
@@ -172,28 +176,9 @@ public struct TransferError: Error, Sendable, Equatable {
     /// Whether libcurl's resolve failure `message` ("Could not resolve host: NAME") names the
     /// host of `url`; a URL libcurl cannot read counts as named.
     static func namesHost(of url: String, _ message: String) -> Bool {
-        guard let (host, _) = endpoint(of: url) else { return true }
+        guard let (host, _) = LibcurlURL.endpoint(of: url) else { return true }
         var said = message.lowercased()
         if said.hasSuffix(".") { said.removeLast() }
         return said.hasSuffix("resolve host: \(host)")
-    }
-
-    /// The host (lower case, without brackets or a trailing dot) and port of `url`, as libcurl's
-    /// URL parser reads them.
-    private static func endpoint(of url: String) -> (host: String, port: String)? {
-        guard let parsed = curl_url() else { return nil }
-        defer { curl_url_cleanup(parsed) }
-        guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
-        func part(_ which: CURLUPart, _ flags: UInt32) -> String? {
-            var value: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
-            defer { curl_free(value) }
-            return String(cString: value)
-        }
-        guard let port = part(CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)),
-              var host = part(CURLUPART_HOST, 0)?.lowercased(), !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.count > 1, host.hasSuffix(".") { host.removeLast() }
-        return (host, port)
     }
 }

@@ -32,8 +32,9 @@ extension RequestError {
         switch kind {
         case .invalidURL: 3
         case .invalidMethod, .invalidHeader, .invalidBody, .unresolvedVariable, .invalidTLSSettings: 2
-        // curl: 5 when it is the proxy's name that does not resolve.
-        case .couldNotResolveHost: code == 5 ? 5 : 6
+        // curl: 5 when it is the proxy's name that does not resolve, 97 when a SOCKS proxy's
+        // client does not resolve the server's.
+        case .couldNotResolveHost: code == 5 || code == 97 ? Int32(code!) : 6
         case .couldNotConnect: 7
         case .proxyUnreachable: 7
         case .connectTimeout, .totalTimeout: 28

@@ -19,8 +19,11 @@ struct Curlew: AsyncParsableCommand {
 
     static func main() async {
         // The user's character set, as curl takes it: libcurl converts an international host
-        // name to its ASCII form through it, and in the C locale refuses one.
-        setlocale(LC_CTYPE, "")
+        // name to its ASCII form through it. Arguments are UTF-8 here whatever the locale says,
+        // so one that is not UTF-8 (cron's, a container's C) is read as C.UTF-8, as the
+        // interface does.
+        let chosen = setlocale(LC_CTYPE, "").map { String(cString: $0).uppercased() } ?? ""
+        if !chosen.contains("UTF-8"), !chosen.contains("UTF8") { setlocale(LC_CTYPE, "C.UTF-8") }
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {

@@ -181,7 +181,7 @@ struct LogCommand: ParsableCommand {
             guard let hash = argument.lastIndex(of: "#") else { return (argument, nil) }
             let number = argument[argument.index(after: hash)...]
             let digits = number.first == "-" || number.first == "+" ? number.dropFirst() : number
-            guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else { return (argument, nil) }
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return (argument, nil) }
             return (String(argument[..<hash]), Int(number) ?? (number.first == "-" ? Int.min : Int.max))
         }
 

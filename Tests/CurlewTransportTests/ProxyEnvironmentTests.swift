@@ -29,18 +29,20 @@ struct ProxyEnvironmentTests {
 
     @Test("whether a proxy may carry an exchange: no_proxy read as libcurl reads it, and yes when unsure")
     func mayUseProxy() {
-        let proxies = ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "localhost, .Example.com 127.0.0.1,::1,10.0.0.0/8,.0.2.1,[::2]"])
+        let proxies = ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "localhost, .Example.com 127.0.0.1,::1,10.0.0.0/8,.0.2.1,[::2],127.2"])
         for exempt in ["http://localhost:8080/", "http://example.com/", "http://API.example.com/x", "http://127.0.0.1/", "http://[::1]:9/"] {
             #expect(!proxies.mayUseProxy(for: exempt), "\(exempt)")
         }
         // An address is exempt only by the same address: libcurl 7.88 matches no domain suffix
         // against it and takes no brackets off an entry (found by a new user's trial, against curl).
+        // libcurl reads 127.2 in a URL as 127.0.0.2, which the entry as written is not.
         for carried in ["http://notexample.com/", "http://example.com.evil/", "http://127.0.0.2/", "http://10.1.2.3/", "http://192.0.2.1/",
-                        "http://[::2]/"] {
+                        "http://[::2]/", "http://127.2/"] {
             #expect(proxies.mayUseProxy(for: carried), "\(carried)")
         }
         #expect(!proxies.mayUseProxy(for: "https://elsewhere.test/"), "no proxy for https")
         #expect(!ProxyEnvironment(["http_proxy": "http://p:1", "NO_PROXY": "*"]).mayUseProxy(for: "http://any.test/"))
+        #expect(ProxyEnvironment(["http_proxy": "http://p:1", "NO_PROXY": " *"]).mayUseProxy(for: "http://any.test/"), "`*` only alone, as libcurl reads it")
     }
 
     @Test("an http exchange goes through the proxy the configuration names, asking for the whole URL")
@@ -95,6 +97,10 @@ struct ProxyEnvironmentTests {
         let kind = TransferError.classify(code: CURLE_COULDNT_CONNECT, message: message, connected: false, responseLimitHit: false,
                                           connectTimeoutApplied: false, proxy: "http://127.0.0.1:3128", target: url).kind
         #expect(kind == (isServer ? .couldNotConnect : .proxyUnreachable))
+        // A SOCKS client that cannot resolve the server's name says so with CURLE_PROXY: the server's name, not the proxy (found by review).
+        #expect(TransferError.classify(code: CURLE_PROXY, message: "Failed to resolve \"x.invalid\" for SOCKS5 connect.", connected: false,
+                                       responseLimitHit: false, connectTimeoutApplied: false, proxy: "socks5://127.0.0.1:1080", target: url).kind
+                == .couldNotResolveHost)
         // Without a proxy, always the server.
         #expect(TransferError.classify(code: CURLE_COULDNT_CONNECT, message: message, connected: false, responseLimitHit: false,
                                        connectTimeoutApplied: false, target: url).kind == .couldNotConnect)
@@ -131,8 +137,10 @@ struct ProxyEnvironmentTests {
     @Test("a proxy's password is hidden wherever libcurl repeats the proxy as written, URL or not (found by a new user's trial)")
     func proxyPasswordHidden() async throws {
         let server = try await TestServer.shared()
+        // libcurl's message stops at 255 bytes: a long password is cut off in it, and hidden all the same (found by review).
+        let long = "#" + String(repeating: "Secret0123", count: 30)
         for (written, secret) in [("http://user:pa#ss@127.0.0.1:1", "pa#ss"), ("user:hunter2/x@proxy.example:99999", "hunter2/x"),
-                                  ("http://:only@127.0.0.1:1", "only")] {
+                                  ("http://user:pa://ss#@127.0.0.1:1", "pa://ss#"), ("http://user:\(long)@127.0.0.1:1", String(long.prefix(12)))] {
             let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": written])))
             let result = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
             let message = try #require(result.error?.message)
@@ -140,6 +148,20 @@ struct ProxyEnvironmentTests {
             #expect(message.contains(HiddenText.marker) || !message.contains("@"), "\(message)")
         }
         #expect(ProxyEnvironment(["http_proxy": "http://u:s3cret@p:1"]).hidingPasswords(in: "in 'http://u:s3cret@p:1'") == "in 'http://u:[REDACTED]@p:1'")
+    }
+
+    @Test("a proxy's password is found as its setting writes it, and hidden only where the setting is repeated (found by review)")
+    func proxyPasswordRules() throws {
+        // A password that starts like another is never half uncovered by it.
+        let two = ProxyEnvironment(http: "http://u:ab@p:1", https: "http://u:abc@p:1", noProxy: "")
+        #expect(two.hidingPasswords(in: "'http://u:abc@p:1' and 'http://u:ab@p:1'") == "'http://u:[REDACTED]@p:1' and 'http://u:[REDACTED]@p:1'")
+        // Without a scheme and with an empty user the lead is a bare colon: an address's colons are left alone.
+        let bare = try #require(ProxyPassword(proxy: ":1@proxy:3128"))
+        #expect(bare.hiding(in: "Failed to connect to ::1 port 80 after 0 ms") == "Failed to connect to ::1 port 80 after 0 ms")
+        #expect(bare.hiding(in: "Unsupported proxy syntax in ':1@proxy:3128'") == "Unsupported proxy syntax in ':[REDACTED]@proxy:3128'")
+        #expect(ProxyPassword(proxy: "http://proxy:3128") == nil && ProxyPassword(proxy: "http://user:@proxy:3128") == nil)
+        // Printed, the setting hides them too.
+        #expect(!"\(ProxyEnvironment(["all_proxy": "http://u:s3cret@p:1"]))".contains("s3cret"))
     }
 
     @Test("a proxy setting libcurl cannot use is said as such, and not retried as a connect failure would be (found by a new user's trial)")
@@ -174,6 +196,8 @@ struct ProxyEnvironmentTests {
         #expect(proxies.exempting("127.0.0.1").noProxy == "127.0.0.1")
         #expect(!proxies.exempting("127.0.0.1").mayUseProxy(for: "http://127.0.0.1:8080/get"))
         #expect(ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "corp"]).exempting("127.0.0.1").noProxy == "corp,127.0.0.1")
+        // libcurl reads `*` only standing alone: added to, it would send every other host to the proxy (found by review).
+        #expect(ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "*"]).exempting("127.0.0.1").noProxy == "*")
     }
 
     @Test("a SOCKS proxy whose handshake fails (here an HTTP server named as one) is proxyRefused, code 97 as curl says, not a connection reset (found by review)")
