@@ -43,8 +43,16 @@ final class EasyHandle {
     }
 
     /// libcurl's message for the last failure, or its generic text for `code` when it left none.
+    /// A message libcurl cut off at its buffer's end inside a character loses that character's
+    /// first bytes, rather than ending in a replacement character.
     func errorMessage(for code: CURLcode) -> String {
-        let detail = String(cString: errorBuffer)
+        var bytes = UnsafeRawBufferPointer(start: errorBuffer, count: strlen(errorBuffer))[...]
+        if let last = bytes.lastIndex(where: { $0 & 0xC0 != 0x80 }), bytes[last] >= 0xC0 {
+            // The lead byte's count of bytes, from its high bits.
+            let length = bytes[last] >= 0xF0 ? 4 : bytes[last] >= 0xE0 ? 3 : 2
+            if bytes.endIndex - last < length { bytes = bytes[..<last] }
+        }
+        let detail = String(decoding: bytes, as: UTF8.self)
         return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
     }
 

@@ -1,47 +1,61 @@
 /// A proxy's password as its setting writes it, found and hidden in libcurl's messages, which
 /// repeat a proxy they cannot use as written ("Unsupported proxy syntax in 'http://user:…'").
+/// Read and matched as bytes: a combining mark after a `:` or `@` must not hide either.
 struct ProxyPassword: Sendable, Equatable {
     /// The setting up to the password: `http://user:`, or `user:` without a scheme.
-    let lead: String
-    let password: String
+    let lead: [UInt8]
+    let password: [UInt8]
 
-    /// The password of `proxy`: after any scheme (letters, digits, `+.-`, then `://`), from the
-    /// first `:` to the last `@` (a password may hold `/`, `#`, `@` or `://` unescaped); nil
-    /// when it has none.
+    /// The password of `proxy`: after any scheme (a letter, then letters, digits and `+.-`, then
+    /// `://`), from the first `:` to the last `@` (a password may hold `/`, `#`, `@` or `://`
+    /// unescaped); nil when it has none.
     init?(proxy: String) {
-        var start = proxy.startIndex
-        if let separator = proxy.range(of: "://") {
-            let scheme = proxy.utf8[..<separator.lowerBound]
-            let isScheme = !scheme.isEmpty && scheme.enumerated().allSatisfy { ASCII.isSchemeByte($1, first: $0 == 0) }
-            if isScheme { start = separator.upperBound }
+        let bytes = Array(proxy.utf8)
+        var start = 0
+        if let separator = Self.firstIndex(of: Array("://".utf8), in: bytes[...]),
+           separator > 0, bytes[..<separator].enumerated().allSatisfy({ ASCII.isSchemeByte($1, first: $0 == 0) }) {
+            start = separator + 3
         }
-        let rest = proxy[start...]
-        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return nil }
-        let first = rest.index(after: colon)
-        guard first < at else { return nil }
-        lead = String(proxy[..<first])
-        password = String(rest[first..<at])
+        guard let at = bytes[start...].lastIndex(of: UInt8(ascii: "@")),
+              let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at else { return nil }
+        lead = Array(bytes[..<(colon + 1)])
+        password = Array(bytes[(colon + 1)..<at])
     }
 
     /// `text` with the password hidden wherever the lead is followed by it, whole and then `@`,
     /// or cut short by the end of the text (libcurl's messages stop at 255 bytes).
     func hiding(in text: String) -> String {
-        var output = ""
-        var rest = text[...]
-        while let found = rest.range(of: lead) {
-            output += rest[..<found.upperBound]
-            let after = rest[found.upperBound...]
-            let common = zip(after, password).prefix { $0 == $1 }.count
-            let end = after.index(after.startIndex, offsetBy: common)
-            let whole = common == password.count && after[end...].first == "@"
-            let cut = common > 0 && end == after.endIndex
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        var from = 0
+        var searched = 0
+        while let found = Self.firstIndex(of: lead, in: bytes[searched...]) {
+            let after = found + lead.count
+            var common = 0
+            while common < password.count, after + common < bytes.count, bytes[after + common] == password[common] { common += 1 }
+            let end = after + common
+            let whole = common == password.count && end < bytes.count && bytes[end] == UInt8(ascii: "@")
+            let cut = common > 0 && end == bytes.count
             if whole || cut {
-                output += HiddenText.marker
-                rest = after[end...]
-            } else {
-                rest = after
+                output += bytes[from..<after]
+                output += Array(HiddenText.marker.utf8)
+                from = end
             }
+            searched = whole || cut ? end : after
         }
-        return output + rest
+        guard from > 0 else { return text }
+        output += bytes[from...]
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Where `needle` first starts in `haystack`, by bytes.
+    private static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        var index = haystack.startIndex
+        while index + needle.count <= haystack.endIndex {
+            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
     }
 }

@@ -727,9 +727,11 @@ final class Transfer {
         } else if let localFailure {
             error = localFailure
         } else if code != CURLE_OK {
-            var failure = TransferError.classify(
+            error = TransferError.classify(
                 code: code,
-                message: handle.errorMessage(for: code),
+                // libcurl repeats a proxy it cannot use as written, password and all (its own
+                // message, before classifying adds to it, so that a password it cut off is seen so).
+                message: proxies.hidingPasswords(in: handle.errorMessage(for: code)),
                 connected: connected,
                 responseLimitHit: responseLimitHit,
                 connectTimeoutApplied: connectTimeoutApplied,
@@ -738,9 +740,6 @@ final class Transfer {
                 proxy: proxies.proxy(for: request.url),
                 target: connection.effectiveURL
             )
-            // libcurl repeats a proxy it cannot use as written, password and all.
-            failure.message = proxies.hidingPasswords(in: failure.message)
-            error = failure
         } else {
             error = nil
         }

@@ -139,9 +139,9 @@ public struct TransferError: Error, Sendable, Equatable {
             // was never asked: nothing is known of whether it can be reached.
             kind = .proxyRefused
             message = "the proxy refused the tunnel to the server (\(message))"
-        case CURLE_PROXY where message.hasPrefix("Failed to resolve"):
-            // `socks5://` and `socks4://` resolve the server's name here, and say so with
-            // CURLE_PROXY: the server's name, not the proxy's failure.
+        case CURLE_PROXY where message.hasPrefix("Could not resolve host:") || message.hasPrefix("Failed to resolve"):
+            // `socks5://` and `socks4://` resolve the server's name here, once the proxy has
+            // answered, and say so with CURLE_PROXY: the server's name, not the proxy's failure.
             kind = .couldNotResolveHost
         case CURLE_PROXY:
             // A SOCKS proxy's handshake that failed: it refused the exchange, or is no SOCKS proxy.

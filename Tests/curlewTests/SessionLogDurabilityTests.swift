@@ -99,6 +99,9 @@ struct SessionLogDurabilityTests {
         // A number past Int's range is a number out of range, not part of a file name (found by a new user's trial).
         let huge = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#99999999999999999999"])
         #expect(huge.status != 0 && huge.error.contains("#99999999999999999999: the log has 1 exchange: #1"), "\(huge.error)")
+        // Digits are ASCII digits: a combining mark makes the argument a file name.
+        let marked = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#1\u{301}"])
+        #expect(marked.status != 0 && !marked.error.contains("the log has"), "\(marked.error)")
 
         let pipe = directory + "/pipe.jsonl"
         #expect(mkfifo(pipe, 0o600) == 0)
