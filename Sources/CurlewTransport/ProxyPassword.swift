@@ -12,7 +12,7 @@ struct ProxyPassword: Sendable, Equatable {
     init?(proxy: String) {
         let bytes = Array(proxy.utf8)
         var start = 0
-        if let separator = Self.firstIndex(of: Array("://".utf8), in: bytes[...]),
+        if let separator = bytes.firstRange(of: Array("://".utf8))?.lowerBound,
            separator > 0, bytes[..<separator].enumerated().allSatisfy({ ASCII.isSchemeByte($1, first: $0 == 0) }) {
             start = separator + 3
         }
@@ -29,7 +29,7 @@ struct ProxyPassword: Sendable, Equatable {
         var output: [UInt8] = []
         var from = 0
         var searched = 0
-        while let found = Self.firstIndex(of: lead, in: bytes[searched...]) {
+        while let found = bytes[searched...].firstRange(of: lead)?.lowerBound {
             let after = found + lead.count
             var common = 0
             while common < password.count, after + common < bytes.count, bytes[after + common] == password[common] { common += 1 }
@@ -46,16 +46,5 @@ struct ProxyPassword: Sendable, Equatable {
         guard from > 0 else { return text }
         output += bytes[from...]
         return String(decoding: output, as: UTF8.self)
-    }
-
-    /// Where `needle` first starts in `haystack`, by bytes.
-    private static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-        var index = haystack.startIndex
-        while index + needle.count <= haystack.endIndex {
-            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
     }
 }
