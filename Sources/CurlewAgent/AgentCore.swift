@@ -2,13 +2,22 @@ import CurlewTransport
 import Foundation
 import CurlewLocking
 
-/// Where a request sits inside a group, for requests started by a group.
-struct RequestPlacement: Sendable {
-    var group: GroupInfo
-    var index: Int
-    var label: String
+/// Where a request sits inside a group, for requests started by a group. A class: a request
+/// passes it along at every step, and copying a reference costs less than copying the group's
+/// description with its optional fields.
+final class RequestPlacement: Sendable {
+    let group: GroupInfo
+    let index: Int
+    let label: String
     /// The group's transfer thread, which its members run on.
-    var lane: Int
+    let lane: Int
+
+    init(group: GroupInfo, index: Int, label: String, lane: Int) {
+        self.group = group
+        self.index = index
+        self.label = label
+        self.lane = lane
+    }
 }
 
 /// What one reaction of the agent produced: events for the observers and jobs for the callback
@@ -154,7 +163,7 @@ final class AgentCore: Sendable {
 
     /// The exchanges in the transport, with the transfer thread each runs on.
     var activeExchanges: [(id: UInt64, lane: Int)] {
-        active.indices.flatMap { lane in active[lane].requests.withLock { $0.keys.map { ($0, lane) } } }
+        active.indices.flatMap { lane in active[lane].requests.withLock { $0.keys.map { ($0.id, lane) } } }
     }
 
     /// The table of the requests on transfer thread `lane`.
@@ -170,7 +179,7 @@ final class AgentCore: Sendable {
     /// goes out first in the next batch), so starting many requests costs no hand-over per request.
     func register(_ entry: ActiveRequest, lane: Int) {
         _ = entry.handle.transition(to: .pending)
-        table(lane).requests.withLock { $0[entry.info.id] = entry }
+        table(lane).requests.withLock { $0[ExchangeKey(entry.info.id)] = entry }
         if !observers.isEmpty {
             let shared = entry.sharedInfo
             publisher.withLock { $0.append(.willSend(shared)) }
@@ -240,7 +249,7 @@ final class AgentCore: Sendable {
     private func handle(_ event: TransferEvent, in table: RequestTable, into batch: inout DeliveryBatch) {
         switch event {
         case .started(let id):
-            guard let entry = table.requests.withLock({ $0[id] }), entry.handle.transition(to: .inFlight) else { return }
+            guard let entry = table.requests.withLock({ $0[ExchangeKey(id)] }), entry.handle.transition(to: .inFlight) else { return }
             batch.add(.didSend(entry.sharedInfo))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, to: &batch)
             if entry.hasDelegate, let delegate = entry.callbacks.delegate {
@@ -248,7 +257,7 @@ final class AgentCore: Sendable {
                 batch.addCallback(.call { delegate.requestDidSend(handle) }, lane: handle.lane)
             }
         case .chunk(let id, let status, let contentType, let data):
-            guard let entry = table.requests.withLock({ $0[id] }), let collector = entry.stream else { return }
+            guard let entry = table.requests.withLock({ $0[ExchangeKey(id)] }), let collector = entry.stream else { return }
             let items = collector.consume(data, status: status, contentType: contentType)
             if batch.observed, !items.isEmpty {
                 let shared = entry.sharedInfo
@@ -258,7 +267,7 @@ final class AgentCore: Sendable {
                 batch.addCallback(.call { for item in items { streamed(item) } }, lane: entry.handle.lane)
             }
         case .progress(let id, let progress):
-            guard let entry = table.requests.withLock({ $0[id] }) else { return }
+            guard let entry = table.requests.withLock({ $0[ExchangeKey(id)] }) else { return }
             batch.add(.progress(entry.sharedInfo, progress))
             appendMemberUpdate(entry.placement, state: .inFlight, requestID: id, progress: progress, to: &batch)
             let callbacks = entry.callbacks
@@ -270,7 +279,7 @@ final class AgentCore: Sendable {
                 }, lane: handle.lane)
             }
         case .finished(let result):
-            guard let entry = table.requests.withLock({ $0.removeValue(forKey: result.id) }) else { return }
+            guard let entry = table.requests.withLock({ $0.removeValue(forKey: ExchangeKey(result.id)) }) else { return }
             if let onFinish = entry.onFinish {
                 // The pipeline may publish the exchange's end at once, through the publisher:
                 // what this turn produced before it (its own `didSend`, when one turn started
@@ -520,5 +529,5 @@ final class AgentCore: Sendable {
 
 /// The requests one transfer thread runs, by id, under their own lock.
 final class RequestTable: Sendable {
-    let requests = Locked<[UInt64: AgentCore.ActiveRequest]>([:])
+    let requests = Locked<[ExchangeKey: AgentCore.ActiveRequest]>([:])
 }

@@ -345,50 +345,49 @@ struct RequestComposer: Sendable {
     }
 
     private static func hasPlainHTTPShape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let prefix = httpSchemePrefixLength(bytes)
-        guard prefix > 0 else { return false }
-        var hostLength = 0
-        var inHost = true
-        // The port after the host's colon while it is read (nil before and after it), and its digits.
-        var port: Int?
-        var portDigits = 0
-        for byte in bytes[prefix...] {
-            guard byte > 0x20, byte < 0x7F else { return false }
-            if let value = port {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    // A port past 65535, or 0, is for the full check, which says so.
-                    port = value * 10 + Int(byte - UInt8(ascii: "0"))
-                    portDigits += 1
-                    guard port! <= 65535 else { return false }
-                    continue
-                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
-                    guard portDigits == 0 || value > 0 else { return false }
-                    port = nil
-                default:
-                    return false
-                }
+        var index = httpSchemePrefixLength(bytes)
+        guard index > 0 else { return false }
+        let hostStart = index
+        while index < bytes.count, isHostNameByte(bytes[index]) { index += 1 }
+        guard index > hostStart else { return false }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+            index += 1
+            // A port past 65535, or 0, is for the full check, which says so; an empty one is no port.
+            var port = 0
+            let portStart = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                port = port * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                guard port <= 65535 else { return false }
+                index += 1
             }
-            if inHost {
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                     UInt8(ascii: "-"), UInt8(ascii: "."):
-                    hostLength += 1
-                case UInt8(ascii: ":"):
-                    inHost = false
-                    port = 0
-                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
-                    inHost = false
-                default:
-                    return false
-                }
-            } else if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
-                        || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "|") || byte == UInt8(ascii: "^") || byte == UInt8(ascii: "`") {
-                return false
-            }
+            if index > portStart, port == 0 { return false }
         }
-        if let value = port, portDigits > 0, value == 0 { return false }
-        return hostLength > 0
+        guard index == bytes.count || bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#") else {
+            return false
+        }
+        while index < bytes.count {
+            guard isPlainURLByte(bytes[index]) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// A letter, digit, `-` or `.`: what a plain host name is made of.
+    private static func isHostNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."): true
+        default: false
+        }
+    }
+
+    /// Printable ASCII that a URL may hold as it is: not a space or control, and none of `\` `"` `<` `>` `{` `}` `|` `^` and the backtick.
+    private static func isPlainURLByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "{"), UInt8(ascii: "}"),
+             UInt8(ascii: "|"), UInt8(ascii: "^"), UInt8(ascii: "`"): false
+        default: byte > 0x20 && byte < 0x7F
+        }
     }
 
     /// The length of a lowercase `http://` or `https://` at the start of `bytes`, 0 without one.

@@ -37,6 +37,16 @@ public enum ASCII {
         }
     }
 
+    /// Whether `url` starts with `https:`, ignoring ASCII case: the transport asks it of every
+    /// exchange, so the scheme's six bytes are compared in place, with no second string.
+    public static func isHTTPS(_ url: String) -> Bool {
+        url.withUTF8Bytes { bytes in
+            bytes.count >= 6 && lowercase(bytes[0]) == UInt8(ascii: "h") && lowercase(bytes[1]) == UInt8(ascii: "t")
+                && lowercase(bytes[2]) == UInt8(ascii: "t") && lowercase(bytes[3]) == UInt8(ascii: "p")
+                && lowercase(bytes[4]) == UInt8(ascii: "s") && bytes[5] == UInt8(ascii: ":")
+        }
+    }
+
     /// Whether `needle` occurs in `haystack`, ignoring ASCII case (media types, tokens).
     public static func containsIgnoringCase(_ haystack: String, _ needle: String) -> Bool {
         return haystack.withUTF8Bytes { text in

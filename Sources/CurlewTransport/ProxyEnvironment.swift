@@ -63,7 +63,7 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
     /// The proxy for `url` (an http or https URL); empty for none. Whether `noProxy` exempts the
     /// URL's host is libcurl's to decide.
     func proxy(for url: String) -> String {
-        ASCII.hasPrefixIgnoringCase(url, "https:") ? https : http
+        ASCII.isHTTPS(url) ? https : http
     }
 
     /// Whether an exchange with `url` may go through a proxy: one is set for its scheme and

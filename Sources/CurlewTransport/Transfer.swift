@@ -239,7 +239,7 @@ final class Transfer {
     /// Whether the exchange waits for a connection being set up to the same host to say whether
     /// it multiplexes, instead of opening one per request: concurrent HTTP/2 requests then share one.
     static func waitsForMultiplexing(_ request: borrowing TransferRequest) -> Bool {
-        request.protocolPreference != .http1_1 && (ASCII.hasPrefixIgnoringCase(request.url, "https:") || request.protocolPreference == .http2PriorKnowledge)
+        request.protocolPreference != .http1_1 && (ASCII.isHTTPS(request.url) || request.protocolPreference == .http2PriorKnowledge)
     }
 
     private func applyMethodAndBody(_ request: TransferRequest) -> CURLcode {
@@ -535,7 +535,7 @@ final class Transfer {
             bodyRouted = false
             if !tlsRead {
                 tlsRead = true
-                if ASCII.hasPrefixIgnoringCase(request.url, "https:") { tlsFacts = readTLSFacts() }
+                if ASCII.isHTTPS(request.url) { tlsFacts = readTLSFacts() }
             }
             responseHeaders.removeAll()
             // Room for a typical response's head at once, instead of growing step by step.
@@ -708,11 +708,17 @@ final class Transfer {
         // An exchange that failed is always measured: its error is classified by the measurements
         // (`connected` is read only then).
         let measured = request.measuresExchange || code != CURLE_OK || cancelled || refusal != nil || localFailure != nil
-        let (connection, timings, connected) = measured
-            ? measure(connectionUses: &connectionUses, cancelled: cancelled)
-            : (ConnectionFacts(httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)), redirectCount: hops,
-                               effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url), tls: tlsFacts),
-               TransferTimings.zero, true)
+        let connection: ConnectionFacts
+        let timings: TransferTimings
+        let connected: Bool
+        if measured {
+            (connection, timings, connected) = measure(connectionUses: &connectionUses, cancelled: cancelled)
+        } else {
+            connection = ConnectionFacts(httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)), redirectCount: hops,
+                                         effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url), tls: tlsFacts)
+            timings = .zero
+            connected = true
+        }
         let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
         // A 200 download without a single body byte (an empty resource) still creates its file;
         // a 204 has no content to write, and must not replace one.

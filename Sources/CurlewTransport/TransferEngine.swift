@@ -448,7 +448,7 @@ private final class TransferLoop {
     @exclusivity(unchecked) private var pool = EasyHandlePool(capacity: 256)
     /// The engine's cookie jar, on the cookie thread only.
     private let cookieJar: CookieJar?
-    @exclusivity(unchecked) private var active: [UInt64: Transfer] = [:]
+    @exclusivity(unchecked) private var active: [ExchangeKey: Transfer] = [:]
     /// Cancels for ids the loop did not know: an exchange cancelled just before it was
     /// submitted (the caller registers a request, then submits it) has its cancel here when its
     /// add arrives, and never starts. Bounded: most are cancels of exchanges already finished.
@@ -503,7 +503,7 @@ private final class TransferLoop {
             swap(&adds, &takenAdds)
             for id in cancels { cancelActive(id) }
             if stopping {
-                for id in Array(active.keys) { cancelActive(id) }
+                for key in Array(active.keys) { cancelActive(key.id) }
                 handOver()
                 shared.jobs.stop(lane: shared.lane)
                 // Released while this is still a transfer thread: a release that ends the engine's
@@ -573,7 +573,7 @@ private final class TransferLoop {
             end(failedBeforeStart(pending.id, message: message))
             return
         }
-        active[pending.id] = transfer
+        active[ExchangeKey(pending.id)] = transfer
         if transfer.reportsProgress { progressReporters += 1 }
         outbox.events.append(.started(id: pending.id))
     }
@@ -624,7 +624,7 @@ private final class TransferLoop {
     }
 
     private func cancelActive(_ id: UInt64) {
-        guard let transfer = active[id] else {
+        guard let transfer = active[ExchangeKey(id)] else {
             earlyCancels.insert(id)
             return
         }
@@ -634,7 +634,7 @@ private final class TransferLoop {
     private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true) {
         let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
-        if active.removeValue(forKey: transfer.id) != nil, transfer.reportsProgress { progressReporters -= 1 }
+        if active.removeValue(forKey: ExchangeKey(transfer.id)) != nil, transfer.reportsProgress { progressReporters -= 1 }
         pool.give(transfer.handle)
         end(result)
     }

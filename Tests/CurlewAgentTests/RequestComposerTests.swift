@@ -74,7 +74,7 @@ struct RequestComposerTests {
     func ports() throws {
         for (bad, port) in [("http://h.test:99999/get", "99999"), ("http://h.test:0/get", "0"), ("http://h.test:8o80/get", "8o80"),
                             ("http://javascript:alert(1)", "alert(1)"), ("http://u:p@h.test:70000/", "70000"),
-                            ("http://[::1]:123456/", "123456"), ("https://h.test:-1", "-1")] {
+                            ("http://[::1]:123456/", "123456"), ("https://h.test:-1", "-1"), ("http://h.test:8080x/", "8080x")] {
             do {
                 _ = try url(Request.url(bad))
                 Issue.record("\(bad) was taken")
@@ -83,7 +83,8 @@ struct RequestComposerTests {
                 #expect(error.message.contains("has port \"\(port)\": a port is a number from 1 to 65535"), "\(error.message)")
             }
         }
-        for good in ["http://h.test:65535/get", "http://h.test:1", "http://h.test:/get", "http://u:p@h.test:8080/", "http://[::1]:8080/x?a=b:c"] {
+        for good in ["http://h.test:65535/get", "http://h.test:1", "http://h.test:/get", "http://u:p@h.test:8080/", "http://[::1]:8080/x?a=b:c",
+                     "http://h.test?q=1", "http://h.test:8080#f", "https://h.test:443?a=b:c"] {
             #expect(try url(Request.url(good)) == good)
         }
         // An IPv6 address left open is named as such, not as a port ":1" (found by a new user's trial).

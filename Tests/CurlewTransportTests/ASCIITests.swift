@@ -17,6 +17,14 @@ struct ASCIITests {
         #expect(ASCII.hasLine(startingWith: "cookie:", in: head) == expected)
     }
 
+    @Test("an https URL is told by its scheme in any case, and nothing else passes for one")
+    func https() {
+        for url in ["https://h.test/", "HTTPS://h.test", "hTtPs:", "https://"] { #expect(ASCII.isHTTPS(url), "\(url)") }
+        for url in ["http://h.test/", "https", "httpx://h.test", "https//h.test", " https://h.test", "", "ftps://h.test", "httpş://h.test"] {
+            #expect(!ASCII.isHTTPS(url), "\(url)")
+        }
+    }
+
     @Test("substring search ignores ASCII case, finds matches at both ends, and misses near-misses")
     func containsIgnoringCase() {
         #expect(ASCII.containsIgnoringCase("application/JSON", "json"))

@@ -1,9 +1,13 @@
 import BenchMeasurement
 import CCurl
+import CurlewAgent
 import Foundation
 
 /// The ceiling for any libcurl client: a multi loop on this thread that re-adds each easy handle
-/// as soon as it finishes, discarding bodies. No observers, no allocation per request.
+/// as soon as it finishes, discarding bodies. No observers, no allocation per request. It sends
+/// the request Curlew's agent sends, byte for byte (libcurl's head and Curlew's `User-Agent`, in
+/// `CURLOPT_HTTPHEADER`, the cheapest way libcurl takes a header), so that the ratios measure
+/// what the agent adds to the same exchange, not what one header costs libcurl.
 ///
 /// `.bodies` copies each body into memory kept per handle (grown on the first responses,
 /// then reused, as Curlew's pooled body buffers are), as any client that hands the body to its
@@ -110,6 +114,9 @@ enum BareCurlClient {
         bodies.initialize(repeating: KeptBody(), count: max(1, handles))
         let captures = UnsafeMutablePointer<Capture>.allocate(capacity: max(1, handles))
         captures.initialize(repeating: Capture(), count: max(1, handles))
+        // The request Curlew's agent sends, byte for byte: libcurl's head and Curlew's User-Agent.
+        let headers = curl_slist_append(nil, "User-Agent: Curlew/\(CurlewVersion.current)")
+        defer { curl_slist_free_all(headers) }
         var captureOf: [UnsafeMutableRawPointer: UnsafeMutablePointer<Capture>] = [:]
         var bodyOf: [UnsafeMutableRawPointer: UnsafeMutablePointer<KeptBody>] = [:]
         var starts: [UnsafeMutableRawPointer: ContinuousClock.Instant] = [:]
@@ -125,6 +132,7 @@ enum BareCurlClient {
         for index in 0..<handles {
             guard let easy = curl_easy_init() else { throw BenchError("curl_easy_init failed") }
             _ = curlew_easy_setopt_string(easy, CURLOPT_URL, url)
+            _ = curlew_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers)
             _ = curlew_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, keeping == .nothing ? discard : keep)
             _ = curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, bodies + index)
             bodyOf[easy] = bodies + index
