@@ -62,7 +62,8 @@ struct Report {
             pendingReach = PendingReach(at: verdicts.count, text: text, required: minimum * theirs.requestsPerSecond, floorClient: floorKind,
                                         floorAndServer: (samples[floorKind] ?? []).compactMap { run in
                                             run.serverCPUMicrosPerRequest.map { run.cpuMicrosPerRequest + $0 }
-                                        })
+                                        },
+                                        agentWork: Self.leastAdded(samples[.curlewNoObservers], over: samples[.libcurlMulti]))
             verdicts.append("")
         }
         func cpu(_ kind: ClientKind, atMost maximum: Double) {
@@ -100,13 +101,22 @@ struct Report {
         return (ratios.sorted()[ratios.count / 2], ratios.map { String(format: "%.2f", $0) }.joined(separator: " "))
     }
 
+    /// The least CPU per request `mine` added to `base`'s in one run (runs pair up: the clients
+    /// take turns), never below zero; nil when either did not run.
+    static func leastAdded(_ mine: [RunResult]?, over base: [RunResult]?) -> Double? {
+        guard let mine, let base, !mine.isEmpty, mine.count == base.count else { return nil }
+        return zip(mine, base).map { max(0, $0.cpuMicrosPerRequest - $1.cpuMicrosPerRequest) }.min()
+    }
+
     /// Settles the missed AsyncHTTPClient target: out of reach on this machine when even the
     /// least CPU per request measured for the capturing loop (the bare loop when it did not run)
-    /// and nginx together, in one run, plus the logger's CPU per entry, is more than the cores
-    /// have per request at the target's throughput. That is a lower bound for a libcurl client
-    /// that logs every exchange in full with Curlew's logger: it has libcurl capture at least what
-    /// the capturing loop does, writes it with the logger, and the server's work is the same.
-    /// `loggerMicros` is nil when the logger scenario did not run.
+    /// and nginx together, in one run, plus the logger's CPU per entry, plus the least Curlew's
+    /// agent added to the bare loop without observers in a run, is more than the cores have per
+    /// request at the target's throughput. That is a lower bound for Curlew logging every
+    /// exchange in full: libcurl captures at least what the capturing loop does, the logger
+    /// writes it, the agent does at least what it does for a request nobody observes (compose,
+    /// start, collect, answer), and the server's work is the same. `loggerMicros` is nil when the
+    /// logger scenario did not run.
     mutating func settleReach(loggerMicros: Double?) {
         guard let reach = pendingReach else { return }
         pendingReach = nil
@@ -116,14 +126,16 @@ struct Report {
             verdicts[reach.at] = "MISS " + reach.text + " (nginx's CPU could not be read, so whether it was within reach is not known)"
             return
         }
-        let floor = least + (loggerMicros ?? 0)
+        let floor = least + (loggerMicros ?? 0) + (reach.agentWork ?? 0)
         let outOfReach = floor > available
         var arithmetic = String(format: ": %.0f req/s is %.2f µs of CPU per request on %.0f cores, client and server together; "
                                 + "the %@ and nginx used at least %.2f in a run", reach.required, available, cores,
                                 String(reach.floorClient.title.drop { $0 != " " }.dropFirst()), least)
-        arithmetic += loggerMicros.map { String(format: ", and the logger %.2f per entry", $0) } ?? " (the logger scenario did not run)"
+        arithmetic += loggerMicros.map { String(format: ", the logger %.2f per entry", $0) } ?? " (the logger scenario did not run)"
+        arithmetic += reach.agentWork.map { String(format: ", and Curlew's agent at least %.2f more than the bare loop without observers", $0) }
+            ?? " (Curlew without observers did not run)"
         arithmetic += String(format: ": %.2f %@ %.2f, ", floor, outOfReach ? ">" : "≤", available)
-            + (outOfReach ? "out of reach for any libcurl client that logs with this logger" : "within reach of a libcurl client that logs with this logger and does little else")
+            + (outOfReach ? "out of reach for Curlew logging with this logger on this machine" : "within reach")
         verdicts[reach.at] = (outOfReach ? "MISS (out of reach) " : "MISS ") + reach.text + arithmetic
     }
 
@@ -198,4 +210,7 @@ private struct PendingReach {
     var floorClient: ClientKind
     /// That client's CPU per request plus nginx's in the same run, for each run, in microseconds.
     var floorAndServer: [Double]
+    /// The least CPU per request Curlew without observers added to the bare loop's in a run; nil
+    /// when either did not run.
+    var agentWork: Double?
 }
