@@ -41,7 +41,9 @@ struct ProxyPassword: Sendable, Equatable {
                 output += Array(HiddenText.marker.utf8)
                 from = end
             }
-            searched = whole || cut ? end : after
+            // Past a hidden password; else one byte on, for a lead can start inside another
+            // (`http://xhttp:` starts again at its second `http`).
+            searched = whole || cut ? end : found + 1
         }
         guard from > 0 else { return text }
         output += bytes[from...]

@@ -166,6 +166,9 @@ struct ProxyEnvironmentTests {
         #expect(bare.hiding(in: "Failed to connect to ::1 port 80 after 0 ms") == "Failed to connect to ::1 port 80 after 0 ms")
         #expect(bare.hiding(in: "Unsupported proxy syntax in ':1@proxy:3128'") == "Unsupported proxy syntax in ':[REDACTED]@proxy:3128'")
         #expect(ProxyPassword(proxy: "http://proxy:3128") == nil && ProxyPassword(proxy: "http://user:@proxy:3128") == nil)
+        // A lead that starts again inside itself: the second start is the one followed by the password (found while writing its fuzz target).
+        let overlapping = try #require(ProxyPassword(proxy: "http://xhttp:pw@p:1"))
+        #expect(overlapping.hiding(in: "'http://xhttp://xhttp:pw@p:1'") == "'http://xhttp://xhttp:[REDACTED]@p:1'")
         // Printed, the setting hides them too.
         #expect(!"\(ProxyEnvironment(["all_proxy": "http://u:s3cret@p:1"]))".contains("s3cret"))
     }

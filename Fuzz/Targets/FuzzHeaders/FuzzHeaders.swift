@@ -3,9 +3,12 @@
 // redacted as they would be), a redirect's
 // Location, a resumed download's Content-Range, and a cookie jar line (which a cookie read back
 // the same way). A redirect is followed only to http or https, never from https down to http, and
-// credentials never travel to another origin.
+// credentials never travel to another origin. Split at its first NUL, the input is also a proxy
+// setting and a libcurl message: the setting's password never shows in the message as shown,
+// and classifying it never traps.
 @testable import CurlewTransport
 @testable import CurlewAgent
+import CCurl
 import Foundation
 import FuzzSupport
 
@@ -27,6 +30,7 @@ public func fuzzHeaders(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         fatalError("cookie line \(location.debugDescription) does not read back the same")
     }
     _ = URLPassword.masking(in: location)
+    checkProxyMessage(bytes)
     let request = TransferRequest(url: "https://origin.test/start", method: "POST",
                                   headers: [("Authorization", "Bearer secret"), ("X-Api-Key", "k"), ("Accept", "*/*")],
                                   body: Data("b".utf8), originBoundHeaderNames: TransferRequest.credentialHeaderNames + ["X-Api-Key"])
@@ -116,5 +120,32 @@ private func checkLoggedAsFields(_ kept: ReceivedHeaders) {
     let policy = RedactionPolicy()
     guard policy.redactedIfNeeded(asReceived) == policy.redactedIfNeeded(asFields) else {
         fatalError("fields kept as received are redacted otherwise than their strings: \(kept.fields)")
+    }
+}
+
+/// The bytes before the first NUL as a proxy setting, those after it as libcurl's message about
+/// it: wherever the message repeats the setting up to its password and then the password whole
+/// with `@`, or cut short by the message's end, the password is hidden. (A match that runs into
+/// the marker put in place of an earlier one would hold `[` or `]`; such settings are not checked.)
+private func checkProxyMessage(_ bytes: UnsafeRawBufferPointer) {
+    guard let split = bytes.firstIndex(of: 0) else { return }
+    let setting = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<split]), as: UTF8.self)
+    let message = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(split + 1)...]), as: UTF8.self)
+    let proxies = ProxyEnvironment(http: setting, https: setting, noProxy: "")
+    let shown = proxies.hidingPasswords(in: message)
+    for code in [CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_PROXY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_OPERATION_TIMEDOUT] {
+        _ = TransferError.classify(code: code, message: shown, connected: false, responseLimitHit: false, connectTimeoutApplied: false,
+                                   proxy: setting, target: "http://origin.test:8080/")
+    }
+    guard let password = ProxyPassword(proxy: setting) else { return }
+    let written = password.lead + password.password
+    guard !written.contains(UInt8(ascii: "[")), !written.contains(UInt8(ascii: "]")) else { return }
+    let output = Array(shown.utf8)
+    if output.firstRange(of: written + [UInt8(ascii: "@")]) != nil {
+        fatalError("the password of \(setting.debugDescription) shows in \(shown.debugDescription)")
+    }
+    for kept in 1...password.password.count where output.count >= password.lead.count + kept
+        && output.suffix(password.lead.count + kept).elementsEqual(password.lead + password.password.prefix(kept)) {
+        fatalError("the start of the password of \(setting.debugDescription) shows at the end of \(shown.debugDescription)")
     }
 }
