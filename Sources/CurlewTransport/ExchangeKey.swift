@@ -21,7 +21,9 @@ public struct ExchangeKey: Hashable, Sendable {
 
     /// What `Dictionary` and `Set` use in place of `hash(into:)`: the id mixed with the table's
     /// seed by a Fibonacci multiply, its well-mixed upper bits moved down to where the table's
-    /// bucket index is taken from.
+    /// bucket index is taken from. (An underscored requirement of `Hashable`: should the standard
+    /// library stop calling it, the tables fall back to `hash(into:)`, correct and slower, and
+    /// `ExchangeKeyTests` notices that the hash no longer depends on the seed this way.)
     @inlinable
     public func _rawHashValue(seed: Int) -> Int {
         let mixed = (id ^ UInt64(truncatingIfNeeded: seed)) &* 0x9E37_79B9_7F4A_7C15

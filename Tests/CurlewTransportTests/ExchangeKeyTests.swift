@@ -28,6 +28,10 @@ struct ExchangeKeyTests {
             #expect(ExchangeKey(42)._rawHashValue(seed: seed) == ExchangeKey(42)._rawHashValue(seed: seed))
         }
         #expect(ExchangeKey(42).hashValue == ExchangeKey(42).hashValue)
+        // The table's seed takes part: one key lands apart in tables of different seeds.
+        #expect(Set([0, 1, 2, 0x5EED].map { ExchangeKey(42)._rawHashValue(seed: $0) }).count == 4)
+        // What a table uses is this hash, not SipHash's: `hashValue` is the hash with seed 0.
+        #expect(ExchangeKey(42).hashValue == ExchangeKey(42)._rawHashValue(seed: 0))
         // 1,024 sequential ids in a table of 1,024 buckets (the low ten bits): most land apart.
         let buckets = Set((0..<1_024).map { ExchangeKey(UInt64($0))._rawHashValue(seed: 0x5EED) & 1_023 })
         #expect(buckets.count > 600, "\(buckets.count) buckets")

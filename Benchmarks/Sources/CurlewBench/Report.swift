@@ -57,13 +57,16 @@ struct Report {
             }
             // Settled after the logger scenario; its place in the list is kept.
             precondition(pendingReach == nil, "one target waits for the logger's figures")
-            // The floor is the capturing loop's when it ran: libcurl's part of logging in full.
-            let floorKind: ClientKind = samples[.libcurlMultiCapturing] != nil ? .libcurlMultiCapturing : .libcurlMulti
+            // Curlew's own minimum, when both runs give it, stands on the bare loop: it already
+            // holds the header callbacks and facts the capturing loop adds, which would otherwise
+            // count twice. Without it the floor is the capturing loop's: libcurl's part of logging in full.
+            let agentWork = Self.leastAdded(samples[.curlewNoObservers], over: samples[.libcurlMulti])
+            let floorKind: ClientKind = agentWork == nil && samples[.libcurlMultiCapturing] != nil ? .libcurlMultiCapturing : .libcurlMulti
             pendingReach = PendingReach(at: verdicts.count, text: text, required: minimum * theirs.requestsPerSecond, floorClient: floorKind,
                                         floorAndServer: (samples[floorKind] ?? []).compactMap { run in
                                             run.serverCPUMicrosPerRequest.map { run.cpuMicrosPerRequest + $0 }
                                         },
-                                        agentWork: Self.leastAdded(samples[.curlewNoObservers], over: samples[.libcurlMulti]))
+                                        agentWork: agentWork)
             verdicts.append("")
         }
         func cpu(_ kind: ClientKind, atMost maximum: Double) {
@@ -109,14 +112,15 @@ struct Report {
     }
 
     /// Settles the missed AsyncHTTPClient target: out of reach on this machine when even the
-    /// least CPU per request measured for the capturing loop (the bare loop when it did not run)
-    /// and nginx together, in one run, plus the logger's CPU per entry, plus the least Curlew's
-    /// agent added to the bare loop without observers in a run, is more than the cores have per
-    /// request at the target's throughput. That is a lower bound for Curlew logging every
-    /// exchange in full: libcurl captures at least what the capturing loop does, the logger
-    /// writes it, the agent does at least what it does for a request nobody observes (compose,
-    /// start, collect, answer), and the server's work is the same. `loggerMicros` is nil when the
-    /// logger scenario did not run.
+    /// least CPU per request the bare loop and nginx used together in one run, plus the least
+    /// Curlew's agent added to the bare loop without observers in a run, plus the logger's CPU
+    /// per entry, is more than the cores have per request at the target's throughput. That is a
+    /// lower bound for Curlew logging every exchange in full: its agent does at least what it
+    /// does for a request nobody observes (compose, start, collect, answer), the logger writes
+    /// each record, and the server's work is the same; libcurl's capture of the request as sent
+    /// is left out. When Curlew without observers did not run, the capturing loop stands for
+    /// libcurl's part (the bare loop when that did not run either). `loggerMicros` is nil when
+    /// the logger scenario did not run.
     mutating func settleReach(loggerMicros: Double?) {
         guard let reach = pendingReach else { return }
         pendingReach = nil
@@ -133,7 +137,7 @@ struct Report {
                                 String(reach.floorClient.title.drop { $0 != " " }.dropFirst()), least)
         arithmetic += loggerMicros.map { String(format: ", the logger %.2f per entry", $0) } ?? " (the logger scenario did not run)"
         arithmetic += reach.agentWork.map { String(format: ", and Curlew's agent at least %.2f more than the bare loop without observers", $0) }
-            ?? " (Curlew without observers did not run)"
+            ?? " (Curlew without observers and the bare loop did not both run)"
         arithmetic += String(format: ": %.2f %@ %.2f, ", floor, outOfReach ? ">" : "≤", available)
             + (outOfReach ? "out of reach for Curlew logging with this logger on this machine" : "within reach")
         verdicts[reach.at] = (outOfReach ? "MISS (out of reach) " : "MISS ") + reach.text + arithmetic

@@ -133,9 +133,12 @@ private func checkProxyMessage(_ bytes: UnsafeRawBufferPointer) {
     let message = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(split + 1)...]), as: UTF8.self)
     let proxies = ProxyEnvironment(http: setting, https: setting, noProxy: "")
     let shown = proxies.hidingPasswords(in: message)
-    for code in [CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_PROXY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_OPERATION_TIMEDOUT] {
-        _ = TransferError.classify(code: code, message: shown, connected: false, responseLimitHit: false, connectTimeoutApplied: false,
-                                   proxy: setting, target: "http://origin.test:8080/")
+    // Classifying reads the setting but never writes it: the message it makes is built from `shown`.
+    for code in [CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_PROXY,
+                 CURLE_UNSUPPORTED_PROTOCOL, CURLE_OPERATION_TIMEDOUT] {
+        let classified = TransferError.classify(code: code, message: shown, connected: false, responseLimitHit: false,
+                                                connectTimeoutApplied: false, proxy: setting, target: "http://origin.test:8080/")
+        if !shown.isEmpty, Array(classified.message.utf8).firstRange(of: Array(shown.utf8)) == nil { fatalError("classifying \(shown.debugDescription) lost it: \(classified.message.debugDescription)") }
     }
     guard let password = ProxyPassword(proxy: setting) else { return }
     let written = password.lead + password.password

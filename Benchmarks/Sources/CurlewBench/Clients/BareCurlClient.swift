@@ -3,11 +3,13 @@ import CCurl
 import CurlewAgent
 import Foundation
 
-/// The ceiling for any libcurl client: a multi loop on this thread that re-adds each easy handle
-/// as soon as it finishes, discarding bodies. No observers, no allocation per request. It sends
-/// the request Curlew's agent sends, byte for byte (libcurl's head and Curlew's `User-Agent`, in
-/// `CURLOPT_HTTPHEADER`, the cheapest way libcurl takes a header), so that the ratios measure
-/// what the agent adds to the same exchange, not what one header costs libcurl.
+/// The ceiling for any libcurl client sending Curlew's request: a multi loop on this thread that
+/// re-adds each easy handle as soon as it finishes, discarding bodies. No observers, no
+/// allocation per request. It sends the request Curlew's agent sends, byte for byte (libcurl's
+/// head and Curlew's `User-Agent`, in `CURLOPT_HTTPHEADER`, the cheapest way libcurl takes a
+/// header), and gives libcurl its proxy settings as the agent does (none, set once, so libcurl
+/// does not search the environment for them on every transfer): the ratios measure what the
+/// agent adds to the same exchange, with libcurl doing the least it can for it.
 ///
 /// `.bodies` copies each body into memory kept per handle (grown on the first responses,
 /// then reused, as Curlew's pooled body buffers are), as any client that hands the body to its
@@ -148,6 +150,9 @@ enum BareCurlClient {
                 _ = curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, capture)
             }
             _ = curlew_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+            // Without them libcurl reads the proxy variables from the environment for every transfer.
+            _ = curlew_easy_setopt_string(easy, CURLOPT_PROXY, "")
+            _ = curlew_easy_setopt_string(easy, CURLOPT_NOPROXY, "")
             add(easy)
         }
         let started = ContinuousClock.now
