@@ -75,11 +75,8 @@ public struct ExchangeDiff: Sendable {
     /// JSON bodies member by member (`$.a.b[0]`); text bodies line by line; others by size and digest.
     static func body(_ left: BodySnapshot?, _ right: BodySnapshot?) -> [(String, String?, String?)] {
         if let left, let right, let a = try? JSONValue.parse(left.data), let b = try? JSONValue.parse(right.data) {
-            var flatA: [(String, String)] = [], flatB: [(String, String)] = []
-            flatten(a, "$", into: &flatA)
-            flatten(b, "$", into: &flatB)
-            var rows = flatA.prefix(bodyLimit).map { entry in (entry.0, Optional(entry.1), flatB.first { $0.0 == entry.0 }?.1) }
-            rows += flatB.prefix(bodyLimit).filter { entry in !flatA.contains { $0.0 == entry.0 } }.map { ($0.0, nil, Optional($0.1)) }
+            var rows: [(String, String?, String?)] = []
+            compare(a, b, "$", into: &rows)
             return rows
         }
         let a = left?.text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
@@ -92,15 +89,32 @@ public struct ExchangeDiff: Sendable {
         return [("bytes", describe(left), left?.data == right?.data ? describe(left) : describe(right).map { $0 + " (other bytes)" })]
     }
 
-    private static func flatten(_ value: JSONValue, _ path: String, into rows: inout [(String, String)]) {
+    /// Two JSON values at one path. Objects are compared member by member (a member on one side
+    /// only shows with nothing on the other) and arrays element by element; anything else,
+    /// including a member whose type changed (an object on one side, `null` on the other), is one
+    /// row with each side's whole value.
+    private static func compare(_ a: JSONValue?, _ b: JSONValue?, _ path: String, into rows: inout [(String, String?, String?)]) {
         guard rows.count < bodyLimit else { return }
-        switch value {
-        case .object(let members) where !members.isEmpty:
-            for member in members { flatten(member.value, "\(path).\(member.key)", into: &rows) }
-        case .array(let elements) where !elements.isEmpty:
-            for (index, element) in elements.enumerated() { flatten(element, "\(path)[\(index)]", into: &rows) }
+        switch (a, b) {
+        case (.object(let left)?, .object(let right)?) where !left.isEmpty && !right.isEmpty:
+            var rightByKey: [String: JSONValue] = [:]
+            for member in right where rightByKey.index(forKey: member.key) == nil { rightByKey[member.key] = member.value }
+            var leftKeys = Set<String>()
+            for member in left where leftKeys.insert(member.key).inserted {
+                compare(member.value, rightByKey[member.key], "\(path).\(member.key)", into: &rows)
+            }
+            for member in right where !leftKeys.contains(member.key) {
+                leftKeys.insert(member.key)
+                compare(nil, member.value, "\(path).\(member.key)", into: &rows)
+            }
+        case (.array(let left)?, .array(let right)?) where !left.isEmpty && !right.isEmpty:
+            for index in 0..<max(left.count, right.count) {
+                // `JSONValue` is itself nil-expressible: spelled out, a missing element is not `null`.
+                let missing: JSONValue? = .none
+                compare(index < left.count ? left[index] : missing, index < right.count ? right[index] : missing, "\(path)[\(index)]", into: &rows)
+            }
         default:
-            rows.append((path, value.serialized()))
+            rows.append((path, a.map { $0.serialized() }, b.map { $0.serialized() }))
         }
     }
 }

@@ -74,6 +74,22 @@ struct LogToolsTests {
         #expect(ExchangeDiff(redirected, redirected).timingDeltas.first { $0.phase == "redirects" }?.delta == 0)
     }
 
+    @Test("diff shows a JSON member whose type changed as one row with both values, not as a member missing on each side")
+    func diffTypeChanges() {
+        let a = Self.message(1, "GET", "http://h/a", status: 200, total: 1000, wait: 500,
+                             body: #"{"args":{"probe":"1"},"json":null,"list":[1,2],"deep":{"x":{"y":1}},"dup":1,"dup":2}"#)
+        let b = Self.message(2, "GET", "http://h/a", status: 200, total: 1000, wait: 500,
+                             body: #"{"args":{},"json":{"name":"n"},"list":"none","deep":{"x":{"y":2,"z":3}},"dup":1}"#)
+        let rows = ExchangeDiff(a, b).rows.filter { $0.section == "body" }
+        #expect(rows.map(\.field) == ["$.args", "$.json", "$.list", "$.deep.x.y", "$.deep.x.z", "$.dup"])
+        let byField = Dictionary(uniqueKeysWithValues: rows.map { ($0.field, [$0.left, $0.right]) })
+        #expect(byField["$.args"] == [#"{"probe":"1"}"#, "{}"])
+        #expect(byField["$.json"] == ["null", #"{"name":"n"}"#])
+        #expect(byField["$.list"] == ["[1,2]", #""none""#])
+        #expect(byField["$.deep.x.z"] == [nil, "3"])
+        #expect(byField["$.dup"] == ["1", "1"], "a repeated name compares its first value on each side")
+    }
+
     @Test("a device is refused as a log by the reader and the index, instead of being read for ever")
     func devicesAreNotLogs() {
         let read = #expect(throws: SessionLogError.self) { try SessionLogReader.read(path: "/dev/zero") }
