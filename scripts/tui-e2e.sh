@@ -223,6 +223,13 @@ keys Escape
 tmux -L "$socket" paste-buffer -p -b bad -t e2e; sleep 1.5
 keys "?"
 expect "after a paste that is not UTF-8 the keys still work" "Keys (any other key closes"
+# A DEL pasted into a prompt is kept and shown as ␡, not read as the backspace key.
+printf 'x\177y' > "$workbench/del.txt"
+tmux -L "$socket" load-buffer -b del "$workbench/del.txt"
+keys Escape :
+tmux -L "$socket" paste-buffer -p -b del -t e2e; sleep 0.5
+expect "a pasted DEL shows as ␡ in a prompt" ":x␡y"
+keys Escape "?"
 keys Escape g V
 expect "V shows where the request goes" "sends GET $base/get"
 keys E

@@ -92,7 +92,10 @@ enum Chrome {
         case .confirmQuit:
             frame.putLine(" \(model.inFlightCount) request(s) in flight. Quit and cancel them? (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
         case .confirmDiscard(let count):
-            frame.putLine(" \(count) unsaved item\(count == 1 ? "" : "s") (● in Compose). Quit without saving? (y/n; w in Compose saves) ", row: row, column: 0,
+            let inFlight = model.inFlightCount
+            let question = inFlight == 0 ? "Quit without saving?"
+                : "\(inFlight) request\(inFlight == 1 ? "" : "s") in flight. Quit without saving and cancel \(inFlight == 1 ? "it" : "them")?"
+            frame.putLine(" \(count) unsaved item\(count == 1 ? "" : "s") (● in Compose). \(question) (y/n; w in Compose saves) ", row: row, column: 0,
                           width: width, style: .bad.union(.selected))
         case .confirmDelete(let index):
             let name = model.compose.currentDraft(at: index)?.name ?? "this item"
@@ -119,8 +122,12 @@ enum Chrome {
         if model.live.pausedAt != nil { parts.append("paused +\(model.live.hiddenWhilePaused)") }
         // The next keys come first: they get the room, the session's facts what is left.
         var hints = model.statusHints
-        // While a prompt waits for its answer, ? and q are not what the next key does.
-        let closing = model.prompt == nil ? ["? help · q quit"] : []
+        // Only where ? and q do that: not while a prompt, the palette or a field takes typed
+        // keys, nor over the help, which any key closes.
+        let typing = model.prompt != nil || model.palette != nil || model.showHelp
+            || model.pane == .compose && (model.compose.editing != nil || model.compose.groupEditor?.editing != nil)
+        let closing = typing ? [] : [model.keyMap.label(for: .help, in: .global).map { "\($0) help" },
+                                     model.keyMap.label(for: .quit, in: .global).map { "\($0) quit" }].compactMap { $0 }
         func hintText() -> String { (hints + closing).joined(separator: " · ") + " " }
         while hints.count > 1, TextWidth.of(hintText()) > frame.columns * 2 / 3 { hints.removeLast() }
         let hint = hintText()
@@ -174,7 +181,8 @@ enum Chrome {
         // A quit question stays answerable while the screen is too small to draw its bar.
         switch model.prompt {
         case .confirmQuit: lines[3] = "\(model.inFlightCount) in flight: quit and cancel? (y/n)"
-        case .confirmDiscard(let count): lines[3] = "\(count) unsaved: quit without saving? (y/n)"
+        case .confirmDiscard(let count):
+            lines[3] = "\(count) unsaved" + (model.inFlightCount > 0 ? ", \(model.inFlightCount) in flight" : "") + ": quit? (y/n)"
         default: break
         }
         for (offset, line) in lines.enumerated() where offset < frame.rows {

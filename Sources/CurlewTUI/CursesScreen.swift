@@ -213,7 +213,12 @@ public final class CursesScreen: Screen {
             var character: wint_t = 0
             let result = curlew_get_wch(&character)
             if result == ERR { break }
-            if result == KEY_CODE_YES { continue }
+            if result == KEY_CODE_YES {
+                // The terminal's backspace byte inside a paste is a pasted DEL (shown as ␡), not
+                // a key: curses read it as one only because the terminal sends it for the key.
+                guard character == wint_t(KEY_BACKSPACE) else { continue }
+                character = 0x7F
+            }
             lastPasted = .now
             scalars.append(UInt32(character))
             if scalars.count >= Self.pasteEnd.count, scalars.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {

@@ -6,7 +6,9 @@ extension AppModel {
             keyMap.label(for: command, in: context ?? self.context).map { "\($0) \(text)" }
         }
         var hints: [String?]
-        if let prompt {
+        if showHelp {
+            hints = ["j/k scroll", "any other key closes"]
+        } else if let prompt {
             switch prompt {
             case .confirmQuit, .confirmDiscard, .confirmDelete: hints = ["y yes", "any other key no"]
             case .command: hints = ["Enter runs", "Tab completes", "Esc cancels"]

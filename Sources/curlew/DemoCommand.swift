@@ -64,10 +64,13 @@ struct DemoTourCommand: AsyncParsableCommand {
 
     func run() async throws {
         let demo = try await DemoEnvironment.start(options)
+        var unanswered: [String] = []
         for request in DemoSet.tour {
-            print("── \(request.name ?? request.path) " + String(repeating: "─", count: 40))
+            let name = request.name ?? request.path
+            print("── \(name) " + String(repeating: "─", count: 40))
             let (message, _) = await demo.agent.exchange(request)
             print(ExchangeReport(message: message, showsRequest: true, showsBody: true).text + "\n")
+            if message.response == nil { unanswered.append(name) }
         }
 
         print("── a slow request, cancelled after 300 ms " + String(repeating: "─", count: 20))
@@ -76,6 +79,11 @@ struct DemoTourCommand: AsyncParsableCommand {
         demo.agent.cancel(slow)
         try await Task.sleep(for: .milliseconds(50))
         try await demo.stop()
+        // A tour the demo server did not answer is a failed tour, whatever was printed.
+        if !unanswered.isEmpty {
+            FileHandle.standardError.write(Data("curlew: \(unanswered.count) of \(DemoSet.tour.count) tour requests got no answer: \(unanswered.joined(separator: ", "))\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -31,6 +31,28 @@ struct InputSafetyTests {
         #expect(screen.text.contains("{{userID}} = u-42"))
     }
 
+    @Test("the status bar offers ? help and q quit only where those keys do that: not while a field, the palette or a prompt takes typed keys (found by a new user's trial)")
+    func closingHintsOnlyWhereTheyAct() {
+        let model = model()
+        func bar() -> String {
+            let screen = VirtualScreen(rows: 24, columns: 120)
+            screen.present(model.render(rows: 24, columns: 120))
+            return screen.text.split(separator: "\n").last.map(String.init) ?? ""
+        }
+        #expect(bar().contains("? help · q quit"))
+        model.compose.focus = .editor
+        model.compose.editing = (.body, LineEditor())
+        #expect(!bar().contains("q quit"), "q types a q in the field")
+        model.handle(.character("q"))
+        #expect(!model.shouldQuit)
+        model.handle(.escape)
+        model.handle(.character(":"))
+        #expect(!bar().contains("q quit"), "q types a q at the command line")
+        model.handle(.escape)
+        model.handle(.character("?"))
+        #expect(bar().contains("any other key closes") && !bar().contains("q quit"), "over the help, q only closes it")
+    }
+
     @Test("a paste outside a field is ignored, however many command keys it holds")
     func pasteIsNotCommands() {
         let model = model()
@@ -260,7 +282,7 @@ struct PaneReportTests {
         model.prompt = .confirmDiscard(2)
         let screen = VirtualScreen(rows: 15, columns: 60)
         screen.present(model.render(rows: 15, columns: 60))
-        #expect(screen.text.contains("2 unsaved: quit without saving? (y/n)"), "\(screen.text)")
+        #expect(screen.text.contains("2 unsaved: quit? (y/n)"), "\(screen.text)")
         model.handle(.character("n"))
         #expect(model.prompt == nil && !model.shouldQuit)
         model.prompt = .confirmDiscard(2)

@@ -22,6 +22,17 @@ struct DemoCommandTests {
         #expect(result.output.contains("(10 entries)"))
     }
 
+    @Test("demo tour shows every request answered and exits 0 (it exits 1 naming those the server did not answer)")
+    func tour() async throws {
+        let result = try await CurlewProcess.run(["demo", "tour", "--sessions", sessionsDirectory()])
+        #expect(result.status == 0, "\(result.output)")
+        for name in ["a simple GET", "a JSON POST", "two redirects", "an unacceptable status", "binary bytes"] {
+            #expect(result.output.contains("── \(name) "), "\(name)")
+        }
+        #expect(result.output.contains("418"))
+        #expect(!result.output.contains("got no answer"))
+    }
+
     @Test("the demo works behind a proxy the environment names: its own loopback server is reached directly (found by a new user's trial)")
     func behindProxy() async throws {
         let result = try await CurlewProcess.run(["demo", "chain", "--sessions", sessionsDirectory()],
