@@ -95,6 +95,15 @@ extension AppModel {
         case .search: prompt = .search(LineEditor(detail?.state.search ?? ""))
         case .nextMatch: detail?.state.nextMatch()
         case .resend: resend()
+        case .toggleSecrets:
+            revealsSecrets.toggle()
+            if let open = comparison {
+                var again = ComparisonState(open.left, open.right, hiding: secretsHiding)
+                again.showsAll = open.showsAll
+                comparison = again
+            }
+            message = revealsSecrets ? "secrets revealed in exchanges: R hides them again (logs and exports keep hiding them)"
+                : "secrets hidden in exchanges"
         case .toggleMouse:
             mouseEnabled.toggle()
             message = mouseEnabled ? "mouse on" : "mouse off: the terminal's own text selection works"

@@ -28,7 +28,7 @@ extension AppModel {
             message = "mark two exchanges with m (or one, then select another), then = compares them"
             return
         }
-        comparison = ComparisonState(pair[0], pair[1])
+        comparison = ComparisonState(pair[0], pair[1], hiding: secretsHiding)
     }
 
     /// Sends the edited request `count` times, one after another (or runs the selected group

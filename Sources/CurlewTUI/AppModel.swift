@@ -98,6 +98,11 @@ public final class AppModel {
     }
     /// What the screen hides: the workspace's rules, or the defaults without one.
     var redactionPolicy: RedactionPolicy { workspace?.session.redactionPolicy ?? RedactionPolicy() }
+    /// Secrets in exchanges (Authorization, cookies, URL passwords, declared secrets) show only
+    /// after the user reveals them (R), as the logs and exports hide them.
+    public var revealsSecrets = false
+    /// The policy whose secrets the views of exchanges hide; nil while they are revealed.
+    var secretsHiding: RedactionPolicy? { revealsSecrets ? nil : redactionPolicy }
     public var live = LiveState()
     public var groups = GroupsState()
     public var logs = LogBrowserState()

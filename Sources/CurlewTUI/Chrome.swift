@@ -119,6 +119,7 @@ enum Chrome {
         var parts = [model.environment.name, "\(inFlight) in flight"]
         if let path = model.environment.sessionLogPath { parts.append("log " + path) }
         if !model.mouseEnabled { parts.append("mouse off") }
+        if model.revealsSecrets { parts.append("secrets shown") }
         if model.live.pausedAt != nil { parts.append("paused +\(model.live.hiddenWhilePaused)") }
         // The next keys come first: they get the room, the session's facts what is left.
         var hints = model.statusHints
@@ -232,7 +233,7 @@ extension AppModel {
             latency = state
         } else if let current = detail, current.pane == pane {
             var state = current.state
-            DetailView.draw(&state, in: area, into: &frame)
+            DetailView.draw(&state, hiding: secretsHiding, in: area, into: &frame)
             detail = (current.pane, state)
         } else if pane == .compose, var state = history {
             HistoryView.draw(&state, in: area, into: &frame, timeFormatter: fileTimeFormatter)

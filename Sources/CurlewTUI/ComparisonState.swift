@@ -11,10 +11,11 @@ public struct ComparisonState: Sendable {
     public var showsAll = false
     public var scroll = 0
 
-    public init(_ left: DebugMessage, _ right: DebugMessage) {
+    /// `hiding`: the policy whose secrets both sides hide, nil while they are revealed.
+    public init(_ left: DebugMessage, _ right: DebugMessage, hiding: RedactionPolicy? = nil) {
         self.left = left
         self.right = right
-        diff = ExchangeDiff(left, right)
+        diff = ExchangeDiff(hiding?.redact(left) ?? left, hiding?.redact(right) ?? right)
     }
 
     public var rows: [ExchangeDiff.Row] { showsAll ? diff.rows : diff.differences }

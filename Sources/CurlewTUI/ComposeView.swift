@@ -122,7 +122,7 @@ enum ComposeView {
             footer.append((" an earlier session's answer (\(when)) · s sends it now", .warning))
         }
         let shown = min(footer.count, max(0, area.height - 3))
-        DetailView.draw(&state, in: Rect(row: area.row, column: area.column, height: area.height - shown, width: area.width), into: &frame)
+        DetailView.draw(&state, hiding: model.secretsHiding, in: Rect(row: area.row, column: area.column, height: area.height - shown, width: area.width), into: &frame)
         model.compose.response = state
         for (index, line) in footer.prefix(shown).enumerated() {
             frame.putLine(line.text, row: area.row + area.height - shown + index, column: area.column, width: area.width, style: line.style)

@@ -28,6 +28,10 @@ public struct DetailState: Sendable {
 
     /// The request has not finished: the detail shows what is known so far and follows it.
     public let isRunning: Bool
+    /// The policy whose secrets the tabs hide, or nil while the user has them revealed.
+    public private(set) var hiding: RedactionPolicy?
+    /// `message` as the tabs show it, made once while secrets are hidden.
+    private var shown: DebugMessage?
 
     public init(message: DebugMessage, running: Bool = false) {
         self.message = message
@@ -39,6 +43,7 @@ public struct DetailState: Sendable {
     func following(_ message: DebugMessage, running: Bool) -> DetailState {
         var current = self
         var next = DetailState(message: message, running: running)
+        next.hiding = hiding
         next.tab = tab
         next.search = search
         let atEnd = scroll >= max(0, current.lines().count - 5)
@@ -55,10 +60,29 @@ public struct DetailState: Sendable {
         updateMatches()
     }
 
+    /// Hides the secrets `policy` names from the tabs, or with nil shows them; only a change
+    /// between hidden and shown rebuilds the tabs.
+    public mutating func hideSecrets(with policy: RedactionPolicy?) {
+        guard (policy == nil) != (hiding == nil) else { return }
+        hiding = policy
+        shown = nil
+        cache = [:]
+        updateMatches()
+    }
+
+    /// The message as the tabs show it: with its secrets hidden unless they are revealed.
+    private mutating func shownMessage() -> DebugMessage {
+        guard let hiding else { return message }
+        if let shown { return shown }
+        let made = hiding.redact(message)
+        shown = made
+        return made
+    }
+
     /// The lines of the current tab (text tabs only; Timing is drawn as a chart).
     public mutating func lines() -> [StyledLine] {
         if let cached = cache[tab] { return cached }
-        var built = DetailContent.lines(for: tab, of: message)
+        var built = DetailContent.lines(for: tab, of: shownMessage())
         if tab == .error, let errorWidth {
             built = built.flatMap { line in TextWidth.wrap(line.text, to: errorWidth).map { StyledLine($0, line.style) } }
         }

@@ -6,7 +6,9 @@ enum DetailView {
     /// Below this width the tab row names only the current tab.
     static let compactBelow = 72
 
-    static func draw(_ state: inout DetailState, in area: Rect, into frame: inout FrameBuffer) {
+    /// `hiding`: the secrets to hide (`AppModel.secretsHiding`), nil while they are revealed.
+    static func draw(_ state: inout DetailState, hiding: RedactionPolicy?, in area: Rect, into frame: inout FrameBuffer) {
+        state.hideSecrets(with: hiding)
         let message = state.message
         var column = area.column + 1
         if area.width < compactBelow {

@@ -10,7 +10,7 @@ public enum Command: String, Sendable, CaseIterable {
     case save, newRequest, switchEnvironment
     case externalEdit, prettyPrint, copy
     case mark, compare, latency, palette, stepChain
-    case newGroup, moveUp, moveDown, variables, history
+    case newGroup, moveUp, moveDown, variables, history, toggleSecrets
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -73,6 +73,8 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("M")], command: .toggleMouse, context: .global, help: "mouse on/off (off: terminal text selection)"),
         KeyBinding(keys: [.character("q")], command: .quit, context: .global, help: "quit (asks if requests are in flight or unsaved)"),
         KeyBinding(keys: [.character("E")], command: .switchEnvironment, context: .global, help: "next environment of the workspace"),
+        KeyBinding(keys: [.character("R")], command: .toggleSecrets, context: .global,
+                   help: "reveal/hide secrets in exchanges (Authorization, cookies, URL passwords, declared secrets; hidden at start)"),
 
         KeyBinding(keys: [.character("s")], command: .send, context: .compose, help: "send the request / run the group (as edited)"),
         KeyBinding(keys: [.character("x")], command: .cancel, context: .compose, help: "cancel what this editor sent"),

@@ -14,14 +14,18 @@ enum MessageRows {
     }
 
     /// The text and style of a row for a request that may still be running.
-    static func row(info: RequestInfo, state: RequestState, progress: RequestProgress?, message: DebugMessage?, formatter: DateFormatter, width: Int) -> (String, Style) {
+    /// `hiding`: the policy whose secrets (a URL's secret query parameters) the row hides, nil
+    /// while they are revealed.
+    static func row(info: RequestInfo, state: RequestState, progress: RequestProgress?, message: DebugMessage?, hiding: RedactionPolicy?,
+                    formatter: DateFormatter, width: Int) -> (String, Style) {
         let time = formatter.string(from: info.startedAt)
+        func shown(_ url: String) -> String { hiding?.redactText(url) ?? url }
         guard let message else {
             let status = state == .inFlight ? "…" : state == .pending ? "wait" : state.rawValue
             let size = progress.map { ByteCountText.of($0.bytesReceived) } ?? ""
-            return (columns(time: time, method: info.method, status: status, duration: "", size: size, url: info.url, width: width), .dim)
+            return (columns(time: time, method: info.method, status: status, duration: "", size: size, url: shown(info.url), width: width), .dim)
         }
-        let url = message.original?.url ?? info.url
+        let url = shown(message.original?.url ?? info.url)
         let status = message.response.map { String($0.statusCode) } ?? (message.state == .cancelled ? "cancl" : "ERR")
         let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? ""
         let size = message.response.map { ByteCountText.of($0.body.size) } ?? ""

@@ -98,7 +98,7 @@ struct FrameBufferTests {
                                                           error: RequestError(.totalTimeout, text, code: 28), elapsedMicros: 2_001_000))
         state.tab = .error
         var frame = FrameBuffer(rows: 8, columns: 40)
-        DetailView.draw(&state, in: Rect(row: 0, column: 0, height: 8, width: 40), into: &frame)
+        DetailView.draw(&state, hiding: nil, in: Rect(row: 0, column: 0, height: 8, width: 40), into: &frame)
         let shown = (0..<8).map { frame.line($0) }.joined(separator: "\n")
         #expect(shown.contains("from the server"), "\(shown)")
         // Search counts the lines shown (found by review: it counted the unwrapped ones).

@@ -53,6 +53,35 @@ struct InputSafetyTests {
         #expect(bar().contains("any other key closes") && !bar().contains("q quit"), "over the help, q only closes it")
     }
 
+    @Test("exchanges show their secrets hidden until R reveals them: Live's URL, the Request and Wire tabs, and R hides them again (found by a new user's trial: the logs hid what the screen showed)")
+    func secretsHiddenUntilRevealed() throws {
+        let model = try TUIFixtures.model()
+        model.ingest([.message(Fixtures.message(id: 9, url: "http://api.example.test/items?api_key=k-123456&page=2",
+                                                requestHeaders: [HeaderField(name: "Authorization", value: "Basic dXNlcjpzM2NyZXQ=")]))])
+        func screen() -> String {
+            let screen = VirtualScreen(rows: 40, columns: 160)
+            screen.present(model.render(rows: 40, columns: 160))
+            return screen.text
+        }
+        model.handle(.character("2"))
+        var text = screen()
+        #expect(text.contains("page=2") && !text.contains("k-123456"), "\(text)")
+        model.live.selected = model.live.rows.prefix(model.live.visibleCount).firstIndex { $0.info.id == 9 } ?? 0
+        model.handle(.enter)
+        for tab in [DetailState.Tab.request, .wire] {
+            model.detail?.state.tab = tab
+            text = screen()
+            #expect(text.contains("Authorization") && text.contains(RedactionPolicy.marker), "\(tab): \(text)")
+            #expect(!text.contains("dXNlcjpzM2NyZXQ=") && !text.contains("k-123456"), "\(tab): \(text)")
+        }
+        model.handle(.character("R"))
+        text = screen()
+        #expect(text.contains("Basic dXNlcjpzM2NyZXQ=") && text.contains("secrets shown"), "revealed on the open tab: \(text)")
+        model.handle(.character("R"))
+        text = screen()
+        #expect(!text.contains("dXNlcjpzM2NyZXQ=") && !text.contains("secrets shown"), "hidden again: \(text)")
+    }
+
     @Test("a paste outside a field is ignored, however many command keys it holds")
     func pasteIsNotCommands() {
         let model = model()
