@@ -141,9 +141,10 @@ struct ProxyEnvironmentTests {
         // libcurl's message stops at 255 bytes: a long password is cut off in it, also inside a
         // character, and hidden all the same (found by review).
         let long = "pa#" + String(repeating: "Secret0123", count: 30), wide = "pa#" + String(repeating: "é", count: 200)
-        for (written, secret) in [("http://user:pa#ss@127.0.0.1:1", "pa#ss"), ("user:hunter2/x@proxy.example:99999", "hunter2/x"),
-                                  ("http://user:pa://ss#@127.0.0.1:1", "pa://ss#"), ("http://user:\(long)@127.0.0.1:1", "Secret0123"),
-                                  ("http://user:\(wide)@127.0.0.1:1", "éé")] {
+        // Ports libcurl refuses, so that it repeats the setting (its user and password encoded, see `encodingUserInfo`).
+        for (written, secret) in [("http://user:pa#ss@127.0.0.1:99999", "pa"), ("user:hunter2/x@proxy.example:99999", "hunter2"),
+                                  ("http://user:pa://ss#@127.0.0.1:99999", "ss"), ("http://user:\(long)@127.0.0.1:99999", "Secret0123"),
+                                  ("http://user:\(wide)@127.0.0.1:99999", "é")] {
             let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": written])))
             let result = await harness.run(TransferRequest(url: "\(server.baseURL)/get"))
             let message = try #require(result.error?.message)
@@ -151,6 +152,24 @@ struct ProxyEnvironmentTests {
             #expect(!message.contains(secret) && !message.contains("\u{FFFD}"), "\(message)")
         }
         #expect(ProxyEnvironment(["http_proxy": "http://u:s3cret@p:1"]).hidingPasswords(in: "in 'http://u:s3cret@p:1'") == "in 'http://u:[REDACTED]@p:1'")
+    }
+
+    @Test("a user or password holding / ? # or @ reaches the proxy as written, not cut at that byte into a proxy host of its own that is looked up (found by a new user's trial)")
+    func userInfoEncoded() async throws {
+        #expect(ProxyEnvironment.encodingUserInfo(of: "http://us#er:p?w/x@proxy.test:3128") == "http://us%23er:p%3Fw%2Fx@proxy.test:3128")
+        #expect(ProxyEnvironment.encodingUserInfo(of: "u@x:p@w@proxy.test/") == "u%40x:p%40w@proxy.test/")
+        for untouched in ["http://user:pw@proxy.test:3128", "http://proxy.test:3128", "http://proxy.test/a@b", "http://u#x@proxy.test/p", "", "@"] {
+            #expect(ProxyEnvironment.encodingUserInfo(of: untouched) == untouched, "\(untouched)")
+        }
+        let server = try await TestServer.shared()
+        let proxy = server.baseURL.replacingOccurrences(of: "http://", with: "http://us#er:pa#ss/x?@")
+        let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment(["http_proxy": proxy])))
+        let tag = uniqueTag()
+        let result = await harness.run(TransferRequest(url: "http://proxied.invalid/anything/\(tag)"))
+        #expect(result.error == nil, "\(String(describing: result.error))")
+        let received = try #require(server.receivedRequests.last { $0.uri.contains(tag) })
+        let credentials = Data("us#er:pa#ss/x?".utf8).base64EncodedString()
+        #expect(received.headers.contains { $0.name.lowercased() == "proxy-authorization" && $0.value == "Basic \(credentials)" }, "\(received.headers)")
     }
 
     @Test("a proxy's password is found as its setting writes it, and hidden only where the setting is repeated (found by review)")

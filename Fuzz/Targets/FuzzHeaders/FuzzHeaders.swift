@@ -140,15 +140,18 @@ private func checkProxyMessage(_ bytes: UnsafeRawBufferPointer) {
                                                 connectTimeoutApplied: false, proxy: setting, target: "http://origin.test:8080/")
         if !shown.isEmpty, Array(classified.message.utf8).firstRange(of: Array(shown.utf8)) == nil { fatalError("classifying \(shown.debugDescription) lost it: \(classified.message.debugDescription)") }
     }
-    guard let password = ProxyPassword(proxy: setting) else { return }
+    // libcurl is given the setting with its user and password's delimiters encoded, and repeats that.
+    let given = proxies.http
+    guard ProxyEnvironment.encodingUserInfo(of: given) == given else { fatalError("encoding \(setting.debugDescription) twice changed it again: \(given.debugDescription)") }
+    guard let password = ProxyPassword(proxy: given) else { return }
     let written = password.lead + password.password
     guard !written.contains(UInt8(ascii: "[")), !written.contains(UInt8(ascii: "]")) else { return }
     let output = Array(shown.utf8)
     if output.firstRange(of: written + [UInt8(ascii: "@")]) != nil {
-        fatalError("the password of \(setting.debugDescription) shows in \(shown.debugDescription)")
+        fatalError("the password of \(given.debugDescription) shows in \(shown.debugDescription)")
     }
     for kept in 1...password.password.count where output.count >= password.lead.count + kept
         && output.suffix(password.lead.count + kept).elementsEqual(password.lead + password.password.prefix(kept)) {
-        fatalError("the start of the password of \(setting.debugDescription) shows at the end of \(shown.debugDescription)")
+        fatalError("the start of the password of \(given.debugDescription) shows at the end of \(shown.debugDescription)")
     }
 }
