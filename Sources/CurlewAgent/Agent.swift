@@ -187,7 +187,7 @@ public final class Agent: Sendable {
         return handle
     }
 
-    private func launch(_ request: Request, handle: RequestHandle, info: consuming RequestInfo, callbacks: RequestCallbacks, placement: RequestPlacement?) {
+    private func launch(_ request: Request, handle: RequestHandle, info: consuming RequestInfo, callbacks: consuming RequestCallbacks, placement: RequestPlacement?) {
         if services.uses(request) {
             let id = handle.id
             let run = PipelineRun(services: services, handle: handle, info: info, request: request, callbacks: callbacks, placement: placement,

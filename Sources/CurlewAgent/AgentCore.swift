@@ -118,18 +118,18 @@ final class AgentCore: Sendable {
         /// `info` for an observer event.
         var sharedInfo: SharedRequestInfo { infoForEvents ?? SharedRequestInfo(info) }
 
-        init(handle: RequestHandle, info: RequestInfo, request: Request, composed: ComposedRequest?, callbacks: RequestCallbacks,
+        init(handle: RequestHandle, info: RequestInfo, request: Request, composed: consuming ComposedRequest?, callbacks: consuming RequestCallbacks,
              placement: RequestPlacement?, observed: Bool, onFinish: (@Sendable (TransferResult, StreamRecord?) -> Void)? = nil) {
             self.handle = handle
-            self.info = info
             infoForEvents = observed ? SharedRequestInfo(info) : nil
+            self.info = info
             responseSerializer = request.responseSerializer
             acceptableStatusCodes = request.acceptableStatusCodes
             self.composed = composed
-            self.callbacks = callbacks
             hasCallbacks = !callbacks.isEmpty
             hasDelegate = callbacks.delegate != nil
             hasDebugCallback = callbacks.debug != nil
+            self.callbacks = callbacks
             self.placement = placement
             self.onFinish = onFinish
             stream = request.streamsResponse
