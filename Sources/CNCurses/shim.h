@@ -28,6 +28,12 @@ static inline int curlew_clrtoeol(void) { return clrtoeol(); }
 static inline int curlew_get_wch(wint_t *character) { return wget_wch(stdscr, character); }
 static inline int curlew_timeout(int milliseconds) { timeout(milliseconds); return 0; }
 static inline int curlew_keypad(int on) { return keypad(stdscr, on ? TRUE : FALSE); }
+/* The byte the terminal sends for its backspace key (terminfo's kbs), when that is one byte; else 0. */
+static inline int curlew_backspace_byte(void) {
+    const char *kbs = tigetstr("kbs");
+    if (kbs == NULL || kbs == (const char *)-1 || kbs[0] == 0 || kbs[1] != 0) return 0;
+    return (unsigned char)kbs[0];
+}
 
 static inline unsigned long curlew_mouse_mask_all(void) { return (unsigned long)(ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION); }
 static inline unsigned long curlew_button1_pressed(void) { return (unsigned long)(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_RELEASED); }

@@ -89,10 +89,11 @@ public struct ExchangeDiff: Sendable {
         return [("bytes", describe(left), left?.data == right?.data ? describe(left) : describe(right).map { $0 + " (other bytes)" })]
     }
 
-    /// Two JSON values at one path. Objects are compared member by member (a member on one side
-    /// only shows with nothing on the other) and arrays element by element; anything else,
-    /// including a member whose type changed (an object on one side, `null` on the other), is one
-    /// row with each side's whole value.
+    /// Two JSON values at one path. Objects that both have members are compared member by member
+    /// (a member on one side only shows with nothing on the other), arrays that both have
+    /// elements element by element; anything else, including a member whose type changed (an
+    /// object on one side, `null` on the other) and an empty object or array against a full one,
+    /// is one row with each side's whole value, cut to `valueLimit` characters.
     private static func compare(_ a: JSONValue?, _ b: JSONValue?, _ path: String, into rows: inout [(String, String?, String?)]) {
         guard rows.count < bodyLimit else { return }
         switch (a, b) {
@@ -114,7 +115,21 @@ public struct ExchangeDiff: Sendable {
                 compare(index < left.count ? left[index] : missing, index < right.count ? right[index] : missing, "\(path)[\(index)]", into: &rows)
             }
         default:
-            rows.append((path, a.map { $0.serialized() }, b.map { $0.serialized() }))
+            var (left, right) = (a.map { $0.serialized() }, b.map { $0.serialized() })
+            if let whole = left, whole.count > valueLimit { left = cut(whole, differing: a != b && right.map { Self.cut($0) } == Self.cut(whole)) }
+            if let whole = right, whole.count > valueLimit { right = cut(whole, differing: false) }
+            rows.append((path, left, right))
         }
+    }
+
+    /// The most characters of one side's value a row holds: a subtree of megabytes stays one
+    /// row a screen can draw.
+    public static let valueLimit = 4096
+
+    /// `value` cut to `valueLimit` characters with its full length said; `differing` marks a
+    /// left side whose cut reads as the right's although the values differ further on.
+    private static func cut(_ value: String, differing: Bool = false) -> String {
+        guard value.count > valueLimit else { return value }
+        return String(value.prefix(valueLimit)) + "… (\(value.utf8.count) bytes\(differing ? ", differs further on" : ""))"
     }
 }

@@ -62,7 +62,7 @@ extension AppModel {
             message = "nothing to copy here: select a request (Live, Logs) or edit one (Compose)"
             return
         }
-        let shown = raw ? exchange : redactionPolicy.redact(exchange)
+        let shown = raw ? exchange : exchangeRedaction.redact(exchange)
         let text: String?
         switch kind {
         case .curl: text = CurlExport.command(shown)

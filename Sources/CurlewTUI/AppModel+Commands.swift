@@ -100,9 +100,11 @@ extension AppModel {
             if let open = comparison {
                 var again = ComparisonState(open.left, open.right, hiding: secretsHiding)
                 again.showsAll = open.showsAll
+                again.scroll = open.scroll
                 comparison = again
             }
-            message = revealsSecrets ? "secrets revealed in exchanges: R hides them again (logs and exports keep hiding them)"
+            let key = keyMap.label(for: .toggleSecrets, in: .global) ?? ":"
+            message = revealsSecrets ? "secrets revealed in exchanges: \(key) hides them again (logs and exports keep hiding them)"
                 : "secrets hidden in exchanges"
         case .toggleMouse:
             mouseEnabled.toggle()

@@ -84,6 +84,8 @@ extension AppModel {
             message = "latency run stopped"
         case .character("q"), .control("c"), .character("?"), .mouse, .resize:
             return false
+        case _ where keyMap.command(for: key, in: .global) == .toggleSecrets:
+            return false
         default:
             message = comparison != nil ? "Esc closes the comparison" : "Esc closes latency mode (x stops it)"
         }

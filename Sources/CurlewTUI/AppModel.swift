@@ -49,12 +49,15 @@ public struct AppEnvironment: Sendable {
     /// Told the workspace's secret values whenever it is read again (a secret saved or imported
     /// while the interface runs), so the session log hides them too.
     public var secretsChanged: (@Sendable ([String]) -> Void)?
+    /// What exchanges on screen and copied from it hide: the session log's policy (for a
+    /// workspace, the secrets of every environment), so the screen hides what the log does.
+    public var exchangeRedaction: RedactionPolicy
 
     public init(agent: Agent?, name: String, sessionLogPath: String?, sessionsDirectory: String = "Sessions",
                 extraLogFiles: [String] = [], composeItems: [ComposeItem] = [], timeZone: TimeZone = .current,
                 processEnvironment: [String: String] = ProcessInfo.processInfo.environment, workspace: ComposeWorkspace? = nil,
                 importer: (@Sendable (String) throws -> ImportedCollection)? = nil, keyMap: KeyMap = .standard, theme: Theme = .dark,
-                secretsChanged: (@Sendable ([String]) -> Void)? = nil) {
+                secretsChanged: (@Sendable ([String]) -> Void)? = nil, exchangeRedaction: RedactionPolicy = RedactionPolicy()) {
         self.agent = agent
         self.name = name
         self.sessionLogPath = sessionLogPath
@@ -68,6 +71,7 @@ public struct AppEnvironment: Sendable {
         self.keyMap = keyMap
         self.theme = theme
         self.secretsChanged = secretsChanged
+        self.exchangeRedaction = exchangeRedaction
     }
 }
 
@@ -93,16 +97,24 @@ public final class AppModel {
         didSet {
             if let workspace, workspace.session.secretValues != oldValue?.session.secretValues {
                 environment.secretsChanged?(workspace.session.secretValues)
+                // The session log hides them from now on (`NetworkLogger.hide`): so does the screen.
+                let known = Set(exchangeRedaction.secretValues)
+                let added = workspace.session.secretValues.filter { !known.contains($0) }
+                if !added.isEmpty, exchangeRedaction.isEnabled { exchangeRedaction.secretValues += added }
             }
         }
     }
-    /// What the screen hides: the workspace's rules, or the defaults without one.
+    /// What the screen hides of values shown apart from an exchange (variables, captures): the
+    /// workspace's rules, or the defaults without one.
     var redactionPolicy: RedactionPolicy { workspace?.session.redactionPolicy ?? RedactionPolicy() }
+    /// What exchanges on screen, and copied from it, hide: the session log's policy, with the
+    /// secrets the workspace gained since it opened.
+    private(set) lazy var exchangeRedaction = environment.exchangeRedaction
     /// Secrets in exchanges (Authorization, cookies, URL passwords, declared secrets) show only
     /// after the user reveals them (R), as the logs and exports hide them.
     public var revealsSecrets = false
     /// The policy whose secrets the views of exchanges hide; nil while they are revealed.
-    var secretsHiding: RedactionPolicy? { revealsSecrets ? nil : redactionPolicy }
+    var secretsHiding: RedactionPolicy? { revealsSecrets ? nil : exchangeRedaction }
     public var live = LiveState()
     public var groups = GroupsState()
     public var logs = LogBrowserState()

@@ -236,7 +236,7 @@ extension AppModel {
             DetailView.draw(&state, hiding: secretsHiding, in: area, into: &frame)
             detail = (current.pane, state)
         } else if pane == .compose, var state = history {
-            HistoryView.draw(&state, in: area, into: &frame, timeFormatter: fileTimeFormatter)
+            HistoryView.draw(&state, hiding: secretsHiding, in: area, into: &frame, timeFormatter: fileTimeFormatter)
             history = state
         } else {
             switch pane {

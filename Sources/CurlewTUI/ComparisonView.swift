@@ -3,9 +3,6 @@ import CurlewAgent
 /// The comparison of two exchanges: a column per exchange, differing rows marked.
 enum ComparisonView {
     static func draw(_ state: inout ComparisonState, in area: Rect, into frame: inout FrameBuffer) {
-        func title(_ message: DebugMessage) -> String {
-            "#\(message.requestID) \(message.original?.method ?? "") \(message.name ?? message.original?.url ?? "")"
-        }
         let count = state.diff.differences.count
         frame.put("Compare  \(count) difference\(count == 1 ? "" : "s") · a \(state.showsAll ? "differences only" : "every row") · j/k scroll · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
@@ -13,8 +10,8 @@ enum ComparisonView {
         let valueWidth = max(8, (area.width - labelWidth - 4) / 2)
         let rightColumn = area.column + 1 + labelWidth + 1 + valueWidth + 1
         frame.put(TextWidth.fit("", to: labelWidth), row: area.row + 1, column: area.column + 1)
-        frame.put(TextWidth.fit(title(state.left), to: valueWidth), row: area.row + 1, column: area.column + 2 + labelWidth, style: .bold)
-        frame.put(TextWidth.fit(title(state.right), to: valueWidth), row: area.row + 1, column: rightColumn, style: .bold)
+        frame.put(TextWidth.fit(state.titles.left, to: valueWidth), row: area.row + 1, column: area.column + 2 + labelWidth, style: .bold)
+        frame.put(TextWidth.fit(state.titles.right, to: valueWidth), row: area.row + 1, column: rightColumn, style: .bold)
         var top = area.row + 2
         let deltas = state.diff.timingDeltas.filter { $0.phase == "total" || $0.delta.magnitude >= 1000 }
         if !deltas.isEmpty {

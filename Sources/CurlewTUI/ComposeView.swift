@@ -115,7 +115,9 @@ enum ComposeView {
         // Lines under the answer take rows from it, so its scrolling still reaches its last line.
         var footer: [(text: String, style: Style)] = []
         if let checks = model.compose.checks, checks.requestID == state.message.requestID, checks.startedAt == state.message.startedAt {
-            footer.append((" " + checks.summary, checks.failures.isEmpty && !checks.unanswered ? .good : .bad))
+            // A failed check names the value it found, which may be a secret (a `$.token`).
+            let summary = model.secretsHiding?.redactText(checks.summary) ?? checks.summary
+            footer.append((" " + summary, checks.failures.isEmpty && !checks.unanswered ? .good : .bad))
         }
         if model.compose.answeredEarlier {
             let when = model.fileTimeFormatter.string(from: state.message.startedAt)

@@ -30,6 +30,9 @@ public final class CursesScreen: Screen {
     private static let pasteEnd: [UInt32] = Array("\u{1B}[201~".unicodeScalars.map(\.value))
 
     private let theme: Theme
+    /// The byte the terminal sends for its backspace key (DEL or BS), 0 when unknown: inside a
+    /// paste, curses' backspace key stands for that byte.
+    private let backspaceByte: UInt32
 
     /// Takes over the terminal: raw keys (Ctrl-C arrives as a key), no echo, keypad, no cursor.
     public init(theme: Theme = .dark) {
@@ -41,6 +44,7 @@ public final class CursesScreen: Screen {
             setlocale(LC_CTYPE, "C.UTF-8")
         }
         initscr()
+        backspaceByte = UInt32(curlew_backspace_byte())
         raw()
         noecho()
         _ = curlew_keypad(1)
@@ -214,10 +218,10 @@ public final class CursesScreen: Screen {
             let result = curlew_get_wch(&character)
             if result == ERR { break }
             if result == KEY_CODE_YES {
-                // The terminal's backspace byte inside a paste is a pasted DEL (shown as ␡), not
-                // a key: curses read it as one only because the terminal sends it for the key.
-                guard character == wint_t(KEY_BACKSPACE) else { continue }
-                character = 0x7F
+                // The terminal's backspace byte inside a paste was pasted (DEL shows as ␡, BS as
+                // ␈), not a key: curses read it as one only because the terminal sends it for the key.
+                guard character == wint_t(KEY_BACKSPACE), backspaceByte != 0 else { continue }
+                character = wint_t(backspaceByte)
             }
             lastPasted = .now
             scalars.append(UInt32(character))

@@ -61,9 +61,9 @@ public struct DetailState: Sendable {
     }
 
     /// Hides the secrets `policy` names from the tabs, or with nil shows them; only a change
-    /// between hidden and shown rebuilds the tabs.
+    /// (shown or hidden, or a policy that gained secrets) rebuilds the tabs.
     public mutating func hideSecrets(with policy: RedactionPolicy?) {
-        guard (policy == nil) != (hiding == nil) else { return }
+        guard policy != hiding else { return }
         hiding = policy
         shown = nil
         cache = [:]

@@ -24,7 +24,9 @@ public struct HistoryState: Sendable {
 
 /// Draws a request's history: when, status, time, size and URL, a row each.
 enum HistoryView {
-    static func draw(_ state: inout HistoryState, in area: Rect, into frame: inout FrameBuffer, timeFormatter: DateFormatter) {
+    /// `hiding`: the policy whose secrets (a URL's password and secret query parameters) the
+    /// rows hide, nil while they are revealed.
+    static func draw(_ state: inout HistoryState, hiding: RedactionPolicy?, in area: Rect, into frame: inout FrameBuffer, timeFormatter: DateFormatter) {
         let count = state.entries.count
         frame.put("History  \(state.name) · \(count) exchange\(count == 1 ? "" : "s") · Enter opens · m marks · = compares · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
@@ -44,7 +46,7 @@ enum HistoryView {
             let time = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
             let when = (offset < state.fromThisSession ? "● " : "  ") + timeFormatter.string(from: message.startedAt)
             let line = TextWidth.fit(when, to: 23) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
-                + "\(message.original?.method ?? "?") \(message.original?.url ?? "")"
+                + "\(message.original?.method ?? "?") \(message.original.map { hiding?.redactText($0.url) ?? $0.url } ?? "")"
             let style: Style = offset == state.selected ? .selected : (message.response.map { Style.status($0.statusCode) } ?? .bad)
             frame.putLine(line, row: row, column: area.column + 1, width: area.width - 2, style: style)
         }
@@ -86,6 +88,8 @@ extension AppModel {
             return true
         case .character("q"), .control("c"), .character("?"), .character(":"), .control("p"), .tab, .backTab, .mouse, .resize,
              .character("1"), .character("2"), .character("3"), .character("4"):
+            return false
+        case _ where keyMap.command(for: key, in: .global) == .toggleSecrets:
             return false
         default:
             message = "Esc closes the history"

@@ -6,14 +6,14 @@ extension AppModel {
             keyMap.label(for: command, in: context ?? self.context).map { "\($0) \(text)" }
         }
         var hints: [String?]
-        if showHelp {
-            hints = ["j/k scroll", "any other key closes"]
-        } else if let prompt {
+        if let prompt {
             switch prompt {
             case .confirmQuit, .confirmDiscard, .confirmDelete: hints = ["y yes", "any other key no"]
             case .command: hints = ["Enter runs", "Tab completes", "Esc cancels"]
             case .filter, .search: hints = ["Enter applies", "Esc cancels"]
             }
+        } else if showHelp {
+            hints = ["j/k scroll", "any other key closes"]
         } else if palette != nil {
             hints = ["type to find", "↑/↓ choose", "Enter runs", "Esc closes"]
         } else if comparison != nil {

@@ -9,9 +9,9 @@ import Foundation
 /// libcurl would look these variables up again for every exchange, half a dozen searches of the
 /// environment each time; the engine reads them once, when it starts, and gives libcurl the result.
 public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
-    /// The proxy for http URLs; empty for none.
+    /// The proxy for http URLs, as libcurl is given it (`ProxyUserInfo`); empty for none.
     public let http: String
-    /// The proxy for https URLs; empty for none.
+    /// The proxy for https URLs, as libcurl is given it (`ProxyUserInfo`); empty for none.
     public let https: String
     /// The hosts, domains and addresses reached without a proxy, as `no_proxy` lists them
     /// (libcurl matches them); empty for none.
@@ -27,58 +27,13 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
                   noProxy: value("no_proxy") ?? value("NO_PROXY") ?? "")
     }
 
-    /// These proxies, as a program sets them (each empty for none).
+    /// These proxies, as a program sets them (each empty for none); a user or password in them
+    /// is kept with its delimiters percent-encoded (`ProxyUserInfo`).
     public init(http: String, https: String, noProxy: String) {
-        self.http = Self.encodingUserInfo(of: http)
-        self.https = Self.encodingUserInfo(of: https)
+        self.http = ProxyUserInfo.encoded(http)
+        self.https = ProxyUserInfo.encoded(https)
         self.noProxy = noProxy
         passwords = [self.http, self.https].compactMap { ProxyPassword(proxy: $0) }.sorted { $0.password.count > $1.password.count }
-    }
-
-    /// `proxy` with the bytes of its user and password that would end a URL's authority early
-    /// (`/`, `?`, `#`, and an `@` before the last) percent-encoded, when what follows its last
-    /// `@` is a host and maybe a port. Written as they are, libcurl reads `http://us#er:pw@proxy`
-    /// as the proxy `us`, looks that name up (a DNS query that carries part of the user name)
-    /// and connects there; encoded, they reach the proxy as the user and password meant.
-    static func encodingUserInfo(of proxy: String) -> String {
-        let bytes = Array(proxy.utf8)
-        var start = 0
-        if let separator = bytes.firstRange(of: Array("://".utf8))?.lowerBound,
-           separator > 0, bytes[..<separator].enumerated().allSatisfy({ ASCII.isSchemeByte($1, first: $0 == 0) }) {
-            start = separator + 3
-        }
-        func endsAuthority(_ byte: UInt8) -> Bool {
-            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "@")
-        }
-        guard let at = bytes[start...].lastIndex(of: UInt8(ascii: "@")) else { return proxy }
-        let userInfo = bytes[start..<at]
-        // A `/` ends the authority where what comes before it reads as one (`proxy:3128/a@b` is
-        // a proxy with a path, as libcurl reads it); `?`, `#` and `@` never leave it whole.
-        let slash = userInfo.firstIndex(of: UInt8(ascii: "/"))
-        let cutBySlash = slash.map { !Self.isHostAndPort(bytes[start..<$0]) } ?? false
-        guard cutBySlash || userInfo.contains(where: { endsAuthority($0) && $0 != UInt8(ascii: "/") }) else { return proxy }
-        var host = bytes[(at + 1)...]
-        if host.last == UInt8(ascii: "/") { host = host.dropLast() }
-        guard !host.isEmpty, !host.contains(where: { endsAuthority($0) || $0 <= 0x20 }) else { return proxy }
-        var encoded = Array(bytes[..<start])
-        for byte in userInfo {
-            if endsAuthority(byte) {
-                encoded += Array("%\(String(byte, radix: 16, uppercase: true))".utf8)
-            } else {
-                encoded.append(byte)
-            }
-        }
-        encoded += bytes[at...]
-        return String(decoding: encoded, as: UTF8.self)
-    }
-
-    /// Whether `text` reads as a host with maybe a port: no `@`, and digits after a last `:`
-    /// outside brackets.
-    private static func isHostAndPort(_ text: ArraySlice<UInt8>) -> Bool {
-        guard !text.isEmpty, !text.contains(UInt8(ascii: "@")) else { return false }
-        let closing = text.lastIndex(of: UInt8(ascii: "]")) ?? text.startIndex
-        guard let colon = text[closing...].lastIndex(of: UInt8(ascii: ":")) else { return true }
-        return text[(colon + 1)...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// These proxies with `host` reached directly too (added to `noProxy`): for a server of the

@@ -167,7 +167,7 @@ enum InterfaceLauncher {
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
             agent: agent, name: name, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace,
-            importer: importer, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0) }
+            importer: importer, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0) }, exchangeRedaction: redaction
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer, interrupts: interrupts)

@@ -90,6 +90,20 @@ struct LogToolsTests {
         #expect(byField["$.dup"] == ["1", "1"], "a repeated name compares its first value on each side")
     }
 
+    @Test("diff cuts a large value to valueLimit characters with its size, and two large values that differ only further on still differ")
+    func diffLargeValues() {
+        let long = String(repeating: "x", count: ExchangeDiff.valueLimit * 2)
+        let a = Self.message(1, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: #"{"blob":["\#(long)a"]}"#)
+        let b = Self.message(2, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: #"{"blob":["\#(long)b"]}"#)
+        let rows = ExchangeDiff(a, b).rows.filter { $0.section == "body" }
+        #expect(rows.map(\.field) == ["$.blob[0]"])
+        let row = rows[0]
+        #expect(row.left!.count < ExchangeDiff.valueLimit + 60 && row.left!.contains("(\(long.count + 3) bytes"), "\(row.left!.suffix(60))")
+        #expect(row.differs, "values that differ past the cut still differ")
+        let c = Self.message(3, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: #"{"blob":{}}"#)
+        #expect(ExchangeDiff(a, c).rows.first { $0.field == "$.blob" }?.right == "{}")
+    }
+
     @Test("a device is refused as a log by the reader and the index, instead of being read for ever")
     func devicesAreNotLogs() {
         let read = #expect(throws: SessionLogError.self) { try SessionLogReader.read(path: "/dev/zero") }

@@ -82,6 +82,37 @@ struct InputSafetyTests {
         #expect(!text.contains("dXNlcjpzM2NyZXQ=") && !text.contains("secrets shown"), "hidden again: \(text)")
     }
 
+    @Test("the screen hides what the session log hides: a declared secret of another environment, in the comparison too, where R reveals it (found by review)")
+    func screenHidesWhatTheLogHides() throws {
+        var policy = RedactionPolicy()
+        policy.secretValues = ["other-env-s3cret"]
+        let model = AppModel(environment: AppEnvironment(
+            agent: nil, name: "test", sessionLogPath: nil, sessionsDirectory: NSTemporaryDirectory() + "none-" + UUID().uuidString,
+            timeZone: TimeZone(identifier: "UTC")!, processEnvironment: [:], exchangeRedaction: policy
+        ))
+        model.ingest([.message(Fixtures.message(id: 1, url: "http://api.example.test/a", requestHeaders: [HeaderField(name: "X-Key", value: "other-env-s3cret")])),
+                      .message(Fixtures.message(id: 2, url: "http://api.example.test/b"))])
+        func screen() -> String {
+            let screen = VirtualScreen(rows: 40, columns: 160)
+            screen.present(model.render(rows: 40, columns: 160))
+            return screen.text
+        }
+        model.handle(.character("2"))
+        model.live.selected = 0
+        model.handle(.character("m"))
+        model.live.selected = 1
+        model.handle(.character("m"))
+        model.handle(.character("="))
+        #expect(model.comparison != nil)
+        model.comparison?.showsAll = true
+        var text = screen()
+        #expect(text.contains("X-Key") && !text.contains("other-env-s3cret"), "\(text)")
+        model.handle(.character("R"))
+        #expect(model.comparison != nil, "R leaves the comparison open")
+        text = screen()
+        #expect(text.contains("other-env-s3cret"), "revealed in the comparison: \(text)")
+    }
+
     @Test("a paste outside a field is ignored, however many command keys it holds")
     func pasteIsNotCommands() {
         let model = model()

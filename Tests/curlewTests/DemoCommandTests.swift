@@ -30,7 +30,7 @@ struct DemoCommandTests {
             #expect(result.output.contains("── \(name) "), "\(name)")
         }
         #expect(result.output.contains("418"))
-        #expect(!result.output.contains("got no answer"))
+        #expect(!result.error.contains("got no answer"), "\(result.error)")
     }
 
     @Test("the demo works behind a proxy the environment names: its own loopback server is reached directly (found by a new user's trial)")

@@ -142,7 +142,7 @@ private func checkProxyMessage(_ bytes: UnsafeRawBufferPointer) {
     }
     // libcurl is given the setting with its user and password's delimiters encoded, and repeats that.
     let given = proxies.http
-    guard ProxyEnvironment.encodingUserInfo(of: given) == given else { fatalError("encoding \(setting.debugDescription) twice changed it again: \(given.debugDescription)") }
+    guard ProxyUserInfo.encoded(given) == given else { fatalError("encoding \(setting.debugDescription) twice changed it again: \(given.debugDescription)") }
     guard let password = ProxyPassword(proxy: given) else { return }
     let written = password.lead + password.password
     guard !written.contains(UInt8(ascii: "[")), !written.contains(UInt8(ascii: "]")) else { return }
