@@ -229,7 +229,12 @@ tmux -L "$socket" load-buffer -b del "$workbench/del.txt"
 keys Escape :
 tmux -L "$socket" paste-buffer -p -b del -t e2e; sleep 0.5
 expect "a pasted DEL shows as ␡ in a prompt" ":x␡y"
-keys Escape "?"
+# A paste's end marker with no paste open (pasted text can carry one) is dropped, not read as
+# Esc and the keys [ 2 0 1 ~, which would switch panes.
+keys Escape 2
+tmux -L "$socket" send-keys -t e2e -l $'\e[201~'; sleep 0.5
+expect "a stray paste end marker is not read as keys" "f follow"
+keys 1 "?"
 keys Escape g V
 expect "V shows where the request goes" "sends GET $base/get"
 keys E

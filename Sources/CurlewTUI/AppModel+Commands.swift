@@ -773,7 +773,7 @@ extension AppModel {
                 message = "no group named \(argument.debugDescription); Tab completes"
             }
         default:
-            message = "unknown command \(name.debugDescription); known: " + CommandLine.commands.joined(separator: " ")
+            message = "unknown command \"\(name.map(TextWidth.visible).joined())\"; known: " + CommandLine.commands.joined(separator: " ")
         }
     }
 }

@@ -116,10 +116,11 @@ enum Chrome {
     static func drawStatus(_ model: AppModel, into frame: inout FrameBuffer) {
         let row = frame.rows - 1
         let inFlight = model.inFlightCount
-        var parts = [model.environment.name, "\(inFlight) in flight"]
+        // What changes how the screen reads comes first, where a narrow bar still shows it.
+        var parts = model.revealsSecrets ? ["SECRETS SHOWN"] : []
+        parts += [model.environment.name, "\(inFlight) in flight"]
         if let path = model.environment.sessionLogPath { parts.append("log " + path) }
         if !model.mouseEnabled { parts.append("mouse off") }
-        if model.revealsSecrets { parts.append("secrets shown") }
         if model.live.pausedAt != nil { parts.append("paused +\(model.live.hiddenWhilePaused)") }
         // The next keys come first: they get the room, the session's facts what is left.
         var hints = model.statusHints

@@ -28,6 +28,9 @@ public final class CursesScreen: Screen {
     private static let pasteOn = "\u{1B}[?2004h", pasteOff = "\u{1B}[?2004l"
     private static let pasteStart: [UInt32] = Array("[200~".unicodeScalars.map(\.value))
     private static let pasteEnd: [UInt32] = Array("\u{1B}[201~".unicodeScalars.map(\.value))
+    /// An end marker read with no paste open (pasted text can carry one and end the paste early):
+    /// dropped, not read as Esc and four keys.
+    private static let strayPasteEnd: [UInt32] = Array("[201~".unicodeScalars.map(\.value))
 
     private let theme: Theme
     /// The byte the terminal sends for its backspace key (DEL or BS), 0 when unknown: inside a
@@ -188,7 +191,9 @@ public final class CursesScreen: Screen {
         while read.count < Self.pasteStart.count {
             var character: wint_t = 0
             let result = curlew_get_wch(&character)
-            guard result != ERR, result != KEY_CODE_YES, UInt32(character) == Self.pasteStart[read.count] else {
+            let next = read + [UInt32(character)]
+            let continues = Self.pasteStart.starts(with: next) || Self.strayPasteEnd.starts(with: next)
+            guard result != ERR, result != KEY_CODE_YES, continues else {
                 pending += read.compactMap { Self.key(for: wint_t($0)) }
                 if result == KEY_CODE_YES, let key = Self.functionKey(Int32(character)) {
                     pending.append(key)
@@ -202,6 +207,7 @@ public final class CursesScreen: Screen {
             }
             read.append(UInt32(character))
         }
+        if read == Self.strayPasteEnd { return nil }
         pasting = true
         lastPasted = .now
         return readPaste(timeout: Self.pasteWait)

@@ -6,8 +6,9 @@ enum ProxyUserInfo {
     /// `proxy` with the bytes of its user and password that would end a URL's authority early
     /// (`/`, `?`, `#`, and an `@` before the last) percent-encoded, when what follows its last
     /// `@` is a host, maybe a port, and maybe a path. A `/` is taken for the authority's end,
-    /// and left alone, only where what comes before it is a host and port (`proxy:3128/a@b`);
-    /// without an `@` the setting is returned as it is.
+    /// and left alone, only where what comes before it is a host and a port (`proxy:3128/a@b`;
+    /// `us/er:pw@proxy` is a user name with a slash in it); without an `@` the setting is
+    /// returned as it is.
     static func encoded(_ proxy: String) -> String {
         let bytes = Array(proxy.utf8)
         var start = 0
@@ -18,7 +19,7 @@ enum ProxyUserInfo {
         guard let at = bytes[start...].lastIndex(of: UInt8(ascii: "@")) else { return proxy }
         let userInfo = bytes[start..<at]
         let slash = userInfo.firstIndex(of: UInt8(ascii: "/"))
-        let cutBySlash = slash.map { !isHostAndPort(bytes[start..<$0]) } ?? false
+        let cutBySlash = slash.map { !isHostAndPort(bytes[start..<$0], requiringPort: true) } ?? false
         guard cutBySlash || userInfo.contains(where: { endsAuthority($0) && $0 != UInt8(ascii: "/") }) else { return proxy }
         // What follows: a host and port, then at most a path.
         let rest = bytes[(at + 1)...]
@@ -40,12 +41,12 @@ enum ProxyUserInfo {
         byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "@")
     }
 
-    /// Whether `text` reads as a host with maybe a port: not empty, no `@`, and after a last `:`
-    /// outside brackets a port of 1 to 5 digits up to 65535.
-    private static func isHostAndPort(_ text: ArraySlice<UInt8>) -> Bool {
+    /// Whether `text` reads as a host with maybe a port (with `requiringPort`, with one): not
+    /// empty, no `@`, and after a last `:` outside brackets a port of 1 to 5 digits up to 65535.
+    private static func isHostAndPort(_ text: ArraySlice<UInt8>, requiringPort: Bool = false) -> Bool {
         guard !text.isEmpty, !text.contains(UInt8(ascii: "@")) else { return false }
         let closing = text.lastIndex(of: UInt8(ascii: "]")) ?? text.startIndex
-        guard let colon = text[closing...].lastIndex(of: UInt8(ascii: ":")) else { return true }
+        guard let colon = text[closing...].lastIndex(of: UInt8(ascii: ":")) else { return !requiringPort }
         guard colon > text.startIndex else { return false }
         let port = text[(colon + 1)...]
         guard (1...5).contains(port.count), port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return false }

@@ -76,10 +76,10 @@ struct InputSafetyTests {
         }
         model.handle(.character("R"))
         text = screen()
-        #expect(text.contains("Basic dXNlcjpzM2NyZXQ=") && text.contains("secrets shown"), "revealed on the open tab: \(text)")
+        #expect(text.contains("Basic dXNlcjpzM2NyZXQ=") && text.contains("SECRETS SHOWN"), "revealed on the open tab: \(text)")
         model.handle(.character("R"))
         text = screen()
-        #expect(!text.contains("dXNlcjpzM2NyZXQ=") && !text.contains("secrets shown"), "hidden again: \(text)")
+        #expect(!text.contains("dXNlcjpzM2NyZXQ=") && !text.contains("SECRETS SHOWN"), "hidden again: \(text)")
     }
 
     @Test("the screen hides what the session log hides: a declared secret of another environment, in the comparison too, where R reveals it (found by review)")

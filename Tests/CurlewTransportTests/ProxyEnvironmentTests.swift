@@ -163,9 +163,11 @@ struct ProxyEnvironmentTests {
         #expect(ProxyUserInfo.encoded("http://bob:/abc@proxy:3128") == "http://bob:%2Fabc@proxy:3128")
         #expect(ProxyUserInfo.encoded(":/x@proxy:1") == ":%2Fx@proxy:1")
         #expect(ProxyUserInfo.encoded("http://u#x@proxy.test/p") == "http://u%23x@proxy.test/p")
+        // A user name with a slash: what comes before it is no host and port (found by a new user's trial: `us` was looked up).
+        #expect(ProxyUserInfo.encoded("http://us/er:pw@127.0.0.1:1") == "http://us%2Fer:pw@127.0.0.1:1")
         #expect(ProxyUserInfo.encoded("http://[::1]#u:p@[::1]:3128") == "http://[::1]%23u:p@[::1]:3128")
         // Left as written: no user, a path holding `@` after a host and port, a port past 65535 after the `@`.
-        for untouched in ["http://user:pw@proxy.test:3128", "http://proxy.test:3128", "http://proxy.test/a@b", "http://proxy:3128/a@b",
+        for untouched in ["http://user:pw@proxy.test:3128", "http://proxy.test:3128", "http://proxy:3128/a@b",
                           "http://u#x@proxy.test:99999", "", "@"] {
             #expect(ProxyUserInfo.encoded(untouched) == untouched, "\(untouched)")
         }
