@@ -298,11 +298,7 @@ public final class NetworkLogger: NetworkObserver {
         guard config.redaction.isEnabled else { return }
         redaction.withLock { current in
             var policy = current.policy
-            let known = Set(policy.secretValues)
-            let added = secretValues.filter { !known.contains($0) }
-            guard !added.isEmpty else { return }
-            policy.secretValues += added
-            current = PolicyReference(policy)
+            if policy.hideAlso(secretValues) { current = PolicyReference(policy) }
         }
     }
 

@@ -51,6 +51,18 @@ public struct RedactionPolicy: Sendable, Equatable {
                 ? Self.forms(of: secretValues[oldValue.count...], adding: secretForms) : Self.forms(of: secretValues)
         }
     }
+    /// Hides `values` too, those not hidden already, added at the end (so only their forms are
+    /// worked out); true when one was new. Nothing changes when redaction is off.
+    @discardableResult
+    public mutating func hideAlso(_ values: [String]) -> Bool {
+        guard isEnabled else { return false }
+        let known = Set(secretValues)
+        let added = values.filter { !known.contains($0) }
+        guard !added.isEmpty else { return false }
+        secretValues += added
+        return true
+    }
+
     /// What is looked for: each secret as it is, and as a quoted string (an error's `"…"`) or
     /// JSON (a body) writes it when that differs. A quote, a backslash or a control character in
     /// a secret is escaped there, where the secret as it is would not be found. Longest first, so

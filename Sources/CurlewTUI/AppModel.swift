@@ -98,9 +98,7 @@ public final class AppModel {
             if let workspace, workspace.session.secretValues != oldValue?.session.secretValues {
                 environment.secretsChanged?(workspace.session.secretValues)
                 // The session log hides them from now on (`NetworkLogger.hide`): so does the screen.
-                let known = Set(exchangeRedaction.secretValues)
-                let added = workspace.session.secretValues.filter { !known.contains($0) }
-                if !added.isEmpty, exchangeRedaction.isEnabled { exchangeRedaction.secretValues += added }
+                exchangeRedaction.hideAlso(workspace.session.secretValues)
             }
         }
     }

@@ -11,11 +11,7 @@ struct ProxyPassword: Sendable, Equatable {
     /// unescaped); nil when it has none.
     init?(proxy: String) {
         let bytes = Array(proxy.utf8)
-        var start = 0
-        if let separator = bytes.firstRange(of: Array("://".utf8))?.lowerBound,
-           separator > 0, bytes[..<separator].enumerated().allSatisfy({ ASCII.isSchemeByte($1, first: $0 == 0) }) {
-            start = separator + 3
-        }
+        let start = ProxyUserInfo.authorityStart(of: bytes)
         guard let at = bytes[start...].lastIndex(of: UInt8(ascii: "@")),
               let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at else { return nil }
         lead = Array(bytes[..<(colon + 1)])

@@ -11,11 +11,7 @@ enum ProxyUserInfo {
     /// returned as it is.
     static func encoded(_ proxy: String) -> String {
         let bytes = Array(proxy.utf8)
-        var start = 0
-        if let separator = bytes.firstRange(of: Array("://".utf8))?.lowerBound,
-           separator > 0, bytes[..<separator].enumerated().allSatisfy({ ASCII.isSchemeByte($1, first: $0 == 0) }) {
-            start = separator + 3
-        }
+        let start = authorityStart(of: bytes)
         guard let at = bytes[start...].lastIndex(of: UInt8(ascii: "@")) else { return proxy }
         let userInfo = bytes[start..<at]
         let slash = userInfo.firstIndex(of: UInt8(ascii: "/"))
@@ -35,6 +31,14 @@ enum ProxyUserInfo {
         }
         encoded += bytes[at...]
         return String(decoding: encoded, as: UTF8.self)
+    }
+
+    /// Where a proxy setting's authority starts: after a scheme (a letter, then letters, digits
+    /// and `+.-`, then `://`), else at its first byte.
+    static func authorityStart(of bytes: [UInt8]) -> Int {
+        guard let separator = bytes.firstRange(of: Array("://".utf8))?.lowerBound, separator > 0,
+              bytes[..<separator].enumerated().allSatisfy({ ASCII.isSchemeByte($1, first: $0 == 0) }) else { return 0 }
+        return separator + 3
     }
 
     private static func endsAuthority(_ byte: UInt8) -> Bool {
