@@ -60,13 +60,21 @@ struct Report {
             // Curlew's own minimum, when both runs give it, stands on the bare loop: it already
             // holds the header callbacks and facts the capturing loop adds, which would otherwise
             // count twice. Without it the floor is the capturing loop's: libcurl's part of logging in full.
-            let agentWork = Self.leastAdded(samples[.curlewNoObservers], over: samples[.libcurlMulti])
+            let measured = Self.leastAdded(samples[.curlewNoObservers], over: samples[.libcurlMulti])
+            let counted = Self.countedAgentWork(medians, samples)
+            let agentWork = [measured, counted?.micros].compactMap { $0 }.max()
             let floorKind: ClientKind = agentWork == nil && samples[.libcurlMultiCapturing] != nil ? .libcurlMultiCapturing : .libcurlMulti
+            var agentText = String(format: ", and Curlew's agent at least %.2f more than the bare loop without observers", agentWork ?? 0)
+            if let counted {
+                agentText += String(format: " (the larger of %.2f, the least it added in a run, and %.2f: its %.0f instructions more at "
+                                    + "%.3f µs per thousand, the fastest the bare loop ran user code at in a run)",
+                                    measured ?? 0, counted.micros, counted.instructions, counted.microsPerThousand)
+            }
             pendingReach = PendingReach(at: verdicts.count, text: text, required: minimum * theirs.requestsPerSecond, floorClient: floorKind,
                                         floorAndServer: (samples[floorKind] ?? []).compactMap { run in
                                             run.serverCPUMicrosPerRequest.map { run.cpuMicrosPerRequest + $0 }
                                         },
-                                        agentWork: agentWork)
+                                        agentWork: agentWork, agentText: agentWork == nil ? nil : agentText)
             verdicts.append("")
         }
         func cpu(_ kind: ClientKind, atMost maximum: Double) {
@@ -111,6 +119,28 @@ struct Report {
         return zip(mine, base).map { max(0, $0.cpuMicrosPerRequest - $1.cpuMicrosPerRequest) }.min()
     }
 
+    /// The CPU per request Curlew's agent adds to the bare loop at least, counted rather than
+    /// timed: the instructions Curlew without observers runs per request beyond the bare loop's
+    /// (callgrind's counts, which repeat run after run where times do not), at the fastest rate
+    /// the bare loop ran its user-space code at in a run (user CPU time per instruction). When
+    /// Curlew's code, libcurl's and the agent's together, ran slower per instruction in every run
+    /// than libcurl's alone did at its fastest, the agent's part runs slower still, so this is a
+    /// lower bound; otherwise, and when an instruction count or a user time is missing, nil.
+    static func countedAgentWork(_ medians: [ClientKind: RunResult], _ samples: [ClientKind: [RunResult]])
+        -> (micros: Double, instructions: Double, microsPerThousand: Double)? {
+        func fastest(_ kind: ClientKind) -> Double? {
+            guard let instructions = medians[kind]?.instructionsPerRequest, instructions > 0,
+                  let runs = samples[kind], !runs.isEmpty else { return nil }
+            let rates = runs.compactMap { $0.userCPUMicrosPerRequest.map { $0 / instructions } }
+            return rates.count == runs.count ? rates.min() : nil
+        }
+        guard let bare = fastest(.libcurlMulti), let curlew = fastest(.curlewNoObservers), curlew >= bare,
+              let mine = medians[.curlewNoObservers]?.instructionsPerRequest,
+              let theirs = medians[.libcurlMulti]?.instructionsPerRequest else { return nil }
+        let added = max(0, mine - theirs)
+        return (added * bare, added, bare * 1000)
+    }
+
     /// Settles the missed AsyncHTTPClient target: out of reach on this machine when even the
     /// least CPU per request the bare loop and nginx used together in one run, plus the least
     /// Curlew's agent added to the bare loop without observers in a run, plus the logger's CPU
@@ -136,8 +166,7 @@ struct Report {
                                 + "the %@ and nginx used at least %.2f in a run", reach.required, available, cores,
                                 String(reach.floorClient.title.drop { $0 != " " }.dropFirst()), least)
         arithmetic += loggerMicros.map { String(format: ", the logger %.2f per entry", $0) } ?? " (the logger scenario did not run)"
-        arithmetic += reach.agentWork.map { String(format: ", and Curlew's agent at least %.2f more than the bare loop without observers", $0) }
-            ?? " (Curlew without observers and the bare loop did not both run)"
+        arithmetic += reach.agentText ?? " (Curlew without observers and the bare loop did not both run)"
         arithmetic += String(format: ": %.2f %@ %.2f, ", floor, outOfReach ? ">" : "≤", available)
             + (outOfReach ? "out of reach for Curlew logging with this logger on this machine" : "within reach")
         verdicts[reach.at] = (outOfReach ? "MISS (out of reach) " : "MISS ") + reach.text + arithmetic
@@ -217,4 +246,6 @@ private struct PendingReach {
     /// The least CPU per request Curlew without observers added to the bare loop's in a run; nil
     /// when either did not run.
     var agentWork: Double?
+    /// How `agentWork` was found, as the verdict words it.
+    var agentText: String?
 }
