@@ -240,7 +240,16 @@ expect "V shows where the request goes" "sends GET $base/get"
 keys E
 expect "E switches the environment" "env nowhere"
 expect "the resolved URL follows the environment" "sends GET http://127.0.0.1:9/get"
-keys V q
+keys V
+# A curl command whose URL is longer than a request head can be (a paste of about 1 MB) is
+# refused at once with the URL's size, not sent and failed as libcurl's "Out of memory".
+{ printf 'curl %s/get?pad=' "$base"; head -c 1046000 /dev/zero | tr '\0' a; } > "$workbench/long.txt"
+tmux -L "$socket" load-buffer -b long "$workbench/long.txt"
+tmux -L "$socket" paste-buffer -p -b long -t e2e
+expect "a pasted curl command with a 1 MB URL becomes a request" "the curl command is now"
+keys s
+expect "an over-long URL is refused with its size" "the URL is 1021."
+keys q
 expect "quitting with the pasted request unsaved asks first" "Quit without saving?"
 keys y
 expect "the workbench exits cleanly" "CURLEW-EXITED-0"

@@ -126,10 +126,15 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     ]
 
     /// Checks every field for what would corrupt the request on the wire: names that are not HTTP
-    /// tokens, control bytes in values (CR, LF or NUL would inject headers), and framing headers
-    /// given by hand.
+    /// tokens, control bytes in values (CR, LF or NUL would inject headers), framing headers
+    /// given by hand, and more bytes than a request head holds (`RequestHeadLimit`).
     public func validate() throws(RequestError) {
         try validateSyntax()
+        let size = RequestHeadLimit.size(of: fields)
+        guard size <= RequestHeadLimit.headerBytes else {
+            throw RequestError(.invalidHeader, "the headers come to \(ByteCountText.of(Int64(size))); libcurl sends a request head of at most "
+                               + "\(ByteCountText.of(Int64(RequestHeadLimit.bytes))), the URL included")
+        }
         for field in fields {
             // The body's framing is libcurl's to write: a Content-Length or Transfer-Encoding that
             // disagrees with the body would let part of it be read as a second request.

@@ -110,6 +110,7 @@ struct RequestComposer: Sendable {
         }
         let sendsBaseHeaders = headers.sharesStorage(with: baseHeaders) || Self.sameBytes(headers, baseHeaders)
         if sendsBaseHeaders { try baseHeadersCheck.get() } else { try headers.validate() }
+        if url.utf8.count > RequestHeadLimit.urlBytesWithoutSum { try RequestHeadLimit.check(url: url, fields: headers.fields) }
         let security: TLSOptions
         if let tls = request.tls.map(config.tls.applying) {
             security = try Self.transportSecurity(tls)
@@ -259,12 +260,14 @@ struct RequestComposer: Sendable {
                 url += path.hasPrefix("?") ? path : "/" + Self.trimmingSlashes(path, leading: true)
             }
         }
+        try RequestHeadLimit.check(url: url)
         if !Self.hasPlainHTTPShape(url) {
             try Self.validate(url)
             url = Self.percentEncodingNonASCII(url)
         }
         if !query.isEmpty {
             url = URLText.appendingQuery(query.percentEncoded, to: url)
+            try RequestHeadLimit.check(url: url)
         }
         return url
     }

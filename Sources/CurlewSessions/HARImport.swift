@@ -16,9 +16,15 @@ public enum HARImport {
     static let headersNotToResend: Set<String> = [":method", ":path", ":scheme", ":authority", "content-length", "host", "transfer-encoding",
                                                   "connection", "keep-alive", "te", "upgrade", "proxy-connection", "accept-encoding"]
 
-    /// Each entry as a debug message, numbered from 1.
+    /// Each entry as a debug message, numbered from 1. An entry without a request method and URL
+    /// (HAR requires both) refuses the file, naming the entry: a row made up for it would show a
+    /// request nobody sent.
     public static func messages(_ data: Data) throws(Failure) -> [DebugMessage] {
-        try entries(data).enumerated().map { index, entry in message(entry, id: UInt64(index + 1)) }
+        var messages: [DebugMessage] = []
+        for (index, entry) in try entries(data).enumerated() {
+            messages.append(try message(entry, id: UInt64(index + 1)))
+        }
+        return messages
     }
 
     /// Each entry as a request to keep in a workspace, with its host as the folder.
@@ -59,14 +65,21 @@ public enum HARImport {
         return entries
     }
 
-    static func message(_ entry: JSONValue, id: UInt64) -> DebugMessage {
-        let request = entry["request"]
+    static func message(_ entry: JSONValue, id: UInt64) throws(Failure) -> DebugMessage {
+        guard case .object = entry else { throw Failure(reason: "entry \(id) is not an object") }
+        guard let request = entry["request"], case .object = request else {
+            throw Failure(reason: "entry \(id) has no request (a HAR entry needs one, with its method and URL)")
+        }
+        guard let method = request["method"]?.stringValue, !method.isEmpty else {
+            throw Failure(reason: "entry \(id)'s request has no method")
+        }
+        guard let url = request["url"]?.stringValue, !url.isEmpty else {
+            throw Failure(reason: "entry \(id)'s request has no URL")
+        }
         let response = entry["response"]
-        let method = request?["method"]?.stringValue ?? "GET"
-        let url = request?["url"]?.stringValue ?? ""
-        let requestHeaders = headers(request?["headers"])
+        let requestHeaders = headers(request["headers"])
         var requestBody: BodySnapshot?
-        if let post = request?["postData"] {
+        if let post = request["postData"] {
             let type = post["mimeType"]?.stringValue
             var bytes = Data((post["text"]?.stringValue ?? "").utf8)
             if bytes.isEmpty, case .array(let params)? = post["params"] {

@@ -216,9 +216,15 @@ public final class CursesScreen: Screen {
     /// Pasted text up to the end marker, CR and CRLF read as newlines, as one `.paste`. A paste
     /// that pauses (or is larger than a chunk) is delivered in pieces, every one of them text,
     /// until the end marker arrives; function keys inside a paste are dropped.
+    ///
+    /// Each character is one call into curses; the loop around it does no more than it must (the
+    /// end marker is looked for only after its last character, the clock read once a chunk), so
+    /// a paste of megabytes is read in a moment rather than seconds.
     private func readPaste(timeout milliseconds: Int) -> Key? {
         var scalars: [UInt32] = []
+        var sawCarriageReturn = false
         _ = curlew_timeout(Int32(max(milliseconds, 0)))
+        let markerLast = wint_t(Self.pasteEnd[Self.pasteEnd.count - 1])
         while scalars.count < Self.pasteChunk {
             var character: wint_t = 0
             let result = curlew_get_wch(&character)
@@ -229,21 +235,25 @@ public final class CursesScreen: Screen {
                 guard character == wint_t(KEY_BACKSPACE), backspaceByte != 0 else { continue }
                 character = wint_t(backspaceByte)
             }
-            lastPasted = .now
+            if scalars.isEmpty { _ = curlew_timeout(Int32(Self.pasteWait)) }
             scalars.append(UInt32(character))
-            if scalars.count >= Self.pasteEnd.count, scalars.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {
+            if character == 0x0D { sawCarriageReturn = true }
+            if character == markerLast, scalars.count >= Self.pasteEnd.count,
+               scalars.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {
                 scalars.removeLast(Self.pasteEnd.count)
                 pasting = false
                 break
             }
-            _ = curlew_timeout(Int32(Self.pasteWait))
         }
         guard !scalars.isEmpty else {
             if ContinuousClock.now - lastPasted > Self.pasteGiveUp { pasting = false }
             return nil
         }
+        lastPasted = .now
         var text = String(String.UnicodeScalarView(scalars.compactMap(Unicode.Scalar.init)))
-        text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        if sawCarriageReturn {
+            text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        }
         return .paste(text)
     }
 

@@ -105,6 +105,18 @@ struct AgentRequestTests {
         #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
     }
 
+    @Test("a URL longer than a request head can be is refused before anything is sent, as a URL error, not as the server's answer")
+    func overlongURLNeverSent() async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let failure = await #expect(throws: RequestFailure.self) {
+            try await agent().send(Request(.get, "/get?\(tag)&pad=" + String(repeating: "a", count: 1_800_000)))
+        }
+        #expect(failure?.error.kind == .invalidURL)
+        #expect(failure?.error.message.hasPrefix("the URL is 1.7 MiB") == true)
+        #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
+    }
+
     @Test("a status outside the acceptable range fails, with the response body kept")
     func unacceptableStatus() async throws {
         let failure = try #require(await #expect(throws: RequestFailure.self) { try await agent().send(Request(.get, "/status/503")) })

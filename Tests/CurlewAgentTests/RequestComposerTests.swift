@@ -121,6 +121,35 @@ struct RequestComposerTests {
         }
     }
 
+    @Test("a URL or headers longer than libcurl's 1 MiB request head are refused, saying which part is long, instead of failing as \"Out of memory\" after connecting")
+    func requestHeadLimit() throws {
+        let composer = RequestComposer(config: NetworkConfig())
+        let long = "http://h.test/" + String(repeating: "a", count: 1_800_000)
+        #expect(throws: RequestError(.invalidURL, #"the URL is 1.7 MiB ("http://h.test/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"…); libcurl sends a request head of at most 1.0 MiB"#)) {
+            try composer.compose(Request.url(long))
+        }
+        // Not of the plain shape, so the full parser would read it: the length is checked first.
+        #expect(throws: RequestError.self) { try composer.compose(Request.url(long + " x")) }
+        // The query parameters can make a URL too long too.
+        let query = Request(.get, "http://h.test/", params: ["q": .string(String(repeating: "b", count: 1 << 20))])
+        #expect((try? composer.compose(query)) == nil)
+        // Just under the limit with the default User-Agent, leaving room for the request line and
+        // libcurl's own headers.
+        let fits = "http://h.test/" + String(repeating: "a", count: RequestHeadLimit.bytes - RequestHeadLimit.headRoom - 14 - 100)
+        #expect(try composer.compose(Request.url(fits)).transfer.url == fits)
+        // A long URL and long headers, each within bounds, that together are not.
+        var both = Request.url(fits.dropLast(100_000).description)
+        both.headers = ["X-Long": String(repeating: "c", count: 200_000)]
+        #expect(throws: RequestError(.invalidURL, "the request head would be 1.1 MiB (the URL 922.2 KiB, the headers 195.3 KiB); libcurl sends a request head of at most 1.0 MiB")) {
+            try composer.compose(both)
+        }
+        var headers = Request.url("http://h.test/")
+        headers.headers = ["X-Long": String(repeating: "c", count: 1 << 20)]
+        #expect(throws: RequestError(.invalidHeader, "the headers come to 1.0 MiB; libcurl sends a request head of at most 1.0 MiB, the URL included")) {
+            try composer.compose(headers)
+        }
+    }
+
     @Test("the config's default headers and User-Agent are refused the same way, for every request that sends them")
     func configHeaderInjection() throws {
         for config in [

@@ -147,6 +147,30 @@ struct ImportTests {
         #expect(throws: HARImport.Failure.self) { try HARImport.messages(Data("{\"log\": {}}".utf8)) }
     }
 
+    @Test("a HAR entry without a request, a method or a URL refuses the file, naming the entry, instead of showing a made-up GET")
+    func harEntryWithoutRequest() {
+        let good = #"{"request": {"method": "GET", "url": "https://h.example/"}, "response": {"status": 200}}"#
+        let cases: [(entry: String, reason: String)] = [
+            (#"{"request": null, "response": {"status": 200}}"#, "entry 2 has no request (a HAR entry needs one, with its method and URL)"),
+            (#"{"response": {"status": 200}}"#, "entry 2 has no request (a HAR entry needs one, with its method and URL)"),
+            (#"{"request": "GET /", "response": {"status": 200}}"#, "entry 2 has no request (a HAR entry needs one, with its method and URL)"),
+            (#"{"request": {"url": "https://h.example/"}}"#, "entry 2's request has no method"),
+            (#"{"request": {"method": "GET", "url": ""}}"#, "entry 2's request has no URL"),
+            (#"{"request": {"method": "GET", "url": 7}}"#, "entry 2's request has no URL"),
+            ("null", "entry 2 is not an object"),
+        ]
+        for (entry, reason) in cases {
+            let text = #"{"log": {"entries": ["# + good + ", " + entry + "]}}"
+            #expect(throws: HARImport.Failure.self) { try HARImport.messages(Data(text.utf8)) }
+            do {
+                _ = try HARImport.collection(Data(text.utf8))
+                Issue.record("expected \(entry) to refuse the file")
+            } catch {
+                #expect(error.reason == reason)
+            }
+        }
+    }
+
     static let openAPI = """
     openapi: 3.1.0
     info: {title: Pets, version: "1"}
