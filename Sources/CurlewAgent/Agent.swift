@@ -41,7 +41,9 @@ public final class Agent: Sendable {
             eventSink: { events, lane in core.handle(events, lane: lane) }
         )
         let ids = self.ids
-        self.reachability = Reachability(settings: config.reachability, defaultDomain: config.baseURL, callbackRunner: callbackRunner)
+        let engine = self.engine
+        self.reachability = Reachability(settings: config.reachability, defaultDomain: config.baseURL, callbackRunner: callbackRunner,
+                                         route: { url in engine.proxyRoute(for: url) })
         self.services = PipelineServices(config: config, core: core, engine: engine, composer: composer, reachability: reachability,
                                          makeID: { ids.make() })
         if config.cookies.enabled, let jar = config.cookies.jarFile, FileManager.default.fileExists(atPath: jar),

@@ -67,6 +67,12 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
         ASCII.isHTTPS(url) ? https : http
     }
 
+    /// Where an exchange with `url` connects first: its proxy when one may carry it
+    /// (`mayUseProxy`), else straight to its host.
+    public func route(for url: String) -> ProxyRoute {
+        mayUseProxy(for: url) ? .to(proxy(for: url)) : .direct
+    }
+
     /// Whether an exchange with `url` may go through a proxy: one is set for its scheme and
     /// `noProxy` does not exempt its host, as libcurl 7.88 reads the list (`*` alone for every
     /// host; for a name, entries with or without a leading dot matching it or a domain it is in,

@@ -119,6 +119,11 @@ public final class TransferEngine: Sendable {
         proxies.mayUseProxy(for: url)
     }
 
+    /// Where an exchange with `url` connects first: the proxy that may carry it, or its host.
+    public func proxyRoute(for url: String) -> ProxyRoute {
+        proxies.route(for: url)
+    }
+
     deinit {
         shutdown()
     }

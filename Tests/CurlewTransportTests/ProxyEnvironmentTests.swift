@@ -27,6 +27,31 @@ struct ProxyEnvironmentTests {
         #expect(ProxyEnvironment([:]).proxy(for: "http://x/") == "" && ProxyEnvironment([:]).noProxy == "")
     }
 
+    @Test("where an exchange connects first: the proxy's host and port (libcurl's default ports), straight to the host, or nowhere usable")
+    func route() {
+        let proxies = ProxyEnvironment(http: "http://user:pw@p1:3128/ignored", https: "https://p2", noProxy: "direct.test")
+        #expect(proxies.route(for: "http://example.com/") == .proxy(host: "p1", port: 3128))
+        #expect(proxies.route(for: "https://example.com/") == .proxy(host: "p2", port: 443))
+        #expect(proxies.route(for: "http://direct.test/") == .direct)
+        #expect(ProxyEnvironment(http: "", https: "", noProxy: "").route(for: "http://example.com/") == .direct)
+        let cases: [(String, ProxyRoute)] = [
+            ("p3", .proxy(host: "p3", port: 1080)),
+            ("socks5h://s:1081", .proxy(host: "s", port: 1081)),
+            ("socks5://user:pa@ss@[::1]:1082", .proxy(host: "::1", port: 1082)),
+            ("http://[::1]", .proxy(host: "::1", port: 1080)),
+            ("http://us/er:pw@p4:8080", .proxy(host: "p4", port: 8080)),
+            ("http://:3128", .unusable),
+            ("http://p5:99999", .unusable),
+            ("http://p6:", .unusable),
+            ("http://[::1", .unusable),
+            ("http://[::1]x", .unusable),
+            ("http://p 7:80", .unusable),
+        ]
+        for (proxy, route) in cases {
+            #expect(ProxyEnvironment(http: proxy, https: "", noProxy: "").route(for: "http://example.com/") == route, "\(proxy)")
+        }
+    }
+
     @Test("whether a proxy may carry an exchange: no_proxy read as libcurl reads it, and yes when unsure")
     func mayUseProxy() {
         let proxies = ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "localhost, .Example.com 127.0.0.1,::1,10.0.0.0/8,.0.2.1,[::2],127.2"])

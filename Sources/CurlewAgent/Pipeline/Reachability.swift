@@ -1,4 +1,5 @@
 import CurlewLocking
+import CurlewTransport
 import Dispatch
 import Foundation
 
@@ -27,7 +28,8 @@ public struct ReachabilitySettings: Sendable, Equatable {
 }
 
 /// Reachability per host: a name resolution and a TCP connect probe, cached briefly, and
-/// listeners that hear when a domain's status changes.
+/// listeners that hear when a domain's status changes. A domain a proxy would carry requests to
+/// is probed at the proxy, where those requests connect.
 public final class Reachability: Sendable {
     /// A registered listener; pass it to `stopListening(_:)`.
     public struct Listener: Sendable, Hashable {
@@ -52,13 +54,17 @@ public final class Reachability: Sendable {
     let settings: ReachabilitySettings
     private let defaultDomain: String
     private let callbackRunner: CallbackRunner
+    /// Where requests to a URL connect first (the agent's transfer engine decides).
+    private let route: @Sendable (String) -> ProxyRoute
     private let probeQueue = DispatchQueue(label: "curlew.reachability", attributes: .concurrent)
     private let state = Locked(State())
 
-    init(settings: ReachabilitySettings, defaultDomain: String, callbackRunner: CallbackRunner) {
+    init(settings: ReachabilitySettings, defaultDomain: String, callbackRunner: CallbackRunner,
+         route: @escaping @Sendable (String) -> ProxyRoute) {
         self.settings = settings
         self.defaultDomain = defaultDomain
         self.callbackRunner = callbackRunner
+        self.route = route
     }
 
     /// The cached verdict for a domain (`host`, `host:port` or a URL); `unknown` when none is fresh.
@@ -74,10 +80,19 @@ public final class Reachability: Sendable {
     /// Probes a domain now (off the caller's thread) and returns the fresh verdict. Checks of one
     /// host at the same time share one probe. Name resolution cannot be interrupted, so a probe
     /// that has not finished a second after its connect timeout answers `unknown` (and is not
-    /// recorded); its thread finishes on its own.
+    /// recorded); its thread finishes on its own. A domain a proxy would carry requests to is
+    /// probed at the proxy; one whose proxy setting names nothing to connect to is not reachable.
     public func check(_ domain: String) async -> ReachabilityStatus {
         guard let (host, port) = Self.endpoint(of: domain) else { return .notReachable }
         let key = "\(host):\(port)"
+        let probed: (host: String, port: Int)
+        switch route(Self.url(of: domain, host: host, port: port)) {
+        case .direct: probed = (host, port)
+        case .proxy(let proxyHost, let proxyPort): probed = (proxyHost, proxyPort)
+        case .unusable:
+            record(.notReachable, host: host, port: port)
+            return .notReachable
+        }
         let (slot, starts) = state.withLock { state -> (OneShot<ReachabilityStatus>, Bool) in
             if let running = state.probes[key] { return (running, false) }
             let slot = OneShot<ReachabilityStatus>()
@@ -87,7 +102,7 @@ public final class Reachability: Sendable {
         if starts {
             let timeout = settings.probeTimeout
             probeQueue.async { [self] in
-                let status = ReachabilityProbe.probe(host: host, port: port, timeout: timeout)
+                let status = ReachabilityProbe.probe(host: probed.host, port: probed.port, timeout: timeout)
                 record(status, host: host, port: port)
                 finish(key, slot, status)
             }
@@ -179,6 +194,14 @@ public final class Reachability: Sendable {
 
     private func record(_ status: ReachabilityStatus, host: String, port: Int) {
         state.withLock { $0.verdicts["\(host):\(port)"] = (status, .now) }
+    }
+
+    /// `domain` as a URL, for choosing its proxy: as it is when it is one, else http, or https
+    /// on port 443.
+    private static func url(of domain: String, host: String, port: Int) -> String {
+        guard !domain.contains("://") else { return domain }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return (port == 443 ? "https://" : "http://") + bracketed + ":\(port)"
     }
 
     /// Host and port of `host`, `host:port`, `[v6]:port` or an http(s) URL.

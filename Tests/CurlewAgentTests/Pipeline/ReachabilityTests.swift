@@ -66,4 +66,28 @@ struct ReachabilityTests {
         agent.reachability.stopListening(domain: other.domain)
         #expect(await agent.reachability.check("127.0.0.1:\(port)") == .notReachable)
     }
+
+    @Test("a domain a proxy carries requests to is probed at the proxy: reachable through a live one, not through a closed one or an unusable setting")
+    func throughProxy() async throws {
+        let live = try await pipelineAgent()
+        let livePort = try #require(URLComponents(string: live.config.baseURL)?.port)
+        let closed = try closedPort()
+        func agent(proxy: String, noProxy: String = "") -> Agent {
+            var config = NetworkConfig(baseURL: live.config.baseURL)
+            config.proxies = ProxySettings(http: proxy, https: "", noProxy: noProxy)
+            return Agent(config: config)
+        }
+        // The host itself is closed; the proxy that would carry requests to it listens.
+        #expect(await agent(proxy: "http://127.0.0.1:\(livePort)").reachability.check("127.0.0.1:\(closed)") == .reachable)
+        // The host listens; its proxy does not, so no request would get there.
+        let throughClosed = agent(proxy: "http://127.0.0.1:\(closed)")
+        #expect(await throughClosed.reachability.check("127.0.0.1:\(livePort)") == .notReachable)
+        let heard = Locked<[ReachabilityStatus]>([])
+        let listener = throughClosed.reachability.listen(every: .milliseconds(100)) { status in heard.withLock { $0.append(status) } }
+        try await waitUntil(timeout: .seconds(20)) { heard.withLock { $0 } == [.notReachable] }
+        throughClosed.reachability.stopListening(listener)
+        // Exempt by no_proxy: probed directly again.
+        #expect(await agent(proxy: "http://127.0.0.1:\(closed)", noProxy: "127.0.0.1").reachability.check("127.0.0.1:\(livePort)") == .reachable)
+        #expect(await agent(proxy: "http://:3128").reachability.check("127.0.0.1:\(livePort)") == .notReachable)
+    }
 }
