@@ -22,9 +22,6 @@ public struct RunResult: Codable, Sendable {
     public var allocationsPerRequest: Double?
     /// Instructions per request under callgrind, all threads, from separate runs (nil when not measured).
     public var instructionsPerRequest: Double?
-    /// User-space CPU time of the client's process per request, in microseconds, from the start of
-    /// the client's work (its program's own start-up left out); nil when the client does not say.
-    public var userCPUMicrosPerRequest: Double?
 
     public var requestsPerSecond: Double { seconds > 0 ? Double(requests) / seconds : 0 }
     public var megabytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds / 1_048_576 : 0 }

@@ -57,24 +57,14 @@ struct Report {
             }
             // Settled after the logger scenario; its place in the list is kept.
             precondition(pendingReach == nil, "one target waits for the logger's figures")
-            // Curlew's own minimum, when both runs give it, stands on the bare loop: it already
-            // holds the header callbacks and facts the capturing loop adds, which would otherwise
-            // count twice. Without it the floor is the capturing loop's: libcurl's part of logging in full.
-            let measured = Self.leastAdded(samples[.curlewNoObservers], over: samples[.libcurlMulti])
-            let counted = Self.countedAgentWork(medians, samples)
-            let agentWork = [measured, counted?.micros].compactMap { $0 }.max()
-            let floorKind: ClientKind = agentWork == nil && samples[.libcurlMultiCapturing] != nil ? .libcurlMultiCapturing : .libcurlMulti
-            var agentText = String(format: ", and Curlew's agent at least %.2f more than the bare loop without observers", agentWork ?? 0)
-            if let counted {
-                agentText += String(format: " (the larger of %.2f, the least it added in a run, and %.2f: its %.0f instructions more at "
-                                    + "%.3f µs per thousand, the fastest the bare loop ran user code at in a run)",
-                                    measured ?? 0, counted.micros, counted.instructions, counted.microsPerThousand)
-            }
+            // The floor is Curlew's own work for a request nobody observes, when it ran; else
+            // the capturing loop's (libcurl's part of logging in full), else the bare loop's.
+            let floorKind: ClientKind = samples[.curlewNoObservers] != nil ? .curlewNoObservers
+                : samples[.libcurlMultiCapturing] != nil ? .libcurlMultiCapturing : .libcurlMulti
             pendingReach = PendingReach(at: verdicts.count, text: text, required: minimum * theirs.requestsPerSecond, floorClient: floorKind,
                                         floorAndServer: (samples[floorKind] ?? []).compactMap { run in
                                             run.serverCPUMicrosPerRequest.map { run.cpuMicrosPerRequest + $0 }
-                                        },
-                                        agentWork: agentWork, agentText: agentWork == nil ? nil : agentText)
+                                        })
             verdicts.append("")
         }
         func cpu(_ kind: ClientKind, atMost maximum: Double) {
@@ -112,45 +102,16 @@ struct Report {
         return (ratios.sorted()[ratios.count / 2], ratios.map { String(format: "%.2f", $0) }.joined(separator: " "))
     }
 
-    /// The least CPU per request `mine` added to `base`'s in one run (runs pair up: the clients
-    /// take turns), never below zero; nil when either did not run.
-    static func leastAdded(_ mine: [RunResult]?, over base: [RunResult]?) -> Double? {
-        guard let mine, let base, !mine.isEmpty, mine.count == base.count else { return nil }
-        return zip(mine, base).map { max(0, $0.cpuMicrosPerRequest - $1.cpuMicrosPerRequest) }.min()
-    }
-
-    /// The CPU per request Curlew's agent adds to the bare loop at least, counted rather than
-    /// timed: the instructions Curlew without observers runs per request beyond the bare loop's
-    /// (callgrind's counts, which repeat run after run where times do not), at the fastest rate
-    /// the bare loop ran its user-space code at in a run (user CPU time per instruction). When
-    /// Curlew's code, libcurl's and the agent's together, ran slower per instruction in every run
-    /// than libcurl's alone did at its fastest, the agent's part runs slower still, so this is a
-    /// lower bound; otherwise, and when an instruction count or a user time is missing, nil.
-    static func countedAgentWork(_ medians: [ClientKind: RunResult], _ samples: [ClientKind: [RunResult]])
-        -> (micros: Double, instructions: Double, microsPerThousand: Double)? {
-        func fastest(_ kind: ClientKind) -> Double? {
-            guard let instructions = medians[kind]?.instructionsPerRequest, instructions > 0,
-                  let runs = samples[kind], !runs.isEmpty else { return nil }
-            let rates = runs.compactMap { $0.userCPUMicrosPerRequest.map { $0 / instructions } }
-            return rates.count == runs.count ? rates.min() : nil
-        }
-        guard let bare = fastest(.libcurlMulti), let curlew = fastest(.curlewNoObservers), curlew >= bare,
-              let mine = medians[.curlewNoObservers]?.instructionsPerRequest,
-              let theirs = medians[.libcurlMulti]?.instructionsPerRequest else { return nil }
-        let added = max(0, mine - theirs)
-        return (added * bare, added, bare * 1000)
-    }
-
     /// Settles the missed AsyncHTTPClient target: out of reach on this machine when even the
-    /// least CPU per request the bare loop and nginx used together in one run, plus the least
-    /// Curlew's agent added to the bare loop without observers in a run, plus the logger's CPU
-    /// per entry, is more than the cores have per request at the target's throughput. That is a
-    /// lower bound for Curlew logging every exchange in full: its agent does at least what it
-    /// does for a request nobody observes (compose, start, collect, answer), the logger writes
-    /// each record, and the server's work is the same; libcurl's capture of the request as sent
-    /// is left out. When Curlew without observers did not run, the capturing loop stands for
-    /// libcurl's part (the bare loop when that did not run either). `loggerMicros` is nil when
-    /// the logger scenario did not run.
+    /// least CPU per request Curlew without observers and nginx used together in one run, plus
+    /// the logger's CPU per entry, is more than the cores have per request at the target's
+    /// throughput. That is a lower bound for Curlew logging every exchange in full: it does at
+    /// least what the same agent does for a request nobody observes (compose, start, collect,
+    /// answer, and libcurl's work for it), the logger writes each record, and the server's work
+    /// is the same; the debug messages, the observer lanes and libcurl's capture of the request
+    /// as sent are left out. When Curlew without observers did not run, the capturing loop
+    /// stands for libcurl's part (the bare loop when that did not run either). `loggerMicros`
+    /// is nil when the logger scenario did not run.
     mutating func settleReach(loggerMicros: Double?) {
         guard let reach = pendingReach else { return }
         pendingReach = nil
@@ -160,13 +121,13 @@ struct Report {
             verdicts[reach.at] = "MISS " + reach.text + " (nginx's CPU could not be read, so whether it was within reach is not known)"
             return
         }
-        let floor = least + (loggerMicros ?? 0) + (reach.agentWork ?? 0)
+        let floor = least + (loggerMicros ?? 0)
         let outOfReach = floor > available
+        let floorName = reach.floorClient == .curlewNoObservers ? "Curlew without observers"
+            : "the " + String(reach.floorClient.title.drop { $0 != " " }.dropFirst()) + " (Curlew without observers did not run)"
         var arithmetic = String(format: ": %.0f req/s is %.2f µs of CPU per request on %.0f cores, client and server together; "
-                                + "the %@ and nginx used at least %.2f in a run", reach.required, available, cores,
-                                String(reach.floorClient.title.drop { $0 != " " }.dropFirst()), least)
+                                + "%@ and nginx used at least %.2f in a run", reach.required, available, cores, floorName, least)
         arithmetic += loggerMicros.map { String(format: ", the logger %.2f per entry", $0) } ?? " (the logger scenario did not run)"
-        arithmetic += reach.agentText ?? " (Curlew without observers and the bare loop did not both run)"
         arithmetic += String(format: ": %.2f %@ %.2f, ", floor, outOfReach ? ">" : "≤", available)
             + (outOfReach ? "out of reach for Curlew logging with this logger on this machine" : "within reach")
         verdicts[reach.at] = (outOfReach ? "MISS (out of reach) " : "MISS ") + reach.text + arithmetic
@@ -239,13 +200,8 @@ private struct PendingReach {
     var text: String
     /// The requests per second the target asks for.
     var required: Double
-    /// The client whose CPU is the floor: the capturing loop, or the bare loop.
+    /// The client whose CPU is the floor: Curlew without observers, the capturing loop, or the bare loop.
     var floorClient: ClientKind
     /// That client's CPU per request plus nginx's in the same run, for each run, in microseconds.
     var floorAndServer: [Double]
-    /// The least CPU per request Curlew without observers added to the bare loop's in a run; nil
-    /// when either did not run.
-    var agentWork: Double?
-    /// How `agentWork` was found, as the verdict words it.
-    var agentText: String?
 }

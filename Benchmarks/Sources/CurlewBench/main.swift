@@ -21,8 +21,6 @@ do {
             throw BenchError("usage: client KIND URL COUNT CONCURRENCY")
         }
         let url = arguments[2]
-        let start = userCPUSeconds()
-        func emit(_ result: RunResult) throws { try BenchMeasurement.emit(result, userCPUSecondsAtStart: start) }
         switch kind {
         case .curlew: try emit(CurlewClient.run(url: url, count: count, concurrency: concurrency, observed: true))
         case .curlewNoObservers: try emit(CurlewClient.run(url: url, count: count, concurrency: concurrency, observed: false))
