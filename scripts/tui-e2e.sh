@@ -241,14 +241,15 @@ keys E
 expect "E switches the environment" "env nowhere"
 expect "the resolved URL follows the environment" "sends GET http://127.0.0.1:9/get"
 keys V
-# A curl command whose URL is longer than a request head can be (a paste of about 1 MB) is
-# refused at once with the URL's size, not sent and failed as libcurl's "Out of memory".
-{ printf 'curl %s/get?pad=' "$base"; head -c 1046000 /dev/zero | tr '\0' a; } > "$workbench/long.txt"
+# A curl command whose URL is longer than a request head can be (a paste of 1.1 MB, more than
+# 1 MiB) arrives whole and is refused at once with the URL's whole size, not cut at 1 MiB into a
+# shorter request, nor sent and failed as libcurl's "Out of memory".
+{ printf 'curl %s/get?pad=' "$base"; head -c 1100000 /dev/zero | tr '\0' a; } > "$workbench/long.txt"
 tmux -L "$socket" load-buffer -b long "$workbench/long.txt"
 tmux -L "$socket" paste-buffer -p -b long -t e2e
-expect "a pasted curl command with a 1 MB URL becomes a request" "the curl command is now"
+expect "a pasted curl command with a 1.1 MB URL becomes a request" "the curl command is now"
 keys s
-expect "an over-long URL is refused with its size" "the URL is 1021."
+expect "an over-long URL is refused with its whole size" "the URL is 1.0 MiB"
 keys q
 expect "quitting with the pasted request unsaved asks first" "Quit without saving?"
 keys y

@@ -126,15 +126,10 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     ]
 
     /// Checks every field for what would corrupt the request on the wire: names that are not HTTP
-    /// tokens, control bytes in values (CR, LF or NUL would inject headers), framing headers
-    /// given by hand, and more bytes than a request head holds (`RequestHeadLimit`).
+    /// tokens, control bytes in values (CR, LF or NUL would inject headers), and framing headers
+    /// given by hand.
     public func validate() throws(RequestError) {
         try validateSyntax()
-        let size = RequestHeadLimit.size(of: fields)
-        guard size <= RequestHeadLimit.headerBytes else {
-            throw RequestError(.invalidHeader, "the headers come to \(ByteCountText.of(Int64(size))); libcurl sends a request head of at most "
-                               + "\(ByteCountText.of(Int64(RequestHeadLimit.bytes))), the URL included")
-        }
         for field in fields {
             // The body's framing is libcurl's to write: a Content-Length or Transfer-Encoding that
             // disagrees with the body would let part of it be read as a second request.
@@ -149,13 +144,13 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     public func validateSyntax() throws(RequestError) {
         for field in fields {
             guard ASCII.isToken(field.name) else {
-                throw RequestError(.invalidHeader, "header name \(field.name.debugDescription) is not a valid HTTP token")
+                throw RequestError(.invalidHeader, "header name \(ClippedText.quoted(field.name)) is not a valid HTTP token")
             }
             guard let control = Self.firstControlByte(in: field.value) else { continue }
             if control == 0x0D || control == 0x0A || control == 0x00 {
-                throw RequestError(.invalidHeader, "header \(field.name) contains CR, LF or NUL; refusing to send (header injection)")
+                throw RequestError(.invalidHeader, "header \(ClippedText.plain(field.name)) contains CR, LF or NUL; refusing to send (header injection)")
             }
-            throw RequestError(.invalidHeader, "header \(field.name) contains the control byte \(String(format: "0x%02X", control)); a header value may hold visible characters, spaces and tabs")
+            throw RequestError(.invalidHeader, "header \(ClippedText.plain(field.name)) contains the control byte \(String(format: "0x%02X", control)); a header value may hold visible characters, spaces and tabs")
         }
     }
 

@@ -39,7 +39,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, Express
     /// different request (or a second one) on the wire.
     public func validate() throws(RequestError) {
         guard ASCII.isToken(rawValue) else {
-            throw RequestError(.invalidMethod, "method \(rawValue.debugDescription) is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~ only)")
+            throw RequestError(.invalidMethod, "method \(ClippedText.quoted(rawValue)) is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~ only)")
         }
     }
 }

@@ -16,6 +16,8 @@ struct RequestComposer: Sendable {
     /// request without headers of its own), made once.
     private let baseTransferHeaders: [(name: String, value: String)]
     private let baseHeaderNames: [String]
+    /// The bytes `baseHeaders` take in a request head.
+    private let baseHeaderBytes: Int
     /// The config's timeout in whole milliseconds, for requests without their own.
     private let configTimeoutMilliseconds: Int64
     /// Headers a redirect to another origin drops.
@@ -28,6 +30,7 @@ struct RequestComposer: Sendable {
         baseHeadersCheck = Result { [baseHeaders] () throws(RequestError) in try baseHeaders.validate() }
         baseTransferHeaders = baseHeaders.fields.map { ($0.name, $0.value) }
         baseHeaderNames = baseHeaders.fields.map(\.name)
+        baseHeaderBytes = RequestHeadLimit.size(of: baseHeaders.fields)
         configTimeoutMilliseconds = config.requestTimeout.wholeMilliseconds
         originBoundHeaderNames = TransferRequest.credentialHeaderNames + config.secretHeaderNames
     }
@@ -110,7 +113,8 @@ struct RequestComposer: Sendable {
         }
         let sendsBaseHeaders = headers.sharesStorage(with: baseHeaders) || Self.sameBytes(headers, baseHeaders)
         if sendsBaseHeaders { try baseHeadersCheck.get() } else { try headers.validate() }
-        if url.utf8.count > RequestHeadLimit.urlBytesWithoutSum { try RequestHeadLimit.check(url: url, fields: headers.fields) }
+        try Self.checkHeadSize(method: request.method.rawValue, url: url,
+                               fieldBytes: sendsBaseHeaders ? baseHeaderBytes : RequestHeadLimit.size(of: headers.fields))
         let security: TLSOptions
         if let tls = request.tls.map(config.tls.applying) {
             security = try Self.transportSecurity(tls)
@@ -250,7 +254,7 @@ struct RequestComposer: Sendable {
             guard !base.isEmpty else {
                 let example = "http://localhost:8080" + (path.hasPrefix("/") ? "" : "/") + path
                 throw RequestError(.invalidURL, path.isEmpty ? "no URL: give a full URL such as http://localhost:8080/get"
-                    : "\(path.debugDescription) is a path and there is no base URL: give a full URL such as \(example.debugDescription), or set a base URL")
+                    : "\(ClippedText.quoted(path)) is a path and there is no base URL: give a full URL such as \(ClippedText.quoted(example)), or set a base URL")
             }
             url = Self.trimmingSlashes(base, leading: false)
             if let version = config.apiVersion, !version.isEmpty {
@@ -260,38 +264,62 @@ struct RequestComposer: Sendable {
                 url += path.hasPrefix("?") ? path : "/" + Self.trimmingSlashes(path, leading: true)
             }
         }
-        try RequestHeadLimit.check(url: url)
+        try Self.checkLength(of: url)
         if !Self.hasPlainHTTPShape(url) {
             try Self.validate(url)
             url = Self.percentEncodingNonASCII(url)
         }
         if !query.isEmpty {
             url = URLText.appendingQuery(query.percentEncoded, to: url)
-            try RequestHeadLimit.check(url: url)
+            try Self.checkLength(of: url)
         }
         return url
+    }
+
+    /// What a request head can hold, as the refusals below say it.
+    private static let headLimitText = "libcurl sends a request head of at most \(ByteCountText.of(Int64(RequestHeadLimit.bytes))), which leaves "
+        + "\(ByteCountText.of(Int64(RequestHeadLimit.available))) for the method, the URL and the headers"
+
+    /// Refuses a URL that alone would not fit in a request head, before anything parses it.
+    private static func checkLength(of url: String) throws(RequestError) {
+        let count = url.utf8.count
+        guard count > RequestHeadLimit.available else { return }
+        throw RequestError(.invalidURL, "the URL is \(ByteCountText.of(Int64(count))) (\(ClippedText.quoted(URLPassword.masking(in: url), limit: 60))); "
+                           + headLimitText)
+    }
+
+    /// Refuses a request whose method, URL and header fields together would not fit in a request
+    /// head, as an error of the largest of the three.
+    static func checkHeadSize(method: String, url: String, fieldBytes: Int) throws(RequestError) {
+        let (methodBytes, urlBytes) = (method.utf8.count, url.utf8.count)
+        let total = methodBytes + urlBytes + fieldBytes
+        guard total > RequestHeadLimit.available else { return }
+        let kind: RequestError.Kind = methodBytes > max(urlBytes, fieldBytes) ? .invalidMethod : fieldBytes > urlBytes ? .invalidHeader : .invalidURL
+        let parts = (methodBytes > 1024 ? "the method \(ByteCountText.of(Int64(methodBytes))), " : "")
+            + "the URL \(ByteCountText.of(Int64(urlBytes))), the headers \(ByteCountText.of(Int64(fieldBytes)))"
+        throw RequestError(kind, "the request head would be \(ByteCountText.of(Int64(total))) (\(parts)); " + headLimitText)
     }
 
     /// Checks a URL that is not of the plain shape with the full parser.
     private static func validate(_ url: String) throws(RequestError) {
         if let index = url.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
-            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) contains whitespace or a control character at position \(position)")
+            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) contains whitespace or a control character at position \(position)")
         }
         if hasUnclosedIPv6Bracket(url) {
-            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) opens an IPv6 address with [ and does not close it with ]")
+            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) opens an IPv6 address with [ and does not close it with ]")
         }
         if let port = portText(of: url), !port.isEmpty, !isPort(port) {
-            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
+            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
         }
         guard let components = URLComponents(string: url) else {
-            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) is not a valid URL")
+            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) is not a valid URL")
         }
         guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) must start with http:// or https://")
+            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) must start with http:// or https://")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw RequestError(.invalidURL, "URL \(URLPassword.masking(in: url).debugDescription) has no host")
+            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) has no host")
         }
     }
 

@@ -18,7 +18,9 @@ public enum HARImport {
 
     /// Each entry as a debug message, numbered from 1. An entry without a request method and URL
     /// (HAR requires both) refuses the file, naming the entry: a row made up for it would show a
-    /// request nobody sent.
+    /// request nobody sent. Both may be empty in an entry that failed before anything was sent
+    /// (no status, and an `_error` text, as Curlew's export writes a request refused before it
+    /// was composed).
     public static func messages(_ data: Data) throws(Failure) -> [DebugMessage] {
         var messages: [DebugMessage] = []
         for (index, entry) in try entries(data).enumerated() {
@@ -32,7 +34,10 @@ public enum HARImport {
         var collection = ImportedCollection()
         collection.isLiteral = true
         for message in try messages(data) {
-            guard let original = message.original else { continue }
+            guard let original = message.original, !original.method.isEmpty, !original.url.isEmpty else {
+                collection.notes.append("entry \(message.requestID) failed before it was sent and has no \(message.original?.url.isEmpty == false ? "method" : "URL"); it is left out")
+                continue
+            }
             let name = ImportedCollection.defaultName(method: original.method, url: original.url)
             var request = Request.url(original.url, method: HTTPMethod(rawValue: original.method))
             // A value hidden when the HAR was written is not the value to send: such headers
@@ -70,13 +75,16 @@ public enum HARImport {
         guard let request = entry["request"], case .object = request else {
             throw Failure(reason: "entry \(id) has no request (a HAR entry needs one, with its method and URL)")
         }
-        guard let method = request["method"]?.stringValue, !method.isEmpty else {
+        let response = entry["response"]
+        let status = number(response?["status"]).flatMap { (0...999).contains($0) ? Int($0) : nil } ?? 0
+        // No answer, and the error Curlew's export writes for it.
+        let failedUnsent = status == 0 && response?["_error"]?.stringValue != nil
+        guard let method = request["method"]?.stringValue, !method.isEmpty || failedUnsent else {
             throw Failure(reason: "entry \(id)'s request has no method")
         }
-        guard let url = request["url"]?.stringValue, !url.isEmpty else {
+        guard let url = request["url"]?.stringValue, !url.isEmpty || failedUnsent else {
             throw Failure(reason: "entry \(id)'s request has no URL")
         }
-        let response = entry["response"]
         let requestHeaders = headers(request["headers"])
         var requestBody: BodySnapshot?
         if let post = request["postData"] {
@@ -88,7 +96,6 @@ public enum HARImport {
             if !bytes.isEmpty { requestBody = BodySnapshot(kept: bytes, size: Int64(bytes.count), contentType: type) }
         }
         let original = ComposedRequest(method: method, url: url, headers: requestHeaders, params: .null, body: requestBody, timeoutMilliseconds: 0)
-        let status = number(response?["status"]).flatMap { (0...999).contains($0) ? Int($0) : nil } ?? 0
         var snapshot: ResponseSnapshot?
         var error: RequestError?
         if status > 0 {

@@ -171,8 +171,18 @@ enum FilterLexer {
                 let start = index
                 index += 1
                 var text = ""
+                // Only the quote itself is escaped (`\"`): every other backslash is kept, so a
+                // quoted regex keeps its `\d`, `\.` and `\\` (a pair kept whole, so `"a\\"` ends
+                // at its quote).
                 while index < characters.count, characters[index] != character {
-                    if characters[index] == "\\", index + 1 < characters.count { index += 1 }
+                    if characters[index] == "\\", index + 1 < characters.count {
+                        if characters[index + 1] == character {
+                            index += 1
+                        } else if characters[index + 1] == "\\" {
+                            text.append("\\")
+                            index += 1
+                        }
+                    }
                     text.append(characters[index])
                     index += 1
                 }

@@ -11,9 +11,9 @@ public final class CursesScreen: Screen {
     private var pending: [Key] = []
     /// Inside a bracketed paste whose end marker has not arrived yet.
     private var pasting = false
-    /// When the last character of the paste was read. A paste whose end marker never comes
-    /// (bytes that are not UTF-8 can take it with them) ends after `pasteGiveUp` of silence, so
-    /// the keyboard is never lost to it.
+    /// When the paste's last piece ended (its last character, or the short wait after it). A
+    /// paste whose end marker never comes (bytes that are not UTF-8 can take it with them) ends
+    /// after `pasteGiveUp` of silence, so the keyboard is never lost to it.
     private var lastPasted = ContinuousClock.now
     private static let pasteGiveUp: Duration = .seconds(1)
     /// An ESC was read that may start a paste; it is looked at on the next read.
@@ -21,8 +21,10 @@ public final class CursesScreen: Screen {
     /// How long the bytes of a paste marker, and the rest of a paste, are waited for.
     private static let markerWait: Int32 = 25
     private static let pasteWait = 200
-    /// Characters delivered as one `.paste` at most.
-    private static let pasteChunk = 1 << 20
+    /// Characters delivered as one `.paste` at most: a curl command of megabytes (a URL past what
+    /// a request head holds, a large body) still arrives whole, and is refused or kept whole
+    /// rather than cut into a shorter request.
+    private static let pasteChunk = 8 << 20
 
     /// Bracketed paste: the terminal wraps pasted text in these, so a paste is never read as keys.
     private static let pasteOn = "\u{1B}[?2004h", pasteOff = "\u{1B}[?2004l"
@@ -217,9 +219,9 @@ public final class CursesScreen: Screen {
     /// that pauses (or is larger than a chunk) is delivered in pieces, every one of them text,
     /// until the end marker arrives; function keys inside a paste are dropped.
     ///
-    /// Each character is one call into curses; the loop around it does no more than it must (the
-    /// end marker is looked for only after its last character, the clock read once a chunk), so
-    /// a paste of megabytes is read in a moment rather than seconds.
+    /// Each character is one call into curses (which reads the terminal a byte per system call);
+    /// the loop around it does no more than it must: the end marker is looked for only after its
+    /// last character, and the clock is read once a piece.
     private func readPaste(timeout milliseconds: Int) -> Key? {
         var scalars: [UInt32] = []
         var sawCarriageReturn = false

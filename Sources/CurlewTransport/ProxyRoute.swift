@@ -1,3 +1,5 @@
+import CCurl
+
 /// Where an exchange with a URL connects first: the server itself, or the proxy that carries it.
 public enum ProxyRoute: Sendable, Equatable {
     /// Straight to the URL's host.
@@ -8,38 +10,33 @@ public enum ProxyRoute: Sendable, Equatable {
     /// A proxy is set for the URL but names no host or port libcurl could connect to.
     case unusable
 
-    /// The route to `proxy`, a proxy setting as libcurl is given it (`ProxyUserInfo`): its scheme,
-    /// user information and any path are set aside, and what remains is a host (an IPv6 address
-    /// in brackets) with maybe a port.
+    /// The route to `proxy`, a proxy setting as libcurl is given it (`ProxyUserInfo`), read as
+    /// libcurl 7.88 reads one: its URL parser with a scheme guessed when none is written, then
+    /// only http, https and the socks schemes taken; the port written, else 443 for an https
+    /// proxy and 1080 for any other.
     static func to(_ proxy: String) -> ProxyRoute {
-        let bytes = Array(proxy.utf8)
-        let start = ProxyUserInfo.authorityStart(of: bytes)
-        let scheme = start > 0 ? String(decoding: bytes[..<(start - 3)], as: UTF8.self).lowercased() : "http"
-        var authority = bytes[start...]
-        if let end = authority.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
-            authority = authority[..<end]
+        guard let parsed = curl_url() else { return .unusable }
+        defer { curl_url_cleanup(parsed) }
+        guard curl_url_set(parsed, CURLUPART_URL, proxy, UInt32(CURLU_NON_SUPPORT_SCHEME | CURLU_GUESS_SCHEME)) == CURLUE_OK else { return .unusable }
+        func part(_ which: CURLUPart, _ flags: UInt32 = 0) -> String? {
+            var value: UnsafeMutablePointer<CChar>?
+            guard curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
+            defer { curl_free(value) }
+            return String(cString: value)
         }
-        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[(at + 1)...] }
-        var host = authority
-        var port: ArraySlice<UInt8>?
-        if authority.first == UInt8(ascii: "[") {
-            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return .unusable }
-            host = authority[(authority.startIndex + 1)..<close]
-            let rest = authority[(close + 1)...]
-            if rest.first == UInt8(ascii: ":") { port = rest.dropFirst() } else if !rest.isEmpty { return .unusable }
-        } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
-            host = authority[..<colon]
-            port = authority[(colon + 1)...]
-        }
-        guard !host.isEmpty, !host.contains(where: { $0 <= 0x20 }) else { return .unusable }
-        let number: Int
-        if let port {
-            guard (1...5).contains(port.count), port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                  let value = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(value) else { return .unusable }
-            number = value
+        guard let scheme = part(CURLUPART_SCHEME)?.lowercased(), Self.schemes.contains(scheme),
+              var host = part(CURLUPART_HOST, UInt32(CURLU_URLDECODE)), !host.isEmpty else { return .unusable }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port: Int
+        if let written = part(CURLUPART_PORT) {
+            guard let number = Int(written), (1...65535).contains(number) else { return .unusable }
+            port = number
         } else {
-            number = scheme == "https" ? 443 : 1080
+            port = scheme == "https" ? 443 : 1080
         }
-        return .proxy(host: String(decoding: host, as: UTF8.self), port: number)
+        return .proxy(host: host, port: port)
     }
+
+    /// The proxy schemes libcurl 7.88 takes; any other fails every exchange ("Unsupported proxy scheme").
+    private static let schemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h", "socks"]
 }

@@ -753,7 +753,8 @@ final class Transfer {
                 status: status,
                 statusLine: statusLine,
                 proxy: proxies.proxy(for: request.url),
-                target: connection.effectiveURL
+                target: connection.effectiveURL,
+                requestSent: !requestHead.isEmpty || long(CURLINFO_REQUEST_SIZE) > 0
             )
         } else {
             error = nil

@@ -64,9 +64,10 @@ public struct TransferError: Error, Sendable, Equatable {
     /// `status` and `statusLine` are those of the last status line read (0 and empty for none).
     /// `proxy` is the proxy the exchange was given (empty for none) and `target` the URL it went
     /// to last (a redirect's): they tell a connection to the proxy that failed from one to the server.
+    /// `requestSent` tells whether any of the request went out.
     static func classify(
         code: CURLcode, message: String, connected: Bool, responseLimitHit: Bool, connectTimeoutApplied: Bool,
-        status: Int = 0, statusLine: String = "", proxy: String = "", target: String = ""
+        status: Int = 0, statusLine: String = "", proxy: String = "", target: String = "", requestSent: Bool = true
     ) -> TransferError {
         let kind: Kind
         var message = message
@@ -81,6 +82,12 @@ public struct TransferError: Error, Sendable, Equatable {
             }
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             kind = .invalidURL
+        case CURLE_OUT_OF_MEMORY where !requestSent:
+            // Nothing of the request went out: libcurl 7.88 fails a request head longer than it
+            // sends (`RequestHeadLimit`) so, which a signer's query or a redirect's location can
+            // make after the agent checked it.
+            kind = .other
+            message = "the request could not be sent: its head is longer than libcurl sends (\(RequestHeadLimit.bytes >> 20) MiB), or memory ran out"
         case CURLE_OUT_OF_MEMORY where connected:
             // libcurl 7.88 says "Out of memory" when a line of the response's head outgrows its
             // 100 KiB buffer, which a hostile server does at will.

@@ -14,9 +14,15 @@ struct LogCommand: ParsableCommand {
     /// Reads a log and keeps the exchanges matching the filter. Lines that could not be read are
     /// reported on stderr, the first with its line number and reason.
     static func load(_ path: String, filter: String?) throws -> [DebugMessage] {
-        var messages: [DebugMessage]
+        try loadNumbered(path, filter: filter).map(\.message)
+    }
+
+    /// `load`, each exchange with its number in the whole log (from 1), as `diff`'s `LOG#N` names it.
+    static func loadNumbered(_ path: String, filter: String?) throws -> [(number: Int, message: DebugMessage)] {
         let skipped: [SkippedLine]
-        do { (messages, skipped) = try ExchangeFile.read(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
+        let read: [DebugMessage]
+        do { (read, skipped) = try ExchangeFile.read(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
+        var messages = read.enumerated().map { (number: $0.offset + 1, message: $0.element) }
         if let first = skipped.first {
             let count = skipped.count == 1 ? "1 unreadable line" : "\(skipped.count) unreadable lines"
             FileHandle.standardError.write(Data("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason))\n".utf8))
@@ -24,7 +30,7 @@ struct LogCommand: ParsableCommand {
         if let filter {
             do {
                 let parsed = try MessageFilter.parse(filter)
-                messages = messages.filter { parsed.matches($0) }
+                messages = messages.filter { parsed.matches($0.message) }
                 if let gaveUp = parsed.gaveUpMessage { FileHandle.standardError.write(Data("curlew: warning: --filter: \(gaveUp)\n".utf8)) }
             } catch {
                 throw RunCommand.usageFailure("--filter: \(error)")
@@ -57,6 +63,9 @@ struct LogCommand: ParsableCommand {
         var filter: String?
 
         func messages() throws -> [DebugMessage] { try LogCommand.load(log, filter: filter) }
+
+        /// The matching exchanges with their numbers in the whole log.
+        func numberedMessages() throws -> [(number: Int, message: DebugMessage)] { try LogCommand.loadNumbered(log, filter: filter) }
     }
 
     struct Show: ParsableCommand {
@@ -68,7 +77,9 @@ struct LogCommand: ParsableCommand {
         static let widestStatus = 24
 
         func run() throws {
-            let messages = try selection.messages()
+            // Numbered as in the whole log, filtered or not, so a row's `#` is the `LOG#N` diff takes.
+            let numbered = try selection.numberedMessages()
+            let messages = numbered.map(\.message)
             // A response that did not end the exchange (a stream cancelled while it ran, a body
             // cut by a timeout) shows how it ended beside its status.
             let statuses = messages.map { message in
@@ -85,7 +96,7 @@ struct LogCommand: ParsableCommand {
                 let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
                 let size = message.response.map { ByteCountText.of($0.body.size) } ?? "-"
                 let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
-                print(LogCommand.clean(LogCommand.row([(String(index + 1), -5), (time, 12), (message.original?.method ?? "-", 7),
+                print(LogCommand.clean(LogCommand.row([(String(numbered[index].number), -5), (time, 12), (message.original?.method ?? "-", 7),
                                                        (status, -statusWidth), (duration, -10), (size, -9), (request, 0)])))
             }
             print("\(messages.count) exchange\(messages.count == 1 ? "" : "s")")

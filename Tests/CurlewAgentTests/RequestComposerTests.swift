@@ -1,4 +1,5 @@
 @testable import CurlewAgent
+import CurlewTransport
 import Foundation
 import Testing
 
@@ -121,32 +122,46 @@ struct RequestComposerTests {
         }
     }
 
-    @Test("a URL or headers longer than libcurl's 1 MiB request head are refused, saying which part is long, instead of failing as \"Out of memory\" after connecting")
+    @Test("a method, URL or headers longer than libcurl's 1 MiB request head holds are refused, saying which part is long, instead of failing as \"Out of memory\" after connecting")
     func requestHeadLimit() throws {
         let composer = RequestComposer(config: NetworkConfig())
-        let long = "http://h.test/" + String(repeating: "a", count: 1_800_000)
-        #expect(throws: RequestError(.invalidURL, #"the URL is 1.7 MiB ("http://h.test/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"…); libcurl sends a request head of at most 1.0 MiB"#)) {
+        let limit = "libcurl sends a request head of at most 1.0 MiB, which leaves 1008.0 KiB for the method, the URL and the headers"
+        // A password in the URL is masked before the URL's first characters are quoted.
+        let long = "http://user:" + String(repeating: "s", count: 100) + "@h.test/" + String(repeating: "a", count: 1_800_000)
+        #expect(throws: RequestError(.invalidURL, #"the URL is 1.7 MiB ("http://user:[REDACTED]@h.test/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"…); "# + limit)) {
             try composer.compose(Request.url(long))
         }
-        // Not of the plain shape, so the full parser would read it: the length is checked first.
-        #expect(throws: RequestError.self) { try composer.compose(Request.url(long + " x")) }
-        // The query parameters can make a URL too long too.
-        let query = Request(.get, "http://h.test/", params: ["q": .string(String(repeating: "b", count: 1 << 20))])
-        #expect((try? composer.compose(query)) == nil)
-        // Just under the limit with the default User-Agent, leaving room for the request line and
-        // libcurl's own headers.
-        let fits = "http://h.test/" + String(repeating: "a", count: RequestHeadLimit.bytes - RequestHeadLimit.headRoom - 14 - 100)
-        #expect(try composer.compose(Request.url(fits)).transfer.url == fits)
-        // A long URL and long headers, each within bounds, that together are not.
-        var both = Request.url(fits.dropLast(100_000).description)
-        both.headers = ["X-Long": String(repeating: "c", count: 200_000)]
-        #expect(throws: RequestError(.invalidURL, "the request head would be 1.1 MiB (the URL 922.2 KiB, the headers 195.3 KiB); libcurl sends a request head of at most 1.0 MiB")) {
-            try composer.compose(both)
+        // Not of the plain shape, so the full parser would read it (and quote it whole): the
+        // length is checked first.
+        #expect(throws: RequestError(.invalidURL, #"the URL is 1.7 MiB ("http://user:[REDACTED]@h.test/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"…); "# + limit)) {
+            try composer.compose(Request.url(long + " x"))
         }
+        // Query parameters can make a URL too long too.
+        let query = Request(.get, "http://h.test/", params: ["q": .string(String(repeating: "b", count: 1 << 20))])
+        #expect(throws: RequestError(.invalidURL, #"the URL is 1.0 MiB ("http://h.test/?q=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"…); "# + limit)) {
+            try composer.compose(query)
+        }
+        // The boundary: the method, the URL and the headers sent (the User-Agent) exactly fill
+        // what the head leaves, and one byte more does not fit.
+        let base = try composer.compose(Request.url("http://h.test/"))
+        let headerBytes = base.transfer.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        let fits = "http://h.test/" + String(repeating: "a", count: RequestHeadLimit.available - 3 - headerBytes - 14)
+        #expect(try composer.compose(Request.url(fits)).transfer.url == fits)
+        #expect(throws: RequestError.self) { try composer.compose(Request.url(fits + "a")) }
+        // A long URL and long headers that together do not fit: an error of the larger part.
+        var both = Request.url(String(fits.dropLast(100_000)))
+        both.headers = ["X-Long": String(repeating: "c", count: 200_000)]
+        let together = try #require(throws: RequestError.self) { try composer.compose(both) }
+        #expect(together.kind == .invalidURL)
+        #expect(together.message == "the request head would be 1.1 MiB (the URL 910.3 KiB, the headers 195.3 KiB); " + limit)
         var headers = Request.url("http://h.test/")
         headers.headers = ["X-Long": String(repeating: "c", count: 1 << 20)]
-        #expect(throws: RequestError(.invalidHeader, "the headers come to 1.0 MiB; libcurl sends a request head of at most 1.0 MiB, the URL included")) {
+        #expect(throws: RequestError(.invalidHeader, "the request head would be 1.0 MiB (the URL 14 B, the headers 1.0 MiB); " + limit)) {
             try composer.compose(headers)
+        }
+        let method = Request(HTTPMethod(rawValue: String(repeating: "M", count: 1_100_000)), "http://h.test/")
+        #expect(throws: RequestError(.invalidMethod, "the request head would be 1.0 MiB (the method 1.0 MiB, the URL 14 B, the headers 26 B); " + limit)) {
+            try composer.compose(method)
         }
     }
 

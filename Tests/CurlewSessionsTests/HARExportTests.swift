@@ -60,6 +60,23 @@ struct HARExportTests {
         }
     }
 
+    @Test("a request refused before it had a URL exports to a HAR entry with an empty URL and its error, which reads back")
+    func refusedWithoutURLRoundTrip() async throws {
+        let agent = Agent(config: NetworkConfig())
+        let messages = MessageBox()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            _ = agent.start(Request(.get, ""), callbacks: RequestCallbacks(success: { _ in continuation.resume() }, failure: { _ in continuation.resume() },
+                                                                           debug: { messages.append($0) }))
+        }
+        let logged = messages.all
+        #expect(logged.count == 1 && logged.first?.original?.url == "")
+        let read = try HARImport.messages(Data(HARExport.document(logged).serialized().utf8))
+        #expect(read.count == 1)
+        #expect(read.first?.original?.url == "")
+        #expect(read.first?.error?.kind == .invalidURL)
+        #expect(read.first?.error?.message == logged.first?.error?.message)
+    }
+
     @Test("JUnit XML escapes what it quotes and counts failures and errors")
     func junit() {
         let report = JUnitReport(name: "ws", suites: [.init(name: "requests", cases: [

@@ -77,6 +77,25 @@ struct MessageFilterTests {
         #expect(try !matches("(~m POST | ~m GET) & ~c 500", get200))
     }
 
+    @Test("a quoted regex keeps its backslashes; only the quote itself is escaped (found by a new user's trial: `~u \"\\d\"` matched a literal d)")
+    func quotedRegexBackslashes() throws {
+        let digits = sampleMessage(url: "http://api.example.test/users/7")
+        let letters = sampleMessage(url: "http://api.example.test/users/dave")
+        #expect(try matches(#"~u "\d""#, digits))
+        #expect(try !matches(#"~u "\d""#, letters))
+        #expect(try matches(#"~u "v\d|users/7""#, digits))
+        #expect(try !matches(#"~u 'users/\d|nobody'"#, letters))
+        #expect(try matches(#"~u "example\.test""#, digits))
+        #expect(try !matches(#"~u "example\.test""#, sampleMessage(url: "http://api.exampleXtest/")))
+        let quoted = sampleMessage(url: #"http://api.example.test/say?x="hi""#)
+        #expect(try matches(#"~u "x=\"hi\"""#, quoted))
+        #expect(try matches(#"~u 'x="hi"'"#, quoted))
+        // An escaped backslash at the end stays a regex escape and the quote after it ends the term.
+        let backslash = sampleMessage(url: #"http://api.example.test/a\"#)
+        #expect(try matches(#"~u "a\\""#, backslash))
+        #expect(try !matches(#"~u "a\\""#, digits))
+    }
+
     @Test("syntax errors point at the position", arguments: [
         ("~x foo", 0, "unknown filter"),
         ("~m", 2, "needs an argument"),

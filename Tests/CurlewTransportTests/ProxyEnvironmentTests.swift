@@ -40,12 +40,20 @@ struct ProxyEnvironmentTests {
             ("socks5://user:pa@ss@[::1]:1082", .proxy(host: "::1", port: 1082)),
             ("http://[::1]", .proxy(host: "::1", port: 1080)),
             ("http://us/er:pw@p4:8080", .proxy(host: "p4", port: 8080)),
+            ("HTTPS://p5", .proxy(host: "p5", port: 443)),
+            // A colon without a port, after a scheme, is dropped as libcurl drops it.
+            ("http://p6:", .proxy(host: "p6", port: 1080)),
+            ("http://p7:000080", .proxy(host: "p7", port: 80)),
             ("http://:3128", .unusable),
-            ("http://p5:99999", .unusable),
-            ("http://p6:", .unusable),
+            ("http://p8:99999", .unusable),
             ("http://[::1", .unusable),
             ("http://[::1]x", .unusable),
-            ("http://p 7:80", .unusable),
+            ("http://p 9:80", .unusable),
+            ("http://us er:pw@p10:80", .unusable),
+            // libcurl takes only http, https and socks proxies, and guesses ftp for a name so
+            // written, which it then refuses.
+            ("ftp://p11", .unusable),
+            ("ftp.example.com", .unusable),
         ]
         for (proxy, route) in cases {
             #expect(ProxyEnvironment(http: proxy, https: "", noProxy: "").route(for: "http://example.com/") == route, "\(proxy)")

@@ -54,6 +54,18 @@ struct TransferErrorTests {
         #expect(agreeing.error == nil && agreeing.responseBody == Data("hello".utf8), "\(String(describing: agreeing.error))")
     }
 
+    @Test("a request head longer than libcurl sends fails as the request's, not as a line of the server's answer, with and without the wire capture")
+    func overlongRequestHead() async throws {
+        let server = try await TestServer.shared()
+        let url = "\(server.baseURL)/get?pad=" + String(repeating: "a", count: RequestHeadLimit.bytes + 1)
+        for capturesWire in [true, false] {
+            let result = await run(TransferRequest(url: url, capturesWire: capturesWire))
+            #expect(result.error?.message == "the request could not be sent: its head is longer than libcurl sends (1 MiB), or memory ran out",
+                    "\(String(describing: result.error))")
+            #expect(result.statusLine.isEmpty)
+        }
+    }
+
     @Test("a malformed URL is invalidURL")
     func invalidURL() async {
         #expect(await run(TransferRequest(url: "http://[::1")).error?.kind == .invalidURL)

@@ -148,7 +148,12 @@ struct ImportTests {
     }
 
     @Test("a HAR entry without a request, a method or a URL refuses the file, naming the entry, instead of showing a made-up GET")
-    func harEntryWithoutRequest() {
+    func harEntryWithoutRequest() throws {
+        // One that failed before it was sent (its response has an `_error`) may have neither.
+        let unsent = #"{"log": {"entries": [{"request": {"method": "", "url": ""}, "response": {"status": 0, "_error": "invalidURL: no URL"}}]}}"#
+        #expect(try HARImport.messages(Data(unsent.utf8)).first?.error?.kind == .invalidURL)
+        let kept = try HARImport.collection(Data(unsent.utf8))
+        #expect(kept.items.isEmpty && kept.notes == ["entry 1 failed before it was sent and has no URL; it is left out"])
         let good = #"{"request": {"method": "GET", "url": "https://h.example/"}, "response": {"status": 200}}"#
         let cases: [(entry: String, reason: String)] = [
             (#"{"request": null, "response": {"status": 200}}"#, "entry 2 has no request (a HAR entry needs one, with its method and URL)"),
@@ -158,6 +163,11 @@ struct ImportTests {
             (#"{"request": {"method": "GET", "url": ""}}"#, "entry 2's request has no URL"),
             (#"{"request": {"method": "GET", "url": 7}}"#, "entry 2's request has no URL"),
             ("null", "entry 2 is not an object"),
+            (#"{"request": {"method": "GET", "url": ""}, "response": {"status": 200}}"#, "entry 2's request has no URL"),
+            // An `_error` beside an answer (Curlew writes one for a status it did not accept) is
+            // no sign the request went unsent; nor is one that is not text.
+            (#"{"request": {"method": "", "url": ""}, "response": {"status": 200, "_error": "x"}}"#, "entry 2's request has no method"),
+            (#"{"request": {"method": "GET", "url": ""}, "response": {"status": 0, "_error": null}}"#, "entry 2's request has no URL"),
         ]
         for (entry, reason) in cases {
             let text = #"{"log": {"entries": ["# + good + ", " + entry + "]}}"

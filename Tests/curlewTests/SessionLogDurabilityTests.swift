@@ -53,6 +53,24 @@ struct SessionLogDurabilityTests {
         #expect(ByteCountText.of(70) == "70 B" && ByteCountText.of(1_572_864) == "1.5 MiB" && ByteCountText.of(3 << 30) == "3.00 GiB")
     }
 
+    @Test("log show --filter numbers each row as in the whole log, the LOG#N diff takes (found by a new user's trial)")
+    func filteredNumbers() async throws {
+        let path = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 1, url: "http://h.test/first"))
+        logger.requestDidProduce(Fixtures.message(id: 2, method: "POST", url: "http://h.test/second"))
+        logger.requestDidProduce(Fixtures.message(id: 3, url: "http://h.test/third"))
+        logger.requestDidProduce(Fixtures.message(id: 4, method: "POST", url: "http://h.test/fourth"))
+        try logger.close()
+        let shown = try await CurlewProcess.run(["log", "show", path, "--filter", "~m POST"])
+        #expect(shown.status == 0)
+        let rows = shown.output.split(separator: "\n").dropFirst().filter { $0.contains("http://") }
+        #expect(rows.map { $0.split(separator: " ").first.map(String.init) } == ["2", "4"], "\(shown.output)")
+        let diff = try await CurlewProcess.run(["log", "diff", "\(path)#2", "\(path)#4"])
+        #expect(diff.output.contains("second") && diff.output.contains("fourth"), "\(diff.output)")
+    }
+
     @Test("log show prints every error kind whole, its column as wide as the longest status")
     func showErrorKinds() async throws {
         let path = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString).jsonl"

@@ -1,6 +1,7 @@
 // Fuzzes the readers of other tools' files (.http, Postman, HAR) with any bytes: each ends in a
-// collection or a typed failure, every exchange HAR import reads has its request's method and URL,
-// and what it reads exports to HAR that reads back to as many exchanges with the same methods and URLs.
+// collection or a typed failure, every exchange HAR import reads has its request's method and URL
+// (unless it failed before it was sent), and what it reads exports to HAR that reads back to as
+// many exchanges with the same methods and URLs.
 import CurlewAgent
 import CurlewSessions
 import Foundation
@@ -23,8 +24,11 @@ public func fuzzImport(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         _ = try? PostmanImport.parse(data)
     default:
         guard let messages = try? HARImport.messages(data) else { return 0 }
-        guard messages.allSatisfy({ !($0.original?.method.isEmpty ?? true) && !($0.original?.url.isEmpty ?? true) }) else {
-            fatalError("HAR read an entry without its request's method or URL")
+        guard messages.allSatisfy({ message in
+            guard let original = message.original else { return false }
+            return message.error != nil || (!original.method.isEmpty && !original.url.isEmpty)
+        }) else {
+            fatalError("HAR read an entry without its request's method or URL that did not fail before it was sent")
         }
         _ = try? HARImport.collection(data)
         guard let again = try? HARImport.messages(HARExport.data(messages)),

@@ -278,7 +278,7 @@ final class PipelineRun: Sendable {
                 return nil
             }
             if status == .notReachable {
-                deliverRefused(RequestError(.notReachable, "the host of \(composed.url) is not reachable (reachability pre-check)"),
+                deliverRefused(RequestError(.notReachable, "the host of \(ClippedText.quoted(composed.url)) is not reachable (reachability pre-check)"),
                                composed: composed, record: record)
                 return nil
             }
@@ -567,5 +567,8 @@ final class PipelineRun: Sendable {
             transfer.url = URLText.appendingQuery(output.queryParams.percentEncoded, to: transfer.url)
             composed.url = URLPassword.masking(in: transfer.url)
         }
+        // What it added must still fit in a request head, as the composer checked before it.
+        try RequestComposer.checkHeadSize(method: transfer.method, url: transfer.url,
+                                          fieldBytes: RequestHeadLimit.size(of: transfer.headers.lazy.map { HeaderField(name: $0.name, value: $0.value) }))
     }
 }

@@ -69,8 +69,8 @@ public final class Reachability: Sendable {
 
     /// The cached verdict for a domain (`host`, `host:port` or a URL); `unknown` when none is fresh.
     public func status(of domain: String) -> ReachabilityStatus {
-        guard let (host, port) = Self.endpoint(of: domain) else { return .unknown }
-        let key = "\(host):\(port)"
+        guard let target = target(of: domain) else { return .unknown }
+        let key = target.key
         return state.withLock { state in
             guard let verdict = state.verdicts[key], verdict.at.duration(to: .now) < settings.cacheDuration else { return .unknown }
             return verdict.status
@@ -83,14 +83,10 @@ public final class Reachability: Sendable {
     /// recorded); its thread finishes on its own. A domain a proxy would carry requests to is
     /// probed at the proxy; one whose proxy setting names nothing to connect to is not reachable.
     public func check(_ domain: String) async -> ReachabilityStatus {
-        guard let (host, port) = Self.endpoint(of: domain) else { return .notReachable }
-        let key = "\(host):\(port)"
-        let probed: (host: String, port: Int)
-        switch route(Self.url(of: domain, host: host, port: port)) {
-        case .direct: probed = (host, port)
-        case .proxy(let proxyHost, let proxyPort): probed = (proxyHost, proxyPort)
-        case .unusable:
-            record(.notReachable, host: host, port: port)
+        guard let target = target(of: domain) else { return .notReachable }
+        let key = target.key
+        guard let probed = target.probed else {
+            record(.notReachable, key: key)
             return .notReachable
         }
         let (slot, starts) = state.withLock { state -> (OneShot<ReachabilityStatus>, Bool) in
@@ -103,7 +99,7 @@ public final class Reachability: Sendable {
             let timeout = settings.probeTimeout
             probeQueue.async { [self] in
                 let status = ReachabilityProbe.probe(host: probed.host, port: probed.port, timeout: timeout)
-                record(status, host: host, port: port)
+                record(status, key: key)
                 finish(key, slot, status)
             }
             probeQueue.asyncAfter(deadline: .now() + .milliseconds(Int(timeout.seconds * 1000) + 1000)) { [self] in
@@ -178,7 +174,7 @@ public final class Reachability: Sendable {
     /// resolve or connect means not.
     func learn(from url: String, reached: Bool?) {
         guard let reached, let (host, port) = Self.endpoint(of: url) else { return }
-        record(reached ? .reachable : .notReachable, host: host, port: port)
+        record(reached ? .reachable : .notReachable, key: "\(host):\(port)")
     }
 
     private func poll(_ domain: String) async {
@@ -192,8 +188,21 @@ public final class Reachability: Sendable {
         callbackRunner.run { for handler in handlers { handler(status) } }
     }
 
-    private func record(_ status: ReachabilityStatus, host: String, port: Int) {
-        state.withLock { $0.verdicts["\(host):\(port)"] = (status, .now) }
+    private func record(_ status: ReachabilityStatus, key: String) {
+        state.withLock { $0.verdicts[key] = (status, .now) }
+    }
+
+    /// Where a probe for `domain` connects, and the key its verdict and probe go by: `host:port`
+    /// when it goes straight there (as what requests learn is recorded), with the proxy named when
+    /// a proxy carries it (a domain's route can differ by scheme); `probed` is nil when its proxy
+    /// setting names nothing to connect to.
+    private func target(of domain: String) -> (key: String, probed: (host: String, port: Int)?)? {
+        guard let (host, port) = Self.endpoint(of: domain) else { return nil }
+        switch route(Self.url(of: domain, host: host, port: port)) {
+        case .direct: return ("\(host):\(port)", (host, port))
+        case .proxy(let proxyHost, let proxyPort): return ("\(host):\(port) via \(proxyHost):\(proxyPort)", (proxyHost, proxyPort))
+        case .unusable: return ("\(host):\(port) via an unusable proxy", nil)
+        }
     }
 
     /// `domain` as a URL, for choosing its proxy: as it is when it is one, else http, or https

@@ -51,6 +51,26 @@ struct FilterSigningTests {
         #expect(try failure.response?.json()["reason"] == .string("signature does not match"))
     }
 
+    @Test("a signer's query that makes the request head longer than libcurl sends is refused before anything is sent, as the URL's")
+    func signerPastTheHeadLimit() async throws {
+        struct Padding: RequestSigner {
+            func sign(_ input: SigningInput) throws -> SigningOutput {
+                SigningOutput(queryParams: ["pad": .string(String(repeating: "p", count: 1_100_000))])
+            }
+        }
+        let server = try await TestServer.shared()
+        let agent = try await pipelineAgent { $0.signers["padding"] = Padding() }
+        let tag = uniqueTag()
+        var request = Request(.get, "/get?\(tag)")
+        request.signer = "padding"
+        let outcome = await sendCapturing(agent, request)
+        guard case .failure(let failure) = outcome.result else { Issue.record("expected a failure"); return }
+        #expect(failure.error.kind == .invalidURL)
+        #expect(failure.error.message.hasPrefix("the request head would be 1.0 MiB"), "\(failure.error.message)")
+        #expect(failure.response == nil)
+        #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
+    }
+
     @Test("a signature is not carried to another origin by a redirect")
     func signatureStaysHome() async throws {
         let other = try await DemoServer.start()
