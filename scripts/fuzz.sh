@@ -14,6 +14,8 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzFilter FuzzSessionLog FuzzHeaders FuzzCompose FuzzRedaction FuzzPipeline FuzzStream FuzzWorkspace FuzzCurlImport FuzzMultipart FuzzImport FuzzOpenAPI)
 
 export CURLEW_FUZZ=1
+# Leaks that are the libraries' own, not Curlew's (each explained in the file).
+export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # libFuzzer prints the stack of a crash itself; the Swift backtracer would only add minutes.
 export SWIFT_BACKTRACE=enable=no
 build=(swift build --build-path .build-fuzz -Xswiftc -sanitize=fuzzer,address)
