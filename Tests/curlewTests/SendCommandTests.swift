@@ -360,6 +360,14 @@ struct SendHostileTests {
         #expect(raw.contains("\u{1B}]0;pwned"))
     }
 
+    @Test("on a terminal, bidirectional controls from the network are shown escaped, so text after them reads in order (found by a new user's trial)")
+    func terminalBidiEscapes() async throws {
+        let server = try await TestServer.shared()
+        let shown = try await runOnTerminal(["send", "\(server.baseURL)/headers", "-H", "X-Bidi: abc\u{202E}fed\u{2066}x"])
+        #expect(!shown.contains("\u{202E}") && !shown.contains("\u{2066}"), "\(shown)")
+        #expect(shown.contains(#"abc\u{202e}fed\u{2066}x"#), "\(shown)")
+    }
+
     @Test("a method with a space or CRLF, and non-finite timeouts, are refused before anything is sent", arguments: [
         ["GET /x HTTP/1.1"], ["GET\r\nX: 1"], ["--timeout", "inf", "GET"], ["--connect-timeout", "nan", "GET"], ["--timeout", "-1", "GET"],
     ])
