@@ -22,11 +22,7 @@ public enum HARImport {
     /// (no status, and an `_error` text, as Curlew's export writes a request refused before it
     /// was composed).
     public static func messages(_ data: Data) throws(Failure) -> [DebugMessage] {
-        var messages: [DebugMessage] = []
-        for (index, entry) in try entries(data).enumerated() {
-            messages.append(try message(entry, id: UInt64(index + 1)))
-        }
-        return messages
+        try entries(data).enumerated().map { (index, entry) throws(Failure) in try message(entry, id: UInt64(index + 1)) }
     }
 
     /// Each entry as a request to keep in a workspace, with its host as the folder.

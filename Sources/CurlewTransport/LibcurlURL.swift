@@ -7,19 +7,32 @@ enum LibcurlURL {
     /// cannot read it, or when the host is not ASCII (libcurl 7.88's parser cannot give the ASCII
     /// form it connects to: `CURLU_PUNYCODE` fails).
     static func endpoint(of url: String) -> (host: String, port: String)? {
+        reading(url) { part in
+            guard let port = part(CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)),
+                  let host = part(CURLUPART_HOST, 0)?.lowercased(), !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+            var bare = unbracketed(host)
+            if bare.count > 1, bare.hasSuffix(".") { bare.removeLast() }
+            return (bare, port)
+        }
+    }
+
+    /// What `read` makes of `url` as libcurl's parser reads it with `flags` (`CURLU_…`); `read`
+    /// is given a function that returns one part, got with its own flags (nil when libcurl has
+    /// none). Nil when libcurl cannot read the URL.
+    static func reading<Result>(_ url: String, flags: UInt32 = 0, _ read: ((CURLUPart, UInt32) -> String?) -> Result?) -> Result? {
         guard let parsed = curl_url() else { return nil }
         defer { curl_url_cleanup(parsed) }
-        guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
-        func part(_ which: CURLUPart, _ flags: UInt32) -> String? {
+        guard curl_url_set(parsed, CURLUPART_URL, url, flags) == CURLUE_OK else { return nil }
+        return read { which, partFlags in
             var value: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
+            guard curl_url_get(parsed, which, &value, partFlags) == CURLUE_OK, let value else { return nil }
             defer { curl_free(value) }
             return String(cString: value)
         }
-        guard let port = part(CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)),
-              var host = part(CURLUPART_HOST, 0)?.lowercased(), !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.count > 1, host.hasSuffix(".") { host.removeLast() }
-        return (host, port)
+    }
+
+    /// `host` without the brackets libcurl gives an IPv6 address.
+    static func unbracketed(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 }

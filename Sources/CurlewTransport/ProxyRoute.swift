@@ -15,26 +15,13 @@ public enum ProxyRoute: Sendable, Equatable {
     /// only http, https and the socks schemes taken; the port written, else 443 for an https
     /// proxy and 1080 for any other.
     static func to(_ proxy: String) -> ProxyRoute {
-        guard let parsed = curl_url() else { return .unusable }
-        defer { curl_url_cleanup(parsed) }
-        guard curl_url_set(parsed, CURLUPART_URL, proxy, UInt32(CURLU_NON_SUPPORT_SCHEME | CURLU_GUESS_SCHEME)) == CURLUE_OK else { return .unusable }
-        func part(_ which: CURLUPart, _ flags: UInt32 = 0) -> String? {
-            var value: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
-            defer { curl_free(value) }
-            return String(cString: value)
-        }
-        guard let scheme = part(CURLUPART_SCHEME)?.lowercased(), Self.schemes.contains(scheme),
-              var host = part(CURLUPART_HOST, UInt32(CURLU_URLDECODE)), !host.isEmpty else { return .unusable }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port: Int
-        if let written = part(CURLUPART_PORT) {
-            guard let number = Int(written), (1...65535).contains(number) else { return .unusable }
-            port = number
-        } else {
-            port = scheme == "https" ? 443 : 1080
-        }
-        return .proxy(host: host, port: port)
+        LibcurlURL.reading(proxy, flags: UInt32(CURLU_NON_SUPPORT_SCHEME | CURLU_GUESS_SCHEME)) { part -> ProxyRoute? in
+            guard let scheme = part(CURLUPART_SCHEME, 0)?.lowercased(), schemes.contains(scheme),
+                  let host = part(CURLUPART_HOST, UInt32(CURLU_URLDECODE)), !host.isEmpty else { return nil }
+            let port = part(CURLUPART_PORT, 0).map { Int($0) ?? 0 } ?? (scheme == "https" ? 443 : 1080)
+            guard (1...65535).contains(port) else { return nil }
+            return .proxy(host: LibcurlURL.unbracketed(host), port: port)
+        } ?? .unusable
     }
 
     /// The proxy schemes libcurl 7.88 takes; any other fails every exchange ("Unsupported proxy scheme").

@@ -174,7 +174,7 @@ public final class Reachability: Sendable {
     /// resolve or connect means not.
     func learn(from url: String, reached: Bool?) {
         guard let reached, let (host, port) = Self.endpoint(of: url) else { return }
-        record(reached ? .reachable : .notReachable, key: "\(host):\(port)")
+        record(reached ? .reachable : .notReachable, key: Self.key(host, port))
     }
 
     private func poll(_ domain: String) async {
@@ -199,10 +199,16 @@ public final class Reachability: Sendable {
     private func target(of domain: String) -> (key: String, probed: (host: String, port: Int)?)? {
         guard let (host, port) = Self.endpoint(of: domain) else { return nil }
         switch route(Self.url(of: domain, host: host, port: port)) {
-        case .direct: return ("\(host):\(port)", (host, port))
-        case .proxy(let proxyHost, let proxyPort): return ("\(host):\(port) via \(proxyHost):\(proxyPort)", (proxyHost, proxyPort))
-        case .unusable: return ("\(host):\(port) via an unusable proxy", nil)
+        case .direct: return (Self.key(host, port), (host, port))
+        case .proxy(let proxyHost, let proxyPort): return (Self.key(host, port) + " via " + Self.key(proxyHost, proxyPort), (proxyHost, proxyPort))
+        case .unusable: return (Self.key(host, port) + " via an unusable proxy", nil)
         }
+    }
+
+    /// The key of a verdict about reaching `host` and `port` directly, whether a probe or a
+    /// finished request found it.
+    private static func key(_ host: String, _ port: Int) -> String {
+        "\(host):\(port)"
     }
 
     /// `domain` as a URL, for choosing its proxy: as it is when it is one, else http, or https
