@@ -37,23 +37,8 @@ extension WorkspaceWriter {
         let stored = try WorkspaceSecrets.load(path: secretsPath)
         var collection = ImportedCollection()
         let taken = definedNames(workspace, stored)
-        var moved = movingCredentials(of: request, named: name, into: &collection, avoiding: taken, secretHeaders: secretHeaders)
-        // A secret parameter (`api_key`, `token`, `password`…) typed in clear, in the query, a
-        // form body or a multipart part, goes the same way.
-        let secretParameters = RedactionPolicy().parameterNames
-        func keptAsSecret(_ field: String, _ value: String) -> String? {
-            guard secretParameters.contains(field.lowercased()), !value.isEmpty, !value.contains("{{") else { return nil }
-            return "{{\(collection.keepSecret(value, request: name, field: field, avoiding: taken))}}"
-        }
-        func hidingSecrets(_ parameters: Parameters) -> Parameters {
-            Parameters(parameters.entries.map { entry in
-                guard case .string(let value) = entry.value, let reference = keptAsSecret(entry.key, value) else { return entry }
-                return JSONMember(entry.key, .string(reference))
-            })
-        }
-        let query = hidingSecrets(query)
-        if case .urlEncodedForm = moved.requestSerializer, !moved.method.encodesParametersInQuery { moved.params = hidingSecrets(moved.params) }
-        moved.form = moved.form?.replacingValues(keptAsSecret)
+        let moved = movingCredentials(of: request, named: name, into: &collection, avoiding: taken, secretHeaders: secretHeaders)
+        let query = movingCredentials(in: query, named: name, into: &collection, avoiding: taken)
         guard case .mapping(let edited) = node(for: moved, folder: folder, query: query) else {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")
         }

@@ -42,9 +42,10 @@ public enum WorkspaceWriter {
             let name = requestNames.claim(item.name)
             renamed[item.name] = name
             summary.requests.append(name)
-            var request = movingCredentials(of: item.request, named: name, into: &collection, avoiding: definedNames)
-            if collection.isLiteral { request = escapingTemplates(in: request) }
-            entries.append((text(name), node(for: request, folder: item.folder, query: item.query)))
+            let request = movingCredentials(of: collection.isLiteral ? escapingTemplates(in: item.request) : item.request, named: name,
+                                            into: &collection, avoiding: definedNames)
+            let query = movingCredentials(in: item.query, named: name, into: &collection, avoiding: definedNames)
+            entries.append((text(name), node(for: request, folder: item.folder, query: query)))
         }
         if !entries.isEmpty { document = try insert(try serialize(entries), under: ["requests"], into: document, file: path) }
 
@@ -89,9 +90,10 @@ public enum WorkspaceWriter {
     }
 
     /// Credentials a request carries in clear (curl -u, a browser's cookies, a token typed into
-    /// a header, a password or an `api_key` in the URL) moved to `collection`'s secrets; the
-    /// workspace, which is committed, names them as variables. Headers and the URL of a literal
-    /// collection are escaped as they are kept.
+    /// a header, a password or an `api_key` in the URL, a `password` in its body) moved to
+    /// `collection`'s secrets; the workspace, which is committed, names them as variables.
+    /// Headers and the URL of a literal collection are escaped as they are kept; its body comes
+    /// here escaped already (see `escapingTemplates(in:)`).
     static func movingCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
                                   avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames,
                                   secretParameters: Set<String> = RedactionPolicy().parameterNames) -> Request {
@@ -110,7 +112,7 @@ public enum WorkspaceWriter {
             headers.add(field.name, "{{\(variable)}}")
         }
         request.headers = headers
-        return request
+        return movingBodyCredentials(of: request, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters)
     }
 
     /// `url` with the password of its user info and the values of its secret query parameters
@@ -121,15 +123,6 @@ public enum WorkspaceWriter {
                                   avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0) -> String {
         let literal = collection.isLiteral
         func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
-        func secret(_ value: Substring, field: String) -> String? {
-            // A value a log hid (`[REDACTED]`, from a HAR) stays for the user to fill in; one with
-            // a `{{template}}` too, unless its braces are escaped (`\{{`: literal text, kept in
-            // the secrets file as the text it stands for).
-            let unescaped = literal ? String(value) : value.replacingOccurrences(of: "\\{{", with: "{{")
-            let templated = !literal && value.replacingOccurrences(of: "\\{{", with: "").contains("{{")
-            guard !value.isEmpty, !templated, !value.contains(RedactionPolicy.marker) else { return nil }
-            return "{{\(collection.keepSecret(unescaped, request: name, field: field, avoiding: taken))}}"
-        }
         var result = ""
         var rest = Substring(url)
         // The user info: after `scheme://`, or at the start of a URL typed without a scheme
@@ -142,7 +135,8 @@ public enum WorkspaceWriter {
             result += kept(rest[..<authorityStart])
             let authority = rest[authorityStart..<authorityEnd]
             if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":"),
-               let hidden = secret(authority[authority.index(after: colon)..<at], field: "password") {
+               let hidden = secretReference(authority[authority.index(after: colon)..<at], literal: literal, field: "password", named: name,
+                                            into: &collection, avoiding: taken) {
                 result += kept(authority[...colon]) + hidden + kept(authority[at...])
             } else {
                 result += kept(authority)
@@ -151,20 +145,8 @@ public enum WorkspaceWriter {
         }
         // The query's pairs, and the fragment's (`#access_token=…`, as OAuth's implicit flow writes it).
         func movingPairs(_ pairs: Substring) -> String {
-            pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-                guard let equals = pair.firstIndex(of: "="), let key = String(pair[..<equals]).removingPercentEncoding else { return kept(pair) }
-                let value = pair[pair.index(after: equals)...]
-                if secretParameters.contains(key.lowercased()), let hidden = secret(value, field: key) {
-                    return kept(pair[...equals]) + hidden
-                }
-                // A URL as a parameter's value (`?next=http://bob:pw@h/`) has its own credentials
-                // moved (a few levels deep: a crafted import cannot nest it without end).
-                if depth < 4, schemePart(of: String(value), literal: literal) != nil {
-                    return kept(pair[...equals]) + movingCredentials(inURL: String(value), named: name, into: &collection, avoiding: taken,
-                                                                     secretParameters: secretParameters, depth: depth + 1)
-                }
-                return kept(pair)
-            }.joined(separator: "&")
+            WorkspaceWriter.movingPairs(pairs, literal: literal, named: name, into: &collection, avoiding: taken,
+                                        secretParameters: secretParameters, depth: depth)
         }
         let hash = rest.firstIndex(of: "#") ?? rest.endIndex
         if let question = rest[..<hash].firstIndex(of: "?") {
@@ -174,6 +156,42 @@ public enum WorkspaceWriter {
         }
         guard hash < rest.endIndex else { return result }
         return result + "#" + movingPairs(rest[rest.index(after: hash)...])
+    }
+
+    /// `name=value&…` pairs (a URL's query or fragment, a form body) with the values of secret
+    /// parameters moved to secrets, kept as written (percent-encoded) since `{{name}}` is put back
+    /// verbatim. A URL as a value (`next=http://bob:pw@h/`) has its own credentials moved, a few
+    /// levels deep (a crafted import cannot nest it without end). With `literal`, kept text has
+    /// its `{{` escaped.
+    static func movingPairs(_ pairs: Substring, literal: Bool, named name: String, into collection: inout ImportedCollection,
+                            avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0) -> String {
+        func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
+        return pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "="),
+                  let key = String(pair[..<equals]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding else { return kept(pair) }
+            let value = pair[pair.index(after: equals)...]
+            if secretParameters.contains(key.lowercased()),
+               let hidden = secretReference(value, literal: literal, field: key, named: name, into: &collection, avoiding: taken) {
+                return kept(pair[...equals]) + hidden
+            }
+            if depth < 4, schemePart(of: String(value), literal: literal) != nil {
+                return kept(pair[...equals]) + movingCredentials(inURL: String(value), named: name, into: &collection, avoiding: taken,
+                                                                 secretParameters: secretParameters, depth: depth + 1)
+            }
+            return kept(pair)
+        }.joined(separator: "&")
+    }
+
+    /// `{{name}}` for a credential written in clear, whose value now goes to `collection`'s
+    /// secrets. Nil for an empty value, one a log hid (`[REDACTED]`, from a HAR), left for the
+    /// user to fill in, and one holding a `{{template}}`. Unless `literal`, an escaped `\{{` is
+    /// literal text, kept in the secrets file as the text it stands for.
+    static func secretReference(_ value: some StringProtocol, literal: Bool, field: String, named name: String,
+                                into collection: inout ImportedCollection, avoiding taken: Set<String>) -> String? {
+        let unescaped = literal ? String(value) : value.replacingOccurrences(of: "\\{{", with: "{{")
+        let templated = !literal && value.replacingOccurrences(of: "\\{{", with: "").contains("{{")
+        guard !value.isEmpty, !templated, !value.contains(RedactionPolicy.marker) else { return nil }
+        return "{{\(collection.keepSecret(unescaped, request: name, field: field, avoiding: taken))}}"
     }
 
     /// Where `url`'s `scheme://` ends: a scheme as written (`https://`), or, in a collection that
@@ -273,10 +291,10 @@ public enum WorkspaceWriter {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parameterNames.contains(String(parts[0]).lowercased()) { referenced.formUnion(Template.names(in: String(parts[1]))) }
             }
-            // Query parameters kept apart from the URL (OpenAPI's), and a request's parameters.
-            for member in Array(item.query) + Array(item.request.params) where parameterNames.contains(member.key.lowercased()) {
-                referenced.formUnion(Template.names(in: member.value.textValue))
-            }
+            // Query parameters kept apart from the URL (OpenAPI's), a request's parameters and its body.
+            var request = item.request
+            request.params = Parameters(item.query.entries + item.request.params.entries)
+            referenced.formUnion(variablesInSecretBodyValues(of: request, secretParameters: parameterNames))
         }
         guard !referenced.isEmpty else { return }
         func isCredential(_ variable: (name: String, value: String)) -> Bool {
@@ -563,8 +581,8 @@ public enum WorkspaceWriter {
         if let folder { add("folder", text(folder)) }
         add("url", text(request.customURL ?? request.path))
         if let base = request.baseURL { add("baseURL", text(base)) }
-        if !request.headers.isEmpty {
-            let fields = request.headers.filter { $0.name.lowercased() != "content-type" || !isJSONBody(request) }
+        let fields = request.headers.filter { $0.name.lowercased() != "content-type" || !isJSONBody(request) }
+        if !fields.isEmpty {
             add("headers", .mapping(Node.Mapping(combiningRepeats(fields).map { (text($0.name), text($0.value)) })))
         }
         // Parameters go where the agent sends them: the query, a form body or a JSON body.

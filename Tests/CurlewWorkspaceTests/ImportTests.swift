@@ -324,7 +324,8 @@ struct WorkspaceWriterTests {
         #expect(summary.groups == ["chain"])
         #expect(summary.variables == ["user"])
         #expect(summary.kept == ["variable host"])
-        #expect(summary.secrets == ["apiKey"])
+        // The login's password in its JSON body is kept with the secrets too.
+        #expect(summary.secrets == ["apiKey", "login_2_password"])
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for kept in ["# top comment", "host: https://mine.example   # keep me", "login:  # my login", "# a comment between sections"] {
             #expect(text.contains(kept), "\(kept)")
@@ -334,7 +335,7 @@ struct WorkspaceWriterTests {
         #expect(workspace.requests.map(\.name) == ["login", "login 2", "GET /me", "upload"])
         #expect(workspace.groups.map(\.name) == ["g", "chain"])
         #expect(workspace.environmentNames == ["staging"])
-        #expect(workspace.secretNames == ["apiKey"])
+        #expect(workspace.secretNames == ["apiKey", "login_2_password"])
         let secrets = files.directory + "/curlew.secrets.yaml"
         #expect(try String(contentsOfFile: secrets, encoding: .utf8).contains("k3y"))
         #expect(try FileManager.default.attributesOfItem(atPath: secrets)[.posixPermissions] as? Int == 0o600)
@@ -437,6 +438,72 @@ struct WorkspaceWriterReviewTests {
                             ("{{ proto }}://ann:TplPw5@h/", "{{ proto }}://ann:{{w_password_3}}@h/")] {
             #expect(WorkspaceWriter.movingCredentials(inURL: url, named: "w", into: &plain, avoiding: [], secretParameters: ["token"]) == kept)
         }
+    }
+
+    @Test("a password in a request's body (JSON at any depth, JSON under a form's type, a form body, multipart, parameters) goes to the secrets file, and the request still sends the same bytes (a new user's trial found a pasted curl's JSON password saved in clear)")
+    func bodyCredentialsBecomeSecrets() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        let commands = [
+            #"curl -H 'Content-Type: application/json' -d '{"user":"bob","auth":{"password":"JsonPw-1","token":["Tk-a","Tk-b"]},"n":2}' http://h/json"#,
+            #"curl -d '{"password":"Form\"Type-2","x":1}' http://h/jsonform"#,
+            "curl -d 'user=bob&Password=Pw%21-3&api_key=Ak-4' http://h/form",
+            "curl -F 'password=Mp-5' -F 'note=keep' http://h/multi",
+            #"curl -H 'Content-Type: application/json' -d '{"password":"{{from_env}}"}' http://h/templated"#,
+        ]
+        var collection = ImportedCollection()
+        collection.isLiteral = true
+        for (index, command) in commands.enumerated() {
+            for item in try CurlImport.parse(command) { collection.items.append(.init(name: "b\(index)", request: item.request)) }
+        }
+        var parameters = Request(.get, "/p", params: ["token": "Pt-6", "page": "1"])
+        parameters.name = "p"
+        collection.items.append(.init(name: "p", request: parameters, query: ["refresh_token": "Qt-7"]))
+        try WorkspaceWriter.add(collection, to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        for secret in ["JsonPw-1", "Tk-a", "Tk-b", "Pw%21-3", "Ak-4", "Mp-5", "Pt-6", "Qt-7"] {
+            #expect(!text.contains(secret), "\(secret) in \(text)")
+            #expect(secrets.contains(secret), "\(secret) not in \(secrets)")
+        }
+        #expect(!text.contains("Type-2") && secrets.contains("Type-2"))
+        // The literal collection's `{{` is text, and moves like any other value.
+        #expect(secrets.contains("from_env"))
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        func body(_ name: String) throws -> String {
+            guard case .raw(let data, _) = try session.request(named: name).0.requestSerializer else { return "" }
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(try body("b0") == #"{"user":"bob","auth":{"password":"JsonPw-1","token":["Tk-a","Tk-b"]},"n":2}"#)
+        #expect(try body("b1") == #"{"password":"Form\"Type-2","x":1}"#)
+        #expect(try body("b2") == "user=bob&Password=Pw%21-3&api_key=Ak-4")
+        #expect(try body("b4") == #"{"password":"{{from_env}}"}"#)
+        let multipart = try session.request(named: "b3").0.form?.parts.map { part -> String in
+            guard case .data(let data) = part.content else { return "" }
+            return part.name + "=" + String(decoding: data, as: UTF8.self)
+        }
+        #expect(multipart == ["password=Mp-5", "note=keep"])
+        let sent = try session.request(named: "p").0
+        #expect(sent.params["token"] == "Pt-6" && sent.params["refresh_token"] == "Qt-7" && sent.params["page"] == "1")
+    }
+
+    @Test("an import's variable a body's secret member uses goes to the secrets file")
+    func bodyVariableBecomesSecret() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        let http = """
+        @pw = VarPw-8
+        @page = 3
+        POST http://h/login?page={{page}}
+        Content-Type: application/json
+
+        {"user": "bob", "password": "{{pw}}"}
+        """
+        try WorkspaceWriter.add(try HTTPFileImport.parse(http), to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("VarPw-8") && text.contains("page"), "\(text)")
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("VarPw-8"))
     }
 
     @Test("4-space indentation and one-line (flow) blocks are extended; null-like strings and a POST's form read back")

@@ -97,6 +97,22 @@ struct RequestEntryWriterTests {
         #expect(try session.request(named: "typed").0.customURL == "http://u:urlpass-77@127.0.0.1:9/basic-auth/u/x?api_key=zz-111&page=1")
     }
 
+    @Test("a password in a saved request's JSON body or query goes to the secrets file; the request reads back the same")
+    func bodyCredentialsSaved() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        var request = Request(.post, "http://127.0.0.1:9/post")
+        request.requestSerializer = .raw(Data(#"{"user":"bob","password":"SavedPw-9"}"#.utf8), contentType: "application/json")
+        try WorkspaceWriter.save(request, query: ["access_token": "SavedAt-10"], named: "login", in: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("SavedPw-9") && !text.contains("SavedAt-10"), "\(text)")
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("SavedPw-9") && secrets.contains("SavedAt-10"))
+        let saved = try WorkspaceSession(try Workspace.load(path: path)).request(named: "login").0
+        #expect(saved.requestSerializer == .raw(Data(#"{"user":"bob","password":"SavedPw-9"}"#.utf8), contentType: "application/json"))
+        #expect(saved.params["access_token"] == "SavedAt-10")
+    }
+
     @Test("an entry's URL is read as the interface reads it: host:port and localhost are URLs, users/1 is a path for the base URL")
     func entryURLs() throws {
         let files = try WorkspaceFiles()
