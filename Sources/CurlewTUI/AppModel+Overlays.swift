@@ -54,6 +54,8 @@ extension AppModel {
         do {
             var request = try requestToSend()
             request.streamsResponse = false
+            // What the agent would refuse before sending is said once, not logged for every copy.
+            _ = try agent.config.composed(request)
             let group = RequestGroup.batch(Array(repeating: request, count: count), policy: .any, maxConcurrency: 1, name: "latency \(compose.draft.name)")
             let handle = agent.start(group)
             latencyRun = handle

@@ -408,6 +408,16 @@ struct WorkbenchTests {
         model.handle(.escape)
         #expect(model.latency == nil)
         #expect(!render(model).contains("Latency  alone"))
+        // A request the agent refuses before sending (a head over the limit) is refused once,
+        // not sent and logged 20 times with its megabyte of URL each.
+        let entries = model.live.rows.count
+        model.compose.draft.url += "?q=" + String(repeating: "a", count: 1_100_000)
+        model.handle(.character(":"))
+        type("latency 20", into: model)
+        model.handle(.enter)
+        #expect(model.latency == nil && model.message.hasPrefix("not sent:"), "\(model.message.prefix(300))")
+        #expect(model.message.count < 1_000, "the message quotes the URL clipped: \(model.message.prefix(300))")
+        #expect(model.live.rows.count == entries)
     }
 
     @Test("m marks two exchanges and = shows them side by side with what differs")
