@@ -21,6 +21,8 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case proxyRefused
         /// No connection to the proxy came up; nothing is known of the server.
         case proxyUnreachable
+        /// The TLS connection to an https proxy failed; the server was never asked.
+        case proxyTLSFailure
         case connectTimeout
         case totalTimeout
         case tlsFailure
@@ -94,6 +96,7 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
         case .couldNotConnect: .couldNotConnect
         case .proxyRefused: .proxyRefused
         case .proxyUnreachable: .proxyUnreachable
+        case .proxyTLSFailure: .proxyTLSFailure
         case .connectTimeout: .connectTimeout
         case .totalTimeout: .totalTimeout
         case .tlsFailure: .tlsFailure

@@ -754,7 +754,8 @@ final class Transfer {
                 statusLine: statusLine,
                 proxy: proxies.proxy(for: request.url),
                 target: connection.effectiveURL,
-                requestSent: !requestHead.isEmpty || long(CURLINFO_REQUEST_SIZE) > 0
+                requestSent: !requestHead.isEmpty || long(CURLINFO_REQUEST_SIZE) > 0,
+                tunnelOpened: (200..<300).contains(long(CURLINFO_HTTP_CONNECTCODE))
             )
         } else {
             error = nil

@@ -13,6 +13,9 @@ public struct TransferError: Error, Sendable, Equatable {
         /// No connection to the proxy came up. Nothing is known of the server. (A proxy whose name
         /// does not resolve is `couldNotResolveHost`, and says so.)
         case proxyUnreachable
+        /// The TLS connection to an https proxy failed (its certificate, or the handshake). The
+        /// server was never asked.
+        case proxyTLSFailure
         case connectTimeout
         case totalTimeout
         case tlsFailure
@@ -64,10 +67,12 @@ public struct TransferError: Error, Sendable, Equatable {
     /// `status` and `statusLine` are those of the last status line read (0 and empty for none).
     /// `proxy` is the proxy the exchange was given (empty for none) and `target` the URL it went
     /// to last (a redirect's): they tell a connection to the proxy that failed from one to the server.
-    /// `requestSent` tells whether any of the request went out.
+    /// `requestSent` tells whether any of the request went out; `tunnelOpened`, whether a proxy
+    /// answered CONNECT with a success.
     static func classify(
         code: CURLcode, message: String, connected: Bool, responseLimitHit: Bool, connectTimeoutApplied: Bool,
-        status: Int = 0, statusLine: String = "", proxy: String = "", target: String = "", requestSent: Bool = true
+        status: Int = 0, statusLine: String = "", proxy: String = "", target: String = "", requestSent: Bool = true,
+        tunnelOpened: Bool = false
     ) -> TransferError {
         let kind: Kind
         var message = message
@@ -117,6 +122,13 @@ public struct TransferError: Error, Sendable, Equatable {
             kind = .couldNotConnect
         case CURLE_OPERATION_TIMEDOUT:
             kind = (!connected && connectTimeoutApplied) ? .connectTimeout : .totalTimeout
+        case _ where [CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS].contains(code)
+            && ASCII.hasPrefixIgnoringCase(proxy, "https://") && (!tunnelOpened || !ASCII.hasPrefixIgnoringCase(target, "https://")):
+            // With an https proxy, TLS with the proxy comes first, and the server's own only
+            // inside a tunnel the proxy opened: before that, the failure is the proxy's, whose
+            // certificate the server's settings (`insecure`, a CA file) do not cover.
+            kind = .proxyTLSFailure
+            message = "the TLS connection to the proxy failed (\(message)); the proxy's certificate is checked against the system's authorities"
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             kind = .pinMismatch
         case CURLE_PEER_FAILED_VERIFICATION:

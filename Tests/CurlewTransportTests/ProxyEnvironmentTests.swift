@@ -168,6 +168,20 @@ struct ProxyEnvironmentTests {
         #expect(result.statusLine.isEmpty && result.statusCode == 0 && result.responseHeaders.isEmpty, "\(result.statusLine)")
     }
 
+    @Test("a TLS failure with an https proxy is said as the proxy's, not as the server's certificate (found by a new user's trial)")
+    func proxyTLSFailure() async throws {
+        let tls = try await TestTLS.shared()
+        // The TLS demo server stands in for an https proxy whose certificate nobody trusts.
+        let proxy = tls.good.baseURL
+        for (variable, target) in [("http_proxy", "http://origin.test/get"), ("https_proxy", "\(tls.good.baseURL)/get")] {
+            let harness = EngineHarness(configuration: TransferEngine.Configuration(proxies: ProxyEnvironment([variable: proxy])))
+            let result = await harness.run(TransferRequest(url: target, tls: TLSOptions(caFile: tls.certificates.authority.certificate)))
+            let error = try #require(result.error)
+            #expect(error.kind == .proxyTLSFailure, "\(target): \(error)")
+            #expect(error.message.hasPrefix("the TLS connection to the proxy failed ("), "\(target): \(error.message)")
+        }
+    }
+
     @Test("a proxy's password is hidden wherever libcurl repeats the proxy as written, URL or not (found by a new user's trial)")
     func proxyPasswordHidden() async throws {
         let server = try await TestServer.shared()

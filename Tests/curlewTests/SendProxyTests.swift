@@ -80,4 +80,14 @@ struct SendProxyTests {
         #expect(result.error.contains("proxyRefused: the proxy refused the tunnel to the server"), "\(result.error)")
         #expect(!result.output.contains("404"), "\(result.output)")
     }
+
+    @Test("an https proxy whose certificate is not trusted exits 60 naming the proxy, and `--insecure`, which is for the server, does not hide it (found by a new user's trial)")
+    func proxyCertificateUntrusted() async throws {
+        let tls = try await TestTLS.shared()
+        for arguments in [["send", "http://proxied.invalid/get"], ["send", "--insecure", "http://proxied.invalid/get"]] {
+            let result = try await CurlewProcess.run(arguments, environment: proxies(["http_proxy": tls.good.baseURL]))
+            #expect(result.status == 60, "\(result.status) \(result.error)")
+            #expect(result.error.contains("proxyTLSFailure: the TLS connection to the proxy failed"), "\(result.error)")
+        }
+    }
 }
