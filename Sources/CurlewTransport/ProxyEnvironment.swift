@@ -76,18 +76,22 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
     /// Whether an exchange with `url` may go through a proxy: one is set for its scheme and
     /// `noProxy` does not exempt its host, as libcurl 7.88 reads the list (`*` alone for every
     /// host; for a name, entries with or without a leading dot matching it or a domain it is in,
-    /// in any case; for an address, an entry that is the same address, brackets and dots not
-    /// taken off). An entry libcurl would read as an address range (`10.0.0.0/8`) is not matched
-    /// here, so the answer is yes whenever it may be.
+    /// in any case; for an IPv4 address, an entry that is the same address or a range holding it,
+    /// see `ipv4Entry(_:holds:)`; for an IPv6 address, an entry written the same, since libcurl
+    /// 7.88 matches no other form and no range of one).
     public func mayUseProxy(for url: String) -> Bool {
         guard !proxy(for: url).isEmpty else { return false }
         guard noProxy != "*" else { return false }
         guard let host = LibcurlURL.endpoint(of: url)?.host else { return true }
         var address = in_addr()
-        let isAddress = host.contains(":") || inet_pton(AF_INET, host, &address) == 1
+        let ipv4 = inet_pton(AF_INET, host, &address) == 1 ? UInt32(bigEndian: address.s_addr) : nil
         for entry in noProxy.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            if let ipv4 {
+                if Self.ipv4Entry(entry, holds: ipv4) { return false }
+                continue
+            }
             var name = entry.lowercased()
-            if isAddress {
+            if host.contains(":") {
                 if host == name { return false }
                 continue
             }
@@ -96,5 +100,41 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
             if host == name || host.hasSuffix("." + name) { return false }
         }
         return true
+    }
+
+    /// Whether the `no_proxy` entry `entry` exempts the IPv4 address `host` (host order), as
+    /// libcurl 7.88 reads one: an address, and after the first `/` a prefix length read as C's
+    /// `atoi` reads it (`8x` is 8, `abc` is 0); a length from 1 to 31 compares that many leading
+    /// bits, 0 or 32 the whole address, more than 32 nothing.
+    static func ipv4Entry(_ entry: Substring, holds host: UInt32) -> Bool {
+        let slash = entry.firstIndex(of: "/")
+        var network = in_addr()
+        guard inet_pton(AF_INET, String(entry[..<(slash ?? entry.endIndex)]), &network) == 1 else { return false }
+        let bits = slash.map { UInt32(bitPattern: Int32(truncatingIfNeeded: atoiValue(entry[entry.index(after: $0)...]))) } ?? 0
+        guard bits <= 32 else { return false }
+        let check = UInt32(bigEndian: network.s_addr)
+        guard bits != 0, bits != 32 else { return host == check }
+        let mask = UInt32.max << (32 - bits)
+        return host & mask == check & mask
+    }
+
+    /// `text` read as C's `strtol` (base 10) reads it: an optional sign, then digits up to the
+    /// first other character; 0 for none, and the long's limits past them.
+    private static func atoiValue(_ text: Substring) -> Int64 {
+        var rest = text.utf8[...]
+        var negative = false
+        if let sign = rest.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            negative = sign == UInt8(ascii: "-")
+            rest = rest.dropFirst()
+        }
+        var value: Int64 = 0
+        for byte in rest {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { break }
+            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            if overflowTimes || overflowSum { return negative ? Int64.min : Int64.max }
+            value = sum
+        }
+        return negative ? -value : value
     }
 }

@@ -182,7 +182,7 @@ public struct TransferError: Error, Sendable, Equatable {
 
     /// Whether libcurl's connect failure `message` ("Failed to connect to HOST port PORT after…")
     /// names the host and port of `url`: the server was tried, not a proxy (one `no_proxy` exempts
-    /// it from by an address range, which only libcurl reads). The URL is read by libcurl's own
+    /// it from, which libcurl decides). The URL is read by libcurl's own
     /// parser; a URL it cannot read counts as the server's, as before a proxy was told apart, and
     /// so does an international host: libcurl converts it to its ASCII form to connect and names
     /// that form, which libcurl 7.88's URL parser cannot make (`CURLU_PUNYCODE` fails).

@@ -60,16 +60,33 @@ struct ProxyEnvironmentTests {
         }
     }
 
+    @Test("an IPv4 range in no_proxy exempts the addresses libcurl exempts: each entry is tried against libcurl itself (found by a new user's trial: a host 10.0.0.0/8 exempts was probed at the proxy)")
+    func addressRangesAgreeWithLibcurl() async throws {
+        let server = try await TestServer.shared()
+        #expect(server.baseURL.hasPrefix("http://127.0.0.1:"))
+        let entries = ["127.0.0.0/8", "127.0.0.1/32", "127.0.0.2/8", "127.0.0.1", "127.1.0.0/16", "10.0.0.0/8", "127.0.0.0/33", "127.0.0.0/0",
+                       "127.0.0.0/abc", "127.0.0.1/abc", "127.0.0.0/8x", "127.0.0.0/-1", "127.0.0.0/+8", "127.0.0.0/08", "127.0.0.0/31",
+                       "127.0.0.0/32", "127.0.0.1/", "127.0.0.01", "127.0.0.0/8/9", "127.0.0.0/4294967304", "127.0.0.1/0", "128.0.0.0/1",
+                       "0.0.0.0/1", "x/8"]
+        for entry in entries {
+            // A proxy that takes no connection: the exchange succeeds only if libcurl went straight to the server.
+            let proxies = ProxyEnvironment(["http_proxy": "http://127.0.0.1:1", "no_proxy": entry])
+            let result = await EngineHarness(configuration: TransferEngine.Configuration(proxies: proxies)).run(TransferRequest(url: "\(server.baseURL)/get"))
+            #expect((result.error == nil) == !proxies.mayUseProxy(for: "\(server.baseURL)/get"), "\(entry): \(String(describing: result.error))")
+        }
+    }
+
     @Test("whether a proxy may carry an exchange: no_proxy read as libcurl reads it, and yes when unsure")
     func mayUseProxy() {
         let proxies = ProxyEnvironment(["http_proxy": "http://p:1", "no_proxy": "localhost, .Example.com 127.0.0.1,::1,10.0.0.0/8,.0.2.1,[::2],127.2"])
-        for exempt in ["http://localhost:8080/", "http://example.com/", "http://API.example.com/x", "http://127.0.0.1/", "http://[::1]:9/"] {
+        for exempt in ["http://localhost:8080/", "http://example.com/", "http://API.example.com/x", "http://127.0.0.1/", "http://[::1]:9/",
+                       "http://10.1.2.3/"] {
             #expect(!proxies.mayUseProxy(for: exempt), "\(exempt)")
         }
         // An address is exempt only by the same address: libcurl 7.88 matches no domain suffix
         // against it and takes no brackets off an entry (found by a new user's trial, against curl).
         // libcurl reads 127.2 in a URL as 127.0.0.2, which the entry as written is not.
-        for carried in ["http://notexample.com/", "http://example.com.evil/", "http://127.0.0.2/", "http://10.1.2.3/", "http://192.0.2.1/",
+        for carried in ["http://notexample.com/", "http://example.com.evil/", "http://127.0.0.2/", "http://11.1.2.3/", "http://192.0.2.1/",
                         "http://[::2]/", "http://127.2/"] {
             #expect(proxies.mayUseProxy(for: carried), "\(carried)")
         }
