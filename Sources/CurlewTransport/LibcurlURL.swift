@@ -16,6 +16,12 @@ enum LibcurlURL {
         }
     }
 
+    /// Whether libcurl's parser keeps `url`'s host with a trailing dot (`127.0.0.1.`), which
+    /// `endpoint(of:)` takes off.
+    static func hostEndsInDot(_ url: String) -> Bool {
+        reading(url) { part in part(CURLUPART_HOST, 0) }?.hasSuffix(".") ?? false
+    }
+
     /// What `read` makes of `url` as libcurl's parser reads it with `flags` (`CURLU_…`); `read`
     /// is given a function that returns one part, got with its own flags (nil when libcurl has
     /// none). Nil when libcurl cannot read the URL.

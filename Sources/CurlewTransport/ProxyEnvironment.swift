@@ -83,8 +83,10 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
         guard !proxy(for: url).isEmpty else { return false }
         guard noProxy != "*" else { return false }
         guard let host = LibcurlURL.endpoint(of: url)?.host else { return true }
+        // libcurl reads a host written with a trailing dot (`127.0.0.1.`) as a name.
+        let dotted = LibcurlURL.hostEndsInDot(url)
         var address = in_addr()
-        let ipv4 = inet_pton(AF_INET, host, &address) == 1 ? UInt32(bigEndian: address.s_addr) : nil
+        let ipv4 = !dotted && inet_pton(AF_INET, host, &address) == 1 ? UInt32(bigEndian: address.s_addr) : nil
         for entry in noProxy.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
             if let ipv4 {
                 if Self.ipv4Entry(entry, holds: ipv4) { return false }
@@ -105,8 +107,10 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
     /// Whether the `no_proxy` entry `entry` exempts the IPv4 address `host` (host order), as
     /// libcurl 7.88 reads one: an address, and after the first `/` a prefix length read as C's
     /// `atoi` reads it (`8x` is 8, `abc` is 0); a length from 1 to 31 compares that many leading
-    /// bits, 0 or 32 the whole address, more than 32 nothing.
+    /// bits, 0 or 32 the whole address, more than 32 nothing. An entry of 128 bytes or more
+    /// matches nothing.
     static func ipv4Entry(_ entry: Substring, holds host: UInt32) -> Bool {
+        guard entry.utf8.count < 128 else { return false }
         let slash = entry.firstIndex(of: "/")
         var network = in_addr()
         guard inet_pton(AF_INET, String(entry[..<(slash ?? entry.endIndex)]), &network) == 1 else { return false }
@@ -118,10 +122,10 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
         return host & mask == check & mask
     }
 
-    /// `text` read as C's `strtol` (base 10) reads it: an optional sign, then digits up to the
-    /// first other character; 0 for none, and the long's limits past them.
+    /// `text` read as C's `strtol` (base 10) reads it: white space, an optional sign, then
+    /// digits up to the first other character; 0 for none, and the long's limits past them.
     private static func atoiValue(_ text: Substring) -> Int64 {
-        var rest = text.utf8[...]
+        var rest = text.utf8.drop { $0 == 0x20 || (0x09...0x0D).contains($0) }
         var negative = false
         if let sign = rest.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
             negative = sign == UInt8(ascii: "-")

@@ -752,7 +752,7 @@ final class Transfer {
                 connectTimeoutApplied: connectTimeoutApplied,
                 status: status,
                 statusLine: statusLine,
-                proxy: proxies.proxy(for: request.url),
+                proxy: proxies.mayUseProxy(for: request.url) ? proxies.proxy(for: request.url) : "",
                 target: connection.effectiveURL,
                 requestSent: !requestHead.isEmpty || long(CURLINFO_REQUEST_SIZE) > 0,
                 tunnelOpened: (200..<300).contains(long(CURLINFO_HTTP_CONNECTCODE))

@@ -65,7 +65,8 @@ public struct TransferError: Error, Sendable, Equatable {
 
     /// Classifies a libcurl result. Timeouts need the connection state to tell connect from total.
     /// `status` and `statusLine` are those of the last status line read (0 and empty for none).
-    /// `proxy` is the proxy the exchange was given (empty for none) and `target` the URL it went
+    /// `proxy` is the proxy the exchange may go through (empty for none, or when `no_proxy` exempts
+    /// the URL) and `target` the URL it went
     /// to last (a redirect's): they tell a connection to the proxy that failed from one to the server.
     /// `requestSent` tells whether any of the request went out; `tunnelOpened`, whether a proxy
     /// answered CONNECT with a success.
@@ -128,7 +129,8 @@ public struct TransferError: Error, Sendable, Equatable {
             // inside a tunnel the proxy opened: before that, the failure is the proxy's, whose
             // certificate the server's settings (`insecure`, a CA file) do not cover.
             kind = .proxyTLSFailure
-            message = "the TLS connection to the proxy failed (\(message)); the proxy's certificate is checked against the system's authorities"
+            message = "the TLS connection to the proxy failed (\(message))"
+                + (code == CURLE_PEER_FAILED_VERIFICATION ? "; the proxy's certificate is checked against the system's authorities" : "")
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             kind = .pinMismatch
         case CURLE_PEER_FAILED_VERIFICATION:

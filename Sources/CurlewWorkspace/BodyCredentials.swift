@@ -3,68 +3,98 @@ import CurlewSessions
 import Foundation
 
 /// Credentials in a request's parameters and body: the values of secret parameters
-/// (`password`, `token`, `api_key`…, any case) among its parameters, at any depth of a JSON
-/// body, in a form body's pairs and in multipart parts. The workspace writer moves them to the
-/// secrets file as it does a URL's password; an import's variables they use become secrets.
+/// (`password`, `token`, `api_key`…, any case), and everything under one, among its parameters,
+/// in a JSON body, in a form body's pairs and in multipart parts. The workspace writer moves them
+/// to the secrets file as it does a URL's password; an import's variables they use become
+/// secrets.
 extension WorkspaceWriter {
     /// `request` with each secret value of its parameters and body that `replace` gives a
-    /// replacement for replaced. `replace` gets the field's name and its value as written where
-    /// it stands, which is how its secret must be kept for `{{name}}` to put it back: decoded for
-    /// a value of its own (a parameter, a `json:` member, a multipart part), with JSON's escapes
-    /// inside a JSON text body, percent-encoded in a form body. A body is rewritten only when
-    /// something in it was replaced.
+    /// replacement for replaced. `replace` gets the field's name and the value as written where it
+    /// stands, which is how its secret must be kept for `{{name}}` to put the same bytes back:
+    /// decoded for a value of its own (a parameter, a member of a body the writer writes as
+    /// `json:`, a multipart part); as the text has it in a text body (inside a JSON string, with
+    /// its escapes; a JSON number or word whole; a form pair's value percent-encoded). A text body
+    /// changes only where a value is replaced. A secret number among parameters a JSON body
+    /// carries stays (it cannot become a `{{name}}` string there); in a form or a query it is
+    /// sent as its text, and moves as that.
     static func replacingSecretBodyValues(of request: Request, secretNames: Set<String>,
                                           _ replace: (_ field: String, _ value: String) -> String?) -> Request {
         var request = request
-        func isSecret(_ name: String) -> Bool { secretNames.contains(name.lowercased()) }
-        request.params = replacingSecretValues(in: request.params, secretNames: secretNames, replace)
+        let isSecret = { (name: String) in secretNames.contains(name.lowercased()) }
+        let parametersAreJSON = request.requestSerializer == .json && !request.method.encodesParametersInQuery
+        request.params = replacingSecretValues(in: request.params, secretNames: secretNames, numbersAsText: !parametersAreJSON, replace)
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(validating: data, as: UTF8.self) {
             let type = contentType.lowercased()
-            if let json = try? JSONValue.parse(data), json.isContainer {
-                // A JSON body is written as `json:` members, decoded; JSON under another type as text.
-                let replaced = replacingSecretValues(in: json, under: nil, inText: !type.hasPrefix("application/json"), isSecret: isSecret, replace)
-                if replaced != json { request.requestSerializer = .raw(Data(replaced.serialized().utf8), contentType: contentType) }
+            var replaced: String?
+            if type.hasPrefix("application/json"), let json = try? JSONValue.parse(data), json.isContainer,
+               let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
+                // Written as `json:` members, decoded (see `node(for:)`).
+                replaced = members == json ? nil : members.serialized()
+            } else if let spans = JSONSecretSpans(text, isSecret: isSecret) {
+                replaced = spans.replacing(replace)
             } else if type.hasPrefix("application/x-www-form-urlencoded") {
-                var changed = false
-                let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-                    guard let equals = pair.firstIndex(of: "="),
-                          let key = String(pair[..<equals]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding, isSecret(key),
-                          let replacement = replace(key, String(pair[pair.index(after: equals)...])) else { return String(pair) }
-                    changed = true
-                    return pair[...equals] + replacement
-                }
-                if changed { request.requestSerializer = .raw(Data(pairs.joined(separator: "&").utf8), contentType: contentType) }
+                let pairs = mappingPairs(Substring(text), kept: String.init) { key, value in isSecret(key) ? replace(key, String(value)) : nil }
+                replaced = pairs == text ? nil : pairs
             }
+            if let replaced { request.requestSerializer = .raw(Data(replaced.utf8), contentType: contentType) }
         }
         request.form = request.form?.replacingValues { name, value in isSecret(name) ? replace(name, value) : nil }
         return request
     }
 
-    /// `parameters` with the secret values `replace` gives a replacement for replaced, at any depth.
-    static func replacingSecretValues(in parameters: Parameters, secretNames: Set<String>,
+    /// `parameters` with their secret values replaced, and every string under a secret one;
+    /// with `numbersAsText`, numbers and booleans too, as the text a form or a query sends.
+    static func replacingSecretValues(in parameters: Parameters, secretNames: Set<String>, numbersAsText: Bool,
                                       _ replace: (_ field: String, _ value: String) -> String?) -> Parameters {
-        Parameters(parameters.entries.map { member in
-            JSONMember(member.key, replacingSecretValues(in: member.value, under: member.key, inText: false,
-                                                         isSecret: { secretNames.contains($0.lowercased()) }, replace))
+        let isSecret = { (name: String) in secretNames.contains(name.lowercased()) }
+        return Parameters(parameters.entries.map { member in
+            let value = replacingSecretValues(in: member.value, secret: isSecret(member.key), key: member.key, isSecret: isSecret,
+                                              numbersAsText: numbersAsText, replace)
+            return JSONMember(member.key, value ?? member.value)
         })
     }
 
-    /// `value` (the value of the member `key`) with its secret strings replaced; with `inText`,
-    /// strings are given to `replace` with JSON's escapes, as a JSON text body holds them.
-    private static func replacingSecretValues(in value: JSONValue, under key: String?, inText: Bool, isSecret: (String) -> Bool,
-                                              _ replace: (_ field: String, _ value: String) -> String?) -> JSONValue {
+    /// `value` (under `key`, secret or under a secret member when `secret`) with its secret
+    /// strings replaced. Nil when a secret number or boolean cannot become a string
+    /// (`numbersAsText` false): the value must then be kept as text to be moved.
+    private static func replacingSecretValues(in value: JSONValue, secret: Bool, key: String, isSecret: (String) -> Bool, numbersAsText: Bool,
+                                              _ replace: (_ field: String, _ value: String) -> String?) -> JSONValue? {
         switch value {
         case .string(let text):
-            guard let key, isSecret(key) else { return value }
-            let written = inText ? String(JSONValue.string(text).serialized().dropFirst().dropLast()) : text
-            return replace(key, written).map { .string($0) } ?? value
-        case .array(let elements):
-            return .array(elements.map { replacingSecretValues(in: $0, under: key, inText: inText, isSecret: isSecret, replace) })
-        case .object(let members):
-            return .object(members.map { JSONMember($0.key, replacingSecretValues(in: $0.value, under: $0.key, inText: inText, isSecret: isSecret, replace)) })
-        default:
+            return secret ? replace(key, text).map { .string($0) } ?? value : value
+        case .int, .double, .bool:
+            guard secret else { return value }
+            guard numbersAsText else { return nil }
+            return replace(key, value.textValue).map { .string($0) } ?? value
+        case .null:
             return value
+        case .array(let elements):
+            var replaced: [JSONValue] = []
+            for element in elements {
+                guard let one = replacingSecretValues(in: element, secret: secret, key: key, isSecret: isSecret, numbersAsText: numbersAsText, replace) else { return nil }
+                replaced.append(one)
+            }
+            return .array(replaced)
+        case .object(let members):
+            var replaced: [JSONMember] = []
+            for member in members {
+                guard let one = replacingSecretValues(in: member.value, secret: secret || isSecret(member.key), key: member.key, isSecret: isSecret,
+                                                      numbersAsText: numbersAsText, replace) else { return nil }
+                replaced.append(JSONMember(member.key, one))
+            }
+            return .object(replaced)
         }
+    }
+
+    /// `name=value&…` pairs with the values `value` gives a replacement for (called with the
+    /// decoded name and the value as written) replaced, and the rest as `kept` writes it.
+    static func mappingPairs(_ pairs: Substring, kept: (Substring) -> String, _ value: (_ key: String, _ value: Substring) -> String?) -> String {
+        pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "="),
+                  let key = String(pair[..<equals]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+                  let replacement = value(key, pair[pair.index(after: equals)...]) else { return kept(pair) }
+            return kept(pair[...equals]) + replacement
+        }.joined(separator: "&")
     }
 
     /// `request` with the credentials of its parameters and body moved to `collection`'s secrets
@@ -72,7 +102,7 @@ extension WorkspaceWriter {
     /// literal collection's body is escaped before it comes here).
     static func movingBodyCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
                                       avoiding taken: Set<String>, secretParameters: Set<String>) -> Request {
-        replacingSecretBodyValues(of: request, secretNames: Set(secretParameters.map { $0.lowercased() })) { field, value in
+        replacingSecretBodyValues(of: request, secretNames: lowercased(secretParameters)) { field, value in
             secretReference(value, literal: false, field: field, named: name, into: &collection, avoiding: taken)
         }
     }
@@ -80,7 +110,7 @@ extension WorkspaceWriter {
     /// `parameters` (a request's query kept apart from it) with their credentials moved the same way.
     static func movingCredentials(in parameters: Parameters, named name: String, into collection: inout ImportedCollection,
                                   avoiding taken: Set<String>, secretParameters: Set<String> = RedactionPolicy().parameterNames) -> Parameters {
-        replacingSecretValues(in: parameters, secretNames: Set(secretParameters.map { $0.lowercased() })) { field, value in
+        replacingSecretValues(in: parameters, secretNames: lowercased(secretParameters), numbersAsText: true) { field, value in
             secretReference(value, literal: false, field: field, named: name, into: &collection, avoiding: taken)
         }
     }
@@ -88,11 +118,15 @@ extension WorkspaceWriter {
     /// The variables the secret values of `request`'s parameters and body use (`{"password": "{{pw}}"}`).
     static func variablesInSecretBodyValues(of request: Request, secretParameters: Set<String>) -> Set<String> {
         var names = Set<String>()
-        _ = replacingSecretBodyValues(of: request, secretNames: Set(secretParameters.map { $0.lowercased() })) { _, value in
+        _ = replacingSecretBodyValues(of: request, secretNames: lowercased(secretParameters)) { _, value in
             names.formUnion(Template.names(in: value))
             return nil
         }
         return names
+    }
+
+    private static func lowercased(_ names: Set<String>) -> Set<String> {
+        Set(names.map { $0.lowercased() })
     }
 }
 

@@ -35,6 +35,8 @@ public enum WorkspaceWriter {
         keepingReferencedCredentials(in: &collection)
         renamingGeneratedSecrets(in: &collection, avoiding: definedNames)
 
+        // A generated secret's name must not be one of the import's own variables either.
+        let takenNames = definedNames.union(collection.variables.map(\.name)).union(collection.environments.flatMap { $0.variables.map(\.name) })
         var requestNames = UniqueNames(taken: existing?.requests.map(\.name) ?? [])
         var renamed: [String: String] = [:]
         var entries: [(Node, Node)] = []
@@ -43,8 +45,8 @@ public enum WorkspaceWriter {
             renamed[item.name] = name
             summary.requests.append(name)
             let request = movingCredentials(of: collection.isLiteral ? escapingTemplates(in: item.request) : item.request, named: name,
-                                            into: &collection, avoiding: definedNames)
-            let query = movingCredentials(in: item.query, named: name, into: &collection, avoiding: definedNames)
+                                            into: &collection, avoiding: takenNames)
+            let query = movingCredentials(in: item.query, named: name, into: &collection, avoiding: takenNames)
             entries.append((text(name), node(for: request, folder: item.folder, query: query)))
         }
         if !entries.isEmpty { document = try insert(try serialize(entries), under: ["requests"], into: document, file: path) }
@@ -104,12 +106,13 @@ public enum WorkspaceWriter {
         request.path = movingCredentials(inURL: request.path, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters)
         var headers = HTTPHeaders()
         for field in request.headers {
-            guard secretHeaders.contains(field.name.lowercased()), collection.isLiteral || !field.value.contains("{{") else {
+            guard secretHeaders.contains(field.name.lowercased()),
+                  let reference = secretReference(field.value, literal: collection.isLiteral, field: field.name, named: name,
+                                                  into: &collection, avoiding: definedNames) else {
                 headers.add(field.name, collection.isLiteral ? escapingTemplates(field.value) : field.value)
                 continue
             }
-            let variable = collection.keepSecret(field.value, request: name, field: field.name, avoiding: definedNames)
-            headers.add(field.name, "{{\(variable)}}")
+            headers.add(field.name, reference)
         }
         request.headers = headers
         return movingBodyCredentials(of: request, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters)
@@ -158,28 +161,22 @@ public enum WorkspaceWriter {
         return result + "#" + movingPairs(rest[rest.index(after: hash)...])
     }
 
-    /// `name=value&…` pairs (a URL's query or fragment, a form body) with the values of secret
+    /// `name=value&…` pairs of a URL (its query or fragment) with the values of secret
     /// parameters moved to secrets, kept as written (percent-encoded) since `{{name}}` is put back
     /// verbatim. A URL as a value (`next=http://bob:pw@h/`) has its own credentials moved, a few
     /// levels deep (a crafted import cannot nest it without end). With `literal`, kept text has
     /// its `{{` escaped.
     static func movingPairs(_ pairs: Substring, literal: Bool, named name: String, into collection: inout ImportedCollection,
                             avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0) -> String {
-        func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
-        return pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "="),
-                  let key = String(pair[..<equals]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding else { return kept(pair) }
-            let value = pair[pair.index(after: equals)...]
+        mappingPairs(pairs, kept: { literal ? escapingTemplates(String($0)) : String($0) }) { key, value in
             if secretParameters.contains(key.lowercased()),
                let hidden = secretReference(value, literal: literal, field: key, named: name, into: &collection, avoiding: taken) {
-                return kept(pair[...equals]) + hidden
+                return hidden
             }
-            if depth < 4, schemePart(of: String(value), literal: literal) != nil {
-                return kept(pair[...equals]) + movingCredentials(inURL: String(value), named: name, into: &collection, avoiding: taken,
-                                                                 secretParameters: secretParameters, depth: depth + 1)
-            }
-            return kept(pair)
-        }.joined(separator: "&")
+            guard depth < 4, schemePart(of: String(value), literal: literal) != nil else { return nil }
+            return movingCredentials(inURL: String(value), named: name, into: &collection, avoiding: taken,
+                                     secretParameters: secretParameters, depth: depth + 1)
+        }
     }
 
     /// `{{name}}` for a credential written in clear, whose value now goes to `collection`'s
@@ -287,9 +284,9 @@ public enum WorkspaceWriter {
                 referenced.formUnion(Template.names(in: field.value))
             }
             let url = item.request.customURL ?? item.request.path
-            for pair in (url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "").split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parameterNames.contains(String(parts[0]).lowercased()) { referenced.formUnion(Template.names(in: String(parts[1]))) }
+            _ = mappingPairs(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "", kept: String.init) { key, value in
+                if parameterNames.contains(key.lowercased()) { referenced.formUnion(Template.names(in: String(value))) }
+                return nil
             }
             // Query parameters kept apart from the URL (OpenAPI's), a request's parameters and its body.
             var request = item.request

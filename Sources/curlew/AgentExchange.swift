@@ -37,8 +37,9 @@ extension RequestError {
         case .couldNotResolveHost: code == 5 || code == 97 ? Int32(code!) : 6
         case .couldNotConnect: 7
         case .proxyUnreachable: 7
-        // curl: 60 when the proxy's certificate is not trusted, 35 for the rest of its TLS.
-        case .proxyTLSFailure: code == 60 ? 60 : 35
+        // curl's own codes for the proxy's TLS: 60 its certificate, 59 a cipher, 83 its issuer,
+        // 91 its certificate's status; 35 for the rest of the handshake.
+        case .proxyTLSFailure: [59, 60, 83, 91].contains(code ?? 0) ? Int32(code!) : 35
         case .connectTimeout, .totalTimeout: 28
         // curl: 58 for a client certificate problem, 77 for a bad CA file, 35 for the rest.
         case .tlsFailure: [58, 77].contains(code ?? 0) ? Int32(code!) : 35

@@ -487,6 +487,59 @@ struct WorkspaceWriterReviewTests {
         #expect(sent.params["token"] == "Pt-6" && sent.params["refresh_token"] == "Qt-7" && sent.params["page"] == "1")
     }
 
+    @Test("a text body changes only where a secret was: spacing, escapes, numbers, templates and escaped braces stay byte for byte; secret numbers and objects move too (found by review)")
+    func textBodiesKeepTheirBytes() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        let bodies: [(type: String, body: String)] = [
+            ("application/x-www-form-urlencoded", #"{"user": "bob",  "password": "Sp aced-1", "n": 1.0, "e": 1E5, "s": "\/\u00e9"}"#),
+            ("text/plain", #"{"password": "Hunter-2", "greeting": "{{hi}}", "t": "\u007b\u007bx}}"}"#),
+            ("application/json", #"{"password": 123456, "token": {"value": "Obj-3", "n": [7, null]}, "ok": true}"#),
+            ("application/json", #"{"id": {{id}}, "password": "Tpl-4"}"#),
+        ]
+        var collection = ImportedCollection()
+        collection.isLiteral = true
+        for (index, body) in bodies.enumerated() {
+            var request = Request(.post, "http://h/\(index)")
+            request.requestSerializer = .raw(Data(body.body.utf8), contentType: body.type)
+            collection.items.append(.init(name: "t\(index)", request: request))
+        }
+        try WorkspaceWriter.add(collection, to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for secret in ["Sp aced-1", "Hunter-2", "123456", "Obj-3", "Tpl-4"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
+        #expect(!text.contains(": 7") && !text.contains("7,"), "a number under a secret member moves too: \(text)")
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        for (index, body) in bodies.enumerated() where index != 3 {
+            guard case .raw(let data, _) = try session.request(named: "t\(index)").0.requestSerializer else { Issue.record("t\(index)"); continue }
+            #expect(String(decoding: data, as: UTF8.self) == body.body)
+        }
+        // In a collection that expands templates, `{{id}}` is one, and the password still moves.
+        var templated = ImportedCollection()
+        var request = Request(.post, "http://h/t")
+        request.requestSerializer = .raw(Data(bodies[3].body.utf8), contentType: "application/json")
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &templated, avoiding: [], secretParameters: ["password"])
+        #expect(moved.requestSerializer == .raw(Data(#"{"id": {{id}}, "password": "{{t_password}}"}"#.utf8), contentType: "application/json"))
+        #expect(templated.secrets.map(\.value) == ["Tpl-4"])
+    }
+
+    @Test("a generated secret's name never takes one of the import's own variables (found by review)")
+    func secretNameAvoidsImportVariables() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        let http = """
+        @post_login_password = not-a-secret
+        POST http://h/login
+        Content-Type: application/json
+
+        {"password": "Coll-5"}
+        """
+        try WorkspaceWriter.add(try HTTPFileImport.parse(http), to: path)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        guard case .raw(let data, _) = try session.request(named: "POST /login").0.requestSerializer else { Issue.record("no body"); return }
+        #expect(String(decoding: data, as: UTF8.self) == #"{"password":"Coll-5"}"#)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("post_login_password: not-a-secret"))
+    }
+
     @Test("an import's variable a body's secret member uses goes to the secrets file")
     func bodyVariableBecomesSecret() throws {
         let files = try WorkspaceFiles()

@@ -6,7 +6,7 @@
 // credentials never travel to another origin. Split at its first NUL, the input is also a proxy
 // setting and a libcurl message: the setting's password never shows in the message as shown,
 // and classifying it never traps. The whole input is also a no_proxy list: reading it never
-// traps, an IPv4 entry always exempts its own address, and a range holds its network.
+// traps, and an IPv4 entry (under 128 bytes, as libcurl reads them) exempts the address it names.
 @testable import CurlewTransport
 @testable import CurlewAgent
 import CCurl
@@ -159,15 +159,15 @@ private func checkProxyMessage(_ bytes: UnsafeRawBufferPointer) {
 }
 
 /// `list` as `no_proxy`: read for a name, an IPv4 and an IPv6 host without trapping; each entry
-/// that is an IPv4 address, with or without a prefix length from 1 to 32, exempts the address
-/// it names.
+/// that is an IPv4 address, with or without a prefix length from 1 to 32, and shorter than the
+/// 128 bytes libcurl reads, exempts the address it names.
 private func checkNoProxy(_ list: String) {
     let proxies = ProxyEnvironment(http: "http://proxy.test:1", https: "", noProxy: list)
     for url in ["http://name.test/", "http://10.1.2.3/", "http://[::1]/"] { _ = proxies.mayUseProxy(for: url) }
     for entry in list.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
         var address = in_addr()
         let slash = entry.firstIndex(of: "/")
-        guard inet_pton(AF_INET, String(entry[..<(slash ?? entry.endIndex)]), &address) == 1 else { continue }
+        guard entry.utf8.count < 128, inet_pton(AF_INET, String(entry[..<(slash ?? entry.endIndex)]), &address) == 1 else { continue }
         let host = UInt32(bigEndian: address.s_addr)
         if slash == nil || entry[entry.index(after: slash!)...].allSatisfy(\.isNumber) && (1...32).contains(Int(entry[entry.index(after: slash!)...]) ?? 0) {
             guard ProxyEnvironment.ipv4Entry(entry, holds: host) else { fatalError("\(entry.debugDescription) does not exempt its own address") }

@@ -1,6 +1,10 @@
 // Fuzzes the workspace reader with any file a user might open: whatever the bytes, reading ends
 // in a workspace or a WorkspaceError, and a workspace that loads builds every request and group.
-import CurlewWorkspace
+// The input is also a request's text body, under a text and a form type: moving its credentials
+// to the secrets file changes nothing the request sends.
+import CurlewAgent
+import CurlewSessions
+@testable import CurlewWorkspace
 import Foundation
 import FuzzSupport
 
@@ -13,6 +17,7 @@ public func fuzzWorkspaceMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeM
 public func fuzzWorkspace(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
     let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
+    checkBodyCredentials(text)
     // A directory without includes or secrets, so only the input is read.
     let path = NSTemporaryDirectory() + "curlew-fuzz-workspace-none/curlew.yaml"
     guard let workspace = try? Workspace.parse(text, path: path),
@@ -20,4 +25,27 @@ public func fuzzWorkspace(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     for request in workspace.requests { _ = try? session.request(named: request.name) }
     for group in workspace.groups { _ = try? session.group(named: group.name) }
     return 0
+}
+
+/// `text` as a body with its credentials moved: with each generated `{{name}}` put back as its
+/// secret, it reads as the original does (`\{{` is literal `{{` in both).
+private func checkBodyCredentials(_ text: String) {
+    guard !text.contains("fz_") else { return }
+    for type in ["text/plain", "application/x-www-form-urlencoded"] {
+        var request = Request(.post, "http://h/")
+        request.requestSerializer = .raw(Data(text.utf8), contentType: type)
+        var collection = ImportedCollection()
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "fz", into: &collection, avoiding: [],
+                                                          secretParameters: RedactionPolicy().parameterNames)
+        guard case .raw(let data, _) = moved.requestSerializer else { fatalError("the body is no longer a text body") }
+        var sent = String(decoding: data, as: UTF8.self)
+        let marker = "\u{0}fz\u{0}"
+        guard !text.contains(marker) else { return }
+        for (index, secret) in collection.secrets.enumerated() { sent = sent.replacingOccurrences(of: "{{\(secret.name)}}", with: marker + "\(index)" + marker) }
+        sent = sent.replacingOccurrences(of: "\\{{", with: "{{")
+        for (index, secret) in collection.secrets.enumerated() { sent = sent.replacingOccurrences(of: marker + "\(index)" + marker, with: secret.value) }
+        guard sent == text.replacingOccurrences(of: "\\{{", with: "{{") else {
+            fatalError("moving the credentials of \(text.debugDescription) (\(type)) sends \(sent.debugDescription)")
+        }
+    }
 }

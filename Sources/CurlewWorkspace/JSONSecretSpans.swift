@@ -1,0 +1,107 @@
+import CurlewAgent
+
+/// Where the secret values of a JSON text sit: the contents of the strings, and the numbers and
+/// words (`true`), that are the value of a secret member or anywhere under one. Read leniently,
+/// so that a body with templates (`{"id": {{id}}, "password": "…"}`) or escaped braces (`\{{`)
+/// is read too: strings, brackets, braces, colons and commas are all it looks at. Nil for text
+/// that does not start as JSON structure or whose brackets do not balance.
+struct JSONSecretSpans {
+    /// Each secret value's member name and its bytes in the text (inside the quotes for a string).
+    let spans: [(key: String, range: Range<Int>)]
+    private let bytes: [UInt8]
+
+    private struct Frame {
+        var isObject: Bool
+        /// Whether the container is the value of a secret member, or under one.
+        var secret: Bool
+        var key: String
+        var expectingKey: Bool
+        var valueIsSecret = false
+    }
+
+    init?(_ text: String, isSecret: (String) -> Bool) {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first(where: { !Self.isWhitespace($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
+        var stack: [Frame] = []
+        var spans: [(key: String, range: Range<Int>)] = []
+        /// Whether a value read now is secret, and the member it belongs to.
+        func valueContext() -> (secret: Bool, key: String)? {
+            guard let top = stack.last else { return nil }
+            if top.isObject { return top.expectingKey ? nil : (top.valueIsSecret, top.key) }
+            return (top.secret, top.key)
+        }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                guard end < bytes.count else { return nil }
+                let content = (index + 1)..<end
+                if let top = stack.last, top.isObject, top.expectingKey {
+                    let key = Self.decodedKey(bytes[content])
+                    stack[stack.count - 1].key = key
+                    stack[stack.count - 1].valueIsSecret = top.secret || isSecret(key)
+                    stack[stack.count - 1].expectingKey = false
+                } else if let context = valueContext(), context.secret {
+                    spans.append((context.key, content))
+                }
+                index = end + 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let context = valueContext()
+                stack.append(Frame(isObject: byte == UInt8(ascii: "{"), secret: context?.secret ?? false, key: context?.key ?? "",
+                                   expectingKey: byte == UInt8(ascii: "{")))
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard let top = stack.popLast(), top.isObject == (byte == UInt8(ascii: "}")) else { return nil }
+                index += 1
+            case UInt8(ascii: ","):
+                if let top = stack.last, top.isObject { stack[stack.count - 1].expectingKey = true }
+                index += 1
+            case UInt8(ascii: ":"):
+                index += 1
+            case _ where Self.isWhitespace(byte):
+                index += 1
+            default:
+                // A number or a word: up to the next character JSON gives a meaning.
+                var end = index
+                while end < bytes.count, !Self.isWhitespace(bytes[end]), !Self.structural.contains(bytes[end]) { end += 1 }
+                if let context = valueContext(), context.secret, bytes[index..<end].elementsEqual("null".utf8) == false {
+                    spans.append((context.key, index..<end))
+                }
+                index = end
+            }
+        }
+        guard stack.isEmpty else { return nil }
+        self.spans = spans
+        self.bytes = bytes
+    }
+
+    /// The text with each span `replace` gives a replacement for (called with the member's name
+    /// and the span's text) replaced; nil when none was.
+    func replacing(_ replace: (_ field: String, _ value: String) -> String?) -> String? {
+        var output = bytes
+        var changed = false
+        for span in spans.reversed() {
+            guard let replacement = replace(span.key, String(decoding: bytes[span.range], as: UTF8.self)) else { continue }
+            output.replaceSubrange(span.range, with: replacement.utf8)
+            changed = true
+        }
+        return changed ? String(decoding: output, as: UTF8.self) : nil
+    }
+
+    private static let structural: Set<UInt8> = Set("{}[],:\"".utf8)
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// A member name's text with JSON's escapes read (`"pass\u0077ord"` is `password`); as
+    /// written when they do not read.
+    private static func decodedKey(_ raw: ArraySlice<UInt8>) -> String {
+        let written = String(decoding: raw, as: UTF8.self)
+        guard raw.contains(UInt8(ascii: "\\")), case .string(let key)? = try? JSONValue.parse("\"\(written)\"") else { return written }
+        return key
+    }
+}
