@@ -240,8 +240,10 @@ public struct RequestDraft: Sendable, Equatable {
 
     /// The request to send, every text field passed through `expand`. A relative URL is left
     /// for the agent to join to its base URL.
-    public func makeRequest(expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
-        try build(expanding: expand, forSaving: false).request
+    /// `jsonBodyIsText`: the entry the draft saves to writes its JSON body under `body:` (not
+    /// `json:`), where templates are filled in as they stand; the editor then sends it as the file does.
+    public func makeRequest(jsonBodyIsText: Bool = false, expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
+        try build(expanding: expand, forSaving: false, jsonBodyIsText: jsonBodyIsText).request
     }
 
     /// The draft as a workspace entry keeps it: templates as typed, switched-off rows left out,
@@ -277,9 +279,33 @@ public struct RequestDraft: Sendable, Equatable {
         return request
     }
 
+    /// A JSON body with its templates filled in as the workspace fills a `json:` entry, which is
+    /// how it is saved: inside strings, each string's value as a whole, so a value with a quote
+    /// or a backslash stays one string. A body that is not JSON until filled in (`{"n": {{n}}}`)
+    /// is filled in as text, as a `body:` entry is; one without templates is sent as typed.
+    static func expandingJSON(_ body: String, _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
+        guard body.contains("{{"), let json = try? JSONValue.parse(body) else { return try expand(body) }
+        func filled(_ value: JSONValue) throws(RequestError) -> JSONValue {
+            switch value {
+            case .string(let text): return .string(try expand(text))
+            case .array(let elements):
+                var result: [JSONValue] = []
+                for element in elements { result.append(try filled(element)) }
+                return .array(result)
+            case .object(let members):
+                var result: [JSONMember] = []
+                for member in members { result.append(JSONMember(member.key, try filled(member.value))) }
+                return .object(result)
+            default: return value
+            }
+        }
+        return try filled(json).serialized()
+    }
+
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query
     /// goes into the URL) or to save (templates kept; the query apart; defaults left out).
-    private func build(expanding expand: (String) throws(RequestError) -> String, forSaving: Bool) throws(RequestError) -> (request: Request, query: Parameters) {
+    private func build(expanding expand: (String) throws(RequestError) -> String, forSaving: Bool,
+                       jsonBodyIsText: Bool = false) throws(RequestError) -> (request: Request, query: Parameters) {
         var members: [JSONMember] = []
         for row in params where row.enabled && !row.name.isEmpty {
             members.append(JSONMember(row.name, .string(try expand(row.value))))
@@ -324,7 +350,10 @@ public struct RequestDraft: Sendable, Equatable {
             } catch {
                 throw RequestError(.invalidBody, "multipart body: \(error)")
             }
-        case .raw, .json: request.requestSerializer = .raw(Data(try expand(body).utf8), contentType: contentType)
+        case .raw: request.requestSerializer = .raw(Data(try expand(body).utf8), contentType: contentType)
+        case .json:
+            let filled = jsonBodyIsText ? try expand(body) : try Self.expandingJSON(body, expand)
+            request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .form:
             // Fields are decoded, then filled in one by one, so a value with & or = stays one value.
             var fields: [JSONMember] = []

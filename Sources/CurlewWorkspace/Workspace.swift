@@ -21,6 +21,13 @@ public struct Workspace: Sendable {
         let node: YAMLNode
         /// The directory of the file that defines it: its relative paths start there.
         public let directory: String
+
+        /// Whether its body is written as text (`body:`), where templates are filled in where
+        /// they stand, rather than as `json:` members, each filled in as a whole string.
+        public var bodyIsText: Bool {
+            guard case .mapping(let pairs, _) = node else { return false }
+            return pairs.contains { if case .scalar("body", _, _) = $0.key { true } else { false } }
+        }
     }
 
     public static let fileName = "curlew.yaml"

@@ -56,6 +56,36 @@ struct ComposeWorkspaceTests {
         #expect(try draft(workspace, "posted").params == [KeyValueRow("page", "2"), KeyValueRow("who", "{{u}}")])
     }
 
+    @Test("the editor fills a JSON body's templates in as the file does: a `json:` member's value as one string, a `body:` text where it stands (found by a new user's trial: a quote in a value broke the JSON after saving)")
+    func jsonTemplatesFilledAsTheFileDoes() throws {
+        let path = try file(#"""
+        variables: {v: 'a"b\c', n: "7"}
+        requests:
+          members: {url: "http://127.0.0.1:9/j", json: {x: "{{v}}", y: [1, "{{v}}"]}}
+          text: {url: "http://127.0.0.1:9/t", body: '{"x": "{{n}}", "n": {{n}}}', contentType: application/json}
+        """#)
+        let workspace = try ComposeWorkspace(path: path)
+        for name in ["members", "text"] {
+            let fromFile = try workspace.session.request(named: name).0.requestSerializer
+            #expect(try workspace.request(for: try workspace.draft(named: name), captured: []).requestSerializer == fromFile, "\(name)")
+        }
+        guard case .raw(let data, _) = try workspace.session.request(named: "members").0.requestSerializer else { Issue.record("no body"); return }
+        #expect(try JSONValue.parse(data) == .object([JSONMember("x", .string(#"a"b\c"#)), JSONMember("y", .array([.int(1), .string(#"a"b\c"#)]))]))
+    }
+
+    @Test("a pasted form body's password, saved, is sent as curl sent it, by the editor and the file alike (found by a new user's trial: `a+b` went out as `a%2Bb`)")
+    func savedFormSecretSentAlike() throws {
+        let path = try file("requests: {}\n")
+        var request = Request(.post, "http://127.0.0.1:9/f")
+        request.requestSerializer = .raw(Data("user=a&password=a+b%26c".utf8), contentType: "application/x-www-form-urlencoded")
+        try WorkspaceWriter.save(request, named: "login", in: path)
+        let workspace = try ComposeWorkspace(path: path)
+        let fromFile = try workspace.session.request(named: "login").0
+        let fromEditor = try workspace.request(for: try workspace.draft(named: "login"), captured: [])
+        #expect(fromFile.params == ["user": "a", "password": "a b&c"] && fromFile.requestSerializer == .urlEncodedForm, "\(fromFile.params)")
+        #expect(fromEditor.params == fromFile.params && fromEditor.requestSerializer == fromFile.requestSerializer, "\(fromEditor.params)")
+    }
+
     @Test("a duplicate keeps the fields the editor does not show: it sends with them and saves them, the original untouched")
     func duplicateKeepsHiddenFields() throws {
         var workspace = try ComposeWorkspace(path: try file("""

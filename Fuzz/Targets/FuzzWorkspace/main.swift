@@ -28,24 +28,36 @@ public func fuzzWorkspace(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
 }
 
 /// `text` as a body with its credentials moved: with each generated `{{name}}` put back as its
-/// secret, it reads as the original does (`\{{` is literal `{{` in both).
+/// secret, it reads as the original does (`\\{{` is literal `{{` in both).
 private func checkBodyCredentials(_ text: String) {
-    guard !text.contains("fz_") else { return }
+    let marker = "\u{0}fz\u{0}"
+    guard !text.contains("fz_"), !text.contains(marker) else { return }
     for type in ["text/plain", "application/x-www-form-urlencoded"] {
         var request = Request(.post, "http://h/")
         request.requestSerializer = .raw(Data(text.utf8), contentType: type)
         var collection = ImportedCollection()
         let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "fz", into: &collection, avoiding: [],
                                                           secretParameters: RedactionPolicy().parameterNames)
+        /// What a template text sends: the generated references as their secrets, `\\{{` as `{{`.
+        func sent(_ written: String) -> String {
+            var result = written
+            for (index, secret) in collection.secrets.enumerated() { result = result.replacingOccurrences(of: "{{\(secret.name)}}", with: marker + "\(index)" + marker) }
+            result = result.replacingOccurrences(of: "\\{{", with: "{{")
+            for (index, secret) in collection.secrets.enumerated() { result = result.replacingOccurrences(of: marker + "\(index)" + marker, with: secret.value) }
+            return result
+        }
+        if moved.requestSerializer == .urlEncodedForm {
+            // A form made fields: with each secret put back, the same fields, decoded.
+            let restored = moved.params.entries.map { $0.key + "=" + sent($0.value.textValue) }
+            guard let original = WorkspaceWriter.formFields(of: text)?.entries.map({ $0.key + "=" + sent($0.value.textValue) }), original == restored else {
+                fatalError("moving the credentials of the form \(text.debugDescription) sends \(restored)")
+            }
+            continue
+        }
         guard case .raw(let data, _) = moved.requestSerializer else { fatalError("the body is no longer a text body") }
-        var sent = String(decoding: data, as: UTF8.self)
-        let marker = "\u{0}fz\u{0}"
-        guard !text.contains(marker) else { return }
-        for (index, secret) in collection.secrets.enumerated() { sent = sent.replacingOccurrences(of: "{{\(secret.name)}}", with: marker + "\(index)" + marker) }
-        sent = sent.replacingOccurrences(of: "\\{{", with: "{{")
-        for (index, secret) in collection.secrets.enumerated() { sent = sent.replacingOccurrences(of: marker + "\(index)" + marker, with: secret.value) }
-        guard sent == text.replacingOccurrences(of: "\\{{", with: "{{") else {
-            fatalError("moving the credentials of \(text.debugDescription) (\(type)) sends \(sent.debugDescription)")
+        let body = sent(String(decoding: data, as: UTF8.self))
+        guard body == text.replacingOccurrences(of: "\\{{", with: "{{") else {
+            fatalError("moving the credentials of \(text.debugDescription) (\(type)) sends \(body.debugDescription)")
         }
     }
 }
