@@ -216,6 +216,14 @@ tmux -L "$socket" paste-buffer -p -b e2e -t e2e; sleep 0.3
 expect "a pasted curl command becomes a request" "the curl command is now"
 keys s
 expect "the pasted request is sent with its header" "e2e-paste"
+# The same over lines with CRLF ends and continuations, as a Windows clipboard gives it.
+printf 'curl \\\r\n  -H "X-From: e2e-crlf" \\\r\n  %s/headers\r\n' "$base" > "$workbench/crlf.txt"
+tmux -L "$socket" load-buffer -b crlf "$workbench/crlf.txt"
+keys Escape 1
+tmux -L "$socket" paste-buffer -p -r -b crlf -t e2e; sleep 0.3
+expect "a curl command pasted with CRLF continuations becomes a request" "the curl command is now"
+keys s
+expect "the CRLF-pasted request is sent with its header" "e2e-crlf"
 # A paste of bytes that are not UTF-8 never takes the keyboard with it.
 printf 'ab\377\376cd' > "$workbench/bad.txt"
 tmux -L "$socket" load-buffer -b bad "$workbench/bad.txt"

@@ -8,7 +8,8 @@ import Foundation
 public enum MultipartText {
     /// One line read.
     public enum Part: Sendable, Equatable {
-        case value(name: String, String)
+        /// A value; curl's reading gives it a file name or a type when `;filename=` or `;type=` follow it.
+        case value(name: String, String, filename: String? = nil, mimeType: String? = nil)
         /// `@path`: the file is sent as a file part.
         case file(name: String, path: String, filename: String?, mimeType: String?)
         /// `<path`: the file's text is sent as the value (curl's `-F name=<file`).
@@ -30,7 +31,7 @@ public enum MultipartText {
         let rest = String(line[line.index(after: equals)...])
         if literal { return .value(name: name, rest) }
         if escapes, rest.hasPrefix("\\@") || rest.hasPrefix("\\<") || rest.hasPrefix("\\\\") { return .value(name: name, String(rest.dropFirst())) }
-        guard let first = rest.first, first == "@" || first == "<" else { return .value(name: name, rest) }
+        guard let first = rest.first, first == "@" || first == "<" else { return escapes ? .value(name: name, rest) : try curlValue(rest, name: name, line: line) }
         let fields = rest.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
         let path = fields.first ?? ""
         guard !path.isEmpty else { throw Failure(reason: "\(line.debugDescription): \(first) needs a file path") }
@@ -53,13 +54,64 @@ public enum MultipartText {
         return first == "@" ? .file(name: name, path: path, filename: filename, mimeType: mimeType) : .fileContent(name: name, path: path, mimeType: mimeType)
     }
 
+    /// A value as curl reads it after `name=`: past leading white space, a quoted word (`"a;b"`,
+    /// with `\\"` and `\\\\` read; what follows it up to `;` is passed over, as curl warns) or
+    /// the text up to the first `;` without trailing white space; then `;type=…` and
+    /// `;filename=…` (curl's other options, `headers=` and `encoder=`, and unknown ones are
+    /// passed over, as curl warns and goes on).
+    private static func curlValue(_ written: String, name: String, line: String) throws(Failure) -> Part {
+        let rest = written.drop { $0.isWhitespace }
+        var value: String?
+        var options = rest[rest.endIndex...]
+        if rest.first == "\"" {
+            var unescaped = ""
+            var index = rest.index(after: rest.startIndex)
+            while index < rest.endIndex {
+                let character = rest[index]
+                let next = rest.index(after: index)
+                if character == "\\", next < rest.endIndex, rest[next] == "\"" || rest[next] == "\\" {
+                    unescaped.append(rest[next])
+                    index = rest.index(after: next)
+                } else if character == "\"" {
+                    value = unescaped
+                    options = rest[(rest[next...].firstIndex(of: ";") ?? rest.endIndex)...]
+                    break
+                } else {
+                    unescaped.append(character)
+                    index = next
+                }
+            }
+        }
+        if value == nil {
+            // Unquoted, or a quote that does not close: the text up to `;`.
+            let semicolon = rest.firstIndex(of: ";") ?? rest.endIndex
+            var word = rest[..<semicolon]
+            while word.last?.isWhitespace == true { word = word.dropLast() }
+            value = String(word)
+            options = rest[semicolon...]
+        }
+        var filename: String?
+        var mimeType: String?
+        for field in options.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if field.hasPrefix("type=") {
+                mimeType = String(field.dropFirst(5))
+            } else if field.hasPrefix("filename=") {
+                filename = String(field.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        if let mimeType, mimeType.isEmpty || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
+            throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
+        }
+        return .value(name: name, value ?? "", filename: filename, mimeType: mimeType)
+    }
+
     /// A form of every non-empty line, each text field passed through `expand` (templates).
     /// `<file` parts are refused: the editor sends files as file parts.
     public static func form<E: Error>(_ text: String, expand: (String) throws(E) -> String) throws -> MultipartForm {
         var form = MultipartForm()
         for line in text.split(whereSeparator: \.isNewline) where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             switch try editorPart(String(line)) {
-            case .value(let name, let value): form.append(name: try expand(name), value: try expand(value))
+            case .value(let name, let value, _, _): form.append(name: try expand(name), value: try expand(value))
             case .file(let name, let path, let filename, let mimeType):
                 form.append(name: try expand(name), fileAt: try expand(path), filename: try filename.map(expand), mimeType: mimeType)
             case .fileContent: break

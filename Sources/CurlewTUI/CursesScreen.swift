@@ -51,6 +51,10 @@ public final class CursesScreen: Screen {
         initscr()
         backspaceByte = UInt32(curlew_backspace_byte())
         raw()
+        // Carriage returns arrive as they were sent: a pasted CRLF line end stays one line end,
+        // where the terminal's CR-to-NL translation made it two (and ended a pasted command at its
+        // first continuation). Return is read as Enter either way.
+        nonl()
         noecho()
         _ = curlew_keypad(1)
         curs_set(0)

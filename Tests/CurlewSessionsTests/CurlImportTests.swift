@@ -179,6 +179,21 @@ struct CurlImportReviewTests {
         #expect(try CurlImport.parse(command).first?.request.customURL == "http://h/")
     }
 
+    @Test("-F reads a value as curl does: a quoted word or up to `;`, then its type and file name (found by a new user's trial: `;type=` was sent as part of the value)")
+    func formValueOptions() throws {
+        let command = #"curl -F 'user=u1;type=text/plain' -F 'password="mp;1\"x";type=text/plain' -F 'token=tk2;filename=a.txt' -F 'note=abc"d;e' -F 'q="a"b;c' -F 'sp=  v w  ;type=a/b' http://h/b"#
+        let parts = try #require(try CurlImport.parse(command).first?.request.form?.parts)
+        let read = parts.map { part -> String in
+            guard case .data(let data) = part.content else { return "" }
+            return "\(part.name)=\(String(decoding: data, as: UTF8.self)) \(part.mimeType ?? "-") \(part.filename ?? "-")"
+        }
+        #expect(read == ["user=u1 text/plain -", #"password=mp;1"x text/plain -"#, "token=tk2 - a.txt", #"note=abc"d - -"#, "q=a - -", "sp=v w a/b -"], "\(read)")
+        // --form-string takes the value as it is.
+        let literal = try #require(try CurlImport.parse("curl --form-string 'n=a;type=b' http://h/").first?.request.form?.parts.first)
+        guard case .data(let data) = literal.content else { Issue.record("no value"); return }
+        #expect(String(decoding: data, as: UTF8.self) == "a;type=b" && literal.mimeType == nil)
+    }
+
     @Test("HEAD exports as -I")
     func headExport() {
         #expect(CurlExport.command(method: "HEAD", url: "http://h/", headers: [], body: nil) == "curl -I http://h/")
