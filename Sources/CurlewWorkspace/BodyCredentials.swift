@@ -14,7 +14,7 @@ extension WorkspaceWriter {
     /// decoded for a value of its own (a parameter, a member of a body the writer writes as
     /// `json:`, a multipart part, a form the agent writes from its fields); as the text has it in
     /// a text body (inside a JSON string, with its escapes; a JSON number or word whole; a pair's
-    /// value percent-encoded in a form that is kept as text). A text body changes only where a
+    /// value percent-encoded in a form that is kept as text; a part's content in multipart text). A text body changes only where a
     /// value is replaced. A secret number among parameters a JSON body
     /// carries stays (it cannot become a `{{name}}` string there); in a form or a query it is
     /// sent as its text, and moves as that.
@@ -32,7 +32,9 @@ extension WorkspaceWriter {
                 // Written as `json:` members, decoded (see `node(for:)`).
                 replaced = members == json ? nil : members.serialized()
             } else if let spans = JSONSecretSpans(text, isSecret: isSecret) {
-                replaced = spans.replacing(replace)
+                replaced = replacing(spans.spans, in: Array(text.utf8), replace)
+            } else if type.hasPrefix("multipart/") {
+                replaced = replacing(MultipartSecretSpans.spans(in: Array(text.utf8), contentType: contentType, isSecret: isSecret), in: Array(text.utf8), replace)
             } else if type.hasPrefix("application/x-www-form-urlencoded") {
                 // A form the agent can write itself becomes its fields (`form:`), secrets decoded:
                 // the workspace and the editor then both encode a secret's value, whatever it holds.
@@ -95,6 +97,20 @@ extension WorkspaceWriter {
             }
             return .object(replaced)
         }
+    }
+
+    /// `bytes` as text with each span `replace` gives a replacement for (called with the field's
+    /// name and the span's text) replaced; nil when none was.
+    private static func replacing(_ spans: [(key: String, range: Range<Int>)], in bytes: [UInt8],
+                                  _ replace: (_ field: String, _ value: String) -> String?) -> String? {
+        var output = bytes
+        var changed = false
+        for span in spans.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+            guard let replacement = replace(span.key, String(decoding: bytes[span.range], as: UTF8.self)) else { continue }
+            output.replaceSubrange(span.range, with: replacement.utf8)
+            changed = true
+        }
+        return changed ? String(decoding: output, as: UTF8.self) : nil
     }
 
     /// A form body's fields, decoded (`+` a space), when each pair has a name of its own and an

@@ -8,7 +8,6 @@ import CurlewAgent
 struct JSONSecretSpans {
     /// Each secret value's member name and its bytes in the text (inside the quotes for a string).
     let spans: [(key: String, range: Range<Int>)]
-    private let bytes: [UInt8]
 
     private struct Frame {
         var isObject: Bool
@@ -75,20 +74,6 @@ struct JSONSecretSpans {
         }
         guard stack.isEmpty else { return nil }
         self.spans = spans
-        self.bytes = bytes
-    }
-
-    /// The text with each span `replace` gives a replacement for (called with the member's name
-    /// and the span's text) replaced; nil when none was.
-    func replacing(_ replace: (_ field: String, _ value: String) -> String?) -> String? {
-        var output = bytes
-        var changed = false
-        for span in spans.reversed() {
-            guard let replacement = replace(span.key, String(decoding: bytes[span.range], as: UTF8.self)) else { continue }
-            output.replaceSubrange(span.range, with: replacement.utf8)
-            changed = true
-        }
-        return changed ? String(decoding: output, as: UTF8.self) : nil
     }
 
     private static let structural: Set<UInt8> = Set("{}[],:\"".utf8)

@@ -1,6 +1,6 @@
 // Fuzzes the workspace reader with any file a user might open: whatever the bytes, reading ends
 // in a workspace or a WorkspaceError, and a workspace that loads builds every request and group.
-// The input is also a request's text body, under a text and a form type: moving its credentials
+// The input is also a request's text body, under a text, a form and a multipart type: moving its credentials
 // to the secrets file changes nothing the request sends.
 import CurlewAgent
 import CurlewSessions
@@ -32,7 +32,7 @@ public func fuzzWorkspace(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
 private func checkBodyCredentials(_ text: String) {
     let marker = "\u{0}fz\u{0}"
     guard !text.contains("fz_"), !text.contains(marker) else { return }
-    for type in ["text/plain", "application/x-www-form-urlencoded"] {
+    for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=b"] {
         var request = Request(.post, "http://h/")
         request.requestSerializer = .raw(Data(text.utf8), contentType: type)
         var collection = ImportedCollection()

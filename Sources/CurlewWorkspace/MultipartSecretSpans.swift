@@ -1,0 +1,75 @@
+/// Where the values of secret parts sit in a multipart body kept as text (a HAR's
+/// `postData.text`): the content of each part whose `Content-Disposition` names a secret field
+/// and gives no file name. Parts are found by the boundary the content type gives; a body that
+/// does not read as parts has none.
+enum MultipartSecretSpans {
+    /// Each secret part's name and the bytes of its content in `bytes`.
+    static func spans(in bytes: [UInt8], contentType: String, isSecret: (String) -> Bool) -> [(key: String, range: Range<Int>)] {
+        guard let boundary = boundary(of: contentType), !boundary.isEmpty else { return [] }
+        let delimiter = Array("--\(boundary)".utf8)
+        var starts: [Int] = []
+        var index = 0
+        while let found = firstRange(of: delimiter, in: bytes, from: index) {
+            starts.append(found)
+            index = found + delimiter.count
+        }
+        var spans: [(key: String, range: Range<Int>)] = []
+        for (start, next) in zip(starts, starts.dropFirst()) {
+            // The part: after the delimiter's line end, up to the line end before the next one.
+            var partStart = start + delimiter.count
+            if bytes[partStart...].starts(with: "\r\n".utf8) { partStart += 2 } else if bytes[partStart...].starts(with: "\n".utf8) { partStart += 1 } else { continue }
+            var partEnd = next
+            if partEnd >= partStart + 2, bytes[(partEnd - 2)..<partEnd].elementsEqual("\r\n".utf8) { partEnd -= 2 } else if partEnd > partStart, bytes[partEnd - 1] == 0x0A { partEnd -= 1 }
+            guard partStart <= partEnd else { continue }
+            let part = Array(bytes[partStart..<partEnd])
+            let blank = firstRange(of: Array("\r\n\r\n".utf8), in: part, from: 0).map { ($0, 4) } ?? firstRange(of: Array("\n\n".utf8), in: part, from: 0).map { ($0, 2) }
+            guard let (headEnd, separator) = blank else { continue }
+            let head = String(decoding: part[..<headEnd], as: UTF8.self)
+            guard let name = fieldName(inHead: head), isSecret(name) else { continue }
+            spans.append((name, (partStart + headEnd + separator)..<partEnd))
+        }
+        return spans
+    }
+
+    /// The `boundary` parameter of a multipart content type, unquoted.
+    static func boundary(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
+            return pair[1].count >= 2 && pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") ? String(pair[1].dropFirst().dropLast()) : pair[1]
+        }
+        return nil
+    }
+
+    /// The field a part's head names in `Content-Disposition: form-data; name="…"`; nil for a
+    /// file part (one with a file name), or a head without a name.
+    private static func fieldName(inHead head: String) -> String? {
+        for line in head.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }) {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-disposition" else { continue }
+            var name: String?
+            for parameter in parts[1].split(separator: ";").dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2 else { continue }
+                let value = pair[1].count >= 2 && pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") ? String(pair[1].dropFirst().dropLast()) : pair[1]
+                switch pair[0].lowercased() {
+                case "filename", "filename*": return nil
+                case "name": name = value
+                default: break
+                }
+            }
+            return name
+        }
+        return nil
+    }
+
+    private static func firstRange(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, haystack.count - start >= needle.count else { return nil }
+        var index = start
+        while index <= haystack.count - needle.count {
+            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+}
