@@ -27,7 +27,7 @@ extension WorkspaceWriter {
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(validating: data, as: UTF8.self) {
             let type = contentType.lowercased()
             var replaced: String?
-            if type.hasPrefix("application/json"), let json = try? JSONValue.parse(data), json.isContainer,
+            if let json = jsonMembers(of: data, contentType: contentType), json.isContainer,
                let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
                 // Written as `json:` members, decoded (see `node(for:)`).
                 replaced = members == json ? nil : members.serialized()

@@ -352,7 +352,7 @@ public enum WorkspaceWriter {
         request.params = Parameters(request.params.entries.map { JSONMember($0.key, escapingStrings($0.value)) })
         if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
             // Escaped as the writer will write it: JSON members when it writes `json:`, else text.
-            if isJSONBody(request), let json = try? JSONValue.parse(data) {
+            if let json = jsonMembers(of: data, contentType: type) {
                 request.requestSerializer = .raw(Data(escapingStrings(json).serialized().utf8), contentType: type)
             } else {
                 request.requestSerializer = .raw(Data(escapingTemplates(text).utf8), contentType: type)
@@ -587,7 +587,7 @@ public enum WorkspaceWriter {
         switch request.requestSerializer {
         case .raw(let data, let contentType):
             queryEntries = request.params.entries + queryEntries
-            if contentType.lowercased().hasPrefix("application/json"), let json = try? JSONValue.parse(data) {
+            if let json = jsonMembers(of: data, contentType: contentType) {
                 add("json", node(for: json))
             } else {
                 add("body", text(String(decoding: data, as: UTF8.self)))
@@ -629,10 +629,17 @@ public enum WorkspaceWriter {
     }
 
     private static func isJSONBody(_ request: Request) -> Bool {
-        if case .raw(let data, let contentType) = request.requestSerializer, contentType.lowercased().hasPrefix("application/json") {
-            return (try? JSONValue.parse(data)) != nil
-        }
+        if case .raw(let data, let contentType) = request.requestSerializer { return jsonMembers(of: data, contentType: contentType) != nil }
         return false
+    }
+
+    /// A body as the workspace writes it under `json:`: JSON under a JSON type whose every number
+    /// survives (`JSONNumberFidelity`); nil for a body written as text (`body:`). The one rule for
+    /// the writer, its escaping and the credentials it moves.
+    static func jsonMembers(of data: Data, contentType: String) -> JSONValue? {
+        guard contentType.lowercased().hasPrefix("application/json"), let json = try? JSONValue.parse(data),
+              JSONNumberFidelity.keepsEveryNumber(String(decoding: data, as: UTF8.self)) else { return nil }
+        return json
     }
 
     /// A string as a scalar that reads back as that string: plain when YAML would not take it

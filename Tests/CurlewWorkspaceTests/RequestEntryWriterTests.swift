@@ -115,6 +115,25 @@ struct RequestEntryWriterTests {
         #expect(saved.headers["Authorization"] == "Bearer Hdr-11{{x")
     }
 
+    @Test("a JSON body whose numbers a json: entry cannot hold is kept as text, byte for byte; one whose numbers it holds is written as members (found by a new user's trial: 1e400 went out as \"inf\")")
+    func jsonNumbersKept() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        for (name, body) in [("big", #"{"big": 12345678901234567890123, "f": 1e400, "neg": -0, "p": 1.50}"#), ("fine", #"{"p": 1.50, "e": 1E5, "n": -3}"#)] {
+            var request = Request(.post, "http://127.0.0.1:9/post")
+            request.requestSerializer = .raw(Data(body.utf8), contentType: "application/json")
+            try WorkspaceWriter.save(request, named: name, in: path)
+        }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("inf") && text.contains("12345678901234567890123"), "\(text)")
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "big").0.requestSerializer
+                == .raw(Data(#"{"big": 12345678901234567890123, "f": 1e400, "neg": -0, "p": 1.50}"#.utf8), contentType: "application/json"))
+        guard case .raw(let data, _) = try session.request(named: "fine").0.requestSerializer else { Issue.record("no body"); return }
+        #expect(try JSONValue.parse(data).serialized() == #"{"p":1.5,"e":100000,"n":-3}"#, "\(String(decoding: data, as: UTF8.self))")
+        #expect(try Workspace.load(path: path).request(named: "fine")?.bodyIsText == false, "written as json: members")
+    }
+
     @Test("an entry's URL is read as the interface reads it: host:port and localhost are URLs, users/1 is a path for the base URL")
     func entryURLs() throws {
         let files = try WorkspaceFiles()

@@ -18,6 +18,11 @@ public func fuzzWorkspace(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     guard let start, count > 0 else { return 0 }
     let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
     checkBodyCredentials(text)
+    // A body whose numbers a `json:` entry holds reads back as the same JSON once written so.
+    if JSONNumberFidelity.keepsEveryNumber(text), let json = try? JSONValue.parse(text),
+       (try? JSONValue.parse(json.serialized())) != json {
+        fatalError("\(text.debugDescription) does not read back as written")
+    }
     // A directory without includes or secrets, so only the input is read.
     let path = NSTemporaryDirectory() + "curlew-fuzz-workspace-none/curlew.yaml"
     guard let workspace = try? Workspace.parse(text, path: path),
