@@ -4,7 +4,8 @@ import Foundation
 /// Multipart parts written one per line, as curl's `-F` takes them: `name=value`,
 /// `name=@path;type=image/png;filename=me.png` for a file (read when the request is sent), and
 /// `name=\@text` (or `\<`, `\\`) for a value that starts with one of those characters.
-/// Compose edits a multipart body this way, and the curl reader reads `-F` with the same rule.
+/// Compose edits a multipart body this way; the curl reader and `curlew send` read `-F` as curl
+/// does (`part(_:literal:escapes:)` without escapes), which also reads a value's `;type=`.
 public enum MultipartText {
     /// One line read.
     public enum Part: Sendable, Equatable {
@@ -56,9 +57,9 @@ public enum MultipartText {
 
     /// A value as curl reads it after `name=`: past leading white space, a quoted word (`"a;b"`,
     /// with `\\"` and `\\\\` read; what follows it up to `;` is passed over, as curl warns) or
-    /// the text up to the first `;` without trailing white space; then `;type=…` and
-    /// `;filename=…` (curl's other options, `headers=` and `encoder=`, and unknown ones are
-    /// passed over, as curl warns and goes on).
+    /// the text up to the first `;` without trailing white space; then `;type=…` (with what
+    /// follows it up to the next option, `type=text/plain;charset=utf-8`) and `;filename=…`
+    /// (quoted, it may hold `;`). curl's `headers=` and `encoder=` are not read.
     private static func curlValue(_ written: String, name: String, line: String) throws(Failure) -> Part {
         let rest = written.drop { $0.isWhitespace }
         var value: String?
@@ -92,17 +93,42 @@ public enum MultipartText {
         }
         var filename: String?
         var mimeType: String?
-        for field in options.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        var afterType = false
+        for field in curlOptions(options) {
             if field.hasPrefix("type=") {
-                mimeType = String(field.dropFirst(5))
+                mimeType = field.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                afterType = true
             } else if field.hasPrefix("filename=") {
                 filename = String(field.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                afterType = false
+            } else if afterType, !field.hasPrefix("headers="), !field.hasPrefix("encoder=") {
+                // curl reads what follows a type up to the next option as its parameters (`type=text/plain;charset=utf-8`).
+                mimeType = (mimeType ?? "") + ";" + field
             }
         }
         if let mimeType, mimeType.isEmpty || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
             throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
         }
         return .value(name: name, value ?? "", filename: filename, mimeType: mimeType)
+    }
+
+    /// `;option;option…` split at each `;` outside double quotes (`filename="a;b.txt"` is one),
+    /// each trimmed of white space.
+    private static func curlOptions(_ text: Substring) -> [String] {
+        var fields: [String] = []
+        var current = ""
+        var quoted = false
+        for character in text {
+            if character == "\"" { quoted.toggle() }
+            if character == ";", !quoted {
+                fields.append(current.trimmingCharacters(in: .whitespaces))
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        fields.append(current.trimmingCharacters(in: .whitespaces))
+        return fields.filter { !$0.isEmpty }
     }
 
     /// A form of every non-empty line, each text field passed through `expand` (templates).

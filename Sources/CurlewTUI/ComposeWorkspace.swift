@@ -197,7 +197,7 @@ public struct ComposeWorkspace: Sendable {
     /// has them, expanded. A draft not saved yet is sent as it is.
     public func request(for draft: RequestDraft, captured: [(name: String, value: String)]) throws(RequestError) -> Request {
         let bodyIsText = draft.entryName.flatMap { session.workspace.request(named: $0)?.bodyIsText } ?? false
-        var edited = try draft.makeRequest(jsonBodyIsText: bodyIsText) { text throws(RequestError) in try expand(text, captured: captured) }
+        var edited = try draft.makeRequest(bodyIsText: bodyIsText) { text throws(RequestError) in try expand(text, captured: captured) }
         // A file part's relative path starts where the entry's file is, as when the file is run.
         if let form = edited.form {
             let directory = draft.sourceEntry.flatMap { session.workspace.request(named: $0)?.directory } ?? session.workspace.directory

@@ -1,5 +1,6 @@
 import CurlewAgent
 import CurlewSessions
+import CurlewWorkspace
 import Foundation
 
 /// A param or header row in the editor; switched-off rows are kept but not sent.
@@ -240,10 +241,11 @@ public struct RequestDraft: Sendable, Equatable {
 
     /// The request to send, every text field passed through `expand`. A relative URL is left
     /// for the agent to join to its base URL.
-    /// `jsonBodyIsText`: the entry the draft saves to writes its JSON body under `body:` (not
-    /// `json:`), where templates are filled in as they stand; the editor then sends it as the file does.
-    public func makeRequest(jsonBodyIsText: Bool = false, expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
-        try build(expanding: expand, forSaving: false, jsonBodyIsText: jsonBodyIsText).request
+    /// `bodyIsText`: the entry the draft saves to writes its body as text (`body:`), where
+    /// templates are filled in as they stand, not as `json:` members or `form:` fields; the
+    /// editor then sends it as the file does.
+    public func makeRequest(bodyIsText: Bool = false, expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
+        try build(expanding: expand, forSaving: false, bodyIsText: bodyIsText).request
     }
 
     /// The draft as a workspace entry keeps it: templates as typed, switched-off rows left out,
@@ -280,11 +282,12 @@ public struct RequestDraft: Sendable, Equatable {
     }
 
     /// A JSON body with its templates filled in as the workspace fills a `json:` entry, which is
-    /// how it is saved: inside strings, each string's value as a whole, so a value with a quote
-    /// or a backslash stays one string. A body that is not JSON until filled in (`{"n": {{n}}}`)
-    /// is filled in as text, as a `body:` entry is; one without templates is sent as typed.
-    static func expandingJSON(_ body: String, _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
-        guard body.contains("{{"), let json = try? JSONValue.parse(body) else { return try expand(body) }
+    /// how it is saved when `WorkspaceWriter.jsonMembers` takes it: inside strings, each string's
+    /// value as a whole, so a value with a quote or a backslash stays one string. A body saved as
+    /// text (not JSON until filled in, `{"n": {{n}}}`; another type; numbers a `json:` entry
+    /// cannot hold) is filled in as text, as a `body:` entry is; one without templates is sent as typed.
+    static func expandingJSON(_ body: String, contentType: String, _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
+        guard body.contains("{{"), let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) else { return try expand(body) }
         func filled(_ value: JSONValue) throws(RequestError) -> JSONValue {
             switch value {
             case .string(let text): return .string(try expand(text))
@@ -305,7 +308,7 @@ public struct RequestDraft: Sendable, Equatable {
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query
     /// goes into the URL) or to save (templates kept; the query apart; defaults left out).
     private func build(expanding expand: (String) throws(RequestError) -> String, forSaving: Bool,
-                       jsonBodyIsText: Bool = false) throws(RequestError) -> (request: Request, query: Parameters) {
+                       bodyIsText: Bool = false) throws(RequestError) -> (request: Request, query: Parameters) {
         var members: [JSONMember] = []
         for row in params where row.enabled && !row.name.isEmpty {
             members.append(JSONMember(row.name, .string(try expand(row.value))))
@@ -352,8 +355,12 @@ public struct RequestDraft: Sendable, Equatable {
             }
         case .raw: request.requestSerializer = .raw(Data(try expand(body).utf8), contentType: contentType)
         case .json:
-            let filled = jsonBodyIsText ? try expand(body) : try Self.expandingJSON(body, expand)
+            // Saved as typed; sent as the file will fill it in.
+            let filled = bodyIsText || forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, expand)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
+        case .form where bodyIsText && !forSaving:
+            // An entry written as text is filled in as text, as `curlew run` fills it.
+            request.requestSerializer = .raw(Data(try expand(body).utf8), contentType: contentType)
         case .form:
             // Fields are decoded, then filled in one by one, so a value with & or = stays one value.
             var fields: [JSONMember] = []

@@ -12,9 +12,9 @@ extension WorkspaceWriter {
     /// replacement for replaced. `replace` gets the field's name and the value as written where it
     /// stands, which is how its secret must be kept for `{{name}}` to put the same bytes back:
     /// decoded for a value of its own (a parameter, a member of a body the writer writes as
-    /// `json:`, a multipart part, a form the agent writes from its fields); as the text has it in
-    /// a text body (inside a JSON string, with its escapes; a JSON number or word whole; a pair's
-    /// value percent-encoded in a form that is kept as text; a part's content in multipart text). A text body changes only where a
+    /// `json:`, a multipart part); as the text has it in a text body (inside a JSON string, with
+    /// its escapes; a JSON number or word whole; a form pair's value percent-encoded; a part's
+    /// content in multipart text). A text body changes only where a
     /// value is replaced. A secret number among parameters a JSON body
     /// carries stays (it cannot become a `{{name}}` string there); in a form or a query it is
     /// sent as its text, and moves as that.
@@ -36,18 +36,8 @@ extension WorkspaceWriter {
             } else if type.hasPrefix("multipart/") {
                 replaced = replacing(MultipartSecretSpans.spans(in: Array(text.utf8), contentType: contentType, isSecret: isSecret), in: Array(text.utf8), replace)
             } else if type.hasPrefix("application/x-www-form-urlencoded") {
-                // A form the agent can write itself becomes its fields (`form:`), secrets decoded:
-                // the workspace and the editor then both encode a secret's value, whatever it holds.
-                if request.params.isEmpty, !request.method.encodesParametersInQuery, let fields = formFields(of: text) {
-                    let moved = replacingSecretValues(in: fields, secretNames: secretNames, numbersAsText: true, replace)
-                    if moved != fields {
-                        request.params = moved
-                        request.requestSerializer = .urlEncodedForm
-                    }
-                } else {
-                    let pairs = mappingPairs(Substring(text), kept: String.init) { key, value in isSecret(key) ? replace(key, String(value)) : nil }
-                    replaced = pairs == text ? nil : pairs
-                }
+                let pairs = mappingPairs(Substring(text), kept: String.init) { key, value in isSecret(key) ? replace(key, String(value)) : nil }
+                replaced = pairs == text ? nil : pairs
             }
             if let replaced { request.requestSerializer = .raw(Data(replaced.utf8), contentType: contentType) }
         }
@@ -111,21 +101,6 @@ extension WorkspaceWriter {
             changed = true
         }
         return changed ? String(decoding: output, as: UTF8.self) : nil
-    }
-
-    /// A form body's fields, decoded (`+` a space), when each pair has a name of its own and an
-    /// `=`, and decodes; nil otherwise.
-    static func formFields(of text: String) -> Parameters? {
-        var fields: [JSONMember] = []
-        var names = Set<String>()
-        for pair in text.split(separator: "&", omittingEmptySubsequences: false) {
-            guard let equals = pair.firstIndex(of: "="),
-                  let name = String(pair[..<equals]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding, !name.isEmpty,
-                  names.insert(name).inserted,
-                  let value = String(pair[pair.index(after: equals)...]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding else { return nil }
-            fields.append(JSONMember(name, .string(value)))
-        }
-        return Parameters(fields)
     }
 
     /// `name=value&…` pairs with the values `value` gives a replacement for (called with the

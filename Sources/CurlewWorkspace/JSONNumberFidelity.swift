@@ -1,6 +1,6 @@
 /// Whether every number of a JSON text survives being written as `json:` members, which reads
 /// it as a 64-bit integer or a double: `12345678901234567890123`, `1e400` and `-0` do not (they
-/// would be sent as `1.2345678901234568e+22`, `inf` and `0`); `1.50` and `1E5` do (the same
+/// would be sent as `1.2345678901234568e+22`, `null` and `0`; `-0.0` too); `1.50` and `1E5` do (the same
 /// values, written `1.5` and `100000`). A body with one that does not is kept as text.
 enum JSONNumberFidelity {
     static func keepsEveryNumber(_ text: String) -> Bool {
@@ -38,6 +38,8 @@ enum JSONNumberFidelity {
             return false
         }
         guard let original = canonical(token), let kept = canonical(written) else { return false }
+        // A negative zero is written `0` (JSON's writer prints a whole double as an integer).
+        if original.digits.isEmpty, original.negative { return false }
         return original == kept
     }
 
@@ -57,6 +59,9 @@ enum JSONNumberFidelity {
         let fraction = parts.count > 1 ? parts[1] : ""
         var digits = Substring(String(whole) + fraction)
         guard digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        // An exponent this far out never reads back as written; it is refused before the
+        // arithmetic on it could overflow.
+        guard exponent > -(1 << 40), exponent < 1 << 40 else { return nil }
         exponent -= fraction.count
         digits = digits.drop { $0 == "0" }
         while digits.last == "0" { digits = digits.dropLast(); exponent += 1 }

@@ -5,12 +5,14 @@
 enum MultipartSecretSpans {
     /// Each secret part's name and the bytes of its content in `bytes`.
     static func spans(in bytes: [UInt8], contentType: String, isSecret: (String) -> Bool) -> [(key: String, range: Range<Int>)] {
-        guard let boundary = boundary(of: contentType), !boundary.isEmpty else { return [] }
+        // RFC 2046 keeps a boundary to 70 characters, which also bounds the search below.
+        guard let boundary = boundary(of: contentType), (1...70).contains(boundary.utf8.count) else { return [] }
         let delimiter = Array("--\(boundary)".utf8)
         var starts: [Int] = []
         var index = 0
         while let found = firstRange(of: delimiter, in: bytes, from: index) {
-            starts.append(found)
+            // A delimiter starts a line; the same bytes inside a value are the value's.
+            if found == 0 || bytes[found - 1] == 0x0A { starts.append(found) }
             index = found + delimiter.count
         }
         var spans: [(key: String, range: Range<Int>)] = []
@@ -22,8 +24,10 @@ enum MultipartSecretSpans {
             if partEnd >= partStart + 2, bytes[(partEnd - 2)..<partEnd].elementsEqual("\r\n".utf8) { partEnd -= 2 } else if partEnd > partStart, bytes[partEnd - 1] == 0x0A { partEnd -= 1 }
             guard partStart <= partEnd else { continue }
             let part = Array(bytes[partStart..<partEnd])
-            let blank = firstRange(of: Array("\r\n\r\n".utf8), in: part, from: 0).map { ($0, 4) } ?? firstRange(of: Array("\n\n".utf8), in: part, from: 0).map { ($0, 2) }
-            guard let (headEnd, separator) = blank else { continue }
+            // The head ends at the first blank line, however its lines end.
+            let blanks = [firstRange(of: Array("\r\n\r\n".utf8), in: part, from: 0).map { ($0, 4) },
+                          firstRange(of: Array("\n\n".utf8), in: part, from: 0).map { ($0, 2) }].compactMap { $0 }
+            guard let (headEnd, separator) = blanks.min(by: { $0.0 < $1.0 }) else { continue }
             let head = String(decoding: part[..<headEnd], as: UTF8.self)
             guard let name = fieldName(inHead: head), isSecret(name) else { continue }
             spans.append((name, (partStart + headEnd + separator)..<partEnd))

@@ -636,7 +636,7 @@ public enum WorkspaceWriter {
     /// A body as the workspace writes it under `json:`: JSON under a JSON type whose every number
     /// survives (`JSONNumberFidelity`); nil for a body written as text (`body:`). The one rule for
     /// the writer, its escaping and the credentials it moves.
-    static func jsonMembers(of data: Data, contentType: String) -> JSONValue? {
+    public static func jsonMembers(of data: Data, contentType: String) -> JSONValue? {
         guard contentType.lowercased().hasPrefix("application/json"), let json = try? JSONValue.parse(data),
               JSONNumberFidelity.keepsEveryNumber(String(decoding: data, as: UTF8.self)) else { return nil }
         return json

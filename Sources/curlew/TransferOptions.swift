@@ -1,5 +1,6 @@
 import ArgumentParser
 import CurlewAgent
+import CurlewSessions
 import Foundation
 
 extension HTTPVersionPreference: ExpressibleByArgument {}
@@ -82,27 +83,26 @@ struct TransferOptions: ParsableArguments {
         if http2PriorKnowledge { request.httpVersion = .http2PriorKnowledge }
     }
 
-    /// A `-F` argument as a part: `name=value` (a text part), `name=@path[;type=...][;filename=...]`.
+    /// A `-F` argument as a part, read as curl reads it (`MultipartText`): `name=value[;type=…]`
+    /// (a text part), `name=@path[;type=…][;filename=…]` (a file), `name=<path` (the file's text
+    /// as the value).
     static func part(_ argument: String) throws -> MultipartForm.Part {
-        guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
-            throw ValidationError("form part \(argument.debugDescription) must look like name=value or name=@path")
-        }
-        let name = String(argument[..<equals])
-        let value = argument[argument.index(after: equals)...]
-        guard value.hasPrefix("@") else {
-            return MultipartForm.Part(name: name, content: .data(Data(value.utf8)))
-        }
-        var pieces = value.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-        let path = pieces.removeFirst()
-        guard !path.isEmpty else { throw ValidationError("form part \(name.debugDescription) names no file after @") }
-        var part = MultipartForm.Part(name: name, content: .file(path: path))
-        for piece in pieces {
-            let pair = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            switch (pair.first?.lowercased(), pair.count) {
-            case ("type", 2): part.mimeType = pair[1]
-            case ("filename", 2): part.filename = pair[1]
-            default: throw ValidationError("form part \(name.debugDescription): unknown attribute \(piece.debugDescription) (use ;type= or ;filename=)")
-            }
+        let read: MultipartText.Part
+        do { read = try MultipartText.part(argument, escapes: false) } catch { throw ValidationError("form part \(error.reason)") }
+        var part: MultipartForm.Part
+        switch read {
+        case .value(let name, let value, let filename, let mimeType):
+            part = MultipartForm.Part(name: name, content: .data(Data(value.utf8)))
+            part.filename = filename
+            part.mimeType = mimeType
+        case .file(let name, let path, let filename, let mimeType):
+            part = MultipartForm.Part(name: name, content: .file(path: path))
+            part.filename = filename
+            part.mimeType = mimeType
+        case .fileContent(let name, let path, let mimeType):
+            guard let text = FileManager.default.contents(atPath: path) else { throw ValidationError("form part \(name.debugDescription): cannot read \(path)") }
+            part = MultipartForm.Part(name: name, content: .data(text))
+            part.mimeType = mimeType
         }
         return part
     }

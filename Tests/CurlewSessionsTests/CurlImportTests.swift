@@ -188,6 +188,9 @@ struct CurlImportReviewTests {
             return "\(part.name)=\(String(decoding: data, as: UTF8.self)) \(part.mimeType ?? "-") \(part.filename ?? "-")"
         }
         #expect(read == ["user=u1 text/plain -", #"password=mp;1"x text/plain -"#, "token=tk2 - a.txt", #"note=abc"d - -"#, "q=a - -", "sp=v w a/b -"], "\(read)")
+        // A type's parameters, and a quoted file name with a `;` in it, as curl reads them (found by review).
+        let typed = try #require(try CurlImport.parse(#"curl -F 'f=v;type=text/plain;charset=utf-8' -F 'g=w;filename="a;b.txt"' http://h/"#).first?.request.form?.parts)
+        #expect(typed.map(\.mimeType) == ["text/plain;charset=utf-8", nil] && typed.map(\.filename) == [nil, "a;b.txt"])
         // --form-string takes the value as it is.
         let literal = try #require(try CurlImport.parse("curl --form-string 'n=a;type=b' http://h/").first?.request.form?.parts.first)
         guard case .data(let data) = literal.content else { Issue.record("no value"); return }

@@ -63,7 +63,7 @@ struct SendFilesTests {
         let server = try await TestServer.shared()
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        for bad in [["-F", "novalue"], ["-F", "=x"], ["-F", "f=@"], ["-F", "f=@x;colour=red"], ["-C"], ["--http1.1", "--http2"],
+        for bad in [["-F", "novalue"], ["-F", "=x"], ["-F", "f=@"], ["-C"], ["--http1.1", "--http2"],
                     ["-F", "a=b", "-T", "x"], ["-F", "a=b", "-d", "x"], ["-o", ""]] {
             let result = try await CurlewProcess.run(["send"] + bad + ["\(server.baseURL)/post"])
             #expect(result.status == 64, "\(bad)")
@@ -74,6 +74,12 @@ struct SendFilesTests {
         #expect(missingUpload.error.contains("missing.bin"))
         let missingPart = try await CurlewProcess.run(["send", "-F", "f=@\(directory)/missing.bin", "\(server.baseURL)/post"])
         #expect(missingPart.status == 26)
+        // An attribute curl does not know is passed over, as curl does; the file is still missing.
+        let unknownAttribute = try await CurlewProcess.run(["send", "-F", "f=@\(directory)/missing.bin;colour=red", "\(server.baseURL)/post"])
+        #expect(unknownAttribute.status == 26, "\(unknownAttribute.error)")
+        // A value's type, as curl reads `-F` (found by review: the CLI sent `hi;type=text/plain`).
+        let typed = try await CurlewProcess.run(["send", "-F", "note=hi;type=text/plain", "\(server.baseURL)/post"])
+        #expect(typed.status == 0 && typed.output.contains("\"note\"") && !typed.output.contains("hi;type"), "\(typed.output)")
         let intoDirectory = try await CurlewProcess.run(["send", "-o", directory, "\(server.baseURL)/get"])
         #expect(intoDirectory.status == 23)
     }

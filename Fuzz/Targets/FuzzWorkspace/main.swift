@@ -20,7 +20,7 @@ public func fuzzWorkspace(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     checkBodyCredentials(text)
     // A body whose numbers a `json:` entry holds reads back as the same JSON once written so.
     if JSONNumberFidelity.keepsEveryNumber(text), let json = try? JSONValue.parse(text),
-       (try? JSONValue.parse(json.serialized())) != json {
+       (try? JSONValue.parse(json.serialized()))?.serialized() != json.serialized() {
         fatalError("\(text.debugDescription) does not read back as written")
     }
     // A directory without includes or secrets, so only the input is read.
@@ -50,14 +50,6 @@ private func checkBodyCredentials(_ text: String) {
             result = result.replacingOccurrences(of: "\\{{", with: "{{")
             for (index, secret) in collection.secrets.enumerated() { result = result.replacingOccurrences(of: marker + "\(index)" + marker, with: secret.value) }
             return result
-        }
-        if moved.requestSerializer == .urlEncodedForm {
-            // A form made fields: with each secret put back, the same fields, decoded.
-            let restored = moved.params.entries.map { $0.key + "=" + sent($0.value.textValue) }
-            guard let original = WorkspaceWriter.formFields(of: text)?.entries.map({ $0.key + "=" + sent($0.value.textValue) }), original == restored else {
-                fatalError("moving the credentials of the form \(text.debugDescription) sends \(restored)")
-            }
-            continue
         }
         guard case .raw(let data, _) = moved.requestSerializer else { fatalError("the body is no longer a text body") }
         let body = sent(String(decoding: data, as: UTF8.self))
