@@ -180,7 +180,7 @@ public struct ComposeWorkspace: Sendable {
         let request: Request
         let query: Parameters
         do {
-            (request, query) = try draft.writtenRequest()
+            (request, query) = try draft.writtenRequest(bodyIsText: draft.entryName.flatMap { workspace.request(named: $0)?.bodyIsText } ?? false)
         } catch {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
         }

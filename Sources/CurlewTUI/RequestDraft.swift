@@ -253,8 +253,9 @@ public struct RequestDraft: Sendable, Equatable {
     /// the defaults. Literal basic-auth credentials become the header they send, so the
     /// workspace writer moves them to the secrets file.
     /// A body that does not read (a multipart line that is not a part) is refused.
-    public func writtenRequest() throws(RequestError) -> (request: Request, query: Parameters) {
-        try build(expanding: { $0 }, forSaving: true)
+    /// `bodyIsText`: the entry writes its body as text, and a form body stays text.
+    public func writtenRequest(bodyIsText: Bool = false) throws(RequestError) -> (request: Request, query: Parameters) {
+        try build(expanding: { $0 }, forSaving: true, bodyIsText: bodyIsText)
     }
 
     /// `base` (a stored request, or a chain step, with every field the editor does not show)
@@ -358,8 +359,8 @@ public struct RequestDraft: Sendable, Equatable {
             // Saved as typed; sent as the file will fill it in.
             let filled = bodyIsText || forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, expand)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
-        case .form where bodyIsText && !forSaving:
-            // An entry written as text is filled in as text, as `curlew run` fills it.
+        case .form where bodyIsText:
+            // An entry written as text is filled in as text, as `curlew run` fills it, and saved as text.
             request.requestSerializer = .raw(Data(try expand(body).utf8), contentType: contentType)
         case .form:
             // Fields are decoded, then filled in one by one, so a value with & or = stays one value.

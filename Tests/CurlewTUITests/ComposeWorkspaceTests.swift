@@ -93,6 +93,12 @@ struct ComposeWorkspaceTests {
         let fromEditor = try workspace.request(for: try workspace.draft(named: "login"), captured: [])
         #expect(fromFile.requestSerializer == .raw(Data("user=a&password=a+b%26c".utf8), contentType: "application/x-www-form-urlencoded"))
         #expect(fromEditor.requestSerializer == fromFile.requestSerializer, "\(fromEditor.requestSerializer)")
+        // Saved again from the editor, it stays text, and sends the same.
+        var again = workspace
+        let draft = try again.draft(named: "login")
+        _ = try again.save(draft, loadedAs: draft)
+        #expect(try again.session.request(named: "login").0.requestSerializer == fromFile.requestSerializer)
+        #expect(try again.request(for: try again.draft(named: "login"), captured: []).requestSerializer == fromFile.requestSerializer)
     }
 
     @Test("a duplicate keeps the fields the editor does not show: it sends with them and saves them, the original untouched")
