@@ -39,6 +39,25 @@ public enum JSONValue: Sendable, Equatable {
     }
 }
 
+extension JSONValue {
+    /// This value with every string in it (not the members' names) passed through `transform`,
+    /// at any depth: how templates are filled in inside JSON, each string as a whole.
+    public func mappingStrings<Failure: Error>(_ transform: (String) throws(Failure) -> String) throws(Failure) -> JSONValue {
+        switch self {
+        case .string(let text): return .string(try transform(text))
+        case .array(let elements):
+            var mapped: [JSONValue] = []
+            for element in elements { mapped.append(try element.mappingStrings(transform)) }
+            return .array(mapped)
+        case .object(let members):
+            var mapped: [JSONMember] = []
+            for member in members { mapped.append(JSONMember(member.key, try member.value.mappingStrings(transform))) }
+            return .object(mapped)
+        default: return self
+        }
+    }
+}
+
 /// One member of a JSON object.
 public struct JSONMember: Sendable, Equatable {
     public var key: String

@@ -289,21 +289,7 @@ public struct RequestDraft: Sendable, Equatable {
     /// cannot hold) is filled in as text, as a `body:` entry is; one without templates is sent as typed.
     static func expandingJSON(_ body: String, contentType: String, _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard body.contains("{{"), let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) else { return try expand(body) }
-        func filled(_ value: JSONValue) throws(RequestError) -> JSONValue {
-            switch value {
-            case .string(let text): return .string(try expand(text))
-            case .array(let elements):
-                var result: [JSONValue] = []
-                for element in elements { result.append(try filled(element)) }
-                return .array(result)
-            case .object(let members):
-                var result: [JSONMember] = []
-                for member in members { result.append(JSONMember(member.key, try filled(member.value))) }
-                return .object(result)
-            default: return value
-            }
-        }
-        return try filled(json).serialized()
+        return try json.mappingStrings(expand).serialized()
     }
 
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query

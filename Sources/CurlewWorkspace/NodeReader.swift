@@ -286,21 +286,6 @@ extension NodeReader {
 
     /// A JSON value with templates expanded in every string.
     func templatedJSON(_ context: ReadContext) throws(WorkspaceError) -> JSONValue {
-        try expandStrings(in: try json(), context)
-    }
-
-    private func expandStrings(in value: JSONValue, _ context: ReadContext) throws(WorkspaceError) -> JSONValue {
-        switch value {
-        case .string(let text): return .string(try expand(text, context))
-        case .array(let elements):
-            var expanded: [JSONValue] = []
-            for element in elements { expanded.append(try expandStrings(in: element, context)) }
-            return .array(expanded)
-        case .object(let members):
-            var expanded: [JSONMember] = []
-            for member in members { expanded.append(JSONMember(member.key, try expandStrings(in: member.value, context))) }
-            return .object(expanded)
-        default: return value
-        }
+        try json().mappingStrings { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
     }
 }

@@ -35,27 +35,12 @@ public struct ChainVariables: Sendable, Equatable {
         for field in request.headers { headers.add(field.name, try expand(field.value)) }
         request.headers = headers
         var params = Parameters()
-        for entry in request.params { params[entry.key] = try expand(entry.value) }
+        for entry in request.params { params[entry.key] = try entry.value.mappingStrings(expand) }
         request.params = params
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
             request.requestSerializer = .raw(Data(try expand(text).utf8), contentType: contentType)
         }
         return request
-    }
-
-    private func expand(_ value: JSONValue) throws(RequestError) -> JSONValue {
-        switch value {
-        case .string(let text): return .string(try expand(text))
-        case .array(let elements):
-            var expanded: [JSONValue] = []
-            for element in elements { expanded.append(try expand(element)) }
-            return .array(expanded)
-        case .object(let members):
-            var expanded: [JSONMember] = []
-            for member in members { expanded.append(JSONMember(member.key, try expand(member.value))) }
-            return .object(expanded)
-        default: return value
-        }
     }
 
     /// The names closest to a misspelt one, at most three, and how many are defined: the full
