@@ -37,6 +37,11 @@ public struct MultipartForm: Sendable, Equatable {
         for config in configs { parts.append(config.part) }
     }
 
+    /// Appends a part.
+    public mutating func append(_ part: Part) {
+        parts.append(part)
+    }
+
     /// Appends a text field.
     public mutating func append(name: String, value: String) {
         parts.append(Part(name: name, content: .data(Data(value.utf8))))

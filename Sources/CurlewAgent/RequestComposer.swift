@@ -284,7 +284,7 @@ struct RequestComposer: Sendable {
     private static func checkLength(of url: String) throws(RequestError) {
         let count = url.utf8.count
         guard count > RequestHeadLimit.available else { return }
-        throw RequestError(.invalidURL, "the URL is \(ByteCountText.of(Int64(count))) (\(ClippedText.quoted(URLPassword.masking(in: url), limit: 60))); "
+        throw RequestError(.invalidURL, "the URL is \(ByteCountText.of(Int64(count))) (\(Self.quoted(url, limit: 60))); "
                            + headLimitText)
     }
 
@@ -300,26 +300,31 @@ struct RequestComposer: Sendable {
         throw RequestError(kind, "the request head would be \(ByteCountText.of(Int64(total))) (\(parts)); " + headLimitText)
     }
 
+    /// `url` as a refusal quotes it: its password masked, its first `limit` characters.
+    private static func quoted(_ url: String, limit: Int = 200) -> String {
+        ClippedText.quoted(URLPassword.masking(in: url), limit: limit)
+    }
+
     /// Checks a URL that is not of the plain shape with the full parser.
     private static func validate(_ url: String) throws(RequestError) {
         if let index = url.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
-            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) contains whitespace or a control character at position \(position)")
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) contains whitespace or a control character at position \(position)")
         }
         if hasUnclosedIPv6Bracket(url) {
-            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) opens an IPv6 address with [ and does not close it with ]")
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) opens an IPv6 address with [ and does not close it with ]")
         }
         if let port = portText(of: url), !port.isEmpty, !isPort(port) {
-            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
         }
         guard let components = URLComponents(string: url) else {
-            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) is not a valid URL")
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) is not a valid URL")
         }
         guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) must start with http:// or https://")
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) must start with http:// or https://")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw RequestError(.invalidURL, "URL \(ClippedText.quoted(URLPassword.masking(in: url))) has no host")
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has no host")
         }
     }
 

@@ -308,11 +308,6 @@ public enum CurlImport {
     private static func formPart(_ text: String, literal: Bool, into form: inout MultipartForm, _ file: (String) throws(Failure) -> Data) throws(Failure) {
         let part: MultipartText.Part
         do { part = try MultipartText.part(text, literal: literal, escapes: false) } catch { throw Failure(reason: "-F \(error.reason)") }
-        switch part {
-        case .value(let name, let value, nil, nil): form.append(name: name, value: value)
-        case .value(let name, let value, let filename, let mimeType): form.append(name: name, data: Data(value.utf8), filename: filename, mimeType: mimeType)
-        case .file(let name, let path, let filename, let mimeType): form.append(name: name, fileAt: path, filename: filename, mimeType: mimeType)
-        case .fileContent(let name, let path, let mimeType): form.append(name: name, data: try file(path), mimeType: mimeType)
-        }
+        form.append(try part.formPart(readingFile: file))
     }
 }

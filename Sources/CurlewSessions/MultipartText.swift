@@ -15,6 +15,18 @@ public enum MultipartText {
         case file(name: String, path: String, filename: String?, mimeType: String?)
         /// `<path`: the file's text is sent as the value (curl's `-F name=<file`).
         case fileContent(name: String, path: String, mimeType: String?)
+
+        /// The part of a form this line sends; a `<path` part's file is read by `readFile`.
+        public func formPart<E: Error>(readingFile readFile: (String) throws(E) -> Data) throws(E) -> MultipartForm.Part {
+            switch self {
+            case .value(let name, let value, let filename, let mimeType):
+                return MultipartForm.Part(name: name, content: .data(Data(value.utf8)), filename: filename, mimeType: mimeType)
+            case .file(let name, let path, let filename, let mimeType):
+                return MultipartForm.Part(name: name, content: .file(path: path), filename: filename, mimeType: mimeType)
+            case .fileContent(let name, let path, let mimeType):
+                return MultipartForm.Part(name: name, content: .data(try readFile(path)), mimeType: mimeType)
+            }
+        }
     }
 
     /// Why a line does not read as a part.
@@ -49,9 +61,7 @@ public enum MultipartText {
                 throw Failure(reason: "\(line.debugDescription): unknown option \(option.debugDescription) (type= or filename=)")
             }
         }
-        if let mimeType, mimeType.isEmpty || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
-            throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
-        }
+        try checkMediaType(mimeType, line: line)
         return first == "@" ? .file(name: name, path: path, filename: filename, mimeType: mimeType) : .fileContent(name: name, path: path, mimeType: mimeType)
     }
 
@@ -106,10 +116,14 @@ public enum MultipartText {
                 mimeType = (mimeType ?? "") + ";" + field
             }
         }
-        if let mimeType, mimeType.isEmpty || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
-            throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
-        }
+        try checkMediaType(mimeType, line: line)
         return .value(name: name, value ?? "", filename: filename, mimeType: mimeType)
+    }
+
+    /// Refuses a `type=` that is empty or holds spaces or control characters.
+    private static func checkMediaType(_ mimeType: String?, line: String) throws(Failure) {
+        guard let mimeType, mimeType.isEmpty || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else { return }
+        throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
     }
 
     /// `;option;option…` split at each `;` outside double quotes (`filename="a;b.txt"` is one),

@@ -180,7 +180,7 @@ public struct ComposeWorkspace: Sendable {
         let request: Request
         let query: Parameters
         do {
-            (request, query) = try draft.writtenRequest(bodyIsText: draft.entryName.flatMap { workspace.request(named: $0)?.bodyIsText } ?? false)
+            (request, query) = try draft.writtenRequest(bodyIsText: entryBodyIsText(of: draft))
         } catch {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
         }
@@ -196,8 +196,7 @@ public struct ComposeWorkspace: Sendable {
     /// and every other field the editor does not show), with the editor's fields as the draft
     /// has them, expanded. A draft not saved yet is sent as it is.
     public func request(for draft: RequestDraft, captured: [(name: String, value: String)]) throws(RequestError) -> Request {
-        let bodyIsText = draft.entryName.flatMap { session.workspace.request(named: $0)?.bodyIsText } ?? false
-        var edited = try draft.makeRequest(bodyIsText: bodyIsText) { text throws(RequestError) in try expand(text, captured: captured) }
+        var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft)) { text throws(RequestError) in try expand(text, captured: captured) }
         // A file part's relative path starts where the entry's file is, as when the file is run.
         if let form = edited.form {
             let directory = draft.sourceEntry.flatMap { session.workspace.request(named: $0)?.directory } ?? session.workspace.directory
@@ -218,6 +217,11 @@ public struct ComposeWorkspace: Sendable {
             throw RequestError(.unresolvedVariable, "\(error)")
         }
         return try inEnvironment(draft.applying(edited, onto: request))
+    }
+
+    /// Whether the entry `draft` saves to writes its body as text (`body:`), as the file reads now.
+    private func entryBodyIsText(of draft: RequestDraft) -> Bool {
+        draft.entryName.flatMap { session.workspace.request(named: $0)?.bodyIsText } ?? false
     }
 
     /// Notes the file's current state as seen, so a change made elsewhere is reported once.

@@ -7,19 +7,22 @@ enum LibcurlURL {
     /// cannot read it, or when the host is not ASCII (libcurl 7.88's parser cannot give the ASCII
     /// form it connects to: `CURLU_PUNYCODE` fails).
     static func endpoint(of url: String) -> (host: String, port: String)? {
+        endpointAsKept(of: url).map { (withoutTrailingDot($0.host), $0.port) }
+    }
+
+    /// `endpoint(of:)` with the host's trailing dot kept, as libcurl's parser keeps it
+    /// (`127.0.0.1.`, which libcurl then reads as a name, not an address).
+    static func endpointAsKept(of url: String) -> (host: String, port: String)? {
         reading(url) { part in
             guard let port = part(CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)),
                   let host = part(CURLUPART_HOST, 0)?.lowercased(), !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-            var bare = unbracketed(host)
-            if bare.count > 1, bare.hasSuffix(".") { bare.removeLast() }
-            return (bare, port)
+            return (unbracketed(host), port)
         }
     }
 
-    /// Whether libcurl's parser keeps `url`'s host with a trailing dot (`127.0.0.1.`), which
-    /// `endpoint(of:)` takes off.
-    static func hostEndsInDot(_ url: String) -> Bool {
-        reading(url) { part in part(CURLUPART_HOST, 0) }?.hasSuffix(".") ?? false
+    /// `host` without one trailing dot (a host of a dot alone stays).
+    static func withoutTrailingDot(_ host: String) -> String {
+        host.count > 1 && host.hasSuffix(".") ? String(host.dropLast()) : host
     }
 
     /// What `read` makes of `url` as libcurl's parser reads it with `flags` (`CURLU_…`); `read`

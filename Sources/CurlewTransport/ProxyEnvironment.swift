@@ -82,9 +82,10 @@ public struct ProxyEnvironment: Sendable, Equatable, CustomStringConvertible {
     public func mayUseProxy(for url: String) -> Bool {
         guard !proxy(for: url).isEmpty else { return false }
         guard noProxy != "*" else { return false }
-        guard let host = LibcurlURL.endpoint(of: url)?.host else { return true }
+        guard let kept = LibcurlURL.endpointAsKept(of: url)?.host else { return true }
         // libcurl reads a host written with a trailing dot (`127.0.0.1.`) as a name.
-        let dotted = LibcurlURL.hostEndsInDot(url)
+        let host = LibcurlURL.withoutTrailingDot(kept)
+        let dotted = host != kept
         var address = in_addr()
         let ipv4 = !dotted && inet_pton(AF_INET, host, &address) == 1 ? UInt32(bigEndian: address.s_addr) : nil
         for entry in noProxy.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {

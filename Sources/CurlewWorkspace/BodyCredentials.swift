@@ -14,10 +14,9 @@ extension WorkspaceWriter {
     /// decoded for a value of its own (a parameter, a member of a body the writer writes as
     /// `json:`, a multipart part); as the text has it in a text body (inside a JSON string, with
     /// its escapes; a JSON number or word whole; a form pair's value percent-encoded; a part's
-    /// content in multipart text). A text body changes only where a
-    /// value is replaced. A secret number among parameters a JSON body
-    /// carries stays (it cannot become a `{{name}}` string there); in a form or a query it is
-    /// sent as its text, and moves as that.
+    /// content in multipart text). A text body changes only where a value is replaced. A secret
+    /// number among parameters a JSON body carries stays (it cannot become a `{{name}}` string
+    /// there); in a form or a query it is sent as its text, and moves as that.
     static func replacingSecretBodyValues(of request: Request, secretNames: Set<String>,
                                           _ replace: (_ field: String, _ value: String) -> String?) -> Request {
         var request = request

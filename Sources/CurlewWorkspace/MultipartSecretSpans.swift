@@ -10,7 +10,7 @@ enum MultipartSecretSpans {
         let delimiter = Array("--\(boundary)".utf8)
         var starts: [Int] = []
         var index = 0
-        while let found = firstRange(of: delimiter, in: bytes, from: index) {
+        while let found = bytes[index...].firstRange(of: delimiter)?.lowerBound {
             // A delimiter starts a line; the same bytes inside a value are the value's.
             if found == 0 || bytes[found - 1] == 0x0A { starts.append(found) }
             index = found + delimiter.count
@@ -25,8 +25,8 @@ enum MultipartSecretSpans {
             guard partStart <= partEnd else { continue }
             let part = Array(bytes[partStart..<partEnd])
             // The head ends at the first blank line, however its lines end.
-            let blanks = [firstRange(of: Array("\r\n\r\n".utf8), in: part, from: 0).map { ($0, 4) },
-                          firstRange(of: Array("\n\n".utf8), in: part, from: 0).map { ($0, 2) }].compactMap { $0 }
+            let blanks = [part.firstRange(of: Array("\r\n\r\n".utf8)).map { ($0.lowerBound, 4) },
+                          part.firstRange(of: Array("\n\n".utf8)).map { ($0.lowerBound, 2) }].compactMap { $0 }
             guard let (headEnd, separator) = blanks.min(by: { $0.0 < $1.0 }) else { continue }
             let head = String(decoding: part[..<headEnd], as: UTF8.self)
             guard let name = fieldName(inHead: head), isSecret(name) else { continue }
@@ -37,12 +37,7 @@ enum MultipartSecretSpans {
 
     /// The `boundary` parameter of a multipart content type, unquoted.
     static func boundary(of contentType: String) -> String? {
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
-            return pair[1].count >= 2 && pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") ? String(pair[1].dropFirst().dropLast()) : pair[1]
-        }
-        return nil
+        parameters(of: contentType).first { $0.name == "boundary" }?.value
     }
 
     /// The field a part's head names in `Content-Disposition: form-data; name="…"`; nil for a
@@ -51,29 +46,21 @@ enum MultipartSecretSpans {
         for line in head.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }) {
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-disposition" else { continue }
-            var name: String?
-            for parameter in parts[1].split(separator: ";").dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard pair.count == 2 else { continue }
-                let value = pair[1].count >= 2 && pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") ? String(pair[1].dropFirst().dropLast()) : pair[1]
-                switch pair[0].lowercased() {
-                case "filename", "filename*": return nil
-                case "name": name = value
-                default: break
-                }
-            }
-            return name
+            let parameters = parameters(of: parts[1])
+            guard !parameters.contains(where: { $0.name == "filename" || $0.name == "filename*" }) else { return nil }
+            return parameters.last { $0.name == "name" }?.value
         }
         return nil
     }
 
-    private static func firstRange(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, haystack.count - start >= needle.count else { return nil }
-        var index = start
-        while index <= haystack.count - needle.count {
-            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
+    /// The `name=value` parameters after a header value's first `;` (`form-data; name="a"`),
+    /// names in lower case, quoted values unquoted.
+    private static func parameters(of headerValue: some StringProtocol) -> [(name: String, value: String)] {
+        headerValue.split(separator: ";").dropFirst().compactMap { parameter in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2 else { return nil }
+            let quoted = pair[1].count >= 2 && pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"")
+            return (pair[0].lowercased(), quoted ? String(pair[1].dropFirst().dropLast()) : pair[1])
         }
-        return nil
     }
 }

@@ -578,7 +578,9 @@ public enum WorkspaceWriter {
         if let folder { add("folder", text(folder)) }
         add("url", text(request.customURL ?? request.path))
         if let base = request.baseURL { add("baseURL", text(base)) }
-        let fields = request.headers.filter { $0.name.lowercased() != "content-type" || !isJSONBody(request) }
+        // A body written as `json:` members: read once, for its type header and for the body itself.
+        let jsonBody: JSONValue? = if case .raw(let data, let contentType) = request.requestSerializer { jsonMembers(of: data, contentType: contentType) } else { nil }
+        let fields = request.headers.filter { $0.name.lowercased() != "content-type" || jsonBody == nil }
         if !fields.isEmpty {
             add("headers", .mapping(Node.Mapping(combiningRepeats(fields).map { (text($0.name), text($0.value)) })))
         }
@@ -587,7 +589,7 @@ public enum WorkspaceWriter {
         switch request.requestSerializer {
         case .raw(let data, let contentType):
             queryEntries = request.params.entries + queryEntries
-            if let json = jsonMembers(of: data, contentType: contentType) {
+            if let json = jsonBody {
                 add("json", node(for: json))
             } else {
                 add("body", text(String(decoding: data, as: UTF8.self)))
@@ -626,11 +628,6 @@ public enum WorkspaceWriter {
         let hasBody = pairs.contains { ["json", "form", "body", "multipart", "bodyFile"].contains($0.0.string ?? "") }
         if request.method != (hasBody ? .post : .get) { pairs.insert((Node("method"), text(request.method.rawValue)), at: folder == nil ? 0 : 1) }
         return .mapping(Node.Mapping(pairs))
-    }
-
-    private static func isJSONBody(_ request: Request) -> Bool {
-        if case .raw(let data, let contentType) = request.requestSerializer { return jsonMembers(of: data, contentType: contentType) != nil }
-        return false
     }
 
     /// A body as the workspace writes it under `json:`: JSON under a JSON type whose every number

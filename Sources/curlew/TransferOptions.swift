@@ -89,21 +89,9 @@ struct TransferOptions: ParsableArguments {
     static func part(_ argument: String) throws -> MultipartForm.Part {
         let read: MultipartText.Part
         do { read = try MultipartText.part(argument, escapes: false) } catch { throw ValidationError("form part \(error.reason)") }
-        var part: MultipartForm.Part
-        switch read {
-        case .value(let name, let value, let filename, let mimeType):
-            part = MultipartForm.Part(name: name, content: .data(Data(value.utf8)))
-            part.filename = filename
-            part.mimeType = mimeType
-        case .file(let name, let path, let filename, let mimeType):
-            part = MultipartForm.Part(name: name, content: .file(path: path))
-            part.filename = filename
-            part.mimeType = mimeType
-        case .fileContent(let name, let path, let mimeType):
-            guard let text = FileManager.default.contents(atPath: path) else { throw ValidationError("form part \(name.debugDescription): cannot read \(path)") }
-            part = MultipartForm.Part(name: name, content: .data(text))
-            part.mimeType = mimeType
+        return try read.formPart { (path: String) throws(ValidationError) -> Data in
+            guard let text = FileManager.default.contents(atPath: path) else { throw ValidationError("form part \(argument.debugDescription): cannot read \(path)") }
+            return text
         }
-        return part
     }
 }
