@@ -5,7 +5,10 @@
 /// shape sets only its own, skipping `curl_easy_reset` and about a dozen `setopt` calls (libcurl
 /// keeps options across transfers until they are changed or reset). Anything else starts from
 /// a reset handle.
-struct HandleShape {
+///
+/// A class: the shape is read for every exchange, and a reference costs one retain where a copy
+/// of its strings and TLS options costs a dozen.
+final class HandleShape {
     private let capturesWire: Bool
     private let totalTimeout: Duration?
     private let connectTimeout: Duration?

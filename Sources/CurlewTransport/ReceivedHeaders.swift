@@ -2,19 +2,24 @@ import Foundation
 
 /// A response's header fields as libcurl handed them over: the field lines kept as bytes, made
 /// into strings only when read. Receiving a response costs one buffer instead of two strings a
-/// field, and a caller that never reads a header pays nothing more.
+/// field, and a caller that never reads a header pays nothing more. Each line is kept with where
+/// its name and value lie, as the header callback found them, so that no reader (the session log,
+/// the redaction checks, a lookup by name) parses a line again.
 ///
 /// A line folded onto the one before (obsolete line folding) joins that field's value after a space.
 public struct ReceivedHeaders: Sendable {
-    /// The field and continuation lines, each ending in LF.
-    private var lines: [UInt8] = []
+    /// The field and continuation lines, each ending in LF and led by a `LinePrefix`: the first
+    /// `used` bytes of `storage`. The storage is made whole ahead of the lines and written in
+    /// place, so keeping a line costs one copy and no call into the array's append.
+    private var storage: [UInt8] = []
+    private var used = 0
     /// Whether a kept line reads as continuing the field before it (obsolete line folding).
     private var hasFoldedLines = false
 
     public init() {}
 
     /// Whether the response carried no field.
-    public var isEmpty: Bool { lines.isEmpty }
+    public var isEmpty: Bool { used == 0 }
 
     /// Calls `body` with each field's name and value (trimmed of spaces and tabs) as the bytes
     /// that arrived, in order, and returns true. These are the bytes of the strings `fields`
@@ -24,10 +29,15 @@ public struct ReceivedHeaders: Sendable {
     /// repairs where it is not UTF-8).
     public func forEachPlainField(_ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) -> Bool {
         guard !hasFoldedLines else { return false }
-        return lines.withUnsafeBytes { all in
-            guard ASCII.isASCII(all) else { return false }
-            Self.forEachLine(all) { line in
-                if case .field(let name, let value) = ResponseHeaderLine(line) {
+        return withLines { all in
+            var isASCII = true
+            Self.forEachLine(all) { line, _ in
+                isASCII = ASCII.isASCII(line)
+                return isASCII
+            }
+            guard isASCII else { return false }
+            Self.forEachLine(all) { line, kind in
+                if case .field(let name, let value) = kind {
                     body(UnsafeRawBufferPointer(rebasing: line[name]), UnsafeRawBufferPointer(rebasing: line[value]))
                 }
                 return true
@@ -38,13 +48,13 @@ public struct ReceivedHeaders: Sendable {
 
     /// Every field, in the order received.
     public var fields: [HeaderField] {
-        lines.withUnsafeBytes { all in
+        withLines { all in
             var found: [HeaderField] = []
             found.reserveCapacity(Self.lineCount(all))
             // Whether the latest field line was kept, so its folded lines join it.
             var keptLatest = false
-            Self.forEachLine(all) { line in
-                switch ResponseHeaderLine(line) {
+            Self.forEachLine(all) { line, kind in
+                switch kind {
                 case .field(let name, let value):
                     found.append(HeaderField(name: ResponseHeaderLine.text(line, name), value: ResponseHeaderLine.text(line, value)))
                     keptLatest = true
@@ -69,14 +79,29 @@ public struct ReceivedHeaders: Sendable {
         value(named: name, last: true)
     }
 
-    /// The value of the first or the last field named `name`; the search stops at the first when
-    /// that is the one asked for.
+    /// The value of the first or the last field named `name`, its folded lines joined; the
+    /// search stops after the first when that is the one asked for. Only the value is made into
+    /// a string.
     private func value(named name: String, last: Bool) -> String? {
         var found: String?
-        forEachField(named: name) { field in
-            found = field.value
-            return last
-        }
+        FieldName.with(name) { wanted in withLines { all in
+            // Whether the latest field line was the one looked for, so its folded lines join it.
+            var keptLatest = false
+            Self.forEachLine(all) { line, kind in
+                switch kind {
+                case .field(let nameRange, let valueRange):
+                    if keptLatest, !last { return false }
+                    keptLatest = Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), wanted)
+                    if keptLatest { found = ResponseHeaderLine.text(line, valueRange) }
+                case .continuation(let more):
+                    if keptLatest { found? += " " + ResponseHeaderLine.text(line, more) }
+                case .statusLine, .other:
+                    if keptLatest, !last { return false }
+                    keptLatest = false
+                }
+                return true
+            }
+        } }
         return found
     }
 
@@ -90,11 +115,11 @@ public struct ReceivedHeaders: Sendable {
     /// international host name into its ASCII form.
     func lastAsURLText(_ name: String) -> String? {
         var raw: [UInt8]?
-        FieldName.with(name) { wanted in lines.withUnsafeBytes { all in
+        FieldName.with(name) { wanted in withLines { all in
             // Whether the latest field line was the one looked for, so its folded lines join it.
             var keptLatest = false
-            Self.forEachLine(all) { line in
-                switch ResponseHeaderLine(line) {
+            Self.forEachLine(all) { line, kind in
+                switch kind {
                 case .field(let nameRange, let valueRange):
                     keptLatest = Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), wanted)
                     if keptLatest { raw = Array(line[valueRange]) }
@@ -146,85 +171,133 @@ public struct ReceivedHeaders: Sendable {
         return end
     }
 
-    /// Adds a line the header callback classified as a field (`continuation` false) or as the
-    /// continuation of one. A continuation with no field before it is dropped.
+    /// Adds a line as the header callback classified it (`kind`, which is `ResponseHeaderLine(line)`).
+    /// A continuation with no line before it is dropped.
     ///
     /// libcurl hands over one line per call, so an LF can only end it; one inside it (which no
     /// HTTP/1 parser or HTTP/2 library lets through) becomes a space, so that a read never splits
-    /// the line there.
-    mutating func append(_ line: UnsafeRawBufferPointer, continuation: Bool) {
-        if continuation, lines.isEmpty { return }
-        let start = lines.count
-        lines.append(contentsOf: UnsafeBufferPointer(start: line.baseAddress?.assumingMemoryBound(to: UInt8.self), count: line.count))
-        if line.count > 1, let inner = ASCII.firstIndex(of: 0x0A, in: line[..<(line.count - 1)]) {
-            for index in (start + inner)..<(lines.count - 1) where lines[index] == 0x0A { lines[index] = 0x20 }
+    /// the line there. Such a line is classified again as kept, so what a reader finds is always
+    /// what the kept bytes say.
+    mutating func append(_ line: UnsafeRawBufferPointer, as kind: ResponseHeaderLine) {
+        if case .continuation = kind, used == 0 { return }
+        // libcurl never hands over a line this long (its limit is 100 KiB a line); the prefix
+        // could not say where its parts lie.
+        guard let source = line.baseAddress, line.count < Int(LinePrefix.marksFrom) else { return }
+        let keptLength = line.last == 0x0A ? line.count : line.count + 1
+        let start = used
+        let end = start + LinePrefix.size + keptLength
+        if end > storage.count { grow(toHold: end) }
+        let folded = storage.withUnsafeMutableBytes { all in
+            let kept = UnsafeMutableRawBufferPointer(rebasing: all[(start + LinePrefix.size)..<end])
+            kept.baseAddress!.copyMemory(from: source, byteCount: line.count)
+            kept[keptLength - 1] = 0x0A
+            var keptKind = kind
+            if let inner = ASCII.firstIndex(of: 0x0A, in: UnsafeRawBufferPointer(kept)[..<(keptLength - 1)]) {
+                for index in inner..<(keptLength - 1) where kept[index] == 0x0A { kept[index] = 0x20 }
+                keptKind = ResponseHeaderLine(UnsafeRawBufferPointer(kept))
+            }
+            LinePrefix(length: keptLength, kind: keptKind).store(to: UnsafeMutableRawBufferPointer(rebasing: all[start...]))
+            if case .continuation = keptKind { return true }
+            return false
         }
-        if line.last != 0x0A { lines.append(0x0A) }
-        // Read back, a line starting with a space or tab continues the field before it: a
-        // continuation, or a line that started with an LF now made a space.
-        if lines.count > start, lines[start] == 0x20 || lines[start] == 0x09 { hasFoldedLines = true }
+        // A line starting with a space or tab continues the field before it: a continuation, or
+        // a line that started with an LF now made a space.
+        if folded { hasFoldedLines = true }
+        used = end
+    }
+
+    /// Makes the storage at least `count` bytes, at least doubling it.
+    private mutating func grow(toHold count: Int) {
+        storage.append(contentsOf: repeatElement(0, count: max(count, storage.count * 2) - storage.count))
+    }
+
+    /// Calls `body` with the kept lines.
+    private func withLines<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<used])) }
+    }
+
+    /// What leads each kept line: its length (LF included) and where its parts lie, as four
+    /// 32-bit numbers. A field's name ends at `nameEnd`; a continuation or another line has a
+    /// mark there instead.
+    private struct LinePrefix {
+        static let size = 16
+        /// `nameEnd` values from here up are marks, not offsets.
+        static let marksFrom = UInt32.max - 1
+        static let continuationMark = UInt32.max
+        static let otherMark = UInt32.max - 1
+
+        let length: Int
+        let kind: ResponseHeaderLine
+
+        init(length: Int, kind: ResponseHeaderLine) {
+            self.length = length
+            self.kind = kind
+        }
+
+        /// Reads the prefix at the start of `bytes`.
+        init(from bytes: UnsafeRawBufferPointer) {
+            length = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+            let nameEnd = bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+            let value = Int(bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))..<Int(bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+            switch nameEnd {
+            case Self.continuationMark: kind = .continuation(value)
+            case Self.otherMark: kind = .other
+            default: kind = .field(name: 0..<Int(nameEnd), value: value)
+            }
+        }
+
+        @inline(__always)
+        func store(to bytes: UnsafeMutableRawBufferPointer) {
+            var nameEnd = Self.otherMark
+            var value = 0..<0
+            switch kind {
+            case .field(let name, let valueRange):
+                nameEnd = UInt32(name.upperBound)
+                value = valueRange
+            case .continuation(let more):
+                nameEnd = Self.continuationMark
+                value = more
+            case .statusLine, .other:
+                break
+            }
+            bytes.storeBytes(of: UInt32(length), toByteOffset: 0, as: UInt32.self)
+            bytes.storeBytes(of: nameEnd, toByteOffset: 4, as: UInt32.self)
+            bytes.storeBytes(of: UInt32(value.lowerBound), toByteOffset: 8, as: UInt32.self)
+            bytes.storeBytes(of: UInt32(value.upperBound), toByteOffset: 12, as: UInt32.self)
+        }
     }
 
     /// Forgets every field, keeping the buffer (a new response on the same exchange starts).
     mutating func removeAll() {
-        lines.removeAll(keepingCapacity: true)
+        used = 0
         hasFoldedLines = false
     }
 
     /// Makes room for a typical response's head at once.
     mutating func reserveCapacity(_ count: Int) {
-        lines.reserveCapacity(count)
+        if count > storage.count { grow(toHold: count) }
     }
 
     /// The number of lines in `all`: at least the number of fields.
     private static func lineCount(_ all: UnsafeRawBufferPointer) -> Int {
         var count = 0
-        forEachLine(all) { _ in
+        forEachLine(all) { _, _ in
             count += 1
             return true
         }
         return count
     }
 
-    /// Calls `body` with each line of `all`, its LF included, until it returns false.
-    private static func forEachLine(_ all: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Bool) {
+    /// Calls `body` with each kept line of `all` (its LF included) and where its parts lie,
+    /// until it returns false.
+    private static func forEachLine(_ all: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, ResponseHeaderLine) -> Bool) {
         var start = 0
-        while start < all.count, let end = ASCII.firstIndex(of: 0x0A, in: all[start...]) {
-            guard body(UnsafeRawBufferPointer(rebasing: all[start...end])) else { return }
-            start = end + 1
+        while start + LinePrefix.size <= all.count {
+            let prefix = LinePrefix(from: UnsafeRawBufferPointer(rebasing: all[start...]))
+            let lineStart = start + LinePrefix.size
+            guard body(UnsafeRawBufferPointer(rebasing: all[lineStart..<(lineStart + prefix.length)]), prefix.kind) else { return }
+            start = lineStart + prefix.length
         }
-    }
-
-    /// Calls `body` with each field named `name`, its folded lines joined, in order, until it
-    /// returns false. Only those fields are made into strings.
-    private func forEachField(named name: String, _ body: (HeaderField) -> Bool) {
-        FieldName.with(name) { wanted in lines.withUnsafeBytes { all in
-            // The field being read: kept until the next field line, as folded lines may follow.
-            var pending: HeaderField?
-            var going = true
-            Self.forEachLine(all) { line in
-                switch ResponseHeaderLine(line) {
-                case .field(let nameRange, let valueRange):
-                    if let field = pending {
-                        pending = nil
-                        going = body(field)
-                        guard going else { return false }
-                    }
-                    if Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), wanted) {
-                        pending = HeaderField(name: ResponseHeaderLine.text(line, nameRange), value: ResponseHeaderLine.text(line, valueRange))
-                    }
-                case .continuation(let more):
-                    pending?.value += " " + ResponseHeaderLine.text(line, more)
-                case .statusLine, .other:
-                    if let field = pending {
-                        pending = nil
-                        going = body(field)
-                    }
-                }
-                return going
-            }
-            if going, let field = pending { _ = body(field) }
-        } }
     }
 
     /// Whether a field's name, as `fields` presents it, is `name` ignoring ASCII case. A name

@@ -535,7 +535,8 @@ final class Transfer {
 
     /// Takes one line of the response's head; false stops the exchange (`localFailure` says why).
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        switch ResponseHeaderLine(bytes) {
+        let kind = ResponseHeaderLine(bytes)
+        switch kind {
         case .statusLine(let line):
             announcedLength = nil
             // Only the wire capture's send stamps are measured against it.
@@ -551,9 +552,9 @@ final class Transfer {
             responseHeaders.reserveCapacity(512)
             releaseUnusedAnnouncedBody()
         case .continuation:
-            responseHeaders.append(bytes, continuation: true)
+            responseHeaders.append(bytes, as: kind)
         case .field(let name, let value):
-            responseHeaders.append(bytes, continuation: false)
+            responseHeaders.append(bytes, as: kind)
             guard Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[name])) else { break }
             switch announce(UnsafeRawBufferPointer(rebasing: bytes[value])) {
             case .refused:

@@ -261,7 +261,7 @@ struct SessionRecordWriterTests {
             var received = ReceivedHeaders()
             for line in head {
                 line.withUnsafeBytes { bytes in
-                    if case .continuation = ResponseHeaderLine(bytes) { received.append(bytes, continuation: true) } else { received.append(bytes, continuation: false) }
+                    received.append(bytes, as: ResponseHeaderLine(bytes))
                 }
             }
             func message(_ response: ResponseSnapshot) -> DebugMessage {

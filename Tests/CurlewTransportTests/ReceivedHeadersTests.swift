@@ -9,9 +9,9 @@ struct ReceivedHeadersTests {
         var headers = ReceivedHeaders()
         for line in lines {
             Array(line.utf8).withUnsafeBytes { bytes in
-                switch ResponseHeaderLine(bytes) {
-                case .field: headers.append(bytes, continuation: false)
-                case .continuation: headers.append(bytes, continuation: true)
+                let kind = ResponseHeaderLine(bytes)
+                switch kind {
+                case .field, .continuation: headers.append(bytes, as: kind)
                 case .statusLine: headers.removeAll()
                 case .other: break
                 }
@@ -52,21 +52,30 @@ struct ReceivedHeadersTests {
     @Test("an LF inside a line handed over becomes a space: a read never splits the line there")
     func innerLineFeed() {
         var headers = ReceivedHeaders()
-        Array("X-A: one\ntwo\r\n".utf8).withUnsafeBytes { headers.append($0, continuation: false) }
-        Array("X-B: three\nX-C: four".utf8).withUnsafeBytes { headers.append($0, continuation: false) }
+        Array("X-A: one\ntwo\r\n".utf8).withUnsafeBytes { headers.append($0, as: ResponseHeaderLine($0)) }
+        Array("X-B: three\nX-C: four".utf8).withUnsafeBytes { headers.append($0, as: ResponseHeaderLine($0)) }
         #expect(headers.fields == [HeaderField(name: "X-A", value: "one two"), HeaderField(name: "X-B", value: "three X-C: four")])
         #expect(headers.first("X-C") == nil)
+        // A line is read as its kept bytes say, not as it was classified before its LFs became
+        // spaces: a leading LF makes it a folded line, and a tab after an inner LF is trimmed.
+        Array("\nX-D: v\r\n".utf8).withUnsafeBytes { headers.append($0, as: ResponseHeaderLine($0)) }
+        Array("X-E: a \n\t\r\n".utf8).withUnsafeBytes { headers.append($0, as: ResponseHeaderLine($0)) }
+        #expect(headers.fields == [HeaderField(name: "X-A", value: "one two"), HeaderField(name: "X-B", value: "three X-C: four X-D: v"),
+                                   HeaderField(name: "X-E", value: "a")])
+        #expect(headers.first("x-b") == "three X-C: four X-D: v")
+        #expect(headers.last("X-E") == "a")
+        #expect(headers.forEachPlainField { _, _ in } == false)
     }
 
     @Test("bytes that are not UTF-8 are repaired, and a NUL stays inside its value")
     func hostileBytes() {
         var headers = ReceivedHeaders()
         let line: [UInt8] = Array("X-Bin: a".utf8) + [0xFF, 0x00, 0x62] + Array("\r\n".utf8)
-        line.withUnsafeBytes { headers.append($0, continuation: false) }
+        line.withUnsafeBytes { headers.append($0, as: ResponseHeaderLine($0)) }
         #expect(headers.first("x-bin") == "a\u{FFFD}\u{0}b")
         // A name that is not UTF-8 is found by the name `fields` shows for it.
         let badName: [UInt8] = [0x5D, 0x68, 0xFF, 0xFF] + Array(": v\r\n".utf8)
-        badName.withUnsafeBytes { headers.append($0, continuation: false) }
+        badName.withUnsafeBytes { headers.append($0, as: ResponseHeaderLine($0)) }
         #expect(headers.fields.last == HeaderField(name: "]h\u{FFFD}\u{FFFD}", value: "v"))
         #expect(headers.first("]H\u{FFFD}\u{FFFD}") == "v")
         #expect(received([]).isEmpty)
@@ -77,11 +86,11 @@ struct ReceivedHeadersTests {
     func urlText() {
         var headers = ReceivedHeaders()
         let line: [UInt8] = Array("Location: /fin".utf8) + [0xFF] + Array("al path\r\n".utf8)
-        line.withUnsafeBytes { headers.append($0, continuation: false) }
-        Array(" /caf\u{E9}\r\n".utf8).withUnsafeBytes { headers.append($0, continuation: true) }
+        line.withUnsafeBytes { headers.append($0, as: ResponseHeaderLine($0)) }
+        Array(" /caf\u{E9}\r\n".utf8).withUnsafeBytes { headers.append($0, as: ResponseHeaderLine($0)) }
         #expect(headers.lastAsURLText("location") == "/fin%FFal%20path%20/caf%C3%A9")
         var escaped = ReceivedHeaders()
-        Array("Location: /a%20b c%zz%4\"<{|}>^`\\%".utf8).withUnsafeBytes { escaped.append($0, continuation: false) }
+        Array("Location: /a%20b c%zz%4\"<{|}>^`\\%".utf8).withUnsafeBytes { escaped.append($0, as: ResponseHeaderLine($0)) }
         #expect(escaped.lastAsURLText("Location") == "/a%20b%20c%25zz%254%22%3C%7B%7C%7D%3E%5E%60%5C%25")
         #expect(headers.last("Location") == "/fin\u{FFFD}al path /caf\u{E9}")
         #expect(headers.lastAsURLText("X-Missing") == nil)
@@ -93,7 +102,7 @@ struct ReceivedHeadersTests {
         ]
         for (location, expected) in cases {
             var one = ReceivedHeaders()
-            Array("Location: \(location)\r\n".utf8).withUnsafeBytes { one.append($0, continuation: false) }
+            Array("Location: \(location)\r\n".utf8).withUnsafeBytes { one.append($0, as: ResponseHeaderLine($0)) }
             #expect(one.lastAsURLText("Location") == expected, "\(location)")
         }
     }
@@ -114,8 +123,8 @@ struct ReceivedHeadersTests {
         // A line that started with an LF: kept with a space in its place, it reads back as folded
         // (found by review).
         var odd = ReceivedHeaders()
-        Array("X-A: one\r\n".utf8).withUnsafeBytes { odd.append($0, continuation: false) }
-        Array("\nX-B: two\r\n".utf8).withUnsafeBytes { odd.append($0, continuation: false) }
+        Array("X-A: one\r\n".utf8).withUnsafeBytes { odd.append($0, as: ResponseHeaderLine($0)) }
+        Array("\nX-B: two\r\n".utf8).withUnsafeBytes { odd.append($0, as: ResponseHeaderLine($0)) }
         #expect(plain(odd) == nil)
         #expect(odd.fields == [HeaderField(name: "X-A", value: "one X-B: two")])
     }

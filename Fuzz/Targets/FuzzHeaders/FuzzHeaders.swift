@@ -1,6 +1,7 @@
 // Fuzzes what the transport reads from a server's head: response header lines (and, split into
 // lines, a whole head kept as bytes, checked against fields made line by line, and logged and
-// redacted as they would be), a redirect's
+// redacted as they would be; split at CRLF, with LFs inside lines, read as the kept bytes say), a
+// redirect's
 // Location, a resumed download's Content-Range, and a cookie jar line (which a cookie read back
 // the same way). A redirect is followed only to http or https, never from https down to http, and
 // credentials never travel to another origin. Split at its first NUL, the input is also a proxy
@@ -24,6 +25,7 @@ public func fuzzHeaders(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
     _ = ResponseHeaderLine(bytes)
     checkReceivedHeaders(bytes)
+    checkInnerLineFeeds(bytes)
     let location = String(decoding: bytes, as: UTF8.self)
     _ = DownloadWriter.contentRangeStart(location)
     if let cookie = Cookie(netscapeLine: location), !cookie.value.contains("\n"), !cookie.name.contains("\n"),
@@ -58,15 +60,16 @@ private func checkReceivedHeaders(_ bytes: UnsafeRawBufferPointer) {
         let end = ASCII.firstIndex(of: 0x0A, in: bytes[start...]).map { $0 + 1 } ?? bytes.count
         let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
         start = end
-        switch ResponseHeaderLine(line) {
+        let kind = ResponseHeaderLine(line)
+        switch kind {
         case .statusLine:
             kept.removeAll()
             expected.removeAll()
         case .field(let name, let value):
-            kept.append(line, continuation: false)
+            kept.append(line, as: kind)
             expected.append(HeaderField(name: ResponseHeaderLine.text(line, name), value: ResponseHeaderLine.text(line, value)))
         case .continuation(let more):
-            kept.append(line, continuation: true)
+            kept.append(line, as: kind)
             if !expected.isEmpty { expected[expected.count - 1].value += " " + ResponseHeaderLine.text(line, more) }
         case .other:
             break
@@ -172,5 +175,46 @@ private func checkNoProxy(_ list: String) {
         if slash == nil || entry[entry.index(after: slash!)...].allSatisfy(\.isNumber) && (1...32).contains(Int(entry[entry.index(after: slash!)...]) ?? 0) {
             guard ProxyEnvironment.ipv4Entry(entry, holds: host) else { fatalError("\(entry.debugDescription) does not exempt its own address") }
         }
+    }
+}
+
+/// The head in `bytes` split at each CRLF, so that a line may hold LFs: kept as `ReceivedHeaders`,
+/// it must read as the lines with those LFs made spaces, each classified again.
+private func checkInnerLineFeeds(_ bytes: UnsafeRawBufferPointer) {
+    var kept = ReceivedHeaders()
+    var expected: [HeaderField] = []
+    var start = 0
+    while start < bytes.count {
+        var end = start
+        while end < bytes.count, !(bytes[end] == 0x0A && end > start && bytes[end - 1] == 0x0D) { end += 1 }
+        end = min(end + 1, bytes.count)
+        let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        start = end
+        let kind = ResponseHeaderLine(line)
+        switch kind {
+        case .statusLine:
+            kept.removeAll()
+            expected.removeAll()
+            continue
+        case .field, .continuation:
+            kept.append(line, as: kind)
+        case .other:
+            continue
+        }
+        var spaced = Array(line)
+        for index in spaced.indices.dropLast() where spaced[index] == 0x0A { spaced[index] = 0x20 }
+        spaced.withUnsafeBytes { read in
+            switch ResponseHeaderLine(read) {
+            case .field(let name, let value):
+                expected.append(HeaderField(name: ResponseHeaderLine.text(read, name), value: ResponseHeaderLine.text(read, value)))
+            case .continuation(let more):
+                if !expected.isEmpty { expected[expected.count - 1].value += " " + ResponseHeaderLine.text(read, more) }
+            case .statusLine, .other:
+                break
+            }
+        }
+    }
+    guard kept.fields == expected else {
+        fatalError("kept head with inner LFs reads \(kept.fields), its lines read again are \(expected)")
     }
 }
