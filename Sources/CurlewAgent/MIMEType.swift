@@ -1,5 +1,13 @@
-/// MIME types guessed from a file's extension, for form parts and uploads that do not name one.
-enum MIMEType {
+/// MIME types guessed from a file's extension, for form parts and uploads that do not name one,
+/// and what a content type says a body is.
+public enum MIMEType {
+    /// Whether a content type names JSON: `application/json` or a `+json` type
+    /// (`application/vnd.api+json`, RFC 6839), its parameters aside, ignoring case.
+    public static func isJSON(_ contentType: String) -> Bool {
+        let media = (contentType.split(separator: ";", omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        return media == "application/json" || (media.hasSuffix("+json") && media.contains("/"))
+    }
+
     static func guess(forPath path: String) -> String {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return fallback }
         return byExtension[path[path.index(after: dot)...].lowercased()] ?? fallback

@@ -57,8 +57,9 @@ public enum MultipartText {
             } else if option.hasPrefix("filename=") {
                 filename = String(option.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             } else if escapes {
-                // The editor knows two options; curl's others (headers=, encoder=) are left to curl.
                 throw Failure(reason: "\(line.debugDescription): unknown option \(option.debugDescription) (type= or filename=)")
+            } else {
+                try refuseUnsent(option, line: line)
             }
         }
         try checkMediaType(mimeType, line: line)
@@ -69,7 +70,8 @@ public enum MultipartText {
     /// with `\\"` and `\\\\` read; what follows it up to `;` is passed over, as curl warns) or
     /// the text up to the first `;` without trailing white space; then `;type=…` (with what
     /// follows it up to the next option, `type=text/plain;charset=utf-8`) and `;filename=…`
-    /// (quoted, it may hold `;`). curl's `headers=` and `encoder=` are not read.
+    /// (quoted, it may hold `;`). curl's `headers=` and `encoder=` are refused: the part would
+    /// not be sent as curl sends it.
     private static func curlValue(_ written: String, name: String, line: String) throws(Failure) -> Part {
         let rest = written.drop { $0.isWhitespace }
         var value: String?
@@ -111,7 +113,9 @@ public enum MultipartText {
             } else if field.hasPrefix("filename=") {
                 filename = String(field.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
                 afterType = false
-            } else if afterType, !field.hasPrefix("headers="), !field.hasPrefix("encoder=") {
+            } else if field.hasPrefix("headers=") || field.hasPrefix("encoder=") {
+                try refuseUnsent(field, line: line)
+            } else if afterType {
                 // curl reads what follows a type up to the next option as its parameters (`type=text/plain;charset=utf-8`).
                 mimeType = (mimeType ?? "") + ";" + field
             }
@@ -120,10 +124,26 @@ public enum MultipartText {
         return .value(name: name, value ?? "", filename: filename, mimeType: mimeType)
     }
 
-    /// Refuses a `type=` that is empty or holds spaces or control characters.
+    /// Refuses a `type=` that is not `major/minor` as curl reads it (up to 127 bytes other than
+    /// `/` and space, a `/`, then at least one byte other than `;`, `,`, space and LF), or that
+    /// holds spaces or control characters.
     private static func checkMediaType(_ mimeType: String?, line: String) throws(Failure) {
-        guard let mimeType, mimeType.isEmpty || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else { return }
+        guard let mimeType else { return }
+        let bytes = Array(mimeType.utf8)
+        let major = bytes.prefix { $0 != UInt8(ascii: "/") && $0 != 0x20 }
+        let minor = bytes.dropFirst(major.count + 1).prefix { !";, \n".utf8.contains($0) }
+        let hasSlash = bytes.count > major.count && bytes[major.count] == UInt8(ascii: "/")
+        guard !(1...127).contains(major.count) || !hasSlash || minor.isEmpty
+                || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else { return }
         throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
+    }
+
+    /// Refuses curl's `headers=` and `encoder=`: Curlew sends a part with its type and file name
+    /// only, so the part would not go out as curl sends it.
+    private static func refuseUnsent(_ option: String, line: String) throws(Failure) {
+        let name = option.prefix { $0 != "=" }
+        guard name == "headers" || name == "encoder" else { return }
+        throw Failure(reason: "\(line.debugDescription): curl's \(name)= is not supported (Curlew sends a part's type and file name only)")
     }
 
     /// `;option;option…` split at each `;` outside double quotes (`filename="a;b.txt"` is one),

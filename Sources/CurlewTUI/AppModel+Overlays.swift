@@ -144,8 +144,9 @@ extension AppModel {
         guard var current = palette else { return }
         switch key {
         case .escape: palette = nil; return
+        // Ctrl-J cannot move it: a terminal sends it as Enter.
         case .up, .control("k"): current.selected = max(0, current.selected - 1)
-        case .down, .control("j"): current.selected = min(max(0, current.matches.count - 1), current.selected + 1)
+        case .down, .control("n"): current.selected = min(max(0, current.matches.count - 1), current.selected + 1)
         case .enter:
             palette = nil
             let matches = current.matches

@@ -43,7 +43,9 @@ public enum KeyMapFile {
                 var keys: [Key] = []
                 for node in names {
                     let name = try scalar(node)
-                    guard let key = Key(name: name) else { throw WorkspaceError(.invalid, at: node.position, "\"\(name)\" is not a key this reads") }
+                    guard let key = Key(name: name) else {
+                        throw WorkspaceError(.invalid, at: node.position, Key.whyNotAKey(name) ?? "\"\(name)\" is not a key this reads")
+                    }
                     if let other = given[key], other != commandName {
                         throw WorkspaceError(.invalid, at: node.position, "\(name) is given to both \(other) and \(commandName) in \(contextName)")
                     }
@@ -68,6 +70,20 @@ public enum KeyMapFile {
 }
 
 extension Key {
+    /// Control keys a terminal sends as the same byte as another key, so that they can never
+    /// arrive as themselves: Ctrl-H is Backspace, Ctrl-I Tab, Ctrl-J and Ctrl-M Enter.
+    static let arrivingAsOtherKey: [Character: String] = ["h": "backspace", "i": "tab", "j": "enter", "m": "enter"]
+
+    /// Why a key map file's `name` names no key this reads, when there is more to say than that.
+    static func whyNotAKey(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        for prefix in ["ctrl-", "c-"] where lowered.hasPrefix(prefix) && lowered.count == prefix.count + 1 {
+            guard let character = lowered.last, let other = arrivingAsOtherKey[character] else { continue }
+            return "\"\(name)\" reaches Curlew as \(other): a terminal sends both as the same byte"
+        }
+        return nil
+    }
+
     /// A key from how a key map file names it.
     public init?(name: String) {
         let lowered = name.lowercased()
@@ -78,7 +94,7 @@ extension Key {
         ]
         if let key = named[lowered] { self = key; return }
         for prefix in ["ctrl-", "c-"] where lowered.hasPrefix(prefix) && lowered.count == prefix.count + 1 {
-            guard let character = lowered.last, character.isLetter, character.isASCII else { return nil }
+            guard let character = lowered.last, character.isLetter, character.isASCII, Self.arrivingAsOtherKey[character] == nil else { return nil }
             self = .control(character)
             return
         }

@@ -591,6 +591,9 @@ public enum WorkspaceWriter {
             queryEntries = request.params.entries + queryEntries
             if let json = jsonBody {
                 add("json", node(for: json))
+                // `json:` alone reads back as `application/json`; any other JSON type (a `+json`
+                // one, a charset) is written beside it.
+                if contentType != "application/json" { add("contentType", text(contentType)) }
             } else {
                 add("body", text(String(decoding: data, as: UTF8.self)))
                 add("contentType", text(contentType))
@@ -630,11 +633,12 @@ public enum WorkspaceWriter {
         return .mapping(Node.Mapping(pairs))
     }
 
-    /// A body as the workspace writes it under `json:`: JSON under a JSON type whose every number
-    /// survives (`JSONNumberFidelity`); nil for a body written as text (`body:`). The one rule for
-    /// the writer, its escaping and the credentials it moves.
+    /// A body as the workspace writes it under `json:`: JSON under a JSON type (`application/json`
+    /// or a `+json` type, as the reader takes `json:` under any) whose every number survives
+    /// (`JSONNumberFidelity`); nil for a body written as text (`body:`). The one rule for the
+    /// writer, its escaping and the credentials it moves.
     public static func jsonMembers(of data: Data, contentType: String) -> JSONValue? {
-        guard contentType.lowercased().hasPrefix("application/json"), let json = try? JSONValue.parse(data),
+        guard MIMEType.isJSON(contentType), let json = try? JSONValue.parse(data),
               JSONNumberFidelity.keepsEveryNumber(String(decoding: data, as: UTF8.self)) else { return nil }
         return json
     }

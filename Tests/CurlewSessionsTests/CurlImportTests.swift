@@ -195,6 +195,16 @@ struct CurlImportReviewTests {
         let literal = try #require(try CurlImport.parse("curl --form-string 'n=a;type=b' http://h/").first?.request.form?.parts.first)
         guard case .data(let data) = literal.content else { Issue.record("no value"); return }
         #expect(String(decoding: data, as: UTF8.self) == "a;type=b" && literal.mimeType == nil)
+        // A type curl refuses ("Illegally formatted content-type field"), and curl's options a
+        // part would not be sent with, are refused rather than sent otherwise than curl sends them.
+        for (form, reason) in [("f=v;type=text", "type= needs a media type"), ("f=v;type=/plain", "type= needs a media type"),
+                               ("f=v;type=text/;x", "type= needs a media type"), ("f=@a.txt;type=text", "type= needs a media type"),
+                               ("f=v;headers=X-A: b", "curl's headers= is not supported"), ("f=@a.txt;encoder=base64", "curl's encoder= is not supported"),
+                               ("f=v;type=text/plain;headers=X-A: b", "curl's headers= is not supported")] {
+            let error = #expect(throws: CurlImport.Failure.self, "\(form)") { try CurlImport.parse("curl -F '\(form)' http://h/") }
+            #expect(error?.reason.contains(reason) == true, "\(form): \(error?.reason ?? "")")
+        }
+        #expect(try CurlImport.parse("curl -F 'f=v;type=a/b,c' http://h/").first?.request.form?.parts.first?.mimeType == "a/b,c")
     }
 
     @Test("HEAD exports as -I")

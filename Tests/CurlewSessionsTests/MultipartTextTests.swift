@@ -20,7 +20,7 @@ struct MultipartTextTests {
 
     @Test("a line that is not a part is refused with its reason")
     func refusals() {
-        for line in ["novalue", "=x", "f=@", "f=@a;colour=red", "f=@a;type=", "f=@a;type=te xt"] {
+        for line in ["novalue", "=x", "f=@", "f=@a;colour=red", "f=@a;type=", "f=@a;type=te xt", "f=@a;type=text", "f=@a;type=/x"] {
             #expect(throws: MultipartText.Failure.self, "\(line)") { try MultipartText.part(line) }
         }
         #expect(throws: MultipartText.Failure.self) { try MultipartText.form("f=<notes.txt") { (text: String) throws(MultipartText.Failure) -> String in text } }

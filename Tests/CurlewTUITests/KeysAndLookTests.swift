@@ -27,6 +27,14 @@ struct KeysAndLookTests {
         model.handle(.control("p"))
         type("crord", into: model)
         #expect(model.palette?.matches.first?.title == "POST create order")
+        // Ctrl-N and Ctrl-K move the choice (Ctrl-J would arrive as Enter).
+        model.handle(.backspace)
+        #expect((model.palette?.matches.count ?? 0) > 1 && model.palette?.selected == 0)
+        model.handle(.control("n"))
+        #expect(model.palette?.selected == 1)
+        model.handle(.control("k"))
+        #expect(model.palette?.selected == 0)
+        type("d", into: model)
         let screen = VirtualScreen(rows: 30, columns: 100)
         screen.present(model.render(rows: 30, columns: 100))
         #expect(screen.text.contains("Commands and requests") && screen.text.contains("> crord"))
@@ -65,7 +73,10 @@ struct KeysAndLookTests {
         #expect(screen.text.contains("Ctrl-R duplicate"), "the editor's hints name the keys of the active map")
         for (text, message) in [("compose:\n  sendd: s\n", "keys.yaml:2:3: unknown command \"sendd\" (did you mean \"send\"?)"), ("compsoe:\n  send: s\n", "unknown context"),
                                 ("compose:\n  send: ctrl-ä\n", "is not a key"), ("- a\n", "mapping of contexts"),
-                                ("compose:\n  send: x\n  cancel: x\n", "x is given to both send and cancel in compose")] {
+                                ("compose:\n  send: x\n  cancel: x\n", "x is given to both send and cancel in compose"),
+                                ("compose:\n  send: ctrl-j\n", "keys.yaml:2:9: \"ctrl-j\" reaches Curlew as enter: a terminal sends both as the same byte"),
+                                ("global:\n  help: C-M\n", "\"C-M\" reaches Curlew as enter"), ("global:\n  help: ctrl-i\n", "as tab"),
+                                ("global:\n  help: ctrl-h\n", "as backspace")] {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
             let error = #expect(throws: WorkspaceError.self) { try KeyMapFile.load(path: path) }
             #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")

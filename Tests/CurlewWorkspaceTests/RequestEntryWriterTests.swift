@@ -134,6 +134,26 @@ struct RequestEntryWriterTests {
         #expect(try Workspace.load(path: path).request(named: "fine")?.bodyIsText == false, "written as json: members")
     }
 
+    @Test("a JSON body under a +json type is saved as json: members, as the reader takes json: under any type; a type that only starts like JSON stays text")
+    func plusJSONTypes() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        for (name, type) in [("api", "application/vnd.api+json; charset=utf-8"), ("problem", "Application/Problem+JSON"), ("seq", "application/json-seq")] {
+            var request = Request(.post, "http://127.0.0.1:9/post", headers: ["Content-Type": type])
+            request.requestSerializer = .raw(Data(#"{"data": {"type": "orders"}}"#.utf8), contentType: type)
+            try WorkspaceWriter.save(request, named: name, in: path)
+        }
+        let workspace = try Workspace.load(path: path)
+        #expect(workspace.request(named: "api")?.bodyIsText == false && workspace.request(named: "problem")?.bodyIsText == false)
+        #expect(workspace.request(named: "seq")?.bodyIsText == true)
+        let session = try WorkspaceSession(workspace)
+        let api = try session.request(named: "api").0
+        guard case .raw(let data, let type) = api.requestSerializer else { Issue.record("no body"); return }
+        #expect(type == "application/vnd.api+json; charset=utf-8", "the type is kept beside json:")
+        #expect(try JSONValue.parse(data) == JSONValue.parse(Data(#"{"data": {"type": "orders"}}"#.utf8)))
+        #expect(MIMEType.isJSON("application/json") && MIMEType.isJSON(" application/hal+json ;x=1") && !MIMEType.isJSON("+json") && !MIMEType.isJSON("text/plain"))
+    }
+
     @Test("an entry's URL is read as the interface reads it: host:port and localhost are URLs, users/1 is a path for the base URL")
     func entryURLs() throws {
         let files = try WorkspaceFiles()

@@ -55,8 +55,7 @@ public struct ResponseValidation: Sendable {
         if requiresJSONContentType {
             checks.append("content type")
             let type = (response.headers["Content-Type"] ?? "").lowercased()
-            let media = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            guard media == "application/json" || media.hasSuffix("+json") else {
+            guard MIMEType.isJSON(type) else {
                 return (checks, RequestError(.unexpectedContentType, "expected a JSON content type, got \(type.isEmpty ? "none" : type.debugDescription)"))
             }
         }
