@@ -14,10 +14,31 @@ public enum HTTPFileImport {
 
     static let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT"]
 
+    /// `line` with each `{{` that no `}}` closes on the same line written `\{{`: the .http clients
+    /// take a variable within one line and send such a `{{` as it is, so the workspace reads it
+    /// as text (`@pw = Sup3r{{cret`, a body's `{{` closed lines later) instead of failing on a
+    /// template without its end.
+    static func literalUnclosedTemplates(_ line: String) -> String {
+        guard line.contains("{{") else { return line }
+        var written = ""
+        var rest = Substring(line)
+        while let open = rest.range(of: "{{") {
+            if let close = rest[open.upperBound...].range(of: "}}") {
+                written += rest[..<close.upperBound]
+                rest = rest[close.upperBound...]
+            } else {
+                written += rest[..<open.lowerBound] + "\\{{"
+                rest = rest[open.upperBound...]
+            }
+        }
+        return written + rest
+    }
+
     /// `directory` resolves `< file` bodies.
     public static func parse(_ text: String, directory: String = ".") throws(Failure) -> ImportedCollection {
         var collection = ImportedCollection()
-        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+            .map { literalUnclosedTemplates(String($0)) }
         var blocks: [[(number: Int, text: String)]] = [[]]
         for (index, line) in lines.enumerated() {
             if line.hasPrefix("###") { blocks.append([]); continue }

@@ -223,8 +223,10 @@ enum DetailContent {
         var lines: [StyledLine]
         let type = body.contentType?.lowercased() ?? ""
         if let text = body.text, !text.contains("\u{0}") {
-            if type.contains("json"), let parsed = try? JSONValue.parse(text) {
-                lines = json(parsed)
+            // Indented with every token as received: a number a double cannot hold is shown as
+            // the server sent it.
+            if type.contains("json"), let indented = JSONIndentation.indented(text) {
+                lines = indented.split(separator: "\n").map { StyledLine(String($0)) }
             } else {
                 // "\r\n" is one Character, so line ends are matched as characters of their own.
                 lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }.map { StyledLine(String($0)) }

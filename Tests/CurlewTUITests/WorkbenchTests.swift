@@ -278,6 +278,21 @@ struct WorkbenchTests {
         model.finishExternalEdit(.edited("{\"a\":[1,2]}"), field: .body)
         model.handle(.character("P"))
         #expect(model.compose.draft.body == "{\n  \"a\": [\n    1,\n    2\n  ]\n}")
+        // Every number and string stays as typed (a double would round the first two and write
+        // the others otherwise); an empty object or array stays on its line.
+        model.finishExternalEdit(.edited(#"{"big":12345678901234567890123,"f":1e400,"z":-0,"p":1.50,"s":"caf\u00e9\/","e":{},"l":[ ]}"#), field: .body)
+        model.handle(.character("P"))
+        #expect(model.compose.draft.body == #"""
+        {
+          "big": 12345678901234567890123,
+          "f": 1e400,
+          "z": -0,
+          "p": 1.50,
+          "s": "caf\u00e9\/",
+          "e": {},
+          "l": []
+        }
+        """#, "\(model.compose.draft.body)")
         model.finishExternalEdit(.edited("two\nlines"), field: .url)
         #expect(model.message.contains("is one line"))
         model.finishExternalEdit(.failed("vi exited with status 1; the field is unchanged"), field: .body)

@@ -1,6 +1,6 @@
 import CurlewAgent
 import CurlewOpenAPI
-import CurlewSessions
+@testable import CurlewSessions
 @testable import CurlewWorkspace
 import Foundation
 import Testing
@@ -54,6 +54,32 @@ struct ImportTests {
         let chain = try #require(collection.chains.first)
         #expect(chain.steps.map(\.request) == ["login", "GET /me"])
         #expect(chain.steps[0].captures == [.json("login_token", "$.token"), Capture("login_XSession", from: .header("X-Session"))])
+    }
+
+    @Test(".http: a {{ no }} closes on its line is text, as the .http clients send it: the imported request runs instead of failing on an unclosed template (found by a new user's trial)")
+    func httpFileUnclosedTemplate() throws {
+        #expect(HTTPFileImport.literalUnclosedTemplates("a{{b}} c{{d e}}}} f{{") == #"a{{b}} c{{d e}}}} f\{{"#)
+        #expect(HTTPFileImport.literalUnclosedTemplates("{{ {{x}}") == "{{ {{x}}")
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "requests: {}\n")
+        let http = """
+        @pw = Sup3r{{cret
+        @note = a{{b
+
+        POST http://127.0.0.1:9/post?n={{note}}
+        Content-Type: text/plain
+        X-Pw: {{pw}}
+
+        x{{y
+        z}}
+        """
+        let collection = try HTTPFileImport.parse(http)
+        try WorkspaceWriter.add(collection, to: path)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        let (request, _) = try session.request(named: collection.items[0].name)
+        #expect(request.customURL == "http://127.0.0.1:9/post?n=a{{b")
+        #expect(request.headers["X-Pw"] == "Sup3r{{cret")
+        #expect(request.requestSerializer == .raw(Data("x{{y\nz}}".utf8), contentType: "text/plain"))
     }
 
     @Test(".http: a request line that is not one is an error with its line")
