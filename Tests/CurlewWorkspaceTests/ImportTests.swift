@@ -65,10 +65,12 @@ struct ImportTests {
         let http = """
         @pw = Sup3r{{cret
         @note = a{{b
+        @key = k{{1
 
         POST http://127.0.0.1:9/post?n={{note}}
         Content-Type: text/plain
         X-Pw: {{pw}}
+        X-Api-Key: {{key}}
 
         x{{y
         z}}
@@ -79,6 +81,9 @@ struct ImportTests {
         let (request, _) = try session.request(named: collection.items[0].name)
         #expect(request.customURL == "http://127.0.0.1:9/post?n=a{{b")
         #expect(request.headers["X-Pw"] == "Sup3r{{cret")
+        // A credential header's variable goes to the secrets file, which keeps the text as sent.
+        #expect(session.workspace.secretNames == ["key"] && request.headers["X-Api-Key"] == "k{{1")
+        #expect(try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8).contains("k{{1"))
         #expect(request.requestSerializer == .raw(Data("x{{y\nz}}".utf8), contentType: "text/plain"))
     }
 
