@@ -14,21 +14,23 @@ public enum HTTPFileImport {
 
     static let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT"]
 
-    /// `line` with each `{{` that no `}}` closes on the same line written `\{{`: the .http clients
-    /// take a variable within one line and send such a `{{` as it is, so the workspace reads it
-    /// as text (`@pw = Sup3r{{cret`, a body's `{{` closed lines later) instead of failing on a
-    /// template without its end.
+    /// `line` with each `{{` that no `}}` closes before the next `{{` on the same line written
+    /// `\{{`: the .http clients take a variable within one line, unnested, and send such a `{{`
+    /// as it is, so the workspace reads it as text (`@pw = Sup3r{{cret`, `{{ {{x}}`, a body's
+    /// `{{` closed lines later) instead of failing on a template without its end. What is left
+    /// unescaped never nests, so the workspace's templates pair it as the clients do.
     static func literalUnclosedTemplates(_ line: String) -> String {
         guard line.contains("{{") else { return line }
         var written = ""
         var rest = Substring(line)
         while let open = rest.range(of: "{{") {
-            if let close = rest[open.upperBound...].range(of: "}}") {
+            let after = rest[open.upperBound...]
+            if let close = after.range(of: "}}"), after.range(of: "{{").map({ close.lowerBound <= $0.lowerBound }) ?? true {
                 written += rest[..<close.upperBound]
                 rest = rest[close.upperBound...]
             } else {
                 written += rest[..<open.lowerBound] + "\\{{"
-                rest = rest[open.upperBound...]
+                rest = after
             }
         }
         return written + rest
@@ -170,7 +172,14 @@ public enum HTTPFileImport {
             guard text.contains(".response.") else { return text }
             var output = ""
             var rest = Substring(text)
-            while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            while let open = rest.range(of: "{{") {
+                // A `{{` the import made text (`\{{`) starts no reference.
+                if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
+                    output += rest[..<open.upperBound]
+                    rest = rest[open.upperBound...]
+                    continue
+                }
+                guard let close = rest[open.upperBound...].range(of: "}}") else { break }
                 output += rest[..<open.lowerBound]
                 let inner = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
                 if let marker = inner.range(of: ".response.") {

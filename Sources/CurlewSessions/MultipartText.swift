@@ -52,9 +52,9 @@ public enum MultipartText {
         var filename: String?
         for field in fields.dropFirst() {
             let option = field.trimmingCharacters(in: .whitespaces)
-            if option.hasPrefix("type=") {
+            if isOption(option, "type") {
                 mimeType = String(option.dropFirst(5))
-            } else if option.hasPrefix("filename=") {
+            } else if isOption(option, "filename") {
                 filename = String(option.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             } else if escapes {
                 throw Failure(reason: "\(line.debugDescription): unknown option \(option.debugDescription) (type= or filename=)")
@@ -62,7 +62,7 @@ public enum MultipartText {
                 try refuseUnsent(option, line: line)
             }
         }
-        try checkMediaType(mimeType, line: line)
+        try checkMediaType(mimeType, line: line, asCurlReads: !escapes)
         return first == "@" ? .file(name: name, path: path, filename: filename, mimeType: mimeType) : .fileContent(name: name, path: path, mimeType: mimeType)
     }
 
@@ -107,41 +107,50 @@ public enum MultipartText {
         var mimeType: String?
         var afterType = false
         for field in curlOptions(options) {
-            if field.hasPrefix("type=") {
+            if isOption(field, "type") {
                 mimeType = field.dropFirst(5).trimmingCharacters(in: .whitespaces)
                 afterType = true
-            } else if field.hasPrefix("filename=") {
+            } else if isOption(field, "filename") {
                 filename = String(field.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
                 afterType = false
-            } else if field.hasPrefix("headers=") || field.hasPrefix("encoder=") {
+            } else if isOption(field, "headers") || isOption(field, "encoder") {
                 try refuseUnsent(field, line: line)
             } else if afterType {
                 // curl reads what follows a type up to the next option as its parameters (`type=text/plain;charset=utf-8`).
                 mimeType = (mimeType ?? "") + ";" + field
             }
         }
-        try checkMediaType(mimeType, line: line)
+        try checkMediaType(mimeType, line: line, asCurlReads: true)
         return .value(name: name, value ?? "", filename: filename, mimeType: mimeType)
     }
 
-    /// Refuses a `type=` that is not `major/minor` as curl reads it (up to 127 bytes other than
-    /// `/` and space, a `/`, then at least one byte other than `;`, `,`, space and LF), or that
-    /// holds spaces or control characters.
-    private static func checkMediaType(_ mimeType: String?, line: String) throws(Failure) {
+    /// Refuses a `type=` that is empty or holds spaces or control characters, and, read as curl
+    /// reads `-F`, one curl refuses ("Illegally formatted content-type field"): curl 7.88 wants up
+    /// to 127 bytes other than `/` and space, a `/`, then at least one byte other than `;`, `,`,
+    /// space and LF. The editor's lines take any other type, as the workspace does.
+    private static func checkMediaType(_ mimeType: String?, line: String, asCurlReads: Bool) throws(Failure) {
         guard let mimeType else { return }
-        let bytes = Array(mimeType.utf8)
-        let major = bytes.prefix { $0 != UInt8(ascii: "/") && $0 != 0x20 }
-        let minor = bytes.dropFirst(major.count + 1).prefix { !";, \n".utf8.contains($0) }
-        let hasSlash = bytes.count > major.count && bytes[major.count] == UInt8(ascii: "/")
-        guard !(1...127).contains(major.count) || !hasSlash || minor.isEmpty
-                || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else { return }
+        var refused = mimeType.isEmpty || mimeType.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+        if asCurlReads {
+            let bytes = Array(mimeType.utf8)
+            let major = bytes.prefix { $0 != UInt8(ascii: "/") && $0 != 0x20 }
+            let minor = bytes.dropFirst(major.count + 1).prefix { !";, \n".utf8.contains($0) }
+            let hasSlash = bytes.count > major.count && bytes[major.count] == UInt8(ascii: "/")
+            refused = refused || !(1...127).contains(major.count) || !hasSlash || minor.isEmpty
+        }
+        guard refused else { return }
         throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
+    }
+
+    /// Whether `option` is `name=…`, its name in any case (as curl compares them).
+    private static func isOption(_ option: String, _ name: String) -> Bool {
+        option.count > name.count && option.lowercased().hasPrefix(name + "=")
     }
 
     /// Refuses curl's `headers=` and `encoder=`: Curlew sends a part with its type and file name
     /// only, so the part would not go out as curl sends it.
     private static func refuseUnsent(_ option: String, line: String) throws(Failure) {
-        let name = option.prefix { $0 != "=" }
+        let name = option.prefix { $0 != "=" }.lowercased()
         guard name == "headers" || name == "encoder" else { return }
         throw Failure(reason: "\(line.debugDescription): curl's \(name)= is not supported (Curlew sends a part's type and file name only)")
     }

@@ -224,7 +224,8 @@ enum DetailContent {
         let type = body.contentType?.lowercased() ?? ""
         if let text = body.text, !text.contains("\u{0}") {
             // Indented with every token as received: a number a double cannot hold is shown as
-            // the server sent it.
+            // the server sent it. Any type naming JSON (`text/json` too) is shown so when it
+            // parses: a way of showing, looser on purpose than what the writer saves as `json:`.
             if type.contains("json"), let indented = JSONIndentation.indented(text) {
                 lines = indented.split(separator: "\n").map { StyledLine(String($0)) }
             } else {

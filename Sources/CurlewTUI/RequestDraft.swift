@@ -139,7 +139,8 @@ public struct RequestDraft: Sendable, Equatable {
             // (curl -d '{"a":1}' is sent with the form type, but is not a form).
             let formFields = Parameters(FormText.fields(of: body).map { JSONMember($0.name, .string($0.value)) })
             let isForm = type.hasPrefix("application/x-www-form-urlencoded") && FormText.text(of: formFields) == body
-            bodyMode = type.contains("json") ? .json : isForm ? .form : .raw
+            // JSON as the workspace writer reads it (`MIMEType.isJSON`), so the mode and the saved form agree.
+            bodyMode = MIMEType.isJSON(type) ? .json : isForm ? .form : .raw
             params = request.params.map { KeyValueRow($0.key, $0.value.textValue) }
             // A content type other than the mode's own is kept as a header row, so it is sent
             // and saved as it was.
@@ -194,7 +195,7 @@ public struct RequestDraft: Sendable, Equatable {
         }
         let body = original?.body
         let type = body?.contentType?.lowercased() ?? ""
-        let bodyMode: BodyMode = body == nil ? .none : type.contains("json") ? .json : type.contains("x-www-form-urlencoded") ? .form : .raw
+        let bodyMode: BodyMode = body == nil ? .none : MIMEType.isJSON(type) ? .json : type.contains("x-www-form-urlencoded") ? .form : .raw
         // What the agent adds on its own stays automatic: re-sending adds it afresh (a changed body
         // gets its own Content-Type), instead of freezing it into the draft.
         let skipped = Set(["content-length", "host"] + (original?.automaticHeaders ?? []).map { $0.lowercased() })

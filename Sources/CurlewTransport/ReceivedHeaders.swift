@@ -171,14 +171,17 @@ public struct ReceivedHeaders: Sendable {
         return end
     }
 
-    /// Adds a line as the header callback classified it (`kind`, which is `ResponseHeaderLine(line)`).
-    /// A continuation with no line before it is dropped.
+    /// Adds a line as the header callback classified it (`kind`, which must be
+    /// `ResponseHeaderLine(line)`: the ranges it gives are trusted when the line is read). A
+    /// continuation arriving before any line is dropped; a line that becomes one only once its
+    /// LFs are spaces (it started with an LF) is kept, and readers pass over it.
     ///
     /// libcurl hands over one line per call, so an LF can only end it; one inside it (which no
     /// HTTP/1 parser or HTTP/2 library lets through) becomes a space, so that a read never splits
     /// the line there. Such a line is classified again as kept, so what a reader finds is always
     /// what the kept bytes say.
     mutating func append(_ line: UnsafeRawBufferPointer, as kind: ResponseHeaderLine) {
+        assert(kind == ResponseHeaderLine(line), "a line kept as another kind than it is")
         if case .continuation = kind, used == 0 { return }
         // libcurl never hands over a line this long (its limit is 100 KiB a line); the prefix
         // could not say where its parts lie.

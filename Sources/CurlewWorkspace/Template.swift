@@ -95,6 +95,17 @@ public struct Template: Sendable {
         return output + (unclosed ?? "")
     }
 
+    /// The text `text` stands for when it holds no `{{…}}` expression and no unclosed `{{` (a
+    /// `\{{` read as its `{{`), as a secret keeps it; nil when it holds either.
+    public static func textWithoutTemplates(in text: String) -> String? {
+        guard text.contains("{{") else { return text }
+        var output = ""
+        var hasExpression = false
+        let unclosed = walk(Substring(text), literal: { (part: Substring) throws(Never) in output += part },
+                            expression: { (_: Substring) throws(Never) in hasExpression = true })
+        return hasExpression || unclosed != nil ? nil : output
+    }
+
     private func expand(_ text: String, depth: Int) throws(Failure) -> String {
         guard text.contains("{{") else { return text }
         var output = ""

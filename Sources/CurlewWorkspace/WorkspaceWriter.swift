@@ -185,15 +185,9 @@ public enum WorkspaceWriter {
     /// literal text, kept in the secrets file as the text it stands for.
     static func secretReference(_ value: some StringProtocol, literal: Bool, field: String, named name: String,
                                 into collection: inout ImportedCollection, avoiding taken: Set<String>) -> String? {
-        guard !value.isEmpty, !value.contains(RedactionPolicy.marker), let text = literal ? String(value) : textWithoutTemplates(value) else { return nil }
+        guard !value.isEmpty, !value.contains(RedactionPolicy.marker),
+              let text = literal ? String(value) : Template.textWithoutTemplates(in: String(value)) else { return nil }
         return "{{\(collection.keepSecret(text, request: name, field: field, avoiding: taken))}}"
-    }
-
-    /// The text a workspace value stands for when it holds no `{{template}}` (each escaped `\{{`
-    /// read as its `{{`), as the secrets file keeps it; nil when it holds one.
-    private static func textWithoutTemplates(_ value: some StringProtocol) -> String? {
-        guard !value.replacingOccurrences(of: "\\{{", with: "").contains("{{") else { return nil }
-        return value.replacingOccurrences(of: "\\{{", with: "{{")
     }
 
     /// Where `url`'s `scheme://` ends: a scheme as written (`https://`), or, in a collection that
@@ -301,16 +295,16 @@ public enum WorkspaceWriter {
         guard !referenced.isEmpty else { return }
         // A value with a template stays a variable; an escaped `\{{` is text, and the secret keeps it as its `{{`.
         func isCredential(_ variable: (name: String, value: String)) -> Bool {
-            referenced.contains(variable.name) && !variable.value.isEmpty && textWithoutTemplates(variable.value) != nil
+            referenced.contains(variable.name) && !variable.value.isEmpty && Template.textWithoutTemplates(in: variable.value) != nil
         }
         for variable in collection.variables where isCredential(variable) {
-            collection.secrets.append(.init(name: variable.name, value: textWithoutTemplates(variable.value) ?? variable.value))
+            collection.secrets.append(.init(name: variable.name, value: Template.textWithoutTemplates(in: variable.value) ?? variable.value))
         }
         collection.variables.removeAll(where: isCredential)
         for index in collection.environments.indices {
             let environment = collection.environments[index]
             for variable in environment.variables where isCredential(variable) {
-                collection.secrets.append(.init(name: variable.name, value: textWithoutTemplates(variable.value) ?? variable.value, environment: environment.name))
+                collection.secrets.append(.init(name: variable.name, value: Template.textWithoutTemplates(in: variable.value) ?? variable.value, environment: environment.name))
             }
             collection.environments[index].variables.removeAll(where: isCredential)
         }

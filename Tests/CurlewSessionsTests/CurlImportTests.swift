@@ -200,11 +200,15 @@ struct CurlImportReviewTests {
         for (form, reason) in [("f=v;type=text", "type= needs a media type"), ("f=v;type=/plain", "type= needs a media type"),
                                ("f=v;type=text/;x", "type= needs a media type"), ("f=@a.txt;type=text", "type= needs a media type"),
                                ("f=v;headers=X-A: b", "curl's headers= is not supported"), ("f=@a.txt;encoder=base64", "curl's encoder= is not supported"),
-                               ("f=v;type=text/plain;headers=X-A: b", "curl's headers= is not supported")] {
+                               ("f=v;type=text/plain;headers=X-A: b", "curl's headers= is not supported"),
+                               ("f=v;HEADERS=X-A: b", "curl's headers= is not supported"), ("f=v;Type=text", "type= needs a media type")] {
             let error = #expect(throws: CurlImport.Failure.self, "\(form)") { try CurlImport.parse("curl -F '\(form)' http://h/") }
             #expect(error?.reason.contains(reason) == true, "\(form): \(error?.reason ?? "")")
         }
         #expect(try CurlImport.parse("curl -F 'f=v;type=a/b,c' http://h/").first?.request.form?.parts.first?.mimeType == "a/b,c")
+        // curl reads option names in any case.
+        let shouted = try #require(try CurlImport.parse("curl -F 'f=v;TYPE=text/plain;FILENAME=a.txt' http://h/").first?.request.form?.parts.first)
+        #expect(shouted.mimeType == "text/plain" && shouted.filename == "a.txt")
     }
 
     @Test("HEAD exports as -I")
