@@ -53,28 +53,7 @@ public func fuzzHeaders(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 /// The head in `bytes`, split at each LF, kept as `ReceivedHeaders` must read the same as the
 /// fields made line by line: folded lines joined, a status line starting over.
 private func checkReceivedHeaders(_ bytes: UnsafeRawBufferPointer) {
-    var kept = ReceivedHeaders()
-    var expected: [HeaderField] = []
-    var start = 0
-    while start < bytes.count {
-        let end = ASCII.firstIndex(of: 0x0A, in: bytes[start...]).map { $0 + 1 } ?? bytes.count
-        let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-        start = end
-        let kind = ResponseHeaderLine(line)
-        switch kind {
-        case .statusLine:
-            kept.removeAll()
-            expected.removeAll()
-        case .field(let name, let value):
-            kept.append(line, as: kind)
-            expected.append(HeaderField(name: ResponseHeaderLine.text(line, name), value: ResponseHeaderLine.text(line, value)))
-        case .continuation(let more):
-            kept.append(line, as: kind)
-            if !expected.isEmpty { expected[expected.count - 1].value += " " + ResponseHeaderLine.text(line, more) }
-        case .other:
-            break
-        }
-    }
+    let (kept, expected) = keptHead(bytes, splitAtCRLF: false)
     guard kept.fields == expected, kept.isEmpty == expected.isEmpty else {
         fatalError("kept head reads \(kept.fields), fields made line by line are \(expected)")
     }
@@ -181,12 +160,22 @@ private func checkNoProxy(_ list: String) {
 /// The head in `bytes` split at each CRLF, so that a line may hold LFs: kept as `ReceivedHeaders`,
 /// it must read as the lines with those LFs made spaces, each classified again.
 private func checkInnerLineFeeds(_ bytes: UnsafeRawBufferPointer) {
+    let (kept, expected) = keptHead(bytes, splitAtCRLF: true)
+    guard kept.fields == expected else {
+        fatalError("kept head with inner LFs reads \(kept.fields), its lines read again are \(expected)")
+    }
+}
+
+/// `bytes` split into lines (at each LF, or at each CRLF so that a line may hold LFs) and kept as
+/// the header callback keeps them, with the fields those lines make read one by one: an LF inside
+/// a line read as a space (as it is kept), folded lines joined, a status line starting over.
+private func keptHead(_ bytes: UnsafeRawBufferPointer, splitAtCRLF: Bool) -> (kept: ReceivedHeaders, expected: [HeaderField]) {
     var kept = ReceivedHeaders()
     var expected: [HeaderField] = []
     var start = 0
     while start < bytes.count {
         var end = start
-        while end < bytes.count, !(bytes[end] == 0x0A && end > start && bytes[end - 1] == 0x0D) { end += 1 }
+        while end < bytes.count, bytes[end] != 0x0A || (splitAtCRLF && (end == start || bytes[end - 1] != 0x0D)) { end += 1 }
         end = min(end + 1, bytes.count)
         let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
         start = end
@@ -214,7 +203,5 @@ private func checkInnerLineFeeds(_ bytes: UnsafeRawBufferPointer) {
             }
         }
     }
-    guard kept.fields == expected else {
-        fatalError("kept head with inner LFs reads \(kept.fields), its lines read again are \(expected)")
-    }
+    return (kept, expected)
 }
