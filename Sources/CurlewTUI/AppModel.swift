@@ -351,7 +351,7 @@ public final class AppModel {
             message = "paste ignored: open a field (Enter) or a prompt first, then paste (a curl command pasted in Compose becomes a request)"
             return
         }
-        if case .control("c") = key {
+        if case .control(Key.quitCharacter) = key {
             environment.agent?.cancelAll()
             shouldQuit = true
             return

@@ -39,7 +39,7 @@ enum BodyCheck {
     /// The body pretty-printed, when it is JSON without templates outside strings: indented,
     /// each number and string as typed.
     static func prettyJSON(_ text: String) -> String? {
-        JSONIndentation.indented(text)
+        JSONLayout.indented(text)
     }
 
     /// Each `{{…}}` as `0` padded to its length, so offsets still point into the text as typed

@@ -226,7 +226,7 @@ enum DetailContent {
             // Indented with every token as received: a number a double cannot hold is shown as
             // the server sent it. Any type naming JSON (`text/json` too) is shown so when it
             // parses: a way of showing, looser on purpose than what the writer saves as `json:`.
-            if type.contains("json"), let indented = JSONIndentation.indented(text) {
+            if type.contains("json"), let indented = JSONLayout.indented(text) {
                 lines = indented.split(separator: "\n").map { StyledLine(String($0)) }
             } else {
                 // "\r\n" is one Character, so line ends are matched as characters of their own.

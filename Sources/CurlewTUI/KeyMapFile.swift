@@ -74,11 +74,16 @@ extension Key {
     /// arrive as themselves: Ctrl-H is Backspace, Ctrl-I Tab, Ctrl-J and Ctrl-M Enter.
     static let arrivingAsOtherKey: [Character: String] = ["h": "backspace", "i": "tab", "j": "enter", "m": "enter"]
 
+    /// Ctrl-C quits from anywhere, before any key map is asked.
+    static let quitCharacter: Character = "c"
+
     /// Why a key map file's `name` names no key this reads, when there is more to say than that.
     static func whyNotAKey(_ name: String) -> String? {
         let lowered = name.lowercased()
         for prefix in ["ctrl-", "c-"] where lowered.hasPrefix(prefix) && lowered.count == prefix.count + 1 {
-            guard let character = lowered.last, let other = arrivingAsOtherKey[character] else { continue }
+            guard let character = lowered.last else { continue }
+            if character == quitCharacter { return "\"\(name)\" always quits Curlew, so it cannot be given to a command" }
+            guard let other = arrivingAsOtherKey[character] else { continue }
             return "\"\(name)\" reaches Curlew as \(other): a terminal sends both as the same byte"
         }
         return nil
@@ -94,7 +99,8 @@ extension Key {
         ]
         if let key = named[lowered] { self = key; return }
         for prefix in ["ctrl-", "c-"] where lowered.hasPrefix(prefix) && lowered.count == prefix.count + 1 {
-            guard let character = lowered.last, character.isLetter, character.isASCII, Self.arrivingAsOtherKey[character] == nil else { return nil }
+            guard let character = lowered.last, character.isLetter, character.isASCII, Self.arrivingAsOtherKey[character] == nil,
+                  character != Self.quitCharacter else { return nil }
             self = .control(character)
             return
         }

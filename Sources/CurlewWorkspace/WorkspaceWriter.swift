@@ -636,12 +636,14 @@ public enum WorkspaceWriter {
     }
 
     /// A body as the workspace writes it under `json:`: JSON under a JSON type (`application/json`
-    /// or a `+json` type, as the reader takes `json:` under any) whose every number survives
-    /// (`JSONNumberFidelity`); nil for a body written as text (`body:`). The one rule for the
-    /// writer, its escaping and the credentials it moves.
+    /// or a `+json` type, as the reader takes `json:` under any) that `json:` sends as written
+    /// but for its spacing, which the reader sends compact. A number or a string the members
+    /// would write otherwise (`1.50`, `1E5`, `12345678901234567890123`, `-0`, `"\u00e9"`, `"\/"`)
+    /// keeps the body as text (`body:`, nil here), byte for byte. The one rule for the writer,
+    /// its escaping and the credentials it moves.
     public static func jsonMembers(of data: Data, contentType: String) -> JSONValue? {
         guard MIMEType.isJSON(contentType), let json = try? JSONValue.parse(data),
-              JSONNumberFidelity.keepsEveryNumber(String(decoding: data, as: UTF8.self)) else { return nil }
+              JSONLayout.compacted(String(decoding: data, as: UTF8.self)) == json.serialized() else { return nil }
         return json
     }
 

@@ -393,11 +393,11 @@ struct AutomaticHeaderTests {
 }
 
 @Suite("JSON indented for reading")
-struct JSONIndentationTests {
+struct JSONLayoutTests {
     @Test("only the spacing changes: numbers a double cannot hold, strings' escapes and brackets inside strings stay as written")
     func tokensKept() {
         let text = #" {"a" : [ 1 , 12345678901234567890123,-0, 1E5 ] ,"s":"x\"{[,:]}\\","n":null,"o":{ "t":true } ,"e":[]} "#
-        #expect(JSONIndentation.indented(text) == """
+        #expect(JSONLayout.indented(text) == """
         {
           "a": [
             1,
@@ -413,9 +413,9 @@ struct JSONIndentationTests {
           "e": []
         }
         """)
-        #expect(JSONIndentation.indented("42") == "42" && JSONIndentation.indented(#" "x" "#) == #""x""#)
+        #expect(JSONLayout.indented("42") == "42" && JSONLayout.indented(#" "x" "#) == #""x""#)
         for broken in ["", "{", "[1,]", "{\"a\" 1}", "1 2", "\"\\u12\""] {
-            #expect(JSONIndentation.indented(broken) == nil, "\(broken)")
+            #expect(JSONLayout.indented(broken) == nil, "\(broken)")
         }
     }
 }

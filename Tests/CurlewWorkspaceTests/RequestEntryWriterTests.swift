@@ -115,23 +115,27 @@ struct RequestEntryWriterTests {
         #expect(saved.headers["Authorization"] == "Bearer Hdr-11{{x")
     }
 
-    @Test("a JSON body whose numbers a json: entry cannot hold is kept as text, byte for byte; one whose numbers it holds is written as members (found by a new user's trial: 1e400 went out as \"inf\")")
-    func jsonNumbersKept() throws {
+    @Test("a JSON body json: members would send otherwise is kept as text, byte for byte (found by new users' trials: 1e400 went out as \"inf\", 1.50 as 1.5, \"caf\\u00e9\" as \"café\"); one they send as typed but for its spacing is written as members")
+    func jsonTokensKept() throws {
         let files = try WorkspaceFiles()
         let path = try files.write("curlew.yaml", Self.workspace)
-        for (name, body) in [("big", #"{"big": 12345678901234567890123, "f": 1e400, "neg": -0, "p": 1.50}"#), ("fine", #"{"p": 1.50, "e": 1E5, "n": -3}"#)] {
+        let kept = [#"{"big": 12345678901234567890123, "f": 1e400, "neg": -0}"#, #"{"p":1.50}"#, #"{"e": 1E5}"#, #"{"s":"caf\u00e9"}"#, #"{"s":"a\/b"}"#]
+        for (index, body) in (kept + ["{\n  \"p\": 1.5,\n  \"n\": -3,\n  \"s\": \"café \\\"q\\\"\"\n}"]).enumerated() {
             var request = Request(.post, "http://127.0.0.1:9/post")
             request.requestSerializer = .raw(Data(body.utf8), contentType: "application/json")
-            try WorkspaceWriter.save(request, named: name, in: path)
+            try WorkspaceWriter.save(request, named: "r\(index)", in: path)
         }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!text.contains("inf") && text.contains("12345678901234567890123"), "\(text)")
-        let session = try WorkspaceSession(try Workspace.load(path: path))
-        #expect(try session.request(named: "big").0.requestSerializer
-                == .raw(Data(#"{"big": 12345678901234567890123, "f": 1e400, "neg": -0, "p": 1.50}"#.utf8), contentType: "application/json"))
-        guard case .raw(let data, _) = try session.request(named: "fine").0.requestSerializer else { Issue.record("no body"); return }
-        #expect(try JSONValue.parse(data).serialized() == #"{"p":1.5,"e":100000,"n":-3}"#, "\(String(decoding: data, as: UTF8.self))")
-        #expect(try Workspace.load(path: path).request(named: "fine")?.bodyIsText == false, "written as json: members")
+        let workspace = try Workspace.load(path: path)
+        let session = try WorkspaceSession(workspace)
+        for (index, body) in kept.enumerated() {
+            #expect(try session.request(named: "r\(index)").0.requestSerializer == .raw(Data(body.utf8), contentType: "application/json"))
+            #expect(workspace.request(named: "r\(index)")?.bodyIsText == true)
+        }
+        guard case .raw(let data, _) = try session.request(named: "r\(kept.count)").0.requestSerializer else { Issue.record("no body"); return }
+        #expect(String(decoding: data, as: UTF8.self) == #"{"p":1.5,"n":-3,"s":"café \"q\""}"#, "sent compact, every token as typed")
+        #expect(workspace.request(named: "r\(kept.count)")?.bodyIsText == false, "written as json: members")
     }
 
     @Test("a JSON body under a +json type is saved as json: members, as the reader takes json: under any type; a type that only starts like JSON stays text")

@@ -1,6 +1,6 @@
 // Fuzzes the JSON reader, which reads untrusted bodies for verdicts, redaction, the detail view
 // and chain captures. Any bytes give a value or a typed error; what it reads, it writes back as
-// text it reads again to the same text. Indented for reading (`JSONIndentation`), JSON reads as
+// text it reads again to the same text. Indented for reading (`JSONLayout`), JSON reads as
 // the same value and indents again to the same text.
 @testable import CurlewAgent
 import Foundation
@@ -26,12 +26,12 @@ public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 
 private func checkIndentation(_ text: String) {
     guard let value = try? JSONValue.parse(text) else {
-        guard JSONIndentation.indented(text) == nil else { fatalError("indented text that is not JSON: \(text.debugDescription)") }
+        guard JSONLayout.indented(text) == nil else { fatalError("indented text that is not JSON: \(text.debugDescription)") }
         return
     }
-    guard let indented = JSONIndentation.indented(text) else { fatalError("JSON not indented: \(text.debugDescription)") }
+    guard let indented = JSONLayout.indented(text) else { fatalError("JSON not indented: \(text.debugDescription)") }
     guard let again = try? JSONValue.parse(indented), again.serialized() == value.serialized() else {
         fatalError("indenting \(text.debugDescription) changed it to \(indented.debugDescription)")
     }
-    guard JSONIndentation.indented(indented) == indented else { fatalError("indenting \(indented.debugDescription) again changes it") }
+    guard JSONLayout.indented(indented) == indented else { fatalError("indenting \(indented.debugDescription) again changes it") }
 }

@@ -1,21 +1,33 @@
 import Foundation
 
-/// JSON text laid out for reading, every token as written: numbers keep their digits
+/// JSON text laid out anew, every token as written: numbers keep their digits
 /// (`12345678901234567890123`, `1e400`, `-0`, `1.50`) and strings their escapes, where reading the
 /// text into a `JSONValue` and writing it again would round a number a double cannot hold and
 /// change how a string is written. Only the white space between tokens changes.
-public enum JSONIndentation {
+public enum JSONLayout {
     /// `text` indented with two spaces a level, laid out as `serialized(pretty: true)` lays out
     /// JSON; nil when it is not one JSON text.
     public static func indented(_ text: String) -> String? {
+        laidOut(text, indenting: true)
+    }
+
+    /// `text` without white space between its tokens, laid out as `serialized()` lays out JSON;
+    /// nil when it is not one JSON text. Equal to the serialized value exactly when writing the
+    /// value again keeps every token as the text has it.
+    public static func compacted(_ text: String) -> String? {
+        laidOut(text, indenting: false)
+    }
+
+    private static func laidOut(_ text: String, indenting: Bool) -> String? {
         let bytes = Array(text.utf8)
         // Read first, so that the walk below only ever meets well-formed JSON.
         guard (try? JSONValue.parse(Data(bytes))) != nil else { return nil }
         var output: [UInt8] = []
-        output.reserveCapacity(bytes.count + bytes.count / 2)
+        output.reserveCapacity(indenting ? bytes.count + bytes.count / 2 : bytes.count)
         var depth = 0
         var index = 0
         func startLine() {
+            guard indenting else { return }
             output.append(0x0A)
             output.append(contentsOf: repeatElement(0x20, count: 2 * depth))
         }
@@ -49,7 +61,8 @@ public enum JSONIndentation {
                 output.append(byte)
                 startLine()
             case UInt8(ascii: ":"):
-                output.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+                output.append(byte)
+                if indenting { output.append(0x20) }
             default:
                 // A number, `true`, `false` or `null`, byte by byte as written.
                 output.append(byte)
