@@ -237,6 +237,12 @@ tmux -L "$socket" load-buffer -b del "$workbench/del.txt"
 keys Escape :
 tmux -L "$socket" paste-buffer -p -b del -t e2e; sleep 0.5
 expect "a pasted DEL shows as ␡ in a prompt" ":x␡y"
+# A byte that is not UTF-8 inside a paste shows as �, and what follows it is kept.
+printf 'ab\377cd-after' > "$workbench/badtail.txt"
+tmux -L "$socket" load-buffer -b badtail "$workbench/badtail.txt"
+keys Escape :
+tmux -L "$socket" paste-buffer -p -b badtail -t e2e; sleep 0.5
+expect "a paste keeps what follows a byte that is not UTF-8" ":ab�cd-after"
 # A paste's end marker with no paste open (pasted text can carry one) is dropped, not read as
 # Esc and the keys [ 2 0 1 ~, which would switch panes.
 keys Escape 2

@@ -26,6 +26,7 @@ static inline int curlew_mvaddstr(int row, int column, const char *text) { retur
 static inline int curlew_move(int row, int column) { return move(row, column); }
 static inline int curlew_clrtoeol(void) { return clrtoeol(); }
 static inline int curlew_get_wch(wint_t *character) { return wget_wch(stdscr, character); }
+static inline int curlew_getch(void) { return wgetch(stdscr); }
 static inline int curlew_timeout(int milliseconds) { timeout(milliseconds); return 0; }
 static inline int curlew_keypad(int on) { return keypad(stdscr, on ? TRUE : FALSE); }
 /* The byte the terminal sends for its backspace key (terminfo's kbs), when that is one byte; else 0. */

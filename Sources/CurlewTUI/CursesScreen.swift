@@ -11,9 +11,11 @@ public final class CursesScreen: Screen {
     private var pending: [Key] = []
     /// Inside a bracketed paste whose end marker has not arrived yet.
     private var pasting = false
+    /// The first bytes of a character a paste's last piece ended inside of, for the next piece.
+    private var pasteCarry: [UInt8] = []
     /// When the paste's last piece ended (its last character, or the short wait after it). A
-    /// paste whose end marker never comes (bytes that are not UTF-8 can take it with them) ends
-    /// after `pasteGiveUp` of silence, so the keyboard is never lost to it.
+    /// paste whose end marker never comes (a terminal that drops it) ends after `pasteGiveUp` of
+    /// silence, so the keyboard is never lost to it.
     private var lastPasted = ContinuousClock.now
     private static let pasteGiveUp: Duration = .seconds(1)
     /// An ESC was read that may start a paste; it is looked at on the next read.
@@ -29,7 +31,7 @@ public final class CursesScreen: Screen {
     /// Bracketed paste: the terminal wraps pasted text in these, so a paste is never read as keys.
     private static let pasteOn = "\u{1B}[?2004h", pasteOff = "\u{1B}[?2004l"
     private static let pasteStart: [UInt32] = Array("[200~".unicodeScalars.map(\.value))
-    private static let pasteEnd: [UInt32] = Array("\u{1B}[201~".unicodeScalars.map(\.value))
+    private static let pasteEnd: [UInt8] = Array("\u{1B}[201~".utf8)
     /// An end marker read with no paste open (pasted text can carry one and end the paste early):
     /// dropped, not read as Esc and four keys.
     private static let strayPasteEnd: [UInt32] = Array("[201~".unicodeScalars.map(\.value))
@@ -223,40 +225,52 @@ public final class CursesScreen: Screen {
     /// that pauses (or is larger than a chunk) is delivered in pieces, every one of them text,
     /// until the end marker arrives; function keys inside a paste are dropped.
     ///
-    /// Each character is one call into curses (which reads the terminal a byte per system call);
-    /// the loop around it does no more than it must: the end marker is looked for only after its
-    /// last character, and the clock is read once a piece.
+    /// A paste is read as bytes and decoded here, a byte that is not UTF-8 becoming U+FFFD:
+    /// curses' own decoding gave up at such a byte and lost the rest of the paste with it. A
+    /// character cut between two pieces is carried to the next. Each byte is one call into
+    /// curses (which reads the terminal a byte per system call); the end marker is looked for
+    /// only after its last byte, and the clock is read once a piece.
     private func readPaste(timeout milliseconds: Int) -> Key? {
-        var scalars: [UInt32] = []
+        var bytes = pasteCarry
+        pasteCarry = []
         var sawCarriageReturn = false
         _ = curlew_timeout(Int32(max(milliseconds, 0)))
-        let markerLast = wint_t(Self.pasteEnd[Self.pasteEnd.count - 1])
-        while scalars.count < Self.pasteChunk {
-            var character: wint_t = 0
-            let result = curlew_get_wch(&character)
-            if result == ERR { break }
-            if result == KEY_CODE_YES {
+        let markerLast = Int32(Self.pasteEnd[Self.pasteEnd.count - 1])
+        var read = 0
+        while bytes.count < Self.pasteChunk {
+            var value = curlew_getch()
+            if value == ERR { break }
+            if value > 0xFF {
                 // The terminal's backspace byte inside a paste was pasted (DEL shows as ␡, BS as
                 // ␈), not a key: curses read it as one only because the terminal sends it for the key.
-                guard character == wint_t(KEY_BACKSPACE), backspaceByte != 0 else { continue }
-                character = wint_t(backspaceByte)
+                guard value == KEY_BACKSPACE, backspaceByte != 0 else { continue }
+                value = Int32(backspaceByte)
             }
-            if scalars.isEmpty { _ = curlew_timeout(Int32(Self.pasteWait)) }
-            scalars.append(UInt32(character))
-            if character == 0x0D { sawCarriageReturn = true }
-            if character == markerLast, scalars.count >= Self.pasteEnd.count,
-               scalars.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {
-                scalars.removeLast(Self.pasteEnd.count)
+            if read == 0 { _ = curlew_timeout(Int32(Self.pasteWait)) }
+            read += 1
+            bytes.append(UInt8(value))
+            if value == 0x0D { sawCarriageReturn = true }
+            if value == markerLast, bytes.count >= Self.pasteEnd.count, bytes.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {
+                bytes.removeLast(Self.pasteEnd.count)
                 pasting = false
                 break
             }
         }
-        guard !scalars.isEmpty else {
-            if ContinuousClock.now - lastPasted > Self.pasteGiveUp { pasting = false }
-            return nil
+        if pasting {
+            let cut = UTF8Tail.incompleteCount(bytes)
+            pasteCarry = Array(bytes.suffix(cut))
+            bytes.removeLast(cut)
+        }
+        guard !bytes.isEmpty else {
+            guard ContinuousClock.now - lastPasted > Self.pasteGiveUp else { return nil }
+            pasting = false
+            // A character the paste never finished is shown as what it is: not UTF-8.
+            guard !pasteCarry.isEmpty else { return nil }
+            defer { pasteCarry = [] }
+            return .paste(String(decoding: pasteCarry, as: UTF8.self))
         }
         lastPasted = .now
-        var text = String(String.UnicodeScalarView(scalars.compactMap(Unicode.Scalar.init)))
+        var text = String(decoding: bytes, as: UTF8.self)
         if sawCarriageReturn {
             text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         }

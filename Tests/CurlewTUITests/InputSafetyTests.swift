@@ -433,3 +433,18 @@ struct RefusedRequestDetailTests {
         #expect(DetailContent.lines(for: .request, of: missed).map(\.text).contains("Shown as typed: nothing was listening when it was composed."))
     }
 }
+
+@Suite("A paste read in pieces")
+struct PastePieceTests {
+    @Test("a character cut at the end of a piece is carried to the next; whole text and bytes that are not UTF-8 are not")
+    func incompleteTail() {
+        let euro = Array("€".utf8), smile = Array("😀".utf8)
+        #expect(UTF8Tail.incompleteCount(Array("abc".utf8)) == 0 && UTF8Tail.incompleteCount([]) == 0)
+        #expect(UTF8Tail.incompleteCount(Array("a".utf8) + euro) == 0 && UTF8Tail.incompleteCount(smile) == 0)
+        #expect(UTF8Tail.incompleteCount(Array("a".utf8) + euro.prefix(2)) == 2)
+        #expect(UTF8Tail.incompleteCount(Array(smile.prefix(1))) == 1 && UTF8Tail.incompleteCount(Array(smile.prefix(3))) == 3)
+        #expect(UTF8Tail.incompleteCount([0x61, 0xC3]) == 1 && UTF8Tail.incompleteCount([0x61, 0xFF]) == 0 && UTF8Tail.incompleteCount([0x80, 0x80, 0x80]) == 0)
+        let cut = Array("a".utf8) + smile.prefix(2)
+        #expect(String(decoding: Array(cut.dropLast(UTF8Tail.incompleteCount(cut))), as: UTF8.self) == "a")
+    }
+}
