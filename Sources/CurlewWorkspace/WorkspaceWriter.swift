@@ -68,8 +68,10 @@ public enum WorkspaceWriter {
 
         let definedVariables = Set((existing?.variables.map(\.name) ?? []) + (existing?.secretNames ?? []))
         let variables = collection.variables.filter { pair in
-            if definedVariables.contains(pair.name) { summary.kept.append("variable \(pair.name)"); return false }
-            return true
+            guard definedVariables.contains(pair.name) else { return true }
+            let differs = existing?.variables.first { $0.name == pair.name }.map { $0.value != pair.value } ?? true
+            summary.kept.append("variable \(pair.name)" + (differs ? Self.keptOverImport : ""))
+            return false
         }
         if !variables.isEmpty {
             summary.variables = variables.map(\.name)
@@ -222,6 +224,9 @@ public enum WorkspaceWriter {
             + stored.byEnvironment.values.flatMap { $0.map(\.name) })
     }
 
+    /// Said of a name the workspace already defines with another value than the import's.
+    static let keptOverImport = " (the import's value differs: the workspace's is used)"
+
     /// The secrets file beside a workspace file.
     static func secretsPath(for path: String, existing: Workspace?) -> String {
         let directory = existing?.directory ?? LocalFile.directory(of: path)
@@ -237,8 +242,9 @@ public enum WorkspaceWriter {
         var newSecrets: [ImportedCollection.Secret] = []
         for secret in secrets {
             let stored = secret.environment.map { storedSecrets.byEnvironment[$0] ?? [] } ?? storedSecrets.shared
-            if stored.contains(where: { $0.name == secret.name }) || newSecrets.contains(where: { $0.name == secret.name && $0.environment == secret.environment }) {
-                summary.kept.append("secret \(secret.name)" + (secret.environment.map { " (\($0))" } ?? ""))
+            if let kept = stored.first(where: { $0.name == secret.name }) ?? newSecrets.first(where: { $0.name == secret.name && $0.environment == secret.environment }).map({ ($0.name, $0.value) }) {
+                // Only that the values differ is said: neither is shown.
+                summary.kept.append("secret \(secret.name)" + (secret.environment.map { " (\($0))" } ?? "") + (kept.1 != secret.value ? Self.keptOverImport : ""))
             } else {
                 newSecrets.append(secret)
             }

@@ -85,6 +85,11 @@ struct ImportTests {
         // A credential header's variable goes to the secrets file, which keeps the text as sent.
         #expect(session.workspace.secretNames == ["key"] && request.headers["X-Api-Key"] == "k{{1")
         #expect(try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8).contains("k{{1"))
+        // Imported again with another key, the stored one is kept and the summary says the values
+        // differ, without showing either (found by a new user's trial); the same value is just kept.
+        let again = try WorkspaceWriter.add(try HTTPFileImport.parse(http.replacingOccurrences(of: "@key = k{{1", with: "@key = other-9")), to: path)
+        #expect(again.kept.contains("secret key (the import's value differs: the workspace's is used)") && !again.kept.joined().contains("other-9"))
+        #expect(again.kept.contains("variable note") && again.kept.contains("variable pw"), "\(again.kept)")
         #expect(request.requestSerializer == .raw(Data("x{{y\nz}} {{ a{{b".utf8), contentType: "text/plain"))
         // A made-text `{{` before a response reference leaves the reference to the chain (found by review).
         let chained = try HTTPFileImport.parse("# @name login\nGET http://h/a\n\n###\nPOST http://h/b\n\na{{b\n{{login.response.body.$.token}}\n")
@@ -358,7 +363,7 @@ struct WorkspaceWriterTests {
         #expect(summary.requests == ["login 2", "GET /me", "upload"])
         #expect(summary.groups == ["chain"])
         #expect(summary.variables == ["user"])
-        #expect(summary.kept == ["variable host"])
+        #expect(summary.kept == ["variable host (the import's value differs: the workspace's is used)"])
         // The login's password in its JSON body is kept with the secrets too.
         #expect(summary.secrets == ["apiKey", "login_2_password"])
         let text = try String(contentsOfFile: path, encoding: .utf8)
