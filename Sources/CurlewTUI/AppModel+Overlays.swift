@@ -125,7 +125,11 @@ extension AppModel {
     func openPalette() {
         var entries: [Palette.Entry] = []
         var seen = Set<Command>()
-        for binding in keyMap.bindings where !seen.contains(binding.command) {
+        // A command bound in several contexts is offered once, as the current context has it
+        // (`x` cancels the group in Groups, what the editor sent in Compose), where it will run.
+        let here = context
+        let bindings = keyMap.bindings.filter { $0.context == here } + keyMap.bindings.filter { $0.context != here }
+        for binding in bindings where !seen.contains(binding.command) {
             seen.insert(binding.command)
             entries.append(.init(title: binding.help, detail: binding.keys.map(\.label).joined(separator: " ") + " · " + binding.context.rawValue,
                                  action: .command(binding.command)))

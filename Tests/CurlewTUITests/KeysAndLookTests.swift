@@ -51,6 +51,18 @@ struct KeysAndLookTests {
         model.handle(.enter)
         #expect(model.palette == nil)
         #expect(Palette.score(Array("lu"), in: "list users")! > Palette.score(Array("lu"), in: "fill up")!, "word starts rank higher")
+        // A command bound in several contexts is offered as the current pane has it (found by a new user's trial).
+        model.handle(.character("3"))
+        #expect(model.pane == .groups)
+        model.handle(.control("p"))
+        type("cancel the group", into: model)
+        #expect(model.palette?.matches.first?.title == "cancel the group")
+        model.handle(.escape)
+        model.handle(.character("1"))
+        model.handle(.control("p"))
+        type("cancel what", into: model)
+        #expect(model.palette?.matches.first?.title == "cancel what this editor sent")
+        model.handle(.escape)
     }
 
     @Test("a key map file replaces bindings by context and command; its mistakes name their line")
