@@ -126,9 +126,11 @@ extension AppModel {
         var entries: [Palette.Entry] = []
         var seen = Set<Command>()
         // A command bound in several contexts is offered once, as the current context has it
-        // (`x` cancels the group in Groups, what the editor sent in Compose), where it will run.
+        // (`x` cancels the group in Groups, what the editor sent in Compose), else as the global
+        // one: where it will run.
         let here = context
-        let bindings = keyMap.bindings.filter { $0.context == here } + keyMap.bindings.filter { $0.context != here }
+        let bindings = keyMap.bindings.filter { $0.context == here } + keyMap.bindings.filter { $0.context == .global && here != .global }
+            + keyMap.bindings.filter { $0.context != here && $0.context != .global }
         for binding in bindings where !seen.contains(binding.command) {
             seen.insert(binding.command)
             entries.append(.init(title: binding.help, detail: binding.keys.map(\.label).joined(separator: " ") + " · " + binding.context.rawValue,

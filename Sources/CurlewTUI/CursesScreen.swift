@@ -256,6 +256,8 @@ public final class CursesScreen: Screen {
                 break
             }
         }
+        // Bytes read, even all carried, show the paste is still arriving.
+        if read > 0 { lastPasted = .now }
         if pasting {
             let cut = UTF8Tail.incompleteCount(bytes)
             pasteCarry = Array(bytes.suffix(cut))

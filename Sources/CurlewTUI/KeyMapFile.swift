@@ -74,7 +74,7 @@ extension Key {
     /// arrive as themselves: Ctrl-H is Backspace, Ctrl-I Tab, Ctrl-J and Ctrl-M Enter.
     static let arrivingAsOtherKey: [Character: String] = ["h": "backspace", "i": "tab", "j": "enter", "m": "enter"]
 
-    /// Ctrl-C quits from anywhere, before any key map is asked.
+    /// Ctrl-C is kept for quitting (and for leaving a prompt or a field), whatever a key map says.
     static let quitCharacter: Character = "c"
 
     /// Why a key map file's `name` names no key this reads, when there is more to say than that.
@@ -82,7 +82,7 @@ extension Key {
         let lowered = name.lowercased()
         for prefix in ["ctrl-", "c-"] where lowered.hasPrefix(prefix) && lowered.count == prefix.count + 1 {
             guard let character = lowered.last else { continue }
-            if character == quitCharacter { return "\"\(name)\" always quits Curlew, so it cannot be given to a command" }
+            if character == quitCharacter { return "\"\(name)\" is kept for quitting Curlew, so it cannot be given to a command" }
             guard let other = arrivingAsOtherKey[character] else { continue }
             return "\"\(name)\" reaches Curlew as \(other): a terminal sends both as the same byte"
         }

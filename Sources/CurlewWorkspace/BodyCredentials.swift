@@ -23,7 +23,10 @@ extension WorkspaceWriter {
         let isSecret = { (name: String) in secretNames.contains(name.lowercased()) }
         let parametersAreJSON = request.requestSerializer == .json && !request.method.encodesParametersInQuery
         request.params = replacingSecretValues(in: request.params, secretNames: secretNames, numbersAsText: !parametersAreJSON, replace)
-        if case .raw(let data, let contentType) = request.requestSerializer, let text = String(validating: data, as: UTF8.self) {
+        if case .raw(let data, let contentType) = request.requestSerializer {
+            // A body that is not UTF-8 is written as the text it decodes to, so its credentials
+            // are looked for there.
+            let text = String(decoding: data, as: UTF8.self)
             let type = contentType.lowercased()
             var replaced: String?
             if let json = jsonMembers(of: data, contentType: contentType), json.isContainer,
@@ -31,7 +34,16 @@ extension WorkspaceWriter {
                 // Written as `json:` members, decoded (see `node(for:)`).
                 replaced = members == json ? nil : members.serialized()
             } else if let spans = JSONSecretSpans(text, isSecret: isSecret) {
-                replaced = replacing(spans.spans, in: Array(text.utf8), replace)
+                // A body kept as text only for what its secrets hold (`"abc\/def"`) is written as
+                // `json:` members once they are `{{name}}`, which fills each in as a whole string:
+                // its secrets are then kept decoded, as for members.
+                let sketch = replacing(spans.spans, in: Array(text.utf8)) { _, _ in "{{x}}" }
+                if let sketch, jsonMembers(of: Data(sketch.utf8), contentType: contentType) != nil, let json = try? JSONValue.parse(data),
+                   let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
+                    replaced = members == json ? nil : members.serialized()
+                } else {
+                    replaced = replacing(spans.spans, in: Array(text.utf8), replace)
+                }
             } else if type.hasPrefix("multipart/") {
                 replaced = replacing(MultipartSecretSpans.spans(in: Array(text.utf8), contentType: contentType, isSecret: isSecret), in: Array(text.utf8), replace)
             } else if type.hasPrefix("application/x-www-form-urlencoded") {

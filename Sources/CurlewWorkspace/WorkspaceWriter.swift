@@ -69,7 +69,8 @@ public enum WorkspaceWriter {
         let definedVariables = Set((existing?.variables.map(\.name) ?? []) + (existing?.secretNames ?? []))
         let variables = collection.variables.filter { pair in
             guard definedVariables.contains(pair.name) else { return true }
-            let differs = existing?.variables.first { $0.name == pair.name }.map { $0.value != pair.value } ?? true
+            let kept = existing?.variables.first { $0.name == pair.name }?.value ?? storedSecrets.shared.first { $0.name == pair.name }?.value
+            let differs = kept.map { $0 != pair.value } ?? true
             summary.kept.append("variable \(pair.name)" + (differs ? Self.keptOverImport : ""))
             return false
         }
@@ -257,6 +258,11 @@ public enum WorkspaceWriter {
         // leaves at worst a secret no workspace names yet, never a workspace naming a secret
         // that has no value.
         let secretsText = newSecrets.isEmpty ? nil : try secretsFileText(adding: newSecrets, at: secretsPath)
+        // A file the next load would refuse as too large is not written (JSON nested deep grows
+        // by its indentation as YAML).
+        guard document.utf8.count <= YAMLDocument.maxFileBytes else {
+            throw WorkspaceError(.invalid, at: nil, "nothing was written: \(action) would make the workspace larger than \(YAMLDocument.maxFileBytes >> 20) MiB, more than a workspace may be")
+        }
         do { _ = try Workspace.parse(document, path: path) } catch {
             // The lines are those of the workspace as the import would have written it.
             throw WorkspaceError(error.kind, at: nil, keyPath: error.keyPath,
@@ -647,10 +653,28 @@ public enum WorkspaceWriter {
     /// would write otherwise (`1.50`, `1E5`, `12345678901234567890123`, `-0`, `"\u00e9"`, `"\/"`)
     /// keeps the body as text (`body:`, nil here), byte for byte. The one rule for the writer,
     /// its escaping and the credentials it moves.
+    /// A body that is not UTF-8, or has an object with a key twice (YAML takes a key once, and
+    /// compares keys as Swift strings do), is text too.
     public static func jsonMembers(of data: Data, contentType: String) -> JSONValue? {
-        guard MIMEType.isJSON(contentType), let json = try? JSONValue.parse(data),
-              JSONLayout.compacted(String(decoding: data, as: UTF8.self)) == json.serialized() else { return nil }
+        guard MIMEType.isJSON(contentType), let text = String(validating: data, as: UTF8.self), let json = try? JSONValue.parse(data),
+              JSONLayout.compacted(text) == json.serialized(), !hasRepeatedKeys(json) else { return nil }
         return json
+    }
+
+    /// Whether an object anywhere in `value` has a key twice, compared as Swift strings.
+    private static func hasRepeatedKeys(_ value: JSONValue) -> Bool {
+        switch value {
+        case .object(let members):
+            var keys = Set<String>()
+            for member in members {
+                guard keys.insert(member.key).inserted, !hasRepeatedKeys(member.value) else { return true }
+            }
+            return false
+        case .array(let elements):
+            return elements.contains(where: hasRepeatedKeys)
+        case .null, .bool, .int, .double, .string:
+            return false
+        }
     }
 
     /// A string as a scalar that reads back as that string: plain when YAML would not take it

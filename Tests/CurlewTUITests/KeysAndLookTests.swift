@@ -89,7 +89,7 @@ struct KeysAndLookTests {
                                 ("compose:\n  send: ctrl-j\n", "keys.yaml:2:9: \"ctrl-j\" reaches Curlew as enter: a terminal sends both as the same byte"),
                                 ("global:\n  help: C-M\n", "\"C-M\" reaches Curlew as enter"), ("global:\n  help: ctrl-i\n", "as tab"),
                                 ("global:\n  help: ctrl-h\n", "as backspace"),
-                                ("compose:\n  send: ctrl-c\n", "\"ctrl-c\" always quits Curlew, so it cannot be given to a command")] {
+                                ("compose:\n  send: ctrl-c\n", "\"ctrl-c\" is kept for quitting Curlew, so it cannot be given to a command")] {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
             let error = #expect(throws: WorkspaceError.self) { try KeyMapFile.load(path: path) }
             #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")

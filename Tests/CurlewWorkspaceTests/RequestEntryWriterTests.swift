@@ -115,6 +115,42 @@ struct RequestEntryWriterTests {
         #expect(saved.headers["Authorization"] == "Bearer Hdr-11{{x")
     }
 
+    @Test("a body kept as text only for an escape inside its secret is written as json: members once the secret moves, so the secret is kept decoded and sent as the same JSON (found by review)")
+    func escapedSecretInJSON() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        for (name, body) in [("php", #"{"user":"bob","token":"abc\/def=="}"#), ("py", #"{"password":"päss","n":1}"#)] {
+            var request = Request(.post, "http://127.0.0.1:9/post")
+            request.requestSerializer = .raw(Data(body.utf8), contentType: "application/json")
+            try WorkspaceWriter.save(request, named: name, in: path)
+            let saved = try WorkspaceSession(try Workspace.load(path: path)).request(named: name).0
+            guard case .raw(let data, _) = saved.requestSerializer else { Issue.record("no body"); continue }
+            #expect(try JSONValue.parse(data) == JSONValue.parse(Data(body.utf8)), "\(String(decoding: data, as: UTF8.self))")
+        }
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("abc/def==") && secrets.contains("päss"), "\(secrets)")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("abc") && !text.contains("p\\u00e4ss"))
+    }
+
+    @Test("a JSON body with a key twice, or bytes that are not UTF-8, is saved as text; a credential in a body that is not UTF-8 still moves (found by review)")
+    func repeatedKeysAndBadBytes() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        #expect(WorkspaceWriter.jsonMembers(of: Data(#"{"a":1,"a":2}"#.utf8), contentType: "application/json") == nil)
+        #expect(WorkspaceWriter.jsonMembers(of: Data(#"{"o":{"k":1,"k":[]}}"#.utf8), contentType: "application/json") == nil)
+        #expect(WorkspaceWriter.jsonMembers(of: Data(#"{"a":1,"b":{"a":2}}"#.utf8), contentType: "application/json") != nil)
+        var request = Request(.post, "http://127.0.0.1:9/post")
+        request.requestSerializer = .raw(Data(#"{"a":1,"a":2}"#.utf8), contentType: "application/json")
+        try WorkspaceWriter.save(request, named: "twice", in: path)
+        #expect(try Workspace.load(path: path).request(named: "twice")?.bodyIsText == true)
+        var bad = Request(.post, "http://127.0.0.1:9/post")
+        bad.requestSerializer = .raw(Data(#"{"password":"BadBytesPw-3","n":""#.utf8) + Data([0xE9]) + Data(#""}"#.utf8), contentType: "application/json")
+        try WorkspaceWriter.save(bad, named: "bad", in: path)
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("BadBytesPw-3"))
+        #expect(try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8).contains("BadBytesPw-3"))
+    }
+
     @Test("a JSON body json: members would send otherwise is kept as text, byte for byte (found by new users' trials: 1e400 went out as \"inf\", 1.50 as 1.5, \"caf\\u00e9\" as \"café\"); one they send as typed but for its spacing is written as members")
     func jsonTokensKept() throws {
         let files = try WorkspaceFiles()
