@@ -99,8 +99,7 @@ extension Key {
         ]
         if let key = named[lowered] { self = key; return }
         for prefix in ["ctrl-", "c-"] where lowered.hasPrefix(prefix) && lowered.count == prefix.count + 1 {
-            guard let character = lowered.last, character.isLetter, character.isASCII, Self.arrivingAsOtherKey[character] == nil,
-                  character != Self.quitCharacter else { return nil }
+            guard let character = lowered.last, character.isLetter, character.isASCII, Self.whyNotAKey(name) == nil else { return nil }
             self = .control(character)
             return
         }

@@ -79,29 +79,14 @@ public struct ReceivedHeaders: Sendable {
         value(named: name, last: true)
     }
 
-    /// The value of the first or the last field named `name`, its folded lines joined; the
-    /// search stops after the first when that is the one asked for. Only the value is made into
-    /// a string.
+    /// The value of the first or the last field named `name`, its folded lines joined. Only the
+    /// value is made into a string.
     private func value(named name: String, last: Bool) -> String? {
         var found: String?
-        FieldName.with(name) { wanted in withLines { all in
-            // Whether the latest field line was the one looked for, so its folded lines join it.
-            var keptLatest = false
-            Self.forEachLine(all) { line, kind in
-                switch kind {
-                case .field(let nameRange, let valueRange):
-                    if keptLatest, !last { return false }
-                    keptLatest = Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), wanted)
-                    if keptLatest { found = ResponseHeaderLine.text(line, valueRange) }
-                case .continuation(let more):
-                    if keptLatest { found? += " " + ResponseHeaderLine.text(line, more) }
-                case .statusLine, .other:
-                    if keptLatest, !last { return false }
-                    keptLatest = false
-                }
-                return true
-            }
-        } }
+        forEachValuePart(named: name, last: last) { line, range, continues in
+            let text = ResponseHeaderLine.text(line, range)
+            if continues { found? += " " + text } else { found = text }
+        }
         return found
     }
 
@@ -115,23 +100,40 @@ public struct ReceivedHeaders: Sendable {
     /// international host name into its ASCII form.
     func lastAsURLText(_ name: String) -> String? {
         var raw: [UInt8]?
+        forEachValuePart(named: name, last: true) { line, range, continues in
+            if continues {
+                raw?.append(0x20)
+                raw?.append(contentsOf: line[range])
+            } else {
+                raw = Array(line[range])
+            }
+        }
+        return raw.map(Self.urlText)
+    }
+
+    /// Calls `body` with each part of the values of the fields named `name`, in order: a field's
+    /// value (`continues` false), then each of its folded lines (`continues` true). With `last`
+    /// false, it stops after the first such field.
+    private func forEachValuePart(named name: String, last: Bool,
+                                  _ body: (_ line: UnsafeRawBufferPointer, _ range: Range<Int>, _ continues: Bool) -> Void) {
         FieldName.with(name) { wanted in withLines { all in
             // Whether the latest field line was the one looked for, so its folded lines join it.
             var keptLatest = false
             Self.forEachLine(all) { line, kind in
                 switch kind {
                 case .field(let nameRange, let valueRange):
+                    if keptLatest, !last { return false }
                     keptLatest = Self.isNamed(UnsafeRawBufferPointer(rebasing: line[nameRange]), wanted)
-                    if keptLatest { raw = Array(line[valueRange]) }
+                    if keptLatest { body(line, valueRange, false) }
                 case .continuation(let more):
-                    if keptLatest { raw?.append(0x20); raw?.append(contentsOf: line[more]) }
+                    if keptLatest { body(line, more, true) }
                 case .statusLine, .other:
+                    if keptLatest, !last { return false }
                     keptLatest = false
                 }
                 return true
             }
         } }
-        return raw.map(Self.urlText)
     }
 
     /// `bytes` as URL text (see `lastAsURLText`).

@@ -243,9 +243,10 @@ public enum WorkspaceWriter {
         var newSecrets: [ImportedCollection.Secret] = []
         for secret in secrets {
             let stored = secret.environment.map { storedSecrets.byEnvironment[$0] ?? [] } ?? storedSecrets.shared
-            if let kept = stored.first(where: { $0.name == secret.name }) ?? newSecrets.first(where: { $0.name == secret.name && $0.environment == secret.environment }).map({ ($0.name, $0.value) }) {
+            if let kept = stored.first(where: { $0.name == secret.name })?.value
+                ?? newSecrets.first(where: { $0.name == secret.name && $0.environment == secret.environment })?.value {
                 // Only that the values differ is said: neither is shown.
-                summary.kept.append("secret \(secret.name)" + (secret.environment.map { " (\($0))" } ?? "") + (kept.1 != secret.value ? Self.keptOverImport : ""))
+                summary.kept.append("secret \(secret.name)" + (secret.environment.map { " (\($0))" } ?? "") + (kept != secret.value ? Self.keptOverImport : ""))
             } else {
                 newSecrets.append(secret)
             }
@@ -306,17 +307,17 @@ public enum WorkspaceWriter {
         }
         guard !referenced.isEmpty else { return }
         // A value with a template stays a variable; an escaped `\{{` is text, and the secret keeps it as its `{{`.
-        func isCredential(_ variable: (name: String, value: String)) -> Bool {
-            referenced.contains(variable.name) && !variable.value.isEmpty && Template.textWithoutTemplates(in: variable.value) != nil
+        func credential(_ variable: (name: String, value: String)) -> String? {
+            guard referenced.contains(variable.name), !variable.value.isEmpty else { return nil }
+            return Template.textWithoutTemplates(in: variable.value)
         }
-        for variable in collection.variables where isCredential(variable) {
-            collection.secrets.append(.init(name: variable.name, value: Template.textWithoutTemplates(in: variable.value) ?? variable.value))
-        }
+        func isCredential(_ variable: (name: String, value: String)) -> Bool { credential(variable) != nil }
+        for variable in collection.variables { if let text = credential(variable) { collection.secrets.append(.init(name: variable.name, value: text)) } }
         collection.variables.removeAll(where: isCredential)
         for index in collection.environments.indices {
             let environment = collection.environments[index]
-            for variable in environment.variables where isCredential(variable) {
-                collection.secrets.append(.init(name: variable.name, value: Template.textWithoutTemplates(in: variable.value) ?? variable.value, environment: environment.name))
+            for variable in environment.variables {
+                if let text = credential(variable) { collection.secrets.append(.init(name: variable.name, value: text, environment: environment.name)) }
             }
             collection.environments[index].variables.removeAll(where: isCredential)
         }
