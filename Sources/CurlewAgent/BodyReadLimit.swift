@@ -24,7 +24,7 @@ public struct BodyReadLimit: Sendable, Hashable {
     /// Where this reader cuts `bytes`, the first bytes of a body of `size` bytes (the session
     /// log's rule, `BodySnapshot.cut`).
     func cut(of bytes: UnsafeRawBufferPointer, size: Int64) -> BodySnapshot.Cut {
-        BodySnapshot.cut(of: bytes, size: size, textLimit: text, binaryLimit: binary)
+        BodySnapshot.cut(of: bytes, truncated: Int64(bytes.count) < size, textLimit: text, binaryLimit: binary)
     }
 }
 

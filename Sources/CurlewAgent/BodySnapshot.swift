@@ -5,13 +5,15 @@ import CurlewTransport
 ///
 /// Encoded as UTF-8 text when the kept bytes are valid UTF-8 and as base64 otherwise.
 public struct BodySnapshot: Sendable, Equatable, Codable {
-    /// Full size of the body in bytes (for a whole body that redaction changed, its new size).
+    /// Size of the body in bytes as it was sent or received. Redaction, which may make the kept
+    /// bytes longer or shorter, leaves it as it is: a log shows the size the live view shows.
     public var size: Int64
     public var contentType: String?
     /// The kept bytes: all of them, or the first `limit` when the body was larger.
     public var data: Data
-
-    public var isTruncated: Bool { Int64(data.count) < size }
+    /// The kept bytes are the first part of a longer body (a preview), not all of it. Decided
+    /// when the snapshot is made and kept through redaction.
+    public private(set) var isTruncated: Bool
 
     public init(data: Data, contentType: String?, limit: Int) {
         self.init(kept: data.count > limit ? Data(data.prefix(limit)) : data, size: Int64(data.count), contentType: contentType)
@@ -29,8 +31,15 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
     }
 
     public init(kept: Data, size: Int64, contentType: String?) {
+        self.init(kept: kept, size: size, truncated: Int64(kept.count) < size, contentType: contentType)
+    }
+
+    /// A snapshot whose kept bytes need not be as long as the body's first `size` bytes: a
+    /// redacted one, whose kept bytes are the original's with its secrets hidden.
+    init(kept: Data, size: Int64, truncated: Bool, contentType: String?) {
         self.data = kept
         self.size = size
+        self.isTruncated = truncated
         self.contentType = contentType
     }
 
@@ -66,10 +75,11 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         var truncated: Bool
     }
 
-    /// The part of `bytes`, the kept bytes of a body of `size` bytes, that a log writes.
-    static func keptPart(of bytes: UnsafeRawBufferPointer, size: Int64, textLimit: Int, binaryLimit: Int) -> KeptPart {
-        let cut = cut(of: bytes, size: size, textLimit: textLimit, binaryLimit: binaryLimit)
-        let truncated = Int64(cut.count) < size
+    /// The part of `bytes`, a body's kept bytes (`truncated` when they are the first of a longer
+    /// body), that a log writes.
+    static func keptPart(of bytes: UnsafeRawBufferPointer, truncated keptInPart: Bool, textLimit: Int, binaryLimit: Int) -> KeptPart {
+        let cut = cut(of: bytes, truncated: keptInPart, textLimit: textLimit, binaryLimit: binaryLimit)
+        let truncated = keptInPart || cut.count < bytes.count
         let length = cut.tested > 0 && cut.tested == cut.count ? cut.testedTextLength
             : textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<cut.count]), truncated: truncated)
         return KeptPart(count: cut.count, textLength: length, truncated: truncated)
@@ -87,11 +97,11 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         var testedTextLength: Int?
     }
 
-    /// The cut of `bytes`, the first bytes of a body of `size` bytes.
-    static func cut(of bytes: UnsafeRawBufferPointer, size: Int64, textLimit: Int, binaryLimit: Int) -> Cut {
+    /// The cut of `bytes`, a body's first bytes (`truncated` when the body is longer).
+    static func cut(of bytes: UnsafeRawBufferPointer, truncated: Bool, textLimit: Int, binaryLimit: Int) -> Cut {
         let first = min(bytes.count, textLimit)
         guard first > binaryLimit else { return Cut(count: first, tested: 0, testedTextLength: nil) }
-        let length = textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<first]), truncated: Int64(first) < size)
+        let length = textLength(of: UnsafeRawBufferPointer(rebasing: bytes[0..<first]), truncated: truncated || first < bytes.count)
         return Cut(count: length == nil ? binaryLimit : first, tested: first, testedTextLength: length)
     }
 
@@ -124,6 +134,9 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         size = try container.decode(Int64.self, forKey: .size)
+        guard size >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .size, in: container, debugDescription: "a body's size is negative")
+        }
         contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
         let content = try container.decode(String.self, forKey: .content)
         switch try container.decode(String.self, forKey: .encoding) {
@@ -137,5 +150,7 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .encoding, in: container, debugDescription: "unknown body encoding \(other)")
         }
+        // What the writer said; a record without it is read as its sizes say.
+        isTruncated = try container.decodeIfPresent(Bool.self, forKey: .truncated) ?? (Int64(data.count) < size)
     }
 }

@@ -1059,12 +1059,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         return Self.replacingKept(of: body, with: cut)
     }
 
-    /// `body` with other kept bytes. A whole body's size becomes theirs; a cut one keeps its full
-    /// size, raised only if the kept bytes grew so much that it would no longer read as cut.
+    /// `body` with other kept bytes (its secrets hidden): its size, the body's on the wire, and
+    /// whether it was kept in part stay as they were.
     private static func replacingKept(of body: BodySnapshot, with kept: Data) -> BodySnapshot {
-        let neverKept = body.size - Int64(body.data.count)
-        let size = neverKept <= 0 ? Int64(kept.count) : max(body.size, Int64(kept.count) + 1)
-        return BodySnapshot(kept: kept, size: size, contentType: body.contentType)
+        BodySnapshot(kept: kept, size: body.size, truncated: body.isTruncated, contentType: body.contentType)
     }
 
     private var jsonMemberRedactor: JSONMemberRedactor { jsonMemberRedactor(depth: 0) }

@@ -338,7 +338,7 @@ struct SessionRecordWriter {
         key("size"); integer(body.size)
         if let type = body.contentType { key("contentType"); string(type) }
         let truncated = body.data.withUnsafeBytes { (all: UnsafeRawBufferPointer) -> Bool in
-            let part = BodySnapshot.keptPart(of: all, size: body.size, textLimit: textBodyLimit, binaryLimit: binaryBodyLimit)
+            let part = BodySnapshot.keptPart(of: all, truncated: body.isTruncated, textLimit: textBodyLimit, binaryLimit: binaryBodyLimit)
             if let length = part.textLength {
                 key("encoding"); output.append(#""utf8""#)
                 key("content"); string(utf8: UnsafeRawBufferPointer(rebasing: all[0..<length]))

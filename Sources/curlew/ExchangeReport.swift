@@ -92,7 +92,8 @@ struct ExchangeReport {
     static func describe(_ body: BodySnapshot, prefix: String) -> String {
         if showsAsText(body), let text = body.text {
             let shown = text.hasSuffix("\n") ? String(text.dropLast()) : text
-            let note = body.isTruncated ? "\n\(prefix)[… \(body.size - Int64(body.data.count)) more bytes not kept]" : ""
+            // The body's size on the wire: the kept text may be longer or shorter once redacted.
+            let note = body.isTruncated ? "\n\(prefix)[… \(body.size) bytes in all, the rest not kept]" : ""
             return shown.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n") + note
         }
         let preview = body.data.prefix(32).map { String(format: "%02x", $0) }.joined(separator: " ")

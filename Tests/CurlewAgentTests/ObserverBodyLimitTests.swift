@@ -137,8 +137,8 @@ struct ObserverBodyLimitTests {
             let keptBytes = Array(body.prefix(kept))
             for reader in readers {
                 let limit = BodyReadLimit(text: min(reader.text, cap), binary: min(reader.binary, cap))
-                let whole = body.withUnsafeBytes { BodySnapshot.keptPart(of: $0, size: size, textLimit: limit.text, binaryLimit: limit.binary) }
-                let fromKept = keptBytes.withUnsafeBytes { BodySnapshot.keptPart(of: $0, size: size, textLimit: limit.text, binaryLimit: limit.binary) }
+                let whole = body.withUnsafeBytes { BodySnapshot.keptPart(of: $0, truncated: Int64(body.count) < size, textLimit: limit.text, binaryLimit: limit.binary) }
+                let fromKept = keptBytes.withUnsafeBytes { BodySnapshot.keptPart(of: $0, truncated: Int64(keptBytes.count) < size, textLimit: limit.text, binaryLimit: limit.binary) }
                 #expect(fromKept == whole, "body \(body.count) bytes of \(size), readers \(readers), cap \(cap), kept \(kept)")
                 if fromKept != whole { return }
             }

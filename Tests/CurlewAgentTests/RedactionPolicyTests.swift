@@ -522,12 +522,18 @@ struct RedactionPolicyTests {
         #expect(RedactionPolicy().redact(message(responseBody: form)).response?.body.text == "a=1&b=two")
     }
 
-    @Test("redaction keeps a body's completeness: a whole body stays whole, a cut one stays cut")
+    @Test("redaction keeps a body's size on the wire and its completeness: a whole body stays whole, a cut one stays cut")
     func sizesAfterRedaction() {
-        let whole = BodySnapshot(data: Data(#"{"token":"abc","n":1}"#.utf8), contentType: "application/json", limit: 1 << 20)
+        let wholeText = #"{"token":"abc","n":1}"#
+        let whole = BodySnapshot(data: Data(wholeText.utf8), contentType: "application/json", limit: 1 << 20)
         let redactedWhole = RedactionPolicy().redact(message(responseBody: whole)).response!.body
         #expect(!redactedWhole.isTruncated)
-        #expect(redactedWhole.size == Int64(redactedWhole.data.count))
+        #expect(redactedWhole.size == Int64(wholeText.utf8.count), "the size the live view shows, not the redacted text's")
+        #expect(redactedWhole.data.count > wholeText.utf8.count)
+        // A secret longer than the marker: the kept text shrinks, and the body is still whole.
+        let long = BodySnapshot(data: Data(#"{"token":"\#(String(repeating: "k", count: 80))"}"#.utf8), contentType: "application/json", limit: 1 << 20)
+        let redactedLong = RedactionPolicy().redact(message(responseBody: long)).response!.body
+        #expect(!redactedLong.isTruncated && redactedLong.size == long.size && redactedLong.data.count < long.data.count)
         let cut = BodySnapshot(data: Data((#"{"token":"abc","pad":""# + String(repeating: "x", count: 100)).utf8), contentType: "application/json", limit: 30)
         let redactedCut = RedactionPolicy().redact(message(responseBody: cut)).response!.body
         #expect(redactedCut.isTruncated)
@@ -536,7 +542,7 @@ struct RedactionPolicyTests {
         let barelyCut = BodySnapshot(data: Data(#"{"token":"abc","n":1}"#.utf8), contentType: "application/json", limit: 19)
         let redactedBarelyCut = RedactionPolicy().redact(message(responseBody: barelyCut)).response!.body
         #expect(redactedBarelyCut.isTruncated)
-        #expect(redactedBarelyCut.size > barelyCut.size)
+        #expect(redactedBarelyCut.size == barelyCut.size && redactedBarelyCut.data.count > barelyCut.size)
     }
 
     @Test("a parameter whose name only ends like a secret one is kept")
@@ -555,12 +561,14 @@ struct RedactionPolicyTests {
         #expect(RedactionPolicy().redact(message(responseBody: json(plain))).response?.body.text == plain)
     }
 
-    @Test("form bodies hide declared fields and keep their declared size")
+    @Test("form bodies hide declared fields and keep the size they were sent with")
     func formBodies() {
         let form = BodySnapshot(data: Data("user=a&password=hunter2&x=1".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
         let redacted = RedactionPolicy().redact(message(requestBody: form))
         #expect(redacted.original?.body?.text == "user=a&password=\(marker)&x=1")
-        #expect(redacted.sent?.body?.size == Int64("user=a&password=\(marker)&x=1".utf8.count))
+        #expect(redacted.sent?.body?.text == "user=a&password=\(marker)&x=1")
+        #expect(redacted.sent?.body?.size == Int64("user=a&password=hunter2&x=1".utf8.count))
+        #expect(redacted.sent?.body?.isTruncated == false)
     }
 
     @Test("declared secret values are replaced wherever they appear, including error text and binary-free bodies")

@@ -190,7 +190,7 @@ struct SessionRecordWriterTests {
             let size = Int64(data.count) + Int64([0, 0, 5][next() % 3])
             let textLimit = next() % 30, binaryLimit = next() % 30
             let expected = reference(data, size: size, textLimit: textLimit, binaryLimit: binaryLimit)
-            let actual = data.withUnsafeBytes { BodySnapshot.keptPart(of: $0, size: size, textLimit: textLimit, binaryLimit: binaryLimit) }
+            let actual = data.withUnsafeBytes { BodySnapshot.keptPart(of: $0, truncated: Int64(data.count) < size, textLimit: textLimit, binaryLimit: binaryLimit) }
             #expect(actual == expected, "\(bytes) size \(size) limits \(textLimit) \(binaryLimit)")
         }
     }
@@ -245,6 +245,33 @@ struct SessionRecordWriterTests {
         #expect(log.contains(RedactionPolicy.marker))
         let entry = try JSONValue.parse(Data(log.split(separator: "\n")[1].utf8))
         #expect(entry["sent"]?["body"]?["encoding"] == .string("base64"), "a binary body stays binary")
+    }
+
+    @Test("a redacted body is logged with the size it had on the wire, in its record and its summary, whole or cut as it was")
+    func redactedBodySizes() throws {
+        let secret = String(repeating: "s", count: 60)
+        let body = #"{"token":"\#(secret)","n":1}"#
+        let path = NSTemporaryDirectory() + "curlew-redacted-size-\(getpid()).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path, maxBodyBytes: 64 << 10))
+        let request = BodySnapshot(data: Data("user=a&password=\(secret)".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+        let response = BodySnapshot(data: Data(body.utf8), contentType: "application/json", limit: 1 << 20)
+        logger.requestDidProduce(DebugMessage(
+            requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0), original: nil,
+            sent: WireRequest(head: "POST / HTTP/1.1\r\n\r\n", body: request),
+            response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: response),
+            error: nil, timings: nil, connection: nil, callbackQueue: "q"))
+        try logger.close()
+        let line = try #require(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().first)
+        #expect(!line.contains(secret))
+        let summary = try #require(Array(line.utf8).withUnsafeBufferPointer { SessionRecordSummary.read($0) })
+        #expect(summary.responseSize == Int64(body.utf8.count), "the size the live view shows")
+        let decoded = try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line.utf8))
+        #expect(decoded.response?.body.size == Int64(body.utf8.count))
+        #expect(decoded.response?.body.isTruncated == false, "a whole body whose secret shrank is still whole")
+        #expect(decoded.sent?.body?.size == request.size)
+        #expect(decoded.sent?.body?.isTruncated == false)
+        #expect(decoded.response?.body.text?.contains(RedactionPolicy.marker) == true)
     }
 
     @Test("a response's fields kept as received are written and checked for secrets from their bytes exactly as their strings would be: plain, folded, beyond ASCII, not UTF-8, escaped")

@@ -37,6 +37,11 @@ public func fuzzRedaction(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
                 fatalError("a declared secret value survived redaction")
             }
             if redacted.original?.url.hasPrefix("http://u:pw@") == true { fatalError("a URL password survived redaction") }
+            for hidden in [redacted.original?.body, redacted.sent?.body, redacted.response?.body] {
+                guard let hidden, hidden.size == body.size, hidden.isTruncated == body.isTruncated else {
+                    fatalError("redaction changed a body's size on the wire or whether it was kept whole")
+                }
+            }
         }
     }
     checkQuickChecks(text)
