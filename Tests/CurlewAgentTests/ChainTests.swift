@@ -110,6 +110,27 @@ struct ChainTests {
         #expect(unknown[0].error?.message.contains("{{nope}}") == true)
     }
 
+    @Test("a captured value fills a JSON body's string escaped, so a hostile value with quotes cannot add members; outside a string it stands as written")
+    func captureIntoJSONBody() async throws {
+        let (agent, _) = try await groupAgent()
+        let hostile = #"a","admin":true,"b":"\ "# + "\u{1}"
+        let body = #"{"note": "was {{x}}!", "n": {{n}}, "path": "\"{{x}}\""}"#
+        let chain = RequestGroup.chain([
+            ChainStep(Request(.get, "/anything", params: ["x": .string(hostile)]), captures: [.json("x", "$.args.x"), Capture("n", from: .status)]),
+            ChainStep(Request(.post, "/anything", requestSerializer: .raw(Data(body.utf8), contentType: "application/json; charset=utf-8"))),
+        ])
+        let group = await runToEnd(chain, on: agent)
+        #expect(group.variables["x"] == hostile)
+        let echoed = try #require(try group.lastResponse?.json()["json"])
+        #expect(echoed["note"] == .string("was \(hostile)!"))
+        #expect(echoed["n"] == .int(200))
+        #expect(echoed["path"] == .string("\"\(hostile)\""), "an escaped quote does not end the string")
+        #expect(echoed["admin"] == nil)
+        // A text body is filled in where the template stands, as before.
+        #expect(try ChainVariables([("x", #"a"b"#)]).expand(#"say "{{x}}""#) == #"say "a"b""#)
+        #expect(try ChainVariables([("x", #"a"b"#)]).expand(json: #"{"s":"{{x}}","t":{{x}}}"#) == #"{"s":"a\"b","t":a"b}"#)
+    }
+
     @Test("JSON paths read members, quoted names and indices")
     func jsonPaths() throws {
         let document: JSONValue = ["items": [["id": 7], ["id": 8]], "odd key": "x"]

@@ -25,7 +25,8 @@ public struct ChainVariables: Sendable, Equatable {
     }
 
     /// Replaces every `{{name}}` in the request's URL parts, header values, string parameters
-    /// and text body. An unknown name fails, naming what is known, rather than sending `{{name}}`.
+    /// and text body (a JSON body as `expand(json:)` does). An unknown name fails, naming what is
+    /// known, rather than sending `{{name}}`.
     public func expand(_ request: Request) throws(RequestError) -> Request {
         var request = request
         request.path = try expand(request.path)
@@ -35,10 +36,11 @@ public struct ChainVariables: Sendable, Equatable {
         for field in request.headers { headers.add(field.name, try expand(field.value)) }
         request.headers = headers
         var params = Parameters()
-        for entry in request.params { params[entry.key] = try entry.value.mappingStrings(expand) }
+        for entry in request.params { params[entry.key] = try entry.value.mappingStrings { (text: String) throws(RequestError) -> String in try expand(text) } }
         request.params = params
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
-            request.requestSerializer = .raw(Data(try expand(text).utf8), contentType: contentType)
+            let expanded = MIMEType.isJSON(contentType) ? try expand(json: text) : try expand(text)
+            request.requestSerializer = .raw(Data(expanded.utf8), contentType: contentType)
         }
         return request
     }
@@ -72,11 +74,54 @@ public struct ChainVariables: Sendable, Equatable {
         return previous[b.count]
     }
 
-    /// Replaces every `{{name}}` in `text`; an unknown name fails with `unresolvedVariable`.
-    public func expand(_ text: String) throws(RequestError) -> String {
+    /// Replaces every `{{name}}` in a JSON body's text: inside a JSON string with the value
+    /// escaped as JSON writes it, so a captured value with a quote or a backslash stays inside
+    /// its string and cannot add members to the body; elsewhere (`{"n": {{n}}}`) where it stands.
+    /// A body's strings are told apart by their quotes, so text that reads as JSON only once
+    /// filled in is filled in all the same.
+    public func expand(json text: String) throws(RequestError) -> String {
         guard text.contains("{{") else { return text }
         var output = ""
-        var rest = Substring(text)
+        var segmentStart = text.startIndex
+        var inString = false
+        var escaped = false
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if inString, escaped {
+                escaped = false
+            } else if inString, byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                // A segment ends at each quote: outside a string before it, inside after it.
+                let segment = text[segmentStart..<index]
+                output += try expand(segment, filling: inString ? Self.jsonStringContents : { $0 })
+                output += "\""
+                inString.toggle()
+                segmentStart = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        let last = text[segmentStart...]
+        return output + (try expand(last, filling: inString ? Self.jsonStringContents : { $0 }))
+    }
+
+    /// `value` as a JSON string holds it, without the quotes.
+    private static func jsonStringContents(_ value: String) -> String {
+        String(JSONValue.string(value).serialized().dropFirst().dropLast())
+    }
+
+    /// Replaces every `{{name}}` in `text`; an unknown name fails with `unresolvedVariable`.
+    public func expand(_ text: String) throws(RequestError) -> String {
+        try expand(Substring(text), filling: { $0 })
+    }
+
+    /// Replaces every `{{name}}` in `text` with its value as `fill` writes it.
+    private func expand(_ text: Substring, filling fill: (String) -> String) throws(RequestError) -> String {
+        guard text.contains("{{") else { return String(text) }
+        var output = ""
+        var rest = text
         while let open = rest.range(of: "{{") {
             output += rest[..<open.lowerBound]
             guard let close = rest[open.upperBound...].range(of: "}}") else {
@@ -92,7 +137,7 @@ public struct ChainVariables: Sendable, Equatable {
             guard let value = self[name] else {
                 throw RequestError(.unresolvedVariable, "chain variable {{\(name)}} is not defined" + suggestion(for: name))
             }
-            output += value
+            output += fill(value)
             rest = rest[close.upperBound...]
         }
         return output + rest
