@@ -129,6 +129,11 @@ struct ChainTests {
         // A text body is filled in where the template stands, as before.
         #expect(try ChainVariables([("x", #"a"b"#)]).expand(#"say "{{x}}""#) == #"say "a"b""#)
         #expect(try ChainVariables([("x", #"a"b"#)]).expand(json: #"{"s":"{{x}}","t":{{x}}}"#) == #"{"s":"a\"b","t":a"b}"#)
+        // A value that starts with a combining mark stays whole beside the quote it follows (found by FuzzJSON).
+        let combining = "\u{0743}x"
+        let filled = try ChainVariables([("x", combining)]).expand(json: #"{"s":"{{x}}"}"#)
+        #expect(try JSONValue.parse(filled)["s"] == .string(combining))
+        #expect(filled.unicodeScalars.count == 10)
     }
 
     @Test("JSON paths read members, quoted names and indices")

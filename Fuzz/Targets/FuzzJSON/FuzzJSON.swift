@@ -1,7 +1,8 @@
 // Fuzzes the JSON reader, which reads untrusted bodies for verdicts, redaction, the detail view
 // and chain captures. Any bytes give a value or a typed error; what it reads, it writes back as
 // text it reads again to the same text. Indented for reading (`JSONLayout`), JSON reads as
-// the same value and indents again to the same text.
+// the same value and indents again to the same text. A chain's captured value, any text, fills
+// a JSON body's string as that string's text and nothing more.
 @testable import CurlewAgent
 import Foundation
 import FuzzSupport
@@ -15,6 +16,7 @@ public func fuzzJSONMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutabl
 public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
     let data = Data(bytes: start, count: count)
+    checkCaptureFill(String(decoding: data, as: UTF8.self))
     guard let value = try? JSONValue.parse(data) else { return 0 }
     let text = value.serialized()
     guard let again = try? JSONValue.parse(text) else { fatalError("serialized JSON does not read back: \(text)") }
@@ -34,4 +36,17 @@ private func checkIndentation(_ text: String) {
         fatalError("indenting \(text.debugDescription) changed it to \(indented.debugDescription)")
     }
     guard JSONLayout.indented(indented) == indented else { fatalError("indenting \(indented.debugDescription) again changes it") }
+}
+
+private func checkCaptureFill(_ text: String) {
+    let variables = ChainVariables([("x", text)])
+    // Any text as a body: filled in or refused with a typed error, never a crash.
+    _ = try? variables.expand(json: text)
+    let body = #"{"a":"pre {{x}} post","b":["\"{{x}}"]}"#
+    guard let filled = try? variables.expand(json: body), let value = try? JSONValue.parse(filled) else {
+        fatalError("a captured value made a JSON body that does not read: \(text.debugDescription)")
+    }
+    guard value == .object([JSONMember("a", .string("pre \(text) post")), JSONMember("b", .array([.string("\"" + text)]))]) else {
+        fatalError("a captured value changed a JSON body's shape: \(filled.debugDescription)")
+    }
 }

@@ -95,7 +95,7 @@ public struct ChainVariables: Sendable, Equatable {
                 escaped = true
             } else if byte == UInt8(ascii: "\"") {
                 // A segment ends at each quote: outside a string before it, inside after it.
-                let segment = text[segmentStart..<index]
+                let segment = Substring(bytes[segmentStart..<index])
                 output += try expand(segment, filling: inString ? Self.jsonStringContents : { $0 })
                 output += "\""
                 inString.toggle()
@@ -103,13 +103,14 @@ public struct ChainVariables: Sendable, Equatable {
             }
             index = bytes.index(after: index)
         }
-        let last = text[segmentStart...]
+        let last = Substring(bytes[segmentStart...])
         return output + (try expand(last, filling: inString ? Self.jsonStringContents : { $0 }))
     }
 
-    /// `value` as a JSON string holds it, without the quotes.
+    /// `value` as a JSON string holds it, without the quotes (dropped as scalars: a value that
+    /// starts with a combining mark makes one character of it and the opening quote).
     private static func jsonStringContents(_ value: String) -> String {
-        String(JSONValue.string(value).serialized().dropFirst().dropLast())
+        String(String.UnicodeScalarView(JSONValue.string(value).serialized().unicodeScalars.dropFirst().dropLast()))
     }
 
     /// Replaces every `{{name}}` in `text`; an unknown name fails with `unresolvedVariable`.
