@@ -42,6 +42,15 @@ extension AppModel {
         if let (name, chosen) = chosen {
             let group: RequestGroup
             do { group = try workspace?.inEnvironment(chosen) ?? chosen } catch { message = "not run: \(error.message)"; return }
+            // What the agent would refuse before sending is said once, not logged in every run: each
+            // request the group holds as written. A step that uses a value an earlier step captures
+            // can only be composed once that value is there, so it is left to the run.
+            for request in group.requests where (try? ChainVariables().expand(request)) != nil {
+                do { _ = try agent.config.composed(request) } catch {
+                    message = "not run: \(GroupMember.request(request).label): \(error.message)"
+                    return
+                }
+            }
             // A group runs again and again, one run after another.
             let runs = RequestGroup.batch(Array(repeating: GroupMember.group(group), count: count), policy: .any, maxConcurrency: 1, name: "latency \(name)")
             let handle = agent.start(runs)

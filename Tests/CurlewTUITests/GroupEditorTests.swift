@@ -341,3 +341,57 @@ extension WorkbenchTests {
         #expect(render(model).contains("Latency  mixed · 3/3 runs · 0 failed · 6 requests, 3 errors"), "\(render(model))")
     }
 }
+
+extension WorkbenchTests {
+    @Test("latency mode on a group whose request the agent refuses says so once, before any run; a step that uses a captured value is left to the run")
+    func groupLatencyRefused() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+            config:
+              baseURL: \(server.baseURL)
+            requests:
+              log in:
+                url: /login
+                json: {username: demo, password: curlew}
+              profile:
+                url: /me
+                headers: {Authorization: "Bearer {{token}}"}
+              elsewhere:
+                url: "gopher://127.0.0.1:9/x"
+            groups:
+              flow:
+                chain:
+                  - request: log in
+                    capture: {token: $.token}
+                  - profile
+                  - elsewhere
+              signed in:
+                chain:
+                  - request: log in
+                    capture: {token: $.token}
+                  - profile
+            """)
+        let model = bench.model
+        func select(_ title: String) throws {
+            model.compose.selectedItem = try #require(model.compose.items.firstIndex { $0.title.hasSuffix(title) }, "\(model.compose.items.map(\.title))")
+        }
+        try select("chain flow")
+        model.handle(.character(":"))
+        type("latency 5", into: model)
+        model.handle(.enter)
+        #expect(model.latency == nil, "\(model.message)")
+        #expect(model.message.hasPrefix("not run: elsewhere: "), "\(model.message)")
+        try await Task.sleep(for: .milliseconds(100))
+        model.ingest(bench.observer.drain())
+        #expect(model.live.rows.isEmpty, "nothing was sent")
+        // The chain whose second step needs the token runs: its step is composed once the token is there.
+        try select("chain signed in")
+        model.handle(.character(":"))
+        type("latency 3", into: model)
+        model.handle(.enter)
+        #expect(model.latency?.runsGroup == true, "\(model.message)")
+        try await pump(bench) { (model.latency?.done ?? 0) == 3 }
+        #expect(model.latency?.messages.count == 6)
+        #expect(render(model).contains("3/3 runs · 0 failed"), "\(render(model))")
+    }
+}

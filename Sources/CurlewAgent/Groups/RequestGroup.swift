@@ -3,10 +3,11 @@ public enum GroupMember: Sendable {
     case request(Request)
     case group(RequestGroup)
 
-    /// A label for logs and the UI: the request's or group's name, else the request's path.
+    /// A label for logs and the UI: the request's or group's name, else the request's path (its
+    /// first 200 characters: a megabyte URL is not repeated in every group event).
     public var label: String {
         switch self {
-        case .request(let request): request.name ?? URLPassword.masking(in: request.customURL ?? request.path)
+        case .request(let request): request.name ?? ClippedText.plain(URLPassword.masking(in: request.customURL ?? request.path))
         case .group(let group): group.name ?? group.kind.rawValue
         }
     }
@@ -105,6 +106,20 @@ public struct RequestGroup: Sendable {
     public var chainSteps: [ChainStep]? {
         if case .chain(let steps, _) = plan { return steps }
         return nil
+    }
+
+    /// Every request the group holds, its nested groups' included, in order.
+    public var requests: [Request] {
+        let members: [GroupMember] = switch plan {
+        case .batch(let members, _, _), .orderedWindow(let members, _): members
+        case .chain(let steps, _): steps.map(\.member)
+        }
+        return members.flatMap { member -> [Request] in
+            switch member {
+            case .request(let request): [request]
+            case .group(let group): group.requests
+            }
+        }
     }
 
     /// The members' labels in order, as observers see them when the group runs.
