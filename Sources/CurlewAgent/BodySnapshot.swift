@@ -36,7 +36,7 @@ public struct BodySnapshot: Sendable, Equatable, Codable {
 
     /// A snapshot whose kept bytes need not be as long as the body's first `size` bytes: a
     /// redacted one, whose kept bytes are the original's with its secrets hidden.
-    init(kept: Data, size: Int64, truncated: Bool, contentType: String?) {
+    public init(kept: Data, size: Int64, truncated: Bool, contentType: String?) {
         self.data = kept
         self.size = size
         self.isTruncated = truncated

@@ -1,15 +1,15 @@
 /// A text an error message quotes, cut to its first characters: a megabyte URL or header name
 /// quoted whole would fill the screen and the log line. Cut by Unicode scalars, so that a run
 /// of combining marks cannot make one character of any length.
-enum ClippedText {
+public enum ClippedText {
     /// `text` quoted as Swift writes a string literal, its first `limit` scalars and `…` when longer.
-    static func quoted(_ text: String, limit: Int = 200) -> String {
+    public static func quoted(_ text: String, limit: Int = 200) -> String {
         guard let cut = cut(text, limit) else { return text.debugDescription }
         return String(text.unicodeScalars[..<cut]).debugDescription + "…"
     }
 
     /// `text` as it is, its first `limit` scalars and `…` when longer.
-    static func plain(_ text: String, limit: Int = 200) -> String {
+    public static func plain(_ text: String, limit: Int = 200) -> String {
         guard let cut = cut(text, limit) else { return text }
         return String(text.unicodeScalars[..<cut]) + "…"
     }

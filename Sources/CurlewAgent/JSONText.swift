@@ -65,6 +65,12 @@ extension JSONValue {
 
     private static func writeString(_ value: String, to output: inout String) {
         output += "\""
+        writeStringContents(value, to: &output)
+        output += "\""
+    }
+
+    /// `value` as a JSON string holds it, without the quotes.
+    static func writeStringContents(_ value: String, to output: inout String) {
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
@@ -77,7 +83,6 @@ extension JSONValue {
             default: output.unicodeScalars.append(scalar)
             }
         }
-        output += "\""
     }
 }
 

@@ -69,6 +69,30 @@ public struct MultipartForm: Sendable, Equatable {
         return resolved
     }
 
+    /// This form with every text in it passed through `transform`: each part's name, its value
+    /// when the value is UTF-8 text, its file's path, its file name, type and header values.
+    public func mappingText<Failure: Error>(_ transform: (String) throws(Failure) -> String) throws(Failure) -> MultipartForm {
+        var mapped = self
+        mapped.parts = []
+        for part in parts {
+            var copy = part
+            copy.name = try transform(part.name)
+            switch part.content {
+            case .data(let data):
+                if let value = String(validating: data, as: UTF8.self) { copy.content = .data(Data(try transform(value).utf8)) }
+            case .file(let path):
+                copy.content = .file(path: try transform(path))
+            }
+            if let filename = part.filename { copy.filename = try transform(filename) }
+            if let type = part.mimeType { copy.mimeType = try transform(type) }
+            var headers = HTTPHeaders()
+            for field in part.headers { headers.add(field.name, try transform(field.value)) }
+            copy.headers = headers
+            mapped.parts.append(copy)
+        }
+        return mapped
+    }
+
     /// This form with the text values `replacement` gives (by part name and value) in place
     /// of theirs; nil keeps a value.
     public func replacingValues(_ replacement: (String, String) -> String?) -> MultipartForm {

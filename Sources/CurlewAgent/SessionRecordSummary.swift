@@ -61,7 +61,7 @@ public struct SessionRecordSummary: Sendable, Equatable {
         guard reader.expect(linePrefix), let id = reader.integer(), id >= 0,
               reader.expect(#","status":"#), let status = reader.integer(), let statusCode = Int(exactly: status),
               reader.expect(#","elapsed":"#), let elapsed = reader.optionalInteger(),
-              reader.expect(#","size":"#), let size = reader.optionalInteger(),
+              reader.expect(#","size":"#), let size = reader.optionalInteger(), (size ?? 0) >= 0,
               reader.expect(#","failed":"#), let failed = reader.boolean(),
               reader.expect(#","method":"#), let method = reader.string(),
               reader.expect(#","url":"#), let url = reader.string(),

@@ -87,8 +87,10 @@ public enum HARExport {
                 content.append(JSONMember("text", .string(response.body.data.base64EncodedString())))
                 content.append(JSONMember("encoding", "base64"))
             }
-            if response.body.isTruncated { content.append(JSONMember("comment", .string("first \(response.body.data.count) of \(response.body.size) bytes"))) }
+            if response.body.isTruncated { content.append(JSONMember("comment", .string("the first part of a body of \(response.body.size) bytes"))) }
         }
+        // Whether the text is all of the body: its length need not say (redaction changes it).
+        content.append(JSONMember("_truncated", .bool(response.body.isTruncated)))
         var members: [JSONMember] = [
             JSONMember("status", .int(Int64(response.statusCode))),
             JSONMember("statusText", .string(statusText)),

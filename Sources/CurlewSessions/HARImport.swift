@@ -98,13 +98,20 @@ public enum HARImport {
             let content = response?["content"]
             var body = Data((content?["text"]?.stringValue ?? "").utf8)
             if content?["encoding"]?.stringValue == "base64", let decoded = Data(base64Encoded: content?["text"]?.stringValue ?? "") { body = decoded }
-            let declared = number(content?["size"]).flatMap { (0...Double(1 << 50)).contains($0) ? Int64($0) : nil } ?? 0
-            let size = max(Int64(body.count), declared)
+            let declared = number(content?["size"]).flatMap { (0...Double(1 << 50)).contains($0) ? Int64($0) : nil }
+            // Curlew's own export says whether the text is all of the body (redaction may have made
+            // it longer or shorter than its size); another tool's is read from the sizes.
+            let keptBody: BodySnapshot
+            if case .bool(let truncated)? = content?["_truncated"] {
+                keptBody = BodySnapshot(kept: body, size: declared ?? Int64(body.count), truncated: truncated, contentType: content?["mimeType"]?.stringValue)
+            } else {
+                keptBody = BodySnapshot(kept: body, size: max(Int64(body.count), declared ?? 0), contentType: content?["mimeType"]?.stringValue)
+            }
             let version = response?["httpVersion"]?.stringValue ?? ""
             let statusText = response?["statusText"]?.stringValue ?? ""
             snapshot = ResponseSnapshot(statusCode: status, statusLine: "\(version.isEmpty ? "HTTP/1.1" : version) \(status) \(statusText)",
                                         httpVersion: versionNumber(version), headers: headers(response?["headers"]),
-                                        body: BodySnapshot(kept: body, size: size, contentType: content?["mimeType"]?.stringValue))
+                                        body: keptBody)
         } else {
             error = Self.error(response?["_error"]?.textValue)
         }

@@ -110,7 +110,7 @@ extension AppModel {
         do {
             // Without `!`, a file that appears meanwhile is not replaced either.
             if replacing { try OwnerOnlyFile.write(body.data, to: file) } else { try OwnerOnlyFile.create(body.data, at: file) }
-            let cut = body.isTruncated ? " (the first \(body.data.count) of \(body.size) bytes: the debug message keeps no more; a download keeps all)" : ""
+            let cut = body.isTruncated ? " (the first part of a body of \(body.size) bytes: the debug message keeps no more; a download keeps all)" : ""
             message = "wrote \(body.data.count) bytes to \(file)\(cut)"
         } catch {
             message = "not written: \(file): \(error.reason)"

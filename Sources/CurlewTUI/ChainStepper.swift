@@ -40,7 +40,8 @@ public struct ChainStepper: Sendable {
     /// The step's request with the editor's fields as the user left them.
     func request(editedAs draft: RequestDraft) throws(RequestError) -> Request {
         let base = try resolvedRequest()
-        let edited = try draft.makeRequest { text throws(RequestError) in try ChainVariables(captured).expand(text) }
+        // Made as typed, then filled in by the chain's own filler, as the run fills the step.
+        let edited = try ChainVariables(captured).expand(try draft.makeRequest { text throws(RequestError) in text })
         return draft.applying(edited, onto: base)
     }
 

@@ -236,7 +236,7 @@ enum DetailContent {
             lines = hexDump(body.data)
         }
         if body.isTruncated {
-            lines.append(StyledLine("[preview: \(body.data.count) of \(body.size) bytes kept]", .dim))
+            lines.append(StyledLine("[preview: the first part of a body of \(body.size) bytes]", .dim))
         }
         return lines
     }

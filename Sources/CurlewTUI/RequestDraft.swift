@@ -286,11 +286,14 @@ public struct RequestDraft: Sendable, Equatable {
     /// A JSON body with its templates filled in as the workspace fills a `json:` entry, which is
     /// how it is saved when `WorkspaceWriter.jsonMembers` takes it: inside strings, each string's
     /// value as a whole, so a value with a quote or a backslash stays one string. A body saved as
-    /// text (not JSON until filled in, `{"n": {{n}}}`; another type; numbers a `json:` entry
-    /// cannot hold) is filled in as text, as a `body:` entry is; one without templates is sent as typed.
+    /// text (not JSON until filled in, `{"n": {{n}}}`; numbers a `json:` entry cannot hold) keeps
+    /// its layout: under a JSON type its strings are still filled in whole and the rest where the
+    /// template stands (`JSONTemplateFill`, as a chain's run fills a captured value); under another
+    /// type it is filled in as text, as a `body:` entry is. One without templates is sent as typed.
     static func expandingJSON(_ body: String, contentType: String, _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
-        guard body.contains("{{"), let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) else { return try expand(body) }
-        return try json.mappingStrings(expand).serialized()
+        guard body.contains("{{") else { return try expand(body) }
+        if let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) { return try json.mappingStrings(expand).serialized() }
+        return MIMEType.isJSON(contentType) ? try JSONTemplateFill.fill(body, string: expand, elsewhere: expand) : try expand(body)
     }
 
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query

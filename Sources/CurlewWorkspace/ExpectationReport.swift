@@ -45,7 +45,7 @@ public struct ExpectationReport: Sendable, Equatable {
             if cut, message.transfer?.download == nil, expectation.readsBody {
                 failure.actual += message.hasUnkeptEventStreamBody
                     ? " (an event stream's body is not kept, only its events)"
-                    : " (the body was kept only up to the debug limit, \(snapshot.body.data.count) of \(snapshot.body.size) bytes)"
+                    : " (the body was kept only up to the debug limit, the first part of \(snapshot.body.size) bytes)"
             }
             return failure
         }

@@ -231,7 +231,7 @@ struct SendCommand: AsyncParsableCommand {
         guard let body = message.response?.body, body.size > 0, !message.hasUnkeptEventStreamBody else { return nil }
         if ExchangeReport.showsAsText(body) {
             guard body.isTruncated else { return nil }
-            return "curlew: the response body is \(body.size) bytes; the report shows its first \(body.data.count). -o FILE saves it whole."
+            return "curlew: the response body is \(body.size) bytes; the report shows its first part. -o FILE saves it whole."
         }
         return "curlew: the response body is \(body.size) bytes of binary data; the report shows a preview. -o FILE saves it."
     }

@@ -128,7 +128,28 @@ struct ChainTests {
         #expect(echoed["admin"] == nil)
         // A text body is filled in where the template stands, as before.
         #expect(try ChainVariables([("x", #"a"b"#)]).expand(#"say "{{x}}""#) == #"say "a"b""#)
-        #expect(try ChainVariables([("x", #"a"b"#)]).expand(json: #"{"s":"{{x}}","t":{{x}}}"#) == #"{"s":"a\"b","t":a"b}"#)
+        // Outside a string a value stands as written only when it is one JSON value.
+        #expect(try ChainVariables([("x", #"a"b"#), ("n", "42")]).expand(json: #"{"s":"{{x}}","t":{{n}}}"#) == #"{"s":"a\"b","t":42}"#)
+        #expect(try ChainVariables([("o", #"{"a": [1]}"#)]).expand(json: #"{"o": {{o}} }"#) == #"{"o": {"a": [1]} }"#)
+        for smuggled in [#"1,"admin":true"#, "ada", "", "1 2"] {
+            #expect(throws: RequestError.self, "\(smuggled)") { try ChainVariables([("n", smuggled)]).expand(json: #"{"n": {{n}}}"#) }
+        }
+        let refused = await runToEnd(.chain([
+            ChainStep(Request(.get, "/anything", params: ["x": .string(hostile)]), captures: [.json("x", "$.args.x")]),
+            ChainStep(Request(.post, "/anything", requestSerializer: .raw(Data(#"{"n": {{x}}}"#.utf8), contentType: "application/json"))),
+        ]), on: agent)
+        #expect(refused[1].error?.kind == .invalidBody, "never sent with the member it would add")
+        // A Content-Type header decides, as it does on the wire.
+        var typedByHeader = Request(.post, "/anything", headers: ["Content-Type": "application/json"], requestSerializer: .raw(Data(#"{"s":"{{x}}"}"#.utf8), contentType: "text/plain"))
+        typedByHeader = try ChainVariables([("x", #"a"b"#)]).expand(typedByHeader)
+        #expect(typedByHeader.requestSerializer == .raw(Data(#"{"s":"a\"b"}"#.utf8), contentType: "text/plain"))
+        // Multipart parts' text is filled in too.
+        var form = MultipartForm()
+        form.append(name: "token", value: "{{x}}")
+        var multipart = Request(.post, "/anything")
+        multipart.form = form
+        let filledForm = try #require(try ChainVariables([("x", "v")]).expand(multipart).form)
+        #expect(filledForm.parts.first?.content == .data(Data("v".utf8)))
         // A value that starts with a combining mark stays whole beside the quote it follows (found by FuzzJSON).
         let combining = "\u{0743}x"
         let filled = try ChainVariables([("x", combining)]).expand(json: #"{"s":"{{x}}"}"#)

@@ -274,6 +274,23 @@ struct SessionRecordWriterTests {
         #expect(decoded.response?.body.text?.contains(RedactionPolicy.marker) == true)
     }
 
+    @Test("a body read back keeps what its record's `truncated` says, a record without it is read from its sizes, and a negative size is refused by the record and its summary alike")
+    func truncatedFieldRead() throws {
+        func body(_ json: String) throws -> BodySnapshot { try SessionLogFormat.makeDecoder().decode(BodySnapshot.self, from: Data(json.utf8)) }
+        #expect(try body(#"{"size":10,"encoding":"utf8","content":"abc","truncated":false}"#).isTruncated == false)
+        #expect(try body(#"{"size":2,"encoding":"utf8","content":"abc","truncated":true}"#).isTruncated == true)
+        #expect(try body(#"{"size":10,"encoding":"utf8","content":"abc"}"#).isTruncated == true)
+        #expect(try body(#"{"size":3,"encoding":"utf8","content":"abc"}"#).isTruncated == false)
+        #expect(throws: DecodingError.self) { try body(#"{"size":-1,"encoding":"utf8","content":"abc","truncated":false}"#) }
+        func summary(size: String) -> SessionRecordSummary? {
+            Array(#"{"type":"message","summary":{"id":1,"status":200,"elapsed":null,"size":\#(size),"failed":false,"method":"GET","url":"u"},"x":1}"#.utf8)
+                .withUnsafeBufferPointer { SessionRecordSummary.read($0) }
+        }
+        #expect(summary(size: "5")?.responseSize == 5)
+        #expect(summary(size: "null") != nil)
+        #expect(summary(size: "-5") == nil, "a line the record's reader refuses is not indexed as an entry")
+    }
+
     @Test("a response's fields kept as received are written and checked for secrets from their bytes exactly as their strings would be: plain, folded, beyond ASCII, not UTF-8, escaped")
     func receivedHeadersAsTheirStrings() throws {
         let heads: [[[UInt8]]] = [

@@ -39,6 +39,32 @@ struct HARExportTests {
         #expect(entries[1]["response"]?["_error"]?.stringValue?.isEmpty == false)
     }
 
+    @Test("a redacted body's HAR export reads back whole or cut as it was, with its size on the wire: a long secret made short is not read as a cut body")
+    func harKeepsWhetherABodyWasCut() throws {
+        func message(_ body: BodySnapshot) -> DebugMessage {
+            DebugMessage(requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+                         original: ComposedRequest(method: "GET", url: "http://h.test/", headers: [], params: .null, body: nil, timeoutMilliseconds: 1), sent: nil,
+                         response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: body),
+                         error: nil, timings: nil, connection: nil, callbackQueue: "q")
+        }
+        let whole = BodySnapshot(data: Data(#"{"token":"\#(String(repeating: "t", count: 80))"}"#.utf8), contentType: "application/json", limit: 1 << 20)
+        let cut = BodySnapshot(data: Data(#"{"token":"abc","pad":"\#(String(repeating: "x", count: 100))"}"#.utf8), contentType: "application/json", limit: 19)
+        for body in [whole, cut] {
+            let redacted = RedactionPolicy().redact(message(body))
+            let again = try #require(try HARImport.messages(Data(HARExport.document([redacted]).serialized().utf8)).first?.response?.body)
+            #expect(again.isTruncated == body.isTruncated)
+            #expect(again.size == body.size)
+            #expect(again.data == redacted.response?.body.data)
+        }
+        // Another tool's HAR, without the field, is read from its sizes.
+        let exported = HARExport.document([message(BodySnapshot(kept: Data("abc".utf8), size: 10, contentType: "text/plain"))]).serialized()
+        #expect(exported.contains(#""_truncated":true"#))
+        let foreign = exported.replacingOccurrences(of: #","_truncated":true"#, with: "").replacingOccurrences(of: #""_truncated":true,"#, with: "")
+        #expect(!foreign.contains("_truncated"))
+        let read = try #require(try HARImport.messages(Data(foreign.utf8)).first?.response?.body)
+        #expect(read.isTruncated && read.size == 10)
+    }
+
     @Test("a log and its HAR export read back as the same exchanges: headers as sent, the HTTP version, redirects' time")
     func harRoundTrip() async throws {
         let server = try await TestServer.shared()

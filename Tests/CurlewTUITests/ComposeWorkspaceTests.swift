@@ -82,6 +82,29 @@ struct ComposeWorkspaceTests {
         #expect(try workspace2.session.workspace.request(named: "big")?.bodyIsText == true)
     }
 
+    @Test("a chain's captured value is filled into the editor's request as the chain's run fills it: escaped inside a JSON body's strings, refused outside one unless it is one JSON value")
+    func capturedValuesFilledAsTheRunDoes() throws {
+        let path = try file(#"""
+        requests:
+          members: {url: "http://127.0.0.1:9/j", json: {x: "{{token}}"}}
+          text: {url: "http://127.0.0.1:9/t", body: '{"x": "{{token}}", "n": {{n}}}', contentType: application/json}
+        groups:
+          flow: {chain: [{request: members, capture: {token: $.token, n: $.n}}, text]}
+        """#)
+        let workspace = try ComposeWorkspace(path: path)
+        let hostile = #"a","admin":true,"b":""#
+        for name in ["members", "text"] {
+            let sent = try workspace.request(for: try workspace.draft(named: name), captured: [("token", hostile), ("n", "3")])
+            guard case .raw(let data, _) = sent.requestSerializer else { Issue.record("no body"); continue }
+            let json = try JSONValue.parse(data)
+            #expect(json["x"] == .string(hostile), "\(name)")
+            #expect(json["admin"] == nil, "\(name)")
+        }
+        #expect(throws: RequestError.self) {
+            try workspace.request(for: try workspace.draft(named: "text"), captured: [("token", "t"), ("n", #"1,"admin":true"#)])
+        }
+    }
+
     @Test("a pasted form body's password, saved, is sent as curl sent it, by the editor and the file alike (found by a new user's trial: `a+b` went out as `a%2Bb`)")
     func savedFormSecretSentAlike() throws {
         let path = try file("requests: {}\n")

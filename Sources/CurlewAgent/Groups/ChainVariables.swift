@@ -24,9 +24,9 @@ public struct ChainVariables: Sendable, Equatable {
         lhs.values.map { [$0.name, $0.value] } == rhs.values.map { [$0.name, $0.value] }
     }
 
-    /// Replaces every `{{name}}` in the request's URL parts, header values, string parameters
-    /// and text body (a JSON body as `expand(json:)` does). An unknown name fails, naming what is
-    /// known, rather than sending `{{name}}`.
+    /// Replaces every `{{name}}` in the request's URL parts, header values, string parameters,
+    /// text body (a JSON body as `expand(json:)` does) and multipart parts' text. An unknown name
+    /// fails, naming what is known, rather than sending `{{name}}`.
     public func expand(_ request: Request) throws(RequestError) -> Request {
         var request = request
         request.path = try expand(request.path)
@@ -39,8 +39,12 @@ public struct ChainVariables: Sendable, Equatable {
         for entry in request.params { params[entry.key] = try entry.value.mappingStrings { (text: String) throws(RequestError) -> String in try expand(text) } }
         request.params = params
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
-            let expanded = MIMEType.isJSON(contentType) ? try expand(json: text) : try expand(text)
+            // The type on the wire: a Content-Type header wins over the body's own.
+            let expanded = MIMEType.isJSON(request.headers["Content-Type"] ?? contentType) ? try expand(json: text) : try expand(text)
             request.requestSerializer = .raw(Data(expanded.utf8), contentType: contentType)
+        }
+        if let form = request.form {
+            request.form = try form.mappingText { (text: String) throws(RequestError) -> String in try expand(text) }
         }
         return request
     }
@@ -74,52 +78,31 @@ public struct ChainVariables: Sendable, Equatable {
         return previous[b.count]
     }
 
-    /// Replaces every `{{name}}` in a JSON body's text: inside a JSON string with the value
-    /// escaped as JSON writes it, so a captured value with a quote or a backslash stays inside
-    /// its string and cannot add members to the body; elsewhere (`{"n": {{n}}}`) where it stands.
-    /// A body's strings are told apart by their quotes, so text that reads as JSON only once
-    /// filled in is filled in all the same.
+    /// Replaces every `{{name}}` in a JSON body's text (`JSONTemplateFill`): inside a JSON
+    /// string as part of that string, escaped as JSON writes it, so a captured value with a quote
+    /// or a backslash stays inside its string and cannot add members to the body. Outside a
+    /// string (`{"n": {{n}}}`) a value stands as written only when it is one JSON value (`42`,
+    /// `true`, `{"a":1}`); any other fails the step (`invalidBody`), so a hostile server's
+    /// `1,"admin":true` is never sent.
     public func expand(json text: String) throws(RequestError) -> String {
-        guard text.contains("{{") else { return text }
-        var output = ""
-        var segmentStart = text.startIndex
-        var inString = false
-        var escaped = false
-        let bytes = text.utf8
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            if inString, escaped {
-                escaped = false
-            } else if inString, byte == UInt8(ascii: "\\") {
-                escaped = true
-            } else if byte == UInt8(ascii: "\"") {
-                // A segment ends at each quote: outside a string before it, inside after it.
-                let segment = Substring(bytes[segmentStart..<index])
-                output += try expand(segment, filling: inString ? Self.jsonStringContents : { $0 })
-                output += "\""
-                inString.toggle()
-                segmentStart = bytes.index(after: index)
+        try JSONTemplateFill.fill(text, string: { (content: String) throws(RequestError) -> String in try expand(content) },
+                                  elsewhere: { (segment: String) throws(RequestError) -> String in
+            try expand(Substring(segment)) { (name: String, value: String) throws(RequestError) -> String in
+                guard (try? JSONValue.parse(value)) != nil else {
+                    throw RequestError(.invalidBody, "chain variable {{\(name)}} stands outside a string in a JSON body, and its value is not one JSON value: put the template in quotes to send it as a string")
+                }
+                return value
             }
-            index = bytes.index(after: index)
-        }
-        let last = Substring(bytes[segmentStart...])
-        return output + (try expand(last, filling: inString ? Self.jsonStringContents : { $0 }))
-    }
-
-    /// `value` as a JSON string holds it, without the quotes (dropped as scalars: a value that
-    /// starts with a combining mark makes one character of it and the opening quote).
-    private static func jsonStringContents(_ value: String) -> String {
-        String(String.UnicodeScalarView(JSONValue.string(value).serialized().unicodeScalars.dropFirst().dropLast()))
+        })
     }
 
     /// Replaces every `{{name}}` in `text`; an unknown name fails with `unresolvedVariable`.
     public func expand(_ text: String) throws(RequestError) -> String {
-        try expand(Substring(text), filling: { $0 })
+        try expand(Substring(text)) { (_: String, value: String) throws(RequestError) -> String in value }
     }
 
-    /// Replaces every `{{name}}` in `text` with its value as `fill` writes it.
-    private func expand(_ text: Substring, filling fill: (String) -> String) throws(RequestError) -> String {
+    /// Replaces every `{{name}}` in `text` with what `fill` makes of its name and value.
+    private func expand(_ text: Substring, filling fill: (String, String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard text.contains("{{") else { return String(text) }
         var output = ""
         var rest = text
@@ -138,7 +121,7 @@ public struct ChainVariables: Sendable, Equatable {
             guard let value = self[name] else {
                 throw RequestError(.unresolvedVariable, "chain variable {{\(name)}} is not defined" + suggestion(for: name))
             }
-            output += fill(value)
+            output += try fill(name, value)
             rest = rest[close.upperBound...]
         }
         return output + rest

@@ -3,11 +3,10 @@ public enum GroupMember: Sendable {
     case request(Request)
     case group(RequestGroup)
 
-    /// A label for logs and the UI: the request's or group's name, else the request's path (its
-    /// first 200 characters: a megabyte URL is not repeated in every group event).
+    /// A label for logs and the UI: the request's or group's name, else the request's path.
     public var label: String {
         switch self {
-        case .request(let request): request.name ?? ClippedText.plain(URLPassword.masking(in: request.customURL ?? request.path))
+        case .request(let request): request.name ?? URLPassword.masking(in: request.customURL ?? request.path)
         case .group(let group): group.name ?? group.kind.rawValue
         }
     }
@@ -106,6 +105,20 @@ public struct RequestGroup: Sendable {
     public var chainSteps: [ChainStep]? {
         if case .chain(let steps, _) = plan { return steps }
         return nil
+    }
+
+    /// Every name a chain in the group captures, its nested groups' included.
+    public var capturedNames: Set<String> {
+        switch plan {
+        case .chain(let steps, _):
+            return steps.reduce(into: Set(steps.flatMap { $0.captures.map(\.name) })) { names, step in
+                if case .group(let group) = step.member { names.formUnion(group.capturedNames) }
+            }
+        case .batch(let members, _, _), .orderedWindow(let members, _):
+            return members.reduce(into: []) { names, member in
+                if case .group(let group) = member { names.formUnion(group.capturedNames) }
+            }
+        }
     }
 
     /// Every request the group holds, its nested groups' included, in order.

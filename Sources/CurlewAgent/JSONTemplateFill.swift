@@ -1,0 +1,55 @@
+/// Fills in the templates of a JSON body's text by where they stand: inside a JSON string, or
+/// between strings (`{"n": {{n}}}`). The text is told apart by its quotes alone, so a body that
+/// reads as JSON only once filled in is filled in all the same. The chain's runner and the
+/// editor both fill JSON bodies through it.
+public enum JSONTemplateFill {
+    /// `text` with each string that holds `{{` read (its escapes decoded), passed whole to
+    /// `string`, and written back escaped as JSON writes it: whatever `string` fills in (a quote,
+    /// a backslash) stays inside that string. The text between strings is passed to `elsewhere`
+    /// where it holds `{{`. Strings without `{{` stay as typed; so does the content of a string
+    /// whose escapes do not read as JSON (it is passed to `string` as typed).
+    public static func fill<Failure: Error>(_ text: String, string: (String) throws(Failure) -> String,
+                                            elsewhere: (String) throws(Failure) -> String) throws(Failure) -> String {
+        guard text.contains("{{") else { return text }
+        let bytes = text.utf8
+        var output = ""
+        var segmentStart = bytes.startIndex
+        var inString = false
+        var escaped = false
+        var index = bytes.startIndex
+        // Each segment is cut at a quote: the text before a string, or a string's content.
+        func flush(upTo end: String.UTF8View.Index) throws(Failure) {
+            let segment = String(Substring(bytes[segmentStart..<end]))
+            if inString {
+                output += try filledString(segment, string)
+            } else {
+                output += segment.contains("{{") ? try elsewhere(segment) : segment
+            }
+        }
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if inString, escaped {
+                escaped = false
+            } else if inString, byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                try flush(upTo: index)
+                output += "\""
+                inString.toggle()
+                segmentStart = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        try flush(upTo: bytes.endIndex)
+        return output
+    }
+
+    /// A string's content (between its quotes) filled in whole and escaped again.
+    private static func filledString<Failure: Error>(_ content: String, _ string: (String) throws(Failure) -> String) throws(Failure) -> String {
+        guard content.contains("{{") else { return content }
+        guard case .string(let decoded)? = try? JSONValue.parse("\"" + content + "\"") else { return try string(content) }
+        var escaped = ""
+        JSONValue.writeStringContents(try string(decoded), to: &escaped)
+        return escaped
+    }
+}
