@@ -283,16 +283,19 @@ public struct RequestDraft: Sendable, Equatable {
         return request
     }
 
-    /// A JSON body with its templates filled in as the workspace fills a `json:` entry, which is
-    /// how it is saved when `WorkspaceWriter.jsonMembers` takes it: inside strings, each string's
-    /// value as a whole, so a value with a quote or a backslash stays one string. A body saved as
-    /// text (not JSON until filled in, `{"n": {{n}}}`; numbers a `json:` entry cannot hold) keeps
-    /// its layout: under a JSON type its strings are still filled in whole and the rest where the
-    /// template stands (`JSONTemplateFill`, as a chain's run fills a captured value); under another
-    /// type it is filled in as text, as a `body:` entry is. One without templates is sent as typed.
-    static func expandingJSON(_ body: String, contentType: String, _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
+    /// A JSON body with its templates filled in as the workspace fills it: as a `json:` entry's
+    /// members (`asMembers`, and `WorkspaceWriter.jsonMembers` takes it), each string's value as a
+    /// whole, so a value with a quote or a backslash stays one string. A body saved as text (not
+    /// JSON until filled in, `{"n": {{n}}}`; numbers a `json:` entry cannot hold; an entry written
+    /// as `body:`) keeps its layout, its strings still filled in whole and the rest where the
+    /// template stands (`JSONTemplateFill`, as a `body:` entry under a JSON type is); under
+    /// another type it is filled in as text. One without templates is sent as typed.
+    static func expandingJSON(_ body: String, contentType: String, asMembers: Bool = true,
+                              _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard body.contains("{{") else { return try expand(body) }
-        if let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) { return try json.mappingStrings(expand).serialized() }
+        if asMembers, let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) {
+            return try json.mappingStrings(expand).serialized()
+        }
         return MIMEType.isJSON(contentType) ? try JSONTemplateFill.fill(body, string: expand, elsewhere: expand) : try expand(body)
     }
 
@@ -344,10 +347,13 @@ public struct RequestDraft: Sendable, Equatable {
             } catch {
                 throw RequestError(.invalidBody, "multipart body: \(error)")
             }
-        case .raw: request.requestSerializer = .raw(Data(try expand(body).utf8), contentType: contentType)
+        case .raw:
+            // Text, unless a header types it JSON: then its strings are filled in whole, as the file does.
+            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, asMembers: false, expand)
+            request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .json:
             // Saved as typed; sent as the file will fill it in.
-            let filled = bodyIsText || forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, expand)
+            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, asMembers: !bodyIsText, expand)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .form where bodyIsText:
             // An entry written as text is filled in as text, as `curlew run` fills it, and saved as text.

@@ -257,6 +257,13 @@ extension NodeReader {
         try expand(try scalarText(), context)
     }
 
+    /// A JSON body's text with its templates filled in by where they stand (`JSONTemplateFill`):
+    /// a string's whole value escaped as JSON writes it, elsewhere as the template stands.
+    func jsonText(_ context: ReadContext) throws(WorkspaceError) -> String {
+        let fill = { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
+        return try JSONTemplateFill.fill(try scalarText(), string: fill, elsewhere: fill)
+    }
+
     /// A file path: templates expanded, then made absolute from the workspace's directory.
     func filePath(_ context: ReadContext) throws(WorkspaceError) -> String {
         context.path(try expand(try string(), context))

@@ -46,7 +46,11 @@ enum RequestReader {
             request.params = try ConfigReader.parameters(value, context)
             request.requestSerializer = .urlEncodedForm
         } else if let value = map.take("body") {
-            request.requestSerializer = .raw(Data(try value.text(context).utf8), contentType: contentType ?? "text/plain; charset=utf-8")
+            let type = contentType ?? "text/plain; charset=utf-8"
+            // Under a JSON type (a Content-Type header's when there is one, as on the wire) a
+            // string's templates are filled in whole, as a `json:` entry's are.
+            let isJSON = MIMEType.isJSON(request.headers["Content-Type"] ?? type)
+            request.requestSerializer = .raw(Data((isJSON ? try value.jsonText(context) : try value.text(context)).utf8), contentType: type)
         } else if let value = map.take("multipart") {
             request.form = try multipart(value, context)
         } else if let value = map.take("bodyFile") {
