@@ -322,10 +322,8 @@ public final class AppModel {
         }
         if prompt != nil { handlePrompt(key); return }
         if palette != nil { handlePalette(key); return }
-        if comparison != nil || latency != nil, handleOverlay(key) { return }
-        if history != nil, detail?.pane != pane, handleHistory(key) { return }
-        if compose.editing != nil, pane == .compose { handleEditing(key); return }
-        if compose.groupEditor?.editing != nil, pane == .compose { handleGroupEditing(key); return }
+        // Help is drawn over everything, latency mode and comparisons too: its keys are its own
+        // (found by a new user's trial: x under it stopped a latency run unseen).
         if showHelp {
             switch key {
             case .down, .character("j"): helpScroll += 1
@@ -336,6 +334,10 @@ public final class AppModel {
             }
             return
         }
+        if comparison != nil || latency != nil, handleOverlay(key) { return }
+        if history != nil, detail?.pane != pane, handleHistory(key) { return }
+        if compose.editing != nil, pane == .compose { handleEditing(key); return }
+        if compose.groupEditor?.editing != nil, pane == .compose { handleGroupEditing(key); return }
         if case .mouse(let event) = key { handleMouse(event); return }
         if case .paste(let text) = key {
             // A curl command pasted into Compose becomes a new request.

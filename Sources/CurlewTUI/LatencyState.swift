@@ -10,11 +10,23 @@ public struct LatencyState: Sendable {
     public let groupID: UInt64
     /// The copies are runs of a group: each run's time is counted, and its requests' phases.
     public let runsGroup: Bool
+    /// The answers (an error status or a failure included) whose figures are counted.
     public private(set) var messages: [DebugMessage] = []
+    /// Copies stopped before an answer (`x`), those never sent included once the run ended:
+    /// counted apart, never in the figures, where the time until the stop would pass for an
+    /// answer's.
+    public var cancelled: Int { ended ? total - messages.count : cancelledSeen }
+    private var cancelledSeen = 0
+    /// The batch of copies or runs has finished (all done, or stopped).
+    private var ended = false
     /// The groups of the runs and every group nested in them: their requests are counted.
     private var runGroups: Set<UInt64>
-    /// Each finished run's time, in microseconds, with whether it succeeded.
+    /// Each finished run's time, in microseconds, with whether it succeeded; a cancelled run is
+    /// counted in `cancelledRuns` instead.
     public private(set) var runs: [(duration: Int64, succeeded: Bool)] = []
+    /// Runs stopped, those never started included once the run ended.
+    public var cancelledRuns: Int { ended ? total - runs.count : cancelledRunsSeen }
+    private var cancelledRunsSeen = 0
     private var figures: LogStats?
 
     public init(name: String, total: Int, groupID: UInt64, runsGroup: Bool = false) {
@@ -25,12 +37,13 @@ public struct LatencyState: Sendable {
         runGroups = [groupID]
     }
 
-    /// How many copies or runs have ended.
-    public var done: Int { runsGroup ? runs.count : messages.count }
+    /// How many copies or runs have ended, cancelled ones included.
+    public var done: Int { ended ? total : runsGroup ? runs.count + cancelledRunsSeen : messages.count + cancelledSeen }
 
     /// Takes a debug message when it belongs to the run.
     mutating func take(_ message: DebugMessage) {
         guard let id = message.groupID, runGroups.contains(id) else { return }
+        guard message.state != .cancelled else { cancelledSeen += 1; return }
         messages.append(message)
         figures = nil
     }
@@ -40,6 +53,10 @@ public struct LatencyState: Sendable {
         switch event {
         case .created(let info, _):
             if let parent = info.parentID, runGroups.contains(parent) { runGroups.insert(info.id) }
+        case .finished(let info, _, _, _) where info.id == groupID:
+            ended = true
+        case .finished(let info, .cancelled, _, _) where runsGroup && info.parentID == groupID:
+            cancelledRunsSeen += 1
         case .finished(let info, let verdict, let duration, _) where runsGroup && info.parentID == groupID:
             runs.append((duration, verdict == .succeeded))
             figures = nil

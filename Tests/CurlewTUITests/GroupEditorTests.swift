@@ -395,3 +395,34 @@ extension WorkbenchTests {
         #expect(render(model).contains("3/3 runs · 0 failed"), "\(render(model))")
     }
 }
+
+extension WorkbenchTests {
+    @Test("latency mode: a copy stopped with x is counted as cancelled, not as an answer, and help over latency mode takes its keys (found by a new user's trial: x under help stopped the run, and a cancelled copy's time showed as its total)")
+    func latencyCancelAndHelp() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+            config:
+              baseURL: \(server.baseURL)
+            requests:
+              slow:
+                url: /delay/5
+            """)
+        let model = bench.model
+        model.handle(.character(":"))
+        type("latency 5", into: model)
+        model.handle(.enter)
+        #expect(model.latency?.total == 5, "\(model.message)")
+        model.handle(.character("?"))
+        #expect(model.showHelp)
+        model.handle(.character("x"))
+        #expect(!model.showHelp && model.message != "latency run stopped", "x closed help and nothing else")
+        try await Task.sleep(for: .milliseconds(200))
+        model.handle(.character("x"))
+        #expect(model.message == "latency run stopped")
+        try await pump(bench) { (model.latency?.done ?? 0) == 5 }
+        #expect(model.latency?.cancelled == 5 && model.latency?.messages.isEmpty == true)
+        var state = try #require(model.latency)
+        #expect(state.stats().total.phases.first { $0.name == "total" }?.p50 == nil, "no answer, so no total time")
+        #expect(render(model).contains("0/5 answered · 0 errors · 5 cancelled"), "\(render(model))")
+    }
+}
