@@ -139,6 +139,9 @@ public final class AppModel {
     public var palette: Palette?
     /// Each workspace request's exchanges in earlier sessions, newest first, by name.
     var recentAnswers: [String: [DebugMessage]] = [:]
+    /// This session's newest answer to each request name, however it was sent (a group's run
+    /// too), for Compose's panel on an item not sent from the editor since.
+    private var lastAnswerByName: [String: UInt64] = [:]
     /// The open history of a request (`H`).
     public var history: HistoryState?
     /// Exchanges marked for comparison (`m`), oldest first, at most two.
@@ -218,6 +221,7 @@ public final class AppModel {
                 streamedIDs.insert(info.id)
             case .message(let message):
                 latency?.take(message)
+                if let name = message.name { lastAnswerByName[name] = message.requestID }
                 if message.requestID == compose.stepping?.sentID { takeStepAnswer(message) }
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
@@ -254,7 +258,10 @@ public final class AppModel {
     /// runs, then its debug message, on the tab the user chose.
     func refreshComposeResponse() {
         defer { refreshComposeChecks() }
-        guard let id = compose.stepping?.lastSentID ?? compose.sentIDs[compose.responseItem], let row = live.row(id: id) else {
+        // The newest of what the item sent from the editor and what any run sent under its name.
+        let byName = compose.stepping == nil ? compose.currentDraft(at: compose.responseItem).flatMap { lastAnswerByName[$0.entryName ?? $0.name] } : nil
+        let newest = [compose.sentIDs[compose.responseItem], byName].compactMap { $0 }.max()
+        guard let id = compose.stepping?.lastSentID ?? newest, let row = live.row(id: id) else {
             // Not sent in this session: the answer it got last time, if a log has one.
             let draft = compose.stepping == nil ? compose.currentDraft(at: compose.responseItem) : nil
             if let earlier = draft.flatMap({ recentAnswers[$0.entryName ?? $0.name]?.first }) {

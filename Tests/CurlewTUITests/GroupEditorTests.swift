@@ -426,3 +426,29 @@ extension WorkbenchTests {
         #expect(render(model).contains("0/5 answered · 0 errors · 5 cancelled"), "\(render(model))")
     }
 }
+
+extension WorkbenchTests {
+    @Test("an item run by a group shows that answer in Compose's panel, and v names the item the panel shows (found by a new user's trial: the panel said nothing was sent, and v named the loaded request)")
+    func groupAnswerInPanel() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        func select(_ title: String) throws {
+            model.compose.selectedItem = try #require(model.compose.items.firstIndex { $0.title.hasSuffix(title) }, "\(model.compose.items.map(\.title))")
+        }
+        try select("batch both")
+        model.handle(.character("s"))
+        try await pump(bench) { model.live.rows.first?.message != nil }
+        let sent = try #require(model.live.rows.first?.message)
+        #expect(sent.name == "get one")
+        try select("get one")
+        model.refreshComposeResponse()
+        #expect(model.compose.response?.message.requestID == sent.requestID, "the run's answer, not 'nothing sent'")
+        // Loaded another item, the panel and v follow the cursor.
+        try select("alone")
+        model.handle(.enter)
+        model.handle(.left)
+        try select("get one")
+        model.handle(.character("v"))
+        #expect(model.message.hasPrefix("the response of get one;"), "\(model.message)")
+    }
+}
