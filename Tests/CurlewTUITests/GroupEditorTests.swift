@@ -345,10 +345,7 @@ extension WorkbenchTests {
 extension WorkbenchTests {
     @Test("latency mode on a group whose request the agent refuses says so once, before any run; a step that uses a captured value is left to the run")
     func groupLatencyRefused() async throws {
-        let server = try await TestServer.shared()
-        let bench = try bench(workspace: """
-            config:
-              baseURL: \(server.baseURL)
+        let bench = try await bench(onServer: """
             requests:
               log in:
                 url: /login
@@ -399,10 +396,7 @@ extension WorkbenchTests {
 extension WorkbenchTests {
     @Test("latency mode: a copy stopped with x is counted as cancelled, not as an answer, and help over latency mode takes its keys (found by a new user's trial: x under help stopped the run, and a cancelled copy's time showed as its total)")
     func latencyCancelAndHelp() async throws {
-        let server = try await TestServer.shared()
-        let bench = try bench(workspace: """
-            config:
-              baseURL: \(server.baseURL)
+        let bench = try await bench(onServer: """
             requests:
               slow:
                 url: /delay/5

@@ -41,6 +41,13 @@ struct WorkbenchTests {
         return try bench(workspace: Self.workspaceText(base: server.baseURL))
     }
 
+    /// A workbench on a workspace whose requests go to the test server: its `config` names the
+    /// server's URL as the base URL, and `rest` is the rest of the file.
+    func bench(onServer rest: String) async throws -> Bench {
+        let server = try await TestServer.shared()
+        return try bench(workspace: "config:\n  baseURL: \(server.baseURL)\n" + rest)
+    }
+
     /// A workbench on a new directory whose curlew.yaml holds `text`.
     func bench(workspace text: String) throws -> Bench {
         let directory = NSTemporaryDirectory() + "curlew-bench-\(UUID().uuidString)"
