@@ -6,8 +6,10 @@ public enum JSONTemplateFill {
     /// `text` with each string that holds `{{` read (its escapes decoded), passed whole to
     /// `string`, and written back escaped as JSON writes it: whatever `string` fills in (a quote,
     /// a backslash) stays inside that string. The text between strings is passed to `elsewhere`
-    /// where it holds `{{`. Strings without `{{` stay as typed; so does the content of a string
-    /// whose escapes do not read as JSON (it is passed to `string` as typed).
+    /// where it holds `{{`. Strings without `{{` stay as typed. A string whose escapes do not
+    /// read as JSON is passed to `string` as typed, and what comes back is sealed: a quote not
+    /// escaped, a control character and a backslash left dangling at the end are escaped, so
+    /// that it still ends where it ended.
     public static func fill<Failure: Error>(_ text: String, string: (String) throws(Failure) -> String,
                                             elsewhere: (String) throws(Failure) -> String) throws(Failure) -> String {
         guard text.contains("{{") else { return text }
@@ -47,9 +49,31 @@ public enum JSONTemplateFill {
     /// A string's content (between its quotes) filled in whole and escaped again.
     private static func filledString<Failure: Error>(_ content: String, _ string: (String) throws(Failure) -> String) throws(Failure) -> String {
         guard content.contains("{{") else { return content }
-        guard case .string(let decoded)? = try? JSONValue.parse("\"" + content + "\"") else { return try string(content) }
+        guard case .string(let decoded)? = try? JSONValue.parse("\"" + content + "\"") else { return sealed(try string(content)) }
         var escaped = ""
         JSONValue.writeStringContents(try string(decoded), to: &escaped)
         return escaped
+    }
+
+    /// A string's content with every quote that would end it, every control character and a
+    /// dangling final backslash escaped; escapes already there are kept.
+    private static func sealed(_ content: String) -> String {
+        var output = ""
+        var escaping = false
+        for scalar in content.unicodeScalars {
+            if escaping {
+                escaping = false
+                output.unicodeScalars.append(scalar)
+            } else if scalar == "\\" {
+                escaping = true
+                output.unicodeScalars.append(scalar)
+            } else if scalar == "\"" || scalar.value < 0x20 {
+                JSONValue.writeStringContents(String(scalar), to: &output)
+            } else {
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        if escaping { output += "\\" }
+        return output
     }
 }

@@ -43,17 +43,10 @@ extension AppModel {
             let group: RequestGroup
             do { group = try workspace?.inEnvironment(chosen) ?? chosen } catch { message = "not run: \(error.message)"; return }
             // What the agent would refuse before sending is said once, not logged in every run: each
-            // request the group holds as written. A step that uses a value its chain captures can
-            // only be composed once that value is there, so it is left to the run.
-            // Names the chain captures stand for a value that fits anywhere (`0`: one JSON value too),
-            // so that only a name nothing defines is refused here.
-            let captured = ChainVariables(group.capturedNames.map { ($0, "0") })
-            for request in group.requests {
+            // request the group holds as written. One that still holds a `{{name}}` is left to the
+            // run: a chain fills in what its steps capture, and a batch sends a literal `{{` as it is.
+            for request in group.requests where (try? ChainVariables().expand(request)) != nil {
                 do {
-                    guard (try? ChainVariables().expand(request)) != nil else {
-                        _ = try captured.expand(request)
-                        continue
-                    }
                     _ = try agent.config.composed(request)
                 } catch {
                     let refusal = "\(ClippedText.plain(GroupMember.request(request).label, limit: 120)): \(error.message)"

@@ -220,8 +220,12 @@ public final class AppModel {
                 live.upsert(info) { $0.addStreamed(event, dropped: dropped) }
                 streamedIDs.insert(info.id)
             case .message(let message):
-                latency?.take(message)
-                if let name = message.name { lastAnswerByName[name] = message.requestID }
+                // A latency run's copies, and an exchange stopped before its answer, are no
+                // request's latest answer; ids grow, so the largest is the newest.
+                let ofLatencyRun = latency?.take(message) ?? false
+                if !ofLatencyRun, message.state != .cancelled, let name = message.name {
+                    lastAnswerByName[name] = max(lastAnswerByName[name] ?? 0, message.requestID)
+                }
                 if message.requestID == compose.stepping?.sentID { takeStepAnswer(message) }
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)

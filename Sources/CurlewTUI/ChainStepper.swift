@@ -40,8 +40,7 @@ public struct ChainStepper: Sendable {
     /// The step's request with the editor's fields as the user left them.
     func request(editedAs draft: RequestDraft) throws(RequestError) -> Request {
         let base = try resolvedRequest()
-        // Made as typed, then filled in by the chain's own filler, as the run fills the step.
-        let edited = try ChainVariables(captured).expand(try draft.makeRequest { text throws(RequestError) in text })
+        let edited = try draft.makeRequest { text throws(RequestError) in try ChainVariables(captured).expand(text) }
         return draft.applying(edited, onto: base)
     }
 

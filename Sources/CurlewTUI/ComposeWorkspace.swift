@@ -197,11 +197,10 @@ public struct ComposeWorkspace: Sendable {
     /// and every other field the editor does not show), with the editor's fields as the draft
     /// has them, expanded. A draft not saved yet is sent as it is.
     public func request(for draft: RequestDraft, captured: [(name: String, value: String)]) throws(RequestError) -> Request {
-        // The workspace's variables as the file fills them in; a chain's captured values as the
-        // chain's run does (`ChainVariables`: in a JSON body, escaped inside strings).
-        let capturedNames = Set(captured.map(\.name))
-        var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft)) { text throws(RequestError) in try expand(text, deferring: capturedNames) }
-        if !captured.isEmpty { edited = try ChainVariables(captured).expand(edited) }
+        // A chain's captured values are filled in with the workspace's variables, by the draft's
+        // rules: in a JSON body's strings whole, escaped (`RequestDraft.expandingJSON`), so that a
+        // Basic credential or `{{$base64 …}}` that uses one encodes its value.
+        var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft)) { text throws(RequestError) in try expand(text, captured: captured) }
         // A file part's relative path starts where the entry's file is, as when the file is run.
         if let form = edited.form {
             let directory = draft.sourceEntry.flatMap { session.workspace.request(named: $0)?.directory } ?? session.workspace.directory
@@ -302,10 +301,10 @@ public struct ComposeWorkspace: Sendable {
         try reload()
     }
 
-    /// `text` with the session's variables filled in, `deferred` names (a chain's captures) left as `{{name}}`.
-    public func expand(_ text: String, deferring deferred: Set<String>) throws(RequestError) -> String {
+    /// `text` with the session's variables and `captured` chain values filled in.
+    public func expand(_ text: String, captured: [(name: String, value: String)]) throws(RequestError) -> String {
         do {
-            return try session.expand(text, deferring: deferred)
+            return try session.expand(text, adding: captured)
         } catch {
             throw RequestError(.unresolvedVariable, error.description)
         }

@@ -15,7 +15,7 @@ public struct LatencyState: Sendable {
     /// Copies stopped before an answer (`x`), those never sent included once the run ended:
     /// counted apart, never in the figures, where the time until the stop would pass for an
     /// answer's.
-    public var cancelled: Int { ended ? total - messages.count : cancelledSeen }
+    public var cancelled: Int { ended && !runsGroup ? total - messages.count : cancelledSeen }
     private var cancelledSeen = 0
     /// The batch of copies or runs has finished (all done, or stopped).
     private var ended = false
@@ -40,12 +40,17 @@ public struct LatencyState: Sendable {
     /// How many copies or runs have ended, cancelled ones included.
     public var done: Int { ended ? total : runsGroup ? runs.count + cancelledRunsSeen : messages.count + cancelledSeen }
 
-    /// Takes a debug message when it belongs to the run.
-    mutating func take(_ message: DebugMessage) {
-        guard let id = message.groupID, runGroups.contains(id) else { return }
-        guard message.state != .cancelled else { cancelledSeen += 1; return }
-        messages.append(message)
-        figures = nil
+    /// Takes a debug message when it belongs to the run; false when it does not.
+    @discardableResult
+    mutating func take(_ message: DebugMessage) -> Bool {
+        guard let id = message.groupID, runGroups.contains(id) else { return false }
+        if message.state == .cancelled {
+            cancelledSeen += 1
+        } else {
+            messages.append(message)
+            figures = nil
+        }
+        return true
     }
 
     /// Follows the run's groups: nested ones as they are created, each run as it finishes.

@@ -290,13 +290,14 @@ public struct RequestDraft: Sendable, Equatable {
     /// as `body:`) keeps its layout, its strings still filled in whole and the rest where the
     /// template stands (`JSONTemplateFill`, as a `body:` entry under a JSON type is); under
     /// another type it is filled in as text. One without templates is sent as typed.
-    static func expandingJSON(_ body: String, contentType: String, asMembers: Bool = true,
+    /// `isJSON`: the body is JSON by its own type or the `Content-Type` header's (either).
+    static func expandingJSON(_ body: String, contentType: String, isJSON: Bool, asMembers: Bool = true,
                               _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard body.contains("{{") else { return try expand(body) }
         if asMembers, let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) {
             return try json.mappingStrings(expand).serialized()
         }
-        return MIMEType.isJSON(contentType) ? try JSONTemplateFill.fill(body, string: expand, elsewhere: expand) : try expand(body)
+        return isJSON ? try JSONTemplateFill.fill(body, string: expand, elsewhere: expand) : try expand(body)
     }
 
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query
@@ -349,11 +350,12 @@ public struct RequestDraft: Sendable, Equatable {
             }
         case .raw:
             // Text, unless a header types it JSON: then its strings are filled in whole, as the file does.
-            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, asMembers: false, expand)
+            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: MIMEType.isJSON(contentType),
+                                                                                asMembers: false, expand)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .json:
             // Saved as typed; sent as the file will fill it in.
-            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, asMembers: !bodyIsText, expand)
+            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: true, asMembers: !bodyIsText, expand)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .form where bodyIsText:
             // An entry written as text is filled in as text, as `curlew run` fills it, and saved as text.

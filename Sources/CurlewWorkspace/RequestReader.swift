@@ -47,9 +47,9 @@ enum RequestReader {
             request.requestSerializer = .urlEncodedForm
         } else if let value = map.take("body") {
             let type = contentType ?? "text/plain; charset=utf-8"
-            // Under a JSON type (a Content-Type header's when there is one, as on the wire) a
-            // string's templates are filled in whole, as a `json:` entry's are.
-            let isJSON = MIMEType.isJSON(request.headers["Content-Type"] ?? type)
+            // Under a JSON type (its own or a Content-Type header's, which is the one on the wire)
+            // a string's templates are filled in whole, as a `json:` entry's are.
+            let isJSON = MIMEType.isJSON(type) || request.headers["Content-Type"].map(MIMEType.isJSON) == true
             request.requestSerializer = .raw(Data((isJSON ? try value.jsonText(context) : try value.text(context)).utf8), contentType: type)
         } else if let value = map.take("multipart") {
             request.form = try multipart(value, context)

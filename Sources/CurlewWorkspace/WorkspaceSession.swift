@@ -102,12 +102,15 @@ public struct WorkspaceSession: Sendable {
         return policy
     }
 
-    /// `text` with its templates expanded for this session; `deferred` names (a chain's
-    /// captures) are left as `{{name}}`, for the chain's own filler (`ChainVariables`).
-    public func expand(_ text: String, deferring deferred: Set<String> = []) throws(Template.Failure) -> String {
-        guard !deferred.isEmpty else { return try template.expand(text) }
+    /// `text` with its templates expanded for this session; `extra` values (a chain's captures)
+    /// are used as they are, after the workspace's own.
+    public func expand(_ text: String, adding extra: [(name: String, value: String)] = []) throws(Template.Failure) -> String {
+        guard !extra.isEmpty else { return try template.expand(text) }
         var template = self.template
-        template.deferred = deferred
+        for (name, value) in extra {
+            template.variables[name] = value
+            template.literal.insert(name)
+        }
         return try template.expand(text)
     }
 

@@ -143,6 +143,13 @@ struct ChainTests {
         var typedByHeader = Request(.post, "/anything", headers: ["Content-Type": "application/json"], requestSerializer: .raw(Data(#"{"s":"{{x}}"}"#.utf8), contentType: "text/plain"))
         typedByHeader = try ChainVariables([("x", #"a"b"#)]).expand(typedByHeader)
         #expect(typedByHeader.requestSerializer == .raw(Data(#"{"s":"a\"b"}"#.utf8), contentType: "text/plain"))
+        // JSON by its own type though a header names another (found by review).
+        var typedByBody = Request(.post, "/anything", headers: ["Content-Type": "application/vnd.acme.v2"], requestSerializer: .raw(Data(#"{"s":"{{x}}"}"#.utf8), contentType: "application/json"))
+        typedByBody = try ChainVariables([("x", #"a"b"#)]).expand(typedByBody)
+        #expect(typedByBody.requestSerializer == .raw(Data(#"{"s":"a\"b"}"#.utf8), contentType: "application/json"))
+        // A string whose escapes do not read as JSON still ends where it ended (found by review).
+        let sealed = try ChainVariables([("x", #"a","admin":true,"z":"\"#)]).expand(json: #"{"s":"\q {{x}}","t":1}"#)
+        #expect(!sealed.contains(#","admin":true"#) && sealed.hasSuffix(#"\\","t":1}"#), "\(sealed)")
         // Multipart parts' text is filled in too.
         var form = MultipartForm()
         form.append(name: "token", value: "{{x}}")

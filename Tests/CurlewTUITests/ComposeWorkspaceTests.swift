@@ -119,6 +119,11 @@ struct ComposeWorkspaceTests {
         #expect(throws: RequestError.self) {
             try workspace.request(for: try workspace.draft(named: "text"), captured: [("token", "t"), ("n", #"1,"admin":true"#)])
         }
+        // A Basic credential typed with a captured value encodes the value (found by review).
+        var draft = try workspace.draft(named: "members")
+        draft.auth = .basic(user: "{{token}}", password: "pw")
+        let sent = try workspace.request(for: draft, captured: [("token", "ann"), ("n", "1")])
+        #expect(sent.headers["Authorization"] == "Basic " + Data("ann:pw".utf8).base64EncodedString())
     }
 
     @Test("a pasted form body's password, saved, is sent as curl sent it, by the editor and the file alike (found by a new user's trial: `a+b` went out as `a%2Bb`)")

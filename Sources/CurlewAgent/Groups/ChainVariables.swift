@@ -39,8 +39,9 @@ public struct ChainVariables: Sendable, Equatable {
         for entry in request.params { params[entry.key] = try entry.value.mappingStrings { (text: String) throws(RequestError) -> String in try expand(text) } }
         request.params = params
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
-            // The type on the wire: a Content-Type header wins over the body's own.
-            let expanded = MIMEType.isJSON(request.headers["Content-Type"] ?? contentType) ? try expand(json: text) : try expand(text)
+            // JSON by its own type or by a Content-Type header's (which is the one on the wire).
+            let isJSON = MIMEType.isJSON(contentType) || request.headers["Content-Type"].map(MIMEType.isJSON) == true
+            let expanded = isJSON ? try expand(json: text) : try expand(text)
             request.requestSerializer = .raw(Data(expanded.utf8), contentType: contentType)
         }
         if let form = request.form {

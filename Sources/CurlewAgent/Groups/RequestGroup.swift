@@ -107,20 +107,6 @@ public struct RequestGroup: Sendable {
         return nil
     }
 
-    /// Every name a chain in the group captures, its nested groups' included.
-    public var capturedNames: Set<String> {
-        switch plan {
-        case .chain(let steps, _):
-            return steps.reduce(into: Set(steps.flatMap { $0.captures.map(\.name) })) { names, step in
-                if case .group(let group) = step.member { names.formUnion(group.capturedNames) }
-            }
-        case .batch(let members, _, _), .orderedWindow(let members, _):
-            return members.reduce(into: []) { names, member in
-                if case .group(let group) = member { names.formUnion(group.capturedNames) }
-            }
-        }
-    }
-
     /// Every request the group holds, its nested groups' included, in order.
     public var requests: [Request] {
         let members: [GroupMember] = switch plan {
