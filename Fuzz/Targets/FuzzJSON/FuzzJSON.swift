@@ -49,4 +49,24 @@ private func checkCaptureFill(_ text: String) {
     guard value == .object([JSONMember("a", .string("pre \(text) post")), JSONMember("b", .array([.string("\"" + text)]))]) else {
         fatalError("a captured value changed a JSON body's shape: \(filled.debugDescription)")
     }
+    // A string of any content (escapes JSON does not have included) still ends where it ended
+    // once a hostile value is filled in.
+    let content = String(text.unicodeScalars.filter { $0 != "\"" }.map(Character.init))
+    let hostile = ChainVariables([("x", #"a","admin":true,"z":"\"#)])
+    // A template in the content that names nothing fails the fill, as it should.
+    guard let sealed = try? hostile.expand(json: "\"" + content + " {{x}}\"") else { return }
+    guard closingQuotes(in: sealed) == [sealed.utf8.count - 1] else { fatalError("a filled string ends early: \(content.debugDescription)") }
+}
+
+/// Where the strings of a JSON text end: each quote that closes one.
+private func closingQuotes(in text: String) -> [Int] {
+    var ends: [Int] = []
+    var inString = false, escaped = false
+    for (offset, byte) in text.utf8.enumerated() {
+        if inString, escaped { escaped = false } else if inString, byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
+            if inString { ends.append(offset) }
+            inString.toggle()
+        }
+    }
+    return ends
 }
