@@ -588,7 +588,7 @@ extension AppModel {
             request.streamsResponse = true
             compose.keepDraft()
             let handle = agent.start(request)
-            compose.lastSent = handle
+            compose.noteSent(handle)
             if let index = compose.loadedItem { compose.sentIDs[index] = handle.id }
             // The answer takes the variables panel's place (at 80 columns too: V showed the
             // response side).
@@ -635,10 +635,15 @@ extension AppModel {
             if let group = compose.lastGroup, !group.state.isTerminal {
                 agent.cancel(group)
                 message = "cancelling the group"
-            } else if let handle = compose.lastSent, !handle.state.isTerminal {
-                agent.cancel(handle)
-                message = "cancelling #\(handle.id)"
-                cancelling = (.request(handle.id), message)
+            } else if case let running = compose.takeRunning(), let last = running.last {
+                // Every request still running that the editor sent, not only the last one.
+                for handle in running { agent.cancel(handle) }
+                if running.count == 1 {
+                    message = "cancelling #\(last.id)"
+                    cancelling = (.request(last.id), message)
+                } else {
+                    message = "cancelling " + running.map { "#\($0.id)" }.joined(separator: ", ")
+                }
             } else {
                 message = "nothing in flight from this editor"
             }

@@ -244,7 +244,7 @@ extension AppModel {
             stepper.sentID = handle.id
             stepper.lastSentID = handle.id
             compose.stepping = stepper
-            compose.lastSent = handle
+            compose.noteSent(handle)
             message = "sent step \(stepper.index + 1) of \(stepper.stepCount) as #\(handle.id)"
         } catch {
             message = "not sent: \(error.message)"

@@ -43,7 +43,23 @@ public struct ComposeState: Sendable {
     /// The text field being edited, with the field it edits.
     public var editing: (field: EditorField, editor: LineEditor)?
     public var lastSent: RequestHandle?
+    /// Requests sent from the editor not known to have ended (those that ended are dropped at
+    /// the next send): `x` cancels all of them, not only the last.
+    public private(set) var sentInFlight: [RequestHandle] = []
     public var lastGroup: GroupHandle?
+
+    /// Notes a request the editor (or the chain stepper) sent.
+    mutating func noteSent(_ handle: RequestHandle) {
+        lastSent = handle
+        sentInFlight.removeAll { $0.state.isTerminal }
+        sentInFlight.append(handle)
+    }
+
+    /// The requests the editor sent that still run, forgotten: the caller cancels them.
+    mutating func takeRunning() -> [RequestHandle] {
+        defer { sentInFlight = [] }
+        return sentInFlight.filter { !$0.state.isTerminal }
+    }
     /// The request each list item sent last (by position in the list), whose answer the
     /// response panel shows beside the editor.
     public var sentIDs: [Int: UInt64] = [:]

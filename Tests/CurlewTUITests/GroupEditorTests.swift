@@ -446,3 +446,22 @@ extension WorkbenchTests {
         #expect(model.message.hasPrefix("the response of get one;"), "\(model.message)")
     }
 }
+
+extension WorkbenchTests {
+    @Test("x cancels every request the editor sent that still runs, not only the last (found by a new user's trial: after three sends, two kept running)")
+    func cancelEverySent() async throws {
+        let bench = try await bench(onServer: """
+            requests:
+              slow:
+                url: /delay/5
+            """)
+        let model = bench.model
+        for _ in 0..<3 { model.handle(.character("s")) }
+        try await pump(bench) { model.live.rows.count == 3 }
+        model.handle(.character("x"))
+        #expect(model.message.hasPrefix("cancelling #") && model.message.components(separatedBy: "#").count == 4, "\(model.message)")
+        try await pump(bench) { model.live.rows.allSatisfy { $0.message?.state == .cancelled } }
+        model.handle(.character("x"))
+        #expect(model.message == "nothing in flight from this editor")
+    }
+}
