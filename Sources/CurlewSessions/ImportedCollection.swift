@@ -197,16 +197,40 @@ public struct ImportedCollection: Sendable {
             text = text.replacingOccurrences(of: other, with: ours)
         }
         // {{$processEnv NAME}} and {{$env.NAME}} (JetBrains) name one process variable.
-        // One forward pass: the text after each rewrite is never searched again.
-        var rewritten = ""
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{$processEnv "), let close = rest[open.upperBound...].range(of: "}}") {
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            rewritten += rest[..<open.lowerBound]
-            rewritten += "{{$env.\(name)}}"
-            rest = rest[close.upperBound...]
+        // One forward pass over the bytes: the text after each rewrite is never searched again
+        // (a search of a substring through Foundation copied the rest of the text each time).
+        let bytes = Array(text.utf8)
+        let opener = Array("{{$processEnv ".utf8)
+        var rewritten: [UInt8] = []
+        rewritten.reserveCapacity(bytes.count)
+        var index = 0
+        var copiedUpTo = 0
+        while index + opener.count <= bytes.count {
+            guard bytes[index] == UInt8(ascii: "{"), bytes[index..<(index + opener.count)].elementsEqual(opener) else {
+                index += 1
+                continue
+            }
+            let nameStart = index + opener.count
+            guard let close = closingBraces(in: bytes, from: nameStart) else { break }
+            let name = String(decoding: bytes[nameStart..<close], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            rewritten += bytes[copiedUpTo..<index]
+            rewritten += Array("{{$env.\(name)}}".utf8)
+            index = close + 2
+            copiedUpTo = index
         }
-        return rewritten + rest
+        rewritten += bytes[copiedUpTo...]
+        return String(decoding: rewritten, as: UTF8.self)
+    }
+
+    /// Where the first `}}` at or after `start` begins; nil when none follows (then no later
+    /// opener can close either, and the scan stops).
+    private static func closingBraces(in bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == UInt8(ascii: "}"), bytes[index + 1] == UInt8(ascii: "}") { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// `defaultName(method:url:)` of an agent request.
