@@ -200,7 +200,9 @@ public struct ComposeWorkspace: Sendable {
         // A chain's captured values are filled in with the workspace's variables, by the draft's
         // rules: in a JSON body's strings whole, escaped (`RequestDraft.expandingJSON`), so that a
         // Basic credential or `{{$base64 …}}` that uses one encodes its value.
-        var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft)) { text throws(RequestError) in try expand(text, captured: captured) }
+        var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft), defaultContentType: session.config.defaultHeaders["Content-Type"]) { text throws(RequestError) in
+            try expand(text, captured: captured)
+        }
         // A file part's relative path starts where the entry's file is, as when the file is run.
         if let form = edited.form {
             let directory = draft.sourceEntry.flatMap { session.workspace.request(named: $0)?.directory } ?? session.workspace.directory
@@ -212,7 +214,11 @@ public struct ComposeWorkspace: Sendable {
         let request: Request
         do {
             // Values chains capture are left as `{{name}}` and filled from what was captured.
-            request = try ChainVariables(captured).expand(try session.request(named: entryName, deferred: session.workspace.capturedNames).0)
+            // Only the names chains capture: any other `{{` left in the built entry is text.
+            var variables = ChainVariables(captured)
+            variables.fillsOnly = session.workspace.capturedNames
+            request = try variables.expand(try session.request(named: entryName, deferred: session.workspace.capturedNames).0,
+                                           defaultHeaders: session.config.defaultHeaders)
         } catch let error as WorkspaceError {
             throw RequestError(.unresolvedVariable, error.description)
         } catch let error as RequestError {

@@ -245,8 +245,11 @@ public struct RequestDraft: Sendable, Equatable {
     /// `bodyIsText`: the entry the draft saves to writes its body as text (`body:`), where
     /// templates are filled in as they stand, not as `json:` members or `form:` fields; the
     /// editor then sends it as the file does.
-    public func makeRequest(bodyIsText: Bool = false, expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
-        try build(expanding: expand, forSaving: false, bodyIsText: bodyIsText).request
+    /// `defaultContentType`: the config's default `Content-Type` header, on the wire when the
+    /// draft has none (a text body under it is filled in as JSON).
+    public func makeRequest(bodyIsText: Bool = false, defaultContentType: String? = nil,
+                            expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
+        try build(expanding: expand, forSaving: false, bodyIsText: bodyIsText, defaultContentType: defaultContentType).request
     }
 
     /// The draft as a workspace entry keeps it: templates as typed, switched-off rows left out,
@@ -303,7 +306,7 @@ public struct RequestDraft: Sendable, Equatable {
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query
     /// goes into the URL) or to save (templates kept; the query apart; defaults left out).
     private func build(expanding expand: (String) throws(RequestError) -> String, forSaving: Bool,
-                       bodyIsText: Bool = false) throws(RequestError) -> (request: Request, query: Parameters) {
+                       bodyIsText: Bool = false, defaultContentType: String? = nil) throws(RequestError) -> (request: Request, query: Parameters) {
         var members: [JSONMember] = []
         for row in params where row.enabled && !row.name.isEmpty {
             members.append(JSONMember(row.name, .string(try expand(row.value))))
@@ -350,7 +353,8 @@ public struct RequestDraft: Sendable, Equatable {
             }
         case .raw:
             // Text, unless a header types it JSON: then its strings are filled in whole, as the file does.
-            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: MIMEType.isJSON(contentType),
+            let wireType = headers["Content-Type"] ?? defaultContentType ?? contentType
+            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: MIMEType.isJSON(wireType),
                                                                                 asMembers: false, expand)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .json:

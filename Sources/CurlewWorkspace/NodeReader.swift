@@ -244,6 +244,8 @@ struct ReadContext: Sendable {
     /// The directory relative paths are joined to; nil keeps them as written (an editor that
     /// saves the entry back).
     var directory: String?
+    /// The config's default `Content-Type` header, which goes on the wire when a request has none.
+    var defaultContentType: String?
 
     /// `path` as written, or joined to the workspace's directory when relative.
     func path(_ path: String) -> String {

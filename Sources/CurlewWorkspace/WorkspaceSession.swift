@@ -130,7 +130,9 @@ public struct WorkspaceSession: Sendable {
         var template = self.template
         template.deferred = deferred
         let (request, annotations) = try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name,
-                                                            ReadContext(template: template, directory: named.directory), expectations: named.expectations)
+                                                            ReadContext(template: template, directory: named.directory,
+                                                                        defaultContentType: config.defaultHeaders["Content-Type"]),
+                                                            expectations: named.expectations)
         return (request, annotations.expectations)
     }
 

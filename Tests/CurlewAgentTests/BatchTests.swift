@@ -57,7 +57,7 @@ struct BatchTests {
         let (agent, _) = try await groupAgent()
         let started = ContinuousClock.now
         let group = await runToEnd(.batch([Request(.get, "/get"), Request(.get, failing), Request(.get, "/delay/5")], policy: .all), on: agent)
-        #expect(ContinuousClock.now - started < .seconds(2), "the slow member was cancelled, not awaited")
+        #expect(ContinuousClock.now - started < .seconds(4), "the slow member (5 s) was cancelled, not awaited")
         #expect(group.state == .failed)
         if failing.hasPrefix("/delay") {
             #expect(group[0].state == .succeeded, "finished before the failure")
@@ -82,7 +82,7 @@ struct BatchTests {
         let started = ContinuousClock.now
         let requiredFails = await runToEnd(.batch([Request(.get, "/delay/5"), Request(.get, "/status/500"), Request(.get, "/get")],
                                                   policy: .required([1])), on: agent)
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(4), "the slow member (5 s) was cancelled, not awaited")
         #expect(requiredFails.state == .failed)
         #expect(requiredFails[0].state == .cancelled)
         #expect(requiredFails[1].state == .failed)

@@ -150,6 +150,14 @@ struct ChainTests {
         // A string whose escapes do not read as JSON still ends where it ended (found by review).
         let sealed = try ChainVariables([("x", #"a","admin":true,"z":"\"#)]).expand(json: #"{"s":"\q {{x}}","t":1}"#)
         #expect(!sealed.contains(#","admin":true"#) && sealed.hasSuffix(#"\\","t":1}"#), "\(sealed)")
+        // The agent's default Content-Type goes on the wire when the request has none (found by a new user's trial).
+        let byDefault = try ChainVariables([("x", #"a"b"#)]).expand(Request(.post, "/anything", requestSerializer: .raw(Data(#"{"s":"{{x}}"}"#.utf8), contentType: "text/plain")),
+                                                                   defaultHeaders: ["Content-Type": "application/json"])
+        #expect(byDefault.requestSerializer == .raw(Data(#"{"s":"a\"b"}"#.utf8), contentType: "text/plain"))
+        // Filling only some names leaves any other template as text.
+        var some = ChainVariables([("x", "1")])
+        some.fillsOnly = ["x"]
+        #expect(try some.expand("{{x}} {{y}}") == "1 {{y}}")
         // Multipart parts' text is filled in too.
         var form = MultipartForm()
         form.append(name: "token", value: "{{x}}")

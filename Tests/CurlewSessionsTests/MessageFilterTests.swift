@@ -27,7 +27,7 @@ struct MessageFilterTests {
             let started = ContinuousClock.now
             #expect(!filter.matches(hostile))
             #expect(!filter.matches(hostile), "once given up, at once")
-            #expect(ContinuousClock.now - started < .seconds(2), "\(expression)")
+            #expect(ContinuousClock.now - started < .seconds(20), "\(expression)")  // unbounded backtracking takes hours
             #expect(filter.gaveUpMessage?.contains("gave up after 250 ms") == true, "\(expression)")
         }
         let fine = try MessageFilter.parse("~u \"a+!$\"")

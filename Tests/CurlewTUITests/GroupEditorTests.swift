@@ -444,6 +444,11 @@ extension WorkbenchTests {
         try select("get one")
         model.handle(.character("v"))
         #expect(model.message.hasPrefix("the response of get one;"), "\(model.message)")
+        // On a group, v names the group.
+        model.handle(.character("v"))
+        try select("batch both")
+        model.handle(.character("v"))
+        #expect(model.message.hasPrefix("the response of batch both;"), "\(model.message)")
     }
 }
 
@@ -463,5 +468,34 @@ extension WorkbenchTests {
         try await pump(bench) { model.live.rows.allSatisfy { $0.message?.state == .cancelled } }
         model.handle(.character("x"))
         #expect(model.message == "nothing in flight from this editor")
+    }
+}
+
+extension WorkbenchTests {
+    @Test("the editor sends a workspace's literal {{ (an escaped \\{{, a secret's) as text, and a config's JSON Content-Type fills a text body's strings whole (found by a new user's trial)")
+    func literalBracesAndConfigType() async throws {
+        let bench = try await bench(onServer: #"""
+              headers: {Content-Type: application/json}
+            variables: {v: 'a"b'}
+            requests:
+              literal:
+                method: POST
+                url: /anything
+                body: 'literal \{{x}} here'
+                contentType: text/plain
+              typed:
+                method: POST
+                url: /anything
+                body: '{"note": "{{v}}"}'
+            """#)
+        let model = bench.model
+        let workspace = try #require(model.workspace)
+        let literal = try workspace.request(for: try workspace.draft(named: "literal"), captured: [])
+        #expect(literal.requestSerializer == .raw(Data("literal {{x}} here".utf8), contentType: "text/plain"))
+        let typed = try workspace.request(for: try workspace.draft(named: "typed"), captured: [])
+        guard case .raw(let body, _) = typed.requestSerializer else { Issue.record("no body"); return }
+        #expect(try JSONValue.parse(body)["note"] == .string(#"a"b"#), "\(String(decoding: body, as: UTF8.self))")
+        guard case .raw(let fromFile, _) = try workspace.session.request(named: "typed").0.requestSerializer else { Issue.record("no body"); return }
+        #expect(fromFile == body)
     }
 }

@@ -3,6 +3,9 @@ import Foundation
 /// Values captured by a chain, substituted into later steps as `{{name}}`.
 public struct ChainVariables: Sendable, Equatable {
     public private(set) var values: [(name: String, value: String)] = []
+    /// When set, only these names are filled in (and fail when they have no value); any other
+    /// `{{name}}` is text and stays as written (a workspace's literal `\{{`, a secret's `{{`).
+    public var fillsOnly: Set<String>?
 
     public init() {}
 
@@ -27,7 +30,8 @@ public struct ChainVariables: Sendable, Equatable {
     /// Replaces every `{{name}}` in the request's URL parts, header values, string parameters,
     /// text body (a JSON body as `expand(json:)` does) and multipart parts' text. An unknown name
     /// fails, naming what is known, rather than sending `{{name}}`.
-    public func expand(_ request: Request) throws(RequestError) -> Request {
+    /// `defaultHeaders`: the agent's, whose `Content-Type` goes on the wire when the request has none.
+    public func expand(_ request: Request, defaultHeaders: HTTPHeaders = [:]) throws(RequestError) -> Request {
         var request = request
         request.path = try expand(request.path)
         if let custom = request.customURL { request.customURL = try expand(custom) }
@@ -39,8 +43,10 @@ public struct ChainVariables: Sendable, Equatable {
         for entry in request.params { params[entry.key] = try entry.value.mappingStrings { (text: String) throws(RequestError) -> String in try expand(text) } }
         request.params = params
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
-            // JSON by its own type or by a Content-Type header's (which is the one on the wire).
-            let isJSON = MIMEType.isJSON(contentType) || request.headers["Content-Type"].map(MIMEType.isJSON) == true
+            // JSON by its own type or by the Content-Type header's that goes on the wire (the
+            // request's, else the agent's default).
+            let header = request.headers["Content-Type"] ?? defaultHeaders["Content-Type"]
+            let isJSON = MIMEType.isJSON(contentType) || header.map(MIMEType.isJSON) == true
             let expanded = isJSON ? try expand(json: text) : try expand(text)
             request.requestSerializer = .raw(Data(expanded.utf8), contentType: contentType)
         }
@@ -114,7 +120,7 @@ public struct ChainVariables: Sendable, Equatable {
                 return output
             }
             let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            guard Self.isVariableName(name) else {
+            guard Self.isVariableName(name), fillsOnly?.contains(name) ?? true else {
                 output += rest[open.lowerBound..<close.upperBound]
                 rest = rest[close.upperBound...]
                 continue

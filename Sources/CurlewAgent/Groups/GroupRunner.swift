@@ -178,7 +178,7 @@ final class GroupRunner: Sendable {
         case .request(let template):
             let request: Request
             do {
-                request = info.kind == .chain ? try variables.expand(template) : template
+                request = info.kind == .chain ? try variables.expand(template, defaultHeaders: agent.config.defaultHeaders) : template
             } catch {
                 agent.runCallback(lane: lane) { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
                 return
