@@ -8,6 +8,12 @@ public enum MIMEType {
         return media == "application/json" || (media.hasSuffix("+json") && media.contains("/"))
     }
 
+    /// Whether a body's templates are filled in as JSON: by the body's own type, or by the
+    /// `Content-Type` that goes on the wire with it (`header`: the request's, else a default one).
+    public static func isJSON(body bodyType: String, header: String?) -> Bool {
+        isJSON(bodyType) || header.map(isJSON) == true
+    }
+
     static func guess(forPath path: String) -> String {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return fallback }
         return byExtension[path[path.index(after: dot)...].lowercased()] ?? fallback

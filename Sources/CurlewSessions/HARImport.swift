@@ -101,12 +101,9 @@ public enum HARImport {
             let declared = number(content?["size"]).flatMap { (0...Double(1 << 50)).contains($0) ? Int64($0) : nil }
             // Curlew's own export says whether the text is all of the body (redaction may have made
             // it longer or shorter than its size); another tool's is read from the sizes.
-            let keptBody: BodySnapshot
-            if case .bool(let truncated)? = content?["_truncated"] {
-                keptBody = BodySnapshot(kept: body, size: declared ?? Int64(body.count), truncated: truncated, contentType: content?["mimeType"]?.stringValue)
-            } else {
-                keptBody = BodySnapshot(kept: body, size: max(Int64(body.count), declared ?? 0), contentType: content?["mimeType"]?.stringValue)
-            }
+            let said: Bool? = if case .bool(let truncated)? = content?["_truncated"] { truncated } else { nil }
+            let size = said == nil ? max(Int64(body.count), declared ?? 0) : declared ?? Int64(body.count)
+            let keptBody = BodySnapshot(kept: body, size: size, truncated: said ?? (Int64(body.count) < size), contentType: content?["mimeType"]?.stringValue)
             let version = response?["httpVersion"]?.stringValue ?? ""
             let statusText = response?["statusText"]?.stringValue ?? ""
             snapshot = ResponseSnapshot(statusCode: status, statusLine: "\(version.isEmpty ? "HTTP/1.1" : version) \(status) \(statusText)",

@@ -87,14 +87,7 @@ extension AppModel {
         case .toggleResponse:
             compose.showsVariables = false
             compose.showsResponse.toggle()
-            // The panel shows the answer of the item under the cursor, which need not be the loaded one.
-            let shown: String
-            if compose.stepping == nil, compose.items.indices.contains(compose.responseItem), case .group(let name, let group) = compose.items[compose.responseItem] {
-                shown = "\(group.kind.rawValue) \(name)"
-            } else {
-                shown = compose.stepping == nil ? compose.currentDraft(at: compose.responseItem)?.name ?? compose.draft.name : compose.draft.name
-            }
-            message = compose.showsResponse ? "the response of \(shown); v goes back to the editor" : "editor"
+            message = compose.showsResponse ? "the response of \(compose.responseLabel); v goes back to the editor" : "editor"
         case .scrollResponseUp, .scrollResponseDown:
             guard var response = compose.response else { message = "no response yet: s sends the request"; return }
             response.scroll = max(0, response.scroll + (command == .scrollResponseDown ? pageSize / 2 : -pageSize / 2))

@@ -141,6 +141,15 @@ public struct ComposeState: Sendable {
         focus == .editor ? (loadedItem ?? selectedItem) : selectedItem
     }
 
+    /// What the response panel answers for, as the status line names it: the stepper's step, a
+    /// group item (its kind and name), else the request of `responseItem`, which need not be the
+    /// loaded one.
+    var responseLabel: String {
+        guard stepping == nil else { return draft.name }
+        if items.indices.contains(responseItem), case .group(let name, let group) = items[responseItem] { return "\(group.kind.rawValue) \(name)" }
+        return currentDraft(at: responseItem)?.name ?? draft.name
+    }
+
     public var fields: [EditorField] {
         var fields: [EditorField] = [.name, .method, .url, .paramsHeading]
         fields += draft.params.indices.map(EditorField.param)

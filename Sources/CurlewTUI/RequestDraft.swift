@@ -353,8 +353,8 @@ public struct RequestDraft: Sendable, Equatable {
             }
         case .raw:
             // Text, unless a header types it JSON: then its strings are filled in whole, as the file does.
-            let wireType = headers["Content-Type"] ?? defaultContentType ?? contentType
-            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: MIMEType.isJSON(wireType),
+            let isJSON = MIMEType.isJSON(body: contentType, header: headers["Content-Type"] ?? defaultContentType)
+            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: isJSON,
                                                                                 asMembers: false, expand)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .json:

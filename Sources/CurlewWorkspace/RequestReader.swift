@@ -47,11 +47,8 @@ enum RequestReader {
             request.requestSerializer = .urlEncodedForm
         } else if let value = map.take("body") {
             let type = contentType ?? "text/plain; charset=utf-8"
-            // Under a JSON type (its own, or the Content-Type header's that goes on the wire: the
-            // entry's, else the config's) a string's templates are filled in whole, as a `json:`
-            // entry's are.
-            let header = request.headers["Content-Type"] ?? context.defaultContentType
-            let isJSON = MIMEType.isJSON(type) || header.map(MIMEType.isJSON) == true
+            // Under a JSON type a string's templates are filled in whole, as a `json:` entry's are.
+            let isJSON = MIMEType.isJSON(body: type, header: request.headers["Content-Type"] ?? context.defaultContentType)
             request.requestSerializer = .raw(Data((isJSON ? try value.jsonText(context) : try value.text(context)).utf8), contentType: type)
         } else if let value = map.take("multipart") {
             request.form = try multipart(value, context)

@@ -43,10 +43,7 @@ public struct ChainVariables: Sendable, Equatable {
         for entry in request.params { params[entry.key] = try entry.value.mappingStrings { (text: String) throws(RequestError) -> String in try expand(text) } }
         request.params = params
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
-            // JSON by its own type or by the Content-Type header's that goes on the wire (the
-            // request's, else the agent's default).
-            let header = request.headers["Content-Type"] ?? defaultHeaders["Content-Type"]
-            let isJSON = MIMEType.isJSON(contentType) || header.map(MIMEType.isJSON) == true
+            let isJSON = MIMEType.isJSON(body: contentType, header: request.headers["Content-Type"] ?? defaultHeaders["Content-Type"])
             let expanded = isJSON ? try expand(json: text) : try expand(text)
             request.requestSerializer = .raw(Data(expanded.utf8), contentType: contentType)
         }
