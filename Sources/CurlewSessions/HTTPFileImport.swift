@@ -23,9 +23,13 @@ public enum HTTPFileImport {
         guard line.contains("{{") else { return line }
         var written = ""
         var rest = Substring(line)
-        while let open = rest.range(of: "{{") {
+        // The first `}}` not before where the search stands, found again only once passed: a
+        // line of many `{{` and one late `}}` (or none) is read once, not once per `{{`.
+        var close = rest.firstRange(ofASCII: "}}")
+        while let open = rest.firstRange(ofASCII: "{{") {
             let after = rest[open.upperBound...]
-            if let close = after.range(of: "}}"), after.range(of: "{{").map({ close.lowerBound <= $0.lowerBound }) ?? true {
+            if let found = close, found.lowerBound < open.upperBound { close = after.firstRange(ofASCII: "}}") }
+            if let close, after.firstRange(ofASCII: "{{").map({ close.lowerBound <= $0.lowerBound }) ?? true {
                 written += rest[..<close.upperBound]
                 rest = rest[close.upperBound...]
             } else {
@@ -172,14 +176,14 @@ public enum HTTPFileImport {
             guard text.contains(".response.") else { return text }
             var output = ""
             var rest = Substring(text)
-            while let open = rest.range(of: "{{") {
+            while let open = rest.firstRange(ofASCII: "{{") {
                 // A `{{` the import made text (`\{{`) starts no reference.
                 if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
                     output += rest[..<open.upperBound]
                     rest = rest[open.upperBound...]
                     continue
                 }
-                guard let close = rest[open.upperBound...].range(of: "}}") else { break }
+                guard let close = rest[open.upperBound...].firstRange(ofASCII: "}}") else { break }
                 output += rest[..<open.lowerBound]
                 let inner = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
                 if let marker = inner.range(of: ".response.") {

@@ -47,7 +47,7 @@ enum BodyCheck {
     private static func withTemplatesAsValues(_ text: String) -> String {
         var output = ""
         var rest = Substring(text)
-        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+        while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
             output += rest[..<open.lowerBound]
             let length = rest[open.lowerBound..<close.upperBound].utf8.count
             output += "0" + String(repeating: " ", count: length - 1)

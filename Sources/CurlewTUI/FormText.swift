@@ -25,7 +25,7 @@ enum FormText {
     private static func encoded(_ text: String) -> String {
         var output = ""
         var rest = Substring(text)
-        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+        while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
             output += Parameters.percentEncode(String(rest[..<open.lowerBound])) + rest[open.lowerBound..<close.upperBound]
             rest = rest[close.upperBound...]
         }

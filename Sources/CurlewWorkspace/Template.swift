@@ -72,7 +72,7 @@ public struct Template: Sendable {
     public static func names(in text: String) -> [String] {
         var names: [String] = []
         var rest = Substring(text)
-        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+        while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
             let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
             if !name.hasPrefix("$"), !name.isEmpty, !names.contains(name) { names.append(name) }
             rest = rest[close.upperBound...]
@@ -124,7 +124,7 @@ public struct Template: Sendable {
     private static func walk<E: Error>(_ text: Substring, literal: (Substring) throws(E) -> Void,
                                        expression: (Substring) throws(E) -> Void) throws(E) -> Substring? {
         var rest = text
-        while let open = rest.range(of: "{{") {
+        while let open = rest.firstRange(ofASCII: "{{") {
             if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
                 try literal(rest[..<rest.index(before: open.lowerBound)])
                 try literal("{{")

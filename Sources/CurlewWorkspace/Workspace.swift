@@ -271,7 +271,7 @@ public struct Workspace: Sendable {
     static func environmentNames(in text: String) -> Set<String> {
         var names: Set<String> = []
         var rest = Substring(text)
-        while let marker = rest.range(of: "$env.") {
+        while let marker = rest.firstRange(ofASCII: "$env.") {
             let name = rest[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
             if !name.isEmpty { names.insert(String(name)) }
             rest = rest[marker.upperBound...]

@@ -56,6 +56,17 @@ struct ImportTests {
         #expect(chain.steps[0].captures == [.json("login_token", "$.token"), Capture("login_XSession", from: .header("X-Session"))])
     }
 
+    @Test(".http: a line of many {{ that one late }} or none closes is read once, not once per {{ (each searched the rest of the line for its end)")
+    func httpFileManyUnclosedTemplates() {
+        let start = ContinuousClock.now
+        let unclosed = String(repeating: "a{{", count: 200_000)
+        #expect(HTTPFileImport.literalUnclosedTemplates(unclosed) == String(repeating: #"a\{{"#, count: 200_000))
+        let lateClose = String(repeating: "a{{", count: 200_000) + "}}"
+        #expect(HTTPFileImport.literalUnclosedTemplates(lateClose) == String(repeating: #"a\{{"#, count: 199_999) + "a{{}}")
+        // Quadratic, these took minutes.
+        #expect(ContinuousClock.now - start < .seconds(20))
+    }
+
     @Test(".http: a {{ no }} closes on its line is text, as the .http clients send it: the imported request runs instead of failing on an unclosed template (found by a new user's trial)")
     func httpFileUnclosedTemplate() throws {
         #expect(HTTPFileImport.literalUnclosedTemplates("a{{b}} c{{d e}}}} f{{") == #"a{{b}} c{{d e}}}} f\{{"#)

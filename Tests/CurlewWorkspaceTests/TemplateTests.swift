@@ -26,6 +26,17 @@ struct TemplateTests {
         #expect(try template.expand(#"\{{not a variable}} {{user}}"#) == "{{not a variable}} ann")
     }
 
+    @Test("a text of many templates is expanded and its names listed in time proportional to its length (a substring search read all the rest of the text for each)")
+    func manyTemplates() throws {
+        let text = String(repeating: "a {{user}} ", count: 200_000)
+        let start = ContinuousClock.now
+        #expect(try template.expand(text) == String(repeating: "a ann ", count: 200_000))
+        #expect(Template.names(in: text) == ["user"])
+        #expect(Template.literalText(in: text) == String(repeating: "a  ", count: 200_000))
+        // About 20 s each before; well under a second now.
+        #expect(ContinuousClock.now - start < .seconds(20))
+    }
+
     @Test("the literal text of a template is what expanding it keeps as written: nested expressions go whole, an escaped {{ stays, an unclosed one and what follows it stay")
     func literalText() {
         #expect(Template.literalText(in: "{{url}}/items") == "/items")

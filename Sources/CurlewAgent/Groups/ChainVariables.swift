@@ -90,14 +90,24 @@ public struct ChainVariables: Sendable, Equatable {
     /// `1,"admin":true` is never sent.
     public func expand(json text: String) throws(RequestError) -> String {
         try JSONTemplateFill.fill(text, string: { (content: String) throws(RequestError) -> String in try expand(content) },
-                                  elsewhere: { (segment: String) throws(RequestError) -> String in
-            try expand(Substring(segment)) { (name: String, value: String) throws(RequestError) -> String in
-                guard (try? JSONValue.parse(value)) != nil else {
-                    throw RequestError(.invalidBody, "chain variable {{\(name)}} stands outside a string in a JSON body, and its value is not one JSON value: put the template in quotes to send it as a string")
-                }
-                return value
-            }
-        })
+                                  elsewhere: { (segment: String) throws(RequestError) -> String in try expand(outsideJSONStrings: segment) })
+    }
+
+    /// Replaces every `{{name}}` in a part of a JSON body outside its strings, each value only
+    /// when it is one JSON value (`expand(json:)`).
+    public func expand(outsideJSONStrings segment: String) throws(RequestError) -> String {
+        try expand(Substring(segment)) { (name: String, value: String) throws(RequestError) -> String in
+            try Self.standingOutsideJSONString(name: name, value: value)
+        }
+    }
+
+    /// `value` when it may stand outside a JSON body's strings (one JSON value); else the step
+    /// fails with `invalidBody`. The one rule for a chain's run and for Compose's editor.
+    public static func standingOutsideJSONString(name: String, value: String) throws(RequestError) -> String {
+        guard (try? JSONValue.parse(value)) != nil else {
+            throw RequestError(.invalidBody, "chain variable {{\(name)}} stands outside a string in a JSON body, and its value is not one JSON value: put the template in quotes to send it as a string")
+        }
+        return value
     }
 
     /// Replaces every `{{name}}` in `text`; an unknown name fails with `unresolvedVariable`.
@@ -110,9 +120,9 @@ public struct ChainVariables: Sendable, Equatable {
         guard text.contains("{{") else { return String(text) }
         var output = ""
         var rest = text
-        while let open = rest.range(of: "{{") {
+        while let open = rest.firstRange(ofASCII: "{{") {
             output += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
+            guard let close = rest[open.upperBound...].firstRange(ofASCII: "}}") else {
                 output += rest[open.lowerBound...]
                 return output
             }
