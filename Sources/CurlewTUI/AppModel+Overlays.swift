@@ -203,7 +203,8 @@ extension AppModel {
         let selected: (name: String, group: RequestGroup)?
         do { selected = try groupToRun() } catch { message = "not stepped: \(error)"; return }
         guard pane == .compose, let selected,
-              let stepper = ChainStepper(name: selected.name, group: selected.group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem) else {
+              let stepper = ChainStepper(name: selected.name, group: selected.group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem,
+                                         defaultHeaders: workspace?.session.config.defaultHeaders ?? environment.agent?.config.defaultHeaders ?? [:]) else {
             message = "select a chain in the list, then S steps through it"
             return
         }

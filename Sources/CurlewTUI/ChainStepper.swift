@@ -18,13 +18,27 @@ public struct ChainStepper: Sendable {
     /// What the editor held before the run, given back when it ends.
     let draftBefore: RequestDraft
     let loadedItemBefore: Int?
+    /// The config's default headers: its `Content-Type` goes on the wire when a step has none,
+    /// and makes a text body JSON for filling in captures, as the chain's run fills it.
+    let defaultHeaders: HTTPHeaders
+    /// The names the chain fills in (`RequestGroup.fillsOnly`).
+    let fillsOnly: Set<String>?
 
-    public init?(name: String, group: RequestGroup, draftBefore: RequestDraft, loadedItemBefore: Int?) {
+    public init?(name: String, group: RequestGroup, draftBefore: RequestDraft, loadedItemBefore: Int?, defaultHeaders: HTTPHeaders = [:]) {
         guard let steps = group.chainSteps, !steps.isEmpty else { return nil }
         self.name = name
         self.steps = steps
         self.draftBefore = draftBefore
         self.loadedItemBefore = loadedItemBefore
+        self.defaultHeaders = defaultHeaders
+        fillsOnly = group.fillsOnly
+    }
+
+    /// What the steps so far captured, filled in as the chain's run fills it.
+    private var variables: ChainVariables {
+        var variables = ChainVariables(captured)
+        variables.fillsOnly = fillsOnly
+        return variables
     }
 
     public var stepCount: Int { steps.count }
@@ -34,13 +48,17 @@ public struct ChainStepper: Sendable {
         guard case .request(let request) = steps[index].member else {
             throw RequestError(.groupFailed, "step \(index + 1) of \(name) is a group; only request steps are stepped")
         }
-        return try ChainVariables(captured).expand(request)
+        return try variables.expand(request, defaultHeaders: defaultHeaders)
     }
 
-    /// The step's request with the editor's fields as the user left them.
+    /// The step's request with the editor's fields as the user left them, filled in as the
+    /// chain's run fills a step.
     func request(editedAs draft: RequestDraft) throws(RequestError) -> Request {
         let base = try resolvedRequest()
-        let edited = try draft.makeRequest { text throws(RequestError) in try ChainVariables(captured).expand(text) }
+        let variables = variables
+        let edited = try draft.makeRequest(defaultContentType: defaultHeaders["Content-Type"],
+                                           expanding: { text throws(RequestError) in try variables.expand(text) },
+                                           outsideJSONStrings: { text throws(RequestError) in try variables.expand(outsideJSONStrings: text) })
         return draft.applying(edited, onto: base)
     }
 

@@ -200,9 +200,16 @@ public struct ComposeWorkspace: Sendable {
         // A chain's captured values are filled in with the workspace's variables, by the draft's
         // rules: in a JSON body's strings whole, escaped (`RequestDraft.expandingJSON`), so that a
         // Basic credential or `{{$base64 …}}` that uses one encodes its value.
-        var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft), defaultContentType: session.config.defaultHeaders["Content-Type"]) { text throws(RequestError) in
-            try expand(text, captured: captured)
-        }
+        // Outside a JSON body's strings a captured value stands only when it is one JSON value,
+        // as a chain's run requires: a server's `1,"admin":true` adds no member.
+        var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft), defaultContentType: session.config.defaultHeaders["Content-Type"],
+                                           expanding: { text throws(RequestError) in try expand(text, captured: captured) },
+                                           outsideJSONStrings: { text throws(RequestError) in
+            for name in Template.names(in: text) {
+                if let value = captured.last(where: { $0.name == name })?.value { _ = try ChainVariables.standingOutsideJSONString(name: name, value: value) }
+            }
+            return try expand(text, captured: captured)
+        })
         // A file part's relative path starts where the entry's file is, as when the file is run.
         if let form = edited.form {
             let directory = draft.sourceEntry.flatMap { session.workspace.request(named: $0)?.directory } ?? session.workspace.directory

@@ -237,7 +237,8 @@ public struct RequestDraft: Sendable, Equatable {
 
     /// The request to send, with `{{name}}` filled from `variables`.
     public func makeRequest(variables: ChainVariables) throws(RequestError) -> Request {
-        try makeRequest { text throws(RequestError) in try variables.expand(text) }
+        try makeRequest(expanding: { text throws(RequestError) in try variables.expand(text) },
+                        outsideJSONStrings: { text throws(RequestError) in try variables.expand(outsideJSONStrings: text) })
     }
 
     /// The request to send, every text field passed through `expand`. A relative URL is left
@@ -247,9 +248,18 @@ public struct RequestDraft: Sendable, Equatable {
     /// editor then sends it as the file does.
     /// `defaultContentType`: the config's default `Content-Type` header, on the wire when the
     /// draft has none (a text body under it is filled in as JSON).
+    /// `outsideJSONStrings`: fills a JSON body's text outside its strings, where a value that
+    /// came from a server (a chain's capture) must be one JSON value
+    /// (`ChainVariables.standingOutsideJSONString`); `expand` when not given.
     public func makeRequest(bodyIsText: Bool = false, defaultContentType: String? = nil,
-                            expanding expand: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
-        try build(expanding: expand, forSaving: false, bodyIsText: bodyIsText, defaultContentType: defaultContentType).request
+                            expanding expand: (String) throws(RequestError) -> String,
+                            outsideJSONStrings: ((String) throws(RequestError) -> String)? = nil) throws(RequestError) -> Request {
+        guard let outsideJSONStrings else {
+            return try build(expanding: expand, outsideJSONStrings: expand, forSaving: false, bodyIsText: bodyIsText,
+                             defaultContentType: defaultContentType).request
+        }
+        return try build(expanding: expand, outsideJSONStrings: outsideJSONStrings, forSaving: false, bodyIsText: bodyIsText,
+                         defaultContentType: defaultContentType).request
     }
 
     /// The draft as a workspace entry keeps it: templates as typed, switched-off rows left out,
@@ -259,7 +269,7 @@ public struct RequestDraft: Sendable, Equatable {
     /// A body that does not read (a multipart line that is not a part) is refused.
     /// `bodyIsText`: the entry writes its body as text, and a form body stays text.
     public func writtenRequest(bodyIsText: Bool = false) throws(RequestError) -> (request: Request, query: Parameters) {
-        try build(expanding: { $0 }, forSaving: true, bodyIsText: bodyIsText)
+        try build(expanding: { $0 }, outsideJSONStrings: { $0 }, forSaving: true, bodyIsText: bodyIsText)
     }
 
     /// `base` (a stored request, or a chain step, with every field the editor does not show)
@@ -294,18 +304,21 @@ public struct RequestDraft: Sendable, Equatable {
     /// template stands (`JSONTemplateFill`, as a `body:` entry under a JSON type is); under
     /// another type it is filled in as text. One without templates is sent as typed.
     /// `isJSON`: the body is JSON by its own type or the `Content-Type` header's (either).
+    /// `outsideJSONStrings` fills the text outside the strings.
     static func expandingJSON(_ body: String, contentType: String, isJSON: Bool, asMembers: Bool = true,
-                              _ expand: (String) throws(RequestError) -> String) throws(RequestError) -> String {
+                              _ expand: (String) throws(RequestError) -> String,
+                              outsideJSONStrings: (String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard body.contains("{{") else { return try expand(body) }
         if asMembers, let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) {
             return try json.mappingStrings(expand).serialized()
         }
-        return isJSON ? try JSONTemplateFill.fill(body, string: expand, elsewhere: expand) : try expand(body)
+        return isJSON ? try JSONTemplateFill.fill(body, string: expand, elsewhere: outsideJSONStrings) : try expand(body)
     }
 
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query
     /// goes into the URL) or to save (templates kept; the query apart; defaults left out).
-    private func build(expanding expand: (String) throws(RequestError) -> String, forSaving: Bool,
+    private func build(expanding expand: (String) throws(RequestError) -> String,
+                       outsideJSONStrings: (String) throws(RequestError) -> String, forSaving: Bool,
                        bodyIsText: Bool = false, defaultContentType: String? = nil) throws(RequestError) -> (request: Request, query: Parameters) {
         var members: [JSONMember] = []
         for row in params where row.enabled && !row.name.isEmpty {
@@ -355,11 +368,12 @@ public struct RequestDraft: Sendable, Equatable {
             // Text, unless a header types it JSON: then its strings are filled in whole, as the file does.
             let isJSON = MIMEType.isJSON(body: contentType, header: headers["Content-Type"] ?? defaultContentType)
             let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: isJSON,
-                                                                                asMembers: false, expand)
+                                                                                asMembers: false, expand, outsideJSONStrings: outsideJSONStrings)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .json:
             // Saved as typed; sent as the file will fill it in.
-            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: true, asMembers: !bodyIsText, expand)
+            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: true, asMembers: !bodyIsText,
+                                                                                expand, outsideJSONStrings: outsideJSONStrings)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .form where bodyIsText:
             // An entry written as text is filled in as text, as `curlew run` fills it, and saved as text.

@@ -159,11 +159,16 @@ public struct WorkspaceSession: Sendable {
             steps.append(ChainStep(built, captures: member.captures))
             if group.kind == .chain { captured.formUnion(member.captures.map(\.name)) }
         }
-        switch group.kind {
-        case .batch: return .batch(members, policy: group.policy, maxConcurrency: group.maxConcurrency, name: name)
-        case .chain: return .chain(steps, onFailure: group.onFailure, name: name)
-        case .window: return .orderedWindow(members, maxInFlight: group.maxInFlight, name: name)
+        var built: RequestGroup = switch group.kind {
+        case .batch: .batch(members, policy: group.policy, maxConcurrency: group.maxConcurrency, name: name)
+        case .chain: .chain(steps, onFailure: group.onFailure, name: name)
+        case .window: .orderedWindow(members, maxInFlight: group.maxInFlight, name: name)
         }
+        // Only what the chains capture is filled in (a group nested in a chain takes what the
+        // chain captured before it): a `{{` left in a built request otherwise is the file's
+        // escaped `\{{`, text to send as written.
+        built.fillsOnly = captured
+        return built
     }
 
     /// Every request a group runs, at any depth, by name, for checking their assertions.

@@ -187,6 +187,31 @@ struct ChainTests {
 
 @Suite("Nested groups")
 struct NestedGroupTests {
+    @Test("a group nested in a chain fills in what the chain captured before it, a batch's members and a nested chain's steps alike (found by review: they went out with {{token}} as written)")
+    func nestedGroupsInheritCaptures() async throws {
+        let (agent, recorder) = try await groupAgent()
+        let me = Request(.get, "/me", name: "me", headers: ["Authorization": "Bearer {{token}}"])
+        let chain = RequestGroup.chain([
+            ChainStep(Request(.post, "/login", name: "login", params: ["username": "ada", "password": "pw"], requestSerializer: .json),
+                      captures: [.json("token", "$.token")]),
+            ChainStep(.group(.batch([me, me], name: "inner batch"))),
+            ChainStep(.group(.chain([ChainStep(me)], name: "inner chain"))),
+        ], name: "outer")
+        let group = await runToEnd(chain, on: agent)
+        #expect(group.state == .succeeded, "\(recorder.messages.map { "\($0.name ?? "") \($0.response?.statusCode ?? 0) \($0.error?.message ?? "")" })")
+        let token = try #require(group.variables["token"])
+        let sent = recorder.messages.filter { $0.name == "me" }
+        #expect(sent.count == 3)
+        for message in sent {
+            #expect(message.response?.statusCode == 200)
+            #expect(message.original?.headers.first { $0.name == "Authorization" }?.value == "Bearer \(token)")
+        }
+        // Without captures before it, a nested batch sends its members as they are.
+        let literal = Request(.get, "/get", name: "literal", headers: ["X-Note": "{{x}}"])
+        let plain = await runToEnd(.chain([ChainStep(.group(.batch([literal])))]), on: agent)
+        #expect(plain.state == .succeeded)
+    }
+
     @Test("a batch inside a chain and a chain inside a batch run, and report their parent")
     func nesting() async throws {
         let (agent, recorder) = try await groupAgent()

@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewTestSupport
 @testable import CurlewTUI
 import CurlewWorkspace
 import Foundation
@@ -119,6 +120,19 @@ struct ComposeWorkspaceTests {
         #expect(throws: RequestError.self) {
             try workspace.request(for: try workspace.draft(named: "text"), captured: [("token", "t"), ("n", #"1,"admin":true"#)])
         }
+        // A body typed in the editor is filled as the run fills it too, saved or not (found by
+        // review: outside a string the editor put the captured value in as it came).
+        var typed = try workspace.draft(named: "members")
+        typed.bodyMode = .json
+        typed.body = #"{"n": {{n}}}"#
+        var unsaved = typed
+        unsaved.entryName = nil
+        unsaved.copiedFrom = nil
+        for draft in [typed, unsaved] {
+            #expect(throws: RequestError.self) { try workspace.request(for: draft, captured: [("token", "t"), ("n", #"1,"admin":true"#)]) }
+            let sent = try workspace.request(for: draft, captured: [("token", "t"), ("n", "3")])
+            #expect(sent.requestSerializer == .raw(Data(#"{"n": 3}"#.utf8), contentType: "application/json"))
+        }
         // A Basic credential typed with a captured value encodes the value (found by review).
         var draft = try workspace.draft(named: "members")
         draft.auth = .basic(user: "{{token}}", password: "pw")
@@ -233,5 +247,36 @@ struct ComposeWorkspaceTests {
         #expect(try workspace.request(for: draft, captured: []).baseURL == "http://a.test")
         try workspace.reload(environment: "b")
         #expect(try workspace.request(for: draft, captured: []).baseURL == "http://b.test")
+    }
+}
+
+@Suite("stepping through a chain")
+struct ChainStepperTests {
+    @Test("a step's body is filled in as the chain's run fills it: JSON under the config's default Content-Type, a captured value outside a string only when it is one JSON value, typed in the editor too (found by review: the stepper filled text)")
+    func stepFilledAsTheRunFills() throws {
+        let chain = RequestGroup.chain([
+            ChainStep(Request(.post, "/login", name: "login"), captures: [.json("s", "$.s"), .json("n", "$.n")]),
+            ChainStep(Request(.post, "/next", name: "next", requestSerializer: .raw(Data(#"{"s": "{{s}}"}"#.utf8), contentType: "text/plain"))),
+        ], name: "flow")
+        var stepper = try #require(ChainStepper(name: "flow", group: chain, draftBefore: RequestDraft(), loadedItemBefore: nil,
+                                                defaultHeaders: ["Content-Type": "application/json"]))
+        let hostile = #"a","admin":true,"b":""#
+        let answer = Fixtures.message(responseBody: JSONValue.object([JSONMember("s", .string(hostile)), JSONMember("n", .string(#"1,"admin":true"#))]).serialized())
+        _ = stepper.take(answer)
+        #expect(stepper.index == 1)
+        let resolved = try stepper.resolvedRequest()
+        guard case .raw(let data, _) = resolved.requestSerializer else { Issue.record("no body"); return }
+        let json = try JSONValue.parse(data)
+        #expect(json["s"] == .string(hostile))
+        #expect(json["admin"] == nil)
+        // The user types a template outside a string: the hostile capture is refused, as the run refuses it.
+        var draft = RequestDraft(resolved, baseURL: nil)
+        draft.bodyMode = .json
+        draft.headers.removeAll { $0.name.lowercased() == "content-type" }
+        draft.body = #"{"n": {{n}}}"#
+        #expect(throws: RequestError.self) { try stepper.request(editedAs: draft) }
+        draft.body = #"{"n": "{{n}}"}"#
+        guard case .raw(let edited, _) = try stepper.request(editedAs: draft).requestSerializer else { Issue.record("no body"); return }
+        #expect(try JSONValue.parse(edited)["n"] == .string(#"1,"admin":true"#))
     }
 }

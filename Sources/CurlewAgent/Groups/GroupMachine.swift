@@ -56,7 +56,10 @@ struct GroupMachine: Sendable {
     private var nextToStart = 0
     private var running = 0
 
-    init(plan: RequestGroup.Plan) {
+    /// `inherited`: what the chain this group runs in had captured when it started the group.
+    init(plan: RequestGroup.Plan, fillsOnly: Set<String>? = nil, inherited: ChainVariables = ChainVariables()) {
+        variables = inherited
+        variables.fillsOnly = fillsOnly
         policy = GroupPolicy(plan)
         switch plan {
         case .batch(let members, _, _), .orderedWindow(let members, _):

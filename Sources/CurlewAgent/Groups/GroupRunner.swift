@@ -22,6 +22,9 @@ final class GroupRunner: Sendable {
     private let passesGate: Bool
     private let onFinish: (@Sendable (GroupHandle) -> Void)?
     private let machine: Locked<GroupMachine>
+    /// Members' `{{name}}` are filled in: a chain's, and any group's nested in a chain that had
+    /// captured values by the time it started it.
+    private let fillsTemplates: Bool
     /// What each started member runs as, for cancelling it.
     private let started = Locked<[Int: StartedMember]>([:])
     private let startedAt = Locked(ContinuousClock.now)
@@ -31,9 +34,12 @@ final class GroupRunner: Sendable {
         case group(GroupRunner)
     }
 
+    /// `inherited`: for a group nested in a chain, what the chain had captured when it started
+    /// this group; its members' `{{name}}` are filled from it as a chain step's are.
     init(group: RequestGroup, id: UInt64, agent: Agent, callbacks: GroupCallbacks, parent: (id: UInt64, index: Int)?, lane: Int,
-         isPriorityGate: Bool, passesGate: Bool, onFinish: (@Sendable (GroupHandle) -> Void)?) {
-        let machine = GroupMachine(plan: group.plan)
+         isPriorityGate: Bool, passesGate: Bool, inherited: ChainVariables = ChainVariables(), onFinish: (@Sendable (GroupHandle) -> Void)?) {
+        let machine = GroupMachine(plan: group.plan, fillsOnly: group.fillsOnly, inherited: inherited)
+        fillsTemplates = group.kind == .chain || !inherited.values.isEmpty
         let labels = machine.slots.map(\.member.label)
         self.lane = lane
         self.agent = agent
@@ -178,7 +184,7 @@ final class GroupRunner: Sendable {
         case .request(let template):
             let request: Request
             do {
-                request = info.kind == .chain ? try variables.expand(template, defaultHeaders: agent.config.defaultHeaders) : template
+                request = fillsTemplates ? try variables.expand(template, defaultHeaders: agent.config.defaultHeaders) : template
             } catch {
                 agent.runCallback(lane: lane) { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
                 return
@@ -193,7 +199,7 @@ final class GroupRunner: Sendable {
         case .group(let group):
             let child = GroupRunner(
                 group: group, id: agent.makeID(), agent: agent, callbacks: GroupCallbacks(),
-                parent: (info.id, index), lane: lane, isPriorityGate: false, passesGate: passesGate,
+                parent: (info.id, index), lane: lane, isPriorityGate: false, passesGate: passesGate, inherited: variables,
                 onFinish: { [self] childHandle in
                     let succeeded = childHandle.state == .succeeded
                     let error = succeeded ? nil : RequestError(childHandle.state == .cancelled ? .cancelled : .groupFailed,

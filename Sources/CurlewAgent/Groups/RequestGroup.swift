@@ -92,6 +92,10 @@ public struct RequestGroup: Sendable {
 
     public var name: String?
     let plan: Plan
+    /// A chain's names to fill in its steps' `{{name}}` (what its steps capture); any other
+    /// `{{name}}` is text and goes out as written (a workspace's escaped `\{{`). nil: every
+    /// `{{name}}` is filled, and a name no step captured fails the step, naming the ones known.
+    public var fillsOnly: Set<String>?
 
     public var kind: Kind {
         switch plan {
@@ -193,6 +197,8 @@ public struct RequestGroup: Sendable {
             .chain(steps.map { ChainStep(map($0.member), captures: $0.captures, onFinish: $0.onFinish) }, onFailure: onFailure)
         case .orderedWindow(let members, let maxInFlight): .orderedWindow(members.map(map), maxInFlight: maxInFlight)
         }
-        return RequestGroup(name: name, plan: mapped)
+        var group = RequestGroup(name: name, plan: mapped)
+        group.fillsOnly = fillsOnly
+        return group
     }
 }
