@@ -10,12 +10,18 @@ public struct LatencyState: Sendable {
     public let groupID: UInt64
     /// The copies are runs of a group: each run's time is counted, and its requests' phases.
     public let runsGroup: Bool
-    /// The answers (an error status or a failure included) whose figures are counted.
+    /// The answers (an error status included) whose figures are counted.
     public private(set) var messages: [DebugMessage] = []
+    /// Requests that ended without an answer (a refused connection, a timeout, a TLS failure),
+    /// by kind: counted apart, never in the figures, where a refusal's few microseconds would
+    /// pass for the fastest answers.
+    public private(set) var unanswered: [RequestError.Kind: Int] = [:]
+    /// How many requests ended without an answer.
+    public var unansweredCount: Int { unanswered.values.reduce(0, +) }
     /// Copies stopped before an answer (`x`), those never sent included once the run ended:
     /// counted apart, never in the figures, where the time until the stop would pass for an
     /// answer's.
-    public var cancelled: Int { ended && !runsGroup ? total - messages.count : cancelledSeen }
+    public var cancelled: Int { ended && !runsGroup ? total - messages.count - unansweredCount : cancelledSeen }
     private var cancelledSeen = 0
     /// The batch of copies or runs has finished (all done, or stopped).
     private var ended = false
@@ -38,7 +44,15 @@ public struct LatencyState: Sendable {
     }
 
     /// How many copies or runs have ended, cancelled ones included.
-    public var done: Int { ended ? total : runsGroup ? runs.count + cancelledRunsSeen : messages.count + cancelledSeen }
+    public var done: Int { ended ? total : runsGroup ? runs.count + cancelledRunsSeen : messages.count + unansweredCount + cancelledSeen }
+
+    /// The unanswered count with its commonest kind, for the title; nil when every request
+    /// was answered.
+    public var unansweredSummary: String? {
+        guard let commonest = unanswered.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue > $1.key.rawValue) }) else { return nil }
+        let others = unanswered.count > 1 ? " and others" : ""
+        return "\(unansweredCount) unanswered (\(commonest.key.rawValue)\(others))"
+    }
 
     /// Takes a debug message when it belongs to the run; false when it does not.
     @discardableResult
@@ -46,6 +60,8 @@ public struct LatencyState: Sendable {
         guard let id = message.groupID, runGroups.contains(id) else { return false }
         if message.state == .cancelled {
             cancelledSeen += 1
+        } else if message.response == nil {
+            unanswered[message.error?.kind ?? .couldNotConnect, default: 0] += 1
         } else {
             messages.append(message)
             figures = nil

@@ -6,13 +6,15 @@ enum LatencyView {
     static func draw(_ state: inout LatencyState, in area: Rect, into frame: inout FrameBuffer) {
         let stats = state.stats()
         let done = state.done
-        // Requests with an error status or no answer count as errors, also inside a run whose
-        // verdict allowed them (a batch of policy any).
+        // Answers with an error status count as errors, also inside a run whose verdict allowed
+        // them (a batch of policy any); requests without an answer are counted apart, kept out
+        // of the figures.
         let errors = "\(stats.total.errors) error\(stats.total.errors == 1 ? "" : "s")"
+        let unanswered = state.unansweredSummary.map { " · \($0)" } ?? ""
         let counts = state.runsGroup
-            ? "runs · \(state.runs.filter { !$0.succeeded }.count) failed · \(state.messages.count) requests, \(errors)"
+            ? "runs · \(state.runs.filter { !$0.succeeded }.count) failed · \(state.messages.count) requests, \(errors)\(unanswered)"
                 + (state.cancelledRuns > 0 ? " · \(state.cancelledRuns) cancelled" : "")
-            : "answered · \(errors)" + (state.cancelled > 0 ? " · \(state.cancelled) cancelled" : "")
+            : "answered · \(errors)\(unanswered)" + (state.cancelled > 0 ? " · \(state.cancelled) cancelled" : "")
         let ended = state.runsGroup ? state.runs.count : state.messages.count
         frame.put("Latency  \(state.name) · \(ended)/\(state.total) \(counts) · x stops · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)

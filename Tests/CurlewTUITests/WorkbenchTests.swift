@@ -442,6 +442,25 @@ struct WorkbenchTests {
         #expect(model.live.rows.count == entries)
     }
 
+    @Test("latency mode counts requests that got no answer apart, by kind, and keeps them out of the percentiles and the histogram (found by review: a refused connection's microseconds passed for the fastest answers)")
+    func latencyWithoutAnswers() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        let refused = try Listeners.closedPort()
+        model.compose.draft.url = "http://127.0.0.1:\(refused)/get"
+        model.handle(.character(":"))
+        type("latency 5", into: model)
+        model.handle(.enter)
+        try await pump(bench) { (model.latency?.done ?? 0) == 5 }
+        var figures = try #require(model.latency)
+        #expect(figures.messages.isEmpty)
+        #expect(figures.unanswered == [.couldNotConnect: 5])
+        #expect(figures.cancelled == 0)
+        #expect(figures.stats().histogram.reduce(0, +) == 0)
+        let screen = render(model)
+        #expect(screen.contains("Latency  alone · 0/5 answered · 0 errors · 5 unanswered (couldNotConnect)"), "\(screen)")
+    }
+
     @Test("m marks two exchanges and = shows them side by side with what differs")
     func compareTwo() async throws {
         let bench = try await bench()
