@@ -7,16 +7,6 @@ CURLEW := .build/debug/curlew
 # What `make run` runs; the end-to-end test starts the interface with exactly this.
 RUN_COMMAND := $(CURLEW)
 
-# The benchmark package builds Curlew's sources as a path dependency, and SwiftPM keeps using its
-# old build plan when a source file is added or removed there, so the new file is not compiled.
-# The plan is dropped when the list of source files changed since the last benchmark build.
-define forget-stale-bench-plan
-	@mkdir -p Benchmarks/.build; find Sources -type f | sort > Benchmarks/.build/sources.new; \
-	if ! cmp -s Benchmarks/.build/sources.new Benchmarks/.build/sources.$(1); then \
-		rm -f Benchmarks/.build/$(1).yaml Benchmarks/.build/build.db; fi; \
-	mv Benchmarks/.build/sources.new Benchmarks/.build/sources.$(1)
-endef
-
 .PHONY: run print-run-command test fuzz fuzz-smoke soak sanitize build deps bench-deps bench bench-smoke demo-server tui-e2e clean
 
 deps:
@@ -45,21 +35,21 @@ bench-deps:
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
 
 # The full comparison (medians of 5); appends to Benchmarks/RESULTS.md. The harness and the
-# agent it drives are release builds; the interface and CLI scenarios run the binary `make run`
-# opens.
+# agent it drives are release builds of this package, the AsyncHTTPClient peer a release build
+# of the package in Benchmarks/; the interface and CLI scenarios run the binary `make run` opens.
+# The harness runs in Benchmarks/ (its results file and the peer are found there).
 bench: build bench-deps
-	$(call forget-stale-bench-plan,release)
-	cd Benchmarks && $(SWIFT) build -c release
-	cd Benchmarks && CURLEW_BIN=../$(CURLEW) .build/release/CurlewBench --results RESULTS.md
+	$(SWIFT) build -c release --product CurlewBench
+	cd Benchmarks && $(SWIFT) build -c release --product AsyncHTTPClientBench
+	cd Benchmarks && CURLEW_BIN=../$(CURLEW) ../.build/release/CurlewBench --results RESULTS.md
 
-# A few hundred requests per client, so the harness itself cannot rot; records nothing. It builds
-# the harness alone: the AsyncHTTPClient peer (SwiftNIO and BoringSSL, minutes to compile) is
-# built and run by `make bench`.
+# A few hundred requests per client, so the harness itself cannot rot; records nothing. The
+# harness is built with the tests (`swift build --build-tests` builds every target); the
+# AsyncHTTPClient peer (SwiftNIO and BoringSSL, minutes to compile) is built and run by `make bench`.
 bench-smoke: bench-deps
 	$(SWIFT) build --product curlew
-	$(call forget-stale-bench-plan,debug)
-	cd Benchmarks && $(SWIFT) build --product CurlewBench
-	cd Benchmarks && CURLEW_BIN=../$(CURLEW) .build/debug/CurlewBench --smoke --no-results
+	$(SWIFT) build --product CurlewBench
+	cd Benchmarks && CURLEW_BIN=../$(CURLEW) ../.build/debug/CurlewBench --smoke --no-results
 
 # libFuzzer targets with AddressSanitizer, one per parser of untrusted input (README, Reliability).
 FUZZ_SECONDS ?= 120

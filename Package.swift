@@ -106,6 +106,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The benchmark harness (`make bench`; `make test` runs it briefly): built here, with the
+        // modules the tests build, so the test run compiles Curlew once. The peers Curlew is
+        // compared with are built by the package in Benchmarks/, never Curlew's dependencies.
+        .target(name: "BenchMeasurement", path: "Benchmarks/Sources/BenchMeasurement"),
+        .executableTarget(
+            name: "CurlewBench",
+            dependencies: ["BenchMeasurement", "CurlewAgent", "CurlewSessions", "CurlewTUI", "CCurl"],
+            path: "Benchmarks/Sources/CurlewBench"
+        ),
         .target(
             name: "CurlewTestSupport",
             dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewLocking"],

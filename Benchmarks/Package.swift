@@ -1,30 +1,19 @@
 // swift-tools-version: 6.0
-// A separate package so the clients Curlew is compared with never become Curlew's dependencies.
+// The clients Curlew is compared with, in a package of their own so they never become Curlew's
+// dependencies. The harness that runs them (CurlewBench) is built by Curlew's own package.
 import PackageDescription
 
 let package = Package(
     name: "CurlewBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Curlew", path: ".."),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
-        // What a client run measures and the line it reports it in, for the harness and the peers.
+        // What a client run measures and the line it reports it in: the harness's own sources,
+        // compiled here too for the peer that reports in the same form.
         .target(name: "BenchMeasurement"),
-        // The harness: nginx, every client and scenario, the report. It runs each client as a child.
-        .executableTarget(
-            name: "CurlewBench",
-            dependencies: [
-                "BenchMeasurement",
-                .product(name: "CurlewAgent", package: "Curlew"),
-                .product(name: "CurlewSessions", package: "Curlew"),
-                .product(name: "CurlewTUI", package: "Curlew"),
-                .product(name: "CCurl", package: "Curlew"),
-            ]
-        ),
-        // AsyncHTTPClient as a program of its own: `make bench` builds it, and the smoke run in
-        // `make test` builds the harness alone, without compiling SwiftNIO and BoringSSL.
+        // AsyncHTTPClient as a program of its own, which the harness runs as a child.
         .executableTarget(
             name: "AsyncHTTPClientBench",
             dependencies: ["BenchMeasurement", .product(name: "AsyncHTTPClient", package: "async-http-client")]

@@ -14,9 +14,10 @@ struct Orchestrator {
     var scenarios = true
     /// `--scenarios million,interface-log`: only these scenarios, and no client runs.
     var scenarioNames: Set<String>?
-    /// The AsyncHTTPClient program, built beside the harness.
-    let peerExecutable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent("AsyncHTTPClientBench").path
+    /// The AsyncHTTPClient program: `CURLEW_BENCH_PEER`, else as the package in Benchmarks/
+    /// builds it, from there (the harness runs in that directory).
+    let peerExecutable = ProcessInfo.processInfo.environment["CURLEW_BENCH_PEER"]
+        ?? FileManager.default.currentDirectoryPath + "/.build/release/AsyncHTTPClientBench"
 
     init(arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -47,12 +48,12 @@ struct Orchestrator {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         var clients = clients
         if smoke, clients.contains(.asyncHTTPClient) {
-            // The smoke run builds the harness alone (a peer binary left from another build
-            // could be stale); a full run compares with every peer.
+            // The smoke run builds the harness alone, with the tests (a peer binary left from
+            // another build could be stale); a full run compares with every peer.
             say("AsyncHTTPClient left out of the smoke run (make bench builds and runs it)")
             clients.removeAll { $0 == .asyncHTTPClient }
         } else if clients.contains(.asyncHTTPClient), !FileManager.default.isExecutableFile(atPath: peerExecutable) {
-            throw BenchError("\(peerExecutable) is not built: build the package (swift build -c release)")
+            throw BenchError("\(peerExecutable) is not built: run make bench, or build it in Benchmarks/ (swift build -c release --product AsyncHTTPClientBench)")
         }
         var report = Report(smoke: smoke, runs: runs)
         say("nginx on \(nginx.baseURL); \(runs) run(s) per client\(smoke ? " (smoke)" : "")\n")
