@@ -214,11 +214,13 @@ extension AppModel {
         loadStep()
     }
 
-    /// Puts the current step's request, resolved, in the editor.
+    /// Puts the current step's request in the editor with its templates as written (the
+    /// stepper's line shows what was captured); a step that cannot be filled in stops the run.
     private func loadStep() {
         guard let stepper = compose.stepping else { return }
         do {
-            var draft = RequestDraft(try stepper.resolvedRequest(), baseURL: nil)
+            _ = try stepper.resolvedRequest()
+            var draft = RequestDraft(try stepper.stepRequest(), baseURL: nil)
             draft.name = "\(stepper.name) · step \(stepper.index + 1)"
             compose.draft = draft
             compose.loadedItem = nil

@@ -43,16 +43,23 @@ public struct ChainStepper: Sendable {
 
     public var stepCount: Int { steps.count }
 
-    /// The current step's request with the captures so far filled in.
-    func resolvedRequest() throws(RequestError) -> Request {
+    /// The current step's request as the chain holds it, its `{{name}}` templates unfilled:
+    /// what the editor shows, filled in once when it is sent (a captured value that holds a
+    /// `{{…}}` of its own is never filled in again).
+    func stepRequest() throws(RequestError) -> Request {
         guard case .request(let request) = steps[index].member else {
             throw RequestError(.groupFailed, "step \(index + 1) of \(name) is a group; only request steps are stepped")
         }
-        return try variables.expand(request, defaultHeaders: defaultHeaders)
+        return request
     }
 
-    /// The step's request with the editor's fields as the user left them, filled in as the
-    /// chain's run fills a step.
+    /// The current step's request with the captures so far filled in.
+    func resolvedRequest() throws(RequestError) -> Request {
+        try variables.expand(try stepRequest(), defaultHeaders: defaultHeaders)
+    }
+
+    /// The step's request with the editor's fields as the user left them (the step's templates,
+    /// or what the user typed), filled in once, as the chain's run fills a step.
     func request(editedAs draft: RequestDraft) throws(RequestError) -> Request {
         let base = try resolvedRequest()
         let variables = variables

@@ -201,14 +201,18 @@ public struct ComposeWorkspace: Sendable {
         // rules: in a JSON body's strings whole, escaped (`RequestDraft.expandingJSON`), so that a
         // Basic credential or `{{$base64 …}}` that uses one encodes its value.
         // Outside a JSON body's strings a captured value stands only when it is one JSON value,
-        // as a chain's run requires: a server's `1,"admin":true` adds no member.
+        // as a chain's run requires: a server's `1,"admin":true` adds no member. The workspace's
+        // variables are filled in first with the captured names held back (a variable whose value
+        // is `{{n}}` included), then the captures by the run's rule.
+        let capturedNames = session.workspace.capturedNames.union(captured.map(\.name))
         var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft), defaultContentType: session.config.defaultHeaders["Content-Type"],
                                            expanding: { text throws(RequestError) in try expand(text, captured: captured) },
                                            outsideJSONStrings: { text throws(RequestError) in
-            for name in Template.names(in: text) {
-                if let value = captured.last(where: { $0.name == name })?.value { _ = try ChainVariables.standingOutsideJSONString(name: name, value: value) }
-            }
-            return try expand(text, captured: captured)
+            let held: String
+            do { held = try session.expand(text, deferring: capturedNames) } catch { throw RequestError(.unresolvedVariable, String(describing: error)) }
+            var variables = ChainVariables(captured)
+            variables.fillsOnly = capturedNames
+            return try variables.expand(outsideJSONStrings: held)
         })
         // A file part's relative path starts where the entry's file is, as when the file is run.
         if let form = edited.form {

@@ -10,8 +10,12 @@ public struct LatencyState: Sendable {
     public let groupID: UInt64
     /// The copies are runs of a group: each run's time is counted, and its requests' phases.
     public let runsGroup: Bool
-    /// The answers (an error status included) whose figures are counted.
-    public private(set) var messages: [DebugMessage] = []
+    /// The answers (an error status included) whose figures are counted, one per copy (or per
+    /// request of a run): its last message, so a retried request's earlier attempts and a
+    /// message published before a cancel are replaced by what came after them.
+    public var messages: [DebugMessage] { answers.compactMap { $0 } }
+    /// How many copies (or requests of the runs) are counted as answered.
+    public private(set) var answeredCount = 0
     /// Requests that ended without an answer (a refused connection, a timeout, a TLS failure),
     /// by kind: counted apart, never in the figures, where a refusal's few microseconds would
     /// pass for the fastest answers.
@@ -21,8 +25,32 @@ public struct LatencyState: Sendable {
     /// Copies stopped before an answer (`x`), those never sent included once the run ended:
     /// counted apart, never in the figures, where the time until the stop would pass for an
     /// answer's.
-    public var cancelled: Int { ended && !runsGroup ? total - messages.count - unansweredCount : cancelledSeen }
+    public var cancelled: Int { ended && !runsGroup ? max(0, total - answeredCount - unansweredCount) : cancelledSeen }
     private var cancelledSeen = 0
+    /// Answers in the order they came; nil where a later message of the same request took the place.
+    private var answers: [DebugMessage?] = []
+    /// How each request ended, by its last message so far.
+    private var endings: [RequestKey: Ending] = [:]
+
+    private enum Ending {
+        case answered(slot: Int)
+        case unanswered(RequestError.Kind)
+        case cancelled
+    }
+
+    /// One copy, or one request of a run: its group and place there, which every attempt of a
+    /// retried request shares.
+    private struct RequestKey: Hashable {
+        let group: UInt64
+        let place: Int?
+        let id: UInt64?
+
+        init(_ message: DebugMessage, group: UInt64) {
+            self.group = group
+            place = message.step
+            id = message.step == nil ? message.requestID : nil
+        }
+    }
     /// The batch of copies or runs has finished (all done, or stopped).
     private var ended = false
     /// The groups of the runs and every group nested in them: their requests are counted.
@@ -44,7 +72,7 @@ public struct LatencyState: Sendable {
     }
 
     /// How many copies or runs have ended, cancelled ones included.
-    public var done: Int { ended ? total : runsGroup ? runs.count + cancelledRunsSeen : messages.count + unansweredCount + cancelledSeen }
+    public var done: Int { ended ? total : runsGroup ? runs.count + cancelledRunsSeen : min(total, answeredCount + unansweredCount + cancelledSeen) }
 
     /// The unanswered count with its commonest kind, for the title; nil when every request
     /// was answered.
@@ -58,12 +86,31 @@ public struct LatencyState: Sendable {
     @discardableResult
     mutating func take(_ message: DebugMessage) -> Bool {
         guard let id = message.groupID, runGroups.contains(id) else { return false }
+        let key = RequestKey(message, group: id)
+        switch endings[key] {
+        case .answered(let slot):
+            answers[slot] = nil
+            answeredCount -= 1
+            figures = nil
+        case .unanswered(let kind):
+            unanswered[kind, default: 1] -= 1
+            if unanswered[kind] == 0 { unanswered[kind] = nil }
+        case .cancelled:
+            cancelledSeen -= 1
+        case nil:
+            break
+        }
         if message.state == .cancelled {
             cancelledSeen += 1
+            endings[key] = .cancelled
         } else if message.response == nil {
-            unanswered[message.error?.kind ?? .couldNotConnect, default: 0] += 1
+            let kind = message.error?.kind ?? .couldNotConnect
+            unanswered[kind, default: 0] += 1
+            endings[key] = .unanswered(kind)
         } else {
-            messages.append(message)
+            endings[key] = .answered(slot: answers.count)
+            answers.append(message)
+            answeredCount += 1
             figures = nil
         }
         return true

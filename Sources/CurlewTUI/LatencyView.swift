@@ -12,10 +12,10 @@ enum LatencyView {
         let errors = "\(stats.total.errors) error\(stats.total.errors == 1 ? "" : "s")"
         let unanswered = state.unansweredSummary.map { " · \($0)" } ?? ""
         let counts = state.runsGroup
-            ? "runs · \(state.runs.filter { !$0.succeeded }.count) failed · \(state.messages.count) requests, \(errors)\(unanswered)"
+            ? "runs · \(state.runs.filter { !$0.succeeded }.count) failed · \(state.answeredCount) requests, \(errors)\(unanswered)"
                 + (state.cancelledRuns > 0 ? " · \(state.cancelledRuns) cancelled" : "")
             : "answered · \(errors)\(unanswered)" + (state.cancelled > 0 ? " · \(state.cancelled) cancelled" : "")
-        let ended = state.runsGroup ? state.runs.count : state.messages.count
+        let ended = state.runsGroup ? state.runs.count : state.answeredCount
         frame.put("Latency  \(state.name) · \(ended)/\(state.total) \(counts) · x stops · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
         frame.put(Chrome.progressBar(Double(done) / Double(max(1, state.total)), width: max(10, area.width - 4)), row: area.row + 1, column: area.column + 1, style: .accent)

@@ -18,7 +18,7 @@ extension StringProtocol {
         }
         guard let offset else { return nil }
         let lower = utf8.index(startIndex, offsetBy: offset)
-        return lower..<utf8.index(lower, offsetBy: needle.utf8CodeUnitCount)
+        return lower..<utf8.index(lower, offsetBy: needle.withUTF8Buffer { $0.count })
     }
 }
 
@@ -26,16 +26,18 @@ extension ASCII {
     /// Where `needle` first starts in `bytes`: candidates found by `memchr` on its first byte,
     /// then compared in place.
     static func firstOffset(of needle: StaticString, in bytes: UnsafeRawBufferPointer) -> Int? {
-        let length = needle.utf8CodeUnitCount
-        guard length > 0, bytes.count >= length, let base = bytes.baseAddress else { return length == 0 ? 0 : nil }
-        let first = Int32(needle.utf8Start.pointee)
-        var from = 0
-        while from + length <= bytes.count {
-            guard let found = memchr(base + from, first, bytes.count - length + 1 - from) else { return nil }
-            let offset = base.distance(to: UnsafeRawPointer(found))
-            if memcmp(base + offset, needle.utf8Start, length) == 0 { return offset }
-            from = offset + 1
+        // Through `withUTF8Buffer`: a one-character literal is stored without a pointer.
+        needle.withUTF8Buffer { needle in
+            let length = needle.count
+            guard length > 0, bytes.count >= length, let base = bytes.baseAddress, let wanted = needle.baseAddress else { return length == 0 ? 0 : nil }
+            var from = 0
+            while from + length <= bytes.count {
+                guard let found = memchr(base + from, Int32(wanted.pointee), bytes.count - length + 1 - from) else { return nil }
+                let offset = base.distance(to: UnsafeRawPointer(found))
+                if memcmp(base + offset, wanted, length) == 0 { return offset }
+                from = offset + 1
+            }
+            return nil
         }
-        return nil
     }
 }

@@ -114,6 +114,14 @@ public struct WorkspaceSession: Sendable {
         return try template.expand(text)
     }
 
+    /// `text` with its templates expanded for this session, `deferred` names (a chain's
+    /// captures) left as `{{name}}` at any depth, through other variables too.
+    public func expand(_ text: String, deferring deferred: Set<String>) throws(Template.Failure) -> String {
+        var template = self.template
+        template.deferred = deferred
+        return try template.expand(text)
+    }
+
     /// Every variable and its value as it resolves here, secrets masked, for listing.
     public var resolvedVariables: [(name: String, value: String)] {
         template.variables.keys.sorted().map { name in

@@ -206,6 +206,17 @@ struct NestedGroupTests {
             #expect(message.response?.statusCode == 200)
             #expect(message.original?.headers.first { $0.name == "Authorization" }?.value == "Bearer \(token)")
         }
+        // A nested group that names no limit keeps its chain's: a name the chain does not fill is text.
+        var limited = RequestGroup.chain([
+            ChainStep(Request(.post, "/login", name: "login", params: ["username": "ada", "password": "pw"], requestSerializer: .json),
+                      captures: [.json("token", "$.token")]),
+            ChainStep(.group(.batch([Request(.get, "/get", name: "noted", headers: ["X-Note": "{{x}} {{token}}"])]))),
+        ])
+        limited.fillsOnly = ["token"]
+        let ran = await runToEnd(limited, on: agent)
+        #expect(ran.state == .succeeded)
+        let noted = try #require(recorder.messages.last { $0.name == "noted" })
+        #expect(noted.original?.headers.first { $0.name == "X-Note" }?.value == "{{x}} \(try #require(ran.variables["token"]))")
         // Without captures before it, a nested batch sends its members as they are.
         let literal = Request(.get, "/get", name: "literal", headers: ["X-Note": "{{x}}"])
         let plain = await runToEnd(.chain([ChainStep(.group(.batch([literal])))]), on: agent)

@@ -102,6 +102,7 @@ struct ComposeWorkspaceTests {
     @Test("a chain's captured value is filled into the editor's request as the chain's run fills it: escaped inside a JSON body's strings, refused outside one unless it is one JSON value")
     func capturedValuesFilledAsTheRunDoes() throws {
         let path = try file(#"""
+        variables: {wrapper: "{{n}}"}
         requests:
           members: {url: "http://127.0.0.1:9/j", json: {x: "{{token}}"}}
           text: {url: "http://127.0.0.1:9/t", body: '{"x": "{{token}}", "n": {{n}}}', contentType: application/json}
@@ -133,6 +134,12 @@ struct ComposeWorkspaceTests {
             let sent = try workspace.request(for: draft, captured: [("token", "t"), ("n", "3")])
             #expect(sent.requestSerializer == .raw(Data(#"{"n": 3}"#.utf8), contentType: "application/json"))
         }
+        // Through a variable whose value is the captured name's template too (found by review).
+        var wrapped = unsaved
+        wrapped.body = #"{"n": {{wrapper}}}"#
+        #expect(throws: RequestError.self) { try workspace.request(for: wrapped, captured: [("token", "t"), ("n", #"1,"admin":true"#)]) }
+        #expect(try workspace.request(for: wrapped, captured: [("token", "t"), ("n", "3")]).requestSerializer
+                == .raw(Data(#"{"n": 3}"#.utf8), contentType: "application/json"))
         // A Basic credential typed with a captured value encodes the value (found by review).
         var draft = try workspace.draft(named: "members")
         draft.auth = .basic(user: "{{token}}", password: "pw")
@@ -278,5 +285,19 @@ struct ChainStepperTests {
         draft.body = #"{"n": "{{n}}"}"#
         guard case .raw(let edited, _) = try stepper.request(editedAs: draft).requestSerializer else { Issue.record("no body"); return }
         #expect(try JSONValue.parse(edited)["n"] == .string(#"1,"admin":true"#))
+    }
+
+    @Test("a step is filled in once, when sent: a captured value that holds a template is sent as it came, never filled in again (found by review: the editor held the filled step and sending filled it a second time)")
+    func stepFilledOnce() throws {
+        let chain = RequestGroup.chain([
+            ChainStep(Request(.post, "/login", name: "login"), captures: [.json("token", "$.token"), .json("s", "$.s")]),
+            ChainStep(Request(.post, "/next", name: "next", requestSerializer: .raw(Data(#"{"c": "{{s}}"}"#.utf8), contentType: "application/json"))),
+        ], name: "flow")
+        var stepper = try #require(ChainStepper(name: "flow", group: chain, draftBefore: RequestDraft(), loadedItemBefore: nil))
+        _ = stepper.take(Fixtures.message(responseBody: #"{"token": "T0KEN", "s": "{{token}}"}"#))
+        let draft = RequestDraft(try stepper.stepRequest(), baseURL: nil)
+        #expect(draft.body.contains("{{s}}"), "the editor shows the step's template")
+        guard case .raw(let sent, _) = try stepper.request(editedAs: draft).requestSerializer else { Issue.record("no body"); return }
+        #expect(try JSONValue.parse(sent)["c"] == .string("{{token}}"))
     }
 }

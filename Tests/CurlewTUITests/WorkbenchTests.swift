@@ -461,6 +461,26 @@ struct WorkbenchTests {
         #expect(screen.contains("Latency  alone · 0/5 answered · 0 errors · 5 unanswered (couldNotConnect)"), "\(screen)")
     }
 
+    @Test("latency mode counts each copy once, by its last message: a retried copy's earlier attempts and a failure before a cancel are replaced (found by review: retries counted as more copies than were sent)")
+    func latencyCountsEachCopyOnce() {
+        var state = LatencyState(name: "r", total: 3, groupID: 9)
+        let refused = RequestError(.couldNotConnect, "refused")
+        // Copy 0: refused, retried, answered. Copy 1: answered 503, retried, refused. Copy 2: refused, then cancelled.
+        state.take(Fixtures.message(id: 1, status: nil, error: refused, groupID: 9, step: 0))
+        state.take(Fixtures.message(id: 2, status: 503, groupID: 9, step: 1))
+        state.take(Fixtures.message(id: 3, status: nil, error: refused, groupID: 9, step: 2))
+        state.take(Fixtures.message(id: 4, groupID: 9, step: 0))
+        state.take(Fixtures.message(id: 5, status: nil, error: refused, groupID: 9, step: 1))
+        state.take(Fixtures.message(id: 6, status: nil, error: RequestError(.cancelled, "stopped"), groupID: 9, step: 2))
+        #expect(state.answeredCount == 1 && state.messages.map(\.requestID) == [4])
+        #expect(state.unanswered == [.couldNotConnect: 1])
+        #expect(state.cancelled == 1)
+        #expect(state.done == 3)
+        #expect(state.stats().total.count == 1)
+        state.take(GroupEvent.finished(GroupInfo(id: 9, name: nil, kind: .batch, parentID: nil, indexInParent: nil, isPriorityGate: false), verdict: .cancelled, duration: 1_000, failedMembers: []))
+        #expect(state.cancelled == 1 && state.done == 3)
+    }
+
     @Test("m marks two exchanges and = shows them side by side with what differs")
     func compareTwo() async throws {
         let bench = try await bench()
@@ -490,7 +510,7 @@ struct WorkbenchTests {
         #expect(model.comparison == nil)
     }
 
-    @Test("S steps through a chain: each step waits in the editor resolved with the captures so far, can be edited, and is sent with s")
+    @Test("S steps through a chain: each step waits in the editor with its templates, can be edited, and is sent with s, filled in with the captures so far")
     func stepThroughChain() async throws {
         let server = try await TestServer.shared()
         let bench = try bench(workspace: """
@@ -517,8 +537,8 @@ struct WorkbenchTests {
         #expect(render(model).contains("flow · step 1/2 · s sends · Esc stops"))
         model.handle(.character("s"))
         try await pump(bench) { model.compose.stepping?.index == 1 }
-        let authorization = model.compose.draft.headers.first { $0.name == "Authorization" }?.value ?? ""
-        #expect(authorization.hasPrefix("Bearer ") && !authorization.contains("{{"), "step 2 is resolved with the captured token")
+        // The step waits with its template; it is filled in once, when sent.
+        #expect(model.compose.draft.headers.first { $0.name == "Authorization" }?.value == "Bearer {{token}}")
         #expect(model.compose.stepping?.captured.map(\.name) == ["token"])
         // The stepper's line names the capture and hides a value named like a credential.
         let token = try #require(model.compose.stepping?.captured.first?.value)
@@ -528,6 +548,7 @@ struct WorkbenchTests {
         model.handle(.character("s"))
         try await pump(bench) { model.compose.stepping?.outcome != nil }
         #expect(model.message == "flow: all 2 steps done")
+        // /me answers 200 only to the captured token.
         #expect(model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message?.response?.statusCode } == 200)
         model.handle(.escape)
         #expect(model.compose.stepping == nil && model.compose.draft == before)

@@ -66,6 +66,9 @@ struct ASCIITests {
         #expect("a{b{{".firstRange(ofASCII: "{{").map { "a{b{{"[..<$0.lowerBound] } == "a{b")
         #expect("x $env.HOME".firstRange(ofASCII: "$env.") != nil)
         #expect("x $env".firstRange(ofASCII: "$env.") == nil)
+        // A one-character needle (a literal stored without a pointer).
+        #expect("ab{c".firstRange(ofASCII: "{").map { "ab{c"[$0] } == "{")
+        #expect("abc".firstRange(ofASCII: "{") == nil)
     }
 
     @Test("walking a text one marker at a time takes time in proportion to the text (a substring search read all the rest each time)")

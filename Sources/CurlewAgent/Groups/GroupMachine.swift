@@ -59,7 +59,8 @@ struct GroupMachine: Sendable {
     /// `inherited`: what the chain this group runs in had captured when it started the group.
     init(plan: RequestGroup.Plan, fillsOnly: Set<String>? = nil, inherited: ChainVariables = ChainVariables()) {
         variables = inherited
-        variables.fillsOnly = fillsOnly
+        // A group that names none keeps the limit of the chain it runs in.
+        variables.fillsOnly = fillsOnly ?? inherited.fillsOnly
         policy = GroupPolicy(plan)
         switch plan {
         case .batch(let members, _, _), .orderedWindow(let members, _):
