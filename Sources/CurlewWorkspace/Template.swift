@@ -141,20 +141,24 @@ public struct Template: Sendable {
     }
 
     /// The `}}` that closes a `{{`, skipping nested pairs (`{{$base64 {{user}}:{{password}}}}`).
+    /// Read on the bytes, as the `{{` was found: a brace is a brace whatever mark follows it.
     private static func matchingClose(in text: Substring) -> Range<Substring.Index>? {
+        let bytes = text.utf8
         var depth = 0
-        var index = text.startIndex
-        while index < text.endIndex {
-            let rest = text[index...]
-            if rest.hasPrefix("{{") {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let next = bytes.index(after: index)
+            guard next < bytes.endIndex else { return nil }
+            switch (bytes[index], bytes[next]) {
+            case (UInt8(ascii: "{"), UInt8(ascii: "{")):
                 depth += 1
-                index = text.index(index, offsetBy: 2)
-            } else if rest.hasPrefix("}}") {
-                if depth == 0 { return index..<text.index(index, offsetBy: 2) }
+                index = bytes.index(after: next)
+            case (UInt8(ascii: "}"), UInt8(ascii: "}")):
+                if depth == 0 { return index..<bytes.index(after: next) }
                 depth -= 1
-                index = text.index(index, offsetBy: 2)
-            } else {
-                index = text.index(after: index)
+                index = bytes.index(after: next)
+            default:
+                index = next
             }
         }
         return nil

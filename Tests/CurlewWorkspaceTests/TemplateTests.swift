@@ -33,6 +33,9 @@ struct TemplateTests {
         #expect(try template.expand(text) == String(repeating: "a ann ", count: 200_000))
         #expect(Template.names(in: text) == ["user"])
         #expect(Template.literalText(in: text) == String(repeating: "a  ", count: 200_000))
+        // A brace followed by a combining mark is still a brace, for the opening and the closing
+        // alike (the close was read by characters, the opening by bytes).
+        #expect(try template.expand("{{user}}\u{301}") == "ann\u{301}")
         // About 20 s each before; well under a second now.
         #expect(ContinuousClock.now - start < .seconds(20))
     }
