@@ -40,8 +40,9 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue {
-    /// This value with every string in it (not the members' names) passed through `transform`,
-    /// at any depth: how templates are filled in inside JSON, each string as a whole.
+    /// This value with every string in it, members' names included, passed through `transform`,
+    /// at any depth: how templates are filled in inside JSON, each string as a whole (as a JSON
+    /// body's text has every string filled, `JSONTemplateFill`).
     public func mappingStrings<Failure: Error>(_ transform: (String) throws(Failure) -> String) throws(Failure) -> JSONValue {
         switch self {
         case .string(let text): return .string(try transform(text))
@@ -51,7 +52,7 @@ extension JSONValue {
             return .array(mapped)
         case .object(let members):
             var mapped: [JSONMember] = []
-            for member in members { mapped.append(JSONMember(member.key, try member.value.mappingStrings(transform))) }
+            for member in members { mapped.append(JSONMember(try transform(member.key), try member.value.mappingStrings(transform))) }
             return .object(mapped)
         default: return self
         }

@@ -138,6 +138,26 @@ struct WorkspaceReadingTests {
         #expect(error.description.hasPrefix("\(path):\(position)"), "\(error)")
     }
 
+    @Test("a json: entry fills templates in its members' names as a body: entry under a JSON type does (found by review: json: left them as written)")
+    func jsonMemberNamesFilled() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", #"""
+        variables: {field: name}
+        requests:
+          members: {method: POST, url: "http://127.0.0.1:9/x", json: {"{{field}}": 1, nested: {"{{field}}_2": "{{field}}"}}}
+          text: {method: POST, url: "http://127.0.0.1:9/x", body: '{"{{field}}": 1, "nested": {"{{field}}_2": "{{field}}"}}', contentType: application/json}
+        """#)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        var bodies: [JSONValue] = []
+        for name in ["members", "text"] {
+            guard case .raw(let data, _) = try session.request(named: name).0.requestSerializer else { Issue.record("no body"); continue }
+            bodies.append(try JSONValue.parse(data))
+        }
+        #expect(bodies.count == 2 && bodies[0] == bodies[1], "\(bodies)")
+        #expect(bodies.first?["name"] == .int(1))
+        #expect(bodies.first?["nested"]?["name_2"] == .string("name"))
+    }
+
     @Test("includes merge requests, groups and environments; a file including itself is refused")
     func includes() throws {
         let files = try WorkspaceFiles()
