@@ -202,6 +202,10 @@ extension AppModel {
         guard environment.agent != nil else { message = "no agent: open curlew on a workspace or the demo"; return }
         let selected: (name: String, group: RequestGroup)?
         do { selected = try groupToRun() } catch { message = "not stepped: \(error)"; return }
+        if let steps = selected?.group.chainSteps, steps.contains(where: { if case .group = $0.member { true } else { false } }) {
+            message = "\(selected?.name ?? "the chain") has a group among its steps, which the editor cannot hold: s runs it whole"
+            return
+        }
         guard pane == .compose, let selected,
               let stepper = ChainStepper(name: selected.name, group: selected.group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem,
                                          defaultHeaders: workspace?.session.config.defaultHeaders ?? environment.agent?.config.defaultHeaders ?? [:]) else {
@@ -220,7 +224,10 @@ extension AppModel {
         guard let stepper = compose.stepping else { return }
         do {
             _ = try stepper.resolvedRequest()
-            var draft = RequestDraft(try stepper.stepRequest(), baseURL: nil)
+            let step = try stepper.stepRequest()
+            // A workspace's step is its entry as written, as the editor holds it (variables,
+            // escapes and all), and goes out as the editor sends that entry.
+            var draft = step.name.flatMap { try? workspace?.draft(named: $0) } ?? RequestDraft(step, baseURL: nil)
             draft.name = "\(stepper.name) · step \(stepper.index + 1)"
             compose.draft = draft
             compose.loadedItem = nil
@@ -240,8 +247,13 @@ extension AppModel {
         guard stepper.sentID == nil else { message = "step \(stepper.index + 1) is on its way"; return }
         do {
             // The chosen environment's config is applied as the step goes, not shown in the editor.
-            var request = try stepper.request(editedAs: compose.draft)
-            if let workspace { request = try workspace.inEnvironment(request) }
+            var request: Request
+            if let workspace, compose.draft.entryName != nil {
+                request = try workspace.request(for: compose.draft, captured: stepper.captured)
+            } else {
+                request = try stepper.request(editedAs: compose.draft)
+                if let workspace { request = try workspace.inEnvironment(request) }
+            }
             request.streamsResponse = true
             let handle = agent.start(request)
             stepper.sentID = handle.id

@@ -26,6 +26,8 @@ public struct ChainStepper: Sendable {
 
     public init?(name: String, group: RequestGroup, draftBefore: RequestDraft, loadedItemBefore: Int?, defaultHeaders: HTTPHeaders = [:]) {
         guard let steps = group.chainSteps, !steps.isEmpty else { return nil }
+        // A step that is a group has no request to hold in the editor: such a chain runs whole.
+        guard steps.allSatisfy({ if case .request = $0.member { true } else { false } }) else { return nil }
         self.name = name
         self.steps = steps
         self.draftBefore = draftBefore

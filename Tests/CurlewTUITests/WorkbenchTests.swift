@@ -510,6 +510,49 @@ struct WorkbenchTests {
         #expect(model.comparison == nil)
     }
 
+    @Test("a stepped workspace chain holds each step as its entry is written and sends it as the editor sends that entry: the workspace's variables filled, an escaped \\{{ as text, an unknown name refused; a chain with a group step is run whole, not stepped (found by a new user's trial)")
+    func stepThroughWorkspaceEntries() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config: {baseURL: "{{base}}"}
+        variables: {base: "\(server.baseURL)", user: demo}
+        requests:
+          log in: {url: /login, json: {username: "{{user}}", password: curlew}}
+          echo: {method: POST, url: /post, body: 'keep \\{{literal}} {{token}}', contentType: text/plain}
+          me: {url: /me, headers: {Authorization: "Bearer {{token}}"}}
+        groups:
+          flow:
+            chain:
+              - {request: log in, capture: {token: $.token}}
+              - echo
+          nested: {batch: [me]}
+          outer:
+            chain:
+              - {request: log in, capture: {token: $.token}}
+              - group: nested
+        """)
+        let model = bench.model
+        model.handle(.character("S"))
+        #expect(model.compose.draft.body.contains("{{user}}"), "the entry as written: \(model.compose.draft.body)")
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.index == 1 }
+        #expect(model.compose.draft.body == #"keep \{{literal}} {{token}}"#)
+        model.compose.draft.body += " {{nosuch}}"
+        model.handle(.character("s"))
+        #expect(model.message.hasPrefix("not sent:"), "\(model.message)")
+        model.compose.draft.body = #"keep \{{literal}} {{token}} {{user}}"#
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.outcome != nil }
+        let token = try #require(model.compose.stepping?.captured.first?.value)
+        let echoed = model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message?.response?.body.text } ?? ""
+        #expect(echoed.contains("keep {{literal}} \(token) demo"), "\(echoed)")
+        model.handle(.escape)
+        let outer = try #require(model.compose.items.firstIndex { $0.title == "▶ chain outer" }, "\(model.compose.items.map(\.title))")
+        while model.compose.selectedItem < outer { model.handle(.character("j")) }
+        model.handle(.character("S"))
+        #expect(model.compose.stepping == nil && model.message.contains("has a group among its steps"), "\(model.message)")
+    }
+
     @Test("S steps through a chain: each step waits in the editor with its templates, can be edited, and is sent with s, filled in with the captures so far")
     func stepThroughChain() async throws {
         let server = try await TestServer.shared()
