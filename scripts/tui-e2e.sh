@@ -351,6 +351,16 @@ else
 fi
 rm -rf "$slash_dir"
 
+# `curlew tui FILE.yaml` opens the workspace, not the log browser (found by a new user's trial:
+# the file was read as a session log and refused).
+yaml_dir=$(mktemp -d)
+printf 'requests:\n  yaml argument: {url: "http://127.0.0.1:9/x"}\n' > "$yaml_dir/api.yaml"
+open_session 120 40 "cd $yaml_dir && $PWD/$run_command tui api.yaml"
+expect "a .yaml argument opens as the workspace" "yaml argument"
+keys q
+expect "quitting it exits 0" "CURLEW-EXITED-0"
+rm -rf "$yaml_dir"
+
 # `make run` itself: it checks the system packages, finds the build up to date and opens the
 # interface; quitting at once sends nothing and leaves no session log behind.
 tmux -L "$socket" kill-session -t e2e 2>/dev/null

@@ -14,8 +14,8 @@ public enum HTTPFileImport {
 
     static let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT"]
 
-    /// `line` with each `{{` that no `}}` closes before the next `{{` on the same line written
-    /// `\{{`: the .http clients take a variable within one line, unnested, and send such a `{{`
+    /// `line` with each `{{` that no `}}` closes before the next `{{` on the same line (or that
+    /// only `}}` closes, naming nothing) written `\{{`: the .http clients take a variable within one line, unnested, and send such a `{{`
     /// as it is, so the workspace reads it as text (`@pw = Sup3r{{cret`, `{{ {{x}}`, a body's
     /// `{{` closed lines later) instead of failing on a template without its end. What is left
     /// unescaped never nests, so the workspace's templates pair it as the clients do.
@@ -29,7 +29,9 @@ public enum HTTPFileImport {
         while let open = rest.firstRange(ofASCII: "{{") {
             let after = rest[open.upperBound...]
             if let found = close, found.lowerBound < open.upperBound { close = after.firstRange(ofASCII: "}}") }
-            if let close, after.firstRange(ofASCII: "{{").map({ close.lowerBound <= $0.lowerBound }) ?? true {
+            // `{{}}` names nothing: the clients send it as it is.
+            if let close, after.firstRange(ofASCII: "{{").map({ close.lowerBound <= $0.lowerBound }) ?? true,
+               !rest[open.upperBound..<close.lowerBound].allSatisfy(\.isWhitespace) {
                 written += rest[..<close.upperBound]
                 rest = rest[close.upperBound...]
             } else {

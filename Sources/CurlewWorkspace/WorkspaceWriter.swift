@@ -358,13 +358,12 @@ public enum WorkspaceWriter {
         text.replacingOccurrences(of: "{{", with: "\\{{")
     }
 
-    /// A literal request with the `{{` escaped wherever the reader expands templates: parameter
-    /// values, a text body, multipart parts and an upload's path (headers and the URL are escaped
-    /// as their credentials are moved). Names of parameters and JSON members are never expanded,
-    /// so they stay as they are.
+    /// A literal request with the `{{` escaped wherever the reader expands templates: parameters
+    /// and JSON members (names and values), a text body, multipart parts and an upload's path
+    /// (headers and the URL are escaped as their credentials are moved).
     private static func escapingTemplates(in request: Request) -> Request {
         var request = request
-        request.params = Parameters(request.params.entries.map { JSONMember($0.key, escapingStrings($0.value)) })
+        request.params = Parameters(request.params.entries.map { JSONMember(escapingTemplates($0.key), escapingStrings($0.value)) })
         if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
             // Escaped as the writer will write it: JSON members when it writes `json:`, else text.
             if let json = jsonMembers(of: data, contentType: type) {
@@ -396,7 +395,7 @@ public enum WorkspaceWriter {
         switch value {
         case .string(let text): .string(escapingTemplates(text))
         case .array(let elements): .array(elements.map(escapingStrings))
-        case .object(let members): .object(members.map { JSONMember($0.key, escapingStrings($0.value)) })
+        case .object(let members): .object(members.map { JSONMember(escapingTemplates($0.key), escapingStrings($0.value)) })
         default: value
         }
     }

@@ -55,7 +55,7 @@ struct TUICommand: AsyncParsableCommand {
     @OptionGroup var options: InterfaceOptions
     @OptionGroup var workspaceOptions: WorkspaceOptions
 
-    @Argument(help: "Session logs (or HAR files) to list besides those in the sessions directory.")
+    @Argument(help: "Session logs (or HAR files) to list besides those in the sessions directory; one .yaml file is opened as a workspace.")
     var logs: [String] = []
 
     func validate() throws {
@@ -67,7 +67,9 @@ struct TUICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let path = workspaceOptions.workspace ?? (logs.isEmpty ? Workspace.find() : nil) {
+        // `curlew tui curlew.yaml`: a workspace given where logs go is opened as one.
+        let workspaceArgument = logs.count == 1 && [".yaml", ".yml"].contains { logs[0].lowercased().hasSuffix($0) } ? logs[0] : nil
+        if let path = workspaceOptions.workspace ?? workspaceArgument ?? (logs.isEmpty ? Workspace.find() : nil) {
             try await InterfaceLauncher.openOnWorkspace(path, environment: workspaceOptions.environment, options)
             return
         }

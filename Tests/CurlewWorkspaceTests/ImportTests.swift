@@ -62,7 +62,7 @@ struct ImportTests {
         let unclosed = String(repeating: "a{{", count: 200_000)
         #expect(HTTPFileImport.literalUnclosedTemplates(unclosed) == String(repeating: #"a\{{"#, count: 200_000))
         let lateClose = String(repeating: "a{{", count: 200_000) + "}}"
-        #expect(HTTPFileImport.literalUnclosedTemplates(lateClose) == String(repeating: #"a\{{"#, count: 199_999) + "a{{}}")
+        #expect(HTTPFileImport.literalUnclosedTemplates(lateClose) == String(repeating: #"a\{{"#, count: 200_000) + "}}")
         // Quadratic, these took minutes.
         #expect(ContinuousClock.now - start < .seconds(20))
     }
@@ -72,6 +72,10 @@ struct ImportTests {
         #expect(HTTPFileImport.literalUnclosedTemplates("a{{b}} c{{d e}}}} f{{") == #"a{{b}} c{{d e}}}} f\{{"#)
         #expect(HTTPFileImport.literalUnclosedTemplates("{{ {{x}}") == #"\{{ {{x}}"#)
         #expect(HTTPFileImport.literalUnclosedTemplates("a {{ b {{c}} d}}") == #"a \{{ b {{c}} d}}"#)
+        // A pair naming nothing is text too (found by a new user's trial: the import wrote a
+        // request that could not be built).
+        #expect(HTTPFileImport.literalUnclosedTemplates("ab{{{{}}") == #"ab\{{\{{}}"#)
+        #expect(HTTPFileImport.literalUnclosedTemplates("{{ }} {{x}}") == #"\{{ }} {{x}}"#)
         let files = try WorkspaceFiles()
         let path = try files.write("curlew.yaml", "requests: {}\n")
         let http = """
@@ -736,7 +740,7 @@ struct WorkspaceWriterSecondReviewTests {
         #expect(request.params == ["a": 1])
     }
 
-    @Test("literal multipart values are escaped; JSON member and parameter names are left as they are")
+    @Test("literal multipart values, JSON member names and parameter names are escaped, and read back as themselves")
     func literalEscaping() throws {
         let files = try WorkspaceFiles()
         let path = files.directory + "/curlew.yaml"
