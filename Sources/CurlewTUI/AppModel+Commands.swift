@@ -575,8 +575,12 @@ extension AppModel {
             return
         }
         // s on a list item runs that group or sends that request, not the draft last edited.
-        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
-            run(group, named: name, item: compose.selectedItem)
+        if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group = compose.items[compose.selectedItem] {
+            do {
+                if let (name, group) = try groupToRun() { run(group, named: name, item: compose.selectedItem) }
+            } catch {
+                message = "not run: \(error)"
+            }
             return
         }
         guard loadRequestUnderCursor(for: "sending") else { return }

@@ -169,7 +169,10 @@ extension AppModel {
         guard pane == .compose else { return nil }
         if compose.focus == .editor, let editor = compose.groupEditor, let workspace { return (editor.name, try workspace.runnableGroup(editor)) }
         if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
-            return (name, group)
+            // Built again to run: one listed with a chain's captures left as templates (it only
+            // runs as that chain's step) is refused here with the name it lacks.
+            guard let workspace else { return (name, group) }
+            return (name, try workspace.session.group(named: name))
         }
         return nil
     }

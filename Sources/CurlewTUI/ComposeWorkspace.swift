@@ -116,7 +116,17 @@ public struct ComposeWorkspace: Sendable {
             switch target {
             case .request(let name): items.append(.request(try draft(named: name)))
             case .group(let name):
-                do { items.append(.group(name: name, try session.group(named: name))) } catch { problems.append("group \(name) is not listed: \(error)") }
+                do {
+                    items.append(.group(name: name, try session.group(named: name)))
+                } catch {
+                    // A group that only runs as a chain's step (it uses what the chain captures)
+                    // is listed to be edited; running it alone says what it needs.
+                    if let deferred = try? session.group(named: name, deferring: workspace.capturedNames) {
+                        items.append(.group(name: name, deferred))
+                    } else {
+                        problems.append("group \(name) is not listed: \(error)")
+                    }
+                }
             }
         }
         // Each folder's items together, in the order the folders first appear; the top level first.

@@ -150,6 +150,12 @@ public struct WorkspaceSession: Sendable {
         try group(named: name, deferred: [])
     }
 
+    /// A group built with `deferred` names left as `{{name}}`: one that only runs as a chain's
+    /// step (its requests use what the chain captures), built to be listed and edited.
+    public func group(named name: String, deferring deferred: Set<String>) throws(WorkspaceError) -> RequestGroup {
+        try group(named: name, deferred: deferred)
+    }
+
     private func group(named name: String, deferred: Set<String>) throws(WorkspaceError) -> RequestGroup {
         guard let group = workspace.group(named: name) else {
             throw WorkspaceError(.undefined, at: nil, keyPath: "groups", "no group \"\(name)\"" + Suggestion.hint(for: name, among: workspace.groups.map(\.name)))

@@ -212,6 +212,11 @@ public enum YAMLDocument {
     private static func syntaxError(_ error: YamlError, file: String) -> WorkspaceError {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
+            // The parser's depth limit speaks of the C function that sets it.
+            if problem.hasPrefix("Maximum nesting level") {
+                return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column),
+                                      "not valid YAML: nested too deeply (lists and mappings more than 1,000 levels inside each other)")
+            }
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
             return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail)")
         case .composer(let context, let problem, let mark, _):

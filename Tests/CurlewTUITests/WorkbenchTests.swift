@@ -547,8 +547,15 @@ struct WorkbenchTests {
         let echoed = model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message?.response?.body.text } ?? ""
         #expect(echoed.contains("keep {{literal}} \(token) demo"), "\(echoed)")
         model.handle(.escape)
+        // A batch that only runs as a chain's step is listed, and run alone says what it lacks
+        // (found by a new user's trial: it was left out of the list).
+        let nested = try #require(model.compose.items.firstIndex { $0.title == "▶ batch nested" }, "\(model.compose.items.map(\.title))")
+        while model.compose.selectedItem < nested { model.handle(.character("j")) }
+        model.handle(.character("s"))
+        #expect(model.message.hasPrefix("not run:") && model.message.contains("{{token}}"), "\(model.message)")
         let outer = try #require(model.compose.items.firstIndex { $0.title == "▶ chain outer" }, "\(model.compose.items.map(\.title))")
         while model.compose.selectedItem < outer { model.handle(.character("j")) }
+        while model.compose.selectedItem > outer { model.handle(.character("k")) }
         model.handle(.character("S"))
         #expect(model.compose.stepping == nil && model.message.contains("has a group among its steps"), "\(model.message)")
     }

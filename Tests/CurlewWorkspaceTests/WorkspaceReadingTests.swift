@@ -138,6 +138,15 @@ struct WorkspaceReadingTests {
         #expect(error.description.hasPrefix("\(path):\(position)"), "\(error)")
     }
 
+    @Test("a file nested too deeply is refused in plain words, not the parser's C function (found by a new user's trial)")
+    func nestedTooDeeply() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "variables: " + String(repeating: "[", count: 2_000) + String(repeating: "]", count: 2_000) + "\n")
+        let error = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+        #expect(error.description.contains("nested too deeply"), "\(error)")
+        #expect(!error.description.contains("yaml_"), "\(error)")
+    }
+
     @Test("a json: entry fills templates in its members' names as a body: entry under a JSON type does (found by review: json: left them as written)")
     func jsonMemberNamesFilled() throws {
         let files = try WorkspaceFiles()
