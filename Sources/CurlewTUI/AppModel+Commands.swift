@@ -364,6 +364,7 @@ extension AppModel {
     func saveDraft() {
         // `:save` with the group editor open saves the group, as `w` there does.
         if compose.focus == .editor, compose.groupEditor != nil { saveGroup(); return }
+        guard compose.stepping == nil else { message = "a chain's step is not saved from the stepper: Esc ends the run, then edit the entry"; return }
         guard var workspace else {
             message = "no workspace to save to: start curlew in a directory with a curlew.yaml, or curlew tui --workspace FILE"
             return
@@ -449,9 +450,9 @@ extension AppModel {
 
     /// Groups in the list built again from the workspace as it now is.
     func refreshGroupItems() {
-        guard let session = workspace?.session else { return }
+        guard let workspace else { return }
         for (index, item) in compose.items.enumerated() {
-            if case .group(let name, _) = item, let group = try? session.group(named: name) { compose.items[index] = .group(name: name, group) }
+            if case .group(let name, _) = item, let group = try? workspace.listedGroup(named: name) { compose.items[index] = .group(name: name, group) }
         }
     }
 
@@ -777,7 +778,9 @@ extension AppModel {
                 return false
             }
             if case .group(let itemName, let group) = match {
-                run(group, named: itemName)
+                // Built again, as `s` runs a listed group: one listed with a chain's captures
+                // left as templates is refused with the name it lacks.
+                do { run(try workspace?.session.group(named: itemName) ?? group, named: itemName) } catch { message = "not run: \(error)" }
             } else {
                 message = "no group named \(argument.debugDescription); Tab completes"
             }

@@ -208,7 +208,7 @@ extension AppModel {
         editor.choices = workspace.memberChoices(excluding: editor.name)
         message = "saved \(editor.name) to \(workspace.path)"
         do {
-            let built = try workspace.session.group(named: editor.name)
+            let built = try workspace.listedGroup(named: editor.name)
             if let item = editor.item, compose.items.indices.contains(item) {
                 compose.items[item] = .group(name: editor.name, built)
             } else {

@@ -208,7 +208,8 @@ extension AppModel {
         }
         guard pane == .compose, let selected,
               let stepper = ChainStepper(name: selected.name, group: selected.group, draftBefore: compose.draft, loadedItemBefore: compose.loadedItem,
-                                         defaultHeaders: workspace?.session.config.defaultHeaders ?? environment.agent?.config.defaultHeaders ?? [:]) else {
+                                         defaultHeaders: workspace?.session.config.defaultHeaders ?? environment.agent?.config.defaultHeaders ?? [:],
+                                         environment: workspace?.session.environment) else {
             message = "select a chain in the list, then S steps through it"
             return
         }
@@ -245,6 +246,11 @@ extension AppModel {
         guard let agent = environment.agent, var stepper = compose.stepping else { return }
         guard stepper.outcome == nil else { message = "the run has ended (\(stepper.outcome ?? "")); Esc goes back"; return }
         guard stepper.sentID == nil else { message = "step \(stepper.index + 1) is on its way"; return }
+        // What earlier steps captured came from the servers of the environment the run began in.
+        if let workspace, workspace.session.environment != stepper.environment {
+            message = "the environment changed since the run began (it began in \(stepper.environment ?? "none")): Esc ends the run, then S starts it here"
+            return
+        }
         do {
             // The chosen environment's config is applied as the step goes, not shown in the editor.
             var request: Request

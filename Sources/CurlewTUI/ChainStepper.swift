@@ -23,8 +23,11 @@ public struct ChainStepper: Sendable {
     let defaultHeaders: HTTPHeaders
     /// The names the chain fills in (`RequestGroup.fillsOnly`).
     let fillsOnly: Set<String>?
+    /// The workspace's environment when the run began: its captures belong to that one's servers.
+    let environment: String?
 
-    public init?(name: String, group: RequestGroup, draftBefore: RequestDraft, loadedItemBefore: Int?, defaultHeaders: HTTPHeaders = [:]) {
+    public init?(name: String, group: RequestGroup, draftBefore: RequestDraft, loadedItemBefore: Int?, defaultHeaders: HTTPHeaders = [:],
+                 environment: String? = nil) {
         guard let steps = group.chainSteps, !steps.isEmpty else { return nil }
         // A step that is a group has no request to hold in the editor: such a chain runs whole.
         guard steps.allSatisfy({ if case .request = $0.member { true } else { false } }) else { return nil }
@@ -33,6 +36,7 @@ public struct ChainStepper: Sendable {
         self.draftBefore = draftBefore
         self.loadedItemBefore = loadedItemBefore
         self.defaultHeaders = defaultHeaders
+        self.environment = environment
         fillsOnly = group.fillsOnly
     }
 

@@ -116,23 +116,25 @@ public struct ComposeWorkspace: Sendable {
             switch target {
             case .request(let name): items.append(.request(try draft(named: name)))
             case .group(let name):
-                do {
-                    items.append(.group(name: name, try session.group(named: name)))
-                } catch {
-                    // A group that only runs as a chain's step (it uses what the chain captures)
-                    // is listed to be edited; running it alone says what it needs.
-                    if let deferred = try? session.group(named: name, deferring: workspace.capturedNames) {
-                        items.append(.group(name: name, deferred))
-                    } else {
-                        problems.append("group \(name) is not listed: \(error)")
-                    }
-                }
+                do { items.append(.group(name: name, try listedGroup(named: name))) } catch { problems.append("group \(name) is not listed: \(error)") }
             }
         }
         // Each folder's items together, in the order the folders first appear; the top level first.
         var folders: [String?] = [nil]
         for item in items where !folders.contains(folder(of: item)) { folders.append(folder(of: item)) }
         return (folders.flatMap { wanted in items.filter { folder(of: $0) == wanted } }, problems)
+    }
+
+    /// The group `name` as the list holds it. One that only runs as a chain's step (it uses what
+    /// the chain captures) is built with those names left as `{{name}}`, to be listed and
+    /// edited; it is built again to run (`WorkspaceSession.group(named:)`), which says what it lacks.
+    public func listedGroup(named name: String) throws(WorkspaceError) -> RequestGroup {
+        do {
+            return try session.group(named: name)
+        } catch {
+            guard let deferred = try? session.group(named: name, deferring: session.workspace.capturedNames) else { throw error }
+            return deferred
+        }
     }
 
     /// The request entry `name` as the editor holds it: as written, templates kept, in its folder.

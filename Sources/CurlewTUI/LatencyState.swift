@@ -16,9 +16,6 @@ public struct LatencyState: Sendable {
     public var messages: [DebugMessage] { answers.compactMap { $0 } }
     /// How many copies (or requests of the runs) are counted as answered.
     public private(set) var answeredCount = 0
-    /// Answers the request did not accept (an error status it does not expect, a failed check):
-    /// a status a request expects (`expect: {status: 418}`) is no error.
-    public private(set) var errorCount = 0
     /// Requests that ended without an answer (a refused connection, a timeout, a TLS failure),
     /// by kind: counted apart, never in the figures, where a refusal's few microseconds would
     /// pass for the fastest answers.
@@ -92,7 +89,6 @@ public struct LatencyState: Sendable {
         let key = RequestKey(message, group: id)
         switch endings[key] {
         case .answered(let slot):
-            if answers[slot]?.state != .succeeded { errorCount -= 1 }
             answers[slot] = nil
             answeredCount -= 1
             figures = nil
@@ -115,7 +111,6 @@ public struct LatencyState: Sendable {
             endings[key] = .answered(slot: answers.count)
             answers.append(message)
             answeredCount += 1
-            if message.state != .succeeded { errorCount += 1 }
             figures = nil
         }
         return true

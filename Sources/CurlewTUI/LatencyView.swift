@@ -6,10 +6,10 @@ enum LatencyView {
     static func draw(_ state: inout LatencyState, in area: Rect, into frame: inout FrameBuffer) {
         let stats = state.stats()
         let done = state.done
-        // Answers the request did not accept count as errors, also inside a run whose verdict
-        // allowed them (a batch of policy any); a status the request expects is none. Requests
-        // without an answer are counted apart, kept out of the figures.
-        let errors = "\(state.errorCount) error\(state.errorCount == 1 ? "" : "s")"
+        // Answers with an error status count as errors, also inside a run whose verdict allowed
+        // them (a batch of policy any); requests without an answer are counted apart, kept out
+        // of the figures.
+        let errors = "\(stats.total.errors) error\(stats.total.errors == 1 ? "" : "s")"
         let unanswered = state.unansweredSummary.map { " · \($0)" } ?? ""
         let counts = state.runsGroup
             ? "runs · \(state.runs.filter { !$0.succeeded }.count) failed · \(state.answeredCount) requests, \(errors)\(unanswered)"

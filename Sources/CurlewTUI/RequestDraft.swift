@@ -322,7 +322,8 @@ public struct RequestDraft: Sendable, Equatable {
                        bodyIsText: Bool = false, defaultContentType: String? = nil) throws(RequestError) -> (request: Request, query: Parameters) {
         var members: [JSONMember] = []
         for row in params where row.enabled && !row.name.isEmpty {
-            members.append(JSONMember(row.name, .string(try expand(row.value))))
+            // Names are filled in too, as a workspace's `query:` fills them.
+            members.append(JSONMember(try expand(row.name), .string(try expand(row.value))))
         }
         let query = Parameters(members)
         // Without a scheme it is plain HTTP, as `curlew send` and curl read it.

@@ -293,8 +293,30 @@ extension NodeReader {
         return pairs
     }
 
-    /// A JSON value with templates expanded in every string.
+    /// A JSON value with templates expanded in every string, members' names included; two
+    /// members of one object that come to the same name are refused (JSON parsers disagree on
+    /// which of the two counts).
     func templatedJSON(_ context: ReadContext) throws(WorkspaceError) -> JSONValue {
-        try json().mappingStrings { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
+        let filled = try json().mappingStrings { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
+        if let name = Self.repeatedName(in: filled) { throw error("two members are named \"\(ClippedText.plain(name, limit: 80))\" once their templates are filled in") }
+        return filled
+    }
+
+    /// A member name that appears twice in one object, at any depth; nil when none does.
+    private static func repeatedName(in value: JSONValue) -> String? {
+        switch value {
+        case .object(let members):
+            var seen = Set<String>()
+            for member in members {
+                if !seen.insert(member.key).inserted { return member.key }
+                if let name = repeatedName(in: member.value) { return name }
+            }
+            return nil
+        case .array(let elements):
+            for element in elements { if let name = repeatedName(in: element) { return name } }
+            return nil
+        default:
+            return nil
+        }
     }
 }

@@ -20,9 +20,10 @@ public struct Template: Sendable {
             switch self {
             case .undefined(let name, let suggestion):
                 "variable {{\(ClippedText.plain(name, limit: 80))}} is not defined" + (suggestion.map { " (did you mean {{\($0)}}?)" } ?? "")
-            case .unsetEnvironmentVariable(let name): "{{$env.\(name)}}: the environment variable \(name) is not set"
+            case .unsetEnvironmentVariable(let name):
+                "{{$env.\(ClippedText.plain(name, limit: 80))}}: the environment variable \(ClippedText.plain(name, limit: 80)) is not set"
             case .badBuiltin(let text): "{{\(ClippedText.plain(text, limit: 80))}}: unknown built-in; the built-ins are $uuid, $timestamp, $isoTimestamp, $randomInt [min max], $base64 TEXT and $env.NAME"
-            case .badRandomBounds(let text): "{{\(text)}}: $randomInt takes two whole numbers, the smaller first ($randomInt 1 100), or none"
+            case .badRandomBounds(let text): "{{\(ClippedText.plain(text, limit: 80))}}: $randomInt takes two whole numbers, the smaller first ($randomInt 1 100), or none"
             case .unclosed: "a {{ without its closing }}"
             case .tooDeep(let name): "variable {{\(ClippedText.plain(name, limit: 80))}} refers to itself (or nests more than 8 deep)"
             case .tooLong: "the text expands to more than \(Template.maxExpandedLength >> 20) MiB"

@@ -284,7 +284,8 @@ public struct Workspace: Sendable {
         switch node {
         case .scalar(let text, _, _): Set(Template.names(in: text))
         case .sequence(let elements, _): elements.reduce(into: Set()) { $0.formUnion(templateNames(in: $1)) }
-        case .mapping(let pairs, _): pairs.reduce(into: Set()) { $0.formUnion(templateNames(in: $1.value)) }
+        // Keys too: a `json:` member's or a parameter's name is filled in as its value is.
+        case .mapping(let pairs, _): pairs.reduce(into: Set()) { $0.formUnion(templateNames(in: $1.key)); $0.formUnion(templateNames(in: $1.value)) }
         }
     }
 

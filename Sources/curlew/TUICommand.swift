@@ -59,6 +59,8 @@ struct TUICommand: AsyncParsableCommand {
     var logs: [String] = []
 
     func validate() throws {
+        // One .yaml file is a workspace, created when missing (`run`).
+        guard Self.workspaceArgument(logs) == nil else { return }
         for path in logs {
             var status = stat()
             guard FileManager.default.isReadableFile(atPath: path), stat(path, &status) == 0 else { throw ValidationError("cannot read \(path)") }
@@ -66,10 +68,13 @@ struct TUICommand: AsyncParsableCommand {
         }
     }
 
+    /// `curlew tui curlew.yaml`: one `.yaml` or `.yml` file given where logs go is a workspace.
+    private static func workspaceArgument(_ logs: [String]) -> String? {
+        logs.count == 1 && [".yaml", ".yml"].contains { logs[0].lowercased().hasSuffix($0) } ? logs[0] : nil
+    }
+
     func run() async throws {
-        // `curlew tui curlew.yaml`: a workspace given where logs go is opened as one.
-        let workspaceArgument = logs.count == 1 && [".yaml", ".yml"].contains { logs[0].lowercased().hasSuffix($0) } ? logs[0] : nil
-        if let path = workspaceOptions.workspace ?? workspaceArgument ?? (logs.isEmpty ? Workspace.find() : nil) {
+        if let path = workspaceOptions.workspace ?? Self.workspaceArgument(logs) ?? (logs.isEmpty ? Workspace.find() : nil) {
             try await InterfaceLauncher.openOnWorkspace(path, environment: workspaceOptions.environment, options)
             return
         }

@@ -140,6 +140,10 @@ struct ComposeWorkspaceTests {
         #expect(throws: RequestError.self) { try workspace.request(for: wrapped, captured: [("token", "t"), ("n", #"1,"admin":true"#)]) }
         #expect(try workspace.request(for: wrapped, captured: [("token", "t"), ("n", "3")]).requestSerializer
                 == .raw(Data(#"{"n": 3}"#.utf8), contentType: "application/json"))
+        // A query row's name is filled in too, as the file's query: fills it (found by review).
+        var named = unsaved
+        named.params = [KeyValueRow("{{token}}_id", "1")]
+        #expect(try workspace.request(for: named, captured: [("token", "t"), ("n", "3")]).customURL?.contains("t_id=1") == true)
         // A Basic credential typed with a captured value encodes the value (found by review).
         var draft = try workspace.draft(named: "members")
         draft.auth = .basic(user: "{{token}}", password: "pw")

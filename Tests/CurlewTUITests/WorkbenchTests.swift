@@ -537,6 +537,9 @@ struct WorkbenchTests {
         model.handle(.character("s"))
         try await pump(bench) { model.compose.stepping?.index == 1 }
         #expect(model.compose.draft.body == #"keep \{{literal}} {{token}}"#)
+        // A step is not saved over its entry (found by review: w said nothing and did nothing).
+        model.handle(.character("w"))
+        #expect(model.message.contains("not saved from the stepper"), "\(model.message)")
         model.compose.draft.body += " {{nosuch}}"
         model.handle(.character("s"))
         #expect(model.message.hasPrefix("not sent:"), "\(model.message)")
@@ -553,11 +556,47 @@ struct WorkbenchTests {
         while model.compose.selectedItem < nested { model.handle(.character("j")) }
         model.handle(.character("s"))
         #expect(model.message.hasPrefix("not run:") && model.message.contains("{{token}}"), "\(model.message)")
+        // :run NAME builds it again too (found by review: it ran the listed group, {{token}} and all).
+        model.handle(.character(":"))
+        type("run nested", into: model)
+        model.handle(.enter)
+        #expect(model.message.hasPrefix("not run:") && model.message.contains("{{token}}"), "\(model.message)")
         let outer = try #require(model.compose.items.firstIndex { $0.title == "▶ chain outer" }, "\(model.compose.items.map(\.title))")
         while model.compose.selectedItem < outer { model.handle(.character("j")) }
         while model.compose.selectedItem > outer { model.handle(.character("k")) }
         model.handle(.character("S"))
         #expect(model.compose.stepping == nil && model.message.contains("has a group among its steps"), "\(model.message)")
+    }
+
+    @Test("a stepped chain is not sent on in another environment than it began in: its captures came from the first one's servers (found by review)")
+    func stepperKeepsItsEnvironment() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config: {baseURL: "{{base}}"}
+        variables: {base: "\(server.baseURL)"}
+        environments:
+          dev: {who: dev}
+          prod: {who: prod}
+        requests:
+          log in: {url: /login, json: {username: demo, password: curlew}}
+          me: {url: /me, headers: {Authorization: "Bearer {{token}}"}}
+        groups:
+          flow:
+            chain:
+              - {request: log in, capture: {token: $.token}}
+              - me
+        """)
+        let model = bench.model
+        model.handle(.character("S"))
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.index == 1 }
+        let began = model.workspace?.session.environment
+        model.handle(.character(":"))
+        type("env \(began == "prod" ? "dev" : "prod")", into: model)
+        model.handle(.enter)
+        model.handle(.character("s"))
+        #expect(model.message.contains("the environment changed since the run began"), "\(model.message)")
+        #expect(model.compose.stepping?.sentID == nil)
     }
 
     @Test("S steps through a chain: each step waits in the editor with its templates, can be edited, and is sent with s, filled in with the captures so far")

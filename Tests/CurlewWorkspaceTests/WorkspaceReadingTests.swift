@@ -165,6 +165,14 @@ struct WorkspaceReadingTests {
         #expect(bodies.count == 2 && bodies[0] == bodies[1], "\(bodies)")
         #expect(bodies.first?["name"] == .int(1))
         #expect(bodies.first?["nested"]?["name_2"] == .string("name"))
+        // Two members that come to one name are refused, not sent twice (found by review).
+        let twice = try files.write("twice.yaml", #"""
+        variables: {field: role}
+        requests:
+          r: {method: POST, url: "http://127.0.0.1:9/x", json: {"{{field}}": admin, role: user}}
+        """#)
+        let error = try #require(throws: WorkspaceError.self) { try WorkspaceSession(try Workspace.load(path: twice)).request(named: "r") }
+        #expect(error.description.contains(#"two members are named "role""#), "\(error)")
     }
 
     @Test("includes merge requests, groups and environments; a file including itself is refused")
