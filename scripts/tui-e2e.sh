@@ -359,6 +359,16 @@ open_session 120 40 "cd $yaml_dir && $PWD/$run_command tui api.yaml"
 expect "a .yaml argument opens as the workspace" "yaml argument"
 keys q
 expect "quitting it exits 0" "CURLEW-EXITED-0"
+# A .yaml that does not exist yet is created, as --workspace creates it.
+open_session 120 40 "cd $yaml_dir && $PWD/$run_command tui new.yaml"
+expect "a missing .yaml opens as a new workspace" "new.yaml"
+keys q
+expect "quitting the new workspace exits 0" "CURLEW-EXITED-0"
+if [ -f "$yaml_dir/new.yaml" ]; then
+    passed=$((passed + 1)); echo "ok: the missing .yaml was created"
+else
+    failed=$((failed + 1)); echo "FAILED: tui new.yaml did not create the file"
+fi
 rm -rf "$yaml_dir"
 
 # `make run` itself: it checks the system packages, finds the build up to date and opens the

@@ -59,6 +59,28 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// A member name that appears twice in one object, at any depth; nil when none does. Two
+    /// members that came to one name once their templates were filled are refused, since JSON
+    /// parsers disagree on which of the two counts.
+    public var repeatedMemberName: String? {
+        switch self {
+        case .object(let members):
+            var seen = Set<String>()
+            for member in members {
+                if !seen.insert(member.key).inserted { return member.key }
+                if let name = member.value.repeatedMemberName { return name }
+            }
+            return nil
+        case .array(let elements):
+            for element in elements { if let name = element.repeatedMemberName { return name } }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
+
 /// One member of a JSON object.
 public struct JSONMember: Sendable, Equatable {
     public var key: String

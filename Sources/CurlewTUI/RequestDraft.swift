@@ -310,9 +310,14 @@ public struct RequestDraft: Sendable, Equatable {
                               outsideJSONStrings: (String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard body.contains("{{") else { return try expand(body) }
         if asMembers, let json = WorkspaceWriter.jsonMembers(of: Data(body.utf8), contentType: contentType) {
-            return try json.mappingStrings(expand).serialized()
+            let filled = try json.mappingStrings(expand)
+            try ChainVariables.refuseRepeatedNames(in: filled)
+            return filled.serialized()
         }
-        return isJSON ? try JSONTemplateFill.fill(body, string: expand, elsewhere: outsideJSONStrings) : try expand(body)
+        guard isJSON else { return try expand(body) }
+        let filled = try JSONTemplateFill.fill(body, string: expand, elsewhere: outsideJSONStrings)
+        if let value = try? JSONValue.parse(filled) { try ChainVariables.refuseRepeatedNames(in: value) }
+        return filled
     }
 
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query

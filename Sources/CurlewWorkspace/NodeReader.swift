@@ -298,25 +298,7 @@ extension NodeReader {
     /// which of the two counts).
     func templatedJSON(_ context: ReadContext) throws(WorkspaceError) -> JSONValue {
         let filled = try json().mappingStrings { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
-        if let name = Self.repeatedName(in: filled) { throw error("two members are named \"\(ClippedText.plain(name, limit: 80))\" once their templates are filled in") }
+        if let name = filled.repeatedMemberName { throw error("two members are named \"\(ClippedText.plain(name, limit: 80))\" once their templates are filled in") }
         return filled
-    }
-
-    /// A member name that appears twice in one object, at any depth; nil when none does.
-    private static func repeatedName(in value: JSONValue) -> String? {
-        switch value {
-        case .object(let members):
-            var seen = Set<String>()
-            for member in members {
-                if !seen.insert(member.key).inserted { return member.key }
-                if let name = repeatedName(in: member.value) { return name }
-            }
-            return nil
-        case .array(let elements):
-            for element in elements { if let name = repeatedName(in: element) { return name } }
-            return nil
-        default:
-            return nil
-        }
     }
 }

@@ -284,8 +284,17 @@ public struct Workspace: Sendable {
         switch node {
         case .scalar(let text, _, _): Set(Template.names(in: text))
         case .sequence(let elements, _): elements.reduce(into: Set()) { $0.formUnion(templateNames(in: $1)) }
-        // Keys too: a `json:` member's or a parameter's name is filled in as its value is.
-        case .mapping(let pairs, _): pairs.reduce(into: Set()) { $0.formUnion(templateNames(in: $1.key)); $0.formUnion(templateNames(in: $1.value)) }
+        // Keys too, a `json:` member's or a parameter's name being filled in as its value is;
+        // but not header names, which are never filled in.
+        case .mapping(let pairs, _):
+            pairs.reduce(into: Set()) { names, pair in
+                if case .scalar("headers", _, _) = pair.key, case .mapping(let fields, _) = pair.value {
+                    for field in fields { names.formUnion(templateNames(in: field.value)) }
+                } else {
+                    names.formUnion(templateNames(in: pair.key))
+                    names.formUnion(templateNames(in: pair.value))
+                }
+            }
         }
     }
 

@@ -59,8 +59,9 @@ struct TUICommand: AsyncParsableCommand {
     var logs: [String] = []
 
     func validate() throws {
-        // One .yaml file is a workspace, created when missing (`run`).
-        guard Self.workspaceArgument(logs) == nil else { return }
+        // One .yaml file is a workspace, created when missing (`run`); with --workspace, what
+        // is given here is logs, checked as logs.
+        guard workspaceOptions.workspace != nil || Self.workspaceArgument(logs) == nil else { return }
         for path in logs {
             var status = stat()
             guard FileManager.default.isReadableFile(atPath: path), stat(path, &status) == 0 else { throw ValidationError("cannot read \(path)") }

@@ -185,6 +185,19 @@ struct ChainTests {
     }
 }
 
+@Suite("Chain variables in names")
+struct ChainVariableNameTests {
+    @Test("a chain fills parameter names as values, and refuses two members or parameters that come to one name (found by review: a step's query name went out as {{token}}_id, and a captured member name could repeat another)")
+    func namesFilledAndRepeatsRefused() throws {
+        let variables = ChainVariables([("token", "t"), ("field", "role")])
+        let step = try variables.expand(Request(.get, "/q", params: ["{{token}}_id": "1"]))
+        #expect(step.params == ["t_id": "1"])
+        #expect(throws: RequestError.self) { try variables.expand(Request(.get, "/q", params: ["{{field}}": "a", "role": "b"])) }
+        #expect(throws: RequestError.self) { try variables.expand(json: #"{"{{field}}": "admin", "role": "user"}"#) }
+        #expect(try variables.expand(json: #"{"{{field}}": "admin", "name": "{{token}}"}"#) == #"{"role": "admin", "name": "t"}"#)
+    }
+}
+
 @Suite("Nested groups")
 struct NestedGroupTests {
     @Test("a group nested in a chain fills in what the chain captured before it, a batch's members and a nested chain's steps alike (found by review: they went out with {{token}} as written)")

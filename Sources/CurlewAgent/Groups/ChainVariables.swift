@@ -39,9 +39,14 @@ public struct ChainVariables: Sendable, Equatable {
         var headers = HTTPHeaders()
         for field in request.headers { headers.add(field.name, try expand(field.value)) }
         request.headers = headers
-        var params = Parameters()
-        for entry in request.params { params[entry.key] = try entry.value.mappingStrings { (text: String) throws(RequestError) -> String in try expand(text) } }
-        request.params = params
+        // Names are filled as values are (a workspace's `query:` fills both); two that come to
+        // one name are refused rather than merged.
+        var members: [JSONMember] = []
+        for entry in request.params {
+            members.append(JSONMember(try expand(entry.key), try entry.value.mappingStrings { (text: String) throws(RequestError) -> String in try expand(text) }))
+        }
+        try Self.refuseRepeatedNames(in: .object(members))
+        request.params = Parameters(members)
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
             let isJSON = MIMEType.isJSON(body: contentType, header: request.headers["Content-Type"] ?? defaultHeaders["Content-Type"])
             let expanded = isJSON ? try expand(json: text) : try expand(text)
@@ -89,8 +94,17 @@ public struct ChainVariables: Sendable, Equatable {
     /// `true`, `{"a":1}`); any other fails the step (`invalidBody`), so a hostile server's
     /// `1,"admin":true` is never sent.
     public func expand(json text: String) throws(RequestError) -> String {
-        try JSONTemplateFill.fill(text, string: { (content: String) throws(RequestError) -> String in try expand(content) },
-                                  elsewhere: { (segment: String) throws(RequestError) -> String in try expand(outsideJSONStrings: segment) })
+        let filled = try JSONTemplateFill.fill(text, string: { (content: String) throws(RequestError) -> String in try expand(content) },
+                                               elsewhere: { (segment: String) throws(RequestError) -> String in try expand(outsideJSONStrings: segment) })
+        if let value = try? JSONValue.parse(filled) { try Self.refuseRepeatedNames(in: value) }
+        return filled
+    }
+
+    /// Fails with `invalidBody` when two members of one object have the same name once filled
+    /// in (a captured `role` beside a member `role`): JSON parsers disagree on which one counts.
+    public static func refuseRepeatedNames(in value: JSONValue) throws(RequestError) {
+        guard let name = value.repeatedMemberName else { return }
+        throw RequestError(.invalidBody, "two members are named \"\(ClippedText.plain(name, limit: 80))\" once their templates are filled in")
     }
 
     /// Replaces every `{{name}}` in a part of a JSON body outside its strings, each value only
@@ -105,7 +119,7 @@ public struct ChainVariables: Sendable, Equatable {
     /// fails with `invalidBody`. The one rule for a chain's run and for Compose's editor.
     public static func standingOutsideJSONString(name: String, value: String) throws(RequestError) -> String {
         guard (try? JSONValue.parse(value)) != nil else {
-            throw RequestError(.invalidBody, "chain variable {{\(name)}} stands outside a string in a JSON body, and its value is not one JSON value: put the template in quotes to send it as a string")
+            throw RequestError(.invalidBody, "chain variable {{\(ClippedText.plain(name, limit: 80))}} stands outside a string in a JSON body, and its value is not one JSON value: put the template in quotes to send it as a string")
         }
         return value
     }
@@ -133,7 +147,7 @@ public struct ChainVariables: Sendable, Equatable {
                 continue
             }
             guard let value = self[name] else {
-                throw RequestError(.unresolvedVariable, "chain variable {{\(name)}} is not defined" + suggestion(for: name))
+                throw RequestError(.unresolvedVariable, "chain variable {{\(ClippedText.plain(name, limit: 80))}} is not defined" + suggestion(for: name))
             }
             output += try fill(name, value)
             rest = rest[close.upperBound...]
