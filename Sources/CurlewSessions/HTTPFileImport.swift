@@ -15,8 +15,8 @@ public enum HTTPFileImport {
     static let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT"]
 
     /// `line` with each `{{` that no `}}` closes before the next `{{` on the same line (or that
-    /// only `}}` closes, naming nothing) written `\{{`: the .http clients take a variable within one line, unnested, and send such a `{{`
-    /// as it is, so the workspace reads it as text (`@pw = Sup3r{{cret`, `{{ {{x}}`, a body's
+    /// only `}}` closes, naming nothing) written `\{{`: the .http clients take a variable within
+    /// one line, unnested, and send such a `{{` as it is, so the workspace reads it as text (`@pw = Sup3r{{cret`, `{{ {{x}}`, a body's
     /// `{{` closed lines later) instead of failing on a template without its end. What is left
     /// unescaped never nests, so the workspace's templates pair it as the clients do.
     static func literalUnclosedTemplates(_ line: String) -> String {

@@ -197,40 +197,17 @@ public struct ImportedCollection: Sendable {
             text = text.replacingOccurrences(of: other, with: ours)
         }
         // {{$processEnv NAME}} and {{$env.NAME}} (JetBrains) name one process variable.
-        // One forward pass over the bytes: the text after each rewrite is never searched again
-        // (a search of a substring through Foundation copied the rest of the text each time).
-        let bytes = Array(text.utf8)
-        let opener = Array("{{$processEnv ".utf8)
-        var rewritten: [UInt8] = []
-        rewritten.reserveCapacity(bytes.count)
-        var index = 0
-        var copiedUpTo = 0
-        while index + opener.count <= bytes.count {
-            guard bytes[index] == UInt8(ascii: "{"), bytes[index..<(index + opener.count)].elementsEqual(opener) else {
-                index += 1
-                continue
-            }
-            let nameStart = index + opener.count
-            guard let close = closingBraces(in: bytes, from: nameStart) else { break }
-            let name = String(decoding: bytes[nameStart..<close], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            rewritten += bytes[copiedUpTo..<index]
-            rewritten += Array("{{$env.\(name)}}".utf8)
-            index = close + 2
-            copiedUpTo = index
+        // One forward pass, found on the bytes (`firstRange(ofASCII:)`): the text after each
+        // rewrite is never searched again.
+        var rewritten = ""
+        var rest = Substring(text)
+        while let open = rest.firstRange(ofASCII: "{{$processEnv "), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
+            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            rewritten += rest[..<open.lowerBound]
+            rewritten += "{{$env.\(name)}}"
+            rest = rest[close.upperBound...]
         }
-        rewritten += bytes[copiedUpTo...]
-        return String(decoding: rewritten, as: UTF8.self)
-    }
-
-    /// Where the first `}}` at or after `start` begins; nil when none follows (then no later
-    /// opener can close either, and the scan stops).
-    private static func closingBraces(in bytes: [UInt8], from start: Int) -> Int? {
-        var index = start
-        while index + 1 < bytes.count {
-            if bytes[index] == UInt8(ascii: "}"), bytes[index + 1] == UInt8(ascii: "}") { return index }
-            index += 1
-        }
-        return nil
+        return rewritten + rest
     }
 
     /// `defaultName(method:url:)` of an agent request.

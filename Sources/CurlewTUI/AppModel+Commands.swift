@@ -778,9 +778,7 @@ extension AppModel {
                 return false
             }
             if case .group(let itemName, let group) = match {
-                // Built again, as `s` runs a listed group: one listed with a chain's captures
-                // left as templates is refused with the name it lacks.
-                do { run(try workspace?.session.group(named: itemName) ?? group, named: itemName) } catch { message = "not run: \(error)" }
+                do { run(try runnable(listed: group, named: itemName), named: itemName) } catch { message = "not run: \(error)" }
             } else {
                 message = "no group named \(argument.debugDescription); Tab completes"
             }

@@ -169,12 +169,17 @@ extension AppModel {
         guard pane == .compose else { return nil }
         if compose.focus == .editor, let editor = compose.groupEditor, let workspace { return (editor.name, try workspace.runnableGroup(editor)) }
         if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
-            // Built again to run: one listed with a chain's captures left as templates (it only
-            // runs as that chain's step) is refused here with the name it lacks.
-            guard let workspace else { return (name, group) }
-            return (name, try workspace.session.group(named: name))
+            return (name, try runnable(listed: group, named: name))
         }
         return nil
+    }
+
+    /// A group of the list as it runs: built again from the workspace, so one listed with a
+    /// chain's captures left as templates (it only runs as that chain's step) is refused with
+    /// the name it lacks.
+    func runnable(listed group: RequestGroup, named name: String) throws(WorkspaceError) -> RequestGroup {
+        guard let workspace else { return group }
+        return try workspace.session.group(named: name)
     }
 
     /// Runs the group in the editor as it is edited (saved or not).

@@ -202,8 +202,8 @@ extension AppModel {
         guard environment.agent != nil else { message = "no agent: open curlew on a workspace or the demo"; return }
         let selected: (name: String, group: RequestGroup)?
         do { selected = try groupToRun() } catch { message = "not stepped: \(error)"; return }
-        if let steps = selected?.group.chainSteps, steps.contains(where: { if case .group = $0.member { true } else { false } }) {
-            message = "\(selected?.name ?? "the chain") has a group among its steps, which the editor cannot hold: s runs it whole"
+        if let selected, ChainStepper.hasGroupStep(selected.group) {
+            message = "\(selected.name) has a group among its steps, which the editor cannot hold: s runs it whole"
             return
         }
         guard pane == .compose, let selected,

@@ -28,9 +28,7 @@ public struct ChainStepper: Sendable {
 
     public init?(name: String, group: RequestGroup, draftBefore: RequestDraft, loadedItemBefore: Int?, defaultHeaders: HTTPHeaders = [:],
                  environment: String? = nil) {
-        guard let steps = group.chainSteps, !steps.isEmpty else { return nil }
-        // A step that is a group has no request to hold in the editor: such a chain runs whole.
-        guard steps.allSatisfy({ if case .request = $0.member { true } else { false } }) else { return nil }
+        guard let steps = group.chainSteps, !steps.isEmpty, !Self.hasGroupStep(group) else { return nil }
         self.name = name
         self.steps = steps
         self.draftBefore = draftBefore
@@ -48,6 +46,12 @@ public struct ChainStepper: Sendable {
     }
 
     public var stepCount: Int { steps.count }
+
+    /// Whether a chain has a group among its steps: such a step has no request to hold in the
+    /// editor, so the chain runs whole and is not stepped.
+    static func hasGroupStep(_ group: RequestGroup) -> Bool {
+        group.chainSteps?.contains { if case .group = $0.member { true } else { false } } ?? false
+    }
 
     /// The current step's request as the chain holds it, its `{{name}}` templates unfilled:
     /// what the editor shows, filled in once when it is sent (a captured value that holds a
@@ -68,10 +72,7 @@ public struct ChainStepper: Sendable {
     /// or what the user typed), filled in once, as the chain's run fills a step.
     func request(editedAs draft: RequestDraft) throws(RequestError) -> Request {
         let base = try resolvedRequest()
-        let variables = variables
-        let edited = try draft.makeRequest(defaultContentType: defaultHeaders["Content-Type"],
-                                           expanding: { text throws(RequestError) in try variables.expand(text) },
-                                           outsideJSONStrings: { text throws(RequestError) in try variables.expand(outsideJSONStrings: text) })
+        let edited = try draft.makeRequest(variables: variables, defaultContentType: defaultHeaders["Content-Type"])
         return draft.applying(edited, onto: base)
     }
 

@@ -220,8 +220,7 @@ public struct ComposeWorkspace: Sendable {
         var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft), defaultContentType: session.config.defaultHeaders["Content-Type"],
                                            expanding: { text throws(RequestError) in try expand(text, captured: captured) },
                                            outsideJSONStrings: { text throws(RequestError) in
-            let held: String
-            do { held = try session.expand(text, deferring: capturedNames) } catch { throw RequestError(.unresolvedVariable, String(describing: error)) }
+            let held = try expand(text, deferring: capturedNames)
             var variables = ChainVariables(captured)
             variables.fillsOnly = capturedNames
             return try variables.expand(outsideJSONStrings: held)
@@ -334,6 +333,16 @@ public struct ComposeWorkspace: Sendable {
     public func expand(_ text: String, captured: [(name: String, value: String)]) throws(RequestError) -> String {
         do {
             return try session.expand(text, adding: captured)
+        } catch {
+            throw RequestError(.unresolvedVariable, error.description)
+        }
+    }
+
+    /// `text` with the session's variables filled in, `deferred` names (a chain's captures)
+    /// left as `{{name}}`.
+    func expand(_ text: String, deferring deferred: Set<String>) throws(RequestError) -> String {
+        do {
+            return try session.expand(text, deferring: deferred)
         } catch {
             throw RequestError(.unresolvedVariable, error.description)
         }

@@ -235,9 +235,11 @@ public struct RequestDraft: Sendable, Equatable {
         value.contains(RedactionPolicy.marker)
     }
 
-    /// The request to send, with `{{name}}` filled from `variables`.
-    public func makeRequest(variables: ChainVariables) throws(RequestError) -> Request {
-        try makeRequest(expanding: { text throws(RequestError) in try variables.expand(text) },
+    /// The request to send, with `{{name}}` filled from `variables` as a chain's run fills a
+    /// step (outside a JSON body's strings, only one JSON value).
+    public func makeRequest(variables: ChainVariables, defaultContentType: String? = nil) throws(RequestError) -> Request {
+        try makeRequest(defaultContentType: defaultContentType,
+                        expanding: { text throws(RequestError) in try variables.expand(text) },
                         outsideJSONStrings: { text throws(RequestError) in try variables.expand(outsideJSONStrings: text) })
     }
 
@@ -250,16 +252,12 @@ public struct RequestDraft: Sendable, Equatable {
     /// draft has none (a text body under it is filled in as JSON).
     /// `outsideJSONStrings`: fills a JSON body's text outside its strings, where a value that
     /// came from a server (a chain's capture) must be one JSON value
-    /// (`ChainVariables.standingOutsideJSONString`); `expand` when not given.
+    /// (`ChainVariables.standingOutsideJSONString`).
     public func makeRequest(bodyIsText: Bool = false, defaultContentType: String? = nil,
                             expanding expand: (String) throws(RequestError) -> String,
-                            outsideJSONStrings: ((String) throws(RequestError) -> String)? = nil) throws(RequestError) -> Request {
-        guard let outsideJSONStrings else {
-            return try build(expanding: expand, outsideJSONStrings: expand, forSaving: false, bodyIsText: bodyIsText,
-                             defaultContentType: defaultContentType).request
-        }
-        return try build(expanding: expand, outsideJSONStrings: outsideJSONStrings, forSaving: false, bodyIsText: bodyIsText,
-                         defaultContentType: defaultContentType).request
+                            outsideJSONStrings: (String) throws(RequestError) -> String) throws(RequestError) -> Request {
+        try build(expanding: expand, outsideJSONStrings: outsideJSONStrings, forSaving: false, bodyIsText: bodyIsText,
+                  defaultContentType: defaultContentType).request
     }
 
     /// The draft as a workspace entry keeps it: templates as typed, switched-off rows left out,
@@ -316,7 +314,7 @@ public struct RequestDraft: Sendable, Equatable {
         }
         guard isJSON else { return try expand(body) }
         let filled = try JSONTemplateFill.fill(body, string: expand, elsewhere: outsideJSONStrings)
-        if let value = try? JSONValue.parse(filled) { try ChainVariables.refuseRepeatedNames(in: value) }
+        try ChainVariables.refuseRepeatedNames(inText: filled)
         return filled
     }
 

@@ -96,8 +96,14 @@ public struct ChainVariables: Sendable, Equatable {
     public func expand(json text: String) throws(RequestError) -> String {
         let filled = try JSONTemplateFill.fill(text, string: { (content: String) throws(RequestError) -> String in try expand(content) },
                                                elsewhere: { (segment: String) throws(RequestError) -> String in try expand(outsideJSONStrings: segment) })
-        if let value = try? JSONValue.parse(filled) { try Self.refuseRepeatedNames(in: value) }
+        try Self.refuseRepeatedNames(inText: filled)
         return filled
+    }
+
+    /// `refuseRepeatedNames(in:)` for a JSON body's filled text; text that does not read as
+    /// JSON has no members to compare.
+    public static func refuseRepeatedNames(inText filled: String) throws(RequestError) {
+        if let value = try? JSONValue.parse(filled) { try refuseRepeatedNames(in: value) }
     }
 
     /// Fails with `invalidBody` when two members of one object have the same name once filled
