@@ -305,11 +305,33 @@ struct RequestComposer: Sendable {
         ClippedText.quoted(URLPassword.masking(in: url), limit: limit)
     }
 
+    /// A space, tab or control character as a refusal names it.
+    private static func unsentCharacter(_ scalar: Unicode.Scalar) -> String {
+        switch scalar {
+        case " ": "a space"
+        case "\t": "a tab"
+        case "\n": "a line feed"
+        case "\r": "a carriage return"
+        default: "the control character U+" + hexDigits(scalar, count: 4)
+        }
+    }
+
+    /// `%XX` for a byte below 0x80.
+    private static func percentEncoded(_ scalar: Unicode.Scalar) -> String {
+        "%" + hexDigits(scalar, count: 2)
+    }
+
+    private static func hexDigits(_ scalar: Unicode.Scalar, count: Int) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, count - digits.count)) + digits
+    }
+
     /// Checks a URL that is not of the plain shape with the full parser.
     private static func validate(_ url: String) throws(RequestError) {
         if let index = url.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
-            let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index)
-            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) contains whitespace or a control character at position \(position)")
+            let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index) + 1
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(url.unicodeScalars[index])) at character \(position); "
+                + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(url.unicodeScalars[index]))")
         }
         if hasUnclosedIPv6Bracket(url) {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) opens an IPv6 address with [ and does not close it with ]")

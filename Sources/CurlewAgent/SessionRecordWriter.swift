@@ -122,49 +122,68 @@ struct SessionRecordWriter {
     /// A JSON string from UTF-8 bytes, escaping quotes, backslashes and control characters. The
     /// bytes are read and stored eight at a time in one pass: a word with nothing to escape is
     /// stored as it was loaded, so no run is copied a second time (a `memcpy` call per run cost
-    /// more than the short strings of a record).
+    /// more than the short strings of a record). One reservation holds the quotes, the bytes and
+    /// room for some escapes, written in place; a string with more escapes than that reserves
+    /// again. Pointers and wrapping arithmetic: the bounds are checked once, by the reservation,
+    /// not at every step of the loops.
     private mutating func string(utf8 source: UnsafeRawBufferPointer) {
-        let count = source.count
-        guard count > 0, let start = source.baseAddress else {
+        guard let start = source.baseAddress, source.count > 0 else {
             output.append("\"\"" as StaticString)
             return
         }
-        output.append(UInt8(ascii: "\""))
-        var index = 0
-        while index < count {
-            // Room for the rest as it is; an escape commits what came before it and reserves anew.
-            let room = UnsafeMutableRawPointer(output.reserve(count - index))
-            var stored = 0
-            var escapeAt = -1
-            while index + stored + 8 <= count {
-                let word = start.loadUnaligned(fromByteOffset: index + stored, as: UInt64.self)
-                // A whole word is stored even when it holds an escape: the room has eight bytes
-                // for it, and only the bytes before the escape are committed.
-                room.storeBytes(of: word, toByteOffset: stored, as: UInt64.self)
+        let end = start + source.count
+        // Each escape writes at most five bytes beyond its own; a word store may write seven
+        // bytes past what it commits.
+        func reserve(for rest: Int) -> (room: UnsafeMutablePointer<UInt8>, slack: Int) {
+            let slack = 16 &+ rest / 4
+            return (output.reserve(rest &+ 1 &+ 7 &+ slack), slack)
+        }
+        var (room, slack) = reserve(for: source.count &+ 1)
+        room[0] = UInt8(ascii: "\"")
+        var written = 1
+        var next = start
+        while true {
+            // Whole words while eight bytes are left, then byte by byte.
+            var escape: UInt8? = nil
+            while end - next >= 8 {
+                let word = next.loadUnaligned(as: UInt64.self)
+                // Stored whole even when it holds an escape: only the bytes before it count.
+                UnsafeMutableRawPointer(room + written).storeBytes(of: word, as: UInt64.self)
                 let flagged = Self.bytesToEscape(UInt64(littleEndian: word))
                 if flagged != 0 {
                     // The lowest flagged byte is always one to escape (a false flag only ever
                     // sits above a true one).
-                    stored += flagged.trailingZeroBitCount / 8
-                    escapeAt = index + stored
+                    let clean = flagged.trailingZeroBitCount &>> 3
+                    written &+= clean
+                    next += clean
+                    escape = next.load(as: UInt8.self)
                     break
                 }
-                stored += 8
+                written &+= 8
+                next += 8
             }
-            if escapeAt < 0 {
-                while index + stored < count {
-                    let byte = start.load(fromByteOffset: index + stored, as: UInt8.self)
-                    if byte < 0x20 || byte == 0x22 || byte == 0x5C { escapeAt = index + stored; break }
-                    room.storeBytes(of: byte, toByteOffset: stored, as: UInt8.self)
-                    stored += 1
+            if escape == nil {
+                while next < end {
+                    let byte = next.load(as: UInt8.self)
+                    if byte < 0x20 || byte == 0x22 || byte == 0x5C { escape = byte; break }
+                    room[written] = byte
+                    written &+= 1
+                    next += 1
                 }
             }
-            output.commit(stored)
-            guard escapeAt >= 0 else { break }
-            appendEscaped(start.load(fromByteOffset: escapeAt, as: UInt8.self))
-            index = escapeAt + 1
+            guard let byte = escape else { break }
+            if slack < 5 {
+                output.commit(written)
+                (room, slack) = reserve(for: end - next)
+                written = 0
+            }
+            let length = Self.writeEscape(byte, to: room + written)
+            written &+= length
+            slack &-= length &- 1
+            next += 1
         }
-        output.append(UInt8(ascii: "\""))
+        room[written] = UInt8(ascii: "\"")
+        output.commit(written &+ 1)
     }
 
     /// The high bit of each of eight bytes (read little-endian) that is below 0x20, a quote or a
@@ -178,11 +197,11 @@ struct SessionRecordWriter {
         return control | ASCII.bytes(equalTo: 0x22, in: word) | ASCII.bytes(equalTo: 0x5C, in: word)
     }
 
-    /// The escape for one byte, stored straight into the buffer: a call that copies a two-byte
-    /// literal cost more than the bytes, and a JSON body escapes every quote it has.
+    /// The escape for one byte, stored at `room` (which has six bytes for it); its length. A
+    /// call that copies a two-byte literal cost more than the bytes, and a JSON body escapes every
+    /// quote it has.
     @inline(__always)
-    private mutating func appendEscaped(_ byte: UInt8) {
-        let room = output.reserve(6)
+    private static func writeEscape(_ byte: UInt8, to room: UnsafeMutablePointer<UInt8>) -> Int {
         room[0] = UInt8(ascii: "\\")
         switch byte {
         case 0x22, 0x5C: room[1] = byte
@@ -196,47 +215,47 @@ struct SessionRecordWriter {
             room[3] = UInt8(ascii: "0")
             room[4] = hex.utf8Start[Int(byte >> 4)]
             room[5] = hex.utf8Start[Int(byte & 0x0F)]
-            output.commit(6)
-            return
+            return 6
         }
-        output.commit(2)
+        return 2
     }
 
     /// Decimal digits written straight into the buffer (no String made per number), two at a
-    /// time from a table of the hundred pairs, the length found first by comparisons.
+    /// time from a table of the hundred pairs, the length found first by comparisons. Wrapping
+    /// arithmetic: a magnitude has at most twenty digits, and the room is reserved for them.
     mutating func integer(_ value: Int64) {
         let room = output.reserve(20)
         var magnitude = value.magnitude
         var length = 0
         if value < 0 { room[0] = UInt8(ascii: "-"); length = 1 }
         guard magnitude >= 10 else {
-            room[length] = UInt8(ascii: "0") + UInt8(magnitude)
-            output.commit(length + 1)
+            room[length] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+            output.commit(length &+ 1)
             return
         }
         var digits = 2
         var bound: UInt64 = 100
         // The magnitude is at most 2^63, nineteen digits, so `bound` stops at 10^19, which fits.
         while magnitude >= bound {
-            digits += 1
-            bound *= 10
+            digits &+= 1
+            bound &*= 10
         }
-        length += digits
+        length &+= digits
         var position = length
         let pairs = Self.digitPairs.utf8Start
         while magnitude >= 100 {
-            let pair = Int(magnitude % 100) * 2
+            let pair = Int(truncatingIfNeeded: magnitude % 100) &* 2
             magnitude /= 100
-            position -= 2
+            position &-= 2
             room[position] = pairs[pair]
-            room[position + 1] = pairs[pair + 1]
+            room[position &+ 1] = pairs[pair &+ 1]
         }
         if magnitude >= 10 {
-            let pair = Int(magnitude) * 2
-            room[position - 2] = pairs[pair]
-            room[position - 1] = pairs[pair + 1]
+            let pair = Int(truncatingIfNeeded: magnitude) &* 2
+            room[position &- 2] = pairs[pair]
+            room[position &- 1] = pairs[pair &+ 1]
         } else {
-            room[position - 1] = UInt8(ascii: "0") + UInt8(magnitude)
+            room[position &- 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
         }
         output.commit(length)
     }
@@ -264,7 +283,8 @@ struct SessionRecordWriter {
         }
     }
 
-    /// ISO 8601 in UTC with milliseconds: 2026-11-21T06:37:59.308Z.
+    /// ISO 8601 in UTC with milliseconds: 2026-11-21T06:37:59.308Z. Years past 9999 are
+    /// written as 9999 (the format has four digits for them).
     mutating func date(_ date: Date) {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
@@ -272,35 +292,33 @@ struct SessionRecordWriter {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         let room = output.reserve(26)
-        var at = 0
-        func put(_ byte: UInt8) { room[at] = byte; at += 1 }
-        func digits(_ value: Int, _ count: Int) {
-            var divisor = 1
-            for _ in 1..<count { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest / divisor % 10))
-                rest %= divisor
-                divisor /= 10
-            }
+        let pairs = Self.digitPairs.utf8Start
+        func pair(_ value: Int, at offset: Int) {
+            let index = value &* 2
+            room[offset] = pairs[index]
+            room[offset &+ 1] = pairs[index &+ 1]
         }
-        put(UInt8(ascii: "\""))
-        digits(Int(parts.tm_year) + 1900, 4)
-        put(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, 2)
-        put(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2)
-        put(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), 2)
-        put(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2)
-        put(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), 2)
-        put(UInt8(ascii: "."))
-        digits(fraction, 3)
-        put(UInt8(ascii: "Z"))
-        put(UInt8(ascii: "\""))
-        output.commit(at)
+        let year = min(max(Int(parts.tm_year) + 1900, 0), 9999)
+        room[0] = UInt8(ascii: "\"")
+        pair(year / 100, at: 1)
+        pair(year % 100, at: 3)
+        room[5] = UInt8(ascii: "-")
+        pair(Int(parts.tm_mon) + 1, at: 6)
+        room[8] = UInt8(ascii: "-")
+        pair(Int(parts.tm_mday), at: 9)
+        room[11] = UInt8(ascii: "T")
+        pair(Int(parts.tm_hour), at: 12)
+        room[14] = UInt8(ascii: ":")
+        pair(Int(parts.tm_min), at: 15)
+        room[17] = UInt8(ascii: ":")
+        // A leap second reads 60, which the table holds.
+        pair(Int(parts.tm_sec), at: 18)
+        room[20] = UInt8(ascii: ".")
+        room[21] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction / 100)
+        pair(fraction % 100, at: 22)
+        room[24] = UInt8(ascii: "Z")
+        room[25] = UInt8(ascii: "\"")
+        output.commit(26)
     }
 
     /// Fields as the transport received them, written from their bytes as `headers(_:)` writes

@@ -36,6 +36,22 @@ public struct RunCase: Sendable {
     public var passed: Bool { !skipped && error == nil && failures.isEmpty }
 }
 
+/// A group nested in a group target, once it ended: its own verdict, judged as a top-level
+/// group's is (it succeeded and none of its requests failed an assertion).
+public struct NestedGroupResult: Sendable {
+    /// The top-level group it ran in.
+    public var group: String
+    /// Its label, after those of the groups it is nested in (`steps › login-batch`).
+    public var path: [String]
+    /// Which repetition (from 1).
+    public var iteration: Int
+    public var state: RequestState
+    /// Its requests' cases, those of the groups nested in it included.
+    public var cases: [RunCase]
+
+    public var passed: Bool { state == .succeeded && cases.allSatisfy(\.failures.isEmpty) }
+}
+
 /// A top-level target's result: its cases, and for a group its own verdict.
 public struct RunResult: Sendable {
     public var target: RunTarget

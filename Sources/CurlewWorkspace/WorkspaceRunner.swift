@@ -17,9 +17,11 @@ public struct WorkspaceRunner: Sendable {
     /// Runs each target `repeat` times, at most `parallel` at once, calling `finished` as each
     /// ends (from any task). Cancelling the calling task cancels what is in flight; what had not
     /// started is reported as skipped.
-    /// `memberFinished` hears each group member's case as it ends, before its group does.
+    /// `memberFinished` hears each group member's case as it ends, before its group does, and
+    /// `nestedGroupFinished` each group nested in a group as it ends, after its members.
     public func run(_ targets: [RunTarget], repeat count: Int = 1, parallel: Int = 1,
                     memberFinished: @escaping @Sendable (RunCase) -> Void = { _ in },
+                    nestedGroupFinished: @escaping @Sendable (NestedGroupResult) -> Void = { _ in },
                     finished: @escaping @Sendable (RunResult) -> Void) async -> [RunResult] {
         let units = (1...max(1, count)).flatMap { iteration in targets.map { Unit(target: $0, iteration: iteration) } }
         let runner = self
@@ -33,7 +35,8 @@ public struct WorkspaceRunner: Sendable {
                         let unit = units[index]
                         let result = Task.isCancelled
                             ? RunResult(target: unit.target, iteration: unit.iteration, cases: runner.skippedCases(unit.target, unit.iteration), groupState: nil)
-                            : await runner.run(unit.target, iteration: unit.iteration, memberFinished: memberFinished)
+                            : await runner.run(unit.target, iteration: unit.iteration, memberFinished: memberFinished,
+                                               nestedGroupFinished: nestedGroupFinished)
                         progress.results.withLock { $0.append((index, result)) }
                         finished(result)
                     }
@@ -67,7 +70,8 @@ public struct WorkspaceRunner: Sendable {
         return names.map { RunCase(request: $0, group: target.groupName, iteration: iteration, failures: [], skipped: true) }
     }
 
-    private func run(_ target: RunTarget, iteration: Int, memberFinished: @escaping @Sendable (RunCase) -> Void) async -> RunResult {
+    private func run(_ target: RunTarget, iteration: Int, memberFinished: @escaping @Sendable (RunCase) -> Void,
+                     nestedGroupFinished: @escaping @Sendable (NestedGroupResult) -> Void) async -> RunResult {
         switch target {
         case .request(let name):
             do {
@@ -90,6 +94,7 @@ public struct WorkspaceRunner: Sendable {
                         success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) },
                         memberFinished: { _, member in
                             for runCase in cases(of: member, group: name, iteration: iteration) where !runCase.skipped { memberFinished(runCase) }
+                            for nested in nestedResults(of: member, group: name, iteration: iteration, path: []) { nestedGroupFinished(nested) }
                         })
                     let handle = priorityFirst ? agent.startPriorityFirst(group, callbacks: callbacks) : agent.start(group, callbacks: callbacks)
                     started.withLock { $0 = handle }
@@ -142,6 +147,16 @@ public struct WorkspaceRunner: Sendable {
     /// Every request member of a finished group, at any depth, with its assertions checked.
     private func cases(of handle: GroupHandle, group: String, iteration: Int) -> [RunCase] {
         handle.members.flatMap { cases(of: $0, group: group, iteration: iteration) }
+    }
+
+    /// The verdicts of `member` when it is a group and of the groups nested in it, innermost
+    /// first (each after its own members).
+    private func nestedResults(of member: MemberSnapshot, group: String, iteration: Int, path: [String]) -> [NestedGroupResult] {
+        guard let child = member.child else { return [] }
+        let path = path + [member.label]
+        let inner = child.members.flatMap { nestedResults(of: $0, group: group, iteration: iteration, path: path) }
+        return inner + [NestedGroupResult(group: group, path: path, iteration: iteration, state: member.state,
+                                          cases: cases(of: member, group: group, iteration: iteration))]
     }
 
     /// The cases of one member: a request's, or every request's of a nested group.

@@ -111,7 +111,8 @@ struct RunCommand: AsyncParsableCommand {
         let runner = WorkspaceRunner(session: session, agent: agent)
         let started = ContinuousClock.now
         let task = Task { [repeatCount, parallel] in
-            await runner.run(targets, repeat: repeatCount, parallel: parallel, memberFinished: report.memberFinished, finished: report.finished)
+            await runner.run(targets, repeat: repeatCount, parallel: parallel, memberFinished: report.memberFinished,
+                             nestedGroupFinished: report.nestedGroupFinished, finished: report.finished)
         }
         // The first interrupt cancels the run, which still writes every report.
         let interrupts = InterruptWatch(secondMessage: "interrupted again; stopping without writing the reports", secondExitStatus: 3) {

@@ -61,6 +61,13 @@ final class RunReport: Sendable {
         emit(lines(for: item, prefix: "  \(item.group ?? "") › "), counting: nil)
     }
 
+    /// A nested group's verdict, under its parent's members (the bar counts top-level targets).
+    func nestedGroupFinished(_ result: NestedGroupResult) {
+        let repeatTag = result.iteration > 1 ? " #\(result.iteration)" : ""
+        let path = result.path.joined(separator: " › ")
+        emit(["\(result.passed ? "✓" : "✗")   \(result.group) › group \(path)\(repeatTag): \(result.state.rawValue)"], counting: nil)
+    }
+
     /// Prints lines above the progress bar; `counting` a finished target's verdict.
     private func emit(_ lines: [String], counting passed: Bool?) {
         let text = lines.map(clean).joined(separator: "\n")

@@ -71,6 +71,21 @@ struct RequestComposerTests {
         }
     }
 
+    @Test("a space, tab or control character in a URL is named, with where it is and how to write it")
+    func unsentCharactersNamed() {
+        for (bad, said) in [("http://h.test/a b", "has a space at character 16; a URL cannot hold it as it is: write it percent-encoded, as %20"),
+                            ("http://h.test/a\tb", "has a tab at character 16"), ("http://h.test/\u{7}", "has the control character U+0007 at character 15"),
+                            ("http://h.test/x\u{7F}", "as %7F"), ("http://h.test/?q=1\r\n", "has a carriage return at character 19")] {
+            do {
+                _ = try url(Request.url(bad))
+                Issue.record("\(bad.debugDescription) was taken")
+            } catch {
+                #expect(error.kind == .invalidURL)
+                #expect(error.message.contains(said), "\(error.message)")
+            }
+        }
+    }
+
     @Test("a port outside 1 to 65535, or not a number, is refused with the port named; a port in range, or none after the colon, is taken")
     func ports() throws {
         for (bad, port) in [("http://h.test:99999/get", "99999"), ("http://h.test:0/get", "0"), ("http://h.test:8o80/get", "8o80"),

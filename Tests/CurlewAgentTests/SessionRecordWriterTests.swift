@@ -85,6 +85,27 @@ struct SessionRecordWriterTests {
         }
     }
 
+    @Test("dates are written in UTC to the millisecond, cut down (never rounded up), as a formatter writes them")
+    func datesToTheMillisecond() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
+        // Whole seconds, exact binary fractions, the epoch either side, month and year ends, a leap day.
+        let seconds: [Double] = [0, -1.5, -86_400.25, 0.125, 1_790_000_000.5, 951_782_399.875, 951_868_800,
+                                 1_704_067_199.999_023_437_5, 4_102_444_800, 253_402_300_799.5]
+        for second in seconds {
+            var writer = SessionRecordWriter()
+            let date = Date(timeIntervalSince1970: second)
+            writer.date(date)
+            let cut = Date(timeIntervalSince1970: (second * 1000).rounded(.down) / 1000)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(formatter.string(from: cut))\"", "\(second)")
+        }
+        var writer = SessionRecordWriter()
+        writer.date(Date(timeIntervalSince1970: 253_402_300_800 * 2))
+        #expect(String(decoding: writer.bytes, as: UTF8.self).hasPrefix("\"9999-"))
+    }
+
     @Test("every ASCII byte at every offset of a word, the last bytes of a string included, is escaped exactly when JSON needs it, and reads back")
     func escapesEveryByteAtEveryOffset() throws {
         // Lengths that end in whole words, in a few bytes after them, or within the first word.

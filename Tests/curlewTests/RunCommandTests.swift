@@ -197,6 +197,39 @@ struct RunCommandTests {
         // The batch nested in the chain sends the captured token too.
         #expect(result.output.contains("flow › profile › me: 200") || result.output.contains("me: 200"), "\(result.output)")
         #expect(!log.contains("Bearer {{token}}"), "\(log.suffix(2_000))")
+        #expect(result.output.contains("✓   flow › group profile: succeeded"), "\(result.output)")
+    }
+
+    @Test("a group nested in a group gets its verdict line after its members, at any depth, failed when one of its assertions failed; the summary counts top-level groups (found by a new user's trial: a nested group had no line)")
+    func nestedGroupVerdicts() async throws {
+        let server = try await TestServer.shared()
+        let directory = NSTemporaryDirectory() + "curlew-run-nested-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/curlew.yaml"
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          ok: {url: /get, expect: {status: 200}}
+          teapot: {url: /status/418, expect: {status: 200}}
+        groups:
+          inner: {batch: [teapot], policy: any}
+          middle: {batch: [ok, {group: inner}], policy: any}
+          outer:
+            chain:
+              - ok
+              - group: middle
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--group", "outer"])
+        #expect(result.status == 1, "\(result.output)\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let inner = lines.firstIndex(of: "✗   outer › group middle › inner: succeeded")
+        let middle = lines.firstIndex(of: "✗   outer › group middle: succeeded")
+        let teapot = lines.firstIndex { $0.hasPrefix("✗   outer › teapot: 418") }
+        #expect(inner != nil && middle != nil && teapot != nil, "\(result.output)")
+        if let inner, let middle, let teapot { #expect(teapot < inner && inner < middle, "\(result.output)") }
+        #expect(result.output.contains("✗ group outer: succeeded"), "\(result.output)")
+        #expect(result.output.contains("groups: 0 of 1 passed"), "\(result.output)")
     }
 
     @Test("a workspace's cookie jar is read at the start of a run and written back at its end; one that cannot be read stops the run with its reason (found by a new user's trial: it was never written, and a bad one was passed over)")
