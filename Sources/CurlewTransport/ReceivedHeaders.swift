@@ -211,10 +211,19 @@ public struct ReceivedHeaders: Sendable {
         used = end
     }
 
-    /// Makes the storage at least `count` bytes, at least doubling it.
+    /// Makes the storage at least `count` bytes, at least doubling it. The new bytes are copied
+    /// from a block of zeros (one `memcpy` a block): an append of `repeatElement(0, …)` wrote
+    /// them one at a time, about 480 instructions for a response's first 512 bytes.
     private mutating func grow(toHold count: Int) {
-        storage.append(contentsOf: repeatElement(0, count: max(count, storage.count * 2) - storage.count))
+        var missing = max(count, storage.count * 2) - storage.count
+        while missing > 0 {
+            let step = min(missing, Self.zeros.count)
+            Self.zeros.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<step])) }
+            missing -= step
+        }
     }
+
+    private static let zeros = [UInt8](repeating: 0, count: 4096)
 
     /// Calls `body` with the kept lines.
     private func withLines<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
