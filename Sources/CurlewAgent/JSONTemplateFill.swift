@@ -1,7 +1,7 @@
 /// Fills in the templates of a JSON body's text by where they stand: inside a JSON string, or
 /// between strings (`{"n": {{n}}}`). The text is told apart by its quotes alone, so a body that
-/// reads as JSON only once filled in is filled in all the same. The chain's runner and the
-/// editor both fill JSON bodies through it.
+/// reads as JSON only once filled in is filled in all the same. The chain's runner, the editor
+/// and a workspace's `body:` entries under a JSON type all fill JSON bodies through it.
 public enum JSONTemplateFill {
     /// `text` with each string that holds `{{` read (its escapes decoded), passed whole to
     /// `string`, and written back escaped as JSON writes it: whatever `string` fills in (a quote,
@@ -10,9 +10,26 @@ public enum JSONTemplateFill {
     /// read as JSON is passed to `string` as typed, and what comes back is sealed: a quote not
     /// escaped, a control character and a backslash left dangling at the end are escaped, so
     /// that it still ends where it ended.
+    ///
+    /// When the filled text reads as JSON and two members of one object came to one name (a
+    /// captured `role` beside a member `role`), it fails with what `repeatedName` makes of the
+    /// name: JSON parsers disagree on which of the two counts.
     public static func fill<Failure: Error>(_ text: String, string: (String) throws(Failure) -> String,
-                                            elsewhere: (String) throws(Failure) -> String) throws(Failure) -> String {
+                                            elsewhere: (String) throws(Failure) -> String,
+                                            repeatedName: (String) -> Failure) throws(Failure) -> String {
         guard text.contains("{{") else { return text }
+        let filled = try filling(text, string: string, elsewhere: elsewhere)
+        if let name = (try? JSONValue.parse(filled))?.repeatedMemberName { throw repeatedName(name) }
+        return filled
+    }
+
+    /// Why a body whose templates gave two members of one object the same name is refused.
+    public static func repeatedNameProblem(_ name: String) -> String {
+        "two members are named \"\(ClippedText.plain(name, limit: 80))\" once their templates are filled in"
+    }
+
+    private static func filling<Failure: Error>(_ text: String, string: (String) throws(Failure) -> String,
+                                                elsewhere: (String) throws(Failure) -> String) throws(Failure) -> String {
         let bytes = text.utf8
         var output = ""
         var segmentStart = bytes.startIndex

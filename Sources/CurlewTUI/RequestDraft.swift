@@ -313,9 +313,7 @@ public struct RequestDraft: Sendable, Equatable {
             return filled.serialized()
         }
         guard isJSON else { return try expand(body) }
-        let filled = try JSONTemplateFill.fill(body, string: expand, elsewhere: outsideJSONStrings)
-        try ChainVariables.refuseRepeatedNames(inText: filled)
-        return filled
+        return try JSONTemplateFill.fill(body, string: expand, elsewhere: outsideJSONStrings, repeatedName: ChainVariables.repeatedNameError)
     }
 
     /// The one way a draft becomes a request, to send (`expand` fills templates in; the query

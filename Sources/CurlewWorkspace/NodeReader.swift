@@ -263,7 +263,8 @@ extension NodeReader {
     /// a string's whole value escaped as JSON writes it, elsewhere as the template stands.
     func jsonText(_ context: ReadContext) throws(WorkspaceError) -> String {
         let fill = { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
-        return try JSONTemplateFill.fill(try scalarText(), string: fill, elsewhere: fill)
+        return try JSONTemplateFill.fill(try scalarText(), string: fill, elsewhere: fill,
+                                         repeatedName: { error(JSONTemplateFill.repeatedNameProblem($0)) })
     }
 
     /// A file path: templates expanded, then made absolute from the workspace's directory.
@@ -298,7 +299,7 @@ extension NodeReader {
     /// which of the two counts).
     func templatedJSON(_ context: ReadContext) throws(WorkspaceError) -> JSONValue {
         let filled = try json().mappingStrings { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
-        if let name = filled.repeatedMemberName { throw error("two members are named \"\(ClippedText.plain(name, limit: 80))\" once their templates are filled in") }
+        if let name = filled.repeatedMemberName { throw error(JSONTemplateFill.repeatedNameProblem(name)) }
         return filled
     }
 }

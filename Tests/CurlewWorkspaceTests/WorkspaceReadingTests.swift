@@ -173,6 +173,23 @@ struct WorkspaceReadingTests {
         """#)
         let error = try #require(throws: WorkspaceError.self) { try WorkspaceSession(try Workspace.load(path: twice)).request(named: "r") }
         #expect(error.description.contains(#"two members are named "role""#), "\(error)")
+        // A body: entry under a JSON type is refused the same way, nested objects included
+        // (found by review: only json: entries were checked).
+        let twiceAsText = try files.write("twice-text.yaml", #"""
+        variables: {field: role}
+        requests:
+          top: {method: POST, url: "http://127.0.0.1:9/x", body: '{"{{field}}": "admin", "role": "user"}', contentType: application/json}
+          nested: {method: POST, url: "http://127.0.0.1:9/x", body: '{"a": [{"role": 1, "{{field}}": 2}]}', headers: {Content-Type: application/json}}
+          plain: {method: POST, url: "http://127.0.0.1:9/x", body: '{"{{field}}": "admin", "role": "user"}', contentType: text/plain}
+        """#)
+        let session2 = try WorkspaceSession(try Workspace.load(path: twiceAsText))
+        for name in ["top", "nested"] {
+            let refused = try #require(throws: WorkspaceError.self, "\(name)") { try session2.request(named: name) }
+            #expect(refused.description.contains(#"two members are named "role""#), "\(refused)")
+        }
+        // Under another type the body is text, sent as filled in.
+        guard case .raw(let data, _) = try session2.request(named: "plain").0.requestSerializer else { Issue.record("no body"); return }
+        #expect(String(decoding: data, as: UTF8.self) == #"{"role": "admin", "role": "user"}"#)
     }
 
     @Test("includes merge requests, groups and environments; a file including itself is refused")

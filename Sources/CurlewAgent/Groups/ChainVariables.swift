@@ -94,23 +94,21 @@ public struct ChainVariables: Sendable, Equatable {
     /// `true`, `{"a":1}`); any other fails the step (`invalidBody`), so a hostile server's
     /// `1,"admin":true` is never sent.
     public func expand(json text: String) throws(RequestError) -> String {
-        let filled = try JSONTemplateFill.fill(text, string: { (content: String) throws(RequestError) -> String in try expand(content) },
-                                               elsewhere: { (segment: String) throws(RequestError) -> String in try expand(outsideJSONStrings: segment) })
-        try Self.refuseRepeatedNames(inText: filled)
-        return filled
+        try JSONTemplateFill.fill(text, string: { (content: String) throws(RequestError) -> String in try expand(content) },
+                                  elsewhere: { (segment: String) throws(RequestError) -> String in try expand(outsideJSONStrings: segment) },
+                                  repeatedName: Self.repeatedNameError)
     }
 
-    /// `refuseRepeatedNames(in:)` for a JSON body's filled text; text that does not read as
-    /// JSON has no members to compare.
-    public static func refuseRepeatedNames(inText filled: String) throws(RequestError) {
-        if let value = try? JSONValue.parse(filled) { try refuseRepeatedNames(in: value) }
+    /// The failure of a body whose templates gave two members of one object the same name.
+    public static func repeatedNameError(_ name: String) -> RequestError {
+        RequestError(.invalidBody, JSONTemplateFill.repeatedNameProblem(name))
     }
 
     /// Fails with `invalidBody` when two members of one object have the same name once filled
     /// in (a captured `role` beside a member `role`): JSON parsers disagree on which one counts.
     public static func refuseRepeatedNames(in value: JSONValue) throws(RequestError) {
         guard let name = value.repeatedMemberName else { return }
-        throw RequestError(.invalidBody, "two members are named \"\(ClippedText.plain(name, limit: 80))\" once their templates are filled in")
+        throw repeatedNameError(name)
     }
 
     /// Replaces every `{{name}}` in a part of a JSON body outside its strings, each value only
