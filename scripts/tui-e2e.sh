@@ -237,6 +237,13 @@ tmux -L "$socket" load-buffer -b del "$workbench/del.txt"
 keys Escape :
 tmux -L "$socket" paste-buffer -p -b del -t e2e; sleep 0.5
 expect "a pasted DEL shows as ␡ in a prompt" ":x␡y"
+# What the terminal sent right after a paste's end marker (read with the paste, in one call) is
+# still read as keys: here a pasted text that carries an end marker, then a y.
+printf 'x\033[201~y' > "$workbench/after.txt"
+tmux -L "$socket" load-buffer -b after "$workbench/after.txt"
+keys Escape :
+tmux -L "$socket" paste-buffer -p -b after -t e2e; sleep 0.5
+expect "a key right after a paste's end marker is read as a key" ":xy"
 # A byte that is not UTF-8 inside a paste shows as �, and what follows it is kept.
 printf 'ab\377cd-after' > "$workbench/badtail.txt"
 tmux -L "$socket" load-buffer -b badtail "$workbench/badtail.txt"

@@ -9,6 +9,8 @@
 
 #include <locale.h>
 #include <wchar.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <ncursesw/curses.h>
 
 /* Macros and globals Swift cannot import, as functions. */
@@ -29,11 +31,12 @@ static inline int curlew_get_wch(wint_t *character) { return wget_wch(stdscr, ch
 static inline int curlew_getch(void) { return wgetch(stdscr); }
 static inline int curlew_timeout(int milliseconds) { timeout(milliseconds); return 0; }
 static inline int curlew_keypad(int on) { return keypad(stdscr, on ? TRUE : FALSE); }
-/* The byte the terminal sends for its backspace key (terminfo's kbs), when that is one byte; else 0. */
-static inline int curlew_backspace_byte(void) {
-    const char *kbs = tigetstr("kbs");
-    if (kbs == NULL || kbs == (const char *)-1 || kbs[0] == 0 || kbs[1] != 0) return 0;
-    return (unsigned char)kbs[0];
+static inline int curlew_ungetch(int byte) { return ungetch(byte); }
+/* Bytes the terminal has sent that nobody read yet (0 when none, or unknown). */
+static inline int curlew_input_pending(void) {
+    int count = 0;
+    if (ioctl(STDIN_FILENO, FIONREAD, &count) != 0 || count < 0) return 0;
+    return count;
 }
 
 static inline unsigned long curlew_mouse_mask_all(void) { return (unsigned long)(ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION); }

@@ -37,9 +37,6 @@ public final class CursesScreen: Screen {
     private static let strayPasteEnd: [UInt32] = Array("[201~".unicodeScalars.map(\.value))
 
     private let theme: Theme
-    /// The byte the terminal sends for its backspace key (DEL or BS), 0 when unknown: inside a
-    /// paste, curses' backspace key stands for that byte.
-    private let backspaceByte: UInt32
 
     /// Takes over the terminal: raw keys (Ctrl-C arrives as a key), no echo, keypad, no cursor.
     public init(theme: Theme = .dark) {
@@ -51,7 +48,6 @@ public final class CursesScreen: Screen {
             setlocale(LC_CTYPE, "C.UTF-8")
         }
         initscr()
-        backspaceByte = UInt32(curlew_backspace_byte())
         raw()
         // Carriage returns arrive as they were sent: a pasted CRLF line end stays one line end,
         // where the terminal's CR-to-NL translation made it two (and ended a pasted command at its
@@ -227,35 +223,44 @@ public final class CursesScreen: Screen {
     ///
     /// A paste is read as bytes and decoded here, a byte that is not UTF-8 becoming U+FFFD:
     /// curses' own decoding gave up at such a byte and lost the rest of the paste with it. A
-    /// character cut between two pieces is carried to the next. Each byte is one call into
-    /// curses (which reads the terminal a byte per system call); the end marker is looked for
-    /// only after its last byte, and the clock is read once a piece.
+    /// character cut between two pieces is carried to the next.
+    ///
+    /// Curses reads the terminal a byte per system call (about 3 s for a megabyte), so while a
+    /// paste lasts its keypad decoding is off, which leaves curses holding nothing read ahead,
+    /// and what the terminal has already sent is read in one call; curses is waited on only
+    /// when nothing is there. Bytes that came after the end marker in the same read (keys typed
+    /// at once) are handed back to curses, to be read as keys.
     private func readPaste(timeout milliseconds: Int) -> Key? {
         var bytes = pasteCarry
         pasteCarry = []
-        var sawCarriageReturn = false
+        _ = curlew_keypad(0)
         _ = curlew_timeout(Int32(max(milliseconds, 0)))
-        let markerLast = Int32(Self.pasteEnd[Self.pasteEnd.count - 1])
         var read = 0
-        while bytes.count < Self.pasteChunk {
-            var value = curlew_getch()
-            if value == ERR { break }
-            if value > 0xFF {
-                // The terminal's backspace byte inside a paste was pasted (DEL shows as ␡, BS as
-                // ␈), not a key: curses read it as one only because the terminal sends it for the key.
-                guard value == KEY_BACKSPACE, backspaceByte != 0 else { continue }
-                value = Int32(backspaceByte)
+        while pasting, bytes.count < Self.pasteChunk {
+            let before = bytes.count
+            let available = min(Int(curlew_input_pending()), Self.pasteChunk - before)
+            if available > 0 {
+                bytes.append(contentsOf: repeatElement(0, count: available))
+                let got = bytes.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress! + before, available) }
+                bytes.removeLast(available - max(got, 0))
+                guard got > 0 else { break }
+            } else {
+                let value = curlew_getch()
+                if value == ERR { break }
+                // With the keypad off only a resize is beyond a byte: not part of the paste.
+                if value > 0xFF { continue }
+                bytes.append(UInt8(value))
             }
             if read == 0 { _ = curlew_timeout(Int32(Self.pasteWait)) }
-            read += 1
-            bytes.append(UInt8(value))
-            if value == 0x0D { sawCarriageReturn = true }
-            if value == markerLast, bytes.count >= Self.pasteEnd.count, bytes.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {
-                bytes.removeLast(Self.pasteEnd.count)
+            read += bytes.count - before
+            if let end = Self.endMarker(in: bytes, after: before) {
+                // Handed back last first: curses returns what was pushed last before the rest.
+                for byte in bytes[(end + Self.pasteEnd.count)...].reversed() { _ = curlew_ungetch(Int32(byte)) }
+                bytes.removeSubrange(end...)
                 pasting = false
-                break
             }
         }
+        if !pasting { _ = curlew_keypad(1) }
         // Bytes read, even all carried, show the paste is still arriving.
         if read > 0 { lastPasted = .now }
         if pasting {
@@ -266,6 +271,7 @@ public final class CursesScreen: Screen {
         guard !bytes.isEmpty else {
             guard ContinuousClock.now - lastPasted > Self.pasteGiveUp else { return nil }
             pasting = false
+            _ = curlew_keypad(1)
             // A character the paste never finished is shown as what it is: not UTF-8.
             guard !pasteCarry.isEmpty else { return nil }
             defer { pasteCarry = [] }
@@ -273,10 +279,22 @@ public final class CursesScreen: Screen {
         }
         lastPasted = .now
         var text = String(decoding: bytes, as: UTF8.self)
-        if sawCarriageReturn {
+        if bytes.contains(0x0D) {
             text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         }
         return .paste(text)
+    }
+
+    /// Where the paste's end marker starts in `bytes`, looking only where it could end among
+    /// the bytes from `start` on (the rest were looked at before).
+    private static func endMarker(in bytes: [UInt8], after start: Int) -> Int? {
+        let marker = pasteEnd
+        var candidate = max(0, start - (marker.count - 1))
+        while candidate + marker.count <= bytes.count {
+            if bytes[candidate] == marker[0], bytes[candidate..<(candidate + marker.count)].elementsEqual(marker) { return candidate }
+            candidate += 1
+        }
+        return nil
     }
 
     private static func key(for character: wint_t) -> Key? {

@@ -87,6 +87,16 @@ enum Scenarios {
                                millionCount, outcome.indexed, slowestKey))
                 return Self.describe(outcome, title: "`curlew tui LOG` in tmux on the \(millionCount)-entry log")
             },
+            Scenario(name: "interface-paste") { _, _, _ in
+                let size = smoke ? 64 << 10 : 1 << 20
+                let outcome = try TmuxPaste(curlew: curlew, bytes: size).measure(deadline: 60)
+                return String(format: """
+                    ### A paste into `curlew tui` in tmux
+
+                    a curl command with a %d KiB body, pasted into Compose, became a request in %.2f s · \
+                    the interface's CPU meanwhile %.2f s
+                    """, size >> 10, outcome.seconds, outcome.cpuSeconds)
+            },
             Scenario(name: "view-model") { executable, _, verdict in
                 let metrics = try child(executable, ["view-model", smoke ? "5000" : "200000"])
                 return String(format: """
