@@ -7,8 +7,7 @@ import Testing
 struct RunCommandTests {
     /// A workspace against the test server with passing and failing requests.
     static func workspace(base: String) throws -> String {
-        let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (directory, path) = try scratchWorkspace("shared")
         let text = """
         config:
           baseURL: "{{base}}"
@@ -42,11 +41,18 @@ struct RunCommandTests {
           stops:
             chain: [broken, ok]
         """
-        try text.write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
         let secrets = directory + "/curlew.secrets.yaml"
         try "variables: {password: s3cret-demo-pw}\n".write(toFile: secrets, atomically: true, encoding: .utf8)
         chmod(secrets, 0o600)
-        return directory + "/curlew.yaml"
+        return path
+    }
+
+    /// A new empty directory for one test, and the path of a workspace file in it.
+    static func scratchWorkspace(_ tag: String) throws -> (directory: String, path: String) {
+        let directory = NSTemporaryDirectory() + "curlew-run-\(tag)-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return (directory, directory + "/curlew.yaml")
     }
 
     @Test("exit 0 when everything passes; the JUnit report and the log are written, the secret is in neither")
@@ -89,8 +95,7 @@ struct RunCommandTests {
 
     @Test("a request refused before it was sent has no latency: no duration on its line, none in the run's percentiles (found by a new user's trial)")
     func refusedHasNoLatency() async throws {
-        let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchWorkspace("case").directory
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "requests:\n  refused: {url: \"http://127.0.0.1:99999/x\"}\ngroups:\n  g: {batch: [refused]}\n"
             .write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
@@ -106,8 +111,7 @@ struct RunCommandTests {
 
     @Test("a request refused as invalid keeps its secret parameters hidden on the terminal, in JUnit, HAR and the log (found by a new user's trial)")
     func refusedKeepsSecrets() async throws {
-        let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchWorkspace("case").directory
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try """
         config: {baseURL: "http://127.0.0.1:99999"}
@@ -165,10 +169,8 @@ struct RunCommandTests {
     @Test("a chain step's escaped \\{{ goes out as written: only the names the chain captures are filled in, in a group nested in it too (found by review: the run refused it as an unknown variable, and a nested batch sent {{token}} as written)")
     func chainSendsEscapedBraces() async throws {
         let server = try await TestServer.shared()
-        let directory = NSTemporaryDirectory() + "curlew-run-braces-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (directory, path) = try Self.scratchWorkspace("braces")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/curlew.yaml"
         try """
         config: {baseURL: "\(server.baseURL)"}
         requests:
@@ -203,10 +205,8 @@ struct RunCommandTests {
     @Test("a group nested in a group gets its verdict line after its members, at any depth, failed when one of its assertions failed; the summary counts top-level groups (found by a new user's trial: a nested group had no line)")
     func nestedGroupVerdicts() async throws {
         let server = try await TestServer.shared()
-        let directory = NSTemporaryDirectory() + "curlew-run-nested-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (directory, path) = try Self.scratchWorkspace("nested")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/curlew.yaml"
         try """
         config: {baseURL: "\(server.baseURL)"}
         requests:
@@ -235,10 +235,8 @@ struct RunCommandTests {
     @Test("a workspace's cookie jar is read at the start of a run and written back at its end; one that cannot be read stops the run with its reason (found by a new user's trial: it was never written, and a bad one was passed over)")
     func workspaceCookieJar() async throws {
         let server = try await TestServer.shared()
-        let directory = NSTemporaryDirectory() + "curlew-run-jar-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (directory, path) = try Self.scratchWorkspace("jar")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/curlew.yaml"
         try """
         config:
           baseURL: "\(server.baseURL)"
@@ -280,10 +278,8 @@ struct RunCommandTests {
     @Test("a failed assertion's expected and actual values hide what the session log hides, on the console and in JUnit (found by a new user's trial)")
     func failuresRedacted() async throws {
         let server = try await TestServer.shared()
-        let directory = NSTemporaryDirectory() + "curlew-run-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (directory, path) = try Self.scratchWorkspace("case")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/curlew.yaml"
         try """
         config: {baseURL: "\(server.baseURL)"}
         requests:
