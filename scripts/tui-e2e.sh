@@ -244,6 +244,13 @@ tmux -L "$socket" load-buffer -b after "$workbench/after.txt"
 keys Escape :
 tmux -L "$socket" paste-buffer -p -b after -t e2e; sleep 0.5
 expect "a key right after a paste's end marker is read as a key" ":xy"
+# A mouse report and a function key's sequence right after it are dropped whole, not read as
+# Escape and keys (digits would switch panes); a second paste right after it is a paste.
+printf 'a\033[201~\033[<35;10;5M\033[15~\033[200~b 2\033[201~c' > "$workbench/after2.txt"
+tmux -L "$socket" load-buffer -b after2 "$workbench/after2.txt"
+keys Escape :
+tmux -L "$socket" paste-buffer -p -b after2 -t e2e; sleep 0.5
+expect "what follows a paste's end in the same read is read as it was typed" ":ab 2c"
 # A byte that is not UTF-8 inside a paste shows as �, and what follows it is kept.
 printf 'ab\377cd-after' > "$workbench/badtail.txt"
 tmux -L "$socket" load-buffer -b badtail "$workbench/badtail.txt"

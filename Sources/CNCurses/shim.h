@@ -31,7 +31,6 @@ static inline int curlew_get_wch(wint_t *character) { return wget_wch(stdscr, ch
 static inline int curlew_getch(void) { return wgetch(stdscr); }
 static inline int curlew_timeout(int milliseconds) { timeout(milliseconds); return 0; }
 static inline int curlew_keypad(int on) { return keypad(stdscr, on ? TRUE : FALSE); }
-static inline int curlew_ungetch(int byte) { return ungetch(byte); }
 /* Bytes the terminal has sent that nobody read yet (0 when none, or unknown). */
 static inline int curlew_input_pending(void) {
     int count = 0;

@@ -305,6 +305,11 @@ struct RequestComposer: Sendable {
         ClippedText.quoted(URLPassword.masking(in: url), limit: limit)
     }
 
+    /// A space, tab or other control character: what a URL cannot hold as it is.
+    private static func cannotStandInURL(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x20 || scalar.value == 0x7F
+    }
+
     /// A space, tab or control character as a refusal names it.
     private static func unsentCharacter(_ scalar: Unicode.Scalar) -> String {
         switch scalar {
@@ -328,10 +333,17 @@ struct RequestComposer: Sendable {
 
     /// Checks a URL that is not of the plain shape with the full parser.
     private static func validate(_ url: String) throws(RequestError) {
-        if let index = url.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
-            let position = url.unicodeScalars.distance(from: url.unicodeScalars.startIndex, to: index) + 1
-            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(url.unicodeScalars[index])) at character \(position); "
-                + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(url.unicodeScalars[index]))")
+        // Found in the URL as the refusal shows it (a password masked), so the position counts there.
+        let shown = URLPassword.masking(in: url).unicodeScalars
+        if let index = shown.firstIndex(where: Self.cannotStandInURL) {
+            let position = shown.distance(from: shown.startIndex, to: index) + 1
+            let character = shown[index]
+            // Only such characters after it: a line end or spaces pasted with the URL.
+            let advice = shown[index...].allSatisfy(Self.cannotStandInURL)
+                ? "remove it (and what follows it)"
+                : "write it percent-encoded, as \(Self.percentEncoded(character))"
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(character)) at character \(position); "
+                + "a URL cannot hold it as it is: " + advice)
         }
         if hasUnclosedIPv6Bracket(url) {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) opens an IPv6 address with [ and does not close it with ]")

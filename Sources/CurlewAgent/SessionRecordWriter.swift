@@ -283,10 +283,11 @@ struct SessionRecordWriter {
         }
     }
 
-    /// ISO 8601 in UTC with milliseconds: 2026-11-21T06:37:59.308Z. Years past 9999 are
-    /// written as 9999 (the format has four digits for them).
+    /// ISO 8601 in UTC with milliseconds: 2026-11-21T06:37:59.308Z. The format has four digits
+    /// for the year: a date past 9999 is written as the last millisecond of 9999, one before
+    /// year 0 as the first of year 0.
     mutating func date(_ date: Date) {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = min(max(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)), Self.firstMillisecond), Self.lastMillisecond)
         var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
         let fraction = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
@@ -298,7 +299,7 @@ struct SessionRecordWriter {
             room[offset] = pairs[index]
             room[offset &+ 1] = pairs[index &+ 1]
         }
-        let year = min(max(Int(parts.tm_year) + 1900, 0), 9999)
+        let year = Int(parts.tm_year) + 1900
         room[0] = UInt8(ascii: "\"")
         pair(year / 100, at: 1)
         pair(year % 100, at: 3)
@@ -320,6 +321,10 @@ struct SessionRecordWriter {
         room[25] = UInt8(ascii: "\"")
         output.commit(26)
     }
+
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
+    private static let firstMillisecond: Int64 = -62_167_219_200_000
+    private static let lastMillisecond: Int64 = 253_402_300_799_999
 
     /// Fields as the transport received them, written from their bytes as `headers(_:)` writes
     /// their strings. False, with nothing written, when they must be made into strings first

@@ -244,7 +244,10 @@ public final class AppModel {
                 }
                 latency?.take(groupEvent)
                 if case .finished(let info, let verdict, _, _) = groupEvent, info.parentID == nil {
-                    message = "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)"
+                    // Latency mode's copies run as a batch the user never made: the line names the mode.
+                    message = info.id == latencyRun?.id
+                        ? "\(info.name ?? "latency") \(verdict == .cancelled ? "stopped" : "finished")"
+                        : "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)"
                 }
             }
         }

@@ -11,8 +11,14 @@ public final class CursesScreen: Screen {
     private var pending: [Key] = []
     /// Inside a bracketed paste whose end marker has not arrived yet.
     private var pasting = false
-    /// The first bytes of a character a paste's last piece ended inside of, for the next piece.
+    /// The first bytes of a character, or of the end marker, a paste's last piece ended inside
+    /// of, for the next piece.
     private var pasteCarry: [UInt8] = []
+    /// What the terminal sent after a paste's end marker, read with the paste: keys, read before
+    /// curses is asked for more.
+    private var typedAhead = TypedAhead()
+    /// Where a paste's bytes are read into, a block at a time.
+    private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     /// When the paste's last piece ended (its last character, or the short wait after it). A
     /// paste whose end marker never comes (a terminal that drops it) ends after `pasteGiveUp` of
     /// silence, so the keyboard is never lost to it.
@@ -173,6 +179,7 @@ public final class CursesScreen: Screen {
         // Until its end marker arrives, everything is part of the paste, however it was split.
         if pasting { return readPaste(timeout: milliseconds) }
         if !pending.isEmpty { return pending.removeFirst() }
+        if !typedAhead.isEmpty { return keyTypedAhead() }
         if escapeRead {
             escapeRead = false
             return readAfterEscape()
@@ -184,6 +191,19 @@ public final class CursesScreen: Screen {
         if result == KEY_CODE_YES { return Self.functionKey(Int32(character)) }
         if character == 27 { return readAfterEscape() }
         return Self.key(for: character)
+    }
+
+    /// The next key of what came after a paste: a paste of its own begins there too.
+    private func keyTypedAhead() -> Key? {
+        switch typedAhead.next() {
+        case .character(let codePoint): return Self.key(for: wint_t(codePoint))
+        case .key(let key): return key
+        case .pasteStart:
+            pasting = true
+            lastPasted = .now
+            return readPaste(timeout: Self.pasteWait)
+        case .nothing: return nil
+        }
     }
 
     /// After ESC: a paste's start marker (`ESC [200~`) begins a paste; anything else is Escape
@@ -219,59 +239,50 @@ public final class CursesScreen: Screen {
 
     /// Pasted text up to the end marker, CR and CRLF read as newlines, as one `.paste`. A paste
     /// that pauses (or is larger than a chunk) is delivered in pieces, every one of them text,
-    /// until the end marker arrives; function keys inside a paste are dropped.
+    /// until the end marker arrives; a mouse report that arrives inside a paste is dropped.
     ///
     /// A paste is read as bytes and decoded here, a byte that is not UTF-8 becoming U+FFFD:
     /// curses' own decoding gave up at such a byte and lost the rest of the paste with it. A
-    /// character cut between two pieces is carried to the next.
+    /// character, or an end marker, cut between two pieces is carried to the next.
     ///
-    /// Curses reads the terminal a byte per system call (about 3 s for a megabyte), so while a
-    /// paste lasts its keypad decoding is off, which leaves curses holding nothing read ahead,
-    /// and what the terminal has already sent is read in one call; curses is waited on only
-    /// when nothing is there. Bytes that came after the end marker in the same read (keys typed
-    /// at once) are handed back to curses, to be read as keys.
+    /// The terminal is read directly, not through curses, which reads a byte per system call
+    /// (about 3 s for a megabyte): `poll` waits for it, and what it has sent is read in one
+    /// call. curses holds nothing of the paste: it read the start marker last, and stops at a
+    /// marker's end. Bytes after the end marker in the same read are typed ahead: read as keys
+    /// next, before curses is asked for more.
     private func readPaste(timeout milliseconds: Int) -> Key? {
-        var bytes = pasteCarry
+        var bytes = pasteCarry + typedAhead.takeAll()
         pasteCarry = []
-        _ = curlew_keypad(0)
-        _ = curlew_timeout(Int32(max(milliseconds, 0)))
         var read = 0
-        while pasting, bytes.count < Self.pasteChunk {
-            let before = bytes.count
-            let available = min(Int(curlew_input_pending()), Self.pasteChunk - before)
-            if available > 0 {
-                bytes.append(contentsOf: repeatElement(0, count: available))
-                let got = bytes.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress! + before, available) }
-                bytes.removeLast(available - max(got, 0))
-                guard got > 0 else { break }
-            } else {
-                let value = curlew_getch()
-                if value == ERR { break }
-                // With the keypad off only a resize is beyond a byte: not part of the paste.
-                if value > 0xFF { continue }
-                bytes.append(UInt8(value))
-            }
-            if read == 0 { _ = curlew_timeout(Int32(Self.pasteWait)) }
-            read += bytes.count - before
-            if let end = Self.endMarker(in: bytes, after: before) {
-                // Handed back last first: curses returns what was pushed last before the rest.
-                for byte in bytes[(end + Self.pasteEnd.count)...].reversed() { _ = curlew_ungetch(Int32(byte)) }
+        var looked = 0
+        while pasting {
+            if let end = Self.endMarker(in: bytes, after: looked) {
+                typedAhead.append(bytes[(end + Self.pasteEnd.count)...])
                 bytes.removeSubrange(end...)
                 pasting = false
+                break
             }
+            looked = bytes.count
+            guard bytes.count < Self.pasteChunk else { break }
+            var terminal = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard poll(&terminal, 1, Int32(read == 0 ? max(milliseconds, 0) : Self.pasteWait)) > 0 else { break }
+            let wanted = min(max(Int(curlew_input_pending()), 1), Self.pasteChunk - bytes.count, readBuffer.count)
+            let got = readBuffer.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress!, wanted) }
+            guard got > 0 else { break }
+            bytes.append(contentsOf: readBuffer[0..<got])
+            read += got
         }
-        if !pasting { _ = curlew_keypad(1) }
         // Bytes read, even all carried, show the paste is still arriving.
         if read > 0 { lastPasted = .now }
         if pasting {
-            let cut = UTF8Tail.incompleteCount(bytes)
+            let cut = max(UTF8Tail.incompleteCount(bytes), Self.endMarkerPrefixCount(bytes))
             pasteCarry = Array(bytes.suffix(cut))
             bytes.removeLast(cut)
         }
+        bytes = Self.droppingMouseReports(bytes)
         guard !bytes.isEmpty else {
-            guard ContinuousClock.now - lastPasted > Self.pasteGiveUp else { return nil }
+            guard pasting, ContinuousClock.now - lastPasted > Self.pasteGiveUp else { return nil }
             pasting = false
-            _ = curlew_keypad(1)
             // A character the paste never finished is shown as what it is: not UTF-8.
             guard !pasteCarry.isEmpty else { return nil }
             defer { pasteCarry = [] }
@@ -283,6 +294,39 @@ public final class CursesScreen: Screen {
             text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         }
         return .paste(text)
+    }
+
+    /// How many bytes at the end of `bytes` are the start of an end marker (0 when none).
+    private static func endMarkerPrefixCount(_ bytes: [UInt8]) -> Int {
+        for count in stride(from: min(pasteEnd.count - 1, bytes.count), through: 1, by: -1)
+        where bytes.suffix(count).elementsEqual(pasteEnd.prefix(count)) {
+            return count
+        }
+        return 0
+    }
+
+    /// `bytes` without the mouse reports in them (SGR: `ESC [ <` digits and semicolons, then `M`
+    /// or `m`): a terminal reports the mouse between the pieces of a paste it writes, and a
+    /// report is not what was pasted.
+    private static func droppingMouseReports(_ bytes: [UInt8]) -> [UInt8] {
+        let lead: [UInt8] = [0x1B, UInt8(ascii: "["), UInt8(ascii: "<")]
+        guard bytes.count >= 4, bytes.contains(0x1B) else { return bytes }
+        var kept: [UInt8] = []
+        kept.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x1B, bytes[index...].starts(with: lead) {
+                var end = index + lead.count
+                while end < bytes.count, bytes[end] == UInt8(ascii: ";") || (0x30...0x39).contains(bytes[end]) { end += 1 }
+                if end < bytes.count, end > index + lead.count, bytes[end] == UInt8(ascii: "M") || bytes[end] == UInt8(ascii: "m") {
+                    index = end + 1
+                    continue
+                }
+            }
+            kept.append(bytes[index])
+            index += 1
+        }
+        return kept
     }
 
     /// Where the paste's end marker starts in `bytes`, looking only where it could end among

@@ -215,7 +215,9 @@ public struct ReceivedHeaders: Sendable {
     /// from a block of zeros (one `memcpy` a block): an append of `repeatElement(0, …)` wrote
     /// them one at a time, about 480 instructions for a response's first 512 bytes.
     private mutating func grow(toHold count: Int) {
-        var missing = max(count, storage.count * 2) - storage.count
+        let newCount = max(count, storage.count * 2)
+        storage.reserveCapacity(newCount)
+        var missing = newCount - storage.count
         while missing > 0 {
             let step = min(missing, Self.zeros.count)
             Self.zeros.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<step])) }

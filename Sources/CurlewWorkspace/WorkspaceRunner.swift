@@ -18,7 +18,8 @@ public struct WorkspaceRunner: Sendable {
     /// ends (from any task). Cancelling the calling task cancels what is in flight; what had not
     /// started is reported as skipped.
     /// `memberFinished` hears each group member's case as it ends, before its group does, and
-    /// `nestedGroupFinished` each group nested in a group as it ends, after its members.
+    /// `nestedGroupFinished` each group nested in a group after its members, when the top-level
+    /// group's member that holds it ends (a group nested deeper, with its parents).
     public func run(_ targets: [RunTarget], repeat count: Int = 1, parallel: Int = 1,
                     memberFinished: @escaping @Sendable (RunCase) -> Void = { _ in },
                     nestedGroupFinished: @escaping @Sendable (NestedGroupResult) -> Void = { _ in },
@@ -93,8 +94,9 @@ public struct WorkspaceRunner: Sendable {
                     let callbacks = GroupCallbacks(
                         success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) },
                         memberFinished: { _, member in
-                            for runCase in cases(of: member, group: name, iteration: iteration) where !runCase.skipped { memberFinished(runCase) }
-                            for nested in nestedResults(of: member, group: name, iteration: iteration, path: []) { nestedGroupFinished(nested) }
+                            let (memberCases, nested) = outcomes(of: member, group: name, iteration: iteration, path: [])
+                            for runCase in memberCases where !runCase.skipped { memberFinished(runCase) }
+                            for result in nested { nestedGroupFinished(result) }
                         })
                     let handle = priorityFirst ? agent.startPriorityFirst(group, callbacks: callbacks) : agent.start(group, callbacks: callbacks)
                     started.withLock { $0 = handle }
@@ -149,14 +151,22 @@ public struct WorkspaceRunner: Sendable {
         handle.members.flatMap { cases(of: $0, group: group, iteration: iteration) }
     }
 
-    /// The verdicts of `member` when it is a group and of the groups nested in it, innermost
-    /// first (each after its own members).
-    private func nestedResults(of member: MemberSnapshot, group: String, iteration: Int, path: [String]) -> [NestedGroupResult] {
-        guard let child = member.child else { return [] }
+    /// The cases of one finished member (every request's of a nested group), and the verdicts
+    /// of the groups it is or holds, innermost first (each after its own members), each case
+    /// judged once.
+    private func outcomes(of member: MemberSnapshot, group: String, iteration: Int,
+                          path: [String]) -> (cases: [RunCase], nested: [NestedGroupResult]) {
+        guard let child = member.child else { return (cases(of: member, group: group, iteration: iteration), []) }
         let path = path + [member.label]
-        let inner = child.members.flatMap { nestedResults(of: $0, group: group, iteration: iteration, path: path) }
-        return inner + [NestedGroupResult(group: group, path: path, iteration: iteration, state: member.state,
-                                          cases: cases(of: member, group: group, iteration: iteration))]
+        var memberCases: [RunCase] = []
+        var nested: [NestedGroupResult] = []
+        for inner in child.members {
+            let outcome = outcomes(of: inner, group: group, iteration: iteration, path: path)
+            memberCases += outcome.cases
+            nested += outcome.nested
+        }
+        nested.append(NestedGroupResult(group: group, path: path, iteration: iteration, state: member.state, cases: memberCases))
+        return (memberCases, nested)
     }
 
     /// The cases of one member: a request's, or every request's of a nested group.

@@ -75,7 +75,10 @@ struct RequestComposerTests {
     func unsentCharactersNamed() {
         for (bad, said) in [("http://h.test/a b", "has a space at character 16; a URL cannot hold it as it is: write it percent-encoded, as %20"),
                             ("http://h.test/a\tb", "has a tab at character 16"), ("http://h.test/\u{7}", "has the control character U+0007 at character 15"),
-                            ("http://h.test/x\u{7F}", "as %7F"), ("http://h.test/?q=1\r\n", "has a carriage return at character 19")] {
+                            ("http://h.test/x\u{7F}y", "as %7F"), ("http://h.test/?q=1\r\n", "has a carriage return at character 19; a URL cannot hold it as it is: remove it"),
+                            ("http://h.test/x \t", "has a space at character 16; a URL cannot hold it as it is: remove it"),
+                            // Counted in the URL as shown, its password masked.
+                            ("http://u:longpassword@h.test/a b", "http://u:\(RedactionPolicy.marker)@h.test/a b\" has a space at character \(19 + RedactionPolicy.marker.count)")] {
             do {
                 _ = try url(Request.url(bad))
                 Issue.record("\(bad.debugDescription) was taken")

@@ -85,7 +85,7 @@ struct SessionRecordWriterTests {
         }
     }
 
-    @Test("dates are written in UTC to the millisecond, cut down (never rounded up), as a formatter writes them")
+    @Test("dates are written in UTC to the millisecond, cut down (never rounded up), as a formatter writes them; a date past the format's four-digit years is written as its last or first millisecond")
     func datesToTheMillisecond() {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -101,9 +101,14 @@ struct SessionRecordWriterTests {
             let cut = Date(timeIntervalSince1970: (second * 1000).rounded(.down) / 1000)
             #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(formatter.string(from: cut))\"", "\(second)")
         }
-        var writer = SessionRecordWriter()
-        writer.date(Date(timeIntervalSince1970: 253_402_300_800 * 2))
-        #expect(String(decoding: writer.bytes, as: UTF8.self).hasPrefix("\"9999-"))
+        for (date, written) in [(Date(timeIntervalSince1970: 253_402_300_800 * 2), "9999-12-31T23:59:59.999Z"),
+                                (Date(timeIntervalSince1970: 253_402_300_800), "9999-12-31T23:59:59.999Z"),
+                                (Date(timeIntervalSince1970: -62_167_219_200 - 1), "0000-01-01T00:00:00.000Z"),
+                                (Date.distantPast, "0000-12-30T00:00:00.000Z")] {
+            var writer = SessionRecordWriter()
+            writer.date(date)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(written)\"", "\(date)")
+        }
     }
 
     @Test("every ASCII byte at every offset of a word, the last bytes of a string included, is escaped exactly when JSON needs it, and reads back")

@@ -426,6 +426,10 @@ struct WorkbenchTests {
         }
         var figures = try #require(model.latency)
         #expect(figures.stats().histogram.reduce(0, +) == 20, "every answer is in the histogram")
+        // The status line names the mode, not the batch it runs on (found by a new user's trial:
+        // "batch latency alone succeeded").
+        try await pump(bench) { model.message.hasPrefix("latency alone") }
+        #expect(model.message == "latency alone finished", "\(model.message)")
         #expect(figures.stats().total.phases.first { $0.name == "total" }?.p99 != nil)
         model.handle(.escape)
         #expect(model.latency == nil)
