@@ -333,8 +333,13 @@ struct RequestComposer: Sendable {
 
     /// Checks a URL that is not of the plain shape with the full parser.
     private static func validate(_ url: String) throws(RequestError) {
-        // Found in the URL as the refusal shows it (a password masked), so the position counts there.
+        // Found in the URL as the refusal shows it (a password masked), so the position counts
+        // there; one in the password itself is said to be there.
         let shown = URLPassword.masking(in: url).unicodeScalars
+        if shown.firstIndex(where: Self.cannotStandInURL) == nil, let hidden = url.unicodeScalars.first(where: Self.cannotStandInURL) {
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(hidden)) in its password; "
+                + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden))")
+        }
         if let index = shown.firstIndex(where: Self.cannotStandInURL) {
             let position = shown.distance(from: shown.startIndex, to: index) + 1
             let character = shown[index]

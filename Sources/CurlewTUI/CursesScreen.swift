@@ -14,9 +14,9 @@ public final class CursesScreen: Screen {
     /// The first bytes of a character, or of the end marker, a paste's last piece ended inside
     /// of, for the next piece.
     private var pasteCarry: [UInt8] = []
-    /// What the terminal sent after a paste's end marker, read with the paste: keys, read before
-    /// curses is asked for more.
-    private var typedAhead = TypedAhead()
+    /// A second paste that began right behind the one read last (in the same read): its bytes
+    /// so far, to be read as a paste before curses is asked for anything.
+    private var nextPaste: [UInt8]?
     /// Where a paste's bytes are read into, a block at a time.
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     /// When the paste's last piece ended (its last character, or the short wait after it). A
@@ -38,6 +38,10 @@ public final class CursesScreen: Screen {
     private static let pasteOn = "\u{1B}[?2004h", pasteOff = "\u{1B}[?2004l"
     private static let pasteStart: [UInt32] = Array("[200~".unicodeScalars.map(\.value))
     private static let pasteEnd: [UInt8] = Array("\u{1B}[201~".utf8)
+    private static let pasteStartBytes: [UInt8] = Array("\u{1B}[200~".utf8)
+    /// How long bytes right behind an end marker are waited for: a terminal writes a paste's
+    /// pieces back to back, so what comes this soon is the paste's, not a key.
+    private static let afterEndWait = 10
     /// An end marker read with no paste open (pasted text can carry one and end the paste early):
     /// dropped, not read as Esc and four keys.
     private static let strayPasteEnd: [UInt32] = Array("[201~".unicodeScalars.map(\.value))
@@ -179,7 +183,13 @@ public final class CursesScreen: Screen {
         // Until its end marker arrives, everything is part of the paste, however it was split.
         if pasting { return readPaste(timeout: milliseconds) }
         if !pending.isEmpty { return pending.removeFirst() }
-        if !typedAhead.isEmpty { return keyTypedAhead() }
+        if let next = nextPaste {
+            nextPaste = nil
+            pasting = true
+            lastPasted = .now
+            pasteCarry = next
+            return readPaste(timeout: Self.pasteWait)
+        }
         if escapeRead {
             escapeRead = false
             return readAfterEscape()
@@ -191,19 +201,6 @@ public final class CursesScreen: Screen {
         if result == KEY_CODE_YES { return Self.functionKey(Int32(character)) }
         if character == 27 { return readAfterEscape() }
         return Self.key(for: character)
-    }
-
-    /// The next key of what came after a paste: a paste of its own begins there too.
-    private func keyTypedAhead() -> Key? {
-        switch typedAhead.next() {
-        case .character(let codePoint): return Self.key(for: wint_t(codePoint))
-        case .key(let key): return key
-        case .pasteStart:
-            pasting = true
-            lastPasted = .now
-            return readPaste(timeout: Self.pasteWait)
-        case .nothing: return nil
-        }
     }
 
     /// After ESC: a paste's start marker (`ESC [200~`) begins a paste; anything else is Escape
@@ -248,29 +245,41 @@ public final class CursesScreen: Screen {
     /// The terminal is read directly, not through curses, which reads a byte per system call
     /// (about 3 s for a megabyte): `poll` waits for it, and what it has sent is read in one
     /// call. curses holds nothing of the paste: it read the start marker last, and stops at a
-    /// marker's end. Bytes after the end marker in the same read are typed ahead: read as keys
-    /// next, before curses is asked for more.
+    /// marker's end.
+    ///
+    /// An end marker with bytes right behind it (in the same read, or within `afterEndWait`) was
+    /// carried by the pasted text itself, since nobody types that fast: it is dropped and the
+    /// paste goes on, so a crafted clipboard cannot end a paste early and have the rest read as
+    /// keys. Only another paste's start marker right behind it begins a paste of its own.
     private func readPaste(timeout milliseconds: Int) -> Key? {
-        var bytes = pasteCarry + typedAhead.takeAll()
+        var bytes = pasteCarry
         pasteCarry = []
         var read = 0
         var looked = 0
         while pasting {
             if let end = Self.endMarker(in: bytes, after: looked) {
-                typedAhead.append(bytes[(end + Self.pasteEnd.count)...])
-                bytes.removeSubrange(end...)
-                pasting = false
-                break
+                let restStart = end + Self.pasteEnd.count
+                if restStart == bytes.count, let more = readTerminal(waitingUpTo: Self.afterEndWait) {
+                    bytes += more
+                    read += more.count
+                }
+                let rest = bytes[restStart...]
+                if rest.isEmpty || rest.starts(with: Self.pasteStartBytes) {
+                    if !rest.isEmpty { nextPaste = Array(rest.dropFirst(Self.pasteStartBytes.count)) }
+                    bytes.removeSubrange(end...)
+                    pasting = false
+                    break
+                }
+                bytes.removeSubrange(end..<restStart)
+                looked = end
+                continue
             }
             looked = bytes.count
-            guard bytes.count < Self.pasteChunk else { break }
-            var terminal = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-            guard poll(&terminal, 1, Int32(read == 0 ? max(milliseconds, 0) : Self.pasteWait)) > 0 else { break }
-            let wanted = min(max(Int(curlew_input_pending()), 1), Self.pasteChunk - bytes.count, readBuffer.count)
-            let got = readBuffer.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress!, wanted) }
-            guard got > 0 else { break }
-            bytes.append(contentsOf: readBuffer[0..<got])
-            read += got
+            guard bytes.count < Self.pasteChunk,
+                  let more = readTerminal(waitingUpTo: read == 0 ? max(milliseconds, 0) : Self.pasteWait, atMost: Self.pasteChunk - bytes.count)
+            else { break }
+            bytes += more
+            read += more.count
         }
         // Bytes read, even all carried, show the paste is still arriving.
         if read > 0 { lastPasted = .now }
@@ -294,6 +303,17 @@ public final class CursesScreen: Screen {
             text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         }
         return .paste(text)
+    }
+
+    /// What the terminal has sent, at most `limit` bytes, once it has something (waiting up to
+    /// `milliseconds`); nil when nothing came or it is closed.
+    private func readTerminal(waitingUpTo milliseconds: Int, atMost limit: Int = 64 << 10) -> [UInt8]? {
+        var terminal = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&terminal, 1, Int32(milliseconds)) > 0 else { return nil }
+        let wanted = min(max(Int(curlew_input_pending()), 1), limit, readBuffer.count)
+        let got = readBuffer.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress!, wanted) }
+        guard got > 0 else { return nil }
+        return Array(readBuffer[0..<got])
     }
 
     /// How many bytes at the end of `bytes` are the start of an end marker (0 when none).

@@ -49,7 +49,7 @@ final class RunReport: Sendable {
         if case .group(let name) = result.target {
             // Members that ran were printed as they finished; those that never ran are listed here.
             for item in result.cases where item.skipped { lines += self.lines(for: item, prefix: "  \(name) › ") }
-            lines.append("\(result.passed ? "✓" : "✗") group \(name)\(repeatTag): \(result.groupState?.rawValue ?? "not run")")
+            lines.append("\(result.passed ? "✓" : "✗") group \(name)\(repeatTag): " + Self.verdict(result.groupState?.rawValue, result.cases))
         } else {
             for item in result.cases { lines += self.lines(for: item, prefix: "", repeatTag: repeatTag) }
         }
@@ -65,7 +65,14 @@ final class RunReport: Sendable {
     func nestedGroupFinished(_ result: NestedGroupResult) {
         let repeatTag = result.iteration > 1 ? " #\(result.iteration)" : ""
         let path = result.path.joined(separator: " › ")
-        emit(["\(result.passed ? "✓" : "✗")   \(result.group) › group \(path)\(repeatTag): \(result.state.rawValue)"], counting: nil)
+        emit(["\(result.passed ? "✓" : "✗")   \(result.group) › group \(path)\(repeatTag): " + Self.verdict(result.state.rawValue, result.cases)], counting: nil)
+    }
+
+    /// A group's end as its line says it: its state, and how many of its assertions failed, so
+    /// a group that succeeded by its policy and failed by its assertions reads as both.
+    private static func verdict(_ state: String?, _ cases: [RunCase]) -> String {
+        let failed = cases.reduce(0) { $0 + $1.failures.count }
+        return (state ?? "not run") + (failed == 0 ? "" : ", \(failed) assertion\(failed == 1 ? "" : "s") failed")
     }
 
     /// Prints lines above the progress bar; `counting` a finished target's verdict.

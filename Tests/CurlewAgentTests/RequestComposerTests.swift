@@ -78,7 +78,9 @@ struct RequestComposerTests {
                             ("http://h.test/x\u{7F}y", "as %7F"), ("http://h.test/?q=1\r\n", "has a carriage return at character 19; a URL cannot hold it as it is: remove it"),
                             ("http://h.test/x \t", "has a space at character 16; a URL cannot hold it as it is: remove it"),
                             // Counted in the URL as shown, its password masked.
-                            ("http://u:longpassword@h.test/a b", "http://u:\(RedactionPolicy.marker)@h.test/a b\" has a space at character \(19 + RedactionPolicy.marker.count)")] {
+                            ("http://u:longpassword@h.test/a b", "http://u:\(RedactionPolicy.marker)@h.test/a b\" has a space at character \(19 + RedactionPolicy.marker.count)"),
+                            // One in the password is said to be there, the password still hidden.
+                            ("http://ann:pa ss@h.test/get", "has a space in its password; a URL cannot hold it as it is: write it percent-encoded, as %20")] {
             do {
                 _ = try url(Request.url(bad))
                 Issue.record("\(bad.debugDescription) was taken")

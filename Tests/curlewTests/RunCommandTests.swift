@@ -223,12 +223,12 @@ struct RunCommandTests {
         let result = try await CurlewProcess.run(["run", path, "--group", "outer"])
         #expect(result.status == 1, "\(result.output)\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
-        let inner = lines.firstIndex(of: "✗   outer › group middle › inner: succeeded")
-        let middle = lines.firstIndex(of: "✗   outer › group middle: succeeded")
+        let inner = lines.firstIndex(of: "✗   outer › group middle › inner: succeeded, 1 assertion failed")
+        let middle = lines.firstIndex(of: "✗   outer › group middle: succeeded, 1 assertion failed")
         let teapot = lines.firstIndex { $0.hasPrefix("✗   outer › teapot: 418") }
         #expect(inner != nil && middle != nil && teapot != nil, "\(result.output)")
         if let inner, let middle, let teapot { #expect(teapot < inner && inner < middle, "\(result.output)") }
-        #expect(result.output.contains("✗ group outer: succeeded"), "\(result.output)")
+        #expect(result.output.contains("✗ group outer: succeeded, 1 assertion failed"), "\(result.output)")
         #expect(result.output.contains("groups: 0 of 1 passed"), "\(result.output)")
     }
 

@@ -19,7 +19,9 @@ struct RetryTests {
         let elapsed = ContinuousClock.now - started
         #expect(try outcome.result.get().statusCode == 200)
         #expect(elapsed >= .milliseconds(200))
-        #expect(elapsed < .seconds(10))
+        // Generous: the suite runs in parallel on two cores (a loaded run took 16 s). It catches a
+        // delay taken as seconds, not the machine's speed.
+        #expect(elapsed < .seconds(40))
         #expect(try await serverCount(tag) == 3)
         let record = try #require(outcome.message?.pipeline)
         #expect(record.attempt == 3)
@@ -56,7 +58,8 @@ struct RetryTests {
             #expect(response.statusCode == 200)
             // An HTTP date has whole seconds, so it may come due a little under a second later.
             #expect(ContinuousClock.now - started >= .milliseconds(query.isEmpty ? 1000 : 1))
-            #expect(ContinuousClock.now - started < .seconds(10))
+            // Generous, as above: it catches a Retry-After read as minutes.
+            #expect(ContinuousClock.now - started < .seconds(40))
         }
     }
 
