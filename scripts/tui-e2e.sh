@@ -232,30 +232,22 @@ tmux -L "$socket" paste-buffer -p -b bad -t e2e; sleep 1.5
 keys "?"
 expect "after a paste that is not UTF-8 the keys still work" "Keys (any other key closes"
 # A DEL pasted into a prompt is kept and shown as ␡, not read as the backspace key.
-printf 'x\177y' > "$workbench/del.txt"
-tmux -L "$socket" load-buffer -b del "$workbench/del.txt"
-keys Escape :
-tmux -L "$socket" paste-buffer -p -b del -t e2e; sleep 0.5
-expect "a pasted DEL shows as ␡ in a prompt" ":x␡y"
+paste_into_prompt() {
+    local name=$1 bytes=$2 shown=$3
+    printf "$bytes" > "$workbench/prompt-paste.txt"
+    tmux -L "$socket" load-buffer -b prompt "$workbench/prompt-paste.txt"
+    keys Escape :
+    tmux -L "$socket" paste-buffer -p -r -b prompt -t e2e; sleep 0.5
+    expect "$name" "$shown"
+}
+paste_into_prompt "a pasted DEL shows as ␡ in a prompt" 'x\177y' ":x␡y"
 # Pasted text that carries an end marker is still text to its end: what follows the marker is
 # not read as keys (a CR there would run the prompt's command, a digit switch panes), and a
 # mouse report inside it is dropped. A second paste right behind the first is a paste too.
-printf 'x\033[201~\033[<35;10;5My\r' > "$workbench/after.txt"
-tmux -L "$socket" load-buffer -b after "$workbench/after.txt"
-keys Escape :
-tmux -L "$socket" paste-buffer -p -r -b after -t e2e; sleep 0.5
-expect "pasted text that carries an end marker stays text, a line end and all" ":xy↵"
-printf 'a\033[201~\033[200~b' > "$workbench/after2.txt"
-tmux -L "$socket" load-buffer -b after2 "$workbench/after2.txt"
-keys Escape :
-tmux -L "$socket" paste-buffer -p -b after2 -t e2e; sleep 0.5
-expect "a second paste right behind the first is read as a paste" ":ab"
+paste_into_prompt "pasted text that carries an end marker stays text, a line end and all" 'x\033[201~\033[<35;10;5My\r' ":xy↵"
+paste_into_prompt "a second paste right behind the first is read as a paste" 'a\033[201~\033[200~b' ":ab"
 # A byte that is not UTF-8 inside a paste shows as �, and what follows it is kept.
-printf 'ab\377cd-after' > "$workbench/badtail.txt"
-tmux -L "$socket" load-buffer -b badtail "$workbench/badtail.txt"
-keys Escape :
-tmux -L "$socket" paste-buffer -p -b badtail -t e2e; sleep 0.5
-expect "a paste keeps what follows a byte that is not UTF-8" ":ab�cd-after"
+paste_into_prompt "a paste keeps what follows a byte that is not UTF-8" 'ab\377cd-after' ":ab�cd-after"
 # A paste's end marker with no paste open (pasted text can carry one) is dropped, not read as
 # Esc and the keys [ 2 0 1 ~, which would switch panes.
 keys Escape 2
