@@ -12,10 +12,10 @@ public final class CursesScreen: Screen {
     /// Inside a bracketed paste whose end marker has not arrived yet.
     private var pasting = false
     /// The first bytes of a character, or of the end marker, a paste's last piece ended inside
-    /// of, for the next piece.
+    /// of, for the next piece; for a moment, a second paste's bytes from `nextPaste`.
     private var pasteCarry: [UInt8] = []
-    /// A second paste that began right behind the one read last (in the same read): its bytes
-    /// so far, to be read as a paste before curses is asked for anything.
+    /// A second paste that began right behind the one read last (in the same read, or within
+    /// `afterEndWait`): its bytes so far, to be read as a paste before curses is asked for anything.
     private var nextPaste: [UInt8]?
     /// Where a paste's bytes are read into, a block at a time.
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -29,7 +29,7 @@ public final class CursesScreen: Screen {
     /// How long the bytes of a paste marker, and the rest of a paste, are waited for.
     private static let markerWait: Int32 = 25
     private static let pasteWait = 200
-    /// Characters delivered as one `.paste` at most: a curl command of megabytes (a URL past what
+    /// Bytes delivered as one `.paste` at most: a curl command of megabytes (a URL past what
     /// a request head holds, a large body) still arrives whole, and is refused or kept whole
     /// rather than cut into a shorter request.
     private static let pasteChunk = 8 << 20
@@ -250,7 +250,9 @@ public final class CursesScreen: Screen {
     /// An end marker with bytes right behind it (in the same read, or within `afterEndWait`) was
     /// carried by the pasted text itself, since nobody types that fast: it is dropped and the
     /// paste goes on, so a crafted clipboard cannot end a paste early and have the rest read as
-    /// keys. Only another paste's start marker right behind it begins a paste of its own.
+    /// keys. Mouse reports right behind it are the terminal's and do not count; another paste's
+    /// start marker right behind it begins a paste of its own. (Keys typed while the interface
+    /// was busy with a large paste can wait behind its end marker and are then read as text.)
     private func readPaste(timeout milliseconds: Int) -> Key? {
         var bytes = pasteCarry
         pasteCarry = []
@@ -259,11 +261,20 @@ public final class CursesScreen: Screen {
         while pasting {
             if let end = Self.endMarker(in: bytes, after: looked) {
                 let restStart = end + Self.pasteEnd.count
-                if restStart == bytes.count, let more = readTerminal(waitingUpTo: Self.afterEndWait) {
+                let room = max(Self.pasteStartBytes.count, Self.pasteChunk - bytes.count)
+                if restStart == bytes.count, let more = readTerminal(waitingUpTo: Self.afterEndWait, atMost: room) {
                     bytes += more
                     read += more.count
                 }
-                let rest = bytes[restStart...]
+                // Mouse reports right behind the marker (a moving mouse) are the terminal's, not the paste's.
+                var rest = Self.droppingLeadingMouseReports(bytes[restStart...])
+                // A start marker cut by the read is waited for before it is judged.
+                if !rest.isEmpty, rest.count < Self.pasteStartBytes.count, Self.pasteStartBytes.starts(with: rest),
+                   let more = readTerminal(waitingUpTo: Int(Self.markerWait), atMost: room) {
+                    bytes += more
+                    read += more.count
+                    rest = Self.droppingLeadingMouseReports(bytes[restStart...])
+                }
                 if rest.isEmpty || rest.starts(with: Self.pasteStartBytes) {
                     if !rest.isEmpty { nextPaste = Array(rest.dropFirst(Self.pasteStartBytes.count)) }
                     bytes.removeSubrange(end...)
@@ -271,7 +282,9 @@ public final class CursesScreen: Screen {
                     break
                 }
                 bytes.removeSubrange(end..<restStart)
-                looked = end
+                // A marker found later starts at `end` or after: bytes either side of the one
+                // removed do not make one.
+                looked = end + Self.pasteEnd.count - 1
                 continue
             }
             looked = bytes.count
@@ -292,8 +305,12 @@ public final class CursesScreen: Screen {
         guard !bytes.isEmpty else {
             guard pasting, ContinuousClock.now - lastPasted > Self.pasteGiveUp else { return nil }
             pasting = false
-            // A character the paste never finished is shown as what it is: not UTF-8.
-            guard !pasteCarry.isEmpty else { return nil }
+            // A character the paste never finished is shown as what it is: not UTF-8. The start
+            // of an end marker that never finished is no text.
+            guard !pasteCarry.isEmpty, !Self.pasteEnd.starts(with: pasteCarry) else {
+                pasteCarry = []
+                return nil
+            }
             defer { pasteCarry = [] }
             return .paste(String(decoding: pasteCarry, as: UTF8.self))
         }
@@ -307,13 +324,36 @@ public final class CursesScreen: Screen {
 
     /// What the terminal has sent, at most `limit` bytes, once it has something (waiting up to
     /// `milliseconds`); nil when nothing came or it is closed.
-    private func readTerminal(waitingUpTo milliseconds: Int, atMost limit: Int = 64 << 10) -> [UInt8]? {
+    /// A signal (a resize) interrupting the wait or the read does not count as silence.
+    private func readTerminal(waitingUpTo milliseconds: Int, atMost limit: Int) -> [UInt8]? {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
         var terminal = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&terminal, 1, Int32(milliseconds)) > 0 else { return nil }
-        let wanted = min(max(Int(curlew_input_pending()), 1), limit, readBuffer.count)
-        let got = readBuffer.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress!, wanted) }
+        while true {
+            let left = max(0, Int(((deadline - ContinuousClock.now) / .milliseconds(1)).rounded(.up)))
+            let ready = poll(&terminal, 1, Int32(left))
+            if ready > 0 { break }
+            guard ready < 0, errno == EINTR else { return nil }
+        }
+        let wanted = min(max(Int(curlew_input_pending()), 1), max(limit, 1), readBuffer.count)
+        var got = -1
+        repeat {
+            got = readBuffer.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress!, wanted) }
+        } while got < 0 && errno == EINTR
         guard got > 0 else { return nil }
         return Array(readBuffer[0..<got])
+    }
+
+    /// `rest` without the complete SGR mouse reports at its start.
+    private static func droppingLeadingMouseReports(_ rest: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var rest = rest
+        let lead: [UInt8] = [0x1B, UInt8(ascii: "["), UInt8(ascii: "<")]
+        while rest.starts(with: lead) {
+            var end = rest.startIndex + lead.count
+            while end < rest.endIndex, rest[end] == UInt8(ascii: ";") || (0x30...0x39).contains(rest[end]) { end += 1 }
+            guard end < rest.endIndex, end > rest.startIndex + lead.count, rest[end] == UInt8(ascii: "M") || rest[end] == UInt8(ascii: "m") else { break }
+            rest = rest[(end + 1)...]
+        }
+        return rest
     }
 
     /// How many bytes at the end of `bytes` are the start of an end marker (0 when none).
