@@ -336,10 +336,6 @@ struct RequestComposer: Sendable {
         // Found in the URL as the refusal shows it (a password masked), so the position counts
         // there; one in the password itself is said to be there.
         let shown = URLPassword.masking(in: url).unicodeScalars
-        if shown.firstIndex(where: Self.cannotStandInURL) == nil, let hidden = url.unicodeScalars.first(where: Self.cannotStandInURL) {
-            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(hidden)) in its password; "
-                + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden))")
-        }
         if let index = shown.firstIndex(where: Self.cannotStandInURL) {
             let position = shown.distance(from: shown.startIndex, to: index) + 1
             let character = shown[index]
@@ -349,6 +345,10 @@ struct RequestComposer: Sendable {
                 : "write it percent-encoded, as \(Self.percentEncoded(character))"
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(character)) at character \(position); "
                 + "a URL cannot hold it as it is: " + advice)
+        }
+        if let hidden = url.unicodeScalars.first(where: Self.cannotStandInURL) {
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(hidden)) in its password; "
+                + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden))")
         }
         if hasUnclosedIPv6Bracket(url) {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) opens an IPv6 address with [ and does not close it with ]")

@@ -38,7 +38,8 @@ public final class CursesScreen: Screen {
     private static let pasteOn = "\u{1B}[?2004h", pasteOff = "\u{1B}[?2004l"
     private static let pasteStart: [UInt32] = Array("[200~".unicodeScalars.map(\.value))
     private static let pasteEnd: [UInt8] = Array("\u{1B}[201~".utf8)
-    private static let pasteStartBytes: [UInt8] = Array("\u{1B}[200~".utf8)
+    /// The start marker as bytes, Esc included.
+    private static let pasteStartBytes: [UInt8] = [0x1B] + pasteStart.map { UInt8($0) }
     /// How long bytes right behind an end marker are waited for: a terminal writes a paste's
     /// pieces back to back, so what comes this soon is the paste's, not a key.
     private static let afterEndWait = 10
@@ -343,17 +344,23 @@ public final class CursesScreen: Screen {
         return Array(readBuffer[0..<got])
     }
 
-    /// `rest` without the complete SGR mouse reports at its start.
+    /// `rest` without the complete mouse reports at its start.
     private static func droppingLeadingMouseReports(_ rest: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var rest = rest
-        let lead: [UInt8] = [0x1B, UInt8(ascii: "["), UInt8(ascii: "<")]
-        while rest.starts(with: lead) {
-            var end = rest.startIndex + lead.count
-            while end < rest.endIndex, rest[end] == UInt8(ascii: ";") || (0x30...0x39).contains(rest[end]) { end += 1 }
-            guard end < rest.endIndex, end > rest.startIndex + lead.count, rest[end] == UInt8(ascii: "M") || rest[end] == UInt8(ascii: "m") else { break }
-            rest = rest[(end + 1)...]
-        }
+        while let length = mouseReportLength(at: rest) { rest = rest.dropFirst(length) }
         return rest
+    }
+
+    /// The length of the SGR mouse report `bytes` start with (`ESC [ <`, digits and semicolons,
+    /// then `M` or `m`); nil when they start with none, or with one cut short.
+    private static func mouseReportLength(at bytes: ArraySlice<UInt8>) -> Int? {
+        let lead: [UInt8] = [0x1B, UInt8(ascii: "["), UInt8(ascii: "<")]
+        guard bytes.starts(with: lead) else { return nil }
+        var end = bytes.startIndex + lead.count
+        while end < bytes.endIndex, bytes[end] == UInt8(ascii: ";") || (0x30...0x39).contains(bytes[end]) { end += 1 }
+        guard end < bytes.endIndex, end > bytes.startIndex + lead.count,
+              bytes[end] == UInt8(ascii: "M") || bytes[end] == UInt8(ascii: "m") else { return nil }
+        return end + 1 - bytes.startIndex
     }
 
     /// How many bytes at the end of `bytes` are the start of an end marker (0 when none).
@@ -365,23 +372,17 @@ public final class CursesScreen: Screen {
         return 0
     }
 
-    /// `bytes` without the mouse reports in them (SGR: `ESC [ <` digits and semicolons, then `M`
-    /// or `m`): a terminal reports the mouse between the pieces of a paste it writes, and a
-    /// report is not what was pasted.
+    /// `bytes` without the mouse reports in them (`mouseReportLength`): a terminal reports the
+    /// mouse between the pieces of a paste it writes, and a report is not what was pasted.
     private static func droppingMouseReports(_ bytes: [UInt8]) -> [UInt8] {
-        let lead: [UInt8] = [0x1B, UInt8(ascii: "["), UInt8(ascii: "<")]
-        guard bytes.count >= 4, bytes.contains(0x1B) else { return bytes }
+        guard bytes.contains(0x1B) else { return bytes }
         var kept: [UInt8] = []
         kept.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            if bytes[index] == 0x1B, bytes[index...].starts(with: lead) {
-                var end = index + lead.count
-                while end < bytes.count, bytes[end] == UInt8(ascii: ";") || (0x30...0x39).contains(bytes[end]) { end += 1 }
-                if end < bytes.count, end > index + lead.count, bytes[end] == UInt8(ascii: "M") || bytes[end] == UInt8(ascii: "m") {
-                    index = end + 1
-                    continue
-                }
+            if bytes[index] == 0x1B, let length = mouseReportLength(at: bytes[index...]) {
+                index += length
+                continue
             }
             kept.append(bytes[index])
             index += 1
