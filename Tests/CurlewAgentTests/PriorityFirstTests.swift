@@ -40,10 +40,17 @@ struct PriorityFirstTests {
         #expect(waiting.allSatisfy { $0.state == .succeeded })
 
         let received = server.receivedRequests.filter { $0.uri.contains(tag) }.map(\.uri)
-        #expect(received.first?.hasPrefix("/delay/1?\(tag)-gate") == true)
+        let gateURI = received.first { $0.hasPrefix("/delay/1?\(tag)-gate") }
+        #expect(gateURI != nil, "the gate was sent")
+        if outcome != .timesOut {
+            // A gate that timed out was given up on by the client, whose next request goes on a
+            // new connection; a loaded server can read that one before the abandoned one, so the
+            // arrival order is asserted only for a gate that got its answer.
+            #expect(received.first == gateURI)
+        }
         // Handed over in order; which waiting transfer gets the one allowed connection next is
         // libcurl's choice, so the arrival order at the server is not asserted.
-        #expect(Set(received.dropFirst()) == Set((0..<5).map { "/get?\(tag)-\($0)" }))
+        #expect(Set(received.filter { $0 != gateURI }) == Set((0..<5).map { "/get?\(tag)-\($0)" }))
         #expect(received.count == 6)
     }
 
