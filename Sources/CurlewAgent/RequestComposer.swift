@@ -335,16 +335,18 @@ struct RequestComposer: Sendable {
     private static func validate(_ url: String) throws(RequestError) {
         // Found in the URL as the refusal shows it (a password masked), so the position counts
         // there; one in the password itself is said to be there.
-        let shown = URLPassword.masking(in: url).unicodeScalars
+        let shownText = URLPassword.masking(in: url)
+        let shown = shownText.unicodeScalars
         if let index = shown.firstIndex(where: Self.cannotStandInURL) {
             let position = shown.distance(from: shown.startIndex, to: index) + 1
             let character = shown[index]
-            // Only such characters after it: a line end or spaces pasted with the URL.
-            let advice = shown[index...].allSatisfy(Self.cannotStandInURL)
-                ? "remove it (and what follows it)"
-                : "write it percent-encoded, as \(Self.percentEncoded(character))"
-            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(character)) at character \(position); "
-                + "a URL cannot hold it as it is: " + advice)
+            let inHost = hostAndPort(of: shownText).map { $0.startIndex <= index && index < $0.endIndex } ?? false
+            // Only such characters after it: a line end or spaces pasted with the URL. A host
+            // cannot hold one even percent-encoded.
+            let advice = shown[index...].allSatisfy(Self.cannotStandInURL) ? "a URL cannot hold it as it is: remove it (and what follows it)"
+                : inHost ? "a host name cannot hold it, even percent-encoded: remove it"
+                : "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(character))"
+            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(character)) at character \(position); " + advice)
         }
         if let hidden = url.unicodeScalars.first(where: Self.cannotStandInURL) {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(hidden)) in its password; "

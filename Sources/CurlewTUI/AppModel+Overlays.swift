@@ -94,14 +94,18 @@ extension AppModel {
             comparison?.showsAll.toggle()
             comparison?.scroll = 0
         case .character("x") where latency != nil:
-            if let run = latencyRun, !run.state.isTerminal { environment.agent?.cancel(run) }
-            message = "latency run stopped"
+            if let run = latencyRun, !run.state.isTerminal {
+                environment.agent?.cancel(run)
+                message = "latency run stopped"
+            } else {
+                message = "the latency run has ended; Esc closes it"
+            }
         case .character("q"), .control("c"), .character("?"), .mouse, .resize:
             return false
         case _ where keyMap.command(for: key, in: .global) == .toggleSecrets:
             return false
         default:
-            message = comparison != nil ? "Esc closes the comparison" : "Esc closes latency mode (x stops it)"
+            message = comparison != nil ? "Esc closes the comparison" : "Esc closes latency mode" + (latency?.ended == true ? "" : " (x stops it)")
         }
         return true
     }

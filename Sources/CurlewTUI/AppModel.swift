@@ -197,6 +197,20 @@ public final class AppModel {
 
     public var inFlightCount: Int { live.inFlightCount }
 
+    /// Top-level groups still running, also between their requests (a chain between steps,
+    /// latency mode between copies).
+    public var runningGroupCount: Int {
+        groups.groups.reduce(0) { $0 + ($1.verdict == nil && $1.info.parentID == nil ? 1 : 0) }
+    }
+
+    /// What quitting now would cancel (`2 requests in flight, 1 group running`); nil for nothing.
+    public var runningWork: String? {
+        let requests = inFlightCount, groupCount = runningGroupCount
+        let parts = (requests > 0 ? ["\(requests) request\(requests == 1 ? "" : "s") in flight"] : [])
+            + (groupCount > 0 ? ["\(groupCount) group\(groupCount == 1 ? "" : "s") running"] : [])
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
     // MARK: Events
 
     public func ingest(_ events: [UIEvent]) {
@@ -226,7 +240,12 @@ public final class AppModel {
                 if !ofLatencyRun, message.state != .cancelled, let name = message.name {
                     lastAnswerByName[name] = max(lastAnswerByName[name] ?? 0, message.requestID)
                 }
-                if message.requestID == compose.stepping?.sentID { takeStepAnswer(message) }
+                if message.requestID == compose.stepping?.sentID {
+                    takeStepAnswer(message)
+                } else if message.requestID == compose.lastSent?.id, message.sent == nil, let error = message.error, error.cameBeforeSending {
+                    // The status said it was sent; the agent refused it before it went.
+                    self.message = "#\(message.requestID) not sent: \(error.message)"
+                }
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
                 live.upsert(info) { row in
@@ -386,7 +405,7 @@ public final class AppModel {
         compose.keepDraft()
         if compose.unsavedCount > 0 {
             prompt = .confirmDiscard(compose.unsavedCount)
-        } else if inFlightCount > 0 {
+        } else if runningWork != nil {
             prompt = .confirmQuit
         } else {
             shouldQuit = true

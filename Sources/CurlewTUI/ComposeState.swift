@@ -273,7 +273,7 @@ public struct ComposeState: Sendable {
     /// it would commit. Variables (`{{name}}`) are taken as they will be expanded at send time.
     func problem(_ text: String, for field: EditorField) -> String? {
         if case .url = field {
-            let url = text.trimmingCharacters(in: .whitespaces)
+            let url = Self.urlText(text)
             if url.isEmpty || Self.isCurlCommand(url) { return nil }
             // Outside its variables (which may be written `{{ name }}`), no URL holds one, a path
             // for the base URL included.
@@ -315,8 +315,9 @@ public struct ComposeState: Sendable {
                 return "\(error)"
             }
         case .url:
-            if !text.contains("{{"), let mistake = URLText.typingMistake(text.trimmingCharacters(in: .whitespaces)) { return mistake }
-            draft.url = text
+            let url = Self.urlText(text)
+            if !url.contains("{{"), let mistake = URLText.typingMistake(url) { return mistake }
+            draft.url = url
         case .param(let index):
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             draft.params[index].name = parts.first?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -341,6 +342,12 @@ public struct ComposeState: Sendable {
         case .paramsHeading, .headersHeading, .bodyMode, .auth, .redirects: break
         }
         return nil
+    }
+
+    /// A URL as typed or pasted, without the spaces and line ends around it (a URL copied with
+    /// its line end is the URL, as `curlew send` reads it).
+    static func urlText(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Text that reads as a curl command rather than a URL.

@@ -52,7 +52,7 @@ public struct LatencyState: Sendable {
         }
     }
     /// The batch of copies or runs has finished (all done, or stopped).
-    private var ended = false
+    public private(set) var ended = false
     /// The groups of the runs and every group nested in them: their requests are counted.
     private var runGroups: Set<UInt64>
     /// Each finished run's time, in microseconds, with whether it succeeded; a cancelled run is

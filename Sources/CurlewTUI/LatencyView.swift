@@ -16,7 +16,7 @@ enum LatencyView {
                 + (state.cancelledRuns > 0 ? " · \(state.cancelledRuns) cancelled" : "")
             : "answered · \(errors)\(unanswered)" + (state.cancelled > 0 ? " · \(state.cancelled) cancelled" : "")
         let ended = state.runsGroup ? state.runs.count : state.answeredCount
-        frame.put("Latency  \(state.name) · \(ended)/\(state.total) \(counts) · x stops · Esc closes",
+        frame.put("Latency  \(state.name) · \(ended)/\(state.total) \(counts)\(state.ended ? "" : " · x stops") · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
         frame.put(Chrome.progressBar(Double(done) / Double(max(1, state.total)), width: max(10, area.width - 4)), row: area.row + 1, column: area.column + 1, style: .accent)
         var row = area.row + 3

@@ -18,8 +18,8 @@ extension AppModel {
             hints = ["type to find", "↑/↓ choose", "Enter runs", "Esc closes"]
         } else if comparison != nil {
             hints = ["a all/differences", "j/k scroll", "Esc closes"]
-        } else if latency != nil {
-            hints = ["x stops", "Esc closes"]
+        } else if let latency {
+            hints = latency.ended ? ["Esc closes"] : ["x stops", "Esc closes"]
         } else if let detail, detail.pane == pane {
             hints = [key(.nextTab, "tab"), key(.search, "search"), key(.mark, "mark"), key(.copy, "copy"), key(.resend, "re-send"), key(.back, "back")]
         } else if pane == .compose, history != nil {

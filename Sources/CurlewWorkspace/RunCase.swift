@@ -24,6 +24,9 @@ public struct RunCase: Sendable {
     public var request: String
     /// The group it ran in (the top-level target), or nil for a request run on its own.
     public var group: String?
+    /// The labels of the groups it is nested in below `group`, outermost first; empty for a
+    /// direct member or a request run on its own.
+    public var path: [String] = []
     /// Which repetition (from 1).
     public var iteration: Int
     public var statusCode: Int?
@@ -34,6 +37,12 @@ public struct RunCase: Sendable {
     public var skipped = false
 
     public var passed: Bool { !skipped && error == nil && failures.isEmpty }
+
+    /// Where it ran, from its top-level group down: `flow › profile › me`, or the request's
+    /// name alone when it ran on its own.
+    public var place: String {
+        ((group.map { [$0] } ?? []) + path + [request]).joined(separator: " › ")
+    }
 }
 
 /// A group nested in a group target, once it ended: its own verdict, judged as a top-level

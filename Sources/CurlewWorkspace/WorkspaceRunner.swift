@@ -64,11 +64,11 @@ public struct WorkspaceRunner: Sendable {
     }
 
     private func skippedCases(_ target: RunTarget, _ iteration: Int) -> [RunCase] {
-        let names = switch target {
-        case .request(let name): [name]
-        case .group(let name): session.requestNames(in: name)
+        let places = switch target {
+        case .request(let name): [(path: [String](), name: name)]
+        case .group(let name): session.requestPlaces(in: name)
         }
-        return names.map { RunCase(request: $0, group: target.groupName, iteration: iteration, failures: [], skipped: true) }
+        return places.map { RunCase(request: $0.name, group: target.groupName, path: $0.path, iteration: iteration, failures: [], skipped: true) }
     }
 
     private func run(_ target: RunTarget, iteration: Int, memberFinished: @escaping @Sendable (RunCase) -> Void,
@@ -105,7 +105,7 @@ public struct WorkspaceRunner: Sendable {
             } onCancel: {
                 if let handle = started.withLock({ $0 }) { agent.cancel(handle) }
             }
-            return RunResult(target: target, iteration: iteration, cases: cases(of: handle, group: name, iteration: iteration), groupState: handle.state)
+            return RunResult(target: target, iteration: iteration, cases: cases(of: handle, group: name, iteration: iteration, path: []), groupState: handle.state)
         }
     }
 
@@ -146,9 +146,10 @@ public struct WorkspaceRunner: Sendable {
                        failures: failures, duration: duration)
     }
 
-    /// Every request member of a finished group, at any depth, with its assertions checked.
-    private func cases(of handle: GroupHandle, group: String, iteration: Int) -> [RunCase] {
-        handle.members.flatMap { cases(of: $0, group: group, iteration: iteration) }
+    /// Every request member of a finished group, at any depth, with its assertions checked;
+    /// `path` is the labels of the groups between the top-level group and this one.
+    private func cases(of handle: GroupHandle, group: String, iteration: Int, path: [String]) -> [RunCase] {
+        handle.members.flatMap { cases(of: $0, group: group, iteration: iteration, path: path) }
     }
 
     /// The cases of one finished member (every request's of a nested group), and the verdicts
@@ -156,7 +157,7 @@ public struct WorkspaceRunner: Sendable {
     /// judged once.
     private func outcomes(of member: MemberSnapshot, group: String, iteration: Int,
                           path: [String]) -> (cases: [RunCase], nested: [NestedGroupResult]) {
-        guard let child = member.child else { return (cases(of: member, group: group, iteration: iteration), []) }
+        guard let child = member.child else { return (cases(of: member, group: group, iteration: iteration, path: path), []) }
         let path = path + [member.label]
         var memberCases: [RunCase] = []
         var nested: [NestedGroupResult] = []
@@ -170,15 +171,16 @@ public struct WorkspaceRunner: Sendable {
     }
 
     /// The cases of one member: a request's, or every request's of a nested group.
-    private func cases(of member: MemberSnapshot, group: String, iteration: Int) -> [RunCase] {
-        if let child = member.child { return cases(of: child, group: group, iteration: iteration) }
+    private func cases(of member: MemberSnapshot, group: String, iteration: Int, path: [String]) -> [RunCase] {
+        if let child = member.child { return cases(of: child, group: group, iteration: iteration, path: path + [member.label]) }
         guard member.state.isTerminal else {
-            return [RunCase(request: member.label, group: group, iteration: iteration, failures: [], skipped: true)]
+            return [RunCase(request: member.label, group: group, path: path, iteration: iteration, failures: [], skipped: true)]
         }
         let expectations = session.workspace.request(named: member.label)?.expectations ?? []
         let duration = member.duration.map { Duration.microseconds(Int64(($0 * 1_000_000).rounded())) }
         var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,
                                duration: duration, expectations: expectations)
+        runCase.path = path
         // Never started: cancelled while waiting, or left out when its chain stopped (which
         // carries no error), either way not run, never a pass.
         runCase.skipped = member.state == .cancelled && member.startedAt == nil

@@ -187,11 +187,17 @@ public struct WorkspaceSession: Sendable {
 
     /// Every request a group runs, at any depth, by name, for checking their assertions.
     public func requestNames(in groupName: String) -> [String] {
+        requestPlaces(in: groupName).map(\.name)
+    }
+
+    /// Every request a group runs, at any depth, with the names of the groups nested between
+    /// `groupName` and it (outermost first; empty for a direct member).
+    public func requestPlaces(in groupName: String) -> [(path: [String], name: String)] {
         guard let group = workspace.group(named: groupName) else { return [] }
-        return group.members.flatMap { member -> [String] in
+        return group.members.flatMap { member -> [(path: [String], name: String)] in
             switch member.reference {
-            case .request(let name): [name]
-            case .group(let name): requestNames(in: name)
+            case .request(let name): [([], name)]
+            case .group(let name): requestPlaces(in: name).map { ([name] + $0.path, $0.name) }
             }
         }
     }

@@ -48,17 +48,17 @@ final class RunReport: Sendable {
         }
         if case .group(let name) = result.target {
             // Members that ran were printed as they finished; those that never ran are listed here.
-            for item in result.cases where item.skipped { lines += self.lines(for: item, prefix: "  \(name) › ") }
+            for item in result.cases where item.skipped { lines += self.lines(for: item, indent: "  ") }
             lines.append("\(result.passed ? "✓" : "✗") group \(name)\(repeatTag): " + Self.verdict(result.groupState?.rawValue, result.cases))
         } else {
-            for item in result.cases { lines += self.lines(for: item, prefix: "", repeatTag: repeatTag) }
+            for item in result.cases { lines += self.lines(for: item, indent: "") }
         }
         emit(lines, counting: result.passed)
     }
 
     /// A group member's line, as soon as it finishes (the bar counts targets, not members).
     func memberFinished(_ item: RunCase) {
-        emit(lines(for: item, prefix: "  \(item.group ?? "") › "), counting: nil)
+        emit(lines(for: item, indent: "  "), counting: nil)
     }
 
     /// A nested group's verdict, under its parent's members (the bar counts top-level targets).
@@ -108,10 +108,13 @@ final class RunReport: Sendable {
         return "[" + String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled) + "] \(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : "")
     }
 
-    func lines(for item: RunCase, prefix: String, repeatTag: String = "") -> [String] {
+    /// A request's line, named by where it ran (`flow › profile › me`) and which repetition it
+    /// was, and its failed assertions.
+    func lines(for item: RunCase, indent: String) -> [String] {
+        let repeatTag = item.iteration > 1 ? " #\(item.iteration)" : ""
         let duration = item.duration.map { "  " + String(format: "%.1f ms", $0.milliseconds) } ?? ""
-        if item.skipped { return ["- \(prefix)\(item.request)\(repeatTag): not run"] }
-        var head = "\(item.passed ? "✓" : "✗") \(prefix)\(item.request)\(repeatTag): "
+        if item.skipped { return ["- \(indent)\(item.place)\(repeatTag): not run"] }
+        var head = "\(item.passed ? "✓" : "✗") \(indent)\(item.place)\(repeatTag): "
         if let status = item.statusCode { head += "\(status)" }
         if let error = item.error { head += (item.statusCode == nil ? "" : ", ") + "\(error.kind.rawValue): \(error.message)" }
         var lines = [head + duration]
@@ -136,7 +139,7 @@ final class RunReport: Sendable {
             lines.append("Failed assertions:")
             for (item, unmasked) in failedAssertions {
                 let failure = masked(unmasked)
-                lines.append("  \(item.request): \(failure.assertion)")
+                lines.append("  \(item.place)\(item.iteration > 1 ? " #\(item.iteration)" : ""): \(failure.assertion)")
                 lines.append("    expected: \(failure.expected)")
                 lines.append("    actual:   \(failure.actual)")
             }
@@ -170,7 +173,7 @@ final class RunReport: Sendable {
                 let seconds = item.duration?.seconds ?? 0
                 let failure = item.failures.isEmpty ? nil : clean(item.failures.map { masked($0).description }.joined(separator: "\n"))
                 let error = item.error.map { clean("\($0.kind.rawValue): \($0.message)") }
-                add(suiteName, .init(name: item.request + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil, skipped: item.skipped))
+                add(suiteName, .init(name: (item.path + [item.request]).joined(separator: " › ") + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil, skipped: item.skipped))
             }
         }
         return JUnitReport(name: clean(workspace), suites: suites)

@@ -163,12 +163,32 @@ struct AppModelTests {
         model.ingest([.willSend(RequestInfo(id: 99, name: nil, method: "GET", url: "http://x.test/", startedAt: Fixtures.epoch))])
         model.handle(.character("q"))
         #expect(model.prompt == .confirmQuit)
-        #expect(model.render(rows: 24, columns: 80).text.contains("1 request(s) in flight. Quit and cancel them? (y/n)"))
+        #expect(model.render(rows: 24, columns: 80).text.contains("1 request in flight. Quit and cancel? (y/n)"))
         model.handle(.character("n"))
         #expect(!model.shouldQuit && model.prompt == nil)
         model.handle(.character("q"))
         model.handle(.character("y"))
         #expect(model.shouldQuit)
+    }
+
+    @Test("a group between its requests (a chain between steps, latency mode between copies) is running: the status bar says so and quitting asks first (found by a new user's trial: it read '0 in flight')")
+    func runningGroupBetweenRequests() throws {
+        let model = try TUIFixtures.model()
+        let chain = GroupInfo(id: 70, name: "flow", kind: .chain, parentID: nil, indexInParent: nil, isPriorityGate: false)
+        let nested = GroupInfo(id: 71, name: "inner", kind: .batch, parentID: 70, indexInParent: 1, isPriorityGate: false)
+        model.ingest([.group(.created(chain, memberLabels: ["a", "b"])), .group(.started(chain, at: .now)),
+                      .group(.created(nested, memberLabels: ["c"])), .group(.started(nested, at: .now))])
+        #expect(model.inFlightCount == 0 && model.runningGroupCount == 1, "a nested group is its parent's work")
+        #expect(model.render(rows: 24, columns: 200).text.contains("0 in flight │ 1 group running"))
+        model.handle(.character("q"))
+        #expect(model.prompt == .confirmQuit)
+        #expect(model.render(rows: 24, columns: 80).text.contains("1 group running. Quit and cancel? (y/n)"))
+        model.handle(.character("n"))
+        model.ingest([.group(.finished(nested, verdict: .succeeded, duration: 1, failedMembers: [])),
+                      .group(.finished(chain, verdict: .succeeded, duration: 1, failedMembers: []))])
+        #expect(model.runningWork == nil)
+        model.handle(.character("q"))
+        #expect(model.shouldQuit, "nothing running: no question")
     }
 
     @Test("a filter syntax error is shown with its position and keeps the filter open for fixing")

@@ -186,7 +186,7 @@ struct GroupEditorFieldTests {
 }
 
 extension WorkbenchTests {
-    @Test("latency mode on a group runs it N times one after another: run percentiles, its requests' phases, a histogram of run times")
+    @Test("latency mode on a group runs it N times one after another: run percentiles, its requests' phases, a histogram of run times; once ended, x is no longer offered (found by a new user's trial)")
     func groupLatency() async throws {
         let bench = try await bench()
         let model = bench.model
@@ -195,11 +195,15 @@ extension WorkbenchTests {
         type("latency 6", into: model)
         model.handle(.enter)
         #expect(model.latency?.runsGroup == true && model.latency?.total == 6, "\(model.message)")
-        try await pump(bench) { (model.latency?.done ?? 0) == 6 && (model.latency?.messages.count ?? 0) == 6 }
+        try await pump(bench) { (model.latency?.done ?? 0) == 6 && (model.latency?.messages.count ?? 0) == 6 && model.latency?.ended == true }
         let screen = render(model)
-        for text in ["Latency  both · 6/6 runs · 0 failed · 6 requests, 0 errors", "run ", "total", "run time"] {
+        for text in ["Latency  both · 6/6 runs · 0 failed · 6 requests, 0 errors · Esc closes", "run ", "total", "run time"] {
             #expect(screen.contains(text), "\(text): \(screen)")
         }
+        // Ended: nothing is left for x to stop, and neither line offers it.
+        #expect(!screen.contains("x stops"), "\(screen)")
+        model.handle(.character("x"))
+        #expect(model.message == "the latency run has ended; Esc closes it")
         #expect(model.latency?.runHistogram.reduce(0, +) == 6)
         #expect(model.latency?.runPercentiles.p99 != nil)
         model.handle(.escape)

@@ -164,6 +164,40 @@ struct KeyScriptTests {
         #expect(server.receivedRequests.contains { $0.uri == "/anything/\(tag)" }, "\(model.message)")
     }
 
+    @Test("a URL pasted with spaces and its line end is kept and sent without them; one the agent refuses says so on the status line instead of 'sent' (found by a new user's trial)")
+    func pastedURLAndRefusal() async throws {
+        let server = try await TestServer.shared()
+        let tag = uniqueTag()
+        let port = try #require(URLComponents(string: server.baseURL)?.port)
+        let (model, observer, _) = try await liveModel()
+        model.handle(.right)
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(.control("u"))
+        model.handle(.paste(" \(server.baseURL)/anything/\(tag)\r\n"))
+        #expect(!model.render(rows: 24, columns: 120).text.contains("space or a control character"))
+        model.handle(.enter)
+        #expect(model.compose.draft.url == "\(server.baseURL)/anything/\(tag)")
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.live.rows.first?.message != nil }
+        #expect(server.receivedRequests.contains { $0.uri == "/anything/\(tag)" }, "\(model.message)")
+
+        let (refusing, refusingObserver, _) = try await liveModel()
+        refusing.handle(.right)
+        refusing.handle(.down)
+        refusing.handle(.down)
+        refusing.handle(.enter)
+        refusing.handle(.control("u"))
+        for character in "127.0.0.1:\(port)/a b\(tag)" { refusing.handle(.character(character)) }
+        refusing.handle(.enter)
+        refusing.handle(.character("s"))
+        try await pump(refusing, refusingObserver) { refusing.live.rows.first?.message != nil }
+        let id = try #require(refusing.live.rows.first?.info.id)
+        #expect(refusing.message.hasPrefix("#\(id) not sent: URL") && refusing.message.contains("has a space at character"), "\(refusing.message)")
+        #expect(!server.receivedRequests.contains { $0.uri.contains("b\(tag)") })
+    }
+
     @Test("an unknown {{variable}} is refused with a message and nothing is sent")
     func unknownVariable() async throws {
         let (model, _, _) = try await liveModel()

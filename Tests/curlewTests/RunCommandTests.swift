@@ -197,12 +197,12 @@ struct RunCommandTests {
         let log = try String(contentsOfFile: directory + "/run.jsonl", encoding: .utf8)
         #expect(log.contains("Hello {{name}}, demo-"), "\(log.suffix(2_000))")
         // The batch nested in the chain sends the captured token too.
-        #expect(result.output.contains("flow › profile › me: 200") || result.output.contains("me: 200"), "\(result.output)")
+        #expect(result.output.contains("✓   flow › profile › me: 200"), "\(result.output)")
         #expect(!log.contains("Bearer {{token}}"), "\(log.suffix(2_000))")
         #expect(result.output.contains("✓   flow › group profile: succeeded"), "\(result.output)")
     }
 
-    @Test("a group nested in a group gets its verdict line after its members, at any depth, failed when one of its assertions failed; the summary counts top-level groups (found by a new user's trial: a nested group had no line)")
+    @Test("a group nested in a group gets its verdict line after its members, at any depth, failed when one of its assertions failed; each request's line and failed assertion names the groups it is nested in; the summary counts top-level groups (found by a new user's trial: a nested group had no line, and its requests' lines named only the top-level group)")
     func nestedGroupVerdicts() async throws {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("nested")
@@ -225,9 +225,12 @@ struct RunCommandTests {
         let lines = result.output.split(separator: "\n").map(String.init)
         let inner = lines.firstIndex(of: "✗   outer › group middle › inner: succeeded, 1 assertion failed")
         let middle = lines.firstIndex(of: "✗   outer › group middle: succeeded, 1 assertion failed")
-        let teapot = lines.firstIndex { $0.hasPrefix("✗   outer › teapot: 418") }
+        // Each request's line names the groups it is nested in, and so does its failed assertion.
+        let teapot = lines.firstIndex { $0.hasPrefix("✗   outer › middle › inner › teapot: 418") }
         #expect(inner != nil && middle != nil && teapot != nil, "\(result.output)")
         if let inner, let middle, let teapot { #expect(teapot < inner && inner < middle, "\(result.output)") }
+        #expect(lines.contains { $0.hasPrefix("✓   outer › ok: 200") } && lines.contains { $0.hasPrefix("✓   outer › middle › ok: 200") }, "\(result.output)")
+        #expect(lines.contains("  outer › middle › inner › teapot: status"), "\(result.output)")
         #expect(result.output.contains("✗ group outer: succeeded, 1 assertion failed"), "\(result.output)")
         #expect(result.output.contains("groups: 0 of 1 passed"), "\(result.output)")
     }
