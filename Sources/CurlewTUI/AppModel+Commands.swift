@@ -336,9 +336,7 @@ extension AppModel {
 
     /// The workspace entry a list item stands for: a saved request's name, or a group's.
     func listEntryName(at index: Int) -> String? {
-        guard compose.items.indices.contains(index) else { return nil }
-        if case .group(let name, _) = compose.items[index] { return name }
-        return compose.currentDraft(at: index)?.entryName
+        compose.groupName(at: index) ?? compose.currentDraft(at: index)?.entryName
     }
 
     /// In Compose's list, what a key acts on is the item under the cursor: a request is loaded
@@ -486,7 +484,10 @@ extension AppModel {
             let items = try workspace.items()
             self.workspace = workspace
             let selectedName = compose.currentDraft(at: compose.selectedItem)?.entryName
+            let selectedGroup = compose.groupName(at: compose.selectedItem)
             let sent = compose.sentIDs.compactMap { entry in compose.currentDraft(at: entry.key)?.entryName.map { ($0, entry.value) } }
+            // A group's last run stays beside it, wherever the file now lists it.
+            let groupRuns = compose.groupRunIDs.compactMap { entry in compose.groupName(at: entry.key).map { ($0, entry.value) } }
             let (focus, fieldIndex) = (compose.focus, compose.fieldIndex)
             // A saved group open in the editor stays open, on the same field.
             let openGroup = compose.groupEditor.flatMap { editor in editor.entryName.map { (name: $0, field: editor.fieldIndex) } }
@@ -497,6 +498,10 @@ extension AppModel {
             for (name, id) in sent {
                 if let index = position(ofEntry: name) { compose.sentIDs[index] = id }
             }
+            for (name, id) in groupRuns {
+                if let index = compose.position(ofGroup: name) { compose.groupRunIDs[index] = id }
+            }
+            if selectedName == nil, let selectedGroup, let index = compose.position(ofGroup: selectedGroup) { compose.selectedItem = index }
             if let selectedName, let index = position(ofEntry: selectedName) {
                 compose.selectedItem = index
                 compose.loadedItem = index
@@ -505,7 +510,7 @@ extension AppModel {
                 compose.focus = focus
                 compose.fieldIndex = min(fieldIndex, compose.fields.count - 1)
             }
-            if let openGroup, let index = items.firstIndex(where: { if case .group(openGroup.name, _) = $0 { true } else { false } }) {
+            if let openGroup, let index = compose.position(ofGroup: openGroup.name) {
                 compose.selectedItem = index
                 openGroupEditor(at: index, named: openGroup.name)
                 if let count = compose.groupEditor?.fields.count { compose.groupEditor?.fieldIndex = min(openGroup.field, count - 1) }

@@ -229,6 +229,17 @@ public struct ComposeState: Sendable {
         add(copy)
     }
 
+    /// The name of the group at list position `index`; nil for a request or past the end.
+    func groupName(at index: Int) -> String? {
+        guard items.indices.contains(index), case .group(let name, _) = items[index] else { return nil }
+        return name
+    }
+
+    /// Where the list holds the group `name`.
+    func position(ofGroup name: String) -> Int? {
+        items.indices.first { groupName(at: $0) == name }
+    }
+
     /// Removes a list item, keeping every index-keyed record in step.
     public mutating func remove(at index: Int) {
         guard items.indices.contains(index) else { return }
@@ -239,6 +250,7 @@ public struct ComposeState: Sendable {
         }
         saved = shifted(saved)
         sentIDs = shifted(sentIDs)
+        groupRunIDs = shifted(groupRunIDs)
         groupEdits = shifted(groupEdits)
         for key in groupEdits.keys { groupEdits[key]?.item = key }
         if loadedItem == index {

@@ -316,6 +316,25 @@ struct WorkbenchTests {
         #expect(message.hasPrefix(path + ":3:") && message.components(separatedBy: path).count == 2, "\(message)")
     }
 
+    @Test("a group's last run stays beside it when the file is read again, and when an item above it is deleted (found by a new user's trial: a reload dropped it)")
+    func groupRunSurvivesReload() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        let index = try #require(model.compose.position(ofGroup: "both"))
+        model.compose.selectedItem = index
+        model.handle(.character("s"))
+        try await pump(bench) { model.groups.groups.first?.verdict != nil }
+        #expect(render(model).contains("batch both"), "\(render(model))")
+        #expect(!render(model).contains("both has not run from here yet"))
+        model.reloadWorkspace()
+        #expect(model.compose.selectedItem == index, "the group stays selected")
+        #expect(!render(model).contains("both has not run from here yet"), "\(render(model))")
+        model.compose.remove(at: 0)
+        model.compose.selectedItem = index - 1
+        #expect(model.compose.groupRunIDs[index - 1] != nil && model.compose.groupRunIDs[index] == nil)
+        #expect(!render(model).contains("both has not run from here yet"), "\(render(model))")
+    }
+
     @Test("y copies the request as curl with secrets hidden (raw keeps them), to the clipboard and an owner-only file")
     func copyAsCurl() async throws {
         let bench = try await bench()
