@@ -77,7 +77,8 @@ struct DuplicateCancellationTests {
         let server = try await TestServer.shared()
         let agent = try await pipelineAgent {
             $0.duplicates = DuplicateSettings(policy: .coalesce)
-            $0.retry = RetryPolicy(maxRetries: 2, backoff: .fixed(.milliseconds(400)))
+            // Long enough that a loaded machine still joins and cancels inside the backoff.
+            $0.retry = RetryPolicy(maxRetries: 2, backoff: .fixed(.seconds(2)))
         }
         let tag = uniqueTag()
         let outcomes = Locked<[Int: Result<Response, RequestFailure>]>([:])
