@@ -344,13 +344,14 @@ struct RequestComposer: Sendable {
             // Only such characters after it: a line end or spaces pasted with the URL. A host
             // cannot hold one even percent-encoded.
             let advice = shown[index...].allSatisfy(Self.cannotStandInURL) ? "a URL cannot hold it as it is: remove it (and what follows it)"
-                : inHost ? "a host name cannot hold it, even percent-encoded: remove it"
+                : inHost ? "a host or port cannot hold it, even percent-encoded: remove it"
                 : "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(character))"
-            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(character)) at character \(position); " + advice)
+            // The reason and the advice first, the URL last: a status line cut short keeps them.
+            throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(character)) at character \(position); " + advice + " (in \(Self.quoted(url)))")
         }
         if let hidden = url.unicodeScalars.first(where: Self.cannotStandInURL) {
-            throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has \(Self.unsentCharacter(hidden)) in its password; "
-                + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden))")
+            throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(hidden)) in its password; "
+                + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden)) (in \(Self.quoted(url)))")
         }
         if hasUnclosedIPv6Bracket(url) {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) opens an IPv6 address with [ and does not close it with ]")

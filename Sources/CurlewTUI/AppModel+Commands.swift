@@ -603,6 +603,7 @@ extension AppModel {
             compose.showsVariables = false
             let whereShown = lastColumns >= Layout.responseBesideColumns || compose.showsResponse ? "its answer shows beside the editor" : "v shows its answer"
             message = "sent \(compose.draft.method) \(compose.draft.name) as #\(handle.id); \(whereShown)"
+            announcedSend = (handle.id, message)
         } catch {
             message = "not sent: \(error.message)"
         }

@@ -94,11 +94,13 @@ extension AppModel {
             comparison?.showsAll.toggle()
             comparison?.scroll = 0
         case .character("x") where latency != nil:
-            if let run = latencyRun, !run.state.isTerminal {
-                environment.agent?.cancel(run)
-                message = "latency run stopped"
-            } else {
+            // Judged by what the screen shows (the run's end as its event told it), not by the
+            // handle, which ends a moment before.
+            if latency?.ended == true {
                 message = "the latency run has ended; Esc closes it"
+            } else {
+                if let run = latencyRun { environment.agent?.cancel(run) }
+                message = "latency run stopped"
             }
         case .character("q"), .control("c"), .character("?"), .mouse, .resize:
             return false

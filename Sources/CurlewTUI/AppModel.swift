@@ -128,6 +128,10 @@ public final class AppModel {
     var gaveUpReportedFor: String?
     /// What a "cancelling ..." status line waits for: when it ends, the line says how.
     var cancelling: (target: CancelTarget, text: String)?
+    /// The request a "sent … as #N" status line announced: if the agent refuses it before
+    /// sending (at once, or later in its pipeline), the line says so instead, unless something
+    /// else has taken the status line since.
+    var announcedSend: (id: UInt64, text: String)?
 
     /// A request, or a member of a group, the user asked to cancel.
     enum CancelTarget: Equatable {
@@ -198,16 +202,24 @@ public final class AppModel {
     public var inFlightCount: Int { live.inFlightCount }
 
     /// Top-level groups still running, also between their requests (a chain between steps,
-    /// latency mode between copies).
+    /// latency mode between copies), and one just started whose first event is still on its way.
     public var runningGroupCount: Int {
-        groups.groups.reduce(0) { $0 + ($1.verdict == nil && $1.info.parentID == nil ? 1 : 0) }
+        groups.groups.reduce(groups.awaitedID == nil ? 0 : 1) { $0 + ($1.verdict == nil && $1.info.parentID == nil ? 1 : 0) }
     }
 
-    /// What quitting now would cancel (`2 requests in flight, 1 group running`); nil for nothing.
+    /// `1 group running`, `2 groups running`; nil when none runs.
+    public var runningGroupsText: String? {
+        let count = runningGroupCount
+        return count > 0 ? "\(count) group\(count == 1 ? "" : "s") running" : nil
+    }
+
+    /// What quitting now would cancel or end (`stepping through flow, 2 requests in flight, 1
+    /// group running`); nil for nothing.
     public var runningWork: String? {
-        let requests = inFlightCount, groupCount = runningGroupCount
-        let parts = (requests > 0 ? ["\(requests) request\(requests == 1 ? "" : "s") in flight"] : [])
-            + (groupCount > 0 ? ["\(groupCount) group\(groupCount == 1 ? "" : "s") running"] : [])
+        let requests = inFlightCount
+        let stepping = compose.stepping.flatMap { $0.outcome == nil ? "stepping through \($0.name)" : nil }
+        let parts = [stepping].compactMap { $0 } + (requests > 0 ? ["\(requests) request\(requests == 1 ? "" : "s") in flight"] : [])
+            + [runningGroupsText].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
@@ -242,9 +254,8 @@ public final class AppModel {
                 }
                 if message.requestID == compose.stepping?.sentID {
                     takeStepAnswer(message)
-                } else if message.requestID == compose.lastSent?.id, message.sent == nil, let error = message.error, error.cameBeforeSending {
-                    // The status said it was sent; the agent refused it before it went.
-                    self.message = "#\(message.requestID) not sent: \(error.message)"
+                } else {
+                    settleAnnouncedSend(message)
                 }
                 let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                        url: message.original?.url ?? "", groupID: message.groupID, step: message.step, startedAt: message.startedAt)
@@ -262,14 +273,46 @@ public final class AppModel {
                     settleCancelling(.member(group: info.id, index: update.index), state: update.state)
                 }
                 latency?.take(groupEvent)
-                if case .finished(let info, let verdict, _, _) = groupEvent, info.parentID == nil {
+                if case .finished(let info, let verdict, _, _) = groupEvent {
+                    // Not while latency mode runs: its thousands of runs are measured, not judged.
+                    let failed = latency == nil ? failedAssertions(inGroup: info.id) : 0
+                    groups.noteFailedAssertions(failed, inGroup: info.id)
+                    guard info.parentID == nil else { break }
                     // Latency mode's copies run as a batch the user never made: the line names the mode.
                     message = info.id == latencyRun?.id
                         ? "\(info.name ?? "latency") \(verdict == .cancelled ? "stopped" : "finished")"
-                        : "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)"
+                        : "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)" + GroupRecord.failedAssertionsText(failed)
                 }
             }
         }
+    }
+
+    /// How many `expect:` assertions of the workspace's requests failed in the finished group
+    /// `id`, its nested groups' included, judged on the answers this session holds, as `curlew
+    /// run` judges them; 0 without a workspace. Nested groups finish first, so their counts are
+    /// taken as recorded.
+    private func failedAssertions(inGroup id: UInt64) -> Int {
+        guard let workspace, let record = groups.group(id: id) else { return 0 }
+        var failed = 0
+        for member in record.members {
+            if let child = member.childGroupID {
+                failed += groups.group(id: child)?.failedAssertions ?? 0
+                continue
+            }
+            guard let requestID = member.requestID, let answer = live.row(id: requestID)?.message,
+                  let expectations = workspace.session.workspace.request(named: member.label)?.expectations, !expectations.isEmpty else { continue }
+            failed += ExpectationReport(expectations, against: answer).failures.count
+        }
+        return failed
+    }
+
+    /// Replaces "sent … as #N" with "#N not sent: reason" when the agent refused #N before
+    /// sending it, unless something else has taken the status line since.
+    private func settleAnnouncedSend(_ answer: DebugMessage) {
+        guard let (id, text) = announcedSend, id == answer.requestID else { return }
+        announcedSend = nil
+        guard message == text, answer.sent == nil, let error = answer.error, error.cameBeforeSending else { return }
+        message = "#\(id) not sent: \(error.message)"
     }
 
     /// Says how a request or member the status line is cancelling ended ("#2 cancelled"),
@@ -401,6 +444,11 @@ public final class AppModel {
     }
 
     func requestQuit() {
+        // A chain being stepped through is asked about first, and left as it is on no.
+        if let stepper = compose.stepping, stepper.outcome == nil {
+            prompt = .confirmQuit
+            return
+        }
         if compose.stepping != nil { stopStepping() }
         compose.keepDraft()
         if compose.unsavedCount > 0 {
@@ -415,11 +463,19 @@ public final class AppModel {
     private func handlePrompt(_ key: Key) {
         switch prompt {
         case .confirmQuit, .confirmDiscard:
-            if key == .character("y") || key == .character("Y") {
-                environment.agent?.cancelAll()
-                shouldQuit = true
-            }
             prompt = nil
+            guard key == .character("y") || key == .character("Y") else { return }
+            if compose.stepping != nil {
+                // The step-through ends and gives the editor back; unsaved edits are asked about next.
+                stopStepping()
+                compose.keepDraft()
+                if compose.unsavedCount > 0 {
+                    prompt = .confirmDiscard(compose.unsavedCount)
+                    return
+                }
+            }
+            environment.agent?.cancelAll()
+            shouldQuit = true
         case .confirmDelete(let index):
             prompt = nil
             if key == .character("y") || key == .character("Y"), compose.items.indices.contains(index) { deleteItem(at: index) }

@@ -90,7 +90,8 @@ enum Chrome {
             frame.put("search: ", row: row, column: 0, style: .title)
             frame.put(editor.display(width: width - 8), row: row, column: 8)
         case .confirmQuit:
-            frame.putLine(" \(model.runningWork ?? "nothing running"). Quit and cancel? (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
+            // The work may end while the question is open.
+            frame.putLine(" " + (model.runningWork.map { "\($0). Quit and cancel? (y/n) " } ?? "Nothing runs now. Quit? (y/n) "), row: row, column: 0, width: width, style: .bad.union(.selected))
         case .confirmDiscard(let count):
             let question = model.runningWork.map { "\($0). Quit without saving and cancel?" } ?? "Quit without saving?"
             frame.putLine(" \(count) unsaved item\(count == 1 ? "" : "s") (● in Compose). \(question) (y/n; w in Compose saves) ", row: row, column: 0,
@@ -117,8 +118,7 @@ enum Chrome {
         // What changes how the screen reads comes first, where a narrow bar still shows it.
         var parts = model.revealsSecrets ? ["SECRETS SHOWN"] : []
         parts += [model.environment.name, "\(inFlight) in flight"]
-        let groupCount = model.runningGroupCount
-        if groupCount > 0 { parts.append("\(groupCount) group\(groupCount == 1 ? "" : "s") running") }
+        if let running = model.runningGroupsText { parts.append(running) }
         if let path = model.environment.sessionLogPath { parts.append("log " + path) }
         if !model.mouseEnabled { parts.append("mouse off") }
         if model.live.pausedAt != nil { parts.append("paused +\(model.live.hiddenWhilePaused)") }
@@ -182,7 +182,7 @@ enum Chrome {
         ]
         // A quit question stays answerable while the screen is too small to draw its bar.
         switch model.prompt {
-        case .confirmQuit: lines[3] = "\(model.runningWork ?? "nothing running"): quit and cancel? (y/n)"
+        case .confirmQuit: lines[3] = model.runningWork.map { "\($0): quit and cancel? (y/n)" } ?? "Quit? (y/n)"
         case .confirmDiscard(let count):
             lines[3] = "\(count) unsaved" + (model.runningWork.map { ", \($0)" } ?? "") + ": quit? (y/n)"
         default: break

@@ -24,11 +24,19 @@ public struct GroupRecord: Sendable {
     public var verdict: GroupVerdict?
     public var duration: Int64?
     public var captures: [(name: String, value: String)] = []
+    /// How many of its requests' `expect:` assertions failed, nested groups' included, once it
+    /// finished in a workspace (the agent's verdict does not know them; `curlew run` counts the same).
+    public var failedAssertions = 0
 
     /// Members that ran to an end (succeeded or failed); cancelled ones are counted apart, so a
     /// cancelled group never shows as complete.
     public var completedCount: Int { members.filter { $0.state == .succeeded || $0.state == .failed }.count }
     public var cancelledCount: Int { members.filter { $0.state == .cancelled }.count }
+
+    /// `, 2 assertions failed` after a verdict, or nothing.
+    static func failedAssertionsText(_ count: Int) -> String {
+        count == 0 ? "" : ", \(count) assertion\(count == 1 ? "" : "s") failed"
+    }
 }
 
 /// Every running and finished group, oldest first, bounded.
@@ -74,6 +82,12 @@ public struct GroupsState: Sendable {
             selected = min(selected, max(0, groups.count - 1))
             selectedMember = nil
         }
+    }
+
+    /// Records how many assertions failed in the finished group `id`.
+    mutating func noteFailedAssertions(_ count: Int, inGroup id: UInt64) {
+        guard let index = groups.firstIndex(where: { $0.info.id == id }) else { return }
+        groups[index].failedAssertions = count
     }
 
     public mutating func apply(_ event: GroupEvent) {

@@ -71,6 +71,9 @@ public struct LatencyState: Sendable {
         runGroups = [groupID]
     }
 
+    /// How many copies or runs ran to their end, cancelled ones left out.
+    public var completed: Int { runsGroup ? runs.count : min(total, answeredCount + unansweredCount) }
+
     /// How many copies or runs have ended, cancelled ones included.
     public var done: Int { ended ? total : runsGroup ? runs.count + cancelledRunsSeen : min(total, answeredCount + unansweredCount + cancelledSeen) }
 

@@ -18,7 +18,9 @@ enum LatencyView {
         let ended = state.runsGroup ? state.runs.count : state.answeredCount
         frame.put("Latency  \(state.name) · \(ended)/\(state.total) \(counts)\(state.ended ? "" : " · x stops") · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
-        frame.put(Chrome.progressBar(Double(done) / Double(max(1, state.total)), width: max(10, area.width - 4)), row: area.row + 1, column: area.column + 1, style: .accent)
+        // Once ended, the bar shows how much ran: a run stopped after 3 of 10,000 is not full.
+        let filled = state.ended ? state.completed : done
+        frame.put(Chrome.progressBar(Double(filled) / Double(max(1, state.total)), width: max(10, area.width - 4)), row: area.row + 1, column: area.column + 1, style: .accent)
         var row = area.row + 3
         frame.put(TextWidth.fit("phase", to: 12) + TextWidth.fitRight("p50", to: 12) + TextWidth.fitRight("p90", to: 12) + TextWidth.fitRight("p99", to: 12),
                   row: row, column: area.column + 2, style: .dim)

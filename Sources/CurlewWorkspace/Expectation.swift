@@ -54,6 +54,16 @@ extension Expectation {
     /// The longest body text searched or matched, so a hostile 1 GiB answer cannot stall a run.
     static let bodyTextLimit = 4 << 20
 
+    /// What `expectations` find wrong with an exchange that got no answer: one failure standing
+    /// for them all, since none could be checked (a `policy: any` group holding it must not pass
+    /// on checks never made); none for a cancelled one, which was stopped, not answered wrong.
+    /// The one rule for `curlew run` and the interface.
+    public static func unansweredFailures(of expectations: [Expectation], error: RequestError?) -> [ExpectationFailure] {
+        guard !expectations.isEmpty, let error, error.kind != .cancelled else { return [] }
+        return [ExpectationFailure(assertion: "answer", expected: "a response for \(expectations.count) assertion\(expectations.count == 1 ? "" : "s")",
+                                   actual: "none (\(error.kind.rawValue))")]
+    }
+
     /// Nil when the assertion holds.
     public func failure(in outcome: ExchangeOutcome) -> ExpectationFailure? {
         switch self {

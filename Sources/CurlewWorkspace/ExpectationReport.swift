@@ -12,7 +12,8 @@ public struct ExpectationReport: Sendable, Equatable {
     public var expectations: [Expectation]
     public var checked: Int
     public var failures: [ExpectationFailure]
-    /// No answer arrived, so nothing was checked: the request failed already.
+    /// No answer arrived, so nothing was checked: `failures` then holds the one failure that
+    /// stands for them all (`Expectation.unansweredFailures`).
     public var unanswered: Bool
 
     /// Whether this report is of `message` with these assertions.
@@ -26,7 +27,7 @@ public struct ExpectationReport: Sendable, Equatable {
         self.expectations = expectations
         checked = expectations.count
         guard let snapshot = message.response else {
-            failures = []
+            failures = Expectation.unansweredFailures(of: expectations, error: message.error)
             unanswered = true
             return
         }

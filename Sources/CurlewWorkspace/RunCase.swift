@@ -38,10 +38,15 @@ public struct RunCase: Sendable {
 
     public var passed: Bool { !skipped && error == nil && failures.isEmpty }
 
-    /// Where it ran, from its top-level group down: `flow › profile › me`, or the request's
-    /// name alone when it ran on its own.
+    /// Where it ran inside its top-level group: `profile › me` (`me` for a direct member, or a
+    /// request run on its own).
+    public var placeInGroup: String {
+        (path + [request]).joined(separator: " › ")
+    }
+
+    /// Where it ran, from its top-level group down: `flow › profile › me`.
     public var place: String {
-        ((group.map { [$0] } ?? []) + path + [request]).joined(separator: " › ")
+        group.map { "\($0) › \(placeInGroup)" } ?? placeInGroup
     }
 }
 

@@ -136,12 +136,13 @@ public struct WorkspaceRunner: Sendable {
         // A request refused before it was sent has no latency, and stays out of the run's percentiles.
         let duration = response == nil && error?.cameBeforeSending == true ? nil : duration
         let outcome = ExchangeOutcome(response: response, error: error, duration: duration)
-        // Assertions judge an answer; a request that got none failed already.
+        // Assertions judge an answer; without one they fail as one (`unansweredFailures`).
         // What a report shows of the answer hides what the session log hides.
         let policy = session.redactionPolicy
-        let failures = response == nil ? [] : expectations.compactMap { $0.failure(in: outcome) }.map { failure in
-            ExpectationFailure(assertion: failure.assertion, expected: policy.redactText(failure.expected), actual: policy.redactText(failure.actual))
-        }
+        let failures = response == nil ? Expectation.unansweredFailures(of: expectations, error: error)
+            : expectations.compactMap { $0.failure(in: outcome) }.map { failure in
+                ExpectationFailure(assertion: failure.assertion, expected: policy.redactText(failure.expected), actual: policy.redactText(failure.actual))
+            }
         return RunCase(request: name, group: group, iteration: iteration, statusCode: response?.statusCode, error: error,
                        failures: failures, duration: duration)
     }
@@ -173,6 +174,13 @@ public struct WorkspaceRunner: Sendable {
     /// The cases of one member: a request's, or every request's of a nested group.
     private func cases(of member: MemberSnapshot, group: String, iteration: Int, path: [String]) -> [RunCase] {
         if let child = member.child { return cases(of: child, group: group, iteration: iteration, path: path + [member.label]) }
+        // A nested group that never started has no handle: its requests are listed as not run,
+        // as they are when its top-level group never ran.
+        if case .group(let name)? = reference(of: member, path: path, group: group) {
+            return session.requestPlaces(in: name).map {
+                RunCase(request: $0.name, group: group, path: path + [name] + $0.path, iteration: iteration, failures: [], skipped: true)
+            }
+        }
         guard member.state.isTerminal else {
             return [RunCase(request: member.label, group: group, path: path, iteration: iteration, failures: [], skipped: true)]
         }
@@ -185,6 +193,13 @@ public struct WorkspaceRunner: Sendable {
         // carries no error), either way not run, never a pass.
         runCase.skipped = member.state == .cancelled && member.startedAt == nil
         return [runCase]
+    }
+
+    /// What the workspace lists at `member`'s place in the group holding it: the last of
+    /// `path`, or the top-level `group`.
+    private func reference(of member: MemberSnapshot, path: [String], group: String) -> WorkspaceGroup.Member.Reference? {
+        guard let members = session.workspace.group(named: path.last ?? group)?.members, members.indices.contains(member.index) else { return nil }
+        return members[member.index].reference
     }
 }
 

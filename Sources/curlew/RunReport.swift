@@ -42,7 +42,7 @@ final class RunReport: Sendable {
 
     func finished(_ result: RunResult) {
         var lines: [String] = []
-        let repeatTag = result.iteration > 1 ? " #\(result.iteration)" : ""
+        let repeatTag = Self.repeatTag(result.iteration)
         if let error = result.buildError {
             lines.append("✗ \(result.target)\(repeatTag): \(error)")
         }
@@ -63,9 +63,14 @@ final class RunReport: Sendable {
 
     /// A nested group's verdict, under its parent's members (the bar counts top-level targets).
     func nestedGroupFinished(_ result: NestedGroupResult) {
-        let repeatTag = result.iteration > 1 ? " #\(result.iteration)" : ""
+        let repeatTag = Self.repeatTag(result.iteration)
         let path = result.path.joined(separator: " › ")
         emit(["\(result.passed ? "✓" : "✗")   \(result.group) › group \(path)\(repeatTag): " + Self.verdict(result.state.rawValue, result.cases)], counting: nil)
+    }
+
+    /// How a line names a repetition after the first: ` #2`.
+    private static func repeatTag(_ iteration: Int) -> String {
+        iteration > 1 ? " #\(iteration)" : ""
     }
 
     /// A group's end as its line says it: its state, and how many of its assertions failed, so
@@ -111,7 +116,7 @@ final class RunReport: Sendable {
     /// A request's line, named by where it ran (`flow › profile › me`) and which repetition it
     /// was, and its failed assertions.
     func lines(for item: RunCase, indent: String) -> [String] {
-        let repeatTag = item.iteration > 1 ? " #\(item.iteration)" : ""
+        let repeatTag = Self.repeatTag(item.iteration)
         let duration = item.duration.map { "  " + String(format: "%.1f ms", $0.milliseconds) } ?? ""
         if item.skipped { return ["- \(indent)\(item.place)\(repeatTag): not run"] }
         var head = "\(item.passed ? "✓" : "✗") \(indent)\(item.place)\(repeatTag): "
@@ -139,7 +144,7 @@ final class RunReport: Sendable {
             lines.append("Failed assertions:")
             for (item, unmasked) in failedAssertions {
                 let failure = masked(unmasked)
-                lines.append("  \(item.place)\(item.iteration > 1 ? " #\(item.iteration)" : ""): \(failure.assertion)")
+                lines.append("  \(item.place)\(Self.repeatTag(item.iteration)): \(failure.assertion)")
                 lines.append("    expected: \(failure.expected)")
                 lines.append("    actual:   \(failure.actual)")
             }
@@ -165,7 +170,7 @@ final class RunReport: Sendable {
         }
         for result in results {
             let suiteName = result.target.groupName.map { "group \($0)" } ?? "requests"
-            let tag = result.iteration > 1 ? " #\(result.iteration)" : ""
+            let tag = Self.repeatTag(result.iteration)
             if let error = result.buildError {
                 add(suiteName, .init(name: result.target.name + tag, seconds: 0, error: clean(error.description)))
             }
@@ -173,7 +178,7 @@ final class RunReport: Sendable {
                 let seconds = item.duration?.seconds ?? 0
                 let failure = item.failures.isEmpty ? nil : clean(item.failures.map { masked($0).description }.joined(separator: "\n"))
                 let error = item.error.map { clean("\($0.kind.rawValue): \($0.message)") }
-                add(suiteName, .init(name: (item.path + [item.request]).joined(separator: " › ") + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil, skipped: item.skipped))
+                add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil, skipped: item.skipped))
             }
         }
         return JUnitReport(name: clean(workspace), suites: suites)

@@ -398,7 +398,7 @@ extension WorkbenchTests {
 }
 
 extension WorkbenchTests {
-    @Test("latency mode: a copy stopped with x is counted as cancelled, not as an answer, and help over latency mode takes its keys (found by a new user's trial: x under help stopped the run, and a cancelled copy's time showed as its total)")
+    @Test("latency mode: a copy stopped with x is counted as cancelled, not as an answer, and help over latency mode takes its keys; the bar shows what ran to its end (found by a new user's trial: x under help stopped the run, a cancelled copy's time showed as its total, and a stopped run's bar was full)")
     func latencyCancelAndHelp() async throws {
         let bench = try await bench(onServer: """
             requests:
@@ -417,8 +417,11 @@ extension WorkbenchTests {
         try await Task.sleep(for: .milliseconds(200))
         model.handle(.character("x"))
         #expect(model.message == "latency run stopped")
-        try await pump(bench) { (model.latency?.done ?? 0) == 5 }
+        try await pump(bench) { (model.latency?.done ?? 0) == 5 && model.latency?.ended == true }
         #expect(model.latency?.cancelled == 5 && model.latency?.messages.isEmpty == true)
+        // Nothing ran to its end, so the bar stays empty (found by a new user's trial: it was full).
+        let bar = render(model).split(separator: "\n").first { $0.contains("░") }
+        #expect(bar != nil && bar?.contains("█") == false, "\(render(model))")
         var state = try #require(model.latency)
         #expect(state.stats().total.phases.first { $0.name == "total" }?.p50 == nil, "no answer, so no total time")
         #expect(render(model).contains("0/5 answered · 0 errors · 5 cancelled"), "\(render(model))")

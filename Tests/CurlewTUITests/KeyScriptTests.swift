@@ -16,6 +16,16 @@ struct KeyScriptTests {
         }
     }
 
+    /// Opens the selected request's URL field in the editor, with the cursor at its end or the
+    /// field emptied.
+    private func openURLField(of model: AppModel, clearing: Bool) {
+        model.handle(.right)
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.enter)
+        model.handle(clearing ? .control("u") : .end)
+    }
+
     private func liveModel(variables: [String: String] = [:]) async throws -> (AppModel, TUIObserver, Agent) {
         let server = try await TestServer.shared()
         let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: 10))
@@ -119,11 +129,7 @@ struct KeyScriptTests {
         let server = try await TestServer.shared()
         let tag = uniqueTag()
         let (model, observer, _) = try await liveModel(variables: ["USER_TAG": tag])
-        model.handle(.right)
-        model.handle(.down)
-        model.handle(.down)
-        model.handle(.enter)
-        model.handle(.control("u"))
+        openURLField(of: model, clearing: true)
         for character in "\(server.baseURL)/anything/{{USER_TAG}}" { model.handle(.character(character)) }
         model.handle(.enter)
         model.handle(.down)
@@ -146,11 +152,7 @@ struct KeyScriptTests {
         let tag = uniqueTag()
         let port = try #require(URLComponents(string: server.baseURL)?.port)
         let (model, observer, _) = try await liveModel()
-        model.handle(.right)
-        model.handle(.down)
-        model.handle(.down)
-        model.handle(.enter)
-        model.handle(.control("u"))
+        openURLField(of: model, clearing: true)
         for character in "http:/x" { model.handle(.character(character)) }
         #expect(model.render(rows: 24, columns: 120).text.contains("the scheme takes two slashes"))
         model.handle(.enter)
@@ -170,11 +172,7 @@ struct KeyScriptTests {
         let tag = uniqueTag()
         let port = try #require(URLComponents(string: server.baseURL)?.port)
         let (model, observer, _) = try await liveModel()
-        model.handle(.right)
-        model.handle(.down)
-        model.handle(.down)
-        model.handle(.enter)
-        model.handle(.control("u"))
+        openURLField(of: model, clearing: true)
         model.handle(.paste(" \(server.baseURL)/anything/\(tag)\r\n"))
         #expect(!model.render(rows: 24, columns: 120).text.contains("space or a control character"))
         model.handle(.enter)
@@ -184,11 +182,7 @@ struct KeyScriptTests {
         #expect(server.receivedRequests.contains { $0.uri == "/anything/\(tag)" }, "\(model.message)")
 
         let (refusing, refusingObserver, _) = try await liveModel()
-        refusing.handle(.right)
-        refusing.handle(.down)
-        refusing.handle(.down)
-        refusing.handle(.enter)
-        refusing.handle(.control("u"))
+        openURLField(of: refusing, clearing: true)
         for character in "127.0.0.1:\(port)/a b\(tag)" { refusing.handle(.character(character)) }
         refusing.handle(.enter)
         refusing.handle(.character("s"))
@@ -201,11 +195,7 @@ struct KeyScriptTests {
     @Test("an unknown {{variable}} is refused with a message and nothing is sent")
     func unknownVariable() async throws {
         let (model, _, _) = try await liveModel()
-        model.handle(.right)
-        model.handle(.down)
-        model.handle(.down)
-        model.handle(.enter)
-        model.handle(.end)
+        openURLField(of: model, clearing: false)
         for character in "?x={{nope}}" { model.handle(.character(character)) }
         model.handle(.enter)
         model.handle(.character("s"))

@@ -324,15 +324,38 @@ struct WorkbenchTests {
         model.compose.selectedItem = index
         model.handle(.character("s"))
         try await pump(bench) { model.groups.groups.first?.verdict != nil }
-        #expect(render(model).contains("batch both"), "\(render(model))")
-        #expect(!render(model).contains("both has not run from here yet"))
+        // The panel beside the editor: the group's kind and name, then its verdict.
+        let panel = "batch both · succeeded"
+        #expect(render(model).contains(panel), "\(render(model))")
         model.reloadWorkspace()
+        #expect(model.message.hasPrefix("read "), "\(model.message)")
         #expect(model.compose.selectedItem == index, "the group stays selected")
-        #expect(!render(model).contains("both has not run from here yet"), "\(render(model))")
+        #expect(render(model).contains(panel), "\(render(model))")
         model.compose.remove(at: 0)
         model.compose.selectedItem = index - 1
         #expect(model.compose.groupRunIDs[index - 1] != nil && model.compose.groupRunIDs[index] == nil)
-        #expect(!render(model).contains("both has not run from here yet"), "\(render(model))")
+        #expect(render(model).contains(panel), "\(render(model))")
+    }
+
+    @Test("a group whose policy let a member fail its expect: says how many assertions failed, in the status line and beside its verdict, nested groups' included, as curlew run does (found by a new user's trial: it read only 'succeeded')")
+    func groupAssertionsJudged() async throws {
+        let bench = try await bench(onServer: """
+            requests:
+              health: {url: /get, expect: {status: 200}}
+              broken: {url: /status/500, expect: {status: 200}}
+            groups:
+              inner: {batch: [health, broken], policy: any}
+              outer: {batch: [health, {group: inner}], policy: any}
+            """)
+        let model = bench.model
+        let index = try #require(model.compose.position(ofGroup: "outer"))
+        model.compose.selectedItem = index
+        model.handle(.character("s"))
+        try await pump(bench) { model.groups.groups.contains { $0.info.name == "outer" && $0.verdict != nil } }
+        #expect(model.message == "batch outer succeeded, 1 assertion failed", "\(model.message)")
+        #expect(model.groups.groups.first { $0.info.name == "inner" }?.failedAssertions == 1)
+        #expect(render(model).contains("batch outer · succeeded in"), "\(render(model))")
+        #expect(render(model).contains("1 assertion failed"), "\(render(model))")
     }
 
     @Test("y copies the request as curl with secrets hidden (raw keeps them), to the clipboard and an owner-only file")
@@ -657,6 +680,12 @@ struct WorkbenchTests {
         let wide = render(model, columns: 240)
         #expect(wide.contains("token=\(RedactionPolicy.marker)") && !wide.contains("token=\(token.prefix(6))"))
         #expect(model.compose.unsavedCount == 0, "a step is not an unsaved request")
+        // q mid-way asks first, and no leaves the step-through as it was (found by a new user's
+        // trial: it quit at once).
+        model.handle(.character("q"))
+        #expect(model.prompt == .confirmQuit && render(model).contains("stepping through flow. Quit and cancel? (y/n)"), "\(render(model))")
+        model.handle(.character("n"))
+        #expect(!model.shouldQuit && model.compose.stepping?.index == 1)
         model.handle(.character("s"))
         try await pump(bench) { model.compose.stepping?.outcome != nil }
         #expect(model.message == "flow: all 2 steps done")

@@ -11,7 +11,9 @@ struct ExpectationReportTests {
         let message = Fixtures.message(responseBody: #"{"name":""# + String(repeating: "a", count: 40) + #"!"}"#)
         let started = ContinuousClock.now
         let report = ExpectationReport([.json(try JSONPath("$.name"), .matches("(a+)+b"))], against: message)
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // A bound that catches a hang (backtracking this pattern takes far longer), not one that
+        // measures a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(20))
         #expect(report.failures.first?.actual.contains("gave up after 250 ms") == true, "\(report.failures)")
     }
 
@@ -36,7 +38,7 @@ struct ExpectationReportTests {
         #expect(!report.describes(message, checking: [.status([201..<202])]), "edited assertions are checked again")
     }
 
-    @Test("a body the debug message kept only in part says so; no answer means nothing was checked")
+    @Test("a body the debug message kept only in part says so; no answer means nothing was checked, and that fails the assertions as one")
     func cutBodyAndNoAnswer() {
         var message = Fixtures.message(responseBody: #"{"id":7,"pad":"xxxxxxxx"}"#)
         message.response?.body = BodySnapshot(data: Data(#"{"id":7,"pad":"xxxxxxxx"}"#.utf8), contentType: "application/json", limit: 10)
@@ -44,7 +46,10 @@ struct ExpectationReportTests {
         #expect(report.failures.count == 1)
         #expect(report.failures.first?.actual.contains("kept only up to the debug limit, the first part of 25 bytes") == true, "\(report.failures)")
         let unanswered = ExpectationReport([.status([200..<201])], against: Fixtures.message(status: nil, error: RequestError(.totalTimeout, "timed out")))
-        #expect(unanswered.unanswered && unanswered.failures.isEmpty)
+        #expect(unanswered.unanswered)
+        #expect(unanswered.failures.map(\.description) == ["answer: expected a response for 1 assertion, got none (totalTimeout)"])
         #expect(unanswered.summary == "expect: not checked, no answer")
+        let cancelled = ExpectationReport([.status([200..<201])], against: Fixtures.message(status: nil, error: RequestError(.cancelled, "cancelled")))
+        #expect(cancelled.unanswered && cancelled.failures.isEmpty, "stopped, not answered wrong")
     }
 }

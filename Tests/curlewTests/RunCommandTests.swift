@@ -207,19 +207,7 @@ struct RunCommandTests {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("nested")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try """
-        config: {baseURL: "\(server.baseURL)"}
-        requests:
-          ok: {url: /get, expect: {status: 200}}
-          teapot: {url: /status/418, expect: {status: 200}}
-        groups:
-          inner: {batch: [teapot], policy: any}
-          middle: {batch: [ok, {group: inner}], policy: any}
-          outer:
-            chain:
-              - ok
-              - group: middle
-        """.write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.nestedWorkspace(base: server.baseURL).write(toFile: path, atomically: true, encoding: .utf8)
         let result = try await CurlewProcess.run(["run", path, "--group", "outer"])
         #expect(result.status == 1, "\(result.output)\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
@@ -233,6 +221,64 @@ struct RunCommandTests {
         #expect(lines.contains("  outer › middle › inner › teapot: status"), "\(result.output)")
         #expect(result.output.contains("✗ group outer: succeeded, 1 assertion failed"), "\(result.output)")
         #expect(result.output.contains("groups: 0 of 1 passed"), "\(result.output)")
+    }
+
+    /// Groups nested three deep, one request failing its assertion at the bottom; `halts` stops
+    /// before its nested group starts (its first step gets no answer).
+    static func nestedWorkspace(base: String) -> String {
+        """
+        config: {baseURL: "\(base)"}
+        requests:
+          ok: {url: /get, expect: {status: 200}}
+          teapot: {url: /status/418, expect: {status: 200}}
+          down: {url: "http://127.0.0.1:1/"}
+          unanswered: {url: "http://127.0.0.1:1/", expect: {status: 200}}
+        groups:
+          lenient: {batch: [ok, unanswered], policy: any}
+          inner: {batch: [teapot], policy: any}
+          middle: {batch: [ok, {group: inner}], policy: any}
+          outer:
+            chain:
+              - ok
+              - group: middle
+          halts:
+            chain:
+              - down
+              - group: middle
+        """
+    }
+
+    @Test("a repeated run tags each request's line, failed assertion and JUnit case with its repetition, a JUnit case is named by the groups nested in its suite's group, and the requests of a nested group that never started are each not run (found by review)")
+    func nestedGroupsRepeatedAndStopped() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("nested-repeat")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.nestedWorkspace(base: server.baseURL).write(toFile: path, atomically: true, encoding: .utf8)
+        let repeated = try await CurlewProcess.run(["run", path, "--group", "outer", "--repeat", "2", "--junit", directory + "/r.xml"])
+        #expect(repeated.status == 1, "\(repeated.output)\(repeated.error)")
+        let lines = repeated.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("✗   outer › middle › inner › teapot #2: 418") }, "\(repeated.output)")
+        #expect(lines.contains("  outer › middle › inner › teapot #2: status"), "\(repeated.output)")
+        let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
+        #expect(xml.contains("<testcase name=\"middle › inner › teapot #2\" classname=\"group outer\""), "\(xml)")
+
+        let halted = try await CurlewProcess.run(["run", path, "--group", "halts"])
+        #expect(halted.status == 1, "\(halted.output)\(halted.error)")
+        #expect(halted.output.contains("-   halts › middle › ok: not run") && halted.output.contains("-   halts › middle › inner › teapot: not run"),
+                "\(halted.output)")
+        #expect(halted.output.contains("Requests: 1 run, 0 passed, 1 failed, 2 not run"), "\(halted.output)")
+    }
+
+    @Test("a request that asserts something and gets no answer fails its assertions, so a policy-any batch holding it fails the run (found by a new user's trial: it exited 0)")
+    func unansweredAssertions() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("unanswered")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.nestedWorkspace(base: server.baseURL).write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--group", "lenient"])
+        #expect(result.status == 1, "\(result.output)\(result.error)")
+        #expect(result.output.contains("    answer: expected a response for 1 assertion, got none (couldNotConnect)"), "\(result.output)")
+        #expect(result.output.contains("✗ group lenient: succeeded, 1 assertion failed"), "\(result.output)")
     }
 
     @Test("a workspace's cookie jar is read at the start of a run and written back at its end; one that cannot be read stops the run with its reason (found by a new user's trial: it was never written, and a bad one was passed over)")

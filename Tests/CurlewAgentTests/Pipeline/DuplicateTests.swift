@@ -85,7 +85,8 @@ struct DuplicateCancellationTests {
         let leader = agent.start(Request(.get, "/flaky/1?key=\(tag)"), completion: { result in outcomes.withLock { $0[0] = result } })
         try await waitUntil(timeout: .seconds(20)) { server.receivedRequests.contains { $0.uri.contains(tag) } }
         agent.start(Request(.get, "/flaky/1?key=\(tag)"), completion: { result in outcomes.withLock { $0[1] = result } })
-        try await Task.sleep(for: .milliseconds(100))
+        // Well after the first attempt's 503 came back, well before the retry is due.
+        try await Task.sleep(for: .milliseconds(700))
         agent.cancel(leader)
         try await waitUntil(timeout: .seconds(20)) { outcomes.withLock { $0.count } == 2 }
         if case .failure(let failure)? = outcomes.withLock({ $0[0] }) { #expect(failure.error.kind == .cancelled) } else { Issue.record("leader not cancelled") }
