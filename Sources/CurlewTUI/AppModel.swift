@@ -201,10 +201,13 @@ public final class AppModel {
 
     public var inFlightCount: Int { live.inFlightCount }
 
-    /// Top-level groups still running, also between their requests (a chain between steps,
-    /// latency mode between copies), and one just started whose first event is still on its way.
+    /// Top-level groups still running, also between their requests (a chain between steps),
+    /// and one just started whose first event is still on its way. Latency mode's batch of copies
+    /// is not one the user made: `runningWork` names it apart.
     public var runningGroupCount: Int {
-        groups.groups.reduce(groups.awaitedID == nil ? 0 : 1) { $0 + ($1.verdict == nil && $1.info.parentID == nil ? 1 : 0) }
+        groups.groups.reduce(groups.awaitedID == nil ? 0 : 1) {
+            $0 + ($1.verdict == nil && $1.info.parentID == nil && $1.info.id != latencyRun?.id ? 1 : 0)
+        }
     }
 
     /// `1 group running`, `2 groups running`; nil when none runs.
@@ -218,7 +221,8 @@ public final class AppModel {
     public var runningWork: String? {
         let requests = inFlightCount
         let stepping = compose.stepping.flatMap { $0.outcome == nil ? "stepping through \($0.name)" : nil }
-        let parts = [stepping].compactMap { $0 } + (requests > 0 ? ["\(requests) request\(requests == 1 ? "" : "s") in flight"] : [])
+        let measuring = latency.flatMap { $0.ended ? nil : "latency \($0.name) running" }
+        let parts = [stepping, measuring].compactMap { $0 } + (requests > 0 ? ["\(requests) request\(requests == 1 ? "" : "s") in flight"] : [])
             + [runningGroupsText].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }

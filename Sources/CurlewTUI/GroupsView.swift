@@ -82,7 +82,9 @@ enum GroupsView {
             // A nested group has no status of its own (its last request's would read as the
             // group's: "cancelled 200"); its state says how it ended.
             let status = member.childGroupID != nil ? "" : member.statusCode.map(String.init) ?? (member.error != nil ? "ERR" : "")
-            let stateText = member.waitReason == .gated ? "gated" : member.state.rawValue
+            // A nested group's member stays pending in the agent's events while that group runs.
+            let childRuns = member.childGroupID.flatMap { model.groups.group(id: $0) }.map { $0.started != nil && $0.verdict == nil } ?? false
+            let stateText = member.waitReason == .gated ? "gated" : childRuns && !member.state.isTerminal ? "running" : member.state.rawValue
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
                 // Done: a response arrived whole (or a child group succeeded); a member cancelled
                 // or failed without a response got nothing.

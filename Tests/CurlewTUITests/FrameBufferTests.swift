@@ -179,6 +179,12 @@ struct AppModelTests {
         model.ingest([.group(.created(chain, memberLabels: ["a", "b"])), .group(.started(chain, at: .now)),
                       .group(.created(nested, memberLabels: ["c"])), .group(.started(nested, at: .now))])
         #expect(model.inFlightCount == 0 && model.runningGroupCount == 1, "a nested group is its parent's work")
+        // The parent's row for the nested group says it runs (the agent leaves the member pending).
+        model.ingest([.group(.memberChanged(chain, MemberUpdate(index: 1, label: "inner", state: .pending, childGroupID: 71, at: .now)))])
+        model.handle(.character("3"))
+        let groupsPane = model.render(rows: 24, columns: 120).text
+        #expect(groupsPane.split(separator: "\n").contains { $0.contains("2  inner") && $0.contains("running") && !$0.contains("pending") }, "\(groupsPane)")
+        model.handle(.character("1"))
         #expect(model.render(rows: 24, columns: 200).text.contains("0 in flight │ 1 group running"))
         model.handle(.character("q"))
         #expect(model.prompt == .confirmQuit)

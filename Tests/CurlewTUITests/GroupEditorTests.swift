@@ -410,6 +410,9 @@ extension WorkbenchTests {
         type("latency 5", into: model)
         model.handle(.enter)
         #expect(model.latency?.total == 5, "\(model.message)")
+        // Its batch of copies is not a group the user made: the quit question names the mode.
+        try await pump(bench) { model.groups.groups.contains { $0.info.id == model.latencyRun?.id } }
+        #expect(model.runningGroupCount == 0 && model.runningWork?.hasPrefix("latency slow running") == true, "\(String(describing: model.runningWork))")
         model.handle(.character("?"))
         #expect(model.showHelp)
         model.handle(.character("x"))
