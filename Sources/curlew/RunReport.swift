@@ -149,12 +149,14 @@ final class RunReport: Sendable {
                 lines.append("    actual:   \(failure.actual)")
             }
         }
-        let durations = ran.filter { $0.error?.kind != .cancelled }.compactMap(\.duration?.milliseconds).sorted()
+        // Answers only, as latency mode counts them: a refused connection's few microseconds
+        // would pass for the fastest answer.
+        let durations = ran.filter { $0.statusCode != nil }.compactMap(\.duration?.milliseconds).sorted()
         if let median = durations.percentile(0.5), let p95 = durations.percentile(0.95), let p99 = durations.percentile(0.99), let slowest = durations.last {
             lines.append(String(format: "Latency: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms", median, p95, p99, slowest))
         }
         let seconds = wallTime.seconds
-        // Only when a request was measured: a run whose requests were all cancelled has no rate.
+        // Only when a request was answered: a run whose requests all got none has no rate.
         if seconds > 0, !durations.isEmpty {
             let over = seconds < 1 ? String(format: "%.1f ms", seconds * 1000) : String(format: "%.2f s", seconds)
             lines.append(String(format: "Rate: %.1f requests/s over ", Double(ran.count) / seconds) + over)

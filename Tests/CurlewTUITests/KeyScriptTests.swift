@@ -190,6 +190,14 @@ struct KeyScriptTests {
         let id = try #require(refusing.live.rows.first?.info.id)
         #expect(refusing.message.hasPrefix("#\(id) not sent: URL") && refusing.message.contains("has a space at character"), "\(refusing.message)")
         #expect(!server.receivedRequests.contains { $0.uri.contains("b\(tag)") })
+
+        // An emptied URL is refused, as curlew send refuses one, not sent to the base URL's root.
+        let (emptied, _, _) = try await liveModel()
+        openURLField(of: emptied, clearing: true)
+        emptied.handle(.enter)
+        emptied.handle(.character("s"))
+        #expect(emptied.message.hasPrefix("not sent: the URL is empty"), "\(emptied.message)")
+        #expect(emptied.live.rows.isEmpty)
     }
 
     @Test("an unknown {{variable}} is refused with a message and nothing is sent")

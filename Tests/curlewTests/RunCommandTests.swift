@@ -279,6 +279,9 @@ struct RunCommandTests {
         #expect(result.status == 1, "\(result.output)\(result.error)")
         #expect(result.output.contains("    answer: expected a response for 1 assertion, got none (couldNotConnect)"), "\(result.output)")
         #expect(result.output.contains("✗ group lenient: succeeded, 1 assertion failed"), "\(result.output)")
+        // The percentiles are of answers: a run whose one request got none has none.
+        let alone = try await CurlewProcess.run(["run", path, "--request", "unanswered"])
+        #expect(alone.status == 1 && !alone.output.contains("Latency:"), "\(alone.output)")
     }
 
     @Test("a workspace's cookie jar is read at the start of a run and written back at its end; one that cannot be read stops the run with its reason (found by a new user's trial: it was never written, and a bad one was passed over)")
