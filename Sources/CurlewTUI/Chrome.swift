@@ -97,7 +97,7 @@ enum Chrome {
             frame.putLine(" \(count) unsaved item\(count == 1 ? "" : "s") (● in Compose). \(question) (y/n; w in Compose saves) ", row: row, column: 0,
                           width: width, style: .bad.union(.selected))
         case .confirmDelete(let index):
-            let name = model.compose.currentDraft(at: index)?.name ?? "this item"
+            let name = model.compose.groupName(at: index).map { "group \($0)" } ?? model.compose.currentDraft(at: index)?.name ?? "this item"
             frame.putLine(" Delete \(name) from the workspace file? (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
         case nil:
             if let editing = model.compose.editing, model.pane == .compose {

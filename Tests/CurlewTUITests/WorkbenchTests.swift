@@ -250,12 +250,19 @@ struct WorkbenchTests {
         #expect(model.compose.items.contains { $0.title == "GET added" }, "unsaved edits are not thrown away")
     }
 
-    @Test("d in the list deletes a request from the file after y")
+    @Test("d in the list deletes a request from the file after y; the question names what it deletes, a group too (found by a new user's trial)")
     func deleteRequest() async throws {
         let bench = try await bench()
         let model = bench.model
+        let group = try #require(model.compose.position(ofGroup: "both"))
+        model.compose.selectedItem = group
+        model.handle(.character("d"))
+        #expect(render(model).contains("Delete group both from the workspace file? (y/n)"), "\(render(model))")
+        model.handle(.character("n"))
+        model.compose.selectedItem = 0
         model.handle(.character("d"))
         #expect(model.prompt == .confirmDelete(0))
+        #expect(render(model).contains("Delete alone from the workspace file? (y/n)"), "\(render(model))")
         model.handle(.character("y"))
         #expect(model.compose.items.map(\.title) == ["▶ batch both", "GET get one"])
         #expect(!(try String(contentsOfFile: bench.path, encoding: .utf8)).contains("alone"))
