@@ -554,10 +554,7 @@ extension AppModel {
     /// credential; copying it as a command (`forSending: false`) keeps the marker visible.
     func requestToSend(_ draft: RequestDraft? = nil, forSending: Bool = true) throws(RequestError) -> Request {
         let draft = draft ?? compose.draft
-        // As `curlew send` refuses one: an empty URL is not the base URL's root by accident.
-        guard !draft.url.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw RequestError(.invalidURL, "the URL is empty: give one (http://host/path), or a path for the base URL (/users)")
-        }
+        if forSending { try draft.checkURLGiven() }
         let stillHidden = forSending ? draft.rowsHoldingHiddenValues : []
         guard stillHidden.isEmpty else {
             throw RequestError(.unresolvedVariable, "\(stillHidden.joined(separator: ", ")) still \(stillHidden.count == 1 ? "holds" : "hold") \(RedactionPolicy.marker) from the record; fill in the value or switch the row off")

@@ -132,6 +132,11 @@ public final class AppModel {
     /// sending (at once, or later in its pipeline), the line says so instead, unless something
     /// else has taken the status line since.
     var announcedSend: (id: UInt64, text: String)?
+    /// Failed `expect:` assertions of the members of groups not yet finished, by group and
+    /// member place: a retried request's later answer replaces its earlier one's count.
+    private var memberFailures: [UInt64: [Int: Int]] = [:]
+    /// Failed assertions of finished nested groups, added to their parent's when it ends.
+    private var nestedFailures: [UInt64: Int] = [:]
 
     /// A request, or a member of a group, the user asked to cancel.
     enum CancelTarget: Equatable {
@@ -256,6 +261,7 @@ public final class AppModel {
                 if !ofLatencyRun, message.state != .cancelled, let name = message.name {
                     lastAnswerByName[name] = max(lastAnswerByName[name] ?? 0, message.requestID)
                 }
+                if !ofLatencyRun { judgeGroupMember(message) }
                 if message.requestID == compose.stepping?.sentID {
                     takeStepAnswer(message)
                 } else {
@@ -278,8 +284,9 @@ public final class AppModel {
                 }
                 latency?.take(groupEvent)
                 if case .finished(let info, let verdict, _, _) = groupEvent {
-                    // Not while latency mode runs: its thousands of runs are measured, not judged.
-                    let failed = latency == nil ? failedAssertions(inGroup: info.id) : 0
+                    // Taken always, so nothing is left behind; latency mode's runs are measured, not judged.
+                    let counted = takeFailedAssertions(of: info)
+                    let failed = isLatencyWork(info) ? 0 : counted
                     groups.noteFailedAssertions(failed, inGroup: info.id)
                     guard info.parentID == nil else { break }
                     // Latency mode's copies run as a batch the user never made: the line names the mode.
@@ -291,23 +298,34 @@ public final class AppModel {
         }
     }
 
-    /// How many `expect:` assertions of the workspace's requests failed in the finished group
-    /// `id`, its nested groups' included, judged on the answers this session holds, as `curlew
-    /// run` judges them; 0 without a workspace. Nested groups finish first, so their counts are
-    /// taken as recorded.
-    private func failedAssertions(inGroup id: UInt64) -> Int {
-        guard let workspace, let record = groups.group(id: id) else { return 0 }
-        var failed = 0
-        for member in record.members {
-            if let child = member.childGroupID {
-                failed += groups.group(id: child)?.failedAssertions ?? 0
-                continue
-            }
-            guard let requestID = member.requestID, let answer = live.row(id: requestID)?.message,
-                  let expectations = workspace.session.workspace.request(named: member.label)?.expectations, !expectations.isEmpty else { continue }
-            failed += ExpectationReport(expectations, against: answer).failures.count
-        }
+    /// Checks a group member's answer against its workspace request's `expect:` assertions, as
+    /// `curlew run` does, as it arrives (a member's answer always comes before its group's end).
+    private func judgeGroupMember(_ answer: DebugMessage) {
+        guard let workspace, let group = answer.groupID, let place = answer.step, let name = answer.name,
+              let expectations = workspace.session.workspace.request(named: name)?.expectations, !expectations.isEmpty else { return }
+        memberFailures[group, default: [:]][place] = ExpectationReport(expectations, against: answer).failures.count
+    }
+
+    /// How many assertions failed in the group that just ended, its nested groups' included;
+    /// added to its parent's at once, so a nested group's record dropped from the pane loses nothing.
+    private func takeFailedAssertions(of info: GroupInfo) -> Int {
+        let failed = (memberFailures.removeValue(forKey: info.id)?.values.reduce(0, +) ?? 0) + (nestedFailures.removeValue(forKey: info.id) ?? 0)
+        if let parent = info.parentID, failed > 0 { nestedFailures[parent, default: 0] += failed }
         return failed
+    }
+
+    /// Whether the group is latency mode's batch or nested in it.
+    private func isLatencyWork(_ info: GroupInfo) -> Bool {
+        guard let run = latencyRun?.id else { return false }
+        if info.id == run { return true }
+        var parent = info.parentID
+        // Nesting is shallow; the bound keeps a broken chain of records from looping.
+        for _ in 0..<64 {
+            guard let id = parent else { return false }
+            if id == run { return true }
+            parent = groups.group(id: id)?.info.parentID
+        }
+        return false
     }
 
     /// Replaces "sent … as #N" with "#N not sent: reason" when the agent refused #N before

@@ -117,7 +117,8 @@ enum ComposeView {
         if let checks = model.compose.checks, checks.requestID == state.message.requestID, checks.startedAt == state.message.startedAt {
             // A failed check names the value it found, which may be a secret (a `$.token`).
             let summary = model.secretsHiding?.redactText(checks.summary) ?? checks.summary
-            footer.append((" " + summary, checks.failures.isEmpty && !checks.unanswered ? .good : .bad))
+            // Passed is good, failed bad; unchecked (a cancelled exchange) neither.
+            footer.append((" " + summary, checks.failures.isEmpty ? (checks.unanswered ? .dim : .good) : .bad))
         }
         if model.compose.answeredEarlier {
             let when = model.fileTimeFormatter.string(from: state.message.startedAt)

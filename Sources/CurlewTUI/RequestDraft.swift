@@ -389,4 +389,11 @@ public struct RequestDraft: Sendable, Equatable {
         }
         return (request, query)
     }
+
+    /// Refuses an empty URL before sending, as `curlew send` does: it is not meant as the base
+    /// URL's root.
+    func checkURLGiven() throws(RequestError) {
+        guard url.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
+        throw RequestError(.invalidURL, "the URL is empty: give one (http://host/path), or a path for the base URL (/users)")
+    }
 }

@@ -15,6 +15,8 @@ public struct ExpectationReport: Sendable, Equatable {
     /// No answer arrived, so nothing was checked: `failures` then holds the one failure that
     /// stands for them all (`Expectation.unansweredFailures`).
     public var unanswered: Bool
+    /// Why no answer came (the error's kind), for the summary.
+    private var noAnswer: String?
 
     /// Whether this report is of `message` with these assertions.
     public func describes(_ message: DebugMessage, checking expectations: [Expectation]) -> Bool {
@@ -29,6 +31,7 @@ public struct ExpectationReport: Sendable, Equatable {
         guard let snapshot = message.response else {
             failures = Expectation.unansweredFailures(of: expectations, error: message.error)
             unanswered = true
+            noAnswer = message.error?.kind.rawValue
             return
         }
         unanswered = false
@@ -54,7 +57,10 @@ public struct ExpectationReport: Sendable, Equatable {
 
     /// One line: how many held, and the first failure.
     public var summary: String {
-        if unanswered { return "expect: not checked, no answer" }
+        if unanswered {
+            // No answer fails the assertions (`failures` says why); a cancelled exchange leaves them unchecked.
+            return failures.isEmpty ? "expect: not checked, cancelled" : "expect: failed, no answer (\(noAnswer ?? "no response"))"
+        }
         guard let first = failures.first else { return "expect: \(checked) passed" }
         let more = failures.count > 1 ? " (+\(failures.count - 1) more)" : ""
         return "expect: \(failures.count) of \(checked) failed: \(first)\(more)"

@@ -171,7 +171,7 @@ struct AppModelTests {
         #expect(model.shouldQuit)
     }
 
-    @Test("a group between its requests (a chain between steps, latency mode between copies) is running: the status bar says so and quitting asks first (found by a new user's trial: it read '0 in flight')")
+    @Test("a group between its requests (a chain between steps) is running: the status bar says so and quitting asks first; a nested group's member reads running (found by a new user's trial: it read '0 in flight', and the member pending)")
     func runningGroupBetweenRequests() throws {
         let model = try TUIFixtures.model()
         let chain = GroupInfo(id: 70, name: "flow", kind: .chain, parentID: nil, indexInParent: nil, isPriorityGate: false)
