@@ -171,10 +171,10 @@ struct StreamingTests {
             var whole = Request(.get, "/sse?count=3&interval=0")
             whole.retry = RetryPolicy(maxRetries: 0)
             for try await _ in agent.stream(whole) {}
-            var cut = Request(.get, "/sse?count=50&interval=0.1")
+            var cut = Request(.get, "/sse?count=100&interval=0.1")
             cut.retry = RetryPolicy(maxRetries: 0)
-            // Long enough for the first events to arrive on a loaded machine, far short of the 5 s the stream takes.
-            cut.timeout = .milliseconds(2_000)
+            // Long enough for the first events to arrive on a loaded machine, far short of the 10 s the stream takes.
+            cut.timeout = .seconds(5)
             do { for try await _ in agent.stream(cut) {} } catch {}
         }
         #expect(messages.count == 2)
