@@ -374,6 +374,14 @@ if [ -f "$yaml_dir/new.yaml" ]; then
 else
     failed=$((failed + 1)); echo "FAILED: tui new.yaml did not create the file"
 fi
+# A directory holding a curlew.yaml opens that workspace (found by a new user's trial: it was
+# refused as not a session log).
+mkdir "$yaml_dir/ws"
+printf 'requests:\n  directory argument: {url: "http://127.0.0.1:9/x"}\n' > "$yaml_dir/ws/curlew.yaml"
+open_session 120 40 "cd $yaml_dir && $PWD/$run_command tui ws"
+expect "a directory with a curlew.yaml opens as the workspace" "directory argument"
+keys q
+expect "quitting it exits 0" "CURLEW-EXITED-0"
 rm -rf "$yaml_dir"
 
 # `make run` itself: it checks the system packages, finds the build up to date and opens the

@@ -69,9 +69,14 @@ struct TUICommand: AsyncParsableCommand {
         }
     }
 
-    /// `curlew tui curlew.yaml`: one `.yaml` or `.yml` file given where logs go is a workspace.
+    /// `curlew tui curlew.yaml`: one `.yaml` or `.yml` file given where logs go is a workspace;
+    /// so is one directory that holds a curlew.yaml (`curlew tui ~/api`), as `curlew` run inside it.
     private static func workspaceArgument(_ logs: [String]) -> String? {
-        logs.count == 1 && [".yaml", ".yml"].contains { logs[0].lowercased().hasSuffix($0) } ? logs[0] : nil
+        guard logs.count == 1 else { return nil }
+        if [".yaml", ".yml"].contains(where: { logs[0].lowercased().hasSuffix($0) }) { return logs[0] }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: logs[0], isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        return Workspace.find(in: logs[0])
     }
 
     func run() async throws {

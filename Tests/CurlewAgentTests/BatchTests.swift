@@ -66,6 +66,8 @@ struct BatchTests {
         }
         #expect(group[1].state == .failed)
         #expect(group[2].state == .cancelled)
+        // Stopped by the group, and said so, not as if the caller had cancelled it.
+        #expect(group[2].error?.message.hasPrefix("stopped by the group: member 2 (") == true, "\(String(describing: group[2].error))")
         #expect(group.failedMembers.map(\.index) == [1])
         let allGood = await runToEnd(.batch([Request(.get, "/get"), Request(.get, "/json")]), on: agent)
         #expect(allGood.state == .succeeded)

@@ -12,6 +12,9 @@ struct GroupMachine: Sendable {
         var started = false
         var ended = false
         var succeeded = false
+        /// Why the group cancelled it, when a member's failure ended the group: its error then
+        /// says so instead of the transport's "stopped by the caller".
+        var stoppedBecause: String?
     }
 
     enum Input: Sendable {
@@ -122,6 +125,7 @@ struct GroupMachine: Sendable {
                 if !succeeded { break }
             }
         }
+        if error?.kind == .cancelled, let reason = slots[index].stoppedBecause { error = RequestError(.cancelled, reason) }
         slots[index].ended = true
         slots[index].succeeded = succeeded
         running -= 1
@@ -168,7 +172,9 @@ struct GroupMachine: Sendable {
     private mutating func failure(of index: Int) -> [Effect] {
         guard !failureDecided, !cancelling, policy.endsGroup(failedIndex: index) else { return [] }
         failureDecided = true
-        return runningMembers.map { .cancel(index: $0) }
+        let running = runningMembers
+        for member in running { slots[member].stoppedBecause = "stopped by the group: member \(index + 1) (\(slots[index].member.label)) failed" }
+        return running.map { .cancel(index: $0) }
     }
 
     /// Members that may start now, or the end when nothing more will run.
