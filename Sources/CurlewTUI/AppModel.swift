@@ -133,8 +133,10 @@ public final class AppModel {
     /// else has taken the status line since.
     var announcedSend: (id: UInt64, text: String)?
     /// Failed `expect:` assertions of the members of groups not yet finished, by group and
-    /// member place: a retried request's later answer replaces its earlier one's count.
+    /// member place: a retried request's later answer replaces its earlier one's count. Only
+    /// groups still open are judged, so an answer arriving after its group ended leaves nothing.
     private var memberFailures: [UInt64: [Int: Int]] = [:]
+    private var openGroups: Set<UInt64> = []
     /// Failed assertions of finished nested groups, added to their parent's when it ends.
     private var nestedFailures: [UInt64: Int] = [:]
 
@@ -279,6 +281,7 @@ public final class AppModel {
                 live.upsert(info) { $0.state = state }
             case .group(let groupEvent):
                 groups.apply(groupEvent)
+                judge(groupEvent)
                 if case .memberChanged(let info, let update) = groupEvent, update.state.isTerminal {
                     settleCancelling(.member(group: info.id, index: update.index), state: update.state)
                 }
@@ -301,14 +304,32 @@ public final class AppModel {
     /// Checks a group member's answer against its workspace request's `expect:` assertions, as
     /// `curlew run` does, as it arrives (a member's answer always comes before its group's end).
     private func judgeGroupMember(_ answer: DebugMessage) {
-        guard let workspace, let group = answer.groupID, let place = answer.step, let name = answer.name,
+        guard let workspace, let group = answer.groupID, openGroups.contains(group), let place = answer.step, let name = answer.name,
               let expectations = workspace.session.workspace.request(named: name)?.expectations, !expectations.isEmpty else { return }
         memberFailures[group, default: [:]][place] = ExpectationReport(expectations, against: answer).failures.count
+    }
+
+    /// Opens a group for judging when it is created; a member that ended without any exchange
+    /// (a chain step whose template could not be filled) fails its assertions as one, as in
+    /// `curlew run`.
+    private func judge(_ event: GroupEvent) {
+        switch event {
+        case .created(let info, _):
+            if workspace != nil { openGroups.insert(info.id) }
+        case .memberChanged(let info, let update):
+            guard let workspace, openGroups.contains(info.id), update.state == .failed, update.requestID == nil, update.childGroupID == nil,
+                  let expectations = workspace.session.workspace.request(named: update.label)?.expectations else { return }
+            let failures = Expectation.unansweredFailures(of: expectations, error: update.error)
+            if !failures.isEmpty { memberFailures[info.id, default: [:]][update.index] = failures.count }
+        default:
+            break
+        }
     }
 
     /// How many assertions failed in the group that just ended, its nested groups' included;
     /// added to its parent's at once, so a nested group's record dropped from the pane loses nothing.
     private func takeFailedAssertions(of info: GroupInfo) -> Int {
+        openGroups.remove(info.id)
         let failed = (memberFailures.removeValue(forKey: info.id)?.values.reduce(0, +) ?? 0) + (nestedFailures.removeValue(forKey: info.id) ?? 0)
         if let parent = info.parentID, failed > 0 { nestedFailures[parent, default: 0] += failed }
         return failed

@@ -59,7 +59,8 @@ public struct ExpectationReport: Sendable, Equatable {
     public var summary: String {
         if unanswered {
             // No answer fails the assertions (`failures` says why); a cancelled exchange leaves them unchecked.
-            return failures.isEmpty ? "expect: not checked, cancelled" : "expect: failed, no answer (\(noAnswer ?? "no response"))"
+            if !failures.isEmpty { return "expect: failed, no answer (\(noAnswer ?? "no error"))" }
+            return noAnswer == RequestError.Kind.cancelled.rawValue ? "expect: not checked, cancelled" : "expect: not checked, no answer"
         }
         guard let first = failures.first else { return "expect: \(checked) passed" }
         let more = failures.count > 1 ? " (+\(failures.count - 1) more)" : ""

@@ -65,6 +65,7 @@ struct TUICommand: AsyncParsableCommand {
         for path in logs {
             var status = stat()
             guard FileManager.default.isReadableFile(atPath: path), stat(path, &status) == 0 else { throw ValidationError("cannot read \(path)") }
+            if status.st_mode & S_IFMT == S_IFDIR { throw ValidationError("\(path) is a directory without a curlew.yaml: give a session log, a HAR file, or a directory holding a workspace") }
             guard status.st_mode & S_IFMT == S_IFREG else { throw ValidationError("\(path) is not a regular file (a session log or HAR file)") }
         }
     }

@@ -73,19 +73,19 @@ struct AgentObserverTests {
     @Test("a slow observer builds a counted backlog and never slows the transfers")
     func slowObserver() async throws {
         let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
-        // 10 x 300 ms of observer work: the bound below leaves the requests themselves more than
-        // 2 s on a loaded machine (100 ms each once was not enough under the whole suite).
-        let slow = SlowObserver(delay: .milliseconds(300))
+        // 10 x 1 s of observer work: the bound below leaves the requests themselves 8 s on a
+        // loaded machine (300 ms each, against 2.5 s, was not enough under the whole suite).
+        let slow = SlowObserver(delay: .seconds(1))
         let fast = EventRecorder()
         agent.addObserver(slow)
         agent.addObserver(fast)
         let started = ContinuousClock.now
         for _ in 0..<10 { _ = try await agent.send(Request(.get, "/get")) }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .milliseconds(2_500), "10 requests must not wait for 10 x 300 ms of observer work")
+        #expect(elapsed < .seconds(8), "10 requests must not wait for 10 x 1 s of observer work")
         #expect(agent.observerBacklog(of: slow) > 0)
-        // Held up by the slow observer, the fast one would need three seconds.
-        try await waitUntil(timeout: .milliseconds(2_000)) { fast.messages.count == 10 }
+        // Held up by the slow observer, the fast one would need ten seconds.
+        try await waitUntil(timeout: .seconds(8)) { fast.messages.count == 10 }
         await agent.waitForObservers()
         #expect(agent.observerBacklog(of: slow) == 0)
         #expect(slow.finished == 10)

@@ -46,13 +46,33 @@ struct GroupMachineTests {
         #expect(names(window.apply(.memberEnded(index: 0, succeeded: false, response: nil, error: failure))) == ["ended 0 failed", "start 1"])
     }
 
-    @Test("cancelling an unstarted required member fails a .required batch; cancelling before launch skips everyone")
+    @Test("cancelling an unstarted required member fails a .required batch, and the member it stops says why; cancelling before launch skips everyone")
     func cancelMemberAndGroup() {
         var required = GroupMachine(plan: RequestGroup.batch((0..<3).map { _ in Request(.get, "/") }, policy: .required([2]), maxConcurrency: 1).plan)
         _ = required.apply(.launch)
         #expect(names(required.apply(.cancelMember(index: 2))) == ["skip 2", "cancel 0"])
-        #expect(names(required.apply(.memberEnded(index: 0, succeeded: false, response: nil, error: cancelled)))
-                == ["ended 0 cancelled", "skip 1", "finish failed"])
+        let stopped = required.apply(.memberEnded(index: 0, succeeded: false, response: nil, error: cancelled))
+        #expect(names(stopped) == ["ended 0 cancelled", "skip 1", "finish failed"])
+        // The member the group stopped says why, naming the member whose end stopped it.
+        if case .memberEnded(_, _, _, let error, _)? = stopped.first {
+            #expect(error?.message.hasPrefix("stopped by the group: member 3 (") == true && error?.message.hasSuffix(") was cancelled") == true,
+                    "\(String(describing: error))")
+        }
+
+        // One the caller was already cancelling keeps the caller's reason; the others get the group's.
+        var all = GroupMachine(plan: RequestGroup.batch((0..<3).map { _ in Request(.get, "/") }, policy: .all).plan)
+        _ = all.apply(.launch)
+        #expect(names(all.apply(.cancelMember(index: 0))) == ["cancel 0"])
+        #expect(names(all.apply(.memberEnded(index: 1, succeeded: false, response: nil, error: failure))) == ["ended 1 failed", "cancel 0", "cancel 2"])
+        let byCaller = all.apply(.memberEnded(index: 0, succeeded: false, response: nil, error: cancelled))
+        let byGroup = all.apply(.memberEnded(index: 2, succeeded: false, response: nil, error: cancelled))
+        if case .memberEnded(_, _, _, let callerError, _)? = byCaller.first, case .memberEnded(_, _, _, let groupError, _)? = byGroup.first {
+            #expect(callerError == cancelled)
+            #expect(groupError?.message.hasPrefix("stopped by the group: member 2 (") == true && groupError?.message.hasSuffix(") failed") == true,
+                    "\(String(describing: groupError))")
+        } else {
+            Issue.record("no member ended: \(names(byCaller)) \(names(byGroup))")
+        }
 
         var waiting = GroupMachine(plan: RequestGroup.batch([Request(.get, "/")]).plan)
         #expect(names(waiting.apply(.cancel)) == ["skip 0", "finish cancelled"])

@@ -40,9 +40,9 @@ struct KeyScriptTests {
                     ChainStep(Request(.post, "/login", params: ["username": "ada", "password": "pw"], requestSerializer: .json), captures: [.json("token", "$.token")]),
                     ChainStep(Request(.get, "/me", headers: ["Authorization": "Bearer {{token}}"])),
                 ])),
-                // Events a second apart: a test held up for a while under the whole suite's load still
-                // finds the stream running.
-                .request(RequestDraft(Request(.get, "/sse?count=4&interval=1", name: "events"), baseURL: server.baseURL)),
+                // Events two seconds apart: a test held up for a few seconds under the whole suite's
+                // load still finds the stream running (a second apart was not enough).
+                .request(RequestDraft(Request(.get, "/sse?count=4&interval=2", name: "events"), baseURL: server.baseURL)),
                 .group(name: "slow batch", .batch([Request(.get, "/delay/10"), Request(.get, "/delay/10")], policy: .any)),
             ],
             timeZone: TimeZone(identifier: "UTC")!, processEnvironment: variables

@@ -369,6 +369,28 @@ struct WorkbenchTests {
         #expect(verdictLine?.contains(", 1 assertion failed") == true, "\(render(model))")
     }
 
+    @Test("a chain step that could not be filled in (its capture found nothing) sends nothing and fails its assertions as one, as curlew run counts it (found by review)")
+    func unfilledStepJudged() async throws {
+        let bench = try await bench(onServer: """
+            requests:
+              log in: {url: /login, json: {username: demo, password: curlew}}
+              me: {url: /me, headers: {Authorization: "Bearer {{token}}"}, expect: {status: 200}}
+            groups:
+              flow:
+                chain:
+                  - {request: log in, capture: {token: $.missing}}
+                  - me
+                onFailure: continue
+            """)
+        let model = bench.model
+        model.compose.selectedItem = try #require(model.compose.position(ofGroup: "flow"))
+        model.handle(.character("s"))
+        try await pump(bench) { model.groups.groups.contains { $0.info.name == "flow" && $0.verdict != nil } }
+        let step = try #require(model.groups.groups.first { $0.info.name == "flow" }?.members.last)
+        #expect(step.requestID == nil && step.state == .failed, "the step sent nothing")
+        #expect(model.message.hasSuffix(", 1 assertion failed"), "\(model.message)")
+    }
+
     @Test("y copies the request as curl with secrets hidden (raw keeps them), to the clipboard and an owner-only file")
     func copyAsCurl() async throws {
         let bench = try await bench()

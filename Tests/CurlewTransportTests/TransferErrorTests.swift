@@ -104,7 +104,8 @@ struct TransferErrorTests {
     @Test("a connection closed before any response is emptyResponse")
     func closed() async throws {
         let server = try await TestServer.shared()
-        #expect(await run(TransferRequest(url: "\(server.baseURL)/fault/close")).error?.kind == .emptyResponse)
+        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/close"))
+        #expect(result.error?.kind == .emptyResponse, "\(String(describing: result.error))")
     }
 
     @Test("a server that stalls after the headers is a total timeout")

@@ -8,8 +8,8 @@ struct SendStreamTests {
     func live() async throws {
         let server = try await TestServer.shared()
         // Events 4 s apart: a test process starved by a loaded machine still looks while the
-        // stream is open.
-        let child = try CurlewProcess(["send", "--no-body", "\(server.baseURL)/sse?count=2&interval=4"])
+        // stream is open; the timeout leaves a loaded machine room for the stream's 8 s.
+        let child = try CurlewProcess(["send", "--no-body", "--timeout", "60", "\(server.baseURL)/sse?count=2&interval=4"])
         try await child.waitForOutput(containing: "tick  id=1  {\"n\":1,\"of\":2}")
         #expect(child.isRunning, "the first event printed while the stream was still open")
         #expect(try await child.wait() == 0)

@@ -12,7 +12,11 @@ struct GroupMachine: Sendable {
         var started = false
         var ended = false
         var succeeded = false
-        /// Why the group cancelled it, when a member's failure ended the group: its error then
+        /// It ended cancelled (by the caller, or skipped), not failed.
+        var endedCancelled = false
+        /// The caller asked to cancel it while it ran.
+        var cancelRequested = false
+        /// Why the group cancelled it, when another member's end ended the group: its error then
         /// says so instead of the transport's "stopped by the caller".
         var stoppedBecause: String?
     }
@@ -97,8 +101,12 @@ struct GroupMachine: Sendable {
             return runningMembers.map { .cancel(index: $0) } + schedule()
         case .cancelMember(let index):
             guard slots.indices.contains(index), !slots[index].ended else { return [] }
-            if slots[index].started { return [.cancel(index: index)] }
+            if slots[index].started {
+                slots[index].cancelRequested = true
+                return [.cancel(index: index)]
+            }
             slots[index].ended = true
+            slots[index].endedCancelled = true
             var effects: [Effect] = [.skip(index: index)]
             effects += failure(of: index)
             return effects + schedule()
@@ -127,6 +135,7 @@ struct GroupMachine: Sendable {
         }
         if error?.kind == .cancelled, let reason = slots[index].stoppedBecause { error = RequestError(.cancelled, reason) }
         slots[index].ended = true
+        slots[index].endedCancelled = !succeeded && error?.kind == .cancelled
         slots[index].succeeded = succeeded
         running -= 1
         for (name, value) in captured { variables.set(name, value) }
@@ -173,7 +182,11 @@ struct GroupMachine: Sendable {
         guard !failureDecided, !cancelling, policy.endsGroup(failedIndex: index) else { return [] }
         failureDecided = true
         let running = runningMembers
-        for member in running { slots[member].stoppedBecause = "stopped by the group: member \(index + 1) (\(slots[index].member.label)) failed" }
+        let cause = slots[index].endedCancelled ? "was cancelled" : "failed"
+        // One the caller is already cancelling keeps the caller's reason.
+        for member in running where !slots[member].cancelRequested {
+            slots[member].stoppedBecause = "stopped by the group: member \(index + 1) (\(slots[index].member.label)) \(cause)"
+        }
         return running.map { .cancel(index: $0) }
     }
 
