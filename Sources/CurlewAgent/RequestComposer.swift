@@ -305,11 +305,6 @@ struct RequestComposer: Sendable {
         ClippedText.quoted(URLPassword.masking(in: url), limit: limit)
     }
 
-    /// A space, tab or other control character: what a URL cannot hold as it is.
-    private static func cannotStandInURL(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value <= 0x20 || scalar.value == 0x7F
-    }
-
     /// A space, tab or control character as a refusal names it.
     private static func unsentCharacter(_ scalar: Unicode.Scalar) -> String {
         switch scalar {
@@ -337,19 +332,19 @@ struct RequestComposer: Sendable {
         // there; one in the password itself is said to be there.
         let shownText = URLPassword.masking(in: url)
         let shown = shownText.unicodeScalars
-        if let index = shown.firstIndex(where: Self.cannotStandInURL) {
+        if let index = shown.firstIndex(where: URLText.cannotHold) {
             let position = shown.distance(from: shown.startIndex, to: index) + 1
             let character = shown[index]
             let inHost = hostAndPort(of: shownText).map { $0.startIndex <= index && index < $0.endIndex } ?? false
             // Only such characters after it: a line end or spaces pasted with the URL. A host
             // cannot hold one even percent-encoded.
-            let advice = shown[index...].allSatisfy(Self.cannotStandInURL) ? "a URL cannot hold it as it is: remove it (and what follows it)"
+            let advice = shown[index...].allSatisfy(URLText.cannotHold) ? "a URL cannot hold it as it is: remove it (and what follows it)"
                 : inHost ? "a host or port cannot hold it, even percent-encoded: remove it"
                 : "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(character))"
             // The reason and the advice first, the URL last: a status line cut short keeps them.
             throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(character)) at character \(position); " + advice + " (in \(Self.quoted(url)))")
         }
-        if let hidden = url.unicodeScalars.first(where: Self.cannotStandInURL) {
+        if let hidden = url.unicodeScalars.first(where: URLText.cannotHold) {
             throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(hidden)) in its password; "
                 + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden)) (in \(Self.quoted(url)))")
         }

@@ -3,6 +3,11 @@ import CurlewTransport
 /// The few cuts the agent makes in URL text without parsing it whole: whether it starts with a
 /// scheme, where the authority ends, and where a query goes in front of the fragment.
 public enum URLText {
+    /// A space, tab or other control character: what a URL cannot hold as it is.
+    public static func cannotHold(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x20 || scalar.value == 0x7F
+    }
+
     /// True for text that starts with a scheme and "://" (a full URL, not a path to put after a
     /// base URL); whether its host is valid is checked later.
     public static func startsWithScheme(_ text: String) -> Bool {

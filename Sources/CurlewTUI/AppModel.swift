@@ -220,7 +220,7 @@ public final class AppModel {
     /// `1 group running`, `2 groups running`; nil when none runs.
     public var runningGroupsText: String? {
         let count = runningGroupCount
-        return count > 0 ? "\(count) group\(count == 1 ? "" : "s") running" : nil
+        return count > 0 ? Chrome.counted(count, "group", "groups") + " running" : nil
     }
 
     /// What quitting now would cancel or end (`stepping through flow, 2 requests in flight, 1
@@ -229,7 +229,7 @@ public final class AppModel {
         let requests = inFlightCount
         let stepping = compose.stepping.flatMap { $0.outcome == nil ? "stepping through \($0.name)" : nil }
         let measuring = latency.flatMap { $0.ended ? nil : "latency \($0.name) running" }
-        let parts = [stepping, measuring].compactMap { $0 } + (requests > 0 ? ["\(requests) request\(requests == 1 ? "" : "s") in flight"] : [])
+        let parts = [stepping, measuring].compactMap { $0 } + (requests > 0 ? [Chrome.counted(requests, "request", "requests") + " in flight"] : [])
             + [runningGroupsText].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
@@ -295,7 +295,7 @@ public final class AppModel {
                     // Latency mode's copies run as a batch the user never made: the line names the mode.
                     message = info.id == latencyRun?.id
                         ? "\(info.name ?? "latency") \(verdict == .cancelled ? "stopped" : "finished")"
-                        : "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)" + GroupRecord.failedAssertionsText(failed)
+                        : "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)" + ExpectationFailure.countText(failed)
                 }
             }
         }

@@ -289,7 +289,7 @@ public struct ComposeState: Sendable {
             if url.isEmpty || Self.isCurlCommand(url) { return nil }
             // Outside its variables (which may be written `{{ name }}`), no URL holds one, a path
             // for the base URL included.
-            if Template.literalText(in: url).unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            if Template.literalText(in: url).unicodeScalars.contains(where: URLText.cannotHold) {
                 return "the URL contains a space or a control character"
             }
             // A path (`/users`) goes to the base URL of the workspace or config.

@@ -32,11 +32,6 @@ public struct GroupRecord: Sendable {
     /// cancelled group never shows as complete.
     public var completedCount: Int { members.filter { $0.state == .succeeded || $0.state == .failed }.count }
     public var cancelledCount: Int { members.filter { $0.state == .cancelled }.count }
-
-    /// `, 2 assertions failed` after a verdict, or nothing.
-    static func failedAssertionsText(_ count: Int) -> String {
-        count == 0 ? "" : ", \(count) assertion\(count == 1 ? "" : "s") failed"
-    }
 }
 
 /// Every running and finished group, oldest first, bounded.

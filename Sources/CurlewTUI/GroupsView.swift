@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewWorkspace
 
 /// The Groups pane: every batch, chain, window and gate; the selected one with its members,
 /// progress, captures, verdict and a waterfall on a shared time axis.
@@ -25,7 +26,7 @@ enum GroupsView {
             let indent = group.info.parentID == nil ? "" : "  ↳ "
             let text = " \(indent)\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)")"
             let isSelected = offset == model.groups.selected && model.groups.awaitedID == nil
-            let style: Style = isSelected ? (model.groupMembersFocused ? .bold : .selected) : group.failedAssertions > 0 ? .bad : verdictStyle(group.verdict)
+            let style: Style = isSelected ? (model.groupMembersFocused ? .bold : .selected) : verdictStyle(group)
             frame.putLine(TextWidth.cell(text, width: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: row, column: 0, width: listWidth - 1, style: style)
             model.registerHit(row: row, columns: 0..<(listWidth - 1), .group(offset))
         }
@@ -34,8 +35,10 @@ enum GroupsView {
         drawGroup(groups[model.groups.selected], model: model, in: Rect(row: area.row, column: listWidth + 1, height: area.height, width: area.width - listWidth - 1), into: &frame)
     }
 
-    private static func verdictStyle(_ verdict: GroupVerdict?) -> Style {
-        switch verdict {
+    /// How a group's verdict is drawn: a failed assertion reads as a failure, whatever the agent's verdict.
+    private static func verdictStyle(_ group: GroupRecord) -> Style {
+        guard group.failedAssertions == 0 else { return .bad }
+        return switch group.verdict {
         case .succeeded: .good
         case .failed: .bad
         case .cancelled: .dim
@@ -49,11 +52,11 @@ enum GroupsView {
         let done = group.completedCount
         let percent = Int((Double(done) / Double(total) * 100).rounded(.down))
         let cancelled = group.cancelledCount > 0 ? ", \(group.cancelledCount) cancelled" : ""
-        let verdict = group.verdict.map { "\($0.rawValue) in \(TimingBreakdown.format(group.duration ?? 0))" + GroupRecord.failedAssertionsText(group.failedAssertions) }
+        let verdict = group.verdict.map { "\($0.rawValue) in \(TimingBreakdown.format(group.duration ?? 0))" + ExpectationFailure.countText(group.failedAssertions) }
             ?? (group.waiting ? "waiting (gated)" : "running")
         let gate = group.info.isPriorityGate ? " · priority-first gate" : ""
         frame.put("\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)") · \(verdict)\(gate)", row: area.row, column: area.column,
-                  style: (group.failedAssertions > 0 ? .bad : verdictStyle(group.verdict)).union(.bold), width: area.width)
+                  style: verdictStyle(group).union(.bold), width: area.width)
         let counts = " \(percent) % (\(done)/\(total)\(cancelled))"
         let barWidth = max(10, area.width - TextWidth.of(counts) - 1)
         frame.put(Chrome.progressBar(Double(done) / Double(total), width: barWidth) + counts, row: area.row + 1, column: area.column, style: .accent)

@@ -29,6 +29,12 @@ public struct ExpectationFailure: Sendable, Equatable, CustomStringConvertible {
     public var actual: String
 
     public var description: String { "\(assertion): expected \(expected), got \(actual)" }
+
+    /// `, 2 assertions failed` after a group's verdict, or nothing when none failed: the words
+    /// `curlew run` and the interface both use.
+    public static func countText(_ count: Int) -> String {
+        count == 0 ? "" : ", \(count) assertion\(count == 1 ? "" : "s") failed"
+    }
 }
 
 /// What an assertion is checked against.

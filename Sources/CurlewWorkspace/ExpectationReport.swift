@@ -16,7 +16,7 @@ public struct ExpectationReport: Sendable, Equatable {
     /// stands for them all (`Expectation.unansweredFailures`).
     public var unanswered: Bool
     /// Why no answer came (the error's kind), for the summary.
-    private var noAnswer: String?
+    private var noAnswer: RequestError.Kind?
 
     /// Whether this report is of `message` with these assertions.
     public func describes(_ message: DebugMessage, checking expectations: [Expectation]) -> Bool {
@@ -31,7 +31,7 @@ public struct ExpectationReport: Sendable, Equatable {
         guard let snapshot = message.response else {
             failures = Expectation.unansweredFailures(of: expectations, error: message.error)
             unanswered = true
-            noAnswer = message.error?.kind.rawValue
+            noAnswer = message.error?.kind
             return
         }
         unanswered = false
@@ -59,8 +59,8 @@ public struct ExpectationReport: Sendable, Equatable {
     public var summary: String {
         if unanswered {
             // No answer fails the assertions (`failures` says why); a cancelled exchange leaves them unchecked.
-            if !failures.isEmpty { return "expect: failed, no answer (\(noAnswer ?? "no error"))" }
-            return noAnswer == RequestError.Kind.cancelled.rawValue ? "expect: not checked, cancelled" : "expect: not checked, no answer"
+            if !failures.isEmpty { return "expect: failed, no answer (\(noAnswer?.rawValue ?? "no error"))" }
+            return noAnswer == .cancelled ? "expect: not checked, cancelled" : "expect: not checked, no answer"
         }
         guard let first = failures.first else { return "expect: \(checked) passed" }
         let more = failures.count > 1 ? " (+\(failures.count - 1) more)" : ""

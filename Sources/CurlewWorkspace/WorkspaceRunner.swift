@@ -64,11 +64,18 @@ public struct WorkspaceRunner: Sendable {
     }
 
     private func skippedCases(_ target: RunTarget, _ iteration: Int) -> [RunCase] {
-        let places = switch target {
-        case .request(let name): [(path: [String](), name: name)]
-        case .group(let name): session.requestPlaces(in: name)
+        switch target {
+        case .request(let name): [RunCase(request: name, group: nil, iteration: iteration, failures: [], skipped: true)]
+        case .group(let name): notRunCases(of: name, in: name, path: [], iteration: iteration)
         }
-        return places.map { RunCase(request: $0.name, group: target.groupName, path: $0.path, iteration: iteration, failures: [], skipped: true) }
+    }
+
+    /// A case for each request the group `name` holds, at any depth, none of which ran; `path`
+    /// leads from the top-level `group` to it (empty when it is the top-level group).
+    private func notRunCases(of name: String, in group: String, path: [String], iteration: Int) -> [RunCase] {
+        session.requestPlaces(in: name).map {
+            RunCase(request: $0.name, group: group, path: path + $0.path, iteration: iteration, failures: [], skipped: true)
+        }
     }
 
     private func run(_ target: RunTarget, iteration: Int, memberFinished: @escaping @Sendable (RunCase) -> Void,
@@ -177,9 +184,7 @@ public struct WorkspaceRunner: Sendable {
         // A nested group that never started has no handle: its requests are listed as not run,
         // as they are when its top-level group never ran.
         if case .group(let name)? = reference(of: member, path: path, group: group) {
-            return session.requestPlaces(in: name).map {
-                RunCase(request: $0.name, group: group, path: path + [name] + $0.path, iteration: iteration, failures: [], skipped: true)
-            }
+            return notRunCases(of: name, in: group, path: path + [name], iteration: iteration)
         }
         guard member.state.isTerminal else {
             return [RunCase(request: member.label, group: group, path: path, iteration: iteration, failures: [], skipped: true)]

@@ -76,8 +76,7 @@ final class RunReport: Sendable {
     /// A group's end as its line says it: its state, and how many of its assertions failed, so
     /// a group that succeeded by its policy and failed by its assertions reads as both.
     private static func verdict(_ state: String?, _ cases: [RunCase]) -> String {
-        let failed = cases.reduce(0) { $0 + $1.failures.count }
-        return (state ?? "not run") + (failed == 0 ? "" : ", \(failed) assertion\(failed == 1 ? "" : "s") failed")
+        (state ?? "not run") + ExpectationFailure.countText(cases.reduce(0) { $0 + $1.failures.count })
     }
 
     /// Prints lines above the progress bar; `counting` a finished target's verdict.
