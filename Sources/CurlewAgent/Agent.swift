@@ -266,6 +266,13 @@ public final class Agent: Sendable {
         }
     }
 
+    /// Cancels a request as `cancel(_:)` does, its error saying `reason` instead of "stopped by
+    /// the caller" (a group stopping a member because another failed).
+    func cancel(_ handle: RequestHandle, because reason: String) {
+        handle.noteCancelReason(reason)
+        cancel(handle)
+    }
+
     /// Cancels every group and request not yet finished, including those waiting at a gate.
     public func cancelAll() {
         for runner in groups.all where runner.info.parentID == nil { runner.cancel() }

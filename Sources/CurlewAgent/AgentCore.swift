@@ -213,6 +213,7 @@ final class AgentCore: Sendable {
     func reject(handle: RequestHandle, info: RequestInfo, error: RequestError, callbacks: RequestCallbacks) {
         let state: RequestState = error.kind == .cancelled ? .cancelled : .failed
         guard handle.transition(to: state) else { return }
+        let error = handle.explainingCancellation(error) ?? error
         let message = SharedDebugMessage(DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: Self.asTyped(info), sent: nil, response: nil, error: error,
@@ -296,6 +297,7 @@ final class AgentCore: Sendable {
         let verdict = Verdict(result: result, serializer: entry.responseSerializer,
                               acceptable: entry.acceptableStatusCodes ?? config.acceptableStatusCodes)
         guard entry.handle.transition(to: verdict.state) else { return }
+        let error = verdict.state == .cancelled ? entry.handle.explainingCancellation(verdict.error) : verdict.error
         // The debug message is the largest thing made per request: skipped when nobody reads it,
         // and made by its first reader, off the transfer thread. A download's is made here (its
         // body is read back from a file the caller may move once answered), and so is one with a
@@ -305,8 +307,7 @@ final class AgentCore: Sendable {
         if batch.observed || entry.hasDebugCallback {
             // The recipe keeps the values it reads, not the live-request record (whose callbacks
             // and what they hold must not outlive the answer).
-            let (info, composed, stream, state, error) = (entry.info, entry.composed ?? Self.asTyped(entry.info), entry.stream?.record,
-                                                          verdict.state, verdict.error)
+            let (info, composed, stream, state) = (entry.info, entry.composed ?? Self.asTyped(entry.info), entry.stream?.record, verdict.state)
             let bodyReaders = debugBodyReaders(readByCallback: entry.hasDebugCallback)
             let make = { @Sendable [self] in
                 debugMessage(info: info, composed: composed, result: result, state: state, error: error, pipeline: nil, stream: stream,
@@ -321,8 +322,8 @@ final class AgentCore: Sendable {
         guard entry.hasCallbacks else { return }
         // The response is made where the callbacks run, from the entry and the result (two
         // references), rather than copied into the hand-over with the callbacks.
-        batch.addCallback(.answer(FinishedAnswer(entry: entry, result: result, value: verdict.value, error: verdict.error, message: message,
-                                                      tip: verdict.error.map(tip(for:)) ?? "")), lane: entry.handle.lane)
+        batch.addCallback(.answer(FinishedAnswer(entry: entry, result: result, value: verdict.value, error: error, message: message,
+                                                      tip: error.map(tip(for:)) ?? "")), lane: entry.handle.lane)
     }
 
     /// The largest response body whose exchange's debug message is left to its first reader.
@@ -419,6 +420,8 @@ final class AgentCore: Sendable {
         // A caller already answered (a coalesced leader cancelled while others wait on it) gets
         // nothing more; observers still see how the exchange ended.
         let final = final.flatMap { $0.handle.transition(to: exchange.state) ? $0 : nil }
+        var exchange = exchange
+        if exchange.state == .cancelled, let handle = final?.handle { exchange.error = handle.explainingCancellation(exchange.error) }
         var batch = newBatch()
         let wantsMessage = batch.observed || (final?.callbacks.debug != nil)
         let message = wantsMessage

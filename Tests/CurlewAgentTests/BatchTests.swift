@@ -54,7 +54,7 @@ struct BatchTests {
 
     @Test("policy .all: the first failure cancels the rest and fails the batch", arguments: ["/delay/0.3?status=500", "/fault/close"])
     func allPolicy(_ failing: String) async throws {
-        let (agent, _) = try await groupAgent()
+        let (agent, recorder) = try await groupAgent()
         let started = ContinuousClock.now
         let group = await runToEnd(.batch([Request(.get, "/get"), Request(.get, failing), Request(.get, "/delay/5")], policy: .all), on: agent)
         #expect(ContinuousClock.now - started < .seconds(4), "the slow member (5 s) was cancelled, not awaited")
@@ -68,6 +68,9 @@ struct BatchTests {
         #expect(group[2].state == .cancelled)
         // Stopped by the group, and said so, not as if the caller had cancelled it.
         #expect(group[2].error?.message.hasPrefix("stopped by the group: member 2 (") == true, "\(String(describing: group[2].error))")
+        // Its own debug message (what the session log and Live show) says so too.
+        let stoppedRecord = recorder.messages.first { $0.requestID == group[2].requestID }
+        #expect(stoppedRecord?.error?.message == group[2].error?.message, "\(String(describing: stoppedRecord?.error))")
         #expect(group.failedMembers.map(\.index) == [1])
         let allGood = await runToEnd(.batch([Request(.get, "/get"), Request(.get, "/json")]), on: agent)
         #expect(allGood.state == .succeeded)

@@ -11,7 +11,7 @@ struct GroupMachineTests {
             switch effect {
             case .launched: "launched"
             case .start(let index, _, _): "start \(index)"
-            case .cancel(let index): "cancel \(index)"
+            case .cancel(let index, _): "cancel \(index)"
             case .skip(let index): "skip \(index)"
             case .memberEnded(let index, let state, _, _, _): "ended \(index) \(state.rawValue)"
             case .runStepCallback(let index, _): "callback \(index)"
@@ -63,7 +63,14 @@ struct GroupMachineTests {
         var all = GroupMachine(plan: RequestGroup.batch((0..<3).map { _ in Request(.get, "/") }, policy: .all).plan)
         _ = all.apply(.launch)
         #expect(names(all.apply(.cancelMember(index: 0))) == ["cancel 0"])
-        #expect(names(all.apply(.memberEnded(index: 1, succeeded: false, response: nil, error: failure))) == ["ended 1 failed", "cancel 0", "cancel 2"])
+        let stopping = all.apply(.memberEnded(index: 1, succeeded: false, response: nil, error: failure))
+        #expect(names(stopping) == ["ended 1 failed", "cancel 0", "cancel 2"])
+        // The reason goes with the cancel, for the member's own error and record.
+        let reasons = stopping.compactMap { effect -> String? in
+            guard case .cancel(let index, let reason) = effect else { return nil }
+            return "\(index): \(reason.map { $0.hasPrefix("stopped by the group: member 2 (") && $0.hasSuffix(") failed") ? "the group's" : $0 } ?? "the caller's")"
+        }
+        #expect(reasons == ["0: the caller's", "2: the group's"], "\(reasons)")
         let byCaller = all.apply(.memberEnded(index: 0, succeeded: false, response: nil, error: cancelled))
         let byGroup = all.apply(.memberEnded(index: 2, succeeded: false, response: nil, error: cancelled))
         if case .memberEnded(_, _, _, let callerError, _)? = byCaller.first, case .memberEnded(_, _, _, let groupError, _)? = byGroup.first {

@@ -16,8 +16,9 @@ struct GroupMachine: Sendable {
         var endedCancelled = false
         /// The caller asked to cancel it while it ran.
         var cancelRequested = false
-        /// Why the group cancelled it, when another member's end ended the group: its error then
-        /// says so instead of the transport's "stopped by the caller".
+        /// Why the group cancelled it, when another member's end ended the group. It goes with
+        /// the cancel, so a request's own error and debug message say so instead of "stopped by
+        /// the caller"; a nested group's error is given it when the group ends.
         var stoppedBecause: String?
     }
 
@@ -36,8 +37,8 @@ struct GroupMachine: Sendable {
         /// Members are queued; the group runs.
         case launched
         case start(index: Int, member: GroupMember, variables: ChainVariables)
-        /// Abort a running member.
-        case cancel(index: Int)
+        /// Abort a running member; `reason`, when the group stops it, is what its error says.
+        case cancel(index: Int, reason: String?)
         /// A member that never started ends as cancelled.
         case skip(index: Int)
         case memberEnded(index: Int, state: RequestState, response: Response?, error: RequestError?, captured: [(name: String, value: String)])
@@ -98,12 +99,12 @@ struct GroupMachine: Sendable {
                 finished = true
                 return slots.indices.map { .skip(index: $0) } + [.finish(.cancelled)]
             }
-            return runningMembers.map { .cancel(index: $0) } + schedule()
+            return runningMembers.map { .cancel(index: $0, reason: nil) } + schedule()
         case .cancelMember(let index):
             guard slots.indices.contains(index), !slots[index].ended else { return [] }
             if slots[index].started {
                 slots[index].cancelRequested = true
-                return [.cancel(index: index)]
+                return [.cancel(index: index, reason: nil)]
             }
             slots[index].ended = true
             slots[index].endedCancelled = true
@@ -187,7 +188,7 @@ struct GroupMachine: Sendable {
         for member in running where !slots[member].cancelRequested {
             slots[member].stoppedBecause = "stopped by the group: member \(index + 1) (\(slots[index].member.label)) \(cause)"
         }
-        return running.map { .cancel(index: $0) }
+        return running.map { .cancel(index: $0, reason: slots[$0].stoppedBecause) }
     }
 
     /// Members that may start now, or the end when nothing more will run.

@@ -123,9 +123,10 @@ final class GroupRunner: Sendable {
             }
         case .start(let index, let member, let variables):
             start(index, member: member, variables: variables)
-        case .cancel(let index):
+        case .cancel(let index, let reason):
             switch started.withLock({ $0[index] }) {
-            case .request(let request): agent.cancel(request)
+            case .request(let request):
+                if let reason { agent.cancel(request, because: reason) } else { agent.cancel(request) }
             case .group(let child): child.cancel()
             case nil: break
             }
