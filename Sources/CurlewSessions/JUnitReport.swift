@@ -24,28 +24,37 @@ public struct JUnitReport: Sendable {
     public struct Suite: Sendable {
         public var name: String
         public var cases: [Case]
+        /// The time the suite took from its first start to its last end; nil for the sum of its
+        /// cases' times. A batch's members run at once, so their sum would overstate it.
+        public var seconds: Double?
 
-        public init(name: String, cases: [Case]) {
+        public init(name: String, cases: [Case], seconds: Double? = nil) {
             self.name = name
             self.cases = cases
+            self.seconds = seconds
         }
+
+        var time: Double { seconds ?? cases.map(\.seconds).reduce(0, +) }
     }
 
     public var name: String
     public var suites: [Suite]
+    /// The whole run's time; nil for the sum of the suites' times.
+    public var seconds: Double?
 
-    public init(name: String, suites: [Suite]) {
+    public init(name: String, suites: [Suite], seconds: Double? = nil) {
         self.name = name
         self.suites = suites
+        self.seconds = seconds
     }
 
     /// The report as JUnit XML.
     public var xml: String {
         let all = suites.flatMap(\.cases)
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        text += "<testsuites name=\"\(escape(name))\" tests=\"\(all.count)\" failures=\"\(all.filter { $0.failure != nil }.count)\" errors=\"\(all.filter { $0.error != nil }.count)\" skipped=\"\(all.filter(\.skipped).count)\" time=\"\(seconds(all.map(\.seconds).reduce(0, +)))\">\n"
+        text += "<testsuites name=\"\(escape(name))\" tests=\"\(all.count)\" failures=\"\(all.filter { $0.failure != nil }.count)\" errors=\"\(all.filter { $0.error != nil }.count)\" skipped=\"\(all.filter(\.skipped).count)\" time=\"\(seconds(self.seconds ?? suites.map(\.time).reduce(0, +)))\">\n"
         for suite in suites {
-            text += "  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(suite.cases.filter { $0.failure != nil }.count)\" errors=\"\(suite.cases.filter { $0.error != nil }.count)\" skipped=\"\(suite.cases.filter(\.skipped).count)\" time=\"\(seconds(suite.cases.map(\.seconds).reduce(0, +)))\">\n"
+            text += "  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(suite.cases.filter { $0.failure != nil }.count)\" errors=\"\(suite.cases.filter { $0.error != nil }.count)\" skipped=\"\(suite.cases.filter(\.skipped).count)\" time=\"\(seconds(suite.time))\">\n"
             for item in suite.cases {
                 let open = "    <testcase name=\"\(escape(item.name))\" classname=\"\(escape(suite.name))\" time=\"\(seconds(item.seconds))\""
                 if let failure = item.failure {

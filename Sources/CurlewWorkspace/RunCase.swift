@@ -75,6 +75,8 @@ public struct RunResult: Sendable {
     public var groupState: GroupState?
     /// A target that could not even be built (an undefined variable, a bad file path).
     public var buildError: WorkspaceError?
+    /// When the run of it started and ended, as the runner measured; nil for one not run.
+    public var ranDuring: ClosedRange<ContinuousClock.Instant>?
 
     /// A request passes when it was answered and its assertions held. A group passes when it
     /// succeeded by its own policy (a `policy: any` batch may have failing members) and no

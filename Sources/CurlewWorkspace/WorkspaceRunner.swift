@@ -34,10 +34,17 @@ public struct WorkspaceRunner: Sendable {
                         let index = progress.next.withLock { value -> Int in defer { value += 1 }; return value }
                         guard index < units.count else { return }
                         let unit = units[index]
-                        let result = Task.isCancelled
-                            ? RunResult(target: unit.target, iteration: unit.iteration, cases: runner.skippedCases(unit.target, unit.iteration), groupState: nil)
-                            : await runner.run(unit.target, iteration: unit.iteration, memberFinished: memberFinished,
-                                               nestedGroupFinished: nestedGroupFinished)
+                        let result: RunResult
+                        if Task.isCancelled {
+                            result = RunResult(target: unit.target, iteration: unit.iteration, cases: runner.skippedCases(unit.target, unit.iteration),
+                                               groupState: nil)
+                        } else {
+                            let started = ContinuousClock.now
+                            var ran = await runner.run(unit.target, iteration: unit.iteration, memberFinished: memberFinished,
+                                                       nestedGroupFinished: nestedGroupFinished)
+                            ran.ranDuring = started...ContinuousClock.now
+                            result = ran
+                        }
                         progress.results.withLock { $0.append((index, result)) }
                         finished(result)
                     }

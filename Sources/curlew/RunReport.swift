@@ -164,13 +164,16 @@ final class RunReport: Sendable {
     }
 
     /// The run as JUnit: a suite per target (requests run alone share one), a case per request.
+    /// A suite's time, and the run's, is from its first start to its last end: a batch's members,
+    /// and targets run with `--parallel`, overlap, and the sum of their times would overstate it.
     func junit(_ results: [RunResult], workspace: String) -> JUnitReport {
         var suites: [JUnitReport.Suite] = []
         func add(_ suiteName: String, _ item: JUnitReport.Case) {
             if let index = suites.firstIndex(where: { $0.name == suiteName }) { suites[index].cases.append(item) } else { suites.append(.init(name: suiteName, cases: [item])) }
         }
+        func suiteName(_ result: RunResult) -> String { result.target.groupName.map { "group \($0)" } ?? "requests" }
         for result in results {
-            let suiteName = result.target.groupName.map { "group \($0)" } ?? "requests"
+            let suiteName = suiteName(result)
             let tag = Self.repeatTag(result.iteration)
             if let error = result.buildError {
                 add(suiteName, .init(name: result.target.name + tag, seconds: 0, error: clean(error.description)))
@@ -182,6 +185,15 @@ final class RunReport: Sendable {
                 add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil, skipped: item.skipped))
             }
         }
-        return JUnitReport(name: clean(workspace), suites: suites)
+        for index in suites.indices {
+            suites[index].seconds = Self.span(of: results.filter { suiteName($0) == suites[index].name }.compactMap(\.ranDuring))
+        }
+        return JUnitReport(name: clean(workspace), suites: suites, seconds: Self.span(of: results.compactMap(\.ranDuring)))
+    }
+
+    /// Seconds from the earliest start to the latest end of `runs`; nil when there are none.
+    private static func span(of runs: [ClosedRange<ContinuousClock.Instant>]) -> Double? {
+        guard let start = runs.map(\.lowerBound).min(), let end = runs.map(\.upperBound).max() else { return nil }
+        return (end - start).seconds
     }
 }

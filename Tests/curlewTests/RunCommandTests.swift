@@ -202,6 +202,37 @@ struct RunCommandTests {
         #expect(result.output.contains("✓   flow › group profile: succeeded"), "\(result.output)")
     }
 
+    @Test("JUnit's suite time is the time the suite took, not the sum of its members' times: a batch of three one-second requests at once takes about one second (it said three)")
+    func junitSuiteTime() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("junit-time")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          slow: {url: /delay/1}
+        groups:
+          together: {batch: [slow, slow, slow]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--group", "together", "--junit", directory + "/r.xml"])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
+        func time(after marker: String) -> Double? {
+            guard let start = xml.range(of: marker)?.upperBound, let timeStart = xml[start...].range(of: "time=\"")?.upperBound,
+                  let end = xml[timeStart...].firstIndex(of: "\"") else { return nil }
+            return Double(xml[timeStart..<end])
+        }
+        let suite = time(after: "<testsuite name=\"group together\"")
+        let run = time(after: "<testsuites ")
+        let cases = xml.components(separatedBy: "<testcase ").dropFirst().compactMap { part -> Double? in
+            guard let start = part.range(of: "time=\"")?.upperBound, let end = part[start...].firstIndex(of: "\"") else { return nil }
+            return Double(part[start..<end])
+        }
+        #expect(cases.count == 3 && cases.allSatisfy { $0 >= 0.9 }, "\(xml)")
+        #expect(suite.map { $0 >= 0.9 && $0 < 2.5 } == true, "\(xml)")
+        #expect(run.map { $0 >= 0.9 && $0 < 2.5 } == true, "\(xml)")
+    }
+
     @Test("a group nested in a group gets its verdict line after its members, at any depth, failed when one of its assertions failed; each request's line and failed assertion names the groups it is nested in; the summary counts top-level groups (found by a new user's trial: a nested group had no line, and its requests' lines named only the top-level group)")
     func nestedGroupVerdicts() async throws {
         let server = try await TestServer.shared()
