@@ -313,6 +313,16 @@ public final class NetworkLogger: NetworkObserver {
         delegate == nil ? BodyReadLimit(text: config.maxBodyBytes, binary: config.maxBinaryBodyBytes) : .all
     }
 
+    /// A chain's capture that a log hides (`RedactionPolicy.hideCaptured`) is hidden in every
+    /// entry after it: the next step sends it in a header or URL, where nothing names it secret.
+    public func requestGroup(_ event: GroupEvent) {
+        guard config.redaction.isEnabled, case .captured = event else { return }
+        redaction.withLock { current in
+            var policy = current.policy
+            if policy.hideCaptured(event) { current = PolicyReference(policy) }
+        }
+    }
+
     public func requestDidProduce(_ message: DebugMessage) {
         // Redact first, then cap the bodies as they are written. (The redactor reads a body kept
         // in part, past `bodyBytesRead`, as surely as a whole one.)

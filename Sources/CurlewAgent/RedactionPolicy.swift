@@ -158,7 +158,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// libcurl adds to the head: `Authorization` from a URL's password, `Cookie` from the jar):
     /// each value whole and, for a value with a scheme (`Bearer …`, `Basic …`), its credentials;
     /// a cookie header pair by pair. And the values of the cookies the response set.
-    func credentialValues(in message: borrowing DebugMessage) -> [String] {
+    public func credentialValues(in message: borrowing DebugMessage) -> [String] {
         var values: [String] = []
         func add(_ value: Substring) {
             let value = value.trimmingCharacters(in: .whitespaces)
@@ -214,6 +214,45 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard isEnabled else { return value }
         let folded = Self.folded(name)
         return variableNameEndings.contains { folded.hasSuffix($0) } ? Self.marker : replaceSecrets(value)
+    }
+
+    /// Whether a chain's capture is a secret a log hides wherever its value appears afterwards:
+    /// one named as `shown(variable:value:)` hides (`token`, `accessToken`), one taken from a
+    /// header a log hides (`Set-Cookie`), or one taken from a JSON member a log hides, at any
+    /// depth of its path (`$.token`, `$.auth.refresh_token`, `$['password']`).
+    public func hidesCapture(named name: String, from source: Capture.Source) -> Bool {
+        guard isEnabled else { return false }
+        if shown(variable: name, value: "") == Self.marker { return true }
+        switch source {
+        case .status:
+            return false
+        case .header(let header):
+            return headerNameBytes.contains(header)
+        case .jsonPath(let path):
+            return hidesMember(onPath: path)
+        }
+    }
+
+    /// Whether a JSON path (`$.auth.token`, `$.headers['Authorization']`) goes through a member a
+    /// log hides: a declared body field or parameter, or a secret header's name (echoing
+    /// servers reflect request headers into JSON bodies).
+    public func hidesMember(onPath path: String) -> Bool {
+        guard isEnabled else { return false }
+        return path.split(whereSeparator: { ".[]'\"$ ".contains($0) }).contains { secretKeys.contains($0.lowercased()) }
+    }
+
+    /// Hides the value a chain captured from now on when `hidesCapture(named:from:)` says the
+    /// capture is a secret (and it is long enough to hide without garbling the text, as a
+    /// credential must be); true when the policy changed. Any other event changes nothing.
+    public mutating func hideCaptured(_ event: GroupEvent) -> Bool {
+        guard case .captured(_, _, let name, let value, let source) = event, hiddenCapture(named: name, value: value, from: source) else { return false }
+        return hideAlso([value])
+    }
+
+    /// Whether a captured value is hidden wherever it appears: the capture is a secret
+    /// (`hidesCapture(named:from:)`) and the value long enough to hide, as a credential must be.
+    public func hiddenCapture(named name: String, value: String, from source: Capture.Source) -> Bool {
+        value.utf8.count >= Self.minimumHiddenCredential && hidesCapture(named: name, from: source)
     }
 
     /// A name lowercased without `_` and `-`, as variable names are compared.

@@ -125,7 +125,7 @@ public struct GroupsState: Sendable {
             if update.state == .pending, update.waitReason == nil { member.startedAt = elapsed }
             if update.state.isTerminal { member.finishedAt = elapsed }
             groups[index].members[update.index] = member
-        case .captured(_, _, let name, let value):
+        case .captured(_, _, let name, let value, _):
             groups[index].captures.append((name, value))
         case .stepAdded(_, let memberIndex, let label):
             while groups[index].members.count <= memberIndex {

@@ -103,15 +103,18 @@ public struct WorkspaceRunner: Sendable {
             }
             let priorityFirst = session.workspace.group(named: name)?.priorityFirst ?? false
             let started = Locked<GroupHandle?>(nil)
+            let credentials = SentCredentials(policy: session.redactionPolicy)
             let handle: GroupHandle = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let callbacks = GroupCallbacks(
                         success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) },
-                        memberFinished: { _, member in
-                            let (memberCases, nested) = outcomes(of: member, group: name, iteration: iteration, path: [])
+                        memberFinished: { handle, member in
+                            let secrets = CaseSecrets(credentials: credentials, captured: hiddenCaptures(of: handle))
+                            let (memberCases, nested) = outcomes(of: member, group: name, iteration: iteration, path: [], secrets: secrets)
                             for runCase in memberCases where !runCase.skipped { memberFinished(runCase) }
                             for result in nested { nestedGroupFinished(result) }
-                        })
+                        },
+                        memberDebug: credentials.record)
                     let handle = priorityFirst ? agent.startPriorityFirst(group, callbacks: callbacks) : agent.start(group, callbacks: callbacks)
                     started.withLock { $0 = handle }
                     if Task.isCancelled { agent.cancel(handle) }
@@ -119,20 +122,26 @@ public struct WorkspaceRunner: Sendable {
             } onCancel: {
                 if let handle = started.withLock({ $0 }) { agent.cancel(handle) }
             }
-            return RunResult(target: target, iteration: iteration, cases: cases(of: handle, group: name, iteration: iteration, path: []), groupState: handle.state)
+            let secrets = CaseSecrets(credentials: credentials, captured: hiddenCaptures(of: handle))
+            return RunResult(target: target, iteration: iteration, cases: cases(of: handle, group: name, iteration: iteration, path: [], secrets: secrets),
+                             groupState: handle.state)
         }
     }
 
     private func runRequest(_ request: Request, name: String, expectations: [Expectation], iteration: Int) async -> RunCase {
         let started = ContinuousClock.now
         let handleBox = Locked<RequestHandle?>(nil)
+        let credentials = SentCredentials(policy: session.redactionPolicy)
         let outcome: (Response?, RequestError?, Duration?) = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let timing = Locked<Duration?>(nil)
                 let handle = agent.start(request, callbacks: RequestCallbacks(
                     success: { response in continuation.resume(returning: (response, nil, timing.withLock { $0 })) },
                     failure: { failure in continuation.resume(returning: (failure.response, failure.error, timing.withLock { $0 })) },
-                    debug: { message in timing.withLock { $0 = ExchangeOutcome.duration(of: message.timings) } }
+                    debug: { message in
+                        timing.withLock { $0 = ExchangeOutcome.duration(of: message.timings) }
+                        credentials.record(message)
+                    }
                 ))
                 handleBox.withLock { $0 = handle }
                 // A cancellation that came before the handle was stored.
@@ -142,17 +151,23 @@ public struct WorkspaceRunner: Sendable {
             if let handle = handleBox.withLock({ $0 }) { agent.cancel(handle) }
         }
         let duration = outcome.2 ?? (ContinuousClock.now - started)
-        return makeCase(name: name, group: nil, iteration: iteration, response: outcome.0, error: outcome.1, duration: duration, expectations: expectations)
+        return makeCase(name: name, group: nil, iteration: iteration, response: outcome.0, error: outcome.1, duration: duration, expectations: expectations,
+                        hiding: credentials.values(sentBy: handleBox.withLock { $0?.id }))
     }
 
+    /// `hiding`: what this request's session log record hides besides the workspace's secrets
+    /// (the credentials it sent, the chain captures a log hides).
     private func makeCase(name: String, group: String?, iteration: Int, response: Response?, error: RequestError?, duration: Duration?,
-                          expectations: [Expectation]) -> RunCase {
+                          expectations: [Expectation], hiding: [String]) -> RunCase {
         // A request refused before it was sent has no latency, and stays out of the run's percentiles.
         let duration = response == nil && error?.cameBeforeSending == true ? nil : duration
         let outcome = ExchangeOutcome(response: response, error: error, duration: duration)
         // Assertions judge an answer; without one they fail as one (`unansweredFailures`).
-        // What a report shows of the answer hides what the session log hides.
-        let policy = session.redactionPolicy
+        // What a report shows of the answer, and of the error, hides what the session log hides.
+        var policy = session.redactionPolicy
+        policy.hideAlso(hiding)
+        var error = error
+        if let message = error?.message { error?.message = policy.redactText(message) }
         let failures = response == nil ? Expectation.unansweredFailures(of: expectations, error: error)
             : expectations.compactMap { $0.failure(in: outcome) }.map { failure in
                 ExpectationFailure(assertion: failure.assertion, expected: policy.redactText(failure.expected), actual: policy.redactText(failure.actual))
@@ -163,21 +178,21 @@ public struct WorkspaceRunner: Sendable {
 
     /// Every request member of a finished group, at any depth, with its assertions checked;
     /// `path` is the labels of the groups between the top-level group and this one.
-    private func cases(of handle: GroupHandle, group: String, iteration: Int, path: [String]) -> [RunCase] {
-        handle.members.flatMap { cases(of: $0, group: group, iteration: iteration, path: path) }
+    private func cases(of handle: GroupHandle, group: String, iteration: Int, path: [String], secrets: CaseSecrets) -> [RunCase] {
+        handle.members.flatMap { cases(of: $0, group: group, iteration: iteration, path: path, secrets: secrets) }
     }
 
     /// The cases of one finished member (every request's of a nested group), and the verdicts
     /// of the groups it is or holds, innermost first (each after its own members), each case
     /// judged once.
     private func outcomes(of member: MemberSnapshot, group: String, iteration: Int,
-                          path: [String]) -> (cases: [RunCase], nested: [NestedGroupResult]) {
-        guard let child = member.child else { return (cases(of: member, group: group, iteration: iteration, path: path), []) }
+                          path: [String], secrets: CaseSecrets) -> (cases: [RunCase], nested: [NestedGroupResult]) {
+        guard let child = member.child else { return (cases(of: member, group: group, iteration: iteration, path: path, secrets: secrets), []) }
         let path = path + [member.label]
         var memberCases: [RunCase] = []
         var nested: [NestedGroupResult] = []
         for inner in child.members {
-            let outcome = outcomes(of: inner, group: group, iteration: iteration, path: path)
+            let outcome = outcomes(of: inner, group: group, iteration: iteration, path: path, secrets: secrets)
             memberCases += outcome.cases
             nested += outcome.nested
         }
@@ -186,8 +201,8 @@ public struct WorkspaceRunner: Sendable {
     }
 
     /// The cases of one member: a request's, or every request's of a nested group.
-    private func cases(of member: MemberSnapshot, group: String, iteration: Int, path: [String]) -> [RunCase] {
-        if let child = member.child { return cases(of: child, group: group, iteration: iteration, path: path + [member.label]) }
+    private func cases(of member: MemberSnapshot, group: String, iteration: Int, path: [String], secrets: CaseSecrets) -> [RunCase] {
+        if let child = member.child { return cases(of: child, group: group, iteration: iteration, path: path + [member.label], secrets: secrets) }
         // A nested group that never started has no handle: its requests are listed as not run,
         // as they are when its top-level group never ran.
         if case .group(let name)? = reference(of: member, path: path, group: group) {
@@ -199,12 +214,29 @@ public struct WorkspaceRunner: Sendable {
         let expectations = session.workspace.request(named: member.label)?.expectations ?? []
         let duration = member.duration.map { Duration.microseconds(Int64(($0 * 1_000_000).rounded())) }
         var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,
-                               duration: duration, expectations: expectations)
+                               duration: duration, expectations: expectations, hiding: secrets.values(for: member.requestID))
         runCase.path = path
         // Never started: cancelled while waiting, or left out when its chain stopped (which
         // carries no error), either way not run, never a pass.
         runCase.skipped = member.state == .cancelled && member.startedAt == nil
         return [runCase]
+    }
+
+    /// The values a group's chains captured (its own and its nested groups') that a log hides:
+    /// the rule of `RedactionPolicy.hiddenCapture`, for each name with the captures the workspace
+    /// declares under it.
+    private func hiddenCaptures(of handle: GroupHandle) -> [String] {
+        let policy = session.redactionPolicy
+        let declared = session.workspace.groups.flatMap(\.members).flatMap(\.captures)
+        func collect(_ handle: GroupHandle) -> [String] {
+            let own = handle.variables.values.compactMap { item -> String? in
+                let sources = declared.filter { $0.name == item.name }.map(\.source)
+                return (sources.isEmpty ? [.status] : sources).contains { policy.hiddenCapture(named: item.name, value: item.value, from: $0) }
+                    ? item.value : nil
+            }
+            return own + handle.members.compactMap(\.child).flatMap(collect)
+        }
+        return collect(handle)
     }
 
     /// What the workspace lists at `member`'s place in the group holding it: the last of

@@ -37,8 +37,8 @@ final class GroupProgressPrinter: NetworkObserver {
             default: "✗ " + (update.error.map { "\($0.kind.rawValue): \($0.message)" } ?? "failed")
             }
             emit("\(indent(group))  #\(update.index) \(update.label.padding(toLength: 20, withPad: " ", startingAt: 0)) \(outcome)  \(duration)")
-        case .captured(let group, let step, let name, let value):
-            let hidden = redaction.shown(variable: name, value: value)
+        case .captured(let group, let step, let name, let value, let source):
+            let hidden = redaction.hidesCapture(named: name, from: source) ? RedactionPolicy.marker : redaction.shown(variable: name, value: value)
             let shown = hidden.count > 16 ? String(hidden.prefix(12)) + "…" : hidden
             emit("\(indent(group))    captured {{\(name)}} = \(shown) from #\(step)")
         case .stepAdded(let group, let index, let label):

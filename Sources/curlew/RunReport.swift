@@ -21,14 +21,14 @@ final class RunReport: Sendable {
     }
 
     /// An assertion failure whose actual value is hidden when it is a credential: a secret
-    /// header's value, or a JSON member with a secret name (`$.access_token`).
+    /// header's value, or a JSON member on a path through a secret name (`$.access_token`,
+    /// `$.headers.Authorization` as an echoing server reflects it).
     func masked(_ failure: ExpectationFailure) -> ExpectationFailure {
         var failure = failure
         let words = failure.assertion.split(separator: " ", maxSplits: 1).map(String.init)
         guard words.count == 2 else { return failure }
         let secretHeader = words[0] == "header" && redaction.headerNames.contains(words[1].lowercased())
-        let lastKey = words[1].split(whereSeparator: { $0 == "." || $0 == "[" || $0 == "'" || $0 == "]" }).last.map { $0.lowercased() } ?? ""
-        let secretMember = words[0] == "json" && (redaction.bodyFieldNames.contains { $0.lowercased() == lastKey } || redaction.parameterNames.contains { $0.lowercased() == lastKey })
+        let secretMember = words[0] == "json" && redaction.hidesMember(onPath: words[1])
         if secretHeader || secretMember, failure.actual != "absent" { failure.actual = RedactionPolicy.marker }
         return failure
     }

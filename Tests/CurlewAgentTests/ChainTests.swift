@@ -19,7 +19,7 @@ struct ChainTests {
         let token = try #require(group.variables["token"])
         #expect(token.hasPrefix("demo-"))
         #expect(group.variables["status"] == "200")
-        #expect(recorder.groupEvents.contains(.captured(group.info, step: 0, name: "token", value: token)))
+        #expect(recorder.groupEvents.contains(.captured(group.info, step: 0, name: "token", value: token, source: .jsonPath("$.token"))))
         let profile = try #require(recorder.messages.first { $0.name == "profile" })
         #expect(profile.groupID == group.id)
         #expect(profile.step == 1)

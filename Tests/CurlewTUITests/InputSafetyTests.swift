@@ -22,7 +22,7 @@ struct InputSafetyTests {
         let model = try TUIFixtures.model()
         TUIFixtures.populate(model)
         model.groups.apply(.captured(GroupInfo(id: 20, name: "login -> profile", kind: .chain, parentID: nil, indexInParent: nil, isPriorityGate: false),
-                                     step: 1, name: "userID", value: "u-42"))
+                                     step: 1, name: "userID", value: "u-42", source: .jsonPath("$.id")))
         model.handle(.character("3"))
         let screen = VirtualScreen(rows: 50, columns: 160)
         screen.present(model.render(rows: 50, columns: 160))

@@ -81,7 +81,7 @@ enum TUIFixtures {
             .started(chain, at: at(200)),
             .memberChanged(chain, MemberUpdate(index: 0, label: "log in", state: .pending, at: at(200))),
             .memberChanged(chain, MemberUpdate(index: 0, label: "log in", state: .succeeded, statusCode: 200, at: at(230))),
-            .captured(chain, step: 0, name: "token", value: "demo-1234"),
+            .captured(chain, step: 0, name: "token", value: "demo-1234", source: .jsonPath("$.token")),
             .memberChanged(chain, MemberUpdate(index: 1, label: "profile", state: .pending, at: at(230))),
             .memberChanged(chain, MemberUpdate(index: 1, label: "profile", state: .succeeded, statusCode: 200, at: at(250))),
             .finished(chain, verdict: .succeeded, duration: 50_000, failedMembers: []),

@@ -202,7 +202,73 @@ struct RunCommandTests {
         #expect(result.output.contains("✓   flow › group profile: succeeded"), "\(result.output)")
     }
 
-    @Test("JUnit's suite time is the time the suite took, not the sum of its members' times: a batch of three one-second requests at once takes about one second (it said three)")
+    @Test("a failed assertion's value that is a credential the request sent (a Bearer token, a cookie, a URL's password as libcurl sends it) is hidden on the terminal and in JUnit, as the log hides it, in a group too (found by a new user's trial: an echoed Authorization header was printed in full)")
+    func credentialsHiddenInReports() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("credentials")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let base = server.baseURL
+        let withPassword = base.replacingOccurrences(of: "://", with: "://ann:basicpw44@")
+        try """
+        config: {baseURL: "\(base)"}
+        requests:
+          bearer: {url: /headers, headers: {Authorization: "Bearer topsecretvalue77"}, expect: {json: {$.headers.Authorization: "Bearer other"}}}
+          cookie: {url: /headers, headers: {Cookie: "sid=cookiesecret66"}, expect: {json: {$.headers.Cookie: "x"}}}
+          basic: {url: "\(withPassword)/headers", expect: {json: {$.headers.Authorization: "x"}}}
+          echoed: {url: "/anything?note=x", headers: {X-Api-Key: "keysecret5555"}, expect: {json: {$.args.note: "keysecret5555"}}}
+        groups:
+          all: {batch: [bearer, cookie, basic, echoed]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let basicForm = Data("ann:basicpw44".utf8).base64EncodedString()
+        for target in [["--request", "bearer", "--request", "cookie", "--request", "basic", "--request", "echoed"], ["--group", "all"]] {
+            let result = try await CurlewProcess.run(["run", path] + target + ["--junit", directory + "/r.xml"])
+            #expect(result.status == 1, "\(result.output)\(result.error)")
+            let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
+            for secret in ["topsecretvalue77", "cookiesecret66", "basicpw44", basicForm] {
+                #expect(!result.output.contains(secret) && !result.error.contains(secret), "\(secret) in \(result.output)")
+                #expect(!xml.contains(secret), "\(secret) in \(xml)")
+            }
+            #expect(result.output.contains("[REDACTED]"), "\(result.output)")
+        }
+    }
+
+    @Test("a value a chain captures from a member a log hides ($.token), or into a secret-named variable, is hidden in the log, the HAR file and the run's output wherever a later step sends it (its URL, query, a header); a plain capture is not (found by a new user's trial: the next step's record showed the token in clear)")
+    func capturedSecretsHidden() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("captured")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          log in: {url: /login, json: {username: demo, password: demo-pw}}
+          use:
+            url: /anything/{{at}}
+            query: {session: "{{at}}", who: "{{user}}"}
+            headers: {X-Session: "{{at}}"}
+            expect: {json: {$.url: "nothing"}}
+        groups:
+          flow:
+            chain:
+              - request: log in
+                capture: {at: $.token, user: $.user}
+              - use
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--group", "flow", "--log", directory + "/l.jsonl", "--har", directory + "/l.har",
+                                                  "--junit", directory + "/r.xml"])
+        #expect(result.status == 1, "\(result.output)\(result.error)")
+        let log = try String(contentsOfFile: directory + "/l.jsonl", encoding: .utf8)
+        let har = try String(contentsOfFile: directory + "/l.har", encoding: .utf8)
+        let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
+        // The demo server's tokens are `demo-` and a UUID (its password, demo-pw, is a secret member).
+        for text in [log, har, xml, result.output] {
+            #expect(!text.contains("demo-"), "\(text.suffix(3_000))")
+        }
+        #expect(log.contains("/anything/[REDACTED]"), "\(log.suffix(3_000))")
+        // A capture nothing names secret stays readable.
+        #expect(log.contains("who=demo"), "\(log.suffix(3_000))")
+    }
+
+    @Test("JUnit's suite time is the time the suite took, not the sum of its members' times: a batch of three one-second requests at once takes about as long as the slowest (it said the sum, three)")
     func junitSuiteTime() async throws {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("junit-time")
@@ -229,8 +295,12 @@ struct RunCommandTests {
             return Double(part[start..<end])
         }
         #expect(cases.count == 3 && cases.allSatisfy { $0 >= 0.9 }, "\(xml)")
-        #expect(suite.map { $0 >= 0.9 && $0 < 2.5 } == true, "\(xml)")
-        #expect(run.map { $0 >= 0.9 && $0 < 2.5 } == true, "\(xml)")
+        // At least the slowest member's time, and well under the sum (three seconds when the
+        // machine is idle; the bound holds when a loaded machine slows each member down).
+        let slowest = cases.max() ?? 0, sum = cases.reduce(0, +)
+        for total in [suite, run] {
+            #expect(total.map { $0 >= slowest - 0.01 && $0 < sum * 0.75 } == true, "\(String(describing: total)) against \(cases): \(xml)")
+        }
     }
 
     @Test("a group nested in a group gets its verdict line after its members, at any depth, failed when one of its assertions failed; each request's line and failed assertion names the groups it is nested in; the summary counts top-level groups (found by a new user's trial: a nested group had no line, and its requests' lines named only the top-level group)")

@@ -79,7 +79,9 @@ public enum GroupEvent: Sendable, Equatable {
     /// `at` by the agent's clock, as `MemberUpdate.at`.
     case started(GroupInfo, at: ContinuousClock.Instant)
     case memberChanged(GroupInfo, MemberUpdate)
-    case captured(GroupInfo, step: Int, name: String, value: String)
+    /// A chain step's capture: `value` taken from `source` into `{{name}}`. Whether a log hides
+    /// it is `RedactionPolicy.hidesCapture(named:from:)`.
+    case captured(GroupInfo, step: Int, name: String, value: String, source: Capture.Source)
     case stepAdded(GroupInfo, index: Int, label: String)
     /// `duration` in microseconds from start to finish; `failedMembers` by index.
     case finished(GroupInfo, verdict: GroupVerdict, duration: Int64, failedMembers: [Int])
@@ -87,7 +89,7 @@ public enum GroupEvent: Sendable, Equatable {
     public var group: GroupInfo {
         switch self {
         case .created(let info, _), .waiting(let info, _), .started(let info, _), .memberChanged(let info, _),
-             .captured(let info, _, _, _), .stepAdded(let info, _, _), .finished(let info, _, _, _):
+             .captured(let info, _, _, _, _), .stepAdded(let info, _, _), .finished(let info, _, _, _):
             info
         }
     }

@@ -150,17 +150,22 @@ public struct GroupCallbacks: Sendable {
     public var success: (@Sendable (GroupHandle) -> Void)?
     public var failure: (@Sendable (GroupHandle) -> Void)?
     public var memberFinished: (@Sendable (GroupHandle, MemberSnapshot) -> Void)?
+    /// The debug message of each request the group runs, at any depth, before that member
+    /// finishes (as a request's `debug` callback hears it, before its answer).
+    public var memberDebug: (@Sendable (DebugMessage) -> Void)?
     public weak var delegate: (any RequestGroupDelegate)?
 
     public init(
         success: (@Sendable (GroupHandle) -> Void)? = nil,
         failure: (@Sendable (GroupHandle) -> Void)? = nil,
         memberFinished: (@Sendable (GroupHandle, MemberSnapshot) -> Void)? = nil,
+        memberDebug: (@Sendable (DebugMessage) -> Void)? = nil,
         delegate: (any RequestGroupDelegate)? = nil
     ) {
         self.success = success
         self.failure = failure
         self.memberFinished = memberFinished
+        self.memberDebug = memberDebug
         self.delegate = delegate
     }
 }

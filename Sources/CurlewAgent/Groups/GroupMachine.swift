@@ -41,7 +41,7 @@ struct GroupMachine: Sendable {
         case cancel(index: Int, reason: String?)
         /// A member that never started ends as cancelled.
         case skip(index: Int)
-        case memberEnded(index: Int, state: RequestState, response: Response?, error: RequestError?, captured: [(name: String, value: String)])
+        case memberEnded(index: Int, state: RequestState, response: Response?, error: RequestError?, captured: [CapturedValue])
         /// Run the chain step's callback (user code, outside any lock), then feed `.stepDecided`.
         case runStepCallback(index: Int, @Sendable (ChainStepContext) -> Void)
         /// Chain steps were added or replaced, and variables set.
@@ -122,11 +122,11 @@ struct GroupMachine: Sendable {
         guard slots.indices.contains(index), !slots[index].ended else { return [] }
         var succeeded = initialSuccess
         var error = initialError
-        var captured: [(name: String, value: String)] = []
+        var captured: [CapturedValue] = []
         if succeeded, isChain {
             for capture in slots[index].captures {
                 switch ChainCapture.extract(capture, from: response) {
-                case .success(let value): captured.append((capture.name, value))
+                case .success(let value): captured.append(CapturedValue(capture: capture, value: value))
                 case .failure(let failure):
                     succeeded = false
                     error = failure
@@ -139,7 +139,7 @@ struct GroupMachine: Sendable {
         slots[index].endedCancelled = !succeeded && error?.kind == .cancelled
         slots[index].succeeded = succeeded
         running -= 1
-        for (name, value) in captured { variables.set(name, value) }
+        for item in captured { variables.set(item.capture.name, item.value) }
         let state: RequestState = succeeded ? .succeeded : (error?.kind == .cancelled ? .cancelled : .failed)
         var effects: [Effect] = [.memberEnded(index: index, state: state, response: response, error: error, captured: captured)]
         if let callback = slots[index].stepCallback {

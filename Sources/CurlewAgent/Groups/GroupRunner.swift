@@ -148,8 +148,8 @@ final class GroupRunner: Sendable {
             publish(.memberChanged(info, MemberUpdate(
                 index: index, label: member.label, state: state, requestID: member.requestID,
                 childGroupID: member.child?.id, statusCode: response?.statusCode, error: error)))
-            for (name, value) in captured {
-                publish(.captured(info, step: index, name: name, value: value))
+            for item in captured {
+                publish(.captured(info, step: index, name: item.capture.name, value: item.value, source: item.capture.source))
             }
             notifyMemberFinished(member)
         case .runStepCallback:
@@ -193,13 +193,14 @@ final class GroupRunner: Sendable {
             let placement = RequestPlacement(group: info, index: index, label: label, lane: lane)
             let requestHandle = agent.start(request, callbacks: RequestCallbacks(
                 success: { [self] response in memberEnded(index, succeeded: true, response: response, error: nil) },
-                failure: { [self] failure in memberEnded(index, succeeded: false, response: failure.response, error: failure.error) }
+                failure: { [self] failure in memberEnded(index, succeeded: false, response: failure.response, error: failure.error) },
+                debug: callbacks.memberDebug
             ), placement: placement, passesGate: passesGate)
             handle.update { $0.members[index].requestID = requestHandle.id }
             started.withLock { $0[index] = .request(requestHandle) }
         case .group(let group):
             let child = GroupRunner(
-                group: group, id: agent.makeID(), agent: agent, callbacks: GroupCallbacks(),
+                group: group, id: agent.makeID(), agent: agent, callbacks: GroupCallbacks(memberDebug: callbacks.memberDebug),
                 parent: (info.id, index), lane: lane, isPriorityGate: false, passesGate: passesGate, inherited: variables,
                 onFinish: { [self] childHandle in
                     let succeeded = childHandle.state == .succeeded

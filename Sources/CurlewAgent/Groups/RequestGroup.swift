@@ -75,6 +75,12 @@ public struct Capture: Sendable, Equatable {
     }
 }
 
+/// What a capture took from a step's response.
+struct CapturedValue: Sendable {
+    var capture: Capture
+    var value: String
+}
+
 /// A group of requests: a batch, a chain or an ordered window. A value: build it, then start it
 /// with `Agent.start(_:callbacks:)`, which returns the live `GroupHandle`.
 public struct RequestGroup: Sendable {
