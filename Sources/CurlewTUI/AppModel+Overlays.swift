@@ -282,7 +282,12 @@ extension AppModel {
     /// A step's answer: its captures, then the next step in the editor.
     func takeStepAnswer(_ answer: DebugMessage) {
         guard var stepper = compose.stepping, stepper.sentID == answer.requestID else { return }
+        let captures = stepper.steps.indices.contains(stepper.index) ? stepper.steps[stepper.index].captures : []
         message = stepper.take(answer)
+        // A capture a log hides is hidden from now on, as a chain's run hides it.
+        for capture in captures {
+            if let value = stepper.captured.last(where: { $0.name == capture.name })?.value { hideCaptured(value, named: capture.name, from: capture.source) }
+        }
         compose.stepping = stepper
         if stepper.outcome == nil { loadStep() }
     }

@@ -111,6 +111,21 @@ public final class AppModel {
     /// Secrets in exchanges (Authorization, cookies, URL passwords, declared secrets) show only
     /// after the user reveals them (R), as the logs and exports hide them.
     public var revealsSecrets = false
+    /// How a chain's captured value is shown apart from an exchange: hidden when named like a
+    /// credential, or when the session log hides it (`RedactionPolicy.hideCaptured`: taken from
+    /// a member or header a log hides).
+    func shownCapture(named name: String, value: String) -> String {
+        exchangeRedaction.secretValues.contains(value) ? RedactionPolicy.marker : redactionPolicy.shown(variable: name, value: value)
+    }
+
+    /// Hides a chain's captured value from now on, on screen as in the session log, when a log
+    /// hides the capture (the chain stepper's, which no group event announces).
+    func hideCaptured(_ value: String, named name: String, from source: Capture.Source) {
+        guard exchangeRedaction.hiddenCapture(named: name, value: value, from: source) else { return }
+        exchangeRedaction.hideAlso([value])
+        environment.secretsChanged?([value])
+    }
+
     /// The policy whose secrets the views of exchanges hide; nil while they are revealed.
     var secretsHiding: RedactionPolicy? { revealsSecrets ? nil : exchangeRedaction }
     public var live = LiveState()
@@ -280,6 +295,8 @@ public final class AppModel {
             case .finished(let info, let state):
                 live.upsert(info) { $0.state = state }
             case .group(let groupEvent):
+                // A capture the session log hides from now on is hidden on screen too.
+                if case .captured = groupEvent { _ = exchangeRedaction.hideCaptured(groupEvent) }
                 groups.apply(groupEvent)
                 judge(groupEvent)
                 if case .memberChanged(let info, let update) = groupEvent, update.state.isTerminal {

@@ -172,9 +172,8 @@ enum ComposeView {
         frame.put("Editor", row: area.row, column: editorColumn, style: compose.focus == .editor ? .title : .bold)
         if let stepper = compose.stepping {
             // Stepping a chain: where the run is and what it captured, instead of the usual keys.
-            let policy = model.redactionPolicy
             let captured = stepper.captured.map { capture in
-                let shown = policy.shown(variable: capture.name, value: capture.value)
+                let shown = model.shownCapture(named: capture.name, value: capture.value)
                 return "\(capture.name)=\(shown.count > 12 ? String(shown.prefix(12)) + "…" : shown)"
             }.joined(separator: " ")
             let state = stepper.outcome ?? "step \(stepper.index + 1)/\(stepper.stepCount) · s sends · Esc stops"

@@ -109,9 +109,8 @@ enum GroupsView {
             frame.put("Captured variables", row: top, column: area.column, style: .title)
             // Named like a credential (a chain's `token` from its login), a value is hidden as the
             // Variables view hides it.
-            let policy = model.redactionPolicy
             for (offset, capture) in group.captures.suffix(4).enumerated() {
-                frame.put("{{\(capture.name)}} = \(policy.shown(variable: capture.name, value: capture.value))", row: top + 1 + offset, column: area.column + 2, width: area.width - 2)
+                frame.put("{{\(capture.name)}} = \(model.shownCapture(named: capture.name, value: capture.value))", row: top + 1 + offset, column: area.column + 2, width: area.width - 2)
             }
         }
     }

@@ -47,7 +47,9 @@ extension AppModel {
         let policy = redactionPolicy
         func shown(_ name: String, _ value: String) -> String { policy.shown(variable: name, value: value) }
         return draft.templateNames.map { name in
-            if let value = captured.last(where: { $0.name == name })?.value { return VariableRow(name: name, value: shown(name, value), origin: .captured) }
+            if let value = captured.last(where: { $0.name == name })?.value {
+                return VariableRow(name: name, value: shownCapture(named: name, value: value), origin: .captured)
+            }
             guard let workspace else {
                 if let value = environment.processEnvironment[name] { return VariableRow(name: name, value: shown(name, value), origin: .defined) }
                 return VariableRow(name: name, value: nil, origin: .unknown("not in the environment and not captured"))

@@ -29,6 +29,15 @@ struct InputSafetyTests {
         #expect(screen.text.contains("{{token}} = \(RedactionPolicy.marker)"))
         #expect(!screen.text.contains("demo-1234"))
         #expect(screen.text.contains("{{userID}} = u-42"))
+
+        // Captured from a member a log hides, under a name that says nothing: hidden too, and in
+        // the exchanges after it, as the session log hides it.
+        let chain = GroupInfo(id: 20, name: "login -> profile", kind: .chain, parentID: nil, indexInParent: nil, isPriorityGate: false)
+        model.ingest([.group(.captured(chain, step: 1, name: "at", value: "sessionsecret-99", source: .jsonPath("$.auth.token")))])
+        screen.present(model.render(rows: 50, columns: 160))
+        #expect(screen.text.contains("{{at}} = \(RedactionPolicy.marker)"), "\(screen.text)")
+        #expect(!screen.text.contains("sessionsecret-99"))
+        #expect(model.exchangeRedaction.secretValues.contains("sessionsecret-99"))
     }
 
     @Test("the status bar offers ? help and q quit only where those keys do that: not while a field, the palette or a prompt takes typed keys (found by a new user's trial)")
