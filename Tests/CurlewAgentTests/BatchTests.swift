@@ -76,6 +76,26 @@ struct BatchTests {
         #expect(allGood.state == .succeeded)
     }
 
+    @Test("a nested group the outer group stops because a member failed passes the reason to its running members: their errors and debug messages say which member of the outer group failed, not 'stopped by the caller' (found by a new user's trial)")
+    func nestedGroupStoppedSaysWhy() async throws {
+        let (agent, recorder) = try await groupAgent()
+        let inner = RequestGroup.batch([Request(.get, "/delay/5", name: "slow"), Request(.get, "/delay/4", name: "slower")], policy: .all, name: "inner")
+        let outer = RequestGroup.batch([.group(inner), .request(Request(.get, "/delay/0.3?status=500", name: "fails"))], policy: .all, name: "outer")
+        let started = ContinuousClock.now
+        let group = await runToEnd(outer, on: agent)
+        #expect(ContinuousClock.now - started < .seconds(4), "the nested members were cancelled, not awaited")
+        #expect(group.state == .failed)
+        let child = try #require(group[0].child)
+        #expect(child.state == .cancelled)
+        for member in child.members {
+            #expect(member.state == .cancelled)
+            #expect(member.error?.message.hasPrefix("stopped by the group: member 2 (") == true, "\(String(describing: member.error))")
+            let record = recorder.messages.first { $0.requestID == member.requestID }
+            #expect(record?.error?.message == member.error?.message, "\(String(describing: record?.error))")
+        }
+        #expect(group[0].error?.message.hasPrefix("stopped by the group: member 2 (") == true, "\(String(describing: group[0].error))")
+    }
+
     @Test("policy .required: optional members may fail; a failing required member cancels the rest at once")
     func requiredPolicy() async throws {
         let (agent, _) = try await groupAgent()

@@ -81,6 +81,15 @@ struct GroupMachineTests {
             Issue.record("no member ended: \(names(byCaller)) \(names(byGroup))")
         }
 
+        // Stopped by the group holding it: its running members say the reason it was given.
+        var nested = GroupMachine(plan: RequestGroup.batch((0..<2).map { _ in Request(.get, "/") }).plan)
+        _ = nested.apply(.launch)
+        let stops = nested.apply(.stop(because: "stopped by the group: member 2 (fails) failed")).compactMap { effect -> String? in
+            guard case .cancel(_, let reason) = effect else { return nil }
+            return reason
+        }
+        #expect(stops == ["stopped by the group: member 2 (fails) failed", "stopped by the group: member 2 (fails) failed"])
+
         var waiting = GroupMachine(plan: RequestGroup.batch([Request(.get, "/")]).plan)
         #expect(names(waiting.apply(.cancel)) == ["skip 0", "finish cancelled"])
         #expect(waiting.apply(.launch).isEmpty, "released from the gate after it was cancelled, it starts nothing")

@@ -30,6 +30,9 @@ struct GroupMachine: Sendable {
         /// A chain step's callback returned with these decisions.
         case stepDecided(index: Int, ChainStepContext.Decisions)
         case cancel
+        /// The group holding this one (a member of it) stops it: `reason` is what its members
+        /// that were running say, as a member the group itself stops does.
+        case stop(because: String)
         case cancelMember(index: Int)
     }
 
@@ -92,14 +95,9 @@ struct GroupMachine: Sendable {
         case .stepDecided(let index, let decisions):
             return stepDecided(index, decisions)
         case .cancel:
-            guard !cancelling else { return [] }
-            cancelling = true
-            guard launched else {
-                for index in slots.indices { slots[index].ended = true }
-                finished = true
-                return slots.indices.map { .skip(index: $0) } + [.finish(.cancelled)]
-            }
-            return runningMembers.map { .cancel(index: $0, reason: nil) } + schedule()
+            return cancelAll(reason: nil)
+        case .stop(let reason):
+            return cancelAll(reason: reason)
         case .cancelMember(let index):
             guard slots.indices.contains(index), !slots[index].ended else { return [] }
             if slots[index].started {
@@ -175,6 +173,23 @@ struct GroupMachine: Sendable {
         }
         if !slots[index].succeeded { effects += failure(of: index) }
         return effects + schedule()
+    }
+
+    /// Cancels every pending and running member; the running ones' errors say `reason` when
+    /// there is one (one the caller is already cancelling keeps the caller's).
+    private mutating func cancelAll(reason: String?) -> [Effect] {
+        guard !cancelling else { return [] }
+        cancelling = true
+        guard launched else {
+            for index in slots.indices { slots[index].ended = true }
+            finished = true
+            return slots.indices.map { .skip(index: $0) } + [.finish(.cancelled)]
+        }
+        let running = runningMembers
+        if let reason {
+            for member in running where !slots[member].cancelRequested { slots[member].stoppedBecause = reason }
+        }
+        return running.map { .cancel(index: $0, reason: slots[$0].stoppedBecause) } + schedule()
     }
 
     /// A member failed or was cancelled: under a policy that ends the group, the running ones are

@@ -71,9 +71,10 @@ final class GroupRunner: Sendable {
         }
     }
 
-    /// Cancels every pending and running member; the group ends `cancelled`.
-    func cancel() {
-        send(.cancel)
+    /// Cancels every pending and running member; the group ends `cancelled`. With `reason`
+    /// (the group holding this one stops it), the running members' errors say it.
+    func cancel(because reason: String? = nil) {
+        send(reason.map { .stop(because: $0) } ?? .cancel)
     }
 
     /// Cancels one member. Its siblings go on unless the group's policy says otherwise.
@@ -127,7 +128,7 @@ final class GroupRunner: Sendable {
             switch started.withLock({ $0[index] }) {
             case .request(let request):
                 if let reason { agent.cancel(request, because: reason) } else { agent.cancel(request) }
-            case .group(let child): child.cancel()
+            case .group(let child): child.cancel(because: reason)
             case nil: break
             }
         case .skip(let index):
