@@ -613,6 +613,8 @@ extension AppModel {
     /// Runs a group; `item`, its place in the Compose list, shows its run beside the editor.
     func run(_ group: RequestGroup, named name: String, item: Int? = nil) {
         guard let agent = environment.agent else { return }
+        // It would succeed at once, having run nothing: a group still being put together.
+        guard !group.members.isEmpty else { message = "\(name) has no members yet: nothing to run (a in its editor adds one)"; return }
         var group = group
         do {
             if let workspace { group = try workspace.inEnvironment(group) }

@@ -185,7 +185,6 @@ extension AppModel {
     /// Runs the group in the editor as it is edited (saved or not).
     func runGroupEditor() {
         guard let editor = compose.groupEditor, let workspace else { return }
-        guard !editor.definition.members.isEmpty else { message = "\(editor.name) has no members yet: a adds one"; return }
         do {
             let group = try workspace.runnableGroup(editor)
             run(group, named: editor.name)

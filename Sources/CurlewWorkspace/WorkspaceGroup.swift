@@ -70,7 +70,7 @@ public struct WorkspaceGroup: Sendable {
         }
         if let value = map.take("policy") {
             guard kind == .batch else { throw value.error("policy applies to a batch") }
-            group.policy = try policy(value)
+            group.policy = try policy(value, memberCount: group.members.count)
         }
         if let value = map.take("maxConcurrency") { group.maxConcurrency = try value.int(in: 1...1000) }
         if let value = map.take("maxInFlight") { group.maxInFlight = try value.int(in: 1...1000) }
@@ -82,12 +82,24 @@ public struct WorkspaceGroup: Sendable {
         return (group, bareNames)
     }
 
-    /// `all`, `any`, or `{required: [0, 2]}` (member positions from 0).
-    static func policy(_ node: NodeReader) throws(WorkspaceError) -> BatchPolicy {
+    /// `all`, `any`, or `{required: [0, 2]}` (member positions from 0), each position one of
+    /// the batch's `memberCount` members: a position past them would make the batch succeed
+    /// whatever its members did.
+    static func policy(_ node: NodeReader, memberCount: Int) throws(WorkspaceError) -> BatchPolicy {
         if case .scalar = node.node { return try node.oneOf([("all", .all), ("any", .any)]) }
         var map = try node.mapping()
+        let required = try map.require("required", "a list of member positions")
         var indices: Set<Int> = []
-        for index in try map.require("required", "a list of member positions").listOrOne() { indices.insert(try index.int(in: 0...10_000)) }
+        for index in try required.listOrOne() {
+            guard memberCount > 0 else { throw index.error("the batch has no members to require") }
+            let position = try index.int(in: 0...10_000)
+            guard position < memberCount else {
+                throw index.error("the batch has no member \(position): positions count from 0, so its \(memberCount) member\(memberCount == 1 ? " is" : "s are") 0"
+                    + (memberCount == 1 ? "" : " to \(memberCount - 1)"))
+            }
+            indices.insert(position)
+        }
+        guard !indices.isEmpty else { throw required.error("name at least one required member position (from 0), or use the policy all or any") }
         try map.finish(known: WorkspaceKeys.requiredPolicy)
         return .required(indices)
     }

@@ -101,6 +101,12 @@ public struct WorkspaceRunner: Sendable {
             do { group = try session.group(named: name) } catch {
                 return RunResult(target: target, iteration: iteration, cases: [], groupState: nil, buildError: error)
             }
+            // It would pass at once, having run nothing: a group not yet written, not a success.
+            guard !group.members.isEmpty else {
+                let position = session.workspace.group(named: name)?.position
+                return RunResult(target: target, iteration: iteration, cases: [], groupState: nil,
+                                 buildError: WorkspaceError(.invalid, at: position, keyPath: "groups.\(name)", "group \"\(name)\" has no members: nothing would run"))
+            }
             let priorityFirst = session.workspace.group(named: name)?.priorityFirst ?? false
             let started = Locked<GroupHandle?>(nil)
             let credentials = SentCredentials(policy: session.redactionPolicy)

@@ -40,6 +40,14 @@ struct InputSafetyTests {
         #expect(model.exchangeRedaction.secretValues.contains("sessionsecret-99"))
     }
 
+    @Test("a group with no members is not run, whichever way it is started: it would succeed having run nothing (found by a new user's trial: the list ran batch: [] as a success)")
+    func emptyGroupNotRun() {
+        let model = model()
+        model.run(RequestGroup.batch([Request]()), named: "nothing")
+        #expect(model.message.contains("nothing has no members yet: nothing to run"), "\(model.message)")
+        #expect(model.compose.lastGroup == nil)
+    }
+
     @Test("the status bar offers ? help and q quit only where those keys do that: not while a field, the palette or a prompt takes typed keys (found by a new user's trial)")
     func closingHintsOnlyWhereTheyAct() {
         let model = model()

@@ -120,6 +120,12 @@ struct WorkspaceReadingTests {
         ("requests:\n  a: {url: /x, json: {}, body: x}\n", "2:", "a request has one body"),
         ("requests:\n  a: {method: \"GE T\", url: /x}\n", "2:", "is not an HTTP method"),
         ("groups:\n  g: {batch: [nope]}\n", "2:15", "no request or group \"nope\""),
+        // A required position past the members made the batch succeed whatever they did (found by a new user's trial).
+        ("requests:\n  a: {url: /x}\ngroups:\n  g: {batch: [a], policy: {required: [5]}}\n", "4:",
+         "the batch has no member 5: positions count from 0, so its 1 member is 0"),
+        ("requests:\n  a: {url: /x}\ngroups:\n  g: {batch: [a, a], policy: {required: [2]}}\n", "4:", "its 2 members are 0 to 1"),
+        ("requests:\n  a: {url: /x}\ngroups:\n  g: {batch: [a], policy: {required: []}}\n", "4:", "name at least one required member position"),
+        ("groups:\n  g: {batch: [], policy: {required: [0]}}\n", "2:", "the batch has no members to require"),
         ("groups:\n  g: {batch: [{group: g}]}\n", "2:", "groups contain each other: g -> g"),
         ("requests:\n  a: {url: /x, expect: {json: {\"nope\": 1}}}\n", "2:", "must start with $"),
         ("requests:\n  a: {url: /x, expect: {headers: {A: {matches: \"(\"}}}}\n", "2:", "not a regular expression"),

@@ -268,6 +268,26 @@ struct RunCommandTests {
         #expect(log.contains("who=demo"), "\(log.suffix(3_000))")
     }
 
+    @Test("a group with no members is refused when run, not passed having run nothing (found by a new user's trial: batch: [] and chain: [] exited 0)")
+    func emptyGroupRefused() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("empty-group")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          ok: {url: /get}
+        groups:
+          nothing: {batch: []}
+          none: {chain: []}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        for group in ["nothing", "none"] {
+            let result = try await CurlewProcess.run(["run", path, "--group", group])
+            #expect(result.status == 1, "\(result.output)\(result.error)")
+            #expect(result.output.contains("group \"\(group)\" has no members: nothing would run"), "\(result.output)")
+        }
+    }
+
     @Test("JUnit's suite time is the time the suite took, not the sum of its members' times: a batch of three one-second requests at once takes about as long as the slowest (it said the sum, three)")
     func junitSuiteTime() async throws {
         let server = try await TestServer.shared()
