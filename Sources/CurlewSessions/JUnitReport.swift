@@ -10,13 +10,16 @@ public struct JUnitReport: Sendable {
         public var failure: String?
         public var error: String?
         public var skipped: Bool
+        /// Why it was skipped, for the `skipped` element's message.
+        public var skipReason: String?
 
-        public init(name: String, seconds: Double, failure: String? = nil, error: String? = nil, skipped: Bool = false) {
+        public init(name: String, seconds: Double, failure: String? = nil, error: String? = nil, skipped: Bool = false, skipReason: String? = nil) {
             self.name = name
             self.seconds = seconds
             self.failure = failure
             self.error = error
             self.skipped = skipped
+            self.skipReason = skipReason
         }
     }
 
@@ -62,7 +65,8 @@ public struct JUnitReport: Sendable {
                 } else if let error = item.error {
                     text += open + ">\n      <error message=\"\(escape(firstLine(error)))\">\(escape(error))</error>\n    </testcase>\n"
                 } else if item.skipped {
-                    text += open + ">\n      <skipped/>\n    </testcase>\n"
+                    let skipped = item.skipReason.map { "<skipped message=\"\(escape(firstLine($0)))\">\(escape($0))</skipped>" } ?? "<skipped/>"
+                    text += open + ">\n      \(skipped)\n    </testcase>\n"
                 } else {
                     text += open + "/>\n"
                 }

@@ -163,7 +163,7 @@ struct RunCommandTests {
         #expect(result.output.contains("Requests: 1 run, 0 passed, 1 failed, 1 not run"), "\(result.output)")
         let xml = try String(contentsOfFile: directory + "/stops.xml", encoding: .utf8)
         #expect(xml.contains("skipped=\"1\""), "\(xml)")
-        #expect(xml.contains("<testcase name=\"ok\" classname=\"group stops\" time=\"0.000\">\n      <skipped/>"), "\(xml)")
+        #expect(xml.contains("<testcase name=\"ok\" classname=\"group stops\" time=\"0.000\">\n      <skipped message=\"not run: its group stopped before it started"), "\(xml)")
     }
 
     @Test("a chain step's escaped \\{{ goes out as written: only the names the chain captures are filled in, in a group nested in it too (found by review: the run refused it as an unknown variable, and a nested batch sent {{token}} as written)")
@@ -266,6 +266,32 @@ struct RunCommandTests {
         #expect(log.contains("/anything/[REDACTED]"), "\(log.suffix(3_000))")
         // A capture nothing names secret stays readable.
         #expect(log.contains("who=demo"), "\(log.suffix(3_000))")
+    }
+
+    @Test("a member a passing group's policy lets fail is reported skipped in JUnit, with why, not as an error: the report and the exit status agree (found by a new user's trial: exit 0 beside errors=\"2\")")
+    func allowedFailuresInJUnit() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("allowed")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          ok: {url: /get}
+          broken: {url: /status/500}
+        groups:
+          anyb: {batch: [ok, broken], policy: any}
+          allb: {batch: [ok, broken], policy: all}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let passing = try await CurlewProcess.run(["run", path, "--group", "anyb", "--junit", directory + "/any.xml"])
+        #expect(passing.status == 0, "\(passing.output)\(passing.error)")
+        let anyXML = try String(contentsOfFile: directory + "/any.xml", encoding: .utf8)
+        #expect(anyXML.contains("errors=\"0\"") && !anyXML.contains("<error"), "\(anyXML)")
+        #expect(anyXML.contains("<skipped message=\"failed, which the group&apos;s policy allows: unacceptableStatus") ||
+                anyXML.contains("<skipped message=\"failed, which the group's policy allows: unacceptableStatus"), "\(anyXML)")
+        let failing = try await CurlewProcess.run(["run", path, "--group", "allb", "--junit", directory + "/all.xml"])
+        #expect(failing.status == 1)
+        let allXML = try String(contentsOfFile: directory + "/all.xml", encoding: .utf8)
+        #expect(allXML.contains("errors=\"1\"") && allXML.contains("<error message=\"unacceptableStatus"), "\(allXML)")
     }
 
     @Test("a group with no members is refused when run, not passed having run nothing (found by a new user's trial: batch: [] and chain: [] exited 0)")
