@@ -92,8 +92,10 @@ enum ConfigReader {
         return (config, logger, signers)
     }
 
-    static func parameters(_ node: NodeReader, _ context: ReadContext) throws(WorkspaceError) -> Parameters {
-        guard case .object(let members) = try node.templatedJSON(context) else { throw node.expected("a mapping of parameters") }
+    /// Parameters from a mapping; with `asText` (a query's or a form's, which go out as text)
+    /// each scalar is its text as written, so `v: 1.10` sends `1.10`, not the number `1.1`.
+    static func parameters(_ node: NodeReader, _ context: ReadContext, asText: Bool = false) throws(WorkspaceError) -> Parameters {
+        guard case .object(let members) = try node.templatedJSON(context, scalarsAsText: asText) else { throw node.expected("a mapping of parameters") }
         return Parameters(members)
     }
 

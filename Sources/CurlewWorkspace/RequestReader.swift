@@ -27,7 +27,7 @@ enum RequestReader {
         annotations.description = try map.take("description")?.scalarText()
 
         var url = try map.require("url", "a URL or a path such as /users").text(context)
-        let query = try map.take("query").map { value throws(WorkspaceError) in try ConfigReader.parameters(value, context) }
+        let query = try map.take("query").map { value throws(WorkspaceError) in try ConfigReader.parameters(value, context, asText: true) }
         if let value = map.take("baseURL") { request.baseURL = try value.text(context) }
         if let value = map.take("headers") {
             request.headers = HTTPHeaders(try value.textPairs(context).map { HeaderField(name: $0.name, value: $0.value) })
@@ -43,7 +43,7 @@ enum RequestReader {
             let json = try value.templatedJSON(context)
             request.requestSerializer = .raw(Data(json.serialized().utf8), contentType: contentType ?? "application/json")
         } else if let value = map.take("form") {
-            request.params = try ConfigReader.parameters(value, context)
+            request.params = try ConfigReader.parameters(value, context, asText: true)
             request.requestSerializer = .urlEncodedForm
         } else if let value = map.take("body") {
             let type = contentType ?? "text/plain; charset=utf-8"

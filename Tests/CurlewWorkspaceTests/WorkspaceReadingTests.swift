@@ -96,7 +96,8 @@ struct WorkspaceReadingTests {
 
         let (one, expectations) = try session.request(named: "one")
         #expect(one.path == "/get")
-        #expect(one.params == ["q": "demo", "n": 2])
+        // A query's values are text as written.
+        #expect(one.params == ["q": "demo", "n": "2"])
         #expect(one.headers["X-User"] == "demo")
         #expect(one.acceptableStatusCodes == 100..<600)
         #expect(expectations.first == .status([200..<201, 300..<400]))
@@ -108,6 +109,24 @@ struct WorkspaceReadingTests {
         let group = try session.group(named: "both")
         #expect(group.kind == .batch && group.members.count == 2)
         #expect(session.requestNames(in: "both") == ["one", "one", "two"])
+    }
+
+    @Test("a query's and a form's values go out as written: 1.10, 007, .5, +1 and 1E3 are text, not numbers made canonical (found by a new user's trial: 1.10 was sent as 1.1); a JSON body keeps numbers typed")
+    func parameterTextAsWritten() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", """
+        requests:
+          q: {url: /q, query: {v: 1.10, w: 007, y: .5, z: +1, e: 1E3, t: True}}
+          f: {method: POST, url: /f, form: {v: 1.10}}
+          j: {method: POST, url: /j, json: {v: 1.10, n: 42, big: 9223372036854775807}}
+        """)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        let query = try session.request(named: "q").0
+        #expect(query.path == "/q?v=1.10&w=007&y=.5&z=%2B1&e=1E3&t=True" || query.params == ["v": "1.10", "w": "007", "y": ".5", "z": "+1", "e": "1E3", "t": "True"],
+                "\(query.path) \(query.params)")
+        #expect(try session.request(named: "f").0.params == ["v": "1.10"])
+        guard case .raw(let body, _) = try session.request(named: "j").0.requestSerializer else { Issue.record("not a raw body"); return }
+        #expect(String(decoding: body, as: UTF8.self) == #"{"v":1.1,"n":42,"big":9223372036854775807}"#)
     }
 
     @Test("errors name the file, line and column, the key, and what was expected", arguments: [
@@ -126,6 +145,9 @@ struct WorkspaceReadingTests {
         ("requests:\n  a: {url: /x}\ngroups:\n  g: {batch: [a, a], policy: {required: [2]}}\n", "4:", "its 2 members are 0 to 1"),
         ("requests:\n  a: {url: /x}\ngroups:\n  g: {batch: [a], policy: {required: []}}\n", "4:", "name at least one required member position"),
         ("groups:\n  g: {batch: [], policy: {required: [0]}}\n", "2:", "the batch has no members to require"),
+        // A number a body cannot hold as written was sent as a string, or rounded (found by a new user's trial).
+        ("requests:\n  a: {url: /x, json: {n: 12345678901234567890123}}\n", "2:", "12345678901234567890123 is a whole number past 64 bits"),
+        ("requests:\n  a: {url: /x, json: {m: 1e400}}\n", "2:", "1e400 is past the largest number a body holds"),
         ("groups:\n  g: {batch: [{group: g}]}\n", "2:", "groups contain each other: g -> g"),
         ("requests:\n  a: {url: /x, expect: {json: {\"nope\": 1}}}\n", "2:", "must start with $"),
         ("requests:\n  a: {url: /x, expect: {headers: {A: {matches: \"(\"}}}}\n", "2:", "not a regular expression"),
