@@ -616,11 +616,11 @@ public enum WorkspaceWriter {
         case _ where request.method.encodesParametersInQuery || request.form != nil || request.uploadFile != nil:
             queryEntries = request.params.entries + queryEntries
         case .urlEncodedForm:
-            add("form", node(for: request.params.jsonObject))
+            add("form", textNode(for: request.params.jsonObject))
         case .json:
             add("json", node(for: request.params.jsonObject))
         }
-        if !queryEntries.isEmpty { add("query", node(for: .object(queryEntries))) }
+        if !queryEntries.isEmpty { add("query", textNode(for: .object(queryEntries))) }
         if let form = request.form {
             add("multipart", .sequence(Node.Sequence(form.parts.map { part in
                 var fields: [(Node, Node)] = [(Node("name"), text(part.name))]
@@ -688,6 +688,25 @@ public enum WorkspaceWriter {
         // Several lines read best as a literal block (`|`); YAML falls back to quotes where one
         // cannot hold the text.
         return Node(string, Tag(.str), string.contains("\n") ? .literal : .doubleQuoted)
+    }
+
+    /// A query's or a form's values, which the reader takes as text as written: one that reads
+    /// as a number is written plain (`page: 1`, `v: 1.10`), as a user writes it, not quoted.
+    static func textNode(for value: JSONValue) -> Node {
+        switch value {
+        case .string(let text) where isPlainNumber(text):
+            Node(text, Tag(text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? .float : .int), .plain)
+        case .object(let members): .mapping(Node.Mapping(members.map { (Node($0.key), textNode(for: $0.value)) }))
+        case .array(let elements): .sequence(Node.Sequence(elements.map(textNode(for:))))
+        default: node(for: value)
+        }
+    }
+
+    /// Digits with at most a sign, a point and an exponent, as YAML reads a number.
+    private static func isPlainNumber(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, first != "+", Double(text) != nil else { return false }
+        return text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || "-.eE".unicodeScalars.contains($0) }
+            && text.unicodeScalars.contains { ("0"..."9").contains($0) }
     }
 
     static func node(for value: JSONValue) -> Node {

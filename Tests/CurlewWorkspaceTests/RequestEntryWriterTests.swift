@@ -25,14 +25,16 @@ struct RequestEntryWriterTests {
         let path = try files.write("curlew.yaml", Self.workspace)
         var request = Request(.post, "/a2", headers: ["X-A": "1"])
         request.requestSerializer = .raw(Data(#"{"n":1}"#.utf8), contentType: "application/json")
-        try WorkspaceWriter.save(request, query: ["q": "1"], named: "first", in: path)
+        try WorkspaceWriter.save(request, query: ["q": "1", "v": "1.10", "w": "007", "s": "+1"], named: "first", in: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasPrefix("# top\nrequests:\n  first:\n"))
+        // A query's numbers written as a user writes them; each reads back as the text it was.
+        #expect(text.contains("q: 1") && text.contains("v: 1.10"), "\(text)")
         #expect(text.contains("    retry: 2") && text.contains("    expect:"))
         #expect(text.contains("\n\n  # between the entries\n  second: {url: /b}\n"), "\(text)")
         let session = try WorkspaceSession(try Workspace.load(path: path))
         let saved = try session.request(named: "first").0
-        #expect(saved.method == .post && saved.path == "/a2" && saved.params == ["q": "1"] && saved.headers["X-A"] == "1")
+        #expect(saved.method == .post && saved.path == "/a2" && saved.params == ["q": "1", "v": "1.10", "w": "007", "s": "+1"] && saved.headers["X-A"] == "1")
         #expect(saved.requestSerializer == .raw(Data(#"{"n":1}"#.utf8), contentType: "application/json"))
         #expect(saved.retry?.maxRetries == 2)
         #expect(session.workspace.request(named: "first")?.expectations.count == 1)
