@@ -36,17 +36,17 @@ final class GroupProgressPrinter: NetworkObserver {
             case .cancelled: "⊘ cancelled"
             default: "✗ " + (update.error.map { "\($0.kind.rawValue): \($0.message)" } ?? "failed")
             }
-            emit("\(indent(group))  #\(update.index) \(update.label.padding(toLength: 20, withPad: " ", startingAt: 0)) \(outcome)  \(duration)")
+            emit("\(indent(group))  #\(update.index + 1) \(update.label.padding(toLength: 20, withPad: " ", startingAt: 0)) \(outcome)  \(duration)")
         case .captured(let group, let step, let name, let value, let source):
             let hidden = redaction.hidesCapture(named: name, from: source) ? RedactionPolicy.marker : redaction.shown(variable: name, value: value)
             let shown = hidden.count > 16 ? String(hidden.prefix(12)) + "…" : hidden
-            emit("\(indent(group))    captured {{\(name)}} = \(shown) from #\(step)")
+            emit("\(indent(group))    captured {{\(name)}} = \(shown) from #\(step + 1)")
         case .stepAdded(let group, let index, let label):
-            emit("\(indent(group))  + step #\(index) \(label)")
+            emit("\(indent(group))  + step #\(index + 1) \(label)")
         case .waiting(let group, let reason):
             emit("\(indent(group))… \(title(group)) waiting (\(reason.rawValue))")
         case .finished(let group, let verdict, let duration, let failed):
-            let failures = failed.isEmpty ? "" : "; failed: " + failed.map { "#\($0)" }.joined(separator: ", ")
+            let failures = failed.isEmpty ? "" : "; failed: " + failed.map { "#\($0 + 1)" }.joined(separator: ", ")
             emit("\(indent(group))■ \(group.kind.rawValue) \(title(group)) \(verdict.rawValue) in \(TimingBreakdown.format(duration))\(failures)")
         case .created:
             break

@@ -15,10 +15,11 @@ struct DemoCommandTests {
         #expect(result.output.contains("Session log: \(directory)/"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 1)
         #expect(result.status == 0)
-        for index in 0..<10 { #expect(result.output.contains("#\(index) item \(index + 1)")) }
+        // Members numbered from 1, as the interface and a stopped member's reason number them.
+        for index in 1...10 { #expect(result.output.contains("#\(index) item \(index)")) }
         #expect(result.output.contains("✗ unacceptableStatus: server answered HTTP/1.1 500"))
         #expect(result.output.contains("■ batch 'ten requests' succeeded"))
-        #expect(result.output.contains("failed: #6"))
+        #expect(result.output.contains("failed: #7"))
         #expect(result.output.contains("(10 entries)"))
     }
 
@@ -53,10 +54,10 @@ struct DemoCommandTests {
     func chain() async throws {
         let result = try await CurlewProcess.run(["demo", "chain", "--sessions", sessionsDirectory()])
         #expect(result.status == 0)
-        #expect(result.output.contains("#0 log in"))
-        #expect(result.output.contains("captured {{token}} = \(RedactionPolicy.marker) from #0"))
+        #expect(result.output.contains("#1 log in"))
+        #expect(result.output.contains("captured {{token}} = \(RedactionPolicy.marker) from #1"))
         #expect(!result.output.contains("= demo-"))
-        let profile = result.output.split(separator: "\n").first { $0.contains("#1 profile") }
+        let profile = result.output.split(separator: "\n").first { $0.contains("#2 profile") }
         #expect(profile?.contains("✓ 200") == true)
         #expect(result.output.contains("■ chain 'login -> profile' succeeded"))
     }
