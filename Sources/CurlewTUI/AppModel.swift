@@ -323,7 +323,9 @@ public final class AppModel {
     private func judgeGroupMember(_ answer: DebugMessage) {
         guard let workspace, let group = answer.groupID, openGroups.contains(group), let place = answer.step, let name = answer.name,
               let expectations = workspace.session.workspace.request(named: name)?.expectations, !expectations.isEmpty else { return }
-        memberFailures[group, default: [:]][place] = ExpectationReport(expectations, against: answer).failures.count
+        let failed = ExpectationReport(expectations, against: answer).failures.count
+        memberFailures[group, default: [:]][place] = failed
+        groups.setFailedAssertions(failed, group: group, member: place)
     }
 
     /// Opens a group for judging when it is created; a member that ended without any exchange
@@ -337,7 +339,10 @@ public final class AppModel {
             guard let workspace, openGroups.contains(info.id), update.state == .failed, update.requestID == nil, update.childGroupID == nil,
                   let expectations = workspace.session.workspace.request(named: update.label)?.expectations else { return }
             let failures = Expectation.unansweredFailures(of: expectations, error: update.error)
-            if !failures.isEmpty { memberFailures[info.id, default: [:]][update.index] = failures.count }
+            if !failures.isEmpty {
+                memberFailures[info.id, default: [:]][update.index] = failures.count
+                groups.setFailedAssertions(failures.count, group: info.id, member: update.index)
+            }
         default:
             break
         }

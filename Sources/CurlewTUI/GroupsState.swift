@@ -15,6 +15,11 @@ public struct GroupRecord: Sendable {
         /// Microseconds since the group started, by the agent's clock.
         public var startedAt: Int64?
         public var finishedAt: Int64?
+        /// How many of its request's `expect:` assertions failed, once judged.
+        public var failedAssertions = 0
+
+        /// Cancelled before it started (its group stopped first): it never ran.
+        public var neverRan: Bool { state == .cancelled && startedAt == nil && requestID == nil && statusCode == nil && childGroupID == nil }
     }
 
     public var info: GroupInfo
@@ -31,7 +36,9 @@ public struct GroupRecord: Sendable {
     /// Members that ran to an end (succeeded or failed); cancelled ones are counted apart, so a
     /// cancelled group never shows as complete.
     public var completedCount: Int { members.filter { $0.state == .succeeded || $0.state == .failed }.count }
-    public var cancelledCount: Int { members.filter { $0.state == .cancelled }.count }
+    public var cancelledCount: Int { members.filter { $0.state == .cancelled && !$0.neverRan }.count }
+    /// Members the group stopped before they started, as `curlew run` lists them: not run.
+    public var notRunCount: Int { members.filter(\.neverRan).count }
 }
 
 /// Every running and finished group, oldest first, bounded.
@@ -52,6 +59,12 @@ public struct GroupsState: Sendable {
 
     public func group(id: UInt64) -> GroupRecord? {
         groups.first { $0.info.id == id }
+    }
+
+    /// Records how many assertions of the member at `index` of group `id` failed.
+    mutating func setFailedAssertions(_ count: Int, group id: UInt64, member index: Int) {
+        guard let position = groups.firstIndex(where: { $0.info.id == id }), groups[position].members.indices.contains(index) else { return }
+        groups[position].members[index].failedAssertions = count
     }
 
     /// Every captured variable, newest last, for `{{name}}` in Compose.

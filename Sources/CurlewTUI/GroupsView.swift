@@ -51,7 +51,7 @@ enum GroupsView {
         let total = max(1, group.members.count)
         let done = group.completedCount
         let percent = Int((Double(done) / Double(total) * 100).rounded(.down))
-        let cancelled = group.cancelledCount > 0 ? ", \(group.cancelledCount) cancelled" : ""
+        let cancelled = (group.cancelledCount > 0 ? ", \(group.cancelledCount) cancelled" : "") + (group.notRunCount > 0 ? ", \(group.notRunCount) not run" : "")
         let verdict = group.verdict.map { "\($0.rawValue) in \(TimingBreakdown.format(group.duration ?? 0))" + ExpectationFailure.countText(group.failedAssertions) }
             ?? (group.waiting ? "waiting (gated)" : "running")
         let gate = group.info.isPriorityGate ? " · priority-first gate" : ""
@@ -84,10 +84,13 @@ enum GroupsView {
             let duration = elapsed.map(TimingBreakdown.format) ?? member.startedAt.map { TimingBreakdown.format((member.finishedAt ?? now) - $0) } ?? ""
             // A nested group has no status of its own (its last request's would read as the
             // group's: "cancelled 200"); its state says how it ended.
-            let status = member.childGroupID != nil ? "" : member.statusCode.map(String.init) ?? (member.error != nil ? "ERR" : "")
+            // A failed assertion marks the status, as `curlew run` marks the request ✗.
+            let status = (member.childGroupID != nil ? "" : member.statusCode.map(String.init) ?? (member.error != nil ? "ERR" : ""))
+                + (member.failedAssertions > 0 ? " ✗" : "")
             // A nested group's member stays pending in the agent's events while that group runs.
             let childRuns = member.childGroupID.flatMap { model.groups.group(id: $0) }.map { $0.started != nil && $0.verdict == nil } ?? false
-            let stateText = member.waitReason == .gated ? "gated" : childRuns && !member.state.isTerminal ? "running" : member.state.rawValue
+            let stateText = member.waitReason == .gated ? "gated" : childRuns && !member.state.isTerminal ? "running"
+                : member.neverRan ? "not run" : member.state.rawValue
             let fraction = member.progress.map { $0.totalBytesToReceive > 0 ? Double($0.bytesReceived) / Double($0.totalBytesToReceive) : 0 }
                 // Done: a response arrived whole (or a child group succeeded); a member cancelled
                 // or failed without a response got nothing.
@@ -116,7 +119,8 @@ enum GroupsView {
     }
 
     private static func memberStyle(_ member: GroupRecord.Member) -> Style {
-        switch member.state {
+        if member.failedAssertions > 0 { return .bad }
+        return switch member.state {
         case .succeeded: .good
         case .failed: .bad
         case .cancelled: .dim

@@ -193,12 +193,13 @@ struct PaneReportTests {
 
     private let batch = GroupInfo(id: 50, name: "three", kind: .batch, parentID: nil, indexInParent: nil, isPriorityGate: false)
 
-    @Test("a cancelled batch does not show 100 %: cancelled members are counted apart")
+    @Test("a cancelled batch does not show 100 %: cancelled members are counted apart, and one that never started is not run, as curlew run says (found by a new user's trial: it read cancelled)")
     func cancelledBatchProgress() {
         let model = model()
         model.ingest([
             .group(.created(batch, memberLabels: ["a", "b", "c"])), .group(.started(batch, at: .now)),
             .group(.memberChanged(batch, MemberUpdate(index: 0, label: "a", state: .succeeded, statusCode: 200))),
+            .group(.memberChanged(batch, MemberUpdate(index: 1, label: "b", state: .pending))),
             .group(.memberChanged(batch, MemberUpdate(index: 1, label: "b", state: .cancelled))),
             .group(.memberChanged(batch, MemberUpdate(index: 2, label: "c", state: .cancelled))),
             .group(.finished(batch, verdict: .cancelled, duration: 1_000, failedMembers: [])),
@@ -206,8 +207,11 @@ struct PaneReportTests {
         model.handle(.character("3"))
         let screen = VirtualScreen(rows: 24, columns: 100)
         screen.present(model.render(rows: 24, columns: 100))
-        #expect(screen.text.contains("33 % (1/3, 2 cancelled)"))
+        #expect(screen.text.contains("33 % (1/3, 1 cancelled, 1 not run)"), "\(screen.text)")
         #expect(!screen.text.contains("100 %"))
+        let rows = screen.text.split(separator: "\n")
+        #expect(rows.contains { $0.contains(" b ") && $0.contains("cancelled") }, "\(screen.text)")
+        #expect(rows.contains { $0.contains(" c ") && $0.contains("not run") }, "\(screen.text)")
     }
 
     @Test("a member's time and place in Groups are by the agent's clock, however late or together its events arrive (a trial saw nested runs of a few ms shown as 0.04 ms)")

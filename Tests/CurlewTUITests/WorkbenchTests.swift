@@ -367,6 +367,14 @@ struct WorkbenchTests {
         model.message = ""
         let verdictLine = render(model).split(separator: "\n").first { $0.contains("batch outer · succeeded in") }
         #expect(verdictLine?.contains(", 1 assertion failed") == true, "\(render(model))")
+        // The member whose assertion failed is marked in its row, as curlew run marks it ✗
+        // (found by a new user's trial: its row read "succeeded 500" with no mark).
+        let inner = try #require(model.groups.groups.first { $0.info.name == "inner" })
+        #expect(inner.members.map(\.failedAssertions) == [0, 1, 0], "\(inner.members.map(\.failedAssertions))")
+        model.groups.selected = try #require(model.groups.groups.firstIndex { $0.info.name == "inner" })
+        model.handle(.character("3"))
+        let brokenRow = render(model).split(separator: "\n").first { $0.contains("broken") && $0.contains("500") }
+        #expect(brokenRow?.contains("500 ✗") == true, "\(render(model))")
     }
 
     @Test("a chain step that could not be filled in (its capture found nothing) sends nothing and fails its assertions as one, as curlew run counts it (found by review)")
