@@ -326,8 +326,9 @@ struct RequestComposer: Sendable {
         return String(repeating: "0", count: max(0, count - digits.count)) + digits
     }
 
-    /// Checks a URL that is not of the plain shape with the full parser.
-    private static func validate(_ url: String) throws(RequestError) {
+    /// Refuses a space, tab or control character in `url`, naming it, where it is and how to
+    /// write it: the check `URLText.checkCharacters` gives importers.
+    static func checkCharacters(_ url: String) throws(RequestError) {
         // Found in the URL as the refusal shows it (a password masked), so the position counts
         // there; one in the password itself is said to be there.
         let shownText = URLPassword.masking(in: url)
@@ -348,6 +349,11 @@ struct RequestComposer: Sendable {
             throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(hidden)) in its password; "
                 + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden)) (in \(Self.quoted(url)))")
         }
+    }
+
+    /// Checks a URL that is not of the plain shape with the full parser.
+    private static func validate(_ url: String) throws(RequestError) {
+        try checkCharacters(url)
         if hasUnclosedIPv6Bracket(url) {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) opens an IPv6 address with [ and does not close it with ]")
         }

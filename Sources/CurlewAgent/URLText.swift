@@ -8,6 +8,13 @@ public enum URLText {
         scalar.value <= 0x20 || scalar.value == 0x7F
     }
 
+    /// Refuses a URL holding what `cannotHold` names, as the agent refuses to send it: the
+    /// character, where it is, and how to write it (an importer's check, so that no workspace is
+    /// written with a URL no run could send).
+    public static func checkCharacters(_ url: String) throws(RequestError) {
+        try RequestComposer.checkCharacters(url)
+    }
+
     /// True for text that starts with a scheme and "://" (a full URL, not a path to put after a
     /// base URL); whether its host is valid is checked later.
     public static func startsWithScheme(_ text: String) -> Bool {

@@ -158,7 +158,10 @@ public enum CurlImport {
             }
             switch argument {
             case "-X", "--request": method = try take()
-            case "--url": url = try take()
+            case "--url":
+                let given = try take()
+                guard url == nil else { throw Failure(reason: "a second URL \(given): import one URL per curl command") }
+                url = given
             case "-H", "--header":
                 let line = try take()
                 guard let colon = line.firstIndex(of: ":") else {
@@ -274,6 +277,9 @@ public enum CurlImport {
             ignored.append("the Accept-Encoding header (bodies come back uncompressed)")
         }
         request.uploadFile = uploadFile
+        // A URL the agent would refuse to send (a space, a tab, a line end in it) is refused
+        // here, naming the character, rather than written into a workspace.
+        do { try URLText.checkCharacters(target) } catch { throw Failure(reason: error.message) }
         request.customURL = target
         // A header the agent would refuse to send (a control byte in its value, a name that is
         // not a token) is refused here, with the reason, rather than written into a workspace
