@@ -28,7 +28,7 @@ enum VerdictCheck {
         }
         if handle.state != expected {
             let states = members.map { "\($0.index):\($0.state.rawValue)" }.joined(separator: " ")
-            problems.append("\(handle.kind.rawValue) \(handle.id) ended \(handle.state.rawValue), its policy says \(expected.rawValue) (\(states))")
+            problems.append("\(handle.kind.label) \(handle.id) ended \(handle.state.rawValue), its policy says \(expected.rawValue) (\(states))")
         }
         return problems
     }

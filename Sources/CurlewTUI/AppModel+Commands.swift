@@ -628,7 +628,7 @@ extension AppModel {
         groups.awaitRun(id: handle.id)
         groupMembersFocused = false
         if let item { compose.groupRunIDs[item] = handle.id }
-        message = "running \(group.kind.rawValue) \(name); 3 shows it live"
+        message = "running \(group.kind.label) \(name); 3 shows it live"
     }
 
     private func cancel() {
@@ -642,7 +642,7 @@ extension AppModel {
             }
             guard let group = selectedGroup, group.verdict == nil else { message = "no running group selected"; return }
             agent.cancelGroup(id: group.info.id)
-            message = "cancelling \(group.info.kind.rawValue) #\(group.info.id)"
+            message = "cancelling \(group.info.kind.label) #\(group.info.id)"
         default:
             if let group = compose.lastGroup, !group.state.isTerminal {
                 agent.cancel(group)

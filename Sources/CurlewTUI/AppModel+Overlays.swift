@@ -158,7 +158,7 @@ extension AppModel {
         for (index, item) in compose.items.enumerated() {
             switch item {
             case .request(let draft): entries.append(.init(title: "\(draft.method) \(draft.name)", detail: "request · \(draft.url)", action: .item(index)))
-            case .group(let name, let group): entries.append(.init(title: "\(group.kind.rawValue) \(name)", detail: "group", action: .item(index)))
+            case .group(let name, let group): entries.append(.init(title: "\(group.kind.label) \(name)", detail: "group", action: .item(index)))
             }
         }
         palette = Palette(entries: entries)

@@ -312,7 +312,7 @@ public final class AppModel {
                     // Latency mode's copies run as a batch the user never made: the line names the mode.
                     message = info.id == latencyRun?.id
                         ? "\(info.name ?? "latency") \(verdict == .cancelled ? "stopped" : "finished")"
-                        : "\(info.kind.rawValue) \(info.name ?? "#\(info.id)") \(verdict.rawValue)" + ExpectationFailure.countText(failed)
+                        : "\(info.kind.label) \(info.name ?? "#\(info.id)") \(verdict.rawValue)" + ExpectationFailure.countText(failed)
                 }
             }
         }

@@ -11,7 +11,7 @@ public enum ComposeItem: Sendable {
     public var title: String {
         switch self {
         case .request(let draft): "\(draft.method) \(draft.name)"
-        case .group(let name, let group): "▶ \(group.kind.rawValue) \(name)"
+        case .group(let name, let group): "▶ \(group.kind.label) \(name)"
         }
     }
 }
@@ -146,7 +146,7 @@ public struct ComposeState: Sendable {
     /// loaded one.
     var responseLabel: String {
         guard stepping == nil else { return draft.name }
-        if items.indices.contains(responseItem), case .group(let name, let group) = items[responseItem] { return "\(group.kind.rawValue) \(name)" }
+        if items.indices.contains(responseItem), case .group(let name, let group) = items[responseItem] { return "\(group.kind.label) \(name)" }
         return currentDraft(at: responseItem)?.name ?? draft.name
     }
 

@@ -134,8 +134,8 @@ enum ComposeView {
 
     /// A group selected in the list: how it runs and its members, in place of the editor.
     private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer, showsKeys: Bool = true) {
-        frame.put("\(group.kind.rawValue) \(name)", row: area.row, column: area.column, style: .title, width: area.width)
-        let titleWidth = TextWidth.of("\(group.kind.rawValue) \(name)") + 2
+        frame.put("\(group.kind.label) \(name)", row: area.row, column: area.column, style: .title, width: area.width)
+        let titleWidth = TextWidth.of("\(group.kind.label) \(name)") + 2
         if showsKeys, area.width > titleWidth {
             frame.put("Enter edits it · s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
                       column: area.column + titleWidth, style: .dim, width: area.width - titleWidth)

@@ -24,7 +24,7 @@ enum GroupsView {
             let row = area.row + 1 + offset - first
             let state = group.verdict?.rawValue ?? (group.waiting ? "waiting" : "\(group.completedCount)/\(group.members.count)")
             let indent = group.info.parentID == nil ? "" : "  ↳ "
-            let text = " \(indent)\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)")"
+            let text = " \(indent)\(group.info.kind.label) \(group.info.name ?? "#\(group.info.id)")"
             let isSelected = offset == model.groups.selected && model.groups.awaitedID == nil
             let style: Style = isSelected ? (model.groupMembersFocused ? .bold : .selected) : verdictStyle(group)
             frame.putLine(TextWidth.cell(text, width: listWidth - 10) + TextWidth.fitRight(state, to: 9), row: row, column: 0, width: listWidth - 1, style: style)
@@ -55,7 +55,7 @@ enum GroupsView {
         let verdict = group.verdict.map { "\($0.rawValue) in \(TimingBreakdown.format(group.duration ?? 0))" + ExpectationFailure.countText(group.failedAssertions) }
             ?? (group.waiting ? "waiting (gated)" : "running")
         let gate = group.info.isPriorityGate ? " · priority-first gate" : ""
-        frame.put("\(group.info.kind.rawValue) \(group.info.name ?? "#\(group.info.id)") · \(verdict)\(gate)", row: area.row, column: area.column,
+        frame.put("\(group.info.kind.label) \(group.info.name ?? "#\(group.info.id)") · \(verdict)\(gate)", row: area.row, column: area.column,
                   style: verdictStyle(group).union(.bold), width: area.width)
         let counts = " \(percent) % (\(done)/\(total)\(cancelled))"
         let barWidth = max(10, area.width - TextWidth.of(counts) - 1)

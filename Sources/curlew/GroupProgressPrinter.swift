@@ -21,7 +21,7 @@ final class GroupProgressPrinter: NetworkObserver {
     func requestGroup(_ event: GroupEvent) {
         switch event {
         case .started(let group, _):
-            emit("\(indent(group))▶ \(group.kind.rawValue) \(title(group)) started")
+            emit("\(indent(group))▶ \(group.kind.label) \(title(group)) started")
         case .memberChanged(let group, let update):
             let key = "\(group.id)/\(update.index)"
             if update.state == .pending, update.waitReason == nil {
@@ -47,7 +47,7 @@ final class GroupProgressPrinter: NetworkObserver {
             emit("\(indent(group))… \(title(group)) waiting (\(reason.rawValue))")
         case .finished(let group, let verdict, let duration, let failed):
             let failures = failed.isEmpty ? "" : "; failed: " + failed.map { "#\($0 + 1)" }.joined(separator: ", ")
-            emit("\(indent(group))■ \(group.kind.rawValue) \(title(group)) \(verdict.rawValue) in \(TimingBreakdown.format(duration))\(failures)")
+            emit("\(indent(group))■ \(group.kind.label) \(title(group)) \(verdict.rawValue) in \(TimingBreakdown.format(duration))\(failures)")
         case .created:
             break
         }

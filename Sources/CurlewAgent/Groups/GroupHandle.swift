@@ -176,6 +176,6 @@ public struct GroupFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let failed = group.failedMembers.map { "#\($0.index) \($0.label): \($0.error?.description ?? "failed")" }
-        return "\(group.kind.rawValue) \(group.name ?? "#\(group.id)") \(group.state.rawValue)" + (failed.isEmpty ? "" : ": " + failed.joined(separator: "; "))
+        return "\(group.kind.label) \(group.name ?? "#\(group.id)") \(group.state.rawValue)" + (failed.isEmpty ? "" : ": " + failed.joined(separator: "; "))
     }
 }

@@ -7,7 +7,7 @@ public enum GroupMember: Sendable {
     public var label: String {
         switch self {
         case .request(let request): request.name ?? URLPassword.masking(in: request.customURL ?? request.path)
-        case .group(let group): group.name ?? group.kind.rawValue
+        case .group(let group): group.name ?? group.kind.label
         }
     }
 }
@@ -88,6 +88,11 @@ public struct RequestGroup: Sendable {
         case batch
         case chain
         case orderedWindow
+
+        /// How the interface, the CLI and a workspace name it: `batch`, `chain`, `window`.
+        public var label: String {
+            self == .orderedWindow ? "window" : rawValue
+        }
     }
 
     enum Plan: Sendable {
