@@ -10,7 +10,9 @@ public enum ComposeItem: Sendable {
 
     public var title: String {
         switch self {
-        case .request(let draft): "\(draft.method) \(draft.name)"
+        // A name that already starts with the method (an import's "POST /anything") is not
+        // prefixed with it again.
+        case .request(let draft): draft.name.hasPrefix("\(draft.method) ") ? draft.name : "\(draft.method) \(draft.name)"
         case .group(let name, let group): "▶ \(group.kind.label) \(name)"
         }
     }

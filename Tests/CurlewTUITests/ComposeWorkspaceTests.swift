@@ -246,6 +246,9 @@ struct ComposeWorkspaceTests {
         let workspace = try ComposeWorkspace(path: path)
         let (items, problems) = try workspace.itemsAndProblems()
         #expect(items.map(\.title) == ["GET ok", "GET needs"])
+        // A name that starts with its method (an import's) is not prefixed with it again (found
+        // by a new user's trial: a pasted curl command read "POST POST /anything").
+        #expect(ComposeItem.request(RequestDraft(Request(.post, "/anything", name: "POST /anything"), baseURL: "http://h")).title == "POST /anything")
         #expect(problems.count == 1 && problems[0].contains("group g is not listed") && problems[0].contains("missing"))
         let model = AppModel(environment: AppEnvironment(agent: nil, name: "t", sessionLogPath: nil, sessionsDirectory: (path as NSString).deletingLastPathComponent + "/S", workspace: workspace))
         #expect(model.message.contains("group g is not listed"))
