@@ -245,9 +245,33 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// capture is a secret (and it is long enough to hide without garbling the text, as a
     /// credential must be); true when the policy changed. Any other event changes nothing.
     public mutating func hideCaptured(_ event: GroupEvent) -> Bool {
-        guard case .captured(_, _, let name, let value, let source) = event, hiddenCapture(named: name, value: value, from: source) else { return false }
-        return hideAlso([value])
+        guard case .captured(_, _, let name, let value, let source) = event else { return false }
+        return hideCaptured(value, named: name, from: source)
     }
+
+    /// Hides a chain's captured value from now on when `hiddenCapture(named:value:from:)` says
+    /// so; true when the policy changed. Only the latest `maximumCapturedSecrets` captured values
+    /// are kept: each adds to every later message's rewrite, and a run that logs in again and
+    /// again (latency mode, `curlew run --repeat`) captures a new token each time, which the
+    /// steps after it use, not the ones of later runs.
+    public mutating func hideCaptured(_ value: String, named name: String, from source: Capture.Source) -> Bool {
+        guard isEnabled, hiddenCapture(named: name, value: value, from: source), !secretValues.contains(value) else { return false }
+        capturedSecrets.append(value)
+        var values = secretValues
+        if capturedSecrets.count > Self.maximumCapturedSecrets {
+            let oldest = capturedSecrets.removeFirst()
+            values.removeAll { $0 == oldest }
+        }
+        values.append(value)
+        secretValues = values
+        return true
+    }
+
+    /// How many captured values a policy keeps hiding (`hideCaptured`).
+    public static let maximumCapturedSecrets = 64
+
+    /// The values hidden because a chain captured them, oldest first.
+    private var capturedSecrets: [String] = []
 
     /// Whether a captured value is hidden wherever it appears: the capture is a secret
     /// (`hidesCapture(named:from:)`) and the value long enough to hide, as a credential must be.

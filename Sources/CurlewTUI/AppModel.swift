@@ -121,8 +121,7 @@ public final class AppModel {
     /// Hides a chain's captured value from now on, on screen as in the session log, when a log
     /// hides the capture (the chain stepper's, which no group event announces).
     func hideCaptured(_ value: String, named name: String, from source: Capture.Source) {
-        guard exchangeRedaction.hiddenCapture(named: name, value: value, from: source) else { return }
-        exchangeRedaction.hideAlso([value])
+        guard exchangeRedaction.hideCaptured(value, named: name, from: source) else { return }
         environment.secretsChanged?([value])
     }
 

@@ -133,10 +133,11 @@ struct NodeReader {
     }
 
     /// A JSON value from YAML: plain scalars typed as YAML 1.2's core schema types, quoted ones as
-    /// strings. A number no JSON value here holds as written (a whole number past 64 bits, a
-    /// float past a double's range) is refused rather than sent as a string or rounded. With
-    /// `scalarsAsText`, every scalar but null is its text as written (a query's `1.10`, `007`).
-    func json(scalarsAsText: Bool = false) throws(WorkspaceError) -> JSONValue {
+    /// strings; a number no JSON value here holds (a whole number past 64 bits, a float past a
+    /// double's range) is its text. With `scalarsAsText`, every scalar but null is its text as
+    /// written (a query's `1.10`, `007`). With `refusesInexactNumbers` (a body, which would send
+    /// such a number as a string), that number is refused instead.
+    func json(scalarsAsText: Bool = false, refusesInexactNumbers: Bool = false) throws(WorkspaceError) -> JSONValue {
         switch node {
         case .scalar(let text, let isPlain, _):
             guard isPlain else { return .string(text) }
@@ -147,23 +148,23 @@ struct NodeReader {
             if ["false", "False", "FALSE"].contains(text) { return .bool(false) }
             if let value = Int64(text) { return .int(value) }
             let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : Substring(text)
-            if !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) {
+            if refusesInexactNumbers, !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) {
                 throw error("\(text) is a whole number past 64 bits, which would not go out as written: quote it to send it as a string")
             }
             if let value = Double(text), text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
-                guard value.isFinite else { throw error("\(text) is past the largest number a body holds: quote it to send it as a string") }
-                return .double(value)
+                if value.isFinite { return .double(value) }
+                if refusesInexactNumbers { throw error("\(text) is past the largest number a body holds: quote it to send it as a string") }
             }
             return .string(text)
         case .sequence:
             var elements: [JSONValue] = []
-            for element in try list() { elements.append(try element.json(scalarsAsText: scalarsAsText)) }
+            for element in try list() { elements.append(try element.json(scalarsAsText: scalarsAsText, refusesInexactNumbers: refusesInexactNumbers)) }
             return .array(elements)
         case .mapping(let pairs, _):
             var members: [JSONMember] = []
             for pair in pairs {
                 guard case .scalar(let key, _, _) = pair.key else { throw NodeReader(pair.key, keyPath: keyPath).expected("a plain key") }
-                members.append(JSONMember(key, try NodeReader(pair.value, keyPath: "\(keyPath).\(key)").json(scalarsAsText: scalarsAsText)))
+                members.append(JSONMember(key, try NodeReader(pair.value, keyPath: "\(keyPath).\(key)").json(scalarsAsText: scalarsAsText, refusesInexactNumbers: refusesInexactNumbers)))
             }
             return .object(members)
         }
@@ -308,8 +309,8 @@ extension NodeReader {
     /// A JSON value with templates expanded in every string, members' names included; two
     /// members of one object that come to the same name are refused (JSON parsers disagree on
     /// which of the two counts).
-    func templatedJSON(_ context: ReadContext, scalarsAsText: Bool = false) throws(WorkspaceError) -> JSONValue {
-        let filled = try json(scalarsAsText: scalarsAsText).mappingStrings { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
+    func templatedJSON(_ context: ReadContext, scalarsAsText: Bool = false, refusesInexactNumbers: Bool = false) throws(WorkspaceError) -> JSONValue {
+        let filled = try json(scalarsAsText: scalarsAsText, refusesInexactNumbers: refusesInexactNumbers).mappingStrings { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
         if let name = filled.repeatedMemberName { throw error(JSONTemplateFill.repeatedNameProblem(name)) }
         return filled
     }

@@ -40,7 +40,7 @@ enum RequestReader {
         }
         let contentType = try map.take("contentType")?.text(context)
         if let value = map.take("json") {
-            let json = try value.templatedJSON(context)
+            let json = try value.templatedJSON(context, refusesInexactNumbers: true)
             request.requestSerializer = .raw(Data(json.serialized().utf8), contentType: contentType ?? "application/json")
         } else if let value = map.take("form") {
             request.params = try ConfigReader.parameters(value, context, asText: true)

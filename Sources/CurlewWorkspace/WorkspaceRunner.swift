@@ -234,6 +234,7 @@ public struct WorkspaceRunner: Sendable {
     private func hiddenCaptures(of handle: GroupHandle) -> [String] {
         let policy = session.redactionPolicy
         let declared = session.workspace.groups.flatMap(\.members).flatMap(\.captures)
+        guard !declared.isEmpty else { return [] }
         func collect(_ handle: GroupHandle) -> [String] {
             let own = handle.variables.values.compactMap { item -> String? in
                 let sources = declared.filter { $0.name == item.name }.map(\.source)

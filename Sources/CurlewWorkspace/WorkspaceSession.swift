@@ -217,6 +217,7 @@ public struct WorkspaceSession: Sendable {
         let inGroups = Set(workspace.groups.flatMap { session.requestNames(in: $0.name) })
         let nested = Set(workspace.groups.flatMap { $0.members.compactMap { if case .group(let name) = $0.reference { name } else { nil } } })
         let requests = workspace.requests.map(\.name).filter { !inGroups.contains($0) && session.standsAlone($0) }
-        return requests.map(RunTarget.request) + workspace.groups.map(\.name).filter { !nested.contains($0) }.map(RunTarget.group)
+        // A group with no members (one being put together in the interface) runs only when named.
+        return requests.map(RunTarget.request) + workspace.groups.filter { !nested.contains($0.name) && !$0.members.isEmpty }.map { RunTarget.group($0.name) }
     }
 }

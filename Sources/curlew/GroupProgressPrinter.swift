@@ -38,7 +38,7 @@ final class GroupProgressPrinter: NetworkObserver {
             }
             emit("\(indent(group))  #\(update.index + 1) \(update.label.padding(toLength: 20, withPad: " ", startingAt: 0)) \(outcome)  \(duration)")
         case .captured(let group, let step, let name, let value, let source):
-            let hidden = redaction.hidesCapture(named: name, from: source) ? RedactionPolicy.marker : redaction.shown(variable: name, value: value)
+            let hidden = redaction.hiddenCapture(named: name, value: value, from: source) ? RedactionPolicy.marker : redaction.shown(variable: name, value: value)
             let shown = hidden.count > 16 ? String(hidden.prefix(12)) + "…" : hidden
             emit("\(indent(group))    captured {{\(name)}} = \(shown) from #\(step + 1)")
         case .stepAdded(let group, let index, let label):

@@ -1,8 +1,10 @@
 import CurlewAgent
 import CurlewLocking
 
-/// Keeps every debug message the agent produces, redacted, for a HAR file written at the end.
-/// A chain's capture that a log hides is hidden in every message after it, as the logger does.
+/// Keeps every debug message the agent produces, for a HAR file written at the end, redacted
+/// then with what the run learned by its end: a chain's capture that a log hides is hidden in
+/// every message, the capturing step's own answer included (a log written as it goes can only
+/// hide it in the entries after it).
 final class MessageCollector: NetworkObserver {
     private let messages = Locked<[DebugMessage]>([])
     private let redaction: Locked<RedactionPolicy>
@@ -12,8 +14,7 @@ final class MessageCollector: NetworkObserver {
     }
 
     func requestDidProduce(_ message: DebugMessage) {
-        let redacted = redaction.withLock { $0 }.redact(message)
-        messages.withLock { $0.append(redacted) }
+        messages.withLock { $0.append(message) }
     }
 
     func requestGroup(_ event: GroupEvent) {
@@ -21,5 +22,9 @@ final class MessageCollector: NetworkObserver {
         redaction.withLock { _ = $0.hideCaptured(event) }
     }
 
-    var collected: [DebugMessage] { messages.withLock { $0 } }
+    /// The messages so far, redacted.
+    var collected: [DebugMessage] {
+        let policy = redaction.withLock { $0 }
+        return messages.withLock { $0 }.map(policy.redact)
+    }
 }

@@ -164,8 +164,8 @@ final class RunReport: Sendable {
     }
 
     /// The run as JUnit: a suite per target (requests run alone share one), a case per request.
-    /// A suite's time, and the run's, is from its first start to its last end: a batch's members,
-    /// and targets run with `--parallel`, overlap, and the sum of their times would overstate it.
+    /// A suite's time, and the run's, is the time any of its targets ran: a batch's members, and
+    /// targets run with `--parallel`, overlap, and the sum of their times would overstate it.
     func junit(_ results: [RunResult], workspace: String) -> JUnitReport {
         var suites: [JUnitReport.Suite] = []
         func add(_ suiteName: String, _ item: JUnitReport.Case) {
@@ -200,9 +200,21 @@ final class RunReport: Sendable {
         return JUnitReport(name: clean(workspace), suites: suites, seconds: Self.span(of: results.compactMap(\.ranDuring)))
     }
 
-    /// Seconds from the earliest start to the latest end of `runs`; nil when there are none.
+    /// The seconds during which any of `runs` ran: overlapping runs counted once, the gaps
+    /// between them (another suite's turn) not at all; nil when there are none.
     private static func span(of runs: [ClosedRange<ContinuousClock.Instant>]) -> Double? {
-        guard let start = runs.map(\.lowerBound).min(), let end = runs.map(\.upperBound).max() else { return nil }
-        return (end - start).seconds
+        guard !runs.isEmpty else { return nil }
+        var total = Duration.zero
+        var current: ClosedRange<ContinuousClock.Instant>?
+        for run in runs.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let open = current, run.lowerBound <= open.upperBound {
+                current = open.lowerBound...max(open.upperBound, run.upperBound)
+            } else {
+                if let open = current { total += open.upperBound - open.lowerBound }
+                current = run
+            }
+        }
+        if let open = current { total += open.upperBound - open.lowerBound }
+        return total.seconds
     }
 }

@@ -666,5 +666,30 @@ struct RedactionPolicyTests {
         let original = message(headers: [HeaderField(name: "Authorization", value: "Bearer abc")], head: "GET /?token=1 HTTP/1.1\r\nAuthorization: x\r\n\r\n")
         #expect(RedactionPolicy.disabled.redact(original) == original)
     }
-}
 
+    @Test("a chain's capture is hidden from then on when its name, its JSON path or its header is one a log hides, and long enough; only the latest captured values are kept")
+    func capturedValues() {
+        let policy = RedactionPolicy()
+        #expect(policy.hidesCapture(named: "at", from: .jsonPath("$.token")))
+        #expect(policy.hidesCapture(named: "x", from: .jsonPath("$.auth['refresh_token'].value")))
+        #expect(policy.hidesCapture(named: "s", from: .header("Set-Cookie")))
+        #expect(policy.hidesCapture(named: "accessToken", from: .jsonPath("$.data.value")))
+        #expect(!policy.hidesCapture(named: "user", from: .jsonPath("$.user")))
+        #expect(!policy.hidesCapture(named: "code", from: .status))
+        #expect(!policy.hidesCapture(named: "etag", from: .header("ETag")))
+        #expect(!policy.hiddenCapture(named: "token", value: "abc", from: .jsonPath("$.token")), "shorter than a credential")
+        #expect(!RedactionPolicy.disabled.hidesCapture(named: "token", from: .jsonPath("$.token")))
+
+        var growing = RedactionPolicy()
+        for run in 0..<(RedactionPolicy.maximumCapturedSecrets + 5) {
+            let changed = growing.hideCaptured("token-\(run)-value", named: "at", from: .jsonPath("$.token"))
+            #expect(changed)
+        }
+        let plain = growing.hideCaptured("plain-value", named: "user", from: .jsonPath("$.user"))
+        #expect(!plain)
+        #expect(growing.secretValues.count == RedactionPolicy.maximumCapturedSecrets)
+        #expect(growing.secretValues.last == "token-\(RedactionPolicy.maximumCapturedSecrets + 4)-value")
+        #expect(!growing.secretValues.contains("token-0-value"))
+        #expect(growing.redactText("sent token-68-value") == "sent \(marker)")
+    }
+}

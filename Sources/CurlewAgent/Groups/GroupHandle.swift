@@ -175,7 +175,7 @@ public struct GroupFailure: Error, Sendable, CustomStringConvertible {
     public let group: GroupHandle
 
     public var description: String {
-        let failed = group.failedMembers.map { "#\($0.index) \($0.label): \($0.error?.description ?? "failed")" }
+        let failed = group.failedMembers.map { "#\($0.index + 1) \($0.label): \($0.error?.description ?? "failed")" }
         return "\(group.kind.label) \(group.name ?? "#\(group.id)") \(group.state.rawValue)" + (failed.isEmpty ? "" : ": " + failed.joined(separator: "; "))
     }
 }

@@ -187,7 +187,8 @@ struct GroupMachine: Sendable {
         }
         let running = runningMembers
         if let reason {
-            for member in running where !slots[member].cancelRequested { slots[member].stoppedBecause = reason }
+            // The first reason stands, as the request's handle keeps the first it is given.
+            for member in running where !slots[member].cancelRequested && slots[member].stoppedBecause == nil { slots[member].stoppedBecause = reason }
         }
         return running.map { .cancel(index: $0, reason: slots[$0].stoppedBecause) } + schedule()
     }
