@@ -614,7 +614,7 @@ extension AppModel {
     func run(_ group: RequestGroup, named name: String, item: Int? = nil) {
         guard let agent = environment.agent else { return }
         // It would succeed at once, having run nothing: a group still being put together.
-        guard !group.members.isEmpty else { message = "\(name) has no members yet: nothing to run (a in its editor adds one)"; return }
+        if let problem = group.emptyGroupProblem(named: name) { message = "not run: \(problem) (a in a group's editor adds one)"; return }
         var group = group
         do {
             if let workspace { group = try workspace.inEnvironment(group) }

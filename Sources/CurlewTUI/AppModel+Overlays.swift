@@ -42,6 +42,7 @@ extension AppModel {
         if let (name, chosen) = chosen {
             let group: RequestGroup
             do { group = try workspace?.inEnvironment(chosen) ?? chosen } catch { message = "not run: \(error.message)"; return }
+            if let problem = group.emptyGroupProblem(named: name) { message = "not run: \(problem)"; return }
             // What the agent would refuse before sending is said once, not logged in every run: each
             // request the group holds as written. One that still holds a `{{name}}` is left to the
             // run: a chain fills in what its steps capture, and a batch sends a literal `{{` as it is.

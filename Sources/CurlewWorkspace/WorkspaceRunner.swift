@@ -102,10 +102,10 @@ public struct WorkspaceRunner: Sendable {
                 return RunResult(target: target, iteration: iteration, cases: [], groupState: nil, buildError: error)
             }
             // It would pass at once, having run nothing: a group not yet written, not a success.
-            guard !group.members.isEmpty else {
+            if let problem = group.emptyGroupProblem(named: "group \"\(name)\"") {
                 let position = session.workspace.group(named: name)?.position
                 return RunResult(target: target, iteration: iteration, cases: [], groupState: nil,
-                                 buildError: WorkspaceError(.invalid, at: position, keyPath: "groups.\(name)", "group \"\(name)\" has no members: nothing would run"))
+                                 buildError: WorkspaceError(.invalid, at: position, keyPath: "groups.\(name)", problem))
             }
             let priorityFirst = session.workspace.group(named: name)?.priorityFirst ?? false
             let started = Locked<GroupHandle?>(nil)

@@ -81,7 +81,7 @@ final class RunReport: Sendable {
 
     /// Prints lines above the progress bar; `counting` a finished target's verdict.
     private func emit(_ lines: [String], counting passed: Bool?) {
-        let text = lines.map(clean).joined(separator: "\n")
+        let text = lines.map(line).joined(separator: "\n")
         state.withLock { state in
             if let passed {
                 state.done += 1
@@ -160,7 +160,14 @@ final class RunReport: Sendable {
             let over = seconds < 1 ? String(format: "%.1f ms", seconds * 1000) : String(format: "%.2f s", seconds)
             lines.append(String(format: "Rate: %.1f requests/s over ", Double(ran.count) / seconds) + over)
         }
-        return lines.map(clean).joined(separator: "\n")
+        return lines.map(line).joined(separator: "\n")
+    }
+
+    /// One line of the report, cleaned: a line end inside it (a request named with one, an
+    /// error's text) is written `\n`, so each line stays one request, group or figure and the
+    /// progress bar stays on its own line.
+    private func line(_ text: String) -> String {
+        clean(text).replacingOccurrences(of: "\n", with: "\\n")
     }
 
     /// The run as JUnit: a suite per target (requests run alone share one), a case per request.

@@ -44,8 +44,11 @@ struct InputSafetyTests {
     func emptyGroupNotRun() {
         let model = model()
         model.run(RequestGroup.batch([Request]()), named: "nothing")
-        #expect(model.message.contains("nothing has no members yet: nothing to run"), "\(model.message)")
+        #expect(model.message.contains("not run: nothing has no members: nothing would run"), "\(model.message)")
         #expect(model.compose.lastGroup == nil)
+        // Nested at any depth, the same.
+        model.run(RequestGroup.batch([.request(Request(.get, "/get")), .group(RequestGroup.batch([Request](), name: "inner"))]), named: "outer")
+        #expect(model.message.contains("not run: outer holds inner, which has no members: nothing would run for it"), "\(model.message)")
     }
 
     @Test("the status bar offers ? help and q quit only where those keys do that: not while a field, the palette or a prompt takes typed keys (found by a new user's trial)")

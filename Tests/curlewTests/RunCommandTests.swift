@@ -295,6 +295,23 @@ struct RunCommandTests {
         #expect(!allXML.contains("errors=\"0\"") && allXML.contains("<error message=\"unacceptableStatus"), "\(allXML)")
     }
 
+    @Test("a request named with a line end keeps its report on one line, the line end written \\n (found by a new user's trial: the name broke the report's lines)")
+    func nameWithLineEnd() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("line-end")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          "two\\nlines": {url: /status/500, expect: {status: 200}}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path])
+        #expect(result.status == 1, "\(result.output)\(result.error)")
+        #expect(result.output.contains("✗ two\\nlines: 500"), "\(result.output)")
+        #expect(result.output.contains("  two\\nlines: status"), "\(result.output)")
+        #expect(!result.output.contains("two\nlines"), "\(result.output)")
+    }
+
     @Test("a group with no members is refused when run, not passed having run nothing (found by a new user's trial: batch: [] and chain: [] exited 0)")
     func emptyGroupRefused() async throws {
         let server = try await TestServer.shared()
@@ -307,12 +324,16 @@ struct RunCommandTests {
         groups:
           nothing: {batch: []}
           none: {chain: []}
+          holder: {batch: [ok, {group: nothing}]}
         """.write(toFile: path, atomically: true, encoding: .utf8)
         for group in ["nothing", "none"] {
             let result = try await CurlewProcess.run(["run", path, "--group", group])
             #expect(result.status == 1, "\(result.output)\(result.error)")
             #expect(result.output.contains("group \"\(group)\" has no members: nothing would run"), "\(result.output)")
         }
+        let nested = try await CurlewProcess.run(["run", path, "--group", "holder"])
+        #expect(nested.status == 1, "\(nested.output)\(nested.error)")
+        #expect(nested.output.contains("group \"holder\" holds nothing, which has no members: nothing would run for it"), "\(nested.output)")
     }
 
     @Test("JUnit's suite time is the time the suite took, not the sum of its members' times: a batch of three one-second requests at once takes about as long as the slowest (it said the sum, three)")

@@ -187,6 +187,23 @@ public struct RequestGroup: Sendable {
     }
 
     /// Members in order (for a chain: its initial steps).
+    /// Why running the group would run nothing somewhere: it, or a group nested in it at any
+    /// depth, has no members (and would succeed at once); nil when every one has some.
+    /// `name` is how the caller names this group.
+    public func emptyGroupProblem(named name: String) -> String? {
+        if members.isEmpty { return "\(name) has no members: nothing would run" }
+        return firstEmptyNestedGroup.map { "\(name) holds \($0.name ?? $0.kind.label), which has no members: nothing would run for it" }
+    }
+
+    /// The first group nested in this one, at any depth, that has no members.
+    private var firstEmptyNestedGroup: RequestGroup? {
+        for case .group(let child) in members {
+            if child.members.isEmpty { return child }
+            if let empty = child.firstEmptyNestedGroup { return empty }
+        }
+        return nil
+    }
+
     public var members: [GroupMember] {
         switch plan {
         case .batch(let members, _, _), .orderedWindow(let members, _): members
