@@ -156,12 +156,14 @@ public enum CurlImport {
                 if let attached { return attached }
                 return try value(argument)
             }
-            switch argument {
-            case "-X", "--request": method = try take()
-            case "--url":
-                let given = try take()
+            /// The command's URL, positional or `--url`: one per command.
+            func setURL(_ given: String) throws(Failure) {
                 guard url == nil else { throw Failure(reason: "a second URL \(given): import one URL per curl command") }
                 url = given
+            }
+            switch argument {
+            case "-X", "--request": method = try take()
+            case "--url": try setURL(try take())
             case "-H", "--header":
                 let line = try take()
                 guard let colon = line.firstIndex(of: ":") else {
@@ -210,8 +212,7 @@ public enum CurlImport {
             case _ where argument.hasPrefix("-") && argument != "-":
                 throw Failure(reason: "unknown curl option \(argument)" + (url == nil ? "" : " (in the command for \(url!))"))
             default:
-                guard url == nil else { throw Failure(reason: "a second URL \(argument): import one URL per curl command") }
-                url = argument
+                try setURL(argument)
             }
             index += 1
         }
