@@ -512,7 +512,9 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// A declared query parameter, or a URL with a password, somewhere in these bytes (a URL, a
     /// header value, a JSON body's strings).
     private func urlBytesNeedRedaction(_ bytes: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        pairsNeedRedaction(bytes, queryOnly: true)
+        // Neither a pair nor a password without an `=` or an `@`: most header values and URLs.
+        guard ASCII.containsEither(UInt8(ascii: "="), UInt8(ascii: "@"), in: bytes) else { return false }
+        return pairsNeedRedaction(bytes, queryOnly: true)
             || (ASCII.contains(UInt8(ascii: "@"), in: bytes) && URLPassword.hasPassword(String(decoding: bytes, as: UTF8.self)))
     }
 
@@ -667,6 +669,11 @@ public struct RedactionPolicy: Sendable, Equatable {
 
         init(_ body: BodySnapshot) {
             let type = body.contentType ?? ""
+            // The usual type first, compared whole: the searches below cost more than the body's check.
+            if type == "application/json" {
+                self = .json
+                return
+            }
             self = ASCII.containsIgnoringCase(type, "json") ? .json
                 : ASCII.containsIgnoringCase(type, "x-www-form-urlencoded") ? .form : .other
         }
@@ -877,7 +884,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// string into the next and hide the pair that starts there.) A string the text ends inside
     /// is read to the end.
     private func jsonStringsNeedRedaction(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard ASCII.contains(UInt8(ascii: "="), in: bytes[...]) || ASCII.contains(UInt8(ascii: "@"), in: bytes[...]) else { return false }
+        guard ASCII.containsEither(UInt8(ascii: "="), UInt8(ascii: "@"), in: bytes[...]) else { return false }
         var from = 0
         while from < bytes.count, let open = ASCII.firstIndex(of: UInt8(ascii: "\""), in: bytes[from...]) {
             var end = open + 1

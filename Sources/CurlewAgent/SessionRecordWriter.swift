@@ -288,10 +288,9 @@ struct SessionRecordWriter {
     /// year 0 as the first of year 0.
     mutating func date(_ date: Date) {
         let milliseconds = min(max(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)), Self.firstMillisecond), Self.lastMillisecond)
-        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
-        let fraction = Int(milliseconds - Int64(seconds) * 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = Int(milliseconds - seconds * 1000)
+        let parts = CivilTime(secondsSince1970: seconds)
         let room = output.reserve(26)
         let pairs = Self.digitPairs.utf8Start
         func pair(_ value: Int, at offset: Int) {
@@ -299,21 +298,19 @@ struct SessionRecordWriter {
             room[offset] = pairs[index]
             room[offset &+ 1] = pairs[index &+ 1]
         }
-        let year = Int(parts.tm_year) + 1900
         room[0] = UInt8(ascii: "\"")
-        pair(year / 100, at: 1)
-        pair(year % 100, at: 3)
+        pair(parts.year / 100, at: 1)
+        pair(parts.year % 100, at: 3)
         room[5] = UInt8(ascii: "-")
-        pair(Int(parts.tm_mon) + 1, at: 6)
+        pair(parts.month, at: 6)
         room[8] = UInt8(ascii: "-")
-        pair(Int(parts.tm_mday), at: 9)
+        pair(parts.day, at: 9)
         room[11] = UInt8(ascii: "T")
-        pair(Int(parts.tm_hour), at: 12)
+        pair(parts.hour, at: 12)
         room[14] = UInt8(ascii: ":")
-        pair(Int(parts.tm_min), at: 15)
+        pair(parts.minute, at: 15)
         room[17] = UInt8(ascii: ":")
-        // A leap second reads 60, which the table holds.
-        pair(Int(parts.tm_sec), at: 18)
+        pair(parts.second, at: 18)
         room[20] = UInt8(ascii: ".")
         room[21] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction / 100)
         pair(fraction % 100, at: 22)

@@ -98,6 +98,25 @@ public enum ASCII {
         firstIndex(of: byte, in: bytes) != nil
     }
 
+    /// Whether `first` or `second` occurs in `bytes`: one pass, eight bytes at a time, where two
+    /// `memchr` calls cost more than the short header values and URLs this decides about.
+    public static func containsEither(_ first: UInt8, _ second: UInt8, in bytes: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        guard let base = bytes.base.baseAddress else { return false }
+        var index = bytes.startIndex
+        let end = bytes.endIndex
+        while end &- index >= 8 {
+            let word = UInt64(littleEndian: (base + index).loadUnaligned(as: UInt64.self))
+            if Self.bytes(equalTo: first, in: word) | Self.bytes(equalTo: second, in: word) != 0 { return true }
+            index &+= 8
+        }
+        while index < end {
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            if byte == first || byte == second { return true }
+            index &+= 1
+        }
+        return false
+    }
+
     /// The index (in `bytes.base`) of the first `byte` in `bytes`, found by `memchr`.
     public static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer.SubSequence) -> Int? {
         guard !bytes.isEmpty, let base = bytes.base.baseAddress else { return nil }

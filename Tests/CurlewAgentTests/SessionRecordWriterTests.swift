@@ -111,6 +111,41 @@ struct SessionRecordWriterTests {
         }
     }
 
+    @Test("calendar fields by arithmetic agree with the C library's gmtime_r on every day's edges from year 0 to 9999, and at random seconds between")
+    func civilTimeAgreesWithGmtime() {
+        func expected(_ seconds: Int64) -> CivilTime {
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            var civil = CivilTime(secondsSince1970: 0)
+            civil.year = Int(parts.tm_year) + 1900
+            civil.month = Int(parts.tm_mon) + 1
+            civil.day = Int(parts.tm_mday)
+            civil.hour = Int(parts.tm_hour)
+            civil.minute = Int(parts.tm_min)
+            civil.second = Int(parts.tm_sec)
+            return civil
+        }
+        let first: Int64 = -62_167_219_200, last: Int64 = 253_402_300_799
+        // Every 59th day, then every day around the epoch, leap days and century years, at the
+        // first and last second of each.
+        var days = Array(stride(from: first / 86_400, through: last / 86_400, by: 59))
+        for year: Int64 in [0, 100, 400, 1600, 1700, 1900, 1969, 1970, 2000, 2024, 2100, 9999] {
+            let start = (year - 1970) * 365 + (year - 1969) / 4 - (year - 1901) / 100 + (year - 1601) / 400
+            days += (start - 400)...(start + 400)
+        }
+        for day in days {
+            for seconds in [day * 86_400, day * 86_400 + 86_399] where seconds >= first && seconds <= last {
+                #expect(CivilTime(secondsSince1970: seconds) == expected(seconds), "\(seconds)")
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let seconds = Int64.random(in: first...last, using: &generator)
+            #expect(CivilTime(secondsSince1970: seconds) == expected(seconds), "\(seconds)")
+        }
+    }
+
     @Test("every ASCII byte at every offset of a word, the last bytes of a string included, is escaped exactly when JSON needs it, and reads back")
     func escapesEveryByteAtEveryOffset() throws {
         // Lengths that end in whole words, in a few bytes after them, or within the first word.

@@ -36,6 +36,37 @@ struct ASCIITests {
         #expect(!ASCII.containsIgnoringCase("", "a"))
     }
 
+    @Test("either of two bytes is found at every offset of a slice, in words and in the tail, and never outside the slice")
+    func containsEither() {
+        let base = Array(repeating: UInt8(ascii: "a"), count: 40)
+        base.withUnsafeBytes { clean in
+            for lower in 0..<12 {
+                for upper in lower...40 {
+                    #expect(!ASCII.containsEither(UInt8(ascii: "="), UInt8(ascii: "@"), in: clean[lower..<upper]))
+                }
+            }
+        }
+        for found in [UInt8(ascii: "="), UInt8(ascii: "@")] {
+            for position in 0..<40 {
+                var bytes = base
+                bytes[position] = found
+                bytes.withUnsafeBytes { all in
+                    for lower in 0..<12 {
+                        for upper in lower...40 {
+                            let inside = (lower..<upper).contains(position)
+                            #expect(ASCII.containsEither(UInt8(ascii: "="), UInt8(ascii: "@"), in: all[lower..<upper]) == inside,
+                                    "\(found) at \(position) in \(lower)..<\(upper)")
+                        }
+                    }
+                }
+            }
+        }
+        // Bytes one either side of the two sought (`<` `>` `?` `A`) are not taken for them.
+        Array("<>?A<>?A<>?A".utf8).withUnsafeBytes { near in
+            #expect(!ASCII.containsEither(UInt8(ascii: "="), UInt8(ascii: "@"), in: near[...]))
+        }
+    }
+
     @Test("a byte is found by memchr in a whole string and in a slice, with its index in the base")
     func bytes() {
         #expect(ASCII.contains(UInt8(ascii: "@"), in: "http://u:p@h/"))
