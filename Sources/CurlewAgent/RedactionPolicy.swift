@@ -512,7 +512,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// A declared query parameter, or a URL with a password, somewhere in these bytes (a URL, a
     /// header value, a JSON body's strings).
     private func urlBytesNeedRedaction(_ bytes: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        // Neither a pair nor a password without an `=` or an `@`: most header values and URLs.
+        // Neither a pair nor a password without an `=` or an `@`: most header values.
         guard ASCII.containsEither(UInt8(ascii: "="), UInt8(ascii: "@"), in: bytes) else { return false }
         return pairsNeedRedaction(bytes, queryOnly: true)
             || (ASCII.contains(UInt8(ascii: "@"), in: bytes) && URLPassword.hasPassword(String(decoding: bytes, as: UTF8.self)))

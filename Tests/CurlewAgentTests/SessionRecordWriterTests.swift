@@ -127,8 +127,8 @@ struct SessionRecordWriterTests {
             return civil
         }
         let first: Int64 = -62_167_219_200, last: Int64 = 253_402_300_799
-        // Every 59th day, then every day around the epoch, leap days and century years, at the
-        // first and last second of each.
+        // Every 59th day, then every day within about 400 days of the start of years around the
+        // epoch, with leap days and century rules, at the first and last second of each.
         var days = Array(stride(from: first / 86_400, through: last / 86_400, by: 59))
         for year: Int64 in [0, 100, 400, 1600, 1700, 1900, 1969, 1970, 2000, 2024, 2100, 9999] {
             let start = (year - 1970) * 365 + (year - 1969) / 4 - (year - 1901) / 100 + (year - 1601) / 400
