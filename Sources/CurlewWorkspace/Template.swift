@@ -3,7 +3,8 @@ import Foundation
 
 /// Expands `{{name}}` in workspace strings: environment and workspace variables, `--var`
 /// overrides, `{{$env.NAME}}` from the process environment (only what is named), and built-ins.
-/// Names in `deferred` (a chain's captures) are left as written for the chain to fill in.
+/// Names in `deferred` (a chain's captures) are left as written for the chain to fill in, and an
+/// escaped `\{{` before one of them keeps its backslash, for the chain to read as text.
 public struct Template: Sendable {
     /// Why a template could not be expanded.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -58,7 +59,7 @@ public struct Template: Sendable {
 
     /// `text` with every template expanded.
     public func expand(_ text: String) throws(Failure) -> String {
-        try expand(text, depth: 0)
+        try expand(text, depth: 0, keepingEscapes: true)
     }
 
     /// Checks that every `{{` in `text` is closed and every built-in is well-formed, leaving
@@ -108,28 +109,44 @@ public struct Template: Sendable {
         return hasExpression || unclosed != nil ? nil : output
     }
 
-    private func expand(_ text: String, depth: Int) throws(Failure) -> String {
+    /// `keepingEscapes`: whether the text goes on to the chain as it is (`keepsEscape`); not in
+    /// a built-in's argument, whose result is the text that is sent.
+    private func expand(_ text: String, depth: Int, keepingEscapes: Bool) throws(Failure) -> String {
         guard text.contains("{{") else { return text }
         var output = ""
         let unclosed = try Self.walk(Substring(text), literal: { (part: Substring) throws(Failure) in output += part },
-                                     expression: { (inner: Substring) throws(Failure) in
-            output += try value(of: String(inner), depth: depth)
+                                     escapedOpening: { (following: Substring) throws(Failure) in
+            output += keepingEscapes && keepsEscape(before: following) ? "\\{{" : "{{"
+        }, expression: { (inner: Substring) throws(Failure) in
+            output += try value(of: String(inner), depth: depth, keepingEscapes: keepingEscapes)
             guard output.utf8.count <= Self.maxExpandedLength else { throw .tooLong }
         })
         guard unclosed == nil else { throw .unclosed }
         return output
     }
 
-    /// Reads `text` in order: its literal runs (a `\{{` is a literal `{{`, for a body that holds
-    /// another template language's braces) and the inside of each `{{…}}` expression, nested
-    /// ones included. Returns the text from a `{{` that is never closed, nil when all are.
+    /// Whether an escaped `\{{` keeps its backslash: when a deferred name follows it
+    /// (`\{{token}}` where a chain captures `token`). The chain fills its captured names after
+    /// this stage and reads `\{{name}}` as the text `{{name}}` (`ChainVariables.fillsOnly`); a
+    /// bare `{{name}}` here would be filled there.
+    private func keepsEscape(before following: Substring) -> Bool {
+        guard !deferred.isEmpty, let close = following.firstRange(ofASCII: "}}") else { return false }
+        return deferred.contains(following[..<close.lowerBound].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Reads `text` in order: its literal runs, each escaped opening (a `\{{` stands for a
+    /// literal `{{`, for a body that holds another template language's braces; `escapedOpening`
+    /// gets the text after it, and by default writes `{{` as a literal run) and the inside of each
+    /// `{{…}}` expression, nested ones included. Returns the text from a `{{` that is never
+    /// closed, nil when all are.
     private static func walk<E: Error>(_ text: Substring, literal: (Substring) throws(E) -> Void,
+                                       escapedOpening: ((Substring) throws(E) -> Void)? = nil,
                                        expression: (Substring) throws(E) -> Void) throws(E) -> Substring? {
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
             if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
                 try literal(rest[..<rest.index(before: open.lowerBound)])
-                try literal("{{")
+                if let escapedOpening { try escapedOpening(rest[open.upperBound...]) } else { try literal("{{") }
                 rest = rest[open.upperBound...]
                 continue
             }
@@ -166,7 +183,7 @@ public struct Template: Sendable {
         return nil
     }
 
-    private func value(of inner: String, depth: Int) throws(Failure) -> String {
+    private func value(of inner: String, depth: Int, keepingEscapes: Bool) throws(Failure) -> String {
         let name = inner.trimmingCharacters(in: .whitespaces)
         guard depth < 8 else { throw .tooDeep(name) }
         if name.hasPrefix("$") { return try builtin(name, depth: depth) }
@@ -175,7 +192,7 @@ public struct Template: Sendable {
             if acceptsAnyName { return "" }
             throw .undefined(name, suggestion: Suggestion.closest(to: name, among: variables.keys.sorted() + deferred.sorted()))
         }
-        return literal.contains(name) ? value : try expand(value, depth: depth + 1)
+        return literal.contains(name) ? value : try expand(value, depth: depth + 1, keepingEscapes: keepingEscapes)
     }
 
     private func builtin(_ text: String, depth: Int) throws(Failure) -> String {
@@ -201,7 +218,7 @@ public struct Template: Sendable {
             guard bounds.count == 2, bounds[0] <= bounds[1] else { throw .badRandomBounds(text) }
             return String(random(bounds[0]...bounds[1]))
         case "$base64" where !argument.isEmpty:
-            return Data(try expand(argument, depth: depth + 1).utf8).base64EncodedString()
+            return Data(try expand(argument, depth: depth + 1, keepingEscapes: false).utf8).base64EncodedString()
         default:
             throw .badBuiltin(text)
         }

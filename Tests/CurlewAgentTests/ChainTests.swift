@@ -158,6 +158,11 @@ struct ChainTests {
         var some = ChainVariables([("x", "1")])
         some.fillsOnly = ["x"]
         #expect(try some.expand("{{x}} {{y}}") == "1 {{y}}")
+        // With names to fill, `\{{x}}` of one of them is the text `{{x}}` (a workspace's escape);
+        // an escape before any other name stays as written, and without `fillsOnly` it is no escape.
+        #expect(try some.expand(#"\{{x}} \{{ x }} {{x}} \{{y}} a\{{x"#) == #"{{x}} {{ x }} 1 \{{y}} a\{{x"#)
+        #expect(try ChainVariables([("x", "1")]).expand(#"\{{x}}"#) == #"\1"#)
+        #expect(try some.expand(json: #"{"s":"\{{x}} {{x}}"}"#) == #"{"s":"{{x}} 1"}"#)
         // Multipart parts' text is filled in too.
         var form = MultipartForm()
         form.append(name: "token", value: "{{x}}")

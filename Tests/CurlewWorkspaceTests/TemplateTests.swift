@@ -26,6 +26,19 @@ struct TemplateTests {
         #expect(try template.expand(#"\{{not a variable}} {{user}}"#) == "{{not a variable}} ann")
     }
 
+    @Test("an escaped \\{{ before a name the chain fills keeps its backslash, for the chain to read as text; any other escape becomes its {{ (found by review: the chain filled an escaped captured name)")
+    func escapeBeforeDeferredName() throws {
+        #expect(try template.expand(#"\{{token}} {{token}} \{{ token }} \{{user}} \{{tokens}}"#) == #"\{{token}} {{token}} \{{ token }} {{user}} {{tokens}}"#)
+        // Through a variable's value as well, and with nothing deferred no backslash stays.
+        var nested = template
+        nested.variables["header"] = #"Bearer \{{token}}"#
+        #expect(try nested.expand("{{header}}") == #"Bearer \{{token}}"#)
+        // A built-in's argument is the text sent: its escape is read there.
+        #expect(try nested.expand(#"{{$base64 \{{token}}}}"#) == Data("{{token}}".utf8).base64EncodedString())
+        nested.deferred = []
+        #expect(try nested.expand(#"\{{token}}"#) == "{{token}}")
+    }
+
     @Test("a text of many templates is expanded and its names listed in time proportional to its length (a substring search read all the rest of the text for each)")
     func manyTemplates() throws {
         let text = String(repeating: "a {{user}} ", count: 200_000)

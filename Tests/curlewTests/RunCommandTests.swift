@@ -166,7 +166,7 @@ struct RunCommandTests {
         #expect(xml.contains("<testcase name=\"ok\" classname=\"group stops\" time=\"0.000\">\n      <skipped message=\"not run: its group stopped before it started"), "\(xml)")
     }
 
-    @Test("a chain step's escaped \\{{ goes out as written: only the names the chain captures are filled in, in a group nested in it too (found by review: the run refused it as an unknown variable, and a nested batch sent {{token}} as written)")
+    @Test("a chain step's escaped \\{{ goes out as written, a captured name's too, in a text and a JSON body: only the names the chain captures are filled in, in a group nested in it too (found by review: the run refused it as an unknown variable, a nested batch sent {{token}} as written, and an escaped \\{{token}} was filled)")
     func chainSendsEscapedBraces() async throws {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("braces")
@@ -179,8 +179,14 @@ struct RunCommandTests {
             method: POST
             url: /post
             headers: {Authorization: "Bearer {{token}}"}
-            body: 'Hello \\{{name}}, {{token}}'
+            body: 'Hello \\{{name}}, {{token}}, not \\{{token}}'
             contentType: text/plain
+            expect: {status: 200}
+          echo json:
+            method: POST
+            url: /post
+            body: '{"sent": "{{token}}", "kept": "\\{{token}}", "name": "\\{{name}}"}'
+            contentType: application/json
             expect: {status: 200}
           me: {url: /me, headers: {Authorization: "Bearer {{token}}"}, expect: {status: 200}}
         groups:
@@ -190,12 +196,16 @@ struct RunCommandTests {
               - request: log in
                 capture: {token: $.token}
               - echo
+              - echo json
               - group: profile
         """.write(toFile: path, atomically: true, encoding: .utf8)
         let result = try await CurlewProcess.run(["run", path, "--group", "flow", "--log", directory + "/run.jsonl", "--no-redact"])
         #expect(result.status == 0, "\(result.output)\(result.error)")
         let log = try String(contentsOfFile: directory + "/run.jsonl", encoding: .utf8)
         #expect(log.contains("Hello {{name}}, demo-"), "\(log.suffix(2_000))")
+        #expect(log.contains(", not {{token}}"), "\(log.suffix(2_000))")
+        #expect(log.contains(#"{\"sent\": \"demo-"#) && log.contains(#"\"kept\": \"{{token}}\", \"name\": \"{{name}}\"}"#), "\(log.suffix(2_000))")
+        #expect(result.output.contains("✓   flow › echo json: 200"), "\(result.output)")
         // The batch nested in the chain sends the captured token too.
         #expect(result.output.contains("✓   flow › profile › me: 200"), "\(result.output)")
         #expect(!log.contains("Bearer {{token}}"), "\(log.suffix(2_000))")

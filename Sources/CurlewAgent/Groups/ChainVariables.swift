@@ -4,7 +4,9 @@ import Foundation
 public struct ChainVariables: Sendable, Equatable {
     public private(set) var values: [(name: String, value: String)] = []
     /// When set, only these names are filled in (and fail when they have no value); any other
-    /// `{{name}}` is text and stays as written (a workspace's literal `\{{`, a secret's `{{`).
+    /// `{{name}}` is text and stays as written (a workspace's literal `\{{`, a secret's `{{`),
+    /// and `\{{name}}` of one of these names is the text `{{name}}`: the workspace's escape,
+    /// which its template stage keeps for the names a chain fills.
     public var fillsOnly: Set<String>?
 
     public init() {}
@@ -139,13 +141,15 @@ public struct ChainVariables: Sendable, Equatable {
         var output = ""
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
-            output += rest[..<open.lowerBound]
             guard let close = rest[open.upperBound...].firstRange(ofASCII: "}}") else {
-                output += rest[open.lowerBound...]
+                output += rest
                 return output
             }
             let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            guard Self.isVariableName(name), fillsOnly?.contains(name) ?? true else {
+            let escaped = fillsOnly?.contains(name) == true && open.lowerBound > rest.startIndex
+                && rest[rest.index(before: open.lowerBound)] == "\\"
+            output += rest[..<(escaped ? rest.index(before: open.lowerBound) : open.lowerBound)]
+            guard !escaped, Self.isVariableName(name), fillsOnly?.contains(name) ?? true else {
                 output += rest[open.lowerBound..<close.upperBound]
                 rest = rest[close.upperBound...]
                 continue

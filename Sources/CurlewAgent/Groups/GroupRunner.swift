@@ -39,7 +39,9 @@ final class GroupRunner: Sendable {
     init(group: RequestGroup, id: UInt64, agent: Agent, callbacks: GroupCallbacks, parent: (id: UInt64, index: Int)?, lane: Int,
          isPriorityGate: Bool, passesGate: Bool, inherited: ChainVariables = ChainVariables(), onFinish: (@Sendable (GroupHandle) -> Void)?) {
         let machine = GroupMachine(plan: group.plan, fillsOnly: group.fillsOnly, inherited: inherited)
-        fillsTemplates = group.kind == .chain || !inherited.values.isEmpty
+        // A group that names what it fills (`fillsOnly`, a workspace's) fills those names and
+        // reads their escapes wherever it runs, and fails on one with no value.
+        fillsTemplates = group.kind == .chain || !inherited.values.isEmpty || group.fillsOnly?.isEmpty == false
         let labels = machine.slots.map(\.member.label)
         self.lane = lane
         self.agent = agent
