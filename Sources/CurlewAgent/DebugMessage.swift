@@ -134,7 +134,9 @@ public struct DebugMessage: Sendable, Equatable, Codable {
     public var requestID: UInt64
     public var name: String?
     public var groupID: UInt64?
-    /// Position in a chain or group, when the request belongs to one.
+    /// Position in a chain or group, when the request belongs to one: its member's index,
+    /// counted from 0 as `GroupInfo.indexInParent` is (the log's `step`; the interface shows
+    /// steps counted from 1).
     public var step: Int?
     /// The terminal state: succeeded, failed or cancelled.
     public var state: RequestState
