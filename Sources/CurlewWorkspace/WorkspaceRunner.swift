@@ -228,22 +228,16 @@ public struct WorkspaceRunner: Sendable {
         return [runCase]
     }
 
-    /// The values a group's chains captured (its own and its nested groups') that a log hides:
-    /// the rule of `RedactionPolicy.hiddenCapture`, for each name with the captures the workspace
-    /// declares under it.
+    /// Every value a group's chains captured (its own and its nested groups'), a name's earlier
+    /// values included, that a log hides: `RedactionPolicy.hiddenCapture`, with each capture's
+    /// own source, as the session log decides from the same captures.
     private func hiddenCaptures(of handle: GroupHandle) -> [String] {
         let policy = session.redactionPolicy
-        let declared = session.workspace.groups.flatMap(\.members).flatMap(\.captures)
-        guard !declared.isEmpty else { return [] }
-        func collect(_ handle: GroupHandle) -> [String] {
-            let own = handle.variables.values.compactMap { item -> String? in
-                let sources = declared.filter { $0.name == item.name }.map(\.source)
-                return (sources.isEmpty ? [.status] : sources).contains { policy.hiddenCapture(named: item.name, value: item.value, from: $0) }
-                    ? item.value : nil
-            }
-            return own + handle.members.compactMap(\.child).flatMap(collect)
+        return handle.members.flatMap { member in
+            member.captured.compactMap { item in
+                policy.hiddenCapture(named: item.capture.name, value: item.value, from: item.capture.source) ? item.value : nil
+            } + (member.child.map(hiddenCaptures) ?? [])
         }
-        return collect(handle)
     }
 
     /// What the workspace lists at `member`'s place in the group holding it: the last of

@@ -242,7 +242,7 @@ struct RunCommandTests {
         }
     }
 
-    @Test("a value a chain captures from a member a log hides ($.token), or into a secret-named variable, is hidden in the log, the HAR file and the run's output wherever a later step sends it (its URL, query, a header); a plain capture is not (found by a new user's trial: the next step's record showed the token in clear)")
+    @Test("a value a chain captures from a member a log hides ($.token), or into a secret-named variable, is hidden in the log, the HAR file and the run's output wherever a later step sends it (its URL, query, a header), after a later capture of the same name too; a plain capture is not (found by a new user's trial: the next step's record showed the token in clear; found by review: the report hid only a name's latest value)")
     func capturedSecretsHidden() async throws {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("captured")
@@ -262,6 +262,8 @@ struct RunCommandTests {
               - request: log in
                 capture: {at: $.token, user: $.user}
               - use
+              - request: log in
+                capture: {at: $.user}
         """.write(toFile: path, atomically: true, encoding: .utf8)
         let result = try await CurlewProcess.run(["run", path, "--group", "flow", "--log", directory + "/l.jsonl", "--har", directory + "/l.har",
                                                   "--junit", directory + "/r.xml"])
@@ -272,6 +274,11 @@ struct RunCommandTests {
         // The demo server's tokens are `demo-` and a UUID (its password, demo-pw, is a secret member).
         for text in [log, har, xml, result.output] {
             #expect(!text.contains("demo-"), "\(text.suffix(3_000))")
+        }
+        // The last step captures `at` again, as the plain `demo`: the token it replaced stays
+        // hidden in the report, not only its `demo` (the report hid a name's latest value).
+        for text in [xml, result.output] {
+            #expect(text.range(of: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}", options: .regularExpression) == nil, "\(text.suffix(3_000))")
         }
         #expect(log.contains("/anything/[REDACTED]"), "\(log.suffix(3_000))")
         // A capture nothing names secret stays readable.

@@ -31,6 +31,9 @@ public struct MemberSnapshot: Sendable {
     public var progress: RequestProgress?
     public var startedAt: Date?
     public var finishedAt: Date?
+    /// What the chain captured from this member's response, every value in order (a later
+    /// capture of a name replaces it in `GroupHandle.variables`, never here).
+    public var captured: [CapturedValue] = []
 
     /// Seconds from start to finish, once finished.
     public var duration: TimeInterval? {

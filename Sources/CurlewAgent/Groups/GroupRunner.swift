@@ -145,6 +145,7 @@ final class GroupRunner: Sendable {
                 $0.members[index].response = response
                 $0.members[index].error = error
                 $0.members[index].finishedAt = Date()
+                $0.members[index].captured = captured
                 $0.variables = machine.variables
             }
             let member = handle[index]

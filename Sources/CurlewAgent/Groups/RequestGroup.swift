@@ -76,9 +76,9 @@ public struct Capture: Sendable, Equatable {
 }
 
 /// What a capture took from a step's response.
-struct CapturedValue: Sendable {
-    var capture: Capture
-    var value: String
+public struct CapturedValue: Sendable {
+    public var capture: Capture
+    public var value: String
 }
 
 /// A group of requests: a batch, a chain or an ordered window. A value: build it, then start it
