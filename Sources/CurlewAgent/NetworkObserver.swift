@@ -55,6 +55,11 @@ final class SharedRequestInfo: Sendable {
     init(_ info: RequestInfo) {
         self.info = info
     }
+
+    /// Lends the identity to `reader` in place (`shared.info` read from outside copied it).
+    func lend(_ reader: (RequestInfo) -> Void) {
+        reader(info)
+    }
 }
 
 /// One event for observers.
@@ -91,15 +96,15 @@ enum ObserverEvent: Sendable {
     /// request's items the lane dropped before it (`droppedBefore`, which it takes).
     static func deliver(_ event: UnsafePointer<ObserverEvent>, to observer: any NetworkObserver, droppedBefore: inout [UInt64: Int]) {
         switch event.pointee {
-        case .willSend(let shared): observer.requestWillBeSent(shared.info)
-        case .didSend(let shared): observer.requestDidSend(shared.info)
-        case .progress(let shared, let progress): observer.request(shared.info, didProgress: progress)
+        case .willSend(let shared): shared.lend { observer.requestWillBeSent($0) }
+        case .didSend(let shared): shared.lend { observer.requestDidSend($0) }
+        case .progress(let shared, let progress): shared.lend { observer.request($0, didProgress: progress) }
         case .streamed(let shared, let item):
             let info = shared.info
             observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
         case .debugMessage(let shared): shared.made.lend { observer.requestDidProduce($0) }
-        case .finished(let shared, let state): observer.requestDidFinish(shared.info, state: state)
-        case .waiting(let shared, let reason): observer.requestIsWaiting(shared.info, reason: reason)
+        case .finished(let shared, let state): shared.lend { observer.requestDidFinish($0, state: state) }
+        case .waiting(let shared, let reason): shared.lend { observer.requestIsWaiting($0, reason: reason) }
         case .group(let event): observer.requestGroup(event)
         }
     }
