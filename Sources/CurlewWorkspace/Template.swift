@@ -3,8 +3,8 @@ import Foundation
 
 /// Expands `{{name}}` in workspace strings: environment and workspace variables, `--var`
 /// overrides, `{{$env.NAME}}` from the process environment (only what is named), and built-ins.
-/// Names in `deferred` (a chain's captures) are left as written for the chain to fill in, and an
-/// escaped `\{{` before one of them keeps its backslash, for the chain to read as text.
+/// Names in `deferred` (a chain's captures) are left as written for the chain to fill in, and
+/// the text is handed to that chain so that it sends what stands here (`chainFills`).
 public struct Template: Sendable {
     /// Why a template could not be expanded.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -36,6 +36,13 @@ public struct Template: Sendable {
     public var variables: [String: String]
     /// Names left as `{{name}}` (a chain's captures, filled in when the chain runs).
     public var deferred: Set<String>
+    /// Names the chain that runs the text fills in after this stage (its `fillsOnly`: every name
+    /// it captures, those captured after this step too). With these and `deferred`, a `{{name}}`
+    /// of one of them that this stage leaves as text (an escaped `\{{name}}`, a value's
+    /// `{{name}}`) is written `\{{name}}`, and backslashes just before any of them are doubled:
+    /// the chain reads that escape back (`ChainVariables.fillsOnly`), so it fills the deferred
+    /// names alone and sends the rest as it stands here.
+    public var chainFills: Set<String> = []
     /// Names whose values are used as they are, never expanded again (secrets and `--var`
     /// values, which may hold `{{` of their own).
     public var literal: Set<String> = []
@@ -59,7 +66,31 @@ public struct Template: Sendable {
 
     /// `text` with every template expanded.
     public func expand(_ text: String) throws(Failure) -> String {
-        try expand(text, depth: 0, keepingEscapes: true)
+        guard text.contains("{{") else { return text }
+        var output = ""
+        var deferredAt: [Int] = []
+        try expand(text, depth: 0, into: &output, deferredAt: &deferredAt)
+        let handedOn = chainFills.union(deferred)
+        return handedOn.isEmpty ? output : Self.escaped(output, deferredAt: Set(deferredAt), for: handedOn)
+    }
+
+    /// `text` as a chain that fills `names` must read it to send it as it stands, but for the
+    /// deferred templates that start at the UTF-8 offsets `deferredAt`: backslashes before each
+    /// `{{name}}` of those names doubled, and one more before each that is text.
+    private static func escaped(_ text: String, deferredAt: Set<Int>, for names: Set<String>) -> String {
+        var output = ""
+        let tail = ChainVariables.forEachTemplate(in: Substring(text)) { (before: Substring, template: Substring, name: String) throws(Never) in
+            output += before
+            guard ChainVariables.isVariableName(name), names.contains(name) else {
+                output += template
+                return
+            }
+            let backslashes = before.utf8.reversed().prefix { $0 == UInt8(ascii: "\\") }.count
+            let isDeferred = deferredAt.contains(text.utf8.distance(from: text.startIndex, to: template.startIndex))
+            output += String(repeating: "\\", count: backslashes + (isDeferred ? 0 : 1))
+            output += template
+        }
+        return output + tail
     }
 
     /// Checks that every `{{` in `text` is closed and every built-in is well-formed, leaving
@@ -109,44 +140,31 @@ public struct Template: Sendable {
         return hasExpression || unclosed != nil ? nil : output
     }
 
-    /// `keepingEscapes`: whether the text goes on to the chain as it is (`keepsEscape`); not in
-    /// a built-in's argument, whose result is the text that is sent.
-    private func expand(_ text: String, depth: Int, keepingEscapes: Bool) throws(Failure) -> String {
-        guard text.contains("{{") else { return text }
-        var output = ""
+    /// Appends `text` expanded to `output`, and the offset of each deferred template it writes
+    /// to `deferredAt`.
+    private func expand(_ text: String, depth: Int, into output: inout String, deferredAt: inout [Int]) throws(Failure) {
+        guard text.contains("{{") else {
+            output += text
+            return
+        }
         let unclosed = try Self.walk(Substring(text), literal: { (part: Substring) throws(Failure) in output += part },
-                                     escapedOpening: { (following: Substring) throws(Failure) in
-            output += keepingEscapes && keepsEscape(before: following) ? "\\{{" : "{{"
-        }, expression: { (inner: Substring) throws(Failure) in
-            output += try value(of: String(inner), depth: depth, keepingEscapes: keepingEscapes)
+                                     expression: { (inner: Substring) throws(Failure) in
+            try value(of: String(inner), depth: depth, into: &output, deferredAt: &deferredAt)
             guard output.utf8.count <= Self.maxExpandedLength else { throw .tooLong }
         })
         guard unclosed == nil else { throw .unclosed }
-        return output
     }
 
-    /// Whether an escaped `\{{` keeps its backslash: when a deferred name follows it
-    /// (`\{{token}}` where a chain captures `token`). The chain fills its captured names after
-    /// this stage and reads `\{{name}}` as the text `{{name}}` (`ChainVariables.fillsOnly`); a
-    /// bare `{{name}}` here would be filled there.
-    private func keepsEscape(before following: Substring) -> Bool {
-        guard !deferred.isEmpty, let close = following.firstRange(ofASCII: "}}") else { return false }
-        return deferred.contains(following[..<close.lowerBound].trimmingCharacters(in: .whitespaces))
-    }
-
-    /// Reads `text` in order: its literal runs, each escaped opening (a `\{{` stands for a
-    /// literal `{{`, for a body that holds another template language's braces; `escapedOpening`
-    /// gets the text after it, and by default writes `{{` as a literal run) and the inside of each
-    /// `{{…}}` expression, nested ones included. Returns the text from a `{{` that is never
-    /// closed, nil when all are.
+    /// Reads `text` in order: its literal runs (a `\{{` is a literal `{{`, for a body that holds
+    /// another template language's braces) and the inside of each `{{…}}` expression, nested
+    /// ones included. Returns the text from a `{{` that is never closed, nil when all are.
     private static func walk<E: Error>(_ text: Substring, literal: (Substring) throws(E) -> Void,
-                                       escapedOpening: ((Substring) throws(E) -> Void)? = nil,
                                        expression: (Substring) throws(E) -> Void) throws(E) -> Substring? {
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
             if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
                 try literal(rest[..<rest.index(before: open.lowerBound)])
-                if let escapedOpening { try escapedOpening(rest[open.upperBound...]) } else { try literal("{{") }
+                try literal("{{")
                 rest = rest[open.upperBound...]
                 continue
             }
@@ -183,16 +201,27 @@ public struct Template: Sendable {
         return nil
     }
 
-    private func value(of inner: String, depth: Int, keepingEscapes: Bool) throws(Failure) -> String {
+    private func value(of inner: String, depth: Int, into output: inout String, deferredAt: inout [Int]) throws(Failure) {
         let name = inner.trimmingCharacters(in: .whitespaces)
         guard depth < 8 else { throw .tooDeep(name) }
-        if name.hasPrefix("$") { return try builtin(name, depth: depth) }
-        if deferred.contains(name) { return "{{\(name)}}" }
+        if name.hasPrefix("$") {
+            output += try builtin(name, depth: depth)
+            return
+        }
+        if deferred.contains(name) {
+            deferredAt.append(output.utf8.count)
+            output += "{{\(name)}}"
+            return
+        }
         guard let value = variables[name] else {
-            if acceptsAnyName { return "" }
+            if acceptsAnyName { return }
             throw .undefined(name, suggestion: Suggestion.closest(to: name, among: variables.keys.sorted() + deferred.sorted()))
         }
-        return literal.contains(name) ? value : try expand(value, depth: depth + 1, keepingEscapes: keepingEscapes)
+        if literal.contains(name) {
+            output += value
+        } else {
+            try expand(value, depth: depth + 1, into: &output, deferredAt: &deferredAt)
+        }
     }
 
     private func builtin(_ text: String, depth: Int) throws(Failure) -> String {
@@ -218,7 +247,11 @@ public struct Template: Sendable {
             guard bounds.count == 2, bounds[0] <= bounds[1] else { throw .badRandomBounds(text) }
             return String(random(bounds[0]...bounds[1]))
         case "$base64" where !argument.isEmpty:
-            return Data(try expand(argument, depth: depth + 1, keepingEscapes: false).utf8).base64EncodedString()
+            // The argument's own text is encoded: a deferred name in it is the text `{{name}}`.
+            var encoded = ""
+            var deferredAt: [Int] = []
+            try expand(argument, depth: depth + 1, into: &encoded, deferredAt: &deferredAt)
+            return Data(encoded.utf8).base64EncodedString()
         default:
             throw .badBuiltin(text)
         }

@@ -130,13 +130,15 @@ public struct WorkspaceSession: Sendable {
         }
     }
 
-    /// A named request, built. `deferred` names are left as `{{name}}` (a chain's captures).
-    public func request(named name: String, deferred: Set<String> = []) throws(WorkspaceError) -> (Request, [Expectation]) {
+    /// A named request, built. `deferred` names are left as `{{name}}` (a chain's captures), and
+    /// the text is escaped for a chain that fills `chainFills` and them (`Template.chainFills`).
+    public func request(named name: String, deferred: Set<String> = [], chainFills: Set<String> = []) throws(WorkspaceError) -> (Request, [Expectation]) {
         guard let named = workspace.request(named: name) else {
             throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\"" + Suggestion.hint(for: name, among: workspace.requests.map(\.name)))
         }
         var template = self.template
         template.deferred = deferred
+        template.chainFills = chainFills
         let (request, annotations) = try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name,
                                                             ReadContext(template: template, directory: named.directory,
                                                                         defaultContentType: config.defaultHeaders["Content-Type"]),
@@ -161,12 +163,15 @@ public struct WorkspaceSession: Sendable {
             throw WorkspaceError(.undefined, at: nil, keyPath: "groups", "no group \"\(name)\"" + Suggestion.hint(for: name, among: workspace.groups.map(\.name)))
         }
         var captured = deferred
+        // What the group fills when it runs (its `fillsOnly`): each member's text is escaped for
+        // all of it, names a later step captures included.
+        let fills = group.kind == .chain ? deferred.union(group.members.flatMap { $0.captures.map(\.name) }) : deferred
         var members: [GroupMember] = []
         var steps: [ChainStep] = []
         for member in group.members {
             let built: GroupMember
             switch member.reference {
-            case .request(let requestName): built = .request(try request(named: requestName, deferred: captured).0)
+            case .request(let requestName): built = .request(try request(named: requestName, deferred: captured, chainFills: fills).0)
             case .group(let groupName): built = .group(try self.group(named: groupName, deferred: captured))
             }
             members.append(built)
@@ -181,7 +186,7 @@ public struct WorkspaceSession: Sendable {
         // Only what the chains capture is filled in (a group nested in a chain takes what the
         // chain captured before it): a `{{` left in a built request otherwise is the file's
         // escaped `\{{`, text to send as written.
-        built.fillsOnly = captured
+        built.fillsOnly = fills
         return built
     }
 

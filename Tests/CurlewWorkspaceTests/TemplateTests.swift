@@ -26,17 +26,27 @@ struct TemplateTests {
         #expect(try template.expand(#"\{{not a variable}} {{user}}"#) == "{{not a variable}} ann")
     }
 
-    @Test("an escaped \\{{ before a name the chain fills keeps its backslash, for the chain to read as text; any other escape becomes its {{ (found by review: the chain filled an escaped captured name)")
-    func escapeBeforeDeferredName() throws {
+    @Test("text a chain would fill is escaped for it: an escaped \\{{ or a value's {{ of a name the chain fills is written \\{{name}}, backslashes before such a name are doubled, and deferred names stay templates (found by review: the chain filled an escaped captured name, and read a variable's trailing backslash as an escape)")
+    func escapedForTheChain() throws {
         #expect(try template.expand(#"\{{token}} {{token}} \{{ token }} \{{user}} \{{tokens}}"#) == #"\{{token}} {{token}} \{{ token }} {{user}} {{tokens}}"#)
-        // Through a variable's value as well, and with nothing deferred no backslash stays.
         var nested = template
         nested.variables["header"] = #"Bearer \{{token}}"#
+        nested.variables["dir"] = #"C:\up\"#
+        nested.variables["given"] = "{{token}}"
+        nested.literal = ["given"]
+        // Through a variable's value, a value's own {{, and a backslash a value ends with.
         #expect(try nested.expand("{{header}}") == #"Bearer \{{token}}"#)
+        #expect(try nested.expand("{{given}}") == #"\{{token}}"#)
+        #expect(try nested.expand("{{dir}}{{token}} {{dir}}\\{{token}}") == #"C:\up\\{{token}} C:\up\\\{{token}}"#)
         // A built-in's argument is the text sent: its escape is read there.
         #expect(try nested.expand(#"{{$base64 \{{token}}}}"#) == Data("{{token}}".utf8).base64EncodedString())
+        // Names the chain fills only later (captured after this step) are escaped as well.
         nested.deferred = []
-        #expect(try nested.expand(#"\{{token}}"#) == "{{token}}")
+        nested.chainFills = ["token"]
+        #expect(try nested.expand(#"\{{token}} {{dir}}"#) == #"\{{token}} C:\up\"#)
+        // With no chain after it, nothing is escaped.
+        nested.chainFills = []
+        #expect(try nested.expand(#"\{{token}} {{given}}"#) == "{{token}} {{token}}")
     }
 
     @Test("a text of many templates is expanded and its names listed in time proportional to its length (a substring search read all the rest of the text for each)")

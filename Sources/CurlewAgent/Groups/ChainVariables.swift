@@ -4,9 +4,10 @@ import Foundation
 public struct ChainVariables: Sendable, Equatable {
     public private(set) var values: [(name: String, value: String)] = []
     /// When set, only these names are filled in (and fail when they have no value); any other
-    /// `{{name}}` is text and stays as written (a workspace's literal `\{{`, a secret's `{{`),
-    /// and `\{{name}}` of one of these names is the text `{{name}}`: the workspace's escape,
-    /// which its template stage keeps for the names a chain fills.
+    /// `{{name}}` is text and stays as written (a workspace's literal `\{{`, a secret's `{{`).
+    /// Backslashes just before a `{{name}}` of these names are then a workspace's escapes, as
+    /// its template stage writes them (`Template.chainFills`): each pair stands for one
+    /// backslash, and an odd one left over makes the `{{name}}` text.
     public var fillsOnly: Set<String>?
 
     public init() {}
@@ -139,31 +140,49 @@ public struct ChainVariables: Sendable, Equatable {
     private func expand(_ text: Substring, filling fill: (String, String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard text.contains("{{") else { return String(text) }
         var output = ""
-        var rest = text
-        while let open = rest.firstRange(ofASCII: "{{") {
-            guard let close = rest[open.upperBound...].firstRange(ofASCII: "}}") else {
-                output += rest
-                return output
+        let tail = try Self.forEachTemplate(in: text) { (before: Substring, template: Substring, name: String) throws(RequestError) in
+            guard Self.isVariableName(name), fillsOnly?.contains(name) ?? true else {
+                output += before
+                output += template
+                return
             }
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            let escaped = fillsOnly?.contains(name) == true && open.lowerBound > rest.startIndex
-                && rest[rest.index(before: open.lowerBound)] == "\\"
-            output += rest[..<(escaped ? rest.index(before: open.lowerBound) : open.lowerBound)]
-            guard !escaped, Self.isVariableName(name), fillsOnly?.contains(name) ?? true else {
-                output += rest[open.lowerBound..<close.upperBound]
-                rest = rest[close.upperBound...]
-                continue
+            if fillsOnly != nil {
+                let backslashes = before.utf8.reversed().prefix { $0 == UInt8(ascii: "\\") }.count
+                output += before[..<before.utf8.index(before.endIndex, offsetBy: -backslashes)]
+                output += String(repeating: "\\", count: backslashes / 2)
+                if backslashes % 2 == 1 {
+                    output += template
+                    return
+                }
+            } else {
+                output += before
             }
             guard let value = self[name] else {
                 throw RequestError(.unresolvedVariable, "chain variable {{\(ClippedText.plain(name, limit: 80))}} is not defined" + suggestion(for: name))
             }
             output += try fill(name, value)
-            rest = rest[close.upperBound...]
         }
-        return output + rest
+        return output + tail
     }
 
-    private static func isVariableName(_ text: String) -> Bool {
+    /// Each `{{…}}` in `text` as a chain reads it, in order: the text before it, the whole
+    /// `{{…}}` (closed by the first `}}`) and what it holds, trimmed. Returns the text after the
+    /// last; a `{{` never closed is text. The one reading for the chain and for a workspace's
+    /// template stage, which escapes what the chain would otherwise fill (`Template.chainFills`).
+    public static func forEachTemplate<Failure: Error>(
+        in text: Substring, _ body: (_ before: Substring, _ template: Substring, _ name: String) throws(Failure) -> Void
+    ) throws(Failure) -> Substring {
+        var rest = text
+        while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
+            try body(rest[..<open.lowerBound], rest[open.lowerBound..<close.upperBound],
+                     rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces))
+            rest = rest[close.upperBound...]
+        }
+        return rest
+    }
+
+    /// Whether what a `{{…}}` holds is a name a chain fills in.
+    public static func isVariableName(_ text: String) -> Bool {
         !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
     }
 }
