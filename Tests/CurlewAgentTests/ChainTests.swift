@@ -240,6 +240,17 @@ struct NestedGroupTests {
         let literal = Request(.get, "/get", name: "literal", headers: ["X-Note": "{{x}}"])
         let plain = await runToEnd(.chain([ChainStep(.group(.batch([literal])))]), on: agent)
         #expect(plain.state == .succeeded)
+        // A batch that names what it fills fills it even with nothing captured before it: a
+        // missing value fails the member, never sent as `{{token}}`, and its escape is read.
+        var named = RequestGroup.batch([Request(.get, "/get", name: "needs", headers: ["X-Note": "{{token}}"])])
+        named.fillsOnly = ["token"]
+        let refused = await runToEnd(named, on: agent)
+        #expect(refused.members.first?.error?.kind == .unresolvedVariable, "\(String(describing: refused.members.first?.error))")
+        var escaping = RequestGroup.batch([Request(.get, "/get", name: "escaped", headers: ["X-Note": #"\{{token}}"#])])
+        escaping.fillsOnly = ["token"]
+        #expect(await runToEnd(escaping, on: agent).state == .succeeded)
+        let escaped = try #require(recorder.messages.last { $0.name == "escaped" })
+        #expect(escaped.original?.headers.first { $0.name == "X-Note" }?.value == "{{token}}")
     }
 
     @Test("a batch inside a chain and a chain inside a batch run, and report their parent")
