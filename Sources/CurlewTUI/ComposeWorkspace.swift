@@ -239,7 +239,8 @@ public struct ComposeWorkspace: Sendable {
             // Only the names chains capture: any other `{{` left in the built entry is text.
             var variables = ChainVariables(captured)
             variables.fillsOnly = session.workspace.capturedNames
-            request = try variables.expand(try session.request(named: entryName, deferred: session.workspace.capturedNames).0,
+            request = try variables.expand(try session.request(named: entryName, deferred: session.workspace.capturedNames,
+                                                               chainFills: session.workspace.capturedNames).0,
                                            defaultHeaders: session.config.defaultHeaders)
         } catch let error as WorkspaceError {
             throw RequestError(.unresolvedVariable, error.description)

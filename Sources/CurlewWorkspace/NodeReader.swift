@@ -263,6 +263,14 @@ struct ReadContext: Sendable {
     func path(_ path: String) -> String {
         directory.map { LocalFile.path(path, relativeTo: $0) } ?? path
     }
+
+    /// This context for a field a chain does not fill (a content type, a path, a mock, a query
+    /// written into the URL): its text is not escaped for one (`Template.chainFills`).
+    var unfilledByChain: ReadContext {
+        var context = self
+        context.template?.chainFills = []
+        return context
+    }
 }
 
 extension NodeReader {

@@ -36,12 +36,13 @@ public struct Template: Sendable {
     public var variables: [String: String]
     /// Names left as `{{name}}` (a chain's captures, filled in when the chain runs).
     public var deferred: Set<String>
-    /// Names the chain that runs the text fills in after this stage (its `fillsOnly`: every name
-    /// it captures, those captured after this step too). With these and `deferred`, a `{{name}}`
-    /// of one of them that this stage leaves as text (an escaped `\{{name}}`, a value's
-    /// `{{name}}`) is written `\{{name}}`, and backslashes just before any of them are doubled:
-    /// the chain reads that escape back (`ChainVariables.fillsOnly`), so it fills the deferred
-    /// names alone and sends the rest as it stands here.
+    /// Names the chain that fills the text in fills after this stage (its `fillsOnly`: every
+    /// name it captures, those captured after this step too); empty for text no chain fills.
+    /// With these, a `{{name}}` of one of them (or of a deferred name) that this stage leaves as
+    /// text (an escaped `\{{name}}`, a value's `{{name}}`) is written `\{{name}}`, and
+    /// backslashes just before any of them are doubled: the chain reads that escape back
+    /// (`ChainVariables.fillsOnly`), so it fills the deferred names alone and sends the rest as
+    /// it stands here.
     public var chainFills: Set<String> = []
     /// Names whose values are used as they are, never expanded again (secrets and `--var`
     /// values, which may hold `{{` of their own).
@@ -70,8 +71,7 @@ public struct Template: Sendable {
         var output = ""
         var deferredAt: [Int] = []
         try expand(text, depth: 0, into: &output, deferredAt: &deferredAt)
-        let handedOn = chainFills.union(deferred)
-        return handedOn.isEmpty ? output : Self.escaped(output, deferredAt: Set(deferredAt), for: handedOn)
+        return chainFills.isEmpty ? output : Self.escaped(output, deferredAt: Set(deferredAt), for: chainFills.union(deferred))
     }
 
     /// `text` as a chain that fills `names` must read it to send it as it stands, but for the

@@ -115,10 +115,12 @@ public struct WorkspaceSession: Sendable {
     }
 
     /// `text` with its templates expanded for this session, `deferred` names (a chain's
-    /// captures) left as `{{name}}` at any depth, through other variables too.
+    /// captures) left as `{{name}}` at any depth, through other variables too, for a chain that
+    /// fills those names (`Template.chainFills`).
     public func expand(_ text: String, deferring deferred: Set<String>) throws(Template.Failure) -> String {
         var template = self.template
         template.deferred = deferred
+        template.chainFills = deferred
         return try template.expand(text)
     }
 
