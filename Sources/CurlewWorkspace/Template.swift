@@ -38,11 +38,10 @@ public struct Template: Sendable {
     public var deferred: Set<String>
     /// Names the chain that fills the text in fills after this stage (its `fillsOnly`: every
     /// name it captures, those captured after this step too); empty for text no chain fills.
-    /// With these, a `{{name}}` of one of them (or of a deferred name) that this stage leaves as
-    /// text (an escaped `\{{name}}`, a value's `{{name}}`) is written `\{{name}}`, and
-    /// backslashes just before any of them are doubled: the chain reads that escape back
-    /// (`ChainVariables.fillsOnly`), so it fills the deferred names alone and sends the rest as
-    /// it stands here.
+    /// With these, every `{{` this stage leaves as text (an escaped `\{{`, a value's own, one
+    /// left unclosed) is written `\{{`, and backslashes just before any `{{` are doubled: the
+    /// chain reads those escapes back (`ChainVariables.fillsOnly`), so it fills the deferred
+    /// names alone and sends the rest as it stands here.
     public var chainFills: Set<String> = []
     /// Names whose values are used as they are, never expanded again (secrets and `--var`
     /// values, which may hold `{{` of their own).
@@ -71,26 +70,32 @@ public struct Template: Sendable {
         var output = ""
         var deferredAt: [Int] = []
         try expand(text, depth: 0, into: &output, deferredAt: &deferredAt)
-        return chainFills.isEmpty ? output : Self.escaped(output, deferredAt: Set(deferredAt), for: chainFills.union(deferred))
+        return chainFills.isEmpty ? output : Self.escaped(output, deferredAt: Set(deferredAt))
     }
 
-    /// `text` as a chain that fills `names` must read it to send it as it stands, but for the
-    /// deferred templates that start at the UTF-8 offsets `deferredAt`: backslashes before each
-    /// `{{name}}` of those names doubled, and one more before each that is text.
-    private static func escaped(_ text: String, deferredAt: Set<Int>, for names: Set<String>) -> String {
+    /// `text` as a chain must read it to send it as it stands but for the deferred templates
+    /// that start at the UTF-8 offsets `deferredAt` (`ChainVariables.fillsOnly`): backslashes
+    /// just before any `{{` doubled, and one more before each `{{` that is text.
+    private static func escaped(_ text: String, deferredAt: Set<Int>) -> String {
         var output = ""
-        let tail = ChainVariables.forEachTemplate(in: Substring(text)) { (before: Substring, template: Substring, name: String) throws(Never) in
-            output += before
-            guard ChainVariables.isVariableName(name), names.contains(name) else {
-                output += template
-                return
-            }
+        var rest = Substring(text)
+        while let open = rest.firstRange(ofASCII: "{{") {
+            let before = rest[..<open.lowerBound]
             let backslashes = before.utf8.reversed().prefix { $0 == UInt8(ascii: "\\") }.count
-            let isDeferred = deferredAt.contains(text.utf8.distance(from: text.startIndex, to: template.startIndex))
-            output += String(repeating: "\\", count: backslashes + (isDeferred ? 0 : 1))
-            output += template
+            output += before
+            // A deferred `{{name}}` ends at its first `}}`: a name holds no brace.
+            if deferredAt.contains(text.utf8.distance(from: text.startIndex, to: open.lowerBound)),
+               let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
+                output += String(repeating: "\\", count: backslashes)
+                output += rest[open.lowerBound..<close.upperBound]
+                rest = rest[close.upperBound...]
+            } else {
+                output += String(repeating: "\\", count: backslashes + 1)
+                output += "{{"
+                rest = rest[open.upperBound...]
+            }
         }
-        return output + tail
+        return output + rest
     }
 
     /// Checks that every `{{` in `text` is closed and every built-in is well-formed, leaving

@@ -158,10 +158,11 @@ struct ChainTests {
         var some = ChainVariables([("x", "1")])
         some.fillsOnly = ["x"]
         #expect(try some.expand("{{x}} {{y}}") == "1 {{y}}")
-        // With names to fill, backslashes before one of them are a workspace's escapes: a pair
-        // stands for one backslash, and an odd one left makes the template text. Before any other
-        // name they stay as written, and without `fillsOnly` they are no escape.
-        #expect(try some.expand(#"\{{x}} \{{ x }} {{x}} \\{{x}} \\\{{x}} \{{y}} a\{{x"#) == #"{{x}} {{ x }} 1 \1 \{{x}} \{{y}} a\{{x"#)
+        // With names to fill, backslashes before a `{{` are a workspace's escapes: a pair stands
+        // for one backslash, and an odd one left makes that `{{` text (a name after it is then
+        // found); without `fillsOnly` they are no escape.
+        #expect(try some.expand(#"\{{x}} \{{ x }} {{x}} \\{{x}} \\\{{x}} \{{y}} a\{{x"#) == #"{{x}} {{ x }} 1 \1 \{{x}} {{y}} a{{x"#)
+        #expect(try some.expand(#"\{{open {{x}} \{{{{x}}"#) == "{{open 1 {{1")
         #expect(try ChainVariables([("x", "1")]).expand(#"\{{x}}"#) == #"\1"#)
         #expect(try some.expand(json: #"{"s":"\{{x}} {{x}}", "p":"C:\\up\\\\{{x}}"}"#) == #"{"s":"{{x}} 1", "p":"C:\\up\\1"}"#)
         // Multipart parts' text is filled in too.

@@ -26,13 +26,15 @@ struct TemplateTests {
         #expect(try template.expand(#"\{{not a variable}} {{user}}"#) == "{{not a variable}} ann")
     }
 
-    @Test("text a chain would fill is escaped for it: an escaped \\{{ or a value's {{ of a name the chain fills is written \\{{name}}, backslashes before such a name are doubled, and deferred names stay templates (found by review: the chain filled an escaped captured name, and read a variable's trailing backslash as an escape)")
+    @Test("text is escaped for the chain that fills it: every {{ left as text (an escaped \\{{, a value's own, one left unclosed) is written \\{{, backslashes before a {{ are doubled, and deferred names stay templates (found by review: the chain filled an escaped captured name, and read a variable's trailing backslash as an escape; found by a new user's trial: an unclosed literal {{ hid the next captured name)")
     func escapedForTheChain() throws {
         // Text no chain fills (a content type, a path) is not escaped, deferred names or not.
         #expect(try template.expand(#"\{{token}} {{token}}"#) == "{{token}} {{token}}")
         var handed = template
         handed.chainFills = ["token"]
-        #expect(try handed.expand(#"\{{token}} {{token}} \{{ token }} \{{user}} \{{tokens}}"#) == #"\{{token}} {{token}} \{{ token }} {{user}} {{tokens}}"#)
+        #expect(try handed.expand(#"\{{token}} {{token}} \{{ token }} \{{user}} \{{tokens}}"#) == #"\{{token}} {{token}} \{{ token }} \{{user}} \{{tokens}}"#)
+        // A literal `{{` left unclosed before a deferred name is escaped too, so the chain finds the name.
+        #expect(try handed.expand(#"\{{x {{token}} \{{{{token}}"#) == #"\{{x {{token}} \{{{{token}}"#)
         var nested = handed
         nested.variables["header"] = #"Bearer \{{token}}"#
         nested.variables["dir"] = #"C:\up\"#

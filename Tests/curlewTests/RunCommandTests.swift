@@ -180,7 +180,7 @@ struct RunCommandTests {
             method: POST
             url: /post
             headers: {Authorization: "Bearer {{token}}"}
-            body: 'Hello \\{{name}}, {{token}}, not \\{{token}}, {{dir}}{{token}}'
+            body: 'Hello \\{{name}}, {{token}}, not \\{{token}}, {{dir}}{{token}}, open \\{{x {{token}}'
             contentType: text/plain
             expect: {status: 200}
           form echo: {method: POST, url: /post, form: {a: b}, query: {note: 'typed\\{{token}}'}}
@@ -209,7 +209,7 @@ struct RunCommandTests {
         #expect(log.contains(", not {{token}}, "), "\(log.suffix(2_000))")
         // A variable's trailing backslash stays a backslash before the captured value; the
         // capturing step's own escape is text too (the chain had no value for it yet).
-        #expect(log.contains(#"{{token}}, C:\\up\\demo-"#), "\(log.suffix(2_000))")
+        #expect(log.contains(#"{{token}}, C:\\up\\demo-"#) && log.contains("open {{x demo-"), "\(log.suffix(2_000))")
         #expect(log.contains(#""name":"X-Note","value":"as typed {{token}}""#), "\(log.suffix(2_000))")
         // A query written into the URL beside a form, which the chain does not fill, goes out as
         // its template leaves it, with no escape added (found by review).

@@ -5,9 +5,9 @@ public struct ChainVariables: Sendable, Equatable {
     public private(set) var values: [(name: String, value: String)] = []
     /// When set, only these names are filled in (and fail when they have no value); any other
     /// `{{name}}` is text and stays as written (a workspace's literal `\{{`, a secret's `{{`).
-    /// Backslashes just before a `{{name}}` of these names are then a workspace's escapes, as
-    /// its template stage writes them (`Template.chainFills`): each pair stands for one
-    /// backslash, and an odd one left over makes the `{{name}}` text.
+    /// Backslashes just before a `{{` are then a workspace's escapes, as its template stage
+    /// writes them (`Template.chainFills`): each pair stands for one backslash, and an odd one
+    /// left over makes that `{{` text.
     public var fillsOnly: Set<String>?
 
     public init() {}
@@ -140,49 +140,40 @@ public struct ChainVariables: Sendable, Equatable {
     private func expand(_ text: Substring, filling fill: (String, String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard text.contains("{{") else { return String(text) }
         var output = ""
-        let tail = try Self.forEachTemplate(in: text) { (before: Substring, template: Substring, name: String) throws(RequestError) in
-            guard Self.isVariableName(name), fillsOnly?.contains(name) ?? true else {
-                output += before
-                output += template
-                return
-            }
+        var rest = text
+        while let open = rest.firstRange(ofASCII: "{{") {
+            var before = rest[..<open.lowerBound]
             if fillsOnly != nil {
+                // A workspace's escapes: pairs of backslashes, and an odd one that makes the `{{` text.
                 let backslashes = before.utf8.reversed().prefix { $0 == UInt8(ascii: "\\") }.count
-                output += before[..<before.utf8.index(before.endIndex, offsetBy: -backslashes)]
+                before = before[..<before.utf8.index(before.endIndex, offsetBy: -backslashes)]
+                output += before
                 output += String(repeating: "\\", count: backslashes / 2)
                 if backslashes % 2 == 1 {
-                    output += template
-                    return
+                    output += "{{"
+                    rest = rest[open.upperBound...]
+                    continue
                 }
             } else {
                 output += before
+            }
+            guard let close = rest[open.upperBound...].firstRange(ofASCII: "}}") else { return output + rest[open.lowerBound...] }
+            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            let template = rest[open.lowerBound..<close.upperBound]
+            rest = rest[close.upperBound...]
+            guard Self.isVariableName(name), fillsOnly?.contains(name) ?? true else {
+                output += template
+                continue
             }
             guard let value = self[name] else {
                 throw RequestError(.unresolvedVariable, "chain variable {{\(ClippedText.plain(name, limit: 80))}} is not defined" + suggestion(for: name))
             }
             output += try fill(name, value)
         }
-        return output + tail
+        return output + rest
     }
 
-    /// Each `{{…}}` in `text` as a chain reads it, in order: the text before it, the whole
-    /// `{{…}}` (closed by the first `}}`) and what it holds, trimmed. Returns the text after the
-    /// last; a `{{` never closed is text. The one reading for the chain and for a workspace's
-    /// template stage, which escapes what the chain would otherwise fill (`Template.chainFills`).
-    public static func forEachTemplate<Failure: Error>(
-        in text: Substring, _ body: (_ before: Substring, _ template: Substring, _ name: String) throws(Failure) -> Void
-    ) throws(Failure) -> Substring {
-        var rest = text
-        while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
-            try body(rest[..<open.lowerBound], rest[open.lowerBound..<close.upperBound],
-                     rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces))
-            rest = rest[close.upperBound...]
-        }
-        return rest
-    }
-
-    /// Whether what a `{{…}}` holds is a name a chain fills in.
-    public static func isVariableName(_ text: String) -> Bool {
+    private static func isVariableName(_ text: String) -> Bool {
         !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
     }
 }
