@@ -163,6 +163,10 @@ struct ChainTests {
         // found); without `fillsOnly` they are no escape.
         #expect(try some.expand(#"\{{x}} \{{ x }} {{x}} \\{{x}} \\\{{x}} \{{y}} a\{{x"#) == #"{{x}} {{ x }} 1 \1 \{{x}} {{y}} a{{x"#)
         #expect(try some.expand(#"\{{open {{x}} \{{{{x}}"#) == "{{open 1 {{1")
+        // A chain that fills no name reads no escape: its text was not escaped for it.
+        var none = ChainVariables()
+        none.fillsOnly = []
+        #expect(try none.expand(#"C:\{{x}} \\{{y}}"#) == #"C:\{{x}} \\{{y}}"#)
         #expect(try ChainVariables([("x", "1")]).expand(#"\{{x}}"#) == #"\1"#)
         #expect(try some.expand(json: #"{"s":"\{{x}} {{x}}", "p":"C:\\up\\\\{{x}}"}"#) == #"{"s":"{{x}} 1", "p":"C:\\up\\1"}"#)
         // Multipart parts' text is filled in too.

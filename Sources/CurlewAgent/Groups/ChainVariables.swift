@@ -5,9 +5,9 @@ public struct ChainVariables: Sendable, Equatable {
     public private(set) var values: [(name: String, value: String)] = []
     /// When set, only these names are filled in (and fail when they have no value); any other
     /// `{{name}}` is text and stays as written (a workspace's literal `\{{`, a secret's `{{`).
-    /// Backslashes just before a `{{` are then a workspace's escapes, as its template stage
-    /// writes them (`Template.chainFills`): each pair stands for one backslash, and an odd one
-    /// left over makes that `{{` text.
+    /// When it names any, backslashes just before a `{{` are a workspace's escapes, as its
+    /// template stage writes them for a chain that fills names (`Template.chainFills`): each
+    /// pair stands for one backslash, and an odd one left over makes that `{{` text.
     public var fillsOnly: Set<String>?
 
     public init() {}
@@ -143,7 +143,7 @@ public struct ChainVariables: Sendable, Equatable {
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
             var before = rest[..<open.lowerBound]
-            if fillsOnly != nil {
+            if fillsOnly?.isEmpty == false {
                 // A workspace's escapes: pairs of backslashes, and an odd one that makes the `{{` text.
                 let backslashes = before.utf8.reversed().prefix { $0 == UInt8(ascii: "\\") }.count
                 before = before[..<before.utf8.index(before.endIndex, offsetBy: -backslashes)]
