@@ -92,6 +92,9 @@ public struct Request: Sendable {
     public var reformer: Reformer?
     /// Overrides `NetworkConfig.reachability.precheck`.
     public var reachabilityPrecheck: Bool?
+    /// As a group's member, the request is made from what the chain captured when it starts
+    /// (`CaptureFilling`), rather than filled in from its `{{name}}` text.
+    public var captureFilling: CaptureFilling?
 
     public init(
         _ method: HTTPMethod = .get,

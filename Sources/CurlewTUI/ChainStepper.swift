@@ -63,9 +63,12 @@ public struct ChainStepper: Sendable {
         return request
     }
 
-    /// The current step's request with the captures so far filled in.
+    /// The current step's request with the captures so far filled in, as the chain's run makes
+    /// it (a workspace's step built again with them, `Request.captureFilling`).
     func resolvedRequest() throws(RequestError) -> Request {
-        try variables.expand(try stepRequest(), defaultHeaders: defaultHeaders)
+        let request = try stepRequest()
+        if let filling = request.captureFilling { return try filling.request(with: variables) }
+        return try variables.expand(request, defaultHeaders: defaultHeaders)
     }
 
     /// The step's request with the editor's fields as the user left them (the step's templates,

@@ -213,17 +213,11 @@ public struct ComposeWorkspace: Sendable {
         // rules: in a JSON body's strings whole, escaped (`RequestDraft.expandingJSON`), so that a
         // Basic credential or `{{$base64 …}}` that uses one encodes its value.
         // Outside a JSON body's strings a captured value stands only when it is one JSON value,
-        // as a chain's run requires: a server's `1,"admin":true` adds no member. The workspace's
-        // variables are filled in first with the captured names held back (a variable whose value
-        // is `{{n}}` included), then the captures by the run's rule.
-        let capturedNames = session.workspace.capturedNames.union(captured.map(\.name))
+        // as a chain's run requires: a server's `1,"admin":true` adds no member.
         var edited = try draft.makeRequest(bodyIsText: entryBodyIsText(of: draft), defaultContentType: session.config.defaultHeaders["Content-Type"],
                                            expanding: { text throws(RequestError) in try expand(text, captured: captured) },
                                            outsideJSONStrings: { text throws(RequestError) in
-            let held = try expand(text, deferring: capturedNames)
-            var variables = ChainVariables(captured)
-            variables.fillsOnly = capturedNames
-            return try variables.expand(outsideJSONStrings: held)
+            try expand(text, captured: captured, outsideJSONString: true)
         })
         // A file part's relative path starts where the entry's file is, as when the file is run.
         if let form = edited.form {
@@ -233,22 +227,9 @@ public struct ComposeWorkspace: Sendable {
         // A relative URL goes to the base URL of the environment chosen now.
         if edited.customURL == nil, edited.baseURL == nil { edited.baseURL = session.config.baseURL.isEmpty ? nil : session.config.baseURL }
         guard let entryName = draft.sourceEntry, session.workspace.request(named: entryName) != nil else { return try inEnvironment(edited) }
-        let request: Request
-        do {
-            // Values chains capture are left as `{{name}}` and filled from what was captured.
-            // Only the names chains capture: any other `{{` left in the built entry is text.
-            var variables = ChainVariables(captured)
-            variables.fillsOnly = session.workspace.capturedNames
-            request = try variables.expand(try session.request(named: entryName, deferred: session.workspace.capturedNames,
-                                                               chainFills: session.workspace.capturedNames).0,
-                                           defaultHeaders: session.config.defaultHeaders)
-        } catch let error as WorkspaceError {
-            throw RequestError(.unresolvedVariable, error.description)
-        } catch let error as RequestError {
-            throw error
-        } catch {
-            throw RequestError(.unresolvedVariable, "\(error)")
-        }
+        // The entry built with what was captured; a name chains capture that none has yet is not
+        // read as a workspace variable of that name.
+        let request = try session.request(named: entryName, captured: ChainVariables(captured), withholding: session.workspace.capturedNames)
         return try inEnvironment(draft.applying(edited, onto: request))
     }
 
@@ -330,21 +311,13 @@ public struct ComposeWorkspace: Sendable {
         try reload()
     }
 
-    /// `text` with the session's variables and `captured` chain values filled in.
-    public func expand(_ text: String, captured: [(name: String, value: String)]) throws(RequestError) -> String {
+    /// `text` with the session's variables and `captured` chain values filled in; in a JSON
+    /// body outside its strings (`outsideJSONString`) a captured value must be one JSON value.
+    public func expand(_ text: String, captured: [(name: String, value: String)], outsideJSONString: Bool = false) throws(RequestError) -> String {
         do {
-            return try session.expand(text, adding: captured)
+            return try session.expand(text, captured: captured, outsideJSONString: outsideJSONString)
         } catch {
-            throw RequestError(.unresolvedVariable, error.description)
-        }
-    }
-
-    /// `text` with the session's variables filled in, `deferred` names (a chain's captures)
-    /// left as `{{name}}`.
-    func expand(_ text: String, deferring deferred: Set<String>) throws(RequestError) -> String {
-        do {
-            return try session.expand(text, deferring: deferred)
-        } catch {
+            if case .capturedOutsideJSONString(let message) = error { throw RequestError(.invalidBody, message) }
             throw RequestError(.unresolvedVariable, error.description)
         }
     }

@@ -264,13 +264,6 @@ struct ReadContext: Sendable {
         directory.map { LocalFile.path(path, relativeTo: $0) } ?? path
     }
 
-    /// This context for a field a chain does not fill (a content type, a path, a mock, a query
-    /// written into the URL): its text is not escaped for one (`Template.chainFills`).
-    var unfilledByChain: ReadContext {
-        var context = self
-        context.template?.chainFills = []
-        return context
-    }
 }
 
 extension NodeReader {
@@ -282,8 +275,10 @@ extension NodeReader {
     /// A JSON body's text with its templates filled in by where they stand (`JSONTemplateFill`):
     /// a string's whole value escaped as JSON writes it, elsewhere as the template stands.
     func jsonText(_ context: ReadContext) throws(WorkspaceError) -> String {
-        let fill = { (text: String) throws(WorkspaceError) -> String in try expand(text, context) }
-        return try JSONTemplateFill.fill(try scalarText(), string: fill, elsewhere: fill,
+        var outside = context
+        outside.template?.fillsOutsideJSONString = true
+        return try JSONTemplateFill.fill(try scalarText(), string: { (text: String) throws(WorkspaceError) -> String in try expand(text, context) },
+                                         elsewhere: { (text: String) throws(WorkspaceError) -> String in try expand(text, outside) },
                                          repeatedName: { error(JSONTemplateFill.repeatedNameProblem($0)) })
     }
 
@@ -303,6 +298,7 @@ extension NodeReader {
         do {
             return try template.expand(text)
         } catch {
+            if case .capturedOutsideJSONString = error { throw self.error(error.description, kind: .invalid) }
             throw self.error(error.description, kind: .undefined)
         }
     }

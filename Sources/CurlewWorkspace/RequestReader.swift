@@ -38,8 +38,7 @@ enum RequestReader {
             throw WorkspaceError(.invalid, at: map.positionOf(bodyKeys[1]), keyPath: node.keyPath,
                                  "a request has one body: \(bodyKeys.joined(separator: " and ")) cannot both be set")
         }
-        // Fields a chain does not fill read their text as it is sent (`unfilledByChain`).
-        let contentType = try map.take("contentType")?.text(context.unfilledByChain)
+        let contentType = try map.take("contentType")?.text(context)
         if let value = map.take("json") {
             let json = try value.templatedJSON(context, refusesInexactNumbers: true)
             request.requestSerializer = .raw(Data(json.serialized().utf8), contentType: contentType ?? "application/json")
@@ -54,13 +53,13 @@ enum RequestReader {
         } else if let value = map.take("multipart") {
             request.form = try multipart(value, context)
         } else if let value = map.take("bodyFile") {
-            request.uploadFile = try value.filePath(context.unfilledByChain)
+            request.uploadFile = try value.filePath(context)
             if let contentType { request.headers.set("Content-Type", contentType) }
         }
         // The query becomes the request's parameters where the agent puts those in the URL (GET,
         // HEAD, DELETE, or beside a raw body); otherwise it is written into the URL itself.
         let method = try map.take("method").map { value throws(WorkspaceError) in
-            let text = try value.text(context.unfilledByChain)
+            let text = try value.text(context)
             let method = HTTPMethod(rawValue: text.uppercased())
             do { try method.validate() } catch { throw value.error("\"\(text)\" is not an HTTP method") }
             return method
@@ -68,11 +67,11 @@ enum RequestReader {
         request.method = method
         // The agent sends params in the URL only for GET, HEAD and DELETE and for raw bodies.
         // A GET's `form:` already fills the parameters; the query then goes in the URL beside them,
-        // percent-encoded, where a chain does not fill it.
+        // percent-encoded.
         let paramsGoToURL = method.encodesParametersInQuery || bodyKeys.contains { ["json", "body"].contains($0) }
         let queryInURL = !paramsGoToURL || !request.params.isEmpty
         let query = try queryNode.map { value throws(WorkspaceError) in
-            try ConfigReader.parameters(value, queryInURL ? context.unfilledByChain : context, asText: true)
+            try ConfigReader.parameters(value, context, asText: true)
         }
         if let query, !query.isEmpty {
             if queryInURL {
@@ -88,16 +87,16 @@ enum RequestReader {
         if let value = map.take("followRedirects") { request.followRedirects = try value.bool() }
         if let value = map.take("allowInsecureRedirects") { request.allowInsecureRedirects = try value.bool() }
         if let value = map.take("httpVersion") { request.httpVersion = try ConfigReader.httpVersion(value) }
-        if let value = map.take("tls") { request.tls = try ConfigReader.tlsOverrides(value, context.unfilledByChain) }
+        if let value = map.take("tls") { request.tls = try ConfigReader.tlsOverrides(value, context) }
         if let value = map.take("cache") { request.cache = try cacheOptions(value) }
         if let value = map.take("retry") { request.retry = try ConfigReader.retry(value) }
         if let value = map.take("mock") {
             var mockMap = try value.mapping()
-            request.mock = try ConfigReader.mockAction(&mockMap, value, context.unfilledByChain)
+            request.mock = try ConfigReader.mockAction(&mockMap, value, context)
             try mockMap.finish(known: WorkspaceKeys.mockAction)
         }
         if let value = map.take("duplicates") { request.duplicatePolicy = try ConfigReader.duplicatePolicy(value) }
-        if let value = map.take("download") { request.download = Download(to: try value.filePath(context.unfilledByChain)) }
+        if let value = map.take("download") { request.download = Download(to: try value.filePath(context)) }
         if let value = map.take("cookies") { request.usesCookies = try value.bool() }
         if let value = map.take("acceptableStatus") { request.acceptableStatusCodes = try ConfigReader.statusRange(value) }
         if let value = map.take("reachabilityPrecheck") { request.reachabilityPrecheck = try value.bool() }

@@ -3,8 +3,9 @@ import Foundation
 
 /// Expands `{{name}}` in workspace strings: environment and workspace variables, `--var`
 /// overrides, `{{$env.NAME}}` from the process environment (only what is named), and built-ins.
-/// Names in `deferred` (a chain's captures) are left as written for the chain to fill in, and
-/// the text is handed to that chain so that it sends what stands here (`chainFills`).
+/// A chain's captured values (`captured`) are filled in here too, when the step that uses them
+/// starts (`WorkspaceSession.request(named:captured:)`); before, they are left as written
+/// (`deferred`), for showing the request.
 public struct Template: Sendable {
     /// Why a template could not be expanded.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -16,6 +17,8 @@ public struct Template: Sendable {
         case unclosed
         case tooDeep(String)
         case tooLong
+        /// A captured value outside a JSON body's strings that is not one JSON value.
+        case capturedOutsideJSONString(String)
 
         public var description: String {
             switch self {
@@ -28,21 +31,21 @@ public struct Template: Sendable {
             case .unclosed: "a {{ without its closing }}"
             case .tooDeep(let name): "variable {{\(ClippedText.plain(name, limit: 80))}} refers to itself (or nests more than 8 deep)"
             case .tooLong: "the text expands to more than \(Template.maxExpandedLength >> 20) MiB"
+            case .capturedOutsideJSONString(let message): message
             }
         }
     }
 
     /// Variables by name; their values may hold templates too.
     public var variables: [String: String]
-    /// Names left as `{{name}}` (a chain's captures, filled in when the chain runs).
+    /// Names left as `{{name}}` (a chain's captures, shown before the chain has them).
     public var deferred: Set<String>
-    /// Names the chain that fills the text in fills after this stage (its `fillsOnly`: every
-    /// name it captures, those captured after this step too); empty for text no chain fills.
-    /// With these, every `{{` this stage leaves as text (an escaped `\{{`, a value's own, one
-    /// left unclosed) is written `\{{`, and backslashes just before any `{{` are doubled: the
-    /// chain reads those escapes back (`ChainVariables.fillsOnly`), so it fills the deferred
-    /// names alone and sends the rest as it stands here.
-    public var chainFills: Set<String> = []
+    /// Names whose values a chain took from a server's answer: used as they are, never expanded
+    /// again, and, outside a JSON body's strings, only when the value is one JSON value (a
+    /// hostile `1,"admin":true` adds no member to the body).
+    public var captured: Set<String> = []
+    /// The text is a JSON body's, outside its strings (`NodeReader.jsonText`).
+    var fillsOutsideJSONString = false
     /// Names whose values are used as they are, never expanded again (secrets and `--var`
     /// values, which may hold `{{` of their own).
     public var literal: Set<String> = []
@@ -68,34 +71,8 @@ public struct Template: Sendable {
     public func expand(_ text: String) throws(Failure) -> String {
         guard text.contains("{{") else { return text }
         var output = ""
-        var deferredAt: [Int] = []
-        try expand(text, depth: 0, into: &output, deferredAt: &deferredAt)
-        return chainFills.isEmpty ? output : Self.escaped(output, deferredAt: Set(deferredAt))
-    }
-
-    /// `text` as a chain must read it to send it as it stands but for the deferred templates
-    /// that start at the UTF-8 offsets `deferredAt` (`ChainVariables.fillsOnly`): backslashes
-    /// just before any `{{` doubled, and one more before each `{{` that is text.
-    private static func escaped(_ text: String, deferredAt: Set<Int>) -> String {
-        var output = ""
-        var rest = Substring(text)
-        while let open = rest.firstRange(ofASCII: "{{") {
-            let before = rest[..<open.lowerBound]
-            let backslashes = before.utf8.reversed().prefix { $0 == UInt8(ascii: "\\") }.count
-            output += before
-            // A deferred `{{name}}` ends at its first `}}`: a name holds no brace.
-            if deferredAt.contains(text.utf8.distance(from: text.startIndex, to: open.lowerBound)),
-               let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
-                output += String(repeating: "\\", count: backslashes)
-                output += rest[open.lowerBound..<close.upperBound]
-                rest = rest[close.upperBound...]
-            } else {
-                output += String(repeating: "\\", count: backslashes + 1)
-                output += "{{"
-                rest = rest[open.upperBound...]
-            }
-        }
-        return output + rest
+        try expand(text, depth: 0, into: &output)
+        return output
     }
 
     /// Checks that every `{{` in `text` is closed and every built-in is well-formed, leaving
@@ -107,15 +84,22 @@ public struct Template: Sendable {
         return try checker.expand(text)
     }
 
-    /// Every `{{name}}` in `text` that names a variable (not a built-in), in order, without repeats.
+    /// Every `{{name}}` in `text` that names a variable, in order, without repeats: those inside
+    /// a built-in's argument too (`{{$base64 {{user}}:{{password}}}}`), not an escaped `\{{name}}`.
     public static func names(in text: String) -> [String] {
         var names: [String] = []
-        var rest = Substring(text)
-        while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            if !name.hasPrefix("$"), !name.isEmpty, !names.contains(name) { names.append(name) }
-            rest = rest[close.upperBound...]
+        var seen = Set<String>()
+        func collect(_ text: Substring) {
+            _ = walk(text, literal: { (_: Substring) throws(Never) in }, expression: { (inner: Substring) throws(Never) in
+                let name = inner.trimmingCharacters(in: .whitespaces)
+                if name.hasPrefix("$") {
+                    if let space = name.firstIndex(of: " ") { collect(name[space...]) }
+                } else if !name.isEmpty, seen.insert(name).inserted {
+                    names.append(name)
+                }
+            })
         }
+        collect(Substring(text))
         return names
     }
 
@@ -145,16 +129,15 @@ public struct Template: Sendable {
         return hasExpression || unclosed != nil ? nil : output
     }
 
-    /// Appends `text` expanded to `output`, and the offset of each deferred template it writes
-    /// to `deferredAt`.
-    private func expand(_ text: String, depth: Int, into output: inout String, deferredAt: inout [Int]) throws(Failure) {
+    /// Appends `text` expanded to `output`.
+    private func expand(_ text: String, depth: Int, into output: inout String) throws(Failure) {
         guard text.contains("{{") else {
             output += text
             return
         }
         let unclosed = try Self.walk(Substring(text), literal: { (part: Substring) throws(Failure) in output += part },
                                      expression: { (inner: Substring) throws(Failure) in
-            try value(of: String(inner), depth: depth, into: &output, deferredAt: &deferredAt)
+            try value(of: String(inner), depth: depth, into: &output)
             guard output.utf8.count <= Self.maxExpandedLength else { throw .tooLong }
         })
         guard unclosed == nil else { throw .unclosed }
@@ -206,7 +189,7 @@ public struct Template: Sendable {
         return nil
     }
 
-    private func value(of inner: String, depth: Int, into output: inout String, deferredAt: inout [Int]) throws(Failure) {
+    private func value(of inner: String, depth: Int, into output: inout String) throws(Failure) {
         let name = inner.trimmingCharacters(in: .whitespaces)
         guard depth < 8 else { throw .tooDeep(name) }
         if name.hasPrefix("$") {
@@ -214,7 +197,6 @@ public struct Template: Sendable {
             return
         }
         if deferred.contains(name) {
-            deferredAt.append(output.utf8.count)
             output += "{{\(name)}}"
             return
         }
@@ -222,10 +204,16 @@ public struct Template: Sendable {
             if acceptsAnyName { return }
             throw .undefined(name, suggestion: Suggestion.closest(to: name, among: variables.keys.sorted() + deferred.sorted()))
         }
-        if literal.contains(name) {
+        if captured.contains(name), fillsOutsideJSONString {
+            do {
+                output += try ChainVariables.standingOutsideJSONString(name: name, value: value)
+            } catch {
+                throw .capturedOutsideJSONString(error.message)
+            }
+        } else if literal.contains(name) || captured.contains(name) {
             output += value
         } else {
-            try expand(value, depth: depth + 1, into: &output, deferredAt: &deferredAt)
+            try expand(value, depth: depth + 1, into: &output)
         }
     }
 
@@ -252,10 +240,11 @@ public struct Template: Sendable {
             guard bounds.count == 2, bounds[0] <= bounds[1] else { throw .badRandomBounds(text) }
             return String(random(bounds[0]...bounds[1]))
         case "$base64" where !argument.isEmpty:
-            // The argument's own text is encoded: a deferred name in it is the text `{{name}}`.
+            // The argument is text to encode, wherever the built-in stands.
+            var encoding = self
+            encoding.fillsOutsideJSONString = false
             var encoded = ""
-            var deferredAt: [Int] = []
-            try expand(argument, depth: depth + 1, into: &encoded, deferredAt: &deferredAt)
+            try encoding.expand(argument, depth: depth + 1, into: &encoded)
             return Data(encoded.utf8).base64EncodedString()
         default:
             throw .badBuiltin(text)

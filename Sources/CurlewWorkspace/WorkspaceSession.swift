@@ -102,26 +102,31 @@ public struct WorkspaceSession: Sendable {
         return policy
     }
 
-    /// `text` with its templates expanded for this session; `extra` values (a chain's captures)
-    /// are used as they are, after the workspace's own.
-    public func expand(_ text: String, adding extra: [(name: String, value: String)] = []) throws(Template.Failure) -> String {
-        guard !extra.isEmpty else { return try template.expand(text) }
-        var template = self.template
-        for (name, value) in extra {
-            template.variables[name] = value
-            template.literal.insert(name)
-        }
-        return try template.expand(text)
+    /// `text` with its templates expanded for this session; `captured` values (a chain's) are
+    /// used as they are, after the workspace's own, and in a JSON body outside its strings
+    /// (`outsideJSONString`) only when each is one JSON value.
+    public func expand(_ text: String, captured: [(name: String, value: String)] = [],
+                       outsideJSONString: Bool = false) throws(Template.Failure) -> String {
+        try template(capturing: captured, outsideJSONString: outsideJSONString).expand(text)
     }
 
     /// `text` with its templates expanded for this session, `deferred` names (a chain's
-    /// captures) left as `{{name}}` at any depth, through other variables too, for a chain that
-    /// fills those names (`Template.chainFills`).
+    /// captures) left as `{{name}}` at any depth, through other variables too.
     public func expand(_ text: String, deferring deferred: Set<String>) throws(Template.Failure) -> String {
         var template = self.template
         template.deferred = deferred
-        template.chainFills = deferred
         return try template.expand(text)
+    }
+
+    /// This session's template with a chain's captured values.
+    private func template(capturing captured: [(name: String, value: String)], outsideJSONString: Bool = false) -> Template {
+        var template = self.template
+        for (name, value) in captured {
+            template.variables[name] = value
+            template.captured.insert(name)
+        }
+        template.fillsOutsideJSONString = outsideJSONString
+        return template
     }
 
     /// Every variable and its value as it resolves here, secrets masked, for listing.
@@ -132,15 +137,34 @@ public struct WorkspaceSession: Sendable {
         }
     }
 
-    /// A named request, built. `deferred` names are left as `{{name}}` (a chain's captures), and
-    /// the text is escaped for a chain that fills `chainFills` and them (`Template.chainFills`).
-    public func request(named name: String, deferred: Set<String> = [], chainFills: Set<String> = []) throws(WorkspaceError) -> (Request, [Expectation]) {
+    /// A named request, built. `deferred` names are left as `{{name}}` (a chain's captures, for
+    /// showing the request before the chain has them).
+    public func request(named name: String, deferred: Set<String> = []) throws(WorkspaceError) -> (Request, [Expectation]) {
+        var template = self.template
+        template.deferred = deferred
+        return try request(named: name, template: template)
+    }
+
+    /// A named request built with what a chain captured, as a chain's step is when it starts:
+    /// each value stands where its `{{name}}` does, through the entry's own encodings (a query,
+    /// a form, `{{$base64 …}}`, a JSON body's strings). A name the chains capture that has no
+    /// value yet fails as `unresolvedVariable`, a value that cannot stand outside a JSON body's
+    /// strings as `invalidBody`. `withheld` names are not the workspace's variables of those
+    /// names (a name chains capture, before one has).
+    public func request(named name: String, captured: ChainVariables, withholding withheld: Set<String> = []) throws(RequestError) -> Request {
+        do {
+            var template = template(capturing: captured.values)
+            for name in withheld where captured[name] == nil { template.variables[name] = nil }
+            return try request(named: name, template: template).0
+        } catch {
+            throw RequestError(error.kind == .invalid ? .invalidBody : .unresolvedVariable, error.description)
+        }
+    }
+
+    private func request(named name: String, template: Template) throws(WorkspaceError) -> (Request, [Expectation]) {
         guard let named = workspace.request(named: name) else {
             throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\"" + Suggestion.hint(for: name, among: workspace.requests.map(\.name)))
         }
-        var template = self.template
-        template.deferred = deferred
-        template.chainFills = chainFills
         let (request, annotations) = try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name,
                                                             ReadContext(template: template, directory: named.directory,
                                                                         defaultContentType: config.defaultHeaders["Content-Type"]),
@@ -165,31 +189,30 @@ public struct WorkspaceSession: Sendable {
             throw WorkspaceError(.undefined, at: nil, keyPath: "groups", "no group \"\(name)\"" + Suggestion.hint(for: name, among: workspace.groups.map(\.name)))
         }
         var captured = deferred
-        // What the group fills when it runs (its `fillsOnly`): each member's text is escaped for
-        // all of it, names a later step captures included.
-        let fills = group.kind == .chain ? deferred.union(group.members.flatMap { $0.captures.map(\.name) }) : deferred
         var members: [GroupMember] = []
         var steps: [ChainStep] = []
         for member in group.members {
             let built: GroupMember
             switch member.reference {
-            case .request(let requestName): built = .request(try request(named: requestName, deferred: captured, chainFills: fills).0)
+            case .request(let requestName):
+                // Shown with the names captured before it as written; built again with their
+                // values when it starts, none of them read as a workspace variable.
+                var request = try request(named: requestName, deferred: captured).0
+                request.captureFilling = CaptureFilling { [self, captured] variables throws(RequestError) in
+                    try self.request(named: requestName, captured: variables, withholding: captured)
+                }
+                built = .request(request)
             case .group(let groupName): built = .group(try self.group(named: groupName, deferred: captured))
             }
             members.append(built)
             steps.append(ChainStep(built, captures: member.captures))
             if group.kind == .chain { captured.formUnion(member.captures.map(\.name)) }
         }
-        var built: RequestGroup = switch group.kind {
+        return switch group.kind {
         case .batch: .batch(members, policy: group.policy, maxConcurrency: group.maxConcurrency, name: name)
         case .chain: .chain(steps, onFailure: group.onFailure, name: name)
         case .window: .orderedWindow(members, maxInFlight: group.maxInFlight, name: name)
         }
-        // Only what the chains capture is filled in (a group nested in a chain takes what the
-        // chain captured before it): a `{{` left in a built request otherwise is the file's
-        // escaped `\{{`, text to send as written.
-        built.fillsOnly = fills
-        return built
     }
 
     /// Every request a group runs, at any depth, by name, for checking their assertions.

@@ -26,33 +26,24 @@ struct TemplateTests {
         #expect(try template.expand(#"\{{not a variable}} {{user}}"#) == "{{not a variable}} ann")
     }
 
-    @Test("text is escaped for the chain that fills it: every {{ left as text (an escaped \\{{, a value's own, one left unclosed) is written \\{{, backslashes before a {{ are doubled, and deferred names stay templates (found by review: the chain filled an escaped captured name, and read a variable's trailing backslash as an escape; found by a new user's trial: an unclosed literal {{ hid the next captured name)")
-    func escapedForTheChain() throws {
-        // Text no chain fills (a content type, a path) is not escaped, deferred names or not.
+    @Test("a chain's captured values are filled in as they are, never expanded again, and deferred names stay templates until the chain has them; a built-in encodes a captured value (found by a new user's trial: {{$base64 {{user}}:{{token}}}} encoded the text {{token}})")
+    func capturedValues() throws {
+        // Before the chain has it, a captured name is left as written; an escaped one is text.
         #expect(try template.expand(#"\{{token}} {{token}}"#) == "{{token}} {{token}}")
-        var handed = template
-        handed.chainFills = ["token"]
-        #expect(try handed.expand(#"\{{token}} {{token}} \{{ token }} \{{user}} \{{tokens}}"#) == #"\{{token}} {{token}} \{{ token }} \{{user}} \{{tokens}}"#)
-        // A literal `{{` left unclosed before a deferred name is escaped too, so the chain finds the name.
-        #expect(try handed.expand(#"\{{x {{token}} \{{{{token}}"#) == #"\{{x {{token}} \{{{{token}}"#)
-        var nested = handed
-        nested.variables["header"] = #"Bearer \{{token}}"#
-        nested.variables["dir"] = #"C:\up\"#
-        nested.variables["given"] = "{{token}}"
-        nested.literal = ["given"]
-        // Through a variable's value, a value's own {{, and a backslash a value ends with.
-        #expect(try nested.expand("{{header}}") == #"Bearer \{{token}}"#)
-        #expect(try nested.expand("{{given}}") == #"\{{token}}"#)
-        #expect(try nested.expand("{{dir}}{{token}} {{dir}}\\{{token}}") == #"C:\up\\{{token}} C:\up\\\{{token}}"#)
-        // A built-in's argument is the text sent: its escape is read there.
-        #expect(try nested.expand(#"{{$base64 \{{token}}}}"#) == Data("{{token}}".utf8).base64EncodedString())
-        // Names the chain fills only later (captured after this step) are escaped as well.
-        nested.deferred = []
-        nested.chainFills = ["token"]
-        #expect(try nested.expand(#"\{{token}} {{dir}}"#) == #"\{{token}} C:\up\"#)
-        // With no chain after it, nothing is escaped.
-        nested.chainFills = []
-        #expect(try nested.expand(#"\{{token}} {{given}}"#) == "{{token}} {{token}}")
+        var filling = template
+        filling.deferred = []
+        filling.variables["token"] = "{{user}} \\{{x"
+        filling.captured = ["token"]
+        filling.variables["header"] = "Bearer {{token}}"
+        #expect(try filling.expand(#"\{{token}} {{token}}"#) == #"{{token}} {{user}} \{{x"#)
+        #expect(try filling.expand("{{header}}") == #"Bearer {{user}} \{{x"#)
+        #expect(try filling.expand("{{$base64 {{user}}:{{token}}}}") == Data(#"ann:{{user}} \{{x"#.utf8).base64EncodedString())
+    }
+
+    @Test("the names a text uses are those it fills in: inside a built-in's argument too, not an escaped one (found by review: a request whose only use of a captured name was \\{{token}} was taken as needing the chain, and {{$base64 {{user}}:{{password}}}} named only password)")
+    func namesUsed() {
+        #expect(Template.names(in: #"\{{token}} {{$base64 {{user}}:{{password}}}} {{ host }} {{user}} {{open"#) == ["user", "password", "host"])
+        #expect(Template.names(in: #"a \{{token}} b"#).isEmpty)
     }
 
     @Test("a text of many templates is expanded and its names listed in time proportional to its length (a substring search read all the rest of the text for each)")

@@ -166,7 +166,7 @@ struct RunCommandTests {
         #expect(xml.contains("<testcase name=\"ok\" classname=\"group stops\" time=\"0.000\">\n      <skipped message=\"not run: its group stopped before it started"), "\(xml)")
     }
 
-    @Test("a chain step's escaped \\{{ goes out as written, a captured name's too, in a text and a JSON body: only the names the chain captures are filled in, in a group nested in it too (found by review: the run refused it as an unknown variable, a nested batch sent {{token}} as written, and an escaped \\{{token}} was filled)")
+    @Test("a chain step's escaped \\{{ goes out as written, a captured name's too, in a text and a JSON body: only the names the chain captures are filled in, in a group nested in it too; a captured value goes through a query beside a form and a built-in as a variable's does (found by review: the run refused it as an unknown variable, a nested batch sent {{token}} as written, and an escaped \\{{token}} was filled; found by a new user's trial: a query beside a form and {{$base64 …}} sent {{token}} as text)")
     func chainSendsEscapedBraces() async throws {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("braces")
@@ -179,11 +179,11 @@ struct RunCommandTests {
           echo:
             method: POST
             url: /post
-            headers: {Authorization: "Bearer {{token}}"}
-            body: 'Hello \\{{name}}, {{token}}, not \\{{token}}, {{dir}}{{token}}, open \\{{x {{token}}'
+            headers: {Authorization: "Bearer {{token}}", X-Basic: "Basic {{$base64 demo:{{token}}}}"}
+            body: 'Hello \\{{name}}, {{token}}, not \\{{token}}, {{dir}}{{token}}, open \\{{x {{token}}, brace {\\{{{{token}}'
             contentType: text/plain
             expect: {status: 200}
-          form echo: {method: POST, url: /post, form: {a: b}, query: {note: 'typed\\{{token}}'}}
+          form echo: {method: POST, url: /post, form: {a: b}, query: {note: 'typed\\{{token}}', sid: '{{token}}'}}
           echo json:
             method: POST
             url: /post
@@ -209,11 +209,15 @@ struct RunCommandTests {
         #expect(log.contains(", not {{token}}, "), "\(log.suffix(2_000))")
         // A variable's trailing backslash stays a backslash before the captured value; the
         // capturing step's own escape is text too (the chain had no value for it yet).
-        #expect(log.contains(#"{{token}}, C:\\up\\demo-"#) && log.contains("open {{x demo-"), "\(log.suffix(2_000))")
+        #expect(log.contains(#"{{token}}, C:\\up\\demo-"#) && log.contains("open {{x demo-") && log.contains("brace {{{demo-"), "\(log.suffix(2_000))")
         #expect(log.contains(#""name":"X-Note","value":"as typed {{token}}""#), "\(log.suffix(2_000))")
-        // A query written into the URL beside a form, which the chain does not fill, goes out as
-        // its template leaves it, with no escape added (found by review).
+        // A query written into the URL beside a form goes out as its template leaves it, with no
+        // escape added (found by review), and with the captured value, percent-encoded.
         #expect(log.contains("note=typed%7B%7Btoken%7D%7D") && !log.contains("%5C%7B%7Btoken"), "\(log.suffix(2_000))")
+        #expect(log.contains("sid=demo-"), "\(log.suffix(2_000))")
+        // A built-in encodes the captured value, not the text `{{token}}`.
+        let token = try #require(log.firstMatch(of: /"Bearer (demo-[^"\\]+)"/)?.1)
+        #expect(log.contains("Basic " + Data("demo:\(token)".utf8).base64EncodedString()), "\(log.suffix(2_000))")
         #expect(log.contains(#"{\"sent\": \"demo-"#) && log.contains(#"\"kept\": \"{{token}}\", \"name\": \"{{name}}\"}"#), "\(log.suffix(2_000))")
         #expect(result.output.contains("✓   flow › echo json: 200"), "\(result.output)")
         // The batch nested in the chain sends the captured token too.

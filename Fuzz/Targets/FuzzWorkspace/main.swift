@@ -1,8 +1,8 @@
 // Fuzzes the workspace reader with any file a user might open: whatever the bytes, reading ends
 // in a workspace or a WorkspaceError, and a workspace that loads builds every request and group.
 // The input is also a request's text body, under a text, a form and a multipart type: moving its credentials
-// to the secrets file changes nothing the request sends, and as a chain step's text it sends
-// what the template stage makes of it with the captured values known from the start.
+// to the secrets file changes nothing the request sends; and as a value a chain captured, it is
+// filled in as it is.
 import CurlewAgent
 import CurlewSessions
 @testable import CurlewWorkspace
@@ -19,7 +19,7 @@ public func fuzzWorkspace(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     guard let start, count > 0 else { return 0 }
     let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
     checkBodyCredentials(text)
-    checkChainHandOff(text)
+    checkCapturedValue(text)
     // A body written as `json:` members is sent as typed but for its spacing, and reads back so.
     if let json = WorkspaceWriter.jsonMembers(of: Data(text.utf8), contentType: "application/json") {
         guard JSONLayout.compacted(text) == json.serialized(), (try? JSONValue.parse(json.serialized()))?.serialized() == json.serialized() else {
@@ -62,31 +62,22 @@ private func checkBodyCredentials(_ text: String) {
     }
 }
 
-/// `text` as a chain step: expanded with the captured names deferred and then filled by the
-/// chain (`Template.chainFills`, `ChainVariables.fillsOnly`), it sends what it sends expanded
-/// with the captured values as plain variables, whatever backslashes and braces it holds.
-private func checkChainHandOff(_ text: String) {
-    let captured = [("token", #"v\{{x}}\"#), ("x", "{{token}}")]
-    var direct = Template(variables: ["dir": #"C:\"#, "t": "{{token}}"], environment: { _ in "e" }, now: { Date(timeIntervalSince1970: 0) }, random: { $0.lowerBound })
-    direct.literal = ["t"]
-    var handed = direct
-    handed.deferred = ["token", "x"]
-    handed.chainFills = ["token", "x"]
-    var chain = ChainVariables(captured)
-    chain.fillsOnly = ["token", "x"]
-    for (name, value) in captured {
-        direct.variables[name] = value
-        direct.literal.insert(name)
+/// `text` as a server's value a chain captured: it stands in a step as it is, never read as a
+/// template, and outside a JSON body's strings only as one JSON value, so it adds no member.
+private func checkCapturedValue(_ text: String) {
+    var template = Template(variables: ["t": "[{{token}}]"], environment: { _ in nil })
+    template.variables["token"] = text
+    template.captured = ["token"]
+    guard (try? template.expand(#"{{t}} \{{token}} {{$base64 {{token}}}}"#)) == "[\(text)] {{token}} " + Data(text.utf8).base64EncodedString() else {
+        fatalError("the captured value \(text.debugDescription) is not filled in as it is")
     }
-    // Built-ins encode their argument's text, a captured name's too (it is not filled there).
-    guard !text.contains("$"), let expected = try? direct.expand(text) else { return }
-    guard let handedText = try? handed.expand(text) else { fatalError("\(text.debugDescription) expands alone but not for the chain") }
-    // A known limit: a single brace of text just before a captured name is read as its `{{`.
-    guard !handedText.contains("{{{token}}"), !handedText.contains("{{{x}}") else { return }
-    guard let filled = try? chain.expand(handedText) else {
-        fatalError("\(text.debugDescription) expands alone but not through the chain")
-    }
-    guard filled == expected else {
-        fatalError("\(text.debugDescription) sends \(filled.debugDescription) through the chain, \(expected.debugDescription) alone")
+    var outside = template
+    outside.fillsOutsideJSONString = true
+    let body = try? JSONTemplateFill.fill(#"{"n": {{token}}, "s": "{{token}}"}"#, string: { (part: String) throws(Template.Failure) in try template.expand(part) },
+                                          elsewhere: { (part: String) throws(Template.Failure) in try outside.expand(part) },
+                                          repeatedName: { .undefined($0, suggestion: nil) })
+    guard let body else { return }
+    guard case .object(let members)? = try? JSONValue.parse(body), members.map(\.key) == ["n", "s"], members[1].value == .string(text) else {
+        fatalError("the captured value \(text.debugDescription) makes the body \(body.debugDescription)")
     }
 }

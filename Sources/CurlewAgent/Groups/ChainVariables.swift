@@ -4,10 +4,7 @@ import Foundation
 public struct ChainVariables: Sendable, Equatable {
     public private(set) var values: [(name: String, value: String)] = []
     /// When set, only these names are filled in (and fail when they have no value); any other
-    /// `{{name}}` is text and stays as written (a workspace's literal `\{{`, a secret's `{{`).
-    /// When it names any, backslashes just before a `{{` are a workspace's escapes, as its
-    /// template stage writes them for a chain that fills names (`Template.chainFills`): each
-    /// pair stands for one backslash, and an odd one left over makes that `{{` text.
+    /// `{{name}}` is text and stays as written.
     public var fillsOnly: Set<String>?
 
     public init() {}
@@ -142,21 +139,7 @@ public struct ChainVariables: Sendable, Equatable {
         var output = ""
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
-            var before = rest[..<open.lowerBound]
-            if fillsOnly?.isEmpty == false {
-                // A workspace's escapes: pairs of backslashes, and an odd one that makes the `{{` text.
-                let backslashes = before.utf8.reversed().prefix { $0 == UInt8(ascii: "\\") }.count
-                before = before[..<before.utf8.index(before.endIndex, offsetBy: -backslashes)]
-                output += before
-                output += String(repeating: "\\", count: backslashes / 2)
-                if backslashes % 2 == 1 {
-                    output += "{{"
-                    rest = rest[open.upperBound...]
-                    continue
-                }
-            } else {
-                output += before
-            }
+            output += rest[..<open.lowerBound]
             guard let close = rest[open.upperBound...].firstRange(ofASCII: "}}") else { return output + rest[open.lowerBound...] }
             let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
             let template = rest[open.lowerBound..<close.upperBound]

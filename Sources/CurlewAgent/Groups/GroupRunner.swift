@@ -39,8 +39,8 @@ final class GroupRunner: Sendable {
     init(group: RequestGroup, id: UInt64, agent: Agent, callbacks: GroupCallbacks, parent: (id: UInt64, index: Int)?, lane: Int,
          isPriorityGate: Bool, passesGate: Bool, inherited: ChainVariables = ChainVariables(), onFinish: (@Sendable (GroupHandle) -> Void)?) {
         let machine = GroupMachine(plan: group.plan, fillsOnly: group.fillsOnly, inherited: inherited)
-        // A group that names what it fills (`fillsOnly`, a workspace's) fills those names and
-        // reads their escapes wherever it runs, and fails on one with no value.
+        // A group that names what it fills (`fillsOnly`) fills those names wherever it runs, and
+        // fails on one with no value.
         fillsTemplates = group.kind == .chain || !inherited.values.isEmpty || group.fillsOnly?.isEmpty == false
         let labels = machine.slots.map(\.member.label)
         self.lane = lane
@@ -189,7 +189,13 @@ final class GroupRunner: Sendable {
         case .request(let template):
             let request: Request
             do {
-                request = fillsTemplates ? try variables.expand(template, defaultHeaders: agent.config.defaultHeaders) : template
+                if !fillsTemplates {
+                    request = template
+                } else if let filling = template.captureFilling {
+                    request = try filling.request(with: variables)
+                } else {
+                    request = try variables.expand(template, defaultHeaders: agent.config.defaultHeaders)
+                }
             } catch {
                 agent.runCallback(lane: lane) { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
                 return

@@ -104,8 +104,9 @@ public struct RequestGroup: Sendable {
     public var name: String?
     let plan: Plan
     /// A chain's names to fill in its steps' `{{name}}` (what its steps capture); any other
-    /// `{{name}}` is text and goes out as written (a workspace's escaped `\{{`). nil: every
-    /// `{{name}}` is filled, and a name no step captured fails the step, naming the ones known.
+    /// `{{name}}` is text and goes out as written. nil: every `{{name}}` is filled, and a name
+    /// no step captured fails the step, naming the ones known. A member whose request has a
+    /// `captureFilling` is made by it instead.
     public var fillsOnly: Set<String>?
 
     public var kind: Kind {
