@@ -264,6 +264,18 @@ struct ReadContext: Sendable {
         directory.map { LocalFile.path(path, relativeTo: $0) } ?? path
     }
 
+    /// This context for a field a server's answer must not choose (a file to read or write, a
+    /// method, a content type, TLS settings, a mock): a chain's captured names are left there as
+    /// written, as before the chain had them.
+    var withoutCaptures: ReadContext {
+        var context = self
+        if let captured = context.template?.captured, !captured.isEmpty {
+            context.template?.deferred.formUnion(captured)
+            context.template?.captured = []
+        }
+        return context
+    }
+
 }
 
 extension NodeReader {
@@ -284,7 +296,7 @@ extension NodeReader {
 
     /// A file path: templates expanded, then made absolute from the workspace's directory.
     func filePath(_ context: ReadContext) throws(WorkspaceError) -> String {
-        context.path(try expand(try string(), context))
+        context.path(try expand(try string(), context.withoutCaptures))
     }
 
     func expand(_ text: String, _ context: ReadContext) throws(WorkspaceError) -> String {

@@ -38,7 +38,8 @@ enum RequestReader {
             throw WorkspaceError(.invalid, at: map.positionOf(bodyKeys[1]), keyPath: node.keyPath,
                                  "a request has one body: \(bodyKeys.joined(separator: " and ")) cannot both be set")
         }
-        let contentType = try map.take("contentType")?.text(context)
+        // Fields a server's answer must not choose read a captured name as written.
+        let contentType = try map.take("contentType")?.text(context.withoutCaptures)
         if let value = map.take("json") {
             let json = try value.templatedJSON(context, refusesInexactNumbers: true)
             request.requestSerializer = .raw(Data(json.serialized().utf8), contentType: contentType ?? "application/json")
@@ -59,7 +60,7 @@ enum RequestReader {
         // The query becomes the request's parameters where the agent puts those in the URL (GET,
         // HEAD, DELETE, or beside a raw body); otherwise it is written into the URL itself.
         let method = try map.take("method").map { value throws(WorkspaceError) in
-            let text = try value.text(context)
+            let text = try value.text(context.withoutCaptures)
             let method = HTTPMethod(rawValue: text.uppercased())
             do { try method.validate() } catch { throw value.error("\"\(text)\" is not an HTTP method") }
             return method
@@ -87,12 +88,12 @@ enum RequestReader {
         if let value = map.take("followRedirects") { request.followRedirects = try value.bool() }
         if let value = map.take("allowInsecureRedirects") { request.allowInsecureRedirects = try value.bool() }
         if let value = map.take("httpVersion") { request.httpVersion = try ConfigReader.httpVersion(value) }
-        if let value = map.take("tls") { request.tls = try ConfigReader.tlsOverrides(value, context) }
+        if let value = map.take("tls") { request.tls = try ConfigReader.tlsOverrides(value, context.withoutCaptures) }
         if let value = map.take("cache") { request.cache = try cacheOptions(value) }
         if let value = map.take("retry") { request.retry = try ConfigReader.retry(value) }
         if let value = map.take("mock") {
             var mockMap = try value.mapping()
-            request.mock = try ConfigReader.mockAction(&mockMap, value, context)
+            request.mock = try ConfigReader.mockAction(&mockMap, value, context.withoutCaptures)
             try mockMap.finish(known: WorkspaceKeys.mockAction)
         }
         if let value = map.take("duplicates") { request.duplicatePolicy = try ConfigReader.duplicatePolicy(value) }
