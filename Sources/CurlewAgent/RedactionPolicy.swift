@@ -254,15 +254,20 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// are kept: each adds to every later message's rewrite, and a run that logs in again and
     /// again (latency mode, `curlew run --repeat`) captures a new token each time, which the
     /// steps after it use, not the ones of later runs.
+    /// The value is hidden as it is and percent-encoded, as a later step's query or form sends it.
     public mutating func hideCaptured(_ value: String, named name: String, from source: Capture.Source) -> Bool {
         guard isEnabled, hiddenCapture(named: name, value: value, from: source), !secretValues.contains(value) else { return false }
-        capturedSecrets.append(value)
+        let encoded = Parameters.percentEncode(value)
+        let forms = [value, encoded, encoded.replacingOccurrences(of: "%20", with: "+")].reduce(into: [String]()) { forms, form in
+            if !forms.contains(form) { forms.append(form) }
+        }
+        capturedSecrets.append(forms)
         var values = secretValues
         if capturedSecrets.count > Self.maximumCapturedSecrets {
             let oldest = capturedSecrets.removeFirst()
-            values.removeAll { $0 == oldest }
+            values.removeAll { oldest.contains($0) }
         }
-        values.append(value)
+        values.append(contentsOf: forms.filter { !values.contains($0) })
         secretValues = values
         return true
     }
@@ -270,8 +275,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// How many captured values a policy keeps hiding (`hideCaptured`).
     public static let maximumCapturedSecrets = 64
 
-    /// The values hidden because a chain captured them, oldest first.
-    private var capturedSecrets: [String] = []
+    /// The values hidden because a chain captured them, oldest first, each with its forms.
+    private var capturedSecrets: [[String]] = []
 
     /// Whether a captured value is hidden wherever it appears: the capture is a secret
     /// (`hidesCapture(named:from:)`) and the value long enough to hide, as a credential must be.

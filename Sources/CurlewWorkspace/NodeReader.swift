@@ -265,9 +265,17 @@ struct ReadContext: Sendable {
     }
 
     /// This context for a field a server's answer must not choose (a file to read or write, a
-    /// method, a content type, TLS settings, a mock): a chain's captured names are left there as
-    /// written, as before the chain had them.
-    var withoutCaptures: ReadContext {
+    /// method, a content type, TLS settings): a chain's captured name there is refused, before
+    /// the chain has it and after.
+    var refusingCaptures: ReadContext {
+        var context = self
+        context.template?.refusesCaptured = true
+        return context
+    }
+
+    /// This context with a chain's captured names left as written, as before the chain had
+    /// them: what decides the shape of a URL (a path stays a path whatever a server's value holds).
+    var capturesAsWritten: ReadContext {
         var context = self
         if let captured = context.template?.captured, !captured.isEmpty {
             context.template?.deferred.formUnion(captured)
@@ -275,7 +283,6 @@ struct ReadContext: Sendable {
         }
         return context
     }
-
 }
 
 extension NodeReader {
@@ -296,7 +303,7 @@ extension NodeReader {
 
     /// A file path: templates expanded, then made absolute from the workspace's directory.
     func filePath(_ context: ReadContext) throws(WorkspaceError) -> String {
-        context.path(try expand(try string(), context.withoutCaptures))
+        context.path(try expand(try string(), context.refusingCaptures))
     }
 
     func expand(_ text: String, _ context: ReadContext) throws(WorkspaceError) -> String {
@@ -310,8 +317,10 @@ extension NodeReader {
         do {
             return try template.expand(text)
         } catch {
-            if case .capturedOutsideJSONString = error { throw self.error(error.description, kind: .invalid) }
-            throw self.error(error.description, kind: .undefined)
+            switch error {
+            case .capturedOutsideJSONString, .capturedWhereRefused: throw self.error(error.description, kind: .invalid)
+            default: throw self.error(error.description, kind: .undefined)
+            }
         }
     }
 

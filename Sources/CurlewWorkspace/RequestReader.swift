@@ -26,7 +26,11 @@ enum RequestReader {
         annotations.folder = try map.take("folder")?.string()
         annotations.description = try map.take("description")?.scalarText()
 
-        var url = try map.require("url", "a URL or a path such as /users").text(context)
+        let urlNode = try map.require("url", "a URL or a path such as /users")
+        var url = try urlNode.text(context)
+        // Whether it is a full URL or a path joined to the base is read as written: a server's
+        // value (`//elsewhere/x`) does not turn a path into another host.
+        let isFullURL = URLText.startsWithScheme(URLText.typed(try urlNode.text(context.capturesAsWritten), besideBase: true))
         let queryNode = map.take("query")
         if let value = map.take("baseURL") { request.baseURL = try value.text(context) }
         if let value = map.take("headers") {
@@ -39,7 +43,7 @@ enum RequestReader {
                                  "a request has one body: \(bodyKeys.joined(separator: " and ")) cannot both be set")
         }
         // Fields a server's answer must not choose read a captured name as written.
-        let contentType = try map.take("contentType")?.text(context.withoutCaptures)
+        let contentType = try map.take("contentType")?.text(context.refusingCaptures)
         if let value = map.take("json") {
             let json = try value.templatedJSON(context, refusesInexactNumbers: true)
             request.requestSerializer = .raw(Data(json.serialized().utf8), contentType: contentType ?? "application/json")
@@ -60,7 +64,7 @@ enum RequestReader {
         // The query becomes the request's parameters where the agent puts those in the URL (GET,
         // HEAD, DELETE, or beside a raw body); otherwise it is written into the URL itself.
         let method = try map.take("method").map { value throws(WorkspaceError) in
-            let text = try value.text(context.withoutCaptures)
+            let text = try value.text(context.refusingCaptures)
             let method = HTTPMethod(rawValue: text.uppercased())
             do { try method.validate() } catch { throw value.error("\"\(text)\" is not an HTTP method") }
             return method
@@ -82,18 +86,17 @@ enum RequestReader {
             }
         }
         // Read as the interface reads it: `localhost:8080/x` is a URL, `users/1` a path.
-        url = URLText.typed(url, besideBase: true)
-        if URLText.startsWithScheme(url) { request.customURL = url } else { request.path = url }
+        if isFullURL { request.customURL = URLText.typed(url, besideBase: true) } else { request.path = url }
         if let value = map.take("timeout") { request.timeout = try ConfigReader.positive(value.duration(), value) }
         if let value = map.take("followRedirects") { request.followRedirects = try value.bool() }
         if let value = map.take("allowInsecureRedirects") { request.allowInsecureRedirects = try value.bool() }
         if let value = map.take("httpVersion") { request.httpVersion = try ConfigReader.httpVersion(value) }
-        if let value = map.take("tls") { request.tls = try ConfigReader.tlsOverrides(value, context.withoutCaptures) }
+        if let value = map.take("tls") { request.tls = try ConfigReader.tlsOverrides(value, context.refusingCaptures) }
         if let value = map.take("cache") { request.cache = try cacheOptions(value) }
         if let value = map.take("retry") { request.retry = try ConfigReader.retry(value) }
         if let value = map.take("mock") {
             var mockMap = try value.mapping()
-            request.mock = try ConfigReader.mockAction(&mockMap, value, context.withoutCaptures)
+            request.mock = try ConfigReader.mockAction(&mockMap, value, context)
             try mockMap.finish(known: WorkspaceKeys.mockAction)
         }
         if let value = map.take("duplicates") { request.duplicatePolicy = try ConfigReader.duplicatePolicy(value) }

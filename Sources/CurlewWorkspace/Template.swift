@@ -19,6 +19,8 @@ public struct Template: Sendable {
         case tooLong
         /// A captured value outside a JSON body's strings that is not one JSON value.
         case capturedOutsideJSONString(String)
+        /// A captured name in a field a server's answer must not choose (a file, a method).
+        case capturedWhereRefused(String)
 
         public var description: String {
             switch self {
@@ -32,6 +34,8 @@ public struct Template: Sendable {
             case .tooDeep(let name): "variable {{\(ClippedText.plain(name, limit: 80))}} refers to itself (or nests more than 8 deep)"
             case .tooLong: "the text expands to more than \(Template.maxExpandedLength >> 20) MiB"
             case .capturedOutsideJSONString(let message): message
+            case .capturedWhereRefused(let name):
+                "{{\(ClippedText.plain(name, limit: 80))}} is a value a chain captures from a server's answer, which does not choose a file, a method, a content type or TLS settings"
             }
         }
     }
@@ -46,6 +50,9 @@ public struct Template: Sendable {
     public var captured: Set<String> = []
     /// The text is a JSON body's, outside its strings (`NodeReader.jsonText`).
     var fillsOutsideJSONString = false
+    /// The text is a field a server's answer must not choose: a captured name (deferred or
+    /// filled) there is refused.
+    var refusesCaptured = false
     /// Names whose values are used as they are, never expanded again (secrets and `--var`
     /// values, which may hold `{{` of their own).
     public var literal: Set<String> = []
@@ -196,6 +203,7 @@ public struct Template: Sendable {
             output += try builtin(name, depth: depth)
             return
         }
+        if refusesCaptured, deferred.contains(name) || captured.contains(name) { throw .capturedWhereRefused(name) }
         if deferred.contains(name) {
             output += "{{\(name)}}"
             return

@@ -110,14 +110,6 @@ public struct WorkspaceSession: Sendable {
         try template(capturing: captured, outsideJSONString: outsideJSONString).expand(text)
     }
 
-    /// `text` with its templates expanded for this session, `deferred` names (a chain's
-    /// captures) left as `{{name}}` at any depth, through other variables too.
-    public func expand(_ text: String, deferring deferred: Set<String>) throws(Template.Failure) -> String {
-        var template = self.template
-        template.deferred = deferred
-        return try template.expand(text)
-    }
-
     /// This session's template with a chain's captured values.
     private func template(capturing captured: [(name: String, value: String)], outsideJSONString: Bool = false) -> Template {
         var template = self.template
@@ -157,7 +149,9 @@ public struct WorkspaceSession: Sendable {
             for name in withheld where captured[name] == nil { template.variables[name] = nil }
             return try request(named: name, template: template).0
         } catch {
-            throw RequestError(error.kind == .invalid ? .invalidBody : .unresolvedVariable, error.description)
+            // What a captured value can break once filled in is the body (a JSON value, two
+            // members of one name); a name with no value is unresolved.
+            throw RequestError(error.kind == .undefined ? .unresolvedVariable : .invalidBody, error.description)
         }
     }
 
@@ -196,10 +190,13 @@ public struct WorkspaceSession: Sendable {
             switch member.reference {
             case .request(let requestName):
                 // Shown with the names captured before it as written; built again with their
-                // values when it starts, none of them read as a workspace variable.
+                // values when it starts, none of them read as a workspace variable (a member
+                // nothing was captured before is sent as built).
                 var request = try request(named: requestName, deferred: captured).0
-                request.captureFilling = CaptureFilling { [self, captured] variables throws(RequestError) in
-                    try self.request(named: requestName, captured: variables, withholding: captured)
+                if !captured.isEmpty {
+                    request.captureFilling = CaptureFilling { [self, captured] variables throws(RequestError) in
+                        try self.request(named: requestName, captured: variables, withholding: captured)
+                    }
                 }
                 built = .request(request)
             case .group(let groupName): built = .group(try self.group(named: groupName, deferred: captured))
@@ -208,11 +205,15 @@ public struct WorkspaceSession: Sendable {
             steps.append(ChainStep(built, captures: member.captures))
             if group.kind == .chain { captured.formUnion(member.captures.map(\.name)) }
         }
-        return switch group.kind {
+        var built: RequestGroup = switch group.kind {
         case .batch: .batch(members, policy: group.policy, maxConcurrency: group.maxConcurrency, name: name)
         case .chain: .chain(steps, onFailure: group.onFailure, name: name)
         case .window: .orderedWindow(members, maxInFlight: group.maxInFlight, name: name)
         }
+        // No member's text is filled in by the chain: a `{{` left in a built request is text (an
+        // escaped `\{{`), and a member that uses captured values is made by its `captureFilling`.
+        built.fillsOnly = []
+        return built
     }
 
     /// Every request a group runs, at any depth, by name, for checking their assertions.

@@ -248,6 +248,40 @@ struct NestedGroupTests {
         #expect(refused.members.first?.error?.kind == .unresolvedVariable, "\(String(describing: refused.members.first?.error))")
     }
 
+    @Test("a member made from captured values (captureFilling) is made when it starts, from what its chain captured, in a group nested in the chain too; mapping the group's requests maps the request made; a nested batch started after a capture failed under .continue fails its member rather than sending it unfilled (found by review)")
+    func captureFilling() async throws {
+        let (agent, recorder) = try await groupAgent()
+        var made = Request(.get, "/get", name: "template", headers: ["X-Token": "{{token}}"])
+        made.captureFilling = CaptureFilling { variables throws(RequestError) in
+            guard let token = variables["token"] else { throw RequestError(.unresolvedVariable, "no token yet") }
+            return Request(.get, "/get", name: "made", headers: ["X-Token": token])
+        }
+        let login = Request(.post, "/login", name: "login", params: ["username": "ada", "password": "pw"], requestSerializer: .json)
+        let chain = RequestGroup.chain([
+            ChainStep(login, captures: [.json("token", "$.token")]),
+            ChainStep(.group(.batch([made]))),
+        ]).mappingRequests { request in
+            var request = request
+            request.headers.set("X-Mapped", "yes")
+            return request
+        }
+        let ran = await runToEnd(chain, on: agent)
+        #expect(ran.state == .succeeded)
+        let sent = try #require(recorder.messages.last { $0.name == "made" })
+        #expect(sent.original?.headers.first { $0.name == "X-Token" }?.value == (try #require(ran.variables["token"])))
+        #expect(sent.original?.headers.first { $0.name == "X-Mapped" }?.value == "yes")
+        #expect(!recorder.messages.contains { $0.name == "template" })
+        // The capture fails, the chain goes on, and the nested batch has no value to make its member from.
+        let failing = RequestGroup.chain([
+            ChainStep(login, captures: [.json("token", "$.missing")]),
+            ChainStep(.group(.batch([made]))),
+        ], onFailure: .continue)
+        let failed = await runToEnd(failing, on: agent)
+        #expect(failed.state == .failed)
+        let child = try #require(failed[1].child)
+        #expect(child.members.first?.error?.kind == .unresolvedVariable, "\(String(describing: child.members.first?.error))")
+    }
+
     @Test("a batch inside a chain and a chain inside a batch run, and report their parent")
     func nesting() async throws {
         let (agent, recorder) = try await groupAgent()

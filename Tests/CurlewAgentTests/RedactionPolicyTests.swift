@@ -691,5 +691,12 @@ struct RedactionPolicyTests {
         #expect(growing.secretValues.last == "token-\(RedactionPolicy.maximumCapturedSecrets + 4)-value")
         #expect(!growing.secretValues.contains("token-0-value"))
         #expect(growing.redactText("sent token-68-value") == "sent \(marker)")
+        // A later step's query or form sends it percent-encoded (found by review).
+        var encoded = RedactionPolicy()
+        let hidden = encoded.hideCaptured("a b/c+d=e", named: "at", from: .jsonPath("$.token"))
+        #expect(hidden)
+        #expect(encoded.redactText("?sid=a%20b%2Fc%2Bd%3De&x=1") == "?sid=\(marker)&x=1")
+        #expect(encoded.redactText("sid=a+b%2Fc%2Bd%3De") == "sid=\(marker)")
+        #expect(encoded.redactText("a b/c+d=e") == marker)
     }
 }

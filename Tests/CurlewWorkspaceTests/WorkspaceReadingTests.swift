@@ -184,33 +184,25 @@ struct WorkspaceReadingTests {
         #expect(!error.description.contains("yaml_"), "\(error)")
     }
 
-    @Test("a chain step built with its captured values puts them where a variable would go, but never in a file path, a method, a content type, TLS settings or a mock: a server's answer does not choose what is read or written; outside a JSON body's strings only one JSON value stands")
+    @Test("a chain step built with its captured values puts them where a variable would go, but a file path (a mock's too), a method, a content type or TLS settings that name one are refused: a server's answer does not choose what is read, written or trusted; a path stays a path; outside a JSON body's strings only one JSON value stands (found by review)")
     func capturedValuesWhereTheyMayGo() throws {
         let files = try WorkspaceFiles()
-        let path = try files.write("curlew.yaml", #"""
-        requests:
-          log in: {method: POST, url: "http://127.0.0.1:9/login"}
-          upload: {method: POST, url: "http://127.0.0.1:9/u?t={{token}}", bodyFile: "{{token}}", contentType: "text/{{token}}", download: "out-{{token}}"}
-          part: {method: POST, url: "http://127.0.0.1:9/p", multipart: [{name: "{{token}}", file: "{{token}}"}]}
-          raw: {method: POST, url: "http://127.0.0.1:9/r", body: '{"n": {{token}}, "s": "{{token}}"}', contentType: application/json}
-          basic: {url: "http://127.0.0.1:9/b", form: {a: b}, query: {sid: "{{token}}"}, headers: {X-Basic: "{{$base64 u:{{token}}}}"}}
-        groups:
-          flow:
-            chain:
-              - request: log in
-                capture: {token: $.token}
-              - upload
-        """#)
-        let session = try WorkspaceSession(try Workspace.load(path: path))
-        let hostile = ChainVariables([("token", "../../etc/passwd")])
-        let upload = try session.request(named: "upload", captured: hostile)
-        #expect(upload.customURL == "http://127.0.0.1:9/u?t=../../etc/passwd")
-        #expect(upload.uploadFile?.hasSuffix("/{{token}}") == true, "\(upload.uploadFile ?? "")")
-        #expect(upload.download?.destination.hasSuffix("/out-{{token}}") == true, "\(String(describing: upload.download))")
-        #expect(upload.headers["Content-Type"] == "text/{{token}}")
-        let part = try session.request(named: "part", captured: hostile)
-        #expect(part.form?.parts.first?.name == "../../etc/passwd")
-        if case .file(let file)? = part.form?.parts.first?.content { #expect(file.hasSuffix("/{{token}}"), "\(file)") } else { Issue.record("not a file part") }
+        let refused = ["bodyFile: \"{{token}}\"", "download: \"out-{{token}}\"", "contentType: \"text/{{token}}\"",
+                       "multipart: [{name: a, file: \"{{token}}\"}]", "tls: {caFile: \"{{token}}\"}",
+                       "mock: {status: 200, bodyFile: \"{{token}}\"}"]
+        for (index, field) in refused.enumerated() {
+            let path = try files.write("refused\(index).yaml", """
+            requests:
+              log in: {method: POST, url: "http://127.0.0.1:9/login"}
+              step: {url: "http://127.0.0.1:9/u", \(field)}
+            groups:
+              flow: {chain: [{request: log in, capture: {token: $.token}}, step]}
+            """)
+            let session = try WorkspaceSession(try Workspace.load(path: path))
+            let error = #expect(throws: WorkspaceError.self, "\(field)") { _ = try session.group(named: "flow") }
+            #expect(error?.description.contains("a value a chain captures from a server's answer") == true, "\(String(describing: error))")
+            #expect(throws: RequestError.self, "\(field)") { _ = try session.request(named: "step", captured: ChainVariables([("token", "x")])) }
+        }
         // A method that names a captured value is refused when the file is read.
         let verb = try files.write("verb.yaml", """
         requests:
@@ -220,6 +212,17 @@ struct WorkspaceReadingTests {
           flow: {chain: [{request: log in, capture: {token: $.token}}, verb]}
         """)
         #expect(throws: WorkspaceError.self) { _ = try Workspace.load(path: verb) }
+        let path = try files.write("curlew.yaml", #"""
+        requests:
+          log in: {method: POST, url: "http://127.0.0.1:9/login"}
+          raw: {method: POST, url: "http://127.0.0.1:9/r", body: '{"n": {{token}}, "s": "{{token}}"}', contentType: application/json}
+          basic: {url: "http://127.0.0.1:9/b", form: {a: b}, query: {sid: "{{token}}"}, headers: {X-Basic: "{{$base64 u:{{token}}}}"}}
+          next: {url: "{{token}}"}
+          full: {url: "http://127.0.0.1:9/{{token}}"}
+        groups:
+          flow: {chain: [{request: log in, capture: {token: $.token}}, raw, basic, next, full]}
+        """#)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
         // Outside a JSON body's strings a captured value stands only as one JSON value.
         let raw = try session.request(named: "raw", captured: ChainVariables([("token", "42")]))
         #expect(raw.requestSerializer == .raw(Data(#"{"n": 42, "s": "42"}"#.utf8), contentType: "application/json"))
@@ -229,6 +232,10 @@ struct WorkspaceReadingTests {
         let basic = try session.request(named: "basic", captured: ChainVariables([("token", "a b&c")]))
         #expect(basic.customURL?.hasSuffix("?sid=a%20b%26c") == true, "\(basic.customURL ?? "")")
         #expect(basic.headers["X-Basic"] == Data("u:a b&c".utf8).base64EncodedString())
+        // A path stays a path joined to the base, whatever the value looks like; a full URL stays one.
+        let next = try session.request(named: "next", captured: ChainVariables([("token", "//elsewhere.example/x")]))
+        #expect(next.customURL == nil && next.path == "//elsewhere.example/x", "\(String(describing: next.customURL)) \(next.path)")
+        #expect(try session.request(named: "full", captured: ChainVariables([("token", "x")])).customURL == "http://127.0.0.1:9/x")
         // A step run before the chain has the value fails rather than sending `{{token}}`.
         let missing = #expect(throws: RequestError.self) { _ = try session.request(named: "basic", captured: ChainVariables(), withholding: ["token"]) }
         #expect(missing?.kind == .unresolvedVariable)

@@ -189,12 +189,10 @@ final class GroupRunner: Sendable {
         case .request(let template):
             let request: Request
             do {
-                if !fillsTemplates {
-                    request = template
-                } else if let filling = template.captureFilling {
+                if let filling = template.captureFilling {
                     request = try filling.request(with: variables)
                 } else {
-                    request = try variables.expand(template, defaultHeaders: agent.config.defaultHeaders)
+                    request = fillsTemplates ? try variables.expand(template, defaultHeaders: agent.config.defaultHeaders) : template
                 }
             } catch {
                 agent.runCallback(lane: lane) { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }

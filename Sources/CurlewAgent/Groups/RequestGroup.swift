@@ -212,12 +212,17 @@ public struct RequestGroup: Sendable {
         }
     }
 
-    /// The same group with every request in it, at any depth, passed through `transform`.
-    public func mappingRequests(_ transform: (Request) -> Request) -> RequestGroup {
+    /// The same group with every request in it, at any depth, passed through `transform`; a
+    /// request made from captured values (`captureFilling`) is passed through it once made.
+    public func mappingRequests(_ transform: @escaping @Sendable (Request) -> Request) -> RequestGroup {
         func map(_ member: GroupMember) -> GroupMember {
             switch member {
-            case .request(let request): .request(transform(request))
-            case .group(let group): .group(group.mappingRequests(transform))
+            case .request(var request):
+                if let filling = request.captureFilling {
+                    request.captureFilling = CaptureFilling { variables throws(RequestError) in transform(try filling.request(with: variables)) }
+                }
+                return .request(transform(request))
+            case .group(let group): return .group(group.mappingRequests(transform))
             }
         }
         let mapped: Plan = switch plan {
