@@ -263,7 +263,7 @@ extension AppModel {
             try compose.draft.checkURLGiven()
             var request: Request
             if let workspace, compose.draft.entryName != nil {
-                request = try workspace.request(for: compose.draft, captured: stepper.captured)
+                request = try workspace.request(for: compose.draft, captured: stepper.captured, withholding: stepper.namesCapturedBefore)
             } else {
                 request = try stepper.request(editedAs: compose.draft)
                 if let workspace { request = try workspace.inEnvironment(request) }

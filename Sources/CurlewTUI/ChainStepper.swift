@@ -63,6 +63,12 @@ public struct ChainStepper: Sendable {
         return request
     }
 
+    /// The names the steps before the current one capture: not read as the workspace's
+    /// variables of those names, as the chain's run reads them.
+    var namesCapturedBefore: Set<String> {
+        Set(steps[..<index].flatMap { $0.captures.map(\.name) })
+    }
+
     /// The current step's request with the captures so far filled in, as the chain's run makes
     /// it (a workspace's step built again with them, `Request.captureFilling`).
     func resolvedRequest() throws(RequestError) -> Request {

@@ -207,8 +207,11 @@ public struct ComposeWorkspace: Sendable {
 
     /// The request a draft sends: its entry as the session builds it (retry, cache, mocks, TLS
     /// and every other field the editor does not show), with the editor's fields as the draft
-    /// has them, expanded. A draft not saved yet is sent as it is.
-    public func request(for draft: RequestDraft, captured: [(name: String, value: String)]) throws(RequestError) -> Request {
+    /// has them, expanded. A draft not saved yet is sent as it is. `withheld`: names that are not
+    /// the workspace's variables of those names (by default every name a chain captures; a
+    /// chain's step withholds those captured before it, as the chain's run does).
+    public func request(for draft: RequestDraft, captured: [(name: String, value: String)],
+                        withholding withheld: Set<String>? = nil) throws(RequestError) -> Request {
         // A chain's captured values are filled in with the workspace's variables, by the draft's
         // rules: in a JSON body's strings whole, escaped (`RequestDraft.expandingJSON`), so that a
         // Basic credential or `{{$base64 …}}` that uses one encodes its value.
@@ -227,9 +230,9 @@ public struct ComposeWorkspace: Sendable {
         // A relative URL goes to the base URL of the environment chosen now.
         if edited.customURL == nil, edited.baseURL == nil { edited.baseURL = session.config.baseURL.isEmpty ? nil : session.config.baseURL }
         guard let entryName = draft.sourceEntry, session.workspace.request(named: entryName) != nil else { return try inEnvironment(edited) }
-        // The entry built with what was captured; a name chains capture that none has yet is not
+        // The entry built with what was captured; a withheld name none has captured yet is not
         // read as a workspace variable of that name.
-        let request = try session.request(named: entryName, captured: ChainVariables(captured), withholding: session.workspace.capturedNames)
+        let request = try session.request(named: entryName, captured: ChainVariables(captured), withholding: withheld ?? session.workspace.capturedNames)
         return try inEnvironment(draft.applying(edited, onto: request))
     }
 

@@ -655,6 +655,30 @@ struct WorkbenchTests {
         #expect(model.compose.stepping == nil && model.message.contains("has a group among its steps"), "\(model.message)")
     }
 
+    @Test("a stepped step reads a name only a later step captures as the workspace's variable, as the chain's run does (found by review: the editor's send refused it as not captured yet)")
+    func stepperReadsLaterCapturesAsVariables() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config: {baseURL: "\(server.baseURL)"}
+        variables: {token: early-value}
+        requests:
+          first: {url: /headers, headers: {X-Early: "{{token}}"}}
+          log in: {url: /login, json: {username: demo, password: curlew}}
+        groups:
+          flow:
+            chain:
+              - first
+              - {request: log in, capture: {token: $.token}}
+        """)
+        let model = bench.model
+        model.handle(.character("S"))
+        #expect(model.compose.stepping?.index == 0, "\(model.message)")
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.index == 1 }
+        let sent = model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message?.original?.headers.first { $0.name == "X-Early" }?.value }
+        #expect(sent == "early-value", "\(model.message)")
+    }
+
     @Test("a stepped chain is not sent on in another environment than it began in: its captures came from the first one's servers (found by review)")
     func stepperKeepsItsEnvironment() async throws {
         let server = try await TestServer.shared()
