@@ -32,7 +32,8 @@ enum RequestReader {
         // value (`//elsewhere/x`) does not turn a path into another host.
         let isFullURL = URLText.startsWithScheme(URLText.typed(try urlNode.text(context.capturesAsWritten), besideBase: true))
         let queryNode = map.take("query")
-        if let value = map.take("baseURL") { request.baseURL = try value.text(context) }
+        // A server's answer does not choose the host a request goes to (its credentials with it).
+        if let value = map.take("baseURL") { request.baseURL = try value.text(context.refusingCaptures) }
         if let value = map.take("headers") {
             request.headers = HTTPHeaders(try value.textPairs(context).map { HeaderField(name: $0.name, value: $0.value) })
         }

@@ -35,7 +35,7 @@ public struct Template: Sendable {
             case .tooLong: "the text expands to more than \(Template.maxExpandedLength >> 20) MiB"
             case .capturedOutsideJSONString(let message): message
             case .capturedWhereRefused(let name):
-                "{{\(ClippedText.plain(name, limit: 80))}} is a value a chain captures from a server's answer, which does not choose a file, a method, a content type or TLS settings"
+                "{{\(ClippedText.plain(name, limit: 80))}} is a value a chain captures from a server's answer, which does not choose a file, a method, a content type, a base URL or TLS settings"
             }
         }
     }

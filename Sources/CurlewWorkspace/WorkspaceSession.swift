@@ -144,15 +144,30 @@ public struct WorkspaceSession: Sendable {
     /// strings as `invalidBody`. `withheld` names are not the workspace's variables of those
     /// names (a name chains capture, before one has).
     public func request(named name: String, captured: ChainVariables, withholding withheld: Set<String> = []) throws(RequestError) -> Request {
-        do {
+        let built: Request
+        do throws(WorkspaceError) {
             var template = template(capturing: captured.values)
-            for name in withheld where captured[name] == nil { template.variables[name] = nil }
-            return try request(named: name, template: template).0
+            let missing = withheld.filter { captured[$0] == nil }
+            for name in missing { template.variables[name] = nil }
+            if let entry = workspace.request(named: name), let name = missing.intersection(Workspace.templateNames(in: entry.node)).sorted().first {
+                throw WorkspaceError(.undefined, at: nil, keyPath: "requests.\(entry.name)",
+                                     "{{\(ClippedText.plain(name, limit: 80))}} has no value: the step of the chain that captures it did not capture it")
+            }
+            built = try request(named: name, template: template).0
         } catch {
             // What a captured value can break once filled in is the body (a JSON value, two
             // members of one name); a name with no value is unresolved.
             throw RequestError(error.kind == .undefined ? .unresolvedVariable : .invalidBody, error.description)
         }
+        // A URL written as a path stays on its base: a captured value that makes it a full URL
+        // (`http://elsewhere/x`) may not take the step, and its credentials, to another origin.
+        if built.customURL == nil, URLText.startsWithScheme(built.path) {
+            let base = built.baseURL ?? config.baseURL
+            if !base.isEmpty, URLOrigin(built.path) != URLOrigin(base) {
+                throw RequestError(.invalidURL, "\(ClippedText.quoted(built.path, limit: 120)), a value a chain captured, is on another origin than the base URL \(ClippedText.quoted(base, limit: 120)): a server's answer does not choose where a step and its credentials go")
+            }
+        }
+        return built
     }
 
     private func request(named name: String, template: Template) throws(WorkspaceError) -> (Request, [Expectation]) {

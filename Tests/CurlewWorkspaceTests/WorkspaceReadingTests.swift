@@ -187,7 +187,7 @@ struct WorkspaceReadingTests {
     @Test("a chain step built with its captured values puts them where a variable would go, but a file path (a mock's too), a method, a content type or TLS settings that name one are refused: a server's answer does not choose what is read, written or trusted; a path stays a path; outside a JSON body's strings only one JSON value stands (found by review)")
     func capturedValuesWhereTheyMayGo() throws {
         let files = try WorkspaceFiles()
-        let refused = ["bodyFile: \"{{token}}\"", "download: \"out-{{token}}\"", "contentType: \"text/{{token}}\"",
+        let refused = ["baseURL: \"{{token}}\"", "bodyFile: \"{{token}}\"", "download: \"out-{{token}}\"", "contentType: \"text/{{token}}\"",
                        "multipart: [{name: a, file: \"{{token}}\"}]", "tls: {caFile: \"{{token}}\"}",
                        "mock: {status: 200, bodyFile: \"{{token}}\"}"]
         for (index, field) in refused.enumerated() {
@@ -213,6 +213,7 @@ struct WorkspaceReadingTests {
         """)
         #expect(throws: WorkspaceError.self) { _ = try Workspace.load(path: verb) }
         let path = try files.write("curlew.yaml", #"""
+        config: {baseURL: "http://base.example"}
         requests:
           log in: {method: POST, url: "http://127.0.0.1:9/login"}
           raw: {method: POST, url: "http://127.0.0.1:9/r", body: '{"n": {{token}}, "s": "{{token}}"}', contentType: application/json}
@@ -232,13 +233,21 @@ struct WorkspaceReadingTests {
         let basic = try session.request(named: "basic", captured: ChainVariables([("token", "a b&c")]))
         #expect(basic.customURL?.hasSuffix("?sid=a%20b%26c") == true, "\(basic.customURL ?? "")")
         #expect(basic.headers["X-Basic"] == Data("u:a b&c".utf8).base64EncodedString())
-        // A path stays a path joined to the base, whatever the value looks like; a full URL stays one.
+        // A path stays a path joined to the base, whatever the value looks like; a full URL stays
+        // one. A value that makes the path a full URL may keep the base's origin, never leave it
+        // (found by a new user's trial: a captured http://elsewhere took the step and its token there).
         let next = try session.request(named: "next", captured: ChainVariables([("token", "//elsewhere.example/x")]))
         #expect(next.customURL == nil && next.path == "//elsewhere.example/x", "\(String(describing: next.customURL)) \(next.path)")
+        #expect(try session.request(named: "next", captured: ChainVariables([("token", "HTTP://Base.example/page/2")])).path == "HTTP://Base.example/page/2")
+        for elsewhere in ["http://elsewhere.example/x", "https://base.example/x", "http://base.example:8080/x", "HtTp://127.0.0.1:9/x"] {
+            let left = #expect(throws: RequestError.self, "\(elsewhere)") { _ = try session.request(named: "next", captured: ChainVariables([("token", elsewhere)])) }
+            #expect(left?.kind == .invalidURL, "\(String(describing: left))")
+        }
         #expect(try session.request(named: "full", captured: ChainVariables([("token", "x")])).customURL == "http://127.0.0.1:9/x")
-        // A step run before the chain has the value fails rather than sending `{{token}}`.
+        // A step run before the chain has the value fails rather than sending `{{token}}`, and says why.
         let missing = #expect(throws: RequestError.self) { _ = try session.request(named: "basic", captured: ChainVariables(), withholding: ["token"]) }
         #expect(missing?.kind == .unresolvedVariable)
+        #expect(missing?.message.contains("{{token}} has no value: the step of the chain that captures it did not capture it") == true, "\(String(describing: missing))")
     }
 
     @Test("a json: entry fills templates in its members' names as a body: entry under a JSON type does (found by review: json: left them as written)")
