@@ -43,7 +43,7 @@ enum RequestReader {
             throw WorkspaceError(.invalid, at: map.positionOf(bodyKeys[1]), keyPath: node.keyPath,
                                  "a request has one body: \(bodyKeys.joined(separator: " and ")) cannot both be set")
         }
-        // Fields a server's answer must not choose read a captured name as written.
+        // A field a server's answer must not choose refuses a captured name.
         let contentType = try map.take("contentType")?.text(context.refusingCaptures)
         if let value = map.take("json") {
             let json = try value.templatedJSON(context, refusesInexactNumbers: true)
