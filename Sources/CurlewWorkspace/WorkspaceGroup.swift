@@ -130,6 +130,11 @@ public struct WorkspaceGroup: Sendable {
     /// A capture from how a workspace writes its source: a JSON path (`$.token`), `header NAME`
     /// or `status`.
     public static func capture(_ name: String, from source: String) -> Result<Capture, CaptureProblem> {
+        // A name a template can use as `{{name}}`: never a built-in (`$env.HOME` reads the
+        // environment), a space or a brace (found by a new user's trial).
+        guard ChainVariables.isVariableName(name) else {
+            return .failure(CaptureProblem(reason: "\(ClippedText.quoted(name, limit: 80)) cannot name a captured value: use letters, digits, _, - and ."))
+        }
         if source == "status" { return .success(Capture(name, from: .status)) }
         if source.hasPrefix("header ") {
             let header = String(source.dropFirst(7)).trimmingCharacters(in: .whitespaces)

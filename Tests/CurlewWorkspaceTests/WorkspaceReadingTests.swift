@@ -250,6 +250,22 @@ struct WorkspaceReadingTests {
         #expect(missing?.message.contains("{{token}} has no value: the step of the chain that captures it did not capture it") == true, "\(String(describing: missing))")
     }
 
+    @Test("a capture's name is one a template can use: a built-in's $, a space, a brace or an empty name is refused with its line (found by a new user's trial: capture {$env.HOME: ...} was accepted, and {{$env.HOME}} then read the environment)")
+    func captureNames() throws {
+        let files = try WorkspaceFiles()
+        for name in ["$env.HOME", "$uuid", "a b", "'{{x}}'", "''"] {
+            let path = try files.write("names.yaml", """
+            requests:
+              log in: {url: "http://127.0.0.1:9/login"}
+            groups:
+              flow: {chain: [{request: log in, capture: {\(name): $.token}}]}
+            """)
+            let error = #expect(throws: WorkspaceError.self, "\(name)") { _ = try Workspace.load(path: path) }
+            #expect(error?.description.contains("cannot name a captured value") == true, "\(String(describing: error))")
+        }
+        #expect((try? WorkspaceGroup.capture("session.id-2", from: "$.id").get()) != nil)
+    }
+
     @Test("a json: entry fills templates in its members' names as a body: entry under a JSON type does (found by review: json: left them as written)")
     func jsonMemberNamesFilled() throws {
         let files = try WorkspaceFiles()

@@ -156,7 +156,9 @@ public struct ChainVariables: Sendable, Equatable {
         return output + rest
     }
 
-    private static func isVariableName(_ text: String) -> Bool {
+    /// Whether `text` can name a chain variable: letters, digits, `_`, `-` and `.` (never a
+    /// built-in's `$`, a space or a brace).
+    public static func isVariableName(_ text: String) -> Bool {
         !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
     }
 }
