@@ -222,9 +222,6 @@ public struct GroupEditor: Sendable {
                 return .failure(.init(reason: "a capture is name=source, as in token=$.token, session=header Set-Cookie, code=status"))
             }
             let name = part[..<equals].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || "{}".contains($0) }) else {
-                return .failure(.init(reason: "\"\(name)\" cannot name a captured value: no spaces or braces"))
-            }
             guard !captures.contains(where: { $0.name == name }) else { return .failure(.init(reason: "\(name) is captured twice")) }
             switch WorkspaceGroup.capture(name, from: part[part.index(after: equals)...].trimmingCharacters(in: .whitespaces)) {
             case .success(let capture): captures.append(capture)

@@ -145,29 +145,59 @@ public struct WorkspaceSession: Sendable {
     /// names (a name chains capture, before one has).
     public func request(named name: String, captured: ChainVariables, withholding withheld: Set<String> = []) throws(RequestError) -> Request {
         let built: Request
+        let written: Request
         do throws(WorkspaceError) {
             var template = template(capturing: captured.values)
             let missing = withheld.filter { captured[$0] == nil }
             for name in missing { template.variables[name] = nil }
-            if let entry = workspace.request(named: name), let name = missing.intersection(Workspace.templateNames(in: entry.node)).sorted().first {
+            if let entry = workspace.request(named: name), let name = missing.intersection(Self.filledNames(of: entry.node)).sorted().first {
                 throw WorkspaceError(.undefined, at: nil, keyPath: "requests.\(entry.name)",
                                      "{{\(ClippedText.plain(name, limit: 80))}} has no value: the step of the chain that captures it did not capture it")
             }
             built = try request(named: name, template: template).0
+            // The same entry with the captured names as written: where the step goes as written.
+            var asWritten = self.template
+            asWritten.deferred = Set(captured.values.map(\.name)).union(withheld)
+            written = try request(named: name, template: asWritten).0
         } catch {
             // What a captured value can break once filled in is the body (a JSON value, two
             // members of one name); a name with no value is unresolved.
             throw RequestError(error.kind == .undefined ? .unresolvedVariable : .invalidBody, error.description)
         }
-        // A URL written as a path stays on its base: a captured value that makes it a full URL
-        // (`http://elsewhere/x`) may not take the step, and its credentials, to another origin.
-        if built.customURL == nil, URLText.startsWithScheme(built.path) {
-            let base = built.baseURL ?? config.baseURL
-            if !base.isEmpty, URLOrigin(built.path) != URLOrigin(base) {
-                throw RequestError(.invalidURL, "\(ClippedText.quoted(built.path, limit: 120)), a value a chain captured, is on another origin than the base URL \(ClippedText.quoted(base, limit: 120)): a server's answer does not choose where a step and its credentials go")
+        try Self.checkOrigin(of: built, written: written, config: config)
+        return built
+    }
+
+    /// A captured value does not choose where a step and its credentials go. A URL written in
+    /// full keeps the origin it has without its templates (`https://api.example{{next}}` stays on
+    /// api.example, whatever `next` holds); a URL written as a path goes to the base URL's
+    /// origin, and one a captured value makes a full URL (`{{next}}`, a pagination link) is
+    /// sent only when it is on that origin. With no base URL there is none to keep to.
+    private static func checkOrigin(of built: Request, written: Request, config: NetworkConfig) throws(RequestError) {
+        let reason = "a server's answer does not choose where a step and its credentials go"
+        if let url = built.customURL {
+            guard url != written.customURL else { return }
+            let origin = Template.literalText(in: written.customURL ?? "")
+            guard URLOrigin(url) == URLOrigin(origin) else {
+                throw RequestError(.invalidURL, "\(ClippedText.quoted(url, limit: 120)), made with a value a chain captured, is not on the origin it is written with (\(ClippedText.quoted(origin, limit: 120))): \(reason)")
+            }
+        } else if URLText.startsWithScheme(built.path) {
+            let base = built.baseURL ?? (built.useCDN ? (config.cdnURL ?? config.baseURL) : config.baseURL)
+            guard !base.isEmpty else {
+                throw RequestError(.invalidURL, "\(ClippedText.quoted(built.path, limit: 120)), a value a chain captured, is a full URL and there is no base URL to keep it to: \(reason); set a base URL on its origin")
+            }
+            guard URLOrigin(built.path) == URLOrigin(base) else {
+                throw RequestError(.invalidURL, "\(ClippedText.quoted(built.path, limit: 120)), a value a chain captured, is on another origin than the base URL \(ClippedText.quoted(base, limit: 120)): \(reason)")
             }
         }
-        return built
+    }
+
+    /// The names the fields a request sends use (not its description, folder or assertions).
+    private static func filledNames(of node: YAMLNode) -> Set<String> {
+        guard case .mapping(let pairs, let position) = node else { return Workspace.templateNames(in: node) }
+        return Workspace.templateNames(in: .mapping(pairs.filter { pair in
+            if case .scalar(let key, _, _) = pair.key { !["description", "folder", "expect", "signer"].contains(key) } else { true }
+        }, position))
     }
 
     private func request(named name: String, template: Template) throws(WorkspaceError) -> (Request, [Expectation]) {

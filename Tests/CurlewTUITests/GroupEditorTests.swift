@@ -153,7 +153,7 @@ struct GroupEditorFieldTests {
         let parsed = try GroupEditor.captures(parsing: "a=$['x,y'], b=header Set-Cookie , c=status").get()
         #expect(parsed == [.json("a", "$['x,y']"), Capture("b", from: .header("Set-Cookie")), Capture("c", from: .status)])
         #expect(GroupEditor.capturesText(parsed) == "a=$['x,y'], b=header Set-Cookie, c=status")
-        for bad in ["token", "=$.a", "a b=$.a", "a=$.[", "a=header ", "a=$.x, a=$.y"] {
+        for bad in ["token", "=$.a", "a b=$.a", "$x=$.a", "{{a}}=$.a", "a=$.[", "a=header ", "a=$.x, a=$.y"] {
             #expect(throws: WorkspaceGroup.CaptureProblem.self, "\(bad)") { try GroupEditor.captures(parsing: bad).get() }
         }
         #expect(try GroupEditor.captures(parsing: "").get().isEmpty)

@@ -220,8 +220,10 @@ struct WorkspaceReadingTests {
           basic: {url: "http://127.0.0.1:9/b", form: {a: b}, query: {sid: "{{token}}"}, headers: {X-Basic: "{{$base64 u:{{token}}}}"}}
           next: {url: "{{token}}"}
           full: {url: "http://127.0.0.1:9/{{token}}"}
+          paged: {url: "https://api.example{{token}}"}
+          described: {url: /d, description: "sends {{token}}", expect: {bodyContains: "{{token}}"}}
         groups:
-          flow: {chain: [{request: log in, capture: {token: $.token}}, raw, basic, next, full]}
+          flow: {chain: [{request: log in, capture: {token: $.token}}, raw, basic, next, full, paged, described]}
         """#)
         let session = try WorkspaceSession(try Workspace.load(path: path))
         // Outside a JSON body's strings a captured value stands only as one JSON value.
@@ -239,11 +241,20 @@ struct WorkspaceReadingTests {
         let next = try session.request(named: "next", captured: ChainVariables([("token", "//elsewhere.example/x")]))
         #expect(next.customURL == nil && next.path == "//elsewhere.example/x", "\(String(describing: next.customURL)) \(next.path)")
         #expect(try session.request(named: "next", captured: ChainVariables([("token", "HTTP://Base.example/page/2")])).path == "HTTP://Base.example/page/2")
-        for elsewhere in ["http://elsewhere.example/x", "https://base.example/x", "http://base.example:8080/x", "HtTp://127.0.0.1:9/x"] {
+        for elsewhere in ["http://elsewhere.example/x", "https://base.example/x", "http://base.example:8080/x", "HtTp://127.0.0.1:9/x",
+                          "http://base.example@evil.example/x"] {
             let left = #expect(throws: RequestError.self, "\(elsewhere)") { _ = try session.request(named: "next", captured: ChainVariables([("token", elsewhere)])) }
             #expect(left?.kind == .invalidURL, "\(String(describing: left))")
         }
         #expect(try session.request(named: "full", captured: ChainVariables([("token", "x")])).customURL == "http://127.0.0.1:9/x")
+        // A URL written in full keeps the origin it is written with (found by review).
+        #expect(try session.request(named: "paged", captured: ChainVariables([("token", "/items?page=2")])).customURL == "https://api.example/items?page=2")
+        for elsewhere in ["@evil.example/x", ".evil.example/x", ":8443/x"] {
+            let left = #expect(throws: RequestError.self, "\(elsewhere)") { _ = try session.request(named: "paged", captured: ChainVariables([("token", elsewhere)])) }
+            #expect(left?.kind == .invalidURL, "\(String(describing: left))")
+        }
+        // A name only a description or an assertion uses needs no value (found by review).
+        #expect(try session.request(named: "described", captured: ChainVariables(), withholding: ["token"]).path == "/d")
         // A step run before the chain has the value fails rather than sending `{{token}}`, and says why.
         let missing = #expect(throws: RequestError.self) { _ = try session.request(named: "basic", captured: ChainVariables(), withholding: ["token"]) }
         #expect(missing?.kind == .unresolvedVariable)
