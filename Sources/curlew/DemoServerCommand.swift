@@ -32,7 +32,7 @@ struct DemoServerCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Watched from the start, so certificates made for this run never outlive it.
-        let interrupts = InterruptWatch(signals: [SIGINT, SIGTERM, SIGHUP], secondExitStatus: nil) {}
+        let interrupts = InterruptWatch(signals: [SIGINT, SIGTERM, SIGHUP], secondExitStatus: nil)
         defer { interrupts.finish() }
         var certificates: DemoCertificates?
         var madeDirectory: String?

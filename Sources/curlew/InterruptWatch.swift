@@ -12,6 +12,8 @@ final class InterruptWatch {
     private final class Seen: Sendable {
         /// The first signal that arrived, or 0.
         let first = Locked<Int32>(0)
+        /// What an interrupt cancels (`cancels(_:)`), once the work has started.
+        let cancel = Locked<(@Sendable () -> Void)?>(nil)
     }
 
     private let seen = Seen()
@@ -19,7 +21,7 @@ final class InterruptWatch {
     private let previousHandlers: [(Int32, __sighandler_t?)]
 
     init(signals: [Int32] = [SIGINT, SIGTERM], secondMessage: String = "", secondExitStatus: Int32?,
-         onInterrupt: @escaping @Sendable () -> Void) {
+         onInterrupt: @escaping @Sendable () -> Void = {}) {
         let previous = signals.map { ($0, signal($0, SIG_IGN)) }
         previousHandlers = previous
         let watched = previous.filter { !Self.ignores($0.1) }.map(\.0)
@@ -38,9 +40,17 @@ final class InterruptWatch {
                     Foundation.exit(secondExitStatus)
                 }
                 onInterrupt()
+                seen.cancel.withLock { $0 }?()
             }
             source.resume()
         }
+    }
+
+    /// Gives the first interrupt `cancel` to call: the work a command starts once the watch is
+    /// on, so that no interrupt falls between the two (one that came already calls it now).
+    func cancels(_ cancel: @escaping @Sendable () -> Void) {
+        seen.cancel.withLock { $0 = cancel }
+        if wasInterrupted { cancel() }
     }
 
     /// Whether an interrupt arrived.

@@ -109,16 +109,17 @@ struct RunCommand: AsyncParsableCommand {
 
         let report = RunReport(total: targets.count * repeatCount, isTerminal: isatty(STDOUT_FILENO) != 0, redaction: hiding)
         let runner = WorkspaceRunner(session: session, agent: agent)
+        // The first interrupt cancels the run, which still writes every report. The watch is on
+        // before the run starts: an interrupt that came before it would be lost (a run under load
+        // printed its first line first, and went on to the end).
+        let interrupts = InterruptWatch(secondMessage: "interrupted again; stopping without writing the reports", secondExitStatus: 3)
+        defer { interrupts.stop() }
         let started = ContinuousClock.now
         let task = Task { [repeatCount, parallel] in
             await runner.run(targets, repeat: repeatCount, parallel: parallel, memberFinished: report.memberFinished,
                              nestedGroupFinished: report.nestedGroupFinished, finished: report.finished)
         }
-        // The first interrupt cancels the run, which still writes every report.
-        let interrupts = InterruptWatch(secondMessage: "interrupted again; stopping without writing the reports", secondExitStatus: 3) {
-            task.cancel()
-        }
-        defer { interrupts.stop() }
+        interrupts.cancels { task.cancel() }
         let results = await task.value
         let wallTime = ContinuousClock.now - started
         report.endProgress()

@@ -143,15 +143,14 @@ struct SendCommand: AsyncParsableCommand {
         }
         if transfer.output == nil { request.streamsResponse = true }
         let shown = Shown(verbose: verbose, body: !hideBody && transfer.output == nil, raw: raw, redaction: redaction)
+        // Ctrl-C (or SIGTERM) cancels the exchange in flight, which is still shown and logged;
+        // watched from before it starts until the log is closed and the cookies saved.
+        let interrupts = InterruptWatch(secondMessage: "interrupted again; stopping without finishing the log", secondExitStatus: 130)
+        defer { interrupts.stop() }
         let exchanges = Task { [repeatCount, reconnect] in
             await Self.send(request, times: repeatCount, reconnects: reconnect, on: agent, printer: printer, shown: shown)
         }
-        // Ctrl-C (or SIGTERM) cancels the exchange in flight, which is still shown and logged;
-        // watched until the log is closed and the cookies saved.
-        let interrupts = InterruptWatch(secondMessage: "interrupted again; stopping without finishing the log", secondExitStatus: 130) {
-            exchanges.cancel()
-        }
-        defer { interrupts.stop() }
+        interrupts.cancels { exchanges.cancel() }
         let lastFailure = await exchanges.value
         await agent.waitForObservers()
         try logger?.close()

@@ -105,7 +105,7 @@ struct TUICommand: AsyncParsableCommand {
 enum InterfaceLauncher {
     /// The watch every launch starts with; its `finish()` ends the launch.
     static func watchStopSignals() -> InterruptWatch {
-        InterruptWatch(signals: [SIGTERM, SIGHUP], secondExitStatus: nil) {}
+        InterruptWatch(signals: [SIGTERM, SIGHUP], secondExitStatus: nil)
     }
 
     static func openOnDemo(_ options: InterfaceOptions) async throws {
