@@ -2,8 +2,8 @@ import CurlewLocking
 import Foundation
 
 /// Ctrl-C, and the SIGTERM a CI runner sends at its timeout, while a command works (or the
-/// `signals` given): the first calls `onInterrupt` (the command cancels its work and still writes
-/// what it owes: reports, the session log); a second ends the process at once with
+/// `signals` given): the first calls what `cancels(_:)` gave (the command cancels its work and
+/// still writes what it owes: reports, the session log); a second ends the process at once with
 /// `secondExitStatus`, when one is given. A signal the process started with ignored (a
 /// background job of a non-interactive shell ignores SIGINT) stays ignored. `stop()` puts back
 /// the handlers that were there before, unless an interrupt came.
@@ -20,8 +20,7 @@ final class InterruptWatch {
     private let sources: [any DispatchSourceSignal]
     private let previousHandlers: [(Int32, __sighandler_t?)]
 
-    init(signals: [Int32] = [SIGINT, SIGTERM], secondMessage: String = "", secondExitStatus: Int32?,
-         onInterrupt: @escaping @Sendable () -> Void = {}) {
+    init(signals: [Int32] = [SIGINT, SIGTERM], secondMessage: String = "", secondExitStatus: Int32?) {
         let previous = signals.map { ($0, signal($0, SIG_IGN)) }
         previousHandlers = previous
         let watched = previous.filter { !Self.ignores($0.1) }.map(\.0)
@@ -39,7 +38,6 @@ final class InterruptWatch {
                     FileHandle.standardError.write(Data("\ncurlew: \(secondMessage)\n".utf8))
                     Foundation.exit(secondExitStatus)
                 }
-                onInterrupt()
                 seen.cancel.withLock { $0 }?()
             }
             source.resume()
