@@ -257,10 +257,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// The value is hidden as it is and percent-encoded, as a later step's query or form sends it.
     public mutating func hideCaptured(_ value: String, named name: String, from source: Capture.Source) -> Bool {
         guard isEnabled, hiddenCapture(named: name, value: value, from: source), !secretValues.contains(value) else { return false }
-        let encoded = Parameters.percentEncode(value)
-        let forms = [value, encoded, encoded.replacingOccurrences(of: "%20", with: "+")].reduce(into: [String]()) { forms, form in
-            if !forms.contains(form) { forms.append(form) }
-        }
+        let forms = Self.wireForms(of: value)
         capturedSecrets.append(forms)
         var values = secretValues
         if capturedSecrets.count > Self.maximumCapturedSecrets {
@@ -270,6 +267,15 @@ public struct RedactionPolicy: Sendable, Equatable {
         values.append(contentsOf: forms.filter { !values.contains($0) })
         secretValues = values
         return true
+    }
+
+    /// `value` as it is and as a query or a form sends it: percent-encoded, and with `+` for a
+    /// space; without repeats.
+    public static func wireForms(of value: String) -> [String] {
+        let encoded = Parameters.percentEncode(value)
+        return [value, encoded, encoded.replacingOccurrences(of: "%20", with: "+")].reduce(into: []) { forms, form in
+            if !forms.contains(form) { forms.append(form) }
+        }
     }
 
     /// How many captured values a policy keeps hiding (`hideCaptured`).

@@ -70,9 +70,7 @@ public struct WorkspaceSession: Sendable {
             if value.count >= shortestHiddenSecret, !hidden.contains(value) { hidden.append(value) }
         }
         for value in values {
-            add(value)
-            add(Parameters.percentEncode(value))
-            add(Parameters.percentEncode(value).replacingOccurrences(of: "%20", with: "+"))
+            RedactionPolicy.wireForms(of: value).forEach(add)
         }
         // Header values whose templates use a secret, expanded (a chain's captures left as written).
         let captured = workspace.capturedNames
