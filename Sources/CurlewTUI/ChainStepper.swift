@@ -72,9 +72,7 @@ public struct ChainStepper: Sendable {
     /// The current step's request with the captures so far filled in, as the chain's run makes
     /// it (a workspace's step built again with them, `Request.captureFilling`).
     func resolvedRequest() throws(RequestError) -> Request {
-        let request = try stepRequest()
-        if let filling = request.captureFilling { return try filling.request(with: variables) }
-        return try variables.expand(request, defaultHeaders: defaultHeaders)
+        try variables.request(for: try stepRequest(), defaultHeaders: defaultHeaders)
     }
 
     /// The step's request with the editor's fields as the user left them (the step's templates,

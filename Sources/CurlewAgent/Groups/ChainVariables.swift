@@ -58,6 +58,13 @@ public struct ChainVariables: Sendable, Equatable {
         return request
     }
 
+    /// A group member's request with these values: made by its `captureFilling` when it has
+    /// one, else its `{{name}}` text filled in (`expand(_:defaultHeaders:)`).
+    public func request(for member: Request, defaultHeaders: HTTPHeaders = [:]) throws(RequestError) -> Request {
+        if let filling = member.captureFilling { return try filling.request(with: self) }
+        return try expand(member, defaultHeaders: defaultHeaders)
+    }
+
     /// The names closest to a misspelt one, at most three, and how many are defined: the full
     /// list may be a whole process environment, too long to read and not to be shown.
     private func suggestion(for name: String) -> String {

@@ -189,11 +189,8 @@ final class GroupRunner: Sendable {
         case .request(let template):
             let request: Request
             do {
-                if let filling = template.captureFilling {
-                    request = try filling.request(with: variables)
-                } else {
-                    request = fillsTemplates ? try variables.expand(template, defaultHeaders: agent.config.defaultHeaders) : template
-                }
+                let fills = fillsTemplates || template.captureFilling != nil
+                request = fills ? try variables.request(for: template, defaultHeaders: agent.config.defaultHeaders) : template
             } catch {
                 agent.runCallback(lane: lane) { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
                 return
