@@ -15,6 +15,9 @@ enum RequestReader {
         var folder: String?
         var description: String?
         var expectations: [Expectation] = []
+        /// The URL with a chain's captured names as written (`ReadContext.capturesAsWritten`),
+        /// typed as the request's is: where the request goes as written.
+        var urlAsWritten = ""
     }
 
     /// `expectations`, when given, are the entry's `expect:` as read when the workspace was
@@ -30,7 +33,8 @@ enum RequestReader {
         var url = try urlNode.text(context)
         // Whether it is a full URL or a path joined to the base is read as written: a server's
         // value (`//elsewhere/x`) does not turn a path into another host.
-        let isFullURL = URLText.startsWithScheme(URLText.typed(try urlNode.text(context.capturesAsWritten), besideBase: true))
+        annotations.urlAsWritten = URLText.typed(try urlNode.text(context.capturesAsWritten), besideBase: true)
+        let isFullURL = URLText.startsWithScheme(annotations.urlAsWritten)
         let queryNode = map.take("query")
         // A server's answer does not choose the host a request goes to (its credentials with it).
         if let value = map.take("baseURL") { request.baseURL = try value.text(context.refusingCaptures) }

@@ -132,7 +132,8 @@ public struct WorkspaceSession: Sendable {
     public func request(named name: String, deferred: Set<String> = []) throws(WorkspaceError) -> (Request, [Expectation]) {
         var template = self.template
         template.deferred = deferred
-        return try request(named: name, template: template)
+        let (request, annotations) = try read(named: name, template: template)
+        return (request, annotations.expectations)
     }
 
     /// A named request built with what a chain captured, as a chain's step is when it starts:
@@ -143,7 +144,7 @@ public struct WorkspaceSession: Sendable {
     /// names (a name chains capture, before one has).
     public func request(named name: String, captured: ChainVariables, withholding withheld: Set<String> = []) throws(RequestError) -> Request {
         let built: Request
-        let written: Request
+        let urlAsWritten: String
         do throws(WorkspaceError) {
             var template = template(capturing: captured.values)
             let missing = withheld.filter { captured[$0] == nil }
@@ -152,17 +153,15 @@ public struct WorkspaceSession: Sendable {
                 throw WorkspaceError(.undefined, at: nil, keyPath: "requests.\(entry.name)",
                                      "{{\(ClippedText.plain(name, limit: 80))}} has no value: the step of the chain that captures it did not capture it")
             }
-            built = try request(named: name, template: template).0
-            // The same entry with the captured names as written: where the step goes as written.
-            var asWritten = self.template
-            asWritten.deferred = Set(captured.values.map(\.name)).union(withheld)
-            written = try request(named: name, template: asWritten).0
+            let annotations: RequestReader.Annotations
+            (built, annotations) = try read(named: name, template: template)
+            urlAsWritten = annotations.urlAsWritten
         } catch {
             // What a captured value can break once filled in is the body (a JSON value, two
             // members of one name); a name with no value is unresolved.
             throw RequestError(error.kind == .undefined ? .unresolvedVariable : .invalidBody, error.description)
         }
-        try Self.checkOrigin(of: built, written: written, config: config)
+        try Self.checkOrigin(of: built, urlAsWritten: urlAsWritten, config: config)
         return built
     }
 
@@ -171,11 +170,11 @@ public struct WorkspaceSession: Sendable {
     /// api.example, whatever `next` holds); a URL written as a path goes to the base URL's
     /// origin, and one a captured value makes a full URL (`{{next}}`, a pagination link) is
     /// sent only when it is on that origin. With no base URL there is none to keep to.
-    private static func checkOrigin(of built: Request, written: Request, config: NetworkConfig) throws(RequestError) {
+    private static func checkOrigin(of built: Request, urlAsWritten: String, config: NetworkConfig) throws(RequestError) {
         let reason = "a server's answer does not choose where a step and its credentials go"
         if let url = built.customURL {
-            guard url != written.customURL else { return }
-            let origin = Template.literalText(in: written.customURL ?? "")
+            guard url != urlAsWritten else { return }
+            let origin = Template.literalText(in: urlAsWritten)
             guard URLOrigin(url) == URLOrigin(origin) else {
                 throw RequestError(.invalidURL, "\(ClippedText.quoted(url, limit: 120)), made with a value a chain captured, is not on the origin it is written with (\(ClippedText.quoted(origin, limit: 120))): \(reason)")
             }
@@ -198,15 +197,13 @@ public struct WorkspaceSession: Sendable {
         }, position))
     }
 
-    private func request(named name: String, template: Template) throws(WorkspaceError) -> (Request, [Expectation]) {
+    private func read(named name: String, template: Template) throws(WorkspaceError) -> (Request, RequestReader.Annotations) {
         guard let named = workspace.request(named: name) else {
             throw WorkspaceError(.undefined, at: nil, keyPath: "requests", "no request \"\(name)\"" + Suggestion.hint(for: name, among: workspace.requests.map(\.name)))
         }
-        let (request, annotations) = try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name,
-                                                            ReadContext(template: template, directory: named.directory,
-                                                                        defaultContentType: config.defaultHeaders["Content-Type"]),
-                                                            expectations: named.expectations)
-        return (request, annotations.expectations)
+        return try RequestReader.read(NodeReader(named.node, keyPath: "requests.\(name)"), name: name,
+                                      ReadContext(template: template, directory: named.directory, defaultContentType: config.defaultHeaders["Content-Type"]),
+                                      expectations: named.expectations)
     }
 
     /// A named group, built with its members; `expectations` gets each member request's
