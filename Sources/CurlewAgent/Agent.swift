@@ -157,8 +157,11 @@ public final class Agent: Sendable {
         ids.make()
     }
 
+    /// `refusal`: the request could not be made (a chain step whose captured values do not fill
+    /// it); it ends with that error as any request refused before sending does, with its debug
+    /// message showing it as typed, so observers and the session log see it too.
     func start(_ request: Request, callbacks: RequestCallbacks, placement: RequestPlacement?, passesGate: Bool,
-               opensGate: Bool = false) -> RequestHandle {
+               opensGate: Bool = false, refusal: RequestError? = nil) -> RequestHandle {
         let id = makeID()
         // With callbacks on the transfer threads, a group's members run on the group's thread, so
         // its callbacks and theirs keep one order; on the callback queue, where the order holds
@@ -172,6 +175,10 @@ public final class Agent: Sendable {
             id: id, name: request.name, method: request.method.rawValue,
             url: URLPassword.masking(in: request.customURL ?? request.path), groupID: placement?.group.id, step: placement?.index, startedAt: Date()
         )
+        if let refusal {
+            core.reject(handle: handle, info: info, error: refusal, callbacks: callbacks)
+            return handle
+        }
         let admitted = gate.admit(id: id, opensGate: opensGate, passes: passesGate) {
             PriorityGate.Waiter(
                 id: id, opensGate: opensGate,

@@ -248,7 +248,7 @@ struct NestedGroupTests {
         #expect(refused.members.first?.error?.kind == .unresolvedVariable, "\(String(describing: refused.members.first?.error))")
     }
 
-    @Test("a member made from captured values (captureFilling) is made when it starts, from what its chain captured, in a group nested in the chain too; mapping the group's requests maps the request made; a nested batch started after a capture failed under .continue fails its member rather than sending it unfilled (found by review)")
+    @Test("a member made from captured values (captureFilling) is made when it starts, from what its chain captured, in a group nested in the chain too; mapping the group's requests maps the request made; a nested batch started after a capture failed under .continue fails its member rather than sending it unfilled (found by review), and that member still has its debug message")
     func captureFilling() async throws {
         let (agent, recorder) = try await groupAgent()
         var made = Request(.get, "/get", name: "template", headers: ["X-Token": "{{token}}"])
@@ -280,6 +280,16 @@ struct NestedGroupTests {
         #expect(failed.state == .failed)
         let child = try #require(failed[1].child)
         #expect(child.members.first?.error?.kind == .unresolvedVariable, "\(String(describing: child.members.first?.error))")
+        // The member it could not make is still a request of the agent: refused before sending,
+        // with a debug message for observers and the session log (found by a new user's trial:
+        // the log had no entry for it).
+        let refused = try #require(recorder.messages.last { $0.name == "template" && $0.groupID == child.id })
+        #expect(refused.state == .failed)
+        #expect(refused.error?.kind == .unresolvedVariable)
+        #expect(refused.sent == nil)
+        #expect(refused.step == 0)
+        #expect(refused.original?.url == "/get")
+        #expect(child.members.first?.requestID == refused.requestID)
     }
 
     @Test("a batch inside a chain and a chain inside a batch run, and report their parent")

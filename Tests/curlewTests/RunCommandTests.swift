@@ -226,6 +226,32 @@ struct RunCommandTests {
         #expect(result.output.contains("✓   flow › group profile: succeeded"), "\(result.output)")
     }
 
+    @Test("a chain step refused before it was sent (its captured name has no value) has its entry in the session log, failed, with its URL as typed (found by a new user's trial: the log had none)")
+    func refusedStepLogged() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("refused-step")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          log in: {url: /login, json: {username: demo, password: demo-pw}}
+          next page: {url: "/anything/{{cursor}}"}
+        groups:
+          flow:
+            chain:
+              - request: log in
+                capture: {cursor: $.missing}
+              - next page
+            onFailure: continue
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--group", "flow", "--log", directory + "/l.jsonl"])
+        #expect(result.status == 1, "\(result.output)\(result.error)")
+        let log = try String(contentsOfFile: directory + "/l.jsonl", encoding: .utf8)
+        let entry = try #require(log.split(separator: "\n").first { $0.contains(#""name":"next page""#) }.map(String.init), "\(log.suffix(2_000))")
+        #expect(entry.contains("unresolvedVariable") && entry.contains("/anything/{{cursor}}"), "\(entry)")
+        #expect(entry.contains(#""state":"failed""#), "\(entry)")
+    }
+
     @Test("a failed assertion's value that is a credential the request sent (a Bearer token, a cookie, a URL's password as libcurl sends it) is hidden on the terminal and in JUnit, as the log hides it, in a group too (found by a new user's trial: an echoed Authorization header was printed in full)")
     func credentialsHiddenInReports() async throws {
         let server = try await TestServer.shared()

@@ -187,20 +187,23 @@ final class GroupRunner: Sendable {
         publish(.memberChanged(info, MemberUpdate(index: index, label: label, state: .pending)))
         switch member {
         case .request(let template):
-            let request: Request
+            // A step its chain's values cannot fill still ends as a request of the agent, refused
+            // before sending, so its debug message reaches observers and the session log.
+            var request = template
+            var refusal: RequestError?
             do {
-                let fills = fillsTemplates || template.captureFilling != nil
-                request = fills ? try variables.request(for: template, defaultHeaders: agent.config.defaultHeaders) : template
+                if fillsTemplates || template.captureFilling != nil {
+                    request = try variables.request(for: template, defaultHeaders: agent.config.defaultHeaders)
+                }
             } catch {
-                agent.runCallback(lane: lane) { [self] in memberEnded(index, succeeded: false, response: nil, error: error) }
-                return
+                refusal = error
             }
             let placement = RequestPlacement(group: info, index: index, label: label, lane: lane)
             let requestHandle = agent.start(request, callbacks: RequestCallbacks(
                 success: { [self] response in memberEnded(index, succeeded: true, response: response, error: nil) },
                 failure: { [self] failure in memberEnded(index, succeeded: false, response: failure.response, error: failure.error) },
                 debug: callbacks.memberDebug
-            ), placement: placement, passesGate: passesGate)
+            ), placement: placement, passesGate: passesGate, refusal: refusal)
             handle.update { $0.members[index].requestID = requestHandle.id }
             started.withLock { $0[index] = .request(requestHandle) }
         case .group(let group):
