@@ -98,12 +98,24 @@ struct ChainTests {
         #expect(group.state == .succeeded)
     }
 
-    @Test("a missing capture or an unknown variable fails the step with a message naming it")
+    @Test("a missing capture or an unknown variable fails the step with a message naming it; the step's own request fails with it, answer kept, so its debug message (and the session log) says failed, not success (found by a new user's trial)")
     func captureFailures() async throws {
-        let (agent, _) = try await groupAgent()
+        let (agent, recorder) = try await groupAgent()
         let missing = await runToEnd(.chain([ChainStep(Request(.get, "/get"), captures: [.json("id", "$.items[0].id")])]), on: agent)
         #expect(missing[0].error?.kind == .captureFailed)
         #expect(missing[0].error?.message.contains("$.items[0].id") == true)
+        #expect(missing[0].response?.statusCode == 200)
+        let message = try #require(recorder.messages.first { $0.requestID == missing[0].requestID })
+        #expect(message.state == .failed)
+        #expect(message.error?.kind == .captureFailed)
+        #expect(message.response?.statusCode == 200)
+        // A capture found leaves the request a success, and its value reaches the next step.
+        let found = await runToEnd(.chain([
+            ChainStep(Request(.get, "/json"), captures: [.json("author", "$.slideshow.author")]),
+            ChainStep(Request(.get, "/anything/{{author}}")),
+        ]), on: agent)
+        #expect(found.state == .succeeded, "\(String(describing: found[1].error))")
+        #expect(recorder.messages.first { $0.requestID == found[0].requestID }?.state == .succeeded)
         let unknown = await runToEnd(.chain([ChainStep(Request(.get, "/anything/{{nope}}"))]), on: agent)
         #expect(unknown.state == .failed)
         #expect(unknown[0].error?.kind == .unresolvedVariable)

@@ -10,7 +10,7 @@ struct GroupMachineTests {
         effects.map { effect in
             switch effect {
             case .launched: "launched"
-            case .start(let index, _, _): "start \(index)"
+            case .start(let index, _, _, _): "start \(index)"
             case .cancel(let index, _): "cancel \(index)"
             case .skip(let index): "skip \(index)"
             case .memberEnded(let index, let state, _, _, _): "ended \(index) \(state.rawValue)"

@@ -226,7 +226,7 @@ struct RunCommandTests {
         #expect(result.output.contains("✓   flow › group profile: succeeded"), "\(result.output)")
     }
 
-    @Test("a chain step refused before it was sent (its captured name has no value) has its entry in the session log, failed, with its URL as typed (found by a new user's trial: the log had none)")
+    @Test("a chain step whose capture found nothing is logged failed with captureFailed, and the step refused after it (its captured name has no value) has its entry too, failed, with its URL as typed (found by a new user's trial: the first was logged a success, the second not at all)")
     func refusedStepLogged() async throws {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("refused-step")
@@ -250,6 +250,9 @@ struct RunCommandTests {
         let entry = try #require(log.split(separator: "\n").first { $0.contains(#""name":"next page""#) }.map(String.init), "\(log.suffix(2_000))")
         #expect(entry.contains("unresolvedVariable") && entry.contains("/anything/{{cursor}}"), "\(entry)")
         #expect(entry.contains(#""state":"failed""#), "\(entry)")
+        // The step whose capture found nothing is logged failed with why, its answer kept.
+        let login = try #require(log.split(separator: "\n").first { $0.contains(#""name":"log in""#) }.map(String.init), "\(log.suffix(2_000))")
+        #expect(login.contains(#""state":"failed""#) && login.contains("captureFailed") && login.contains("$.missing"), "\(login)")
     }
 
     @Test("a failed assertion's value that is a credential the request sent (a Bearer token, a cookie, a URL's password as libcurl sends it) is hidden on the terminal and in JUnit, as the log hides it, in a group too (found by a new user's trial: an echoed Authorization header was printed in full)")

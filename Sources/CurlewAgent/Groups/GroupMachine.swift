@@ -39,7 +39,9 @@ struct GroupMachine: Sendable {
     enum Effect: Sendable {
         /// Members are queued; the group runs.
         case launched
-        case start(index: Int, member: GroupMember, variables: ChainVariables)
+        /// `captures`: what a chain step must find in its answer, checked as the request's own
+        /// validation, so the request itself fails (and is logged failed) when one is missing.
+        case start(index: Int, member: GroupMember, variables: ChainVariables, captures: [Capture])
         /// Abort a running member; `reason`, when the group stops it, is what its error says.
         case cancel(index: Int, reason: String?)
         /// A member that never started ends as cancelled.
@@ -218,7 +220,7 @@ struct GroupMachine: Sendable {
                 guard !slots[index].ended else { continue }
                 slots[index].started = true
                 running += 1
-                effects.append(.start(index: index, member: slots[index].member, variables: variables))
+                effects.append(.start(index: index, member: slots[index].member, variables: variables, captures: isChain ? slots[index].captures : []))
             }
         }
         guard running == 0, awaitingStep == nil, stopped || nextToStart >= slots.count else { return effects }

@@ -124,8 +124,8 @@ final class GroupRunner: Sendable {
             for (index, label) in handle.members.map(\.label).enumerated() {
                 publish(.memberChanged(info, MemberUpdate(index: index, label: label, state: .pending, waitReason: .queued, at: launched)))
             }
-        case .start(let index, let member, let variables):
-            start(index, member: member, variables: variables)
+        case .start(let index, let member, let variables, let captures):
+            start(index, member: member, variables: variables, captures: captures)
         case .cancel(let index, let reason):
             switch started.withLock({ $0[index] }) {
             case .request(let request):
@@ -177,7 +177,7 @@ final class GroupRunner: Sendable {
         }
     }
 
-    private func start(_ index: Int, member: GroupMember, variables: ChainVariables) {
+    private func start(_ index: Int, member: GroupMember, variables: ChainVariables, captures: [Capture]) {
         let label = member.label
         handle.update {
             $0.members[index].state = .pending
@@ -198,6 +198,7 @@ final class GroupRunner: Sendable {
             } catch {
                 refusal = error
             }
+            if !captures.isEmpty { request.validation.captures = captures }
             let placement = RequestPlacement(group: info, index: index, label: label, lane: lane)
             let requestHandle = agent.start(request, callbacks: RequestCallbacks(
                 success: { [self] response in memberEnded(index, succeeded: true, response: response, error: nil) },

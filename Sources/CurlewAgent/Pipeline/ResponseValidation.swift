@@ -39,6 +39,9 @@ public struct ResponseValidation: Sendable {
     public var requiresJSONContentType: Bool
     /// Runs after the status and shape checks pass.
     public var business: BusinessValidator?
+    /// A chain step's captures, checked last: each must find its value in the response, or the
+    /// request fails with `captureFailed` (its debug message and the session log say so).
+    public var captures: [Capture] = []
 
     public init(jsonShape: JSONShape? = nil, requiresJSONContentType: Bool = false, business: BusinessValidator? = nil) {
         self.jsonShape = jsonShape
@@ -46,9 +49,9 @@ public struct ResponseValidation: Sendable {
         self.business = business
     }
 
-    var isEmpty: Bool { jsonShape == nil && !requiresJSONContentType && business == nil }
+    var isEmpty: Bool { jsonShape == nil && !requiresJSONContentType && business == nil && captures.isEmpty }
 
-    /// Runs the checks in order: content type, shape, business. Returns the names of the checks
+    /// Runs the checks in order: content type, shape, business, captures. Returns the names of the checks
     /// that ran and the first failure.
     func run(on response: Response) -> (checks: [String], failure: RequestError?) {
         var checks: [String] = []
@@ -74,6 +77,10 @@ public struct ResponseValidation: Sendable {
             if let failure = business.check(response) {
                 return (checks, RequestError(.businessFailure, failure.message, code: failure.code))
             }
+        }
+        for capture in captures {
+            checks.append("capture \(capture.name)")
+            if case .failure(let failure) = ChainCapture.extract(capture, from: response) { return (checks, failure) }
         }
         return (checks, nil)
     }
