@@ -292,13 +292,19 @@ public final class NetworkLogger: NetworkObserver {
         counters.withLock { $0.entries }
     }
 
-    /// Hides these values too in everything written from now on (a secret added while the log
-    /// is open). Nothing changes when redaction is off.
-    public func hide(_ secretValues: [String]) {
+    /// Hides these values, and the values of these headers (any case), too in everything written
+    /// from now on (a secret added while the log is open). Nothing changes when redaction is off.
+    public func hide(_ secretValues: [String], headers: Set<String> = []) {
         guard config.redaction.isEnabled else { return }
         redaction.withLock { current in
             var policy = current.policy
-            if policy.hideAlso(secretValues) { current = PolicyReference(policy) }
+            var changed = policy.hideAlso(secretValues)
+            let names = Set(headers.map { $0.lowercased() })
+            if !names.isSubset(of: policy.headerNames) {
+                policy.headerNames.formUnion(names)
+                changed = true
+            }
+            if changed { current = PolicyReference(policy) }
         }
     }
 

@@ -46,9 +46,10 @@ public struct AppEnvironment: Sendable {
     public var keyMap: KeyMap
     /// Colours for a dark or a light terminal background.
     public var theme: Theme
-    /// Told the workspace's secret values whenever it is read again (a secret saved or imported
-    /// while the interface runs), so the session log hides them too.
-    public var secretsChanged: (@Sendable ([String]) -> Void)?
+    /// Told the workspace's secret values, and the headers made from secrets
+    /// (`WorkspaceSession.headersCarryingSecrets`), whenever it is read again (a secret saved or
+    /// imported while the interface runs), so the session log hides them too.
+    public var secretsChanged: (@Sendable (_ values: [String], _ headers: Set<String>) -> Void)?
     /// What exchanges on screen and copied from it hide: the session log's policy (for a
     /// workspace, the secrets of every environment), so the screen hides what the log does.
     public var exchangeRedaction: RedactionPolicy
@@ -57,7 +58,7 @@ public struct AppEnvironment: Sendable {
                 extraLogFiles: [String] = [], composeItems: [ComposeItem] = [], timeZone: TimeZone = .current,
                 processEnvironment: [String: String] = ProcessInfo.processInfo.environment, workspace: ComposeWorkspace? = nil,
                 importer: (@Sendable (String) throws -> ImportedCollection)? = nil, keyMap: KeyMap = .standard, theme: Theme = .dark,
-                secretsChanged: (@Sendable ([String]) -> Void)? = nil, exchangeRedaction: RedactionPolicy = RedactionPolicy()) {
+                secretsChanged: (@Sendable (_ values: [String], _ headers: Set<String>) -> Void)? = nil, exchangeRedaction: RedactionPolicy = RedactionPolicy()) {
         self.agent = agent
         self.name = name
         self.sessionLogPath = sessionLogPath
@@ -95,10 +96,15 @@ public final class AppModel {
     /// The open workspace, as last read or saved.
     public var workspace: ComposeWorkspace? {
         didSet {
-            if let workspace, workspace.session.secretValues != oldValue?.session.secretValues {
-                environment.secretsChanged?(workspace.session.secretValues)
+            guard let workspace else { return }
+            let session = workspace.session
+            if session.secretValues != oldValue?.session.secretValues || session.headersCarryingSecrets != oldValue?.session.headersCarryingSecrets {
+                environment.secretsChanged?(session.secretValues, session.headersCarryingSecrets)
                 // The session log hides them from now on (`NetworkLogger.hide`): so does the screen.
-                exchangeRedaction.hideAlso(workspace.session.secretValues)
+                exchangeRedaction.hideAlso(session.secretValues)
+                if !session.headersCarryingSecrets.isSubset(of: exchangeRedaction.headerNames) {
+                    exchangeRedaction.headerNames.formUnion(session.headersCarryingSecrets)
+                }
             }
         }
     }
@@ -122,7 +128,7 @@ public final class AppModel {
     /// hides the capture (the chain stepper's, which no group event announces).
     func hideCaptured(_ value: String, named name: String, from source: Capture.Source) {
         guard exchangeRedaction.hideCaptured(value, named: name, from: source) else { return }
-        environment.secretsChanged?([value])
+        environment.secretsChanged?([value], [])
     }
 
     /// The policy whose secrets the views of exchanges hide; nil while they are revealed.

@@ -12,6 +12,9 @@ public struct WorkspaceSession: Sendable {
     public let signers: [SignerSettings]
     /// The values of secret variables (declared secrets and everything in the secrets file).
     public let secretValues: [String]
+    /// Lowercased names of the headers whose written value is made from a secret (see
+    /// `headersCarryingSecrets`), hidden by name in everything written from this workspace.
+    public let headersCarryingSecrets: Set<String>
     let template: Template
 
     /// Builds the session. Later sources win: workspace variables, the environment's, secrets
@@ -45,6 +48,9 @@ public struct WorkspaceSession: Sendable {
         } else {
             (config, logger, signers) = (NetworkConfig(), LoggerSettings(), [])
         }
+        headersCarryingSecrets = Self.headersCarryingSecrets(
+            in: workspace, secretNames: secretNames,
+            policy: Self.policy(secretValues: secretValues, config: config, logger: logger))
     }
 
     /// What `path` is to this workspace when writing a report, a log or an export there would
@@ -76,23 +82,50 @@ public struct WorkspaceSession: Sendable {
         let captured = workspace.capturedNames
         var expanding = template
         expanding.deferred = captured
+        for pair in writtenHeaders(in: workspace) where !Set(Template.names(in: pair.value)).isDisjoint(with: secretNames) {
+            if let value = try? expanding.expand(pair.value) { add(value) }
+        }
+        return hidden.sorted { $0.count > $1.count }
+    }
+
+    /// Every header of the config's and of each request's `headers:`, as written.
+    private static func writtenHeaders(in workspace: Workspace) -> [(name: String, value: String)] {
         func headers(of node: YAMLNode) -> NodeReader? {
             guard var map = try? NodeReader(node, keyPath: "").mapping() else { return nil }
             return map.take("headers")
         }
         let headerNodes = (workspace.requests.map(\.node) + [workspace.configNode].compactMap { $0 }).compactMap(headers(of:))
-        for headers in headerNodes {
-            for pair in (try? headers.stringPairs()) ?? [] where !Set(Template.names(in: pair.value)).isDisjoint(with: secretNames) {
-                if let value = try? expanding.expand(pair.value) { add(value) }
-            }
+        return headerNodes.flatMap { (try? $0.stringPairs()) ?? [] }
+    }
+
+    /// Names of the headers whose written value is made from a secret: a declared secret, a
+    /// process environment variable (`{{$env.NAME}}`), or a chain capture the log hides
+    /// (`policy.hidesCapture`). A header's value may encode the secret (`{{$base64
+    /// {{user}}:{{token}}}}`) where no form of the secret itself can be found, and a capture's
+    /// value is only known as the chain runs; the header is hidden by name, whatever it holds.
+    static func headersCarryingSecrets(in workspace: Workspace, secretNames: Set<String>, policy: RedactionPolicy) -> Set<String> {
+        let hiddenCaptures = workspace.groups.flatMap { $0.members.flatMap(\.captures) }
+            .filter { policy.hidesCapture(named: $0.name, from: $0.source) }.map(\.name)
+        let secret = secretNames.union(hiddenCaptures)
+        var names: Set<String> = []
+        for pair in writtenHeaders(in: workspace)
+        where pair.value.contains("$env.") || !Set(Template.names(in: pair.value)).isDisjoint(with: secret) {
+            names.insert(pair.name.lowercased())
         }
-        return hidden.sorted { $0.count > $1.count }
+        return names
     }
 
     /// What to hide in anything written from this workspace (logs, reports, exports): the
-    /// default names, the config's `secretHeaders`, the logger's `secretFields`, and the
-    /// secret values.
+    /// default names, the config's `secretHeaders`, the logger's `secretFields`, the secret
+    /// values, and the headers made from secrets (`headersCarryingSecrets`).
     public var redactionPolicy: RedactionPolicy {
+        var policy = Self.policy(secretValues: secretValues, config: config, logger: logger)
+        policy.headerNames.formUnion(headersCarryingSecrets)
+        return policy
+    }
+
+    /// The default names, the config's `secretHeaders`, the logger's `secretFields`, and `secretValues`.
+    private static func policy(secretValues: [String], config: NetworkConfig, logger: LoggerSettings) -> RedactionPolicy {
         var policy = RedactionPolicy(secretValues: secretValues)
         policy.headerNames.formUnion(config.secretHeaderNames.map { $0.lowercased() })
         policy.parameterNames.formUnion(logger.secretFields)

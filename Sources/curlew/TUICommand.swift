@@ -157,7 +157,10 @@ enum InterfaceLauncher {
         // E may switch environments while the log is open: it hides the secrets of all of them.
         var redaction = workspace.session.redactionPolicy
         for name in workspace.session.workspace.environmentNames where name != workspace.session.environment {
-            if let other = try? WorkspaceSession(workspace.session.workspace, environment: name) { redaction.secretValues += other.secretValues }
+            if let other = try? WorkspaceSession(workspace.session.workspace, environment: name) {
+                redaction.secretValues += other.secretValues
+                redaction.headerNames.formUnion(other.headersCarryingSecrets)
+            }
         }
         let logger = try await runWorkbench(on: workspace, config: workspace.session.agentConfig, name: (path as NSString).lastPathComponent,
                                             redaction: redaction, importer: { try ImportFormat.read(path: $0) }, options, keyMap: keyMap, theme: theme,
@@ -181,7 +184,7 @@ enum InterfaceLauncher {
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
             agent: agent, name: name, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace,
-            importer: importer, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0) }, exchangeRedaction: redaction
+            importer: importer, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0, headers: $1) }, exchangeRedaction: redaction
         ))
         model.mouseEnabled = !options.noMouse
         try await run(model, observer: observer, interrupts: interrupts)

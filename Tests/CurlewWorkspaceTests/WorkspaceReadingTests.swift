@@ -277,6 +277,40 @@ struct WorkspaceReadingTests {
         #expect((try? WorkspaceGroup.capture("session.id-2", from: "$.id").get()) != nil)
     }
 
+    @Test("a header whose template makes its value from a secret (a declared one, the environment, or a capture a log hides), through $base64 too, is hidden by name; one made from plain values is not (found by a new user's trial: a captured token base64-encoded into X-Basic was logged)")
+    func headersCarryingSecrets() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", #"""
+        variables: {user: ann, plain: x}
+        secrets: [apiKey]
+        config: {headers: {X-Env: "{{$env.CURLEW_TEST_KEY}}", X-Trace: "{{plain}}"}}
+        requests:
+          log in: {url: "http://127.0.0.1:9/login"}
+          use:
+            url: "http://127.0.0.1:9/use"
+            headers:
+              X-Basic: "{{$base64 {{user}}:{{token}}}}"
+              X-Key: "{{$base64 {{apiKey}}}}"
+              X-User: "{{who}}"
+              X-Plain: "{{user}}-{{plain}}"
+        groups:
+          flow: {chain: [{request: log in, capture: {token: $.token, who: $.user}}, use]}
+        """#)
+        try files.write("curlew.secrets.yaml", "variables: {apiKey: k-12345}\n", mode: 0o600)
+        let session = try WorkspaceSession(try Workspace.load(path: path), processEnvironment: { _ in "env-secret-1" })
+        #expect(session.headersCarryingSecrets == ["x-basic", "x-key", "x-env"])
+        let policy = session.redactionPolicy
+        let message = DebugMessage(requestID: 1, name: "use", state: .succeeded, startedAt: Date(),
+                                   original: ComposedRequest(method: "GET", url: "http://127.0.0.1:9/use",
+                                                             headers: [HeaderField(name: "X-Basic", value: "YW5uOmRlbW8tMTIz"),
+                                                                       HeaderField(name: "X-Plain", value: "ann-x")],
+                                                             params: .null, body: nil, timeoutMilliseconds: 0),
+                                   sent: nil, response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "test")
+        let shown = policy.redact(message).original?.headers
+        #expect(shown?.first { $0.name == "X-Basic" }?.value == RedactionPolicy.marker)
+        #expect(shown?.first { $0.name == "X-Plain" }?.value == "ann-x")
+    }
+
     @Test("a json: entry fills templates in its members' names as a body: entry under a JSON type does (found by review: json: left them as written)")
     func jsonMemberNamesFilled() throws {
         let files = try WorkspaceFiles()

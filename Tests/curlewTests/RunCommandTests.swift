@@ -285,7 +285,7 @@ struct RunCommandTests {
         }
     }
 
-    @Test("a value a chain captures from a member a log hides ($.token), or into a secret-named variable, is hidden in the log, the HAR file and the run's output wherever a later step sends it (its URL, query, a header), after a later capture of the same name too; a plain capture is not (found by a new user's trial: the next step's record showed the token in clear; found by review: the report hid only a name's latest value)")
+    @Test("a value a chain captures from a member a log hides ($.token), or into a secret-named variable, is hidden in the log, the HAR file and the run's output wherever a later step sends it (its URL, query, a header, a header that encodes it with $base64), after a later capture of the same name too; a plain capture is not (found by a new user's trial: the next step's record showed the token in clear; found by review: the report hid only a name's latest value)")
     func capturedSecretsHidden() async throws {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("captured")
@@ -297,7 +297,7 @@ struct RunCommandTests {
           use:
             url: /anything/{{at}}
             query: {session: "{{at}}", who: "{{user}}"}
-            headers: {X-Session: "{{at}}"}
+            headers: {X-Session: "{{at}}", X-Basic: "{{$base64 demo:{{at}}}}"}
             expect: {json: {$.url: "nothing"}}
         groups:
           flow:
@@ -317,6 +317,10 @@ struct RunCommandTests {
         // The demo server's tokens are `demo-` and a UUID (its password, demo-pw, is a secret member).
         for text in [log, har, xml, result.output] {
             #expect(!text.contains("demo-"), "\(text.suffix(3_000))")
+            // Encoded into a header no name hides, the token is hidden with the header, which
+            // its template makes from a hidden capture (found by a new user's trial): the
+            // encoding of "demo:demo" starts every such value.
+            #expect(!text.contains("ZGVtbzpkZW1v"), "\(text.suffix(3_000))")
         }
         // The last step captures `at` again, as the plain `demo`: the token it replaced stays
         // hidden in the report, not only its `demo` (the report hid a name's latest value).
