@@ -269,6 +269,9 @@ extension AppModel {
                 if let workspace { request = try workspace.inEnvironment(request) }
             }
             request.streamsResponse = true
+            // Its captures are checked as the request's own, as a chain's run checks them: a
+            // missing one fails the request, and the session log says so.
+            if stepper.steps.indices.contains(stepper.index) { request.validation.captures = stepper.steps[stepper.index].captures }
             let handle = agent.start(request)
             stepper.sentID = handle.id
             stepper.lastSentID = handle.id

@@ -93,7 +93,12 @@ public struct ChainStepper: Sendable {
     mutating func take(_ message: DebugMessage) -> String {
         sentID = nil
         guard message.state == .succeeded, let response = message.response else {
-            outcome = "stopped: step \(index + 1) failed (\(message.error?.message ?? "no answer"))"
+            // A capture the request checked itself failed it (`ResponseValidation.captures`).
+            if let error = message.error, error.kind == .captureFailed {
+                outcome = "stopped: \(error.message)"
+            } else {
+                outcome = "stopped: step \(index + 1) failed (\(message.error?.message ?? "no answer"))"
+            }
             return outcome!
         }
         var taken: [String] = []

@@ -17,9 +17,14 @@ final class MessageCollector: NetworkObserver {
         messages.withLock { $0.append(message) }
     }
 
+    /// Every value a log hides that the run captured stays hidden in the file, not only the
+    /// latest (`RedactionPolicy.hideCaptured` keeps 64, for a log written as it goes): the
+    /// messages are all redacted at the end, the first login's answer with the seventieth's.
     func requestGroup(_ event: GroupEvent) {
-        guard case .captured = event else { return }
-        redaction.withLock { _ = $0.hideCaptured(event) }
+        guard case .captured(_, _, let name, let value, let source) = event else { return }
+        redaction.withLock { policy in
+            if policy.hiddenCapture(named: name, value: value, from: source) { policy.hideAlso(RedactionPolicy.wireForms(of: value)) }
+        }
     }
 
     /// The messages so far, redacted.

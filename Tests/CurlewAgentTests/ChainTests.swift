@@ -116,6 +116,16 @@ struct ChainTests {
         ]), on: agent)
         #expect(found.state == .succeeded, "\(String(describing: found[1].error))")
         #expect(recorder.messages.first { $0.requestID == found[0].requestID }?.state == .succeeded)
+        // The captures found before the missing one are kept, and a step after it under
+        // .continue uses them (found by review: the request's own check dropped them all).
+        let partly = await runToEnd(.chain([
+            ChainStep(Request(.get, "/json"), captures: [.json("author", "$.slideshow.author"), .json("id", "$.nope")]),
+            ChainStep(Request(.get, "/anything/{{author}}")),
+        ], onFailure: .continue), on: agent)
+        #expect(partly[0].error?.kind == .captureFailed)
+        #expect(partly[0].captured.map(\.value) == ["Curlew"])
+        #expect(partly[1].state == .succeeded, "\(String(describing: partly[1].error))")
+        #expect(partly.variables["author"] == "Curlew")
         let unknown = await runToEnd(.chain([ChainStep(Request(.get, "/anything/{{nope}}"))]), on: agent)
         #expect(unknown.state == .failed)
         #expect(unknown[0].error?.kind == .unresolvedVariable)

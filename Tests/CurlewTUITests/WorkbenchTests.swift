@@ -765,6 +765,9 @@ struct WorkbenchTests {
         model.handle(.character("s"))
         try await pump(bench) { model.compose.stepping?.outcome != nil }
         #expect(model.message.contains("stopped: capture token: nothing at $.nothing"), "\(model.message)")
+        // The step's own request failed with it, so the session log does not call it a success.
+        let stopped = model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message }
+        #expect(stopped?.state == .failed && stopped?.error?.kind == .captureFailed, "\(String(describing: stopped?.error))")
         model.handle(.escape)
         #expect(model.compose.stepping == nil)
     }

@@ -226,6 +226,26 @@ struct RunCommandTests {
         #expect(result.output.contains("✓   flow › group profile: succeeded"), "\(result.output)")
     }
 
+    @Test("a HAR file written at the end of a run hides every token the run captured, not only the latest 64 a log keeps hiding (found by a new user's trial: --repeat 70 left six logins' tokens in clear)")
+    func harHidesEveryCapture() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("har-captures")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          log in: {url: /login, json: {username: demo, password: demo-pw}}
+          echo: {url: "/anything/{{token}}", query: {t: "{{token}}"}}
+        groups:
+          flow: {chain: [{request: log in, capture: {token: $.token}}, echo]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--group", "flow", "--repeat", "70", "--har", directory + "/r.har"])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        let har = try String(contentsOfFile: directory + "/r.har", encoding: .utf8)
+        #expect(!har.contains("demo-"), "\(har.suffix(2_000))")
+        #expect(har.contains("/anything/[REDACTED]"))
+    }
+
     @Test("a chain step whose capture found nothing is logged failed with captureFailed, and the step refused after it (its captured name has no value) has its entry too, failed, with its URL as typed (found by a new user's trial: the first was logged a success, the second not at all)")
     func refusedStepLogged() async throws {
         let server = try await TestServer.shared()

@@ -123,15 +123,22 @@ struct GroupMachine: Sendable {
         var succeeded = initialSuccess
         var error = initialError
         var captured: [CapturedValue] = []
-        if succeeded, isChain {
+        // A step's request checks its captures itself (`ResponseValidation.captures`) and fails
+        // with the first one missing; those found before it are kept, as they are when the
+        // request ended well but a capture it was not asked to check finds nothing.
+        if isChain, succeeded || (error?.kind == .captureFailed && response != nil) {
             for capture in slots[index].captures {
                 switch ChainCapture.extract(capture, from: response) {
-                case .success(let value): captured.append(CapturedValue(capture: capture, value: value))
-                case .failure(let failure):
+                case .success(let value):
+                    captured.append(CapturedValue(capture: capture, value: value))
+                    continue
+                case .failure(let failure) where succeeded:
                     succeeded = false
                     error = failure
+                case .failure:
+                    break
                 }
-                if !succeeded { break }
+                break
             }
         }
         if error?.kind == .cancelled, let reason = slots[index].stoppedBecause { error = RequestError(.cancelled, reason) }

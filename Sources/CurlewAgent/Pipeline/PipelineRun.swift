@@ -390,12 +390,16 @@ final class PipelineRun: Sendable {
         if case .data = response.value, request.responseSerializer == .automatic {
             response.value = Verdict.automaticValue(of: response, serializer: .automatic)
         }
+        // An unsafe method's answer made stale what the cache holds of its URL, whatever the
+        // checks below make of it: the server took the request.
+        let storable = outcome.cachePlan != nil
+        if !storable { store(response, outcome: outcome, request: request, record: &record) }
         var validation = request.validation
         if validation.business == nil { validation.business = config.businessValidator }
         let (checks, failure) = validation.run(on: response)
         record.checks += checks
         if let failure { return (response, failure) }
-        store(response, outcome: outcome, request: request, record: &record)
+        if storable { store(response, outcome: outcome, request: request, record: &record) }
         if let reformer = request.reformer {
             record.checks.append(reformer.name)
             do {

@@ -185,7 +185,7 @@ struct CacheTests {
 
 @Suite("Response cache: what it must not do")
 struct CacheSafetyTests {
-    @Test("only GET and HEAD are cached; a successful POST to the URL removes its entries")
+    @Test("only GET and HEAD are cached; a successful POST to the URL removes its entries, also when the request's own checks fail it")
     func unsafeMethods() async throws {
         let agent = try await pipelineAgent { $0.cache = CacheSettings(storage: .memory) }
         let tag = uniqueTag()
@@ -199,6 +199,15 @@ struct CacheSafetyTests {
         #expect(received == ["GET", "DELETE", "DELETE"])
         let afterDelete = await sendCapturing(agent, Request(.get, "/anything?tag=\(tag)"))
         #expect(afterDelete.message?.pipeline?.cache == [.miss, .stored])
+        // A 2xx the request's own checks then fail (a chain step's capture finding nothing)
+        // still took effect on the server: the entries go all the same (found by review).
+        var checked = Request(.delete, "/anything?tag=\(tag)")
+        checked.validation.captures = [Capture("id", from: .jsonPath("$.nope"))]
+        let failedCheck = await sendCapturing(agent, checked)
+        #expect(failedCheck.message?.error?.kind == .captureFailed)
+        #expect(failedCheck.message?.pipeline?.cache == [.invalidated])
+        let afterFailedCheck = await sendCapturing(agent, Request(.get, "/anything?tag=\(tag)"))
+        #expect(afterFailedCheck.message?.pipeline?.cache == [.miss, .stored])
     }
 
     @Test("a response fetched with one user's credentials is not served to another")
