@@ -50,8 +50,11 @@ struct LogCommand: ParsableCommand {
         }.joined(separator: "  ")
     }
 
+    /// A line of a table made of a log's fields, which any server or file may have filled:
+    /// control characters escaped whether the output is a terminal or not (a table piped to a
+    /// file or a pager is read on a terminal all the same), and a newline a space off one.
     static func clean(_ text: String) -> String {
-        isatty(STDOUT_FILENO) != 0 ? TerminalText.escapingControls(text) : text.replacingOccurrences(of: "\n", with: " ")
+        TerminalText.escapingControls(isatty(STDOUT_FILENO) != 0 ? text : text.replacingOccurrences(of: "\n", with: " "))
     }
 
     /// The log a command reads and the filter it applies.

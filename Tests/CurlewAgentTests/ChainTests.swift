@@ -126,6 +126,11 @@ struct ChainTests {
         #expect(partly[0].captured.map(\.value) == ["Curlew"])
         #expect(partly[1].state == .succeeded, "\(String(describing: partly[1].error))")
         #expect(partly.variables["author"] == "Curlew")
+        // A JSON null is captured as JSON's null, not as an empty text (found by a new user's trial).
+        var nulled = Request(.post, "/anything")
+        nulled.requestSerializer = .raw(Data(#"{"a":null,"b":false}"#.utf8), contentType: "application/json")
+        let null = await runToEnd(.chain([ChainStep(nulled, captures: [.json("a", "$.json.a"), .json("b", "$.json.b")])]), on: agent)
+        #expect(null[0].captured.map(\.value) == ["null", "false"], "\(String(describing: null[0].error))")
         let unknown = await runToEnd(.chain([ChainStep(Request(.get, "/anything/{{nope}}"))]), on: agent)
         #expect(unknown.state == .failed)
         #expect(unknown[0].error?.kind == .unresolvedVariable)

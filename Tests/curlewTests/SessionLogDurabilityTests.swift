@@ -26,6 +26,22 @@ struct SessionLogDurabilityTests {
         #expect(log.messages.prefix(completed).allSatisfy { $0.response?.statusCode == 200 })
     }
 
+    @Test("log show, stats and diff escape control characters a logged field holds, piped or not (found by a new user's trial: a captured header's ESC sequences reached the terminal through a refused step's URL)")
+    func showEscapesControls() async throws {
+        let path = NSTemporaryDirectory() + "curlew-escapes-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 1, name: "step\u{07}", url: "http://api.example.test/a/\u{1B}]0;pwned\u{07}\u{1B}[2J"))
+        logger.requestDidProduce(Fixtures.message(id: 2, url: "http://api.example.test/b"))
+        try logger.close()
+        for command in [["log", "show", path], ["log", "stats", path], ["log", "diff", "\(path)#1", "\(path)#2", "--all"]] {
+            let shown = try await CurlewProcess.run(command)
+            #expect(shown.status == 0, "\(command) \(shown.error)")
+            #expect(!shown.output.contains("\u{1B}") && !shown.output.contains("\u{07}"), "\(command): \(shown.output)")
+            #expect(shown.output.contains(#"\e]0;pwned"#), "\(command): \(shown.output)")
+        }
+    }
+
     @Test("log show's duration is the elapsed time the interface shows, queued time included")
     func showDuration() async throws {
         let path = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString).jsonl"

@@ -271,7 +271,9 @@ extension Capture {
             guard let value = path.evaluate(body) else {
                 return .failure(RequestError(.captureFailed, "capture \(name): nothing at \(text) in the response"))
             }
-            return .success(value.textValue)
+            // A string as its text; any other value as JSON, `null` too (an empty string would
+            // pass for a value the server never sent).
+            return .success(value == .null ? "null" : value.textValue)
         }
     }
 
