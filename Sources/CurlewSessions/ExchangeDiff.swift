@@ -29,6 +29,9 @@ public struct ExchangeDiff: Sendable {
         Self.headers(left.sentHeaders, right.sentHeaders).forEach { add("request header", $0.0, $0.1, $0.2) }
         add("response", "status", left.response.map { String($0.statusCode) } ?? left.error.map { "error: \($0.kind.rawValue)" },
             right.response.map { String($0.statusCode) } ?? right.error.map { "error: \($0.kind.rawValue)" })
+        // A success against the same status failed by the agent's checks (validation, a
+        // chain's capture) differs here.
+        add("response", "outcome", Self.outcome(left), Self.outcome(right))
         add("response", "http version", left.response?.httpVersion, right.response?.httpVersion)
         Self.headers(left.response?.headers ?? [], right.response?.headers ?? [], skipping: ["date", "age", "expires", "last-modified"])
             .forEach { add("response header", $0.0, $0.1, $0.2) }
@@ -45,6 +48,11 @@ public struct ExchangeDiff: Sendable {
             let (delta, overflow) = b.subtractingReportingOverflow(a)
             return (phase, overflow ? (b > a ? .max : .min + 1) : max(delta, .min + 1))
         }
+    }
+
+    /// How the exchange ended: its state, and its error's kind.
+    static func outcome(_ message: DebugMessage) -> String {
+        message.state.rawValue + (message.error.map { " (\($0.kind.rawValue))" } ?? "")
     }
 
     /// Right minus left per phase both have, in microseconds, between `-Int64.max` and

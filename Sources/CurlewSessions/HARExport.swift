@@ -111,7 +111,8 @@ public enum HARExport {
     /// (HAR's way for a field of its own) and count in the total, so `time` is the exchange's.
     static func timings(_ breakdown: TimingBreakdown?) -> (value: JSONValue, total: Double) {
         guard let timings = breakdown else {
-            return (["blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": 0, "receive": 0], 0)
+            // HAR wants send, wait and receive; `_unmeasured` says they are not zeros measured.
+            return (["blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": 0, "receive": 0, "_unmeasured": true], 0)
         }
         func ms(_ microseconds: Int64) -> Double { (Double(microseconds) / 1000 * 1000).rounded() / 1000 }
         let blocked = timings.queued > 0 ? ms(timings.queued) : -1

@@ -109,10 +109,12 @@ public enum HARImport {
             snapshot = ResponseSnapshot(statusCode: status, statusLine: "\(version.isEmpty ? "HTTP/1.1" : version) \(status) \(statusText)",
                                         httpVersion: versionNumber(version), headers: headers(response?["headers"]),
                                         body: keptBody)
-        } else {
-            error = Self.error(response?["_error"]?.textValue)
         }
-        return DebugMessage(requestID: id, name: entry["_name"]?.stringValue, state: status > 0 ? .succeeded : .failed,
+        // An answer the agent then failed (a check, a chain's capture) has its error beside it,
+        // as Curlew's export writes it; no answer always has one.
+        if status == 0 || response?["_error"] != nil { error = Self.error(response?["_error"]?.textValue) }
+        let state: RequestState = error.map { $0.kind == .cancelled ? .cancelled : .failed } ?? .succeeded
+        return DebugMessage(requestID: id, name: entry["_name"]?.stringValue, state: state,
                             startedAt: date(entry["startedDateTime"]?.stringValue) ?? Date(timeIntervalSince1970: 0),
                             original: original, sent: nil, response: snapshot, error: error, timings: timings(entry["timings"], time: entry["time"]),
                             connection: nil, callbackQueue: "har")
@@ -145,7 +147,8 @@ public enum HARImport {
 
     /// HAR's phases (milliseconds, -1 for none, `ssl` inside `connect`) as Curlew's (microseconds).
     static func timings(_ value: JSONValue?, time: JSONValue?) -> TimingBreakdown? {
-        guard let value else { return nil }
+        // Curlew's export of an exchange never measured (refused before sending).
+        guard let value, value["_unmeasured"] != .bool(true) else { return nil }
         func phase(_ key: String) -> Int64? {
             guard let ms = number(value[key]), ms >= 0, ms < 1e9 else { return nil }
             return Int64((ms * 1000).rounded())

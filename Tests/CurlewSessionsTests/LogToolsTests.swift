@@ -47,7 +47,7 @@ struct LogToolsTests {
         #expect(LogStats([cancelled]).total.errors == 1)
     }
 
-    @Test("diff compares JSON bodies member by member, headers by name in any case, and timings with their change")
+    @Test("diff compares JSON bodies member by member, headers by name in any case, how each ended, and timings with their change")
     func diff() {
         let a = Self.message(1, "GET", "http://h/a", status: 200, total: 4000, wait: 2000,
                              body: #"{"id":1,"tags":["x","y"],"same":true}"#, headers: [HeaderField(name: "ETag", value: "1"), HeaderField(name: "Date", value: "Mon")])
@@ -72,6 +72,12 @@ struct LogToolsTests {
         let withRedirect = ExchangeDiff(a, redirected)
         #expect(withRedirect.differences.first { $0.field == "redirects" }.map { [$0.left, $0.right] } == [nil, "1.500 ms"])
         #expect(ExchangeDiff(redirected, redirected).timingDeltas.first { $0.phase == "redirects" }?.delta == 0)
+        // The same status, one failed by the agent's checks: the outcome differs (found by a new
+        // user's trial: diff showed only timings).
+        var checked = a
+        checked.state = .failed
+        checked.error = RequestError(.captureFailed, "capture id: nothing at $.nope in the response")
+        #expect(ExchangeDiff(a, checked).differences.first { $0.field == "outcome" }.map { [$0.left, $0.right] } == ["succeeded", "failed (captureFailed)"])
     }
 
     @Test("diff shows a JSON member whose type changed as one row with both values, not as a member missing on each side")
