@@ -62,6 +62,9 @@ public struct NestedGroupResult: Sendable {
     public var state: RequestState
     /// Its requests' cases, those of the groups nested in it included.
     public var cases: [RunCase]
+    /// Why the step failed when it was not its requests (a chain's capture from the group's
+    /// last answer found nothing), hidden as the log hides it.
+    public var stepError: RequestError? = nil
 
     public var passed: Bool { state == .succeeded && cases.allSatisfy(\.failures.isEmpty) }
 }

@@ -202,7 +202,12 @@ public struct WorkspaceRunner: Sendable {
             memberCases += outcome.cases
             nested += outcome.nested
         }
-        nested.append(NestedGroupResult(group: group, path: path, iteration: iteration, state: member.state, cases: memberCases))
+        var result = NestedGroupResult(group: group, path: path, iteration: iteration, state: member.state, cases: memberCases)
+        if var error = member.error, error.kind == .captureFailed {
+            error.message = session.redactionPolicy.redactText(error.message)
+            result.stepError = error
+        }
+        nested.append(result)
         return (memberCases, nested)
     }
 

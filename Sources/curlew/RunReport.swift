@@ -65,7 +65,8 @@ final class RunReport: Sendable {
     func nestedGroupFinished(_ result: NestedGroupResult) {
         let repeatTag = Self.repeatTag(result.iteration)
         let path = result.path.joined(separator: " › ")
-        emit(["\(result.passed ? "✓" : "✗")   \(result.group) › group \(path)\(repeatTag): " + Self.verdict(result.state.rawValue, result.cases)], counting: nil)
+        let why = result.stepError.map { " (\($0.kind.rawValue): \($0.message))" } ?? ""
+        emit(["\(result.passed ? "✓" : "✗")   \(result.group) › group \(path)\(repeatTag): " + Self.verdict(result.state.rawValue, result.cases) + why], counting: nil)
     }
 
     /// How a line names a repetition after the first: ` #2`.

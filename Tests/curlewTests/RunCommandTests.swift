@@ -263,7 +263,19 @@ struct RunCommandTests {
                 capture: {cursor: $.missing}
               - next page
             onFailure: continue
+          sign in: {chain: [log in]}
+          via group:
+            chain:
+              - group: sign in
+                capture: {cursor: $.missing}
+              - next page
+            onFailure: continue
         """.write(toFile: path, atomically: true, encoding: .utf8)
+        // A step that is a group: its line says why it failed, though its requests passed.
+        let viaGroup = try await CurlewProcess.run(["run", path, "--group", "via group"])
+        #expect(viaGroup.status == 1)
+        #expect(viaGroup.output.contains("✗   via group › group sign in: failed (captureFailed: capture cursor: nothing at $.missing in the response)"),
+                "\(viaGroup.output)")
         let result = try await CurlewProcess.run(["run", path, "--group", "flow", "--log", directory + "/l.jsonl"])
         #expect(result.status == 1, "\(result.output)\(result.error)")
         let log = try String(contentsOfFile: directory + "/l.jsonl", encoding: .utf8)
