@@ -4,7 +4,20 @@ extension Date {
     /// `13:01:17.376`: the time of day in the local time zone on a 24-hour clock, to the
     /// millisecond, as the log tools and the interface show when something happened.
     public var clockText: String {
-        let parts = Calendar.current.dateComponents([.hour, .minute, .second, .nanosecond], from: self)
-        return String(format: "%02d:%02d:%02d.%03d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, (parts.nanosecond ?? 0) / 1_000_000)
+        let (second, milliseconds) = roundedToMilliseconds
+        let parts = Calendar.current.dateComponents([.hour, .minute, .second], from: second)
+        return String(format: "%02d:%02d:%02d.%03d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, milliseconds)
+    }
+
+    /// This date to the nearest millisecond: the whole second it falls in and the milliseconds
+    /// after it (0 to 999). A time read back from text (`…:02.887`) is a few nanoseconds short
+    /// of its millisecond as a `Date`; cut rather than rounded, it would show as `.886`, and each
+    /// write and read of a file would take another millisecond off. A date beyond about 30,000
+    /// years either way is its second, with no milliseconds.
+    public var roundedToMilliseconds: (second: Date, milliseconds: Int) {
+        let total = (timeIntervalSince1970 * 1000).rounded()
+        guard total.magnitude < 1e15 else { return (Date(timeIntervalSince1970: timeIntervalSince1970.isFinite ? timeIntervalSince1970.rounded(.down) : 0), 0) }
+        let seconds = (total / 1000).rounded(.down)
+        return (Date(timeIntervalSince1970: seconds), Int(total - seconds * 1000))
     }
 }

@@ -26,7 +26,7 @@ public enum HARExport {
     static func entry(_ message: DebugMessage) -> JSONValue {
         let phases = timings(message.timings)
         var members: [JSONMember] = [
-            JSONMember("startedDateTime", .string(message.startedAt.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))),
+            JSONMember("startedDateTime", .string(startedDateTime(message.startedAt))),
             JSONMember("time", .double(phases.total)),
             JSONMember("request", request(message)),
             JSONMember("response", response(message)),
@@ -38,6 +38,15 @@ public enum HARExport {
         }
         if let name = message.name { members.append(JSONMember("_name", .string(name))) }
         return .object(members)
+    }
+
+    /// `2026-12-03T11:38:02.887Z`: the nearest millisecond, so a HAR read and written again
+    /// keeps its times (a cut would take a millisecond off each time).
+    static func startedDateTime(_ date: Date) -> String {
+        let (second, milliseconds) = date.roundedToMilliseconds
+        let text = second.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        guard text.hasSuffix("Z") else { return text }
+        return text.dropLast() + "." + String(milliseconds + 1000).dropFirst() + "Z"
     }
 
     static func request(_ message: DebugMessage) -> JSONValue {

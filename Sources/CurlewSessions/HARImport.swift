@@ -112,7 +112,8 @@ public enum HARImport {
         }
         // An answer the agent then failed (a check, a chain's capture) has its error beside it,
         // as Curlew's export writes it; no answer always has one.
-        if status == 0 || response?["_error"] != nil { error = Self.error(response?["_error"]?.textValue) }
+        // Browsers write `"_error": null` beside every answer: only a text is an error.
+        if status == 0 || response?["_error"]?.stringValue != nil { error = Self.error(response?["_error"]?.stringValue) }
         let state: RequestState = error.map { $0.kind == .cancelled ? .cancelled : .failed } ?? .succeeded
         return DebugMessage(requestID: id, name: entry["_name"]?.stringValue, state: state,
                             startedAt: date(entry["startedDateTime"]?.stringValue) ?? Date(timeIntervalSince1970: 0),

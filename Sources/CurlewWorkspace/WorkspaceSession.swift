@@ -99,20 +99,29 @@ public struct WorkspaceSession: Sendable {
     }
 
     /// Names of the headers whose written value is made from a secret: a declared secret, a
-    /// process environment variable (`{{$env.NAME}}`), or a chain capture the log hides
-    /// (`policy.hidesCapture`). A header's value may encode the secret (`{{$base64
-    /// {{user}}:{{token}}}}`) where no form of the secret itself can be found, and a capture's
-    /// value is only known as the chain runs; the header is hidden by name, whatever it holds.
+    /// process environment variable (`{{$env.NAME}}`), a chain capture the log hides
+    /// (`policy.hidesCapture`), or a variable whose own value is made from one of these, at any
+    /// depth. A header's value may encode the secret (`{{$base64 {{user}}:{{token}}}}`) where no
+    /// form of the secret itself can be found, and a capture's value is only known as the chain
+    /// runs; the header is hidden by name, whatever it holds.
     static func headersCarryingSecrets(in workspace: Workspace, secretNames: Set<String>, policy: RedactionPolicy) -> Set<String> {
         let hiddenCaptures = workspace.groups.flatMap { $0.members.flatMap(\.captures) }
             .filter { policy.hidesCapture(named: $0.name, from: $0.source) }.map(\.name)
-        let secret = secretNames.union(hiddenCaptures)
-        var names: Set<String> = []
-        for pair in writtenHeaders(in: workspace)
-        where pair.value.contains("$env.") || !Set(Template.names(in: pair.value)).isDisjoint(with: secret) {
-            names.insert(pair.name.lowercased())
+        var secret = secretNames.union(hiddenCaptures)
+        func usesSecret(_ text: String) -> Bool {
+            text.contains("$env.") || !Set(Template.names(in: text)).isDisjoint(with: secret)
         }
-        return names
+        // Variables (the workspace's and every environment's) made from a secret are secrets too.
+        let variables = workspace.variables + workspace.environments.values.flatMap { $0 }
+        var grew = true
+        while grew {
+            grew = false
+            for pair in variables where !secret.contains(pair.name) && usesSecret(pair.value) {
+                secret.insert(pair.name)
+                grew = true
+            }
+        }
+        return Set(writtenHeaders(in: workspace).filter { usesSecret($0.value) }.map { $0.name.lowercased() })
     }
 
     /// What to hide in anything written from this workspace (logs, reports, exports): the

@@ -228,7 +228,7 @@ struct LogCommand: ParsableCommand {
                 return flat.count > column ? String(flat.prefix(column - 1)) + "…" : flat.padding(toLength: column, withPad: " ", startingAt: 0)
             }
             for row in rows {
-                let name = "\(row.section) \(row.field)"
+                let name = LogCommand.clean("\(row.section) \(row.field)")
                 let label = name.count > fieldWidth ? String(name.prefix(fieldWidth - 1)) + "…" : name.padding(toLength: fieldWidth, withPad: " ", startingAt: 0)
                 print("\(row.differs ? "≠" : " ") \(label) \(cell(row.left)) │ \(cell(row.right))")
             }

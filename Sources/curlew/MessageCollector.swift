@@ -1,35 +1,39 @@
 import CurlewAgent
 import CurlewLocking
 
-/// Keeps every debug message the agent produces, for a HAR file written at the end, redacted
-/// then with what the run learned by its end: a chain's capture that a log hides is hidden in
-/// every message, the capturing step's own answer included (a log written as it goes can only
-/// hide it in the entries after it).
+/// Keeps every debug message the agent produces, for a HAR file written at the end, each
+/// redacted as it arrives with what the run had learned by then, as the session log is: a
+/// chain's capture that a log hides is hidden in every message after it, and in the answer it
+/// was captured from, which came just before it.
 final class MessageCollector: NetworkObserver {
-    private let messages = Locked<[DebugMessage]>([])
-    private let redaction: Locked<RedactionPolicy>
+    private struct Collected {
+        var messages: [DebugMessage] = []
+        var policy: RedactionPolicy
+    }
+    private let state: Locked<Collected>
 
     init(redaction: RedactionPolicy) {
-        self.redaction = Locked(redaction)
+        state = Locked(Collected(policy: redaction))
     }
 
     func requestDidProduce(_ message: DebugMessage) {
-        messages.withLock { $0.append(message) }
+        state.withLock { $0.messages.append($0.policy.redact(message)) }
     }
 
-    /// Every value a log hides that the run captured stays hidden in the file, not only the
-    /// latest (`RedactionPolicy.hideCaptured` keeps 64, for a log written as it goes): the
-    /// messages are all redacted at the end, the first login's answer with the seventieth's.
+    /// Hides a capture a log hides from now on (the latest 64, as the log does, so a run that
+    /// logs in thousands of times does not make each message slower), and in the step's own
+    /// answer, the latest message of that group's step.
     func requestGroup(_ event: GroupEvent) {
-        guard case .captured(_, _, let name, let value, let source) = event else { return }
-        redaction.withLock { policy in
-            if policy.hiddenCapture(named: name, value: value, from: source) { policy.hideAlso(RedactionPolicy.wireForms(of: value)) }
+        guard case .captured(let group, let step, let name, let value, let source) = event else { return }
+        state.withLock { state in
+            guard state.policy.hideCaptured(value, named: name, from: source),
+                  let index = state.messages.lastIndex(where: { $0.groupID == group.id && $0.step == step }) else { return }
+            state.messages[index] = state.policy.redact(state.messages[index])
         }
     }
 
     /// The messages so far, redacted.
     var collected: [DebugMessage] {
-        let policy = redaction.withLock { $0 }
-        return messages.withLock { $0 }.map(policy.redact)
+        state.withLock { $0.messages }
     }
 }

@@ -73,10 +73,14 @@ struct RunCommand: AsyncParsableCommand {
         let targets = try targets(in: session)
         // A report that cannot be written, or would replace the workspace, is refused before
         // anything is sent.
-        for (option, path) in [("--har", har), ("--junit", junit), ("--log", log)] {
-            guard let path else { continue }
+        let reports = [("--har", har), ("--junit", junit), ("--log", log)].compactMap { option, path in path.map { (option, $0) } }
+        for (index, (option, path)) in reports.enumerated() {
             if let what = session.ownFile(at: path) { throw Self.usageFailure("\(option) \(path) is \(what); write to another file") }
             if option != "--log", let problem = LocalFile.writeProblem(path) { throw Self.usageFailure("\(option) \(path): \(problem)") }
+            // Two reports in one file: the last written would replace, or mix with, the other.
+            if let other = reports[..<index].first(where: { LocalFile.namesSameFile($0.1, path) }) {
+                throw Self.usageFailure("\(option) \(path) is the file \(other.0) writes; give each report its own file")
+            }
         }
 
         // The report on the terminal always hides secrets; written files unless --no-redact.

@@ -36,8 +36,8 @@ final class RunReport: Sendable {
     /// Hides what a session log hides (secret values, URL passwords, declared parameters, secret
     /// JSON members) and, on a terminal, control characters.
     func clean(_ text: String) -> String {
-        let text = redaction.redactText(text)
-        return isTerminal ? TerminalText.escapingControls(text) : text
+        // Escaped piped too: a CI log or a file is read on a terminal all the same.
+        TerminalText.escapingControls(redaction.redactText(text))
     }
 
     func finished(_ result: RunResult) {

@@ -111,6 +111,22 @@ struct HARExportTests {
         #expect(read.first?.state == .failed)
     }
 
+    @Test("a browser's HAR writes \"_error\": null beside every answer: those read back as successes (found by review); times keep their millisecond through any number of reads and writes (found by a new user's trial: each export took one off)")
+    func browserErrorsAndTimes() throws {
+        let entry = #"{"startedDateTime":"2026-12-03T11:38:02.887Z","time":5,"request":{"method":"GET","url":"http://h/x","headers":[]},"response":{"status":200,"headers":[],"content":{"size":0},"_error":null},"timings":{"send":1,"wait":3,"receive":1}}"#
+        let read = try HARImport.messages(Data(#"{"log":{"entries":["#.utf8 + Data(entry.utf8) + Data("]}}".utf8)))
+        #expect(read.first?.state == .succeeded && read.first?.error == nil)
+        var message = try #require(read.first)
+        for _ in 0..<5 {
+            let again = HARExport.document([message]).serialized()
+            #expect(again.contains("2026-12-03T11:38:02.887Z"), "\(again)")
+            message = try #require(try HARImport.messages(Data(again.utf8)).first)
+        }
+        #expect(Date(timeIntervalSince1970: 1_700_000_000.887).roundedToMilliseconds.milliseconds == 887)
+        #expect(Date(timeIntervalSince1970: 1_700_000_000.9996).roundedToMilliseconds.milliseconds == 0)
+        #expect(Date(timeIntervalSince1970: 1e300).clockText.hasSuffix(".000"))
+    }
+
     @Test("JUnit XML escapes what it quotes and counts failures and errors")
     func junit() {
         let report = JUnitReport(name: "ws", suites: [.init(name: "requests", cases: [

@@ -281,7 +281,8 @@ struct WorkspaceReadingTests {
     func headersCarryingSecrets() throws {
         let files = try WorkspaceFiles()
         let path = try files.write("curlew.yaml", #"""
-        variables: {user: ann, plain: x}
+        variables: {user: ann, plain: x, auth: "{{$base64 {{apiKey}}}}", relayed: "demo:{{token}}", again: "{{auth}}"}
+        environments: {dev: {signed: "{{$env.CURLEW_TEST_SIG}}"}}
         secrets: [apiKey]
         config: {headers: {X-Env: "{{$env.CURLEW_TEST_KEY}}", X-Trace: "{{plain}}"}}
         requests:
@@ -293,12 +294,16 @@ struct WorkspaceReadingTests {
               X-Key: "{{$base64 {{apiKey}}}}"
               X-User: "{{who}}"
               X-Plain: "{{user}}-{{plain}}"
+              X-Auth: "{{again}}"
+              X-Relay: "{{$base64 {{relayed}}}}"
+              X-Sig: "{{$base64 {{signed}}}}"
         groups:
           flow: {chain: [{request: log in, capture: {token: $.token, who: $.user}}, use]}
         """#)
         try files.write("curlew.secrets.yaml", "variables: {apiKey: k-12345}\n", mode: 0o600)
         let session = try WorkspaceSession(try Workspace.load(path: path), processEnvironment: { _ in "env-secret-1" })
-        #expect(session.headersCarryingSecrets == ["x-basic", "x-key", "x-env"])
+        // Through variables too, at any depth, an environment's included (found by a new user's trial).
+        #expect(session.headersCarryingSecrets == ["x-basic", "x-key", "x-env", "x-auth", "x-relay", "x-sig"])
         let policy = session.redactionPolicy
         let message = DebugMessage(requestID: 1, name: "use", state: .succeeded, startedAt: Date(),
                                    original: ComposedRequest(method: "GET", url: "http://127.0.0.1:9/use",

@@ -226,6 +226,22 @@ struct RunCommandTests {
         #expect(result.output.contains("✓   flow › group profile: succeeded"), "\(result.output)")
     }
 
+    @Test("what a run prints is escaped piped too: a request or group named with terminal controls in the workspace reaches no terminal raw (found by a new user's trial)")
+    func pipedOutputEscaped() async throws {
+        let (directory, path) = try Self.scratchWorkspace("escapes")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        requests:
+          "evil\\e]0;TITLE\\a\\e[2Jname": {url: "http://127.0.0.1:1/x"}
+        groups:
+          "grp\\e[5m": {batch: ["evil\\e]0;TITLE\\a\\e[2Jname"]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path])
+        #expect(result.status == 1, "\(result.output)\(result.error)")
+        #expect(!result.output.contains("\u{1B}") && !result.output.contains("\u{07}"), "\(result.output)")
+        #expect(result.output.contains(#"evil\e]0;TITLE\x07\e[2Jname"#), "\(result.output)")
+    }
+
     @Test("a HAR file written at the end of a run hides every token the run captured, not only the latest 64 a log keeps hiding (found by a new user's trial: --repeat 70 left six logins' tokens in clear)")
     func harHidesEveryCapture() async throws {
         let server = try await TestServer.shared()
@@ -622,6 +638,11 @@ struct RunCommandTests {
         (["--har", "/"], "--har /: it ends with / and so names a directory"),
         (["--log", "/tmp"], "--log: session log /tmp: it is a directory"),
         (["--junit", "/dev/null"], "--junit /dev/null: it is a device, a named pipe or a socket"),
+        // Two reports in one file (found by a new user's trial: the log was overwritten by the HAR).
+        (["--log", "/tmp/curlew-same-report.out", "--har", "/tmp/curlew-same-report.out"],
+         "--log /tmp/curlew-same-report.out is the file --har writes; give each report its own file"),
+        (["--har", "/tmp/curlew-same-report.out", "--junit", "/tmp/./curlew-same-report.out"],
+         "--junit /tmp/./curlew-same-report.out is the file --har writes"),
     ])
     func usage(arguments: [String], message: String) async throws {
         let path = try Self.workspace(base: "http://127.0.0.1:1")

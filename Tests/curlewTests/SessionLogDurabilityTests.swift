@@ -31,7 +31,8 @@ struct SessionLogDurabilityTests {
         let path = NSTemporaryDirectory() + "curlew-escapes-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
-        logger.requestDidProduce(Fixtures.message(id: 1, name: "step\u{07}", url: "http://api.example.test/a/\u{1B}]0;pwned\u{07}\u{1B}[2J"))
+        logger.requestDidProduce(Fixtures.message(id: 1, name: "step\u{07}", url: "http://api.example.test/a/\u{1B}]0;pwned\u{07}\u{1B}[2J",
+                                                  responseBody: "{\"k\\u001b]0;pwned\\u0007\": 1}"))
         logger.requestDidProduce(Fixtures.message(id: 2, url: "http://api.example.test/b"))
         try logger.close()
         for command in [["log", "show", path], ["log", "stats", path], ["log", "diff", "\(path)#1", "\(path)#2", "--all"]] {
