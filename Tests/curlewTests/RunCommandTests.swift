@@ -242,7 +242,7 @@ struct RunCommandTests {
         #expect(result.output.contains(#"evil\e]0;TITLE\x07\e[2Jname"#), "\(result.output)")
     }
 
-    @Test("a HAR file written at the end of a run hides every token the run captured, not only the latest 64 a log keeps hiding (found by a new user's trial: --repeat 70 left six logins' tokens in clear)")
+    @Test("a HAR file hides each captured token in the answer it came from and every exchange after, however many logins the run makes (found by a new user's trial: --repeat 70 left six logins' tokens in clear)")
     func harHidesEveryCapture() async throws {
         let server = try await TestServer.shared()
         let (directory, path) = try Self.scratchWorkspace("har-captures")
