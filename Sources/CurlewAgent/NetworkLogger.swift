@@ -298,13 +298,9 @@ public final class NetworkLogger: NetworkObserver {
         guard config.redaction.isEnabled else { return }
         redaction.withLock { current in
             var policy = current.policy
-            var changed = policy.hideAlso(secretValues)
-            let names = Set(headers.map { $0.lowercased() })
-            if !names.isSubset(of: policy.headerNames) {
-                policy.headerNames.formUnion(names)
-                changed = true
-            }
-            if changed { current = PolicyReference(policy) }
+            let newValues = policy.hideAlso(secretValues)
+            let newHeaders = policy.hideAlso(headers: headers)
+            if newValues || newHeaders { current = PolicyReference(policy) }
         }
     }
 

@@ -63,6 +63,16 @@ public struct RedactionPolicy: Sendable, Equatable {
         return true
     }
 
+    /// Hides the values of the headers so named too (any case), those not hidden already; true
+    /// when one was new. Nothing changes when redaction is off.
+    @discardableResult
+    public mutating func hideAlso(headers names: Set<String>) -> Bool {
+        let names = Set(names.map { $0.lowercased() })
+        guard isEnabled, !names.isSubset(of: headerNames) else { return false }
+        headerNames.formUnion(names)
+        return true
+    }
+
     /// What is looked for: each secret as it is, and as a quoted string (an error's `"…"`) or
     /// JSON (a body) writes it when that differs. A quote, a backslash or a control character in
     /// a secret is escaped there, where the secret as it is would not be found. Longest first, so

@@ -102,9 +102,7 @@ public final class AppModel {
                 environment.secretsChanged?(session.secretValues, session.headersCarryingSecrets)
                 // The session log hides them from now on (`NetworkLogger.hide`): so does the screen.
                 exchangeRedaction.hideAlso(session.secretValues)
-                if !session.headersCarryingSecrets.isSubset(of: exchangeRedaction.headerNames) {
-                    exchangeRedaction.headerNames.formUnion(session.headersCarryingSecrets)
-                }
+                exchangeRedaction.hideAlso(headers: session.headersCarryingSecrets)
             }
         }
     }
