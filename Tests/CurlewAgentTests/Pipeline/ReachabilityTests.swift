@@ -43,7 +43,9 @@ struct ReachabilityTests {
 
     @Test("a reachable host passes the pre-check and is recorded")
     func reachable() async throws {
-        let agent = try await pipelineAgent { $0.reachability = ReachabilitySettings(precheck: true) }
+        // The verdict is kept long enough to outlast a request on a machine busy with other tests
+        // (the default keeps it 2 s; CI saw it expire before the check below).
+        let agent = try await pipelineAgent { $0.reachability = ReachabilitySettings(precheck: true, cacheDuration: .seconds(600)) }
         let outcome = await sendCapturing(agent, Request(.get, "/get"))
         #expect(try outcome.result.get().statusCode == 200)
         #expect(outcome.message?.pipeline?.reachability == "reachable")
