@@ -126,13 +126,13 @@ let package = Package(
         ]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewLocking", "CurlewTestSupport"]),
         .testTarget(name: "CurlewWorkspaceTests", dependencies: ["CurlewWorkspace", "CurlewOpenAPI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
-        .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewLocking", "CurlewTestSupport"]),
         .testTarget(
             name: "CurlewTUITests",
             dependencies: ["CurlewTUI", "CurlewAgent", "CurlewSessions", "CurlewWorkspace", "CurlewTestSupport"],
             resources: [.copy("Goldens")]
         ),
-        .testTarget(name: "curlewTests", dependencies: ["CurlewLocking", "curlew", "CurlewSessions", "CurlewDemoServer", "CurlewTestSupport"]),
+        .testTarget(name: "curlewTests", dependencies: ["CurlewLocking", "curlew", "CurlewSessions", "CurlewDemoServer", "CurlewTUI", "CurlewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -94,9 +94,15 @@ final class DemoConnectionHandler: ChannelInboundHandler {
                 guard isActive else { return }
                 perform(.respond(response), request: request, context: context)
             }
-        case .paced(let response, let pieces, let interval, let chunked):
+        case .paced(let response, let pieces, let interval, let chunked, let delay):
             send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
-            sendPieces(pieces[...], interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+            guard delay > 0 else {
+                sendPieces(pieces[...], interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+                return
+            }
+            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in
+                sendPieces(pieces[...], interval: interval, chunked: chunked, keepAlive: keepAlive, context: context)
+            }
         case .pacedThenDrop(let response, let pieces, let interval):
             send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
             sendPieces(pieces[...], interval: interval, chunked: true, keepAlive: keepAlive, drops: true, context: context)
@@ -122,7 +128,11 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Writes the generated body piece by piece, each once the previous one has left.
+    /// Writes the generated body piece by piece, each once the previous one has left. The next
+    /// piece is a task of the event loop's, never written from the previous write's completion:
+    /// a write to a socket with room completes at once, and a client that reads as fast as the
+    /// loop writes would keep the loop in this one body, every other connection on it waiting
+    /// (a few seconds for each 100 MiB, a 1 GiB download longer than a test's timeout).
     private func sendGenerated(_ body: GeneratedBody, from offset: Int, keepAlive: Bool, context: ChannelHandlerContext) {
         guard isActive else { return }
         if let abortAfter = body.abortAfter, offset >= abortAfter {
@@ -145,7 +155,7 @@ final class DemoConnectionHandler: ChannelInboundHandler {
                     sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
                 }
             } else {
-                sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
+                loop.execute { [self] in sendGenerated(body, from: next, keepAlive: keepAlive, context: context) }
             }
         }
     }
@@ -157,28 +167,25 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Sends the pieces `interval` seconds apart, each a chunk when `chunked`, then the last
+    /// chunk (or, with `drops`, a close instead). Without an interval they go in one write: a
+    /// write each, thousands of them, held the event loop for seconds.
     private func sendPieces(_ pieces: ArraySlice<[UInt8]>, interval: Double, chunked: Bool, keepAlive: Bool, drops: Bool = false,
                             context: ChannelHandlerContext) {
         guard isActive else { return }
-        guard let piece = pieces.first else {
-            if drops {
-                context.close(promise: nil)
-                return
-            }
-            if chunked { send(context: context, bytes: Array("0\r\n\r\n".utf8)) }
-            if !keepAlive { context.close(promise: nil) }
+        func framed(_ piece: [UInt8]) -> [UInt8] {
+            piece.isEmpty || !chunked ? piece : Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + [13, 10]
+        }
+        guard interval > 0, let piece = pieces.first else {
+            var bytes = pieces.flatMap(framed)
+            if chunked, !drops { bytes += Array("0\r\n\r\n".utf8) }
+            if !bytes.isEmpty { send(context: context, bytes: bytes) }
+            if drops || !keepAlive { context.close(promise: nil) }
             return
         }
-        if !piece.isEmpty {
-            send(context: context, bytes: chunked ? Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + [13, 10] : piece)
-        }
-        let rest = pieces.dropFirst()
-        if interval <= 0 {
-            sendPieces(rest, interval: interval, chunked: chunked, keepAlive: keepAlive, drops: drops, context: context)
-        } else {
-            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(interval * 1e9))) { [self] in
-                sendPieces(rest, interval: interval, chunked: chunked, keepAlive: keepAlive, drops: drops, context: context)
-            }
+        if !piece.isEmpty { send(context: context, bytes: framed(piece)) }
+        context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(interval * 1e9))) { [self] in
+            sendPieces(pieces.dropFirst(), interval: interval, chunked: chunked, keepAlive: keepAlive, drops: drops, context: context)
         }
     }
 

@@ -74,9 +74,10 @@ enum DemoAction: Sendable {
     case respond(DemoResponse)
     /// Waits, then responds.
     case delay(seconds: Double, DemoResponse)
-    /// Sends the head, then the pieces one by one with `interval` between them. `chunked` frames
-    /// them with chunked transfer encoding; otherwise the head carries the full Content-Length.
-    case paced(DemoResponse, pieces: [[UInt8]], interval: Double, chunked: Bool)
+    /// Sends the head, waits `delay` seconds, then sends the pieces one by one with `interval`
+    /// between them (all in one write without an interval). `chunked` frames them with chunked
+    /// transfer encoding; otherwise the head carries the full Content-Length.
+    case paced(DemoResponse, pieces: [[UInt8]], interval: Double, chunked: Bool, delay: Double = 0)
     /// As `paced` with chunked framing, then closes the connection without the last chunk: a
     /// stream that drops.
     case pacedThenDrop(DemoResponse, pieces: [[UInt8]], interval: Double)

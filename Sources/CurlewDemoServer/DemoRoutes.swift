@@ -212,9 +212,7 @@ final class DemoRoutes: Sendable {
             return [UInt8](repeating: UInt8(ascii: "*"), count: size)
         }
         let head = DemoResponse(status: code, headers: [("Content-Type", "application/octet-stream"), ("Content-Length", "\(count)")])
-        let paced = DemoAction.paced(head, pieces: count == 0 ? [] : pieces, interval: duration / Double(pieceCount), chunked: false)
-        guard initialDelay > 0 else { return paced }
-        return .paced(head, pieces: [[]] + (count == 0 ? [] : pieces), interval: initialDelay, chunked: false)
+        return .paced(head, pieces: count == 0 ? [] : pieces, interval: duration / Double(pieceCount), chunked: false, delay: initialDelay)
     }
 
     private func redirect(_ request: DemoRequest, _ argument: String?) -> DemoAction {

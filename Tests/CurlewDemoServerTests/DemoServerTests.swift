@@ -1,5 +1,6 @@
 import CurlewAgent
 import CurlewDemoServer
+import CurlewLocking
 import CurlewTestSupport
 import Foundation
 import Testing
@@ -191,5 +192,85 @@ struct DemoServerTests {
         #expect(response.statusCode == 200)
         #expect(String(decoding: response.body, as: UTF8.self).contains("id: 1\n") == startsOver)
         #expect(String(decoding: response.body, as: UTF8.self).contains("id: 3") == false)
+    }
+}
+
+/// Reads a response from a raw connection as fast as the socket gives it, counting its bytes,
+/// until told to stop or the server closes: a client faster than the server's loop writes.
+private final class RawDownload: @unchecked Sendable {
+    private let descriptor: Int32
+    private let state = Locked((received: 0, ended: false, stopping: false))
+
+    init(port: Int, path: String) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let head = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        _ = head.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while !state.withLock({ $0.stopping }) {
+                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { break }
+                state.withLock { $0.received += count }
+            }
+            state.withLock { $0.ended = true }
+        }
+        thread.start()
+    }
+
+    var received: Int { state.withLock { $0.received } }
+    var ended: Bool { state.withLock { $0.ended } }
+
+    /// Stops reading and closes the connection (the server's next write fails, ending its body).
+    func stop() {
+        state.withLock { $0.stopping = true }
+        shutdown(descriptor, Int32(SHUT_RDWR))
+        close(descriptor)
+    }
+}
+
+@Suite("Demo server fairness")
+struct DemoServerFairnessTests {
+    @Test("a download read as fast as it is sent leaves its event loop to the other connections: a request on the same loop is answered while the download runs (a 4 GiB body overflowed the stack and ended the process)")
+    func downloadSharesItsLoop() async throws {
+        let server = try await DemoServer.start(ownThread: true)
+        let download = try RawDownload(port: server.port, path: "/range/\(4 << 30)")
+        try await waitUntil(timeout: .seconds(20)) { download.received > 1 << 20 }
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, requestTimeout: .seconds(20)))
+        let status: Int
+        do { status = try await agent.send(Request(.get, "/get")).statusCode } catch { status = 0; Issue.record("\(error)") }
+        let ended = download.ended
+        download.stop()
+        try await server.stop()
+        #expect(status == 200)
+        #expect(!ended, "the download was still running")
+    }
+
+    @Test("the longest streams without an interval arrive whole, in one write (a write a piece held the loop for seconds)",
+          arguments: ["/stream/10000", "/sse?count=10000&interval=0"])
+    func longStreams(_ path: String) async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, requestTimeout: .seconds(30)))
+        let text = try await agent.send(Request(.get, path)).text ?? ""
+        let marker = path.hasPrefix("/sse") ? "id: " : "{\"id\":"
+        #expect(text.components(separatedBy: marker).count - 1 == 10_000)
+        #expect(text.contains(path.hasPrefix("/sse") ? "id: 10000\n" : "{\"id\":9999,"))
+    }
+
+    @Test("/drip's delay comes once, before the body (it came between every two pieces: 100 bytes with a 1 s delay took 100 s)")
+    func dripDelay() async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL, requestTimeout: .seconds(20)))
+        let started = ContinuousClock.now
+        let response = try await agent.send(Request(.get, "/drip?numbytes=100&duration=0&delay=1"))
+        #expect(response.body.count == 100)
+        #expect(ContinuousClock.now - started >= .seconds(1))
     }
 }
