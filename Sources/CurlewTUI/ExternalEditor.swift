@@ -92,8 +92,12 @@ public enum ExternalEditor {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        InheritedDescriptors.onlyStandard(&actions)
         var pid = pid_t()
-        let started = posix_spawn(&pid, arguments[0], nil, &attributes, &argv, &envp)
+        let started = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, &envp)
         guard started == 0 else { return -started }
         let previous = [SIGINT, SIGQUIT, SIGTSTP].map { ($0, signal($0, SIG_IGN)) }
         defer { for (number, handler) in previous { signal(number, handler) } }

@@ -835,6 +835,52 @@ struct ExternalEditorTests {
         #expect(ExternalEditor.shellLine(for: "a=b=c") == #"a=b=c "$1""#)
     }
 
+    /// A socket of this process that a child would inherit (no close-on-exec), and how a
+    /// listing of a process's descriptors (`readlink /proc/PID/fd/*`) names it.
+    private func inheritableSocket() throws -> (descriptor: Int32, name: String) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var status = stat()
+        try #require(fstat(descriptor, &status) == 0)
+        return (descriptor, "socket:[\(status.st_ino)]")
+    }
+
+    @Test("the editor inherits standard input, output and error and nothing else: not the connections of the interface, nor the sockets of the demo server it runs (found while looking for a test that timed out: a spawned child kept a socket the server had closed open)")
+    func editorInheritsNoSockets() throws {
+        let (descriptor, name) = try inheritableSocket()
+        defer { close(descriptor) }
+        let editor = try script(#"for f in /proc/$$/fd/*; do readlink "$f"; done > "$1.list"; mv "$1.list" "$1""#)
+        guard case .edited(let listing) = ExternalEditor.edit("x", fileExtension: "txt", environment: ["EDITOR": editor, "PATH": "/usr/bin:/bin"]) else {
+            Issue.record("the editor failed")
+            return
+        }
+        #expect(!listing.isEmpty && !listing.contains(name), "\(listing)")
+    }
+
+    @Test("where the C library cannot close every descriptor from 3 up, each one open is closed by an action of its own")
+    func closingEachOpenDescriptor() throws {
+        let (descriptor, name) = try inheritableSocket()
+        defer { close(descriptor) }
+        let output = NSTemporaryDirectory() + "curlew-fds-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        for closing in [false, true] {
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            if closing { InheritedDescriptors.closingEachOpen(&actions) }
+            let words: [String] = ["/bin/sh", "-c", #"for f in /proc/$$/fd/*; do readlink "$f"; done > "$0""#, output]
+            var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid = pid_t()
+            try #require(posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, environ) == 0)
+            var raw: Int32 = 0
+            _ = waitpid(pid, &raw, 0)
+            let listing = try String(contentsOfFile: output, encoding: .utf8)
+            // Without the actions the socket is inherited, which is what the actions prevent.
+            #expect(listing.contains(name) == !closing, "\(listing)")
+        }
+    }
+
     @Test("an editor still open when the interface is told to stop is sent SIGTERM and the field kept (found by a new user's trial: SIGTERM and SIGHUP waited for vi to be quit)")
     func stopEndsTheEditor() throws {
         let editor = try script("exec sleep 30")

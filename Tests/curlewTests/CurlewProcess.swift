@@ -1,5 +1,6 @@
 import Foundation
 import CurlewLocking
+import CurlewTUI
 import Synchronization
 
 /// The built `curlew` executable run as a child process, its output collected as it arrives.
@@ -34,7 +35,8 @@ final class CurlewProcess {
     }
 
     /// `environment` adds to (or replaces in) this process's environment for the child.
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `program` runs another program the same way (a shell or `script` that runs curlew).
+    init(_ arguments: [String], environment: [String: String] = [:], program: String = CurlewProcess.executable.path) throws {
         // Close-on-exec pipes, so no other child spawned meanwhile keeps their write ends open.
         var output: [Int32] = [0, 0]
         var errors: [Int32] = [0, 0]
@@ -51,6 +53,10 @@ final class CurlewProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        // Nothing else of the test process: a child holding the shared demo server's sockets
+        // kept a connection the server closed open until the child exited, and a test waiting
+        // on that close timed out.
+        InheritedDescriptors.onlyStandard(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -62,7 +68,7 @@ final class CurlewProcess {
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let path = Self.executable.path
+        let path = program
         var argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()

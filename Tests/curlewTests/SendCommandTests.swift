@@ -224,21 +224,14 @@ struct SendCommandTests {
     @Test("a SIGINT the process was started with ignored (a script's background job) stays ignored")
     func ignoredInterrupt() async throws {
         let server = try await TestServer.shared()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // `trap '' INT` ignores SIGINT, and the ignoring survives `exec`: curlew starts with it.
-        process.arguments = ["-c", "trap '' INT; exec \"$0\" send --no-body \"$1\"", CurlewProcess.executable.path,
-                             "\(server.baseURL)/sse?count=2&interval=0.5"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let reading = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        let child = try CurlewProcess(["-c", "trap '' INT; exec \"$0\" send --no-body \"$1\"", CurlewProcess.executable.path,
+                                       "\(server.baseURL)/sse?count=2&interval=0.5"], program: "/bin/sh")
         try await Task.sleep(for: .milliseconds(300))
-        kill(process.processIdentifier, SIGINT)
-        let text = String(decoding: await reading.value, as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        kill(child.processIdentifier, SIGINT)
+        let status = try await child.wait()
+        let text = child.standardOutput
+        #expect(status == 0, "\(text)")
         #expect(text.contains("tick  id=2"), "the stream ran to its end: \(text)")
     }
 
@@ -336,16 +329,9 @@ struct SendHostileTests {
     /// Runs `curlew` under a pseudo-terminal (`script`), as a user at a terminal would.
     private func runOnTerminal(_ arguments: [String]) async throws -> String {
         let command = ([CurlewProcess.executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let child = try CurlewProcess(["-qec", command, "/dev/null"], program: "/usr/bin/script")
+        _ = try await child.wait()
+        return child.standardOutput
     }
 
     @Test("on a terminal, control characters from the network are shown escaped; --raw prints them")
