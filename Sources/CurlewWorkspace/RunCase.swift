@@ -80,6 +80,8 @@ public struct RunResult: Sendable {
     public var buildError: WorkspaceError?
     /// When the run of it started and ended, as the runner measured; nil for one not run.
     public var ranDuring: ClosedRange<ContinuousClock.Instant>?
+    /// For a group, the verdicts of the groups nested in it, innermost first.
+    public var nested: [NestedGroupResult] = []
 
     /// A request passes when it was answered and its assertions held. A group passes when it
     /// succeeded by its own policy (a `policy: any` batch may have failing members) and no

@@ -129,8 +129,10 @@ public struct WorkspaceRunner: Sendable {
                 if let handle = started.withLock({ $0 }) { agent.cancel(handle) }
             }
             let secrets = CaseSecrets(credentials: credentials, captured: hiddenCaptures(of: handle))
-            return RunResult(target: target, iteration: iteration, cases: cases(of: handle, group: name, iteration: iteration, path: [], secrets: secrets),
-                             groupState: handle.state)
+            let members = handle.members.map { outcomes(of: $0, group: name, iteration: iteration, path: [], secrets: secrets) }
+            var result = RunResult(target: target, iteration: iteration, cases: members.flatMap(\.cases), groupState: handle.state)
+            result.nested = members.flatMap(\.nested)
+            return result
         }
     }
 
@@ -182,12 +184,6 @@ public struct WorkspaceRunner: Sendable {
                        failures: failures, duration: duration)
     }
 
-    /// Every request member of a finished group, at any depth, with its assertions checked;
-    /// `path` is the labels of the groups between the top-level group and this one.
-    private func cases(of handle: GroupHandle, group: String, iteration: Int, path: [String], secrets: CaseSecrets) -> [RunCase] {
-        handle.members.flatMap { cases(of: $0, group: group, iteration: iteration, path: path, secrets: secrets) }
-    }
-
     /// The cases of one finished member (every request's of a nested group), and the verdicts
     /// of the groups it is or holds, innermost first (each after its own members), each case
     /// judged once.
@@ -211,9 +207,9 @@ public struct WorkspaceRunner: Sendable {
         return (memberCases, nested)
     }
 
-    /// The cases of one member: a request's, or every request's of a nested group.
+    /// The cases of one member that is not a group that ran: a request's, or those of a nested
+    /// group that never started.
     private func cases(of member: MemberSnapshot, group: String, iteration: Int, path: [String], secrets: CaseSecrets) -> [RunCase] {
-        if let child = member.child { return cases(of: child, group: group, iteration: iteration, path: path + [member.label], secrets: secrets) }
         // A nested group that never started has no handle: its requests are listed as not run,
         // as they are when its top-level group never ran.
         if case .group(let name)? = reference(of: member, path: path, group: group) {

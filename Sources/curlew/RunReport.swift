@@ -201,6 +201,13 @@ final class RunReport: Sendable {
                     add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil))
                 }
             }
+            // A nested group that failed as a chain step of its own (its capture found nothing)
+            // while each of its requests passed.
+            for nested in result.nested {
+                guard let stepError = nested.stepError else { continue }
+                add(suiteName, .init(name: "group " + nested.path.joined(separator: " › ") + tag, seconds: 0,
+                                     error: clean("\(stepError.kind.rawValue): \(stepError.message)")))
+            }
         }
         for index in suites.indices {
             suites[index].seconds = Self.span(of: results.filter { suiteName($0) == suites[index].name }.compactMap(\.ranDuring))

@@ -286,12 +286,25 @@ struct RunCommandTests {
                 capture: {cursor: $.missing}
               - next page
             onFailure: continue
+          only step:
+            chain:
+              - group: sign in
+                capture: {cursor: $.missing}
         """.write(toFile: path, atomically: true, encoding: .utf8)
         // A step that is a group: its line says why it failed, though its requests passed.
         let viaGroup = try await CurlewProcess.run(["run", path, "--group", "via group"])
         #expect(viaGroup.status == 1)
         #expect(viaGroup.output.contains("✗   via group › group sign in: failed (captureFailed: capture cursor: nothing at $.missing in the response)"),
                 "\(viaGroup.output)")
+        // JUnit fails it too, as a case of its own, where each of its requests passed (found by
+        // review: a run that failed only there wrote a report with no failing case).
+        let junitPath = directory + "/junit.xml"
+        let onlyStep = try await CurlewProcess.run(["run", path, "--group", "only step", "--junit", junitPath])
+        #expect(onlyStep.status == 1, "\(onlyStep.output)\(onlyStep.error)")
+        let junit = try String(contentsOfFile: junitPath, encoding: .utf8)
+        #expect(junit.contains(#"<testcase name="group sign in" classname="group only step""#), "\(junit)")
+        #expect(junit.contains(#"<error message="captureFailed: capture cursor: nothing at $.missing in the response">"#), "\(junit)")
+        #expect(junit.contains(#"<testsuites name=""#) && junit.contains(#"errors="1""#), "\(junit)")
         let result = try await CurlewProcess.run(["run", path, "--group", "flow", "--log", directory + "/l.jsonl"])
         #expect(result.status == 1, "\(result.output)\(result.error)")
         let log = try String(contentsOfFile: directory + "/l.jsonl", encoding: .utf8)
