@@ -1,3 +1,4 @@
+import CurlewDemoServer
 import CurlewTestSupport
 import CurlewTransport
 import Foundation
@@ -7,6 +8,17 @@ import Testing
 struct TransferErrorTests {
     private func run(_ request: TransferRequest) async -> TransferResult {
         await EngineHarness().run(request)
+    }
+
+    /// What a failed exchange with the shared server went through, for a failure's message:
+    /// when it started and ended, its phases, its connection, and when (if ever) the server
+    /// recorded the request tagged `tag`.
+    private func account(of result: TransferResult, started: Date, tag: String, server: DemoServer) -> String {
+        let ended = Date()
+        let received = server.receivedRequests.filter { $0.uri.contains(tag) }.map { $0.receivedAt.timeIntervalSince(started) }
+        return "started \(started), ended after \(ended.timeIntervalSince(started)) s; timings \(result.timings); "
+            + "connection \(result.connection); error \(String(describing: result.error)); "
+            + "the server recorded it after \(received) s"
     }
 
     @Test("a refused connection is couldNotConnect")
@@ -95,8 +107,10 @@ struct TransferErrorTests {
     @Test("a connection reset mid-body is connectionReset, with the partial response kept")
     func reset() async throws {
         let server = try await TestServer.shared()
-        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/reset"))
-        #expect(result.error?.kind == .connectionReset)
+        let tag = uniqueTag()
+        let started = Date()
+        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/reset?tag=\(tag)"))
+        #expect(result.error?.kind == .connectionReset, "\(account(of: result, started: started, tag: tag, server: server))")
         #expect(result.statusCode == 200)
         #expect(result.responseBody.count == 100)
     }
@@ -104,8 +118,10 @@ struct TransferErrorTests {
     @Test("a connection closed before any response is emptyResponse")
     func closed() async throws {
         let server = try await TestServer.shared()
-        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/close"))
-        #expect(result.error?.kind == .emptyResponse, "\(String(describing: result.error))")
+        let tag = uniqueTag()
+        let started = Date()
+        let result = await run(TransferRequest(url: "\(server.baseURL)/fault/close?tag=\(tag)"))
+        #expect(result.error?.kind == .emptyResponse, "\(account(of: result, started: started, tag: tag, server: server))")
     }
 
     @Test("a server that stalls after the headers is a total timeout")

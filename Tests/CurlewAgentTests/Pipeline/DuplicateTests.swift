@@ -8,15 +8,20 @@ import Testing
 struct DuplicateTests {
     @Test("reject: an identical request in flight fails the newcomer at once with the too-frequent tip")
     func reject() async throws {
-        let agent = try await pipelineAgent { $0.duplicates = DuplicateSettings(policy: .reject) }
+        let agent = try await pipelineAgent {
+            $0.duplicates = DuplicateSettings(policy: .reject)
+            $0.requestTimeout = .seconds(60)
+        }
         let tag = uniqueTag()
-        async let first = sendCapturing(agent, Request(.get, "/delay/5?tag=\(tag)"))
+        // Fifteen seconds: with the whole suite loading both cores this test's task once resumed
+        // seven seconds after the first request reached the server, after a five-second one ended.
+        async let first = sendCapturing(agent, Request(.get, "/delay/15?tag=\(tag)"))
         let server = try await TestServer.shared()
         try await waitUntil(timeout: .seconds(20)) { server.receivedRequests.contains { $0.uri.contains(tag) } }
         let started = ContinuousClock.now
-        let second = await sendCapturing(agent, Request(.get, "/delay/5?tag=\(tag)"))
-        // Failed at once, not after the first one's five seconds.
-        #expect(ContinuousClock.now - started < .seconds(4))
+        let second = await sendCapturing(agent, Request(.get, "/delay/15?tag=\(tag)"))
+        // Failed at once, not after the first one's fifteen seconds.
+        #expect(ContinuousClock.now - started < .seconds(12))
         guard case .failure(let failure) = second.result else { Issue.record("expected a rejection"); return }
         #expect(failure.error.kind == .tooFrequent)
         #expect(failure.tip == agent.config.tips.tooFrequent)
