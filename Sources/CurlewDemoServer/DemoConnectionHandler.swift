@@ -11,6 +11,8 @@ final class DemoConnectionHandler: ChannelInboundHandler {
 
     /// Request bodies above this are refused with 413 instead of being buffered.
     static let maxRequestBody = 64 << 20
+    /// Bytes of a generated body written before the loop's turn ends.
+    static let yieldEvery = 1 << 20
 
     private let routes: DemoRoutes
     private let recorder: RequestRecorder
@@ -57,8 +59,7 @@ final class DemoConnectionHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         let response = DemoResponse.json(["error": "malformed request", "detail": "\(error)"], status: 400)
-        write(response, keepAlive: false, includeBody: true, context: context)
-        context.close(promise: nil)
+        close(after: write(response, keepAlive: false, includeBody: true, context: context), context: context)
     }
 
     private func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
@@ -87,13 +88,17 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         let includeBody = request.method != "HEAD"
         switch action {
         case .respond(let response):
-            write(response, keepAlive: keepAlive, includeBody: includeBody, context: context)
-            if !keepAlive { context.close(promise: nil) }
+            let written = write(response, keepAlive: keepAlive, includeBody: includeBody, context: context)
+            if !keepAlive { close(after: written, context: context) }
         case .delay(let seconds, let response):
             context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [self] in
                 guard isActive else { return }
                 perform(.respond(response), request: request, context: context)
             }
+        case .paced(let response, _, _, _, _) where !includeBody, .pacedThenDrop(let response, _, _) where !includeBody:
+            // The answer to HEAD: the head alone.
+            let written = send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
+            if !keepAlive { close(after: written, context: context) }
         case .paced(let response, let pieces, let interval, let chunked, let delay):
             send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
             guard delay > 0 else {
@@ -116,23 +121,23 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         case .stallAfterHead(let response):
             send(context: context, bytes: response.head(keepAlive: true, bodyLength: nil))
         case .rawThenClose(let bytes):
-            send(context: context, bytes: bytes)
-            context.close(promise: nil)
+            close(after: send(context: context, bytes: bytes), context: context)
         case .generated(let response, let body):
-            send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
+            let written = send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
             if includeBody {
                 sendGenerated(body, from: 0, keepAlive: keepAlive, context: context)
             } else if !keepAlive {
-                context.close(promise: nil)
+                close(after: written, context: context)
             }
         }
     }
 
-    /// Writes the generated body piece by piece, each once the previous one has left. The next
-    /// piece is a task of the event loop's, never written from the previous write's completion:
-    /// a write to a socket with room completes at once, and a client that reads as fast as the
-    /// loop writes would keep the loop in this one body, every other connection on it waiting
-    /// (a few seconds for each 100 MiB, a 1 GiB download longer than a test's timeout).
+    /// Writes the generated body piece by piece, each once the previous one has left. A write
+    /// to a socket with room completes at once, and the loop runs every task that is due before
+    /// it looks at its sockets again, so after each `yieldEvery` bytes the next piece waits a
+    /// moment, which ends the loop's turn: other connections on the loop are served meanwhile
+    /// (writing from each write's completion held the loop for as long as a fast client kept
+    /// up, and a 4 GiB body overflowed the stack).
     private func sendGenerated(_ body: GeneratedBody, from offset: Int, keepAlive: Bool, context: ChannelHandlerContext) {
         guard isActive else { return }
         if let abortAfter = body.abortAfter, offset >= abortAfter {
@@ -154,8 +159,13 @@ final class DemoConnectionHandler: ChannelInboundHandler {
                 loop.scheduleTask(in: .nanoseconds(Int64(body.interval * 1e9))) { [self] in
                     sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
                 }
+            } else if next / Self.yieldEvery != offset / Self.yieldEvery {
+                loop.scheduleTask(in: .microseconds(100)) { [self] in
+                    sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
+                }
             } else {
-                loop.execute { [self] in sendGenerated(body, from: next, keepAlive: keepAlive, context: context) }
+                // At most `yieldEvery / pieceSize` calls deep.
+                sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
             }
         }
     }
@@ -179,8 +189,8 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         guard interval > 0, let piece = pieces.first else {
             var bytes = pieces.flatMap(framed)
             if chunked, !drops { bytes += Array("0\r\n\r\n".utf8) }
-            if !bytes.isEmpty { send(context: context, bytes: bytes) }
-            if drops || !keepAlive { context.close(promise: nil) }
+            let written = send(context: context, bytes: bytes)
+            if drops || !keepAlive { close(after: written, context: context) }
             return
         }
         if !piece.isEmpty { send(context: context, bytes: framed(piece)) }
@@ -189,15 +199,24 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    private func write(_ response: DemoResponse, keepAlive: Bool, includeBody: Bool, context: ChannelHandlerContext) {
+    @discardableResult
+    private func write(_ response: DemoResponse, keepAlive: Bool, includeBody: Bool, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
         let noBody = response.status == 204 || response.status == 304
         var bytes = response.head(keepAlive: keepAlive, bodyLength: noBody ? nil : response.body.count)
         if includeBody, !noBody { bytes += response.body }
-        send(context: context, bytes: bytes)
+        return send(context: context, bytes: bytes)
     }
 
-    private func send(context: ChannelHandlerContext, bytes: [UInt8]) {
-        guard isActive else { return }
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+    /// Writes `bytes`; the future completes once they left (or could not).
+    @discardableResult
+    private func send(context: ChannelHandlerContext, bytes: [UInt8]) -> EventLoopFuture<Void> {
+        guard isActive, !bytes.isEmpty else { return context.eventLoop.makeSucceededVoidFuture() }
+        return context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)))
+    }
+
+    /// Closes the connection once `write` has left: a close drops writes still queued, which
+    /// cut a large answer the socket could not take at once.
+    private func close(after write: EventLoopFuture<Void>, context: ChannelHandlerContext) {
+        write.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }
