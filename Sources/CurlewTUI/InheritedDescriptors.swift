@@ -3,7 +3,8 @@ import Foundation
 /// What a child process started with `posix_spawn` inherits: standard input, output and error,
 /// and no other descriptor of this process.
 ///
-/// Sockets made by libcurl and SwiftNIO stay open across `exec` (neither asks for close-on-exec),
+/// Sockets made by SwiftNIO and by the libcurl Debian ships stay open across `exec` (neither asks
+/// for close-on-exec),
 /// so a child would otherwise hold this process's connections, the embedded demo server's among
 /// them: a connection the server closes would reach its client only when the child exits (an
 /// editor left open for minutes), and the child could read and write them.
@@ -16,14 +17,12 @@ public enum InheritedDescriptors {
         .map { unsafeBitCast($0, to: CloseFrom.self) }
 
     /// Adds to `actions`, after the actions already there, closing every descriptor above
-    /// standard error in the child. Where the C library lacks the action, every descriptor this
-    /// process has open above standard error at this moment is closed by its own action.
+    /// standard error in the child. Where the C library lacks the action (or refuses it), every
+    /// descriptor this process has open above standard error at this moment is closed by its own
+    /// action.
     public static func onlyStandard(_ actions: inout posix_spawn_file_actions_t) {
-        if let closeFrom {
-            _ = closeFrom(&actions, 3)
-        } else {
-            closingEachOpen(&actions)
-        }
+        if let closeFrom, closeFrom(&actions, 3) == 0 { return }
+        closingEachOpen(&actions)
     }
 
     /// Closes each descriptor open above standard error now, one action each (a descriptor

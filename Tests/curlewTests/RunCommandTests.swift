@@ -290,6 +290,9 @@ struct RunCommandTests {
             chain:
               - group: sign in
                 capture: {cursor: $.missing}
+          lenient:
+            batch: [{group: only step}, log in]
+            policy: any
         """.write(toFile: path, atomically: true, encoding: .utf8)
         // A step that is a group: its line says why it failed, though its requests passed.
         let viaGroup = try await CurlewProcess.run(["run", path, "--group", "via group"])
@@ -305,6 +308,14 @@ struct RunCommandTests {
         #expect(junit.contains(#"<testcase name="group sign in" classname="group only step""#), "\(junit)")
         #expect(junit.contains(#"<error message="captureFailed: capture cursor: nothing at $.missing in the response">"#), "\(junit)")
         #expect(junit.contains(#"<testsuites name=""#) && junit.contains(#"errors="1""#), "\(junit)")
+        // Under a policy that lets it fail, the run passes and the report skips it, saying why.
+        let lenient = try await CurlewProcess.run(["run", path, "--group", "lenient", "--junit", junitPath])
+        #expect(lenient.status == 0, "\(lenient.output)\(lenient.error)")
+        let lenientXML = try String(contentsOfFile: junitPath, encoding: .utf8)
+        #expect(lenientXML.contains(#"<testcase name="group only step › sign in" classname="group lenient""#), "\(lenientXML)")
+        #expect(lenientXML.contains(#"<skipped message="failed, which the group&apos;s policy allows: captureFailed: capture cursor: nothing at $.missing in the response">"#),
+                "\(lenientXML)")
+        #expect(lenientXML.contains(#"errors="0""#) && lenientXML.contains(#"failures="0""#), "\(lenientXML)")
         let result = try await CurlewProcess.run(["run", path, "--group", "flow", "--log", directory + "/l.jsonl"])
         #expect(result.status == 1, "\(result.output)\(result.error)")
         let log = try String(contentsOfFile: directory + "/l.jsonl", encoding: .utf8)
