@@ -13,6 +13,14 @@ final class DemoConnectionHandler: ChannelInboundHandler {
     static let maxRequestBody = 64 << 20
     /// Bytes of a generated body written before the loop's turn ends.
     static let yieldEvery = 1 << 20
+    /// How long a generated body waits after each `yieldEvery` bytes: longer than writing them
+    /// takes, so the loop's turn ends even when a few bodies are written at once (a due task runs
+    /// before the loop polls its sockets again, and each body's pause would otherwise expire
+    /// while the others write).
+    static let yieldPause = TimeAmount.milliseconds(1)
+    /// Pieces of a paced answer closer than this go out together: the loop's timers are not finer,
+    /// and thousands of due tasks would run in one turn.
+    static let finestInterval = 0.001
 
     private let routes: DemoRoutes
     private let recorder: RequestRecorder
@@ -132,20 +140,24 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Writes the generated body piece by piece, each once the previous one has left. A write
-    /// to a socket with room completes at once, and the loop runs every task that is due before
-    /// it looks at its sockets again, so after each `yieldEvery` bytes the next piece waits a
-    /// moment, which ends the loop's turn: other connections on the loop are served meanwhile
-    /// (writing from each write's completion held the loop for as long as a fast client kept
-    /// up, and a 4 GiB body overflowed the stack).
+    /// Writes the generated body piece by piece, each once the previous one has left, paced by
+    /// its interval. A write to a socket with room completes at once, and the loop runs every
+    /// task that is due before it polls its sockets again, so after each `yieldEvery` bytes the
+    /// next piece waits `yieldPause`, which ends the loop's turn: other connections on the loop
+    /// are served between them (writing from each write's completion held the loop for as long
+    /// as a fast client kept up, and a 4 GiB body overflowed the stack).
     private func sendGenerated(_ body: GeneratedBody, from offset: Int, keepAlive: Bool, context: ChannelHandlerContext) {
         guard isActive else { return }
         if let abortAfter = body.abortAfter, offset >= abortAfter {
-            if body.abortsWithReset { resetConnection(context: context) } else { context.close(promise: nil) }
+            if body.abortsWithReset {
+                resetConnection(context: context)
+            } else {
+                close(after: send(context: context, bytes: []), context: context)
+            }
             return
         }
         guard offset < body.count else {
-            if !keepAlive { context.close(promise: nil) }
+            if !keepAlive { close(after: send(context: context, bytes: []), context: context) }
             return
         }
         var length = min(body.pieceSize, body.count - offset)
@@ -155,16 +167,14 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { [self] result in
             guard case .success = result else { return }
             let next = offset + length
-            if body.interval > 0 {
-                loop.scheduleTask(in: .nanoseconds(Int64(body.interval * 1e9))) { [self] in
-                    sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
-                }
-            } else if next / Self.yieldEvery != offset / Self.yieldEvery {
-                loop.scheduleTask(in: .microseconds(100)) { [self] in
-                    sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
-                }
-            } else {
+            let pause = next / Self.yieldEvery != offset / Self.yieldEvery ? Self.yieldPause : .nanoseconds(0)
+            let wait = max(TimeAmount.nanoseconds(Int64(body.interval * 1e9)), pause)
+            guard wait > .nanoseconds(0) else {
                 // At most `yieldEvery / pieceSize` calls deep.
+                sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
+                return
+            }
+            loop.scheduleTask(in: wait) { [self] in
                 sendGenerated(body, from: next, keepAlive: keepAlive, context: context)
             }
         }
@@ -178,15 +188,15 @@ final class DemoConnectionHandler: ChannelInboundHandler {
     }
 
     /// Sends the pieces `interval` seconds apart, each a chunk when `chunked`, then the last
-    /// chunk (or, with `drops`, a close instead). Without an interval they go in one write: a
-    /// write each, thousands of them, held the event loop for seconds.
+    /// chunk (or, with `drops`, a close instead). Closer than `finestInterval` they go in one
+    /// write: a write each, thousands of them, held the event loop for seconds.
     private func sendPieces(_ pieces: ArraySlice<[UInt8]>, interval: Double, chunked: Bool, keepAlive: Bool, drops: Bool = false,
                             context: ChannelHandlerContext) {
         guard isActive else { return }
         func framed(_ piece: [UInt8]) -> [UInt8] {
             piece.isEmpty || !chunked ? piece : Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + [13, 10]
         }
-        guard interval > 0, let piece = pieces.first else {
+        guard interval >= Self.finestInterval, let piece = pieces.first else {
             var bytes = pieces.flatMap(framed)
             if chunked, !drops { bytes += Array("0\r\n\r\n".utf8) }
             let written = send(context: context, bytes: bytes)
@@ -207,10 +217,11 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         return send(context: context, bytes: bytes)
     }
 
-    /// Writes `bytes`; the future completes once they left (or could not).
+    /// Writes `bytes`; the future completes once they and every write before them left (or
+    /// could not). Empty bytes are written too, for that future.
     @discardableResult
     private func send(context: ChannelHandlerContext, bytes: [UInt8]) -> EventLoopFuture<Void> {
-        guard isActive, !bytes.isEmpty else { return context.eventLoop.makeSucceededVoidFuture() }
+        guard isActive else { return context.eventLoop.makeSucceededVoidFuture() }
         return context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)))
     }
 
