@@ -5,8 +5,14 @@ import NIOHTTP1
 
 /// Serves one connection: NIO decodes requests; responses are written as raw bytes so that fault
 /// endpoints can send exactly the broken HTTP they promise.
-final class DemoConnectionHandler: ChannelInboundHandler {
+///
+/// Requests are answered one at a time, in the order they came: a request pipelined behind one
+/// still being answered (a download, a delay, a stream) waits, and the connection is not read
+/// meanwhile. A client that closes its side after sending (a half-close) gets its answers, and
+/// then the close.
+final class DemoConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     /// Request bodies above this are refused with 413 instead of being buffered.
@@ -30,6 +36,13 @@ final class DemoConnectionHandler: ChannelInboundHandler {
     /// The running digest of a streamed upload's body, which is never buffered.
     private var uploadDigest: (hash: SHA256, bytes: Int)?
     private var isActive = true
+    /// An answer is being written; requests read meanwhile wait in `waiting`.
+    private var answering = false
+    private var waiting: [(request: DemoRequest, bodyTooLarge: Bool)] = []
+    /// A read asked for while answering, made once the answer ended.
+    private var readPending = false
+    /// The client closed its side: the connection closes once every answer is written.
+    private var inputClosed = false
 
     init(routes: DemoRoutes, recorder: RequestRecorder) {
         self.routes = routes
@@ -39,6 +52,18 @@ final class DemoConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         isActive = false
         context.fireChannelInactive()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if answering { readPending = true } else { context.read() }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, case .inputClosed = event {
+            inputClosed = true
+            if !answering, waiting.isEmpty { context.close(promise: nil) }
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -61,7 +86,12 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         case .end:
             guard let requestHead = head else { return }
             head = nil
-            respond(to: requestHead, context: context)
+            let request = received(requestHead, context: context)
+            if answering {
+                waiting.append((request, bodyTooLarge))
+            } else {
+                answer(request, bodyTooLarge: bodyTooLarge, context: context)
+            }
         }
     }
 
@@ -70,7 +100,8 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         close(after: write(response, keepAlive: false, includeBody: true, context: context), context: context)
     }
 
-    private func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+    /// The request as the routes read it, recorded as it arrives.
+    private func received(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) -> DemoRequest {
         let headers = requestHead.headers.map { (name: $0.name, value: $0.value) }
         // An HTTP/1 connection has the client's address; an HTTP/2 stream has none of its own, its
         // connection (the parent) has. (An HTTP/1 connection's parent is the listening socket.)
@@ -85,10 +116,34 @@ final class DemoConnectionHandler: ChannelInboundHandler {
             request.streamedBody = (uploadDigest.bytes, uploadDigest.hash.finalize().map { String(format: "%02x", $0) }.joined())
             self.uploadDigest = nil
         }
+        return request
+    }
+
+    private func answer(_ request: DemoRequest, bodyTooLarge: Bool, context: ChannelHandlerContext) {
+        answering = true
         let action: DemoAction = bodyTooLarge
             ? .respond(.json(["error": "request body larger than \(Self.maxRequestBody) bytes"], status: 413))
             : routes.action(for: request)
         perform(action, request: request, context: context)
+    }
+
+    /// An answer's last bytes were handed to `written`: the connection closes after them, or the
+    /// next waiting request is answered, or reading goes on.
+    private func ended(_ written: EventLoopFuture<Void>, keepAlive: Bool, context: ChannelHandlerContext) {
+        guard keepAlive, isActive else {
+            close(after: written, context: context)
+            return
+        }
+        answering = false
+        if !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            answer(next.request, bodyTooLarge: next.bodyTooLarge, context: context)
+        } else if inputClosed {
+            close(after: written, context: context)
+        } else if readPending {
+            readPending = false
+            context.read()
+        }
     }
 
     private func perform(_ action: DemoAction, request: DemoRequest, context: ChannelHandlerContext) {
@@ -96,8 +151,7 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         let includeBody = request.method != "HEAD"
         switch action {
         case .respond(let response):
-            let written = write(response, keepAlive: keepAlive, includeBody: includeBody, context: context)
-            if !keepAlive { close(after: written, context: context) }
+            ended(write(response, keepAlive: keepAlive, includeBody: includeBody, context: context), keepAlive: keepAlive, context: context)
         case .delay(let seconds, let response):
             context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [self] in
                 guard isActive else { return }
@@ -105,8 +159,7 @@ final class DemoConnectionHandler: ChannelInboundHandler {
             }
         case .paced(let response, _, _, _, _) where !includeBody, .pacedThenDrop(let response, _, _) where !includeBody:
             // The answer to HEAD: the head alone.
-            let written = send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
-            if !keepAlive { close(after: written, context: context) }
+            ended(send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil)), keepAlive: keepAlive, context: context)
         case .paced(let response, let pieces, let interval, let chunked, let delay):
             send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
             guard delay > 0 else {
@@ -128,14 +181,20 @@ final class DemoConnectionHandler: ChannelInboundHandler {
             context.close(promise: nil)
         case .stallAfterHead(let response):
             send(context: context, bytes: response.head(keepAlive: true, bodyLength: nil))
+            // Never ends; the connection is read on, so a client's close is still seen.
+            answering = false
+            if readPending {
+                readPending = false
+                context.read()
+            }
         case .rawThenClose(let bytes):
             close(after: send(context: context, bytes: bytes), context: context)
         case .generated(let response, let body):
             let written = send(context: context, bytes: response.head(keepAlive: keepAlive, bodyLength: nil))
             if includeBody {
                 sendGenerated(body, from: 0, keepAlive: keepAlive, context: context)
-            } else if !keepAlive {
-                close(after: written, context: context)
+            } else {
+                ended(written, keepAlive: keepAlive, context: context)
             }
         }
     }
@@ -157,7 +216,7 @@ final class DemoConnectionHandler: ChannelInboundHandler {
             return
         }
         guard offset < body.count else {
-            if !keepAlive { close(after: send(context: context, bytes: []), context: context) }
+            ended(send(context: context, bytes: []), keepAlive: keepAlive, context: context)
             return
         }
         var length = min(body.pieceSize, body.count - offset)
@@ -199,8 +258,7 @@ final class DemoConnectionHandler: ChannelInboundHandler {
         guard interval >= Self.finestInterval, let piece = pieces.first else {
             var bytes = pieces.flatMap(framed)
             if chunked, !drops { bytes += Array("0\r\n\r\n".utf8) }
-            let written = send(context: context, bytes: bytes)
-            if drops || !keepAlive { close(after: written, context: context) }
+            ended(send(context: context, bytes: bytes), keepAlive: keepAlive && !drops, context: context)
             return
         }
         if !piece.isEmpty { send(context: context, bytes: framed(piece)) }

@@ -68,9 +68,14 @@ public final class DemoServer: Sendable {
                     }
                 }
                 guard let sslContext else {
-                    // Plain HTTP: HTTP/1, or HTTP/2 for a client with prior knowledge.
+                    // Plain HTTP: HTTP/1, or HTTP/2 for a client with prior knowledge. An HTTP/1
+                    // client may close its side once it sent its requests and still get the answers.
+                    let plainHTTP1: @Sendable (any Channel) throws -> Void = { channel in
+                        try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
+                        try http1(channel)
+                    }
                     return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(PriorKnowledgeDetector(http2: http2, http1: http1))
+                        try channel.pipeline.syncOperations.addHandler(PriorKnowledgeDetector(http2: http2, http1: plainHTTP1))
                     }
                 }
                 // TLS: HTTP/2 or HTTP/1.1 as ALPN decides.
