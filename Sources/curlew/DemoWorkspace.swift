@@ -13,7 +13,8 @@ enum DemoWorkspace {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates = [Bundle.main.bundleURL, executable].map { $0.appendingPathComponent("Curlew_curlew.resources/Demo/curlew.yaml").path }
         guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-            throw WorkspaceError(.unreadable, at: nil, "the demo workspace (Curlew_curlew.resources/Demo/curlew.yaml) is not beside the curlew executable; run it from its build directory")
+            throw WorkspaceError(.unreadable, at: nil, "the demo workspace (Curlew_curlew.resources/Demo/curlew.yaml) is not beside the curlew executable "
+                                 + "(\(executable.path)); run the binary where the build put it (`make run` does), or copy that folder beside it")
         }
         return path
     }

@@ -334,6 +334,21 @@ struct SendHostileTests {
         return child.standardOutput
     }
 
+    @Test("a binary moved away from the demo's resources says where it looked and how to run it (found by a new user's trial: it said to run it from its build directory, which does not help)")
+    func binaryWithoutResources() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-lone-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lone = directory + "/curlew"
+        if link(CurlewProcess.executable.path, lone) != 0 {
+            try FileManager.default.copyItem(atPath: CurlewProcess.executable.path, toPath: lone)
+        }
+        let child = try CurlewProcess(["-qec", "'\(lone)'", "/dev/null"], program: "/usr/bin/script")
+        _ = try await child.wait()
+        let text = child.standardOutput
+        #expect(text.contains("is not beside the curlew executable (\(directory)); run the binary where the build put it (`make run` does)"), "\(text)")
+    }
+
     @Test("on a terminal, control characters from the network are shown escaped; --raw prints them")
     func terminalEscapes() async throws {
         let server = try await TestServer.shared()
