@@ -1,4 +1,5 @@
 import Crypto
+import DequeModule
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -36,13 +37,24 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
     /// The running digest of a streamed upload's body, which is never buffered.
     private var uploadDigest: (hash: SHA256, bytes: Int)?
     private var isActive = true
-    /// An answer is being written; requests read meanwhile wait in `waiting`.
+    /// What waits for the answer being written: a request, or the 400 for one that could not
+    /// be read (after which the connection closes).
+    private enum Waiting {
+        case request(DemoRequest, bodyTooLarge: Bool)
+        case malformed(String)
+    }
+    /// An answer is being written; what is read meanwhile waits in `waiting`.
     private var answering = false
-    private var waiting: [(request: DemoRequest, bodyTooLarge: Bool)] = []
+    private var waiting = Deque<Waiting>()
+    /// An HTTP/1 connection, whose reads are held while an answer is written (an HTTP/2 stream
+    /// carries one request, and its flow control is the connection's).
+    private var holdsReads = false
     /// A read asked for while answering, made once the answer ended.
     private var readPending = false
     /// The client closed its side: the connection closes once every answer is written.
     private var inputClosed = false
+    /// An answer stalled for good (`/fault/stall`): requests after it are read and dropped.
+    private var stalled = false
 
     init(routes: DemoRoutes, recorder: RequestRecorder) {
         self.routes = routes
@@ -55,13 +67,14 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if answering { readPending = true } else { context.read() }
+        if answering, holdsReads { readPending = true } else { context.read() }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, case .inputClosed = event {
             inputClosed = true
-            if !answering, waiting.isEmpty { context.close(promise: nil) }
+            // After what was written last has left: the last answer may still be on its way.
+            if !answering, waiting.isEmpty { close(after: send(context: context, bytes: []), context: context) }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -70,6 +83,7 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
             head = requestHead
+            holdsReads = requestHead.version.major < 2
             body.removeAll(keepingCapacity: true)
             bodyTooLarge = false
             let path = requestHead.uri.split(separator: "?", maxSplits: 1).first ?? ""
@@ -84,11 +98,11 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
                 body.append(contentsOf: bytes)
             }
         case .end:
-            guard let requestHead = head else { return }
+            guard let requestHead = head, !stalled else { return }
             head = nil
             let request = received(requestHead, context: context)
             if answering {
-                waiting.append((request, bodyTooLarge))
+                waiting.append(.request(request, bodyTooLarge: bodyTooLarge))
             } else {
                 answer(request, bodyTooLarge: bodyTooLarge, context: context)
             }
@@ -96,7 +110,18 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        let response = DemoResponse.json(["error": "malformed request", "detail": "\(error)"], status: 400)
+        if answering {
+            waiting.append(.malformed("\(error)"))
+        } else {
+            answerMalformed("\(error)", context: context)
+        }
+    }
+
+    /// A 400 for a request that could not be read, then the close: nothing after it can be read.
+    private func answerMalformed(_ detail: String, context: ChannelHandlerContext) {
+        answering = true
+        waiting.removeAll()
+        let response = DemoResponse.json(["error": "malformed request", "detail": detail], status: 400)
         close(after: write(response, keepAlive: false, includeBody: true, context: context), context: context)
     }
 
@@ -134,11 +159,20 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
             close(after: written, context: context)
             return
         }
-        answering = false
         if !waiting.isEmpty {
+            // A task, not a call: answers that end at once would otherwise nest one call deeper
+            // for each request a client pipelined.
             let next = waiting.removeFirst()
-            answer(next.request, bodyTooLarge: next.bodyTooLarge, context: context)
-        } else if inputClosed {
+            context.eventLoop.assumeIsolated().execute { [self] in
+                switch next {
+                case .request(let request, let bodyTooLarge): answer(request, bodyTooLarge: bodyTooLarge, context: context)
+                case .malformed(let detail): answerMalformed(detail, context: context)
+                }
+            }
+            return
+        }
+        answering = false
+        if inputClosed {
             close(after: written, context: context)
         } else if readPending {
             readPending = false
@@ -181,8 +215,12 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
             context.close(promise: nil)
         case .stallAfterHead(let response):
             send(context: context, bytes: response.head(keepAlive: true, bodyLength: nil))
-            // Never ends; the connection is read on, so a client's close is still seen.
+            // Never ends: nothing after it is answered, and the connection is read on, so a
+            // client's close is still seen.
+            stalled = true
+            waiting.removeAll()
             answering = false
+            if inputClosed { close(after: send(context: context, bytes: []), context: context) }
             if readPending {
                 readPending = false
                 context.read()
