@@ -140,7 +140,9 @@ extension AppModel {
             return
         }
         guard compose.fields.contains(field) else { message = "the field is gone; the edit is dropped"; return }
-        if let problem = compose.commit(text, to: field) {
+        if text == compose.text(of: field) {
+            message = "\(ComposeView.label(field)) unchanged: the editor saved no change"
+        } else if let problem = compose.commit(text, to: field) {
             message = problem
         } else if field == .body, compose.draft.bodyMode == .json, let problem = BodyCheck.jsonProblem(text) {
             message = "body kept, but it is not JSON: \(problem)"

@@ -41,9 +41,13 @@ public enum ExternalEditor {
                 return .failed(status < 0 ? "cannot run the editor: \(String(cString: strerror(-status)))"
                     : "\(command(environment: environment)) exited with status \(status); the field is unchanged")
             }
-            let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+            // The editor ran; what went wrong from here is the file's.
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                return .failed("the editor left no file (it was removed or renamed); the field is unchanged")
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
             guard size <= maxBytes else { return .failed("the edited file is larger than \(maxBytes >> 20) MiB; the field is unchanged") }
-            let data = try Data(contentsOf: file)
+            guard let data = try? Data(contentsOf: file) else { return .failed("cannot read the edited file; the field is unchanged") }
             guard let edited = String(data: data, encoding: .utf8) else { return .failed("the edited file is not UTF-8 text; the field is unchanged") }
             return .edited(edited)
         } catch {

@@ -307,6 +307,10 @@ struct WorkbenchTests {
           "l": []
         }
         """#, "\(model.compose.draft.body)")
+        let before = model.compose.draft.body
+        model.finishExternalEdit(.edited(before + "\n"), field: .body)
+        #expect(model.compose.draft.body == before)
+        #expect(model.message.hasSuffix("unchanged: the editor saved no change"), "found by a new user's trial: it said updated: \(model.message)")
         model.finishExternalEdit(.edited("two\nlines"), field: .url)
         #expect(model.message.contains("is one line"))
         model.finishExternalEdit(.failed("vi exited with status 1; the field is unchanged"), field: .body)
@@ -821,6 +825,11 @@ struct ExternalEditorTests {
     func failures() throws {
         let failing = ExternalEditor.edit("x", fileExtension: "txt", environment: ["EDITOR": "/bin/false", "PATH": "/usr/bin:/bin"])
         #expect(failing == .failed("/bin/false exited with status 1; the field is unchanged"))
+        // An editor that removes its file ran: the file is what is missing (found by a new user's
+        // trial: it was reported as an editor that could not run).
+        let removing = try script(#"rm "$1""#)
+        #expect(ExternalEditor.edit("x", fileExtension: "txt", environment: ["EDITOR": removing, "PATH": "/usr/bin:/bin"])
+                == .failed("the editor left no file (it was removed or renamed); the field is unchanged"))
         let missing = ExternalEditor.edit("x", fileExtension: "txt", environment: ["EDITOR": "/nonexistent/editor", "PATH": "/usr/bin:/bin"])
         guard case .failed = missing else { Issue.record("\(missing)"); return }
         #expect(ExternalEditor.command(environment: [:]) == "vi")
