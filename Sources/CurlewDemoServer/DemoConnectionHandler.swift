@@ -74,7 +74,7 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
         if let event = event as? ChannelEvent, case .inputClosed = event {
             inputClosed = true
             // After what was written last has left: the last answer may still be on its way.
-            if !answering, waiting.isEmpty { close(after: send(context: context, bytes: []), context: context) }
+            if !answering, waiting.isEmpty { closeOnceWritten(context: context) }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -171,9 +171,15 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
             }
             return
         }
+        becameIdle(context: context)
+    }
+
+    /// No answer is being written any more: the connection closes if the client closed its side,
+    /// or the read held meanwhile is made.
+    private func becameIdle(context: ChannelHandlerContext) {
         answering = false
         if inputClosed {
-            close(after: written, context: context)
+            closeOnceWritten(context: context)
         } else if readPending {
             readPending = false
             context.read()
@@ -219,12 +225,7 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
             // client's close is still seen.
             stalled = true
             waiting.removeAll()
-            answering = false
-            if inputClosed { close(after: send(context: context, bytes: []), context: context) }
-            if readPending {
-                readPending = false
-                context.read()
-            }
+            becameIdle(context: context)
         case .rawThenClose(let bytes):
             close(after: send(context: context, bytes: bytes), context: context)
         case .generated(let response, let body):
@@ -249,7 +250,7 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
             if body.abortsWithReset {
                 resetConnection(context: context)
             } else {
-                close(after: send(context: context, bytes: []), context: context)
+                closeOnceWritten(context: context)
             }
             return
         }
@@ -325,5 +326,10 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
     /// cut a large answer the socket could not take at once.
     private func close(after write: EventLoopFuture<Void>, context: ChannelHandlerContext) {
         write.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// Closes the connection once every write made so far has left.
+    private func closeOnceWritten(context: ChannelHandlerContext) {
+        close(after: send(context: context, bytes: []), context: context)
     }
 }

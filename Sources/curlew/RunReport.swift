@@ -179,6 +179,10 @@ final class RunReport: Sendable {
         func add(_ suiteName: String, _ item: JUnitReport.Case) {
             if let index = suites.firstIndex(where: { $0.name == suiteName }) { suites[index].cases.append(item) } else { suites.append(.init(name: suiteName, cases: [item])) }
         }
+        /// A case whose failure the group's policy allowed: skipped, saying so.
+        func allowedFailure(name: String, seconds: Double, error: String) -> JUnitReport.Case {
+            .init(name: name, seconds: seconds, skipped: true, skipReason: "failed, which the group's policy allows: " + error)
+        }
         func suiteName(_ result: RunResult) -> String { result.target.groupName.map { "group \($0)" } ?? "requests" }
         for result in results {
             let suiteName = suiteName(result)
@@ -195,8 +199,7 @@ final class RunReport: Sendable {
                 } else if failure == nil, let error, result.passed {
                     // A member the group's policy lets fail (`any`, an optional one under
                     // `required`): the run passed, so the report must not fail it.
-                    add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, skipped: true,
-                                         skipReason: "failed, which the group's policy allows: " + error))
+                    add(suiteName, allowedFailure(name: item.placeInGroup + tag, seconds: seconds, error: error))
                 } else {
                     add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil))
                 }
@@ -208,9 +211,7 @@ final class RunReport: Sendable {
                 let name = "group " + nested.path.joined(separator: " › ") + tag
                 let error = clean("\(stepError.kind.rawValue): \(stepError.message)")
                 // As a request's failure is, when the top-level group's policy lets the step fail.
-                add(suiteName, result.passed
-                    ? .init(name: name, seconds: 0, skipped: true, skipReason: "failed, which the group's policy allows: " + error)
-                    : .init(name: name, seconds: 0, error: error))
+                add(suiteName, result.passed ? allowedFailure(name: name, seconds: 0, error: error) : .init(name: name, seconds: 0, error: error))
             }
         }
         for index in suites.indices {
