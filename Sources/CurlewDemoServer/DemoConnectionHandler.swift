@@ -137,6 +137,7 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
             // An HTTP/2 stream ends with its response; closing it early would cancel that.
             remoteAddress: remote, keepAlive: requestHead.version.major >= 2 || requestHead.isKeepAlive
         )
+        request.takesChunked = requestHead.version != .http1_0
         if let uploadDigest {
             request.streamedBody = (uploadDigest.bytes, uploadDigest.hash.finalize().map { String(format: "%02x", $0) }.joined())
             self.uploadDigest = nil
@@ -186,8 +187,19 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    /// `action` as `request`'s client can read it, and whether the connection stays open after
+    /// it: HTTP/1.0 knows no chunked framing, so a chunked answer's pieces go as they are, and the
+    /// close ends them.
+    private static func framed(_ action: DemoAction, for request: DemoRequest) -> (action: DemoAction, keepAlive: Bool) {
+        guard case .paced(var response, let pieces, let interval, true, let delay) = action, !request.takesChunked else {
+            return (action, request.keepAlive)
+        }
+        response.headers.removeAll { $0.name.lowercased() == "transfer-encoding" }
+        return (.paced(response, pieces: pieces, interval: interval, chunked: false, delay: delay), false)
+    }
+
     private func perform(_ action: DemoAction, request: DemoRequest, context: ChannelHandlerContext) {
-        let keepAlive = request.keepAlive
+        let (action, keepAlive) = Self.framed(action, for: request)
         let includeBody = request.method != "HEAD"
         switch action {
         case .respond(let response):

@@ -10,6 +10,9 @@ struct DemoRequest: Sendable {
     var body: [UInt8]
     var remoteAddress: String
     var keepAlive: Bool
+    /// Whether the client reads chunked framing: not over HTTP/1.0, which ends such a body with
+    /// the connection.
+    var takesChunked = true
     /// For a streamed upload (`/upload`): the body's size and SHA-256, in place of `body`.
     var streamedBody: (bytes: Int, sha256: String)?
 
@@ -33,11 +36,21 @@ struct DemoRequest: Sendable {
         query.first { $0.name == name }?.value
     }
 
-    /// A numeric query parameter: `fallback` when absent, nil when it is not a finite number in
+    /// A numeric query parameter: `fallback` when absent, nil when it is not a decimal number in
     /// `range` (so the route answers 400 instead of computing with it).
     func number(_ name: String, default fallback: Double, in range: ClosedRange<Double>) -> Double? {
         guard let text = queryValue(name) else { return fallback }
-        guard let value = Double(text), value.isFinite, range.contains(value) else { return nil }
+        return Self.decimal(text, in: range)
+    }
+
+    /// `text` as a number written in decimal (`12`, `0.5`, `-1`) within `range`; nil for anything
+    /// else, such as the hexadecimal (`0x10`), exponent (`1e3`), `inf` and `nan` forms `Double`
+    /// also reads.
+    static func decimal(_ text: some StringProtocol, in range: ClosedRange<Double>) -> Double? {
+        let digits = text.utf8.drop { $0 == UInt8(ascii: "-") }
+        guard !digits.isEmpty, text.utf8.count - digits.count <= 1,
+              digits.allSatisfy({ (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") }),
+              let value = Double(String(text)), range.contains(value) else { return nil }
         return value
     }
 

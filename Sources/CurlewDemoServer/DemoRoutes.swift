@@ -11,6 +11,8 @@ final class DemoRoutes: Sendable {
     static let maxGeneratedBytes = 256 << 20
     /// Bodies generated while they are sent (`/range`) may be this large.
     static let maxStreamedBytes = 8 << 30
+    /// The longest `/delay/{seconds}`.
+    static let longestDelay = 60.0
 
     func action(for request: DemoRequest) -> DemoAction {
         let segments = request.segments
@@ -170,12 +172,12 @@ final class DemoRoutes: Sendable {
     }
 
     private func delay(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let seconds = Double(argument), seconds.isFinite, seconds >= 0 else {
-            return .respond(.json(["error": "delay must be a number of seconds"], status: 400))
+        guard let argument, let seconds = DemoRequest.decimal(argument, in: 0...Self.longestDelay) else {
+            return .respond(.json(["error": "delay must be a number of seconds from 0 to \(Int(Self.longestDelay))"], status: 400))
         }
         let requested = request.queryValue("status").flatMap(Int.init) ?? 200
         let status = (200...599).contains(requested) ? requested : 200
-        return .delay(seconds: min(seconds, 60), .json(echo(request), status: status))
+        return .delay(seconds: seconds, .json(echo(request), status: status))
     }
 
     private func bytes(_ argument: String?, _ request: DemoRequest) -> DemoAction {
@@ -183,8 +185,9 @@ final class DemoRoutes: Sendable {
             return .respond(.json(["error": "n must be from 0 to \(Self.maxGeneratedBytes)"], status: 400))
         }
         let seed = request.queryValue("seed").flatMap(UInt64.init) ?? 42
-        return .respond(DemoResponse(status: 200, headers: [("Content-Type", "application/octet-stream")],
-                                     body: DeterministicBytes.random(count: count, seed: seed)))
+        // Made while it is sent: made whole first, 256 MiB held the event loop for seconds.
+        return .generated(DemoResponse(status: 200, headers: [("Content-Type", "application/octet-stream"), ("Content-Length", "\(count)")]),
+                          GeneratedBody(first: 0, count: count, content: .random(seed: seed)))
     }
 
     private func stream(_ request: DemoRequest, _ argument: String?) -> DemoAction {
@@ -346,7 +349,7 @@ final class DemoRoutes: Sendable {
         }
         headers.append(("Content-Length", "\(count)"))
         let cut = max(abort, reset)
-        let body = GeneratedBody(first: first, count: count, shift: version % 26, duration: duration, abortAfter: cut >= 0 ? cut : nil,
+        let body = GeneratedBody(first: first, count: count, content: .alphabet(shift: version % 26), duration: duration, abortAfter: cut >= 0 ? cut : nil,
                                  abortsWithReset: reset >= 0)
         return .generated(DemoResponse(status: status, headers: headers), body)
     }
@@ -563,32 +566,61 @@ struct ByteRange {
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else { return nil }
         if parts[0].isEmpty {
-            guard let suffix = Int(parts[1]), suffix > 0 else { return nil }
+            guard let suffix = Self.position(parts[1]), suffix > 0 else { return nil }
             first = max(0, size - suffix)
             last = size - 1
         } else {
-            guard let start = Int(parts[0]), start < size else { return nil }
-            let end = parts[1].isEmpty ? size - 1 : Int(parts[1]).map { min($0, size - 1) }
+            guard let start = Self.position(parts[0]), start < size else { return nil }
+            let end = parts[1].isEmpty ? size - 1 : Self.position(parts[1]).map { min($0, size - 1) }
             guard let end, end >= start else { return nil }
             first = start
             last = end
         }
     }
+
+    /// A position or length: decimal digits only (no sign, no spaces), and a number past the
+    /// largest integer read as that integer, since every one of them lies past the body's end
+    /// (RFC 9110, section 14.1.1: such an end means the end of the body).
+    private static func position(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text) ?? Int.max
+    }
 }
 
 /// Reproducible bodies, so a test can compare what it downloaded with what it should have.
 public enum DeterministicBytes {
-    /// Pseudo-random bytes (xorshift64*) from a seed.
+    /// Pseudo-random bytes from a seed: each run of eight is SplitMix64's output for the seed and
+    /// the run's index, so any stretch of the sequence is made without the bytes before it (the
+    /// demo server sends a large body piece by piece as it makes it).
     public static func random(count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed
-        var bytes = [UInt8](repeating: 0, count: count)
-        for index in 0..<count {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            bytes[index] = UInt8(truncatingIfNeeded: (state &* 0x2545_F491_4F6C_DD1D) >> 56)
+        random(seed: seed, from: 0, count: count)
+    }
+
+    /// The bytes `from ..< from + count` of the sequence `random(count:seed:)` starts.
+    static func random(seed: UInt64, from start: Int, count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var position = start
+            var index = 0
+            while index < count {
+                let word = mixed(seed &+ UInt64(position / 8) &* 0x9E37_79B9_7F4A_7C15)
+                let skip = position % 8
+                let take = min(8 - skip, count - index)
+                for byte in 0..<take {
+                    buffer[index + byte] = UInt8(truncatingIfNeeded: word >> UInt64((skip + byte) * 8))
+                }
+                index += take
+                position += take
+            }
+            initialized = count
         }
-        return bytes
+    }
+
+    /// SplitMix64's finalizer.
+    private static func mixed(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     /// "abcdefghijklmnopqrstuvwxyz" repeated to `count` bytes.

@@ -29,6 +29,28 @@ struct DemoServerTests {
         #expect(try await send(Request(.get, path)).statusCode == 400)
     }
 
+    @Test("random Range headers and numbers get a fitting status, never a crash or a wrong length")
+    func randomRangesAndNumbers() async throws {
+        var generator = SeededGenerator(seed: 0x5EED_D3E0)
+        func text(_ letters: String, upTo length: Int) -> String {
+            String((0..<Int.random(in: 0...length, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
+        }
+        for _ in 0..<150 {
+            let range = "bytes=" + text("0123456789-+, x\t9", upTo: 30)
+            let response = try await send(Request(.get, "/range/100", headers: ["Range": range]))
+            #expect([200, 206, 416].contains(response.statusCode), "\(range)")
+            if response.statusCode == 206 {
+                let shown = try #require(response.headers["Content-Range"], "\(range)")
+                let bounds = shown.dropFirst("bytes ".count).prefix { $0 != "/" }.split(separator: "-").compactMap { Int($0) }
+                #expect(bounds.count == 2 && response.body.count == bounds[1] - bounds[0] + 1, "\(range): \(shown)")
+            }
+            let number = text("0123456789.-xe+aInf", upTo: 8)
+            let drip = try await send(Request(.get, "/drip?duration=0&numbytes=\(number.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
+            #expect(drip.statusCode == 200 || drip.statusCode == 400, "\(number)")
+            if drip.statusCode == 200 { #expect(drip.body.count == Int(Double(number) ?? -1), "\(number)") }
+        }
+    }
+
     @Test("a form body of only = or & is read, not a crash (the server shares the interface's process)",
           arguments: ["=", "&", "=&=", "a=&=b", "%zz=%"])
     func hostileForms(_ body: String) async throws {
@@ -93,6 +115,15 @@ struct DemoServerTests {
         let beyond = try await send(Request(.get, "/range/100", headers: ["Range": "bytes=200-300"]))
         #expect(beyond.statusCode == 416)
         #expect(beyond.headers["Content-Range"] == "bytes */100")
+    }
+
+    @Test("/range reads an end or a suffix past the largest integer as the body's end (was 416), and refuses signs and spaces",
+          arguments: [("bytes=90-99999999999999999999999", 206, "bytes 90-99/100"), ("bytes=-99999999999999999999999", 206, "bytes 0-99/100"),
+                      ("bytes=99999999999999999999999-", 416, "bytes */100"), ("bytes=+5-10", 416, "bytes */100"), ("bytes=5- 10", 416, "bytes */100")])
+    func hugeRanges(_ range: String, status: Int, contentRange: String) async throws {
+        let response = try await send(Request(.get, "/range/100", headers: ["Range": range]))
+        #expect(response.statusCode == status)
+        #expect(response.headers["Content-Range"] == contentRange)
     }
 
     @Test("/etag answers 304 for a matching If-None-Match and 412 for a failed If-Match")
@@ -161,6 +192,13 @@ struct DemoServerTests {
         #expect(try await send(Request(.get, "/status/abc")).statusCode == 400)
         #expect(try await send(Request(.get, "/bytes/-1")).statusCode == 400)
         #expect(try await send(Request(.get, "/delay/x")).statusCode == 400)
+    }
+
+    @Test("numbers are read in decimal only, and a delay past 60 s is refused (hexadecimal and exponents were read, and /delay/90 waited 60 s)",
+          arguments: ["/delay/61", "/delay/0x1", "/delay/1e1", "/drip?numbytes=0x10", "/drip?duration=1e0", "/drip?delay=-1",
+                      "/sse?interval=0x1", "/range/10?duration=0x1p1", "/range/10?abort=--1"])
+    func decimalNumbersOnly(_ path: String) async throws {
+        #expect(try await send(Request(.get, path)).statusCode == 400)
     }
 
     @Test("/status/{code} answers with that code", arguments: [200, 201, 204, 301, 404, 418, 500, 503])
@@ -349,6 +387,29 @@ struct DemoServerFairnessTests {
         case "/drip?numbytes=10&duration=0.5": #expect(firstBody == "**********", "\(firstBody)")
         default: #expect(firstBody.hasSuffix("0\r\n\r\n") || firstAnswer.hasSuffix("0\r\n\r\n"), "\(firstAnswer)")
         }
+    }
+
+    @Test("an HTTP/1.0 client gets a stream's pieces as they are, ended by the close (they came in chunked framing, which HTTP/1.0 cannot read)",
+          arguments: [("/stream/3", "{\"id\":2,"), ("/sse?count=2&interval=0", "id: 2\n")])
+    func streamsOverHTTP10(_ path: String, last: String) async throws {
+        let server = try await TestServer.shared()
+        let text = try await pipelined("GET \(path) HTTP/1.0\r\nHost: t\r\n\r\n", port: server.port, heads: 2)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        #expect(parts.count == 2 && parts[0].hasPrefix("HTTP/1.1 200") && parts[0].contains("Connection: close"), "\(text)")
+        #expect(!text.lowercased().contains("transfer-encoding"), "\(text)")
+        // The body is the pieces alone: no chunk sizes, no last chunk.
+        #expect(parts.count == 2 && parts[1].hasSuffix(path.hasPrefix("/sse") ? "\n\n" : "}\n") && parts[1].contains(last), "\(text)")
+        #expect(!parts.dropFirst().joined().hasSuffix("0\r\n\r\n"), "\(text)")
+    }
+
+    @Test("/bytes/{n} is made while it is sent: heads for the largest body follow each other at once (each was made whole first, seconds for 256 MiB, even for HEAD)")
+    func largeRandomBodies() async throws {
+        let server = try await TestServer.shared()
+        let count = 12
+        let request = "HEAD /bytes/268435456 HTTP/1.1\r\nHost: t\r\n\r\n"
+        // Made whole, the twelve heads took longer than the reader's 10 s wait.
+        let text = try await pipelined(String(repeating: request, count: count), port: server.port, heads: count)
+        #expect(text.components(separatedBy: "Content-Length: 268435456\r\n").count - 1 == count, "\(text.prefix(400))")
     }
 
     @Test("a request pipelined after a stall is never answered, and the client's close still closes the connection")
