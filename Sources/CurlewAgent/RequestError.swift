@@ -131,6 +131,13 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
          .tooFrequent, .notReachable, .signingFailed, .mockFailed].contains(kind)
     }
 
+    /// True for failures where an answer came and a check declared for it failed: its status, a
+    /// validation, a capture, its content type, the business rule or its serializer. The others
+    /// mean no answer to judge (the request could not be built or sent, the connection failed).
+    public var judgesAnAnswer: Bool {
+        [.unacceptableStatus, .captureFailed, .validationFailed, .businessFailure, .unexpectedContentType, .responseSerialization].contains(kind)
+    }
+
     /// True for failures that mean the network path itself is unusable.
     public var isUnreachable: Bool {
         [.couldNotResolveHost, .couldNotConnect, .proxyUnreachable, .connectTimeout, .notReachable].contains(kind)

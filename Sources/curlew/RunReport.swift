@@ -192,11 +192,13 @@ final class RunReport: Sendable {
             }
             for item in result.cases {
                 let seconds = item.duration?.seconds ?? 0
-                let failure = item.failures.isEmpty ? nil : clean(item.failures.map { masked($0).description }.joined(separator: "\n"))
+                let assertions = item.failures.isEmpty ? nil : clean(item.failures.map { masked($0).description }.joined(separator: "\n"))
                 let error = item.error.map { clean("\($0.kind.rawValue): \($0.message)") }
+                // An answer that failed a check it was sent with fails as assertions do.
+                let failure = assertions ?? (item.error?.judgesAnAnswer == true ? error : nil)
                 if item.skipped {
                     add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, skipped: true, skipReason: "not run: its group stopped before it started, or the run was interrupted"))
-                } else if failure == nil, let error, result.passed {
+                } else if assertions == nil, let error, result.passed {
                     // A member the group's policy lets fail (`any`, an optional one under
                     // `required`): the run passed, so the report must not fail it.
                     add(suiteName, allowedFailure(name: item.placeInGroup + tag, seconds: seconds, error: error))
@@ -211,7 +213,8 @@ final class RunReport: Sendable {
                 let name = "group " + nested.path.joined(separator: " › ") + tag
                 let error = clean("\(stepError.kind.rawValue): \(stepError.message)")
                 // As a request's failure is, when the top-level group's policy lets the step fail.
-                add(suiteName, result.passed ? allowedFailure(name: name, seconds: 0, error: error) : .init(name: name, seconds: 0, error: error))
+                add(suiteName, result.passed ? allowedFailure(name: name, seconds: 0, error: error)
+                    : stepError.judgesAnAnswer ? .init(name: name, seconds: 0, failure: error) : .init(name: name, seconds: 0, error: error))
             }
         }
         for index in suites.indices {

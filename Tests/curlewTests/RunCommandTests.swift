@@ -306,8 +306,9 @@ struct RunCommandTests {
         #expect(onlyStep.status == 1, "\(onlyStep.output)\(onlyStep.error)")
         let junit = try String(contentsOfFile: junitPath, encoding: .utf8)
         #expect(junit.contains(#"<testcase name="group sign in" classname="group only step""#), "\(junit)")
-        #expect(junit.contains(#"<error message="captureFailed: capture cursor: nothing at $.missing in the response">"#), "\(junit)")
-        #expect(junit.contains(#"<testsuites name=""#) && junit.contains(#"errors="1""#), "\(junit)")
+        // A failure, not an error: an answer came and failed a check (it was an error).
+        #expect(junit.contains(#"<failure message="captureFailed: capture cursor: nothing at $.missing in the response">"#), "\(junit)")
+        #expect(junit.contains(#"<testsuites name=""#) && junit.contains(#"failures="1" errors="0""#), "\(junit)")
         // Under a policy that lets it fail, the run passes and the report skips it, saying why.
         let lenient = try await CurlewProcess.run(["run", path, "--group", "lenient", "--junit", junitPath])
         #expect(lenient.status == 0, "\(lenient.output)\(lenient.error)")
@@ -428,7 +429,26 @@ struct RunCommandTests {
         #expect(failing.status == 1)
         let allXML = try String(contentsOfFile: directory + "/all.xml", encoding: .utf8)
         // Under policy all the failure counts (and ok, when the failure stopped it first).
-        #expect(!allXML.contains("errors=\"0\"") && allXML.contains("<error message=\"unacceptableStatus"), "\(allXML)")
+        #expect(!allXML.contains("failures=\"0\"") && allXML.contains("<failure message=\"unacceptableStatus"), "\(allXML)")
+    }
+
+    @Test("JUnit reports an answer that failed its checks as a failure and no answer as an error (a status or capture that failed was an error, against the README)")
+    func failuresAndErrorsInJUnit() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("failure-kinds")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          teapot: {url: /status/418}
+          down: {url: "http://127.0.0.1:1/get"}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--junit", directory + "/r.xml"])
+        #expect(result.status == 1, "\(result.output)\(result.error)")
+        let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
+        #expect(xml.contains(#"<testsuites name=""#) && xml.contains(#"tests="2" failures="1" errors="1""#), "\(xml)")
+        #expect(xml.contains("<failure message=\"unacceptableStatus"), "\(xml)")
+        #expect(xml.contains("<error message=\"couldNotConnect"), "\(xml)")
     }
 
     @Test("a request named with a line end keeps its report on one line, the line end written \\n (found by a new user's trial: the name broke the report's lines)")
