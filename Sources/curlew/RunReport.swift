@@ -176,7 +176,14 @@ final class RunReport: Sendable {
     /// targets run with `--parallel`, overlap, and the sum of their times would overstate it.
     func junit(_ results: [RunResult], workspace: String) -> JUnitReport {
         var suites: [JUnitReport.Suite] = []
+        // How often each case name was used in each suite: a request or group a chain runs twice
+        // gives two cases, told apart as `name (use 2)`, since CI systems merge cases of one name.
+        var uses: [String: [String: Int]] = [:]
         func add(_ suiteName: String, _ item: JUnitReport.Case) {
+            var item = item
+            let use = (uses[suiteName, default: [:]][item.name] ?? 0) + 1
+            uses[suiteName, default: [:]][item.name] = use
+            if use > 1 { item.name += " (use \(use))" }
             if let index = suites.firstIndex(where: { $0.name == suiteName }) { suites[index].cases.append(item) } else { suites.append(.init(name: suiteName, cases: [item])) }
         }
         /// A case whose failure the group's policy allowed: skipped, saying so.

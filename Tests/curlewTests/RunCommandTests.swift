@@ -451,6 +451,26 @@ struct RunCommandTests {
         #expect(xml.contains("<error message=\"couldNotConnect"), "\(xml)")
     }
 
+    @Test("a request a chain runs twice gives two JUnit cases told apart (they had one name, which CI systems merge)")
+    func repeatedCaseNames() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("repeated-cases")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          ping: {url: /get}
+          teapot: {url: /status/418}
+        groups:
+          twice: {chain: [ping, ping, teapot]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--group", "twice", "--junit", directory + "/r.xml"])
+        let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
+        #expect(xml.contains(#"<testcase name="ping" classname="group twice""#), "\(result.output)\(xml)")
+        #expect(xml.contains(#"<testcase name="ping (use 2)" classname="group twice""#), "\(xml)")
+        #expect(xml.components(separatedBy: "<testcase name=\"ping\"").count == 2, "\(xml)")
+    }
+
     @Test("a request named with a line end keeps its report on one line, the line end written \\n (found by a new user's trial: the name broke the report's lines)")
     func nameWithLineEnd() async throws {
         let server = try await TestServer.shared()
