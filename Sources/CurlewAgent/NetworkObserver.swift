@@ -14,6 +14,10 @@ public protocol NetworkObserver: AnyObject, Sendable {
     /// `ObserverLane.maxQueuedStreamItems` of them waiting; when an observer falls further behind,
     /// the oldest are dropped and `droppedBefore` counts them.
     func requestDidStream(_ update: StreamUpdate)
+    /// Stream items of this request the lane dropped after the last one it delivered, which no
+    /// later item can count: the observer fell behind at the stream's end. Called once, just
+    /// before `requestDidFinish`, and only when there were some.
+    func request(_ request: RequestInfo, didDropStreamItems count: Int)
     /// The full record of a finished request. Exactly one per request.
     func requestDidProduce(_ message: DebugMessage)
     /// The request reached its terminal state. Exactly one per request, after its debug message.
@@ -39,6 +43,7 @@ extension NetworkObserver {
     public func requestDidSend(_ request: RequestInfo) {}
     public func request(_ request: RequestInfo, didProgress progress: RequestProgress) {}
     public func requestDidStream(_ update: StreamUpdate) {}
+    public func request(_ request: RequestInfo, didDropStreamItems count: Int) {}
     public func requestDidProduce(_ message: DebugMessage) {}
     public func requestDidFinish(_ request: RequestInfo, state: RequestState) {}
     public func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) {}
@@ -93,7 +98,8 @@ enum ObserverEvent: Sendable {
     /// Hands the event at `event` to `observer`, read where it lies: a copy of an event (and of
     /// the `RequestInfo` in it) for each of a request's events on each lane was most of what a
     /// lane did besides its observer's own work. A stream item carries the count of its
-    /// request's items the lane dropped before it (`droppedBefore`, which it takes).
+    /// request's items the lane dropped before it (`droppedBefore`, which it takes), and the
+    /// request's end carries the count of those no item came after.
     static func deliver(_ event: UnsafePointer<ObserverEvent>, to observer: any NetworkObserver, droppedBefore: inout [UInt64: Int]) {
         switch event.pointee {
         case .willSend(let shared): shared.lend { observer.requestWillBeSent($0) }
@@ -103,7 +109,13 @@ enum ObserverEvent: Sendable {
             let info = shared.info
             observer.requestDidStream(StreamUpdate(request: info, item: item, droppedBefore: droppedBefore.removeValue(forKey: info.id) ?? 0))
         case .debugMessage(let shared): shared.made.lend { observer.requestDidProduce($0) }
-        case .finished(let shared, let state): shared.lend { observer.requestDidFinish($0, state: state) }
+        case .finished(let shared, let state):
+            shared.lend { info in
+                if !droppedBefore.isEmpty, let count = droppedBefore.removeValue(forKey: info.id) {
+                    observer.request(info, didDropStreamItems: count)
+                }
+                observer.requestDidFinish(info, state: state)
+            }
         case .waiting(let shared, let reason): shared.lend { observer.requestIsWaiting($0, reason: reason) }
         case .group(let event): observer.requestGroup(event)
         }

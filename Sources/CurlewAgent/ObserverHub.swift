@@ -96,7 +96,7 @@ final class ObserverLane: Sendable {
                 }
             }
             if !droppedBefore.isEmpty {
-                // Requests whose next item has not come yet hear of their drops with it.
+                // Requests not finished yet hear of their drops with their next item or their end.
                 pending.withLock { $0.droppedStreamItems.merge(droppedBefore, uniquingKeysWith: +) }
             }
             observer.observerDidFinishBatch()

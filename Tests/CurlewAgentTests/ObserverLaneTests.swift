@@ -13,6 +13,7 @@ struct ObserverLaneTests {
             case progress(UInt64, Int64)
             case streamed(UInt64, Data, droppedBefore: Int)
             case finished(UInt64)
+            case droppedAtEnd(UInt64, Int)
         }
 
         let held = DispatchSemaphore(value: 0)
@@ -34,6 +35,9 @@ struct ObserverLaneTests {
         }
         func requestDidFinish(_ request: RequestInfo, state: RequestState) {
             heard.withLock { $0.append(.finished(request.id)) }
+        }
+        func request(_ request: RequestInfo, didDropStreamItems count: Int) {
+            heard.withLock { $0.append(.droppedAtEnd(request.id, count)) }
         }
     }
 
@@ -68,6 +72,35 @@ struct ObserverLaneTests {
         #expect(streamed.map(\.0) == (76..<sent).map { Data("\($0)".utf8) }, "the newest items, in order")
         #expect(streamed.first?.1 == 76 && streamed.dropFirst().allSatisfy { $0.1 == 0 }, "the first item kept says how many went before it")
         #expect(Array(events.suffix(2)) == [.finished(1), .finished(2)])
+        #expect(hub.backlog(of: observer) == 0)
+    }
+
+    @Test("stream items dropped after a request's last delivered item are told with its end, once, and forgotten (no later item counted them, and the lane kept their count for good)")
+    func dropsAtTheEnd() async {
+        let hub = ObserverHub()
+        let observer = HeldObserver()
+        hub.add(observer)
+        let (early, late) = (Self.info(1), Self.info(2))
+        hub.publish([.willSend(early)])
+        observer.held.wait()
+        // The early stream's items, its end, then enough of the late stream's to push every one
+        // of the early items out.
+        hub.publish((0..<10).map { .streamed(early, .chunk(Data("e\($0)".utf8), receivedAt: Date())) } + [.finished(early, .succeeded)])
+        let lateItems = ObserverLane.maxQueuedStreamItems + 5
+        hub.publish((0..<lateItems).map { .streamed(late, .chunk(Data("l\($0)".utf8), receivedAt: Date())) } + [.finished(late, .succeeded)])
+        observer.release.signal()
+        await hub.drain()
+
+        let events = observer.events
+        #expect(!events.contains { if case .streamed(1, _, _) = $0 { true } else { false } }, "every early item was dropped")
+        #expect(events.filter { if case .droppedAtEnd = $0 { true } else { false } } == [.droppedAtEnd(1, 10)])
+        if let told = events.firstIndex(of: .droppedAtEnd(1, 10)) {
+            #expect(events.index(after: told) < events.count && events[events.index(after: told)] == .finished(1))
+        }
+        // The late stream lost its 5 oldest: its first kept item says so, its end nothing.
+        let lateDrops = events.compactMap { event -> Int? in if case .streamed(2, _, let dropped) = event { dropped } else { nil } }
+        #expect(lateDrops.count == ObserverLane.maxQueuedStreamItems && lateDrops.first == 5)
+        #expect(events.last == .finished(2))
         #expect(hub.backlog(of: observer) == 0)
     }
 }
