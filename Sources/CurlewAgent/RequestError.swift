@@ -132,10 +132,12 @@ public struct RequestError: Error, Sendable, Equatable, Codable, CustomStringCon
     }
 
     /// True for failures where an answer came and a check declared for it failed: its status, a
-    /// validation, a capture, its content type, the business rule or its serializer. The others
-    /// mean no answer to judge (the request could not be built or sent, the connection failed).
+    /// validation, a capture, its content type, the business rule, its serializer or a reformer.
+    /// The others mean no answer to judge (the request could not be built or sent, the
+    /// connection failed, the answer was cut).
     public var judgesAnAnswer: Bool {
-        [.unacceptableStatus, .captureFailed, .validationFailed, .businessFailure, .unexpectedContentType, .responseSerialization].contains(kind)
+        [.unacceptableStatus, .captureFailed, .validationFailed, .businessFailure, .unexpectedContentType, .responseSerialization,
+         .reformFailed].contains(kind)
     }
 
     /// True for failures that mean the network path itself is unusable.

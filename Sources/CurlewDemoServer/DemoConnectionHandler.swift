@@ -189,13 +189,22 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
 
     /// `action` as `request`'s client can read it, and whether the connection stays open after
     /// it: HTTP/1.0 knows no chunked framing, so a chunked answer's pieces go as they are, and the
-    /// close ends them.
+    /// close ends them (a stream that drops ends the same way: the close is all it can say).
     private static func framed(_ action: DemoAction, for request: DemoRequest) -> (action: DemoAction, keepAlive: Bool) {
-        guard case .paced(var response, let pieces, let interval, true, let delay) = action, !request.takesChunked else {
+        guard !request.takesChunked else { return (action, request.keepAlive) }
+        func unframed(_ response: DemoResponse) -> DemoResponse {
+            var response = response
+            response.headers.removeAll { $0.name.lowercased() == "transfer-encoding" }
+            return response
+        }
+        switch action {
+        case .paced(let response, let pieces, let interval, true, let delay):
+            return (.paced(unframed(response), pieces: pieces, interval: interval, chunked: false, delay: delay), false)
+        case .pacedThenDrop(let response, let pieces, let interval):
+            return (.paced(unframed(response), pieces: pieces, interval: interval, chunked: false), false)
+        default:
             return (action, request.keepAlive)
         }
-        response.headers.removeAll { $0.name.lowercased() == "transfer-encoding" }
-        return (.paced(response, pieces: pieces, interval: interval, chunked: false, delay: delay), false)
     }
 
     private func perform(_ action: DemoAction, request: DemoRequest, context: ChannelHandlerContext) {

@@ -43,13 +43,22 @@ struct DemoRequest: Sendable {
         return Self.decimal(text, in: range)
     }
 
-    /// `text` as a number written in decimal (`12`, `0.5`, `-1`) within `range`; nil for anything
-    /// else, such as the hexadecimal (`0x10`), exponent (`1e3`), `inf` and `nan` forms `Double`
-    /// also reads.
+    /// `text` as a whole number written in decimal digits alone (no sign, no spaces); nil for
+    /// anything else, and for a number past the largest integer.
+    static func wholeNumber(_ text: some StringProtocol) -> Int? {
+        isDigits(text) ? Int(text) : nil
+    }
+
+    /// Whether `text` is one or more decimal digits and nothing else.
+    static func isDigits(_ text: some StringProtocol) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) }
+    }
+
+    /// `text` as a number written in decimal digits with a point at most (`12`, `0.5`) within
+    /// `range`; nil for anything else, such as a sign or the hexadecimal (`0x10`), exponent
+    /// (`1e3`), `inf` and `nan` forms `Double` also reads.
     static func decimal(_ text: some StringProtocol, in range: ClosedRange<Double>) -> Double? {
-        let digits = text.utf8.drop { $0 == UInt8(ascii: "-") }
-        guard !digits.isEmpty, text.utf8.count - digits.count <= 1,
-              digits.allSatisfy({ (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") }),
+        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") }),
               let value = Double(String(text)), range.contains(value) else { return nil }
         return value
     }

@@ -7,7 +7,7 @@ final class DemoRoutes: Sendable {
     private let tokens = Locked<[String: String]>([:])
     /// Requests per path, for `/counter`, and per-key state of `/flaky` and `/retry-after`.
     let counters = DemoCounters()
-    /// Upper bound for generated bodies, so a typo cannot make the server allocate gigabytes.
+    /// Upper bound for `/bytes/{n}`, as httpbin-like servers have one.
     static let maxGeneratedBytes = 256 << 20
     /// Bodies generated while they are sent (`/range`) may be this large.
     static let maxStreamedBytes = 8 << 30
@@ -161,7 +161,7 @@ final class DemoRoutes: Sendable {
     // MARK: Status, delay, generated bodies
 
     private func status(_ argument: String?) -> DemoAction {
-        guard let argument, let code = Int(argument), (100...599).contains(code), code >= 200 else {
+        guard let argument, let code = DemoRequest.wholeNumber(argument), (100...599).contains(code), code >= 200 else {
             return .respond(.json(["error": "status must be a code from 200 to 599"], status: 400))
         }
         if (300..<400).contains(code), code != 304 {
@@ -181,7 +181,7 @@ final class DemoRoutes: Sendable {
     }
 
     private func bytes(_ argument: String?, _ request: DemoRequest) -> DemoAction {
-        guard let argument, let count = Int(argument), count >= 0, count <= Self.maxGeneratedBytes else {
+        guard let argument, let count = DemoRequest.wholeNumber(argument), count >= 0, count <= Self.maxGeneratedBytes else {
             return .respond(.json(["error": "n must be from 0 to \(Self.maxGeneratedBytes)"], status: 400))
         }
         let seed = request.queryValue("seed").flatMap(UInt64.init) ?? 42
@@ -191,7 +191,7 @@ final class DemoRoutes: Sendable {
     }
 
     private func stream(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let count = Int(argument), (0...10_000).contains(count),
+        guard let argument, let count = DemoRequest.wholeNumber(argument), (0...10_000).contains(count),
               let interval = request.number("interval", default: 0, in: 0...60) else {
             return .respond(.json(["error": "n must be from 0 to 10000, interval seconds from 0 to 60"], status: 400))
         }
@@ -219,7 +219,7 @@ final class DemoRoutes: Sendable {
     }
 
     private func redirect(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let hops = Int(argument), hops >= 1, hops <= 100 else {
+        guard let argument, let hops = DemoRequest.wholeNumber(argument), hops >= 1, hops <= 100 else {
             return .respond(.json(["error": "n must be from 1 to 100"], status: 400))
         }
         let location = hops == 1 ? "/get" : "/redirect/\(hops - 1)"
@@ -321,7 +321,7 @@ final class DemoRoutes: Sendable {
     /// that many body bytes and `?reset=` resets it (RST), so a download can be interrupted and
     /// resumed.
     private func range(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let size = Int(argument), size >= 0, size <= Self.maxStreamedBytes,
+        guard let argument, let size = DemoRequest.wholeNumber(argument), size >= 0, size <= Self.maxStreamedBytes,
               let version = request.number("v", default: 0, in: 0...1_000_000).flatMap({ Int(exactly: $0) }),
               let duration = request.number("duration", default: 0, in: 0...600),
               let abort = request.number("abort", default: -1, in: -1...Double(Self.maxStreamedBytes)).flatMap({ Int(exactly: $0) }),
@@ -430,7 +430,7 @@ final class DemoRoutes: Sendable {
     /// `If-None-Match` or `If-Modified-Since`; `?cookie=1` adds a `Set-Cookie`. The body says how
     /// often this URL was served with a body.
     private func cache(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let seconds = Int(argument), (0...86_400).contains(seconds) else {
+        guard let argument, let seconds = DemoRequest.wholeNumber(argument), (0...86_400).contains(seconds) else {
             return .respond(.json(["error": "use /cache/{seconds from 0 to 86400}[?v=version][&store=no]"], status: 400))
         }
         let version = request.queryValue("v") ?? "1"
@@ -464,7 +464,7 @@ final class DemoRoutes: Sendable {
 
     /// Fails `n` times with 503 (or `?status=`), then succeeds, counted per `?key=` (default: the path).
     private func flaky(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let failures = Int(argument), (0...1000).contains(failures),
+        guard let argument, let failures = DemoRequest.wholeNumber(argument), (0...1000).contains(failures),
               let status = request.number("status", default: 503, in: 400...599).flatMap({ Int(exactly: $0) }) else {
             return .respond(.json(["error": "use /flaky/{n from 0 to 1000}[?key=K][&status=4xx|5xx]"], status: 400))
         }
@@ -478,7 +478,7 @@ final class DemoRoutes: Sendable {
     /// Answers 503 with `Retry-After: seconds` (an HTTP date with `?date=1`) to the first request
     /// per `?key=`, then 200.
     private func retryAfter(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let seconds = Int(argument), (0...3600).contains(seconds) else {
+        guard let argument, let seconds = DemoRequest.wholeNumber(argument), (0...3600).contains(seconds) else {
             return .respond(.json(["error": "use /retry-after/{seconds from 0 to 3600}[?key=K][&date=1]"], status: 400))
         }
         let attempt = counters.next(key: "retry-after " + (request.queryValue("key") ?? request.path))
@@ -582,27 +582,26 @@ struct ByteRange {
     /// largest integer read as that integer, since every one of them lies past the body's end
     /// (RFC 9110, section 14.1.1: such an end means the end of the body).
     private static func position(_ text: String) -> Int? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int(text) ?? Int.max
+        DemoRequest.isDigits(text) ? Int(text) ?? Int.max : nil
     }
 }
 
 /// Reproducible bodies, so a test can compare what it downloaded with what it should have.
 public enum DeterministicBytes {
-    /// Pseudo-random bytes from a seed: each run of eight is SplitMix64's output for the seed and
-    /// the run's index, so any stretch of the sequence is made without the bytes before it (the
-    /// demo server sends a large body piece by piece as it makes it).
+    /// Pseudo-random bytes from a seed: run `i` of eight bytes is SplitMix64's `i + 1`th output
+    /// for the seed, so any stretch of the sequence is made without the bytes before it (the demo
+    /// server sends a large body piece by piece as it makes it).
     public static func random(count: Int, seed: UInt64) -> [UInt8] {
         random(seed: seed, from: 0, count: count)
     }
 
     /// The bytes `from ..< from + count` of the sequence `random(count:seed:)` starts.
-    static func random(seed: UInt64, from start: Int, count: Int) -> [UInt8] {
+    public static func random(seed: UInt64, from start: Int, count: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var position = start
             var index = 0
             while index < count {
-                let word = mixed(seed &+ UInt64(position / 8) &* 0x9E37_79B9_7F4A_7C15)
+                let word = mixed(seed &+ (UInt64(position / 8) &+ 1) &* 0x9E37_79B9_7F4A_7C15)
                 let skip = position % 8
                 let take = min(8 - skip, count - index)
                 for byte in 0..<take {

@@ -201,16 +201,20 @@ final class RunReport: Sendable {
                 let seconds = item.duration?.seconds ?? 0
                 let assertions = item.failures.isEmpty ? nil : clean(item.failures.map { masked($0).description }.joined(separator: "\n"))
                 let error = item.error.map { clean("\($0.kind.rawValue): \($0.message)") }
-                // An answer that failed a check it was sent with fails as assertions do.
-                let failure = assertions ?? (item.error?.judgesAnAnswer == true ? error : nil)
+                // An answer that failed its assertions or a check it was sent with fails; no
+                // answer to judge (it could not be built or sent, the connection failed) is an
+                // error, with the assertions it left unchecked.
+                let noAnswer = item.error.map { !$0.judgesAnAnswer } ?? false
                 if item.skipped {
                     add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, skipped: true, skipReason: "not run: its group stopped before it started, or the run was interrupted"))
                 } else if assertions == nil, let error, result.passed {
                     // A member the group's policy lets fail (`any`, an optional one under
                     // `required`): the run passed, so the report must not fail it.
                     add(suiteName, allowedFailure(name: item.placeInGroup + tag, seconds: seconds, error: error))
+                } else if noAnswer, let error {
+                    add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, error: [error, assertions].compactMap { $0 }.joined(separator: "\n")))
                 } else {
-                    add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, failure: failure, error: failure == nil ? error : nil))
+                    add(suiteName, .init(name: item.placeInGroup + tag, seconds: seconds, failure: assertions ?? error))
                 }
             }
             // A nested group that failed as a chain step of its own (its capture found nothing)
@@ -220,8 +224,8 @@ final class RunReport: Sendable {
                 let name = "group " + nested.path.joined(separator: " › ") + tag
                 let error = clean("\(stepError.kind.rawValue): \(stepError.message)")
                 // As a request's failure is, when the top-level group's policy lets the step fail.
-                add(suiteName, result.passed ? allowedFailure(name: name, seconds: 0, error: error)
-                    : stepError.judgesAnAnswer ? .init(name: name, seconds: 0, failure: error) : .init(name: name, seconds: 0, error: error))
+                // A capture that found nothing in an answer: a failure.
+                add(suiteName, result.passed ? allowedFailure(name: name, seconds: 0, error: error) : .init(name: name, seconds: 0, failure: error))
             }
         }
         for index in suites.indices {

@@ -102,5 +102,9 @@ struct ObserverLaneTests {
         #expect(lateDrops.count == ObserverLane.maxQueuedStreamItems && lateDrops.first == 5)
         #expect(events.last == .finished(2))
         #expect(hub.backlog(of: observer) == 0)
+        // Told once and forgotten: an item that came under the same id later carries none.
+        hub.publish([.streamed(early, .chunk(Data("again".utf8), receivedAt: Date()))])
+        await hub.drain()
+        #expect(observer.events.last == .streamed(1, Data("again".utf8), droppedBefore: 0))
     }
 }

@@ -47,7 +47,11 @@ struct DemoServerTests {
             let number = text("0123456789.-xe+aInf", upTo: 8)
             let drip = try await send(Request(.get, "/drip?duration=0&numbytes=\(number.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
             #expect(drip.statusCode == 200 || drip.statusCode == 400, "\(number)")
-            if drip.statusCode == 200 { #expect(drip.body.count == Int(Double(number) ?? -1), "\(number)") }
+            if drip.statusCode == 200 {
+                // Taken only as decimal digits, with a point at most (`0x10`, `1e1`, `+5` were read).
+                #expect(number.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }, "\(number)")
+                #expect(drip.body.count == Int(Double(number) ?? -1), "\(number)")
+            }
         }
     }
 
@@ -166,6 +170,18 @@ struct DemoServerTests {
         #expect(try await send(Request(.get, "/redirect/1")).headers["Location"] == "/get")
     }
 
+    @Test("any stretch of the random bytes, from any offset, is that stretch of the whole sequence; seed 0 is as random as another")
+    func randomStretches() {
+        for seed: UInt64 in [0, 1, 42, .max] {
+            let whole = DeterministicBytes.random(count: 300, seed: seed)
+            for (start, count) in [(0, 300), (1, 7), (3, 20), (7, 1), (8, 8), (13, 200), (299, 1), (150, 0)] {
+                #expect(DeterministicBytes.random(seed: seed, from: start, count: count) == Array(whole[start..<(start + count)]), "seed \(seed) from \(start)")
+            }
+            // Not a run of zeros (seed 0 began with eight).
+            #expect(Set(whole.prefix(16)).count > 8, "seed \(seed)")
+        }
+    }
+
     @Test("/stream/n sends n JSON lines in chunks; /bytes/n is reproducible by seed")
     func generatedBodies() async throws {
         let stream = try await send(Request(.get, "/stream/5"))
@@ -196,7 +212,7 @@ struct DemoServerTests {
 
     @Test("numbers are read in decimal only, and a delay past 60 s is refused (hexadecimal and exponents were read, and /delay/90 waited 60 s)",
           arguments: ["/delay/61", "/delay/0x1", "/delay/1e1", "/drip?numbytes=0x10", "/drip?duration=1e0", "/drip?delay=-1",
-                      "/sse?interval=0x1", "/range/10?duration=0x1p1", "/range/10?abort=--1"])
+                      "/sse?interval=0x1", "/range/10?duration=0x1p1", "/range/10?abort=--1", "/bytes/+5", "/stream/%203", "/status/+200"])
     func decimalNumbersOnly(_ path: String) async throws {
         #expect(try await send(Request(.get, path)).statusCode == 400)
     }
@@ -389,11 +405,12 @@ struct DemoServerFairnessTests {
         }
     }
 
-    @Test("an HTTP/1.0 client gets a stream's pieces as they are, ended by the close (they came in chunked framing, which HTTP/1.0 cannot read)",
-          arguments: [("/stream/3", "{\"id\":2,"), ("/sse?count=2&interval=0", "id: 2\n")])
-    func streamsOverHTTP10(_ path: String, last: String) async throws {
+    @Test("an HTTP/1.0 client gets a stream's pieces as they are, ended by the close, even when it asked to keep the connection (they came in chunked framing, which HTTP/1.0 cannot read)",
+          arguments: [("/stream/3", "{\"id\":2,", ""), ("/sse?count=2&interval=0", "id: 2\n", ""),
+                      ("/stream/3", "{\"id\":2,", "Connection: keep-alive\r\n"), ("/sse/drop?count=4&interval=0&after=2", "id: 2\n", "")])
+    func streamsOverHTTP10(_ path: String, last: String, extraHeader: String) async throws {
         let server = try await TestServer.shared()
-        let text = try await pipelined("GET \(path) HTTP/1.0\r\nHost: t\r\n\r\n", port: server.port, heads: 2)
+        let text = try await pipelined("GET \(path) HTTP/1.0\r\nHost: t\r\n\(extraHeader)\r\n", port: server.port, heads: 2)
         let parts = text.components(separatedBy: "\r\n\r\n")
         #expect(parts.count == 2 && parts[0].hasPrefix("HTTP/1.1 200") && parts[0].contains("Connection: close"), "\(text)")
         #expect(!text.lowercased().contains("transfer-encoding"), "\(text)")

@@ -442,13 +442,16 @@ struct RunCommandTests {
         requests:
           teapot: {url: /status/418}
           down: {url: "http://127.0.0.1:1/get"}
+          asserted: {url: "http://127.0.0.1:1/get", expect: {status: 200}}
         """.write(toFile: path, atomically: true, encoding: .utf8)
         let result = try await CurlewProcess.run(["run", path, "--junit", directory + "/r.xml"])
         #expect(result.status == 1, "\(result.output)\(result.error)")
         let xml = try String(contentsOfFile: directory + "/r.xml", encoding: .utf8)
-        #expect(xml.contains(#"<testsuites name=""#) && xml.contains(#"tests="2" failures="1" errors="1""#), "\(xml)")
+        #expect(xml.contains(#"<testsuites name=""#) && xml.contains(#"tests="3" failures="1" errors="2""#), "\(xml)")
         #expect(xml.contains("<failure message=\"unacceptableStatus"), "\(xml)")
         #expect(xml.contains("<error message=\"couldNotConnect"), "\(xml)")
+        // No answer is an error even where assertions waited for one, which the text names too.
+        #expect(xml.contains(#"<testcase name="asserted""#) && xml.contains("expected a response for 1 assertion"), "\(xml)")
     }
 
     @Test("a request a chain runs twice gives two JUnit cases told apart (they had one name, which CI systems merge)")
