@@ -184,7 +184,13 @@ final class DemoRoutes: Sendable {
         guard let argument, let count = DemoRequest.wholeNumber(argument), count >= 0, count <= Self.maxGeneratedBytes else {
             return .respond(.json(["error": "n must be from 0 to \(Self.maxGeneratedBytes)"], status: 400))
         }
-        let seed = request.queryValue("seed").flatMap(UInt64.init) ?? 42
+        var seed: UInt64 = 42
+        if let text = request.queryValue("seed") {
+            guard DemoRequest.isDigits(text), let value = UInt64(text) else {
+                return .respond(.json(["error": "seed must be a whole number from 0 to \(UInt64.max)"], status: 400))
+            }
+            seed = value
+        }
         // Made while it is sent: made whole first, 256 MiB held the event loop for seconds.
         return .generated(DemoResponse(status: 200, headers: [("Content-Type", "application/octet-stream"), ("Content-Length", "\(count)")]),
                           GeneratedBody(first: 0, count: count, content: .random(seed: seed)))
@@ -338,14 +344,19 @@ final class DemoRoutes: Sendable {
         var first = 0
         var count = size
         var status = 200
-        if let rangeHeader = request.header("Range"), ifRangeAllows {
-            guard let byteRange = ByteRange(header: rangeHeader, size: size) else {
+        // Ranges apply to GET (and HEAD, which answers as GET would); other methods get the whole.
+        if let rangeHeader = request.header("Range"), ifRangeAllows, request.method == "GET" || request.method == "HEAD" {
+            switch RangeRequest(header: rangeHeader, size: size) {
+            case .whole:
+                break
+            case .unsatisfiable:
                 return .respond(DemoResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")]))
+            case .part(let start, let last):
+                headers.append(("Content-Range", "bytes \(start)-\(last)/\(size)"))
+                first = start
+                count = last - start + 1
+                status = 206
             }
-            headers.append(("Content-Range", "bytes \(byteRange.first)-\(byteRange.last)/\(size)"))
-            first = byteRange.first
-            count = byteRange.last - byteRange.first + 1
-            status = 206
         }
         headers.append(("Content-Length", "\(count)"))
         let cut = max(abort, reset)
@@ -407,7 +418,8 @@ final class DemoRoutes: Sendable {
             return .respond(.json(["error": "use /sse?count=0...10000&interval=0...60&retry=milliseconds, /sse/drop?...&after=events"], status: 400))
         }
         // Only an ID this stream could have sent counts; anything else starts from the beginning.
-        let resumed = request.header("Last-Event-ID").flatMap { Int($0) }.map { min(max($0, 0), count) } ?? 0
+        // A number past the largest integer is past the end too.
+        let resumed = request.header("Last-Event-ID").flatMap { DemoRequest.isDigits($0) ? Int($0) ?? Int.max : nil }.map { min($0, count) } ?? 0
         let first = resumed + 1
         let remaining = max(0, count - first + 1)
         let sent = drops ? min(remaining, after >= 0 ? after : max(1, remaining / 2)) : remaining
@@ -555,26 +567,45 @@ final class DemoRoutes: Sendable {
     }
 }
 
-/// A single `bytes=` range resolved against a body size.
-struct ByteRange {
-    let first: Int
-    let last: Int
+/// What a `Range` header asks of a body, read as RFC 9110 (section 14.2) has a server read it.
+enum RangeRequest: Equatable {
+    /// Ignored: a unit other than bytes, which a server must ignore, or several ranges, which it
+    /// may answer with the whole body.
+    case whole
+    /// One range of the body, both ends included.
+    case part(first: Int, last: Int)
+    /// A byte range the body cannot give (past its end, or not a range at all): 416.
+    case unsatisfiable
 
-    init?(header: String, size: Int) {
-        guard header.hasPrefix("bytes="), !header.contains(","), size > 0 else { return nil }
-        let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+    init(header: String, size: Int) {
+        guard let equals = header.firstIndex(of: "="),
+              header[..<equals].trimmingCharacters(in: .whitespaces).lowercased() == "bytes" else {
+            self = .whole
+            return
+        }
+        let spec = header[header.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        guard !spec.contains(",") else {
+            self = .whole
+            return
+        }
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2 else { return nil }
+        guard size > 0, parts.count == 2 else {
+            self = .unsatisfiable
+            return
+        }
         if parts[0].isEmpty {
-            guard let suffix = Self.position(parts[1]), suffix > 0 else { return nil }
-            first = max(0, size - suffix)
-            last = size - 1
+            guard let suffix = Self.position(parts[1]), suffix > 0 else {
+                self = .unsatisfiable
+                return
+            }
+            self = .part(first: max(0, size - suffix), last: size - 1)
         } else {
-            guard let start = Self.position(parts[0]), start < size else { return nil }
-            let end = parts[1].isEmpty ? size - 1 : Self.position(parts[1]).map { min($0, size - 1) }
-            guard let end, end >= start else { return nil }
-            first = start
-            last = end
+            guard let start = Self.position(parts[0]), start < size,
+                  let end = parts[1].isEmpty ? size - 1 : Self.position(parts[1]).map({ min($0, size - 1) }), end >= start else {
+                self = .unsatisfiable
+                return
+            }
+            self = .part(first: start, last: end)
         }
     }
 

@@ -245,13 +245,40 @@ enum DetailContent {
         value.serialized(pretty: true).split(separator: "\n").map { StyledLine(String($0)) }
     }
 
+    /// Sixteen bytes a line: the offset in eight hex digits (more past 4 GiB), the bytes in hex,
+    /// and the printable ones as text (`.` for the rest). Each line is written as bytes from a
+    /// table: formatting each byte with `String(format:)` took seconds for a megabyte, during
+    /// which the interface answered no key.
     static func hexDump(_ data: Data) -> [StyledLine] {
-        stride(from: 0, to: data.count, by: 16).map { offset in
-            let chunk = data[data.startIndex + offset..<data.startIndex + min(offset + 16, data.count)]
-            let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
-            let ascii = String(chunk.map { (0x20..<0x7F).contains($0) ? Character(Unicode.Scalar($0)) : "." })
-            return StyledLine(String(format: "%08x  ", offset) + hex.padding(toLength: 48, withPad: " ", startingAt: 0) + "  " + ascii)
+        let digits: StaticString = "0123456789abcdef"
+        let hex = digits.utf8Start
+        var lines: [StyledLine] = []
+        lines.reserveCapacity((data.count + 15) / 16)
+        data.withUnsafeBytes { bytes in
+            var line = [UInt8](repeating: 0x20, count: 60 + 16)
+            var offset = 0
+            while offset < bytes.count {
+                let count = min(16, bytes.count - offset)
+                let address = offset < 1 << 32 ? nil : String(offset, radix: 16)
+                for place in 0..<8 { line[place] = hex[(offset >> ((7 - place) * 4)) & 0xF] }
+                for index in 0..<16 {
+                    let at = 10 + index * 3
+                    if index < count {
+                        let byte = bytes[offset + index]
+                        line[at] = hex[Int(byte >> 4)]
+                        line[at + 1] = hex[Int(byte & 0xF)]
+                        line[60 + index] = (0x20..<0x7F).contains(byte) ? byte : UInt8(ascii: ".")
+                    } else {
+                        line[at] = 0x20
+                        line[at + 1] = 0x20
+                    }
+                }
+                let text = String(decoding: line[0..<(60 + count)], as: UTF8.self)
+                lines.append(StyledLine(address.map { $0 + text.dropFirst(8) } ?? text))
+                offset += 16
+            }
         }
+        return lines
     }
 }
 

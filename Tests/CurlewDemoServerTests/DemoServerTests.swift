@@ -121,6 +121,17 @@ struct DemoServerTests {
         #expect(beyond.headers["Content-Range"] == "bytes */100")
     }
 
+    @Test("/range answers a Range it does not serve with the whole body, as RFC 9110 asks: another unit, several ranges, a method other than GET (each was 416); the unit in any case",
+          arguments: [("GET", "items=0-5", 200, nil), ("GET", "bytes=0-1,3-4", 200, nil), ("GET", "bytes=0-1,30-40", 200, nil),
+                      ("POST", "bytes=30-", 200, nil), ("GET", "BYTES=1-5", 206, "bytes 1-5/26"), ("GET", " bytes = 1-5", 206, "bytes 1-5/26"),
+                      ("GET", "bytes=30-", 416, "bytes */26"), ("GET", "bytes=", 416, "bytes */26"), ("GET", "bytes=x", 416, "bytes */26")])
+    func rangesServedOrNot(_ method: String, _ range: String, status: Int, contentRange: String?) async throws {
+        let response = try await send(Request(HTTPMethod(rawValue: method), "/range/26", headers: ["Range": range]))
+        #expect(response.statusCode == status, "\(range)")
+        #expect(response.headers["Content-Range"] == contentRange, "\(range)")
+        if status == 200 { #expect(response.body == Data(DeterministicBytes.alphabet(count: 26)), "\(range)") }
+    }
+
     @Test("/range reads an end or a suffix past the largest integer as the body's end (was 416), and refuses signs and spaces",
           arguments: [("bytes=90-99999999999999999999999", 206, "bytes 90-99/100"), ("bytes=-99999999999999999999999", 206, "bytes 0-99/100"),
                       ("bytes=99999999999999999999999-", 416, "bytes */100"), ("bytes=+5-10", 416, "bytes */100"), ("bytes=5- 10", 416, "bytes */100")])
@@ -212,7 +223,8 @@ struct DemoServerTests {
 
     @Test("numbers are read in decimal only, and a delay past 60 s is refused (hexadecimal and exponents were read, and /delay/90 waited 60 s)",
           arguments: ["/delay/61", "/delay/0x1", "/delay/1e1", "/drip?numbytes=0x10", "/drip?duration=1e0", "/drip?delay=-1",
-                      "/sse?interval=0x1", "/range/10?duration=0x1p1", "/range/10?abort=--1", "/bytes/+5", "/stream/%203", "/status/+200"])
+                      "/sse?interval=0x1", "/range/10?duration=0x1p1", "/range/10?abort=--1", "/bytes/+5", "/stream/%203", "/status/+200",
+                      "/bytes/5?seed=-1", "/bytes/5?seed=abc", "/bytes/5?seed=+1", "/bytes/5?seed=", "/bytes/5?seed=99999999999999999999999"])
     func decimalNumbersOnly(_ path: String) async throws {
         #expect(try await send(Request(.get, path)).statusCode == 400)
     }
@@ -240,7 +252,7 @@ struct DemoServerTests {
     }
 
     @Test("/sse reads a hostile Last-Event-ID without trapping or looping: past the end sends nothing, below it starts over",
-          arguments: [("9223372036854775807", false), ("99", false), ("-9000000000000000000", true), ("x", true)])
+          arguments: [("9223372036854775807", false), ("99", false), ("99999999999999999999999", false), ("-9000000000000000000", true), ("x", true)])
     func hostileLastEventID(_ id: String, startsOver: Bool) async throws {
         let response = try await send(Request(.get, "/sse?count=2&interval=0", headers: ["Last-Event-ID": id]))
         #expect(response.statusCode == 200)

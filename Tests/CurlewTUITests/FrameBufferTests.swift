@@ -35,6 +35,22 @@ struct FrameBufferTests {
         #expect(DetailContent.bodyLines(body).map(\.text) == ["one", "two", "three", "four"])
     }
 
+    @Test("a binary body's hex dump: sixteen bytes a line, offset, hex and printable text, for every byte value and a short last line")
+    func hexDump() {
+        let bytes = Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        for count in [0, 1, 15, 16, 17, 33, 300] {
+            let data = bytes.prefix(count)
+            // The layout written out the slow way, as it was before it was built from a table.
+            let expected = stride(from: 0, to: data.count, by: 16).map { offset in
+                let chunk = data[data.startIndex + offset..<data.startIndex + min(offset + 16, data.count)]
+                let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
+                let ascii = String(chunk.map { (0x20..<0x7F).contains($0) ? Character(Unicode.Scalar($0)) : "." })
+                return String(format: "%08x  ", offset) + hex.padding(toLength: 48, withPad: " ", startingAt: 0) + "  " + ascii
+            }
+            #expect(DetailContent.hexDump(Data(data)).map(\.text) == expected, "\(count) bytes")
+        }
+    }
+
     @Test("wide characters occupy two cells and text after them stays aligned")
     func wideAlignment() {
         var frame = FrameBuffer(rows: 3, columns: 12)
