@@ -29,7 +29,8 @@ enum DetailView {
         let positionColumn = area.column + area.width - TextWidth.of(position) - 1
         if !position.isEmpty { frame.put(position, row: area.row, column: positionColumn, style: .dim) }
         let summary = "#\(message.requestID) \(message.name ?? "") · \(message.state.rawValue)"
-        frame.put(summary, row: area.row, column: column + 2, style: .dim, width: (position.isEmpty ? area.column + area.width - 1 : positionColumn - 2) - column - 2)
+        let room = (position.isEmpty ? area.column + area.width - 1 : positionColumn - 2) - column - 2
+        frame.put(TextWidth.truncate(summary, to: room), row: area.row, column: column + 2, style: .dim, width: room)
         if state.tab == .timing {
             drawTiming(message, in: body, into: &frame)
             return
