@@ -204,8 +204,8 @@ extension AppModel {
             } else if let group = selectedGroup, let index = groups.selectedMember, group.members.indices.contains(index) {
                 let member = group.members[index]
                 if let row = live.rows.last(where: { $0.info.groupID == group.info.id && $0.info.step == index }), let message = row.message {
-                    pane = .live
-                    detail = (.live, DetailState(message: message))
+                    // Over Groups, so Esc comes back to the member (it went on to Live).
+                    detail = (.groups, DetailState(message: message))
                 } else if let child = member.childGroupID, let position = groups.groups.firstIndex(where: { $0.info.id == child }) {
                     groups.selected = position
                     groups.selectedMember = 0

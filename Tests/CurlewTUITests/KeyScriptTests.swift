@@ -248,6 +248,23 @@ struct KeyScriptTests {
         try await pump(model, observer) { model.groups.groups.first?.verdict != nil }
     }
 
+    @Test("Enter on a member that ended opens its answer over Groups, and Esc comes back to the member (it went on to Live; found by a new user's trial)")
+    func memberDetailReturnsToGroups() async throws {
+        let (model, observer, _) = try await liveModel()
+        model.handle(.down)
+        model.handle(.down)
+        model.handle(.character("s"))
+        try await pump(model, observer) { model.groups.groups.first?.verdict != nil && model.live.rows.allSatisfy { $0.message != nil } }
+        model.handle(.character("3"))
+        model.handle(.enter)
+        #expect(model.groupMembersFocused)
+        model.handle(.down)
+        model.handle(.enter)
+        #expect(model.pane == .groups && model.detail?.pane == .groups, "\(model.pane)")
+        model.handle(.escape)
+        #expect(model.pane == .groups && model.detail == nil && model.groupMembersFocused && model.groups.selectedMember == 1)
+    }
+
     @Test("keys pressed in Groups before a group just run is heard of wait for it instead of acting on the group selected before")
     func keysBeforeTheRunArrives() async throws {
         let (model, observer, _) = try await liveModel()
