@@ -190,7 +190,7 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
     /// `action` as `request`'s client can read it, and whether the connection stays open after
     /// it: HTTP/1.0 knows no chunked framing, so a chunked answer's pieces go as they are, and the
     /// close ends them (a stream that drops ends the same way: the close is all it can say).
-    private static func framed(_ action: DemoAction, for request: DemoRequest) -> (action: DemoAction, keepAlive: Bool) {
+    private static func fitted(_ action: DemoAction, to request: DemoRequest) -> (action: DemoAction, keepAlive: Bool) {
         guard !request.takesChunked else { return (action, request.keepAlive) }
         func unframed(_ response: DemoResponse) -> DemoResponse {
             var response = response
@@ -208,7 +208,7 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
     }
 
     private func perform(_ action: DemoAction, request: DemoRequest, context: ChannelHandlerContext) {
-        let (action, keepAlive) = Self.framed(action, for: request)
+        let (action, keepAlive) = Self.fitted(action, to: request)
         let includeBody = request.method != "HEAD"
         switch action {
         case .respond(let response):

@@ -44,13 +44,20 @@ struct DemoRequest: Sendable {
     }
 
     /// `text` as a whole number written in decimal digits alone (no sign, no spaces); nil for
-    /// anything else, and for a number past the largest integer.
-    static func wholeNumber(_ text: some StringProtocol) -> Int? {
-        isDigits(text) ? Int(text) : nil
+    /// anything else, and for a number past the largest `N`.
+    static func wholeNumber<N: FixedWidthInteger>(_ text: some StringProtocol, as: N.Type = Int.self) -> N? {
+        isDigits(text) ? N(text) : nil
+    }
+
+    /// `text` as a position or count written in decimal digits alone, a number past the largest
+    /// integer read as that integer: every such number lies past the end of anything sent (a
+    /// body's last byte, a stream's last event); nil for anything but digits.
+    static func position(_ text: some StringProtocol) -> Int? {
+        isDigits(text) ? Int(text) ?? Int.max : nil
     }
 
     /// Whether `text` is one or more decimal digits and nothing else.
-    static func isDigits(_ text: some StringProtocol) -> Bool {
+    private static func isDigits(_ text: some StringProtocol) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) }
     }
 

@@ -186,7 +186,7 @@ final class DemoRoutes: Sendable {
         }
         var seed: UInt64 = 42
         if let text = request.queryValue("seed") {
-            guard DemoRequest.isDigits(text), let value = UInt64(text) else {
+            guard let value = DemoRequest.wholeNumber(text, as: UInt64.self) else {
                 return .respond(.json(["error": "seed must be a whole number from 0 to \(UInt64.max)"], status: 400))
             }
             seed = value
@@ -419,7 +419,7 @@ final class DemoRoutes: Sendable {
         }
         // Only an ID this stream could have sent counts; anything else starts from the beginning.
         // A number past the largest integer is past the end too.
-        let resumed = request.header("Last-Event-ID").flatMap { DemoRequest.isDigits($0) ? Int($0) ?? Int.max : nil }.map { min($0, count) } ?? 0
+        let resumed = request.header("Last-Event-ID").flatMap(DemoRequest.position).map { min($0, count) } ?? 0
         let first = resumed + 1
         let remaining = max(0, count - first + 1)
         let sent = drops ? min(remaining, after >= 0 ? after : max(1, remaining / 2)) : remaining
@@ -594,26 +594,20 @@ enum RangeRequest: Equatable {
             return
         }
         if parts[0].isEmpty {
-            guard let suffix = Self.position(parts[1]), suffix > 0 else {
+            guard let suffix = DemoRequest.position(parts[1]), suffix > 0 else {
                 self = .unsatisfiable
                 return
             }
             self = .part(first: max(0, size - suffix), last: size - 1)
         } else {
-            guard let start = Self.position(parts[0]), start < size,
-                  let end = parts[1].isEmpty ? size - 1 : Self.position(parts[1]).map({ min($0, size - 1) }), end >= start else {
+            // An end past the largest integer means the body's end (RFC 9110, section 14.1.1).
+            guard let start = DemoRequest.position(parts[0]), start < size,
+                  let end = parts[1].isEmpty ? size - 1 : DemoRequest.position(parts[1]).map({ min($0, size - 1) }), end >= start else {
                 self = .unsatisfiable
                 return
             }
             self = .part(first: start, last: end)
         }
-    }
-
-    /// A position or length: decimal digits only (no sign, no spaces), and a number past the
-    /// largest integer read as that integer, since every one of them lies past the body's end
-    /// (RFC 9110, section 14.1.1: such an end means the end of the body).
-    private static func position(_ text: String) -> Int? {
-        DemoRequest.isDigits(text) ? Int(text) ?? Int.max : nil
     }
 }
 

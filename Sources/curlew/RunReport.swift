@@ -190,6 +190,7 @@ final class RunReport: Sendable {
         func allowedFailure(name: String, seconds: Double, error: String) -> JUnitReport.Case {
             .init(name: name, seconds: seconds, skipped: true, skipReason: "failed, which the group's policy allows: " + error)
         }
+        func text(of error: RequestError) -> String { clean("\(error.kind.rawValue): \(error.message)") }
         func suiteName(_ result: RunResult) -> String { result.target.groupName.map { "group \($0)" } ?? "requests" }
         for result in results {
             let suiteName = suiteName(result)
@@ -200,7 +201,7 @@ final class RunReport: Sendable {
             for item in result.cases {
                 let seconds = item.duration?.seconds ?? 0
                 let assertions = item.failures.isEmpty ? nil : clean(item.failures.map { masked($0).description }.joined(separator: "\n"))
-                let error = item.error.map { clean("\($0.kind.rawValue): \($0.message)") }
+                let error = item.error.map(text(of:))
                 // An answer that failed its assertions or a check it was sent with fails; no
                 // answer to judge (it could not be built or sent, the connection failed) is an
                 // error, with the assertions it left unchecked.
@@ -222,7 +223,7 @@ final class RunReport: Sendable {
             for nested in result.nested {
                 guard let stepError = nested.stepError else { continue }
                 let name = "group " + nested.path.joined(separator: " › ") + tag
-                let error = clean("\(stepError.kind.rawValue): \(stepError.message)")
+                let error = text(of: stepError)
                 // As a request's failure is, when the top-level group's policy lets the step fail.
                 // A capture that found nothing in an answer: a failure.
                 add(suiteName, result.passed ? allowedFailure(name: name, seconds: 0, error: error) : .init(name: name, seconds: 0, failure: error))
