@@ -380,7 +380,7 @@ final class AgentCore: Sendable {
         return ResponseSnapshot(
             statusCode: result.statusCode, statusLine: result.statusLine, httpVersion: result.connection.httpVersion,
             fields: HTTPHeaders(received: headers),
-            body: bodySnapshot(of: result, contentType: headers.first("Content-Type"), readers: bodyReaders)
+            body: bodySnapshot(of: result, contentType: headers.contentType, readers: bodyReaders)
         )
     }
 

@@ -16,7 +16,9 @@ enum CallbackJob: Sendable {
 }
 
 /// What answering a finished request takes: its bookkeeping, the transfer's result and the verdict.
-struct FinishedAnswer: Sendable {
+/// A reference: a job is copied into its batch and out again to run, and copying these fields
+/// (optionals of types the runtime copies field by field) cost more than allocating the object.
+final class FinishedAnswer: Sendable {
     let entry: AgentCore.ActiveRequest
     let result: TransferResult
     /// The response's value when the verdict made one; nil leaves it to be read here.
@@ -24,6 +26,15 @@ struct FinishedAnswer: Sendable {
     let error: RequestError?
     let message: SharedDebugMessage?
     let tip: String
+
+    init(entry: AgentCore.ActiveRequest, result: TransferResult, value: ResponseValue?, error: RequestError?, message: SharedDebugMessage?, tip: String) {
+        self.entry = entry
+        self.result = result
+        self.value = value
+        self.error = error
+        self.message = message
+        self.tip = tip
+    }
 
     /// Makes the response where the callbacks run and answers the caller.
     func run() {

@@ -167,6 +167,17 @@ public enum ASCII {
         return (difference &- 0x0101_0101_0101_0101) & ~difference & 0x8080_8080_8080_8080
     }
 
+    /// Whether `name` (a header field's name, as bytes) is `lowercased` ignoring ASCII case;
+    /// `lowercased` must be ASCII and lowercase.
+    /// Inlined: the length, a constant at each call site, turns most names away at once.
+    @inline(__always)
+    static func isName(_ name: UnsafeRawBufferPointer, _ lowercased: StaticString) -> Bool {
+        guard name.count == lowercased.utf8CodeUnitCount, let start = name.baseAddress else { return false }
+        let letters = lowercased.utf8Start
+        for index in 0..<name.count where lowercase(start.load(fromByteOffset: index, as: UInt8.self)) != letters[index] { return false }
+        return true
+    }
+
     @inline(__always)
     public static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte

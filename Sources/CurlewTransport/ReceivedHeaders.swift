@@ -15,6 +15,9 @@ public struct ReceivedHeaders: Sendable {
     private var used = 0
     /// Whether a kept line reads as continuing the field before it (obsolete line folding).
     private var hasFoldedLines = false
+    /// Where the first field named Content-Type starts in `storage`, noted as it arrives: every
+    /// debug message reads it, and a lookup by name walked every line.
+    private var contentTypeLine: Int?
 
     public init() {}
 
@@ -66,6 +69,18 @@ public struct ReceivedHeaders: Sendable {
                 return true
             }
             return found
+        }
+    }
+
+    /// The value of the first Content-Type field, as `first("Content-Type")` gives it.
+    public var contentType: String? {
+        guard !hasFoldedLines else { return first("Content-Type") }
+        guard let start = contentTypeLine else { return nil }
+        return withLines { all in
+            let prefix = LinePrefix(from: UnsafeRawBufferPointer(rebasing: all[start...]))
+            guard case .field(_, let value) = prefix.kind else { return nil }
+            let lineStart = start + LinePrefix.size
+            return ResponseHeaderLine.text(UnsafeRawBufferPointer(rebasing: all[lineStart..<(lineStart + prefix.length)]), value)
         }
     }
 
@@ -192,7 +207,7 @@ public struct ReceivedHeaders: Sendable {
         let start = used
         let end = start + LinePrefix.size + keptLength
         if end > storage.count { grow(toHold: end) }
-        let folded = storage.withUnsafeMutableBytes { all in
+        let kept = storage.withUnsafeMutableBytes { all in
             let kept = UnsafeMutableRawBufferPointer(rebasing: all[(start + LinePrefix.size)..<end])
             kept.baseAddress!.copyMemory(from: source, byteCount: line.count)
             kept[keptLength - 1] = 0x0A
@@ -202,12 +217,19 @@ public struct ReceivedHeaders: Sendable {
                 keptKind = ResponseHeaderLine(UnsafeRawBufferPointer(kept))
             }
             LinePrefix(length: keptLength, kind: keptKind).store(to: UnsafeMutableRawBufferPointer(rebasing: all[start...]))
-            if case .continuation = keptKind { return true }
-            return false
+            return keptKind
         }
+        switch kept {
         // A line starting with a space or tab continues the field before it: a continuation, or
         // a line that started with an LF now made a space.
-        if folded { hasFoldedLines = true }
+        case .continuation:
+            hasFoldedLines = true
+        case .field(let name, _):
+            // The name's bytes as they arrived: only LFs, which no name holds, were changed.
+            if contentTypeLine == nil, ASCII.isName(UnsafeRawBufferPointer(rebasing: line[name]), "content-type") { contentTypeLine = start }
+        case .statusLine, .other:
+            break
+        }
         used = end
     }
 
@@ -287,6 +309,7 @@ public struct ReceivedHeaders: Sendable {
     mutating func removeAll() {
         used = 0
         hasFoldedLines = false
+        contentTypeLine = nil
     }
 
     /// Makes room for a typical response's head at once.

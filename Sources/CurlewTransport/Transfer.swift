@@ -62,7 +62,9 @@ final class Transfer {
     /// A failure Curlew decided itself (a local file, a range mismatch), which wins over libcurl's code.
     @exclusivity(unchecked) private(set) var localFailure: TransferError?
 
-    @exclusivity(unchecked) private var requestHead = Data()
+    /// The head as written, as bytes: a `Data` cost an allocation more to grow past its
+    /// inline size, and an exclusivity check at each read.
+    @exclusivity(unchecked) private var requestHead: [UInt8] = []
     @exclusivity(unchecked) private var requestBody = Data()
     @exclusivity(unchecked) private var requestBodySize: Int64 = 0
     /// Whether the current hop's request has a body (or upload) to send after its head.
@@ -555,7 +557,7 @@ final class Transfer {
             responseHeaders.append(bytes, as: kind)
         case .field(let name, let value):
             responseHeaders.append(bytes, as: kind)
-            guard Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[name])) else { break }
+            guard ASCII.isName(UnsafeRawBufferPointer(rebasing: bytes[name]), "content-length") else { break }
             switch announce(UnsafeRawBufferPointer(rebasing: bytes[value])) {
             case .refused:
                 return false
@@ -613,14 +615,6 @@ final class Transfer {
         let shown = String(decoding: value.prefix(40), as: UTF8.self) + (value.count > 40 ? "…" : "")
         localFailure = TransferError(kind: .invalidResponse, message: "the response's Content-Length \(shown.debugDescription) is not a number")
         return .refused
-    }
-
-    private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
-        let expected: StaticString = "content-length"
-        guard name.count == expected.utf8CodeUnitCount else { return false }
-        let letters = UnsafeRawBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount)
-        for index in 0..<name.count where ASCII.lowercase(name[index]) != letters[index] { return false }
-        return true
     }
 
     /// A run of ASCII digits as a number: nil for anything else, or beyond 18 digits.

@@ -433,7 +433,7 @@ extension TransferResult {
     /// The end of an exchange that never reached libcurl: cancelled, unless `error` says otherwise.
     static func endedBeforeStart(id: UInt64, error: TransferError = .cancelled) -> TransferResult {
         TransferResult(
-            id: id, error: error, requestHead: Data(), requestBody: Data(), requestBodySize: 0,
+            id: id, error: error, requestHead: [], requestBody: Data(), requestBodySize: 0,
             statusLine: "", statusCode: 0, responseHeaders: ReceivedHeaders(), responseBody: Data(),
             connection: ConnectionFacts(), timings: .zero
         )

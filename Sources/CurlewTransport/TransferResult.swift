@@ -58,7 +58,7 @@ public final class TransferResult: Sendable {
     public let id: UInt64
     public let error: TransferError?
     /// Request line and header block exactly as written, CRLFs included.
-    public let requestHead: Data
+    public let requestHead: [UInt8]
     /// The first `requestCaptureLimit` body bytes as written.
     public let requestBody: Data
     /// Full number of body bytes written.
@@ -83,7 +83,7 @@ public final class TransferResult: Sendable {
     /// request did not ask for it and that libcurl did not fail (`TransferRequest.measuresExchange`).
     public let measured: Bool
 
-    init(id: UInt64, error: TransferError?, requestHead: Data, requestBody: Data, requestBodySize: Int64, statusLine: String,
+    init(id: UInt64, error: TransferError?, requestHead: [UInt8], requestBody: Data, requestBodySize: Int64, statusLine: String,
          statusCode: Int, responseHeaders: ReceivedHeaders, responseBody: Data, responseBodySpilled: Bool = false,
          discardedBodySize: Int64 = 0, download: DownloadOutcome? = nil, connection: ConnectionFacts, timings: TransferTimings,
          measured: Bool = true) {

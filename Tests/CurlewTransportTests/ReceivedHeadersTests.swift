@@ -34,6 +34,29 @@ struct ReceivedHeadersTests {
         #expect(!headers.isEmpty)
     }
 
+    @Test("the Content-Type noted as it arrives is the one a lookup by name finds")
+    func contentType() {
+        let cases: [[String]] = [
+            ["Content-Type: text/plain\r\n"],
+            ["X-A: 1\r\n", "content-TYPE:  application/json \r\n", "Content-Type: text/html\r\n"],
+            ["Content-Types: no\r\n", "Content-Typ: no\r\n", "X-Content-Type: no\r\n"],
+            ["Content-Type: text/plain;\r\n", " charset=utf-8\r\n"],
+            ["Content-Type: first\r\n", "HTTP/1.1 200 OK\r\n", "X-B: 2\r\n"],
+            ["Content-Type: old\r\n", "HTTP/1.1 200 OK\r\n", "Content-Type: new\r\n"],
+            ["X-C: 3\nContent-Type: inside\r\n", "Content-Type: own\r\n"],
+            [],
+        ]
+        for lines in cases {
+            let headers = received(lines)
+            #expect(headers.contentType == headers.first("Content-Type"), "\(lines)")
+        }
+        #expect(received(cases[1]).contentType == "application/json")
+        #expect(received(cases[2]).contentType == nil)
+        #expect(received(cases[3]).contentType == "text/plain; charset=utf-8")
+        #expect(received(cases[4]).contentType == nil)
+        #expect(received(cases[5]).contentType == "new")
+    }
+
     @Test("a folded line joins the field before it, and only that field")
     func foldedLines() {
         let headers = received(["  orphan\r\n", "X-Long: one\r\n", "\t two \r\n", " three\r\n", "X-Next: n\r\n"])
