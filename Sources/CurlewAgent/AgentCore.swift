@@ -352,7 +352,8 @@ final class AgentCore: Sendable {
         )
         var connection = result.connection
         connection.effectiveURL = URLPassword.masking(in: connection.effectiveURL)
-        var (original, transfer) = composed.splittingTransfer()
+        // Split only when there is a record: splitting copies the request, field by field.
+        var (original, transfer) = composed.transfer == nil ? (composed, nil) : composed.splittingTransfer()
         if result.download != nil || result.responseBodySpilled {
             transfer = transfer ?? TransferRecord()
             transfer?.download = result.download
