@@ -6,7 +6,9 @@ public enum RequestSerializer: Sendable, Equatable {
     case urlEncodedForm
     /// `application/json` from the parameters object.
     case json
-    /// A body given as is, with its content type; parameters then go in the query string.
+    /// A body given as is, with its content type; parameters then go in the query string. The
+    /// request's own `Content-Type` header wins over this type, and this type over a config
+    /// default one, unless `Request.rawContentTypeIsFallback` says it was only a guess.
     case raw(Data, contentType: String)
 }
 
@@ -40,6 +42,10 @@ public struct Request: Sendable {
     /// Laid over the config's default headers: same name, request wins.
     public var headers: HTTPHeaders
     public var requestSerializer: RequestSerializer
+    /// The type of a `.raw` body is a guess made for want of one (a workspace `body:` written
+    /// without `contentType:`, the interface's body mode), which a config default `Content-Type`
+    /// overrides. Off: the type was given with the body, and overrides a config default.
+    public var rawContentTypeIsFallback = false
     public var responseSerializer: ResponseSerializer
     /// Overrides the config's request timeout.
     public var timeout: Duration?

@@ -73,7 +73,11 @@ struct RequestComposer: Sendable {
         case .raw(let data, let contentType):
             queryParams = params
             body = data
-            if headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
+            // The request's own header wins; then the body's own type; then a config default;
+            // then a type that was only a guess.
+            if request.headers["Content-Type"] == nil, !request.rawContentTypeIsFallback || headers["Content-Type"] == nil {
+                headers.set("Content-Type", contentType)
+            }
         case .urlEncodedForm where request.method.encodesParametersInQuery,
              .json where request.method.encodesParametersInQuery:
             queryParams = params

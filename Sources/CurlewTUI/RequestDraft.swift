@@ -356,6 +356,8 @@ public struct RequestDraft: Sendable, Equatable {
             request.followRedirects = followRedirects
         }
         let contentType = headers["Content-Type"] ?? bodyMode.contentType
+        // Without a header row the mode's type is a guess, which a config default overrides.
+        request.rawContentTypeIsFallback = headers["Content-Type"] == nil
         switch bodyMode {
         case .none: break
         case .multipart:

@@ -5,6 +5,10 @@ import Foundation
 /// Reads one entry of `requests:` into the agent's `Request`, and its `expect:` list. The same
 /// code checks a workspace when it loads (no templates expanded) and builds the request to send.
 enum RequestReader {
+    /// The type a `body:` entry without `contentType:` is sent with, unless a config default
+    /// `Content-Type` says otherwise.
+    static let guessedBodyType = "text/plain; charset=utf-8"
+
     static let keys = ["method", "url", "baseURL", "query", "headers", "json", "form", "body", "contentType", "multipart", "bodyFile",
                        "timeout", "followRedirects", "allowInsecureRedirects", "httpVersion", "tls", "cache", "retry", "mock", "duplicates",
                        "download", "cookies", "acceptableStatus", "reachabilityPrecheck", "response", "useCDN", "defaultParams",
@@ -52,14 +56,16 @@ enum RequestReader {
         if let value = map.take("json") {
             let json = try value.templatedJSON(context, refusesInexactNumbers: true)
             request.requestSerializer = .raw(Data(json.serialized().utf8), contentType: contentType ?? "application/json")
+            request.rawContentTypeIsFallback = contentType == nil
         } else if let value = map.take("form") {
             request.params = try ConfigReader.parameters(value, context, asText: true)
             request.requestSerializer = .urlEncodedForm
         } else if let value = map.take("body") {
-            let type = contentType ?? "text/plain; charset=utf-8"
+            let type = contentType ?? guessedBodyType
             // Under a JSON type a string's templates are filled in whole, as a `json:` entry's are.
             let isJSON = MIMEType.isJSON(body: type, header: request.headers["Content-Type"] ?? context.defaultContentType)
             request.requestSerializer = .raw(Data((isJSON ? try value.jsonText(context) : try value.text(context)).utf8), contentType: type)
+            request.rawContentTypeIsFallback = contentType == nil
         } else if let value = map.take("multipart") {
             request.form = try multipart(value, context)
         } else if let value = map.take("bodyFile") {

@@ -610,7 +610,9 @@ public enum WorkspaceWriter {
                 if contentType != "application/json" { add("contentType", text(contentType)) }
             } else {
                 add("body", text(String(decoding: data, as: UTF8.self)))
-                add("contentType", text(contentType))
+                // A guess the reader would make again is left out, so it stays a guess (which a
+                // config default overrides) when read back.
+                if !request.rawContentTypeIsFallback || contentType != RequestReader.guessedBodyType { add("contentType", text(contentType)) }
             }
         case _ where request.params.isEmpty: break
         case _ where request.method.encodesParametersInQuery || request.form != nil || request.uploadFile != nil:

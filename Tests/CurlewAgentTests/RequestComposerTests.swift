@@ -11,6 +11,34 @@ struct RequestComposerTests {
         try RequestComposer(config: config ?? self.config).compose(request).transfer.url
     }
 
+    @Test("a raw body's type: the request's own Content-Type wins, then the body's type, then a config default, then a guessed type")
+    func rawBodyTypePrecedence() throws {
+        var config = NetworkConfig(baseURL: "http://api.example.test")
+        config.defaultHeaders = HTTPHeaders([HeaderField(name: "Content-Type", value: "application/json")])
+        func sentType(_ request: Request, config: NetworkConfig) throws -> String? {
+            let (transfer, composed) = try RequestComposer(config: config).compose(request)
+            let sent = transfer.headers.filter { ASCII.equalsIgnoringCase($0.name, "Content-Type") }.map { $0.value }
+            #expect(sent.count <= 1, "one Content-Type goes out")
+            #expect(composed.headers.first { ASCII.equalsIgnoringCase($0.name, "Content-Type") }?.value == sent.first)
+            return sent.first
+        }
+        var request = Request(.post, "/x")
+        request.requestSerializer = .raw(Data("<a/>".utf8), contentType: "application/xml")
+        #expect(try sentType(request, config: config) == "application/xml")
+        #expect(try RequestComposer(config: config).compose(request).composed.automaticHeaders.contains("Content-Type"))
+        request.rawContentTypeIsFallback = true
+        #expect(try sentType(request, config: config) == "application/json")
+        #expect(try sentType(request, config: NetworkConfig(baseURL: "http://api.example.test")) == "application/xml")
+        request.headers = HTTPHeaders([HeaderField(name: "content-type", value: "text/csv")])
+        #expect(try sentType(request, config: config) == "text/csv")
+        request.rawContentTypeIsFallback = false
+        #expect(try sentType(request, config: config) == "text/csv")
+        // A type given with the body is checked as a header is: no line can be smuggled through it.
+        request.headers = HTTPHeaders()
+        request.requestSerializer = .raw(Data("a".utf8), contentType: "text/plain\r\nX-Evil: 1")
+        #expect(throws: RequestError.self) { try RequestComposer(config: config).compose(request) }
+    }
+
     @Test("the config's base URL, the API version and the path are joined with single slashes")
     func baseVersionPath() throws {
         #expect(try url(Request(.get, "/users/7")) == "http://api.example.test/v2/users/7")

@@ -151,6 +151,24 @@ struct ComposeWorkspaceTests {
         #expect(sent.headers["Authorization"] == "Basic " + Data("ann:pw".utf8).base64EncodedString())
     }
 
+    @Test("the editor sends a body's type as the file does: a config default Content-Type over the mode's guess, the entry's own type over the default")
+    func bodyTypeAgainstConfigDefault() throws {
+        let path = try file("""
+        config: {headers: {Content-Type: application/vnd.test+json}}
+        requests:
+          guessed: {method: POST, url: "http://127.0.0.1:9/b", body: "hello"}
+          own: {method: POST, url: "http://127.0.0.1:9/a", body: "<a/>", contentType: application/xml}
+        """)
+        let workspace = try ComposeWorkspace(path: path)
+        for (name, type) in [("guessed", "application/vnd.test+json"), ("own", "application/xml")] {
+            let fromEditor = try workspace.request(for: try workspace.draft(named: name), captured: [])
+            let fromFile = try workspace.session.request(named: name).0
+            let config = workspace.session.config
+            #expect(try config.composed(fromEditor).headers.first { $0.name == "Content-Type" }?.value == type, "\(name)")
+            #expect(try config.composed(fromFile).headers.first { $0.name == "Content-Type" }?.value == type, "\(name)")
+        }
+    }
+
     @Test("a pasted form body's password, saved, is sent as curl sent it, by the editor and the file alike (found by a new user's trial: `a+b` went out as `a%2Bb`)")
     func savedFormSecretSentAlike() throws {
         let path = try file("requests: {}\n")

@@ -316,6 +316,36 @@ struct WorkspaceReadingTests {
         #expect(shown?.first { $0.name == "X-Plain" }?.value == "ann-x")
     }
 
+    @Test("a body's own contentType wins over a config default Content-Type; a body without one takes the default, and keeps taking it once saved")
+    func bodyTypeAgainstConfigDefault() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", """
+        config: {headers: {Content-Type: application/vnd.test+json}}
+        requests:
+          own: {url: "http://127.0.0.1:9/a", method: POST, body: "<a/>", contentType: application/xml}
+          guessed: {url: "http://127.0.0.1:9/b", method: POST, body: "hello"}
+          members: {url: "http://127.0.0.1:9/c", method: POST, json: {a: 1}}
+          header: {url: "http://127.0.0.1:9/d", method: POST, headers: {Content-Type: text/csv}, body: "a,b", contentType: application/xml}
+        """)
+        func sentType(_ name: String) throws -> String? {
+            let session = try WorkspaceSession(try Workspace.load(path: path))
+            return try session.config.composed(try session.request(named: name).0).headers.first { $0.name.lowercased() == "content-type" }?.value
+        }
+        #expect(try sentType("own") == "application/xml")
+        #expect(try sentType("guessed") == "application/vnd.test+json")
+        #expect(try sentType("members") == "application/vnd.test+json")
+        #expect(try sentType("header") == "text/csv")
+        // Saved again, the guessed type is not written as the entry's own: it still yields to the default.
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        try WorkspaceWriter.save(try session.request(named: "guessed").0, named: "guessed", in: path)
+        try WorkspaceWriter.save(try session.request(named: "own").0, named: "own", in: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("text/plain"), "\(text)")
+        #expect(text.contains("application/xml"))
+        #expect(try sentType("guessed") == "application/vnd.test+json")
+        #expect(try sentType("own") == "application/xml")
+    }
+
     @Test("a json: entry fills templates in its members' names as a body: entry under a JSON type does (found by review: json: left them as written)")
     func jsonMemberNamesFilled() throws {
         let files = try WorkspaceFiles()
