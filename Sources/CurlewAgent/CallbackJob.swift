@@ -16,9 +16,7 @@ enum CallbackJob: Sendable {
 }
 
 /// What answering a finished request takes: its bookkeeping, the transfer's result and the verdict.
-/// A reference: a job is copied into its batch and out again to run, and copying these fields
-/// (optionals of types the runtime copies field by field) cost more than allocating the object.
-final class FinishedAnswer: Sendable {
+struct FinishedAnswer: Sendable {
     let entry: AgentCore.ActiveRequest
     let result: TransferResult
     /// The response's value when the verdict made one; nil leaves it to be read here.
@@ -26,15 +24,6 @@ final class FinishedAnswer: Sendable {
     let error: RequestError?
     let message: SharedDebugMessage?
     let tip: String
-
-    init(entry: AgentCore.ActiveRequest, result: TransferResult, value: ResponseValue?, error: RequestError?, message: SharedDebugMessage?, tip: String) {
-        self.entry = entry
-        self.result = result
-        self.value = value
-        self.error = error
-        self.message = message
-        self.tip = tip
-    }
 
     /// Makes the response where the callbacks run and answers the caller.
     func run() {
