@@ -352,8 +352,7 @@ final class AgentCore: Sendable {
         )
         var connection = result.connection
         connection.effectiveURL = URLPassword.masking(in: connection.effectiveURL)
-        // Split only when there is a record: splitting copies the request, field by field.
-        var (original, transfer) = composed.transfer == nil ? (composed, nil) : composed.splittingTransfer()
+        var (original, transfer) = composed.splittingTransfer()
         if result.download != nil || result.responseBodySpilled {
             transfer = transfer ?? TransferRecord()
             transfer?.download = result.download

@@ -42,6 +42,8 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
     /// This request without its transfer record, and the record, which a debug message keeps
     /// apart (`DebugMessage.transfer`), so a message reads back from a log as it was written.
     func splittingTransfer() -> (ComposedRequest, TransferRecord?) {
+        // Without a record nothing is split: splitting copies the request field by field.
+        guard transfer != nil else { return (self, nil) }
         var request = self
         request.transfer = nil
         return (request, transfer)

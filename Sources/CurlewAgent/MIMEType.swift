@@ -9,7 +9,8 @@ public enum MIMEType {
     }
 
     /// Whether a body's templates are filled in as JSON: by the body's own type, or by the
-    /// `Content-Type` that goes on the wire with it (`header`: the request's, else a default one).
+    /// `Content-Type` that goes on the wire in its place (`header`, see
+    /// `Request.contentTypeOverridingRawBody`).
     public static func isJSON(body bodyType: String, header: String?) -> Bool {
         isJSON(bodyType) || header.map(isJSON) == true
     }

@@ -46,6 +46,13 @@ public struct Request: Sendable {
     /// without `contentType:`, the interface's body mode), which a config default `Content-Type`
     /// overrides. Off: the type was given with the body, and overrides a config default.
     public var rawContentTypeIsFallback = false
+
+    /// The `Content-Type` a `.raw` body goes out under in place of its own type: the request's own
+    /// header, else `configDefault` when the body's type is only a guess; nil when the body's own
+    /// type goes out. The one rule for the composer and for whoever fills templates by that type.
+    public func contentTypeOverridingRawBody(configDefault: String?) -> String? {
+        headers["Content-Type"] ?? (rawContentTypeIsFallback ? configDefault : nil)
+    }
     public var responseSerializer: ResponseSerializer
     /// Overrides the config's request timeout.
     public var timeout: Duration?

@@ -73,9 +73,8 @@ struct RequestComposer: Sendable {
         case .raw(let data, let contentType):
             queryParams = params
             body = data
-            // The request's own header wins; then the body's own type; then a config default;
-            // then a type that was only a guess.
-            if request.headers["Content-Type"] == nil, !request.rawContentTypeIsFallback || headers["Content-Type"] == nil {
+            // `headers` holds the request's own Content-Type, else the config's default one.
+            if request.contentTypeOverridingRawBody(configDefault: headers["Content-Type"]) == nil {
                 headers.set("Content-Type", contentType)
             }
         case .urlEncodedForm where request.method.encodesParametersInQuery,

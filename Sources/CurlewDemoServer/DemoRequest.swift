@@ -67,11 +67,12 @@ struct DemoRequest: Sendable {
     static func decimal(_ text: some StringProtocol, in range: ClosedRange<Double>) -> Double? {
         guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") }),
               let value = Double(String(text)), range.contains(value) else { return nil }
-        // Past a whole bound by less than a double tells apart (60.0000000000000001 reads as 60):
-        // refused as the number it is.
-        if value == range.upperBound, value == value.rounded(.down) {
-            let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-            if Double(String(parts[0])) ?? 0 >= value, parts.count == 2, parts[1].utf8.contains(where: { $0 != UInt8(ascii: "0") }) { return nil }
+        // A fraction finer than a double holds reads as a whole number (60.0000000000000000001 as
+        // 60, 199.99999999999999999 as 200), which could pass a bound or a whole-number check the
+        // number itself fails: refused as the number it is.
+        if value == value.rounded(.down), let point = text.firstIndex(of: "."),
+           text[text.index(after: point)...].utf8.contains(where: { $0 != UInt8(ascii: "0") }) {
+            return nil
         }
         return value
     }

@@ -51,7 +51,6 @@ public enum HARImport {
                     collection.notes.append("\(name): the body holds a redacted value; replace \(RedactionPolicy.marker) before sending it")
                 }
                 request.requestSerializer = .raw(body.data, contentType: body.contentType ?? "application/octet-stream")
-                request.rawContentTypeIsFallback = body.contentType == nil
             }
             collection.items.append(.init(name: name, folder: URLComponents(string: original.url)?.host, request: request))
         }

@@ -166,7 +166,6 @@ public enum HTTPFileImport {
         } else if !bodyLines.isEmpty {
             let contentType = headers["Content-Type"] ?? "text/plain; charset=utf-8"
             request.requestSerializer = .raw(Data(ImportedCollection.translatingBuiltins(bodyLines.joined(separator: "\n")).utf8), contentType: contentType)
-            request.rawContentTypeIsFallback = headers["Content-Type"] == nil
         }
         return .init(name: name ?? ImportedCollection.defaultName(method: method, url: url), request: request)
     }

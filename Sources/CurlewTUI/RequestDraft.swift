@@ -25,8 +25,8 @@ public struct RequestDraft: Sendable, Equatable {
         /// multipart body's, with its boundary, is the agent's).
         var contentType: String {
             switch self {
-            case .none, .raw: "text/plain; charset=utf-8"
-            case .json: "application/json"
+            case .none, .raw: GuessedBodyType.text
+            case .json: GuessedBodyType.json
             case .form: "application/x-www-form-urlencoded"
             case .multipart: "multipart/form-data"
             }
@@ -284,6 +284,7 @@ public struct RequestDraft: Sendable, Equatable {
         // A multipart or file body the editor cannot show stays unless the editor has a body.
         if bodyMode != .none || base.form == nil && base.uploadFile == nil {
             request.requestSerializer = edited.requestSerializer
+            request.rawContentTypeIsFallback = edited.rawContentTypeIsFallback
             request.form = edited.form
             request.uploadFile = nil
         }
@@ -356,8 +357,9 @@ public struct RequestDraft: Sendable, Equatable {
             request.followRedirects = followRedirects
         }
         let contentType = headers["Content-Type"] ?? bodyMode.contentType
-        // Without a header row the mode's type is a guess, which a config default overrides.
-        request.rawContentTypeIsFallback = headers["Content-Type"] == nil
+        // A mode's text or JSON type is a guess, which a config default overrides, as the saved
+        // entry reads it.
+        request.rawContentTypeIsFallback = GuessedBodyType.isGuess(contentType)
         switch bodyMode {
         case .none: break
         case .multipart:
@@ -370,7 +372,7 @@ public struct RequestDraft: Sendable, Equatable {
             }
         case .raw:
             // Text, unless a header types it JSON: then its strings are filled in whole, as the file does.
-            let isJSON = MIMEType.isJSON(body: contentType, header: headers["Content-Type"] ?? defaultContentType)
+            let isJSON = MIMEType.isJSON(body: contentType, header: request.contentTypeOverridingRawBody(configDefault: defaultContentType))
             let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: isJSON,
                                                                                 asMembers: false, expand, outsideJSONStrings: outsideJSONStrings)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)

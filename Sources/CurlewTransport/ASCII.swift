@@ -167,13 +167,14 @@ public enum ASCII {
         return (difference &- 0x0101_0101_0101_0101) & ~difference & 0x8080_8080_8080_8080
     }
 
-    /// Whether `name` (a header field's name, as bytes) is `lowercased` ignoring ASCII case;
-    /// `lowercased` must be ASCII and lowercase.
-    /// Inlined: the length, a constant at each call site, turns most names away at once.
+    /// Whether `name` (a header field's name, as bytes) is `lowercaseName` ignoring ASCII case;
+    /// `lowercaseName` must be ASCII and lowercase. Inlined: the length, a constant at each call
+    /// site, turns most names away at once.
     @inline(__always)
-    static func isName(_ name: UnsafeRawBufferPointer, _ lowercased: StaticString) -> Bool {
-        guard name.count == lowercased.utf8CodeUnitCount, let start = name.baseAddress else { return false }
-        let letters = lowercased.utf8Start
+    static func isName(_ name: UnsafeRawBufferPointer, _ lowercaseName: StaticString) -> Bool {
+        guard name.count == lowercaseName.utf8CodeUnitCount, let start = name.baseAddress else { return false }
+        let letters = lowercaseName.utf8Start
+        assert((0..<name.count).allSatisfy { letters[$0] < 0x80 && lowercase(letters[$0]) == letters[$0] }, "a name to match must be lowercase ASCII")
         for index in 0..<name.count where lowercase(start.load(fromByteOffset: index, as: UInt8.self)) != letters[index] { return false }
         return true
     }

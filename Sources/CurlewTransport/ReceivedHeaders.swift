@@ -15,8 +15,8 @@ public struct ReceivedHeaders: Sendable {
     private var used = 0
     /// Whether a kept line reads as continuing the field before it (obsolete line folding).
     private var hasFoldedLines = false
-    /// Where the first field named Content-Type starts in `storage`, noted as it arrives: every
-    /// debug message reads it, and a lookup by name walked every line.
+    /// Where the first field named Content-Type starts in `storage`, noted as its line arrives, so
+    /// that reading it (every debug message does) walks no lines.
     private var contentTypeLine: Int?
 
     public init() {}

@@ -62,8 +62,8 @@ final class Transfer {
     /// A failure Curlew decided itself (a local file, a range mismatch), which wins over libcurl's code.
     @exclusivity(unchecked) private(set) var localFailure: TransferError?
 
-    /// The head as written, as bytes: a `Data` cost an allocation more to grow past its
-    /// inline size, and an exclusivity check at each read.
+    /// The request's head as written, kept as bytes: one allocation, read without the
+    /// exclusivity checks a `Data` makes.
     @exclusivity(unchecked) private var requestHead: [UInt8] = []
     @exclusivity(unchecked) private var requestBody = Data()
     @exclusivity(unchecked) private var requestBodySize: Int64 = 0

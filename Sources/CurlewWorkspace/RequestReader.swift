@@ -5,10 +5,6 @@ import Foundation
 /// Reads one entry of `requests:` into the agent's `Request`, and its `expect:` list. The same
 /// code checks a workspace when it loads (no templates expanded) and builds the request to send.
 enum RequestReader {
-    /// The type a `body:` entry without `contentType:` is sent with, unless a config default
-    /// `Content-Type` says otherwise.
-    static let guessedBodyType = "text/plain; charset=utf-8"
-
     static let keys = ["method", "url", "baseURL", "query", "headers", "json", "form", "body", "contentType", "multipart", "bodyFile",
                        "timeout", "followRedirects", "allowInsecureRedirects", "httpVersion", "tls", "cache", "retry", "mock", "duplicates",
                        "download", "cookies", "acceptableStatus", "reachabilityPrecheck", "response", "useCDN", "defaultParams",
@@ -55,17 +51,17 @@ enum RequestReader {
         let contentType = try map.take("contentType")?.text(context.refusingCaptures)
         if let value = map.take("json") {
             let json = try value.templatedJSON(context, refusesInexactNumbers: true)
-            request.requestSerializer = .raw(Data(json.serialized().utf8), contentType: contentType ?? "application/json")
-            request.rawContentTypeIsFallback = contentType == nil
+            request.requestSerializer = .raw(Data(json.serialized().utf8), contentType: contentType ?? GuessedBodyType.json)
+            request.rawContentTypeIsFallback = GuessedBodyType.isGuess(contentType)
         } else if let value = map.take("form") {
             request.params = try ConfigReader.parameters(value, context, asText: true)
             request.requestSerializer = .urlEncodedForm
         } else if let value = map.take("body") {
-            let type = contentType ?? guessedBodyType
+            let type = contentType ?? GuessedBodyType.text
+            request.rawContentTypeIsFallback = GuessedBodyType.isGuess(contentType)
             // Under a JSON type a string's templates are filled in whole, as a `json:` entry's are.
-            let isJSON = MIMEType.isJSON(body: type, header: request.headers["Content-Type"] ?? context.defaultContentType)
+            let isJSON = MIMEType.isJSON(body: type, header: request.contentTypeOverridingRawBody(configDefault: context.defaultContentType))
             request.requestSerializer = .raw(Data((isJSON ? try value.jsonText(context) : try value.text(context)).utf8), contentType: type)
-            request.rawContentTypeIsFallback = contentType == nil
         } else if let value = map.take("multipart") {
             request.form = try multipart(value, context)
         } else if let value = map.take("bodyFile") {

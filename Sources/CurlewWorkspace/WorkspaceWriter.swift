@@ -607,12 +607,11 @@ public enum WorkspaceWriter {
                 add("json", node(for: json))
                 // `json:` alone reads back as `application/json`; any other JSON type (a `+json`
                 // one, a charset) is written beside it.
-                if contentType != "application/json" { add("contentType", text(contentType)) }
+                if contentType != GuessedBodyType.json { add("contentType", text(contentType)) }
             } else {
                 add("body", text(String(decoding: data, as: UTF8.self)))
-                // A guess the reader would make again is left out, so it stays a guess (which a
-                // config default overrides) when read back.
-                if !request.rawContentTypeIsFallback || contentType != RequestReader.guessedBodyType { add("contentType", text(contentType)) }
+                // The guessed text type is what `body:` alone reads back as.
+                if contentType != GuessedBodyType.text { add("contentType", text(contentType)) }
             }
         case _ where request.params.isEmpty: break
         case _ where request.method.encodesParametersInQuery || request.form != nil || request.uploadFile != nil:

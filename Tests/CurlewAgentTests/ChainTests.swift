@@ -177,10 +177,16 @@ struct ChainTests {
         // A string whose escapes do not read as JSON still ends where it ended (found by review).
         let sealed = try ChainVariables([("x", #"a","admin":true,"z":"\"#)]).expand(json: #"{"s":"\q {{x}}","t":1}"#)
         #expect(!sealed.contains(#","admin":true"#) && sealed.hasSuffix(#"\\","t":1}"#), "\(sealed)")
-        // The agent's default Content-Type goes on the wire when the request has none (found by a new user's trial).
-        let byDefault = try ChainVariables([("x", #"a"b"#)]).expand(Request(.post, "/anything", requestSerializer: .raw(Data(#"{"s":"{{x}}"}"#.utf8), contentType: "text/plain")),
-                                                                   defaultHeaders: ["Content-Type": "application/json"])
+        // The agent's default Content-Type goes on the wire when the request has none and the
+        // body's type is only a guess (found by a new user's trial).
+        var guessed = Request(.post, "/anything", requestSerializer: .raw(Data(#"{"s":"{{x}}"}"#.utf8), contentType: "text/plain"))
+        guessed.rawContentTypeIsFallback = true
+        let byDefault = try ChainVariables([("x", #"a"b"#)]).expand(guessed, defaultHeaders: ["Content-Type": "application/json"])
         #expect(byDefault.requestSerializer == .raw(Data(#"{"s":"a\"b"}"#.utf8), contentType: "text/plain"))
+        // A type of the body's own goes out in the default's place, and the body is filled as that type says.
+        guessed.rawContentTypeIsFallback = false
+        let ownType = try ChainVariables([("x", #"a"b"#)]).expand(guessed, defaultHeaders: ["Content-Type": "application/json"])
+        #expect(ownType.requestSerializer == .raw(Data(#"{"s":"a"b"}"#.utf8), contentType: "text/plain"))
         // Filling only some names leaves any other template as text.
         var some = ChainVariables([("x", "1")])
         some.fillsOnly = ["x"]

@@ -222,20 +222,22 @@ struct DemoServerTests {
     }
 
     @Test("numbers are read in decimal only, and a delay past 60 s is refused (hexadecimal and exponents were read, and /delay/90 waited 60 s)",
-          arguments: ["/delay/61", "/delay/60.0000000000000000001", "/redirect-to?url=/get&delay=10.00000000000000001", "/delay/0x1", "/delay/1e1", "/drip?numbytes=0x10", "/drip?duration=1e0", "/drip?delay=-1",
+          arguments: ["/delay/61", "/delay/60.0000000000000000001", "/redirect-to?url=/get&delay=10.00000000000000001", "/drip?numbytes=5.0000000000000000001", "/drip?code=199.99999999999999999", "/delay/0x1", "/delay/1e1", "/drip?numbytes=0x10", "/drip?duration=1e0", "/drip?delay=-1",
                       "/sse?interval=0x1", "/range/10?duration=0x1p1", "/range/10?abort=--1", "/bytes/+5", "/stream/%203", "/status/+200",
                       "/bytes/5?seed=-1", "/bytes/5?seed=abc", "/bytes/5?seed=+1", "/bytes/5?seed=", "/bytes/5?seed=99999999999999999999999"])
     func decimalNumbersOnly(_ path: String) async throws {
         #expect(try await send(Request(.get, path)).statusCode == 400)
     }
 
-    @Test("a number at a whole bound reads as the bound only when it is the bound: zeros after the point are, any other digit is past it")
-    func decimalAtTheBound() {
+    @Test("a fraction too fine for a double is not read as the whole number it rounds to: zeros after the point are, any other digit is not")
+    func decimalFractions() {
         #expect(DemoRequest.decimal("60", in: 0...60) == 60)
         #expect(DemoRequest.decimal("60.000", in: 0...60) == 60)
         #expect(DemoRequest.decimal("060.", in: 0...60) == 60)
-        #expect(DemoRequest.decimal("59.99999999999999999999", in: 0...60) != nil)
+        #expect(DemoRequest.decimal("59.5", in: 0...60) == 59.5)
         #expect(DemoRequest.decimal("60.0000000000000000001", in: 0...60) == nil)
+        #expect(DemoRequest.decimal("59.99999999999999999999", in: 0...60) == nil)
+        #expect(DemoRequest.decimal("199.99999999999999999", in: 200...599) == nil)
         #expect(DemoRequest.decimal("0.5", in: 0...0.5) == 0.5)
     }
 

@@ -167,6 +167,18 @@ struct ComposeWorkspaceTests {
             #expect(try config.composed(fromEditor).headers.first { $0.name == "Content-Type" }?.value == type, "\(name)")
             #expect(try config.composed(fromFile).headers.first { $0.name == "Content-Type" }?.value == type, "\(name)")
         }
+        // The entry's own type removed and its body switched to JSON mode: the mode's type is a
+        // guess again, so the default goes out, from the editor as from the saved file.
+        var editing = workspace
+        var draft = try editing.draft(named: "own")
+        draft.headers.removeAll { $0.name.lowercased() == "content-type" }
+        draft.bodyMode = .json
+        draft.body = #"{"a": 1}"#
+        let switched = try editing.request(for: draft, captured: [])
+        #expect(try editing.session.config.composed(switched).headers.first { $0.name == "Content-Type" }?.value == "application/vnd.test+json")
+        _ = try editing.save(draft, loadedAs: try editing.draft(named: "own"))
+        #expect(try editing.session.config.composed(try editing.session.request(named: "own").0).headers.first { $0.name == "Content-Type" }?.value
+                == "application/vnd.test+json")
     }
 
     @Test("a pasted form body's password, saved, is sent as curl sent it, by the editor and the file alike (found by a new user's trial: `a+b` went out as `a%2Bb`)")
@@ -286,9 +298,12 @@ struct ComposeWorkspaceTests {
 struct ChainStepperTests {
     @Test("a step's body is filled in as the chain's run fills it: JSON under the config's default Content-Type, a captured value outside a string only when it is one JSON value, typed in the editor too (found by review: the stepper filled text)")
     func stepFilledAsTheRunFills() throws {
+        // The step's body has no type of its own (a guess), so the config's default goes out.
+        var next = Request(.post, "/next", name: "next", requestSerializer: .raw(Data(#"{"s": "{{s}}"}"#.utf8), contentType: "text/plain"))
+        next.rawContentTypeIsFallback = true
         let chain = RequestGroup.chain([
             ChainStep(Request(.post, "/login", name: "login"), captures: [.json("s", "$.s"), .json("n", "$.n")]),
-            ChainStep(Request(.post, "/next", name: "next", requestSerializer: .raw(Data(#"{"s": "{{s}}"}"#.utf8), contentType: "text/plain"))),
+            ChainStep(next),
         ], name: "flow")
         var stepper = try #require(ChainStepper(name: "flow", group: chain, draftBefore: RequestDraft(), loadedItemBefore: nil,
                                                 defaultHeaders: ["Content-Type": "application/json"]))

@@ -30,7 +30,8 @@ public struct ChainVariables: Sendable, Equatable {
     /// Replaces every `{{name}}` in the request's URL parts, header values, string parameters,
     /// text body (a JSON body as `expand(json:)` does) and multipart parts' text. An unknown name
     /// fails, naming what is known, rather than sending `{{name}}`.
-    /// `defaultHeaders`: the agent's, whose `Content-Type` goes on the wire when the request has none.
+    /// `defaultHeaders`: the agent's, whose `Content-Type` goes on the wire when the request has none
+    /// and a raw body's type is only a guess.
     public func expand(_ request: Request, defaultHeaders: HTTPHeaders = [:]) throws(RequestError) -> Request {
         var request = request
         request.path = try expand(request.path)
@@ -48,7 +49,7 @@ public struct ChainVariables: Sendable, Equatable {
         try Self.refuseRepeatedNames(in: .object(members))
         request.params = Parameters(members)
         if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
-            let isJSON = MIMEType.isJSON(body: contentType, header: request.headers["Content-Type"] ?? defaultHeaders["Content-Type"])
+            let isJSON = MIMEType.isJSON(body: contentType, header: request.contentTypeOverridingRawBody(configDefault: defaultHeaders["Content-Type"]))
             let expanded = isJSON ? try expand(json: text) : try expand(text)
             request.requestSerializer = .raw(Data(expanded.utf8), contentType: contentType)
         }
