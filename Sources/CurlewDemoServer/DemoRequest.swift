@@ -43,6 +43,13 @@ struct DemoRequest: Sendable {
         return Self.decimal(text, in: range)
     }
 
+    /// A whole-number query parameter: `fallback` when absent, nil when it is not written in
+    /// decimal digits alone (`2.0` is not a count) or lies outside `range`.
+    func wholeNumber(_ name: String, default fallback: Int, in range: ClosedRange<Int>) -> Int? {
+        guard let text = queryValue(name) else { return fallback }
+        return Self.wholeNumber(text).flatMap { range.contains($0) ? $0 : nil }
+    }
+
     /// `text` as a whole number written in decimal digits alone (no sign, no spaces); nil for
     /// anything else, and for a number past the largest `N`.
     static func wholeNumber<N: FixedWidthInteger>(_ text: some StringProtocol, as: N.Type = Int.self) -> N? {

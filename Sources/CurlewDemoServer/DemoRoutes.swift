@@ -209,9 +209,9 @@ final class DemoRoutes: Sendable {
     }
 
     private func drip(_ request: DemoRequest) -> DemoAction {
-        guard let count = request.number("numbytes", default: 10, in: 0...10_485_760).flatMap({ Int(exactly: $0) }),
+        guard let count = request.wholeNumber("numbytes", default: 10, in: 0...10_485_760),
               let duration = request.number("duration", default: 2, in: 0...60),
-              let code = request.number("code", default: 200, in: 200...599).flatMap({ Int(exactly: $0) }),
+              let code = request.wholeNumber("code", default: 200, in: 200...599),
               let initialDelay = request.number("delay", default: 0, in: 0...60) else {
             return .respond(.json(["error": "numbytes must be a whole number from 0 to \(10 << 20), duration and delay seconds from 0 to 60, code from 200 to 599"], status: 400))
         }
@@ -237,7 +237,7 @@ final class DemoRoutes: Sendable {
     private func redirectTo(_ request: DemoRequest) -> DemoAction {
         guard let target = request.queryValue("url"), !target.isEmpty,
               !target.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
-              let code = request.number("status_code", default: 302, in: 300...399).flatMap({ Int(exactly: $0) }),
+              let code = request.wholeNumber("status_code", default: 302, in: 300...399),
               let delay = request.number("delay", default: 0, in: 0...10) else {
             return .respond(.json(["error": "use /redirect-to?url=URL[&status_code=3xx][&delay=SECONDS up to 10]"], status: 400))
         }
@@ -328,10 +328,10 @@ final class DemoRoutes: Sendable {
     /// resumed.
     private func range(_ request: DemoRequest, _ argument: String?) -> DemoAction {
         guard let argument, let size = DemoRequest.wholeNumber(argument), size >= 0, size <= Self.maxStreamedBytes,
-              let version = request.number("v", default: 0, in: 0...1_000_000).flatMap({ Int(exactly: $0) }),
+              let version = request.wholeNumber("v", default: 0, in: 0...1_000_000),
               let duration = request.number("duration", default: 0, in: 0...600),
-              let abort = request.number("abort", default: -1, in: -1...Double(Self.maxStreamedBytes)).flatMap({ Int(exactly: $0) }),
-              let reset = request.number("reset", default: -1, in: -1...Double(Self.maxStreamedBytes)).flatMap({ Int(exactly: $0) }),
+              let abort = request.wholeNumber("abort", default: -1, in: -1...Self.maxStreamedBytes),
+              let reset = request.wholeNumber("reset", default: -1, in: -1...Self.maxStreamedBytes),
               abort < 0 || reset < 0 else {
             return .respond(.json(["error": "use /range/{n up to \(Self.maxStreamedBytes)}[?v=version][&duration=seconds][&abort=bytes | &reset=bytes]"], status: 400))
         }
@@ -411,10 +411,10 @@ final class DemoRoutes: Sendable {
     /// each connection (half of what is left by default), without ending the stream, so a client
     /// must reconnect for the rest.
     private func serverSentEvents(_ request: DemoRequest, drops: Bool) -> DemoAction {
-        guard let count = request.number("count", default: 5, in: 0...10_000).flatMap({ Int(exactly: $0) }),
+        guard let count = request.wholeNumber("count", default: 5, in: 0...10_000),
               let interval = request.number("interval", default: 0.2, in: 0...60),
-              let retry = request.number("retry", default: -1, in: -1...600_000).flatMap({ Int(exactly: $0) }),
-              let after = request.number("after", default: -1, in: -1...10_000).flatMap({ Int(exactly: $0) }) else {
+              let retry = request.wholeNumber("retry", default: -1, in: -1...600_000),
+              let after = request.wholeNumber("after", default: -1, in: -1...10_000) else {
             return .respond(.json(["error": "use /sse?count=0...10000&interval=0...60&retry=milliseconds, /sse/drop?...&after=events"], status: 400))
         }
         // Only an ID this stream could have sent counts; anything else starts from the beginning.
@@ -477,7 +477,7 @@ final class DemoRoutes: Sendable {
     /// Fails `n` times with 503 (or `?status=`), then succeeds, counted per `?key=` (default: the path).
     private func flaky(_ request: DemoRequest, _ argument: String?) -> DemoAction {
         guard let argument, let failures = DemoRequest.wholeNumber(argument), (0...1000).contains(failures),
-              let status = request.number("status", default: 503, in: 400...599).flatMap({ Int(exactly: $0) }) else {
+              let status = request.wholeNumber("status", default: 503, in: 400...599) else {
             return .respond(.json(["error": "use /flaky/{n from 0 to 1000}[?key=K][&status=4xx|5xx]"], status: 400))
         }
         let attempt = counters.next(key: "flaky " + (request.queryValue("key") ?? request.path))

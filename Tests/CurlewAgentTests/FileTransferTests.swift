@@ -81,6 +81,24 @@ struct FileTransferTests {
         #expect(outcome.message?.original?.transfer == nil, "the record is kept once, in the message")
     }
 
+    @Test("a multipart body keeps its own type and boundary under a config default Content-Type; a request's own multipart type gets the boundary (found by a new user's trial: a JSON default broke every upload)")
+    func multipartUnderConfigDefaultType() async throws {
+        let agent = try await pipelineAgent { $0.defaultHeaders = ["Content-Type": "application/json"] }
+        var form = MultipartForm()
+        form.append(name: "a", value: "b")
+        var request = Request(.post, "/post")
+        request.form = form
+        let json = try await sendCapturing(agent, request).result.get().json()
+        #expect(json["form"]?["a"] == .string("b"))
+        guard case .string(let type)? = json["headers"]?["Content-Type"] else { Issue.record("no type"); return }
+        #expect(type.hasPrefix("multipart/form-data; boundary="), "\(type)")
+        // The request's own multipart type stays, with the boundary libcurl adds.
+        request.headers = ["Content-Type": "multipart/mixed"]
+        let mixed = try await sendCapturing(agent, request).result.get().json()
+        guard case .string(let own)? = mixed["headers"]?["Content-Type"] else { Issue.record("no type"); return }
+        #expect(own.hasPrefix("multipart/mixed; boundary="), "\(own)")
+    }
+
     @Test("a form part naming a missing file, or a part name with a line break, is refused before anything is sent")
     func formRefusals() async throws {
         let agent = try await pipelineAgent()

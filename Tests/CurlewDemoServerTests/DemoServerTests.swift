@@ -222,7 +222,7 @@ struct DemoServerTests {
     }
 
     @Test("numbers are read in decimal only, and a delay past 60 s is refused (hexadecimal and exponents were read, and /delay/90 waited 60 s)",
-          arguments: ["/delay/61", "/delay/60.0000000000000000001", "/redirect-to?url=/get&delay=10.00000000000000001", "/drip?numbytes=5.0000000000000000001", "/drip?code=199.99999999999999999", "/delay/0x1", "/delay/1e1", "/drip?numbytes=0x10", "/drip?duration=1e0", "/drip?delay=-1",
+          arguments: ["/delay/61", "/delay/60.0000000000000000001", "/redirect-to?url=/get&delay=10.00000000000000001", "/drip?numbytes=5.0000000000000000001", "/drip?code=199.99999999999999999", "/drip?code=404.0", "/drip?numbytes=2.0", "/sse?count=1.0", "/delay/0x1", "/delay/1e1", "/drip?numbytes=0x10", "/drip?duration=1e0", "/drip?delay=-1",
                       "/sse?interval=0x1", "/range/10?duration=0x1p1", "/range/10?abort=--1", "/bytes/+5", "/stream/%203", "/status/+200",
                       "/bytes/5?seed=-1", "/bytes/5?seed=abc", "/bytes/5?seed=+1", "/bytes/5?seed=", "/bytes/5?seed=99999999999999999999999"])
     func decimalNumbersOnly(_ path: String) async throws {
