@@ -403,14 +403,17 @@ struct TwoTransferThreadsTests {
             _ = returned.withLock { $0.insert(UInt(pthread_self())) }
         }
         let engine = try #require(box.engine)
-        for id: UInt64 in 1...4 { engine.submit(TransferRequest(url: "\(server.baseURL)/delay/1"), id: id) }
-        try await waitUntil { returned.withLock { $0.count } == 2 }
+        // Long enough for both threads to have started theirs before the first ends, even on a
+        // machine busy with other tests: an exchange a shutdown takes before it starts is ended
+        // on the thread calling shutdown, and its own thread would never call back.
+        for id: UInt64 in 1...4 { engine.submit(TransferRequest(url: "\(server.baseURL)/delay/2"), id: id) }
+        try await waitUntil(timeout: .seconds(15)) { returned.withLock { $0.count } == 2 }
         let stopped = Locked(false)
         Thread.detachNewThread {
             engine.shutdown()
             stopped.withLock { $0 = true }
         }
-        try await waitUntil { stopped.withLock { $0 } }
+        try await waitUntil(timeout: .seconds(15)) { stopped.withLock { $0 } }
     }
 
     @Test("cookies queued right before a submit go with it, also when both reach the cookie thread in one turn")
