@@ -64,7 +64,8 @@ struct RequestComposer: Sendable {
             // A multipart body's type carries its boundary, which libcurl writes: a config default
             // type in its place would leave the server unable to read the parts. The request's
             // own type (`multipart/mixed`) stays, and libcurl adds the boundary to it.
-            if request.headers["Content-Type"] == nil { headers.remove("Content-Type") }
+            // Removed only when there: a removal makes the config's shared header list a copy.
+            if request.headers["Content-Type"] == nil, headers["Content-Type"] != nil { headers.remove("Content-Type") }
             record = TransferRecord(formParts: parts.map { Self.summary(of: $0, limit: config.debugBodyLimit) })
         } else if let path = request.uploadFile {
             try LocalFile.checkReadable(path, purpose: "upload")

@@ -161,7 +161,7 @@ final class DemoRoutes: Sendable {
     // MARK: Status, delay, generated bodies
 
     private func status(_ argument: String?) -> DemoAction {
-        guard let argument, let code = DemoRequest.wholeNumber(argument), (100...599).contains(code), code >= 200 else {
+        guard let argument, let code = DemoRequest.wholeNumber(argument), (200...599).contains(code) else {
             return .respond(.json(["error": "status must be a code from 200 to 599"], status: 400))
         }
         if (300..<400).contains(code), code != 304 {
@@ -181,7 +181,7 @@ final class DemoRoutes: Sendable {
     }
 
     private func bytes(_ argument: String?, _ request: DemoRequest) -> DemoAction {
-        guard let argument, let count = DemoRequest.wholeNumber(argument), count >= 0, count <= Self.maxGeneratedBytes else {
+        guard let argument, let count = DemoRequest.wholeNumber(argument), count <= Self.maxGeneratedBytes else {
             return .respond(.json(["error": "n must be from 0 to \(Self.maxGeneratedBytes)"], status: 400))
         }
         var seed: UInt64 = 42
@@ -327,7 +327,7 @@ final class DemoRoutes: Sendable {
     /// that many body bytes and `?reset=` resets it (RST), so a download can be interrupted and
     /// resumed.
     private func range(_ request: DemoRequest, _ argument: String?) -> DemoAction {
-        guard let argument, let size = DemoRequest.wholeNumber(argument), size >= 0, size <= Self.maxStreamedBytes,
+        guard let argument, let size = DemoRequest.wholeNumber(argument), size <= Self.maxStreamedBytes,
               let version = request.wholeNumber("v", default: 0, in: 0...1_000_000),
               let duration = request.number("duration", default: 0, in: 0...600),
               let abort = request.wholeNumber("abort", default: -1, in: -1...Self.maxStreamedBytes),

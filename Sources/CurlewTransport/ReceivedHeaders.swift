@@ -77,10 +77,9 @@ public struct ReceivedHeaders: Sendable {
         guard !hasFoldedLines else { return first("Content-Type") }
         guard let start = contentTypeLine else { return nil }
         return withLines { all in
-            let prefix = LinePrefix(from: UnsafeRawBufferPointer(rebasing: all[start...]))
-            guard case .field(_, let value) = prefix.kind else { return nil }
-            let lineStart = start + LinePrefix.size
-            return ResponseHeaderLine.text(UnsafeRawBufferPointer(rebasing: all[lineStart..<(lineStart + prefix.length)]), value)
+            let line = Self.line(at: start, in: all)
+            guard case .field(_, let value) = line.kind else { return nil }
+            return ResponseHeaderLine.text(line.bytes, value)
         }
     }
 
@@ -332,11 +331,19 @@ public struct ReceivedHeaders: Sendable {
     private static func forEachLine(_ all: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, ResponseHeaderLine) -> Bool) {
         var start = 0
         while start + LinePrefix.size <= all.count {
-            let prefix = LinePrefix(from: UnsafeRawBufferPointer(rebasing: all[start...]))
-            let lineStart = start + LinePrefix.size
-            guard body(UnsafeRawBufferPointer(rebasing: all[lineStart..<(lineStart + prefix.length)]), prefix.kind) else { return }
-            start = lineStart + prefix.length
+            let line = line(at: start, in: all)
+            guard body(line.bytes, line.kind) else { return }
+            start = line.end
         }
+    }
+
+    /// The kept line whose prefix starts at `start` of `all` (its LF included), what kind it is,
+    /// and where the next line's prefix starts.
+    private static func line(at start: Int, in all: UnsafeRawBufferPointer) -> (bytes: UnsafeRawBufferPointer, kind: ResponseHeaderLine, end: Int) {
+        let prefix = LinePrefix(from: UnsafeRawBufferPointer(rebasing: all[start...]))
+        let lineStart = start + LinePrefix.size
+        let end = lineStart + prefix.length
+        return (UnsafeRawBufferPointer(rebasing: all[lineStart..<end]), prefix.kind, end)
     }
 
     /// Whether a field's name, as `fields` presents it, is `name` ignoring ASCII case. A name

@@ -45,15 +45,21 @@ struct ObserverLaneTests {
         SharedRequestInfo(RequestInfo(id: id, name: nil, method: "GET", url: "http://127.0.0.1/\(id)", startedAt: Date()))
     }
 
-    @Test("a lane that falls behind drops only the oldest stream items past its bound, says how many before the next, and delivers every other event in order (found by review)")
-    func boundedStreamItems() async {
+    /// A hub with one lane, whose thread is inside `willSend` of `info` until `observer.release`
+    /// is signalled: everything published meanwhile queues.
+    private static func heldLane(inWillSendOf info: SharedRequestInfo) -> (ObserverHub, HeldObserver) {
         let hub = ObserverHub()
         let observer = HeldObserver()
         hub.add(observer)
-        let (streaming, progressing) = (Self.info(1), Self.info(2))
-        hub.publish([.willSend(streaming)])
-        // The lane's thread is inside the first event until released: everything below queues.
+        hub.publish([.willSend(info)])
         observer.held.wait()
+        return (hub, observer)
+    }
+
+    @Test("a lane that falls behind drops only the oldest stream items past its bound, says how many before the next, and delivers every other event in order (found by review)")
+    func boundedStreamItems() async {
+        let (streaming, progressing) = (Self.info(1), Self.info(2))
+        let (hub, observer) = Self.heldLane(inWillSendOf: streaming)
         let sent = ObserverLane.maxQueuedStreamItems + 76
         for index in 0..<sent {
             let progress = RequestProgress(bytesSent: 0, totalBytesToSend: 0, bytesReceived: Int64(index), totalBytesToReceive: 0)
@@ -77,12 +83,8 @@ struct ObserverLaneTests {
 
     @Test("stream items dropped after a request's last delivered item are told with its end, once, and forgotten (no later item counted them, and the lane kept their count for good)")
     func dropsAtTheEnd() async {
-        let hub = ObserverHub()
-        let observer = HeldObserver()
-        hub.add(observer)
         let (early, late) = (Self.info(1), Self.info(2))
-        hub.publish([.willSend(early)])
-        observer.held.wait()
+        let (hub, observer) = Self.heldLane(inWillSendOf: early)
         // The early stream's items, its end, then enough of the late stream's to push every one
         // of the early items out.
         hub.publish((0..<10).map { .streamed(early, .chunk(Data("e\($0)".utf8), receivedAt: Date())) } + [.finished(early, .succeeded)])
