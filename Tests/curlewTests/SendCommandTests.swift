@@ -197,7 +197,9 @@ struct SendCommandTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/cut.jsonl"
-        let child = try CurlewProcess(["send", "--log", path, "\(server.baseURL)/sse?count=50&interval=2"])
+        // Events 5 s apart: the interrupt must stop the stream before the third even when a busy
+        // machine holds this test back for seconds after the first (a full suite on 2 cores did).
+        let child = try CurlewProcess(["send", "--log", path, "\(server.baseURL)/sse?count=50&interval=5"])
         try await child.waitForOutput(containing: "tick  id=1")
         kill(child.processIdentifier, SIGINT)
         let status = try await child.wait(timeout: .seconds(10))
