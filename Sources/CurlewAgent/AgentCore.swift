@@ -350,8 +350,12 @@ final class AgentCore: Sendable {
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
                 kept: result.requestBody, size: result.requestBodySize, contentType: composed.body?.contentType)
         )
-        var connection = result.connection
-        connection.effectiveURL = URLPassword.masking(in: connection.effectiveURL)
+        // One copy of the connection's facts, and only when there are any.
+        var connection: ConnectionInfo?
+        if result.measured {
+            connection = result.connection
+            connection?.effectiveURL = URLPassword.masking(in: result.connection.effectiveURL)
+        }
         var (original, transfer) = composed.splittingTransfer()
         if result.download != nil || result.responseBodySpilled {
             transfer = transfer ?? TransferRecord()
@@ -361,7 +365,7 @@ final class AgentCore: Sendable {
         return DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, bodyReaders: bodyReaders),
-            error: error, timings: result.measured ? result.timings : nil, connection: result.measured ? connection : nil,
+            error: error, timings: result.measured ? result.timings : nil, connection: connection,
             callbackQueue: callbackQueueLabel, pipeline: pipeline,
             transfer: transfer, stream: stream
         )

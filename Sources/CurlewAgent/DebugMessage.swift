@@ -2,36 +2,88 @@ import Foundation
 import CurlewTransport
 
 /// The request as Curlew composed it, before the transport added anything.
+///
+/// Its fields are held by reference, in one immutable block: a finished request's debug message
+/// is read by every observer, the logger's redaction checks and its record writer, and each read
+/// of a struct this large copied it, retaining and releasing each of its strings and arrays (some
+/// twenty calls a copy, seven copies a logged request). A copy now retains one reference; a change
+/// to a field makes a new block.
 public struct ComposedRequest: Sendable, Equatable, Codable {
-    public var method: String
-    public var url: String
+    private var fields: SharedValue<Fields>
+
+    /// The fields themselves.
+    private struct Fields: Sendable, Equatable {
+        var method: String
+        var url: String
+        var headers: [HeaderField]
+        var params: JSONValue
+        var body: BodySnapshot?
+        var timeoutMilliseconds: Int64
+        var automaticHeaders: [String]
+        var transfer: TransferRecord?
+        var isAsTyped: Bool
+    }
+
+    public var method: String {
+        get { fields.value.method }
+        set { change { $0.method = newValue } }
+    }
+    public var url: String {
+        get { fields.value.url }
+        set { change { $0.url = newValue } }
+    }
     /// Defaults merged with the request's own headers, in sending order.
-    public var headers: [HeaderField]
+    public var headers: [HeaderField] {
+        get { fields.value.headers }
+        set { change { $0.headers = newValue } }
+    }
     /// The merged parameters (defaults and request), wherever they were encoded.
-    public var params: JSONValue
-    public var body: BodySnapshot?
-    public var timeoutMilliseconds: Int64
+    public var params: JSONValue {
+        get { fields.value.params }
+        set { change { $0.params = newValue } }
+    }
+    public var body: BodySnapshot? {
+        get { fields.value.body }
+        set { change { $0.body = newValue } }
+    }
+    public var timeoutMilliseconds: Int64 {
+        get { fields.value.timeoutMilliseconds }
+        set { change { $0.timeoutMilliseconds = newValue } }
+    }
     /// Headers the agent added rather than the request (config defaults, User-Agent, the body's
     /// Content-Type), so re-sending the request leaves them to be added again.
-    public var automaticHeaders: [String]
+    public var automaticHeaders: [String] {
+        get { fields.value.automaticHeaders }
+        set { change { $0.automaticHeaders = newValue } }
+    }
     /// The request side of the transfer record (upload file, form parts, download); recorded in
     /// `DebugMessage.transfer`, not here.
-    public var transfer: TransferRecord?
+    public var transfer: TransferRecord? {
+        get { fields.value.transfer }
+        set { change { $0.transfer = newValue } }
+    }
     /// Only the method and URL as typed are known: the request ended before it was composed
     /// (refused, or cancelled while it waited), or no observer listened when it was.
-    public var isAsTyped: Bool
+    public var isAsTyped: Bool {
+        get { fields.value.isAsTyped }
+        set { change { $0.isAsTyped = newValue } }
+    }
 
     public init(method: String, url: String, headers: [HeaderField], params: JSONValue, body: BodySnapshot?, timeoutMilliseconds: Int64,
                 automaticHeaders: [String] = [], transfer: TransferRecord? = nil, isAsTyped: Bool = false) {
-        self.transfer = transfer
-        self.isAsTyped = isAsTyped
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.params = params
-        self.body = body
-        self.timeoutMilliseconds = timeoutMilliseconds
-        self.automaticHeaders = automaticHeaders
+        fields = SharedValue(Fields(method: method, url: url, headers: headers, params: params, body: body, timeoutMilliseconds: timeoutMilliseconds,
+                                    automaticHeaders: automaticHeaders, transfer: transfer, isAsTyped: isAsTyped))
+    }
+
+    /// Makes a new block with `update` applied: the old one may be shared with other copies.
+    private mutating func change(_ update: (inout Fields) -> Void) {
+        var changed = fields.value
+        update(&changed)
+        fields = SharedValue(changed)
+    }
+
+    public static func == (lhs: ComposedRequest, rhs: ComposedRequest) -> Bool {
+        lhs.fields === rhs.fields || lhs.fields.value == rhs.fields.value
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -42,8 +94,8 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
     /// This request without its transfer record, and the record, which a debug message keeps
     /// apart (`DebugMessage.transfer`), so a message reads back from a log as it was written.
     func splittingTransfer() -> (ComposedRequest, TransferRecord?) {
-        // Without a record nothing is split: splitting copies the request field by field.
-        guard transfer != nil else { return (self, nil) }
+        // Without a record nothing is split.
+        guard let transfer else { return (self, nil) }
         var request = self
         request.transfer = nil
         return (request, transfer)
@@ -51,15 +103,27 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        method = try container.decode(String.self, forKey: .method)
-        url = try container.decode(String.self, forKey: .url)
-        headers = try container.decode([HeaderField].self, forKey: .headers)
-        params = try container.decode(JSONValue.self, forKey: .params)
-        body = try container.decodeIfPresent(BodySnapshot.self, forKey: .body)
-        timeoutMilliseconds = try container.decode(Int64.self, forKey: .timeoutMilliseconds)
-        // Logs written before this field existed: every header counts as the request's own.
-        automaticHeaders = try container.decodeIfPresent([String].self, forKey: .automaticHeaders) ?? []
-        isAsTyped = try container.decodeIfPresent(Bool.self, forKey: .isAsTyped) ?? false
+        self.init(
+            method: try container.decode(String.self, forKey: .method), url: try container.decode(String.self, forKey: .url),
+            headers: try container.decode([HeaderField].self, forKey: .headers), params: try container.decode(JSONValue.self, forKey: .params),
+            body: try container.decodeIfPresent(BodySnapshot.self, forKey: .body),
+            timeoutMilliseconds: try container.decode(Int64.self, forKey: .timeoutMilliseconds),
+            // Logs written before this field existed: every header counts as the request's own.
+            automaticHeaders: try container.decodeIfPresent([String].self, forKey: .automaticHeaders) ?? [],
+            isAsTyped: try container.decodeIfPresent(Bool.self, forKey: .isAsTyped) ?? false
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(method, forKey: .method)
+        try container.encode(url, forKey: .url)
+        try container.encode(headers, forKey: .headers)
+        try container.encode(params, forKey: .params)
+        try container.encodeIfPresent(body, forKey: .body)
+        try container.encode(timeoutMilliseconds, forKey: .timeoutMilliseconds)
+        try container.encode(automaticHeaders, forKey: .automaticHeaders)
+        try container.encode(isAsTyped, forKey: .isAsTyped)
     }
 }
 
@@ -132,33 +196,38 @@ public struct ResponseSnapshot: Sendable, Equatable, Codable {
 
 /// Everything known about one finished request: HLNetworking's debug message, made complete.
 /// One per request, whatever its outcome; the session log stores one per line.
+///
+/// Its optional fields are spelled `Optional<…>`: a `var` declared `T?` starts as nil before the
+/// initializer runs, and the initializer then released each nil, stored the value and made the
+/// whole message once more (a copy and a destroy of every field, some 2,000 instructions a
+/// message) before returning it.
 public struct DebugMessage: Sendable, Equatable, Codable {
     public var requestID: UInt64
-    public var name: String?
-    public var groupID: UInt64?
+    public var name: Optional<String>
+    public var groupID: Optional<UInt64>
     /// Position in a chain or group, when the request belongs to one: its member's index,
     /// counted from 0 as `GroupInfo.indexInParent` is (the log's `step`; the interface shows
     /// steps counted from 1).
-    public var step: Int?
+    public var step: Optional<Int>
     /// The terminal state: succeeded, failed or cancelled.
     public var state: RequestState
     public var startedAt: Date
     /// As composed; nil only when composing itself failed.
-    public var original: ComposedRequest?
+    public var original: Optional<ComposedRequest>
     /// As sent on the wire; nil when nothing was written.
-    public var sent: WireRequest?
-    public var response: ResponseSnapshot?
-    public var error: RequestError?
-    public var timings: TimingBreakdown?
-    public var connection: ConnectionInfo?
+    public var sent: Optional<WireRequest>
+    public var response: Optional<ResponseSnapshot>
+    public var error: Optional<RequestError>
+    public var timings: Optional<TimingBreakdown>
+    public var connection: Optional<ConnectionInfo>
     /// Label of the queue callbacks ran on.
     public var callbackQueue: String
     /// What the middle layer did (cache, mock, attempts, signer, ...); nil when none of it was in play.
-    public var pipeline: PipelineRecord?
+    public var pipeline: Optional<PipelineRecord>
     /// Uploads from files, form parts, downloads and large bodies; nil when none applied.
-    public var transfer: TransferRecord?
+    public var transfer: Optional<TransferRecord>
     /// What a streamed response carried (chunks, events); nil when the request did not stream.
-    public var stream: StreamRecord?
+    public var stream: Optional<StreamRecord>
 
     /// The response was an event stream whose body was handed on as it came and not kept: its
     /// body has a size and no bytes, and its events are in `stream`.

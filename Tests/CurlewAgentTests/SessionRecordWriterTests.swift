@@ -13,6 +13,32 @@ private func sortedMembers(_ value: JSONValue) -> JSONValue {
 
 @Suite("Session record writer")
 struct SessionRecordWriterTests {
+    @Test("a composed request's fields, held by reference, still behave as a value: a changed copy leaves the original as it was")
+    func composedRequestIsAValue() throws {
+        let original = ComposedRequest(method: "GET", url: "http://h.test/a", headers: [HeaderField(name: "A", value: "1")], params: ["k": 1],
+                                       body: nil, timeoutMilliseconds: 5, automaticHeaders: ["A"],
+                                       transfer: TransferRecord(uploadFile: "/tmp/u", uploadBytes: 1))
+        var changed = original
+        #expect(changed == original)
+        changed.url = "http://h.test/b"
+        changed.headers.append(HeaderField(name: "B", value: "2"))
+        changed.params = .null
+        changed.isAsTyped = true
+        #expect(original.url == "http://h.test/a" && original.headers.count == 1 && original.params == ["k": 1] && !original.isAsTyped)
+        #expect(changed.url == "http://h.test/b" && changed.headers.map(\.name) == ["A", "B"] && changed.isAsTyped)
+        #expect(changed != original)
+        // The same fields in two separately made requests are equal.
+        changed.url = original.url
+        changed.headers = original.headers
+        changed.params = original.params
+        changed.isAsTyped = false
+        #expect(changed == original)
+        let (split, record) = original.splittingTransfer()
+        #expect(split.transfer == nil && record == original.transfer && original.transfer != nil)
+        let decoded = try JSONDecoder().decode(ComposedRequest.self, from: JSONEncoder().encode(split))
+        #expect(decoded == split)
+    }
+
     @Test("a written message reads back identical, with escapes, Unicode, binary bodies and every optional field")
     func roundTrip() throws {
         let tricky = "quote \" backslash \\ newline \n tab \t bell \u{7} emoji 😀 名前 slash /"
