@@ -175,8 +175,14 @@ final class DemoRoutes: Sendable {
         guard let argument, let seconds = DemoRequest.decimal(argument, in: 0...Self.longestDelay) else {
             return .respond(.json(["error": "delay must be a number of seconds from 0 to \(Int(Self.longestDelay))"], status: 400))
         }
-        let requested = request.queryValue("status").flatMap(Int.init) ?? 200
-        let status = (200...599).contains(requested) ? requested : 200
+        // A status in digits alone, as every number here; one out of range answers 200.
+        var status = 200
+        if let text = request.queryValue("status") {
+            guard let requested = DemoRequest.position(text) else {
+                return .respond(.json(["error": "status must be a code in digits; one outside 200 to 599 answers 200"], status: 400))
+            }
+            if (200...599).contains(requested) { status = requested }
+        }
         return .delay(seconds: seconds, .json(echo(request), status: status))
     }
 

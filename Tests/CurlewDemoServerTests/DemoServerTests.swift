@@ -224,9 +224,18 @@ struct DemoServerTests {
     @Test("numbers are read in decimal only, and a delay past 60 s is refused (hexadecimal and exponents were read, and /delay/90 waited 60 s)",
           arguments: ["/delay/61", "/delay/60.0000000000000000001", "/redirect-to?url=/get&delay=10.00000000000000001", "/drip?numbytes=5.0000000000000000001", "/drip?code=199.99999999999999999", "/drip?code=404.0", "/drip?numbytes=2.0", "/sse?count=1.0", "/delay/0x1", "/delay/1e1", "/drip?numbytes=0x10", "/drip?duration=1e0", "/drip?delay=-1",
                       "/sse?interval=0x1", "/range/10?duration=0x1p1", "/range/10?abort=--1", "/bytes/+5", "/stream/%203", "/status/+200",
-                      "/bytes/5?seed=-1", "/bytes/5?seed=abc", "/bytes/5?seed=+1", "/bytes/5?seed=", "/bytes/5?seed=99999999999999999999999"])
+                      "/bytes/5?seed=-1", "/bytes/5?seed=abc", "/bytes/5?seed=+1", "/bytes/5?seed=", "/bytes/5?seed=99999999999999999999999",
+                      "/delay/0?status=+404", "/delay/0?status=abc", "/delay/0?status=404.0", "/delay/0?status="])
     func decimalNumbersOnly(_ path: String) async throws {
         #expect(try await send(Request(.get, path)).statusCode == 400)
+    }
+
+    @Test("a delay's status in digits answers with it, or with 200 when it is out of range (a sign or a fraction was read as a status)")
+    func delayStatus() async throws {
+        #expect(try await send(Request(.get, "/delay/0?status=404")).statusCode == 404)
+        #expect(try await send(Request(.get, "/delay/0?status=700")).statusCode == 200)
+        #expect(try await send(Request(.get, "/delay/0?status=99999999999999999999")).statusCode == 200)
+        #expect(try await send(Request(.get, "/delay/0")).statusCode == 200)
     }
 
     @Test("a fraction too fine for a double is not read as the whole number it rounds to: zeros after the point are, any other digit is not")
