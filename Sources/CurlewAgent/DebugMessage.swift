@@ -127,6 +127,17 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
     }
 }
 
+extension ComposedRequest: CustomReflectable {
+    /// Its fields, as a plain struct's: printed, dumped and shown in a failed test as before they
+    /// were held by reference.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["method": method, "url": url, "headers": headers, "params": params, "body": body as Any,
+                                "timeoutMilliseconds": timeoutMilliseconds, "automaticHeaders": automaticHeaders,
+                                "transfer": transfer as Any, "isAsTyped": isAsTyped],
+               displayStyle: .struct)
+    }
+}
+
 /// The request exactly as written to the connection (the final hop, when redirects were followed).
 public struct WireRequest: Sendable, Equatable, Codable {
     /// Request line and header block, CRLFs included, as libcurl wrote them.

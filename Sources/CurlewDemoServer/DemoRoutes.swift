@@ -183,6 +183,8 @@ final class DemoRoutes: Sendable {
             }
             if (200...599).contains(requested) { status = requested }
         }
+        // A 204 or 304 carries no body, as `/status` sends them.
+        if status == 204 || status == 304 { return .delay(seconds: seconds, DemoResponse(status: status)) }
         return .delay(seconds: seconds, .json(echo(request), status: status))
     }
 

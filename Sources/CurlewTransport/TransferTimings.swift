@@ -33,6 +33,34 @@ public struct TransferTimings: Sendable, Equatable, Codable {
         self.total = total
     }
 
+    /// The longest a phase can be: a hundred years, in microseconds. A record read back that says
+    /// more, or less than zero, is damaged: its phases are summed (the elapsed time, a waterfall's
+    /// starts), and sums of such numbers overflow.
+    public static let longestPhase: Int64 = 100 * 365 * 24 * 3600 * 1_000_000
+
+    private enum CodingKeys: String, CodingKey {
+        case queued, dns, connect, tls, send, wait, receive, redirect, total
+    }
+
+    /// Reads the phases as they are written, refusing any outside zero to `longestPhase`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func checked(_ value: Int64, _ key: CodingKeys) throws -> Int64 {
+            guard (0...Self.longestPhase).contains(value) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                       debugDescription: "\(key.stringValue) is \(value) µs, not from 0 to a hundred years")
+            }
+            return value
+        }
+        func phase(_ key: CodingKeys) throws -> Int64 { try checked(try container.decode(Int64.self, forKey: key), key) }
+        func optionalPhase(_ key: CodingKeys) throws -> Int64? {
+            try container.decodeIfPresent(Int64.self, forKey: key).map { try checked($0, key) }
+        }
+        self.init(queued: try phase(.queued), dns: try optionalPhase(.dns), connect: try optionalPhase(.connect), tls: try optionalPhase(.tls),
+                  send: try phase(.send), wait: try phase(.wait), receive: try phase(.receive), redirect: try optionalPhase(.redirect),
+                  total: try phase(.total))
+    }
+
     /// Every phase zero or absent: an exchange that was not measured, or that never started.
     public static let zero = TransferTimings(queued: 0, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0)
 

@@ -60,6 +60,8 @@ struct SessionRecordSummaryTests {
     @Test("a line that does not start with a summary, or is cut inside it, reads as none", arguments: [
         #"{"type":"header"}"#, #"{"type":"message","summary":{"id":1,"status":200,"elapsed":null,"size":null,"failed":false,"method":"GET","url":"u"#,
         #"{"type":"message","summary":{"id":99999999999999999999999,"status":200}"#, #"{"type":"message","summary":{"id":-"#, "",
+        #"{"type":"message","summary":{"id":1,"status":200,"elapsed":4611686018427387904,"size":null,"failed":false,"method":"GET","url":"u"},"#,
+        #"{"type":"message","summary":{"id":1,"status":200,"elapsed":-1,"size":null,"failed":false,"method":"GET","url":"u"},"#,
     ])
     func noSummary(_ line: String) {
         let bytes = Array(line.utf8)

@@ -13,6 +13,24 @@ private func sortedMembers(_ value: JSONValue) -> JSONValue {
 
 @Suite("Session record writer")
 struct SessionRecordWriterTests {
+    @Test("timings read back are from zero to a hundred years a phase; a record saying more or less is refused, not summed into an overflow")
+    func timingBounds() throws {
+        func timings(total: Int64, dns: Int64? = nil) throws -> TimingBreakdown {
+            let dnsMember = dns.map { #","dns":\#($0)"# } ?? ""
+            return try JSONDecoder().decode(TimingBreakdown.self, from: Data(#"{"queued":1\#(dnsMember),"send":0,"wait":0,"receive":0,"total":\#(total)}"#.utf8))
+        }
+        let longest = TimingBreakdown.longestPhase
+        #expect(try timings(total: longest).elapsed == longest + 1)
+        #expect(try timings(total: 5, dns: longest).dns == longest)
+        #expect(throws: DecodingError.self) { try timings(total: longest + 1) }
+        #expect(throws: DecodingError.self) { try timings(total: -1) }
+        #expect(throws: DecodingError.self) { try timings(total: 5, dns: 1 << 62) }
+        #expect(throws: DecodingError.self) { try timings(total: 5, dns: -3) }
+        // What a record writes reads back as it was.
+        let written = TimingBreakdown(queued: 1, dns: 2, connect: 3, tls: nil, send: 4, wait: 5, receive: 6, redirect: 7, total: 8)
+        #expect(try JSONDecoder().decode(TimingBreakdown.self, from: JSONEncoder().encode(written)) == written)
+    }
+
     @Test("a composed request's fields, held by reference, still behave as a value: a changed copy leaves the original as it was")
     func composedRequestIsAValue() throws {
         let original = ComposedRequest(method: "GET", url: "http://h.test/a", headers: [HeaderField(name: "A", value: "1")], params: ["k": 1],
@@ -37,6 +55,9 @@ struct SessionRecordWriterTests {
         #expect(split.transfer == nil && record == original.transfer && original.transfer != nil)
         let decoded = try JSONDecoder().decode(ComposedRequest.self, from: JSONEncoder().encode(split))
         #expect(decoded == split)
+        // Printed (as a failed expectation prints it) with its fields, not the block holding them.
+        let printed = String(describing: original)
+        #expect(printed.contains("url: \"http://h.test/a\"") && printed.contains("timeoutMilliseconds: 5") && !printed.contains("SharedValue"))
     }
 
     @Test("a written message reads back identical, with escapes, Unicode, binary bodies and every optional field")

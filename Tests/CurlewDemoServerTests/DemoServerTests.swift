@@ -230,12 +230,17 @@ struct DemoServerTests {
         #expect(try await send(Request(.get, path)).statusCode == 400)
     }
 
-    @Test("a delay's status in digits answers with it, or with 200 when it is out of range (a sign or a fraction was read as a status)")
+    @Test("a delay's status in digits answers with it, or with 200 when it is out of range (a sign or a fraction was read as a status), and a 204 or 304 with no body")
     func delayStatus() async throws {
         #expect(try await send(Request(.get, "/delay/0?status=404")).statusCode == 404)
         #expect(try await send(Request(.get, "/delay/0?status=700")).statusCode == 200)
         #expect(try await send(Request(.get, "/delay/0?status=99999999999999999999")).statusCode == 200)
         #expect(try await send(Request(.get, "/delay/0")).statusCode == 200)
+        // A 204 or 304 carries no body (an echo was sent with them).
+        for code in [204, 304] {
+            let response = try await send(Request(.get, "/delay/0?status=\(code)"))
+            #expect(response.statusCode == code && response.body.isEmpty)
+        }
     }
 
     @Test("a fraction too fine for a double is not read as the whole number it rounds to: zeros after the point are, any other digit is not")

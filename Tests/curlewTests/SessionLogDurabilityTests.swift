@@ -43,6 +43,33 @@ struct SessionLogDurabilityTests {
         }
     }
 
+    @Test("a line whose timings are past a hundred years or below zero is skipped by log show, stats and diff, never summed into a crash (found by a new user's trial: 2^62 µs stopped log show and the interface on an arithmetic overflow)",
+          arguments: ["4611686018427387904", "-7000"])
+    func damagedTimings(_ total: String) async throws {
+        let path = NSTemporaryDirectory() + "curlew-timings-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 1, url: "http://h.test/kept"))
+        logger.requestDidProduce(Fixtures.message(id: 2, url: "http://h.test/damaged"))
+        logger.requestDidProduce(Fixtures.message(id: 3, url: "http://h.test/also-kept"))
+        try logger.close()
+        // The second entry's total, and the summary's elapsed made from it, rewritten.
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let damaged = try #require(lines.firstIndex { $0.contains("h.test/damaged") })
+        lines[damaged] = lines[damaged].replacing(/"total":\d+/, with: "\"total\":\(total)")
+        lines[damaged] = lines[damaged].replacing(/"elapsed":\d+/, with: "\"elapsed\":\(total)")
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        for command in [["log", "show", path], ["log", "show", path, "--filter", "~dur >1ms"], ["log", "stats", path],
+                        ["log", "diff", "\(path)#1", "\(path)#2", "--all"]] {
+            let shown = try await CurlewProcess.run(command)
+            #expect(shown.status == 0 || shown.status == 1, "\(command) \(shown.status) \(shown.error)")
+            #expect(!shown.output.contains("h.test/damaged"), "\(command): \(shown.output)")
+        }
+        let shown = try await CurlewProcess.run(["log", "show", path])
+        #expect(shown.output.contains("h.test/kept") && shown.output.contains("h.test/also-kept"), "\(shown.output)")
+        #expect(shown.error.contains("skipped") || shown.output.contains("skipped"), "\(shown.output) \(shown.error)")
+    }
+
     @Test("log show's duration is the elapsed time the interface shows, queued time included")
     func showDuration() async throws {
         let path = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString).jsonl"
