@@ -28,6 +28,11 @@ public enum SessionLogReader {
             lineNumber += 1
             let trimmed = line.last == 0x0D ? line.dropLast() : line
             guard !trimmed.isEmpty else { continue }
+            // Skipped unread, as the index skips it: no record is this long.
+            guard trimmed.count <= IndexScanner.maxLineBytes else {
+                log.skipped.append(SkippedLine(line: lineNumber, reason: "line longer than \(IndexScanner.maxLineBytes >> 20) MiB"))
+                continue
+            }
             switch SessionLogRecord(decoding: Data(trimmed), with: decoder) {
             case .header(let header): log.headers.append(header)
             case .message(let message): log.messages.append(message)

@@ -58,6 +58,25 @@ struct SessionLogTests {
         #expect(log.messages[2].response?.body.text?.contains("500") == true)
     }
 
+    @Test("a line longer than 64 MiB is skipped as too long, unread, and the lines around it are read (found by a new user's trial: it was parsed, then called not JSON)")
+    func overlongLine() throws {
+        let path = NSTemporaryDirectory() + "curlew-overlong-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 1))
+        try logger.close()
+        // The header line and the message line, then a line too long, then the message again.
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let message = try #require(data.split(separator: 0x0A).last)
+        data.append(Data(#"{"type":"message","x":""#.utf8))
+        data.append(Data(repeating: UInt8(ascii: "a"), count: 64 << 20))
+        data.append(Data("\"}\n".utf8))
+        data.append(message)
+        let log = SessionLogReader.read(data: data)
+        #expect(log.messages.count == 2)
+        #expect(log.skipped.map(\.line) == [3] && log.skipped.first?.reason == "line longer than 64 MiB")
+    }
+
     @Test("bodies beyond the logger's caps keep their first bytes, their full size and the truncated flag")
     func bodyCap() async throws {
         let path = try await writeSession([
