@@ -12,7 +12,7 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
     private var fields: SharedValue<Fields>
 
     /// The fields themselves.
-    private struct Fields: Sendable, Equatable {
+    struct Fields: Sendable, Equatable {
         var method: String
         var url: String
         var headers: [HeaderField]
@@ -26,47 +26,47 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
 
     public var method: String {
         get { fields.value.method }
-        set { change { $0.method = newValue } }
+        set { update { $0.method = newValue } }
     }
     public var url: String {
         get { fields.value.url }
-        set { change { $0.url = newValue } }
+        set { update { $0.url = newValue } }
     }
     /// Defaults merged with the request's own headers, in sending order.
     public var headers: [HeaderField] {
         get { fields.value.headers }
-        set { change { $0.headers = newValue } }
+        set { update { $0.headers = newValue } }
     }
     /// The merged parameters (defaults and request), wherever they were encoded.
     public var params: JSONValue {
         get { fields.value.params }
-        set { change { $0.params = newValue } }
+        set { update { $0.params = newValue } }
     }
     public var body: BodySnapshot? {
         get { fields.value.body }
-        set { change { $0.body = newValue } }
+        set { update { $0.body = newValue } }
     }
     public var timeoutMilliseconds: Int64 {
         get { fields.value.timeoutMilliseconds }
-        set { change { $0.timeoutMilliseconds = newValue } }
+        set { update { $0.timeoutMilliseconds = newValue } }
     }
     /// Headers the agent added rather than the request (config defaults, User-Agent, the body's
     /// Content-Type), so re-sending the request leaves them to be added again.
     public var automaticHeaders: [String] {
         get { fields.value.automaticHeaders }
-        set { change { $0.automaticHeaders = newValue } }
+        set { update { $0.automaticHeaders = newValue } }
     }
     /// The request side of the transfer record (upload file, form parts, download); recorded in
     /// `DebugMessage.transfer`, not here.
     public var transfer: TransferRecord? {
         get { fields.value.transfer }
-        set { change { $0.transfer = newValue } }
+        set { update { $0.transfer = newValue } }
     }
     /// Only the method and URL as typed are known: the request ended before it was composed
     /// (refused, or cancelled while it waited), or no observer listened when it was.
     public var isAsTyped: Bool {
         get { fields.value.isAsTyped }
-        set { change { $0.isAsTyped = newValue } }
+        set { update { $0.isAsTyped = newValue } }
     }
 
     public init(method: String, url: String, headers: [HeaderField], params: JSONValue, body: BodySnapshot?, timeoutMilliseconds: Int64,
@@ -75,10 +75,11 @@ public struct ComposedRequest: Sendable, Equatable, Codable {
                                     automaticHeaders: automaticHeaders, transfer: transfer, isAsTyped: isAsTyped))
     }
 
-    /// Makes a new block with `update` applied: the old one may be shared with other copies.
-    private mutating func change(_ update: (inout Fields) -> Void) {
+    /// Makes a new block with `changes` applied (the old one may be shared with other copies):
+    /// one for each setter, one for several fields changed at once.
+    mutating func update(_ changes: (inout Fields) -> Void) {
         var changed = fields.value
-        update(&changed)
+        changes(&changed)
         fields = SharedValue(changed)
     }
 

@@ -403,10 +403,13 @@ public struct RedactionPolicy: Sendable, Equatable {
             }
         }
         if hidesOriginal, var original = message.original {
-            original.url = redactURL(original.url)
-            original.headers = original.headers.map(redactHeader)
-            original.params = redactJSON(original.params, keys: secretKeys)
-            original.body = original.body.map { redactBody($0, force: force) }
+            // One new block for the four fields, not one for each.
+            original.update { fields in
+                fields.url = redactURL(fields.url)
+                fields.headers = fields.headers.map(redactHeader)
+                fields.params = redactJSON(fields.params, keys: secretKeys)
+                fields.body = fields.body.map { redactBody($0, force: force) }
+            }
             message.original = original
         }
         if hidesSent, var sent = message.sent {
