@@ -167,8 +167,12 @@ final class DemoRoutes: Sendable {
         if (300..<400).contains(code), code != 304 {
             return .respond(DemoResponse(status: code, headers: [("Location", "/get")]))
         }
-        if code == 204 || code == 304 { return .respond(DemoResponse(status: code)) }
-        return .respond(.json(["status": code], status: code))
+        return .respond(Self.answer(status: code, json: ["status": code]))
+    }
+
+    /// A JSON answer with `status`, but none for a 204 or 304, which carry no body.
+    private static func answer(status: Int, json: @autoclosure () -> Any) -> DemoResponse {
+        status == 204 || status == 304 ? DemoResponse(status: status) : .json(json(), status: status)
     }
 
     private func delay(_ request: DemoRequest, _ argument: String?) -> DemoAction {
@@ -183,9 +187,7 @@ final class DemoRoutes: Sendable {
             }
             if (200...599).contains(requested) { status = requested }
         }
-        // A 204 or 304 carries no body, as `/status` sends them.
-        if status == 204 || status == 304 { return .delay(seconds: seconds, DemoResponse(status: status)) }
-        return .delay(seconds: seconds, .json(echo(request), status: status))
+        return .delay(seconds: seconds, Self.answer(status: status, json: echo(request)))
     }
 
     private func bytes(_ argument: String?, _ request: DemoRequest) -> DemoAction {

@@ -31,6 +31,8 @@ final class IndexScanner: @unchecked Sendable {
     /// Curlew writes lines of at most a few hundred KiB (bodies are capped); a longer line is
     /// damage, skipped without holding it in memory.
     static let maxLineBytes = 64 << 20
+    /// Why such a line is skipped, as the index and the reader both say it.
+    static let overlongLineReason = "line longer than \(maxLineBytes >> 20) MiB"
     /// Skipped lines described one by one; past this many only their count grows.
     static let describedSkips = 1_000
     /// Header records kept (a log appended to by a thousand runs has a thousand); more are damage.
@@ -112,7 +114,7 @@ final class IndexScanner: @unchecked Sendable {
     /// Records the line being skipped as too long and counts its bytes into the offset.
     private func skipOversizedLine(into part: inout ScannedPart) {
         lineNumber += 1
-        skip("line longer than \(Self.maxLineBytes >> 20) MiB", into: &part)
+        skip(Self.overlongLineReason, into: &part)
         offset += oversizedLine ?? 0
         oversizedLine = nil
     }

@@ -30,7 +30,7 @@ public enum SessionLogReader {
             guard !trimmed.isEmpty else { continue }
             // Skipped unread, as the index skips it: no record is this long.
             guard trimmed.count <= IndexScanner.maxLineBytes else {
-                log.skipped.append(SkippedLine(line: lineNumber, reason: "line longer than \(IndexScanner.maxLineBytes >> 20) MiB"))
+                log.skipped.append(SkippedLine(line: lineNumber, reason: IndexScanner.overlongLineReason))
                 continue
             }
             switch SessionLogRecord(decoding: Data(trimmed), with: decoder) {

@@ -37,6 +37,8 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     /// more, or less than zero, is damaged: its phases are summed (the elapsed time, a waterfall's
     /// starts), and sums of such numbers overflow.
     public static let longestPhase: Int64 = 100 * 365 * 24 * 3600 * 1_000_000
+    /// The longest `elapsed` (queued plus total) of phases no longer than `longestPhase`.
+    public static let longestElapsed = 2 * longestPhase
 
     private enum CodingKeys: String, CodingKey {
         case queued, dns, connect, tls, send, wait, receive, redirect, total
