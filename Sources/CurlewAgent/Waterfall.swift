@@ -17,13 +17,17 @@ public struct WaterfallRow: Sendable, Equatable {
 
 extension TimingBreakdown {
     /// The phases as waterfall rows on a bar `width` cells wide, scaled to the elapsed time.
-    /// Every phase that happened gets at least one cell.
-    public func waterfall(width: Int, reused: Bool) -> [WaterfallRow] {
+    /// Every phase that happened gets at least one cell. Without `responded` (no byte of a
+    /// response arrived: a cancel, a timeout or a refusal while waiting), a receive phase of
+    /// zero did not happen, and says so rather than showing a bar.
+    public func waterfall(width: Int, reused: Bool, responded: Bool) -> [WaterfallRow] {
         let width = max(1, width)
         let span = max(Double(elapsed), 1)
         return segments.map { segment in
-            guard let duration = segment.duration else {
-                let reason = reused && ["dns", "connect", "tls"].contains(segment.phase) ? "reused connection"
+            let unanswered = segment.phase == "receive" && !responded && segment.duration == 0
+            guard let duration = segment.duration, !unanswered else {
+                let reason = unanswered ? "no response"
+                    : reused && ["dns", "connect", "tls"].contains(segment.phase) ? "reused connection"
                     : segment.phase == "tls" ? "no TLS" : "did not happen"
                 return WaterfallRow(phase: segment.phase, duration: "n/a", bar: nil, reason: reason)
             }
@@ -31,5 +35,13 @@ extension TimingBreakdown {
             let length = min(max(1, Int((Double(duration) / span * Double(width)).rounded())), width - start)
             return WaterfallRow(phase: segment.phase, duration: Self.format(duration), bar: (start, length), reason: nil)
         }
+    }
+}
+
+extension DebugMessage {
+    /// The waterfall of this exchange's timings, read from the message as the CLI and the
+    /// interface both show it (connection reused or not, response or none); nil without timings.
+    public func waterfall(width: Int) -> [WaterfallRow]? {
+        timings?.waterfall(width: width, reused: connection?.reused ?? false, responded: response != nil)
     }
 }

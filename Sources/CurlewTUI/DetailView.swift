@@ -49,7 +49,7 @@ enum DetailView {
     ]
 
     static func drawTiming(_ message: DebugMessage, in area: Rect, into frame: inout FrameBuffer) {
-        guard let timings = message.timings else {
+        guard let timings = message.timings, let rows = message.waterfall(width: max(10, area.width - 28)) else {
             let reason = switch message.pipeline?.source {
             case .cache?: "No network timing: served from the cache."
             case .fixture?: "No network timing: answered by a mock fixture."
@@ -63,7 +63,7 @@ enum DetailView {
         let reused = connection?.reused ?? false
         var row = area.row + 1
         frame.put("Timing waterfall (\(reused ? "reused connection" : "new connection"))", row: area.row, column: area.column, style: .title)
-        for phase in timings.waterfall(width: max(10, area.width - 28), reused: reused) {
+        for phase in rows {
             frame.put(TextWidth.fit(phase.phase, to: 10), row: row, column: area.column)
             frame.put(TextWidth.fitRight(phase.duration, to: 11), row: row, column: area.column + 10, style: phase.bar == nil ? .dim : .plain)
             if let bar = phase.bar {

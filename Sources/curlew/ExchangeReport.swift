@@ -26,10 +26,10 @@ struct ExchangeReport {
         if showsError, let error = message.error {
             lines.append("error: \(error)")
         }
-        if let timings = message.timings, message.sent != nil || message.response != nil {
+        if message.sent != nil || message.response != nil, let chart = TimingChart.lines(message) {
             lines.append("")
             lines.append("Timing  \(connectionSummary)")
-            lines += TimingChart.lines(timings, reused: message.connection?.reused ?? false)
+            lines += chart
         }
         if let tls = message.connection?.tls {
             lines.append("")

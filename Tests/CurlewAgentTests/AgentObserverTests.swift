@@ -201,6 +201,36 @@ struct AgentCallbackTests {
         #expect(total > cancelledAfter - 300_000 && total <= cancelledAfter + 400_000, "total \(total) µs, cancelled after \(cancelledAfter) µs")
     }
 
+    @Test("a request cancelled while waiting shows its receive phase as no response, not as 0.000 ms (found by a new user's trial)")
+    func cancelledWhileWaitingHasNoReceivePhase() async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let tag = uniqueTag()
+        let handle = agent.start(Request(.get, "/delay/10?\(tag)"))
+        while !server.receivedRequests.contains(where: { $0.uri.contains(tag) }) { try await Task.sleep(for: .milliseconds(5)) }
+        agent.cancel(handle)
+        while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+        await agent.waitForObservers()
+        let message = try #require(recorder.messages.first)
+        #expect(message.response == nil && message.timings?.receive == 0)
+        let rows = try #require(message.waterfall(width: 40))
+        let receive = try #require(rows.first { $0.phase == "receive" })
+        #expect(receive.duration == "n/a" && receive.bar == nil && receive.reason == "no response", "\(receive)")
+        let wait = try #require(rows.first { $0.phase == "wait" })
+        #expect(wait.bar != nil, "the wait until the cancel is shown")
+    }
+
+    @Test("a receive phase of zero microseconds with a response is drawn, not called missing")
+    func zeroReceiveWithResponseIsDrawn() {
+        let timings = TimingBreakdown(queued: 0, dns: nil, connect: nil, tls: nil, send: 10, wait: 90, receive: 0, redirect: nil, total: 100)
+        let answered = timings.waterfall(width: 20, reused: true, responded: true).first { $0.phase == "receive" }
+        #expect(answered?.bar != nil && answered?.duration == "0.000 ms")
+        let unanswered = timings.waterfall(width: 20, reused: true, responded: false).first { $0.phase == "receive" }
+        #expect(unanswered?.bar == nil && unanswered?.reason == "no response")
+    }
+
     @Test("cancelAllAndStop returns only once observers heard the end of every request it cancelled, plain, retried and in a group (found by a new user's trial: SIGTERM's cancelled request missing from the log)")
     func cancelAllAndStopPublishesEveryEnd() async throws {
         let server = try await TestServer.shared()
