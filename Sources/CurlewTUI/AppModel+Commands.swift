@@ -74,7 +74,7 @@ extension AppModel {
         case .newRequest:
             var names = UniqueNames(taken: compose.items.compactMap { item -> String? in if case .request(let draft) = item { draft.name } else { nil } })
             compose.add(RequestDraft(name: names.claim("new request")))
-            message = "a new request: Enter edits a field, s sends, w saves"
+            message = "a new request: Enter edits a field" + (canSend ? ", s sends" : "") + (compose.tracksSaves ? ", w saves" : "")
         case .switchEnvironment: switchEnvironment()
         case .newGroup: newGroup()
         case .history: openHistory()
@@ -570,7 +570,7 @@ extension AppModel {
 
     func send() {
         guard let agent = environment.agent else {
-            message = "no agent: open curlew with the demo to send requests"
+            message = Self.noAgentMessage
             return
         }
         if compose.stepping != nil {
@@ -693,7 +693,9 @@ extension AppModel {
         if let hidden = RequestDraft.hiddenSummary(of: source) {
             message = "loaded into Compose; " + hidden
         } else {
-            message = workspace == nil || workspace?.isReadOnly == true ? "loaded into Compose; s sends" : "loaded into Compose; s sends, w keeps it in the workspace"
+            let keeps = workspace == nil || workspace?.isReadOnly == true ? nil : "w keeps it in the workspace"
+            let keys = [canSend ? "s sends" : nil, keeps].compactMap { $0 }
+            message = "loaded into Compose" + (keys.isEmpty ? "" : "; " + keys.joined(separator: ", "))
         }
     }
 

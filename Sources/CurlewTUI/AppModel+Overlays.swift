@@ -34,7 +34,7 @@ extension AppModel {
     /// Sends the edited request `count` times, one after another (or runs the selected group
     /// that many times), and opens latency mode.
     func startLatency(count: Int = LatencyState.defaultCount) {
-        guard let agent = environment.agent else { message = "no agent: open curlew on a workspace or the demo"; return }
+        guard let agent = environment.agent else { message = Self.noAgentMessage; return }
         guard pane == .compose else { message = "latency mode sends the request being edited in Compose (1)"; return }
         guard (1...LatencyState.maxCount).contains(count) else { message = "latency sends 1 to \(LatencyState.maxCount) copies"; return }
         let chosen: (name: String, group: RequestGroup)?
@@ -206,7 +206,7 @@ extension AppModel {
 extension AppModel {
     /// Starts stepping through the chain selected in Compose's list.
     func startStepping() {
-        guard environment.agent != nil else { message = "no agent: open curlew on a workspace or the demo"; return }
+        guard environment.agent != nil else { message = Self.noAgentMessage; return }
         let selected: (name: String, group: RequestGroup)?
         do { selected = try groupToRun() } catch { message = "not stepped: \(error)"; return }
         if let selected, ChainStepper.hasGroupStep(selected.group) {

@@ -91,6 +91,10 @@ public final class AppModel {
 
     public let environment: AppEnvironment
     var keyMap: KeyMap { environment.keyMap }
+    /// Whether requests can be sent: false in a window that only browses session logs.
+    var canSend: Bool { environment.agent != nil }
+    /// What a key that would send says in a window that only browses session logs.
+    static let noAgentMessage = "this window browses session logs: open curlew on the demo or a workspace to send"
     public var pane: Pane = .compose
     public var compose: ComposeState
     /// The open workspace, as last read or saved.
@@ -221,7 +225,7 @@ public final class AppModel {
         fileTimeFormatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
         if environment.agent == nil { pane = .logs }
-        message = startMessage ?? (environment.agent == nil ? "Browsing session logs. ? for help." : "Ready. s sends, ? for help, q quits.")
+        message = startMessage ?? (canSend ? "Ready. s sends, ? for help, q quits." : "Browsing session logs. ? for help.")
     }
 
     public var inFlightCount: Int { live.inFlightCount }

@@ -96,7 +96,9 @@ enum ComposeView {
     private static func drawGroupRun(_ model: AppModel, named name: String, item: Int, in area: Rect, into frame: inout FrameBuffer) {
         guard let id = model.compose.groupRunIDs[item], let record = model.groups.group(id: id) else {
             frame.put("Last run", row: area.row, column: area.column + 1, style: .bold)
-            frame.put("\(name) has not run from here yet: s runs it, and its members show here and in Groups (3).", row: area.row + 2,
+            let hint = model.canSend ? "\(name) has not run from here yet: s runs it, and its members show here and in Groups (3)."
+                : "\(name) has not run here: this window browses session logs. Open curlew on the demo or a workspace to run it."
+            frame.put(hint, row: area.row + 2,
                       column: area.column + 1, style: .dim, width: area.width - 2)
             return
         }
@@ -108,7 +110,9 @@ enum ComposeView {
         guard var state = model.compose.response else {
             frame.put("Response", row: area.row, column: area.column + 1, style: .bold)
             let name = (model.compose.currentDraft(at: model.compose.responseItem) ?? model.compose.draft).name
-            frame.put("Nothing sent from \(name) yet: s sends it, and its answer shows here.", row: area.row + 2,
+            let hint = model.canSend ? "Nothing sent from \(name) yet: s sends it, and its answer shows here."
+                : "Nothing sent from \(name) here: this window browses session logs. Open curlew on the demo or a workspace to send it."
+            frame.put(hint, row: area.row + 2,
                       column: area.column + 1, style: .dim, width: area.width - 2)
             return
         }
@@ -122,7 +126,7 @@ enum ComposeView {
         }
         if model.compose.answeredEarlier {
             let when = model.fileTimeFormatter.string(from: state.message.startedAt)
-            footer.append((" an earlier session's answer (\(when)) · s sends it now", .warning))
+            footer.append((" an earlier session's answer (\(when))" + (model.canSend ? " · s sends it now" : ""), .warning))
         }
         let shown = min(footer.count, max(0, area.height - 3))
         DetailView.draw(&state, hiding: model.secretsHiding, in: Rect(row: area.row, column: area.column, height: area.height - shown, width: area.width), into: &frame)
@@ -133,11 +137,14 @@ enum ComposeView {
     }
 
     /// A group selected in the list: how it runs and its members, in place of the editor.
-    private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer, showsKeys: Bool = true) {
+    /// `canSend`: whether the keys that run it are named (not in a window that only browses logs).
+    private static func drawGroup(named name: String, _ group: RequestGroup, in area: Rect, into frame: inout FrameBuffer, showsKeys: Bool = true,
+                                  canSend: Bool = true) {
         frame.put("\(group.kind.label) \(name)", row: area.row, column: area.column, style: .title, width: area.width)
         let titleWidth = TextWidth.of("\(group.kind.label) \(name)") + 2
         if showsKeys, area.width > titleWidth {
-            frame.put("Enter edits it · s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : ""), row: area.row,
+            let keys = canSend ? "Enter edits it · s runs it · 3 shows it running" + (group.kind == .chain ? " · S steps through it" : "") : "Enter edits it"
+            frame.put(keys, row: area.row,
                       column: area.column + titleWidth, style: .dim, width: area.width - titleWidth)
         }
         frame.put(group.planDescription, row: area.row + 1, column: area.column, style: .dim, width: area.width)
@@ -164,7 +171,7 @@ enum ComposeView {
             compose.editing = nil
         }
         if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, let group) = compose.items[compose.selectedItem] {
-            drawGroup(named: name, group, in: area, into: &frame)
+            drawGroup(named: name, group, in: area, into: &frame, canSend: model.canSend)
             return
         }
         let editorColumn = area.column
@@ -185,7 +192,7 @@ enum ComposeView {
             let keys = model.keyMap
             func hint(_ command: Command, _ text: String) -> String? { keys.label(for: command, in: .compose).map { "\($0) \(text)" } }
             let wide = model.lastColumns >= Layout.responseBesideColumns
-            let parts = [hint(.send, "send"), model.compose.tracksSaves ? hint(.save, "save") : nil, hint(.edit, "edit"),
+            let parts = [model.canSend ? hint(.send, "send") : nil, model.compose.tracksSaves ? hint(.save, "save") : nil, hint(.edit, "edit"),
                          wide ? [hint(.previousTab, ""), hint(.nextTab, "response tabs")].compactMap { $0 }.joined(separator: "").trimmingCharacters(in: .whitespaces) : hint(.toggleResponse, "response"),
                          wide ? [hint(.scrollResponseDown, ""), hint(.scrollResponseUp, "scroll")].compactMap { $0 }.joined(separator: "").trimmingCharacters(in: .whitespaces) : nil,
                          hint(.newRequest, "new"), hint(.duplicate, "duplicate"), hint(.addRow, "add"), hint(.deleteRow, "delete"), hint(.cancel, "cancel")]

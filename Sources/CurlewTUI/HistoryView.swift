@@ -26,12 +26,13 @@ public struct HistoryState: Sendable {
 enum HistoryView {
     /// `hiding`: the policy whose secrets (a URL's password and secret query parameters) the
     /// rows hide, nil while they are revealed.
-    static func draw(_ state: inout HistoryState, hiding: RedactionPolicy?, in area: Rect, into frame: inout FrameBuffer, timeFormatter: DateFormatter) {
+    /// `canSend`: whether this window can send (it cannot when it only browses session logs).
+    static func draw(_ state: inout HistoryState, hiding: RedactionPolicy?, canSend: Bool, in area: Rect, into frame: inout FrameBuffer, timeFormatter: DateFormatter) {
         let count = state.entries.count
         frame.put("History  \(state.name) · \(count) exchange\(count == 1 ? "" : "s") · Enter opens · m marks · = compares · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
         guard count > 0 else {
-            frame.put("Not sent in this session, and not in the newest session logs: s sends it.", row: area.row + 2, column: area.column + 1, style: .dim,
+            frame.put("Not sent in this session, and not in the newest session logs" + (canSend ? ": s sends it." : "."), row: area.row + 2, column: area.column + 1, style: .dim,
                       width: area.width - 2)
             return
         }

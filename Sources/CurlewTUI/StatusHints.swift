@@ -2,8 +2,10 @@
 /// first, named as the active key map binds them.
 extension AppModel {
     var statusHints: [String] {
+        // A window that only browses logs names no key that would send.
         func key(_ command: Command, _ text: String, in context: KeyContext? = nil) -> String? {
-            keyMap.label(for: command, in: context ?? self.context).map { "\($0) \(text)" }
+            guard canSend || !Self.sendingCommands.contains(command) else { return nil }
+            return keyMap.label(for: command, in: context ?? self.context).map { "\($0) \(text)" }
         }
         var hints: [String?]
         if let prompt {
@@ -23,7 +25,7 @@ extension AppModel {
         } else if let detail, detail.pane == pane {
             hints = [key(.nextTab, "tab"), key(.search, "search"), key(.mark, "mark"), key(.copy, "copy"), key(.resend, "re-send"), key(.back, "back")]
         } else if pane == .compose, history != nil {
-            hints = ["Enter opens", "m marks", "= compares", "y copies", "r re-sends", "Esc closes"]
+            hints = ["Enter opens", "m marks", "= compares", "y copies", canSend ? "r re-sends" : nil, "Esc closes"]
         } else {
             switch pane {
             case .compose: hints = composeHints(key)
@@ -38,6 +40,9 @@ extension AppModel {
         }
         return hints.compactMap { $0 }
     }
+
+    /// The commands that send a request or run a group, which need an agent.
+    private static let sendingCommands: Set<Command> = [.send, .resend, .latency, .stepChain]
 
     private func composeHints(_ label: (Command, String, KeyContext?) -> String?) -> [String?] {
         func key(_ command: Command, _ text: String) -> String? { label(command, text, nil) }

@@ -65,6 +65,23 @@ struct KeysAndLookTests {
         model.handle(.escape)
     }
 
+    @Test("a window that only browses logs names no key that sends, and s says why nothing is sent (found by a new user's trial: Compose said s sends it)")
+    func logOnlyWindowOffersNoSending() throws {
+        let model = try model()
+        model.message = ""
+        func screen() -> String {
+            let screen = VirtualScreen(rows: 30, columns: 240)
+            screen.present(model.render(rows: 30, columns: 240))
+            return screen.text
+        }
+        for text in [screen(), { model.handle(.right); return screen() }()] {
+            #expect(!text.contains("s sends") && !text.contains("s send") && !text.contains("s runs"), "\(text)")
+            #expect(text.contains("this window browses session logs"), "\(text)")
+        }
+        model.handle(.character("s"))
+        #expect(model.message == AppModel.noAgentMessage)
+    }
+
     @Test("a key map file replaces bindings by context and command; its mistakes name their line")
     func keyMapFile() throws {
         let directory = NSTemporaryDirectory() + "curlew-keys-\(UUID().uuidString)"

@@ -1,3 +1,4 @@
+import CurlewAgent
 import CurlewTestSupport
 @testable import CurlewTUI
 import Testing
@@ -16,7 +17,9 @@ struct PaneGoldenTests {
                                                                               "compose-group", "palette", "compare", "latency"])
     func panes(_ name: String) throws {
         for size in Self.sizes {
-            let model = try TUIFixtures.model()
+            // With an agent, as the workbench runs (it sends nothing here): a window without one
+            // only browses logs and names no key that sends.
+            let model = try TUIFixtures.model(agent: Agent(config: NetworkConfig(baseURL: TUIFixtures.base)))
             TUIFixtures.populate(model)
             switch name {
             case "compose":
