@@ -9,22 +9,26 @@ public enum ExchangeFile {
         try read(path: path).messages
     }
 
-    /// Every exchange in the file, in order, and the lines of a session log that could not be
-    /// read (a HAR file is read whole or refused). Only a regular file is opened: a named pipe
-    /// would keep the reader waiting forever.
-    public static func read(path: String) throws(SessionLogError) -> (messages: [DebugMessage], skipped: [SkippedLine]) {
+    /// Every exchange in the file, in order, with its entry number (as the log browser numbers
+    /// a session log's entries; a HAR file's run from 1), and the lines of a session log that
+    /// could not be read (a HAR file is read whole or refused). Only a regular file is opened: a
+    /// named pipe would keep the reader waiting forever.
+    public static func read(path: String) throws(SessionLogError) -> (messages: [DebugMessage], numbers: [Int], skipped: [SkippedLine]) {
         try SessionLogError.requireRegularFile(path)
         if isHAR(path: path) {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
                 throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
             }
-            do { return (try HARImport.messages(data), []) } catch {
+            do {
+                let messages = try HARImport.messages(data)
+                return (messages, messages.indices.map { $0 + 1 }, [])
+            } catch {
                 throw SessionLogError(kind: .unreadableHAR, path: path, reason: error.reason)
             }
         }
         let log = try SessionLogReader.read(path: path)
-        return (log.messages, log.skipped)
+        return (log.messages, log.entryNumbers, log.skipped)
     }
 
     /// A HAR file starts (after any byte-order mark and blanks) with `{` and names `"log"` early;

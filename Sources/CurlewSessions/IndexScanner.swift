@@ -130,7 +130,7 @@ final class IndexScanner: @unchecked Sendable {
         }
         body.withUnsafeBufferPointer { bytes in
             // The common case: a message line that starts with its summary.
-            if let summary = SessionRecordSummary.read(bytes) {
+            if let summary = SessionLogRecord.leadingSummary(of: bytes) {
                 builder.append(offset: start, summary: SessionRecordSummaryColumns(summary, methods: methods, urls: urls))
                 return
             }

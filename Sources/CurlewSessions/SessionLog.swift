@@ -6,6 +6,15 @@ public struct SkippedLine: Sendable, Equatable {
     /// 1-based line number in the file.
     public var line: Int
     public var reason: String
+    /// The entry number (from 1) the line takes although its record cannot be read: its summary
+    /// reads, so the log browser lists it as that entry. Nil for a line that is no entry.
+    public var entry: Int?
+
+    public init(line: Int, reason: String, entry: Int? = nil) {
+        self.line = line
+        self.reason = reason
+        self.entry = entry
+    }
 }
 
 /// A session log as read: its header(s), its messages in file order, and what was skipped.
@@ -13,6 +22,10 @@ public struct SessionLog: Sendable {
     /// Header records in file order. A log that was appended to by several runs has several.
     public var headers: [SessionLogHeader]
     public var messages: [DebugMessage]
+    /// Each message's entry number (from 1), as the log browser numbers the log's entries: a
+    /// damaged line whose summary still reads is an entry too (see `SkippedLine.entry`), so the
+    /// numbers of the messages after it run on from it.
+    public var entryNumbers: [Int]
     public var skipped: [SkippedLine]
 
     /// The first header: the run that created the file.

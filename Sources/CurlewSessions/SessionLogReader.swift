@@ -21,9 +21,10 @@ public enum SessionLogReader {
     }
 
     public static func read(data: Data) -> SessionLog {
-        var log = SessionLog(headers: [], messages: [], skipped: [])
+        var log = SessionLog(headers: [], messages: [], entryNumbers: [], skipped: [])
         let decoder = SessionLogFormat.makeDecoder()
         var lineNumber = 0
+        var entries = 0
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
             lineNumber += 1
             let trimmed = line.last == 0x0D ? line.dropLast() : line
@@ -33,10 +34,18 @@ public enum SessionLogReader {
                 log.skipped.append(SkippedLine(line: lineNumber, reason: IndexScanner.overlongLineReason))
                 continue
             }
-            switch SessionLogRecord(decoding: Data(trimmed), with: decoder) {
+            let record = Data(trimmed)
+            switch SessionLogRecord(decoding: record, with: decoder) {
             case .header(let header): log.headers.append(header)
-            case .message(let message): log.messages.append(message)
-            case .skipped(let reason): log.skipped.append(SkippedLine(line: lineNumber, reason: reason))
+            case .message(let message):
+                entries += 1
+                log.messages.append(message)
+                log.entryNumbers.append(entries)
+            case .skipped(let reason):
+                // Still an entry when its summary reads, as the log browser counts it.
+                let isEntry = record.withUnsafeBytes { SessionLogRecord.leadingSummary(of: $0.bindMemory(to: UInt8.self)) != nil }
+                if isEntry { entries += 1 }
+                log.skipped.append(SkippedLine(line: lineNumber, reason: reason, entry: isEntry ? entries : nil))
             }
         }
         return log

@@ -20,6 +20,15 @@ enum SessionLogRecord {
         }
     }
 
+    /// The summary leading a message line that is a complete JSON object, read without decoding
+    /// the record; nil otherwise. Such a line is an entry of the log whether or not its record
+    /// decodes: the log index counts entries this way (it reads summaries, not records), and the
+    /// reader numbers entries the same way, so `LOG#N` and the log browser's entry N are one line.
+    static func leadingSummary(of line: UnsafeBufferPointer<UInt8>) -> SessionRecordSummary? {
+        guard line.first == UInt8(ascii: "{"), line.last == UInt8(ascii: "}") else { return nil }
+        return SessionRecordSummary.read(line)
+    }
+
     private struct RecordTag: Decodable {
         let type: String
     }

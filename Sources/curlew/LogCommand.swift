@@ -21,11 +21,16 @@ struct LogCommand: ParsableCommand {
     static func loadNumbered(_ path: String, filter: String?) throws -> [(number: Int, message: DebugMessage)] {
         let skipped: [SkippedLine]
         let read: [DebugMessage]
-        do { (read, skipped) = try ExchangeFile.read(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
-        var messages = read.enumerated().map { (number: $0.offset + 1, message: $0.element) }
+        let numbers: [Int]
+        do { (read, numbers, skipped) = try ExchangeFile.read(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
+        var messages = zip(numbers, read).map { (number: $0, message: $1) }
         if let first = skipped.first {
             let count = skipped.count == 1 ? "1 unreadable line" : "\(skipped.count) unreadable lines"
-            FileHandle.standardError.write(Data("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason))\n".utf8))
+            // An unreadable line the log browser lists as an entry is named by its number too.
+            let entries = skipped.compactMap(\.entry)
+            let numbered = entries.isEmpty ? "" : "; entr\(entries.count == 1 ? "y" : "ies") " + entries.prefix(5).map { "#\($0)" }.joined(separator: ", ")
+                + (entries.count > 5 ? ", …" : "") + " cannot be read"
+            FileHandle.standardError.write(Data("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason))\(numbered)\n".utf8))
         }
         if let filter {
             do {
@@ -160,11 +165,12 @@ struct LogCommand: ParsableCommand {
             let (leftPath, leftIndex) = Self.split(left)
             let (rightPath, rightIndex) = Self.split(right)
             // One log named twice (`a.log#1 a.log#2`) is read, and its unreadable lines reported, once.
-            let leftMessages = try LogCommand.load(leftPath, filter: nil)
-            let rightMessages = rightPath == leftPath ? leftMessages : try LogCommand.load(rightPath, filter: nil)
+            let leftNumbered = try LogCommand.loadNumbered(leftPath, filter: nil)
+            let rightNumbered = rightPath == leftPath ? leftNumbered : try LogCommand.loadNumbered(rightPath, filter: nil)
+            let (leftMessages, rightMessages) = (leftNumbered.map(\.message), rightNumbered.map(\.message))
             var pairs: [(DebugMessage, DebugMessage, String)] = []
             if leftIndex != nil || rightIndex != nil {
-                pairs = [(try Self.pick(leftMessages, leftIndex ?? 1, left), try Self.pick(rightMessages, rightIndex ?? 1, right), "\(left) ↔ \(right)")]
+                pairs = [(try Self.pick(leftNumbered, leftIndex ?? 1, left), try Self.pick(rightNumbered, rightIndex ?? 1, right), "\(left) ↔ \(right)")]
             } else {
                 var remaining = rightMessages
                 for message in leftMessages {
@@ -199,13 +205,14 @@ struct LogCommand: ParsableCommand {
             return (String(argument[..<hash]), Int(number) ?? (number.first == "-" ? Int.min : Int.max))
         }
 
-        static func pick(_ messages: [DebugMessage], _ index: Int, _ argument: String) throws -> DebugMessage {
-            guard index >= 1, index <= messages.count else {
-                let count = messages.count
-                let numbers = count == 0 ? "no exchanges" : count == 1 ? "1 exchange: #1" : "\(count) exchanges: #1 to #\(count)"
-                throw RunCommand.usageFailure("\(argument): the log has \(numbers)")
-            }
-            return messages[index - 1]
+        /// Entry `number` of a log read with its numbers; one the log holds but cannot read (a
+        /// damaged line the log browser lists as that entry) is said to be unreadable.
+        static func pick(_ numbered: [(number: Int, message: DebugMessage)], _ number: Int, _ argument: String) throws -> DebugMessage {
+            if let found = numbered.first(where: { $0.number == number }) { return found.message }
+            let count = numbered.last?.number ?? 0
+            if number >= 1, number < count { throw RunCommand.usageFailure("\(argument): entry #\(number) cannot be read (its line is damaged)") }
+            let numbers = count == 0 ? "no exchanges" : count == 1 ? "1 exchange: #1" : "\(count) exchanges: #1 to #\(count)"
+            throw RunCommand.usageFailure("\(argument): the log has \(numbers)")
         }
 
         static func key(_ message: DebugMessage) -> String {

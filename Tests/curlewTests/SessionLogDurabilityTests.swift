@@ -133,6 +133,38 @@ struct SessionLogDurabilityTests {
         #expect(Set(durationEnds.dropFirst().compactMap { $0 }).count == 1, "\(shown.output)")
     }
 
+    @Test("a damaged line whose summary still reads keeps its entry number in log show and diff, as the log browser numbers it (found by review: the numbers after it differed)", .timeLimit(.minutes(1)))
+    func damagedEntryKeepsItsNumber() async throws {
+        let path = NSTemporaryDirectory() + "curlew-numbers-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        for id in 1...3 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), url: "http://h/entry\(id)")) }
+        try logger.close()
+        // The second entry's record damaged after its summary: still a complete object whose
+        // summary reads, but `state` is no state.
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines[2].contains(#""state":"succeeded""#))
+        lines[2] = lines[2].replacingOccurrences(of: #""state":"succeeded""#, with: #""state":"melted""#)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+
+        let index = try SessionLogIndex(path: path)
+        index.waitUntilComplete()
+        #expect(index.entryCount == 3 && index.message(at: 1) == nil && index.message(at: 2)?.original?.url == "http://h/entry3")
+        let log = SessionLogReader.read(data: try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(log.messages.map(\.requestID) == [1, 3] && log.entryNumbers == [1, 3])
+        #expect(log.skipped.map(\.line) == [3] && log.skipped.map(\.entry) == [2])
+
+        let shown = try await CurlewProcess.run(["log", "show", path])
+        #expect(shown.status == 0)
+        let rows = shown.output.split(separator: "\n").dropFirst().prefix(2).map { $0.split(separator: " ").first.map(String.init) }
+        #expect(rows == ["1", "3"], "\(shown.output)")
+        #expect(shown.error.contains("entry #2 cannot be read"), "\(shown.error)")
+        let third = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#3"])
+        #expect(third.status == 0 && third.output.contains("entry3"), "\(third.output)")
+        let damaged = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#2"])
+        #expect(damaged.status != 0 && damaged.error.contains("#2: entry #2 cannot be read"), "\(damaged.error)")
+    }
+
     @Test("log show, stats and diff name the lines they could not read on stderr, once per log, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
     func unreadableLinesAndPipes() async throws {
         let directory = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString)"
