@@ -17,14 +17,13 @@ public struct WaterfallRow: Sendable, Equatable {
 
 extension TimingBreakdown {
     /// The phases as waterfall rows on a bar `width` cells wide, scaled to the elapsed time.
-    /// Every phase that happened gets at least one cell. Without `responded` (no byte of a
-    /// response arrived: a cancel, a timeout or a refusal while waiting), a receive phase of
-    /// zero did not happen, and says so rather than showing a bar.
-    public func waterfall(width: Int, reused: Bool, responded: Bool) -> [WaterfallRow] {
+    /// Every phase that happened gets at least one cell. Without `receiveHappened` (see
+    /// `DebugMessage.receiveHappened`) the receive row says there was no response.
+    public func waterfall(width: Int, reused: Bool, receiveHappened: Bool) -> [WaterfallRow] {
         let width = max(1, width)
         let span = max(Double(elapsed), 1)
         return segments.map { segment in
-            let unanswered = segment.phase == "receive" && !responded && segment.duration == 0
+            let unanswered = segment.phase == "receive" && !receiveHappened
             guard let duration = segment.duration, !unanswered else {
                 let reason = unanswered ? "no response"
                     : reused && ["dns", "connect", "tls"].contains(segment.phase) ? "reused connection"
@@ -39,9 +38,16 @@ extension TimingBreakdown {
 }
 
 extension DebugMessage {
+    /// Whether the exchange had a receive phase: a response's head arrived, or bytes of one did.
+    /// An exchange that ended while it waited (a cancel, a timeout) records a receive of zero,
+    /// which is no phase: the waterfall, `log diff` and `log stats` leave it out alike.
+    public var receiveHappened: Bool {
+        response != nil || (timings?.receive ?? 0) > 0
+    }
+
     /// The waterfall of this exchange's timings, read from the message as the CLI and the
     /// interface both show it (connection reused or not, response or none); nil without timings.
     public func waterfall(width: Int) -> [WaterfallRow]? {
-        timings?.waterfall(width: width, reused: connection?.reused ?? false, responded: response != nil)
+        timings?.waterfall(width: width, reused: connection?.reused ?? false, receiveHappened: receiveHappened)
     }
 }

@@ -37,14 +37,14 @@ public struct ExchangeDiff: Sendable {
             .forEach { add("response header", $0.0, $0.1, $0.2) }
         Self.body(left.response?.body, right.response?.body).forEach { add("body", $0.0, $0.1, $0.2) }
         for phase in TimingBreakdown.phaseNames {
-            let (a, b) = (left.timings?.phase(named: phase), right.timings?.phase(named: phase))
+            let (a, b) = (left.phase(named: phase), right.phase(named: phase))
             // Most exchanges follow no redirect: the row shows only when one of them did.
             if phase == "redirects", a == nil, b == nil { continue }
             add("timing", phase, a.map(TimingBreakdown.format), b.map(TimingBreakdown.format))
         }
         self.rows = rows
         timingDeltas = TimingBreakdown.phaseNames.compactMap { phase in
-            guard let a = left.timings?.phase(named: phase), let b = right.timings?.phase(named: phase) else { return nil }
+            guard let a = left.phase(named: phase), let b = right.phase(named: phase) else { return nil }
             let (delta, overflow) = b.subtractingReportingOverflow(a)
             return (phase, overflow ? (b > a ? .max : .min + 1) : max(delta, .min + 1))
         }

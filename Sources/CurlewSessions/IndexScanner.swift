@@ -124,8 +124,8 @@ final class IndexScanner: @unchecked Sendable {
         var body = line
         if body.last == 0x0D { body = body.dropLast() }
         guard !body.isEmpty else { return }
-        guard body.first == UInt8(ascii: "{"), body.last == UInt8(ascii: "}") else {
-            skip("not a complete JSON object (truncated or corrupt)", into: &part)
+        guard SessionLogRecord.isCompleteObject(body) else {
+            skip(SessionLogRecord.incompleteObjectReason, into: &part)
             return
         }
         body.withUnsafeBufferPointer { bytes in

@@ -68,7 +68,7 @@ public struct LogStats: Sendable {
         // after its 200, a body cut by a timeout).
         let errors = messages.filter { ($0.response?.statusCode ?? 0) >= 400 || $0.response == nil || $0.error != nil }.count
         let phases = phaseNames.map { name -> Phase in
-            let values = messages.compactMap { $0.timings?.phase(named: name) }.sorted()
+            let values = messages.compactMap { $0.phase(named: name) }.sorted()
             return Phase(name: name, p50: values.percentile(0.5), p90: values.percentile(0.9), p99: values.percentile(0.99))
         }
         return Endpoint(method: method, path: path, count: messages.count, errors: errors, phases: phases)

@@ -13,7 +13,8 @@ public enum SessionLogReader {
             throw SessionLogError(kind: .unreadable, path: path, reason: (error as NSError).localizedDescription)
         }
         let log = read(data: data)
-        if log.headers.isEmpty, log.messages.isEmpty, !log.skipped.isEmpty {
+        // Refused only when no line is a record: a damaged entry whose summary reads is one.
+        if log.headers.isEmpty, log.messages.isEmpty, !log.skipped.isEmpty, log.skipped.allSatisfy({ $0.entry == nil }) {
             let first = log.skipped[0]
             throw SessionLogError(kind: .notASessionLog, path: path, reason: "line \(first.line): \(first.reason)")
         }
@@ -32,6 +33,11 @@ public enum SessionLogReader {
             // Skipped unread, as the index skips it: no record is this long.
             guard trimmed.count <= IndexScanner.maxLineBytes else {
                 log.skipped.append(SkippedLine(line: lineNumber, reason: IndexScanner.overlongLineReason))
+                continue
+            }
+            // Read as the index reads it, so both count the same lines as entries.
+            guard SessionLogRecord.isCompleteObject(trimmed) else {
+                log.skipped.append(SkippedLine(line: lineNumber, reason: SessionLogRecord.incompleteObjectReason))
                 continue
             }
             let record = Data(trimmed)

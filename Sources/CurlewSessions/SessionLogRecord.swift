@@ -25,9 +25,18 @@ enum SessionLogRecord {
     /// decodes: the log index counts entries this way (it reads summaries, not records), and the
     /// reader numbers entries the same way, so `LOG#N` and the log browser's entry N are one line.
     static func leadingSummary(of line: UnsafeBufferPointer<UInt8>) -> SessionRecordSummary? {
-        guard line.first == UInt8(ascii: "{"), line.last == UInt8(ascii: "}") else { return nil }
+        guard isCompleteObject(line) else { return nil }
         return SessionRecordSummary.read(line)
     }
+
+    /// Whether a line (without its line end) starts with `{` and ends with `}`, as every line
+    /// the writer writes does; any other line is skipped unread by every reader, with
+    /// `incompleteObjectReason`.
+    static func isCompleteObject(_ line: some BidirectionalCollection<UInt8>) -> Bool {
+        line.first == UInt8(ascii: "{") && line.last == UInt8(ascii: "}")
+    }
+
+    static let incompleteObjectReason = "not a complete JSON object (truncated or corrupt)"
 
     private struct RecordTag: Decodable {
         let type: String

@@ -21,3 +21,12 @@ extension TimingBreakdown {
         }
     }
 }
+
+extension DebugMessage {
+    /// The phase named `name` of this exchange's timings; nil when it did not happen, as the
+    /// waterfall has it (a receive of zero without a response is none).
+    public func phase(named name: String) -> Int64? {
+        if name == "receive", !receiveHappened { return nil }
+        return timings?.phase(named: name)
+    }
+}

@@ -89,7 +89,7 @@ extension AppModel {
             compose.showsResponse.toggle()
             message = compose.showsResponse ? "the response of \(compose.responseLabel); v goes back to the editor" : "editor"
         case .scrollResponseUp, .scrollResponseDown:
-            guard var response = compose.response else { message = "no response yet: s sends the request"; return }
+            guard var response = compose.response else { message = canSend ? "no response yet: s sends the request" : "no response here: " + Self.noAgentMessage; return }
             response.scroll = max(0, response.scroll + (command == .scrollResponseDown ? pageSize / 2 : -pageSize / 2))
             compose.response = response
         case .search: prompt = .search(LineEditor(detail?.state.search ?? ""))

@@ -150,12 +150,13 @@ extension AppModel {
         let here = context
         let bindings = keyMap.bindings.filter { $0.context == here } + keyMap.bindings.filter { $0.context == .global && here != .global }
             + keyMap.bindings.filter { $0.context != here && $0.context != .global }
-        for binding in bindings where !seen.contains(binding.command) {
+        // A window that only browses logs offers nothing that sends.
+        for binding in bindings where !seen.contains(binding.command) && (canSend || !Self.agentCommands.contains(binding.command)) {
             seen.insert(binding.command)
             entries.append(.init(title: binding.help, detail: binding.keys.map(\.label).joined(separator: " ") + " · " + binding.context.rawValue,
                                  action: .command(binding.command)))
         }
-        for line in Self.paletteCommandLines { entries.append(.init(title: ":" + line.text, detail: line.help, action: .commandLine(line.text))) }
+        for line in Self.paletteCommandLines where canSend || !Self.agentCommandLines.contains(line.text) { entries.append(.init(title: ":" + line.text, detail: line.help, action: .commandLine(line.text))) }
         for (index, item) in compose.items.enumerated() {
             switch item {
             case .request(let draft): entries.append(.init(title: "\(draft.method) \(draft.name)", detail: "request · \(draft.url)", action: .item(index)))

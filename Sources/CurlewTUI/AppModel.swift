@@ -95,6 +95,11 @@ public final class AppModel {
     var canSend: Bool { environment.agent != nil }
     /// What a key that would send says in a window that only browses session logs.
     static let noAgentMessage = "this window browses session logs: open curlew on the demo or a workspace to send"
+    /// The commands that need an agent (sending, running, cancelling): a window without one
+    /// names none of them (hints, help, palette). `r` only loads an exchange into Compose.
+    static let agentCommands: Set<Command> = [.send, .latency, .stepChain, .cancel, .cancelMember]
+    /// The command-line commands that need an agent, likewise.
+    static let agentCommandLines: Set<String> = ["send", "run", "latency", "cancel"]
     public var pane: Pane = .compose
     public var compose: ComposeState
     /// The open workspace, as last read or saved.
@@ -492,7 +497,8 @@ public final class AppModel {
             if pane == .compose, ComposeState.isCurlCommand(text) {
                 do {
                     compose.add(try ComposeState.draft(fromCurl: text))
-                    message = "the curl command is now \(compose.draft.name); s sends it" + (compose.tracksSaves ? ", w saves it" : "")
+                    let keys = [canSend ? "s sends it" : nil, compose.tracksSaves ? "w saves it" : nil].compactMap { $0 }
+                    message = "the curl command is now \(compose.draft.name)" + (keys.isEmpty ? "" : "; " + keys.joined(separator: ", "))
                 } catch {
                     message = "not a curl command this can read: \(error)"
                 }

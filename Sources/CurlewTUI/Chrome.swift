@@ -142,7 +142,8 @@ enum Chrome {
         let area = Rect(row: 2, column: 4, height: frame.rows - 5, width: frame.columns - 8)
         var lines: [StyledLine] = [StyledLine("Keys (any other key closes; j/k scroll)", .title), StyledLine("")]
         var lastContext: KeyContext?
-        for line in model.keyMap.helpLines() {
+        // A window that only browses logs lists no key or command that sends.
+        for line in model.keyMap.helpLines() where model.canSend || !AppModel.agentCommands.contains(line.command) {
             if line.context != lastContext {
                 if lastContext != nil { lines.append(StyledLine("")) }
                 lines.append(StyledLine(line.context.rawValue.capitalized, .bold))
@@ -151,7 +152,8 @@ enum Chrome {
             lines.append(StyledLine("  " + TextWidth.fit(line.keys, to: 22) + line.help))
         }
         lines += [StyledLine(""), StyledLine("Filter: ~m METHOD ~u regex ~c 404|4xx ~h regex ~b regex ~d host ~e ~dur >500ms ~size >1MB ! & | ( )", .dim)]
-        lines += [StyledLine("Commands (:): " + CommandLine.commands.joined(separator: " "), .dim)]
+        let commands = CommandLine.commands.filter { model.canSend || !AppModel.agentCommandLines.contains($0) }
+        lines += [StyledLine("Commands (:): " + commands.joined(separator: " "), .dim)]
         let scroll = min(model.helpScroll, max(0, lines.count - (area.height - 2)))
         for row in 0..<area.height {
             frame.putLine("", row: area.row + row, column: area.column, width: area.width, style: .plain)

@@ -190,9 +190,12 @@ enum ComposeView {
             // The keys of the moment first, so a narrow editor still shows them; named as the
             // active key map binds them.
             let keys = model.keyMap
-            func hint(_ command: Command, _ text: String) -> String? { keys.label(for: command, in: .compose).map { "\($0) \(text)" } }
+            func hint(_ command: Command, _ text: String) -> String? {
+                guard model.canSend || !AppModel.agentCommands.contains(command) else { return nil }
+                return keys.label(for: command, in: .compose).map { "\($0) \(text)" }
+            }
             let wide = model.lastColumns >= Layout.responseBesideColumns
-            let parts = [model.canSend ? hint(.send, "send") : nil, model.compose.tracksSaves ? hint(.save, "save") : nil, hint(.edit, "edit"),
+            let parts = [hint(.send, "send"), model.compose.tracksSaves ? hint(.save, "save") : nil, hint(.edit, "edit"),
                          wide ? [hint(.previousTab, ""), hint(.nextTab, "response tabs")].compactMap { $0 }.joined(separator: "").trimmingCharacters(in: .whitespaces) : hint(.toggleResponse, "response"),
                          wide ? [hint(.scrollResponseDown, ""), hint(.scrollResponseUp, "scroll")].compactMap { $0 }.joined(separator: "").trimmingCharacters(in: .whitespaces) : nil,
                          hint(.newRequest, "new"), hint(.duplicate, "duplicate"), hint(.addRow, "add"), hint(.deleteRow, "delete"), hint(.cancel, "cancel")]

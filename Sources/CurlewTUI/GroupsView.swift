@@ -13,7 +13,9 @@ enum GroupsView {
         }
         guard !groups.isEmpty else {
             if model.groups.awaitedID == nil {
-                frame.put("No groups yet. In Compose (1), select the batch or the chain and press s.", row: area.row + 2, column: 2, style: .dim)
+                let text = model.canSend ? "No groups yet. In Compose (1), select the batch or the chain and press s."
+                    : "No groups run from this window: it browses session logs (4)."
+                frame.put(text, row: area.row + 2, column: 2, style: .dim)
             }
             return
         }

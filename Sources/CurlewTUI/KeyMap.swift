@@ -43,9 +43,9 @@ public struct KeyMap: Sendable {
     }
 
     /// Help lines grouped by context, in table order.
-    public func helpLines() -> [(context: KeyContext, keys: String, help: String)] {
+    public func helpLines() -> [(context: KeyContext, command: Command, keys: String, help: String)] {
         KeyContext.allCases.flatMap { context in
-            bindings.filter { $0.context == context }.map { (context, $0.keys.map(\.label).joined(separator: " "), $0.help) }
+            bindings.filter { $0.context == context }.map { (context, $0.command, $0.keys.map(\.label).joined(separator: " "), $0.help) }
         }
     }
 

@@ -11,7 +11,9 @@ enum LiveView {
         frame.put(MessageRows.heading(width: area.width - 1), row: area.row + 1, column: 1, style: .dim)
         let listHeight = area.height - 2
         guard count > 0 else {
-            frame.put("Nothing sent yet. Compose (1) sends with s; the demo's groups run from its list.", row: area.row + 3, column: 2, style: .dim)
+            let text = model.canSend ? "Nothing sent yet. Compose (1) sends with s; the demo's groups run from its list."
+                : "Nothing is sent from this window: it browses session logs (4)."
+            frame.put(text, row: area.row + 3, column: 2, style: .dim)
             return
         }
         var scroll = model.live.scroll

@@ -4,7 +4,7 @@ extension AppModel {
     var statusHints: [String] {
         // A window that only browses logs names no key that would send.
         func key(_ command: Command, _ text: String, in context: KeyContext? = nil) -> String? {
-            guard canSend || !Self.sendingCommands.contains(command) else { return nil }
+            guard canSend || !Self.agentCommands.contains(command) else { return nil }
             return keyMap.label(for: command, in: context ?? self.context).map { "\($0) \(text)" }
         }
         var hints: [String?]
@@ -23,13 +23,13 @@ extension AppModel {
         } else if let latency {
             hints = latency.ended ? ["Esc closes"] : ["x stops", "Esc closes"]
         } else if let detail, detail.pane == pane {
-            hints = [key(.nextTab, "tab"), key(.search, "search"), key(.mark, "mark"), key(.copy, "copy"), key(.resend, "re-send"), key(.back, "back")]
+            hints = [key(.nextTab, "tab"), key(.search, "search"), key(.mark, "mark"), key(.copy, "copy"), key(.resend, resendHint), key(.back, "back")]
         } else if pane == .compose, history != nil {
-            hints = ["Enter opens", "m marks", "= compares", "y copies", canSend ? "r re-sends" : nil, "Esc closes"]
+            hints = ["Enter opens", "m marks", "= compares", "y copies", canSend ? "r re-sends" : "r to Compose", "Esc closes"]
         } else {
             switch pane {
             case .compose: hints = composeHints(key)
-            case .live: hints = [key(.open, "open"), key(.toggleFollow, "follow"), key(.togglePause, "pause"), key(.resend, "re-send"), key(.mark, "mark")]
+            case .live: hints = [key(.open, "open"), key(.toggleFollow, "follow"), key(.togglePause, "pause"), key(.resend, resendHint), key(.mark, "mark")]
             case .groups:
                 hints = groupMembersFocused ? [key(.open, "open member"), key(.cancelMember, "cancel member"), key(.back, "groups")]
                     : [key(.open, "members"), key(.cancel, "cancel")]
@@ -41,8 +41,9 @@ extension AppModel {
         return hints.compactMap { $0 }
     }
 
-    /// The commands that send a request or run a group, which need an agent.
-    private static let sendingCommands: Set<Command> = [.send, .resend, .latency, .stepChain]
+    /// What `r` does here: it loads the exchange into Compose, to send from there when this
+    /// window can send.
+    private var resendHint: String { canSend ? "re-send" : "to Compose" }
 
     private func composeHints(_ label: (Command, String, KeyContext?) -> String?) -> [String?] {
         func key(_ command: Command, _ text: String) -> String? { label(command, text, nil) }

@@ -14,22 +14,32 @@ struct LogCommand: ParsableCommand {
     /// Reads a log and keeps the exchanges matching the filter. Lines that could not be read are
     /// reported on stderr, the first with its line number and reason.
     static func load(_ path: String, filter: String?) throws -> [DebugMessage] {
-        try loadNumbered(path, filter: filter).map(\.message)
+        try loadNumbered(path, filter: filter).exchanges.map(\.message)
+    }
+
+    /// A log's exchanges with their entry numbers, as the log browser numbers them.
+    struct NumberedLog {
+        var exchanges: [(number: Int, message: DebugMessage)]
+        /// The numbers of entries whose lines are damaged (their summaries read, their records not).
+        var unreadable: Set<Int>
+        /// How many entries the whole log has, readable or not, before any filter.
+        var entryCount: Int
     }
 
     /// `load`, each exchange with its number in the whole log (from 1), as `diff`'s `LOG#N` names it.
-    static func loadNumbered(_ path: String, filter: String?) throws -> [(number: Int, message: DebugMessage)] {
+    static func loadNumbered(_ path: String, filter: String?) throws -> NumberedLog {
         let skipped: [SkippedLine]
         let read: [DebugMessage]
         let numbers: [Int]
         do { (read, numbers, skipped) = try ExchangeFile.read(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
         var messages = zip(numbers, read).map { (number: $0, message: $1) }
+        let unreadable = skipped.compactMap(\.entry)
+        let entryCount = max(numbers.last ?? 0, unreadable.last ?? 0)
         if let first = skipped.first {
             let count = skipped.count == 1 ? "1 unreadable line" : "\(skipped.count) unreadable lines"
             // An unreadable line the log browser lists as an entry is named by its number too.
-            let entries = skipped.compactMap(\.entry)
-            let numbered = entries.isEmpty ? "" : "; entr\(entries.count == 1 ? "y" : "ies") " + entries.prefix(5).map { "#\($0)" }.joined(separator: ", ")
-                + (entries.count > 5 ? ", …" : "") + " cannot be read"
+            let numbered = unreadable.isEmpty ? "" : "; entr\(unreadable.count == 1 ? "y" : "ies") " + unreadable.prefix(5).map { "#\($0)" }.joined(separator: ", ")
+                + (unreadable.count > 5 ? ", …" : "") + " cannot be read"
             FileHandle.standardError.write(Data("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason))\(numbered)\n".utf8))
         }
         if let filter {
@@ -41,7 +51,7 @@ struct LogCommand: ParsableCommand {
                 throw RunCommand.usageFailure("--filter: \(error)")
             }
         }
-        return messages
+        return NumberedLog(exchanges: messages, unreadable: Set(unreadable), entryCount: entryCount)
     }
 
     /// Cells joined by two spaces: a positive width pads on the right, a negative one on the
@@ -73,7 +83,7 @@ struct LogCommand: ParsableCommand {
         func messages() throws -> [DebugMessage] { try LogCommand.load(log, filter: filter) }
 
         /// The matching exchanges with their numbers in the whole log.
-        func numberedMessages() throws -> [(number: Int, message: DebugMessage)] { try LogCommand.loadNumbered(log, filter: filter) }
+        func numberedMessages() throws -> [(number: Int, message: DebugMessage)] { try LogCommand.loadNumbered(log, filter: filter).exchanges }
     }
 
     struct Show: ParsableCommand {
@@ -167,7 +177,7 @@ struct LogCommand: ParsableCommand {
             // One log named twice (`a.log#1 a.log#2`) is read, and its unreadable lines reported, once.
             let leftNumbered = try LogCommand.loadNumbered(leftPath, filter: nil)
             let rightNumbered = rightPath == leftPath ? leftNumbered : try LogCommand.loadNumbered(rightPath, filter: nil)
-            let (leftMessages, rightMessages) = (leftNumbered.map(\.message), rightNumbered.map(\.message))
+            let (leftMessages, rightMessages) = (leftNumbered.exchanges.map(\.message), rightNumbered.exchanges.map(\.message))
             var pairs: [(DebugMessage, DebugMessage, String)] = []
             if leftIndex != nil || rightIndex != nil {
                 pairs = [(try Self.pick(leftNumbered, leftIndex ?? 1, left), try Self.pick(rightNumbered, rightIndex ?? 1, right), "\(left) ↔ \(right)")]
@@ -207,10 +217,10 @@ struct LogCommand: ParsableCommand {
 
         /// Entry `number` of a log read with its numbers; one the log holds but cannot read (a
         /// damaged line the log browser lists as that entry) is said to be unreadable.
-        static func pick(_ numbered: [(number: Int, message: DebugMessage)], _ number: Int, _ argument: String) throws -> DebugMessage {
-            if let found = numbered.first(where: { $0.number == number }) { return found.message }
-            let count = numbered.last?.number ?? 0
-            if number >= 1, number < count { throw RunCommand.usageFailure("\(argument): entry #\(number) cannot be read (its line is damaged)") }
+        static func pick(_ log: LogCommand.NumberedLog, _ number: Int, _ argument: String) throws -> DebugMessage {
+            if let found = log.exchanges.first(where: { $0.number == number }) { return found.message }
+            if log.unreadable.contains(number) { throw RunCommand.usageFailure("\(argument): entry #\(number) cannot be read (its line is damaged)") }
+            let count = log.entryCount
             let numbers = count == 0 ? "no exchanges" : count == 1 ? "1 exchange: #1" : "\(count) exchanges: #1 to #\(count)"
             throw RunCommand.usageFailure("\(argument): the log has \(numbers)")
         }

@@ -47,6 +47,20 @@ struct LogToolsTests {
         #expect(LogStats([cancelled]).total.errors == 1)
     }
 
+    @Test("an exchange that ended while waiting has no receive phase in stats or diff, as in its waterfall (found by review: receive 0.000 ms)")
+    func unansweredHasNoReceivePhase() {
+        // No response, and all of the time after sending spent waiting: receive is zero.
+        let unanswered = Self.message(1, "GET", "http://h/slow", status: nil, total: 1_005, wait: 1_000)
+        let answered = Self.message(2, "GET", "http://h/slow", status: 200, total: 2_005, wait: 1_000)
+        #expect(unanswered.timings?.receive == 0 && unanswered.phase(named: "receive") == nil && unanswered.phase(named: "wait") == 1_000)
+        #expect(answered.phase(named: "receive") == 1_000)
+        let receive = LogStats([unanswered, answered]).total.phases.first { $0.name == "receive" }
+        #expect(receive?.p50 == 1_000 && receive?.p99 == 1_000, "the unanswered exchange's zero is not counted")
+        let diff = ExchangeDiff(unanswered, answered)
+        #expect(diff.rows.first { $0.section == "timing" && $0.field == "receive" }?.left == nil)
+        #expect(!diff.timingDeltas.contains { $0.phase == "receive" })
+    }
+
     @Test("diff compares JSON bodies member by member, headers by name in any case, how each ended, and timings with their change")
     func diff() {
         let a = Self.message(1, "GET", "http://h/a", status: 200, total: 4000, wait: 2000,

@@ -263,9 +263,9 @@ struct AppModelTests {
         #expect(!model.render(rows: 24, columns: 80).text.contains("(searching"))
     }
 
-    @Test("the help overlay lists every binding of the key map")
+    @Test("the help overlay lists every binding of the key map (a window that can send)")
     func helpFromKeyMap() throws {
-        let model = try TUIFixtures.model()
+        let model = try TUIFixtures.model(agent: Agent(config: NetworkConfig(baseURL: TUIFixtures.base)))
         model.handle(.character("?"))
         var seen = ""
         for _ in 0..<12 {

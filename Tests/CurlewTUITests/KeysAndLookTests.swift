@@ -6,9 +6,11 @@ import Testing
 
 @Suite("palette, key map file, themes and the mouse")
 struct KeysAndLookTests {
-    private func model(keyMap: KeyMap = .standard) throws -> AppModel {
+    /// `canSend`: with an agent (that sends nothing here), as the workbench runs; without, a
+    /// window that only browses logs.
+    private func model(keyMap: KeyMap = .standard, canSend: Bool = false) throws -> AppModel {
         let model = AppModel(environment: AppEnvironment(
-            agent: nil, name: "test", sessionLogPath: nil, sessionsDirectory: NSTemporaryDirectory() + "none-" + UUID().uuidString,
+            agent: canSend ? Agent(config: NetworkConfig(baseURL: "http://h")) : nil, name: "test", sessionLogPath: nil, sessionsDirectory: NSTemporaryDirectory() + "none-" + UUID().uuidString,
             composeItems: [
                 .request(RequestDraft(Request(.get, "/users", name: "list users"), baseURL: "http://h")),
                 .request(RequestDraft(Request(.post, "/orders", name: "create order"), baseURL: "http://h")),
@@ -23,7 +25,7 @@ struct KeysAndLookTests {
 
     @Test("Ctrl-P finds commands and requests by letters in order; Enter runs or opens what is chosen")
     func palette() throws {
-        let model = try model()
+        let model = try model(canSend: true)
         model.handle(.control("p"))
         type("crord", into: model)
         #expect(model.palette?.matches.first?.title == "POST create order")
@@ -80,6 +82,20 @@ struct KeysAndLookTests {
         }
         model.handle(.character("s"))
         #expect(model.message == AppModel.noAgentMessage)
+        // Live, Groups, help and the palette name nothing that sends either; r still loads
+        // into Compose, and says so.
+        model.handle(.character("2"))
+        #expect(screen().contains("Nothing is sent from this window"))
+        model.handle(.character("3"))
+        #expect(screen().contains("No groups run from this window"))
+        model.handle(.character("?"))
+        let help = screen()
+        #expect(!help.contains("send the request") && !help.contains(" latency") && help.contains("Keys"), "\(help)")
+        model.handle(.escape)
+        model.handle(.control("p"))
+        for character in "send" { model.handle(.character(character)) }
+        #expect(model.palette?.matches.contains { $0.title.hasPrefix("send") || $0.title == ":latency" || $0.title == ":run" } == false,
+                "\(model.palette?.matches.map(\.title) ?? [])")
     }
 
     @Test("a key map file replaces bindings by context and command; its mistakes name their line")

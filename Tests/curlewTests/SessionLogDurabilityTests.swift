@@ -138,31 +138,40 @@ struct SessionLogDurabilityTests {
         let path = NSTemporaryDirectory() + "curlew-numbers-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
-        for id in 1...3 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), url: "http://h/entry\(id)")) }
+        for id in 1...5 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), url: "http://h/entry\(id)")) }
         try logger.close()
-        // The second entry's record damaged after its summary: still a complete object whose
-        // summary reads, but `state` is no state.
+        // Entries 2 and 5 (the last) damaged after their summaries: still complete objects whose
+        // summaries read, but `state` is no state. Entry 3's line led by a space: no complete
+        // object, an entry for neither the browser nor the CLI.
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(lines[2].contains(#""state":"succeeded""#))
-        lines[2] = lines[2].replacingOccurrences(of: #""state":"succeeded""#, with: #""state":"melted""#)
+        for line in [2, 5] {
+            #expect(lines[line].contains(#""state":"succeeded""#))
+            lines[line] = lines[line].replacingOccurrences(of: #""state":"succeeded""#, with: #""state":"melted""#)
+        }
+        lines[3] = " " + lines[3]
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
 
         let index = try SessionLogIndex(path: path)
         index.waitUntilComplete()
-        #expect(index.entryCount == 3 && index.message(at: 1) == nil && index.message(at: 2)?.original?.url == "http://h/entry3")
+        #expect(index.entryCount == 4 && index.message(at: 1) == nil && index.message(at: 2)?.original?.url == "http://h/entry4"
+            && index.message(at: 3) == nil)
         let log = SessionLogReader.read(data: try Data(contentsOf: URL(fileURLWithPath: path)))
-        #expect(log.messages.map(\.requestID) == [1, 3] && log.entryNumbers == [1, 3])
-        #expect(log.skipped.map(\.line) == [3] && log.skipped.map(\.entry) == [2])
+        #expect(log.messages.map(\.requestID) == [1, 4] && log.entryNumbers == [1, 3])
+        #expect(log.skipped.map(\.line) == [3, 4, 6] && log.skipped.map(\.entry) == [2, nil, 4])
 
         let shown = try await CurlewProcess.run(["log", "show", path])
         #expect(shown.status == 0)
         let rows = shown.output.split(separator: "\n").dropFirst().prefix(2).map { $0.split(separator: " ").first.map(String.init) }
         #expect(rows == ["1", "3"], "\(shown.output)")
-        #expect(shown.error.contains("entry #2 cannot be read"), "\(shown.error)")
+        #expect(shown.error.contains("entries #2, #4 cannot be read"), "\(shown.error)")
         let third = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#3"])
-        #expect(third.status == 0 && third.output.contains("entry3"), "\(third.output)")
-        let damaged = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#2"])
-        #expect(damaged.status != 0 && damaged.error.contains("#2: entry #2 cannot be read"), "\(damaged.error)")
+        #expect(third.status == 0 && third.output.contains("entry4"), "\(third.output)")
+        for damaged in [2, 4] {
+            let picked = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#\(damaged)"])
+            #expect(picked.status != 0 && picked.error.contains("#\(damaged): entry #\(damaged) cannot be read"), "\(picked.error)")
+        }
+        let past = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#5"])
+        #expect(past.status != 0 && past.error.contains("#5: the log has 4 exchanges: #1 to #4"), "\(past.error)")
     }
 
     @Test("log show, stats and diff name the lines they could not read on stderr, once per log, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
