@@ -253,6 +253,19 @@ paste_into_prompt "a paste keeps what follows a byte that is not UTF-8" 'ab\377c
 keys Escape 2
 tmux -L "$socket" send-keys -t e2e -l $'\e[201~'; sleep 0.5
 expect "a stray paste end marker is not read as keys" "f follow"
+# A control sequence curses does not know (a cursor report, a key of another terminal) is
+# dropped whole, not read as Esc and keys: its last byte would act (`p` pauses Live, `s` sends).
+tmux -L "$socket" send-keys -t e2e -l $'\e[999;999R'; sleep 0.3
+tmux -L "$socket" send-keys -t e2e -l $'\e[5p'; sleep 0.3
+tmux -L "$socket" send-keys -t e2e -l $'\eOp'; sleep 0.5
+if screen | grep -qF "PAUSED"; then
+    failed=$((failed + 1)); echo "FAILED: an unknown control sequence is not read as keys (Live paused)"; screen | sed 's/^/    | /'
+else
+    passed=$((passed + 1)); echo "ok: an unknown control sequence is not read as keys"
+fi
+keys p
+expect "p still pauses Live after them" "PAUSED"
+keys p
 keys 1 "?"
 keys Escape g V
 expect "V shows where the request goes" "sends GET $base/get"

@@ -44,6 +44,9 @@ enum SessionLogRecord {
 
     private static func describe(_ error: any Error) -> String {
         switch error {
+        case DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty:
+            // Valid JSON with a value the record cannot hold (a state no state is called).
+            return "invalid value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         case DecodingError.dataCorrupted(let context):
             return "not valid JSON (truncated or corrupt): \(context.debugDescription)"
         case DecodingError.keyNotFound(let key, _):

@@ -59,7 +59,7 @@ extension AppModel {
     func copy(_ kind: CopyKind, raw: Bool = false) {
         guard let exchange = exchangeToCopy() else {
             if message.hasPrefix("cannot copy") || message.hasPrefix("copying works") { return }
-            message = "nothing to copy here: select a request (Live, Logs) or edit one (Compose)"
+            message = unreadableSelectionMessage ?? "nothing to copy here: select a request (Live, Logs) or edit one (Compose)"
             return
         }
         let shown = raw ? exchange : exchangeRedaction.redact(exchange)

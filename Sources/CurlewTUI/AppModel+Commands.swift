@@ -219,6 +219,8 @@ extension AppModel {
                 openLog(logs.files[logs.selectedFile].path)
             } else if let message = logs.selectedMessage {
                 detail = (.logs, DetailState(message: message))
+            } else if let unreadable = unreadableSelectionMessage {
+                message = unreadable
             }
         }
     }
@@ -686,7 +688,7 @@ extension AppModel {
         } else {
             source = logs.selectedMessage
         }
-        guard let source else { message = "select a finished request to re-send"; return }
+        guard let source else { message = unreadableSelectionMessage ?? "select a finished request to re-send"; return }
         let draft = RequestDraft(source)
         compose.add(draft)
         pane = .compose
@@ -743,6 +745,10 @@ extension AppModel {
         let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
         guard let name = parts.first else { return }
         let argument = parts.count > 1 ? parts[1] : ""
+        if !canSend, Self.agentCommandLines.contains(name) {
+            message = Self.noAgentMessage
+            return
+        }
         switch name {
         case "send": send()
         case "cancel": cancel()
@@ -794,7 +800,7 @@ extension AppModel {
                 message = "no group named \(argument.debugDescription); Tab completes"
             }
         default:
-            message = "unknown command \"\(name.map(TextWidth.visible).joined())\"; known: " + CommandLine.commands.joined(separator: " ")
+            message = "unknown command \"\(name.map(TextWidth.visible).joined())\"; known: " + commandLineCommands.joined(separator: " ")
         }
     }
 }

@@ -7,7 +7,7 @@ extension AppModel {
     /// newest marks are kept. Marking it again unmarks it.
     func markForComparison() {
         guard pane != .compose || detail?.pane == .compose, let exchange = exchangeToCopy() else {
-            message = "select a request in Live or a log entry to mark it"
+            message = unreadableSelectionMessage ?? "select a request in Live or a log entry to mark it"
             return
         }
         if let index = marked.firstIndex(where: { Self.same($0, exchange) }) {

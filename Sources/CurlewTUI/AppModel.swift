@@ -100,6 +100,16 @@ public final class AppModel {
     static let agentCommands: Set<Command> = [.send, .latency, .stepChain, .cancel, .cancelMember]
     /// The command-line commands that need an agent, likewise.
     static let agentCommandLines: Set<String> = ["send", "run", "latency", "cancel"]
+    /// What a key that reads the selected exchange says when it is a log entry whose line cannot
+    /// be read; nil otherwise.
+    var unreadableSelectionMessage: String? {
+        guard pane == .logs, detail?.pane != .logs, let entry = logs.selectedUnreadableEntry else { return nil }
+        return "entry \(entry) cannot be read: its line in the log is damaged"
+    }
+    /// The `:` commands this window offers: without an agent, none that needs one.
+    var commandLineCommands: [String] {
+        CommandLine.commands.filter { canSend || !Self.agentCommandLines.contains($0) }
+    }
     public var pane: Pane = .compose
     public var compose: ComposeState
     /// The open workspace, as last read or saved.
@@ -577,7 +587,7 @@ public final class AppModel {
             }
         case .command(var editor):
             if key == .tab {
-                editor.replace(with: CommandLine.complete(editor.text, items: compose.items))
+                editor.replace(with: CommandLine.complete(editor.text, items: compose.items, commands: commandLineCommands))
                 prompt = .command(editor)
                 return
             }
@@ -617,8 +627,9 @@ public final class AppModel {
 enum CommandLine {
     static let commands = ["send", "cancel", "run", "filter", "open", "pane", "mouse", "follow", "pause", "save", "reload", "env", "copy", "write", "import", "latency", "compare", "help", "quit"]
 
-    /// Completes the command name, or for `run`, the name of a group in the Compose list.
-    static func complete(_ text: String, items: [ComposeItem]) -> String {
+    /// Completes the command name (one of `commands`, those the window offers), or for `run`,
+    /// the name of a group in the Compose list.
+    static func complete(_ text: String, items: [ComposeItem], commands: [String] = commands) -> String {
         let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         if parts.count <= 1 {
             let matches = commands.filter { $0.hasPrefix(parts.first ?? "") }

@@ -152,8 +152,7 @@ enum Chrome {
             lines.append(StyledLine("  " + TextWidth.fit(line.keys, to: 22) + line.help))
         }
         lines += [StyledLine(""), StyledLine("Filter: ~m METHOD ~u regex ~c 404|4xx ~h regex ~b regex ~d host ~e ~dur >500ms ~size >1MB ! & | ( )", .dim)]
-        let commands = CommandLine.commands.filter { model.canSend || !AppModel.agentCommandLines.contains($0) }
-        lines += [StyledLine("Commands (:): " + commands.joined(separator: " "), .dim)]
+        lines += [StyledLine("Commands (:): " + model.commandLineCommands.joined(separator: " "), .dim)]
         let scroll = min(model.helpScroll, max(0, lines.count - (area.height - 2)))
         for row in 0..<area.height {
             frame.putLine("", row: area.row + row, column: area.column, width: area.width, style: .plain)

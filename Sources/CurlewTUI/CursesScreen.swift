@@ -216,6 +216,10 @@ public final class CursesScreen: Screen {
             let next = read + [UInt32(character)]
             let continues = Self.pasteStart.starts(with: next) || Self.strayPasteEnd.starts(with: next)
             guard result != ERR, result != KEY_CODE_YES, continues else {
+                // A control sequence curses did not know (`ESC [ 9 s`, a cursor report `ESC [
+                // 999;999 R`, `ESC O x`) is dropped whole: read as keys, its last byte would act
+                // (an `s` that sends).
+                if result != ERR, result != KEY_CODE_YES, dropsControlSequence(next) { return nil }
                 pending += read.compactMap { Self.key(for: wint_t($0)) }
                 if result == KEY_CODE_YES, let key = Self.functionKey(Int32(character)) {
                     pending.append(key)
@@ -233,6 +237,47 @@ public final class CursesScreen: Screen {
         pasting = true
         lastPasted = .now
         return readPaste(timeout: Self.pasteWait)
+    }
+
+    /// Whether `read` (what followed an ESC) starts a control sequence, which is then read to its
+    /// end (at most `controlSequenceLimit` more characters, each within `markerWait`) to be
+    /// dropped: `ESC [` then parameter and intermediate bytes up to a final byte (ECMA-48's
+    /// CSI), or `ESC O` and one character (SS3). Anything else (Escape, then a key) is not one.
+    private func dropsControlSequence(_ read: [UInt32]) -> Bool {
+        guard let introducer = read.first else { return false }
+        if introducer == Unicode.Scalar("O").value {
+            // Alone (Alt-O) it is Escape and O.
+            var character: wint_t = 0
+            return read.count > 1 || curlew_get_wch(&character) != ERR
+        }
+        guard introducer == Unicode.Scalar("[").value else { return false }
+        var sequence = read.dropFirst()
+        for _ in 0..<Self.controlSequenceLimit {
+            guard let last = sequence.last else {
+                // Only `ESC [` so far: the next character decides.
+                var character: wint_t = 0
+                guard curlew_get_wch(&character) != ERR else { return false }
+                sequence.append(UInt32(character))
+                continue
+            }
+            guard sequence.dropLast().allSatisfy(Self.isParameterOrIntermediate) else { return false }
+            if (0x40...0x7E).contains(last) { return true }
+            guard Self.isParameterOrIntermediate(last) else { return false }
+            var character: wint_t = 0
+            // Cut off mid-sequence: what came is dropped all the same.
+            guard curlew_get_wch(&character) != ERR else { return true }
+            sequence.append(UInt32(character))
+        }
+        return true
+    }
+
+    /// Characters a control sequence reads before its final byte, at most (a terminal's reports
+    /// are a few dozen).
+    private static let controlSequenceLimit = 64
+
+    /// ECMA-48's parameter (0x30–0x3F) and intermediate (0x20–0x2F) bytes.
+    private static func isParameterOrIntermediate(_ character: UInt32) -> Bool {
+        (0x20...0x3F).contains(character)
     }
 
     /// Pasted text up to the end marker, CR and CRLF read as newlines, as one `.paste`. A paste

@@ -164,4 +164,11 @@ public struct LogBrowserState {
         guard let opened, opened.visible.indices.contains(opened.selected) else { return nil }
         return opened.index.message(at: opened.visible[opened.selected])
     }
+
+    /// The selected entry's number (from 1) when its line cannot be read (damaged after its
+    /// summary); nil otherwise.
+    var selectedUnreadableEntry: Int? {
+        guard let opened, opened.visible.indices.contains(opened.selected), selectedMessage == nil else { return nil }
+        return opened.visible[opened.selected] + 1
+    }
 }

@@ -21,7 +21,9 @@ enum LogsView {
         for offset in scroll..<min(opened.visible.count, scroll + listHeight) {
             let index = opened.visible[offset]
             guard let message = opened.index.message(at: index) else {
-                frame.putLine(" line of entry \(index + 1) cannot be read", row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: .bad)
+                frame.putLine(" line of entry \(index + 1) cannot be read", row: area.row + 2 + offset - scroll, column: 0, width: area.width,
+                              style: offset == opened.selected ? .selected : .bad)
+                model.registerHit(row: area.row + 2 + offset - scroll, columns: 0..<area.width, .logEntry(offset))
                 continue
             }
             let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",

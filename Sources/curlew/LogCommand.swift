@@ -40,7 +40,9 @@ struct LogCommand: ParsableCommand {
             // An unreadable line the log browser lists as an entry is named by its number too.
             let numbered = unreadable.isEmpty ? "" : "; entr\(unreadable.count == 1 ? "y" : "ies") " + unreadable.prefix(5).map { "#\($0)" }.joined(separator: ", ")
                 + (unreadable.count > 5 ? ", …" : "") + " cannot be read"
-            FileHandle.standardError.write(Data("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason))\(numbered)\n".utf8))
+            let others = skipped.dropFirst().prefix(5).map { String($0.line) }
+            let also = others.isEmpty ? "" : "; also line\(others.count == 1 ? "" : "s") " + others.joined(separator: ", ") + (skipped.count > 6 ? ", …" : "")
+            FileHandle.standardError.write(Data("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason)\(also))\(numbered)\n".utf8))
         }
         if let filter {
             do {

@@ -246,6 +246,33 @@ struct AppModelTests {
         #expect(model.render(rows: 24, columns: 80).text.contains("This log has no entries. Esc closes it."))
     }
 
+    @Test("an entry whose line cannot be read keeps the cursor, and Enter, r, m and y say it is damaged (found by a new user's trial)")
+    func unreadableEntryKeepsTheCursor() throws {
+        let path = NSTemporaryDirectory() + "curlew-damaged-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        for id in 1...3 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), url: "http://h/entry\(id)")) }
+        try logger.close()
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[2] = lines[2].replacingOccurrences(of: #""state":"succeeded""#, with: #""state":"melted""#)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        model.openLog(path)
+        model.logs.opened?.index.waitUntilComplete()
+        _ = model.render(rows: 24, columns: 80)
+        model.handle(.down)
+        let frame = model.render(rows: 24, columns: 80)
+        let row = try #require((0..<24).first { frame.text.split(separator: "\n", omittingEmptySubsequences: false)[$0].contains("line of entry 2 cannot be read") },
+                               "\(frame.text)")
+        #expect(frame[row, 2].style == .selected, "the selected damaged row is drawn selected")
+        for key in [Key.enter, .character("r"), .character("m"), .character("y")] {
+            model.message = ""
+            model.handle(key)
+            #expect(model.message == "entry 2 cannot be read: its line in the log is damaged", "\(key)")
+        }
+    }
+
     @Test("a filter on headers or bodies searches a batch per frame and ends with what one pass finds")
     func decodingFilterInBatches() throws {
         let model = try TUIFixtures.model()
@@ -277,9 +304,9 @@ struct AppModelTests {
         }
     }
 
-    @Test("the command prompt completes command and group names with Tab")
+    @Test("the command prompt completes command and group names with Tab (a window that can send)")
     func completion() throws {
-        let model = try TUIFixtures.model()
+        let model = try TUIFixtures.model(agent: Agent(config: NetworkConfig(baseURL: TUIFixtures.base)))
         model.handle(.character(":"))
         model.handle(.character("r"))
         model.handle(.character("u"))

@@ -96,6 +96,17 @@ struct KeysAndLookTests {
         for character in "send" { model.handle(.character(character)) }
         #expect(model.palette?.matches.contains { $0.title.hasPrefix("send") || $0.title == ":latency" || $0.title == ":run" } == false,
                 "\(model.palette?.matches.map(\.title) ?? [])")
+        // Nor does the command line: it completes no command that sends, and one typed says why.
+        model.handle(.escape)
+        model.handle(.character(":"))
+        for character in "se" { model.handle(.character(character)) }
+        model.handle(.tab)
+        guard case .command(let editor)? = model.prompt else { Issue.record("no command prompt"); return }
+        #expect(editor.text == "se", "completed to \(editor.text)")
+        for _ in 0..<2 { model.handle(.backspace) }
+        for character in "cancel" { model.handle(.character(character)) }
+        model.handle(.enter)
+        #expect(model.message == AppModel.noAgentMessage)
     }
 
     @Test("a key map file replaces bindings by context and command; its mistakes name their line")
