@@ -179,18 +179,24 @@ struct LogCommand: ParsableCommand {
             // One log named twice (`a.log#1 a.log#2`) is read, and its unreadable lines reported, once.
             let leftNumbered = try LogCommand.loadNumbered(leftPath, filter: nil)
             let rightNumbered = rightPath == leftPath ? leftNumbered : try LogCommand.loadNumbered(rightPath, filter: nil)
-            let (leftMessages, rightMessages) = (leftNumbered.exchanges.map(\.message), rightNumbered.exchanges.map(\.message))
             var pairs: [(DebugMessage, DebugMessage, String)] = []
+            // Exchanges of two whole logs that found no partner, with their numbers.
+            var unpaired: [(log: String, exchanges: [(number: Int, message: DebugMessage)])] = []
             if leftIndex != nil || rightIndex != nil {
                 pairs = [(try Self.pick(leftNumbered, leftIndex ?? 1, left), try Self.pick(rightNumbered, rightIndex ?? 1, right), "\(left) ↔ \(right)")]
             } else {
-                var remaining = rightMessages
-                for message in leftMessages {
-                    let key = Self.key(message)
-                    guard let match = remaining.firstIndex(where: { Self.key($0) == key }) else { continue }
-                    pairs.append((message, remaining.remove(at: match), key))
+                var remaining = rightNumbered.exchanges
+                var leftAlone: [(number: Int, message: DebugMessage)] = []
+                for exchange in leftNumbered.exchanges {
+                    let key = Self.key(exchange.message)
+                    guard let match = remaining.firstIndex(where: { Self.key($0.message) == key }) else {
+                        leftAlone.append(exchange)
+                        continue
+                    }
+                    pairs.append((exchange.message, remaining.remove(at: match).message, key))
                 }
                 if pairs.isEmpty { throw RunCommand.usageFailure("no exchange of \(left) has a match (by name, else method and path) in \(right)") }
+                unpaired = [(left, leftAlone), (right, remaining)].filter { !$0.exchanges.isEmpty }
             }
             var differing = 0
             for (a, b, title) in pairs {
@@ -204,8 +210,18 @@ struct LogCommand: ParsableCommand {
                         .map { "\($0.phase) \($0.delta >= 0 ? "+" : "−")\(TimingBreakdown.format(Int64(clamping: $0.delta.magnitude)))" }.joined(separator: ", "))
                 }
             }
-            print("\(pairs.count) pair\(pairs.count == 1 ? "" : "s") compared, \(differing) with differences")
+            // An exchange in one log only is a difference too: named, not left out in silence.
+            for (log, exchanges) in unpaired {
+                print(LogCommand.clean("== only in \(log): " + (exchanges.count == 1 ? "1 exchange" : "\(exchanges.count) exchanges")))
+                for exchange in exchanges.prefix(Self.listedUnpaired) { print(LogCommand.clean("  #\(exchange.number) \(Self.key(exchange.message))")) }
+                if exchanges.count > Self.listedUnpaired { print("  … \(exchanges.count - Self.listedUnpaired) more") }
+            }
+            let alone = unpaired.map { "\($0.exchanges.count) only in \($0.log)" }
+            print(LogCommand.clean("\(pairs.count) pair\(pairs.count == 1 ? "" : "s") compared, \(differing) with differences" + alone.map { ", " + $0 }.joined()))
         }
+
+        /// Exchanges listed by number of each log's unpaired ones; the rest are counted.
+        static let listedUnpaired = 20
 
         /// `FILE#N` as the file and the exchange's number; a number too large for an `Int` is
         /// still one (out of range), not part of a file name.

@@ -174,6 +174,32 @@ struct SessionLogDurabilityTests {
         #expect(past.status != 0 && past.error.contains("#5: the log has 4 exchanges: #1 to #4"), "\(past.error)")
     }
 
+    @Test("log diff of two logs names the exchanges only one of them has, not only the pairs (found by a new user's trial)", .timeLimit(.minutes(1)))
+    func diffNamesUnpairedExchanges() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-unpaired-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func log(_ name: String, _ exchanges: [(String, String)]) throws -> String {
+            let path = directory + "/" + name
+            let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+            for (index, (method, path)) in exchanges.enumerated() {
+                logger.requestDidProduce(Fixtures.message(id: UInt64(index + 1), method: method, url: "http://h" + path))
+            }
+            try logger.close()
+            return path
+        }
+        let left = try log("left.jsonl", [("GET", "/a"), ("GET", "/b"), ("GET", "/c")])
+        let right = try log("right.jsonl", [("GET", "/a"), ("GET", "/c"), ("POST", "/d")])
+        let diffed = try await CurlewProcess.run(["log", "diff", left, right])
+        #expect(diffed.status == 0)
+        for text in ["== only in \(left): 1 exchange", "  #2 GET /b", "== only in \(right): 1 exchange", "  #3 POST /d",
+                     "2 pairs compared, 0 with differences, 1 only in \(left), 1 only in \(right)"] {
+            #expect(diffed.output.contains(text), "\(text) in \(diffed.output)")
+        }
+        let same = try await CurlewProcess.run(["log", "diff", left, left])
+        #expect(same.output.contains("3 pairs compared, 0 with differences\n") && !same.output.contains("only in"), "\(same.output)")
+    }
+
     @Test("log show, stats and diff name the lines they could not read on stderr, once per log, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
     func unreadableLinesAndPipes() async throws {
         let directory = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString)"
