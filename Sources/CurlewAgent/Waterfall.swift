@@ -17,17 +17,22 @@ public struct WaterfallRow: Sendable, Equatable {
 
 extension TimingBreakdown {
     /// The phases as waterfall rows on a bar `width` cells wide, scaled to the elapsed time.
-    /// Every phase that happened gets at least one cell. Without `receiveHappened` (see
-    /// `DebugMessage.receiveHappened`) the receive row says there was no response.
-    public func waterfall(width: Int, reused: Bool, receiveHappened: Bool) -> [WaterfallRow] {
+    /// Every phase that happened gets at least one cell. Without `requestWentOut` (see
+    /// `DebugMessage.requestWentOut`) the send, wait and receive rows say nothing was sent;
+    /// without `receiveHappened`, the receive row says there was no response.
+    public func waterfall(width: Int, reused: Bool, requestWentOut: Bool = true, receiveHappened: Bool) -> [WaterfallRow] {
         let width = max(1, width)
         let span = max(Double(elapsed), 1)
         return segments.map { segment in
-            let unanswered = segment.phase == "receive" && !receiveHappened
-            guard let duration = segment.duration, !unanswered else {
-                let reason = unanswered ? "no response"
-                    : reused && ["dns", "connect", "tls"].contains(segment.phase) ? "reused connection"
-                    : segment.phase == "tls" ? "no TLS" : "did not happen"
+            let missing: String? = switch segment.phase {
+            case "send", "wait": requestWentOut ? nil : "not sent"
+            case "receive": !requestWentOut ? "not sent" : receiveHappened ? nil : "no response"
+            default: nil
+            }
+            guard let duration = segment.duration, missing == nil else {
+                let reason = missing
+                    ?? (reused && ["dns", "connect", "tls"].contains(segment.phase) ? "reused connection"
+                    : segment.phase == "tls" ? "no TLS" : "did not happen")
                 return WaterfallRow(phase: segment.phase, duration: "n/a", bar: nil, reason: reason)
             }
             let start = min(Int((Double(segment.start) / span * Double(width)).rounded(.down)), width - 1)
@@ -45,9 +50,16 @@ extension DebugMessage {
         response != nil || (timings?.receive ?? 0) > 0
     }
 
+    /// Whether the request went out: an exchange that ended while its connection was being set
+    /// up (refused, timed out, a failed handshake) records a send, wait and receive of zero,
+    /// which are no phases, and the waterfall, `log diff` and `log stats` leave them out alike.
+    public var requestWentOut: Bool {
+        sent != nil || response != nil || timings.map { $0.send > 0 || $0.wait > 0 || $0.receive > 0 } ?? false
+    }
+
     /// The waterfall of this exchange's timings, read from the message as the CLI and the
     /// interface both show it (connection reused or not, response or none); nil without timings.
     public func waterfall(width: Int) -> [WaterfallRow]? {
-        timings?.waterfall(width: width, reused: connection?.reused ?? false, receiveHappened: receiveHappened)
+        timings?.waterfall(width: width, reused: connection?.reused ?? false, requestWentOut: requestWentOut, receiveHappened: receiveHappened)
     }
 }

@@ -80,6 +80,12 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     /// The transport follows redirects hop by hop, so these are the final hop's marks;
     /// `earlierHops` is the time the hops before it took, reported as `redirect` and counted in
     /// `total`.
+    ///
+    /// An exchange that ended before libcurl could send (no pre-transfer mark on a new
+    /// connection: a refused or timed-out connect, a failed handshake, a cancel meanwhile) spent
+    /// its time in the step it was in: resolving the name until that was done, connecting until
+    /// the connection was up, and the handshake (or a proxy's tunnel) after that. Its send, wait
+    /// and receive are zero: nothing went out and nothing was awaited.
     static func fromCumulativeMarks(
         queued: Int64,
         nameLookup: Int64, connected: Int64, tlsDone: Int64, preTransfer: Int64,
@@ -87,6 +93,14 @@ public struct TransferTimings: Sendable, Equatable, Codable {
         reusedConnection: Bool, earlierHops: Int64? = nil
     ) -> TransferTimings {
         let total = max(total, 0)
+        guard reusedConnection || preTransfer > 0 else {
+            let dns = nameLookup > 0 ? min(nameLookup, total) : total
+            let connect: Int64? = nameLookup > 0 ? (connected > 0 ? max(min(connected, total) - dns, 0) : total - dns) : nil
+            let settled = dns + (connect ?? 0)
+            let tls: Int64? = connected > 0 && total > settled ? total - settled : nil
+            return TransferTimings(queued: max(queued, 0), dns: dns, connect: connect, tls: tls, send: 0, wait: 0, receive: 0,
+                                   redirect: earlierHops, total: total + (earlierHops ?? 0))
+        }
         let firstByte = firstByte > 0 ? min(firstByte, total) : total
         let dns: Int64? = reusedConnection ? nil : max(nameLookup, 0)
         let connect: Int64? = reusedConnection ? nil : max(connected - nameLookup, 0)

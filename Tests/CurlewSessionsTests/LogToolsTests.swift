@@ -61,6 +61,19 @@ struct LogToolsTests {
         #expect(!diff.timingDeltas.contains { $0.phase == "receive" })
     }
 
+    @Test("an exchange that sent nothing (a refused connection) has no send, wait or receive phase in stats or its waterfall")
+    func unsentHasNoExchangePhases() {
+        var refused = Self.message(1, "GET", "http://h/down", status: nil, total: 500, wait: 0, dns: 10)
+        refused.timings = TimingBreakdown(queued: 0, dns: 10, connect: 490, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 500)
+        #expect(!refused.requestWentOut && refused.phase(named: "connect") == 490)
+        #expect(["send", "wait", "receive"].allSatisfy { refused.phase(named: $0) == nil })
+        let rows = refused.waterfall(width: 20) ?? []
+        #expect(rows.filter { ["send", "wait", "receive"].contains($0.phase) }.allSatisfy { $0.bar == nil && $0.reason == "not sent" }, "\(rows)")
+        #expect(rows.first { $0.phase == "connect" }?.bar != nil)
+        let wait = LogStats([refused]).total.phases.first { $0.name == "wait" }
+        #expect(wait?.p50 == nil)
+    }
+
     @Test("diff compares JSON bodies member by member, headers by name in any case, how each ended, and timings with their change")
     func diff() {
         let a = Self.message(1, "GET", "http://h/a", status: 200, total: 4000, wait: 2000,

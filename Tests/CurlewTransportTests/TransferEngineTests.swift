@@ -208,6 +208,34 @@ struct TransferEngineTests {
         #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 2, "libcurl did send it twice")
     }
 
+    @Test("a refused connection spends its time resolving and connecting, not waiting: nothing was sent or awaited (found by a new user's trial)")
+    func refusedConnectionTimings() async throws {
+        let harness = EngineHarness()
+        let result = await harness.run(TransferRequest(url: "http://127.0.0.1:1/get"))
+        #expect(result.error?.kind == .couldNotConnect, "\(String(describing: result.error))")
+        let timings = result.timings
+        let dns = try #require(timings.dns)
+        let connect = try #require(timings.connect, "the attempt is a connect phase: \(timings)")
+        #expect(timings.send == 0 && timings.wait == 0 && timings.receive == 0, "\(timings)")
+        #expect(dns + connect + (timings.tls ?? 0) == timings.total, "the phases add up: \(timings)")
+    }
+
+    @Test("the phases of an exchange that ended while setting up go to the step it was in")
+    func setupOnlyTimings() {
+        // Resolved at 10 µs, never connected, gave up at 500.
+        let refused = TransferTimings.fromCumulativeMarks(queued: 5, nameLookup: 10, connected: 0, tlsDone: 0, preTransfer: 0, firstByte: 0,
+                                                          total: 500, measuredWait: nil, reusedConnection: false)
+        #expect(refused == TransferTimings(queued: 5, dns: 10, connect: 490, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 500))
+        // Connected at 40 µs, handshake never done.
+        let handshake = TransferTimings.fromCumulativeMarks(queued: 0, nameLookup: 10, connected: 40, tlsDone: 0, preTransfer: 0, firstByte: 0,
+                                                            total: 900, measuredWait: nil, reusedConnection: false)
+        #expect(handshake == TransferTimings(queued: 0, dns: 10, connect: 30, tls: 860, send: 0, wait: 0, receive: 0, redirect: nil, total: 900))
+        // The name never resolved.
+        let unresolved = TransferTimings.fromCumulativeMarks(queued: 0, nameLookup: 0, connected: 0, tlsDone: 0, preTransfer: 0, firstByte: 0,
+                                                             total: 700, measuredWait: nil, reusedConnection: false)
+        #expect(unresolved == TransferTimings(queued: 0, dns: 700, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 700))
+    }
+
     @Test("timings are non-negative and monotone, and a second request reuses the connection")
     func timingsAndReuse() async throws {
         let server = try await TestServer.shared()
