@@ -83,9 +83,6 @@ struct LogCommand: ParsableCommand {
         var filter: String?
 
         func messages() throws -> [DebugMessage] { try LogCommand.load(log, filter: filter) }
-
-        /// The matching exchanges with their numbers in the whole log.
-        func numberedMessages() throws -> [(number: Int, message: DebugMessage)] { try LogCommand.loadNumbered(log, filter: filter).exchanges }
     }
 
     struct Show: ParsableCommand {
@@ -98,7 +95,8 @@ struct LogCommand: ParsableCommand {
 
         func run() throws {
             // Numbered as in the whole log, filtered or not, so a row's `#` is the `LOG#N` diff takes.
-            let numbered = try selection.numberedMessages()
+            let log = try LogCommand.loadNumbered(selection.log, filter: selection.filter)
+            let numbered = log.exchanges
             let messages = numbered.map(\.message)
             // A response that did not end the exchange (a stream cancelled while it ran, a body
             // cut by a timeout) shows how it ended beside its status.
@@ -119,7 +117,10 @@ struct LogCommand: ParsableCommand {
                 print(LogCommand.clean(LogCommand.row([(String(numbered[index].number), -5), (time, 12), (message.original?.method ?? "-", 7),
                                                        (status, -statusWidth), (duration, -10), (size, -9), (request, 0)])))
             }
-            print("\(messages.count) exchange\(messages.count == 1 ? "" : "s")")
+            // The log browser counts damaged entries too; so does this line, apart.
+            let unreadable = log.unreadable.count
+            print("\(messages.count) exchange\(messages.count == 1 ? "" : "s")"
+                  + (unreadable == 0 ? "" : " (and \(unreadable) entr\(unreadable == 1 ? "y" : "ies") that cannot be read)"))
         }
     }
 

@@ -164,6 +164,7 @@ struct SessionLogDurabilityTests {
         let rows = shown.output.split(separator: "\n").dropFirst().prefix(2).map { $0.split(separator: " ").first.map(String.init) }
         #expect(rows == ["1", "3"], "\(shown.output)")
         #expect(shown.error.contains("entries #2, #4 cannot be read"), "\(shown.error)")
+        #expect(shown.output.hasSuffix("2 exchanges (and 2 entries that cannot be read)\n"), "\(shown.output)")
         let third = try await CurlewProcess.run(["log", "diff", path + "#1", path + "#3"])
         #expect(third.status == 0 && third.output.contains("entry4"), "\(third.output)")
         for damaged in [2, 4] {
