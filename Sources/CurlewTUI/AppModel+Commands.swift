@@ -218,7 +218,9 @@ extension AppModel {
                 guard logs.files.indices.contains(logs.selectedFile) else { return }
                 openLog(logs.files[logs.selectedFile].path)
             } else if let message = logs.selectedMessage {
-                detail = (.logs, DetailState(message: message))
+                var state = DetailState(message: message)
+                state.logEntry = logs.selectedEntry
+                detail = (.logs, state)
             } else if let unreadable = unreadableSelectionMessage {
                 message = unreadable
             }

@@ -165,10 +165,14 @@ public struct LogBrowserState {
         return opened.index.message(at: opened.visible[opened.selected])
     }
 
-    /// The selected entry's number (from 1) when its line cannot be read (damaged after its
-    /// summary); nil otherwise.
-    var selectedUnreadableEntry: Int? {
-        guard let opened, opened.visible.indices.contains(opened.selected), selectedMessage == nil else { return nil }
+    /// The selected entry's number in its log (from 1, as the log tools number entries).
+    var selectedEntry: Int? {
+        guard let opened, opened.visible.indices.contains(opened.selected) else { return nil }
         return opened.visible[opened.selected] + 1
+    }
+
+    /// The selected entry's number when its line cannot be read (damaged after its summary).
+    var selectedUnreadableEntry: Int? {
+        selectedMessage == nil ? selectedEntry : nil
     }
 }

@@ -271,6 +271,10 @@ struct AppModelTests {
             model.handle(key)
             #expect(model.message == "entry 2 cannot be read: its line in the log is damaged", "\(key)")
         }
+        // A readable entry opens with its number in the log, the one `log diff LOG#N` takes.
+        model.handle(.down)
+        model.handle(.enter)
+        #expect(model.render(rows: 24, columns: 160).text.contains("entry 3 · #3"))
     }
 
     @Test("a filter on headers or bodies searches a batch per frame and ends with what one pass finds")
