@@ -219,7 +219,7 @@ public final class CursesScreen: Screen {
                 // A control sequence curses did not know (`ESC [ 9 s`, a cursor report `ESC [
                 // 999;999 R`, `ESC O x`) is dropped whole: read as keys, its last byte would act
                 // (an `s` that sends).
-                if result != ERR, result != KEY_CODE_YES, dropsControlSequence(next) { return nil }
+                if result != ERR, result != KEY_CODE_YES, case .read(let key) = readControlSequence(after: next) { return key }
                 pending += read.compactMap { Self.key(for: wint_t($0)) }
                 if result == KEY_CODE_YES, let key = Self.functionKey(Int32(character)) {
                     pending.append(key)
@@ -239,41 +239,67 @@ public final class CursesScreen: Screen {
         return readPaste(timeout: Self.pasteWait)
     }
 
-    /// Whether `read` (what followed an ESC) starts a control sequence, which is then read to its
-    /// end (at most `controlSequenceLimit` more characters, each within `markerWait`) to be
-    /// dropped: `ESC [` then parameter and intermediate bytes up to a final byte (ECMA-48's
-    /// CSI), or `ESC O` and one character (SS3). Anything else (Escape, then a key) is not one.
-    private func dropsControlSequence(_ read: [UInt32]) -> Bool {
-        guard let introducer = read.first else { return false }
-        if introducer == Unicode.Scalar("O").value {
-            // Alone (Alt-O) it is Escape and O.
-            var character: wint_t = 0
-            return read.count > 1 || curlew_get_wch(&character) != ERR
-        }
-        guard introducer == Unicode.Scalar("[").value else { return false }
-        var sequence = read.dropFirst()
-        for _ in 0..<Self.controlSequenceLimit {
-            guard let last = sequence.last else {
-                // Only `ESC [` so far: the next character decides.
-                var character: wint_t = 0
-                guard curlew_get_wch(&character) != ERR else { return false }
-                sequence.append(UInt32(character))
-                continue
-            }
-            guard sequence.dropLast().allSatisfy(Self.isParameterOrIntermediate) else { return false }
-            if (0x40...0x7E).contains(last) { return true }
-            guard Self.isParameterOrIntermediate(last) else { return false }
-            var character: wint_t = 0
-            // Cut off mid-sequence: what came is dropped all the same.
-            guard curlew_get_wch(&character) != ERR else { return true }
-            sequence.append(UInt32(character))
-        }
-        return true
+    /// What `readControlSequence` made of what followed an ESC.
+    private enum ControlSequence {
+        /// Not a control sequence: Escape, then keys, as before.
+        case none
+        /// Read to its end: what the read returns (nil when the sequence is dropped), with what
+        /// else came queued in `pending` (or `escapeRead`).
+        case read(Key?)
     }
 
-    /// Characters a control sequence reads before its final byte, at most (a terminal's reports
-    /// are a few dozen).
-    private static let controlSequenceLimit = 64
+    /// Reads the rest of a control sequence that `next` (what followed an ESC, its last
+    /// character read as a plain one) starts, to drop it: `ESC [` then parameter and
+    /// intermediate bytes up to a final byte (ECMA-48's CSI), or `ESC O` and a final byte (SS3).
+    /// A sequence cut short by a pause is dropped; one interrupted by another character is
+    /// dropped and that character read as itself (an ESC starting anew, so a paste right behind
+    /// it is still a paste); `ESC O` followed by no final byte is Escape, `O` and what came.
+    private func readControlSequence(after next: [UInt32]) -> ControlSequence {
+        guard let introducer = next.first, let last = next.last else { return .none }
+        if introducer == Unicode.Scalar("O").value {
+            var character: wint_t = 0
+            let result = curlew_get_wch(&character)
+            // Alone it is Alt-O.
+            if result == ERR { return .none }
+            if result != KEY_CODE_YES, Self.isFinalByte(UInt32(character)) { return .read(nil) }
+            if let key = Self.key(for: wint_t(introducer)) { pending.append(key) }
+            deliver(result, character)
+            return .read(.escape)
+        }
+        guard introducer == Unicode.Scalar("[").value, next.count > 1 else { return .none }
+        var current = last
+        while !Self.isFinalByte(current) {
+            guard Self.isParameterOrIntermediate(current) else {
+                deliver(OK, wint_t(current))
+                return .read(nil)
+            }
+            var character: wint_t = 0
+            let result = curlew_get_wch(&character)
+            if result == ERR { return .read(nil) }
+            if result == KEY_CODE_YES {
+                deliver(result, character)
+                return .read(nil)
+            }
+            current = UInt32(character)
+        }
+        return .read(nil)
+    }
+
+    /// Queues a character read after ESC as the key it is (an ESC to be read as a new start).
+    private func deliver(_ result: Int32, _ character: wint_t) {
+        if result == KEY_CODE_YES {
+            if let key = Self.functionKey(Int32(character)) { pending.append(key) }
+        } else if character == 27 {
+            escapeRead = true
+        } else if let key = Self.key(for: character) {
+            pending.append(key)
+        }
+    }
+
+    /// ECMA-48's final bytes (0x40–0x7E), which end a control sequence.
+    private static func isFinalByte(_ character: UInt32) -> Bool {
+        (0x40...0x7E).contains(character)
+    }
 
     /// ECMA-48's parameter (0x30–0x3F) and intermediate (0x20–0x2F) bytes.
     private static func isParameterOrIntermediate(_ character: UInt32) -> Bool {

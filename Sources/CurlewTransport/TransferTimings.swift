@@ -94,8 +94,10 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     ) -> TransferTimings {
         let total = max(total, 0)
         guard reusedConnection || preTransfer > 0 else {
-            let dns = nameLookup > 0 ? min(nameLookup, total) : total
-            let connect: Int64? = nameLookup > 0 ? (connected > 0 ? max(min(connected, total) - dns, 0) : total - dns) : nil
+            // A connection made proves the name was found, whatever the lookup's mark says.
+            let resolved = nameLookup > 0 || connected > 0
+            let dns = resolved ? min(max(nameLookup, 0), total) : total
+            let connect: Int64? = resolved ? (connected > 0 ? max(min(connected, total) - dns, 0) : total - dns) : nil
             let settled = dns + (connect ?? 0)
             let tls: Int64? = connected > 0 && total > settled ? total - settled : nil
             return TransferTimings(queued: max(queued, 0), dns: dns, connect: connect, tls: tls, send: 0, wait: 0, receive: 0,
