@@ -607,7 +607,10 @@ extension AppModel {
             // response side).
             compose.showsVariables = false
             let whereShown = lastColumns >= Layout.responseBesideColumns || compose.showsResponse ? "its answer shows beside the editor" : "v shows its answer"
-            message = "sent \(compose.draft.method) \(compose.draft.name) as #\(handle.id); \(whereShown)"
+            // A name that already says its method (`POST /hello`, from a paste) is not told twice.
+            let method = compose.draft.method
+            let label = compose.draft.name.hasPrefix(method + " ") ? compose.draft.name : "\(method) \(compose.draft.name)"
+            message = "sent \(label) as #\(handle.id); \(whereShown)"
             announcedSend = (handle.id, message)
         } catch {
             message = "not sent: \(error.message)"

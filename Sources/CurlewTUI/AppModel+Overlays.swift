@@ -153,7 +153,7 @@ extension AppModel {
         // A window that only browses logs offers nothing that sends.
         for binding in bindings where !seen.contains(binding.command) && (canSend || !Self.agentCommands.contains(binding.command)) {
             seen.insert(binding.command)
-            entries.append(.init(title: binding.help, detail: binding.keys.map(\.label).joined(separator: " ") + " · " + binding.context.rawValue,
+            entries.append(.init(title: help(for: binding.command, binding.help), detail: binding.keys.map(\.label).joined(separator: " ") + " · " + binding.context.rawValue,
                                  action: .command(binding.command)))
         }
         for line in Self.paletteCommandLines where canSend || !Self.agentCommandLines.contains(line.text) { entries.append(.init(title: ":" + line.text, detail: line.help, action: .commandLine(line.text))) }

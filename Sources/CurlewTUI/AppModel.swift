@@ -106,6 +106,11 @@ public final class AppModel {
         guard pane == .logs, detail?.pane != .logs, let entry = logs.selectedUnreadableEntry else { return nil }
         return "entry \(entry) cannot be read: its line in the log is damaged"
     }
+    /// A binding's help as this window shows it: without an agent, `r` loads into Compose and
+    /// sends nothing, and says so.
+    func help(for command: Command, _ help: String) -> String {
+        canSend || command != .resend ? help : "load into Compose (this window sends nothing)"
+    }
     /// The `:` commands this window offers: without an agent, none that needs one.
     var commandLineCommands: [String] {
         CommandLine.commands.filter { canSend || !Self.agentCommandLines.contains($0) }

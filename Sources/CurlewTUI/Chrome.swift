@@ -149,7 +149,7 @@ enum Chrome {
                 lines.append(StyledLine(line.context.rawValue.capitalized, .bold))
                 lastContext = line.context
             }
-            lines.append(StyledLine("  " + TextWidth.fit(line.keys, to: 22) + line.help))
+            lines.append(StyledLine("  " + TextWidth.fit(line.keys, to: 22) + model.help(for: line.command, line.help)))
         }
         lines += [StyledLine(""), StyledLine("Filter: ~m METHOD ~u regex ~c 404|4xx ~h regex ~b regex ~d host ~e ~dur >500ms ~size >1MB ! & | ( )", .dim)]
         lines += [StyledLine("Commands (:): " + model.commandLineCommands.joined(separator: " "), .dim)]

@@ -261,7 +261,10 @@ public final class CursesScreen: Screen {
             let result = curlew_get_wch(&character)
             // Alone it is Alt-O.
             if result == ERR { return .none }
-            if result != KEY_CODE_YES, Self.isFinalByte(UInt32(character)) { return .read(nil) }
+            if result != KEY_CODE_YES, Self.isFinalByte(UInt32(character)) {
+                // The keypad in application mode sends its keys this way: read as what they say.
+                return .read(Self.applicationKeypad[UInt32(character)])
+            }
             if let key = Self.key(for: wint_t(introducer)) { pending.append(key) }
             deliver(result, character)
             return .read(.escape)
@@ -284,6 +287,16 @@ public final class CursesScreen: Screen {
         }
         return .read(nil)
     }
+
+    /// The keys the numeric keypad sends in application mode (`ESC O p` is 0, `ESC O M` Enter)
+    /// when the terminal description names none of them.
+    private static let applicationKeypad: [UInt32: Key] = {
+        var keys: [UInt32: Key] = [Unicode.Scalar("M").value: .enter]
+        for (final, character) in zip("pqrstuvwxyklmjon", "0123456789+,-*/.") {
+            keys[final.unicodeScalars.first!.value] = .character(character)
+        }
+        return keys
+    }()
 
     /// Queues a character read after ESC as the key it is (an ESC to be read as a new start).
     private func deliver(_ result: Int32, _ character: wint_t) {

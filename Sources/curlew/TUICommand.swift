@@ -64,7 +64,9 @@ struct TUICommand: AsyncParsableCommand {
         guard workspaceOptions.workspace != nil || Self.workspaceArgument(logs) == nil else { return }
         for path in logs {
             var status = stat()
-            guard FileManager.default.isReadableFile(atPath: path), stat(path, &status) == 0 else { throw ValidationError("cannot read \(path)") }
+            // Said with the system's reason (no such file, permission denied), as `log show` says it.
+            guard stat(path, &status) == 0 else { throw ValidationError("cannot read \(path): \(String(cString: strerror(errno)))") }
+            guard FileManager.default.isReadableFile(atPath: path) else { throw ValidationError("cannot read \(path): \(String(cString: strerror(EACCES)))") }
             if status.st_mode & S_IFMT == S_IFDIR { throw ValidationError("\(path) is a directory without a curlew.yaml: give a session log, a HAR file, or a directory holding a workspace") }
             guard status.st_mode & S_IFMT == S_IFREG else { throw ValidationError("\(path) is not a regular file (a session log or HAR file)") }
         }

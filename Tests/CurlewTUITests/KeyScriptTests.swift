@@ -50,6 +50,20 @@ struct KeyScriptTests {
         return (model, observer, agent)
     }
 
+    @Test("the status line names a sent request's method once, also when its name already says it (found by a new user's trial: sent POST POST /hello)")
+    func sentMessageNamesTheMethodOnce() async throws {
+        let (model, _, agent) = try await liveModel()
+        model.handle(.character("s"))
+        #expect(model.message.hasPrefix("sent GET single GET as #"), "\(model.message)")
+        let base = try await TestServer.shared().baseURL
+        model.handle(.paste("curl -X POST \(base)/post -d 'a=1'"))
+        let name = model.compose.draft.name
+        #expect(name.hasPrefix("POST "), "a pasted command is named by its method and path: \(name)")
+        model.handle(.character("s"))
+        #expect(model.message.hasPrefix("sent \(name) as #"), "\(model.message), named \(name)")
+        agent.cancelAll()
+    }
+
     @Test("a running event stream opens from Live and its Stream tab fills in as events arrive, then shows the finished record")
     func runningStream() async throws {
         let (model, observer, _) = try await liveModel()

@@ -96,6 +96,10 @@ struct KeysAndLookTests {
         for character in "send" { model.handle(.character(character)) }
         #expect(model.palette?.matches.contains { $0.title.hasPrefix("send") || $0.title == ":latency" || $0.title == ":run" } == false,
                 "\(model.palette?.matches.map(\.title) ?? [])")
+        // `r` is offered for what it does here.
+        for _ in 0..<4 { model.handle(.backspace) }
+        type("load into", into: model)
+        #expect(model.palette?.matches.first?.title == "load into Compose (this window sends nothing)", "\(model.palette?.matches.map(\.title) ?? [])")
         // Nor does the command line: it completes no command that sends, and one typed says why.
         model.handle(.escape)
         model.handle(.character(":"))

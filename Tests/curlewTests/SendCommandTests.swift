@@ -391,5 +391,8 @@ struct SendHostileTests {
         #expect(!result.error.contains("Usage:"), "a failure to start, not a usage mistake: \(result.error)")
         let theme = try await CurlewProcess.run(["tui", "--theme", "neon"])
         #expect(theme.status == 2 && theme.error.hasPrefix("curlew: no theme \"neon\"") && !theme.error.contains("Usage:"), "\(theme.error)")
+        // A log that is not there says why, as `log show` does (found by a new user's trial).
+        let missing = try await CurlewProcess.run(["tui", "/nonexistent-\(UUID().uuidString).jsonl"])
+        #expect(missing.status != 0 && missing.error.contains("No such file or directory"), "\(missing.error)")
     }
 }
