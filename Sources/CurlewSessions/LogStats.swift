@@ -80,7 +80,9 @@ public struct LogStats: Sendable {
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
         let path = rest.prefix { $0 != "?" && $0 != "#" }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
-            let isNumber = !segment.isEmpty && segment.allSatisfy(\.isNumber)
+            // Digits, with at most one point between them (`42`, `0.1`): a number is a parameter.
+            let digits = segment.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+            let isNumber = !segment.isEmpty && digits.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
             let isHex = segment.count >= 16 && segment.allSatisfy { $0.isHexDigit || $0 == "-" }
             return isNumber || isHex ? "{id}" : String(segment)
         }

@@ -74,6 +74,14 @@ struct LogToolsTests {
         #expect(wait?.p50 == nil)
     }
 
+    @Test("an endpoint folds a decimal number like an integer id, not a version or a file name (found by a new user's trial: /delay/0.1 apart from /delay/{id})")
+    func endpointsFoldDecimals() {
+        for (url, endpoint) in [("http://h/delay/0.1?x=1", "/delay/{id}"), ("http://h/delay/10", "/delay/{id}"), ("http://h/v1.2/users", "/v1.2/users"),
+                                ("http://h/x/1.2.3", "/x/1.2.3"), ("http://h/x/1.", "/x/1."), ("http://h/x/.5", "/x/.5"), ("http://h/files/a.b", "/files/a.b")] {
+            #expect(LogStats.endpointPath(url) == endpoint, "\(url)")
+        }
+    }
+
     @Test("diff compares JSON bodies member by member, headers by name in any case, how each ended, and timings with their change")
     func diff() {
         let a = Self.message(1, "GET", "http://h/a", status: 200, total: 4000, wait: 2000,
