@@ -259,7 +259,13 @@ tmux -L "$socket" send-keys -t e2e -l $'\e[999;999R'; sleep 0.3
 tmux -L "$socket" send-keys -t e2e -l $'\e[5p'; sleep 0.3
 tmux -L "$socket" send-keys -t e2e -l $'\eOp'; sleep 0.3
 # One cut short by another ESC is dropped, and that ESC starts a sequence of its own.
-tmux -L "$socket" send-keys -t e2e -l $'\e[1;\e[5p'; sleep 0.5
+tmux -L "$socket" send-keys -t e2e -l $'\e[1;\e[5p'; sleep 0.3
+# Control strings (a terminal's answers to queries) and SS3 with parameters, likewise.
+tmux -L "$socket" send-keys -t e2e -l $'\e]0;p\a'; sleep 0.3
+tmux -L "$socket" send-keys -t e2e -l $'\eP>|p\e\\'; sleep 0.3
+tmux -L "$socket" send-keys -t e2e -l $'\e_p\e\\'; sleep 0.3
+tmux -L "$socket" send-keys -t e2e -l $'\e]11;rgb:0/0/0\e[5p'; sleep 0.3
+tmux -L "$socket" send-keys -t e2e -l $'\eO1;5p'; sleep 0.5
 if screen | grep -qF "PAUSED"; then
     failed=$((failed + 1)); echo "FAILED: an unknown control sequence is not read as keys (Live paused)"; screen | sed 's/^/    | /'
 else

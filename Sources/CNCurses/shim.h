@@ -29,6 +29,8 @@ static inline int curlew_move(int row, int column) { return move(row, column); }
 static inline int curlew_clrtoeol(void) { return clrtoeol(); }
 static inline int curlew_get_wch(wint_t *character) { return wget_wch(stdscr, character); }
 static inline int curlew_getch(void) { return wgetch(stdscr); }
+/* Puts a character back, to be read next. */
+static inline int curlew_unget_wch(wchar_t character) { return unget_wch(character); }
 static inline int curlew_timeout(int milliseconds) { timeout(milliseconds); return 0; }
 static inline int curlew_keypad(int on) { return keypad(stdscr, on ? TRUE : FALSE); }
 /* Bytes the terminal has sent that nobody read yet (0 when none, or unknown). */

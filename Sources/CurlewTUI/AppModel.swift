@@ -94,7 +94,7 @@ public final class AppModel {
     /// Whether requests can be sent: false in a window that only browses session logs.
     var canSend: Bool { environment.agent != nil }
     /// What a key that would send says in a window that only browses session logs.
-    static let noAgentMessage = "this window browses session logs: open curlew on the demo or a workspace to send"
+    static let noAgentMessage = "this window browses session logs: open curlew on the demo or a workspace to send, run or cancel"
     /// The commands that need an agent (sending, running, cancelling): a window without one
     /// names none of them (hints, help, palette). `r` only loads an exchange into Compose.
     static let agentCommands: Set<Command> = [.send, .latency, .stepChain, .cancel, .cancelMember]

@@ -249,33 +249,40 @@ public final class CursesScreen: Screen {
     }
 
     /// Reads the rest of a control sequence that `next` (what followed an ESC, its last
-    /// character read as a plain one) starts, to drop it: `ESC [` then parameter and
-    /// intermediate bytes up to a final byte (ECMA-48's CSI), or `ESC O` and a final byte (SS3).
+    /// character read as a plain one) starts, to drop it: `ESC [` (CSI) or `ESC O` (SS3), then
+    /// parameter and intermediate bytes up to a final byte, as ECMA-48 has them; or a control
+    /// string, `ESC ]` (OSC), `ESC P` (DCS), `ESC _` (APC), `ESC ^` (PM) or `ESC X` (SOS), up to
+    /// its BEL or `ESC \`, as terminals answer queries (a colour, the clipboard, a version).
     /// A sequence cut short by a pause is dropped; one interrupted by another character is
     /// dropped and that character read as itself (an ESC starting anew, so a paste right behind
-    /// it is still a paste); `ESC O` followed by no final byte is Escape, `O` and what came.
+    /// it is still a paste). An introducer with nothing right behind it (Alt-O, Alt-P) is Escape
+    /// and that key, as before.
     private func readControlSequence(after next: [UInt32]) -> ControlSequence {
         guard let introducer = next.first, let last = next.last else { return .none }
-        if introducer == Unicode.Scalar("O").value {
+        if Self.stringIntroducers.contains(introducer) { return readControlString() }
+        let isSS3 = introducer == Unicode.Scalar("O").value
+        guard isSS3 || introducer == Unicode.Scalar("[").value else { return .none }
+        var current = last
+        var hasParameters = false
+        if isSS3 {
             var character: wint_t = 0
             let result = curlew_get_wch(&character)
-            // Alone it is Alt-O.
             if result == ERR { return .none }
-            if result != KEY_CODE_YES, Self.isFinalByte(UInt32(character)) {
-                // The keypad in application mode sends its keys this way: read as what they say.
-                return .read(Self.applicationKeypad[UInt32(character)])
+            if result == KEY_CODE_YES {
+                if let key = Self.key(for: wint_t(introducer)) { pending.append(key) }
+                deliver(result, character)
+                return .read(.escape)
             }
-            if let key = Self.key(for: wint_t(introducer)) { pending.append(key) }
-            deliver(result, character)
-            return .read(.escape)
+            current = UInt32(character)
+        } else {
+            hasParameters = next.count > 2
         }
-        guard introducer == Unicode.Scalar("[").value, next.count > 1 else { return .none }
-        var current = last
         while !Self.isFinalByte(current) {
             guard Self.isParameterOrIntermediate(current) else {
                 deliver(OK, wint_t(current))
                 return .read(nil)
             }
+            hasParameters = true
             var character: wint_t = 0
             let result = curlew_get_wch(&character)
             if result == ERR { return .read(nil) }
@@ -285,7 +292,9 @@ public final class CursesScreen: Screen {
             }
             current = UInt32(character)
         }
-        return .read(nil)
+        // The keypad in application mode sends its keys as SS3 without parameters: read as
+        // what they say.
+        return .read(isSS3 && !hasParameters ? Self.applicationKeypad[current] : nil)
     }
 
     /// The keys the numeric keypad sends in application mode (`ESC O p` is 0, `ESC O M` Enter)
@@ -297,6 +306,32 @@ public final class CursesScreen: Screen {
         }
         return keys
     }()
+
+    /// `ESC ]`, `ESC P`, `ESC _`, `ESC ^` and `ESC X`: what starts a control string.
+    private static let stringIntroducers: Set<UInt32> = Set("]P_^X".unicodeScalars.map(\.value))
+
+    /// Reads a control string to its end (BEL, or ESC and `\`) to drop it; nothing right behind
+    /// its introducer makes it Escape and a key. An ESC followed by anything else ends it and
+    /// starts anew. A string cut short by a pause is dropped.
+    private func readControlString() -> ControlSequence {
+        var character: wint_t = 0
+        var result = curlew_get_wch(&character)
+        if result == ERR { return .none }
+        while result != ERR {
+            if result == OK, character == 0x07 { return .read(nil) }
+            if result == OK, character == 27 {
+                var after: wint_t = 0
+                let ended = curlew_get_wch(&after)
+                if ended == OK, after == 0x5C { return .read(nil) }
+                // A new sequence: its ESC is read next, then what came after it.
+                if ended == OK { _ = curlew_unget_wch(wchar_t(after)) }
+                escapeRead = true
+                return .read(nil)
+            }
+            result = curlew_get_wch(&character)
+        }
+        return .read(nil)
+    }
 
     /// Queues a character read after ESC as the key it is (an ESC to be read as a new start).
     private func deliver(_ result: Int32, _ character: wint_t) {

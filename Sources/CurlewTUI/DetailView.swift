@@ -29,7 +29,7 @@ enum DetailView {
         let positionColumn = area.column + area.width - TextWidth.of(position) - 1
         if !position.isEmpty { frame.put(position, row: area.row, column: positionColumn, style: .dim) }
         let entry = state.logEntry.map { "entry \($0) · " } ?? ""
-        let summary = entry + "#\(message.requestID) \(message.name ?? "") · \(message.state.rawValue)"
+        let summary = entry + "#\(message.requestID) \(message.name ?? "") · \(message.state == .inFlight ? "in flight" : message.state.rawValue)"
         let room = (position.isEmpty ? area.column + area.width - 1 : positionColumn - 2) - column - 2
         frame.put(TextWidth.truncate(summary, to: room), row: area.row, column: column + 2, style: .dim, width: room)
         if state.tab == .timing {
@@ -83,7 +83,7 @@ enum DetailView {
             ("remote", connection.remoteIP.isEmpty ? "-" : "\(connection.remoteIP):\(connection.remotePort)"),
             ("local", connection.localIP.isEmpty ? "-" : "\(connection.localIP):\(connection.localPort)"),
             ("HTTP", connection.httpVersion.isEmpty ? "-" : connection.httpVersion),
-            ("connection", reused ? "reused" : "new (\(connection.newConnections) opened)"),
+            ("connection", reused ? "reused" : connection.newConnections == 0 ? "none made" : "new (\(connection.newConnections) opened)"),
             ("redirects", "\(connection.redirectCount)"),
             ("bytes", "\(connection.bytesSent) sent, \(connection.bytesReceived) received"),
         ]

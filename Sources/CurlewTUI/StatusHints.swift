@@ -35,7 +35,7 @@ extension AppModel {
                     : [key(.open, "members"), key(.cancel, "cancel")]
             case .logs:
                 hints = logs.opened == nil ? [key(.open, "open log"), key(.commandPrompt, "open FILE")]
-                    : [key(.open, "open"), key(.filter, "filter"), key(.mark, "mark"), key(.clearFilter, "clear filter"), key(.back, "files")]
+                    : [key(.open, "open"), key(.filter, "filter"), key(.resend, resendHint), key(.mark, "mark"), key(.clearFilter, "clear filter"), key(.back, "files")]
             }
         }
         return hints.compactMap { $0 }
