@@ -250,12 +250,9 @@ struct AppModelTests {
     func unreadableEntryKeepsTheCursor() throws {
         let path = NSTemporaryDirectory() + "curlew-damaged-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
-        for id in 1...3 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), url: "http://h/entry\(id)")) }
-        try logger.close()
-        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        var lines = try Fixtures.writeEntryLog(count: 3, to: path)
         lines[2] = lines[2].replacingOccurrences(of: #""state":"succeeded""#, with: #""state":"melted""#)
-        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        try Fixtures.writeLines(lines, to: path)
         let model = try TUIFixtures.model()
         model.handle(.character("4"))
         model.openLog(path)

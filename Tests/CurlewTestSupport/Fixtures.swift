@@ -39,4 +39,19 @@ public enum Fixtures {
             callbackQueue: "curlew.callbacks", pipeline: pipeline
         )
     }
+
+    /// Writes a session log of `count` fixture messages (IDs 1 to `count`, URLs
+    /// `http://h/entryN`) at `path`; returns its lines, the header first, to damage and write
+    /// back with `writeLines`.
+    public static func writeEntryLog(count: Int, to path: String) throws -> [String] {
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        for id in 1...count { logger.requestDidProduce(message(id: UInt64(id), url: "http://h/entry\(id)")) }
+        try logger.close()
+        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    /// Writes `lines` to `path`, each ended by a line feed.
+    public static func writeLines(_ lines: [String], to path: String) throws {
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+    }
 }

@@ -137,19 +137,16 @@ struct SessionLogDurabilityTests {
     func damagedEntryKeepsItsNumber() async throws {
         let path = NSTemporaryDirectory() + "curlew-numbers-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
-        for id in 1...5 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), url: "http://h/entry\(id)")) }
-        try logger.close()
         // Entries 2 and 5 (the last) damaged after their summaries: still complete objects whose
         // summaries read, but `state` is no state. Entry 3's line led by a space: no complete
         // object, an entry for neither the browser nor the CLI.
-        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        var lines = try Fixtures.writeEntryLog(count: 5, to: path)
         for line in [2, 5] {
             #expect(lines[line].contains(#""state":"succeeded""#))
             lines[line] = lines[line].replacingOccurrences(of: #""state":"succeeded""#, with: #""state":"melted""#)
         }
         lines[3] = " " + lines[3]
-        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        try Fixtures.writeLines(lines, to: path)
 
         let index = try SessionLogIndex(path: path)
         index.waitUntilComplete()
