@@ -15,20 +15,39 @@ public struct WaterfallRow: Sendable, Equatable {
     }
 }
 
+/// How far an exchange got, for the phases its timings hold as zero although they did not
+/// happen: the waterfall and the log tools (`log diff`, `log stats`) read them through this one
+/// definition, so a row the waterfall calls missing is a phase the tools leave out.
+public struct ExchangeReach: Sendable, Equatable {
+    /// Whether the request went out (see `DebugMessage.requestWentOut`).
+    public var requestWentOut: Bool
+    /// Whether any of a response arrived (see `DebugMessage.receiveHappened`).
+    public var receiveHappened: Bool
+
+    public init(requestWentOut: Bool, receiveHappened: Bool) {
+        self.requestWentOut = requestWentOut
+        self.receiveHappened = receiveHappened
+    }
+
+    /// Why `phase` did not happen although the timings hold it; nil when it did.
+    public func unreachedReason(_ phase: String) -> String? {
+        switch phase {
+        case "send", "wait": requestWentOut ? nil : "not sent"
+        case "receive": !requestWentOut ? "not sent" : receiveHappened ? nil : "no response"
+        default: nil
+        }
+    }
+}
+
 extension TimingBreakdown {
     /// The phases as waterfall rows on a bar `width` cells wide, scaled to the elapsed time.
-    /// Every phase that happened gets at least one cell. Without `requestWentOut` (see
-    /// `DebugMessage.requestWentOut`) the send, wait and receive rows say nothing was sent;
-    /// without `receiveHappened`, the receive row says there was no response.
-    public func waterfall(width: Int, reused: Bool, requestWentOut: Bool = true, receiveHappened: Bool) -> [WaterfallRow] {
+    /// Every phase that happened gets at least one cell; one `reach` says was not reached
+    /// reads why instead.
+    public func waterfall(width: Int, reused: Bool, reach: ExchangeReach) -> [WaterfallRow] {
         let width = max(1, width)
         let span = max(Double(elapsed), 1)
         return segments.map { segment in
-            let missing: String? = switch segment.phase {
-            case "send", "wait": requestWentOut ? nil : "not sent"
-            case "receive": !requestWentOut ? "not sent" : receiveHappened ? nil : "no response"
-            default: nil
-            }
+            let missing = reach.unreachedReason(segment.phase)
             guard let duration = segment.duration, missing == nil else {
                 let reason = missing
                     ?? (reused && ["dns", "connect", "tls"].contains(segment.phase) ? "reused connection"
@@ -57,9 +76,14 @@ extension DebugMessage {
         sent != nil || response != nil || timings.map { $0.send > 0 || $0.wait > 0 || $0.receive > 0 } ?? false
     }
 
+    /// How far the exchange got.
+    public var reach: ExchangeReach {
+        ExchangeReach(requestWentOut: requestWentOut, receiveHappened: receiveHappened)
+    }
+
     /// The waterfall of this exchange's timings, read from the message as the CLI and the
-    /// interface both show it (connection reused or not, response or none); nil without timings.
+    /// interface both show it (connection reused or not, how far it got); nil without timings.
     public func waterfall(width: Int) -> [WaterfallRow]? {
-        timings?.waterfall(width: width, reused: connection?.reused ?? false, requestWentOut: requestWentOut, receiveHappened: receiveHappened)
+        timings?.waterfall(width: width, reused: connection?.reused ?? false, reach: reach)
     }
 }

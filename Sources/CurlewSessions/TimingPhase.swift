@@ -24,11 +24,8 @@ extension TimingBreakdown {
 
 extension DebugMessage {
     /// The phase named `name` of this exchange's timings; nil when it did not happen, as the
-    /// waterfall has it (a receive of zero without a response is none, nor are a send, wait
-    /// and receive of an exchange that sent nothing).
+    /// waterfall has it (`ExchangeReach`).
     public func phase(named name: String) -> Int64? {
-        if ["send", "wait", "receive"].contains(name), !requestWentOut { return nil }
-        if name == "receive", !receiveHappened { return nil }
-        return timings?.phase(named: name)
+        reach.unreachedReason(name) == nil ? timings?.phase(named: name) : nil
     }
 }

@@ -750,7 +750,7 @@ extension AppModel {
         let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
         guard let name = parts.first else { return }
         let argument = parts.count > 1 ? parts[1] : ""
-        if !canSend, Self.agentCommandLines.contains(name) {
+        if !offers(commandLine: name) {
             message = Self.noAgentMessage
             return
         }

@@ -151,12 +151,12 @@ extension AppModel {
         let bindings = keyMap.bindings.filter { $0.context == here } + keyMap.bindings.filter { $0.context == .global && here != .global }
             + keyMap.bindings.filter { $0.context != here && $0.context != .global }
         // A window that only browses logs offers nothing that sends.
-        for binding in bindings where !seen.contains(binding.command) && (canSend || !Self.agentCommands.contains(binding.command)) {
+        for binding in bindings where !seen.contains(binding.command) && offers(binding.command) {
             seen.insert(binding.command)
             entries.append(.init(title: help(for: binding.command, binding.help), detail: binding.keys.map(\.label).joined(separator: " ") + " · " + binding.context.rawValue,
                                  action: .command(binding.command)))
         }
-        for line in Self.paletteCommandLines where canSend || !Self.agentCommandLines.contains(line.text) { entries.append(.init(title: ":" + line.text, detail: line.help, action: .commandLine(line.text))) }
+        for line in Self.paletteCommandLines where offers(commandLine: line.text) { entries.append(.init(title: ":" + line.text, detail: line.help, action: .commandLine(line.text))) }
         for (index, item) in compose.items.enumerated() {
             switch item {
             case .request(let draft): entries.append(.init(title: "\(draft.method) \(draft.name)", detail: "request · \(draft.url)", action: .item(index)))

@@ -97,9 +97,9 @@ public final class AppModel {
     static let noAgentMessage = "this window browses session logs: open curlew on the demo or a workspace to send, run or cancel"
     /// The commands that need an agent (sending, running, cancelling): a window without one
     /// names none of them (hints, help, palette). `r` only loads an exchange into Compose.
-    static let agentCommands: Set<Command> = [.send, .latency, .stepChain, .cancel, .cancelMember]
+    private static let agentCommands: Set<Command> = [.send, .latency, .stepChain, .cancel, .cancelMember]
     /// The command-line commands that need an agent, likewise.
-    static let agentCommandLines: Set<String> = ["send", "run", "latency", "cancel"]
+    private static let agentCommandLines: Set<String> = ["send", "run", "latency", "cancel"]
     /// What a key that reads the selected exchange says when it is a log entry whose line cannot
     /// be read; nil otherwise.
     var unreadableSelectionMessage: String? {
@@ -111,9 +111,17 @@ public final class AppModel {
     func help(for command: Command, _ help: String) -> String {
         canSend || command != .resend ? help : "load into Compose (this window sends nothing)"
     }
-    /// The `:` commands this window offers: without an agent, none that needs one.
+    /// Whether this window offers `command`: without an agent, none that needs one.
+    func offers(_ command: Command) -> Bool {
+        canSend || !Self.agentCommands.contains(command)
+    }
+    /// Whether this window offers the `:` command `name`, likewise.
+    func offers(commandLine name: String) -> Bool {
+        canSend || !Self.agentCommandLines.contains(name)
+    }
+    /// The `:` commands this window offers.
     var commandLineCommands: [String] {
-        CommandLine.commands.filter { canSend || !Self.agentCommandLines.contains($0) }
+        CommandLine.commands.filter { offers(commandLine: $0) }
     }
     public var pane: Pane = .compose
     public var compose: ComposeState

@@ -143,7 +143,7 @@ enum Chrome {
         var lines: [StyledLine] = [StyledLine("Keys (any other key closes; j/k scroll)", .title), StyledLine("")]
         var lastContext: KeyContext?
         // A window that only browses logs lists no key or command that sends.
-        for line in model.keyMap.helpLines() where model.canSend || !AppModel.agentCommands.contains(line.command) {
+        for line in model.keyMap.helpLines() where model.offers(line.command) {
             if line.context != lastContext {
                 if lastContext != nil { lines.append(StyledLine("")) }
                 lines.append(StyledLine(line.context.rawValue.capitalized, .bold))

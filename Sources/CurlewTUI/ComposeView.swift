@@ -191,7 +191,7 @@ enum ComposeView {
             // active key map binds them.
             let keys = model.keyMap
             func hint(_ command: Command, _ text: String) -> String? {
-                guard model.canSend || !AppModel.agentCommands.contains(command) else { return nil }
+                guard model.offers(command) else { return nil }
                 return keys.label(for: command, in: .compose).map { "\($0) \(text)" }
             }
             let wide = model.lastColumns >= Layout.responseBesideColumns

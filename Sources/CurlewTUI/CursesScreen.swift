@@ -274,8 +274,6 @@ public final class CursesScreen: Screen {
                 return .read(.escape)
             }
             current = UInt32(character)
-        } else {
-            hasParameters = next.count > 2
         }
         while !Self.isFinalByte(current) {
             guard Self.isParameterOrIntermediate(current) else {

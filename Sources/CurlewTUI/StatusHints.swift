@@ -4,7 +4,7 @@ extension AppModel {
     var statusHints: [String] {
         // A window that only browses logs names no key that would send.
         func key(_ command: Command, _ text: String, in context: KeyContext? = nil) -> String? {
-            guard canSend || !Self.agentCommands.contains(command) else { return nil }
+            guard offers(command) else { return nil }
             return keyMap.label(for: command, in: context ?? self.context).map { "\($0) \(text)" }
         }
         var hints: [String?]

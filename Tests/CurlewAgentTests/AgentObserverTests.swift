@@ -212,9 +212,9 @@ struct AgentCallbackTests {
     @Test("a receive phase of zero microseconds with a response is drawn, not called missing")
     func zeroReceiveWithResponseIsDrawn() {
         let timings = TimingBreakdown(queued: 0, dns: nil, connect: nil, tls: nil, send: 10, wait: 90, receive: 0, redirect: nil, total: 100)
-        let answered = timings.waterfall(width: 20, reused: true, receiveHappened: true).first { $0.phase == "receive" }
+        let answered = timings.waterfall(width: 20, reused: true, reach: ExchangeReach(requestWentOut: true, receiveHappened: true)).first { $0.phase == "receive" }
         #expect(answered?.bar != nil && answered?.duration == "0.000 ms")
-        let unanswered = timings.waterfall(width: 20, reused: true, receiveHappened: false).first { $0.phase == "receive" }
+        let unanswered = timings.waterfall(width: 20, reused: true, reach: ExchangeReach(requestWentOut: true, receiveHappened: false)).first { $0.phase == "receive" }
         #expect(unanswered?.bar == nil && unanswered?.reason == "no response")
     }
 
