@@ -9,13 +9,20 @@ extension Date {
         return String(format: "%02d:%02d:%02d.%03d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, milliseconds)
     }
 
+    /// The milliseconds since 1970 this date is shown and stored as: the nearest one. The one
+    /// rule for the interface, the log tools, the session log's records and exports, so that an
+    /// exchange seen live and read back from its log shows the same time.
+    public var millisecondsSince1970: Double {
+        (timeIntervalSince1970 * 1000).rounded()
+    }
+
     /// This date to the nearest millisecond: the whole second it falls in and the milliseconds
     /// after it (0 to 999). A time read back from text (`…:02.887`) is a few nanoseconds short
     /// of its millisecond as a `Date`; cut rather than rounded, it would show as `.886`, and each
     /// write and read of a file would take another millisecond off. A date beyond about 30,000
     /// years either way is its second, with no milliseconds.
     public var roundedToMilliseconds: (second: Date, milliseconds: Int) {
-        let total = (timeIntervalSince1970 * 1000).rounded()
+        let total = millisecondsSince1970
         guard total.magnitude < 1e15 else { return (Date(timeIntervalSince1970: timeIntervalSince1970.isFinite ? timeIntervalSince1970.rounded(.down) : 0), 0) }
         let seconds = (total / 1000).rounded(.down)
         return (Date(timeIntervalSince1970: seconds), Int(total - seconds * 1000))

@@ -12,7 +12,7 @@ public enum SessionLogFormat {
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            try container.encode(SessionRecordWriter.dateText(date))
         }
         return encoder
     }

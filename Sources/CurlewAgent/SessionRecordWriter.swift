@@ -283,11 +283,21 @@ struct SessionRecordWriter {
         }
     }
 
-    /// ISO 8601 in UTC with milliseconds: 2026-11-21T06:37:59.308Z. The format has four digits
-    /// for the year: a date past 9999 is written as the last millisecond of 9999, one before
-    /// year 0 as the first of year 0.
+    /// `date` as a record writes it, without the quotes: for the dates an encoder writes (the
+    /// header's), so that every date in a log follows one rule.
+    static func dateText(_ date: Date) -> String {
+        var writer = SessionRecordWriter()
+        writer.date(date)
+        return String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self)
+    }
+
+    /// ISO 8601 in UTC with milliseconds: 2026-11-21T06:37:59.308Z, the date's nearest
+    /// millisecond (`Date.millisecondsSince1970`, as the interface shows it). The format has four
+    /// digits for the year: a date past 9999 is written as the last millisecond of 9999, one
+    /// before year 0 as the first of year 0.
     mutating func date(_ date: Date) {
-        let milliseconds = min(max(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)), Self.firstMillisecond), Self.lastMillisecond)
+        let nearest = date.millisecondsSince1970
+        let milliseconds = nearest.isNaN ? 0 : Int64(min(max(nearest, Double(Self.firstMillisecond)), Double(Self.lastMillisecond)))
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let fraction = Int(milliseconds - seconds * 1000)
         let parts = CivilTime(secondsSince1970: seconds)

@@ -37,17 +37,25 @@ public struct ExchangeDiff: Sendable {
             .forEach { add("response header", $0.0, $0.1, $0.2) }
         Self.body(left.response?.body, right.response?.body).forEach { add("body", $0.0, $0.1, $0.2) }
         for phase in TimingBreakdown.phaseNames {
-            let (a, b) = (left.phase(named: phase), right.phase(named: phase))
+            let (a, b) = (Self.timing(left, phase), Self.timing(right, phase))
             // Most exchanges follow no redirect: the row shows only when one of them did.
             if phase == "redirects", a == nil, b == nil { continue }
             add("timing", phase, a.map(TimingBreakdown.format), b.map(TimingBreakdown.format))
         }
         self.rows = rows
         timingDeltas = TimingBreakdown.phaseNames.compactMap { phase in
-            guard let a = left.phase(named: phase), let b = right.phase(named: phase) else { return nil }
+            guard let a = Self.timing(left, phase), let b = Self.timing(right, phase) else { return nil }
             let (delta, overflow) = b.subtractingReportingOverflow(a)
             return (phase, overflow ? (b > a ? .max : .min + 1) : max(delta, .min + 1))
         }
+    }
+
+    /// A phase of `message` as the diff shows it. The time queued in the agent has a row of its
+    /// own, so `total` runs from submission to the last byte, as the total under the waterfall
+    /// of the interface and of `curlew send` does, and as `log show` times an exchange.
+    static func timing(_ message: DebugMessage, _ phase: String) -> Int64? {
+        guard phase == "total" else { return message.phase(named: phase) }
+        return message.timings.flatMap { timings in message.phase(named: "total").map { _ in timings.elapsed } }
     }
 
     /// How the exchange ended: its state, and its error's kind.

@@ -132,7 +132,7 @@ struct SessionRecordWriterTests {
         }
     }
 
-    @Test("dates are written in UTC to the millisecond, cut down (never rounded up), as a formatter writes them; a date past the format's four-digit years is written as its last or first millisecond")
+    @Test("dates are written in UTC to the nearest millisecond, as the interface shows them; a date past the format's four-digit years is written as its last or first millisecond")
     func datesToTheMillisecond() {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -145,8 +145,8 @@ struct SessionRecordWriterTests {
             var writer = SessionRecordWriter()
             let date = Date(timeIntervalSince1970: second)
             writer.date(date)
-            let cut = Date(timeIntervalSince1970: (second * 1000).rounded(.down) / 1000)
-            #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(formatter.string(from: cut))\"", "\(second)")
+            let nearest = Date(timeIntervalSince1970: (second * 1000).rounded() / 1000)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(formatter.string(from: nearest))\"", "\(second)")
         }
         for (date, written) in [(Date(timeIntervalSince1970: 253_402_300_800 * 2), "9999-12-31T23:59:59.999Z"),
                                 (Date(timeIntervalSince1970: 253_402_300_800), "9999-12-31T23:59:59.999Z"),
@@ -155,6 +155,18 @@ struct SessionRecordWriterTests {
             var writer = SessionRecordWriter()
             writer.date(date)
             #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(written)\"", "\(date)")
+        }
+    }
+
+    @Test("a date read back from a record, or from the header an encoder writes, shows the time it showed live, also when its fraction of a millisecond rounds up")
+    func dateReadBackShowsTheSameTime() throws {
+        for second in [1_790_000_000.123_6, 1_790_000_000.999_7, 1_790_000_000.000_4, 1_790_000_059.999_9, 1_790_000_000.5004] {
+            let date = Date(timeIntervalSince1970: second)
+            var writer = SessionRecordWriter()
+            writer.date(date)
+            let decoded = try SessionLogFormat.makeDecoder().decode(Date.self, from: Data(writer.bytes))
+            #expect(decoded.clockText == date.clockText, "\(second)")
+            #expect(try SessionLogFormat.makeEncoder().encode(date) == Data(writer.bytes), "\(second)")
         }
     }
 

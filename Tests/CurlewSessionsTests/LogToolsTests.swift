@@ -100,6 +100,11 @@ struct LogToolsTests {
         #expect(differing["request url"] == nil)
         #expect(differing["timing wait"] == ["2.000 ms", "7.000 ms"])
         #expect(diff.timingDeltas.first { $0.phase == "total" }?.delta == 5000)
+        // The total is the waterfall's: the time queued in the agent included, as its row above says.
+        #expect(differing["timing total"] == ["4.010 ms", "9.010 ms"])
+        var queuedLonger = b
+        queuedLonger.timings?.queued = 2010
+        #expect(ExchangeDiff(a, queuedLonger).timingDeltas.first { $0.phase == "total" }?.delta == 7000)
         #expect(!diff.rows.contains { $0.field == "redirects" }, "no row for redirects neither side followed")
         // One side followed a redirect: its time shows, and its change.
         var redirected = b
