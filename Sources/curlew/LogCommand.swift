@@ -161,7 +161,8 @@ struct LogCommand: ParsableCommand {
             abstract: "Compare two exchanges side by side: request, response headers, body (JSON-aware) and timing.",
             discussion: """
             LOG#N names the Nth exchange of a log (as `log show` numbers them). Two logs without #N \
-            are compared exchange by exchange, paired by name (else method and path) in order.
+            are compared exchange by exchange, paired by name (else method and path) in order. \
+            LOG#N against a whole log compares the exchange with the first of that log that pairs with it.
             """
         )
 
@@ -183,8 +184,16 @@ struct LogCommand: ParsableCommand {
             var pairs: [(DebugMessage, DebugMessage, String)] = []
             // Exchanges of two whole logs that found no partner, with their numbers.
             var unpaired: [(log: String, exchanges: [(number: Int, message: DebugMessage)])] = []
-            if leftIndex != nil || rightIndex != nil {
-                pairs = [(try Self.pick(leftNumbered, leftIndex ?? 1, left), try Self.pick(rightNumbered, rightIndex ?? 1, right), "\(left) ↔ \(right)")]
+            if let leftIndex, let rightIndex {
+                pairs = [(try Self.pick(leftNumbered, leftIndex, left), try Self.pick(rightNumbered, rightIndex, right), "\(left) ↔ \(right)")]
+            } else if let leftIndex {
+                let chosen = try Self.pick(leftNumbered, leftIndex, left)
+                let match = try Self.counterpart(of: chosen, named: left, in: rightNumbered, rightPath)
+                pairs = [(chosen, match.message, "\(left) ↔ \(rightPath)#\(match.number)")]
+            } else if let rightIndex {
+                let chosen = try Self.pick(rightNumbered, rightIndex, right)
+                let match = try Self.counterpart(of: chosen, named: right, in: leftNumbered, leftPath)
+                pairs = [(match.message, chosen, "\(leftPath)#\(match.number) ↔ \(right)")]
             } else {
                 var remaining = rightNumbered.exchanges
                 var leftAlone: [(number: Int, message: DebugMessage)] = []
@@ -242,6 +251,18 @@ struct LogCommand: ParsableCommand {
             let count = log.entryCount
             let numbers = count == 0 ? "no exchanges" : count == 1 ? "1 exchange: #1" : "\(count) exchanges: #1 to #\(count)"
             throw RunCommand.usageFailure("\(argument): the log has \(numbers)")
+        }
+
+        /// The exchange of `log` (the file `path`) that pairs with `exchange` (the argument
+        /// `argument`) as two whole logs pair them: the first with the same name, else the same
+        /// method and path.
+        static func counterpart(of exchange: DebugMessage, named argument: String, in log: LogCommand.NumberedLog,
+                                _ path: String) throws -> (number: Int, message: DebugMessage) {
+            let key = Self.key(exchange)
+            guard let match = log.exchanges.first(where: { Self.key($0.message) == key }) else {
+                throw RunCommand.usageFailure("no exchange of \(path) matches \(argument) (\(key)); name one with \(path)#N")
+            }
+            return match
         }
 
         static func key(_ message: DebugMessage) -> String {

@@ -196,6 +196,15 @@ struct SessionLogDurabilityTests {
         }
         let same = try await CurlewProcess.run(["log", "diff", left, left])
         #expect(same.output.contains("3 pairs compared, 0 with differences\n") && !same.output.contains("only in"), "\(same.output)")
+        // One exchange against a whole log: compared with the one that pairs with it, not the
+        // log's first (found by a new user's trial), whichever side names the number.
+        let one = try await CurlewProcess.run(["log", "diff", left + "#3", right])
+        #expect(one.status == 0 && one.output.contains("== \(left)#3 ↔ \(right)#2\n") && one.output.contains("1 pair compared, 0 with differences"),
+                "\(one.output)")
+        let flipped = try await CurlewProcess.run(["log", "diff", left, right + "#1"])
+        #expect(flipped.status == 0 && flipped.output.contains("== \(left)#1 ↔ \(right)#1\n"), "\(flipped.output)")
+        let none = try await CurlewProcess.run(["log", "diff", left + "#2", right])
+        #expect(none.status != 0 && none.error.contains("no exchange of \(right) matches \(left)#2 (GET /b)"), "\(none.error)")
     }
 
     @Test("log show, stats and diff name the lines they could not read on stderr, once per log, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
