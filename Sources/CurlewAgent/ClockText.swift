@@ -4,8 +4,13 @@ extension Date {
     /// `13:01:17.376`: the time of day in the local time zone on a 24-hour clock, to the
     /// millisecond, as the log tools and the interface show when something happened.
     public var clockText: String {
+        clockText(using: .current)
+    }
+
+    /// `clockText` on `calendar`'s clock (its time zone): the interface's, which tests fix.
+    public func clockText(using calendar: Calendar) -> String {
         let (second, milliseconds) = roundedToMilliseconds
-        let parts = Calendar.current.dateComponents([.hour, .minute, .second], from: second)
+        let parts = calendar.dateComponents([.hour, .minute, .second], from: second)
         return String(format: "%02d:%02d:%02d.%03d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, milliseconds)
     }
 

@@ -55,7 +55,14 @@ public struct ExchangeDiff: Sendable {
     /// of the interface and of `curlew send` does, and as `log show` times an exchange.
     static func timing(_ message: DebugMessage, _ phase: String) -> Int64? {
         guard phase == "total" else { return message.phase(named: phase) }
-        return message.timings.flatMap { timings in message.phase(named: "total").map { _ in timings.elapsed } }
+        // Saturating: a message made in code (not read from a log, whose phases are bounded)
+        // may hold any values.
+        return message.timings.flatMap { timings in
+            message.phase(named: "total").map { _ in
+                let (sum, overflow) = timings.queued.addingReportingOverflow(timings.total)
+                return overflow ? (timings.total > 0 ? .max : .min + 1) : sum
+            }
+        }
     }
 
     /// How the exchange ended: its state, and its error's kind.

@@ -222,7 +222,9 @@ public final class AppModel {
     public private(set) var shouldQuit = false
     /// Groups pane: focus on the member list of the selected group.
     public var groupMembersFocused = false
-    let timeFormatter: DateFormatter
+    /// The calendar rows read their times on (`Date.clockText(using:)`, the log tools' rule:
+    /// the nearest millisecond), in the environment's time zone.
+    let clock: Calendar
     /// Modification times in the log browser's file list.
     let fileTimeFormatter: DateFormatter
 
@@ -243,10 +245,9 @@ public final class AppModel {
         } else {
             compose = ComposeState(items: environment.composeItems)
         }
-        timeFormatter = DateFormatter()
-        timeFormatter.locale = Locale(identifier: "en_US_POSIX")
-        timeFormatter.timeZone = environment.timeZone
-        timeFormatter.dateFormat = "HH:mm:ss.SSS"
+        var clock = Calendar(identifier: .gregorian)
+        clock.timeZone = environment.timeZone
+        self.clock = clock
         fileTimeFormatter = DateFormatter()
         fileTimeFormatter.locale = Locale(identifier: "en_US_POSIX")
         fileTimeFormatter.timeZone = environment.timeZone

@@ -23,7 +23,7 @@ enum LiveView {
         model.live.scroll = scroll
         for (offset, row) in live.rows.prefix(count).enumerated().dropFirst(scroll).prefix(listHeight) {
             let (text, style) = MessageRows.row(info: row.info, state: row.state, progress: row.progress, message: row.message, hiding: model.secretsHiding,
-                                                formatter: model.timeFormatter, width: area.width - 1)
+                                                clock: model.clock, width: area.width - 1)
             frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width,
                           style: offset == live.selected ? .selected : style)
             model.registerHit(row: area.row + 2 + offset - scroll, columns: area.column..<(area.column + area.width), .liveRow(offset))

@@ -29,7 +29,7 @@ enum LogsView {
             let info = RequestInfo(id: message.requestID, name: message.name, method: message.original?.method ?? "?",
                                    url: message.original?.url ?? "", startedAt: message.startedAt)
             let (text, style) = MessageRows.row(info: info, state: message.state, progress: nil, message: message, hiding: model.secretsHiding,
-                                                formatter: model.timeFormatter, width: area.width - 1)
+                                                clock: model.clock, width: area.width - 1)
             frame.putLine(" " + text, row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: offset == opened.selected ? .selected : style)
             model.registerHit(row: area.row + 2 + offset - scroll, columns: 0..<area.width, .logEntry(offset))
         }

@@ -17,8 +17,8 @@ enum MessageRows {
     /// `hiding`: the policy whose secrets (a URL's secret query parameters) the row hides, nil
     /// while they are revealed.
     static func row(info: RequestInfo, state: RequestState, progress: RequestProgress?, message: DebugMessage?, hiding: RedactionPolicy?,
-                    formatter: DateFormatter, width: Int) -> (String, Style) {
-        let time = formatter.string(from: info.startedAt)
+                    clock: Calendar, width: Int) -> (String, Style) {
+        let time = info.startedAt.clockText(using: clock)
         func shown(_ url: String) -> String { hiding?.redactText(url) ?? url }
         guard let message else {
             let status = state == .inFlight ? "…" : state == .pending ? "wait" : state.rawValue

@@ -162,7 +162,8 @@ struct LogCommand: ParsableCommand {
             discussion: """
             LOG#N names the Nth exchange of a log (as `log show` numbers them). Two logs without #N \
             are compared exchange by exchange, paired by name (else method and path) in order. \
-            LOG#N against a whole log compares the exchange with the first of that log that pairs with it.
+            LOG#N against a whole log compares the exchange with the one of that log that pairs with it \
+            (in its own log, the one before it with its name, else the one after).
             """
         )
 
@@ -188,11 +189,11 @@ struct LogCommand: ParsableCommand {
                 pairs = [(try Self.pick(leftNumbered, leftIndex, left), try Self.pick(rightNumbered, rightIndex, right), "\(left) ↔ \(right)")]
             } else if let leftIndex {
                 let chosen = try Self.pick(leftNumbered, leftIndex, left)
-                let match = try Self.counterpart(of: chosen, named: left, in: rightNumbered, rightPath)
+                let match = try Self.counterpart(of: leftIndex, in: leftNumbered, named: left, among: rightNumbered, rightPath, sameLog: leftPath == rightPath)
                 pairs = [(chosen, match.message, "\(left) ↔ \(rightPath)#\(match.number)")]
             } else if let rightIndex {
                 let chosen = try Self.pick(rightNumbered, rightIndex, right)
-                let match = try Self.counterpart(of: chosen, named: right, in: leftNumbered, leftPath)
+                let match = try Self.counterpart(of: rightIndex, in: rightNumbered, named: right, among: leftNumbered, leftPath, sameLog: leftPath == rightPath)
                 pairs = [(match.message, chosen, "\(leftPath)#\(match.number) ↔ \(right)")]
             } else {
                 var remaining = rightNumbered.exchanges
@@ -253,14 +254,26 @@ struct LogCommand: ParsableCommand {
             throw RunCommand.usageFailure("\(argument): the log has \(numbers)")
         }
 
-        /// The exchange of `log` (the file `path`) that pairs with `exchange` (the argument
-        /// `argument`) as two whole logs pair them: the first with the same name, else the same
-        /// method and path.
-        static func counterpart(of exchange: DebugMessage, named argument: String, in log: LogCommand.NumberedLog,
-                                _ path: String) throws -> (number: Int, message: DebugMessage) {
-            let key = Self.key(exchange)
-            guard let match = log.exchanges.first(where: { Self.key($0.message) == key }) else {
-                throw RunCommand.usageFailure("no exchange of \(path) matches \(argument) (\(key)); name one with \(path)#N")
+        /// The exchange of `other` (the file `path`) that pairs with entry `number` of `log` (the
+        /// argument `argument`), as two whole logs pair them: the k-th exchange with its name
+        /// (else method and path) with the k-th of `other`. In the same log, the one before it
+        /// with that name, else the one after: an exchange compared with itself says nothing.
+        static func counterpart(of number: Int, in log: LogCommand.NumberedLog, named argument: String,
+                                among other: LogCommand.NumberedLog, _ path: String, sameLog: Bool) throws -> (number: Int, message: DebugMessage) {
+            let key = Self.key(try pick(log, number, argument))
+            let candidates = other.exchanges.filter { Self.key($0.message) == key }
+            let match: (number: Int, message: DebugMessage)?
+            let rank = log.exchanges.prefix { $0.number < number }.filter { Self.key($0.message) == key }.count
+            if sameLog {
+                match = candidates.last { $0.number < number } ?? candidates.first { $0.number > number }
+            } else {
+                match = rank < candidates.count ? candidates[rank] : nil
+            }
+            guard let match else {
+                let found = sameLog || candidates.isEmpty
+                    ? "no \(sameLog ? "other " : "")exchange of \(path) is \(key)"
+                    : "\(argument) is \(key) number \(rank + 1) of its log, and \(path) has \(candidates.count)"
+                throw RunCommand.usageFailure("\(found); name one with \(path)#N")
             }
             return match
         }

@@ -151,7 +151,13 @@ struct SessionRecordWriterTests {
         for (date, written) in [(Date(timeIntervalSince1970: 253_402_300_800 * 2), "9999-12-31T23:59:59.999Z"),
                                 (Date(timeIntervalSince1970: 253_402_300_800), "9999-12-31T23:59:59.999Z"),
                                 (Date(timeIntervalSince1970: -62_167_219_200 - 1), "0000-01-01T00:00:00.000Z"),
-                                (Date.distantPast, "0000-12-30T00:00:00.000Z")] {
+                                (Date.distantPast, "0000-12-30T00:00:00.000Z"),
+                                // A fraction that rounds up carries into the next second, day and year, but never past 9999.
+                                (Date(timeIntervalSince1970: 951_868_799.9997), "2000-03-01T00:00:00.000Z"),
+                                (Date(timeIntervalSince1970: 1_704_067_199.9996), "2024-01-01T00:00:00.000Z"),
+                                (Date(timeIntervalSince1970: 253_402_300_799.9996), "9999-12-31T23:59:59.999Z"),
+                                (Date(timeIntervalSince1970: -0.0006), "1969-12-31T23:59:59.999Z"),
+                                (Date(timeIntervalSince1970: .nan), "1970-01-01T00:00:00.000Z")] {
             var writer = SessionRecordWriter()
             writer.date(date)
             #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(written)\"", "\(date)")

@@ -165,5 +165,12 @@ struct LogToolsTests {
         let deltas = ExchangeDiff(a, b).timingDeltas
         #expect(deltas.first { $0.phase == "total" }?.delta == -.max)
         #expect(ExchangeDiff(b, a).timingDeltas.first { $0.phase == "total" }?.delta == .max)
+        // The total the diff shows adds the time queued; that sum saturates too.
+        var c = a
+        c.timings = TimingBreakdown(queued: .max, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: .max)
+        #expect(ExchangeDiff(a, c).timingDeltas.first { $0.phase == "total" }?.delta == Int64.max - 15)
+        c.timings?.queued = .min
+        c.timings?.total = .min
+        #expect(ExchangeDiff(c, a).timingDeltas.first { $0.phase == "total" }?.delta == .max)
     }
 }

@@ -173,6 +173,15 @@ struct AppModelTests {
         #expect(model.compose.focus == .list)
     }
 
+    @Test("a row's time is its nearest millisecond, the rule the session log stores and the log tools show, so Live and the log browser show one time for an exchange (the list cut it down)")
+    func rowTimeIsTheNearestMillisecond() throws {
+        let model = try TUIFixtures.model()
+        model.ingest([.willSend(RequestInfo(id: 99, name: nil, method: "GET", url: "http://x.test/", startedAt: Date(timeIntervalSince1970: 1_790_000_059.9997)))])
+        model.handle(.character("2"))
+        let text = model.render(rows: 24, columns: 80).text
+        #expect(text.contains("14:14:20.000") && !text.contains("14:14:19.999"), "\(text)")
+    }
+
     @Test("quitting asks first while requests are in flight; n stays, y quits")
     func quitConfirmation() throws {
         let model = try TUIFixtures.model()

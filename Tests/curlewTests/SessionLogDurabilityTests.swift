@@ -201,10 +201,23 @@ struct SessionLogDurabilityTests {
         let one = try await CurlewProcess.run(["log", "diff", left + "#3", right])
         #expect(one.status == 0 && one.output.contains("== \(left)#3 ↔ \(right)#2\n") && one.output.contains("1 pair compared, 0 with differences"),
                 "\(one.output)")
-        let flipped = try await CurlewProcess.run(["log", "diff", left, right + "#1"])
-        #expect(flipped.status == 0 && flipped.output.contains("== \(left)#1 ↔ \(right)#1\n"), "\(flipped.output)")
+        let flipped = try await CurlewProcess.run(["log", "diff", left, right + "#2"])
+        #expect(flipped.status == 0 && flipped.output.contains("== \(left)#3 ↔ \(right)#2\n"), "\(flipped.output)")
         let none = try await CurlewProcess.run(["log", "diff", left + "#2", right])
-        #expect(none.status != 0 && none.error.contains("no exchange of \(right) matches \(left)#2 (GET /b)"), "\(none.error)")
+        #expect(none.status != 0 && none.error.contains("no exchange of \(right) is GET /b; name one with \(right)#N"), "\(none.error)")
+        // The k-th exchange of an endpoint pairs with the k-th of the other log, as whole logs pair them.
+        let twice = try log("twice.jsonl", [("GET", "/a"), ("GET", "/c"), ("GET", "/a")])
+        let second = try await CurlewProcess.run(["log", "diff", twice + "#3", left])
+        #expect(second.status != 0 && second.error.contains("\(twice)#3 is GET /a number 2 of its log, and \(left) has 1"), "\(second.error)")
+        let back = try await CurlewProcess.run(["log", "diff", left + "#1", twice])
+        #expect(back.status == 0 && back.output.contains("== \(left)#1 ↔ \(twice)#1\n"), "\(back.output)")
+        // In the same log: the one before it of the same endpoint, else the one after, never itself.
+        let earlier = try await CurlewProcess.run(["log", "diff", twice + "#3", twice])
+        #expect(earlier.status == 0 && earlier.output.contains("== \(twice)#3 ↔ \(twice)#1\n"), "\(earlier.output)")
+        let later = try await CurlewProcess.run(["log", "diff", twice, twice + "#1"])
+        #expect(later.status == 0 && later.output.contains("== \(twice)#3 ↔ \(twice)#1\n"), "\(later.output)")
+        let alone = try await CurlewProcess.run(["log", "diff", twice + "#2", twice])
+        #expect(alone.status != 0 && alone.error.contains("no other exchange of \(twice) is GET /c"), "\(alone.error)")
     }
 
     @Test("log show, stats and diff name the lines they could not read on stderr, once per log, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
