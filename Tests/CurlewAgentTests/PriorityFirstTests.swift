@@ -41,17 +41,19 @@ struct PriorityFirstTests {
 
         let received = server.receivedRequests.filter { $0.uri.contains(tag) }.map(\.uri)
         let gateURI = received.first { $0.hasPrefix("/delay/1?\(tag)-gate") }
-        #expect(gateURI != nil, "the gate was sent")
         if outcome != .timesOut {
+            #expect(gateURI != nil, "the gate was sent")
             // A gate that timed out was given up on by the client, whose next request goes on a
             // new connection; a loaded server can read that one before the abandoned one, so the
-            // arrival order is asserted only for a gate that got its answer.
+            // arrival order is asserted only for a gate that got its answer. (Given up on after
+            // 400 ms, it may not have reached a loaded server at all: what this case asserts is
+            // the order on the client's side, above.)
             #expect(received.first == gateURI)
         }
         // Handed over in order; which waiting transfer gets the one allowed connection next is
         // libcurl's choice, so the arrival order at the server is not asserted.
         #expect(Set(received.filter { $0 != gateURI }) == Set((0..<5).map { "/get?\(tag)-\($0)" }))
-        #expect(received.count == 6)
+        #expect(received.count == (gateURI == nil ? 5 : 6))
     }
 
     @Test("a request cancelled while waiting is never sent, and the rest still go in order")
