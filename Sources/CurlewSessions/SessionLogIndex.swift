@@ -11,7 +11,9 @@ import Foundation
 public final class SessionLogIndex: Sendable {
     public let path: String
     private let state = Locked(IndexState())
-    private let cache = Locked<[Int: DebugMessage]>([:])
+    /// Entries decoded lately, and those whose lines did not decode (nil), so that a damaged
+    /// entry on screen is not read and decoded again for every frame.
+    private let cache = Locked<[Int: DebugMessage?]>([:])
     private static let cacheLimit = 512
     private let methods: InternedStrings
     private let urls: InternedStrings
@@ -101,11 +103,12 @@ public final class SessionLogIndex: Sendable {
     /// not decode, which the caller shows as unreadable.
     public func message(at index: Int) -> DebugMessage? {
         if let cached = cache.withLock({ $0[index] }) { return cached }
-        guard let line = line(at: index),
-              let message = try? SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line)) else { return nil }
+        // An entry not indexed yet is not an answer to keep.
+        guard let line = line(at: index) else { return nil }
+        let message = try? SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line))
         cache.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[index] = message
+            cache.updateValue(message, forKey: index)
         }
         return message
     }

@@ -143,6 +143,27 @@ struct SessionLogIndexTests {
         #expect(throws: SessionLogError.self) { try SessionLogIndex(path: garbage) }
         #expect(throws: SessionLogError.self) { try SessionLogIndex(path: garbage + ".missing") }
     }
+
+    @Test("an entry whose record does not decode is read and decoded once, not again for every frame that shows it")
+    func damagedEntryDecodedOnce() throws {
+        let path = NSTemporaryDirectory() + "curlew-damaged-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var lines = try Fixtures.writeEntryLog(count: 3, to: path)
+        let original = lines[2]
+        // Its summary still reads; a value in the record is of the wrong type, the line as long.
+        let method = try #require(original.range(of: "\"GET\"", options: .backwards))
+        lines[2] = original.replacingCharacters(in: method, with: "12345")
+        try Fixtures.writeLines(lines, to: path)
+        let index = try SessionLogIndex(path: path)
+        #expect(index.entryCount == 3 && index.summary(at: 1) != nil)
+        #expect(index.message(at: 1) == nil && index.message(at: 0) != nil)
+        // The same bytes made readable again: the kept answer is what shows, so the line was
+        // not read again.
+        lines[2] = original
+        try Fixtures.writeLines(lines, to: path)
+        #expect(index.message(at: 1) == nil)
+        #expect(try SessionLogIndex(path: path).message(at: 1) != nil, "a new index reads the repaired line")
+    }
 }
 
 @Suite("Progressive indexing")
