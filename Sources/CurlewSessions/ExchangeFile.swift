@@ -43,7 +43,18 @@ public enum ExchangeFile {
               let head = try? handle.read(upToCount: 4096) else { return false }
         let text = String(decoding: head.withoutByteOrderMark, as: UTF8.self)
         let trimmed = text.drop { $0.isWhitespace }
-        return trimmed.hasPrefix("{") && trimmed.contains("\"log\"") && !trimmed.prefix(200).contains("\"type\"")
+        return startsWithLogMember(trimmed)
+            || trimmed.hasPrefix("{") && trimmed.contains("\"log\"") && !trimmed.prefix(200).contains("\"type\"")
+    }
+
+    /// Whether `text` opens an object whose first member is `log`, as a HAR file's is (a session
+    /// log's first record never is): a minified HAR's first entry may name a `type` early on.
+    static func startsWithLogMember(_ text: Substring) -> Bool {
+        var rest = text.drop { $0.isWhitespace }
+        guard rest.first == "{" else { return false }
+        rest = rest.dropFirst().drop { $0.isWhitespace }
+        guard rest.hasPrefix("\"log\"") else { return false }
+        return rest.dropFirst(5).drop { $0.isWhitespace }.first == ":"
     }
 
     /// The exchanges of the HAR file at `path` as a session log the log browser can index, made

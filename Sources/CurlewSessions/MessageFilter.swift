@@ -155,7 +155,8 @@ enum FilterLexer {
         while index < characters.count {
             let character = characters[index]
             switch character {
-            case " ", "\t":
+            // Any white space separates terms: a filter pasted over two lines reads as one.
+            case _ where character.isWhitespace:
                 index += 1
             case "!": tokens.append(FilterToken(kind: .not, position: index)); index += 1
             case "&": tokens.append(FilterToken(kind: .and, position: index)); index += 1
@@ -193,7 +194,7 @@ enum FilterLexer {
                 let start = index
                 var text = ""
                 // `|` and `&` always separate terms: a regex alternation needs quotes (`~u "a|b"`).
-                while index < characters.count, !" \t()&|".contains(characters[index]) {
+                while index < characters.count, !characters[index].isWhitespace, !"()&|".contains(characters[index]) {
                     text.append(characters[index])
                     index += 1
                 }

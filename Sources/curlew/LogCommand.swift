@@ -161,9 +161,10 @@ struct LogCommand: ParsableCommand {
             abstract: "Compare two exchanges side by side: request, response headers, body (JSON-aware) and timing.",
             discussion: """
             LOG#N names the Nth exchange of a log (as `log show` numbers them). Two logs without #N \
-            are compared exchange by exchange, paired by name (else method and path) in order. \
-            LOG#N against a whole log compares the exchange with the one of that log that pairs with it \
-            (in its own log, the one before it with its name, else the one after).
+            are compared exchange by exchange, paired in order by name when both have one, else by \
+            method and path (numbers and ids in the path folded, as `log stats` groups them). LOG#N \
+            against a whole log compares the exchange with the one of that log that pairs with it \
+            (in its own log, the one before it that pairs with it, else the one after).
             """
         )
 
@@ -181,7 +182,8 @@ struct LogCommand: ParsableCommand {
             let (rightPath, rightIndex) = Self.split(right)
             // One log named twice (`a.log#1 a.log#2`) is read, and its unreadable lines reported, once.
             let leftNumbered = try LogCommand.loadNumbered(leftPath, filter: nil)
-            let rightNumbered = rightPath == leftPath ? leftNumbered : try LogCommand.loadNumbered(rightPath, filter: nil)
+            let sameLog = Self.sameFile(leftPath, rightPath)
+            let rightNumbered = sameLog ? leftNumbered : try LogCommand.loadNumbered(rightPath, filter: nil)
             var pairs: [(DebugMessage, DebugMessage, String)] = []
             // Exchanges of two whole logs that found no partner, with their numbers.
             var unpaired: [(log: String, exchanges: [(number: Int, message: DebugMessage)])] = []
@@ -189,22 +191,21 @@ struct LogCommand: ParsableCommand {
                 pairs = [(try Self.pick(leftNumbered, leftIndex, left), try Self.pick(rightNumbered, rightIndex, right), "\(left) ↔ \(right)")]
             } else if let leftIndex {
                 let chosen = try Self.pick(leftNumbered, leftIndex, left)
-                let match = try Self.counterpart(of: leftIndex, in: leftNumbered, named: left, among: rightNumbered, rightPath, sameLog: leftPath == rightPath)
+                let match = try Self.counterpart(of: leftIndex, in: leftNumbered, named: left, among: rightNumbered, rightPath, sameLog: sameLog)
                 pairs = [(chosen, match.message, "\(left) ↔ \(rightPath)#\(match.number)")]
             } else if let rightIndex {
                 let chosen = try Self.pick(rightNumbered, rightIndex, right)
-                let match = try Self.counterpart(of: rightIndex, in: rightNumbered, named: right, among: leftNumbered, leftPath, sameLog: leftPath == rightPath)
+                let match = try Self.counterpart(of: rightIndex, in: rightNumbered, named: right, among: leftNumbered, leftPath, sameLog: sameLog)
                 pairs = [(match.message, chosen, "\(leftPath)#\(match.number) ↔ \(right)")]
             } else {
                 var remaining = rightNumbered.exchanges
                 var leftAlone: [(number: Int, message: DebugMessage)] = []
                 for exchange in leftNumbered.exchanges {
-                    let key = Self.key(exchange.message)
-                    guard let match = remaining.firstIndex(where: { Self.key($0.message) == key }) else {
+                    guard let match = remaining.firstIndex(where: { Self.pairs(exchange.message, $0.message) }) else {
                         leftAlone.append(exchange)
                         continue
                     }
-                    pairs.append((exchange.message, remaining.remove(at: match).message, key))
+                    pairs.append((exchange.message, remaining.remove(at: match).message, Self.key(exchange.message)))
                 }
                 if pairs.isEmpty { throw RunCommand.usageFailure("no exchange of \(left) has a match (by name, else method and path) in \(right)") }
                 unpaired = [(left, leftAlone), (right, remaining)].filter { !$0.exchanges.isEmpty }
@@ -255,31 +256,54 @@ struct LogCommand: ParsableCommand {
         }
 
         /// The exchange of `other` (the file `path`) that pairs with entry `number` of `log` (the
-        /// argument `argument`), as two whole logs pair them: the k-th exchange with its name
-        /// (else method and path) with the k-th of `other`. In the same log, the one before it
-        /// with that name, else the one after: an exchange compared with itself says nothing.
+        /// argument `argument`), as two whole logs pair them: the k-th exchange that pairs with it
+        /// (`pairs`) with the k-th of `other`. In the same log, the one before it that pairs with
+        /// it, else the one after: an exchange compared with itself says nothing.
         static func counterpart(of number: Int, in log: LogCommand.NumberedLog, named argument: String,
                                 among other: LogCommand.NumberedLog, _ path: String, sameLog: Bool) throws -> (number: Int, message: DebugMessage) {
-            let key = Self.key(try pick(log, number, argument))
-            let candidates = other.exchanges.filter { Self.key($0.message) == key }
+            let chosen = try pick(log, number, argument)
+            let candidates = other.exchanges.filter { Self.pairs(chosen, $0.message) }
             let match: (number: Int, message: DebugMessage)?
-            let rank = log.exchanges.prefix { $0.number < number }.filter { Self.key($0.message) == key }.count
+            let rank = log.exchanges.prefix { $0.number < number }.filter { Self.pairs(chosen, $0.message) }.count
             if sameLog {
                 match = candidates.last { $0.number < number } ?? candidates.first { $0.number > number }
             } else {
                 match = rank < candidates.count ? candidates[rank] : nil
             }
             guard let match else {
+                let wanted = chosen.name.map { "named \"\($0)\", or unnamed and \(Self.endpoint(chosen))" } ?? Self.endpoint(chosen)
                 let found = sameLog || candidates.isEmpty
-                    ? "no \(sameLog ? "other " : "")exchange of \(path) is \(key)"
-                    : "\(argument) is \(key) number \(rank + 1) of its log, and \(path) has \(candidates.count)"
+                    ? "no \(sameLog ? "other " : "")exchange of \(path) pairs with \(argument) (\(wanted))"
+                    : "\(argument) is number \(rank + 1) of its log's exchanges like it (\(wanted)), and \(path) has \(candidates.count)"
                 throw RunCommand.usageFailure("\(found); name one with \(path)#N")
             }
             return match
         }
 
+        /// Whether two exchanges pair: by name when both have one, else by method and path (an
+        /// exchange sent from the command line, unnamed, pairs with a workspace's named one).
+        static func pairs(_ a: DebugMessage, _ b: DebugMessage) -> Bool {
+            if let left = a.name, let right = b.name { return left == right }
+            return endpoint(a) == endpoint(b)
+        }
+
+        /// The method and the path with its numbers and ids folded, as `log stats` groups them.
+        static func endpoint(_ message: DebugMessage) -> String {
+            "\(message.original?.method ?? "") \(LogStats.endpointPath(message.original?.url ?? ""))"
+        }
+
+        /// Whether two paths name one file (`./a.jsonl`, `a.jsonl`, a link to it); the same
+        /// text when either cannot be read.
+        static func sameFile(_ a: String, _ b: String) -> Bool {
+            var first = stat()
+            var second = stat()
+            guard stat(a, &first) == 0, stat(b, &second) == 0 else { return a == b }
+            return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        }
+
+        /// How an exchange is named in a pair's title and the unpaired lists: its name, else its endpoint.
         static func key(_ message: DebugMessage) -> String {
-            message.name ?? "\(message.original?.method ?? "") \(LogStats.endpointPath(message.original?.url ?? ""))"
+            message.name ?? endpoint(message)
         }
 
         static func width() -> Int {

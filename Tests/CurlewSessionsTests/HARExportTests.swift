@@ -127,6 +127,26 @@ struct HARExportTests {
         #expect(Date(timeIntervalSince1970: 1e300).clockText.hasSuffix(".000"))
     }
 
+    @Test("a minified HAR whose first entry names a type early is a HAR, as is a pretty-printed one; a session log is not (found by a new user's trial: a browser's one-line HAR was refused as not a session log)")
+    func minifiedHARIsRecognized() throws {
+        let directory = NSTemporaryDirectory() + "curlew-har-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let entry = #"{"_initiator":{"type":"other"},"startedDateTime":"2026-12-03T11:38:02.887Z","time":5,"request":{"method":"GET","url":"http://h/x","headers":[]},"response":{"status":200,"headers":[],"content":{"size":0}},"timings":{"send":1,"wait":3,"receive":1}}"#
+        let files = [
+            ("minified.har", #"{"log":{"version":"1.2","creator":{"name":"WebInspector","version":"537.36"},"pages":[],"entries":["# + entry + "]}}", true),
+            ("spaced.har", "\u{FEFF}  {\n  \"log\" :\n {\"entries\": [" + entry + "]}}", true),
+            ("session.jsonl", #"{"type":"header","formatVersion":2,"log":1}"# + "\n", false),
+            ("other.json", #"{"type":"log","items":[]}"#, false),
+        ]
+        for (name, text, isHAR) in files {
+            let path = directory + "/" + name
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(ExchangeFile.isHAR(path: path) == isHAR, "\(name)")
+            if isHAR { #expect(try ExchangeFile.messages(path: path).count == 1, "\(name)") }
+        }
+    }
+
     @Test("JUnit XML escapes what it quotes and counts failures and errors")
     func junit() {
         let report = JUnitReport(name: "ws", suites: [.init(name: "requests", cases: [

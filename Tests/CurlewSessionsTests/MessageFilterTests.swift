@@ -75,6 +75,12 @@ struct MessageFilterTests {
         #expect(try !matches("~m GET ~c 500", get200))
         #expect(try matches("~m POST | ~m GET & ~c 500", get500))
         #expect(try !matches("(~m POST | ~m GET) & ~c 500", get200))
+        // Any white space separates terms, as a space does (found by a new user's trial: a filter
+        // pasted over two lines matched nothing).
+        for separated in ["~m GET\n~c 500", "~m GET\r\n~c 500", "~m\u{A0}GET\u{0B}~c\t500", "(~m GET\n)\n~c 5xx"] {
+            #expect(try matches(separated, get500), "\(separated.debugDescription)")
+            #expect(try !matches(separated, get200), "\(separated.debugDescription)")
+        }
     }
 
     @Test("a quoted regex keeps its backslashes; only the quote itself is escaped (found by a new user's trial: `~u \"\\d\"` matched a literal d)")

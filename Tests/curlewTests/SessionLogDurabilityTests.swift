@@ -204,11 +204,11 @@ struct SessionLogDurabilityTests {
         let flipped = try await CurlewProcess.run(["log", "diff", left, right + "#2"])
         #expect(flipped.status == 0 && flipped.output.contains("== \(left)#3 ↔ \(right)#2\n"), "\(flipped.output)")
         let none = try await CurlewProcess.run(["log", "diff", left + "#2", right])
-        #expect(none.status != 0 && none.error.contains("no exchange of \(right) is GET /b; name one with \(right)#N"), "\(none.error)")
+        #expect(none.status != 0 && none.error.contains("no exchange of \(right) pairs with \(left)#2 (GET /b); name one with \(right)#N"), "\(none.error)")
         // The k-th exchange of an endpoint pairs with the k-th of the other log, as whole logs pair them.
         let twice = try log("twice.jsonl", [("GET", "/a"), ("GET", "/c"), ("GET", "/a")])
         let second = try await CurlewProcess.run(["log", "diff", twice + "#3", left])
-        #expect(second.status != 0 && second.error.contains("\(twice)#3 is GET /a number 2 of its log, and \(left) has 1"), "\(second.error)")
+        #expect(second.status != 0 && second.error.contains("\(twice)#3 is number 2 of its log's exchanges like it (GET /a), and \(left) has 1"), "\(second.error)")
         let back = try await CurlewProcess.run(["log", "diff", left + "#1", twice])
         #expect(back.status == 0 && back.output.contains("== \(left)#1 ↔ \(twice)#1\n"), "\(back.output)")
         // In the same log: the one before it of the same endpoint, else the one after, never itself.
@@ -216,8 +216,24 @@ struct SessionLogDurabilityTests {
         #expect(earlier.status == 0 && earlier.output.contains("== \(twice)#3 ↔ \(twice)#1\n"), "\(earlier.output)")
         let later = try await CurlewProcess.run(["log", "diff", twice, twice + "#1"])
         #expect(later.status == 0 && later.output.contains("== \(twice)#3 ↔ \(twice)#1\n"), "\(later.output)")
+        // Named exchanges pair by name with named ones, and by method and path with unnamed ones
+        // (found by a new user's trial: `send`'s unnamed exchange found none of a workspace's).
+        let namedPath = directory + "/named.jsonl"
+        let namedLogger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: namedPath))
+        namedLogger.requestDidProduce(Fixtures.message(id: 1, name: "list", method: "GET", url: "http://h/c"))
+        namedLogger.requestDidProduce(Fixtures.message(id: 2, name: "first", method: "GET", url: "http://h/a"))
+        try namedLogger.close()
+        let unnamed = try await CurlewProcess.run(["log", "diff", left + "#1", namedPath])
+        #expect(unnamed.status == 0 && unnamed.output.contains("== \(left)#1 ↔ \(namedPath)#2\n"), "\(unnamed.output)")
+        let whole = try await CurlewProcess.run(["log", "diff", namedPath, left])
+        #expect(whole.output.contains("2 pairs compared") && whole.output.contains("1 only in \(left)"), "\(whole.output)")
+        let byName = try await CurlewProcess.run(["log", "diff", namedPath + "#2", namedPath])
+        #expect(byName.status != 0 && byName.error.contains("(named \"first\", or unnamed and GET /a)"), "\(byName.error)")
+        // The same file however it is written (found by a new user's trial: `./a#4 a` compared #4 with itself).
+        let spelled = try await CurlewProcess.run(["log", "diff", twice + "#3", directory + "/./twice.jsonl"])
+        #expect(spelled.status == 0 && spelled.output.contains("↔ \(directory)/./twice.jsonl#1\n"), "\(spelled.output)")
         let alone = try await CurlewProcess.run(["log", "diff", twice + "#2", twice])
-        #expect(alone.status != 0 && alone.error.contains("no other exchange of \(twice) is GET /c"), "\(alone.error)")
+        #expect(alone.status != 0 && alone.error.contains("no other exchange of \(twice) pairs with \(twice)#2 (GET /c)"), "\(alone.error)")
     }
 
     @Test("log show, stats and diff name the lines they could not read on stderr, once per log, and refuses a named pipe at once instead of waiting on it", .timeLimit(.minutes(1)))
