@@ -98,7 +98,7 @@ extension AppModel {
         case .toggleSecrets:
             revealsSecrets.toggle()
             if let open = comparison {
-                var again = ComparisonState(open.left, open.right, hiding: secretsHiding)
+                var again = ComparisonState(open.left, open.right, hiding: secretsHiding, logEntries: open.logEntries)
                 again.showsAll = open.showsAll
                 again.scroll = open.scroll
                 comparison = again

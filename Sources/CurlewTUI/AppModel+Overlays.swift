@@ -4,31 +4,41 @@ import Foundation
 /// The views that take over a pane until Esc: the comparison of two exchanges and latency mode.
 extension AppModel {
     /// Marks the selected exchange (Live, Logs or an open detail) for comparison; the two
-    /// newest marks are kept. Marking it again unmarks it.
+    /// newest marks are kept. Marking it again unmarks it. A log entry keeps its number.
     func markForComparison() {
         guard pane != .compose || detail?.pane == .compose, let exchange = exchangeToCopy() else {
             message = unreadableSelectionMessage ?? "select a request in Live or a log entry to mark it"
             return
         }
-        if let index = marked.firstIndex(where: { Self.same($0, exchange) }) {
+        let mark = MarkedExchange(message: exchange, logEntry: selectedLogEntry())
+        if let index = marked.firstIndex(where: { Self.same($0.message, exchange) }) {
             marked.remove(at: index)
-            message = "unmarked #\(exchange.requestID)"
+            message = "unmarked \(mark.label)"
             return
         }
-        marked.append(exchange)
+        marked.append(mark)
         if marked.count > 2 { marked.removeFirst() }
-        message = marked.count == 2 ? "2 marked: = compares them" : "marked #\(exchange.requestID); mark another (from any log) and press =, or = compares it with the selected one"
+        message = marked.count == 2 ? "2 marked: = compares them" : "marked \(mark.label); mark another (from any log) and press =, or = compares it with the selected one"
     }
 
     /// Opens the comparison of the two marked exchanges, or of the marked one and the selection.
     func compareMarked() {
         var pair = marked
-        if pair.count == 1, let selected = exchangeToCopy(), !Self.same(selected, pair[0]) { pair.append(selected) }
+        if pair.count == 1, let selected = exchangeToCopy(), !Self.same(selected, pair[0].message) {
+            pair.append(MarkedExchange(message: selected, logEntry: selectedLogEntry()))
+        }
         guard pair.count == 2 else {
             message = "mark two exchanges with m (or one, then select another), then = compares them"
             return
         }
-        comparison = ComparisonState(pair[0], pair[1], hiding: secretsHiding)
+        comparison = ComparisonState(pair[0].message, pair[1].message, hiding: secretsHiding, logEntries: (pair[0].logEntry, pair[1].logEntry))
+    }
+
+    /// The number of the log entry selected (in Logs, or the detail opened from it), as
+    /// `LOG#N` takes it; nil for anything else.
+    private func selectedLogEntry() -> Int? {
+        if let detail, detail.pane == pane { return detail.state.logEntry }
+        return pane == .logs ? logs.selectedEntry : nil
     }
 
     /// Sends the edited request `count` times, one after another (or runs the selected group

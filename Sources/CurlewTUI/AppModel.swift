@@ -206,7 +206,7 @@ public final class AppModel {
     /// The open history of a request (`H`).
     public var history: HistoryState?
     /// Exchanges marked for comparison (`m`), oldest first, at most two.
-    public var marked: [DebugMessage] = []
+    public var marked: [MarkedExchange] = []
     /// The open comparison of two exchanges.
     public var comparison: ComparisonState?
     /// The open latency run, and the batch that sends it.

@@ -283,6 +283,32 @@ struct AppModelTests {
         #expect(model.render(rows: 24, columns: 160).text.contains("entry 3 · #3"))
     }
 
+    @Test("marks from a log keep their entry numbers, and the comparison's headings show them as the detail's title does (found by a new user's trial: only request IDs, which log diff LOG#N does not take)")
+    func comparisonNamesLogEntries() throws {
+        let path = NSTemporaryDirectory() + "curlew-compare-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var lines = try Fixtures.writeEntryLog(count: 3, to: path)
+        // Request IDs that differ from the entry numbers, as after a second session in one log.
+        lines[2] = lines[2].replacingOccurrences(of: #""id":2,"#, with: #""id":12,"#).replacingOccurrences(of: #""requestID":2,"#, with: #""requestID":12,"#)
+        try Fixtures.writeLines(lines, to: path)
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        model.openLog(path)
+        model.logs.opened?.index.waitUntilComplete()
+        _ = model.render(rows: 24, columns: 80)
+        model.handle(.down)
+        model.handle(.character("m"))
+        #expect(model.message.hasPrefix("marked entry 2 · #12"), "\(model.message)")
+        model.handle(.down)
+        model.handle(.character("m"))
+        model.handle(.character("="))
+        let titles = try #require(model.comparison?.titles)
+        #expect(titles.left.hasPrefix("entry 2 · #12 GET") && titles.right.hasPrefix("entry 3 · #3 GET"), "\(titles)")
+        // Revealing secrets makes the comparison again, with its numbers.
+        model.handle(.character("R"))
+        #expect(model.comparison?.titles.left.hasPrefix("entry 2 · #12") == true)
+    }
+
     @Test("a filter on headers or bodies searches a batch per frame and ends with what one pass finds")
     func decodingFilterInBatches() throws {
         let model = try TUIFixtures.model()
