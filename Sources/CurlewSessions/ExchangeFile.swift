@@ -18,7 +18,7 @@ public enum ExchangeFile {
         if isHAR(path: path) {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
+                throw SessionLogError.unreadable(path, error)
             }
             do {
                 let messages = try HARImport.messages(data)

@@ -181,13 +181,21 @@ public enum HARImport {
         }
     }
 
-    /// ISO 8601 with or without fractional seconds, with `Z` or a local offset.
+    /// ISO 8601 with or without fractional seconds, with `Z` or a local offset. The fraction is
+    /// read whole (the formatter keeps its first three digits, cut: `.6316` would show as
+    /// `.631` where a session log's `.6316` shows as `.632`).
     static func date(_ text: String?) -> Date? {
         guard let text else { return nil }
         let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        guard let dot = text.firstIndex(of: ".") else { return formatter.date(from: text) }
+        let digitsStart = text.index(after: dot)
+        let digitsEnd = text[digitsStart...].firstIndex { !($0.isASCII && $0.isNumber) } ?? text.endIndex
+        let digits = text[digitsStart..<digitsEnd]
+        guard !digits.isEmpty, let whole = formatter.date(from: String(text[..<dot]) + String(text[digitsEnd...])) else { return nil }
+        // The seconds and their fraction read as one number, the nearest a `Double` holds.
+        let seconds = Int64(whole.timeIntervalSince1970.rounded())
+        guard seconds >= 0, let exact = Double("\(seconds).\(digits)") else { return Double("0." + digits).map(whole.addingTimeInterval) }
+        return Date(timeIntervalSince1970: exact)
     }
 }

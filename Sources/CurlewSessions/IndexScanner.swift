@@ -95,7 +95,7 @@ final class IndexScanner: @unchecked Sendable {
             do {
                 chunk = try handle.read(upToCount: 8 << 20) ?? Data()
             } catch {
-                throw SessionLogError(kind: .unreadable, path: path, reason: error.localizedDescription)
+                throw SessionLogError.unreadable(path, error)
             }
             if chunk.isEmpty { reachedEnd = true } else { pending.append(contentsOf: chunk) }
         }

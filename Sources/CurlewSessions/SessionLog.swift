@@ -53,6 +53,15 @@ public struct SessionLogError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+    /// The file `path` could not be read because of `error`, said as the system says it
+    /// (`Input/output error`), where Foundation's own text is a number (`NSCocoaErrorDomain
+    /// error 256`).
+    static func unreadable(_ path: String, _ error: any Error) -> SessionLogError {
+        let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        let reason = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
+        return SessionLogError(kind: .unreadable, path: path, reason: reason ?? error.localizedDescription)
+    }
+
     /// Throws unless `path` is a regular file: a device (`/dev/zero`), a FIFO or a directory
     /// never ends or is no log, and reading one would hang.
     static func requireRegularFile(_ path: String) throws(SessionLogError) {

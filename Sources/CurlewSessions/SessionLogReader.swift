@@ -10,7 +10,7 @@ public enum SessionLogReader {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw SessionLogError(kind: .unreadable, path: path, reason: (error as NSError).localizedDescription)
+            throw SessionLogError.unreadable(path, error)
         }
         let log = read(data: data)
         // Refused only when no line is a record: a damaged entry whose summary reads is one.

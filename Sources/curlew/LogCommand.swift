@@ -69,9 +69,11 @@ struct LogCommand: ParsableCommand {
 
     /// A line of a table made of a log's fields, which any server or file may have filled:
     /// control characters escaped whether the output is a terminal or not (a table piped to a
-    /// file or a pager is read on a terminal all the same), and a newline a space off one.
+    /// file or a pager is read on a terminal all the same), a newline a space off one, and a tab
+    /// written `\t`, since it would move the columns after it.
     static func clean(_ text: String) -> String {
-        TerminalText.escapingControls(isatty(STDOUT_FILENO) != 0 ? text : text.replacingOccurrences(of: "\n", with: " "))
+        let flat = text.replacingOccurrences(of: "\t", with: "\\t")
+        return TerminalText.escapingControls(isatty(STDOUT_FILENO) != 0 ? flat : flat.replacingOccurrences(of: "\n", with: " "))
     }
 
     /// The log a command reads and the filter it applies.

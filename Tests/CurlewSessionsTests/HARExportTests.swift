@@ -147,6 +147,19 @@ struct HARExportTests {
         }
     }
 
+    @Test("a HAR's start times keep every digit of their fraction, so they show as a session log's do: the nearest millisecond (found by a new user's trial: .6316 showed as .631)")
+    func harTimesRoundLikeTheLog() throws {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        for (written, shown) in [("2026-12-03T11:38:10.6316Z", "11:38:10.632"), ("2026-12-03T11:38:13.999999Z", "11:38:14.000"),
+                                 ("2026-12-03T13:38:10.5+02:00", "11:38:10.500"), ("2026-12-03T11:38:10Z", "11:38:10.000"),
+                                 ("2026-12-03T11:38:10.887Z", "11:38:10.887")] {
+            let entry = #"{"startedDateTime":""# + written + #"","time":5,"request":{"method":"GET","url":"http://h/x","headers":[]},"response":{"status":200,"headers":[],"content":{"size":0}},"timings":{"send":1,"wait":3,"receive":1}}"#
+            let read = try HARImport.messages(Data(#"{"log":{"entries":["#.utf8 + Data(entry.utf8) + Data("]}}".utf8)))
+            #expect(read.first?.startedAt.clockText(using: utc) == shown, "\(written)")
+        }
+    }
+
     @Test("JUnit XML escapes what it quotes and counts failures and errors")
     func junit() {
         let report = JUnitReport(name: "ws", suites: [.init(name: "requests", cases: [

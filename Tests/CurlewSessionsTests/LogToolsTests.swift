@@ -155,6 +155,13 @@ struct LogToolsTests {
         let read = #expect(throws: SessionLogError.self) { try SessionLogReader.read(path: "/dev/zero") }
         #expect(read?.reason.contains("only regular files are opened") == true)
         #expect(throws: SessionLogError.self) { try SessionLogIndex(path: "/dev/zero") }
+        // A regular file the system will not read says why as the system does, not with
+        // Foundation's error number (found by a new user's trial: `NSCocoaErrorDomain error 256`).
+        for attempt in [{ _ = try SessionLogReader.read(path: "/proc/self/mem") }, { _ = try ExchangeFile.read(path: "/proc/self/mem") },
+                        { _ = try SessionLogIndex(path: "/proc/self/mem") }] as [() throws -> Void] {
+            let refused = #expect(throws: SessionLogError.self) { try attempt() }
+            #expect(refused?.reason == "Input/output error" && refused?.description.contains("NSCocoaErrorDomain") == false, "\(String(describing: refused))")
+        }
     }
 
     @Test("timing deltas saturate: a log's total of Int64.min gives -Int64.max, not a value whose magnitude traps")
