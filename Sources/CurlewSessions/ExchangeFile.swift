@@ -31,8 +31,9 @@ public enum ExchangeFile {
         return (log.messages, log.entryNumbers, log.skipped)
     }
 
-    /// A HAR file starts (after any byte-order mark and blanks) with `{` and names `"log"` early;
-    /// a session log's first line is a header record. Anything but a regular file is not one,
+    /// A HAR file's object opens (after any byte-order mark and blanks) with its `log` object
+    /// (`startsWithLogMember`); a session log's first line is a header record. Anything but a
+    /// regular file is not one,
     /// and is never opened in a way that could wait.
     public static func isHAR(path: String) -> Bool {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -44,17 +45,18 @@ public enum ExchangeFile {
         let text = String(decoding: head.withoutByteOrderMark, as: UTF8.self)
         let trimmed = text.drop { $0.isWhitespace }
         return startsWithLogMember(trimmed)
-            || trimmed.hasPrefix("{") && trimmed.contains("\"log\"") && !trimmed.prefix(200).contains("\"type\"")
     }
 
-    /// Whether `text` opens an object whose first member is `log`, as a HAR file's is (a session
-    /// log's first record never is): a minified HAR's first entry may name a `type` early on.
+    /// Whether `text` (white space before it dropped) opens an object whose first member is a
+    /// `log` object, as a HAR file's is (a session log's first record never is; a container
+    /// runtime's log line has a `log` string): a minified HAR's first entry may name a `type`
+    /// early on.
     static func startsWithLogMember(_ text: Substring) -> Bool {
-        var rest = text.drop { $0.isWhitespace }
-        guard rest.first == "{" else { return false }
-        rest = rest.dropFirst().drop { $0.isWhitespace }
+        guard text.first == "{" else { return false }
+        let rest = text.dropFirst().drop { $0.isWhitespace }
         guard rest.hasPrefix("\"log\"") else { return false }
-        return rest.dropFirst(5).drop { $0.isWhitespace }.first == ":"
+        let value = rest.dropFirst(5).drop { $0.isWhitespace }
+        return value.first == ":" && value.dropFirst().drop { $0.isWhitespace }.first == "{"
     }
 
     /// The exchanges of the HAR file at `path` as a session log the log browser can index, made

@@ -188,7 +188,9 @@ public enum HARImport {
         guard let text else { return nil }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
+        // A fraction follows the seconds only: `YYYY-MM-DDTHH:MM:SS.` puts its dot at offset 19.
         guard let dot = text.firstIndex(of: ".") else { return formatter.date(from: text) }
+        guard text.utf8.distance(from: text.startIndex, to: dot) == 19 else { return nil }
         let digitsStart = text.index(after: dot)
         let digitsEnd = text[digitsStart...].firstIndex { !($0.isASCII && $0.isNumber) } ?? text.endIndex
         let digits = text[digitsStart..<digitsEnd]

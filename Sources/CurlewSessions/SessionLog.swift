@@ -58,7 +58,7 @@ public struct SessionLogError: Error, Sendable, Equatable, CustomStringConvertib
     /// error 256`).
     static func unreadable(_ path: String, _ error: any Error) -> SessionLogError {
         let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
-        let reason = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
+        let reason = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(truncatingIfNeeded: $0.code))) : nil }
         return SessionLogError(kind: .unreadable, path: path, reason: reason ?? error.localizedDescription)
     }
 

@@ -98,7 +98,7 @@ extension AppModel {
         case .toggleSecrets:
             revealsSecrets.toggle()
             if let open = comparison {
-                var again = ComparisonState(open.left, open.right, hiding: secretsHiding, logEntries: open.logEntries)
+                var again = ComparisonState(open.left, open.right, hiding: secretsHiding, sources: open.sources)
                 again.showsAll = open.showsAll
                 again.scroll = open.scroll
                 comparison = again
@@ -219,7 +219,7 @@ extension AppModel {
                 openLog(logs.files[logs.selectedFile].path)
             } else if let message = logs.selectedMessage {
                 var state = DetailState(message: message)
-                state.logEntry = logs.selectedEntry
+                state.logEntry = selectedLogEntry()
                 detail = (.logs, state)
             } else if let unreadable = unreadableSelectionMessage {
                 message = unreadable

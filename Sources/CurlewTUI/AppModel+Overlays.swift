@@ -10,7 +10,7 @@ extension AppModel {
             message = unreadableSelectionMessage ?? "select a request in Live or a log entry to mark it"
             return
         }
-        let mark = MarkedExchange(message: exchange, logEntry: selectedLogEntry())
+        let mark = MarkedExchange(message: exchange, source: selectedLogEntry())
         if let index = marked.firstIndex(where: { Self.same($0.message, exchange) }) {
             marked.remove(at: index)
             message = "unmarked \(mark.label)"
@@ -25,20 +25,21 @@ extension AppModel {
     func compareMarked() {
         var pair = marked
         if pair.count == 1, let selected = exchangeToCopy(), !Self.same(selected, pair[0].message) {
-            pair.append(MarkedExchange(message: selected, logEntry: selectedLogEntry()))
+            pair.append(MarkedExchange(message: selected, source: selectedLogEntry()))
         }
         guard pair.count == 2 else {
             message = "mark two exchanges with m (or one, then select another), then = compares them"
             return
         }
-        comparison = ComparisonState(pair[0].message, pair[1].message, hiding: secretsHiding, logEntries: (pair[0].logEntry, pair[1].logEntry))
+        comparison = ComparisonState(pair[0].message, pair[1].message, hiding: secretsHiding, sources: (pair[0].source, pair[1].source))
     }
 
-    /// The number of the log entry selected (in Logs, or the detail opened from it), as
-    /// `LOG#N` takes it; nil for anything else.
-    private func selectedLogEntry() -> Int? {
+    /// The log entry selected (in Logs, or the detail opened from it): its file and its number
+    /// as `LOG#N` takes it; nil for anything else.
+    func selectedLogEntry() -> LogEntrySource? {
         if let detail, detail.pane == pane { return detail.state.logEntry }
-        return pane == .logs ? logs.selectedEntry : nil
+        guard pane == .logs, let opened = logs.opened, let entry = logs.selectedEntry else { return nil }
+        return LogEntrySource(file: (opened.source as NSString).lastPathComponent, entry: entry)
     }
 
     /// Sends the edited request `count` times, one after another (or runs the selected group

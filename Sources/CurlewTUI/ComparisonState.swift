@@ -13,34 +13,51 @@ public struct ComparisonState: Sendable {
 
     /// Each side's heading, from the exchange as shown.
     public let titles: (left: String, right: String)
-    /// The log entry each side was read from (the number `LOG#N` takes), nil for one from Live.
-    public let logEntries: (left: Int?, right: Int?)
+    /// Where each side was read from: the log file and entry (the number `LOG#N` takes); nil
+    /// for one from Live.
+    public let sources: (left: LogEntrySource?, right: LogEntrySource?)
 
     /// `hiding`: the policy whose secrets both sides hide, nil while they are revealed.
-    public init(_ left: DebugMessage, _ right: DebugMessage, hiding: RedactionPolicy?, logEntries: (left: Int?, right: Int?) = (nil, nil)) {
+    public init(_ left: DebugMessage, _ right: DebugMessage, hiding: RedactionPolicy?,
+                sources: (left: LogEntrySource?, right: LogEntrySource?) = (nil, nil)) {
         self.left = left
         self.right = right
-        self.logEntries = logEntries
+        self.sources = sources
         let (shownLeft, shownRight) = (hiding?.redact(left) ?? left, hiding?.redact(right) ?? right)
         diff = ExchangeDiff(shownLeft, shownRight)
-        // As the detail's title has it: `entry 8 · #13 GET item 5`.
-        func title(_ message: DebugMessage, _ entry: Int?) -> String {
-            (entry.map { "entry \($0) · " } ?? "") + "#\(message.requestID) \(message.original?.method ?? "") \(message.name ?? message.original?.url ?? "")"
+        // The file is named only when the two sides come from different ones.
+        let namesFiles = sources.left?.file != sources.right?.file
+        func title(_ message: DebugMessage, _ source: LogEntrySource?) -> String {
+            LogEntrySource.prefix(source, namingFile: namesFiles) + "#\(message.requestID) \(message.original?.method ?? "") \(message.name ?? message.original?.url ?? "")"
         }
-        titles = (title(shownLeft, logEntries.left), title(shownRight, logEntries.right))
+        titles = (title(shownLeft, sources.left), title(shownRight, sources.right))
     }
 
     public var rows: [ExchangeDiff.Row] { showsAll ? diff.rows : diff.differences }
 }
 
-/// An exchange marked for comparison (`m`), with the log entry it was read from.
+/// An exchange marked for comparison (`m`), with where it was read from.
 public struct MarkedExchange: Sendable {
     public let message: DebugMessage
-    /// The number `LOG#N` takes; nil for an exchange from Live.
-    public let logEntry: Int?
+    /// nil for an exchange from Live.
+    public let source: LogEntrySource?
 
     /// How the status line names it: `entry 8 · #13`, or `#13`.
     var label: String {
-        (logEntry.map { "entry \($0) · " } ?? "") + "#\(message.requestID)"
+        LogEntrySource.prefix(source, namingFile: false) + "#\(message.requestID)"
+    }
+}
+
+/// A log entry an exchange was read from: the file's name and the entry's number in it, the
+/// one `LOG#N` takes.
+public struct LogEntrySource: Sendable, Equatable {
+    public let file: String
+    public let entry: Int
+
+    /// What leads an exchange's heading (the detail's title, a comparison's sides):
+    /// `entry 8 · `, or `a.jsonl entry 8 · ` with `namingFile`; nothing for none.
+    static func prefix(_ source: LogEntrySource?, namingFile: Bool) -> String {
+        guard let source else { return "" }
+        return (namingFile ? "\(source.file) " : "") + "entry \(source.entry) · "
     }
 }

@@ -28,9 +28,9 @@ public struct DetailState: Sendable {
 
     /// The request has not finished: the detail shows what is known so far and follows it.
     public let isRunning: Bool
-    /// Its entry number in the log it was opened from (from 1, as `curlew log show` and
+    /// The log and entry it was opened from (numbered from 1, as `curlew log show` and
     /// `log diff LOG#N` number entries); nil for an exchange of this session.
-    public var logEntry: Int?
+    public var logEntry: LogEntrySource?
     /// The policy whose secrets the tabs hide, or nil while the user has them revealed.
     public private(set) var hiding: RedactionPolicy?
     /// `message` as the tabs show it, made once while secrets are hidden.

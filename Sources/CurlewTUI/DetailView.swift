@@ -28,7 +28,7 @@ enum DetailView {
         let position = lines.count > body.height ? "\(state.scroll + 1)-\(min(lines.count, state.scroll + body.height)) of \(lines.count) lines" : ""
         let positionColumn = area.column + area.width - TextWidth.of(position) - 1
         if !position.isEmpty { frame.put(position, row: area.row, column: positionColumn, style: .dim) }
-        let entry = state.logEntry.map { "entry \($0) · " } ?? ""
+        let entry = LogEntrySource.prefix(state.logEntry, namingFile: false)
         let summary = entry + "#\(message.requestID) \(message.name ?? "") · \(message.state == .inFlight ? "in flight" : message.state.rawValue)"
         let room = (position.isEmpty ? area.column + area.width - 1 : positionColumn - 2) - column - 2
         frame.put(TextWidth.truncate(summary, to: room), row: area.row, column: column + 2, style: .dim, width: room)

@@ -116,8 +116,9 @@ struct LogCommand: ParsableCommand {
                 let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
                 let size = message.response.map { ByteCountText.of($0.body.size) } ?? "-"
                 let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
-                print(LogCommand.clean(LogCommand.row([(String(numbered[index].number), -5), (time, 12), (message.original?.method ?? "-", 7),
-                                                       (status, -statusWidth), (duration, -10), (size, -9), (request, 0)])))
+                // Each cell made safe before it is padded, so an escape's length keeps the columns.
+                print(LogCommand.row([(String(numbered[index].number), -5), (time, 12), (LogCommand.clean(message.original?.method ?? "-"), 7),
+                                      (LogCommand.clean(String(status)), -statusWidth), (duration, -10), (size, -9), (LogCommand.clean(request), 0)]))
             }
             // The log browser counts damaged entries too; so does this line, apart.
             let unreadable = log.unreadable.count
@@ -200,17 +201,14 @@ struct LogCommand: ParsableCommand {
                 let match = try Self.counterpart(of: rightIndex, in: rightNumbered, named: right, among: leftNumbered, leftPath, sameLog: sameLog)
                 pairs = [(match.message, chosen, "\(leftPath)#\(match.number) ↔ \(right)")]
             } else {
-                var remaining = rightNumbered.exchanges
-                var leftAlone: [(number: Int, message: DebugMessage)] = []
+                let paired = Self.pairUp(leftNumbered.exchanges, rightNumbered.exchanges)
+                let rightByNumber = Dictionary(uniqueKeysWithValues: rightNumbered.exchanges.map { ($0.number, $0.message) })
                 for exchange in leftNumbered.exchanges {
-                    guard let match = remaining.firstIndex(where: { Self.pairs(exchange.message, $0.message) }) else {
-                        leftAlone.append(exchange)
-                        continue
-                    }
-                    pairs.append((exchange.message, remaining.remove(at: match).message, Self.key(exchange.message)))
+                    guard let partner = paired.partners[exchange.number], let message = rightByNumber[partner] else { continue }
+                    pairs.append((exchange.message, message, Self.key(exchange.message)))
                 }
                 if pairs.isEmpty { throw RunCommand.usageFailure("no exchange of \(left) has a match (by name, else method and path) in \(right)") }
-                unpaired = [(left, leftAlone), (right, remaining)].filter { !$0.exchanges.isEmpty }
+                unpaired = [(left, paired.leftAlone), (right, paired.rightAlone)].filter { !$0.exchanges.isEmpty }
             }
             var differing = 0
             for (a, b, title) in pairs {
@@ -258,28 +256,52 @@ struct LogCommand: ParsableCommand {
         }
 
         /// The exchange of `other` (the file `path`) that pairs with entry `number` of `log` (the
-        /// argument `argument`), as two whole logs pair them: the k-th exchange that pairs with it
-        /// (`pairs`) with the k-th of `other`. In the same log, the one before it that pairs with
-        /// it, else the one after: an exchange compared with itself says nothing.
+        /// argument `argument`): its partner when the two whole logs are paired (`pairUp`). In
+        /// the same log, the one before it that pairs with it, else the one after: an exchange
+        /// compared with itself says nothing.
         static func counterpart(of number: Int, in log: LogCommand.NumberedLog, named argument: String,
                                 among other: LogCommand.NumberedLog, _ path: String, sameLog: Bool) throws -> (number: Int, message: DebugMessage) {
             let chosen = try pick(log, number, argument)
-            let candidates = other.exchanges.filter { Self.pairs(chosen, $0.message) }
             let match: (number: Int, message: DebugMessage)?
-            let rank = log.exchanges.prefix { $0.number < number }.filter { Self.pairs(chosen, $0.message) }.count
             if sameLog {
+                let candidates = other.exchanges.filter { $0.number != number && Self.pairs(chosen, $0.message) }
                 match = candidates.last { $0.number < number } ?? candidates.first { $0.number > number }
             } else {
-                match = rank < candidates.count ? candidates[rank] : nil
+                let partner = pairUp(log.exchanges, other.exchanges).partners[number]
+                match = partner.flatMap { partner in other.exchanges.first { $0.number == partner } }
             }
             guard let match else {
                 let wanted = chosen.name.map { "named \"\($0)\", or unnamed and \(Self.endpoint(chosen))" } ?? Self.endpoint(chosen)
-                let found = sameLog || candidates.isEmpty
+                let like = other.exchanges.filter { Self.pairs(chosen, $0.message) }.count
+                let found = sameLog || like == 0
                     ? "no \(sameLog ? "other " : "")exchange of \(path) pairs with \(argument) (\(wanted))"
-                    : "\(argument) is number \(rank + 1) of its log's exchanges like it (\(wanted)), and \(path) has \(candidates.count)"
+                    : "the \(like) exchange\(like == 1 ? "" : "s") of \(path) like \(argument) (\(wanted)) pair\(like == 1 ? "s" : "") with others of its log"
                 throw RunCommand.usageFailure("\(found); name one with \(path)#N")
             }
             return match
+        }
+
+        /// Two logs' exchanges paired as `diff` pairs them, in two passes: exchanges named on both
+        /// sides by name, in order; then what is left by method and path where at least one side
+        /// has no name. `partners` maps a left entry number to its right one.
+        static func pairUp(_ left: [(number: Int, message: DebugMessage)], _ right: [(number: Int, message: DebugMessage)])
+            -> (partners: [Int: Int], leftAlone: [(number: Int, message: DebugMessage)], rightAlone: [(number: Int, message: DebugMessage)]) {
+            var partners: [Int: Int] = [:]
+            var taken = Set<Int>()
+            for byName in [true, false] {
+                for exchange in left where partners[exchange.number] == nil {
+                    if byName, exchange.message.name == nil { continue }
+                    let match = right.first { candidate in
+                        guard !taken.contains(candidate.number) else { return false }
+                        if byName { return candidate.message.name == exchange.message.name }
+                        return (exchange.message.name == nil || candidate.message.name == nil) && endpoint(exchange.message) == endpoint(candidate.message)
+                    }
+                    guard let match else { continue }
+                    partners[exchange.number] = match.number
+                    taken.insert(match.number)
+                }
+            }
+            return (partners, left.filter { partners[$0.number] == nil }, right.filter { !taken.contains($0.number) })
         }
 
         /// Whether two exchanges pair: by name when both have one, else by method and path (an

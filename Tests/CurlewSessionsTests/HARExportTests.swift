@@ -138,6 +138,8 @@ struct HARExportTests {
             ("spaced.har", "\u{FEFF}  {\n  \"log\" :\n {\"entries\": [" + entry + "]}}", true),
             ("session.jsonl", #"{"type":"header","formatVersion":2,"log":1}"# + "\n", false),
             ("other.json", #"{"type":"log","items":[]}"#, false),
+            // A container runtime's log line opens with a `log` string, not a HAR's object (found by review).
+            ("container.log", #"{"log":"started\n","stream":"stdout","time":"2026-12-03T11:38:10.6Z"}"# + "\n", false),
         ]
         for (name, text, isHAR) in files {
             let path = directory + "/" + name
@@ -153,7 +155,9 @@ struct HARExportTests {
         utc.timeZone = TimeZone(identifier: "UTC")!
         for (written, shown) in [("2026-12-03T11:38:10.6316Z", "11:38:10.632"), ("2026-12-03T11:38:13.999999Z", "11:38:14.000"),
                                  ("2026-12-03T13:38:10.5+02:00", "11:38:10.500"), ("2026-12-03T11:38:10Z", "11:38:10.000"),
-                                 ("2026-12-03T11:38:10.887Z", "11:38:10.887")] {
+                                 ("2026-12-03T11:38:10.887Z", "11:38:10.887"),
+                                 // A dot anywhere but after the seconds makes no date (the epoch stands in), found by review.
+                                 ("2026-12-03T11:38.5:10Z", "00:00:00.000"), ("2026-12-03T11:38:10Z.5", "00:00:00.000")] {
             let entry = #"{"startedDateTime":""# + written + #"","time":5,"request":{"method":"GET","url":"http://h/x","headers":[]},"response":{"status":200,"headers":[],"content":{"size":0}},"timings":{"send":1,"wait":3,"receive":1}}"#
             let read = try HARImport.messages(Data(#"{"log":{"entries":["#.utf8 + Data(entry.utf8) + Data("]}}".utf8)))
             #expect(read.first?.startedAt.clockText(using: utc) == shown, "\(written)")

@@ -307,6 +307,19 @@ struct AppModelTests {
         // Revealing secrets makes the comparison again, with its numbers.
         model.handle(.character("R"))
         #expect(model.comparison?.titles.left.hasPrefix("entry 2 · #12") == true)
+        // Sides from two logs name their files, so the number leads to the right one.
+        let other = NSTemporaryDirectory() + "curlew-compare-other-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        _ = try Fixtures.writeEntryLog(count: 1, to: other)
+        model.handle(.escape)
+        model.openLog(other)
+        model.logs.opened?.index.waitUntilComplete()
+        _ = model.render(rows: 24, columns: 80)
+        model.handle(.character("m"))
+        model.handle(.character("="))
+        let named = try #require(model.comparison?.titles)
+        let (file, otherFile) = ((path as NSString).lastPathComponent, (other as NSString).lastPathComponent)
+        #expect(named.left == "\(file) entry 3 · #3 GET http://h/entry3" && named.right.hasPrefix("\(otherFile) entry 1 · #1 GET"), "\(named)")
     }
 
     @Test("a filter on headers or bodies searches a batch per frame and ends with what one pass finds")

@@ -212,7 +212,7 @@ struct SessionLogDurabilityTests {
         // The k-th exchange of an endpoint pairs with the k-th of the other log, as whole logs pair them.
         let twice = try log("twice.jsonl", [("GET", "/a"), ("GET", "/c"), ("GET", "/a")])
         let second = try await CurlewProcess.run(["log", "diff", twice + "#3", left])
-        #expect(second.status != 0 && second.error.contains("\(twice)#3 is number 2 of its log's exchanges like it (GET /a), and \(left) has 1"), "\(second.error)")
+        #expect(second.status != 0 && second.error.contains("the 1 exchange of \(left) like \(twice)#3 (GET /a) pairs with others of its log"), "\(second.error)")
         let back = try await CurlewProcess.run(["log", "diff", left + "#1", twice])
         #expect(back.status == 0 && back.output.contains("== \(left)#1 ↔ \(twice)#1\n"), "\(back.output)")
         // In the same log: the one before it of the same endpoint, else the one after, never itself.
@@ -233,6 +233,27 @@ struct SessionLogDurabilityTests {
         #expect(whole.output.contains("2 pairs compared") && whole.output.contains("1 only in \(left)"), "\(whole.output)")
         let byName = try await CurlewProcess.run(["log", "diff", namedPath + "#2", namedPath])
         #expect(byName.status != 0 && byName.error.contains("(named \"first\", or unnamed and GET /a)"), "\(byName.error)")
+        // Names pair first, then endpoints, so a whole-log diff and LOG#N agree (found by review:
+        // a named exchange took the unnamed one its namesake's partner needed).
+        func namedLog(_ name: String, _ exchanges: [(String?, String)]) throws -> String {
+            let path = directory + "/" + name
+            let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+            for (index, (name, path)) in exchanges.enumerated() {
+                logger.requestDidProduce(Fixtures.message(id: UInt64(index + 1), name: name, url: "http://h" + path))
+            }
+            try logger.close()
+            return path
+        }
+        let l = try namedLog("l.jsonl", [("x", "/a"), (nil, "/a")])
+        let r = try namedLog("r.jsonl", [(nil, "/a"), ("x", "/b")])
+        let both = try await CurlewProcess.run(["log", "diff", l, r])
+        #expect(both.output.contains("2 pairs compared") && !both.output.contains("only in"), "\(both.output)")
+        let second2 = try await CurlewProcess.run(["log", "diff", l + "#2", r])
+        #expect(second2.output.contains("== \(l)#2 ↔ \(r)#1\n"), "\(second2.output)")
+        let l2 = try namedLog("l2.jsonl", [("x", "/a"), ("y", "/a")])
+        let r2 = try namedLog("r2.jsonl", [(nil, "/a"), ("y", "/z")])
+        let byRank = try await CurlewProcess.run(["log", "diff", l2 + "#2", r2])
+        #expect(byRank.output.contains("== \(l2)#2 ↔ \(r2)#2\n"), "\(byRank.output)")
         // The same file however it is written (found by a new user's trial: `./a#4 a` compared #4 with itself).
         let spelled = try await CurlewProcess.run(["log", "diff", twice + "#3", directory + "/./twice.jsonl"])
         #expect(spelled.status == 0 && spelled.output.contains("↔ \(directory)/./twice.jsonl#1\n"), "\(spelled.output)")
