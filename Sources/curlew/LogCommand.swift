@@ -164,10 +164,10 @@ struct LogCommand: ParsableCommand {
             abstract: "Compare two exchanges side by side: request, response headers, body (JSON-aware) and timing.",
             discussion: """
             LOG#N names the Nth exchange of a log (as `log show` numbers them). Two logs without #N \
-            are compared exchange by exchange, paired in order by name when both have one, else by \
+            are compared exchange by exchange, paired in order: by name where both have one, then by \
             method and path (numbers and ids in the path folded, as `log stats` groups them). LOG#N \
-            against a whole log compares the exchange with the one of that log that pairs with it \
-            (in its own log, the one before it that pairs with it, else the one after).
+            against a whole log compares the exchange with its partner in that pairing (in its own \
+            log, the one before it that pairs with it, else the one after).
             """
         )
 
