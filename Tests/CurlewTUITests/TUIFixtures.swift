@@ -47,6 +47,16 @@ enum TUIFixtures {
         return path
     }
 
+    /// A model on the log browser with the log at `path` open, wholly indexed and drawn once.
+    static func model(browsing path: String) throws -> AppModel {
+        let model = try model()
+        model.handle(.character("4"))
+        model.openLog(path)
+        model.logs.opened?.index.waitUntilComplete()
+        _ = model.render(rows: 24, columns: 80)
+        return model
+    }
+
     static func model(agent: Agent? = nil, sessionsDirectory: String? = nil) throws -> AppModel {
         let directory = sessionsDirectory ?? NSTemporaryDirectory() + "curlew-tui-" + UUID().uuidString + "/Sessions"
         if sessionsDirectory == nil { _ = try writeLog(in: directory) }

@@ -181,11 +181,13 @@ struct SessionLogDurabilityTests {
         let directory = NSTemporaryDirectory() + "curlew-unpaired-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        func log(_ name: String, _ exchanges: [(String, String)]) throws -> String {
+        /// A log of `exchanges` (method and path), named `names` in order where given.
+        func log(_ name: String, _ exchanges: [(String, String)], names: [String?] = []) throws -> String {
             let path = directory + "/" + name
             let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
             for (index, (method, path)) in exchanges.enumerated() {
-                logger.requestDidProduce(Fixtures.message(id: UInt64(index + 1), method: method, url: "http://h" + path))
+                logger.requestDidProduce(Fixtures.message(id: UInt64(index + 1), name: names.indices.contains(index) ? names[index] : nil,
+                                                          method: method, url: "http://h" + path))
             }
             try logger.close()
             return path
@@ -222,11 +224,7 @@ struct SessionLogDurabilityTests {
         #expect(later.status == 0 && later.output.contains("== \(twice)#3 ↔ \(twice)#1\n"), "\(later.output)")
         // Named exchanges pair by name with named ones, and by method and path with unnamed ones
         // (found by a new user's trial: `send`'s unnamed exchange found none of a workspace's).
-        let namedPath = directory + "/named.jsonl"
-        let namedLogger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: namedPath))
-        namedLogger.requestDidProduce(Fixtures.message(id: 1, name: "list", method: "GET", url: "http://h/c"))
-        namedLogger.requestDidProduce(Fixtures.message(id: 2, name: "first", method: "GET", url: "http://h/a"))
-        try namedLogger.close()
+        let namedPath = try log("named.jsonl", [("GET", "/c"), ("GET", "/a")], names: ["list", "first"])
         let unnamed = try await CurlewProcess.run(["log", "diff", left + "#1", namedPath])
         #expect(unnamed.status == 0 && unnamed.output.contains("== \(left)#1 ↔ \(namedPath)#2\n"), "\(unnamed.output)")
         let whole = try await CurlewProcess.run(["log", "diff", namedPath, left])
@@ -235,23 +233,14 @@ struct SessionLogDurabilityTests {
         #expect(byName.status != 0 && byName.error.contains("(named \"first\", or unnamed and GET /a)"), "\(byName.error)")
         // Names pair first, then endpoints, so a whole-log diff and LOG#N agree (found by review:
         // a named exchange took the unnamed one its namesake's partner needed).
-        func namedLog(_ name: String, _ exchanges: [(String?, String)]) throws -> String {
-            let path = directory + "/" + name
-            let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
-            for (index, (name, path)) in exchanges.enumerated() {
-                logger.requestDidProduce(Fixtures.message(id: UInt64(index + 1), name: name, url: "http://h" + path))
-            }
-            try logger.close()
-            return path
-        }
-        let l = try namedLog("l.jsonl", [("x", "/a"), (nil, "/a")])
-        let r = try namedLog("r.jsonl", [(nil, "/a"), ("x", "/b")])
+        let l = try log("l.jsonl", [("GET", "/a"), ("GET", "/a")], names: ["x", nil])
+        let r = try log("r.jsonl", [("GET", "/a"), ("GET", "/b")], names: [nil, "x"])
         let both = try await CurlewProcess.run(["log", "diff", l, r])
         #expect(both.output.contains("2 pairs compared") && !both.output.contains("only in"), "\(both.output)")
         let second2 = try await CurlewProcess.run(["log", "diff", l + "#2", r])
         #expect(second2.output.contains("== \(l)#2 ↔ \(r)#1\n"), "\(second2.output)")
-        let l2 = try namedLog("l2.jsonl", [("x", "/a"), ("y", "/a")])
-        let r2 = try namedLog("r2.jsonl", [(nil, "/a"), ("y", "/z")])
+        let l2 = try log("l2.jsonl", [("GET", "/a"), ("GET", "/a")], names: ["x", "y"])
+        let r2 = try log("r2.jsonl", [("GET", "/a"), ("GET", "/z")], names: [nil, "y"])
         let byRank = try await CurlewProcess.run(["log", "diff", l2 + "#2", r2])
         #expect(byRank.output.contains("== \(l2)#2 ↔ \(r2)#2\n"), "\(byRank.output)")
         // The same file however it is written (found by a new user's trial: `./a#4 a` compared #4 with itself).
