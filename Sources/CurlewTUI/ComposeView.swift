@@ -98,11 +98,18 @@ enum ComposeView {
             frame.put("Last run", row: area.row, column: area.column + 1, style: .bold)
             let hint = model.canSend ? "\(name) has not run from here yet: s runs it, and its members show here and in Groups (3)."
                 : "\(name) has not run here: this window browses session logs. Open curlew on the demo or a workspace to run it."
-            frame.put(hint, row: area.row + 2,
-                      column: area.column + 1, style: .dim, width: area.width - 2)
+            putHint(hint, in: area, into: &frame)
             return
         }
         GroupsView.drawGroup(record, model: model, in: Rect(row: area.row, column: area.column + 1, height: area.height, width: area.width - 1), into: &frame)
+    }
+
+    /// A panel's hint under its title, wrapped to the panel's width (cut, its end was lost on a
+    /// narrow panel) and to the rows it has.
+    private static func putHint(_ hint: String, in area: Rect, into frame: inout FrameBuffer) {
+        for (offset, line) in TextWidth.wrap(hint, to: area.width - 2).prefix(max(0, area.height - 2)).enumerated() {
+            frame.put(line, row: area.row + 2 + offset, column: area.column + 1, style: .dim, width: area.width - 2)
+        }
     }
 
     /// The answer to what the selected item sent last, drawn as the detail view draws it.
@@ -112,8 +119,7 @@ enum ComposeView {
             let name = (model.compose.currentDraft(at: model.compose.responseItem) ?? model.compose.draft).name
             let hint = model.canSend ? "Nothing sent from \(name) yet: s sends it, and its answer shows here."
                 : "Nothing sent from \(name) here: this window browses session logs. Open curlew on the demo or a workspace to send it."
-            frame.put(hint, row: area.row + 2,
-                      column: area.column + 1, style: .dim, width: area.width - 2)
+            putHint(hint, in: area, into: &frame)
             return
         }
         // Lines under the answer take rows from it, so its scrolling still reaches its last line.
