@@ -32,8 +32,12 @@ extension TimingBreakdown {
         return segments
     }
 
-    /// From submission to the last byte.
-    public var elapsed: Int64 { queued + total }
+    /// From submission to the last byte. Saturating: a breakdown made in code (one read from a
+    /// log has bounded phases) may hold any values, and every reader of a total goes through here.
+    public var elapsed: Int64 {
+        let (sum, overflow) = queued.addingReportingOverflow(total)
+        return overflow ? (total > 0 ? .max : .min + 1) : sum
+    }
 
     /// Microseconds as "0.412 ms", "12.3 ms" or "1.204 s".
     public static func format(_ microseconds: Int64) -> String {

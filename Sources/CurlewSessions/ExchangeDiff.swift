@@ -54,15 +54,7 @@ public struct ExchangeDiff: Sendable {
     /// own, so `total` runs from submission to the last byte, as the total under the waterfall
     /// of the interface and of `curlew send` does, and as `log show` times an exchange.
     static func timing(_ message: DebugMessage, _ phase: String) -> Int64? {
-        guard phase == "total" else { return message.phase(named: phase) }
-        // Saturating: a message made in code (not read from a log, whose phases are bounded)
-        // may hold any values.
-        return message.timings.flatMap { timings in
-            message.phase(named: "total").map { _ in
-                let (sum, overflow) = timings.queued.addingReportingOverflow(timings.total)
-                return overflow ? (timings.total > 0 ? .max : .min + 1) : sum
-            }
-        }
+        phase == "total" ? message.timings?.elapsed : message.phase(named: phase)
     }
 
     /// How the exchange ended: its state, and its error's kind.

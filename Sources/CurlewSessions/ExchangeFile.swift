@@ -33,8 +33,7 @@ public enum ExchangeFile {
 
     /// A HAR file's object opens (after any byte-order mark and blanks) with its `log` object
     /// (`startsWithLogMember`); a session log's first line is a header record. Anything but a
-    /// regular file is not one,
-    /// and is never opened in a way that could wait.
+    /// regular file is not one, and is never opened in a way that could wait.
     public static func isHAR(path: String) -> Bool {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return false }

@@ -194,11 +194,11 @@ struct LogCommand: ParsableCommand {
                 pairs = [(try Self.pick(leftNumbered, leftIndex, left), try Self.pick(rightNumbered, rightIndex, right), "\(left) ↔ \(right)")]
             } else if let leftIndex {
                 let chosen = try Self.pick(leftNumbered, leftIndex, left)
-                let match = try Self.counterpart(of: leftIndex, in: leftNumbered, named: left, among: rightNumbered, rightPath, sameLog: sameLog)
+                let match = try Self.counterpart(of: (leftIndex, chosen), in: leftNumbered, named: left, among: rightNumbered, rightPath, sameLog: sameLog)
                 pairs = [(chosen, match.message, "\(left) ↔ \(rightPath)#\(match.number)")]
             } else if let rightIndex {
                 let chosen = try Self.pick(rightNumbered, rightIndex, right)
-                let match = try Self.counterpart(of: rightIndex, in: rightNumbered, named: right, among: leftNumbered, leftPath, sameLog: sameLog)
+                let match = try Self.counterpart(of: (rightIndex, chosen), in: rightNumbered, named: right, among: leftNumbered, leftPath, sameLog: sameLog)
                 pairs = [(match.message, chosen, "\(leftPath)#\(match.number) ↔ \(right)")]
             } else {
                 let paired = Self.pairUp(leftNumbered.exchanges, rightNumbered.exchanges)
@@ -255,27 +255,27 @@ struct LogCommand: ParsableCommand {
             throw RunCommand.usageFailure("\(argument): the log has \(numbers)")
         }
 
-        /// The exchange of `other` (the file `path`) that pairs with entry `number` of `log` (the
-        /// argument `argument`): its partner when the two whole logs are paired (`pairUp`). In
-        /// the same log, the one before it that pairs with it, else the one after: an exchange
-        /// compared with itself says nothing.
-        static func counterpart(of number: Int, in log: LogCommand.NumberedLog, named argument: String,
+        /// The exchange of `other` (the file `path`) that pairs with `chosen`, entry `number` of
+        /// `log` (the argument `argument`): its partner when the two whole logs are paired
+        /// (`pairUp`). In the same log, the one before it that pairs with it, else the one after:
+        /// an exchange compared with itself says nothing.
+        static func counterpart(of chosen: (number: Int, message: DebugMessage), in log: LogCommand.NumberedLog, named argument: String,
                                 among other: LogCommand.NumberedLog, _ path: String, sameLog: Bool) throws -> (number: Int, message: DebugMessage) {
-            let chosen = try pick(log, number, argument)
+            let key = PairingKey(chosen.message)
+            // The exchanges of `other` that pair with it, itself left out.
+            let like = other.exchanges.filter { !(sameLog && $0.number == chosen.number) && key.pairs(with: PairingKey($0.message)) }
             let match: (number: Int, message: DebugMessage)?
             if sameLog {
-                let candidates = other.exchanges.filter { $0.number != number && Self.pairs(chosen, $0.message) }
-                match = candidates.last { $0.number < number } ?? candidates.first { $0.number > number }
+                match = like.last { $0.number < chosen.number } ?? like.first { $0.number > chosen.number }
             } else {
-                let partner = pairUp(log.exchanges, other.exchanges).partners[number]
+                let partner = pairUp(log.exchanges, other.exchanges).partners[chosen.number]
                 match = partner.flatMap { partner in other.exchanges.first { $0.number == partner } }
             }
             guard let match else {
-                let wanted = chosen.name.map { "named \"\($0)\", or unnamed and \(Self.endpoint(chosen))" } ?? Self.endpoint(chosen)
-                let like = other.exchanges.filter { Self.pairs(chosen, $0.message) }.count
-                let found = sameLog || like == 0
+                let wanted = key.name.map { "named \"\($0)\", or unnamed and \(key.endpoint)" } ?? key.endpoint
+                let found = sameLog || like.isEmpty
                     ? "no \(sameLog ? "other " : "")exchange of \(path) pairs with \(argument) (\(wanted))"
-                    : "the \(like) exchange\(like == 1 ? "" : "s") of \(path) like \(argument) (\(wanted)) pair\(like == 1 ? "s" : "") with others of its log"
+                    : "the \(like.count) exchange\(like.count == 1 ? "" : "s") of \(path) like \(argument) (\(wanted)) pair\(like.count == 1 ? "s" : "") with others of its log"
                 throw RunCommand.usageFailure("\(found); name one with \(path)#N")
             }
             return match
@@ -286,34 +286,41 @@ struct LogCommand: ParsableCommand {
         /// has no name. `partners` maps a left entry number to its right one.
         static func pairUp(_ left: [(number: Int, message: DebugMessage)], _ right: [(number: Int, message: DebugMessage)])
             -> (partners: [Int: Int], leftAlone: [(number: Int, message: DebugMessage)], rightAlone: [(number: Int, message: DebugMessage)]) {
+            // Each exchange's key made once, not again for every exchange it is compared with.
+            let leftKeys = left.map { PairingKey($0.message) }
+            let rightKeys = right.map { PairingKey($0.message) }
             var partners: [Int: Int] = [:]
             var taken = Set<Int>()
             for byName in [true, false] {
-                for exchange in left where partners[exchange.number] == nil {
-                    if byName, exchange.message.name == nil { continue }
-                    let match = right.first { candidate in
-                        guard !taken.contains(candidate.number) else { return false }
-                        if byName { return candidate.message.name == exchange.message.name }
-                        return (exchange.message.name == nil || candidate.message.name == nil) && endpoint(exchange.message) == endpoint(candidate.message)
-                    }
-                    guard let match else { continue }
-                    partners[exchange.number] = match.number
-                    taken.insert(match.number)
+                for (index, exchange) in left.enumerated() where partners[exchange.number] == nil {
+                    let key = leftKeys[index]
+                    guard let match = right.indices.first(where: { candidate in
+                        !taken.contains(candidate) && (key.name != nil && rightKeys[candidate].name != nil) == byName && key.pairs(with: rightKeys[candidate])
+                    }) else { continue }
+                    partners[exchange.number] = right[match].number
+                    taken.insert(match)
                 }
             }
-            return (partners, left.filter { partners[$0.number] == nil }, right.filter { !taken.contains($0.number) })
+            return (partners, left.filter { partners[$0.number] == nil }, right.indices.filter { !taken.contains($0) }.map { right[$0] })
         }
 
-        /// Whether two exchanges pair: by name when both have one, else by method and path (an
-        /// exchange sent from the command line, unnamed, pairs with a workspace's named one).
-        static func pairs(_ a: DebugMessage, _ b: DebugMessage) -> Bool {
-            if let left = a.name, let right = b.name { return left == right }
-            return endpoint(a) == endpoint(b)
-        }
+        /// What pairs an exchange with another: its name, and its method and path with numbers
+        /// and ids folded, as `log stats` groups them.
+        struct PairingKey {
+            let name: String?
+            let endpoint: String
 
-        /// The method and the path with its numbers and ids folded, as `log stats` groups them.
-        static func endpoint(_ message: DebugMessage) -> String {
-            "\(message.original?.method ?? "") \(LogStats.endpointPath(message.original?.url ?? ""))"
+            init(_ message: DebugMessage) {
+                name = message.name
+                endpoint = "\(message.original?.method ?? "") \(LogStats.endpointPath(message.original?.url ?? ""))"
+            }
+
+            /// By name when both have one, else by method and path (an exchange sent from the
+            /// command line, unnamed, pairs with a workspace's named one).
+            func pairs(with other: PairingKey) -> Bool {
+                if let name, let otherName = other.name { return name == otherName }
+                return endpoint == other.endpoint
+            }
         }
 
         /// Whether two paths name one file (`./a.jsonl`, `a.jsonl`, a link to it); the same
@@ -327,7 +334,8 @@ struct LogCommand: ParsableCommand {
 
         /// How an exchange is named in a pair's title and the unpaired lists: its name, else its endpoint.
         static func key(_ message: DebugMessage) -> String {
-            message.name ?? endpoint(message)
+            let key = PairingKey(message)
+            return key.name ?? key.endpoint
         }
 
         static func width() -> Int {
