@@ -14,6 +14,16 @@ extension Date {
         return String(format: "%02d:%02d:%02d.%03d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, milliseconds)
     }
 
+    /// `2026-12-04 13:01:17.376`: the day and `clockText`, on `calendar`'s clock, to the nearest
+    /// millisecond as well: where a list spans several days (a request's history, an earlier
+    /// session's answer), a row shows the same instant the exchange's own views show.
+    public func dayAndClockText(using calendar: Calendar) -> String {
+        let (second, milliseconds) = roundedToMilliseconds
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: second)
+        return String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, milliseconds)
+    }
+
     /// The milliseconds since 1970 this date is shown and stored as: the nearest one. The one
     /// rule for the interface, the log tools, the session log's records and exports, so that an
     /// exchange seen live and read back from its log shows the same time.

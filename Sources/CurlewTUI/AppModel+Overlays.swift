@@ -109,7 +109,7 @@ extension AppModel {
             // Judged by what the screen shows (the run's end as its event told it), not by the
             // handle, which ends a moment before.
             if latency?.ended == true {
-                message = "the latency run has ended; Esc closes it"
+                say("the latency run has ended; Esc closes it", about: .overlay)
             } else {
                 if let run = latencyRun { environment.agent?.cancel(run) }
                 message = "latency run stopped"
@@ -119,7 +119,7 @@ extension AppModel {
         case _ where keyMap.command(for: key, in: .global) == .toggleSecrets:
             return false
         default:
-            message = comparison != nil ? "Esc closes the comparison" : "Esc closes latency mode" + (latency?.ended == true ? "" : " (x stops it)")
+            say(comparison != nil ? "Esc closes the comparison" : "Esc closes latency mode" + (latency?.ended == true ? "" : " (x stops it)"), about: .overlay)
         }
         return true
     }
@@ -253,7 +253,7 @@ extension AppModel {
             compose.loadedItem = nil
             compose.focus = .editor
             compose.fieldIndex = 0
-            message = "step \(stepper.index + 1) of \(stepper.stepCount) is in the editor: edit it if you like, s sends it, Esc stops"
+            say("step \(stepper.index + 1) of \(stepper.stepCount) is in the editor: edit it if you like, s sends it, Esc stops", about: .stepper)
         } catch {
             compose.stepping?.end(error.message)
             message = "stopped: \(error.message)"
@@ -263,7 +263,7 @@ extension AppModel {
     /// Sends the step in the editor.
     func sendStep() {
         guard let agent = environment.agent, var stepper = compose.stepping else { return }
-        guard stepper.outcome == nil else { message = "the run has ended (\(stepper.outcome ?? "")); Esc goes back"; return }
+        guard stepper.outcome == nil else { say("the run has ended (\(stepper.outcome ?? "")); Esc goes back", about: .stepper); return }
         guard stepper.sentID == nil else { message = "step \(stepper.index + 1) is on its way"; return }
         // What earlier steps captured came from the servers of the environment the run began in.
         if let workspace, workspace.session.environment != stepper.environment {

@@ -174,6 +174,8 @@ public final class AppModel {
     public var showHelp = false
     public var helpScroll = 0
     public var message = ""
+    /// The view the status line speaks of, when it speaks of one (`say(_:about:)`).
+    var viewMessage: ViewMessage?
     /// The filter whose pattern's giving up the status line has told (see `TextPattern`).
     var gaveUpReportedFor: String?
     /// What a "cancelling ..." status line waits for: when it ends, the line says how.
@@ -484,6 +486,11 @@ public final class AppModel {
     // MARK: Keys
 
     public func handle(_ key: Key) {
+        dispatch(key)
+        dropMessageOfClosedView()
+    }
+
+    private func dispatch(_ key: Key) {
         if case .resize = key { return }
         if screenTooSmall {
             // Nothing acts unseen: a quit question (drawn on the small screen) is answered; any
@@ -595,7 +602,7 @@ public final class AppModel {
                 prompt = nil
                 detail?.state.setSearch(editor.text)
                 let count = detail?.state.matches.count ?? 0
-                message = count == 0 ? "no match for \(editor.text.debugDescription)" : "\(count) matching lines; n for next"
+                say(count == 0 ? "no match for \(editor.text.debugDescription)" : "\(count) matching lines; n for next", about: .detailSearch(pane: pane))
             case .cancelled: prompt = nil
             case .editing: prompt = .search(editor)
             }
@@ -632,7 +639,8 @@ public final class AppModel {
             let matched = logs.opened?.visible.count ?? 0
             // While indexing or a decoding filter goes on, the count grows in the title.
             let sofar = logs.isCatchingUp ? " so far" : ""
-            message = text.isEmpty ? "filter cleared" : Chrome.counted(matched, "entry matches", "entries match") + sofar
+            say(text.isEmpty ? "filter cleared" : Chrome.counted(matched, "entry matches", "entries match") + sofar,
+                about: .logFilter(path: logs.opened?.path ?? ""))
         }
     }
 }

@@ -238,7 +238,7 @@ extension AppModel {
             DetailView.draw(&state, hiding: secretsHiding, in: area, into: &frame)
             detail = (current.pane, state)
         } else if pane == .compose, var state = history {
-            HistoryView.draw(&state, hiding: secretsHiding, canSend: canSend, in: area, into: &frame, timeFormatter: fileTimeFormatter)
+            HistoryView.draw(&state, hiding: secretsHiding, canSend: canSend, in: area, into: &frame, clock: clock)
             history = state
         } else {
             switch pane {

@@ -131,7 +131,7 @@ enum ComposeView {
             footer.append((" " + summary, checks.failures.isEmpty ? (checks.unanswered ? .dim : .good) : .bad))
         }
         if model.compose.answeredEarlier {
-            let when = model.fileTimeFormatter.string(from: state.message.startedAt)
+            let when = state.message.startedAt.dayAndClockText(using: model.clock)
             footer.append((" an earlier session's answer (\(when))" + (model.canSend ? " · s sends it now" : ""), .warning))
         }
         let shown = min(footer.count, max(0, area.height - 3))

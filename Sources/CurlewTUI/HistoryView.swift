@@ -27,7 +27,7 @@ enum HistoryView {
     /// `hiding`: the policy whose secrets (a URL's password and secret query parameters) the
     /// rows hide, nil while they are revealed.
     /// `canSend`: whether this window can send (it cannot when it only browses session logs).
-    static func draw(_ state: inout HistoryState, hiding: RedactionPolicy?, canSend: Bool, in area: Rect, into frame: inout FrameBuffer, timeFormatter: DateFormatter) {
+    static func draw(_ state: inout HistoryState, hiding: RedactionPolicy?, canSend: Bool, in area: Rect, into frame: inout FrameBuffer, clock: Calendar) {
         let count = state.entries.count
         frame.put("History  \(state.name) · \(count) exchange\(count == 1 ? "" : "s") · Enter opens · m marks · = compares · Esc closes",
                   row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
@@ -36,7 +36,7 @@ enum HistoryView {
                       width: area.width - 2)
             return
         }
-        frame.put(TextWidth.fit("when", to: 23) + TextWidth.fit("status", to: 8) + TextWidth.fitRight("time", to: 10) + "  " + "request",
+        frame.put(TextWidth.fit("when", to: 27) + TextWidth.fit("status", to: 8) + TextWidth.fitRight("time", to: 10) + "  " + "request",
                   row: area.row + 1, column: area.column + 2, style: .dim, width: area.width - 3)
         let visible = max(1, area.height - 2)
         state.selected = min(max(0, state.selected), count - 1)
@@ -45,8 +45,8 @@ enum HistoryView {
             let row = area.row + 2 + offset - scroll
             let status = message.response.map { String($0.statusCode) } ?? (message.error.map { _ in "error" } ?? message.state.rawValue)
             let time = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
-            let when = (offset < state.fromThisSession ? "● " : "  ") + timeFormatter.string(from: message.startedAt)
-            let line = TextWidth.fit(when, to: 23) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
+            let when = (offset < state.fromThisSession ? "● " : "  ") + message.startedAt.dayAndClockText(using: clock)
+            let line = TextWidth.fit(when, to: 27) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
                 + "\(message.original?.method ?? "?") \(message.original.map { hiding?.redactText($0.url) ?? $0.url } ?? "")"
             let style: Style = offset == state.selected ? .selected : (message.response.map { Style.status($0.statusCode) } ?? .bad)
             frame.putLine(line, row: row, column: area.column + 1, width: area.width - 2, style: style)
@@ -62,7 +62,7 @@ extension AppModel {
         let name = draft.entryName ?? draft.name
         let thisSession = live.rows.compactMap(\.message).filter { $0.name == draft.name || $0.name == name }
         history = HistoryState(name: name, thisSession: thisSession, earlier: recentAnswers[name] ?? [])
-        message = history?.entries.isEmpty == false ? "● marks this session's exchanges" : "no exchanges of \(name) yet"
+        say(history?.entries.isEmpty == false ? "● marks this session's exchanges" : "no exchanges of \(name) yet", about: .history)
     }
 
     /// Keys while a history is open; false for those it leaves to the rest (quit, help, panes).
@@ -93,7 +93,7 @@ extension AppModel {
         case _ where keyMap.command(for: key, in: .global) == .toggleSecrets:
             return false
         default:
-            message = "Esc closes the history"
+            say("Esc closes the history", about: .history)
             return true
         }
         state.selected = min(state.selected, max(0, state.entries.count - 1))

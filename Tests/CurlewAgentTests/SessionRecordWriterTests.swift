@@ -176,6 +176,25 @@ struct SessionRecordWriterTests {
         }
     }
 
+    @Test("the day and time a history row shows is the record's instant: rounded to the millisecond, carrying into the next second, day and year")
+    func dayAndClockTextRounds() {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        for (second, shown) in [(1_790_000_000.123_6, "2026-09-21 14:13:20.124"),
+                                (1_704_067_199.999_6, "2024-01-01 00:00:00.000"),
+                                (951_868_799.999_7, "2000-03-01 00:00:00.000"),
+                                (-0.000_6, "1969-12-31 23:59:59.999")] {
+            let date = Date(timeIntervalSince1970: second)
+            var writer = SessionRecordWriter()
+            writer.date(date)
+            let written = String(decoding: writer.bytes, as: UTF8.self)
+            #expect(date.dayAndClockText(using: utc) == shown, "\(second)")
+            // The same instant the session log writes (its `T` and `Z` aside).
+            #expect(written == "\"" + shown.replacingOccurrences(of: " ", with: "T") + "Z\"", "\(second)")
+            #expect(shown.hasSuffix(date.clockText(using: utc)))
+        }
+    }
+
     @Test("calendar fields by arithmetic agree with the C library's gmtime_r on every day's edges from year 0 to 9999, and at random seconds between")
     func civilTimeAgreesWithGmtime() {
         func expected(_ seconds: Int64) -> CivilTime {

@@ -255,6 +255,41 @@ struct AppModelTests {
         #expect(model.render(rows: 24, columns: 80).text.contains("This log has no entries. Esc closes it."))
     }
 
+    @Test("a status line about a log's filter or a detail's search goes when that view closes or its pane is left, and a later message stays (found by a new user's trial: `1 entry matches` stayed)")
+    func viewMessagesGoWithTheirView() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        model.handle(.enter)
+        model.applyFilter("~c 5xx")
+        #expect(model.message.hasSuffix("match") || model.message.hasSuffix("matches"), "\(model.message)")
+        model.handle(.down)
+        #expect(model.message.hasSuffix("match") || model.message.hasSuffix("matches"), "moving in the log keeps it")
+        model.handle(.escape)
+        #expect(model.logs.opened == nil && model.message.isEmpty, "\(model.message)")
+
+        model.handle(.enter)
+        model.applyFilter("~m GET")
+        model.handle(.character("1"))
+        #expect(model.message.isEmpty, "leaving the pane takes it: \(model.message)")
+
+        model.handle(.character("4"))
+        model.applyFilter("")
+        #expect(model.message == "filter cleared")
+        model.message = "copied"
+        model.handle(.escape)
+        #expect(model.message == "copied", "a message set since is not the filter's to take")
+
+        model.handle(.enter)
+        model.handle(.enter)
+        #expect(model.detail?.pane == .logs)
+        model.handle(.character("/"))
+        for character in "HTTP" { model.handle(.character(character)) }
+        model.handle(.enter)
+        #expect(model.message.hasSuffix("n for next") || model.message.hasPrefix("no match"), "\(model.message)")
+        model.handle(.escape)
+        #expect(model.detail == nil && model.message.isEmpty, "\(model.message)")
+    }
+
     @Test("an entry whose line cannot be read keeps the cursor, and Enter, r, m and y say it is damaged (found by a new user's trial)")
     func unreadableEntryKeepsTheCursor() throws {
         let path = NSTemporaryDirectory() + "curlew-damaged-\(UUID().uuidString).jsonl"

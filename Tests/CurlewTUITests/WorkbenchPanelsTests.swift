@@ -221,8 +221,14 @@ extension WorkbenchTests {
         let history = try #require(model.history)
         #expect(history.entries.count == 3 && history.fromThisSession == 1)
         #expect(history.entries.map(\.startedAt) == history.entries.map(\.startedAt).sorted(by: >), "newest first")
-        var screen = render(model)
+        var screen = render(model, columns: 132)
         #expect(screen.contains("History  alone · 3 exchanges") && screen.contains("● ") && screen.contains("200"), "\(screen)")
+        // Each row's time is the instant the exchange's own views show, to the millisecond
+        // (found by a new user's trial: History cut it down to the second).
+        for entry in history.entries {
+            #expect(screen.contains(entry.startedAt.dayAndClockText(using: model.clock)), "\(screen)")
+        }
+        #expect(model.message == "● marks this session's exchanges")
         model.handle(.down)
         model.handle(.enter)
         #expect(model.detail?.pane == .compose && model.detail?.state.message.startedAt == history.entries[1].startedAt)
@@ -237,6 +243,13 @@ extension WorkbenchTests {
         model.handle(.escape)
         model.handle(.escape)
         #expect(model.history == nil)
+        // The line about the history goes with it (found by a new user's trial: it stayed).
+        model.handle(.character("H"))
+        #expect(model.message == "● marks this session's exchanges")
+        model.handle(.character("x"))
+        #expect(model.message == "Esc closes the history")
+        model.handle(.escape)
+        #expect(model.history == nil && model.message.isEmpty, "\(model.message)")
     }
 }
 
