@@ -460,7 +460,7 @@ extension AppModel {
 
     /// The workspace's next environment: its variables resolve anew for what is sent next.
     private func switchEnvironment() {
-        guard let workspace else { message = "no workspace open"; return }
+        guard let workspace else { message = Self.noWorkspaceMessage; return }
         let names = workspace.session.workspace.environmentNames
         guard !names.isEmpty else { message = "\(workspace.path) defines no environments"; return }
         useEnvironment(names[((workspace.session.environment.flatMap { names.firstIndex(of: $0) } ?? -1) + 1) % names.count])
@@ -468,7 +468,7 @@ extension AppModel {
 
     /// The workspace in the environment `name` from now on (`E`, `:env NAME`).
     private func useEnvironment(_ name: String) {
-        guard var workspace else { message = "no workspace open"; return }
+        guard var workspace else { message = Self.noWorkspaceMessage; return }
         do {
             try workspace.reload(environment: name)
             self.workspace = workspace
@@ -482,7 +482,7 @@ extension AppModel {
 
     /// Reads the workspace file again: Compose lists it as it now is, edits not saved are dropped.
     func reloadWorkspace() {
-        guard var workspace else { message = "no workspace open"; return }
+        guard var workspace else { message = Self.noWorkspaceMessage; return }
         do {
             try workspace.reload()
             let items = try workspace.items()
@@ -750,8 +750,8 @@ extension AppModel {
         let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
         guard let name = parts.first else { return }
         let argument = parts.count > 1 ? parts[1] : ""
-        if !offers(commandLine: name) {
-            message = Self.noAgentMessage
+        if let refusal = refusal(ofCommandLine: name) {
+            message = refusal
             return
         }
         switch name {

@@ -111,13 +111,27 @@ public final class AppModel {
     func help(for command: Command, _ help: String) -> String {
         canSend || command != .resend ? help : "load into Compose (this window sends nothing)"
     }
-    /// Whether this window offers `command`: without an agent, none that needs one.
+    /// What a key or `:` command that needs a workspace says in a window without one.
+    static let noWorkspaceMessage = "no workspace open: start curlew in a directory with a curlew.yaml, or curlew tui --workspace FILE"
+    /// The commands that need a workspace (saving, new groups, environments): a window without
+    /// one (a log browser, `curlew tui` on a plain URL) names none of them either.
+    private static let workspaceCommands: Set<Command> = [.save, .newGroup, .switchEnvironment]
+    /// The command-line commands that need a workspace, likewise.
+    private static let workspaceCommandLines: Set<String> = ["save", "reload", "env", "import"]
+    /// Whether this window offers `command`: without an agent, none that needs one; without a
+    /// workspace, none that needs one.
     func offers(_ command: Command) -> Bool {
-        canSend || !Self.agentCommands.contains(command)
+        (canSend || !Self.agentCommands.contains(command)) && (workspace != nil || !Self.workspaceCommands.contains(command))
     }
     /// Whether this window offers the `:` command `name`, likewise.
     func offers(commandLine name: String) -> Bool {
-        canSend || !Self.agentCommandLines.contains(name)
+        refusal(ofCommandLine: name) == nil
+    }
+    /// Why this window does not offer the `:` command `name`; nil when it does.
+    func refusal(ofCommandLine name: String) -> String? {
+        if !canSend, Self.agentCommandLines.contains(name) { return Self.noAgentMessage }
+        if workspace == nil, Self.workspaceCommandLines.contains(name) { return Self.noWorkspaceMessage }
+        return nil
     }
     /// The `:` commands this window offers.
     var commandLineCommands: [String] {

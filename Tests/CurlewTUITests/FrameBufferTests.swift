@@ -366,9 +366,14 @@ struct AppModelTests {
         #expect(!model.render(rows: 24, columns: 80).text.contains("(searching"))
     }
 
-    @Test("the help overlay lists every binding of the key map (a window that can send)")
+    @Test("the help overlay lists every binding of the key map (a window that can send, on a workspace)")
     func helpFromKeyMap() throws {
-        let model = try TUIFixtures.model(agent: Agent(config: NetworkConfig(baseURL: TUIFixtures.base)))
+        let directory = NSTemporaryDirectory() + "curlew-help-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "requests:\n  one: {url: \(TUIFixtures.base)/get}\n".write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        let model = try TUIFixtures.model(agent: Agent(config: NetworkConfig(baseURL: TUIFixtures.base)),
+                                          workspace: ComposeWorkspace(path: directory + "/curlew.yaml"))
         model.handle(.character("?"))
         var seen = ""
         for _ in 0..<12 {

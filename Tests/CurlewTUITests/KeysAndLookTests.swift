@@ -43,9 +43,9 @@ struct KeysAndLookTests {
         model.handle(.enter)
         #expect(model.palette == nil && model.compose.draft.name == "create order" && model.compose.focus == .editor)
         model.handle(.control("p"))
-        type("import", into: model)
+        type("write", into: model)
         model.handle(.enter)
-        #expect(model.prompt == .command(LineEditor("import ")))
+        #expect(model.prompt == .command(LineEditor("write ")))
         model.handle(.escape)
         model.handle(.control("p"))
         type("zzzz", into: model)
@@ -111,6 +111,43 @@ struct KeysAndLookTests {
         for character in "cancel" { model.handle(.character(character)) }
         model.handle(.enter)
         #expect(model.message == AppModel.noAgentMessage)
+    }
+
+    @Test("a window without a workspace names no key or command that needs one (save, new group, environments, reload, import), and one typed says why (found by a review: the log browser offered w, N and E)")
+    func windowWithoutWorkspaceOffersNoWorkspaceKeys() throws {
+        let model = try model()
+        #expect(model.workspace == nil)
+        func screen() -> String {
+            let screen = VirtualScreen(rows: 50, columns: 160)
+            screen.present(model.render(rows: 50, columns: 160))
+            return screen.text
+        }
+        model.handle(.character("1"))
+        let compose = screen()
+        #expect(!compose.contains("w save") && !compose.contains("N new group"), "\(compose)")
+        model.handle(.character("?"))
+        let help = screen()
+        #expect(help.contains("Keys") && !help.contains("save the request or group") && !help.contains("next environment") && !help.contains("new group ("), "\(help)")
+        model.handle(.escape)
+        model.handle(.control("p"))
+        type("save", into: model)
+        #expect(model.palette?.matches.contains { $0.title.hasPrefix("save") || $0.title == ":save" } == false, "\(model.palette?.matches.map(\.title) ?? [])")
+        model.handle(.escape)
+        model.handle(.character(":"))
+        type("re", into: model)
+        model.handle(.tab)
+        guard case .command(let editor)? = model.prompt else { Issue.record("no command prompt"); return }
+        #expect(editor.text == "re", "completed to \(editor.text)")
+        model.handle(.escape)
+        for line in ["save", "env staging", "reload", "import x.har"] {
+            model.runCommandLine(line)
+            #expect(model.message == AppModel.noWorkspaceMessage, "\(line): \(model.message)")
+        }
+        // Pressed anyway, each key says what it needs.
+        model.handle(.character("E"))
+        #expect(model.message == AppModel.noWorkspaceMessage)
+        model.handle(.character("w"))
+        #expect(model.message.hasPrefix("no workspace to save to"), "\(model.message)")
     }
 
     @Test("a key map file replaces bindings by context and command; its mistakes name their line")

@@ -57,12 +57,13 @@ enum TUIFixtures {
         return model
     }
 
-    static func model(agent: Agent? = nil, sessionsDirectory: String? = nil) throws -> AppModel {
+    /// `workspace`: the workspace the window opens on; without one, Compose lists `composeItems`.
+    static func model(agent: Agent? = nil, sessionsDirectory: String? = nil, workspace: ComposeWorkspace? = nil) throws -> AppModel {
         let directory = sessionsDirectory ?? NSTemporaryDirectory() + "curlew-tui-" + UUID().uuidString + "/Sessions"
         if sessionsDirectory == nil { _ = try writeLog(in: directory) }
         let model = AppModel(environment: AppEnvironment(
             agent: agent, name: "demo \(base)", sessionLogPath: "Sessions/now.jsonl", sessionsDirectory: directory,
-            composeItems: composeItems, timeZone: TimeZone(identifier: "UTC")!, processEnvironment: ["HOME": "/home/test"]
+            composeItems: composeItems, timeZone: TimeZone(identifier: "UTC")!, processEnvironment: ["HOME": "/home/test"], workspace: workspace
         ))
         model.pane = .compose
         model.message = "Ready."
