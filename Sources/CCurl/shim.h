@@ -17,6 +17,17 @@ static inline CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_p
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
 }
 
+typedef int (*curlew_resolver_start_callback)(void *resolver_state, void *reserved, void *userdata);
+typedef int (*curlew_sockopt_callback)(void *userdata, curl_socket_t socket, curlsocktype purpose);
+
+static inline CURLcode curlew_easy_setopt_sockopt_callback(CURL *handle, curlew_sockopt_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
+}
+
+static inline CURLcode curlew_easy_setopt_resolver_start_callback(CURL *handle, curlew_resolver_start_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_RESOLVER_START_FUNCTION, value);
+}
+
 static inline CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback value) {
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
 }

@@ -16,6 +16,17 @@ final class EasyHandle {
     /// The remote and local address of the handle's latest exchange, whose strings the next
     /// exchange on the same connection reuses.
     @exclusivity(unchecked) var lastAddresses = (remote: "", local: "")
+    /// When libcurl began to resolve a name for the handle's current hop (uptime nanoseconds), 0
+    /// until it does: it does so only for a new connection whose name is not in its DNS cache.
+    @exclusivity(unchecked) var resolveStartedAt: UInt64 = 0
+    /// When libcurl opened the current hop's first socket (its name found), 0 until it does.
+    @exclusivity(unchecked) var socketOpenedAt: UInt64 = 0
+
+    /// Forgets the stamps of the hop before (`Transfer.libcurlHeld`).
+    func clearStamps() {
+        resolveStartedAt = 0
+        socketOpenedAt = 0
+    }
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }

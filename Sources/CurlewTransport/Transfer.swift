@@ -72,6 +72,9 @@ final class Transfer {
     @exclusivity(unchecked) private var lastSendAt: UInt64 = 0
     /// When the latest status line arrived, on the same clock as `lastSendAt`.
     @exclusivity(unchecked) private var statusLineAt: UInt64 = 0
+    /// When libcurl had a connection for the hop's request and was about to send it, 0 until
+    /// then: libcurl's pre-transfer mark on the transport's clock.
+    @exclusivity(unchecked) private var readyAt: UInt64 = 0
     @exclusivity(unchecked) private var statusLine = ""
     @exclusivity(unchecked) private var responseHeaders = ReceivedHeaders()
     @exclusivity(unchecked) private var responseBody = Data()
@@ -153,8 +156,8 @@ final class Transfer {
         set(curlew_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context))
         if request.capturesWire {
-            set(curlew_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context))
             set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
         }
         set(applyHeaders(of: request, libcurlSetsContentType: false))
@@ -176,10 +179,16 @@ final class Transfer {
         set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(curlew_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, TransferCallbacks.header))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+        // The stamps that tell how long libcurl held the exchange in its queue (`libcurlHeld`).
+        let handleContext = Unmanaged.passUnretained(handle).toOpaque()
+        set(curlew_easy_setopt_resolver_start_callback(easy, TransferCallbacks.resolverStart))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_RESOLVER_START_DATA, handleContext))
+        set(curlew_easy_setopt_sockopt_callback(easy, TransferCallbacks.socketOpened))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, handleContext))
+        set(curlew_easy_setopt_prereq_callback(easy, TransferCallbacks.prerequest))
+        set(curlew_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context))
         if request.capturesWire {
             // Verbose mode stays off until each request is about to be sent (`requestWillBeSent`).
-            set(curlew_easy_setopt_prereq_callback(easy, TransferCallbacks.prerequest))
-            set(curlew_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context))
             set(curlew_easy_setopt_debug_callback(easy, TransferCallbacks.debug))
             set(curlew_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, context))
         }
@@ -334,6 +343,8 @@ final class Transfer {
         addedAt = DispatchTime.now().uptimeNanoseconds
         hopStartedAt = addedAt
         lastProgressAt = addedAt
+        readyAt = 0
+        handle.clearStamps()
     }
 
     /// Whether the response of the hop just finished is a redirect to follow, to refuse, or the result.
@@ -384,6 +395,8 @@ final class Transfer {
         form = nil
         held = PendingTransfer(id: id, request: next, submittedAt: submittedAt)
         hopStartedAt = DispatchTime.now().uptimeNanoseconds
+        readyAt = 0
+        handle.clearStamps()
         return configure()
     }
 
@@ -629,7 +642,8 @@ final class Transfer {
     }
 
     /// A request of this exchange is about to be sent, on a connection just made or picked (libcurl's
-    /// pre-request callback, set with the wire capture). libcurl reports what it sends only in
+    /// pre-request callback). The moment is stamped (`readyAt`, for `libcurlHeld`); the rest is
+    /// the wire capture's. libcurl reports what it sends only in
     /// verbose mode, which also formats a dozen lines of text per exchange that the capture does
     /// not keep, so the mode is on from here until a bodyless request's head has gone out (with a
     /// body it stays on to the end of the exchange).
@@ -643,6 +657,8 @@ final class Transfer {
     /// tunnel) replaces what an earlier attempt captured: the capture describes the request that
     /// produced the response.
     func requestWillBeSent() {
+        readyAt = DispatchTime.now().uptimeNanoseconds
+        guard request.capturesWire else { return }
         if !requestHead.isEmpty || requestBodySize > 0 {
             requestHead.removeAll(keepingCapacity: true)
             requestBody.removeAll(keepingCapacity: true)
@@ -806,16 +822,22 @@ final class Transfer {
         let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
         let measuredWait = lastSendAt > 0 && statusLineAt > lastSendAt ? Int64((statusLineAt - lastSendAt) / 1000) : nil
         let queuedNanos = addedAt > submittedAt ? addedAt - submittedAt : 0
+        let now = DispatchTime.now().uptimeNanoseconds
+        let total = cancelled ? Int64((now - hopStartedAt) / 1000) : offset(CURLINFO_TOTAL_TIME_T)
+        let nameLookup = offset(CURLINFO_NAMELOOKUP_TIME_T)
+        let connected = offset(CURLINFO_CONNECT_TIME_T)
+        let held = libcurlHeld(total: total, now: now, nameLookup: nameLookup, connected: connected, preTransfer: preTransfer)
         let timings = TransferTimings.fromCumulativeMarks(
             queued: Int64(queuedNanos / 1000),
-            nameLookup: offset(CURLINFO_NAMELOOKUP_TIME_T),
-            connected: offset(CURLINFO_CONNECT_TIME_T),
+            nameLookup: nameLookup,
+            connected: connected,
             tlsDone: offset(CURLINFO_APPCONNECT_TIME_T),
             preTransfer: preTransfer,
             firstByte: offset(CURLINFO_STARTTRANSFER_TIME_T),
-            total: cancelled ? Int64((DispatchTime.now().uptimeNanoseconds - hopStartedAt) / 1000) : offset(CURLINFO_TOTAL_TIME_T),
+            total: total,
             measuredWait: measuredWait,
             reusedConnection: reused,
+            heldByLibcurl: held,
             earlierHops: hops > 0 ? Int64((hopStartedAt - addedAt) / 1000) : nil
         )
         var connection = ConnectionFacts(
@@ -835,6 +857,37 @@ final class Transfer {
         handle.lastAddresses = (connection.remoteIP, connection.localIP)
         connectionUses.count(&connection)
         return (connection, timings, preTransfer > 0 || reused)
+    }
+
+    /// How long libcurl held this hop in its per-host queue before it began to make a
+    /// connection or took one (microseconds), or nil when it never did: it ended waiting.
+    ///
+    /// libcurl 7.88 counts its total from when it first ran the hop, but its other marks from
+    /// when the hop left that queue, and has no mark for the moment itself
+    /// (`CURLINFO_QUEUE_TIME_T` came in 8.6). The moment is found from the stamps of the
+    /// callbacks libcurl runs as it goes on, each less the mark libcurl set with it: the request
+    /// about to be sent (less the pre-transfer mark), else the first socket opened (less the name
+    /// lookup's), else the resolve begun. libcurl's clock starts a little after the transport
+    /// handed it the hop; the gap is what the transport's time for the hop has over `total`.
+    private func libcurlHeld(total: Int64, now: UInt64, nameLookup: Int64, connected: Int64, preTransfer: Int64) -> Int64? {
+        func before(_ stamp: UInt64, _ markMicroseconds: Int64) -> UInt64 {
+            let mark = UInt64(max(markMicroseconds, 0)) * 1000
+            return stamp > mark ? stamp - mark : 0
+        }
+        let began: UInt64
+        if readyAt > 0 {
+            began = before(readyAt, preTransfer)
+        } else if handle.socketOpenedAt > 0 {
+            began = before(handle.socketOpenedAt, nameLookup)
+        } else if handle.resolveStartedAt > 0 {
+            began = handle.resolveStartedAt
+        } else {
+            // A connection's marks with no stamp cannot happen; without either it waited all along.
+            return nameLookup > 0 || connected > 0 ? 0 : nil
+        }
+        let hop = now > hopStartedAt ? Int64((now - hopStartedAt) / 1000) : 0
+        let libcurlStarted = hopStartedAt + UInt64(max(hop - max(total, 0), 0)) * 1000
+        return began > libcurlStarted ? min(Int64((began - libcurlStarted) / 1000), max(total, 0)) : 0
     }
 
     /// A string option, passed through `withCString`: the implicit conversion copies a short

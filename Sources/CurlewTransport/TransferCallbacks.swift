@@ -52,6 +52,25 @@ enum TransferCallbacks {
         return Int32(CURL_PREREQFUNC_OK)
     }
 
+    /// The resolver-start and socket callbacks stamp when libcurl began to make a connection.
+    /// Their user data is the `EasyHandle`, which outlives every exchange run on it, so the
+    /// options are set once per handle, not per exchange; each runs once per new connection.
+    static let resolverStart: curlew_resolver_start_callback = { _, _, context in
+        if let context {
+            Unmanaged<EasyHandle>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.resolveStartedAt = DispatchTime.now().uptimeNanoseconds }
+        }
+        return 0
+    }
+
+    static let socketOpened: curlew_sockopt_callback = { context, _, _ in
+        if let context {
+            Unmanaged<EasyHandle>.fromOpaque(context)._withUnsafeGuaranteedRef {
+                if $0.socketOpenedAt == 0 { $0.socketOpenedAt = DispatchTime.now().uptimeNanoseconds }
+            }
+        }
+        return Int32(CURL_SOCKOPT_OK)
+    }
+
     static let debug: curlew_debug_callback = { _, type, data, size, context in
         guard let data, let context else { return 0 }
         let bytes = UnsafeRawBufferPointer(start: data, count: size)

@@ -1,8 +1,10 @@
 /// Where the time of one exchange went, in microseconds.
 ///
 /// A phase that did not happen is `nil`, never zero or negative: DNS, connect and TLS on a reused
-/// connection, TLS on plain HTTP. `queued` is the time between submission and libcurl taking the
-/// exchange; every other phase is counted from that moment, so `total` is libcurl's own total.
+/// connection, TLS on plain HTTP. `queued` is the time from submission until the exchange had a
+/// connection to use or began to make one: in the agent's queue, then in libcurl's per-host
+/// queue under the connection limits. Every other phase is counted from that moment, so `total`
+/// is libcurl's own total less the time libcurl held the exchange.
 public struct TransferTimings: Sendable, Equatable, Codable {
     public var queued: Int64
     public var dns: Int64?
@@ -86,13 +88,27 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     /// its time in the step it was in: resolving the name until that was done, connecting until
     /// the connection was up, and the handshake (or a proxy's tunnel) after that. Its send, wait
     /// and receive are zero: nothing went out and nothing was awaited.
+    ///
+    /// libcurl 7.88 (without `CURLINFO_QUEUE_TIME_T`) counts the time it held the exchange in its
+    /// per-host queue, waiting for a connection under the connection limits, in its total but
+    /// not in its other marks, which start when the exchange left that queue. `heldByLibcurl` is
+    /// that wait (`nil`: the exchange never left the queue); it is moved from the total to
+    /// `queued`, so a waiting exchange shows as queued, never as resolving, sending or
+    /// receiving.
     static func fromCumulativeMarks(
         queued: Int64,
         nameLookup: Int64, connected: Int64, tlsDone: Int64, preTransfer: Int64,
         firstByte: Int64, total: Int64, measuredWait: Int64?,
-        reusedConnection: Bool, earlierHops: Int64? = nil
+        reusedConnection: Bool, heldByLibcurl: Int64?, earlierHops: Int64? = nil
     ) -> TransferTimings {
-        let total = max(total, 0)
+        let libcurlTotal = max(total, 0)
+        let held = min(max(heldByLibcurl ?? libcurlTotal, 0), libcurlTotal)
+        let total = libcurlTotal - held
+        let queued = max(queued, 0) + held
+        guard heldByLibcurl != nil else {
+            return TransferTimings(queued: queued, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0,
+                                   redirect: earlierHops, total: total + (earlierHops ?? 0))
+        }
         guard reusedConnection || preTransfer > 0 else {
             // A connection made proves the name was found, whatever the lookup's mark says.
             let resolved = nameLookup > 0 || connected > 0
@@ -100,18 +116,18 @@ public struct TransferTimings: Sendable, Equatable, Codable {
             let connect: Int64? = resolved ? (connected > 0 ? max(min(connected, total) - dns, 0) : total - dns) : nil
             let settled = dns + (connect ?? 0)
             let tls: Int64? = connected > 0 && total > settled ? total - settled : nil
-            return TransferTimings(queued: max(queued, 0), dns: dns, connect: connect, tls: tls, send: 0, wait: 0, receive: 0,
+            return TransferTimings(queued: queued, dns: dns, connect: connect, tls: tls, send: 0, wait: 0, receive: 0,
                                    redirect: earlierHops, total: total + (earlierHops ?? 0))
         }
         let firstByte = firstByte > 0 ? min(firstByte, total) : total
-        let dns: Int64? = reusedConnection ? nil : max(nameLookup, 0)
-        let connect: Int64? = reusedConnection ? nil : max(connected - nameLookup, 0)
-        let tls: Int64? = (reusedConnection || tlsDone <= 0) ? nil : max(tlsDone - connected, 0)
+        let dns: Int64? = reusedConnection ? nil : min(max(nameLookup, 0), firstByte)
+        let connect: Int64? = reusedConnection ? nil : max(min(connected, firstByte) - (dns ?? 0), 0)
+        let tls: Int64? = (reusedConnection || tlsDone <= 0) ? nil : max(min(tlsDone, firstByte) - max(connected, 0), 0)
         let ready = min((dns ?? 0) + (connect ?? 0) + (tls ?? 0), firstByte)
         let longestWait = firstByte - ready
         let wait = min(max(measuredWait ?? (firstByte - max(preTransfer, ready)), 0), longestWait)
         return TransferTimings(
-            queued: max(queued, 0),
+            queued: queued,
             dns: dns,
             connect: connect,
             tls: tls,

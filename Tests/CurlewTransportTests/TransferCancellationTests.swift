@@ -63,6 +63,27 @@ struct TransferCancellationTests {
         #expect(try #require(harness.collector.finishedAt(waiting)) - cancelledAt < .seconds(1))
         #expect(await harness.collector.result(for: blocker).statusCode == 200)
         #expect(!server.receivedRequests.contains { $0.uri.contains("\(tag)-waiting") })
+        // Its time went waiting for a connection: queued, not resolving (found by a review: it
+        // showed as dns).
+        let timings = result.timings
+        #expect(timings.dns == nil && timings.connect == nil && timings.send == 0 && timings.total == 0, "\(timings)")
+        #expect(timings.queued > 0, "\(timings)")
+    }
+
+    @Test("a request that waited for the connection another was using shows the wait as queued, not as sending or resolving")
+    func waitForConnectionIsQueued() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness(configuration: .init(maxConnectionsPerHost: 1, maxTotalConnections: 1))
+        let tag = uniqueTag()
+        let blocker = harness.submit(TransferRequest(url: "\(server.baseURL)/delay/0.4?\(tag)-blocker"))
+        let waiting = harness.submit(TransferRequest(url: "\(server.baseURL)/get?\(tag)-waiting"))
+        #expect(await harness.collector.result(for: blocker).statusCode == 200)
+        let result = await harness.collector.result(for: waiting)
+        #expect(result.statusCode == 200)
+        let timings = result.timings
+        #expect(timings.queued >= 300_000, "\(timings) \(result.connection)")
+        #expect(timings.send < 100_000 && (timings.dns ?? 0) < 100_000 && timings.total < 300_000, "\(timings)")
+        #expect(timings.queued + timings.total >= 300_000)
     }
 
     @Test("cancelling right after submitting ends every request cancelled, exactly once")

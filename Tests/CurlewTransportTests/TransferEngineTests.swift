@@ -224,16 +224,44 @@ struct TransferEngineTests {
     func setupOnlyTimings() {
         // Resolved at 10 µs, never connected, gave up at 500.
         let refused = TransferTimings.fromCumulativeMarks(queued: 5, nameLookup: 10, connected: 0, tlsDone: 0, preTransfer: 0, firstByte: 0,
-                                                          total: 500, measuredWait: nil, reusedConnection: false)
+                                                          total: 500, measuredWait: nil, reusedConnection: false, heldByLibcurl: 0)
         #expect(refused == TransferTimings(queued: 5, dns: 10, connect: 490, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 500))
         // Connected at 40 µs, handshake never done.
         let handshake = TransferTimings.fromCumulativeMarks(queued: 0, nameLookup: 10, connected: 40, tlsDone: 0, preTransfer: 0, firstByte: 0,
-                                                            total: 900, measuredWait: nil, reusedConnection: false)
+                                                            total: 900, measuredWait: nil, reusedConnection: false, heldByLibcurl: 0)
         #expect(handshake == TransferTimings(queued: 0, dns: 10, connect: 30, tls: 860, send: 0, wait: 0, receive: 0, redirect: nil, total: 900))
         // The name never resolved.
         let unresolved = TransferTimings.fromCumulativeMarks(queued: 0, nameLookup: 0, connected: 0, tlsDone: 0, preTransfer: 0, firstByte: 0,
-                                                             total: 700, measuredWait: nil, reusedConnection: false)
+                                                             total: 700, measuredWait: nil, reusedConnection: false, heldByLibcurl: 0)
         #expect(unresolved == TransferTimings(queued: 0, dns: 700, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 700))
+    }
+
+    @Test("time libcurl held an exchange in its per-host queue is queued time, not a resolve, a connect, sending or receiving")
+    func heldByLibcurlIsQueued() {
+        // Cancelled while waiting for a connection: it never left the queue.
+        let waiting = TransferTimings.fromCumulativeMarks(queued: 5, nameLookup: 0, connected: 0, tlsDone: 0, preTransfer: 0, firstByte: 0,
+                                                          total: 700, measuredWait: nil, reusedConnection: false, heldByLibcurl: nil)
+        #expect(waiting == TransferTimings(queued: 705, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0))
+        // Held 400 µs, then took the connection another exchange left. libcurl's marks count from
+        // the end of the wait and its total from before it: the wait used to show as receiving.
+        let reused = TransferTimings.fromCumulativeMarks(queued: 5, nameLookup: 0, connected: 0, tlsDone: 0, preTransfer: 10, firstByte: 510,
+                                                         total: 1000, measuredWait: nil, reusedConnection: true, heldByLibcurl: 400)
+        #expect(reused == TransferTimings(queued: 405, dns: nil, connect: nil, tls: nil, send: 10, wait: 500, receive: 90, redirect: nil, total: 600))
+        // Held 300 µs, then resolved (50 µs), connected (50 µs) and sent.
+        let resolved = TransferTimings.fromCumulativeMarks(queued: 0, nameLookup: 50, connected: 100, tlsDone: 0, preTransfer: 110, firstByte: 600,
+                                                           total: 1000, measuredWait: nil, reusedConnection: false, heldByLibcurl: 300)
+        #expect(resolved == TransferTimings(queued: 300, dns: 50, connect: 50, tls: nil, send: 10, wait: 490, receive: 100, redirect: nil, total: 700))
+        // Held 600 µs, then cancelled while resolving: the rest is resolving.
+        let resolving = TransferTimings.fromCumulativeMarks(queued: 0, nameLookup: 0, connected: 0, tlsDone: 0, preTransfer: 0, firstByte: 0,
+                                                            total: 1000, measuredWait: nil, reusedConnection: false, heldByLibcurl: 600)
+        #expect(resolving == TransferTimings(queued: 600, dns: 400, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 400))
+        // A wait found longer than libcurl's total (the clocks differ by microseconds) is cut to
+        // it, and no phase goes negative or past the total.
+        let over = TransferTimings.fromCumulativeMarks(queued: 0, nameLookup: 20, connected: 60, tlsDone: 80, preTransfer: 90, firstByte: 500,
+                                                       total: 600, measuredWait: nil, reusedConnection: false, heldByLibcurl: 590)
+        #expect(over.queued == 590 && over.total == 10, "\(over)")
+        let phases = [over.dns, over.connect, over.tls].compactMap { $0 } + [over.send, over.wait, over.receive]
+        #expect(phases.allSatisfy { $0 >= 0 } && phases.reduce(0, +) == over.total, "\(over)")
     }
 
     @Test("timings are non-negative and monotone, and a second request reuses the connection")
