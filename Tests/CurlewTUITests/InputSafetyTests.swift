@@ -78,11 +78,7 @@ struct InputSafetyTests {
         let model = try TUIFixtures.model()
         model.ingest([.message(Fixtures.message(id: 9, url: "http://api.example.test/items?api_key=k-123456&page=2",
                                                 requestHeaders: [HeaderField(name: "Authorization", value: "Basic dXNlcjpzM2NyZXQ=")]))])
-        func screen() -> String {
-            let screen = VirtualScreen(rows: 40, columns: 160)
-            screen.present(model.render(rows: 40, columns: 160))
-            return screen.text
-        }
+        func screen() -> String { TUIFixtures.screenText(of: model, rows: 40, columns: 160) }
         model.handle(.character("2"))
         var text = screen()
         #expect(text.contains("page=2") && !text.contains("k-123456"), "\(text)")
@@ -112,11 +108,7 @@ struct InputSafetyTests {
         ))
         model.ingest([.message(Fixtures.message(id: 1, url: "http://api.example.test/a", requestHeaders: [HeaderField(name: "X-Key", value: "other-env-s3cret")])),
                       .message(Fixtures.message(id: 2, url: "http://api.example.test/b"))])
-        func screen() -> String {
-            let screen = VirtualScreen(rows: 40, columns: 160)
-            screen.present(model.render(rows: 40, columns: 160))
-            return screen.text
-        }
+        func screen() -> String { TUIFixtures.screenText(of: model, rows: 40, columns: 160) }
         model.handle(.character("2"))
         model.live.selected = 0
         model.handle(.character("m"))

@@ -71,11 +71,7 @@ struct KeysAndLookTests {
     func logOnlyWindowOffersNoSending() throws {
         let model = try model()
         model.message = ""
-        func screen() -> String {
-            let screen = VirtualScreen(rows: 30, columns: 240)
-            screen.present(model.render(rows: 30, columns: 240))
-            return screen.text
-        }
+        func screen() -> String { TUIFixtures.screenText(of: model, rows: 30, columns: 240) }
         for text in [screen(), { model.handle(.right); return screen() }()] {
             #expect(!text.contains("s sends") && !text.contains("s send") && !text.contains("s runs"), "\(text)")
             #expect(text.contains("this window browses session logs"), "\(text)")
@@ -117,11 +113,7 @@ struct KeysAndLookTests {
     func windowWithoutWorkspaceOffersNoWorkspaceKeys() throws {
         let model = try model()
         #expect(model.workspace == nil)
-        func screen() -> String {
-            let screen = VirtualScreen(rows: 50, columns: 160)
-            screen.present(model.render(rows: 50, columns: 160))
-            return screen.text
-        }
+        func screen() -> String { TUIFixtures.screenText(of: model, rows: 50, columns: 160) }
         model.handle(.character("1"))
         let compose = screen()
         #expect(!compose.contains("w save") && !compose.contains("N new group"), "\(compose)")

@@ -47,6 +47,13 @@ enum TUIFixtures {
         return path
     }
 
+    /// The text `model` draws on a virtual screen of `rows` by `columns`.
+    static func screenText(of model: AppModel, rows: Int = 40, columns: Int = 160) -> String {
+        let screen = VirtualScreen(rows: rows, columns: columns)
+        screen.present(model.render(rows: rows, columns: columns))
+        return screen.text
+    }
+
     /// A model on the log browser with the log at `path` open, wholly indexed and drawn once.
     static func model(browsing path: String) throws -> AppModel {
         let model = try model()

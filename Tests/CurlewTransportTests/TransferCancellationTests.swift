@@ -1,3 +1,4 @@
+import CurlewDemoServer
 import CurlewTestSupport
 import CurlewTransport
 import Foundation
@@ -47,13 +48,20 @@ struct TransferCancellationTests {
         #expect(whole.responseBody == Data(repeating: UInt8(ascii: "*"), count: 50000))
     }
 
-    @Test("a request waiting for a connection is dropped and never reaches the server")
-    func cancelWaiting() async throws {
+    /// An engine with one connection, busy with a `/delay/{seconds}` blocker, and a `/get`
+    /// submitted after it that waits in libcurl's queue for that connection.
+    private func waitingBehindBlocker(seconds: String) async throws -> (server: DemoServer, harness: EngineHarness, tag: String, blocker: UInt64, waiting: UInt64) {
         let server = try await TestServer.shared()
         let harness = EngineHarness(configuration: .init(maxConnectionsPerHost: 1, maxTotalConnections: 1))
         let tag = uniqueTag()
-        let blocker = harness.submit(TransferRequest(url: "\(server.baseURL)/delay/2?\(tag)-blocker"))
+        let blocker = harness.submit(TransferRequest(url: "\(server.baseURL)/delay/\(seconds)?\(tag)-blocker"))
         let waiting = harness.submit(TransferRequest(url: "\(server.baseURL)/get?\(tag)-waiting"))
+        return (server, harness, tag, blocker, waiting)
+    }
+
+    @Test("a request waiting for a connection is dropped and never reaches the server")
+    func cancelWaiting() async throws {
+        let (server, harness, tag, blocker, waiting) = try await waitingBehindBlocker(seconds: "2")
         try await waitUntil { server.receivedRequests.contains { $0.uri.contains("\(tag)-blocker") } }
         let cancelledAt = ContinuousClock.now
         harness.engine.cancel(id: waiting)
@@ -72,11 +80,7 @@ struct TransferCancellationTests {
 
     @Test("a request that waited for the connection another was using shows the wait as queued, not as sending or resolving")
     func waitForConnectionIsQueued() async throws {
-        let server = try await TestServer.shared()
-        let harness = EngineHarness(configuration: .init(maxConnectionsPerHost: 1, maxTotalConnections: 1))
-        let tag = uniqueTag()
-        let blocker = harness.submit(TransferRequest(url: "\(server.baseURL)/delay/0.4?\(tag)-blocker"))
-        let waiting = harness.submit(TransferRequest(url: "\(server.baseURL)/get?\(tag)-waiting"))
+        let (_, harness, _, blocker, waiting) = try await waitingBehindBlocker(seconds: "0.4")
         #expect(await harness.collector.result(for: blocker).statusCode == 200)
         let result = await harness.collector.result(for: waiting)
         #expect(result.statusCode == 200)
