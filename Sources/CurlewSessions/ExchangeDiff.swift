@@ -50,7 +50,7 @@ public struct ExchangeDiff: Sendable {
         }
     }
 
-    /// A phase of `message` as the diff shows it. The time queued in the agent has a row of its
+    /// A phase of `message` as the diff shows it. The time queued has a row of its
     /// own, so `total` runs from submission to the last byte, as the total under the waterfall
     /// of the interface and of `curlew send` does, and as `log show` times an exchange.
     static func timing(_ message: DebugMessage, _ phase: String) -> Int64? {

@@ -83,11 +83,19 @@ extension AppModel {
             guard compose.showsVariables || loadRequestUnderCursor(for: "the variables panel") else { return }
             compose.showsVariables.toggle()
             compose.showsResponse = compose.showsVariables
-            message = compose.showsVariables ? "the variables of \(compose.draft.name) as they resolve now; V goes back" : "Ready."
+            if compose.showsVariables {
+                say("the variables of \(compose.draft.name) as they resolve now; V goes back", about: .variablesPanel)
+            } else {
+                message = "Ready."
+            }
         case .toggleResponse:
             compose.showsVariables = false
             compose.showsResponse.toggle()
-            message = compose.showsResponse ? "the response of \(compose.responseLabel); v goes back to the editor" : "editor"
+            if compose.showsResponse {
+                say("the response of \(compose.responseLabel); v goes back to the editor", about: .responsePanel)
+            } else {
+                message = "editor"
+            }
         case .scrollResponseUp, .scrollResponseDown:
             guard var response = compose.response else { message = canSend ? "no response yet: s sends the request" : "no response here: " + Self.noAgentMessage; return }
             response.scroll = max(0, response.scroll + (command == .scrollResponseDown ? pageSize / 2 : -pageSize / 2))
@@ -366,7 +374,7 @@ extension AppModel {
     func saveDraft() {
         // `:save` with the group editor open saves the group, as `w` there does.
         if compose.focus == .editor, compose.groupEditor != nil { saveGroup(); return }
-        guard compose.stepping == nil else { message = "a chain's step is not saved from the stepper: Esc ends the run, then edit the entry"; return }
+        guard compose.stepping == nil else { say("a chain's step is not saved from the stepper: Esc ends the run, then edit the entry", about: .stepper); return }
         guard var workspace else {
             message = "no workspace to save to: start curlew in a directory with a curlew.yaml, or curlew tui --workspace FILE"
             return

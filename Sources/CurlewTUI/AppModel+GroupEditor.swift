@@ -19,17 +19,17 @@ extension AppModel {
         editor.choices = workspace.memberChoices(excluding: editor.entryName)
         compose.groupEditor = editor
         compose.focus = .editor
-        message = groupKeysHint
+        say(groupKeysHint, about: .groupEditor)
     }
 
     /// Starts a new group in the editor (a batch of the first request until changed).
     func newGroup() {
-        guard let workspace else { message = "groups are defined in a workspace: curlew tui --workspace FILE"; return }
+        guard let workspace else { message = Self.noWorkspaceMessage; return }
         guard leaveGroupEditor() else { return }
         compose.keepDraft()
         compose.groupEditor = workspace.newGroupEditor()
         compose.focus = .editor
-        message = "a new group: ←/→ choose its kind and members, a adds a member, w saves it"
+        say("a new group: ←/→ choose its kind and members, a adds a member, w saves it", about: .groupEditor)
     }
 
     /// Closes the group editor (its edits kept for its list item) unless that would drop a new
@@ -157,7 +157,7 @@ extension AppModel {
                 message = problem
                 editor.editing = (field, line)
             } else {
-                message = groupKeysHint
+                say(groupKeysHint, about: .groupEditor)
             }
         }
         compose.groupEditor = editor

@@ -267,7 +267,7 @@ extension AppModel {
         guard stepper.sentID == nil else { message = "step \(stepper.index + 1) is on its way"; return }
         // What earlier steps captured came from the servers of the environment the run began in.
         if let workspace, workspace.session.environment != stepper.environment {
-            message = "the environment changed since the run began (it began in \(stepper.environment ?? "none")): Esc ends the run, then S starts it here"
+            say("the environment changed since the run began (it began in \(stepper.environment ?? "none")): Esc ends the run, then S starts it here", about: .stepper)
             return
         }
         do {

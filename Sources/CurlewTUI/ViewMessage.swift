@@ -13,6 +13,10 @@ struct ViewMessage {
         case overlay
         /// A chain run step by step in Compose.
         case stepper
+        /// The group editor open in Compose.
+        case groupEditor
+        /// Compose's variables panel, or the answer panel shown in the editor's place.
+        case variablesPanel, responsePanel
     }
 
     let subject: Subject
@@ -34,7 +38,10 @@ extension AppModel {
         case .logFilter(let path): pane == .logs && logs.opened?.path == path
         case .detailSearch(let pane): self.pane == pane && detail?.pane == pane
         case .overlay: comparison != nil || latency != nil
-        case .stepper: compose.stepping != nil
+        case .stepper: pane == .compose && compose.stepping != nil
+        case .groupEditor: pane == .compose && compose.focus == .editor && compose.groupEditor != nil
+        case .variablesPanel: pane == .compose && compose.showsVariables
+        case .responsePanel: pane == .compose && compose.showsResponse
         }
     }
 

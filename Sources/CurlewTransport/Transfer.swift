@@ -72,9 +72,13 @@ final class Transfer {
     @exclusivity(unchecked) private var lastSendAt: UInt64 = 0
     /// When the latest status line arrived, on the same clock as `lastSendAt`.
     @exclusivity(unchecked) private var statusLineAt: UInt64 = 0
-    /// When libcurl had a connection for the hop's request and was about to send it, 0 until
-    /// then: libcurl's pre-transfer mark on the transport's clock.
+    /// When libcurl had a connection for the hop's request and was about to send it (about its
+    /// pre-transfer mark, which it sets once the request head is written), 0 until
+    /// then, and how many times it was about to send it in this hop (more than once when it sent
+    /// it again: on a fresh connection after a reused one was found closed, a refused HTTP/2
+    /// stream, a 417 to `Expect`).
     @exclusivity(unchecked) private var readyAt: UInt64 = 0
+    @exclusivity(unchecked) private var requestsSentThisHop = 0
     @exclusivity(unchecked) private var statusLine = ""
     @exclusivity(unchecked) private var responseHeaders = ReceivedHeaders()
     @exclusivity(unchecked) private var responseBody = Data()
@@ -344,6 +348,7 @@ final class Transfer {
         hopStartedAt = addedAt
         lastProgressAt = addedAt
         readyAt = 0
+        requestsSentThisHop = 0
         handle.clearStamps()
     }
 
@@ -396,6 +401,7 @@ final class Transfer {
         held = PendingTransfer(id: id, request: next, submittedAt: submittedAt)
         hopStartedAt = DispatchTime.now().uptimeNanoseconds
         readyAt = 0
+        requestsSentThisHop = 0
         handle.clearStamps()
         return configure()
     }
@@ -658,6 +664,7 @@ final class Transfer {
     /// produced the response.
     func requestWillBeSent() {
         readyAt = DispatchTime.now().uptimeNanoseconds
+        requestsSentThisHop += 1
         guard request.capturesWire else { return }
         if !requestHead.isEmpty || requestBodySize > 0 {
             requestHead.removeAll(keepingCapacity: true)
@@ -708,8 +715,9 @@ final class Transfer {
     // MARK: Result
 
     /// Collects the capture and libcurl's facts. `cancelled` overrides libcurl's result code.
-    /// `connectionUses` counts the exchange on its connection.
-    func makeResult(code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, connectionUses: inout ConnectionUses) -> TransferResult {
+    /// `connectionUses` counts the exchange on its connection. `endedAt` is when libcurl finished
+    /// it (uptime nanoseconds), 0 for now.
+    func makeResult(code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, connectionUses: inout ConnectionUses, endedAt: UInt64 = 0) -> TransferResult {
         releaseUnusedAnnouncedBody()
         if let buffer = announcedBody {
             responseBody = bodyBuffers.data(buffer, count: receivedBodyBytes)
@@ -732,7 +740,7 @@ final class Transfer {
         let timings: TransferTimings
         let connected: Bool
         if measured {
-            (connection, timings, connected) = measure(connectionUses: &connectionUses, cancelled: cancelled)
+            (connection, timings, connected) = measure(connectionUses: &connectionUses, cancelled: cancelled, endedAt: endedAt)
         } else {
             connection = ConnectionFacts(httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)), redirectCount: hops,
                                          effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url), tls: tlsFacts)
@@ -814,7 +822,7 @@ final class Transfer {
     /// seen so far; `connected` tells whether a connection was ready before it ended. A cancelled
     /// exchange's total runs to now: libcurl's stops at its last progress update, up to a
     /// second before.
-    private func measure(connectionUses: inout ConnectionUses, cancelled: Bool) -> (connection: ConnectionFacts, timings: TransferTimings, connected: Bool) {
+    private func measure(connectionUses: inout ConnectionUses, cancelled: Bool, endedAt: UInt64) -> (connection: ConnectionFacts, timings: TransferTimings, connected: Bool) {
         let newConnections = long(CURLINFO_NUM_CONNECTS)
         let headerBytesSent = long(CURLINFO_REQUEST_SIZE)
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
@@ -822,11 +830,11 @@ final class Transfer {
         let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
         let measuredWait = lastSendAt > 0 && statusLineAt > lastSendAt ? Int64((statusLineAt - lastSendAt) / 1000) : nil
         let queuedNanos = addedAt > submittedAt ? addedAt - submittedAt : 0
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = endedAt > hopStartedAt ? endedAt : DispatchTime.now().uptimeNanoseconds
         let total = cancelled ? Int64((now - hopStartedAt) / 1000) : offset(CURLINFO_TOTAL_TIME_T)
         let nameLookup = offset(CURLINFO_NAMELOOKUP_TIME_T)
         let connected = offset(CURLINFO_CONNECT_TIME_T)
-        let held = libcurlHeld(total: total, now: now, nameLookup: nameLookup, connected: connected, preTransfer: preTransfer)
+        let held = libcurlHeld(total: total, now: now, nameLookup: nameLookup, connected: connected, preTransfer: preTransfer, reused: reused)
         let timings = TransferTimings.fromCumulativeMarks(
             queued: Int64(queuedNanos / 1000),
             nameLookup: nameLookup,
@@ -869,13 +877,19 @@ final class Transfer {
     /// about to be sent (less the pre-transfer mark), else the first socket opened (less the name
     /// lookup's), else the resolve begun. libcurl's clock starts a little after the transport
     /// handed it the hop; the gap is what the transport's time for the hop has over `total`.
-    private func libcurlHeld(total: Int64, now: UInt64, nameLookup: Int64, connected: Int64, preTransfer: Int64) -> Int64? {
+    ///
+    /// A request libcurl sent again within the hop has marks that add up over its attempts, so
+    /// no stamp gives the moment: the wait is left where the marks put it (0).
+    private func libcurlHeld(total: Int64, now: UInt64, nameLookup: Int64, connected: Int64, preTransfer: Int64, reused: Bool) -> Int64? {
+        guard requestsSentThisHop <= 1 else { return 0 }
         func before(_ stamp: UInt64, _ markMicroseconds: Int64) -> UInt64 {
             let mark = UInt64(max(markMicroseconds, 0)) * 1000
             return stamp > mark ? stamp - mark : 0
         }
         let began: UInt64
-        if readyAt > 0 {
+        // The pre-transfer mark is set once the request is on its way; an exchange that failed
+        // before it (a send error on a new connection) is placed by its connection's stamps.
+        if readyAt > 0, preTransfer > 0 || reused {
             began = before(readyAt, preTransfer)
         } else if handle.socketOpenedAt > 0 {
             began = before(handle.socketOpenedAt, nameLookup)

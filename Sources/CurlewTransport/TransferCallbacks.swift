@@ -57,7 +57,9 @@ enum TransferCallbacks {
     /// options are set once per handle, not per exchange; each runs once per new connection.
     static let resolverStart: curlew_resolver_start_callback = { _, _, context in
         if let context {
-            Unmanaged<EasyHandle>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.resolveStartedAt = DispatchTime.now().uptimeNanoseconds }
+            Unmanaged<EasyHandle>.fromOpaque(context)._withUnsafeGuaranteedRef {
+                if $0.resolveStartedAt == 0 { $0.resolveStartedAt = DispatchTime.now().uptimeNanoseconds }
+            }
         }
         return 0
     }

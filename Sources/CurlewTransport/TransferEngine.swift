@@ -519,6 +519,9 @@ private final class TransferLoop {
                 return
             }
             let performed = curl_multi_perform(multi, &running)
+            // When the exchanges libcurl finished in this call ended, as near as this thread can
+            // tell: their timings compare it with libcurl's totals (`Transfer.libcurlHeld`).
+            let performedAt = DispatchTime.now().uptimeNanoseconds
             if performed != CURLM_OK {
                 logger.error("curl_multi_perform failed", metadata: ["code": "\(performed.rawValue)"])
             }
@@ -526,7 +529,7 @@ private final class TransferLoop {
             // they held: a request a callback started went out first, and the server works on it
             // while this thread frees what the last one left.
             ranJobs.removeAll(keepingCapacity: true)
-            collectFinished()
+            collectFinished(endedAt: performedAt)
             sampleProgress()
             handOver()
             if shared.hasWork { continue }
@@ -583,7 +586,7 @@ private final class TransferLoop {
         outbox.events.append(.started(id: pending.id))
     }
 
-    private func collectFinished() {
+    private func collectFinished(endedAt: UInt64) {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(shared.multi.raw, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -593,14 +596,14 @@ private final class TransferLoop {
             let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
             let code = message.pointee.data.result
             guard code == CURLE_OK else {
-                finish(transfer, code: code, cancelled: false)
+                finish(transfer, code: code, cancelled: false, endedAt: endedAt)
                 continue
             }
             switch transfer.redirectDecision() {
             case .finish:
-                finish(transfer, code: code, cancelled: false)
+                finish(transfer, code: code, cancelled: false, endedAt: endedAt)
             case .refuse(let error):
-                finish(transfer, code: code, cancelled: false, refusal: error)
+                finish(transfer, code: code, cancelled: false, refusal: error, endedAt: endedAt)
             case .follow(let next):
                 follow(transfer, to: next)
             }
@@ -636,8 +639,9 @@ private final class TransferLoop {
         finish(transfer, code: CURLE_OK, cancelled: true)
     }
 
-    private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true) {
-        let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses)
+    /// `endedAt`: when libcurl finished the exchange (uptime nanoseconds); 0 for now.
+    private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true, endedAt: UInt64 = 0) {
+        let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses, endedAt: endedAt)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
         if active.removeValue(forKey: ExchangeKey(transfer.id)) != nil, transfer.reportsProgress { progressReporters -= 1 }
         pool.give(transfer.handle)

@@ -50,7 +50,8 @@ public struct ExchangeOutcome: Sendable {
     }
 
     /// The duration a `maxDuration` assertion checks, from an exchange's timings: the network's
-    /// total, without time queued in the agent. The one rule for `curlew run` and the interface.
+    /// total, without time queued (in the agent, or in libcurl waiting for a connection). The
+    /// one rule for `curlew run` and the interface.
     public static func duration(of timings: TimingBreakdown?) -> Duration? {
         timings.map { .microseconds($0.total) }
     }

@@ -715,6 +715,44 @@ struct WorkbenchTests {
         #expect(model.compose.stepping?.sentID == nil)
     }
 
+    @Test("the stepper's, the group editor's and Compose's panels' status lines go when the view closes or Compose is left (found by a review: they stayed in other panes)")
+    func composeViewMessagesGoWithTheirView() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          one: {url: /get}
+        groups:
+          flow:
+            chain:
+              - one
+              - one
+        """)
+        let model = bench.model
+        #expect(model.compose.items.first?.title == "▶ chain flow")
+        model.handle(.character("S"))
+        #expect(model.message.hasPrefix("step 1 of 2 is in the editor"), "\(model.message)")
+        model.handle(.character("2"))
+        #expect(model.message.isEmpty, "Esc does something else in Live: \(model.message)")
+        model.handle(.character("1"))
+        model.handle(.escape)
+        #expect(model.compose.stepping == nil)
+
+        model.compose.focus = .list
+        model.compose.selectedItem = 0
+        model.handle(.enter)
+        #expect(model.compose.groupEditor != nil && model.message == model.groupKeysHint, "\(model.message)")
+        model.handle(.escape)
+        #expect(model.compose.focus == .list && model.message.isEmpty, "\(model.message)")
+
+        model.compose.selectedItem = 1
+        model.handle(.enter)
+        model.handle(.character("V"))
+        #expect(model.message.hasSuffix("V goes back"), "\(model.message)")
+        model.handle(.character("4"))
+        #expect(model.message.isEmpty, "\(model.message)")
+    }
+
     @Test("S steps through a chain: each step waits in the editor with its templates, can be edited, and is sent with s, filled in with the captures so far")
     func stepThroughChain() async throws {
         let server = try await TestServer.shared()
