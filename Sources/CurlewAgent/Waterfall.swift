@@ -23,15 +23,19 @@ public struct ExchangeReach: Sendable, Equatable {
     public var requestWentOut: Bool
     /// Whether any of a response arrived (see `DebugMessage.receiveHappened`).
     public var receiveHappened: Bool
+    /// Whether the exchange ever left the queue (see `DebugMessage.leftTheQueue`).
+    public var leftTheQueue: Bool
 
-    public init(requestWentOut: Bool, receiveHappened: Bool) {
+    public init(requestWentOut: Bool, receiveHappened: Bool, leftTheQueue: Bool = true) {
         self.requestWentOut = requestWentOut
         self.receiveHappened = receiveHappened
+        self.leftTheQueue = leftTheQueue
     }
 
     /// Why `phase` did not happen although the timings hold it; nil when it did.
     public func unreachedReason(_ phase: String) -> String? {
-        switch phase {
+        if !leftTheQueue, phase != "queued" { return "never left the queue" }
+        return switch phase {
         case "send", "wait": requestWentOut ? nil : "not sent"
         case "receive": !requestWentOut ? "not sent" : receiveHappened ? nil : "no response"
         default: nil
@@ -76,9 +80,17 @@ extension DebugMessage {
         sent != nil || response != nil || timings.map { $0.send > 0 || $0.wait > 0 || $0.receive > 0 } ?? false
     }
 
+    /// Whether the exchange ever left the queue: it began to resolve or connect, took a
+    /// connection, or followed a redirect. One cancelled (or timed out) while it waited for a
+    /// connection has only queued time, and no network total: `log stats` leaves it out of the
+    /// totals rather than count it as the fastest answer.
+    public var leftTheQueue: Bool {
+        requestWentOut || timings.map { $0.dns != nil || $0.connect != nil || $0.tls != nil || $0.redirect != nil } ?? false
+    }
+
     /// How far the exchange got.
     public var reach: ExchangeReach {
-        ExchangeReach(requestWentOut: requestWentOut, receiveHappened: receiveHappened)
+        ExchangeReach(requestWentOut: requestWentOut, receiveHappened: receiveHappened, leftTheQueue: leftTheQueue)
     }
 
     /// The waterfall of this exchange's timings, read from the message as the CLI and the

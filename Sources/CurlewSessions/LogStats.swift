@@ -50,7 +50,7 @@ public struct LogStats: Sendable {
         }
         endpoints = order.map { Self.endpoint(method: $0.method, path: $0.path, groups[$0] ?? []) }
         total = Self.endpoint(method: "", path: "all", messages.filter { $0.original != nil })
-        histogram = Self.histogram(of: messages.compactMap { $0.timings?.total })
+        histogram = Self.histogram(of: messages.compactMap { $0.phase(named: "total") })
     }
 
     /// Counts of durations (microseconds) per bucket of `bucketBounds`.

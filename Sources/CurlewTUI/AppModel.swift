@@ -616,7 +616,7 @@ public final class AppModel {
                 prompt = nil
                 detail?.state.setSearch(editor.text)
                 let count = detail?.state.matches.count ?? 0
-                say(count == 0 ? "no match for \(editor.text.debugDescription)" : "\(count) matching lines; n for next", about: .detailSearch(pane: pane))
+                say(count == 0 ? "no match for \(editor.text.debugDescription)" : "\(count) matching lines; n for next", about: .detailSearch(pane: pane, tab: detail?.state.tab ?? .response))
             case .cancelled: prompt = nil
             case .editing: prompt = .search(editor)
             }

@@ -132,7 +132,11 @@ enum ComposeView {
         }
         if model.compose.answeredEarlier {
             let when = state.message.startedAt.dayAndClockText(using: model.clock)
-            footer.append((" an earlier session's answer (\(when))" + (model.canSend ? " · s sends it now" : ""), .warning))
+            footer.append(("an earlier session's answer (\(when))" + (model.canSend ? " · s sends it now" : ""), .warning))
+        }
+        // Each wrapped to the panel, so a narrow one loses no word of it.
+        footer = footer.flatMap { line in
+            TextWidth.wrap(line.text.trimmingCharacters(in: .whitespaces), to: max(1, area.width - 1)).map { (" " + $0, line.style) }
         }
         let shown = min(footer.count, max(0, area.height - 3))
         DetailView.draw(&state, hiding: model.secretsHiding, in: Rect(row: area.row, column: area.column, height: area.height - shown, width: area.width), into: &frame)

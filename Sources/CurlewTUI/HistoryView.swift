@@ -43,13 +43,13 @@ enum HistoryView {
         let scroll = max(0, state.selected - visible + 1)
         for (offset, message) in state.entries.enumerated().dropFirst(scroll).prefix(visible) {
             let row = area.row + 2 + offset - scroll
-            let status = message.response.map { String($0.statusCode) } ?? (message.error.map { _ in "error" } ?? message.state.rawValue)
+            let status = MessageRows.status(of: message)
             let time = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
             let when = (offset < state.fromThisSession ? "● " : "  ") + message.startedAt.dayAndClockText(using: clock)
             let line = TextWidth.fit(when, to: 27) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
                 + "\(message.original?.method ?? "?") \(message.original.map { hiding?.redactText($0.url) ?? $0.url } ?? "")"
             let style: Style = offset == state.selected ? .selected : (message.response.map { Style.status($0.statusCode) } ?? .bad)
-            frame.putLine(line, row: row, column: area.column + 1, width: area.width - 2, style: style)
+            frame.putLine(TextWidth.truncate(line, to: area.width - 2), row: row, column: area.column + 1, width: area.width - 2, style: style)
         }
     }
 }
@@ -62,7 +62,12 @@ extension AppModel {
         let name = draft.entryName ?? draft.name
         let thisSession = live.rows.compactMap(\.message).filter { $0.name == draft.name || $0.name == name }
         history = HistoryState(name: name, thisSession: thisSession, earlier: recentAnswers[name] ?? [])
-        say(history?.entries.isEmpty == false ? "● marks this session's exchanges" : "no exchanges of \(name) yet", about: .history)
+        let text = switch (history?.entries.isEmpty ?? true, history?.fromThisSession ?? 0) {
+        case (true, _): "no exchanges of \(name) yet"
+        case (false, 0): "from earlier sessions' logs: not sent in this session yet"
+        default: "● marks this session's exchanges"
+        }
+        say(text, about: .history)
     }
 
     /// Keys while a history is open; false for those it leaves to the rest (quit, help, panes).

@@ -13,6 +13,12 @@ enum MessageRows {
             + TextWidth.fitRight(duration, to: 10) + " " + TextWidth.fitRight(size, to: 9) + " " + TextWidth.fit(url, to: max(0, width - fixed))
     }
 
+    /// A finished exchange's status as a row shows it: the response's code, else `cancl` for one
+    /// cancelled, else `ERR`. The one rule for Live, the log browser and History.
+    static func status(of message: DebugMessage) -> String {
+        message.response.map { String($0.statusCode) } ?? (message.state == .cancelled ? "cancl" : "ERR")
+    }
+
     /// The text and style of a row for a request that may still be running.
     /// `hiding`: the policy whose secrets (a URL's secret query parameters) the row hides, nil
     /// while they are revealed.
@@ -26,7 +32,7 @@ enum MessageRows {
             return (columns(time: time, method: info.method, status: status, duration: "", size: size, url: shown(info.url), width: width), .dim)
         }
         let url = shown(message.original?.url ?? info.url)
-        let status = message.response.map { String($0.statusCode) } ?? (message.state == .cancelled ? "cancl" : "ERR")
+        let status = Self.status(of: message)
         let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? ""
         let size = message.response.map { ByteCountText.of($0.body.size) } ?? ""
         let shownURL = message.error.map { "\(url)  ✗ \($0.kind.rawValue)" } ?? url

@@ -7,8 +7,8 @@ struct ViewMessage {
         case history
         /// The filter of the session log at `path`, open in the Log browser.
         case logFilter(path: String)
-        /// The search in the detail view open in `pane`.
-        case detailSearch(pane: Pane)
+        /// The search in the tab `tab` of the detail view open in `pane`.
+        case detailSearch(pane: Pane, tab: DetailState.Tab)
         /// The comparison or latency mode open over the panes.
         case overlay
         /// A chain run step by step in Compose.
@@ -36,7 +36,7 @@ extension AppModel {
         switch subject {
         case .history: history != nil && pane == .compose
         case .logFilter(let path): pane == .logs && logs.opened?.path == path
-        case .detailSearch(let pane): self.pane == pane && detail?.pane == pane
+        case .detailSearch(let pane, let tab): self.pane == pane && detail?.pane == pane && detail?.state.tab == tab
         case .overlay: comparison != nil || latency != nil
         case .stepper: pane == .compose && compose.stepping != nil
         case .groupEditor: pane == .compose && compose.focus == .editor && compose.groupEditor != nil

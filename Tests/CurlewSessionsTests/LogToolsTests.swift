@@ -74,6 +74,27 @@ struct LogToolsTests {
         #expect(wait?.p50 == nil)
     }
 
+    @Test("an exchange cancelled while it waited for a connection has no network phase, total included: log stats leaves it out of the totals and the histogram (found by a new user's trial: 0 ms totals)")
+    func neverLeftTheQueueHasNoTotal() {
+        var waited = Self.message(1, "GET", "http://h/delay/1", status: nil, total: 0, wait: 0)
+        waited.state = .cancelled
+        waited.error = RequestError(.cancelled, "cancelled")
+        waited.timings = TimingBreakdown(queued: 1_005_000, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0)
+        #expect(!waited.leftTheQueue && waited.phase(named: "total") == nil && waited.phase(named: "queued") == 1_005_000)
+        let rows = waited.waterfall(width: 20) ?? []
+        #expect(rows.filter { $0.phase != "queued" }.allSatisfy { $0.bar == nil && $0.reason == "never left the queue" }, "\(rows)")
+        let answered = Self.message(2, "GET", "http://h/delay/1", status: 200, total: 1_005_000, wait: 1_000_000, dns: 10)
+        let stats = LogStats([waited, answered])
+        #expect(stats.total.phases.first { $0.name == "total" }?.p50 == 1_005_000)
+        #expect(stats.histogram.reduce(0, +) == 1, "\(stats.histogram)")
+        #expect(stats.total.count == 2 && stats.total.errors == 1)
+        // A reused connection's exchange has no dns or connect, and left the queue all the same.
+        var reused = answered
+        reused.timings?.dns = nil
+        reused.timings?.connect = nil
+        #expect(reused.leftTheQueue && reused.phase(named: "total") == 1_005_000)
+    }
+
     @Test("an endpoint folds a decimal number like an integer id, not a version or a file name (found by a new user's trial: /delay/0.1 apart from /delay/{id})")
     func endpointsFoldDecimals() {
         for (url, endpoint) in [("http://h/delay/0.1?x=1", "/delay/{id}"), ("http://h/delay/10", "/delay/{id}"), ("http://h/v1.2/users", "/v1.2/users"),

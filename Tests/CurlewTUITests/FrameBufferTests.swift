@@ -255,6 +255,18 @@ struct AppModelTests {
         #expect(model.render(rows: 24, columns: 80).text.contains("This log has no entries. Esc closes it."))
     }
 
+    @Test("History calls an exchange what Live calls it: cancl for one cancelled, ERR for one that failed (found by a new user's trial: History said error for a cancel)")
+    func historyStatusIsLives() throws {
+        var cancelled = Fixtures.message(id: 3, status: nil, error: RequestError(.cancelled, "cancelled"))
+        cancelled.state = .cancelled
+        let failed = Fixtures.message(id: 4, status: nil, error: RequestError(.couldNotConnect, "refused"))
+        #expect(MessageRows.status(of: cancelled) == "cancl" && MessageRows.status(of: failed) == "ERR")
+        let model = try TUIFixtures.model()
+        model.history = HistoryState(name: "list users", thisSession: [cancelled], earlier: [failed])
+        let text = TUIFixtures.screenText(of: model, rows: 24, columns: 120)
+        #expect(text.contains("cancl") && text.contains("ERR") && !text.contains("error "), "\(text)")
+    }
+
     @Test("a status line about a log's filter or a detail's search goes when that view closes or its pane is left, and a later message stays (found by a new user's trial: `1 entry matches` stayed)")
     func viewMessagesGoWithTheirView() throws {
         let model = try TUIFixtures.model()

@@ -829,6 +829,11 @@ struct WorkbenchTests {
         #expect(screen.contains("an earlier session's answer"), "\(screen)")
         #expect(screen.contains("HTTP/1.1 200"))
         let earlier = try #require(again.model.compose.response?.message)
+        // A narrow panel wraps the line rather than cut its time (found by a new user's trial).
+        let narrow = render(again.model, rows: 30, columns: 120)
+        let when = earlier.startedAt.dayAndClockText(using: again.model.clock)
+        let parts = when.split(separator: " ")
+        #expect(parts.count == 2 && parts.allSatisfy { narrow.contains($0) } && narrow.contains("s sends it now"), "\(narrow)")
         again.model.handle(.character("s"))
         try await pump(again) { again.model.live.rows.first?.message != nil }
         #expect(!render(again.model).contains("an earlier session's answer"))
