@@ -110,17 +110,21 @@ public struct WorkspaceRunner: Sendable {
             let priorityFirst = session.workspace.group(named: name)?.priorityFirst ?? false
             let started = Locked<GroupHandle?>(nil)
             let credentials = SentCredentials(policy: session.redactionPolicy)
+            let times = ExchangeTimes()
             let handle: GroupHandle = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let callbacks = GroupCallbacks(
                         success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) },
                         memberFinished: { handle, member in
                             let secrets = CaseSecrets(credentials: credentials, captured: hiddenCaptures(of: handle))
-                            let (memberCases, nested) = outcomes(of: member, group: name, iteration: iteration, path: [], secrets: secrets)
+                            let (memberCases, nested) = outcomes(of: member, group: name, iteration: iteration, path: [], secrets: secrets, times: times)
                             for runCase in memberCases where !runCase.skipped { memberFinished(runCase) }
                             for result in nested { nestedGroupFinished(result) }
                         },
-                        memberDebug: credentials.record)
+                        memberDebug: { message in
+                            credentials.record(message)
+                            times.record(message)
+                        })
                     let handle = priorityFirst ? agent.startPriorityFirst(group, callbacks: callbacks) : agent.start(group, callbacks: callbacks)
                     started.withLock { $0 = handle }
                     if Task.isCancelled { agent.cancel(handle) }
@@ -129,7 +133,7 @@ public struct WorkspaceRunner: Sendable {
                 if let handle = started.withLock({ $0 }) { agent.cancel(handle) }
             }
             let secrets = CaseSecrets(credentials: credentials, captured: hiddenCaptures(of: handle))
-            let members = handle.members.map { outcomes(of: $0, group: name, iteration: iteration, path: [], secrets: secrets) }
+            let members = handle.members.map { outcomes(of: $0, group: name, iteration: iteration, path: [], secrets: secrets, times: times) }
             var result = RunResult(target: target, iteration: iteration, cases: members.flatMap(\.cases), groupState: handle.state)
             result.nested = members.flatMap(\.nested)
             return result
@@ -140,14 +144,14 @@ public struct WorkspaceRunner: Sendable {
         let started = ContinuousClock.now
         let handleBox = Locked<RequestHandle?>(nil)
         let credentials = SentCredentials(policy: session.redactionPolicy)
-        let outcome: (Response?, RequestError?, Duration?) = await withTaskCancellationHandler {
+        let times = ExchangeTimes()
+        let outcome: (Response?, RequestError?) = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let timing = Locked<Duration?>(nil)
                 let handle = agent.start(request, callbacks: RequestCallbacks(
-                    success: { response in continuation.resume(returning: (response, nil, timing.withLock { $0 })) },
-                    failure: { failure in continuation.resume(returning: (failure.response, failure.error, timing.withLock { $0 })) },
+                    success: { response in continuation.resume(returning: (response, nil)) },
+                    failure: { failure in continuation.resume(returning: (failure.response, failure.error)) },
                     debug: { message in
-                        timing.withLock { $0 = ExchangeOutcome.duration(of: message.timings) }
+                        times.record(message)
                         credentials.record(message)
                     }
                 ))
@@ -158,18 +162,23 @@ public struct WorkspaceRunner: Sendable {
         } onCancel: {
             if let handle = handleBox.withLock({ $0 }) { agent.cancel(handle) }
         }
-        let duration = outcome.2 ?? (ContinuousClock.now - started)
-        return makeCase(name: name, group: nil, iteration: iteration, response: outcome.0, error: outcome.1, duration: duration, expectations: expectations,
-                        hiding: credentials.values(sentBy: handleBox.withLock { $0?.id }))
+        let id = handleBox.withLock { $0?.id }
+        let measured = times.of(id) ?? {
+            let elapsed = ContinuousClock.now - started
+            return ExchangeTimes.Times(shown: elapsed, checked: elapsed)
+        }()
+        return makeCase(name: name, group: nil, iteration: iteration, response: outcome.0, error: outcome.1, times: measured, expectations: expectations,
+                        hiding: credentials.values(sentBy: id))
     }
 
     /// `hiding`: what this request's session log record hides besides the workspace's secrets
     /// (the credentials it sent, the chain captures a log hides).
-    private func makeCase(name: String, group: String?, iteration: Int, response: Response?, error: RequestError?, duration: Duration?,
+    /// `times`: what the report shows of the exchange's duration and what `maxDuration` checks.
+    private func makeCase(name: String, group: String?, iteration: Int, response: Response?, error: RequestError?, times: ExchangeTimes.Times?,
                           expectations: [Expectation], hiding: [String]) -> RunCase {
         // A request refused before it was sent has no latency, and stays out of the run's percentiles.
-        let duration = response == nil && error?.cameBeforeSending == true ? nil : duration
-        let outcome = ExchangeOutcome(response: response, error: error, duration: duration)
+        let times = response == nil && error?.cameBeforeSending == true ? nil : times
+        let outcome = ExchangeOutcome(response: response, error: error, duration: times?.checked)
         // Assertions judge an answer; without one they fail as one (`unansweredFailures`).
         // What a report shows of the answer, and of the error, hides what the session log hides.
         var policy = session.redactionPolicy
@@ -181,20 +190,20 @@ public struct WorkspaceRunner: Sendable {
                 ExpectationFailure(assertion: failure.assertion, expected: policy.redactText(failure.expected), actual: policy.redactText(failure.actual))
             }
         return RunCase(request: name, group: group, iteration: iteration, statusCode: response?.statusCode, error: error,
-                       failures: failures, duration: duration)
+                       failures: failures, duration: times?.shown)
     }
 
     /// The cases of one finished member (every request's of a nested group), and the verdicts
     /// of the groups it is or holds, innermost first (each after its own members), each case
     /// judged once.
     private func outcomes(of member: MemberSnapshot, group: String, iteration: Int,
-                          path: [String], secrets: CaseSecrets) -> (cases: [RunCase], nested: [NestedGroupResult]) {
-        guard let child = member.child else { return (cases(of: member, group: group, iteration: iteration, path: path, secrets: secrets), []) }
+                          path: [String], secrets: CaseSecrets, times: ExchangeTimes) -> (cases: [RunCase], nested: [NestedGroupResult]) {
+        guard let child = member.child else { return (cases(of: member, group: group, iteration: iteration, path: path, secrets: secrets, times: times), []) }
         let path = path + [member.label]
         var memberCases: [RunCase] = []
         var nested: [NestedGroupResult] = []
         for inner in child.members {
-            let outcome = outcomes(of: inner, group: group, iteration: iteration, path: path, secrets: secrets)
+            let outcome = outcomes(of: inner, group: group, iteration: iteration, path: path, secrets: secrets, times: times)
             memberCases += outcome.cases
             nested += outcome.nested
         }
@@ -209,7 +218,7 @@ public struct WorkspaceRunner: Sendable {
 
     /// The cases of one member that is not a group that ran: a request's, or those of a nested
     /// group that never started.
-    private func cases(of member: MemberSnapshot, group: String, iteration: Int, path: [String], secrets: CaseSecrets) -> [RunCase] {
+    private func cases(of member: MemberSnapshot, group: String, iteration: Int, path: [String], secrets: CaseSecrets, times: ExchangeTimes) -> [RunCase] {
         // A nested group that never started has no handle: its requests are listed as not run,
         // as they are when its top-level group never ran.
         if case .group(let name)? = reference(of: member, path: path, group: group) {
@@ -219,9 +228,13 @@ public struct WorkspaceRunner: Sendable {
             return [RunCase(request: member.label, group: group, path: path, iteration: iteration, failures: [], skipped: true)]
         }
         let expectations = session.workspace.request(named: member.label)?.expectations ?? []
-        let duration = member.duration.map { Duration.microseconds(Int64(($0 * 1_000_000).rounded())) }
+        // The member's own times, as for a request run alone; the group's clock for one without.
+        let measured = times.of(member.requestID) ?? member.duration.map {
+            let wall = Duration.microseconds(Int64(($0 * 1_000_000).rounded()))
+            return ExchangeTimes.Times(shown: wall, checked: wall)
+        }
         var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,
-                               duration: duration, expectations: expectations, hiding: secrets.values(for: member.requestID))
+                               times: measured, expectations: expectations, hiding: secrets.values(for: member.requestID))
         runCase.path = path
         // Never started: cancelled while waiting, or left out when its chain stopped (which
         // carries no error), either way not run, never a pass.

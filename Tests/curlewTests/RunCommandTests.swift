@@ -1,4 +1,5 @@
 import CurlewDemoServer
+import CurlewSessions
 import CurlewTestSupport
 import Foundation
 import Testing
@@ -53,6 +54,33 @@ struct RunCommandTests {
         let directory = NSTemporaryDirectory() + "curlew-run-\(tag)-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return (directory, directory + "/curlew.yaml")
+    }
+
+    @Test("each request's time in the report is the one its session log gives, alone and in a group, time queued included (found by a new user's trial: a group's members were timed by the group's clock)")
+    func reportedTimesAreTheLogs() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("times")
+        try """
+        config: {baseURL: "\(server.baseURL)", maxConnectionsPerHost: 1}
+        requests:
+          a: {url: /delay/0.2}
+          b: {url: /delay/0.2}
+        groups:
+          both: {batch: [a, b]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--request", "a", "--group", "both", "--log", directory + "/run.jsonl"])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        let reported = result.output.split(separator: "\n").compactMap { line -> Double? in
+            guard line.contains(": 200 "), let number = line.split(separator: " ").dropLast().last else { return nil }
+            return Double(number)
+        }
+        let logged = try SessionLogReader.read(path: directory + "/run.jsonl").messages.compactMap { $0.timings.map { Double($0.elapsed) / 1000 } }
+        #expect(reported.count == 3 && logged.count == 3, "\(result.output)")
+        for (shown, elapsed) in zip(reported, logged) {
+            #expect(abs(shown - elapsed) <= 0.051, "report \(shown) ms, log \(elapsed) ms")
+        }
+        // The member that waited for the one connection shows the wait, as the log does.
+        #expect((reported.max() ?? 0) >= 350, "\(reported)")
     }
 
     @Test("exit 0 when everything passes; the JUnit report and the log are written, the secret is in neither")

@@ -1,0 +1,29 @@
+import CurlewAgent
+import CurlewLocking
+
+/// Each request's times in a run, from its debug message: what the report shows (from
+/// submission to the last byte, as `log show` and the interface do) and what a `maxDuration`
+/// assertion checks (the network's total, `ExchangeOutcome.duration(of:)`).
+final class ExchangeTimes: Sendable {
+    /// A request's two times.
+    struct Times {
+        /// From submission to the last byte: time queued included.
+        var shown: Duration
+        /// The network's total, without time queued.
+        var checked: Duration
+    }
+
+    private let byRequest = Locked<[UInt64: Times]>([:])
+
+    /// Keeps `message`'s times; a request's `debug` callback.
+    @Sendable func record(_ message: DebugMessage) {
+        guard let timings = message.timings, let checked = ExchangeOutcome.duration(of: timings) else { return }
+        byRequest.withLock { $0[message.requestID] = Times(shown: .microseconds(timings.elapsed), checked: checked) }
+    }
+
+    /// The times of the request `id`; nil for one without a debug message with timings.
+    func of(_ id: UInt64?) -> Times? {
+        guard let id else { return nil }
+        return byRequest.withLock { $0[id] }
+    }
+}
