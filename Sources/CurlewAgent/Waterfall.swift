@@ -88,6 +88,12 @@ extension DebugMessage {
         requestWentOut || timings.map { $0.dns != nil || $0.connect != nil || $0.tls != nil || $0.redirect != nil } ?? false
     }
 
+    /// Which connection the exchange used, as the waterfall's title and `curlew send` say it.
+    public var connectionKind: String {
+        guard leftTheQueue else { return "no connection" }
+        return connection?.reused == true ? "reused connection" : "new connection"
+    }
+
     /// How far the exchange got.
     public var reach: ExchangeReach {
         ExchangeReach(requestWentOut: requestWentOut, receiveHappened: receiveHappened, leftTheQueue: leftTheQueue)

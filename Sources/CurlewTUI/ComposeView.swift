@@ -134,9 +134,13 @@ enum ComposeView {
             let when = state.message.startedAt.dayAndClockText(using: model.clock)
             footer.append(("an earlier session's answer (\(when))" + (model.canSend ? " · s sends it now" : ""), .warning))
         }
-        // Each wrapped to the panel, so a narrow one loses no word of it.
+        // Each wrapped to the panel, so a narrow one loses no word of a short line; a long one
+        // (a failed check's values) keeps two rows, the second ending in "…".
         footer = footer.flatMap { line in
-            TextWidth.wrap(line.text.trimmingCharacters(in: .whitespaces), to: max(1, area.width - 1)).map { (" " + $0, line.style) }
+            let width = max(1, area.width - 1)
+            var rows = TextWidth.wrap(line.text.trimmingCharacters(in: .whitespaces), to: width)
+            if rows.count > 2 { rows = [rows[0], TextWidth.truncate(rows[1] + " …", to: width)] }
+            return rows.map { (" " + $0, line.style) }
         }
         let shown = min(footer.count, max(0, area.height - 3))
         DetailView.draw(&state, hiding: model.secretsHiding, in: Rect(row: area.row, column: area.column, height: area.height - shown, width: area.width), into: &frame)

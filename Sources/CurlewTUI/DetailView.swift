@@ -61,9 +61,8 @@ enum DetailView {
             return
         }
         let connection = message.connection
-        let reused = connection?.reused ?? false
         var row = area.row + 1
-        frame.put("Timing waterfall (\(reused ? "reused connection" : "new connection"))", row: area.row, column: area.column, style: .title)
+        frame.put("Timing waterfall (\(message.connectionKind))", row: area.row, column: area.column, style: .title)
         for phase in rows {
             frame.put(TextWidth.fit(phase.phase, to: 10), row: row, column: area.column)
             frame.put(TextWidth.fitRight(phase.duration, to: 11), row: row, column: area.column + 10, style: phase.bar == nil ? .dim : .plain)
@@ -83,7 +82,7 @@ enum DetailView {
             ("remote", connection.remoteIP.isEmpty ? "-" : "\(connection.remoteIP):\(connection.remotePort)"),
             ("local", connection.localIP.isEmpty ? "-" : "\(connection.localIP):\(connection.localPort)"),
             ("HTTP", connection.httpVersion.isEmpty ? "-" : connection.httpVersion),
-            ("connection", reused ? "reused" : connection.newConnections == 0 ? "none made" : "new (\(connection.newConnections) opened)"),
+            ("connection", connection.reused ? "reused" : connection.newConnections == 0 ? "none made" : "new (\(connection.newConnections) opened)"),
             ("redirects", "\(connection.redirectCount)"),
             ("bytes", "\(connection.bytesSent) sent, \(connection.bytesReceived) received"),
         ]

@@ -48,7 +48,7 @@ enum HistoryView {
             let when = (offset < state.fromThisSession ? "● " : "  ") + message.startedAt.dayAndClockText(using: clock)
             let line = TextWidth.fit(when, to: 27) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
                 + "\(message.original?.method ?? "?") \(message.original.map { hiding?.redactText($0.url) ?? $0.url } ?? "")"
-            let style: Style = offset == state.selected ? .selected : (message.response.map { Style.status($0.statusCode) } ?? .bad)
+            let style: Style = offset == state.selected ? .selected : MessageRows.style(of: message)
             frame.putLine(TextWidth.truncate(line, to: area.width - 2), row: row, column: area.column + 1, width: area.width - 2, style: style)
         }
     }
@@ -64,7 +64,7 @@ extension AppModel {
         history = HistoryState(name: name, thisSession: thisSession, earlier: recentAnswers[name] ?? [])
         let text = switch (history?.entries.isEmpty ?? true, history?.fromThisSession ?? 0) {
         case (true, _): "no exchanges of \(name) yet"
-        case (false, 0): "from earlier sessions' logs: not sent in this session yet"
+        case (false, 0): "from earlier sessions' logs: none finished in this session yet"
         default: "● marks this session's exchanges"
         }
         say(text, about: .history)

@@ -19,6 +19,12 @@ enum MessageRows {
         message.response.map { String($0.statusCode) } ?? (message.state == .cancelled ? "cancl" : "ERR")
     }
 
+    /// A finished exchange's row style: dim when cancelled, bad for an error without an answer,
+    /// else its status's.
+    static func style(of message: DebugMessage) -> Style {
+        message.state == .cancelled ? .dim : message.error != nil && message.response == nil ? .bad : .status(message.response?.statusCode)
+    }
+
     /// The text and style of a row for a request that may still be running.
     /// `hiding`: the policy whose secrets (a URL's secret query parameters) the row hides, nil
     /// while they are revealed.
@@ -36,7 +42,7 @@ enum MessageRows {
         let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? ""
         let size = message.response.map { ByteCountText.of($0.body.size) } ?? ""
         let shownURL = message.error.map { "\(url)  ✗ \($0.kind.rawValue)" } ?? url
-        let style: Style = message.state == .cancelled ? .dim : message.error != nil && message.response == nil ? .bad : .status(message.response?.statusCode)
+        let style = Self.style(of: message)
         return (columns(time: time, method: message.original?.method ?? info.method, status: status, duration: duration, size: size, url: shownURL, width: width), style)
     }
 }

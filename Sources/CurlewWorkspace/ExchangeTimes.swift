@@ -15,10 +15,16 @@ final class ExchangeTimes: Sendable {
 
     private let byRequest = Locked<[UInt64: Times]>([:])
 
-    /// Keeps `message`'s times; a request's `debug` callback.
+    /// Keeps `message`'s times; a request's `debug` callback. A retried request's later attempts
+    /// have ids of their own: each message names every attempt so far, so the request's first id
+    /// (its handle's, a group member's) finds its latest attempt's times.
     @Sendable func record(_ message: DebugMessage) {
         guard let timings = message.timings, let checked = ExchangeOutcome.duration(of: timings) else { return }
-        byRequest.withLock { $0[message.requestID] = Times(shown: .microseconds(timings.elapsed), checked: checked) }
+        let times = Times(shown: .microseconds(timings.elapsed), checked: checked)
+        let attempts = message.pipeline?.attempts.map(\.requestID) ?? []
+        byRequest.withLock { byRequest in
+            for id in [message.requestID] + attempts { byRequest[id] = times }
+        }
     }
 
     /// The times of the request `id`; nil for one without a debug message with timings.

@@ -63,7 +63,7 @@ struct ExchangeReport {
         var parts: [String] = []
         if !connection.remoteIP.isEmpty { parts.append("\(connection.remoteIP):\(connection.remotePort)") }
         if !connection.httpVersion.isEmpty { parts.append("HTTP/\(connection.httpVersion)") }
-        parts.append(connection.reused ? "reused connection" : "new connection")
+        parts.append(message.connectionKind)
         if let uses = connection.requestsOnConnection, uses > 1 { parts.append("request \(uses) on it") }
         if connection.redirectCount > 0 { parts.append("\(connection.redirectCount) redirect(s)") }
         parts.append("\(connection.bytesSent) B sent, \(connection.bytesReceived) B received")

@@ -81,6 +81,7 @@ struct LogToolsTests {
         waited.error = RequestError(.cancelled, "cancelled")
         waited.timings = TimingBreakdown(queued: 1_005_000, dns: nil, connect: nil, tls: nil, send: 0, wait: 0, receive: 0, redirect: nil, total: 0)
         #expect(!waited.leftTheQueue && waited.phase(named: "total") == nil && waited.phase(named: "queued") == 1_005_000)
+        #expect(waited.connectionKind == "no connection", "the waterfall's title and curlew send say it made none")
         let rows = waited.waterfall(width: 20) ?? []
         #expect(rows.filter { $0.phase != "queued" }.allSatisfy { $0.bar == nil && $0.reason == "never left the queue" }, "\(rows)")
         let answered = Self.message(2, "GET", "http://h/delay/1", status: 200, total: 1_005_000, wait: 1_000_000, dns: 10)

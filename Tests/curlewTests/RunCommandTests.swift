@@ -83,6 +83,28 @@ struct RunCommandTests {
         #expect((reported.max() ?? 0) >= 350, "\(reported)")
     }
 
+    @Test("a retried request's time is its last attempt's, as its session log has it, and maxDuration checks that attempt's network time (found by a review: the run fell back to the clock around all attempts)")
+    func retriedRequestsTimeIsItsLastAttempts() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("retry")
+        let key = uniqueTag()
+        try """
+        config:
+          baseURL: "\(server.baseURL)"
+          retry: {maxRetries: 2, backoff: fixed, delay: 400ms}
+        requests:
+          flaky:
+            url: /flaky/1?key=\(key)
+            expect: {status: 200, maxDuration: 300ms}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await CurlewProcess.run(["run", path, "--log", directory + "/run.jsonl"])
+        #expect(result.status == 0, "the 400 ms between attempts is not the request's time: \(result.output)\(result.error)")
+        let line = try #require(result.output.split(separator: "\n").first { $0.contains("flaky: 200") })
+        let shown = try #require(line.split(separator: " ").dropLast().last.flatMap { Double($0) })
+        let last = try #require(try SessionLogReader.read(path: directory + "/run.jsonl").messages.last?.timings)
+        #expect(abs(shown - Double(last.elapsed) / 1000) <= 0.051 && shown < 300, "\(line)")
+    }
+
     @Test("exit 0 when everything passes; the JUnit report and the log are written, the secret is in neither")
     func passing() async throws {
         let server = try await TestServer.shared()
