@@ -128,17 +128,17 @@ enum ComposeView {
             // A failed check names the value it found, which may be a secret (a `$.token`).
             let summary = model.secretsHiding?.redactText(checks.summary) ?? checks.summary
             // Passed is good, failed bad; unchecked (a cancelled exchange) neither.
-            footer.append((" " + summary, checks.failures.isEmpty ? (checks.unanswered ? .dim : .good) : .bad))
+            footer.append((summary, checks.failures.isEmpty ? (checks.unanswered ? .dim : .good) : .bad))
         }
         if model.compose.answeredEarlier {
             let when = state.message.startedAt.dayAndClockText(using: model.clock)
             footer.append(("an earlier session's answer (\(when))" + (model.canSend ? " · s sends it now" : ""), .warning))
         }
-        // Each wrapped to the panel, so a narrow one loses no word of a short line; a long one
-        // (a failed check's values) keeps two rows, the second ending in "…".
+        // Each wrapped to the panel, one space in, so a narrow one loses no word of a short line;
+        // a long one (a failed check's values) keeps two rows, the second ending in "…".
+        let width = max(1, area.width - 1)
         footer = footer.flatMap { line in
-            let width = max(1, area.width - 1)
-            var rows = TextWidth.wrap(line.text.trimmingCharacters(in: .whitespaces), to: width)
+            var rows = TextWidth.wrap(line.text, to: width)
             if rows.count > 2 { rows = [rows[0], TextWidth.truncate(rows[1] + " …", to: width)] }
             return rows.map { (" " + $0, line.style) }
         }

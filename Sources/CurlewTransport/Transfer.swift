@@ -345,8 +345,13 @@ final class Transfer {
 
     func markAdded() {
         addedAt = DispatchTime.now().uptimeNanoseconds
-        hopStartedAt = addedAt
         lastProgressAt = addedAt
+        startHop(at: addedAt)
+    }
+
+    /// The hop handed to libcurl at `now`: the stamps of the hop before are forgotten.
+    private func startHop(at now: UInt64) {
+        hopStartedAt = now
         readyAt = 0
         requestsSentThisHop = 0
         handle.clearStamps()
@@ -399,10 +404,7 @@ final class Transfer {
         handle.reset()
         form = nil
         held = PendingTransfer(id: id, request: next, submittedAt: submittedAt)
-        hopStartedAt = DispatchTime.now().uptimeNanoseconds
-        readyAt = 0
-        requestsSentThisHop = 0
-        handle.clearStamps()
+        startHop(at: DispatchTime.now().uptimeNanoseconds)
         return configure()
     }
 

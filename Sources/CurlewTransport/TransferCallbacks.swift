@@ -56,21 +56,21 @@ enum TransferCallbacks {
     /// Their user data is the `EasyHandle`, which outlives every exchange run on it, so the
     /// options are set once per handle, not per exchange; each runs once per new connection.
     static let resolverStart: curlew_resolver_start_callback = { _, _, context in
-        if let context {
-            Unmanaged<EasyHandle>.fromOpaque(context)._withUnsafeGuaranteedRef {
-                if $0.resolveStartedAt == 0 { $0.resolveStartedAt = DispatchTime.now().uptimeNanoseconds }
-            }
-        }
+        stampOnce(\.resolveStartedAt, of: context)
         return 0
     }
 
     static let socketOpened: curlew_sockopt_callback = { context, _, _ in
-        if let context {
-            Unmanaged<EasyHandle>.fromOpaque(context)._withUnsafeGuaranteedRef {
-                if $0.socketOpenedAt == 0 { $0.socketOpenedAt = DispatchTime.now().uptimeNanoseconds }
-            }
-        }
+        stampOnce(\.socketOpenedAt, of: context)
         return Int32(CURL_SOCKOPT_OK)
+    }
+
+    /// Sets the `EasyHandle` stamp `stamp` to now unless the hop has it already.
+    private static func stampOnce(_ stamp: ReferenceWritableKeyPath<EasyHandle, UInt64>, of context: UnsafeMutableRawPointer?) {
+        guard let context else { return }
+        Unmanaged<EasyHandle>.fromOpaque(context)._withUnsafeGuaranteedRef {
+            if $0[keyPath: stamp] == 0 { $0[keyPath: stamp] = DispatchTime.now().uptimeNanoseconds }
+        }
     }
 
     static let debug: curlew_debug_callback = { _, type, data, size, context in

@@ -11,6 +11,17 @@ final class ExchangeTimes: Sendable {
         var shown: Duration
         /// The network's total, without time queued.
         var checked: Duration
+
+        init(shown: Duration, checked: Duration) {
+            self.shown = shown
+            self.checked = checked
+        }
+
+        /// One time for both, for a request without a debug message's timings: `wall`, measured
+        /// around it by the caller.
+        init(wall: Duration) {
+            self.init(shown: wall, checked: wall)
+        }
     }
 
     private let byRequest = Locked<[UInt64: Times]>([:])

@@ -163,10 +163,7 @@ public struct WorkspaceRunner: Sendable {
             if let handle = handleBox.withLock({ $0 }) { agent.cancel(handle) }
         }
         let id = handleBox.withLock { $0?.id }
-        let measured = times.of(id) ?? {
-            let elapsed = ContinuousClock.now - started
-            return ExchangeTimes.Times(shown: elapsed, checked: elapsed)
-        }()
+        let measured = times.of(id) ?? ExchangeTimes.Times(wall: ContinuousClock.now - started)
         return makeCase(name: name, group: nil, iteration: iteration, response: outcome.0, error: outcome.1, times: measured, expectations: expectations,
                         hiding: credentials.values(sentBy: id))
     }
@@ -230,8 +227,7 @@ public struct WorkspaceRunner: Sendable {
         let expectations = session.workspace.request(named: member.label)?.expectations ?? []
         // The member's own times, as for a request run alone; the group's clock for one without.
         let measured = times.of(member.requestID) ?? member.duration.map {
-            let wall = Duration.microseconds(Int64(($0 * 1_000_000).rounded()))
-            return ExchangeTimes.Times(shown: wall, checked: wall)
+            ExchangeTimes.Times(wall: .microseconds(Int64(($0 * 1_000_000).rounded())))
         }
         var runCase = makeCase(name: member.label, group: group, iteration: iteration, response: member.response, error: member.error,
                                times: measured, expectations: expectations, hiding: secrets.values(for: member.requestID))

@@ -202,11 +202,7 @@ struct LogCommand: ParsableCommand {
                 pairs = [(match.message, chosen, "\(leftPath)#\(match.number) ↔ \(right)")]
             } else {
                 let paired = Self.pairUp(leftNumbered.exchanges, rightNumbered.exchanges)
-                let rightByNumber = Dictionary(uniqueKeysWithValues: rightNumbered.exchanges.map { ($0.number, $0.message) })
-                for exchange in leftNumbered.exchanges {
-                    guard let partner = paired.partners[exchange.number], let message = rightByNumber[partner] else { continue }
-                    pairs.append((exchange.message, message, Self.key(exchange.message)))
-                }
+                pairs = paired.pairs.map { ($0.left.message, $0.right.message, Self.key($0.left.message)) }
                 if pairs.isEmpty { throw RunCommand.usageFailure("no exchange of \(left) has a match (by name, else method and path) in \(right)") }
                 unpaired = [(left, paired.leftAlone), (right, paired.rightAlone)].filter { !$0.exchanges.isEmpty }
             }
@@ -268,8 +264,7 @@ struct LogCommand: ParsableCommand {
             if sameLog {
                 match = like.last { $0.number < chosen.number } ?? like.first { $0.number > chosen.number }
             } else {
-                let partner = pairUp(log.exchanges, other.exchanges).partners[chosen.number]
-                match = partner.flatMap { partner in other.exchanges.first { $0.number == partner } }
+                match = pairUp(log.exchanges, other.exchanges).pairs.first { $0.left.number == chosen.number }?.right
             }
             guard let match else {
                 let wanted = key.name.map { "named \"\($0)\", or unnamed and \(key.endpoint)" } ?? key.endpoint
@@ -283,25 +278,28 @@ struct LogCommand: ParsableCommand {
 
         /// Two logs' exchanges paired as `diff` pairs them, in two passes: exchanges named on both
         /// sides by name, in order; then what is left by method and path where at least one side
-        /// has no name. `partners` maps a left entry number to its right one.
+        /// has no name. The pairs come in the left log's order.
         static func pairUp(_ left: [(number: Int, message: DebugMessage)], _ right: [(number: Int, message: DebugMessage)])
-            -> (partners: [Int: Int], leftAlone: [(number: Int, message: DebugMessage)], rightAlone: [(number: Int, message: DebugMessage)]) {
+            -> (pairs: [(left: (number: Int, message: DebugMessage), right: (number: Int, message: DebugMessage))],
+                leftAlone: [(number: Int, message: DebugMessage)], rightAlone: [(number: Int, message: DebugMessage)]) {
             // Each exchange's key made once, not again for every exchange it is compared with.
             let leftKeys = left.map { PairingKey($0.message) }
             let rightKeys = right.map { PairingKey($0.message) }
+            // The partner of each left exchange, by their places in the two lists.
             var partners: [Int: Int] = [:]
             var taken = Set<Int>()
             for byName in [true, false] {
-                for (index, exchange) in left.enumerated() where partners[exchange.number] == nil {
+                for index in left.indices where partners[index] == nil {
                     let key = leftKeys[index]
                     guard let match = right.indices.first(where: { candidate in
                         !taken.contains(candidate) && (key.name != nil && rightKeys[candidate].name != nil) == byName && key.pairs(with: rightKeys[candidate])
                     }) else { continue }
-                    partners[exchange.number] = right[match].number
+                    partners[index] = match
                     taken.insert(match)
                 }
             }
-            return (partners, left.filter { partners[$0.number] == nil }, right.indices.filter { !taken.contains($0) }.map { right[$0] })
+            let pairs = left.indices.compactMap { index in partners[index].map { (left: left[index], right: right[$0]) } }
+            return (pairs, left.indices.filter { partners[$0] == nil }.map { left[$0] }, right.indices.filter { !taken.contains($0) }.map { right[$0] })
         }
 
         /// What pairs an exchange with another: its name, and its method and path with numbers
