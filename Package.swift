@@ -126,7 +126,7 @@ let package = Package(
             "CurlewLocking", "CurlewAgent", "CurlewTransport", "CurlewSessions", "CurlewSigning", "CurlewTestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "CurlewSessionsTests", dependencies: ["CurlewSessions", "CurlewAgent", "CurlewLocking", "CurlewTestSupport"]),
-        .testTarget(name: "CurlewWorkspaceTests", dependencies: ["CurlewWorkspace", "CurlewOpenAPI", "CurlewAgent", "CurlewSessions", "CurlewTestSupport"]),
+        .testTarget(name: "CurlewWorkspaceTests", dependencies: ["CurlewWorkspace", "CurlewOpenAPI", "CurlewAgent", "CurlewSessions", "CurlewLocking", "CurlewTestSupport"]),
         .testTarget(name: "CurlewDemoServerTests", dependencies: ["CurlewDemoServer", "CurlewAgent", "CurlewLocking", "CurlewTestSupport"]),
         .testTarget(
             name: "CurlewTUITests",

@@ -248,6 +248,18 @@ public struct DebugMessage: Sendable, Equatable, Codable {
         return body.data.isEmpty && body.size > 0
     }
 
+    /// Every exchange id this message answers for: its own, and each earlier attempt's of the same
+    /// request. A retry's exchanges have ids of their own, while the request's handle (a group
+    /// member's too) keeps its first attempt's: a record kept by request finds the latest
+    /// attempt under any of them.
+    public var answeredRequestIDs: [UInt64] {
+        var ids = [requestID]
+        for attempt in pipeline?.attempts ?? [] where !ids.contains(attempt.requestID) {
+            ids.append(attempt.requestID)
+        }
+        return ids
+    }
+
     public init(
         requestID: UInt64, name: String?, groupID: UInt64? = nil, step: Int? = nil, state: RequestState,
         startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,

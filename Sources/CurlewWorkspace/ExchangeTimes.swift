@@ -26,15 +26,14 @@ final class ExchangeTimes: Sendable {
 
     private let byRequest = Locked<[UInt64: Times]>([:])
 
-    /// Keeps `message`'s times; a request's `debug` callback. A retried request's later attempts
-    /// have ids of their own: each message names every attempt so far, so the request's first id
-    /// (its handle's, a group member's) finds its latest attempt's times.
+    /// Keeps `message`'s times; a request's `debug` callback. A retried request's latest attempt
+    /// is found under each of its attempts' ids (`DebugMessage.answeredRequestIDs`).
     @Sendable func record(_ message: DebugMessage) {
         guard let timings = message.timings, let checked = ExchangeOutcome.duration(of: timings) else { return }
         let times = Times(shown: .microseconds(timings.elapsed), checked: checked)
-        let attempts = message.pipeline?.attempts.map(\.requestID) ?? []
+        let ids = message.answeredRequestIDs
         byRequest.withLock { byRequest in
-            for id in [message.requestID] + attempts { byRequest[id] = times }
+            for id in ids { byRequest[id] = times }
         }
     }
 

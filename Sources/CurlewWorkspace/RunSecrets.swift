@@ -12,11 +12,19 @@ final class SentCredentials: Sendable {
         self.policy = policy
     }
 
-    /// Keeps what `message`'s request sent to hide; a request's `debug` callback.
+    /// Keeps what `message`'s request sent to hide; a request's `debug` callback. What a retried
+    /// request's later attempt sent (a new signature, a cookie its answer set) is kept under
+    /// every attempt's id too (`DebugMessage.answeredRequestIDs`), so the request's first id,
+    /// which its report asks with, hides it.
     @Sendable func record(_ message: DebugMessage) {
         let values = policy.credentialValues(in: message)
         guard !values.isEmpty else { return }
-        byRequest.withLock { $0[message.requestID, default: []] += values }
+        let ids = message.answeredRequestIDs
+        byRequest.withLock { byRequest in
+            for id in ids {
+                byRequest[id, default: []] += values.filter { !(byRequest[id]?.contains($0) ?? false) }
+            }
+        }
     }
 
     /// What the request `id` sent to hide; none for a request never sent.

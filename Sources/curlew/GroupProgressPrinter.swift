@@ -8,14 +8,19 @@ final class GroupProgressPrinter: NetworkObserver {
     /// When each running member started, by the agent's clock (`MemberUpdate.at`).
     private let started = Locked<[String: ContinuousClock.Instant]>([:])
     /// Member requests' own elapsed time, from their debug messages (which arrive before the
-    /// member's end), so the printed time is the request's, not the gap between two deliveries.
-    private let elapsedByRequest = Locked<[UInt64: Int64]>([:])
+    /// member's end), so the printed time is the request's, not the gap between two deliveries;
+    /// kept under every id the message answers for (a retried member's attempts have their own),
+    /// with those ids, so the member's end removes them all.
+    private let elapsedByRequest = Locked<[UInt64: (elapsed: Int64, ids: [UInt64])]>([:])
     /// What the printed captures hide: a value named like a credential.
     private let redaction = RedactionPolicy()
 
     func requestDidProduce(_ message: DebugMessage) {
         guard message.groupID != nil, let timings = message.timings else { return }
-        elapsedByRequest.withLock { $0[message.requestID] = timings.elapsed }
+        let ids = message.answeredRequestIDs
+        elapsedByRequest.withLock { byRequest in
+            for id in ids { byRequest[id] = (timings.elapsed, ids) }
+        }
     }
 
     func requestGroup(_ event: GroupEvent) {
@@ -29,7 +34,13 @@ final class GroupProgressPrinter: NetworkObserver {
             }
             guard update.state.isTerminal else { return }
             let waited = started.withLock { $0.removeValue(forKey: key) }.map { (update.at - $0).wholeMicroseconds }
-            let own = update.requestID.flatMap { id in elapsedByRequest.withLock { $0.removeValue(forKey: id) } }
+            let own = update.requestID.flatMap { id in
+                elapsedByRequest.withLock { byRequest -> Int64? in
+                    guard let entry = byRequest[id] else { return nil }
+                    for answered in entry.ids { byRequest[answered] = nil }
+                    return entry.elapsed
+                }
+            }
             let duration = (own ?? waited).map(TimingBreakdown.format) ?? "-"
             let outcome: String = switch update.state {
             case .succeeded: "✓ \(update.statusCode.map(String.init) ?? "ok")"
