@@ -55,6 +55,8 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
     private var inputClosed = false
     /// An answer stalled for good (`/fault/stall`): requests after it are read and dropped.
     private var stalled = false
+    /// The next request on the connection is met with a close (`/fault/drop-reused`).
+    private var dropsNextRequest = false
 
     init(routes: DemoRoutes, recorder: RequestRecorder) {
         self.routes = routes
@@ -147,6 +149,10 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
 
     private func answer(_ request: DemoRequest, bodyTooLarge: Bool, context: ChannelHandlerContext) {
         answering = true
+        if dropsNextRequest {
+            context.close(promise: nil)
+            return
+        }
         let action: DemoAction = bodyTooLarge
             ? .respond(.json(["error": "request body larger than \(Self.maxRequestBody) bytes"], status: 413))
             : routes.action(for: request)
@@ -240,6 +246,10 @@ final class DemoConnectionHandler: ChannelDuplexHandler {
             }
         case .closeWithoutResponse:
             context.close(promise: nil)
+        case .respondThenDropNext(let response):
+            // An answer that closes the connection anyway leaves no next request to drop.
+            dropsNextRequest = keepAlive
+            ended(write(response, keepAlive: keepAlive, includeBody: includeBody, context: context), keepAlive: keepAlive, context: context)
         case .stallAfterHead(let response):
             send(context: context, bytes: response.head(keepAlive: true, bodyLength: nil))
             // Never ends: nothing after it is answered, and the connection is read on, so a

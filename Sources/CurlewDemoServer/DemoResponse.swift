@@ -85,6 +85,9 @@ enum DemoAction: Sendable {
     case resetMidBody(DemoResponse, sentBytes: Int)
     /// Closes the connection without a response.
     case closeWithoutResponse
+    /// Responds, keeping the connection open, then closes it without an answer when the next
+    /// request arrives on it.
+    case respondThenDropNext(DemoResponse)
     /// Sends the head, then nothing, keeping the connection open.
     case stallAfterHead(DemoResponse)
     /// Writes these bytes as they are, then closes.

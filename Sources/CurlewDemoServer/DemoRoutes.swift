@@ -529,7 +529,7 @@ final class DemoRoutes: Sendable {
 
     // MARK: Faults
 
-    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "many-headers", "two-lengths", "lenient-length", "repeated-length", "informational-only"]
+    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "many-headers", "two-lengths", "lenient-length", "repeated-length", "informational-only", "drop-reused"]
 
     private func fault(_ argument: String?) -> DemoAction {
         let head = DemoResponse(status: 200, headers: [("Content-Type", "text/plain"), ("Content-Length", "1000")])
@@ -571,6 +571,9 @@ final class DemoRoutes: Sendable {
         case "informational-only":
             // A 1xx status (which a final answer must follow), then a body with no status line.
             return .rawThenClose(Array("HTTP/1.1 150 Weird\r\nContent-Length: 2\r\n\r\nhi".utf8))
+        case "drop-reused":
+            // A server whose idle timeout strikes just as a kept connection is used again.
+            return .respondThenDropNext(.json(["dropsNextRequest": true]))
         default:
             return .respond(.json(["error": "faults: \(Self.faults.joined(separator: ", "))"], status: 404))
         }

@@ -294,6 +294,27 @@ struct TransferEngineTests {
         #expect(second.connection.localPort == first.connection.localPort, "same socket")
     }
 
+    @Test("a request libcurl sends again in one hop (its reused connection closed on it before any answer) is answered on a new connection; its capture is the request that was answered, its phases add up, and the first try is not counted as queued")
+    func resentOnANewConnection() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness(configuration: .init(maxConnectionsPerHost: 1, maxTotalConnections: 1))
+        let tag = uniqueTag()
+        let first = await harness.run(TransferRequest(url: "\(server.baseURL)/fault/drop-reused?\(tag)-first"))
+        #expect(first.statusCode == 200)
+        let second = await harness.run(TransferRequest(url: "\(server.baseURL)/get?\(tag)-second"))
+        #expect(second.error == nil && second.statusCode == 200, "\(String(describing: second.error))")
+        // The server saw it twice: on the kept connection, which it closed, then on a new one.
+        #expect(server.receivedRequests.filter { $0.uri.contains("\(tag)-second") }.count == 2)
+        #expect(second.connection.newConnections == 1 && !second.connection.reused, "\(second.connection)")
+        let head = String(decoding: second.requestHead, as: UTF8.self)
+        #expect(head.hasPrefix("GET /get?\(tag)-second HTTP/1.1") && head.components(separatedBy: "GET ").count == 2, "one request captured: \(head)")
+        let timings = second.timings
+        let phases = (timings.dns ?? 0) + (timings.connect ?? 0) + timings.send + timings.wait + timings.receive
+        #expect(phases == timings.total, "the phases add up: \(timings)")
+        #expect(timings.connect != nil && timings.wait > 0, "\(timings)")
+        #expect(timings.queued < 200_000, "nothing waited for a connection: \(timings)")
+    }
+
     @Test("a redirect to a Location that is not UTF-8 goes where its bytes say, percent-encoded")
     func redirectToRawBytes() async throws {
         let server = try ScriptedServer { line in
