@@ -8,9 +8,10 @@ enum ThreadPreemptions {
     /// Linux's `RUSAGE_THREAD`, which Glibc's module leaves out (it is a GNU extension).
     private static let callingThread = __rusage_who_t(1)
 
+    /// The count so far; 0 if the kernel cannot say (then no change is ever seen).
     static func count() -> Int {
         var usage = rusage()
-        getrusage(callingThread, &usage)
+        guard getrusage(callingThread, &usage) == 0 else { return 0 }
         return usage.ru_nivcsw
     }
 }

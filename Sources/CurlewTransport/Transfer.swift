@@ -69,15 +69,11 @@ final class Transfer {
     @exclusivity(unchecked) private var requestBodySize: Int64 = 0
     /// Whether the current hop's request has a body (or upload) to send after its head.
     @exclusivity(unchecked) private var hopSendsBody = false
-    /// When the hop's request was last seen going out (its head's or body's latest bytes), as
-    /// stamped on the transfer thread by the debug callback that follows each write; with the
-    /// wire capture only. A stamp the thread took after it lost its core since the moment
-    /// before is not kept (`stampSend`).
-    @exclusivity(unchecked) private var lastSendAt: UInt64 = 0
-    /// The transfer thread's preemptions (`ThreadPreemptions`) when `lastSendAt`, or the
-    /// request's `readyAt`, was last checked against them.
-    @exclusivity(unchecked) private var preemptionsAtLastSend = 0
-    /// When the latest status line arrived, on the same clock as `lastSendAt`.
+    /// When the hop's request last went out (its head's or body's latest bytes), as stamped on
+    /// the transfer thread by the debug callbacks that follow libcurl's writes; with the wire
+    /// capture only.
+    @exclusivity(unchecked) private var sendStamp = SendStamp()
+    /// When the latest status line arrived, on the same clock as `sendStamp`.
     @exclusivity(unchecked) private var statusLineAt: UInt64 = 0
     /// When libcurl had a connection for the hop's request and was about to send it (about its
     /// pre-transfer mark, which it sets once the request head is written), 0 until
@@ -675,8 +671,7 @@ final class Transfer {
         readyAt = DispatchTime.now().uptimeNanoseconds
         requestsSentThisHop += 1
         guard request.capturesWire else { return }
-        lastSendAt = readyAt
-        preemptionsAtLastSend = ThreadPreemptions.count()
+        sendStamp.start(at: readyAt, preemptions: ThreadPreemptions.count())
         if !requestHead.isEmpty || requestBodySize > 0 {
             requestHead.removeAll(keepingCapacity: true)
             requestBody.removeAll(keepingCapacity: true)
@@ -687,7 +682,7 @@ final class Transfer {
 
     func observeOutgoingHeader(_ bytes: UnsafeRawBufferPointer) {
         requestHead.append(contentsOf: bytes)
-        stampSend()
+        sendStamp.seen(at: DispatchTime.now().uptimeNanoseconds, preemptions: ThreadPreemptions.count)
         // A head ends with an empty line; nothing more goes out for a request without a body, so
         // verbose mode is off until the next request.
         if !hopSendsBody, bytes.count >= 4, bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self) == Self.endOfHead {
@@ -704,29 +699,7 @@ final class Transfer {
         if room > 0 {
             requestBody.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(room)))
         }
-        stampSend()
-    }
-
-    /// A stamp this much after the moment before is checked against the thread's preemptions;
-    /// one closer cannot be late by more.
-    private static let lateSendStampCheck: UInt64 = 50_000
-
-    /// Stamps the request's latest bytes as gone out, unless the stamp is late: libcurl calls
-    /// the debug callback after its write returns, and the write wakes the server, which on a
-    /// machine's shared cores (an in-process demo server above all) can take the transfer
-    /// thread's core at once and answer before the thread runs again. The stamp would then
-    /// fall after the answer's arrival, the wait shrink to nothing and the send take the
-    /// server's time. Such a stamp is dropped for the moment before it (the previous write's
-    /// stamp, or the request being ready to go), so the wait counts from there: too long by at
-    /// most one write, never by the server's answer.
-    private func stampSend() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        if now > lastSendAt + Self.lateSendStampCheck {
-            let preemptions = ThreadPreemptions.count()
-            defer { preemptionsAtLastSend = preemptions }
-            guard preemptions == preemptionsAtLastSend else { return }
-        }
-        lastSendAt = now
+        sendStamp.seen(at: DispatchTime.now().uptimeNanoseconds, preemptions: ThreadPreemptions.count)
     }
 
     /// Reports the exchange's progress when `progressInterval` has passed since the last report
@@ -861,6 +834,7 @@ final class Transfer {
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
         let reused = newConnections == 0 && wroteSomething
         let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
+        let lastSendAt = sendStamp.lastSentAt
         let measuredWait = lastSendAt > 0 && statusLineAt > lastSendAt ? Int64((statusLineAt - lastSendAt) / 1000) : nil
         let queuedNanos = addedAt > submittedAt ? addedAt - submittedAt : 0
         let now = endedAt > hopStartedAt ? endedAt : DispatchTime.now().uptimeNanoseconds

@@ -77,7 +77,7 @@ public struct TransferTimings: Sendable, Equatable, Codable {
     /// libcurl 7.88 has no mark for the last byte written, and the transport's own clock starts
     /// elsewhere than libcurl's, so `measuredWait` is taken on the transport's clock alone: from
     /// the last byte it saw written to the status line it saw arrive (a write seen late, after
-    /// the thread lost its core, is not the last byte's moment: `Transfer.stampSend`). Without
+    /// the thread lost its core, is not the last byte's moment: `SendStamp`). Without
     /// it (no wire capture), everything from pre-transfer to the first byte counts as waiting.
     ///
     /// The transport follows redirects hop by hop, so these are the final hop's marks;

@@ -90,7 +90,6 @@ struct TransferCancellationTests {
         let timings = result.timings
         #expect(timings.queued >= 1_300_000, "\(timings) \(result.connection)")
         #expect(timings.send < 1_000_000 && (timings.dns ?? 0) < 1_000_000 && timings.total < 1_000_000, "\(timings)")
-        #expect(timings.queued + timings.total >= 1_300_000)
     }
 
     @Test("cancelling right after submitting ends every request cancelled, exactly once")
