@@ -217,7 +217,7 @@ final class AgentCore: Sendable {
         let message = SharedDebugMessage(DebugMessage(
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state,
             startedAt: info.startedAt, original: Self.asTyped(info), sent: nil, response: nil, error: error,
-            timings: nil, connection: nil, callbackQueue: callbackQueueLabel
+            timings: nil, connection: nil, callbackQueue: callbackQueueLabel, firstExchangeID: info.firstExchangeID
         ))
         var batch = newBatch()
         deliver(message: message, info: info, state: state, handle: handle, response: nil, error: error, callbacks: callbacks, to: &batch)
@@ -367,7 +367,7 @@ final class AgentCore: Sendable {
             startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, bodyReaders: bodyReaders),
             error: error, timings: result.measured ? result.timings : nil, connection: connection,
             callbackQueue: callbackQueueLabel, pipeline: pipeline,
-            transfer: transfer, stream: stream
+            transfer: transfer, stream: stream, firstExchangeID: info.firstExchangeID
         )
     }
 

@@ -215,6 +215,9 @@ public struct ResponseSnapshot: Sendable, Equatable, Codable {
 /// message) before returning it.
 public struct DebugMessage: Sendable, Equatable, Codable {
     public var requestID: UInt64
+    /// For an exchange after a request's first (a retry, a replay, the network's answer after a
+    /// cached copy), the id of the request's first exchange: its handle's id.
+    public var firstExchangeID: Optional<UInt64>
     public var name: Optional<String>
     public var groupID: Optional<UInt64>
     /// Position in a chain or group, when the request belongs to one: its member's index,
@@ -248,12 +251,14 @@ public struct DebugMessage: Sendable, Equatable, Codable {
         return body.data.isEmpty && body.size > 0
     }
 
-    /// Every exchange id this message answers for: its own, and each earlier attempt's of the same
-    /// request. A retry's exchanges have ids of their own, while the request's handle (a group
-    /// member's too) keeps its first attempt's: a record kept by request finds the latest
-    /// attempt under any of them.
+    /// Every exchange id this message answers for: its own, its request's first exchange's and
+    /// each earlier attempt's. A retry's, a replay's and the network's answer after a cached copy
+    /// are exchanges with ids of their own, while the request's handle (a group member's too)
+    /// keeps the first exchange's: a record kept by request finds the latest exchange under any
+    /// of them.
     public var answeredRequestIDs: [UInt64] {
         var ids = [requestID]
+        if let firstExchangeID, firstExchangeID != requestID { ids.append(firstExchangeID) }
         for attempt in pipeline?.attempts ?? [] where !ids.contains(attempt.requestID) {
             ids.append(attempt.requestID)
         }
@@ -264,8 +269,9 @@ public struct DebugMessage: Sendable, Equatable, Codable {
         requestID: UInt64, name: String?, groupID: UInt64? = nil, step: Int? = nil, state: RequestState,
         startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,
         error: RequestError?, timings: TimingBreakdown?, connection: ConnectionInfo?, callbackQueue: String,
-        pipeline: PipelineRecord? = nil, transfer: TransferRecord? = nil, stream: StreamRecord? = nil
+        pipeline: PipelineRecord? = nil, transfer: TransferRecord? = nil, stream: StreamRecord? = nil, firstExchangeID: UInt64? = nil
     ) {
+        self.firstExchangeID = firstExchangeID
         self.stream = stream
         self.pipeline = pipeline
         self.transfer = transfer

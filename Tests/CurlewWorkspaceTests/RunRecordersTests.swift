@@ -57,4 +57,28 @@ struct RunRecordersTests {
         let timings = try #require(last.timings)
         #expect(times.of(handle.id)?.shown == .microseconds(timings.elapsed))
     }
+
+    @Test("the network's answer after a cached copy (cacheThenNetwork) is found by the request's id: its times are the run's, not the clock around it (found by a review: the answer is an exchange of its own, and no attempt list names the first)")
+    func networkAnswerAfterCachedCopy() async throws {
+        var config = NetworkConfig(baseURL: try await TestServer.shared().baseURL)
+        config.cache = CacheSettings(storage: .memory, policy: .cacheThenNetwork)
+        let agent = Agent(config: config)
+        let path = "/cache/60?tag=\(uniqueTag())"
+        let stored = agent.start(Request(.get, path), callbacks: RequestCallbacks())
+        while !stored.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+
+        let times = ExchangeTimes()
+        let messages = Locked<[DebugMessage]>([])
+        let handle = agent.start(Request(.get, path), callbacks: RequestCallbacks(debug: { message in
+            times.record(message)
+            messages.withLock { $0.append(message) }
+        }))
+        while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil { messages.withLock { $0.contains { $0.timings != nil } } }
+        let network = try #require(messages.withLock { $0.first { $0.timings != nil } })
+        #expect(network.requestID != handle.id && network.firstExchangeID == handle.id)
+        #expect(network.answeredRequestIDs.contains(handle.id), "\(network.answeredRequestIDs)")
+        let timings = try #require(network.timings)
+        #expect(times.of(handle.id)?.shown == .microseconds(timings.elapsed))
+    }
 }

@@ -25,7 +25,7 @@ struct FinishedExchange {
             requestID: info.id, name: info.name, groupID: info.groupID, step: info.step, state: state, startedAt: info.startedAt,
             original: original, sent: nil, response: answer.map { core.snapshot(of: $0, bodyReaders: bodyReaders) }, error: error,
             timings: nil, connection: nil,
-            callbackQueue: core.callbackQueueLabel, pipeline: record, transfer: transfer
+            callbackQueue: core.callbackQueueLabel, pipeline: record, transfer: transfer, firstExchangeID: info.firstExchangeID
         )
     }
 }
