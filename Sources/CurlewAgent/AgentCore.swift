@@ -344,7 +344,8 @@ final class AgentCore: Sendable {
 
     /// The debug message of a network exchange.
     func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, state: RequestState,
-                      error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil, bodyReaders: BodyReaders) -> DebugMessage {
+                      error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil, bodyReaders: BodyReaders,
+                      requestGoesOn: Bool = false) -> DebugMessage {
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
             head: String(decoding: result.requestHead, as: UTF8.self),
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
@@ -367,7 +368,7 @@ final class AgentCore: Sendable {
             startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, bodyReaders: bodyReaders),
             error: error, timings: result.measured ? result.timings : nil, connection: connection,
             callbackQueue: callbackQueueLabel, pipeline: pipeline,
-            transfer: transfer, stream: stream, firstExchangeID: info.firstExchangeID
+            transfer: transfer, stream: stream, firstExchangeID: info.firstExchangeID, requestGoesOn: requestGoesOn ? true : nil
         )
     }
 
@@ -421,6 +422,7 @@ final class AgentCore: Sendable {
     /// Publishes one exchange of a pipelined request: its debug message and finished event, and
     /// for the request's last exchange, the outcome to its callbacks.
     func publish(_ exchange: FinishedExchange, final: PipelineDelivery?) {
+        let requestGoesOn = final == nil
         // A caller already answered (a coalesced leader cancelled while others wait on it) gets
         // nothing more; observers still see how the exchange ended.
         let final = final.flatMap { $0.handle.transition(to: exchange.state) ? $0 : nil }
@@ -429,7 +431,8 @@ final class AgentCore: Sendable {
         var batch = newBatch()
         let wantsMessage = batch.observed || (final?.callbacks.debug != nil)
         let message = wantsMessage
-            ? SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: final?.callbacks.debug != nil))) : nil
+            ? SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: final?.callbacks.debug != nil),
+                                                       requestGoesOn: requestGoesOn)) : nil
         if let final {
             deliver(message: message, info: exchange.info, state: exchange.state, handle: final.handle, response: final.response,
                     error: exchange.error, callbacks: final.callbacks, to: &batch)
@@ -454,7 +457,7 @@ final class AgentCore: Sendable {
     /// the response to the `cached` callback.
     func publishProvisional(_ exchange: FinishedExchange, response: Response, callbacks: RequestCallbacks, lane: Int) {
         var batch = newBatch()
-        batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: false)))))
+        batch.add(.debugMessage(SharedDebugMessage(exchange.debugMessage(core: self, bodyReaders: debugBodyReaders(readByCallback: false), requestGoesOn: true))))
         batch.add(.finished(SharedRequestInfo(exchange.info), exchange.state))
         if let cached = callbacks.cached { batch.addCallback(.call { cached(response) }, lane: lane) }
         dispatch(&batch)

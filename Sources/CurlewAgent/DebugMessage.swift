@@ -218,6 +218,11 @@ public struct DebugMessage: Sendable, Equatable, Codable {
     /// For an exchange after a request's first (a retry, a replay, the network's answer after a
     /// cached copy), the id of the request's first exchange: its handle's id.
     public var firstExchangeID: Optional<UInt64>
+    /// `true` on an exchange after which its request goes on with another of its own (an
+    /// attempt the agent retries, one a plugin replays, the cached copy `cacheThenNetwork` hands
+    /// over before the network's answer); nil on the exchange the request ends with, whose
+    /// answer its handle and callbacks get. Not in session logs: their records read as ending.
+    public var requestGoesOn: Optional<Bool>
     public var name: Optional<String>
     public var groupID: Optional<UInt64>
     /// Position in a chain or group, when the request belongs to one: its member's index,
@@ -265,13 +270,18 @@ public struct DebugMessage: Sendable, Equatable, Codable {
         return ids
     }
 
+    /// Whether the request ends with this exchange (`requestGoesOn`).
+    public var endsRequest: Bool { requestGoesOn != true }
+
     public init(
         requestID: UInt64, name: String?, groupID: UInt64? = nil, step: Int? = nil, state: RequestState,
         startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,
         error: RequestError?, timings: TimingBreakdown?, connection: ConnectionInfo?, callbackQueue: String,
-        pipeline: PipelineRecord? = nil, transfer: TransferRecord? = nil, stream: StreamRecord? = nil, firstExchangeID: UInt64? = nil
+        pipeline: PipelineRecord? = nil, transfer: TransferRecord? = nil, stream: StreamRecord? = nil, firstExchangeID: UInt64? = nil,
+        requestGoesOn: Bool? = nil
     ) {
         self.firstExchangeID = firstExchangeID
+        self.requestGoesOn = requestGoesOn
         self.stream = stream
         self.pipeline = pipeline
         self.transfer = transfer

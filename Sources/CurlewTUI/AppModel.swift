@@ -331,8 +331,10 @@ public final class AppModel {
                     lastAnswerByName[name] = max(lastAnswerByName[name] ?? 0, message.requestID)
                 }
                 if !ofLatencyRun { judgeGroupMember(message) }
+                compose.follow(message)
                 if message.requestID == compose.stepping?.sentID {
-                    takeStepAnswer(message)
+                    // An attempt the agent retries is not the step's answer.
+                    if message.endsRequest { takeStepAnswer(message) }
                 } else {
                     settleAnnouncedSend(message)
                 }
@@ -426,7 +428,7 @@ public final class AppModel {
     /// Replaces "sent … as #N" with "#N not sent: reason" when the agent refused #N before
     /// sending it, unless something else has taken the status line since.
     private func settleAnnouncedSend(_ answer: DebugMessage) {
-        guard let (id, text) = announcedSend, id == answer.requestID else { return }
+        guard let (id, text) = announcedSend, answer.endsRequest, answer.answeredRequestIDs.contains(id) else { return }
         announcedSend = nil
         guard message == text, answer.sent == nil, let error = answer.error, error.cameBeforeSending else { return }
         message = "#\(id) not sent: \(error.message)"

@@ -684,6 +684,56 @@ struct WorkbenchTests {
         #expect(sent == "early-value", "\(model.message)")
     }
 
+    @Test("a stepped request the workspace retries moves the chain on with its last attempt's answer, not its first attempt's failure (found by a review: the first attempt stopped the step-through as failed while the retry went on)")
+    func steppedRetryMovesOn() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config:
+          baseURL: "\(server.baseURL)"
+          retry: {maxRetries: 2, backoff: fixed, delay: 50ms}
+        requests:
+          flaky: {url: "/flaky/1?key=\(uniqueTag())"}
+          after: {url: /get}
+        groups:
+          flow:
+            chain:
+              - {request: flaky, capture: {attempt: $.attempt}}
+              - after
+        """)
+        let model = bench.model
+        model.handle(.character("S"))
+        #expect(model.compose.stepping?.index == 0, "\(model.message)")
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.index == 1 || model.compose.stepping?.outcome != nil }
+        #expect(model.compose.stepping?.outcome == nil, "\(model.message)")
+        #expect(model.compose.stepping?.captured.first { $0.name == "attempt" }?.value == "2", "\(model.message)")
+        let shown = model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message?.response?.statusCode }
+        #expect(shown == 200, "the answer panel shows the attempt that answered")
+    }
+
+    @Test("the answer beside the editor of a request the workspace retries is its last attempt's (found by a review: it showed the first attempt's 503)")
+    func sentRetryShowsLastAttempt() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config:
+          baseURL: "\(server.baseURL)"
+          retry: {maxRetries: 2, backoff: fixed, delay: 50ms}
+        requests:
+          flaky: {url: "/flaky/1?key=\(uniqueTag())"}
+        """)
+        let model = bench.model
+        model.handle(.character("s"))
+        try await pump(bench) {
+            model.refreshComposeResponse()
+            return model.compose.response?.message.response?.statusCode == 200
+        }
+        let answer = try #require(model.compose.response?.message)
+        #expect(answer.pipeline?.attempts.count == 2 && answer.endsRequest, "\(String(describing: answer.pipeline))")
+        // The item's sent request is followed to that attempt, as an unnamed draft's answer is
+        // found only so.
+        #expect(model.compose.sentIDs.values.contains(answer.requestID), "\(model.compose.sentIDs)")
+    }
+
     @Test("a stepped chain is not sent on in another environment than it began in: its captures came from the first one's servers (found by review)")
     func stepperKeepsItsEnvironment() async throws {
         let server = try await TestServer.shared()
