@@ -670,6 +670,7 @@ final class Transfer {
     func requestWillBeSent() {
         readyAt = DispatchTime.now().uptimeNanoseconds
         requestsSentThisHop += 1
+        if requestsSentThisHop > 1 { handle.resentARequest = true }
         guard request.capturesWire else { return }
         sendStamp.start(at: readyAt, preemptions: ThreadPreemptions.count())
         if !requestHead.isEmpty || requestBodySize > 0 {
@@ -834,6 +835,7 @@ final class Transfer {
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
         let reused = newConnections == 0 && wroteSomething
         let preTransfer = offset(CURLINFO_PRETRANSFER_TIME_T)
+        let hopReceived = currentHopBytesReceived()
         let lastSendAt = sendStamp.lastSentAt
         let measuredWait = lastSendAt > 0 && statusLineAt > lastSendAt ? Int64((statusLineAt - lastSendAt) / 1000) : nil
         let queuedNanos = addedAt > submittedAt ? addedAt - submittedAt : 0
@@ -848,7 +850,9 @@ final class Transfer {
             connected: connected,
             tlsDone: offset(CURLINFO_APPCONNECT_TIME_T),
             preTransfer: preTransfer,
-            firstByte: offset(CURLINFO_STARTTRANSFER_TIME_T),
+            // libcurl sets its first-byte mark on a read that found the connection closed too:
+            // without a byte of an answer, there was no first byte and no receive phase.
+            firstByte: hopReceived > 0 ? offset(CURLINFO_STARTTRANSFER_TIME_T) : 0,
             total: total,
             measuredWait: measuredWait,
             reusedConnection: reused,
@@ -866,7 +870,7 @@ final class Transfer {
             redirectCount: hops,
             effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url),
             bytesSent: earlierHopsBytesSent + currentHopBytesSent(),
-            bytesReceived: earlierHopsBytesReceived + currentHopBytesReceived(),
+            bytesReceived: earlierHopsBytesReceived + hopReceived,
             tls: tlsFacts
         )
         handle.lastAddresses = (connection.remoteIP, connection.localIP)

@@ -315,6 +315,26 @@ struct TransferEngineTests {
         #expect(timings.queued < 200_000, "nothing waited for a connection: \(timings)")
     }
 
+    @Test("requests that each land on a kept connection the server drops are each sent again and answered, however many in a row (found by a new user's trial: libcurl counts those resends on its handle and never clears the count, so the sixth, exchanges apart, failed with 'Connection died, tried 5 times')")
+    func manyResendsInARow() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness(configuration: .init(maxConnectionsPerHost: 1, maxTotalConnections: 1))
+        let tag = uniqueTag()
+        for index in 0..<12 {
+            let result = await harness.run(TransferRequest(url: "\(server.baseURL)/fault/drop-reused?\(tag)-\(index)"))
+            #expect(result.error == nil && result.statusCode == 200, "#\(index): \(String(describing: result.error))")
+        }
+        #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 23, "each but the first sent twice")
+    }
+
+    @Test("a connection closed before any byte of an answer has no receive phase: libcurl's first-byte mark on the closing read is not a first byte (found by a new user's trial)")
+    func closedWithoutAnswerHasNoReceive() async throws {
+        let server = try await TestServer.shared()
+        let result = await EngineHarness().run(TransferRequest(url: "\(server.baseURL)/fault/close"))
+        #expect(result.error != nil && result.statusLine.isEmpty)
+        #expect(result.timings.receive == 0 && result.timings.wait > 0, "\(result.timings)")
+    }
+
     @Test("a redirect to a Location that is not UTF-8 goes where its bytes say, percent-encoded")
     func redirectToRawBytes() async throws {
         let server = try ScriptedServer { line in

@@ -497,6 +497,9 @@ final class PipelineRun: Sendable {
         info.id = count == 1 ? handle.id : services.makeID()
         info.attempt = count
         info.firstExchangeID = count == 1 ? nil : handle.id
+        // A later exchange starts now, not when the request did: a HAR file or a log lists each
+        // attempt at its own time.
+        if count > 1 { info.startedAt = Date() }
         if let url { info.url = url }
         if announced { core.announce(info) }
         return info

@@ -35,6 +35,13 @@ struct RetryTests {
         #expect(Set(messages.map(\.requestID)).count == 3)
         #expect(messages.map { $0.pipeline?.attempt } == [1, 2, 3])
         #expect(messages.map(\.state) == [.failed, .failed, .succeeded])
+        // Each attempt starts at its own time, after the delay before it (found by a new user's
+        // trial: every attempt carried the first one's start, so a HAR viewer stacked them); and
+        // says whether the request goes on after it.
+        let starts = messages.map(\.startedAt)
+        #expect(zip(starts, starts.dropFirst()).allSatisfy { $1.timeIntervalSince($0) >= 0.1 }, "\(starts)")
+        #expect(messages.map(\.endsRequest) == [false, false, true])
+        #expect(messages.dropFirst().allSatisfy { $0.firstExchangeID == messages.first?.requestID })
     }
 
     @Test("gives up after maxRetries and reports why")
