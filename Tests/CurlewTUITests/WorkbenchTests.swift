@@ -684,15 +684,23 @@ struct WorkbenchTests {
         #expect(sent == "early-value", "\(model.message)")
     }
 
-    @Test("a stepped request the workspace retries moves the chain on with its last attempt's answer, not its first attempt's failure (found by a review: the first attempt stopped the step-through as failed while the retry went on)")
-    func steppedRetryMovesOn() async throws {
+    /// A workspace that retries, whose first request, `flaky`, fails once and then answers;
+    /// `rest` goes on from its `requests:`.
+    private func retryingBench(then rest: String = "") async throws -> Bench {
         let server = try await TestServer.shared()
-        let bench = try bench(workspace: """
+        return try bench(workspace: """
         config:
           baseURL: "\(server.baseURL)"
           retry: {maxRetries: 2, backoff: fixed, delay: 50ms}
         requests:
           flaky: {url: "/flaky/1?key=\(uniqueTag())"}
+
+        """ + rest)
+    }
+
+    @Test("a stepped request the workspace retries moves the chain on with its last attempt's answer, not its first attempt's failure (found by a review: the first attempt stopped the step-through as failed while the retry went on)")
+    func steppedRetryMovesOn() async throws {
+        let bench = try await retryingBench(then: """
           after: {url: /get}
         groups:
           flow:
@@ -713,14 +721,7 @@ struct WorkbenchTests {
 
     @Test("the answer beside the editor of a request the workspace retries is its last attempt's (found by a review: it showed the first attempt's 503)")
     func sentRetryShowsLastAttempt() async throws {
-        let server = try await TestServer.shared()
-        let bench = try bench(workspace: """
-        config:
-          baseURL: "\(server.baseURL)"
-          retry: {maxRetries: 2, backoff: fixed, delay: 50ms}
-        requests:
-          flaky: {url: "/flaky/1?key=\(uniqueTag())"}
-        """)
+        let bench = try await retryingBench()
         let model = bench.model
         model.handle(.character("s"))
         try await pump(bench) {
