@@ -297,7 +297,7 @@ extension AppModel {
 
     /// A step's answer: its captures, then the next step in the editor.
     func takeStepAnswer(_ answer: DebugMessage) {
-        guard var stepper = compose.stepping, stepper.sentID == answer.requestID else { return }
+        guard var stepper = compose.stepping, let sentID = stepper.sentID, answer.answeredRequestIDs.contains(sentID) else { return }
         let captures = stepper.steps.indices.contains(stepper.index) ? stepper.steps[stepper.index].captures : []
         message = stepper.take(answer)
         // A capture a log hides is hidden from now on, as a chain's run hides it.

@@ -332,7 +332,7 @@ public final class AppModel {
                 }
                 if !ofLatencyRun { judgeGroupMember(message) }
                 compose.follow(message)
-                if message.requestID == compose.stepping?.sentID {
+                if let stepID = compose.stepping?.sentID, message.answeredRequestIDs.contains(stepID) {
                     // An attempt the agent retries is not the step's answer.
                     if message.endsRequest { takeStepAnswer(message) }
                 } else {

@@ -59,17 +59,17 @@ public struct ComposeState: Sendable {
 
     /// A later exchange of a request the editor or the stepper sent (a retry, a replay, the
     /// network's answer after a cached copy) takes the place of the one before it, so the
-    /// response panel shows, and the stepper waits for, the exchange the request goes on with.
+    /// response panel shows the exchange the request went on with. (The stepper's `sentID`
+    /// stays the request's own id: the one its handle, which a stop cancels, has.)
     mutating func follow(_ message: DebugMessage) {
         guard message.firstExchangeID != nil || message.pipeline?.attempts.isEmpty == false else { return }
         let answered = message.answeredRequestIDs
         for (item, id) in sentIDs where id != message.requestID && answered.contains(id) {
             sentIDs[item] = message.requestID
         }
-        guard var stepper = stepping else { return }
-        if let id = stepper.sentID, answered.contains(id) { stepper.sentID = message.requestID }
-        if let id = stepper.lastSentID, answered.contains(id) { stepper.lastSentID = message.requestID }
-        stepping = stepper
+        if let id = stepping?.lastSentID, id != message.requestID, answered.contains(id) {
+            stepping?.lastSentID = message.requestID
+        }
     }
 
     /// The requests the editor sent that still run, forgotten: the caller cancels them.

@@ -21,12 +21,14 @@ final class EasyHandle {
     @exclusivity(unchecked) var resolveStartedAt: UInt64 = 0
     /// When libcurl opened the current hop's first socket (its name found), 0 until it does.
     @exclusivity(unchecked) var socketOpenedAt: UInt64 = 0
-    /// libcurl sent a request on this handle again within one exchange (a reused connection
-    /// found closed before any answer). libcurl 7.88 counts those resends on the handle and
-    /// never clears the count, `curl_easy_reset` included, so a kept handle would fail its
-    /// sixth such resend, however many exchanges apart, with "Connection died, tried 5 times
-    /// before giving up": such a handle is not kept (`EasyHandlePool.give`).
-    @exclusivity(unchecked) var resentARequest = false
+    /// libcurl may have counted a resend on this handle: it sent a request again within one
+    /// exchange (a reused connection found closed before any answer), or the exchange failed
+    /// or was cancelled, which may have come after it decided to resend. libcurl keeps that count on the handle
+    /// until `curl_easy_reset` (or until it gives up at five), so a handle kept with its options
+    /// would fail its sixth such resend, however many exchanges apart, with "Connection died,
+    /// tried 5 times before giving up": such a handle is reset before it is kept
+    /// (`EasyHandlePool.give`).
+    @exclusivity(unchecked) var mayHoldResends = false
 
     /// Forgets the stamps of the hop before (`Transfer.libcurlHeld`).
     func clearStamps() {
@@ -78,6 +80,7 @@ final class EasyHandle {
         headerList = nil
         errorBuffer[0] = 0
         shape = nil
+        mayHoldResends = false
     }
 }
 
@@ -97,8 +100,9 @@ struct EasyHandlePool {
     /// Takes a handle back once it is out of the multi handle. It leaves the cookie jar here,
     /// on every path (`curl_easy_reset` keeps a share), so a later exchange that does not use
     /// cookies cannot touch the jar, and the jar can be freed. A handle that held a plain
-    /// exchange keeps its options for the next one of its shape; any other is reset. One on
-    /// which libcurl resent a request is let go (`EasyHandle.resentARequest`).
+    /// exchange keeps its options for the next one of its shape; any other is reset, and so is
+    /// one whose exchange may have left libcurl's count of resends on it
+    /// (`EasyHandle.mayHoldResends`).
     ///
     /// A handle kept with its options still points at its last exchange's context, freed by
     /// now (its header list is its own and still alive). libcurl reads the context only while
@@ -107,8 +111,8 @@ struct EasyHandlePool {
     /// else): an idle handle is never handed to libcurl as it is.
     mutating func give(_ handle: EasyHandle) {
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
-        guard idle.count < capacity, !handle.resentARequest else { return }
-        if handle.shape == nil { handle.reset() }
+        guard idle.count < capacity else { return }
+        if handle.shape == nil || handle.mayHoldResends { handle.reset() }
         idle.append(handle)
     }
 }

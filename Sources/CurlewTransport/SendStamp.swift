@@ -12,10 +12,10 @@
 /// server's answer.
 struct SendStamp {
     /// A callback this close after the one before reports the same write (libcurl tells of a
-    /// head and a small body written at once in two callbacks in a row), or one too close to
-    /// have lost the core in between: it takes that callback's verdict, without reading the
-    /// thread's preemptions again. Between two readings, so, the count may also take in time
-    /// already judged, which can only drop a stamp, never keep a late one.
+    /// head and a small body written at once in two callbacks in a row), or one whose stamp, if
+    /// kept, is late by at most this much: it takes that callback's verdict, without reading
+    /// the thread's preemptions again. Between two readings, so, the count may also take in
+    /// time already judged, which can only drop a stamp, never keep a late one.
     static let sameWriteWithin: UInt64 = 50_000
 
     /// The moment the request's last bytes are known to have gone out by (nanoseconds, on the

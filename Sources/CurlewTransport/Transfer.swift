@@ -670,7 +670,7 @@ final class Transfer {
     func requestWillBeSent() {
         readyAt = DispatchTime.now().uptimeNanoseconds
         requestsSentThisHop += 1
-        if requestsSentThisHop > 1 { handle.resentARequest = true }
+        if requestsSentThisHop > 1 { handle.mayHoldResends = true }
         guard request.capturesWire else { return }
         sendStamp.start(at: readyAt, preemptions: ThreadPreemptions.count())
         if !requestHead.isEmpty || requestBodySize > 0 {

@@ -644,6 +644,7 @@ private final class TransferLoop {
         let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses, endedAt: endedAt)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
         if active.removeValue(forKey: ExchangeKey(transfer.id)) != nil, transfer.reportsProgress { progressReporters -= 1 }
+        if code != CURLE_OK || cancelled { transfer.handle.mayHoldResends = true }
         pool.give(transfer.handle)
         end(result)
     }

@@ -684,16 +684,16 @@ struct WorkbenchTests {
         #expect(sent == "early-value", "\(model.message)")
     }
 
-    /// A workspace that retries, whose first request, `flaky`, fails once and then answers;
-    /// `rest` goes on from its `requests:`.
-    private func retryingBench(then rest: String = "") async throws -> Bench {
+    /// A workspace that retries after `delay`, whose first request, `flaky`, fails `failures`
+    /// times (under the key `key`) and then answers; `rest` goes on from its `requests:`.
+    private func retryingBench(failures: Int = 1, delay: String = "50ms", key: String = uniqueTag(), then rest: String = "") async throws -> Bench {
         let server = try await TestServer.shared()
         return try bench(workspace: """
         config:
           baseURL: "\(server.baseURL)"
-          retry: {maxRetries: 2, backoff: fixed, delay: 50ms}
+          retry: {maxRetries: 2, backoff: fixed, delay: \(delay)}
         requests:
-          flaky: {url: "/flaky/1?key=\(uniqueTag())"}
+          flaky: {url: "/flaky/\(failures)?key=\(key)"}
 
         """ + rest)
     }
@@ -717,6 +717,27 @@ struct WorkbenchTests {
         #expect(model.compose.stepping?.captured.first { $0.name == "attempt" }?.value == "2", "\(model.message)")
         let shown = model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message?.response?.statusCode }
         #expect(shown == 200, "the answer panel shows the attempt that answered")
+    }
+
+    @Test("Esc while a stepped request waits to be retried a second time cancels it (found by a review: the step's id had moved on to the second attempt's, so the stop no longer found the request to cancel)")
+    func stopCancelsARetryingStep() async throws {
+        let key = uniqueTag()
+        let bench = try await retryingBench(failures: 2, delay: "600ms", key: key, then: """
+        groups:
+          flow:
+            chain: [flaky]
+        """)
+        let model = bench.model
+        let server = try await TestServer.shared()
+        func sent() -> Int { server.receivedRequests.filter { $0.uri.contains(key) }.count }
+        model.handle(.character("S"))
+        model.handle(.character("s"))
+        // The second attempt's answer (a 503, retried in 600 ms) has come in.
+        try await pump(bench) { sent() == 2 && model.live.rows.filter { $0.message?.original?.url.contains(key) == true }.count == 2 }
+        model.handle(.escape)
+        #expect(model.compose.stepping == nil)
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(sent() == 2, "the third attempt was not sent")
     }
 
     @Test("the answer beside the editor of a request the workspace retries is its last attempt's (found by a review: it showed the first attempt's 503)")
