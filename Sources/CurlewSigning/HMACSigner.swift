@@ -6,7 +6,8 @@ import Foundation
 /// `METHOD \n TARGET \n TIMESTAMP \n hex(SHA-256(body))`, TARGET being the path and query as the
 /// request line carries them; the signature and its inputs travel in three headers:
 /// `X-Curlew-Key` (the key id), `X-Curlew-Timestamp` (Unix seconds) and `X-Curlew-Signature`
-/// (lowercase hex). The demo server's `/signed` endpoint checks exactly this scheme.
+/// (lowercase hex), named in `HMACSignatureHeaders`. The demo server's `/signed` endpoint checks
+/// exactly this scheme.
 public struct HMACSigner: RequestSigner {
     public var keyID: String
     private let secret: Data
@@ -23,9 +24,9 @@ public struct HMACSigner: RequestSigner {
         let canonical = Self.canonicalString(method: input.method, target: input.target, timestamp: timestamp, body: input.body)
         let signature = HMAC<SHA256>.authenticationCode(for: Data(canonical.utf8), using: SymmetricKey(data: secret))
         return SigningOutput(headers: [
-            HeaderField(name: "X-Curlew-Key", value: keyID),
-            HeaderField(name: "X-Curlew-Timestamp", value: timestamp),
-            HeaderField(name: "X-Curlew-Signature", value: Self.hex(signature)),
+            HeaderField(name: HMACSignatureHeaders.keyID, value: keyID),
+            HeaderField(name: HMACSignatureHeaders.timestamp, value: timestamp),
+            HeaderField(name: HMACSignatureHeaders.signature, value: Self.hex(signature)),
         ])
     }
 

@@ -126,10 +126,13 @@ public struct WorkspaceSession: Sendable {
 
     /// What to hide in anything written from this workspace (logs, reports, exports): the
     /// default names, the config's `secretHeaders`, the logger's `secretFields`, the secret
-    /// values, and the headers made from secrets (`headersCarryingSecrets`).
+    /// values, the headers made from secrets (`headersCarryingSecrets`), and with a signer
+    /// declared, its signature (`HMACSignatureHeaders.signature`).
     public var redactionPolicy: RedactionPolicy {
         var policy = Self.policy(secretValues: secretValues, config: config, logger: logger)
         policy.headerNames.formUnion(headersCarryingSecrets)
+        // The workspace's signers are HMAC signers, whose signature is a credential.
+        if !signers.isEmpty { policy.headerNames.insert(HMACSignatureHeaders.signature.lowercased()) }
         return policy
     }
 

@@ -246,7 +246,11 @@ struct SendCommand: AsyncParsableCommand {
     /// What the report, stderr and the session log hide: one policy for all three, so a report
     /// pasted into a ticket hides what the log hides.
     private var redaction: RedactionPolicy {
-        noRedact ? .disabled : RedactionPolicy()
+        guard !noRedact else { return .disabled }
+        var policy = RedactionPolicy()
+        // A signature is a credential a server accepts for a while.
+        if pipeline.signHMAC != nil { policy.headerNames.insert(HMACSignatureHeaders.signature.lowercased()) }
+        return policy
     }
 
     /// Prints the error on stderr and gives the exit status it maps to.
