@@ -368,7 +368,7 @@ final class AgentCore: Sendable {
             startedAt: info.startedAt, original: original, sent: sent, response: snapshot(of: result, bodyReaders: bodyReaders),
             error: error, timings: result.measured ? result.timings : nil, connection: connection,
             callbackQueue: callbackQueueLabel, pipeline: pipeline,
-            transfer: transfer, stream: stream, firstExchangeID: info.firstExchangeID, requestGoesOn: requestGoesOn ? true : nil
+            transfer: transfer, stream: stream, firstExchangeID: info.firstExchangeID, requestGoesOn: requestGoesOn
         )
     }
 

@@ -280,10 +280,11 @@ public struct DebugMessage: Sendable, Equatable, Codable {
         startedAt: Date, original: ComposedRequest?, sent: WireRequest?, response: ResponseSnapshot?,
         error: RequestError?, timings: TimingBreakdown?, connection: ConnectionInfo?, callbackQueue: String,
         pipeline: PipelineRecord? = nil, transfer: TransferRecord? = nil, stream: StreamRecord? = nil, firstExchangeID: UInt64? = nil,
-        requestGoesOn: Bool? = nil
+        requestGoesOn: Bool = false
     ) {
         self.firstExchangeID = firstExchangeID
-        self.requestGoesOn = requestGoesOn
+        // Kept as `true` or nil, as a session log's record reads it.
+        self.requestGoesOn = requestGoesOn ? true : nil
         self.stream = stream
         self.pipeline = pipeline
         self.transfer = transfer

@@ -62,7 +62,6 @@ public struct ComposeState: Sendable {
     /// response panel shows the exchange the request went on with. (The stepper's `sentID`
     /// stays the request's own id: the one its handle, which a stop cancels, has.)
     mutating func follow(_ message: DebugMessage) {
-        guard message.firstExchangeID != nil || message.pipeline?.attempts.isEmpty == false else { return }
         let answered = message.answeredRequestIDs
         for (item, id) in sentIDs where id != message.requestID && answered.contains(id) {
             sentIDs[item] = message.requestID

@@ -132,7 +132,7 @@ public struct WorkspaceSession: Sendable {
         var policy = Self.policy(secretValues: secretValues, config: config, logger: logger)
         policy.headerNames.formUnion(headersCarryingSecrets)
         // The workspace's signers are HMAC signers, whose signature is a credential.
-        if !signers.isEmpty { policy.headerNames.insert(HMACSignatureHeaders.signature.lowercased()) }
+        if !signers.isEmpty { policy.hideAlso(headers: [HMACSignatureHeaders.signature]) }
         return policy
     }
 

@@ -246,10 +246,9 @@ struct SendCommand: AsyncParsableCommand {
     /// What the report, stderr and the session log hide: one policy for all three, so a report
     /// pasted into a ticket hides what the log hides.
     private var redaction: RedactionPolicy {
-        guard !noRedact else { return .disabled }
-        var policy = RedactionPolicy()
+        var policy: RedactionPolicy = noRedact ? .disabled : RedactionPolicy()
         // A signature is a credential a server accepts for a while.
-        if pipeline.signHMAC != nil { policy.headerNames.insert(HMACSignatureHeaders.signature.lowercased()) }
+        if pipeline.signHMAC != nil { policy.hideAlso(headers: [HMACSignatureHeaders.signature]) }
         return policy
     }
 

@@ -27,7 +27,7 @@ struct FinishedExchange {
             original: original, sent: nil, response: answer.map { core.snapshot(of: $0, bodyReaders: bodyReaders) }, error: error,
             timings: nil, connection: nil,
             callbackQueue: core.callbackQueueLabel, pipeline: record, transfer: transfer, firstExchangeID: info.firstExchangeID,
-            requestGoesOn: requestGoesOn ? true : nil
+            requestGoesOn: requestGoesOn
         )
     }
 }
