@@ -166,16 +166,27 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// The values of the secret headers among the request's (as composed, and the credentials
     /// libcurl adds to the head: `Authorization` from a URL's password, `Cookie` from the jar):
-    /// each value whole and, for a value with a scheme (`Bearer …`, `Basic …`), its credentials;
-    /// a cookie header pair by pair. And the values of the cookies the response set.
+    /// each value whole and, for a value with a scheme (`Bearer …`, `Basic …`), its credentials,
+    /// and for `Basic` the decoded `user:password` and the password (a server's path or body may
+    /// repeat it: `/basic-auth/user/PASS`); a cookie header pair by pair. And the values of the
+    /// cookies the response set.
     public func credentialValues(in message: borrowing DebugMessage) -> [String] {
         var values: [String] = []
-        func add(_ value: Substring) {
-            let value = value.trimmingCharacters(in: .whitespaces)
+        func keep(_ value: String) {
             // A header the caller set is in both the composed request and the head: hidden once.
             guard value.utf8.count >= Self.minimumHiddenCredential, !values.contains(value) else { return }
             values.append(value)
-            if let space = value.firstIndex(of: " ") { add(value[value.index(after: space)...]) }
+        }
+        func add(_ value: Substring) {
+            let value = value.trimmingCharacters(in: .whitespaces)
+            keep(value)
+            guard let space = value.firstIndex(of: " ") else { return }
+            let credentials = value[value.index(after: space)...]
+            add(credentials)
+            if ASCII.equalsIgnoringCase(String(value[..<space]), "basic"), let pair = Self.basicPair(credentials) {
+                keep(pair.whole)
+                keep(pair.password)
+            }
         }
         func add(pairs: Substring) {
             for pair in pairs.split(separator: ";") {
@@ -205,6 +216,15 @@ public struct RedactionPolicy: Sendable, Equatable {
             }
         }
         return values
+    }
+
+    /// The `user:password` a `Basic` credential encodes, and its password; nil when it does not
+    /// decode to UTF-8 text with a colon.
+    private static func basicPair(_ encoded: Substring) -> (whole: String, password: String)? {
+        guard let data = Data(base64Encoded: encoded.trimmingCharacters(in: .whitespaces)),
+              let whole = String(data: data, encoding: .utf8),
+              let colon = whole.firstIndex(of: ":") else { return nil }
+        return (whole, String(whole[whole.index(after: colon)...]))
     }
 
     /// Free text written beside a log (an assertion's `got` in a run's report) with what a log

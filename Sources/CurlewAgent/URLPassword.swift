@@ -7,20 +7,47 @@ public enum URLPassword {
     private static let markerBytes = Array(marker.utf8)
 
     /// `text` with the password of every URL in it replaced by the marker (also a URL inside
-    /// another's query, or one written in JSON with escaped slashes); unchanged, and not copied,
-    /// when it has none. One pass over the bytes, whatever the text holds.
+    /// another's query, or one written in JSON with escaped slashes), and with every other
+    /// occurrence of such a password too (a server's path may repeat it: `/basic-auth/user/PASS`),
+    /// when it is at least `RedactionPolicy.minimumHiddenCredential` bytes long; unchanged, and
+    /// not copied, when it has none.
     public static func masking(in text: String) -> String {
         guard ASCII.contains(UInt8(ascii: "@"), in: text) else { return text }
         let bytes = Array(text.utf8)
-        var output: [UInt8] = []
-        var copied = 0
-        forEachPassword(in: bytes) { range in
-            output += bytes[copied..<range.lowerBound]
-            output += markerBytes
-            copied = range.upperBound
+        var userInfoPasswords: [Range<Int>] = []
+        forEachPassword(in: bytes) { userInfoPasswords.append($0) }
+        guard !userInfoPasswords.isEmpty else { return text }
+        var repeated: [ArraySlice<UInt8>] = []
+        for range in userInfoPasswords where range.count >= RedactionPolicy.minimumHiddenCredential {
+            let password = bytes[range]
+            if !repeated.contains(where: { $0.elementsEqual(password) }) { repeated.append(password) }
         }
-        guard copied > 0 else { return text }
-        output += bytes[copied...]
+        // Longest first, so a password inside another does not leave the rest of the longer one.
+        repeated.sort { $0.count > $1.count }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var nextUserInfo = 0
+        var index = 0
+        while index < bytes.count {
+            if nextUserInfo < userInfoPasswords.count, userInfoPasswords[nextUserInfo].lowerBound == index {
+                output += markerBytes
+                index = userInfoPasswords[nextUserInfo].upperBound
+                nextUserInfo += 1
+                continue
+            }
+            if let password = repeated.first(where: { bytes[index...].starts(with: $0) }) {
+                output += markerBytes
+                index += password.count
+                // A repeat that runs into a userinfo password hides that one whole too.
+                while nextUserInfo < userInfoPasswords.count, userInfoPasswords[nextUserInfo].lowerBound < index {
+                    index = max(index, userInfoPasswords[nextUserInfo].upperBound)
+                    nextUserInfo += 1
+                }
+                continue
+            }
+            output.append(bytes[index])
+            index += 1
+        }
         return String(decoding: output, as: UTF8.self)
     }
 

@@ -205,6 +205,28 @@ struct HostileInputTests {
         #expect(!log.contains(Data("ada:hunter2pw".utf8).base64EncodedString()))
     }
 
+    @Test("a URL password the path repeats is hidden there too, in the message, the log and the request line (found by a new user's trial)")
+    func urlPasswordRepeatedInPath() async throws {
+        let server = try await TestServer.shared()
+        let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://ada:Sekr3tPw@") + "/basic-auth/ada/Sekr3tPw"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log")).path
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: directory + "/s.jsonl"))
+        let agent = Agent(config: NetworkConfig())
+        agent.addObserver(logger)
+        let (message, failure) = await exchange(agent, .url(url))
+        await agent.waitForObservers()
+        try logger.close()
+        #expect(failure == nil, "the server took the password")
+        #expect(message.original?.url.hasSuffix("/basic-auth/ada/[REDACTED]") == true)
+        #expect(message.original?.url.contains("Sekr3tPw") == false)
+        #expect(message.connection?.effectiveURL.contains("Sekr3tPw") == false)
+        let head = try #require(RedactionPolicy().redact(message).sent?.head)
+        #expect(head.hasPrefix("GET /basic-auth/ada/[REDACTED] HTTP/1.1"))
+        let log = try String(contentsOfFile: directory + "/s.jsonl", encoding: .utf8)
+        #expect(!log.contains("Sekr3tPw"))
+        #expect(log.contains("/basic-auth/ada/[REDACTED]"))
+    }
+
     @Test("a secret JSON member in a body larger than the debug body limit stays out of the log")
     func secretInTruncatedBody() async throws {
         let server = try await TestServer.shared()
@@ -370,6 +392,12 @@ struct URLPasswordTests {
         (#"http://u:pa\ss@h.test/"#, "http://u:[REDACTED]@h.test/"),
         (#"{"url":"http:\/\/u:pa\\ss@h.test\/x"}"#, #"{"url":"http:\/\/u:[REDACTED]@h.test\/x"}"#),
         (#"http://u:pw\@h.test/"#, "http://u:[REDACTED]@h.test/"),
+        // The password where the URL repeats it (found by a new user's trial), longest first;
+        // one shorter than a credential worth looking for elsewhere stays where it repeats.
+        ("http://u:Sekr3tPw@h.test/basic-auth/u/Sekr3tPw?again=Sekr3tPw", "http://u:[REDACTED]@h.test/basic-auth/u/[REDACTED]?again=[REDACTED]"),
+        ("http://u:abcd@h.test/abcdabcde/abc", "http://u:[REDACTED]@h.test/[REDACTED][REDACTED]e/abc"),
+        ("http://u:abcd@h.test/?next=https://v:abcdef@i.test/abcdef", "http://u:[REDACTED]@h.test/?next=https://v:[REDACTED]@i.test/[REDACTED]"),
+        ("http://u:pw@h.test/pw", "http://u:[REDACTED]@h.test/pw"),
     ])
     func masking(_ text: String, _ expected: String) {
         #expect(URLPassword.masking(in: text) == expected)

@@ -183,6 +183,17 @@ struct RedactionPolicyTests {
             head: "GET /echo HTTP/1.1\r\nHost: h\r\nAuthorization: \(basic)\r\n\r\n",
             responseBody: text("Authorization: \(basic)\n")))
         #expect(fromURL.response?.body.text?.contains("YWxpY2U6cGE1NXcwcmQ=") == false)
+        // Basic's password, decoded, wherever the head or a body repeats it (`/basic-auth/u/PASS`).
+        let repeated = RedactionPolicy().redact(message(
+            head: "GET /basic-auth/alice/pa55w0rd HTTP/1.1\r\nHost: h\r\nAuthorization: \(basic)\r\n\r\n",
+            responseBody: text("alice:pa55w0rd and pa55w0rd")))
+        #expect(repeated.sent?.head.hasPrefix("GET /basic-auth/alice/\(marker) HTTP/1.1\r\n") == true)
+        #expect(repeated.response?.body.text == "\(marker) and \(marker)")
+        #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: basic YWxpY2U6cGE1NXcwcmQ=\r\n\r\n"))
+            .contains("pa55w0rd"))
+        // Not base64, or no colon: only the value as it is.
+        #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: Basic !!notbase64\r\n\r\n"))
+            == ["Basic !!notbase64", "!!notbase64"])
         // A message without credentials gives no values to hide.
         #expect(RedactionPolicy().credentialValues(in: message()).isEmpty)
     }
