@@ -216,14 +216,12 @@ public struct ResponseSnapshot: Sendable, Equatable, Codable {
 public struct DebugMessage: Sendable, Equatable, Codable {
     public var requestID: UInt64
     /// For an exchange after a request's first (a retry, a replay, the network's answer after a
-    /// cached copy), the id of the request's first exchange: its handle's id. Not in session
-    /// logs, whose records link a retry to its request by `pipeline.attempts`.
+    /// cached copy), the id of the request's first exchange: its handle's id.
     public var firstExchangeID: Optional<UInt64>
     /// `true` on an exchange after which its request goes on with another of its own (an
     /// attempt the agent retries, one a plugin replays, the cached copy `cacheThenNetwork` hands
     /// over before the network's answer); nil on the exchange the request ends with (whose
-    /// answer its handle and callbacks get, unless they were answered already). Not in session
-    /// logs: their records read as ending.
+    /// answer its handle and callbacks get, unless they were answered already).
     public var requestGoesOn: Optional<Bool>
     public var name: Optional<String>
     public var groupID: Optional<UInt64>

@@ -43,6 +43,8 @@ struct SessionRecordWriter {
         key("type"); string("message")
         SessionRecordSummary(message).write(to: &self)
         key("requestID"); integer(Int64(message.requestID))
+        if let first = message.firstExchangeID { key("firstExchangeID"); integer(Int64(first)) }
+        if message.requestGoesOn == true { key("requestGoesOn"); boolean(true) }
         if let name = message.name { key("name"); string(name) }
         if let groupID = message.groupID { key("groupID"); integer(Int64(groupID)) }
         if let step = message.step { key("step"); integer(Int64(step)) }

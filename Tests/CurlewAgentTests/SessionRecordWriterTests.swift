@@ -88,7 +88,8 @@ struct SessionRecordWriterTests {
             stream: StreamRecord(chunks: 3, bytes: 120, eventCount: 5,
                                  events: [ServerSentEvent(event: tricky, data: "line 1\nline 2", id: "9", retryMilliseconds: 250,
                                                           receivedAt: Date(timeIntervalSince1970: 1_790_000_001.25))],
-                                 lastEventID: "9", retryMilliseconds: 250, reconnectAttempt: 2)
+                                 lastEventID: "9", retryMilliseconds: 250, reconnectAttempt: 2),
+            firstExchangeID: 40, requestGoesOn: true
         )
         let line = SessionRecordWriter.messageLine(message, custom: ["build": 9])
         #expect(line.last == 0x0A)

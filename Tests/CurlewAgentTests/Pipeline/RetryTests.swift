@@ -11,6 +11,9 @@ struct RetryTests {
         let agent = try await pipelineAgent()
         let recorder = EventRecorder()
         agent.addObserver(recorder)
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log") + ".jsonl").path
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: logPath))
+        agent.addObserver(logger)
         let tag = uniqueTag()
         var request = Request(.get, "/flaky/2?key=\(tag)")
         request.retry = RetryPolicy(maxRetries: 3, backoff: .fixed(.milliseconds(100)))
@@ -42,6 +45,15 @@ struct RetryTests {
         #expect(zip(starts, starts.dropFirst()).allSatisfy { $1.timeIntervalSince($0) >= 0.1 }, "\(starts)")
         #expect(messages.map(\.endsRequest) == [false, false, true])
         #expect(messages.dropFirst().allSatisfy { $0.firstExchangeID == messages.first?.requestID })
+        // The session log keeps both, so its records alone tell one request's exchanges apart.
+        try logger.close()
+        let logged = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains(#""type":"message""#) && $0.contains(tag) }
+            .map { try SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data($0.utf8)) }
+        #expect(logged.map(\.requestID) == messages.map(\.requestID))
+        #expect(logged.map(\.firstExchangeID) == messages.map(\.firstExchangeID))
+        #expect(logged.map(\.endsRequest) == [false, false, true])
+        try? FileManager.default.removeItem(atPath: logPath)
     }
 
     @Test("gives up after maxRetries and reports why")
