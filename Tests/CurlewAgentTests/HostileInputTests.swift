@@ -188,43 +188,41 @@ struct HostileInputTests {
 
     @Test("a URL password never reaches a debug message or the log")
     func urlPassword() async throws {
-        let server = try await TestServer.shared()
-        let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://ada:hunter2pw@") + "/anything"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log")).path
-        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: directory + "/s.jsonl"))
-        let agent = Agent(config: NetworkConfig())
-        agent.addObserver(logger)
-        let (message, failure) = await exchange(agent, .url(url))
-        await agent.waitForObservers()
-        try logger.close()
+        let (message, failure, log) = try await loggedExchange(userInfo: "ada:hunter2pw", path: "/anything")
         #expect(failure == nil, "the password was still sent")
         #expect(message.original?.url.contains("hunter2pw") == false)
         #expect(message.connection?.effectiveURL.contains("hunter2pw") == false)
-        let log = try String(contentsOfFile: directory + "/s.jsonl", encoding: .utf8)
         #expect(!log.contains("hunter2pw"))
         #expect(!log.contains(Data("ada:hunter2pw".utf8).base64EncodedString()))
     }
 
     @Test("a URL password the path repeats is hidden there too, in the message, the log and the request line (found by a new user's trial)")
     func urlPasswordRepeatedInPath() async throws {
-        let server = try await TestServer.shared()
-        let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://ada:Sekr3tPw@") + "/basic-auth/ada/Sekr3tPw"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log")).path
-        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: directory + "/s.jsonl"))
-        let agent = Agent(config: NetworkConfig())
-        agent.addObserver(logger)
-        let (message, failure) = await exchange(agent, .url(url))
-        await agent.waitForObservers()
-        try logger.close()
+        let (message, failure, log) = try await loggedExchange(userInfo: "ada:Sekr3tPw", path: "/basic-auth/ada/Sekr3tPw")
         #expect(failure == nil, "the server took the password")
         #expect(message.original?.url.hasSuffix("/basic-auth/ada/[REDACTED]") == true)
         #expect(message.original?.url.contains("Sekr3tPw") == false)
         #expect(message.connection?.effectiveURL.contains("Sekr3tPw") == false)
         let head = try #require(RedactionPolicy().redact(message).sent?.head)
         #expect(head.hasPrefix("GET /basic-auth/ada/[REDACTED] HTTP/1.1"))
-        let log = try String(contentsOfFile: directory + "/s.jsonl", encoding: .utf8)
         #expect(!log.contains("Sekr3tPw"))
         #expect(log.contains("/basic-auth/ada/[REDACTED]"))
+    }
+
+    /// One GET to the test server's `path` with `userInfo` in its URL, by an agent with a logger:
+    /// its debug message, its failure, and the session log's text.
+    private func loggedExchange(userInfo: String, path: String) async throws -> (DebugMessage, RequestFailure?, String) {
+        let server = try await TestServer.shared()
+        let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://\(userInfo)@") + path
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log") + ".jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: logPath) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: logPath))
+        let agent = Agent(config: NetworkConfig())
+        agent.addObserver(logger)
+        let (message, failure) = await exchange(agent, .url(url))
+        await agent.waitForObservers()
+        try logger.close()
+        return (message, failure, try String(contentsOfFile: logPath, encoding: .utf8))
     }
 
     @Test("a secret JSON member in a body larger than the debug body limit stays out of the log")
