@@ -66,11 +66,13 @@ extension TimingBreakdown {
 }
 
 extension DebugMessage {
-    /// Whether the exchange had a receive phase: a response's head arrived, or bytes of one did.
-    /// An exchange that ended while it waited (a cancel, a timeout) records a receive of zero,
-    /// which is no phase: the waterfall, `log diff` and `log stats` leave it out alike.
+    /// Whether the exchange had a receive phase: a response's head arrived, or bytes of one did,
+    /// or an answer did that was refused as malformed (no status line, a bad status, lengths
+    /// that disagree), whose bytes libcurl counts as none. An exchange that ended while it
+    /// waited (a cancel, a timeout) records a receive of zero, which is no phase: the
+    /// waterfall, `log diff` and `log stats` leave it out alike.
     public var receiveHappened: Bool {
-        response != nil || (timings?.receive ?? 0) > 0
+        response != nil || (timings?.receive ?? 0) > 0 || error?.kind == .invalidResponse
     }
 
     /// Whether the request went out: an exchange that ended while its connection was being set

@@ -747,7 +747,7 @@ final class Transfer {
         let timings: TransferTimings
         let connected: Bool
         if measured {
-            (connection, timings, connected) = measure(connectionUses: &connectionUses, cancelled: cancelled, endedAt: endedAt)
+            (connection, timings, connected) = measure(connectionUses: &connectionUses, cancelled: cancelled, endedAt: endedAt, code: code)
         } else {
             connection = ConnectionFacts(httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)), redirectCount: hops,
                                          effectiveURL: string(CURLINFO_EFFECTIVE_URL, sameAs: request.url), tls: tlsFacts)
@@ -825,11 +825,18 @@ final class Transfer {
         return String(cString: value)
     }
 
+    /// Whether libcurl's `code` says it refused an answer's bytes: an HTTP/0.9 or unknown reply,
+    /// a head line too long. Before a connection, the same codes come with no first-byte mark,
+    /// which is then zero anyway.
+    private static func refusedAnAnswer(_ code: CURLcode) -> Bool {
+        code == CURLE_WEIRD_SERVER_REPLY || code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_OUT_OF_MEMORY
+    }
+
     /// The exchange's connection facts and timings from libcurl, counted against the connections
     /// seen so far; `connected` tells whether a connection was ready before it ended. A cancelled
     /// exchange's total runs to now: libcurl's stops at its last progress update, up to a
-    /// second before.
-    private func measure(connectionUses: inout ConnectionUses, cancelled: Bool, endedAt: UInt64) -> (connection: ConnectionFacts, timings: TransferTimings, connected: Bool) {
+    /// second before. `code` is libcurl's result for the exchange.
+    private func measure(connectionUses: inout ConnectionUses, cancelled: Bool, endedAt: UInt64, code: CURLcode) -> (connection: ConnectionFacts, timings: TransferTimings, connected: Bool) {
         let newConnections = long(CURLINFO_NUM_CONNECTS)
         let headerBytesSent = long(CURLINFO_REQUEST_SIZE)
         let wroteSomething = !requestHead.isEmpty || headerBytesSent > 0
@@ -851,8 +858,10 @@ final class Transfer {
             tlsDone: offset(CURLINFO_APPCONNECT_TIME_T),
             preTransfer: preTransfer,
             // libcurl sets its first-byte mark on a read that found the connection closed too:
-            // without a byte of an answer, there was no first byte and no receive phase.
-            firstByte: hopReceived > 0 ? offset(CURLINFO_STARTTRANSFER_TIME_T) : 0,
+            // without a byte of an answer, there was no first byte and no receive phase. An
+            // answer libcurl refused as malformed (no status line, a bad one, a head too long)
+            // did arrive, though libcurl counts none of its bytes.
+            firstByte: hopReceived > 0 || Self.refusedAnAnswer(code) ? offset(CURLINFO_STARTTRANSFER_TIME_T) : 0,
             total: total,
             measuredWait: measuredWait,
             reusedConnection: reused,

@@ -218,6 +218,26 @@ struct AgentCallbackTests {
         #expect(unanswered?.bar == nil && unanswered?.reason == "no response")
     }
 
+    @Test("an answer refused as malformed has a receive phase, drawn; a connection closed without an answer has none", arguments: [
+        ("/fault/no-status", true), ("/fault/bad-status", true), ("/fault/close", false),
+    ])
+    func malformedAnswerIsReceived(_ path: String, _ answered: Bool) async throws {
+        let server = try await TestServer.shared()
+        let agent = Agent(config: NetworkConfig(baseURL: server.baseURL))
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let handle = agent.start(Request(.get, path + "?" + uniqueTag()))
+        while !handle.state.isTerminal { try await Task.sleep(for: .milliseconds(5)) }
+        await agent.waitForObservers()
+        let message = try #require(recorder.messages.first)
+        #expect(message.error?.kind == (answered ? .invalidResponse : .emptyResponse))
+        #expect(message.receiveHappened == answered)
+        let timings = try #require(message.timings)
+        #expect(timings.wait > 0 && timings.send + timings.wait + timings.receive <= timings.total, "\(timings)")
+        let receive = try #require(message.waterfall(width: 40)?.first { $0.phase == "receive" })
+        #expect(answered ? receive.bar != nil && receive.reason == nil : receive.reason == "no response", "\(receive)")
+    }
+
     @Test("cancelAllAndStop returns only once observers heard the end of every request it cancelled, plain, retried and in a group (found by a new user's trial: SIGTERM's cancelled request missing from the log)")
     func cancelAllAndStopPublishesEveryEnd() async throws {
         let server = try await TestServer.shared()
