@@ -185,7 +185,11 @@ public struct RedactionPolicy: Sendable, Equatable {
             add(credentials)
             if ASCII.equalsIgnoringCase(String(value[..<space]), "basic"), let pair = Self.basicPair(credentials) {
                 keep(pair.whole)
-                keep(pair.password)
+                // As a URL's path or query repeats it: libcurl decoded the URL's `p%40ss` to `p@ss`.
+                for form in Self.wireForms(of: pair.password) {
+                    keep(form)
+                    keep(Self.lowercasingEscapes(form))
+                }
             }
         }
         func add(pairs: Substring) {
@@ -221,10 +225,28 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// The `user:password` a `Basic` credential encodes, and its password; nil when it does not
     /// decode to UTF-8 text with a colon.
     private static func basicPair(_ encoded: Substring) -> (whole: String, password: String)? {
-        guard let data = Data(base64Encoded: encoded.trimmingCharacters(in: .whitespaces)),
+        var text = encoded.trimmingCharacters(in: .whitespaces)
+        // Some clients leave the padding out.
+        if text.utf8.count % 4 != 0 { text += String(repeating: "=", count: 4 - text.utf8.count % 4) }
+        guard let data = Data(base64Encoded: text),
               let whole = String(data: data, encoding: .utf8),
               let colon = whole.firstIndex(of: ":") else { return nil }
         return (whole, String(whole[whole.index(after: colon)...]))
+    }
+
+    /// `text` with the hexadecimal letters of its `%XX` escapes in lower case (`%2F` as `%2f`).
+    private static func lowercasingEscapes(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: "%") {
+                for digit in (index + 1)...(index + 2) where (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(bytes[digit]) { bytes[digit] |= 0x20 }
+                index += 3
+            } else {
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Free text written beside a log (an assertion's `got` in a run's report) with what a log

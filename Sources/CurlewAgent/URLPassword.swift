@@ -1,4 +1,5 @@
 import CurlewTransport
+import Glibc
 
 /// Hides the password of a URL's `user:password@` part. Debug messages carry URLs with it hidden,
 /// so no observer (log, interface, export) ever holds it; only the transport gets the real URL.
@@ -7,68 +8,134 @@ public enum URLPassword {
     private static let markerBytes = Array(marker.utf8)
 
     /// `text` with the password of every URL in it replaced by the marker (also a URL inside
-    /// another's query, or one written in JSON with escaped slashes), and with every other
-    /// occurrence of such a password too (a server's path may repeat it: `/basic-auth/user/PASS`),
-    /// when it is at least `RedactionPolicy.minimumHiddenCredential` bytes long; unchanged, and
-    /// not copied, when it has none.
+    /// another's query, or one written in JSON with escaped slashes); unchanged, and not copied,
+    /// when it has none. A password of `RedactionPolicy.minimumHiddenCredential` bytes or more is
+    /// also hidden where the text repeats it outside a URL's scheme and authority (a server's
+    /// path may: `/basic-auth/user/PASS`), so a host or user name that happens to equal it stays.
+    /// Linear in the text's length: at most `searchedPasswords` passwords are looked for, each
+    /// in one pass.
     public static func masking(in text: String) -> String {
         guard ASCII.contains(UInt8(ascii: "@"), in: text) else { return text }
         let bytes = Array(text.utf8)
-        var userInfoPasswords: [Range<Int>] = []
-        forEachPassword(in: bytes) { userInfoPasswords.append($0) }
-        guard !userInfoPasswords.isEmpty else { return text }
-        var repeated: [ArraySlice<UInt8>] = []
-        for range in userInfoPasswords where range.count >= RedactionPolicy.minimumHiddenCredential {
-            let password = bytes[range]
-            if !repeated.contains(where: { $0.elementsEqual(password) }) { repeated.append(password) }
+        var hidden: [Range<Int>] = []
+        var kept: [Range<Int>] = []
+        var searched = Set<ArraySlice<UInt8>>()
+        forEachAuthority(in: bytes) { authority, password in
+            kept.append(authority)
+            guard let password else { return }
+            hidden.append(password)
+            if password.count >= RedactionPolicy.minimumHiddenCredential, searched.count < searchedPasswords {
+                searched.insert(bytes[password])
+            }
         }
-        // Longest first, so a password inside another does not leave the rest of the longer one.
-        repeated.sort { $0.count > $1.count }
+        guard !hidden.isEmpty else { return text }
+        for password in searched { hidden += repeats(of: password, in: bytes, outside: kept) }
+        return String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
+    }
+
+    /// How many different passwords one text's repeats are looked for: a hostile body naming
+    /// thousands of URLs with passwords costs passes for this many at most.
+    static let searchedPasswords = 16
+
+    /// Where `password` occurs in `bytes`, but for occurrences touching a range of `kept`
+    /// (sorted, as found); overlapping occurrences as one range.
+    private static func repeats(of password: ArraySlice<UInt8>, in bytes: [UInt8], outside kept: [Range<Int>]) -> [Range<Int>] {
+        var found: [Range<Int>] = []
+        var nextKept = 0
+        forEachOccurrence(of: Array(password), in: bytes) { start in
+            let range = start..<(start + password.count)
+            while nextKept < kept.count, kept[nextKept].upperBound <= range.lowerBound { nextKept += 1 }
+            guard nextKept == kept.count || !kept[nextKept].overlaps(range) else { return }
+            // Occurrences come in order: one overlapping the last found extends it.
+            if let last = found.last, range.lowerBound <= last.upperBound {
+                found[found.count - 1] = last.lowerBound..<range.upperBound
+            } else {
+                found.append(range)
+            }
+        }
+        return found
+    }
+
+    /// Calls `body` with the start of each occurrence of `needle` in `haystack`, overlapping ones
+    /// included, in order: Knuth, Morris and Pratt's search, so time in proportion to the two
+    /// lengths whatever they hold (`memchr` skips to the needle's first byte between matches).
+    static func forEachOccurrence(of needle: [UInt8], in haystack: [UInt8], _ body: (Int) -> Void) {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return }
+        // fallback[i]: how much of the needle still matches after a mismatch past its first i + 1 bytes.
+        var fallback = [Int](repeating: 0, count: needle.count)
+        var matched = 0
+        for index in 1..<needle.count {
+            while matched > 0, needle[index] != needle[matched] { matched = fallback[matched - 1] }
+            if needle[index] == needle[matched] { matched += 1 }
+            fallback[index] = matched
+        }
+        haystack.withUnsafeBytes { all in
+            let first = Int32(needle[0])
+            var index = 0
+            matched = 0
+            while index < all.count {
+                if matched == 0 {
+                    guard let hit = memchr(all.baseAddress! + index, first, all.count - index) else { return }
+                    index = all.baseAddress!.distance(to: UnsafeRawPointer(hit))
+                }
+                let byte = all[index]
+                while matched > 0, byte != needle[matched] { matched = fallback[matched - 1] }
+                if byte == needle[matched] { matched += 1 }
+                if matched == needle.count {
+                    body(index + 1 - needle.count)
+                    matched = fallback[matched - 1]
+                }
+                index += 1
+            }
+        }
+    }
+
+    /// `bytes` with each run covered by `ranges` (in any order, overlapping, touching or apart)
+    /// replaced by one marker.
+    private static func replacing(_ ranges: [Range<Int>], in bytes: [UInt8]) -> [UInt8] {
+        var runs: [Range<Int>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = runs.last, range.lowerBound <= last.upperBound {
+                runs[runs.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                runs.append(range)
+            }
+        }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
-        var nextUserInfo = 0
-        var index = 0
-        while index < bytes.count {
-            if nextUserInfo < userInfoPasswords.count, userInfoPasswords[nextUserInfo].lowerBound == index {
-                output += markerBytes
-                index = userInfoPasswords[nextUserInfo].upperBound
-                nextUserInfo += 1
-                continue
-            }
-            if let password = repeated.first(where: { bytes[index...].starts(with: $0) }) {
-                output += markerBytes
-                index += password.count
-                // A repeat that runs into a userinfo password hides that one whole too.
-                while nextUserInfo < userInfoPasswords.count, userInfoPasswords[nextUserInfo].lowerBound < index {
-                    index = max(index, userInfoPasswords[nextUserInfo].upperBound)
-                    nextUserInfo += 1
-                }
-                continue
-            }
-            output.append(bytes[index])
-            index += 1
+        var copied = 0
+        for run in runs {
+            output += bytes[copied..<run.lowerBound]
+            output += markerBytes
+            copied = run.upperBound
         }
-        return String(decoding: output, as: UTF8.self)
+        output += bytes[copied...]
+        return output
     }
 
     static func hasPassword(_ text: String) -> Bool {
         guard ASCII.contains(UInt8(ascii: "@"), in: text) else { return false }
         var found = false
-        forEachPassword(in: Array(text.utf8)) { _ in found = true }
+        forEachAuthority(in: Array(text.utf8)) { _, password in found = found || password != nil }
         return found
     }
 
-    /// Calls `body` with the byte range of each password, in order: after "scheme://user:" (or
-    /// ":\/\/" as JSON writes it) and before the "@" that ends the authority.
-    private static func forEachPassword(in bytes: [UInt8], _ body: (Range<Int>) -> Void) {
+    /// Calls `body` with each URL's scheme and authority, in order (from the scheme's first
+    /// letter to the authority's end, or to a space, quote or angle bracket before it), and the
+    /// byte range of its password, if it has one: after "scheme://user:" (or ":\/\/" as JSON
+    /// writes it) and before the "@" that ends the authority.
+    private static func forEachAuthority(in bytes: [UInt8], _ body: (_ authority: Range<Int>, _ password: Range<Int>?) -> Void) {
         var index = 0
         while index < bytes.count {
             let separator = separatorLength(bytes, at: index)
             guard separator > 0 else { index += 1; continue }
+            var schemeStart = index
+            while schemeStart > 0, isSchemeByte(bytes[schemeStart - 1]) { schemeStart -= 1 }
             let authorityStart = index + separator
             var end = authorityStart
             var colon: Int?
             var at: Int?
+            var wordEnd: Int?
             while end < bytes.count {
                 let byte = bytes[end]
                 if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
@@ -78,13 +145,26 @@ public enum URLPassword {
                 if byte == UInt8(ascii: "\\"), end + 1 < bytes.count, bytes[end + 1] == UInt8(ascii: "/") { break }
                 if byte == UInt8(ascii: "@") { at = end }
                 if byte == UInt8(ascii: ":"), colon == nil, at == nil { colon = end }
+                if wordEnd == nil, isWordEnd(byte) { wordEnd = end }
                 end += 1
             }
+            var password: Range<Int>?
             if let at, let colon, colon < at, !bytes[(colon + 1)..<at].elementsEqual(markerBytes) {
-                body((colon + 1)..<at)
+                password = (colon + 1)..<at
             }
+            body(schemeStart..<max(min(wordEnd ?? end, end), password?.upperBound ?? 0), password)
             index = end
         }
+    }
+
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") || byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+    }
+
+    private static func isWordEnd(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+            || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
     }
 
     /// 3 for "://" at `index`, 5 for ":\/\/", else 0.

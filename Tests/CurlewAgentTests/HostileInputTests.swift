@@ -393,12 +393,48 @@ struct URLPasswordTests {
         // The password where the URL repeats it (found by a new user's trial), longest first;
         // one shorter than a credential worth looking for elsewhere stays where it repeats.
         ("http://u:Sekr3tPw@h.test/basic-auth/u/Sekr3tPw?again=Sekr3tPw", "http://u:[REDACTED]@h.test/basic-auth/u/[REDACTED]?again=[REDACTED]"),
-        ("http://u:abcd@h.test/abcdabcde/abc", "http://u:[REDACTED]@h.test/[REDACTED][REDACTED]e/abc"),
+        ("http://u:abcd@h.test/abcdabcde/abc", "http://u:[REDACTED]@h.test/[REDACTED]e/abc"),
         ("http://u:abcd@h.test/?next=https://v:abcdef@i.test/abcdef", "http://u:[REDACTED]@h.test/?next=https://v:[REDACTED]@i.test/[REDACTED]"),
         ("http://u:pw@h.test/pw", "http://u:[REDACTED]@h.test/pw"),
+        // Not in a scheme or an authority: a user or host name equal to the password stays
+        // (found by review: `admin:admin@` lost its user name, `demo:demo@demo.test` its host).
+        ("http://admin:admin@h.test/admin", "http://admin:[REDACTED]@h.test/[REDACTED]"),
+        ("http://demo:demo@demo.example.test/demo", "http://demo:[REDACTED]@demo.example.test/[REDACTED]"),
+        ("http://u:http@h.test/http https://h.test/", "http://u:[REDACTED]@h.test/[REDACTED] https://h.test/"),
+        // Overlapping repeats, of two passwords or of one with itself, hidden whole (found by review).
+        ("http://u:xabc@h/ http://v:abcdef@i/xabcdef", "http://u:[REDACTED]@h/ http://v:[REDACTED]@i/[REDACTED]"),
+        ("http://u:abab@h/ababab", "http://u:[REDACTED]@h/[REDACTED]"),
+        (#"{"url":"http:\/\/u:Sekr3tPw@h.test\/x\/Sekr3tPw"}"#, #"{"url":"http:\/\/u:[REDACTED]@h.test\/x\/[REDACTED]"}"#),
     ])
     func masking(_ text: String, _ expected: String) {
         #expect(URLPassword.masking(in: text) == expected)
+    }
+
+    @Test("a hostile text costs time in proportion to its length: a long password repeated in part everywhere, thousands of passwords (found by review: quadratic)")
+    func hostileTexts() {
+        let password = String(repeating: "A", count: 4_096)
+        let long = String(repeating: "A", count: 1 << 20) + " http://u:" + password + "@h/" + password + "B"
+        let started = ContinuousClock.now
+        let masked = URLPassword.masking(in: long)
+        #expect(masked == "[REDACTED] http://u:[REDACTED]@h/[REDACTED]B")
+        let many = (0..<20_000).map { "http://u:pass\($0)word@h/x" }.joined(separator: " ")
+        let hidden = URLPassword.masking(in: many)
+        #expect(!hidden.contains("word@") && hidden.components(separatedBy: "[REDACTED]").count == 20_001)
+        // A quadratic search takes minutes on these; a linear one milliseconds.
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test("the search finds every occurrence, overlapping ones included, as a plain scan does")
+    func occurrences() {
+        var generator = SeededGenerator(seed: 7)
+        for _ in 0..<2_000 {
+            let haystack = (0..<Int.random(in: 0...60, using: &generator)).map { _ in UInt8.random(in: 97...99, using: &generator) }
+            let needle = (0..<Int.random(in: 1...5, using: &generator)).map { _ in UInt8.random(in: 97...99, using: &generator) }
+            var found: [Int] = []
+            URLPassword.forEachOccurrence(of: needle, in: haystack) { found.append($0) }
+            let expected = haystack.count < needle.count ? [] : (0...(haystack.count - needle.count)).filter { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+            #expect(found == expected, "\(needle) in \(haystack)")
+        }
     }
 }
 

@@ -194,6 +194,16 @@ struct RedactionPolicyTests {
         // Not base64, or no colon: only the value as it is.
         #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: Basic !!notbase64\r\n\r\n"))
             == ["Basic !!notbase64", "!!notbase64"])
+        #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: Basic bm9jb2xvbnZhbHVl\r\n\r\n"))
+            == ["Basic bm9jb2xvbnZhbHVl", "bm9jb2xvbnZhbHVl"])
+        // Without its padding, as some clients send it.
+        #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: Basic YWxpY2U6cGE1NXcwcmQ\r\n\r\n"))
+            .contains("pa55w0rd"))
+        // A password the URL wrote percent-encoded (libcurl decodes it for the header), upper or
+        // lower case, where the request line repeats it (found by review).
+        let encoded = RedactionPolicy().redact(message(
+            head: "GET /basic-auth/alice/p%40ss%2Fw0rd?again=p%40ss%2fw0rd HTTP/1.1\r\nHost: h\r\nAuthorization: Basic YWxpY2U6cEBzcy93MHJk\r\n\r\n"))
+        #expect(encoded.sent?.head.hasPrefix("GET /basic-auth/alice/\(marker)?again=\(marker) HTTP/1.1\r\n") == true, "\(encoded.sent?.head ?? "")")
         // A message without credentials gives no values to hide.
         #expect(RedactionPolicy().credentialValues(in: message()).isEmpty)
     }

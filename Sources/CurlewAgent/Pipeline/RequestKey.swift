@@ -20,7 +20,11 @@ struct RequestKey: Sendable, Equatable {
     init(method: String, url: String, headers: [HeaderField], body: Data?, keyHeaders: [String], credentialHeaders: [String],
          isVolatileParam: (String) -> Bool) {
         let (userinfo, plainURL) = Self.splittingUserinfo(url)
-        var text = method.uppercased() + " " + Self.canonicalURL(plainURL, isVolatileParam: isVolatileParam)
+        let canonical = Self.canonicalURL(plainURL, isVolatileParam: isVolatileParam)
+        // A URL that repeats its password (`/basic-auth/user/PASS`) enters the key as a digest,
+        // like the credentials; no URL of a request has the form "digest …".
+        var text = method.uppercased() + " "
+            + (Self.repeatsPassword(of: userinfo, in: canonical) ? "digest " + SHA256Digest.hex(of: Data(canonical.utf8)) : canonical)
         for name in keyHeaders.sorted() {
             let values = Self.values(of: name, in: headers)
             if !values.isEmpty { text += "\n" + name.lowercased() + ": " + SHA256Digest.hex(of: Data(values.joined(separator: ", ").utf8)) }
@@ -38,6 +42,14 @@ struct RequestKey: Sendable, Equatable {
 
     private static func values(of name: String, in headers: [HeaderField]) -> [String] {
         headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// Whether `url` holds the password of `userinfo` (`user:password`), when it is long enough to
+    /// be looked for as a credential is.
+    private static func repeatsPassword(of userinfo: String?, in url: String) -> Bool {
+        guard let userinfo, let colon = userinfo.firstIndex(of: ":") else { return false }
+        let password = userinfo[userinfo.index(after: colon)...]
+        return password.utf8.count >= RedactionPolicy.minimumHiddenCredential && url.contains(password)
     }
 
     /// The `user:password` of a URL, and the URL without it.
