@@ -12,6 +12,7 @@ struct RetryTests {
         let recorder = EventRecorder()
         agent.addObserver(recorder)
         let logPath = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueTag("log") + ".jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: logPath) }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: logPath))
         agent.addObserver(logger)
         let tag = uniqueTag()
@@ -53,7 +54,6 @@ struct RetryTests {
         #expect(logged.map(\.requestID) == messages.map(\.requestID))
         #expect(logged.map(\.firstExchangeID) == messages.map(\.firstExchangeID))
         #expect(logged.map(\.endsRequest) == [false, false, true])
-        try? FileManager.default.removeItem(atPath: logPath)
     }
 
     @Test("gives up after maxRetries and reports why")
