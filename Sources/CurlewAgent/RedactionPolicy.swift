@@ -156,13 +156,33 @@ public struct RedactionPolicy: Sendable, Equatable {
         return findings.map { redact(message, $0) }
     }
 
+    /// This policy hiding also the credentials `message` carries (`credentialValues(in:)`), as
+    /// the message's own redaction does: for a part of it shown on its own (a row's URL or name),
+    /// which then hides what the redacted message hides.
+    public func including(credentialsOf message: borrowing DebugMessage) -> RedactionPolicy {
+        including(credentialValues(in: message))
+    }
+
+    /// This policy hiding also the credentials of `headers` (those it names, taken as
+    /// `credentialValues(in:)` takes a request's): for a request not sent yet.
+    public func including(credentialsOf headers: [HeaderField]) -> RedactionPolicy {
+        including(credentialValues(headers: headers, head: nil, response: nil))
+    }
+
+    private func including(_ credentials: [String]) -> RedactionPolicy {
+        guard isEnabled, !credentials.isEmpty else { return self }
+        var policy = self
+        policy.secretValues += credentials
+        return policy
+    }
+
     private static func setsCookie(_ message: borrowing DebugMessage) -> Bool {
         message.response?.headers.contains { ASCII.equalsIgnoringCase($0.name, "set-cookie") } ?? false
     }
 
     /// Credential values shorter than this are left where they appear outside their headers
     /// (which are hidden whole), since hiding every "1" or "en" in a body would garble it.
-    static let minimumHiddenCredential = 4
+    public static let minimumHiddenCredential = 4
 
     /// The values of the secret headers among the request's (as composed, and the credentials
     /// libcurl adds to the head: `Authorization` from a URL's password, `Cookie` from the jar):
@@ -171,6 +191,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// repeat it: `/basic-auth/user/PASS`); a cookie header pair by pair. And the values of the
     /// cookies the response set.
     public func credentialValues(in message: borrowing DebugMessage) -> [String] {
+        credentialValues(headers: message.original?.headers ?? [], head: message.sent?.head, response: message.response)
+    }
+
+    private func credentialValues(headers: [HeaderField], head: String?, response: ResponseSnapshot?) -> [String] {
         var values: [String] = []
         func keep(_ value: String) {
             // A header the caller set is in both the composed request and the head: hidden once.
@@ -201,12 +225,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         func add(header name: Substring, value: Substring) {
             if ASCII.equalsIgnoringCase(String(name), "cookie") { add(pairs: value) } else { add(value) }
         }
-        for field in message.original?.headers ?? [] where headerNameBytes.contains(field.name) {
+        for field in headers where headerNameBytes.contains(field.name) {
             add(header: Substring(field.name), value: Substring(field.value))
         }
         // Most heads carry no credential libcurl added: a look at the start of each line finds
         // that out before any line is cut.
-        if let head = message.sent?.head,
+        if let head,
            ASCII.hasLine(startingWith: "authorization:", in: head) || ASCII.hasLine(startingWith: "proxy-authorization:", in: head)
             || ASCII.hasLine(startingWith: "cookie:", in: head) {
             for line in head.split(separator: "\r\n") {
@@ -215,7 +239,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             }
         }
         if hidesCookieValues {
-            for header in message.response?.headers ?? [] where ASCII.equalsIgnoringCase(header.name, "set-cookie") {
+            for header in response?.headers ?? [] where ASCII.equalsIgnoringCase(header.name, "set-cookie") {
                 add(pairs: header.value.split(separator: ";", maxSplits: 1).first ?? "")
             }
         }
@@ -365,6 +389,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         var errorText: String?
         /// The stream record with what it holds hidden, when it holds anything.
         var stream: StreamRecord?
+        /// The request's name with what it holds hidden, when it holds anything.
+        var name: String?
         /// Form parts named like secret parameters, and their non-empty values.
         var secretParts: [TransferRecord.FormPartSummary] = []
         var formSecrets: [String] = []
@@ -401,8 +427,14 @@ public struct RedactionPolicy: Sendable, Equatable {
             let hidden = redactStream(stream)
             if force || hidden != stream { found.stream = hidden }
         }
+        // A name (one made from a URL: `GET /basic-auth/user/PASS`) is judged by rewriting it, only
+        // when there is a secret value to look for or a URL password could be in it.
+        if let name = message.name, !secretValues.isEmpty || ASCII.contains(UInt8(ascii: "@"), in: name) {
+            let hidden = replaceSecrets(URLPassword.masking(in: name))
+            if force || hidden != name { found.name = hidden }
+        }
         guard found.original || found.sent || found.response || found.url || found.errorText != nil || !found.secretParts.isEmpty || found.transfer
-            || found.stream != nil else { return nil }
+            || found.stream != nil || found.name != nil else { return nil }
         return found
     }
 
@@ -411,6 +443,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         let (hidesOriginal, hidesSent, hidesResponse, hidesURL) = (findings.original, findings.sent, findings.response, findings.url)
         let (secretParts, formSecrets, hidesTransfer) = (findings.secretParts, findings.formSecrets, findings.transfer)
         var message = message
+        if let name = findings.name { message.name = name }
         if !secretParts.isEmpty || hidesTransfer, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
                 var part = part
@@ -746,6 +779,12 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     // MARK: Hiding
+
+    /// `text` with the declared and credential values hidden (no other rule applied): for a
+    /// name, a label.
+    public func hidingSecretValues(in text: String) -> String {
+        isEnabled ? replaceSecrets(text) : text
+    }
 
     private func replaceSecrets(_ text: String) -> String {
         guard !secretValues.isEmpty else { return text }

@@ -177,9 +177,10 @@ public struct ImportedCollection: Sendable {
     }
 
     /// A request's name when its source gives none: the method and the URL's path, as
-    /// `GET /users` for `{{host}}/users?page=2`.
+    /// `GET /users` for `{{host}}/users?page=2`. A URL password the path repeats is hidden
+    /// (`GET /basic-auth/user/[REDACTED]`): a name goes to logs and workspaces as it is.
     public static func defaultName(method: String, url: String) -> String {
-        var rest = Substring(url)
+        var rest = Substring(URLPassword.masking(in: url))
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
         if rest.hasPrefix("{{"), let close = rest.range(of: "}}") { rest = rest[close.upperBound...] }
         let path = rest.prefix { $0 != "?" && $0 != "#" }
@@ -210,8 +211,10 @@ public struct ImportedCollection: Sendable {
         return rewritten + rest
     }
 
-    /// `defaultName(method:url:)` of an agent request.
+    /// `defaultName(method:url:)` of an agent request, with the credentials its headers carry
+    /// hidden where the path repeats them (`curl -u admin:PASS …/basic-auth/admin/PASS`).
     public static func defaultName(_ request: Request) -> String {
-        defaultName(method: request.method.rawValue, url: request.customURL ?? request.path)
+        let name = defaultName(method: request.method.rawValue, url: request.customURL ?? request.path)
+        return RedactionPolicy().including(credentialsOf: request.headers.fields).hidingSecretValues(in: name)
     }
 }

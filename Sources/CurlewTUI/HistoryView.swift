@@ -47,7 +47,7 @@ enum HistoryView {
             let time = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
             let when = (offset < state.fromThisSession ? "● " : "  ") + message.startedAt.dayAndClockText(using: clock)
             let line = TextWidth.fit(when, to: 27) + TextWidth.fit(status, to: 8) + TextWidth.fitRight(time, to: 10) + "  "
-                + "\(message.original?.method ?? "?") \(message.original.map { hiding?.redactText($0.url) ?? $0.url } ?? "")"
+                + "\(message.original?.method ?? "?") \(message.original.map { hiding?.including(credentialsOf: message).redactText($0.url) ?? $0.url } ?? "")"
             let style: Style = offset == state.selected ? .selected : MessageRows.style(of: message)
             frame.putLine(TextWidth.truncate(line, to: area.width - 2), row: row, column: area.column + 1, width: area.width - 2, style: style)
         }

@@ -37,7 +37,9 @@ enum MessageRows {
             let size = progress.map { ByteCountText.of($0.bytesReceived) } ?? ""
             return (columns(time: time, method: info.method, status: status, duration: "", size: size, url: shown(info.url), width: width), .dim)
         }
-        let url = shown(message.original?.url ?? info.url)
+        // Hidden as the message's own redaction hides it: with the credentials it carries (a Basic
+        // password the path repeats), so a row never shows what its detail and log hide.
+        let url = hiding.map { $0.including(credentialsOf: message).redactText(message.original?.url ?? info.url) } ?? (message.original?.url ?? info.url)
         let status = Self.status(of: message)
         let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? ""
         let size = message.response.map { ByteCountText.of($0.body.size) } ?? ""

@@ -131,6 +131,8 @@ public enum WorkspaceWriter {
         func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
         var result = ""
         var rest = Substring(url)
+        // The password moved, and its reference, for where the rest of the URL repeats it.
+        var moved: (password: String, reference: String)?
         // The user info: after `scheme://`, or at the start of a URL typed without a scheme
         // (`bob:pw@host/x`, which `curlew send` reads as a host with credentials).
         let schemeEnd = schemePart(of: url, literal: literal)
@@ -144,6 +146,7 @@ public enum WorkspaceWriter {
                let hidden = secretReference(authority[authority.index(after: colon)..<at], literal: literal, field: "password", named: name,
                                             into: &collection, avoiding: taken) {
                 result += kept(authority[...colon]) + hidden + kept(authority[at...])
+                moved = (kept(authority[authority.index(after: colon)..<at]), hidden)
             } else {
                 result += kept(authority)
             }
@@ -155,13 +158,19 @@ public enum WorkspaceWriter {
                                         secretParameters: secretParameters, depth: depth)
         }
         let hash = rest.firstIndex(of: "#") ?? rest.endIndex
+        var tail: String
         if let question = rest[..<hash].firstIndex(of: "?") {
-            result += kept(rest[...question]) + movingPairs(rest[rest.index(after: question)..<hash])
+            tail = kept(rest[...question]) + movingPairs(rest[rest.index(after: question)..<hash])
         } else {
-            result += kept(rest[..<hash])
+            tail = kept(rest[..<hash])
         }
-        guard hash < rest.endIndex else { return result }
-        return result + "#" + movingPairs(rest[rest.index(after: hash)...])
+        if hash < rest.endIndex { tail += "#" + movingPairs(rest[rest.index(after: hash)...]) }
+        // A path or query that repeats the password (`/basic-auth/user/PASS`) names the same secret,
+        // when the password is long enough to be looked for as a log looks for it.
+        if let moved, moved.password.utf8.count >= RedactionPolicy.minimumHiddenCredential {
+            tail = tail.replacingOccurrences(of: moved.password, with: moved.reference)
+        }
+        return result + tail
     }
 
     /// `name=value&…` pairs of a URL (its query or fragment) with the values of secret

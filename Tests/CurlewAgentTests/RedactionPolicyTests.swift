@@ -191,6 +191,12 @@ struct RedactionPolicyTests {
         #expect(repeated.response?.body.text == "\(marker) and \(marker)")
         #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: basic YWxpY2U6cGE1NXcwcmQ=\r\n\r\n"))
             .contains("pa55w0rd"))
+        // A name made from such a URL, in the record and in a row shown on its own.
+        var named = message(head: "GET /basic-auth/alice/pa55w0rd HTTP/1.1\r\nHost: h\r\nAuthorization: \(basic)\r\n\r\n")
+        named.name = "GET /basic-auth/alice/pa55w0rd"
+        #expect(RedactionPolicy().redact(named).name == "GET /basic-auth/alice/\(marker)")
+        #expect(RedactionPolicy().including(credentialsOf: named).redactText("http://h/basic-auth/alice/pa55w0rd") == "http://h/basic-auth/alice/\(marker)")
+        #expect(RedactionPolicy.disabled.redact(named).name == named.name)
         // Not base64, or no colon: only the value as it is.
         #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: Basic !!notbase64\r\n\r\n"))
             == ["Basic !!notbase64", "!!notbase64"])

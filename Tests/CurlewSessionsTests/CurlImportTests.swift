@@ -44,6 +44,16 @@ struct CurlImportTests {
         #expect(request.requestSerializer == .raw(Data(#"{"a":1}"#.utf8), contentType: "application/json"))
     }
 
+    @Test("a name made from the URL hides a password the path repeats: the URL's own, or one given with -u (found by a new user's trial: the name went to the log, HAR and workspace in clear)")
+    func defaultNameHidesRepeatedPasswords() throws {
+        #expect(ImportedCollection.defaultName(method: "GET", url: "http://u:Sekr3tPw@h/basic-auth/u/Sekr3tPw?x=1") == "GET /basic-auth/u/[REDACTED]")
+        let withUser = try #require(try CurlImport.parse("curl -u admin:Hunter2Pass http://h/basic-auth/admin/Hunter2Pass").first)
+        #expect(ImportedCollection.defaultName(withUser.request) == "GET /basic-auth/admin/[REDACTED]")
+        // Nothing to hide: the path as it is.
+        let plain = try #require(try CurlImport.parse("curl -u admin:Hunter2Pass http://h/users/admin").first)
+        #expect(ImportedCollection.defaultName(plain.request) == "GET /users/admin")
+    }
+
     @Test("Copy as cURL (cmd): ^ escapes and ^ continuations")
     func windowsCmd() throws {
         let command = "curl ^\"https://h.example/a?x=1^&y=2^\" ^\r\n  -H ^\"accept: */*^\" ^\r\n  --data-raw ^\"^{^\\^\"k^\\^\":^\\^\"v^\\^\"^}^\"\r\n"

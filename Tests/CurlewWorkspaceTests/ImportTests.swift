@@ -488,6 +488,13 @@ struct WorkspaceWriterReviewTests {
                                                   secretParameters: ["token"]) == "bob:{{x_password}}@127.0.0.1:8080/get")
         #expect(WorkspaceWriter.movingCredentials(inURL: "users/1?a=1", named: "y", into: &plain, avoiding: [],
                                                   secretParameters: ["token"]) == "users/1?a=1")
+        // A path and query that repeat the password name the same secret; a short one stays
+        // where it repeats (found by a new user's trial: the path kept it in clear).
+        #expect(WorkspaceWriter.movingCredentials(inURL: "http://u:Sekr3tPw@h/basic-auth/u/Sekr3tPw?again=Sekr3tPw", named: "z", into: &plain,
+                                                  avoiding: [], secretParameters: ["token"])
+                == "http://u:{{z_password}}@h/basic-auth/u/{{z_password}}?again={{z_password}}")
+        #expect(WorkspaceWriter.movingCredentials(inURL: "http://u:pw@h/pw", named: "s", into: &plain, avoiding: [],
+                                                  secretParameters: ["token"]) == "http://u:{{s_password}}@h/pw")
         for (url, kept) in [("http{{s}}://ann:TplPw3@h/", "http{{s}}://ann:{{w_password}}@h/"),
                             ("{{proto}}s://ann:TplPw4@h/", "{{proto}}s://ann:{{w_password_2}}@h/"),
                             ("{{ proto }}://ann:TplPw5@h/", "{{ proto }}://ann:{{w_password_3}}@h/")] {
