@@ -12,7 +12,7 @@ struct PipelineOptions: ParsableArguments {
     var retry: Int = 0
 
     @Option(name: .customLong("retry-delay"), parsing: .unconditional, help: "Seconds between retries (default: exponential from 0.2 s with jitter); a Retry-After header wins.")
-    var retryDelay: Double?
+    var retryDelay: SecondsArgument?
 
     @Option(help: "Cache responses in this directory (created owner-only) and answer from it.")
     var cache: String?
@@ -21,7 +21,7 @@ struct PipelineOptions: ParsableArguments {
     var cachePolicy: CachePolicy?
 
     @Option(name: .customLong("cache-ttl"), parsing: .unconditional, help: "With --cache: seconds an entry stays fresh (default: 60).")
-    var cacheTTL: Double?
+    var cacheTTL: SecondsArgument?
 
     @Option(help: ArgumentHelp("Mock requests matching a rule: 'GET /users/*=fixture.json' answers from a file without the network; 'GET /users/*=http://127.0.0.1:9000' sends them there instead. Repeatable.", valueName: "RULE=FILE|URL"))
     var mock: [String] = []
@@ -45,8 +45,8 @@ struct PipelineOptions: ParsableArguments {
         }
         if cache == nil, cachePolicy != nil || cacheTTL != nil { throw ValidationError("--cache-policy and --cache-ttl need --cache DIR") }
         do {
-            if let retryDelay { _ = try SecondsInput.duration(retryDelay, field: "--retry-delay") }
-            if let cacheTTL { _ = try SecondsInput.duration(cacheTTL, field: "--cache-ttl") }
+            _ = try retryDelay?.duration(field: "--retry-delay")
+            _ = try cacheTTL?.duration(field: "--cache-ttl")
         } catch {
             throw ValidationError(error.message)
         }
@@ -63,12 +63,12 @@ struct PipelineOptions: ParsableArguments {
     func apply(to config: inout NetworkConfig, request: inout Request) throws {
         if retry > 0 {
             var policy = RetryPolicy(maxRetries: retry)
-            if let retryDelay { policy.backoff = .fixed(try SecondsInput.duration(retryDelay, field: "--retry-delay")) }
+            if let retryDelay { policy.backoff = .fixed(try retryDelay.duration(field: "--retry-delay")) }
             request.retry = policy
         }
         if let cache {
             config.cache = CacheSettings(storage: .disk, directory: cache, policy: cachePolicy ?? .cacheElseNetwork,
-                                         timeToLive: try SecondsInput.duration(cacheTTL ?? 60, field: "--cache-ttl"))
+                                         timeToLive: try cacheTTL?.duration(field: "--cache-ttl") ?? .seconds(60))
         }
         config.mocks = try mockSettings()
         if let signHMAC {

@@ -27,10 +27,10 @@ struct SendCommand: AsyncParsableCommand {
     var json: String?
 
     @Option(parsing: .unconditional, help: "Seconds the whole request may take (default: 15, or a day with --output).")
-    var timeout: Double?
+    var timeout: SecondsArgument?
 
-    @Option(name: .customLong("connect-timeout"), parsing: .unconditional, help: "Seconds establishing the connection may take.")
-    var connectTimeout: Double = 10
+    @Option(name: .customLong("connect-timeout"), parsing: .unconditional, help: "Seconds establishing the connection may take (default: 10).")
+    var connectTimeout = SecondsArgument(argument: "10")!
 
     @Option(help: "Append the exchange to this session log (JSON Lines, created mode 0600).")
     var log: String?
@@ -76,8 +76,8 @@ struct SendCommand: AsyncParsableCommand {
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
         guard (0...1000).contains(reconnect) else { throw ValidationError("--reconnect must be from 0 to 1000") }
         do {
-            _ = try SecondsInput.duration(totalSeconds, field: "--timeout")
-            _ = try SecondsInput.duration(connectTimeout, field: "--connect-timeout")
+            _ = try totalTimeout()
+            _ = try connectTimeout.duration(field: "--connect-timeout")
         } catch {
             throw ValidationError(error.message)
         }
@@ -111,8 +111,8 @@ struct SendCommand: AsyncParsableCommand {
         var request: Request
         do { request = try makeRequest() } catch let error as RequestError { throw failing(with: error) }
         var config = NetworkConfig(
-            requestTimeout: try SecondsInput.duration(totalSeconds, field: "--timeout"),
-            connectTimeout: try SecondsInput.duration(connectTimeout, field: "--connect-timeout"),
+            requestTimeout: try totalTimeout(),
+            connectTimeout: try connectTimeout.duration(field: "--connect-timeout"),
             allowInsecureRedirects: allowDowngrade,
             tls: security.settings
         )
@@ -262,8 +262,8 @@ struct SendCommand: AsyncParsableCommand {
 
     /// The whole request's limit: as given, else 15 s, or a day for a download, which may
     /// rightly take long.
-    private var totalSeconds: Double {
-        timeout ?? (transfer.output == nil ? 15 : 86_400)
+    private func totalTimeout() throws(UserInputError) -> Duration {
+        try timeout?.duration(field: "--timeout") ?? .seconds(transfer.output == nil ? 15 : 86_400)
     }
 
     /// What the network sent, made safe for a terminal unless `--raw` or stdout is not one.

@@ -287,6 +287,18 @@ struct NumberInputTests {
         #expect(throws: UserInputError.self) { try SecondsInput.duration(value, field: "--timeout") }
     }
 
+    @Test("seconds typed as text are digits with at most one point: hex floats, exponents, signs and words are refused (found by a new user's trial: --timeout 0x10 waited 16 s)")
+    func decimalSeconds() throws {
+        for text in ["0x10", "0x1p-1", "1e3", "+5", "-1", "inf", "nan", "1.2.3", ".", "", " 5", "5s", "１"] {
+            #expect(SecondsInput.decimal(text) == nil, "\(text)")
+        }
+        for (text, seconds) in [("15", 15.0), ("0.5", 0.5), (".5", 0.5), ("2.", 2.0), ("0.001", 0.001)] {
+            #expect(SecondsInput.decimal(text) == seconds, "\(text)")
+        }
+        #expect(try SecondsInput.duration(parsing: " 2.5 ", field: "timeout") == .milliseconds(2_500))
+        #expect(throws: UserInputError.self) { try SecondsInput.duration(parsing: "0x10", field: "timeout") }
+    }
+
     @Test("the message names the field")
     func namedField() {
         do {

@@ -308,6 +308,11 @@ struct SendCommandTests {
             let negative = try await CurlewProcess.run(["send", option, "-1", "127.0.0.1:\(port)/get"])
             #expect(negative.status == 64 && negative.error.contains(says), "\(option): \(negative.error)")
         }
+        // Seconds in digits only: a hex float is refused with the range, not read as 16 s.
+        for (option, value) in [("--timeout", "0x10"), ("--connect-timeout", "0x1p-1"), ("--timeout", "1e3")] {
+            let hex = try await CurlewProcess.run(["send", option, value, "127.0.0.1:\(port)/get"])
+            #expect(hex.status == 64 && hex.error.contains("\(option) must be a number of seconds from 0.001 to 86400"), "\(option) \(value): \(hex.error)")
+        }
         // `curlew run` says a usage mistake with its own exit status, 2.
         for (arguments, says, status) in [(["run", "curlew.yaml", "--repeat", "-1"], "--repeat must be 1 to 100000", Int32(2)),
                                           (["run", "curlew.yaml", "--parallel", "-2"], "--parallel must be 1 to 256", 2),
