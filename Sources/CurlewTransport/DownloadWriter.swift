@@ -75,7 +75,9 @@ final class DownloadWriter {
     func write(_ bytes: UnsafeRawBufferPointer) -> TransferError? {
         guard let file else { return nil }
         guard file.write(bytes) else {
-            return TransferError(kind: .localFile, code: 23, message: "could not write \(target.partialPath): \(file.failure ?? "unknown error")")
+            // A device is written straight into, with no partial file beside it.
+            let written = target.writesDirectly ? target.path : target.partialPath
+            return TransferError(kind: .localFile, code: 23, message: "could not write \(written): \(file.failure ?? "unknown error")")
         }
         return nil
     }

@@ -172,6 +172,10 @@ struct SendFilesTests {
         #expect(devNull.status == 0)
         var info = stat()
         #expect(lstat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR, "/dev/null is still a device")
+        // A device that refuses the bytes is named as it is: nothing was written beside it (found
+        // by a new user's trial: the error named a `.curlew-partial` file that never existed).
+        let full = try await CurlewProcess.run(["send", "-o", "/dev/full", "\(server.baseURL)/bytes/4096"])
+        #expect(full.status == 23 && full.error.contains("could not write /dev/full:") && !full.error.contains("curlew-partial"), "\(full.error)")
         let fifo = directory + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(try await CurlewProcess.run(["send", "-o", fifo, "\(server.baseURL)/json"]).status == 23)
