@@ -344,7 +344,15 @@ final class PipelineRun: Sendable {
                 do {
                     try await Task.sleep(for: delay)
                 } catch {
-                    deliverCancelled(on: nil, composed: composed, record: record)
+                    // The exchange that ends the request is the next attempt, cancelled before it
+                    // went out; its record says so (found by a new user's trial: the log listed
+                    // only the attempt before it).
+                    let cancelled = openExchange(url: composed.url, announced: true)
+                    record.attempts.append(PipelineRecord.Attempt(
+                        number: attempt + 1, requestID: cancelled.id, status: nil, error: RequestError.Kind.cancelled.rawValue,
+                        delayBeforeNextMilliseconds: nil, decision: "cancelled during the delay before it"))
+                    record.attempt = attempt + 1
+                    deliverCancelled(on: cancelled, composed: composed, record: record)
                     return nil
                 }
                 continue

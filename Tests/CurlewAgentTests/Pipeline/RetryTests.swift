@@ -143,6 +143,12 @@ struct RetryTests {
             #expect(events.filter { if case .debugMessage = $0 { true } else { false } }.count == 1, "exchange \(id)")
         }
         #expect(recorder.messages.last?.state == .cancelled)
+        // The cancelled exchange is the third attempt, and its record says so.
+        let last = try #require(recorder.messages.last)
+        #expect(last.pipeline?.attempt == 3)
+        #expect(last.pipeline?.attempts.map(\.number) == [1, 2, 3])
+        #expect(last.pipeline?.attempts.last?.requestID == last.requestID)
+        #expect(last.pipeline?.attempts.last?.decision == "cancelled during the delay before it")
     }
 
     @Test("connection failures are retried; exponential backoff stays within its bounds")
