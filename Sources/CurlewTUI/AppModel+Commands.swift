@@ -571,6 +571,11 @@ extension AppModel {
         guard stillHidden.isEmpty else {
             throw RequestError(.unresolvedVariable, "\(stillHidden.joined(separator: ", ")) still \(stillHidden.count == 1 ? "holds" : "hold") \(RedactionPolicy.marker) from the record; fill in the value or switch the row off")
         }
+        // A path or query the record hid a value in (`/basic-auth/user/[REDACTED]`): sending it
+        // would only get a refusal from the server (found by a new user's trial).
+        if forSending, draft.url.contains(RedactionPolicy.marker) {
+            throw RequestError(.unresolvedVariable, "the URL still holds \(RedactionPolicy.marker) from the record; fill in the value (write %5BREDACTED%5D to send the text itself)")
+        }
         if let workspace { return try workspace.request(for: draft, captured: groups.capturedVariables) }
         return try draft.makeRequest(variables: variables)
     }
