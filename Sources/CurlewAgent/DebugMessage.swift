@@ -184,6 +184,9 @@ public struct ResponseSnapshot: Sendable, Equatable, Codable {
     /// The fields as the transport received them, when they are kept so.
     var receivedHeaders: ReceivedHeaders? { storedHeaders.receivedHeaders }
 
+    /// Whether a field is named `Set-Cookie`, found without making the fields into strings.
+    var setsCookie: Bool { storedHeaders["Set-Cookie"] != nil }
+
     /// The fields under `headers`, as an array, whatever holds them here.
     private enum CodingKeys: String, CodingKey {
         case statusCode, statusLine, httpVersion, headers, body

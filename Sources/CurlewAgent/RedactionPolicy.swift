@@ -160,24 +160,16 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// the message's own redaction does: for a part of it shown on its own (a row's URL or name),
     /// which then hides what the redacted message hides.
     public func including(credentialsOf message: borrowing DebugMessage) -> RedactionPolicy {
-        including(credentialValues(in: message))
-    }
-
-    /// This policy hiding also the credentials of `headers` (those it names, taken as
-    /// `credentialValues(in:)` takes a request's): for a request not sent yet.
-    public func including(credentialsOf headers: [HeaderField]) -> RedactionPolicy {
-        including(credentialValues(headers: headers, head: nil, response: nil))
-    }
-
-    private func including(_ credentials: [String]) -> RedactionPolicy {
-        guard isEnabled, !credentials.isEmpty else { return self }
+        guard isEnabled else { return self }
+        let credentials = credentialValues(in: message)
+        guard !credentials.isEmpty else { return self }
         var policy = self
         policy.secretValues += credentials
         return policy
     }
 
     private static func setsCookie(_ message: borrowing DebugMessage) -> Bool {
-        message.response?.headers.contains { ASCII.equalsIgnoringCase($0.name, "set-cookie") } ?? false
+        message.response?.setsCookie ?? false
     }
 
     /// Credential values shorter than this are left where they appear outside their headers
@@ -191,10 +183,6 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// repeat it: `/basic-auth/user/PASS`); a cookie header pair by pair. And the values of the
     /// cookies the response set.
     public func credentialValues(in message: borrowing DebugMessage) -> [String] {
-        credentialValues(headers: message.original?.headers ?? [], head: message.sent?.head, response: message.response)
-    }
-
-    private func credentialValues(headers: [HeaderField], head: String?, response: ResponseSnapshot?) -> [String] {
         var values: [String] = []
         func keep(_ value: String) {
             // A header the caller set is in both the composed request and the head: hidden once.
@@ -207,14 +195,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             guard let space = value.firstIndex(of: " ") else { return }
             let credentials = value[value.index(after: space)...]
             add(credentials)
-            if ASCII.equalsIgnoringCase(String(value[..<space]), "basic"), let pair = Self.basicPair(credentials) {
-                keep(pair.whole)
-                // As a URL's path or query repeats it: libcurl decoded the URL's `p%40ss` to `p@ss`.
-                for form in Self.wireForms(of: pair.password) {
-                    keep(form)
-                    keep(Self.lowercasingEscapes(form))
-                }
-            }
+            for form in Self.basicPasswordForms(inAuthorization: value) { keep(form) }
         }
         func add(pairs: Substring) {
             for pair in pairs.split(separator: ";") {
@@ -225,12 +206,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         func add(header name: Substring, value: Substring) {
             if ASCII.equalsIgnoringCase(String(name), "cookie") { add(pairs: value) } else { add(value) }
         }
-        for field in headers where headerNameBytes.contains(field.name) {
+        for field in message.original?.headers ?? [] where headerNameBytes.contains(field.name) {
             add(header: Substring(field.name), value: Substring(field.value))
         }
         // Most heads carry no credential libcurl added: a look at the start of each line finds
         // that out before any line is cut.
-        if let head,
+        if let head = message.sent?.head,
            ASCII.hasLine(startingWith: "authorization:", in: head) || ASCII.hasLine(startingWith: "proxy-authorization:", in: head)
             || ASCII.hasLine(startingWith: "cookie:", in: head) {
             for line in head.split(separator: "\r\n") {
@@ -238,12 +219,44 @@ public struct RedactionPolicy: Sendable, Equatable {
                 add(header: line[..<colon], value: line[line.index(after: colon)...])
             }
         }
-        if hidesCookieValues {
-            for header in response?.headers ?? [] where ASCII.equalsIgnoringCase(header.name, "set-cookie") {
+        if hidesCookieValues, let response = message.response, response.setsCookie {
+            for header in response.headers where ASCII.equalsIgnoringCase(header.name, "set-cookie") {
                 add(pairs: header.value.split(separator: ";", maxSplits: 1).first ?? "")
             }
         }
         return values
+    }
+
+    /// For an `Authorization` value `Basic …`: the `user:password` it encodes and its password as
+    /// it is and as a URL's path or query repeats it (percent-encoded, escapes in either case:
+    /// libcurl decodes a URL's `p%40ss` to `p@ss` for the header). Empty for any other value, or
+    /// one that does not decode to UTF-8 text with a colon. Short forms are the caller's to drop.
+    public static func basicPasswordForms(inAuthorization value: String) -> [String] {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        guard let space = value.firstIndex(of: " "), ASCII.equalsIgnoringCase(String(value[..<space]), "basic"),
+              let pair = basicPair(value[value.index(after: space)...]) else { return [] }
+        var forms = [pair.whole]
+        for form in wireForms(of: pair.password) {
+            for written in [form, lowercasingEscapes(form)] where !forms.contains(written) { forms.append(written) }
+        }
+        return forms
+    }
+
+    /// `text` with the password of every URL in it hidden (`URLPassword.masking`) and, where it
+    /// repeats them, the `Basic` passwords `headers` carry in `Authorization` or
+    /// `Proxy-Authorization` (`curl -u admin:PASS …/basic-auth/admin/PASS`): for what is shown
+    /// or kept of a request before any log's redaction sees it (a name made from its URL, a
+    /// group member's label, a cache entry's URL). Cookies and other credentials are not looked
+    /// for: a name must not lose every word a cookie's value happens to be.
+    public static func hidingPasswords(in text: String, sentWith headers: [HeaderField]) -> String {
+        var hidden = URLPassword.masking(in: text)
+        for field in headers where ASCII.equalsIgnoringCase(field.name, "authorization") || ASCII.equalsIgnoringCase(field.name, "proxy-authorization") {
+            for form in basicPasswordForms(inAuthorization: field.value).sorted(by: { $0.utf8.count > $1.utf8.count })
+            where form.utf8.count >= minimumHiddenCredential {
+                hidden = hidden.replacingOccurrences(of: form, with: marker)
+            }
+        }
+        return hidden
     }
 
     /// The `user:password` a `Basic` credential encodes, and its password; nil when it does not
@@ -389,8 +402,6 @@ public struct RedactionPolicy: Sendable, Equatable {
         var errorText: String?
         /// The stream record with what it holds hidden, when it holds anything.
         var stream: StreamRecord?
-        /// The request's name with what it holds hidden, when it holds anything.
-        var name: String?
         /// Form parts named like secret parameters, and their non-empty values.
         var secretParts: [TransferRecord.FormPartSummary] = []
         var formSecrets: [String] = []
@@ -427,14 +438,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             let hidden = redactStream(stream)
             if force || hidden != stream { found.stream = hidden }
         }
-        // A name (one made from a URL: `GET /basic-auth/user/PASS`) is judged by rewriting it, only
-        // when there is a secret value to look for or a URL password could be in it.
-        if let name = message.name, !secretValues.isEmpty || ASCII.contains(UInt8(ascii: "@"), in: name) {
-            let hidden = replaceSecrets(URLPassword.masking(in: name))
-            if force || hidden != name { found.name = hidden }
-        }
         guard found.original || found.sent || found.response || found.url || found.errorText != nil || !found.secretParts.isEmpty || found.transfer
-            || found.stream != nil || found.name != nil else { return nil }
+            || found.stream != nil else { return nil }
         return found
     }
 
@@ -443,7 +448,6 @@ public struct RedactionPolicy: Sendable, Equatable {
         let (hidesOriginal, hidesSent, hidesResponse, hidesURL) = (findings.original, findings.sent, findings.response, findings.url)
         let (secretParts, formSecrets, hidesTransfer) = (findings.secretParts, findings.formSecrets, findings.transfer)
         var message = message
-        if let name = findings.name { message.name = name }
         if !secretParts.isEmpty || hidesTransfer, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
                 var part = part
@@ -779,12 +783,6 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     // MARK: Hiding
-
-    /// `text` with the declared and credential values hidden (no other rule applied): for a
-    /// name, a label.
-    public func hidingSecretValues(in text: String) -> String {
-        isEnabled ? replaceSecrets(text) : text
-    }
 
     private func replaceSecrets(_ text: String) -> String {
         guard !secretValues.isEmpty else { return text }

@@ -211,10 +211,10 @@ public struct ImportedCollection: Sendable {
         return rewritten + rest
     }
 
-    /// `defaultName(method:url:)` of an agent request, with the credentials its headers carry
-    /// hidden where the path repeats them (`curl -u admin:PASS …/basic-auth/admin/PASS`).
+    /// `defaultName(method:url:)` of an agent request, with a `Basic` password its headers carry
+    /// hidden where the path repeats it (`curl -u admin:PASS …/basic-auth/admin/PASS`).
     public static func defaultName(_ request: Request) -> String {
         let name = defaultName(method: request.method.rawValue, url: request.customURL ?? request.path)
-        return RedactionPolicy().including(credentialsOf: request.headers.fields).hidingSecretValues(in: name)
+        return RedactionPolicy.hidingPasswords(in: name, sentWith: request.headers.fields)
     }
 }

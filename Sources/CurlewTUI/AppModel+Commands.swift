@@ -566,15 +566,9 @@ extension AppModel {
     /// credential; copying it as a command (`forSending: false`) keeps the marker visible.
     func requestToSend(_ draft: RequestDraft? = nil, forSending: Bool = true) throws(RequestError) -> Request {
         let draft = draft ?? compose.draft
-        if forSending { try draft.checkURLGiven() }
-        let stillHidden = forSending ? draft.rowsHoldingHiddenValues : []
-        guard stillHidden.isEmpty else {
-            throw RequestError(.unresolvedVariable, "\(stillHidden.joined(separator: ", ")) still \(stillHidden.count == 1 ? "holds" : "hold") \(RedactionPolicy.marker) from the record; fill in the value or switch the row off")
-        }
-        // A path or query the record hid a value in (`/basic-auth/user/[REDACTED]`): sending it
-        // would only get a refusal from the server (found by a new user's trial).
-        if forSending, draft.url.contains(RedactionPolicy.marker) {
-            throw RequestError(.unresolvedVariable, "the URL still holds \(RedactionPolicy.marker) from the record; fill in the value (write %5BREDACTED%5D to send the text itself)")
+        if forSending {
+            try draft.checkURLGiven()
+            try draft.checkNothingHidden()
         }
         if let workspace { return try workspace.request(for: draft, captured: groups.capturedVariables) }
         return try draft.makeRequest(variables: variables)

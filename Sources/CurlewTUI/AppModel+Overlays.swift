@@ -273,6 +273,7 @@ extension AppModel {
         do {
             // The chosen environment's config is applied as the step goes, not shown in the editor.
             try compose.draft.checkURLGiven()
+            try compose.draft.checkNothingHidden()
             var request: Request
             if let workspace, compose.draft.entryName != nil {
                 request = try workspace.request(for: compose.draft, captured: stepper.captured, withholding: stepper.namesCapturedBefore)

@@ -75,7 +75,7 @@ public struct DetailState: Sendable {
     }
 
     /// The message as the tabs show it: with its secrets hidden unless they are revealed.
-    mutating func shownMessage() -> DebugMessage {
+    private mutating func shownMessage() -> DebugMessage {
         guard let hiding else { return message }
         if let shown { return shown }
         let made = hiding.redact(message)

@@ -29,9 +29,7 @@ enum DetailView {
         let positionColumn = area.column + area.width - TextWidth.of(position) - 1
         if !position.isEmpty { frame.put(position, row: area.row, column: positionColumn, style: .dim) }
         let entry = LogEntrySource.prefix(state.logEntry, namingFile: false)
-        // The name as the tabs show the rest: hidden where it repeats a secret (a name made from
-        // a URL with its password in the path).
-        let summary = entry + "#\(message.requestID) \(state.shownMessage().name ?? "") · \(message.state == .inFlight ? "in flight" : message.state.rawValue)"
+        let summary = entry + "#\(message.requestID) \(message.name ?? "") · \(message.state == .inFlight ? "in flight" : message.state.rawValue)"
         let room = (position.isEmpty ? area.column + area.width - 1 : positionColumn - 2) - column - 2
         frame.put(TextWidth.truncate(summary, to: room), row: area.row, column: column + 2, style: .dim, width: room)
         if state.tab == .timing {

@@ -400,4 +400,17 @@ public struct RequestDraft: Sendable, Equatable {
         guard url.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
         throw RequestError(.invalidURL, "the URL is empty: give one (http://host/path), or a path for the base URL (/users)")
     }
+
+    /// Refuses to send what still holds `[REDACTED]` from a record: a switched-on header or query
+    /// row (the marker would go out as a credential), or the URL (a path the record hid a
+    /// repeated password in, which the server would only refuse). Every sending path checks it.
+    func checkNothingHidden() throws(RequestError) {
+        let stillHidden = rowsHoldingHiddenValues
+        guard stillHidden.isEmpty else {
+            throw RequestError(.unresolvedVariable, "\(stillHidden.joined(separator: ", ")) still \(stillHidden.count == 1 ? "holds" : "hold") \(RedactionPolicy.marker) from the record; fill in the value or switch the row off")
+        }
+        if Self.isHidden(url) {
+            throw RequestError(.unresolvedVariable, "the URL still holds \(RedactionPolicy.marker) from the record; fill in the value (write %5BREDACTED%5D to send the text itself)")
+        }
+    }
 }

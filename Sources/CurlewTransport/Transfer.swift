@@ -826,10 +826,13 @@ final class Transfer {
     }
 
     /// Whether libcurl's `code` says it refused an answer's bytes: an HTTP/0.9 or unknown reply,
-    /// a head line too long. Before a connection, the same codes come with no first-byte mark,
-    /// which is then zero anyway.
+    /// a head line too long, HTTP/2 frames it could not take, a body it could not decode: the
+    /// codes `TransferError.classify` calls `invalidResponse` once connected, as the waterfall
+    /// reads that kind (`DebugMessage.receiveHappened`). Before a connection, the same codes come
+    /// with no first-byte mark, which is then zero anyway.
     private static func refusedAnAnswer(_ code: CURLcode) -> Bool {
         code == CURLE_WEIRD_SERVER_REPLY || code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_OUT_OF_MEMORY
+            || code == CURLE_HTTP2 || code == CURLE_HTTP2_STREAM || code == CURLE_BAD_CONTENT_ENCODING
     }
 
     /// The exchange's connection facts and timings from libcurl, counted against the connections

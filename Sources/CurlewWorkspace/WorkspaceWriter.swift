@@ -165,12 +165,27 @@ public enum WorkspaceWriter {
             tail = kept(rest[..<hash])
         }
         if hash < rest.endIndex { tail += "#" + movingPairs(rest[rest.index(after: hash)...]) }
-        // A path or query that repeats the password (`/basic-auth/user/PASS`) names the same secret,
-        // when the password is long enough to be looked for as a log looks for it.
+        // A path or query that repeats the password (`/basic-auth/user/PASS`) names the same
+        // secret, when the password is long enough to be looked for as a log looks for it. The
+        // templates in it (the user's, and the references just made) are left whole (found by
+        // review: a password inside a reference's name broke the reference).
         if let moved, moved.password.utf8.count >= RedactionPolicy.minimumHiddenCredential {
-            tail = tail.replacingOccurrences(of: moved.password, with: moved.reference)
+            tail = replacingOutsideTemplates(moved.password, with: moved.reference, in: tail)
         }
         return result + tail
+    }
+
+    /// `text` with each `target` outside a `{{…}}` span replaced by `replacement`.
+    static func replacingOutsideTemplates(_ target: String, with replacement: String, in text: String) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.firstRange(ofASCII: "{{") {
+            result += rest[..<open.lowerBound].replacingOccurrences(of: target, with: replacement)
+            let close = rest[open.upperBound...].firstRange(ofASCII: "}}")?.upperBound ?? rest.endIndex
+            result += rest[open.lowerBound..<close]
+            rest = rest[close...]
+        }
+        return result + rest.replacingOccurrences(of: target, with: replacement)
     }
 
     /// `name=value&…` pairs of a URL (its query or fragment) with the values of secret

@@ -191,12 +191,16 @@ struct RedactionPolicyTests {
         #expect(repeated.response?.body.text == "\(marker) and \(marker)")
         #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: basic YWxpY2U6cGE1NXcwcmQ=\r\n\r\n"))
             .contains("pa55w0rd"))
-        // A name made from such a URL, in the record and in a row shown on its own.
-        var named = message(head: "GET /basic-auth/alice/pa55w0rd HTTP/1.1\r\nHost: h\r\nAuthorization: \(basic)\r\n\r\n")
-        named.name = "GET /basic-auth/alice/pa55w0rd"
-        #expect(RedactionPolicy().redact(named).name == "GET /basic-auth/alice/\(marker)")
-        #expect(RedactionPolicy().including(credentialsOf: named).redactText("http://h/basic-auth/alice/pa55w0rd") == "http://h/basic-auth/alice/\(marker)")
-        #expect(RedactionPolicy.disabled.redact(named).name == named.name)
+        // A URL shown on its own (a row) hides what the message's own redaction hides; with
+        // redaction off, nothing.
+        let withBasic = message(head: "GET /basic-auth/alice/pa55w0rd HTTP/1.1\r\nHost: h\r\nAuthorization: \(basic)\r\n\r\n")
+        #expect(RedactionPolicy().including(credentialsOf: withBasic).redactText("http://h/basic-auth/alice/pa55w0rd") == "http://h/basic-auth/alice/\(marker)")
+        #expect(RedactionPolicy.disabled.including(credentialsOf: withBasic).redactText("/alice/pa55w0rd") == "/alice/pa55w0rd")
+        // What a request shows before any log sees it: URL passwords and Basic passwords only,
+        // not a cookie's value (a name must not lose every word a cookie happens to be).
+        let sentWith = [HeaderField(name: "Authorization", value: basic), HeaderField(name: "Cookie", value: "role=admin")]
+        #expect(RedactionPolicy.hidingPasswords(in: "GET /admin/alice/pa55w0rd", sentWith: sentWith) == "GET /admin/alice/\(marker)")
+        #expect(RedactionPolicy.basicPasswordForms(inAuthorization: "Basic YWxpY2U6cEBzcy93MHJk") == ["alice:p@ss/w0rd", "p@ss/w0rd", "p%40ss%2Fw0rd", "p%40ss%2fw0rd"])
         // Not base64, or no colon: only the value as it is.
         #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: Basic !!notbase64\r\n\r\n"))
             == ["Basic !!notbase64", "!!notbase64"])

@@ -52,6 +52,9 @@ struct CurlImportTests {
         // Nothing to hide: the path as it is.
         let plain = try #require(try CurlImport.parse("curl -u admin:Hunter2Pass http://h/users/admin").first)
         #expect(ImportedCollection.defaultName(plain.request) == "GET /users/admin")
+        // A cookie's value is no password: the name keeps the word (found by review).
+        let cookie = try #require(try CurlImport.parse("curl -b role=admin http://h/admin/users").first)
+        #expect(ImportedCollection.defaultName(cookie.request) == "GET /admin/users")
     }
 
     @Test("Copy as cURL (cmd): ^ escapes and ^ continuations")

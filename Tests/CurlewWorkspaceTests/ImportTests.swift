@@ -495,6 +495,11 @@ struct WorkspaceWriterReviewTests {
                 == "http://u:{{z_password}}@h/basic-auth/u/{{z_password}}?again={{z_password}}")
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://u:pw@h/pw", named: "s", into: &plain, avoiding: [],
                                                   secretParameters: ["token"]) == "http://u:{{s_password}}@h/pw")
+        // A reference just made, or a template of the user's, that holds the password's text is
+        // left whole (found by review: `{{admin_users_token}}` became `{{{{…}}_users_token}}`).
+        #expect(WorkspaceWriter.movingCredentials(inURL: "http://admin:admin@h/admin/{{admin_id}}?token=T", named: "admin users", into: &plain,
+                                                  avoiding: [], secretParameters: ["token"])
+                == "http://admin:{{admin_users_password}}@h/{{admin_users_password}}/{{admin_id}}?token={{admin_users_token}}")
         for (url, kept) in [("http{{s}}://ann:TplPw3@h/", "http{{s}}://ann:{{w_password}}@h/"),
                             ("{{proto}}s://ann:TplPw4@h/", "{{proto}}s://ann:{{w_password_2}}@h/"),
                             ("{{ proto }}://ann:TplPw5@h/", "{{ proto }}://ann:{{w_password_3}}@h/")] {

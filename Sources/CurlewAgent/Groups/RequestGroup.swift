@@ -6,7 +6,7 @@ public enum GroupMember: Sendable {
     /// A label for logs and the UI: the request's or group's name, else the request's path.
     public var label: String {
         switch self {
-        case .request(let request): request.name ?? URLPassword.masking(in: request.customURL ?? request.path)
+        case .request(let request): request.name ?? RedactionPolicy.hidingPasswords(in: request.customURL ?? request.path, sentWith: request.headers.fields)
         case .group(let group): group.name ?? group.kind.label
         }
     }

@@ -10,6 +10,8 @@ struct CachePlan: Sendable {
     let timeToLive: Duration
     let version: String
     let ignored: Bool
+    /// The request's `Authorization` fields, whose `Basic` password a stored URL must not show.
+    let authorization: [HeaderField]
 
     /// Nil when the request does not use the cache at all.
     init?(request: Request, method: String, url: String, headers: [HeaderField], body: Data?, settings: CacheSettings,
@@ -21,6 +23,7 @@ struct CachePlan: Sendable {
         self.timeToLive = options?.timeToLive ?? settings.timeToLive
         self.version = options?.version ?? settings.version
         self.ignored = options?.ignoreCache ?? false
+        self.authorization = headers.filter { ASCII.equalsIgnoringCase($0.name, "authorization") }
         self.key = RequestKey(method: method, url: url, headers: headers, body: body, keyHeaders: settings.keyHeaders,
                               credentialHeaders: credentialHeaders, isVolatileParam: settings.isVolatileParam)
     }
@@ -68,7 +71,8 @@ struct CachePlan: Sendable {
             format: CacheEntry.format, key: key.text, version: version, storedAt: now, expiresAt: now.addingTimeInterval(timeToLive.seconds),
             statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
             headers: response.headers.fields.filter(Self.isStored),
-            url: RequestKey.hidingSecretParameters(in: URLPassword.masking(in: response.url)) { _ in RedactionPolicy.marker }, bodySize: response.body.count, bodyDigest: SHA256Digest.hex(of: response.body)
+            url: RequestKey.hidingSecretParameters(in: RedactionPolicy.hidingPasswords(in: response.url, sentWith: authorization)) { _ in RedactionPolicy.marker },
+            bodySize: response.body.count, bodyDigest: SHA256Digest.hex(of: response.body)
         )
         return CacheEntry(metadata: metadata, body: response.body)
     }

@@ -311,6 +311,9 @@ final class PipelineRun: Sendable {
             let lane = services.engine.lane(forExchangeUsingCookies: signedTransfer.usesCookies, preferred: handle.lane)
             guard claim(info.id, lane: lane) else {
                 core.announce(info)
+                // A retry cancelled just as its delay ended: its record lists it, as one cancelled
+                // during the delay does.
+                if attempt > 1 { Self.recordCancelled(attempt: attempt, id: info.id, reason: "cancelled before it went out", in: &record) }
                 deliverCancelled(on: info, composed: signedComposed, record: record)
                 return nil
             }
@@ -348,10 +351,7 @@ final class PipelineRun: Sendable {
                     // went out; its record says so (found by a new user's trial: the log listed
                     // only the attempt before it).
                     let cancelled = openExchange(url: composed.url, announced: true)
-                    record.attempts.append(PipelineRecord.Attempt(
-                        number: attempt + 1, requestID: cancelled.id, status: nil, error: RequestError.Kind.cancelled.rawValue,
-                        delayBeforeNextMilliseconds: nil, decision: "cancelled during the delay before it"))
-                    record.attempt = attempt + 1
+                    Self.recordCancelled(attempt: attempt + 1, id: cancelled.id, reason: "cancelled during the delay before it", in: &record)
                     deliverCancelled(on: cancelled, composed: composed, record: record)
                     return nil
                 }
@@ -366,6 +366,13 @@ final class PipelineRun: Sendable {
             record.attempt = attempt
             return outcome
         }
+    }
+
+    /// Adds a retry that was cancelled before it went out to the request's attempts.
+    private static func recordCancelled(attempt: Int, id: UInt64, reason: String, in record: inout PipelineRecord) {
+        record.attempts.append(PipelineRecord.Attempt(number: attempt, requestID: id, status: nil, error: RequestError.Kind.cancelled.rawValue,
+                                                      delayBeforeNextMilliseconds: nil, decision: reason))
+        record.attempt = attempt
     }
 
     /// Registers one exchange with the transport (which announces it) and waits for its result,

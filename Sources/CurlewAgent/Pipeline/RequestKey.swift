@@ -21,10 +21,11 @@ struct RequestKey: Sendable, Equatable {
          isVolatileParam: (String) -> Bool) {
         let (userinfo, plainURL) = Self.splittingUserinfo(url)
         let canonical = Self.canonicalURL(plainURL, isVolatileParam: isVolatileParam)
-        // A URL that repeats its password (`/basic-auth/user/PASS`) enters the key as a digest,
-        // like the credentials; no URL of a request has the form "digest …".
-        var text = method.uppercased() + " "
-            + (Self.repeatsPassword(of: userinfo, in: canonical) ? "digest " + SHA256Digest.hex(of: Data(canonical.utf8)) : canonical)
+        // A URL that repeats its password (`/basic-auth/user/PASS`), or a `Basic` one its headers
+        // carry, enters the key as a digest, like the credentials; no URL of a request has the
+        // form "digest …".
+        let repeats = Self.repeatsPassword(of: userinfo, in: canonical) || RedactionPolicy.hidingPasswords(in: canonical, sentWith: headers) != canonical
+        var text = method.uppercased() + " " + (repeats ? "digest " + SHA256Digest.hex(of: Data(canonical.utf8)) : canonical)
         for name in keyHeaders.sorted() {
             let values = Self.values(of: name, in: headers)
             if !values.isEmpty { text += "\n" + name.lowercased() + ": " + SHA256Digest.hex(of: Data(values.joined(separator: ", ").utf8)) }

@@ -63,6 +63,8 @@ struct RequestKeyTests {
         let repeated = [key(url: "http://ada:hunter2@h/basic-auth/ada/hunter2"), key(url: "http://ada:hunter3@h/basic-auth/ada/hunter3")]
         #expect(repeated.allSatisfy { !$0.text.contains("hunter") && $0.text.hasPrefix("GET digest ") }, "\(repeated.map(\.text))")
         #expect(repeated[0].text != repeated[1].text)
+        let basic = key(url: "http://h/basic-auth/ada/hunter42", headers: [HeaderField(name: "Authorization", value: "Basic " + Data("ada:hunter42".utf8).base64EncodedString())])
+        #expect(basic.text.hasPrefix("GET digest ") && !basic.text.contains("hunter42"), "\(basic.text)")
         let cookie = key(headers: [HeaderField(name: "Accept", value: "application/json-with-a-secret")])
         #expect(!cookie.text.contains("application/json-with-a-secret"))
     }
