@@ -151,9 +151,41 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard credentials.isEmpty else {
             var policy = self
             policy.secretValues += credentials
+            policy.standingAloneValues = standingAloneCredentials(in: message)
             return policy.redactDeclared(message)
         }
         return findings.map { redact(message, $0) }
+    }
+
+    /// Credential values hidden only where they stand alone (`URLPassword.hidingDelimited`): the
+    /// `Basic` passwords a message's request carried that are shorter than
+    /// `unmistakableCredential`, which as plain text would hide a host's `0.0.1`, a port or
+    /// part of a word.
+    private var standingAloneValues: [String] = []
+
+    /// Credential values this long are hidden wherever they appear; shorter `Basic` passwords
+    /// only where they stand alone.
+    static let unmistakableCredential = 8
+
+    /// The `Basic` passwords (with their forms) of the request's `Authorization` and
+    /// `Proxy-Authorization` fields, as composed and as sent.
+    private func standingAloneCredentials(in message: borrowing DebugMessage) -> [String] {
+        var values: [String] = []
+        func add(_ value: some StringProtocol) {
+            for form in Self.basicPasswordForms(inAuthorization: String(value)) where !values.contains(form) { values.append(form) }
+        }
+        for field in message.original?.headers ?? [] where Self.isAuthorization(field.name) { add(field.value) }
+        if let head = message.sent?.head, ASCII.hasLine(startingWith: "authorization:", in: head) || ASCII.hasLine(startingWith: "proxy-authorization:", in: head) {
+            for line in head.split(separator: "\r\n") {
+                guard let colon = line.firstIndex(of: ":"), Self.isAuthorization(line[..<colon]) else { continue }
+                add(line[line.index(after: colon)...])
+            }
+        }
+        return values
+    }
+
+    private static func isAuthorization(_ name: some StringProtocol) -> Bool {
+        ASCII.equalsIgnoringCase(String(name), "authorization") || ASCII.equalsIgnoringCase(String(name), "proxy-authorization")
     }
 
     /// This policy hiding also the credentials `message` carries (`credentialValues(in:)`), as
@@ -165,6 +197,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard !credentials.isEmpty else { return self }
         var policy = self
         policy.secretValues += credentials
+        policy.standingAloneValues = standingAloneCredentials(in: message)
         return policy
     }
 
@@ -195,7 +228,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             guard let space = value.firstIndex(of: " ") else { return }
             let credentials = value[value.index(after: space)...]
             add(credentials)
-            for form in Self.basicPasswordForms(inAuthorization: value) { keep(form) }
+            // A shorter one is hidden only where it stands alone (`standingAloneCredentials`).
+            for form in Self.basicPasswordForms(inAuthorization: value) where form.utf8.count >= Self.unmistakableCredential { keep(form) }
         }
         func add(pairs: Substring) {
             for pair in pairs.split(separator: ";") {
@@ -243,20 +277,17 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// `text` with the password of every URL in it hidden (`URLPassword.masking`) and, where it
-    /// repeats them, the `Basic` passwords `headers` carry in `Authorization` or
+    /// repeats them standing alone, the `Basic` passwords `headers` carry in `Authorization` or
     /// `Proxy-Authorization` (`curl -u admin:PASS …/basic-auth/admin/PASS`): for what is shown
     /// or kept of a request before any log's redaction sees it (a name made from its URL, a
     /// group member's label, a cache entry's URL). Cookies and other credentials are not looked
     /// for: a name must not lose every word a cookie's value happens to be.
     public static func hidingPasswords(in text: String, sentWith headers: [HeaderField]) -> String {
-        var hidden = URLPassword.masking(in: text)
-        for field in headers where ASCII.equalsIgnoringCase(field.name, "authorization") || ASCII.equalsIgnoringCase(field.name, "proxy-authorization") {
-            for form in basicPasswordForms(inAuthorization: field.value).sorted(by: { $0.utf8.count > $1.utf8.count })
-            where form.utf8.count >= minimumHiddenCredential {
-                hidden = hidden.replacingOccurrences(of: form, with: marker)
-            }
+        var forms: [String] = []
+        for field in headers where isAuthorization(field.name) {
+            forms += basicPasswordForms(inAuthorization: field.value)
         }
-        return hidden
+        return URLPassword.hidingDelimited(forms, in: URLPassword.masking(in: text))
     }
 
     /// The `user:password` a `Basic` credential encodes, and its password; nil when it does not
@@ -786,7 +817,8 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func replaceSecrets(_ text: String) -> String {
         guard !secretValues.isEmpty else { return text }
-        return secretForms.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
+        let replaced = secretForms.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
+        return standingAloneValues.isEmpty ? replaced : URLPassword.hidingDelimited(standingAloneValues, in: replaced)
     }
 
     private func isSecretHeader(_ name: String) -> Bool {

@@ -10,8 +10,9 @@ public enum URLPassword {
     /// `text` with the password of every URL in it replaced by the marker (also a URL inside
     /// another's query, or one written in JSON with escaped slashes); unchanged, and not copied,
     /// when it has none. A password of `RedactionPolicy.minimumHiddenCredential` bytes or more is
-    /// also hidden where the text repeats it outside a URL's scheme and authority (a server's
-    /// path may: `/basic-auth/user/PASS`), so a host or user name that happens to equal it stays.
+    /// also hidden where the text repeats it standing alone (`isDelimited`: a path segment, a
+    /// query value, a quoted string) outside a URL's scheme and authority (a server's path may:
+    /// `/basic-auth/user/PASS`), so a host, a port or a word that happens to hold it stays.
     /// Linear in the text's length: at most `searchedPasswords` passwords are looked for, each
     /// in one pass.
     public static func masking(in text: String) -> String {
@@ -44,6 +45,7 @@ public enum URLPassword {
         var nextKept = 0
         forEachOccurrence(of: Array(password), in: bytes) { start in
             let range = start..<(start + password.count)
+            guard isDelimited(range, in: bytes) else { return }
             while nextKept < kept.count, kept[nextKept].upperBound <= range.lowerBound { nextKept += 1 }
             guard nextKept == kept.count || !kept[nextKept].overlaps(range) else { return }
             // Occurrences come in order: one overlapping the last found extends it.
@@ -87,6 +89,43 @@ public enum URLPassword {
                 }
                 index += 1
             }
+        }
+    }
+
+    /// `text` with each of `values` (those of `RedactionPolicy.minimumHiddenCredential` bytes or
+    /// more) hidden where it stands alone (`isDelimited`), longest first: a password repeated in a
+    /// request line, a URL or a name, where `127.0.0.1` keeps its `0.0.1` and `:18700` its port.
+    public static func hidingDelimited(_ values: [String], in text: String) -> String {
+        let wanted = values.filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
+        guard !wanted.isEmpty else { return text }
+        let bytes = Array(text.utf8)
+        var hidden: [Range<Int>] = []
+        for value in wanted {
+            forEachOccurrence(of: Array(value.utf8), in: bytes) { start in
+                let range = start..<(start + value.utf8.count)
+                if isDelimited(range, in: bytes) { hidden.append(range) }
+            }
+        }
+        return hidden.isEmpty ? text : String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
+    }
+
+    /// Whether `range` of `bytes` stands alone: at the text's start or after a delimiter, and at
+    /// its end or before one. The delimiters are those around a path segment, a query or form
+    /// value and a quoted or escaped string (`/ ? & = # ; ,`, spaces and line ends, quotes, angle
+    /// brackets, a backslash); a colon and a dot are not, so a host and a port keep their parts.
+    static func isDelimited(_ range: Range<Int>, in bytes: [UInt8]) -> Bool {
+        (range.lowerBound == 0 || isDelimiter(bytes[range.lowerBound - 1]))
+            && (range.upperBound == bytes.count || isDelimiter(bytes[range.upperBound]))
+    }
+
+    private static func isDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "="), UInt8(ascii: "#"), UInt8(ascii: ";"),
+             UInt8(ascii: ","), 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"),
+             UInt8(ascii: "\\"):
+            true
+        default:
+            false
         }
     }
 

@@ -237,6 +237,21 @@ public struct ComposeState: Sendable {
         focus = .editor
     }
 
+    /// Adds a request pasted as a curl command, its name numbered when an item already has it
+    /// (`GET /users 2`), as an import numbers names: requests, their history and `w` find each
+    /// other by name (found by a new user's trial: two pastes shared one name and one history).
+    public mutating func addPasted(_ draft: RequestDraft) {
+        var names = UniqueNames(taken: items.flatMap { item -> [String] in
+            switch item {
+            case .request(let request): [request.name] + (request.entryName.map { [$0] } ?? [])
+            case .group(let name, _): [name]
+            }
+        })
+        var draft = draft
+        draft.name = names.claim(draft.name)
+        add(draft)
+    }
+
     public mutating func duplicate() {
         var copy = draft
         copy.name += " (copy)"

@@ -97,8 +97,9 @@ enum GroupsView {
                 // Done: a response arrived whole (or a child group succeeded); a member cancelled
                 // or failed without a response got nothing.
                 ?? (member.state.isTerminal && (member.statusCode != nil || member.state == .succeeded) ? 1 : 0)
-            let label = model.secretsHiding?.redactText(member.label) ?? member.label
-            let text = TextWidth.cell("\(index + 1)", width: indexWidth) + TextWidth.cell(label, width: labelWidth) + TextWidth.cell(stateText, width: 10)
+            // A member's label is its name, or its URL with what a log hides hidden where the
+            // label was made (`GroupMember.label`); a name is never rewritten by a secret's value.
+            let text = TextWidth.cell("\(index + 1)", width: indexWidth) + TextWidth.cell(member.label, width: labelWidth) + TextWidth.cell(stateText, width: 10)
                 + TextWidth.cell(status, width: 7) + TextWidth.fitRight(duration, to: 10) + "  " + (wide ? Chrome.progressBar(fraction, width: 8) + " " : "")
             let style: Style = index == selected ? .selected : memberStyle(member)
             let used = frame.put(text, row: row, column: area.column, style: style, width: area.width)

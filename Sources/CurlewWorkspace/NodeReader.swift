@@ -105,10 +105,14 @@ struct NodeReader {
             scale = unit.seconds
             break
         }
-        guard let value = Double(number), value.isFinite, value >= 0 else { throw expected("a duration such as 500ms, 2s or 1m") }
+        // Digits with at most one point, as the command line's seconds: `0x2s` and `2e0s` are
+        // refused, where `Double` would read them (found by a new user's trial).
+        guard let value = SecondsInput.decimal(number) else { throw expected("a duration such as 500ms, 2s or 1m") }
         let seconds = value * scale
         guard seconds <= 86_400 * 7 else { throw error("\(raw) is longer than a week") }
-        return .milliseconds(Int64((seconds * 1000).rounded()))
+        let milliseconds = Int64((seconds * 1000).rounded())
+        guard milliseconds > 0 || seconds == 0 else { throw error("\(raw) is shorter than a millisecond, the finest a duration here is") }
+        return .milliseconds(milliseconds)
     }
 
     /// A byte count: a number, or a number with `KiB`, `MiB` or `GiB` (also `KB`, `MB`, `GB`, taken as binary).

@@ -24,6 +24,7 @@ struct Curlew: AsyncParsableCommand {
         // interface does.
         let chosen = setlocale(LC_CTYPE, "").map { String(cString: $0).uppercased() } ?? ""
         if !chosen.contains("UTF-8"), !chosen.contains("UTF8") { setlocale(LC_CTYPE, "C.UTF-8") }
+        StandardStreams.prepare()
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {
@@ -31,17 +32,18 @@ struct Curlew: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            StandardStreams.finish()
         } catch {
             let subcommand = CommandLine.arguments.dropFirst().first ?? ""
             if scriptedCommands.contains(subcommand), exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                StandardStreams.error(fullMessage(for: error) + "\n")
                 Foundation.exit(2)
             }
             // A failure while working (not a usage error, which comes with its usage, nor an exit
             // status a command chose after printing its own message) is told as every other
             // failure is: `curlew: ...` on stderr, exit status 1.
             if !(error is ExitCode), exitCode(for: error) == .failure {
-                FileHandle.standardError.write(Data("curlew: \(TerminalText.escapingControls(message(for: error)))\n".utf8))
+                StandardStreams.error("curlew: \(TerminalText.escapingControls(message(for: error)))\n")
                 Foundation.exit(1)
             }
             exit(withError: error)

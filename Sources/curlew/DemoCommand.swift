@@ -81,7 +81,7 @@ struct DemoTourCommand: AsyncParsableCommand {
         try await demo.stop()
         // A tour the demo server did not answer is a failed tour, whatever was printed.
         if !unanswered.isEmpty {
-            FileHandle.standardError.write(Data("curlew: \(unanswered.count) of \(DemoSet.tour.count) tour requests got no answer: \(unanswered.joined(separator: ", "))\n".utf8))
+            StandardStreams.error("curlew: \(unanswered.count) of \(DemoSet.tour.count) tour requests got no answer: \(unanswered.joined(separator: ", "))\n")
             throw ExitCode(1)
         }
     }

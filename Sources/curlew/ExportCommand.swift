@@ -103,7 +103,7 @@ struct ExportCommand: ParsableCommand {
             if let failure = RunCommand.write(data, to: output) { throw RunCommand.usageFailure(failure) }
             print("Wrote \(messages.count) exchange\(messages.count == 1 ? "" : "s") to \(output)")
         } else {
-            FileHandle.standardOutput.write(data)
+            StandardStreams.out(data)
         }
     }
 }

@@ -35,7 +35,7 @@ final class InterruptWatch {
                     return first != 0
                 } || source.data > 1
                 if again, let secondExitStatus {
-                    FileHandle.standardError.write(Data("\ncurlew: \(secondMessage)\n".utf8))
+                    StandardStreams.error("\ncurlew: \(secondMessage)\n")
                     Foundation.exit(secondExitStatus)
                 }
                 seen.cancel.withLock { $0 }?()

@@ -42,13 +42,13 @@ struct LogCommand: ParsableCommand {
                 + (unreadable.count > 5 ? ", …" : "") + " cannot be read"
             let others = skipped.dropFirst().prefix(5).map { String($0.line) }
             let also = others.isEmpty ? "" : "; also line\(others.count == 1 ? "" : "s") " + others.joined(separator: ", ") + (skipped.count > 6 ? ", …" : "")
-            FileHandle.standardError.write(Data("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason)\(also))\(numbered)\n".utf8))
+            StandardStreams.error("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason)\(also))\(numbered)\n")
         }
         if let filter {
             do {
                 let parsed = try MessageFilter.parse(filter)
                 messages = messages.filter { parsed.matches($0.message) }
-                if let gaveUp = parsed.gaveUpMessage { FileHandle.standardError.write(Data("curlew: warning: --filter: \(gaveUp)\n".utf8)) }
+                if let gaveUp = parsed.gaveUpMessage { StandardStreams.error("curlew: warning: --filter: \(gaveUp)\n") }
             } catch {
                 throw RunCommand.usageFailure("--filter: \(error)")
             }

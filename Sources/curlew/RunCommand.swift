@@ -145,7 +145,7 @@ struct RunCommand: AsyncParsableCommand {
         let wasInterrupted = interrupts.wasInterrupted
         print(report.summary(results, wallTime: wallTime, interrupted: wasInterrupted))
         if let logger { print(logger.closingSummary) }
-        for failure in writeFailures { FileHandle.standardError.write(Data("curlew: \(failure)\n".utf8)) }
+        for failure in writeFailures { StandardStreams.error("curlew: \(failure)\n") }
         if wasInterrupted { throw ExitCode(3) }
         if !writeFailures.isEmpty { throw ExitCode(2) }
         if !results.allSatisfy(\.passed) { throw ExitCode(1) }
@@ -190,7 +190,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     static func usageFailure(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("curlew: \(TerminalText.escapingControls(message))\n".utf8))
+        StandardStreams.error("curlew: \(TerminalText.escapingControls(message))\n")
         return ExitCode(2)
     }
 }

@@ -44,7 +44,7 @@ final class RunReport: Sendable {
         var lines: [String] = []
         let repeatTag = Self.repeatTag(result.iteration)
         if let error = result.buildError {
-            lines.append("✗ \(result.target)\(repeatTag): \(error)")
+            lines.append("✗ \(result.target)\(repeatTag): \(clean(error.description))")
         }
         if case .group(let name) = result.target {
             // Members that ran were printed as they finished; those that never ran are listed here.
@@ -65,7 +65,7 @@ final class RunReport: Sendable {
     func nestedGroupFinished(_ result: NestedGroupResult) {
         let repeatTag = Self.repeatTag(result.iteration)
         let path = result.path.joined(separator: " › ")
-        let why = result.stepError.map { " (\($0.kind.rawValue): \($0.message))" } ?? ""
+        let why = result.stepError.map { " (\(clean("\($0.kind.rawValue): \($0.message)")))" } ?? ""
         emit(["\(result.passed ? "✓" : "✗")   \(result.group) › group \(path)\(repeatTag): " + Self.verdict(result.state.rawValue, result.cases) + why], counting: nil)
     }
 
@@ -95,14 +95,14 @@ final class RunReport: Sendable {
                 output += bar(done: state.done, failed: state.failed)
                 state.barShown = true
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            StandardStreams.out(output)
         }
     }
 
     /// Clears the progress bar before the summary.
     func endProgress() {
         state.withLock { state in
-            if isTerminal, state.barShown { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+            if isTerminal, state.barShown { StandardStreams.out("\r\u{1B}[K") }
             state.barShown = false
         }
     }
@@ -121,9 +121,9 @@ final class RunReport: Sendable {
         if item.skipped { return ["- \(indent)\(item.place)\(repeatTag): not run"] }
         var head = "\(item.passed ? "✓" : "✗") \(indent)\(item.place)\(repeatTag): "
         if let status = item.statusCode { head += "\(status)" }
-        if let error = item.error { head += (item.statusCode == nil ? "" : ", ") + "\(error.kind.rawValue): \(error.message)" }
+        if let error = item.error { head += (item.statusCode == nil ? "" : ", ") + clean("\(error.kind.rawValue): \(error.message)") }
         var lines = [head + duration]
-        for failure in item.failures { lines.append("    \(masked(failure))") }
+        for failure in item.failures { lines.append("    " + clean(masked(failure).description)) }
         return lines
     }
 
@@ -144,9 +144,9 @@ final class RunReport: Sendable {
             lines.append("Failed assertions:")
             for (item, unmasked) in failedAssertions {
                 let failure = masked(unmasked)
-                lines.append("  \(item.place)\(Self.repeatTag(item.iteration)): \(failure.assertion)")
-                lines.append("    expected: \(failure.expected)")
-                lines.append("    actual:   \(failure.actual)")
+                lines.append("  \(item.place)\(Self.repeatTag(item.iteration)): " + clean(failure.assertion))
+                lines.append("    expected: " + clean(failure.expected))
+                lines.append("    actual:   " + clean(failure.actual))
             }
         }
         // Answers only, as latency mode counts them: a refused connection's few microseconds
@@ -164,11 +164,14 @@ final class RunReport: Sendable {
         return lines.map(line).joined(separator: "\n")
     }
 
-    /// One line of the report, cleaned: a line end inside it (a request named with one, an
-    /// error's text) is written `\n`, so each line stays one request, group or figure and the
-    /// progress bar stays on its own line.
+    /// One line of the report, its control characters escaped: a line end inside it (a request
+    /// named with one, an error's text) is written `\n`, so each line stays one request, group
+    /// or figure and the progress bar stays on its own line. What it says of a request's data (an
+    /// error, an assertion's values) was `clean`ed as the line was made; the names of requests
+    /// and groups are the workspace's own words and are shown as they are, never rewritten by a
+    /// secret's value (found by a new user's trial: a secret `admin` printed `[REDACTED] login`).
     private func line(_ text: String) -> String {
-        clean(text).replacingOccurrences(of: "\n", with: "\\n")
+        TerminalText.escapingControls(text).replacingOccurrences(of: "\n", with: "\\n")
     }
 
     /// The run as JUnit: a suite per target (requests run alone share one), a case per request.

@@ -74,6 +74,10 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("-F/--form and -T/--upload-file carry the body; do not also give -d/--data or --json")
         }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        // The download would replace the log it is recorded in (found by a new user's trial).
+        if let output = transfer.output, let log, Self.sameFile(output, log) {
+            throw ValidationError("-o and --log name the same file (\(output)); give each its own")
+        }
         guard (0...1000).contains(reconnect) else { throw ValidationError("--reconnect must be from 0 to 1000") }
         do {
             _ = try totalTimeout()
@@ -160,7 +164,7 @@ struct SendCommand: AsyncParsableCommand {
             do { try await agent.saveCookies() } catch { throw failing(with: error) }
         }
         if let signal = interrupts.signalNumber {
-            FileHandle.standardError.write(Data("curlew: interrupted\n".utf8))
+            StandardStreams.error("curlew: interrupted\n")
             throw ExitCode(128 + signal)
         }
         if let lastFailure { throw failing(with: lastFailure.error) }
@@ -208,7 +212,7 @@ struct SendCommand: AsyncParsableCommand {
                     if shown.body, printer.count == 0, isatty(STDOUT_FILENO) == 0 {
                         for notice in [Self.partialBodyNotice(shownMessage), Self.hiddenValuesNotice(message, shown: shownMessage)].compactMap({ $0 }) {
                             fflush(nil)
-                            FileHandle.standardError.write(Data((notice + "\n").utf8))
+                            StandardStreams.error(notice + "\n")
                         }
                     }
                 } else {
@@ -256,8 +260,14 @@ struct SendCommand: AsyncParsableCommand {
     private func failing(with error: RequestError) -> ExitCode {
         // A redirect's error quotes its Location, which may hold a password or a token.
         let text = "curlew: " + redaction.redactText("\(error)") + "\n"
-        FileHandle.standardError.write(Data((raw || isatty(STDERR_FILENO) == 0 ? text : TerminalText.escapingControls(text)).utf8))
+        StandardStreams.error(raw || isatty(STDERR_FILENO) == 0 ? text : TerminalText.escapingControls(text))
         return ExitCode(error.exitCode)
+    }
+
+    /// Whether two paths name one file: as written, after `.` and `..`, through symbolic links.
+    private static func sameFile(_ first: String, _ second: String) -> Bool {
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        return resolved(first) == resolved(second)
     }
 
     /// The whole request's limit: as given, else 15 s, or a day for a download, which may

@@ -194,7 +194,7 @@ enum InterfaceLauncher {
         // The jar goes back to its file, as `curlew run` writes it; the interface has closed, so
         // a failure shows on the terminal.
         if config.cookies.enabled, config.cookies.jarFile != nil {
-            do { try await agent.saveCookies() } catch { FileHandle.standardError.write(Data("curlew: \(error)\n".utf8)) }
+            do { try await agent.saveCookies() } catch { StandardStreams.error("curlew: \(error)\n") }
         }
         try logger.close()
         return logger

@@ -201,6 +201,15 @@ struct RedactionPolicyTests {
         let sentWith = [HeaderField(name: "Authorization", value: basic), HeaderField(name: "Cookie", value: "role=admin")]
         #expect(RedactionPolicy.hidingPasswords(in: "GET /admin/alice/pa55w0rd", sentWith: sentWith) == "GET /admin/alice/\(marker)")
         #expect(RedactionPolicy.basicPasswordForms(inAuthorization: "Basic YWxpY2U6cEBzcy93MHJk") == ["alice:p@ss/w0rd", "p@ss/w0rd", "p%40ss%2Fw0rd", "p%40ss%2fw0rd"])
+        #expect(RedactionPolicy.hidingPasswords(in: "GET /basic-auth/u/basic", sentWith: [HeaderField(name: "Authorization", value: "Basic dTpiYXNpYw==")])
+                == "GET /basic-auth/u/\(marker)")
+        // A short password is hidden only where it stands alone: the request line's, not the
+        // Host line's port (found by a new user's trial: `Host: 127.0.0.1:[REDACTED]`).
+        let port = RedactionPolicy().redact(message(
+            head: "GET /basic-auth/u/18700 HTTP/1.1\r\nHost: 127.0.0.1:18700\r\nAuthorization: Basic dToxODcwMA==\r\n\r\n",
+            responseBody: text("seen 18700 on 127.0.0.1:18700")))
+        #expect(port.sent?.head == "GET /basic-auth/u/\(marker) HTTP/1.1\r\nHost: 127.0.0.1:18700\r\nAuthorization: \(marker)\r\n\r\n", "\(port.sent?.head ?? "")")
+        #expect(port.response?.body.text == "seen \(marker) on 127.0.0.1:18700")
         // Not base64, or no colon: only the value as it is.
         #expect(RedactionPolicy().credentialValues(in: message(head: "GET / HTTP/1.1\r\nAuthorization: Basic !!notbase64\r\n\r\n"))
             == ["Basic !!notbase64", "!!notbase64"])

@@ -135,6 +135,20 @@ struct InputSafetyTests {
         #expect(model.message.hasPrefix("paste ignored"))
     }
 
+    @Test("a curl command pasted twice, or two commands whose names come out alike, become requests of their own names (found by a new user's trial: they shared one name, so w refused the second and H mixed their histories)")
+    func pastedNamesAreNumbered() {
+        let model = model()
+        model.handle(.paste("curl http://127.0.0.1:9/fault/close"))
+        model.handle(.paste("curl http://127.0.0.1:9/fault/close"))
+        model.handle(.paste("curl 'http://u:Sekr3tPw@127.0.0.1:9/basic-auth/u/Sekr3tPw'"))
+        model.handle(.paste("curl 'http://u:0.0.1@127.0.0.1:9/basic-auth/u/0.0.1'"))
+        let names = model.compose.items.compactMap { item -> String? in
+            if case .request(let draft) = item { return draft.name }
+            return nil
+        }
+        #expect(names.suffix(4) == ["GET /fault/close", "GET /fault/close 2", "GET /basic-auth/u/[REDACTED]", "GET /basic-auth/u/[REDACTED] 2"], "\(names)")
+    }
+
     @Test("a multi-line paste into the body keeps its newlines and sends nothing")
     func multiLinePasteIntoBody() {
         let model = model()

@@ -130,6 +130,36 @@ struct RunCommandTests {
         }
     }
 
+    @Test("names are printed as the workspace writes them, whatever a secret's value; standard output that cannot be written exits 23 after the reports are written (found by a new user's trial: a secret `admin` printed `[REDACTED] login`, and > /dev/full crashed before the JUnit report)")
+    func namesAndUnwritableOutput() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("names")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config:
+          baseURL: "\(server.baseURL)"
+        secrets: [pw]
+        requests:
+          admin login:
+            url: /anything?who={{pw}}
+            expect: {status: 200}
+        groups:
+          admin flow:
+            chain: [admin login]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let secrets = directory + "/curlew.secrets.yaml"
+        try "variables: {pw: admin}\n".write(toFile: secrets, atomically: true, encoding: .utf8)
+        chmod(secrets, 0o600)
+        let result = try await CurlewProcess.run(["run", path])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("admin flow › admin login: 200") && result.output.contains("✓ group admin flow: succeeded"), "\(result.output)")
+        let child = try CurlewProcess(["-c", #"exec "$0" run "$1" --junit "$2" > /dev/full"#, CurlewProcess.executable.path, path, directory + "/r.xml"],
+                                      program: "/bin/sh")
+        #expect(try await child.wait() == 23)
+        #expect(child.standardError.contains("could not write standard output"), "\(child.standardError)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/r.xml"), "the JUnit report is written all the same")
+    }
+
     @Test("exit 1 on a failed assertion, with expected and actual; a request needing a capture alone cannot be built")
     func failing() async throws {
         let server = try await TestServer.shared()

@@ -79,6 +79,27 @@ struct SendCommandTests {
         }
     }
 
+    @Test("standard output that cannot be written (a full disk, a closed descriptor) fails with exit 23 and says so, and a closed stderr is no crash either (found by a new user's trial: FileHandle.write trapped, exit 132)")
+    func unwritableStandardStreams() async throws {
+        let server = try await TestServer.shared()
+        let curlew = CurlewProcess.executable.path
+        func shell(_ script: String, _ arguments: String...) async throws -> (status: Int32, error: String) {
+            let child = try CurlewProcess(["-c", script, curlew] + arguments, program: "/bin/sh")
+            return (try await child.wait(), child.standardError)
+        }
+        for script in [#"exec "$0" send "$1" > /dev/full"#, #"exec "$0" send "$1" >&-"#] {
+            let result = try await shell(script, "\(server.baseURL)/get")
+            #expect(result.status == 23 && result.error.contains("could not write standard output"), "\(script): \(result.status) \(result.error)")
+        }
+        let log = NSTemporaryDirectory() + "curlew-unwritable-\(uniqueTag()).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        #expect(try await CurlewProcess.run(["send", "--log", log, "\(server.baseURL)/get"]).status == 0)
+        let export = try await shell(#"exec "$0" export har "$1" > /dev/full"#, log)
+        #expect(export.status == 23 && export.error.contains("could not write standard output"), "\(export.status) \(export.error)")
+        // An HTTP error's message on a closed stderr: the exit status it has anyway, not a trap.
+        #expect(try await shell(#"exec "$0" send "$1" 2>&-"#, "\(server.baseURL)/status/404").status == 22)
+    }
+
     @Test("a body the report shows only in part (cut text, a binary preview) is said on stderr when stdout is not a terminal (found by a new user's trial: `send URL > file` ended at 1 MiB, exit 0)")
     func partialBodyNotice() async throws {
         let server = try await TestServer.shared()

@@ -183,6 +183,10 @@ struct SendFilesTests {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory + "/target")
         #expect(try await CurlewProcess.run(["send", "-o", link, "\(server.baseURL)/json"]).status == 23)
         #expect(lstat(link, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK, "the link is left as it was")
+        // -o and --log on one file: refused before anything is sent (found by a new user's trial:
+        // the download replaced the log).
+        let both = try await CurlewProcess.run(["send", "--log", directory + "/s.jsonl", "-o", directory + "/./s.jsonl", "\(server.baseURL)/get"])
+        #expect(both.status == 64 && both.error.contains("-o and --log name the same file"), "\(both.error)")
         let logPipe = try CurlewProcess(["send", "--log", fifo, "\(server.baseURL)/get"])
         #expect(try await logPipe.wait(timeout: .seconds(20)) != 0, "a log on a pipe nothing reads is refused, not waited on")
     }

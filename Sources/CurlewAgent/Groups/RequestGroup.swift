@@ -3,10 +3,15 @@ public enum GroupMember: Sendable {
     case request(Request)
     case group(RequestGroup)
 
-    /// A label for logs and the UI: the request's or group's name, else the request's path.
+    /// A label for logs and the UI: the request's or group's name (as it is: a name is the
+    /// user's own word), else the request's path with its passwords and secret query parameters
+    /// hidden, as everything shown of a request before a log sees it.
     public var label: String {
         switch self {
-        case .request(let request): request.name ?? RedactionPolicy.hidingPasswords(in: request.customURL ?? request.path, sentWith: request.headers.fields)
+        case .request(let request):
+            request.name ?? RequestKey.hidingSecretParameters(in: RedactionPolicy.hidingPasswords(in: request.customURL ?? request.path, sentWith: request.headers.fields)) { _ in
+                RedactionPolicy.marker
+            }
         case .group(let group): group.name ?? group.kind.label
         }
     }

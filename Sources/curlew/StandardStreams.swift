@@ -1,0 +1,49 @@
+import CurlewLocking
+import Foundation
+
+/// Standard output and error as the commands write them. `FileHandle.write(_:)` traps when a
+/// write fails (a full disk, a closed descriptor, a reader that went away); these writes note the
+/// failure instead, and the command, once it has done its work and written its reports, exits
+/// with 23, as curl does. SIGPIPE is ignored from the start, so a reader that stops early
+/// (`curlew run | head -1`) turns the next write into such a failure instead of killing the
+/// process before its reports are written.
+enum StandardStreams {
+    /// Whether a write to standard output failed: the process's one standard output, as the C
+    /// library's own error flag for it is.
+    private static let outputFailed = Locked(false)
+
+    /// Ignores SIGPIPE for the whole process (libcurl and the demo server need no signal either).
+    static func prepare() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Writes `data` to standard output, after what `print` has buffered.
+    static func out(_ data: Data) {
+        if fflush(nil) != 0 { outputFailed.withLock { $0 = true } }
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            outputFailed.withLock { $0 = true }
+        }
+    }
+
+    static func out(_ text: String) {
+        out(Data(text.utf8))
+    }
+
+    /// Writes `text` to standard error, after what `print` has buffered; a failure there has
+    /// nowhere left to be told.
+    static func error(_ text: String) {
+        if fflush(nil) != 0 { outputFailed.withLock { $0 = true } }
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+    }
+
+    /// After a command that succeeded: exits with 23, saying so on standard error, when what it
+    /// wrote to standard output did not all arrive.
+    static func finish() {
+        let flushFailed = fflush(nil) != 0
+        guard flushFailed || outputFailed.withLock({ $0 }) else { return }
+        error("curlew: could not write standard output (a full disk, or a pipe or file closed before the output ended)\n")
+        Foundation.exit(23)
+    }
+}
