@@ -262,8 +262,10 @@ final class DemoRoutes: Sendable {
             return .respond(.json(["error": "use /basic-auth/{user}/{password}"], status: 400))
         }
         let user = String(segments[1])
-        let expected = "Basic " + Data("\(user):\(segments[2])".utf8).base64EncodedString()
-        guard request.header("Authorization") == expected else {
+        let expected = Data("\(user):\(segments[2])".utf8).base64EncodedString()
+        // The scheme's name in any case, as RFC 9110 (section 11.1) has it; the credentials as sent.
+        let given = (request.header("Authorization") ?? "").split(separator: " ", maxSplits: 1).map(String.init)
+        guard given.count == 2, given[0].lowercased() == "basic", given[1].trimmingCharacters(in: .whitespaces) == expected else {
             return .respond(.json(["authenticated": false], status: 401, headers: [("WWW-Authenticate", "Basic realm=\"curlew-demo\"")]))
         }
         return .respond(.json(["authenticated": true, "user": user]))

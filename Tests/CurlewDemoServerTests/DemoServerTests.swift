@@ -155,6 +155,11 @@ struct DemoServerTests {
     func authentication() async throws {
         let good = "Basic " + Data("ada:pw".utf8).base64EncodedString()
         #expect(try await send(Request(.get, "/basic-auth/ada/pw", headers: ["Authorization": good])).statusCode == 200)
+        // The scheme's name in any case (found by a new user's trial: `basic` was refused).
+        let lower = "basic " + Data("ada:pw".utf8).base64EncodedString()
+        #expect(try await send(Request(.get, "/basic-auth/ada/pw", headers: ["Authorization": lower])).statusCode == 200)
+        let wrong = "Basic " + Data("ada:px".utf8).base64EncodedString()
+        #expect(try await send(Request(.get, "/basic-auth/ada/pw", headers: ["Authorization": wrong])).statusCode == 401)
         let denied = try await send(Request(.get, "/basic-auth/ada/pw"))
         #expect(denied.statusCode == 401)
         #expect(denied.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)

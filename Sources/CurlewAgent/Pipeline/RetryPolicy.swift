@@ -77,10 +77,13 @@ public struct RetryPolicy: Sendable, Equatable {
         }
     }
 
-    /// `Retry-After` as seconds or an HTTP date; nil when it is neither.
+    /// `Retry-After` as seconds or an HTTP date; nil when it is neither. Digits past what an
+    /// integer holds are a wait past any limit, not a value to ignore
+    /// (found by a new user's trial: `9223372036854775808` retried at once).
     public static func retryAfterDelay(_ value: String, now: Date) -> Duration? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { return .seconds(Int64.max) }
         guard let date = HTTPDate.parse(text) else { return nil }
         return .milliseconds(Int64(max(0, date.timeIntervalSince(now)) * 1000))
     }

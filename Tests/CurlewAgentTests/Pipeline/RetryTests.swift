@@ -1,4 +1,4 @@
-import CurlewAgent
+@testable import CurlewAgent
 import CurlewLocking
 import CurlewTestSupport
 import Foundation
@@ -177,6 +177,12 @@ struct RetryTests {
         #expect(RetryPolicy.retryAfterDelay("5", now: now) == .seconds(5))
         #expect(RetryPolicy.retryAfterDelay("Mon, 12 Jan 1970 13:46:50 GMT", now: now) == .milliseconds(10_000))
         #expect(RetryPolicy.retryAfterDelay("soon", now: now) == nil)
+        // Digits past an integer: longer than any limit, so the retries stop (found by a new
+        // user's trial: the value was ignored and the request retried at once).
+        #expect(RetryPolicy.retryAfterDelay("9223372036854775808", now: now) == .seconds(Int64.max))
+        let policy = RetryPolicy(maxRetries: 3)
+        #expect(policy.decision(afterAttempt: 1, method: .get, status: 503, error: RequestError(.unacceptableStatus, "503", code: 503),
+                                retryAfter: "99999999999999999999", now: now) == .stop("Retry-After 99999999999999999999 is longer than \(policy.maxRetryAfter)"))
         #expect(RetryPolicy.retryAfterDelay("-3", now: now) == nil)
     }
 }
