@@ -74,6 +74,11 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("-F/--form and -T/--upload-file carry the body; do not also give -d/--data or --json")
         }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        // curl's `-o -` is standard output, where Curlew's report already goes; a file named `-`
+        // is never what was meant (found by a new user's trial).
+        if transfer.output == "-" {
+            throw ValidationError("-o - would make a file named \"-\": the response is printed on standard output already (--raw prints it unchanged); give -o a file name, or ./- for that file")
+        }
         // The download would replace the log it is recorded in (found by a new user's trial).
         if let output = transfer.output, let log, Self.sameFile(output, log) {
             throw ValidationError("-o and --log name the same file (\(output)); give each its own")

@@ -187,6 +187,8 @@ struct SendFilesTests {
         // the download replaced the log).
         let both = try await CurlewProcess.run(["send", "--log", directory + "/s.jsonl", "-o", directory + "/./s.jsonl", "\(server.baseURL)/get"])
         #expect(both.status == 64 && both.error.contains("-o and --log name the same file"), "\(both.error)")
+        let dash = try await CurlewProcess.run(["send", "-o", "-", "\(server.baseURL)/get"])
+        #expect(dash.status == 64 && dash.error.contains("-o - would make a file named"), "\(dash.error)")
         let logPipe = try CurlewProcess(["send", "--log", fifo, "\(server.baseURL)/get"])
         #expect(try await logPipe.wait(timeout: .seconds(20)) != 0, "a log on a pipe nothing reads is refused, not waited on")
     }
