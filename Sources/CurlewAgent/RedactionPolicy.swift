@@ -151,7 +151,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard credentials.isEmpty else {
             var policy = self
             policy.secretValues += credentials
-            policy.standingAloneValues = standingAloneCredentials(in: message)
+            policy.hideAlso(standingAlone: standingAloneCredentials(in: message))
             return policy.redactDeclared(message)
         }
         return findings.map { redact(message, $0) }
@@ -167,9 +167,17 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// only where they stand alone.
     static let unmistakableCredential = 8
 
+    /// Hides `values` too where they stand alone (`URLPassword.hidingDelimited`), those not
+    /// hidden so already. Nothing changes when redaction is off.
+    public mutating func hideAlso(standingAlone values: [String]) {
+        guard isEnabled else { return }
+        standingAloneValues += values.filter { !standingAloneValues.contains($0) }
+    }
+
     /// The `Basic` passwords (with their forms) of the request's `Authorization` and
-    /// `Proxy-Authorization` fields, as composed and as sent.
-    private func standingAloneCredentials(in message: borrowing DebugMessage) -> [String] {
+    /// `Proxy-Authorization` fields, as composed and as sent: what a record of `message` hides
+    /// where it stands alone, besides `credentialValues(in:)`.
+    public func standingAloneCredentials(in message: borrowing DebugMessage) -> [String] {
         var values: [String] = []
         func add(_ value: some StringProtocol) {
             for form in Self.basicPasswordForms(inAuthorization: String(value)) where !values.contains(form) { values.append(form) }
@@ -197,7 +205,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard !credentials.isEmpty else { return self }
         var policy = self
         policy.secretValues += credentials
-        policy.standingAloneValues = standingAloneCredentials(in: message)
+        policy.hideAlso(standingAlone: standingAloneCredentials(in: message))
         return policy
     }
 

@@ -241,6 +241,8 @@ public struct ComposeState: Sendable {
     /// (`GET /users 2`), as an import numbers names: requests, their history and `w` find each
     /// other by name (found by a new user's trial: two pastes shared one name and one history).
     public mutating func addPasted(_ draft: RequestDraft) {
+        // The draft being edited is stored first, so a name just typed into it counts.
+        keepDraft()
         var names = UniqueNames(taken: items.flatMap { item -> [String] in
             switch item {
             case .request(let request): [request.name] + (request.entryName.map { [$0] } ?? [])

@@ -5,8 +5,15 @@ import CurlewLocking
 /// them (`RedactionPolicy.credentialValues`: secret headers' values, cookies, a URL's password as
 /// libcurl sends it), read from its debug message before its answer is judged.
 final class SentCredentials: Sendable {
+    /// What one request sent: values hidden anywhere, and those hidden where they stand alone
+    /// (a short `Basic` password, `RedactionPolicy.standingAloneCredentials`).
+    struct Sent: Sendable {
+        var anywhere: [String] = []
+        var standingAlone: [String] = []
+    }
+
     private let policy: RedactionPolicy
-    private let byRequest = Locked<[UInt64: [String]]>([:])
+    private let byRequest = Locked<[UInt64: Sent]>([:])
 
     init(policy: RedactionPolicy) {
         self.policy = policy
@@ -19,18 +26,22 @@ final class SentCredentials: Sendable {
     @Sendable func record(_ message: DebugMessage) {
         let values = policy.credentialValues(in: message)
         guard !values.isEmpty else { return }
+        let standingAlone = policy.standingAloneCredentials(in: message)
         let ids = message.answeredRequestIDs
         byRequest.withLock { byRequest in
             for id in ids {
-                byRequest[id, default: []] += values.filter { !(byRequest[id]?.contains($0) ?? false) }
+                var sent = byRequest[id] ?? Sent()
+                sent.anywhere += values.filter { !sent.anywhere.contains($0) }
+                sent.standingAlone += standingAlone.filter { !sent.standingAlone.contains($0) }
+                byRequest[id] = sent
             }
         }
     }
 
     /// What the request `id` sent to hide; none for a request never sent.
-    func values(sentBy id: UInt64?) -> [String] {
-        guard let id else { return [] }
-        return byRequest.withLock { $0[id] ?? [] }
+    func values(sentBy id: UInt64?) -> Sent {
+        guard let id else { return Sent() }
+        return byRequest.withLock { $0[id] ?? Sent() }
     }
 }
 
@@ -40,7 +51,9 @@ struct CaseSecrets: Sendable {
     let credentials: SentCredentials
     let captured: [String]
 
-    func values(for requestID: UInt64?) -> [String] {
-        credentials.values(sentBy: requestID) + captured
+    func values(for requestID: UInt64?) -> SentCredentials.Sent {
+        var sent = credentials.values(sentBy: requestID)
+        sent.anywhere += captured
+        return sent
     }
 }

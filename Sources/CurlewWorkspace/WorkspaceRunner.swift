@@ -172,14 +172,15 @@ public struct WorkspaceRunner: Sendable {
     /// (the credentials it sent, the chain captures a log hides).
     /// `times`: what the report shows of the exchange's duration and what `maxDuration` checks.
     private func makeCase(name: String, group: String?, iteration: Int, response: Response?, error: RequestError?, times: ExchangeTimes.Times?,
-                          expectations: [Expectation], hiding: [String]) -> RunCase {
+                          expectations: [Expectation], hiding: SentCredentials.Sent) -> RunCase {
         // A request refused before it was sent has no latency, and stays out of the run's percentiles.
         let times = response == nil && error?.cameBeforeSending == true ? nil : times
         let outcome = ExchangeOutcome(response: response, error: error, duration: times?.checked)
         // Assertions judge an answer; without one they fail as one (`unansweredFailures`).
         // What a report shows of the answer, and of the error, hides what the session log hides.
         var policy = session.redactionPolicy
-        policy.hideAlso(hiding)
+        policy.hideAlso(hiding.anywhere)
+        policy.hideAlso(standingAlone: hiding.standingAlone)
         var error = error
         if let message = error?.message { error?.message = policy.redactText(message) }
         let failures = response == nil ? Expectation.unansweredFailures(of: expectations, error: error)

@@ -24,7 +24,6 @@ struct Curlew: AsyncParsableCommand {
         // interface does.
         let chosen = setlocale(LC_CTYPE, "").map { String(cString: $0).uppercased() } ?? ""
         if !chosen.contains("UTF-8"), !chosen.contains("UTF8") { setlocale(LC_CTYPE, "C.UTF-8") }
-        StandardStreams.prepare()
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {

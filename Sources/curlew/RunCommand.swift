@@ -60,6 +60,9 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A reader that stops early (`curlew run | head -1`) must not end the run before its
+        // log, HAR file and JUnit report are written.
+        StandardStreams.ignoreBrokenPipes()
         let overrides = try Self.overrides(variables)
         let session: WorkspaceSession
         do {

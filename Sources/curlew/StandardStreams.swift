@@ -2,18 +2,18 @@ import CurlewLocking
 import Foundation
 
 /// Standard output and error as the commands write them. `FileHandle.write(_:)` traps when a
-/// write fails (a full disk, a closed descriptor, a reader that went away); these writes note the
-/// failure instead, and the command, once it has done its work and written its reports, exits
-/// with 23, as curl does. SIGPIPE is ignored from the start, so a reader that stops early
-/// (`curlew run | head -1`) turns the next write into such a failure instead of killing the
-/// process before its reports are written.
+/// write fails (a full disk, a closed descriptor); these writes note the failure instead, and
+/// the command, once it has done its work and written its reports, exits with 23, as curl does.
+/// A reader that went away ends the process by SIGPIPE, as it ends `curl … | head` (an event
+/// stream piped to `head` stops there), but for `curlew run`, which ignores it so that its
+/// reports are still written.
 enum StandardStreams {
     /// Whether a write to standard output failed: the process's one standard output, as the C
     /// library's own error flag for it is.
     private static let outputFailed = Locked(false)
 
-    /// Ignores SIGPIPE for the whole process (libcurl and the demo server need no signal either).
-    static func prepare() {
+    /// Ignores SIGPIPE from here on: a write to a pipe nobody reads fails instead.
+    static func ignoreBrokenPipes() {
         signal(SIGPIPE, SIG_IGN)
     }
 
