@@ -99,13 +99,7 @@ public enum URLPassword {
         let wanted = values.filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
         guard !wanted.isEmpty else { return text }
         let bytes = Array(text.utf8)
-        var hidden: [Range<Int>] = []
-        for value in wanted {
-            forEachOccurrence(of: Array(value.utf8), in: bytes) { start in
-                let range = start..<(start + value.utf8.count)
-                if isDelimited(range, in: bytes) { hidden.append(range) }
-            }
-        }
+        let hidden = wanted.flatMap { repeats(of: ArraySlice($0.utf8), in: bytes, outside: []) }
         return hidden.isEmpty ? text : String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
     }
 
