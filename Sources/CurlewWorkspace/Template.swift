@@ -150,16 +150,29 @@ public struct Template: Sendable {
         guard unclosed == nil else { throw .unclosed }
     }
 
+    /// `text` with `transform` applied to its literal runs only: each `{{…}}` expression (nested
+    /// ones whole), each escaped `\{{` and a `{{` never closed, with what follows it, stay as
+    /// written.
+    static func mappingLiteralRuns(in text: String, _ transform: (Substring) -> String) -> String {
+        var output = ""
+        let unclosed = walk(Substring(text), literal: { output += transform($0) }, expression: { output += "{{" + $0 + "}}" },
+                            escapedOpen: { output += $0 })
+        return output + (unclosed ?? "")
+    }
+
     /// Reads `text` in order: its literal runs (a `\{{` is a literal `{{`, for a body that holds
     /// another template language's braces) and the inside of each `{{…}}` expression, nested
     /// ones included. Returns the text from a `{{` that is never closed, nil when all are.
+    /// `escapedOpen` gets each `\{{` as written; without it, `literal` gets the `{{` it stands for.
     private static func walk<E: Error>(_ text: Substring, literal: (Substring) throws(E) -> Void,
-                                       expression: (Substring) throws(E) -> Void) throws(E) -> Substring? {
+                                       expression: (Substring) throws(E) -> Void,
+                                       escapedOpen: ((Substring) throws(E) -> Void)? = nil) throws(E) -> Substring? {
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
             if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
-                try literal(rest[..<rest.index(before: open.lowerBound)])
-                try literal("{{")
+                let backslash = rest.index(before: open.lowerBound)
+                try literal(rest[..<backslash])
+                if let escapedOpen { try escapedOpen(rest[backslash..<open.upperBound]) } else { try literal("{{") }
                 rest = rest[open.upperBound...]
                 continue
             }

@@ -170,22 +170,9 @@ public enum WorkspaceWriter {
         // templates in it (the user's, and the references just made) are left whole (found by
         // review: a password inside a reference's name broke the reference).
         if let moved, moved.password.utf8.count >= RedactionPolicy.minimumHiddenCredential {
-            tail = replacingOutsideTemplates(moved.password, with: moved.reference, in: tail)
+            tail = Template.mappingLiteralRuns(in: tail) { $0.replacingOccurrences(of: moved.password, with: moved.reference) }
         }
         return result + tail
-    }
-
-    /// `text` with each `target` outside a `{{…}}` span replaced by `replacement`.
-    static func replacingOutsideTemplates(_ target: String, with replacement: String, in text: String) -> String {
-        var result = ""
-        var rest = Substring(text)
-        while let open = rest.firstRange(ofASCII: "{{") {
-            result += rest[..<open.lowerBound].replacingOccurrences(of: target, with: replacement)
-            let close = rest[open.upperBound...].firstRange(ofASCII: "}}")?.upperBound ?? rest.endIndex
-            result += rest[open.lowerBound..<close]
-            rest = rest[close...]
-        }
-        return result + rest.replacingOccurrences(of: target, with: replacement)
     }
 
     /// `name=value&…` pairs of a URL (its query or fragment) with the values of secret

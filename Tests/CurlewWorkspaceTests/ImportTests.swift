@@ -500,6 +500,11 @@ struct WorkspaceWriterReviewTests {
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://admin:admin@h/admin/{{admin_id}}?token=T", named: "admin users", into: &plain,
                                                   avoiding: [], secretParameters: ["token"])
                 == "http://admin:{{admin_users_password}}@h/{{admin_users_password}}/{{admin_id}}?token={{admin_users_token}}")
+        // A nested template is left whole too, and text after an escaped `\{{` is text (the same
+        // value names the secret already kept for it).
+        #expect(WorkspaceWriter.movingCredentials(inURL: #"http://admin:admin@h/{{$base64 admin:{{x}}}}/admin/\{{admin"#, named: "nest", into: &plain,
+                                                  avoiding: [], secretParameters: ["token"])
+                == #"http://admin:{{admin_users_password}}@h/{{$base64 admin:{{x}}}}/{{admin_users_password}}/\{{{{admin_users_password}}"#)
         for (url, kept) in [("http{{s}}://ann:TplPw3@h/", "http{{s}}://ann:{{w_password}}@h/"),
                             ("{{proto}}s://ann:TplPw4@h/", "{{proto}}s://ann:{{w_password_2}}@h/"),
                             ("{{ proto }}://ann:TplPw5@h/", "{{ proto }}://ann:{{w_password_3}}@h/")] {
