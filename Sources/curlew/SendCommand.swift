@@ -215,8 +215,8 @@ struct SendCommand: AsyncParsableCommand {
                     // An exchange that got no response has nothing to show: its error goes to stderr.
                     if !report.isEmpty { print(forTerminal(report)) }
                     if shown.body, printer.count == 0, isatty(STDOUT_FILENO) == 0 {
+                        // `StandardStreams.error` writes what `print` buffered first.
                         for notice in [Self.partialBodyNotice(shownMessage), Self.hiddenValuesNotice(message, shown: shownMessage)].compactMap({ $0 }) {
-                            fflush(nil)
                             StandardStreams.error(notice + "\n")
                         }
                     }
