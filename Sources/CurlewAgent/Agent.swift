@@ -205,22 +205,22 @@ public final class Agent: Sendable {
             run.start()
             return
         }
+        let observed = !core.observers.isEmpty
+        // Only debug messages show the request as composed and as sent, its timings and its
+        // connection; without a reader, none of them is made.
+        let described = callbacks.debug != nil || observed
         var transfer: TransferRequest
-        let description: RequestComposer.Description
+        let description: RequestComposer.Description?
         do {
-            (transfer, description) = try composer.composition(of: request)
+            (transfer, description) = try composer.composition(of: request, describing: described)
         } catch {
             core.reject(handle: handle, info: info, error: error, callbacks: callbacks)
             return
         }
-        let observed = !core.observers.isEmpty
         transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed
-        // Only debug messages show the request as composed and as sent, its timings and its
-        // connection; without a reader, none of them is made.
-        let described = callbacks.debug != nil || observed
         transfer.capturesWire = described
         transfer.measuresExchange = described
-        let composed = described ? description.described(request, transfer: transfer) : nil
+        let composed = description?.described(request, transfer: transfer)
         info.url = composed?.url ?? URLPassword.masking(in: transfer.url)
         let id = info.id
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement,

@@ -37,13 +37,13 @@ struct RequestComposer: Sendable {
 
     /// `preview` composes without touching the disk: a download's partial file is left alone.
     func compose(_ request: Request, preview: Bool = false) throws(RequestError) -> (transfer: TransferRequest, composed: ComposedRequest) {
-        let (transfer, description) = try composition(of: request, preview: preview)
-        return (transfer, description.described(request, transfer: transfer))
+        let (transfer, description) = try composition(of: request, preview: preview, describing: true)
+        return (transfer, description!.described(request, transfer: transfer))
     }
 
-    /// What goes on the wire, with what describing it takes: a request nobody reads the
-    /// description of (no observer, no `debug` callback) is sent without building it.
-    func composition(of request: Request, preview: Bool = false) throws(RequestError) -> (transfer: TransferRequest, description: Description) {
+    /// What goes on the wire, with what describing it takes when `describing`: a request nobody
+    /// reads the description of (no observer, no `debug` callback) is sent without building it.
+    func composition(of request: Request, preview: Bool = false, describing: Bool) throws(RequestError) -> (transfer: TransferRequest, description: Description?) {
         try request.method.validate()
         let params = request.usesDefaultParams ? request.params.merged(over: config.defaultParams) : request.params
         // The request's own fields win; a User-Agent of the config's goes last, as ever.
@@ -152,8 +152,8 @@ struct RequestComposer: Sendable {
             requestCaptureLimit: config.debugBodyLimit,
             tls: security,
             protocolPreference: request.httpVersion ?? config.httpVersion
-        ), Description(headers: headers, sendsBaseHeaders: sendsBaseHeaders, params: params, record: record,
-                       configTimeoutMilliseconds: configTimeoutMilliseconds, baseHeaderNames: baseHeaderNames))
+        ), describing ? Description(headers: headers, sendsBaseHeaders: sendsBaseHeaders, params: params, record: record,
+                                    configTimeoutMilliseconds: configTimeoutMilliseconds, baseHeaderNames: baseHeaderNames) : nil)
     }
 
     /// What a composed request's description (`ComposedRequest`) is made of, besides its transfer.

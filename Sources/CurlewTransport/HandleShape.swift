@@ -14,6 +14,7 @@ final class HandleShape {
     private let connectTimeout: Duration?
     private let maxResponseBytes: Int
     private let tls: TLSOptions
+    private let tlsIsDefault: Bool
     private let protocolPreference: TransferRequest.ProtocolPreference
     private let waitsForMultiplexing: Bool
     private let proxy: String
@@ -26,6 +27,7 @@ final class HandleShape {
         connectTimeout = request.connectTimeout
         maxResponseBytes = request.maxResponseBytes
         tls = request.tls
+        tlsIsDefault = request.tls.isDefault
         protocolPreference = request.protocolPreference
         waitsForMultiplexing = Transfer.waitsForMultiplexing(request)
         self.proxy = proxy
@@ -37,7 +39,7 @@ final class HandleShape {
         Self.isPlain(request) && capturesWire == request.capturesWire && self.proxy == proxy
             && totalTimeout == request.totalTimeout && connectTimeout == request.connectTimeout
             && maxResponseBytes == request.maxResponseBytes && protocolPreference == request.protocolPreference
-            && tls == request.tls && waitsForMultiplexing == Transfer.waitsForMultiplexing(request)
+            && (tlsIsDefault ? request.tls.isDefault : tls == request.tls) && waitsForMultiplexing == Transfer.waitsForMultiplexing(request)
     }
 
     /// A GET with no body, upload, download or cookies.

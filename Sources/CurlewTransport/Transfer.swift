@@ -137,7 +137,8 @@ final class Transfer {
     /// exchange's own (see `HandleShape`).
     func configure() -> CURLcode {
         held.lend { request in
-            hopSendsBody = request.body != nil || request.upload != nil
+            // Matched rather than compared with nil, which copies each optional first.
+            if case .none = request.body, case .none = request.upload { hopSendsBody = false } else { hopSendsBody = true }
             let proxy = proxies.proxy(for: request.url)
             if let shape = handle.shape, shape.matches(request, proxy: proxy) {
                 let code = configureExchange(request)
@@ -159,7 +160,7 @@ final class Transfer {
         handle.errorBuffer[0] = 0
         var code = CURLE_OK
         func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
-        set(Self.setString(easy, CURLOPT_URL, request.url))
+        set(handle.setURL(request.url))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
@@ -177,7 +178,7 @@ final class Transfer {
         var code = CURLE_OK
         func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
 
-        set(Self.setString(easy, CURLOPT_URL, request.url))
+        set(handle.setURL(request.url))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
         set(curlew_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer))
         set(curlew_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))

@@ -151,4 +151,12 @@ public struct TLSOptions: Sendable, Equatable {
         self.clientCertificate = clientCertificate
         self.clientKey = clientKey
     }
+
+    /// Whether these are the options of a configuration that sets none: both checks on, no
+    /// file, pin or certificate. Settled without the comparison of every field `==` makes.
+    var isDefault: Bool {
+        guard verifyPeer, verifyHost, case .none = caFile, case .none = pinnedPublicKey, case .none = trustedCertificates,
+              case .none = clientCertificate, case .none = clientKey else { return false }
+        return true
+    }
 }

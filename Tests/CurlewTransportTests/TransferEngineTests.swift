@@ -119,6 +119,61 @@ struct TransferEngineTests {
         }
     }
 
+    @Test("a reused easy handle goes to each exchange's own URL: the same one kept, another set, and set again after a reset or a change of shape")
+    func urlOnReusedHandle() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness()
+        let first = "\(server.baseURL)/anything/\(uniqueTag())", second = "\(server.baseURL)/anything/\(uniqueTag())"
+        func path(_ url: String) -> String { String(url.dropFirst(server.baseURL.count)) }
+        func sent(_ result: TransferResult) -> String { String(decoding: result.requestHead, as: UTF8.self) }
+        // Run one after another, so each takes the handle the last one gave back. The same URL
+        // again: the string itself, then equal bytes made anew.
+        for (url, expected) in [(first, first), (first, first), (String(first.utf8.map { Character(Unicode.Scalar($0)) }), first),
+                                (second, second), (first, first)] {
+            let result = await harness.run(TransferRequest(url: url))
+            #expect(result.error == nil)
+            #expect(sent(result).hasPrefix("GET \(path(expected)) HTTP/1.1\r\n"), "\(sent(result))")
+        }
+        // A failed exchange resets its handle (libcurl's URL with it); the same URL is set again.
+        let failed = await harness.run(TransferRequest(url: first, maxResponseBytes: 0))
+        #expect(failed.error?.kind == .responseTooLarge)
+        let again = await harness.run(TransferRequest(url: first))
+        #expect(again.error == nil && sent(again).hasPrefix("GET \(path(first)) HTTP/1.1\r\n"))
+        // Another shape (TLS options other than the defaults) resets the handle too, and so does
+        // the way back to the defaults.
+        let otherShape = await harness.run(TransferRequest(url: first, tls: TLSOptions(caFile: "/nonexistent-ca.pem")))
+        #expect(otherShape.error == nil && sent(otherShape).hasPrefix("GET \(path(first)) HTTP/1.1\r\n"))
+        let back = await harness.run(TransferRequest(url: first))
+        #expect(back.error == nil && sent(back).hasPrefix("GET \(path(first)) HTTP/1.1\r\n"))
+    }
+
+    @Test("TLS options are the defaults only with both checks on and no file, pin or certificate")
+    func tlsDefaults() {
+        #expect(TLSOptions().isDefault)
+        #expect(!TLSOptions(verifyPeer: false).isDefault)
+        #expect(!TLSOptions(verifyHost: false).isDefault)
+        #expect(!TLSOptions(caFile: "ca.pem").isDefault)
+        #expect(!TLSOptions(pinnedPublicKey: "sha256//x").isDefault)
+        #expect(!TLSOptions(trustedCertificates: Data()).isDefault)
+        #expect(!TLSOptions(clientCertificate: "c.pem").isDefault)
+        #expect(!TLSOptions(clientKey: "k.pem").isDefault)
+    }
+
+    @Test("a header list made from an array holds that array, a copy of it, and not a copy changed since")
+    func headerListFromSameArray() {
+        let fields: [(name: String, value: String)] = [("User-Agent", "curlew"), ("Accept", "*/*")]
+        let list = RequestHeaderList(fields, suppressed: [])
+        #expect(list.holds(fields, suppressed: []))
+        #expect(!list.holds(fields, suppressed: [.contentType]))
+        var changed = fields
+        changed[1].value = "text/plain"
+        #expect(!list.holds(changed, suppressed: []))
+        var grown = fields
+        grown.append(("X-More", "1"))
+        #expect(!list.holds(grown, suppressed: []))
+        #expect(list.holds(Array(fields), suppressed: []))
+    }
+
     @Test("a header list is matched byte for byte: K and the Kelvin sign are different headers")
     func headerListBytes() {
         let list = RequestHeaderList([("X-K", "caf\u{E9}")], suppressed: [])
