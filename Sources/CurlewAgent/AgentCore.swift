@@ -322,8 +322,9 @@ final class AgentCore: Sendable {
         guard entry.hasCallbacks else { return }
         // The response is made where the callbacks run, from the entry and the result (two
         // references), rather than copied into the hand-over with the callbacks.
-        batch.addCallback(.answer(FinishedAnswer(entry: entry, result: result, value: verdict.value, error: error, message: message,
-                                                      tip: error.map(tip(for:)) ?? "")), lane: entry.handle.lane)
+        batch.addCallback(.answer(FinishedAnswer(entry: entry, result: result, value: verdict.value,
+                                                 failure: error.map { FinishedAnswer.Failure(error: $0, tip: tip(for: $0)) }, message: message)),
+                          lane: entry.handle.lane)
     }
 
     /// The largest response body whose exchange's debug message is left to its first reader.

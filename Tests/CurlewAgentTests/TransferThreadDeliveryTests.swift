@@ -1,4 +1,4 @@
-import CurlewAgent
+@testable import CurlewAgent
 import CurlewTestSupport
 import Foundation
 import CurlewLocking
@@ -122,6 +122,23 @@ struct TransferThreadDeliveryTests {
                 || events.filter { if case .finished = $0 { true } else { false } }.count != 1
         }
         #expect(misordered.isEmpty, "\(misordered.count) requests heard out of order")
+    }
+
+    @Test("a finished request's answer takes 56 bytes of its batch, so up to seventeen answers of a turn stay under the 1 KiB from which the allocator sorts its free blocks first (a failure's error and tip held by reference)")
+    func answerJobSize() {
+        #expect(MemoryLayout<CallbackJob>.stride <= 56)
+        #expect(17 * MemoryLayout<CallbackJob>.stride + 32 < 1024, "seventeen answers and the array's header")
+    }
+
+    @Test("a failure answered on the transfer thread carries its error and the config's tip")
+    func failureTipOnTransferThread() async throws {
+        let port = try Listeners.closedPort()
+        var config = NetworkConfig(tips: ErrorTips(generalError: "oops", notReachable: "offline", appendsErrorCode: true))
+        config.callbackDelivery = .transferThread
+        let agent = Agent(config: config)
+        let failure = await #expect(throws: RequestFailure.self) { try await agent.send(.url("http://127.0.0.1:\(port)/")) }
+        #expect(failure?.error.kind == .couldNotConnect)
+        #expect(failure?.tip == "offline (code 7)")
     }
 
     @Test("debug messages name the transfer thread as where callbacks ran")
