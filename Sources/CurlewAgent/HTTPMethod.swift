@@ -38,7 +38,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, Express
     /// Refuses anything but an RFC 9110 token: a space, CR, LF or NUL in a method would put a
     /// different request (or a second one) on the wire.
     public func validate() throws(RequestError) {
-        // The most frequent methods, known tokens, settled by one comparison of a short string.
+        // The most frequent methods, known tokens, settled by a comparison of short strings.
         if self == .get || self == .post { return }
         guard ASCII.isToken(rawValue) else {
             throw RequestError(.invalidMethod, "method \(ClippedText.quoted(rawValue)) is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~ only)")

@@ -14,7 +14,7 @@ final class EasyHandle {
     /// as the option points at it; freed on reset.
     @exclusivity(unchecked) private var headerList: RequestHeaderList?
     /// The URL set as `CURLOPT_URL`, which libcurl keeps (a copy of it) until it is set again or
-    /// the handle is reset; nil after a reset.
+    /// the handle is reset; nil after a reset or a failed set.
     @exclusivity(unchecked) private var url: String?
     /// The remote and local address of the handle's latest exchange, whose strings the next
     /// exchange on the same connection reuses.

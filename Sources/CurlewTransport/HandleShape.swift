@@ -1,5 +1,7 @@
 /// The options a plain exchange (a GET with no body, upload, download or cookies) leaves on an
-/// easy handle, besides the ones set for every exchange (URL, context pointers, headers).
+/// easy handle, besides the ones that differ between exchanges (the context pointers, set for
+/// every one; the URL and the header list, set when they change: `EasyHandle.setURL`,
+/// `EasyHandle.setHeaders`).
 ///
 /// An easy handle back from a plain exchange keeps its options; the next exchange of the same
 /// shape sets only its own, skipping `curl_easy_reset` and about a dozen `setopt` calls (libcurl

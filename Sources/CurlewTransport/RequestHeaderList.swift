@@ -56,7 +56,8 @@ final class RequestHeaderList {
     /// the Kelvin sign, which are different bytes on the wire.)
     /// An array sharing the storage of the one the list was made from holds the same fields
     /// (kept by the list, that storage is never written in place): the composer hands every
-    /// request without headers of its own the same array, and so most exchanges compare nothing.
+    /// request whose headers composing leaves as the configuration's the same array, and so most
+    /// exchanges compare nothing.
     func holds(_ other: [(name: String, value: String)], suppressed otherSuppressed: Suppressed) -> Bool {
         guard suppressed == otherSuppressed, fields.count == other.count else { return false }
         if fields.withUnsafeBufferPointer({ mine in other.withUnsafeBufferPointer { mine.baseAddress == $0.baseAddress } }) { return true }

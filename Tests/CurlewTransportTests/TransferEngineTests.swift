@@ -134,7 +134,10 @@ struct TransferEngineTests {
             #expect(result.error == nil)
             #expect(sent(result).hasPrefix("GET \(path(expected)) HTTP/1.1\r\n"), "\(sent(result))")
         }
-        // A failed exchange resets its handle (libcurl's URL with it); the same URL is set again.
+        // A failed exchange resets its handle (libcurl's URL with it); the same URL is set again,
+        // of the same shape or another.
+        let closed = "http://127.0.0.1:\(try Listeners.closedPort())/x"
+        for _ in 0..<2 { #expect(await harness.run(TransferRequest(url: closed)).error?.kind == .couldNotConnect) }
         let failed = await harness.run(TransferRequest(url: first, maxResponseBytes: 0))
         #expect(failed.error?.kind == .responseTooLarge)
         let again = await harness.run(TransferRequest(url: first))
@@ -171,7 +174,7 @@ struct TransferEngineTests {
         var grown = fields
         grown.append(("X-More", "1"))
         #expect(!list.holds(grown, suppressed: []))
-        #expect(list.holds(Array(fields), suppressed: []))
+        #expect(list.holds(fields.map { $0 }, suppressed: []), "an array of the same fields in storage of its own")
     }
 
     @Test("a header list is matched byte for byte: K and the Kelvin sign are different headers")
