@@ -298,6 +298,14 @@ public struct RedactionPolicy: Sendable, Equatable {
         return URLPassword.hidingDelimited(forms, in: URLPassword.masking(in: text))
     }
 
+    /// The password of an `Authorization: Basic …` value (curl's `-u user:password`); nil for
+    /// another scheme, or a credential that does not decode to UTF-8 text with a colon.
+    public static func basicPassword(inAuthorization value: String) -> String? {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        guard let space = value.firstIndex(of: " "), ASCII.equalsIgnoringCase(String(value[..<space]), "basic") else { return nil }
+        return basicPair(value[value.index(after: space)...])?.password
+    }
+
     /// The `user:password` a `Basic` credential encodes, and its password; nil when it does not
     /// decode to UTF-8 text with a colon.
     private static func basicPair(_ encoded: Substring) -> (whole: String, password: String)? {

@@ -103,10 +103,15 @@ public enum WorkspaceWriter {
                                   avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames,
                                   secretParameters: Set<String> = RedactionPolicy().parameterNames) -> Request {
         var request = request
+        // The password of a `Basic` credential about to become a secret (curl's `-u`), which the
+        // URL may repeat (`/basic-auth/user/PASS`, found by a new user's trial: it stayed in clear).
+        let basicPassword = secretHeaders.contains("authorization") ? request.headers["Authorization"].flatMap(RedactionPolicy.basicPassword) : nil
         request.customURL = request.customURL.map {
-            movingCredentials(inURL: $0, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters)
+            movingCredentials(inURL: $0, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters,
+                              repeating: basicPassword)
         }
-        request.path = movingCredentials(inURL: request.path, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters)
+        request.path = movingCredentials(inURL: request.path, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters,
+                                         repeating: basicPassword)
         var headers = HTTPHeaders()
         for field in request.headers {
             guard secretHeaders.contains(field.name.lowercased()),
@@ -124,9 +129,13 @@ public enum WorkspaceWriter {
     /// `url` with the password of its user info and the values of its secret query parameters
     /// (`secretParameters`, any case) moved to secrets as `{{name}}`; values already holding a
     /// `{{template}}` stay, unless the collection is literal. Values are kept as written in the URL
-    /// (percent-encoded), since `{{name}}` is put back verbatim.
+    /// (percent-encoded), since `{{name}}` is put back verbatim. `basicPassword`, the password
+    /// of the request's `Basic` credential, is moved where the URL's path, query or fragment
+    /// repeats it as it is (bytes the URL holds percent-encoded stay: a reference put back would
+    /// send them otherwise), as the password of the URL's user info is.
     static func movingCredentials(inURL url: String, named name: String, into collection: inout ImportedCollection,
-                                  avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0) -> String {
+                                  avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0,
+                                  repeating basicPassword: String? = nil) -> String {
         let literal = collection.isLiteral
         func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
         var result = ""
@@ -169,8 +178,17 @@ public enum WorkspaceWriter {
         // secret, when the password is long enough to be looked for as a log looks for it. The
         // templates in it (the user's, and the references just made) are left whole (found by
         // review: a password inside a reference's name broke the reference).
-        if let moved, moved.password.utf8.count >= RedactionPolicy.minimumHiddenCredential {
-            tail = Template.mappingLiteralRuns(in: tail) { $0.replacingOccurrences(of: moved.password, with: moved.reference) }
+        var repeated = moved.map { [$0] } ?? []
+        if let basicPassword, kept(Substring(basicPassword)) != moved?.password, tail.contains(kept(Substring(basicPassword))),
+           let reference = secretReference(basicPassword, literal: literal, field: "password", named: name, into: &collection, avoiding: taken) {
+            repeated.append((kept(Substring(basicPassword)), reference))
+        }
+        // The longer first, so that one holding the other is replaced whole.
+        repeated = repeated.filter { $0.password.utf8.count >= RedactionPolicy.minimumHiddenCredential }.sorted { $0.password.count > $1.password.count }
+        if !repeated.isEmpty {
+            tail = Template.mappingLiteralRuns(in: tail) { run in
+                repeated.reduce(String(run)) { $0.replacingOccurrences(of: $1.password, with: $1.reference) }
+            }
         }
         return result + tail
     }

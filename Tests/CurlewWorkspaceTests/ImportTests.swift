@@ -441,6 +441,37 @@ struct WorkspaceWriterReviewTests {
         _ = try WorkspaceSession(try Workspace.load(path: path))
     }
 
+    @Test("a -u password the URL's path and query repeat names the same secret there, and the request still sends the same URL; bytes the URL holds only percent-encoded stay (found by a new user's trial: the path kept it in clear)")
+    func basicPasswordRepeatedInURL() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        let url = "http://h/basic-auth/ann/Sekr3tPw?again=Sekr3tPw"
+        let imported = try CurlImport.parse("curl -u ann:Sekr3tPw '\(url)'")
+        try WorkspaceWriter.add(WorkspaceWriterTests.collection(imported.map(\.request)), to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("Sekr3tPw"), "\(text)")
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        let (request, _) = try session.request(named: "GET /basic-auth/ann/[REDACTED]")
+        #expect(request.customURL ?? request.path == url)
+        #expect(request.headers["Authorization"] == "Basic " + Data("ann:Sekr3tPw".utf8).base64EncodedString())
+        // A password the URL holds percent-encoded (`p@ss w0rd` as `p%40ss%20w0rd`) stays there as
+        // written: a reference would send its value's bytes instead. One written as it is goes.
+        var collection = ImportedCollection()
+        for item in try CurlImport.parse("curl -u 'bob:p@ss w0rd' 'http://h/basic-auth/bob/p%40ss%20w0rd'") + CurlImport.parse("curl -u bob:plainPw9 http://h/x/plainPw9/") {
+            collection.items.append(.init(name: "enc", request: item.request))
+        }
+        let moved = collection.items.map { WorkspaceWriter.movingCredentials(of: $0.request, named: "enc", into: &collection, avoiding: []) }
+        #expect(moved[0].customURL ?? moved[0].path == "http://h/basic-auth/bob/p%40ss%20w0rd")
+        #expect(moved[1].customURL ?? moved[1].path == "http://h/x/{{enc_password}}/")
+        #expect(collection.secrets.first { $0.name == "enc_password" }?.value == "plainPw9")
+        // A URL with a password of its own names each where it repeats.
+        var own = ImportedCollection()
+        let both = try #require(try CurlImport.parse("curl -u bob:basicPw1 'http://ann:urlPw22@h/urlPw22/basicPw1'").first)
+        let kept = WorkspaceWriter.movingCredentials(of: both.request, named: "own", into: &own, avoiding: [])
+        #expect(kept.customURL ?? kept.path == "http://ann:{{own_password}}@h/{{own_password}}/{{own_password_2}}")
+        #expect(own.secrets.first { $0.name == "own_password_2" }?.value == "basicPw1")
+    }
+
     @Test("a URL's password and secret query parameters go to the secrets file; the request still sends them as they were")
     func urlCredentialsBecomeSecrets() throws {
         let files = try WorkspaceFiles()
