@@ -171,9 +171,13 @@ public final class Agent: Sendable {
         let pinned = config.callbackDelivery == .transferThread ? placement?.lane : nil
         let lane = engine.lane(forExchangeUsingCookies: composer.usesCookies(request), preferred: pinned)
         let handle = RequestHandle(id: id, name: request.name, lane: lane)
+        let typedURL = request.customURL ?? request.path
         let info = RequestInfo(
             id: id, name: request.name, method: request.method.rawValue,
-            url: URLPassword.masking(in: request.customURL ?? request.path), groupID: placement?.group.id, step: placement?.index, startedAt: Date()
+            // As typed, for a request that waits or is refused: its password hidden, and a `Basic`
+            // one its headers carry where the URL repeats it (no headers, nothing to look for).
+            url: request.headers.isEmpty ? URLPassword.masking(in: typedURL) : RedactionPolicy.hidingPasswords(in: typedURL, sentWith: request.headers.fields),
+            groupID: placement?.group.id, step: placement?.index, startedAt: Date()
         )
         if let refusal {
             core.reject(handle: handle, info: info, error: refusal, callbacks: callbacks)

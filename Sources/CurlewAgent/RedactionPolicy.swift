@@ -193,7 +193,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private static func isAuthorization(_ name: some StringProtocol) -> Bool {
-        ASCII.equalsIgnoringCase(String(name), "authorization") || ASCII.equalsIgnoringCase(String(name), "proxy-authorization")
+        // Most names are settled by their length, without a string made.
+        let length = name.utf8.count
+        guard length == 13 || length == 19 else { return false }
+        return ASCII.equalsIgnoringCase(String(name), "authorization") || ASCII.equalsIgnoringCase(String(name), "proxy-authorization")
     }
 
     /// This policy hiding also the credentials `message` carries (`credentialValues(in:)`), as
@@ -274,9 +277,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// libcurl decodes a URL's `p%40ss` to `p@ss` for the header). Empty for any other value, or
     /// one that does not decode to UTF-8 text with a colon. Short forms are the caller's to drop.
     public static func basicPasswordForms(inAuthorization value: String) -> [String] {
-        let value = value.trimmingCharacters(in: .whitespaces)
-        guard let space = value.firstIndex(of: " "), ASCII.equalsIgnoringCase(String(value[..<space]), "basic"),
-              let pair = basicPair(value[value.index(after: space)...]) else { return [] }
+        guard let pair = basicPair(inAuthorization: value) else { return [] }
         var forms = [pair.whole]
         for form in wireForms(of: pair.password) {
             for written in [form, lowercasingEscapes(form)] where !forms.contains(written) { forms.append(written) }
@@ -301,9 +302,14 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// The password of an `Authorization: Basic …` value (curl's `-u user:password`); nil for
     /// another scheme, or a credential that does not decode to UTF-8 text with a colon.
     public static func basicPassword(inAuthorization value: String) -> String? {
+        basicPair(inAuthorization: value)?.password
+    }
+
+    /// The `user:password` of an `Authorization: Basic …` value, and its password.
+    private static func basicPair(inAuthorization value: String) -> (whole: String, password: String)? {
         let value = value.trimmingCharacters(in: .whitespaces)
         guard let space = value.firstIndex(of: " "), ASCII.equalsIgnoringCase(String(value[..<space]), "basic") else { return nil }
-        return basicPair(value[value.index(after: space)...])?.password
+        return basicPair(value[value.index(after: space)...])
     }
 
     /// The `user:password` a `Basic` credential encodes, and its password; nil when it does not

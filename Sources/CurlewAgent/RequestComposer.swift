@@ -170,7 +170,9 @@ struct RequestComposer: Sendable {
         func described(_ request: Request, transfer: TransferRequest) -> ComposedRequest {
             ComposedRequest(
                 method: transfer.method,
-                url: URLPassword.masking(in: transfer.url),
+                // Shown as the request goes (a row in flight has no headers to hide it with): the
+                // URL's password and a `Basic` password it repeats (`-u u:PASS …/basic-auth/u/PASS`).
+                url: RedactionPolicy.hidingPasswords(in: transfer.url, sentWith: headers.fields),
                 headers: headers.fields,
                 params: params.jsonObject,
                 body: transfer.body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: transfer.requestCaptureLimit) },

@@ -16,6 +16,16 @@ private final class SlowObserver: NetworkObserver {
     }
 }
 
+/// Keeps the URL every event shows of a request.
+private final class URLRecorder: NetworkObserver {
+    private let shown = Locked<[String]>([])
+    var urls: [String] { shown.withLock { $0 } }
+    func requestWillBeSent(_ request: RequestInfo) { shown.withLock { $0.append(request.url) } }
+    func requestDidSend(_ request: RequestInfo) { shown.withLock { $0.append(request.url) } }
+    func requestDidProduce(_ message: DebugMessage) { shown.withLock { $0.append(message.original?.url ?? "") } }
+    func requestDidFinish(_ request: RequestInfo, state: RequestState) { shown.withLock { $0.append(request.url) } }
+}
+
 @Suite("Observer hooks", .serialized)
 struct AgentObserverTests {
     @Test("every request's events arrive in order: will send, did send, any progress, debug message, finished")
@@ -38,6 +48,25 @@ struct AgentObserverTests {
             #expect(progressPositions.allSatisfy { $0 > 1 && $0 < events.count - 2 }, "progress only while in flight")
         }
         #expect(recorder.messages.filter { $0.state == .failed }.count == 4)
+    }
+
+    @Test("a Basic password the URL repeats is hidden in every event's URL from the first, before any log's redaction (found by a new user's trial: a row in flight showed it); the request still goes where it was sent")
+    func basicPasswordRepeatedInURLHiddenInFlight() async throws {
+        let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))
+        let recorder = URLRecorder()
+        agent.addObserver(recorder)
+        var request = Request(.get, "/basic-auth/ann/Sekr3tPw")
+        request.headers["Authorization"] = "Basic " + Data("ann:Sekr3tPw".utf8).base64EncodedString()
+        let response = try await agent.send(request)
+        #expect(response.statusCode == 200, "the demo server checked the password the path names")
+        await agent.waitForObservers()
+        let urls = recorder.urls
+        #expect(urls.count == 4)
+        #expect(urls.allSatisfy { $0.hasSuffix("/basic-auth/ann/[REDACTED]") }, "\(urls)")
+        // A request without headers shows its URL as it is.
+        _ = try await agent.send(Request(.get, "/get?word=Sekr3tPw"))
+        await agent.waitForObservers()
+        #expect(recorder.urls.dropFirst(4).allSatisfy { $0.hasSuffix("/get?word=Sekr3tPw") })
     }
 
     @Test("an observer attached while a request is in flight gets its debug message, the request shown as typed")

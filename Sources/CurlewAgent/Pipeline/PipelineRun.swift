@@ -587,7 +587,7 @@ final class PipelineRun: Sendable {
         }
         if !output.queryParams.isEmpty {
             transfer.url = URLText.appendingQuery(output.queryParams.percentEncoded, to: transfer.url)
-            composed.url = URLPassword.masking(in: transfer.url)
+            composed.url = RedactionPolicy.hidingPasswords(in: transfer.url, sentWith: composed.headers)
         }
         // What it added must still fit in a request head, as the composer checked before it.
         try RequestComposer.checkHeadSize(method: transfer.method, url: transfer.url,
