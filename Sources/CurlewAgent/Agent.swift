@@ -171,16 +171,13 @@ public final class Agent: Sendable {
         let pinned = config.callbackDelivery == .transferThread ? placement?.lane : nil
         let lane = engine.lane(forExchangeUsingCookies: composer.usesCookies(request), preferred: pinned)
         let handle = RequestHandle(id: id, name: request.name, lane: lane)
-        let typedURL = request.customURL ?? request.path
+        // As typed, for a request that waits or is refused (one that goes shows what it composed).
         let info = RequestInfo(
             id: id, name: request.name, method: request.method.rawValue,
-            // As typed, for a request that waits or is refused: its password hidden, and a `Basic`
-            // one its headers carry where the URL repeats it (no headers, nothing to look for).
-            url: request.headers.isEmpty ? URLPassword.masking(in: typedURL) : RedactionPolicy.hidingPasswords(in: typedURL, sentWith: request.headers.fields),
-            groupID: placement?.group.id, step: placement?.index, startedAt: Date()
+            url: URLPassword.masking(in: request.customURL ?? request.path), groupID: placement?.group.id, step: placement?.index, startedAt: Date()
         )
         if let refusal {
-            core.reject(handle: handle, info: info, error: refusal, callbacks: callbacks)
+            core.reject(handle: handle, info: Self.shown(info, sentWith: request.headers), error: refusal, callbacks: callbacks)
             return handle
         }
         let admitted = gate.admit(id: id, opensGate: opensGate, passes: passesGate) {
@@ -188,16 +185,26 @@ public final class Agent: Sendable {
                 id: id, opensGate: opensGate,
                 release: { [self] in launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement) },
                 cancel: { [core] in
-                    core.reject(handle: handle, info: info, error: RequestError(.cancelled, "cancelled while waiting for a priority-first request"), callbacks: callbacks)
+                    core.reject(handle: handle, info: Self.shown(info, sentWith: request.headers),
+                                error: RequestError(.cancelled, "cancelled while waiting for a priority-first request"), callbacks: callbacks)
                 }
             )
         }
         if admitted {
             launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement)
         } else {
-            core.announceWaiting(handle: handle, info: info, placement: placement)
+            core.announceWaiting(handle: handle, info: Self.shown(info, sentWith: request.headers), placement: placement)
         }
         return handle
+    }
+
+    /// `info` of a request that has not composed (it waits, or was refused), its typed URL as
+    /// `RequestInfo.shownURL` shows it.
+    private static func shown(_ info: RequestInfo, sentWith headers: HTTPHeaders) -> RequestInfo {
+        guard !headers.isEmpty else { return info }
+        var info = info
+        info.url = RequestInfo.shownURL(info.url, sentWith: headers.fields)
+        return info
     }
 
     private func launch(_ request: Request, handle: RequestHandle, info: consuming RequestInfo, callbacks: consuming RequestCallbacks, placement: RequestPlacement?) {
@@ -218,14 +225,14 @@ public final class Agent: Sendable {
         do {
             (transfer, description) = try composer.composition(of: request, describing: described)
         } catch {
-            core.reject(handle: handle, info: info, error: error, callbacks: callbacks)
+            core.reject(handle: handle, info: Self.shown(info, sentWith: request.headers), error: error, callbacks: callbacks)
             return
         }
         transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed
         transfer.capturesWire = described
         transfer.measuresExchange = described
         let composed = description?.described(request, transfer: transfer)
-        info.url = composed?.url ?? URLPassword.masking(in: transfer.url)
+        info.url = composed.map { RequestInfo.shownURL($0.url, sentWith: $0.headers) } ?? URLPassword.masking(in: transfer.url)
         let id = info.id
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement,
                                               observed: observed),

@@ -299,12 +299,6 @@ public struct RedactionPolicy: Sendable, Equatable {
         return URLPassword.hidingDelimited(forms, in: URLPassword.masking(in: text))
     }
 
-    /// The password of an `Authorization: Basic …` value (curl's `-u user:password`); nil for
-    /// another scheme, or a credential that does not decode to UTF-8 text with a colon.
-    public static func basicPassword(inAuthorization value: String) -> String? {
-        basicPair(inAuthorization: value)?.password
-    }
-
     /// The `user:password` of an `Authorization: Basic …` value, and its password.
     private static func basicPair(inAuthorization value: String) -> (whole: String, password: String)? {
         let value = value.trimmingCharacters(in: .whitespaces)

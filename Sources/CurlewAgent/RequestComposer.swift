@@ -170,9 +170,7 @@ struct RequestComposer: Sendable {
         func described(_ request: Request, transfer: TransferRequest) -> ComposedRequest {
             ComposedRequest(
                 method: transfer.method,
-                // Shown as the request goes (a row in flight has no headers to hide it with): the
-                // URL's password and a `Basic` password it repeats (`-u u:PASS …/basic-auth/u/PASS`).
-                url: RedactionPolicy.hidingPasswords(in: transfer.url, sentWith: headers.fields),
+                url: URLPassword.masking(in: transfer.url),
                 headers: headers.fields,
                 params: params.jsonObject,
                 body: transfer.body.map { BodySnapshot(data: $0, contentType: headers["Content-Type"], limit: transfer.requestCaptureLimit) },
@@ -290,11 +288,16 @@ struct RequestComposer: Sendable {
     private static let headLimitText = "libcurl sends a request head of at most \(ByteCountText.of(Int64(RequestHeadLimit.bytes))), which leaves "
         + "\(ByteCountText.of(Int64(RequestHeadLimit.available))) for the method, the URL and the headers"
 
-    /// Refuses a URL that alone would not fit in a request head, before anything parses it.
+    /// Refuses a URL that alone would not fit in a request head, before anything parses it. The
+    /// refusal names the URL by its scheme and host alone: its path or query may hold a secret a
+    /// variable filled in, which a quote cut short would show in part, where no redaction
+    /// finds it (found by a new user's trial: the start of a password went to the log, HAR and
+    /// JUnit report).
     private static func checkLength(of url: String) throws(RequestError) {
         let count = url.utf8.count
         guard count > RequestHeadLimit.available else { return }
-        throw RequestError(.invalidURL, "the URL is \(ByteCountText.of(Int64(count))) (\(Self.quoted(url, limit: 60))); "
+        let origin = url[..<URLText.afterAuthority(url).startIndex]
+        throw RequestError(.invalidURL, "the URL is \(ByteCountText.of(Int64(count))) (\(Self.quoted(String(origin), limit: 200))…); "
                            + headLimitText)
     }
 

@@ -95,11 +95,15 @@ public enum URLPassword {
     /// `text` with each of `values` (those of `RedactionPolicy.minimumHiddenCredential` bytes or
     /// more) hidden where it stands alone (`isDelimited`), longest first: a password repeated in a
     /// request line, a URL or a name, where `127.0.0.1` keeps its `0.0.1` and `:18700` its port.
+    /// A URL's scheme and authority in the text keep their parts (`-u admin:intranet
+    /// http://intranet/x` keeps its host), as `masking` keeps them.
     public static func hidingDelimited(_ values: [String], in text: String) -> String {
         let wanted = values.filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
         guard !wanted.isEmpty else { return text }
         let bytes = Array(text.utf8)
-        let hidden = wanted.flatMap { repeats(of: ArraySlice($0.utf8), in: bytes, outside: []) }
+        var kept: [Range<Int>] = []
+        forEachAuthority(in: bytes) { authority, _ in kept.append(authority) }
+        let hidden = wanted.flatMap { repeats(of: ArraySlice($0.utf8), in: bytes, outside: kept) }
         return hidden.isEmpty ? text : String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
     }
 

@@ -103,15 +103,16 @@ public enum WorkspaceWriter {
                                   avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames,
                                   secretParameters: Set<String> = RedactionPolicy().parameterNames) -> Request {
         var request = request
-        // The password of a `Basic` credential about to become a secret (curl's `-u`), which the
-        // URL may repeat (`/basic-auth/user/PASS`, found by a new user's trial: it stayed in clear).
-        let basicPassword = secretHeaders.contains("authorization") ? request.headers["Authorization"].flatMap(RedactionPolicy.basicPassword) : nil
+        // The password of a `Basic` credential about to become a secret (curl's `-u`), as it is and
+        // percent-encoded, which the URL may repeat (`/basic-auth/user/PASS`, found by a new
+        // user's trial: it stayed in clear).
+        let basicForms = secretHeaders.contains("authorization") ? request.headers["Authorization"].map(RedactionPolicy.basicPasswordForms) ?? [] : []
         request.customURL = request.customURL.map {
             movingCredentials(inURL: $0, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters,
-                              repeating: basicPassword)
+                              repeating: basicForms)
         }
         request.path = movingCredentials(inURL: request.path, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters,
-                                         repeating: basicPassword)
+                                         repeating: basicForms)
         var headers = HTTPHeaders()
         for field in request.headers {
             guard secretHeaders.contains(field.name.lowercased()),
@@ -129,13 +130,14 @@ public enum WorkspaceWriter {
     /// `url` with the password of its user info and the values of its secret query parameters
     /// (`secretParameters`, any case) moved to secrets as `{{name}}`; values already holding a
     /// `{{template}}` stay, unless the collection is literal. Values are kept as written in the URL
-    /// (percent-encoded), since `{{name}}` is put back verbatim. `basicPassword`, the password
-    /// of the request's `Basic` credential, is moved where the URL's path, query or fragment
-    /// repeats it as it is (bytes the URL holds percent-encoded stay: a reference put back would
-    /// send them otherwise), as the password of the URL's user info is.
+    /// (percent-encoded), since `{{name}}` is put back verbatim. `basicForms`, the forms of the
+    /// request's `Basic` credential (`RedactionPolicy.basicPasswordForms`: its password as it is
+    /// and percent-encoded), are moved where the URL's path, query or fragment repeats them, each
+    /// form that occurs to a secret holding that form's text, as the password of the URL's user
+    /// info is.
     static func movingCredentials(inURL url: String, named name: String, into collection: inout ImportedCollection,
                                   avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0,
-                                  repeating basicPassword: String? = nil) -> String {
+                                  repeating basicForms: [String] = []) -> String {
         let literal = collection.isLiteral
         func kept(_ text: Substring) -> String { literal ? escapingTemplates(String(text)) : String(text) }
         var result = ""
@@ -177,20 +179,62 @@ public enum WorkspaceWriter {
         // A path or query that repeats the password (`/basic-auth/user/PASS`) names the same
         // secret, when the password is long enough to be looked for as a log looks for it. The
         // templates in it (the user's, and the references just made) are left whole (found by
-        // review: a password inside a reference's name broke the reference).
-        var repeated = moved.map { [$0] } ?? []
-        if let basicPassword, kept(Substring(basicPassword)) != moved?.password, tail.contains(kept(Substring(basicPassword))),
-           let reference = secretReference(basicPassword, literal: literal, field: "password", named: name, into: &collection, avoiding: taken) {
-            repeated.append((kept(Substring(basicPassword)), reference))
+        // review: a password inside a reference's name broke the reference). So are the forms of
+        // the request's `Basic` password, each form's secret made only where it is replaced.
+        var passwords: [(text: String, value: String, reference: String?)] = moved.map { [($0.password, "", $0.reference)] } ?? []
+        for form in basicForms where !passwords.contains(where: { $0.text == kept(Substring(form)) }) {
+            passwords.append((kept(Substring(form)), form, nil))
         }
-        // The longer first, so that one holding the other is replaced whole.
-        repeated = repeated.filter { $0.password.utf8.count >= RedactionPolicy.minimumHiddenCredential }.sorted { $0.password.count > $1.password.count }
-        if !repeated.isEmpty {
-            tail = Template.mappingLiteralRuns(in: tail) { run in
-                repeated.reduce(String(run)) { $0.replacingOccurrences(of: $1.password, with: $1.reference) }
+        passwords.removeAll { $0.text.utf8.count < RedactionPolicy.minimumHiddenCredential }
+        guard !passwords.isEmpty else { return result + tail }
+        let texts = passwords.map(\.text)
+        var used = Set<Int>()
+        _ = Template.mappingLiteralRuns(in: tail) { run in
+            for found in Self.repeats(of: texts, in: run) { used.insert(found.which) }
+            return String(run)
+        }
+        for index in used where passwords[index].reference == nil {
+            passwords[index].reference = secretReference(passwords[index].value, literal: literal, field: "password", named: name,
+                                                         into: &collection, avoiding: taken)
+        }
+        let references = passwords.map(\.reference)
+        tail = Template.mappingLiteralRuns(in: tail) { run in
+            var bytes: [UInt8] = []
+            var copied = run.utf8.startIndex
+            for found in Self.repeats(of: texts, in: run) {
+                guard let reference = references[found.which] else { continue }
+                bytes += run.utf8[copied..<found.range.lowerBound]
+                bytes += reference.utf8
+                copied = found.range.upperBound
             }
+            bytes += run.utf8[copied...]
+            return String(decoding: bytes, as: UTF8.self)
         }
         return result + tail
+    }
+
+    /// Where `run` repeats one of `passwords`, in order: at each position the longest that starts
+    /// there, none right after `{` or `\` (a reference put there would read as part of another
+    /// template, `{{{name}}}`, or as escaped text, `\{{name}}`).
+    static func repeats(of passwords: [String], in run: Substring) -> [(range: Range<Substring.Index>, which: Int)] {
+        let utf8 = run.utf8
+        let longestFirst = passwords.indices.sorted { passwords[$0].utf8.count > passwords[$1].utf8.count }
+        var found: [(range: Range<Substring.Index>, which: Int)] = []
+        var index = utf8.startIndex
+        var previous: UInt8?
+        while index < utf8.endIndex {
+            if previous != UInt8(ascii: "{"), previous != UInt8(ascii: "\\"),
+               let which = longestFirst.first(where: { utf8[index...].starts(with: passwords[$0].utf8) }) {
+                let end = utf8.index(index, offsetBy: passwords[which].utf8.count)
+                found.append((index..<end, which))
+                previous = utf8[utf8.index(before: end)]
+                index = end
+            } else {
+                previous = utf8[index]
+                index = utf8.index(after: index)
+            }
+        }
+        return found
     }
 
     /// `name=value&…` pairs of a URL (its query or fragment) with the values of secret

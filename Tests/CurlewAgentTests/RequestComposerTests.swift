@@ -178,19 +178,24 @@ struct RequestComposerTests {
     func requestHeadLimit() throws {
         let composer = RequestComposer(config: NetworkConfig())
         let limit = "libcurl sends a request head of at most 1.0 MiB, which leaves 1008.0 KiB for the method, the URL and the headers"
-        // A password in the URL is masked before the URL's first characters are quoted.
+        // The refusal names the URL by its scheme and host, its password masked: a path or query
+        // cut short could show part of a secret a variable filled in, where no redaction finds it
+        // (found by a new user's trial).
+        let secretPath = "http://h.test/basic-auth/ann/ThirtyCharLongPasswordSecret30?pad=" + String(repeating: "x", count: 1_100_000)
+        let refusal = #expect(throws: RequestError.self) { try composer.compose(Request.url(secretPath)) }
+        #expect(refusal?.message.contains("Thirty") == false && refusal?.message.contains("basic-auth") == false)
         let long = "http://user:" + String(repeating: "s", count: 100) + "@h.test/" + String(repeating: "a", count: 1_800_000)
-        #expect(throws: RequestError(.invalidURL, #"the URL is 1.7 MiB ("http://user:[REDACTED]@h.test/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"…); "# + limit)) {
+        #expect(throws: RequestError(.invalidURL, #"the URL is 1.7 MiB ("http://user:[REDACTED]@h.test"…); "# + limit)) {
             try composer.compose(Request.url(long))
         }
         // Not of the plain shape, so the full parser would read it (and quote it whole): the
         // length is checked first.
-        #expect(throws: RequestError(.invalidURL, #"the URL is 1.7 MiB ("http://user:[REDACTED]@h.test/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"…); "# + limit)) {
+        #expect(throws: RequestError(.invalidURL, #"the URL is 1.7 MiB ("http://user:[REDACTED]@h.test"…); "# + limit)) {
             try composer.compose(Request.url(long + " x"))
         }
         // Query parameters can make a URL too long too.
         let query = Request(.get, "http://h.test/", params: ["q": .string(String(repeating: "b", count: 1 << 20))])
-        #expect(throws: RequestError(.invalidURL, #"the URL is 1.0 MiB ("http://h.test/?q=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"…); "# + limit)) {
+        #expect(throws: RequestError(.invalidURL, #"the URL is 1.0 MiB ("http://h.test"…); "# + limit)) {
             try composer.compose(query)
         }
         // The boundary: the method, the URL and the headers sent (the User-Agent) exactly fill

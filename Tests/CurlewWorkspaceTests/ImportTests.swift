@@ -454,22 +454,41 @@ struct WorkspaceWriterReviewTests {
         let (request, _) = try session.request(named: "GET /basic-auth/ann/[REDACTED]")
         #expect(request.customURL ?? request.path == url)
         #expect(request.headers["Authorization"] == "Basic " + Data("ann:Sekr3tPw".utf8).base64EncodedString())
-        // A password the URL holds percent-encoded (`p@ss w0rd` as `p%40ss%20w0rd`) stays there as
-        // written: a reference would send its value's bytes instead. One written as it is goes.
+        // A password the URL holds percent-encoded (`p@ss w0rd` as `p%40ss%20w0rd`) goes to a secret
+        // holding that form, so the URL put back is the same bytes (found by a new user's trial).
         var collection = ImportedCollection()
         for item in try CurlImport.parse("curl -u 'bob:p@ss w0rd' 'http://h/basic-auth/bob/p%40ss%20w0rd'") + CurlImport.parse("curl -u bob:plainPw9 http://h/x/plainPw9/") {
             collection.items.append(.init(name: "enc", request: item.request))
         }
         let moved = collection.items.map { WorkspaceWriter.movingCredentials(of: $0.request, named: "enc", into: &collection, avoiding: []) }
-        #expect(moved[0].customURL ?? moved[0].path == "http://h/basic-auth/bob/p%40ss%20w0rd")
-        #expect(moved[1].customURL ?? moved[1].path == "http://h/x/{{enc_password}}/")
-        #expect(collection.secrets.first { $0.name == "enc_password" }?.value == "plainPw9")
+        #expect(moved[0].customURL ?? moved[0].path == "http://h/basic-auth/bob/{{enc_password}}")
+        #expect(collection.secrets.first { $0.name == "enc_password" }?.value == "p%40ss%20w0rd")
+        #expect(moved[1].customURL ?? moved[1].path == "http://h/x/{{enc_password_2}}/")
+        #expect(collection.secrets.first { $0.name == "enc_password_2" }?.value == "plainPw9")
         // A URL with a password of its own names each where it repeats.
         var own = ImportedCollection()
         let both = try #require(try CurlImport.parse("curl -u bob:basicPw1 'http://ann:urlPw22@h/urlPw22/basicPw1'").first)
         let kept = WorkspaceWriter.movingCredentials(of: both.request, named: "own", into: &own, avoiding: [])
         #expect(kept.customURL ?? kept.path == "http://ann:{{own_password}}@h/{{own_password}}/{{own_password_2}}")
         #expect(own.secrets.first { $0.name == "own_password_2" }?.value == "basicPw1")
+        // Found by review: a repeat right after `{` or `\` stays (a reference there would read as
+        // `{{{name}}}` or as escaped text); a password that is part of the other's is not looked
+        // for inside the reference just made; a password the URL does not repeat, or one too short
+        // to look for, makes no secret.
+        var edges = ImportedCollection()
+        edges.isLiteral = true
+        for (command, url) in [("curl -u ann:Sekr3tPw 'http://h/x/{Sekr3tPw}/a\\Sekr3tPw/Sekr3tPw'", "http://h/x/{Sekr3tPw}/a\\Sekr3tPw/{{e1_password}}"),
+                               ("curl -u bob:tokens 'http://ann:hunter22x@h/tokens/hunter22x'", "http://ann:{{e2_password}}@h/{{e2_password_2}}/{{e2_password}}"),
+                               ("curl -u ann:pw 'http://h/pw/x'", "http://h/pw/x"),
+                               ("curl -u ann:Elsewhere9 'http://h/y'", "http://h/y")] {
+            let item = try #require(try CurlImport.parse(command).first)
+            let name = "e\(edges.items.count + 1)"
+            edges.items.append(.init(name: name, request: item.request))
+            let moved = WorkspaceWriter.movingCredentials(of: item.request, named: name, into: &edges, avoiding: [])
+            #expect(moved.customURL ?? moved.path == url, "\(command)")
+        }
+        #expect(edges.secrets.filter { $0.name.hasSuffix("_password") || $0.name.contains("_password_") }.map(\.value).sorted()
+                == ["Sekr3tPw", "hunter22x", "tokens"].sorted())
     }
 
     @Test("a URL's password and secret query parameters go to the secrets file; the request still sends them as they were")

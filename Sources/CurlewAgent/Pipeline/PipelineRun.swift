@@ -211,13 +211,13 @@ final class PipelineRun: Sendable {
                 case .cacheElseNetwork where fresh:
                     record.cache.append(.freshHit)
                     record.source = .cache
-                    let info = openExchange(url: composed.url, announced: true)
+                    let info = openExchange(showing: composed, announced: true)
                     let concluded = await conclude(Outcome(info: info, composed: composed, result: nil, response: entry.response(requestID: info.id)),
                                                    request: prepared, record: &record)
                     publish(Outcome(info: info, composed: composed), concluded: concluded, record: record, final: true)
                     return nil
                 case .cacheThenNetwork:
-                    let info = openExchange(url: composed.url, announced: true)
+                    let info = openExchange(showing: composed, announced: true)
                     var provisionalRecord = record
                     provisionalRecord.cache.append(.provisionalHit)
                     provisionalRecord.source = .cache
@@ -250,7 +250,7 @@ final class PipelineRun: Sendable {
                 return nil
             case .follow(let leaderID, let slot):
                 record.duplicate = "coalesced with #\(leaderID)"
-                let info = openExchange(url: composed.url, announced: true)
+                let info = openExchange(showing: composed, announced: true)
                 control.withLock { $0.following = key.text }
                 let shared = await slot.value()
                 let cancelled = control.withLock { control -> Bool in
@@ -294,7 +294,7 @@ final class PipelineRun: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let info = openExchange(url: composed.url, announced: false)
+            let info = openExchange(showing: composed, announced: false)
             var signedTransfer = transfer
             var signedComposed = composed
             if let signerName = prepared.signer {
@@ -350,7 +350,7 @@ final class PipelineRun: Sendable {
                     // The exchange that ends the request is the next attempt, cancelled before it
                     // went out; its record says so (found by a new user's trial: the log listed
                     // only the attempt before it).
-                    let cancelled = openExchange(url: composed.url, announced: true)
+                    let cancelled = openExchange(showing: composed, announced: true)
                     Self.recordCancelled(attempt: attempt + 1, id: cancelled.id, reason: "cancelled during the delay before it", in: &record)
                     deliverCancelled(on: cancelled, composed: composed, record: record)
                     return nil
@@ -475,7 +475,7 @@ final class PipelineRun: Sendable {
     // MARK: Answers without the network
 
     private func answer(with fixture: MockFixture, request: Request, composed: ComposedRequest, record: PipelineRecord) async {
-        let info = openExchange(url: composed.url, announced: true)
+        let info = openExchange(showing: composed, announced: true)
         guard claim(info.id, lane: handle.lane) else { return deliverCancelled(on: info, composed: composed, record: record) }
         if fixture.delay > .zero {
             do { try await Task.sleep(for: fixture.delay) } catch {
@@ -503,7 +503,7 @@ final class PipelineRun: Sendable {
 
     /// Opens the request's next exchange: the first keeps the handle's id, later ones get fresh
     /// ids. Announced here unless the transport will announce it (`register`).
-    private func openExchange(url: String?, announced: Bool) -> RequestInfo {
+    private func openExchange(showing composed: ComposedRequest?, announced: Bool) -> RequestInfo {
         let count = control.withLock { control -> Int in
             control.exchangeCount += 1
             return control.exchangeCount
@@ -515,7 +515,7 @@ final class PipelineRun: Sendable {
         // A later exchange starts now, not when the request did: a HAR file or a log lists each
         // attempt at its own time.
         if count > 1 { info.startedAt = Date() }
-        if let url { info.url = url }
+        if let composed { info.url = RequestInfo.shownURL(composed.url, sentWith: composed.headers) }
         if announced { core.announce(info) }
         return info
     }
@@ -544,7 +544,7 @@ final class PipelineRun: Sendable {
     /// Ends the request with `error` before or instead of the network, on `info` or a new exchange.
     private func deliverRefused(_ error: RequestError, on info: RequestInfo? = nil, composed: ComposedRequest?, record: PipelineRecord) {
         share(response: nil, transportError: error)
-        let info = info ?? openExchange(url: composed?.url, announced: true)
+        let info = info ?? openExchange(showing: composed, announced: true)
         core.publish(FinishedExchange(info: info, composed: composed, result: nil, answer: nil,
                                       state: error.kind == .cancelled ? .cancelled : .failed, error: error, record: record),
                      final: PipelineDelivery(handle: handle, response: nil, callbacks: callbacks))
@@ -587,7 +587,7 @@ final class PipelineRun: Sendable {
         }
         if !output.queryParams.isEmpty {
             transfer.url = URLText.appendingQuery(output.queryParams.percentEncoded, to: transfer.url)
-            composed.url = RedactionPolicy.hidingPasswords(in: transfer.url, sentWith: composed.headers)
+            composed.url = URLPassword.masking(in: transfer.url)
         }
         // What it added must still fit in a request head, as the composer checked before it.
         try RequestComposer.checkHeadSize(method: transfer.method, url: transfer.url,
