@@ -19,6 +19,10 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customShort("H"), help: "A header, 'Name: value'. Repeatable.")
     var header: [String] = []
 
+    @Option(name: [.customShort("u"), .customLong("user")],
+            help: "Basic authentication, 'user:password', as curl's -u: an Authorization header (an -H Authorization wins), hidden in reports and logs.")
+    var user: String?
+
     @Option(name: [.customShort("d"), .customLong("data")],
             help: "Request body, sent as a form unless -H sets Content-Type; @FILE reads a file. Given again, the parts are joined with &, as curl joins them.")
     var data: [String] = []
@@ -74,6 +78,11 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("-F/--form and -T/--upload-file carry the body; do not also give -d/--data or --json")
         }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        // curl asks for a password -u leaves out; a command that prompts would hang a script.
+        // The value is not repeated: it may be a password typed in the wrong place.
+        if let user, !user.contains(":") {
+            throw ValidationError("-u/--user takes user:password (the password is not asked for; an empty one is user:)")
+        }
         // curl's `-o -` is standard output, where Curlew's report already goes; a file named `-`
         // is never what was meant (found by a new user's trial).
         if transfer.output == "-" {
@@ -299,6 +308,9 @@ struct SendCommand: AsyncParsableCommand {
             let colon = line.firstIndex(of: ":")!
             headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
                         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        if let user, headers["Authorization"] == nil {
+            headers.add("Authorization", "Basic " + Data(user.utf8).base64EncodedString())
         }
         var request = Request.url(URLText.typed(urlWord), method: method, headers: headers)
         request.responseSerializer = .data

@@ -130,6 +130,25 @@ struct SendCommandTests {
         #expect(result.output.contains("> {\"a\":1}"))
     }
 
+    @Test("-u user:password sends Basic authentication as curl's -u does, hidden in -v's head and where the path repeats it; -H Authorization wins; without a colon it is refused without repeating the value (found by a new user's trial: -u was read as the method and echoed)")
+    func basicAuthentication() async throws {
+        let server = try await TestServer.shared()
+        let url = "\(server.baseURL)/basic-auth/ann/Sekr3tPw"
+        let sent = try await CurlewProcess.run(["send", "-v", "-u", "ann:Sekr3tPw", url])
+        #expect(sent.status == 0, "\(sent.error)")
+        #expect(sent.output.contains("< HTTP/1.1 200 OK"))
+        #expect(sent.output.contains("> Authorization: [REDACTED]"))
+        #expect(!sent.output.contains("Sekr3tPw") && !sent.error.contains("Sekr3tPw"), "\(sent.output)")
+        let wrong = try await CurlewProcess.run(["send", "--user", "ann:nope", url])
+        #expect(wrong.status == 22, "the server refused the wrong password")
+        let header = "Basic " + Data("ann:Sekr3tPw".utf8).base64EncodedString()
+        let overridden = try await CurlewProcess.run(["send", "-u", "ann:nope", "-H", "Authorization: \(header)", url])
+        #expect(overridden.status == 0, "-H Authorization replaces what -u makes")
+        let alone = try await CurlewProcess.run(["send", "-u", "Sekr3tPw", url])
+        #expect(alone.status == 64)
+        #expect(alone.error.contains("-u/--user takes user:password") && !alone.error.contains("Sekr3tPw"), "\(alone.error)")
+    }
+
     @Test("the report hides what the session log hides (a credential header in -v's head and in an echoed body, a declared query parameter in --repeat's lines) unless --no-redact (found by a new user's trial)")
     func reportHidesSecrets() async throws {
         let server = try await TestServer.shared()
