@@ -198,12 +198,12 @@ public final class Agent: Sendable {
         return handle
     }
 
-    /// `info` of a request that has not composed (it waits, or was refused), its typed URL as
-    /// `RequestInfo.shownURL` shows it.
+    /// `info` of a request that has not composed (it waits, or was refused), its typed URL
+    /// hiding a `Basic` password its headers carry, as `RequestInfo.url` does.
     private static func shown(_ info: RequestInfo, sentWith headers: HTTPHeaders) -> RequestInfo {
         guard !headers.isEmpty else { return info }
         var info = info
-        info.url = RequestInfo.shownURL(info.url, sentWith: headers.fields)
+        info.url = RedactionPolicy.hidingPasswords(in: info.url, sentWith: headers.fields)
         return info
     }
 
@@ -232,7 +232,7 @@ public final class Agent: Sendable {
         transfer.capturesWire = described
         transfer.measuresExchange = described
         let composed = description?.described(request, transfer: transfer)
-        info.url = composed.map { RequestInfo.shownURL($0.url, sentWith: $0.headers) } ?? URLPassword.masking(in: transfer.url)
+        info.url = composed.map { RedactionPolicy.hidingPasswords(in: $0.url, sentWith: $0.headers) } ?? URLPassword.masking(in: transfer.url)
         let id = info.id
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement,
                                               observed: observed),

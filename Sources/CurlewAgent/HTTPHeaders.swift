@@ -128,6 +128,11 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// Checks every field for what would corrupt the request on the wire: names that are not HTTP
     /// tokens, control bytes in values (CR, LF or NUL would inject headers), and framing headers
     /// given by hand.
+    /// The `Authorization` value of HTTP Basic authentication for `credentials`, `user:password`.
+    public static func basicAuthorization(_ credentials: String) -> String {
+        "Basic " + Data(credentials.utf8).base64EncodedString()
+    }
+
     public func validate() throws(RequestError) {
         try validateSyntax()
         for field in fields {

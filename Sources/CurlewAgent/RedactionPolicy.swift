@@ -148,12 +148,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // headers into its body, as text or JSON): the values of the secret headers the request
         // sent, and the cookies the response set, join the literal secrets.
         let credentials = credentialValues(in: message)
-        guard credentials.isEmpty else {
-            var policy = self
-            policy.secretValues += credentials
-            policy.hideAlso(standingAlone: standingAloneCredentials(in: message))
-            return policy.redactDeclared(message)
-        }
+        guard credentials.isEmpty else { return adding(credentials, of: message).redactDeclared(message) }
         return findings.map { redact(message, $0) }
     }
 
@@ -205,7 +200,12 @@ public struct RedactionPolicy: Sendable, Equatable {
     public func including(credentialsOf message: borrowing DebugMessage) -> RedactionPolicy {
         guard isEnabled else { return self }
         let credentials = credentialValues(in: message)
-        guard !credentials.isEmpty else { return self }
+        return credentials.isEmpty ? self : adding(credentials, of: message)
+    }
+
+    /// This policy hiding also `credentials`, the values `message` carries
+    /// (`credentialValues(in:)`), and where they stand alone its short `Basic` passwords.
+    private func adding(_ credentials: [String], of message: borrowing DebugMessage) -> RedactionPolicy {
         var policy = self
         policy.secretValues += credentials
         policy.hideAlso(standingAlone: standingAloneCredentials(in: message))

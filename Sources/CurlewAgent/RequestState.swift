@@ -42,7 +42,8 @@ public struct RequestInfo: Sendable, Equatable {
     public var method: String
     /// The composed URL; for a request refused before composing, its path or custom URL. Its
     /// password is hidden, and a `Basic` password the request's headers carry where the URL
-    /// repeats it (`shownURL`): shown before the exchange's record, which has its own redaction.
+    /// repeats it (`RedactionPolicy.hidingPasswords(in:sentWith:)`): shown before the exchange's
+    /// record, which has its own redaction, and in a row in flight, which has no headers yet.
     public var url: String
     public var groupID: UInt64?
     public var step: Int?
@@ -63,12 +64,5 @@ public struct RequestInfo: Sendable, Equatable {
         self.groupID = groupID
         self.step = step
         self.startedAt = startedAt
-    }
-
-    /// `url` as a request's info shows it: its password hidden (`URLPassword.masking`) and, where
-    /// it repeats them standing alone, the `Basic` passwords `headers` carry (`curl -u u:PASS
-    /// …/basic-auth/u/PASS`), for a row in flight has no headers yet to hide them with.
-    public static func shownURL(_ url: String, sentWith headers: [HeaderField]) -> String {
-        headers.isEmpty ? URLPassword.masking(in: url) : RedactionPolicy.hidingPasswords(in: url, sentWith: headers)
     }
 }

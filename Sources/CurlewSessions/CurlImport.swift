@@ -187,7 +187,7 @@ public enum CurlImport {
                 try formPart(try take(), literal: argument == "--form-string", into: &form, file)
             case "-u", "--user":
                 let credentials = try take()
-                let basic = "Basic " + Data((credentials.contains(":") ? credentials : credentials + ":").utf8).base64EncodedString()
+                let basic = HTTPHeaders.basicAuthorization(credentials.contains(":") ? credentials : credentials + ":")
                 generated.append(("-u", HeaderField(name: "Authorization", value: basic)))
             case "-b", "--cookie":
                 let cookie = try take()

@@ -34,8 +34,7 @@ public enum HARImport {
                 collection.notes.append("entry \(message.requestID) failed before it was sent and has no \(message.original?.url.isEmpty == false ? "method" : "URL"); it is left out")
                 continue
             }
-            let name = RedactionPolicy.hidingPasswords(in: ImportedCollection.defaultName(method: original.method, url: original.url),
-                                                       sentWith: original.headers)
+            let name = ImportedCollection.defaultName(method: original.method, url: original.url, sentWith: original.headers)
             var request = Request.url(original.url, method: HTTPMethod(rawValue: original.method))
             // A value hidden when the HAR was written is not the value to send: such headers
             // are left out, and a hidden value elsewhere is pointed out.

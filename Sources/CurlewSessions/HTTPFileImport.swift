@@ -167,8 +167,7 @@ public enum HTTPFileImport {
             let contentType = headers["Content-Type"] ?? "text/plain; charset=utf-8"
             request.requestSerializer = .raw(Data(ImportedCollection.translatingBuiltins(bodyLines.joined(separator: "\n")).utf8), contentType: contentType)
         }
-        return .init(name: name ?? RedactionPolicy.hidingPasswords(in: ImportedCollection.defaultName(method: method, url: url), sentWith: request.headers.fields),
-                     request: request)
+        return .init(name: name ?? ImportedCollection.defaultName(method: method, url: url, sentWith: request.headers.fields), request: request)
     }
 
     /// `{{name.response.body.$.a}}` and `{{name.response.headers.X}}` become `{{name_a}}` and

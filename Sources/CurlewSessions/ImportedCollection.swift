@@ -178,13 +178,15 @@ public struct ImportedCollection: Sendable {
 
     /// A request's name when its source gives none: the method and the URL's path, as
     /// `GET /users` for `{{host}}/users?page=2`. A URL password the path repeats is hidden
-    /// (`GET /basic-auth/user/[REDACTED]`): a name goes to logs and workspaces as it is.
-    public static func defaultName(method: String, url: String) -> String {
+    /// (`GET /basic-auth/user/[REDACTED]`), and so is a `Basic` password `headers` carry
+    /// (`curl -u admin:PASS …/basic-auth/admin/PASS`): a name goes to logs and workspaces as it is.
+    public static func defaultName(method: String, url: String, sentWith headers: [HeaderField] = []) -> String {
         var rest = Substring(URLPassword.masking(in: url))
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
         if rest.hasPrefix("{{"), let close = rest.range(of: "}}") { rest = rest[close.upperBound...] }
         let path = rest.prefix { $0 != "?" && $0 != "#" }
-        return "\(method) \(path.isEmpty ? "/" : String(path))"
+        let name = "\(method) \(path.isEmpty ? "/" : String(path))"
+        return headers.isEmpty ? name : RedactionPolicy.hidingPasswords(in: name, sentWith: headers)
     }
 
     /// Other tools' built-in variables under Curlew's names: Postman's `{{$guid}}` and
@@ -211,10 +213,8 @@ public struct ImportedCollection: Sendable {
         return rewritten + rest
     }
 
-    /// `defaultName(method:url:)` of an agent request, with a `Basic` password its headers carry
-    /// hidden where the path repeats it (`curl -u admin:PASS …/basic-auth/admin/PASS`).
+    /// `defaultName(method:url:sentWith:)` of an agent request.
     public static func defaultName(_ request: Request) -> String {
-        let name = defaultName(method: request.method.rawValue, url: request.customURL ?? request.path)
-        return RedactionPolicy.hidingPasswords(in: name, sentWith: request.headers.fields)
+        defaultName(method: request.method.rawValue, url: request.customURL ?? request.path, sentWith: request.headers.fields)
     }
 }

@@ -173,7 +173,7 @@ public enum PostmanImport {
             if username.contains("{{") || password.contains("{{") {
                 request.headers.set("Authorization", "Basic {{$base64 \(username):\(secretReference(password, field: "password"))}}")
             } else {
-                let credentials = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+                let credentials = HTTPHeaders.basicAuthorization("\(username):\(password)")
                 request.headers.set("Authorization", secretReference(credentials, field: "Authorization"))
             }
         case "apikey":

@@ -340,7 +340,7 @@ public struct RequestDraft: Sendable, Equatable {
         case .basic(let user, let password) where forSaving && (user + password).contains("{{"):
             headers.set("Authorization", "Basic {{$base64 \(user):\(password)}}")
         case .basic(let user, let password):
-            headers.set("Authorization", "Basic " + Data("\(try expand(user)):\(try expand(password))".utf8).base64EncodedString())
+            headers.set("Authorization", HTTPHeaders.basicAuthorization("\(try expand(user)):\(try expand(password))"))
         case .bearer(let token):
             headers.set("Authorization", "Bearer " + (try expand(token)))
         }

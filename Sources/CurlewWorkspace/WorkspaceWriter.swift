@@ -181,28 +181,25 @@ public enum WorkspaceWriter {
         // templates in it (the user's, and the references just made) are left whole (found by
         // review: a password inside a reference's name broke the reference). So are the forms of
         // the request's `Basic` password, each form's secret made only where it is replaced.
-        var passwords: [(text: String, value: String, reference: String?)] = moved.map { [($0.password, "", $0.reference)] } ?? []
+        // `secret`: a `Basic` form's value, whose secret is made at its first repeat (nil for the
+        // user info's password, whose reference exists already, and once made).
+        var passwords: [(text: String, secret: String?, reference: String?)] = moved.map { [($0.password, nil, $0.reference)] } ?? []
         for form in basicForms where !passwords.contains(where: { $0.text == kept(Substring(form)) }) {
             passwords.append((kept(Substring(form)), form, nil))
         }
         passwords.removeAll { $0.text.utf8.count < RedactionPolicy.minimumHiddenCredential }
         guard !passwords.isEmpty else { return result + tail }
         let texts = passwords.map(\.text)
-        var used = Set<Int>()
-        _ = Template.mappingLiteralRuns(in: tail) { run in
-            for found in Self.repeats(of: texts, in: run) { used.insert(found.which) }
-            return String(run)
-        }
-        for index in used where passwords[index].reference == nil {
-            passwords[index].reference = secretReference(passwords[index].value, literal: literal, field: "password", named: name,
-                                                         into: &collection, avoiding: taken)
-        }
-        let references = passwords.map(\.reference)
         tail = Template.mappingLiteralRuns(in: tail) { run in
             var bytes: [UInt8] = []
             var copied = run.utf8.startIndex
             for found in Self.repeats(of: texts, in: run) {
-                guard let reference = references[found.which] else { continue }
+                if let secret = passwords[found.which].secret {
+                    passwords[found.which].secret = nil
+                    passwords[found.which].reference = secretReference(secret, literal: literal, field: "password", named: name,
+                                                                       into: &collection, avoiding: taken)
+                }
+                guard let reference = passwords[found.which].reference else { continue }
                 bytes += run.utf8[copied..<found.range.lowerBound]
                 bytes += reference.utf8
                 copied = found.range.upperBound

@@ -310,7 +310,7 @@ struct SendCommand: AsyncParsableCommand {
                         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
         if let user, headers["Authorization"] == nil {
-            headers.add("Authorization", "Basic " + Data(user.utf8).base64EncodedString())
+            headers.add("Authorization", HTTPHeaders.basicAuthorization(user))
         }
         var request = Request.url(URLText.typed(urlWord), method: method, headers: headers)
         request.responseSerializer = .data

@@ -73,7 +73,7 @@ struct AgentObserverTests {
         await agent.waitForObservers()
         #expect(recorder.urls.dropFirst(3).allSatisfy { $0.hasSuffix("/get?word=Sekr3tPw") })
         // A host that is the password keeps its name (found by review).
-        #expect(RequestInfo.shownURL("http://intranet/basic-auth/u/intranet", sentWith: [HeaderField(name: "Authorization",
+        #expect(RedactionPolicy.hidingPasswords(in: "http://intranet/basic-auth/u/intranet", sentWith: [HeaderField(name: "Authorization",
             value: "Basic " + Data("u:intranet".utf8).base64EncodedString())]) == "http://intranet/basic-auth/u/[REDACTED]")
     }
 

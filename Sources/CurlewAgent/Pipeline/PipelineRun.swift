@@ -515,7 +515,7 @@ final class PipelineRun: Sendable {
         // A later exchange starts now, not when the request did: a HAR file or a log lists each
         // attempt at its own time.
         if count > 1 { info.startedAt = Date() }
-        if let composed { info.url = RequestInfo.shownURL(composed.url, sentWith: composed.headers) }
+        if let composed { info.url = RedactionPolicy.hidingPasswords(in: composed.url, sentWith: composed.headers) }
         if announced { core.announce(info) }
         return info
     }
