@@ -833,8 +833,18 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func replaceSecrets(_ text: String) -> String {
         guard !secretValues.isEmpty else { return text }
-        let replaced = secretForms.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
+        let replaced = hidingEscapedSecrets(in: secretForms.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) })
         return standingAloneValues.isEmpty ? replaced : URLPassword.hidingDelimited(standingAloneValues, in: replaced)
+    }
+
+    /// `text` with the declared values it writes with some of their bytes percent-encoded
+    /// (`p@ss%20w0rd` for `p@ss w0rd`) hidden: the forms looked for as written hold a value
+    /// whole or wholly encoded, not every mix a URL may write.
+    private func hidingEscapedSecrets(in text: String) -> String {
+        guard ASCII.contains(UInt8(ascii: "%"), in: text) || ASCII.contains(UInt8(ascii: "+"), in: text) else { return text }
+        let bytes = Array(text.utf8)
+        let found = secretValues.flatMap { PercentDecodedView.occurrences(of: Array($0.utf8), in: bytes) }
+        return found.isEmpty ? text : String(decoding: URLPassword.replacing(found, in: bytes), as: UTF8.self)
     }
 
     private func isSecretHeader(_ name: String) -> Bool {

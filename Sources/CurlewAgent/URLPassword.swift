@@ -26,7 +26,9 @@ public enum URLPassword {
             guard let password else { return }
             hidden.append(password)
             if password.count >= RedactionPolicy.minimumHiddenCredential, searched.count < searchedPasswords {
-                searched.insert(bytes[password])
+                // As it decodes too, so a repeat escaped otherwise than the user information is found.
+                let decoded = PercentDecodedView(Array(bytes[password]))?.bytes ?? []
+                searched.insert(decoded.count >= RedactionPolicy.minimumHiddenCredential ? ArraySlice(decoded) : bytes[password])
             }
         }
         guard !hidden.isEmpty else { return text }
@@ -38,19 +40,19 @@ public enum URLPassword {
     /// thousands of URLs with passwords costs passes for this many at most.
     static let searchedPasswords = 16
 
-    /// Where `password` occurs in `bytes`, but for occurrences touching a range of `kept`
+    /// Where `password` occurs in `bytes`, as written or with any of its bytes percent-encoded
+    /// (`PercentDecodedView.occurrences`), but for occurrences touching a range of `kept`
     /// (sorted, as found); overlapping occurrences as one range.
     private static func repeats(of password: ArraySlice<UInt8>, in bytes: [UInt8], outside kept: [Range<Int>]) -> [Range<Int>] {
         var found: [Range<Int>] = []
         var nextKept = 0
-        forEachOccurrence(of: Array(password), in: bytes) { start in
-            let range = start..<(start + password.count)
-            guard isDelimited(range, in: bytes) else { return }
+        for range in PercentDecodedView.occurrences(of: Array(password), in: bytes) {
+            guard isDelimited(range, in: bytes) else { continue }
             while nextKept < kept.count, kept[nextKept].upperBound <= range.lowerBound { nextKept += 1 }
-            guard nextKept == kept.count || !kept[nextKept].overlaps(range) else { return }
+            guard nextKept == kept.count || !kept[nextKept].overlaps(range) else { continue }
             // Occurrences come in order: one overlapping the last found extends it.
             if let last = found.last, range.lowerBound <= last.upperBound {
-                found[found.count - 1] = last.lowerBound..<range.upperBound
+                found[found.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
             } else {
                 found.append(range)
             }
@@ -129,7 +131,7 @@ public enum URLPassword {
 
     /// `bytes` with each run covered by `ranges` (in any order, overlapping, touching or apart)
     /// replaced by one marker.
-    private static func replacing(_ ranges: [Range<Int>], in bytes: [UInt8]) -> [UInt8] {
+    static func replacing(_ ranges: [Range<Int>], in bytes: [UInt8]) -> [UInt8] {
         var runs: [Range<Int>] = []
         for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
             if let last = runs.last, range.lowerBound <= last.upperBound {

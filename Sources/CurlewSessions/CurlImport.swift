@@ -187,7 +187,11 @@ public enum CurlImport {
                 try formPart(try take(), literal: argument == "--form-string", into: &form, file)
             case "-u", "--user":
                 let credentials = try take()
-                let basic = HTTPHeaders.basicAuthorization(credentials.contains(":") ? credentials : credentials + ":")
+                // curl asks for the password of a user given alone; an import has nobody to ask.
+                guard credentials.contains(":") else {
+                    throw Failure(reason: "\(argument) \(credentials): curl would ask for this user's password; write it as \(argument) user:password")
+                }
+                let basic = HTTPHeaders.basicAuthorization(credentials)
                 generated.append(("-u", HeaderField(name: "Authorization", value: basic)))
             case "-b", "--cookie":
                 let cookie = try take()

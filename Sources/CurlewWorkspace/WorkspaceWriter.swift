@@ -189,6 +189,21 @@ public enum WorkspaceWriter {
         }
         passwords.removeAll { $0.text.utf8.count < RedactionPolicy.minimumHiddenCredential }
         guard !passwords.isEmpty else { return result + tail }
+        // A repeat with only some bytes percent-encoded (`p@ss%20w0rd`) is a form of its own:
+        // its secret holds it as written, so the URL put back is the same bytes.
+        let tailBytes = Array(tail.utf8)
+        var decoded: [[UInt8]] = []
+        for password in passwords {
+            let value = PercentDecodedView(Array(password.text.utf8))?.bytes ?? Array(password.text.utf8)
+            if !decoded.contains(value) { decoded.append(value) }
+        }
+        for value in decoded {
+            for range in PercentDecodedView.occurrences(of: value, in: tailBytes) {
+                let written = String(decoding: tailBytes[range], as: UTF8.self)
+                guard !written.contains("{"), !written.contains("\\"), !passwords.contains(where: { $0.text == written }) else { continue }
+                passwords.append((written, written, nil))
+            }
+        }
         let texts = passwords.map(\.text)
         tail = Template.mappingLiteralRuns(in: tail) { run in
             var bytes: [UInt8] = []

@@ -93,6 +93,10 @@ struct CurlImportTests {
         ("curl $'http://h/get\\nX'", "URL has a line feed at character 13"),
         ("curl 'http://h/get\tx'", "URL has a tab at character 13; a URL cannot hold it as it is: write it percent-encoded, as %09"),
         ("curl 'http://h/a b'", "URL has a space at character 11"),
+        // curl asks for the password of a user given alone; the import said nothing and sent
+        // `Basic ann:` instead.
+        ("curl -u ann http://h/x", "-u ann: curl would ask for this user's password; write it as -u user:password"),
+        ("curl --user ann http://h/x", "--user ann: curl would ask"),
     ])
     func failures(command: String, message: String) {
         let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(command) }

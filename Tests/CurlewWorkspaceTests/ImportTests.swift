@@ -465,6 +465,19 @@ struct WorkspaceWriterReviewTests {
         #expect(collection.secrets.first { $0.name == "enc_password" }?.value == "p%40ss%20w0rd")
         #expect(moved[1].customURL ?? moved[1].path == "http://h/x/{{enc_password_2}}/")
         #expect(collection.secrets.first { $0.name == "enc_password_2" }?.value == "plainPw9")
+        // Encoded only in part, or otherwise than the user info writes it: a form of its own,
+        // held as written (found by a trial: `p@ss%20w0rd` stayed in the workspace in clear).
+        var mixed = ImportedCollection()
+        for command in ["curl -u 'bob:p@ss w0rd' 'http://h/a/p@ss%20w0rd/p%40ss%20w0rd?q=p%40ss+w0rd'",
+                        "curl 'http://bob:p%40ss%20w0rd@h/b/p@ss%20w0rd'"] {
+            let item = try #require(try CurlImport.parse(command).first)
+            mixed.items.append(.init(name: "mix", request: item.request))
+        }
+        let mixedMoved = mixed.items.map { WorkspaceWriter.movingCredentials(of: $0.request, named: "mix", into: &mixed, avoiding: []) }
+        #expect(mixedMoved[0].customURL ?? mixedMoved[0].path == "http://h/a/{{mix_password}}/{{mix_password_2}}?q={{mix_password_3}}")
+        // The same written form met again is the same secret.
+        #expect(mixedMoved[1].customURL ?? mixedMoved[1].path == "http://bob:{{mix_password_2}}@h/b/{{mix_password}}")
+        #expect(mixed.secrets.filter { $0.name.contains("_password") }.map(\.value) == ["p@ss%20w0rd", "p%40ss%20w0rd", "p%40ss+w0rd"], "\(mixed.secrets)")
         // A URL with a password of its own names each where it repeats.
         var own = ImportedCollection()
         let both = try #require(try CurlImport.parse("curl -u bob:basicPw1 'http://ann:urlPw22@h/urlPw22/basicPw1'").first)

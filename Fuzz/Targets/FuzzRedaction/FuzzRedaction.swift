@@ -45,6 +45,7 @@ public func fuzzRedaction(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
         }
     }
     checkQuickChecks(text)
+    checkEscapedSecret(Array(data), text)
     checkCutURLs(text)
     checkTrailingPairs(text)
     checkChecksAgainstRewrites(data, text)
@@ -141,4 +142,42 @@ private func checkQuickChecks(_ text: String) {
     let redacted = defaults.redact(message)
     if redacted.sent?.head.contains("Zq9-hidden") == true { fatalError("a credential header survived redaction") }
     if redacted.response?.body.text?.contains("Zq9-hidden") != false { fatalError("a secret JSON member survived redaction") }
+}
+
+/// A declared value written with any of its bytes percent-encoded (the input's bits choose which,
+/// and the escapes' case), after any text, in a URL's path and a text body, never survives; and
+/// every range the decoded view reports reads back as the value it was asked for.
+private func checkEscapedSecret(_ bytes: [UInt8], _ text: String) {
+    let secret = Array("s3cr3t-value".utf8)
+    var written = ""
+    for (index, byte) in secret.enumerated() {
+        let bits = bytes.isEmpty ? 0 : bytes[index % bytes.count]
+        if bits & 1 == 0 {
+            written.append(Character(Unicode.Scalar(byte)))
+        } else {
+            let hex = String(byte, radix: 16, uppercase: bits & 2 == 0)
+            written += "%" + (hex.count == 1 ? "0" + hex : hex)
+        }
+    }
+    let line = text.filter { $0 != "\r" && $0 != "\n" && $0 != "%" }
+    let body = BodySnapshot(data: Data((line + " " + written).utf8), contentType: "text/plain", limit: 1 << 20)
+    let message = DebugMessage(
+        requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0),
+        original: ComposedRequest(method: "GET", url: "http://h.test/" + written + "/x", headers: [], params: .object([]),
+                                  body: nil, timeoutMilliseconds: 1),
+        sent: nil,
+        response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: body),
+        error: nil, timings: nil, connection: nil, callbackQueue: "q"
+    )
+    let redacted = policy.redact(message)
+    if redacted.original?.url.contains(written) == true { fatalError("an escaped secret survived in a URL: \(written)") }
+    if let shown = redacted.response?.body.text, shown.contains(written) { fatalError("an escaped secret survived in a body: \(written)") }
+    for value in [secret, Array(" ".utf8), bytes.prefix(3).map { $0 }] {
+        for range in PercentDecodedView.occurrences(of: value, in: bytes) {
+            let found = Array(bytes[range])
+            let decoded = PercentDecodedView(found)?.bytes ?? found
+            let spaced = PercentDecodedView(found, plusAsSpace: true)?.bytes ?? found
+            guard decoded == value || spaced == value else { fatalError("a decoded range does not read as its value") }
+        }
+    }
 }

@@ -1,0 +1,77 @@
+/// A text's bytes with each `%XX` escape read as the byte it encodes (and, when asked, each `+` as
+/// a space), with where each decoded byte was written: what is found in the decoded bytes can be
+/// hidden or replaced in the text as written. A URL may write any byte of a value escaped or not
+/// (`p@ss%20w0rd`, `p%40ss w0rd`), so a value looked for only as written and as wholly encoded
+/// misses the mixed forms; read through this view, every form is one.
+public struct PercentDecodedView {
+    /// The decoded bytes.
+    public let bytes: [UInt8]
+    /// Where the text wrote each decoded byte: decoded byte `k` is the text's
+    /// `origins[k]..<origins[k + 1]`.
+    private let origins: [Int]
+
+    /// Nil when `text` holds nothing to decode (no `%XX` escape, nor a `+` with `plusAsSpace`).
+    public init?(_ text: [UInt8], plusAsSpace: Bool = false) {
+        var decoded: [UInt8] = []
+        var origins: [Int] = []
+        var changed = false
+        var index = 0
+        decoded.reserveCapacity(text.count)
+        origins.reserveCapacity(text.count + 1)
+        while index < text.count {
+            origins.append(index)
+            let byte = text[index]
+            if byte == UInt8(ascii: "%"), index + 2 < text.count,
+               let high = Self.hexValue(text[index + 1]), let low = Self.hexValue(text[index + 2]) {
+                decoded.append(high << 4 | low)
+                index += 3
+                changed = true
+            } else if plusAsSpace, byte == UInt8(ascii: "+") {
+                decoded.append(0x20)
+                index += 1
+                changed = true
+            } else {
+                decoded.append(byte)
+                index += 1
+            }
+        }
+        origins.append(text.count)
+        guard changed else { return nil }
+        bytes = decoded
+        self.origins = origins
+    }
+
+    /// The text's bytes that decode to `range` of `bytes`.
+    public func writtenRange(of range: Range<Int>) -> Range<Int> {
+        origins[range.lowerBound]..<origins[range.upperBound]
+    }
+
+    /// Every range of `text` that reads as `value`: as written, and with any of its bytes
+    /// percent-encoded (escapes in either case), or with a space written as `+`. In order of
+    /// their starts; overlapping ones included.
+    public static func occurrences(of value: [UInt8], in text: [UInt8]) -> [Range<Int>] {
+        guard !value.isEmpty else { return [] }
+        var found: [Range<Int>] = []
+        URLPassword.forEachOccurrence(of: value, in: text) { found.append($0..<($0 + value.count)) }
+        let escaped = text.contains(UInt8(ascii: "%"))
+        let plus = value.contains(0x20) && text.contains(UInt8(ascii: "+"))
+        guard escaped || plus else { return found }
+        for plusAsSpace in plus ? [false, true] : [false] {
+            guard let view = PercentDecodedView(text, plusAsSpace: plusAsSpace) else { continue }
+            URLPassword.forEachOccurrence(of: value, in: view.bytes) { start in
+                let written = view.writtenRange(of: start..<(start + value.count))
+                if !found.contains(written) { found.append(written) }
+            }
+        }
+        return found.sorted { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
