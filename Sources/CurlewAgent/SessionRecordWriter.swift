@@ -151,7 +151,7 @@ struct SessionRecordWriter {
                 let word = next.loadUnaligned(as: UInt64.self)
                 // Stored whole even when it holds an escape: only the bytes before it count.
                 UnsafeMutableRawPointer(room + written).storeBytes(of: word, as: UInt64.self)
-                let flagged = Self.bytesToEscape(UInt64(littleEndian: word))
+                let flagged = ASCII.bytesJSONEscapes(in: UInt64(littleEndian: word))
                 if flagged != 0 {
                     // The lowest flagged byte is always one to escape (a false flag only ever
                     // sits above a true one).
@@ -188,16 +188,6 @@ struct SessionRecordWriter {
         output.commit(written &+ 1)
     }
 
-    /// The high bit of each of eight bytes (read little-endian) that is below 0x20, a quote or a
-    /// backslash: the classic has-less-than and has-zero-byte tests. Borrows can flag a byte
-    /// above a true one, never one below, so the lowest flag is exact.
-    @inline(__always)
-    private static func bytesToEscape(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & highs
-        return control | ASCII.bytes(equalTo: 0x22, in: word) | ASCII.bytes(equalTo: 0x5C, in: word)
-    }
 
     /// The escape for one byte, stored at `room` (which has six bytes for it); its length. A
     /// call that copies a two-byte literal cost more than the bytes, and a JSON body escapes every
@@ -340,18 +330,45 @@ struct SessionRecordWriter {
     /// (see `ReceivedHeaders.forEachPlainField`).
     private mutating func headers(received: ReceivedHeaders) -> Bool {
         var written = 0
+        let verbatim = received.fieldsArePlainJSONText
         let plain = received.forEachPlainField { name, value in
             output.append(UInt8(ascii: written == 0 ? "[" : ","))
             written += 1
-            openObject()
-            key("name"); string(utf8: name)
-            key("value"); string(utf8: value)
-            closeObject()
+            if verbatim {
+                plainField(name: name, value: value)
+            } else {
+                openObject()
+                key("name"); string(utf8: name)
+                key("value"); string(utf8: value)
+                closeObject()
+            }
         }
         guard plain else { return false }
         output.append(written == 0 ? "[]" as StaticString : "]" as StaticString)
         atFirstMember = false
         return true
+    }
+
+    /// `{"name":"…","value":"…"}` for a field whose bytes JSON holds as they are
+    /// (`ASCII.isPlainJSONText`): copied in, not looked at again.
+    private mutating func plainField(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        let opening: StaticString = #"{"name":""#
+        let middle: StaticString = #"","value":""#
+        let length = opening.utf8CodeUnitCount + name.count + middle.utf8CodeUnitCount + value.count + 2
+        var room = UnsafeMutableRawPointer(output.reserve(length))
+        func copy(_ start: UnsafeRawPointer?, _ count: Int) {
+            guard let start, count > 0 else { return }
+            room.copyMemory(from: start, byteCount: count)
+            room += count
+        }
+        copy(opening.utf8Start, opening.utf8CodeUnitCount)
+        copy(name.baseAddress, name.count)
+        copy(middle.utf8Start, middle.utf8CodeUnitCount)
+        copy(value.baseAddress, value.count)
+        room.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        (room + 1).storeBytes(of: UInt8(ascii: "}"), as: UInt8.self)
+        output.commit(length)
+        atFirstMember = false
     }
 
     mutating func headers(_ fields: [HeaderField]) {

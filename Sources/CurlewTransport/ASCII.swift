@@ -167,6 +167,44 @@ public enum ASCII {
         return (difference &- 0x0101_0101_0101_0101) & ~difference & 0x8080_8080_8080_8080
     }
 
+    /// The bytes of `word` a JSON string must escape (a control byte, `"` or `\`), each flagged
+    /// by its high bit, as `bytes(equalTo:in:)` flags them (the lowest flag is exact). The one
+    /// rule for the session log's writer and for `isPlainJSONText`.
+    @inlinable @inline(__always)
+    public static func bytesJSONEscapes(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let control = (word &- ones &* 0x20) & ~word & 0x8080_8080_8080_8080
+        return control | bytes(equalTo: 0x22, in: word) | bytes(equalTo: 0x5C, in: word)
+    }
+
+    /// Whether `bytes` are ASCII that a JSON string holds as they are: no byte beyond ASCII, no
+    /// control byte, no `"` or `\`. Eight bytes at a time.
+    public static func isPlainJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        var flagged: UInt64 = 0
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: start.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            flagged |= (word & highs) | bytesJSONEscapes(in: word)
+            index += 8
+        }
+        if index < bytes.count {
+            if bytes.count >= 8 {
+                // The last eight bytes, some of them read already.
+                let word = UInt64(littleEndian: start.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
+                flagged |= (word & highs) | bytesJSONEscapes(in: word)
+            } else {
+                while index < bytes.count {
+                    let byte = start.load(fromByteOffset: index, as: UInt8.self)
+                    if byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C { return false }
+                    index += 1
+                }
+            }
+        }
+        return flagged == 0
+    }
+
     /// Whether `name` (a header field's name, as bytes) is `lowercaseName` ignoring ASCII case;
     /// `lowercaseName` must be ASCII and lowercase. Inlined: the length, a constant at each call
     /// site, turns most names away at once.

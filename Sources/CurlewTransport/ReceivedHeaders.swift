@@ -13,8 +13,30 @@ public struct ReceivedHeaders: Sendable {
     /// place, so keeping a line costs one copy and no call into the array's append.
     private var storage: [UInt8] = []
     private var used = 0
-    /// Whether a kept line reads as continuing the field before it (obsolete line folding).
-    private var hasFoldedLines = false
+    /// What the kept lines are known to hold, noted as they arrive; empty for no line. One
+    /// byte, so that copying the headers copies no more fields than before the facts were kept.
+    private var facts: LineFacts = []
+
+    private struct LineFacts: OptionSet {
+        let rawValue: UInt8
+        /// A kept line reads as continuing the field before it (obsolete line folding).
+        static let folded = LineFacts(rawValue: 1)
+        /// A line was appended without `notingPlainText`: the two facts below are not known,
+        /// and readers look at the bytes themselves.
+        static let unnoted = LineFacts(rawValue: 2)
+        /// A kept line has a byte beyond ASCII.
+        static let beyondASCII = LineFacts(rawValue: 4)
+        /// A field's name or value needs an escape in a JSON string, or is beyond ASCII.
+        static let escapedField = LineFacts(rawValue: 8)
+    }
+
+    private var hasFoldedLines: Bool { facts.contains(.folded) }
+
+    /// Whether every field's name and value are ASCII that a JSON string holds as they are (no
+    /// control byte, quote or backslash: `ASCII.isPlainJSONText`), as noted when each line
+    /// arrived, so the session log writes them without looking at them again. False when that
+    /// was not noted.
+    public var fieldsArePlainJSONText: Bool { facts.isDisjoint(with: [.unnoted, .escapedField]) }
     /// Where the first field named Content-Type starts in `storage`, noted as its line arrives, so
     /// that reading it (every debug message does) walks no lines.
     private var contentTypeLine: Int?
@@ -31,14 +53,16 @@ public struct ReceivedHeaders: Sendable {
     /// field with folded lines (only `fields` joins them) or a byte beyond ASCII (which `fields`
     /// repairs where it is not UTF-8).
     public func forEachPlainField(_ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) -> Bool {
-        guard !hasFoldedLines else { return false }
+        guard !hasFoldedLines, !facts.contains(.beyondASCII) else { return false }
         return withLines { all in
-            var isASCII = true
-            Self.forEachLine(all) { line, _ in
-                isASCII = ASCII.isASCII(line)
-                return isASCII
+            if facts.contains(.unnoted) {
+                var isASCII = true
+                Self.forEachLine(all) { line, _ in
+                    isASCII = ASCII.isASCII(line)
+                    return isASCII
+                }
+                guard isASCII else { return false }
             }
-            guard isASCII else { return false }
             Self.forEachLine(all) { line, kind in
                 if case .field(let name, let value) = kind {
                     body(UnsafeRawBufferPointer(rebasing: line[name]), UnsafeRawBufferPointer(rebasing: line[value]))
@@ -196,7 +220,10 @@ public struct ReceivedHeaders: Sendable {
     /// HTTP/1 parser or HTTP/2 library lets through) becomes a space, so that a read never splits
     /// the line there. Such a line is classified again as kept, so what a reader finds is always
     /// what the kept bytes say.
-    mutating func append(_ line: UnsafeRawBufferPointer, as kind: ResponseHeaderLine) {
+    ///
+    /// With `notingPlainText` (the session log will write the fields), each line is looked at
+    /// as it arrives for `fieldsArePlainJSONText`; a head appended without it once is not.
+    mutating func append(_ line: UnsafeRawBufferPointer, as kind: ResponseHeaderLine, notingPlainText: Bool = true) {
         assert(kind == ResponseHeaderLine(line), "a line kept as another kind than it is")
         if case .continuation = kind, used == 0 { return }
         // libcurl never hands over a line this long (its limit is 100 KiB a line); the prefix
@@ -206,7 +233,7 @@ public struct ReceivedHeaders: Sendable {
         let start = used
         let end = start + LinePrefix.size + keptLength
         if end > storage.count { grow(toHold: end) }
-        let kept = storage.withUnsafeMutableBytes { all in
+        let (kept, plainField) = storage.withUnsafeMutableBytes { all in
             let kept = UnsafeMutableRawBufferPointer(rebasing: all[(start + LinePrefix.size)..<end])
             kept.baseAddress!.copyMemory(from: source, byteCount: line.count)
             kept[keptLength - 1] = 0x0A
@@ -216,13 +243,24 @@ public struct ReceivedHeaders: Sendable {
                 keptKind = ResponseHeaderLine(UnsafeRawBufferPointer(kept))
             }
             LinePrefix(length: keptLength, kind: keptKind).store(to: UnsafeMutableRawBufferPointer(rebasing: all[start...]))
-            return keptKind
+            // A field's name and value lie in its first bytes, up to the value's end.
+            guard notingPlainText, facts.isDisjoint(with: [.unnoted, .escapedField]), case .field(_, let value) = keptKind else {
+                return (keptKind, false)
+            }
+            return (keptKind, ASCII.isPlainJSONText(UnsafeRawBufferPointer(rebasing: kept[..<value.upperBound])))
+        }
+        if !notingPlainText {
+            facts.insert(.unnoted)
+        } else if !plainField, !facts.contains(.unnoted) {
+            // Plain text is ASCII, and what follows a plain value is spaces, tabs and the line end.
+            if case .field = kept { facts.insert(.escapedField) }
+            if !facts.contains(.beyondASCII), !ASCII.isASCII(line) { facts.insert(.beyondASCII) }
         }
         switch kept {
         // A line starting with a space or tab continues the field before it: a continuation, or
         // a line that started with an LF now made a space.
         case .continuation:
-            hasFoldedLines = true
+            facts.insert(.folded)
         case .field(let name, _):
             // The name's bytes as they arrived: only LFs, which no name holds, were changed.
             if contentTypeLine == nil, ASCII.isName(UnsafeRawBufferPointer(rebasing: line[name]), "content-type") { contentTypeLine = start }
@@ -307,7 +345,7 @@ public struct ReceivedHeaders: Sendable {
     /// Forgets every field, keeping the buffer (a new response on the same exchange starts).
     mutating func removeAll() {
         used = 0
-        hasFoldedLines = false
+        facts = []
         contentTypeLine = nil
     }
 

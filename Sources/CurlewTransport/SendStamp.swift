@@ -26,7 +26,8 @@ struct SendStamp {
     private var preemptions = 0
 
     /// The request is about to be written, at `now`, the thread having lost its core
-    /// `preemptions` times so far (`ThreadPreemptions`).
+    /// `preemptions` times by a reading taken at or before `now` (`TurnPreemptions`: earlier in
+    /// the same turn of the loop, so a switch in between can only drop a stamp).
     mutating func start(at now: UInt64, preemptions: Int) {
         lastSentAt = now
         lastSeenAt = now

@@ -15,3 +15,25 @@ enum ThreadPreemptions {
         return usage.ru_nivcsw
     }
 }
+
+/// A transfer thread's preemption count read at most once a turn of its loop, for the wire
+/// capture's send stamps (`SendStamp`): the exchanges made ready in one turn share the reading
+/// its first one took, one system call a turn instead of one a request. A reading taken earlier
+/// in the turn can only count more switches before a later one (dropping a stamp), never fewer
+/// (keeping a late one). Used on its loop's thread only.
+final class TurnPreemptions {
+    @exclusivity(unchecked) private var reading: Int?
+
+    /// The count as read at this turn's first ask.
+    func count() -> Int {
+        if let reading { return reading }
+        let count = ThreadPreemptions.count()
+        reading = count
+        return count
+    }
+
+    /// A new turn starts: the next ask reads the count again.
+    func startTurn() {
+        reading = nil
+    }
+}

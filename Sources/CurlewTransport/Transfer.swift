@@ -92,6 +92,8 @@ final class Transfer {
     /// Where an announced body is written instead of `responseBody` (see `BodyBufferPool`).
     @exclusivity(unchecked) private var announcedBody: BodyBufferPool.Buffer?
     private let bodyBuffers: BodyBufferPool
+    /// The loop's preemption count for this turn, for `sendStamp`.
+    private let preemptions: TurnPreemptions
     @exclusivity(unchecked) private var responseLimitHit = false
     /// The current response's Content-Length, once a field gave it.
     @exclusivity(unchecked) private var announcedLength: Int?
@@ -109,8 +111,8 @@ final class Transfer {
     /// Progress is reported at most this often per exchange, so fast exchanges cost no events.
     static let progressInterval: UInt64 = 100_000_000
 
-    init(_ pending: PendingTransfer, handle: EasyHandle, outbox: EventOutbox, bodyBuffers: BodyBufferPool, cookieShare: UnsafeMutableRawPointer?,
-         proxies: ProxyEnvironment) {
+    init(_ pending: PendingTransfer, handle: EasyHandle, outbox: EventOutbox, bodyBuffers: BodyBufferPool, preemptions: TurnPreemptions,
+         cookieShare: UnsafeMutableRawPointer?, proxies: ProxyEnvironment) {
         self.cookieShare = cookieShare
         self.proxies = proxies
         self.id = pending.id
@@ -124,6 +126,7 @@ final class Transfer {
         self.totalTimeout = pending.request.totalTimeout
         self.outbox = outbox
         self.bodyBuffers = bodyBuffers
+        self.preemptions = preemptions
     }
 
     deinit {
@@ -579,9 +582,9 @@ final class Transfer {
             responseHeaders.reserveCapacity(512)
             releaseUnusedAnnouncedBody()
         case .continuation:
-            responseHeaders.append(bytes, as: kind)
+            responseHeaders.append(bytes, as: kind, notingPlainText: request.capturesWire)
         case .field(let name, let value):
-            responseHeaders.append(bytes, as: kind)
+            responseHeaders.append(bytes, as: kind, notingPlainText: request.capturesWire)
             guard ASCII.isName(UnsafeRawBufferPointer(rebasing: bytes[name]), "content-length") else { break }
             switch announce(UnsafeRawBufferPointer(rebasing: bytes[value])) {
             case .refused:
@@ -673,7 +676,7 @@ final class Transfer {
         requestsSentThisHop += 1
         if requestsSentThisHop > 1 { handle.mayHoldResends = true }
         guard request.capturesWire else { return }
-        sendStamp.start(at: readyAt, preemptions: ThreadPreemptions.count())
+        sendStamp.start(at: readyAt, preemptions: preemptions.count())
         if !requestHead.isEmpty || requestBodySize > 0 {
             requestHead.removeAll(keepingCapacity: true)
             requestBody.removeAll(keepingCapacity: true)

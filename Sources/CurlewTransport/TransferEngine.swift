@@ -460,6 +460,8 @@ private final class TransferLoop {
     @exclusivity(unchecked) private var earlyCancels = EarlyCancels(capacity: 1024)
     /// Events of the current turn, handed to the sink together at its end.
     private let outbox = EventOutbox()
+    /// The thread's preemption count, read at most once a turn (wire capture only).
+    private let preemptions = TurnPreemptions()
     private let logger = Logger(label: "curlew.transport")
     /// Exchanges each open connection has carried, by its local and remote address.
     @exclusivity(unchecked) private var connectionUses = ConnectionUses()
@@ -487,6 +489,7 @@ private final class TransferLoop {
         var running: Int32 = 0
         shared.jobs.enterTransferThread(lane: shared.lane)
         while true {
+            preemptions.startTurn()
             // Closures handed over since the last turn (callbacks of its exchanges, which may
             // start more): what they submit is taken below, in this same turn.
             shared.jobs.runPending(lane: shared.lane, into: &ranJobs)
@@ -563,7 +566,7 @@ private final class TransferLoop {
             end(failedBeforeStart(pending.id, message: "libcurl could not allocate an easy handle"))
             return
         }
-        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, cookieShare: cookieJar?.share,
+        let transfer = Transfer(pending, handle: handle, outbox: outbox, bodyBuffers: shared.bodyBuffers, preemptions: preemptions, cookieShare: cookieJar?.share,
                                 proxies: shared.configuration.proxies)
         let configured = transfer.configure()
         guard configured == CURLE_OK else {

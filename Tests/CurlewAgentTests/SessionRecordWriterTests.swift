@@ -446,12 +446,17 @@ struct SessionRecordWriterTests {
             [Array("Set-Cookie: sid=s3cr3t; Path=/\r\n".utf8), Array("Referer: http://u:pw@h/\r\n".utf8)],
             [Array("X-Folded: one\r\n".utf8), Array("  two\r\n".utf8), Array("Authorization: Bearer t\r\n".utf8)],
             [Array("X-Name: caf\u{E9}\r\n".utf8), Array("X-Bad: ".utf8) + [0xFF, 0xFE] + Array("\r\n".utf8)],
+            // Plain fields written as they are until one needs an escape, or is beyond ASCII.
+            [Array("Server: nginx\r\n".utf8), Array("X-Tab: a\tb\r\n".utf8), Array("X-Slash: a\\b\r\n".utf8)],
+            [Array("Server: nginx \t\r\n".utf8), Array("X-Name: caf\u{E9}\r\n".utf8)],
+            [Array("HTTP/1.1 200 OK\r\n".utf8), Array("Date: Fri, 04 Dec 2026 22:49:52 GMT\r\n".utf8), Array("X-Long-Plain-Value: 0123456789abcdefghij\r\n".utf8), Array("\r\n".utf8)],
         ]
-        for head in heads {
+        // Noted as the lines arrive (the wire capture's exchanges), or looked at when read.
+        for (head, noting) in heads.flatMap({ head in [(head, true), (head, false)] }) {
             var received = ReceivedHeaders()
             for line in head {
                 line.withUnsafeBytes { bytes in
-                    received.append(bytes, as: ResponseHeaderLine(bytes))
+                    received.append(bytes, as: ResponseHeaderLine(bytes), notingPlainText: noting)
                 }
             }
             func message(_ response: ResponseSnapshot) -> DebugMessage {

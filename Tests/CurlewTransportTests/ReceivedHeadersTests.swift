@@ -20,6 +20,43 @@ struct ReceivedHeadersTests {
         return headers
     }
 
+    @Test("fields are noted as plain JSON text when every name and value is ASCII without a control byte, quote or backslash; a new response starts plain again")
+    func plainJSONText() {
+        #expect(received(["Server: nginx\r\n", "Content-Length: 81 \t\r\n", "X-Empty:\r\n"]).fieldsArePlainJSONText)
+        for odd in ["X: a\"b", "X: a\\b", "X: a\tb", "X: caf\u{E9}", "X\u{1}: v"] {
+            let headers = received(["Server: nginx\r\n", odd + "\r\n"])
+            #expect(!headers.fieldsArePlainJSONText, "\(odd.debugDescription)")
+        }
+        var headers = received(["X: a\"b\r\n"])
+        headers.removeAll()
+        #expect(headers.fieldsArePlainJSONText)
+        // Not noted as the lines arrived: not said to be plain, and the plain fields' reader
+        // looks at the bytes itself.
+        for (line, plain) in [("Server: nginx\r\n", true), ("X-Name: caf\u{E9}\r\n", false)] {
+            var unnoted = ReceivedHeaders()
+            Array(line.utf8).withUnsafeBytes { unnoted.append($0, as: ResponseHeaderLine($0), notingPlainText: false) }
+            #expect(!unnoted.fieldsArePlainJSONText)
+            #expect(unnoted.forEachPlainField { _, _ in } == plain)
+            unnoted.removeAll()
+            #expect(unnoted.fieldsArePlainJSONText)
+        }
+        // Every length and position against the eight-byte words it is read in.
+        for length in 0...20 {
+            let plain = Array(repeating: UInt8(ascii: "a"), count: length)
+            #expect(plain.withUnsafeBytes(ASCII.isPlainJSONText))
+            for position in 0..<length {
+                for byte: UInt8 in [0x00, 0x1F, 0x22, 0x5C, 0x80, 0xFF] {
+                    var bytes = plain
+                    bytes[position] = byte
+                    #expect(!bytes.withUnsafeBytes(ASCII.isPlainJSONText), "\(bytes)")
+                }
+                var edges = plain
+                edges[position] = [0x20, 0x7F, 0x21, 0x5B, 0x5D][position % 5]
+                #expect(edges.withUnsafeBytes(ASCII.isPlainJSONText), "\(edges)")
+            }
+        }
+    }
+
     @Test("fields come out in order, trimmed, with their names as sent")
     func fieldsInOrder() {
         let headers = received(["Content-Type:  application/json \r\n", "X-Empty:\r\n", "set-cookie: a=1\r\n", "Set-Cookie: b=2\r\n", "\r\n"])
