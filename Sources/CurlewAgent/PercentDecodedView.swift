@@ -21,9 +21,8 @@ public struct PercentDecodedView {
         while index < text.count {
             origins.append(index)
             let byte = text[index]
-            if byte == UInt8(ascii: "%"), index + 2 < text.count,
-               let high = Self.hexValue(text[index + 1]), let low = Self.hexValue(text[index + 2]) {
-                decoded.append(high << 4 | low)
+            if let escaped = Self.escapedByte(at: index, in: text) {
+                decoded.append(escaped)
                 index += 3
                 changed = true
             } else if plusAsSpace, byte == UInt8(ascii: "+") {
@@ -50,23 +49,48 @@ public struct PercentDecodedView {
     /// percent-encoded (escapes in either case), or with a space written as `+`. In order of
     /// their starts; overlapping ones included.
     public static func occurrences(of value: [UInt8], in text: [UInt8]) -> [Range<Int>] {
-        guard !value.isEmpty else { return [] }
-        var found: [Range<Int>] = []
-        URLPassword.forEachOccurrence(of: value, in: text) { found.append($0..<($0 + value.count)) }
-        let escaped = text.contains(UInt8(ascii: "%"))
-        let plus = value.contains(0x20) && text.contains(UInt8(ascii: "+"))
-        guard escaped || plus else { return found }
-        for plusAsSpace in plus ? [false, true] : [false] {
-            guard let view = PercentDecodedView(text, plusAsSpace: plusAsSpace) else { continue }
-            URLPassword.forEachOccurrence(of: value, in: view.bytes) { start in
-                let written = view.writtenRange(of: start..<(start + value.count))
-                if !found.contains(written) { found.append(written) }
-            }
-        }
-        return found.sorted { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }
+        occurrences(of: [value], in: text)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// `occurrences(of:in:)` for several values at once, each view of the text made once. Time in
+    /// proportion to the text and the number of values (and the ranges found, sorted once), as
+    /// a hostile text of many overlapping repeats cannot make it worse: a `%XX` in the text is
+    /// read as the byte it encodes, as a URL reads it.
+    public static func occurrences(of values: [[UInt8]], in text: [UInt8]) -> [Range<Int>] {
+        let values = values.filter { !$0.isEmpty }
+        var found: [Range<Int>] = []
+        for value in values {
+            URLPassword.forEachOccurrence(of: value, in: text) { found.append($0..<($0 + value.count)) }
+        }
+        let escaped = text.contains(UInt8(ascii: "%"))
+        let plus = text.contains(UInt8(ascii: "+")) && values.contains { $0.contains(0x20) }
+        for plusAsSpace in [false, true] where plusAsSpace ? plus : escaped {
+            guard let view = PercentDecodedView(text, plusAsSpace: plusAsSpace) else { continue }
+            for value in values where !plusAsSpace || value.contains(0x20) {
+                URLPassword.forEachOccurrence(of: value, in: view.bytes) { start in
+                    let written = view.writtenRange(of: start..<(start + value.count))
+                    // One written as it is was found above.
+                    if written.count != value.count || plusAsSpace { found.append(written) }
+                }
+            }
+        }
+        guard found.count > 1 else { return found }
+        found.sort { $0.lowerBound != $1.lowerBound ? $0.lowerBound < $1.lowerBound : $0.upperBound < $1.upperBound }
+        var unique: [Range<Int>] = []
+        unique.reserveCapacity(found.count)
+        for range in found where unique.last != range { unique.append(range) }
+        return unique
+    }
+
+    /// The byte the escape at `index` of `bytes` encodes, if a `%` and two hexadecimal digits
+    /// stand there.
+    static func escapedByte(at index: Int, in bytes: [UInt8]) -> UInt8? {
+        guard index >= 0, index + 2 < bytes.count, bytes[index] == UInt8(ascii: "%"),
+              let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+        return high << 4 | low
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

@@ -686,6 +686,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     private func bodyNeedsRedaction(_ body: BodySnapshot) -> Bool {
         // Declared values: any text body goes through redaction, and any other body holding one.
         if !secretValues.isEmpty, body.text != nil || secretForms.contains(where: { body.data.range(of: Data($0.utf8)) != nil })
+            || (Self.mayHoldEscapes(body.data) && !secretRanges(in: Array(body.data)).isEmpty)
             || (body.isTruncated && cutSecretLength(in: body.data) != nil) {
             return true
         }
@@ -833,18 +834,38 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func replaceSecrets(_ text: String) -> String {
         guard !secretValues.isEmpty else { return text }
-        let replaced = hidingEscapedSecrets(in: secretForms.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) })
+        let replaced = Self.mayHoldEscapes(text) ? String(decoding: hidingSecrets(in: Array(text.utf8)), as: UTF8.self)
+            : secretForms.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
         return standingAloneValues.isEmpty ? replaced : URLPassword.hidingDelimited(standingAloneValues, in: replaced)
     }
 
-    /// `text` with the declared values it writes with some of their bytes percent-encoded
-    /// (`p@ss%20w0rd` for `p@ss w0rd`) hidden: the forms looked for as written hold a value
-    /// whole or wholly encoded, not every mix a URL may write.
-    private func hidingEscapedSecrets(in text: String) -> String {
-        guard ASCII.contains(UInt8(ascii: "%"), in: text) || ASCII.contains(UInt8(ascii: "+"), in: text) else { return text }
-        let bytes = Array(text.utf8)
-        let found = secretValues.flatMap { PercentDecodedView.occurrences(of: Array($0.utf8), in: bytes) }
-        return found.isEmpty ? text : String(decoding: URLPassword.replacing(found, in: bytes), as: UTF8.self)
+    /// Whether a text may write a value with some bytes escaped: it holds a `%` or a `+`.
+    private static func mayHoldEscapes(_ text: String) -> Bool {
+        ASCII.contains(UInt8(ascii: "%"), in: text) || ASCII.contains(UInt8(ascii: "+"), in: text)
+    }
+
+    private static func mayHoldEscapes(_ bytes: some Sequence<UInt8>) -> Bool {
+        bytes.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+    }
+
+    /// Where `bytes` hold a declared value: each of its forms as written (`secretForms`), and the
+    /// value with any of its bytes percent-encoded or a space as `+` (`p@ss%20w0rd` for
+    /// `p@ss w0rd`), which no list of forms holds every mix of. All found in the bytes as they
+    /// are, so a value inside a longer one is not hidden first and the longer one missed.
+    private func secretRanges(in bytes: [UInt8]) -> [Range<Int>] {
+        var found: [Range<Int>] = []
+        for form in secretForms {
+            let form = Array(form.utf8)
+            URLPassword.forEachOccurrence(of: form, in: bytes) { found.append($0..<($0 + form.count)) }
+        }
+        if Self.mayHoldEscapes(bytes) { found += PercentDecodedView.occurrences(of: secretValues.map { Array($0.utf8) }, in: bytes) }
+        return found
+    }
+
+    /// `bytes` with every declared value found there (`secretRanges`) replaced by the marker.
+    private func hidingSecrets(in bytes: [UInt8]) -> [UInt8] {
+        let found = secretRanges(in: bytes)
+        return found.isEmpty ? bytes : URLPassword.replacing(found, in: bytes)
     }
 
     private func isSecretHeader(_ name: String) -> Bool {
@@ -1248,7 +1269,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         // decoded, the cut character becomes U+FFFD, which no prefix of the secret matches.
         let cutBeforeDecoding = body.text == nil && kind != .other && body.isTruncated ? cutSecretLength(in: body.data) : nil
         guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data.dropLast(cutBeforeDecoding ?? 0), as: UTF8.self)) else {
-            var hidden = secretForms.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
+            var hidden = Self.mayHoldEscapes(body.data) ? Data(hidingSecrets(in: Array(body.data)))
+                : secretForms.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
             if body.isTruncated { hidden = hidingCutSecret(hidden) }
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
@@ -1334,7 +1356,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard let decoded = Data(base64Encoded: Data(contents[(comma + 1)...].filter { $0 != UInt8(ascii: "\\") })) else { return nil }
         let hides = decoded.withUnsafeBytes { bytes in
             containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: false) || pairsNeedRedaction(bytes[...], queryOnly: true)
-        } || secretForms.contains { decoded.range(of: Data($0.utf8)) != nil }
+        } || !secretRanges(in: Array(decoded)).isEmpty
         return hides ? Array(contents[...comma]) + Array(Self.marker.utf8) : nil
     }
 
@@ -1395,6 +1417,38 @@ public struct RedactionPolicy: Sendable, Equatable {
             where kept.count >= length && kept.suffix(length).elementsEqual(bytes[..<length]) {
                 longest = length
                 break
+            }
+        }
+        if let escaped = escapedCutSecretLength(in: kept), escaped > longest ?? 0 { longest = escaped }
+        return longest
+    }
+
+    /// As `cutSecretLength`, for a value whose kept start has some bytes percent-encoded or a
+    /// space as `+` (`…/p@ss%20w0` of `p@ss w0rd`), the cut perhaps inside an escape (`p@ss%2`).
+    private func escapedCutSecretLength(in kept: Data) -> Int? {
+        guard let longestValue = secretValues.map(\.utf8.count).max(), longestValue > 1 else { return nil }
+        let tail = Array(kept.suffix(longestValue * 3 + 2))
+        // A cut inside an escape: its `%` and first digit go with the secret.
+        var whole = tail.count
+        if whole >= 1, tail[whole - 1] == UInt8(ascii: "%") {
+            whole -= 1
+        } else if whole >= 2, tail[whole - 2] == UInt8(ascii: "%"), PercentDecodedView.hexValue(tail[whole - 1]) != nil {
+            whole -= 2
+        }
+        let written = Array(tail[..<whole])
+        guard whole < tail.count || Self.mayHoldEscapes(written) else { return nil }
+        var longest: Int?
+        for plusAsSpace in [false, true] {
+            let view = PercentDecodedView(written, plusAsSpace: plusAsSpace)
+            let decoded = view?.bytes ?? written
+            for value in secretValues {
+                let value = Array(value.utf8)
+                for length in stride(from: min(value.count - 1, decoded.count), through: 1, by: -1)
+                where decoded.suffix(length).elementsEqual(value[..<length]) {
+                    let start = view?.writtenRange(of: (decoded.count - length)..<decoded.count).lowerBound ?? (written.count - length)
+                    longest = max(longest ?? 0, tail.count - start)
+                    break
+                }
             }
         }
         return longest

@@ -13,8 +13,8 @@ public enum URLPassword {
     /// also hidden where the text repeats it standing alone (`isDelimited`: a path segment, a
     /// query value, a quoted string) outside a URL's scheme and authority (a server's path may:
     /// `/basic-auth/user/PASS`), so a host, a port or a word that happens to hold it stays.
-    /// Linear in the text's length: at most `searchedPasswords` passwords are looked for, each
-    /// in one pass.
+    /// Linear in the text's length (and the repeats found): at most `searchedPasswords`
+    /// passwords are looked for, each in one pass over the text and one over its decoded form.
     public static func masking(in text: String) -> String {
         guard ASCII.contains(UInt8(ascii: "@"), in: text) else { return text }
         let bytes = Array(text.utf8)
@@ -113,9 +113,15 @@ public enum URLPassword {
     /// its end or before one. The delimiters are those around a path segment, a query or form
     /// value and a quoted or escaped string (`/ ? & = # ; ,`, spaces and line ends, quotes, angle
     /// brackets, a backslash); a colon and a dot are not, so a host and a port keep their parts.
+    /// A delimiter written percent-encoded counts (`%20`, `%2F`), and so does a `+`, a query's
+    /// space.
     static func isDelimited(_ range: Range<Int>, in bytes: [UInt8]) -> Bool {
-        (range.lowerBound == 0 || isDelimiter(bytes[range.lowerBound - 1]))
-            && (range.upperBound == bytes.count || isDelimiter(bytes[range.upperBound]))
+        func delimits(_ index: Int, escapeAt escape: Int) -> Bool {
+            let byte = bytes[index]
+            return isDelimiter(byte) || byte == UInt8(ascii: "+") || PercentDecodedView.escapedByte(at: escape, in: bytes).map(isDelimiter) == true
+        }
+        return (range.lowerBound == 0 || delimits(range.lowerBound - 1, escapeAt: range.lowerBound - 3))
+            && (range.upperBound == bytes.count || delimits(range.upperBound, escapeAt: range.upperBound))
     }
 
     private static func isDelimiter(_ byte: UInt8) -> Bool {

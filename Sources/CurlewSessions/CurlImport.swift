@@ -189,7 +189,8 @@ public enum CurlImport {
                 let credentials = try take()
                 // curl asks for the password of a user given alone; an import has nobody to ask.
                 guard credentials.contains(":") else {
-                    throw Failure(reason: "\(argument) \(credentials): curl would ask for this user's password; write it as \(argument) user:password")
+                    // The value is not repeated: it may be a password given without its user.
+                    throw Failure(reason: "\(argument) without a colon: curl would ask for the password; write it as \(argument) user:password")
                 }
                 let basic = HTTPHeaders.basicAuthorization(credentials)
                 generated.append(("-u", HeaderField(name: "Authorization", value: basic)))

@@ -190,19 +190,19 @@ public enum WorkspaceWriter {
         passwords.removeAll { $0.text.utf8.count < RedactionPolicy.minimumHiddenCredential }
         guard !passwords.isEmpty else { return result + tail }
         // A repeat with only some bytes percent-encoded (`p@ss%20w0rd`) is a form of its own:
-        // its secret holds it as written, so the URL put back is the same bytes.
+        // its secret holds it as written, so the URL put back is the same bytes. Looked for: the
+        // `Basic` forms as they are (curl's `-u` decodes nothing), and the user info's password
+        // as it decodes; a hostile import's many spellings make at most `maximumSpelledForms`.
         let tailBytes = Array(tail.utf8)
-        var decoded: [[UInt8]] = []
-        for password in passwords {
-            let value = PercentDecodedView(Array(password.text.utf8))?.bytes ?? Array(password.text.utf8)
-            if !decoded.contains(value) { decoded.append(value) }
-        }
-        for value in decoded {
-            for range in PercentDecodedView.occurrences(of: value, in: tailBytes) {
-                let written = String(decoding: tailBytes[range], as: UTF8.self)
-                guard !written.contains("{"), !written.contains("\\"), !passwords.contains(where: { $0.text == written }) else { continue }
-                passwords.append((written, written, nil))
-            }
+        var searched = basicForms.map { Array($0.utf8) }
+        if let moved, let decoded = PercentDecodedView(Array(moved.password.utf8))?.bytes { searched.append(decoded) }
+        searched.removeAll { $0.count < RedactionPolicy.minimumHiddenCredential }
+        var spelled = 0
+        for range in PercentDecodedView.occurrences(of: searched, in: tailBytes) where spelled < Self.maximumSpelledForms {
+            let written = String(decoding: tailBytes[range], as: UTF8.self)
+            guard !written.contains("{"), !written.contains("\\"), !passwords.contains(where: { $0.text == written }) else { continue }
+            passwords.append((written, written, nil))
+            spelled += 1
         }
         let texts = passwords.map(\.text)
         tail = Template.mappingLiteralRuns(in: tail) { run in
@@ -224,6 +224,10 @@ public enum WorkspaceWriter {
         }
         return result + tail
     }
+
+    /// How many spellings of a URL's repeated password an import names beyond the forms it
+    /// knows (`p@ss%20w0rd` beside `p%40ss%20w0rd`), so a hostile file cannot make thousands.
+    static let maximumSpelledForms = 8
 
     /// Where `run` repeats one of `passwords`, in order: at each position the longest that starts
     /// there, none right after `{` or `\` (a reference put there would read as part of another

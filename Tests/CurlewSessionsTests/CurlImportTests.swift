@@ -95,12 +95,18 @@ struct CurlImportTests {
         ("curl 'http://h/a b'", "URL has a space at character 11"),
         // curl asks for the password of a user given alone; the import said nothing and sent
         // `Basic ann:` instead.
-        ("curl -u ann http://h/x", "-u ann: curl would ask for this user's password; write it as -u user:password"),
-        ("curl --user ann http://h/x", "--user ann: curl would ask"),
+        ("curl -u ann http://h/x", "-u without a colon: curl would ask for the password; write it as -u user:password"),
+        ("curl --user ann http://h/x", "--user without a colon: curl would ask"),
     ])
     func failures(command: String, message: String) {
         let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(command) }
         #expect(error?.reason.contains(message) == true, "\(String(describing: error))")
+    }
+
+    @Test("a -u value without a colon is not repeated in the refusal: it may be a password given alone (found by review)")
+    func loneCredentialNotRepeated() {
+        let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse("curl -u sk_live_51Hx9 http://h/x") }
+        #expect(error?.reason.contains("sk_live_51Hx9") == false, "\(String(describing: error))")
     }
 
     @Test("export quotes for a POSIX shell, and importing the export gives the same request back")

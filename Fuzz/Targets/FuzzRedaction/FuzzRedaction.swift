@@ -8,7 +8,7 @@
 import Foundation
 import FuzzSupport
 
-private let policy = RedactionPolicy(secretValues: ["s3cr3t-value"])
+private let policy = RedactionPolicy(secretValues: ["s3cr3t-value", "s3cr3t value"])
 private let defaults = RedactionPolicy()
 
 @_cdecl("FuzzRedaction_main")
@@ -145,14 +145,18 @@ private func checkQuickChecks(_ text: String) {
 }
 
 /// A declared value written with any of its bytes percent-encoded (the input's bits choose which,
-/// and the escapes' case), after any text, in a URL's path and a text body, never survives; and
-/// every range the decoded view reports reads back as the value it was asked for.
+/// and the escapes' case) and its space as `+` or not, after any text, in a URL's path and a text
+/// body, never survives; and every range the decoded view reports reads back as the value it was
+/// asked for. The text before it has no `%`: a `%` and two hex digits read as an escape, as a URL
+/// reads them, so `100%ab%63…` does not hold the value `abc…`.
 private func checkEscapedSecret(_ bytes: [UInt8], _ text: String) {
-    let secret = Array("s3cr3t-value".utf8)
+    let secret = Array("s3cr3t value".utf8)
     var written = ""
     for (index, byte) in secret.enumerated() {
         let bits = bytes.isEmpty ? 0 : bytes[index % bytes.count]
-        if bits & 1 == 0 {
+        if byte == 0x20, bits & 4 != 0 {
+            written += "+"
+        } else if bits & 1 == 0 {
             written.append(Character(Unicode.Scalar(byte)))
         } else {
             let hex = String(byte, radix: 16, uppercase: bits & 2 == 0)

@@ -46,11 +46,14 @@ struct RequestKey: Sendable, Equatable {
     }
 
     /// Whether `url` holds the password of `userinfo` (`user:password`), when it is long enough to
-    /// be looked for as a credential is.
+    /// be looked for as a credential is: as the user info writes it, or as it decodes, with any
+    /// of its bytes percent-encoded (`PercentDecodedView.occurrences`).
     private static func repeatsPassword(of userinfo: String?, in url: String) -> Bool {
         guard let userinfo, let colon = userinfo.firstIndex(of: ":") else { return false }
-        let password = userinfo[userinfo.index(after: colon)...]
-        return password.utf8.count >= RedactionPolicy.minimumHiddenCredential && url.contains(password)
+        let written = Array(userinfo[userinfo.index(after: colon)...].utf8)
+        let decoded = PercentDecodedView(written)?.bytes ?? written
+        let searched = [written, decoded].filter { $0.count >= RedactionPolicy.minimumHiddenCredential }
+        return !searched.isEmpty && !PercentDecodedView.occurrences(of: searched, in: Array(url.utf8)).isEmpty
     }
 
     /// The `user:password` of a URL, and the URL without it.
