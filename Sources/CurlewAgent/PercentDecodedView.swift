@@ -8,18 +8,20 @@ public struct PercentDecodedView {
     public let bytes: [UInt8]
     /// Where the text wrote each decoded byte: decoded byte `k` is the text's
     /// `origins[k]..<origins[k + 1]`.
-    private let origins: [Int]
+    private let origins: [UInt32]
 
-    /// Nil when `text` holds nothing to decode (no `%XX` escape, nor a `+` with `plusAsSpace`).
+    /// Nil when `text` holds nothing to decode (no `%XX` escape, nor a `+` with `plusAsSpace`),
+    /// or is 4 GiB or longer (where the byte positions, kept in 32 bits, would not fit).
     public init?(_ text: [UInt8], plusAsSpace: Bool = false) {
+        guard text.count < Int(UInt32.max) else { return nil }
         var decoded: [UInt8] = []
-        var origins: [Int] = []
+        var origins: [UInt32] = []
         var changed = false
         var index = 0
         decoded.reserveCapacity(text.count)
         origins.reserveCapacity(text.count + 1)
         while index < text.count {
-            origins.append(index)
+            origins.append(UInt32(truncatingIfNeeded: index))
             let byte = text[index]
             if let escaped = Self.escapedByte(at: index, in: text) {
                 decoded.append(escaped)
@@ -34,7 +36,7 @@ public struct PercentDecodedView {
                 index += 1
             }
         }
-        origins.append(text.count)
+        origins.append(UInt32(truncatingIfNeeded: text.count))
         guard changed else { return nil }
         bytes = decoded
         self.origins = origins
@@ -42,7 +44,7 @@ public struct PercentDecodedView {
 
     /// The text's bytes that decode to `range` of `bytes`.
     public func writtenRange(of range: Range<Int>) -> Range<Int> {
-        origins[range.lowerBound]..<origins[range.upperBound]
+        Int(origins[range.lowerBound])..<Int(origins[range.upperBound])
     }
 
     /// Every range of `text` that reads as `value`: as written, and with any of its bytes

@@ -688,6 +688,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         if !secretValues.isEmpty, body.text != nil || secretForms.contains(where: { body.data.range(of: Data($0.utf8)) != nil })
             || (Self.mayHoldEscapes(body.data) && !secretRanges(in: Array(body.data)).isEmpty)
             || (body.isTruncated && cutSecretLength(in: body.data) != nil) {
+            // (The forms as written first: `range(of:)` stops at the first, and most bodies that
+            // hold a value hold it so.)
             return true
         }
         let kind = BodyKind(body)
@@ -834,32 +836,25 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func replaceSecrets(_ text: String) -> String {
         guard !secretValues.isEmpty else { return text }
-        let replaced = Self.mayHoldEscapes(text) ? String(decoding: hidingSecrets(in: Array(text.utf8)), as: UTF8.self)
-            : secretForms.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.marker) }
+        let bytes = Array(text.utf8)
+        let found = secretRanges(in: bytes)
+        let replaced = found.isEmpty ? text : String(decoding: URLPassword.replacing(found, in: bytes), as: UTF8.self)
         return standingAloneValues.isEmpty ? replaced : URLPassword.hidingDelimited(standingAloneValues, in: replaced)
     }
 
-    /// Whether a text may write a value with some bytes escaped: it holds a `%` or a `+`.
-    private static func mayHoldEscapes(_ text: String) -> Bool {
-        ASCII.contains(UInt8(ascii: "%"), in: text) || ASCII.contains(UInt8(ascii: "+"), in: text)
-    }
-
+    /// Whether bytes may write a value with some of its bytes escaped: they hold a `%` or a `+`.
     private static func mayHoldEscapes(_ bytes: some Sequence<UInt8>) -> Bool {
         bytes.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
     }
 
-    /// Where `bytes` hold a declared value: each of its forms as written (`secretForms`), and the
-    /// value with any of its bytes percent-encoded or a space as `+` (`p@ss%20w0rd` for
-    /// `p@ss w0rd`), which no list of forms holds every mix of. All found in the bytes as they
-    /// are, so a value inside a longer one is not hidden first and the longer one missed.
+    /// Where `bytes` hold a declared value in one of its forms (`secretForms`: as it is, quoted,
+    /// JSON-escaped), as written and with any of its bytes percent-encoded or a space as `+`
+    /// (`p@ss%20w0rd` for `p@ss w0rd`, `a\/b%20c` for `a/b c` in JSON), which no list of forms
+    /// holds every mix of. All found in the bytes as they are, in one search
+    /// (`PercentDecodedView.occurrences`), so a value inside a longer one is not hidden first
+    /// and the longer one missed.
     private func secretRanges(in bytes: [UInt8]) -> [Range<Int>] {
-        var found: [Range<Int>] = []
-        for form in secretForms {
-            let form = Array(form.utf8)
-            URLPassword.forEachOccurrence(of: form, in: bytes) { found.append($0..<($0 + form.count)) }
-        }
-        if Self.mayHoldEscapes(bytes) { found += PercentDecodedView.occurrences(of: secretValues.map { Array($0.utf8) }, in: bytes) }
-        return found
+        PercentDecodedView.occurrences(of: secretForms.map { Array($0.utf8) }, in: bytes)
     }
 
     /// `bytes` with every declared value found there (`secretRanges`) replaced by the marker.
@@ -1269,8 +1264,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // decoded, the cut character becomes U+FFFD, which no prefix of the secret matches.
         let cutBeforeDecoding = body.text == nil && kind != .other && body.isTruncated ? cutSecretLength(in: body.data) : nil
         guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data.dropLast(cutBeforeDecoding ?? 0), as: UTF8.self)) else {
-            var hidden = Self.mayHoldEscapes(body.data) ? Data(hidingSecrets(in: Array(body.data)))
-                : secretForms.reduce(body.data) { Self.replacing(Array($1.utf8), in: $0) }
+            var hidden = Data(hidingSecrets(in: Array(body.data)))
             if body.isTruncated { hidden = hidingCutSecret(hidden) }
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
@@ -1426,7 +1420,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// As `cutSecretLength`, for a value whose kept start has some bytes percent-encoded or a
     /// space as `+` (`…/p@ss%20w0` of `p@ss w0rd`), the cut perhaps inside an escape (`p@ss%2`).
     private func escapedCutSecretLength(in kept: Data) -> Int? {
-        guard let longestValue = secretValues.map(\.utf8.count).max(), longestValue > 1 else { return nil }
+        guard let longestValue = secretForms.map(\.utf8.count).max(), longestValue > 1 else { return nil }
         let tail = Array(kept.suffix(longestValue * 3 + 2))
         // A cut inside an escape: its `%` and first digit go with the secret.
         var whole = tail.count
@@ -1441,7 +1435,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         for plusAsSpace in [false, true] {
             let view = PercentDecodedView(written, plusAsSpace: plusAsSpace)
             let decoded = view?.bytes ?? written
-            for value in secretValues {
+            for value in secretForms {
                 let value = Array(value.utf8)
                 for length in stride(from: min(value.count - 1, decoded.count), through: 1, by: -1)
                 where decoded.suffix(length).elementsEqual(value[..<length]) {

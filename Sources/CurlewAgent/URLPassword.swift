@@ -32,7 +32,7 @@ public enum URLPassword {
             }
         }
         guard !hidden.isEmpty else { return text }
-        for password in searched { hidden += repeats(of: password, in: bytes, outside: kept) }
+        hidden += repeats(of: searched.map { Array($0) }, in: bytes, outside: kept)
         return String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
     }
 
@@ -40,13 +40,13 @@ public enum URLPassword {
     /// thousands of URLs with passwords costs passes for this many at most.
     static let searchedPasswords = 16
 
-    /// Where `password` occurs in `bytes`, as written or with any of its bytes percent-encoded
-    /// (`PercentDecodedView.occurrences`), but for occurrences touching a range of `kept`
-    /// (sorted, as found); overlapping occurrences as one range.
-    private static func repeats(of password: ArraySlice<UInt8>, in bytes: [UInt8], outside kept: [Range<Int>]) -> [Range<Int>] {
+    /// Where `passwords` occur in `bytes` standing alone, as written or with any of their bytes
+    /// percent-encoded (`PercentDecodedView.occurrences`), but for occurrences touching a range
+    /// of `kept` (sorted, as found); overlapping occurrences as one range.
+    private static func repeats(of passwords: [[UInt8]], in bytes: [UInt8], outside kept: [Range<Int>]) -> [Range<Int>] {
         var found: [Range<Int>] = []
         var nextKept = 0
-        for range in PercentDecodedView.occurrences(of: Array(password), in: bytes) {
+        for range in PercentDecodedView.occurrences(of: passwords, in: bytes) {
             guard isDelimited(range, in: bytes) else { continue }
             while nextKept < kept.count, kept[nextKept].upperBound <= range.lowerBound { nextKept += 1 }
             guard nextKept == kept.count || !kept[nextKept].overlaps(range) else { continue }
@@ -105,7 +105,7 @@ public enum URLPassword {
         let bytes = Array(text.utf8)
         var kept: [Range<Int>] = []
         forEachAuthority(in: bytes) { authority, _ in kept.append(authority) }
-        let hidden = wanted.flatMap { repeats(of: ArraySlice($0.utf8), in: bytes, outside: kept) }
+        let hidden = repeats(of: wanted.map { Array($0.utf8) }, in: bytes, outside: kept)
         return hidden.isEmpty ? text : String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
     }
 

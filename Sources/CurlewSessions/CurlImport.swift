@@ -158,7 +158,7 @@ public enum CurlImport {
             }
             /// The command's URL, positional or `--url`: one per command.
             func setURL(_ given: String) throws(Failure) {
-                guard url == nil else { throw Failure(reason: "a second URL \(given): import one URL per curl command") }
+                guard url == nil else { throw Failure(reason: "a second URL \(URLPassword.masking(in: given)): import one URL per curl command") }
                 url = given
             }
             switch argument {
@@ -168,7 +168,8 @@ public enum CurlImport {
                 let line = try take()
                 guard let colon = line.firstIndex(of: ":") else {
                     if line.hasPrefix("@") { throw Failure(reason: "-H @file is not supported: put the headers in the command") }
-                    throw Failure(reason: "-H \(line): expected Name: value")
+                    // The line is not repeated: without its colon it may be a credential's value.
+                    throw Failure(reason: "-H with a line without a colon: expected Name: value")
                 }
                 let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
                 givenByHand.insert(name.lowercased())
@@ -196,7 +197,10 @@ public enum CurlImport {
                 generated.append(("-u", HeaderField(name: "Authorization", value: basic)))
             case "-b", "--cookie":
                 let cookie = try take()
-                guard cookie.contains("=") else { throw Failure(reason: "-b \(cookie): a cookie file is not imported; give the cookies as name=value") }
+                guard cookie.contains("=") else {
+                    // Not repeated: it may be a cookie's value given without its name.
+                    throw Failure(reason: "-b without name=value: a cookie file is not imported; give the cookies as name=value")
+                }
                 generated.append(("-b", HeaderField(name: "Cookie", value: cookie)))
             case "-A", "--user-agent": generated.append(("-A", HeaderField(name: "User-Agent", value: try take())))
             case "-e", "--referer": generated.append(("-e", HeaderField(name: "Referer", value: try take())))
@@ -215,7 +219,7 @@ public enum CurlImport {
             case _ where ignoredSwitches.contains(argument): ignored.append(argument)
             case _ where ignoredWithValue.contains(argument): ignored.append("\(argument) \(try take())")
             case _ where argument.hasPrefix("-") && argument != "-":
-                throw Failure(reason: "unknown curl option \(argument)" + (url == nil ? "" : " (in the command for \(url!))"))
+                throw Failure(reason: "unknown curl option \(argument)" + (url.map { " (in the command for \(URLPassword.masking(in: $0)))" } ?? ""))
             default:
                 try setURL(argument)
             }

@@ -195,7 +195,10 @@ public enum WorkspaceWriter {
         // as it decodes; a hostile import's many spellings make at most `maximumSpelledForms`.
         let tailBytes = Array(tail.utf8)
         var searched = basicForms.map { Array($0.utf8) }
-        if let moved, let decoded = PercentDecodedView(Array(moved.password.utf8))?.bytes { searched.append(decoded) }
+        if let moved {
+            let written = Array(moved.password.utf8)
+            searched.append(PercentDecodedView(written)?.bytes ?? written)
+        }
         searched.removeAll { $0.count < RedactionPolicy.minimumHiddenCredential }
         var spelled = 0
         for range in PercentDecodedView.occurrences(of: searched, in: tailBytes) where spelled < Self.maximumSpelledForms {

@@ -261,7 +261,8 @@ struct RedactionPolicyTests {
         #expect(PercentDecodedView.occurrences(of: Array("a b".utf8), in: Array("xa%20b a+b a b".utf8)) == [1..<6, 7..<10, 11..<14])
     }
 
-    @Test("what a review found beside mixed escapes: repeats a hostile text makes by the hundred thousand, bodies that are not text or cut inside a value, a delimiter written escaped, a value inside a longer one, the cache key")
+    @Test("what a review found beside mixed escapes: repeats a hostile text makes by the hundred thousand, bodies that are not text or cut inside a value, a delimiter written escaped, a value inside a longer one, the cache key",
+          .timeLimit(.minutes(1)))
     func mixedEscapesReview() {
         func binary(_ bytes: [UInt8], truncatedAt cut: Int? = nil) -> BodySnapshot {
             cut.map { BodySnapshot(kept: Data(bytes[..<$0]), size: Int64(bytes.count), contentType: "application/json") }
@@ -277,8 +278,15 @@ struct RedactionPolicyTests {
         // inside one of its escapes.
         let notText = declared.redact(message(responseBody: binary(Array(#"{"u":"/anything/p@ss%20w0rd","b":""#.utf8) + [0xFF] + Array(#""}"#.utf8))))
         #expect(notText.response.map { !String(decoding: $0.body.data, as: UTF8.self).contains("p@ss%20w0rd") } == true)
-        let raw = declared.redact(message(responseBody: BodySnapshot(data: Data([0x00, 0x01] + Array("x=p%40ss+w0rd".utf8)), contentType: "application/octet-stream", limit: 1 << 20)))
-        #expect(raw.response?.body.data == Data([0x00, 0x01] + Array("x=\(marker)".utf8)))
+        let raw = declared.redact(message(responseBody: BodySnapshot(data: Data([0xFF, 0x01] + Array("x=p%40ss+w0rd".utf8)), contentType: "application/octet-stream", limit: 1 << 20)))
+        #expect(raw.response?.body.data == Data([0xFF, 0x01] + Array("x=\(marker)".utf8)))
+        // A data: URL an echo server made of such a body.
+        let echoed = Data("x=p%40ss+w0rd".utf8).base64EncodedString()
+        let dataURL = declared.redact(message(responseBody: json(#"{"data":"data:application/octet-stream;base64,"# + echoed + #""}"#)))
+        #expect(dataURL.response?.body.text == #"{"data":"data:application/octet-stream;base64,\#(marker)"}"#)
+        // A form JSON writes escaped, with an escape of the URL's besides.
+        let slashed = RedactionPolicy(secretValues: ["a/b c"]).redact(message(responseBody: json(#"{"u":"?pw=a\/b%20c"}"#)))
+        #expect(slashed.response?.body.text == #"{"u":"?pw=\#(marker)"}"#)
         for cut in ["/anything/p@ss%20w0", "/anything/p@ss%2", "/anything/p%40ss+w"] {
             let bytes = Array(cut.utf8)
             let kept = declared.redact(message(responseBody: binary(bytes + Array("rd".utf8), truncatedAt: bytes.count)))

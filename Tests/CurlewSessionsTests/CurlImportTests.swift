@@ -103,10 +103,15 @@ struct CurlImportTests {
         #expect(error?.reason.contains(message) == true, "\(String(describing: error))")
     }
 
-    @Test("a -u value without a colon is not repeated in the refusal: it may be a password given alone (found by review)")
+    @Test("a refused -u, -H or -b value is not repeated, nor a URL's password: each may be a credential given in the wrong shape (found by review)")
     func loneCredentialNotRepeated() {
-        let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse("curl -u sk_live_51Hx9 http://h/x") }
-        #expect(error?.reason.contains("sk_live_51Hx9") == false, "\(String(describing: error))")
+        // Nor a header line or cookie without its separator, nor a URL's password.
+        for command in ["curl -u sk_live_51Hx9 http://h/x", "curl -H 'Authorization Bearer sk_live_51Hx9' http://h/x",
+                        "curl -b sk_live_51Hx9 http://h/x", "curl http://h/x --url http://u:sk_live_51Hx9@h/y",
+                        "curl http://u:sk_live_51Hx9@h/y --frobnicate"] {
+            let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(command) }
+            #expect(error?.reason.contains("sk_live_51Hx9") == false, "\(String(describing: error))")
+        }
     }
 
     @Test("export quotes for a POSIX shell, and importing the export gives the same request back")

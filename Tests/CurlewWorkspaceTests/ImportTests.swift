@@ -478,6 +478,24 @@ struct WorkspaceWriterReviewTests {
         // The same written form met again is the same secret.
         #expect(mixedMoved[1].customURL ?? mixedMoved[1].path == "http://bob:{{mix_password_2}}@h/b/{{mix_password}}")
         #expect(mixed.secrets.filter { $0.name.contains("_password") }.map(\.value) == ["p@ss%20w0rd", "p%40ss%20w0rd", "p%40ss+w0rd"], "\(mixed.secrets)")
+        // A user info's password with no escape of its own, repeated escaped (found by review),
+        // and a hostile URL spelling one password many ways: at most `maximumSpelledForms` named.
+        var plainOwn = ImportedCollection()
+        let own9 = try #require(try CurlImport.parse("curl 'http://bob:hunter2hunter2@h/x/hunter%32hunter2'").first)
+        plainOwn.items.append(.init(name: "own9", request: own9.request))
+        let ownMoved = WorkspaceWriter.movingCredentials(of: own9.request, named: "own9", into: &plainOwn, avoiding: [])
+        #expect(ownMoved.customURL ?? ownMoved.path == "http://bob:{{own9_password}}@h/x/{{own9_password_2}}")
+        var spelled = ImportedCollection()
+        func spelling(escaping positions: Set<Int>) -> String {
+            "/" + "pw8chars".utf8.enumerated().map { index, byte in
+                positions.contains(index) ? "%" + String(byte, radix: 16, uppercase: true) : String(Unicode.Scalar(byte))
+            }.joined()
+        }
+        let spellings = (0..<8).map { spelling(escaping: [$0]) } + [[0, 1], [2, 3], [4, 5]].map { spelling(escaping: Set($0)) }
+        let many = try #require(try CurlImport.parse("curl -u 'ann:pw8chars' 'http://h\(spellings.joined())'").first)
+        spelled.items.append(.init(name: "many", request: many.request))
+        _ = WorkspaceWriter.movingCredentials(of: many.request, named: "many", into: &spelled, avoiding: [])
+        #expect(spelled.secrets.filter { $0.name.contains("_password") }.count == WorkspaceWriter.maximumSpelledForms)
         // A URL with a password of its own names each where it repeats.
         var own = ImportedCollection()
         let both = try #require(try CurlImport.parse("curl -u bob:basicPw1 'http://ann:urlPw22@h/urlPw22/basicPw1'").first)
