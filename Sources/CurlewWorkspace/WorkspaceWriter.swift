@@ -200,12 +200,22 @@ public enum WorkspaceWriter {
             searched.append(PercentDecodedView(written)?.bytes ?? written)
         }
         searched.removeAll { $0.count < RedactionPolicy.minimumHiddenCredential }
+        // A spelling holding `{{` is left out: in the URL it is (or escapes) a template's start.
         var spelled = 0
-        for range in PercentDecodedView.occurrences(of: searched, in: tailBytes) where spelled < Self.maximumSpelledForms {
+        var unnamed = 0
+        for range in PercentDecodedView.occurrences(of: searched, in: tailBytes) {
             let written = String(decoding: tailBytes[range], as: UTF8.self)
-            guard !written.contains("{"), !written.contains("\\"), !passwords.contains(where: { $0.text == written }) else { continue }
+            guard !written.contains("{{"), !passwords.contains(where: { $0.text == written }) else { continue }
+            guard spelled < Self.maximumSpelledForms else {
+                unnamed += 1
+                continue
+            }
             passwords.append((written, written, nil))
             spelled += 1
+        }
+        if unnamed > 0 {
+            collection.notes.append("\(name): the URL repeats a password in more than \(Self.maximumSpelledForms) spellings; "
+                                    + "\(unnamed) of them stay in the URL as written (edit it before sharing the workspace)")
         }
         let texts = passwords.map(\.text)
         tail = Template.mappingLiteralRuns(in: tail) { run in
@@ -230,7 +240,7 @@ public enum WorkspaceWriter {
 
     /// How many spellings of a URL's repeated password an import names beyond the forms it
     /// knows (`p@ss%20w0rd` beside `p%40ss%20w0rd`), so a hostile file cannot make thousands.
-    static let maximumSpelledForms = 8
+    static let maximumSpelledForms = 32
 
     /// Where `run` repeats one of `passwords`, in order: at each position the longest that starts
     /// there, none right after `{` or `\` (a reference put there would read as part of another

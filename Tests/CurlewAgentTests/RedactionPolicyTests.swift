@@ -284,6 +284,13 @@ struct RedactionPolicyTests {
         let echoed = Data("x=p%40ss+w0rd".utf8).base64EncodedString()
         let dataURL = declared.redact(message(responseBody: json(#"{"data":"data:application/octet-stream;base64,"# + echoed + #""}"#)))
         #expect(dataURL.response?.body.text == #"{"data":"data:application/octet-stream;base64,\#(marker)"}"#)
+        // JSON's escapes and a URL's together (found by a new user's trial: `-u 'bob:p\ss w0rd'`
+        // echoed as `p\\ss%20w0rd`), and a declared value escaped twice with a `+` for its space.
+        let both = RedactionPolicy(secretValues: [#"p\ss w0rd"#, #"p"s\s w0rd"#])
+        for echoed in [#"{"url":"/x/p\\ss%20w0rd"}"#, #"{"x":"p\"s\\s+w0rd"}"#, #"{"d":"{\"x\":\"p\\\"s\\\\s+w0rd\"}"}"#] {
+            let shown = both.redact(message(responseBody: json(echoed))).response?.body.text ?? ""
+            #expect(!shown.contains("w0rd"), "\(echoed) → \(shown)")
+        }
         // A form JSON writes escaped, with an escape of the URL's besides.
         let slashed = RedactionPolicy(secretValues: ["a/b c"]).redact(message(responseBody: json(#"{"u":"?pw=a\/b%20c"}"#)))
         #expect(slashed.response?.body.text == #"{"u":"?pw=\#(marker)"}"#)

@@ -491,11 +491,23 @@ struct WorkspaceWriterReviewTests {
                 positions.contains(index) ? "%" + String(byte, radix: 16, uppercase: true) : String(Unicode.Scalar(byte))
             }.joined()
         }
-        let spellings = (0..<8).map { spelling(escaping: [$0]) } + [[0, 1], [2, 3], [4, 5]].map { spelling(escaping: Set($0)) }
+        let extra = 3
+        let spellings = (1...(WorkspaceWriter.maximumSpelledForms + extra)).map { bits in spelling(escaping: Set((0..<8).filter { bits >> $0 & 1 == 1 })) }
         let many = try #require(try CurlImport.parse("curl -u 'ann:pw8chars' 'http://h\(spellings.joined())'").first)
         spelled.items.append(.init(name: "many", request: many.request))
         _ = WorkspaceWriter.movingCredentials(of: many.request, named: "many", into: &spelled, avoiding: [])
         #expect(spelled.secrets.filter { $0.name.contains("_password") }.count == WorkspaceWriter.maximumSpelledForms)
+        #expect(spelled.notes.contains { $0.hasPrefix("many: the URL repeats a password in more than") && $0.contains("\(extra) of them stay") },
+                "\(spelled.notes)")
+        // A spelling with a brace or a backslash of its own is named too (found by a new user's
+        // trial); one holding `{{` is a template's start and stays.
+        var braces = ImportedCollection()
+        for command in ["curl -u 'bob:p{ss w0rd' 'http://h/x/p{ss%20w0rd'", "curl -u 'bob:p\\ss w0rd' 'http://h/y/p\\ss%20w0rd'"] {
+            let item = try #require(try CurlImport.parse(command).first)
+            braces.items.append(.init(name: "br", request: item.request))
+            let moved = WorkspaceWriter.movingCredentials(of: item.request, named: "br", into: &braces, avoiding: [])
+            #expect(!(moved.customURL ?? moved.path).contains("ss%20w0rd"), "\(command)")
+        }
         // A URL with a password of its own names each where it repeats.
         var own = ImportedCollection()
         let both = try #require(try CurlImport.parse("curl -u bob:basicPw1 'http://ann:urlPw22@h/urlPw22/basicPw1'").first)
