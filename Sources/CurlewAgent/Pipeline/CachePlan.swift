@@ -10,7 +10,8 @@ struct CachePlan: Sendable {
     let timeToLive: Duration
     let version: String
     let ignored: Bool
-    /// The request's `Authorization` fields, whose `Basic` password a stored URL must not show.
+    /// The request's `Authorization` and `Proxy-Authorization` fields, whose `Basic` password a
+    /// stored URL must not show.
     let authorization: [HeaderField]
 
     /// Nil when the request does not use the cache at all.
@@ -23,7 +24,7 @@ struct CachePlan: Sendable {
         self.timeToLive = options?.timeToLive ?? settings.timeToLive
         self.version = options?.version ?? settings.version
         self.ignored = options?.ignoreCache ?? false
-        self.authorization = headers.filter { ASCII.equalsIgnoringCase($0.name, "authorization") }
+        self.authorization = headers.filter { ASCII.equalsIgnoringCase($0.name, "authorization") || ASCII.equalsIgnoringCase($0.name, "proxy-authorization") }
         self.key = RequestKey(method: method, url: url, headers: headers, body: body, keyHeaders: settings.keyHeaders,
                               credentialHeaders: credentialHeaders, isVolatileParam: settings.isVolatileParam)
     }

@@ -329,5 +329,21 @@ struct CacheSafetyTests {
         #expect(!text.contains("hunter2"))
         #expect(!text.contains("CacheTok9"), "a secret query parameter is neither in the key nor in the stored URL: \(text)")
         #expect(!text.contains("demo-cache-cookie"))
+        // A `Basic` password the URL repeats, from either credential header (found by review:
+        // only `Authorization` was looked at).
+        for name in ["Authorization", "Proxy-Authorization"] {
+            let repeated = directory + "/" + name
+            let cached = Agent(config: {
+                var config = NetworkConfig()
+                config.cache = CacheSettings(storage: .disk, directory: repeated)
+                return config
+            }())
+            var request = Request.url(server.baseURL + "/cache/60?again=Pr0xyPass9&tag=\(uniqueTag())")
+            request.headers[name] = "Basic " + Data("pa:Pr0xyPass9".utf8).base64EncodedString()
+            _ = try await cached.send(request)
+            let stored = try #require(try FileManager.default.contentsOfDirectory(atPath: repeated).first { $0.hasSuffix(".meta") })
+            let storedText = try String(contentsOfFile: repeated + "/" + stored, encoding: .utf8)
+            #expect(!storedText.contains("Pr0xyPass9"), "\(name): \(storedText)")
+        }
     }
 }
