@@ -687,6 +687,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // Declared values: any text body goes through redaction, and any other body holding one.
         if !secretValues.isEmpty, body.text != nil || secretForms.contains(where: { body.data.range(of: Data($0.utf8)) != nil })
             || (Self.mayHoldEscapes(body.data) && !secretRanges(in: Array(body.data)).isEmpty)
+            || (!standingAloneValues.isEmpty && URLPassword.hidingDelimited(standingAloneValues, in: Array(body.data)) != Array(body.data))
             || (body.isTruncated && cutSecretLength(in: body.data) != nil) {
             // (The forms as written first: `range(of:)` stops at the first, and most bodies that
             // hold a value hold it so.)
@@ -1264,7 +1265,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // decoded, the cut character becomes U+FFFD, which no prefix of the secret matches.
         let cutBeforeDecoding = body.text == nil && kind != .other && body.isTruncated ? cutSecretLength(in: body.data) : nil
         guard let text = body.text ?? (kind == .other ? nil : String(decoding: body.data.dropLast(cutBeforeDecoding ?? 0), as: UTF8.self)) else {
-            var hidden = Data(hidingSecrets(in: Array(body.data)))
+            var hidden = Data(URLPassword.hidingDelimited(standingAloneValues, in: hidingSecrets(in: Array(body.data))))
             if body.isTruncated { hidden = hidingCutSecret(hidden) }
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
@@ -1351,6 +1352,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         let hides = decoded.withUnsafeBytes { bytes in
             containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: false) || pairsNeedRedaction(bytes[...], queryOnly: true)
         } || !secretRanges(in: Array(decoded)).isEmpty
+            || (!standingAloneValues.isEmpty && URLPassword.hidingDelimited(standingAloneValues, in: Array(decoded)) != Array(decoded))
         return hides ? Array(contents[...comma]) + Array(Self.marker.utf8) : nil
     }
 

@@ -100,13 +100,24 @@ public enum URLPassword {
     /// A URL's scheme and authority in the text keep their parts (`-u admin:intranet
     /// http://intranet/x` keeps its host), as `masking` keeps them.
     public static func hidingDelimited(_ values: [String], in text: String) -> String {
-        let wanted = values.filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
-        guard !wanted.isEmpty else { return text }
         let bytes = Array(text.utf8)
+        let hidden = delimitedRepeats(of: values, in: bytes)
+        return hidden.isEmpty ? text : String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
+    }
+
+    /// `hidingDelimited(_:in:)` for bytes that need not be text (a binary body), whose other
+    /// bytes stay as they are.
+    static func hidingDelimited(_ values: [String], in bytes: [UInt8]) -> [UInt8] {
+        let hidden = delimitedRepeats(of: values, in: bytes)
+        return hidden.isEmpty ? bytes : replacing(hidden, in: bytes)
+    }
+
+    private static func delimitedRepeats(of values: [String], in bytes: [UInt8]) -> [Range<Int>] {
+        let wanted = values.filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
+        guard !wanted.isEmpty else { return [] }
         var kept: [Range<Int>] = []
         forEachAuthority(in: bytes) { authority, _ in kept.append(authority) }
-        let hidden = repeats(of: wanted.map { Array($0.utf8) }, in: bytes, outside: kept)
-        return hidden.isEmpty ? text : String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
+        return repeats(of: wanted.map { Array($0.utf8) }, in: bytes, outside: kept)
     }
 
     /// Whether `range` of `bytes` stands alone: at the text's start or after a delimiter, and at

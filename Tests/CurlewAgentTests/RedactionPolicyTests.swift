@@ -291,6 +291,15 @@ struct RedactionPolicyTests {
             let shown = both.redact(message(responseBody: json(echoed))).response?.body.text ?? ""
             #expect(!shown.contains("w0rd"), "\(echoed) → \(shown)")
         }
+        // A short Basic password standing alone in a body that is not text, and in a data: URL
+        // an echo server made of one (a known item of an earlier review).
+        let shortBasic = "GET /x HTTP/1.1\r\nHost: h\r\nAuthorization: Basic " + Data("u:ab12".utf8).base64EncodedString() + "\r\n\r\n"
+        let shortBinary = RedactionPolicy().redact(message(head: shortBasic, responseBody: BodySnapshot(
+            data: Data([0xFF, 0x00] + Array("pw=ab12&x=ab123".utf8)), contentType: "application/octet-stream", limit: 1 << 20)))
+        #expect(shortBinary.response?.body.data == Data([0xFF, 0x00] + Array("pw=\(marker)&x=ab123".utf8)))
+        let shortData = RedactionPolicy().redact(message(head: shortBasic, responseBody: json(
+            #"{"data":"data:application/octet-stream;base64,"# + Data([0xFF] + Array(" ab12 ".utf8)).base64EncodedString() + #""}"#)))
+        #expect(shortData.response?.body.text == #"{"data":"data:application/octet-stream;base64,\#(marker)"}"#)
         // A form JSON writes escaped, with an escape of the URL's besides.
         let slashed = RedactionPolicy(secretValues: ["a/b c"]).redact(message(responseBody: json(#"{"u":"?pw=a\/b%20c"}"#)))
         #expect(slashed.response?.body.text == #"{"u":"?pw=\#(marker)"}"#)
