@@ -202,20 +202,20 @@ public enum WorkspaceWriter {
         searched.removeAll { $0.count < RedactionPolicy.minimumHiddenCredential }
         // A spelling holding `{{` is left out: in the URL it is (or escapes) a template's start.
         var spelled = 0
-        var unnamed = 0
+        var unnamed = Set<String>()
         for range in PercentDecodedView.occurrences(of: searched, in: tailBytes) {
             let written = String(decoding: tailBytes[range], as: UTF8.self)
             guard !written.contains("{{"), !passwords.contains(where: { $0.text == written }) else { continue }
             guard spelled < Self.maximumSpelledForms else {
-                unnamed += 1
+                unnamed.insert(written)
                 continue
             }
             passwords.append((written, written, nil))
             spelled += 1
         }
-        if unnamed > 0 {
+        if !unnamed.isEmpty {
             collection.notes.append("\(name): the URL repeats a password in more than \(Self.maximumSpelledForms) spellings; "
-                                    + "\(unnamed) of them stay in the URL as written (edit it before sharing the workspace)")
+                                    + "\(unnamed.count) of them stay in the URL as written (edit it before sharing the workspace)")
         }
         let texts = passwords.map(\.text)
         tail = Template.mappingLiteralRuns(in: tail) { run in

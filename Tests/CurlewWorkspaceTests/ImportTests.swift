@@ -501,12 +501,21 @@ struct WorkspaceWriterReviewTests {
                 "\(spelled.notes)")
         // A spelling with a brace or a backslash of its own is named too (found by a new user's
         // trial); one holding `{{` is a template's start and stays.
-        var braces = ImportedCollection()
-        for command in ["curl -u 'bob:p{ss w0rd' 'http://h/x/p{ss%20w0rd'", "curl -u 'bob:p\\ss w0rd' 'http://h/y/p\\ss%20w0rd'"] {
-            let item = try #require(try CurlImport.parse(command).first)
-            braces.items.append(.init(name: "br", request: item.request))
-            let moved = WorkspaceWriter.movingCredentials(of: item.request, named: "br", into: &braces, avoiding: [])
-            #expect(!(moved.customURL ?? moved.path).contains("ss%20w0rd"), "\(command)")
+        // Literal, as `curlew import` reads a curl file, or not; the URL put back with the
+        // secrets' values is the URL as sent.
+        for literal in [false, true] {
+            var braces = ImportedCollection()
+            braces.isLiteral = literal
+            for (command, url) in [("curl -u 'bob:p{ss w0rd' 'http://h/x/p{ss%20w0rd'", "http://h/x/p{ss%20w0rd"),
+                                   ("curl -u 'bob:p\\ss w0rd' 'http://h/y/p\\ss%20w0rd'", "http://h/y/p\\ss%20w0rd")] {
+                let item = try #require(try CurlImport.parse(command).first)
+                braces.items.append(.init(name: "br", request: item.request))
+                let moved = WorkspaceWriter.movingCredentials(of: item.request, named: "br", into: &braces, avoiding: [])
+                let written = moved.customURL ?? moved.path
+                #expect(!written.contains("ss%20w0rd"), "\(command)")
+                let putBack = braces.secrets.reduce(written) { $0.replacingOccurrences(of: "{{\($1.name)}}", with: $1.value) }
+                #expect(putBack == url, "\(command), literal \(literal)")
+            }
         }
         // A URL with a password of its own names each where it repeats.
         var own = ImportedCollection()
