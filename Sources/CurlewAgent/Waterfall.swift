@@ -96,6 +96,15 @@ extension DebugMessage {
         return connection?.reused == true ? "reused connection" : "new connection"
     }
 
+    /// The bytes the exchange received, as the CLI and the interface both say it: libcurl's
+    /// count (`"235 B"`), or, for an answer libcurl refused before counting a byte of it (a
+    /// status line it does not read as HTTP, a head line too long), that they went uncounted,
+    /// rather than a count of 0 beside a receive phase.
+    public var bytesReceivedText: String {
+        let count = connection?.bytesReceived ?? 0
+        return count == 0 && error?.kind == .invalidResponse ? "uncounted (libcurl refused the answer)" : "\(count) B"
+    }
+
     /// How far the exchange got.
     public var reach: ExchangeReach {
         ExchangeReach(requestWentOut: requestWentOut, receiveHappened: receiveHappened, leftTheQueue: leftTheQueue)

@@ -84,7 +84,7 @@ enum DetailView {
             ("HTTP", connection.httpVersion.isEmpty ? "-" : connection.httpVersion),
             ("connection", connection.reused ? "reused" : connection.newConnections == 0 ? "none made" : "new (\(connection.newConnections) opened)"),
             ("redirects", "\(connection.redirectCount)"),
-            ("bytes", "\(connection.bytesSent) sent, \(connection.bytesReceived) received"),
+            ("bytes", "\(connection.bytesSent) B sent, \(message.bytesReceivedText) received"),
         ]
         if let uses = connection.requestsOnConnection { facts.append(("requests", "\(uses) on this connection")) }
         if let tls = connection.tls {

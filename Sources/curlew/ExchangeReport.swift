@@ -66,7 +66,7 @@ struct ExchangeReport {
         parts.append(message.connectionKind)
         if let uses = connection.requestsOnConnection, uses > 1 { parts.append("request \(uses) on it") }
         if connection.redirectCount > 0 { parts.append("\(connection.redirectCount) redirect(s)") }
-        parts.append("\(connection.bytesSent) B sent, \(connection.bytesReceived) B received")
+        parts.append("\(connection.bytesSent) B sent, \(message.bytesReceivedText) received")
         return "(" + parts.joined(separator: ", ") + ")"
     }
 

@@ -396,6 +396,16 @@ struct SendHostileTests {
         #expect(text.contains("is not beside the curlew executable (\(directory)); run the binary where the build put it (`make run` does)"), "\(text)")
     }
 
+    @Test("an answer libcurl refused before counting it is said to be uncounted, not 0 B received (a known item of an earlier review); a counted one gives its bytes")
+    func refusedAnswerUncounted() async throws {
+        let server = try await TestServer.shared()
+        let refused = try await CurlewProcess.run(["send", "\(server.baseURL)/fault/bad-status"])
+        #expect(refused.status == 8)
+        #expect(refused.output.contains("B sent, uncounted (libcurl refused the answer) received)"), "\(refused.output)")
+        let counted = try await CurlewProcess.run(["send", "\(server.baseURL)/get"])
+        #expect(counted.output.range(of: #"B sent, [1-9][0-9]* B received\)"#, options: .regularExpression) != nil, "\(counted.output)")
+    }
+
     @Test("on a terminal, control characters from the network are shown escaped; --raw prints them")
     func terminalEscapes() async throws {
         let server = try await TestServer.shared()
