@@ -41,6 +41,7 @@ struct SoakCommand: AsyncParsableCommand {
         let logDirectory = NSTemporaryDirectory() + "curlew-soak-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: logDirectory) }
         let before = try await ProcessFootprint.settled(toward: nil)
+        let namesBefore = ProcessFootprint.threadNames()
 
         let report = try await SoakRun(
             baseURL: server.baseURL, logPath: logDirectory + "/soak.jsonl",
@@ -54,8 +55,9 @@ struct SoakCommand: AsyncParsableCommand {
         if after.descriptors > before.descriptors {
             failures.append("descriptors: \(before.descriptors) before, \(after.descriptors) after")
         }
-        if after.threads > before.threads {
-            failures.append("threads: \(before.threads) before, \(after.threads) after")
+        if after.ownThreads > before.ownThreads || after.poolThreads > max(before.poolThreads, ProcessFootprint.poolThreadsAllowed) {
+            failures.append("threads: \(before.threads) before (\(namesBefore.joined(separator: ", "))), \(after.threads) after "
+                            + "(\(ProcessFootprint.threadNames().joined(separator: ", "))); at most \(ProcessFootprint.poolThreadsAllowed) libdispatch workers may stay")
         }
         print(report.summary)
         print("descriptors \(before.descriptors) -> \(after.descriptors), threads \(before.threads) -> \(after.threads)")
