@@ -32,9 +32,33 @@ public enum OpenAPIImport {
         do { _ = try YAMLDocument.parse(String(decoding: data, as: UTF8.self), file: "the document") } catch {
             throw Failure(reason: error.description)
         }
+        // A local tag (`!name`) is refused before OpenAPIKit sees it: no OpenAPI document has
+        // one, and one on a parameter made OpenAPIKit's decoding error trap (found by fuzzing).
+        if let tag = (try? Yams.compose(yaml: String(decoding: data, as: UTF8.self))).flatMap({ $0.flatMap(localTag(in:)) }) {
+            throw Failure(reason: "a YAML tag (\(tag)): an OpenAPI document uses none")
+        }
         let document: OpenAPIKit.OpenAPI.Document
         do { document = try decodeDocument(data) } catch { throw Failure(reason: reason(for: error)) }
         return collection(document)
+    }
+
+    /// The first local tag (`!name`, not YAML's own `tag:yaml.org,2002:…`) in `node`, if any.
+    private static func localTag(in node: Node) -> String? {
+        let name = node.tag.description
+        if name.hasPrefix("!"), name != "!" { return name }
+        switch node {
+        case .mapping(let mapping):
+            for (key, value) in mapping {
+                if let found = localTag(in: key) ?? localTag(in: value) { return found }
+            }
+        case .sequence(let sequence):
+            for element in sequence {
+                if let found = localTag(in: element) { return found }
+            }
+        default:
+            break
+        }
+        return nil
     }
 
     /// The document, 3.0 converted to 3.1; a Swagger 2 or versionless document is refused.

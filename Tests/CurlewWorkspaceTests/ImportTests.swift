@@ -298,6 +298,12 @@ struct ImportTests {
         let collection = try OpenAPIImport.parse(Data(json.utf8))
         #expect(collection.items.first?.name == "DELETE /a")
         #expect(collection.variables.first?.name == "baseURL")
+        // A local YAML tag on a parameter made OpenAPIKit's decoding error trap (found by the
+        // fuzz smoke): refused first, with the tag named.
+        let tagged = "openapi: 3.1.0\ninfo: {title: t, version: \"1\"}\npaths:\n  /s/{code}:\n    get:\n      paeratmers:\n"
+            + "        - {name: code, in: path,!required: true}\n"
+        let refused = #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data(tagged.utf8)) }
+        #expect(refused?.reason.hasPrefix("a YAML tag (!required") == true, "\(String(describing: refused))")
         let swagger = #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data(#"{"swagger": "2.0"}"#.utf8)) }
         #expect(swagger?.reason.contains("Swagger 2.0") == true)
         #expect(throws: OpenAPIImport.Failure.self) { try OpenAPIImport.parse(Data("- just a list".utf8)) }
