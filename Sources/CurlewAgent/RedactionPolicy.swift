@@ -687,7 +687,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // Declared values: any text body goes through redaction, and any other body holding one.
         if !secretValues.isEmpty, body.text != nil || secretForms.contains(where: { body.data.range(of: Data($0.utf8)) != nil })
             || (Self.mayHoldEscapes(body.data) && !secretRanges(in: Array(body.data)).isEmpty)
-            || (!standingAloneValues.isEmpty && URLPassword.hidingDelimited(standingAloneValues, in: Array(body.data)) != Array(body.data))
+            || (!standingAloneValues.isEmpty && URLPassword.holdsDelimited(standingAloneValues, in: Array(body.data)))
             || (body.isTruncated && cutSecretLength(in: body.data) != nil) {
             // (The forms as written first: `range(of:)` stops at the first, and most bodies that
             // hold a value hold it so.)
@@ -1352,7 +1352,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         let hides = decoded.withUnsafeBytes { bytes in
             containsSecretMember(bytes) || pairsNeedRedaction(bytes[...], queryOnly: false) || pairsNeedRedaction(bytes[...], queryOnly: true)
         } || !secretRanges(in: Array(decoded)).isEmpty
-            || (!standingAloneValues.isEmpty && URLPassword.hidingDelimited(standingAloneValues, in: Array(decoded)) != Array(decoded))
+            || (!standingAloneValues.isEmpty && URLPassword.holdsDelimited(standingAloneValues, in: Array(decoded)))
         return hides ? Array(contents[...comma]) + Array(Self.marker.utf8) : nil
     }
 

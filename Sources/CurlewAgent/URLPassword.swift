@@ -112,6 +112,11 @@ public enum URLPassword {
         return hidden.isEmpty ? bytes : replacing(hidden, in: bytes)
     }
 
+    /// Whether `hidingDelimited(_:in:)` would hide anything in `bytes`, without making the copy.
+    static func holdsDelimited(_ values: [String], in bytes: [UInt8]) -> Bool {
+        !delimitedRepeats(of: values, in: bytes).isEmpty
+    }
+
     private static func delimitedRepeats(of values: [String], in bytes: [UInt8]) -> [Range<Int>] {
         let wanted = values.filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
         guard !wanted.isEmpty else { return [] }

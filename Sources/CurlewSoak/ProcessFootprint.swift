@@ -35,11 +35,15 @@ struct ProcessFootprint: Equatable {
                                 residentBytes: pages * Int(sysconf(Int32(_SC_PAGESIZE))))
     }
 
-    /// Whether this footprint holds no more than `target`: descriptors and the process's own
-    /// threads, and pool workers within `poolThreadsAllowed` (or the target's, if more).
+    /// Whether this footprint holds no more than `target`: descriptors and threads (`threadsWithin`).
     func isWithin(_ target: ProcessFootprint) -> Bool {
-        descriptors <= target.descriptors && ownThreads <= target.ownThreads
-            && poolThreads <= max(target.poolThreads, Self.poolThreadsAllowed)
+        descriptors <= target.descriptors && threadsWithin(target)
+    }
+
+    /// Whether this footprint's threads are no more than `target`'s: the process's own, and pool
+    /// workers within `poolThreadsAllowed` (or the target's, if more).
+    func threadsWithin(_ target: ProcessFootprint) -> Bool {
+        ownThreads <= target.ownThreads && poolThreads <= max(target.poolThreads, Self.poolThreadsAllowed)
     }
 
     /// The footprint once closing connections and idle threads have settled: polled until it is

@@ -55,7 +55,7 @@ struct SoakCommand: AsyncParsableCommand {
         if after.descriptors > before.descriptors {
             failures.append("descriptors: \(before.descriptors) before, \(after.descriptors) after")
         }
-        if after.ownThreads > before.ownThreads || after.poolThreads > max(before.poolThreads, ProcessFootprint.poolThreadsAllowed) {
+        if !after.threadsWithin(before) {
             failures.append("threads: \(before.threads) before (\(namesBefore.joined(separator: ", "))), \(after.threads) after "
                             + "(\(ProcessFootprint.threadNames().joined(separator: ", "))); at most \(ProcessFootprint.poolThreadsAllowed) libdispatch workers may stay")
         }
