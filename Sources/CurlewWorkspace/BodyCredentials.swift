@@ -101,14 +101,20 @@ extension WorkspaceWriter {
     }
 
     /// `bytes` as text with each span `replace` gives a replacement for (called with the field's
-    /// name and the span's text) replaced; nil when none was.
+    /// name and the span's text) replaced; nil when none was. A span ending in the backslash of
+    /// an escaped `\{{` that runs past it (the word `x\` in `{"token": x\{{…}}}`) leaves that
+    /// backslash in the text, so the escape still reads as one.
     private static func replacing(_ spans: [(key: String, range: Range<Int>)], in bytes: [UInt8],
                                   _ replace: (_ field: String, _ value: String) -> String?) -> String? {
         var output = bytes
         var changed = false
         for span in spans.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
-            guard let replacement = replace(span.key, String(decoding: bytes[span.range], as: UTF8.self)) else { continue }
-            output.replaceSubrange(span.range, with: replacement.utf8)
+            var range = span.range
+            if let last = range.last, bytes[last] == UInt8(ascii: "\\"), bytes[range.upperBound...].starts(with: "{{".utf8) {
+                range = range.lowerBound..<last
+            }
+            guard !range.isEmpty, let replacement = replace(span.key, String(decoding: bytes[range], as: UTF8.self)) else { continue }
+            output.replaceSubrange(range, with: replacement.utf8)
             changed = true
         }
         return changed ? String(decoding: output, as: UTF8.self) : nil

@@ -709,6 +709,20 @@ struct WorkspaceWriterReviewTests {
         #expect(templated.secrets.map(\.value) == ["Tpl-4"])
     }
 
+    @Test("a secret word ending in the backslash of an escaped \\{{ leaves the escape whole (found by fuzzing)")
+    func secretWordBeforeEscapedBraces() {
+        for (body, kept, secret) in [(#"{"token": \{{}}}"#, #"{"token": \{{}}}"#, nil as String?),
+                                     (#"{"token": ab\{{x}}}"#, #"{"token": {{t_token}}\{{x}}}"#, "ab"),
+                                     (#"{"token": ab\\{{x}}}"#, #"{"token": {{t_token}}\{{x}}}"#, #"ab\"#)] {
+            var collection = ImportedCollection()
+            var request = Request(.post, "http://h/t")
+            request.requestSerializer = .raw(Data(body.utf8), contentType: "text/plain")
+            let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: ["token"])
+            #expect(moved.requestSerializer == .raw(Data(kept.utf8), contentType: "text/plain"), "\(body)")
+            #expect(collection.secrets.map(\.value) == (secret.map { [$0] } ?? []), "\(body)")
+        }
+    }
+
     @Test("a generated secret's name never takes one of the import's own variables (found by review)")
     func secretNameAvoidsImportVariables() throws {
         let files = try WorkspaceFiles()
