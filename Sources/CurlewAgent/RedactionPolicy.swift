@@ -285,18 +285,26 @@ public struct RedactionPolicy: Sendable, Equatable {
         return forms
     }
 
-    /// `text` with the password of every URL in it hidden (`URLPassword.masking`) and, where it
-    /// repeats them standing alone, the `Basic` passwords `headers` carry in `Authorization` or
-    /// `Proxy-Authorization` (`curl -u admin:PASS …/basic-auth/admin/PASS`): for what is shown
-    /// or kept of a request before any log's redaction sees it (a name made from its URL, a
-    /// group member's label, a cache entry's URL). Cookies and other credentials are not looked
-    /// for: a name must not lose every word a cookie's value happens to be.
+    /// `text` with the password of every URL in it hidden (`URLPassword.masking`) and the
+    /// `Basic` passwords `headers` carry in `Authorization` or `Proxy-Authorization`
+    /// (`curl -u admin:PASS …/basic-auth/admin/PASS`) hidden as an exchange's record hides them:
+    /// `unmistakableCredential` bytes or longer wherever they appear (however escaped), shorter
+    /// ones where they stand alone. For what is shown or kept of a request before any log's
+    /// redaction sees it (a row in flight, a name made from its URL, a group member's label, a
+    /// cache entry's URL). Cookies and other credentials are not looked for: a name must not
+    /// lose every word a cookie's value happens to be.
     public static func hidingPasswords(in text: String, sentWith headers: [HeaderField]) -> String {
         var forms: [String] = []
         for field in headers where isAuthorization(field.name) {
             forms += basicPasswordForms(inAuthorization: field.value)
         }
-        return URLPassword.hidingDelimited(forms, in: URLPassword.masking(in: text))
+        let masked = URLPassword.masking(in: text)
+        guard !forms.isEmpty else { return masked }
+        let bytes = Array(masked.utf8)
+        let unmistakable = forms.filter { $0.utf8.count >= unmistakableCredential }.map { Array($0.utf8) }
+        let found = unmistakable.isEmpty ? [] : PercentDecodedView.occurrences(of: unmistakable, in: bytes)
+        let hidden = found.isEmpty ? masked : String(decoding: URLPassword.replacing(found, in: bytes), as: UTF8.self)
+        return URLPassword.hidingDelimited(forms, in: hidden)
     }
 
     /// The `user:password` of an `Authorization: Basic …` value, and its password.

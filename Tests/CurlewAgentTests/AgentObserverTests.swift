@@ -72,9 +72,9 @@ struct AgentObserverTests {
         _ = try await agent.send(Request(.get, "/get?word=Sekr3tPw"))
         await agent.waitForObservers()
         #expect(recorder.urls.dropFirst(3).allSatisfy { $0.hasSuffix("/get?word=Sekr3tPw") })
-        // A host that is the password keeps its name (found by review).
-        #expect(RedactionPolicy.hidingPasswords(in: "http://intranet/basic-auth/u/intranet", sentWith: [HeaderField(name: "Authorization",
-            value: "Basic " + Data("u:intranet".utf8).base64EncodedString())]) == "http://intranet/basic-auth/u/[REDACTED]")
+        // A host that is a short password keeps its name (found by review).
+        #expect(RedactionPolicy.hidingPasswords(in: "http://intra/basic-auth/u/intra", sentWith: [HeaderField(name: "Authorization",
+            value: "Basic " + Data("u:intra".utf8).base64EncodedString())]) == "http://intra/basic-auth/u/[REDACTED]")
     }
 
     @Test("an observer attached while a request is in flight gets its debug message, the request shown as typed")
