@@ -3,7 +3,8 @@
 // survives. With the default policy (no declared values, so the quick checks decide whether
 // anything is hidden), a secret JSON member beside any string, a credential header after any
 // header line, and a secret parameter (after HTML's escaped `&`, or percent-encoded in another
-// parameter's value) after any text, form or JSON string are hidden too.
+// parameter's value) after any text, form or JSON string are hidden too; and a long Basic
+// password, however escaped, in a row's URL before its record exists.
 @testable import CurlewAgent
 import Foundation
 import FuzzSupport
@@ -176,6 +177,10 @@ private func checkEscapedSecret(_ bytes: [UInt8], _ text: String) {
     let redacted = policy.redact(message)
     if redacted.original?.url.contains(written) == true { fatalError("an escaped secret survived in a URL: \(written)") }
     if let shown = redacted.response?.body.text, shown.contains(written) { fatalError("an escaped secret survived in a body: \(written)") }
+    // A row in flight hides a long Basic password in its URL wherever it is, as the record does.
+    let basic = HeaderField(name: "Authorization", value: "Basic " + Data("u:s3cr3t value".utf8).base64EncodedString())
+    let row = RedactionPolicy.hidingPasswords(in: "http://h.test/?q=" + line + written, sentWith: [basic])
+    if row.contains(written) { fatalError("an escaped Basic password survived in a row's URL: \(written)") }
     for value in [secret, Array(" ".utf8), bytes.prefix(3).map { $0 }] {
         for range in PercentDecodedView.occurrences(of: value, in: bytes) {
             let found = Array(bytes[range])
