@@ -286,25 +286,36 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// `text` with the password of every URL in it hidden (`URLPassword.masking`) and the
-    /// `Basic` passwords `headers` carry in `Authorization` or `Proxy-Authorization`
-    /// (`curl -u admin:PASS …/basic-auth/admin/PASS`) hidden as an exchange's record hides them:
-    /// `unmistakableCredential` bytes or longer wherever they appear (however escaped), shorter
-    /// ones where they stand alone. For what is shown or kept of a request before any log's
-    /// redaction sees it (a row in flight, a name made from its URL, a group member's label, a
-    /// cache entry's URL). Cookies and other credentials are not looked for: a name must not
-    /// lose every word a cookie's value happens to be.
+    /// credentials `headers` carry in `Authorization` or `Proxy-Authorization` hidden as an
+    /// exchange's record hides them: the value and its credentials (a `Bearer` token, a `Basic`
+    /// one's base64) wherever they appear, and a `Basic` password
+    /// (`curl -u admin:PASS …/basic-auth/admin/PASS`), as it is or percent-encoded in any mix,
+    /// wherever it appears when `unmistakableCredential` bytes or longer, else where it stands
+    /// alone. For what is shown or kept of a request before any log's redaction sees it (a row
+    /// in flight, a name made from its URL, a group member's label, a cache entry's URL), so a
+    /// row hides what its record will. Cookies and other headers are not looked for: a name
+    /// must not lose every word a cookie's value happens to be.
     public static func hidingPasswords(in text: String, sentWith headers: [HeaderField]) -> String {
-        var forms: [String] = []
+        var anywhere: [[UInt8]] = []
+        var standingAlone: [String] = []
+        func hideAnywhere(_ value: some StringProtocol) {
+            let value = value.trimmingCharacters(in: .whitespaces)
+            if value.utf8.count >= minimumHiddenCredential { anywhere.append(Array(value.utf8)) }
+        }
         for field in headers where isAuthorization(field.name) {
-            forms += basicPasswordForms(inAuthorization: field.value)
+            hideAnywhere(field.value)
+            let value = field.value.trimmingCharacters(in: .whitespaces)
+            if let space = value.firstIndex(of: " ") { hideAnywhere(value[value.index(after: space)...]) }
+            for form in basicPasswordForms(inAuthorization: field.value) {
+                if form.utf8.count >= unmistakableCredential { anywhere.append(Array(form.utf8)) } else { standingAlone.append(form) }
+            }
         }
         let masked = URLPassword.masking(in: text)
-        guard !forms.isEmpty else { return masked }
+        guard !anywhere.isEmpty || !standingAlone.isEmpty else { return masked }
         let bytes = Array(masked.utf8)
-        let unmistakable = forms.filter { $0.utf8.count >= unmistakableCredential }.map { Array($0.utf8) }
-        let found = unmistakable.isEmpty ? [] : PercentDecodedView.occurrences(of: unmistakable, in: bytes)
+        let found = anywhere.isEmpty ? [] : PercentDecodedView.occurrences(of: anywhere, in: bytes)
         let hidden = found.isEmpty ? masked : String(decoding: URLPassword.replacing(found, in: bytes), as: UTF8.self)
-        return URLPassword.hidingDelimited(forms, in: hidden)
+        return standingAlone.isEmpty ? hidden : URLPassword.hidingDelimited(standingAlone, in: hidden)
     }
 
     /// The `user:password` of an `Authorization: Basic …` value, and its password.

@@ -9,10 +9,13 @@ public enum URLPassword {
 
     /// `text` with the password of every URL in it replaced by the marker (also a URL inside
     /// another's query, or one written in JSON with escaped slashes); unchanged, and not copied,
-    /// when it has none. A password of `RedactionPolicy.minimumHiddenCredential` bytes or more is
-    /// also hidden where the text repeats it standing alone (`isDelimited`: a path segment, a
-    /// query value, a quoted string) outside a URL's scheme and authority (a server's path may:
-    /// `/basic-auth/user/PASS`), so a host, a port or a word that happens to hold it stays.
+    /// when it has none. Where the text repeats a password outside a URL's scheme and authority
+    /// (a server's path may: `/basic-auth/user/PASS`), it is hidden too: one of
+    /// `RedactionPolicy.unmistakableCredential` bytes or more wherever it is, as a record hides
+    /// the `Authorization` libcurl makes of it; a shorter one of
+    /// `RedactionPolicy.minimumHiddenCredential` bytes or more where it stands alone
+    /// (`isDelimited`: a path segment, a query value, a quoted string), so a port or a word that
+    /// happens to hold it stays. A host keeps its name.
     /// Linear in the text's length (and the repeats found): at most `searchedPasswords`
     /// passwords are looked for, each in one pass over the text and one over its decoded form.
     public static func masking(in text: String) -> String {
@@ -32,7 +35,7 @@ public enum URLPassword {
             }
         }
         guard !hidden.isEmpty else { return text }
-        hidden += repeats(of: searched.map { Array($0) }, in: bytes, outside: kept)
+        hidden += repeats(of: searched.map { Array($0) }, in: bytes, outside: kept, anywhereFrom: RedactionPolicy.unmistakableCredential)
         return String(decoding: replacing(hidden, in: bytes), as: UTF8.self)
     }
 
@@ -40,14 +43,20 @@ public enum URLPassword {
     /// thousands of URLs with passwords costs passes for this many at most.
     static let searchedPasswords = 16
 
-    /// Where `passwords` occur in `bytes` standing alone, as written or with any of their bytes
-    /// percent-encoded (`PercentDecodedView.occurrences`), but for occurrences touching a range
-    /// of `kept` (sorted, as found); overlapping occurrences as one range.
-    private static func repeats(of passwords: [[UInt8]], in bytes: [UInt8], outside kept: [Range<Int>]) -> [Range<Int>] {
+    /// Where `passwords` occur in `bytes` standing alone (or anywhere, those of `anywhereFrom`
+    /// bytes or more), as written or with any of their bytes percent-encoded
+    /// (`PercentDecodedView.occurrences`), but for occurrences touching a range of `kept`
+    /// (sorted, as found); overlapping occurrences as one range.
+    private static func repeats(of passwords: [[UInt8]], in bytes: [UInt8], outside kept: [Range<Int>], anywhereFrom: Int? = nil) -> [Range<Int>] {
+        let long = anywhereFrom.map { limit in passwords.filter { $0.count >= limit } } ?? []
+        let short = anywhereFrom.map { limit in passwords.filter { $0.count < limit } } ?? passwords
+        var candidates = short.isEmpty ? [] : PercentDecodedView.occurrences(of: short, in: bytes).filter { isDelimited($0, in: bytes) }
+        if !long.isEmpty {
+            candidates = (candidates + PercentDecodedView.occurrences(of: long, in: bytes)).sorted { $0.lowerBound < $1.lowerBound }
+        }
         var found: [Range<Int>] = []
         var nextKept = 0
-        for range in PercentDecodedView.occurrences(of: passwords, in: bytes) {
-            guard isDelimited(range, in: bytes) else { continue }
+        for range in candidates {
             while nextKept < kept.count, kept[nextKept].upperBound <= range.lowerBound { nextKept += 1 }
             guard nextKept == kept.count || !kept[nextKept].overlaps(range) else { continue }
             // Occurrences come in order: one overlapping the last found extends it.
@@ -97,8 +106,8 @@ public enum URLPassword {
     /// `text` with each of `values` (those of `RedactionPolicy.minimumHiddenCredential` bytes or
     /// more) hidden where it stands alone (`isDelimited`), longest first: a password repeated in a
     /// request line, a URL or a name, where `127.0.0.1` keeps its `0.0.1` and `:18700` its port.
-    /// A URL's scheme and authority in the text keep their parts (`-u admin:intranet
-    /// http://intranet/x` keeps its host), as `masking` keeps them.
+    /// A URL's scheme and authority in the text keep their parts (`-u admin:intra
+    /// http://intra/x` keeps its host), as `masking` keeps them.
     public static func hidingDelimited(_ values: [String], in text: String) -> String {
         let bytes = Array(text.utf8)
         let hidden = delimitedRepeats(of: values, in: bytes)

@@ -237,13 +237,23 @@ struct RedactionPolicyTests {
         ] {
             let headers = [HeaderField(name: "Authorization", value: "Basic " + Data("u:\(password)".utf8).base64EncodedString())]
             #expect(RedactionPolicy.hidingPasswords(in: url, sentWith: headers) == shown, "\(url)")
-            // The record hides a long one with the word around it.
+            // The record hides a long one, and with it the rest of the word it stands in.
             let record = RedactionPolicy().redact(message(url: url, headers: headers, head: "GET / HTTP/1.1\r\nHost: h\r\n\r\n"))
             let hidden = RedactionPolicy.basicPasswordForms(inAuthorization: headers[0].value).dropFirst()
             let recorded = record.original?.url ?? ""
             #expect(!hidden.contains { form in form.utf8.count >= 8 && recorded.contains(form) }, "the record of \(url)")
             if password == "intra" { #expect(recorded == shown, "the record of \(url)") }
         }
+        // The credential itself, a Basic one's base64 or a Bearer token, wherever it appears (found by review).
+        let token = Data("u:s3cr3t".utf8).base64EncodedString()
+        #expect(RedactionPolicy.hidingPasswords(in: "http://h/login?auth=\(token)&x=y\(token)", sentWith: [HeaderField(name: "Authorization", value: "Basic \(token)")])
+                == "http://h/login?auth=\(marker)&x=y\(marker)")
+        #expect(RedactionPolicy.hidingPasswords(in: "http://h/cb?state=xtok-9f8e7d", sentWith: [HeaderField(name: "Authorization", value: "Bearer tok-9f8e7d")])
+                == "http://h/cb?state=x\(marker)")
+        // A URL's own long password inside a word, however escaped; its host keeps its name; a short one only standing alone (found by review).
+        #expect(URLPassword.masking(in: "http://ann:Sekr3t%20Pw@h/get?q=xSekr3t+Pwy&r=Sekr3t%20Pw") == "http://ann:\(marker)@h/get?q=x\(marker)y&r=\(marker)")
+        #expect(URLPassword.masking(in: "http://ann:intranet1@intranet1/x/intranet1") == "http://ann:\(marker)@intranet1/x/\(marker)")
+        #expect(URLPassword.masking(in: "http://ann:pw42@h/x/pw42?q=apw42b") == "http://ann:\(marker)@h/x/\(marker)?q=apw42b")
     }
 
     @Test("a password or declared value written with only some of its bytes percent-encoded is hidden too")
