@@ -42,7 +42,10 @@ extension WorkspaceWriter {
                    let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
                     replaced = members == json ? nil : members.serialized()
                 } else {
-                    replaced = replacing(spans.spans, in: Array(text.utf8), replace)
+                    // Under a JSON type a string is filled in decoded and escaped again
+                    // (`JSONTemplateFill`), so its secret is kept decoded; elsewhere as written.
+                    let decodesStrings = MIMEType.isJSON(body: contentType, header: request.headers["Content-Type"])
+                    replaced = replacing(spans.spans, in: Array(text.utf8), decodingStrings: decodesStrings, replace)
                 }
             } else if type.hasPrefix("multipart/") {
                 replaced = replacing(MultipartSecretSpans.spans(in: Array(text.utf8), contentType: contentType, isSecret: isSecret), in: Array(text.utf8), replace)
@@ -104,7 +107,9 @@ extension WorkspaceWriter {
     /// name and the span's text) replaced; nil when none was. A span ending in the backslash of
     /// an escaped `\{{` that runs past it (the word `x\` in `{"token": x\{{…}}}`) leaves that
     /// backslash in the text, so the escape still reads as one.
-    private static func replacing(_ spans: [(key: String, range: Range<Int>)], in bytes: [UInt8],
+    /// With `decodingStrings`, a span that is a JSON string's content is given decoded
+    /// (`a\"b` as `a"b`).
+    private static func replacing(_ spans: [(key: String, range: Range<Int>)], in bytes: [UInt8], decodingStrings: Bool = false,
                                   _ replace: (_ field: String, _ value: String) -> String?) -> String? {
         var output = bytes
         var changed = false
@@ -113,7 +118,13 @@ extension WorkspaceWriter {
             if let last = range.last, bytes[last] == UInt8(ascii: "\\"), bytes[range.upperBound...].starts(with: "{{".utf8) {
                 range = range.lowerBound..<last
             }
-            guard !range.isEmpty, let replacement = replace(span.key, String(decoding: bytes[range], as: UTF8.self)) else { continue }
+            var value = String(decoding: bytes[range], as: UTF8.self)
+            if decodingStrings, range.lowerBound > 0, bytes[range.lowerBound - 1] == UInt8(ascii: "\""), range.upperBound < bytes.count,
+               bytes[range.upperBound] == UInt8(ascii: "\""), bytes[range].contains(UInt8(ascii: "\\")),
+               case .string(let decoded)? = try? JSONValue.parse("\"" + value + "\"") {
+                value = decoded
+            }
+            guard !range.isEmpty, let replacement = replace(span.key, value) else { continue }
             output.replaceSubrange(range, with: replacement.utf8)
             changed = true
         }

@@ -709,6 +709,31 @@ struct WorkspaceWriterReviewTests {
         #expect(templated.secrets.map(\.value) == ["Tpl-4"])
     }
 
+    @Test("a JSON body kept as text for its templates keeps an escaped secret decoded, so filling it in sends the same password (found by review)")
+    func escapedSecretInTemplatedJSON() throws {
+        var collection = ImportedCollection()
+        var request = Request(.post, "http://h/t")
+        let body = #"{"id": {{id}}, "password": "a\"b\\c"}"#
+        request.requestSerializer = .raw(Data(body.utf8), contentType: "application/json")
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: ["password"])
+        let written = #"{"id": {{id}}, "password": "{{t_password}}"}"#
+        #expect(moved.requestSerializer == .raw(Data(written.utf8), contentType: "application/json"))
+        #expect(collection.secrets.map(\.value) == [#"a"b\c"#])
+        // What the workspace sends: the string filled in whole and escaped as JSON writes it.
+        let template = Template(variables: ["id": "1", "t_password": collection.secrets.first?.value ?? ""], environment: { _ in nil })
+        var outside = template
+        outside.fillsOutsideJSONString = true
+        let sent = try JSONTemplateFill.fill(written, string: { (part: String) throws(Template.Failure) in try template.expand(part) },
+                                             elsewhere: { (part: String) throws(Template.Failure) in try outside.expand(part) },
+                                             repeatedName: { .undefined($0, suggestion: nil) })
+        #expect(sent == #"{"id": 1, "password": "a\"b\\c"}"#)
+        // As text, it is kept as written: a text body is sent as its template stands.
+        var text = ImportedCollection()
+        request.requestSerializer = .raw(Data(body.utf8), contentType: "text/plain")
+        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &text, avoiding: [], secretParameters: ["password"])
+        #expect(text.secrets.map(\.value) == [#"a\"b\\c"#])
+    }
+
     @Test("a secret word ending in the backslash of an escaped \\{{ leaves the escape whole (found by fuzzing)")
     func secretWordBeforeEscapedBraces() {
         for (body, kept, secret) in [(#"{"token": \{{}}}"#, #"{"token": \{{}}}"#, nil as String?),
