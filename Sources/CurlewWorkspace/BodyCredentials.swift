@@ -17,7 +17,9 @@ extension WorkspaceWriter {
     /// content in multipart text). A text body changes only where a value is replaced. A secret
     /// number among parameters a JSON body carries stays (it cannot become a `{{name}}` string
     /// there); in a form or a query it is sent as its text, and moves as that.
-    static func replacingSecretBodyValues(of request: Request, secretNames: Set<String>,
+    /// With `keepingTemplated`, a text body's value inside a `{{…}}` expression, or partly, is
+    /// not offered: moved, its text would end or reopen the expression (`a={{$base64 b&token=c}}`).
+    static func replacingSecretBodyValues(of request: Request, secretNames: Set<String>, keepingTemplated: Bool = false,
                                           _ replace: (_ field: String, _ value: String) -> String?) -> Request {
         var request = request
         let isSecret = { (name: String) in secretNames.contains(name.lowercased()) }
@@ -28,6 +30,7 @@ extension WorkspaceWriter {
             // are looked for there.
             let text = String(decoding: data, as: UTF8.self)
             let type = contentType.lowercased()
+            let templated = keepingTemplated && text.contains("{{") ? Template.templatedRanges(in: text) : []
             var replaced: String?
             if let json = jsonMembers(of: data, contentType: contentType), json.isContainer,
                let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
@@ -37,7 +40,7 @@ extension WorkspaceWriter {
                 // A body kept as text only for what its secrets hold (`"abc\/def"`) is written as
                 // `json:` members once they are `{{name}}`, which fills each in as a whole string:
                 // its secrets are then kept decoded, as for members.
-                let sketch = replacing(spans.spans, in: Array(text.utf8)) { _, _ in "{{x}}" }
+                let sketch = replacing(spans.spans, in: Array(text.utf8), outside: templated) { _, _ in "{{x}}" }
                 if let sketch, jsonMembers(of: Data(sketch.utf8), contentType: contentType) != nil, let json = try? JSONValue.parse(data),
                    let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
                     replaced = members == json ? nil : members.serialized()
@@ -45,12 +48,17 @@ extension WorkspaceWriter {
                     // Under a JSON type a string is filled in decoded and escaped again
                     // (`JSONTemplateFill`), so its secret is kept decoded; elsewhere as written.
                     let decodesStrings = MIMEType.isJSON(body: contentType, header: request.headers["Content-Type"])
-                    replaced = replacing(spans.spans, in: Array(text.utf8), decodingStrings: decodesStrings, replace)
+                    replaced = replacing(spans.spans, in: Array(text.utf8), outside: templated, decodingStrings: decodesStrings, replace)
                 }
             } else if type.hasPrefix("multipart/") {
-                replaced = replacing(MultipartSecretSpans.spans(in: Array(text.utf8), contentType: contentType, isSecret: isSecret), in: Array(text.utf8), replace)
+                replaced = replacing(MultipartSecretSpans.spans(in: Array(text.utf8), contentType: contentType, isSecret: isSecret), in: Array(text.utf8),
+                                     outside: templated, replace)
             } else if type.hasPrefix("application/x-www-form-urlencoded") {
-                let pairs = mappingPairs(Substring(text), kept: String.init) { key, value in isSecret(key) ? replace(key, String(value)) : nil }
+                let pairs = mappingPairs(Substring(text), kept: String.init) { key, value in
+                    let start = text.utf8.distance(from: text.startIndex, to: value.startIndex)
+                    let range = start..<(start + value.utf8.count)
+                    return isSecret(key) && !templated.contains { $0.overlaps(range) } ? replace(key, String(value)) : nil
+                }
                 replaced = pairs == text ? nil : pairs
             }
             if let replaced { request.requestSerializer = .raw(Data(replaced.utf8), contentType: contentType) }
@@ -107,10 +115,11 @@ extension WorkspaceWriter {
     /// name and the span's text) replaced; nil when none was. A span ending in the backslash of
     /// an escaped `\{{` that runs past it (the word `x\` in `{"token": x\{{…}}}`) leaves that
     /// backslash in the text, so the escape still reads as one.
-    /// With `decodingStrings`, a span that is a JSON string's content is given decoded
-    /// (`a\"b` as `a"b`).
-    private static func replacing(_ spans: [(key: String, range: Range<Int>)], in bytes: [UInt8], decodingStrings: Bool = false,
-                                  _ replace: (_ field: String, _ value: String) -> String?) -> String? {
+    /// A span overlapping one of `templated` (`Template.templatedRanges`) stays. With
+    /// `decodingStrings`, a span that is a JSON string's content is given decoded (`a\"b` as
+    /// `a"b`).
+    private static func replacing(_ spans: [(key: String, range: Range<Int>)], in bytes: [UInt8], outside templated: [Range<Int>],
+                                  decodingStrings: Bool = false, _ replace: (_ field: String, _ value: String) -> String?) -> String? {
         var output = bytes
         var changed = false
         for span in spans.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
@@ -124,7 +133,7 @@ extension WorkspaceWriter {
                case .string(let decoded)? = try? JSONValue.parse("\"" + value + "\"") {
                 value = decoded
             }
-            guard !range.isEmpty, let replacement = replace(span.key, value) else { continue }
+            guard !range.isEmpty, !templated.contains(where: { $0.overlaps(range) }), let replacement = replace(span.key, value) else { continue }
             output.replaceSubrange(range, with: replacement.utf8)
             changed = true
         }
@@ -147,7 +156,7 @@ extension WorkspaceWriter {
     /// literal collection's body is escaped before it comes here).
     static func movingBodyCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
                                       avoiding taken: Set<String>, secretParameters: Set<String>) -> Request {
-        replacingSecretBodyValues(of: request, secretNames: lowercased(secretParameters)) { field, value in
+        replacingSecretBodyValues(of: request, secretNames: lowercased(secretParameters), keepingTemplated: true) { field, value in
             secretReference(value, literal: false, field: field, named: name, into: &collection, avoiding: taken)
         }
     }

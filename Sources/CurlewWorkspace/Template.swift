@@ -160,6 +160,20 @@ public struct Template: Sendable {
         return output + (unclosed ?? "")
     }
 
+    /// Where `text`'s `{{…}}` expressions stand (with their braces, nested ones whole), and a
+    /// `{{` never closed with what follows it, as UTF-8 offsets: what is not literal text. An
+    /// escaped `\{{` is literal.
+    static func templatedRanges(in text: String) -> [Range<Int>] {
+        let utf8 = text.utf8
+        func offset(_ index: Substring.Index) -> Int { utf8.distance(from: utf8.startIndex, to: index) }
+        var ranges: [Range<Int>] = []
+        let unclosed = walk(Substring(text), literal: { (_: Substring) throws(Never) in },
+                            expression: { (inner: Substring) throws(Never) in ranges.append((offset(inner.startIndex) - 2)..<(offset(inner.endIndex) + 2)) },
+                            escapedOpen: { (_: Substring) throws(Never) in })
+        if let unclosed { ranges.append(offset(unclosed.startIndex)..<utf8.count) }
+        return ranges
+    }
+
     /// Reads `text` in order: its literal runs (a `\{{` is a literal `{{`, for a body that holds
     /// another template language's braces) and the inside of each `{{…}}` expression, nested
     /// ones included. Returns the text from a `{{` that is never closed, nil when all are.

@@ -734,6 +734,29 @@ struct WorkspaceWriterReviewTests {
         #expect(text.secrets.map(\.value) == [#"a\"b\\c"#])
     }
 
+    @Test("a secret value inside a template expression, or partly, stays where it is, so the expression still closes (found by review)")
+    func secretInsideExpressionStays() {
+        for (type, body) in [("application/x-www-form-urlencoded", "a={{$base64 b&token=c}}"),
+                             ("application/x-www-form-urlencoded", #"a={{$base64 b&token=\{{x}}}}"#),
+                             ("text/plain", #"{"a": "{{$base64 b", "token": "c}}"}"#),
+                             ("multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n{{$base64 a\r\n"
+                                + "--b\r\nContent-Disposition: form-data; name=\"token\"\r\n\r\nc}}\r\n--b--\r\n")] {
+            var collection = ImportedCollection()
+            var request = Request(.post, "http://h/t")
+            request.requestSerializer = .raw(Data(body.utf8), contentType: type)
+            let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: ["token"])
+            #expect(moved.requestSerializer == request.requestSerializer, "\(body)")
+            #expect(collection.secrets.isEmpty, "\(body)")
+        }
+        // Beside an expression, a value still moves.
+        var collection = ImportedCollection()
+        var request = Request(.post, "http://h/t")
+        request.requestSerializer = .raw(Data("a={{x}}&token=c1&b={{$base64 y}}".utf8), contentType: "application/x-www-form-urlencoded")
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: ["token"])
+        #expect(moved.requestSerializer == .raw(Data("a={{x}}&token={{t_token}}&b={{$base64 y}}".utf8), contentType: "application/x-www-form-urlencoded"))
+        #expect(collection.secrets.map(\.value) == ["c1"])
+    }
+
     @Test("a secret word ending in the backslash of an escaped \\{{ leaves the escape whole (found by fuzzing)")
     func secretWordBeforeEscapedBraces() {
         for (body, kept, secret) in [(#"{"token": \{{}}}"#, #"{"token": \{{}}}"#, nil as String?),

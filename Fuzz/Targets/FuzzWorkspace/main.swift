@@ -1,7 +1,7 @@
 // Fuzzes the workspace reader with any file a user might open: whatever the bytes, reading ends
 // in a workspace or a WorkspaceError, and a workspace that loads builds every request and group.
 // The input is also a request's text body, under a text, a form and a multipart type: moving its credentials
-// to the secrets file changes nothing the request sends; and as a value a chain captured, it is
+// to the secrets file changes nothing the request sends, expressions and built-ins included; and as a value a chain captured, it is
 // filled in as it is.
 import CurlewAgent
 import CurlewSessions
@@ -55,9 +55,22 @@ private func checkBodyCredentials(_ text: String) {
             return result
         }
         guard case .raw(let data, _) = moved.requestSerializer else { fatalError("the body is no longer a text body") }
-        let body = sent(String(decoding: data, as: UTF8.self))
+        let written = String(decoding: data, as: UTF8.self)
+        let body = sent(written)
         guard body == text.replacingOccurrences(of: "\\{{", with: "{{") else {
             fatalError("moving the credentials of \(text.debugDescription) (\(type)) sends \(body.debugDescription)")
+        }
+        // With the template itself (expressions and built-ins included, the generated names as
+        // their secrets): the same text, or a failure both ways.
+        if !text.contains("$uuid") {
+            var template = Template(variables: Dictionary(collection.secrets.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
+                                    environment: { _ in "e" }, now: { Date(timeIntervalSince1970: 0) }, random: { $0.lowerBound })
+            template.literal = Set(collection.secrets.map(\.name))
+            let before = try? template.expand(text)
+            let after = try? template.expand(written)
+            guard before == after else {
+                fatalError("moving the credentials of \(text.debugDescription) (\(type)) expands to \(String(describing: after)), not \(String(describing: before))")
+            }
         }
     }
 }
