@@ -43,7 +43,19 @@ struct RequestComposer: Sendable {
 
     /// What goes on the wire, with what describing it takes when `describing`: a request nobody
     /// reads the description of (no observer, no `debug` callback) is sent without building it.
+    /// A refusal hides the credentials the request's `Authorization` fields carry, as a row
+    /// does (`RedactionPolicy.hidingPasswords`): it quotes the URL, which may repeat them.
     func composition(of request: Request, preview: Bool = false, describing: Bool) throws(RequestError) -> (transfer: TransferRequest, description: Description?) {
+        do {
+            return try composing(request, preview: preview, describing: describing)
+        } catch {
+            var refusal = error
+            refusal.message = RedactionPolicy.hidingPasswords(in: error.message, sentWith: request.headers.fields + config.defaultHeaders.fields)
+            throw refusal
+        }
+    }
+
+    private func composing(_ request: Request, preview: Bool, describing: Bool) throws(RequestError) -> (transfer: TransferRequest, description: Description?) {
         try request.method.validate()
         let params = request.usesDefaultParams ? request.params.merged(over: config.defaultParams) : request.params
         // The request's own fields win; a User-Agent of the config's goes last, as ever.
@@ -364,15 +376,21 @@ struct RequestComposer: Sendable {
         }
     }
 
-    /// Checks a URL that is not of the plain shape with the full parser.
-    private static func validate(_ url: String) throws(RequestError) {
-        try checkCharacters(url)
+    /// Refuses an IPv6 address never closed and a port that is not a number from 1 to 65535:
+    /// the check `URLText.checkAddress` gives importers.
+    static func checkAddress(_ url: String) throws(RequestError) {
         if hasUnclosedIPv6Bracket(url) {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) opens an IPv6 address with [ and does not close it with ]")
         }
         if let port = portText(of: url), !port.isEmpty, !isPort(port) {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
         }
+    }
+
+    /// Checks a URL that is not of the plain shape with the full parser.
+    private static func validate(_ url: String) throws(RequestError) {
+        try checkCharacters(url)
+        try checkAddress(url)
         guard let components = URLComponents(string: url) else {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) is not a valid URL")
         }

@@ -15,6 +15,12 @@ public enum URLText {
         try RequestComposer.checkCharacters(url)
     }
 
+    /// Refuses a URL whose IPv6 address is never closed or whose port is not a number from 1 to
+    /// 65535, as the agent refuses to send it (an importer's check, as `checkCharacters`).
+    public static func checkAddress(_ url: String) throws(RequestError) {
+        try RequestComposer.checkAddress(url)
+    }
+
     /// True for text that starts with a scheme and "://" (a full URL, not a path to put after a
     /// base URL); whether its host is valid is checked later.
     public static func startsWithScheme(_ text: String) -> Bool {

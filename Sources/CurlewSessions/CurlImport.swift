@@ -289,7 +289,8 @@ public enum CurlImport {
         request.uploadFile = uploadFile
         // A URL the agent would refuse to send (a space, a tab, a line end in it) is refused
         // here, naming the character, rather than written into a workspace.
-        do { try URLText.checkCharacters(target) } catch { throw Failure(reason: error.message) }
+        // Its message quotes the URL, which may repeat a credential the command carries.
+        do { try URLText.checkCharacters(target) } catch { throw Failure(reason: RedactionPolicy.hidingPasswords(in: error.message, sentWith: headers.fields)) }
         request.customURL = target
         // A header the agent would refuse to send (a control byte in its value, a name that is
         // not a token) is refused here, with the reason, rather than written into a workspace

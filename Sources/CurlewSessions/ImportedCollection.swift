@@ -86,14 +86,18 @@ public struct ImportedCollection: Sendable {
                 let shown = URLPassword.masking(in: url)
                 let quoted = (shown.count > 60 ? shown.prefix(60) + "…" : shown).debugDescription
                 if let scheme = Self.scheme(of: url) {
-                    guard scheme != "http", scheme != "https" else { return false }
+                    guard scheme != "http", scheme != "https" else {
+                        try URLText.checkAddress(url)
+                        return false
+                    }
                     reason = "\(quoted) is not an http or https URL"
                 } else {
                     guard !Self.isPathOrHost(url) else { return false }
                     reason = "\(quoted) is neither a URL, a path nor a host"
                 }
             } catch {
-                reason = error.message
+                // It quotes the URL, which may repeat a credential the request carries.
+                reason = RedactionPolicy.hidingPasswords(in: error.message, sentWith: item.request.headers.fields)
             }
             said.append("\(item.name): left out: \(reason)")
             dropped.insert(item.name)

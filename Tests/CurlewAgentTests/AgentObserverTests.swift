@@ -77,6 +77,28 @@ struct AgentObserverTests {
             value: "Basic " + Data("u:intra".utf8).base64EncodedString())]) == "http://intra/basic-auth/u/[REDACTED]")
     }
 
+    @Test("a refusal quoting the URL hides the credentials the request's Authorization carries, in the error and its record (found by a new user's trial)")
+    func refusalHidesCredentials() async throws {
+        let agent = Agent(config: NetworkConfig())
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        for (url, authorization, secret) in [("http://127.0.0.1:99999/xSekr3tPw1y", HTTPHeaders.basicAuthorization("ann:Sekr3tPw1"), "Sekr3tPw1"),
+                                             ("http://127.0.0.1:8/a b?s=tok-9f8e7d", "Bearer tok-9f8e7d", "tok-9f8e7d")] {
+            var request = Request(.get, url)
+            request.headers["Authorization"] = authorization
+            do {
+                _ = try await agent.send(request)
+                Issue.record("\(url) was sent")
+            } catch let failure as RequestFailure {
+                #expect(failure.error.kind == .invalidURL)
+                #expect(!failure.error.message.contains(secret) && failure.error.message.contains("[REDACTED]"), "\(failure.error.message)")
+            }
+        }
+        await agent.waitForObservers()
+        #expect(recorder.messages.count == 2)
+        #expect(recorder.messages.allSatisfy { $0.error.map { !$0.message.contains("Sekr3tPw1") && !$0.message.contains("tok-9f8e7d") } == true })
+    }
+
     @Test("an observer attached while a request is in flight gets its debug message, the request shown as typed")
     func observerAttachedMidFlight() async throws {
         let agent = Agent(config: NetworkConfig(baseURL: try await TestServer.shared().baseURL))

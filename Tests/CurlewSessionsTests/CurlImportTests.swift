@@ -197,6 +197,27 @@ extension CurlImportRegressionTests {
 
 @Suite("curl import review fixes")
 struct CurlImportReviewTests {
+    @Test("a refusal quoting the URL hides what -u or an Authorization header carries; a URL no request could send (its port, an IPv6 address left open) is left out of a workspace, saying why (found by a new user's trial)")
+    func refusalsHideCredentialsAndUnsendableURLsAreLeftOut() throws {
+        for command in ["curl -u 'ann:Sekr3tPw1' 'http://h/any thing/xSekr3tPw1y'", "curl -H 'Authorization: Bearer tok-9f8e7d' 'http://h/a b?s=tok-9f8e7d'"] {
+            do {
+                _ = try CurlImport.parse(command)
+                Issue.record("\(command) was read")
+            } catch {
+                #expect(!"\(error)".contains("Sekr3tPw1") && !"\(error)".contains("tok-9f8e7d") && "\(error)".contains("[REDACTED]"), "\(error)")
+            }
+        }
+        var collection = ImportedCollection()
+        for command in ["curl -u 'ann:Sekr3tPw1' 'http://127.0.0.1:99999/xSekr3tPw1y'", "curl 'http://[::1/x'", "curl 'http://127.0.0.1:8080/ok'"] {
+            let request = try #require(try CurlImport.parse(command).first).request
+            collection.items.append(.init(name: ImportedCollection.defaultName(request), request: request))
+        }
+        collection.dropUnsendable()
+        #expect(collection.items.map(\.name) == ["GET /ok"])
+        #expect(collection.notes.count == 2 && collection.notes[0].contains("has port \"99999\"") && collection.notes[1].contains("IPv6"), "\(collection.notes)")
+        #expect(!collection.notes.joined().contains("Sekr3tPw1"))
+    }
+
     @Test("cmd: an apostrophe inside ^\"…^\" stays an apostrophe")
     func cmdApostrophe() throws {
         let request = try #require(try CurlImport.parse("curl ^\"https://h/a^\" --data-raw ^\"^{^\\^\"n^\\^\":^\\^\"O'Brien^\\^\"^}^\"").first).request
