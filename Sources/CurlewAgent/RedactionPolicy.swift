@@ -357,8 +357,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// declared values.
     public func redactText(_ text: String) -> String {
         guard isEnabled else { return text }
-        let members = jsonMemberRedactor.redact(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? text
-        return replaceSecrets(redactURLsInText(redactURL(members, inText: true)))
+        // Declared values first, whole, before a member's or a parameter's hiding cuts one up.
+        let declared = replaceSecrets(text)
+        let members = jsonMemberRedactor.redact(Array(declared.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? declared
+        return redactURLsInText(redactURL(members, inText: true))
     }
 
     /// How a named value (a chain's capture, an environment variable) is shown: hidden when its
@@ -1124,7 +1126,9 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Hides the values of declared parameters in a query string found anywhere in `text`. In
     /// free text (`inText`), a quote that closes a quoted URL (`"…?token=v" has…`) stays.
     private func redactURL(_ text: String, inText: Bool = false) -> String {
-        replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true, closingQuotesEndValues: inText))
+        // Declared values first: a parameter's hiding, which ends at a space, `&` or `#`, would
+        // leave the rest of one holding them (`password=hun&ter2` kept `&ter2`).
+        redactPairs(replaceSecrets(URLPassword.masking(in: text)), queryOnly: true, closingQuotesEndValues: inText)
     }
 
     private func isSecretParameter(_ written: UnsafeRawBufferPointer.SubSequence) -> Bool {
@@ -1288,11 +1292,12 @@ public struct RedactionPolicy: Sendable, Equatable {
             if body.isTruncated { hidden = hidingCutSecret(hidden) }
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
-        var redacted = text
+        // Declared values first, whole, before a member's or a parameter's hiding cuts one up.
+        var redacted = replaceSecrets(text)
         let readsAsJSON = kind == .json || Self.startsLikeJSON(text.utf8)
         if readsAsJSON {
             // Token by token, so a body kept only in part (over the debug body limit) is redacted too.
-            if let hidden = jsonMemberRedactor.redact(Array(text.utf8)) {
+            if let hidden = jsonMemberRedactor.redact(Array(redacted.utf8)) {
                 redacted = String(decoding: hidden, as: UTF8.self)
             }
         }
@@ -1301,7 +1306,6 @@ public struct RedactionPolicy: Sendable, Equatable {
         } else if kind == .other {
             redacted = redactURLsInText(redacted)
         }
-        redacted = replaceSecrets(redacted)
         let kept = Data(redacted.utf8)
         let cut: Data
         if body.isTruncated, let start = kept.withUnsafeBytes({ Self.unfinishedValueStart(in: $0, kind: kind) }) {
