@@ -3,8 +3,10 @@ import CurlewAgent
 /// Where the secret values of a JSON text sit: the contents of the strings, and the numbers and
 /// words (`true`), that are the value of a secret member or anywhere under one. Read leniently,
 /// so that a body with templates (`{"id": {{id}}, "password": "…"}`) or escaped braces (`\{{`)
-/// is read too: strings, brackets, braces, colons and commas are all it looks at. Nil for text
-/// that does not start as JSON structure or whose brackets do not balance.
+/// is read too: strings, brackets, braces, colons and commas are all it looks at. A text cut
+/// short (a container or a string never closed, `{"password":"abc`) is read as far as it goes,
+/// since a request sends it as it is. Nil for text that does not start as JSON structure or
+/// closes a bracket it did not open.
 struct JSONSecretSpans {
     /// Each secret value's member name and its bytes in the text (inside the quotes for a string).
     let spans: [(key: String, range: Range<Int>)]
@@ -36,7 +38,12 @@ struct JSONSecretSpans {
             case UInt8(ascii: "\""):
                 var end = index + 1
                 while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
-                guard end < bytes.count else { return nil }
+                // A string never closed runs to the end; one whose last escape was cut is left
+                // out (filled in, its text would be escaped otherwise than written).
+                guard end <= bytes.count else {
+                    index = bytes.count
+                    continue
+                }
                 let content = (index + 1)..<end
                 if let top = stack.last, top.isObject, top.expectingKey {
                     let key = Self.decodedKey(bytes[content])
@@ -72,7 +79,6 @@ struct JSONSecretSpans {
                 index = end
             }
         }
-        guard stack.isEmpty else { return nil }
         self.spans = spans
     }
 

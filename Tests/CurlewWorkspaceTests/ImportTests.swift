@@ -709,6 +709,28 @@ struct WorkspaceWriterReviewTests {
         #expect(templated.secrets.map(\.value) == ["Tpl-4"])
     }
 
+    @Test("a JSON body cut short (a brace or a quote missing) still has its secret moved, and sends the same bytes (found by a new user's trial: written in clear)")
+    func secretInUnfinishedJSON() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        let bodies = [#"{"password":"Sekr3tPw1""#, #"{"password":"Sekr3tPw2"#, #"[{"token":"Sekr3tPw3"}, "#, #"{"name":"plain\"#]
+        var collection = ImportedCollection()
+        collection.isLiteral = true
+        for (index, body) in bodies.enumerated() {
+            var request = Request(.post, "http://h/\(index)")
+            request.requestSerializer = .raw(Data(body.utf8), contentType: "application/json")
+            collection.items.append(.init(name: "u\(index)", request: request))
+        }
+        try WorkspaceWriter.add(collection, to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("Sekr3tPw"), "\(text)")
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        for (index, body) in bodies.enumerated() {
+            guard case .raw(let data, _) = try session.request(named: "u\(index)").0.requestSerializer else { Issue.record("u\(index)"); continue }
+            #expect(String(decoding: data, as: UTF8.self) == body)
+        }
+    }
+
     @Test("a JSON body kept as text for its templates keeps an escaped secret decoded, so filling it in sends the same password (found by review)")
     func escapedSecretInTemplatedJSON() throws {
         var collection = ImportedCollection()
