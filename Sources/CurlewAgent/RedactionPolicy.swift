@@ -357,10 +357,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// declared values.
     public func redactText(_ text: String) -> String {
         guard isEnabled else { return text }
-        // Declared values first, whole, before a member's or a parameter's hiding cuts one up.
-        let declared = replaceSecrets(text)
-        let members = jsonMemberRedactor.redact(Array(declared.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? declared
-        return redactURLsInText(redactURL(members, inText: true))
+        let members = jsonMemberRedactor.redact(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? text
+        return replaceSecrets(redactURLsInText(redactURL(members, inText: true)))
     }
 
     /// How a named value (a chain's capture, an environment variable) is shown: hidden when its
@@ -1126,9 +1124,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Hides the values of declared parameters in a query string found anywhere in `text`. In
     /// free text (`inText`), a quote that closes a quoted URL (`"…?token=v" has…`) stays.
     private func redactURL(_ text: String, inText: Bool = false) -> String {
-        // Declared values first: a parameter's hiding, which ends at a space, `&` or `#`, would
-        // leave the rest of one holding them (`password=hun&ter2` kept `&ter2`).
-        redactPairs(replaceSecrets(URLPassword.masking(in: text)), queryOnly: true, closingQuotesEndValues: inText)
+        replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true, closingQuotesEndValues: inText))
     }
 
     private func isSecretParameter(_ written: UnsafeRawBufferPointer.SubSequence) -> Bool {
@@ -1221,6 +1217,18 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// ends a value.
     private func redactPairs(_ text: String, queryOnly: Bool, closingQuotesEndValues: Bool = false) -> String {
         guard text.withUTF8Bytes({ pairsNeedRedaction(UnsafeRawBufferPointer($0)[...], queryOnly: queryOnly) }) else { return text }
+        // Inside a declared value a hidden value runs on past a space, `&` or `#`
+        // (`password=hun&ter2`), so no part of it is left for the declared values' search to miss.
+        var insideDeclared: [Bool] = []
+        if !secretValues.isEmpty {
+            let declared = secretRanges(in: Array(text.utf8))
+            if !declared.isEmpty {
+                insideDeclared = Array(repeating: false, count: text.utf8.count)
+                for range in declared where range.count > 1 {
+                    for index in (range.lowerBound + 1)..<range.upperBound { insideDeclared[index] = true }
+                }
+            }
+        }
         let marker = Array(Self.marker.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
@@ -1253,7 +1261,9 @@ public struct RedactionPolicy: Sendable, Equatable {
                 return start < index && bytes[start] == bytes[index]
             }
             for (index, byte) in bytes.enumerated() {
-                if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
+                if hiding, !insideDeclared.isEmpty, insideDeclared[index] {
+                    continue
+                } else if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
                     || (inValue && closesQuote(at: index)) {
                     endValue()
                     name.removeAll(keepingCapacity: true)
@@ -1292,12 +1302,11 @@ public struct RedactionPolicy: Sendable, Equatable {
             if body.isTruncated { hidden = hidingCutSecret(hidden) }
             return hidden == body.data ? body : Self.replacingKept(of: body, with: hidden)
         }
-        // Declared values first, whole, before a member's or a parameter's hiding cuts one up.
-        var redacted = replaceSecrets(text)
+        var redacted = text
         let readsAsJSON = kind == .json || Self.startsLikeJSON(text.utf8)
         if readsAsJSON {
             // Token by token, so a body kept only in part (over the debug body limit) is redacted too.
-            if let hidden = jsonMemberRedactor.redact(Array(redacted.utf8)) {
+            if let hidden = jsonMemberRedactor.redact(Array(text.utf8)) {
                 redacted = String(decoding: hidden, as: UTF8.self)
             }
         }
@@ -1306,6 +1315,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         } else if kind == .other {
             redacted = redactURLsInText(redacted)
         }
+        redacted = replaceSecrets(redacted)
         let kept = Data(redacted.utf8)
         let cut: Data
         if body.isTruncated, let start = kept.withUnsafeBytes({ Self.unfinishedValueStart(in: $0, kind: kind) }) {

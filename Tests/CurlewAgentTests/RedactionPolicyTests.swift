@@ -241,6 +241,21 @@ struct RedactionPolicyTests {
         #expect(policy.redact(message(requestBody: form)).sent?.body?.text?.contains("ter2hunter") == false)
     }
 
+    @Test("a declared value or credential that is also a secret parameter's or member's name still leaves that parameter's value hidden (found by review)")
+    func declaredValueThatIsASecretName() {
+        let basic = HeaderField(name: "Authorization", value: HTTPHeaders.basicAuthorization("admin:password"))
+        for policy in [RedactionPolicy(secretValues: ["password"]), RedactionPolicy(secretValues: ["token"])] {
+            let url = "http://h/x?password=N3wPassw0rd&token=N3wTok3n"
+            let form = BodySnapshot(data: Data("password=N3wPassw0rd&token=N3wTok3n".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+            let body = json(#"{"password": "N3wPassw0rd", "token": "N3wTok3n", "url": "\#(url)"}"#)
+            let redacted = policy.redact(message(url: url, headers: [basic], head: "POST /x?password=N3wPassw0rd&token=N3wTok3n HTTP/1.1\r\nHost: h\r\n\r\n",
+                                                 requestBody: form, responseBody: body))
+            for shown in [redacted.original?.url, redacted.sent?.head, redacted.sent?.body?.text, redacted.response?.body.text, policy.redactText(url)] {
+                #expect(shown?.contains("N3wPassw0rd") == false && shown?.contains("N3wTok3n") == false, "\(shown ?? "")")
+            }
+        }
+    }
+
     @Test("a row in flight hides a Basic password in its URL as the exchange's record does: a long one anywhere, however escaped, a short one where it stands alone")
     func rowURLHidesWhatTheRecordHides() {
         for (password, url, shown) in [
