@@ -36,7 +36,8 @@ extension WorkspaceWriter {
                let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
                 // Written as `json:` members, decoded (see `node(for:)`).
                 replaced = members == json ? nil : members.serialized()
-            } else if let spans = JSONSecretSpans(text, isSecret: isSecret) {
+            } else if let spans = JSONSecretSpans(text, isSecret: isSecret),
+                      !spans.spans.isEmpty || !(type.hasPrefix("multipart/") || type.hasPrefix("application/x-www-form-urlencoded")) {
                 // A body kept as text only for what its secrets hold (`"abc\/def"`) is written as
                 // `json:` members once they are `{{name}}`, which fills each in as a whole string:
                 // its secrets are then kept decoded, as for members.
@@ -47,8 +48,8 @@ extension WorkspaceWriter {
                 } else {
                     // Under a JSON type a string is filled in decoded and escaped again
                     // (`JSONTemplateFill`), so its secret is kept decoded; elsewhere as written.
-                    let decodesStrings = MIMEType.isJSON(body: contentType, header: request.headers["Content-Type"])
-                    replaced = replacing(spans.spans, in: Array(text.utf8), outside: templated, decodingStrings: decodesStrings, replace)
+                    let decoded = MIMEType.isJSON(body: contentType, header: request.headers["Content-Type"]) ? spans.stringStarts : []
+                    replaced = replacing(spans.spans, in: Array(text.utf8), outside: templated, decodingStringsAt: decoded, replace)
                 }
             } else if type.hasPrefix("multipart/") {
                 replaced = replacing(MultipartSecretSpans.spans(in: Array(text.utf8), contentType: contentType, isSecret: isSecret), in: Array(text.utf8),
@@ -115,11 +116,12 @@ extension WorkspaceWriter {
     /// name and the span's text) replaced; nil when none was. A span ending in the backslash of
     /// an escaped `\{{` that runs past it (the word `x\` in `{"token": x\{{…}}}`) leaves that
     /// backslash in the text, so the escape still reads as one.
-    /// A span overlapping one of `templated` (`Template.templatedRanges`) stays. With
-    /// `decodingStrings`, a span that is a JSON string's content is given decoded (`a\"b` as
-    /// `a"b`).
+    /// A span overlapping one of `templated` (`Template.templatedRanges`) stays. A span that
+    /// starts at one of `decodingStringsAt` is a JSON string's content, given decoded (`a\"b` as
+    /// `a"b`); one that does not read as a JSON string's content, or that JSON would write with
+    /// other escapes (`\b`, `\u00e9`), stays, since filled in it would be sent otherwise than written.
     private static func replacing(_ spans: [(key: String, range: Range<Int>)], in bytes: [UInt8], outside templated: [Range<Int>],
-                                  decodingStrings: Bool = false, _ replace: (_ field: String, _ value: String) -> String?) -> String? {
+                                  decodingStringsAt decoded: Set<Int> = [], _ replace: (_ field: String, _ value: String) -> String?) -> String? {
         var output = bytes
         var changed = false
         for span in spans.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
@@ -128,10 +130,10 @@ extension WorkspaceWriter {
                 range = range.lowerBound..<last
             }
             var value = String(decoding: bytes[range], as: UTF8.self)
-            if decodingStrings, range.lowerBound > 0, bytes[range.lowerBound - 1] == UInt8(ascii: "\""), range.upperBound < bytes.count,
-               bytes[range.upperBound] == UInt8(ascii: "\""), bytes[range].contains(UInt8(ascii: "\\")),
-               case .string(let decoded)? = try? JSONValue.parse("\"" + value + "\"") {
-                value = decoded
+            if decoded.contains(span.range.lowerBound) {
+                guard case .string(let content)? = try? JSONValue.parse("\"" + value + "\"") else { continue }
+                guard JSONValue.string(content).serialized() == "\"" + value + "\"" else { continue }
+                value = content
             }
             guard !range.isEmpty, !templated.contains(where: { $0.overlaps(range) }), let replacement = replace(span.key, value) else { continue }
             output.replaceSubrange(range, with: replacement.utf8)

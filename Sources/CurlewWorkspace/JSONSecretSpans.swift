@@ -10,6 +10,8 @@ import CurlewAgent
 struct JSONSecretSpans {
     /// Each secret value's member name and its bytes in the text (inside the quotes for a string).
     let spans: [(key: String, range: Range<Int>)]
+    /// Where the spans that are a string's content start (the others are numbers and words).
+    let stringStarts: Set<Int>
 
     private struct Frame {
         var isObject: Bool
@@ -25,6 +27,7 @@ struct JSONSecretSpans {
         guard let first = bytes.first(where: { !Self.isWhitespace($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
         var stack: [Frame] = []
         var spans: [(key: String, range: Range<Int>)] = []
+        var stringStarts = Set<Int>()
         /// Whether a value read now is secret, and the member it belongs to.
         func valueContext() -> (secret: Bool, key: String)? {
             guard let top = stack.last else { return nil }
@@ -52,6 +55,7 @@ struct JSONSecretSpans {
                     stack[stack.count - 1].expectingKey = false
                 } else if let context = valueContext(), context.secret {
                     spans.append((context.key, content))
+                    stringStarts.insert(content.lowerBound)
                 }
                 index = end + 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -80,6 +84,7 @@ struct JSONSecretSpans {
             }
         }
         self.spans = spans
+        self.stringStarts = stringStarts
     }
 
     private static let structural: Set<UInt8> = Set("{}[],:\"".utf8)

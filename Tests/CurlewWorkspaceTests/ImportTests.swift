@@ -749,6 +749,19 @@ struct WorkspaceWriterReviewTests {
                                              elsewhere: { (part: String) throws(Template.Failure) in try outside.expand(part) },
                                              repeatedName: { .undefined($0, suggestion: nil) })
         #expect(sent == #"{"id": 1, "password": "a\"b\\c"}"#)
+        // Cut short, the string is still a string there; one that is no JSON string's content stays.
+        for (cut, secret) in [(#"{"id": {{id}}, "password": "a\"b"#, #"a"b"# as String?), (#"{"id": {{id}}, "password": "it\'s"}"#, nil),
+                              (#"{"id": {{id}}, "password": "caf\u00e9\b"}"#, nil)] {
+            var kept = ImportedCollection()
+            request.requestSerializer = .raw(Data(cut.utf8), contentType: "application/json")
+            _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &kept, avoiding: [], secretParameters: ["password"])
+            #expect(kept.secrets.map(\.value) == (secret.map { [$0] } ?? []), "\(cut)")
+        }
+        // A form body that starts with a brace is still read as a form.
+        var form = ImportedCollection()
+        request.requestSerializer = .raw(Data("{{a}}={&password=pw12".utf8), contentType: "application/x-www-form-urlencoded")
+        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &form, avoiding: [], secretParameters: ["password"])
+        #expect(form.secrets.map(\.value) == ["pw12"])
         // As text, it is kept as written: a text body is sent as its template stands.
         var text = ImportedCollection()
         request.requestSerializer = .raw(Data(body.utf8), contentType: "text/plain")

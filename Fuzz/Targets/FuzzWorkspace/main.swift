@@ -40,7 +40,8 @@ public func fuzzWorkspace(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
 private func checkBodyCredentials(_ text: String) {
     let marker = "\u{0}fz\u{0}"
     guard !text.contains("fz_"), !text.contains(marker) else { return }
-    for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=b"] {
+    for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=b", "application/json"] {
+        let isJSON = type == "application/json"
         var request = Request(.post, "http://h/")
         request.requestSerializer = .raw(Data(text.utf8), contentType: type)
         var collection = ImportedCollection()
@@ -57,18 +58,31 @@ private func checkBodyCredentials(_ text: String) {
         guard case .raw(let data, _) = moved.requestSerializer else { fatalError("the body is no longer a text body") }
         let written = String(decoding: data, as: UTF8.self)
         let body = sent(written)
-        guard body == text.replacingOccurrences(of: "\\{{", with: "{{") else {
+        // A JSON type's secrets are kept decoded and its strings filled in escaped: the template checks it below.
+        guard isJSON || body == text.replacingOccurrences(of: "\\{{", with: "{{") else {
             fatalError("moving the credentials of \(text.debugDescription) (\(type)) sends \(body.debugDescription)")
         }
-        // With the template itself (expressions and built-ins included, the generated names as
-        // their secrets): the same text, or a failure both ways.
+        // With the template itself (expressions and built-ins included, every other name given
+        // a value, the generated names as their secrets; a JSON type's strings filled in as
+        // JSON writes them): the same text (JSON written as `json:` but for its spacing), or a
+        // failure both ways.
         if !text.contains("$uuid") {
-            var template = Template(variables: Dictionary(collection.secrets.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
-                                    environment: { _ in "e" }, now: { Date(timeIntervalSince1970: 0) }, random: { $0.lowerBound })
+            var variables = Dictionary(Template.names(in: text).map { ($0, "v") }, uniquingKeysWith: { first, _ in first })
+            for secret in collection.secrets { variables[secret.name] = secret.value }
+            var template = Template(variables: variables, environment: { _ in "e" }, now: { Date(timeIntervalSince1970: 0) }, random: { $0.lowerBound })
             template.literal = Set(collection.secrets.map(\.name))
-            let before = try? template.expand(text)
-            let after = try? template.expand(written)
-            guard before == after else {
+            func filled(_ body: String) -> String? {
+                guard isJSON else { return try? template.expand(body) }
+                var outside = template
+                outside.fillsOutsideJSONString = true
+                return try? JSONTemplateFill.fill(body, string: { (part: String) throws(Template.Failure) in try template.expand(part) },
+                                                  elsewhere: { (part: String) throws(Template.Failure) in try outside.expand(part) },
+                                                  repeatedName: { .undefined($0, suggestion: nil) })
+            }
+            let before = filled(text)
+            let after = filled(written)
+            let compacted = isJSON ? before.flatMap(JSONLayout.compacted) : nil
+            guard before == after || (compacted != nil && compacted == after.flatMap(JSONLayout.compacted)) else {
                 fatalError("moving the credentials of \(text.debugDescription) (\(type)) expands to \(String(describing: after)), not \(String(describing: before))")
             }
         }
