@@ -234,13 +234,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             values.append(value)
         }
         func add(_ value: Substring) {
-            let value = value.trimmingCharacters(in: .whitespaces)
-            keep(value)
-            guard let space = value.firstIndex(of: " ") else { return }
-            let credentials = value[value.index(after: space)...]
-            add(credentials)
-            // A shorter one is hidden only where it stands alone (`standingAloneCredentials`).
-            for form in Self.basicPasswordForms(inAuthorization: value) where form.utf8.count >= Self.unmistakableCredential { keep(form) }
+            for form in Self.hiddenForms(ofCredential: value) { keep(form) }
         }
         func add(pairs: Substring) {
             for pair in pairs.split(separator: ";") {
@@ -272,6 +266,18 @@ public struct RedactionPolicy: Sendable, Equatable {
         return values
     }
 
+    /// What a record hides wherever it appears of a credential's value (a header's, a cookie's),
+    /// shorter ones than `minimumHiddenCredential` included: the value and, for one with a scheme
+    /// (`Bearer …`, `Basic …`), its credentials and theirs, and for `Basic` the forms of
+    /// `basicPasswordForms` of `unmistakableCredential` bytes or more (a shorter one is hidden
+    /// only where it stands alone, `standingAloneCredentials`).
+    static func hiddenForms(ofCredential value: some StringProtocol) -> [String] {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        guard let space = value.firstIndex(of: " ") else { return [value] }
+        return [value] + hiddenForms(ofCredential: value[value.index(after: space)...])
+            + basicPasswordForms(inAuthorization: value).filter { $0.utf8.count >= unmistakableCredential }
+    }
+
     /// For an `Authorization` value `Basic …`: the `user:password` it encodes and its password as
     /// it is and as a URL's path or query repeats it (percent-encoded, escapes in either case:
     /// libcurl decodes a URL's `p%40ss` to `p@ss` for the header). Empty for any other value, or
@@ -298,17 +304,9 @@ public struct RedactionPolicy: Sendable, Equatable {
     public static func hidingPasswords(in text: String, sentWith headers: [HeaderField]) -> String {
         var anywhere: [[UInt8]] = []
         var standingAlone: [String] = []
-        func hideAnywhere(_ value: some StringProtocol) {
-            let value = value.trimmingCharacters(in: .whitespaces)
-            if value.utf8.count >= minimumHiddenCredential { anywhere.append(Array(value.utf8)) }
-        }
         for field in headers where isAuthorization(field.name) {
-            hideAnywhere(field.value)
-            let value = field.value.trimmingCharacters(in: .whitespaces)
-            if let space = value.firstIndex(of: " ") { hideAnywhere(value[value.index(after: space)...]) }
-            for form in basicPasswordForms(inAuthorization: field.value) {
-                if form.utf8.count >= unmistakableCredential { anywhere.append(Array(form.utf8)) } else { standingAlone.append(form) }
-            }
+            anywhere += hiddenForms(ofCredential: field.value).filter { $0.utf8.count >= minimumHiddenCredential }.map { Array($0.utf8) }
+            standingAlone += basicPasswordForms(inAuthorization: field.value).filter { $0.utf8.count < unmistakableCredential }
         }
         let masked = URLPassword.masking(in: text)
         guard !anywhere.isEmpty || !standingAlone.isEmpty else { return masked }

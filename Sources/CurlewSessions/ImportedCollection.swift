@@ -72,9 +72,10 @@ public struct ImportedCollection: Sendable {
     /// Drops what no request may send, each named in `notes`, so a workspace never holds a
     /// request that fails every time it runs: an item whose method is not an HTTP token or
     /// whose URL (one without a `{{template}}`) is not http or https, or has a port that is none
-    /// or an IPv6 address never closed, with the chains that name it; and from the rest, the headers no request may send (a name that is not an HTTP
-    /// token, a control byte in a value, a Content-Length or Transfer-Encoding, which the body
-    /// sets), and all but the last of a field with one value given more than once.
+    /// or an IPv6 address never closed, with the chains that name it; and from the rest, the
+    /// headers no request may send (a name that is not an HTTP token, a control byte in a value,
+    /// a Content-Length or Transfer-Encoding, which the body sets), and all but the last of a
+    /// field with one value given more than once.
     public mutating func dropUnsendable() {
         var dropped: Set<String> = []
         var said: [String] = []

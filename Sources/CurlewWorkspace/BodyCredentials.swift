@@ -131,8 +131,8 @@ extension WorkspaceWriter {
             }
             var value = String(decoding: bytes[range], as: UTF8.self)
             if decoded.contains(span.range.lowerBound) {
-                guard case .string(let content)? = try? JSONValue.parse("\"" + value + "\"") else { continue }
-                guard JSONValue.string(content).serialized() == "\"" + value + "\"" else { continue }
+                let quoted = "\"" + value + "\""
+                guard case .string(let content)? = try? JSONValue.parse(quoted), JSONValue.string(content).serialized() == quoted else { continue }
                 value = content
             }
             guard !range.isEmpty, !templated.contains(where: { $0.overlaps(range) }), let replacement = replace(span.key, value) else { continue }
