@@ -233,7 +233,12 @@ struct SendCommand: AsyncParsableCommand {
                     print(forTerminal("#\(index) " + ExchangeReport.summary(shownMessage)))
                     fflush(nil)
                 }
-                if let failure { lastFailure = failure }
+                if var failure {
+                    // Its text as the report and the log show it: hidden with the request's own
+                    // credentials too (a `-u` password a refused Location repeats).
+                    if let shown = shownMessage.error, shown.kind == failure.error.kind { failure.error.message = shown.message }
+                    lastFailure = failure
+                }
                 break
             }
             if Task.isCancelled { break }

@@ -172,6 +172,21 @@ struct SendCommandTests {
         #expect(refused.error.contains("without a host \"http://ann:[REDACTED]@/x\""), "\(refused.error)")
     }
 
+    @Test("the error on stderr hides the request's own credentials as the report and the log do: a -u password a refused Location repeats (a known item of an earlier review)")
+    func errorHidesSentCredentials() async throws {
+        let server = try await TestServer.shared()
+        let log = NSTemporaryDirectory() + "curlew-send-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let refused = try await CurlewProcess.run(["send", "--log", log, "-u", "ann:xSekr3tPw1y", "\(server.baseURL)/redirect-to?url=http%3A%2F%2F%2FxSekr3tPw1y"])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("redirectRefused") && refused.error.contains("http:///[REDACTED]"), "\(refused.error)")
+        let written = try String(contentsOfFile: log, encoding: .utf8)
+        for text in [written, refused.output, refused.error] { #expect(!text.contains("xSekr3tPw1y"), "\(text)") }
+        // Opted out, everything shows, the error too.
+        let revealed = try await CurlewProcess.run(["send", "--no-redact", "-u", "ann:xSekr3tPw1y", "\(server.baseURL)/redirect-to?url=http%3A%2F%2F%2FxSekr3tPw1y"])
+        #expect(revealed.error.contains("\"http:///xSekr3tPw1y\""), "\(revealed.error)")
+    }
+
     @Test("exit status: 22 for an error status, curl's codes for network failures, 3 for a bad URL, 2 for a bad header", arguments: [
         (["/status/404"], Int32(22), "unacceptableStatus"),
         (["/delay/5", "--timeout", "0.3"], Int32(28), "totalTimeout"),
