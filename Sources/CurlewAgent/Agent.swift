@@ -139,7 +139,7 @@ public final class Agent: Sendable {
     /// Starts a request. Its callbacks run where the config's `callbackDelivery` says; exactly one of
     /// `success` and `failure` is called, also when the request is refused before sending.
     @discardableResult
-    public func start(_ request: Request, callbacks: RequestCallbacks = RequestCallbacks()) -> RequestHandle {
+    public func start(_ request: Request, callbacks: consuming RequestCallbacks = RequestCallbacks()) -> RequestHandle {
         start(request, callbacks: callbacks, placement: nil, passesGate: false)
     }
 
@@ -160,7 +160,7 @@ public final class Agent: Sendable {
     /// `refusal`: the request could not be made (a chain step whose captured values do not fill
     /// it); it ends with that error as any request refused before sending does, with its debug
     /// message showing it as typed, so observers and the session log see it too.
-    func start(_ request: Request, callbacks: RequestCallbacks, placement: RequestPlacement?, passesGate: Bool,
+    func start(_ request: Request, callbacks: consuming RequestCallbacks, placement: RequestPlacement?, passesGate: Bool,
                opensGate: Bool = false, refusal: RequestError? = nil) -> RequestHandle {
         let id = makeID()
         // With callbacks on the transfer threads, a group's members run on the group's thread, so
@@ -171,46 +171,49 @@ public final class Agent: Sendable {
         let pinned = config.callbackDelivery == .transferThread ? placement?.lane : nil
         let lane = engine.lane(forExchangeUsingCookies: composer.usesCookies(request), preferred: pinned)
         let handle = RequestHandle(id: id, name: request.name, lane: lane)
-        // As typed, for a request that waits or is refused (one that goes shows what it composed).
+        // As typed, for a request that waits or is refused, and shown only through `shown`, which
+        // hides its passwords; one that goes shows what it composed.
         let info = RequestInfo(
             id: id, name: request.name, method: request.method.rawValue,
-            url: URLPassword.masking(in: request.customURL ?? request.path), groupID: placement?.group.id, step: placement?.index, startedAt: Date()
+            url: request.customURL ?? request.path, groupID: placement?.group.id, step: placement?.index, startedAt: Date()
         )
         if let refusal {
-            core.reject(handle: handle, info: Self.shown(info, sentWith: request.headers), error: refusal, callbacks: callbacks)
+            core.reject(handle: handle, info: shown(info, of: request), error: refusal, callbacks: callbacks)
             return handle
         }
         let admitted = gate.admit(id: id, opensGate: opensGate, passes: passesGate) {
-            PriorityGate.Waiter(
+            // Copied only for a request that waits: one that goes hands its callbacks on whole.
+            let waiting = copy callbacks
+            return PriorityGate.Waiter(
                 id: id, opensGate: opensGate,
-                release: { [self] in launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement) },
-                cancel: { [core] in
-                    core.reject(handle: handle, info: Self.shown(info, sentWith: request.headers),
-                                error: RequestError(.cancelled, "cancelled while waiting for a priority-first request"), callbacks: callbacks)
+                release: { [self] in launch(request, handle: handle, info: info, callbacks: waiting, placement: placement) },
+                cancel: { [self] in
+                    core.reject(handle: handle, info: shown(info, of: request),
+                                error: RequestError(.cancelled, "cancelled while waiting for a priority-first request"), callbacks: waiting)
                 }
             )
         }
         if admitted {
-            launch(request, handle: handle, info: info, callbacks: callbacks, placement: placement)
+            launch(request, handle: handle, info: info, callbacks: consume callbacks, placement: placement)
         } else {
-            core.announceWaiting(handle: handle, info: Self.shown(info, sentWith: request.headers), placement: placement)
+            core.announceWaiting(handle: handle, info: shown(info, of: request), placement: placement)
         }
         return handle
     }
 
-    /// `info` of a request that has not composed (it waits, or was refused), its typed URL
-    /// hiding a `Basic` password its headers carry, as `RequestInfo.url` does.
-    private static func shown(_ info: RequestInfo, sentWith headers: HTTPHeaders) -> RequestInfo {
-        guard !headers.isEmpty else { return info }
+    /// `info` of a request that has not composed (it waits, was refused, or runs the pipeline),
+    /// its typed URL hiding its own password and the credentials of the `Authorization` fields it
+    /// would send (its own and the config's defaults), as `RequestInfo.url` does.
+    private func shown(_ info: RequestInfo, of request: Request) -> RequestInfo {
         var info = info
-        info.url = RedactionPolicy.hidingPasswords(in: info.url, sentWith: headers.fields)
+        info.url = RedactionPolicy.hidingPasswords(in: info.url, sentWith: request.headers.fields + config.defaultHeaders.fields)
         return info
     }
 
     private func launch(_ request: Request, handle: RequestHandle, info: consuming RequestInfo, callbacks: consuming RequestCallbacks, placement: RequestPlacement?) {
         if services.uses(request) {
             let id = handle.id
-            let run = PipelineRun(services: services, handle: handle, info: info, request: request, callbacks: callbacks, placement: placement,
+            let run = PipelineRun(services: services, handle: handle, info: shown(info, of: request), request: request, callbacks: callbacks, placement: placement,
                                   onEnd: { [runs] in runs.remove(id) })
             runs.add(run)
             run.start()
@@ -225,7 +228,7 @@ public final class Agent: Sendable {
         do {
             (transfer, description) = try composer.composition(of: request, describing: described)
         } catch {
-            core.reject(handle: handle, info: Self.shown(info, sentWith: request.headers), error: error, callbacks: callbacks)
+            core.reject(handle: handle, info: shown(info, of: request), error: error, callbacks: callbacks)
             return
         }
         transfer.reportsProgress = callbacks.progress != nil || callbacks.delegate != nil || observed

@@ -333,14 +333,18 @@ final class AgentCore: Sendable {
     /// The response a transfer received, nil when none arrived.
     static func response(to id: UInt64, from result: TransferResult, value: ResponseValue?) -> Response? {
         guard !result.statusLine.isEmpty else { return nil }
-        var response = Response(
+        let response = Response(
             requestID: id, statusCode: result.statusCode, statusLine: result.statusLine,
             httpVersion: result.connection.httpVersion, headers: HTTPHeaders(received: result.responseHeaders),
             body: result.responseBody, value: value ?? .data(result.responseBody), url: result.connection.effectiveURL
         )
-        // Matched, not assigned: copying an absent download costs as much as a present one.
-        if case .some = result.download { response.download = result.download }
-        return response
+        // Matched, not assigned: copying an absent download costs as much as a present one. And
+        // only then a mutable copy: returning a response changed after it was made copied it
+        // whole and destroyed the original (about 700 instructions a request).
+        guard case .some = result.download else { return response }
+        var downloaded = response
+        downloaded.download = result.download
+        return downloaded
     }
 
     /// The debug message of a network exchange.

@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewLocking
 import CurlewTestSupport
 import Foundation
 import Testing
@@ -92,6 +93,40 @@ struct PriorityFirstTests {
         #expect(Set(received.dropFirst(2)) == ["b1", "b2", "s"])
         await agent.waitForObservers()
         #expect(recorder.groupEvents.contains(.waiting(GroupInfo(id: batch.id, name: nil, kind: .batch, parentID: nil, indexInParent: nil, isPriorityGate: false), reason: .gated)))
+    }
+
+    @Test("a request's row while it waits, and when cancelled waiting, hides its URL's password and what the Authorization fields it would send carry, the config's default ones too (a known item of an earlier review)")
+    func waitingRowHidesCredentials() async throws {
+        let server = try await TestServer.shared()
+        var config = NetworkConfig(baseURL: server.baseURL, maxConnectionsPerHost: 1)
+        config.defaultHeaders.set("Authorization", "Bearer tok-waiting-secret-77")
+        let agent = Agent(config: config)
+        let rows = RowRecorder()
+        agent.addObserver(rows)
+        let gate = agent.startPriorityFirst(Request(.get, "/delay/0.3"))
+        let port = try #require(URL(string: server.baseURL)?.port)
+        let waiting = agent.start(Request.url("http://ann:Sekr3tPw1@127.0.0.1:\(port)/anything/tok-waiting-secret-77"))
+        #expect(waiting.state == .pending)
+        agent.cancel(waiting)
+        while !gate.state.isTerminal { try await Task.sleep(for: .milliseconds(10)) }
+        await agent.waitForObservers()
+        let shown = rows.urls
+        #expect(shown.count == 2, "waiting, then finished: \(shown)")
+        for url in shown {
+            #expect(!url.contains("Sekr3tPw1") && !url.contains("tok-waiting-secret-77") && url.contains("127.0.0.1"), "\(url)")
+        }
+    }
+
+    /// The URLs of the rows of requests that waited: as announced waiting and as finished.
+    private final class RowRecorder: NetworkObserver, Sendable {
+        private let seen = Locked<(waiting: Set<UInt64>, urls: [String])>(([], []))
+        var urls: [String] { seen.withLock { $0.urls } }
+        func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) {
+            seen.withLock { $0.waiting.insert(request.id); $0.urls.append(request.url) }
+        }
+        func requestDidFinish(_ request: RequestInfo, state: RequestState) {
+            seen.withLock { if $0.waiting.contains(request.id) { $0.urls.append(request.url) } }
+        }
     }
 
     @Test("cancelAll also cancels requests waiting at the gate")
