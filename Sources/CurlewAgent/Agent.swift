@@ -203,10 +203,10 @@ public final class Agent: Sendable {
 
     /// `info` of a request that has not composed (it waits, was refused, or runs the pipeline),
     /// its typed URL hiding its own password and the credentials of the `Authorization` fields it
-    /// would send (its own and the config's defaults), as `RequestInfo.url` does.
+    /// would send, its own and the config's default ones (`RequestComposer.hidingPasswords`).
     private func shown(_ info: RequestInfo, of request: Request) -> RequestInfo {
         var info = info
-        info.url = RedactionPolicy.hidingPasswords(in: info.url, sentWith: request.headers.fields + config.defaultHeaders.fields)
+        info.url = composer.hidingPasswords(in: info.url, of: request)
         return info
     }
 
@@ -235,7 +235,7 @@ public final class Agent: Sendable {
         transfer.capturesWire = described
         transfer.measuresExchange = described
         let composed = description?.described(request, transfer: transfer)
-        info.url = composed.map { RedactionPolicy.hidingPasswords(in: $0.url, sentWith: $0.headers) } ?? URLPassword.masking(in: transfer.url)
+        info.url = composed.map { RedactionPolicy.hidingPasswords(in: $0.url, sentWith: $0.headers) } ?? composer.hidingPasswords(in: transfer.url, of: request)
         let id = info.id
         core.register(AgentCore.ActiveRequest(handle: handle, info: info, request: request, composed: composed, callbacks: callbacks, placement: placement,
                                               observed: observed),

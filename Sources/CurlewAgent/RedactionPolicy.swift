@@ -187,7 +187,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         return values
     }
 
-    private static func isAuthorization(_ name: some StringProtocol) -> Bool {
+    static func isAuthorization(_ name: some StringProtocol) -> Bool {
         // Most names are settled by their length, without a string made.
         let length = name.utf8.count
         guard length == 13 || length == 19 else { return false }

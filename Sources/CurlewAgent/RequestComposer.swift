@@ -22,6 +22,9 @@ struct RequestComposer: Sendable {
     private let configTimeoutMilliseconds: Int64
     /// Headers a redirect to another origin drops.
     private let originBoundHeaderNames: [String]
+    /// Whether the config's default headers hold an `Authorization` field, whose credentials
+    /// what is shown of a request hides.
+    private let defaultsCarryAuthorization: Bool
 
     init(config: NetworkConfig) {
         self.config = config
@@ -33,6 +36,20 @@ struct RequestComposer: Sendable {
         baseHeaderBytes = RequestHeadLimit.size(of: baseHeaders.fields)
         configTimeoutMilliseconds = config.requestTimeout.wholeMilliseconds
         originBoundHeaderNames = TransferRequest.credentialHeaderNames + config.secretHeaderNames
+        defaultsCarryAuthorization = config.defaultHeaders.fields.contains { RedactionPolicy.isAuthorization($0.name) }
+    }
+
+    /// `text` (a URL, or a message quoting one) with its URL passwords hidden, and the
+    /// credentials of the `Authorization` fields `request` sends, its own and the config's
+    /// default ones, wherever it repeats them (`RedactionPolicy.hidingPasswords`): what a row
+    /// and a refusal show of a request. Without such a field (nearly always) the headers are
+    /// not joined.
+    func hidingPasswords(in text: String, of request: Request) -> String {
+        let own = request.headers.fields
+        guard defaultsCarryAuthorization || own.contains(where: { RedactionPolicy.isAuthorization($0.name) }) else {
+            return URLPassword.masking(in: text)
+        }
+        return RedactionPolicy.hidingPasswords(in: text, sentWith: own + config.defaultHeaders.fields)
     }
 
     /// `preview` composes without touching the disk: a download's partial file is left alone.
@@ -50,7 +67,7 @@ struct RequestComposer: Sendable {
             return try composing(request, preview: preview, describing: describing)
         } catch {
             var refusal = error
-            refusal.message = RedactionPolicy.hidingPasswords(in: error.message, sentWith: request.headers.fields + config.defaultHeaders.fields)
+            refusal.message = hidingPasswords(in: error.message, of: request)
             throw refusal
         }
     }

@@ -40,10 +40,11 @@ public struct RequestInfo: Sendable, Equatable {
     public var id: UInt64
     public var name: String?
     public var method: String
-    /// The composed URL; for a request refused before composing, its path or custom URL. Its
-    /// password is hidden, and a `Basic` password the request's headers carry where the URL
-    /// repeats it (`RedactionPolicy.hidingPasswords(in:sentWith:)`): shown before the exchange's
-    /// record, which has its own redaction, and in a row in flight, which has no headers yet.
+    /// The composed URL; for a request not composed (refused, waiting), its path or custom URL.
+    /// Its password is hidden, and the credentials of the `Authorization` fields the request
+    /// sends, its own and the config's default ones, where the URL repeats them
+    /// (`RedactionPolicy.hidingPasswords(in:sentWith:)`): shown before the exchange's record,
+    /// which has its own redaction, and in a row in flight, which has no headers yet.
     public var url: String
     public var groupID: UInt64?
     public var step: Int?

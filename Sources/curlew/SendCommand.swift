@@ -215,7 +215,7 @@ struct SendCommand: AsyncParsableCommand {
                     print(forTerminal("stream dropped (\(failure.error.kind.rawValue)); reconnecting in \(wait) ms"
                         + (stream.lastEventID.map { " with Last-Event-ID \($0)" } ?? "") + " (\(reconnects) of \(allowed))"))
                     fflush(nil)
-                    do { try await Task.sleep(for: .milliseconds(wait)) } catch { return failure }
+                    do { try await Task.sleep(for: .milliseconds(wait)) } catch { return Self.hiding(failure, as: shown.redaction.redact(message)) }
                     continue
                 }
                 let shownMessage = shown.redaction.redact(message)
@@ -233,17 +233,21 @@ struct SendCommand: AsyncParsableCommand {
                     print(forTerminal("#\(index) " + ExchangeReport.summary(shownMessage)))
                     fflush(nil)
                 }
-                if var failure {
-                    // Its text as the report and the log show it: hidden with the request's own
-                    // credentials too (a `-u` password a refused Location repeats).
-                    if let shown = shownMessage.error, shown.kind == failure.error.kind { failure.error.message = shown.message }
-                    lastFailure = failure
-                }
+                if let failure { lastFailure = Self.hiding(failure, as: shownMessage) }
                 break
             }
             if Task.isCancelled { break }
         }
         return lastFailure
+    }
+
+    /// `failure` with its error's text as `shownMessage`, its redacted debug message, has it (the
+    /// same error, its secrets hidden): with the request's own credentials too, such as a `-u`
+    /// password a refused redirect's `Location` repeats, which text alone does not tell.
+    private static func hiding(_ failure: RequestFailure, as shownMessage: DebugMessage) -> RequestFailure {
+        var failure = failure
+        if let hidden = shownMessage.error?.message { failure.error.message = hidden }
+        return failure
     }
 
     /// A report shows a text body as the debug message keeps it (cut past `debugBodyLimit`) and a

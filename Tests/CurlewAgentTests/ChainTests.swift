@@ -368,6 +368,37 @@ struct NestedGroupTests {
         #expect(child.members.allSatisfy { $0.state == .cancelled })
     }
 
+    @Test("a member's label in group events, its snapshot and a stop reason hides the credentials of the config's default Authorization fields where the URL repeats them, as its row does (found by review)")
+    func labelsHideDefaultCredentials() async throws {
+        var config = NetworkConfig(baseURL: try await TestServer.shared().baseURL)
+        config.defaultHeaders.set("Authorization", "Bearer grp-default-secret-9")
+        let agent = Agent(config: config)
+        let recorder = EventRecorder()
+        agent.addObserver(recorder)
+        let failure: GroupFailure
+        do {
+            _ = try await agent.run(.batch([
+                Request(.get, "/status/500?echo=grp-default-secret-9"), Request(.get, "/delay/2?k=grp-default-secret-9"),
+            ]))
+            Issue.record("the batch succeeded")
+            return
+        } catch {
+            failure = try #require(error as? GroupFailure)
+        }
+        await agent.waitForObservers()
+        let group = failure.group
+        #expect(group.state == .failed)
+        let events = recorder.groupEvents.filter { $0.group.id == group.id }
+        guard case .created(_, let labels) = events.first else {
+            Issue.record("unexpected order \(events)")
+            return
+        }
+        let shown = labels + recorder.memberUpdates(of: group.id).map(\.label) + group.members.map(\.label)
+            + group.members.compactMap { $0.error?.message } + [failure.description]
+        #expect(shown.count > 4 && shown.contains { $0.contains("/status/500?echo=") }, "\(shown)")
+        for text in shown { #expect(!text.contains("grp-default-secret-9"), "\(text)") }
+    }
+
     @Test("group events come in order: created, started, member changes, finished")
     func eventOrder() async throws {
         let (agent, recorder) = try await groupAgent()

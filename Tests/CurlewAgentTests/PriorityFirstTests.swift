@@ -103,29 +103,50 @@ struct PriorityFirstTests {
         let agent = Agent(config: config)
         let rows = RowRecorder()
         agent.addObserver(rows)
-        let gate = agent.startPriorityFirst(Request(.get, "/delay/0.3"))
+        let gate = agent.startPriorityFirst(Request(.get, "/delay/2"))
         let port = try #require(URL(string: server.baseURL)?.port)
         let waiting = agent.start(Request.url("http://ann:Sekr3tPw1@127.0.0.1:\(port)/anything/tok-waiting-secret-77"))
         #expect(waiting.state == .pending)
         agent.cancel(waiting)
+        agent.cancel(gate)
         while !gate.state.isTerminal { try await Task.sleep(for: .milliseconds(10)) }
         await agent.waitForObservers()
-        let shown = rows.urls
-        #expect(shown.count == 2, "waiting, then finished: \(shown)")
+        let shown = rows.urls.filter { $0.contains("/anything/") }
+        #expect(shown.count == 2, "waiting, then finished: \(rows.urls)")
         for url in shown {
             #expect(!url.contains("Sekr3tPw1") && !url.contains("tok-waiting-secret-77") && url.contains("127.0.0.1"), "\(url)")
         }
     }
 
-    /// The URLs of the rows of requests that waited: as announced waiting and as finished.
+    @Test("a request the middle layer runs (here with a JSON check) that is refused before composing shows its row as the waiting one does: its URL's password and the config's default Authorization credential hidden (found by review)")
+    func pipelineRowHidesCredentials() async throws {
+        let server = try await TestServer.shared()
+        var config = NetworkConfig(baseURL: server.baseURL)
+        config.defaultHeaders.set("Authorization", "Bearer tok-pipeline-secret-5")
+        let agent = Agent(config: config)
+        let rows = RowRecorder()
+        agent.addObserver(rows)
+        let port = try #require(URL(string: server.baseURL)?.port)
+        var request = Request.url("http://ann:Sekr3tPw1@127.0.0.1:\(port)/anything/tok-pipeline-secret-5", headers: ["X-Bad": "a\r\nInjected: 1"])
+        request.validation = ResponseValidation(requiresJSONContentType: true)
+        let failure = await #expect(throws: RequestFailure.self) { try await agent.send(request) }
+        #expect(failure?.error.kind == .invalidHeader)
+        await agent.waitForObservers()
+        #expect(rows.urls.count == 1, "\(rows.urls)")
+        for url in rows.urls + [failure?.error.message ?? ""] {
+            #expect(!url.contains("Sekr3tPw1") && !url.contains("tok-pipeline-secret-5"), "\(url)")
+        }
+    }
+
+    /// The URLs of the rows of requests as announced waiting and as finished.
     private final class RowRecorder: NetworkObserver, Sendable {
-        private let seen = Locked<(waiting: Set<UInt64>, urls: [String])>(([], []))
-        var urls: [String] { seen.withLock { $0.urls } }
+        private let seen = Locked<[String]>([])
+        var urls: [String] { seen.withLock { $0 } }
         func requestIsWaiting(_ request: RequestInfo, reason: WaitReason) {
-            seen.withLock { $0.waiting.insert(request.id); $0.urls.append(request.url) }
+            seen.withLock { $0.append(request.url) }
         }
         func requestDidFinish(_ request: RequestInfo, state: RequestState) {
-            seen.withLock { if $0.waiting.contains(request.id) { $0.urls.append(request.url) } }
+            seen.withLock { $0.append(request.url) }
         }
     }
 

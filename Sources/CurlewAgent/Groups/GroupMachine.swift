@@ -69,8 +69,13 @@ struct GroupMachine: Sendable {
     private var nextToStart = 0
     private var running = 0
 
+    /// The default headers of the agent's config, whose credentials members' labels hide too.
+    private let defaultHeaders: [HeaderField]
+
     /// `inherited`: what the chain this group runs in had captured when it started the group.
-    init(plan: RequestGroup.Plan, fillsOnly: Set<String>? = nil, inherited: ChainVariables = ChainVariables()) {
+    /// `defaultHeaders`: the agent's config's, which every member sends.
+    init(plan: RequestGroup.Plan, fillsOnly: Set<String>? = nil, inherited: ChainVariables = ChainVariables(), defaultHeaders: [HeaderField] = []) {
+        self.defaultHeaders = defaultHeaders
         variables = inherited
         // A group that names none keeps the limit of the chain it runs in.
         variables.fillsOnly = fillsOnly ?? inherited.fillsOnly
@@ -83,6 +88,11 @@ struct GroupMachine: Sendable {
             slots = steps.map { Slot(member: $0.member, captures: $0.captures, stepCallback: $0.onFinish) }
             isChain = true
         }
+    }
+
+    /// What the group's events call `member`: its label, hiding what the default headers carry.
+    func label(of member: GroupMember) -> String {
+        member.label(sendingAlso: defaultHeaders)
     }
 
     mutating func apply(_ input: Input) -> [Effect] {
@@ -168,17 +178,17 @@ struct GroupMachine: Sendable {
                 slots[index + 1].member = .request(next)
             } else {
                 slots.append(Slot(member: .request(next)))
-                added.append((slots.count - 1, GroupMember.request(next).label))
+                added.append((slots.count - 1, label(of: .request(next))))
             }
         }
         for step in decisions.addedSteps {
             slots.append(Slot(member: step.member, captures: step.captures, stepCallback: step.onFinish))
-            added.append((slots.count - 1, step.member.label))
+            added.append((slots.count - 1, label(of: step.member)))
         }
         if let verdict = decisions.earlyVerdict { earlyVerdict = verdict }
         var effects: [Effect] = []
         if decisions.nextRequest != nil || !decisions.addedSteps.isEmpty || !decisions.variables.isEmpty {
-            effects.append(.stepsChanged(labels: slots.map(\.member.label), added: added, variables: variables))
+            effects.append(.stepsChanged(labels: slots.map { label(of: $0.member) }, added: added, variables: variables))
         }
         if !slots[index].succeeded { effects += failure(of: index) }
         return effects + schedule()
@@ -211,7 +221,7 @@ struct GroupMachine: Sendable {
         let cause = slots[index].endedCancelled ? "was cancelled" : "failed"
         // One the caller is already cancelling keeps the caller's reason.
         for member in running where !slots[member].cancelRequested {
-            slots[member].stoppedBecause = "stopped by the group: member \(index + 1) (\(slots[index].member.label)) \(cause)"
+            slots[member].stoppedBecause = "stopped by the group: member \(index + 1) (\(label(of: slots[index].member))) \(cause)"
         }
         return running.map { .cancel(index: $0, reason: slots[$0].stoppedBecause) }
     }

@@ -38,11 +38,11 @@ final class GroupRunner: Sendable {
     /// this group; its members' `{{name}}` are filled from it as a chain step's are.
     init(group: RequestGroup, id: UInt64, agent: Agent, callbacks: GroupCallbacks, parent: (id: UInt64, index: Int)?, lane: Int,
          isPriorityGate: Bool, passesGate: Bool, inherited: ChainVariables = ChainVariables(), onFinish: (@Sendable (GroupHandle) -> Void)?) {
-        let machine = GroupMachine(plan: group.plan, fillsOnly: group.fillsOnly, inherited: inherited)
+        let machine = GroupMachine(plan: group.plan, fillsOnly: group.fillsOnly, inherited: inherited, defaultHeaders: agent.config.defaultHeaders.fields)
         // A group that names what it fills (`fillsOnly`) fills those names wherever it runs, and
         // fails on one with no value.
         fillsTemplates = group.kind == .chain || !inherited.values.isEmpty || group.fillsOnly?.isEmpty == false
-        let labels = machine.slots.map(\.member.label)
+        let labels = machine.slots.map { machine.label(of: $0.member) }
         self.lane = lane
         self.agent = agent
         self.callbacks = callbacks
@@ -178,7 +178,7 @@ final class GroupRunner: Sendable {
     }
 
     private func start(_ index: Int, member: GroupMember, variables: ChainVariables, captures: [Capture]) {
-        let label = member.label
+        let label = member.label(sendingAlso: agent.config.defaultHeaders.fields)
         handle.update {
             $0.members[index].state = .pending
             $0.members[index].waitReason = nil

@@ -7,9 +7,16 @@ public enum GroupMember: Sendable {
     /// user's own word), else the request's path with its passwords and secret query parameters
     /// hidden, as everything shown of a request before a log sees it.
     public var label: String {
+        label(sendingAlso: [])
+    }
+
+    /// `label`, hiding also the credentials of the `Authorization` fields among `defaults`: the
+    /// default headers of the config that sends the request, as a group's events name it.
+    func label(sendingAlso defaults: [HeaderField]) -> String {
         switch self {
         case .request(let request):
-            request.name ?? RequestKey.hidingSecretParameters(in: RedactionPolicy.hidingPasswords(in: request.customURL ?? request.path, sentWith: request.headers.fields)) { _ in
+            request.name ?? RequestKey.hidingSecretParameters(in: RedactionPolicy.hidingPasswords(in: request.customURL ?? request.path,
+                                                                                                 sentWith: request.headers.fields + defaults)) { _ in
                 RedactionPolicy.marker
             }
         case .group(let group): group.name ?? group.kind.label
