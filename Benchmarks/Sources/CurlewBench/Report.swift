@@ -61,10 +61,11 @@ struct Report {
             // the capturing loop's (libcurl's part of logging in full), else the bare loop's.
             let floorKind: ClientKind = samples[.curlewNoObservers] != nil ? .curlewNoObservers
                 : samples[.libcurlMultiCapturing] != nil ? .libcurlMultiCapturing : .libcurlMulti
+            func withServer(_ kind: ClientKind) -> [Double] {
+                (samples[kind] ?? []).compactMap { run in run.serverCPUMicrosPerRequest.map { run.cpuMicrosPerRequest + $0 } }
+            }
             pendingReach = PendingReach(at: verdicts.count, text: text, required: minimum * theirs.requestsPerSecond, floorClient: floorKind,
-                                        floorAndServer: (samples[floorKind] ?? []).compactMap { run in
-                                            run.serverCPUMicrosPerRequest.map { run.cpuMicrosPerRequest + $0 }
-                                        })
+                                        floorAndServer: withServer(floorKind), captureAndServer: withServer(.libcurlMultiCapturing))
             verdicts.append("")
         }
         func cpu(_ kind: ClientKind, atMost maximum: Double) {
@@ -112,6 +113,11 @@ struct Report {
     /// as sent are left out. When Curlew without observers did not run, the capturing loop
     /// stands for libcurl's part (the bare loop when that did not run either). `loggerMicros`
     /// is nil when the logger scenario did not run.
+    ///
+    /// Out of reach for any client at all when the capturing loop, which runs no agent code but
+    /// has libcurl capture what a log records, and nginx, plus the logger's CPU per entry, are
+    /// already more: a client logging each exchange through libcurl with this logger could
+    /// then meet it only by spending less than nothing on everything else.
     mutating func settleReach(loggerMicros: Double?) {
         guard let reach = pendingReach else { return }
         pendingReach = nil
@@ -130,7 +136,16 @@ struct Report {
         arithmetic += loggerMicros.map { String(format: ", the logger %.2f per entry", $0) } ?? " (the logger scenario did not run)"
         arithmetic += String(format: ": %.2f %@ %.2f, ", floor, outOfReach ? ">" : "≤", available)
             + (outOfReach ? "out of reach for Curlew logging with this logger on this machine" : "within reach")
-        verdicts[reach.at] = (outOfReach ? "MISS (out of reach) " : "MISS ") + reach.text + arithmetic
+        // The same sum without any agent: libcurl's capture alone, nginx and the record.
+        var physically = false
+        if reach.floorClient != .libcurlMultiCapturing, let logger = loggerMicros, let capture = reach.captureAndServer.min() {
+            physically = capture + logger > available
+            arithmetic += String(format: "; the loop capturing what a log records, which runs no agent code, and nginx used at least %.2f "
+                                 + "in a run: %.2f %@ %.2f, ", capture, capture + logger, physically ? ">" : "≤", available)
+                + (physically ? "out of reach for any client logging each exchange through libcurl with this logger on this machine"
+                    : String(format: "leaving %.2f µs a request for all the agent's work", available - capture - logger))
+        }
+        verdicts[reach.at] = (physically ? "MISS (physically out of reach) " : outOfReach ? "MISS (out of reach) " : "MISS ") + reach.text + arithmetic
     }
 
     /// Not a target: what libcurl's part of a full log costs (the capturing loop against the bare
@@ -204,4 +219,6 @@ private struct PendingReach {
     var floorClient: ClientKind
     /// That client's CPU per request plus nginx's in the same run, for each run, in microseconds.
     var floorAndServer: [Double]
+    /// The same for the capturing loop, which runs no agent code; empty when it did not run.
+    var captureAndServer: [Double]
 }
