@@ -25,12 +25,11 @@ final class EasyHandle {
     /// When libcurl opened the current hop's first socket (its name found), 0 until it does.
     @exclusivity(unchecked) var socketOpenedAt: UInt64 = 0
     /// libcurl may have counted a resend on this handle: it sent a request again within one
-    /// exchange (a reused connection found closed before any answer), or the exchange failed
-    /// or was cancelled, which may have come after it decided to resend. libcurl keeps that count on the handle
-    /// until `curl_easy_reset` (or until it gives up at five), so a handle kept with its options
-    /// would fail its sixth such resend, however many exchanges apart, with "Connection died,
-    /// tried 5 times before giving up": such a handle is reset before it is kept
-    /// (`EasyHandlePool.give`).
+    /// exchange (a reused connection found closed before any answer). libcurl keeps that count
+    /// on the handle until `curl_easy_reset` (or until it gives up at five), so a handle kept
+    /// with its options would fail its sixth such resend, however many exchanges apart, with
+    /// "Connection died, tried 5 times before giving up": such a handle is reset before it is
+    /// kept (`EasyHandlePool.give`). One whose exchange failed is not kept at all.
     @exclusivity(unchecked) var mayHoldResends = false
 
     /// Forgets the stamps of the hop before (`Transfer.libcurlHeld`).
@@ -117,14 +116,20 @@ struct EasyHandlePool {
     /// one whose exchange may have left libcurl's count of resends on it
     /// (`EasyHandle.mayHoldResends`).
     ///
+    /// One whose exchange failed, was cancelled or could not be set up (`reusable` false) is
+    /// dropped: libcurl may keep state from it that a reset does not clear. After a name it
+    /// could not resolve, 7.88 keeps the handle's receive buffer, and then refuses to size a
+    /// new one (`CURLOPT_BUFFERSIZE`), so every later exchange on the handle failed with "A
+    /// libcurl function was given a bad argument". A new handle costs a `curl_easy_init`.
+    ///
     /// A handle kept with its options still points at its last exchange's context, freed by
     /// now (its header list is its own and still alive). libcurl reads the context only while
     /// the handle is in the multi handle, and the only way back in is `take()` followed by a
     /// configure that sets it again (the fast path sets the context pointers before anything
     /// else): an idle handle is never handed to libcurl as it is.
-    mutating func give(_ handle: EasyHandle) {
+    mutating func give(_ handle: EasyHandle, reusable: Bool = true) {
         _ = curlew_easy_setopt_pointer(handle.raw, CURLOPT_SHARE, nil)
-        guard idle.count < capacity else { return }
+        guard reusable, idle.count < capacity else { return }
         if handle.shape == nil || handle.mayHoldResends { handle.reset() }
         idle.append(handle)
     }

@@ -572,14 +572,14 @@ private final class TransferLoop {
         guard configured == CURLE_OK else {
             let error = transfer.localFailure ?? TransferError(kind: configured == CURLE_UNSUPPORTED_PROTOCOL ? .invalidURL : .other,
                                                                code: Int(configured.rawValue), message: handle.errorMessage(for: configured))
-            pool.give(handle)
+            pool.give(handle, reusable: false)
             end(.endedBeforeStart(id: pending.id, error: error))
             return
         }
         transfer.markAdded()
         let added = curl_multi_add_handle(shared.multi.raw, handle.raw)
         guard added == CURLM_OK else {
-            pool.give(handle)
+            pool.give(handle, reusable: false)
             let message = String(cString: curl_multi_strerror(added))
             end(failedBeforeStart(pending.id, message: message))
             return
@@ -647,8 +647,7 @@ private final class TransferLoop {
         let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses, endedAt: endedAt)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
         if active.removeValue(forKey: ExchangeKey(transfer.id)) != nil, transfer.reportsProgress { progressReporters -= 1 }
-        if code != CURLE_OK || cancelled { transfer.handle.mayHoldResends = true }
-        pool.give(transfer.handle)
+        pool.give(transfer.handle, reusable: code == CURLE_OK && !cancelled)
         end(result)
     }
 

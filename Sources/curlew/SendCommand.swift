@@ -100,11 +100,11 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         if words.count == 2 {
-            do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(error.message) }
+            do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(hidingSecrets(in: error.message)) }
             // A token, but no method: a value given to a flag that takes none (curl's `-C -`).
             guard words[0].first?.isLetter == true else {
-                throw ValidationError("\(words[0].debugDescription) is not a method (methods start with a letter: GET, M-SEARCH); "
-                    + "if it was meant for a flag before it, that flag takes no value (-C resumes on its own, not as curl's -C -)")
+                throw ValidationError(hidingSecrets(in: "\(words[0].debugDescription) is not a method (methods start with a letter: GET, M-SEARCH); "
+                    + "if it was meant for a flag before it, that flag takes no value (-C resumes on its own, not as curl's -C -)"))
             }
         }
         let word = urlWord
@@ -115,10 +115,10 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("the URL is empty: curlew send [METHOD] URL")
         }
         if let mistake = URLText.typingMistake(word) {
-            throw ValidationError("\(word.debugDescription) is not a URL: \(mistake)")
+            throw ValidationError(hidingSecrets(in: "\(word.debugDescription) is not a URL: \(mistake)"))
         }
         guard !word.hasPrefix("/") || word.hasPrefix("//") else {
-            throw ValidationError("\(word.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(word)")
+            throw ValidationError(hidingSecrets(in: "\(word.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(word)"))
         }
         for line in header where !line.contains(":") {
             throw ValidationError("header \(line.debugDescription) must look like 'Name: value'")
@@ -277,6 +277,21 @@ struct SendCommand: AsyncParsableCommand {
         // A signature is a credential a server accepts for a while.
         if pipeline.signHMAC != nil { policy.hideAlso(headers: [HMACSignatureHeaders.signature]) }
         return policy
+    }
+
+    /// `text`, a usage error quoting what was typed, with what the report and the log would hide
+    /// of it hidden, unless `--no-redact`: URL passwords, secret parameters and declared values,
+    /// and the credentials of the `Authorization` fields `-u` and `-H` give, wherever it
+    /// repeats them (`RedactionPolicy.hidingPasswords`).
+    private func hidingSecrets(in text: String) -> String {
+        guard !noRedact else { return text }
+        var fields = HTTPHeaders()
+        for line in header {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        if let user, user.contains(":") { fields.add("Authorization", HTTPHeaders.basicAuthorization(user)) }
+        return redaction.redactText(RedactionPolicy.hidingPasswords(in: text, sentWith: fields.fields))
     }
 
     /// Prints the error on stderr and gives the exit status it maps to.

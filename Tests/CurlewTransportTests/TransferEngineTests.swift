@@ -385,6 +385,27 @@ struct TransferEngineTests {
         #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 23, "each but the first sent twice")
     }
 
+    @Test("an exchange after one whose name was not found, or that failed or was cancelled in any other way, goes out and is answered: a handle that ended so is not used again (found by a new user's trial: after an unknown host, libcurl kept the handle's receive buffer and refused CURLOPT_BUFFERSIZE, so every later exchange failed with 'A libcurl function was given a bad argument')")
+    func exchangesAfterAFailedOneAreAnswered() async throws {
+        let server = try await TestServer.shared()
+        let harness = EngineHarness(configuration: .init(maxConnectionsPerHost: 1, maxTotalConnections: 1))
+        let tag = uniqueTag()
+        let failing = [
+            TransferRequest(url: "http://nosuchhost-\(tag).invalid/"),
+            TransferRequest(url: "http://127.0.0.1:\(try Listeners.closedPort())/"),
+            TransferRequest(url: "\(server.baseURL)/fault/close?\(tag)"),
+            TransferRequest(url: "\(server.baseURL)/delay/5?\(tag)", totalTimeout: .milliseconds(200)),
+        ]
+        for (index, request) in failing.enumerated() {
+            for round in 0..<2 {
+                let failed = await harness.run(request)
+                #expect(failed.error != nil, "#\(index).\(round) failed as it should")
+                let answered = await harness.run(TransferRequest(url: "\(server.baseURL)/get?\(tag)-\(index)-\(round)"))
+                #expect(answered.error == nil && answered.statusCode == 200, "#\(index).\(round): \(String(describing: answered.error))")
+            }
+        }
+    }
+
     @Test("a connection closed before any byte of an answer has no receive phase: libcurl's first-byte mark on the closing read is not a first byte (found by a new user's trial)")
     func closedWithoutAnswerHasNoReceive() async throws {
         let server = try await TestServer.shared()

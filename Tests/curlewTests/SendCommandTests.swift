@@ -187,6 +187,29 @@ struct SendCommandTests {
         #expect(revealed.error.contains("\"http:///xSekr3tPw1y\""), "\(revealed.error)")
     }
 
+    @Test("--repeat after an unknown host looks the host up again each time and exits 6, not 43 (found by a new user's trial: the second and third said 'A libcurl function was given a bad argument')")
+    func repeatAfterUnknownHost() async throws {
+        let result = try await CurlewProcess.run(["send", "--repeat", "3", "http://nosuchhost-\(UUID().uuidString.prefix(8)).invalid/"])
+        #expect(result.status == 6, "\(result.error)")
+        #expect(result.output.components(separatedBy: "couldNotResolveHost").count == 4, "\(result.output)")
+        #expect(!result.output.contains("bad argument") && !result.error.contains("bad argument"), "\(result.output)\(result.error)")
+    }
+
+    @Test("a usage error quoting the URL or the method hides what the log would: a -u password or -H credential it repeats, a secret parameter; --no-redact shows it (found by a new user's trial)", arguments: [
+        ["-u", "alice:Hunter2Secret9", "/Hunter2Secret9"],
+        ["-u", "alice:Hunter2Secret9", "http:/Hunter2Secret9"],
+        ["-H", "Authorization: Bearer Hunter2Secret9", "/get?t=Hunter2Secret9"],
+        ["/get?token=Hunter2Secret9"],
+        ["-u", "alice:Hunter2Secret9", "GET /x?Hunter2Secret9 HTTP/1.1", "http://127.0.0.1:1/get"],
+    ])
+    func usageErrorsHideSecrets(_ arguments: [String]) async throws {
+        let hidden = try await CurlewProcess.run(["send"] + arguments)
+        #expect(hidden.status == 64, "\(hidden.error)")
+        #expect(hidden.error.contains("[REDACTED]") && !hidden.error.contains("Hunter2Secret9"), "\(hidden.error)")
+        let shown = try await CurlewProcess.run(["send", "--no-redact"] + arguments)
+        #expect(shown.status == 64 && shown.error.contains("Hunter2Secret9"), "\(shown.error)")
+    }
+
     @Test("exit status: 22 for an error status, curl's codes for network failures, 3 for a bad URL, 2 for a bad header", arguments: [
         (["/status/404"], Int32(22), "unacceptableStatus"),
         (["/delay/5", "--timeout", "0.3"], Int32(28), "totalTimeout"),
