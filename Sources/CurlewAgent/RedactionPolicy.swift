@@ -885,6 +885,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         headerNameBytes.contains(name)
     }
 
+    /// Whether a log hides the value of a header so named (any case): a credential header's
+    /// (`Authorization`, `Cookie`, `X-Api-Key`…) or one declared secret. False when off.
+    public func hidesValue(ofHeader name: String) -> Bool {
+        isEnabled && isSecretHeader(name.lowercased())
+    }
+
     /// A name cut from a head line. Its own overload: a generic `some StringProtocol` made every
     /// `String` name a copy too.
     private func isSecretHeader(_ name: Substring) -> Bool {

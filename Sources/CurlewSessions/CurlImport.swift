@@ -37,7 +37,7 @@ public enum CurlImport {
             }
             if startsCommand {
                 guard word == "curl" || word.hasSuffix("/curl") || word == "curl.exe" else {
-                    throw Failure(reason: "expected a command starting with curl, found \"\(word.prefix(40))\"")
+                    throw Failure(reason: "expected a command starting with curl, found \"\(URLPassword.masking(in: word).prefix(40))\"")
                 }
                 commands.append([])
                 startsCommand = false

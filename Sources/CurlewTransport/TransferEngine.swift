@@ -630,7 +630,7 @@ private final class TransferLoop {
         let added = curl_multi_add_handle(shared.multi.raw, transfer.handle.raw)
         if added != CURLM_OK {
             let error = TransferError(kind: .other, message: String(cString: curl_multi_strerror(added)))
-            finish(transfer, code: CURLE_OK, cancelled: false, refusal: error, inMulti: false)
+            finish(transfer, code: CURLE_OK, cancelled: false, refusal: error, inMulti: false, handleReusable: false)
         }
     }
 
@@ -643,11 +643,13 @@ private final class TransferLoop {
     }
 
     /// `endedAt`: when libcurl finished the exchange (uptime nanoseconds); 0 for now.
-    private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true, endedAt: UInt64 = 0) {
+    /// `handleReusable` false drops the handle whatever the outcome (its next hop could not be added).
+    private func finish(_ transfer: Transfer, code: CURLcode, cancelled: Bool, refusal: TransferError? = nil, inMulti: Bool = true, endedAt: UInt64 = 0,
+                        handleReusable: Bool = true) {
         let result = transfer.makeResult(code: code, cancelled: cancelled, refusal: refusal, connectionUses: &connectionUses, endedAt: endedAt)
         if inMulti { _ = curl_multi_remove_handle(shared.multi.raw, transfer.handle.raw) }
         if active.removeValue(forKey: ExchangeKey(transfer.id)) != nil, transfer.reportsProgress { progressReporters -= 1 }
-        pool.give(transfer.handle, reusable: code == CURLE_OK && !cancelled)
+        pool.give(transfer.handle, reusable: handleReusable && code == CURLE_OK && !cancelled)
         end(result)
     }
 

@@ -100,11 +100,16 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         if words.count == 2 {
-            do { try HTTPMethod(rawValue: words[0]).validate() } catch { throw ValidationError(hidingSecrets(in: error.message)) }
+            // The method's error quotes it escaped, so it is made from the method with its secrets
+            // hidden (which is no token either: the marker's brackets are not token bytes).
+            if (try? HTTPMethod(rawValue: words[0]).validate()) == nil {
+                do { try HTTPMethod(rawValue: hidingSecrets(in: words[0])).validate() } catch { throw ValidationError(error.message) }
+                throw ValidationError("the method is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~ only)")
+            }
             // A token, but no method: a value given to a flag that takes none (curl's `-C -`).
             guard words[0].first?.isLetter == true else {
-                throw ValidationError(hidingSecrets(in: "\(words[0].debugDescription) is not a method (methods start with a letter: GET, M-SEARCH); "
-                    + "if it was meant for a flag before it, that flag takes no value (-C resumes on its own, not as curl's -C -)"))
+                throw ValidationError("\(hidingSecrets(in: words[0]).debugDescription) is not a method (methods start with a letter: GET, M-SEARCH); "
+                    + "if it was meant for a flag before it, that flag takes no value (-C resumes on its own, not as curl's -C -)")
             }
         }
         let word = urlWord
@@ -114,14 +119,19 @@ struct SendCommand: AsyncParsableCommand {
         guard !word.isEmpty else {
             throw ValidationError("the URL is empty: curlew send [METHOD] URL")
         }
+        // Quoted escaped (`debugDescription`) once hidden: an escaped copy of a secret with a
+        // quote or a backslash in it would not be found.
         if let mistake = URLText.typingMistake(word) {
-            throw ValidationError(hidingSecrets(in: "\(word.debugDescription) is not a URL: \(mistake)"))
+            throw ValidationError("\(hidingSecrets(in: word).debugDescription) is not a URL: \(mistake)")
         }
         guard !word.hasPrefix("/") || word.hasPrefix("//") else {
-            throw ValidationError(hidingSecrets(in: "\(word.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(word)"))
+            let shown = hidingSecrets(in: word)
+            throw ValidationError("\(shown.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(shown)")
         }
+        // Not repeated: a header without its colon is most often a credential typed in a hurry
+        // (`-H "Authorization Bearer …"`).
         for line in header where !line.contains(":") {
-            throw ValidationError("header \(line.debugDescription) must look like 'Name: value'")
+            throw ValidationError("-H takes 'Name: value', and one given has no colon (it is not repeated here: it may hold a credential)")
         }
     }
 
@@ -279,19 +289,24 @@ struct SendCommand: AsyncParsableCommand {
         return policy
     }
 
-    /// `text`, a usage error quoting what was typed, with what the report and the log would hide
-    /// of it hidden, unless `--no-redact`: URL passwords, secret parameters and declared values,
-    /// and the credentials of the `Authorization` fields `-u` and `-H` give, wherever it
-    /// repeats them (`RedactionPolicy.hidingPasswords`).
+    /// `text`, what was typed as a usage error quotes it, with what the report and the log would
+    /// hide of it hidden, unless `--no-redact`: URL passwords, secret parameters and declared
+    /// values, the credentials of the `Authorization` fields `-u` and `-H` give
+    /// (`RedactionPolicy.hidingPasswords`) and the values of the other credential headers `-H`
+    /// gives (`X-Api-Key`, `Cookie`…), wherever it repeats them.
     private func hidingSecrets(in text: String) -> String {
         guard !noRedact else { return text }
+        var policy = redaction
         var fields = HTTPHeaders()
         for line in header {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            fields.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            fields.add(name, value)
+            if policy.hidesValue(ofHeader: name), value.utf8.count >= RedactionPolicy.minimumHiddenCredential { policy.hideAlso([value]) }
         }
         if let user, user.contains(":") { fields.add("Authorization", HTTPHeaders.basicAuthorization(user)) }
-        return redaction.redactText(RedactionPolicy.hidingPasswords(in: text, sentWith: fields.fields))
+        return policy.redactText(RedactionPolicy.hidingPasswords(in: text, sentWith: fields.fields))
     }
 
     /// Prints the error on stderr and gives the exit status it maps to.

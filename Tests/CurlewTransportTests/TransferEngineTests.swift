@@ -59,9 +59,12 @@ struct TransferEngineTests {
         #expect(head(afterResult).hasPrefix("GET /anything/\(after) HTTP/1.1\r\n") && afterResult.requestBody.isEmpty)
         #expect(try received(after).method == "GET", "the GET after a POST is a GET")
         #expect(try received(after).body.isEmpty)
-        // A shape with a small response limit, then the default again: the limit does not stay.
-        let limited = await harness.run(TransferRequest(url: "\(server.baseURL)/bytes/100000", maxResponseBytes: 10_000))
-        #expect(limited.error?.kind == .responseTooLarge)
+        // A shape with a response limit the body fits in, then a smaller body with the default
+        // again on the same handle (an exchange the limit failed would drop its handle).
+        let limited = await harness.run(TransferRequest(url: "\(server.baseURL)/bytes/100000", maxResponseBytes: 200_000))
+        #expect(limited.error == nil && limited.responseBody.count == 100_000)
+        let overLimit = await harness.run(TransferRequest(url: "\(server.baseURL)/bytes/100000", maxResponseBytes: 10_000))
+        #expect(overLimit.error?.kind == .responseTooLarge)
         let whole = await harness.run(TransferRequest(url: "\(server.baseURL)/bytes/100000"))
         #expect(whole.error == nil && whole.responseBody.count == 100_000)
         // Without wire capture, then with it: the capture comes back.
@@ -134,8 +137,8 @@ struct TransferEngineTests {
             #expect(result.error == nil)
             #expect(sent(result).hasPrefix("GET \(path(expected)) HTTP/1.1\r\n"), "\(sent(result))")
         }
-        // A failed exchange resets its handle (libcurl's URL with it); the same URL is set again,
-        // of the same shape or another.
+        // A failed exchange drops its handle (libcurl's URL with it); the same URL is set on the
+        // next handle, of the same shape or another.
         let closed = "http://127.0.0.1:\(try Listeners.closedPort())/x"
         for _ in 0..<2 { #expect(await harness.run(TransferRequest(url: closed)).error?.kind == .couldNotConnect) }
         let failed = await harness.run(TransferRequest(url: first, maxResponseBytes: 0))
@@ -385,7 +388,7 @@ struct TransferEngineTests {
         #expect(server.receivedRequests.filter { $0.uri.contains(tag) }.count == 23, "each but the first sent twice")
     }
 
-    @Test("an exchange after one whose name was not found, or that failed or was cancelled in any other way, goes out and is answered: a handle that ended so is not used again (found by a new user's trial: after an unknown host, libcurl kept the handle's receive buffer and refused CURLOPT_BUFFERSIZE, so every later exchange failed with 'A libcurl function was given a bad argument')")
+    @Test("an exchange after one whose name was not found, or that failed in another way (refused, closed, timed out), goes out and is answered: a handle whose exchange failed is not used again (found by a new user's trial: after an unknown host, libcurl kept the handle's receive buffer and refused CURLOPT_BUFFERSIZE, so every later exchange failed with 'A libcurl function was given a bad argument')")
     func exchangesAfterAFailedOneAreAnswered() async throws {
         let server = try await TestServer.shared()
         let harness = EngineHarness(configuration: .init(maxConnectionsPerHost: 1, maxTotalConnections: 1))

@@ -201,6 +201,9 @@ struct SendCommandTests {
         ["-H", "Authorization: Bearer Hunter2Secret9", "/get?t=Hunter2Secret9"],
         ["/get?token=Hunter2Secret9"],
         ["-u", "alice:Hunter2Secret9", "GET /x?Hunter2Secret9 HTTP/1.1", "http://127.0.0.1:1/get"],
+        ["-u", "alice:Pa\"ss'Hunter2Secret9", "http:/Pa\"ss'Hunter2Secret9"],
+        ["-u", "alice:Pa\"ss'Hunter2Secret9", "/Pa\"ss'Hunter2Secret9"],
+        ["-H", "X-Api-Key: Hunter2Secret9", "/items/Hunter2Secret9"],
     ])
     func usageErrorsHideSecrets(_ arguments: [String]) async throws {
         let hidden = try await CurlewProcess.run(["send"] + arguments)
@@ -208,6 +211,13 @@ struct SendCommandTests {
         #expect(hidden.error.contains("[REDACTED]") && !hidden.error.contains("Hunter2Secret9"), "\(hidden.error)")
         let shown = try await CurlewProcess.run(["send", "--no-redact"] + arguments)
         #expect(shown.status == 64 && shown.error.contains("Hunter2Secret9"), "\(shown.error)")
+    }
+
+    @Test("a -H without its colon is refused without repeating it: it is most often a credential typed in a hurry (found by review)")
+    func headerWithoutColonNotRepeated() async throws {
+        let refused = try await CurlewProcess.run(["send", "-H", "Authorization Bearer Hunter2Secret9", "http://127.0.0.1:1/get"])
+        #expect(refused.status == 64)
+        #expect(refused.error.contains("-H takes 'Name: value'") && !refused.error.contains("Hunter2Secret9"), "\(refused.error)")
     }
 
     @Test("exit status: 22 for an error status, curl's codes for network failures, 3 for a bad URL, 2 for a bad header", arguments: [
