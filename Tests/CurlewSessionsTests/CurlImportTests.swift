@@ -108,7 +108,9 @@ struct CurlImportTests {
         // Nor a header line or cookie without its separator, nor a URL's password.
         for command in ["curl -u sk_live_51Hx9 http://h/x", "curl -H 'Authorization Bearer sk_live_51Hx9' http://h/x",
                         "curl -b sk_live_51Hx9 http://h/x", "curl http://h/x --url http://u:sk_live_51Hx9@h/y",
-                        "curl http://u:sk_live_51Hx9@h/y --frobnicate"] {
+                        "curl http://u:sk_live_51Hx9@h/y --frobnicate",
+                        // A URL pasted without its curl (found by review).
+                        "https://u:sk_live_51Hx9@h/y"] {
             let error = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(command) }
             #expect(error?.reason.contains("sk_live_51Hx9") == false, "\(String(describing: error))")
         }
