@@ -297,13 +297,9 @@ struct SendCommand: AsyncParsableCommand {
     private func hidingSecrets(in text: String) -> String {
         guard !noRedact else { return text }
         var policy = redaction
-        var fields = HTTPHeaders()
-        for line in header {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-            fields.add(name, value)
-            if policy.hidesValue(ofHeader: name), value.utf8.count >= RedactionPolicy.minimumHiddenCredential { policy.hideAlso([value]) }
+        var fields = givenHeaders
+        for field in fields.fields where policy.hidesValue(ofHeader: field.name) && field.value.utf8.count >= RedactionPolicy.minimumHiddenCredential {
+            policy.hideAlso([field.value])
         }
         if let user, user.contains(":") { fields.add("Authorization", HTTPHeaders.basicAuthorization(user)) }
         return policy.redactText(RedactionPolicy.hidingPasswords(in: text, sentWith: fields.fields))
@@ -339,15 +335,22 @@ struct SendCommand: AsyncParsableCommand {
         words[words.count - 1].trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func makeRequest() throws -> Request {
-        let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased())
-            : transfer.impliedMethod ?? (data.isEmpty && json == nil ? .get : .post)
+    /// The `-H` lines as fields, in order, each split at its first colon and trimmed; a line
+    /// without a colon, which `validate` refuses, is left out.
+    private var givenHeaders: HTTPHeaders {
         var headers = HTTPHeaders()
         for line in header {
-            let colon = line.firstIndex(of: ":")!
+            guard let colon = line.firstIndex(of: ":") else { continue }
             headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
                         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
+        return headers
+    }
+
+    private func makeRequest() throws -> Request {
+        let method = words.count == 2 ? HTTPMethod(rawValue: words[0].uppercased())
+            : transfer.impliedMethod ?? (data.isEmpty && json == nil ? .get : .post)
+        var headers = givenHeaders
         if let user, headers["Authorization"] == nil {
             headers.add("Authorization", HTTPHeaders.basicAuthorization(user))
         }

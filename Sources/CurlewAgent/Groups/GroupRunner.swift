@@ -125,7 +125,7 @@ final class GroupRunner: Sendable {
                 publish(.memberChanged(info, MemberUpdate(index: index, label: label, state: .pending, waitReason: .queued, at: launched)))
             }
         case .start(let index, let member, let variables, let captures):
-            start(index, member: member, variables: variables, captures: captures)
+            start(index, member: member, label: machine.label(of: member), variables: variables, captures: captures)
         case .cancel(let index, let reason):
             switch started.withLock({ $0[index] }) {
             case .request(let request):
@@ -177,8 +177,8 @@ final class GroupRunner: Sendable {
         }
     }
 
-    private func start(_ index: Int, member: GroupMember, variables: ChainVariables, captures: [Capture]) {
-        let label = member.label(sendingAlso: agent.config.defaultHeaders.fields)
+    /// `label`: the member's, as the group's events name it (`GroupMachine.label(of:)`).
+    private func start(_ index: Int, member: GroupMember, label: String, variables: ChainVariables, captures: [Capture]) {
         handle.update {
             $0.members[index].state = .pending
             $0.members[index].waitReason = nil
