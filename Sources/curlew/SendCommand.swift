@@ -122,7 +122,7 @@ struct SendCommand: AsyncParsableCommand {
         // Quoted escaped (`debugDescription`) once hidden: an escaped copy of a secret with a
         // quote or a backslash in it would not be found.
         if let mistake = URLText.typingMistake(word) {
-            throw ValidationError("\(hidingSecrets(in: word).debugDescription) is not a URL: \(mistake)")
+            throw ValidationError("\(hidingSecrets(inMistyped: word).debugDescription) is not a URL: \(mistake)")
         }
         guard !word.hasPrefix("/") || word.hasPrefix("//") else {
             let shown = hidingSecrets(in: word)
@@ -303,6 +303,18 @@ struct SendCommand: AsyncParsableCommand {
         }
         if let user, user.contains(":") { fields.add("Authorization", HTTPHeaders.basicAuthorization(user)) }
         return policy.redactText(RedactionPolicy.hidingPasswords(in: text, sentWith: fields.fields))
+    }
+
+    /// `hidingSecrets(in:)` for a URL typed with its scheme's slashes missing (`http:/user:pw@host`):
+    /// hidden as the URL it was meant to be, so its user information is read as such, then
+    /// shown as typed.
+    private func hidingSecrets(inMistyped word: String) -> String {
+        guard let colon = word.firstIndex(of: ":") else { return hidingSecrets(in: word) }
+        let typedPrefix = String(word[...colon] + word[word.index(after: colon)...].prefix { $0 == "/" })
+        let meantPrefix = word[...colon] + "//"
+        let hidden = hidingSecrets(in: meantPrefix + String(word.dropFirst(typedPrefix.count)))
+        guard hidden.hasPrefix(meantPrefix) else { return hidingSecrets(in: word) }
+        return typedPrefix + hidden.dropFirst(meantPrefix.count)
     }
 
     /// Prints the error on stderr and gives the exit status it maps to.

@@ -204,6 +204,8 @@ struct SendCommandTests {
         ["-u", "alice:Pa\"ss'Hunter2Secret9", "http:/Pa\"ss'Hunter2Secret9"],
         ["-u", "alice:Pa\"ss'Hunter2Secret9", "/Pa\"ss'Hunter2Secret9"],
         ["-H", "X-Api-Key: Hunter2Secret9", "/items/Hunter2Secret9"],
+        ["http:/alice:Hunter2Secret9@example.com/x"],
+        ["https:alice:Hunter2Secret9@example.com/x"],
     ])
     func usageErrorsHideSecrets(_ arguments: [String]) async throws {
         let hidden = try await CurlewProcess.run(["send"] + arguments)
