@@ -121,6 +121,26 @@ public struct RequestDraft: Sendable, Equatable {
         headers.remove(at: index)
     }
 
+    /// Every `{{` of the draft's text escaped (`Template.escaping`), so that text taken as it
+    /// was written (a pasted curl command) is sent so, not read for variables.
+    mutating func escapeTemplates() {
+        url = Template.escaping(url)
+        for index in params.indices {
+            params[index].name = Template.escaping(params[index].name)
+            params[index].value = Template.escaping(params[index].value)
+        }
+        for index in headers.indices {
+            headers[index].name = Template.escaping(headers[index].name)
+            headers[index].value = Template.escaping(headers[index].value)
+        }
+        body = Template.escaping(body)
+        switch auth {
+        case .none: break
+        case .basic(let user, let password): auth = .basic(user: Template.escaping(user), password: Template.escaping(password))
+        case .bearer(let token): auth = .bearer(token: Template.escaping(token))
+        }
+    }
+
     /// A draft of a ready request: query parameters become rows, body parameters the body. A
     /// relative URL is joined to `baseURL`, or kept as it is when that is nil (a workspace entry
     /// as written, sent against the workspace's base URL).

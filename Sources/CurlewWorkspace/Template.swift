@@ -114,6 +114,12 @@ public struct Template: Sendable {
     /// otherwise describe an exponentially long string.
     public static let maxExpandedLength = 16 << 20
 
+    /// `text` written so that it reads back as itself: each `{{` as `\{{` (a `\{{` already there
+    /// becomes `\\{{`, which reads back as `\{{`).
+    public static func escaping(_ text: String) -> String {
+        text.replacingOccurrences(of: "{{", with: "\\{{")
+    }
+
     /// `text` without its `{{…}}` expressions (nested ones included), read as `expand` reads
     /// it: what stays as written whatever the variables hold. A `\{{` is its `{{`; an unclosed
     /// `{{` and what follows it stay.

@@ -235,6 +235,15 @@ struct ChainVariableNameTests {
         #expect(throws: RequestError.self) { try variables.expand(json: #"{"{{field}}": "admin", "role": "user"}"#) }
         #expect(try variables.expand(json: #"{"{{field}}": "admin", "name": "{{token}}"}"#) == #"{"role": "admin", "name": "t"}"#)
     }
+
+    @Test("a \\{{ is a literal {{ when the variables fill every name, as in a workspace; where they fill only the names given, the rest is text as written, a backslash included")
+    func escapedTemplates() throws {
+        var variables = ChainVariables([("token", "t")])
+        #expect(try variables.expand(#"\{{token}} {{token}} \{{other}} \\{{x"#) == #"{{token}} t {{other}} \{{x"#)
+        #expect(try variables.expand(json: #"{"a": "\{{other}}", "b": "{{token}}"}"#) == #"{"a": "{{other}}", "b": "t"}"#)
+        variables.fillsOnly = ["token"]
+        #expect(try variables.expand(#"\{{token}} {{token}} \{{other}}"#) == #"\t t \{{other}}"#)
+    }
 }
 
 @Suite("Nested groups")

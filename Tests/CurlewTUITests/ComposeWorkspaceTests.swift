@@ -57,6 +57,23 @@ struct ComposeWorkspaceTests {
         #expect(try draft(workspace, "posted").params == [KeyValueRow("page", "2"), KeyValueRow("who", "{{u}}")])
     }
 
+    @Test("a curl command pasted into a workspace's Compose is literal: sent as typed, its {{u}} not the workspace's variable, and saved so it reads back so")
+    func pastedCurlIsLiteral() throws {
+        var (workspace, _) = try workspace()
+        let command = #"curl -X POST 'http://h/p?q={{u}}' -H 'X-T: {{u}}' -H 'Content-Type: application/json' --data-raw '{"name":"{{u}}"}'"#
+        var pasted = try ComposeState.draft(fromCurl: command)
+        pasted.name = "pasted"
+        for draft in [pasted, try { _ = try workspace.save(pasted, loadedAs: nil); return try draft(workspace, "pasted") }()] {
+            let sent = try workspace.request(for: draft, captured: [])
+            #expect(sent.customURL == "http://h/p?q={{u}}" && sent.headers["X-T"] == "{{u}}", "\(sent)")
+            guard case .raw(let body, _) = sent.requestSerializer else {
+                Issue.record("\(sent.requestSerializer)")
+                continue
+            }
+            #expect(try JSONValue.parse(body) == .object([JSONMember("name", .string("{{u}}"))]), "\(String(decoding: body, as: UTF8.self))")
+        }
+    }
+
     @Test("the editor fills a JSON body's templates in as the file does: a `json:` member's value as one string, a `body:` text where it stands (found by a new user's trial: a quote in a value broke the JSON after saving)")
     func jsonTemplatesFilledAsTheFileDoes() throws {
         let path = try file(#"""

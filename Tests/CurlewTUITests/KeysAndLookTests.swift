@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 @testable import CurlewTUI
 import CurlewWorkspace
 import Foundation
@@ -250,6 +251,30 @@ struct SecondTrialTests {
         let form = try ComposeState.draft(fromCurl: "curl http://h/post -d 'a=1&b=two'")
         #expect(form.bodyMode == .form)
         #expect(ComposeState(items: []).problem("/users/{id}", for: .url) == nil)
+    }
+
+    @Test("a pasted curl command is literal: its {{ are escaped in the draft and sent as typed, not read as variables", arguments: [
+        (#"curl -X POST 'http://h/post?q={{q}}' -H 'X-T: {{t}}' -H 'Content-Type: application/json' --data-raw '{"name":"{{n}}","n":1}'"#, true),
+        (#"curl 'http://h/post' -H 'Authorization: Bearer {{tok}}' --data-raw 'a={{b}}&c=d'"#, false),
+        (#"curl 'http://h/post' --data-raw 'plain {{text}} body'"#, false),
+    ])
+    func curlPasteIsLiteral(_ command: String, _ json: Bool) throws {
+        let draft = try ComposeState.draft(fromCurl: command)
+        let sent = try draft.makeRequest(variables: ChainVariables())
+        let expected = try #require(try CurlImport.parse(command, readFile: { _ in Data() }).first).request
+        #expect((sent.customURL ?? sent.path) == (expected.customURL ?? expected.path))
+        for field in expected.headers { #expect(sent.headers[field.name] == field.value, "\(field.name): \(sent.headers)") }
+        guard case .raw(let typed, _) = expected.requestSerializer else { return }
+        guard case .raw(let data, _) = sent.requestSerializer else {
+            // A form body is edited as its fields and sent as them.
+            #expect(sent.requestSerializer == .urlEncodedForm && FormText.text(of: sent.params) == String(decoding: typed, as: UTF8.self), "\(sent.params)")
+            return
+        }
+        if json {
+            #expect(try JSONValue.parse(data) == JSONValue.parse(typed), "\(String(decoding: data, as: UTF8.self))")
+        } else {
+            #expect(data == typed, "\(String(decoding: data, as: UTF8.self))")
+        }
     }
 
     @Test("a relative URL with a space or a control character is flagged while typing, as an absolute one is; spaces inside a variable are not (found by a new user's trial)")

@@ -141,12 +141,21 @@ public struct ChainVariables: Sendable, Equatable {
         try expand(Substring(text)) { (_: String, value: String) throws(RequestError) -> String in value }
     }
 
-    /// Replaces every `{{name}}` in `text` with what `fill` makes of its name and value.
+    /// Replaces every `{{name}}` in `text` with what `fill` makes of its name and value. When
+    /// every name is filled (`fillsOnly` nil), a `\{{` is a literal `{{`, as a workspace reads it
+    /// (a body holding another template language's braces, a pasted curl command). When only
+    /// the names of `fillsOnly` are filled, the rest is text as written, a backslash included:
+    /// a workspace's groups come with their own templates read already.
     private func expand(_ text: Substring, filling fill: (String, String) throws(RequestError) -> String) throws(RequestError) -> String {
         guard text.contains("{{") else { return String(text) }
         var output = ""
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
+            if fillsOnly == nil, open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
+                output += rest[..<rest.index(before: open.lowerBound)] + "{{"
+                rest = rest[open.upperBound...]
+                continue
+            }
             output += rest[..<open.lowerBound]
             guard let close = rest[open.upperBound...].firstRange(ofASCII: "}}") else { return output + rest[open.lowerBound...] }
             let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
