@@ -43,11 +43,18 @@ enum BodyCheck {
     }
 
     /// Each `{{…}}` as `0` padded to its length, so offsets still point into the text as typed
-    /// and a template stands for a value wherever one may be.
+    /// and a template stands for a value wherever one may be. An escaped `\{{` is the `{{` it
+    /// sends, its backslash a space: text inside a string, a mistake outside one.
     private static func withTemplatesAsValues(_ text: String) -> String {
         var output = ""
         var rest = Substring(text)
-        while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
+        while let open = rest.firstRange(ofASCII: "{{") {
+            if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
+                output += rest[..<rest.index(before: open.lowerBound)] + " {{"
+                rest = rest[open.upperBound...]
+                continue
+            }
+            guard let close = rest[open.upperBound...].firstRange(ofASCII: "}}") else { break }
             output += rest[..<open.lowerBound]
             let length = rest[open.lowerBound..<close.upperBound].utf8.count
             output += "0" + String(repeating: " ", count: length - 1)

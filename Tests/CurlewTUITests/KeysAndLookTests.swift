@@ -260,6 +260,7 @@ struct SecondTrialTests {
     ])
     func curlPasteIsLiteral(_ command: String, _ json: Bool) throws {
         let draft = try ComposeState.draft(fromCurl: command)
+        if json { #expect(BodyCheck.jsonProblem(draft.body) == nil, "the editor reads \(draft.body) as the JSON it sends") }
         let sent = try draft.makeRequest(variables: ChainVariables())
         let expected = try #require(try CurlImport.parse(command, readFile: { _ in Data() }).first).request
         #expect((sent.customURL ?? sent.path) == (expected.customURL ?? expected.path))
@@ -275,6 +276,12 @@ struct SecondTrialTests {
         } else {
             #expect(data == typed, "\(String(decoding: data, as: UTF8.self))")
         }
+    }
+
+    @Test("the editor's JSON check reads an escaped \\{{ as the text it sends: inside a string it is text, outside one a mistake")
+    func jsonCheckReadsEscapes() {
+        #expect(BodyCheck.jsonProblem(#"{"a": "\{{token}}", "b": {{n}}, "c": "\{{"}"#) == nil)
+        #expect(BodyCheck.jsonProblem(#"{"a": \{{n}}}"#) != nil)
     }
 
     @Test("a relative URL with a space or a control character is flagged while typing, as an absolute one is; spaces inside a variable are not (found by a new user's trial)")
