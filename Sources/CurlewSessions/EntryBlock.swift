@@ -31,15 +31,44 @@ final class EntryBlock: Sendable {
     /// Response body size in bytes.
     let sizes: [UInt32]
 
+    /// A block of what `builder` holds. A block far from full (a followed log's few new
+    /// entries) keeps only the room its entries take, not the room reserved for a whole block.
     init(first: Int, building builder: consuming EntryBlockBuilder) {
         self.first = first
         base = builder.base
-        offsets = builder.offsets
-        statuses = builder.statuses
-        methods = builder.methods
-        urls = builder.urls
-        elapsed = builder.elapsed
-        sizes = builder.sizes
+        let compact = builder.count < Self.capacity / 2
+        offsets = compact ? Array(builder.offsets[...]) : builder.offsets
+        statuses = compact ? Array(builder.statuses[...]) : builder.statuses
+        methods = compact ? Array(builder.methods[...]) : builder.methods
+        urls = compact ? Array(builder.urls[...]) : builder.urls
+        elapsed = compact ? Array(builder.elapsed[...]) : builder.elapsed
+        sizes = compact ? Array(builder.sizes[...]) : builder.sizes
+    }
+
+    private init(first: Int, base: Int64, offsets: [UInt32], statuses: [UInt16], methods: [UInt8], urls: [UInt32], elapsed: [UInt32], sizes: [UInt32]) {
+        self.first = first
+        self.base = base
+        self.offsets = offsets
+        self.statuses = statuses
+        self.methods = methods
+        self.urls = urls
+        self.elapsed = elapsed
+        self.sizes = sizes
+    }
+
+    /// Blocks under this many entries take the next block's entries into one block, so a log
+    /// followed for hours, a few entries at a time, is not held as thousands of tiny blocks.
+    static let joinedBelow = 4_096
+
+    /// This block with `next`'s entries after its own, when `next` follows it directly, this
+    /// block is under `joinedBelow` entries and `next`'s offsets fit its base; else nil.
+    func joining(_ next: EntryBlock) -> EntryBlock? {
+        guard count < Self.joinedBelow, next.first == first + count, next.count > 0,
+              next.offset(next.count - 1) - base <= Int64(UInt32.max) else { return nil }
+        let shift = UInt32(next.base - base)
+        return EntryBlock(first: first, base: base, offsets: offsets + next.offsets.map { $0 + shift },
+                          statuses: statuses + next.statuses, methods: methods + next.methods, urls: urls + next.urls,
+                          elapsed: elapsed + next.elapsed, sizes: sizes + next.sizes)
     }
 
     var count: Int { offsets.count }

@@ -26,6 +26,9 @@ final class IndexScanner: @unchecked Sendable {
     /// Entries in the blocks handed out so far.
     private var entriesScanned = 0
     private let decoder = SessionLogFormat.makeDecoder()
+    /// Whether the file is read as it grows: at its end a line without its line break is one
+    /// still being written, kept until the rest arrives, and the next scan reads on.
+    private let follows: Bool
     /// Bytes of a line being skipped because it is longer than `maxLineBytes`; nil otherwise.
     private var oversizedLine: Int64?
     /// Curlew writes lines of at most a few hundred KiB (bodies are capped); a longer line is
@@ -41,8 +44,9 @@ final class IndexScanner: @unchecked Sendable {
     /// The open log file, for reading entries back.
     var fileDescriptor: Int32 { handle.fileDescriptor }
 
-    init(path: String, methods: InternedStrings, urls: InternedStrings) throws(SessionLogError) {
+    init(path: String, methods: InternedStrings, urls: InternedStrings, follows: Bool = false) throws(SessionLogError) {
         self.path = path
+        self.follows = follows
         self.methods = methods
         self.urls = urls
         try SessionLogError.requireRegularFile(path)
@@ -80,6 +84,12 @@ final class IndexScanner: @unchecked Sendable {
                 oversizedLine = (oversizedLine ?? 0) + Int64(pending.count)
                 pending.removeAll(keepingCapacity: true)
             }
+            if reachedEnd, follows {
+                // Caught up for now: what is pending waits for its line break.
+                reachedEnd = false
+                part.finished = true
+                break scanning
+            }
             if reachedEnd {
                 guard builder.fits(offset: offset) else { break scanning }
                 if oversizedLine != nil { skipOversizedLine(into: &part) }
@@ -104,6 +114,20 @@ final class IndexScanner: @unchecked Sendable {
             entriesScanned += part.block?.count ?? 0
         }
         return part
+    }
+
+    /// Why a followed file can no longer be read on, or nil while it can: it was cut shorter
+    /// than what was read of it, or its name now stands for another file (a log rotated,
+    /// replaced or removed). The entries read so far stay readable.
+    func followingEnded() -> String? {
+        var opened = stat()
+        guard fstat(handle.fileDescriptor, &opened) == 0 else { return "it cannot be read any more" }
+        if Int64(opened.st_size) < offset + Int64(pending.count) + (oversizedLine ?? 0) - Int64(cursor) {
+            return "it was truncated"
+        }
+        var named = stat()
+        guard stat(path, &named) == 0 else { return "it was removed" }
+        return named.st_ino != opened.st_ino || named.st_dev != opened.st_dev ? "it was replaced by another file" : nil
     }
 
     private func skip(_ reason: String, into part: inout ScannedPart) {

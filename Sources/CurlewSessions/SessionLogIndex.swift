@@ -27,11 +27,16 @@ public final class SessionLogIndex: Sendable {
         var skipped: [SkippedLine] = []
         var skippedCount = 0
         var complete = false
+        var followingEnded: String?
 
         mutating func add(_ part: ScannedPart) {
             headers += part.headers.prefix(IndexScanner.keptHeaders - headers.count)
             if let block = part.block {
-                blocks.append(block)
+                if let last = blocks.last, let joined = last.joining(block) {
+                    blocks[blocks.count - 1] = joined
+                } else {
+                    blocks.append(block)
+                }
                 count += block.count
             }
             skipped += part.skipped.prefix(IndexScanner.describedSkips - skipped.count)
@@ -43,10 +48,15 @@ public final class SessionLogIndex: Sendable {
     /// Opens the log. Throws only when it cannot be read or its first records are not a session
     /// log. Past `distinctURLs` different URLs (or 32 MiB of them), URLs are read from the file
     /// when a filter needs them instead of kept in memory.
-    public init(path: String, firstEntries: Int = .max, distinctURLs: Int = 200_000) throws(SessionLogError) {
+    ///
+    /// `follows`: entries appended later are indexed as they come (the file is looked at every
+    /// `followInterval`), a last line still being written once it is whole; `isComplete` then
+    /// says the index has caught up with the file. Following ends when the file is truncated or
+    /// its name given to another file (`followingEnded`).
+    public init(path: String, firstEntries: Int = .max, distinctURLs: Int = 200_000, follows: Bool = false) throws(SessionLogError) {
         let methods = InternedStrings(maxCount: Int(EntryBlock.methodUnknown), maxBytes: 1 << 16)
         let urls = InternedStrings(maxCount: distinctURLs, maxBytes: 32 << 20)
-        let scanner = try IndexScanner(path: path, methods: methods, urls: urls)
+        let scanner = try IndexScanner(path: path, methods: methods, urls: urls, follows: follows)
         var first = IndexState()
         repeat {
             first.add(try scanner.scan(entries: firstEntries - first.count))
@@ -62,22 +72,39 @@ public final class SessionLogIndex: Sendable {
         self.urls = urls
         self.descriptor = descriptor
         state.withLock { $0 = first }
-        guard !first.complete else { return }
-        // Holds the index only while adding a block: a log closed meanwhile stops being indexed.
+        let openedWhole = first.complete
+        guard !openedWhole || follows else { return }
+        // Holds the index only while adding a block: a log closed meanwhile stops being indexed
+        // and followed.
         Thread.detachNewThread { [weak self] in
-            var done = false
-            while !done, let index = self {
+            var caughtUp = openedWhole
+            while true {
+                if caughtUp {
+                    guard follows else { return }
+                    Thread.sleep(forTimeInterval: Self.followInterval)
+                    if let ended = scanner.followingEnded() {
+                        self?.state.withLock { $0.followingEnded = ended }
+                        return
+                    }
+                }
+                guard let index = self else { return }
                 var part: ScannedPart
                 do throws(SessionLogError) {
                     part = try scanner.scan(entries: EntryBlock.capacity)
                 } catch {
                     part = ScannedPart(skipped: [SkippedLine(line: 0, reason: "reading stopped: \(error.reason)")], skippedCount: 1, finished: true)
+                    index.state.withLock { $0.followingEnded = "it could not be read: \(error.reason)" }
+                    index.state.withLock { $0.add(part) }
+                    return
                 }
-                done = part.finished
+                caughtUp = part.finished
                 index.state.withLock { $0.add(part) }
             }
         }
     }
+
+    /// How often a followed log's file is looked at for entries appended to it.
+    static let followInterval: TimeInterval = 0.25
 
     deinit {
         close(descriptor)
@@ -91,8 +118,10 @@ public final class SessionLogIndex: Sendable {
     /// thousand of them; `skippedCount` counts them all.
     public var skipped: [SkippedLine] { state.withLock { $0.skipped } }
     public var skippedCount: Int { state.withLock { $0.skippedCount } }
-    /// Whether the whole file is indexed.
+    /// Whether the whole file is indexed (for a followed log: as far as it has been written).
     public var isComplete: Bool { state.withLock { $0.complete } }
+    /// Why a followed log is no longer followed (truncated, replaced, removed), nil while it is.
+    public var followingEnded: String? { state.withLock { $0.followingEnded } }
 
     /// Blocks until the whole file is indexed.
     public func waitUntilComplete() {

@@ -52,6 +52,10 @@ extension AppModel {
         case .toggleRow: toggleRow()
         case .addRow: addRow()
         case .deleteRow: deleteRow()
+        case .toggleFollow where pane == .logs:
+            guard logs.opened != nil else { message = "open a log first (Enter), then f follows its newest entry"; return }
+            logs.toggleFollowingNewest()
+            message = logs.opened?.followsNewest == true ? "following the log's newest entry" : "follow off"
         case .toggleFollow:
             live.follow.toggle()
             if live.follow { live.selected = max(0, live.visibleCount - 1) }

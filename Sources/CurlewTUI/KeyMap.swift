@@ -116,6 +116,7 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("m")], command: .mark, context: .logs, help: "mark for comparison (two marks, from any logs)"),
         KeyBinding(keys: [.character("=")], command: .compare, context: .logs, help: "compare the marked exchanges side by side"),
         KeyBinding(keys: [.character("F")], command: .clearFilter, context: .logs, help: "clear the filter"),
+        KeyBinding(keys: [.character("f")], command: .toggleFollow, context: .logs, help: "follow the opened log's newest entry on/off"),
 
         KeyBinding(keys: [.left, .character("h"), .character("[")], command: .previousTab, context: .detail, help: "previous tab"),
         KeyBinding(keys: [.right, .character("l"), .character("]")], command: .nextTab, context: .detail, help: "next tab"),

@@ -34,6 +34,8 @@ public struct LogBrowserState {
         var filter: MessageFilter?
         /// How many index entries `visible` has looked at.
         var seen = 0
+        /// The selection moves to the newest entry as entries are appended (`f`).
+        public var followsNewest = false
     }
 
     /// Entries the index opens with before the rest is indexed in the background.
@@ -66,7 +68,8 @@ public struct LogBrowserState {
         let indexed = ExchangeFile.isHAR(path: path) ? try convertedHARFiles.sessionLog(of: path) : path
         let index: SessionLogIndex
         do {
-            index = try SessionLogIndex(path: indexed, firstEntries: Self.firstScreenEntries)
+            // A session log is followed as other runs append to it; one made from a HAR file is not written again.
+            index = try SessionLogIndex(path: indexed, firstEntries: Self.firstScreenEntries, follows: indexed == path)
         } catch {
             if indexed != path { convertedHARFiles.discard(indexed) }
             throw error
@@ -102,6 +105,15 @@ public struct LogBrowserState {
             opened?.visible.extend(allTo: count)
         }
         opened?.seen = count
+        if opened?.followsNewest == true, let visible = opened?.visible.count { opened?.selected = max(0, visible - 1) }
+    }
+
+    /// Turns following the newest entry on or off; on, the newest entry is selected at once.
+    public mutating func toggleFollowingNewest() {
+        guard var current = opened else { return }
+        current.followsNewest.toggle()
+        if current.followsNewest { current.selected = max(0, current.visible.count - 1) }
+        opened = current
     }
 
     /// Where a pass of `filter` from `start` stops: every entry available for a summary filter,
@@ -154,6 +166,8 @@ public struct LogBrowserState {
     public mutating func moveSelection(by delta: Int) {
         if var current = opened {
             current.selected = min(max(0, current.selected + delta), max(0, current.visible.count - 1))
+            // Moving off the newest entry stops following it, as in Live.
+            if current.selected < current.visible.count - 1 { current.followsNewest = false }
             opened = current
         } else {
             selectedFile = min(max(0, selectedFile + delta), max(0, files.count - 1))

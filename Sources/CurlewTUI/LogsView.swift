@@ -14,6 +14,11 @@ enum LogsView {
         if skipped > 0 { title += " · " + Chrome.counted(skipped, "unreadable line", "unreadable lines") + " skipped" }
         if opened.seen < opened.index.entryCount { title += " (searching \(opened.seen) of \(opened.index.entryCount)…)" }
         if !opened.filterText.isEmpty { title += " · filter: \(opened.filterText)" }
+        if let ended = opened.index.followingEnded {
+            title += " · not followed: \(ended)"
+        } else if opened.followsNewest {
+            title += " · following newest"
+        }
         frame.put(title, row: area.row, column: 1, style: .title, width: area.width - 2)
         frame.put(MessageRows.heading(width: area.width - 1), row: area.row + 1, column: 1, style: .dim)
         let listHeight = area.height - 2

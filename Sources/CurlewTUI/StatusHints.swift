@@ -35,7 +35,8 @@ extension AppModel {
                     : [key(.open, "members"), key(.cancel, "cancel")]
             case .logs:
                 hints = logs.opened == nil ? [key(.open, "open log"), key(.commandPrompt, "open FILE")]
-                    : [key(.open, "open"), key(.filter, "filter"), key(.resend, resendHint), key(.mark, "mark"), key(.clearFilter, "clear filter"), key(.back, "files")]
+                    : [key(.open, "open"), key(.filter, "filter"), key(.resend, resendHint), key(.mark, "mark"), key(.clearFilter, "clear filter"),
+                       key(.back, "files"), key(.toggleFollow, "follow")]
             }
         }
         return hints.compactMap { $0 }

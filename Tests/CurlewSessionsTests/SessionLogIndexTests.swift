@@ -187,3 +187,81 @@ struct ProgressiveIndexTests {
         #expect(index.matching(try MessageFilter.parse("~c 5xx")).count == 10)
     }
 }
+
+@Suite("Following a log as it grows")
+struct FollowedLogTests {
+    /// Waits (at most 10 s) until `condition` holds.
+    private func eventually(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    private func append(_ text: String, to path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
+    }
+
+    @Test("entries another logger appends are indexed as they come, many small appends read like one file, and a line still being written waits for its line break")
+    func entriesAppendedAreIndexed() async throws {
+        let path = NSTemporaryDirectory() + "curlew-follow-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try Fixtures.writeEntryLog(count: 3, to: path)
+        let index = try SessionLogIndex(path: path, firstEntries: 2, follows: true)
+        try await eventually { index.isComplete && index.entryCount == 3 }
+        #expect(index.entryCount == 3 && index.followingEnded == nil)
+        // A second run appends to the log, a batch at a time, as a logger does.
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        for id in 4...40 {
+            logger.requestDidProduce(Fixtures.message(id: UInt64(id), method: id % 2 == 0 ? "POST" : "GET", url: "http://h/entry\(id)"))
+            logger.observerDidFinishBatch()
+            if id % 8 == 0 { try await Task.sleep(for: .milliseconds(300)) }
+        }
+        try logger.close()
+        try await eventually { index.entryCount == 40 }
+        #expect(index.entryCount == 40 && index.headers.count == 2)
+        for position in 0..<40 { #expect(index.message(at: position)?.requestID == UInt64(position + 1)) }
+        #expect(index.matching(try MessageFilter.parse("~m POST")).map(Int.init) == (0..<40).filter { ($0 + 1) % 2 == 0 && $0 >= 3 })
+        // Half a line: not an entry, not a damaged line, until the rest of it comes.
+        let line = try #require(try Fixtures.writeEntryLog(count: 1, to: path + ".one").last)
+        defer { try? FileManager.default.removeItem(atPath: path + ".one") }
+        try append(String(line.prefix(40)), to: path)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(index.entryCount == 40 && index.skippedCount == 0)
+        try append(String(line.dropFirst(40)) + "\n", to: path)
+        try await eventually { index.entryCount == 41 }
+        #expect(index.message(at: 40)?.requestID == 1 && index.skippedCount == 0)
+    }
+
+    @Test("following ends, with why, when the file is truncated or its name given to another file; the entries read stay readable", arguments: ["truncated", "replaced"])
+    func followingEnds(_ how: String) async throws {
+        let path = NSTemporaryDirectory() + "curlew-follow-end-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let lines = try Fixtures.writeEntryLog(count: 4, to: path)
+        let index = try SessionLogIndex(path: path, follows: true)
+        try await eventually { index.isComplete }
+        if how == "truncated" {
+            #expect(truncate(path, 10) == 0)
+        } else {
+            try Fixtures.writeLines(Array(lines.prefix(2)), to: path + ".new")
+            #expect(rename(path + ".new", path) == 0)
+        }
+        try await eventually { index.followingEnded != nil }
+        #expect(index.followingEnded == (how == "truncated" ? "it was truncated" : "it was replaced by another file"))
+        #expect(index.entryCount == 4 && (how == "truncated" || index.message(at: 3)?.requestID == 4))
+    }
+
+    @Test("a log opened without following is indexed once: what is appended later is not read")
+    func notFollowed() async throws {
+        let path = NSTemporaryDirectory() + "curlew-nofollow-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try Fixtures.writeEntryLog(count: 2, to: path)
+        let index = try SessionLogIndex(path: path)
+        _ = try Fixtures.writeEntryLog(count: 3, to: path + ".more")
+        defer { try? FileManager.default.removeItem(atPath: path + ".more") }
+        try append(try String(contentsOfFile: path + ".more", encoding: .utf8), to: path)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(index.isComplete && index.entryCount == 2 && index.followingEnded == nil)
+    }
+}

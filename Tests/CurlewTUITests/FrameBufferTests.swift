@@ -255,6 +255,30 @@ struct AppModelTests {
         #expect(model.render(rows: 24, columns: 80).text.contains("This log has no entries. Esc closes it."))
     }
 
+    @Test("an opened log is followed as another run appends to it; f keeps the newest entry selected until the selection moves up; a replaced file is no longer followed, and the title says so")
+    func openedLogFollowed() async throws {
+        let path = NSTemporaryDirectory() + "curlew-followed-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try Fixtures.writeEntryLog(count: 2, to: path)
+        let model = try TUIFixtures.model(browsing: path)
+        model.handle(.character("f"))
+        #expect(model.message == "following the log's newest entry" && model.logs.opened?.selected == 1)
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        for id in 3...5 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), url: "http://h/appended\(id)")) }
+        try logger.close()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !TUIFixtures.screenText(of: model).contains("5 of 5 entries"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let text = TUIFixtures.screenText(of: model)
+        #expect(text.contains("5 of 5 entries") && text.contains("following newest") && text.contains("/appended5"), "\(text)")
+        #expect(model.logs.opened?.selected == 4 && model.logs.selectedMessage?.requestID == 5)
+        model.handle(.up)
+        #expect(model.logs.opened?.followsNewest == false && !TUIFixtures.screenText(of: model).contains("following newest"))
+        try Fixtures.writeLines(["{}"], to: path + ".new")
+        #expect(rename(path + ".new", path) == 0)
+        while model.logs.opened?.index.followingEnded == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(TUIFixtures.screenText(of: model).contains("not followed: it was replaced by another file"))
+    }
+
     @Test("History calls an exchange what Live calls it: cancl for one cancelled, ERR for one that failed (found by a new user's trial: History said error for a cancel)")
     func historyStatusIsLives() throws {
         var cancelled = Fixtures.message(id: 3, status: nil, error: RequestError(.cancelled, "cancelled"))
