@@ -90,6 +90,9 @@ expect "the session opens with every entry" "of 14 entries"
 keys / '~c 5xx' Enter
 expect "the filter narrows the list" "1 of 14 entries · filter: ~c 5xx"
 expect "the filter keeps the failing request" "status=500"
+# The opened log is this session's own: a request sent now is appended and followed in.
+keys F f 1 k k k k k k k s 4
+expect "the opened log follows the session's new entry" "15 of 15 entries · following newest"
 
 keys q
 expect "curlew exits cleanly" "CURLEW-EXITED-0"
@@ -98,7 +101,7 @@ if screen | grep -qF " 1 Compose "; then
 else
     passed=$((passed + 1)); echo "ok: the terminal was restored"
 fi
-expect "the session log path is printed" "(14 entries)"
+expect "the session log path is printed" "(15 entries)"
 remember_log
 log=${written_logs[${#written_logs[@]}-1]:-}
 
@@ -117,10 +120,10 @@ else
 fi
 
 messages=$(grep -c '"type":"message"' "$log" 2>/dev/null || echo 0)
-if [ "$(head -1 "$log" | grep -c '"type":"header"')" = 1 ] && [ "$messages" = 14 ]; then
-    passed=$((passed + 1)); echo "ok: the session log has its header and all 14 entries"
+if [ "$(head -1 "$log" | grep -c '"type":"header"')" = 1 ] && [ "$messages" = 15 ]; then
+    passed=$((passed + 1)); echo "ok: the session log has its header and all 15 entries"
 else
-    failed=$((failed + 1)); echo "FAILED: the session log has $messages entries (expected 14)"
+    failed=$((failed + 1)); echo "FAILED: the session log has $messages entries (expected 15)"
 fi
 
 # The workbench: the same command in a directory with a curlew.yaml opens that workspace. Create a
@@ -355,7 +358,7 @@ private_tmp=$(mktemp -d)
 har_file=$(mktemp --suffix=.har)
 "$run_command" export har "$log" -o "$har_file" > /dev/null
 open_session 120 40 "TMPDIR=$private_tmp ${run_command} tui $har_file"
-expect "a HAR file opens in the log browser" "of 14 entries"
+expect "a HAR file opens in the log browser" "of 15 entries"
 stop_by_signal "SIGTERM in the log browser" TERM 143
 open_session 120 40 "TMPDIR=$private_tmp ${run_command}"
 expect "the demo opens with a private TMPDIR" "ten requests"
