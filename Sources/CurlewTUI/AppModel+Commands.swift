@@ -6,7 +6,13 @@ import Foundation
 extension AppModel {
     func perform(_ command: Command) {
         if pane == .compose, detail?.pane != .compose, compose.focus == .editor, compose.groupEditor != nil, performInGroupEditor(command) { return }
+        if pane == .compose, detail == nil, compose.focus == .list, let folder = compose.selectedFolder, !Self.worksOnFoldedHeading.contains(command) {
+            message = "\(folder) is folded: z or Enter unfolds it, then pick a request"
+            return
+        }
         switch command {
+        case .toggleFold where pane == .compose && compose.focus == .list && detail == nil: toggleFold()
+        case .toggleFold: break
         case .nextPane: switchPane(to: Pane(rawValue: (pane.rawValue + 1) % Pane.allCases.count)!)
         case .previousPane: switchPane(to: Pane(rawValue: (pane.rawValue + Pane.allCases.count - 1) % Pane.allCases.count)!)
         case .composePane: switchPane(to: .compose)
@@ -135,6 +141,14 @@ extension AppModel {
         }
     }
 
+    /// What the keys do with the cursor on a folded folder's heading: move, unfold, and what
+    /// does not act on a list item. The rest would act on an item the heading hides.
+    private static let worksOnFoldedHeading: Set<Command> = [
+        .nextPane, .previousPane, .composePane, .livePane, .groupsPane, .logsPane,
+        .up, .down, .pageUp, .pageDown, .top, .bottom, .left, .right, .open, .edit, .back, .toggleFold,
+        .filter, .commandPrompt, .help, .quit, .palette, .toggleMouse, .newRequest, .newGroup, .switchEnvironment, .toggleSecrets,
+    ]
+
     private func move(by delta: Int) {
         if context == .detail {
             guard var current = detail else { return }
@@ -145,10 +159,16 @@ extension AppModel {
         switch pane {
         case .compose:
             if compose.focus == .list {
-                // The cursor moves as the list shows the items (folders together).
-                let order = composeListOrder
-                let position = order.firstIndex(of: compose.selectedItem) ?? 0
-                if !order.isEmpty { compose.selectedItem = order[clamp(position + delta, order.count)] }
+                // The cursor moves as the list shows the items (folders together), stopping on
+                // a folded folder's heading.
+                let stops = composeListStops
+                let position = stops.firstIndex(of: composeListStop) ?? 0
+                if !stops.isEmpty {
+                    switch stops[clamp(position + delta, stops.count)] {
+                    case .item(let index): compose.selectedItem = index
+                    case .folder(let folder): compose.selectedFolder = folder
+                    }
+                }
             } else {
                 compose.fieldIndex = clamp(compose.fieldIndex + delta, compose.fields.count)
             }
@@ -173,7 +193,9 @@ extension AppModel {
     private func sideways(_ delta: Int) {
         switch pane {
         case .compose:
-            if compose.focus == .list {
+            if compose.focus == .list, let folder = compose.selectedFolder {
+                if delta > 0 { unfold(folder) }
+            } else if compose.focus == .list {
                 if delta > 0 { compose.focus = .editor }
             } else if [.method, .bodyMode, .auth, .redirects].contains(compose.field) {
                 compose.cycle(compose.field, by: delta)
@@ -197,7 +219,9 @@ extension AppModel {
     private func open() {
         switch pane {
         case .compose:
-            if compose.focus == .list {
+            if compose.focus == .list, let folder = compose.selectedFolder {
+                unfold(folder)
+            } else if compose.focus == .list {
                 if compose.stepping != nil { stopStepping() }
                 // A group opens in the group editor; s runs it.
                 if let (name, _) = compose.loadSelected() { openGroupEditor(at: compose.selectedItem, named: name) }
@@ -734,6 +758,15 @@ extension AppModel {
                 guard leaveGroupEditor() else { return }
                 compose.focus = .list
                 compose.selectedItem = clamp(index, compose.items.count)
+            case .composeFolder(let folder):
+                guard leaveGroupEditor() else { return }
+                compose.focus = .list
+                if compose.foldedFolders.contains(folder) {
+                    unfold(folder)
+                } else {
+                    compose.foldedFolders.insert(folder)
+                    compose.selectedFolder = folder
+                }
             case .editorField(let index):
                 // A click on the request the list previews edits that one.
                 if compose.focus == .list, compose.selectedItem != compose.loadedItem { _ = compose.loadSelected() }

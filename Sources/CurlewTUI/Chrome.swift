@@ -217,6 +217,7 @@ extension AppModel {
             return frame
         }
         logs.refresh()
+        revealComposeSelection()
         // A filter pattern that gave up says so once, whichever batch of entries it gave up on.
         if let gaveUp = logs.opened?.filter?.gaveUpMessage, gaveUpReportedFor != logs.opened?.filterText {
             message = gaveUp

@@ -29,7 +29,14 @@ public struct ComposeState: Sendable {
     public enum Focus: Sendable { case list, editor }
 
     public var items: [ComposeItem]
-    public var selectedItem = 0
+    /// The list item under the cursor. Choosing one takes the cursor off a folded folder.
+    public var selectedItem = 0 {
+        didSet { selectedFolder = nil }
+    }
+    /// Folders the list shows folded: their heading, not their items (`z`).
+    public var foldedFolders: Set<String> = []
+    /// The folded folder whose heading the cursor is on, if it is on one (not on an item).
+    public var selectedFolder: String?
     public var focus = Focus.list
     public var draft: RequestDraft
     /// The list item the editor's draft belongs to; nil for a draft not in the list yet.

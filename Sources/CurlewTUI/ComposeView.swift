@@ -28,28 +28,35 @@ enum ComposeView {
         let listWidth = Layout.composeListWidth(columns: area.width)
         frame.put("Requests", row: area.row, column: 1, style: compose.focus == .list ? .title : .bold)
         let listRows = area.height - 1
-        // A folder's items follow its heading, indented; a heading shows where the folder changes.
-        var lines: [(item: Int?, folder: String?)] = []
-        var current: String?
-        for index in model.composeListOrder {
-            let folder = model.listFolder(at: index)
-            if folder != current {
-                lines.append((nil, folder))
-                current = folder
+        // A folder's items follow its heading, indented; a heading shows where the folder
+        // changes, and a folded one stands for all it holds.
+        let lines = model.composeListLines
+        let selectedLine = lines.firstIndex { line in
+            switch line {
+            case .heading(let folder, true, _): folder == compose.selectedFolder
+            case .heading: false
+            case .item(let index, _): compose.selectedFolder == nil && index == compose.selectedItem
             }
-            lines.append((index, folder))
-        }
-        let selectedLine = lines.firstIndex { $0.item == compose.selectedItem } ?? 0
+        } ?? 0
         let listScroll = max(0, selectedLine - listRows + 1)
         for (offset, line) in lines.enumerated().dropFirst(listScroll).prefix(listRows) {
             let row = area.row + 1 + offset - listScroll
-            // A subfolder is indented under its parent.
-            let depth = line.folder.map { $0.split(separator: "/").count } ?? 0
-            guard let index = line.item else {
-                frame.putLine(String(repeating: "  ", count: max(0, depth - 1)) + " ▾ " + (line.folder ?? ""), row: row, column: 0, width: listWidth - 1, style: .accent)
+            let index: Int, folder: String?
+            switch line {
+            case .heading(let name, let folded, let count):
+                // A subfolder is indented under its parent.
+                let indent = String(repeating: "  ", count: max(0, name.split(separator: "/").count - 1))
+                let text = indent + (folded ? " ▸ \(name) (\(count))" : " ▾ " + name)
+                let selected = folded && name == compose.selectedFolder
+                frame.putLine(text, row: row, column: 0, width: listWidth - 1, style: selected ? (compose.focus == .list ? .selected : .bold) : .accent)
+                model.registerHit(row: row, columns: 0..<(listWidth - 1), .composeFolder(name))
                 continue
+            case .item(let item, let itemFolder):
+                index = item
+                folder = itemFolder
             }
-            let selected = index == compose.selectedItem
+            let depth = folder.map { $0.split(separator: "/").count } ?? 0
+            let selected = compose.selectedFolder == nil && index == compose.selectedItem
             let style: Style = selected ? (compose.focus == .list ? .selected : .bold) : .plain
             let marker = compose.tracksSaves ? (compose.isUnsaved(index) ? "● " : "  ") : ""
             // The item being edited shows as it now is.
@@ -89,6 +96,18 @@ enum ComposeView {
         } else {
             drawEditor(model, in: Rect(row: area.row, column: editorColumn, height: area.height, width: rest), into: &frame)
         }
+    }
+
+    /// In the editor's place while the cursor is on a folded folder: what the folder holds.
+    private static func drawFoldedFolder(_ folder: String, _ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
+        frame.put("Folder \(folder) (folded)", row: area.row, column: area.column, style: .bold, width: area.width)
+        let names = model.composeListOrder.filter { AppModel.folder(model.listFolder(at: $0), isIn: folder) }.map { model.compose.items[$0].title }
+        let rows = max(0, area.height - 3)
+        for (offset, name) in names.prefix(rows).enumerated() {
+            frame.put("  " + name, row: area.row + 1 + offset, column: area.column, style: .dim, width: area.width)
+        }
+        if names.count > rows { frame.put("  … \(names.count - rows) more", row: area.row + area.height - 2, column: area.column, style: .dim, width: area.width) }
+        frame.put("z, Enter or → unfolds it.", row: area.row + area.height - 1, column: area.column, style: .dim, width: area.width)
     }
 
     /// Beside a group selected in the list: its latest run from here, as the Groups pane draws
@@ -176,6 +195,10 @@ enum ComposeView {
         var compose = model.compose
         if compose.focus == .editor, compose.groupEditor != nil {
             GroupEditorView.draw(model, in: area, into: &frame)
+            return
+        }
+        if compose.focus == .list, let folder = compose.selectedFolder {
+            drawFoldedFolder(folder, model, in: area, into: &frame)
             return
         }
         // In the list, the editor shows the request under the cursor (Enter edits it).

@@ -2,6 +2,8 @@
 /// on the screen (its scroll, its real width), never with a recomputed layout.
 enum HitTarget: Equatable {
     case composeItem(Int)
+    /// A folder's heading in Compose's list: a click folds or unfolds it.
+    case composeFolder(String)
     /// A field of Compose's editor, by position in its list of fields.
     case editorField(Int)
     /// A field of the group editor, by position in its list of fields.

@@ -10,7 +10,7 @@ public enum Command: String, Sendable, CaseIterable {
     case save, newRequest, switchEnvironment
     case externalEdit, prettyPrint, copy
     case mark, compare, latency, palette, stepChain
-    case newGroup, moveUp, moveDown, variables, history, toggleSecrets
+    case newGroup, moveUp, moveDown, variables, history, toggleSecrets, toggleFold
 }
 
 /// Where a binding applies. The most specific context wins over `global`.
@@ -85,6 +85,7 @@ public struct KeyMap: Sendable {
         KeyBinding(keys: [.character("w"), .control("s")], command: .save, context: .compose, help: "save the request or group to the workspace file"),
         KeyBinding(keys: [.character("n")], command: .newRequest, context: .compose, help: "new request"),
         KeyBinding(keys: [.character("N")], command: .newGroup, context: .compose, help: "new group (batch, chain or window of saved requests)"),
+        KeyBinding(keys: [.character("z")], command: .toggleFold, context: .compose, help: "fold the folder of the item under the cursor; on a folded folder, unfold it"),
         KeyBinding(keys: [.character("<")], command: .moveUp, context: .compose, help: "group editor: move the member up"),
         KeyBinding(keys: [.character(">")], command: .moveDown, context: .compose, help: "group editor: move the member down"),
         KeyBinding(keys: [.character("o")], command: .externalEdit, context: .compose, help: "edit the field in $VISUAL / $EDITOR"),

@@ -129,10 +129,8 @@ public struct RequestDraft: Sendable, Equatable {
             params[index].name = Template.escaping(params[index].name)
             params[index].value = Template.escaping(params[index].value)
         }
-        for index in headers.indices {
-            headers[index].name = Template.escaping(headers[index].name)
-            headers[index].value = Template.escaping(headers[index].value)
-        }
+        // Header names are never filled in, so they stay as they are.
+        for index in headers.indices { headers[index].value = Template.escaping(headers[index].value) }
         body = Template.escaping(body)
         switch auth {
         case .none: break
@@ -226,6 +224,9 @@ public struct RequestDraft: Sendable, Equatable {
             bodyMode: bodyMode, body: body?.text ?? "",
             timeoutSeconds: Double(original?.timeoutMilliseconds ?? 15_000) / 1000
         )
+        // What went out is literal: a `{{…}}` in it (sent as typed, or captured from a server)
+        // is sent again as it was, never read as a variable or a secret's name.
+        escapeTemplates()
     }
 
     /// What the record of `message` hid and what re-sending it does about each, for the status

@@ -55,12 +55,16 @@ extension AppModel {
             let field: String? = editor.field.isChoice ? "←/→ choose" : editor.field == .membersHeading ? key(.addRow, "add member") : key(.edit, "edit")
             return [field, key(.send, "run"), key(.save, "save"), editor.memberIndex != nil ? key(.deleteRow, "remove") : nil, key(.back, "list")]
         }
+        if compose.focus == .list, compose.selectedFolder != nil {
+            return [key(.toggleFold, "unfold"), key(.newRequest, "new request")]
+        }
         if compose.focus == .list {
             guard compose.items.indices.contains(compose.selectedItem) else { return [key(.newRequest, "new request"), key(.newGroup, "new group")] }
             if case .group(_, let group) = compose.items[compose.selectedItem] {
                 return [key(.edit, "edit"), key(.send, "run"), key(.latency, "latency"), group.kind == .chain ? key(.stepChain, "step") : nil, key(.deleteRow, "delete")]
             }
-            return [key(.edit, "edit"), key(.send, "send"), key(.history, "history"), key(.newRequest, "new"), key(.deleteRow, "delete")]
+            return [key(.edit, "edit"), key(.send, "send"), key(.history, "history"), key(.newRequest, "new"), key(.deleteRow, "delete"),
+                    listFolder(at: compose.selectedItem) != nil ? key(.toggleFold, "fold") : nil]
         }
         if compose.stepping != nil { return [key(.send, "send step"), key(.back, "stop")] }
         let field: String? = switch compose.field {

@@ -191,9 +191,13 @@ struct FileTransferTests {
         // Cancelled from the progress callback once half has arrived, whatever else the machine is doing.
         let handle = Locked<RequestHandle?>(nil)
         let ended = OneShotFlag()
+        let failure = Locked<String?>(nil)
         handle.withLock { $0 = agent.start(request, callbacks: RequestCallbacks(
             success: { _ in ended.set() },
-            failure: { _ in ended.set() },
+            failure: { error in
+                failure.withLock { $0 = "\(error)" }
+                ended.set()
+            },
             progress: { update in
                 guard update.bytesReceived >= Int64(size / 2), let running = handle.withLock({ $0 }) else { return }
                 agent.cancel(running)
@@ -201,7 +205,7 @@ struct FileTransferTests {
         )) }
         try await waitUntil(timeout: .seconds(30)) { ended.isSet }
         let partial = destination + ".curlew-partial"
-        #expect(handle.withLock { $0?.state } == .cancelled)
+        #expect(handle.withLock { $0?.state } == .cancelled, "\(failure.withLock { $0 } ?? "")")
         let kept = try #require((try FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.int64Value)
         #expect(kept > 0 && kept < Int64(size))
         #expect(try fileMode(destination + ".curlew-resume") == 0o600)

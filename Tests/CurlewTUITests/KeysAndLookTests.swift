@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewTestSupport
 import CurlewSessions
 @testable import CurlewTUI
 import CurlewWorkspace
@@ -276,6 +277,19 @@ struct SecondTrialTests {
         } else {
             #expect(data == typed, "\(String(decoding: data, as: UTF8.self))")
         }
+    }
+
+    @Test("re-sending a logged exchange sends what went out: a {{name}} in it (a captured value a server chose) is not read as a variable or a secret's name (found by review)")
+    func resendIsLiteral() throws {
+        let message = Fixtures.message(url: "http://h/a/{{token}}?q={{$env.HOME}}", requestHeaders: [HeaderField(name: "X-T", value: "{{token}}")],
+                                       requestBody: #"{"k":"{{token}}"}"#)
+        let draft = RequestDraft(message)
+        let sent = try draft.makeRequest(variables: ChainVariables([("token", "SECRET-VALUE")]))
+        var body = ""
+        if case .raw(let data, _) = sent.requestSerializer { body = String(decoding: data, as: UTF8.self) }
+        let text = "\(sent.customURL ?? sent.path) \(String(describing: sent.params)) \(sent.headers) \(body) \(sent.params.jsonObject.serialized())"
+        #expect(!text.contains("SECRET-VALUE") && sent.headers["X-T"] == "{{token}}" && body == #"{"k":"{{token}}"}"#, "\(text)")
+        #expect((sent.customURL ?? sent.path).removingPercentEncoding == "http://h/a/{{token}}?q={{$env.HOME}}", "\(text)")
     }
 
     @Test("the editor's JSON check reads an escaped \\{{ as the text it sends: inside a string it is text, outside one a mistake")

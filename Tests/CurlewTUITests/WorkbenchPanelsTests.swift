@@ -145,6 +145,58 @@ extension WorkbenchTests {
         #expect(try Workspace.load(path: bench.path).request(named: "top")?.folder == "tools/http")
     }
 
+    @Test("z folds the folder of the item under the cursor, subfolders with it; the cursor stops on the folded heading, where keys that act on an item are refused and z, Enter or → unfold it; an item chosen inside a folded folder unfolds it")
+    func foldingFolders() async throws {
+        let bench = try await bench(workspace: { base in
+            """
+            config: {baseURL: "\(base)"}
+            requests:
+              top: {url: /json}
+              users: {folder: api, url: /get}
+              orders: {folder: api, url: /get}
+              things: {folder: api/things, url: /get}
+              tools: {folder: tools, url: /get}
+            """
+        })
+        let model = bench.model
+        func select(_ title: String) { model.compose.selectedItem = model.compose.items.firstIndex { $0.title == title }! }
+        select("GET orders")
+        model.handle(.character("z"))
+        #expect(model.compose.selectedFolder == "api" && model.message.hasPrefix("folded api"))
+        var screen = render(model)
+        #expect(screen.contains("▸ api (3)") && screen.contains("GET tools"), "\(screen)")
+        #expect(!model.composeListLines.contains { if case .item(let index, _) = $0 { ["GET users", "GET orders", "GET things"].contains(model.compose.items[index].title) } else { false } })
+        #expect(screen.contains("Folder api (folded)"), "the editor's place lists what the folder holds: \(screen)")
+        #expect(model.composeListStops == [.item(model.compose.items.firstIndex { $0.title == "GET top" }!), .folder("api"),
+                                           .item(model.compose.items.firstIndex { $0.title == "GET tools" }!)])
+        // The cursor walks over the heading as over an item.
+        model.handle(.down)
+        #expect(model.compose.selectedFolder == nil && model.compose.items[model.compose.selectedItem].title == "GET tools")
+        model.handle(.up)
+        #expect(model.compose.selectedFolder == "api")
+        // A key that acts on an item does nothing to the hidden one under the heading.
+        let sentBefore = model.inFlightCount
+        model.handle(.character("s"))
+        model.handle(.character("d"))
+        #expect(model.message.contains("api is folded") && model.inFlightCount == sentBefore && model.compose.items.count == 5)
+        model.handle(.enter)
+        #expect(model.compose.selectedFolder == nil && model.compose.foldedFolders.isEmpty && model.compose.items[model.compose.selectedItem].title == "GET users")
+        // A subfolder folds alone; choosing an item inside a folded folder unfolds it.
+        select("GET things")
+        model.handle(.character("z"))
+        screen = render(model)
+        #expect(screen.contains("▸ api/things (1)") && screen.contains("GET orders"), "\(screen)")
+        model.handle(.right)
+        #expect(model.compose.foldedFolders.isEmpty && model.compose.items[model.compose.selectedItem].title == "GET things")
+        model.handle(.character("z"))
+        select("GET things")
+        screen = render(model)
+        #expect(model.compose.foldedFolders.isEmpty && screen.contains("GET things"), "\(screen)")
+        select("GET top")
+        model.handle(.character("z"))
+        #expect(model.message.contains("top level") && model.compose.selectedFolder == nil)
+    }
+
     private func runCommand(_ line: String, in model: AppModel) {
         model.handle(.character(":"))
         model.handle(.paste(line))
