@@ -8,6 +8,8 @@ struct ScannedPart {
     var skipped: [SkippedLine] = []
     var skippedCount = 0
     var finished = false
+    /// Following, at the end for now: bytes of a last line waiting for its line break.
+    var waitingLineBytes: Int64 = 0
 }
 
 /// Reads a log file in chunks and turns lines into index entries, one block per call. Owned by
@@ -28,7 +30,7 @@ final class IndexScanner: @unchecked Sendable {
     private let decoder = SessionLogFormat.makeDecoder()
     /// Whether the file is read as it grows: at its end a line without its line break is one
     /// still being written, kept until the rest arrives, and the next scan reads on.
-    private let follows: Bool
+    private var follows: Bool
     /// Bytes of a line being skipped because it is longer than `maxLineBytes`; nil otherwise.
     private var oversizedLine: Int64?
     /// Curlew writes lines of at most a few hundred KiB (bodies are capped); a longer line is
@@ -61,7 +63,9 @@ final class IndexScanner: @unchecked Sendable {
     }
 
     /// Indexes lines until the block holds `limit` entries (at most a block's capacity), the next
-    /// entry is too far into the file for the block, or the file ends.
+    /// entry is too far into the file for the block, or the file ends. Following, the end is
+    /// where the file ends for now: a last line that is a whole record is taken (a file whose
+    /// last line has no line break), any other waits for the rest of it.
     func scan(entries limit: Int) throws(SessionLogError) -> ScannedPart {
         var part = ScannedPart()
         var builder = EntryBlockBuilder()
@@ -85,9 +89,19 @@ final class IndexScanner: @unchecked Sendable {
                 pending.removeAll(keepingCapacity: true)
             }
             if reachedEnd, follows {
-                // Caught up for now: what is pending waits for its line break.
+                guard builder.fits(offset: offset) else { break scanning }
+                // Whole only when it parses: a line cut just after an inner `}` ends like one.
+                if oversizedLine == nil, SessionLogRecord.isCompleteObject(pending[...]), (try? JSONValue.parse(Data(pending))) != nil {
+                    consume(pending[...], at: offset, into: &part, builder: &builder)
+                    offset += Int64(pending.count)
+                    pending.removeAll()
+                }
+                // Caught up for now. The read buffer (8 MiB after a large read) is not held
+                // while the file is only watched.
+                if pending.isEmpty { pending = [] } else if pending.capacity > 2 * pending.count + (64 << 10) { pending = Array(pending[...]) }
                 reachedEnd = false
                 part.finished = true
+                part.waitingLineBytes = waitingLineBytes
                 break scanning
             }
             if reachedEnd {
@@ -116,9 +130,20 @@ final class IndexScanner: @unchecked Sendable {
         return part
     }
 
+    /// Bytes of a last line still waiting for its line break (following).
+    var waitingLineBytes: Int64 {
+        Int64(pending.count - cursor) + (oversizedLine ?? 0)
+    }
+
+    /// Stops following: later scans read to the end of the file the scanner has open and take
+    /// a last line without its line break as the whole line, as a log opened once does.
+    func stopFollowing() {
+        follows = false
+    }
+
     /// Why a followed file can no longer be read on, or nil while it can: it was cut shorter
     /// than what was read of it, or its name now stands for another file (a log rotated,
-    /// replaced or removed). The entries read so far stay readable.
+    /// replaced or removed), whose entries stay readable through the file the scanner has open.
     func followingEnded() -> String? {
         var opened = stat()
         guard fstat(handle.fileDescriptor, &opened) == 0 else { return "it cannot be read any more" }

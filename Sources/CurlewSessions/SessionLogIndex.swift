@@ -7,7 +7,8 @@ import Foundation
 /// entries take under 200 MiB.
 ///
 /// Opening indexes the first `firstEntries` entries at once (enough for a first screen) and the
-/// rest on a background thread; `entryCount` grows until `isComplete`.
+/// rest on a background thread; `entryCount` grows until `isComplete`, and for a followed log
+/// again whenever the file grows.
 public final class SessionLogIndex: Sendable {
     public let path: String
     private let state = Locked(IndexState())
@@ -28,6 +29,7 @@ public final class SessionLogIndex: Sendable {
         var skippedCount = 0
         var complete = false
         var followingEnded: String?
+        var waitingLineBytes: Int64 = 0
 
         mutating func add(_ part: ScannedPart) {
             headers += part.headers.prefix(IndexScanner.keptHeaders - headers.count)
@@ -42,6 +44,7 @@ public final class SessionLogIndex: Sendable {
             skipped += part.skipped.prefix(IndexScanner.describedSkips - skipped.count)
             skippedCount += part.skippedCount
             complete = part.finished
+            waitingLineBytes = part.waitingLineBytes
         }
     }
 
@@ -61,6 +64,16 @@ public final class SessionLogIndex: Sendable {
         repeat {
             first.add(try scanner.scan(entries: firstEntries - first.count))
         } while !first.complete && first.count < firstEntries
+        // Followed, a file with nothing whole in it but a line without its line break is judged
+        // as a log opened once is: one line of something else is not a log being written.
+        var follows = follows
+        if follows, first.headers.isEmpty, first.count == 0, first.skippedCount == 0, scanner.waitingLineBytes > 0 {
+            scanner.stopFollowing()
+            follows = false
+            repeat {
+                first.add(try scanner.scan(entries: firstEntries - first.count))
+            } while !first.complete && first.count < firstEntries
+        }
         if first.headers.isEmpty, first.count == 0, let problem = first.skipped.first {
             throw SessionLogError(kind: .notASessionLog, path: path, reason: "line \(problem.line): \(problem.reason)")
         }
@@ -72,33 +85,41 @@ public final class SessionLogIndex: Sendable {
         self.urls = urls
         self.descriptor = descriptor
         state.withLock { $0 = first }
-        let openedWhole = first.complete
-        guard !openedWhole || follows else { return }
-        // Holds the index only while adding a block: a log closed meanwhile stops being indexed
-        // and followed.
+        let (openedWhole, following) = (first.complete, follows)
+        guard !openedWhole || following else { return }
+        // Holds the index only while scanning and adding a block, never while waiting for the
+        // file to grow: a log closed meanwhile stops being indexed and followed.
         Thread.detachNewThread { [weak self] in
             var caughtUp = openedWhole
+            var ended: String?
             while true {
                 if caughtUp {
-                    guard follows else { return }
+                    guard following else { return }
                     Thread.sleep(forTimeInterval: Self.followInterval)
-                    if let ended = scanner.followingEnded() {
-                        self?.state.withLock { $0.followingEnded = ended }
-                        return
+                    if let reason = scanner.followingEnded() {
+                        // What the open file holds is read to its end first (the last entries
+                        // of a rotated log), a last line without its line break as it is.
+                        scanner.stopFollowing()
+                        ended = reason
                     }
                 }
                 guard let index = self else { return }
-                var part: ScannedPart
+                let part: ScannedPart
                 do throws(SessionLogError) {
                     part = try scanner.scan(entries: EntryBlock.capacity)
                 } catch {
-                    part = ScannedPart(skipped: [SkippedLine(line: 0, reason: "reading stopped: \(error.reason)")], skippedCount: 1, finished: true)
-                    index.state.withLock { $0.followingEnded = "it could not be read: \(error.reason)" }
-                    index.state.withLock { $0.add(part) }
+                    index.state.withLock { state in
+                        state.add(ScannedPart(skipped: [SkippedLine(line: 0, reason: "reading stopped: \(error.reason)")], skippedCount: 1, finished: true))
+                        if following { state.followingEnded = "it could not be read: \(error.reason)" }
+                    }
                     return
                 }
                 caughtUp = part.finished
-                index.state.withLock { $0.add(part) }
+                index.state.withLock { state in
+                    state.add(part)
+                    if caughtUp, let ended { state.followingEnded = ended }
+                }
+                if caughtUp, ended != nil { return }
             }
         }
     }
@@ -122,6 +143,8 @@ public final class SessionLogIndex: Sendable {
     public var isComplete: Bool { state.withLock { $0.complete } }
     /// Why a followed log is no longer followed (truncated, replaced, removed), nil while it is.
     public var followingEnded: String? { state.withLock { $0.followingEnded } }
+    /// Bytes of a followed log's last line that still waits for its line break (0 when none).
+    public var waitingLineBytes: Int64 { state.withLock { $0.waitingLineBytes } }
 
     /// Blocks until the whole file is indexed.
     public func waitUntilComplete() {

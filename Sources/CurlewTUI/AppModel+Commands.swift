@@ -61,7 +61,11 @@ extension AppModel {
         case .toggleFollow where pane == .logs:
             guard logs.opened != nil else { message = "open a log first (Enter), then f follows its newest entry"; return }
             logs.toggleFollowingNewest()
-            message = logs.opened?.followsNewest == true ? "following the log's newest entry" : "follow off"
+            if let ended = logs.opened?.index.followingEnded {
+                message = "the file is no longer followed (\(ended)): Esc and Enter open it as it now is"
+            } else {
+                message = logs.opened?.followsNewest == true ? "following the log's newest entry" : "follow off"
+            }
         case .toggleFollow:
             live.follow.toggle()
             if live.follow { live.selected = max(0, live.visibleCount - 1) }

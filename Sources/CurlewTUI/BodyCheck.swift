@@ -44,12 +44,15 @@ enum BodyCheck {
 
     /// Each `{{…}}` as `0` padded to its length, so offsets still point into the text as typed
     /// and a template stands for a value wherever one may be. An escaped `\{{` is the `{{` it
-    /// sends, its backslash a space: text inside a string, a mistake outside one.
+    /// sends, its backslash a space: text inside a string, a mistake outside one. In JSON's
+    /// text a run of backslashes before `{{` escapes it only when it is odd: `\\` is JSON's own
+    /// escaped backslash, and the template after it stands.
     private static func withTemplatesAsValues(_ text: String) -> String {
         var output = ""
         var rest = Substring(text)
         while let open = rest.firstRange(ofASCII: "{{") {
-            if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
+            let backslashes = rest[..<open.lowerBound].reversed().prefix { $0 == "\\" }.count
+            if backslashes % 2 == 1 {
                 output += rest[..<rest.index(before: open.lowerBound)] + " {{"
                 rest = rest[open.upperBound...]
                 continue

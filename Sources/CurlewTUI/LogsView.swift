@@ -19,6 +19,8 @@ enum LogsView {
         } else if opened.followsNewest {
             title += " · following newest"
         }
+        let waiting = opened.index.waitingLineBytes
+        if waiting > 0 { title += " · last line unfinished (\(ByteCountText.of(waiting)) so far)" }
         frame.put(title, row: area.row, column: 1, style: .title, width: area.width - 2)
         frame.put(MessageRows.heading(width: area.width - 1), row: area.row + 1, column: 1, style: .dim)
         let listHeight = area.height - 2

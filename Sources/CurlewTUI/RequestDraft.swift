@@ -121,21 +121,21 @@ public struct RequestDraft: Sendable, Equatable {
         headers.remove(at: index)
     }
 
-    /// Every `{{` of the draft's text escaped (`Template.escaping`), so that text taken as it
+    /// Every `{{` of the draft's text escaped (`TemplateEscape.escaping`), so that text taken as it
     /// was written (a pasted curl command) is sent so, not read for variables.
     mutating func escapeTemplates() {
-        url = Template.escaping(url)
+        url = TemplateEscape.escaping(url)
         for index in params.indices {
-            params[index].name = Template.escaping(params[index].name)
-            params[index].value = Template.escaping(params[index].value)
+            params[index].name = TemplateEscape.escaping(params[index].name)
+            params[index].value = TemplateEscape.escaping(params[index].value)
         }
         // Header names are never filled in, so they stay as they are.
-        for index in headers.indices { headers[index].value = Template.escaping(headers[index].value) }
-        body = Template.escaping(body)
+        for index in headers.indices { headers[index].value = TemplateEscape.escaping(headers[index].value) }
+        body = TemplateEscape.escaping(body)
         switch auth {
         case .none: break
-        case .basic(let user, let password): auth = .basic(user: Template.escaping(user), password: Template.escaping(password))
-        case .bearer(let token): auth = .bearer(token: Template.escaping(token))
+        case .basic(let user, let password): auth = .basic(user: TemplateEscape.escaping(user), password: TemplateEscape.escaping(password))
+        case .bearer(let token): auth = .bearer(token: TemplateEscape.escaping(token))
         }
     }
 

@@ -26,7 +26,7 @@ public enum TerminalApp {
         screen.setMouse(mouse)
         var lastDraw = ContinuousClock.now - .seconds(1)
         var lastWorkspaceCheck = ContinuousClock.now
-        var lastLogProgress: Int?
+        var lastLogProgress: [Int]?
         var dirty = true
         while !model.shouldQuit, !stopRequested() {
             var pressed = false
@@ -56,7 +56,11 @@ public enum TerminalApp {
             }
             // An opened log being indexed (or searched by a filter that decodes entries) is drawn
             // as it goes, and once more when done (nothing else would redraw "indexing…").
-            let logProgress = model.logs.opened.map { model.logs.isCatchingUp ? $0.index.entryCount &* 31 &+ $0.seen : -1 }
+            // A followed log's title also changes when following ends or a last line waits.
+            let logProgress = model.logs.opened.map { opened in
+                [model.logs.isCatchingUp ? opened.index.entryCount : -1, model.logs.isCatchingUp ? opened.seen : -1,
+                 opened.index.followingEnded == nil ? 0 : 1, Int(opened.index.waitingLineBytes)]
+            }
             if logProgress != lastLogProgress {
                 lastLogProgress = logProgress
                 dirty = true

@@ -114,12 +114,6 @@ public struct Template: Sendable {
     /// otherwise describe an exponentially long string.
     public static let maxExpandedLength = 16 << 20
 
-    /// `text` written so that it reads back as itself: each `{{` as `\{{` (a `\{{` already there
-    /// becomes `\\{{`, which reads back as `\{{`).
-    public static func escaping(_ text: String) -> String {
-        text.replacingOccurrences(of: "{{", with: "\\{{")
-    }
-
     /// `text` without its `{{…}}` expressions (nested ones included), read as `expand` reads
     /// it: what stays as written whatever the variables hold. A `\{{` is its `{{`; an unclosed
     /// `{{` and what follows it stay.
@@ -189,7 +183,7 @@ public struct Template: Sendable {
                                        escapedOpen: ((Substring) throws(E) -> Void)? = nil) throws(E) -> Substring? {
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
-            if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
+            if TemplateEscape.isEscaped(rest, openingAt: open.lowerBound) {
                 let backslash = rest.index(before: open.lowerBound)
                 try literal(rest[..<backslash])
                 if let escapedOpen { try escapedOpen(rest[backslash..<open.upperBound]) } else { try literal("{{") }

@@ -118,7 +118,7 @@ public enum WorkspaceWriter {
             guard secretHeaders.contains(field.name.lowercased()),
                   let reference = secretReference(field.value, literal: collection.isLiteral, field: field.name, named: name,
                                                   into: &collection, avoiding: definedNames) else {
-                headers.add(field.name, collection.isLiteral ? Template.escaping(field.value) : field.value)
+                headers.add(field.name, collection.isLiteral ? TemplateEscape.escaping(field.value) : field.value)
                 continue
             }
             headers.add(field.name, reference)
@@ -139,7 +139,7 @@ public enum WorkspaceWriter {
                                   avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0,
                                   repeating basicForms: [String] = []) -> String {
         let literal = collection.isLiteral
-        func kept(_ text: Substring) -> String { literal ? Template.escaping(String(text)) : String(text) }
+        func kept(_ text: Substring) -> String { literal ? TemplateEscape.escaping(String(text)) : String(text) }
         var result = ""
         var rest = Substring(url)
         // The password moved, and its reference, for where the rest of the URL repeats it.
@@ -273,7 +273,7 @@ public enum WorkspaceWriter {
     /// its `{{` escaped.
     static func movingPairs(_ pairs: Substring, literal: Bool, named name: String, into collection: inout ImportedCollection,
                             avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0) -> String {
-        mappingPairs(pairs, kept: { literal ? Template.escaping(String($0)) : String($0) }) { key, value in
+        mappingPairs(pairs, kept: { literal ? TemplateEscape.escaping(String($0)) : String($0) }) { key, value in
             if secretParameters.contains(key.lowercased()),
                let hidden = secretReference(value, literal: literal, field: key, named: name, into: &collection, avoiding: taken) {
                 return hidden
@@ -460,39 +460,39 @@ public enum WorkspaceWriter {
     /// (headers and the URL are escaped as their credentials are moved).
     private static func escapingTemplates(in request: Request) -> Request {
         var request = request
-        request.params = Parameters(request.params.entries.map { JSONMember(Template.escaping($0.key), escapingStrings($0.value)) })
+        request.params = Parameters(request.params.entries.map { JSONMember(TemplateEscape.escaping($0.key), escapingStrings($0.value)) })
         if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
             // Escaped as the writer will write it: JSON members when it writes `json:`, else text.
             if let json = jsonMembers(of: data, contentType: type) {
                 request.requestSerializer = .raw(Data(escapingStrings(json).serialized().utf8), contentType: type)
             } else {
-                request.requestSerializer = .raw(Data(Template.escaping(text).utf8), contentType: type)
+                request.requestSerializer = .raw(Data(TemplateEscape.escaping(text).utf8), contentType: type)
             }
         }
         if let form = request.form {
             var escaped = MultipartForm()
             for part in form.parts {
-                let headers = HTTPHeaders(part.headers.map { HeaderField(name: $0.name, value: Template.escaping($0.value)) })
-                let filename = part.filename.map(Template.escaping), mimeType = part.mimeType.map(Template.escaping)
+                let headers = HTTPHeaders(part.headers.map { HeaderField(name: $0.name, value: TemplateEscape.escaping($0.value)) })
+                let filename = part.filename.map(TemplateEscape.escaping), mimeType = part.mimeType.map(TemplateEscape.escaping)
                 switch part.content {
                 case .data(let data):
-                    escaped.append(name: Template.escaping(part.name), data: Data(Template.escaping(String(decoding: data, as: UTF8.self)).utf8),
+                    escaped.append(name: TemplateEscape.escaping(part.name), data: Data(TemplateEscape.escaping(String(decoding: data, as: UTF8.self)).utf8),
                                    filename: filename, mimeType: mimeType, headers: headers)
                 case .file(let path):
-                    escaped.append(name: Template.escaping(part.name), fileAt: Template.escaping(path), filename: filename, mimeType: mimeType, headers: headers)
+                    escaped.append(name: TemplateEscape.escaping(part.name), fileAt: TemplateEscape.escaping(path), filename: filename, mimeType: mimeType, headers: headers)
                 }
             }
             request.form = escaped
         }
-        request.uploadFile = request.uploadFile.map(Template.escaping)
+        request.uploadFile = request.uploadFile.map(TemplateEscape.escaping)
         return request
     }
 
     private static func escapingStrings(_ value: JSONValue) -> JSONValue {
         switch value {
-        case .string(let text): .string(Template.escaping(text))
+        case .string(let text): .string(TemplateEscape.escaping(text))
         case .array(let elements): .array(elements.map(escapingStrings))
-        case .object(let members): .object(members.map { JSONMember(Template.escaping($0.key), escapingStrings($0.value)) })
+        case .object(let members): .object(members.map { JSONMember(TemplateEscape.escaping($0.key), escapingStrings($0.value)) })
         default: value
         }
     }

@@ -227,11 +227,33 @@ struct FollowedLogTests {
         let line = try #require(try Fixtures.writeEntryLog(count: 1, to: path + ".one").last)
         defer { try? FileManager.default.removeItem(atPath: path + ".one") }
         try append(String(line.prefix(40)), to: path)
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(index.entryCount == 40 && index.skippedCount == 0)
+        try await eventually { index.waitingLineBytes == 40 }
+        #expect(index.entryCount == 40 && index.skippedCount == 0 && index.waitingLineBytes == 40)
         try append(String(line.dropFirst(40)) + "\n", to: path)
         try await eventually { index.entryCount == 41 }
-        #expect(index.message(at: 40)?.requestID == 1 && index.skippedCount == 0)
+        #expect(index.message(at: 40)?.requestID == 1 && index.skippedCount == 0 && index.waitingLineBytes == 0)
+        // A whole record without its line break is an entry; a line cut just after an inner `}`
+        // is not, though it ends like one.
+        let cut = try #require(line.range(of: "}", options: .backwards, range: line.startIndex..<line.index(before: line.endIndex)))
+        try append(String(line[..<cut.upperBound]), to: path)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(index.entryCount == 41 && index.waitingLineBytes > 0)
+        try append(String(line[cut.upperBound...]), to: path)
+        try await eventually { index.entryCount == 42 }
+        #expect(index.message(at: 41)?.requestID == 1 && index.waitingLineBytes == 0)
+        try append("\n" + line + "\n", to: path)
+        try await eventually { index.entryCount == 43 }
+        #expect(index.skippedCount == 0, "the line break that came late ends an empty line")
+    }
+
+    @Test("followed, a file of one line without its line break that is not a log is refused as when opened once")
+    func oneLineNotALog() throws {
+        let path = NSTemporaryDirectory() + "curlew-oneline-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"a":1}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: SessionLogError.self) { try SessionLogIndex(path: path, follows: true) }
+        try "not json at all".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: SessionLogError.self) { try SessionLogIndex(path: path, follows: true) }
     }
 
     @Test("following ends, with why, when the file is truncated or its name given to another file; the entries read stay readable", arguments: ["truncated", "replaced"])
@@ -240,7 +262,10 @@ struct FollowedLogTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let lines = try Fixtures.writeEntryLog(count: 4, to: path)
         let index = try SessionLogIndex(path: path, follows: true)
+        #expect(lines.count == 5, "a header and four entries")
         try await eventually { index.isComplete }
+        // The last entries written to the file, and half a line, just before it is cut or replaced.
+        try append(lines[1] + "\n" + lines[2] + "\n" + String(lines[2].prefix(30)), to: path)
         if how == "truncated" {
             #expect(truncate(path, 10) == 0)
         } else {
@@ -249,7 +274,10 @@ struct FollowedLogTests {
         }
         try await eventually { index.followingEnded != nil }
         #expect(index.followingEnded == (how == "truncated" ? "it was truncated" : "it was replaced by another file"))
-        #expect(index.entryCount == 4 && (how == "truncated" || index.message(at: 3)?.requestID == 4))
+        if how == "replaced" {
+            #expect(index.entryCount == 6 && index.message(at: 5)?.requestID == 2, "the old file is read to its end")
+            #expect(index.skippedCount == 1 && index.waitingLineBytes == 0, "its unfinished last line is a damaged one")
+        }
     }
 
     @Test("a log opened without following is indexed once: what is appended later is not read")

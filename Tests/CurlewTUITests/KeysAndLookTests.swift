@@ -296,6 +296,7 @@ struct SecondTrialTests {
     func jsonCheckReadsEscapes() {
         #expect(BodyCheck.jsonProblem(#"{"a": "\{{token}}", "b": {{n}}, "c": "\{{"}"#) == nil)
         #expect(BodyCheck.jsonProblem(#"{"a": \{{n}}}"#) != nil)
+        #expect(BodyCheck.jsonProblem(#"{"a": "\\{{x}}", "b": "\\\{{y}}"}"#) == nil, "JSON's escaped backslash, then a template; then an escaped one")
     }
 
     @Test("a relative URL with a space or a control character is flagged while typing, as an absolute one is; spaces inside a variable are not (found by a new user's trial)")

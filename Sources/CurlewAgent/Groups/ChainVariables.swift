@@ -151,7 +151,7 @@ public struct ChainVariables: Sendable, Equatable {
         var output = ""
         var rest = text
         while let open = rest.firstRange(ofASCII: "{{") {
-            if fillsOnly == nil, open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
+            if fillsOnly == nil, TemplateEscape.isEscaped(rest, openingAt: open.lowerBound) {
                 output += rest[..<rest.index(before: open.lowerBound)] + "{{"
                 rest = rest[open.upperBound...]
                 continue

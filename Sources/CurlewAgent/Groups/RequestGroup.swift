@@ -116,9 +116,11 @@ public struct RequestGroup: Sendable {
     public var name: String?
     let plan: Plan
     /// A chain's names to fill in its steps' `{{name}}` (what its steps capture); any other
-    /// `{{name}}` is text and goes out as written. nil: every `{{name}}` is filled, and a name
-    /// no step captured fails the step, naming the ones known. A member whose request has a
-    /// `captureFilling` is made by it instead.
+    /// `{{name}}` is text and goes out as written. nil: every `{{name}}` is filled, a name no step
+    /// captured fails the step, naming the ones known, and a `\{{` is a literal `{{`. A member
+    /// whose request has a `captureFilling` is made by it instead. A batch or window fills
+    /// nothing (and reads no escape) unless it names what it fills or runs inside a chain that
+    /// captured something before it.
     public var fillsOnly: Set<String>?
 
     public var kind: Kind {
