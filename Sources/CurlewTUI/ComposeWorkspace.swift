@@ -186,7 +186,7 @@ public struct ComposeWorkspace: Sendable {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(entryName)",
                                  "\(entryName) changed on disk since it was opened; :reload takes the file's version (dropping your edits), or rename yours to keep both")
         }
-        if case .basic(let user, let password) = draft.auth, user.contains("{{"), !password.isEmpty,
+        if case .basic(let user, let password) = draft.auth, Template.textWithoutTemplates(in: user) == nil, !password.isEmpty,
            Template.textWithoutTemplates(in: password) != nil {
             throw WorkspaceError(.invalid, at: nil, "the basic-auth password is typed in clear beside a templated user; put it in \(Workspace.secretsFileName) and write {{name}}")
         }

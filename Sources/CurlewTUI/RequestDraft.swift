@@ -358,8 +358,13 @@ public struct RequestDraft: Sendable, Equatable {
         }
         switch auth {
         case .none: break
-        case .basic(let user, let password) where forSaving && (user + password).contains("{{"):
-            headers.set("Authorization", "Basic {{$base64 \(user):\(password)}}")
+        case .basic(let user, let password) where forSaving:
+            // Saved as a template only when one of them holds one; escaped braces are text.
+            if let literalUser = Template.textWithoutTemplates(in: user), let literalPassword = Template.textWithoutTemplates(in: password) {
+                headers.set("Authorization", HTTPHeaders.basicAuthorization("\(literalUser):\(literalPassword)"))
+            } else {
+                headers.set("Authorization", "Basic {{$base64 \(user):\(password)}}")
+            }
         case .basic(let user, let password):
             headers.set("Authorization", HTTPHeaders.basicAuthorization("\(try expand(user)):\(try expand(password))"))
         case .bearer(let token):

@@ -274,6 +274,14 @@ struct ComposeWorkspaceTests {
         basic.auth = .basic(user: "{{u}}", password: #"hunter\{{2"#)
         #expect(throws: WorkspaceError.self) { try workspace.save(basic, loadedAs: try draft(workspace, "posted")) }
         #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("hunter"))
+        // Escaped braces beside no template are text: the credentials are a plain Basic header,
+        // moved to the secrets file, not a template written in clear that cannot be read back
+        // (found by review).
+        basic.auth = .basic(user: #"a\{{b"#, password: #"hunter\{{3"#)
+        _ = try workspace.save(basic, loadedAs: try draft(workspace, "posted"))
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("hunter"))
+        let reread = try ComposeWorkspace(path: path)
+        #expect(try reread.session.request(named: "posted").0.headers["Authorization"] == HTTPHeaders.basicAuthorization("a{{b:hunter{{3"))
     }
 
     @Test("a secret query parameter typed in clear is saved to the secrets file")
