@@ -535,7 +535,9 @@ extension AppModel {
             let (focus, fieldIndex) = (compose.focus, compose.fieldIndex)
             // A saved group open in the editor stays open, on the same field.
             let openGroup = compose.groupEditor.flatMap { editor in editor.entryName.map { (name: $0, field: editor.fieldIndex) } }
+            let (folded, onFolder) = (compose.foldedFolders, compose.selectedFolder)
             compose = ComposeState(items: items, tracksSaves: !workspace.isReadOnly)
+            compose.foldedFolders = folded
             func position(ofEntry name: String) -> Int? {
                 items.firstIndex { if case .request(let draft) = $0 { draft.entryName == name } else { false } }
             }
@@ -559,6 +561,8 @@ extension AppModel {
                 openGroupEditor(at: index, named: openGroup.name)
                 if let count = compose.groupEditor?.fields.count { compose.groupEditor?.fieldIndex = min(openGroup.field, count - 1) }
             }
+            // The cursor stays on the folded folder it was on (gone from the file, it goes back to an item).
+            if let onFolder, compose.focus == .list { compose.selectedFolder = onFolder }
             message = "read \(workspace.path) again"
         } catch {
             // A workspace error names its file (and line) itself.

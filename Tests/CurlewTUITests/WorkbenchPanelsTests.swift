@@ -195,6 +195,11 @@ extension WorkbenchTests {
         select("GET top")
         model.handle(.character("z"))
         #expect(model.message.contains("top level") && model.compose.selectedFolder == nil)
+        // Folds last through a reload of the file.
+        select("GET tools")
+        model.handle(.character("z"))
+        model.reloadWorkspace()
+        #expect(render(model).contains("▸ tools (1)"))
     }
 
     private func runCommand(_ line: String, in model: AppModel) {
