@@ -513,11 +513,25 @@ extension AppModel {
             try workspace.reload(environment: name)
             self.workspace = workspace
             refreshGroupItems()
-            message = "environment \(name)"
+            message = "environment \(name)" + (environmentSettingsKept(by: workspace).map { "; \($0)" } ?? "")
         } catch {
             // An environment the workspace lacks is a message of its own; a broken file says where.
             message = error.keyPath == "environments" ? error.message : "environment \(name): \(error)"
         }
+    }
+
+    /// What of the chosen environment's config the running agent does not take (it has its
+    /// connections and cookie jar from the start), said when they differ; nil when none does.
+    private func environmentSettingsKept(by workspace: ComposeWorkspace) -> String? {
+        guard let running = environment.agent?.config else { return nil }
+        let chosen = workspace.session.config
+        var kept: [String] = []
+        if chosen.maxConnectionsPerHost != running.maxConnectionsPerHost || chosen.maxTotalConnections != running.maxTotalConnections {
+            kept.append("its connection limits")
+        }
+        if chosen.cookies != running.cookies { kept.append("its cookie settings") }
+        guard !kept.isEmpty else { return nil }
+        return kept.joined(separator: " and ") + " take effect when curlew is started in it (--env \(workspace.session.environment ?? ""))"
     }
 
     /// Reads the workspace file again: Compose lists it as it now is, edits not saved are dropped.
