@@ -23,6 +23,16 @@ public enum JSONTemplateFill {
         return filled
     }
 
+    /// A JSON body's text written so that filling it in (`fill`) gives it back: each string's
+    /// `{{` escaped in the string as it reads (`TemplateEscape`, then JSON's escapes again), and
+    /// the `{{` between strings as written. A string whose escapes do not read as JSON is
+    /// escaped as typed; where that makes it read as JSON (a `\` before `{{`, `"\{{x}}"`), it is
+    /// then sent as JSON reads it.
+    public static func escapingTemplates(in text: String) -> String {
+        guard text.contains("{{") else { return text }
+        return filling(text, string: TemplateEscape.escaping, elsewhere: TemplateEscape.escaping)
+    }
+
     /// Why a body whose templates gave two members of one object the same name is refused.
     public static func repeatedNameProblem(_ name: String) -> String {
         "two members are named \"\(ClippedText.plain(name, limit: 80))\" once their templates are filled in"

@@ -230,7 +230,15 @@ public enum CurlImport {
         // a Character search would not see the "://".
         // A scheme is letters, digits, + - . from the start up to "://" (RFC 3986); a "://"
         // later on (`host/a?next=https://x`) is part of a schemeless URL.
-        let schemeEnd = target.utf8.firstIndex { !(($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) }
+        var schemeEnd = target.utf8.firstIndex { !(($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) }
+        // curl reads `http:/host` and `http:///host` as `http://host`: so does the import, so
+        // that their user information is read as such (and its password hidden), not as a path.
+        if let end = schemeEnd, ["http", "https"].contains(String(decoding: target.utf8[..<end], as: UTF8.self).lowercased()),
+           target.utf8[end...].starts(with: ":/".utf8), !target.utf8[end...].starts(with: "://".utf8) || target.utf8[end...].starts(with: ":///".utf8) {
+            let scheme = String(decoding: target.utf8[..<end], as: UTF8.self)
+            target = scheme + "://" + String(target.utf8[target.utf8.index(after: end)...].drop { $0 == UInt8(ascii: "/") })!
+            schemeEnd = target.utf8.index(target.utf8.startIndex, offsetBy: scheme.utf8.count)
+        }
         if let schemeEnd, schemeEnd != target.utf8.startIndex, target.utf8[schemeEnd...].starts(with: "://".utf8) {
             let scheme = String(decoding: target.utf8[..<schemeEnd], as: UTF8.self).lowercased()
             guard scheme == "http" || scheme == "https" else {

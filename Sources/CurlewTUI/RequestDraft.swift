@@ -131,7 +131,9 @@ public struct RequestDraft: Sendable, Equatable {
         }
         // Header names are never filled in, so they stay as they are.
         for index in headers.indices { headers[index].value = TemplateEscape.escaping(headers[index].value) }
-        body = TemplateEscape.escaping(body)
+        // A JSON body's strings are filled in as they read, so their `{{` are escaped there.
+        let type = headers.last { $0.enabled && $0.name.lowercased() == "content-type" }?.value ?? bodyMode.contentType
+        body = bodyMode != .form && MIMEType.isJSON(type) ? JSONTemplateFill.escapingTemplates(in: body) : TemplateEscape.escaping(body)
         switch auth {
         case .none: break
         case .basic(let user, let password): auth = .basic(user: TemplateEscape.escaping(user), password: TemplateEscape.escaping(password))

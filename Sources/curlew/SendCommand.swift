@@ -125,7 +125,7 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("\(hidingSecrets(inMistyped: word).debugDescription) is not a URL: \(mistake)")
         }
         guard !word.hasPrefix("/") || word.hasPrefix("//") else {
-            let shown = hidingSecrets(in: word)
+            let shown = hidingSecrets(inMistyped: word)
             throw ValidationError("\(shown.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(shown)")
         }
         // Not repeated: a header without its colon is most often a credential typed in a hurry
@@ -305,13 +305,19 @@ struct SendCommand: AsyncParsableCommand {
         return policy.redactText(RedactionPolicy.hidingPasswords(in: text, sentWith: fields.fields))
     }
 
-    /// `hidingSecrets(in:)` for a URL typed with its scheme's slashes missing (`http:/user:pw@host`):
-    /// hidden as the URL it was meant to be, so its user information is read as such, then
-    /// shown as typed.
+    /// `hidingSecrets(in:)` for a URL typed with part of its start missing, a scheme's slashes
+    /// (`http:/user:pw@host`) or the scheme and a slash (`/user:pw@host`): hidden as the URL it
+    /// may have been meant to be, so its user information is read as such, then shown as typed.
     private func hidingSecrets(inMistyped word: String) -> String {
-        guard let colon = word.firstIndex(of: ":") else { return hidingSecrets(in: word) }
-        let typedPrefix = String(word[...colon] + word[word.index(after: colon)...].prefix { $0 == "/" })
-        let meantPrefix = word[...colon] + "//"
+        let typedPrefix: String, meantPrefix: String
+        if word.hasPrefix("/") {
+            (typedPrefix, meantPrefix) = ("/", "http://")
+        } else if let colon = word.firstIndex(of: ":") {
+            typedPrefix = String(word[...colon] + word[word.index(after: colon)...].prefix { $0 == "/" })
+            meantPrefix = word[...colon] + "//"
+        } else {
+            return hidingSecrets(in: word)
+        }
         let hidden = hidingSecrets(in: meantPrefix + String(word.dropFirst(typedPrefix.count)))
         guard hidden.hasPrefix(meantPrefix) else { return hidingSecrets(in: word) }
         return typedPrefix + hidden.dropFirst(meantPrefix.count)

@@ -57,6 +57,16 @@ struct CurlImportTests {
         #expect(ImportedCollection.defaultName(cookie.request) == "GET /admin/users")
     }
 
+    @Test("a scheme with one slash or three is read as curl reads it, so its user information is the URL's and its password is hidden, not a path (found by a new user's trial)", arguments: [
+        "curl 'http:/bob:Other99pw@127.0.0.1:8080/get'", "curl 'HTTPS:///bob:Other99pw@127.0.0.1:8080/get'",
+    ])
+    func schemeSlashesAsCurlReadsThem(_ command: String) throws {
+        let request = try #require(try CurlImport.parse(command).first).request
+        #expect(request.customURL?.lowercased().hasPrefix("http") == true && request.customURL?.contains("://bob:Other99pw@127.0.0.1:8080/get") == true, "\(request.customURL ?? "")")
+        #expect(ImportedCollection.defaultName(request) == "GET /get")
+        #expect(URLPassword.masking(in: request.customURL ?? "").contains("bob:[REDACTED]@127.0.0.1"))
+    }
+
     @Test("Copy as cURL (cmd): ^ escapes and ^ continuations")
     func windowsCmd() throws {
         let command = "curl ^\"https://h.example/a?x=1^&y=2^\" ^\r\n  -H ^\"accept: */*^\" ^\r\n  --data-raw ^\"^{^\\^\"k^\\^\":^\\^\"v^\\^\"^}^\"\r\n"

@@ -258,10 +258,14 @@ struct SecondTrialTests {
         (#"curl -X POST 'http://h/post?q={{q}}' -H 'X-T: {{t}}' -H 'Content-Type: application/json' --data-raw '{"name":"{{n}}","n":1}'"#, true),
         (#"curl 'http://h/post' -H 'Authorization: Bearer {{tok}}' --data-raw 'a={{b}}&c=d'"#, false),
         (#"curl 'http://h/post' --data-raw 'plain {{text}} body'"#, false),
+        (#"curl 'http://h/post' --json '{"a":"{{b}}","c":1,"k":"x\\{{b}}","t":"\u00e9 {{x}}"}'"#, true),
     ])
     func curlPasteIsLiteral(_ command: String, _ json: Bool) throws {
         let draft = try ComposeState.draft(fromCurl: command)
-        if json { #expect(BodyCheck.jsonProblem(draft.body) == nil, "the editor reads \(draft.body) as the JSON it sends") }
+        if json {
+            #expect(BodyCheck.jsonProblem(draft.body) == nil, "the editor reads \(draft.body) as the JSON it sends")
+            #expect(BodyCheck.prettyJSON(draft.body) != nil, "P pretty-prints it (found by a new user's trial)")
+        }
         let sent = try draft.makeRequest(variables: ChainVariables())
         let expected = try #require(try CurlImport.parse(command, readFile: { _ in Data() }).first).request
         #expect((sent.customURL ?? sent.path) == (expected.customURL ?? expected.path))

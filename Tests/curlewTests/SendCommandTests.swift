@@ -206,6 +206,7 @@ struct SendCommandTests {
         ["-H", "X-Api-Key: Hunter2Secret9", "/items/Hunter2Secret9"],
         ["http:/alice:Hunter2Secret9@example.com/x"],
         ["https:alice:Hunter2Secret9@example.com/x"],
+        ["/alice:Hunter2Secret9@example.com/x"],
     ])
     func usageErrorsHideSecrets(_ arguments: [String]) async throws {
         let hidden = try await CurlewProcess.run(["send"] + arguments)
