@@ -122,6 +122,7 @@ final class IndexScanner: @unchecked Sendable {
                 throw SessionLogError.unreadable(path, error)
             }
             if chunk.isEmpty { reachedEnd = true } else { pending.append(contentsOf: chunk) }
+            if fingerprint.count < Self.fingerprintBytes, offset == 0 { fingerprint = Array(pending.prefix(Self.fingerprintBytes)) }
         }
         if builder.count > 0 {
             part.block = EntryBlock(first: entriesScanned, building: builder)
@@ -141,18 +142,33 @@ final class IndexScanner: @unchecked Sendable {
         follows = false
     }
 
+    /// The file's first bytes as first read (at most `fingerprintBytes`): a log is only ever
+    /// appended to, so different ones there mean it was truncated and written again.
+    private var fingerprint: [UInt8] = []
+    private static let fingerprintBytes = 512
+
     /// Why a followed file can no longer be read on, or nil while it can: it was cut shorter
-    /// than what was read of it, or its name now stands for another file (a log rotated,
-    /// replaced or removed), whose entries stay readable through the file the scanner has open.
-    func followingEnded() -> String? {
+    /// than what was read of it, or cut and written again (its first bytes differ, however long
+    /// it has grown since: a rotation that copies and truncates), or its name now stands for
+    /// another file (a log rotated, replaced or removed), whose entries stay readable through
+    /// the file the scanner has open. `readToEnd`: what the open file still holds after what
+    /// was read is the log's (not so for a file cut, whose bytes there are another log's).
+    func followingEnded() -> (reason: String, readToEnd: Bool)? {
         var opened = stat()
-        guard fstat(handle.fileDescriptor, &opened) == 0 else { return "it cannot be read any more" }
+        guard fstat(handle.fileDescriptor, &opened) == 0 else { return ("it cannot be read any more", false) }
         if Int64(opened.st_size) < offset + Int64(pending.count) + (oversizedLine ?? 0) - Int64(cursor) {
-            return "it was truncated"
+            return ("it was truncated", false)
+        }
+        var start = [UInt8](repeating: 0, count: Self.fingerprintBytes)
+        let read = start.withUnsafeMutableBytes { pread(handle.fileDescriptor, $0.baseAddress, $0.count, 0) }
+        if read >= 0 {
+            let common = min(read, fingerprint.count)
+            guard start[..<common] == fingerprint[..<common] else { return ("it was truncated and written again", false) }
+            if read > fingerprint.count { fingerprint = Array(start[..<read]) }
         }
         var named = stat()
-        guard stat(path, &named) == 0 else { return "it was removed" }
-        return named.st_ino != opened.st_ino || named.st_dev != opened.st_dev ? "it was replaced by another file" : nil
+        guard stat(path, &named) == 0 else { return ("it was removed", true) }
+        return named.st_ino != opened.st_ino || named.st_dev != opened.st_dev ? ("it was replaced by another file", true) : nil
     }
 
     private func skip(_ reason: String, into part: inout ScannedPart) {

@@ -96,12 +96,18 @@ public final class SessionLogIndex: Sendable {
                 if caughtUp {
                     guard following else { return }
                     Thread.sleep(forTimeInterval: Self.followInterval)
-                    if let reason = scanner.followingEnded() {
-                        // What the open file holds is read to its end first (the last entries
-                        // of a rotated log), a last line without its line break as it is.
-                        scanner.stopFollowing()
-                        ended = reason
+                }
+                // Looked at before every read, also while catching up: a log cut and written
+                // again is not read on as if it had grown.
+                if following, ended == nil, let end = scanner.followingEnded() {
+                    ended = end.reason
+                    guard end.readToEnd else {
+                        self?.state.withLock { $0.followingEnded = end.reason }
+                        return
                     }
+                    // What the open file holds is read to its end first (the last entries of a
+                    // rotated log), a last line without its line break as it is.
+                    scanner.stopFollowing()
                 }
                 guard let index = self else { return }
                 let part: ScannedPart

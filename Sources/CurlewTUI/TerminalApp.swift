@@ -56,10 +56,11 @@ public enum TerminalApp {
             }
             // An opened log being indexed (or searched by a filter that decodes entries) is drawn
             // as it goes, and once more when done (nothing else would redraw "indexing…").
-            // A followed log's title also changes when following ends or a last line waits.
+            // A followed log's title also changes when following ends, a last line waits or a
+            // damaged line is appended.
             let logProgress = model.logs.opened.map { opened in
                 [model.logs.isCatchingUp ? opened.index.entryCount : -1, model.logs.isCatchingUp ? opened.seen : -1,
-                 opened.index.followingEnded == nil ? 0 : 1, Int(opened.index.waitingLineBytes)]
+                 opened.index.followingEnded == nil ? 0 : 1, Int(opened.index.waitingLineBytes), opened.index.skippedCount]
             }
             if logProgress != lastLogProgress {
                 lastLogProgress = logProgress

@@ -256,7 +256,7 @@ struct FollowedLogTests {
         #expect(throws: SessionLogError.self) { try SessionLogIndex(path: path, follows: true) }
     }
 
-    @Test("following ends, with why, when the file is truncated or its name given to another file; the entries read stay readable", arguments: ["truncated", "replaced"])
+    @Test("following ends, with why, when the file is truncated, truncated and written again longer than before (found by a new user's trial: it was read on as if it had grown), or its name given to another file, whose entries stay readable", arguments: ["truncated", "rewritten", "replaced"])
     func followingEnds(_ how: String) async throws {
         let path = NSTemporaryDirectory() + "curlew-follow-end-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -268,12 +268,19 @@ struct FollowedLogTests {
         try append(lines[1] + "\n" + lines[2] + "\n" + String(lines[2].prefix(30)), to: path)
         if how == "truncated" {
             #expect(truncate(path, 10) == 0)
+        } else if how == "rewritten" {
+            // Another run's log, longer than this one was, written over it.
+            #expect(truncate(path, 0) == 0)
+            let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+            for id in 1...12 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), method: "DELETE", url: "http://other/\(id)")) }
+            try logger.close()
         } else {
             try Fixtures.writeLines(Array(lines.prefix(2)), to: path + ".new")
             #expect(rename(path + ".new", path) == 0)
         }
         try await eventually { index.followingEnded != nil }
-        #expect(index.followingEnded == (how == "truncated" ? "it was truncated" : "it was replaced by another file"))
+        #expect(index.followingEnded == ["truncated": "it was truncated", "rewritten": "it was truncated and written again", "replaced": "it was replaced by another file"][how])
+        #expect(index.entryCount <= 6, "nothing of the other log is read on")
         if how == "replaced" {
             #expect(index.entryCount == 6 && index.message(at: 5)?.requestID == 2, "the old file is read to its end")
             #expect(index.skippedCount == 1 && index.waitingLineBytes == 0, "its unfinished last line is a damaged one")
