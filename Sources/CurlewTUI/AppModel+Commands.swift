@@ -411,6 +411,9 @@ extension AppModel {
             message = "no workspace to save to: start curlew in a directory with a curlew.yaml, or curlew tui --workspace FILE"
             return
         }
+        // From the list, the request under the cursor, which the editor shows (found by a new
+        // user's trial: the one edited before was saved).
+        guard loadRequestUnderCursor(for: "saving") else { return }
         compose.keepDraft()
         guard let index = compose.loadedItem else { return }
         do {

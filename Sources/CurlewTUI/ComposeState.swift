@@ -422,9 +422,9 @@ public struct ComposeState: Sendable {
         }
         var draft = RequestDraft(first.request, baseURL: nil)
         draft.name = ImportedCollection.defaultName(first.request)
-        draft.moveCredentialsToAuth()
         // A command is literal: its `{{` are sent as typed, as `:import` writes them.
         draft.escapeTemplates()
+        draft.moveCredentialsToAuth()
         return draft
     }
 

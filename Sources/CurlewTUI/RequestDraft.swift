@@ -98,7 +98,9 @@ public struct RequestDraft: Sendable, Equatable {
 
     /// Takes a lone `Authorization: Basic` (`curl -u`) or `Bearer` header into the Auth field,
     /// which shows the password masked and the token cut, where a header row shows it whole
-    /// (base64 is no disguise).
+    /// (base64 is no disguise). For a draft whose text is literal (`escapeTemplates` done): the
+    /// Auth field's values are filled in as templates, so a `{{` the credentials hold is
+    /// escaped there as everywhere else in the draft.
     mutating func moveCredentialsToAuth() {
         guard auth == .none else { return }
         let rows = headers.indices.filter { headers[$0].name.lowercased() == "authorization" }
@@ -107,13 +109,12 @@ public struct RequestDraft: Sendable, Equatable {
         guard let space = value.firstIndex(of: " ") else { return }
         let scheme = value[..<space]
         let credentials = String(value[value.index(after: space)...]).trimmingCharacters(in: .whitespaces)
-        // The Auth field's values go through {{variable}} expansion, which a header's base64 does
-        // not: credentials that hold `{{` stay the header they were.
         if scheme.lowercased() == "basic" {
+            // base64 is never filled in: its decoded text is escaped here.
             guard let decoded = Data(base64Encoded: credentials), let text = String(data: decoded, encoding: .utf8),
-                  let colon = text.firstIndex(of: ":"), !text.contains("{{") else { return }
-            auth = .basic(user: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
-        } else if scheme.lowercased() == "bearer", !credentials.isEmpty, !credentials.contains("{{") {
+                  let colon = text.firstIndex(of: ":") else { return }
+            auth = .basic(user: TemplateEscape.escaping(String(text[..<colon])), password: TemplateEscape.escaping(String(text[text.index(after: colon)...])))
+        } else if scheme.lowercased() == "bearer", !credentials.isEmpty {
             auth = .bearer(token: credentials)
         } else {
             return

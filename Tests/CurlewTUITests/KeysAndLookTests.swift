@@ -329,8 +329,14 @@ struct SecondTrialTests {
         #expect(other.auth == .none && other.headers.count == 2)
         let opaque = try ComposeState.draft(fromCurl: "curl -H 'Authorization: Basic !!!' http://h/me")
         #expect(opaque.auth == .none && opaque.headers.count == 1)
-        // The Auth field expands {{variables}}, a header's base64 does not: such credentials stay put.
+        // The Auth field fills {{variables}} in, a header's base64 does not: braces in the
+        // credentials are escaped there, and the same header goes out (found by a new user's
+        // trial: they stayed a header row, shown whole).
         let braces = try ComposeState.draft(fromCurl: "curl -u 'ada:{{x}}' http://h/me")
-        #expect(braces.auth == .none && braces.headers.count == 1)
+        #expect(braces.auth == .basic(user: "ada", password: #"\{{x}}"#) && braces.headers.isEmpty)
+        #expect(try braces.makeRequest(variables: ChainVariables()).headers["Authorization"] == HTTPHeaders.basicAuthorization("ada:{{x}}"))
+        let token = try ComposeState.draft(fromCurl: "curl -H 'Authorization: Bearer tok{{en}}' http://h/me")
+        #expect(token.auth == .bearer(token: #"tok\{{en}}"#) && token.headers.isEmpty)
+        #expect(try token.makeRequest(variables: ChainVariables()).headers["Authorization"] == "Bearer tok{{en}}")
     }
 }

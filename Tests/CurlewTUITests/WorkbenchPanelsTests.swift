@@ -202,6 +202,20 @@ extension WorkbenchTests {
         #expect(render(model).contains("▸ tools (1)"))
     }
 
+    @Test("w from the list saves the request under the cursor, which the editor shows, not the one edited before (found by a new user's trial)")
+    func saveFromListSavesUnderCursor() async throws {
+        let bench = try await bench(workspace: { base in "config: {baseURL: \"\(base)\"}\nrequests:\n  top: {url: /json}\n" })
+        let model = bench.model
+        model.handle(.paste("curl http://127.0.0.1:9/first"))
+        model.handle(.paste("curl http://127.0.0.1:9/second"))
+        model.handle(.escape)
+        model.compose.selectedItem = model.compose.items.firstIndex { $0.title.contains("/first") }!
+        model.handle(.character("w"))
+        #expect(model.message.hasPrefix("saved GET /first"), "\(model.message)")
+        let text = try String(contentsOfFile: bench.path, encoding: .utf8)
+        #expect(text.contains("/first") && !text.contains("/second"), "\(text)")
+    }
+
     private func runCommand(_ line: String, in model: AppModel) {
         model.handle(.character(":"))
         model.handle(.paste(line))
