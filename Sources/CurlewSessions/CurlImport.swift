@@ -230,22 +230,16 @@ public enum CurlImport {
         // a Character search would not see the "://".
         // A scheme is letters, digits, + - . from the start up to "://" (RFC 3986); a "://"
         // later on (`host/a?next=https://x`) is part of a schemeless URL.
-        var schemeEnd = target.utf8.firstIndex { !(($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) }
-        // curl reads `http:/host` and `http:///host` as `http://host`: so does the import, so
-        // that their user information is read as such (and its password hidden), not as a path.
-        if let end = schemeEnd, ["http", "https"].contains(String(decoding: target.utf8[..<end], as: UTF8.self).lowercased()),
-           target.utf8[end...].starts(with: ":/".utf8), !target.utf8[end...].starts(with: "://".utf8) || target.utf8[end...].starts(with: ":///".utf8) {
-            let scheme = String(decoding: target.utf8[..<end], as: UTF8.self)
-            target = scheme + "://" + String(target.utf8[target.utf8.index(after: end)...].drop { $0 == UInt8(ascii: "/") })!
-            schemeEnd = target.utf8.index(target.utf8.startIndex, offsetBy: scheme.utf8.count)
-        }
+        target = Self.withCurlsSlashes(target)
+        let schemeEnd = target.utf8.firstIndex { !(($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) }
         if let schemeEnd, schemeEnd != target.utf8.startIndex, target.utf8[schemeEnd...].starts(with: "://".utf8) {
             let scheme = String(decoding: target.utf8[..<schemeEnd], as: UTF8.self).lowercased()
             guard scheme == "http" || scheme == "https" else {
                 throw Failure(reason: "\(scheme):// URLs are not imported; Curlew sends http and https")
             }
         } else {
-            target = "http://" + target
+            // `/x` becomes `http:///x`, which curl reads as `http://x`.
+            target = Self.withCurlsSlashes("http://" + target)
         }
         // A body read from one file stays a reference to it (`bodyFile:`), so a pasted command
         // never copies a local file into the workspace. Files mixed with other data are read.
@@ -334,5 +328,19 @@ public enum CurlImport {
         let part: MultipartText.Part
         do { part = try MultipartText.part(text, literal: literal, escapes: false) } catch { throw Failure(reason: "-F \(error.reason)") }
         form.append(try part.formPart(readingFile: file))
+    }
+}
+
+extension CurlImport {
+    /// `http:/host` and `http:///host` (any number of slashes but two) as `http://host`, as
+    /// curl reads them: their user information is then read as such (and its password hidden),
+    /// not as a path.
+    static func withCurlsSlashes(_ target: String) -> String {
+        guard let colon = target.firstIndex(of: ":"), ["http", "https"].contains(target[..<colon].lowercased()) else { return target }
+        // By bytes: a combining mark after a slash would make it a Character of its own.
+        let afterColon = target[target.index(after: colon)...].utf8
+        let slashes = afterColon.prefix { $0 == UInt8(ascii: "/") }.count
+        guard slashes >= 1, slashes != 2 else { return target }
+        return target[..<colon] + "://" + String(decoding: afterColon.dropFirst(slashes), as: UTF8.self)
     }
 }

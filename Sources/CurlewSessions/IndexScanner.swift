@@ -146,6 +146,9 @@ final class IndexScanner: @unchecked Sendable {
     /// appended to, so different ones there mean it was truncated and written again.
     private var fingerprint: [UInt8] = []
     private static let fingerprintBytes = 512
+    /// The bytes just before where reading had got to at the last look: unchanged in a log only
+    /// appended to, however alike two runs' first bytes are.
+    private var lastRead: (end: Int64, bytes: [UInt8])?
 
     /// Why a followed file can no longer be read on, or nil while it can: it was cut shorter
     /// than what was read of it, or cut and written again (its first bytes differ, however long
@@ -166,9 +169,21 @@ final class IndexScanner: @unchecked Sendable {
             guard start[..<common] == fingerprint[..<common] else { return ("it was truncated and written again", false) }
             if read > fingerprint.count { fingerprint = Array(start[..<read]) }
         }
+        if let lastRead {
+            guard bytes(before: lastRead.end, count: lastRead.bytes.count) == lastRead.bytes else { return ("it was truncated and written again", false) }
+        }
+        let count = Int(min(Int64(Self.fingerprintBytes), offset))
+        if count > 0, let bytes = bytes(before: offset, count: count) { lastRead = (offset, bytes) }
         var named = stat()
         guard stat(path, &named) == 0 else { return ("it was removed", true) }
         return named.st_ino != opened.st_ino || named.st_dev != opened.st_dev ? ("it was replaced by another file", true) : nil
+    }
+
+    /// The `count` bytes of the open file that end at `end`; nil when it has fewer.
+    private func bytes(before end: Int64, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBytes { pread(handle.fileDescriptor, $0.baseAddress, count, off_t(end - Int64(count))) }
+        return read == count ? bytes : nil
     }
 
     private func skip(_ reason: String, into part: inout ScannedPart) {

@@ -31,7 +31,7 @@ extension AppModel {
                 message = "copying works on a request; this is a group"
                 return nil
             }
-            guard environment.agent != nil, loadRequestUnderCursor(for: "copying") else { return nil }
+            guard loadRequestUnderCursor(for: "copying") else { return nil }
             do {
                 return try composedDraft()
             } catch {
@@ -44,11 +44,12 @@ extension AppModel {
     }
 
     /// The editor's request (or `draft`) as the agent would put it on the wire now (variables, environment,
-    /// base URL and config applied), as a debug message not sent yet.
-    func composedDraft(_ draft: RequestDraft? = nil) throws(RequestError) -> DebugMessage? {
-        guard let agent = environment.agent else { return nil }
+    /// base URL and config applied), as a debug message not sent yet. A window that only browses
+    /// logs has no agent: its requests are composed with no config of their own.
+    func composedDraft(_ draft: RequestDraft? = nil) throws(RequestError) -> DebugMessage {
+        let config = environment.agent?.config ?? NetworkConfig()
         let draft = draft ?? compose.draft
-        let composed = try agent.config.composed(try requestToSend(draft, forSending: false))
+        let composed = try config.composed(try requestToSend(draft, forSending: false))
         return DebugMessage(requestID: 0, name: draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
                             response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "compose")
     }

@@ -70,7 +70,7 @@ extension AppModel {
     /// The method and URL the editor's request goes to now, secrets hidden; or why it cannot go.
     func resolvedTarget(of draft: RequestDraft) -> (text: String, style: Style) {
         do {
-            guard let composed = try composedDraft(draft) else { return ("nowhere: no agent", .dim) }
+            let composed = try composedDraft(draft)
             let shown = redactionPolicy.redact(composed).original
             return ("\(shown?.method ?? "?") \(shown?.url ?? "")", .accent)
         } catch {

@@ -67,6 +67,13 @@ struct CurlImportTests {
         #expect(URLPassword.masking(in: request.customURL ?? "").contains("bob:[REDACTED]@127.0.0.1"))
     }
 
+    @Test("a URL without a scheme that starts with a slash reads back the same once exported: curl's slashes are read the same way either way (found by the fuzz target)", arguments: ["curl /-0", "curl //h/x", "curl http:///h/x", "curl h/x"])
+    func schemelessReadsBack(_ command: String) throws {
+        let request = try #require(try CurlImport.parse(command).first).request
+        let exported = CurlExport.command(method: request.method.rawValue, url: request.customURL ?? "", headers: [], body: nil)
+        #expect(try CurlImport.parse(exported).first?.request.customURL == request.customURL, "\(exported)")
+    }
+
     @Test("Copy as cURL (cmd): ^ escapes and ^ continuations")
     func windowsCmd() throws {
         let command = "curl ^\"https://h.example/a?x=1^&y=2^\" ^\r\n  -H ^\"accept: */*^\" ^\r\n  --data-raw ^\"^{^\\^\"k^\\^\":^\\^\"v^\\^\"^}^\"\r\n"

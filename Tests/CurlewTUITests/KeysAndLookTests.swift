@@ -244,6 +244,15 @@ struct SecondTrialTests {
         #expect(model.compose.draft.name == "list users (copy)")
     }
 
+    @Test("a window that only browses logs copies Compose's request too, composed with no config of its own (found by a new user's trial: it said there was nothing to copy)")
+    func copyWithoutAgent() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.paste("curl -H 'X-A: 1' http://h/copied"))
+        model.handle(.escape)
+        model.handle(.character("y"))
+        #expect(model.message.hasPrefix("copied curl"), "\(model.message)")
+    }
+
     @Test("a pasted curl with a JSON --data-raw keeps its body as typed; a relative URL is accepted as it is typed")
     func curlDataStaysRaw() throws {
         let draft = try ComposeState.draft(fromCurl: #"curl -X POST 'http://h/post' --data-raw '{"a":1}'"#)
