@@ -238,8 +238,11 @@ public enum CurlImport {
                 throw Failure(reason: "\(scheme):// URLs are not imported; Curlew sends http and https")
             }
         } else {
-            // `/x` becomes `http:///x`, which curl reads as `http://x`.
-            target = Self.withCurlsSlashes("http://" + target)
+            // curl refuses these too ("URL using bad/illegal format").
+            guard !target.hasPrefix("/") else {
+                throw Failure(reason: "\(String(URLPassword.masking(in: "http:/" + target).dropFirst(6)).debugDescription) is a path, not a URL: give the host too, e.g. http://localhost:8080/get")
+            }
+            target = "http://" + target
         }
         // A body read from one file stays a reference to it (`bodyFile:`), so a pasted command
         // never copies a local file into the workspace. Files mixed with other data are read.
@@ -332,15 +335,15 @@ public enum CurlImport {
 }
 
 extension CurlImport {
-    /// `http:/host` and `http:///host` (any number of slashes but two) as `http://host`, as
-    /// curl reads them: their user information is then read as such (and its password hidden),
-    /// not as a path.
+    /// `http:/host` and `http:///host` as `http://host`, as curl 7.88 reads them (it refuses
+    /// four slashes or more): their user information is then read as such (and its password
+    /// hidden), not as a path.
     static func withCurlsSlashes(_ target: String) -> String {
         guard let colon = target.firstIndex(of: ":"), ["http", "https"].contains(target[..<colon].lowercased()) else { return target }
         // By bytes: a combining mark after a slash would make it a Character of its own.
         let afterColon = target[target.index(after: colon)...].utf8
         let slashes = afterColon.prefix { $0 == UInt8(ascii: "/") }.count
-        guard slashes >= 1, slashes != 2 else { return target }
+        guard slashes == 1 || slashes == 3 else { return target }
         return target[..<colon] + "://" + String(decoding: afterColon.dropFirst(slashes), as: UTF8.self)
     }
 }

@@ -122,7 +122,7 @@ final class IndexScanner: @unchecked Sendable {
                 throw SessionLogError.unreadable(path, error)
             }
             if chunk.isEmpty { reachedEnd = true } else { pending.append(contentsOf: chunk) }
-            if fingerprint.count < Self.fingerprintBytes, offset == 0 { fingerprint = Array(pending.prefix(Self.fingerprintBytes)) }
+            if fingerprint.count < Self.fingerprintBytes, offset == 0, oversizedLine == nil { fingerprint = Array(pending.prefix(Self.fingerprintBytes)) }
         }
         if builder.count > 0 {
             part.block = EntryBlock(first: entriesScanned, building: builder)
@@ -142,8 +142,9 @@ final class IndexScanner: @unchecked Sendable {
         follows = false
     }
 
-    /// The file's first bytes as first read (at most `fingerprintBytes`): a log is only ever
-    /// appended to, so different ones there mean it was truncated and written again.
+    /// The file's first bytes (at most `fingerprintBytes`, as far as the scanner has read): a
+    /// log is only ever appended to, so different ones there mean it was truncated and written
+    /// again.
     private var fingerprint: [UInt8] = []
     private static let fingerprintBytes = 512
     /// The bytes just before where reading had got to at the last look: unchanged in a log only
@@ -167,7 +168,9 @@ final class IndexScanner: @unchecked Sendable {
         if read >= 0 {
             let common = min(read, fingerprint.count)
             guard start[..<common] == fingerprint[..<common] else { return ("it was truncated and written again", false) }
-            if read > fingerprint.count { fingerprint = Array(start[..<read]) }
+            // Extended only over what the scanner has read: bytes past it may still change.
+            let known = Int(min(Int64(read), offset))
+            if known > fingerprint.count { fingerprint = Array(start[..<known]) }
         }
         if let lastRead {
             guard bytes(before: lastRead.end, count: lastRead.bytes.count) == lastRead.bytes else { return ("it was truncated and written again", false) }

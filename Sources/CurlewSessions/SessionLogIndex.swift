@@ -30,6 +30,9 @@ public final class SessionLogIndex: Sendable {
         var complete = false
         var followingEnded: String?
         var waitingLineBytes: Int64 = 0
+        /// False once the file was cut (and maybe written again): the index's offsets no longer
+        /// point at its entries' lines, so no line is read from it.
+        var linesReadable = true
 
         mutating func add(_ part: ScannedPart) {
             headers += part.headers.prefix(IndexScanner.keptHeaders - headers.count)
@@ -54,8 +57,9 @@ public final class SessionLogIndex: Sendable {
     ///
     /// `follows`: entries appended later are indexed as they come (the file is looked at every
     /// `followInterval`), a last line still being written once it is whole; `isComplete` then
-    /// says the index has caught up with the file. Following ends when the file is truncated or
-    /// its name given to another file (`followingEnded`).
+    /// says the index has caught up with the file. Following ends when the file is truncated
+    /// (also when written again since) or its name given to another file (`followingEnded`).
+    /// A file cut no longer gives lines: the rows stay, their details are unreadable.
     public init(path: String, firstEntries: Int = .max, distinctURLs: Int = 200_000, follows: Bool = false) throws(SessionLogError) {
         let methods = InternedStrings(maxCount: Int(EntryBlock.methodUnknown), maxBytes: 1 << 16)
         let urls = InternedStrings(maxCount: distinctURLs, maxBytes: 32 << 20)
@@ -102,7 +106,17 @@ public final class SessionLogIndex: Sendable {
                 if following, ended == nil, let end = scanner.followingEnded() {
                     ended = end.reason
                     guard end.readToEnd else {
-                        self?.state.withLock { $0.followingEnded = end.reason }
+                        // Nothing more is read: the index is as complete as it will be, and a
+                        // line left unfinished is a damaged one.
+                        self?.state.withLock { state in
+                            state.followingEnded = end.reason
+                            state.linesReadable = false
+                            state.complete = true
+                            if state.waitingLineBytes > 0 {
+                                state.skippedCount += 1
+                                state.waitingLineBytes = 0
+                            }
+                        }
                         return
                     }
                     // What the open file holds is read to its end first (the last entries of a
@@ -213,7 +227,7 @@ public final class SessionLogIndex: Sendable {
     /// Where entry `index`'s line starts in the file.
     private func offset(of index: Int) -> Int64? {
         state.withLock { state in
-            guard index >= 0, index < state.count else { return nil }
+            guard index >= 0, index < state.count, state.linesReadable else { return nil }
             // The block holding the entry: the last one whose first entry is at or before it.
             var low = 0, high = state.blocks.count - 1
             while low < high {

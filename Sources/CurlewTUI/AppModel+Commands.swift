@@ -6,12 +6,12 @@ import Foundation
 extension AppModel {
     func perform(_ command: Command) {
         if pane == .compose, detail?.pane != .compose, compose.focus == .editor, compose.groupEditor != nil, performInGroupEditor(command) { return }
-        if pane == .compose, detail == nil, compose.focus == .list, let folder = compose.selectedFolder, !Self.worksOnFoldedHeading.contains(command) {
-            message = "\(folder) is folded: z or Enter unfolds it, then pick a request"
+        if let refusal = foldedHeadingRefusal, !Self.worksOnFoldedHeading.contains(command) {
+            message = refusal
             return
         }
         switch command {
-        case .toggleFold where pane == .compose && compose.focus == .list && detail == nil: toggleFold()
+        case .toggleFold where pane == .compose && compose.focus == .list && context != .detail: toggleFold()
         case .toggleFold: break
         case .nextPane: switchPane(to: Pane(rawValue: (pane.rawValue + 1) % Pane.allCases.count)!)
         case .previousPane: switchPane(to: Pane(rawValue: (pane.rawValue + Pane.allCases.count - 1) % Pane.allCases.count)!)
@@ -152,6 +152,13 @@ extension AppModel {
         .up, .down, .pageUp, .pageDown, .top, .bottom, .left, .right, .open, .edit, .back, .toggleFold,
         .filter, .commandPrompt, .help, .quit, .palette, .toggleMouse, .newRequest, .newGroup, .switchEnvironment, .toggleSecrets,
     ]
+
+    /// Why a key or `:` command that acts on the list's item does nothing now: the cursor is
+    /// on a folded folder's heading, and the item `selectedItem` still names is hidden under it.
+    var foldedHeadingRefusal: String? {
+        guard pane == .compose, context != .detail, compose.focus == .list, let folder = compose.selectedFolder else { return nil }
+        return "\(folder) is folded: z or Enter unfolds it, then pick a request"
+    }
 
     private func move(by delta: Int) {
         if context == .detail {

@@ -129,10 +129,13 @@ public final class AppModel {
     }
     /// Why this window does not offer the `:` command `name`; nil when it does.
     func refusal(ofCommandLine name: String) -> String? {
+        if let folded = foldedHeadingRefusal, Self.itemCommandLines.contains(name) { return folded }
         if !canSend, Self.agentCommandLines.contains(name) { return Self.noAgentMessage }
         if workspace == nil, Self.workspaceCommandLines.contains(name) { return Self.noWorkspaceMessage }
         return nil
     }
+    /// The `:` commands that act on the item under Compose's cursor.
+    private static let itemCommandLines: Set<String> = ["send", "cancel", "copy", "write", "write!", "latency", "save"]
     /// The `:` commands this window offers.
     var commandLineCommands: [String] {
         CommandLine.commands.filter { offers(commandLine: $0) }

@@ -67,8 +67,12 @@ struct CurlImportTests {
         #expect(URLPassword.masking(in: request.customURL ?? "").contains("bob:[REDACTED]@127.0.0.1"))
     }
 
-    @Test("a URL without a scheme that starts with a slash reads back the same once exported: curl's slashes are read the same way either way (found by the fuzz target)", arguments: ["curl /-0", "curl //h/x", "curl http:///h/x", "curl h/x"])
-    func schemelessReadsBack(_ command: String) throws {
+    @Test("a URL reads back the same once exported, its slashes read as curl reads them (found by the fuzz target); a path without a host is refused, as curl refuses it, hiding what looks like a password", arguments: ["curl http:///h/x", "curl h/x", "curl HTTP:/h/x"])
+    func urlReadsBack(_ command: String) throws {
+        for path in ["curl /-0", "curl //h/x", "curl '/bob:Other99pw@h/x'"] {
+            let refused = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(path) }
+            #expect(refused?.reason.contains("is a path, not a URL") == true && refused?.reason.contains("Other99pw") == false, "\(refused?.reason ?? "")")
+        }
         let request = try #require(try CurlImport.parse(command).first).request
         let exported = CurlExport.command(method: request.method.rawValue, url: request.customURL ?? "", headers: [], body: nil)
         #expect(try CurlImport.parse(exported).first?.request.customURL == request.customURL, "\(exported)")

@@ -281,6 +281,11 @@ struct FollowedLogTests {
         try await eventually { index.followingEnded != nil }
         #expect(index.followingEnded == ["truncated": "it was truncated", "rewritten": "it was truncated and written again", "replaced": "it was replaced by another file"][how])
         #expect(index.entryCount <= 6, "nothing of the other log is read on")
+        #expect(index.isComplete && index.waitingLineBytes == 0, "no longer indexing, and the unfinished line is no longer waited for")
+        if how != "replaced" {
+            #expect(index.message(at: 0) == nil || index.message(at: 0)?.requestID == 1, "a line is not read from the cut file (found by review)")
+            #expect(index.message(at: 3) == nil && index.summary(at: 3) == nil)
+        }
         if how == "replaced" {
             #expect(index.entryCount == 6 && index.message(at: 5)?.requestID == 2, "the old file is read to its end")
             #expect(index.skippedCount == 1 && index.waitingLineBytes == 0, "its unfinished last line is a damaged one")

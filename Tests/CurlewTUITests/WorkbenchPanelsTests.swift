@@ -179,6 +179,15 @@ extension WorkbenchTests {
         model.handle(.character("s"))
         model.handle(.character("d"))
         #expect(model.message.contains("api is folded") && model.inFlightCount == sentBefore && model.compose.items.count == 5)
+        // Nor does a `:` command, or a key while a detail from another pane is still open (found by review).
+        model.handle(.character(":"))
+        model.handle(.paste("send"))
+        model.handle(.enter)
+        #expect(model.message.contains("api is folded") && model.inFlightCount == sentBefore, "\(model.message)")
+        model.handle(.character(":"))
+        model.handle(.paste("save"))
+        model.handle(.enter)
+        #expect(model.message.contains("api is folded") && model.compose.selectedFolder == "api", "\(model.message)")
         model.handle(.enter)
         #expect(model.compose.selectedFolder == nil && model.compose.foldedFolders.isEmpty && model.compose.items[model.compose.selectedItem].title == "GET users")
         // A subfolder folds alone; choosing an item inside a folded folder unfolds it.
