@@ -133,7 +133,8 @@ public struct RequestDraft: Sendable, Equatable {
         // Header names are never filled in, so they stay as they are.
         for index in headers.indices { headers[index].value = TemplateEscape.escaping(headers[index].value) }
         // A JSON body's strings are filled in as they read, so their `{{` are escaped there.
-        let type = headers.last { $0.enabled && $0.name.lowercased() == "content-type" }?.value ?? bodyMode.contentType
+        // The type sending reads (`build`): the first Content-Type row switched on, else the mode's.
+        let type = headers.first { $0.enabled && $0.name.lowercased() == "content-type" }?.value ?? bodyMode.contentType
         body = bodyMode != .form && MIMEType.isJSON(type) ? JSONTemplateFill.escapingTemplates(in: body) : TemplateEscape.escaping(body)
         switch auth {
         case .none: break

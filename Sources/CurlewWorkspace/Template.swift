@@ -210,7 +210,9 @@ public struct Template: Sendable {
             guard next < bytes.endIndex else { return nil }
             switch (bytes[index], bytes[next]) {
             case (UInt8(ascii: "{"), UInt8(ascii: "{")):
-                depth += 1
+                // An escaped `\{{` inside an expression is text, as `walk` reads it outside one.
+                let escaped = index > bytes.startIndex && bytes[bytes.index(before: index)] == UInt8(ascii: "\\")
+                if !escaped { depth += 1 }
                 index = bytes.index(after: next)
             case (UInt8(ascii: "}"), UInt8(ascii: "}")):
                 if depth == 0 { return index..<bytes.index(after: next) }
