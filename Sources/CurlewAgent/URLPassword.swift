@@ -240,7 +240,13 @@ public enum URLPassword {
     /// 3 for "://" at `index`, 5 for ":\/\/", else 0.
     private static func separatorLength(_ bytes: [UInt8], at index: Int) -> Int {
         guard bytes[index] == UInt8(ascii: ":") else { return 0 }
-        if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") { return 3 }
+        if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") {
+            // More slashes than two (`http:////user:pw@host`, which curl and the agent refuse)
+            // still lead to what reads as user information: hidden all the same.
+            var length = 3
+            while index + length < bytes.count, bytes[index + length] == UInt8(ascii: "/") { length += 1 }
+            return length
+        }
         if index + 4 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "/"),
            bytes[index + 3] == UInt8(ascii: "\\"), bytes[index + 4] == UInt8(ascii: "/") { return 5 }
         return 0

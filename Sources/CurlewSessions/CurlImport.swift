@@ -231,6 +231,11 @@ public enum CurlImport {
         // A scheme is letters, digits, + - . from the start up to "://" (RFC 3986); a "://"
         // later on (`host/a?next=https://x`) is part of a schemeless URL.
         target = Self.withCurlsSlashes(target)
+        if let colon = target.firstIndex(of: ":"), ["http", "https"].contains(target[..<colon].lowercased()),
+           target[target.index(after: colon)...].hasPrefix("////") {
+            // curl refuses these ("URL using bad/illegal format").
+            throw Failure(reason: "\(URLPassword.masking(in: target).debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
+        }
         let schemeEnd = target.utf8.firstIndex { !(($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) }
         if let schemeEnd, schemeEnd != target.utf8.startIndex, target.utf8[schemeEnd...].starts(with: "://".utf8) {
             let scheme = String(decoding: target.utf8[..<schemeEnd], as: UTF8.self).lowercased()

@@ -117,6 +117,9 @@ public final class SessionLogIndex: Sendable {
                                 state.waitingLineBytes = 0
                             }
                         }
+                        // What was decoded from the file before goes too (after no line can be
+                        // read, so none is decoded again): its details were its lines.
+                        self?.cache.withLock { $0.removeAll() }
                         return
                     }
                     // What the open file holds is read to its end first (the last entries of a
@@ -179,6 +182,8 @@ public final class SessionLogIndex: Sendable {
         guard let line = line(at: index) else { return nil }
         let message = try? SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line))
         cache.withLock { cache in
+            // Not kept once the file was cut: the cache is emptied after no line can be read.
+            guard state.withLock({ $0.linesReadable }) else { return }
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache.updateValue(message, forKey: index)
         }

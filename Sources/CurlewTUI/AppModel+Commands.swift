@@ -348,6 +348,9 @@ extension AppModel {
 
     private func addRow() {
         guard pane == .compose else { return }
+        // From the list, to the request under the cursor (found by a new user's trial: the one
+        // edited before got the row).
+        guard loadRequestUnderCursor(for: "adding a row") else { return }
         compose.focus = .editor
         switch compose.field {
         case .headersHeading, .header:

@@ -123,6 +123,7 @@ extension AppModel {
 
     /// Unfolds `folder` and puts the cursor on its first item.
     func unfold(_ folder: String) {
+        message = "unfolded \(folder)"
         compose.foldedFolders = compose.foldedFolders.filter { !Self.folder($0, isIn: folder) }
         if let first = composeListOrder.first(where: { Self.folder(listFolder(at: $0), isIn: folder) }) {
             compose.selectedItem = first

@@ -82,6 +82,8 @@ enum ComposeView {
                 } else {
                     frame.put("Not saved yet: w writes it into the workspace file.", row: area.row, column: besideArea.column + 1, style: .dim, width: besideArea.width - 2)
                 }
+            } else if compose.focus == .list, compose.selectedFolder != nil {
+                // Nothing beside a folded folder: an answer there would be a hidden request's.
             } else if compose.showsVariables {
                 VariablesView.draw(model, in: besideArea, into: &frame)
             } else if compose.focus == .list, compose.items.indices.contains(compose.selectedItem), case .group(let name, _) = compose.items[compose.selectedItem] {

@@ -212,8 +212,16 @@ public struct RequestDraft: Sendable, Equatable {
         var url = (original?.url ?? "").replacingOccurrences(of: Self.hiddenPassword, with: "@")
         var params: [KeyValueRow] = []
         if let components = URLComponents(string: url), let items = components.queryItems, !items.isEmpty {
-            params = items.map { KeyValueRow(enabled: !Self.isHidden($0.value ?? ""), $0.name, $0.value ?? "") }
-            url = String(url.prefix { $0 != "?" })
+            let rows = items.map { KeyValueRow(enabled: !Self.isHidden($0.value ?? ""), $0.name, $0.value ?? "") }
+            // Rows only when they send the query as it went out (found by a new user's trial:
+            // `?q=\{{v}}` came back `%5C%7B%7Bv%7D%7D`), or a value the record hid must go off.
+            // The query as the URL's text has it: URLComponents may have escaped it already.
+            let written = url.firstIndex(of: "?").map { String(url[url.index(after: $0)...].prefix { $0 != "#" }) }
+            let encoded = Parameters(items.map { JSONMember($0.name, .string($0.value ?? "")) }).percentEncoded
+            if encoded == written || rows.contains(where: { !$0.enabled }) {
+                params = rows
+                url = String(url.prefix { $0 != "?" })
+            }
         }
         let body = original?.body
         let type = body?.contentType?.lowercased() ?? ""

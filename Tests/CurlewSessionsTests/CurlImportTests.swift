@@ -69,10 +69,14 @@ struct CurlImportTests {
 
     @Test("a URL reads back the same once exported, its slashes read as curl reads them (found by the fuzz target); a path without a host is refused, as curl refuses it, hiding what looks like a password", arguments: ["curl http:///h/x", "curl h/x", "curl HTTP:/h/x"])
     func urlReadsBack(_ command: String) throws {
-        for path in ["curl /-0", "curl //h/x", "curl '/bob:Other99pw@h/x'"] {
+        for path in ["curl /-0", "curl //h/x", "curl '/bob:Other99pw@h/x'", "curl '//bob:Other99pw@h/x'"] {
             let refused = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(path) }
             #expect(refused?.reason.contains("is a path, not a URL") == true && refused?.reason.contains("Other99pw") == false, "\(refused?.reason ?? "")")
         }
+        // Four slashes or more: curl refuses them, and so does the import, the password hidden (found by a new user's trial).
+        let four = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse("curl 'http:////bob:Other99pw@h/x'") }
+        #expect(four?.reason.contains("is not a URL") == true && four?.reason.contains("Other99pw") == false, "\(four?.reason ?? "")")
+        #expect(URLPassword.masking(in: "URL \"http:////bob:Other99pw@h/x\" has no host") == "URL \"http:////bob:[REDACTED]@h/x\" has no host")
         let request = try #require(try CurlImport.parse(command).first).request
         let exported = CurlExport.command(method: request.method.rawValue, url: request.customURL ?? "", headers: [], body: nil)
         #expect(try CurlImport.parse(exported).first?.request.customURL == request.customURL, "\(exported)")

@@ -303,6 +303,11 @@ struct SecondTrialTests {
         let text = "\(sent.customURL ?? sent.path) \(String(describing: sent.params)) \(sent.headers) \(body) \(sent.params.jsonObject.serialized())"
         #expect(!text.contains("SECRET-VALUE") && sent.headers["X-T"] == "{{token}}" && body == #"{"k":"{{token}}"}"#, "\(text)")
         #expect((sent.customURL ?? sent.path).removingPercentEncoding == "http://h/a/{{token}}?q={{$env.HOME}}", "\(text)")
+        // A query the editor's rows would encode otherwise stays in the URL as it went out (found by a new user's trial).
+        let braces = RequestDraft(Fixtures.message(url: #"http://h/anything?q=\{{v}}&x=}}{{"#))
+        #expect(try braces.makeRequest(variables: ChainVariables()).customURL == #"http://h/anything?q=\{{v}}&x=}}{{"#, "\(braces.url) \(braces.params)")
+        let plain = RequestDraft(Fixtures.message(url: "http://h/anything?page=2&q=a%20b"))
+        #expect(plain.params.map(\.name) == ["page", "q"] && plain.url == "http://h/anything", "a query the rows send as it was is edited as rows")
     }
 
     @Test("the editor's JSON check reads an escaped \\{{ as the text it sends: inside a string it is text, outside one a mistake")

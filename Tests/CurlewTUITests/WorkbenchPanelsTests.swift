@@ -223,6 +223,11 @@ extension WorkbenchTests {
         #expect(model.message.hasPrefix("saved GET /first"), "\(model.message)")
         let text = try String(contentsOfFile: bench.path, encoding: .utf8)
         #expect(text.contains("/first") && !text.contains("/second"), "\(text)")
+        // `a` too adds its row to the request under the cursor.
+        model.handle(.escape)
+        model.compose.selectedItem = model.compose.items.firstIndex { $0.title.contains("/second") }!
+        model.handle(.character("a"))
+        #expect(model.compose.draft.url.hasSuffix("/second") && model.compose.editing != nil, "\(model.compose.draft.url)")
     }
 
     private func runCommand(_ line: String, in model: AppModel) {
