@@ -87,7 +87,10 @@ extension AppModel {
         case .save: saveDraft()
         case .newRequest:
             var names = UniqueNames(taken: compose.items.compactMap { item -> String? in if case .request(let draft) = item { draft.name } else { nil } })
-            compose.add(RequestDraft(name: names.claim("new request")))
+            var draft = RequestDraft(name: names.claim("new request"))
+            // On a folded folder's heading, the new request goes into that folder (which then unfolds).
+            if compose.focus == .list, let folder = compose.selectedFolder { draft.folder = folder }
+            compose.add(draft)
             message = "a new request: Enter edits a field" + (canSend ? ", s sends" : "") + (compose.tracksSaves ? ", w saves" : "")
         case .switchEnvironment: switchEnvironment()
         case .newGroup: newGroup()
@@ -544,7 +547,10 @@ extension AppModel {
         }
         if chosen.cookies != running.cookies { kept.append("its cookie settings") }
         guard !kept.isEmpty else { return nil }
-        return kept.joined(separator: " and ") + " take effect when curlew is started in it (--env \(workspace.session.environment ?? ""))"
+        let name = workspace.session.environment ?? ""
+        // Named only when a shell takes it as it is.
+        let startIn = !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } ? " (--env \(name))" : ""
+        return kept.joined(separator: " and ") + " take effect when curlew is started in it" + startIn
     }
 
     /// Reads the workspace file again: Compose lists it as it now is, edits not saved are dropped.

@@ -204,6 +204,14 @@ extension WorkbenchTests {
         select("GET top")
         model.handle(.character("z"))
         #expect(model.message.contains("top level") && model.compose.selectedFolder == nil)
+        // A new request made on a folded heading goes into that folder, which unfolds.
+        select("GET orders")
+        model.handle(.character("z"))
+        model.handle(.character("n"))
+        #expect(model.compose.draft.folder == "api" && model.compose.selectedFolder == nil)
+        screen = render(model)
+        #expect(model.compose.foldedFolders.isEmpty && screen.contains("new request"), "\(screen)")
+        model.handle(.escape)
         // Folds last through a reload of the file.
         select("GET tools")
         model.handle(.character("z"))
