@@ -226,16 +226,11 @@ public enum CurlImport {
             index += 1
         }
         guard var target = url else { throw Failure(reason: "the curl command has no URL") }
+        target = try Self.withCurlsSlashes(target)
         // By bytes: a combining mark after the slashes makes "/" and the mark one Character, and
         // a Character search would not see the "://".
         // A scheme is letters, digits, + - . from the start up to "://" (RFC 3986); a "://"
         // later on (`host/a?next=https://x`) is part of a schemeless URL.
-        target = Self.withCurlsSlashes(target)
-        if let colon = target.firstIndex(of: ":"), ["http", "https"].contains(target[..<colon].lowercased()),
-           target[target.index(after: colon)...].hasPrefix("////") {
-            // curl refuses these ("URL using bad/illegal format").
-            throw Failure(reason: "\(URLPassword.masking(in: target).debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
-        }
         let schemeEnd = target.utf8.firstIndex { !(($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) }
         if let schemeEnd, schemeEnd != target.utf8.startIndex, target.utf8[schemeEnd...].starts(with: "://".utf8) {
             let scheme = String(decoding: target.utf8[..<schemeEnd], as: UTF8.self).lowercased()
@@ -340,14 +335,17 @@ public enum CurlImport {
 }
 
 extension CurlImport {
-    /// `http:/host` and `http:///host` as `http://host`, as curl 7.88 reads them (it refuses
-    /// four slashes or more): their user information is then read as such (and its password
-    /// hidden), not as a path.
-    static func withCurlsSlashes(_ target: String) -> String {
+    /// `http:/host` and `http:///host` as `http://host`, as curl 7.88 reads them: their user
+    /// information is then read as such (and its password hidden), not as a path. Four slashes
+    /// or more are refused, as curl refuses them ("URL using bad/illegal format").
+    static func withCurlsSlashes(_ target: String) throws(Failure) -> String {
         guard let colon = target.firstIndex(of: ":"), ["http", "https"].contains(target[..<colon].lowercased()) else { return target }
         // By bytes: a combining mark after a slash would make it a Character of its own.
         let afterColon = target[target.index(after: colon)...].utf8
         let slashes = afterColon.prefix { $0 == UInt8(ascii: "/") }.count
+        if slashes >= 4 {
+            throw Failure(reason: "\(URLPassword.masking(in: target).debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
+        }
         guard slashes == 1 || slashes == 3 else { return target }
         return target[..<colon] + "://" + String(decoding: afterColon.dropFirst(slashes), as: UTF8.self)
     }

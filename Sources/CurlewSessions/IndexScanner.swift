@@ -160,7 +160,8 @@ final class IndexScanner: @unchecked Sendable {
     func followingEnded() -> (reason: String, readToEnd: Bool)? {
         var opened = stat()
         guard fstat(handle.fileDescriptor, &opened) == 0 else { return ("it cannot be read any more", false) }
-        if Int64(opened.st_size) < offset + Int64(pending.count) + (oversizedLine ?? 0) - Int64(cursor) {
+        // Shorter than what was read of it: the lines taken and the one waiting.
+        if Int64(opened.st_size) < offset + waitingLineBytes {
             return ("it was truncated", false)
         }
         var start = [UInt8](repeating: 0, count: Self.fingerprintBytes)

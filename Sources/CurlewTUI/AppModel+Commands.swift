@@ -802,12 +802,7 @@ extension AppModel {
             case .composeFolder(let folder):
                 guard leaveGroupEditor() else { return }
                 compose.focus = .list
-                if compose.foldedFolders.contains(folder) {
-                    unfold(folder)
-                } else {
-                    compose.foldedFolders.insert(folder)
-                    compose.selectedFolder = folder
-                }
+                if compose.foldedFolders.contains(folder) { unfold(folder) } else { fold(folder) }
             case .editorField(let index):
                 // A click on the request the list previews edits that one.
                 if compose.focus == .list, compose.selectedItem != compose.loadedItem { _ = compose.loadSelected() }

@@ -116,6 +116,11 @@ extension AppModel {
             message = "only a folder folds; this item is at the top level (its Folder field puts it in one)"
             return
         }
+        fold(folder)
+    }
+
+    /// Folds `folder` and puts the cursor on its heading.
+    func fold(_ folder: String) {
         compose.foldedFolders.insert(folder)
         compose.selectedFolder = folder
         message = "folded \(folder): z or Enter unfolds it"

@@ -211,8 +211,7 @@ public struct Template: Sendable {
             switch (bytes[index], bytes[next]) {
             case (UInt8(ascii: "{"), UInt8(ascii: "{")):
                 // An escaped `\{{` inside an expression is text, as `walk` reads it outside one.
-                let escaped = index > bytes.startIndex && bytes[bytes.index(before: index)] == UInt8(ascii: "\\")
-                if !escaped { depth += 1 }
+                if !TemplateEscape.isEscaped(text, openingAt: index) { depth += 1 }
                 index = bytes.index(after: next)
             case (UInt8(ascii: "}"), UInt8(ascii: "}")):
                 if depth == 0 { return index..<bytes.index(after: next) }
