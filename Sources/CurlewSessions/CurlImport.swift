@@ -238,8 +238,9 @@ public enum CurlImport {
                 throw Failure(reason: "\(scheme):// URLs are not imported; Curlew sends http and https")
             }
         } else {
-            // curl refuses these too ("URL using bad/illegal format").
-            guard !target.hasPrefix("/") else {
+            // curl refuses these too ("URL using bad/illegal format"). By bytes: a slash and a
+            // combining mark after it are one Character, which `hasPrefix("/")` would not see.
+            guard target.utf8.first != UInt8(ascii: "/") else {
                 throw Failure(reason: "\(String(URLPassword.masking(in: "http:/" + target).dropFirst(6)).debugDescription) is a path, not a URL: give the host too, e.g. http://localhost:8080/get")
             }
             target = "http://" + target
