@@ -121,8 +121,7 @@ final class IndexScanner: @unchecked Sendable {
             } catch {
                 throw SessionLogError.unreadable(path, error)
             }
-            if chunk.isEmpty { reachedEnd = true } else { pending.append(contentsOf: chunk) }
-            if fingerprint.count < Self.fingerprintBytes, offset == 0, oversizedLine == nil { fingerprint = Array(pending.prefix(Self.fingerprintBytes)) }
+            if chunk.isEmpty || !tookReadBytes(chunk) { reachedEnd = true } else { pending.append(contentsOf: chunk) }
         }
         if builder.count > 0 {
             part.block = EntryBlock(first: entriesScanned, building: builder)
@@ -142,42 +141,54 @@ final class IndexScanner: @unchecked Sendable {
         follows = false
     }
 
-    /// The file's first bytes (at most `fingerprintBytes`, as far as the scanner has read): a
-    /// log is only ever appended to, so different ones there mean it was truncated and written
-    /// again.
+    /// The file's first bytes, as read (at most `fingerprintBytes`): a log is only ever
+    /// appended to, so different ones there mean it was truncated and written again.
     private var fingerprint: [UInt8] = []
     private static let fingerprintBytes = 512
-    /// The bytes just before where reading had got to at the last look: unchanged in a log only
-    /// appended to, however alike two runs' first bytes are.
-    private var lastRead: (end: Int64, bytes: [UInt8])?
+    /// The last bytes read (at most `fingerprintBytes`), which end at `readPosition`: in a log
+    /// only appended to they stay where they were, however alike two runs' first bytes are.
+    private var readTail: [UInt8] = []
+    /// How far into the file reading has got.
+    private var readPosition: Int64 = 0
+    /// Following, a chunk was read from a file whose bytes before it are no longer those read
+    /// there: it was cut and written again between the last look and the read.
+    private var rewrittenWhileReading = false
+
+    /// Takes a chunk just read into the fingerprint and the read tail, or refuses it (following)
+    /// when the bytes before it in the file are no longer those read there: the chunk is then
+    /// another file's, and `followingEnded` says so.
+    private func tookReadBytes(_ chunk: Data) -> Bool {
+        if follows, !readTail.isEmpty, bytes(before: readPosition, count: readTail.count) != readTail {
+            rewrittenWhileReading = true
+            return false
+        }
+        if fingerprint.count < Self.fingerprintBytes { fingerprint += chunk.prefix(Self.fingerprintBytes - fingerprint.count) }
+        readTail = chunk.count >= Self.fingerprintBytes
+            ? Array(chunk.suffix(Self.fingerprintBytes))
+            : Array((readTail + chunk).suffix(Self.fingerprintBytes))
+        readPosition += Int64(chunk.count)
+        return true
+    }
 
     /// Why a followed file can no longer be read on, or nil while it can: it was cut shorter
-    /// than what was read of it, or cut and written again (its first bytes differ, however long
-    /// it has grown since: a rotation that copies and truncates), or its name now stands for
-    /// another file (a log rotated, replaced or removed), whose entries stay readable through
-    /// the file the scanner has open. `readToEnd`: what the open file still holds after what
-    /// was read is the log's (not so for a file cut, whose bytes there are another log's).
+    /// than what was read of it, or cut and written again (its first bytes, or the last ones
+    /// read, differ, however long it has grown since: a rotation that copies and truncates),
+    /// or its name now stands for another file (a log rotated, replaced or removed), whose
+    /// entries stay readable through the file the scanner has open. `readToEnd`: what the open
+    /// file still holds after what was read is the log's (not so for a file cut, whose bytes
+    /// there are another log's).
     func followingEnded() -> (reason: String, readToEnd: Bool)? {
+        let rewritten = ("it was truncated and written again", false)
+        if rewrittenWhileReading { return rewritten }
         var opened = stat()
         guard fstat(handle.fileDescriptor, &opened) == 0 else { return ("it cannot be read any more", false) }
-        // Shorter than what was read of it: the lines taken and the one waiting.
-        if Int64(opened.st_size) < offset + waitingLineBytes {
+        // Shorter than what was read of it.
+        if Int64(opened.st_size) < readPosition {
             return ("it was truncated", false)
         }
-        var start = [UInt8](repeating: 0, count: Self.fingerprintBytes)
-        let read = start.withUnsafeMutableBytes { pread(handle.fileDescriptor, $0.baseAddress, $0.count, 0) }
-        if read >= 0 {
-            let common = min(read, fingerprint.count)
-            guard start[..<common] == fingerprint[..<common] else { return ("it was truncated and written again", false) }
-            // Extended only over what the scanner has read: bytes past it may still change.
-            let known = Int(min(Int64(read), offset))
-            if known > fingerprint.count { fingerprint = Array(start[..<known]) }
-        }
-        if let lastRead {
-            guard bytes(before: lastRead.end, count: lastRead.bytes.count) == lastRead.bytes else { return ("it was truncated and written again", false) }
-        }
-        let count = Int(min(Int64(Self.fingerprintBytes), offset))
-        if count > 0, let bytes = bytes(before: offset, count: count) { lastRead = (offset, bytes) }
+        guard bytes(before: Int64(fingerprint.count), count: fingerprint.count) == fingerprint,
+              bytes(before: readPosition, count: readTail.count) == readTail
+        else { return rewritten }
         var named = stat()
         guard stat(path, &named) == 0 else { return ("it was removed", true) }
         return named.st_ino != opened.st_ino || named.st_dev != opened.st_dev ? ("it was replaced by another file", true) : nil

@@ -269,17 +269,22 @@ struct FollowedLogTests {
         if how == "truncated" {
             #expect(truncate(path, 10) == 0)
         } else if how == "rewritten" {
-            // Another run's log, longer than this one was, written over it.
-            #expect(truncate(path, 0) == 0)
-            let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+            // Another run's log, longer than this one was, written over it in one write.
+            let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path + ".other"))
+            defer { try? FileManager.default.removeItem(atPath: path + ".other") }
             for id in 1...12 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), method: "DELETE", url: "http://other/\(id)")) }
             try logger.close()
+            try Data(contentsOf: URL(fileURLWithPath: path + ".other")).write(to: URL(fileURLWithPath: path))
         } else {
             try Fixtures.writeLines(Array(lines.prefix(2)), to: path + ".new")
             #expect(rename(path + ".new", path) == 0)
         }
         try await eventually { index.followingEnded != nil }
-        #expect(index.followingEnded == ["truncated": "it was truncated", "rewritten": "it was truncated and written again", "replaced": "it was replaced by another file"][how])
+        // A look that falls between the cut and the write sees the file truncated; the scanner's
+        // tests choose where it falls.
+        let reasons = ["truncated": ["it was truncated"], "rewritten": ["it was truncated and written again", "it was truncated"],
+                       "replaced": ["it was replaced by another file"]]
+        #expect(reasons[how]?.contains(index.followingEnded ?? "") == true, "\(index.followingEnded ?? "still followed")")
         #expect(index.entryCount <= 6, "nothing of the other log is read on")
         #expect(index.isComplete && index.waitingLineBytes == 0, "no longer indexing, and the unfinished line is no longer waited for")
         if how != "replaced" {
