@@ -183,6 +183,29 @@ public enum URLPassword {
         return output
     }
 
+    /// `word`, a URL typed with part of its start missing, with `hide` applied as to the URL it
+    /// may have been meant to be, then shown as typed: a scheme with one slash or none
+    /// (`http:/user:pw@host`, `https:user:pw@host`) or more than two, or a leading slash for the
+    /// scheme (`/user:pw@host`), is read as `scheme://`, so that its user information is read
+    /// as such and its password hidden. By bytes: a combining mark after a slash makes the two
+    /// one Character. `hide` is `masking(in:)` or a redaction policy's wider hiding.
+    public static func hiding(inMistyped word: String, by hide: (String) -> String) -> String {
+        let bytes = word.utf8
+        let typedCount: Int, meant: String
+        if bytes.first == UInt8(ascii: "/") {
+            (typedCount, meant) = (1, "http://")
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+            let schemeCount = bytes.distance(from: bytes.startIndex, to: colon)
+            let slashes = bytes[bytes.index(after: colon)...].prefix { $0 == UInt8(ascii: "/") }.count
+            (typedCount, meant) = (schemeCount + 1 + slashes, String(decoding: bytes.prefix(schemeCount), as: UTF8.self) + "://")
+        } else {
+            return hide(word)
+        }
+        let hidden = hide(meant + String(decoding: bytes.dropFirst(typedCount), as: UTF8.self))
+        guard hidden.utf8.starts(with: meant.utf8) else { return hide(word) }
+        return String(decoding: bytes.prefix(typedCount), as: UTF8.self) + String(decoding: hidden.utf8.dropFirst(meant.utf8.count), as: UTF8.self)
+    }
+
     static func hasPassword(_ text: String) -> Bool {
         guard ASCII.contains(UInt8(ascii: "@"), in: text) else { return false }
         var found = false

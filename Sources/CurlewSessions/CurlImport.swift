@@ -241,7 +241,7 @@ public enum CurlImport {
             // curl refuses these too ("URL using bad/illegal format"). By bytes: a slash and a
             // combining mark after it are one Character, which `hasPrefix("/")` would not see.
             guard target.utf8.first != UInt8(ascii: "/") else {
-                throw Failure(reason: "\(String(URLPassword.masking(in: "http:/" + target).dropFirst(6)).debugDescription) is a path, not a URL: give the host too, e.g. http://localhost:8080/get")
+                throw Failure(reason: "\(URLPassword.hiding(inMistyped: target, by: URLPassword.masking(in:)).debugDescription) is a path, not a URL: give the host too, e.g. http://localhost:8080/get")
             }
             target = "http://" + target
         }
@@ -345,7 +345,7 @@ extension CurlImport {
         let afterColon = target[target.index(after: colon)...].utf8
         let slashes = afterColon.prefix { $0 == UInt8(ascii: "/") }.count
         if slashes >= 4 {
-            throw Failure(reason: "\(URLPassword.masking(in: target).debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
+            throw Failure(reason: "\(URLPassword.hiding(inMistyped: target, by: URLPassword.masking(in:)).debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
         }
         guard slashes == 1 || slashes == 3 else { return target }
         return target[..<colon] + "://" + String(decoding: afterColon.dropFirst(slashes), as: UTF8.self)

@@ -124,7 +124,8 @@ struct SendCommand: AsyncParsableCommand {
         if let mistake = URLText.typingMistake(word) {
             throw ValidationError("\(hidingSecrets(inMistyped: word).debugDescription) is not a URL: \(mistake)")
         }
-        guard !word.hasPrefix("/") || word.hasPrefix("//") else {
+        // By bytes: a slash with a combining mark after it is one Character.
+        guard word.utf8.first != UInt8(ascii: "/") || word.utf8.starts(with: "//".utf8) else {
             let shown = hidingSecrets(inMistyped: word)
             throw ValidationError("\(shown.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(shown)")
         }
@@ -305,22 +306,10 @@ struct SendCommand: AsyncParsableCommand {
         return policy.redactText(RedactionPolicy.hidingPasswords(in: text, sentWith: fields.fields))
     }
 
-    /// `hidingSecrets(in:)` for a URL typed with part of its start missing, a scheme's slashes
-    /// (`http:/user:pw@host`) or the scheme and a slash (`/user:pw@host`): hidden as the URL it
-    /// may have been meant to be, so its user information is read as such, then shown as typed.
+    /// `hidingSecrets(in:)` for a URL typed with part of its start missing (`http:/user:pw@host`,
+    /// `/user:pw@host`): hidden as the URL it may have been meant to be, shown as typed.
     private func hidingSecrets(inMistyped word: String) -> String {
-        let typedPrefix: String, meantPrefix: String
-        if word.hasPrefix("/") {
-            (typedPrefix, meantPrefix) = ("/", "http://")
-        } else if let colon = word.firstIndex(of: ":") {
-            typedPrefix = String(word[...colon] + word[word.index(after: colon)...].prefix { $0 == "/" })
-            meantPrefix = word[...colon] + "//"
-        } else {
-            return hidingSecrets(in: word)
-        }
-        let hidden = hidingSecrets(in: meantPrefix + String(word.dropFirst(typedPrefix.count)))
-        guard hidden.hasPrefix(meantPrefix) else { return hidingSecrets(in: word) }
-        return typedPrefix + hidden.dropFirst(meantPrefix.count)
+        URLPassword.hiding(inMistyped: word) { hidingSecrets(in: $0) }
     }
 
     /// Prints the error on stderr and gives the exit status it maps to.

@@ -892,4 +892,14 @@ struct RedactionPolicyTests {
         #expect(encoded.redactText("sid=a+b%2Fc%2Bd%3De") == "sid=\(marker)")
         #expect(encoded.redactText("a b/c+d=e") == marker)
     }
+
+    @Test("a URL typed with its scheme's slashes short or long, or a slash for its scheme, has its password hidden as the URL meant and is shown as typed; one source for curlew send's errors and the curl import's", arguments: [
+        ("http:/bob:Other99pw@h/x", "http:/bob:"), ("https:bob:Other99pw@h/x", "https:bob:"), ("HTTP:////bob:Other99pw@h/x", "HTTP:////bob:"),
+        ("/bob:Other99pw@h/x", "/bob:"), ("//bob:Other99pw@h/x", "//bob:"), ("/\u{301}bob:Other99pw@h/x", "/\u{301}bob:"),
+    ])
+    func mistypedURLs(_ typed: String, _ shownStart: String) {
+        let shown = URLPassword.hiding(inMistyped: typed, by: URLPassword.masking(in:))
+        #expect(shown == shownStart + marker + "@h/x", "\(shown)")
+        #expect(URLPassword.hiding(inMistyped: "h/x?pw=Other99pw", by: URLPassword.masking(in:)) == "h/x?pw=Other99pw", "nothing to hide")
+    }
 }

@@ -70,7 +70,7 @@ struct CurlImportTests {
     @Test("a URL reads back the same once exported, its slashes read as curl reads them (found by the fuzz target); a path without a host is refused, as curl refuses it, hiding what looks like a password", arguments: ["curl http:///h/x", "curl h/x", "curl HTTP:/h/x"])
     func urlReadsBack(_ command: String) throws {
         // A slash with a combining mark after it is a path too (found by the fuzz target: it became `http:///\u{59D}`).
-        for path in ["curl /-0", "curl //h/x", "curl '/bob:Other99pw@h/x'", "curl '//bob:Other99pw@h/x'", "curl '/\u{59D}x'"] {
+        for path in ["curl /-0", "curl //h/x", "curl '/bob:Other99pw@h/x'", "curl '//bob:Other99pw@h/x'", "curl '/\u{59D}x'", "curl '/\u{301}bob:Other99pw@h/x'"] {
             let refused = #expect(throws: CurlImport.Failure.self) { try CurlImport.parse(path) }
             #expect(refused?.reason.contains("is a path, not a URL") == true && refused?.reason.contains("Other99pw") == false, "\(refused?.reason ?? "")")
         }
