@@ -53,6 +53,12 @@ public struct Request: Sendable {
     public func contentTypeOverridingRawBody(configDefault: String?) -> String? {
         headers["Content-Type"] ?? (rawContentTypeIsFallback ? configDefault : nil)
     }
+    /// `text` with what sending this request would hide of it hidden, as shown before a log sees
+    /// it: URL passwords and the credentials of the `Authorization` fields it sends, its own and
+    /// then the config's `defaults` (`RedactionPolicy.hidingPasswords(in:sentWith:)`).
+    func hidingPasswords(in text: String, sendingAlso defaults: [HeaderField]) -> String {
+        RedactionPolicy.hidingPasswords(in: text, sentWith: headers.fields + defaults)
+    }
     public var responseSerializer: ResponseSerializer
     /// Overrides the config's request timeout.
     public var timeout: Duration?

@@ -49,7 +49,7 @@ struct RequestComposer: Sendable {
         guard defaultsCarryAuthorization || own.contains(where: { RedactionPolicy.isAuthorization($0.name) }) else {
             return URLPassword.masking(in: text)
         }
-        return RedactionPolicy.hidingPasswords(in: text, sentWith: own + config.defaultHeaders.fields)
+        return request.hidingPasswords(in: text, sendingAlso: config.defaultHeaders.fields)
     }
 
     /// `preview` composes without touching the disk: a download's partial file is left alone.

@@ -132,14 +132,27 @@ public struct RequestDraft: Sendable, Equatable {
         }
         // Header names are never filled in, so they stay as they are.
         for index in headers.indices { headers[index].value = TemplateEscape.escaping(headers[index].value) }
-        // A JSON body's strings are filled in as they read, so their `{{` are escaped there.
-        // The type sending reads (`build`): the first Content-Type row switched on, else the mode's.
-        let type = headers.first { $0.enabled && $0.name.lowercased() == "content-type" }?.value ?? bodyMode.contentType
-        body = bodyMode != .form && MIMEType.isJSON(type) ? JSONTemplateFill.escapingTemplates(in: body) : TemplateEscape.escaping(body)
+        // A JSON body's strings are filled in as they read, so their `{{` are escaped there; the
+        // same rule as sending's (`build`), without a config's default type for a guessed one.
+        let type = headers.first { $0.enabled && !$0.name.isEmpty && $0.name.lowercased() == "content-type" }?.value ?? bodyMode.contentType
+        body = Self.fillsBodyAsJSON(bodyMode, contentType: type, overriding: nil)
+            ? JSONTemplateFill.escapingTemplates(in: body) : TemplateEscape.escaping(body)
         switch auth {
         case .none: break
         case .basic(let user, let password): auth = .basic(user: TemplateEscape.escaping(user), password: TemplateEscape.escaping(password))
         case .bearer(let token): auth = .bearer(token: TemplateEscape.escaping(token))
+        }
+    }
+
+    /// Whether sending fills a body's JSON strings one by one rather than its text: a JSON body
+    /// always, raw text when its type (`contentType`: the first Content-Type row, else the
+    /// mode's) or the type that overrides a guessed one is JSON; a form or multipart body never.
+    /// One rule for filling in (`build`) and for escaping what must stay literal.
+    static func fillsBodyAsJSON(_ mode: BodyMode, contentType: String, overriding: String?) -> Bool {
+        switch mode {
+        case .json: true
+        case .raw: MIMEType.isJSON(body: contentType, header: overriding)
+        case .none, .form, .multipart: false
         }
     }
 
@@ -410,13 +423,14 @@ public struct RequestDraft: Sendable, Equatable {
             }
         case .raw:
             // Text, unless a header types it JSON: then its strings are filled in whole, as the file does.
-            let isJSON = MIMEType.isJSON(body: contentType, header: request.contentTypeOverridingRawBody(configDefault: defaultContentType))
+            let isJSON = Self.fillsBodyAsJSON(.raw, contentType: contentType, overriding: request.contentTypeOverridingRawBody(configDefault: defaultContentType))
             let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: isJSON,
                                                                                 asMembers: false, expand, outsideJSONStrings: outsideJSONStrings)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .json:
             // Saved as typed; sent as the file will fill it in.
-            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType, isJSON: true, asMembers: !bodyIsText,
+            let filled = forSaving ? try expand(body) : try Self.expandingJSON(body, contentType: contentType,
+                                                                                isJSON: Self.fillsBodyAsJSON(.json, contentType: contentType, overriding: nil), asMembers: !bodyIsText,
                                                                                 expand, outsideJSONStrings: outsideJSONStrings)
             request.requestSerializer = .raw(Data(filled.utf8), contentType: contentType)
         case .form where bodyIsText:

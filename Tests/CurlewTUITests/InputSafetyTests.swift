@@ -499,4 +499,29 @@ struct PastePieceTests {
         let cut = Array("a".utf8) + smile.prefix(2)
         #expect(String(decoding: Array(cut.dropLast(UTF8Tail.incompleteCount(cut))), as: UTF8.self) == "a")
     }
+
+    @Test("a draft made literal is sent as it was whatever its body mode and Content-Type row: escaping and filling in read a body as JSON by one rule (a multipart body under a JSON Content-Type row was escaped as JSON and filled in as text, so its quoted {{u}} was filled)")
+    func literalDraftsAreSentAsTheyWere() throws {
+        let variables = ChainVariables([(name: "u", value: "LEAK")])
+        let json = KeyValueRow("Content-Type", "application/json"), text = KeyValueRow("Content-Type", "text/plain")
+        for (mode, headers, body) in [(RequestDraft.BodyMode.multipart, [json], #"a="{{u}}""#), (.multipart, [], #"a="{{u}}""#),
+                                      (.json, [text], #"{"a":"{{u}}"}"#), (.json, [], #"{"a":"{{u}}"}"#), (.raw, [json], #"{"a":"{{u}}"}"#),
+                                      (.raw, [text], #"{"a":"{{u}}"}"#), (.raw, [KeyValueRow(enabled: false, "Content-Type", "application/json")], #"x "{{u}}""#)] {
+            var draft = RequestDraft(method: "POST", url: "http://h/x", headers: headers, bodyMode: mode, body: body)
+            draft.escapeTemplates()
+            let request = try draft.makeRequest(variables: variables)
+            let sent: String
+            if let form = request.form {
+                sent = form.parts.map { part in
+                    guard case .data(let data) = part.content else { return "" }
+                    return String(decoding: data, as: UTF8.self)
+                }.joined()
+            } else if case .raw(let data, _) = request.requestSerializer {
+                sent = String(decoding: data, as: UTF8.self)
+            } else {
+                sent = ""
+            }
+            #expect(sent.contains("{{u}}") && !sent.contains("LEAK") && !sent.contains("\\"), "\(mode) \(headers.map(\.value)): \(sent)")
+        }
+    }
 }

@@ -15,8 +15,7 @@ public enum GroupMember: Sendable {
     func label(sendingAlso defaults: [HeaderField]) -> String {
         switch self {
         case .request(let request):
-            request.name ?? RequestKey.hidingSecretParameters(in: RedactionPolicy.hidingPasswords(in: request.customURL ?? request.path,
-                                                                                                 sentWith: request.headers.fields + defaults)) { _ in
+            request.name ?? RequestKey.hidingSecretParameters(in: request.hidingPasswords(in: request.customURL ?? request.path, sendingAlso: defaults)) { _ in
                 RedactionPolicy.marker
             }
         case .group(let group): group.name ?? group.kind.label
