@@ -21,12 +21,15 @@ enum FormText {
         }
     }
 
-    /// Percent-encoded, with each `{{…}}` kept as it is.
+    /// Percent-encoded, with each `{{…}}` kept as it is, and so the `\` that escapes one
+    /// (`\{{…}}`, a literal `{{`): decoding leaves both alike.
     private static func encoded(_ text: String) -> String {
         var output = ""
         var rest = Substring(text)
         while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
-            output += Parameters.percentEncode(String(rest[..<open.lowerBound])) + rest[open.lowerBound..<close.upperBound]
+            var before = rest[..<open.lowerBound]
+            let escape = TemplateEscape.isEscaped(rest, openingAt: open.lowerBound) ? String(before.removeLast()) : ""
+            output += Parameters.percentEncode(String(before)) + escape + rest[open.lowerBound..<close.upperBound]
             rest = rest[close.upperBound...]
         }
         return output + Parameters.percentEncode(String(rest))

@@ -524,4 +524,18 @@ struct PastePieceTests {
             #expect(sent.contains("{{u}}") && !sent.contains("LEAK") && !sent.contains("\\"), "\(mode) \(headers.map(\.value)): \(sent)")
         }
     }
+
+    @Test("a form value's escaped template shows as written, not as %5C{{ (the chain stepper showed it so), and reads back and sends as it did")
+    func escapedTemplateInAForm() throws {
+        for (value, shown) in [(#"x\{{u}}"#, #"a=x\{{u}}"#), (#"\\{{u}}"#, #"a=%5C\{{u}}"#), (#"{{u}}\"#, #"a={{u}}%5C"#), ("a b", "a=a%20b")] {
+            let params = Parameters([JSONMember("a", .string(value))])
+            #expect(FormText.text(of: params) == shown)
+            #expect(FormText.fields(of: shown).map(\.value) == [value])
+        }
+        var draft = RequestDraft(method: "POST", url: "http://h/x", bodyMode: .form, body: FormText.text(of: Parameters([JSONMember("a", .string(#"\{{u}}"#))])))
+        #expect(draft.body == #"a=\{{u}}"#)
+        draft.name = "form"
+        let request = try draft.makeRequest(variables: ChainVariables([(name: "u", value: "LEAK")]))
+        #expect(request.params == ["a": "{{u}}"])
+    }
 }
