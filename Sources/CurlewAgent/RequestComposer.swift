@@ -289,9 +289,11 @@ struct RequestComposer: Sendable {
             let base = request.baseURL ?? (request.useCDN ? (config.cdnURL ?? config.baseURL) : config.baseURL)
             let path = request.customURL ?? request.path
             guard !base.isEmpty else {
-                let example = "http://localhost:8080" + (path.hasPrefix("/") ? "" : "/") + path
+                // A path may be a URL typed without its scheme (`/user:pw@host`): its password hidden.
+                let shown = URLPassword.hiding(inMistyped: path) { $0 }
+                let example = "http://localhost:8080" + (shown.hasPrefix("/") ? "" : "/") + shown
                 throw RequestError(.invalidURL, path.isEmpty ? "no URL: give a full URL such as http://localhost:8080/get"
-                    : "\(ClippedText.quoted(path)) is a path and there is no base URL: give a full URL such as \(ClippedText.quoted(example)), or set a base URL")
+                    : "\(ClippedText.quoted(shown)) is a path and there is no base URL: give a full URL such as \(ClippedText.quoted(example)), or set a base URL")
             }
             url = Self.trimmingSlashes(base, leading: false)
             if let version = config.apiVersion, !version.isEmpty {

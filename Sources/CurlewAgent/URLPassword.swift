@@ -188,7 +188,8 @@ public enum URLPassword {
     /// (`http:/user:pw@host`, `https:user:pw@host`) or more than two, or a leading slash for the
     /// scheme (`/user:pw@host`), is read as `scheme://`, so that its user information is read
     /// as such and its password hidden. By bytes: a combining mark after a slash makes the two
-    /// one Character. `hide` is `masking(in:)` or a redaction policy's wider hiding.
+    /// one Character. `hide` hides what else is to be hidden (a redaction policy's secrets), or
+    /// is `masking(in:)`.
     public static func hiding(inMistyped word: String, by hide: (String) -> String) -> String {
         let bytes = word.utf8
         let typedCount: Int, meant: String
@@ -201,9 +202,12 @@ public enum URLPassword {
         } else {
             return hide(word)
         }
-        let hidden = hide(meant + String(decoding: bytes.dropFirst(typedCount), as: UTF8.self))
-        guard hidden.utf8.starts(with: meant.utf8) else { return hide(word) }
-        return String(decoding: bytes.prefix(typedCount), as: UTF8.self) + String(decoding: hidden.utf8.dropFirst(meant.utf8.count), as: UTF8.self)
+        // The password hidden first, as the URL meant (masking leaves a scheme as it is), then
+        // whatever else `hide` hides, as typed: a `hide` that rewrote the scheme could not
+        // leave the password to a second look.
+        let masked = masking(in: meant + String(decoding: bytes.dropFirst(typedCount), as: UTF8.self))
+        guard masked.utf8.starts(with: meant.utf8) else { return marker }
+        return hide(String(decoding: bytes.prefix(typedCount), as: UTF8.self) + String(decoding: masked.utf8.dropFirst(meant.utf8.count), as: UTF8.self))
     }
 
     static func hasPassword(_ text: String) -> Bool {

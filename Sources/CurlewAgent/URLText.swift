@@ -21,6 +21,13 @@ public enum URLText {
         try RequestComposer.checkAddress(url)
     }
 
+    /// Whether typed text is a path (`/get`), not a URL without its scheme (`//host/get`). By
+    /// bytes: a slash with a combining mark after it is one Character, which `hasPrefix("/")`
+    /// would not see.
+    public static func isPath(_ text: String) -> Bool {
+        text.utf8.first == UInt8(ascii: "/") && !text.utf8.starts(with: "//".utf8)
+    }
+
     /// True for text that starts with a scheme and "://" (a full URL, not a path to put after a
     /// base URL); whether its host is valid is checked later.
     public static func startsWithScheme(_ text: String) -> Bool {
@@ -47,8 +54,8 @@ public enum URLText {
     /// `?page=2` are relative to it, only text that starts with what can only be a host is a
     /// URL: `localhost`, an IP address, `[::1]`, or `name:port`.
     public static func typed(_ text: String, besideBase: Bool = false) -> String {
-        if text.isEmpty || startsWithScheme(text) || text.hasPrefix("{{") || (text.hasPrefix("/") && !text.hasPrefix("//")) { return text }
-        if text.hasPrefix("//") { return "http:" + text }
+        if text.isEmpty || startsWithScheme(text) || text.hasPrefix("{{") || isPath(text) { return text }
+        if text.utf8.starts(with: "//".utf8) { return "http:" + text }
         if text.hasPrefix(":") { return isPortShorthand(text) ? "http://localhost" + text : text }
         if besideBase {
             let host = text.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

@@ -10,6 +10,8 @@ struct ScannedPart {
     var finished = false
     /// Following, at the end for now: bytes of a last line waiting for its line break.
     var waitingLineBytes: Int64 = 0
+    /// Following, a chunk read was refused as another file's (`IndexScanner.wasCutWhileReading`).
+    var cutWhileReading = false
 }
 
 /// Reads a log file in chunks and turns lines into index entries, one block per call. Owned by
@@ -121,7 +123,12 @@ final class IndexScanner: @unchecked Sendable {
             } catch {
                 throw SessionLogError.unreadable(path, error)
             }
-            if chunk.isEmpty || !tookReadBytes(chunk) { reachedEnd = true } else { pending.append(contentsOf: chunk) }
+            guard chunk.isEmpty || tookReadBytes(chunk) else {
+                // Another file's bytes: not indexed, and the next look ends the following.
+                part.cutWhileReading = true
+                break scanning
+            }
+            if chunk.isEmpty { reachedEnd = true } else { pending.append(contentsOf: chunk) }
         }
         if builder.count > 0 {
             part.block = EntryBlock(first: entriesScanned, building: builder)
@@ -148,18 +155,21 @@ final class IndexScanner: @unchecked Sendable {
     /// The last bytes read (at most `fingerprintBytes`), which end at `readPosition`: in a log
     /// only appended to they stay where they were, however alike two runs' first bytes are.
     private var readTail: [UInt8] = []
-    /// How far into the file reading has got.
+    /// How far into the file reading has got: the bytes taken (the open file's position, but
+    /// for a chunk refused, which is read again from here if at all).
     private var readPosition: Int64 = 0
-    /// Following, a chunk was read from a file whose bytes before it are no longer those read
-    /// there: it was cut and written again between the last look and the read.
-    private var rewrittenWhileReading = false
+    /// Following, a chunk read was refused: the bytes before it in the file were no longer those
+    /// read there, so the file was cut and written again since the last chunk was read (before
+    /// this one was read, or just after). Nothing more is read while following.
+    private(set) var wasCutWhileReading = false
 
     /// Takes a chunk just read into the fingerprint and the read tail, or refuses it (following)
     /// when the bytes before it in the file are no longer those read there: the chunk is then
     /// another file's, and `followingEnded` says so.
     private func tookReadBytes(_ chunk: Data) -> Bool {
         if follows, !readTail.isEmpty, bytes(before: readPosition, count: readTail.count) != readTail {
-            rewrittenWhileReading = true
+            wasCutWhileReading = true
+            try? handle.seek(toOffset: UInt64(readPosition))
             return false
         }
         if fingerprint.count < Self.fingerprintBytes { fingerprint += chunk.prefix(Self.fingerprintBytes - fingerprint.count) }
@@ -178,17 +188,18 @@ final class IndexScanner: @unchecked Sendable {
     /// file still holds after what was read is the log's (not so for a file cut, whose bytes
     /// there are another log's).
     func followingEnded() -> (reason: String, readToEnd: Bool)? {
-        let rewritten = ("it was truncated and written again", false)
-        if rewrittenWhileReading { return rewritten }
+        let truncated = ("it was truncated", false)
         var opened = stat()
         guard fstat(handle.fileDescriptor, &opened) == 0 else { return ("it cannot be read any more", false) }
         // Shorter than what was read of it.
-        if Int64(opened.st_size) < readPosition {
-            return ("it was truncated", false)
-        }
-        guard bytes(before: Int64(fingerprint.count), count: fingerprint.count) == fingerprint,
+        if Int64(opened.st_size) < readPosition { return truncated }
+        guard !wasCutWhileReading, bytes(before: Int64(fingerprint.count), count: fingerprint.count) == fingerprint,
               bytes(before: readPosition, count: readTail.count) == readTail
-        else { return rewritten }
+        else {
+            // Bytes that differ, or that a truncation just then made unreadable: looked at again.
+            var now = stat()
+            return fstat(handle.fileDescriptor, &now) == 0 && Int64(now.st_size) < readPosition ? truncated : ("it was truncated and written again", false)
+        }
         var named = stat()
         guard stat(path, &named) == 0 else { return ("it was removed", true) }
         return named.st_ino != opened.st_ino || named.st_dev != opened.st_dev ? ("it was replaced by another file", true) : nil

@@ -65,13 +65,14 @@ public final class SessionLogIndex: Sendable {
         let urls = InternedStrings(maxCount: distinctURLs, maxBytes: 32 << 20)
         let scanner = try IndexScanner(path: path, methods: methods, urls: urls, follows: follows)
         var first = IndexState()
+        // A chunk refused as another file's stops the first scans; the indexer's first look says why.
         repeat {
             first.add(try scanner.scan(entries: firstEntries - first.count))
-        } while !first.complete && first.count < firstEntries
+        } while !first.complete && first.count < firstEntries && !scanner.wasCutWhileReading
         // Followed, a file with nothing whole in it but a line without its line break is judged
         // as a log opened once is: one line of something else is not a log being written.
         var follows = follows
-        if follows, first.headers.isEmpty, first.count == 0, first.skippedCount == 0, scanner.waitingLineBytes > 0 {
+        if follows, first.headers.isEmpty, first.count == 0, first.skippedCount == 0, scanner.waitingLineBytes > 0, !scanner.wasCutWhileReading {
             scanner.stopFollowing()
             follows = false
             repeat {
@@ -137,6 +138,7 @@ public final class SessionLogIndex: Sendable {
                     }
                     return
                 }
+                // A refused chunk is looked into at once: no waiting, and not complete meanwhile.
                 caughtUp = part.finished
                 index.state.withLock { state in
                     state.add(part)

@@ -21,17 +21,33 @@ enum FormText {
         }
     }
 
-    /// Percent-encoded, with each `{{…}}` kept as it is, and so the `\` that escapes one
-    /// (`\{{…}}`, a literal `{{`): decoding leaves both alike.
+    /// Percent-encoded, with each `{{…}}` kept readable, and so the `\` that escapes one
+    /// (`\{{…}}`, a literal `{{`); inside one, only what `fields(of:)` would read otherwise
+    /// (`%`, `&`, `=`, `+`) is encoded, so that decoding gives the text back.
     private static func encoded(_ text: String) -> String {
         var output = ""
         var rest = Substring(text)
         while let open = rest.firstRange(ofASCII: "{{"), let close = rest[open.upperBound...].firstRange(ofASCII: "}}") {
             var before = rest[..<open.lowerBound]
             let escape = TemplateEscape.isEscaped(rest, openingAt: open.lowerBound) ? String(before.removeLast()) : ""
-            output += Parameters.percentEncode(String(before)) + escape + rest[open.lowerBound..<close.upperBound]
+            output += Parameters.percentEncode(String(before)) + escape + readable(rest[open.lowerBound..<close.upperBound])
             rest = rest[close.upperBound...]
         }
         return output + Parameters.percentEncode(String(rest))
+    }
+
+    /// A template as it is but for the bytes that separate or encode a form's fields.
+    private static func readable(_ template: Substring) -> String {
+        var output = String.UnicodeScalarView()
+        for scalar in template.unicodeScalars {
+            switch scalar {
+            case "%": output += "%25".unicodeScalars
+            case "&": output += "%26".unicodeScalars
+            case "=": output += "%3D".unicodeScalars
+            case "+": output += "%2B".unicodeScalars
+            default: output.append(scalar)
+            }
+        }
+        return String(output)
     }
 }

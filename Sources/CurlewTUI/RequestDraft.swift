@@ -133,8 +133,10 @@ public struct RequestDraft: Sendable, Equatable {
         // Header names are never filled in, so they stay as they are.
         for index in headers.indices { headers[index].value = TemplateEscape.escaping(headers[index].value) }
         // A JSON body's strings are filled in as they read, so their `{{` are escaped there; the
-        // same rule as sending's (`build`), without a config's default type for a guessed one.
-        let type = headers.first { $0.enabled && !$0.name.isEmpty && $0.name.lowercased() == "content-type" }?.value ?? bodyMode.contentType
+        // same rule and the same row as sending's (`build`). A config's default type for a
+        // guessed one is not known here: text escaped so and then filled in as JSON reads back
+        // as the text, since `\{` is no JSON escape.
+        let type = enabledHeaders { $0 }["Content-Type"] ?? bodyMode.contentType
         body = Self.fillsBodyAsJSON(bodyMode, contentType: type, overriding: nil)
             ? JSONTemplateFill.escapingTemplates(in: body) : TemplateEscape.escaping(body)
         switch auth {
@@ -142,6 +144,14 @@ public struct RequestDraft: Sendable, Equatable {
         case .basic(let user, let password): auth = .basic(user: TemplateEscape.escaping(user), password: TemplateEscape.escaping(password))
         case .bearer(let token): auth = .bearer(token: TemplateEscape.escaping(token))
         }
+    }
+
+    /// The header rows switched on, in order, as they are sent: their values through `value`
+    /// (filled in, or as typed).
+    private func enabledHeaders<Failure: Error>(_ value: (String) throws(Failure) -> String) throws(Failure) -> HTTPHeaders {
+        var enabled = HTTPHeaders()
+        for row in headers where row.enabled && !row.name.isEmpty { enabled.add(row.name, try value(row.value)) }
+        return enabled
     }
 
     /// Whether sending fills a body's JSON strings one by one rather than its text: a JSON body
@@ -377,10 +387,7 @@ public struct RequestDraft: Sendable, Equatable {
         // Without a scheme it is plain HTTP, as `curlew send` and curl read it.
         var url = URLText.typed(try expand(url.trimmingCharacters(in: .whitespaces)), besideBase: true)
         if !forSaving, !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.percentEncoded }
-        var headers = HTTPHeaders()
-        for row in self.headers where row.enabled && !row.name.isEmpty {
-            headers.add(row.name, try expand(row.value))
-        }
+        var headers = try enabledHeaders(expand)
         switch auth {
         case .none: break
         case .basic(let user, let password) where forSaving:

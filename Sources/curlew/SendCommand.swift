@@ -124,8 +124,7 @@ struct SendCommand: AsyncParsableCommand {
         if let mistake = URLText.typingMistake(word) {
             throw ValidationError("\(hidingSecrets(inMistyped: word).debugDescription) is not a URL: \(mistake)")
         }
-        // By bytes: a slash with a combining mark after it is one Character.
-        guard word.utf8.first != UInt8(ascii: "/") || word.utf8.starts(with: "//".utf8) else {
+        guard !URLText.isPath(word) else {
             let shown = hidingSecrets(inMistyped: word)
             throw ValidationError("\(shown.debugDescription) is a path, not a URL: give the server too, e.g. http://localhost:8080\(shown)")
         }
@@ -309,7 +308,7 @@ struct SendCommand: AsyncParsableCommand {
     /// `hidingSecrets(in:)` for a URL typed with part of its start missing (`http:/user:pw@host`,
     /// `/user:pw@host`): hidden as the URL it may have been meant to be, shown as typed.
     private func hidingSecrets(inMistyped word: String) -> String {
-        URLPassword.hiding(inMistyped: word) { hidingSecrets(in: $0) }
+        noRedact ? word : URLPassword.hiding(inMistyped: word) { hidingSecrets(in: $0) }
     }
 
     /// Prints the error on stderr and gives the exit status it maps to.

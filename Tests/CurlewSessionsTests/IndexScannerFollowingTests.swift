@@ -42,7 +42,10 @@ struct IndexScannerFollowingTests {
         try rewrite(path, keeping: Array(lines.prefix(2)), entries: 12)
         let part = try scanner.scan(entries: .max)
         #expect(part.block == nil && part.skippedCount == 0, "nothing of the other log is indexed")
+        #expect(part.cutWhileReading && !part.finished, "not caught up: the indexer looks again at once, and the index is not complete meanwhile (found by review)")
         #expect(scanner.followingEnded()?.reason == "it was truncated and written again")
+        let again = try scanner.scan(entries: .max)
+        #expect(again.block == nil && again.cutWhileReading, "read again from where the log's bytes ended, and refused again")
     }
 
     @Test("a log only appended to, in pieces smaller and larger than the bytes compared, is never taken for one written again")

@@ -396,6 +396,13 @@ struct SendCommandTests {
         // on to be sent; the password it seems to hold stays hidden.
         let marked = try await CurlewProcess.run(["send", "/\u{301}bob:Other99pw@h/x"])
         #expect(marked.status == 64 && marked.error.contains("is a path, not a URL") && !marked.error.contains("Other99pw"), "\(marked.status) \(marked.error)")
+        // Two slashes and a combining mark: a URL without its scheme, read so where it is sent too
+        // (found by review: read as a path there, and refused with its password shown).
+        let twoMarked = try await CurlewProcess.run(["send", "//\u{301}bob:Other99pw@127.0.0.1:1/x"])
+        #expect(twoMarked.status != 0 && !twoMarked.error.contains("Other99pw") && !twoMarked.error.contains("is a path"), "\(twoMarked.status) \(twoMarked.error)")
+        // A declared value that rewrites the scheme does not bring the password back (found by review).
+        let schemeValue = try await CurlewProcess.run(["send", "-H", "X-Api-Key: http:", "/bob:Other99pw@h/x"])
+        #expect(schemeValue.status == 64 && !schemeValue.error.contains("Other99pw"), "\(schemeValue.status) \(schemeValue.error)")
         // A negative number is the option's value, told what range it must be in (it was read as
         // an option of its own: "Missing value for '--repeat'").
         for (option, says) in [("--repeat", "--repeat must be at least 1"), ("--timeout", "--timeout must be a number of seconds"),
