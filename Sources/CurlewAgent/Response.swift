@@ -26,6 +26,9 @@ public struct Response: Sendable {
     public var reformed: (any Sendable)?
     /// Where a download's body went (then `body` is empty), and whether it resumed.
     public var download: DownloadReport?
+    /// What a chain step's captures found in this response, in order, as its checks read them
+    /// (`ResponseValidation.captures`); when one found nothing, those before it.
+    public internal(set) var captured: [CapturedValue] = []
 
     public init(requestID: UInt64, statusCode: Int, statusLine: String, httpVersion: String, headers: HTTPHeaders, body: Data,
                 value: ResponseValue, url: String, source: PipelineRecord.Source = .network, reformed: (any Sendable)? = nil) {

@@ -137,6 +137,21 @@ struct ChainTests {
         #expect(unknown[0].error?.message.contains("{{nope}}") == true)
     }
 
+    @Test("a request step's answer carries what its checks captured, which the chain keeps without reading the answer again; a group step's captures are read from its last answer, not taken from the inner step's")
+    func capturedOnceFromTheChecks() async throws {
+        let (agent, _) = try await groupAgent()
+        let chain = await runToEnd(.chain([
+            ChainStep(Request(.get, "/json"), captures: [.json("author", "$.slideshow.author"), Capture("status", from: .status)]),
+            // The inner step captures one value from its answer, as the outer step does from the same answer.
+            ChainStep(.group(.chain([ChainStep(Request(.get, "/anything/inner"), captures: [.json("inner", "$.url")])])),
+                      captures: [.json("outer", "$.method")]),
+        ]), on: agent)
+        #expect(chain.state == .succeeded, "\(String(describing: chain[1].error))")
+        #expect(chain[0].response?.captured.map(\.value) == ["Curlew", "200"])
+        #expect(chain.variables["author"] == "Curlew" && chain.variables["status"] == "200")
+        #expect(chain.variables["outer"] == "GET", "\(chain.variables)")
+    }
+
     @Test("a captured value fills a JSON body's string escaped, so a hostile value with quotes cannot add members; outside a string it stands as written")
     func captureIntoJSONBody() async throws {
         let (agent, _) = try await groupAgent()

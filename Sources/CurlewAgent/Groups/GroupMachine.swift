@@ -132,23 +132,22 @@ struct GroupMachine: Sendable {
         guard slots.indices.contains(index), !slots[index].ended else { return [] }
         var succeeded = initialSuccess
         var error = initialError
+        // A request step checks its captures itself (`ResponseValidation.captures`) and fails
+        // with the first one missing: the values its checks found are kept, those before a
+        // missing one too, and its answer is not read again. A group step's are read here, from
+        // its last answer (whose own `captured` are an inner step's), by the same rule, and so
+        // are a request step's that ended well unchecked.
         var captured: [CapturedValue] = []
-        // A step's request checks its captures itself (`ResponseValidation.captures`) and fails
-        // with the first one missing; those found before it are kept, as they are when the
-        // request ended well but a capture it was not asked to check finds nothing.
-        if isChain, succeeded || (error?.kind == .captureFailed && response != nil) {
-            for capture in slots[index].captures {
-                switch ChainCapture.extract(capture, from: response) {
-                case .success(let value):
-                    captured.append(CapturedValue(capture: capture, value: value))
-                    continue
-                case .failure(let failure) where succeeded:
+        if isChain, succeeded || error?.kind == .captureFailed {
+            if case .request = slots[index].member, let response, !succeeded || response.captured.count == slots[index].captures.count {
+                captured = response.captured
+            } else {
+                let found = Capture.extract(slots[index].captures, from: response)
+                captured = found.captured
+                if succeeded, let failure = found.failure {
                     succeeded = false
                     error = failure
-                case .failure:
-                    break
                 }
-                break
             }
         }
         if error?.kind == .cancelled, let reason = slots[index].stoppedBecause { error = RequestError(.cancelled, reason) }
@@ -251,15 +250,30 @@ struct GroupMachine: Sendable {
     }
 }
 
-/// Reading a chain step's captures from its response.
-enum ChainCapture {
-    static func extract(_ capture: Capture, from response: Response?) -> Result<String, RequestError> {
-        guard let response else { return .failure(RequestError(.captureFailed, "capture \(capture.name): no response")) }
-        return capture.extract(statusCode: response.statusCode, header: { response.headers[$0] }, json: { try? response.json() })
-    }
-}
-
 extension Capture {
+    /// What `captures` find in `response`, in order, up to the first that finds nothing, and why
+    /// that one did not; the body is parsed once for all of them, and only if one reads it.
+    static func extract(_ captures: [Capture], from response: Response?) -> (captured: [CapturedValue], failure: RequestError?) {
+        guard let response else {
+            return ([], captures.first.map { RequestError(.captureFailed, "capture \($0.name): no response") })
+        }
+        var captured: [CapturedValue] = []
+        var body: JSONValue??
+        let json = { () -> JSONValue? in
+            if let body { return body }
+            let parsed = try? response.json()
+            body = .some(parsed)
+            return parsed
+        }
+        for capture in captures {
+            switch capture.extract(statusCode: response.statusCode, header: { response.headers[$0] }, json: json) {
+            case .success(let value): captured.append(CapturedValue(capture: capture, value: value))
+            case .failure(let failure): return (captured, failure)
+            }
+        }
+        return (captured, nil)
+    }
+
     /// The captured value from a response's status, a header (by name, any case) or its JSON
     /// body: the one rule for a running chain and for a logged answer (the interface's chain
     /// stepper).

@@ -411,8 +411,9 @@ final class PipelineRun: Sendable {
         if !storable { store(response, outcome: outcome, request: request, record: &record) }
         var validation = request.validation
         if validation.business == nil { validation.business = config.businessValidator }
-        let (checks, failure) = validation.run(on: response)
+        let (checks, failure, captured) = validation.run(on: response)
         record.checks += checks
+        response.captured = captured
         if let failure { return (response, failure) }
         if storable { store(response, outcome: outcome, request: request, record: &record) }
         if let reformer = request.reformer {

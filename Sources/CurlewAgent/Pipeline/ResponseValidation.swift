@@ -52,8 +52,20 @@ public struct ResponseValidation: Sendable {
     var isEmpty: Bool { jsonShape == nil && !requiresJSONContentType && business == nil && captures.isEmpty }
 
     /// Runs the checks in order: content type, shape, business, captures. Returns the names of the checks
-    /// that ran and the first failure.
-    func run(on response: Response) -> (checks: [String], failure: RequestError?) {
+    /// that ran, the first failure, and the values the captures found (those before a capture
+    /// that failed, too): a chain keeps these, and reads the response for them no more.
+    func run(on response: Response) -> (checks: [String], failure: RequestError?, captured: [CapturedValue]) {
+        let (ranChecks, failure) = runChecks(on: response)
+        guard failure == nil, !captures.isEmpty else { return (ranChecks, failure, []) }
+        var checks = ranChecks
+        let found = Capture.extract(captures, from: response)
+        // Named as checks up to the one that failed.
+        checks += captures.prefix(found.captured.count + (found.failure == nil ? 0 : 1)).map { "capture \($0.name)" }
+        return (checks, found.failure, found.captured)
+    }
+
+    /// The checks before the captures.
+    private func runChecks(on response: Response) -> (checks: [String], failure: RequestError?) {
         var checks: [String] = []
         if requiresJSONContentType {
             checks.append("content type")
@@ -77,10 +89,6 @@ public struct ResponseValidation: Sendable {
             if let failure = business.check(response) {
                 return (checks, RequestError(.businessFailure, failure.message, code: failure.code))
             }
-        }
-        for capture in captures {
-            checks.append("capture \(capture.name)")
-            if case .failure(let failure) = ChainCapture.extract(capture, from: response) { return (checks, failure) }
         }
         return (checks, nil)
     }
