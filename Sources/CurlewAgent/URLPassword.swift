@@ -207,7 +207,22 @@ public enum URLPassword {
         // leave the password to a second look.
         let masked = masking(in: meant + String(decoding: bytes.dropFirst(typedCount), as: UTF8.self))
         guard masked.utf8.starts(with: meant.utf8) else { return marker }
-        return hide(String(decoding: bytes.prefix(typedCount), as: UTF8.self) + String(decoding: masked.utf8.dropFirst(meant.utf8.count), as: UTF8.self))
+        let typed = Array(bytes.prefix(typedCount)) + Array(masked.utf8.dropFirst(meant.utf8.count))
+        return hide(String(decoding: hidingUserInformationLike(typed), as: UTF8.self))
+    }
+
+    /// `bytes` with what reads like a password anywhere hidden: between a `:` and the `@` after
+    /// it, with no `/`, `?`, `#`, `@` or space between them. For text typed as a URL and not one
+    /// (`/\u{301}/user:pw@host`, a mark among its slashes): hiding too much there costs nothing.
+    private static func hidingUserInformationLike(_ bytes: [UInt8]) -> [UInt8] {
+        var hidden: [Range<Int>] = []
+        for (at, byte) in bytes.enumerated() where byte == UInt8(ascii: "@") {
+            var index = at
+            while index > 0, !"/?#@ ".utf8.contains(bytes[index - 1]), bytes[index - 1] != UInt8(ascii: ":") { index -= 1 }
+            guard index > 0, bytes[index - 1] == UInt8(ascii: ":"), index < at, !bytes[index..<at].elementsEqual(markerBytes) else { continue }
+            hidden.append(index..<at)
+        }
+        return hidden.isEmpty ? bytes : Array(replacing(hidden, in: bytes))
     }
 
     static func hasPassword(_ text: String) -> Bool {

@@ -219,7 +219,11 @@ public enum CurlImport {
             case _ where ignoredSwitches.contains(argument): ignored.append(argument)
             case _ where ignoredWithValue.contains(argument): ignored.append("\(argument) \(try take())")
             case _ where argument.hasPrefix("-") && argument != "-":
-                throw Failure(reason: "unknown curl option \(argument)" + (url.map { " (in the command for \(URLPassword.masking(in: $0)))" } ?? ""))
+                // `--user=bob:pw` is no curl option, but what follows its `=` is a value all the
+                // same, and may be a credential: not repeated.
+                let option = argument.firstIndex(of: "=").map { argument[...$0] + "…" } ?? argument
+                let hint = option == argument ? "" : "; curl takes an option's value as the next word"
+                throw Failure(reason: "unknown curl option \(option)" + (url.map { " (in the command for \(URLPassword.masking(in: $0)))" } ?? "") + hint)
             default:
                 try setURL(argument)
             }

@@ -38,16 +38,16 @@ public enum MultipartText {
     /// Reads one `-F` argument. `literal` (curl's `--form-string`) takes the value as it is;
     /// without `escapes` (curl's own reading) a backslash is text like any other.
     public static func part(_ line: String, literal: Bool = false, escapes: Bool = true) throws(Failure) -> Part {
-        guard let equals = line.firstIndex(of: "=") else { throw Failure(reason: "\(line.debugDescription): a part is name=value or name=@file") }
+        guard let equals = line.firstIndex(of: "=") else { throw Failure(reason: "\(shown(line)): a part is name=value or name=@file") }
         let name = String(line[..<equals])
-        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw Failure(reason: "\(line.debugDescription): the part needs a name before =") }
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw Failure(reason: "\(shown(line)): the part needs a name before =") }
         let rest = String(line[line.index(after: equals)...])
         if literal { return .value(name: name, rest) }
         if escapes, rest.hasPrefix("\\@") || rest.hasPrefix("\\<") || rest.hasPrefix("\\\\") { return .value(name: name, String(rest.dropFirst())) }
         guard let first = rest.first, first == "@" || first == "<" else { return escapes ? .value(name: name, rest) : try curlValue(rest, name: name, line: line) }
         let fields = rest.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
         let path = fields.first ?? ""
-        guard !path.isEmpty else { throw Failure(reason: "\(line.debugDescription): \(first) needs a file path") }
+        guard !path.isEmpty else { throw Failure(reason: "\(shown(line)): \(first) needs a file path") }
         var mimeType: String?
         var filename: String?
         for field in fields.dropFirst() {
@@ -57,7 +57,7 @@ public enum MultipartText {
             } else if isOption(option, "filename") {
                 filename = String(option.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             } else if escapes {
-                throw Failure(reason: "\(line.debugDescription): unknown option \(option.debugDescription) (type= or filename=)")
+                throw Failure(reason: "\(shown(line)): unknown option \(option.debugDescription) (type= or filename=)")
             } else {
                 try refuseUnsent(option, line: line)
             }
@@ -139,7 +139,15 @@ public enum MultipartText {
             refused = refused || !(1...127).contains(major.count) || !hasSlash || minor.isEmpty
         }
         guard refused else { return }
-        throw Failure(reason: "\(line.debugDescription): type= needs a media type such as image/png")
+        throw Failure(reason: "\(shown(line)): type= needs a media type such as image/png")
+    }
+
+    /// How a refusal quotes a part: a value hidden (it may be a password, and a log would hide
+    /// it), a file's path and options as written.
+    private static func shown(_ line: String) -> String {
+        guard let equals = line.firstIndex(of: "=") else { return "\"…\" (a part of \(line.count) characters)" }
+        let rest = line[line.index(after: equals)...]
+        return (rest.first == "@" || rest.first == "<" ? line : line[...equals] + "…").debugDescription
     }
 
     /// Whether `option` is `name=…`, its name in any case (as curl compares them).
@@ -152,7 +160,7 @@ public enum MultipartText {
     private static func refuseUnsent(_ option: String, line: String) throws(Failure) {
         let name = option.prefix { $0 != "=" }.lowercased()
         guard name == "headers" || name == "encoder" else { return }
-        throw Failure(reason: "\(line.debugDescription): curl's \(name)= is not supported (Curlew sends a part's type and file name only)")
+        throw Failure(reason: "\(shown(line)): curl's \(name)= is not supported (Curlew sends a part's type and file name only)")
     }
 
     /// `;option;option…` split at each `;` outside double quotes (`filename="a;b.txt"` is one),
@@ -193,7 +201,7 @@ public enum MultipartText {
     /// file's text in) is refused.
     public static func editorPart(_ line: String) throws(Failure) -> Part {
         let read = try part(line)
-        if case .fileContent = read { throw Failure(reason: "\(line.debugDescription): <file is not sent from the editor; name=@file attaches the file") }
+        if case .fileContent = read { throw Failure(reason: "\(shown(line)): <file is not sent from the editor; name=@file attaches the file") }
         return read
     }
 

@@ -27,7 +27,9 @@ struct LogCommand: ParsableCommand {
     }
 
     /// `load`, each exchange with its number in the whole log (from 1), as `diff`'s `LOG#N` names it.
-    static func loadNumbered(_ path: String, filter: String?) throws -> NumberedLog {
+    /// `redacting`: secrets hidden again, as an export and the log browser hide them (a log
+    /// written with `--no-redact` holds them), after the filter has read the exchanges as written.
+    static func loadNumbered(_ path: String, filter: String?, redacting: Bool = false) throws -> NumberedLog {
         let skipped: [SkippedLine]
         let read: [DebugMessage]
         let numbers: [Int]
@@ -52,6 +54,10 @@ struct LogCommand: ParsableCommand {
             } catch {
                 throw RunCommand.usageFailure("--filter: \(error)")
             }
+        }
+        if redacting {
+            let policy = RedactionPolicy()
+            messages = messages.map { ($0.number, policy.redact($0.message)) }
         }
         return NumberedLog(exchanges: messages, unreadable: Set(unreadable), entryCount: entryCount)
     }
@@ -92,12 +98,15 @@ struct LogCommand: ParsableCommand {
 
         @OptionGroup var selection: Selection
 
+        @Flag(help: "Show secrets as the log holds them (a log written with --no-redact); hidden by default.")
+        var noRedact = false
+
         /// The widest status column: the longest error kind with room to spare.
         static let widestStatus = 24
 
         func run() throws {
             // Numbered as in the whole log, filtered or not, so a row's `#` is the `LOG#N` diff takes.
-            let log = try LogCommand.loadNumbered(selection.log, filter: selection.filter)
+            let log = try LogCommand.loadNumbered(selection.log, filter: selection.filter, redacting: !noRedact)
             let numbered = log.exchanges
             let messages = numbered.map(\.message)
             // A response that did not end the exchange (a stream cancelled while it ran, a body
@@ -180,13 +189,16 @@ struct LogCommand: ParsableCommand {
         @Flag(help: "Show every field, not only those that differ.")
         var all = false
 
+        @Flag(help: "Show secrets as the logs hold them (a log written with --no-redact); hidden by default, so two hidden values compare alike.")
+        var noRedact = false
+
         func run() throws {
             let (leftPath, leftIndex) = Self.split(left)
             let (rightPath, rightIndex) = Self.split(right)
             // One log named twice (`a.log#1 a.log#2`) is read, and its unreadable lines reported, once.
-            let leftNumbered = try LogCommand.loadNumbered(leftPath, filter: nil)
+            let leftNumbered = try LogCommand.loadNumbered(leftPath, filter: nil, redacting: !noRedact)
             let sameLog = Self.sameFile(leftPath, rightPath)
-            let rightNumbered = sameLog ? leftNumbered : try LogCommand.loadNumbered(rightPath, filter: nil)
+            let rightNumbered = sameLog ? leftNumbered : try LogCommand.loadNumbered(rightPath, filter: nil, redacting: !noRedact)
             var pairs: [(DebugMessage, DebugMessage, String)] = []
             // Exchanges of two whole logs that found no partner, with their numbers.
             var unpaired: [(log: String, exchanges: [(number: Int, message: DebugMessage)])] = []

@@ -103,7 +103,10 @@ struct SendCommand: AsyncParsableCommand {
             // The method's error quotes it escaped, so it is made from the method with its secrets
             // hidden (which is no token either: the marker's brackets are not token bytes).
             if (try? HTTPMethod(rawValue: words[0]).validate()) == nil {
-                do { try HTTPMethod(rawValue: hidingSecrets(in: words[0])).validate() } catch { throw ValidationError(error.message) }
+                // A word with `=` is most often a value meant for a curl option send lacks
+                // (`-b sid=…`, a cookie): what follows the `=` is not repeated.
+                let shown = words[0].firstIndex(of: "=").map { String(words[0][...$0]) + "…" } ?? hidingSecrets(in: words[0])
+                do { try HTTPMethod(rawValue: shown).validate() } catch { throw ValidationError(error.message) }
                 throw ValidationError("the method is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~ only)")
             }
             // A token, but no method: a value given to a flag that takes none (curl's `-C -`).

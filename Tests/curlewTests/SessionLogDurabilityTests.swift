@@ -74,6 +74,29 @@ struct SessionLogDurabilityTests {
         #expect(shown.error.contains("skipped") || shown.output.contains("skipped"), "\(shown.output) \(shown.error)")
     }
 
+    @Test("log show and log diff hide the secrets of a log written with --no-redact, as exports and the log browser do; their --no-redact shows them (found by a new user's trial)")
+    func logToolsRedactAgain() async throws {
+        let path = NSTemporaryDirectory() + "curlew-noredact-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var config = NetworkLoggerConfig(logFilePath: path)
+        config.redaction = .disabled
+        let logger = try NetworkLogger(config: config)
+        for id in 1...2 {
+            logger.requestDidProduce(Fixtures.message(id: UInt64(id), method: "POST", url: "http://h.test/anything?token=Tok99secret\(id)",
+                                                      requestHeaders: [HeaderField(name: "Cookie", value: "sid=Cookie99sec\(id)")],
+                                                      requestBody: #"{"password":"Json99secret\#(id)"}"#))
+        }
+        try logger.close()
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("Tok99secret1"), "the log holds them")
+        for command in [["log", "show", path], ["log", "diff", "\(path)#1", "\(path)#2", "--all"]] {
+            let shown = try await CurlewProcess.run(command)
+            #expect(shown.status == 0, "\(command) \(shown.error)")
+            for secret in ["Tok99secret", "Cookie99sec", "Json99secret"] { #expect(!shown.output.contains(secret), "\(command): \(shown.output)") }
+            let open = try await CurlewProcess.run(command + ["--no-redact"])
+            #expect(open.output.contains("Tok99secret1"), "\(command) --no-redact: \(open.output)")
+        }
+    }
+
     @Test("log show's duration is the elapsed time the interface shows, queued time included")
     func showDuration() async throws {
         let path = NSTemporaryDirectory() + "curlew-show-\(UUID().uuidString).jsonl"
