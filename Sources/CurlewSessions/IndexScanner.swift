@@ -201,7 +201,7 @@ final class IndexScanner: @unchecked Sendable {
             return fstat(handle.fileDescriptor, &now) == 0 && Int64(now.st_size) < readPosition ? truncated : ("it was truncated and written again", false)
         }
         var named = stat()
-        guard stat(path, &named) == 0 else { return ("it was removed", true) }
+        guard stat(path, &named) == 0 else { return ("it was moved or removed", true) }
         return named.st_ino != opened.st_ino || named.st_dev != opened.st_dev ? ("it was replaced by another file", true) : nil
     }
 

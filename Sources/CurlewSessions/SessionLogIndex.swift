@@ -231,6 +231,29 @@ public final class SessionLogIndex: Sendable {
         return matches
     }
 
+    /// Entry `index`'s summary as the index's columns hold it, without reading the file: what a
+    /// log cut since it was indexed still shows of its rows. Nil where a column could not hold
+    /// the method or URL (they are on the line only); no request ID (0): the columns keep none.
+    public func indexedSummary(at index: Int) -> SessionRecordSummary? {
+        let found: (block: EntryBlock, position: Int)? = state.withLock { state in
+            guard index >= 0, index < state.count else { return nil }
+            guard let block = state.blocks.last(where: { $0.first <= index }) else { return nil }
+            return (block, index - block.first)
+        }
+        guard let (block, position) = found else { return nil }
+        let methodID = block.methods[position] & ~EntryBlock.failedBit
+        guard methodID != EntryBlock.methodUnknown, block.urls[position] != EntryBlock.unknown else { return nil }
+        func value(_ column: UInt32) -> Int64? { column == EntryBlock.absent || column == EntryBlock.unknown ? nil : Int64(column) }
+        let status = block.statuses[position]
+        return SessionRecordSummary(requestID: 0, statusCode: status == EntryBlock.statusUnknown ? 0 : Int(status),
+                                    elapsedMicros: value(block.elapsed[position]), responseSize: value(block.sizes[position]),
+                                    failed: block.methods[position] & EntryBlock.failedBit != 0,
+                                    method: methods.value(UInt32(methodID)), url: urls.value(block.urls[position]))
+    }
+
+    /// Whether entries' lines can still be read: not once the followed file was cut.
+    public var linesReadable: Bool { state.withLock { $0.linesReadable } }
+
     /// Where entry `index`'s line starts in the file.
     private func offset(of index: Int) -> Int64? {
         state.withLock { state in

@@ -104,7 +104,9 @@ public final class AppModel {
     /// be read; nil otherwise.
     var unreadableSelectionMessage: String? {
         guard pane == .logs, detail?.pane != .logs, let entry = logs.selectedUnreadableEntry else { return nil }
-        return "entry \(entry) cannot be read: its line in the log is damaged"
+        let why = logs.opened?.index.linesReadable == false ? "the log was cut since it was opened (\(logs.opened?.index.followingEnded ?? "truncated")); Esc, then Enter on its name, opens it as it now is"
+            : "its line in the log is damaged"
+        return "entry \(entry) cannot be read: \(why)"
     }
     /// A binding's help as this window shows it: without an agent, `r` loads into Compose and
     /// sends nothing, and says so.

@@ -28,8 +28,14 @@ enum LogsView {
         for offset in scroll..<min(opened.visible.count, scroll + listHeight) {
             let index = opened.visible[offset]
             guard let message = opened.index.message(at: index) else {
-                frame.putLine(" line of entry \(index + 1) cannot be read", row: area.row + 2 + offset - scroll, column: 0, width: area.width,
-                              style: offset == opened.selected ? .selected : .bad)
+                // A log cut since it was indexed keeps its rows, from the index; a damaged line says so.
+                if !opened.index.linesReadable, let summary = opened.index.indexedSummary(at: index) {
+                    frame.putLine(" " + MessageRows.row(summary: summary, hiding: model.secretsHiding, width: area.width - 1),
+                                  row: area.row + 2 + offset - scroll, column: 0, width: area.width, style: offset == opened.selected ? .selected : .dim)
+                } else {
+                    frame.putLine(" line of entry \(index + 1) cannot be read", row: area.row + 2 + offset - scroll, column: 0, width: area.width,
+                                  style: offset == opened.selected ? .selected : .bad)
+                }
                 model.registerHit(row: area.row + 2 + offset - scroll, columns: 0..<area.width, .logEntry(offset))
                 continue
             }

@@ -25,6 +25,14 @@ enum MessageRows {
         message.state == .cancelled ? .dim : message.error != nil && message.response == nil ? .bad : .status(message.response?.statusCode)
     }
 
+    /// The row of a log entry whose line can no longer be read, from what the index holds of
+    /// it (no start time: the index keeps none).
+    static func row(summary: SessionRecordSummary, hiding: RedactionPolicy?, width: Int) -> String {
+        let status = summary.statusCode > 0 ? String(summary.statusCode) : summary.failed ? "ERR" : ""
+        return columns(time: "", method: summary.method, status: status, duration: summary.elapsedMicros.map(TimingBreakdown.format) ?? "",
+                       size: summary.responseSize.map { ByteCountText.of($0) } ?? "", url: hiding?.redactText(summary.url) ?? summary.url, width: width)
+    }
+
     /// The text and style of a row for a request that may still be running.
     /// `hiding`: the policy whose secrets (a URL's secret query parameters) the row hides, nil
     /// while they are revealed.

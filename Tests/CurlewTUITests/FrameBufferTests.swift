@@ -279,6 +279,25 @@ struct AppModelTests {
         #expect(TUIFixtures.screenText(of: model).contains("not followed: it was replaced by another file"))
     }
 
+    @Test("a followed log truncated keeps its rows, from the index, and Enter on one says the log was cut, not that its line is damaged (found by a new user's trial: every row read `line of entry N cannot be read`)")
+    func truncatedLogKeepsItsRows() async throws {
+        let path = NSTemporaryDirectory() + "curlew-cut-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        for id in 1...3 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), method: "POST", url: "http://h/kept\(id)", status: 201)) }
+        try logger.close()
+        let model = try TUIFixtures.model(browsing: path)
+        #expect(truncate(path, 0) == 0)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while model.logs.opened?.index.followingEnded == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let text = TUIFixtures.screenText(of: model)
+        #expect(text.contains("not followed: it was truncated") && !text.contains("cannot be read"), "\(text)")
+        for id in 1...3 { #expect(text.contains("/kept\(id)"), "\(text)") }
+        #expect(text.contains("POST") && text.contains("201"), "\(text)")
+        model.handle(.enter)
+        #expect(model.message.contains("entry 1 cannot be read: the log was cut since it was opened (it was truncated)"), "\(model.message)")
+    }
+
     @Test("History calls an exchange what Live calls it: cancl for one cancelled, ERR for one that failed (found by a new user's trial: History said error for a cancel)")
     func historyStatusIsLives() throws {
         var cancelled = Fixtures.message(id: 3, status: nil, error: RequestError(.cancelled, "cancelled"))
