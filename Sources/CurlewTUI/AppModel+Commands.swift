@@ -770,8 +770,7 @@ extension AppModel {
             source = logs.selectedMessage
         }
         guard let source else { message = unreadableSelectionMessage ?? "select a finished request to re-send"; return }
-        let draft = RequestDraft(source)
-        compose.add(draft)
+        compose.addNumbered(RequestDraft(source))
         pane = .compose
         if let hidden = RequestDraft.hiddenSummary(of: source) {
             message = "loaded into Compose; " + hidden

@@ -548,7 +548,7 @@ public final class AppModel {
             // A curl command pasted into Compose becomes a new request.
             if pane == .compose, ComposeState.isCurlCommand(text) {
                 do {
-                    compose.addPasted(try ComposeState.draft(fromCurl: text))
+                    compose.addNumbered(try ComposeState.draft(fromCurl: text))
                     let keys = [canSend ? "s sends it" : nil, compose.tracksSaves ? "w saves it" : nil].compactMap { $0 }
                     message = "the curl command is now \(compose.draft.name)" + (keys.isEmpty ? "" : "; " + keys.joined(separator: ", "))
                 } catch {

@@ -244,10 +244,11 @@ public struct ComposeState: Sendable {
         focus = .editor
     }
 
-    /// Adds a request pasted as a curl command, its name numbered when an item already has it
-    /// (`GET /users 2`), as an import numbers names: requests, their history and `w` find each
-    /// other by name (found by a new user's trial: two pastes shared one name and one history).
-    public mutating func addPasted(_ draft: RequestDraft) {
+    /// Adds a request made outside the list (pasted as a curl command, or re-sent with `r`), its
+    /// name numbered when an item already has it (`GET /users 2`), as an import numbers names:
+    /// requests, their history and `w` find each other by name (found by new users' trials: two
+    /// pastes, and a request and its re-sent copy, shared one name and one history).
+    public mutating func addNumbered(_ draft: RequestDraft) {
         // The draft being edited is stored first, so a name just typed into it counts.
         keepDraft()
         var names = UniqueNames(taken: items.flatMap { item -> [String] in

@@ -257,11 +257,21 @@ public struct RequestDraft: Sendable, Equatable {
             headers: (original?.headers ?? []).filter { !skipped.contains($0.name.lowercased()) }
                 .map { KeyValueRow(enabled: !Self.isHidden($0.value), $0.name, $0.value) },
             bodyMode: bodyMode, body: body?.text ?? "",
-            timeoutSeconds: Double(original?.timeoutMilliseconds ?? 15_000) / 1000
+            timeoutSeconds: Double(original?.timeoutMilliseconds ?? 15_000) / 1000,
+            followRedirects: !Self.stayedAtRedirect(message)
         )
         // What went out is literal: a `{{…}}` in it (sent as typed, or captured from a server)
         // is sent again as it was, never read as a variable or a secret's name.
         escapeTemplates()
+    }
+
+    /// Whether `message` ended at a redirect it did not follow: a record keeps no redirect
+    /// setting, but an answer of 301, 302, 303, 307 or 308 with a `Location`, and no error but
+    /// its status, is one that following would have gone on from.
+    static func stayedAtRedirect(_ message: DebugMessage) -> Bool {
+        guard let response = message.response, [301, 302, 303, 307, 308].contains(response.statusCode),
+              message.error == nil || message.error?.kind == .unacceptableStatus else { return false }
+        return response.headers.contains { $0.name.lowercased() == "location" }
     }
 
     /// What the record of `message` hid and what re-sending it does about each, for the status

@@ -467,6 +467,26 @@ struct AppModelTests {
         #expect(model.compose.draft.body == #"{"user":"ada"}"#)
     }
 
+    @Test("re-sending the same exchange twice makes two items of their own names, as two pastes do; one that stopped at a redirect is re-sent without following redirects (both found by a new user's trial)")
+    func resendNamesAndRedirects() throws {
+        let model = try TUIFixtures.model()
+        var stopped = Fixtures.message(id: 1, name: "GET /redirect/2", url: "http://t.test/redirect/2", status: 302)
+        stopped.response?.headers.append(HeaderField(name: "Location", value: "/redirect/1"))
+        stopped.error = RequestError(.unacceptableStatus, "status 302")
+        model.ingest([UIEvent.message(stopped), UIEvent.message(Fixtures.message(id: 2, name: "ok", url: "http://t.test/get"))])
+        model.handle(.character("2"))
+        model.handle(.home)
+        model.handle(.character("r"))
+        #expect(model.compose.draft.name == "GET /redirect/2" && !model.compose.draft.followRedirects)
+        model.handle(.character("2"))
+        model.handle(.character("r"))
+        #expect(model.compose.draft.name == "GET /redirect/2 2", "\(model.compose.draft.name)")
+        model.handle(.character("2"))
+        model.handle(.end)
+        model.handle(.character("r"))
+        #expect(model.compose.draft.name == "ok" && model.compose.draft.followRedirects)
+    }
+
     @Test("a click on a scrolled list selects the row drawn there, and the Compose list ends where it is drawn")
     func mouseHonoursScrollAndWidth() throws {
         let model = try TUIFixtures.model()
