@@ -300,6 +300,8 @@ extension AppModel {
             groupMembersFocused = false
         } else if pane == .logs, logs.opened != nil {
             logs.close()
+            // Back to the list as the files now are: the log just read may have grown or been cut.
+            logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
         }
     }
 

@@ -279,6 +279,23 @@ struct AppModelTests {
         #expect(TUIFixtures.screenText(of: model).contains("not followed: it was replaced by another file"))
     }
 
+    @Test("Esc from a log back to the list shows the files as they now are: the log just read with its new size, still selected (found by a new user's trial: the list kept the size it had when first drawn)")
+    func fileListRefreshedOnReturn() throws {
+        let model = try TUIFixtures.model()
+        model.handle(.character("4"))
+        let path = try #require(model.logs.files.first?.path)
+        model.handle(.enter)
+        #expect(model.logs.opened != nil)
+        let before = try #require(model.logs.files.first?.size)
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 99, url: "http://h/later"))
+        try logger.close()
+        model.handle(.escape)
+        #expect(model.logs.opened == nil)
+        let entry = try #require(model.logs.files.first { $0.path == path })
+        #expect(entry.size > before && model.logs.files[model.logs.selectedFile].path == path)
+    }
+
     @Test("a followed log truncated keeps its rows, from the index, and Enter on one says the log was cut, not that its line is damaged (found by a new user's trial: every row read `line of entry N cannot be read`)")
     func truncatedLogKeepsItsRows() async throws {
         let path = NSTemporaryDirectory() + "curlew-cut-\(UUID().uuidString).jsonl"
