@@ -14,6 +14,14 @@ public enum ClippedText {
         return String(text.unicodeScalars[..<cut]) + "…"
     }
 
+    /// `word` as an error may name it when what follows its first `=` is a value that may be a
+    /// credential (`--user=bob:pw`, `password=pw`, a cookie `sid=…`): up to the `=`, through
+    /// `name` (which hides what else is secret there), then `…`; nil without a `=`.
+    public static func nameOnly(_ word: Substring, _ name: (String) -> String = { $0 }) -> String? {
+        guard let equals = word.firstIndex(of: "=") else { return nil }
+        return name(String(word[..<equals])) + "=…"
+    }
+
     /// Where `text` is cut after `limit` scalars; nil when it is not longer.
     private static func cut(_ text: String, _ limit: Int) -> String.UnicodeScalarView.Index? {
         let scalars = text.unicodeScalars

@@ -211,18 +211,24 @@ public enum URLPassword {
         return hide(String(decoding: hidingUserInformationLike(typed), as: UTF8.self))
     }
 
-    /// `bytes` with what reads like a password anywhere hidden: between a `:` and the `@` after
-    /// it, with no `/`, `?`, `#`, `@` or space between them. For text typed as a URL and not one
-    /// (`/\u{301}/user:pw@host`, a mark among its slashes): hiding too much there costs nothing.
+    /// `bytes` with what reads like a password anywhere hidden: in each stretch between `/`,
+    /// `?`, `#` and spaces, from after its first `:` to its last `@`, as `masking(in:)` reads a
+    /// URL's user information. For text typed as a URL and not one (`/\u{301}/user:pw@host`, a
+    /// mark among its slashes): hiding too much there costs nothing.
     private static func hidingUserInformationLike(_ bytes: [UInt8]) -> [UInt8] {
         var hidden: [Range<Int>] = []
-        for (at, byte) in bytes.enumerated() where byte == UInt8(ascii: "@") {
-            var index = at
-            while index > 0, !"/?#@ ".utf8.contains(bytes[index - 1]), bytes[index - 1] != UInt8(ascii: ":") { index -= 1 }
-            guard index > 0, bytes[index - 1] == UInt8(ascii: ":"), index < at, !bytes[index..<at].elementsEqual(markerBytes) else { continue }
-            hidden.append(index..<at)
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex { "/?# ".utf8.contains($0) } ?? bytes.count
+            // A stretch whose password `masking(in:)` hid already is left as it is.
+            let stretch = bytes[start..<end]
+            if let colon = stretch.firstIndex(of: UInt8(ascii: ":")), let at = stretch.lastIndex(of: UInt8(ascii: "@")), colon + 1 < at,
+               stretch.firstRange(of: markerBytes) == nil {
+                hidden.append((colon + 1)..<at)
+            }
+            start = end + 1
         }
-        return hidden.isEmpty ? bytes : Array(replacing(hidden, in: bytes))
+        return hidden.isEmpty ? bytes : replacing(hidden, in: bytes)
     }
 
     static func hasPassword(_ text: String) -> Bool {

@@ -220,9 +220,12 @@ public enum CurlImport {
             case _ where ignoredWithValue.contains(argument): ignored.append("\(argument) \(try take())")
             case _ where argument.hasPrefix("-") && argument != "-":
                 // `--user=bob:pw` is no curl option, but what follows its `=` is a value all the
-                // same, and may be a credential: not repeated.
-                let option = argument.firstIndex(of: "=").map { argument[...$0] + "…" } ?? argument
-                let hint = option == argument ? "" : "; curl takes an option's value as the next word"
+                // same, and may be a credential; so may what follows an unknown short option
+                // (`-Ubob:pw`, curl's proxy user): neither is repeated.
+                let joined = argument.hasPrefix("--") ? ClippedText.nameOnly(argument[...]) : argument.count > 2 ? String(argument.prefix(2)) + "…" : nil
+                let option = joined ?? argument
+                let hint = joined == nil ? "" : argument.hasPrefix("--") ? "; curl takes an option's value as the next word"
+                    : "; what follows it is not repeated (it may be a credential)"
                 throw Failure(reason: "unknown curl option \(option)" + (url.map { " (in the command for \(URLPassword.masking(in: $0)))" } ?? "") + hint)
             default:
                 try setURL(argument)

@@ -57,7 +57,7 @@ public enum MultipartText {
             } else if isOption(option, "filename") {
                 filename = String(option.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             } else if escapes {
-                throw Failure(reason: "\(shown(line)): unknown option \(option.debugDescription) (type= or filename=)")
+                throw Failure(reason: "\(shown(line)): unknown option \(shown(option: option[...]).debugDescription) (type= or filename=)")
             } else {
                 try refuseUnsent(option, line: line)
             }
@@ -143,11 +143,21 @@ public enum MultipartText {
     }
 
     /// How a refusal quotes a part: a value hidden (it may be a password, and a log would hide
-    /// it), a file's path and options as written.
+    /// it); a file's path, `type=` and `filename=` as written, and its other options by name.
     private static func shown(_ line: String) -> String {
         guard let equals = line.firstIndex(of: "=") else { return "\"…\" (a part of \(line.count) characters)" }
         let rest = line[line.index(after: equals)...]
-        return (rest.first == "@" || rest.first == "<" ? line : line[...equals] + "…").debugDescription
+        guard rest.first == "@" || rest.first == "<" else { return (ClippedText.nameOnly(line[...]) ?? line).debugDescription }
+        let fields = rest.split(separator: ";", omittingEmptySubsequences: false)
+        let options = fields.dropFirst().map(shown(option:))
+        return ([String(line[...equals] + (fields.first ?? ""))] + options).joined(separator: ";").debugDescription
+    }
+
+    /// A part's option as a refusal names it: `type=` and `filename=` whole, another by its name
+    /// (`headers=…`: a header's value may be a credential).
+    private static func shown(option: Substring) -> String {
+        let trimmed = String(option).trimmingCharacters(in: .whitespaces)
+        return isOption(trimmed, "type") || isOption(trimmed, "filename") ? String(option) : ClippedText.nameOnly(option) ?? String(option)
     }
 
     /// Whether `option` is `name=…`, its name in any case (as curl compares them).

@@ -34,6 +34,17 @@ public final class SessionLogIndex: Sendable {
         /// point at its entries' lines, so no line is read from it.
         var linesReadable = true
 
+        /// The block holding entry `index`: the last one whose first entry is at or before it.
+        func block(containing index: Int) -> EntryBlock? {
+            guard index >= 0, index < count, !blocks.isEmpty else { return nil }
+            var low = 0, high = blocks.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if blocks[middle].first <= index { low = middle } else { high = middle - 1 }
+            }
+            return blocks[low]
+        }
+
         mutating func add(_ part: ScannedPart) {
             headers += part.headers.prefix(IndexScanner.keptHeaders - headers.count)
             if let block = part.block {
@@ -235,12 +246,8 @@ public final class SessionLogIndex: Sendable {
     /// log cut since it was indexed still shows of its rows. Nil where a column could not hold
     /// the method or URL (they are on the line only); no request ID (0): the columns keep none.
     public func indexedSummary(at index: Int) -> SessionRecordSummary? {
-        let found: (block: EntryBlock, position: Int)? = state.withLock { state in
-            guard index >= 0, index < state.count else { return nil }
-            guard let block = state.blocks.last(where: { $0.first <= index }) else { return nil }
-            return (block, index - block.first)
-        }
-        guard let (block, position) = found else { return nil }
+        guard let block = state.withLock({ $0.block(containing: index) }) else { return nil }
+        let position = index - block.first
         let methodID = block.methods[position] & ~EntryBlock.failedBit
         guard methodID != EntryBlock.methodUnknown, block.urls[position] != EntryBlock.unknown else { return nil }
         func value(_ column: UInt32) -> Int64? { column == EntryBlock.absent || column == EntryBlock.unknown ? nil : Int64(column) }
@@ -257,14 +264,7 @@ public final class SessionLogIndex: Sendable {
     /// Where entry `index`'s line starts in the file.
     private func offset(of index: Int) -> Int64? {
         state.withLock { state in
-            guard index >= 0, index < state.count, state.linesReadable else { return nil }
-            // The block holding the entry: the last one whose first entry is at or before it.
-            var low = 0, high = state.blocks.count - 1
-            while low < high {
-                let middle = (low + high + 1) / 2
-                if state.blocks[middle].first <= index { low = middle } else { high = middle - 1 }
-            }
-            let block = state.blocks[low]
+            guard state.linesReadable, let block = state.block(containing: index) else { return nil }
             return block.offset(index - block.first)
         }
     }

@@ -299,9 +299,11 @@ extension AppModel {
         } else if pane == .groups, groupMembersFocused {
             groupMembersFocused = false
         } else if pane == .logs, logs.opened != nil {
+            let source = logs.opened?.source
             logs.close()
-            // Back to the list as the files now are: the log just read may have grown or been cut.
-            logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles)
+            // Back to the list as the files now are (the log just read may have grown or been
+            // cut), on the log just read.
+            logs.refresh(directory: environment.sessionsDirectory, extraFiles: environment.extraLogFiles, selecting: source)
         }
     }
 
@@ -774,12 +776,14 @@ extension AppModel {
         guard let source else { message = unreadableSelectionMessage ?? "select a finished request to re-send"; return }
         compose.addNumbered(RequestDraft(source))
         pane = .compose
+        // Said, since the record keeps no redirect setting: it is read from how the exchange ended.
+        let stays = compose.draft.followRedirects ? "" : " (redirects stay, as it ended at one)"
         if let hidden = RequestDraft.hiddenSummary(of: source) {
-            message = "loaded into Compose; " + hidden
+            message = "loaded into Compose\(stays); " + hidden
         } else {
             let keeps = workspace == nil || workspace?.isReadOnly == true ? nil : "w keeps it in the workspace"
             let keys = [canSend ? "s sends" : nil, keeps].compactMap { $0 }
-            message = "loaded into Compose" + (keys.isEmpty ? "" : "; " + keys.joined(separator: ", "))
+            message = "loaded into Compose\(stays)" + (keys.isEmpty ? "" : "; " + keys.joined(separator: ", "))
         }
     }
 

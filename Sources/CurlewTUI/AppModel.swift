@@ -104,7 +104,8 @@ public final class AppModel {
     /// be read; nil otherwise.
     var unreadableSelectionMessage: String? {
         guard pane == .logs, detail?.pane != .logs, let entry = logs.selectedUnreadableEntry else { return nil }
-        let why = logs.opened?.index.linesReadable == false ? "the log was cut since it was opened (\(logs.opened?.index.followingEnded ?? "truncated")); Esc, then Enter on its name, opens it as it now is"
+        let why = logs.opened?.index.linesReadable == false
+            ? "the log is no longer read (\(logs.opened?.index.followingEnded ?? "it was truncated")); Esc, then Enter on its name, opens it as it now is"
             : "its line in the log is damaged"
         return "entry \(entry) cannot be read: \(why)"
     }

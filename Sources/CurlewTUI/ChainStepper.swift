@@ -101,17 +101,17 @@ public struct ChainStepper: Sendable {
             }
             return outcome!
         }
+        // By the rule a running chain reads them with, the answer's JSON parsed once.
+        let found = Capture.extract(steps[index].captures, from: response)
+        if let failure = found.failure {
+            outcome = "stopped: \(failure.message)"
+            return outcome!
+        }
         var taken: [String] = []
-        for capture in steps[index].captures {
-            switch capture.extract(from: response) {
-            case .success(let value):
-                captured.removeAll { $0.name == capture.name }
-                captured.append((capture.name, value))
-                taken.append(capture.name)
-            case .failure(let error):
-                outcome = "stopped: \(error.message)"
-                return outcome!
-            }
+        for item in found.captured {
+            captured.removeAll { $0.name == item.capture.name }
+            captured.append((item.capture.name, item.value))
+            taken.append(item.capture.name)
         }
         index += 1
         let note = taken.isEmpty ? "" : " (captured \(taken.joined(separator: ", ")))"

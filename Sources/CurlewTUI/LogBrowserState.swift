@@ -47,9 +47,10 @@ public struct LogBrowserState {
     public init() {}
 
     /// Lists `*.jsonl` files in `directory` plus `extraFiles`, newest first, as they now are (a
-    /// log written since shows its new size and time); the selection stays on its file.
-    public mutating func refresh(directory: String, extraFiles: [String]) {
-        let selectedPath = files.indices.contains(selectedFile) ? files[selectedFile].path : nil
+    /// log written since shows its new size and time); the selection goes to `selecting`, else
+    /// stays on its file.
+    public mutating func refresh(directory: String, extraFiles: [String], selecting: String? = nil) {
+        let selectedPath = selecting ?? (files.indices.contains(selectedFile) ? files[selectedFile].path : nil)
         let manager = FileManager.default
         let inDirectory = ((try? manager.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".\(SessionLogFormat.fileExtension)") }
@@ -61,7 +62,9 @@ public struct LogBrowserState {
             return LogFileEntry(path: path, modified: attributes[.modificationDate] as? Date ?? .distantPast,
                                 size: (attributes[.size] as? NSNumber)?.int64Value ?? 0)
         }.sorted { $0.modified > $1.modified }
-        selectedFile = selectedPath.flatMap { path in files.firstIndex { $0.path == path } } ?? min(selectedFile, max(0, files.count - 1))
+        let standardized = selectedPath.map { ($0 as NSString).standardizingPath }
+        selectedFile = standardized.flatMap { path in files.firstIndex { ($0.path as NSString).standardizingPath == path } }
+            ?? min(selectedFile, max(0, files.count - 1))
     }
 
     /// Opens a log; a file that cannot be read at all gives its error and keeps the list.

@@ -72,15 +72,14 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         var messages: [DebugMessage]
-        var redaction = RedactionPolicy()
         var session: WorkspaceSession?
         if requests.isEmpty {
-            messages = try LogCommand.load(log, filter: filter)
+            messages = try LogCommand.load(log, filter: filter, redacting: !noRedact)
         } else {
             let exported = try workspaceRequests()
-            (messages, redaction, session) = (exported.messages, exported.redaction, exported.session)
+            (messages, session) = (exported.messages, exported.session)
+            if !noRedact { messages = messages.map(exported.redaction.redact) }
         }
-        if !noRedact { messages = messages.map(redaction.redact) }
         let data: Data
         switch format {
         case .har: data = HARExport.data(messages)

@@ -13,8 +13,8 @@ struct LogCommand: ParsableCommand {
 
     /// Reads a log and keeps the exchanges matching the filter. Lines that could not be read are
     /// reported on stderr, the first with its line number and reason.
-    static func load(_ path: String, filter: String?) throws -> [DebugMessage] {
-        try loadNumbered(path, filter: filter).exchanges.map(\.message)
+    static func load(_ path: String, filter: String?, redacting: Bool) throws -> [DebugMessage] {
+        try loadNumbered(path, filter: filter, redacting: redacting).exchanges.map(\.message)
     }
 
     /// A log's exchanges with their entry numbers, as the log browser numbers them.
@@ -29,7 +29,7 @@ struct LogCommand: ParsableCommand {
     /// `load`, each exchange with its number in the whole log (from 1), as `diff`'s `LOG#N` names it.
     /// `redacting`: secrets hidden again, as an export and the log browser hide them (a log
     /// written with `--no-redact` holds them), after the filter has read the exchanges as written.
-    static func loadNumbered(_ path: String, filter: String?, redacting: Bool = false) throws -> NumberedLog {
+    static func loadNumbered(_ path: String, filter: String?, redacting: Bool) throws -> NumberedLog {
         let skipped: [SkippedLine]
         let read: [DebugMessage]
         let numbers: [Int]
@@ -90,7 +90,10 @@ struct LogCommand: ParsableCommand {
         @Option(help: "Only exchanges matching this filter (the log browser's language, e.g. '~c 5xx | ~m POST').")
         var filter: String?
 
-        func messages() throws -> [DebugMessage] { try LogCommand.load(log, filter: filter) }
+        @Flag(help: "Show secrets as the log holds them (a log written with --no-redact); hidden by default.")
+        var noRedact = false
+
+        func messages() throws -> [DebugMessage] { try LogCommand.load(log, filter: filter, redacting: !noRedact) }
     }
 
     struct Show: ParsableCommand {
@@ -98,15 +101,12 @@ struct LogCommand: ParsableCommand {
 
         @OptionGroup var selection: Selection
 
-        @Flag(help: "Show secrets as the log holds them (a log written with --no-redact); hidden by default.")
-        var noRedact = false
-
         /// The widest status column: the longest error kind with room to spare.
         static let widestStatus = 24
 
         func run() throws {
             // Numbered as in the whole log, filtered or not, so a row's `#` is the `LOG#N` diff takes.
-            let log = try LogCommand.loadNumbered(selection.log, filter: selection.filter, redacting: !noRedact)
+            let log = try LogCommand.loadNumbered(selection.log, filter: selection.filter, redacting: !selection.noRedact)
             let numbered = log.exchanges
             let messages = numbered.map(\.message)
             // A response that did not end the exchange (a stream cancelled while it ran, a body

@@ -105,7 +105,7 @@ struct SendCommand: AsyncParsableCommand {
             if (try? HTTPMethod(rawValue: words[0]).validate()) == nil {
                 // A word with `=` is most often a value meant for a curl option send lacks
                 // (`-b sid=…`, a cookie): what follows the `=` is not repeated.
-                let shown = words[0].firstIndex(of: "=").map { String(words[0][...$0]) + "…" } ?? hidingSecrets(in: words[0])
+                let shown = ClippedText.nameOnly(words[0][...]) { hidingSecrets(in: $0) } ?? hidingSecrets(in: words[0])
                 do { try HTTPMethod(rawValue: shown).validate() } catch { throw ValidationError(error.message) }
                 throw ValidationError("the method is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~ only)")
             }

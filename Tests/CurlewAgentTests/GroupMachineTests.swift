@@ -126,6 +126,24 @@ struct GroupMachineTests {
                 == ["ended 0 failed", "skip 1", "finish failed"])
     }
 
+    @Test("a step keeps the values its request's checks captured, those before a missing one too; a step without captures of its own keeps none, whatever its request checked (found by review)")
+    func capturedFromTheChecks() {
+        var response = Response(requestID: 1, statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [:],
+                                body: Data(), value: .data(Data()), url: "http://h/")
+        let first = Capture("a", from: .status), missing = Capture("b", from: .header("X-B"))
+        response.captured = [CapturedValue(capture: first, value: "200")]
+        let failure = RequestError(.captureFailed, "capture b: no X-B header in the response")
+        var kept = GroupMachine(plan: RequestGroup.chain([ChainStep(Request(.get, "/a"), captures: [first, missing]), ChainStep(Request(.get, "/b"))],
+                                                         onFailure: .continue).plan)
+        _ = kept.apply(.launch)
+        _ = kept.apply(.memberEnded(index: 0, succeeded: false, response: response, error: failure))
+        #expect(kept.variables["a"] == "200" && kept.variables["b"] == nil)
+        var none = GroupMachine(plan: RequestGroup.chain([ChainStep(Request(.get, "/a")), ChainStep(Request(.get, "/b"))], onFailure: .continue).plan)
+        _ = none.apply(.launch)
+        _ = none.apply(.memberEnded(index: 0, succeeded: false, response: response, error: failure))
+        #expect(none.variables["a"] == nil)
+    }
+
     @Test("verdicts follow the policies", arguments: [
         (GroupPolicy.batch(.all, maxConcurrency: nil), [true, false], GroupVerdict.failed),
         (.batch(.any, maxConcurrency: nil), [false, true], .succeeded),

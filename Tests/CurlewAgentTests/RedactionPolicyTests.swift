@@ -898,6 +898,8 @@ struct RedactionPolicyTests {
         ("/bob:Other99pw@h/x", "/bob:"), ("//bob:Other99pw@h/x", "//bob:"), ("/\u{301}bob:Other99pw@h/x", "/\u{301}bob:"),
         // A mark among the slashes: no URL reads it, but what reads like a password is hidden (found by a new user's trial).
         ("/\u{301}/bob:Other99pw@h/x", "/\u{301}/bob:"), ("https:/\u{301}/bob:Other99pw@h/x", "https:/\u{301}/bob:"),
+        // From its first colon to its last @, as a URL's user information reads (found by review: a part of either showed).
+        ("/\u{301}/bob:Oth:er99pw@h/x", "/\u{301}/bob:"), ("/\u{301}/bob:Oth@er99pw@h/x", "/\u{301}/bob:"),
     ])
     func mistypedURLs(_ typed: String, _ shownStart: String) {
         let shown = URLPassword.hiding(inMistyped: typed, by: URLPassword.masking(in:))

@@ -110,6 +110,8 @@ struct CurlImportTests {
         ("curl --frobnicate http://h/", "unknown curl option --frobnicate"),
         // A value joined to an option by `=` is not repeated: it may be a credential (found by a new user's trial).
         ("curl --user=bob:Secret99pw http://h/", "unknown curl option --user=…"),
+        // Nor what follows an unknown short option: curl's -U takes a proxy's user and password (found by review).
+        ("curl -Ubob:Secret99pw http://h/", "unknown curl option -U…"),
         ("curl 'http://h/", "a single quote is never closed"),
         ("curl http://h/ -H", "-H needs a value"),
         ("wget http://h/", "expected a command starting with curl"),
@@ -293,7 +295,8 @@ struct CurlImportReviewTests {
                                ("f=v;type=text/plain;headers=X-A: b", "curl's headers= is not supported"),
                                ("f=v;HEADERS=X-A: b", "curl's headers= is not supported"), ("f=v;Type=text", "type= needs a media type"),
                                ("password=Secret99pw;type=text", "\"password=…\": type= needs a media type"),
-                               ("token=Secret99pw;encoder=b", "\"token=…\": curl's encoder= is not supported")] {
+                               ("token=Secret99pw;encoder=b", "\"token=…\": curl's encoder= is not supported"),
+                               ("f=@a.txt;type=text/plain;headers=Authorization: Bearer Secret99pw", "\"f=@a.txt;type=text/plain;headers=…\": curl's headers=")] {
             let error = #expect(throws: CurlImport.Failure.self, "\(form)") { try CurlImport.parse("curl -F '\(form)' http://h/") }
             #expect(error?.reason.contains(reason) == true && error?.reason.contains("Secret99pw") == false, "\(form): \(error?.reason ?? "")")
         }

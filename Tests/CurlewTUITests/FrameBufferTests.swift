@@ -294,6 +294,12 @@ struct AppModelTests {
         #expect(model.logs.opened == nil)
         let entry = try #require(model.logs.files.first { $0.path == path })
         #expect(entry.size > before && model.logs.files[model.logs.selectedFile].path == path)
+        // A log opened by its path rather than from the list is the one selected on the way back (found by review).
+        let other = (path as NSString).deletingLastPathComponent + "/other.jsonl"
+        _ = try Fixtures.writeEntryLog(count: 1, to: other)
+        model.openLog(other)
+        model.handle(.escape)
+        #expect(model.logs.files[model.logs.selectedFile].path == other, "\(model.logs.files.map(\.path))")
     }
 
     @Test("a followed log truncated keeps its rows, from the index, and Enter on one says the log was cut, not that its line is damaged (found by a new user's trial: every row read `line of entry N cannot be read`)")
@@ -312,7 +318,7 @@ struct AppModelTests {
         for id in 1...3 { #expect(text.contains("/kept\(id)"), "\(text)") }
         #expect(text.contains("POST") && text.contains("201"), "\(text)")
         model.handle(.enter)
-        #expect(model.message.contains("entry 1 cannot be read: the log was cut since it was opened (it was truncated)"), "\(model.message)")
+        #expect(model.message.contains("entry 1 cannot be read: the log is no longer read (it was truncated)"), "\(model.message)")
     }
 
     @Test("History calls an exchange what Live calls it: cancl for one cancelled, ERR for one that failed (found by a new user's trial: History said error for a cancel)")

@@ -400,9 +400,16 @@ struct SendCommandTests {
         // (found by review: read as a path there, and refused with its password shown).
         let twoMarked = try await CurlewProcess.run(["send", "//\u{301}bob:Other99pw@127.0.0.1:1/x"])
         #expect(twoMarked.status != 0 && !twoMarked.error.contains("Other99pw") && !twoMarked.error.contains("is a path"), "\(twoMarked.status) \(twoMarked.error)")
-        // A cookie given as curl's -b, which send lacks, is not repeated as a method (found by a new user's trial).
-        let cookie = try await CurlewProcess.run(["send", "-b", "sid=Secret99pw", "http://127.0.0.1:1/x"])
-        #expect(cookie.status == 64 && !cookie.error.contains("Secret99pw"), "\(cookie.status) \(cookie.error)")
+        // A cookie given as curl's -b, which send lacks, is not repeated as a method (found by a new user's trial);
+        // what comes before its `=` still has its secrets hidden (found by review: a URL's password showed).
+        for word in ["sid=Secret99pw", "http://bob:Secret99pw@h/x?a=1"] {
+            let cookie = try await CurlewProcess.run(["send", "-b", word, "http://127.0.0.1:1/x"])
+            #expect(cookie.status == 64 && !cookie.error.contains("Secret99pw"), "\(cookie.status) \(cookie.error)")
+        }
+        // A file part's options are named, not repeated: a header's value may be a credential (found by review).
+        let fileOption = try await CurlewProcess.run(["send", "-F", "f=@/dev/null;headers=Authorization: Bearer Secret99pw", "http://127.0.0.1:1/x"])
+        #expect(fileOption.status == 64 && fileOption.error.contains("\"f=@/dev/null;headers=…\"") && !fileOption.error.contains("Secret99pw"),
+                "\(fileOption.status) \(fileOption.error)")
         // A form part's value is not repeated in its refusal: it may be a password (found by a new user's trial).
         let part = try await CurlewProcess.run(["send", "-F", "password=Secret99pw;type=text", "http://127.0.0.1:1/x"])
         #expect(part.status == 64 && part.error.contains("\"password=…\": type= needs a media type") && !part.error.contains("Secret99pw"), "\(part.status) \(part.error)")

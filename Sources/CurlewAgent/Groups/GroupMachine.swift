@@ -138,7 +138,7 @@ struct GroupMachine: Sendable {
         // its last answer (whose own `captured` are an inner step's), by the same rule, and so
         // are a request step's that ended well unchecked.
         var captured: [CapturedValue] = []
-        if isChain, succeeded || error?.kind == .captureFailed {
+        if isChain, !slots[index].captures.isEmpty, succeeded || error?.kind == .captureFailed {
             if case .request = slots[index].member, let response, !succeeded || response.captured.count == slots[index].captures.count {
                 captured = response.captured
             } else {
@@ -254,19 +254,34 @@ extension Capture {
     /// What `captures` find in `response`, in order, up to the first that finds nothing, and why
     /// that one did not; the body is parsed once for all of them, and only if one reads it.
     static func extract(_ captures: [Capture], from response: Response?) -> (captured: [CapturedValue], failure: RequestError?) {
-        guard let response else {
-            return ([], captures.first.map { RequestError(.captureFailed, "capture \($0.name): no response") })
-        }
+        guard let response else { return missingResponse(captures) }
+        return extract(captures, statusCode: response.statusCode, header: { response.headers[$0] }, json: { try? response.json() })
+    }
+
+    /// `extract(_:from:)` for a debug message's response (the interface's chain stepper).
+    public static func extract(_ captures: [Capture], from response: ResponseSnapshot?) -> (captured: [CapturedValue], failure: RequestError?) {
+        guard let response else { return missingResponse(captures) }
+        return extract(captures, statusCode: response.statusCode,
+                       header: { name in response.headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value },
+                       json: { try? JSONValue.parse(response.body.data) })
+    }
+
+    private static func missingResponse(_ captures: [Capture]) -> (captured: [CapturedValue], failure: RequestError?) {
+        ([], captures.first.map { RequestError(.captureFailed, "capture \($0.name): no response") })
+    }
+
+    private static func extract(_ captures: [Capture], statusCode: Int, header: (String) -> String?,
+                                json parse: () -> JSONValue?) -> (captured: [CapturedValue], failure: RequestError?) {
         var captured: [CapturedValue] = []
         var body: JSONValue??
         let json = { () -> JSONValue? in
             if let body { return body }
-            let parsed = try? response.json()
+            let parsed = parse()
             body = .some(parsed)
             return parsed
         }
         for capture in captures {
-            switch capture.extract(statusCode: response.statusCode, header: { response.headers[$0] }, json: json) {
+            switch capture.extract(statusCode: statusCode, header: header, json: json) {
             case .success(let value): captured.append(CapturedValue(capture: capture, value: value))
             case .failure(let failure): return (captured, failure)
             }
@@ -299,13 +314,5 @@ extension Capture {
             // pass for a value the server never sent).
             return .success(value == .null ? "null" : value.textValue)
         }
-    }
-
-    /// The captured value from a debug message's response.
-    public func extract(from response: ResponseSnapshot?) -> Result<String, RequestError> {
-        guard let response else { return .failure(RequestError(.captureFailed, "capture \(name): no response")) }
-        return extract(statusCode: response.statusCode,
-                       header: { name in response.headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value },
-                       json: { try? JSONValue.parse(response.body.data) })
     }
 }
