@@ -345,8 +345,10 @@ struct RequestComposer: Sendable {
     }
 
     /// `url` as a refusal quotes it: its password masked, its first `limit` characters.
+    /// A refused URL as its error quotes it: its password hidden, read as the URL meant where it
+    /// is mistyped, and what reads like one where no URL reads it (`https://\u{301}/u:pw@h`).
     private static func quoted(_ url: String, limit: Int = 200) -> String {
-        ClippedText.quoted(URLPassword.masking(in: url), limit: limit)
+        ClippedText.quoted(URLPassword.hiding(inMistyped: url) { $0 }, limit: limit)
     }
 
     /// A space, tab or control character as a refusal names it.

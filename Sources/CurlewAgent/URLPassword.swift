@@ -183,8 +183,9 @@ public enum URLPassword {
         return output
     }
 
-    /// `word`, a URL typed with part of its start missing, with `hide` applied as to the URL it
-    /// may have been meant to be, then shown as typed: a scheme with one slash or none
+    /// `word`, a URL typed with part of its start missing (or any URL an error quotes), with
+    /// `hide` applied as to the URL it may have been meant to be, then shown as typed: a scheme
+    /// with one slash or none
     /// (`http:/user:pw@host`, `https:user:pw@host`) or more than two, or a leading slash for the
     /// scheme (`/user:pw@host`), is read as `scheme://`, so that its user information is read
     /// as such and its password hidden. By bytes: a combining mark after a slash makes the two

@@ -9,15 +9,46 @@ enum FormText {
         params.map { encoded($0.key) + "=" + encoded($0.value.textValue) }.joined(separator: "&")
     }
 
-    /// The fields of a form's text, decoded (`+` is a space), templates as written.
+    /// The fields of a form's text, decoded (`+` is a space, each valid `%XX` its byte, a `%`
+    /// that starts none stays as written), templates as written.
     static func fields(of text: String) -> [(name: String, value: String)] {
         text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decoded(_ part: Substring) -> String {
-                let spaced = part.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
-            }
             return (decoded(parts[0]), parts.count > 1 ? decoded(parts[1]) : "")
+        }
+    }
+
+    /// Whether `text` is a form the editor can hold: it reads back as the same fields.
+    static func isForm(_ text: String) -> Bool {
+        Self.text(of: Parameters(fields(of: text).map { JSONMember($0.name, .string($0.value)) })) == text
+    }
+
+    /// A field's part decoded: a stray `%` (`50% off`) no longer leaves every escape after it
+    /// undecoded, as a whole-text decoding did; bytes that are no UTF-8 leave the part as written
+    /// (`+` a space).
+    private static func decoded(_ part: Substring) -> String {
+        var bytes: [UInt8] = []
+        let written = Array(part.utf8)
+        var index = 0
+        while index < written.count {
+            let byte = written[index]
+            if byte == UInt8(ascii: "%"), index + 2 < written.count, let high = hexValue(written[index + 1]), let low = hexValue(written[index + 2]) {
+                bytes.append(high << 4 | low)
+                index += 3
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
+                index += 1
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? part.replacingOccurrences(of: "+", with: " ")
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 

@@ -45,8 +45,11 @@ public struct LineEditor: Sendable, Equatable {
     }
 
     public mutating func insert(_ fragment: String) {
+        let before = text.count
         text.insert(contentsOf: fragment, at: text.index(text.startIndex, offsetBy: cursor))
-        cursor += fragment.count
+        // A combining mark or an emoji modifier joins the character before it, so the text grows
+        // by fewer characters than the fragment has: the cursor moves by what it grew.
+        cursor = min(text.count, cursor + text.count - before)
     }
 
     public mutating func replace(with newText: String) {

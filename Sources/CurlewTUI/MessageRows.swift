@@ -26,11 +26,25 @@ enum MessageRows {
     }
 
     /// The row of a log entry whose line can no longer be read, from what the index holds of
-    /// it (no start time: the index keeps none).
+    /// it (no start time: the index keeps none). Hiding secrets, its URL shows its host and its
+    /// path's first segment only: without the record, a credential its path repeats (a Basic
+    /// password in `/basic-auth/user/PASS`, from a log written with `--no-redact`) cannot be told.
     static func row(summary: SessionRecordSummary, hiding: RedactionPolicy?, width: Int) -> String {
         let status = summary.statusCode > 0 ? String(summary.statusCode) : summary.failed ? "ERR" : ""
+        let url = hiding.map { shortened($0.redactText(summary.url)) } ?? summary.url
         return columns(time: "", method: summary.method, status: status, duration: summary.elapsedMicros.map(TimingBreakdown.format) ?? "",
-                       size: summary.responseSize.map { ByteCountText.of($0) } ?? "", url: hiding?.redactText(summary.url) ?? summary.url, width: width)
+                       size: summary.responseSize.map { ByteCountText.of($0) } ?? "", url: url, width: width)
+    }
+
+    /// `url` up to its path's first segment, `…` for what follows (more of the path, a query).
+    private static func shortened(_ url: String) -> String {
+        let bytes = Array(url.utf8)
+        let slash = UInt8(ascii: "/")
+        func endsPart(_ byte: UInt8) -> Bool { byte == slash || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") }
+        let authority = url.utf8.firstRange(of: "://".utf8).map { url.utf8.distance(from: url.utf8.startIndex, to: $0.upperBound) } ?? 0
+        guard let path = bytes[authority...].firstIndex(where: endsPart) else { return url }
+        guard let cut = bytes[path] == slash ? bytes[(path + 1)...].firstIndex(where: endsPart) : path else { return url }
+        return String(decoding: bytes[..<cut], as: UTF8.self) + (bytes[cut] == slash ? "/…" : "…")
     }
 
     /// The text and style of a row for a request that may still be running.

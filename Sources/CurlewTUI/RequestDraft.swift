@@ -137,8 +137,16 @@ public struct RequestDraft: Sendable, Equatable {
         // guessed one is not known here: text escaped so and then filled in as JSON reads back
         // as the text, since `\{` is no JSON escape.
         let type = enabledHeaders { $0 }["Content-Type"] ?? bodyMode.contentType
-        body = Self.fillsBodyAsJSON(bodyMode, contentType: type, overriding: nil)
-            ? JSONTemplateFill.escapingTemplates(in: body) : TemplateEscape.escaping(body)
+        if bodyMode == .form {
+            // A form's fields are decoded before they are filled in, so a `%7B%7B` in its text
+            // is a `{{` there: escaped in the fields, which the text shows as `\{{`.
+            body = FormText.text(of: Parameters(FormText.fields(of: body).map {
+                JSONMember(TemplateEscape.escaping($0.name), .string(TemplateEscape.escaping($0.value)))
+            }))
+        } else {
+            body = Self.fillsBodyAsJSON(bodyMode, contentType: type, overriding: nil)
+                ? JSONTemplateFill.escapingTemplates(in: body) : TemplateEscape.escaping(body)
+        }
         switch auth {
         case .none: break
         case .basic(let user, let password): auth = .basic(user: TemplateEscape.escaping(user), password: TemplateEscape.escaping(password))
@@ -182,8 +190,7 @@ public struct RequestDraft: Sendable, Equatable {
             body = String(decoding: data, as: UTF8.self)
             // A body sent as a form is edited as one only when it reads back as the same fields
             // (curl -d '{"a":1}' is sent with the form type, but is not a form).
-            let formFields = Parameters(FormText.fields(of: body).map { JSONMember($0.name, .string($0.value)) })
-            let isForm = type.hasPrefix("application/x-www-form-urlencoded") && FormText.text(of: formFields) == body
+            let isForm = type.hasPrefix("application/x-www-form-urlencoded") && FormText.isForm(body)
             // JSON as the workspace writer reads it (`MIMEType.isJSON`), so the mode and the saved form agree.
             bodyMode = MIMEType.isJSON(type) ? .json : isForm ? .form : .raw
             params = request.params.map { KeyValueRow($0.key, $0.value.textValue) }
@@ -248,7 +255,10 @@ public struct RequestDraft: Sendable, Equatable {
         }
         let body = original?.body
         let type = body?.contentType?.lowercased() ?? ""
-        let bodyMode: BodyMode = body == nil ? .none : MIMEType.isJSON(type) ? .json : type.contains("x-www-form-urlencoded") ? .form : .raw
+        // A form only when its text reads back as the same fields, as a workspace entry's is: the
+        // editor sends a form's fields, encoded anew.
+        let isForm = type.contains("x-www-form-urlencoded") && body.map { FormText.isForm($0.text ?? "") } == true
+        let bodyMode: BodyMode = body == nil ? .none : MIMEType.isJSON(type) ? .json : isForm ? .form : .raw
         // What the agent adds on its own stays automatic: re-sending adds it afresh (a changed body
         // gets its own Content-Type), instead of freezing it into the draft.
         let skipped = Set(["content-length", "host"] + (original?.automaticHeaders ?? []).map { $0.lowercased() })

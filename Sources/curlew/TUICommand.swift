@@ -55,14 +55,15 @@ struct TUICommand: AsyncParsableCommand {
     @OptionGroup var options: InterfaceOptions
     @OptionGroup var workspaceOptions: WorkspaceOptions
 
-    @Argument(help: "Session logs (or HAR files) to list besides those in the sessions directory; one .yaml file is opened as a workspace.")
+    @Argument(help: "Session logs (or HAR files) to list besides those in the sessions directory; a .yaml file, or a directory holding a curlew.yaml, among them is opened as the workspace.")
     var logs: [String] = []
 
     func validate() throws {
-        // One .yaml file is a workspace, created when missing (`run`); with --workspace, what
-        // is given here is logs, checked as logs.
-        guard workspaceOptions.workspace != nil || Self.workspaceArgument(logs) == nil else { return }
-        for path in logs {
+        // A .yaml file is a workspace, created when missing (`run`); with --workspace, what is
+        // given here is logs, checked as logs.
+        let workspaces = workspaceOptions.workspace == nil ? logs.filter { Self.workspace(in: $0) != nil } : []
+        if workspaces.count > 1 { throw ValidationError("\(workspaces.joined(separator: " and ")) are workspaces: give one (the others' logs are listed by name)") }
+        for path in logs where !workspaces.contains(path) {
             var status = stat()
             // Said with the system's reason (no such file, permission denied), as `log show` says it.
             guard stat(path, &status) == 0 else { throw ValidationError("cannot read \(path): \(String(cString: strerror(errno)))") }
@@ -72,19 +73,22 @@ struct TUICommand: AsyncParsableCommand {
         }
     }
 
-    /// `curlew tui curlew.yaml`: one `.yaml` or `.yml` file given where logs go is a workspace;
-    /// so is one directory that holds a curlew.yaml (`curlew tui ~/api`), as `curlew` run inside it.
-    private static func workspaceArgument(_ logs: [String]) -> String? {
-        guard logs.count == 1 else { return nil }
-        if [".yaml", ".yml"].contains(where: { logs[0].lowercased().hasSuffix($0) }) { return logs[0] }
+    /// `curlew tui curlew.yaml`: a `.yaml` or `.yml` file given where logs go is a workspace; so
+    /// is a directory that holds a curlew.yaml (`curlew tui ~/api`), as `curlew` run inside it.
+    /// The workspace `argument` stands for, or nil for a log.
+    private static func workspace(in argument: String) -> String? {
+        if [".yaml", ".yml"].contains(where: { argument.lowercased().hasSuffix($0) }) { return argument }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: logs[0], isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
-        return Workspace.find(in: logs[0])
+        guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        return Workspace.find(in: argument)
     }
 
     func run() async throws {
-        if let path = workspaceOptions.workspace ?? Self.workspaceArgument(logs) ?? (logs.isEmpty ? Workspace.find() : nil) {
-            try await InterfaceLauncher.openOnWorkspace(path, environment: workspaceOptions.environment, options)
+        // The workspace among the arguments (`validate` allows one), the rest the logs it lists too.
+        let given = workspaceOptions.workspace == nil ? logs.first { Self.workspace(in: $0) != nil } : nil
+        let extraLogs = logs.filter { $0 != given }
+        if let path = workspaceOptions.workspace ?? given.flatMap(Self.workspace(in:)) ?? (logs.isEmpty ? Workspace.find() : nil) {
+            try await InterfaceLauncher.openOnWorkspace(path, environment: workspaceOptions.environment, extraLogFiles: extraLogs, options)
             return
         }
         let environment = AppEnvironment(agent: nil, name: "logs", sessionLogPath: nil, sessionsDirectory: options.sessions, extraLogFiles: logs,
@@ -138,7 +142,7 @@ enum InterfaceLauncher {
     /// The interface on a workspace: Compose lists it and saves to it, the agent runs with its
     /// config, and the session log hides what the workspace says is secret. A missing file is
     /// created (empty) so a new workspace can be started from the interface.
-    static func openOnWorkspace(_ path: String, environment: String?, _ options: InterfaceOptions) async throws {
+    static func openOnWorkspace(_ path: String, environment: String?, extraLogFiles: [String] = [], _ options: InterfaceOptions) async throws {
         try requireTerminal()
         let interrupts = watchStopSignals()
         defer { interrupts.finish() }
@@ -165,8 +169,8 @@ enum InterfaceLauncher {
             }
         }
         let logger = try await runWorkbench(on: workspace, config: workspace.session.agentConfig, name: (path as NSString).lastPathComponent,
-                                            redaction: redaction, importer: { try ImportFormat.read(path: $0) }, options, keyMap: keyMap, theme: theme,
-                                            interrupts: interrupts)
+                                            redaction: redaction, importer: { try ImportFormat.read(path: $0) }, extraLogFiles: extraLogFiles, options,
+                                            keyMap: keyMap, theme: theme, interrupts: interrupts)
         print(logger.closingSummary)
     }
 
@@ -174,7 +178,7 @@ enum InterfaceLauncher {
     /// that hides what `redaction` says (and secrets the workspace gains meanwhile), and the
     /// interface fed by both. Returns the closed log, for its summary.
     private static func runWorkbench(on workspace: ComposeWorkspace, config: NetworkConfig, name: String, redaction: RedactionPolicy,
-                                     importer: (@Sendable (String) throws -> ImportedCollection)?, _ options: InterfaceOptions,
+                                     importer: (@Sendable (String) throws -> ImportedCollection)?, extraLogFiles: [String] = [], _ options: InterfaceOptions,
                                      keyMap: KeyMap, theme: Theme, interrupts: InterruptWatch) async throws -> NetworkLogger {
         let agent = Agent(config: config)
         do { try await agent.reloadJarFile() } catch { throw RunCommand.usageFailure("\(error)") }
@@ -185,7 +189,7 @@ enum InterfaceLauncher {
         agent.addObserver(logger)
         agent.addObserver(observer)
         let model = AppModel(environment: AppEnvironment(
-            agent: agent, name: name, sessionLogPath: logger.path, sessionsDirectory: options.sessions, workspace: workspace,
+            agent: agent, name: name, sessionLogPath: logger.path, sessionsDirectory: options.sessions, extraLogFiles: extraLogFiles, workspace: workspace,
             importer: importer, keyMap: keyMap, theme: theme, secretsChanged: { logger.hide($0, headers: $1) }, exchangeRedaction: redaction
         ))
         model.mouseEnabled = !options.noMouse

@@ -306,10 +306,16 @@ struct AppModelTests {
     func truncatedLogKeepsItsRows() async throws {
         let path = NSTemporaryDirectory() + "curlew-cut-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        // Written without redaction, as `--no-redact` writes it: a Basic password its path repeats is in the file.
+        var config = NetworkLoggerConfig(logFilePath: path)
+        config.redaction = .disabled
+        let logger = try NetworkLogger(config: config)
         for id in 1...3 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), method: "POST", url: "http://h/kept\(id)", status: 201)) }
+        logger.requestDidProduce(Fixtures.message(id: 4, url: "http://h/basic-auth/alice/Secret99pw",
+                                                  requestHeaders: [HeaderField(name: "Authorization", value: HTTPHeaders.basicAuthorization("alice:Secret99pw"))]))
         try logger.close()
         let model = try TUIFixtures.model(browsing: path)
+        #expect(!TUIFixtures.screenText(of: model).contains("Secret99pw"))
         #expect(truncate(path, 0) == 0)
         let deadline = ContinuousClock.now + .seconds(10)
         while model.logs.opened?.index.followingEnded == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
@@ -317,6 +323,8 @@ struct AppModelTests {
         #expect(text.contains("not followed: it was truncated") && !text.contains("cannot be read"), "\(text)")
         for id in 1...3 { #expect(text.contains("/kept\(id)"), "\(text)") }
         #expect(text.contains("POST") && text.contains("201"), "\(text)")
+        // Without the record, a credential the path repeats cannot be told: the row shows the path's first segment (found by a new user's trial).
+        #expect(text.contains("http://h/basic-auth/…") && !text.contains("Secret99pw"), "\(text)")
         model.handle(.enter)
         #expect(model.message.contains("entry 1 cannot be read: the log is no longer read (it was truncated)"), "\(model.message)")
     }

@@ -406,6 +406,9 @@ struct SendCommandTests {
             let cookie = try await CurlewProcess.run(["send", "-b", word, "http://127.0.0.1:1/x"])
             #expect(cookie.status == 64 && !cookie.error.contains("Secret99pw"), "\(cookie.status) \(cookie.error)")
         }
+        // A URL no parser reads quotes what reads like a password hidden (found by a new user's trial).
+        let invalid = try await CurlewProcess.run(["send", "https://\u{301}/u:Secret99pw@h/x"])
+        #expect(invalid.status == 3 && invalid.error.contains("is not a valid URL") && !invalid.error.contains("Secret99pw"), "\(invalid.status) \(invalid.error)")
         // A file part's options are named, not repeated: a header's value may be a credential (found by review).
         let fileOption = try await CurlewProcess.run(["send", "-F", "f=@/dev/null;headers=Authorization: Bearer Secret99pw", "http://127.0.0.1:1/x"])
         #expect(fileOption.status == 64 && fileOption.error.contains("\"f=@/dev/null;headers=…\"") && !fileOption.error.contains("Secret99pw"),
@@ -524,5 +527,19 @@ struct SendHostileTests {
         // A log that is not there says why, as `log show` does (found by a new user's trial).
         let missing = try await CurlewProcess.run(["tui", "/nonexistent-\(UUID().uuidString).jsonl"])
         #expect(missing.status != 0 && missing.error.contains("No such file or directory"), "\(missing.error)")
+        // A directory holding a workspace given with a log is that workspace, the log listed beside it
+        // (found by a new user's trial: it was called a directory without a curlew.yaml); two are refused.
+        let directory = NSTemporaryDirectory() + "curlew-tui-args-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["a", "b", "bare"] { try FileManager.default.createDirectory(atPath: "\(directory)/\(name)", withIntermediateDirectories: true) }
+        for name in ["a", "b"] { try "requests: {}\n".write(toFile: "\(directory)/\(name)/curlew.yaml", atomically: true, encoding: .utf8) }
+        let log = "\(directory)/a/run.jsonl"
+        _ = try Fixtures.writeEntryLog(count: 1, to: log)
+        let withLog = try await CurlewProcess.run(["tui", "\(directory)/a", log])
+        #expect(withLog.error.contains("the interface needs a terminal"), "it got past the arguments: \(withLog.error)")
+        let two = try await CurlewProcess.run(["tui", "\(directory)/a", "\(directory)/b"])
+        #expect(two.status == 64 && two.error.contains("are workspaces: give one"), "\(two.error)")
+        let bare = try await CurlewProcess.run(["tui", "\(directory)/bare", log])
+        #expect(bare.status == 64 && bare.error.contains("is a directory without a curlew.yaml"), "\(bare.error)")
     }
 }
