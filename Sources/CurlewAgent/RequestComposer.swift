@@ -348,7 +348,12 @@ struct RequestComposer: Sendable {
     /// A refused URL as its error quotes it: its password hidden, read as the URL meant where it
     /// is mistyped, and what reads like one where no URL reads it (`https://\u{301}/u:pw@h`).
     private static func quoted(_ url: String, limit: Int = 200) -> String {
-        ClippedText.quoted(URLPassword.hiding(inMistyped: url) { $0 }, limit: limit)
+        ClippedText.quoted(shown(url), limit: limit)
+    }
+
+    /// `url` as a refusal shows it, unclipped: the text `checkCharacters` counts positions in.
+    private static func shown(_ url: String) -> String {
+        URLPassword.hiding(inMistyped: url) { $0 }
     }
 
     /// A space, tab or control character as a refusal names it.
@@ -377,7 +382,7 @@ struct RequestComposer: Sendable {
     static func checkCharacters(_ url: String) throws(RequestError) {
         // Found in the URL as the refusal shows it (a password masked), so the position counts
         // there; one in the password itself is said to be there.
-        let shownText = URLPassword.masking(in: url)
+        let shownText = shown(url)
         let shown = shownText.unicodeScalars
         if let index = shown.firstIndex(where: URLText.cannotHold) {
             let position = shown.distance(from: shown.startIndex, to: index) + 1
@@ -404,6 +409,12 @@ struct RequestComposer: Sendable {
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) opens an IPv6 address with [ and does not close it with ]")
         }
         if let port = portText(of: url), !port.isEmpty, !isPort(port) {
+            // An `@` past where the authority seems to end: a password holding `#`, `?` or `/`
+            // (`bob:pa#ss@host`), which the port text would repeat.
+            guard !passwordMayHoldDelimiter(url) else {
+                throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has a port that is not a number, or a password with #, ? or / in it: "
+                    + "write those percent-encoded, as %23, %3F and %2F")
+            }
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
         }
     }
@@ -434,6 +445,16 @@ struct RequestComposer: Sendable {
         let afterScheme = url[schemeEnd.upperBound...]
         let authority = afterScheme[..<(afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex)]
         return authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+    }
+
+    /// Whether an `@` follows the authority's first `:` beyond a `#` or `?` that would end it,
+    /// before the path: what a password holding those reads like.
+    private static func passwordMayHoldDelimiter(_ url: String) -> Bool {
+        guard let schemeEnd = url.range(of: "://") else { return false }
+        let afterScheme = url[schemeEnd.upperBound...]
+        let authority = afterScheme[..<(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)]
+        guard let colon = authority.firstIndex(of: ":"), let end = authority[colon...].firstIndex(where: { $0 == "#" || $0 == "?" }) else { return false }
+        return authority[end...].contains("@")
     }
 
     /// Whether `url`'s host starts with `[` and no `]` closes it.

@@ -212,12 +212,21 @@ public enum URLPassword {
         return hide(String(decoding: hidingUserInformationLike(typed), as: UTF8.self))
     }
 
-    /// `bytes` with what reads like a password anywhere hidden: in each stretch between `/`,
-    /// `?`, `#` and spaces, from after its first `:` to its last `@`, as `masking(in:)` reads a
-    /// URL's user information. For text typed as a URL and not one (`/\u{301}/user:pw@host`, a
+    /// `bytes` with what reads like a password anywhere hidden: in the authority up to its path,
+    /// and in each stretch between `/`, `?`, `#` and spaces, from after its first `:` to its last
+    /// `@`, as `masking(in:)` reads a URL's user information. For text typed as a URL and not one (`/\u{301}/user:pw@host`, a
     /// mark among its slashes): hiding too much there costs nothing.
     private static func hidingUserInformationLike(_ bytes: [UInt8]) -> [UInt8] {
         var hidden: [Range<Int>] = []
+        // The authority up to its path, a password holding `#` or `?` included (`bob:pa#ss@h`,
+        // which ends the authority where a URL is read): from its first `:` to its last `@`.
+        if let separator = bytes.firstRange(of: Array("://".utf8)) {
+            let authority = bytes[separator.upperBound..<(bytes[separator.upperBound...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count)]
+            if let colon = authority.firstIndex(of: UInt8(ascii: ":")), let at = authority.lastIndex(of: UInt8(ascii: "@")), colon + 1 < at,
+               authority.firstRange(of: markerBytes) == nil {
+                hidden.append((colon + 1)..<at)
+            }
+        }
         var start = 0
         while start < bytes.count {
             let end = bytes[start...].firstIndex { "/?# ".utf8.contains($0) } ?? bytes.count

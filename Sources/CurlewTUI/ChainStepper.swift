@@ -103,15 +103,16 @@ public struct ChainStepper: Sendable {
         }
         // By the rule a running chain reads them with, the answer's JSON parsed once.
         let found = Capture.extract(steps[index].captures, from: response)
-        if let failure = found.failure {
-            outcome = "stopped: \(failure.message)"
-            return outcome!
-        }
+        // Those found before a missing one are kept, as a running chain keeps them.
         var taken: [String] = []
         for item in found.captured {
             captured.removeAll { $0.name == item.capture.name }
             captured.append((item.capture.name, item.value))
             taken.append(item.capture.name)
+        }
+        if let failure = found.failure {
+            outcome = "stopped: \(failure.message)"
+            return outcome!
         }
         index += 1
         let note = taken.isEmpty ? "" : " (captured \(taken.joined(separator: ", ")))"

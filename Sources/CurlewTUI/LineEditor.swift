@@ -45,11 +45,21 @@ public struct LineEditor: Sendable, Equatable {
     }
 
     public mutating func insert(_ fragment: String) {
-        let before = text.count
-        text.insert(contentsOf: fragment, at: text.index(text.startIndex, offsetBy: cursor))
-        // A combining mark or an emoji modifier joins the character before it, so the text grows
-        // by fewer characters than the fragment has: the cursor moves by what it grew.
-        cursor = min(text.count, cursor + text.count - before)
+        let at = text.index(text.startIndex, offsetBy: cursor)
+        let end = text.utf8.distance(from: text.startIndex, to: at) + fragment.utf8.count
+        text.insert(contentsOf: fragment, at: at)
+        // After the characters that start before the fragment's end: a combining mark or an
+        // emoji modifier joins the character before it, and a joiner can make the characters on
+        // both sides one, so the text may grow by fewer characters than the fragment has, or
+        // by fewer than none.
+        let endIndex = text.utf8.index(text.startIndex, offsetBy: end)
+        var count = 0
+        var index = text.startIndex
+        while index < endIndex {
+            count += 1
+            index = text.index(after: index)
+        }
+        cursor = count
     }
 
     public mutating func replace(with newText: String) {

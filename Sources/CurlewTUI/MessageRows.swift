@@ -41,7 +41,9 @@ enum MessageRows {
         let bytes = Array(url.utf8)
         let slash = UInt8(ascii: "/")
         func endsPart(_ byte: UInt8) -> Bool { byte == slash || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") }
-        let authority = url.utf8.firstRange(of: "://".utf8).map { url.utf8.distance(from: url.utf8.startIndex, to: $0.upperBound) } ?? 0
+        // A scheme only at the start (`/cb?next=https://x` has none): letters, digits, + - ., then `://`.
+        let scheme = bytes.prefix { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") || "0123456789+-.".utf8.contains($0) }.count
+        let authority = scheme > 0 && bytes[scheme...].starts(with: "://".utf8) ? scheme + 3 : 0
         guard let path = bytes[authority...].firstIndex(where: endsPart) else { return url }
         guard let cut = bytes[path] == slash ? bytes[(path + 1)...].firstIndex(where: endsPart) : path else { return url }
         return String(decoding: bytes[..<cut], as: UTF8.self) + (bytes[cut] == slash ? "/…" : "…")

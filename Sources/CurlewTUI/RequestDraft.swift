@@ -262,10 +262,18 @@ public struct RequestDraft: Sendable, Equatable {
         // What the agent adds on its own stays automatic: re-sending adds it afresh (a changed body
         // gets its own Content-Type), instead of freezing it into the draft.
         let skipped = Set(["content-length", "host"] + (original?.automaticHeaders ?? []).map { $0.lowercased() })
+        var headers = (original?.headers ?? []).filter { !skipped.contains($0.name.lowercased()) }
+            .map { KeyValueRow(enabled: !Self.isHidden($0.value), $0.name, $0.value) }
+        // A type other than the mode's own stays, as a row, though the agent added it (a form
+        // that is edited as text: it is sent with the form's type, as it went out). Not a
+        // multipart one, whose boundary the editor's parts do not keep.
+        if let recordedType = body?.contentType, recordedType.lowercased() != bodyMode.contentType.lowercased(),
+           !recordedType.lowercased().hasPrefix("multipart/"), !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            headers.append(KeyValueRow("Content-Type", recordedType))
+        }
         self.init(
             name: message.name ?? "re-sent #\(message.requestID)", method: original?.method ?? "GET", url: url, params: params,
-            headers: (original?.headers ?? []).filter { !skipped.contains($0.name.lowercased()) }
-                .map { KeyValueRow(enabled: !Self.isHidden($0.value), $0.name, $0.value) },
+            headers: headers,
             bodyMode: bodyMode, body: body?.text ?? "",
             timeoutSeconds: Double(original?.timeoutMilliseconds ?? 15_000) / 1000,
             followRedirects: !Self.stayedAtRedirect(message)

@@ -62,8 +62,18 @@ struct TUICommand: AsyncParsableCommand {
         // A .yaml file is a workspace, created when missing (`run`); with --workspace, what is
         // given here is logs, checked as logs.
         let workspaces = workspaceOptions.workspace == nil ? logs.filter { Self.workspace(in: $0) != nil } : []
-        if workspaces.count > 1 { throw ValidationError("\(workspaces.joined(separator: " and ")) are workspaces: give one (the others' logs are listed by name)") }
+        if Set(workspaces.map { ($0 as NSString).standardizingPath }).count > 1 {
+            throw ValidationError("\(workspaces.joined(separator: " and ")) are workspaces: give one (the others' logs are listed by name)")
+        }
+        // A workspace file is made when missing only when it is given alone: among logs, a name
+        // mistyped would otherwise become a new, empty workspace.
+        if logs.count > 1, let workspace = workspaces.first, !FileManager.default.fileExists(atPath: workspace) {
+            throw ValidationError("cannot read \(workspace): \(String(cString: strerror(ENOENT))) (a new workspace is made when it is given alone)")
+        }
         for path in logs where !workspaces.contains(path) {
+            if workspaceOptions.workspace != nil, let other = Self.workspace(in: path) {
+                throw ValidationError("\(path) is a workspace (\(other)), and --workspace names the one to open: give logs beside it")
+            }
             var status = stat()
             // Said with the system's reason (no such file, permission denied), as `log show` says it.
             guard stat(path, &status) == 0 else { throw ValidationError("cannot read \(path): \(String(cString: strerror(errno)))") }

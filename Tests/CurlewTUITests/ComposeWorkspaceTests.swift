@@ -365,4 +365,16 @@ struct ChainStepperTests {
         guard case .raw(let sent, _) = try stepper.request(editedAs: draft).requestSerializer else { Issue.record("no body"); return }
         #expect(try JSONValue.parse(sent)["c"] == .string("{{token}}"))
     }
+
+    @Test("the stepper keeps the values found before a capture that finds nothing, as a running chain keeps them (found by review)")
+    func stepperKeepsCapturesBeforeAMissingOne() throws {
+        let chain = RequestGroup.chain([
+            ChainStep(Request(.post, "/login", name: "login"), captures: [.json("token", "$.token"), .json("gone", "$.nope")]),
+            ChainStep(Request(.get, "/next", name: "next")),
+        ], name: "flow")
+        var stepper = try #require(ChainStepper(name: "flow", group: chain, draftBefore: RequestDraft(), loadedItemBefore: nil))
+        let said = stepper.take(Fixtures.message(responseBody: #"{"token": "T0KEN"}"#))
+        #expect(said.hasPrefix("stopped: capture gone"), "\(said)")
+        #expect(stepper.captured.map(\.name) == ["token"] && stepper.captured.first?.value == "T0KEN")
+    }
 }

@@ -566,6 +566,14 @@ struct PastePieceTests {
         _ = editor.handle(.paste("e\u{301}"))
         #expect(editor.cursor == editor.text.count && editor.text.hasSuffix("\u{E9}"))
         _ = editor.display(width: 10)
+        // A character typed before a joiner that stood alone makes the two sides one character (found by review: the cursor went below zero).
+        var joined = LineEditor("\u{200D}👩")
+        _ = joined.handle(.home)
+        _ = joined.handle(.character("👨"))
+        #expect(joined.text == "👨\u{200D}👩" && joined.cursor == 1)
+        _ = joined.handle(.delete)
+        _ = joined.handle(.control("k"))
+        _ = joined.display(width: 10)
     }
 
     @Test("a form re-sent or pasted keeps a %7B%7B in its fields literal: escaped where the fields are filled in (found by a new user's trial: r filled a form's {{base}} that went out as text); one stray % no longer leaves a value undecoded")
@@ -576,5 +584,30 @@ struct PastePieceTests {
         let request = try draft.makeRequest(variables: ChainVariables([(name: "base", value: "LEAK")]))
         #expect(request.params == ["d": "{{base}}", "e": "plain"])
         #expect(FormText.fields(of: "g=50% off %41&i=a%zz+%26&j=%FF").map(\.value) == ["50% off A", "a%zz &", "%FF"])
+    }
+
+    @Test("a recorded form that is edited as text keeps the form's type as a row, so it is re-sent as it went out (found by review: it went out as text/plain)")
+    func resentFormKeepsItsType() {
+        var message = Fixtures.message(method: "POST", url: "http://h/login", requestBody: "user=a&password=x%40y")
+        message.original = message.original.map { original in
+            var edited = original
+            edited.body = BodySnapshot(kept: Data("email=a@b.c&q=a+b".utf8), size: 17, contentType: "application/x-www-form-urlencoded")
+            edited.automaticHeaders = ["Content-Type"]
+            return edited
+        }
+        let draft = RequestDraft(message)
+        #expect(draft.bodyMode == .raw && draft.body == "email=a@b.c&q=a+b")
+        #expect(draft.headers.contains { $0.name == "Content-Type" && $0.value == "application/x-www-form-urlencoded" && $0.enabled }, "\(draft.headers)")
+    }
+
+    @Test("a row drawn from the index shortens the URL at its path's first segment, a scheme read only before the path (found by review)")
+    func indexRowShortening() {
+        let row = { (url: String) in
+            MessageRows.row(summary: SessionRecordSummary(requestID: 0, statusCode: 200, elapsedMicros: nil, responseSize: nil, failed: false, method: "GET", url: url),
+                            hiding: RedactionPolicy(), width: 200)
+        }
+        #expect(row("http://h/basic-auth/alice/pw").contains("http://h/basic-auth/…"))
+        #expect(row("/cb?next=https://x/a/b").contains("/cb…") && !row("/cb?next=https://x/a/b").contains("x/a"))
+        #expect(row("http://h/get").contains("http://h/get") && row("http://h?q=1").contains("http://h…"))
     }
 }

@@ -406,6 +406,9 @@ struct SendCommandTests {
             let cookie = try await CurlewProcess.run(["send", "-b", word, "http://127.0.0.1:1/x"])
             #expect(cookie.status == 64 && !cookie.error.contains("Secret99pw"), "\(cookie.status) \(cookie.error)")
         }
+        // A password holding # reads as a port: neither is repeated (found by review).
+        let hash = try await CurlewProcess.run(["send", "https://bob:Secret#99@127.0.0.1:1/x"])
+        #expect(hash.status == 3 && hash.error.contains("or a password with #, ? or / in it") && !hash.error.contains("Secret"), "\(hash.status) \(hash.error)")
         // A URL no parser reads quotes what reads like a password hidden (found by a new user's trial).
         let invalid = try await CurlewProcess.run(["send", "https://\u{301}/u:Secret99pw@h/x"])
         #expect(invalid.status == 3 && invalid.error.contains("is not a valid URL") && !invalid.error.contains("Secret99pw"), "\(invalid.status) \(invalid.error)")
@@ -541,5 +544,11 @@ struct SendHostileTests {
         #expect(two.status == 64 && two.error.contains("are workspaces: give one"), "\(two.error)")
         let bare = try await CurlewProcess.run(["tui", "\(directory)/bare", log])
         #expect(bare.status == 64 && bare.error.contains("is a directory without a curlew.yaml"), "\(bare.error)")
+        // Among logs, a workspace file that is not there is not made (a mistyped name); with
+        // --workspace, a workspace given as a log is named as one (both found by review).
+        let typo = try await CurlewProcess.run(["tui", log, "\(directory)/typo.yml"])
+        #expect(typo.status == 64 && typo.error.contains("No such file") && !FileManager.default.fileExists(atPath: "\(directory)/typo.yml"), "\(typo.error)")
+        let named = try await CurlewProcess.run(["tui", "--workspace", "\(directory)/a/curlew.yaml", "\(directory)/b"])
+        #expect(named.status == 64 && named.error.contains("--workspace names the one to open"), "\(named.error)")
     }
 }
