@@ -22,6 +22,19 @@ enum BodyCheck {
         return ("✓ \(values + files) part\(values + files == 1 ? "" : "s") (\(files) file\(files == 1 ? "" : "s")) · name=value, name=@file;type=…;filename=…", .good)
     }
 
+    /// A form body's fields counted, or why the text is no form of `name=value` pairs (JSON or
+    /// text left from another mode, a piece without `=`, a line break), which would still be
+    /// sent as fields.
+    static func formSummary(_ text: String) -> (text: String, style: Style) {
+        let fields = FormText.fields(of: text)
+        let pieces = text.split(separator: "&", omittingEmptySubsequences: true)
+        let problem = text.contains(where: \.isNewline) ? "it has a line break"
+            : text.first == "{" || text.first == "[" ? "it reads like JSON"
+            : pieces.first { !$0.contains("=") }.map { "\(ClippedText.quoted(String($0), limit: 30)) has no =" }
+        guard let problem else { return ("✓ \(fields.count) field\(fields.count == 1 ? "" : "s") · name=value&…, percent-encoded", .good) }
+        return ("✗ not name=value pairs (\(problem)): it would go out as \(fields.count) field\(fields.count == 1 ? "" : "s"); raw sends it as it is", .bad)
+    }
+
     /// Nil when the text is JSON (with its templates taken as values), else the line, column
     /// and reason of the first mistake.
     static func jsonProblem(_ text: String) -> String? {

@@ -303,6 +303,7 @@ enum ComposeView {
             rows.append(BodyCheck.jsonProblem(draft.body).map { ("✗ not JSON: " + $0, .bad) } ?? ("✓ JSON" + (lines.count == 1 && draft.body.count > width ? " · P pretty-prints" : ""), .good))
         }
         if draft.bodyMode == .multipart { rows.append(BodyCheck.multipartSummary(draft.body)) }
+        if draft.bodyMode == .form { rows.append(BodyCheck.formSummary(draft.body)) }
         return rows
     }
 

@@ -66,7 +66,10 @@ extension AppModel {
             return [key(.edit, "edit"), key(.send, "send"), key(.history, "history"), key(.newRequest, "new"), key(.deleteRow, "delete"),
                     listFolder(at: compose.selectedItem) != nil ? key(.toggleFold, "fold") : nil]
         }
-        if compose.stepping != nil { return [key(.send, "send step"), key(.back, "stop")] }
+        if let stepper = compose.stepping {
+            // Once the run has ended (all steps done, or stopped), only going back is offered.
+            return stepper.outcome == nil ? [key(.send, "send step"), key(.back, "stop")] : [key(.back, "go back")]
+        }
         let field: String? = switch compose.field {
         case .method, .bodyMode, .auth: "←/→ choose"
         case .redirects: key(.toggleRow, "toggle")

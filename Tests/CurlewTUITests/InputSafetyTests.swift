@@ -610,4 +610,15 @@ struct PastePieceTests {
         #expect(row("/cb?next=https://x/a/b").contains("/cb…") && !row("/cb?next=https://x/a/b").contains("x/a"))
         #expect(row("http://h/get").contains("http://h/get") && row("http://h?q=1").contains("http://h…"))
     }
+
+    @Test("a form body says how many fields it sends, or that it is no form of name=value pairs, as JSON and multipart bodies say what they are (found by a new user's trial: JSON left in form mode went out as one field with no word)")
+    func formBodyCheckLine() {
+        #expect(BodyCheck.formSummary("a=1&b={{u}}") == ("✓ 2 fields · name=value&…, percent-encoded", .good))
+        for (body, why) in [(#"{"name":"curlew"}"#, "it reads like JSON"), ("a=1&loose", "\"loose\" has no ="), ("a=1\nb=2", "it has a line break")] {
+            let (text, style) = BodyCheck.formSummary(body)
+            #expect(style == .bad && text.contains(why) && text.contains("raw sends it as it is"), "\(body): \(text)")
+        }
+        let rows = ComposeView.bodyRows(RequestDraft(method: "POST", url: "http://h/x", bodyMode: .form, body: #"{"a":1}"#), width: 80, limit: 5)
+        #expect(rows.last?.text.hasPrefix("✗ not name=value pairs") == true)
+    }
 }

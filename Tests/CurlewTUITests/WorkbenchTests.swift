@@ -869,6 +869,8 @@ struct WorkbenchTests {
         model.handle(.character("s"))
         try await pump(bench) { model.compose.stepping?.outcome != nil }
         #expect(model.message == "flow: all 2 steps done")
+        // Once the run has ended, the hints offer going back, not sending (found by a new user's trial).
+        #expect(!model.statusHints.contains { $0.contains("send step") } && model.statusHints.contains { $0.contains("go back") }, "\(model.statusHints)")
         // /me answers 200 only to the captured token.
         #expect(model.compose.stepping?.lastSentID.flatMap { model.live.row(id: $0)?.message?.response?.statusCode } == 200)
         model.handle(.escape)
