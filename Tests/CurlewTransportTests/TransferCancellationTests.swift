@@ -11,7 +11,9 @@ struct TransferCancellationTests {
         let server = try await TestServer.shared()
         let harness = EngineHarness()
         let id = harness.submit(TransferRequest(url: "\(server.baseURL)/delay/10"))
-        try await waitUntil { server.receivedRequests.contains { $0.uri == "/delay/10" } && harness.collector.events(for: id).count >= 1 }
+        // Ten seconds, as the file's other waits: at the start of a full run the two cores are
+        // shared by every suite (a CI run once went past five here).
+        try await waitUntil(timeout: .seconds(10)) { server.receivedRequests.contains { $0.uri == "/delay/10" } && harness.collector.events(for: id).count >= 1 }
         let cancelledAt = ContinuousClock.now
         harness.engine.cancel(id: id)
         let result = await harness.collector.result(for: id)
