@@ -344,8 +344,7 @@ struct RequestComposer: Sendable {
         throw RequestError(kind, "the request head would be \(ByteCountText.of(Int64(total))) (\(parts)); " + headLimitText)
     }
 
-    /// `url` as a refusal quotes it: its password masked, its first `limit` characters.
-    /// A refused URL as its error quotes it: its password hidden, read as the URL meant where it
+    /// A refused URL as its error quotes it, its first `limit` characters: its password hidden, read as the URL meant where it
     /// is mistyped, and what reads like one where no URL reads it (`https://\u{301}/u:pw@h`).
     private static func quoted(_ url: String, limit: Int = 200) -> String {
         ClippedText.quoted(shown(url), limit: limit)

@@ -185,12 +185,11 @@ public enum URLPassword {
 
     /// `word`, a URL typed with part of its start missing (or any URL an error quotes), with
     /// `hide` applied as to the URL it may have been meant to be, then shown as typed: a scheme
-    /// with one slash or none
-    /// (`http:/user:pw@host`, `https:user:pw@host`) or more than two, or a leading slash for the
-    /// scheme (`/user:pw@host`), is read as `scheme://`, so that its user information is read
-    /// as such and its password hidden. By bytes: a combining mark after a slash makes the two
-    /// one Character. `hide` hides what else is to be hidden (a redaction policy's secrets), or
-    /// is `masking(in:)`.
+    /// with one slash or none (`http:/user:pw@host`, `https:user:pw@host`) or more than two, or
+    /// a leading slash for the scheme (`/user:pw@host`), is read as `scheme://`, so that its
+    /// user information is read as such and its password hidden. By bytes: a combining mark
+    /// after a slash makes the two one Character. `hide` hides what else is to be hidden (a
+    /// redaction policy's secrets), or is `masking(in:)`.
     public static func hiding(inMistyped word: String, by hide: (String) -> String) -> String {
         let bytes = word.utf8
         let typedCount: Int, meant: String
@@ -212,30 +211,26 @@ public enum URLPassword {
         return hide(String(decoding: hidingUserInformationLike(typed), as: UTF8.self))
     }
 
-    /// `bytes` with what reads like a password anywhere hidden: in the authority up to its path,
-    /// and in each stretch between `/`, `?`, `#` and spaces, from after its first `:` to its last
-    /// `@`, as `masking(in:)` reads a URL's user information. For text typed as a URL and not one (`/\u{301}/user:pw@host`, a
-    /// mark among its slashes): hiding too much there costs nothing.
+    /// `bytes` with what reads like a password anywhere hidden: in the authority up to its path
+    /// (a password holding `#` or `?`, `bob:pa#ss@h`, included), and in each stretch between
+    /// `/`, `?`, `#` and spaces, from after its first `:` to its last `@`, as `masking(in:)`
+    /// reads a URL's user information. For text typed as a URL and not one
+    /// (`/\u{301}/user:pw@host`, a mark among its slashes): hiding too much there costs nothing.
     private static func hidingUserInformationLike(_ bytes: [UInt8]) -> [UInt8] {
         var hidden: [Range<Int>] = []
-        // The authority up to its path, a password holding `#` or `?` included (`bob:pa#ss@h`,
-        // which ends the authority where a URL is read): from its first `:` to its last `@`.
+        // A region whose password `masking(in:)` hid already is left as it is.
+        func hidePassword(in region: ArraySlice<UInt8>) {
+            guard let colon = region.firstIndex(of: UInt8(ascii: ":")), let at = region.lastIndex(of: UInt8(ascii: "@")), colon + 1 < at,
+                  region.firstRange(of: markerBytes) == nil else { return }
+            hidden.append((colon + 1)..<at)
+        }
         if let separator = bytes.firstRange(of: Array("://".utf8)) {
-            let authority = bytes[separator.upperBound..<(bytes[separator.upperBound...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count)]
-            if let colon = authority.firstIndex(of: UInt8(ascii: ":")), let at = authority.lastIndex(of: UInt8(ascii: "@")), colon + 1 < at,
-               authority.firstRange(of: markerBytes) == nil {
-                hidden.append((colon + 1)..<at)
-            }
+            hidePassword(in: bytes[separator.upperBound..<(bytes[separator.upperBound...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count)])
         }
         var start = 0
         while start < bytes.count {
             let end = bytes[start...].firstIndex { "/?# ".utf8.contains($0) } ?? bytes.count
-            // A stretch whose password `masking(in:)` hid already is left as it is.
-            let stretch = bytes[start..<end]
-            if let colon = stretch.firstIndex(of: UInt8(ascii: ":")), let at = stretch.lastIndex(of: UInt8(ascii: "@")), colon + 1 < at,
-               stretch.firstRange(of: markerBytes) == nil {
-                hidden.append((colon + 1)..<at)
-            }
+            hidePassword(in: bytes[start..<end])
             start = end + 1
         }
         return hidden.isEmpty ? bytes : replacing(hidden, in: bytes)

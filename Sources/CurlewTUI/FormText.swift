@@ -23,33 +23,13 @@ enum FormText {
         Self.text(of: Parameters(fields(of: text).map { JSONMember($0.name, .string($0.value)) })) == text
     }
 
-    /// A field's part decoded: a stray `%` (`50% off`) no longer leaves every escape after it
-    /// undecoded, as a whole-text decoding did; bytes that are no UTF-8 leave the part as written
-    /// (`+` a space).
+    /// A field's part decoded through the agent's own reading of escapes (`PercentDecodedView`):
+    /// a stray `%` (`50% off`) no longer leaves every escape after it undecoded, as a whole-text
+    /// decoding did; bytes that are no UTF-8 leave the part as written (`+` a space).
     private static func decoded(_ part: Substring) -> String {
-        var bytes: [UInt8] = []
         let written = Array(part.utf8)
-        var index = 0
-        while index < written.count {
-            let byte = written[index]
-            if byte == UInt8(ascii: "%"), index + 2 < written.count, let high = hexValue(written[index + 1]), let low = hexValue(written[index + 2]) {
-                bytes.append(high << 4 | low)
-                index += 3
-            } else {
-                bytes.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
-                index += 1
-            }
-        }
+        let bytes = PercentDecodedView(written, plusAsSpace: true)?.bytes ?? written
         return String(validating: bytes, as: UTF8.self) ?? part.replacingOccurrences(of: "+", with: " ")
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// Percent-encoded, with each `{{…}}` kept readable, and so the `\` that escapes one

@@ -136,7 +136,6 @@ public struct RequestDraft: Sendable, Equatable {
         // same rule and the same row as sending's (`build`). A config's default type for a
         // guessed one is not known here: text escaped so and then filled in as JSON reads back
         // as the text, since `\{` is no JSON escape.
-        let type = enabledHeaders { $0 }["Content-Type"] ?? bodyMode.contentType
         if bodyMode == .form {
             // A form's fields are decoded before they are filled in, so a `%7B%7B` in its text
             // is a `{{` there: escaped in the fields, which the text shows as `\{{`.
@@ -144,6 +143,7 @@ public struct RequestDraft: Sendable, Equatable {
                 JSONMember(TemplateEscape.escaping($0.name), .string(TemplateEscape.escaping($0.value)))
             }))
         } else {
+            let type = enabledHeaders { $0 }["Content-Type"] ?? bodyMode.contentType
             body = Self.fillsBodyAsJSON(bodyMode, contentType: type, overriding: nil)
                 ? JSONTemplateFill.escapingTemplates(in: body) : TemplateEscape.escaping(body)
         }
