@@ -84,7 +84,9 @@ public enum CurlImport {
                     if !rest.isEmpty { words.append(String(rest)) }
                     break
                 }
-                guard switchFlags.contains(flag) else { words = [argument]; break }
+                // An unknown letter after known switches (`-sS4`, `-sUbob:pw`) stands with what
+                // follows it as a word of its own, so the refusal names that letter, not the first.
+                guard switchFlags.contains(flag) else { words[words.count - 1] += rest; break }
             }
             expanded += words
         }

@@ -112,6 +112,9 @@ struct CurlImportTests {
         ("curl --user=bob:Secret99pw http://h/", "unknown curl option --user=…"),
         // Nor what follows an unknown short option: curl's -U takes a proxy's user and password (found by review).
         ("curl -Ubob:Secret99pw http://h/", "unknown curl option -U…"),
+        // A group of known switches before an unknown letter names that letter, not the first.
+        ("curl -sS4 http://h/", "unknown curl option -4"),
+        ("curl -sUbob:Secret99pw http://h/", "unknown curl option -U…"),
         ("curl 'http://h/", "a single quote is never closed"),
         ("curl http://h/ -H", "-H needs a value"),
         ("wget http://h/", "expected a command starting with curl"),
