@@ -14,10 +14,13 @@ public struct RedactionPolicy: Sendable, Equatable {
     ]
 
     /// Query and form parameters hidden by default: passwords, OAuth's tokens and secrets, API
-    /// keys, and AWS's presigned-URL signature and session token.
+    /// keys, session and auth tokens, private keys, JWTs, signatures (AWS's presigned URLs sign
+    /// with `X-Amz-Signature`) and AWS's session token. Each is matched as `SecretNames` matches,
+    /// so `access_token` is also `accessToken` and `access-token`.
     public static let defaultParameterNames: Set<String> = [
-        "password", "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "client_secret", "secret",
-        "x-amz-signature", "x-amz-security-token",
+        "password", "passwd", "pwd", "passphrase", "token", "access_token", "refresh_token", "id_token", "auth_token",
+        "session_token", "api_key", "api_token", "client_secret", "secret", "secret_key", "private_key", "jwt",
+        "signature", "x-amz-signature", "x-amz-security-token",
     ]
 
     public var isEnabled: Bool
@@ -25,17 +28,16 @@ public struct RedactionPolicy: Sendable, Equatable {
     public var headerNames: Set<String> { didSet { refreshSecretKeys() } }
     /// Query and form parameter names (any case: `Password=` is `password=`) whose values are hidden.
     public var parameterNames: Set<String> { didSet { refreshSecretKeys() } }
-    private var parameterNameBytes = ByteNameSet([], ignoringCase: true)
+    private var secretParameterNames = SecretNames([])
     /// JSON body member names whose values are hidden, at any depth.
     public var bodyFieldNames: Set<String> { didSet { refreshSecretKeys() } }
     /// JSON member names whose values are hidden: declared body fields and parameters, and header
-    /// names too, since echoing servers reflect request headers into JSON bodies. Lowercased.
-    private var secretKeys: Set<String> = []
-    /// `secretKeys` and `jwt`, folded: a variable whose folded name ends in one is hidden.
+    /// names too, since echoing servers reflect request headers into JSON bodies.
+    private var secretKeys = SecretNames([])
+    /// The names of `secretKeys` and `jwt`, folded: a variable whose folded name ends in one is hidden.
     private var variableNameEndings: [String] = []
-    /// `secretKeys` and `headerNames` as lowercase bytes, for the checks that decide whether
-    /// anything needs hiding at all (nearly always not) without building strings.
-    private var secretKeyBytes = ByteNameSet([], ignoringCase: true)
+    /// `headerNames` as lowercase bytes, for the checks that decide whether anything needs
+    /// hiding at all (nearly always not) without building strings.
     private var headerNameBytes = ByteNameSet([], ignoringCase: true)
     /// Whether `Cookie` is among the hidden headers, so cookie values are secrets everywhere.
     private var hidesCookieValues = false
@@ -119,10 +121,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private mutating func refreshSecretKeys() {
-        parameterNameBytes = ByteNameSet(parameterNames, ignoringCase: true)
-        secretKeys = Set(bodyFieldNames.map { $0.lowercased() }).union(parameterNames.map { $0.lowercased() }).union(headerNames.map { $0.lowercased() })
-        secretKeyBytes = ByteNameSet(secretKeys, ignoringCase: true)
-        variableNameEndings = Set(secretKeys.map(Self.folded) + ["jwt"]).filter { !$0.isEmpty }.sorted()
+        secretParameterNames = SecretNames(parameterNames)
+        let keys = bodyFieldNames.union(parameterNames).union(headerNames)
+        secretKeys = SecretNames(keys)
+        variableNameEndings = Set(keys.map(SecretNames.folded) + ["jwt"]).filter { !$0.isEmpty }.sorted()
         headerNameBytes = ByteNameSet(headerNames, ignoringCase: true)
         hidesCookieValues = headerNameBytes.contains("cookie")
         setCookieNeedsOwnLook = hidesCookieValues && !headerNameBytes.contains("set-cookie")
@@ -365,7 +367,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// `jwt`; declared secrets inside it hidden otherwise.
     public func shown(variable name: String, value: String) -> String {
         guard isEnabled else { return value }
-        let folded = Self.folded(name)
+        let folded = SecretNames.folded(name)
         return variableNameEndings.contains { folded.hasSuffix($0) } ? Self.marker : replaceSecrets(value)
     }
 
@@ -391,7 +393,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// servers reflect request headers into JSON bodies).
     public func hidesMember(onPath path: String) -> Bool {
         guard isEnabled else { return false }
-        return path.split(whereSeparator: { ".[]'\"$ ".contains($0) }).contains { secretKeys.contains($0.lowercased()) }
+        return path.split(whereSeparator: { ".[]'\"$ ".contains($0) }).contains { secretKeys.contains(String($0)) }
     }
 
     /// Hides the value a chain captured from now on when `hidesCapture(named:from:)` says the
@@ -443,11 +445,6 @@ public struct RedactionPolicy: Sendable, Equatable {
         value.utf8.count >= Self.minimumHiddenCredential && hidesCapture(named: name, from: source)
     }
 
-    /// A name lowercased without `_` and `-`, as variable names are compared.
-    private static func folded(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
-    }
-
     /// Every rewrite run, whatever the quick checks say: for the fuzz target's differential
     /// check, which holds that a message the checks wave through comes out of the rewrites as it
     /// went in (a rewrite that would hide what a check missed is a leak).
@@ -490,7 +487,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
         if let formParts = message.transfer?.formParts, !formParts.isEmpty {
-            found.secretParts = formParts.filter { secretKeys.contains($0.name.lowercased()) }
+            found.secretParts = formParts.filter { secretKeys.contains($0.name) }
             found.formSecrets = found.secretParts.compactMap { $0.value.flatMap { $0.isEmpty ? nil : $0 } }
         }
         // A declared secret value anywhere in the transfer's record (a part's value, name, file
@@ -515,7 +512,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         if !secretParts.isEmpty || hidesTransfer, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
                 var part = part
-                if secretKeys.contains(part.name.lowercased()), part.value != nil {
+                if secretKeys.contains(part.name), part.value != nil {
                     part.value = Self.marker
                 } else {
                     part.value = part.value.map(replaceSecrets)
@@ -689,7 +686,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     private func jsonNeedsRedaction(_ value: JSONValue) -> Bool {
         switch value {
         case .object(let members):
-            return members.contains { secretKeys.contains($0.key.lowercased()) || jsonNeedsRedaction($0.value) }
+            return members.contains { secretKeys.contains($0.key) || jsonNeedsRedaction($0.value) }
         case .array(let elements):
             for element in elements where jsonNeedsRedaction(element) { return true }
             return false
@@ -1141,15 +1138,15 @@ public struct RedactionPolicy: Sendable, Equatable {
         if ASCII.contains(UInt8(ascii: "["), in: name) || ASCII.contains(UInt8(ascii: "]"), in: name) {
             return isSecretParameterName(String(decoding: name, as: UTF8.self))
         }
-        return parameterNameBytes.contains(name)
+        return secretParameterNames.contains(name)
     }
 
     /// A decoded name, or one a form writes a nested value under (`token[]`, `user[token]`, as
     /// the agent flattens arrays and objects itself): secret, in any case, when any of its keys
     /// is. The cache key's rule for secret query parameters too.
     func isSecretParameterName(_ name: String) -> Bool {
-        if parameterNameBytes.contains(name) { return true }
-        return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { parameterNameBytes.contains(String($0)) }
+        if secretParameterNames.contains(name) { return true }
+        return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { secretParameterNames.contains(String($0)) }
     }
 
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
@@ -1361,9 +1358,9 @@ public struct RedactionPolicy: Sendable, Equatable {
         JSONMemberRedactor(
             isSecretName: { name in
                 if name.contains(UInt8(ascii: "\\")), case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
-                    return secretKeys.contains(decoded.lowercased())
+                    return secretKeys.contains(decoded)
                 }
-                return name.withUnsafeBytes { secretKeyBytes.contains($0[...]) }
+                return name.withUnsafeBytes { secretKeys.contains($0[...]) }
             },
             redactString: { contents in
                 if let encoded = redactEncodedData(contents) { return encoded }
@@ -1505,7 +1502,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             guard end + 1 < bytes.count else { return false }
             var after = end + 2
             while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
-            if after < bytes.count, bytes[after] == UInt8(ascii: ":"), secretKeyBytes.contains(bytes[start..<end]) { return true }
+            if after < bytes.count, bytes[after] == UInt8(ascii: ":"), secretKeys.contains(bytes[start..<end]) { return true }
             index = end + 2
         }
         return false
@@ -1530,7 +1527,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != quote { start -= 1 }
             guard start > 0 else { continue }
             let name = bytes[start..<end]
-            if secretKeyBytes.contains(name) || ASCII.contains(backslash, in: name) { return true }
+            if secretKeys.contains(name) || ASCII.contains(backslash, in: name) { return true }
             if start > 1, base.load(fromByteOffset: start - 2, as: UInt8.self) == backslash { return true }
         }
         return false
@@ -1541,11 +1538,11 @@ public struct RedactionPolicy: Sendable, Equatable {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    private func redactJSON(_ value: JSONValue, keys: Set<String>) -> JSONValue {
+    private func redactJSON(_ value: JSONValue, keys: SecretNames) -> JSONValue {
         switch value {
         case .object(let members):
             return .object(members.map { member in
-                let hidden = keys.contains(member.key.lowercased())
+                let hidden = keys.contains(member.key)
                 return JSONMember(member.key, hidden ? .string(Self.marker) : redactJSON(member.value, keys: keys))
             })
         case .array(let elements):

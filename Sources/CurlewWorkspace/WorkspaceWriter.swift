@@ -101,7 +101,7 @@ public enum WorkspaceWriter {
     /// here escaped already (see `escapingTemplates(in:)`).
     static func movingCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
                                   avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames,
-                                  secretParameters: Set<String> = RedactionPolicy().parameterNames) -> Request {
+                                  secretParameters: SecretNames = SecretNames(RedactionPolicy.defaultParameterNames)) -> Request {
         var request = request
         // The password of a `Basic` credential about to become a secret (curl's `-u`), as it is and
         // percent-encoded, which the URL may repeat (`/basic-auth/user/PASS`, found by a new
@@ -136,7 +136,7 @@ public enum WorkspaceWriter {
     /// form that occurs to a secret holding that form's text, as the password of the URL's user
     /// info is.
     static func movingCredentials(inURL url: String, named name: String, into collection: inout ImportedCollection,
-                                  avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0,
+                                  avoiding taken: Set<String>, secretParameters: SecretNames, depth: Int = 0,
                                   repeating basicForms: [String] = []) -> String {
         let literal = collection.isLiteral
         func kept(_ text: Substring) -> String { literal ? TemplateEscape.escaping(String(text)) : String(text) }
@@ -272,9 +272,9 @@ public enum WorkspaceWriter {
     /// levels deep (a crafted import cannot nest it without end). With `literal`, kept text has
     /// its `{{` escaped.
     static func movingPairs(_ pairs: Substring, literal: Bool, named name: String, into collection: inout ImportedCollection,
-                            avoiding taken: Set<String>, secretParameters: Set<String>, depth: Int = 0) -> String {
+                            avoiding taken: Set<String>, secretParameters: SecretNames, depth: Int = 0) -> String {
         mappingPairs(pairs, kept: { literal ? TemplateEscape.escaping(String($0)) : String($0) }) { key, value in
-            if secretParameters.contains(key.lowercased()),
+            if secretParameters.contains(String(key)),
                let hidden = secretReference(value, literal: literal, field: key, named: name, into: &collection, avoiding: taken) {
                 return hidden
             }
@@ -391,7 +391,7 @@ public enum WorkspaceWriter {
     /// `Bearer {{token}}`, a Postman variable behind an API key in the query) become secrets,
     /// so their values go to the secrets file instead of `variables:`.
     private static func keepingReferencedCredentials(in collection: inout ImportedCollection) {
-        let parameterNames = RedactionPolicy().parameterNames
+        let parameterNames = SecretNames(RedactionPolicy.defaultParameterNames)
         var referenced = Set<String>()
         for item in collection.items {
             for field in item.request.headers where RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()) {
@@ -399,7 +399,7 @@ public enum WorkspaceWriter {
             }
             let url = item.request.customURL ?? item.request.path
             _ = mappingPairs(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "", kept: String.init) { key, value in
-                if parameterNames.contains(key.lowercased()) { referenced.formUnion(Template.names(in: String(value))) }
+                if parameterNames.contains(String(key)) { referenced.formUnion(Template.names(in: String(value))) }
                 return nil
             }
             // Query parameters kept apart from the URL (OpenAPI's), a request's parameters and its body.

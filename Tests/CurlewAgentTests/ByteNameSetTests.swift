@@ -23,6 +23,22 @@ struct ByteNameSetTests {
         #expect(!exact.contains("Token"))
     }
 
+    @Test("with separators ignored, _ and - are left out on both sides, however many and wherever they stand")
+    func separators() {
+        let set = ByteNameSet(["access_token", "x-api-key"], ignoringCase: true, ignoringSeparators: true)
+        for name in ["accessToken", "AccessToken", "access-token", "ACCESS_TOKEN", "_access__token-", "xApiKey", "X_API_KEY", "x-api-key"] {
+            #expect(set.contains(name), "\(name)")
+        }
+        #expect(!set.contains("access_tokens"))
+        #expect(!set.contains("accessTok"))
+        #expect(!set.contains("___"), "a name of separators only is the empty name, which is no member")
+        let long = String(repeating: "a_", count: 300)
+        #expect(!set.contains(long), "a long name is folded on the stack without a limit")
+        #expect(ByteNameSet([String(repeating: "a", count: 300)], ignoringCase: true, ignoringSeparators: true).contains(long))
+        let kept = ByteNameSet(["access_token"], ignoringCase: true)
+        #expect(!kept.contains("accessToken"), "without the option a separator is a byte like any other")
+    }
+
     @Test("a length no member has, long names, and the empty name")
     func lengths() {
         let set = ByteNameSet(["ab", long], ignoringCase: true)

@@ -402,6 +402,30 @@ struct RedactionPolicyTests {
         for secret in ["QCase26", "UpperTok22", "FormCase18"] { #expect(!line.contains(secret)) }
     }
 
+    @Test("a secret name is matched however an API spells it (camelCase, dashes, any case) in JSON members, URLs, the request line, form bodies and form parts (found by a new user's trial: accessToken and api-key went to the log)")
+    func secretNameSpellings() throws {
+        let members = ["accessToken", "refreshToken", "idToken", "authToken", "sessionToken", "api_token", "api-key", "passwd",
+                       "pwd", "secret_key", "privateKey", "clientSecret", "X-Api-Key", "jwt", "Signature", "passPhrase"]
+        let values = members.indices.map { "Sv\($0)q7Wz" }
+        let object = zip(members, values).map { #""\#($0)":"\#($1)""# }.joined(separator: ",")
+        let body = json(#"{"user":{"# + object + #"},"page":"kept1"}"#)
+        let url = "http://h/p?access-token=Uq1Tok9&jwt=Uq2Tok9&signature=Uq3Tok9&sessionToken=Uq4Tok9&page=2"
+        let form = BodySnapshot(data: Data("refreshToken=Fq1Tok9&user=u&api-key=Fq2Tok9".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+        let head = "GET /p?accessToken=Hq1Tok9&x=1 HTTP/1.1\r\nHost: h\r\n\r\n"
+        let redacted = RedactionPolicy().redact(message(url: url, head: head, requestBody: form, responseBody: body))
+        #expect(redacted.original?.url == "http://h/p?access-token=\(marker)&jwt=\(marker)&signature=\(marker)&sessionToken=\(marker)&page=2")
+        #expect(redacted.sent?.head == "GET /p?accessToken=\(marker)&x=1 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(redacted.original?.body?.text == "refreshToken=\(marker)&user=u&api-key=\(marker)")
+        let record = String(decoding: SessionLogExport.jsonArray([redacted]), as: UTF8.self)
+        for secret in values + ["Uq1Tok9", "Uq2Tok9", "Uq3Tok9", "Uq4Tok9", "Fq1Tok9", "Fq2Tok9", "Hq1Tok9"] {
+            #expect(!record.contains(secret), "\(secret)")
+        }
+        #expect(record.contains("kept1"), "a member no secret name spells is kept")
+        // A JSON path through such a member is one a log hides (a chain's capture of it is secret).
+        #expect(RedactionPolicy().hidesMember(onPath: "$.data.accessToken"))
+        #expect(!RedactionPolicy().hidesMember(onPath: "$.data.accessLevel"))
+    }
+
     @Test("a secret in the head is found wherever it falls against the eight-byte words the head is scanned in")
     func headSecretsAtEveryOffset() {
         for padding in 0..<24 {

@@ -731,6 +731,27 @@ struct WorkspaceWriterReviewTests {
         }
     }
 
+    @Test("an import moves a credential to secrets however its name is spelt, as the log hides it (accessToken, api-key, a form's refreshToken, a query's access-token)")
+    func secretNameSpellingsMove() throws {
+        var collection = ImportedCollection()
+        var request = Request(.post, "http://h/t")
+        request.requestSerializer = .raw(Data(#"{"user":{"accessToken":"At9x","api-key":"Ak9x","name":"ann"}}"#.utf8), contentType: "application/json")
+        let defaults = SecretNames(RedactionPolicy.defaultParameterNames)
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: defaults)
+        #expect(collection.secrets.map(\.value).sorted() == ["Ak9x", "At9x"])
+        guard case .raw(let data, _) = moved.requestSerializer else { Issue.record("not raw"); return }
+        let written = String(decoding: data, as: UTF8.self)
+        #expect(!written.contains("At9x") && !written.contains("Ak9x") && written.contains("ann"), "\(written)")
+        var form = ImportedCollection()
+        request.requestSerializer = .raw(Data("refreshToken=Rt9x&user=u".utf8), contentType: "application/x-www-form-urlencoded")
+        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &form, avoiding: [], secretParameters: defaults)
+        #expect(form.secrets.map(\.value) == ["Rt9x"])
+        var query = ImportedCollection()
+        let url = WorkspaceWriter.movingCredentials(inURL: "http://h/x?access-token=Qt9x&page=1", named: "q", into: &query, avoiding: [], secretParameters: defaults)
+        #expect(!url.contains("Qt9x") && url.contains("page=1"), "\(url)")
+        #expect(query.secrets.map(\.value) == ["Qt9x"])
+    }
+
     @Test("a JSON body kept as text for its templates keeps an escaped secret decoded, so filling it in sends the same password (found by review)")
     func escapedSecretInTemplatedJSON() throws {
         var collection = ImportedCollection()
