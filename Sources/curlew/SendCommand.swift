@@ -23,11 +23,11 @@ struct SendCommand: AsyncParsableCommand {
             help: "Basic authentication, 'user:password', as curl's -u: an Authorization header (an -H Authorization wins), hidden in reports and logs.")
     var user: String?
 
-    @Option(name: [.customShort("d"), .customLong("data")],
-            help: "Request body, sent as a form unless -H sets Content-Type; @FILE reads a file. Given again, the parts are joined with &, as curl joins them.")
+    @Option(name: [.customShort("d"), .customLong("data"), .customLong("data-binary")],
+            help: "Request body, sent as a form unless -H sets Content-Type; @FILE reads a file as it is (so --data-binary is the same), @- standard input. Given again, the parts are joined with &, as curl joins them.")
     var data: [String] = []
 
-    @Option(name: .customLong("json"), help: "JSON request body (@FILE reads a file); sets Content-Type and Accept to application/json.")
+    @Option(name: .customLong("json"), help: "JSON request body (@FILE reads a file, @- standard input); sets Content-Type and Accept to application/json.")
     var json: String?
 
     @Option(parsing: .unconditional, help: "Seconds the whole request may take (default: 15, or a day with --output).")
@@ -78,6 +78,9 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("-F/--form and -T/--upload-file carry the body; do not also give -d/--data or --json")
         }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard (data + (json.map { [$0] } ?? [])).count(where: { $0 == "@-" }) <= 1 else {
+            throw ValidationError("@- reads standard input, which can be read once: give it to one -d/--data or --json")
+        }
         // curl asks for a password -u leaves out; a command that prompts would hang a script.
         // The value is not repeated: it may be a password typed in the wrong place.
         if let user, !user.contains(":") {
@@ -100,6 +103,14 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         if words.count == 2 {
+            // `@-` and `@FILE` are bodies, given to a curl option send lacks (`--data-urlencode`).
+            if words[0].hasPrefix("@") {
+                throw ValidationError("\(hidingSecrets(in: words[0]).debugDescription) reads like a body: give it to -d/--data or --json (@FILE reads a file, @- standard input)")
+            }
+            // A method holds no `/`: a word with one is a second URL, or a path.
+            if words[0].contains("/") {
+                throw ValidationError("two URLs given (\(hidingSecrets(inMistyped: words[0]).debugDescription) and \(hidingSecrets(inMistyped: urlWord).debugDescription)): curlew send sends one, optionally preceded by a method")
+            }
             // The method's error quotes it escaped, so it is made from the method with its secrets
             // hidden (which is no token either: the marker's brackets are not token bytes).
             if (try? HTTPMethod(rawValue: words[0]).validate()) == nil {
@@ -385,6 +396,8 @@ struct SendCommand: AsyncParsableCommand {
     private static func body(from argument: String) throws(RequestError) -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
+        // As curl reads it: standard input, to its end.
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
         guard let contents = FileManager.default.contents(atPath: path) else {
             var info = stat()
             let reason = stat(path, &info) != 0 || access(path, R_OK) != 0 ? String(cString: strerror(errno))

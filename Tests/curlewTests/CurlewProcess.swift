@@ -36,7 +36,9 @@ final class CurlewProcess {
 
     /// `environment` adds to (or replaces in) this process's environment for the child.
     /// `program` runs another program the same way (a shell or `script` that runs curlew).
-    init(_ arguments: [String], environment: [String: String] = [:], program: String = CurlewProcess.executable.path) throws {
+    /// Standard input reads `input` (a file's path), or nothing.
+    init(_ arguments: [String], environment: [String: String] = [:], program: String = CurlewProcess.executable.path,
+         input: String = "/dev/null") throws {
         // Close-on-exec pipes, so no other child spawned meanwhile keeps their write ends open.
         var output: [Int32] = [0, 0]
         var errors: [Int32] = [0, 0]
@@ -50,7 +52,7 @@ final class CurlewProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
         // Nothing else of the test process: a child holding the shared demo server's sockets
@@ -168,8 +170,8 @@ final class CurlewProcess {
     }
 
     /// Runs `curlew` with these arguments to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String, error: String) {
-        let child = try CurlewProcess(arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String = "/dev/null") async throws -> (status: Int32, output: String, error: String) {
+        let child = try CurlewProcess(arguments, environment: environment, input: input)
         let status = try await child.wait()
         return (status, child.standardOutput, child.standardError)
     }

@@ -371,6 +371,21 @@ struct SendCommandTests {
             let refused = try await CurlewProcess.run(["send", noScheme])
             #expect(refused.status == 64 && refused.error.contains("a URL does not start with"), "\(noScheme): \(refused.error)")
         }
+        // Found by a new user's trial: a second URL and a body word were each blamed as a method.
+        let twoURLs = try await CurlewProcess.run(["send", "http://u:Pw99word@127.0.0.1:\(port)/a", "127.0.0.1:\(port)/b"])
+        #expect(twoURLs.status == 64 && twoURLs.error.contains("two URLs given") && !twoURLs.error.contains("Pw99word"), "\(twoURLs.error)")
+        let bodyWord = try await CurlewProcess.run(["send", "@-", "127.0.0.1:\(port)/post"])
+        #expect(bodyWord.status == 64 && bodyWord.error.contains("\"@-\" reads like a body: give it to -d/--data or --json"), "\(bodyWord.error)")
+        // `@-` reads standard input, as curl reads it, once; --data-binary is -d.
+        let input = NSTemporaryDirectory() + "curlew-send-stdin-\(getpid()).json"
+        try Data(#"{"fromStdin":1}"#.utf8).write(to: URL(fileURLWithPath: input))
+        defer { try? FileManager.default.removeItem(atPath: input) }
+        let piped = try await CurlewProcess.run(["send", "--json", "@-", "127.0.0.1:\(port)/post"], input: input)
+        #expect(piped.status == 0 && piped.output.contains("fromStdin"), "\(piped.error)")
+        let binary = try await CurlewProcess.run(["send", "--data-binary", "@-", "-H", "Content-Type: text/plain", "127.0.0.1:\(port)/post"], input: input)
+        #expect(binary.status == 0 && binary.output.contains("fromStdin"), "\(binary.error)")
+        let twice = try await CurlewProcess.run(["send", "-d", "@-", "-d", "@-", "127.0.0.1:\(port)/post"], input: input)
+        #expect(twice.status == 64 && twice.error.contains("can be read once"), "\(twice.error)")
         // A method must start with a letter (found by a new user's trial: `-C - -o f URL` sent `- /path`).
         for (arguments, word) in [(["send", "-C", "-", "-o", NSTemporaryDirectory() + "never", "127.0.0.1:\(port)/get"], "\"-\""),
                                   (["send", "500", "127.0.0.1:\(port)/get"], "\"500\"")] {
