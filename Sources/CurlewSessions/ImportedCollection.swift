@@ -75,7 +75,8 @@ public struct ImportedCollection: Sendable {
     /// or an IPv6 address never closed, with the chains that name it; and from the rest, the
     /// headers no request may send (a name that is not an HTTP token, a control byte in a value,
     /// a Content-Length or Transfer-Encoding, which the body sets), and all but the last of a
-    /// field with one value given more than once.
+    /// field with one value given more than once; and an item whose head would be too long to
+    /// send (where no template fills it).
     public mutating func dropUnsendable() {
         var dropped: Set<String> = []
         var said: [String] = []
@@ -104,12 +105,6 @@ public struct ImportedCollection: Sendable {
             dropped.insert(item.name)
             return true
         }
-        chains.removeAll { chain in
-            guard let missing = chain.steps.first(where: { dropped.contains($0.request) }) else { return false }
-            said.append("chain \(chain.name): left out: its step \(missing.request) was")
-            return true
-        }
-        notes += said
         for index in items.indices {
             var kept: [HeaderField] = []
             var seen: Set<String> = []
@@ -128,6 +123,25 @@ public struct ImportedCollection: Sendable {
             }
             if kept.count != items[index].request.headers.fields.count { items[index].request.headers = HTTPHeaders(kept) }
         }
+        // A head too long to send (a header of megabytes), known where no template fills it.
+        items.removeAll { item in
+            let request = item.request
+            guard !(request.customURL ?? request.path).contains("{{"), !request.headers.fields.contains(where: { $0.value.contains("{{") }) else {
+                return false
+            }
+            do throws(RequestError) { try request.checkHeadFits() } catch {
+                said.append("\(item.name): left out: \(error.message)")
+                dropped.insert(item.name)
+                return true
+            }
+            return false
+        }
+        chains.removeAll { chain in
+            guard let missing = chain.steps.first(where: { dropped.contains($0.request) }) else { return false }
+            said.append("chain \(chain.name): left out: its step \(missing.request) was")
+            return true
+        }
+        notes += said
     }
 
     /// The scheme `url` starts with, lower-cased (`javascript`, `file`, `http`), or nil for a

@@ -254,6 +254,22 @@ struct CurlImportReviewTests {
         #expect(!collection.notes.joined().contains("Sekr3tPw1"))
     }
 
+    @Test("a request whose head would be too long to send (a header of megabytes) is left out of a workspace, saying why, with the chains that name it; one a template fills is kept (found by a new user's trial: it was written and every run failed)")
+    func headTooLongIsLeftOut() throws {
+        var collection = ImportedCollection()
+        let huge = String(repeating: "b", count: 2 << 20)
+        for (name, header) in [("big", "A: \(huge)"), ("templated", "A: {{v}}\(huge)"), ("small", "A: b")] {
+            let request = try #require(try CurlImport.parse("curl -H '\(header)' http://127.0.0.1:8080/\(name)").first).request
+            collection.items.append(.init(name: name, request: request))
+        }
+        collection.chains.append(.init(name: "flow", steps: [(request: "small", captures: []), (request: "big", captures: [])]))
+        collection.dropUnsendable()
+        #expect(collection.items.map(\.name) == ["templated", "small"])
+        #expect(collection.chains.isEmpty)
+        #expect(collection.notes.count == 2 && collection.notes[0].contains("big: left out: the request head would be 2.0 MiB")
+                && collection.notes[1].contains("chain flow: left out: its step big was"), "\(collection.notes)")
+    }
+
     @Test("cmd: an apostrophe inside ^\"…^\" stays an apostrophe")
     func cmdApostrophe() throws {
         let request = try #require(try CurlImport.parse("curl ^\"https://h/a^\" --data-raw ^\"^{^\\^\"n^\\^\":^\\^\"O'Brien^\\^\"^}^\"").first).request
