@@ -229,6 +229,12 @@ struct MappingReader {
     /// The value of `key`, which must be present.
     mutating func require(_ key: String, _ what: String) throws(WorkspaceError) -> NodeReader {
         guard let value = take(key) else {
+            // A key written close to it (`urll:`) is most likely it, mistyped: named as unknown
+            // keys are, where it was written.
+            if let typo = entries.first(where: { $0.key != key && Suggestion.closest(to: $0.key, among: [key]) != nil }) {
+                throw WorkspaceError(.unknownKey, at: typo.keyNode.position, keyPath: keyPath,
+                                     "unknown key \"\(typo.key)\" (did you mean \"\(key)\"?): \(key) is missing")
+            }
             throw WorkspaceError(.invalid, at: position, keyPath: keyPath, "\(key) is missing: expected \(what)")
         }
         return value

@@ -140,6 +140,8 @@ struct WorkspaceReadingTests {
 
     @Test("errors name the file, line and column, the key, and what was expected", arguments: [
         ("requests:\n  a:\n    url: /x\n    expcet: {status: 200}\n", "4:5", "unknown key \"expcet\" (did you mean \"expect\"?)"),
+        // A required key mistyped was said to be missing (found by a new user's trial).
+        ("requests:\n  a:\n    method: GET\n    urll: /get\n", "4:5", "unknown key \"urll\" (did you mean \"url\"?): url is missing"),
         ("config:\n  timeout: soon\n", "2:12", "config.timeout: expected a duration such as 500ms, 2s or 1m, found \"soon\""),
         // Digits with at most one point, as the command line's seconds (found by a new user's trial).
         ("config:\n  timeout: 0x2s\n", "2:12", "config.timeout: expected a duration such as 500ms, 2s or 1m, found \"0x2s\""),
