@@ -56,9 +56,10 @@ public enum HTTPFileImport {
         var names = UniqueNames(taken: [])
         var firstLines: [String: Int] = [:]
         for block in blocks {
-            guard var item = try request(in: block, directory: directory, variables: &collection.variables, notes: &collection.notes) else { continue }
+            guard let (found, requestLine) = try request(in: block, directory: directory, variables: &collection.variables, notes: &collection.notes) else { continue }
+            var item = found
             item.name = names.claim(item.name)
-            firstLines[item.name] = block.first?.number ?? 1
+            firstLines[item.name] = requestLine
             item.request = rewriteReferences(in: item.request, user: item.name, references: &references)
             collection.items.append(item)
         }
@@ -86,8 +87,10 @@ public enum HTTPFileImport {
         return collection
     }
 
+    /// The request a block holds, with the number of its request line; nil for a block of
+    /// comments and variables only.
     private static func request(in block: [(number: Int, text: String)], directory: String,
-                                variables: inout [(name: String, value: String)], notes: inout [String]) throws(Failure) -> ImportedCollection.Item? {
+                                variables: inout [(name: String, value: String)], notes: inout [String]) throws(Failure) -> (ImportedCollection.Item, line: Int)? {
         var name: String?
         var index = 0
         // Comments, names and variables before the request line.
@@ -167,7 +170,7 @@ public enum HTTPFileImport {
             let contentType = headers["Content-Type"] ?? "text/plain; charset=utf-8"
             request.requestSerializer = .raw(Data(ImportedCollection.translatingBuiltins(bodyLines.joined(separator: "\n")).utf8), contentType: contentType)
         }
-        return .init(name: name ?? ImportedCollection.defaultName(method: method, url: url, sentWith: request.headers.fields), request: request)
+        return (.init(name: name ?? ImportedCollection.defaultName(method: method, url: url, sentWith: request.headers.fields), request: request), requestLineNumber)
     }
 
     /// `{{name.response.body.$.a}}` and `{{name.response.headers.X}}` become `{{name_a}}` and
