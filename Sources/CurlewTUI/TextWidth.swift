@@ -1,11 +1,22 @@
 /// How many terminal cells text takes: 2 for East Asian wide and emoji characters, 0 for
-/// combining marks, 1 otherwise (a control character included: it is drawn as a visible
-/// stand-in, see `visible(_:)`). Independent of the C locale, so tests and terminals agree.
+/// combining marks, 1 otherwise (a control character and an invisible format character
+/// included: each is drawn as a visible stand-in, see `visible(_:)`). Independent of the C
+/// locale, so tests and terminals agree.
 public enum TextWidth {
     public static func of(_ character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
         if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+        if isInvisibleFormat(character) { return 1 }
         return of(first)
+    }
+
+    /// A character made only of format characters, which no terminal shows: a bidirectional
+    /// control (`U+202E`, which reorders what follows), a zero-width space or joiner standing
+    /// alone, a word joiner, a byte order mark, a soft hyphen. A URL or a header holding one
+    /// would read as text it is not, so each is drawn as a stand-in. A joiner inside an emoji
+    /// sequence belongs to its character, which is drawn as it is.
+    static func isInvisibleFormat(_ character: Character) -> Bool {
+        character.unicodeScalars.allSatisfy { $0.properties.generalCategory == .format }
     }
 
     public static func of(_ text: some StringProtocol) -> Int {
@@ -27,9 +38,10 @@ public enum TextWidth {
     /// visible stand-in, so an escape or a bell in a header a server sent is seen, not acted on
     /// by the terminal and not silently dropped. A tab or a line break in a one-line field reads
     /// as a space; other C0 controls and DEL as their Unicode control pictures (`␛`, `␇`, `␡`);
-    /// C1 controls as `�`.
+    /// C1 controls and invisible format characters as `�`.
     static func visible(_ character: Character) -> String {
         guard let first = character.unicodeScalars.first else { return "" }
+        if isInvisibleFormat(character) { return "\u{FFFD}" }
         let value = first.value
         guard value < 0x20 || (0x7F..<0xA0).contains(value) else { return String(character) }
         if character == "\t" || character.isNewline { return " " }

@@ -29,6 +29,17 @@ struct FrameBufferTests {
         #expect(TextWidth.fit("\u{1B}x", to: 4) == "\u{1B}x  ")
     }
 
+    @Test("invisible format characters (a bidi override, a zero-width space, a word joiner, a byte order mark) are stand-ins of one cell; a joiner inside an emoji sequence is part of it (found by a new user's trial: a pasted URL showed abc and sent a%E2%80%AEb%E2%80%8Bc)")
+    func formatCharacters() {
+        var frame = FrameBuffer(rows: 1, columns: 12)
+        let used = frame.put("a\u{202E}b\u{200B}c\u{2060}\u{FEFF}|", row: 0, column: 0)
+        #expect(frame.line(0) == "a\u{FFFD}b\u{FFFD}c\u{FFFD}\u{FFFD}|" + String(repeating: " ", count: 4))
+        #expect(used == 8)
+        #expect(TextWidth.of("a\u{202E}b") == 3, "widths agree with what is drawn, so the editor's cursor stays on its character")
+        #expect(TextWidth.of("👨\u{200D}👩") == 2, "a joined emoji is one character, drawn as it is")
+        #expect(TextWidth.visible("👨\u{200D}👩") == "👨\u{200D}👩")
+    }
+
     @Test("a text body's CRLF, LF and lone CR line ends all start new lines")
     func bodyLineEnds() {
         let body = BodySnapshot(data: Data("one\r\ntwo\nthree\rfour".utf8), contentType: "text/plain", limit: 1 << 20)
