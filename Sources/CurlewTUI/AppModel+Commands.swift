@@ -30,14 +30,9 @@ extension AppModel {
         case .open: open()
         case .back: back()
         case .filter:
-            // Filters work on session logs. Elsewhere, `/` opens this session's log, so what the
-            // user types next goes into the filter and is never taken as commands.
-            if pane != .logs || logs.opened == nil, let path = environment.sessionLogPath,
-               FileManager.default.fileExists(atPath: path), logs.opened?.path != path {
-                switchPane(to: .logs)
-                openLog(path)
-            }
-            if pane != .logs { switchPane(to: .logs) }
+            // Elsewhere than the Log browser, what the user types next goes into the filter of
+            // this session's log, and is never taken as commands.
+            goToLogToFilter()
             if logs.opened != nil {
                 prompt = .filter(LineEditor(logs.opened?.filterText ?? ""))
             } else {
@@ -763,6 +758,17 @@ extension AppModel {
         cancelling = (.member(group: group.info.id, index: index), message)
     }
 
+    /// Filters work on session logs: goes to the Log browser, opening this session's log there
+    /// when it is asked from another pane or no log is open (`/` and `:filter` alike).
+    private func goToLogToFilter() {
+        if pane != .logs || logs.opened == nil, let path = environment.sessionLogPath,
+           FileManager.default.fileExists(atPath: path), logs.opened?.path != path {
+            switchPane(to: .logs)
+            openLog(path)
+        }
+        if pane != .logs { switchPane(to: .logs) }
+    }
+
     private func resend() {
         let source: DebugMessage?
         if let detail, detail.pane == pane {
@@ -857,7 +863,7 @@ extension AppModel {
                 message = "no pane \(argument.debugDescription); panes: " + Pane.allCases.map { $0.title.lowercased() }.joined(separator: " ")
             }
         case "filter":
-            pane = .logs
+            goToLogToFilter()
             applyFilter(argument)
         case "open":
             guard !argument.isEmpty else { message = "open FILE: a session log or HAR file to open"; return }

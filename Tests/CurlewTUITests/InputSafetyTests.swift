@@ -433,6 +433,22 @@ struct FilterInputTests {
         model.handle(.enter)
         #expect(model.logs.opened?.filterText == "~u q")
     }
+
+    @Test(":filter outside the log browser filters this session's log, as / does (found by a new user's trial: it said to open a log first)")
+    func filterCommandInCompose() throws {
+        let directory = NSTemporaryDirectory() + "curlew-filter-command-" + UUID().uuidString
+        let log = try TUIFixtures.writeLog(in: directory)
+        let model = AppModel(environment: AppEnvironment(
+            agent: Agent(config: NetworkConfig(baseURL: "http://127.0.0.1:9")), name: "test", sessionLogPath: log,
+            sessionsDirectory: directory, composeItems: [], timeZone: TimeZone(identifier: "UTC")!, processEnvironment: [:]))
+        #expect(model.pane == .compose)
+        model.handle(.character(":"))
+        for key in "filter ~u q".map(Key.character) { model.handle(key) }
+        model.handle(.enter)
+        #expect(model.pane == .logs)
+        #expect(model.logs.opened?.path == log)
+        #expect(model.logs.opened?.filterText == "~u q", "\(String(describing: model.message))")
+    }
 }
 
 @Suite("The detail of a request refused before sending")
