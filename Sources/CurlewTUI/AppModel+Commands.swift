@@ -371,7 +371,10 @@ extension AppModel {
     private func deleteRow() {
         if compose.focus == .list {
             guard compose.items.indices.contains(compose.selectedItem) else { return }
-            if workspace?.isReadOnly == true { message = "the demo workspace is not changed; open your own with curlew tui --workspace FILE"; return }
+            if workspace?.isReadOnly == true, isInWorkspaceFile(at: compose.selectedItem) {
+                message = "the demo workspace is not changed; open your own with curlew tui --workspace FILE"
+                return
+            }
             // What another group uses cannot go: say so before asking.
             if let name = listEntryName(at: compose.selectedItem), let user = workspace?.session.workspace.groups.first(where: { group in
                 group.members.contains { $0.reference == .request(name) || $0.reference == .group(name) }
@@ -393,6 +396,14 @@ extension AppModel {
     /// The workspace entry a list item stands for: a saved request's name, or a group's.
     func listEntryName(at index: Int) -> String? {
         compose.groupName(at: index) ?? compose.currentDraft(at: index)?.entryName
+    }
+
+    /// Whether a list item is in the workspace file (a group, a saved request), so deleting it
+    /// changes the file; a request never saved is only dropped from the list.
+    func isInWorkspaceFile(at index: Int) -> Bool {
+        guard let name = listEntryName(at: index), let workspace else { return false }
+        if compose.groupName(at: index) != nil { return true }
+        return workspace.session.workspace.request(named: name) != nil
     }
 
     /// In Compose's list, what a key acts on is the item under the cursor: a request is loaded
@@ -475,6 +486,7 @@ extension AppModel {
     func deleteItem(at index: Int) {
         guard compose.items.indices.contains(index) else { return }
         let title = compose.currentDraft(at: index)?.name ?? listEntryName(at: index) ?? "the item"
+        let inFile = isInWorkspaceFile(at: index)
         if let name = listEntryName(at: index), var workspace {
             do {
                 if case .group = compose.items[index] {
@@ -490,7 +502,7 @@ extension AppModel {
         }
         compose.remove(at: index)
         refreshGroupItems()
-        message = "deleted \(title)"
+        message = inFile ? "deleted \(title)" : "dropped \(title), never saved"
     }
 
     /// Requests with no unsaved edits take their entries as the file now has them (a save reads

@@ -40,7 +40,9 @@ extension AppModel {
         if editor.item == nil, editor.isUnsaved, !editor.confirmingDiscard {
             editor.confirmingDiscard = true
             compose.groupEditor = editor
-            message = "\(editor.name) is not saved: w saves it; the same key again drops it"
+            // The demo's workspace is never saved, so `w` is not offered there.
+            let keeping = workspace?.isReadOnly == true ? "the demo workspace is not saved" : "w saves it"
+            message = "\(editor.name) is not saved: \(keeping); the same key again drops it"
             return false
         }
         compose.closeGroupEditor()

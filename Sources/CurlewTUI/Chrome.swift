@@ -98,7 +98,8 @@ enum Chrome {
                           width: width, style: .bad.union(.selected))
         case .confirmDelete(let index):
             let name = model.compose.groupName(at: index).map { "group \($0)" } ?? model.compose.currentDraft(at: index)?.name ?? "this item"
-            frame.putLine(" Delete \(name) from the workspace file? (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
+            let question = model.isInWorkspaceFile(at: index) ? "Delete \(name) from the workspace file?" : "Drop \(name), never saved?"
+            frame.putLine(" \(question) (y/n) ", row: row, column: 0, width: width, style: .bad.union(.selected))
         case nil:
             if let editing = model.compose.editing, model.pane == .compose {
                 frame.put("edit \(ComposeView.label(editing.field)): ", row: row, column: 0, style: .title)

@@ -42,6 +42,9 @@ extension AppModel {
         return hints.compactMap { $0 }
     }
 
+    /// Whether `w` writes the workspace file: not in the demo, whose workspace is never saved.
+    private var savesWorkspace: Bool { workspace?.isReadOnly != true }
+
     /// What `r` does here: it loads the exchange into Compose, to send from there when this
     /// window can send.
     private var resendHint: String { canSend ? "re-send" : "to Compose" }
@@ -53,17 +56,19 @@ extension AppModel {
         }
         if compose.focus == .editor, let editor = compose.groupEditor {
             let field: String? = editor.field.isChoice ? "←/→ choose" : editor.field == .membersHeading ? key(.addRow, "add member") : key(.edit, "edit")
-            return [field, key(.send, "run"), key(.save, "save"), editor.memberIndex != nil ? key(.deleteRow, "remove") : nil, key(.back, "list")]
+            return [field, key(.send, "run"), savesWorkspace ? key(.save, "save") : nil, editor.memberIndex != nil ? key(.deleteRow, "remove") : nil, key(.back, "list")]
         }
         if compose.focus == .list, compose.selectedFolder != nil {
             return [key(.toggleFold, "unfold"), key(.newRequest, "new request")]
         }
         if compose.focus == .list {
             guard compose.items.indices.contains(compose.selectedItem) else { return [key(.newRequest, "new request"), key(.newGroup, "new group")] }
+            // The demo's workspace is never changed: what is in its file is not offered for deleting.
+            let delete = savesWorkspace || !isInWorkspaceFile(at: compose.selectedItem) ? key(.deleteRow, "delete") : nil
             if case .group(_, let group) = compose.items[compose.selectedItem] {
-                return [key(.edit, "edit"), key(.send, "run"), key(.latency, "latency"), group.kind == .chain ? key(.stepChain, "step") : nil, key(.deleteRow, "delete")]
+                return [key(.edit, "edit"), key(.send, "run"), key(.latency, "latency"), group.kind == .chain ? key(.stepChain, "step") : nil, delete]
             }
-            return [key(.edit, "edit"), key(.send, "send"), key(.history, "history"), key(.newRequest, "new"), key(.deleteRow, "delete"),
+            return [key(.edit, "edit"), key(.send, "send"), key(.history, "history"), key(.newRequest, "new"), delete,
                     listFolder(at: compose.selectedItem) != nil ? key(.toggleFold, "fold") : nil]
         }
         if let stepper = compose.stepping {

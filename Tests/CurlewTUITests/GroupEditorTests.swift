@@ -8,6 +8,34 @@ import Testing
 /// Groups defined and edited in Compose, saved to the workspace file and run against the demo
 /// server.
 extension WorkbenchTests {
+    @Test("in the demo, whose workspace is never saved, leaving a new group does not offer w (found by a new user's trial)")
+    func newGroupInDemo() throws {
+        let directory = NSTemporaryDirectory() + "curlew-demo-group-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "requests:\n  one: {url: \"http://127.0.0.1:9/get\"}\n".write(toFile: directory + "/curlew.yaml", atomically: true, encoding: .utf8)
+        let workspace = try ComposeWorkspace(path: directory + "/curlew.yaml", isReadOnly: true)
+        let model = AppModel(environment: AppEnvironment(agent: Agent(config: workspace.session.config), name: "demo", sessionLogPath: nil,
+                                                         sessionsDirectory: directory + "/S", workspace: workspace))
+        model.handle(.character("N"))
+        #expect(model.compose.groupEditor != nil)
+        model.handle(.escape)
+        #expect(model.message.hasSuffix("is not saved: the demo workspace is not saved; the same key again drops it"), "\(model.message)")
+        #expect(!model.statusHints.contains { $0.contains("save") }, "\(model.statusHints)")
+        model.handle(.escape)
+        #expect(model.compose.groupEditor == nil)
+        // A request of the file is not offered for deleting; a new one can be dropped.
+        model.compose.focus = .list
+        model.compose.selectedItem = 0
+        #expect(!model.statusHints.contains { $0.contains("delete") }, "\(model.statusHints)")
+        model.handle(.character("n"))
+        model.compose.focus = .list
+        #expect(model.statusHints.contains { $0.contains("delete") }, "\(model.statusHints)")
+        model.handle(.character("d"))
+        model.handle(.character("y"))
+        #expect(model.message == "dropped new request, never saved")
+        #expect(model.compose.items.count == 1)
+    }
+
     @Test("Enter on a group opens it for editing; s runs it as edited; w saves it; a member added and moved is written")
     func editRunSaveGroup() async throws {
         let bench = try await bench()

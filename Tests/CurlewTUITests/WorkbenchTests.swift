@@ -266,6 +266,17 @@ struct WorkbenchTests {
         model.handle(.character("y"))
         #expect(model.compose.items.map(\.title) == ["▶ batch both", "GET get one"])
         #expect(!(try String(contentsOfFile: bench.path, encoding: .utf8)).contains("alone"))
+        // A request never saved is not in the file: the question and the answer say it is dropped
+        // (found by a new user's trial: it asked to delete it from the file).
+        model.handle(.character("n"))
+        let added = model.compose.selectedItem
+        model.compose.focus = .list
+        model.handle(.character("d"))
+        #expect(model.prompt == .confirmDelete(added))
+        #expect(render(model).contains("Drop new request, never saved? (y/n)"), "\(render(model))")
+        model.handle(.character("y"))
+        #expect(model.message == "dropped new request, never saved")
+        #expect(model.compose.items.map(\.title) == ["▶ batch both", "GET get one"])
     }
 
     @Test("o hands the body to the editor; the result is numbered, checked as JSON and pretty-printed with P")
