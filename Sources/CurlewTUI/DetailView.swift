@@ -3,23 +3,14 @@ import CurlewAgent
 /// One request in depth: tabs for the request as composed, as sent, the response, the error and
 /// a timing waterfall. Only the visible window of a long body is drawn.
 enum DetailView {
-    /// Below this width the tab row names only the current tab.
+    /// Below this width the tab row names only the current tab (as it does where all the tabs
+    /// would run into the position in a long body).
     static let compactBelow = 72
 
     /// `hiding`: the secrets to hide (`AppModel.secretsHiding`), nil while they are revealed.
     static func draw(_ state: inout DetailState, hiding: RedactionPolicy?, in area: Rect, into frame: inout FrameBuffer) {
         state.hideSecrets(with: hiding)
         let message = state.message
-        var column = area.column + 1
-        if area.width < compactBelow {
-            // A narrow panel names the current tab only.
-            column += frame.put(" ◂ \(state.tab.rawValue) ▸ ", row: area.row, column: column, style: .selected.union(.bold)) + 1
-        } else {
-            for tab in DetailState.Tab.allCases {
-                let title = " \(tab.rawValue) "
-                column += frame.put(title, row: area.row, column: column, style: tab == state.tab ? .selected.union(.bold) : .dim) + 1
-            }
-        }
         let body = Rect(row: area.row + 1, column: area.column + 1, height: area.height - 1, width: area.width - 2)
         state.wrapError(to: body.width)
         let lines = state.tab == .timing ? [] : state.lines()
@@ -27,6 +18,17 @@ enum DetailView {
         // Where the window is in a long body, right-aligned; the summary takes what is left.
         let position = lines.count > body.height ? "\(state.scroll + 1)-\(min(lines.count, state.scroll + body.height)) of \(lines.count) lines" : ""
         let positionColumn = area.column + area.width - TextWidth.of(position) - 1
+        // All the tabs when they fit beside the position, the current one alone otherwise.
+        let titles = DetailState.Tab.allCases.map { " \($0.rawValue) " }
+        let tabsEnd = area.column + 1 + titles.reduce(0) { $0 + TextWidth.of($1) + 1 }
+        var column = area.column + 1
+        if area.width < compactBelow || (!position.isEmpty && tabsEnd + 1 > positionColumn) {
+            column += frame.put(" ◂ \(state.tab.rawValue) ▸ ", row: area.row, column: column, style: .selected.union(.bold)) + 1
+        } else {
+            for (tab, title) in zip(DetailState.Tab.allCases, titles) {
+                column += frame.put(title, row: area.row, column: column, style: tab == state.tab ? .selected.union(.bold) : .dim) + 1
+            }
+        }
         if !position.isEmpty { frame.put(position, row: area.row, column: positionColumn, style: .dim) }
         let entry = LogEntrySource.prefix(state.logEntry, namingFile: false)
         let summary = entry + "#\(message.requestID) \(message.name ?? "") · \(message.state == .inFlight ? "in flight" : message.state.rawValue)"

@@ -134,6 +134,24 @@ struct FrameBufferTests {
         #expect(state.matches.count == 1 && state.matches.allSatisfy { lines[$0].text.contains("from the server") }, "\(state.matches) \(lines.map(\.text))")
     }
 
+    @Test("a long body's position never runs into the tabs: where all the tabs would not fit beside it, the current one is named alone (found by a new user's trial at 80x24: `Strea1-20 of 23 lines`)")
+    func tabsBesidePosition() {
+        let body = "{" + (0..<40).map { "\"k\($0)\": \($0)" }.joined(separator: ",\n") + "}"
+        var state = DetailState(message: Fixtures.message(id: 3, responseBody: body))
+        state.tab = .response
+        for width in [78, 100] {
+            var frame = FrameBuffer(rows: 22, columns: width)
+            DetailView.draw(&state, hiding: nil, in: Rect(row: 0, column: 0, height: 22, width: width), into: &frame)
+            let header = frame.line(0)
+            #expect(header.contains("of ") && header.contains(" lines"), "\(header)")
+            let position = header.range(of: #"\d+-\d+ of \d+ lines"#, options: .regularExpression)
+            let before = position.map { String(header[..<$0.lowerBound]) } ?? header
+            #expect(before.hasSuffix(" ") || before.hasSuffix("…"), "the position stands apart from what is before it: \(header)")
+            let allTabs = DetailState.Tab.allCases.allSatisfy { header.contains(" \($0.rawValue) ") }
+            #expect(allTabs == (width == 100), "\(width): \(header)")
+        }
+    }
+
     @Test("live rows with CJK and emoji URLs keep every column aligned")
     func liveAlignment() throws {
         let model = try TUIFixtures.model()
