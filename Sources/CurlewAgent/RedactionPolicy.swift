@@ -1253,10 +1253,16 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         text.withUTF8Bytes { bytes in
             func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+            // What may follow a closing quote: the end, a space, or punctuation after a quoted
+            // word (`(in "http://h/?token=v")`, as a refusal quotes a URL).
+            func endsQuotedWord(at index: Int) -> Bool {
+                index == bytes.count || isSpace(bytes[index]) || [UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: ","),
+                                                                  UInt8(ascii: ";"), UInt8(ascii: "."), UInt8(ascii: ":")].contains(bytes[index])
+            }
             // A quote closes the quoted word it ends: one that began with the same quote.
             func closesQuote(at index: Int) -> Bool {
                 guard closingQuotesEndValues, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'"),
-                      index + 1 == bytes.count || isSpace(bytes[index + 1]) else { return false }
+                      endsQuotedWord(at: index + 1) else { return false }
                 var start = index
                 while start > 0, !isSpace(bytes[start - 1]) { start -= 1 }
                 return start < index && bytes[start] == bytes[index]

@@ -351,8 +351,10 @@ struct RequestComposer: Sendable {
     }
 
     /// `url` as a refusal shows it, unclipped: the text `checkCharacters` counts positions in.
+    /// Its password and the values of secret query parameters are hidden, as a log hides them,
+    /// so a position counted here is where the character stands in what a report prints.
     private static func shown(_ url: String) -> String {
-        URLPassword.hiding(inMistyped: url) { $0 }
+        URLPassword.hiding(inMistyped: url) { RequestKey.hidingSecretParameters(in: $0) { _ in URLPassword.marker } }
     }
 
     /// A space, tab or control character as a refusal names it.
@@ -396,7 +398,9 @@ struct RequestComposer: Sendable {
             throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(character)) at character \(position); " + advice + " (in \(Self.quoted(url)))")
         }
         if let hidden = url.unicodeScalars.first(where: URLText.cannotHold) {
-            throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(hidden)) in its password; "
+            let place = URLPassword.hiding(inMistyped: url) { $0 }.unicodeScalars.contains(where: URLText.cannotHold)
+                ? "a secret parameter's value" : "its password"
+            throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(hidden)) in \(place); "
                 + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden)) (in \(Self.quoted(url)))")
         }
     }

@@ -122,6 +122,10 @@ struct RedactionPolicyTests {
         // A quote that no quote opened is part of the value, and hidden with it (found by review).
         #expect(policy.redactText("see http://h/?token=abc' then") == "see http://h/?token=\(marker) then")
         #expect(policy.redactText(#"see http://h/?token=abc""#) == "see http://h/?token=\(marker)")
+        // A refusal quotes the URL in parentheses: the quote before `)` closes it too (found by a
+        // new user's trial: `(in "…?token=[REDACTED]` lost its `")`).
+        #expect(policy.redactText(#"refused (in "http://h/x?token=abc")"#) == #"refused (in "http://h/x?token=\#(marker)")"#)
+        #expect(policy.redactText(#"a "http://h/?token=abc", then"#) == #"a "http://h/?token=\#(marker)", then"#)
     }
 
     @Test("a message with nothing secret comes back unchanged")

@@ -376,6 +376,14 @@ struct SendCommandTests {
         #expect(twoURLs.status == 64 && twoURLs.error.contains("two URLs given") && !twoURLs.error.contains("Pw99word"), "\(twoURLs.error)")
         let bodyWord = try await CurlewProcess.run(["send", "@-", "127.0.0.1:\(port)/post"])
         #expect(bodyWord.status == 64 && bodyWord.error.contains("\"@-\" reads like a body: give it to -d/--data or --json"), "\(bodyWord.error)")
+        // A space's position counts in the URL as the error shows it, a secret parameter hidden
+        // (found by a new user's trial: it counted in the URL as typed), and its `")` stays.
+        let shown = "http://127.0.0.1:\(port)/x?token=[REDACTED]&a=b c"
+        let spaced = try await CurlewProcess.run(["send", "http://127.0.0.1:\(port)/x?token=Tok99zz&a=b c"])
+        #expect(spaced.status == 3 && spaced.error.contains("a space at character \(shown.count - 1);")
+                && spaced.error.contains("(in \"\(shown)\")") && !spaced.error.contains("Tok99zz"), "\(spaced.error)")
+        let inValue = try await CurlewProcess.run(["send", "http://127.0.0.1:\(port)/x?token=Tok 99zz&a=b"])
+        #expect(inValue.status == 3 && inValue.error.contains("a space in a secret parameter's value") && !inValue.error.contains("99zz"), "\(inValue.error)")
         // `@-` reads standard input, as curl reads it, once; --data-binary is -d.
         let input = NSTemporaryDirectory() + "curlew-send-stdin-\(getpid()).json"
         try Data(#"{"fromStdin":1}"#.utf8).write(to: URL(fileURLWithPath: input))
