@@ -5,16 +5,23 @@ import CurlewTransport
 /// reference counts per comparison.
 struct ByteNameSet: Sendable, Equatable {
     private var storage: [UInt8] = []
+    /// Each member's bytes in `storage`, in the order given.
     private var ranges: [Range<Int>] = []
+    /// `ranges` ordered by length, and where each length's run starts among them (a length `n`
+    /// runs from `lengthStarts[n]` to `lengthStarts[n + 1]`): a lookup compares only the members
+    /// of its own length.
+    private var rangesByLength: [Range<Int>] = []
+    private var lengthStarts: [Int] = [0]
     private let ignoresCase: Bool
     /// Whether `_` and `-` are left out of names, stored and looked up (`access_token`,
     /// `accessToken` and `access-token` are one name).
     private let ignoresSeparators: Bool
-    /// Two bits per member, one in each word, chosen by two mixes of its length and its first
-    /// and last bytes: most names looked up (a JSON body's members, a request's headers) miss one
-    /// of them and are turned away before any byte is compared (a dozen members let about one
-    /// name in twenty-five through).
-    private var signatures: (UInt64, UInt64) = (0, 0)
+    /// Two bits per member, one in each 128-bit filter (a low and a high word), chosen by two
+    /// mixes of its length (left out where separators are, which change it) and its first and
+    /// last bytes: most names looked up (a JSON body's
+    /// members, a request's headers) miss one of them and are turned away before any byte is
+    /// compared (thirty members let about one name in twenty through).
+    private var signatures: (first: (UInt64, UInt64), second: (UInt64, UInt64)) = ((0, 0), (0, 0))
     private var hasEmptyName = false
 
     /// With `ignoringCase`, names are stored lowercased and compared ignoring ASCII case; with
@@ -29,20 +36,31 @@ struct ByteNameSet: Sendable, Equatable {
             storage.append(contentsOf: ignoringCase ? kept.map(ASCII.lowercase) : kept)
             ranges.append(start..<storage.count)
             if let first = storage[start...].first, let last = storage[start...].last {
-                let bits = Self.signatureBits(count: storage.count - start, first: first, last: last)
-                signatures = (signatures.0 | bits.0, signatures.1 | bits.1)
+                // Without separators to leave out, the length is known before a copy: it joins the key.
+                let bits = Self.signatureBits(count: ignoringSeparators ? 0 : storage.count - start, first: first, last: last)
+                signatures.first = (signatures.first.0 | bits.first.0, signatures.first.1 | bits.first.1)
+                signatures.second = (signatures.second.0 | bits.second.0, signatures.second.1 | bits.second.1)
             } else {
                 hasEmptyName = true
             }
         }
+        rangesByLength = ranges.sorted { $0.count < $1.count }
+        let longest = rangesByLength.last?.count ?? 0
+        lengthStarts = (0...longest + 1).map { length in rangesByLength.firstIndex { $0.count >= length } ?? rangesByLength.count }
     }
 
     /// The bits of a name of `count` bytes from `first` to `last`; ASCII case does not change them.
     @inline(__always)
-    private static func signatureBits(count: Int, first: UInt8, last: UInt8) -> (UInt64, UInt64) {
+    private static func signatureBits(count: Int, first: UInt8, last: UInt8) -> (first: (UInt64, UInt64), second: (UInt64, UInt64)) {
         let key = UInt64(truncatingIfNeeded: count) << 16 | UInt64(ASCII.lowercase(first)) << 8 | UInt64(ASCII.lowercase(last))
         let mixed = key &* 0x9E37_79B9_7F4A_7C15
-        return (1 << (mixed >> 58), 1 << ((mixed >> 52) & 63))
+        return (bit(mixed >> 57), bit((mixed >> 50) & 127))
+    }
+
+    /// Bit `position` (below 128) of a filter, as its low and high words.
+    @inline(__always)
+    private static func bit(_ position: UInt64) -> (UInt64, UInt64) {
+        position < 64 ? (1 &<< position, 0) : (0, 1 &<< (position &- 64))
     }
 
     /// Equal when built from the same names in the same order (the signatures follow from them).
@@ -61,29 +79,63 @@ struct ByteNameSet: Sendable, Equatable {
     }
 
     func contains(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        if ignoresSeparators, name.contains(where: Self.isSeparator) {
-            // Looked up without its separators, from a copy on the stack.
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count) { room in
-                var count = 0
-                for byte in name where !Self.isSeparator(byte) {
-                    room[count] = byte
-                    count += 1
-                }
-                return containsAsWritten(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: room[..<count]))[...])
-            }
-        }
-        return containsAsWritten(name)
-    }
-
-    /// `contains` for a name without separators to leave out.
-    private func containsAsWritten(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        let count = name.count
+        // The count from the indices: a slice's `count` is a generic call.
+        let count = name.endIndex - name.startIndex
         guard count > 0, let base = name.base.baseAddress else { return hasEmptyName }
         let start = base + name.startIndex
-        let bits = Self.signatureBits(count: count, first: start.load(as: UInt8.self), last: start.load(fromByteOffset: count - 1, as: UInt8.self))
-        guard signatures.0 & bits.0 != 0, signatures.1 & bits.1 != 0 else { return false }
+        guard ignoresSeparators else {
+            guard passesFilter(count: count, first: start.load(as: UInt8.self), last: start.load(fromByteOffset: count - 1, as: UInt8.self)) else { return false }
+            return holds(start, count: count)
+        }
+        // The filter reads the first and last bytes that are no separator (the stored names'
+        // own first and last), so nothing is copied for the names it turns away.
+        var first = 0, last = count - 1
+        while first < count, Self.isSeparator(start.load(fromByteOffset: first, as: UInt8.self)) { first += 1 }
+        guard first < count else { return hasEmptyName }
+        while Self.isSeparator(start.load(fromByteOffset: last, as: UInt8.self)) { last -= 1 }
+        guard passesFilter(count: 0, first: start.load(fromByteOffset: first, as: UInt8.self), last: start.load(fromByteOffset: last, as: UInt8.self)) else {
+            return false
+        }
+        guard Self.holdsSeparator(start, count: count) else { return holds(start, count: count) }
+        // Looked up without its separators, from a copy on the stack.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { room in
+            var kept = 0
+            for offset in 0..<count {
+                let byte = start.load(fromByteOffset: offset, as: UInt8.self)
+                if !Self.isSeparator(byte) {
+                    room[kept] = byte
+                    kept += 1
+                }
+            }
+            return holds(UnsafeRawPointer(room.baseAddress!), count: kept)
+        }
+    }
+
+    /// Whether `count` bytes from `start` hold a `_` or a `-`.
+    @inline(__always)
+    private static func holdsSeparator(_ start: UnsafeRawPointer, count: Int) -> Bool {
+        var offset = 0
+        while offset < count {
+            if isSeparator(start.load(fromByteOffset: offset, as: UInt8.self)) { return true }
+            offset &+= 1
+        }
+        return false
+    }
+
+    /// Whether a name may be a member, by its signature: false for certain when it is not.
+    @inline(__always)
+    private func passesFilter(count: Int, first: UInt8, last: UInt8) -> Bool {
+        let bits = Self.signatureBits(count: count, first: first, last: last)
+        return (signatures.first.0 & bits.first.0) | (signatures.first.1 & bits.first.1) != 0
+            && (signatures.second.0 & bits.second.0) | (signatures.second.1 & bits.second.1) != 0
+    }
+
+    /// Whether the `count` bytes from `start` (no separators to leave out) are a member's,
+    /// compared with the members of that length only.
+    private func holds(_ start: UnsafeRawPointer, count: Int) -> Bool {
+        guard count + 1 < lengthStarts.count else { return count == 0 && hasEmptyName }
         return storage.withUnsafeBufferPointer { stored in
-            for range in ranges where range.count == count {
+            for range in rangesByLength[lengthStarts[count]..<lengthStarts[count + 1]] {
                 var offset = 0
                 while offset < count {
                     let byte = start.load(fromByteOffset: offset, as: UInt8.self)
