@@ -11,7 +11,7 @@ struct ByteNameSet: Sendable, Equatable {
     /// runs from `lengthStarts[n]` to `lengthStarts[n + 1]`): a lookup compares only the members
     /// of its own length.
     private var rangesByLength: [Range<Int>] = []
-    private var lengthStarts: [Int] = [0]
+    private var lengthStarts: [Int] = []
     private let ignoresCase: Bool
     /// Whether `_` and `-` are left out of names, stored and looked up (`access_token`,
     /// `accessToken` and `access-token` are one name).
@@ -133,7 +133,7 @@ struct ByteNameSet: Sendable, Equatable {
     /// Whether the `count` bytes from `start` (no separators to leave out) are a member's,
     /// compared with the members of that length only.
     private func holds(_ start: UnsafeRawPointer, count: Int) -> Bool {
-        guard count + 1 < lengthStarts.count else { return count == 0 && hasEmptyName }
+        guard count + 1 < lengthStarts.count else { return false }
         return storage.withUnsafeBufferPointer { stored in
             for range in rangesByLength[lengthStarts[count]..<lengthStarts[count + 1]] {
                 var offset = 0

@@ -26,7 +26,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     public var isEnabled: Bool
     /// Header names (any case) whose values are hidden.
     public var headerNames: Set<String> { didSet { refreshSecretKeys() } }
-    /// Query and form parameter names (any case: `Password=` is `password=`) whose values are hidden.
+    /// Query and form parameter names whose values are hidden, as `SecretNames` matches them (any
+    /// case and without `_` and `-`: `Password=` and `access-token=` too).
     public var parameterNames: Set<String> { didSet { refreshSecretKeys() } }
     private var secretParameterNames = SecretNames([])
     /// JSON body member names whose values are hidden, at any depth.
@@ -121,11 +122,12 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private mutating func refreshSecretKeys() {
-        secretParameterNames = SecretNames(parameterNames)
+        // Sorted: two policies with the same names compare equal whatever order a set gives them in.
+        secretParameterNames = SecretNames(parameterNames.sorted())
         let keys = bodyFieldNames.union(parameterNames).union(headerNames)
-        secretKeys = SecretNames(keys)
+        secretKeys = SecretNames(keys.sorted())
         variableNameEndings = Set(keys.map(SecretNames.folded) + ["jwt"]).filter { !$0.isEmpty }.sorted()
-        headerNameBytes = ByteNameSet(headerNames, ignoringCase: true)
+        headerNameBytes = ByteNameSet(headerNames.sorted(), ignoringCase: true)
         hidesCookieValues = headerNameBytes.contains("cookie")
         setCookieNeedsOwnLook = hidesCookieValues && !headerNameBytes.contains("set-cookie")
     }
@@ -1141,9 +1143,17 @@ public struct RedactionPolicy: Sendable, Equatable {
         return secretParameterNames.contains(name)
     }
 
+    /// Whether a value under `name` is one a log hides wherever it stands: a JSON member's or a
+    /// form part's (declared body fields, parameters and secret headers' names), or a query or
+    /// form parameter's, nested too (`user[token]`). An import and a save move such values to the
+    /// secrets file, so a workspace file never holds in clear what a log would hide.
+    public func isSecretName(_ name: String) -> Bool {
+        secretKeys.contains(name) || isSecretParameterName(name)
+    }
+
     /// A decoded name, or one a form writes a nested value under (`token[]`, `user[token]`, as
-    /// the agent flattens arrays and objects itself): secret, in any case, when any of its keys
-    /// is. The cache key's rule for secret query parameters too.
+    /// the agent flattens arrays and objects itself): secret, in any case and without `_` and
+    /// `-`, when any of its keys is. The cache key's rule for secret query parameters too.
     func isSecretParameterName(_ name: String) -> Bool {
         if secretParameterNames.contains(name) { return true }
         return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { secretParameterNames.contains(String($0)) }
@@ -1253,11 +1263,13 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         text.withUTF8Bytes { bytes in
             func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
-            // What may follow a closing quote: the end, a space, or punctuation after a quoted
-            // word (`(in "http://h/?token=v")`, as a refusal quotes a URL).
+            // What may follow a closing quote: the end or a space, or one mark of punctuation
+            // and then the end or a space (`(in "http://h/?token=v")`, as a refusal quotes a URL).
+            // A quote followed by more is inside the value (`'…?password=ab'.cd'`), hidden with it.
             func endsQuotedWord(at index: Int) -> Bool {
-                index == bytes.count || isSpace(bytes[index]) || [UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: ","),
-                                                                  UInt8(ascii: ";"), UInt8(ascii: "."), UInt8(ascii: ":")].contains(bytes[index])
+                if index == bytes.count || isSpace(bytes[index]) { return true }
+                guard [UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "."), UInt8(ascii: ":")].contains(bytes[index]) else { return false }
+                return index + 1 == bytes.count || isSpace(bytes[index + 1])
             }
             // A quote closes the quoted word it ends: one that began with the same quote.
             func closesQuote(at index: Int) -> Bool {

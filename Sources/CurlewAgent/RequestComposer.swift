@@ -351,8 +351,9 @@ struct RequestComposer: Sendable {
     }
 
     /// `url` as a refusal shows it, unclipped: the text `checkCharacters` counts positions in.
-    /// Its password and the values of secret query parameters are hidden, as a log hides them,
-    /// so a position counted here is where the character stands in what a report prints.
+    /// Its password and the values of secret query parameters (the default names) are hidden, as
+    /// a log hides them by default, so a position counted here is where the character stands in
+    /// what a report prints.
     private static func shown(_ url: String) -> String {
         URLPassword.hiding(inMistyped: url) { RequestKey.hidingSecretParameters(in: $0) { _ in URLPassword.marker } }
     }
@@ -397,11 +398,15 @@ struct RequestComposer: Sendable {
             // The reason and the advice first, the URL last: a status line cut short keeps them.
             throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(character)) at character \(position); " + advice + " (in \(Self.quoted(url)))")
         }
-        if let hidden = url.unicodeScalars.first(where: URLText.cannotHold) {
-            let place = URLPassword.hiding(inMistyped: url) { $0 }.unicodeScalars.contains(where: URLText.cannotHold)
-                ? "a secret parameter's value" : "its password"
-            throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(hidden)) in \(place); "
-                + "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(hidden)) (in \(Self.quoted(url)))")
+        // Hidden in the text shown: inside a secret parameter's value (the URL with only its
+        // password hidden still has it), or else inside the password.
+        let withoutPassword = URLPassword.hiding(inMistyped: url) { $0 }.unicodeScalars
+        let (text, place) = withoutPassword.contains(where: URLText.cannotHold) ? (withoutPassword, "a secret parameter's value") : (url.unicodeScalars, "its password")
+        if let index = text.firstIndex(where: URLText.cannotHold) {
+            let character = text[index]
+            let advice = text[index...].allSatisfy(URLText.cannotHold) ? "a URL cannot hold it as it is: remove it (and what follows it)"
+                : "a URL cannot hold it as it is: write it percent-encoded, as \(Self.percentEncoded(character))"
+            throw RequestError(.invalidURL, "URL has \(Self.unsentCharacter(character)) in \(place); " + advice + " (in \(Self.quoted(url)))")
         }
     }
 
@@ -592,15 +597,5 @@ extension TLSSettings {
     /// key, and no pinning (whose pins may be certificate files).
     var namesNoFile: Bool {
         certificateAuthorityFile == nil && clientCertificate == nil && clientKey == nil && pinning == .none
-    }
-}
-
-extension Request {
-    /// Refuses a request whose method, URL as written and headers would not fit in a request
-    /// head, as composing it would: for an import, which checks what it writes before any
-    /// template is filled in.
-    public func checkHeadFits() throws(RequestError) {
-        try RequestComposer.checkHeadSize(method: method.rawValue, url: customURL ?? path,
-                                          fieldBytes: RequestHeadLimit.size(of: headers.fields))
     }
 }

@@ -1,20 +1,19 @@
+import CurlewTransport
+
 /// Names whose values are secrets (query and form parameters, JSON members), matched as APIs
 /// spell one name several ways: in any ASCII case and without `_` and `-`, so `access_token`
-/// also covers `accessToken`, `AccessToken` and `access-token`. Redaction, the cache key and the
-/// workspace writer's moving of credentials to secrets all decide by this one rule.
-public struct SecretNames: Sendable, Equatable, ExpressibleByArrayLiteral {
+/// also covers `accessToken`, `AccessToken` and `access-token`. Redaction decides by it, and
+/// through `RedactionPolicy.isSecretName` so do the cache key and the workspace writer's moving
+/// of credentials to secrets. Equal when made from the same names in the same order.
+struct SecretNames: Sendable, Equatable {
     private let names: ByteNameSet
 
-    public init(_ names: some Sequence<String>) {
+    init(_ names: some Sequence<String>) {
         self.names = ByteNameSet(names, ignoringCase: true, ignoringSeparators: true)
     }
 
-    public init(arrayLiteral names: String...) {
-        self.init(names)
-    }
-
     /// Whether `name` is one of the names, spelt in any of the ways above.
-    public func contains(_ name: String) -> Bool {
+    func contains(_ name: String) -> Bool {
         names.contains(name)
     }
 
@@ -23,8 +22,8 @@ public struct SecretNames: Sendable, Equatable, ExpressibleByArrayLiteral {
         names.contains(name)
     }
 
-    /// A name as the rule compares it: lowercased, without `_` and `-`.
-    public static func folded(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
+    /// A name as the rule compares it: ASCII letters lowercased, without `_` and `-`.
+    static func folded(_ name: String) -> String {
+        String(decoding: name.utf8.filter { $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") }.map(ASCII.lowercase), as: UTF8.self)
     }
 }

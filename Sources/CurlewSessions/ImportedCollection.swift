@@ -126,7 +126,8 @@ public struct ImportedCollection: Sendable {
         // A head too long to send (a header of megabytes), known where no template fills it.
         items.removeAll { item in
             let request = item.request
-            guard !(request.customURL ?? request.path).contains("{{"), !request.headers.fields.contains(where: { $0.value.contains("{{") }) else {
+            // (In a literal collection, curl's or a HAR file's, `{{` is text.)
+            guard isLiteral || (!(request.customURL ?? request.path).contains("{{") && !request.headers.fields.contains(where: { $0.value.contains("{{") })) else {
                 return false
             }
             do throws(RequestError) { try request.checkHeadFits() } catch {

@@ -200,7 +200,7 @@ public struct ComposeWorkspace: Sendable {
         let secretHeaders = RedactionPolicy.defaultHeaderNames.union(session.config.secretHeaderNames.map { $0.lowercased() })
         let summary = try WorkspaceWriter.save(request, query: query, folder: draft.folder, named: name, replacing: draft.entryName,
                                                copying: draft.entryName == nil ? draft.copiedFrom : nil, in: path,
-                                               secretHeaders: secretHeaders)
+                                               secretHeaders: secretHeaders, secrets: session.redactionPolicy)
         try reload()
         return (try self.draft(named: name), summary)
     }

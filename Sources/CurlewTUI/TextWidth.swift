@@ -5,9 +5,11 @@
 public enum TextWidth {
     public static func of(_ character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
+        // ASCII alone, nearly every character drawn: no property looked up.
+        if first.isASCII, character.unicodeScalars.count == 1 { return 1 }
         if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
         if isInvisibleFormat(character) { return 1 }
-        return of(first)
+        return of(first) + (carriesFormat(character) ? 1 : 0)
     }
 
     /// A character made only of format characters, which no terminal shows: a bidirectional
@@ -17,6 +19,15 @@ public enum TextWidth {
     /// sequence belongs to its character, which is drawn as it is.
     static func isInvisibleFormat(_ character: Character) -> Bool {
         character.unicodeScalars.allSatisfy { $0.properties.generalCategory == .format }
+    }
+
+    /// A character that is no emoji and carries a format character after its first (a letter
+    /// with a zero-width joiner or non-joiner after it): drawn as itself and a stand-in.
+    static func carriesFormat(_ character: Character) -> Bool {
+        let scalars = character.unicodeScalars
+        guard scalars.count > 1, let first = scalars.first,
+              !(first.properties.isEmojiPresentation || (first.properties.isEmoji && !first.isASCII)) else { return false }
+        return scalars.dropFirst().contains { $0.properties.generalCategory == .format }
     }
 
     public static func of(_ text: some StringProtocol) -> Int {
@@ -41,7 +52,11 @@ public enum TextWidth {
     /// C1 controls and invisible format characters as `�`.
     static func visible(_ character: Character) -> String {
         guard let first = character.unicodeScalars.first else { return "" }
+        if first.isASCII, character.unicodeScalars.count == 1, first.value >= 0x20, first.value != 0x7F { return String(character) }
         if isInvisibleFormat(character) { return "\u{FFFD}" }
+        if carriesFormat(character) {
+            return String(String.UnicodeScalarView(character.unicodeScalars.filter { $0.properties.generalCategory != .format })) + "\u{FFFD}"
+        }
         let value = first.value
         guard value < 0x20 || (0x7F..<0xA0).contains(value) else { return String(character) }
         if character == "\t" || character.isNewline { return " " }

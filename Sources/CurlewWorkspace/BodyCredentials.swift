@@ -19,12 +19,12 @@ extension WorkspaceWriter {
     /// there); in a form or a query it is sent as its text, and moves as that.
     /// With `keepingTemplated`, a text body's value inside a `{{…}}` expression, or partly, is
     /// not offered: moved, its text would end or reopen the expression (`a={{$base64 b&token=c}}`).
-    static func replacingSecretBodyValues(of request: Request, secretNames: SecretNames, keepingTemplated: Bool = false,
+    static func replacingSecretBodyValues(of request: Request, secrets: RedactionPolicy, keepingTemplated: Bool = false,
                                           _ replace: (_ field: String, _ value: String) -> String?) -> Request {
         var request = request
-        let isSecret = { (name: String) in secretNames.contains(name) }
+        let isSecret = { (name: String) in secrets.isSecretName(name) }
         let parametersAreJSON = request.requestSerializer == .json && !request.method.encodesParametersInQuery
-        request.params = replacingSecretValues(in: request.params, secretNames: secretNames, numbersAsText: !parametersAreJSON, replace)
+        request.params = replacingSecretValues(in: request.params, secrets: secrets, numbersAsText: !parametersAreJSON, replace)
         if case .raw(let data, let contentType) = request.requestSerializer {
             // A body that is not UTF-8 is written as the text it decodes to, so its credentials
             // are looked for there.
@@ -70,9 +70,9 @@ extension WorkspaceWriter {
 
     /// `parameters` with their secret values replaced, and every string under a secret one;
     /// with `numbersAsText`, numbers and booleans too, as the text a form or a query sends.
-    static func replacingSecretValues(in parameters: Parameters, secretNames: SecretNames, numbersAsText: Bool,
+    static func replacingSecretValues(in parameters: Parameters, secrets: RedactionPolicy, numbersAsText: Bool,
                                       _ replace: (_ field: String, _ value: String) -> String?) -> Parameters {
-        let isSecret = { (name: String) in secretNames.contains(name) }
+        let isSecret = { (name: String) in secrets.isSecretName(name) }
         return Parameters(parameters.entries.map { member in
             let value = replacingSecretValues(in: member.value, secret: isSecret(member.key), key: member.key, isSecret: isSecret,
                                               numbersAsText: numbersAsText, replace)
@@ -157,24 +157,24 @@ extension WorkspaceWriter {
     /// as `{{name}}`. Values holding a `{{template}}` stay; an escaped `\{{` is literal text (a
     /// literal collection's body is escaped before it comes here).
     static func movingBodyCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
-                                      avoiding taken: Set<String>, secretParameters: SecretNames) -> Request {
-        replacingSecretBodyValues(of: request, secretNames: secretParameters, keepingTemplated: true) { field, value in
+                                      avoiding taken: Set<String>, secrets: RedactionPolicy) -> Request {
+        replacingSecretBodyValues(of: request, secrets: secrets, keepingTemplated: true) { field, value in
             secretReference(value, literal: false, field: field, named: name, into: &collection, avoiding: taken)
         }
     }
 
     /// `parameters` (a request's query kept apart from it) with their credentials moved the same way.
     static func movingCredentials(in parameters: Parameters, named name: String, into collection: inout ImportedCollection,
-                                  avoiding taken: Set<String>, secretParameters: SecretNames = SecretNames(RedactionPolicy.defaultParameterNames)) -> Parameters {
-        replacingSecretValues(in: parameters, secretNames: secretParameters, numbersAsText: true) { field, value in
+                                  avoiding taken: Set<String>, secrets: RedactionPolicy = RedactionPolicy()) -> Parameters {
+        replacingSecretValues(in: parameters, secrets: secrets, numbersAsText: true) { field, value in
             secretReference(value, literal: false, field: field, named: name, into: &collection, avoiding: taken)
         }
     }
 
     /// The variables the secret values of `request`'s parameters and body use (`{"password": "{{pw}}"}`).
-    static func variablesInSecretBodyValues(of request: Request, secretParameters: SecretNames) -> Set<String> {
+    static func variablesInSecretBodyValues(of request: Request, secrets: RedactionPolicy) -> Set<String> {
         var names = Set<String>()
-        _ = replacingSecretBodyValues(of: request, secretNames: secretParameters) { _, value in
+        _ = replacingSecretBodyValues(of: request, secrets: secrets) { _, value in
             names.formUnion(Template.names(in: value))
             return nil
         }

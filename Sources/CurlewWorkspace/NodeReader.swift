@@ -231,7 +231,7 @@ struct MappingReader {
         guard let value = take(key) else {
             // A key written close to it (`urll:`) is most likely it, mistyped: named as unknown
             // keys are, where it was written.
-            if let typo = entries.first(where: { $0.key != key && Suggestion.closest(to: $0.key, among: [key]) != nil }) {
+            if let typo = entries.first(where: { $0.key != key && !read.contains($0.key) && Suggestion.closest(to: $0.key, among: [key]) != nil }) {
                 throw WorkspaceError(.unknownKey, at: typo.keyNode.position, keyPath: keyPath,
                                      "unknown key \"\(typo.key)\" (did you mean \"\(key)\"?): \(key) is missing")
             }

@@ -101,17 +101,17 @@ public enum WorkspaceWriter {
     /// here escaped already (see `escapingTemplates(in:)`).
     static func movingCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
                                   avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames,
-                                  secretParameters: SecretNames = SecretNames(RedactionPolicy.defaultParameterNames)) -> Request {
+                                  secrets: RedactionPolicy = RedactionPolicy()) -> Request {
         var request = request
         // The password of a `Basic` credential about to become a secret (curl's `-u`), as it is and
         // percent-encoded, which the URL may repeat (`/basic-auth/user/PASS`, found by a new
         // user's trial: it stayed in clear).
         let basicForms = secretHeaders.contains("authorization") ? request.headers["Authorization"].map(RedactionPolicy.basicPasswordForms) ?? [] : []
         request.customURL = request.customURL.map {
-            movingCredentials(inURL: $0, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters,
+            movingCredentials(inURL: $0, named: name, into: &collection, avoiding: definedNames, secrets: secrets,
                               repeating: basicForms)
         }
-        request.path = movingCredentials(inURL: request.path, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters,
+        request.path = movingCredentials(inURL: request.path, named: name, into: &collection, avoiding: definedNames, secrets: secrets,
                                          repeating: basicForms)
         var headers = HTTPHeaders()
         for field in request.headers {
@@ -124,11 +124,11 @@ public enum WorkspaceWriter {
             headers.add(field.name, reference)
         }
         request.headers = headers
-        return movingBodyCredentials(of: request, named: name, into: &collection, avoiding: definedNames, secretParameters: secretParameters)
+        return movingBodyCredentials(of: request, named: name, into: &collection, avoiding: definedNames, secrets: secrets)
     }
 
     /// `url` with the password of its user info and the values of its secret query parameters
-    /// (`secretParameters`, any case) moved to secrets as `{{name}}`; values already holding a
+    /// (`secrets.isSecretName`) moved to secrets as `{{name}}`; values already holding a
     /// `{{template}}` stay, unless the collection is literal. Values are kept as written in the URL
     /// (percent-encoded), since `{{name}}` is put back verbatim. `basicForms`, the forms of the
     /// request's `Basic` credential (`RedactionPolicy.basicPasswordForms`: its password as it is
@@ -136,7 +136,7 @@ public enum WorkspaceWriter {
     /// form that occurs to a secret holding that form's text, as the password of the URL's user
     /// info is.
     static func movingCredentials(inURL url: String, named name: String, into collection: inout ImportedCollection,
-                                  avoiding taken: Set<String>, secretParameters: SecretNames, depth: Int = 0,
+                                  avoiding taken: Set<String>, secrets: RedactionPolicy, depth: Int = 0,
                                   repeating basicForms: [String] = []) -> String {
         let literal = collection.isLiteral
         func kept(_ text: Substring) -> String { literal ? TemplateEscape.escaping(String(text)) : String(text) }
@@ -166,7 +166,7 @@ public enum WorkspaceWriter {
         // The query's pairs, and the fragment's (`#access_token=…`, as OAuth's implicit flow writes it).
         func movingPairs(_ pairs: Substring) -> String {
             WorkspaceWriter.movingPairs(pairs, literal: literal, named: name, into: &collection, avoiding: taken,
-                                        secretParameters: secretParameters, depth: depth)
+                                        secrets: secrets, depth: depth)
         }
         let hash = rest.firstIndex(of: "#") ?? rest.endIndex
         var tail: String
@@ -272,15 +272,15 @@ public enum WorkspaceWriter {
     /// levels deep (a crafted import cannot nest it without end). With `literal`, kept text has
     /// its `{{` escaped.
     static func movingPairs(_ pairs: Substring, literal: Bool, named name: String, into collection: inout ImportedCollection,
-                            avoiding taken: Set<String>, secretParameters: SecretNames, depth: Int = 0) -> String {
+                            avoiding taken: Set<String>, secrets: RedactionPolicy, depth: Int = 0) -> String {
         mappingPairs(pairs, kept: { literal ? TemplateEscape.escaping(String($0)) : String($0) }) { key, value in
-            if secretParameters.contains(String(key)),
+            if secrets.isSecretName(key),
                let hidden = secretReference(value, literal: literal, field: key, named: name, into: &collection, avoiding: taken) {
                 return hidden
             }
             guard depth < 4, schemePart(of: String(value), literal: literal) != nil else { return nil }
             return movingCredentials(inURL: String(value), named: name, into: &collection, avoiding: taken,
-                                     secretParameters: secretParameters, depth: depth + 1)
+                                     secrets: secrets, depth: depth + 1)
         }
     }
 
@@ -391,7 +391,7 @@ public enum WorkspaceWriter {
     /// `Bearer {{token}}`, a Postman variable behind an API key in the query) become secrets,
     /// so their values go to the secrets file instead of `variables:`.
     private static func keepingReferencedCredentials(in collection: inout ImportedCollection) {
-        let parameterNames = SecretNames(RedactionPolicy.defaultParameterNames)
+        let secrets = RedactionPolicy()
         var referenced = Set<String>()
         for item in collection.items {
             for field in item.request.headers where RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()) {
@@ -399,13 +399,13 @@ public enum WorkspaceWriter {
             }
             let url = item.request.customURL ?? item.request.path
             _ = mappingPairs(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "", kept: String.init) { key, value in
-                if parameterNames.contains(String(key)) { referenced.formUnion(Template.names(in: String(value))) }
+                if secrets.isSecretName(key) { referenced.formUnion(Template.names(in: String(value))) }
                 return nil
             }
             // Query parameters kept apart from the URL (OpenAPI's), a request's parameters and its body.
             var request = item.request
             request.params = Parameters(item.query.entries + item.request.params.entries)
-            referenced.formUnion(variablesInSecretBodyValues(of: request, secretParameters: parameterNames))
+            referenced.formUnion(variablesInSecretBodyValues(of: request, secrets: secrets))
         }
         guard !referenced.isEmpty else { return }
         // A value with a template stays a variable; an escaped `\{{` is text, and the secret keeps it as its `{{`.

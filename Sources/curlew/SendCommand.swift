@@ -107,8 +107,9 @@ struct SendCommand: AsyncParsableCommand {
             if words[0].hasPrefix("@") {
                 throw ValidationError("\(hidingSecrets(in: words[0]).debugDescription) reads like a body: give it to -d/--data or --json (@FILE reads a file, @- standard input)")
             }
-            // A method holds no `/`: a word with one is a second URL, or a path.
-            if words[0].contains("/") {
+            // A method holds no `/`: a word with one is a second URL, or a path (a word with `=`
+            // is a value meant for an option, told below without its value).
+            if words[0].contains("/"), !words[0].contains("=") {
                 throw ValidationError("two URLs given (\(hidingSecrets(inMistyped: words[0]).debugDescription) and \(hidingSecrets(inMistyped: urlWord).debugDescription)): curlew send sends one, optionally preceded by a method")
             }
             // The method's error quotes it escaped, so it is made from the method with its secrets
@@ -397,7 +398,11 @@ struct SendCommand: AsyncParsableCommand {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
         // As curl reads it: standard input, to its end.
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        if path == "-" {
+            do { return try FileHandle.standardInput.readToEnd() ?? Data() } catch {
+                throw RequestError(.localFile, "cannot read the body from standard input: \(error.localizedDescription)", code: 26)
+            }
+        }
         guard let contents = FileManager.default.contents(atPath: path) else {
             var info = stat()
             let reason = stat(path, &info) != 0 || access(path, R_OK) != 0 ? String(cString: strerror(errno))

@@ -33,7 +33,8 @@ struct ByteNameSetTests {
         #expect(!set.contains("accessTok"))
         #expect(!set.contains("___"), "a name of separators only is the empty name, which is no member")
         let long = String(repeating: "a_", count: 300)
-        #expect(!set.contains(long), "a long name is folded on the stack without a limit")
+        // First and last letters of a member's (a… n), so it is folded and compared, not turned away first.
+        #expect(!set.contains("a" + String(repeating: "_x", count: 300) + "n"), "a long name is folded on the stack without a limit")
         #expect(ByteNameSet([String(repeating: "a", count: 300)], ignoringCase: true, ignoringSeparators: true).contains(long))
         let kept = ByteNameSet(["access_token"], ignoringCase: true)
         #expect(!kept.contains("accessToken"), "without the option a separator is a byte like any other")

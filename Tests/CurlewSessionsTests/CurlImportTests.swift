@@ -268,6 +268,13 @@ struct CurlImportReviewTests {
         #expect(collection.chains.isEmpty)
         #expect(collection.notes.count == 2 && collection.notes[0].contains("big: left out: the request head would be 2.0 MiB")
                 && collection.notes[1].contains("chain flow: left out: its step big was"), "\(collection.notes)")
+        // In a literal collection (curl's, a HAR file's) `{{` is text: no template fills it (found by review).
+        var literal = ImportedCollection()
+        literal.isLiteral = true
+        let request = try #require(try CurlImport.parse("curl -H 'A: {{v}}\(huge)' http://127.0.0.1:8080/t").first).request
+        literal.items.append(.init(name: "templated", request: request))
+        literal.dropUnsendable()
+        #expect(literal.items.isEmpty, "\(literal.notes)")
     }
 
     @Test("cmd: an apostrophe inside ^\"…^\" stays an apostrophe")

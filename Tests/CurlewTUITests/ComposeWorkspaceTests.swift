@@ -217,6 +217,23 @@ struct ComposeWorkspaceTests {
         #expect(try again.request(for: try again.draft(named: "login"), captured: []).requestSerializer == fromFile.requestSerializer)
     }
 
+    @Test("a save from the editor moves to the secrets file what the workspace's logs hide: a logger secretFields name, a secret header's name as a JSON member (found by review: only the default parameter names moved)")
+    func saveMovesWhatTheLogHides() throws {
+        let path = try file("""
+        config:
+          logger: {secretFields: [pin]}
+        requests:
+          login: {method: POST, url: "http://127.0.0.1:9/l", json: {pin: "Pin99x7", xApiKey: "Key99x7", user: ann}}
+        """)
+        var workspace = try ComposeWorkspace(path: path)
+        let draft = try workspace.draft(named: "login")
+        _ = try workspace.save(draft, loadedAs: draft)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("Pin99x7") && !text.contains("Key99x7") && text.contains("ann"), "\(text)")
+        let secrets = try String(contentsOfFile: (path as NSString).deletingLastPathComponent + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("Pin99x7") && secrets.contains("Key99x7"), "\(secrets)")
+    }
+
     @Test("a duplicate keeps the fields the editor does not show: it sends with them and saves them, the original untouched")
     func duplicateKeepsHiddenFields() throws {
         var workspace = try ComposeWorkspace(path: try file("""

@@ -38,6 +38,11 @@ struct FrameBufferTests {
         #expect(TextWidth.of("a\u{202E}b") == 3, "widths agree with what is drawn, so the editor's cursor stays on its character")
         #expect(TextWidth.of("👨\u{200D}👩") == 2, "a joined emoji is one character, drawn as it is")
         #expect(TextWidth.visible("👨\u{200D}👩") == "👨\u{200D}👩")
+        // A joiner right after a letter is part of its character: the letter and a stand-in, two cells (found by review).
+        var joined = FrameBuffer(rows: 1, columns: 8)
+        #expect(joined.put("a\u{200D}b|", row: 0, column: 0) == 4)
+        #expect(joined.line(0) == "a\u{FFFD}b|" + String(repeating: " ", count: 4), "\(joined.line(0).debugDescription)")
+        #expect(TextWidth.of("é\u{200C}") == 2)
     }
 
     @Test("a text body's CRLF, LF and lone CR line ends all start new lines")

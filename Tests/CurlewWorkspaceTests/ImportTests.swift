@@ -573,56 +573,56 @@ struct WorkspaceWriterReviewTests {
         #expect(try session.request(named: "keyed").0.customURL == "http://bob:p%40ss@h:8080/x?api_key=qk-321&page=2&Token={{t}}#top")
         // A URL without credentials, and one with a user but no password, are written as they are.
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://ann@h/a?page=1", named: "r", into: &collection, avoiding: [],
-                                                  secretParameters: ["token"]) == "http://ann@h/a?page=1")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "http://ann@h/a?page=1")
         var plain = ImportedCollection()
         #expect(WorkspaceWriter.movingCredentials(inURL: "/rel?token={{mine}}&token=lit", named: "r", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "/rel?token={{mine}}&token={{r_token}}")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "/rel?token={{mine}}&token={{r_token}}")
         // A fragment's pairs (OAuth's implicit flow), and a value a log hid, which stays to be filled in.
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://h/cb#access_token=at-9&state=s", named: "r", into: &plain, avoiding: [],
-                                                  secretParameters: ["access_token"]) == "http://h/cb#access_token={{r_access_token}}&state=s")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["access_token"], bodyFieldNames: [])) == "http://h/cb#access_token={{r_access_token}}&state=s")
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://h/x?token=[REDACTED]", named: "r", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "http://h/x?token=[REDACTED]")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "http://h/x?token=[REDACTED]")
         // A URL as a parameter's value, and a password whose braces are escaped (literal text).
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://h/x?next=http://bob:bobpw1@g/y", named: "n", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "http://h/x?next=http://bob:{{n_password}}@g/y")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "http://h/x?next=http://bob:{{n_password}}@g/y")
         #expect(WorkspaceWriter.movingCredentials(inURL: #"http://ada:pw\{{x@h/"#, named: "e", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "http://ada:{{e_password}}@h/")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "http://ada:{{e_password}}@h/")
         #expect(plain.secrets.first { $0.name == "e_password" }?.value == "pw{{x")
         // A scheme a variable gives carries its password the same, also in a parameter's URL;
         // a templated base without a scheme is a path.
         #expect(WorkspaceWriter.movingCredentials(inURL: "{{proto}}://ada:TplPw1@h/x", named: "t", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "{{proto}}://ada:{{t_password}}@h/x")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "{{proto}}://ada:{{t_password}}@h/x")
         #expect(plain.secrets.first { $0.name == "t_password" }?.value == "TplPw1")
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://h/x?next={{p}}://bob:TplPw2@g/", named: "u", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "http://h/x?next={{p}}://bob:{{u_password}}@g/")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "http://h/x?next={{p}}://bob:{{u_password}}@g/")
         #expect(WorkspaceWriter.movingCredentials(inURL: "{{base}}/a:b@c", named: "v", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "{{base}}/a:b@c")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "{{base}}/a:b@c")
         // Typed without a scheme, the user info is at the start (found by a new user's trial).
         #expect(WorkspaceWriter.movingCredentials(inURL: "bob:NoSchemePw@127.0.0.1:8080/get", named: "x", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "bob:{{x_password}}@127.0.0.1:8080/get")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "bob:{{x_password}}@127.0.0.1:8080/get")
         #expect(WorkspaceWriter.movingCredentials(inURL: "users/1?a=1", named: "y", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "users/1?a=1")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "users/1?a=1")
         // A path and query that repeat the password name the same secret; a short one stays
         // where it repeats (found by a new user's trial: the path kept it in clear).
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://u:Sekr3tPw@h/basic-auth/u/Sekr3tPw?again=Sekr3tPw", named: "z", into: &plain,
-                                                  avoiding: [], secretParameters: ["token"])
+                                                  avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: []))
                 == "http://u:{{z_password}}@h/basic-auth/u/{{z_password}}?again={{z_password}}")
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://u:pw@h/pw", named: "s", into: &plain, avoiding: [],
-                                                  secretParameters: ["token"]) == "http://u:{{s_password}}@h/pw")
+                                                  secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == "http://u:{{s_password}}@h/pw")
         // A reference just made, or a template of the user's, that holds the password's text is
         // left whole (found by review: `{{admin_users_token}}` became `{{{{…}}_users_token}}`).
         #expect(WorkspaceWriter.movingCredentials(inURL: "http://admin:admin@h/admin/{{admin_id}}?token=T", named: "admin users", into: &plain,
-                                                  avoiding: [], secretParameters: ["token"])
+                                                  avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: []))
                 == "http://admin:{{admin_users_password}}@h/{{admin_users_password}}/{{admin_id}}?token={{admin_users_token}}")
         // A nested template is left whole too, and text after an escaped `\{{` is text (the same
         // value names the secret already kept for it).
         #expect(WorkspaceWriter.movingCredentials(inURL: #"http://admin:admin@h/{{$base64 admin:{{x}}}}/admin/\{{admin"#, named: "nest", into: &plain,
-                                                  avoiding: [], secretParameters: ["token"])
+                                                  avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: []))
                 == #"http://admin:{{admin_users_password}}@h/{{$base64 admin:{{x}}}}/{{admin_users_password}}/\{{{{admin_users_password}}"#)
         for (url, kept) in [("http{{s}}://ann:TplPw3@h/", "http{{s}}://ann:{{w_password}}@h/"),
                             ("{{proto}}s://ann:TplPw4@h/", "{{proto}}s://ann:{{w_password_2}}@h/"),
                             ("{{ proto }}://ann:TplPw5@h/", "{{ proto }}://ann:{{w_password_3}}@h/")] {
-            #expect(WorkspaceWriter.movingCredentials(inURL: url, named: "w", into: &plain, avoiding: [], secretParameters: ["token"]) == kept)
+            #expect(WorkspaceWriter.movingCredentials(inURL: url, named: "w", into: &plain, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: [])) == kept)
         }
     }
 
@@ -710,7 +710,7 @@ struct WorkspaceWriterReviewTests {
         var templated = ImportedCollection()
         var request = Request(.post, "http://h/t")
         request.requestSerializer = .raw(Data(bodies[3].body.utf8), contentType: "application/json")
-        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &templated, avoiding: [], secretParameters: ["password"])
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &templated, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["password"], bodyFieldNames: []))
         #expect(moved.requestSerializer == .raw(Data(#"{"id": {{id}}, "password": "{{t_password}}"}"#.utf8), contentType: "application/json"))
         #expect(templated.secrets.map(\.value) == ["Tpl-4"])
     }
@@ -741,19 +741,21 @@ struct WorkspaceWriterReviewTests {
     func secretNameSpellingsMove() throws {
         var collection = ImportedCollection()
         var request = Request(.post, "http://h/t")
-        request.requestSerializer = .raw(Data(#"{"user":{"accessToken":"At9x","api-key":"Ak9x","name":"ann"}}"#.utf8), contentType: "application/json")
-        let defaults = SecretNames(RedactionPolicy.defaultParameterNames)
-        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: defaults)
-        #expect(collection.secrets.map(\.value).sorted() == ["Ak9x", "At9x"])
+        request.requestSerializer = .raw(Data(#"{"user":{"accessToken":"At9x","api-key":"Ak9x","X-Api-Key":"Xk9x","name":"ann"}}"#.utf8), contentType: "application/json")
+        let defaults = RedactionPolicy()
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secrets: defaults)
+        // What the log hides, the import moves: a secret header's name as a member too (found by review).
+        #expect(collection.secrets.map(\.value).sorted() == ["Ak9x", "At9x", "Xk9x"])
         guard case .raw(let data, _) = moved.requestSerializer else { Issue.record("not raw"); return }
         let written = String(decoding: data, as: UTF8.self)
-        #expect(!written.contains("At9x") && !written.contains("Ak9x") && written.contains("ann"), "\(written)")
+        #expect(!written.contains("At9x") && !written.contains("Ak9x") && !written.contains("Xk9x") && written.contains("ann"), "\(written)")
         var form = ImportedCollection()
-        request.requestSerializer = .raw(Data("refreshToken=Rt9x&user=u".utf8), contentType: "application/x-www-form-urlencoded")
-        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &form, avoiding: [], secretParameters: defaults)
-        #expect(form.secrets.map(\.value) == ["Rt9x"])
+        request.requestSerializer = .raw(Data("refreshToken=Rt9x&user=u&user%5Btoken%5D=Nt9x".utf8), contentType: "application/x-www-form-urlencoded")
+        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &form, avoiding: [], secrets: defaults)
+        // A nested name (`user[token]`), as the log reads it (found by review).
+        #expect(form.secrets.map(\.value) == ["Rt9x", "Nt9x"])
         var query = ImportedCollection()
-        let url = WorkspaceWriter.movingCredentials(inURL: "http://h/x?access-token=Qt9x&page=1", named: "q", into: &query, avoiding: [], secretParameters: defaults)
+        let url = WorkspaceWriter.movingCredentials(inURL: "http://h/x?access-token=Qt9x&page=1", named: "q", into: &query, avoiding: [], secrets: defaults)
         #expect(!url.contains("Qt9x") && url.contains("page=1"), "\(url)")
         #expect(query.secrets.map(\.value) == ["Qt9x"])
     }
@@ -764,7 +766,7 @@ struct WorkspaceWriterReviewTests {
         var request = Request(.post, "http://h/t")
         let body = #"{"id": {{id}}, "password": "a\"b\\c"}"#
         request.requestSerializer = .raw(Data(body.utf8), contentType: "application/json")
-        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: ["password"])
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["password"], bodyFieldNames: []))
         let written = #"{"id": {{id}}, "password": "{{t_password}}"}"#
         #expect(moved.requestSerializer == .raw(Data(written.utf8), contentType: "application/json"))
         #expect(collection.secrets.map(\.value) == [#"a"b\c"#])
@@ -781,18 +783,18 @@ struct WorkspaceWriterReviewTests {
                               (#"{"id": {{id}}, "password": "caf\u00e9\b"}"#, nil)] {
             var kept = ImportedCollection()
             request.requestSerializer = .raw(Data(cut.utf8), contentType: "application/json")
-            _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &kept, avoiding: [], secretParameters: ["password"])
+            _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &kept, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["password"], bodyFieldNames: []))
             #expect(kept.secrets.map(\.value) == (secret.map { [$0] } ?? []), "\(cut)")
         }
         // A form body that starts with a brace is still read as a form.
         var form = ImportedCollection()
         request.requestSerializer = .raw(Data("{{a}}={&password=pw12".utf8), contentType: "application/x-www-form-urlencoded")
-        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &form, avoiding: [], secretParameters: ["password"])
+        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &form, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["password"], bodyFieldNames: []))
         #expect(form.secrets.map(\.value) == ["pw12"])
         // As text, it is kept as written: a text body is sent as its template stands.
         var text = ImportedCollection()
         request.requestSerializer = .raw(Data(body.utf8), contentType: "text/plain")
-        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &text, avoiding: [], secretParameters: ["password"])
+        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &text, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["password"], bodyFieldNames: []))
         #expect(text.secrets.map(\.value) == [#"a\"b\\c"#])
     }
 
@@ -806,7 +808,7 @@ struct WorkspaceWriterReviewTests {
             var collection = ImportedCollection()
             var request = Request(.post, "http://h/t")
             request.requestSerializer = .raw(Data(body.utf8), contentType: type)
-            let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: ["token"])
+            let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: []))
             #expect(moved.requestSerializer == request.requestSerializer, "\(body)")
             #expect(collection.secrets.isEmpty, "\(body)")
         }
@@ -814,7 +816,7 @@ struct WorkspaceWriterReviewTests {
         var collection = ImportedCollection()
         var request = Request(.post, "http://h/t")
         request.requestSerializer = .raw(Data("a={{x}}&token=c1&b={{$base64 y}}".utf8), contentType: "application/x-www-form-urlencoded")
-        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: ["token"])
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: []))
         #expect(moved.requestSerializer == .raw(Data("a={{x}}&token={{t_token}}&b={{$base64 y}}".utf8), contentType: "application/x-www-form-urlencoded"))
         #expect(collection.secrets.map(\.value) == ["c1"])
     }
@@ -827,7 +829,7 @@ struct WorkspaceWriterReviewTests {
             var collection = ImportedCollection()
             var request = Request(.post, "http://h/t")
             request.requestSerializer = .raw(Data(body.utf8), contentType: "text/plain")
-            let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secretParameters: ["token"])
+            let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &collection, avoiding: [], secrets: RedactionPolicy(headerNames: [], parameterNames: ["token"], bodyFieldNames: []))
             #expect(moved.requestSerializer == .raw(Data(kept.utf8), contentType: "text/plain"), "\(body)")
             #expect(collection.secrets.map(\.value) == (secret.map { [$0] } ?? []), "\(body)")
         }

@@ -394,6 +394,12 @@ struct SendCommandTests {
         #expect(binary.status == 0 && binary.output.contains("fromStdin"), "\(binary.error)")
         let twice = try await CurlewProcess.run(["send", "-d", "@-", "-d", "@-", "127.0.0.1:\(port)/post"], input: input)
         #expect(twice.status == 64 && twice.error.contains("can be read once"), "\(twice.error)")
+        // Standard input that cannot be read (a directory) is an error of its own, no crash (found by review).
+        let unreadable = try await CurlewProcess.run(["send", "-d", "@-", "127.0.0.1:\(port)/post"], input: "/")
+        #expect(unreadable.status == 26 && unreadable.error.contains("cannot read the body from standard input"), "\(unreadable.status) \(unreadable.error)")
+        // A value with `/` meant for an option is no second URL, and its value is not repeated (found by review).
+        let value = try await CurlewProcess.run(["send", "sid=AbC/dEf99", "127.0.0.1:\(port)/get"])
+        #expect(value.status == 64 && !value.error.contains("two URLs") && !value.error.contains("AbC/dEf99"), "\(value.error)")
         // A method must start with a letter (found by a new user's trial: `-C - -o f URL` sent `- /path`).
         for (arguments, word) in [(["send", "-C", "-", "-o", NSTemporaryDirectory() + "never", "127.0.0.1:\(port)/get"], "\"-\""),
                                   (["send", "500", "127.0.0.1:\(port)/get"], "\"500\"")] {

@@ -85,7 +85,8 @@ struct RequestKey: Sendable, Equatable {
     }
 
     /// `url` with the value of each secret query parameter (`RedactionPolicy.defaultParameterNames`,
-    /// any case, also nested as `token[]` or `user[token]`) replaced by `replacement` of it, for
+    /// in any case and without `_` and `-`, also nested as `token[]` or `user[token]`) replaced by
+    /// `replacement` of it, for
     /// what a cache entry stores on disk.
     static func hidingSecretParameters(in url: String, by replacement: (Substring) -> String) -> String {
         let hash = url.firstIndex(of: "#") ?? url.endIndex
