@@ -45,8 +45,7 @@ private func checkBodyCredentials(_ text: String) {
         var request = Request(.post, "http://h/")
         request.requestSerializer = .raw(Data(text.utf8), contentType: type)
         var collection = ImportedCollection()
-        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "fz", into: &collection, avoiding: [],
-                                                          secretParameters: RedactionPolicy().parameterNames)
+        let moved = WorkspaceWriter.movingBodyCredentials(of: request, named: "fz", into: &collection, avoiding: [], secrets: RedactionPolicy())
         /// What a template text sends: the generated references as their secrets, `\\{{` as `{{`.
         func sent(_ written: String) -> String {
             var result = written
