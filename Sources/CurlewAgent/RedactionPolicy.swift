@@ -29,11 +29,11 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Query and form parameter names whose values are hidden, as `SecretNames` matches them (any
     /// case and without `_` and `-`: `Password=` and `access-token=` too).
     public var parameterNames: Set<String> { didSet { refreshSecretKeys() } }
-    private var secretParameterNames = SecretNames([])
     /// JSON body member names whose values are hidden, at any depth.
     public var bodyFieldNames: Set<String> { didSet { refreshSecretKeys() } }
-    /// JSON member names whose values are hidden: declared body fields and parameters, and header
-    /// names too, since echoing servers reflect request headers into JSON bodies.
+    /// The names whose values are hidden wherever they stand, as a JSON member, a form part, a
+    /// query or form parameter (also nested, `user[token]`) or a header: declared body fields,
+    /// parameters and secret headers' names, since echoing servers reflect each into the others.
     private var secretKeys = SecretNames([])
     /// The names of `secretKeys` and `jwt`, folded: a variable whose folded name ends in one is hidden.
     private var variableNameEndings: [String] = []
@@ -123,7 +123,6 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private mutating func refreshSecretKeys() {
         // Sorted: two policies with the same names compare equal whatever order a set gives them in.
-        secretParameterNames = SecretNames(parameterNames.sorted())
         let keys = bodyFieldNames.union(parameterNames).union(headerNames)
         secretKeys = SecretNames(keys.sorted())
         variableNameEndings = Set(keys.map(SecretNames.folded) + ["jwt"]).filter { !$0.isEmpty }.sorted()
@@ -249,7 +248,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         func add(header name: Substring, value: Substring) {
             if ASCII.equalsIgnoringCase(String(name), "cookie") { add(pairs: value) } else { add(value) }
         }
-        for field in message.original?.headers ?? [] where headerNameBytes.contains(field.name) {
+        for field in message.original?.headers ?? [] where isSecretHeader(field.name) {
             add(header: Substring(field.name), value: Substring(field.value))
         }
         // Most heads carry no credential libcurl added: a look at the start of each line finds
@@ -384,7 +383,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         case .status:
             return false
         case .header(let header):
-            return headerNameBytes.contains(header)
+            return isSecretHeader(header)
         case .jsonPath(let path):
             return hidesMember(onPath: path)
         }
@@ -489,7 +488,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         // Form parts named like secret parameters: their values are hidden in the record and
         // wherever the multipart body shows them.
         if let formParts = message.transfer?.formParts, !formParts.isEmpty {
-            found.secretParts = formParts.filter { secretKeys.contains($0.name) }
+            found.secretParts = formParts.filter { isSecretName($0.name) }
             found.formSecrets = found.secretParts.compactMap { $0.value.flatMap { $0.isEmpty ? nil : $0 } }
         }
         // A declared secret value anywhere in the transfer's record (a part's value, name, file
@@ -514,7 +513,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         if !secretParts.isEmpty || hidesTransfer, var transfer = message.transfer {
             transfer.formParts = transfer.formParts.map { part in
                 var part = part
-                if secretKeys.contains(part.name), part.value != nil {
+                if isSecretName(part.name), part.value != nil {
                     part.value = Self.marker
                 } else {
                     part.value = part.value.map(replaceSecrets)
@@ -549,7 +548,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             original.update { fields in
                 fields.url = redactURL(fields.url)
                 fields.headers = fields.headers.map(redactHeader)
-                fields.params = redactJSON(fields.params, keys: secretKeys)
+                fields.params = redactJSON(fields.params)
                 fields.body = fields.body.map { redactBody($0, force: force) }
             }
             message.original = original
@@ -688,7 +687,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     private func jsonNeedsRedaction(_ value: JSONValue) -> Bool {
         switch value {
         case .object(let members):
-            return members.contains { secretKeys.contains($0.key) || jsonNeedsRedaction($0.value) }
+            return members.contains { isSecretName($0.key) || jsonNeedsRedaction($0.value) }
         case .array(let elements):
             for element in elements where jsonNeedsRedaction(element) { return true }
             return false
@@ -880,8 +879,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         return found.isEmpty ? bytes : URLPassword.replacing(found, in: bytes)
     }
 
+    /// A header named as a secret header (`Authorization`, `X-Api-Key`…) or as any other secret
+    /// name (`Access-Token`, `ApiKey`): by the one rule, in any case and without `_` and `-`.
     private func isSecretHeader(_ name: String) -> Bool {
-        headerNameBytes.contains(name)
+        secretKeys.contains(name)
     }
 
     /// Whether a log hides the value of a header so named (any case): a credential header's
@@ -897,7 +898,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func isSecretHeader(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        headerNameBytes.contains(name)
+        secretKeys.contains(name)
     }
 
     private func redactHeader(_ field: HeaderField) -> HeaderField {
@@ -1135,28 +1136,23 @@ public struct RedactionPolicy: Sendable, Equatable {
         let name = EncodedQueryText.nameAfterAmpersandEntities(written)
         if ASCII.contains(UInt8(ascii: "%"), in: name) {
             let decoded = String(decoding: name, as: UTF8.self)
-            return isSecretParameterName(decoded.removingPercentEncoding ?? decoded)
+            return isSecretName(decoded.removingPercentEncoding ?? decoded)
         }
         if ASCII.contains(UInt8(ascii: "["), in: name) || ASCII.contains(UInt8(ascii: "]"), in: name) {
-            return isSecretParameterName(String(decoding: name, as: UTF8.self))
+            return isSecretName(String(decoding: name, as: UTF8.self))
         }
-        return secretParameterNames.contains(name)
+        return secretKeys.contains(name)
     }
 
-    /// Whether a value under `name` is one a log hides wherever it stands: a JSON member's or a
-    /// form part's (declared body fields, parameters and secret headers' names), or a query or
-    /// form parameter's, nested too (`user[token]`). An import and a save move such values to the
-    /// secrets file, so a workspace file never holds in clear what a log would hide.
+    /// Whether a value under `name` is one a log hides wherever it stands, as a JSON member, a
+    /// form part, or a query or form parameter: a declared body field's, parameter's or secret
+    /// header's name, in any case and without `_` and `-`, also nested as a form writes it
+    /// (`token[]`, `user[token]`, as the agent flattens arrays and objects) when any of its keys
+    /// is. The cache key's rule for secret query parameters too; an import and a save move such
+    /// values to the secrets file, so a workspace file never holds in clear what a log hides.
     public func isSecretName(_ name: String) -> Bool {
-        secretKeys.contains(name) || isSecretParameterName(name)
-    }
-
-    /// A decoded name, or one a form writes a nested value under (`token[]`, `user[token]`, as
-    /// the agent flattens arrays and objects itself): secret, in any case and without `_` and
-    /// `-`, when any of its keys is. The cache key's rule for secret query parameters too.
-    func isSecretParameterName(_ name: String) -> Bool {
-        if secretParameterNames.contains(name) { return true }
-        return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { secretParameterNames.contains(String($0)) }
+        if secretKeys.contains(name) { return true }
+        return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { secretKeys.contains(String($0)) }
     }
 
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
@@ -1279,8 +1275,14 @@ public struct RedactionPolicy: Sendable, Equatable {
                 while start > 0, !isSpace(bytes[start - 1]) { start -= 1 }
                 return start < index && bytes[start] == bytes[index]
             }
+            // A value already the marker (a refusal quotes its URL hidden) ends with it where a
+            // delimiter follows (a space, a quote, `&`, `#`, closing punctuation), so what follows
+            // it (the refusal's closing `")`) is kept.
+            var skipUntil = 0
             for (index, byte) in bytes.enumerated() {
-                if hiding, !insideDeclared.isEmpty, insideDeclared[index] {
+                if index < skipUntil {
+                    continue
+                } else if hiding, !insideDeclared.isEmpty, insideDeclared[index] {
                     continue
                 } else if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
                     || (inValue && closesQuote(at: index)) {
@@ -1290,9 +1292,18 @@ public struct RedactionPolicy: Sendable, Equatable {
                 } else if byte == UInt8(ascii: "="), !inValue {
                     inValue = true
                     hiding = name.withUnsafeBytes { isSecretParameter($0[...]) }
-                    changed = changed || hiding
                     output.append(byte)
                     valueStart = output.count
+                    let afterMarker = index + 1 + marker.count
+                    if hiding, afterMarker <= bytes.count, marker.indices.allSatisfy({ bytes[index + 1 + $0] == marker[$0] }),
+                       afterMarker == bytes.count || [0x20, 0x22, 0x27, 0x26, 0x23, 0x29, 0x5D, 0x2C, 0x3B].contains(bytes[afterMarker]) {
+                        output += marker
+                        skipUntil = afterMarker
+                        inValue = false
+                        hiding = false
+                        name.removeAll(keepingCapacity: true)
+                    }
+                    changed = changed || hiding
                 } else if inValue {
                     if !hiding { output.append(byte) }
                     if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") { valueIsEncoded = true }
@@ -1376,8 +1387,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         JSONMemberRedactor(
             isSecretName: { name in
                 if name.contains(UInt8(ascii: "\\")), case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
-                    return secretKeys.contains(decoded)
+                    return isSecretName(decoded)
                 }
+                // A name a form nests (`user[token]`, echoed as a member) by its keys.
+                if name.contains(UInt8(ascii: "[")) { return isSecretName(String(decoding: name, as: UTF8.self)) }
                 return name.withUnsafeBytes { secretKeys.contains($0[...]) }
             },
             redactString: { contents in
@@ -1520,7 +1533,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             guard end + 1 < bytes.count else { return false }
             var after = end + 2
             while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
-            if after < bytes.count, bytes[after] == UInt8(ascii: ":"), secretKeys.contains(bytes[start..<end]) { return true }
+            if after < bytes.count, bytes[after] == UInt8(ascii: ":"),
+               secretKeys.contains(bytes[start..<end]) || ASCII.contains(UInt8(ascii: "["), in: bytes[start..<end]) { return true }
             index = end + 2
         }
         return false
@@ -1545,7 +1559,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != quote { start -= 1 }
             guard start > 0 else { continue }
             let name = bytes[start..<end]
-            if secretKeys.contains(name) || ASCII.contains(backslash, in: name) { return true }
+            // A nested name (`user[token]`) may be secret by one of its keys: the redactor decides.
+            if secretKeys.contains(name) || ASCII.contains(backslash, in: name) || ASCII.contains(UInt8(ascii: "["), in: name) { return true }
             if start > 1, base.load(fromByteOffset: start - 2, as: UInt8.self) == backslash { return true }
         }
         return false
@@ -1556,15 +1571,14 @@ public struct RedactionPolicy: Sendable, Equatable {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    private func redactJSON(_ value: JSONValue, keys: SecretNames) -> JSONValue {
+    private func redactJSON(_ value: JSONValue) -> JSONValue {
         switch value {
         case .object(let members):
             return .object(members.map { member in
-                let hidden = keys.contains(member.key)
-                return JSONMember(member.key, hidden ? .string(Self.marker) : redactJSON(member.value, keys: keys))
+                isSecretName(member.key) ? JSONMember(member.key, .string(Self.marker)) : JSONMember(member.key, redactJSON(member.value))
             })
         case .array(let elements):
-            return .array(elements.map { redactJSON($0, keys: keys) })
+            return .array(elements.map { redactJSON($0) })
         case .string(let text):
             return .string(redactURL(text))
         default:

@@ -351,11 +351,11 @@ struct RequestComposer: Sendable {
     }
 
     /// `url` as a refusal shows it, unclipped: the text `checkCharacters` counts positions in.
-    /// Its password and the values of secret query parameters (the default names) are hidden, as
-    /// a log hides them by default, so a position counted here is where the character stands in
-    /// what a report prints.
+    /// Its password and the values of secret parameters in its query and fragment (the default
+    /// names) are hidden, as a log hides them by default, so a position counted here is where the
+    /// character stands in what a report prints.
     private static func shown(_ url: String) -> String {
-        URLPassword.hiding(inMistyped: url) { RequestKey.hidingSecretParameters(in: $0) { _ in URLPassword.marker } }
+        URLPassword.hiding(inMistyped: url) { RequestKey.hidingSecretParameters(in: $0, alsoInFragment: true) { _ in URLPassword.marker } }
     }
 
     /// A space, tab or control character as a refusal names it.

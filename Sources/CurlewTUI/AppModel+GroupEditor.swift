@@ -29,7 +29,7 @@ extension AppModel {
         compose.keepDraft()
         compose.groupEditor = workspace.newGroupEditor()
         compose.focus = .editor
-        say("a new group: ←/→ choose its kind and members, a adds a member, w saves it", about: .groupEditor)
+        say("a new group: ←/→ choose its kind and members, a adds a member" + (savesWorkspace ? ", w saves it" : ""), about: .groupEditor)
     }
 
     /// Closes the group editor (its edits kept for its list item) unless that would drop a new
@@ -41,10 +41,11 @@ extension AppModel {
             editor.confirmingDiscard = true
             compose.groupEditor = editor
             // The demo's workspace is never saved, so `w` is not offered there.
-            let keeping = workspace?.isReadOnly == true ? "the demo workspace is not saved" : "w saves it"
+            let keeping = savesWorkspace ? "w saves it" : "the demo workspace is not saved"
             message = "\(editor.name) is not saved: \(keeping); the same key again drops it"
             return false
         }
+        if editor.item == nil, editor.isUnsaved { message = "dropped \(editor.name), never saved" }
         compose.closeGroupEditor()
         return true
     }
@@ -53,7 +54,7 @@ extension AppModel {
     var groupKeysHint: String {
         func key(_ command: Command) -> String { keyMap.label(for: command, in: .compose) ?? "?" }
         let step = compose.groupEditor?.definition.kind == .chain ? " · \(key(.stepChain)) steps" : ""
-        return "\(key(.send)) runs it as edited · \(key(.save)) saves · \(key(.addRow)) adds a member · \(key(.deleteRow)) removes one · "
+        return "\(key(.send)) runs it as edited · " + (savesWorkspace ? "\(key(.save)) saves · " : "") + "\(key(.addRow)) adds a member · \(key(.deleteRow)) removes one · "
             + "\(key(.moveUp))/\(key(.moveDown)) move it\(step) · ←/→ choose"
     }
 
@@ -124,7 +125,7 @@ extension AppModel {
             copy.item = nil
             compose.closeGroupEditor()
             editor = copy
-            message = "\(copy.name) is a copy, not saved yet: w saves it"
+            message = "\(copy.name) is a copy, not saved yet" + (savesWorkspace ? ": w saves it" : "")
         case .latency:
             compose.groupEditor = editor
             startLatency()
@@ -190,7 +191,7 @@ extension AppModel {
         do {
             let group = try workspace.runnableGroup(editor)
             run(group, named: editor.name)
-            if editor.isUnsaved { message += " (as edited; w saves it)" }
+            if editor.isUnsaved { message += savesWorkspace ? " (as edited; w saves it)" : " (as edited)" }
         } catch {
             message = "not run: \(error)"
         }

@@ -80,7 +80,8 @@ enum ComposeView {
                 if let item = compose.groupEditor?.item, compose.items.indices.contains(item), case .group(let name, let group) = compose.items[item] {
                     drawGroup(named: name + " (as saved)", group, in: besideArea, into: &frame, showsKeys: false)
                 } else {
-                    frame.put("Not saved yet: w writes it into the workspace file.", row: area.row, column: besideArea.column + 1, style: .dim, width: besideArea.width - 2)
+                    let note = model.savesWorkspace ? "Not saved yet: w writes it into the workspace file." : "Not saved: the demo workspace is never saved."
+                    frame.put(note, row: area.row, column: besideArea.column + 1, style: .dim, width: besideArea.width - 2)
                 }
             } else if compose.focus == .list, compose.selectedFolder != nil {
                 // Nothing beside a folded folder: an answer there would be a hidden request's.

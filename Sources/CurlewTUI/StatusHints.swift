@@ -43,7 +43,7 @@ extension AppModel {
     }
 
     /// Whether `w` writes the workspace file: not in the demo, whose workspace is never saved.
-    private var savesWorkspace: Bool { workspace?.isReadOnly != true }
+    var savesWorkspace: Bool { workspace?.isReadOnly != true }
 
     /// What `r` does here: it loads the exchange into Compose, to send from there when this
     /// window can send.

@@ -115,7 +115,8 @@ public enum WorkspaceWriter {
                                          repeating: basicForms)
         var headers = HTTPHeaders()
         for field in request.headers {
-            guard secretHeaders.contains(field.name.lowercased()),
+            // A credential header, or one named as the log hides a value (`Access-Token`, `ApiKey`).
+            guard secretHeaders.contains(field.name.lowercased()) || secrets.isSecretName(field.name),
                   let reference = secretReference(field.value, literal: collection.isLiteral, field: field.name, named: name,
                                                   into: &collection, avoiding: definedNames) else {
                 headers.add(field.name, collection.isLiteral ? TemplateEscape.escaping(field.value) : field.value)

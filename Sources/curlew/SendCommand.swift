@@ -70,6 +70,21 @@ struct SendCommand: AsyncParsableCommand {
     var raw = false
 
     func validate() throws {
+        // A body where a URL or the method goes (`@-`, `@file`, `{"a":1}`): a value for curl's
+        // data options send lacks, or a body given without -d. Named as what it is, not as a
+        // method or a URL; a JSON body is not quoted (its members may be credentials).
+        if let body = words.first(where: { $0.hasPrefix("@") }) {
+            throw ValidationError("\(ClippedText.quoted(body, limit: 80)) reads like a body: give it to -d/--data or --json (@FILE reads a file, @- standard input)")
+        }
+        if words.contains(where: { $0.hasPrefix("{") && !$0.hasPrefix("{{") }) {
+            throw ValidationError("a JSON body was given where the URL or the method goes: give it to --json (or -d with -H 'Content-Type: application/json')")
+        }
+        // A method holds no `/`: a second word with `://`, or with `/` and no `=` (a value with
+        // `=` meant for an option is told below without its value), is a second URL.
+        let urls = words.filter { $0.contains("://") || ($0.contains("/") && !$0.contains("=")) }
+        if urls.count > 1 {
+            throw ValidationError("two URLs given (\(urls.prefix(2).map { hidingSecrets(inMistyped: $0).debugDescription }.joined(separator: " and "))): curlew send sends one, optionally preceded by a method")
+        }
         guard (1...2).contains(words.count) else {
             throw ValidationError("give a URL, optionally preceded by a method: curlew send [METHOD] URL")
         }
@@ -103,15 +118,6 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         if words.count == 2 {
-            // `@-` and `@FILE` are bodies, given to a curl option send lacks (`--data-urlencode`).
-            if words[0].hasPrefix("@") {
-                throw ValidationError("\(hidingSecrets(in: words[0]).debugDescription) reads like a body: give it to -d/--data or --json (@FILE reads a file, @- standard input)")
-            }
-            // A method holds no `/`: a word with one is a second URL, or a path (a word with `=`
-            // is a value meant for an option, told below without its value).
-            if words[0].contains("/"), !words[0].contains("=") {
-                throw ValidationError("two URLs given (\(hidingSecrets(inMistyped: words[0]).debugDescription) and \(hidingSecrets(inMistyped: urlWord).debugDescription)): curlew send sends one, optionally preceded by a method")
-            }
             // The method's error quotes it escaped, so it is made from the method with its secrets
             // hidden (which is no token either: the marker's brackets are not token bytes).
             if (try? HTTPMethod(rawValue: words[0]).validate()) == nil {

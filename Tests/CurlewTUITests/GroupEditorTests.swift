@@ -21,8 +21,11 @@ extension WorkbenchTests {
         model.handle(.escape)
         #expect(model.message.hasSuffix("is not saved: the demo workspace is not saved; the same key again drops it"), "\(model.message)")
         #expect(!model.statusHints.contains { $0.contains("save") }, "\(model.statusHints)")
+        #expect(!model.groupKeysHint.contains("save"), "\(model.groupKeysHint)")
+        #expect(!render(model).contains("w writes it"), "\(render(model))")
         model.handle(.escape)
         #expect(model.compose.groupEditor == nil)
+        #expect(model.message.hasPrefix("dropped ") && model.message.hasSuffix(", never saved"), "\(model.message)")
         // A request of the file is not offered for deleting; a new one can be dropped.
         model.compose.focus = .list
         model.compose.selectedItem = 0

@@ -758,6 +758,12 @@ struct WorkspaceWriterReviewTests {
         let url = WorkspaceWriter.movingCredentials(inURL: "http://h/x?access-token=Qt9x&page=1", named: "q", into: &query, avoiding: [], secrets: defaults)
         #expect(!url.contains("Qt9x") && url.contains("page=1"), "\(url)")
         #expect(query.secrets.map(\.value) == ["Qt9x"])
+        // A header named as a secret parameter is moved as the log hides it (found by a new user's trial).
+        var headers = ImportedCollection()
+        var named = Request(.get, "http://h/x")
+        named.headers.set("Access-Token", "Ht9x")
+        let movedHeader = WorkspaceWriter.movingCredentials(of: named, named: "h", into: &headers, avoiding: [], secrets: defaults)
+        #expect(headers.secrets.map(\.value) == ["Ht9x"] && movedHeader.headers["Access-Token"]?.contains("{{") == true, "\(movedHeader.headers)")
     }
 
     @Test("a JSON body kept as text for its templates keeps an escaped secret decoded, so filling it in sends the same password (found by review)")

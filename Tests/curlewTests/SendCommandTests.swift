@@ -376,6 +376,15 @@ struct SendCommandTests {
         #expect(twoURLs.status == 64 && twoURLs.error.contains("two URLs given") && !twoURLs.error.contains("Pw99word"), "\(twoURLs.error)")
         let bodyWord = try await CurlewProcess.run(["send", "@-", "127.0.0.1:\(port)/post"])
         #expect(bodyWord.status == 64 && bodyWord.error.contains("\"@-\" reads like a body: give it to -d/--data or --json"), "\(bodyWord.error)")
+        // Wherever they stand, and a URL with a query, are named as what they are (found by a new user's trial).
+        for (arguments, said) in [(["send", "POST", "127.0.0.1:\(port)/a", "127.0.0.1:\(port)/b"], "two URLs given"),
+                                  (["send", "http://127.0.0.1:\(port)/get?x=1", "http://127.0.0.1:\(port)/post"], "two URLs given"),
+                                  (["send", "127.0.0.1:\(port)/post", "@-"], "\"@-\" reads like a body"),
+                                  (["send", "POST", "@-", "127.0.0.1:\(port)/post"], "\"@-\" reads like a body"),
+                                  (["send", #"{"password":"Pw55zz"}"#, "127.0.0.1:\(port)/post"], "a JSON body was given where the URL or the method goes")] {
+            let refused = try await CurlewProcess.run(arguments)
+            #expect(refused.status == 64 && refused.error.contains(said) && !refused.error.contains("Pw55zz"), "\(arguments): \(refused.error)")
+        }
         // A space's position counts in the URL as the error shows it, a secret parameter hidden
         // (found by a new user's trial: it counted in the URL as typed), and its `")` stays.
         let shown = "http://127.0.0.1:\(port)/x?token=[REDACTED]&a=b c"

@@ -84,15 +84,21 @@ struct RequestKey: Sendable, Equatable {
         return pairs.isEmpty ? base : base + "?" + query.joined(separator: "&")
     }
 
-    /// `url` with the value of each secret query parameter (`RedactionPolicy.defaultParameterNames`,
-    /// in any case and without `_` and `-`, also nested as `token[]` or `user[token]`) replaced by
-    /// `replacement` of it, for
-    /// what a cache entry stores on disk.
-    static func hidingSecretParameters(in url: String, by replacement: (Substring) -> String) -> String {
+    /// `url` with the value of each secret query parameter (`RedactionPolicy.isSecretName` with
+    /// the default names) replaced by `replacement` of it, for what a cache entry stores on disk;
+    /// with `alsoInFragment`, the fragment's pairs too (`#access_token=…`), for what a refusal
+    /// shows. A value runs to the next `&`, spaces and all.
+    static func hidingSecretParameters(in url: String, alsoInFragment: Bool = false, by replacement: (Substring) -> String) -> String {
         let hash = url.firstIndex(of: "#") ?? url.endIndex
-        guard let question = url[..<hash].firstIndex(of: "?") else { return url }
-        let pairs = url[url.index(after: question)..<hash].split(separator: "&", omittingEmptySubsequences: false)
-        return String(url[...question]) + pairs.map { hidingSecretValue(in: String($0), by: replacement) }.joined(separator: "&") + url[hash...]
+        func hidingPairs(_ pairs: Substring) -> String {
+            pairs.split(separator: "&", omittingEmptySubsequences: false).map { hidingSecretValue(in: String($0), by: replacement) }.joined(separator: "&")
+        }
+        var hidden = String(url[..<hash])
+        if let question = url[..<hash].firstIndex(of: "?") {
+            hidden = String(url[...question]) + hidingPairs(url[url.index(after: question)..<hash])
+        }
+        guard hash < url.endIndex else { return hidden }
+        return hidden + (alsoInFragment ? "#" + hidingPairs(url[url.index(after: hash)...]) : String(url[hash...]))
     }
 
     /// The redaction's defaults, whose rule for secret parameter names the key follows.
@@ -102,7 +108,7 @@ struct RequestKey: Sendable, Equatable {
     private static func hidingSecretValue(in pair: String, by replacement: (Substring) -> String) -> String {
         guard let equals = pair.firstIndex(of: "=") else { return pair }
         let written = pair[..<equals]
-        guard defaultRedaction.isSecretParameterName(written.removingPercentEncoding ?? String(written)) else { return pair }
+        guard defaultRedaction.isSecretName(written.removingPercentEncoding ?? String(written)) else { return pair }
         return String(written) + "=" + replacement(pair[pair.index(after: equals)...])
     }
 }
