@@ -73,8 +73,9 @@ struct ByteNameSet: Sendable, Equatable {
         name.withUTF8Bytes { contains(UnsafeRawBufferPointer($0)[...]) }
     }
 
+    /// `_` or `-`, which a set ignoring separators leaves out of names.
     @inline(__always)
-    private static func isSeparator(_ byte: UInt8) -> Bool {
+    static func isSeparator(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
     }
 

@@ -37,9 +37,6 @@ public struct RedactionPolicy: Sendable, Equatable {
     private var secretKeys = SecretNames([])
     /// The names of `secretKeys` and `jwt`, folded: a variable whose folded name ends in one is hidden.
     private var variableNameEndings: [String] = []
-    /// `headerNames` as lowercase bytes, for the checks that decide whether anything needs
-    /// hiding at all (nearly always not) without building strings.
-    private var headerNameBytes = ByteNameSet([], ignoringCase: true)
     /// Whether `Cookie` is among the hidden headers, so cookie values are secrets everywhere.
     private var hidesCookieValues = false
     /// Cookie values are hidden but `Set-Cookie` headers are not: the checks for whether a
@@ -126,9 +123,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         let keys = bodyFieldNames.union(parameterNames).union(headerNames)
         secretKeys = SecretNames(keys.sorted())
         variableNameEndings = Set(keys.map(SecretNames.folded) + ["jwt"]).filter { !$0.isEmpty }.sorted()
-        headerNameBytes = ByteNameSet(headerNames.sorted(), ignoringCase: true)
-        hidesCookieValues = headerNameBytes.contains("cookie")
-        setCookieNeedsOwnLook = hidesCookieValues && !headerNameBytes.contains("set-cookie")
+        hidesCookieValues = headerNames.contains { ASCII.equalsIgnoringCase($0, "cookie") }
+        setCookieNeedsOwnLook = hidesCookieValues && !headerNames.contains { ASCII.equalsIgnoringCase($0, "set-cookie") }
     }
 
     /// Redaction off: logs keep everything. Only for logs that never leave the machine.
@@ -257,7 +253,7 @@ public struct RedactionPolicy: Sendable, Equatable {
            ASCII.hasLine(startingWith: "authorization:", in: head) || ASCII.hasLine(startingWith: "proxy-authorization:", in: head)
             || ASCII.hasLine(startingWith: "cookie:", in: head) {
             for line in head.split(separator: "\r\n") {
-                guard let colon = line.firstIndex(of: ":"), headerNameBytes.contains(String(line[..<colon])) else { continue }
+                guard let colon = line.firstIndex(of: ":"), isSecretHeader(line[..<colon]) else { continue }
                 add(header: line[..<colon], value: line[line.index(after: colon)...])
             }
         }

@@ -24,6 +24,6 @@ struct SecretNames: Sendable, Equatable {
 
     /// A name as the rule compares it: ASCII letters lowercased, without `_` and `-`.
     static func folded(_ name: String) -> String {
-        String(decoding: name.utf8.filter { $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") }.map(ASCII.lowercase), as: UTF8.self)
+        String(decoding: name.utf8.filter { !ByteNameSet.isSeparator($0) }.map(ASCII.lowercase), as: UTF8.self)
     }
 }

@@ -197,10 +197,9 @@ public struct ComposeWorkspace: Sendable {
         } catch {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
         }
-        let secretHeaders = RedactionPolicy.defaultHeaderNames.union(session.config.secretHeaderNames.map { $0.lowercased() })
         let summary = try WorkspaceWriter.save(request, query: query, folder: draft.folder, named: name, replacing: draft.entryName,
                                                copying: draft.entryName == nil ? draft.copiedFrom : nil, in: path,
-                                               secretHeaders: secretHeaders, secrets: session.redactionPolicy)
+                                               secrets: session.redactionPolicy)
         try reload()
         return (try self.draft(named: name), summary)
     }

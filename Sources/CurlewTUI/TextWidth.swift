@@ -18,7 +18,12 @@ public enum TextWidth {
     /// would read as text it is not, so each is drawn as a stand-in. A joiner inside an emoji
     /// sequence belongs to its character, which is drawn as it is.
     static func isInvisibleFormat(_ character: Character) -> Bool {
-        character.unicodeScalars.allSatisfy { $0.properties.generalCategory == .format }
+        character.unicodeScalars.allSatisfy(isFormat)
+    }
+
+    /// A format character (general category Cf): one no terminal draws.
+    private static func isFormat(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .format
     }
 
     /// A character that is no emoji and carries a format character after its first (a letter
@@ -27,7 +32,7 @@ public enum TextWidth {
         let scalars = character.unicodeScalars
         guard scalars.count > 1, let first = scalars.first,
               !(first.properties.isEmojiPresentation || (first.properties.isEmoji && !first.isASCII)) else { return false }
-        return scalars.dropFirst().contains { $0.properties.generalCategory == .format }
+        return scalars.dropFirst().contains(where: isFormat)
     }
 
     public static func of(_ text: some StringProtocol) -> Int {
@@ -55,7 +60,7 @@ public enum TextWidth {
         if first.isASCII, character.unicodeScalars.count == 1, first.value >= 0x20, first.value != 0x7F { return String(character) }
         if isInvisibleFormat(character) { return "\u{FFFD}" }
         if carriesFormat(character) {
-            return String(String.UnicodeScalarView(character.unicodeScalars.filter { $0.properties.generalCategory != .format })) + "\u{FFFD}"
+            return String(String.UnicodeScalarView(character.unicodeScalars.filter { !isFormat($0) })) + "\u{FFFD}"
         }
         let value = first.value
         guard value < 0x20 || (0x7F..<0xA0).contains(value) else { return String(character) }

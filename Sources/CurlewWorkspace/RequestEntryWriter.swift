@@ -17,13 +17,12 @@ extension WorkspaceWriter {
     /// (a rename) or of `name` where that exists, else at the end of `requests:`. Credentials
     /// written in clear go to the secrets file as for an import. A new entry made as a copy of
     /// the entry `copying` (of a file in the same directory) takes that entry's fields the editor does not edit.
-    /// `secretHeaders` names the headers (lower-case) whose literal values are moved, and
-    /// `secrets` decides which parameters' and members' values are (`isSecretName`): the
-    /// workspace's own redaction, so the file never holds in clear what its logs hide.
+    /// `secrets` decides which headers', parameters' and members' literal values are moved
+    /// (`isSecretName`): the workspace's own redaction, so the file never holds in clear what its
+    /// logs hide.
     @discardableResult
     public static func save(_ request: Request, query: Parameters = Parameters(), folder: String? = nil, named name: String, replacing previous: String? = nil,
                             copying template: String? = nil, in path: String,
-                            secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames,
                             secrets: RedactionPolicy = RedactionPolicy()) throws(WorkspaceError) -> Summary {
         let workspace = try Workspace.load(path: path)
         let target = workspace.request(named: previous ?? name)
@@ -40,7 +39,7 @@ extension WorkspaceWriter {
         let stored = try WorkspaceSecrets.load(path: secretsPath)
         var collection = ImportedCollection()
         let taken = definedNames(workspace, stored)
-        let moved = movingCredentials(of: request, named: name, into: &collection, avoiding: taken, secretHeaders: secretHeaders, secrets: secrets)
+        let moved = movingCredentials(of: request, named: name, into: &collection, avoiding: taken, secrets: secrets)
         let query = movingCredentials(in: query, named: name, into: &collection, avoiding: taken, secrets: secrets)
         guard case .mapping(let edited) = node(for: moved, folder: folder, query: query) else {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")

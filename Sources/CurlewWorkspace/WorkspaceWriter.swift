@@ -100,13 +100,12 @@ public enum WorkspaceWriter {
     /// Headers and the URL of a literal collection are escaped as they are kept; its body comes
     /// here escaped already (see `escapingTemplates(in:)`).
     static func movingCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
-                                  avoiding definedNames: Set<String>, secretHeaders: Set<String> = RedactionPolicy.defaultHeaderNames,
-                                  secrets: RedactionPolicy = RedactionPolicy()) -> Request {
+                                  avoiding definedNames: Set<String>, secrets: RedactionPolicy = RedactionPolicy()) -> Request {
         var request = request
         // The password of a `Basic` credential about to become a secret (curl's `-u`), as it is and
         // percent-encoded, which the URL may repeat (`/basic-auth/user/PASS`, found by a new
         // user's trial: it stayed in clear).
-        let basicForms = secretHeaders.contains("authorization") ? request.headers["Authorization"].map(RedactionPolicy.basicPasswordForms) ?? [] : []
+        let basicForms = secrets.isSecretName("Authorization") ? request.headers["Authorization"].map(RedactionPolicy.basicPasswordForms) ?? [] : []
         request.customURL = request.customURL.map {
             movingCredentials(inURL: $0, named: name, into: &collection, avoiding: definedNames, secrets: secrets,
                               repeating: basicForms)
@@ -116,7 +115,7 @@ public enum WorkspaceWriter {
         var headers = HTTPHeaders()
         for field in request.headers {
             // A credential header, or one named as the log hides a value (`Access-Token`, `ApiKey`).
-            guard secretHeaders.contains(field.name.lowercased()) || secrets.isSecretName(field.name),
+            guard secrets.isSecretName(field.name),
                   let reference = secretReference(field.value, literal: collection.isLiteral, field: field.name, named: name,
                                                   into: &collection, avoiding: definedNames) else {
                 headers.add(field.name, collection.isLiteral ? TemplateEscape.escaping(field.value) : field.value)
