@@ -1134,21 +1134,26 @@ public struct RedactionPolicy: Sendable, Equatable {
             let decoded = String(decoding: name, as: UTF8.self)
             return isSecretName(decoded.removingPercentEncoding ?? decoded)
         }
-        if ASCII.contains(UInt8(ascii: "["), in: name) || ASCII.contains(UInt8(ascii: "]"), in: name) {
-            return isSecretName(String(decoding: name, as: UTF8.self))
-        }
+        if Self.mayNest(name) { return isSecretName(String(decoding: name, as: UTF8.self)) }
         return secretKeys.contains(name)
     }
 
     /// Whether a value under `name` is one a log hides wherever it stands, as a JSON member, a
     /// form part, or a query or form parameter: a declared body field's, parameter's or secret
     /// header's name, in any case and without `_` and `-`, also nested as a form writes it
-    /// (`token[]`, `user[token]`, as the agent flattens arrays and objects) when any of its keys
-    /// is. The cache key's rule for secret query parameters too; an import and a save move such
+    /// (`token[]`, `user[token]`, as the agent flattens arrays and objects) or a dotted path
+    /// (`user.password`, as many frameworks bind forms and flattened settings) when any of its
+    /// keys is. The cache key's rule for secret query parameters too; an import and a save move such
     /// values to the secrets file, so a workspace file never holds in clear what a log hides.
     public func isSecretName(_ name: String) -> Bool {
         if secretKeys.contains(name) { return true }
-        return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { secretKeys.contains(String($0)) }
+        return name.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "." }).contains { secretKeys.contains(String($0)) }
+    }
+
+    /// Whether a name may be nested (`user[token]`, `user.token`), so that one of its keys, not
+    /// the whole, may be secret: `isSecretName` decides.
+    static func mayNest<Bytes: Collection<UInt8>>(_ name: Bytes) -> Bool {
+        name.contains { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") || $0 == UInt8(ascii: ".") }
     }
 
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
@@ -1385,8 +1390,8 @@ public struct RedactionPolicy: Sendable, Equatable {
                 if name.contains(UInt8(ascii: "\\")), case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
                     return isSecretName(decoded)
                 }
-                // A name a form nests (`user[token]`, echoed as a member) by its keys.
-                if name.contains(UInt8(ascii: "[")) { return isSecretName(String(decoding: name, as: UTF8.self)) }
+                // A name a form nests (`user[token]`, `user.token`, echoed as a member) by its keys.
+                if Self.mayNest(name) { return isSecretName(String(decoding: name, as: UTF8.self)) }
                 return name.withUnsafeBytes { secretKeys.contains($0[...]) }
             },
             redactString: { contents in
@@ -1530,7 +1535,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             var after = end + 2
             while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
             if after < bytes.count, bytes[after] == UInt8(ascii: ":"),
-               secretKeys.contains(bytes[start..<end]) || ASCII.contains(UInt8(ascii: "["), in: bytes[start..<end]) { return true }
+               secretKeys.contains(bytes[start..<end]) || Self.mayNest(bytes[start..<end]) { return true }
             index = end + 2
         }
         return false
@@ -1555,8 +1560,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != quote { start -= 1 }
             guard start > 0 else { continue }
             let name = bytes[start..<end]
-            // A nested name (`user[token]`) may be secret by one of its keys: the redactor decides.
-            if secretKeys.contains(name) || ASCII.contains(backslash, in: name) || ASCII.contains(UInt8(ascii: "["), in: name) { return true }
+            // A nested name (`user[token]`, `user.token`) may be secret by one of its keys: the redactor decides.
+            if secretKeys.contains(name) || ASCII.contains(backslash, in: name) || Self.mayNest(name) { return true }
             if start > 1, base.load(fromByteOffset: start - 2, as: UInt8.self) == backslash { return true }
         }
         return false

@@ -47,16 +47,17 @@ public enum HTTPFileImport {
         var collection = ImportedCollection()
         let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
             .map { literalUnclosedTemplates(String($0)) }
-        var blocks: [[(number: Int, text: String)]] = [[]]
+        var blocks: [(title: String?, lines: [(number: Int, text: String)])] = [(nil, [])]
         for (index, line) in lines.enumerated() {
-            if line.hasPrefix("###") { blocks.append([]); continue }
-            blocks[blocks.count - 1].append((index + 1, line))
+            if line.hasPrefix("###") { blocks.append((separatorTitle(line), [])); continue }
+            blocks[blocks.count - 1].lines.append((index + 1, line))
         }
         var references: [(user: String, source: String, path: String, variable: String)] = []
         var names = UniqueNames(taken: [])
         var firstLines: [String: Int] = [:]
         for block in blocks {
-            guard let (found, requestLine) = try request(in: block, directory: directory, variables: &collection.variables, notes: &collection.notes) else { continue }
+            guard let (found, requestLine) = try request(in: block.lines, titled: block.title, directory: directory,
+                                                         variables: &collection.variables, notes: &collection.notes) else { continue }
             var item = found
             item.name = names.claim(item.name)
             firstLines[item.name] = requestLine
@@ -87,11 +88,23 @@ public enum HTTPFileImport {
         return collection
     }
 
-    /// The request a block holds, with the number of its request line; nil for a block of
-    /// comments and variables only.
-    private static func request(in block: [(number: Int, text: String)], directory: String,
+    /// The title a `###` separator gives the request after it (`### Log in`), as the JetBrains
+    /// client names it; a `# @name` in the block wins. A rule of only `#`, `-`, `=`, `*`, `~` or
+    /// `_` (`### -----`) names nothing, and neither does a request line (`### GET http://h/x`,
+    /// as an export titles an unnamed request): such a request is named from its method and path,
+    /// its URL's password and secret values left out.
+    static func separatorTitle(_ line: String) -> String? {
+        let title = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
+        guard title.contains(where: { !"#-=*~_".contains($0) && !$0.isWhitespace }),
+              title.split(separator: " ", maxSplits: 1).first.map({ methods.contains(String($0)) }) != true else { return nil }
+        return title
+    }
+
+    /// The request a block holds, with the number of its request line, named by its `# @name`,
+    /// else its separator's `title`; nil for a block of comments and variables only.
+    private static func request(in block: [(number: Int, text: String)], titled title: String?, directory: String,
                                 variables: inout [(name: String, value: String)], notes: inout [String]) throws(Failure) -> (ImportedCollection.Item, line: Int)? {
-        var name: String?
+        var name = title
         var index = 0
         // Comments, names and variables before the request line.
         while index < block.count {

@@ -450,6 +450,25 @@ struct RedactionPolicyTests {
         #expect(!RedactionPolicy().hidesMember(onPath: "$.data.accessLevel"))
     }
 
+    @Test("a dotted name (`user.password`, as frameworks bind forms and flattened settings) is secret by any of its keys, in a query, a form, the head and an echoed member")
+    func dottedNamesAreNested() {
+        let policy = RedactionPolicy()
+        #expect(policy.isSecretName("user.password") && policy.isSecretName("auth.accessToken") && policy.isSecretName("a.b[token]"))
+        #expect(!policy.isSecretName("app.version") && !policy.isSecretName("user.name"))
+        let echo = json(#"{"form":{"user.password":"Dq1Tok9","user.name":"kept3"},"app.version":"kept4"}"#)
+        let redacted = policy.redact(message(
+            url: "http://h/p?auth.token=Dq2Tok9&page=2",
+            head: "GET /p?auth.token=Dq2Tok9&page=2 HTTP/1.1\r\nHost: h\r\n\r\n",
+            requestBody: BodySnapshot(data: Data("user.password=Dq3Tok9&user.name=kept5".utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 20),
+            responseBody: echo))
+        #expect(redacted.original?.url == "http://h/p?auth.token=\(marker)&page=2")
+        #expect(redacted.sent?.head == "GET /p?auth.token=\(marker)&page=2 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(redacted.original?.body?.text == "user.password=\(marker)&user.name=kept5")
+        let record = String(decoding: SessionLogExport.jsonArray([redacted]), as: UTF8.self)
+        for secret in ["Dq1Tok9", "Dq2Tok9", "Dq3Tok9"] { #expect(!record.contains(secret), "\(secret)") }
+        for kept in ["kept3", "kept4", "kept5"] { #expect(record.contains(kept), "\(kept)") }
+    }
+
     @Test("a secret in the head is found wherever it falls against the eight-byte words the head is scanned in")
     func headSecretsAtEveryOffset() {
         for padding in 0..<24 {

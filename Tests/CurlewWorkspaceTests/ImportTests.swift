@@ -18,7 +18,7 @@ struct ImportTests {
 
     {"user": "{{user}}", "password": "pw"}
 
-    ### The profile, with the token from login
+    ### The profile
     // a comment
     GET {{host}}/me
         ?verbose=1
@@ -36,11 +36,11 @@ struct ImportTests {
     < ./data.bin
     """
 
-    @Test(".http: variables, names, comments, query lines, bodies, < file, and response references as a chain")
+    @Test(".http: variables, names (`# @name`, else a `###` title), comments, query lines, bodies, < file, and response references as a chain")
     func httpFile() throws {
         let collection = try HTTPFileImport.parse(Self.httpFile, directory: "/srv")
         #expect(collection.variables.map(\.name) == ["host", "user"])
-        #expect(collection.items.map(\.name) == ["login", "GET /me", "upload"])
+        #expect(collection.items.map(\.name) == ["login", "The profile", "upload"])
         let login = collection.items[0].request
         #expect(login.method == .post)
         #expect(login.customURL == "{{host}}/login")
@@ -52,7 +52,7 @@ struct ImportTests {
         #expect(collection.items[2].request.uploadFile == "/srv/./data.bin")
         #expect(collection.notes.count == 1)
         let chain = try #require(collection.chains.first)
-        #expect(chain.steps.map(\.request) == ["login", "GET /me"])
+        #expect(chain.steps.map(\.request) == ["login", "The profile"])
         #expect(chain.steps[0].captures == [.json("login_token", "$.token"), Capture("login_XSession", from: .header("X-Session"))])
     }
 
@@ -109,6 +109,15 @@ struct ImportTests {
         // A made-text `{{` before a response reference leaves the reference to the chain (found by review).
         let chained = try HTTPFileImport.parse("# @name login\nGET http://h/a\n\n###\nPOST http://h/b\n\na{{b\n{{login.response.body.$.token}}\n")
         #expect(chained.items[1].request.requestSerializer == .raw(Data("a\\{{b\n{{login_token}}".utf8), contentType: "text/plain; charset=utf-8"))
+    }
+
+    @Test(".http: a `###` title names the request after it, unless it is a rule or a request line (an export's title), which name nothing; titles with one name are told apart")
+    func httpFileSeparatorTitles() throws {
+        let text = "### List users\nGET http://h/users\n\n### -----\nGET http://h/a\n\n### GET http://u:pw@h/b?token=T9x\nGET http://u:pw@h/b?token=T9x\n\n### List users\nGET http://h/c\n"
+        let collection = try HTTPFileImport.parse(text)
+        #expect(collection.items.map(\.name) == ["List users", "GET /a", "GET /b", "List users 2"])
+        #expect(HTTPFileImport.separatorTitle("###") == nil && HTTPFileImport.separatorTitle("### == ~~ __ **") == nil)
+        #expect(HTTPFileImport.separatorTitle("####  Log in  ") == "Log in")
     }
 
     @Test(".http: a request line that is not one is an error with its line")
@@ -387,7 +396,7 @@ struct WorkspaceWriterTests {
         collection.environments = [("staging", [("host", "https://s.example")])]
         collection.secrets = [.init(name: "apiKey", value: "k3y")]
         let summary = try WorkspaceWriter.add(collection, to: path)
-        #expect(summary.requests == ["login 2", "GET /me", "upload"])
+        #expect(summary.requests == ["login 2", "The profile", "upload"])
         #expect(summary.groups == ["chain"])
         #expect(summary.variables == ["user"])
         #expect(summary.kept == ["variable host (the import's value differs: the workspace's is used)"])
@@ -399,7 +408,7 @@ struct WorkspaceWriterTests {
         }
         #expect(!text.contains("k3y"))
         let workspace = try Workspace.load(path: path)
-        #expect(workspace.requests.map(\.name) == ["login", "login 2", "GET /me", "upload"])
+        #expect(workspace.requests.map(\.name) == ["login", "login 2", "The profile", "upload"])
         #expect(workspace.groups.map(\.name) == ["g", "chain"])
         #expect(workspace.environmentNames == ["staging"])
         #expect(workspace.secretNames == ["apiKey", "login_2_password"])
@@ -754,6 +763,11 @@ struct WorkspaceWriterReviewTests {
         _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &form, avoiding: [], secrets: defaults)
         // A nested name (`user[token]`), as the log reads it (found by review).
         #expect(form.secrets.map(\.value) == ["Rt9x", "Nt9x"])
+        // A dotted name (`user.password`), as the log reads it.
+        var dotted = ImportedCollection()
+        request.requestSerializer = .raw(Data("user.password=Dt9x&user.name=u".utf8), contentType: "application/x-www-form-urlencoded")
+        _ = WorkspaceWriter.movingBodyCredentials(of: request, named: "t", into: &dotted, avoiding: [], secrets: defaults)
+        #expect(dotted.secrets.map(\.value) == ["Dt9x"])
         var query = ImportedCollection()
         let url = WorkspaceWriter.movingCredentials(inURL: "http://h/x?access-token=Qt9x&page=1", named: "q", into: &query, avoiding: [], secrets: defaults)
         #expect(!url.contains("Qt9x") && url.contains("page=1"), "\(url)")
