@@ -2,11 +2,18 @@ import CCurl
 import Foundation
 
 /// A `multipart/form-data` body on libcurl's MIME API: data parts are copied in, file parts are
-/// read from disk as they are sent.
+/// read from disk as they are sent, through the descriptor opened (and checked to be a regular
+/// file) when the body is made, so a file swapped or replaced after that check is never what
+/// goes out in its place.
 ///
 /// Used only on the transfer thread; freed with the exchange's hop.
 final class MultipartBody {
     let raw: OpaquePointer
+    /// The file parts' files, open until the body is freed.
+    private var files: [UploadFile] = []
+
+    /// Why a file part could not be read while it was sent, for the exchange's error.
+    var readFailure: String? { files.lazy.compactMap(\.failure).first }
 
     private init(raw: OpaquePointer) {
         self.raw = raw
@@ -34,11 +41,20 @@ final class MultipartBody {
                     }
                 }
             case .file(let path):
-                // Checked here so a missing file fails before anything is sent, with its name.
-                if case .failure(let error) = UploadFile.open(path) { return .failure(error) }
-                if code == CURLE_OK { code = path.withCString { curl_mime_filedata(handle, $0) } }
+                // Opened here so a missing file fails before anything is sent, with its name.
+                let file: UploadFile
+                switch UploadFile.open(path) {
+                case .failure(let error): return .failure(error)
+                case .success(let opened): file = opened
+                }
+                body.files.append(file)
+                if code == CURLE_OK {
+                    code = curl_mime_data_cb(handle, curl_off_t(file.size), Self.readPart, Self.seekPart, nil, Unmanaged.passUnretained(file).toOpaque())
+                }
             }
-            if code == CURLE_OK, let filename = part.filename {
+            // A file part is named by its path's last component unless it names itself, as
+            // libcurl names a part it reads from a path.
+            if code == CURLE_OK, let filename = part.filename ?? Self.fileName(of: part.content) {
                 code = filename.withCString { curl_mime_filename(handle, $0) }
             }
             if code == CURLE_OK, let type = part.contentType {
@@ -57,5 +73,26 @@ final class MultipartBody {
             }
         }
         return .success(body)
+    }
+
+    /// A file part's default name: its path's last component.
+    private static func fileName(of content: FormPart.Content) -> String? {
+        guard case .file(let path) = content else { return nil }
+        return (path as NSString).lastPathComponent
+    }
+
+    /// Reads a file part's next bytes for libcurl; its context is the part's `UploadFile`.
+    private static let readPart: curl_read_callback = { buffer, size, count, context in
+        guard let buffer, let context else { return Int(CURL_READFUNC_ABORT) }
+        return Unmanaged<UploadFile>.fromOpaque(context)._withUnsafeGuaranteedRef {
+            $0.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+        }
+    }
+
+    /// Moves a file part back to `offset`, as libcurl asks before sending the body again.
+    private static let seekPart: curl_seek_callback = { context, offset, origin in
+        guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+        return Unmanaged<UploadFile>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.seek(to: Int64(offset)) }
+            ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
     }
 }

@@ -734,6 +734,9 @@ final class Transfer {
             responseBody = bodyBuffers.data(buffer, count: receivedBodyBytes)
             announcedBody = nil
         }
+        if localFailure == nil, let failure = form?.readFailure {
+            localFailure = TransferError(kind: .localFile, code: 26, message: failure)
+        }
         var spilled = false
         if let file = spilledBody {
             if let mapped = file.mappedData() {

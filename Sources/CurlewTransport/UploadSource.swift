@@ -21,7 +21,8 @@ public struct FormPart: Sendable, Equatable {
     public var content: Content
     /// The `filename` of the part's `Content-Disposition`; file parts default to the file's name.
     public var filename: String?
-    /// The part's `Content-Type`; nil sends none for data parts (text) and lets libcurl guess for files.
+    /// The part's `Content-Type`; nil sends none, unless libcurl knows the file name's extension
+    /// (`.png`, `.pdf`, `.txt`…). The agent types every file part it makes (`MultipartForm`).
     public var contentType: String?
     /// Extra part headers, already validated (no CR or LF).
     public var headers: [(name: String, value: String)]

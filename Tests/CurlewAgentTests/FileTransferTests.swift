@@ -81,6 +81,30 @@ struct FileTransferTests {
         #expect(outcome.message?.original?.transfer == nil, "the record is kept once, in the message")
     }
 
+    @Test("a form part's file is read through the descriptor opened when the request started: a file put in its place before the body goes out is not what is sent (libcurl opened the path again to send it)")
+    func formPartFileReadAsOpened() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/part.bin"
+        let original = Data(repeating: UInt8(ascii: "a"), count: 64_000)
+        try original.write(to: URL(fileURLWithPath: path))
+        let agent = try await pipelineAgent()
+        var form = MultipartForm()
+        form.append(name: "part", fileAt: path)
+        var request = Request(.post, "/post?\(uniqueTag())")
+        request.form = form
+        // libcurl then waits up to a second for the server's 100 (the demo server sends none)
+        // before the body: the file is replaced in that wait.
+        request.headers = ["Expect": "100-continue"]
+        let sending = Task { await sendCapturing(agent, request) }
+        try await Task.sleep(for: .milliseconds(400))
+        try Data(repeating: UInt8(ascii: "b"), count: 64_000).write(to: URL(fileURLWithPath: directory + "/other.bin"))
+        #expect(rename(directory + "/other.bin", path) == 0)
+        let json = try await sending.value.result.get().json()
+        #expect(json["files"]?["part"]?["sha256"] == .string(sha256Hex(original)))
+        #expect(json["files"]?["part"]?["filename"] == .string("part.bin"))
+    }
+
     @Test("a multipart body keeps its own type and boundary under a config default Content-Type; a request's own multipart type gets the boundary (found by a new user's trial: a JSON default broke every upload)")
     func multipartUnderConfigDefaultType() async throws {
         let agent = try await pipelineAgent { $0.defaultHeaders = ["Content-Type": "application/json"] }
