@@ -193,6 +193,9 @@ public final class NetworkLogger: NetworkObserver {
             Foundation.close(descriptor)
             throw NetworkLoggerError(path: path, reason: problem)
         }
+        // A log whose last line was cut (a crash, a copy with `head -c`) gets a line end first:
+        // the new header on the fragment's line would be lost with it.
+        let endsInsideLine = !created && Self.endsInsideLine(path: path, descriptor: descriptor)
         file = Locked(LogFile(descriptor: descriptor, created: created))
         let header = SessionLogHeader(
             appName: config.appName, appVersion: config.appVersion, channelID: config.channelID, appKey: config.appKey,
@@ -201,7 +204,8 @@ public final class NetworkLogger: NetworkObserver {
             custom: delegate?.customHeader(for: config)
         )
         do {
-            var line = Array(try SessionLogFormat.makeEncoder().encode(TaggedRecord(type: "header", record: header, custom: nil)))
+            var line: [UInt8] = endsInsideLine ? [0x0A] : []
+            line += try SessionLogFormat.makeEncoder().encode(TaggedRecord(type: "header", record: header, custom: nil))
             line.append(0x0A)
             try writeHeader(line)
         } catch {
@@ -226,12 +230,8 @@ public final class NetworkLogger: NetworkObserver {
         // Not by its size: a file of /proc reads as text with a size of zero.
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         let refusal = "it exists and is not a session log (its first line is not a log header); choose another file"
-        let reader = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard reader >= 0 else { return refusal }
+        guard let reader = reader(of: path, as: status) else { return refusal }
         defer { Foundation.close(reader) }
-        // The file read must be the one the log would be written to, not one put at the path since.
-        var reading = stat()
-        guard fstat(reader, &reading) == 0, reading.st_dev == status.st_dev, reading.st_ino == status.st_ino else { return refusal }
         // A header is a few hundred bytes; a delegate's custom data may make it longer.
         var prefix = [UInt8](repeating: 0, count: 64 << 10)
         let count = prefix.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
@@ -241,6 +241,29 @@ public final class NetworkLogger: NetworkObserver {
         guard let record = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
               record["type"] as? String == "header" else { return refusal }
         return nil
+    }
+
+    /// Whether an existing regular file's last byte is not a line end.
+    private static func endsInsideLine(path: String, descriptor: Int32) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0,
+              let reader = reader(of: path, as: status) else { return false }
+        defer { Foundation.close(reader) }
+        var last: UInt8 = 0
+        return pread(reader, &last, 1, status.st_size - 1) == 1 && last != 0x0A
+    }
+
+    /// `path` opened for reading when it is still the file `status` describes (the one the log
+    /// is written to, not one put at the path since); nil otherwise.
+    private static func reader(of path: String, as status: stat) -> Int32? {
+        let reader = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard reader >= 0 else { return nil }
+        var reading = stat()
+        guard fstat(reader, &reading) == 0, reading.st_dev == status.st_dev, reading.st_ino == status.st_ino else {
+            Foundation.close(reader)
+            return nil
+        }
+        return reader
     }
 
     /// Why an existing regular file made read-only is not appended to: its mode says so, though

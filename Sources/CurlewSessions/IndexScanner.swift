@@ -38,6 +38,11 @@ final class IndexScanner: @unchecked Sendable {
     /// Curlew writes lines of at most a few hundred KiB (bodies are capped); a longer line is
     /// damage, skipped without holding it in memory.
     static let maxLineBytes = 64 << 20
+    /// Whether a line (without its line break) is longer than `maxLineBytes`, a `\r` before the
+    /// break not counted: the one rule the index and the reader skip lines by.
+    static func isOverlong(_ line: some BidirectionalCollection<UInt8>) -> Bool {
+        line.count - (line.last == 0x0D ? 1 : 0) > maxLineBytes
+    }
     /// Why such a line is skipped, as the index and the reader both say it.
     static let overlongLineReason = "line longer than \(maxLineBytes >> 20) MiB"
     /// Skipped lines described one by one; past this many only their count grows.
@@ -75,6 +80,9 @@ final class IndexScanner: @unchecked Sendable {
         scanning: while builder.count < limit {
             if let newline = pending[cursor...].firstIndex(of: 0x0A) {
                 guard builder.fits(offset: offset) else { break scanning }
+                // A line found whole in the buffer is held to the same length as one that
+                // outgrew it (as the reader holds it, so both number the same entries).
+                if oversizedLine == nil, Self.isOverlong(pending[cursor..<newline]) { oversizedLine = 0 }
                 if oversizedLine != nil {
                     skipOversizedLine(into: &part)
                 } else {
@@ -86,7 +94,8 @@ final class IndexScanner: @unchecked Sendable {
             }
             pending.removeFirst(cursor)
             cursor = 0
-            if pending.count > Self.maxLineBytes || oversizedLine != nil {
+            // Past the longest line and a `\r` before its line break: too long however it ends.
+            if pending.count > Self.maxLineBytes + 1 || oversizedLine != nil {
                 oversizedLine = (oversizedLine ?? 0) + Int64(pending.count)
                 pending.removeAll(keepingCapacity: true)
             }

@@ -31,7 +31,7 @@ public enum SessionLogReader {
             let trimmed = line.last == 0x0D ? line.dropLast() : line
             guard !trimmed.isEmpty else { continue }
             // Skipped unread, as the index skips it: no record is this long.
-            guard trimmed.count <= IndexScanner.maxLineBytes else {
+            guard !IndexScanner.isOverlong(line) else {
                 log.skipped.append(SkippedLine(line: lineNumber, reason: IndexScanner.overlongLineReason))
                 continue
             }

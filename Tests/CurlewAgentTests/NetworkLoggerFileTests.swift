@@ -45,6 +45,23 @@ struct NetworkLoggerFileTests {
         #expect(try String(contentsOfFile: empty, encoding: .utf8).hasPrefix("{"))
     }
 
+    @Test("a log whose last line was cut gets a line end before the next session's header, which stays whole and readable (found by a new user's trial: it was glued to the fragment and lost)")
+    func appendsAfterACutLine() throws {
+        let log = Self.path("cut.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let first = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: log))
+        first.requestDidProduce(DebugMessage(requestID: 1, name: nil, state: .succeeded, startedAt: Date(), original: nil, sent: nil,
+                                             response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "test"))
+        try first.close()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: log))
+        try whole.prefix(whole.count - 10).write(to: URL(fileURLWithPath: log))
+        try NetworkLogger(config: NetworkLoggerConfig(logFilePath: log)).close()
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4 && lines[3].isEmpty, "\(lines.count)")
+        #expect(lines[1].hasPrefix("{") && !lines[1].contains(#""type":"header""#), "the fragment keeps its own line")
+        #expect((try? JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])?["type"] as? String == "header")
+    }
+
     @Test("a header that cannot be written names the log's path and the system's reason")
     func headerFailureNamesThePath() throws {
         #expect {

@@ -77,6 +77,29 @@ struct SessionLogTests {
         #expect(log.skipped.map(\.line) == [3] && log.skipped.first?.reason == "line longer than 64 MiB")
     }
 
+    @Test("a message line just over 64 MiB that the index's buffer holds whole is skipped there too, so the index and the reader number the same entries (found by a new user's trial: the browser's entry 3 was `log show`'s 2)")
+    func overlongLineNumberedAlike() throws {
+        let path = NSTemporaryDirectory() + "curlew-overlong-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 1))
+        try logger.close()
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let message = try #require(data.split(separator: 0x0A).last)
+        // The message again, its summary first as the index reads it, padded past the limit.
+        var long = Data(message.dropLast())
+        long.append(Data(#","pad":""#.utf8))
+        long.append(Data(repeating: UInt8(ascii: "a"), count: (64 << 20) + 1 - long.count - 2))
+        long.append(Data("\"}".utf8))
+        #expect(long.count == (64 << 20) + 1)
+        data.append(long + Data("\n".utf8) + message + Data("\n".utf8))
+        try data.write(to: URL(fileURLWithPath: path))
+        let log = try SessionLogReader.read(path: path)
+        let index = try SessionLogIndex(path: path)
+        #expect(log.messages.count == 2 && log.skipped.map(\.line) == [3])
+        #expect(index.entryCount == log.messages.count)
+    }
+
     @Test("bodies beyond the logger's caps keep their first bytes, their full size and the truncated flag")
     func bodyCap() async throws {
         let path = try await writeSession([
