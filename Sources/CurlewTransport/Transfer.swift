@@ -31,6 +31,9 @@ final class Transfer {
     @exclusivity(unchecked) private var earlierHopsBytesSent: Int64 = 0
     @exclusivity(unchecked) private var earlierHopsBytesReceived: Int64 = 0
     @exclusivity(unchecked) private var earlierHopsNewConnections = 0
+    /// The last hop that went out and was answered (a redirect), shown in the result of a hop
+    /// after it that failed before sending anything (its target refused the connection).
+    @exclusivity(unchecked) private var answeredHop: AnsweredHop?
     private let maxResponseBytes: Int
     private let requestCaptureLimit: Int
     private let connectTimeoutApplied: Bool
@@ -391,6 +394,8 @@ final class Transfer {
         earlierHopsBytesReceived += currentHopBytesReceived()
         earlierHopsNewConnections += long(CURLINFO_NUM_CONNECTS)
         hops += 1
+        answeredHop = AnsweredHop(requestHead: requestHead, requestBody: requestBody, requestBodySize: requestBodySize,
+                                  statusLine: statusLine, statusCode: long(CURLINFO_RESPONSE_CODE), responseHeaders: responseHeaders)
         requestHead.removeAll(keepingCapacity: true)
         requestBody.removeAll(keepingCapacity: true)
         requestBodySize = 0
@@ -761,7 +766,7 @@ final class Transfer {
             timings = .zero
             connected = true
         }
-        let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
+        var status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
         // A 200 download without a single body byte (an empty resource) still creates its file;
         // a 204 has no content to write, and must not replace one.
         if download != nil, code == CURLE_OK, !cancelled, refusal == nil, localFailure == nil, !bodyRouted, status == 200 {
@@ -800,6 +805,15 @@ final class Transfer {
             downloadOutcome = finished.outcome
             if error == nil, let failure = finished.error { error = failure }
             self.download = nil
+        }
+        // A redirect's target that was never reached: what went out last, and its answer.
+        if error != nil, requestHead.isEmpty, statusLine.isEmpty, let answeredHop {
+            requestHead = answeredHop.requestHead
+            requestBody = answeredHop.requestBody
+            requestBodySize = answeredHop.requestBodySize
+            statusLine = answeredHop.statusLine
+            status = answeredHop.statusCode
+            responseHeaders = answeredHop.responseHeaders
         }
         return TransferResult(
             id: id,

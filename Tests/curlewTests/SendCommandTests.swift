@@ -1,3 +1,4 @@
+import CurlewSessions
 import CurlewTestSupport
 import Foundation
 import Testing
@@ -170,6 +171,20 @@ struct SendCommandTests {
         let refused = try await CurlewProcess.run(["send", "\(server.baseURL)/redirect-to?url=http%3A%2F%2Fann%3Ahunter2-secret%40%2Fx"])
         #expect(refused.status == 1)
         #expect(refused.error.contains("without a host \"http://ann:[REDACTED]@/x\""), "\(refused.error)")
+    }
+
+    @Test("a redirect to a target that refuses the connection still shows what went out and the redirect that came back, with the timing (found by a new user's trial: stdout was empty, even with -v)")
+    func redirectToUnreachableTarget() async throws {
+        let server = try await TestServer.shared()
+        let log = NSTemporaryDirectory() + "curlew-send-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let failed = try await CurlewProcess.run(["send", "-v", "--log", log, "\(server.baseURL)/redirect-to?url=http%3A%2F%2F127.0.0.1%3A1%2Fx"])
+        #expect(failed.status == 7)
+        #expect(failed.output.contains("> GET /redirect-to?url=") && failed.output.contains("< HTTP/1.1 302 Found"), "\(failed.output)")
+        #expect(failed.output.contains("< Location: http://127.0.0.1:1/x") && failed.output.contains("1 redirect(s)"), "\(failed.output)")
+        #expect(failed.error.contains("couldNotConnect"), "\(failed.error)")
+        let message = try #require(SessionLogReader.read(path: log).messages.first)
+        #expect(message.response?.statusCode == 302 && message.sent?.head.hasPrefix("GET /redirect-to?") == true && message.error?.kind == .couldNotConnect)
     }
 
     @Test("the error on stderr hides the request's own credentials as the report and the log do: a -u password a refused Location repeats (a known item of an earlier review)")
