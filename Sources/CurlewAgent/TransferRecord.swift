@@ -88,6 +88,9 @@ public struct TransferRecord: Sendable, Equatable, Codable {
                     lines.append(download.resumable ? "resume    the next download to \(destination) continues from byte \(download.fileSize)"
                                                      : "resume    not resumable: the server sent no strong ETag or Last-Modified")
                 }
+            } else if let offset = resumeRequestedFrom {
+                // A 206 is a 2xx with a body too: one that does not continue the file is refused.
+                lines.append("download  nothing written to \(destination): the response neither continued it from byte \(offset) (a 206 with that range) nor was a whole 2xx body to start over with")
             } else {
                 lines.append("download  nothing written to \(destination): the response was not a 2xx with a body")
             }

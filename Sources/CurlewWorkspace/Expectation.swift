@@ -100,7 +100,7 @@ extension Expectation {
             guard let duration = outcome.duration else {
                 return ExpectationFailure(assertion: "duration", expected: "at most \(Self.describe(limit))", actual: "no timing")
             }
-            return duration <= limit ? nil : ExpectationFailure(assertion: "duration", expected: "at most \(Self.describe(limit))", actual: Self.describe(duration))
+            return duration <= limit ? nil : ExpectationFailure(assertion: "duration", expected: "at most \(Self.describe(limit))", actual: Self.describe(duration, apartFrom: limit))
         case .shape(let shape):
             guard let body = outcome.response?.body, body.count <= Self.bodyTextLimit, let document = try? JSONValue.parse(body) else {
                 return ExpectationFailure(assertion: "shape", expected: shape.name, actual: "a body that is not JSON")
@@ -156,8 +156,22 @@ extension Expectation {
     }
 
     static func describe(_ duration: Duration) -> String {
+        describe(duration, decimals: 0)
+    }
+
+    /// `duration` with as many more decimals as it takes to read apart from `limit` (a 1.4 ms
+    /// exchange over `1ms` is `1.4ms`, not `1ms`), up to microseconds.
+    static func describe(_ duration: Duration, apartFrom limit: Duration) -> String {
+        for decimals in 0..<3 where describe(duration, decimals: decimals) != describe(limit, decimals: decimals) {
+            return describe(duration, decimals: decimals)
+        }
+        return describe(duration, decimals: 3)
+    }
+
+    /// Milliseconds with `decimals` decimals, or seconds with two more from a second on.
+    private static func describe(_ duration: Duration, decimals: Int) -> String {
         let milliseconds = duration.milliseconds
-        return milliseconds >= 1000 ? String(format: "%.2fs", milliseconds / 1000) : String(format: "%.0fms", milliseconds)
+        return milliseconds >= 1000 ? String(format: "%.\(decimals + 2)fs", milliseconds / 1000) : String(format: "%.\(decimals)fms", milliseconds)
     }
 
     private static func quoted(_ text: String) -> String {

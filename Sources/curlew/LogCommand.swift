@@ -215,8 +215,9 @@ struct LogCommand: ParsableCommand {
             } else {
                 let paired = Self.pairUp(leftNumbered.exchanges, rightNumbered.exchanges)
                 pairs = paired.pairs.map { ($0.left.message, $0.right.message, Self.key($0.left.message)) }
-                if pairs.isEmpty { throw RunCommand.usageFailure("no exchange of \(left) has a match (by name, else method and path) in \(right)") }
                 unpaired = [(left, paired.leftAlone), (right, paired.rightAlone)].filter { !$0.exchanges.isEmpty }
+                // Logs with no exchange in common are listed as any unpaired exchanges are.
+                if pairs.isEmpty, unpaired.isEmpty { throw RunCommand.usageFailure("neither \(left) nor \(right) has an exchange to compare") }
             }
             var differing = 0
             for (a, b, title) in pairs {

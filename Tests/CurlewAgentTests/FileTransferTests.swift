@@ -344,6 +344,10 @@ struct FileTransferTests {
         #expect(!FileManager.default.fileExists(atPath: destination))
         #expect(!FileManager.default.fileExists(atPath: destination + ".curlew-partial"))
         #expect(outcome.message?.transfer?.responseLines.first?.contains("nothing written") == true)
+        // Resuming, a 206 that does not continue the file is a 2xx with a body all the same: the
+        // line says what was wanted (found by a new user's trial: "was not a 2xx with a body").
+        let resumed = TransferRecord(downloadDestination: destination, resumeRequestedFrom: 1200)
+        #expect(resumed.responseLines == ["download  nothing written to \(destination): the response neither continued it from byte 1200 (a 206 with that range) nor was a whole 2xx body to start over with"])
         var intoDirectory = Request(.get, "/get")
         intoDirectory.download = Download(to: directory)
         guard case .failure(let refused) = await sendCapturing(agent, intoDirectory).result else { Issue.record("expected a failure"); return }

@@ -27,6 +27,12 @@ struct ExpectationReportTests {
         let failed = ExpectationReport([.status([201..<202]), .maxDuration(.milliseconds(1))], against: message)
         #expect(failed.failures.map(\.assertion) == ["status", "duration"])
         #expect(failed.summary == "expect: 2 of 2 failed: status: expected 201, got 200 (+1 more)")
+        // A duration over its limit by less than the limit's last digit reads apart from it
+        // (found by a new user's trial: "expected at most 1ms, got 1ms").
+        let close = ExpectationReport([.maxDuration(.milliseconds(1))], against: Fixtures.message(elapsedMicros: 1_400))
+        #expect(close.failures.first?.expected == "at most 1ms" && close.failures.first?.actual == "1.4ms", "\(close.failures)")
+        let seconds = ExpectationReport([.maxDuration(.seconds(2))], against: Fixtures.message(elapsedMicros: 2_000_400))
+        #expect(seconds.failures.first?.expected == "at most 2.00s" && seconds.failures.first?.actual == "2.0004s", "\(seconds.failures)")
     }
 
     @Test("a report describes one exchange with one set of assertions: ids start again in every session")

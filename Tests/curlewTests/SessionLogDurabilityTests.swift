@@ -237,6 +237,15 @@ struct SessionLogDurabilityTests {
         }
         let same = try await CurlewProcess.run(["log", "diff", left, left])
         #expect(same.output.contains("3 pairs compared, 0 with differences\n") && !same.output.contains("only in"), "\(same.output)")
+        // Nothing in common (an empty log, another run's requests): every exchange listed, as
+        // when some pair (found by a new user's trial: exit 2, "no exchange … has a match").
+        let empty = directory + "/empty.jsonl"
+        #expect(FileManager.default.createFile(atPath: empty, contents: nil))
+        let apart = try await CurlewProcess.run(["log", "diff", left, empty])
+        #expect(apart.status == 0 && apart.output.contains("== only in \(left): 3 exchanges")
+                && apart.output.contains("0 pairs compared, 0 with differences, 3 only in \(left)"), "\(apart.output)\(apart.error)")
+        let nothing = try await CurlewProcess.run(["log", "diff", empty, empty])
+        #expect(nothing.status == 2 && nothing.error.contains("has an exchange to compare"), "\(nothing.error)")
         // One exchange against a whole log: compared with the one that pairs with it, not the
         // log's first (found by a new user's trial), whichever side names the number.
         let one = try await CurlewProcess.run(["log", "diff", left + "#3", right])
