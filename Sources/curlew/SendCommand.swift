@@ -335,7 +335,7 @@ struct SendCommand: AsyncParsableCommand {
     /// Prints the error on stderr and gives the exit status it maps to.
     private func failing(with error: RequestError) -> ExitCode {
         // A redirect's error quotes its Location, which may hold a password or a token.
-        let text = "curlew: " + redaction.redactText("\(error)") + "\n"
+        let text = "curlew: " + redaction.redactText(error.commandLineDescription) + "\n"
         StandardStreams.error(raw || isatty(STDERR_FILENO) == 0 ? text : TerminalText.escapingControls(text))
         return ExitCode(error.exitCode)
     }

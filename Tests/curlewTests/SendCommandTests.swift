@@ -173,6 +173,17 @@ struct SendCommandTests {
         #expect(refused.error.contains("without a host \"http://ann:[REDACTED]@/x\""), "\(refused.error)")
     }
 
+    @Test("the error on stderr names its number for what it is where it is not the exit status (found by a new user's trial: \"(code 56)\" with exit 8)")
+    func errorNumberNamed() async throws {
+        let server = try await TestServer.shared()
+        let invalid = try await CurlewProcess.run(["send", "\(server.baseURL)/fault/many-headers"])
+        #expect(invalid.status == 8 && invalid.error.contains("(libcurl code 56)"), "\(invalid.status) \(invalid.error)")
+        let missing = try await CurlewProcess.run(["send", "\(server.baseURL)/status/404"])
+        #expect(missing.status == 22 && missing.error.hasSuffix("(status 404)\n"), "\(missing.error)")
+        let reset = try await CurlewProcess.run(["send", "\(server.baseURL)/fault/reset"])
+        #expect(reset.status == 56 && reset.error.hasSuffix("(code 56)\n"), "\(reset.error)")
+    }
+
     @Test("a redirect to a target that refuses the connection still shows what went out and the redirect that came back, with the timing (found by a new user's trial: stdout was empty, even with -v)")
     func redirectToUnreachableTarget() async throws {
         let server = try await TestServer.shared()
