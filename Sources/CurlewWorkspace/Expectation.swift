@@ -105,12 +105,9 @@ extension Expectation {
             guard let body = outcome.response?.body, body.count <= Self.bodyTextLimit, let document = try? JSONValue.parse(body) else {
                 return ExpectationFailure(assertion: "shape", expected: shape.name, actual: "a body that is not JSON")
             }
-            do {
-                try shape.validate(document)
-                return nil
-            } catch {
-                return ExpectationFailure(assertion: "shape", expected: shape.name, actual: error.message)
-            }
+            guard let mismatch = shape.firstMismatch(in: document) else { return nil }
+            // Said where the document departs from the shape, not of the whole.
+            return ExpectationFailure(assertion: "shape", expected: "\(mismatch.expected) at \(mismatch.path)", actual: mismatch.found ?? "no such member")
         }
     }
 

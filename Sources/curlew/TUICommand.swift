@@ -20,6 +20,15 @@ struct InterfaceOptions: ParsableArguments {
     @Option(help: "Colours for a dark or a light terminal background: dark or light (default: $CURLEW_THEME, else dark).")
     var theme: String?
 
+    /// A sessions directory that exists must be one (a log given there by mistake was listed as
+    /// a directory and named the place new logs go).
+    func validate() throws {
+        var status = stat()
+        if stat(sessions, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
+            throw ValidationError("--sessions takes a directory of session logs; \(sessions) is not one (to open a log: curlew tui \(sessions))")
+        }
+    }
+
     /// The key map: the standard one, with the user's file over it.
     func keyMap() throws -> KeyMap {
         let path = keys ?? KeyMapFile.defaultPath()

@@ -29,6 +29,13 @@ struct ExpectationReportTests {
         #expect(failed.summary == "expect: 2 of 2 failed: status: expected 201, got 200 (+1 more)")
         // A duration over its limit by less than the limit's last digit reads apart from it
         // (found by a new user's trial: "expected at most 1ms, got 1ms").
+        // A shape is failed where the body departs from it (found by a new user's trial: "expected
+        // an object, got $.args.a: missing, …" of a body that is an object).
+        let shaped = ExpectationReport([.shape(.object(["id": .integer, "args": .object(["a": .integer])]))],
+                                       against: Fixtures.message(responseBody: #"{"id":7,"args":{"b":1}}"#))
+        #expect(shaped.failures.map(\.description) == ["shape: expected an integer at $.args.a, got no such member"])
+        let typed = ExpectationReport([.shape(.object(["id": .integer]))], against: Fixtures.message(responseBody: #"{"id":"7"}"#))
+        #expect(typed.failures.map(\.description) == ["shape: expected an integer at $.id, got a string"])
         let close = ExpectationReport([.maxDuration(.milliseconds(1))], against: Fixtures.message(elapsedMicros: 1_400))
         #expect(close.failures.first?.expected == "at most 1ms" && close.failures.first?.actual == "1.4ms", "\(close.failures)")
         let seconds = ExpectationReport([.maxDuration(.seconds(2))], against: Fixtures.message(elapsedMicros: 2_000_400))

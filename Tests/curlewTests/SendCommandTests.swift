@@ -591,6 +591,14 @@ struct SendHostileTests {
         #expect(!result.error.contains("Usage:"), "a failure to start, not a usage mistake: \(result.error)")
         let theme = try await CurlewProcess.run(["tui", "--theme", "neon"])
         #expect(theme.status == 2 && theme.error.hasPrefix("curlew: no theme \"neon\"") && !theme.error.contains("Usage:"), "\(theme.error)")
+        // A log given as the sessions directory is refused, naming how to open it (found by a new
+        // user's trial: it was listed as a directory, `0 in s1.jsonl/`).
+        let sessionsFile = NSTemporaryDirectory() + "curlew-sessions-file-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: sessionsFile) }
+        #expect(FileManager.default.createFile(atPath: sessionsFile, contents: Data("{}\n".utf8)))
+        let notDirectory = try await CurlewProcess.run(["tui", "--sessions", sessionsFile])
+        #expect(notDirectory.status == 64 && notDirectory.error.contains("--sessions takes a directory of session logs")
+                && notDirectory.error.contains("curlew tui \(sessionsFile)"), "\(notDirectory.status) \(notDirectory.error)")
         // A log that is not there says why, as `log show` does (found by a new user's trial).
         let missing = try await CurlewProcess.run(["tui", "/nonexistent-\(UUID().uuidString).jsonl"])
         #expect(missing.status != 0 && missing.error.contains("No such file or directory"), "\(missing.error)")

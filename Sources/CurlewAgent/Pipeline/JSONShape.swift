@@ -18,10 +18,27 @@ public indirect enum JSONShape: Sendable, Equatable {
     /// Checks `value`; a mismatch throws `validationFailed` naming the JSON path that failed
     /// (`$.data.items[2].id`) and what was expected there.
     public func validate(_ value: JSONValue) throws(RequestError) {
-        if let failure = mismatch(value, path: "$") { throw failure }
+        guard let mismatch = firstMismatch(in: value) else { return }
+        throw RequestError(.validationFailed, mismatch.found.map { "\(mismatch.path): expected \(mismatch.expected), found \($0)" }
+                                                ?? "\(mismatch.path): missing, expected \(mismatch.expected)")
     }
 
-    private func mismatch(_ value: JSONValue, path: String) -> RequestError? {
+    /// Where a document first departs from a shape, and how.
+    public struct Mismatch: Sendable, Equatable {
+        /// The JSON path (`$.data.items[2].id`).
+        public var path: String
+        /// The shape wanted there, in words.
+        public var expected: String
+        /// The type the document holds there, in words; nil for a member that is missing.
+        public var found: String?
+    }
+
+    /// The first place, members in name order, where `value` does not have this shape.
+    public func firstMismatch(in value: JSONValue) -> Mismatch? {
+        mismatch(value, path: "$")
+    }
+
+    private func mismatch(_ value: JSONValue, path: String) -> Mismatch? {
         switch (self, value) {
         case (.any, _), (.string, .string), (.number, .int), (.number, .double), (.integer, .int), (.bool, .bool), (.null, .null):
             return nil
@@ -40,13 +57,13 @@ public indirect enum JSONShape: Sendable, Equatable {
                 let memberPath = path + "." + name
                 guard let found = present.first(where: { $0.key == name }) else {
                     if case .optional = shape { continue }
-                    return RequestError(.validationFailed, "\(memberPath): missing, expected \(shape.name)")
+                    return Mismatch(path: memberPath, expected: shape.name, found: nil)
                 }
                 if let failure = shape.mismatch(found.value, path: memberPath) { return failure }
             }
             return nil
         default:
-            return RequestError(.validationFailed, "\(path): expected \(name), found \(value.typeName)")
+            return Mismatch(path: path, expected: name, found: value.typeName)
         }
     }
 
