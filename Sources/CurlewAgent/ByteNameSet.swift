@@ -13,7 +13,7 @@ struct ByteNameSet: Sendable, Equatable {
     private var rangesByLength: [Range<Int>] = []
     private var lengthStarts: [Int] = []
     private let ignoresCase: Bool
-    /// Whether `_` and `-` are left out of names, stored and looked up (`access_token`,
+    /// Whether `_`, `-` and `.` are left out of names, stored and looked up (`access_token`,
     /// `accessToken` and `access-token` are one name).
     private let ignoresSeparators: Bool
     /// Two bits per member, one in each 128-bit filter (a low and a high word), chosen by two
@@ -25,7 +25,7 @@ struct ByteNameSet: Sendable, Equatable {
     private var hasEmptyName = false
 
     /// With `ignoringCase`, names are stored lowercased and compared ignoring ASCII case; with
-    /// `ignoringSeparators`, `_` and `-` are left out of names on both sides.
+    /// `ignoringSeparators`, `_`, `-` and `.` are left out of names on both sides.
     init(_ names: some Sequence<String>, ignoringCase: Bool, ignoringSeparators: Bool = false) {
         self.ignoresCase = ignoringCase
         self.ignoresSeparators = ignoringSeparators
@@ -73,10 +73,10 @@ struct ByteNameSet: Sendable, Equatable {
         name.withUTF8Bytes { contains(UnsafeRawBufferPointer($0)[...]) }
     }
 
-    /// `_` or `-`, which a set ignoring separators leaves out of names.
+    /// `_`, `-` or `.`, which a set ignoring separators leaves out of names.
     @inline(__always)
     static func isSeparator(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 
     func contains(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
@@ -112,7 +112,7 @@ struct ByteNameSet: Sendable, Equatable {
         }
     }
 
-    /// Whether `count` bytes from `start` hold a `_` or a `-`.
+    /// Whether `count` bytes from `start` hold a separator.
     @inline(__always)
     private static func holdsSeparator(_ start: UnsafeRawPointer, count: Int) -> Bool {
         var offset = 0

@@ -27,7 +27,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Header names (any case) whose values are hidden.
     public var headerNames: Set<String> { didSet { refreshSecretKeys() } }
     /// Query and form parameter names whose values are hidden, as `SecretNames` matches them (any
-    /// case and without `_` and `-`: `Password=` and `access-token=` too).
+    /// case and without `_`, `-` and `.`: `Password=` and `access-token=` too).
     public var parameterNames: Set<String> { didSet { refreshSecretKeys() } }
     /// JSON body member names whose values are hidden, at any depth.
     public var bodyFieldNames: Set<String> { didSet { refreshSecretKeys() } }
@@ -360,7 +360,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// How a named value (a chain's capture, an environment variable) is shown: hidden when its
     /// name ends in a name a log hides (a credential parameter, body field or header name), in
-    /// any case and without `_` and `-` (`login_token`, `accessToken`, `X-API-Key`), or in
+    /// any case and without `_`, `-` and `.` (`login_token`, `accessToken`, `X-API-Key`), or in
     /// `jwt`; declared secrets inside it hidden otherwise.
     public func shown(variable name: String, value: String) -> String {
         guard isEnabled else { return value }
@@ -876,7 +876,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// A header named as a secret header (`Authorization`, `X-Api-Key`…) or as any other secret
-    /// name (`Access-Token`, `ApiKey`): by the one rule, in any case and without `_` and `-`.
+    /// name (`Access-Token`, `ApiKey`): by the one rule, in any case and without `_`, `-` and `.`.
     private func isSecretHeader(_ name: String) -> Bool {
         secretKeys.contains(name)
     }
@@ -1134,26 +1134,42 @@ public struct RedactionPolicy: Sendable, Equatable {
             let decoded = String(decoding: name, as: UTF8.self)
             return isSecretName(decoded.removingPercentEncoding ?? decoded)
         }
-        if Self.mayNest(name) { return isSecretName(String(decoding: name, as: UTF8.self)) }
-        return secretKeys.contains(name)
+        return isSecretName(name)
     }
 
     /// Whether a value under `name` is one a log hides wherever it stands, as a JSON member, a
     /// form part, or a query or form parameter: a declared body field's, parameter's or secret
-    /// header's name, in any case and without `_` and `-`, also nested as a form writes it
+    /// header's name, in any case and without `_`, `-` and `.`, also nested as a form writes it
     /// (`token[]`, `user[token]`, as the agent flattens arrays and objects) or a dotted path
     /// (`user.password`, as many frameworks bind forms and flattened settings) when any of its
     /// keys is. The cache key's rule for secret query parameters too; an import and a save move such
     /// values to the secrets file, so a workspace file never holds in clear what a log hides.
     public func isSecretName(_ name: String) -> Bool {
-        if secretKeys.contains(name) { return true }
-        return name.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "." }).contains { secretKeys.contains(String($0)) }
+        name.withUTF8Bytes { isSecretName(UnsafeRawBufferPointer($0)[...]) }
     }
 
-    /// Whether a name may be nested (`user[token]`, `user.token`), so that one of its keys, not
-    /// the whole, may be secret: `isSecretName` decides.
-    static func mayNest<Bytes: Collection<UInt8>>(_ name: Bytes) -> Bool {
-        name.contains { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") || $0 == UInt8(ascii: ".") }
+    /// `isSecretName` for a name given as bytes, decided without a copy: the whole name, then
+    /// each of its keys when it is nested.
+    func isSecretName(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        if secretKeys.contains(name) { return true }
+        guard let base = name.base.baseAddress else { return false }
+        var keyStart = name.startIndex
+        var index = name.startIndex
+        while index < name.endIndex {
+            if Self.isNestingMark(base.load(fromByteOffset: index, as: UInt8.self)) {
+                if keyStart < index, secretKeys.contains(name.base[keyStart..<index]) { return true }
+                keyStart = index + 1
+            }
+            index += 1
+        }
+        // Without a mark the last key is the whole name, looked up already.
+        return keyStart > name.startIndex && keyStart < name.endIndex && secretKeys.contains(name.base[keyStart..<name.endIndex])
+    }
+
+    /// `[`, `]` and `.`, between the keys of a nested name (`user[token]`, `user.token`).
+    @inline(__always)
+    private static func isNestingMark(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: ".")
     }
 
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
@@ -1390,9 +1406,8 @@ public struct RedactionPolicy: Sendable, Equatable {
                 if name.contains(UInt8(ascii: "\\")), case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
                     return isSecretName(decoded)
                 }
-                // A name a form nests (`user[token]`, `user.token`, echoed as a member) by its keys.
-                if Self.mayNest(name) { return isSecretName(String(decoding: name, as: UTF8.self)) }
-                return name.withUnsafeBytes { secretKeys.contains($0[...]) }
+                // A name a form nests (`user[token]`, `user.token`, echoed as a member) by its keys too.
+                return name.withUnsafeBytes { isSecretName($0[...]) }
             },
             redactString: { contents in
                 if let encoded = redactEncodedData(contents) { return encoded }
@@ -1535,7 +1550,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             var after = end + 2
             while after < bytes.count, bytes[after] == 0x20 || bytes[after] == 0x0A || bytes[after] == 0x0D || bytes[after] == 0x09 { after += 1 }
             if after < bytes.count, bytes[after] == UInt8(ascii: ":"),
-               secretKeys.contains(bytes[start..<end]) || Self.mayNest(bytes[start..<end]) { return true }
+               isSecretName(bytes[start..<end]) { return true }
             index = end + 2
         }
         return false
@@ -1560,8 +1575,8 @@ public struct RedactionPolicy: Sendable, Equatable {
             while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != quote { start -= 1 }
             guard start > 0 else { continue }
             let name = bytes[start..<end]
-            // A nested name (`user[token]`, `user.token`) may be secret by one of its keys: the redactor decides.
-            if secretKeys.contains(name) || ASCII.contains(backslash, in: name) || Self.mayNest(name) { return true }
+            // A nested name (`user[token]`, `user.token`) is secret by one of its keys too.
+            if isSecretName(name) || ASCII.contains(backslash, in: name) { return true }
             if start > 1, base.load(fromByteOffset: start - 2, as: UInt8.self) == backslash { return true }
         }
         return false

@@ -1,7 +1,7 @@
 import CurlewTransport
 
 /// Names whose values are secrets (query and form parameters, JSON members), matched as APIs
-/// spell one name several ways: in any ASCII case and without `_` and `-`, so `access_token`
+/// spell one name several ways: in any ASCII case and without `_`, `-` and `.`, so `access_token`
 /// also covers `accessToken`, `AccessToken` and `access-token`. Redaction decides by it, and
 /// through `RedactionPolicy.isSecretName` so do the cache key and the workspace writer's moving
 /// of credentials to secrets. Equal when made from the same names in the same order.
@@ -22,7 +22,7 @@ struct SecretNames: Sendable, Equatable {
         names.contains(name)
     }
 
-    /// A name as the rule compares it: ASCII letters lowercased, without `_` and `-`.
+    /// A name as the rule compares it: ASCII letters lowercased, without `_`, `-` and `.`.
     static func folded(_ name: String) -> String {
         String(decoding: name.utf8.filter { !ByteNameSet.isSeparator($0) }.map(ASCII.lowercase), as: UTF8.self)
     }

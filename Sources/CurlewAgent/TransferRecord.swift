@@ -89,8 +89,9 @@ public struct TransferRecord: Sendable, Equatable, Codable {
                                                      : "resume    not resumable: the server sent no strong ETag or Last-Modified")
                 }
             } else if let offset = resumeRequestedFrom {
-                // A 206 is a 2xx with a body too: one that does not continue the file is refused.
-                lines.append("download  nothing written to \(destination): the response neither continued it from byte \(offset) (a 206 with that range) nor was a whole 2xx body to start over with")
+                // A 206 is a 2xx with a body too: one that does not continue the file is refused
+                // (and no answer at all writes nothing either).
+                lines.append("download  nothing written to \(destination): no 206 continuing it from byte \(offset), nor a whole 2xx body to start over with, came")
             } else {
                 lines.append("download  nothing written to \(destination): the response was not a 2xx with a body")
             }

@@ -46,20 +46,27 @@ public enum HTTPFileImport {
     public static func parse(_ text: String, directory: String = ".") throws(Failure) -> ImportedCollection {
         var collection = ImportedCollection()
         let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
-            .map { literalUnclosedTemplates(String($0)) }
         var blocks: [(title: String?, lines: [(number: Int, text: String)])] = [(nil, [])]
         for (index, line) in lines.enumerated() {
-            if line.hasPrefix("###") { blocks.append((separatorTitle(line), [])); continue }
-            blocks[blocks.count - 1].lines.append((index + 1, line))
+            // A title is a name, not a template: read before `{{` is made text.
+            if line.hasPrefix("###") { blocks.append((separatorTitle(String(line)), [])); continue }
+            blocks[blocks.count - 1].lines.append((index + 1, literalUnclosedTemplates(String(line))))
         }
-        var references: [(user: String, source: String, path: String, variable: String)] = []
-        var names = UniqueNames(taken: [])
-        var firstLines: [String: Int] = [:]
+        var found: [(item: ImportedCollection.Item, line: Int, named: Bool)] = []
         for block in blocks {
-            guard let (found, requestLine) = try request(in: block.lines, titled: block.title, directory: directory,
-                                                         variables: &collection.variables, notes: &collection.notes) else { continue }
+            guard let request = try request(in: block.lines, titled: block.title, directory: directory,
+                                            variables: &collection.variables, notes: &collection.notes) else { continue }
+            found.append(request)
+        }
+        // `# @name`s first, as references use them; titles and made-up names after, numbered
+        // where one is taken.
+        var names = UniqueNames(taken: [])
+        for index in found.indices where found[index].named { found[index].item.name = names.claim(found[index].item.name) }
+        for index in found.indices where !found[index].named { found[index].item.name = names.claim(found[index].item.name) }
+        var references: [(user: String, source: String, path: String, variable: String)] = []
+        var firstLines: [String: Int] = [:]
+        for (found, requestLine, _) in found {
             var item = found
-            item.name = names.claim(item.name)
             firstLines[item.name] = requestLine
             item.request = rewriteReferences(in: item.request, user: item.name, references: &references)
             collection.items.append(item)
@@ -91,20 +98,22 @@ public enum HTTPFileImport {
     /// The title a `###` separator gives the request after it (`### Log in`), as the JetBrains
     /// client names it; a `# @name` in the block wins. A rule of only `#`, `-`, `=`, `*`, `~` or
     /// `_` (`### -----`) names nothing, and neither does a request line (`### GET http://h/x`,
-    /// as an export titles an unnamed request): such a request is named from its method and path,
-    /// its URL's password and secret values left out.
+    /// as an export titles an unnamed request) or any title holding a URL, which may hold a
+    /// password or a token: such a request is named from its method and path, its URL's password
+    /// left out.
     static func separatorTitle(_ line: String) -> String? {
         let title = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
-        guard title.contains(where: { !"#-=*~_".contains($0) && !$0.isWhitespace }),
-              title.split(separator: " ", maxSplits: 1).first.map({ methods.contains(String($0)) }) != true else { return nil }
+        guard title.contains(where: { !"#-=*~_".contains($0) && !$0.isWhitespace }), !title.contains("://"),
+              title.split(separator: " ", maxSplits: 1).first.map({ methods.contains($0.uppercased()) }) != true else { return nil }
         return title
     }
 
-    /// The request a block holds, with the number of its request line, named by its `# @name`,
-    /// else its separator's `title`; nil for a block of comments and variables only.
+    /// The request a block holds, with the number of its request line and whether a `# @name`
+    /// named it (else its separator's `title` or its method and path do); nil for a block of
+    /// comments and variables only.
     private static func request(in block: [(number: Int, text: String)], titled title: String?, directory: String,
-                                variables: inout [(name: String, value: String)], notes: inout [String]) throws(Failure) -> (ImportedCollection.Item, line: Int)? {
-        var name = title
+                                variables: inout [(name: String, value: String)], notes: inout [String]) throws(Failure) -> (item: ImportedCollection.Item, line: Int, named: Bool)? {
+        var name: String?
         var index = 0
         // Comments, names and variables before the request line.
         while index < block.count {
@@ -183,7 +192,8 @@ public enum HTTPFileImport {
             let contentType = headers["Content-Type"] ?? "text/plain; charset=utf-8"
             request.requestSerializer = .raw(Data(ImportedCollection.translatingBuiltins(bodyLines.joined(separator: "\n")).utf8), contentType: contentType)
         }
-        return (.init(name: name ?? ImportedCollection.defaultName(method: method, url: url, sentWith: request.headers.fields), request: request), requestLineNumber)
+        return (.init(name: name ?? title ?? ImportedCollection.defaultName(method: method, url: url, sentWith: request.headers.fields), request: request),
+                requestLineNumber, name != nil)
     }
 
     /// `{{name.response.body.$.a}}` and `{{name.response.headers.X}}` become `{{name_a}}` and

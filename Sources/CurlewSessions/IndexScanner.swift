@@ -102,7 +102,7 @@ final class IndexScanner: @unchecked Sendable {
             if reachedEnd, follows {
                 guard builder.fits(offset: offset) else { break scanning }
                 // Whole only when it parses: a line cut just after an inner `}` ends like one.
-                if oversizedLine == nil, SessionLogRecord.isCompleteObject(pending[...]), (try? JSONValue.parse(Data(pending))) != nil {
+                if oversizedLine == nil, !Self.isOverlong(pending[...]), SessionLogRecord.isCompleteObject(pending[...]), (try? JSONValue.parse(Data(pending))) != nil {
                     consume(pending[...], at: offset, into: &part, builder: &builder)
                     offset += Int64(pending.count)
                     pending.removeAll()
@@ -117,6 +117,11 @@ final class IndexScanner: @unchecked Sendable {
             }
             if reachedEnd {
                 guard builder.fits(offset: offset) else { break scanning }
+                // A last line without its line break is held to the same length too.
+                if oversizedLine == nil, Self.isOverlong(pending[...]) {
+                    oversizedLine = Int64(pending.count)
+                    pending.removeAll()
+                }
                 if oversizedLine != nil { skipOversizedLine(into: &part) }
                 if !pending.isEmpty {
                     consume(pending[...], at: offset, into: &part, builder: &builder)

@@ -52,9 +52,7 @@ final class MultipartBody {
                     code = curl_mime_data_cb(handle, curl_off_t(file.size), Self.readPart, Self.seekPart, nil, Unmanaged.passUnretained(file).toOpaque())
                 }
             }
-            // A file part is named by its path's last component unless it names itself, as
-            // libcurl names a part it reads from a path.
-            if code == CURLE_OK, let filename = part.filename ?? Self.fileName(of: part.content) {
+            if code == CURLE_OK, let filename = part.filename {
                 code = filename.withCString { curl_mime_filename(handle, $0) }
             }
             if code == CURLE_OK, let type = part.contentType {
@@ -73,12 +71,6 @@ final class MultipartBody {
             }
         }
         return .success(body)
-    }
-
-    /// A file part's default name: its path's last component.
-    private static func fileName(of content: FormPart.Content) -> String? {
-        guard case .file(let path) = content else { return nil }
-        return (path as NSString).lastPathComponent
     }
 
     /// Reads a file part's next bytes for libcurl; its context is the part's `UploadFile`.

@@ -31,8 +31,9 @@ final class Transfer {
     @exclusivity(unchecked) private var earlierHopsBytesSent: Int64 = 0
     @exclusivity(unchecked) private var earlierHopsBytesReceived: Int64 = 0
     @exclusivity(unchecked) private var earlierHopsNewConnections = 0
-    /// The last hop that went out and was answered (a redirect), shown in the result of a hop
-    /// after it that failed before sending anything (its target refused the connection).
+    /// The last hop that went out and was answered (a redirect): the result of a hop after it
+    /// that failed before sending anything (its target refused the connection) shows what went
+    /// out, and its error names the redirect.
     @exclusivity(unchecked) private var answeredHop: AnsweredHop?
     private let maxResponseBytes: Int
     private let requestCaptureLimit: Int
@@ -394,10 +395,10 @@ final class Transfer {
         earlierHopsBytesReceived += currentHopBytesReceived()
         earlierHopsNewConnections += long(CURLINFO_NUM_CONNECTS)
         hops += 1
-        answeredHop = AnsweredHop(requestHead: requestHead, requestBody: requestBody, requestBodySize: requestBodySize,
-                                  statusLine: statusLine, statusCode: long(CURLINFO_RESPONSE_CODE), responseHeaders: responseHeaders)
-        requestHead.removeAll(keepingCapacity: true)
-        requestBody.removeAll(keepingCapacity: true)
+        // Moved, not copied: the next hop starts its own.
+        answeredHop = AnsweredHop(requestHead: requestHead, requestBody: requestBody, requestBodySize: requestBodySize, statusLine: statusLine)
+        requestHead = []
+        requestBody = Data()
         requestBodySize = 0
         statusLine = ""
         responseHeaders.removeAll()
@@ -766,7 +767,7 @@ final class Transfer {
             timings = .zero
             connected = true
         }
-        var status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
+        let status = statusLine.isEmpty ? 0 : long(CURLINFO_RESPONSE_CODE)
         // A 200 download without a single body byte (an empty resource) still creates its file;
         // a 204 has no content to write, and must not replace one.
         if download != nil, code == CURLE_OK, !cancelled, refusal == nil, localFailure == nil, !bodyRouted, status == 200 {
@@ -806,14 +807,14 @@ final class Transfer {
             if error == nil, let failure = finished.error { error = failure }
             self.download = nil
         }
-        // A redirect's target that was never reached: what went out last, and its answer.
-        if error != nil, requestHead.isEmpty, statusLine.isEmpty, let answeredHop {
+        // A redirect's target that was never reached: what went out last, and the error names
+        // the redirect that led there (the exchange still has no answer).
+        if var failure = error, requestsSentThisHop == 0, let answeredHop {
             requestHead = answeredHop.requestHead
             requestBody = answeredHop.requestBody
             requestBodySize = answeredHop.requestBodySize
-            statusLine = answeredHop.statusLine
-            status = answeredHop.statusCode
-            responseHeaders = answeredHop.responseHeaders
+            failure.message += " (redirected to \(connection.effectiveURL) by \(answeredHop.statusLine))"
+            error = failure
         }
         return TransferResult(
             id: id,

@@ -10,6 +10,9 @@ final class UploadFile {
     let path: String
     /// Set when a read failed, for the exchange's error.
     private(set) var failure: String?
+    /// Bytes read since the start or the last seek: reads stop at `size`, the length libcurl
+    /// announced.
+    private var position: Int64 = 0
 
     private init(descriptor: Int32, size: Int64, path: String) {
         self.descriptor = descriptor
@@ -35,11 +38,23 @@ final class UploadFile {
         return .success(UploadFile(descriptor: descriptor, size: Int64(info.st_size), path: path))
     }
 
-    /// Fills `buffer` with the next bytes; 0 at the end, `CURL_READFUNC_ABORT` on a read error.
+    /// Fills `buffer` with the next bytes, up to the size the file had when opened (a file that
+    /// grows meanwhile sends that much, as announced); 0 at the end, `CURL_READFUNC_ABORT` on a
+    /// read error or a file that got shorter, which would leave the server waiting for bytes
+    /// that never come.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let wanted = Int(min(Int64(buffer.count), size - position))
+        guard wanted > 0 else { return 0 }
         while true {
-            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
+            let count = Glibc.read(descriptor, buffer.baseAddress, wanted)
+            if count > 0 {
+                position += Int64(count)
+                return count
+            }
+            if count == 0 {
+                failure = "\(path) got shorter while it was sent (\(position) of its \(size) bytes were there)"
+                return Int(CURL_READFUNC_ABORT)
+            }
             if errno == EINTR || errno == EAGAIN { continue }
             failure = "could not read \(path): \(String(cString: strerror(errno)))"
             return Int(CURL_READFUNC_ABORT)
@@ -48,6 +63,8 @@ final class UploadFile {
 
     /// Moves to `offset` from the start, as libcurl asks before sending the body again.
     func seek(to offset: Int64) -> Bool {
-        lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset)
+        guard offset >= 0, offset <= size, lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else { return false }
+        position = offset
+        return true
     }
 }

@@ -19,7 +19,8 @@ public struct FormPart: Sendable, Equatable {
 
     public var name: String
     public var content: Content
-    /// The `filename` of the part's `Content-Disposition`; file parts default to the file's name.
+    /// The `filename` of the part's `Content-Disposition`; nil sends none. The agent names
+    /// every file part it makes after its file (`MultipartForm`).
     public var filename: String?
     /// The part's `Content-Type`; nil sends none, unless libcurl knows the file name's extension
     /// (`.png`, `.pdf`, `.txt`…). The agent types every file part it makes (`MultipartForm`).

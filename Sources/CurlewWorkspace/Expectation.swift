@@ -100,7 +100,9 @@ extension Expectation {
             guard let duration = outcome.duration else {
                 return ExpectationFailure(assertion: "duration", expected: "at most \(Self.describe(limit))", actual: "no timing")
             }
-            return duration <= limit ? nil : ExpectationFailure(assertion: "duration", expected: "at most \(Self.describe(limit))", actual: Self.describe(duration, apartFrom: limit))
+            guard duration > limit else { return nil }
+            let shown = Self.describe(duration, against: limit)
+            return ExpectationFailure(assertion: "duration", expected: "at most \(shown.limit)", actual: shown.actual)
         case .shape(let shape):
             guard let body = outcome.response?.body, body.count <= Self.bodyTextLimit, let document = try? JSONValue.parse(body) else {
                 return ExpectationFailure(assertion: "shape", expected: shape.name, actual: "a body that is not JSON")
@@ -156,19 +158,18 @@ extension Expectation {
         describe(duration, decimals: 0)
     }
 
-    /// `duration` with as many more decimals as it takes to read apart from `limit` (a 1.4 ms
-    /// exchange over `1ms` is `1.4ms`, not `1ms`), up to microseconds.
-    static func describe(_ duration: Duration, apartFrom limit: Duration) -> String {
-        for decimals in 0..<3 where describe(duration, decimals: decimals) != describe(limit, decimals: decimals) {
-            return describe(duration, decimals: decimals)
-        }
-        return describe(duration, decimals: 3)
+    /// A duration over its limit and the limit, both with as many decimals as it takes to read
+    /// them apart (`1.4ms` over `1.0ms`, not `1ms` over `1ms`), down to microseconds.
+    static func describe(_ duration: Duration, against limit: Duration) -> (actual: String, limit: String) {
+        var decimals = 0
+        while decimals < 4, describe(duration, decimals: decimals) == describe(limit, decimals: decimals) { decimals += 1 }
+        return (describe(duration, decimals: decimals), describe(limit, decimals: decimals))
     }
 
-    /// Milliseconds with `decimals` decimals, or seconds with two more from a second on.
+    /// Milliseconds with `decimals` decimals (at most 3), or seconds with two more from a second on.
     private static func describe(_ duration: Duration, decimals: Int) -> String {
         let milliseconds = duration.milliseconds
-        return milliseconds >= 1000 ? String(format: "%.\(decimals + 2)fs", milliseconds / 1000) : String(format: "%.\(decimals)fms", milliseconds)
+        return milliseconds >= 1000 ? String(format: "%.\(decimals + 2)fs", milliseconds / 1000) : String(format: "%.\(min(decimals, 3))fms", milliseconds)
     }
 
     private static func quoted(_ text: String) -> String {

@@ -16,14 +16,20 @@ public enum Suggestion {
         closest(to: word, among: candidates).map { " (did you mean \"\($0)\"?)" } ?? ""
     }
 
+    /// Edits from `a` to `b`: a letter added, removed or changed, or two neighbours swapped
+    /// (`prdo` is one from `prod`, as a typist slips).
     private static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
         guard b.count <= 256 else { return .max }
+        var beforePrevious: [Int] = []
         var previous = Array(0...b.count)
         for (i, x) in a.enumerated() {
             var current = [i + 1]
             for (j, y) in b.enumerated() {
-                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+                var distance = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+                if i > 0, j > 0, x == b[j - 1], a[i - 1] == y { distance = Swift.min(distance, beforePrevious[j - 1] + 1) }
+                current.append(distance)
             }
+            beforePrevious = previous
             previous = current
         }
         return previous[b.count]

@@ -91,6 +91,12 @@ public struct Workspace: Sendable {
         try workspace.checkSigners()
         workspace.secrets = try WorkspaceSecrets.load(path: workspace.secretsPath)
         try workspace.checkSecretsStayOutOfTheWorkspace()
+        // A mistyped environment there would leave its secrets unused, unseen.
+        for name in workspace.secrets.byEnvironment.keys.sorted() where !workspace.environmentNames.contains(name) {
+            throw WorkspaceError(.undefined, at: nil, keyPath: "environments.\(name)",
+                                 "\(secretsFileName) has secrets for no environment \"\(name)\" of the workspace"
+                                 + Suggestion.hint(for: name, among: workspace.environmentNames))
+        }
         if let name = workspace.defaultEnvironment, !workspace.environmentNames.contains(name) {
             throw WorkspaceError(.undefined, at: nil, keyPath: "defaultEnvironment",
                                  "no environment \"\(name)\"" + Suggestion.hint(for: name, among: workspace.environmentNames))

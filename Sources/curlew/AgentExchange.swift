@@ -26,12 +26,12 @@ extension Agent {
 }
 
 extension RequestError {
-    /// The error as `curlew send` prints it: its number named for what it is where it is not the
-    /// exit status (`(libcurl code 56)` for an invalid response, exit 8; `(status 404)`), so
-    /// the two are not taken for one. A business failure's code is the response's own.
+    /// The error as `curlew send` prints it, its number named for what it is (`(curl code 56)`,
+    /// curl's number for the failure, which the exit status need not be: an invalid response
+    /// exits 8; `(status 404)`). A business failure's code is the response's own.
     var commandLineDescription: String {
-        guard let code, code != Int(exitCode), kind != .businessFailure else { return description }
-        return "\(kind.rawValue): \(message) (" + (kind == .unacceptableStatus ? "status" : "libcurl code") + " \(code))"
+        guard let code, kind != .businessFailure else { return description }
+        return "\(kind.rawValue): \(message) (" + (kind == .unacceptableStatus ? "status" : "curl code") + " \(code))"
     }
 
     /// Process exit status for `curlew send`: curl's numbers where curl has the same failure,

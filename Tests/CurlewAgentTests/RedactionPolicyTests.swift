@@ -454,7 +454,9 @@ struct RedactionPolicyTests {
     func dottedNamesAreNested() {
         let policy = RedactionPolicy()
         #expect(policy.isSecretName("user.password") && policy.isSecretName("auth.accessToken") && policy.isSecretName("a.b[token]"))
-        #expect(!policy.isSecretName("app.version") && !policy.isSecretName("user.name"))
+        #expect(!policy.isSecretName("app.version") && !policy.isSecretName("user.name") && !policy.isSecretName("a.b.c[0]"))
+        // A dot is left out as `_` and `-` are (found by review: `api_key` was hidden, `api.key` not).
+        #expect(policy.isSecretName("api.key") && policy.isSecretName("private.key") && policy.isSecretName("token.") && policy.isSecretName("[password]"))
         let echo = json(#"{"form":{"user.password":"Dq1Tok9","user.name":"kept3"},"app.version":"kept4"}"#)
         let redacted = policy.redact(message(
             url: "http://h/p?auth.token=Dq2Tok9&page=2",

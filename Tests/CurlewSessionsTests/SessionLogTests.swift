@@ -98,6 +98,11 @@ struct SessionLogTests {
         let index = try SessionLogIndex(path: path)
         #expect(log.messages.count == 2 && log.skipped.map(\.line) == [3])
         #expect(index.entryCount == log.messages.count)
+        // The same line last, without its line break (found by review: the index took it).
+        try (data.prefix(data.count - message.count - 2) ).write(to: URL(fileURLWithPath: path))
+        let cutLog = try SessionLogReader.read(path: path)
+        #expect(cutLog.messages.count == 1 && cutLog.skipped.map(\.line) == [3])
+        #expect(try SessionLogIndex(path: path).entryCount == 1)
     }
 
     @Test("bodies beyond the logger's caps keep their first bytes, their full size and the truncated flag")

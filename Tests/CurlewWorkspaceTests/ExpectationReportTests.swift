@@ -37,9 +37,11 @@ struct ExpectationReportTests {
         let typed = ExpectationReport([.shape(.object(["id": .integer]))], against: Fixtures.message(responseBody: #"{"id":"7"}"#))
         #expect(typed.failures.map(\.description) == ["shape: expected an integer at $.id, got a string"])
         let close = ExpectationReport([.maxDuration(.milliseconds(1))], against: Fixtures.message(elapsedMicros: 1_400))
-        #expect(close.failures.first?.expected == "at most 1ms" && close.failures.first?.actual == "1.4ms", "\(close.failures)")
-        let seconds = ExpectationReport([.maxDuration(.seconds(2))], against: Fixtures.message(elapsedMicros: 2_000_400))
-        #expect(seconds.failures.first?.expected == "at most 2.00s" && seconds.failures.first?.actual == "2.0004s", "\(seconds.failures)")
+        #expect(close.failures.first?.expected == "at most 1.0ms" && close.failures.first?.actual == "1.4ms", "\(close.failures)")
+        let seconds = ExpectationReport([.maxDuration(.milliseconds(1236))], against: Fixtures.message(elapsedMicros: 1_236_200))
+        #expect(seconds.failures.first?.expected == "at most 1.2360s" && seconds.failures.first?.actual == "1.2362s", "\(seconds.failures)")
+        let micro = ExpectationReport([.maxDuration(.seconds(2))], against: Fixtures.message(elapsedMicros: 2_000_054))
+        #expect(micro.failures.first?.expected == "at most 2.000000s" && micro.failures.first?.actual == "2.000004s", "\(micro.failures)")
     }
 
     @Test("a report describes one exchange with one set of assertions: ids start again in every session")

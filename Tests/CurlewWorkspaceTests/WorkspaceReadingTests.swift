@@ -449,6 +449,14 @@ struct WorkspaceReadingTests {
         let session = try WorkspaceSession(try Workspace.load(path: path))
         #expect(try session.request(named: "a").0.headers["X-Token"] == "abc")
         #expect(session.resolvedVariables.first { $0.name == "token" }?.value == RedactionPolicy.marker)
+
+        // Secrets for an environment the workspace does not have (mistyped) are refused, not
+        // left unused (found by a new user's trial).
+        try files.write("curlew.yaml", "secrets: [token]\nenvironments:\n  prod: {host: https://p}\n")
+        try files.write("curlew.secrets.yaml", "environments:\n  prdo: {token: abc}\n", mode: 0o600)
+        let mistyped = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+        #expect(mistyped.description.contains("curlew.secrets.yaml has secrets for no environment \"prdo\" of the workspace")
+                && mistyped.description.contains("prod"), "\(mistyped)")
     }
 
     @Test("the business-code check and signers read into the agent's validator and the session's signers")
