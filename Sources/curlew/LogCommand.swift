@@ -143,6 +143,11 @@ struct LogCommand: ParsableCommand {
 
         func run() throws {
             let stats = LogStats(try selection.messages())
+            // Nothing to count: said, not headings without rows.
+            guard stats.total.count > 0 else {
+                print("no exchanges to count")
+                return
+            }
             func ms(_ value: Int64?) -> String { value.map(TimingBreakdown.format) ?? "-" }
             for endpoint in stats.endpoints + [stats.total] {
                 let title = endpoint.method.isEmpty ? "All exchanges" : "\(endpoint.method) \(endpoint.path)"
@@ -359,15 +364,17 @@ struct LogCommand: ParsableCommand {
         static func printRows(_ rows: [ExchangeDiff.Row], width: Int) {
             let fieldWidth = min(28, rows.map { $0.field.count + $0.section.count + 1 }.max() ?? 10)
             let column = max(12, (width - fieldWidth - 8) / 2)
-            func cell(_ text: String?) -> String {
+            // The right column is not padded: a line ends where its text does.
+            func cell(_ text: String?, padded: Bool = true) -> String {
                 let value = text ?? "(none)"
                 let flat = LogCommand.clean(value).replacingOccurrences(of: "\n", with: "⏎")
-                return flat.count > column ? String(flat.prefix(column - 1)) + "…" : flat.padding(toLength: column, withPad: " ", startingAt: 0)
+                if flat.count > column { return String(flat.prefix(column - 1)) + "…" }
+                return padded ? flat.padding(toLength: column, withPad: " ", startingAt: 0) : flat
             }
             for row in rows {
                 let name = LogCommand.clean("\(row.section) \(row.field)")
                 let label = name.count > fieldWidth ? String(name.prefix(fieldWidth - 1)) + "…" : name.padding(toLength: fieldWidth, withPad: " ", startingAt: 0)
-                print("\(row.differs ? "≠" : " ") \(label) \(cell(row.left)) │ \(cell(row.right))")
+                print("\(row.differs ? "≠" : " ") \(label) \(cell(row.left)) │ \(cell(row.right, padded: false))")
             }
         }
     }

@@ -246,6 +246,11 @@ struct SessionLogDurabilityTests {
                 && apart.output.contains("0 pairs compared, 0 with differences, 3 only in \(left)"), "\(apart.output)\(apart.error)")
         let nothing = try await CurlewProcess.run(["log", "diff", empty, empty])
         #expect(nothing.status == 2 && nothing.error.contains("has an exchange to compare"), "\(nothing.error)")
+        // No headings without rows, no lines padded past their text (found by a new user's trial).
+        let emptyStats = try await CurlewProcess.run(["log", "stats", empty])
+        #expect(emptyStats.status == 0 && emptyStats.output == "no exchanges to count\n", "\(emptyStats.output)")
+        let all = try await CurlewProcess.run(["log", "diff", left, right, "--all"])
+        #expect(!all.output.isEmpty && !all.output.split(separator: "\n").contains { $0.hasSuffix(" ") }, "\(all.output)")
         // One exchange against a whole log: compared with the one that pairs with it, not the
         // log's first (found by a new user's trial), whichever side names the number.
         let one = try await CurlewProcess.run(["log", "diff", left + "#3", right])
