@@ -388,7 +388,11 @@ extension AppModel {
         switch compose.field {
         case .param(let index): compose.draft.params.remove(at: index)
         case .header(let index): compose.draft.headers.remove(at: index)
-        default: return
+        default:
+            // Said, not ignored: a field that is no row is emptied by editing it.
+            let key = keyMap.label(for: .deleteRow, in: .compose) ?? "d"
+            message = "\(key) removes a parameter or header row; edit this field to change or empty it"
+            return
         }
         compose.fieldIndex = min(compose.fieldIndex, compose.fields.count - 1)
     }

@@ -17,6 +17,17 @@ struct InputSafetyTests {
         ))
     }
 
+    @Test("d on an editor field that is no row says what it removes and changes nothing (found by a new user's trial: it said nothing)")
+    func deleteOnAFieldThatIsNoRow() throws {
+        let model = model()
+        model.handle(.enter)
+        #expect(model.compose.focus == .editor)
+        model.compose.fieldIndex = try #require(model.compose.fields.firstIndex(of: .name))
+        model.handle(.character("d"))
+        #expect(model.message == "d removes a parameter or header row; edit this field to change or empty it", "\(model.message)")
+        #expect(model.compose.draft.name == "post")
+    }
+
     @Test("Groups hides a captured value named like a credential, as the Variables view does; other captures show (found by review)")
     func capturedSecretsHidden() throws {
         let model = try TUIFixtures.model()
