@@ -655,7 +655,8 @@ public final class AppModel {
         // The next frame reports a pattern that gave up (`render`), in this batch or a later one.
         gaveUpReportedFor = nil
         if let error = logs.opened?.filterError {
-            message = "filter error " + error.description
+            // Said of the log it filters, so it goes when another view comes up.
+            say("filter error " + error.description, about: .logFilter(path: logs.opened?.path ?? ""))
             prompt = .filter(LineEditor(text))
         } else {
             let matched = logs.opened?.visible.count ?? 0

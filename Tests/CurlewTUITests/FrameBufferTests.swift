@@ -268,6 +268,11 @@ struct AppModelTests {
         guard case .filter(let editor) = model.prompt else { Issue.record("filter prompt closed"); return }
         #expect(editor.text == "~c 4yy")
         #expect(model.logs.opened?.visible.count == 6, "the previous rows stay")
+        // Given up and another view opened, the error goes with the log's view (found by a new
+        // user's trial: it stayed on the status line of Compose).
+        model.handle(.escape)
+        model.handle(.character("1"))
+        #expect(model.message.isEmpty, "\(model.message)")
     }
 
     @Test("counts in the log browser's messages agree in number; an empty log says it has no entries")
