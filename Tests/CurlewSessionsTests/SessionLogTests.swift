@@ -58,16 +58,23 @@ struct SessionLogTests {
         #expect(log.messages[2].response?.body.text?.contains("500") == true)
     }
 
-    @Test("a line longer than 64 MiB is skipped as too long, unread, and the lines around it are read (found by a new user's trial: it was parsed, then called not JSON)")
-    func overlongLine() throws {
+    /// A log of one entry written by the logger: its path (for the caller to remove), its bytes
+    /// and its message line.
+    private func oneEntryLog() throws -> (path: String, data: Data, message: Data) {
         let path = NSTemporaryDirectory() + "curlew-overlong-\(UUID().uuidString).jsonl"
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
         logger.requestDidProduce(Fixtures.message(id: 1))
         try logger.close()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return (path, data, Data(try #require(data.split(separator: 0x0A).last)))
+    }
+
+    @Test("a line longer than 64 MiB is skipped as too long, unread, and the lines around it are read (found by a new user's trial: it was parsed, then called not JSON)")
+    func overlongLine() throws {
+        let (path, written, message) = try oneEntryLog()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var data = written
         // The header line and the message line, then a line too long, then the message again.
-        var data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let message = try #require(data.split(separator: 0x0A).last)
         data.append(Data(#"{"type":"message","x":""#.utf8))
         data.append(Data(repeating: UInt8(ascii: "a"), count: 64 << 20))
         data.append(Data("\"}\n".utf8))
@@ -79,13 +86,9 @@ struct SessionLogTests {
 
     @Test("a message line just over 64 MiB that the index's buffer holds whole is skipped there too, so the index and the reader number the same entries (found by a new user's trial: the browser's entry 3 was `log show`'s 2)")
     func overlongLineNumberedAlike() throws {
-        let path = NSTemporaryDirectory() + "curlew-overlong-\(UUID().uuidString).jsonl"
+        let (path, written, message) = try oneEntryLog()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
-        logger.requestDidProduce(Fixtures.message(id: 1))
-        try logger.close()
-        var data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let message = try #require(data.split(separator: 0x0A).last)
+        var data = written
         // The message again, its summary first as the index reads it, padded past the limit.
         var long = Data(message.dropLast())
         long.append(Data(#","pad":""#.utf8))
