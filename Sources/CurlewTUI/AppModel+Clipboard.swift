@@ -103,6 +103,9 @@ extension AppModel {
             message = "no response body to write here: send the request (s), or select an answered one in Live or Logs"
             return
         }
+        // A file this window works from is never what a body replaces (found by a new user's
+        // trial: `:write! curlew.yaml` overwrote the workspace, and the session log with secrets).
+        if let role = workingFile(at: file) { message = "\(file) is \(role); nothing written"; return }
         var status = stat()
         if lstat(file, &status) == 0 {
             guard (status.st_mode & S_IFMT) == S_IFREG else { message = "\(file) is not a regular file; nothing written"; return }
@@ -116,6 +119,16 @@ extension AppModel {
         } catch {
             message = "not written: \(file): \(error.reason)"
         }
+    }
+
+    /// What `path` is to this window when it is a file the window works from (the workspace's
+    /// files and its secrets file, the session log it writes, the log open in the browser),
+    /// through links and relative paths; nil for any other path.
+    func workingFile(at path: String) -> String? {
+        if let role = workspace?.session.ownFile(at: path) { return role }
+        if let log = environment.sessionLogPath, LocalFile.namesSameFile(path, log) { return "the session log this window writes" }
+        if let open = logs.opened?.path, LocalFile.namesSameFile(path, open) { return "the log open in the log browser" }
+        return nil
     }
 
     /// Opens the focused field in the user's editor.

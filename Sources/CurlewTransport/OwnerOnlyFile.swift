@@ -4,23 +4,25 @@ import Foundation
 /// then renamed over it, so a reader sees the old file or the new one, never a torn one.
 public enum OwnerOnlyFile {
     /// Writes `data` to `path` atomically with mode 0600. Throws the reason it could not. Only a
-    /// writable regular file (or a symbolic link, which is replaced itself) is replaced: renaming over a
-    /// device or a named pipe would put a file in its place (`-o /dev/null` run as root would
-    /// replace the system's `/dev/null`).
+    /// writable regular file is replaced: renaming over a device or a named pipe would put a file
+    /// in its place (`-o /dev/null` run as root would replace the system's `/dev/null`), and over a
+    /// symbolic link would replace the link (`--har /dev/stdout` run as root replaced the
+    /// system's `/dev/stdout`), while writing through it could reach a file someone else chose.
     public static func write(_ data: Data, to path: String) throws(OwnerOnlyFileError) {
         if let problem = replaceProblem(path) { throw OwnerOnlyFileError(reason: problem) }
         try write(data, to: path, replacing: true)
     }
 
     /// Why `write` would not replace what is at `path`, or nil: nothing is there, or a regular
-    /// file its owner may write or a symbolic link is. A file made read-only is kept: renaming
-    /// over it would replace it whatever its mode says (for root too, whom the mode does not stop).
+    /// file its owner may write is. A file made read-only is kept: renaming over it would replace
+    /// it whatever its mode says (for root too, whom the mode does not stop).
     public static func replaceProblem(_ path: String) -> String? {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         switch status.st_mode & S_IFMT {
         case S_IFREG where isMadeReadOnly(status): return readOnlyReason
-        case S_IFREG, S_IFLNK: return nil
+        case S_IFREG: return nil
+        case S_IFLNK: return "it is a symbolic link; give the path of the file itself"
         case S_IFDIR: return "it is a directory; give the path of a file"
         default: return "it is a device, a named pipe or a socket, not a regular file; give the path of a file"
         }

@@ -109,6 +109,19 @@ extension WorkbenchTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == written)
         runCommand("write! \(bench.directory)", in: model)
         #expect(model.message.contains("not a regular file"), "\(model.message)")
+        // Never over a file the window works from (found by a new user's trial: the workspace,
+        // its secrets file and the session log were overwritten).
+        let workspaceText = try String(contentsOfFile: bench.path, encoding: .utf8)
+        for (file, role) in [(bench.path, "a file of the workspace"), (bench.directory + "/curlew.secrets.yaml", "the workspace's secrets file")] {
+            runCommand("write! \(file)", in: model)
+            #expect(model.message.hasSuffix("is \(role); nothing written"), "\(model.message)")
+        }
+        #expect(try String(contentsOfFile: bench.path, encoding: .utf8) == workspaceText)
+        #expect(!FileManager.default.fileExists(atPath: bench.directory + "/curlew.secrets.yaml"))
+        if let log = model.environment.sessionLogPath {
+            runCommand("write! \(log)", in: model)
+            #expect(model.message.hasSuffix("is the session log this window writes; nothing written"), "\(model.message)")
+        }
     }
 
     @Test("the list shows folders with their items beneath; Folder moves a request, and the save writes it")

@@ -791,6 +791,9 @@ struct RunCommandTests {
         (["--har", "/"], "--har /: it ends with / and so names a directory"),
         (["--log", "/tmp"], "--log: session log /tmp: it is a directory"),
         (["--junit", "/dev/null"], "--junit /dev/null: it is a device, a named pipe or a socket"),
+        // A link is not replaced (found by a new user's trial: run as root, the HAR took the
+        // place of the system's /dev/stdout).
+        (["--har", "/dev/stdout"], "--har /dev/stdout: it is a symbolic link; give the path of the file itself"),
         // Two reports in one file (found by a new user's trial: the log was overwritten by the HAR).
         (["--log", "/tmp/curlew-same-report.out", "--har", "/tmp/curlew-same-report.out"],
          "--log /tmp/curlew-same-report.out is the file --har writes; give each report its own file"),
@@ -902,6 +905,13 @@ struct RunCommandTests {
             #expect(overwrite.status == 2 && overwrite.error.contains("is the file being exported"), "\(overwrite.error)")
         }
         #expect(try String(contentsOfFile: directory + "/x.jsonl", encoding: .utf8) == logText)
+        // A link to another file is refused too, the link and its file kept.
+        try "kept".write(toFile: directory + "/target.har", atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/other.har", withDestinationPath: directory + "/target.har")
+        let throughLink = try await CurlewProcess.run(["export", "har", directory + "/x.jsonl", "-o", directory + "/other.har"])
+        #expect(throughLink.status == 2 && throughLink.error.contains("it is a symbolic link"), "\(throughLink.error)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/other.har") == directory + "/target.har")
+        #expect(try String(contentsOfFile: directory + "/target.har", encoding: .utf8) == "kept")
         // A workspace's request exported over the workspace or over its secrets file, present or
         // not, is refused (found in a trial: the export became the secrets file).
         let workspaceText = try String(contentsOfFile: path, encoding: .utf8)
