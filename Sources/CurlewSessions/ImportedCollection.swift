@@ -85,6 +85,8 @@ public struct ImportedCollection: Sendable {
             do throws(RequestError) {
                 try item.request.method.validate()
                 guard let url = item.request.customURL, !url.contains("{{") else { return false }
+                // A space or a control character, which the agent refuses to send.
+                try URLText.checkCharacters(url)
                 let shown = URLPassword.masking(in: url)
                 let quoted = (shown.count > 60 ? shown.prefix(60) + "…" : shown).debugDescription
                 if let scheme = Self.scheme(of: url) {

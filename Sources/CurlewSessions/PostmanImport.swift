@@ -84,15 +84,30 @@ public enum PostmanImport {
         }
     }
 
+    /// `url` with each space outside a `{{template}}` written `%20`, as Postman sends it.
+    static func encodingSpaces(in url: String) -> String {
+        guard url.contains(" ") else { return url }
+        var written = ""
+        var rest = Substring(url)
+        while let open = rest.range(of: "{{") {
+            written += rest[..<open.lowerBound].replacingOccurrences(of: " ", with: "%20")
+            let close = rest[open.upperBound...].range(of: "}}")?.upperBound ?? rest.endIndex
+            written += rest[open.lowerBound..<close]
+            rest = rest[close...]
+        }
+        return written + rest.replacingOccurrences(of: " ", with: "%20")
+    }
+
     private static func request(_ source: JSONValue, name: String, notes: inout [String]) -> Request {
         // A request may be a bare URL string.
-        if let url = source.stringValue { return Request.url(ImportedCollection.translatingBuiltins(url)) }
+        if let url = source.stringValue { return Request.url(ImportedCollection.translatingBuiltins(Self.encodingSpaces(in: url))) }
         var request = Request(HTTPMethod(rawValue: (source["method"]?.stringValue ?? "GET").uppercased()), "")
         var url = source["url"]?.stringValue ?? source["url"]?["raw"]?.stringValue ?? ""
         if url.isEmpty, let host = source["url"]?["host"] {
             let hostText = host.stringValue ?? array(host).map(\.textValue).joined(separator: ".")
+            let port = source["url"]?["port"].map { ":" + $0.textValue } ?? ""
             let path = array(source["url"]?["path"]).map(\.textValue).joined(separator: "/")
-            url = (source["url"]?["protocol"]?.stringValue.map { "\($0)://" } ?? "") + hostText + (path.isEmpty ? "" : "/" + path)
+            url = (source["url"]?["protocol"]?.stringValue.map { "\($0)://" } ?? "") + hostText + port + (path.isEmpty ? "" : "/" + path)
             let query = array(source["url"]?["query"]).filter { $0["disabled"] != .bool(true) }
                 .map { "\($0["key"]?.textValue ?? "")=\($0["value"]?.textValue ?? "")" }
             if !query.isEmpty { url += "?" + query.joined(separator: "&") }
@@ -102,7 +117,8 @@ public enum PostmanImport {
             guard let key = variable["key"]?.stringValue, !key.isEmpty else { continue }
             url = url.replacingOccurrences(of: ":\(key)", with: variable["value"]?.textValue ?? "{{\(key)}}")
         }
-        request.customURL = ImportedCollection.translatingBuiltins(url)
+        // Postman sends a space typed in a URL percent-encoded; a template's spaces stay.
+        request.customURL = ImportedCollection.translatingBuiltins(Self.encodingSpaces(in: url))
         for header in array(source["header"]) where header["disabled"] != .bool(true) {
             guard let key = header["key"]?.stringValue else { continue }
             request.headers.add(key, ImportedCollection.translatingBuiltins(header["value"]?.textValue ?? ""))

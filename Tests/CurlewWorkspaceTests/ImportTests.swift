@@ -213,6 +213,27 @@ struct ImportTests {
         #expect(collection.secrets == [.init(name: "token", value: "t0k", environment: "Staging")])
     }
 
+    @Test("Postman: a URL given in parts keeps its port, a space is sent as Postman sends it, and variables named as credentials go to the secrets file (found by a new user's trial)")
+    func postmanPortsSpacesAndNamedSecrets() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", "requests: {}\n")
+        let document = #"""
+        {"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+         "variable": [{"key": "apiSecret", "value": "VARSEC-2"}, {"key": "base", "value": "http://h"}],
+         "item": [{"name": "parts", "request": {"method": "GET", "url": {"protocol": "http", "host": ["127", "0", "0", "1"], "port": "18080", "path": ["get", "a b"]}}},
+                  {"name": "raw", "request": {"method": "GET", "url": {"raw": "{{base}}/x y?q={{ v }}"}}}]}
+        """#
+        let collection = try PostmanImport.parse(Data(document.utf8))
+        #expect(collection.items.map { $0.request.customURL } == ["http://127.0.0.1:18080/get/a%20b", "{{base}}/x%20y?q={{ v }}"])
+        let environment = Data(#"{"name": "Staging", "values": [{"key": "token", "value": "ENVTOK-9"}, {"key": "host", "value": "https://s"}]}"#.utf8)
+        try WorkspaceWriter.add(collection, to: path)
+        try WorkspaceWriter.add(try PostmanImport.parse(environment), to: path)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!written.contains("VARSEC-2") && !written.contains("ENVTOK-9") && written.contains("https://s"), "\(written)")
+        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("VARSEC-2") && secrets.contains("ENVTOK-9"), "\(secrets)")
+    }
+
     @Test("HAR from a browser: BOM, vendor fields, missing optional fields, local-offset times, HTTP/2 pseudo-headers")
     func harImport() throws {
         let text = "\u{FEFF}" + #"""
@@ -894,7 +915,8 @@ struct WorkspaceWriterReviewTests {
         let session = try WorkspaceSession(try Workspace.load(path: path))
         guard case .raw(let data, _) = try session.request(named: "POST /login").0.requestSerializer else { Issue.record("no body"); return }
         #expect(String(decoding: data, as: UTF8.self) == #"{"password":"Coll-5"}"#)
-        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("post_login_password: not-a-secret"))
+        // Named as a credential, the variable itself is kept with the secrets, under its own name.
+        #expect(try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8).contains("post_login_password: not-a-secret"))
     }
 
     @Test("an import's variable a body's secret member uses goes to the secrets file")
