@@ -107,14 +107,23 @@ public enum OpenAPIImport {
                 collection.notes.append("server \(url) is relative to where the document is served: its baseURL starts with http://localhost until you set it")
                 url = "http://localhost" + (url.hasPrefix("/") ? url : "/" + url)
             }
+            // A server no request could be sent to (a port past 65535 a variable's default
+            // gives, a space) makes no environment, as an entry with such a URL makes no request.
+            do throws(RequestError) {
+                try URLText.checkAddress(url)
+                try URLText.checkCharacters(url)
+            } catch {
+                collection.notes.append("server \(URLPassword.masking(in: url).debugDescription): left out: \(error.message)")
+                continue
+            }
             let name = server.description.map(slug) ?? (index == 0 ? "default" : "server\(index + 1)")
             collection.environments.append((name.isEmpty ? "server\(index + 1)" : name, [("baseURL", url.hasSuffix("/") ? String(url.dropLast()) : url)]))
         }
         // Also a plain variable (the first server), so the requests run in a workspace whose
         // environments already exist and were kept as they were.
         declare("baseURL", collection.environments.first?.variables.first?.value ?? "http://localhost")
-        if document.servers.isEmpty {
-            collection.notes.append("the document names no server: baseURL is http://localhost until you set it")
+        if collection.environments.isEmpty {
+            collection.notes.append("the document names no server" + (document.servers.isEmpty ? "" : " that can be used") + ": baseURL is http://localhost until you set it")
         }
         var names: Set<String> = []
         for (path, maybePathItem) in document.paths {

@@ -398,6 +398,15 @@ struct ImportTests {
         #expect(collection.notes.contains { $0.hasPrefix("server /v1 is relative") })
         let serverless = try OpenAPIImport.parse(Data(#"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}}"#.utf8))
         #expect(serverless.notes == ["the document names no server: baseURL is http://localhost until you set it"])
+        // A server a variable's default gives a port past 65535 makes no environment (found by a
+        // new user's trial: it was written as the baseURL).
+        let badPort = try OpenAPIImport.parse(Data(#"""
+            {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {},
+             "servers": [{"url": "{scheme}://api.example.com:{port}/v1", "variables": {"scheme": {"default": "https"}, "port": {"default": "99999"}}}]}
+            """#.utf8))
+        #expect(badPort.environments.isEmpty && badPort.variables.first { $0.name == "baseURL" }?.value == "http://localhost", "\(badPort.environments)")
+        #expect(badPort.notes.first?.hasPrefix("server \"https://api.example.com:99999/v1\": left out: ") == true, "\(badPort.notes)")
+        #expect(badPort.notes.last == "the document names no server that can be used: baseURL is http://localhost until you set it")
         // A server whose variable gives it a scheme is not relative; a path-level parameter that
         // cannot be resolved is named once, not once per operation (found by review).
         let templated = """
