@@ -88,8 +88,9 @@ extension Expectation {
             guard let body = outcome.response?.body else {
                 return ExpectationFailure(assertion: assertion, expected: Self.describe(match), actual: "no response")
             }
-            guard body.count <= Self.bodyTextLimit, let document = try? JSONValue.parse(body) else {
-                return ExpectationFailure(assertion: assertion, expected: Self.describe(match), actual: "a body that is not JSON")
+            let read = Self.document(of: body)
+            guard let document = read.document else {
+                return ExpectationFailure(assertion: assertion, expected: Self.describe(match), actual: read.instead)
             }
             return Self.check(match, path.evaluate(document), assertion: assertion)
         case .bodyContains(let text):
@@ -104,8 +105,9 @@ extension Expectation {
             let shown = Self.describe(duration, against: limit)
             return ExpectationFailure(assertion: "duration", expected: "at most \(shown.limit)", actual: shown.actual)
         case .shape(let shape):
-            guard let body = outcome.response?.body, body.count <= Self.bodyTextLimit, let document = try? JSONValue.parse(body) else {
-                return ExpectationFailure(assertion: "shape", expected: shape.name, actual: "a body that is not JSON")
+            let read = outcome.response.map { Self.document(of: $0.body) } ?? (document: nil, instead: "no response")
+            guard let document = read.document else {
+                return ExpectationFailure(assertion: "shape", expected: shape.name, actual: read.instead)
             }
             guard let mismatch = shape.firstMismatch(in: document) else { return nil }
             // Said where the document departs from the shape, not of the whole.
@@ -152,6 +154,17 @@ extension Expectation {
         if range.count == 1 { return String(range.lowerBound) }
         if range.count == 100, range.lowerBound % 100 == 0 { return "\(range.lowerBound / 100)xx" }
         return "\(range.lowerBound)-\(range.upperBound - 1)"
+    }
+
+    /// A body read as JSON, or what it is instead, as a failed check says it: too large to
+    /// read, nested too deep, or no JSON (with where it stops being JSON).
+    private static func document(of body: Data) -> (document: JSONValue?, instead: String) {
+        guard body.count <= bodyTextLimit else { return (nil, "a body of \(body.count) bytes, more than the \(bodyTextLimit) an assertion reads") }
+        do {
+            return (try JSONValue.parse(body), "")
+        } catch {
+            return (nil, error.reason.hasPrefix("nesting deeper") ? "JSON \(error.reason)" : "a body that is not JSON (\(error))")
+        }
     }
 
     static func describe(_ duration: Duration) -> String {

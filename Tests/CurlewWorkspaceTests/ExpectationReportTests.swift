@@ -36,6 +36,12 @@ struct ExpectationReportTests {
         #expect(shaped.failures.map(\.description) == ["shape: expected an integer at $.args.a, got no such member"])
         let typed = ExpectationReport([.shape(.object(["id": .integer]))], against: Fixtures.message(responseBody: #"{"id":"7"}"#))
         #expect(typed.failures.map(\.description) == ["shape: expected an integer at $.id, got a string"])
+        // A body that is JSON too deep to read is said so, not "not JSON" (found by a new user's trial).
+        let deep = ExpectationReport([.json(try JSONPath("$.a"), .exists(true))],
+                                     against: Fixtures.message(responseBody: String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000)))
+        #expect(deep.failures.first?.actual.hasPrefix("JSON nesting deeper than") == true, "\(deep.failures)")
+        let broken = ExpectationReport([.shape(.object([:]))], against: Fixtures.message(responseBody: "{\"a\":"))
+        #expect(broken.failures.first?.actual.hasPrefix("a body that is not JSON (invalid JSON at byte") == true, "\(broken.failures)")
         let close = ExpectationReport([.maxDuration(.milliseconds(1))], against: Fixtures.message(elapsedMicros: 1_400))
         #expect(close.failures.first?.expected == "at most 1.0ms" && close.failures.first?.actual == "1.4ms", "\(close.failures)")
         let seconds = ExpectationReport([.maxDuration(.milliseconds(1236))], against: Fixtures.message(elapsedMicros: 1_236_200))
