@@ -531,7 +531,7 @@ final class DemoRoutes: Sendable {
 
     // MARK: Faults
 
-    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "many-headers", "two-lengths", "lenient-length", "repeated-length", "informational-only", "drop-reused"]
+    static let faults = ["reset", "close", "stall", "bad-chunked", "terminal", "bad-status", "no-status", "huge-header", "many-headers", "two-lengths", "lenient-length", "repeated-length", "informational-only", "informational-storm", "drop-reused"]
 
     private func fault(_ argument: String?) -> DemoAction {
         let head = DemoResponse(status: 200, headers: [("Content-Type", "text/plain"), ("Content-Length", "1000")])
@@ -573,6 +573,9 @@ final class DemoRoutes: Sendable {
         case "informational-only":
             // A 1xx status (which a final answer must follow), then a body with no status line.
             return .rawThenClose(Array("HTTP/1.1 150 Weird\r\nContent-Length: 2\r\n\r\nhi".utf8))
+        case "informational-storm":
+            // Informational answers only, thousands of them, then the close: no final answer.
+            return .rawThenClose(Array(String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 5_000).utf8))
         case "drop-reused":
             // A server whose idle timeout strikes just as a kept connection is used again.
             return .respondThenDropNext(.json(["dropsNextRequest": true]))

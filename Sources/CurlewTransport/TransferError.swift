@@ -78,14 +78,16 @@ public struct TransferError: Error, Sendable, Equatable {
         let kind: Kind
         var message = message
         switch code {
+        case _ where connected && (100..<200).contains(status)
+            && [CURLE_UNSUPPORTED_PROTOCOL, CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY].contains(code):
+            // After a 1xx, libcurl reads what follows as the final answer: bytes without a status
+            // line it names HTTP/0.9, a close it calls an empty reply or a reset. Either way the
+            // server's mistake was sending no final answer.
+            kind = .invalidResponse
+            message = "the server sent only \(statusLine), an informational status, and no final answer after it (\(message))"
         case CURLE_UNSUPPORTED_PROTOCOL where connected:
             // The server's reply, not the URL: an HTTP/0.9 answer, an unknown version.
             kind = .invalidResponse
-            // After a 1xx, libcurl reads what follows as the final answer, and names bytes
-            // without a status line HTTP/0.9: the server's mistake was sending no final answer.
-            if (100..<200).contains(status) {
-                message = "the server sent only \(statusLine), an informational status, and no final answer after it (\(message))"
-            }
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             kind = .invalidURL
         case CURLE_OUT_OF_MEMORY where !requestSent:

@@ -52,7 +52,9 @@ struct TransferErrorTests {
                       // `+5` is 5 to libcurl (found by review), `0x5` is 0 (found by a new user's trial).
                       ("lenient-length", "Content-Length \"+5\" is not a number"),
                       // libcurl's own words were "Received HTTP/0.9 when not allowed" (found by a new user's trial).
-                      ("informational-only", "the server sent only HTTP/1.1 150 Weird, an informational status, and no final answer after it")])
+                      ("informational-only", "the server sent only HTTP/1.1 150 Weird, an informational status, and no final answer after it"),
+                      // libcurl called it an empty reply, or a reset (found by a new user's trial).
+                      ("informational-storm", "the server sent only HTTP/1.1 100 Continue, an informational status, and no final answer after it")])
     func unreadableReply(fault: String, told: String) async throws {
         let server = try await TestServer.shared()
         for capturesWire in [true, false] {
