@@ -18,7 +18,9 @@ public enum HTTPFileExport {
         if let body = message.sent?.body ?? original.body, body.size > 0 {
             lines.append("")
             if let text = body.text, !text.contains("\n###"), !text.hasPrefix("###") {
-                lines.append(text)
+                // A multipart body's CRLFs as the file's own line ends (its last, one Character, dropped): an import sends them again.
+                let multipart = message.sentHeaders.contains { $0.name.lowercased() == "content-type" && $0.value.lowercased().hasPrefix("multipart/") }
+                lines.append(multipart && text.hasSuffix("\r\n") ? String(text.dropLast()).replacingOccurrences(of: "\r\n", with: "\n") : text)
             } else {
                 lines.append("# a binary body of \(body.size) bytes is not written")
             }

@@ -190,7 +190,10 @@ public enum HTTPFileImport {
             request.uploadFile = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
         } else if !bodyLines.isEmpty {
             let contentType = headers["Content-Type"] ?? "text/plain; charset=utf-8"
-            request.requestSerializer = .raw(Data(ImportedCollection.translatingBuiltins(bodyLines.joined(separator: "\n")).utf8), contentType: contentType)
+            // A multipart body's lines end in CRLF on the wire, as the .http clients send them
+            // (and as an export of one wrote them), its last line too.
+            let text = contentType.lowercased().hasPrefix("multipart/") ? bodyLines.joined(separator: "\r\n") + "\r\n" : bodyLines.joined(separator: "\n")
+            request.requestSerializer = .raw(Data(ImportedCollection.translatingBuiltins(text).utf8), contentType: contentType)
         }
         return (.init(name: name ?? title ?? ImportedCollection.defaultName(method: method, url: url, sentWith: request.headers.fields), request: request),
                 requestLineNumber, name != nil)

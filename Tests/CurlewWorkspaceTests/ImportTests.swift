@@ -2,6 +2,7 @@ import CurlewAgent
 import CurlewOpenAPI
 @testable import CurlewSessions
 @testable import CurlewWorkspace
+import CurlewTestSupport
 import Foundation
 import Testing
 
@@ -142,6 +143,18 @@ struct ImportTests {
         #expect(claimed.items.map(\.name) == ["login 2", "login", "GET /x", "GET /z", "{{odd title"])
         #expect(claimed.chains.first?.steps.map(\.request) == ["login 2", "login", "GET /x", "GET /z", "{{odd title"])
         #expect(claimed.chains.first?.steps[1].captures.map(\.name) == ["login_token"] && claimed.chains.first?.steps[0].captures.isEmpty == true)
+    }
+
+    @Test(".http: a multipart body goes out with CRLF line ends, as the clients send it, and an export of one imports to the same bytes (found by a new user's trial: its CRs were lost)")
+    func httpFileMultipartRoundTrip() throws {
+        let body = "--b\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhi\r\n--b--\r\n"
+        let message = Fixtures.message(method: "POST", url: "http://h/post", requestHeaders: [HeaderField(name: "Content-Type", value: "multipart/form-data; boundary=b")],
+                                       requestBody: body)
+        let exported = HTTPFileExport.text([message])
+        #expect(!exported.contains("\r"), "\(exported.debugDescription)")
+        let imported = try HTTPFileImport.parse(exported)
+        guard case .raw(let data, let type)? = imported.items.first?.request.requestSerializer else { Issue.record("no body"); return }
+        #expect(String(decoding: data, as: UTF8.self) == body && type.hasPrefix("multipart/form-data"), "\(String(decoding: data, as: UTF8.self).debugDescription) \(exported.debugDescription)")
     }
 
     @Test(".http: a request line that is not one is an error with its line")
