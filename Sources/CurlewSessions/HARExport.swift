@@ -65,7 +65,10 @@ public enum HARExport {
             JSONMember("bodySize", .int((message.sent?.body ?? original.body)?.size ?? 0)),
         ]
         if let body = message.sent?.body ?? original.body, body.size > 0 {
-            var postData: [JSONMember] = [JSONMember("mimeType", .string(body.contentType ?? "application/octet-stream"))]
+            // The type the body went out under: the header sent (a multipart body's boundary is
+            // only there), else the body's own.
+            let type = headerValue(headers, "content-type") ?? body.contentType ?? "application/octet-stream"
+            var postData: [JSONMember] = [JSONMember("mimeType", .string(type))]
             postData.append(JSONMember("text", .string(body.text ?? body.data.base64EncodedString())))
             if body.text == nil { postData.append(JSONMember("_encoding", "base64")) }
             members.append(JSONMember("postData", .object(postData)))

@@ -90,6 +90,14 @@ struct HARExportTests {
         }
     }
 
+    @Test("a request body's mimeType is the Content-Type it went out under: a multipart body's, with its boundary (found by a new user's trial: application/octet-stream)")
+    func postDataTypeIsTheHeaders() throws {
+        var message = Fixtures.message(method: "POST", requestHeaders: [HeaderField(name: "Content-Type", value: "multipart/form-data; boundary=b")], requestBody: "--b--\r\n")
+        message.sent?.body = BodySnapshot(data: Data("--b--\r\n".utf8), contentType: "application/octet-stream", limit: 1 << 20)
+        let har = HARExport.document([message]).serialized()
+        #expect(har.contains(#""mimeType":"multipart/form-data; boundary=b""#) && !har.contains(#""mimeType":"application/octet-stream""#), "\(har)")
+    }
+
     @Test("a request refused before it had a URL exports to a HAR entry with an empty URL and its error, which reads back")
     func refusedWithoutURLRoundTrip() async throws {
         let agent = Agent(config: NetworkConfig())
