@@ -94,7 +94,10 @@ enum Chrome {
             frame.putLine(" " + (model.runningWork.map { "\($0). Quit and cancel? (y/n) " } ?? "Nothing runs now. Quit? (y/n) "), row: row, column: 0, width: width, style: .bad.union(.selected))
         case .confirmDiscard(let count):
             let question = model.runningWork.map { "\($0). Quit without saving and cancel?" } ?? "Quit without saving?"
-            frame.putLine(" \(count) unsaved item\(count == 1 ? "" : "s") (● in Compose). \(question) (y/n; w in Compose saves) ", row: row, column: 0,
+            // Named, the first few and each cut short, so the question stays on the line.
+            let names = model.compose.unsavedNames
+            let named = names.prefix(3).map { TextWidth.truncate($0, to: 24) }.joined(separator: ", ") + (names.count > 3 ? " +\(names.count - 3) more" : "")
+            frame.putLine(" \(count) unsaved (\(named); ● in Compose). \(question) (y/n; w in Compose saves) ", row: row, column: 0,
                           width: width, style: .bad.union(.selected))
         case .confirmDelete(let index):
             let name = model.compose.groupName(at: index).map { "group \($0)" } ?? model.compose.currentDraft(at: index)?.name ?? "this item"

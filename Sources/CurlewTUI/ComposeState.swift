@@ -144,13 +144,17 @@ public struct ComposeState: Sendable {
         groupEditor?.item == index ? groupEditor : groupEdits[index]
     }
 
-    /// How many items are unsaved (the editor's draft and a new group included).
-    public var unsavedCount: Int {
-        guard tracksSaves else { return 0 }
-        let newDraft = loadedItem == nil && stepping == nil && draft != RequestDraft() ? 1 : 0
-        let newGroup = groupEditor.map { $0.item == nil && $0.isUnsaved } == true ? 1 : 0
-        return items.indices.filter(isUnsaved).count + newDraft + newGroup
+    /// The unsaved items by name, in list order (the editor's new draft and a new group last).
+    public var unsavedNames: [String] {
+        guard tracksSaves else { return [] }
+        var names = items.indices.filter(isUnsaved).map { groupName(at: $0) ?? currentDraft(at: $0)?.name ?? "an item" }
+        if loadedItem == nil, stepping == nil, draft != RequestDraft() { names.append(draft.name.isEmpty ? "a new request" : draft.name) }
+        if let editor = groupEditor, editor.item == nil, editor.isUnsaved { names.append(editor.name.isEmpty ? "a new group" : editor.name) }
+        return names
     }
+
+    /// How many items are unsaved (the editor's draft and a new group included).
+    public var unsavedCount: Int { unsavedNames.count }
 
     /// Closes the group editor, keeping its unsaved edits for the item.
     public mutating func closeGroupEditor() {

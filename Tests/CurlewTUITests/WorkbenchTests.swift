@@ -221,6 +221,8 @@ struct WorkbenchTests {
         model.handle(.enter)
         model.handle(.character("q"))
         #expect(model.prompt == .confirmDiscard(1))
+        // The question names what would be lost (found by a new user's trial: only a count).
+        #expect(render(model).contains("1 unsaved (renamed; ● in Compose). Quit without saving?"), "\(render(model))")
         model.handle(.character("n"))
         #expect(!model.shouldQuit)
         model.handle(.character("w"))
