@@ -32,6 +32,9 @@ extension AppModel {
             return
         }
         comparison = ComparisonState(pair[0].message, pair[1].message, hiding: secretsHiding, sources: (pair[0].source, pair[1].source))
+        // The marking's instructions are done with (found by a new user's trial: they stayed
+        // after the comparison closed).
+        if message.hasPrefix("marked ") || message.hasPrefix("2 marked") { message = "" }
     }
 
     /// The log entry selected (in Logs, or the detail opened from it): its file and its number

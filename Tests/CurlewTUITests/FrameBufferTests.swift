@@ -456,6 +456,7 @@ struct AppModelTests {
         model.handle(.character("="))
         let titles = try #require(model.comparison?.titles)
         #expect(titles.left.hasPrefix("entry 2 · #12 GET") && titles.right.hasPrefix("entry 3 · #3 GET"), "\(titles)")
+        #expect(model.message.isEmpty, "the marking's instructions are done with: \(model.message)")
         // Revealing secrets makes the comparison again, with its numbers.
         model.handle(.character("R"))
         #expect(model.comparison?.titles.left.hasPrefix("entry 2 · #12") == true)
