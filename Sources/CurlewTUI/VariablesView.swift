@@ -41,7 +41,8 @@ extension AppModel {
     /// environment and the values chains captured (without a workspace, the process
     /// environment). Secrets are masked.
     func variableRows(for draft: RequestDraft) -> [VariableRow] {
-        let captured = groups.capturedVariables
+        // A chain stepped through fills in what its steps captured so far.
+        let captured = groups.capturedVariables + (compose.stepping?.captured ?? [])
         // A captured or environment value named like a credential (token, password, api_key…)
         // is masked too: it is not declared a secret, but it reads as one.
         let policy = redactionPolicy
@@ -84,14 +85,16 @@ extension AppModel {
 enum VariablesView {
     static func draw(_ model: AppModel, in area: Rect, into frame: inout FrameBuffer) {
         let item = model.compose.responseItem
-        if model.compose.items.indices.contains(item), case .group(let name, _) = model.compose.items[item] {
+        // A chain stepped through shows its step's request in the editor: its variables are
+        // that request's (found by a new user's trial: the chain's group was named instead).
+        if model.compose.stepping == nil, model.compose.items.indices.contains(item), case .group(let name, _) = model.compose.items[item] {
             // Not the variables of the request edited before: a group has none of its own.
             frame.put("Variables", row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
             frame.putLine("\(name) is a group: select one of its requests to see what its variables resolve to.",
                           row: area.row + 2, column: area.column + 1, width: area.width - 2, style: .dim)
             return
         }
-        let draft = model.compose.currentDraft(at: item) ?? model.compose.draft
+        let draft = model.compose.stepping == nil ? model.compose.currentDraft(at: item) ?? model.compose.draft : model.compose.draft
         let environment = model.workspace?.session.environment.map { " · env \($0)" } ?? ""
         frame.put("Variables of \(draft.name)\(environment)", row: area.row, column: area.column + 1, style: .title, width: area.width - 2)
         // Where it goes now, in the chosen environment, secrets hidden.

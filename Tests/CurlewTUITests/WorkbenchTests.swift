@@ -698,6 +698,32 @@ struct WorkbenchTests {
         #expect(sent == "early-value", "\(model.message)")
     }
 
+    @Test("V while a chain is stepped through shows the step's request's variables, with what earlier steps captured (found by a new user's trial: it named the chain's group)")
+    func stepperVariablesPanel() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          log in: {url: /login, json: {username: demo, password: curlew}}
+          who: {url: "/anything/{{userName}}"}
+        groups:
+          flow:
+            chain:
+              - {request: log in, capture: {userName: $.user}}
+              - who
+        """)
+        let model = bench.model
+        model.handle(.character("S"))
+        #expect(model.compose.stepping?.index == 0, "\(model.message)")
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.index == 1 }
+        model.handle(.character("V"))
+        #expect(model.compose.showsVariables, "\(model.message)")
+        let screen = render(model)
+        #expect(screen.contains("Variables of flow · step 2") && !screen.contains("is a group"))
+        #expect(model.variableRows(for: model.compose.draft) == [VariableRow(name: "userName", value: "demo", origin: .captured)])
+    }
+
     /// A workspace that retries after `delay`, whose first request, `flaky`, fails `failures`
     /// times (under the key `key`) and then answers; `rest` goes on from its `requests:`.
     private func retryingBench(failures: Int = 1, delay: String = "50ms", key: String = uniqueTag(), then rest: String = "") async throws -> Bench {
