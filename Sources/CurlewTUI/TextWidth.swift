@@ -22,15 +22,8 @@ public enum TextWidth {
     }
 
     /// A format character (general category Cf): one no terminal draws.
-    public static func isFormat(_ scalar: Unicode.Scalar) -> Bool {
+    private static func isFormat(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .format
-    }
-
-    /// Whether a character's format characters would go unseen on a terminal (`isInvisibleFormat`
-    /// or `carriesFormat`): the interface draws them as stand-ins, `curlew send` and `curlew
-    /// log` print them escaped. One in an emoji sequence is part of what is drawn.
-    public static func hidesFormatCharacters(_ character: Character) -> Bool {
-        isInvisibleFormat(character) || carriesFormat(character)
     }
 
     /// A character that is no emoji and carries a format character after its first (a letter

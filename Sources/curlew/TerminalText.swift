@@ -1,31 +1,19 @@
-import CurlewTUI
-
 /// Makes text from the network safe to print on a terminal: C0 controls (except newline and tab),
 /// DEL, C1 controls and the bidirectional controls become visible escapes, so a server cannot set
 /// the window title, clear the screen, switch the terminal's modes or reorder what follows
-/// through what `curlew send` and `curlew log` print. So do the format characters the interface
-/// draws as stand-ins (a zero-width space, a joiner after a letter, a byte order mark), by the
-/// interface's own rule (`TextWidth.hidesFormatCharacters`), so a header reads the same in both.
+/// through what `curlew send` and `curlew log` print.
 enum TerminalText {
     static func escapingControls(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { isControl($0) || mayBeFormat($0) }) else { return text }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
         var output = String.UnicodeScalarView()
-        for character in text {
-            let hidesFormat = TextWidth.hidesFormatCharacters(character)
-            for scalar in character.unicodeScalars {
-                if isControl(scalar) || (hidesFormat && TextWidth.isFormat(scalar)) {
-                    output.append(contentsOf: escape(scalar).unicodeScalars)
-                } else {
-                    output.append(scalar)
-                }
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                output.append(contentsOf: escape(scalar).unicodeScalars)
+            } else {
+                output.append(scalar)
             }
         }
         return String(output)
-    }
-
-    /// A format character, looked up only past U+00AD, the first there is.
-    private static func mayBeFormat(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value >= 0xAD && TextWidth.isFormat(scalar)
     }
 
     /// C0 and C1 controls but newline and tab, and the bidirectional controls, which reorder

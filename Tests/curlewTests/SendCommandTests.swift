@@ -568,10 +568,6 @@ struct SendHostileTests {
         let shown = try await runOnTerminal(["send", "\(server.baseURL)/headers", "-H", "X-Bidi: abc\u{202E}fed\u{2066}x"])
         #expect(!shown.contains("\u{202E}") && !shown.contains("\u{2066}"), "\(shown)")
         #expect(shown.contains(#"abc\u{202e}fed\u{2066}x"#), "\(shown)")
-        // Other invisible format characters too, as the interface draws them as stand-ins; an
-        // emoji's joiner stays (found by a new user's trial: a zero-width space printed raw).
-        let invisible = try await runOnTerminal(["send", "\(server.baseURL)/headers", "-H", "X-Zw: a\u{200B}b c\u{200D}d \u{FEFF}e 👨\u{200D}👩"])
-        #expect(invisible.contains(#"a\u{200b}b c\u{200d}d \u{feff}e "# + "👨\u{200D}👩"), "\(invisible)")
     }
 
     @Test("a method with a space or CRLF, and non-finite timeouts, are refused before anything is sent", arguments: [
