@@ -1149,21 +1149,26 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// `isSecretName` for a name given as bytes, decided without a copy: the whole name, then
-    /// each of its keys when it is nested.
+    /// each of its keys when it is nested, and each dotted tail of a key (`stripe.api.key` is
+    /// secret by `api.key`, which is `api_key`).
     func isSecretName(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
         if secretKeys.contains(name) { return true }
         guard let base = name.base.baseAddress else { return false }
-        var keyStart = name.startIndex
-        var index = name.startIndex
-        while index < name.endIndex {
-            if Self.isNestingMark(base.load(fromByteOffset: index, as: UInt8.self)) {
-                if keyStart < index, secretKeys.contains(name.base[keyStart..<index]) { return true }
-                keyStart = index + 1
-            }
-            index += 1
+        func byte(_ index: Int) -> UInt8 { base.load(fromByteOffset: index, as: UInt8.self) }
+        func isBracket(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") }
+        var start = name.startIndex
+        while start < name.endIndex {
+            // The key from here to the next mark, and the dotted tail to the next bracket.
+            var keyEnd = start
+            while keyEnd < name.endIndex, !Self.isNestingMark(byte(keyEnd)) { keyEnd += 1 }
+            var tailEnd = keyEnd
+            while tailEnd < name.endIndex, !isBracket(byte(tailEnd)) { tailEnd += 1 }
+            let isWhole = start == name.startIndex && tailEnd == name.endIndex
+            if start < keyEnd, keyEnd < name.endIndex || start > name.startIndex, secretKeys.contains(name.base[start..<keyEnd]) { return true }
+            if tailEnd > keyEnd, !isWhole, secretKeys.contains(name.base[start..<tailEnd]) { return true }
+            start = keyEnd + 1
         }
-        // Without a mark the last key is the whole name, looked up already.
-        return keyStart > name.startIndex && keyStart < name.endIndex && secretKeys.contains(name.base[keyStart..<name.endIndex])
+        return false
     }
 
     /// `[`, `]` and `.`, between the keys of a nested name (`user[token]`, `user.token`).

@@ -16,15 +16,26 @@ public enum HTTPFileExport {
         lines.append("\(original.method) \(original.url)")
         lines += message.sentHeaders.filter { !["host", "content-length"].contains($0.name.lowercased()) }.map { "\($0.name): \($0.value)" }
         if let body = message.sent?.body ?? original.body, body.size > 0 {
-            lines.append("")
-            if let text = body.text, !text.contains("\n###"), !text.hasPrefix("###") {
-                // A multipart body's CRLFs as the file's own line ends (its last, one Character, dropped): an import sends them again.
-                let multipart = message.sentHeaders.contains { $0.name.lowercased() == "content-type" && $0.value.lowercased().hasPrefix("multipart/") }
-                lines.append(multipart && text.hasSuffix("\r\n") ? String(text.dropLast()).replacingOccurrences(of: "\r\n", with: "\n") : text)
+            let multipart = message.sentHeaders.contains { $0.name.lowercased() == "content-type" && $0.value.lowercased().hasPrefix("multipart/") }
+            if let text = writable(body.text, multipart: multipart) {
+                lines += ["", text]
             } else {
-                lines.append("# a binary body of \(body.size) bytes is not written")
+                // Among the headers, where an import reads it as the comment it is, not as a body.
+                lines.append("# a body of \(body.size) bytes that an .http file cannot hold as sent is not written")
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A body as the file holds it, or nil for one it cannot hold so that an import sends the
+    /// same bytes: binary, holding a `###` line, or multipart with line ends other than CRLF
+    /// (an import ends every line of a multipart body with CRLF, as the .http clients send it,
+    /// so one is written with the file's own line ends).
+    private static func writable(_ text: String?, multipart: Bool) -> String? {
+        guard let text, !text.contains("\n###"), !text.hasPrefix("###") else { return nil }
+        guard multipart else { return text }
+        // `\r\n` is one Character: a multipart body ends in one, and holds no bare `\r` or `\n`.
+        guard text.hasSuffix("\r\n"), !text.contains(where: { $0 == "\n" || $0 == "\r" }) else { return nil }
+        return String(text.dropLast()).replacingOccurrences(of: "\r\n", with: "\n")
     }
 }

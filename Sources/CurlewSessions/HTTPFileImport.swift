@@ -97,14 +97,15 @@ public enum HTTPFileImport {
 
     /// The title a `###` separator gives the request after it (`### Log in`), as the JetBrains
     /// client names it; a `# @name` in the block wins. A rule of only `#`, `-`, `=`, `*`, `~` or
-    /// `_` (`### -----`) names nothing, and neither does a request line (`### GET http://h/x`,
-    /// as an export titles an unnamed request) or any title holding a URL, which may hold a
-    /// password or a token: such a request is named from its method and path, its URL's password
-    /// left out.
+    /// `_` (`### -----`) names nothing, and neither does a request line (`### GET /x`, a method
+    /// in capitals as a request line writes it; `### Get all users` is a title) or any title
+    /// holding a URL (`### GET http://h/x`, as an export titles an unnamed request), which may
+    /// hold a password or a token: such a request is named from its method and path, its URL's
+    /// password left out.
     static func separatorTitle(_ line: String) -> String? {
         let title = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
         guard title.contains(where: { !"#-=*~_".contains($0) && !$0.isWhitespace }), !title.contains("://"),
-              title.split(separator: " ", maxSplits: 1).first.map({ methods.contains($0.uppercased()) }) != true else { return nil }
+              title.split(separator: " ", maxSplits: 1).first.map({ methods.contains(String($0)) }) != true else { return nil }
         return title
     }
 

@@ -41,8 +41,9 @@ extension AppModel {
     /// environment and the values chains captured (without a workspace, the process
     /// environment). Secrets are masked.
     func variableRows(for draft: RequestDraft) -> [VariableRow] {
-        // A chain stepped through fills in what its steps captured so far.
-        let captured = groups.capturedVariables + (compose.stepping?.captured ?? [])
+        // A chain stepped through fills in what its own steps captured so far, and only that,
+        // as its step is built.
+        let captured = compose.stepping?.captured ?? groups.capturedVariables
         // A captured or environment value named like a credential (token, password, api_key…)
         // is masked too: it is not declared a secret, but it reads as one.
         let policy = redactionPolicy

@@ -809,12 +809,15 @@ final class Transfer {
         }
         // A redirect's target that was never reached: what went out last, and the error names
         // the redirect that led there (the exchange still has no answer).
-        if var failure = error, requestsSentThisHop == 0, let answeredHop {
+        if error != nil, requestsSentThisHop == 0, let answeredHop {
             requestHead = answeredHop.requestHead
             requestBody = answeredHop.requestBody
             requestBodySize = answeredHop.requestBodySize
-            failure.message += " (redirected to \(connection.effectiveURL) by \(answeredHop.statusLine))"
-            error = failure
+            // A cancel is the caller's, wherever the exchange had got to.
+            if var failure = error, failure.kind != .cancelled {
+                failure.message += " (redirected to \(connection.effectiveURL) by \(answeredHop.statusLine))"
+                error = failure
+            }
         }
         return TransferResult(
             id: id,

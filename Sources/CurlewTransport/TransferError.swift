@@ -78,11 +78,11 @@ public struct TransferError: Error, Sendable, Equatable {
         let kind: Kind
         var message = message
         switch code {
-        case _ where connected && (100..<200).contains(status)
-            && [CURLE_UNSUPPORTED_PROTOCOL, CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY].contains(code):
+        case _ where connected && (100..<200).contains(status) && [CURLE_UNSUPPORTED_PROTOCOL, CURLE_GOT_NOTHING, CURLE_WEIRD_SERVER_REPLY].contains(code):
             // After a 1xx, libcurl reads what follows as the final answer: bytes without a status
-            // line it names HTTP/0.9, a close it calls an empty reply or a reset. Either way the
-            // server's mistake was sending no final answer.
+            // line it names HTTP/0.9, a clean close an empty reply. Either way the server's
+            // mistake was sending no final answer. (A reset after one stays a reset, which a
+            // retry may get past.)
             kind = .invalidResponse
             message = "the server sent only \(statusLine), an informational status, and no final answer after it (\(message))"
         case CURLE_UNSUPPORTED_PROTOCOL where connected:

@@ -91,11 +91,12 @@ public struct Workspace: Sendable {
         try workspace.checkSigners()
         workspace.secrets = try WorkspaceSecrets.load(path: workspace.secretsPath)
         try workspace.checkSecretsStayOutOfTheWorkspace()
-        // A mistyped environment there would leave its secrets unused, unseen.
+        // An environment mistyped there would leave its secrets unused, unseen. Only a near miss
+        // is refused: the file is the directory's, so it may hold another workspace's.
         for name in workspace.secrets.byEnvironment.keys.sorted() where !workspace.environmentNames.contains(name) {
+            guard let meant = Suggestion.closest(to: name, among: workspace.environmentNames) else { continue }
             throw WorkspaceError(.undefined, at: nil, keyPath: "environments.\(name)",
-                                 "\(secretsFileName) has secrets for no environment \"\(name)\" of the workspace"
-                                 + Suggestion.hint(for: name, among: workspace.environmentNames))
+                                 "\(secretsFileName) has secrets for no environment \"\(name)\" of the workspace (did you mean \"\(meant)\"?)")
         }
         if let name = workspace.defaultEnvironment, !workspace.environmentNames.contains(name) {
             throw WorkspaceError(.undefined, at: nil, keyPath: "defaultEnvironment",

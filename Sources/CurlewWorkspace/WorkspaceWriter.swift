@@ -388,9 +388,10 @@ public enum WorkspaceWriter {
     }
 
     /// Variables of the import that hold a credential in clear (`@token = abc` used as
-    /// `Bearer {{token}}`, a Postman variable behind an API key in the query), or whose name
-    /// says they do as the Variables view and a log read it (`token`, `apiSecret`), become
-    /// secrets, so their values go to the secrets file instead of `variables:`.
+    /// `Bearer {{token}}`, a Postman variable behind an API key in the query) become secrets,
+    /// so their values go to the secrets file instead of `variables:`. Not by name alone: a
+    /// `max_token: 100` or a `page_token` cursor declared secret would hide its value in every
+    /// log, and an environment filling in a collection's empty `token` would be refused.
     private static func keepingReferencedCredentials(in collection: inout ImportedCollection) {
         let secrets = RedactionPolicy()
         var referenced = Set<String>()
@@ -408,10 +409,10 @@ public enum WorkspaceWriter {
             request.params = Parameters(item.query.entries + item.request.params.entries)
             referenced.formUnion(variablesInSecretBodyValues(of: request, secrets: secrets))
         }
+        guard !referenced.isEmpty else { return }
         // A value with a template stays a variable; an escaped `\{{` is text, and the secret keeps it as its `{{`.
         func credential(_ variable: (name: String, value: String)) -> String? {
-            guard referenced.contains(variable.name) || secrets.shown(variable: variable.name, value: "") == RedactionPolicy.marker,
-                  !variable.value.isEmpty else { return nil }
+            guard referenced.contains(variable.name), !variable.value.isEmpty else { return nil }
             return Template.textWithoutTemplates(in: variable.value)
         }
         func isCredential(_ variable: (name: String, value: String)) -> Bool { credential(variable) != nil }

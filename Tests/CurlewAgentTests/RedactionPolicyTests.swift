@@ -457,6 +457,9 @@ struct RedactionPolicyTests {
         #expect(!policy.isSecretName("app.version") && !policy.isSecretName("user.name") && !policy.isSecretName("a.b.c[0]"))
         // A dot is left out as `_` and `-` are (found by review: `api_key` was hidden, `api.key` not).
         #expect(policy.isSecretName("api.key") && policy.isSecretName("private.key") && policy.isSecretName("token.") && policy.isSecretName("[password]"))
+        // A dotted tail inside a nested name too (found by review: stripe.api.key was shown).
+        #expect(policy.isSecretName("stripe.api.key") && policy.isSecretName("app.private.key") && policy.isSecretName("user[api.key]"))
+        #expect(!policy.isSecretName("stripe.api.version") && !policy.isSecretName("user[api]"))
         let echo = json(#"{"form":{"user.password":"Dq1Tok9","user.name":"kept3"},"app.version":"kept4"}"#)
         let redacted = policy.redact(message(
             url: "http://h/p?auth.token=Dq2Tok9&page=2",

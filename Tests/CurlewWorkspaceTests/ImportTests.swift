@@ -119,6 +119,8 @@ struct ImportTests {
         #expect(collection.items.map(\.name) == ["List users", "GET /a", "GET /b", "List users 2"])
         #expect(HTTPFileImport.separatorTitle("###") == nil && HTTPFileImport.separatorTitle("### == ~~ __ **") == nil)
         #expect(HTTPFileImport.separatorTitle("####  Log in  ") == "Log in")
+        // A title that starts with a method's word is a title; a request line is in capitals (found by review).
+        #expect(HTTPFileImport.separatorTitle("### Get all users") == "Get all users" && HTTPFileImport.separatorTitle("### GET /users") == nil)
         // Found by review: a title taking the name a later `# @name` gives (the chain then
         // captured from the titled request), a URL's password copied into a name, a lowercase
         // method, and a title's `{{` made `\{{`.
@@ -155,6 +157,14 @@ struct ImportTests {
         let imported = try HTTPFileImport.parse(exported)
         guard case .raw(let data, let type)? = imported.items.first?.request.requestSerializer else { Issue.record("no body"); return }
         #expect(String(decoding: data, as: UTF8.self) == body && type.hasPrefix("multipart/form-data"), "\(String(decoding: data, as: UTF8.self).debugDescription) \(exported.debugDescription)")
+        // A part holding a bare line feed cannot go through the file so: left out with a comment
+        // among the headers, which an import reads as no body (found by review).
+        let unix = Fixtures.message(method: "POST", url: "http://h/post", requestHeaders: [HeaderField(name: "Content-Type", value: "multipart/form-data; boundary=b")],
+                                    requestBody: "--b\r\n\r\nline1\nline2\r\n--b--\r\n")
+        let left = HTTPFileExport.text([unix])
+        #expect(left.contains("# a body of ") && !left.contains("line1"), "\(left)")
+        let noBody = try #require(try HTTPFileImport.parse(left).items.first?.request)
+        if case .raw = noBody.requestSerializer { Issue.record("the comment was read as a body") }
     }
 
     @Test(".http: a request line that is not one is an error with its line")
@@ -226,10 +236,8 @@ struct ImportTests {
         #expect(collection.secrets == [.init(name: "token", value: "t0k", environment: "Staging")])
     }
 
-    @Test("Postman: a URL given in parts keeps its port, a space is sent as Postman sends it, and variables named as credentials go to the secrets file (found by a new user's trial)")
-    func postmanPortsSpacesAndNamedSecrets() throws {
-        let files = try WorkspaceFiles()
-        let path = try files.write("curlew.yaml", "requests: {}\n")
+    @Test("Postman: a URL given in parts keeps its port, and a space is sent as Postman sends it (found by a new user's trial)")
+    func postmanPortsAndSpaces() throws {
         let document = #"""
         {"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
          "variable": [{"key": "apiSecret", "value": "VARSEC-2"}, {"key": "base", "value": "http://h"}],
@@ -238,13 +246,6 @@ struct ImportTests {
         """#
         let collection = try PostmanImport.parse(Data(document.utf8))
         #expect(collection.items.map { $0.request.customURL } == ["http://127.0.0.1:18080/get/a%20b", "{{base}}/x%20y?q={{ v }}"])
-        let environment = Data(#"{"name": "Staging", "values": [{"key": "token", "value": "ENVTOK-9"}, {"key": "host", "value": "https://s"}]}"#.utf8)
-        try WorkspaceWriter.add(collection, to: path)
-        try WorkspaceWriter.add(try PostmanImport.parse(environment), to: path)
-        let written = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(!written.contains("VARSEC-2") && !written.contains("ENVTOK-9") && written.contains("https://s"), "\(written)")
-        let secrets = try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8)
-        #expect(secrets.contains("VARSEC-2") && secrets.contains("ENVTOK-9"), "\(secrets)")
     }
 
     @Test("HAR from a browser: BOM, vendor fields, missing optional fields, local-offset times, HTTP/2 pseudo-headers")
@@ -937,8 +938,7 @@ struct WorkspaceWriterReviewTests {
         let session = try WorkspaceSession(try Workspace.load(path: path))
         guard case .raw(let data, _) = try session.request(named: "POST /login").0.requestSerializer else { Issue.record("no body"); return }
         #expect(String(decoding: data, as: UTF8.self) == #"{"password":"Coll-5"}"#)
-        // Named as a credential, the variable itself is kept with the secrets, under its own name.
-        #expect(try String(contentsOfFile: files.directory + "/curlew.secrets.yaml", encoding: .utf8).contains("post_login_password: not-a-secret"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("post_login_password: not-a-secret"))
     }
 
     @Test("an import's variable a body's secret member uses goes to the secrets file")

@@ -455,8 +455,11 @@ struct WorkspaceReadingTests {
         try files.write("curlew.yaml", "secrets: [token]\nenvironments:\n  prod: {host: https://p}\n")
         try files.write("curlew.secrets.yaml", "environments:\n  prdo: {token: abc}\n", mode: 0o600)
         let mistyped = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
-        #expect(mistyped.description.contains("curlew.secrets.yaml has secrets for no environment \"prdo\" of the workspace")
-                && mistyped.description.contains("prod"), "\(mistyped)")
+        #expect(mistyped.description.contains("curlew.secrets.yaml has secrets for no environment \"prdo\" of the workspace (did you mean \"prod\"?)"),
+                "\(mistyped)")
+        // Another workspace's environment in the directory's secrets file is no typo (found by review).
+        try files.write("curlew.secrets.yaml", "environments:\n  ci: {token: abc}\n", mode: 0o600)
+        #expect(throws: Never.self) { try Workspace.load(path: path) }
     }
 
     @Test("the business-code check and signers read into the agent's validator and the session's signers")
