@@ -81,6 +81,29 @@ struct FileTransferTests {
         #expect(outcome.message?.original?.transfer == nil, "the record is kept once, in the message")
     }
 
+    /// Sends a form whose one file part is `path` with `Expect: 100-continue`, so that libcurl
+    /// holds the body back for up to a second (the demo server sends no 100); runs `meanwhile`
+    /// once the exchange is in flight, its file opened; returns the answer.
+    private func sendFormHoldingItsBody(_ path: String, meanwhile: () throws -> Void) async throws -> Result<Response, RequestFailure> {
+        let agent = try await pipelineAgent()
+        var form = MultipartForm()
+        form.append(name: "part", fileAt: path)
+        var request = Request(.post, "/post?\(uniqueTag())")
+        request.form = form
+        request.headers = ["Expect": "100-continue"]
+        request.timeout = .seconds(10)
+        let answer = Locked<Result<Response, RequestFailure>?>(nil)
+        let handle = agent.start(request, callbacks: RequestCallbacks(
+            success: { response in answer.withLock { $0 = .success(response) } },
+            failure: { failure in answer.withLock { $0 = .failure(failure) } }
+        ))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while handle.state != .inFlight, answer.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try meanwhile()
+        while answer.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        return try #require(answer.withLock { $0 })
+    }
+
     @Test("a form part's file is read through the descriptor opened when the request started: a file put in its place before the body goes out is not what is sent (libcurl opened the path again to send it)")
     func formPartFileReadAsOpened() async throws {
         let directory = try scratchDirectory()
@@ -88,26 +111,11 @@ struct FileTransferTests {
         let path = directory + "/part.bin"
         let original = Data(repeating: UInt8(ascii: "a"), count: 64_000)
         try original.write(to: URL(fileURLWithPath: path))
-        let agent = try await pipelineAgent()
-        var form = MultipartForm()
-        form.append(name: "part", fileAt: path)
-        var request = Request(.post, "/post?\(uniqueTag())")
-        request.form = form
-        // libcurl then waits up to a second for the server's 100 (the demo server sends none)
-        // before the body: the file is replaced in that wait.
-        request.headers = ["Expect": "100-continue"]
-        let answer = Locked<Result<Response, RequestFailure>?>(nil)
-        let handle = agent.start(request, callbacks: RequestCallbacks(
-            success: { response in answer.withLock { $0 = .success(response) } },
-            failure: { failure in answer.withLock { $0 = .failure(failure) } }
-        ))
-        // In flight once the transport has opened the file and handed the exchange to libcurl.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while handle.state != .inFlight, answer.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        try Data(repeating: UInt8(ascii: "b"), count: 64_000).write(to: URL(fileURLWithPath: directory + "/other.bin"))
-        #expect(rename(directory + "/other.bin", path) == 0)
-        while answer.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        let json = try #require(answer.withLock { $0 }).get().json()
+        let answer = try await sendFormHoldingItsBody(path) {
+            try Data(repeating: UInt8(ascii: "b"), count: 64_000).write(to: URL(fileURLWithPath: directory + "/other.bin"))
+            #expect(rename(directory + "/other.bin", path) == 0)
+        }
+        let json = try answer.get().json()
         #expect(json["files"]?["part"]?["sha256"] == .string(sha256Hex(original)))
         #expect(json["files"]?["part"]?["filename"] == .string("part.bin"))
     }
@@ -118,24 +126,8 @@ struct FileTransferTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/part.bin"
         try Data(repeating: UInt8(ascii: "a"), count: 64_000).write(to: URL(fileURLWithPath: path))
-        let agent = try await pipelineAgent()
-        var form = MultipartForm()
-        form.append(name: "part", fileAt: path)
-        var request = Request(.post, "/post?\(uniqueTag())")
-        request.form = form
-        // The body waits for the server's 100, which the demo server does not send, for a second.
-        request.headers = ["Expect": "100-continue"]
-        request.timeout = .seconds(10)
-        let answer = Locked<Result<Response, RequestFailure>?>(nil)
-        let handle = agent.start(request, callbacks: RequestCallbacks(
-            success: { response in answer.withLock { $0 = .success(response) } },
-            failure: { failure in answer.withLock { $0 = .failure(failure) } }
-        ))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while handle.state != .inFlight, answer.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(truncate(path, 10) == 0)
-        while answer.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        guard case .failure(let failure)? = answer.withLock({ $0 }) else { Issue.record("expected a failure"); return }
+        let answer = try await sendFormHoldingItsBody(path) { #expect(truncate(path, 10) == 0) }
+        guard case .failure(let failure) = answer else { Issue.record("expected a failure"); return }
         #expect(failure.error.kind == .localFile && failure.error.message.contains("\(path) got shorter while it was sent"), "\(failure.error)")
     }
 
