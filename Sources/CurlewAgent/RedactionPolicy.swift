@@ -1166,9 +1166,25 @@ public struct RedactionPolicy: Sendable, Equatable {
             let isWhole = start == name.startIndex && tailEnd == name.endIndex
             if start < keyEnd, keyEnd < name.endIndex || start > name.startIndex, secretKeys.contains(name.base[start..<keyEnd]) { return true }
             if tailEnd > keyEnd, !isWhole, secretKeys.contains(name.base[start..<tailEnd]) { return true }
+            // Keys at levels of their own may spell one name together (`api[key]`, as a form
+            // writes `{"api": {"key": …}}`): the keys from here on, read as one.
+            if tailEnd < name.endIndex, Self.keysJoined(name.base[start..<name.endIndex], isSecret: secretKeys.contains) { return true }
             start = keyEnd + 1
         }
         return false
+    }
+
+    /// Whether the keys of a nested name, from its start on and without their marks, spell a
+    /// secret name (`api][key]` spells `apikey`). Only names with brackets come here.
+    private static func keysJoined(_ keys: UnsafeRawBufferPointer.SubSequence, isSecret: (UnsafeRawBufferPointer.SubSequence) -> Bool) -> Bool {
+        withUnsafeTemporaryAllocation(byteCount: keys.count, alignment: 1) { room in
+            var count = 0
+            for byte in keys where !isNestingMark(byte) {
+                room[count] = byte
+                count += 1
+            }
+            return count > 0 && isSecret(UnsafeRawBufferPointer(room)[0..<count])
+        }
     }
 
     /// `[`, `]` and `.`, between the keys of a nested name (`user[token]`, `user.token`).

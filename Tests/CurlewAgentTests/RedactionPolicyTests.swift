@@ -460,6 +460,13 @@ struct RedactionPolicyTests {
         // A dotted tail inside a nested name too (found by review: stripe.api.key was shown).
         #expect(policy.isSecretName("stripe.api.key") && policy.isSecretName("app.private.key") && policy.isSecretName("user[api.key]"))
         #expect(!policy.isSecretName("stripe.api.version") && !policy.isSecretName("user[api]"))
+        // Keys at levels of their own that spell a name together, as a form writes a nested
+        // object (found by a new user's trial: api[key] and stripe[api][key] were shown).
+        #expect(policy.isSecretName("api[key]") && policy.isSecretName("stripe[api][key]") && policy.isSecretName("client[secret]"))
+        #expect(!policy.isSecretName("api[version]") && !policy.isSecretName("stripe[api][version]"))
+        let form = policy.redact(message(requestBody: BodySnapshot(data: Data("stripe[api][key]=Nk1Tok9&api%5Bkey%5D=Nk2Tok9&api[version]=3".utf8),
+                                                                   contentType: "application/x-www-form-urlencoded", limit: 1 << 20)))
+        #expect(form.original?.body?.text == "stripe[api][key]=\(marker)&api%5Bkey%5D=\(marker)&api[version]=3", "\(String(describing: form.original?.body?.text))")
         let echo = json(#"{"form":{"user.password":"Dq1Tok9","user.name":"kept3"},"app.version":"kept4"}"#)
         let redacted = policy.redact(message(
             url: "http://h/p?auth.token=Dq2Tok9&page=2",
