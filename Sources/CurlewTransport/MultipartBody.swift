@@ -49,7 +49,7 @@ final class MultipartBody {
                 }
                 body.files.append(file)
                 if code == CURLE_OK {
-                    code = curl_mime_data_cb(handle, curl_off_t(file.size), Self.readPart, Self.seekPart, nil, Unmanaged.passUnretained(file).toOpaque())
+                    code = curl_mime_data_cb(handle, curl_off_t(file.size), UploadFile.readCallback, UploadFile.seekCallback, nil, Unmanaged.passUnretained(file).toOpaque())
                 }
             }
             if code == CURLE_OK, let filename = part.filename {
@@ -71,20 +71,5 @@ final class MultipartBody {
             }
         }
         return .success(body)
-    }
-
-    /// Reads a file part's next bytes for libcurl; its context is the part's `UploadFile`.
-    private static let readPart: curl_read_callback = { buffer, size, count, context in
-        guard let buffer, let context else { return Int(CURL_READFUNC_ABORT) }
-        return Unmanaged<UploadFile>.fromOpaque(context)._withUnsafeGuaranteedRef {
-            $0.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
-        }
-    }
-
-    /// Moves a file part back to `offset`, as libcurl asks before sending the body again.
-    private static let seekPart: curl_seek_callback = { context, offset, origin in
-        guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
-        return Unmanaged<UploadFile>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.seek(to: Int64(offset)) }
-            ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
     }
 }

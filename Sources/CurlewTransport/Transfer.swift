@@ -328,13 +328,14 @@ final class Transfer {
             return CURLE_READ_ERROR
         case .success(let file):
             uploadFile = file
-            let context = Unmanaged.passUnretained(self).toOpaque()
+            // Read through the file itself, as a form's file parts are (kept alive by `uploadFile`).
+            let context = Unmanaged.passUnretained(file).toOpaque()
             var code = curlew_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
             func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
             set(curlew_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(file.size)))
-            set(curlew_easy_setopt_data_callback(easy, CURLOPT_READFUNCTION, TransferCallbacks.read))
+            set(curlew_easy_setopt_data_callback(easy, CURLOPT_READFUNCTION, UploadFile.readCallback))
             set(curlew_easy_setopt_pointer(easy, CURLOPT_READDATA, context))
-            set(curlew_easy_setopt_seek_callback(easy, TransferCallbacks.seek))
+            set(curlew_easy_setopt_seek_callback(easy, UploadFile.seekCallback))
             set(curlew_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context))
             if method != "PUT" { set(Self.setString(easy, CURLOPT_CUSTOMREQUEST, method)) }
             return code
@@ -546,21 +547,6 @@ final class Transfer {
                         certificates: collector.certificates)
     }
 
-    // MARK: Streamed request bodies
-
-    func readUpload(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard let uploadFile else { return Int(CURL_READFUNC_ABORT) }
-        let count = uploadFile.read(into: buffer)
-        if count == Int(CURL_READFUNC_ABORT), let failure = uploadFile.failure {
-            localFailure = TransferError(kind: .localFile, code: 26, message: failure)
-        }
-        return count
-    }
-
-    func seekUpload(to offset: Int64) -> Bool {
-        uploadFile?.seek(to: offset) ?? false
-    }
-
     /// Gives back the announced body's buffer when nothing was written into it (a redirect's or a
     /// HEAD response's body).
     private func releaseUnusedAnnouncedBody() {
@@ -740,7 +726,8 @@ final class Transfer {
             responseBody = bodyBuffers.data(buffer, count: receivedBodyBytes)
             announcedBody = nil
         }
-        if localFailure == nil, let failure = form?.readFailure {
+        // A file sent as the body, or as a form's part, that could not be read while it went out.
+        if localFailure == nil, let failure = uploadFile?.failure ?? form?.readFailure {
             localFailure = TransferError(kind: .localFile, code: 26, message: failure)
         }
         var spilled = false

@@ -15,19 +15,6 @@ enum TransferCallbacks {
         } ? length : 0
     }
 
-    static let read: curlew_data_callback = { buffer, size, count, context in
-        guard let buffer, let context else { return Int(CURL_READFUNC_ABORT) }
-        return Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef {
-            $0.readUpload(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
-        }
-    }
-
-    static let seek: curlew_seek_callback = { context, offset, origin in
-        guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
-        return Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.seekUpload(to: Int64(offset)) }
-            ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
-    }
-
     static let certificate: curlew_certificate_callback = { context, subject, issuer, names, notBefore, notAfter, digest in
         guard let context else { return }
         func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }

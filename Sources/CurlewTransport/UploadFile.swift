@@ -61,6 +61,22 @@ final class UploadFile {
         }
     }
 
+    /// libcurl's read callback for a body read from a file (an upload, a form's file part); its
+    /// user data is the `UploadFile`, which its owner keeps alive while libcurl sends.
+    static let readCallback: curlew_data_callback = { buffer, size, count, context in
+        guard let buffer, let context else { return Int(CURL_READFUNC_ABORT) }
+        return Unmanaged<UploadFile>.fromOpaque(context)._withUnsafeGuaranteedRef {
+            $0.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+        }
+    }
+
+    /// libcurl's seek callback for the same body, before it sends the body again.
+    static let seekCallback: curlew_seek_callback = { context, offset, origin in
+        guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+        return Unmanaged<UploadFile>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.seek(to: Int64(offset)) }
+            ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+    }
+
     /// Moves to `offset` from the start, as libcurl asks before sending the body again.
     func seek(to offset: Int64) -> Bool {
         guard offset >= 0, offset <= size, lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else { return false }
