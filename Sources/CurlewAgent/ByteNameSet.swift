@@ -5,11 +5,9 @@ import CurlewTransport
 /// reference counts per comparison.
 struct ByteNameSet: Sendable, Equatable {
     private var storage: [UInt8] = []
-    /// Each member's bytes in `storage`, in the order given.
-    private var ranges: [Range<Int>] = []
-    /// `ranges` ordered by length, and where each length's run starts among them (a length `n`
-    /// runs from `lengthStarts[n]` to `lengthStarts[n + 1]`): a lookup compares only the members
-    /// of its own length.
+    /// Each member's bytes in `storage`, ordered by length, and where each length's run starts
+    /// among them (a length `n` runs from `lengthStarts[n]` to `lengthStarts[n + 1]`): a lookup
+    /// compares only the members of its own length.
     private var rangesByLength: [Range<Int>] = []
     private var lengthStarts: [Int] = []
     private let ignoresCase: Bool
@@ -29,6 +27,7 @@ struct ByteNameSet: Sendable, Equatable {
     init(_ names: some Sequence<String>, ignoringCase: Bool, ignoringSeparators: Bool = false) {
         self.ignoresCase = ignoringCase
         self.ignoresSeparators = ignoringSeparators
+        var ranges: [Range<Int>] = []
         for name in names {
             let start = storage.count
             // ASCII folding only, the same as lookups: a name with other letters matches itself.
@@ -65,7 +64,7 @@ struct ByteNameSet: Sendable, Equatable {
 
     /// Equal when built from the same names in the same order (the signatures follow from them).
     static func == (lhs: ByteNameSet, rhs: ByteNameSet) -> Bool {
-        lhs.storage == rhs.storage && lhs.ranges == rhs.ranges && lhs.ignoresCase == rhs.ignoresCase
+        lhs.storage == rhs.storage && lhs.rangesByLength == rhs.rangesByLength && lhs.ignoresCase == rhs.ignoresCase
             && lhs.ignoresSeparators == rhs.ignoresSeparators
     }
 

@@ -1155,35 +1155,37 @@ public struct RedactionPolicy: Sendable, Equatable {
         if secretKeys.contains(name) { return true }
         guard let base = name.base.baseAddress else { return false }
         func byte(_ index: Int) -> UInt8 { base.load(fromByteOffset: index, as: UInt8.self) }
-        func isBracket(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") }
+        func next(from index: Int, where found: (UInt8) -> Bool) -> Int {
+            var index = index
+            while index < name.endIndex, !found(byte(index)) { index += 1 }
+            return index
+        }
+        // Most names are not nested: decided by the whole name, looked up above.
+        guard next(from: name.startIndex, where: Self.isNestingMark) < name.endIndex else { return false }
         var start = name.startIndex
         while start < name.endIndex {
-            // The key from here to the next mark, and the dotted tail to the next bracket.
-            var keyEnd = start
-            while keyEnd < name.endIndex, !Self.isNestingMark(byte(keyEnd)) { keyEnd += 1 }
-            var tailEnd = keyEnd
-            while tailEnd < name.endIndex, !isBracket(byte(tailEnd)) { tailEnd += 1 }
-            let isWhole = start == name.startIndex && tailEnd == name.endIndex
-            if start < keyEnd, keyEnd < name.endIndex || start > name.startIndex, secretKeys.contains(name.base[start..<keyEnd]) { return true }
-            if tailEnd > keyEnd, !isWhole, secretKeys.contains(name.base[start..<tailEnd]) { return true }
-            // Keys at levels of their own may spell one name together (`api[key]`, as a form
-            // writes `{"api": {"key": …}}`): the keys from here on, read as one.
-            if tailEnd < name.endIndex, Self.keysJoined(name.base[start..<name.endIndex], isSecret: secretKeys.contains) { return true }
+            // The key from here to the next mark, the dotted tail to the next bracket, and the
+            // keys from here on read as one (`api[key]`, as a form writes `{"api": {"key": …}}`).
+            let keyEnd = next(from: start, where: Self.isNestingMark)
+            let tailEnd = next(from: keyEnd, where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") })
+            if start < keyEnd, secretKeys.contains(name.base[start..<keyEnd]) { return true }
+            if tailEnd > keyEnd, secretKeys.contains(name.base[start..<tailEnd]) { return true }
+            if tailEnd < name.endIndex, keysJoinedAreSecret(name.base[start..<name.endIndex]) { return true }
             start = keyEnd + 1
         }
         return false
     }
 
-    /// Whether the keys of a nested name, from its start on and without their marks, spell a
-    /// secret name (`api][key]` spells `apikey`). Only names with brackets come here.
-    private static func keysJoined(_ keys: UnsafeRawBufferPointer.SubSequence, isSecret: (UnsafeRawBufferPointer.SubSequence) -> Bool) -> Bool {
+    /// Whether the keys of a nested name, read without their marks, spell a secret name
+    /// (`api][key]` spells `apikey`).
+    private func keysJoinedAreSecret(_ keys: UnsafeRawBufferPointer.SubSequence) -> Bool {
         withUnsafeTemporaryAllocation(byteCount: keys.count, alignment: 1) { room in
             var count = 0
-            for byte in keys where !isNestingMark(byte) {
+            for byte in keys where !Self.isNestingMark(byte) {
                 room[count] = byte
                 count += 1
             }
-            return count > 0 && isSecret(UnsafeRawBufferPointer(room)[0..<count])
+            return count > 0 && secretKeys.contains(UnsafeRawBufferPointer(room)[0..<count])
         }
     }
 
