@@ -61,13 +61,16 @@ struct ByteNameSetTests {
         }
     }
 
+    /// A name of up to `length` letters, separators, a digit and a letter beyond ASCII, in any case.
+    private static func randomName(upTo length: Int, using generator: inout SeededGenerator) -> String {
+        let alphabet = Array("aAbBkK-_.0Ä".unicodeScalars)
+        return String(String.UnicodeScalarView((0..<Int.random(in: 0...length, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+    }
+
     @Test("the signature filter never turns a member away: lookups agree with a plain set of lowercased names")
     func agreesWithPlainSet() {
         var generator = SeededGenerator(seed: 15)
-        let alphabet = Array("aAbBkK-_.0Ä".unicodeScalars)
-        func name() -> String {
-            String(String.UnicodeScalarView((0..<Int.random(in: 0...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
-        }
+        func name() -> String { Self.randomName(upTo: 6, using: &generator) }
         for _ in 0..<200 {
             let names = (0..<Int.random(in: 0...12, using: &generator)).map { _ in name() }
             let set = ByteNameSet(names, ignoringCase: true)
@@ -83,10 +86,7 @@ struct ByteNameSetTests {
     @Test("with separators ignored, lookups agree with a plain set of names lowercased without _, - and ., separators anywhere and only separators included")
     func separatorsAgreeWithPlainSet() {
         var generator = SeededGenerator(seed: 16)
-        let alphabet = Array("aAbBkK-_.0Ä".unicodeScalars)
-        func name() -> String {
-            String(String.UnicodeScalarView((0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
-        }
+        func name() -> String { Self.randomName(upTo: 8, using: &generator) }
         func folded(_ text: String) -> String {
             String(decoding: text.utf8.filter { !"_-.".utf8.contains($0) }.map(ASCII.lowercase), as: UTF8.self)
         }
