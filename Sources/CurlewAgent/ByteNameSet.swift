@@ -22,6 +22,9 @@ struct ByteNameSet: Sendable, Equatable {
     private var signatures: (first: (UInt64, UInt64), second: (UInt64, UInt64)) = ((0, 0), (0, 0))
     private var hasEmptyName = false
 
+    /// The length of the longest member as stored (without separators where they are left out).
+    var longestLength: Int { rangesByLength.last?.count ?? 0 }
+
     /// With `ignoringCase`, names are stored lowercased and compared ignoring ASCII case; with
     /// `ignoringSeparators`, `_`, `-` and `.` are left out of names on both sides.
     init(_ names: some Sequence<String>, ignoringCase: Bool, ignoringSeparators: Bool = false) {

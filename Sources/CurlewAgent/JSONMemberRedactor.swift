@@ -2,9 +2,15 @@
 /// a tree. It needs no complete document: a body kept only in part (larger than the debug body
 /// limit) is redacted as surely as a whole one, and a value cut off by the limit is hidden up to
 /// the cut. Everything else is kept byte for byte, so member order and formatting survive.
+///
+/// A member is secret by its name, or by its path read as a form nests it (`{"api": {"key": …}}`
+/// as `api[key]`: see `JSONMemberPath`).
 struct JSONMemberRedactor {
-    /// Whether a member name (the raw bytes between its quotes) is secret.
-    let isSecretName: (ArraySlice<UInt8>) -> Bool
+    /// Whether a member name (the raw bytes between its quotes, or a nested name made of such
+    /// names) is secret.
+    let isSecretName: (UnsafeRawBufferPointer.SubSequence) -> Bool
+    /// How many bytes of a member's path are read (`JSONMemberPath.joinedLimit`).
+    let pathLimit: Int
     /// Applied to the raw contents of every member name and string value that is not hidden
     /// (query parameters and URL passwords inside echoed URLs); returns nil when it changes
     /// nothing.
@@ -13,13 +19,19 @@ struct JSONMemberRedactor {
 
     /// The redacted text, or nil when nothing in `bytes` needed hiding.
     func redact(_ bytes: [UInt8]) -> [UInt8]? {
+        bytes.withUnsafeBytes { redact(bytes, raw: $0) }
+    }
+
+    private func redact(_ bytes: [UInt8], raw: UnsafeRawBufferPointer) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var changed = false
+        var path = JSONMemberPath()
         var index = 0
         let count = bytes.count
         while index < count {
             guard bytes[index] == UInt8(ascii: "\"") else {
+                path.readStructural(bytes[index])
                 output.append(bytes[index])
                 index += 1
                 continue
@@ -29,8 +41,11 @@ struct JSONMemberRedactor {
             while colon < count, Self.isWhitespace(bytes[colon]) { colon += 1 }
             let contents = bytes[(index + 1)..<(closed ? end - 1 : end)]
             if colon < count, bytes[colon] == UInt8(ascii: ":") {
+                let nameRange = contents.startIndex..<contents.endIndex
+                let isSecret = isSecretName(raw[nameRange])
+                    || (path.isNested && path.withNestedName(nameRange, in: raw, limit: pathLimit, isSecretName))
                 // A name can carry what a value can (`{"https://h/cb?token=…": 1}`).
-                if !isSecretName(contents), let replaced = redactString(contents) {
+                if !isSecret, let replaced = redactString(contents) {
                     output.append(UInt8(ascii: "\""))
                     output += replaced
                     output += bytes[(end - 1)...colon]
@@ -43,7 +58,7 @@ struct JSONMemberRedactor {
                     output.append(bytes[valueStart])
                     valueStart += 1
                 }
-                if isSecretName(contents) {
+                if isSecret {
                     if valueStart < count {
                         output.append(UInt8(ascii: "\""))
                         output += marker
@@ -52,20 +67,59 @@ struct JSONMemberRedactor {
                     }
                     index = Self.valueEnd(bytes, from: valueStart)
                 } else {
+                    path.readName(nameRange)
                     index = valueStart
                 }
             } else if let replaced = redactString(contents) {
+                path.readString()
                 output.append(UInt8(ascii: "\""))
                 output += replaced
                 if closed { output.append(UInt8(ascii: "\"")) }
                 changed = true
                 index = end
             } else {
+                path.readString()
                 output += bytes[index..<end]
                 index = end
             }
         }
         return changed ? output : nil
+    }
+
+    /// Whether a member of the JSON text `bytes` is secret by its path but not by its name alone
+    /// (`{"api": {"key": …}}`), walked as `redact` walks it (a member secret by its name has its
+    /// value passed over there, and here). A check before paying for a redaction: a caller that
+    /// found no secret name in `bytes` asks this only when they nest an object (two `{`).
+    static func containsSecretPath(_ bytes: UnsafeRawBufferPointer, pathLimit: Int, isSecretName: (UnsafeRawBufferPointer.SubSequence) -> Bool) -> Bool {
+        var path = JSONMemberPath()
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                path.readStructural(bytes[index])
+                index += 1
+                continue
+            }
+            let (end, closed) = stringEnd(bytes, from: index)
+            var colon = end
+            while colon < count, isWhitespace(bytes[colon]) { colon += 1 }
+            guard colon < count, bytes[colon] == UInt8(ascii: ":") else {
+                path.readString()
+                index = end
+                continue
+            }
+            let name = (index + 1)..<(closed ? end - 1 : end)
+            if path.isNested, path.withNestedName(name, in: bytes, limit: pathLimit, isSecretName) { return true }
+            var valueStart = colon + 1
+            while valueStart < count, isWhitespace(bytes[valueStart]) { valueStart += 1 }
+            if isSecretName(bytes[name]) {
+                index = valueEnd(bytes, from: valueStart)
+            } else {
+                path.readName(name)
+                index = valueStart
+            }
+        }
+        return false
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
@@ -74,7 +128,7 @@ struct JSONMemberRedactor {
 
     /// The index just past the string starting at `start` (its closing quote), or the end of input
     /// when the string is cut off.
-    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> (end: Int, closed: Bool) {
+    private static func stringEnd<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Int) -> (end: Int, closed: Bool) where Bytes.Index == Int {
         var index = start + 1
         while index < bytes.count {
             switch bytes[index] {
@@ -88,7 +142,7 @@ struct JSONMemberRedactor {
 
     /// The index just past the value starting at `start`: a string, a whole object or array, or a
     /// scalar; the end of input when the value is cut off.
-    private static func valueEnd(_ bytes: [UInt8], from start: Int) -> Int {
+    private static func valueEnd<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Int) -> Int where Bytes.Index == Int {
         guard start < bytes.count else { return bytes.count }
         switch bytes[start] {
         case UInt8(ascii: "\""):

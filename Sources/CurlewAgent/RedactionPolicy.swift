@@ -388,9 +388,28 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Whether a JSON path (`$.auth.token`, `$.headers['Authorization']`) goes through a member a
     /// log hides: a declared body field or parameter, or a secret header's name (echoing
     /// servers reflect request headers into JSON bodies).
+    /// Also when the members on the way spell a secret name together, as the log reads the body
+    /// (`$.api.key`, `$.api[0].key` as `api[key]`: an array's index adds no name).
     public func hidesMember(onPath path: String) -> Bool {
         guard isEnabled else { return false }
-        return path.split(whereSeparator: { ".[]'\"$ ".contains($0) }).contains { secretKeys.contains(String($0)) }
+        let keys = path.split(whereSeparator: { ".[]'\"$ ".contains($0) }).filter { !$0.allSatisfy(\.isNumber) }.map(String.init)
+        return keys.indices.contains { isSecretMember(keys[$0], under: keys[..<$0]) }
+    }
+
+    /// Whether a member of a JSON value is secret: by its name, or by its path under `parents`
+    /// (the names of the members enclosing it, as `JSONMemberPath` reads a body's) written as a
+    /// form nests it (`api[key]`).
+    private func isSecretMember(_ key: String, under parents: ArraySlice<String>) -> Bool {
+        if secretKeys.contains(key) { return true }
+        // The innermost names that fit, as `JSONMemberPath` keeps them.
+        var first = parents.endIndex
+        var total = key.utf8.count
+        while first > parents.startIndex, total + parents[first - 1].utf8.count + 2 <= memberPathLimit {
+            first -= 1
+            total += parents[first].utf8.count + 2
+        }
+        guard first < parents.endIndex else { return isSecretName(key) }
+        return isSecretName(parents[first] + (parents[(first + 1)...] + [key]).map { "[\($0)]" }.joined())
     }
 
     /// Hides the value a chain captured from now on when `hidesCapture(named:from:)` says the
@@ -680,12 +699,12 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// A secret member name at any depth, or a string holding a declared query parameter.
-    private func jsonNeedsRedaction(_ value: JSONValue) -> Bool {
+    private func jsonNeedsRedaction(_ value: JSONValue, under parents: [String] = []) -> Bool {
         switch value {
         case .object(let members):
-            return members.contains { isSecretName($0.key) || jsonNeedsRedaction($0.value) }
+            return members.contains { isSecretMember($0.key, under: parents[...]) || jsonNeedsRedaction($0.value, under: parents + [$0.key]) }
         case .array(let elements):
-            for element in elements where jsonNeedsRedaction(element) { return true }
+            for element in elements where jsonNeedsRedaction(element, under: parents) { return true }
             return false
         case .string(let text):
             return urlNeedsRedaction(text)
@@ -1425,13 +1444,8 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func jsonMemberRedactor(depth: Int) -> JSONMemberRedactor {
         JSONMemberRedactor(
-            isSecretName: { name in
-                if name.contains(UInt8(ascii: "\\")), case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
-                    return isSecretName(decoded)
-                }
-                // A name a form nests (`user[token]`, `user.token`, echoed as a member) by its keys too.
-                return name.withUnsafeBytes { isSecretName($0[...]) }
-            },
+            isSecretName: isSecretMemberName,
+            pathLimit: memberPathLimit,
             redactString: { contents in
                 if let encoded = redactEncodedData(contents) { return encoded }
                 if let nested = redactEmbeddedJSON(contents, depth: depth) { return nested }
@@ -1556,8 +1570,31 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// A secret member name in JSON bytes, or in JSON text quoted inside one of its strings (an
     /// echo server's `"data": "{\"password\":…}"`).
+    /// A member is secret by its path too (`{"api": {"key": …}}`), which only an object nested
+    /// in another can give it: looked for only when the bytes open two objects.
     private func containsSecretMember(_ bytes: UnsafeRawBufferPointer) -> Bool {
         containsAnyQuotedKey(bytes) || (ASCII.contains(UInt8(ascii: "\\"), in: bytes[...]) && containsEscapedQuotedKey(bytes))
+            || (Self.opensTwoObjects(bytes) && JSONMemberRedactor.containsSecretPath(bytes, pathLimit: memberPathLimit, isSecretName: isSecretMemberName))
+    }
+
+    /// How many bytes of a member's path can spell a secret name with it (`JSONMemberPath.joinedLimit`).
+    private var memberPathLimit: Int { JSONMemberPath.joinedLimit(longest: secretKeys.longestFoldedLength) }
+
+    /// Whether `bytes` hold two `{`.
+    private static func opensTwoObjects(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let first = ASCII.firstIndex(of: UInt8(ascii: "{"), in: bytes[...]) else { return false }
+        return ASCII.contains(UInt8(ascii: "{"), in: bytes[(first + 1)...])
+    }
+
+    /// Whether a JSON member's name, as its bytes stand between the quotes (escapes and all), or
+    /// a nested name made of such names (`api[key]`), is secret. A name a form nests
+    /// (`user[token]`, `user.token`, echoed as a member) is secret by its keys too.
+    private func isSecretMemberName(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        if ASCII.contains(UInt8(ascii: "\\"), in: name),
+           case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
+            return isSecretName(decoded)
+        }
+        return isSecretName(name)
     }
 
     /// Whether `\"name\"` followed by a colon, with `name` a secret key, occurs in the bytes.
@@ -1610,14 +1647,17 @@ public struct RedactionPolicy: Sendable, Equatable {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    private func redactJSON(_ value: JSONValue) -> JSONValue {
+    /// `value` with its secret members hidden: secret by their names, or by their paths under
+    /// the members enclosing them (`parents`, as `JSONMemberPath` reads them).
+    private func redactJSON(_ value: JSONValue, under parents: [String] = []) -> JSONValue {
         switch value {
         case .object(let members):
             return .object(members.map { member in
-                isSecretName(member.key) ? JSONMember(member.key, .string(Self.marker)) : JSONMember(member.key, redactJSON(member.value))
+                isSecretMember(member.key, under: parents[...])
+                    ? JSONMember(member.key, .string(Self.marker)) : JSONMember(member.key, redactJSON(member.value, under: parents + [member.key]))
             })
         case .array(let elements):
-            return .array(elements.map { redactJSON($0) })
+            return .array(elements.map { redactJSON($0, under: parents) })
         case .string(let text):
             return .string(redactURL(text))
         default:

@@ -22,6 +22,9 @@ struct SecretNames: Sendable, Equatable {
         names.contains(name)
     }
 
+    /// The length of the longest name as the rule compares it (folded).
+    var longestFoldedLength: Int { names.longestLength }
+
     /// A name as the rule compares it: ASCII letters lowercased, without `_`, `-` and `.`.
     static func folded(_ name: String) -> String {
         String(decoding: name.utf8.filter { !ByteNameSet.isSeparator($0) }.map(ASCII.lowercase), as: UTF8.self)

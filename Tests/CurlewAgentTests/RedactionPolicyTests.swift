@@ -12,13 +12,14 @@ struct RedactionPolicyTests {
         headers: [HeaderField] = [HeaderField(name: "Accept", value: "*/*")],
         head: String = "GET /get?page=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: */*\r\n\r\n",
         requestBody: BodySnapshot? = nil,
+        params: JSONValue = .object([]),
         responseHeaders: [HeaderField] = [HeaderField(name: "Content-Type", value: "application/json")],
         responseBody: BodySnapshot = BodySnapshot(data: Data(#"{"ok":true}"#.utf8), contentType: "application/json", limit: 1 << 20),
         error: RequestError? = nil
     ) -> DebugMessage {
         DebugMessage(
             requestID: 1, name: nil, state: .succeeded, startedAt: Date(timeIntervalSince1970: 0),
-            original: ComposedRequest(method: "GET", url: url, headers: headers, params: .object([]), body: requestBody, timeoutMilliseconds: 1000),
+            original: ComposedRequest(method: "GET", url: url, headers: headers, params: params, body: requestBody, timeoutMilliseconds: 1000),
             sent: WireRequest(head: head, body: requestBody),
             response: ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: responseHeaders, body: responseBody),
             error: error, timings: nil,
@@ -479,6 +480,32 @@ struct RedactionPolicyTests {
         let record = String(decoding: SessionLogExport.jsonArray([redacted]), as: UTF8.self)
         for secret in ["Dq1Tok9", "Dq2Tok9", "Dq3Tok9"] { #expect(!record.contains(secret), "\(secret)") }
         for kept in ["kept3", "kept4", "kept5"] { #expect(record.contains(kept), "\(kept)") }
+    }
+
+    @Test("a JSON member whose path spells a secret name (`{\"api\": {\"key\": …}}`, as a form writes `api[key]`) is hidden in bodies, echoes quoted in strings, params and captures")
+    func nestedJSONPathsAreSecret() throws {
+        let policy = RedactionPolicy()
+        let body = json(#"{"api":{"version":3,"key":"Pk1Tok9"},"stripe":{"api":{"key":"Pk2Tok9"}},"list":[{"private":[{"key":"Pk3Tok9"}]}],"# +
+                        #""other":{"key":"kept1"},"api2":{"inner":{},"key":"kept2"},"data":"{\"api\":{\"key\":\"Pk4Tok9\"}}"}"#)
+        let redacted = policy.redact(message(responseBody: body))
+        let text = try #require(redacted.response?.body.text)
+        for secret in ["Pk1Tok9", "Pk2Tok9", "Pk3Tok9", "Pk4Tok9"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
+        // Siblings and other parents keep their values; a closed object's name is no longer a parent.
+        for kept in ["kept1", "kept2", #""version":3"#] { #expect(text.contains(kept), "\(kept) in \(text)") }
+        #expect(text.contains(#""api":{"version":3,"key":"\#(marker)"}"#), "\(text)")
+        // Without any object nested in another, nothing is looked at twice, and nothing changes.
+        let flat = json(#"{"key":"kept3","api":"kept4","items":[1,2]}"#)
+        #expect(policy.redact(message(responseBody: flat)).response?.body.text == #"{"key":"kept3","api":"kept4","items":[1,2]}"#)
+        // A body nested far deeper than any path is read stays whole and is redacted in time.
+        let deep = String(repeating: #"{"a":"#, count: 20_000) + #"{"api":{"key":"Pk5Tok9"}}"# + String(repeating: "}", count: 20_000)
+        let deepText = try #require(policy.redact(message(responseBody: json(deep))).response?.body.text)
+        #expect(!deepText.contains("Pk5Tok9") && deepText.count > 100_000)
+        // The composed request's params and a chain's capture by path follow the same rule.
+        let params = JSONValue.object([JSONMember("api", .object([JSONMember("key", .string("Pk6Tok9")), JSONMember("v", .string("kept5"))]))])
+        let record = String(decoding: SessionLogExport.jsonArray([policy.redact(message(params: params))]), as: UTF8.self)
+        #expect(!record.contains("Pk6Tok9") && record.contains("kept5"), "\(record)")
+        #expect(policy.hidesMember(onPath: "$.api.key") && policy.hidesMember(onPath: "$.list[0].private[1].key"))
+        #expect(!policy.hidesMember(onPath: "$.api.version") && !policy.hidesMember(onPath: "$.other.key"))
     }
 
     @Test("a secret in the head is found wherever it falls against the eight-byte words the head is scanned in")

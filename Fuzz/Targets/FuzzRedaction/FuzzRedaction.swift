@@ -4,7 +4,8 @@
 // anything is hidden), a secret JSON member beside any string, a credential header after any
 // header line, and a secret parameter (after HTML's escaped `&`, or percent-encoded in another
 // parameter's value) after any text, form or JSON string are hidden too; and a long Basic
-// password, however escaped, in a row's URL before its record exists.
+// password, however escaped, in a row's URL before its record exists. A member secret only by its
+// path (`{"api": {"key": …}}`) is hidden after any objects too.
 @testable import CurlewAgent
 import Foundation
 import FuzzSupport
@@ -143,6 +144,14 @@ private func checkQuickChecks(_ text: String) {
     let redacted = defaults.redact(message)
     if redacted.sent?.head.contains("Zq9-hidden") == true { fatalError("a credential header survived redaction") }
     if redacted.response?.body.text?.contains("Zq9-hidden") != false { fatalError("a secret JSON member survived redaction") }
+    // A member secret only by its path (`api[key]`), after objects and arrays of any string,
+    // itself as a parent name, closed before it.
+    let quoted = JSONValue.string(text).serialized()
+    let nested = #"{"# + quoted + #":{"a":["# + quoted + #"]},"api":{"# + quoted + #":{},"key":"Zq9-hidden"}}"#
+    let nestedBody = BodySnapshot(data: Data(nested.utf8), contentType: "application/json", limit: 1 << 20)
+    var nestedMessage = message
+    nestedMessage.response = ResponseSnapshot(statusCode: 200, statusLine: "HTTP/1.1 200 OK", httpVersion: "1.1", headers: [], body: nestedBody)
+    if defaults.redact(nestedMessage).response?.body.text?.contains("Zq9-hidden") != false { fatalError("a member secret by its path survived redaction") }
 }
 
 /// A declared value written with any of its bytes percent-encoded (the input's bits choose which,
