@@ -26,13 +26,30 @@ public enum TextWidth {
         scalar.properties.generalCategory == .format
     }
 
-    /// A character that is no emoji and carries a format character after its first (a letter
-    /// with a zero-width joiner or non-joiner after it): drawn as itself and a stand-in.
+    /// A character that is no emoji and carries a format character after its first (a Latin
+    /// letter with a zero-width joiner or non-joiner after it): drawn as itself and a stand-in.
+    /// A joiner that shapes a word of a script written with them is not one (see `joinsWord`).
     static func carriesFormat(_ character: Character) -> Bool {
+        guard let first = formatBase(character) else { return false }
+        return character.unicodeScalars.dropFirst().contains { isFormat($0) && !joinsWord($0, after: first) }
+    }
+
+    /// The first scalar of a character that is no emoji and has more than one scalar: one
+    /// whose format characters after the first are looked at.
+    private static func formatBase(_ character: Character) -> Unicode.Scalar? {
         let scalars = character.unicodeScalars
         guard scalars.count > 1, let first = scalars.first,
-              !(first.properties.isEmojiPresentation || (first.properties.isEmoji && !first.isASCII)) else { return false }
-        return scalars.dropFirst().contains(where: isFormat)
+              !(first.properties.isEmojiPresentation || (first.properties.isEmoji && !first.isASCII)) else { return nil }
+        return first
+    }
+
+    /// Whether `scalar` is a zero-width non-joiner or joiner after a letter of a script that
+    /// writes them inside words (Persian `می‌خواهم`, Arabic, Syriac, the Indic scripts: any
+    /// letter from Hebrew on), where it chooses a letter's form and is no trick. It is left out
+    /// of what is drawn, taking no cell, as a terminal would draw it. After a Latin, Greek or
+    /// Cyrillic letter, where no word needs one, it stays a stand-in.
+    private static func joinsWord(_ scalar: Unicode.Scalar, after first: Unicode.Scalar) -> Bool {
+        (scalar.value == 0x200C || scalar.value == 0x200D) && first.value >= 0x0590 && first.properties.isAlphabetic
     }
 
     public static func of(_ text: some StringProtocol) -> Int {
@@ -59,8 +76,9 @@ public enum TextWidth {
         guard let first = character.unicodeScalars.first else { return "" }
         if first.isASCII, character.unicodeScalars.count == 1, first.value >= 0x20, first.value != 0x7F { return String(character) }
         if isInvisibleFormat(character) { return "\u{FFFD}" }
-        if carriesFormat(character) {
-            return String(String.UnicodeScalarView(character.unicodeScalars.filter { !isFormat($0) })) + "\u{FFFD}"
+        if formatBase(character) != nil, character.unicodeScalars.dropFirst().contains(where: isFormat) {
+            let shown = String(String.UnicodeScalarView(character.unicodeScalars.filter { !isFormat($0) }))
+            return carriesFormat(character) ? shown + "\u{FFFD}" : shown
         }
         let value = first.value
         guard value < 0x20 || (0x7F..<0xA0).contains(value) else { return String(character) }

@@ -43,6 +43,17 @@ struct FrameBufferTests {
         #expect(joined.put("a\u{200D}b|", row: 0, column: 0) == 4)
         #expect(joined.line(0) == "a\u{FFFD}b|" + String(repeating: " ", count: 4), "\(joined.line(0).debugDescription)")
         #expect(TextWidth.of("é\u{200C}") == 2)
+        // A joiner inside a word of a script written with them shapes the word: left out, no
+        // cell (found by a new user's trial: Persian `می‌خواهم` showed a stand-in mid-word).
+        let persian = "می\u{200C}خواهم"
+        var word = FrameBuffer(rows: 1, columns: 10)
+        #expect(word.put(persian + "|", row: 0, column: 0) == 8)
+        #expect(word.line(0) == "میخواهم|" + String(repeating: " ", count: 2), "\(word.line(0).debugDescription)")
+        #expect(TextWidth.of(persian) == 7)
+        // Not after a Latin letter (above), nor a bidi control or a zero-width space after any letter.
+        var controls = FrameBuffer(rows: 1, columns: 6)
+        #expect(controls.put("ی\u{202E}ی\u{200B}|", row: 0, column: 0) == 5)
+        #expect(controls.line(0) == "ی\u{FFFD}ی\u{FFFD}| ", "\(controls.line(0).debugDescription)")
     }
 
     @Test("a text body's CRLF, LF and lone CR line ends all start new lines")
