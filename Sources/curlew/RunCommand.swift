@@ -38,10 +38,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write the session log (JSON Lines) here.")
     var log: String?
 
-    @Option(help: "Write a HAR 1.2 file of every exchange here.")
+    @Option(help: "Write a HAR 1.2 file of every exchange here ('-' for standard output; the run's report then goes to standard error).")
     var har: String?
 
-    @Option(help: "Write a JUnit XML report here.")
+    @Option(help: "Write a JUnit XML report here ('-' for standard output; the run's report then goes to standard error).")
     var junit: String?
 
     @Option(name: .customLong("repeat"), parsing: .unconditional, help: "Run everything this many times.")
@@ -77,11 +77,13 @@ struct RunCommand: AsyncParsableCommand {
         // A report that cannot be written, or would replace the workspace, is refused before
         // anything is sent.
         let reports = [("--har", har), ("--junit", junit), ("--log", log)].compactMap { option, path in path.map { (option, $0) } }
-        for (index, (option, path)) in reports.enumerated() {
+        if har == "-", junit == "-" { throw Self.usageFailure("--har - and --junit - would both write to standard output; give one of them a file") }
+        if log == "-" { throw Self.usageFailure("--log -: the session log is a file the interface and `curlew log` read; give a file name") }
+        for (index, (option, path)) in reports.enumerated() where path != "-" {
             if let what = session.ownFile(at: path) { throw Self.usageFailure("\(option) \(path) is \(what); write to another file") }
             if option != "--log", let problem = LocalFile.writeProblem(path) { throw Self.usageFailure("\(option) \(path): \(problem)") }
             // Two reports in one file: the last written would replace, or mix with, the other.
-            if let other = reports[..<index].first(where: { LocalFile.namesSameFile($0.1, path) }) {
+            if let other = reports[..<index].first(where: { $0.1 != "-" && LocalFile.namesSameFile($0.1, path) }) {
                 throw Self.usageFailure("\(option) \(path) is the file \(other.0) writes; give each report its own file")
             }
         }
@@ -114,7 +116,10 @@ struct RunCommand: AsyncParsableCommand {
         let collector = har.map { _ in MessageCollector(redaction: redaction) }
         if let collector { agent.addObserver(collector) }
 
-        let report = RunReport(total: targets.count * repeatCount, isTerminal: isatty(STDOUT_FILENO) != 0, redaction: hiding)
+        // A report written to standard output moves the run's own report to standard error.
+        let reportToStandardError = har == "-" || junit == "-"
+        let report = RunReport(total: targets.count * repeatCount, isTerminal: isatty(reportToStandardError ? STDERR_FILENO : STDOUT_FILENO) != 0,
+                               redaction: hiding, toStandardError: reportToStandardError)
         let runner = WorkspaceRunner(session: session, agent: agent)
         // The first interrupt cancels the run, which still writes every report. The watch is on
         // before the run starts: an interrupt that came before it would be lost (a run under load
@@ -146,8 +151,8 @@ struct RunCommand: AsyncParsableCommand {
             if let failure = Self.write(Data(xml.utf8), to: junit) { writeFailures.append("--junit \(failure)") }
         }
         let wasInterrupted = interrupts.wasInterrupted
-        print(report.summary(results, wallTime: wallTime, interrupted: wasInterrupted))
-        if let logger { print(logger.closingSummary) }
+        report.write(report.summary(results, wallTime: wallTime, interrupted: wasInterrupted) + "\n")
+        if let logger { report.write(logger.closingSummary + "\n") }
         for failure in writeFailures { StandardStreams.error("curlew: \(failure)\n") }
         if wasInterrupted { throw ExitCode(3) }
         if !writeFailures.isEmpty { throw ExitCode(2) }
@@ -184,6 +189,10 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Writes an owner-only report file; the failure's text, or nil.
     static func write(_ data: Data, to path: String) -> String? {
+        if path == "-" {
+            StandardStreams.out(data)
+            return nil
+        }
         do {
             try OwnerOnlyFile.write(data, to: path)
             return nil

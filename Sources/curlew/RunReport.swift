@@ -10,14 +10,23 @@ final class RunReport: Sendable {
     private let total: Int
     private let isTerminal: Bool
     private let redaction: RedactionPolicy
+    /// Whether the report goes to standard error, leaving standard output to a HAR file or a
+    /// JUnit report written there (`--har -`).
+    private let toStandardError: Bool
     private let state = Locked<(done: Int, failed: Int, barShown: Bool)>((0, 0, false))
 
     /// `redaction` says which secret values, header names and JSON members to hide from what
     /// is printed and reported (the terminal and JUnit get no opt-out).
-    init(total: Int, isTerminal: Bool, redaction: RedactionPolicy) {
+    init(total: Int, isTerminal: Bool, redaction: RedactionPolicy, toStandardError: Bool = false) {
         self.total = total
         self.isTerminal = isTerminal
         self.redaction = redaction
+        self.toStandardError = toStandardError
+    }
+
+    /// Writes report text where the report goes.
+    func write(_ text: String) {
+        if toStandardError { StandardStreams.error(text) } else { StandardStreams.out(text) }
     }
 
     /// An assertion failure whose actual value is hidden when it is a credential: a secret
@@ -95,14 +104,14 @@ final class RunReport: Sendable {
                 output += bar(done: state.done, failed: state.failed)
                 state.barShown = true
             }
-            StandardStreams.out(output)
+            write(output)
         }
     }
 
     /// Clears the progress bar before the summary.
     func endProgress() {
         state.withLock { state in
-            if isTerminal, state.barShown { StandardStreams.out("\r\u{1B}[K") }
+            if isTerminal, state.barShown { write("\r\u{1B}[K") }
             state.barShown = false
         }
     }

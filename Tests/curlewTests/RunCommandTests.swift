@@ -130,6 +130,26 @@ struct RunCommandTests {
         }
     }
 
+    @Test("`--har -` and `--junit -` write to standard output, the run's report going to standard error; both at once, or `--log -`, are refused (found by a new user's trial: a file named `-` was written)")
+    func reportsToStandardOutput() async throws {
+        let server = try await TestServer.shared()
+        let path = try Self.workspace(base: server.baseURL)
+        let junit = try await CurlewProcess.run(["run", path, "--request", "ok", "--junit", "-"])
+        #expect(junit.status == 0, "\(junit.output)\(junit.error)")
+        #expect(junit.output.hasPrefix("<?xml") && junit.output.contains("tests=\"1\" failures=\"0\""), "\(junit.output)")
+        #expect(junit.error.contains("✓ ok: 200") && junit.error.contains("Requests: 1 run, 1 passed"), "\(junit.error)")
+        let har = try await CurlewProcess.run(["run", path, "--request", "ok", "--har", "-"])
+        #expect(har.status == 0, "\(har.output)\(har.error)")
+        let document = try JSONSerialization.jsonObject(with: Data(har.output.utf8)) as? [String: Any]
+        #expect((document?["log"] as? [String: Any])?["entries"] != nil, "\(har.output)")
+        #expect(!har.output.contains("s3cret-demo-pw") && har.error.contains("✓ ok: 200"))
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/-"), "no file named -")
+        let both = try await CurlewProcess.run(["run", path, "--har", "-", "--junit", "-"])
+        #expect(both.status == 2 && both.error.contains("both write to standard output"), "\(both.error)")
+        let log = try await CurlewProcess.run(["run", path, "--log", "-"])
+        #expect(log.status == 2 && log.error.contains("--log -"), "\(log.error)")
+    }
+
     @Test("names are printed as the workspace writes them, whatever a secret's value; standard output that cannot be written exits 23 after the reports are written (found by a new user's trial: a secret `admin` printed `[REDACTED] login`, and > /dev/full crashed before the JUnit report)")
     func namesAndUnwritableOutput() async throws {
         let server = try await TestServer.shared()
