@@ -108,6 +108,20 @@ struct SessionLogTests {
         #expect(try SessionLogIndex(path: path).entryCount == 1)
     }
 
+    @Test("a byte order mark before a line (an editor on Windows saved the log; `cat` joined such logs) is read past, by the reader and the index alike (found by a new user's trial: the header was skipped as not JSON)")
+    func byteOrderMarks() throws {
+        let (path, written, message) = try oneEntryLog()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bom = Data([0xEF, 0xBB, 0xBF])
+        let data = bom + written + bom + message + Data("\r\n".utf8) + bom + message
+        try data.write(to: URL(fileURLWithPath: path))
+        let log = try SessionLogReader.read(path: path)
+        #expect(log.skipped.isEmpty && log.headers.count == 1 && log.messages.count == 3, "\(log.skipped)")
+        let index = try SessionLogIndex(path: path)
+        #expect(index.entryCount == 3)
+        for entry in 0..<3 { #expect(index.summary(at: entry)?.requestID == log.messages[entry].requestID && index.message(at: entry) != nil, "entry \(entry)") }
+    }
+
     @Test("bodies beyond the logger's caps keep their first bytes, their full size and the truncated flag")
     func bodyCap() async throws {
         let path = try await writeSession([
