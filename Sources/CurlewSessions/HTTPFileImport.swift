@@ -61,14 +61,28 @@ public enum HTTPFileImport {
         // `# @name`s first, as references use them; titles and made-up names after, numbered
         // where one is taken.
         var names = UniqueNames(taken: [])
+        let written = found.map(\.item.name)
         for index in found.indices where found[index].named { found[index].item.name = names.claim(found[index].item.name) }
         for index in found.indices where !found[index].named { found[index].item.name = names.claim(found[index].item.name) }
+        for index in found.indices where found[index].named && found[index].item.name != written[index] {
+            collection.notes.append("line \(found[index].line): a second request named \(written[index]) is imported as \(found[index].item.name); "
+                                    + "\(written[index]).response after it reads this one's answer, as the file runs")
+        }
         var references: [(user: String, source: String, path: String, variable: String)] = []
         var firstLines: [String: Int] = [:]
-        for (found, requestLine, _) in found {
-            var item = found
+        for (index, (block, requestLine, _)) in found.enumerated() {
+            var item = block
             firstLines[item.name] = requestLine
+            let before = references.count
             item.request = rewriteReferences(in: item.request, user: item.name, references: &references)
+            // A name given twice: its response is the latest one received before this request,
+            // from the request `# @name`d so nearest above it.
+            for reference in before..<references.count {
+                let source = references[reference].source
+                if let nearest = (0..<index).last(where: { written[$0] == source && found[$0].named }) {
+                    references[reference].source = collection.items[nearest].name
+                }
+            }
             collection.items.append(item)
         }
         // A response can only be used after the request that receives it.
