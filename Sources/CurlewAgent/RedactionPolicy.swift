@@ -895,9 +895,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// A header named as a secret header (`Authorization`, `X-Api-Key`…) or as any other secret
-    /// name (`Access-Token`, `ApiKey`): by the one rule, in any case and without `_`, `-` and `.`.
+    /// name (`Access-Token`, `ApiKey`, `X-Goog-Api-Key`): by the one rule (`isSecretName`), in
+    /// any case.
     private func isSecretHeader(_ name: String) -> Bool {
-        secretKeys.contains(name)
+        name.withUTF8Bytes { isSecretHeader(UnsafeRawBufferPointer($0)[...]) }
     }
 
     /// Whether a log hides the value of a header so named (any case): a credential header's
@@ -913,7 +914,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func isSecretHeader(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        secretKeys.contains(name)
+        isSecretName(name, readsCapitals: false)
     }
 
     private func redactHeader(_ field: HeaderField) -> HeaderField {
@@ -1170,7 +1171,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// `isSecretName` for a name given as bytes, decided without a copy: the whole name, then
     /// each of its keys when it is nested, and each dotted tail of a key (`stripe.api.key` is
     /// secret by `api.key`, which is `api_key`).
-    func isSecretName(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
+    ///
+    /// A header's name has no case to read (`readsCapitals` false): its words are told apart by
+    /// `-` and `_` only.
+    func isSecretName(_ name: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool = true) -> Bool {
         if secretKeys.contains(name) { return true }
         guard let base = name.base.baseAddress else { return false }
         func byte(_ index: Int) -> UInt8 { base.load(fromByteOffset: index, as: UInt8.self) }
@@ -1179,18 +1183,39 @@ public struct RedactionPolicy: Sendable, Equatable {
             while index < name.endIndex, !found(byte(index)) { index += 1 }
             return index
         }
-        // Most names are not nested: decided by the whole name, looked up above.
-        guard next(from: name.startIndex, where: Self.isNestingMark) < name.endIndex else { return false }
+        // Most names are not nested: decided by the whole name, looked up above, and its last words.
+        guard next(from: name.startIndex, where: Self.isNestingMark) < name.endIndex else { return endsInSecretWords(name, readsCapitals: readsCapitals) }
         var start = name.startIndex
         while start < name.endIndex {
             // The key from here to the next mark, the dotted tail to the next bracket, and the
             // keys from here on read as one (`api[key]`, as a form writes `{"api": {"key": …}}`).
             let keyEnd = next(from: start, where: Self.isNestingMark)
             let tailEnd = next(from: keyEnd, where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") })
-            if start < keyEnd, secretKeys.contains(name.base[start..<keyEnd]) { return true }
+            if start < keyEnd, secretKeys.contains(name.base[start..<keyEnd]) || endsInSecretWords(name.base[start..<keyEnd], readsCapitals: readsCapitals) {
+                return true
+            }
             if tailEnd > keyEnd, secretKeys.contains(name.base[start..<tailEnd]) { return true }
             if tailEnd < name.endIndex, keysJoinedAreSecret(name.base[start..<name.endIndex]) { return true }
             start = keyEnd + 1
+        }
+        return false
+    }
+
+    /// Whether a key's last words spell a secret name: the words after a `_` or `-`
+    /// (`db_password`, `X-Goog-Api-Key` as `api_key`, `Private-Token`) or from a capital after
+    /// a small letter or digit (`newPassword`, `githubToken`) when `readsCapitals`. A key whose name ends in a
+    /// secret is taken to hold one, erring on the side of the secret (`show_password: true` is
+    /// hidden too); words that only start with one (`token_type`, `password_min_length`) or
+    /// name many (`max_tokens`) are not.
+    private func endsInSecretWords(_ key: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool) -> Bool {
+        guard let base = key.base.baseAddress, key.count > 1 else { return false }
+        var previous = base.load(fromByteOffset: key.startIndex, as: UInt8.self)
+        for index in (key.startIndex + 1)..<key.endIndex {
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            defer { previous = byte }
+            let afterSeparator = (previous == UInt8(ascii: "_") || previous == UInt8(ascii: "-")) && byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-")
+            let startsCapitalized = readsCapitals && (0x41...0x5A).contains(byte) && ((0x61...0x7A).contains(previous) || (0x30...0x39).contains(previous))
+            if afterSeparator || startsCapitalized, secretKeys.contains(key.base[index..<key.endIndex]) { return true }
         }
         return false
     }

@@ -36,7 +36,7 @@ final class RunReport: Sendable {
         var failure = failure
         let words = failure.assertion.split(separator: " ", maxSplits: 1).map(String.init)
         guard words.count == 2 else { return failure }
-        let secretHeader = words[0] == "header" && redaction.headerNames.contains(words[1].lowercased())
+        let secretHeader = words[0] == "header" && redaction.hidesValue(ofHeader: words[1])
         let secretMember = words[0] == "json" && redaction.hidesMember(onPath: words[1])
         if secretHeader || secretMember, failure.actual != "absent" { failure.actual = RedactionPolicy.marker }
         return failure

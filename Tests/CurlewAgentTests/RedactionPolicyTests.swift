@@ -482,6 +482,28 @@ struct RedactionPolicyTests {
         for kept in ["kept3", "kept4", "kept5"] { #expect(record.contains(kept), "\(kept)") }
     }
 
+    @Test("a name whose last words spell a secret name is secret: after `_` or `-` (`db_password`, `X-Goog-Api-Key`, `Private-Token`) or from a capital (`newPassword`), in the head, echoed members, queries and forms (found by a new user's trial: GitLab's and Google's key headers were logged)")
+    func namesEndingInSecretWords() throws {
+        let policy = RedactionPolicy()
+        for name in ["db_password", "new-password", "newPassword", "X-Goog-Api-Key", "Private-Token", "X-CSRF-Token", "X-Session-Token",
+                     "githubToken", "webhook_secret", "user[db_password]", "cfg.oldPassword"] {
+            #expect(policy.isSecretName(name), "\(name)")
+        }
+        // A header's name has no case to read: its words are told apart by `-` and `_`.
+        for name in ["Private-Token", "x-goog-api-key", "X_CSRF_TOKEN", "X-Session-Token"] { #expect(policy.hidesValue(ofHeader: name), "\(name)") }
+        #expect(!policy.hidesValue(ofHeader: "Newpassword-Policy") && !policy.hidesValue(ofHeader: "XGitHubtoken-Scopes"))
+        for name in ["token_type", "password_min_length", "max_tokens", "total_tokens", "Content-Type", "Sec-WebSocket-Key", "Idempotency-Key",
+                     "X-Request-Id", "tokenizer", "Passwords", "_", "a-"] {
+            #expect(!policy.isSecretName(name), "\(name)")
+        }
+        let head = "GET /h?db_password=Wd1Tok9&page=2 HTTP/1.1\r\nPrivate-Token: Wd2Tok9\r\nX-Goog-Api-Key: Wd3Tok9\r\nAccept: */*\r\n\r\n"
+        let echo = json(#"{"headers":{"Private-Token":"Wd2Tok9","X-Goog-Api-Key":"Wd3Tok9"},"json":{"newPassword":"Wd4Tok9","token_type":"Bearer"}}"#)
+        let redacted = policy.redact(message(head: head, responseBody: echo))
+        let record = String(decoding: SessionLogExport.jsonArray([redacted]), as: UTF8.self)
+        for secret in ["Wd1Tok9", "Wd2Tok9", "Wd3Tok9", "Wd4Tok9"] { #expect(!record.contains(secret), "\(secret)") }
+        #expect(record.contains("Bearer") && record.contains("page=2") && record.contains("Accept: */*"))
+    }
+
     @Test("a JSON member whose path spells a secret name (`{\"api\": {\"key\": …}}`, as a form writes `api[key]`) is hidden in bodies, echoes quoted in strings, params and captures")
     func nestedJSONPathsAreSecret() throws {
         let policy = RedactionPolicy()
