@@ -399,7 +399,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Whether a member of a JSON value is secret: by its name, or by its path under `parents`
     /// (the names of the members enclosing it, as `JSONMemberPath` reads a body's) written as a
     /// form nests it (`api[key]`).
-    private func isSecretMember(_ key: String, under parents: ArraySlice<String>) -> Bool {
+    public func isSecretMember(_ key: String, under parents: ArraySlice<String>) -> Bool {
         if secretKeys.contains(key) { return true }
         // The innermost names that fit, as `JSONMemberPath` keeps them.
         var first = parents.endIndex

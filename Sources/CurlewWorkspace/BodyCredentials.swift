@@ -23,6 +23,8 @@ extension WorkspaceWriter {
                                           _ replace: (_ field: String, _ value: String) -> String?) -> Request {
         var request = request
         let isSecret = { (name: String) in secrets.isSecretName(name) }
+        // A JSON member by its path too (`{"api": {"key": …}}` as `api[key]`), as the log reads it.
+        let isSecretMember = { (name: String, parents: [String]) in secrets.isSecretMember(name, under: parents[...]) }
         let parametersAreJSON = request.requestSerializer == .json && !request.method.encodesParametersInQuery
         request.params = replacingSecretValues(in: request.params, secrets: secrets, numbersAsText: !parametersAreJSON, replace)
         if case .raw(let data, let contentType) = request.requestSerializer {
@@ -33,17 +35,17 @@ extension WorkspaceWriter {
             let templated = keepingTemplated && text.contains("{{") ? Template.templatedRanges(in: text) : []
             var replaced: String?
             if let json = jsonMembers(of: data, contentType: contentType), json.isContainer,
-               let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
+               let members = replacingSecretValues(in: json, secret: false, key: "", path: [], isSecret: isSecretMember, numbersAsText: false, replace) {
                 // Written as `json:` members, decoded (see `node(for:)`).
                 replaced = members == json ? nil : members.serialized()
-            } else if let spans = JSONSecretSpans(text, isSecret: isSecret),
+            } else if let spans = JSONSecretSpans(text, isSecret: isSecretMember),
                       !spans.spans.isEmpty || !(type.hasPrefix("multipart/") || type.hasPrefix("application/x-www-form-urlencoded")) {
                 // A body kept as text only for what its secrets hold (`"abc\/def"`) is written as
                 // `json:` members once they are `{{name}}`, which fills each in as a whole string:
                 // its secrets are then kept decoded, as for members.
                 let sketch = replacing(spans.spans, in: Array(text.utf8), outside: templated) { _, _ in "{{x}}" }
                 if let sketch, jsonMembers(of: Data(sketch.utf8), contentType: contentType) != nil, let json = try? JSONValue.parse(data),
-                   let members = replacingSecretValues(in: json, secret: false, key: "", isSecret: isSecret, numbersAsText: false, replace) {
+                   let members = replacingSecretValues(in: json, secret: false, key: "", path: [], isSecret: isSecretMember, numbersAsText: false, replace) {
                     replaced = members == json ? nil : members.serialized()
                 } else {
                     // Under a JSON type a string is filled in decoded and escaped again
@@ -72,18 +74,19 @@ extension WorkspaceWriter {
     /// with `numbersAsText`, numbers and booleans too, as the text a form or a query sends.
     static func replacingSecretValues(in parameters: Parameters, secrets: RedactionPolicy, numbersAsText: Bool,
                                       _ replace: (_ field: String, _ value: String) -> String?) -> Parameters {
-        let isSecret = { (name: String) in secrets.isSecretName(name) }
+        let isSecret = { (name: String, parents: [String]) in secrets.isSecretMember(name, under: parents[...]) }
         return Parameters(parameters.entries.map { member in
-            let value = replacingSecretValues(in: member.value, secret: isSecret(member.key), key: member.key, isSecret: isSecret,
+            let value = replacingSecretValues(in: member.value, secret: isSecret(member.key, []), key: member.key, path: [member.key], isSecret: isSecret,
                                               numbersAsText: numbersAsText, replace)
             return JSONMember(member.key, value ?? member.value)
         })
     }
 
-    /// `value` (under `key`, secret or under a secret member when `secret`) with its secret
-    /// strings replaced. Nil when a secret number or boolean cannot become a string
+    /// `value` (under `key`, secret or under a secret member when `secret`; `path` the names of
+    /// the members it is under, `key` last) with its secret strings replaced. Nil when a secret number or boolean cannot become a string
     /// (`numbersAsText` false): the value must then be kept as text to be moved.
-    private static func replacingSecretValues(in value: JSONValue, secret: Bool, key: String, isSecret: (String) -> Bool, numbersAsText: Bool,
+    private static func replacingSecretValues(in value: JSONValue, secret: Bool, key: String, path: [String],
+                                              isSecret: (_ name: String, _ parents: [String]) -> Bool, numbersAsText: Bool,
                                               _ replace: (_ field: String, _ value: String) -> String?) -> JSONValue? {
         switch value {
         case .string(let text):
@@ -97,14 +100,16 @@ extension WorkspaceWriter {
         case .array(let elements):
             var replaced: [JSONValue] = []
             for element in elements {
-                guard let one = replacingSecretValues(in: element, secret: secret, key: key, isSecret: isSecret, numbersAsText: numbersAsText, replace) else { return nil }
+                guard let one = replacingSecretValues(in: element, secret: secret, key: key, path: path, isSecret: isSecret, numbersAsText: numbersAsText,
+                                                      replace) else { return nil }
                 replaced.append(one)
             }
             return .array(replaced)
         case .object(let members):
             var replaced: [JSONMember] = []
             for member in members {
-                guard let one = replacingSecretValues(in: member.value, secret: secret || isSecret(member.key), key: member.key, isSecret: isSecret,
+                guard let one = replacingSecretValues(in: member.value, secret: secret || isSecret(member.key, path), key: member.key,
+                                                      path: path + [member.key], isSecret: isSecret,
                                                       numbersAsText: numbersAsText, replace) else { return nil }
                 replaced.append(JSONMember(member.key, one))
             }

@@ -17,12 +17,15 @@ struct JSONSecretSpans {
         var isObject: Bool
         /// Whether the container is the value of a secret member, or under one.
         var secret: Bool
+        /// The names of the members the container is under (the last its own).
+        var path: [String]
         var key: String
         var expectingKey: Bool
         var valueIsSecret = false
     }
 
-    init?(_ text: String, isSecret: (String) -> Bool) {
+    /// `isSecret` gets a member's name and the names of the members it is under.
+    init?(_ text: String, isSecret: (_ name: String, _ parents: [String]) -> Bool) {
         let bytes = Array(text.utf8)
         guard let first = bytes.first(where: { !Self.isWhitespace($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
         var stack: [Frame] = []
@@ -51,7 +54,7 @@ struct JSONSecretSpans {
                 if let top = stack.last, top.isObject, top.expectingKey {
                     let key = Self.decodedKey(bytes[content])
                     stack[stack.count - 1].key = key
-                    stack[stack.count - 1].valueIsSecret = top.secret || isSecret(key)
+                    stack[stack.count - 1].valueIsSecret = top.secret || isSecret(key, top.path)
                     stack[stack.count - 1].expectingKey = false
                 } else if let context = valueContext(), context.secret {
                     spans.append((context.key, content))
@@ -60,7 +63,9 @@ struct JSONSecretSpans {
                 index = end + 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let context = valueContext()
-                stack.append(Frame(isObject: byte == UInt8(ascii: "{"), secret: context?.secret ?? false, key: context?.key ?? "",
+                // A member's value adds its name to the path; an array's element adds none.
+                let path = stack.last.map { $0.isObject ? $0.path + [$0.key] : $0.path } ?? []
+                stack.append(Frame(isObject: byte == UInt8(ascii: "{"), secret: context?.secret ?? false, path: path, key: context?.key ?? "",
                                    expectingKey: byte == UInt8(ascii: "{")))
                 index += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
