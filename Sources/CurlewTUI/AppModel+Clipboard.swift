@@ -91,15 +91,16 @@ extension AppModel {
     }
 
     /// Writes the body of the answer on screen (Compose's response panel, the open detail, the
-    /// selected Live row or log entry) to `path`, owner-only. An existing file is replaced only
-    /// when `replacing` (`:write!`).
-    func writeResponseBody(to path: String, replacing: Bool) {
+    /// selected Live row or log entry) to `path`, owner-only, its secrets hidden as the panes
+    /// show them unless `raw` (`:write FILE raw`). An existing file is replaced only when
+    /// `replacing` (`:write!`).
+    func writeResponseBody(to path: String, replacing: Bool, raw: Bool = false) {
         let file = (path.trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
         guard !file.isEmpty else { message = "write FILE: where to put the response body (write! FILE replaces a file)"; return }
         let answerBeside = pane == .compose && detail?.pane != pane && history == nil
         if answerBeside, compose.focus == .editor, compose.groupEditor != nil { message = "a group has no response body of its own; open a member in Groups (3)"; return }
         let exchange = answerBeside ? compose.response?.message : exchangeToCopy()
-        guard let body = exchange?.response?.body else {
+        guard let answered = exchange?.response?.body else {
             message = "no response body to write here: send the request (s), or select an answered one in Live or Logs"
             return
         }
@@ -109,13 +110,18 @@ extension AppModel {
         var status = stat()
         if lstat(file, &status) == 0 {
             guard (status.st_mode & S_IFMT) == S_IFREG else { message = "\(file) is not a regular file; nothing written"; return }
-            guard replacing else { message = "\(file) exists: write! \(path.trimmingCharacters(in: .whitespaces)) replaces it"; return }
+            guard replacing else { message = "\(file) exists: write! \(path.trimmingCharacters(in: .whitespaces))\(raw ? " raw" : "") replaces it"; return }
         }
+        // Hidden as the panes hide them (found by a new user's trial: an echo's Authorization,
+        // cookie and token were written in clear beside a pane showing [REDACTED]).
+        let body = raw ? answered : (exchange.map { exchangeRedaction.redact($0) }?.response?.body ?? answered)
+        let hidden = !raw && body.data != answered.data
         do {
             // Without `!`, a file that appears meanwhile is not replaced either.
             if replacing { try OwnerOnlyFile.write(body.data, to: file) } else { try OwnerOnlyFile.create(body.data, at: file) }
             let cut = body.isTruncated ? " (the first part of a body of \(body.size) bytes: the debug message keeps no more; a download keeps all)" : ""
-            message = "wrote \(body.data.count) bytes to \(file)\(cut)"
+            let secrets = hidden ? ", its secrets hidden (write FILE raw keeps them)" : raw ? ", secrets and all" : ""
+            message = "wrote \(body.data.count) bytes to \(file)\(secrets)\(cut)"
         } catch {
             message = "not written: \(file): \(error.reason)"
         }

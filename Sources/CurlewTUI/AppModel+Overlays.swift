@@ -147,7 +147,7 @@ extension AppModel {
         ("import", "import FILE: add a curl, HAR, .http, Postman or OpenAPI file to the workspace"),
         ("latency", "latency N: send the request N times in a row"),
         ("copy", "copy curl|url|body|har [raw]"),
-        ("write", "write FILE: save the response body shown to a file (write! replaces one)"),
+        ("write", "write FILE: save the response body shown to a file, secrets hidden (write! replaces one; raw keeps secrets)"),
         ("env", "env NAME: switch the workspace's environment"),
         ("open", "open FILE: open a session log or HAR file"),
         ("filter", "filter EXPR: filter the open log"),

@@ -124,6 +124,35 @@ extension WorkbenchTests {
         }
     }
 
+    @Test(":write FILE hides the body's secrets as the panes do, and says so; :write FILE raw keeps them (found by a new user's trial: an echo's token was written in clear)")
+    func writeBodyHidesSecrets() async throws {
+        let bench = try await bench(workspace: { base in
+            """
+            config: {baseURL: "\(base)"}
+            requests:
+              echo:
+                url: /anything?token=Wq1Tok9&page=2
+                headers: {Authorization: "Bearer Wq2Tok9"}
+            """
+        })
+        let model = bench.model
+        model.handle(.character("s"))
+        try await pump(bench) {
+            bench.model.refreshComposeResponse()
+            return bench.model.compose.response?.message.response != nil
+        }
+        let hidden = bench.directory + "/hidden.json"
+        runCommand("write \(hidden)", in: model)
+        #expect(model.message.contains("its secrets hidden (write FILE raw keeps them)"), "\(model.message)")
+        let text = try String(contentsOfFile: hidden, encoding: .utf8)
+        #expect(!text.contains("Wq1Tok9") && !text.contains("Wq2Tok9") && text.contains(RedactionPolicy.marker) && text.contains("page"), "\(text)")
+        let raw = bench.directory + "/raw.json"
+        runCommand("write \(raw) raw", in: model)
+        #expect(model.message.hasPrefix("wrote ") && model.message.contains("secrets and all"), "\(model.message)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: raw)) == model.compose.response?.message.response?.body.data)
+        #expect(((try FileManager.default.attributesOfItem(atPath: raw))[.posixPermissions] as? Int) == 0o600)
+    }
+
     @Test("the list shows folders with their items beneath; Folder moves a request, and the save writes it")
     func folders() async throws {
         let bench = try await bench(workspace: { base in
