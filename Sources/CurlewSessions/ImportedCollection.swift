@@ -103,7 +103,7 @@ public struct ImportedCollection: Sendable {
                 // It quotes the URL, which may repeat a credential the request carries.
                 reason = RedactionPolicy.hidingPasswords(in: error.message, sentWith: item.request.headers.fields)
             }
-            said.append("\(item.name): left out: \(reason)")
+            said.append("\(Self.shown(item.name)): left out: \(reason)")
             dropped.insert(item.name)
             return true
         }
@@ -113,14 +113,14 @@ public struct ImportedCollection: Sendable {
             for field in items[index].request.headers.fields {
                 let key = field.name.lowercased()
                 if !seen.insert(key).inserted, HTTPHeaders.singleValuedNames.contains(key) {
-                    notes.append("\(items[index].name): \(field.name) is given more than once; the last is kept")
+                    notes.append("\(Self.shown(items[index].name)): \(ClippedText.plain(field.name)) is given more than once; the last is kept")
                     kept.removeAll { $0.name.lowercased() == key }
                 }
                 do {
                     try HTTPHeaders([field]).validate()
                     kept.append(field)
                 } catch {
-                    notes.append("\(items[index].name): dropped a header Curlew would not send: \(error.message)")
+                    notes.append("\(Self.shown(items[index].name)): dropped a header Curlew would not send: \(error.message)")
                 }
             }
             if kept.count != items[index].request.headers.fields.count { items[index].request.headers = HTTPHeaders(kept) }
@@ -133,7 +133,7 @@ public struct ImportedCollection: Sendable {
                 return false
             }
             do throws(RequestError) { try request.checkHeadFits() } catch {
-                said.append("\(item.name): left out: \(error.message)")
+                said.append("\(Self.shown(item.name)): left out: \(error.message)")
                 dropped.insert(item.name)
                 return true
             }
@@ -141,7 +141,7 @@ public struct ImportedCollection: Sendable {
         }
         chains.removeAll { chain in
             guard let missing = chain.steps.first(where: { dropped.contains($0.request) }) else { return false }
-            said.append("chain \(chain.name): left out: its step \(missing.request) was")
+            said.append("chain \(Self.shown(chain.name)): left out: its step \(Self.shown(missing.request)) was")
             return true
         }
         notes += said
@@ -198,17 +198,26 @@ public struct ImportedCollection: Sendable {
         return words.isEmpty ? "secret" : words.joined(separator: "_")
     }
 
+    /// A name as a note shows it: its first 120 characters (a hostile file's megabyte URL made a
+    /// megabyte note line).
+    static func shown(_ name: String) -> String {
+        ClippedText.plain(name, limit: 120)
+    }
+
     /// A request's name when its source gives none: the method and the URL's path, as
     /// `GET /users` for `{{host}}/users?page=2`. A URL password the path repeats is hidden
     /// (`GET /basic-auth/user/[REDACTED]`), and so is a `Basic` password `headers` carry
     /// (`curl -u admin:PASS …/basic-auth/admin/PASS`): a name goes to logs and workspaces as it is.
+    /// A name longer than 120 characters is cut, ending in `…`.
     public static func defaultName(method: String, url: String, sentWith headers: [HeaderField] = []) -> String {
         var rest = Substring(URLPassword.masking(in: url))
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
         if rest.hasPrefix("{{"), let close = rest.range(of: "}}") { rest = rest[close.upperBound...] }
         let path = rest.prefix { $0 != "?" && $0 != "#" }
         let name = "\(method) \(path.isEmpty ? "/" : String(path))"
-        return headers.isEmpty ? name : RedactionPolicy.hidingPasswords(in: name, sentWith: headers)
+        // A name, not the URL: a path of megabytes is cut (the request keeps it whole), after
+        // its passwords are hidden, so no cut leaves a password's first part.
+        return ClippedText.plain(headers.isEmpty ? name : RedactionPolicy.hidingPasswords(in: name, sentWith: headers), limit: 120)
     }
 
     /// Other tools' built-in variables under Curlew's names: Postman's `{{$guid}}` and

@@ -303,6 +303,23 @@ struct ImportTests {
         #expect(throws: HARImport.Failure.self) { try HARImport.messages(Data("{\"log\": {}}".utf8)) }
     }
 
+    @Test("a name made from a megabyte path is cut to 120 characters, and so is a name a note shows (found by a new user's trial: a 2 MB note line)")
+    func longNamesCut() throws {
+        let path = "/" + String(repeating: "A", count: 2_000_000)
+        let sendable = "/" + String(repeating: "B", count: 200_000)
+        let text = #"{"log": {"entries": [{"request": {"method": "GET /x HTTP/1.1", "url": "http://h\#(path)"}, "response": {"status": 200}},"#
+            + #"{"request": {"method": "GET", "url": "http://h\#(sendable)"}, "response": {"status": 200}}]}}"#
+        var collection = try HARImport.collection(Data(text.utf8))
+        collection.dropUnsendable()
+        #expect(collection.notes.count == 1 && collection.notes.allSatisfy { $0.count < 400 }, "\(collection.notes.map(\.count))")
+        #expect(collection.notes.first?.contains("is not an HTTP token") == true, "\(collection.notes)")
+        #expect(collection.items.count == 1 && collection.items[0].name.count == 121 && collection.items[0].name.hasSuffix("…"))
+        #expect((collection.items[0].request.customURL ?? collection.items[0].request.path).count > 200_000, "the request keeps its URL")
+        // Hidden before it is cut: no first part of a password is left.
+        let name = ImportedCollection.defaultName(method: "GET", url: "http://bob:Pw0rdLongSecret@h/" + String(repeating: "b", count: 110) + "/Pw0rdLongSecret")
+        #expect(!name.contains("Pw0rd") && name.count <= 121, "\(name)")
+    }
+
     @Test("a HAR entry without a request, a method or a URL refuses the file, naming the entry, instead of showing a made-up GET")
     func harEntryWithoutRequest() throws {
         // One that failed before it was sent (its response has an `_error`) may have neither.
