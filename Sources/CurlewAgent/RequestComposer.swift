@@ -315,9 +315,12 @@ struct RequestComposer: Sendable {
         return url
     }
 
-    /// What a request head can hold, as the refusals below say it.
-    private static let headLimitText = "libcurl sends a request head of at most \(ByteCountText.of(Int64(RequestHeadLimit.bytes))), which leaves "
-        + "\(ByteCountText.of(Int64(RequestHeadLimit.available))) for the method, the URL and the headers"
+    /// A refusal's size of `count` bytes against what a request head can hold, and that limit:
+    /// at one precision that tells them apart (`1.05 MiB` against `1.00 MiB`).
+    private static func sizeAgainstLimit(_ count: Int) -> (size: String, limitText: String) {
+        let (size, limits) = ByteCountText.apart(Int64(count), Int64(RequestHeadLimit.bytes), Int64(RequestHeadLimit.available))
+        return (size, "libcurl sends a request head of at most \(limits[0]), which leaves \(limits[1]) for the method, the URL and the headers")
+    }
 
     /// Refuses a URL that alone would not fit in a request head, before anything parses it. The
     /// refusal names the URL by its scheme and host alone: its path or query may hold a secret a
@@ -328,8 +331,8 @@ struct RequestComposer: Sendable {
         let count = url.utf8.count
         guard count > RequestHeadLimit.available else { return }
         let origin = url[..<URLText.afterAuthority(url).startIndex]
-        throw RequestError(.invalidURL, "the URL is \(ByteCountText.of(Int64(count))) (\(Self.quoted(String(origin), limit: 200))…); "
-                           + headLimitText)
+        let (size, limitText) = sizeAgainstLimit(count)
+        throw RequestError(.invalidURL, "the URL is \(size) (\(Self.quoted(String(origin), limit: 200))…); " + limitText)
     }
 
     /// Refuses a request whose method, URL and header fields together would not fit in a request
@@ -341,7 +344,8 @@ struct RequestComposer: Sendable {
         let kind: RequestError.Kind = methodBytes > max(urlBytes, fieldBytes) ? .invalidMethod : fieldBytes > urlBytes ? .invalidHeader : .invalidURL
         let parts = (methodBytes > 1024 ? "the method \(ByteCountText.of(Int64(methodBytes))), " : "")
             + "the URL \(ByteCountText.of(Int64(urlBytes))), the headers \(ByteCountText.of(Int64(fieldBytes)))"
-        throw RequestError(kind, "the request head would be \(ByteCountText.of(Int64(total))) (\(parts)); " + headLimitText)
+        let (size, limitText) = sizeAgainstLimit(total)
+        throw RequestError(kind, "the request head would be \(size) (\(parts)); " + limitText)
     }
 
     /// A refused URL as its error quotes it, its first `limit` characters: its password hidden, read as the URL meant where it

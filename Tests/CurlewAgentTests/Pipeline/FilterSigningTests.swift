@@ -66,7 +66,7 @@ struct FilterSigningTests {
         let outcome = await sendCapturing(agent, request)
         guard case .failure(let failure) = outcome.result else { Issue.record("expected a failure"); return }
         #expect(failure.error.kind == .invalidURL)
-        #expect(failure.error.message.hasPrefix("the request head would be 1.0 MiB"), "\(failure.error.message)")
+        #expect(failure.error.message.hasPrefix("the request head would be 1.05 MiB"), "\(failure.error.message)")
         #expect(failure.response == nil)
         #expect(!server.receivedRequests.contains { $0.uri.contains(tag) })
     }
