@@ -57,7 +57,7 @@ public enum YAMLDocument {
         do {
             node = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw syntaxError(error, file: file)
+            throw syntaxError(error, file: file, text: text)
         } catch {
             throw WorkspaceError(.syntax, at: SourcePosition(file: file, line: 1, column: 1), "not YAML: \(error)")
         }
@@ -209,7 +209,7 @@ public enum YAMLDocument {
         }
     }
 
-    private static func syntaxError(_ error: YamlError, file: String) -> WorkspaceError {
+    private static func syntaxError(_ error: YamlError, file: String, text: String) -> WorkspaceError {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
             // The parser's depth limit speaks of the C function that sets it.
@@ -223,11 +223,34 @@ public enum YAMLDocument {
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
             return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail)")
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: context.mark.line, column: context.mark.column),
+            // Where the key is given again, not where the mapping starts.
+            let (line, column) = duplicates.first.flatMap { secondKey($0, inBlockMappingAt: context.mark.line, column: context.mark.column, of: text) }
+                ?? (context.mark.line, context.mark.column)
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: line, column: column),
                                   "the key \(duplicates.joined(separator: ", ")) appears twice in one mapping")
         default:
             return WorkspaceError(.syntax, at: SourcePosition(file: file, line: 1, column: 1), "not valid YAML: \(error)")
         }
+    }
+
+    /// The line and column of the second `key:` of a block mapping whose first key stands at
+    /// `line` and `column` (1-based): the key lines at that indentation from there on, quoted
+    /// or not. Nil when it cannot be found so (a flow mapping, `{a: 1, a: 2}`).
+    static func secondKey(_ key: String, inBlockMappingAt line: Int, column: Int, of text: String) -> (line: Int, column: Int)? {
+        let spellings = [key, "\"\(key)\"", "'\(key)'"].map { $0 + ":" }
+        var found = 0
+        for (index, row) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().dropFirst(line - 1) {
+            let trimmed = row.hasSuffix("\r") ? row.dropLast() : row
+            let indent = trimmed.prefix { $0 == " " }.count
+            // A line less indented (not blank, not a comment) ends the mapping.
+            let content = trimmed.dropFirst(indent)
+            if index > line - 1, indent < column - 1, !content.isEmpty, !content.hasPrefix("#") { return nil }
+            guard indent == column - 1, spellings.contains(where: { content.hasPrefix($0) && (content.count == $0.count || content.dropFirst($0.count).first == " ") })
+            else { continue }
+            found += 1
+            if found == 2 { return (index + 1, column) }
+        }
+        return nil
     }
 
     private static func convert(_ node: Node, file: String, budget: inout Int) throws(WorkspaceError) -> YAMLNode {

@@ -168,7 +168,10 @@ struct WorkspaceReadingTests {
         ("requests:\n  a: {url: /x, expect: {headers: {A: {matches: \"(\"}}}}\n", "2:", "not a regular expression"),
         ("requests:\n  a: {url: \"{{x\"}\n", "2:", "a {{ without its closing }}"),
         ("a: [1, 2\n", "", "not valid YAML"),
-        ("a: 1\na: 2\n", "", "appears twice"),
+        ("a: 1\na: 2\n", "2:1", "appears twice"),
+        // Where the key is given again, not where its mapping starts (found by a new user's trial).
+        ("requests:\n  a: {url: /get}\n  # note\n\n  \"a\": {url: /post}\n", "5:3", "the key a appears twice"),
+        ("requests:\n  a: {url: /get}\n  b: {a: 1, a: 2}\n", "3:7", "the key a appears twice"),
         ("requests: [1]\n", "1:11", "expected a mapping, found a list"),
         ("requests:\n  a: {url: /x, signer: nope}\n", "2:", "no signer is declared"),
         ("config:\n  signers: {demo: {keyID: k, secret: s}}\nrequests:\n  a: {url: /x, signer: dem}\n", "4:", "no signer \"dem\" in config.signers (did you mean \"demo\"?)"),
