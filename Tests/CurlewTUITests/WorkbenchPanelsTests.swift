@@ -464,6 +464,23 @@ extension WorkbenchTests {
         #expect(try String(contentsOfFile: bench.directory + "/curlew.secrets.yaml", encoding: .utf8).contains("hunter2-typed"))
     }
 
+    @Test("a URL no run could send (a control character, a space) is not saved, with the reason; a template in it is left to the run (found by a new user's trial: saved, then every run failed)")
+    func unsendableURLNotSaved() async throws {
+        let bench = try await bench()
+        let model = bench.model
+        let before = try String(contentsOfFile: bench.path, encoding: .utf8)
+        model.handle(.enter)
+        for url in ["http://127.0.0.1:8080/a\u{1B}[31mb", "http://127.0.0.1:8080/a b"] {
+            model.compose.draft.url = url
+            model.handle(.character("w"))
+            #expect(model.message.contains("is not saved") && model.message.contains("URL"), "\(model.message)")
+            #expect(try String(contentsOfFile: bench.path, encoding: .utf8) == before)
+        }
+        model.compose.draft.url = "{{base}}/a?q={{$base64 a b}}"
+        model.handle(.character("w"))
+        #expect(!model.message.contains("not saved"), "\(model.message)")
+    }
+
     @Test("an environment whose config cannot replace the start one's is refused with the way out")
     func environmentMismatch() async throws {
         let bench = try await bench(workspace: { base in
