@@ -81,28 +81,8 @@ public struct ImportedCollection: Sendable {
         var dropped: Set<String> = []
         var said: [String] = []
         items.removeAll { item in
-            let reason: String
-            do throws(RequestError) {
-                try item.request.method.validate()
-                guard let url = item.request.customURL, !url.contains("{{") else { return false }
-                // A space or a control character, which the agent refuses to send.
-                try URLText.checkCharacters(url)
-                let shown = URLPassword.masking(in: url)
-                let quoted = (shown.count > 60 ? shown.prefix(60) + "…" : shown).debugDescription
-                if let scheme = Self.scheme(of: url) {
-                    guard scheme != "http", scheme != "https" else {
-                        try URLText.checkAddress(url)
-                        return false
-                    }
-                    reason = "\(quoted) is not an http or https URL"
-                } else {
-                    guard !Self.isPathOrHost(url) else { return false }
-                    reason = "\(quoted) is neither a URL, a path nor a host"
-                }
-            } catch {
-                // It quotes the URL, which may repeat a credential the request carries.
-                reason = RedactionPolicy.hidingPasswords(in: error.message, sentWith: item.request.headers.fields)
-            }
+            guard let reason = Self.unsendableReason(method: item.request.method, url: item.request.customURL,
+                                                     headers: item.request.headers.fields) else { return false }
             said.append("\(Self.shown(item.name)): left out: \(reason)")
             dropped.insert(item.name)
             return true
@@ -145,6 +125,34 @@ public struct ImportedCollection: Sendable {
             return true
         }
         notes += said
+    }
+
+    /// Why no request with `method` and `url` (nil for a path the base URL completes) could be
+    /// sent, or nil when one could: a method that is not an HTTP token; a URL without a
+    /// `{{template}}` that holds a space or a control character, is not http or https
+    /// (`javascript:…`), or has a port that is none or an IPv6 address never closed. The one
+    /// check imports and the exports that write requests to send (curl, .http) make. A URL the
+    /// reason quotes has its password, and the credentials `headers` carry, hidden.
+    public static func unsendableReason(method: HTTPMethod, url: String?, headers: [HeaderField]) -> String? {
+        do throws(RequestError) {
+            try method.validate()
+            guard let url, !url.contains("{{") else { return nil }
+            // A space or a control character, which the agent refuses to send.
+            try URLText.checkCharacters(url)
+            let shown = URLPassword.masking(in: url)
+            let quoted = (shown.count > 60 ? shown.prefix(60) + "…" : shown).debugDescription
+            if let scheme = Self.scheme(of: url) {
+                guard scheme != "http", scheme != "https" else {
+                    try URLText.checkAddress(url)
+                    return nil
+                }
+                return "\(quoted) is not an http or https URL"
+            }
+            return Self.isPathOrHost(url) ? nil : "\(quoted) is neither a URL, a path nor a host"
+        } catch {
+            // It quotes the URL, which may repeat a credential the request carries.
+            return RedactionPolicy.hidingPasswords(in: error.message, sentWith: headers)
+        }
     }
 
     /// The scheme `url` starts with, lower-cased (`javascript`, `file`, `http`), or nil for a

@@ -80,6 +80,17 @@ struct ExportCommand: ParsableCommand {
             (messages, session) = (exported.messages, exported.session)
             if !noRedact { messages = messages.map(exported.redaction.redact) }
         }
+        if [.curl, .http].contains(format) {
+            // A request no run could send is left out of what is written to be sent, as an
+            // import leaves it out (found by a new user's trial: `curl 'javascript:alert(1)'`).
+            messages = messages.filter { message in
+                guard let original = message.original,
+                      let reason = ImportedCollection.unsendableReason(method: HTTPMethod(rawValue: original.method), url: original.url,
+                                                                       headers: original.headers) else { return true }
+                StandardStreams.error("curlew: left out an exchange no run could send: \(TerminalText.escapingControls(reason))\n")
+                return false
+            }
+        }
         let data: Data
         switch format {
         case .har: data = HARExport.data(messages)

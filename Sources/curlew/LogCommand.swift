@@ -103,6 +103,8 @@ struct LogCommand: ParsableCommand {
 
         /// The widest status column: the longest error kind with room to spare.
         static let widestStatus = 24
+        /// The widest method column: `MKCALENDAR` and the other WebDAV methods with room to spare.
+        static let widestMethod = 12
 
         func run() throws {
             // Numbered as in the whole log, filtered or not, so a row's `#` is the `LOG#N` diff takes.
@@ -118,7 +120,10 @@ struct LogCommand: ParsableCommand {
             }
             // As wide as the longest status (every error kind whole), within reason: a log is input.
             let statusWidth = min(max(6, statuses.map(\.count).max() ?? 0), Self.widestStatus)
-            print(LogCommand.row([("#", -5), ("time", 12), ("method", 7), ("status", -statusWidth), ("duration", -10), ("size", -9), ("request", 0)]))
+            // As wide as the longest method (`PROPFIND`), within reason: a longer one is cut.
+            let methods = messages.map { LogCommand.clean($0.original?.method ?? "-") }
+            let methodWidth = min(max(7, methods.map(\.count).max() ?? 0), Self.widestMethod)
+            print(LogCommand.row([("#", -5), ("time", 12), ("method", methodWidth), ("status", -statusWidth), ("duration", -10), ("size", -9), ("request", 0)]))
             for (index, message) in messages.enumerated() {
                 let time = message.startedAt.clockText
                 let status = statuses[index].count > statusWidth ? statuses[index].prefix(statusWidth - 1) + "…" : statuses[index]
@@ -126,7 +131,8 @@ struct LogCommand: ParsableCommand {
                 let size = message.response.map { ByteCountText.of($0.body.size) } ?? "-"
                 let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
                 // Each cell made safe before it is padded, so an escape's length keeps the columns.
-                print(LogCommand.row([(String(numbered[index].number), -5), (time, 12), (LogCommand.clean(message.original?.method ?? "-"), 7),
+                let method = methods[index].count > methodWidth ? methods[index].prefix(methodWidth - 1) + "…" : methods[index]
+                print(LogCommand.row([(String(numbered[index].number), -5), (time, 12), (String(method), methodWidth),
                                       (LogCommand.clean(String(status)), -statusWidth), (duration, -10), (size, -9), (LogCommand.clean(request), 0)]))
             }
             // The log browser counts damaged entries too; so does this line, apart.

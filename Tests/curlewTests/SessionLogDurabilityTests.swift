@@ -47,6 +47,29 @@ struct SessionLogDurabilityTests {
         #expect(try await CurlewProcess.run(["log", "show", path]).output.contains(#"http://api.example.test/c\td"#))
     }
 
+    @Test("export curl and http leave out, saying why, an exchange no run could send; log show keeps its columns for a method too long for them (found by a new user's trial: `curl 'javascript:alert(1)'`)")
+    func unsendableExchangesLeftOut() async throws {
+        let path = NSTemporaryDirectory() + "curlew-unsendable-\(UUID().uuidString).har"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let entries = [("GET /x HTTP/1.1", "http://h.test/a"), ("GET", "javascript:alert(1)"), ("GET", "http://[::1/x"), ("PROPFIND", "http://h.test/dav"),
+                       ("GET", "http://h.test/ok")]
+            .map { #"{"request": {"method": "\#($0.0)", "url": "\#($0.1)"}, "response": {"status": 200}}"# }
+        let document = #"{"log": {"entries": ["# + entries.joined(separator: ",") + "]}}"
+        try document.write(toFile: path, atomically: true, encoding: .utf8)
+        let curl = try await CurlewProcess.run(["export", "curl", path])
+        #expect(curl.status == 0 && curl.output == "curl -X PROPFIND http://h.test/dav\n\ncurl http://h.test/ok\n", "\(curl.output)")
+        #expect(curl.error.components(separatedBy: "left out an exchange no run could send").count == 4, "\(curl.error)")
+        #expect(curl.error.contains("is not an HTTP token") && curl.error.contains("is not an http or https URL") && curl.error.contains("IPv6"))
+        let http = try await CurlewProcess.run(["export", "http", path])
+        #expect(http.status == 0 && !http.output.contains("javascript") && http.output.contains("http://h.test/ok"), "\(http.output)")
+        // Records are exported whole: a HAR of a HAR keeps every entry.
+        let har = try await CurlewProcess.run(["export", "har", path])
+        #expect(har.output.contains("javascript:alert(1)"))
+        let shown = try await CurlewProcess.run(["log", "show", path]).output.split(separator: "\n")
+        let statusColumns = shown.dropFirst().prefix(5).map { $0.range(of: "200")?.lowerBound.utf16Offset(in: $0) }
+        #expect(Set(statusColumns).count == 1 && shown[1].contains("GET /x HTTP…") && shown[4].contains("PROPFIND"), "\(shown)")
+    }
+
     @Test("a line whose timings are past a hundred years or below zero is skipped by log show, stats and diff, never summed into a crash (found by a new user's trial: 2^62 µs stopped log show and the interface on an arithmetic overflow)",
           arguments: ["4611686018427387904", "-7000"])
     func damagedTimings(_ total: String) async throws {
