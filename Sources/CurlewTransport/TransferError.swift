@@ -86,8 +86,14 @@ public struct TransferError: Error, Sendable, Equatable {
             kind = .invalidResponse
             message = "the server sent only \(statusLine), an informational status, and no final answer after it (\(message))"
         case CURLE_UNSUPPORTED_PROTOCOL where connected:
-            // The server's reply, not the URL: an HTTP/0.9 answer, an unknown version.
+            // The server's reply, not the URL: an HTTP/0.9 answer, an unknown version. Said in
+            // words of the answer, libcurl's kept after them.
             kind = .invalidResponse
+            if message.hasPrefix("Unsupported HTTP version") {
+                message = "the response's status line is not one HTTP reads: an unknown version or no three-digit status code (\(message))"
+            } else if message.contains("HTTP/0.9") {
+                message = "the response has no status line: its first bytes are not HTTP/1.x or HTTP/2, and an HTTP/0.9 answer is not read (\(message))"
+            }
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             kind = .invalidURL
         case CURLE_OUT_OF_MEMORY where !requestSent:

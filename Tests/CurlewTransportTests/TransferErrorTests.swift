@@ -46,7 +46,8 @@ struct TransferErrorTests {
     }
 
     @Test("a reply libcurl cannot read is invalidResponse, not a bad URL or out of memory; two Content-Length values that disagree stop the exchange (found by a new user's trial)",
-          arguments: [("bad-status", "Unsupported HTTP version"), ("no-status", "HTTP/0.9"), ("huge-header", "longer than libcurl reads"),
+          arguments: [("bad-status", "the response's status line is not one HTTP reads: an unknown version or no three-digit status code (Unsupported HTTP version"),
+                      ("no-status", "the response has no status line: its first bytes are not HTTP/1.x or HTTP/2, and an HTTP/0.9 answer is not read"), ("huge-header", "longer than libcurl reads"),
                       ("many-headers", "longer than libcurl reads (300 KiB in all)"),
                       ("two-lengths", "conflicting Content-Length values (2 and 5)"),
                       // `+5` is 5 to libcurl (found by review), `0x5` is 0 (found by a new user's trial).
