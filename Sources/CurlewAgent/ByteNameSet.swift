@@ -24,6 +24,22 @@ struct ByteNameSet: Sendable, Equatable {
 
     /// The length of the longest member as stored (without separators where they are left out).
     var longestLength: Int { rangesByLength.last?.count ?? 0 }
+    /// The members' last bytes (lowercased where case is ignored), one bit each.
+    private var lastBytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    /// Whether a member ends with `byte` (in any case where case is ignored): a name ending
+    /// otherwise is none, nor is any of its tails.
+    @inline(__always)
+    func mayEnd(with byte: UInt8) -> Bool {
+        let folded = ignoresCase ? ASCII.lowercase(byte) : byte
+        let bit = UInt64(1) &<< UInt64(folded & 63)
+        switch folded >> 6 {
+        case 0: return lastBytes.0 & bit != 0
+        case 1: return lastBytes.1 & bit != 0
+        case 2: return lastBytes.2 & bit != 0
+        default: return lastBytes.3 & bit != 0
+        }
+    }
 
     /// With `ignoringCase`, names are stored lowercased and compared ignoring ASCII case; with
     /// `ignoringSeparators`, `_`, `-` and `.` are left out of names on both sides.
@@ -37,6 +53,15 @@ struct ByteNameSet: Sendable, Equatable {
             let kept = ignoringSeparators ? name.utf8.filter { !Self.isSeparator($0) } : Array(name.utf8)
             storage.append(contentsOf: ignoringCase ? kept.map(ASCII.lowercase) : kept)
             ranges.append(start..<storage.count)
+            if let last = storage[start...].last {
+                let bit = UInt64(1) &<< UInt64(last & 63)
+                switch last >> 6 {
+                case 0: lastBytes.0 |= bit
+                case 1: lastBytes.1 |= bit
+                case 2: lastBytes.2 |= bit
+                default: lastBytes.3 |= bit
+                }
+            }
             if let first = storage[start...].first, let last = storage[start...].last {
                 // Without separators to leave out, the length is known before a copy: it joins the key.
                 let bits = Self.signatureBits(count: ignoringSeparators ? 0 : storage.count - start, first: first, last: last)

@@ -895,8 +895,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// A header named as a secret header (`Authorization`, `X-Api-Key`…) or as any other secret
-    /// name (`Access-Token`, `ApiKey`, `X-Goog-Api-Key`): by the one rule (`isSecretName`), in
-    /// any case.
+    /// name (`Access-Token`, `ApiKey`), or whose last words are one (`X-Goog-Api-Key`): the
+    /// rule of `isSecretName`, in any case.
     private func isSecretHeader(_ name: String) -> Bool {
         name.withUTF8Bytes { isSecretHeader(UnsafeRawBufferPointer($0)[...]) }
     }
@@ -914,7 +914,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func isSecretHeader(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        isSecretName(name, readsCapitals: false)
+        // A header's name nests nothing (`[` is no token byte, and `.` is left out as `-` is).
+        secretKeys.contains(name) || endsInSecretWords(name, readsCapitals: false)
     }
 
     private func redactHeader(_ field: HeaderField) -> HeaderField {
@@ -1208,14 +1209,22 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// hidden too); words that only start with one (`token_type`, `password_min_length`) or
     /// name many (`max_tokens`) are not.
     private func endsInSecretWords(_ key: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool) -> Bool {
-        guard let base = key.base.baseAddress, key.count > 1 else { return false }
-        var previous = base.load(fromByteOffset: key.startIndex, as: UInt8.self)
-        for index in (key.startIndex + 1)..<key.endIndex {
-            let byte = base.load(fromByteOffset: index, as: UInt8.self)
-            defer { previous = byte }
+        let (start, end) = (key.startIndex, key.endIndex)
+        guard end - start > 1, let raw = key.base.baseAddress else { return false }
+        let bytes = raw.assumingMemoryBound(to: UInt8.self)
+        // Every word at the end ends where the key does (separators aside, which names leave
+        // out): a last letter no secret name ends with rules them all out.
+        var last = end - 1
+        while last > start, ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
+        guard secretKeys.mayEnd(with: bytes[last]) else { return false }
+        var index = start + 1
+        while index < end {
+            let (byte, previous) = (bytes[index], bytes[index - 1])
             let afterSeparator = (previous == UInt8(ascii: "_") || previous == UInt8(ascii: "-")) && byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-")
-            let startsCapitalized = readsCapitals && (0x41...0x5A).contains(byte) && ((0x61...0x7A).contains(previous) || (0x30...0x39).contains(previous))
-            if afterSeparator || startsCapitalized, secretKeys.contains(key.base[index..<key.endIndex]) { return true }
+            // A capital after a small letter or a digit (unsigned differences: one compare each).
+            let startsCapitalized = readsCapitals && byte &- 0x41 < 26 && (previous &- 0x61 < 26 || previous &- 0x30 < 10)
+            if afterSeparator || startsCapitalized, secretKeys.contains(key.base[index..<end]) { return true }
+            index &+= 1
         }
         return false
     }

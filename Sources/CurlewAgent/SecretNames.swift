@@ -22,6 +22,13 @@ struct SecretNames: Sendable, Equatable {
         names.contains(name)
     }
 
+    /// Whether a name ends with `byte` (in any case): a name ending otherwise is none, nor is
+    /// any of its tails.
+    @inline(__always)
+    func mayEnd(with byte: UInt8) -> Bool {
+        names.mayEnd(with: byte)
+    }
+
     /// The length of the longest name as the rule compares it (folded).
     var longestFoldedLength: Int { names.longestLength }
 
