@@ -293,6 +293,8 @@ extension AppModel {
             stepper.lastSentID = handle.id
             compose.stepping = stepper
             compose.noteSent(handle)
+            // The answer takes the variables panel's place, as a request's send does.
+            compose.showsVariables = false
             message = "sent step \(stepper.index + 1) of \(stepper.stepCount) as #\(handle.id)"
         } catch {
             message = "not sent: \(error.message)"

@@ -722,6 +722,9 @@ struct WorkbenchTests {
         let screen = render(model)
         #expect(screen.contains("Variables of flow · step 2") && !screen.contains("is a group"))
         #expect(model.variableRows(for: model.compose.draft) == [VariableRow(name: "userName", value: "demo", origin: .captured)])
+        // Sending the step from the panel shows its answer in the panel's place, as a request's send does.
+        model.handle(.character("s"))
+        #expect(!model.compose.showsVariables, "\(model.message)")
     }
 
     /// A workspace that retries after `delay`, whose first request, `flaky`, fails `failures`
