@@ -21,10 +21,23 @@ public enum HTTPFileExport {
                 lines += ["", text]
             } else {
                 // Among the headers, where an import reads it as the comment it is, not as a body.
-                lines.append("# a body of \(body.size) bytes that an .http file cannot hold as sent is not written")
+                lines.append("# " + Self.bodyLeftOut(size: body.size))
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The comment an export writes among a request's headers for a body it leaves out.
+    static func bodyLeftOut(size: Int64) -> String {
+        "a body of \(size) bytes that an .http file cannot hold as sent is not written"
+    }
+
+    /// The size a comment's text (after its `#`) names when `bodyLeftOut` wrote it; nil for any
+    /// other comment.
+    static func sizeLeftOut(saidBy comment: String) -> Int64? {
+        let (prefix, suffix) = ("a body of ", " bytes that an .http file cannot hold as sent is not written")
+        guard comment.hasPrefix(prefix), comment.hasSuffix(suffix), comment.count > prefix.count + suffix.count else { return nil }
+        return Int64(comment.dropFirst(prefix.count).dropLast(suffix.count))
     }
 
     /// A body as the file holds it, or nil for one it cannot hold so that an import sends the

@@ -180,7 +180,14 @@ public enum HTTPFileImport {
             index += 1
             if line.trimmingCharacters(in: .whitespaces).isEmpty { break }
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("#") || trimmed.hasPrefix("//") { continue }
+            if trimmed.hasPrefix("#") || trimmed.hasPrefix("//") {
+                // An export that could not hold the body said so: the request comes without it.
+                if let size = HTTPFileExport.sizeLeftOut(saidBy: trimmed.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)) {
+                    notes.append("line \(block[index - 1].number): the file says its body of \(size) bytes was not written (an .http file cannot hold it as sent); "
+                                 + "the request is imported without a body")
+                }
+                continue
+            }
             guard let colon = line.firstIndex(of: ":") else {
                 throw Failure(line: block[index - 1].number, reason: "expected a header (Name: value) or a blank line before the body")
             }

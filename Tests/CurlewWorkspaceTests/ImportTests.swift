@@ -190,8 +190,13 @@ struct ImportTests {
                                     requestBody: "--b\r\n\r\nline1\nline2\r\n--b--\r\n")
         let left = HTTPFileExport.text([unix])
         #expect(left.contains("# a body of ") && !left.contains("line1"), "\(left)")
-        let noBody = try #require(try HTTPFileImport.parse(left).items.first?.request)
+        let leftImported = try HTTPFileImport.parse(left)
+        let noBody = try #require(leftImported.items.first?.request)
         if case .raw = noBody.requestSerializer { Issue.record("the comment was read as a body") }
+        // The import says so, rather than making a POST without a body in silence (found by review).
+        #expect(leftImported.notes.contains { $0.contains("the file says its body of 27 bytes was not written") && $0.contains("imported without a body") },
+                "\(leftImported.notes)")
+        #expect(HTTPFileExport.sizeLeftOut(saidBy: "a body of x bytes that an .http file cannot hold as sent is not written") == nil)
     }
 
     @Test(".http: a request line that is not one is an error with its line")
