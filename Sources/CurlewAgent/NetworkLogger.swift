@@ -185,7 +185,9 @@ public final class NetworkLogger: NetworkObserver {
                 : failure == EACCES && Self.isMadeReadOnly(path) ? Self.readOnlyReason : String(cString: strerror(failure))
             throw NetworkLoggerError(path: path, reason: reason)
         }
-        if !created, let problem = Self.readOnlyProblem(descriptor) ?? Self.notASessionLog(path: path, descriptor: descriptor) {
+        // An existing file: read once, for whether it is a log and whether its last line was cut.
+        let existing = created ? nil : Self.inspect(path: path, descriptor: descriptor)
+        if let problem = created ? nil : Self.readOnlyProblem(descriptor) ?? existing?.refusal {
             Foundation.close(descriptor)
             throw NetworkLoggerError(path: path, reason: problem)
         }
@@ -195,7 +197,7 @@ public final class NetworkLogger: NetworkObserver {
         }
         // A log whose last line was cut (a crash, a copy with `head -c`) gets a line end first:
         // the new header on the fragment's line would be lost with it.
-        let endsInsideLine = !created && Self.endsInsideLine(path: path, descriptor: descriptor)
+        let endsInsideLine = existing?.endsInsideLine ?? false
         file = Locked(LogFile(descriptor: descriptor, created: created))
         let header = SessionLogHeader(
             appName: config.appName, appVersion: config.appVersion, channelID: config.channelID, appKey: config.appKey,
@@ -221,36 +223,30 @@ public final class NetworkLogger: NetworkObserver {
         try? close()
     }
 
-    /// Why an existing regular file must not be appended to (nor its mode changed): it has
-    /// content and its first line is not a session log's header, so it is some other file (a
-    /// typo'd path, `/etc/passwd` run as root). nil for an empty file, a session log, and what is
-    /// not a regular file (a log sent to /dev/stdout).
-    private static func notASessionLog(path: String, descriptor: Int32) -> String? {
+    /// An existing file as the logger finds it, read through one descriptor: `refusal` says
+    /// why it must not be appended to (nor its mode changed) when it has content and its first
+    /// record is not a session log's header, so it is some other file (a typo'd path,
+    /// `/etc/passwd` run as root), nil for an empty file, a session log (a byte order mark
+    /// before its header, as a Windows editor saves it, included), and what is not a regular
+    /// file (a log sent to /dev/stdout); `endsInsideLine` whether its last byte is not a line
+    /// end (a crash, a copy with `head -c`).
+    private static func inspect(path: String, descriptor: Int32) -> (refusal: String?, endsInsideLine: Bool) {
         var status = stat()
         // Not by its size: a file of /proc reads as text with a size of zero.
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return (nil, false) }
         let refusal = "it exists and is not a session log (its first line is not a log header); choose another file"
-        guard let reader = reader(of: path, as: status) else { return refusal }
+        guard let reader = reader(of: path, as: status) else { return (refusal, false) }
         defer { Foundation.close(reader) }
         // A header is a few hundred bytes; a delegate's custom data may make it longer.
         var prefix = [UInt8](repeating: 0, count: 64 << 10)
         let count = prefix.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
-        guard count != 0 else { return nil }
-        guard count > 0 else { return refusal }
+        guard count != 0 else { return (nil, false) }
+        guard count > 0 else { return (refusal, false) }
         let line = prefix[0..<count].split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-        guard let record = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-              record["type"] as? String == "header" else { return refusal }
-        return nil
-    }
-
-    /// Whether an existing regular file's last byte is not a line end.
-    private static func endsInsideLine(path: String, descriptor: Int32) -> Bool {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0,
-              let reader = reader(of: path, as: status) else { return false }
-        defer { Foundation.close(reader) }
+        guard let record = try? JSONSerialization.jsonObject(with: Data(SessionLogFormat.record(in: line))) as? [String: Any],
+              record["type"] as? String == "header" else { return (refusal, false) }
         var last: UInt8 = 0
-        return pread(reader, &last, 1, status.st_size - 1) == 1 && last != 0x0A
+        return (nil, status.st_size > 0 && pread(reader, &last, 1, status.st_size - 1) == 1 && last != 0x0A)
     }
 
     /// `path` opened for reading when it is still the file `status` describes (the one the log

@@ -7,6 +7,18 @@ public enum SessionLogFormat {
     public static let version = 2
     public static let fileExtension = "jsonl"
 
+    /// The record a line holds: without its CR before the line break and without a UTF-8 byte
+    /// order mark before it, which an editor on Windows writes at the start of a file it saves
+    /// (and `cat` then carries into the middle of a joined log). Every reader reads lines
+    /// through this (the logger appending to a log too), so an entry's offset in an index is its
+    /// record's first byte.
+    public static func record<Line: BidirectionalCollection<UInt8>>(in line: Line) -> Line.SubSequence {
+        var body = line[...]
+        if body.last == 0x0D { body = body.dropLast() }
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        return body
+    }
+
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]

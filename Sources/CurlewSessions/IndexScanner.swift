@@ -102,8 +102,8 @@ final class IndexScanner: @unchecked Sendable {
             if reachedEnd, follows {
                 guard builder.fits(offset: offset) else { break scanning }
                 // Whole only when it parses: a line cut just after an inner `}` ends like one.
-                if oversizedLine == nil, !Self.isOverlong(pending[...]), SessionLogRecord.isCompleteObject(SessionLogRecord.record(in: pending[...])),
-                   (try? JSONValue.parse(Data(SessionLogRecord.record(in: pending[...])))) != nil {
+                if oversizedLine == nil, !Self.isOverlong(pending[...]), SessionLogRecord.isCompleteObject(SessionLogFormat.record(in: pending[...])),
+                   (try? JSONValue.parse(Data(SessionLogFormat.record(in: pending[...])))) != nil {
                     consume(pending[...], at: offset, into: &part, builder: &builder)
                     offset += Int64(pending.count)
                     pending.removeAll()
@@ -242,7 +242,7 @@ final class IndexScanner: @unchecked Sendable {
 
     private func consume(_ line: ArraySlice<UInt8>, at start: Int64, into part: inout ScannedPart, builder: inout EntryBlockBuilder) {
         lineNumber += 1
-        let body = SessionLogRecord.record(in: line)
+        let body = SessionLogFormat.record(in: line)
         guard !body.isEmpty else { return }
         // The entry starts at its record, past a byte order mark before it.
         let start = start + Int64(body.startIndex - line.startIndex)

@@ -28,7 +28,7 @@ public enum SessionLogReader {
         var entries = 0
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
             lineNumber += 1
-            let trimmed = SessionLogRecord.record(in: line)
+            let trimmed = SessionLogFormat.record(in: line)
             guard !trimmed.isEmpty else { continue }
             // Skipped unread, as the index skips it: no record is this long.
             guard !IndexScanner.isOverlong(line) else {

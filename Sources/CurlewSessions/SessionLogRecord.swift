@@ -29,17 +29,6 @@ enum SessionLogRecord {
         return SessionRecordSummary.read(line)
     }
 
-    /// The record a line holds: without its CR before the line break and without a UTF-8 byte
-    /// order mark before it, which an editor on Windows writes at the start of a file it saves
-    /// (and `cat` then carries into the middle of a joined log). Every reader reads lines
-    /// through this, so an entry's offset in the index is its record's first byte.
-    static func record<Line: BidirectionalCollection<UInt8>>(in line: Line) -> Line.SubSequence {
-        var body = line[...]
-        if body.last == 0x0D { body = body.dropLast() }
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        return body
-    }
-
     /// Whether a line (without its line end) starts with `{` and ends with `}`, as every line
     /// the writer writes does; any other line is skipped unread by every reader, with
     /// `incompleteObjectReason`.

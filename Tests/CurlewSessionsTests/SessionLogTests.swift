@@ -120,6 +120,12 @@ struct SessionLogTests {
         let index = try SessionLogIndex(path: path)
         #expect(index.entryCount == 3)
         for entry in 0..<3 { #expect(index.summary(at: entry)?.requestID == log.messages[entry].requestID && index.message(at: entry) != nil, "entry \(entry)") }
+        // The logger appends to such a log as to any other (it had refused it as not a log).
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        logger.requestDidProduce(Fixtures.message(id: 9))
+        try logger.close()
+        let appended = try SessionLogReader.read(path: path)
+        #expect(appended.skipped.isEmpty && appended.headers.count == 2 && appended.messages.map(\.requestID).last == 9, "\(appended.skipped)")
     }
 
     @Test("bodies beyond the logger's caps keep their first bytes, their full size and the truncated flag")
