@@ -124,13 +124,17 @@ struct ByteNameSet: Sendable, Equatable {
         guard passesFilter(count: 0, first: start.load(fromByteOffset: first, as: UInt8.self), last: start.load(fromByteOffset: last, as: UInt8.self)) else {
             return false
         }
-        guard Self.holdsSeparator(start, count: count) else { return holds(start, count: count) }
-        // Looked up without its separators, from a copy on the stack.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { room in
+        let longest = longestLength
+        // A name no longer than the longest member, without separators, is compared in place.
+        if count <= longest, !Self.holdsSeparator(start, count: count) { return holds(start, count: count) }
+        // Otherwise without its separators, from a copy on the stack that stops past the
+        // longest member: a longer name is none, however long it is.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: longest + 1) { room in
             var kept = 0
-            for offset in 0..<count {
+            for offset in first...last {
                 let byte = start.load(fromByteOffset: offset, as: UInt8.self)
                 if !Self.isSeparator(byte) {
+                    guard kept < longest else { return false }
                     room[kept] = byte
                     kept += 1
                 }

@@ -10,10 +10,10 @@
 struct JSONMemberPath {
     /// How many bytes of joined names to read for secret names at most `longest` bytes long
     /// (folded): only the names nearest a member can spell one with it, and a path's names
-    /// beyond that are left out. Twice as many, and some, for the separators a folded name
-    /// leaves out.
+    /// beyond that are left out. Room to spare for what a name's bytes hold beside its letters:
+    /// separators a folded name leaves out, and escapes (`\u0061` is six bytes for `a`).
     static func joinedLimit(longest: Int) -> Int {
-        2 * longest + 8
+        8 * longest + 64
     }
 
     /// The names of the members whose objects or arrays are open, outermost first, each with

@@ -392,7 +392,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// (`$.api.key`, `$.api[0].key` as `api[key]`: an array's index adds no name).
     public func hidesMember(onPath path: String) -> Bool {
         guard isEnabled else { return false }
-        let keys = path.split(whereSeparator: { ".[]'\"$ ".contains($0) }).filter { !$0.allSatisfy(\.isNumber) }.map(String.init)
+        // An index (`[0]`, `[-1]`) adds no name, as an array adds none to a body's path.
+        let keys = path.split(whereSeparator: { ".[]'\"$ ".contains($0) }).filter { Int($0) == nil }.map(String.init)
         return keys.indices.contains { isSecretMember(keys[$0], under: keys[..<$0]) }
     }
 
@@ -1186,20 +1187,23 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         // Most names are not nested: decided by the whole name, looked up above, and its last words.
         guard next(from: name.startIndex, where: Self.isNestingMark) < name.endIndex else { return endsInSecretWords(name, readsCapitals: readsCapitals) }
+        // Each key, and the dotted tail from it to the next bracket (`stripe.api.key` is secret by
+        // `api.key`, `api.key[0]` too). One pass: the bracket a tail ends at is found once for
+        // all the keys before it, and a lookup reads at most a secret name's length of a name
+        // (`ByteNameSet`), so a hostile name of a million keys costs a million steps, not a
+        // million squared.
         var start = name.startIndex
+        var tailEnd = name.startIndex
         while start < name.endIndex {
-            // The key from here to the next mark, the dotted tail to the next bracket, and the
-            // keys from here on read as one (`api[key]`, as a form writes `{"api": {"key": …}}`).
             let keyEnd = next(from: start, where: Self.isNestingMark)
-            let tailEnd = next(from: keyEnd, where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") })
+            if tailEnd < keyEnd { tailEnd = next(from: keyEnd, where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }) }
             if start < keyEnd, secretKeys.contains(name.base[start..<keyEnd]) || endsInSecretWords(name.base[start..<keyEnd], readsCapitals: readsCapitals) {
                 return true
             }
             if tailEnd > keyEnd, secretKeys.contains(name.base[start..<tailEnd]) { return true }
-            if tailEnd < name.endIndex, keysJoinedAreSecret(name.base[start..<name.endIndex]) { return true }
             start = keyEnd + 1
         }
-        return false
+        return keysJoinedAreSecret(name, readsCapitals: readsCapitals)
     }
 
     /// Whether a key's last words spell a secret name: the words after a `_` or `-`
@@ -1207,7 +1211,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// a small letter or digit (`newPassword`, `githubToken`) when `readsCapitals`. A key whose name ends in a
     /// secret is taken to hold one, erring on the side of the secret (`show_password: true` is
     /// hidden too); words that only start with one (`token_type`, `password_min_length`) or
-    /// name many (`max_tokens`) are not.
+    /// name many (`max_tokens`) are not. Read back from the key's end, no further than a
+    /// secret name's length (separators aside): a longer tail is none.
     private func endsInSecretWords(_ key: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool) -> Bool {
         let (start, end) = (key.startIndex, key.endIndex)
         guard end - start > 1, let raw = key.base.baseAddress else { return false }
@@ -1217,28 +1222,47 @@ public struct RedactionPolicy: Sendable, Equatable {
         var last = end - 1
         while last > start, ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
         guard secretKeys.mayEnd(with: bytes[last]) else { return false }
-        var index = start + 1
-        while index < end {
+        let longest = secretKeys.longestFoldedLength
+        var folded = 0
+        var index = end - 1
+        while index > start {
             let (byte, previous) = (bytes[index], bytes[index - 1])
+            if !ByteNameSet.isSeparator(byte) {
+                folded &+= 1
+                if folded > longest { return false }
+            }
             let afterSeparator = (previous == UInt8(ascii: "_") || previous == UInt8(ascii: "-")) && byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-")
             // A capital after a small letter or a digit (unsigned differences: one compare each).
             let startsCapitalized = readsCapitals && byte &- 0x41 < 26 && (previous &- 0x61 < 26 || previous &- 0x30 < 10)
             if afterSeparator || startsCapitalized, secretKeys.contains(key.base[index..<end]) { return true }
-            index &+= 1
+            index &-= 1
         }
         return false
     }
 
-    /// Whether the keys of a nested name, read without their marks, spell a secret name
-    /// (`api][key]` spells `apikey`).
-    private func keysJoinedAreSecret(_ keys: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        withUnsafeTemporaryAllocation(byteCount: keys.count, alignment: 1) { room in
-            var count = 0
-            for byte in keys where !Self.isNestingMark(byte) {
-                room[count] = byte
-                count += 1
+    /// Whether the keys of a nested name, read as one with a `-` for each mark, spell a secret
+    /// name whole or in their last words: `api][key` spells `api-key` (`{"api": {"key": …}}`),
+    /// `stripe_api[key]` ends in `api-key`. Only the name's last secret name's length is read
+    /// (separators aside), copied back from its end.
+    private func keysJoinedAreSecret(_ name: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool) -> Bool {
+        let longest = secretKeys.longestFoldedLength
+        guard longest > 0, let raw = name.base.baseAddress else { return false }
+        let bytes = raw.assumingMemoryBound(to: UInt8.self)
+        // Back from the end while the letters fit, and one byte more (the one before a word).
+        var first = name.endIndex
+        var folded = 0
+        while first > name.startIndex, folded <= longest {
+            first -= 1
+            if !ByteNameSet.isSeparator(bytes[first]), !Self.isNestingMark(bytes[first]) { folded += 1 }
+        }
+        return withUnsafeTemporaryAllocation(byteCount: name.endIndex - first, alignment: 1) { room in
+            for offset in 0..<(name.endIndex - first) {
+                let byte = bytes[first + offset]
+                room[offset] = Self.isNestingMark(byte) ? UInt8(ascii: "-") : byte
             }
-            return count > 0 && secretKeys.contains(UnsafeRawBufferPointer(room)[0..<count])
+            let joined = UnsafeRawBufferPointer(room)[...]
+            // Whole only when the copy starts where the name does: otherwise it starts mid-word.
+            return (first == name.startIndex && secretKeys.contains(joined)) || endsInSecretWords(joined, readsCapitals: readsCapitals)
         }
     }
 

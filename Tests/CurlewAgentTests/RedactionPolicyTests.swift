@@ -528,6 +528,25 @@ struct RedactionPolicyTests {
         #expect(!record.contains("Pk6Tok9") && record.contains("kept5"), "\(record)")
         #expect(policy.hidesMember(onPath: "$.api.key") && policy.hidesMember(onPath: "$.list[0].private[1].key"))
         #expect(!policy.hidesMember(onPath: "$.api.version") && !policy.hidesMember(onPath: "$.other.key"))
+        // Found by review: a negative index is no name; a key's last words join the next key;
+        // escapes and padding do not push a parent out of the path read.
+        #expect(policy.hidesMember(onPath: "$.api[-1].key") && policy.isSecretName("stripe_api[key]") && policy.isSecretName("googleApi.key"))
+        let escaped = json(#"{"\u0061\u0070\u0069\u005f":{"\u006b\u0065\u0079\u005f":"Pk7Tok9"},"api":{"key"# + String(repeating: "_", count: 40) + #"":"Pk8Tok9"}}"#)
+        let escapedText = try #require(policy.redact(message(responseBody: escaped)).response?.body.text)
+        #expect(!escapedText.contains("Pk7Tok9") && !escapedText.contains("Pk8Tok9"), "\(escapedText)")
+    }
+
+    @Test("a hostile name of a million keys or words is decided in linear time (found by review: quadratic lookups stalled the logger)")
+    func hostileNamesAreLinear() throws {
+        let policy = RedactionPolicy()
+        let start = ContinuousClock.now
+        let names = [String(repeating: "xP", count: 300_000) + "d", String(repeating: "p.", count: 300_000) + "d", "X-" + String(repeating: "p-", count: 300_000) + "d",
+                     String(repeating: "p[", count: 300_000) + "d", "p" + String(repeating: "_", count: 300_000) + "assword"]
+        for name in names { _ = policy.isSecretName(name) }
+        #expect(policy.hidesValue(ofHeader: "X-" + String(repeating: "p-", count: 300_000) + "token"))
+        let body = json(#"{""# + String(repeating: "xP", count: 200_000) + #"d":1,"a.b":{"c":2}}"#)
+        _ = policy.redact(message(responseBody: body))
+        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     @Test("a secret in the head is found wherever it falls against the eight-byte words the head is scanned in")
