@@ -197,12 +197,11 @@ public struct ComposeWorkspace: Sendable {
         } catch {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
         }
-        // A URL no run could send (a control character, a space) is never written, as an import
-        // leaves one out (found by a new user's trial: saved, then every run failed on it).
-        if let url = Template.textWithoutTemplates(in: request.customURL ?? request.path) {
-            do throws(RequestError) { try URLText.checkCharacters(url) } catch {
-                throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
-            }
+        // A URL no run could send (a control character, a space outside a template) is never
+        // written, as an import leaves one out (found by a new user's trial: saved, then every
+        // run failed on it). What a template fills in is the run's to check.
+        do throws(RequestError) { try URLText.checkCharacters(Template.literalCheckText(of: request.customURL ?? request.path)) } catch {
+            throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
         }
         let summary = try WorkspaceWriter.save(request, query: query, folder: draft.folder, named: name, replacing: draft.entryName,
                                                copying: draft.entryName == nil ? draft.copiedFrom : nil, in: path,

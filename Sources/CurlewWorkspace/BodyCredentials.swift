@@ -108,8 +108,10 @@ extension WorkspaceWriter {
         case .object(let members):
             var replaced: [JSONMember] = []
             for member in members {
+                // The names nearest it are the ones that can spell a secret with it (a path of
+                // hundreds of levels is not copied whole at each).
                 guard let one = replacingSecretValues(in: member.value, secret: secret || isSecret(member.key, path), key: member.key,
-                                                      path: path + [member.key], isSecret: isSecret,
+                                                      path: path.suffix(255) + [member.key], isSecret: isSecret,
                                                       numbersAsText: numbersAsText, replace) else { return nil }
                 replaced.append(JSONMember(member.key, one))
             }

@@ -17,8 +17,8 @@ struct JSONSecretSpans {
         var isObject: Bool
         /// Whether the container is the value of a secret member, or under one.
         var secret: Bool
-        /// The names of the members the container is under (the last its own).
-        var path: [String]
+        /// Whether the container is a member's value, its name then the last of `parents`.
+        var named: Bool
         var key: String
         var expectingKey: Bool
         var valueIsSecret = false
@@ -29,6 +29,10 @@ struct JSONSecretSpans {
         let bytes = Array(text.utf8)
         guard let first = bytes.first(where: { !Self.isWhitespace($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
         var stack: [Frame] = []
+        // The names of the members the open containers are the values of, outermost first:
+        // one list for all frames, so a body nested deep keeps one name a level, not a copy
+        // of the path in each.
+        var parents: [String] = []
         var spans: [(key: String, range: Range<Int>)] = []
         var stringStarts = Set<Int>()
         /// Whether a value read now is secret, and the member it belongs to.
@@ -54,7 +58,8 @@ struct JSONSecretSpans {
                 if let top = stack.last, top.isObject, top.expectingKey {
                     let key = Self.decodedKey(bytes[content])
                     stack[stack.count - 1].key = key
-                    stack[stack.count - 1].valueIsSecret = top.secret || isSecret(key, top.path)
+                    // The names nearest it are the ones that can spell a secret with it.
+                    stack[stack.count - 1].valueIsSecret = top.secret || isSecret(key, Array(parents.suffix(Self.parentsRead)))
                     stack[stack.count - 1].expectingKey = false
                 } else if let context = valueContext(), context.secret {
                     spans.append((context.key, content))
@@ -64,12 +69,14 @@ struct JSONSecretSpans {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let context = valueContext()
                 // A member's value adds its name to the path; an array's element adds none.
-                let path = stack.last.map { $0.isObject ? $0.path + [$0.key] : $0.path } ?? []
-                stack.append(Frame(isObject: byte == UInt8(ascii: "{"), secret: context?.secret ?? false, path: path, key: context?.key ?? "",
+                let named = stack.last?.isObject ?? false
+                if named, let top = stack.last { parents.append(top.key) }
+                stack.append(Frame(isObject: byte == UInt8(ascii: "{"), secret: context?.secret ?? false, named: named, key: context?.key ?? "",
                                    expectingKey: byte == UInt8(ascii: "{")))
                 index += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 guard let top = stack.popLast(), top.isObject == (byte == UInt8(ascii: "}")) else { return nil }
+                if top.named { parents.removeLast() }
                 index += 1
             case UInt8(ascii: ","):
                 if let top = stack.last, top.isObject { stack[stack.count - 1].expectingKey = true }
@@ -93,6 +100,10 @@ struct JSONSecretSpans {
     }
 
     private static let structural: Set<UInt8> = Set("{}[],:\"".utf8)
+    /// How many of the names a member is under are handed to `isSecret`: more than any path the
+    /// redaction rule reads (`JSONMemberPath.joinedLimit`) holds, as each name takes a byte and
+    /// two marks at least.
+    private static let parentsRead = 256
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D

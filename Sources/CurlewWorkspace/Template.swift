@@ -160,6 +160,20 @@ public struct Template: Sendable {
         return output + (unclosed ?? "")
     }
 
+    /// `text` with each space, tab and control character inside its `{{…}}` expressions (and
+    /// after a `{{` never closed) written `_`: a check of what a URL can hold then finds only
+    /// those of its literal text, at their places, and quotes the rest as typed. What an
+    /// expression fills in is checked when it is.
+    public static func literalCheckText(of text: String) -> String {
+        let ranges = templatedRanges(in: text)
+        guard !ranges.isEmpty else { return text }
+        var bytes = Array(text.utf8)
+        for range in ranges {
+            for index in range where bytes[index] <= 0x20 || bytes[index] == 0x7F { bytes[index] = UInt8(ascii: "_") }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Where `text`'s `{{…}}` expressions stand (with their braces, nested ones whole), and a
     /// `{{` never closed with what follows it, as UTF-8 offsets: what is not literal text. An
     /// escaped `\{{` is literal.

@@ -470,7 +470,7 @@ extension WorkbenchTests {
         let model = bench.model
         let before = try String(contentsOfFile: bench.path, encoding: .utf8)
         model.handle(.enter)
-        for url in ["http://127.0.0.1:8080/a\u{1B}[31mb", "http://127.0.0.1:8080/a b"] {
+        for url in ["http://127.0.0.1:8080/a\u{1B}[31mb", "http://127.0.0.1:8080/a b", "{{base}}/a b", "{{base}}/a\u{1B}x"] {
             model.compose.draft.url = url
             model.handle(.character("w"))
             #expect(model.message.contains("is not saved") && model.message.contains("URL"), "\(model.message)")

@@ -803,6 +803,15 @@ struct WorkspaceWriterReviewTests {
         #expect(sent.params["token"] == "Pt-6" && sent.params["refresh_token"] == "Qt-7" && sent.params["page"] == "1")
     }
 
+    @Test("a JSON text nested thirty thousand levels deep is read for its secrets in linear time and memory (found by review: each level copied the path)")
+    func deepJSONSpans() throws {
+        let start = ContinuousClock.now
+        let text = String(repeating: #"{"a":"#, count: 30_000) + #"{"api":{"key":"Dp1Tok9"}}"# + String(repeating: "}", count: 30_000)
+        let spans = try #require(JSONSecretSpans(text) { name, parents in RedactionPolicy().isSecretMember(name, under: parents[...]) })
+        #expect(spans.spans.map(\.key) == ["key"])
+        #expect(ContinuousClock.now - start < .seconds(20))
+    }
+
     @Test("a text body changes only where a secret was: spacing, escapes, numbers, templates and escaped braces stay byte for byte; secret numbers and objects move too (found by review), and a multipart text's secret part")
     func textBodiesKeepTheirBytes() throws {
         let files = try WorkspaceFiles()
