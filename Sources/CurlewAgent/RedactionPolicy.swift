@@ -15,12 +15,13 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Query and form parameters hidden by default: passwords, OAuth's tokens and secrets, API
     /// keys, session and auth tokens, private keys, JWTs, signatures (AWS's presigned URLs sign
-    /// with `X-Amz-Signature`) and AWS's session token. Each is matched as `SecretNames` matches,
+    /// with `X-Amz-Signature`), AWS's session token and secret access key, and a password's
+    /// confirmation. Each is matched as `SecretNames` matches,
     /// so `access_token` is also `accessToken` and `access-token`.
     public static let defaultParameterNames: Set<String> = [
         "password", "passwd", "pwd", "passphrase", "token", "access_token", "refresh_token", "id_token", "auth_token",
         "session_token", "api_key", "api_token", "client_secret", "secret", "secret_key", "private_key", "jwt",
-        "signature", "x-amz-signature", "x-amz-security-token",
+        "signature", "x-amz-signature", "x-amz-security-token", "secret_access_key", "password_confirmation",
     ]
 
     public var isEnabled: Bool
@@ -1231,7 +1232,8 @@ public struct RedactionPolicy: Sendable, Equatable {
                 folded &+= 1
                 if folded > longest { return false }
             }
-            let afterSeparator = (previous == UInt8(ascii: "_") || previous == UInt8(ascii: "-")) && byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-")
+            // (A `.` too, for a header's name, which is read without the nesting pass: `User.Password`.)
+            let afterSeparator = ByteNameSet.isSeparator(previous) && !ByteNameSet.isSeparator(byte)
             // A capital after a small letter or a digit (unsigned differences: one compare each).
             let startsCapitalized = readsCapitals && byte &- 0x41 < 26 && (previous &- 0x61 < 26 || previous &- 0x30 < 10)
             if afterSeparator || startsCapitalized, secretKeys.contains(key.base[index..<end]) { return true }
@@ -1256,11 +1258,25 @@ public struct RedactionPolicy: Sendable, Equatable {
             if !ByteNameSet.isSeparator(bytes[first]), !Self.isNestingMark(bytes[first]) { folded += 1 }
         }
         return withUnsafeTemporaryAllocation(byteCount: name.endIndex - first, alignment: 1) { room in
+            // An index (`api[0][key]`, as `qs` writes an array) adds no name, as an array adds
+            // none to a JSON body's path: a key of digits alone is left out.
+            var count = 0
+            var keyStart = 0
             for offset in 0..<(name.endIndex - first) {
                 let byte = bytes[first + offset]
-                room[offset] = Self.isNestingMark(byte) ? UInt8(ascii: "-") : byte
+                if Self.isNestingMark(byte) {
+                    if count > keyStart, UnsafeRawBufferPointer(room)[keyStart..<count].allSatisfy({ $0 &- 0x30 < 10 }), keyStart > 0 || first > name.startIndex {
+                        count = keyStart
+                    }
+                    room[count] = UInt8(ascii: "-")
+                    count += 1
+                    keyStart = count
+                } else {
+                    room[count] = byte
+                    count += 1
+                }
             }
-            let joined = UnsafeRawBufferPointer(room)[...]
+            let joined = UnsafeRawBufferPointer(room)[0..<count]
             // Whole only when the copy starts where the name does: otherwise it starts mid-word.
             return (first == name.startIndex && secretKeys.contains(joined)) || endsInSecretWords(joined, readsCapitals: readsCapitals)
         }
@@ -1650,9 +1666,16 @@ public struct RedactionPolicy: Sendable, Equatable {
     private func isSecretMemberName(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
         if ASCII.contains(UInt8(ascii: "\\"), in: name),
            case .string(let decoded)? = try? JSONValue.parse("\"" + String(decoding: name, as: UTF8.self) + "\"") {
-            return isSecretName(decoded)
+            return isSecretName(decoded) || isSecretEncodedName(decoded)
         }
-        return isSecretName(name)
+        return isSecretName(name) || (ASCII.contains(UInt8(ascii: "%"), in: name) && isSecretEncodedName(String(decoding: name, as: UTF8.self)))
+    }
+
+    /// Whether a name an echo kept percent-encoded (`"api%5Bkey%5D"`, a query's name as a server
+    /// reflects it) is secret once decoded, as the query's own name is.
+    private func isSecretEncodedName(_ name: String) -> Bool {
+        guard name.contains("%"), let decoded = name.removingPercentEncoding, decoded != name else { return false }
+        return isSecretName(decoded)
     }
 
     /// Whether `\"name\"` followed by a colon, with `name` a secret key, occurs in the bytes.
@@ -1694,7 +1717,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             guard start > 0 else { continue }
             let name = bytes[start..<end]
             // A nested name (`user[token]`, `user.token`) is secret by one of its keys too.
-            if isSecretName(name) || ASCII.contains(backslash, in: name) { return true }
+            if ASCII.contains(backslash, in: name) || isSecretMemberName(name) { return true }
             if start > 1, base.load(fromByteOffset: start - 2, as: UInt8.self) == backslash { return true }
         }
         return false

@@ -65,8 +65,9 @@ public enum HTTPFileImport {
         for index in found.indices where found[index].named { found[index].item.name = names.claim(found[index].item.name) }
         for index in found.indices where !found[index].named { found[index].item.name = names.claim(found[index].item.name) }
         for index in found.indices where found[index].named && found[index].item.name != written[index] {
-            collection.notes.append("line \(found[index].line): a second request named \(written[index]) is imported as \(found[index].item.name); "
-                                    + "\(written[index]).response after it reads this one's answer, as the file runs")
+            let (given, imported) = (ImportedCollection.shown(written[index]), ImportedCollection.shown(found[index].item.name))
+            collection.notes.append("line \(found[index].line): a second request named \(given) is imported as \(imported); "
+                                    + "\(given).response after it reads this one's answer, as the file runs")
         }
         var references: [(user: String, source: String, path: String, variable: String)] = []
         var firstLines: [String: Int] = [:]

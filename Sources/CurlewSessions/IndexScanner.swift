@@ -79,7 +79,7 @@ final class IndexScanner: @unchecked Sendable {
         let limit = min(limit, EntryBlock.capacity)
         scanning: while builder.count < limit {
             if let newline = pending[cursor...].firstIndex(of: 0x0A) {
-                guard builder.fits(offset: offset) else { break scanning }
+                guard builder.fits(offset: offset + Self.markBytes) else { break scanning }
                 // A line found whole in the buffer is held to the same length as one that
                 // outgrew it (as the reader holds it, so both number the same entries).
                 if oversizedLine == nil, Self.isOverlong(pending[cursor..<newline]) { oversizedLine = 0 }
@@ -100,7 +100,7 @@ final class IndexScanner: @unchecked Sendable {
                 pending.removeAll(keepingCapacity: true)
             }
             if reachedEnd, follows {
-                guard builder.fits(offset: offset) else { break scanning }
+                guard builder.fits(offset: offset + Self.markBytes) else { break scanning }
                 // Whole only when it parses: a line cut just after an inner `}` ends like one.
                 if oversizedLine == nil, !Self.isOverlong(pending[...]), SessionLogRecord.isCompleteObject(SessionLogFormat.record(in: pending[...])),
                    (try? JSONValue.parse(Data(SessionLogFormat.record(in: pending[...])))) != nil {
@@ -117,7 +117,7 @@ final class IndexScanner: @unchecked Sendable {
                 break scanning
             }
             if reachedEnd {
-                guard builder.fits(offset: offset) else { break scanning }
+                guard builder.fits(offset: offset + Self.markBytes) else { break scanning }
                 // A last line without its line break is held to the same length too.
                 if oversizedLine == nil, Self.isOverlong(pending[...]) {
                     oversizedLine = Int64(pending.count)
@@ -239,6 +239,10 @@ final class IndexScanner: @unchecked Sendable {
         offset += oversizedLine ?? 0
         oversizedLine = nil
     }
+
+    /// How far past a line's start its entry may begin: a byte order mark before its record
+    /// (`SessionLogFormat.record(in:)`). A block is asked for room that far on.
+    private static let markBytes: Int64 = 3
 
     private func consume(_ line: ArraySlice<UInt8>, at start: Int64, into part: inout ScannedPart, builder: inout EntryBlockBuilder) {
         lineNumber += 1

@@ -44,13 +44,25 @@ public enum TextWidth {
     }
 
     /// Whether `scalar` is a zero-width non-joiner or joiner after a letter of a script that
-    /// writes them inside words (Persian `می‌خواهم`, Arabic, Syriac, the Indic scripts: any
-    /// letter from Hebrew on), where it chooses a letter's form and is no trick. It is left out
-    /// of what is drawn, taking no cell, as a terminal would draw it. After a Latin, Greek or
-    /// Cyrillic letter, where no word needs one, it stays a stand-in.
+    /// writes them inside words (Persian `می‌خواهم`, Arabic, Hebrew, Syriac, N'Ko, the Indic
+    /// scripts, Myanmar, Khmer, Mongolian), where it chooses a letter's form and is no trick. It
+    /// is left out of what is drawn, taking no cell, as a terminal would draw it. After a letter
+    /// of any other script (Latin, Greek, Cyrillic, their extended blocks, CJK), where no word
+    /// needs one, it stays a stand-in.
     private static func joinsWord(_ scalar: Unicode.Scalar, after first: Unicode.Scalar) -> Bool {
-        (scalar.value == 0x200C || scalar.value == 0x200D) && first.value >= 0x0590 && first.properties.isAlphabetic
+        guard scalar.value == 0x200C || scalar.value == 0x200D, first.properties.isAlphabetic else { return false }
+        return joiningScripts.contains { $0.contains(first.value) }
     }
+
+    /// The blocks of the scripts that write joiners inside words.
+    private static let joiningScripts: [ClosedRange<UInt32>] = [
+        0x0590...0x08FF,  // Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, Mandaic, Arabic Extended
+        0x0900...0x0DFF,  // Devanagari to Sinhala
+        0x1000...0x109F,  // Myanmar
+        0x1780...0x18AF,  // Khmer, Mongolian
+        0xA8E0...0xA8FF, 0xA9E0...0xA9FF, 0xAA60...0xAA7F,  // Devanagari and Myanmar extended
+        0xFB1D...0xFDFF, 0xFE70...0xFEFF,  // Hebrew and Arabic presentation forms
+    ]
 
     public static func of(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + of($1) }

@@ -89,7 +89,7 @@ public struct TransferError: Error, Sendable, Equatable {
             // The server's reply, not the URL: an HTTP/0.9 answer, an unknown version. Said in
             // words of the answer, libcurl's kept after them.
             kind = .invalidResponse
-            if message.hasPrefix("Unsupported HTTP version") {
+            if message.hasPrefix("Unsupported HTTP") || message.hasPrefix("Unsupported response code") {
                 message = "the response's status line is not one HTTP reads: an unknown version or no three-digit status code (\(message))"
             } else if message.contains("HTTP/0.9") {
                 message = "the response has no status line: its first bytes are not HTTP/1.x or HTTP/2, and an HTTP/0.9 answer is not read (\(message))"

@@ -239,7 +239,9 @@ public enum YAMLDocument {
     static func secondKey(_ key: String, inBlockMappingAt line: Int, column: Int, of text: String) -> (line: Int, column: Int)? {
         let spellings = [key, "\"\(key)\"", "'\(key)'"].map { $0 + ":" }
         var found = 0
-        for (index, row) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().dropFirst(line - 1) {
+        // By bytes: a CRLF is one Character, which a split on "\n" would not cut.
+        for (index, bytes) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated().dropFirst(line - 1) {
+            let row = Substring(decoding: bytes, as: UTF8.self)
             let trimmed = row.hasSuffix("\r") ? row.dropLast() : row
             let indent = trimmed.prefix { $0 == " " }.count
             // A line less indented (not blank, not a comment) ends the mapping.

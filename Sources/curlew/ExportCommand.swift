@@ -87,7 +87,8 @@ struct ExportCommand: ParsableCommand {
                 guard let original = message.original,
                       let reason = ImportedCollection.unsendableReason(method: HTTPMethod(rawValue: original.method), url: original.url,
                                                                        headers: original.headers) else { return true }
-                StandardStreams.error("curlew: left out an exchange no run could send: \(TerminalText.escapingControls(reason))\n")
+                // Said on the terminal with secrets hidden whatever --no-redact says, as `curlew run` says it.
+                StandardStreams.error("curlew: left out an exchange no run could send: \(TerminalText.escapingControls(RedactionPolicy().redactText(reason)))\n")
                 return false
             }
         }

@@ -492,6 +492,15 @@ struct RedactionPolicyTests {
         // A header's name has no case to read: its words are told apart by `-` and `_`.
         for name in ["Private-Token", "x-goog-api-key", "X_CSRF_TOKEN", "X-Session-Token"] { #expect(policy.hidesValue(ofHeader: name), "\(name)") }
         #expect(!policy.hidesValue(ofHeader: "Newpassword-Policy") && !policy.hidesValue(ofHeader: "XGitHubtoken-Scopes"))
+        // Found by a second trial: dotted header names, an index between a path's words, a joined
+        // key's words, AWS's secret key and a password's confirmation.
+        for name in ["api[0][key]", "private[0][key]", "my_api.key", "stripe-api[key]", "aws_secret_access_key", "SecretAccessKey", "passwordConfirmation"] {
+            #expect(policy.isSecretName(name), "\(name)")
+        }
+        for name in ["User.Password", "X.Private.Token", "Stripe.Api.Key"] { #expect(policy.hidesValue(ofHeader: name), "\(name)") }
+        let encodedEcho = json(#"{"args":{"api%5Bkey%5D":"Wd5Tok9","page":"2"},"list":{"api":{"0":{"key":"Wd6Tok9"}}}}"#)
+        let encodedText = try #require(policy.redact(message(responseBody: encodedEcho)).response?.body.text)
+        #expect(!encodedText.contains("Wd5Tok9") && !encodedText.contains("Wd6Tok9") && encodedText.contains(#""page":"2""#), "\(encodedText)")
         for name in ["token_type", "password_min_length", "max_tokens", "total_tokens", "Content-Type", "Sec-WebSocket-Key", "Idempotency-Key",
                      "X-Request-Id", "tokenizer", "Passwords", "_", "a-"] {
             #expect(!policy.isSecretName(name), "\(name)")

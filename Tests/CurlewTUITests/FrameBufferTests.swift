@@ -50,6 +50,8 @@ struct FrameBufferTests {
         #expect(word.put(persian + "|", row: 0, column: 0) == 8)
         #expect(word.line(0) == "میخواهم|" + String(repeating: " ", count: 2), "\(word.line(0).debugDescription)")
         #expect(TextWidth.of(persian) == 7)
+        // Only in the scripts that write joiners: not after a letter of Latin Extended or CJK (found by review).
+        #expect(TextWidth.visible("ạ\u{200D}") == "ạ\u{FFFD}" && TextWidth.visible("ж\u{200C}") == "ж\u{FFFD}")
         // Not after a Latin letter (above), nor a bidi control or a zero-width space after any letter.
         var controls = FrameBuffer(rows: 1, columns: 6)
         #expect(controls.put("ی\u{202E}ی\u{200B}|", row: 0, column: 0) == 5)
