@@ -223,12 +223,15 @@ public struct RequestDraft: Sendable, Equatable {
     }
 
     /// A draft of a workspace entry as written, which saves back to that entry. A query the
-    /// reader put in the URL (a POST's `query:`) comes back as rows, decoded.
+    /// reader put in the URL (a POST's `query:`) comes back as rows, decoded. A URL with a
+    /// fragment after its query keeps both in its text: rows go before a fragment nowhere, and
+    /// a fragment read as the last value would be sent (found by a new user's trial: saved,
+    /// `#access_token=…` went to the server).
     public init(entry request: Request, named name: String) {
         self.init(request, baseURL: nil)
         self.name = name
         entryName = name
-        if let mark = url.firstIndex(of: "?"), !url.contains("://") {
+        if let mark = url.firstIndex(of: "?"), !url.contains("://"), !url[mark...].contains("#") {
             params += FormText.fields(of: String(url[url.index(after: mark)...])).map { KeyValueRow($0.name, $0.value) }
             url = String(url[..<mark])
         }

@@ -57,6 +57,25 @@ struct ComposeWorkspaceTests {
         #expect(try draft(workspace, "posted").params == [KeyValueRow("page", "2"), KeyValueRow("who", "{{u}}")])
     }
 
+    @Test("an entry whose URL has a fragment after its query saves and sends as written: the fragment is not read as the last value (found by a new user's trial: saved, it went to the server)")
+    func fragmentAfterQuery() throws {
+        let path = try file("""
+        config: {baseURL: "http://127.0.0.1:9"}
+        requests:
+          frag: {url: "/anything?a=1&token=T1#access_token=F1"}
+        """)
+        var workspace = try ComposeWorkspace(path: path)
+        let before = try workspace.session.request(named: "frag").0
+        let loaded = try draft(workspace, "frag")
+        #expect(loaded.params.isEmpty && loaded.url == "/anything?a=1&token=T1#access_token=F1", "\(loaded.url) \(loaded.params)")
+        _ = try workspace.save(loaded, loadedAs: loaded)
+        let after = try workspace.session.request(named: "frag").0
+        #expect((after.customURL ?? after.path) == (before.customURL ?? before.path) && after.params == before.params,
+                "\(after.customURL ?? after.path) \(after.params)")
+        // The fragment's token goes to the secrets file, as the writer moves one (OAuth's implicit flow).
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("#access_token={{"))
+    }
+
     @Test("a curl command pasted into a workspace's Compose is literal: sent as typed, its {{u}} not the workspace's variable, and saved so it reads back so")
     func pastedCurlIsLiteral() throws {
         var (workspace, _) = try workspace()
