@@ -164,7 +164,16 @@ public enum HTTPFileImport {
         var words = block[index].text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         index += 1
         var method = "GET"
-        if let first = words.first, methods.contains(first.uppercased()) { method = first.uppercased(); words.removeFirst() }
+        // A known method in any case; any other method in capitals before a URL (`PROPFIND`,
+        // `MKCALENDAR`, as an export writes what a log holds).
+        if let first = words.first, methods.contains(first.uppercased()) {
+            method = first.uppercased()
+            words.removeFirst()
+        } else if words.count >= 2, let first = words.first, first == first.uppercased(), first.contains(where: \.isLetter),
+                  (try? HTTPMethod(rawValue: first).validate()) != nil {
+            method = first
+            words.removeFirst()
+        }
         if words.count > 1, words.last!.uppercased().hasPrefix("HTTP/") { words.removeLast() }
         guard words.count == 1 else { throw Failure(line: requestLineNumber, reason: "expected METHOD URL [HTTP/version], found \"\(block[index - 1].text.prefix(60))\"") }
         var url = words[0]

@@ -200,7 +200,10 @@ struct ImportTests {
     }
 
     @Test(".http: a request line that is not one is an error with its line")
-    func httpFileErrors() {
+    func httpFileErrors() throws {
+        // A method other than the common ones, in capitals, as an export writes a log's (found by a new user's trial).
+        let dav = try HTTPFileImport.parse("MKCALENDAR http://h/cal\n\n###\nPROPFIND http://h/dav HTTP/1.1\n")
+        #expect(dav.items.map(\.request.method.rawValue) == ["MKCALENDAR", "PROPFIND"])
         let error = #expect(throws: HTTPFileImport.Failure.self) { try HTTPFileImport.parse("###\nGET a b c\n") }
         #expect(error?.line == 2)
         // A use of a response no request before it is named: the line of the request that uses
