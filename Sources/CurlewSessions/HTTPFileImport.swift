@@ -71,11 +71,13 @@ public enum HTTPFileImport {
         }
         var references: [(user: String, source: String, path: String, variable: String)] = []
         var firstLines: [String: Int] = [:]
+        // A captured value never takes a name the file gives a variable of its own.
+        let fileVariables = Set(collection.variables.map(\.name))
         for (index, (block, requestLine, _)) in found.enumerated() {
             var item = block
             firstLines[item.name] = requestLine
             let before = references.count
-            item.request = rewriteReferences(in: item.request, user: item.name, references: &references)
+            item.request = rewriteReferences(in: item.request, user: item.name, avoiding: fileVariables, references: &references)
             // A name given twice: its response is the latest one received before this request,
             // from the request `# @name`d so nearest above it.
             for reference in before..<references.count {
@@ -233,7 +235,7 @@ public enum HTTPFileImport {
 
     /// `{{name.response.body.$.a}}` and `{{name.response.headers.X}}` become `{{name_a}}` and
     /// `{{name_X}}`, noted for the chain.
-    private static func rewriteReferences(in request: Request, user: String,
+    private static func rewriteReferences(in request: Request, user: String, avoiding taken: Set<String>,
                                           references: inout [(user: String, source: String, path: String, variable: String)]) -> Request {
         func rewrite(_ text: String) -> String {
             guard text.contains(".response.") else { return text }
@@ -254,7 +256,13 @@ public enum HTTPFileImport {
                     let path = String(inner[marker.upperBound...])
                     let tail = path.hasPrefix("body.") ? String(path.dropFirst(5)) : path
                     let slug = tail.replacingOccurrences(of: "headers.", with: "").filter { $0.isLetter || $0.isNumber || $0 == "_" }
-                    let variable = "\(source.filter { $0.isLetter || $0.isNumber || $0 == "_" })_\(slug.isEmpty ? "value" : slug)"
+                    let base = "\(source.filter { $0.isLetter || $0.isNumber || $0 == "_" })_\(slug.isEmpty ? "value" : slug)"
+                    var variable = base
+                    var number = 2
+                    while taken.contains(variable) {
+                        variable = "\(base)_\(number)"
+                        number += 1
+                    }
                     references.append((user, source, path, variable))
                     output += "{{\(variable)}}"
                 } else {

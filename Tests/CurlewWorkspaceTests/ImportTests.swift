@@ -172,6 +172,10 @@ struct ImportTests {
         // Both capture into the variable the uses read: at each use, the latest answer.
         #expect(chain.steps[0].captures.map(\.name) == ["login_token"] && chain.steps[2].captures.map(\.name) == ["login_token"])
         #expect(collection.items[3].request.headers["Authorization"] == "Bearer {{login_token}}")
+        // A captured value never takes a name the file gives a variable (found by a new user's trial: the static value was replaced).
+        let clash = try HTTPFileImport.parse("@login_token = static\n# @name login\nPOST http://h/login\n\n###\nGET http://h/a\nX-Static: {{login_token}}\nX-Dyn: {{login.response.body.$.token}}\n")
+        #expect(clash.items[1].request.headers["X-Static"] == "{{login_token}}" && clash.items[1].request.headers["X-Dyn"] == "{{login_token_2}}")
+        #expect(clash.chains.first?.steps.first?.captures.map(\.name) == ["login_token_2"])
     }
 
     @Test(".http: a multipart body goes out with CRLF line ends, as the clients send it, and an export of one imports to the same bytes (found by a new user's trial: its CRs were lost)")
