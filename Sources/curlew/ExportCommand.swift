@@ -83,14 +83,17 @@ struct ExportCommand: ParsableCommand {
         if [.curl, .http].contains(format) {
             // A request no run could send is left out of what is written to be sent, as an
             // import leaves it out (found by a new user's trial: `curl 'javascript:alert(1)'`).
-            messages = messages.filter { message in
-                guard let original = message.original,
-                      let reason = ImportedCollection.unsendableReason(method: HTTPMethod(rawValue: original.method), url: original.url,
-                                                                       headers: original.headers) else { return true }
+            messages = messages.enumerated().filter { position, message in
+                guard let original = message.original else { return true }
+                var reason = ImportedCollection.unsendableReason(method: HTTPMethod(rawValue: original.method), url: original.url, headers: original.headers)
+                // A header no request may send (a name that is not a token, a line break in a value).
+                if reason == nil { do throws(RequestError) { try HTTPHeaders(original.headers).validate() } catch { reason = error.message } }
+                guard let reason else { return true }
                 // Said on the terminal with secrets hidden whatever --no-redact says, as `curlew run` says it.
-                StandardStreams.error("curlew: left out an exchange no run could send: \(TerminalText.escapingControls(RedactionPolicy().redactText(reason)))\n")
+                let shown = TerminalText.escapingControls(RedactionPolicy().redactText(reason))
+                StandardStreams.error("curlew: left out exchange \(position + 1) of \(log), which no run could send: \(shown)\n")
                 return false
-            }
+            }.map(\.element)
         }
         let data: Data
         switch format {
