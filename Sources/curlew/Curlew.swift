@@ -33,6 +33,7 @@ struct Curlew: AsyncParsableCommand {
             }
             StandardStreams.finish()
         } catch {
+            StandardStreams.sayIfOutputFailed()
             let subcommand = CommandLine.arguments.dropFirst().first ?? ""
             if scriptedCommands.contains(subcommand), exitCode(for: error) == .validationFailure {
                 StandardStreams.error(fullMessage(for: error) + "\n")

@@ -70,6 +70,8 @@ struct SendCommand: AsyncParsableCommand {
     var raw = false
 
     func validate() throws {
+        // As `curlew run` refuses it: a session log is a file (found by a new user's trial: `./-` was written).
+        if log == "-" { throw ValidationError("--log -: the session log is a file the interface and `curlew log` read; give a file name") }
         // A body where a URL or the method goes (`@-`, `@file`, `{"a":1}`): a value for curl's
         // data options send lacks, or a body given without -d. Named as what it is, not as a
         // method or a URL; a JSON body is not quoted (its members may be credentials).

@@ -41,9 +41,18 @@ enum StandardStreams {
     /// After a command that succeeded: exits with 23, saying so on standard error, when what it
     /// wrote to standard output did not all arrive.
     static func finish() {
-        let flushFailed = fflush(nil) != 0
-        guard flushFailed || outputFailed.withLock({ $0 }) else { return }
-        error("curlew: could not write standard output (a full disk, or a pipe or file closed before the output ended)\n")
+        guard sayIfOutputFailed() else { return }
         Foundation.exit(23)
+    }
+
+    /// Says on standard error that what was written to standard output did not all arrive, when
+    /// so, and returns whether it was: a command that fails exits with its own status, but the
+    /// output it lost (`curlew run --junit - > /dev/full` with a failing test) is said all the same.
+    @discardableResult
+    static func sayIfOutputFailed() -> Bool {
+        let flushFailed = fflush(nil) != 0
+        guard flushFailed || outputFailed.withLock({ $0 }) else { return false }
+        error("curlew: could not write standard output (a full disk, or a pipe or file closed before the output ended)\n")
+        return true
     }
 }

@@ -148,6 +148,12 @@ struct RunCommandTests {
         #expect(both.status == 2 && both.error.contains("both write to standard output"), "\(both.error)")
         let log = try await CurlewProcess.run(["run", path, "--log", "-"])
         #expect(log.status == 2 && log.error.contains("--log -"), "\(log.error)")
+        let sendLog = try await CurlewProcess.run(["send", "--log", "-", "\(server.baseURL)/get"])
+        #expect(sendLog.status == 64 && sendLog.error.contains("--log -"), "\(sendLog.error)")
+        // A failing run whose report could not be written says so (found by a new user's trial).
+        let child = try CurlewProcess(["-c", #"exec "$0" run "$1" --request wrong --junit - > /dev/full"#, CurlewProcess.executable.path, path], program: "/bin/sh")
+        #expect(try await child.wait() == 1)
+        #expect(child.standardError.contains("could not write standard output"), "\(child.standardError)")
     }
 
     @Test("names are printed as the workspace writes them, whatever a secret's value; standard output that cannot be written exits 23 after the reports are written (found by a new user's trial: a secret `admin` printed `[REDACTED] login`, and > /dev/full crashed before the JUnit report)")
