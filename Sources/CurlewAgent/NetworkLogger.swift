@@ -243,8 +243,12 @@ public final class NetworkLogger: NetworkObserver {
         guard count != 0 else { return (nil, false) }
         guard count > 0 else { return (refusal, false) }
         let line = prefix[0..<count].split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-        guard let record = try? JSONSerialization.jsonObject(with: Data(SessionLogFormat.record(in: line))) as? [String: Any],
-              record["type"] as? String == "header" else { return (refusal, false) }
+        let record = SessionLogFormat.record(in: line)
+        // A file of nothing but a byte order mark is empty to every reader, and so to the logger.
+        let isMarkAlone = record.isEmpty && count == line.count
+        guard isMarkAlone || (try? JSONSerialization.jsonObject(with: Data(record)) as? [String: Any])?["type"] as? String == "header" else {
+            return (refusal, false)
+        }
         var last: UInt8 = 0
         return (nil, status.st_size > 0 && pread(reader, &last, 1, status.st_size - 1) == 1 && last != 0x0A)
     }

@@ -120,7 +120,7 @@ extension AppModel {
             // Without `!`, a file that appears meanwhile is not replaced either.
             if replacing { try OwnerOnlyFile.write(body.data, to: file) } else { try OwnerOnlyFile.create(body.data, at: file) }
             let cut = body.isTruncated ? " (the first part of a body of \(body.size) bytes: the debug message keeps no more; a download keeps all)" : ""
-            let secrets = hidden ? ", its secrets hidden (write FILE raw keeps them)" : raw ? ", secrets and all" : ""
+            let secrets = hidden ? ", its secrets hidden (:write FILE raw keeps them)" : raw ? ", secrets and all" : ""
             message = "wrote \(body.data.count) bytes to \(file)\(secrets)\(cut)"
         } catch {
             message = "not written: \(file): \(error.reason)"

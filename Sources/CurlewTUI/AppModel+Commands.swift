@@ -894,10 +894,11 @@ extension AppModel {
             copy(kind, raw: words.contains("raw"))
         case "import": importFile(argument)
         case "write", "write!":
-            // `write FILE raw` keeps the body's secrets, as `copy body raw` does.
+            // `write FILE raw` keeps the body's secrets, as `copy body raw` does; `raw` alone
+            // names no file.
             let trimmed = argument.trimmingCharacters(in: .whitespaces)
-            let raw = trimmed.hasSuffix(" raw")
-            writeResponseBody(to: raw ? String(trimmed.dropLast(4)) : trimmed, replacing: name == "write!", raw: raw)
+            let raw = trimmed.lowercased().hasSuffix(" raw") || trimmed.lowercased() == "raw"
+            writeResponseBody(to: raw ? String(trimmed.dropLast(3)).trimmingCharacters(in: .whitespaces) : trimmed, replacing: name == "write!", raw: raw)
         case "compare": compareMarked()
         case "latency":
             guard let count = argument.isEmpty ? LatencyState.defaultCount : Int(argument) else { message = "latency N: how many times to send it"; return }

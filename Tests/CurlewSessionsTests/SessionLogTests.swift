@@ -126,6 +126,12 @@ struct SessionLogTests {
         try logger.close()
         let appended = try SessionLogReader.read(path: path)
         #expect(appended.skipped.isEmpty && appended.headers.count == 2 && appended.messages.map(\.requestID).last == 9, "\(appended.skipped)")
+        // A file of a byte order mark alone is empty to the logger too (found by a new user's trial: refused as not a log).
+        try bom.write(to: URL(fileURLWithPath: path))
+        let fresh = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        fresh.requestDidProduce(Fixtures.message(id: 10))
+        try fresh.close()
+        #expect(try SessionLogReader.read(path: path).messages.map(\.requestID) == [10])
     }
 
     @Test("bodies beyond the logger's caps keep their first bytes, their full size and the truncated flag")

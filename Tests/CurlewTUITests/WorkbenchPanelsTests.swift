@@ -143,7 +143,7 @@ extension WorkbenchTests {
         }
         let hidden = bench.directory + "/hidden.json"
         runCommand("write \(hidden)", in: model)
-        #expect(model.message.contains("its secrets hidden (write FILE raw keeps them)"), "\(model.message)")
+        #expect(model.message.contains("its secrets hidden (:write FILE raw keeps them)"), "\(model.message)")
         let text = try String(contentsOfFile: hidden, encoding: .utf8)
         #expect(!text.contains("Wq1Tok9") && !text.contains("Wq2Tok9") && text.contains(RedactionPolicy.marker) && text.contains("page"), "\(text)")
         let raw = bench.directory + "/raw.json"
@@ -151,6 +151,11 @@ extension WorkbenchTests {
         #expect(model.message.hasPrefix("wrote ") && model.message.contains("secrets and all"), "\(model.message)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: raw)) == model.compose.response?.message.response?.body.data)
         #expect(((try FileManager.default.attributesOfItem(atPath: raw))[.posixPermissions] as? Int) == 0o600)
+        // `RAW` in any case; `raw` alone names no file (found by a new user's trial: a file called raw).
+        runCommand("write! \(raw) RAW", in: model)
+        #expect(model.message.contains("secrets and all") && !FileManager.default.fileExists(atPath: raw + " RAW"), "\(model.message)")
+        runCommand("write raw", in: model)
+        #expect(model.message.hasPrefix("write FILE"), "\(model.message)")
     }
 
     @Test("the list shows folders with their items beneath; Folder moves a request, and the save writes it")
