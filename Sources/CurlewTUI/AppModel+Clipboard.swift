@@ -47,10 +47,14 @@ extension AppModel {
     /// base URL and config applied), as a debug message not sent yet. A window that only browses
     /// logs has no agent: its requests are composed with no config of their own.
     func composedDraft(_ draft: RequestDraft? = nil) throws(RequestError) -> DebugMessage {
-        let config = environment.agent?.config ?? NetworkConfig()
         let draft = draft ?? compose.draft
-        let composed = try config.composed(try requestToSend(draft, forSending: false))
-        return DebugMessage(requestID: 0, name: draft.name, state: .created, startedAt: Date(), original: composed, sent: nil,
+        return try unsentMessage(try requestToSend(draft, forSending: false), named: draft.name)
+    }
+
+    /// `request` as the agent would put it on the wire now, as a debug message not sent yet.
+    func unsentMessage(_ request: Request, named name: String) throws(RequestError) -> DebugMessage {
+        let config = environment.agent?.config ?? NetworkConfig()
+        return DebugMessage(requestID: 0, name: name, state: .created, startedAt: Date(), original: try config.composed(request), sent: nil,
                             response: nil, error: nil, timings: nil, connection: nil, callbackQueue: "compose")
     }
 

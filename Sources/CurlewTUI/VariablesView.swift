@@ -72,8 +72,17 @@ extension AppModel {
     /// The method and URL the editor's request goes to now, secrets hidden; or why it cannot go.
     func resolvedTarget(of draft: RequestDraft) -> (text: String, style: Style) {
         do {
-            let composed = try composedDraft(draft)
-            let shown = redactionPolicy.redact(composed).original
+            let composed: DebugMessage
+            if let stepper = compose.stepping, let workspace, draft.entryName != nil {
+                // A chain's step goes with what the steps before it captured, as its send builds it.
+                composed = try unsentMessage(try workspace.request(for: draft, captured: stepper.captured, withholding: stepper.namesCapturedBefore),
+                                             named: draft.name)
+            } else {
+                composed = try composedDraft(draft)
+            }
+            // The workspace's secrets, and what the panes hide besides (values chains captured
+            // under secret names or paths: found by a new user's trial, shown in clear here).
+            let shown = exchangeRedaction.redact(redactionPolicy.redact(composed)).original
             return ("\(shown?.method ?? "?") \(shown?.url ?? "")", .accent)
         } catch {
             return ("nothing yet: \(error.message)", .bad)

@@ -727,6 +727,31 @@ struct WorkbenchTests {
         #expect(!model.compose.showsVariables, "\(model.message)")
     }
 
+    @Test("the variables panel's `sends` line hides a value a chain captured under a secret name, as its rows do (found by a new user's trial: the URL showed it in clear)")
+    func variablesPanelHidesCapturedSecrets() async throws {
+        let server = try await TestServer.shared()
+        let bench = try bench(workspace: """
+        config: {baseURL: "\(server.baseURL)"}
+        requests:
+          log in: {url: /login, json: {username: demo, password: curlew}}
+          who: {url: "/anything?s={{session_token}}"}
+        groups:
+          flow:
+            chain:
+              - {request: log in, capture: {session_token: $.token}}
+              - who
+        """)
+        let model = bench.model
+        model.handle(.character("S"))
+        model.handle(.character("s"))
+        try await pump(bench) { model.compose.stepping?.index == 1 }
+        let token = try #require(model.compose.stepping?.captured.first { $0.name == "session_token" }?.value)
+        #expect(token.count >= 8)
+        model.handle(.character("V"))
+        let screen = render(model, rows: 30, columns: 200)
+        #expect(screen.contains("sends GET") && !screen.contains(token), "\(screen)")
+    }
+
     /// A workspace that retries after `delay`, whose first request, `flaky`, fails `failures`
     /// times (under the key `key`) and then answers; `rest` goes on from its `requests:`.
     private func retryingBench(failures: Int = 1, delay: String = "50ms", key: String = uniqueTag(), then rest: String = "") async throws -> Bench {
