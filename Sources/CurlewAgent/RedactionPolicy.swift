@@ -1304,6 +1304,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         while index < bytes.endIndex {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
+                if inValue, jsonValueHoldsSecret(bytes.base[valueStart..<index]) { return true }
                 if valueIsEncoded, encodedValueNeedsRedaction(bytes.base[valueStart..<index]) { return true }
                 inValue = false
                 valueIsEncoded = false
@@ -1317,7 +1318,24 @@ public struct RedactionPolicy: Sendable, Equatable {
             }
             index += 1
         }
+        if inValue, jsonValueHoldsSecret(bytes.base[valueStart..<bytes.endIndex]) { return true }
         return valueIsEncoded && encodedValueNeedsRedaction(bytes.base[valueStart..<bytes.endIndex])
+    }
+
+    /// Whether a pair's value is JSON (as written, or percent-encoded: `{…}`, `%7B…`) holding a
+    /// secret member (`payload={"password":…}`, as forms and queries carry a JSON document):
+    /// the whole value is then hidden, as an encoded value holding a secret is.
+    private func jsonValueHoldsSecret(_ value: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        guard let first = value.first else { return false }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            return containsSecretMember(UnsafeRawBufferPointer(rebasing: value))
+        }
+        guard first == UInt8(ascii: "%"), value.count >= 3 else { return false }
+        let opening = (value[value.startIndex + 1], ASCII.lowercase(value[value.startIndex + 2]))
+        guard opening == (UInt8(ascii: "7"), UInt8(ascii: "b")) || opening == (UInt8(ascii: "5"), UInt8(ascii: "b")) else { return false }
+        let text = String(decoding: value, as: UTF8.self)
+        guard let decoded = EncodedQueryText.plusAsSpace(text).removingPercentEncoding else { return false }
+        return decoded.withUTF8Bytes { containsSecretMember(UnsafeRawBufferPointer($0)) }
     }
 
     /// Whether an encoded value, decoded, holds a URL's password, a declared parameter or a
@@ -1380,6 +1398,11 @@ public struct RedactionPolicy: Sendable, Equatable {
         var valueIsEncoded = false
         /// Ends the current value: the marker for a hidden one, or for one hiding a secret under its encoding.
         func endValue() {
+            if !hiding, inValue, output[valueStart...].withUnsafeBytes({ jsonValueHoldsSecret($0[...]) }) {
+                output.removeSubrange(valueStart...)
+                hiding = true
+                changed = true
+            }
             if !hiding, valueIsEncoded, output[valueStart...].withUnsafeBytes({ encodedValueNeedsRedaction($0[...]) }) {
                 output.removeSubrange(valueStart...)
                 hiding = true

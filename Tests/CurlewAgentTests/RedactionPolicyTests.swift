@@ -545,6 +545,19 @@ struct RedactionPolicyTests {
         #expect(!escapedText.contains("Pk7Tok9") && !escapedText.contains("Pk8Tok9"), "\(escapedText)")
     }
 
+    @Test("JSON carried in a form's or a query's value, as written or encoded, is hidden whole when it holds a secret member (found by a new user's trial: payload={\"password\":…} was logged)")
+    func jsonInPairValues() throws {
+        let policy = RedactionPolicy()
+        let form = BodySnapshot(data: Data(#"payload={"password":"Jv1Tok9","token":"Jv2Tok9"}&x=1&plain={"a":1}"#.utf8),
+                                contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+        let url = #"http://h/get?payload={"password":"Jv3Tok9"}&e=%7B%22token%22%3A%22Jv4Tok9%22%7D&page=2"#
+        let redacted = policy.redact(message(url: url, head: "GET /get?e=%7B%22token%22%3A%22Jv4Tok9%22%7D HTTP/1.1\r\nHost: h\r\n\r\n", requestBody: form))
+        let record = String(decoding: SessionLogExport.jsonArray([redacted]), as: UTF8.self)
+        for secret in ["Jv1Tok9", "Jv2Tok9", "Jv3Tok9", "Jv4Tok9"] { #expect(!record.contains(secret), "\(secret) in \(record)") }
+        #expect(redacted.original?.body?.text == "payload=\(marker)&x=1&plain={\"a\":1}", "\(String(describing: redacted.original?.body?.text))")
+        #expect(redacted.original?.url.hasSuffix("&page=2") == true)
+    }
+
     @Test("a hostile name of a million keys or words is decided in linear time (found by review: quadratic lookups stalled the logger)")
     func hostileNamesAreLinear() throws {
         let policy = RedactionPolicy()
