@@ -607,6 +607,24 @@ public struct RedactionPolicy: Sendable, Equatable {
         return stream
     }
 
+    /// The names of a multipart body's parts (`Content-Disposition: form-data; name="password"`)
+    /// that are secret; none for a body of another type. Read from its bytes as they were kept.
+    private func secretPartNames(of body: BodySnapshot) -> [String] {
+        guard let type = body.contentType, ASCII.hasPrefixIgnoringCase(type, "multipart/") else { return [] }
+        var names: [String] = []
+        let opening = Data("name=\"".utf8)
+        var from = body.data.startIndex
+        while let found = body.data.range(of: opening, in: from..<body.data.endIndex) {
+            guard let close = body.data[found.upperBound...].firstIndex(of: UInt8(ascii: "\"")) else { break }
+            // `filename="…"` names a file, not a part.
+            let isFileName = found.lowerBound > body.data.startIndex && body.data[found.lowerBound - 1] != 0x20 && body.data[found.lowerBound - 1] != 0x3B
+            let name = String(decoding: body.data[found.upperBound..<close], as: UTF8.self)
+            if !isFileName, !names.contains(name), isSecretName(name) { names.append(name) }
+            from = close
+        }
+        return names
+    }
+
     /// A multipart body with the content of every part of these names replaced by the marker:
     /// from after the part's header block to the next boundary line (or the end of what was kept).
     static func hidingPartContents(named names: [String], in data: Data) -> Data {
@@ -725,6 +743,9 @@ public struct RedactionPolicy: Sendable, Equatable {
             // hold a value hold it so.)
             return true
         }
+        // A multipart body sent as text (a browser's "Copy as cURL" of a form): its parts named
+        // as secrets.
+        if !secretPartNames(of: body).isEmpty { return true }
         let kind = BodyKind(body)
         return body.data.withUnsafeBytes { bytes in
             // Other text: word by word (URLs, relative links, `name=value` pairs), judged text
@@ -1475,6 +1496,9 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private func redactBody(_ body: BodySnapshot, force: Bool = false) -> BodySnapshot {
         guard force || bodyNeedsRedaction(body) else { return body }
+        // A multipart body's secret parts first, by the names its parts give (as `-F` parts are).
+        let secretParts = secretPartNames(of: body)
+        let body = secretParts.isEmpty ? body : Self.replacingKept(of: body, with: Self.hidingPartContents(named: secretParts, in: body.data))
         let kind = BodyKind(body)
         // A JSON or form body with a byte that is not UTF-8 is still redacted as text (that byte
         // becomes U+FFFD): left alone, the log's cap could keep a prefix that reads as text and

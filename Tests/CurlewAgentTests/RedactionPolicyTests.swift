@@ -545,6 +545,17 @@ struct RedactionPolicyTests {
         #expect(!escapedText.contains("Pk7Tok9") && !escapedText.contains("Pk8Tok9"), "\(escapedText)")
     }
 
+    @Test("a multipart body sent as text has its secret parts hidden, as -F parts are (found by a new user's trial: a copied form upload's password was logged)")
+    func multipartTextParts() throws {
+        let policy = RedactionPolicy()
+        let text = "--XX\r\nContent-Disposition: form-data; name=\"newPassword\"\r\n\r\nMp1Tok9\r\n--XX\r\nContent-Disposition: form-data; name=\"note\"; filename=\"password.txt\"\r\n\r\nkept6\r\n--XX--\r\n"
+        let body = BodySnapshot(data: Data(text.utf8), contentType: "multipart/form-data; boundary=XX", limit: 1 << 20)
+        let redacted = policy.redact(message(requestBody: body))
+        let record = String(decoding: SessionLogExport.jsonArray([redacted]), as: UTF8.self)
+        #expect(!record.contains("Mp1Tok9") && record.contains("kept6"), "\(record)")
+        #expect(redacted.original?.body?.size == body.size)
+    }
+
     @Test("JSON carried in a form's or a query's value, as written or encoded, is hidden whole when it holds a secret member (found by a new user's trial: payload={\"password\":…} was logged)")
     func jsonInPairValues() throws {
         let policy = RedactionPolicy()
