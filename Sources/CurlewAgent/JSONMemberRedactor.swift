@@ -36,12 +36,10 @@ struct JSONMemberRedactor {
                 index += 1
                 continue
             }
-            let (end, closed) = Self.stringEnd(bytes, from: index)
-            var colon = end
-            while colon < count, Self.isWhitespace(bytes[colon]) { colon += 1 }
-            let contents = bytes[(index + 1)..<(closed ? end - 1 : end)]
-            if colon < count, bytes[colon] == UInt8(ascii: ":") {
-                let nameRange = contents.startIndex..<contents.endIndex
+            let (end, closed, contentsRange, memberColon) = Self.string(at: index, in: bytes)
+            let contents = bytes[contentsRange]
+            if let colon = memberColon {
+                let nameRange = contentsRange
                 let isSecret = isSecretName(raw[nameRange])
                     || (path.isNested && path.withNestedName(nameRange, in: raw, limit: pathLimit, isSecretName))
                 // A name can carry what a value can (`{"https://h/cb?token=…": 1}`).
@@ -100,15 +98,12 @@ struct JSONMemberRedactor {
                 index += 1
                 continue
             }
-            let (end, closed) = stringEnd(bytes, from: index)
-            var colon = end
-            while colon < count, isWhitespace(bytes[colon]) { colon += 1 }
-            guard colon < count, bytes[colon] == UInt8(ascii: ":") else {
+            let (end, _, name, memberColon) = string(at: index, in: bytes)
+            guard let colon = memberColon else {
                 path.readString()
                 index = end
                 continue
             }
-            let name = (index + 1)..<(closed ? end - 1 : end)
             if path.isNested, path.withNestedName(name, in: bytes, limit: pathLimit, isSecretName) { return true }
             var valueStart = colon + 1
             while valueStart < count, isWhitespace(bytes[valueStart]) { valueStart += 1 }
@@ -120,6 +115,18 @@ struct JSONMemberRedactor {
             }
         }
         return false
+    }
+
+    /// The string starting at `index` (its opening quote): where it ends, whether its closing
+    /// quote came, its contents, and the colon after it when it is a member's name. The one
+    /// reading of a name `redact` and `containsSecretPath` share, so both find the same members.
+    private static func string<Bytes: RandomAccessCollection<UInt8>>(at index: Int, in bytes: Bytes)
+        -> (end: Int, closed: Bool, contents: Range<Int>, colon: Int?) where Bytes.Index == Int {
+        let (end, closed) = stringEnd(bytes, from: index)
+        var colon = end
+        while colon < bytes.endIndex, isWhitespace(bytes[colon]) { colon += 1 }
+        let isName = colon < bytes.endIndex && bytes[colon] == UInt8(ascii: ":")
+        return (end, closed, (index + 1)..<(closed ? end - 1 : end), isName ? colon : nil)
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
