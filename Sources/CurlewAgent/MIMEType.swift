@@ -15,6 +15,18 @@ public enum MIMEType {
         isJSON(bodyType) || header.map(isJSON) == true
     }
 
+    /// A multipart type's `boundary` parameter (`multipart/form-data; boundary=XX`, quoted or
+    /// not); nil when it has none.
+    static func boundary(_ contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "boundary", !pair[1].isEmpty else { continue }
+            let value = pair[1].count >= 2 && pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") ? String(pair[1].dropFirst().dropLast()) : pair[1]
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
     static func guess(forPath path: String) -> String {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return fallback }
         return byExtension[path[path.index(after: dot)...].lowercased()] ?? fallback

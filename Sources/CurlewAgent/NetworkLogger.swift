@@ -244,8 +244,9 @@ public final class NetworkLogger: NetworkObserver {
         guard count > 0 else { return (refusal, false) }
         let line = prefix[0..<count].split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
         let record = SessionLogFormat.record(in: line)
-        // A file of nothing but a byte order mark is empty to every reader, and so to the logger.
-        let isMarkAlone = record.isEmpty && count == line.count
+        // A file of nothing but a byte order mark (and line ends, as an editor saves it) is empty
+        // to every reader, and so to the logger.
+        let isMarkAlone = record.isEmpty && prefix[line.count..<count].allSatisfy { $0 == 0x0A || $0 == 0x0D }
         guard isMarkAlone || (try? JSONSerialization.jsonObject(with: Data(record)) as? [String: Any])?["type"] as? String == "header" else {
             return (refusal, false)
         }

@@ -554,7 +554,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             // Byte by byte: a multipart body with a binary file part is not text.
             if var sent = message.sent, let body = sent.body {
                 // The parts' contents, file parts included, then their values wherever else they appear.
-                let parts = Self.hidingPartContents(named: secretParts.map(\.name), in: body.data)
+                let parts = Self.hidingPartContents(named: Set(secretParts.map(\.name)), in: body.data, boundary: body.contentType.flatMap(MIMEType.boundary))
                 let hidden = formSecrets.reduce(parts) { Self.replacing(Array($1.utf8), in: $0) }
                 sent.body = Self.replacingKept(of: body, with: hidden)
                 message.sent = sent
@@ -609,37 +609,56 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// The names of a multipart body's parts (`Content-Disposition: form-data; name="password"`)
     /// that are secret; none for a body of another type. Read from its bytes as they were kept.
-    private func secretPartNames(of body: BodySnapshot) -> [String] {
+    private func secretPartNames(of body: BodySnapshot) -> Set<String> {
         guard let type = body.contentType, ASCII.hasPrefixIgnoringCase(type, "multipart/") else { return [] }
-        var names: [String] = []
-        let opening = Data("name=\"".utf8)
-        var from = body.data.startIndex
-        while let found = body.data.range(of: opening, in: from..<body.data.endIndex) {
-            guard let close = body.data[found.upperBound...].firstIndex(of: UInt8(ascii: "\"")) else { break }
-            // `filename="…"` names a file, not a part.
-            let isFileName = found.lowerBound > body.data.startIndex && body.data[found.lowerBound - 1] != 0x20 && body.data[found.lowerBound - 1] != 0x3B
-            let name = String(decoding: body.data[found.upperBound..<close], as: UTF8.self)
-            if !isFileName, !names.contains(name), isSecretName(name) { names.append(name) }
-            from = close
+        var names: Set<String> = []
+        Self.forEachPartName(in: body.data) { name, _ in
+            if isSecretName(name) { names.insert(name) }
         }
         return names
     }
 
-    /// A multipart body with the content of every part of these names replaced by the marker:
-    /// from after the part's header block to the next boundary line (or the end of what was kept).
-    static func hidingPartContents(named names: [String], in data: Data) -> Data {
-        var bytes = data
-        let marker = Data(Self.marker.utf8)
-        for name in names {
-            var from = bytes.startIndex
-            while let found = bytes.range(of: Data("name=\"\(name)\"".utf8), in: from..<bytes.endIndex),
-                  let headEnd = bytes.range(of: Data([13, 10, 13, 10]), in: found.upperBound..<bytes.endIndex) {
-                let end = bytes.range(of: Data([13, 10, 45, 45]), in: headEnd.upperBound..<bytes.endIndex)?.lowerBound ?? bytes.endIndex
-                bytes.replaceSubrange(headEnd.upperBound..<end, with: marker)
-                from = headEnd.upperBound + marker.count
-            }
+    /// Calls `body` with each part's name in a multipart body (`name="…"` of a header line, not
+    /// a `filename="…"`) and where the quote closing it lies, in order: one pass.
+    private static func forEachPartName(in data: Data, _ body: (String, Data.Index) -> Void) {
+        let opening = Data("name=\"".utf8)
+        var from = data.startIndex
+        while let found = data.range(of: opening, in: from..<data.endIndex) {
+            guard let close = data[found.upperBound...].firstIndex(of: UInt8(ascii: "\"")) else { return }
+            // `filename="…"` names a file, not a part.
+            let before = found.lowerBound > data.startIndex ? data[found.lowerBound - 1] : 0x20
+            if before == 0x20 || before == 0x3B || before == 0x09 { body(String(decoding: data[found.upperBound..<close], as: UTF8.self), close) }
+            from = close
         }
-        return bytes
+    }
+
+    /// A multipart body with the content of every part of these names replaced by the marker:
+    /// from after the part's header block (a blank line, CRLF or LF) to the line that starts the
+    /// next part (`--` and the boundary, when `boundary` is known; else any line starting `--`),
+    /// or the end of what was kept. One pass, written into one buffer, however many parts.
+    static func hidingPartContents(named names: Set<String>, in data: Data, boundary: String? = nil) -> Data {
+        guard !names.isEmpty else { return data }
+        let marker = Data(Self.marker.utf8)
+        let delimiter = Data(("\n--" + (boundary ?? "")).utf8)
+        var output = Data()
+        output.reserveCapacity(data.count)
+        var copied = data.startIndex
+        forEachPartName(in: data) { name, close in
+            guard close >= copied, names.contains(name) else { return }
+            // The header block ends at the first blank line, with CRLFs or bare LFs.
+            // (Bare LFs looked for only before the first CRLF pair: a search of the whole rest
+            // for each part would make a body of many parts quadratic.)
+            let crlf = data.range(of: Data([13, 10, 13, 10]), in: close..<data.endIndex)
+            let lf = data.range(of: Data([10, 10]), in: close..<(crlf?.upperBound ?? data.endIndex))
+            guard let headEnd = [crlf, lf].compactMap({ $0 }).min(by: { $0.lowerBound < $1.lowerBound }) else { return }
+            var end = data.range(of: delimiter, in: headEnd.upperBound..<data.endIndex)?.lowerBound ?? data.endIndex
+            if end > headEnd.upperBound, data[end - 1] == 13 { end -= 1 }
+            output.append(data[copied..<headEnd.upperBound])
+            output.append(marker)
+            copied = end
+        }
+        output.append(data[copied...])
+        return output
     }
 
     /// `data` with every occurrence of `needle` replaced by the marker.
@@ -1321,10 +1340,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         var inValue = false
         var valueStart = bytes.startIndex
         var valueIsEncoded = false
+        // Where a value that opens JSON closes it: what it holds ends no value before.
+        var jsonEnd = bytes.startIndex
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
-            if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
+            if index >= jsonEnd, byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
                 if inValue, jsonValueHoldsSecret(bytes.base[valueStart..<index]) { return true }
                 if valueIsEncoded, encodedValueNeedsRedaction(bytes.base[valueStart..<index]) { return true }
                 inValue = false
@@ -1333,6 +1354,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             } else if byte == UInt8(ascii: "="), !inValue {
                 inValue = true
                 valueStart = index + 1
+                jsonEnd = Self.jsonValueEnd(in: bytes, from: valueStart) ?? valueStart
                 if isSecretParameter(bytes.base[nameStart..<index]) { return true }
             } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+"), inValue, throughEncoding {
                 valueIsEncoded = true
@@ -1348,15 +1370,43 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// the whole value is then hidden, as an encoded value holding a secret is.
     private func jsonValueHoldsSecret(_ value: UnsafeRawBufferPointer.SubSequence) -> Bool {
         guard let first = value.first else { return false }
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            return containsSecretMember(UnsafeRawBufferPointer(rebasing: value))
+        let opensJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        let opensEncoded = first == UInt8(ascii: "%") && value.count >= 3 && ASCII.lowercase(value[value.startIndex + 2]) == UInt8(ascii: "b")
+            && (value[value.startIndex + 1] == UInt8(ascii: "7") || value[value.startIndex + 1] == UInt8(ascii: "5"))
+        guard opensJSON || opensEncoded else { return false }
+        if opensJSON, containsSecretMember(UnsafeRawBufferPointer(rebasing: value)) { return true }
+        // Encoded, whole or in part (`%7B%22token%22…`, or `{%22token%22…` as browsers encode
+        // only the quotes): judged on each decoded level, decoded leniently (a stray `%` stays).
+        guard ASCII.contains(UInt8(ascii: "%"), in: value) else { return false }
+        let text = EncodedQueryText.plusAsSpace(String(decoding: value, as: UTF8.self))
+        return EncodedQueryText.decodedLevels(value).contains { level in
+            Self.startsLikeJSON(level.utf8) && level.withUTF8Bytes { containsSecretMember(UnsafeRawBufferPointer($0)) }
+        } || (text.hasPrefix("{") || text.hasPrefix("[")) && text.withUTF8Bytes { containsSecretMember(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Where a pair's value that opens JSON (`{` or `[`) ends: past its matching bracket, strings
+    /// skipped, however many spaces, `&` and `#` it holds; nil for a value that opens none, or
+    /// whose bracket is never closed (it then ends where other values end).
+    private static func jsonValueEnd(in bytes: UnsafeRawBufferPointer.SubSequence, from start: Int) -> Int? {
+        guard start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") else { return nil }
+        var depth = 0
+        var index = start
+        var inString = false
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if inString {
+                if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                depth += 1
+            } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                depth -= 1
+                if depth == 0 { return index + 1 }
+            }
+            index += 1
         }
-        guard first == UInt8(ascii: "%"), value.count >= 3 else { return false }
-        let opening = (value[value.startIndex + 1], ASCII.lowercase(value[value.startIndex + 2]))
-        guard opening == (UInt8(ascii: "7"), UInt8(ascii: "b")) || opening == (UInt8(ascii: "5"), UInt8(ascii: "b")) else { return false }
-        let text = String(decoding: value, as: UTF8.self)
-        guard let decoded = EncodedQueryText.plusAsSpace(text).removingPercentEncoding else { return false }
-        return decoded.withUTF8Bytes { containsSecretMember(UnsafeRawBufferPointer($0)) }
+        return nil
     }
 
     /// Whether an encoded value, decoded, holds a URL's password, a declared parameter or a
@@ -1456,12 +1506,14 @@ public struct RedactionPolicy: Sendable, Equatable {
             // delimiter follows (a space, a quote, `&`, `#`, closing punctuation), so what follows
             // it (the refusal's closing `")`) is kept.
             var skipUntil = 0
+            // Where a value that opens JSON closes it, as the check reads it.
+            var jsonEnd = 0
             for (index, byte) in bytes.enumerated() {
                 if index < skipUntil {
                     continue
                 } else if hiding, !insideDeclared.isEmpty, insideDeclared[index] {
                     continue
-                } else if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
+                } else if index >= jsonEnd, byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
                     || (inValue && closesQuote(at: index)) {
                     endValue()
                     name.removeAll(keepingCapacity: true)
@@ -1471,6 +1523,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                     hiding = name.withUnsafeBytes { isSecretParameter($0[...]) }
                     output.append(byte)
                     valueStart = output.count
+                    jsonEnd = Self.jsonValueEnd(in: UnsafeRawBufferPointer(bytes)[...], from: index + 1) ?? 0
                     let afterMarker = index + 1 + marker.count
                     if hiding, afterMarker <= bytes.count, marker.indices.allSatisfy({ bytes[index + 1 + $0] == marker[$0] }),
                        afterMarker == bytes.count || [0x20, 0x22, 0x27, 0x26, 0x23, 0x29, 0x5D, 0x2C, 0x3B].contains(bytes[afterMarker]) {
@@ -1498,7 +1551,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         guard force || bodyNeedsRedaction(body) else { return body }
         // A multipart body's secret parts first, by the names its parts give (as `-F` parts are).
         let secretParts = secretPartNames(of: body)
-        let body = secretParts.isEmpty ? body : Self.replacingKept(of: body, with: Self.hidingPartContents(named: secretParts, in: body.data))
+        let body = secretParts.isEmpty ? body
+            : Self.replacingKept(of: body, with: Self.hidingPartContents(named: secretParts, in: body.data, boundary: body.contentType.flatMap(MIMEType.boundary)))
         let kind = BodyKind(body)
         // A JSON or form body with a byte that is not UTF-8 is still redacted as text (that byte
         // becomes U+FFFD): left alone, the log's cap could keep a prefix that reads as text and

@@ -13,7 +13,7 @@ public enum HARImport {
     /// Headers a browser lists that are not to be sent again: HTTP/2 pseudo-headers, framing
     /// and connection headers the transport sets itself, and `accept-encoding` (the agent asks
     /// for no compression, so a body would come back in a coding it does not decode).
-    static let headersNotToResend: Set<String> = [":method", ":path", ":scheme", ":authority", "content-length", "host", "transfer-encoding",
+    public static let headersNotToResend: Set<String> = [":method", ":path", ":scheme", ":authority", "content-length", "host", "transfer-encoding",
                                                   "connection", "keep-alive", "te", "upgrade", "proxy-connection", "accept-encoding"]
 
     /// Each entry as a debug message, numbered from 1. An entry without a request method and URL

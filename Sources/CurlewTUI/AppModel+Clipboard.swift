@@ -114,7 +114,7 @@ extension AppModel {
         var status = stat()
         if lstat(file, &status) == 0 {
             guard (status.st_mode & S_IFMT) == S_IFREG else { message = "\(file) is not a regular file; nothing written"; return }
-            guard replacing else { message = "\(file) exists: write! \(path.trimmingCharacters(in: .whitespaces))\(raw ? " raw" : "") replaces it"; return }
+            guard replacing else { message = "\(file) exists: :write! \(path.trimmingCharacters(in: .whitespaces))\(raw ? " raw" : "") replaces it"; return }
         }
         // Hidden as the panes hide them (found by a new user's trial: an echo's Authorization,
         // cookie and token were written in clear beside a pane showing [REDACTED]).

@@ -86,8 +86,13 @@ struct ExportCommand: ParsableCommand {
             messages = messages.enumerated().filter { position, message in
                 guard let original = message.original else { return true }
                 var reason = ImportedCollection.unsendableReason(method: HTTPMethod(rawValue: original.method), url: original.url, headers: original.headers)
-                // A header no request may send (a name that is not a token, a line break in a value).
-                if reason == nil { do throws(RequestError) { try HTTPHeaders(original.headers).validate() } catch { reason = error.message } }
+                // A header no request may send (a name that is not a token, a line break in a
+                // value); not those the transport sets itself, which a HAR of a browser's, or of
+                // Curlew's own wire, carries (`Content-Length`, HTTP/2's `:method`).
+                if reason == nil {
+                    let own = original.headers.filter { !HARImport.headersNotToResend.contains($0.name.lowercased()) }
+                    do throws(RequestError) { try HTTPHeaders(own).validate() } catch { reason = error.message }
+                }
                 guard let reason else { return true }
                 // Said on the terminal with secrets hidden whatever --no-redact says, as `curlew run` says it.
                 let shown = TerminalText.escapingControls(RedactionPolicy().redactText(reason))

@@ -554,6 +554,17 @@ struct RedactionPolicyTests {
         let record = String(decoding: SessionLogExport.jsonArray([redacted]), as: UTF8.self)
         #expect(!record.contains("Mp1Tok9") && record.contains("kept6"), "\(record)")
         #expect(redacted.original?.body?.size == body.size)
+        // Found by review: bare LF line ends; a value holding a line that starts `--` (a PEM
+        // bundle) is hidden to the boundary, not to that line; many parts cost one pass.
+        let lf = "--XX\nContent-Disposition: form-data; name=\"password\"\n\nMp2Tok9\n--XX\nContent-Disposition: form-data; name=\"private_key\"\n\n"
+            + "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\nMp3Tok9\n--XX--\n"
+        let lfRecord = String(decoding: SessionLogExport.jsonArray([policy.redact(message(requestBody: BodySnapshot(
+            data: Data(lf.utf8), contentType: "multipart/form-data; boundary=\"XX\"", limit: 1 << 20)))]), as: UTF8.self)
+        #expect(!lfRecord.contains("Mp2Tok9") && !lfRecord.contains("Mp3Tok9") && !lfRecord.contains("MIIB"), "\(lfRecord)")
+        let start = ContinuousClock.now
+        let many = (0..<15_000).map { "--XX\r\nContent-Disposition: form-data; name=\"a\($0)_token\"\r\n\r\nv\($0)\r\n" }.joined() + "--XX--\r\n"
+        _ = policy.redact(message(requestBody: BodySnapshot(data: Data(many.utf8), contentType: "multipart/form-data; boundary=XX", limit: 1 << 20)))
+        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     @Test("JSON carried in a form's or a query's value, as written or encoded, is hidden whole when it holds a secret member (found by a new user's trial: payload={\"password\":…} was logged)")
@@ -567,6 +578,15 @@ struct RedactionPolicyTests {
         for secret in ["Jv1Tok9", "Jv2Tok9", "Jv3Tok9", "Jv4Tok9"] { #expect(!record.contains(secret), "\(secret) in \(record)") }
         #expect(redacted.original?.body?.text == "payload=\(marker)&x=1&plain={\"a\":1}", "\(String(describing: redacted.original?.body?.text))")
         #expect(redacted.original?.url.hasSuffix("&page=2") == true)
+        // JSON with spaces, `&` or `#` in it is one value; browsers encode only its quotes (found by review).
+        let spaced = BodySnapshot(data: Data(#"payload={"user": "a&b #1", "password": "Jv5Tok9"}&x=1"#.utf8),
+                                  contentType: "application/x-www-form-urlencoded", limit: 1 << 20)
+        let quotesEncoded = #"http://h/get?payload={%22password%22:%22Jv6Tok9%22}&bad=%7B%22token%22%3A%22Jv7Tok9%zz%22%7D&page=3"#
+        let more = policy.redact(message(url: quotesEncoded, requestBody: spaced))
+        let moreRecord = String(decoding: SessionLogExport.jsonArray([more]), as: UTF8.self)
+        for secret in ["Jv5Tok9", "Jv6Tok9", "Jv7Tok9"] { #expect(!moreRecord.contains(secret), "\(secret) in \(moreRecord)") }
+        #expect(more.original?.body?.text == "payload=\(marker)&x=1" && more.original?.url.hasSuffix("&page=3") == true,
+                "\(String(describing: more.original?.body?.text)) \(String(describing: more.original?.url))")
     }
 
     @Test("a hostile name of a million keys or words is decided in linear time (found by review: quadratic lookups stalled the logger)")

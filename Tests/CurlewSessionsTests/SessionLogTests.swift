@@ -126,8 +126,9 @@ struct SessionLogTests {
         try logger.close()
         let appended = try SessionLogReader.read(path: path)
         #expect(appended.skipped.isEmpty && appended.headers.count == 2 && appended.messages.map(\.requestID).last == 9, "\(appended.skipped)")
-        // A file of a byte order mark alone is empty to the logger too (found by a new user's trial: refused as not a log).
-        try bom.write(to: URL(fileURLWithPath: path))
+        // A file of a byte order mark alone (and a line end) is empty to the logger too (found by a
+        // new user's trial: refused as not a log; by review, with its line end).
+        try (bom + Data("\r\n".utf8)).write(to: URL(fileURLWithPath: path))
         let fresh = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
         fresh.requestDidProduce(Fixtures.message(id: 10))
         try fresh.close()
