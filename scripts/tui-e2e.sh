@@ -292,7 +292,7 @@ tmux -L "$socket" load-buffer -b long "$workbench/long.txt"
 tmux -L "$socket" paste-buffer -p -b long -t e2e
 expect "a pasted curl command with a 1.1 MB URL becomes a request" "the curl command is now"
 keys s
-expect "an over-long URL is refused with its whole size" "the URL is 1.0 MiB"
+expect "an over-long URL is refused with its whole size" "the URL is 1.05 MiB"
 keys q
 expect "quitting with the pasted request unsaved asks first" "Quit without saving?"
 keys y
