@@ -137,49 +137,57 @@ struct JSONMemberRedactor {
     /// when the string is cut off.
     private static func stringEnd<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Int) -> (end: Int, closed: Bool) where Bytes.Index == Int {
         var index = start + 1
-        while index < bytes.count {
+        while index < bytes.endIndex {
             switch bytes[index] {
             case UInt8(ascii: "\\"): index += 2
             case UInt8(ascii: "\""): return (index + 1, true)
             default: index += 1
             }
         }
-        return (bytes.count, false)
+        return (bytes.endIndex, false)
     }
 
     /// The index just past the value starting at `start`: a string, a whole object or array, or a
     /// scalar; the end of input when the value is cut off.
     private static func valueEnd<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Int) -> Int where Bytes.Index == Int {
-        guard start < bytes.count else { return bytes.count }
+        guard start < bytes.endIndex else { return bytes.endIndex }
         switch bytes[start] {
         case UInt8(ascii: "\""):
             return stringEnd(bytes, from: start).end
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            var index = start
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    index = stringEnd(bytes, from: index).end
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                default:
-                    break
-                }
-                index += 1
-            }
-            return bytes.count
+            return containerEnd(bytes, from: start) ?? bytes.endIndex
         default:
             var index = start
-            while index < bytes.count, !isWhitespace(bytes[index]),
+            while index < bytes.endIndex, !isWhitespace(bytes[index]),
                   bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}"), bytes[index] != UInt8(ascii: "]") {
                 index += 1
             }
             return index
         }
+    }
+
+    /// The index just past the object or array opening at `start` (its matching bracket, strings
+    /// skipped); nil when `start` opens none, or it is never closed. Also where a form's or a
+    /// query's value that opens JSON ends (`RedactionPolicy`), spaces, `&` and `#` inside it.
+    static func containerEnd<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Int) -> Int? where Bytes.Index == Int {
+        guard start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") else { return nil }
+        var depth = 0
+        var index = start
+        while index < bytes.endIndex {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index = stringEnd(bytes, from: index).end
+                continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return index + 1 }
+            default:
+                break
+            }
+            index += 1
+        }
+        return nil
     }
 }

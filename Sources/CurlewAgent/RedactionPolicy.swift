@@ -1354,7 +1354,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             } else if byte == UInt8(ascii: "="), !inValue {
                 inValue = true
                 valueStart = index + 1
-                jsonEnd = Self.jsonValueEnd(in: bytes, from: valueStart) ?? valueStart
+                jsonEnd = JSONMemberRedactor.containerEnd(bytes, from: valueStart) ?? valueStart
                 if isSecretParameter(bytes.base[nameStart..<index]) { return true }
             } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+"), inValue, throughEncoding {
                 valueIsEncoded = true
@@ -1382,31 +1382,6 @@ public struct RedactionPolicy: Sendable, Equatable {
         return EncodedQueryText.decodedLevels(value).contains { level in
             Self.startsLikeJSON(level.utf8) && level.withUTF8Bytes { containsSecretMember(UnsafeRawBufferPointer($0)) }
         } || (text.hasPrefix("{") || text.hasPrefix("[")) && text.withUTF8Bytes { containsSecretMember(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// Where a pair's value that opens JSON (`{` or `[`) ends: past its matching bracket, strings
-    /// skipped, however many spaces, `&` and `#` it holds; nil for a value that opens none, or
-    /// whose bracket is never closed (it then ends where other values end).
-    private static func jsonValueEnd(in bytes: UnsafeRawBufferPointer.SubSequence, from start: Int) -> Int? {
-        guard start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") else { return nil }
-        var depth = 0
-        var index = start
-        var inString = false
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if inString {
-                if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-            } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                depth += 1
-            } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
-                depth -= 1
-                if depth == 0 { return index + 1 }
-            }
-            index += 1
-        }
-        return nil
     }
 
     /// Whether an encoded value, decoded, holds a URL's password, a declared parameter or a
@@ -1523,7 +1498,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                     hiding = name.withUnsafeBytes { isSecretParameter($0[...]) }
                     output.append(byte)
                     valueStart = output.count
-                    jsonEnd = Self.jsonValueEnd(in: UnsafeRawBufferPointer(bytes)[...], from: index + 1) ?? 0
+                    jsonEnd = JSONMemberRedactor.containerEnd(bytes, from: index + 1) ?? 0
                     let afterMarker = index + 1 + marker.count
                     if hiding, afterMarker <= bytes.count, marker.indices.allSatisfy({ bytes[index + 1 + $0] == marker[$0] }),
                        afterMarker == bytes.count || [0x20, 0x22, 0x27, 0x26, 0x23, 0x29, 0x5D, 0x2C, 0x3B].contains(bytes[afterMarker]) {
