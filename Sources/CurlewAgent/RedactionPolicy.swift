@@ -621,9 +621,9 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Calls `body` with each part's name in a multipart body (`name="…"` of a header line, not
     /// a `filename="…"`) and where the quote closing it lies, in order: one pass.
     private static func forEachPartName(in data: Data, _ body: (String, Data.Index) -> Void) {
-        let opening = Data("name=\"".utf8)
+        let opening = Array("name=\"".utf8)
         var from = data.startIndex
-        while let found = data.range(of: opening, in: from..<data.endIndex) {
+        while let found = data.firstRange(of: opening, in: from..<data.endIndex) {
             guard let close = data[found.upperBound...].firstIndex(of: UInt8(ascii: "\"")) else { return }
             // `filename="…"` names a file, not a part.
             let before = found.lowerBound > data.startIndex ? data[found.lowerBound - 1] : 0x20
@@ -639,7 +639,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     static func hidingPartContents(named names: Set<String>, in data: Data, boundary: String? = nil) -> Data {
         guard !names.isEmpty else { return data }
         let marker = Data(Self.marker.utf8)
-        let delimiter = Data(("\n--" + (boundary ?? "")).utf8)
+        let delimiter = Array(("\n--" + (boundary ?? "")).utf8)
         var output = Data()
         output.reserveCapacity(data.count)
         var copied = data.startIndex
@@ -648,10 +648,10 @@ public struct RedactionPolicy: Sendable, Equatable {
             // The header block ends at the first blank line, with CRLFs or bare LFs.
             // (Bare LFs looked for only before the first CRLF pair: a search of the whole rest
             // for each part would make a body of many parts quadratic.)
-            let crlf = data.range(of: Data([13, 10, 13, 10]), in: close..<data.endIndex)
-            let lf = data.range(of: Data([10, 10]), in: close..<(crlf?.upperBound ?? data.endIndex))
+            let crlf = data.firstRange(of: [13, 10, 13, 10], in: close..<data.endIndex)
+            let lf = data.firstRange(of: [10, 10], in: close..<(crlf?.upperBound ?? data.endIndex))
             guard let headEnd = [crlf, lf].compactMap({ $0 }).min(by: { $0.lowerBound < $1.lowerBound }) else { return }
-            var end = data.range(of: delimiter, in: headEnd.upperBound..<data.endIndex)?.lowerBound ?? data.endIndex
+            var end = data.firstRange(of: delimiter, in: headEnd.upperBound..<data.endIndex)?.lowerBound ?? data.endIndex
             if end > headEnd.upperBound, data[end - 1] == 13 { end -= 1 }
             output.append(data[copied..<headEnd.upperBound])
             output.append(marker)
@@ -661,17 +661,23 @@ public struct RedactionPolicy: Sendable, Equatable {
         return output
     }
 
-    /// `data` with every occurrence of `needle` replaced by the marker.
+    /// `data` with every occurrence of `needle` replaced by the marker: one pass, written into
+    /// one buffer.
     static func replacing(_ needle: [UInt8], in data: Data) -> Data {
-        guard !needle.isEmpty else { return data }
-        var bytes = data
+        guard !needle.isEmpty, var found = data.firstRange(of: needle) else { return data }
         let marker = Data(Self.marker.utf8)
-        var from = bytes.startIndex
-        while let found = bytes.range(of: Data(needle), in: from..<bytes.endIndex) {
-            bytes.replaceSubrange(found, with: marker)
-            from = found.lowerBound + marker.count
+        var output = Data()
+        output.reserveCapacity(data.count)
+        var copied = data.startIndex
+        while true {
+            output.append(data[copied..<found.lowerBound])
+            output.append(marker)
+            copied = found.upperBound
+            guard let next = data.firstRange(of: needle, in: copied..<data.endIndex) else { break }
+            found = next
         }
-        return bytes
+        output.append(data[copied...])
+        return output
     }
 
     // MARK: Whether anything needs hiding

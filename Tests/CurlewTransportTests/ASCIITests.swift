@@ -1,4 +1,5 @@
 @testable import CurlewTransport
+import Foundation
 import Testing
 
 @Suite("ASCII byte helpers")
@@ -100,6 +101,20 @@ struct ASCIITests {
         // A one-character needle (a literal stored without a pointer).
         #expect("ab{c".firstRange(ofASCII: "{").map { "ab{c"[$0] } == "{")
         #expect("abc".firstRange(ofASCII: "{") == nil)
+    }
+
+    @Test("bytes are found in data within the range asked, in a slice whose indices do not start at zero, and a match that runs past the range is none")
+    func dataFirstRange() {
+        let data = Data("--XX\r\nname=\"a\"\r\n\r\nv\r\n--XX--".utf8)
+        #expect(data.firstRange(of: Array("name=\"".utf8)) == 6..<12)
+        #expect(data.firstRange(of: [13, 10, 13, 10], in: 12..<data.endIndex) == 14..<18)
+        #expect(data.firstRange(of: [13, 10, 13, 10], in: 12..<17) == nil)
+        #expect(data.firstRange(of: Array("--XX".utf8), in: 1..<data.endIndex) == 21..<25)
+        #expect(data.firstRange(of: Array("zz".utf8)) == nil)
+        #expect(data.firstRange(of: [UInt8]()) == 0..<0)
+        let slice = data[6...]
+        #expect(slice.firstRange(of: Array("\"".utf8)) == 11..<12)
+        #expect(slice.firstRange(of: Array("--".utf8), in: 22..<slice.endIndex) == 25..<27)
     }
 
     @Test("walking a text one marker at a time takes time in proportion to the text (a substring search read all the rest each time)")
