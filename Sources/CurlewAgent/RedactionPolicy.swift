@@ -1258,16 +1258,24 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// a small letter or digit (`newPassword`, `githubToken`) when `readsCapitals`. A key whose name ends in a
     /// secret is taken to hold one, erring on the side of the secret (`show_password: true` is
     /// hidden too); words that only start with one (`token_type`, `password_min_length`) or
-    /// name many (`max_tokens`) are not. Read back from the key's end, no further than a
-    /// secret name's length (separators aside): a longer tail is none.
+    /// name many (`max_tokens`) are not. A number after the words counts them, as a second
+    /// field does (`password2`, `api_key_2`, `newToken1`). Read back from the key's end, no
+    /// further than a secret name's length (separators aside): a longer tail is none.
     private func endsInSecretWords(_ key: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool) -> Bool {
-        let (start, end) = (key.startIndex, key.endIndex)
+        var (start, end) = (key.startIndex, key.endIndex)
         guard end - start > 1, let raw = key.base.baseAddress else { return false }
         let bytes = raw.assumingMemoryBound(to: UInt8.self)
-        // Every word at the end ends where the key does (separators aside, which names leave
-        // out): a last letter no secret name ends with rules them all out.
+        // Every word at the end ends where the key does (separators and a number aside, which
+        // names leave out): a last letter no secret name ends with rules them all out.
         var last = end - 1
         while last > start, ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
+        if bytes[last] &- 0x30 < 10 {
+            while last > start, bytes[last] &- 0x30 < 10 || ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
+            // Digits alone, or digits after one letter, name nothing.
+            guard last > start else { return false }
+            end = last + 1
+            if secretKeys.contains(key.base[start..<end]) { return true }
+        }
         guard secretKeys.mayEnd(with: bytes[last]) else { return false }
         let longest = secretKeys.longestFoldedLength
         var folded = 0

@@ -318,7 +318,7 @@ struct AppModelTests {
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
         for id in 3...5 { logger.requestDidProduce(Fixtures.message(id: UInt64(id), url: "http://h/appended\(id)")) }
         try logger.close()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(40)
         while !TUIFixtures.screenText(of: model).contains("5 of 5 entries"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         let text = TUIFixtures.screenText(of: model)
         #expect(text.contains("5 of 5 entries") && text.contains("following newest") && text.contains("/appended5"), "\(text)")
