@@ -101,8 +101,13 @@ public enum OpenAPIImport {
             if variables[name]?.isEmpty ?? true { variables[name] = value }
         }
         for (index, server) in document.servers.enumerated() {
-            var url = server.urlTemplate.absoluteString
-            for (name, variable) in server.variables { url = url.replacingOccurrences(of: "{\(name)}", with: variable.default) }
+            let written = server.urlTemplate.absoluteString
+            var defaults: [String: String] = [:]
+            for (name, variable) in server.variables where defaults[name] == nil { defaults[name] = variable.default }
+            guard var url = PlaceholderFill.filling(written, .braced, from: defaults) else {
+                collection.notes.append("server \(URLPassword.masking(in: written).debugDescription): left out: its variables' defaults would make the URL longer than a request can carry")
+                continue
+            }
             if !url.contains("://") {
                 collection.notes.append("server \(url) is relative to where the document is served: its baseURL starts with http://localhost until you set it")
                 url = "http://localhost" + (url.hasPrefix("/") ? url : "/" + url)
@@ -139,6 +144,7 @@ public enum OpenAPIImport {
                 var url = "/" + path.components.joined(separator: "/")
                 var request = Request(HTTPMethod(rawValue: method.rawValue.uppercased()), "")
                 var query = Parameters()
+                var pathTemplates: [String: String] = [:]
                 let label = operation.operationId ?? "\(method.rawValue.uppercased()) \(path.rawValue)"
                 for case .a(let reference) in operation.parameters where components[reference] == nil {
                     collection.notes.append("\(label): the parameter \(reference.absoluteString) cannot be resolved and is left out")
@@ -148,7 +154,9 @@ public enum OpenAPIImport {
                     let name = parameter.name
                     switch parameter.location {
                     case .path:
-                        url = url.replacingOccurrences(of: "{\(name)}", with: "{{\(name)}}")
+                        // Filled once all are known: the path item's and the operation's own
+                        // declaration of one parameter make one template.
+                        pathTemplates[name] = "{{\(name)}}"
                         declare(name, example(of: parameter, components))
                     case .query where parameter.required:
                         // Written as `query:`, which goes in the URL encoded whatever the method.
@@ -160,6 +168,7 @@ public enum OpenAPIImport {
                     default: break
                     }
                 }
+                url = PlaceholderFill.filling(url, .braced, from: pathTemplates) ?? url
                 request.customURL = "{{baseURL}}" + url
                 if case .a(let reference)? = operation.requestBody, components[reference] == nil {
                     collection.notes.append("\(label): the request body \(reference.absoluteString) cannot be resolved and is left out")

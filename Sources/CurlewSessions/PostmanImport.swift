@@ -89,9 +89,9 @@ public enum PostmanImport {
         guard url.contains(" ") else { return url }
         var written = ""
         var rest = Substring(url)
-        while let open = rest.range(of: "{{") {
+        while let open = rest.firstRange(ofASCII: "{{") {
             written += rest[..<open.lowerBound].replacingOccurrences(of: " ", with: "%20")
-            let close = rest[open.upperBound...].range(of: "}}")?.upperBound ?? rest.endIndex
+            let close = rest[open.upperBound...].firstRange(ofASCII: "}}")?.upperBound ?? rest.endIndex
             written += rest[open.lowerBound..<close]
             rest = rest[close...]
         }
@@ -112,10 +112,17 @@ public enum PostmanImport {
                 .map { "\($0["key"]?.textValue ?? "")=\($0["value"]?.textValue ?? "")" }
             if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         }
-        // Path variables (`/users/:id`) take their values from the URL's variable list.
+        // Path variables (`/users/:id`) take their values from the URL's variable list, the
+        // first of a name winning; a value is not read for variables again.
+        var pathValues: [String: String] = [:]
         for variable in array(source["url"]?["variable"]) {
-            guard let key = variable["key"]?.stringValue, !key.isEmpty else { continue }
-            url = url.replacingOccurrences(of: ":\(key)", with: variable["value"]?.textValue ?? "{{\(key)}}")
+            guard let key = variable["key"]?.stringValue, !key.isEmpty, pathValues[key] == nil else { continue }
+            pathValues[key] = variable["value"]?.textValue ?? "{{\(key)}}"
+        }
+        if let filled = PlaceholderFill.filling(url, .colon, from: pathValues) {
+            url = filled
+        } else {
+            notes.append("\(name): its path variables would make the URL longer than a request can carry, so they are left as written")
         }
         // Postman sends a space typed in a URL percent-encoded; a template's spaces stay.
         request.customURL = ImportedCollection.translatingBuiltins(Self.encodingSpaces(in: url))

@@ -287,6 +287,26 @@ struct ImportTests {
         #expect(collection.items.map { $0.request.customURL } == ["http://127.0.0.1:18080/get/a%20b", "{{base}}/x%20y?q={{ v }}"])
     }
 
+    @Test("Postman path variables are filled in one pass: a value naming another variable stays as written, `:id` is not a prefix of `:idx`, and many templates beside a space cost linear time (found by review: a 1 KB file doubled the URL forty times)")
+    func postmanPathVariablesOnce() throws {
+        let names = (0..<40).map { "v\($0)" }
+        let variables = names.indices.map { #"{"key":"\#(names[$0])","value":":\#(names[min($0 + 1, 39)]):\#(names[min($0 + 1, 39)])"}"# }.joined(separator: ",")
+        let document = #"{"info":{"name":"c"},"item":[{"name":"doubling","request":{"method":"GET","url":{"raw":"http://h/:v0","variable":[\#(variables)]}}},"#
+            + #"{"name":"prefix","request":{"method":"GET","url":{"raw":"http://h/users/:id/:idx/:id","variable":[{"key":"id","value":"7"},{"key":"idx","value":"8"},{"key":"id","value":"9"}]}}},"#
+            + #"{"name":"spaces","request":{"method":"GET","url":{"raw":"http://h/a b/\#(String(repeating: "{{a}}", count: 200_000))"}}}]}"#
+        let start = ContinuousClock.now
+        let collection = try PostmanImport.parse(Data(document.utf8))
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(collection.items.map { $0.request.customURL }.prefix(2) == ["http://h/:v1:v1", "http://h/users/7/8/7"])
+        #expect(collection.items[2].request.customURL?.hasPrefix("http://h/a%20b/{{a}}{{a}}") == true)
+        // A value repeated into a URL past what a request head carries leaves the variables as written.
+        let long = String(repeating: "x", count: 600_000)
+        let tooLong = #"{"info":{"name":"c"},"item":[{"name":"long","request":{"method":"GET","url":{"raw":"http://h/:a/:a","variable":[{"key":"a","value":"\#(long)"}]}}}]}"#
+        let kept = try PostmanImport.parse(Data(tooLong.utf8))
+        #expect(kept.items.first?.request.customURL == "http://h/:a/:a")
+        #expect(kept.notes.contains("long: its path variables would make the URL longer than a request can carry, so they are left as written"), "\(kept.notes)")
+    }
+
     @Test("HAR from a browser: BOM, vendor fields, missing optional fields, local-offset times, HTTP/2 pseudo-headers")
     func harImport() throws {
         let text = "\u{FEFF}" + #"""
@@ -420,6 +440,28 @@ struct ImportTests {
         #expect(collection.environments[1].variables.first?.value == "http://localhost:8080")
         #expect(collection.variables.first { $0.name == "petId" }?.value == "7")
         #expect(collection.variables.first { $0.name == "fields" }?.value == "all")
+    }
+
+    @Test("OpenAPI server variables are filled in one pass, and a path parameter the path item and the operation both declare makes one template (found by review: defaults naming variables doubled the URL; `{{{id}}}`)")
+    func openAPIPlaceholdersOnce() throws {
+        let variables = (0..<40).map { "v\($0): {default: '{v\(min($0 + 1, 39))}{v\(min($0 + 1, 39))}'}" }.joined(separator: ", ")
+        let document = """
+        openapi: 3.1.0
+        info: {title: t, version: '1'}
+        servers: [{url: 'http://h/{v0}', variables: {\(variables)}}]
+        paths:
+          /pets/{id}:
+            parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+            get:
+              operationId: getPet
+              parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+              responses: {'200': {description: ok}}
+        """
+        let start = ContinuousClock.now
+        let collection = try OpenAPIImport.parse(Data(document.utf8))
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(collection.environments.first?.variables.first?.value == "http://h/{v1}{v1}", "\(collection.environments) \(collection.notes)")
+        #expect(collection.items.first?.request.customURL == "{{baseURL}}/pets/{{id}}")
     }
 
     @Test("OpenAPI 3.0 JSON converts; Swagger 2 and garbage are refused with a reason")
