@@ -93,22 +93,27 @@ public struct Template: Sendable {
 
     /// Every `{{name}}` in `text` that names a variable, in order, without repeats: those inside
     /// a built-in's argument too (`{{$base64 {{user}}:{{password}}}}`), not an escaped `\{{name}}`.
+    /// Built-ins are read as deep as `expand` reads them (`maxDepth`), no deeper: a hostile text
+    /// of built-ins nested by the thousand costs a few passes, not one per level.
     public static func names(in text: String) -> [String] {
         var names: [String] = []
         var seen = Set<String>()
-        func collect(_ text: Substring) {
+        func collect(_ text: Substring, depth: Int) {
             _ = walk(text, literal: { (_: Substring) throws(Never) in }, expression: { (inner: Substring) throws(Never) in
                 let name = inner.trimmingCharacters(in: .whitespaces)
                 if name.hasPrefix("$") {
-                    if let space = name.firstIndex(of: " ") { collect(name[space...]) }
+                    if depth + 1 < maxDepth, let space = name.firstIndex(of: " ") { collect(name[space...], depth: depth + 1) }
                 } else if !name.isEmpty, seen.insert(name).inserted {
                     names.append(name)
                 }
             })
         }
-        collect(Substring(text))
+        collect(Substring(text), depth: 0)
         return names
     }
+
+    /// How deep `expand` follows variables and built-ins' arguments before it refuses.
+    static let maxDepth = 8
 
     /// The longest text a template may expand to: variables that repeat each other can
     /// otherwise describe an exponentially long string.
@@ -240,7 +245,7 @@ public struct Template: Sendable {
 
     private func value(of inner: String, depth: Int, into output: inout String) throws(Failure) {
         let name = inner.trimmingCharacters(in: .whitespaces)
-        guard depth < 8 else { throw .tooDeep(name) }
+        guard depth < Self.maxDepth else { throw .tooDeep(name) }
         if name.hasPrefix("$") {
             output += try builtin(name, depth: depth)
             return

@@ -48,6 +48,18 @@ struct TemplateTests {
         #expect(Template.names(in: #"a \{{token}} b"#).isEmpty)
     }
 
+    @Test("built-ins nested by the thousand are read for names as deep as expansion reads them, in a few passes (found by review: one recursion and one copy of the rest per level)")
+    func deeplyNestedBuiltins() throws {
+        let depth = 30_000
+        let text = String(repeating: "{{$base64 ", count: 2) + "{{user}} " + String(repeating: "{{$base64 ", count: depth) + "{{deep}}" + String(repeating: "}}", count: depth + 2)
+        let start = ContinuousClock.now
+        #expect(Template.names(in: text) == ["user"])
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(Template.names(in: "{{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{seventh}}}}}}}}}}}}}}}}") == ["seventh"])
+        #expect(Template.names(in: "{{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{eighth}}}}}}}}}}}}}}}}}}").isEmpty)
+        #expect(throws: Template.Failure.self) { try template.expand("{{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{$base64 {{user}}}}}}}}}}}}}}}}}}") }
+    }
+
     @Test("a text of many templates is expanded and its names listed in time proportional to its length (a substring search read all the rest of the text for each)")
     func manyTemplates() throws {
         let text = String(repeating: "a {{user}} ", count: 200_000)
