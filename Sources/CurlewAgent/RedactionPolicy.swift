@@ -216,6 +216,9 @@ public struct RedactionPolicy: Sendable, Equatable {
         message.response?.setsCookie ?? false
     }
 
+    /// The most credential values one record hides wherever they appear (`credentialValues`).
+    public static let maximumCredentialValues = 64
+
     /// Credential values shorter than this are left where they appear outside their headers
     /// (which are hidden whole), since hiding every "1" or "en" in a body would garble it.
     public static let minimumHiddenCredential = 4
@@ -225,12 +228,16 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// each value whole and, for a value with a scheme (`Bearer …`, `Basic …`), its credentials,
     /// and for `Basic` the decoded `user:password` and the password (a server's path or body may
     /// repeat it: `/basic-auth/user/PASS`); a cookie header pair by pair. And the values of the
-    /// cookies the response set.
+    /// cookies the response set. The first `maximumCredentialValues` of them: each costs a pass
+    /// over every text of the record, and a hostile server can set cookies by the thousand (their
+    /// headers are hidden whole all the same).
     public func credentialValues(in message: borrowing DebugMessage) -> [String] {
         var values: [String] = []
+        var seen: Set<String> = []
         func keep(_ value: String) {
             // A header the caller set is in both the composed request and the head: hidden once.
-            guard value.utf8.count >= Self.minimumHiddenCredential, !values.contains(value) else { return }
+            guard values.count < Self.maximumCredentialValues, value.utf8.count >= Self.minimumHiddenCredential,
+                  seen.insert(value).inserted else { return }
             values.append(value)
         }
         func add(_ value: Substring) {

@@ -166,6 +166,17 @@ struct RedactionPolicyTests {
         #expect(set.response?.body.text == #"{"t":"\#(marker)"}"#)
     }
 
+    @Test("a response setting thousands of cookies is redacted in bounded time: the first cookies' values are hidden wherever they appear, every Set-Cookie header whole (found by review: each cookie cost a pass over the body, and a linear search of those before it)")
+    func manyCookies() throws {
+        let cookies = (0..<10_000).map { HeaderField(name: "Set-Cookie", value: "c\($0)=aaaa\($0)x; Path=/") }
+        let body = BodySnapshot(data: Data(("aaaa0x " + String(repeating: "a", count: 1 << 20)).utf8), contentType: "text/plain", limit: 4 << 20)
+        let start = ContinuousClock.now
+        let redacted = RedactionPolicy().redact(message(responseHeaders: cookies, responseBody: body))
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(redacted.response?.headers.allSatisfy { $0.value == marker } == true)
+        #expect(redacted.response?.body.text?.hasPrefix("\(marker) aaaa") == true)
+    }
+
     @Test("a head whose first line is a header field, not a request line, has that field hidden; a request line with a colon in its target stays")
     func headWithoutRequestLine() {
         let redacted = RedactionPolicy().redact(message(head: "Authorization: Bearer HEADSECRET1\r\nAccept: */*\r\n\r\n"))
