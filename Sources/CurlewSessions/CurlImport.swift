@@ -103,7 +103,10 @@ public enum CurlImport {
         let arguments = expandingSwitchGroups(given)
         var method: String?
         var url: String?
-        var headers = HTTPHeaders()
+        // The -H fields in order, a removed one left as nil, and where each name's stand: a
+        // command of many `-H 'Name:'` removals costs one pass, not one over all fields each.
+        var givenFields: [HeaderField?] = []
+        var givenPositions: [String: [Int]] = [:]
         var data: [Data] = []
         var dataContentType = "application/x-www-form-urlencoded"
         var form = MultipartForm()
@@ -176,7 +179,12 @@ public enum CurlImport {
                 let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
                 givenByHand.insert(name.lowercased())
                 let headerValue = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                if headerValue.isEmpty && line.hasSuffix(":") { headers.remove(name) } else { headers.add(name, headerValue) }
+                if headerValue.isEmpty && line.hasSuffix(":") {
+                    for position in givenPositions.removeValue(forKey: name.lowercased()) ?? [] { givenFields[position] = nil }
+                } else {
+                    givenPositions[name.lowercased(), default: []].append(givenFields.count)
+                    givenFields.append(HeaderField(name: name, value: headerValue))
+                }
             case "-d", "--data", "--data-ascii": addData(try take(), stripsLineEnds: true)
             case "--data-raw": data.append(Data(try take().utf8))
             case "--data-binary": addData(try take(), stripsLineEnds: false)
@@ -254,6 +262,7 @@ public enum CurlImport {
             }
             target = "http://" + target
         }
+        var headers = HTTPHeaders(givenFields.compactMap { $0 })
         // A body read from one file stays a reference to it (`bodyFile:`), so a pasted command
         // never copies a local file into the workspace. Files mixed with other data are read.
         var bodyFile: String?
@@ -284,6 +293,14 @@ public enum CurlImport {
             guard data.isEmpty else { throw Failure(reason: "-F cannot be combined with -d") }
             request.form = form
         }
+        // A field made again replaces the one before (`-A a -A b` sends `b`, where `a` stood):
+        // the last of each flag is all that counts, in the place of its first.
+        var firstOrder: [String] = []
+        var lastMade: [String: (flag: String, header: HeaderField)] = [:]
+        for made in generated {
+            if lastMade.updateValue(made, forKey: made.flag) == nil { firstOrder.append(made.flag) }
+        }
+        generated = firstOrder.compactMap { lastMade[$0] }
         for (flag, field) in generated {
             if givenByHand.contains(field.name.lowercased()) {
                 // --json's body stands; only its Accept gives way.

@@ -52,7 +52,7 @@ public struct ImportedCollection: Sendable {
     public var variables: [(name: String, value: String)] = []
     public var environments: [(name: String, variables: [(name: String, value: String)])] = []
     /// Values marked secret in the source: they go to the secrets file, never the workspace.
-    public var secrets: [Secret] = []
+    public var secrets: [Secret] = [] { didSet { secretLookup = nil } }
     public var chains: [Chain] = []
     /// What was read but has no place in a workspace (scripts, unsupported auth), for the user.
     public var notes: [String] = []
@@ -61,6 +61,22 @@ public struct ImportedCollection: Sendable {
     public var isLiteral = false
     /// The next number to try for each generated secret name already in use.
     private var nextSecretNumber: [String: Int] = [:]
+    /// `secrets` by name and generated value, for `keepSecret`; made again after any other change.
+    private var secretLookup: SecretLookup?
+
+    private struct SecretLookup: Sendable {
+        var names: Set<String> = []
+        var generatedNames: [String: String] = [:]
+
+        init(_ secrets: [Secret]) {
+            for secret in secrets { add(secret) }
+        }
+
+        mutating func add(_ secret: Secret) {
+            names.insert(secret.name)
+            if secret.isGenerated, secret.environment == nil, generatedNames[secret.value] == nil { generatedNames[secret.value] = secret.name }
+        }
+    }
 
     public init() {}
 
@@ -88,22 +104,30 @@ public struct ImportedCollection: Sendable {
             return true
         }
         for index in items.indices {
-            var kept: [HeaderField] = []
+            // A single-valued field given again replaces the one before, marked and left out at
+            // the end: one pass however many repeats. Said once for each name.
+            var kept: [HeaderField?] = []
+            var lastOfName: [String: Int] = [:]
             var seen: Set<String> = []
+            var repeated: Set<String> = []
             for field in items[index].request.headers.fields {
                 let key = field.name.lowercased()
                 if !seen.insert(key).inserted, HTTPHeaders.singleValuedNames.contains(key) {
-                    notes.append("\(Self.shown(items[index].name)): \(ClippedText.plain(field.name)) is given more than once; the last is kept")
-                    kept.removeAll { $0.name.lowercased() == key }
+                    if repeated.insert(key).inserted {
+                        notes.append("\(Self.shown(items[index].name)): \(ClippedText.plain(field.name)) is given more than once; the last is kept")
+                    }
+                    if let earlier = lastOfName[key] { kept[earlier] = nil }
                 }
                 do {
                     try HTTPHeaders([field]).validate()
+                    lastOfName[key] = kept.count
                     kept.append(field)
                 } catch {
                     notes.append("\(Self.shown(items[index].name)): dropped a header Curlew would not send: \(error.message)")
                 }
             }
-            if kept.count != items[index].request.headers.fields.count { items[index].request.headers = HTTPHeaders(kept) }
+            let fields = kept.compactMap { $0 }
+            if fields.count != items[index].request.headers.fields.count { items[index].request.headers = HTTPHeaders(fields) }
         }
         // A head too long to send (a header of megabytes), known where no template fills it.
         items.removeAll { item in
@@ -186,17 +210,23 @@ public struct ImportedCollection: Sendable {
     /// collection's secrets. The same credential met again (a collection's auth, inherited by
     /// every request) is kept once.
     public mutating func keepSecret(_ value: String, request: String, field: String, avoiding taken: Set<String> = []) -> String {
-        if let same = secrets.first(where: { $0.isGenerated && $0.environment == nil && $0.value == value }) { return same.name }
+        var lookup = secretLookup ?? SecretLookup(secrets)
+        if let same = lookup.generatedNames[value] {
+            secretLookup = lookup
+            return same
+        }
         let base = Self.secretName(request: request, field: field)
-        let names = Set(secrets.map(\.name))
         var name = base
         var number = nextSecretNumber[base] ?? 2
-        while taken.contains(name) || names.contains(name) {
+        while taken.contains(name) || lookup.names.contains(name) {
             name = "\(base)_\(number)"
             number += 1
         }
         nextSecretNumber[base] = number
-        secrets.append(Secret(name: name, value: value, isGenerated: true))
+        let secret = Secret(name: name, value: value, isGenerated: true)
+        secrets.append(secret)
+        lookup.add(secret)
+        secretLookup = lookup
         return name
     }
 

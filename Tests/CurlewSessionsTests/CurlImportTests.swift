@@ -277,6 +277,28 @@ struct CurlImportReviewTests {
         #expect(literal.items.isEmpty, "\(literal.notes)")
     }
 
+    @Test("a command of many -H removals and repeated made fields, and a collection of many repeated single-valued fields and credentials, are read in time proportional to their size (found by review: each removal, repeat and credential searched all before it)")
+    func manyHeadersLinear() throws {
+        let count = 30_000
+        let command = "curl " + (0..<count).map { "-H 'X-\($0 % 7): v' -H 'X-\($0 % 7):' -A ua\($0) -e r\($0) " }.joined() + "-H 'Keep: 1' -A first http://127.0.0.1:8080/"
+        let start = ContinuousClock.now
+        let imported = try #require(try CurlImport.parse(command).first)
+        #expect(imported.request.headers.fields.map(\.name) == ["Keep", "User-Agent", "Referer"], "\(imported.request.headers.fields.prefix(5))")
+        #expect(imported.request.headers["User-Agent"] == "first" && imported.request.headers["Referer"] == "r\(count - 1)")
+        var collection = ImportedCollection()
+        var request = Request(.get, "http://127.0.0.1:8080/")
+        request.headers = HTTPHeaders((0..<count).flatMap { [HeaderField(name: "Host", value: "h\($0)"), HeaderField(name: "X-\($0)", value: "v")] })
+        collection.items.append(.init(name: "many", request: request))
+        collection.dropUnsendable()
+        let kept = try #require(collection.items.first).request.headers
+        #expect(kept.fields.count == count + 1 && kept["Host"] == "h\(count - 1)" && kept.fields.last?.name == "X-\(count - 1)")
+        #expect(collection.notes == ["many: Host is given more than once; the last is kept"], "\(collection.notes.prefix(3))")
+        for index in 0..<count { _ = collection.keepSecret("value\(index)", request: "GET /users", field: "Authorization") }
+        #expect(collection.keepSecret("value7", request: "GET /other", field: "Authorization") == "get_users_authorization_8")
+        #expect(Set(collection.secrets.map(\.name)).count == count)
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
+
     @Test("cmd: an apostrophe inside ^\"…^\" stays an apostrophe")
     func cmdApostrophe() throws {
         let request = try #require(try CurlImport.parse("curl ^\"https://h/a^\" --data-raw ^\"^{^\\^\"n^\\^\":^\\^\"O'Brien^\\^\"^}^\"").first).request
