@@ -58,6 +58,10 @@ public enum HTTPFileImport {
                                             variables: &collection.variables, notes: &collection.notes) else { continue }
             found.append(request)
         }
+        // A variable set again takes the place of the one before, at the end: kept once, where
+        // it was last set.
+        var set: Set<String> = []
+        collection.variables = collection.variables.reversed().filter { set.insert($0.name).inserted }.reversed()
         // `# @name`s first, as references use them; titles and made-up names after, numbered
         // where one is taken.
         var names = UniqueNames(taken: [])
@@ -73,36 +77,44 @@ public enum HTTPFileImport {
         var firstLines: [String: Int] = [:]
         // A captured value never takes a name the file gives a variable of its own.
         let fileVariables = Set(collection.variables.map(\.name))
-        for (index, (block, requestLine, _)) in found.enumerated() {
+        var referenceNames = ReferenceNames()
+        // The request last `# @name`d so above the one being read, by the name as written.
+        var nearestNamed: [String: Int] = [:]
+        for (index, (block, requestLine, named)) in found.enumerated() {
             var item = block
             firstLines[item.name] = requestLine
             let before = references.count
-            item.request = rewriteReferences(in: item.request, user: item.name, avoiding: fileVariables, references: &references)
+            item.request = rewriteReferences(in: item.request, user: item.name, avoiding: fileVariables, references: &references, naming: &referenceNames)
             // A name given twice: its response is the latest one received before this request,
             // from the request `# @name`d so nearest above it.
             for reference in before..<references.count {
-                let source = references[reference].source
-                if let nearest = (0..<index).last(where: { written[$0] == source && found[$0].named }) {
+                if let nearest = nearestNamed[references[reference].source] {
                     references[reference].source = collection.items[nearest].name
                 }
             }
+            if named { nearestNamed[written[index]] = index }
             collection.items.append(item)
         }
         // A response can only be used after the request that receives it.
+        var positions: [String: Int] = [:]
+        for (index, item) in collection.items.enumerated() where positions[item.name] == nil { positions[item.name] = index }
         for reference in references {
-            guard let source = collection.items.firstIndex(where: { $0.name == reference.source }),
-                  source < collection.items.firstIndex(where: { $0.name == reference.user }) ?? collection.items.count else {
+            guard let source = positions[reference.source],
+                  source < positions[reference.user] ?? collection.items.count else {
                 throw Failure(line: firstLines[reference.user] ?? 1,
                               reason: "\(reference.user) uses \(reference.source).response, but no request before it is named \(reference.source) (# @name \(reference.source))")
             }
         }
         if !references.isEmpty {
             // One chain in file order, up to the last request that uses a captured value.
-            let lastUser = collection.items.lastIndex { item in references.contains { $0.user == item.name } } ?? 0
+            let lastUser = references.compactMap { positions[$0.user] }.max() ?? 0
+            var bySource: [String: [(path: String, variable: String)]] = [:]
+            for reference in references { bySource[reference.source, default: []].append((reference.path, reference.variable)) }
             var steps: [(request: String, captures: [Capture])] = []
             for item in collection.items[...lastUser] {
                 var captures: [Capture] = []
-                for reference in references where reference.source == item.name && !captures.contains(where: { $0.name == reference.variable }) {
+                var captured: Set<String> = []
+                for reference in bySource[item.name] ?? [] where captured.insert(reference.variable).inserted {
                     captures.append(capture(reference.variable, reference.path))
                 }
                 steps.append((item.name, captures))
@@ -154,7 +166,6 @@ public enum HTTPFileImport {
                 guard !variable.isEmpty, !variable.contains(where: \.isWhitespace) else {
                     throw Failure(line: block[index].number, reason: "a variable needs a name without spaces: @name = value")
                 }
-                variables.removeAll { $0.name == variable }
                 variables.append((variable, line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)))
                 index += 1
                 continue
@@ -235,8 +246,32 @@ public enum HTTPFileImport {
 
     /// `{{name.response.body.$.a}}` and `{{name.response.headers.X}}` become `{{name_a}}` and
     /// `{{name_X}}`, noted for the chain.
+    /// The variables references are captured into: one for each request's name and path as
+    /// written, numbered where another path spells the same (`$.a.b` and `$.ab` are both `ab`).
+    private struct ReferenceNames {
+        var variableOf: [String: String] = [:]
+        var used: Set<String> = []
+        var nextNumber: [String: Int] = [:]
+
+        mutating func variable(source: String, path: String, base: String, avoiding taken: Set<String>) -> String {
+            let key = source + "\u{0}" + path
+            if let known = variableOf[key] { return known }
+            var variable = base
+            var number = nextNumber[base] ?? 2
+            while taken.contains(variable) || used.contains(variable) {
+                variable = "\(base)_\(number)"
+                number += 1
+            }
+            nextNumber[base] = number
+            variableOf[key] = variable
+            used.insert(variable)
+            return variable
+        }
+    }
+
     private static func rewriteReferences(in request: Request, user: String, avoiding taken: Set<String>,
-                                          references: inout [(user: String, source: String, path: String, variable: String)]) -> Request {
+                                          references: inout [(user: String, source: String, path: String, variable: String)],
+                                          naming names: inout ReferenceNames) -> Request {
         func rewrite(_ text: String) -> String {
             guard text.contains(".response.") else { return text }
             var output = ""
@@ -257,12 +292,7 @@ public enum HTTPFileImport {
                     let tail = path.hasPrefix("body.") ? String(path.dropFirst(5)) : path
                     let slug = tail.replacingOccurrences(of: "headers.", with: "").filter { $0.isLetter || $0.isNumber || $0 == "_" }
                     let base = "\(source.filter { $0.isLetter || $0.isNumber || $0 == "_" })_\(slug.isEmpty ? "value" : slug)"
-                    var variable = base
-                    var number = 2
-                    while taken.contains(variable) {
-                        variable = "\(base)_\(number)"
-                        number += 1
-                    }
+                    let variable = names.variable(source: source, path: path, base: base, avoiding: taken)
                     references.append((user, source, path, variable))
                     output += "{{\(variable)}}"
                 } else {
