@@ -111,15 +111,18 @@ public struct WorkspaceSession: Sendable {
         func usesSecret(_ text: String) -> Bool {
             text.contains("$env.") || !Set(Template.names(in: text)).isDisjoint(with: secret)
         }
-        // Variables (the workspace's and every environment's) made from a secret are secrets too.
+        // Variables (the workspace's and every environment's) made from a secret are secrets too,
+        // found by following uses from the secrets out: each variable's value read once.
         let variables = workspace.variables + workspace.environments.values.flatMap { $0 }
-        var grew = true
-        while grew {
-            grew = false
-            for pair in variables where !secret.contains(pair.name) && usesSecret(pair.value) {
-                secret.insert(pair.name)
-                grew = true
-            }
+        var users: [String: [String]] = [:]
+        var pending = Array(secret)
+        for pair in variables {
+            if pair.value.contains("$env.") { pending.append(pair.name) }
+            for name in Set(Template.names(in: pair.value)) { users[name, default: []].append(pair.name) }
+        }
+        while let name = pending.popLast() {
+            secret.insert(name)
+            for user in users.removeValue(forKey: name) ?? [] where !secret.contains(user) { pending.append(user) }
         }
         return Set(writtenHeaders(in: workspace).filter { usesSecret($0.value) }.map { $0.name.lowercased() })
     }
