@@ -6,10 +6,15 @@ import Foundation
 /// change how a string is written. Only the white space between tokens changes.
 public enum JSONLayout {
     /// `text` indented with two spaces a level, laid out as `serialized(pretty: true)` lays out
-    /// JSON; nil when it is not one JSON text.
+    /// JSON; nil when it is not one JSON text. Levels deeper than `deepestIndentedLevel` keep its
+    /// indentation: a hostile body of short values nested hundreds deep would otherwise grow
+    /// a thousandfold, a line of spaces for each value.
     public static func indented(_ text: String) -> String? {
         laidOut(text, indenting: true)
     }
+
+    /// The deepest level whose lines are indented further than the one above.
+    public static let deepestIndentedLevel = 20
 
     /// `text` without white space between its tokens, laid out as `serialized()` lays out JSON;
     /// nil when it is not one JSON text. Equal to the serialized value exactly when writing the
@@ -29,7 +34,7 @@ public enum JSONLayout {
         func startLine() {
             guard indenting else { return }
             output.append(0x0A)
-            output.append(contentsOf: repeatElement(0x20, count: 2 * depth))
+            output.append(contentsOf: repeatElement(0x20, count: 2 * min(depth, deepestIndentedLevel)))
         }
         while index < bytes.count {
             let byte = bytes[index]

@@ -35,25 +35,34 @@ public struct StreamRecord: Sendable, Equatable, Codable {
     public var reconnectAttempt: Int
 
     public static let keptEvents = 200
-    /// Each kept event's data is cut to this many bytes (consumers of the stream get it whole).
+    /// Each kept event's data, ID and type, and the last event ID, are cut to this many bytes
+    /// (consumers of the stream get them whole, and reconnection sends the ID whole).
     public static let keptEventBytes = 4096
 
-    /// Counts an event and keeps it (its data cut to `keptEventBytes`), dropping the oldest
-    /// beyond `keptEvents`.
+    /// Counts an event and keeps it (cut as `kept` cuts it), dropping the oldest beyond
+    /// `keptEvents`.
     public mutating func keep(_ event: ServerSentEvent, counting count: Int = 1) {
         eventCount += count
-        events.append(Self.kept(event))
-        lastEventID = event.id ?? lastEventID
+        let kept = Self.kept(event)
+        events.append(kept)
+        lastEventID = kept.id ?? lastEventID
         if let retry = event.retryMilliseconds { retryMilliseconds = retry }
         if events.count > Self.keptEvents { events.removeFirst(events.count - Self.keptEvents) }
     }
 
-    /// `event` as a record keeps it: its data cut to `keptEventBytes`, marked with `…` when cut.
+    /// `event` as a record keeps it: its data, ID and type cut to `keptEventBytes`, each marked
+    /// with `…` when cut; a server's megabyte IDs would otherwise be kept two hundred times.
     public static func kept(_ event: ServerSentEvent) -> ServerSentEvent {
-        guard event.data.utf8.count > keptEventBytes else { return event }
         var kept = event
-        kept.data = String(decoding: event.data.utf8.prefix(keptEventBytes), as: UTF8.self) + "…"
+        kept.data = cut(event.data)
+        kept.id = event.id.map(cut)
+        kept.event = cut(event.event)
         return kept
+    }
+
+    private static func cut(_ text: String) -> String {
+        guard text.utf8.count > keptEventBytes else { return text }
+        return String(decoding: text.utf8.prefix(keptEventBytes), as: UTF8.self) + "…"
     }
 
     public init(chunks: Int = 0, bytes: Int64 = 0, eventCount: Int = 0, events: [ServerSentEvent] = [], lastEventID: String? = nil,

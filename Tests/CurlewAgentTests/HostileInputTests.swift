@@ -499,4 +499,14 @@ struct JSONLayoutTests {
             #expect(JSONLayout.indented(broken) == nil, "\(broken)")
         }
     }
+
+    @Test("short values nested hundreds deep grow by the indentation of twenty levels at most (found by review: a 1 MB body became 500 MB of spaces)")
+    func deepNestingBounded() throws {
+        let text = String(repeating: "[", count: 500) + String(repeating: "0,", count: 100_000) + "0" + String(repeating: "]", count: 500)
+        let laidOut = try #require(JSONLayout.indented(text))
+        #expect(laidOut.utf8.count < 50 * text.utf8.count, "\(laidOut.utf8.count)")
+        let lines = laidOut.split(separator: "\n")
+        #expect(lines[1] == "  [" && lines[20] == String(repeating: " ", count: 40) + "[" && lines[21] == String(repeating: " ", count: 40) + "[")
+        #expect(lines[600] == String(repeating: " ", count: 40) + "0,")
+    }
 }

@@ -60,6 +60,18 @@ struct StreamingTests {
         #expect(event.first?.data.utf8.count == ServerSentEventParser.maxLineBytes - "data: ".utf8.count)
     }
 
+    @Test("a stream's record keeps its events' IDs and types cut as their data is (found by review: megabyte IDs were kept two hundred times)")
+    func recordCutsIDs() {
+        var record = StreamRecord()
+        let huge = String(repeating: "i", count: 1 << 20)
+        for number in 0..<300 { record.keep(ServerSentEvent(event: huge + "\(number)", data: "d", id: huge + "\(number)")) }
+        let kept = record.events.reduce(0) { $0 + $1.data.utf8.count + ($1.id?.utf8.count ?? 0) + $1.event.utf8.count }
+        #expect(record.events.count == StreamRecord.keptEvents && kept < 3 * StreamRecord.keptEvents * (StreamRecord.keptEventBytes + 4))
+        #expect(record.lastEventID == String(repeating: "i", count: StreamRecord.keptEventBytes) + "…" && record.eventCount == 300)
+        let small = ServerSentEvent(event: "tick", data: "d", id: "7")
+        #expect(StreamRecord.kept(small) == small)
+    }
+
     @Test("events arrive one by one while the response is still coming, stamped in order")
     func live() async throws {
         let agent = try await pipelineAgent()
