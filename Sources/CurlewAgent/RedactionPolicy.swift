@@ -278,7 +278,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// (`Bearer …`, `Basic …`), its credentials and theirs, and for `Basic` the forms of
     /// `basicPasswordForms` of `unmistakableCredential` bytes or more (a shorter one is hidden
     /// only where it stands alone, `standingAloneCredentials`).
-    static func hiddenForms(ofCredential value: some StringProtocol) -> [String] {
+    public static func hiddenForms(ofCredential value: some StringProtocol) -> [String] {
         let value = value.trimmingCharacters(in: .whitespaces)
         guard let space = value.firstIndex(of: " ") else { return [value] }
         return [value] + hiddenForms(ofCredential: value[value.index(after: space)...])

@@ -101,6 +101,16 @@ public enum WorkspaceWriter {
     /// here escaped already (see `escapingTemplates(in:)`).
     static func movingCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
                                   avoiding definedNames: Set<String>, secrets: RedactionPolicy = RedactionPolicy()) -> Request {
+        let before = collection.secrets.count
+        let moved = movingCredentialsWhereNamed(of: request, named: name, into: &collection, avoiding: definedNames, secrets: secrets)
+        var repeats = SecretRepeats(movedFrom: name, in: collection, from: before)
+        return repeats.replacing(in: moved, into: &collection, avoiding: definedNames)
+    }
+
+    /// `movingCredentials(of:)` for the values that stand where a secret's name says so: a
+    /// credential header, the URL's password and secret parameters, secret body members.
+    private static func movingCredentialsWhereNamed(of request: Request, named name: String, into collection: inout ImportedCollection,
+                                                    avoiding definedNames: Set<String>, secrets: RedactionPolicy) -> Request {
         var request = request
         // The password of a `Basic` credential about to become a secret (curl's `-u`), as it is and
         // percent-encoded, which the URL may repeat (`/basic-auth/user/PASS`, found by a new

@@ -117,6 +117,22 @@ struct RequestEntryWriterTests {
         #expect(saved.headers["Authorization"] == "Bearer Hdr-11{{x")
     }
 
+    @Test("a secret saved from one place is also a reference where the entry repeats it: the URL's path and query, another header, the body, the query parameters; a short one is left (found by a new user's trial)")
+    func repeatsOfMovedSecret() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace)
+        var request = Request(.post, "http://127.0.0.1:9/users/Tok-9x8y7z/echo?e=Tok-9x8y7z&n=1234",
+                              headers: ["Authorization": "Bearer Tok-9x8y7z", "X-Echo": "was Tok-9x8y7z", "X-Pin": "1234"])
+        request.requestSerializer = .raw(Data(#"{"password":"1234","note":"Tok-9x8y7z and 1234"}"#.utf8), contentType: "application/json")
+        try WorkspaceWriter.save(request, query: ["copy": "Tok-9x8y7z"], named: "echo", in: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("Tok-9x8y7z") && text.contains("X-Pin: \"1234\""), "\(text)")
+        let saved = try WorkspaceSession(try Workspace.load(path: path)).request(named: "echo").0
+        #expect(saved.customURL == "http://127.0.0.1:9/users/Tok-9x8y7z/echo?e=Tok-9x8y7z&n=1234")
+        #expect(saved.headers["X-Echo"] == "was Tok-9x8y7z" && saved.headers["X-Pin"] == "1234" && saved.params["copy"] == "Tok-9x8y7z")
+        #expect(saved.requestSerializer == .raw(Data(#"{"password":"1234","note":"Tok-9x8y7z and 1234"}"#.utf8), contentType: "application/json"))
+    }
+
     @Test("a body kept as text only for an escape inside its secret is written as json: members once the secret moves, so the secret is kept decoded and sent as the same JSON (found by review)")
     func escapedSecretInJSON() throws {
         let files = try WorkspaceFiles()

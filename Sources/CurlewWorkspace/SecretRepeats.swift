@@ -1,0 +1,106 @@
+import CurlewAgent
+import CurlewSessions
+import Foundation
+
+/// The values just moved to the secrets file, put as a `{{name}}` where an entry repeats them
+/// elsewhere: a token typed into an `Authorization` header and again into a URL's path, a
+/// parameter no secret name marks, another header or the body. A credential with a scheme
+/// (`Bearer …`, `Basic …`) is looked for in the forms a log hides (`RedactionPolicy.hiddenForms`):
+/// its token alone, a `Basic` one's password; such a form becomes a secret of its own where it
+/// is repeated. The entry reads back the same; the workspace file, which is committed, no longer
+/// holds them in clear.
+///
+/// Only forms of eight bytes or more, the length at which a log hides a credential wherever it
+/// appears: a shorter one (`1234`) would turn a port or a count into a reference. Forms holding
+/// a template's braces or a backslash stay out, since the text they would be found in may write
+/// them escaped.
+struct SecretRepeats {
+    /// Each form, longest first, with the secret holding it when there is one already.
+    private var forms: [(text: String, secret: String?)] = []
+    private let request: String
+
+    /// The secrets `collection` holds from `first` on, moved from the entry `request`.
+    init(movedFrom request: String, in collection: ImportedCollection, from first: Int) {
+        self.request = request
+        var seen: Set<String> = []
+        for secret in collection.secrets[first...] {
+            for (index, form) in RedactionPolicy.hiddenForms(ofCredential: secret.value).enumerated()
+            where form.utf8.count >= 8 && !form.contains("{{") && !form.contains("}}") && !form.contains("\\") && seen.insert(form).inserted {
+                forms.append((form, index == 0 && form == secret.value ? secret.name : nil))
+            }
+        }
+        forms.sort { $0.text.utf8.count > $1.text.utf8.count }
+    }
+
+    /// `request` with the forms' repeats as references, in its URL, path, headers, parameters
+    /// and text body; `collection` holds any form that became a secret of its own.
+    mutating func replacing(in request: Request, into collection: inout ImportedCollection, avoiding taken: Set<String>) -> Request {
+        guard !forms.isEmpty else { return request }
+        var request = request
+        request.customURL = request.customURL.map { replacing($0, into: &collection, avoiding: taken) }
+        request.path = replacing(request.path, into: &collection, avoiding: taken)
+        var headers = HTTPHeaders()
+        for field in request.headers { headers.add(field.name, replacing(field.value, into: &collection, avoiding: taken)) }
+        request.headers = headers
+        request.params = replacing(in: request.params, into: &collection, avoiding: taken)
+        if case .raw(let data, let contentType) = request.requestSerializer, let text = String(data: data, encoding: .utf8) {
+            let replaced = replacing(text, into: &collection, avoiding: taken)
+            if replaced != text { request.requestSerializer = .raw(Data(replaced.utf8), contentType: contentType) }
+        }
+        return request
+    }
+
+    /// `parameters` with the forms' repeats in their strings as references.
+    mutating func replacing(in parameters: Parameters, into collection: inout ImportedCollection, avoiding taken: Set<String>) -> Parameters {
+        guard !forms.isEmpty else { return parameters }
+        return Parameters(parameters.entries.map { JSONMember($0.key, replacing(in: $0.value, into: &collection, avoiding: taken)) })
+    }
+
+    private mutating func replacing(in value: JSONValue, into collection: inout ImportedCollection, avoiding taken: Set<String>) -> JSONValue {
+        switch value {
+        case .string(let text):
+            return .string(replacing(text, into: &collection, avoiding: taken))
+        case .array(let elements):
+            return .array(elements.map { replacing(in: $0, into: &collection, avoiding: taken) })
+        case .object(let members):
+            return .object(members.map { JSONMember($0.key, replacing(in: $0.value, into: &collection, avoiding: taken)) })
+        default:
+            return value
+        }
+    }
+
+    /// `text` with each form's repeats as a reference, longest form first, except inside a
+    /// `{{…}}` already there (a reference just made among them) and right after a `{` or a `\`,
+    /// where a reference would read as `{{{name}}}` or as escaped text.
+    private mutating func replacing(_ text: String, into collection: inout ImportedCollection, avoiding taken: Set<String>) -> String {
+        guard forms.contains(where: { text.contains($0.text) }) else { return text }
+        let bytes = Data(text.utf8)
+        var covered = [Bool](repeating: false, count: bytes.count)
+        for range in Template.templatedRanges(in: text) { for offset in range.clamped(to: 0..<bytes.count) { covered[offset] = true } }
+        var references: [(range: Range<Int>, name: String)] = []
+        for index in forms.indices {
+            let needle = Array(forms[index].text.utf8)
+            var from = 0
+            while let found = bytes.firstRange(of: needle, in: from..<bytes.count) {
+                from = found.lowerBound + 1
+                let before = found.lowerBound > 0 ? bytes[found.lowerBound - 1] : 0
+                guard before != UInt8(ascii: "{"), before != UInt8(ascii: "\\"), !covered[found].contains(true) else { continue }
+                let name = forms[index].secret ?? collection.keepSecret(forms[index].text, request: request, field: "credential", avoiding: taken)
+                forms[index].secret = name
+                references.append((found, name))
+                for offset in found { covered[offset] = true }
+                from = found.upperBound
+            }
+        }
+        guard !references.isEmpty else { return text }
+        var output = Data()
+        var copied = 0
+        for reference in references.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            output.append(bytes[copied..<reference.range.lowerBound])
+            output.append(contentsOf: "{{\(reference.name)}}".utf8)
+            copied = reference.range.upperBound
+        }
+        output.append(bytes[copied...])
+        return String(decoding: output, as: UTF8.self)
+    }
+}
