@@ -309,21 +309,51 @@ struct LogCommand: ParsableCommand {
             // Each exchange's key made once, not again for every exchange it is compared with.
             let leftKeys = left.map { PairingKey($0.message) }
             let rightKeys = right.map { PairingKey($0.message) }
-            // The partner of each left exchange, by their places in the two lists.
+            // The partner of each left exchange, by their places in the two lists. The right
+            // exchanges wait in queues by name and by endpoint, in order, so each left one finds
+            // its first free partner without reading the whole right log again.
             var partners: [Int: Int] = [:]
             var taken = Set<Int>()
-            for byName in [true, false] {
-                for index in left.indices where partners[index] == nil {
-                    let key = leftKeys[index]
-                    guard let match = right.indices.first(where: { candidate in
-                        !taken.contains(candidate) && (key.name != nil && rightKeys[candidate].name != nil) == byName && key.pairs(with: rightKeys[candidate])
-                    }) else { continue }
-                    partners[index] = match
-                    taken.insert(match)
-                }
+            var byName: [String: PairingQueue] = [:]
+            var byEndpoint: [String: PairingQueue] = [:]
+            var unnamedByEndpoint: [String: PairingQueue] = [:]
+            for index in right.indices {
+                let key = rightKeys[index]
+                if let name = key.name { byName[name, default: PairingQueue()].indices.append(index) }
+                byEndpoint[key.endpoint, default: PairingQueue()].indices.append(index)
+                if key.name == nil { unnamedByEndpoint[key.endpoint, default: PairingQueue()].indices.append(index) }
+            }
+            // Named on both sides: by name.
+            for index in left.indices {
+                guard let name = leftKeys[index].name, let match = byName[name]?.takeFirst(notIn: taken) else { continue }
+                partners[index] = match
+                taken.insert(match)
+            }
+            // At least one side unnamed: by endpoint, a named left one with an unnamed right one.
+            for index in left.indices where partners[index] == nil {
+                let key = leftKeys[index]
+                let match = key.name == nil ? byEndpoint[key.endpoint]?.takeFirst(notIn: taken) : unnamedByEndpoint[key.endpoint]?.takeFirst(notIn: taken)
+                guard let match else { continue }
+                partners[index] = match
+                taken.insert(match)
             }
             let pairs = left.indices.compactMap { index in partners[index].map { (left: left[index], right: right[$0]) } }
             return (pairs, left.indices.filter { partners[$0] == nil }.map { left[$0] }, right.indices.filter { !taken.contains($0) }.map { right[$0] })
+        }
+
+        /// Right exchanges' places in order, read past the taken ones once.
+        struct PairingQueue {
+            var indices: [Int] = []
+            var next = 0
+
+            /// The first place not in `taken`, from where the last search stopped; a place
+            /// taken since stays behind.
+            mutating func takeFirst(notIn taken: Set<Int>) -> Int? {
+                while next < indices.count, taken.contains(indices[next]) { next += 1 }
+                guard next < indices.count else { return nil }
+                next += 1
+                return indices[next - 1]
+            }
         }
 
         /// What pairs an exchange with another: its name, and its method and path with numbers

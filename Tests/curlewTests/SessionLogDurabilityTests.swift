@@ -238,6 +238,41 @@ struct SessionLogDurabilityTests {
         #expect(past.status != 0 && past.error.contains("#5: the log has 4 exchanges: #1 to #4"), "\(past.error)")
     }
 
+    @Test("log diff of two logs of 20,000 exchanges each pairs them in time proportional to their length (found by review: each exchange read the other log from its start)", .timeLimit(.minutes(2)))
+    func diffOfLongLogs() async throws {
+        let directory = NSTemporaryDirectory() + "curlew-long-diff-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        /// A path segment of letters for `number`: numbers in a path are folded when pairing.
+        func word(_ number: Int) -> String {
+            var number = number
+            var letters = ""
+            repeat { letters.append(Character(UnicodeScalar(UInt8(97 + number % 26)))); number /= 26 } while number > 0
+            return letters
+        }
+        func log(_ name: String, side: String, count: Int) throws -> String {
+            let path = directory + "/" + name
+            let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+            for index in 0..<count {
+                // Half named, half not, so both passes pair.
+                logger.requestDidProduce(Fixtures.message(id: UInt64(index + 1), name: index % 2 == 0 ? "n\(side)\(word(index))" : nil,
+                                                          method: "GET", url: "http://h/\(side)\(word(index))"))
+            }
+            try logger.close()
+            return path
+        }
+        let count = 20_000
+        let left = try log("left.jsonl", side: "l", count: count)
+        let right = try log("right.jsonl", side: "r", count: count)
+        let start = ContinuousClock.now
+        let apart = try await CurlewProcess.run(["log", "diff", left, right])
+        #expect(apart.status == 0 && apart.output.contains("0 pairs compared, 0 with differences, \(count) only in \(left), \(count) only in \(right)"),
+                "\(apart.output.suffix(300))\(apart.error)")
+        let same = try await CurlewProcess.run(["log", "diff", left, left])
+        #expect(same.status == 0 && same.output.contains("\(count) pairs compared, 0 with differences\n"), "\(same.output.suffix(300))")
+        #expect(ContinuousClock.now - start < .seconds(60))
+    }
+
     @Test("log diff of two logs names the exchanges only one of them has, not only the pairs (found by a new user's trial)", .timeLimit(.minutes(1)))
     func diffNamesUnpairedExchanges() async throws {
         let directory = NSTemporaryDirectory() + "curlew-unpaired-\(UUID().uuidString)"
