@@ -82,8 +82,12 @@ public struct ExchangeDiff: Sendable {
             return order.map { (names[$0]!, values[$0]!.joined(separator: ", ")) }
         }
         let a = grouped(left), b = grouped(right)
-        var rows = a.map { entry in (entry.0, Optional(entry.1), b.first { $0.0.lowercased() == entry.0.lowercased() }?.1) }
-        rows += b.filter { entry in !a.contains { $0.0.lowercased() == entry.0.lowercased() } }.map { ($0.0, nil, Optional($0.1)) }
+        // Looked up by name, not searched: a response of tens of thousands of fields is input.
+        var rightValues: [String: String] = [:]
+        for entry in b { rightValues[entry.0.lowercased()] = entry.1 }
+        let leftNames = Set(a.map { $0.0.lowercased() })
+        var rows = a.map { entry in (entry.0, Optional(entry.1), rightValues[entry.0.lowercased()]) }
+        rows += b.filter { !leftNames.contains($0.0.lowercased()) }.map { ($0.0, nil, Optional($0.1)) }
         return rows
     }
 
@@ -117,14 +121,17 @@ public struct ExchangeDiff: Sendable {
             for member in right where rightByKey.index(forKey: member.key) == nil { rightByKey[member.key] = member.value }
             var leftKeys = Set<String>()
             for member in left where leftKeys.insert(member.key).inserted {
-                compare(member.value, rightByKey[member.key], "\(path).\(member.key)", into: &rows)
+                guard rows.count < bodyLimit else { return }
+                compare(member.value, rightByKey[member.key], path + "." + Self.shownKey(member.key), into: &rows)
             }
             for member in right where !leftKeys.contains(member.key) {
+                guard rows.count < bodyLimit else { return }
                 leftKeys.insert(member.key)
-                compare(nil, member.value, "\(path).\(member.key)", into: &rows)
+                compare(nil, member.value, path + "." + Self.shownKey(member.key), into: &rows)
             }
         case (.array(let left)?, .array(let right)?) where !left.isEmpty && !right.isEmpty:
             for index in 0..<max(left.count, right.count) {
+                guard rows.count < bodyLimit else { return }
                 // `JSONValue` is itself nil-expressible: spelled out, a missing element is not `null`.
                 let missing: JSONValue? = .none
                 compare(index < left.count ? left[index] : missing, index < right.count ? right[index] : missing, "\(path)[\(index)]", into: &rows)
@@ -136,6 +143,15 @@ public struct ExchangeDiff: Sendable {
             rows.append((path, left, right))
         }
     }
+
+    /// A member's name as a row's path shows it: cut to `keyLimit` characters, so a body of
+    /// megabyte names makes rows of short paths, not a copy of each name in every row under it.
+    private static func shownKey(_ key: String) -> String {
+        key.utf8.count <= keyLimit ? key : String(key.prefix(keyLimit)) + "…"
+    }
+
+    /// The most characters of a member's name a path shows.
+    static let keyLimit = 64
 
     /// The most characters of one side's value a row holds: a subtree of megabytes stays one
     /// row a screen can draw.

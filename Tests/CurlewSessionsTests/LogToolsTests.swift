@@ -172,6 +172,22 @@ struct LogToolsTests {
         #expect(ExchangeDiff(a, c).rows.first { $0.field == "$.blob" }?.right == "{}")
     }
 
+    @Test("diff of bodies under a megabyte name with a hundred thousand elements, and of tens of thousands of header names, stays small and quick (found by review: every element built its path, and each header searched the other side's)")
+    func diffHostileSizes() {
+        let key = String(repeating: "k", count: 500_000)
+        let elements = Array(repeating: "0", count: 100_000).joined(separator: ",")
+        let fields = (0..<30_000).map { HeaderField(name: "X-\($0)", value: "v") }
+        let a = Self.message(1, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: #"{"\#(key)":[\#(elements)]}"#, headers: fields)
+        let b = Self.message(2, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: #"{"\#(key)":[\#(elements),1]}"#,
+                             headers: fields.reversed())
+        let start = ContinuousClock.now
+        let rows = ExchangeDiff(a, b).rows
+        #expect(ContinuousClock.now - start < .seconds(20))
+        let body = rows.filter { $0.section == "body" }
+        #expect(body.count == 2000 && body.allSatisfy { $0.field.utf8.count < 100 } && body[0].field.hasPrefix("$.kkk") && body[0].field.contains("…["))
+        #expect(rows.filter { $0.section == "headers" && $0.differs }.isEmpty)
+    }
+
     @Test("a device is refused as a log by the reader and the index, instead of being read for ever")
     func devicesAreNotLogs() {
         let read = #expect(throws: SessionLogError.self) { try SessionLogReader.read(path: "/dev/zero") }
