@@ -138,16 +138,13 @@ final class DemoRoutes: Sendable {
         return fields
     }
 
+    /// The query as httpbin's `args`: a name given once maps to its value, one given again to
+    /// the list of its values. Grouped first, so a name repeated by the thousand is not copied
+    /// once per repeat.
     private func argsObject(_ request: DemoRequest) -> [String: Any] {
-        var args: [String: Any] = [:]
-        for item in request.query {
-            if let existing = args[item.name] {
-                args[item.name] = ((existing as? [String]) ?? [existing as? String ?? ""]) + [item.value]
-            } else {
-                args[item.name] = item.value
-            }
-        }
-        return args
+        var values: [String: [String]] = [:]
+        for item in request.query { values[item.name, default: []].append(item.value) }
+        return values.mapValues { $0.count == 1 ? $0[0] as Any : $0 as Any }
     }
 
     private func headerObject(_ request: DemoRequest) -> [String: String] {

@@ -14,23 +14,39 @@ public struct ReceivedRequest: Sendable {
     }
 }
 
-/// The most recent requests the server received, oldest first, bounded so a long run stays small.
+/// The most recent requests the server received, oldest first, bounded so a long run stays small:
+/// at most `capacity` requests, and at most `bodyBudget` bytes of their bodies together (a loop
+/// of 60 MB uploads would otherwise keep ten thousand of them).
 final class RequestRecorder: Sendable {
-    private let entries = Locked<[ReceivedRequest]>([])
-    private let capacity: Int
+    private struct Entries {
+        var requests: [ReceivedRequest] = []
+        var bodyBytes = 0
+    }
 
-    init(capacity: Int) {
+    private let entries = Locked(Entries())
+    private let capacity: Int
+    private let bodyBudget: Int
+
+    init(capacity: Int, bodyBudget: Int = 256 << 20) {
         self.capacity = capacity
+        self.bodyBudget = bodyBudget
     }
 
     func record(_ request: ReceivedRequest) {
         entries.withLock { entries in
-            if entries.count >= capacity { entries.removeFirst(entries.count - capacity + 1) }
-            entries.append(request)
+            entries.requests.append(request)
+            entries.bodyBytes += request.body.count
+            var dropped = 0
+            while entries.requests.count - dropped > capacity
+                    || (entries.bodyBytes > bodyBudget && entries.requests.count - dropped > 1) {
+                entries.bodyBytes -= entries.requests[dropped].body.count
+                dropped += 1
+            }
+            if dropped > 0 { entries.requests.removeFirst(dropped) }
         }
     }
 
     var all: [ReceivedRequest] {
-        entries.withLock { $0 }
+        entries.withLock { $0.requests }
     }
 }

@@ -21,6 +21,29 @@ struct DemoServerTests {
         #expect(try await send(request).json()["origin"]?.stringValue == "127.0.0.1")
     }
 
+    @Test("a query name repeated by the thousand is echoed as one list of its values, in order; a name given once as its value (found by review: the list was copied at each repeat)")
+    func repeatedQueryNames() async throws {
+        let query = (0..<8_000).map { "a=\($0)" }.joined(separator: "&")
+        let start = ContinuousClock.now
+        let args = try await send(Request(.get, "/get?one=1&" + query)).json()["args"]
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(args?["one"]?.stringValue == "1" && args?["a"] == .array((0..<8_000).map { .string("\($0)") }))
+    }
+
+    @Test("the recorder keeps the newest requests within its count and its bodies' byte budget, at least the newest whatever its size (found by review: 10,000 bodies of any size were kept)")
+    func recorderBudget() {
+        let recorder = RequestRecorder(capacity: 3, bodyBudget: 250)
+        func request(_ number: Int, bytes: Int) -> ReceivedRequest {
+            ReceivedRequest(method: "POST", uri: "/\(number)", headers: [], body: Array(repeating: 0, count: bytes), receivedAt: Date())
+        }
+        for number in 0..<5 { recorder.record(request(number, bytes: 100)) }
+        #expect(recorder.all.map(\.uri) == ["/3", "/4"])
+        for number in 5..<9 { recorder.record(request(number, bytes: 10)) }
+        #expect(recorder.all.map(\.uri) == ["/6", "/7", "/8"])
+        recorder.record(request(9, bytes: 1_000))
+        #expect(recorder.all.map(\.uri) == ["/9"])
+    }
+
     @Test("hostile numbers and form bodies get an answer, never a crash", arguments: [
         "/drip?numbytes=-1", "/drip?duration=inf", "/drip?delay=nan", "/drip?code=99999999999999999999",
         "/delay/inf", "/bytes/-5", "/stream/99999999999", "/redirect-to?url=/get&delay=-1",
