@@ -37,6 +37,7 @@ public enum WorkspaceWriter {
 
         // A generated secret's name must not be one of the import's own variables either.
         let takenNames = definedNames.union(collection.variables.map(\.name)).union(collection.environments.flatMap { $0.variables.map(\.name) })
+        movingURLCredentialsOfVariables(in: &collection, existing: existing, definedNames: definedNames, avoiding: takenNames)
         var requestNames = UniqueNames(taken: existing?.requests.map(\.name) ?? [])
         var renamed: [String: String] = [:]
         var entries: [(Node, Node)] = []
@@ -402,11 +403,32 @@ public enum WorkspaceWriter {
     /// so their values go to the secrets file instead of `variables:`. Not by name alone: a
     /// `max_token: 100` or a `page_token` cursor declared secret would hide its value in every
     /// log, and an environment filling in a collection's empty `token` would be refused.
+    /// The password of a URL a variable holds (`base = http://u:PASS@h`, a server's URL, an
+    /// environment's) and its secret query parameters, moved to secrets as a request's URL has
+    /// them moved; the variable keeps the rest with a `{{name}}` in their place. Only for the
+    /// variables and environments the import writes (those already defined stay as they are).
+    private static func movingURLCredentialsOfVariables(in collection: inout ImportedCollection, existing: Workspace?,
+                                                        definedNames: Set<String>, avoiding taken: Set<String>) {
+        let secrets = RedactionPolicy()
+        for index in collection.variables.indices where !definedNames.contains(collection.variables[index].name) {
+            let (name, value) = collection.variables[index]
+            collection.variables[index].value = movingCredentials(inURL: value, named: name, into: &collection, avoiding: taken, secrets: secrets)
+        }
+        for environment in collection.environments.indices where existing?.environmentNames.contains(collection.environments[environment].name) != true {
+            for index in collection.environments[environment].variables.indices {
+                let (name, value) = collection.environments[environment].variables[index]
+                let moved = movingCredentials(inURL: value, named: name, into: &collection, avoiding: taken, secrets: secrets)
+                collection.environments[environment].variables[index].value = moved
+            }
+        }
+    }
+
     private static func keepingReferencedCredentials(in collection: inout ImportedCollection) {
         let secrets = RedactionPolicy()
         var referenced = Set<String>()
         for item in collection.items {
-            for field in item.request.headers where RedactionPolicy.defaultHeaderNames.contains(field.name.lowercased()) {
+            // A header the logs hide (`X-Token` too, by its last word): the same rule.
+            for field in item.request.headers where secrets.hidesValue(ofHeader: field.name) {
                 referenced.formUnion(Template.names(in: field.value))
             }
             let url = item.request.customURL ?? item.request.path

@@ -147,6 +147,52 @@ struct ImportTests {
         #expect(claimed.chains.first?.steps[1].captures.map(\.name) == ["login_token"] && claimed.chains.first?.steps[0].captures.isEmpty == true)
     }
 
+    @Test("a URL password a variable or an environment holds, and a variable a header the logs hide uses (X-Token), go to the secrets file from .http, Postman and OpenAPI imports; the requests read back the same (found by a new user's trial)")
+    func variableCredentialsMoved() throws {
+        let http = """
+            @base = http://u:HtSecret1@127.0.0.1:9
+            @t = XtSecret1
+            GET {{base}}/get
+            X-Token: {{t}}
+            """
+        let postman = #"{"info":{"name":"c"},"variable":[{"key":"pbase","value":"http://u:PmSecret1@127.0.0.1:9"}],"item":[{"name":"p","request":{"method":"GET","url":"{{pbase}}/get"}}]}"#
+        let environment = #"{"name":"stage","values":[{"key":"ebase","value":"http://u:PmSecret4@h?api_key=PmSecret5","enabled":true}]}"#
+        let openAPI = """
+            openapi: 3.1.0
+            info: {title: t, version: '1'}
+            servers: [{url: 'http://admin:OaSecret1@127.0.0.1:9/v1'}]
+            paths:
+              /pets:
+                get:
+                  operationId: pets
+                  parameters: [{name: X-Token, in: header, schema: {type: string}, example: OaSecret3}]
+                  responses: {'200': {description: ok}}
+            """
+        for (collection, names) in [(try HTTPFileImport.parse(http), ["GET /get"]), (try PostmanImport.parse(Data(postman.utf8)), ["p"]),
+                                    (try PostmanImport.parse(Data(environment.utf8)), []), (try OpenAPIImport.parse(Data(openAPI.utf8)), ["pets"])] {
+            let files = try WorkspaceFiles()
+            let path = files.directory + "/curlew.yaml"
+            try WorkspaceWriter.add(collection, to: path)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            for secret in ["HtSecret1", "XtSecret1", "PmSecret1", "PmSecret4", "PmSecret5", "OaSecret1", "OaSecret3"] {
+                #expect(!text.contains(secret), "\(secret) in \(text)")
+            }
+            let session = try WorkspaceSession(try Workspace.load(path: path))
+            for name in names {
+                let request = try session.request(named: name).0
+                #expect(request.customURL.map { !$0.contains("{{") } ?? true, "\(String(describing: request.customURL))")
+            }
+        }
+        let session = try { () throws -> WorkspaceSession in
+            let files = try WorkspaceFiles()
+            let path = files.directory + "/curlew.yaml"
+            try WorkspaceWriter.add(try HTTPFileImport.parse(http), to: path)
+            return try WorkspaceSession(try Workspace.load(path: path))
+        }()
+        let request = try session.request(named: "GET /get").0
+        #expect(request.customURL == "http://u:HtSecret1@127.0.0.1:9/get" && request.headers["X-Token"] == "XtSecret1")
+    }
+
     @Test(".http: thousands of variables set again and requests using a named response are read in time proportional to the file (found by review: each searched all before it); paths spelled alike capture into variables of their own")
     func httpFileManyReferences() throws {
         let count = 20_000
