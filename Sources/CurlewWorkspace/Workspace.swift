@@ -84,6 +84,12 @@ public struct Workspace: Sendable {
     /// the secrets file are read from beside it).
     public static func parse(_ text: String, path: String) throws(WorkspaceError) -> Workspace {
         var workspace = Workspace(path: path)
+        // The secrets file read as a workspace would be read as both, and a save into it would
+        // write requests where its secrets belong (found by a new user's trial: a secret lost).
+        if (path as NSString).lastPathComponent == secretsFileName || LocalFile.isSameFile(path, workspace.secretsPath) {
+            throw WorkspaceError(.invalid, at: nil, "\(path) is the secrets file of the workspace in its folder, not a workspace: "
+                                 + "give the workspace's file (curlew.yaml)")
+        }
         var unresolved: [(group: Int, member: Int, name: String, position: SourcePosition)] = []
         try workspace.read(file: path, text: text, isMain: true, unresolved: &unresolved, including: [])
         try workspace.resolveMembers(unresolved)

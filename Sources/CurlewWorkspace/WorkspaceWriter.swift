@@ -382,7 +382,12 @@ public enum WorkspaceWriter {
             throw WorkspaceError(error.kind, at: nil, keyPath: error.keyPath,
                                  "nothing was written: \(action) would make an invalid workspace (at line \(error.position?.line ?? 0) of the result): \(error.message)")
         }
-        if let secretsText { try replace(secretsPath, with: secretsText, mode: 0o600) }
+        // A workspace that cannot be written gets no secrets written for it either.
+        try checkWritable(path)
+        if let secretsText {
+            try checkWritable(secretsPath)
+            try replace(secretsPath, with: secretsText, mode: 0o600)
+        }
         try replace(path, with: restoringLineEnds(document, of: original))
     }
 
@@ -398,11 +403,6 @@ public enum WorkspaceWriter {
         return text
     }
 
-    /// Variables of the import that hold a credential in clear (`@token = abc` used as
-    /// `Bearer {{token}}`, a Postman variable behind an API key in the query) become secrets,
-    /// so their values go to the secrets file instead of `variables:`. Not by name alone: a
-    /// `max_token: 100` or a `page_token` cursor declared secret would hide its value in every
-    /// log, and an environment filling in a collection's empty `token` would be refused.
     /// The password of a URL a variable holds (`base = http://u:PASS@h`, a server's URL, an
     /// environment's) and its secret query parameters, moved to secrets as a request's URL has
     /// them moved; the variable keeps the rest with a `{{name}}` in their place. Only for the
@@ -423,6 +423,11 @@ public enum WorkspaceWriter {
         }
     }
 
+    /// Variables of the import that hold a credential in clear (`@token = abc` used as
+    /// `Bearer {{token}}`, a Postman variable behind an API key in the query) become secrets,
+    /// so their values go to the secrets file instead of `variables:`. Not by name alone: a
+    /// `max_token: 100` or a `page_token` cursor declared secret would hide its value in every
+    /// log, and an environment filling in a collection's empty `token` would be refused.
     private static func keepingReferencedCredentials(in collection: inout ImportedCollection) {
         let secrets = RedactionPolicy()
         var referenced = Set<String>()
@@ -664,13 +669,10 @@ public enum WorkspaceWriter {
     /// Writes a file atomically (a fresh temporary file renamed over it), into the file a
     /// symbolic link points to, keeping the file's permissions (`mode` for a new one).
     static func replace(_ path: String, with text: String, mode newMode: mode_t = 0o644) throws(WorkspaceError) {
+        try checkWritable(path)
         let target = followingLinks(path)
         var status = stat()
         let exists = stat(target, &status) == 0
-        // A file made read-only stays as it is, as an editor leaves it (even for root).
-        if exists, status.st_mode & 0o200 == 0 || access(target, W_OK) != 0 {
-            throw WorkspaceError(.unreadable, at: nil, "\(path) is read-only; nothing was written (chmod u+w \(path) to allow it)")
-        }
         let mode = exists ? status.st_mode & 0o777 : newMode
         do {
             try OwnerOnlyFile.write(Data(text.utf8), to: target)
@@ -678,6 +680,20 @@ public enum WorkspaceWriter {
             throw WorkspaceError(.unreadable, at: nil, "\(path): \(error.reason)")
         }
         chmod(target, mode)
+    }
+
+    /// Refuses a file made read-only, which stays as it is, as an editor leaves it (even for
+    /// root), and one whose folder does not let a new file be made there.
+    static func checkWritable(_ path: String) throws(WorkspaceError) {
+        let target = followingLinks(path)
+        var status = stat()
+        if stat(target, &status) == 0, status.st_mode & 0o200 == 0 || access(target, W_OK) != 0 {
+            throw WorkspaceError(.unreadable, at: nil, "\(path) is read-only; nothing was written (chmod u+w \(path) to allow it)")
+        }
+        let directory = LocalFile.directory(of: target)
+        if access(directory, W_OK) != 0 {
+            throw WorkspaceError(.unreadable, at: nil, "\(path): its folder \(directory) cannot be written to; nothing was written")
+        }
     }
 
     /// The file a path names after following symbolic links (relative ones from the link's own

@@ -1,4 +1,5 @@
 import CurlewAgent
+import CurlewSessions
 import CurlewWorkspace
 import Foundation
 import Testing
@@ -131,6 +132,33 @@ struct RequestEntryWriterTests {
         #expect(saved.customURL == "http://127.0.0.1:9/users/Tok-9x8y7z/echo?e=Tok-9x8y7z&n=1234")
         #expect(saved.headers["X-Echo"] == "was Tok-9x8y7z" && saved.headers["X-Pin"] == "1234" && saved.params["copy"] == "Tok-9x8y7z")
         #expect(saved.requestSerializer == .raw(Data(#"{"password":"1234","note":"Tok-9x8y7z and 1234"}"#.utf8), contentType: "application/json"))
+    }
+
+    @Test("a save or an import into a workspace made read-only writes no secret either, and the secrets file is refused as a workspace (found by a new user's trial: the secrets were written, or a secret lost)")
+    func readOnlyAndSecretsFileRefused() throws {
+        let files = try WorkspaceFiles()
+        let path = try files.write("curlew.yaml", Self.workspace, mode: 0o444)
+        let secretsPath = files.directory + "/curlew.secrets.yaml"
+        let request = Request(.get, "http://127.0.0.1:9/get", headers: ["X-Api-Key": "RoSecret-9"])
+        #expect(throws: WorkspaceError.self) { try WorkspaceWriter.save(request, named: "ro", in: path) }
+        #expect(!FileManager.default.fileExists(atPath: secretsPath))
+        var collection = ImportedCollection()
+        collection.items = [.init(name: "ro", request: request)]
+        #expect(throws: WorkspaceError.self) { try WorkspaceWriter.add(collection, to: path) }
+        #expect(!FileManager.default.fileExists(atPath: secretsPath))
+        chmod(path, 0o644)
+        try WorkspaceWriter.save(request, named: "ro", in: path)
+        #expect(try String(contentsOfFile: secretsPath, encoding: .utf8).contains("RoSecret-9"))
+        for attempt in [{ _ = try Workspace.load(path: secretsPath) }, { _ = try WorkspaceWriter.add(collection, to: secretsPath) },
+                        { _ = try WorkspaceWriter.add(collection, to: files.directory + "/new/curlew.secrets.yaml") }] {
+            do {
+                try attempt()
+                Issue.record("the secrets file was taken as a workspace")
+            } catch {
+                #expect("\(error)".contains("is the secrets file of the workspace in its folder"), "\(error)")
+            }
+        }
+        #expect(try String(contentsOfFile: secretsPath, encoding: .utf8).contains("RoSecret-9") && !FileManager.default.fileExists(atPath: files.directory + "/new"))
     }
 
     @Test("a body kept as text only for an escape inside its secret is written as json: members once the secret moves, so the secret is kept decoded and sent as the same JSON (found by review)")
