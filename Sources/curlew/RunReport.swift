@@ -145,10 +145,12 @@ final class RunReport: Sendable {
         var lines = [""]
         if interrupted { lines.append("Interrupted: what was in flight was cancelled.") }
         let groups = results.filter { $0.groupState != nil }
+        // A request that could not be built is counted on the same line, beside those that ran
+        // (found by a new user's trial: "0 run, 0 passed, 0 failed, 0 not run" for one).
+        let unbuilt = results.compactMap(\.buildError).count
         lines.append("Requests: \(ran.count) run, \(passed) passed, \(ran.count - passed) failed, \(cases.count - ran.count) not run"
+            + (unbuilt == 0 ? "" : ", \(unbuilt) could not be built")
             + (groups.isEmpty ? "" : "; groups: \(groups.filter(\.passed).count) of \(groups.count) passed"))
-        let buildErrors = results.compactMap(\.buildError)
-        if !buildErrors.isEmpty { lines.append("Could not be built: \(buildErrors.count)") }
         if !failedAssertions.isEmpty {
             lines.append("Failed assertions:")
             for (item, unmasked) in failedAssertions {
