@@ -218,21 +218,46 @@ public enum MultipartText {
     /// The lines of a form, or nil when a part cannot be written as one (a value with a line
     /// break or bytes that are not text, a value part with a file name or type, extra headers).
     public static func text(of form: MultipartForm) -> String? {
+        try? lines(of: form).get()
+    }
+
+    /// Why a form's part cannot be written as a line, naming the part; nil when every one can.
+    public static func unwritablePart(of form: MultipartForm) -> String? {
+        if case .failure(let reason) = lines(of: form) { return reason.text }
+        return nil
+    }
+
+    /// A reason a part cannot be a line.
+    public struct Unwritable: Error {
+        public let text: String
+    }
+
+    private static func lines(of form: MultipartForm) -> Result<String, Unwritable> {
         var lines: [String] = []
         for part in form.parts {
-            guard part.headers.isEmpty, !part.name.contains("="), !part.name.contains(where: \.isNewline) else { return nil }
+            let named = "the part " + ClippedText.plain(part.name).debugDescription
+            guard part.headers.isEmpty else { return .failure(Unwritable(text: "\(named) has headers of its own")) }
+            guard !part.name.contains("="), !part.name.contains(where: \.isNewline) else {
+                return .failure(Unwritable(text: "\(named) has a name with \"=\" or a line break"))
+            }
             switch part.content {
             case .data(let data):
-                guard part.filename == nil, part.mimeType == nil, let value = String(validating: data, as: UTF8.self),
-                      !value.contains(where: \.isNewline) else { return nil }
+                guard let value = String(validating: data, as: UTF8.self) else { return .failure(Unwritable(text: "\(named) holds bytes that are not text")) }
+                guard !value.contains(where: \.isNewline) else { return .failure(Unwritable(text: "\(named) has a value of several lines")) }
+                guard part.filename == nil, part.mimeType == nil else {
+                    let given = [part.mimeType.map { "a type (\($0))" }, part.filename.map { "a file name (\($0))" }].compactMap { $0 }.joined(separator: " and ")
+                    return .failure(Unwritable(text: "\(named) gives its text value \(ClippedText.plain(given))"))
+                }
                 let escaped = value.hasPrefix("@") || value.hasPrefix("<") || value.hasPrefix("\\") ? "\\" + value : value
                 lines.append("\(part.name)=\(escaped)")
             case .file(let path):
                 guard !path.contains(";"), !path.contains(where: \.isNewline), part.filename.map({ !$0.contains(";") && !$0.contains(where: \.isNewline) }) ?? true,
-                      part.mimeType.map({ !$0.contains(";") }) ?? true else { return nil }
+                      part.mimeType.map({ !$0.contains(";") }) ?? true else {
+                    return .failure(Unwritable(text: "\(named) names a file, a file name or a type with \";\" or a line break"))
+                }
                 lines.append("\(part.name)=@\(path)" + (part.mimeType.map { ";type=\($0)" } ?? "") + (part.filename.map { ";filename=\($0)" } ?? ""))
             }
         }
-        return lines.joined(separator: "\n")
+        return .success(lines.joined(separator: "\n"))
     }
 }

@@ -422,8 +422,11 @@ public struct ComposeState: Sendable {
         guard let first = try CurlImport.parse(text, readFile: refuseFiles).first else {
             throw CurlImport.Failure(reason: "no curl command found")
         }
-        guard first.request.uploadFile == nil, first.request.form.map({ MultipartText.text(of: $0) != nil }) ?? true else {
-            throw CurlImport.Failure(reason: "the command sends a file as its body, or a form part the editor cannot hold; :import it into the workspace instead")
+        guard first.request.uploadFile == nil else {
+            throw CurlImport.Failure(reason: "the command sends a file as its body, which the editor does not hold; :import it into the workspace instead")
+        }
+        if let form = first.request.form, let reason = MultipartText.unwritablePart(of: form) {
+            throw CurlImport.Failure(reason: "\(reason), which the editor's form lines cannot hold; :import it into the workspace instead")
         }
         var draft = RequestDraft(first.request, baseURL: nil)
         draft.name = ImportedCollection.defaultName(first.request)

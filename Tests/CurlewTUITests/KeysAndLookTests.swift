@@ -261,6 +261,16 @@ struct SecondTrialTests {
         let form = try ComposeState.draft(fromCurl: "curl http://h/post -d 'a=1&b=two'")
         #expect(form.bodyMode == .form)
         #expect(ComposeState(items: []).problem("/users/{id}", for: .url) == nil)
+        // A form part no line can hold is named with the reason (found by a new user's trial:
+        // "sends a file as its body" for a typed text part).
+        do {
+            _ = try ComposeState.draft(fromCurl: "curl http://127.0.0.1:18080/anything -F 'c=MP;type=text/plain'")
+            Issue.record("a typed text part was taken")
+        } catch {
+            #expect(error.reason == #"the part "c" gives its text value a type (text/plain), which the editor's form lines cannot hold; :import it into the workspace instead"#,
+                    "\(error.reason)")
+        }
+        #expect(try ComposeState.draft(fromCurl: "curl http://h/post -F 'c=MP'").bodyMode == .multipart)
     }
 
     @Test("a pasted curl command is literal: its {{ are escaped in the draft and sent as typed, not read as variables", arguments: [
