@@ -262,7 +262,9 @@ final class IndexScanner: @unchecked Sendable {
             }
             // Anything else (a header, a line of an older log) is decoded in full.
             switch SessionLogRecord(decoding: Data(bytes), with: decoder) {
-            case .header(let header): part.headers.append(header)
+            // Kept up to what the index keeps: a file of header lines alone is damage, not
+            // a reason to hold each of them.
+            case .header(let header): if part.headers.count < IndexScanner.keptHeaders { part.headers.append(header) }
             case .message(let message):
                 builder.append(offset: start, summary: SessionRecordSummaryColumns(SessionRecordSummary(message), methods: methods, urls: urls))
             case .skipped(let reason): skip(reason, into: &part)

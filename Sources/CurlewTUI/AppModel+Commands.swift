@@ -853,12 +853,21 @@ extension AppModel {
         }
     }
 
+    /// The commands that take no words after their name.
+    static let commandsWithoutArgument: Set<String> = ["send", "cancel", "quit", "q", "help", "follow", "pause", "compare", "reload", "save"]
+
     func runCommandLine(_ line: String) {
         let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
         guard let name = parts.first else { return }
         let argument = parts.count > 1 ? parts[1] : ""
         if let refusal = refusal(ofCommandLine: name) {
             message = refusal
+            return
+        }
+        // Words a command takes none of are refused, not dropped (found by a new user's trial:
+        // `:quit now` quit, `:send extra` sent).
+        if !argument.trimmingCharacters(in: .whitespaces).isEmpty, Self.commandsWithoutArgument.contains(name) {
+            message = ":\(name) takes nothing after it; nothing was done"
             return
         }
         switch name {

@@ -21,6 +21,25 @@ struct IndexScannerFollowingTests {
         try Fixtures.writeLines(lines + other.map { $0.replacingOccurrences(of: "http://h/", with: "http://other/") }, to: path)
     }
 
+    @Test("a scan of a file of header lines alone keeps no more of them than the index does (found by review: a scan held every one until the index trimmed them)")
+    func headerLinesBounded() throws {
+        let path = NSTemporaryDirectory() + "curlew-scan-headers-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let header = try #require(try Fixtures.writeEntryLog(count: 1, to: path).first)
+        try Fixtures.writeLines(Array(repeating: header, count: IndexScanner.keptHeaders + 500), to: path)
+        let scanner = try IndexScanner(path: path, methods: InternedStrings(maxCount: 255, maxBytes: 1 << 16),
+                                       urls: InternedStrings(maxCount: 1_000, maxBytes: 1 << 20))
+        var kept = 0
+        var finished = false
+        while !finished {
+            let part = try scanner.scan(entries: .max)
+            #expect(part.headers.count <= IndexScanner.keptHeaders)
+            kept += part.headers.count
+            finished = part.finished
+        }
+        #expect(kept == IndexScanner.keptHeaders)
+    }
+
     @Test("a log cut and written again longer before the first look after the last read is caught by the last bytes read, though its first 512 bytes are alike (found by CI: it was read on as if it had grown)")
     func rewrittenBeforeTheLook() throws {
         let path = NSTemporaryDirectory() + "curlew-scan-look-\(UUID().uuidString).jsonl"

@@ -144,6 +144,18 @@ struct KeysAndLookTests {
         #expect(model.message.hasPrefix("no workspace to save to"), "\(model.message)")
     }
 
+    @Test("a command given words it takes none of is refused and does nothing (found by a new user's trial: :quit now quit, :follow x toggled)")
+    func commandWithoutArgumentRefusesWords() throws {
+        let model = try TUIFixtures.model()
+        for line in ["quit now", "q x", "follow x", "pause 1", "help me"] {
+            model.runCommandLine(line)
+            let name = String(line.prefix { $0 != " " })
+            #expect(model.message == ":\(name) takes nothing after it; nothing was done" && !model.shouldQuit && !model.showHelp, "\(line): \(model.message)")
+        }
+        model.runCommandLine("quit")
+        #expect(model.shouldQuit)
+    }
+
     @Test("a key map file replaces bindings by context and command; its mistakes name their line")
     func keyMapFile() throws {
         let directory = NSTemporaryDirectory() + "curlew-keys-\(UUID().uuidString)"
