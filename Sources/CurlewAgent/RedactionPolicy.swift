@@ -228,17 +228,20 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// each value whole and, for a value with a scheme (`Bearer …`, `Basic …`), its credentials,
     /// and for `Basic` the decoded `user:password` and the password (a server's path or body may
     /// repeat it: `/basic-auth/user/PASS`); a cookie header pair by pair. And the values of the
-    /// cookies the response set. The first `maximumCredentialValues` of them: each costs a pass
-    /// over every text of the record, and a hostile server can set cookies by the thousand (their
-    /// headers are hidden whole all the same).
+    /// cookies the response set. The first `maximumCredentialValues` of them, cookies' values
+    /// last: each costs a pass over every text of the record, and a hostile server can set
+    /// cookies by the thousand (their headers are hidden whole all the same).
     public func credentialValues(in message: borrowing DebugMessage) -> [String] {
+        // Cookies in a list of their own, after the rest: a jar of many cookies does not crowd
+        // out the `Authorization` token.
         var values: [String] = []
+        var cookies: [String] = []
         var seen: Set<String> = []
-        func keep(_ value: String) {
+        func keep(_ value: String, cookie: Bool = false) {
             // A header the caller set is in both the composed request and the head: hidden once.
-            guard values.count < Self.maximumCredentialValues, value.utf8.count >= Self.minimumHiddenCredential,
-                  seen.insert(value).inserted else { return }
-            values.append(value)
+            guard values.count + cookies.count < Self.maximumCredentialValues || !cookie && values.count < Self.maximumCredentialValues,
+                  value.utf8.count >= Self.minimumHiddenCredential, seen.insert(value).inserted else { return }
+            if cookie { cookies.append(value) } else { values.append(value) }
         }
         func add(_ value: Substring) {
             for form in Self.hiddenForms(ofCredential: value) { keep(form) }
@@ -246,7 +249,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         func add(pairs: Substring) {
             for pair in pairs.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2 { add(parts[1]) }
+                if parts.count == 2 { for form in Self.hiddenForms(ofCredential: parts[1]) { keep(form, cookie: true) } }
             }
         }
         func add(header name: Substring, value: Substring) {
@@ -270,7 +273,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 add(pairs: header.value.split(separator: ";", maxSplits: 1).first ?? "")
             }
         }
-        return values
+        return values + cookies.prefix(Self.maximumCredentialValues - values.count)
     }
 
     /// What a record hides wherever it appears of a credential's value (a header's, a cookie's),
@@ -1269,24 +1272,31 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// field does (`password2`, `api_key_2`, `newToken1`). Read back from the key's end, no
     /// further than a secret name's length (separators aside): a longer tail is none.
     private func endsInSecretWords(_ key: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool) -> Bool {
-        var (start, end) = (key.startIndex, key.endIndex)
+        let (start, end) = (key.startIndex, key.endIndex)
         guard end - start > 1, let raw = key.base.baseAddress else { return false }
         let bytes = raw.assumingMemoryBound(to: UInt8.self)
-        // Every word at the end ends where the key does (separators and a number aside, which
-        // names leave out): a last letter no secret name ends with rules them all out.
+        if lastWordsAreSecret(bytes, start: start, end: end, readsCapitals: readsCapitals) { return true }
+        // A number after the words (`password2`): the words before it, and the name before it whole.
         var last = end - 1
         while last > start, ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
-        if bytes[last] &- 0x30 < 10 {
-            while last > start, bytes[last] &- 0x30 < 10 || ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
-            // Digits alone, or digits after one letter, name nothing.
-            guard last > start else { return false }
-            end = last + 1
-            if secretKeys.contains(key.base[start..<end]) { return true }
-        }
+        guard bytes[last] &- 0x30 < 10 else { return false }
+        while last > start, bytes[last] &- 0x30 < 10 || ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
+        // Digits alone, or digits after one letter, name nothing.
+        guard last > start else { return false }
+        return secretKeys.contains(key.base[start..<(last + 1)]) || lastWordsAreSecret(bytes, start: start, end: last + 1, readsCapitals: readsCapitals)
+    }
+
+    /// `endsInSecretWords` for the words ending at `end`, the name from `start` on.
+    private func lastWordsAreSecret(_ bytes: UnsafePointer<UInt8>, start: Int, end: Int, readsCapitals: Bool) -> Bool {
+        // Every word at the end ends where the key does (separators aside, which names leave
+        // out): a last letter no secret name ends with rules them all out.
+        var last = end - 1
+        while last > start, ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
         guard secretKeys.mayEnd(with: bytes[last]) else { return false }
         let longest = secretKeys.longestFoldedLength
         var folded = 0
         var index = end - 1
+        let base = UnsafeRawBufferPointer(start: bytes, count: end)
         while index > start {
             let (byte, previous) = (bytes[index], bytes[index - 1])
             if !ByteNameSet.isSeparator(byte) {
@@ -1297,7 +1307,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             let afterSeparator = ByteNameSet.isSeparator(previous) && !ByteNameSet.isSeparator(byte)
             // A capital after a small letter or a digit (unsigned differences: one compare each).
             let startsCapitalized = readsCapitals && byte &- 0x41 < 26 && (previous &- 0x61 < 26 || previous &- 0x30 < 10)
-            if afterSeparator || startsCapitalized, secretKeys.contains(key.base[index..<end]) { return true }
+            if afterSeparator || startsCapitalized, secretKeys.contains(base[index..<end]) { return true }
             index &-= 1
         }
         return false

@@ -35,17 +35,16 @@ public struct StreamRecord: Sendable, Equatable, Codable {
     public var reconnectAttempt: Int
 
     public static let keptEvents = 200
-    /// Each kept event's data, ID and type, and the last event ID, are cut to this many bytes
-    /// (consumers of the stream get them whole, and reconnection sends the ID whole).
+    /// Each kept event's data, ID and type are cut to this many bytes (consumers of the stream
+    /// get them whole); the last event ID, one of them, is kept whole, as reconnection sends it.
     public static let keptEventBytes = 4096
 
     /// Counts an event and keeps it (cut as `kept` cuts it), dropping the oldest beyond
     /// `keptEvents`.
     public mutating func keep(_ event: ServerSentEvent, counting count: Int = 1) {
         eventCount += count
-        let kept = Self.kept(event)
-        events.append(kept)
-        lastEventID = kept.id ?? lastEventID
+        events.append(Self.kept(event))
+        lastEventID = event.id ?? lastEventID
         if let retry = event.retryMilliseconds { retryMilliseconds = retry }
         if events.count > Self.keptEvents { events.removeFirst(events.count - Self.keptEvents) }
     }

@@ -147,7 +147,7 @@ public struct ExchangeDiff: Sendable {
     /// A member's name as a row's path shows it: cut to `keyLimit` characters, so a body of
     /// megabyte names makes rows of short paths, not a copy of each name in every row under it.
     private static func shownKey(_ key: String) -> String {
-        key.utf8.count <= keyLimit ? key : String(key.prefix(keyLimit)) + "…"
+        key.utf8.count <= keyLimit || key.count <= keyLimit ? key : String(key.prefix(keyLimit)) + "…"
     }
 
     /// The most characters of a member's name a path shows.

@@ -9,7 +9,8 @@ public enum PlaceholderFill {
     public enum Syntax: Sendable {
         /// OpenAPI's `{name}`: everything between the braces.
         case braced
-        /// Postman's path variable `:name`: the letters, digits, `_` and `-` after the colon.
+        /// Postman's path variable `:name`: the path segment after the colon, or the letters,
+        /// digits, `_` and `-` that start it.
         case colon
     }
 
@@ -24,8 +25,10 @@ public enum PlaceholderFill {
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            guard let (nameEnd, placeholderEnd) = placeholder(in: bytes, at: index, syntax),
-                  let value = values[String(decoding: bytes[(index + 1)..<nameEnd], as: UTF8.self)] else {
+            let value = placeholder(in: bytes, at: index, syntax).lazy.compactMap { end -> (String, Int)? in
+                values[String(decoding: bytes[(index + 1)..<end.name], as: UTF8.self)].map { ($0, end.placeholder) }
+            }.first
+            guard let (value, placeholderEnd) = value else {
                 output.append(byte)
                 index += 1
                 continue
@@ -37,24 +40,35 @@ public enum PlaceholderFill {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Where the name of a placeholder opening at `index` ends, and where the placeholder does;
-    /// nil when none opens there.
-    private static func placeholder(in bytes: [UInt8], at index: Int, _ syntax: Syntax) -> (nameEnd: Int, end: Int)? {
+    /// Where the name of a placeholder opening at `index` may end, and the placeholder with it,
+    /// the longest first; none when no placeholder opens there. A colon's name is its path
+    /// segment whole (`:file.json`, as Postman reads it), else the letters, digits, `_` and `-`
+    /// after it (`:id` in `:id.json`).
+    private static func placeholder(in bytes: [UInt8], at index: Int, _ syntax: Syntax) -> [(name: Int, placeholder: Int)] {
         switch syntax {
         case .braced:
-            guard bytes[index] == UInt8(ascii: "{") else { return nil }
+            guard bytes[index] == UInt8(ascii: "{") else { return [] }
             var end = index + 1
             while end < bytes.count, bytes[end] != UInt8(ascii: "}") {
-                if bytes[end] == UInt8(ascii: "{") { return nil }
+                if bytes[end] == UInt8(ascii: "{") { return [] }
                 end += 1
             }
-            return end < bytes.count && end > index + 1 ? (end, end + 1) : nil
+            return end < bytes.count && end > index + 1 ? [(end, end + 1)] : []
         case .colon:
-            guard bytes[index] == UInt8(ascii: ":") else { return nil }
-            var end = index + 1
-            while end < bytes.count, isNameByte(bytes[end]) { end += 1 }
-            return end > index + 1 ? (end, end) : nil
+            guard bytes[index] == UInt8(ascii: ":") else { return [] }
+            var word = index + 1
+            while word < bytes.count, isNameByte(bytes[word]) { word += 1 }
+            var segment = word
+            while segment < bytes.count, !isSegmentEnd(bytes[segment]) { segment += 1 }
+            return [segment, word].filter { $0 > index + 1 }.reduce(into: []) { ends, end in
+                if ends.last?.name != end { ends.append((end, end)) }
+            }
         }
+    }
+
+    /// `/`, `?`, `#`, `:`: where a path segment's variable name stops.
+    private static func isSegmentEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: ":")
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {

@@ -47,7 +47,9 @@ public enum WorkspaceWriter {
             summary.requests.append(name)
             let request = movingCredentials(of: collection.isLiteral ? escapingTemplates(in: item.request) : item.request, named: name,
                                             into: &collection, avoiding: takenNames)
-            let query = movingCredentials(in: item.query, named: name, into: &collection, avoiding: takenNames)
+            let movedQuery = movingCredentials(in: item.query, named: name, into: &collection, avoiding: takenNames)
+            var repeats = SecretRepeats(movedFrom: name, entry: request, in: collection, from: collection.secrets.count)
+            let query = repeats.replacing(in: movedQuery, into: &collection, avoiding: takenNames)
             entries.append((text(name), node(for: request, folder: item.folder, query: query)))
         }
         if !entries.isEmpty { document = try insert(try serialize(entries), under: ["requests"], into: document, file: path) }
@@ -104,7 +106,7 @@ public enum WorkspaceWriter {
                                   avoiding definedNames: Set<String>, secrets: RedactionPolicy = RedactionPolicy()) -> Request {
         let before = collection.secrets.count
         let moved = movingCredentialsWhereNamed(of: request, named: name, into: &collection, avoiding: definedNames, secrets: secrets)
-        var repeats = SecretRepeats(movedFrom: name, in: collection, from: before)
+        var repeats = SecretRepeats(movedFrom: name, entry: moved, in: collection, from: before)
         return repeats.replacing(in: moved, into: &collection, avoiding: definedNames)
     }
 
@@ -403,8 +405,8 @@ public enum WorkspaceWriter {
         return text
     }
 
-    /// The password of a URL a variable holds (`base = http://u:PASS@h`, a server's URL, an
-    /// environment's) and its secret query parameters, moved to secrets as a request's URL has
+    /// The password of a URL (with its scheme) a variable holds (`base = http://u:PASS@h`, a
+    /// server's URL, an environment's) and its secret query parameters, moved to secrets as a request's URL has
     /// them moved; the variable keeps the rest with a `{{name}}` in their place. Only for the
     /// variables and environments the import writes (those already defined stay as they are).
     private static func movingURLCredentialsOfVariables(in collection: inout ImportedCollection, existing: Workspace?,
@@ -412,11 +414,13 @@ public enum WorkspaceWriter {
         let secrets = RedactionPolicy()
         for index in collection.variables.indices where !definedNames.contains(collection.variables[index].name) {
             let (name, value) = collection.variables[index]
+            guard value.contains("://") else { continue }
             collection.variables[index].value = movingCredentials(inURL: value, named: name, into: &collection, avoiding: taken, secrets: secrets)
         }
         for environment in collection.environments.indices where existing?.environmentNames.contains(collection.environments[environment].name) != true {
             for index in collection.environments[environment].variables.indices {
                 let (name, value) = collection.environments[environment].variables[index]
+                guard value.contains("://") else { continue }
                 let moved = movingCredentials(inURL: value, named: name, into: &collection, avoiding: taken, secrets: secrets)
                 collection.environments[environment].variables[index].value = moved
             }

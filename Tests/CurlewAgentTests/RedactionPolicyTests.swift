@@ -177,6 +177,14 @@ struct RedactionPolicyTests {
         #expect(redacted.response?.body.text?.hasPrefix("\(marker) aaaa") == true)
     }
 
+    @Test("a cookie jar of many pairs does not crowd the Authorization token out of the credentials hidden elsewhere (found by review)")
+    func cookiesAfterAuthorization() {
+        let jar = (0..<100).map { "c\($0)=value\($0)x" }.joined(separator: "; ")
+        let redacted = RedactionPolicy().redact(message(headers: [HeaderField(name: "Cookie", value: jar), HeaderField(name: "Authorization", value: "Bearer AuthTok-77x")],
+                                                        responseBody: json(#"{"echo":"AuthTok-77x","c":"value3x"}"#)))
+        #expect(redacted.response?.body.text == #"{"echo":"\#(marker)","c":"\#(marker)"}"#, "\(String(describing: redacted.response?.body.text))")
+    }
+
     @Test("a head whose first line is a header field, not a request line, has that field hidden; a request line with a colon in its target stays")
     func headWithoutRequestLine() {
         let redacted = RedactionPolicy().redact(message(head: "Authorization: Bearer HEADSECRET1\r\nAccept: */*\r\n\r\n"))
@@ -513,6 +521,9 @@ struct RedactionPolicyTests {
         for name in ["password2", "api_key_2", "newToken1", "token_01", "user[password2]", "PASSWORD_2"] { #expect(policy.isSecretName(name), "\(name)") }
         for name in ["X-Api-Key-2", "X-Auth-Token2"] { #expect(policy.hidesValue(ofHeader: name), "\(name)") }
         for name in ["2", "a2", "tokens2", "token_type2", "Http2-Settings", "sha256"] { #expect(!policy.isSecretName(name), "\(name)") }
+        // Found by review: a declared name that itself ends in a number still ends a longer one.
+        let pins = RedactionPolicy(bodyFieldNames: ["pin2"])
+        #expect(pins.isSecretName("user_pin2") && pins.isSecretName("newPin2") && pins.isSecretName("pin2"))
         let encodedEcho = json(#"{"args":{"api%5Bkey%5D":"Wd5Tok9","page":"2"},"list":{"api":{"0":{"key":"Wd6Tok9"}}}}"#)
         let encodedText = try #require(policy.redact(message(responseBody: encodedEcho)).response?.body.text)
         #expect(!encodedText.contains("Wd5Tok9") && !encodedText.contains("Wd6Tok9") && encodedText.contains(#""page":"2""#), "\(encodedText)")

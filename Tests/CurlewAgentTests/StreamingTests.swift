@@ -67,7 +67,7 @@ struct StreamingTests {
         for number in 0..<300 { record.keep(ServerSentEvent(event: huge + "\(number)", data: "d", id: huge + "\(number)")) }
         let kept = record.events.reduce(0) { $0 + $1.data.utf8.count + ($1.id?.utf8.count ?? 0) + $1.event.utf8.count }
         #expect(record.events.count == StreamRecord.keptEvents && kept < 3 * StreamRecord.keptEvents * (StreamRecord.keptEventBytes + 4))
-        #expect(record.lastEventID == String(repeating: "i", count: StreamRecord.keptEventBytes) + "…" && record.eventCount == 300)
+        #expect(record.lastEventID == huge + "299" && record.eventCount == 300)
         let small = ServerSentEvent(event: "tick", data: "d", id: "7")
         #expect(StreamRecord.kept(small) == small)
     }
