@@ -1275,28 +1275,37 @@ public struct RedactionPolicy: Sendable, Equatable {
         let (start, end) = (key.startIndex, key.endIndex)
         guard end - start > 1, let raw = key.base.baseAddress else { return false }
         let bytes = raw.assumingMemoryBound(to: UInt8.self)
-        if lastWordsAreSecret(bytes, start: start, end: end, readsCapitals: readsCapitals) { return true }
-        // A number after the words (`password2`): the words before it, and the name before it whole.
         var last = end - 1
         while last > start, ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
-        guard bytes[last] &- 0x30 < 10 else { return false }
+        // Every word at the end ends where the key does (separators aside, which names leave
+        // out): a last letter no secret name ends with rules them all out.
+        if secretKeys.mayEnd(with: bytes[last]), lastWordsAreSecret(key.base, bytes, start: start, end: end, readsCapitals: readsCapitals) { return true }
+        return bytes[last] &- 0x30 < 10 && endsInSecretWords(key, beforeNumberEndingAt: last, readsCapitals: readsCapitals)
+    }
+
+    /// `endsInSecretWords` for a name whose last byte before `last` is a digit: its words before
+    /// the number (`password2`), or the name before it whole. Apart, so the common name's path
+    /// stays as short as it was.
+    @inline(never)
+    private func endsInSecretWords(_ key: UnsafeRawBufferPointer.SubSequence, beforeNumberEndingAt last: Int, readsCapitals: Bool) -> Bool {
+        guard let raw = key.base.baseAddress else { return false }
+        let bytes = raw.assumingMemoryBound(to: UInt8.self)
+        let start = key.startIndex
+        var last = last
         while last > start, bytes[last] &- 0x30 < 10 || ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
         // Digits alone, or digits after one letter, name nothing.
         guard last > start else { return false }
-        return secretKeys.contains(key.base[start..<(last + 1)]) || lastWordsAreSecret(bytes, start: start, end: last + 1, readsCapitals: readsCapitals)
+        if secretKeys.contains(key.base[start..<(last + 1)]) { return true }
+        return secretKeys.mayEnd(with: bytes[last]) && lastWordsAreSecret(key.base, bytes, start: start, end: last + 1, readsCapitals: readsCapitals)
     }
 
-    /// `endsInSecretWords` for the words ending at `end`, the name from `start` on.
-    private func lastWordsAreSecret(_ bytes: UnsafePointer<UInt8>, start: Int, end: Int, readsCapitals: Bool) -> Bool {
-        // Every word at the end ends where the key does (separators aside, which names leave
-        // out): a last letter no secret name ends with rules them all out.
-        var last = end - 1
-        while last > start, ByteNameSet.isSeparator(bytes[last]) { last -= 1 }
-        guard secretKeys.mayEnd(with: bytes[last]) else { return false }
+    /// `endsInSecretWords` for the words ending at `end`, the name from `start` on (`base` and
+    /// `bytes` the same memory), once its last letter may end a secret name.
+    @inline(__always)
+    private func lastWordsAreSecret(_ base: UnsafeRawBufferPointer, _ bytes: UnsafePointer<UInt8>, start: Int, end: Int, readsCapitals: Bool) -> Bool {
         let longest = secretKeys.longestFoldedLength
         var folded = 0
         var index = end - 1
-        let base = UnsafeRawBufferPointer(start: bytes, count: end)
         while index > start {
             let (byte, previous) = (bytes[index], bytes[index - 1])
             if !ByteNameSet.isSeparator(byte) {
