@@ -227,7 +227,9 @@ public enum CurlImport {
                 _ = try seconds(try take(), argument)
                 ignored.append("--connect-timeout (a workspace's config sets it for every request)")
             case _ where ignoredSwitches.contains(argument): ignored.append(argument)
-            case _ where ignoredWithValue.contains(argument): ignored.append("\(argument) \(try take())")
+            // The value said as a log would show it: a proxy's password, an output path's token
+            // (found by a new user's trial: `-x http://u:PASS@proxy` was printed whole).
+            case _ where ignoredWithValue.contains(argument): ignored.append("\(argument) \(RedactionPolicy().redactText(try take()))")
             case _ where argument.hasPrefix("-") && argument != "-":
                 // `--user=bob:pw` is no curl option, but what follows its `=` is a value all the
                 // same, and may be a credential; so may what follows an unknown short option

@@ -91,7 +91,11 @@ extension WorkspaceWriter {
         switch value {
         case .string(let text):
             return secret ? replace(key, text).map { .string($0) } ?? value : value
-        case .int, .double, .bool:
+        case .bool:
+            // `true` is no secret, and a secret of it would hide every "true" in the logs
+            // (found by a new user's trial).
+            return value
+        case .int, .double:
             guard secret else { return value }
             guard numbersAsText else { return nil }
             return replace(key, value.textValue).map { .string($0) } ?? value

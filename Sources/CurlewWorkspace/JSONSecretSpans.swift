@@ -89,7 +89,11 @@ struct JSONSecretSpans {
                 // A number or a word: up to the next character JSON gives a meaning.
                 var end = index
                 while end < bytes.count, !Self.isWhitespace(bytes[end]), !Self.structural.contains(bytes[end]) { end += 1 }
-                if let context = valueContext(), context.secret, bytes[index..<end].elementsEqual("null".utf8) == false {
+                // `null`, `true` and `false` are no secrets: a secret of one would hide every
+                // "true" in the logs (found by a new user's trial).
+                let word = bytes[index..<end]
+                if let context = valueContext(), context.secret,
+                   !word.elementsEqual("null".utf8), !word.elementsEqual("true".utf8), !word.elementsEqual("false".utf8) {
                     spans.append((context.key, index..<end))
                 }
                 index = end

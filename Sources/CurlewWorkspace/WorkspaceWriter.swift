@@ -42,15 +42,28 @@ public enum WorkspaceWriter {
         var renamed: [String: String] = [:]
         var entries: [(Node, Node)] = []
         for item in collection.items {
-            let name = requestNames.claim(item.name)
+            func moved(named name: String) -> (request: Request, query: Parameters) {
+                let request = movingCredentials(of: collection.isLiteral ? escapingTemplates(in: item.request) : item.request, named: name,
+                                                into: &collection, avoiding: takenNames)
+                let movedQuery = movingCredentials(in: item.query, named: name, into: &collection, avoiding: takenNames)
+                var repeats = SecretRepeats(movedFrom: name, entry: request, in: collection, from: collection.secrets.count)
+                return (request, repeats.replacing(in: movedQuery, into: &collection, avoiding: takenNames))
+            }
+            let before = collection
+            var name = requestNames.claim(item.name)
+            var entry = moved(named: name)
+            // A name made from a path that repeats a credential just moved (`GET /k/TOKEN` beside
+            // `X-Api-Key: TOKEN`) hides it, and so do the secrets' names made from it (found by
+            // a new user's trial): the entry is moved again under the hidden name.
+            let values = collection.secrets[before.secrets.count...].map(\.value).filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
+            if values.contains(where: { name.contains($0) }) {
+                collection = before
+                name = requestNames.claim(values.reduce(name) { $0.replacingOccurrences(of: $1, with: RedactionPolicy.marker) })
+                entry = moved(named: name)
+            }
             renamed[item.name] = name
             summary.requests.append(name)
-            let request = movingCredentials(of: collection.isLiteral ? escapingTemplates(in: item.request) : item.request, named: name,
-                                            into: &collection, avoiding: takenNames)
-            let movedQuery = movingCredentials(in: item.query, named: name, into: &collection, avoiding: takenNames)
-            var repeats = SecretRepeats(movedFrom: name, entry: request, in: collection, from: collection.secrets.count)
-            let query = repeats.replacing(in: movedQuery, into: &collection, avoiding: takenNames)
-            entries.append((text(name), node(for: request, folder: item.folder, query: query)))
+            entries.append((text(name), node(for: entry.request, folder: item.folder, query: entry.query)))
         }
         if !entries.isEmpty { document = try insert(try serialize(entries), under: ["requests"], into: document, file: path) }
 
@@ -131,7 +144,11 @@ public enum WorkspaceWriter {
             guard secrets.isSecretName(field.name),
                   let reference = secretReference(field.value, literal: collection.isLiteral, field: field.name, named: name,
                                                   into: &collection, avoiding: definedNames) else {
-                headers.add(field.name, collection.isLiteral ? TemplateEscape.escaping(field.value) : field.value)
+                let value = collection.isLiteral ? TemplateEscape.escaping(field.value) : field.value
+                // A URL as the value (`Referer`, `Origin`) has its password and secret
+                // parameters moved as the request's own URL has (found by a new user's trial).
+                let isURL = ["http://", "https://"].contains { value.lowercased().hasPrefix($0) }
+                headers.add(field.name, isURL ? movingCredentials(inURL: value, named: name, into: &collection, avoiding: definedNames, secrets: secrets) : value)
                 continue
             }
             headers.add(field.name, reference)
@@ -427,6 +444,14 @@ public enum WorkspaceWriter {
         }
     }
 
+    /// The password a URL's user info gives (`pass` in `http://user:pass@h/`), as written.
+    static func userInfoPassword(in url: String) -> Substring? {
+        guard let schemeEnd = url.firstRange(ofASCII: "://") else { return nil }
+        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
+        return authority[authority.index(after: colon)..<at]
+    }
+
     /// Variables of the import that hold a credential in clear (`@token = abc` used as
     /// `Bearer {{token}}`, a Postman variable behind an API key in the query) become secrets,
     /// so their values go to the secrets file instead of `variables:`. Not by name alone: a
@@ -441,6 +466,9 @@ public enum WorkspaceWriter {
                 referenced.formUnion(Template.names(in: field.value))
             }
             let url = item.request.customURL ?? item.request.path
+            // The password of the URL's user info (`http://user:{{pass}}@h`, found by a new
+            // user's trial).
+            if let password = Self.userInfoPassword(in: url) { referenced.formUnion(Template.names(in: String(password))) }
             _ = mappingPairs(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "", kept: String.init) { key, value in
                 if secrets.isSecretName(key) { referenced.formUnion(Template.names(in: String(value))) }
                 return nil

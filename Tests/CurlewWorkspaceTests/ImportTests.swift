@@ -225,6 +225,31 @@ struct ImportTests {
         #expect(fromHTTP.text.contains("10:30@UTC-long-enough") && !fromHTTP.text.contains("when_password"), "\(fromHTTP.text)")
     }
 
+    @Test("an import keeps out of curlew.yaml a URL password a Referer holds, a variable used as a URL's password, a credential a request's name would repeat, and an ignored proxy's password; a boolean under a secret name stays (found by a new user's trial)")
+    func trialLeaks() throws {
+        let files = try WorkspaceFiles()
+        let path = files.directory + "/curlew.yaml"
+        let commands = "curl 'http://127.0.0.1:9/anything/a' -H 'Referer: http://u:RefPw-bbbb0002@h/'\n"
+            + "curl 'http://127.0.0.1:9/anything/k/HdrPath12345' -H 'X-Api-Key: HdrPath12345'\n"
+            + "curl -x http://pu:ProxyPw-9999@127.0.0.1:3128 'http://127.0.0.1:9/anything/n' --json '{\"password\":123456,\"token\":true}'"
+        let parsed = try CurlImport.parse(commands)
+        #expect(parsed[2].ignored.contains { $0.hasPrefix("-x ") } && !parsed[2].ignored.joined().contains("ProxyPw-9999"), "\(parsed[2].ignored)")
+        var literal = ImportedCollection()
+        literal.isLiteral = true
+        for command in parsed { literal.items.append(.init(name: ImportedCollection.defaultName(command.request), request: command.request)) }
+        try WorkspaceWriter.add(literal, to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for secret in ["RefPw-bbbb0002", "HdrPath12345", "hdrpath12345"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
+        #expect(text.contains("GET /anything/k/[REDACTED]") && text.contains(#"\"token\":true"#) && !text.contains("_token"), "\(text)")
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        #expect(try session.request(named: "GET /anything/a").0.headers["Referer"] == "http://u:RefPw-bbbb0002@h/")
+        #expect(try session.request(named: "GET /anything/k/[REDACTED]").0.customURL == "http://127.0.0.1:9/anything/k/HdrPath12345")
+        let http = try WorkspaceFiles()
+        let httpPath = http.directory + "/curlew.yaml"
+        try WorkspaceWriter.add(try HTTPFileImport.parse("@pass = HttpUPw-6001\nGET http://user:{{pass}}@127.0.0.1:9/anything/u\n"), to: httpPath)
+        #expect(!(try String(contentsOfFile: httpPath, encoding: .utf8)).contains("HttpUPw-6001"))
+    }
+
     @Test("a credential repeated into a long stretch no reference may stand in is passed over in time proportional to it (found by review: the search restarted one byte on)")
     func repeatsInCoveredStretch() throws {
         let token = String(repeating: "k", count: 20_000)
