@@ -93,19 +93,28 @@ public struct ExchangeDiff: Sendable {
 
     /// JSON bodies member by member (`$.a.b[0]`); text bodies line by line; others by size and digest.
     static func body(_ left: BodySnapshot?, _ right: BodySnapshot?) -> [(String, String?, String?)] {
+        // The size first, and how much of it the log kept: what lies past that is not compared
+        // (found by a new user's trial: two bodies differing only there compared equal, unsaid).
+        func size(_ body: BodySnapshot?) -> String? {
+            body.map { "\($0.size) bytes" + ($0.isTruncated ? ", the first \($0.data.count) kept and compared" : "") }
+        }
+        let sizes: [(String, String?, String?)] = [("size", size(left), size(right))]
         if let left, let right, let a = try? JSONValue.parse(left.data), let b = try? JSONValue.parse(right.data) {
             var rows: [(String, String?, String?)] = []
             compare(a, b, "$", into: &rows)
-            return rows
+            return sizes + rows + Self.cutNote(rows.count)
         }
         let a = left?.text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
         let b = right?.text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
         if a != nil || b != nil, (left == nil || a != nil), (right == nil || b != nil) {
-            let count = min(bodyLimit, max(a?.count ?? 0, b?.count ?? 0))
-            return (0..<count).map { index in ("line \(index + 1)", a.flatMap { index < $0.count ? $0[index] : nil }, b.flatMap { index < $0.count ? $0[index] : nil }) }
+            let lines = max(a?.count ?? 0, b?.count ?? 0)
+            let rows = (0..<min(bodyLimit, lines)).map { index in ("line \(index + 1)", a.flatMap { index < $0.count ? $0[index] : nil }, b.flatMap { index < $0.count ? $0[index] : nil }) }
+            return sizes + rows + Self.cutNote(lines)
         }
         func describe(_ body: BodySnapshot?) -> String? { body.map { "\($0.size) bytes of \($0.contentType ?? "data")" } }
-        return [("bytes", describe(left), left?.data == right?.data ? describe(left) : describe(right).map { $0 + " (other bytes)" })]
+        // For bodies that are not text, a row of their sizes and whether the bytes kept match.
+        let kept = left?.isTruncated == true || right?.isTruncated == true ? sizes : []
+        return kept + [("bytes", describe(left), left?.data == right?.data ? describe(left) : describe(right).map { $0 + " (other bytes)" })]
     }
 
     /// Two JSON values at one path. Objects that both have members are compared member by member
@@ -148,6 +157,13 @@ public struct ExchangeDiff: Sendable {
     /// megabyte names makes rows of short paths, not a copy of each name in every row under it.
     private static func shownKey(_ key: String) -> String {
         key.utf8.count <= keyLimit || key.count <= keyLimit ? key : String(key.prefix(keyLimit)) + "…"
+    }
+
+    /// A row saying the body was compared only as far as `bodyLimit` rows when `rows` were more.
+    private static func cutNote(_ rows: Int) -> [(String, String?, String?)] {
+        guard rows >= bodyLimit else { return [] }
+        let text = "compared as far as \(bodyLimit) rows; the rest is not"
+        return [("…", text, text)]
     }
 
     /// The most characters of a member's name a path shows.

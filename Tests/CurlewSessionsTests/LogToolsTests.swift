@@ -148,7 +148,7 @@ struct LogToolsTests {
                              body: #"{"args":{"probe":"1"},"json":null,"list":[1,2],"deep":{"x":{"y":1}},"dup":1,"dup":2}"#)
         let b = Self.message(2, "GET", "http://h/a", status: 200, total: 1000, wait: 500,
                              body: #"{"args":{},"json":{"name":"n"},"list":"none","deep":{"x":{"y":2,"z":3}},"dup":1}"#)
-        let rows = ExchangeDiff(a, b).rows.filter { $0.section == "body" }
+        let rows = ExchangeDiff(a, b).rows.filter { $0.section == "body" && $0.field != "size" }
         #expect(rows.map(\.field) == ["$.args", "$.json", "$.list", "$.deep.x.y", "$.deep.x.z", "$.dup"])
         let byField = Dictionary(uniqueKeysWithValues: rows.map { ($0.field, [$0.left, $0.right]) })
         #expect(byField["$.args"] == [#"{"probe":"1"}"#, "{}"])
@@ -163,7 +163,7 @@ struct LogToolsTests {
         let long = String(repeating: "x", count: ExchangeDiff.valueLimit * 2)
         let a = Self.message(1, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: #"{"blob":["\#(long)a"]}"#)
         let b = Self.message(2, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: #"{"blob":["\#(long)b"]}"#)
-        let rows = ExchangeDiff(a, b).rows.filter { $0.section == "body" }
+        let rows = ExchangeDiff(a, b).rows.filter { $0.section == "body" && $0.field != "size" }
         #expect(rows.map(\.field) == ["$.blob[0]"])
         let row = rows[0]
         #expect(row.left!.count < ExchangeDiff.valueLimit + 60 && row.left!.contains("(\(long.count + 3) bytes"), "\(row.left!.suffix(60))")
@@ -184,8 +184,21 @@ struct LogToolsTests {
         let rows = ExchangeDiff(a, b).rows
         #expect(ContinuousClock.now - start < .seconds(20))
         let body = rows.filter { $0.section == "body" }
-        #expect(body.count == 2000 && body.allSatisfy { $0.field.utf8.count < 100 } && body[0].field.hasPrefix("$.kkk") && body[0].field.contains("…["))
+        #expect(body.count == 2002 && body.allSatisfy { $0.field.utf8.count < 100 } && body[1].field.hasPrefix("$.kkk") && body[1].field.contains("…["))
+        // Found by a new user's trial: the cut was silent.
+        #expect(body.last?.field == "…" && body.last?.left == "compared as far as 2000 rows; the rest is not" && body.last?.differs == false)
         #expect(rows.filter { $0.section == "headers" && $0.differs }.isEmpty)
+    }
+
+    @Test("diff shows each body's size and how much of it a log kept, so bodies that differ past what was kept, or only in size, differ (found by a new user's trial)")
+    func diffBodySizes() {
+        var a = Self.message(1, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: "same start")
+        var b = Self.message(2, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: "same start")
+        a.response?.body = BodySnapshot(kept: Data("same start".utf8), size: 5_000, contentType: "text/plain")
+        b.response?.body = BodySnapshot(kept: Data("same start".utf8), size: 9_000, contentType: "text/plain")
+        let size = ExchangeDiff(a, b).rows.first { $0.section == "body" && $0.field == "size" }
+        #expect(size?.left == "5000 bytes, the first 10 kept and compared" && size?.right == "9000 bytes, the first 10 kept and compared" && size?.differs == true,
+                "\(String(describing: size))")
     }
 
     @Test("a device is refused as a log by the reader and the index, instead of being read for ever")
