@@ -167,11 +167,34 @@ extension WorkspaceWriter {
     /// `request` with the credentials of its parameters and body moved to `collection`'s secrets
     /// as `{{name}}`. Values holding a `{{template}}` stay; an escaped `\{{` is literal text (a
     /// literal collection's body is escaped before it comes here).
+    /// A string of the parameters or of a body written as `json:` members that is a URL
+    /// (`{"cb": "http://u:PASS@h/"}`, a link `/cb?token=…`) has its password and secret
+    /// parameters moved as the request's own URL has (found by a new user's trial).
     static func movingBodyCredentials(of request: Request, named name: String, into collection: inout ImportedCollection,
                                       avoiding taken: Set<String>, secrets: RedactionPolicy) -> Request {
-        replacingSecretBodyValues(of: request, secrets: secrets, keepingTemplated: true) { field, value in
+        var request = replacingSecretBodyValues(of: request, secrets: secrets, keepingTemplated: true) { field, value in
             secretReference(value, literal: false, field: field, named: name, into: &collection, avoiding: taken)
         }
+        func movingURLs(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .string(let text):
+                let lowered = text.prefix(8).lowercased()
+                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || text.hasPrefix("/") && text.contains("?") else { return value }
+                return .string(movingCredentials(inURL: text, named: name, into: &collection, avoiding: taken, secrets: secrets))
+            case .array(let elements):
+                return .array(elements.map { movingURLs($0) })
+            case .object(let members):
+                return .object(members.map { JSONMember($0.key, movingURLs($0.value)) })
+            default:
+                return value
+            }
+        }
+        request.params = Parameters(request.params.entries.map { JSONMember($0.key, movingURLs($0.value)) })
+        if case .raw(let data, let contentType) = request.requestSerializer, let json = jsonMembers(of: data, contentType: contentType), json.isContainer {
+            let moved = movingURLs(json)
+            if moved != json { request.requestSerializer = .raw(Data(moved.serialized().utf8), contentType: contentType) }
+        }
+        return request
     }
 
     /// `parameters` (a request's query kept apart from it) with their credentials moved the same way.

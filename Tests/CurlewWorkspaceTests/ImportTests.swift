@@ -244,6 +244,20 @@ struct ImportTests {
         let session = try WorkspaceSession(try Workspace.load(path: path))
         #expect(try session.request(named: "GET /anything/a").0.headers["Referer"] == "http://u:RefPw-bbbb0002@h/")
         #expect(try session.request(named: "GET /anything/k/[REDACTED]").0.customURL == "http://127.0.0.1:9/anything/k/HdrPath12345")
+        // Found by a second trial: URLs a JSON body's strings hold.
+        let json = try WorkspaceFiles()
+        let jsonPath = json.directory + "/curlew.yaml"
+        let body = #"{"cb":"http://u:JsonUrlPw-0007@h/","link":"/cb?token=LinkTok-0008","n":[{"u":"https://a:NestPw-0009@h/x"}],"plain":"http://h/ok"}"#
+        let jsonRequest = try #require(try CurlImport.parse("curl http://127.0.0.1:9/post --json '\(body)'").first).request
+        var jsonCollection = ImportedCollection()
+        jsonCollection.items = [.init(name: "json", request: jsonRequest)]
+        try WorkspaceWriter.add(jsonCollection, to: jsonPath)
+        let jsonText = try String(contentsOfFile: jsonPath, encoding: .utf8)
+        for secret in ["JsonUrlPw-0007", "LinkTok-0008", "NestPw-0009"] { #expect(!jsonText.contains(secret), "\(secret) in \(jsonText)") }
+        #expect(jsonText.contains("http://h/ok"))
+        let sentBody = try WorkspaceSession(try Workspace.load(path: jsonPath)).request(named: "json").0.requestSerializer
+        guard case .raw(let sentData, _) = sentBody else { Issue.record("no body"); return }
+        #expect(try JSONValue.parse(sentData) == (try JSONValue.parse(Data(body.utf8))))
         let http = try WorkspaceFiles()
         let httpPath = http.directory + "/curlew.yaml"
         try WorkspaceWriter.add(try HTTPFileImport.parse("@pass = HttpUPw-6001\nGET http://user:{{pass}}@127.0.0.1:9/anything/u\n"), to: httpPath)
