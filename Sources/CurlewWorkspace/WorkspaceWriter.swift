@@ -438,8 +438,11 @@ public enum WorkspaceWriter {
             for index in collection.environments[environment].variables.indices {
                 let (name, value) = collection.environments[environment].variables[index]
                 guard value.contains("://") else { continue }
+                let before = collection.secrets.count
                 let moved = movingCredentials(inURL: value, named: name, into: &collection, avoiding: taken, secrets: secrets)
                 collection.environments[environment].variables[index].value = moved
+                // Stored under that environment, as its other secrets are (found by a new user's trial).
+                for secret in before..<collection.secrets.count { collection.secrets[secret].environment = collection.environments[environment].name }
             }
         }
     }

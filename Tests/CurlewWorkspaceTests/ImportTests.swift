@@ -182,6 +182,12 @@ struct ImportTests {
                 let request = try session.request(named: name).0
                 #expect(request.customURL.map { !$0.contains("{{") } ?? true, "\(String(describing: request.customURL))")
             }
+            // An environment's URL password is stored under that environment.
+            if collection.environments.first?.name == "stage" {
+                let stored = try WorkspaceSecrets.load(path: files.directory + "/curlew.secrets.yaml")
+                #expect(stored.byEnvironment["stage"]?.contains { $0.value == "PmSecret4" } == true && !stored.shared.contains { $0.value == "PmSecret4" },
+                        "\(stored)")
+            }
         }
         let session = try { () throws -> WorkspaceSession in
             let files = try WorkspaceFiles()
