@@ -40,19 +40,21 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue {
-    /// This value with every string in it, members' names included, passed through `transform`,
-    /// at any depth: how templates are filled in inside JSON, each string as a whole (as a JSON
-    /// body's text has every string filled, `JSONTemplateFill`).
-    public func mappingStrings<Failure: Error>(_ transform: (String) throws(Failure) -> String) throws(Failure) -> JSONValue {
+    /// This value with every string in it, members' names included unless `namesToo` is false,
+    /// passed through `transform`, at any depth: how templates are filled in inside JSON, each
+    /// string as a whole (as a JSON body's text has every string filled, `JSONTemplateFill`).
+    public func mappingStrings<Failure: Error>(namesToo: Bool = true, _ transform: (String) throws(Failure) -> String) throws(Failure) -> JSONValue {
         switch self {
         case .string(let text): return .string(try transform(text))
         case .array(let elements):
             var mapped: [JSONValue] = []
-            for element in elements { mapped.append(try element.mappingStrings(transform)) }
+            for element in elements { mapped.append(try element.mappingStrings(namesToo: namesToo, transform)) }
             return .array(mapped)
         case .object(let members):
             var mapped: [JSONMember] = []
-            for member in members { mapped.append(JSONMember(try transform(member.key), try member.value.mappingStrings(transform))) }
+            for member in members {
+                mapped.append(JSONMember(namesToo ? try transform(member.key) : member.key, try member.value.mappingStrings(namesToo: namesToo, transform)))
+            }
             return .object(mapped)
         default: return self
         }

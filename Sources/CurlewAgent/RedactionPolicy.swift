@@ -238,9 +238,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         var cookies: [String] = []
         var seen: Set<String> = []
         func keep(_ value: String, cookie: Bool = false) {
+            // A cookie's value takes room only the others left; they may take it back at the end.
+            let kept = cookie ? values.count + cookies.count : values.count
             // A header the caller set is in both the composed request and the head: hidden once.
-            guard values.count + cookies.count < Self.maximumCredentialValues || !cookie && values.count < Self.maximumCredentialValues,
-                  value.utf8.count >= Self.minimumHiddenCredential, seen.insert(value).inserted else { return }
+            guard kept < Self.maximumCredentialValues, value.utf8.count >= Self.minimumHiddenCredential, seen.insert(value).inserted else { return }
             if cookie { cookies.append(value) } else { values.append(value) }
         }
         func add(_ value: Substring) {

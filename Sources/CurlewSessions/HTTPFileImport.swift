@@ -77,14 +77,14 @@ public enum HTTPFileImport {
         var firstLines: [String: Int] = [:]
         // A captured value never takes a name the file gives a variable of its own.
         let fileVariables = Set(collection.variables.map(\.name))
-        var referenceNames = ReferenceNames()
+        var referenceNames = ReferenceNames(avoiding: fileVariables)
         // The request last `# @name`d so above the one being read, by the name as written.
         var nearestNamed: [String: Int] = [:]
         for (index, (block, requestLine, named)) in found.enumerated() {
             var item = block
             firstLines[item.name] = requestLine
             let before = references.count
-            item.request = rewriteReferences(in: item.request, user: item.name, avoiding: fileVariables, references: &references, naming: &referenceNames)
+            item.request = rewriteReferences(in: item.request, user: item.name, references: &references, naming: &referenceNames)
             // A name given twice: its response is the latest one received before this request,
             // from the request `# @name`d so nearest above it.
             for reference in before..<references.count {
@@ -247,29 +247,26 @@ public enum HTTPFileImport {
     /// `{{name.response.body.$.a}}` and `{{name.response.headers.X}}` become `{{name_a}}` and
     /// `{{name_X}}`, noted for the chain.
     /// The variables references are captured into: one for each request's name and path as
-    /// written, numbered where another path spells the same (`$.a.b` and `$.ab` are both `ab`).
+    /// written, numbered where another path spells the same (`$.a.b` and `$.ab` are both `ab`),
+    /// never a name the file gives a variable of its own.
     private struct ReferenceNames {
-        var variableOf: [String: String] = [:]
-        var used: Set<String> = []
-        var nextNumber: [String: Int] = [:]
+        private var variableOf: [String: String] = [:]
+        private var names: UniqueNames
 
-        mutating func variable(source: String, path: String, base: String, avoiding taken: Set<String>) -> String {
+        init(avoiding fileVariables: Set<String>) {
+            names = UniqueNames(taken: fileVariables, separator: "_")
+        }
+
+        mutating func variable(source: String, path: String, base: String) -> String {
             let key = source + "\u{0}" + path
             if let known = variableOf[key] { return known }
-            var variable = base
-            var number = nextNumber[base] ?? 2
-            while taken.contains(variable) || used.contains(variable) {
-                variable = "\(base)_\(number)"
-                number += 1
-            }
-            nextNumber[base] = number
+            let variable = names.claim(base)
             variableOf[key] = variable
-            used.insert(variable)
             return variable
         }
     }
 
-    private static func rewriteReferences(in request: Request, user: String, avoiding taken: Set<String>,
+    private static func rewriteReferences(in request: Request, user: String,
                                           references: inout [(user: String, source: String, path: String, variable: String)],
                                           naming names: inout ReferenceNames) -> Request {
         func rewrite(_ text: String) -> String {
@@ -292,7 +289,7 @@ public enum HTTPFileImport {
                     let tail = path.hasPrefix("body.") ? String(path.dropFirst(5)) : path
                     let slug = tail.replacingOccurrences(of: "headers.", with: "").filter { $0.isLetter || $0.isNumber || $0 == "_" }
                     let base = "\(source.filter { $0.isLetter || $0.isNumber || $0 == "_" })_\(slug.isEmpty ? "value" : slug)"
-                    let variable = names.variable(source: source, path: path, base: base, avoiding: taken)
+                    let variable = names.variable(source: source, path: path, base: base)
                     references.append((user, source, path, variable))
                     output += "{{\(variable)}}"
                 } else {

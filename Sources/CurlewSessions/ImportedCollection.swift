@@ -65,17 +65,26 @@ public struct ImportedCollection: Sendable {
     private var secretLookup: SecretLookup?
 
     private struct SecretLookup: Sendable {
-        var names: Set<String> = []
+        /// Where the secrets of each name stand in `secrets`.
+        var positions: [String: [Int]] = [:]
         var generatedNames: [String: String] = [:]
 
         init(_ secrets: [Secret]) {
-            for secret in secrets { add(secret) }
+            for (position, secret) in secrets.enumerated() { add(secret, at: position) }
         }
 
-        mutating func add(_ secret: Secret) {
-            names.insert(secret.name)
+        mutating func add(_ secret: Secret, at position: Int) {
+            positions[secret.name, default: []].append(position)
             if secret.isGenerated, secret.environment == nil, generatedNames[secret.value] == nil { generatedNames[secret.value] = secret.name }
         }
+    }
+
+    /// Where the secrets of these names stand in `secrets`, in order, found through the lookup
+    /// `keepSecret` keeps rather than by reading every secret.
+    public mutating func secretPositions(named names: some Sequence<String>) -> [Int] {
+        let lookup = secretLookup ?? SecretLookup(secrets)
+        secretLookup = lookup
+        return names.flatMap { lookup.positions[$0] ?? [] }.sorted()
     }
 
     public init() {}
@@ -218,14 +227,14 @@ public struct ImportedCollection: Sendable {
         let base = Self.secretName(request: request, field: field)
         var name = base
         var number = nextSecretNumber[base] ?? 2
-        while taken.contains(name) || lookup.names.contains(name) {
+        while taken.contains(name) || lookup.positions[name] != nil {
             name = "\(base)_\(number)"
             number += 1
         }
         nextSecretNumber[base] = number
         let secret = Secret(name: name, value: value, isGenerated: true)
         secrets.append(secret)
-        lookup.add(secret)
+        lookup.add(secret, at: secrets.count - 1)
         secretLookup = lookup
         return name
     }

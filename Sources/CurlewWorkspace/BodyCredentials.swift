@@ -176,17 +176,10 @@ extension WorkspaceWriter {
             secretReference(value, literal: false, field: field, named: name, into: &collection, avoiding: taken)
         }
         func movingURLs(_ value: JSONValue) -> JSONValue {
-            switch value {
-            case .string(let text):
+            value.mappingStrings(namesToo: false) { text in
                 let lowered = text.prefix(8).lowercased()
-                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || text.hasPrefix("/") && text.contains("?") else { return value }
-                return .string(movingCredentials(inURL: text, named: name, into: &collection, avoiding: taken, secrets: secrets))
-            case .array(let elements):
-                return .array(elements.map { movingURLs($0) })
-            case .object(let members):
-                return .object(members.map { JSONMember($0.key, movingURLs($0.value)) })
-            default:
-                return value
+                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || text.hasPrefix("/") && text.contains("?") else { return text }
+                return movingCredentials(inURL: text, named: name, into: &collection, avoiding: taken, secrets: secrets)
             }
         }
         request.params = Parameters(request.params.entries.map { JSONMember($0.key, movingURLs($0.value)) })

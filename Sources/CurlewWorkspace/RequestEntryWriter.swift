@@ -41,7 +41,7 @@ extension WorkspaceWriter {
         let taken = definedNames(workspace, stored)
         let moved = movingCredentials(of: request, named: name, into: &collection, avoiding: taken, secrets: secrets)
         let movedQuery = movingCredentials(in: query, named: name, into: &collection, avoiding: taken, secrets: secrets)
-        var repeats = SecretRepeats(movedFrom: name, entry: moved, in: collection, from: 0)
+        var repeats = SecretRepeats(movedFrom: name, entry: moved, in: &collection, from: 0)
         let query = repeats.replacing(in: movedQuery, into: &collection, avoiding: taken)
         guard case .mapping(let edited) = node(for: moved, folder: folder, query: query) else {
             throw WorkspaceError(.invalid, at: nil, "cannot write the request \(name)")

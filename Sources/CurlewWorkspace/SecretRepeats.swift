@@ -22,10 +22,10 @@ struct SecretRepeats {
 
     /// The secrets of `collection` that `entry` (already moved) names, and those added from
     /// `first` on, for the entry `request`.
-    init(movedFrom request: String, entry: Request, in collection: ImportedCollection, from first: Int) {
+    init(movedFrom request: String, entry: Request, in collection: inout ImportedCollection, from first: Int) {
         self.request = request
-        let named = Self.referencedNames(in: entry)
-        let secrets = collection.secrets.enumerated().filter { $0.offset >= first || named.contains($0.element.name) }.map(\.element)
+        let named = collection.secretPositions(named: Self.referencedNames(in: entry)).filter { $0 < first }
+        let secrets = named.map { collection.secrets[$0] } + collection.secrets[first...]
         var seen: Set<String> = []
         for secret in secrets {
             for (form, whole) in Self.forms(of: secret.value)
@@ -90,16 +90,7 @@ struct SecretRepeats {
     }
 
     private mutating func replacing(in value: JSONValue, into collection: inout ImportedCollection, avoiding taken: Set<String>) -> JSONValue {
-        switch value {
-        case .string(let text):
-            return .string(replacing(text, into: &collection, avoiding: taken))
-        case .array(let elements):
-            return .array(elements.map { replacing(in: $0, into: &collection, avoiding: taken) })
-        case .object(let members):
-            return .object(members.map { JSONMember($0.key, replacing(in: $0.value, into: &collection, avoiding: taken)) })
-        default:
-            return value
-        }
+        value.mappingStrings(namesToo: false) { replacing($0, into: &collection, avoiding: taken) }
     }
 
     /// `text` with each form's repeats as a reference, longest form first, except inside a

@@ -42,25 +42,27 @@ public enum WorkspaceWriter {
         var renamed: [String: String] = [:]
         var entries: [(Node, Node)] = []
         for item in collection.items {
-            func moved(named name: String) -> (request: Request, query: Parameters) {
-                let request = movingCredentials(of: collection.isLiteral ? escapingTemplates(in: item.request) : item.request, named: name,
-                                                into: &collection, avoiding: takenNames)
-                let movedQuery = movingCredentials(in: item.query, named: name, into: &collection, avoiding: takenNames)
-                var repeats = SecretRepeats(movedFrom: name, entry: request, in: collection, from: collection.secrets.count)
-                return (request, repeats.replacing(in: movedQuery, into: &collection, avoiding: takenNames))
+            func moved(named name: String, into target: inout ImportedCollection) -> (request: Request, query: Parameters) {
+                let request = movingCredentials(of: target.isLiteral ? escapingTemplates(in: item.request) : item.request, named: name,
+                                                into: &target, avoiding: takenNames)
+                let movedQuery = movingCredentials(in: item.query, named: name, into: &target, avoiding: takenNames)
+                var repeats = SecretRepeats(movedFrom: name, entry: request, in: &target, from: target.secrets.count)
+                return (request, repeats.replacing(in: movedQuery, into: &target, avoiding: takenNames))
             }
-            let before = collection
             var name = requestNames.claim(item.name)
-            var entry = moved(named: name)
-            // A name made from a path that repeats a credential just moved (`GET /k/TOKEN` beside
-            // `X-Api-Key: TOKEN`) hides it, and so do the secrets' names made from it (found by
-            // a new user's trial): the entry is moved again under the hidden name.
-            let values = collection.secrets[before.secrets.count...].map(\.value).filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
+            // A name made from a path that repeats a credential the entry carries (`GET /k/TOKEN`
+            // beside `X-Api-Key: TOKEN`) hides it, and so do the secrets' names made from it
+            // (found by a new user's trial). Which values move is learnt by moving them into a
+            // collection of the entry's alone first: undoing a move in the import's own would copy
+            // its secrets for each entry.
+            var alone = ImportedCollection()
+            alone.isLiteral = collection.isLiteral
+            _ = moved(named: name, into: &alone)
+            let values = alone.secrets.map(\.value).filter { $0.utf8.count >= RedactionPolicy.minimumHiddenCredential }
             if values.contains(where: { name.contains($0) }) {
-                collection = before
                 name = requestNames.claim(values.reduce(name) { $0.replacingOccurrences(of: $1, with: RedactionPolicy.marker) })
-                entry = moved(named: name)
             }
+            let entry = moved(named: name, into: &collection)
             renamed[item.name] = name
             summary.requests.append(name)
             entries.append((text(name), node(for: entry.request, folder: item.folder, query: entry.query)))
@@ -119,7 +121,7 @@ public enum WorkspaceWriter {
                                   avoiding definedNames: Set<String>, secrets: RedactionPolicy = RedactionPolicy()) -> Request {
         let before = collection.secrets.count
         let moved = movingCredentialsWhereNamed(of: request, named: name, into: &collection, avoiding: definedNames, secrets: secrets)
-        var repeats = SecretRepeats(movedFrom: name, entry: moved, in: collection, from: before)
+        var repeats = SecretRepeats(movedFrom: name, entry: moved, in: &collection, from: before)
         return repeats.replacing(in: moved, into: &collection, avoiding: definedNames)
     }
 
@@ -174,24 +176,16 @@ public enum WorkspaceWriter {
         var rest = Substring(url)
         // The password moved, and its reference, for where the rest of the URL repeats it.
         var moved: (password: String, reference: String)?
-        // The user info: after `scheme://`, or at the start of a URL typed without a scheme
-        // (`bob:pw@host/x`, which `curlew send` reads as a host with credentials).
-        let schemeEnd = schemePart(of: url, literal: literal)
-        let authorityStart = schemeEnd?.upperBound ?? url.startIndex
-        let authorityEnd = schemeEnd == nil ? (url.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex)
-            : URLText.afterAuthority(url).startIndex
-        if schemeEnd != nil || url[authorityStart..<authorityEnd].contains("@") {
-            result += kept(rest[..<authorityStart])
-            let authority = rest[authorityStart..<authorityEnd]
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":"),
-               let hidden = secretReference(authority[authority.index(after: colon)..<at], literal: literal, field: "password", named: name,
-                                            into: &collection, avoiding: taken) {
-                result += kept(authority[...colon]) + hidden + kept(authority[at...])
-                moved = (kept(authority[authority.index(after: colon)..<at]), hidden)
+        if let (authority, password) = authority(of: url, literal: literal) {
+            result += kept(rest[..<authority.lowerBound])
+            if let password, let hidden = secretReference(url[password], literal: literal, field: "password", named: name,
+                                                          into: &collection, avoiding: taken) {
+                result += kept(url[authority.lowerBound..<password.lowerBound]) + hidden + kept(url[password.upperBound..<authority.upperBound])
+                moved = (kept(url[password]), hidden)
             } else {
-                result += kept(authority)
+                result += kept(url[authority])
             }
-            rest = rest[authorityEnd...]
+            rest = rest[authority.upperBound...]
         }
         // The query's pairs, and the fragment's (`#access_token=…`, as OAuth's implicit flow writes it).
         func movingPairs(_ pairs: Substring) -> String {
@@ -403,10 +397,7 @@ public enum WorkspaceWriter {
         }
         // A workspace that cannot be written gets no secrets written for it either.
         try checkWritable(path)
-        if let secretsText {
-            try checkWritable(secretsPath)
-            try replace(secretsPath, with: secretsText, mode: 0o600)
-        }
+        if let secretsText { try replace(secretsPath, with: secretsText, mode: 0o600) }
         try replace(path, with: restoringLineEnds(document, of: original))
     }
 
@@ -447,12 +438,19 @@ public enum WorkspaceWriter {
         }
     }
 
-    /// The password a URL's user info gives (`pass` in `http://user:pass@h/`), as written.
-    static func userInfoPassword(in url: String) -> Substring? {
-        guard let schemeEnd = url.firstRange(ofASCII: "://") else { return nil }
-        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
-        return authority[authority.index(after: colon)..<at]
+    /// Where a URL's authority lies, and the password of its user info within it: after
+    /// `scheme://`, or at the start of a URL typed without a scheme that holds an `@`
+    /// (`bob:pw@host/x`, which `curlew send` reads as a host with credentials); nil for a URL
+    /// without either.
+    static func authority(of url: String, literal: Bool) -> (range: Range<String.Index>, password: Range<String.Index>?)? {
+        let schemeEnd = schemePart(of: url, literal: literal)
+        let start = schemeEnd?.upperBound ?? url.startIndex
+        let end = schemeEnd == nil ? (url.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex)
+            : URLText.afterAuthority(url).startIndex
+        let authority = url[start..<end]
+        guard schemeEnd != nil || authority.contains("@") else { return nil }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return (start..<end, nil) }
+        return (start..<end, authority.index(after: colon)..<at)
     }
 
     /// Variables of the import that hold a credential in clear (`@token = abc` used as
@@ -471,7 +469,7 @@ public enum WorkspaceWriter {
             let url = item.request.customURL ?? item.request.path
             // The password of the URL's user info (`http://user:{{pass}}@h`, found by a new
             // user's trial).
-            if let password = Self.userInfoPassword(in: url) { referenced.formUnion(Template.names(in: String(password))) }
+            if let password = authority(of: url, literal: collection.isLiteral)?.password { referenced.formUnion(Template.names(in: String(url[password]))) }
             _ = mappingPairs(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "", kept: String.init) { key, value in
                 if secrets.isSecretName(key) { referenced.formUnion(Template.names(in: String(value))) }
                 return nil
@@ -534,11 +532,11 @@ public enum WorkspaceWriter {
     /// (headers and the URL are escaped as their credentials are moved).
     private static func escapingTemplates(in request: Request) -> Request {
         var request = request
-        request.params = Parameters(request.params.entries.map { JSONMember(TemplateEscape.escaping($0.key), escapingStrings($0.value)) })
+        request.params = Parameters(request.params.entries.map { JSONMember(TemplateEscape.escaping($0.key), $0.value.mappingStrings(TemplateEscape.escaping)) })
         if case .raw(let data, let type) = request.requestSerializer, let text = String(data: data, encoding: .utf8), text.contains("{{") {
             // Escaped as the writer will write it: JSON members when it writes `json:`, else text.
             if let json = jsonMembers(of: data, contentType: type) {
-                request.requestSerializer = .raw(Data(escapingStrings(json).serialized().utf8), contentType: type)
+                request.requestSerializer = .raw(Data(json.mappingStrings(TemplateEscape.escaping).serialized().utf8), contentType: type)
             } else {
                 request.requestSerializer = .raw(Data(TemplateEscape.escaping(text).utf8), contentType: type)
             }
@@ -560,15 +558,6 @@ public enum WorkspaceWriter {
         }
         request.uploadFile = request.uploadFile.map(TemplateEscape.escaping)
         return request
-    }
-
-    private static func escapingStrings(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .string(let text): .string(TemplateEscape.escaping(text))
-        case .array(let elements): .array(elements.map(escapingStrings))
-        case .object(let members): .object(members.map { JSONMember(TemplateEscape.escaping($0.key), escapingStrings($0.value)) })
-        default: value
-        }
     }
 
     /// A capture's source as a workspace writes it: a JSON path, `header NAME` or `status`.
