@@ -365,20 +365,32 @@ public enum WorkspaceWriter {
     static func write(_ document: String, original: String, to path: String, existing: Workspace?, secrets: [ImportedCollection.Secret],
                       stored storedSecrets: WorkspaceSecrets, at secretsPath: String, summary: inout Summary, action: String = "the import") throws(WorkspaceError) {
         var document = document
-        // A secret already stored in the same place (shared, or the same environment) is kept.
+        // A secret already stored in the same place (shared, or the same environment) is kept:
+        // the first value of each place and name, looked up rather than searched for each secret
+        // (an import of thousands of credentials is input).
+        struct Place: Hashable {
+            let environment: String?
+            let name: String
+        }
+        var kept: [Place: String] = [:]
+        for (name, value) in storedSecrets.shared where kept[Place(environment: nil, name: name)] == nil { kept[Place(environment: nil, name: name)] = value }
+        for (environment, values) in storedSecrets.byEnvironment {
+            for (name, value) in values where kept[Place(environment: environment, name: name)] == nil { kept[Place(environment: environment, name: name)] = value }
+        }
         var newSecrets: [ImportedCollection.Secret] = []
         for secret in secrets {
-            let stored = secret.environment.map { storedSecrets.byEnvironment[$0] ?? [] } ?? storedSecrets.shared
-            if let kept = stored.first(where: { $0.name == secret.name })?.value
-                ?? newSecrets.first(where: { $0.name == secret.name && $0.environment == secret.environment })?.value {
+            let place = Place(environment: secret.environment, name: secret.name)
+            if let value = kept[place] {
                 // Only that the values differ is said: neither is shown.
-                summary.kept.append("secret \(secret.name)" + (secret.environment.map { " (\($0))" } ?? "") + (kept != secret.value ? Self.keptOverImport : ""))
+                summary.kept.append("secret \(secret.name)" + (secret.environment.map { " (\($0))" } ?? "") + (value != secret.value ? Self.keptOverImport : ""))
             } else {
                 newSecrets.append(secret)
+                kept[place] = secret.value
             }
         }
-        var undeclared: [String] = []
-        for name in newSecrets.map(\.name) where !(existing?.secretNames.contains(name) ?? false) && !undeclared.contains(name) { undeclared.append(name) }
+        let declared = Set(existing?.secretNames ?? [])
+        var undeclaredNames: Set<String> = []
+        let undeclared = newSecrets.map(\.name).filter { !declared.contains($0) && undeclaredNames.insert($0).inserted }
         if !undeclared.isEmpty { document = try appendSecretNames(undeclared, to: document, file: path) }
         summary.secrets = newSecrets.map { $0.name + ($0.environment.map { " (\($0))" } ?? "") }
         // Both files are checked before either is written; the secrets go first, so a failure
