@@ -382,7 +382,8 @@ public final class AppModel {
     /// `curlew run` does, as it arrives (a member's answer always comes before its group's end).
     private func judgeGroupMember(_ answer: DebugMessage) {
         guard let workspace, let group = answer.groupID, openGroups.contains(group), let place = answer.step, let name = answer.name,
-              let expectations = workspace.session.workspace.request(named: name)?.expectations, !expectations.isEmpty else { return }
+              workspace.session.workspace.request(named: name)?.expectations.isEmpty == false else { return }
+        let expectations = workspace.session.expectations(of: name, captured: groups.capturedValues(inGroup: group))
         let failed = ExpectationReport(expectations, against: answer).failures.count
         memberFailures[group, default: [:]][place] = failed
         groups.setFailedAssertions(failed, group: group, member: place)
@@ -490,12 +491,13 @@ public final class AppModel {
     private func refreshComposeChecks() {
         guard let state = compose.response, !state.isRunning, !compose.answeredEarlier, compose.stepping == nil,
               let name = compose.currentDraft(at: compose.responseItem)?.sourceEntry,
-              let expectations = workspace?.session.workspace.request(named: name)?.expectations, !expectations.isEmpty else {
+              let session = workspace?.session, let expectations = session.workspace.request(named: name)?.expectations, !expectations.isEmpty else {
             compose.checks = nil
             return
         }
         if let checks = compose.checks, checks.describes(state.message, checking: expectations) { return }
-        compose.checks = ExpectationReport(expectations, against: state.message)
+        // Filled in as the request was: with what the chains captured so far.
+        compose.checks = ExpectationReport(session.expectations(of: name, captured: groups.capturedVariables), against: state.message)
     }
 
     /// A running request's open detail follows it: the stream so far, then the debug message

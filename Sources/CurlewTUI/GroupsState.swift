@@ -72,6 +72,18 @@ public struct GroupsState: Sendable {
         groups.flatMap(\.captures)
     }
 
+    /// What group `id` and the groups holding it captured so far, outermost first: the values
+    /// a member of it starting now is filled with (a nested group starts with its parent's).
+    public func capturedValues(inGroup id: UInt64) -> [(name: String, value: String)] {
+        var lineage: [GroupRecord] = []
+        var next: UInt64? = id
+        while let current = next, lineage.count < groups.count, let record = groups.first(where: { $0.info.id == current }) {
+            lineage.append(record)
+            next = record.info.parentID
+        }
+        return lineage.reversed().flatMap(\.captures)
+    }
+
     /// The user ran group `id`: it is selected as soon as it is heard of.
     public mutating func awaitRun(id: UInt64) {
         awaitedID = groups.contains { $0.info.id == id } ? nil : id

@@ -77,14 +77,14 @@ extension Expectation {
         case .status(let ranges):
             let expected = ranges.map(Self.describe).joined(separator: " or ")
             guard let status = outcome.response?.statusCode else {
-                return ExpectationFailure(assertion: "status", expected: expected, actual: outcome.error.map { "no response (\($0.kind.rawValue))" } ?? "no response")
+                return ExpectationFailure(assertion: assertionName, expected: expected, actual: outcome.error.map { "no response (\($0.kind.rawValue))" } ?? "no response")
             }
-            return ranges.contains { $0.contains(status) } ? nil : ExpectationFailure(assertion: "status", expected: expected, actual: String(status))
+            return ranges.contains { $0.contains(status) } ? nil : ExpectationFailure(assertion: assertionName, expected: expected, actual: String(status))
         case .header(let name, let match):
             let value = outcome.response?.headers[name]
-            return Self.check(match, value.map(JSONValue.string), assertion: "header \(name)")
+            return Self.check(match, value.map(JSONValue.string), assertion: assertionName)
         case .json(let path, let match):
-            let assertion = "json \(path)"
+            let assertion = assertionName
             guard let body = outcome.response?.body else {
                 return ExpectationFailure(assertion: assertion, expected: Self.describe(match), actual: "no response")
             }
@@ -96,22 +96,22 @@ extension Expectation {
         case .bodyContains(let text):
             let body = outcome.response?.body ?? Data()
             let found = body.prefix(Self.bodyTextLimit).range(of: Data(text.utf8)) != nil
-            return found ? nil : ExpectationFailure(assertion: "body contains", expected: Self.quoted(text), actual: "\(body.count) bytes without it")
+            return found ? nil : ExpectationFailure(assertion: assertionName, expected: Self.quoted(text), actual: "\(body.count) bytes without it")
         case .maxDuration(let limit):
             guard let duration = outcome.duration else {
-                return ExpectationFailure(assertion: "duration", expected: "at most \(Self.describe(limit))", actual: "no timing")
+                return ExpectationFailure(assertion: assertionName, expected: "at most \(Self.describe(limit))", actual: "no timing")
             }
             guard duration > limit else { return nil }
             let shown = Self.describe(duration, against: limit)
-            return ExpectationFailure(assertion: "duration", expected: "at most \(shown.limit)", actual: shown.actual)
+            return ExpectationFailure(assertion: assertionName, expected: "at most \(shown.limit)", actual: shown.actual)
         case .shape(let shape):
             let read = outcome.response.map { Self.document(of: $0.body) } ?? (document: nil, instead: "no response")
             guard let document = read.document else {
-                return ExpectationFailure(assertion: "shape", expected: shape.name, actual: read.instead)
+                return ExpectationFailure(assertion: assertionName, expected: shape.name, actual: read.instead)
             }
             guard let mismatch = shape.firstMismatch(in: document) else { return nil }
             // Said where the document departs from the shape, not of the whole.
-            return ExpectationFailure(assertion: "shape", expected: "\(mismatch.expected) at \(mismatch.path)", actual: mismatch.found ?? "no such member")
+            return ExpectationFailure(assertion: assertionName, expected: "\(mismatch.expected) at \(mismatch.path)", actual: mismatch.found ?? "no such member")
         }
     }
 

@@ -9,7 +9,8 @@ public struct ExpectationReport: Sendable, Equatable {
     /// its start time too), and the assertions.
     public var requestID: UInt64
     public var startedAt: Date
-    public var expectations: [Expectation]
+    /// The assertions as written, filled in for this exchange.
+    public var expectations: FilledExpectations
     public var checked: Int
     public var failures: [ExpectationFailure]
     /// No answer arrived, so nothing was checked: `failures` then holds the one failure that
@@ -20,16 +21,16 @@ public struct ExpectationReport: Sendable, Equatable {
 
     /// Whether this report is of `message` with these assertions.
     public func describes(_ message: DebugMessage, checking expectations: [Expectation]) -> Bool {
-        requestID == message.requestID && startedAt == message.startedAt && self.expectations == expectations
+        requestID == message.requestID && startedAt == message.startedAt && self.expectations.written == expectations
     }
 
-    public init(_ expectations: [Expectation], against message: DebugMessage) {
+    public init(_ expectations: FilledExpectations, against message: DebugMessage) {
         requestID = message.requestID
         startedAt = message.startedAt
         self.expectations = expectations
         checked = expectations.count
         guard let snapshot = message.response else {
-            failures = Expectation.unansweredFailures(of: expectations, error: message.error)
+            failures = Expectation.unansweredFailures(of: expectations.written, error: message.error)
             unanswered = true
             noAnswer = message.error?.kind
             return
@@ -44,7 +45,7 @@ public struct ExpectationReport: Sendable, Equatable {
         // An answer without timings (a cache hit, a mock) took no time on the network.
         let outcome = ExchangeOutcome(response: response, error: message.error, duration: ExchangeOutcome.duration(of: message.timings) ?? .zero)
         let cut = snapshot.body.isTruncated
-        failures = expectations.compactMap { expectation in
+        failures = expectations.unfilled + expectations.filled.compactMap { expectation in
             guard var failure = expectation.failure(in: outcome) else { return nil }
             if cut, message.transfer?.download == nil, expectation.readsBody {
                 failure.actual += message.hasUnkeptEventStreamBody

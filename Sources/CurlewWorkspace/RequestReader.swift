@@ -213,7 +213,11 @@ enum RequestReader {
             match = .equals(allowsJSON ? try value.json() : .string(try value.scalarText()))
         } else if let value = map.take("matches") {
             let pattern = try value.string()
-            do { _ = try TextPattern(pattern) } catch { throw value.error("not a regular expression (ICU syntax): \(pattern.debugDescription)") }
+            // Its templates are filled in as literal text when it is checked.
+            guard let written = Template.replacingExpressions(in: pattern, with: "x") else {
+                throw value.error("\(pattern.debugDescription): \(Template.Failure.unclosed)")
+            }
+            do { _ = try TextPattern(written) } catch { throw value.error("not a regular expression (ICU syntax): \(pattern.debugDescription)") }
             match = .matches(pattern)
         } else {
             try map.finish(known: WorkspaceKeys.match)

@@ -82,6 +82,39 @@ public struct Template: Sendable {
         return output
     }
 
+    /// `text` with every template expanded and each expression's value passed through
+    /// `filledValue` (escaping it for where it stands); the literal text stays as written.
+    public func expand(_ text: String, filledValue: (String) -> String) throws(Failure) -> String {
+        guard text.contains("{{") else { return text }
+        var output = ""
+        let unclosed = try Self.walk(Substring(text), literal: { (part: Substring) throws(Failure) in output += part },
+                                     expression: { (inner: Substring) throws(Failure) in
+            var value = ""
+            try self.value(of: String(inner), depth: 0, into: &value)
+            output += filledValue(value)
+            guard output.utf8.count <= Self.maxExpandedLength else { throw .tooLong }
+        })
+        guard unclosed == nil else { throw .unclosed }
+        return output
+    }
+
+    /// `text` read as `expand` reads it with each `{{…}}` expression standing as `standIn`:
+    /// what a check of the text's own syntax (a regular expression's) reads before values are
+    /// known; nil when a `{{` is never closed.
+    static func replacingExpressions(in text: String, with standIn: String) -> String? {
+        guard text.contains("{{") else { return text }
+        var output = ""
+        let unclosed = walk(Substring(text), literal: { (part: Substring) throws(Never) in output += part },
+                            expression: { (_: Substring) throws(Never) in output += standIn })
+        return unclosed == nil ? output : nil
+    }
+
+    /// Whether `text` is one `{{…}}` expression and nothing else.
+    public static func isOneExpression(_ text: String) -> Bool {
+        guard text.hasPrefix("{{"), text.hasSuffix("}}") else { return false }
+        return templatedRanges(in: text) == [0..<text.utf8.count]
+    }
+
     /// Checks that every `{{` in `text` is closed and every built-in is well-formed, leaving
     /// variables (which need an environment) alone.
     func expandingVariablesOnly(_ text: String) throws(Failure) -> String {

@@ -90,8 +90,8 @@ public struct WorkspaceRunner: Sendable {
         switch target {
         case .request(let name):
             do {
-                let (request, expectations) = try session.request(named: name)
-                let runCase = await runRequest(request, name: name, expectations: expectations, iteration: iteration)
+                let request = try session.request(named: name).0
+                let runCase = await runRequest(request, name: name, expectations: session.expectations(of: name), iteration: iteration)
                 return RunResult(target: target, iteration: iteration, cases: [runCase], groupState: nil)
             } catch {
                 return RunResult(target: target, iteration: iteration, cases: [], groupState: nil, buildError: error)
@@ -140,7 +140,7 @@ public struct WorkspaceRunner: Sendable {
         }
     }
 
-    private func runRequest(_ request: Request, name: String, expectations: [Expectation], iteration: Int) async -> RunCase {
+    private func runRequest(_ request: Request, name: String, expectations: FilledExpectations, iteration: Int) async -> RunCase {
         let started = ContinuousClock.now
         let handleBox = Locked<RequestHandle?>(nil)
         let credentials = SentCredentials(policy: session.redactionPolicy)
@@ -172,7 +172,7 @@ public struct WorkspaceRunner: Sendable {
     /// (the credentials it sent, the chain captures a log hides).
     /// `times`: what the report shows of the exchange's duration and what `maxDuration` checks.
     private func makeCase(name: String, group: String?, iteration: Int, response: Response?, error: RequestError?, times: ExchangeTimes.Times?,
-                          expectations: [Expectation], hiding: SentCredentials.Sent) -> RunCase {
+                          expectations: FilledExpectations, hiding: SentCredentials.Sent) -> RunCase {
         // A request refused before it was sent has no latency, and stays out of the run's percentiles.
         let times = response == nil && error?.cameBeforeSending == true ? nil : times
         let outcome = ExchangeOutcome(response: response, error: error, duration: times?.checked)
@@ -183,8 +183,8 @@ public struct WorkspaceRunner: Sendable {
         policy.hideAlso(standingAlone: hiding.standingAlone)
         var error = error
         if let message = error?.message { error?.message = policy.redactText(message) }
-        let failures = response == nil ? Expectation.unansweredFailures(of: expectations, error: error)
-            : expectations.compactMap { $0.failure(in: outcome) }.map { failure in
+        let failures = response == nil ? Expectation.unansweredFailures(of: expectations.written, error: error)
+            : expectations.failures(in: outcome).map { failure in
                 ExpectationFailure(assertion: failure.assertion, expected: policy.redactText(failure.expected), actual: policy.redactText(failure.actual))
             }
         return RunCase(request: name, group: group, iteration: iteration, statusCode: response?.statusCode, error: error,
@@ -225,7 +225,7 @@ public struct WorkspaceRunner: Sendable {
         guard member.state.isTerminal else {
             return [RunCase(request: member.label, group: group, path: path, iteration: iteration, failures: [], skipped: true)]
         }
-        let expectations = session.workspace.request(named: member.label)?.expectations ?? []
+        let expectations = session.expectations(of: member.label, captured: member.startedWith.values)
         // The member's own times, as for a request run alone; the group's clock for one without.
         let measured = times.of(member.requestID) ?? member.duration.map {
             ExchangeTimes.Times(wall: .microseconds(Int64(($0 * 1_000_000).rounded())))

@@ -157,7 +157,7 @@ public struct WorkspaceSession: Sendable {
     }
 
     /// This session's template with a chain's captured values.
-    private func template(capturing captured: [(name: String, value: String)], outsideJSONString: Bool = false) -> Template {
+    func template(capturing captured: [(name: String, value: String)], outsideJSONString: Bool = false) -> Template {
         var template = self.template
         for (name, value) in captured {
             template.variables[name] = value

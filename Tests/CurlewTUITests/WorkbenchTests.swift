@@ -417,6 +417,29 @@ struct WorkbenchTests {
         #expect(model.message.hasSuffix(", 1 assertion failed"), "\(model.message)")
     }
 
+    @Test("a chain member's assertions are filled in with what the steps before it captured, as curlew run fills them")
+    func groupAssertionTemplates() async throws {
+        let bench = try await bench(onServer: """
+            requests:
+              log in: {url: /login, json: {username: tpl-user, password: curlew}}
+              me: {url: /me, headers: {Authorization: "Bearer {{token}}"}, expect: {json: {$.user: "{{user}}"}}}
+              wrong: {url: /me, headers: {Authorization: "Bearer {{token}}"}, expect: {json: {$.user: "not-{{user}}"}}}
+            groups:
+              flow:
+                chain:
+                  - {request: log in, capture: {token: $.token, user: $.user}}
+                  - me
+                  - wrong
+            """)
+        let model = bench.model
+        model.compose.selectedItem = try #require(model.compose.position(ofGroup: "flow"))
+        model.handle(.character("s"))
+        try await pump(bench) { model.groups.groups.contains { $0.info.name == "flow" && $0.verdict != nil } }
+        let flow = try #require(model.groups.groups.first { $0.info.name == "flow" })
+        #expect(flow.members.map(\.failedAssertions) == [0, 0, 1], "\(flow.members.map(\.failedAssertions))")
+        #expect(model.message.hasSuffix(", 1 assertion failed"), "\(model.message)")
+    }
+
     @Test("y copies the request as curl with secrets hidden (raw keeps them), to the clipboard and an owner-only file")
     func copyAsCurl() async throws {
         let bench = try await bench()

@@ -75,3 +75,69 @@ struct ExpectationReportTests {
         #expect(cancelled.summary == "expect: not checked, cancelled")
     }
 }
+
+@Suite("Templates in expect: assertions")
+struct ExpectationTemplateTests {
+    static func session(_ requests: String) throws -> WorkspaceSession {
+        let text = """
+        variables: {who: ada, id: "42", dotted: "a.c", kind: json}
+        requests:
+        \(requests)
+        """
+        return try WorkspaceSession(try Workspace.parse(text, path: "/tmp/curlew-expect-templates/curlew.yaml"), processEnvironment: { _ in nil })
+    }
+
+    @Test("bodyContains, a header's and a JSON member's value are filled in with the workspace's variables before they are compared")
+    func filledFromVariables() throws {
+        let session = try Self.session("""
+          held: {url: /u, expect: {bodyContains: "{{who}}", headers: {Content-Type: {matches: "^application/{{kind}}$"}}, json: {$.name: "{{who}}", $.tags: ["{{who}}-x"]}}}
+          missed: {url: /u, expect: {bodyContains: "{{who}}-not", json: {$.name: "x{{who}}"}}}
+        """)
+        let message = Fixtures.message(responseBody: #"{"name":"ada","tags":["ada-x"]}"#)
+        let held = ExpectationReport(session.expectations(of: "held"), against: message)
+        #expect(held.failures.isEmpty, "\(held.failures)")
+        #expect(held.checked == 4)
+        let missed = ExpectationReport(session.expectations(of: "missed"), against: message)
+        #expect(missed.failures.map(\.description) == [#"json $.name: expected "xada", got "ada""#,
+                                                        #"body contains: expected "ada-not", got 31 bytes without it"#])
+    }
+
+    @Test("a JSON value that is one template alone equals the answer's number as its text; one with more around it stays text")
+    func wholeTemplateReadsAsItsValue() throws {
+        let session = try Self.session("""
+          number: {url: /u, expect: {json: {$.id: "{{id}}", $.text: "{{id}}", $.more: "{{id}}"}}}
+        """)
+        let message = Fixtures.message(responseBody: #"{"id":42,"text":"42","more":42}"#)
+        #expect(ExpectationReport(session.expectations(of: "number"), against: message).failures.isEmpty)
+        let typed = try Self.session("""
+          typed: {url: /u, expect: {json: {$.id: "#{{id}}"}}}
+        """)
+        let failures = ExpectationReport(typed.expectations(of: "typed"), against: Fixtures.message(responseBody: #"{"id":42}"#)).failures
+        #expect(failures.map(\.description) == [##"json $.id: expected "#42", got 42"##])
+    }
+
+    @Test("a regular expression takes a filled value as literal text: a . in the value matches only a .")
+    func regexValueIsLiteral() throws {
+        let session = try Self.session("""
+          dotted: {url: /u, expect: {json: {$.name: {matches: "^{{dotted}}$"}}}}
+        """)
+        let literal = ExpectationReport(session.expectations(of: "dotted"), against: Fixtures.message(responseBody: #"{"name":"a.c"}"#))
+        #expect(literal.failures.isEmpty, "\(literal.failures)")
+        let other = ExpectationReport(session.expectations(of: "dotted"), against: Fixtures.message(responseBody: #"{"name":"abc"}"#))
+        #expect(other.failures.count == 1)
+    }
+
+    @Test("a chain's captured values fill the assertions of the steps after it; a template with no value fails its assertion unchecked, saying why")
+    func capturedAndUnfilled() throws {
+        let session = try Self.session("""
+          step: {url: /u, expect: {json: {$.token: "{{token}}"}, status: 200}}
+        """)
+        let message = Fixtures.message(responseBody: #"{"token":"t-1"}"#)
+        let captured = ExpectationReport(session.expectations(of: "step", captured: [("token", "t-1")]), against: message)
+        #expect(captured.failures.isEmpty, "\(captured.failures)")
+        let unfilled = ExpectationReport(session.expectations(of: "step"), against: message)
+        #expect(unfilled.checked == 2)
+        #expect(unfilled.failures.map(\.description) == ["json $.token: expected its templates filled in, got not checked: variable {{token}} is not defined"])
+        #expect(unfilled.summary.hasPrefix("expect: 1 of 2 failed"), "\(unfilled.summary)")
+    }
+}

@@ -808,6 +808,37 @@ struct RunCommandTests {
         for text in [result.output, xml] { #expect(!text.contains("JTOK1") && !text.contains("JTOK2"), "\(text)") }
     }
 
+    @Test("templates in assertions are filled in as the request's were: variables, and in a chain what the steps before captured; one with no value fails saying why")
+    func assertionTemplates() async throws {
+        let server = try await TestServer.shared()
+        let (directory, path) = try Self.scratchWorkspace("expect-templates")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        config: {baseURL: "\(server.baseURL)"}
+        variables: {who: ada}
+        requests:
+          plain: {url: "/get?who={{who}}", expect: {bodyContains: "{{who}}", json: {$.args.who: "{{who}}"}}}
+          log in: {url: /login, json: {username: "{{who}}", password: pw}}
+          me: {url: /me, headers: {Authorization: "Bearer {{token}}"}, expect: {json: {$.user: "{{user}}", $.id: {exists: true}}}}
+          again: {url: /me, headers: {Authorization: "Bearer {{token}}"}, expect: {json: {$.id: "{{uid}}"}}}
+          unknown: {url: /get, expect: {bodyContains: "{{nothing}}"}}
+        groups:
+          flow:
+            chain:
+              - request: log in
+                capture: {token: $.token, user: $.user}
+              - request: me
+                capture: {uid: $.id}
+              - again
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let passed = try await CurlewProcess.run(["run", path, "--request", "plain", "--group", "flow"])
+        #expect(passed.status == 0, "\(passed.output)\n\(passed.error)")
+        #expect(passed.output.contains("4 passed"), "\(passed.output)")
+        let unknown = try await CurlewProcess.run(["run", path, "--request", "unknown"])
+        #expect(unknown.status == 1, "\(unknown.output)\n\(unknown.error)")
+        #expect(unknown.output.contains("body contains: expected its templates filled in, got not checked: variable {{nothing}} is not defined"), "\(unknown.output)")
+    }
+
     @Test("exit 2 for usage and workspace errors", arguments: [
         (["--request", "nope"], "no request \"nope\""),
         (["--env", "prod"], "no environment \"prod\""),

@@ -34,6 +34,9 @@ public struct MemberSnapshot: Sendable {
     /// What the chain captured from this member's response, every value in order (a later
     /// capture of a name replaces it in `GroupHandle.variables`, never here).
     public var captured: [CapturedValue] = []
+    /// The values the chain had captured when this member started, those its templates were
+    /// filled with (a nested group's members start with its parent's too).
+    public var startedWith = ChainVariables()
 
     /// Seconds from start to finish, once finished.
     public var duration: TimeInterval? {

@@ -183,6 +183,7 @@ final class GroupRunner: Sendable {
             $0.members[index].state = .pending
             $0.members[index].waitReason = nil
             $0.members[index].startedAt = Date()
+            $0.members[index].startedWith = variables
         }
         publish(.memberChanged(info, MemberUpdate(index: index, label: label, state: .pending)))
         switch member {
