@@ -79,7 +79,26 @@ public enum URLText {
         if text.hasPrefix(":"), !isPortShorthand(text) {
             return "a URL does not start with \(text.prefix(3)): give the scheme and host, e.g. http://localhost:8080/get, or :8080/get for a port on localhost"
         }
+        if let scheme = otherScheme(text) {
+            return "\(scheme): reads as a scheme, and Curlew sends http:// and https:// URLs; a path whose first segment holds a colon is written ./\(text.prefix(80))"
+        }
         return nil
+    }
+
+    /// The scheme of text that starts as a URL of another scheme does, without `//`
+    /// (`javascript:alert(1)`, `file:/etc/passwd`): letters, digits, `+` and `-`
+    /// before a colon that starts no port (`localhost:8080` is a host and its port) and no
+    /// user and password (`user:pw@host`). Nil otherwise.
+    private static func otherScheme(_ text: String) -> Substring? {
+        guard !startsWithScheme(text), let colon = text.firstIndex(of: ":") else { return nil }
+        let scheme = text[..<colon]
+        func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
+        guard let first = scheme.unicodeScalars.first, isLetter(first),
+              scheme.unicodeScalars.allSatisfy({ isLetter($0) || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" }) else { return nil }
+        let authority = text.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.contains("@") else { return nil }
+        let port = text[text.index(after: colon)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return !port.isEmpty && port.allSatisfy({ $0.isASCII && $0.isNumber }) ? nil : scheme
     }
 
     /// `:8080`, `:8080/get`: a port on localhost, as HTTPie writes it.
