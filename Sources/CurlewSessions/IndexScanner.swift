@@ -102,11 +102,17 @@ final class IndexScanner: @unchecked Sendable {
             if reachedEnd, follows {
                 guard builder.fits(offset: offset + Self.markBytes) else { break scanning }
                 // Whole only when it parses: a line cut just after an inner `}` ends like one.
-                if oversizedLine == nil, !Self.isOverlong(pending[...]), SessionLogRecord.isCompleteObject(SessionLogFormat.record(in: pending[...])),
-                   (try? JSONValue.parse(Data(SessionLogFormat.record(in: pending[...])))) != nil {
-                    consume(pending[...], at: offset, into: &part, builder: &builder)
-                    offset += Int64(pending.count)
-                    pending.removeAll()
+                // Read again only when it has grown: a line left unfinished is not parsed at
+                // every look at the file.
+                if oversizedLine == nil, unfinishedLine.map({ $0 != (offset, pending.count) }) ?? true, !Self.isOverlong(pending[...]) {
+                    if SessionLogRecord.isCompleteObject(SessionLogFormat.record(in: pending[...])),
+                       (try? JSONValue.parse(Data(SessionLogFormat.record(in: pending[...])))) != nil {
+                        consume(pending[...], at: offset, into: &part, builder: &builder)
+                        offset += Int64(pending.count)
+                        pending.removeAll()
+                    } else {
+                        unfinishedLine = (offset, pending.count)
+                    }
                 }
                 // Caught up for now. The read buffer (8 MiB after a large read) is not held
                 // while the file is only watched.
@@ -151,6 +157,10 @@ final class IndexScanner: @unchecked Sendable {
         }
         return part
     }
+
+    /// Where the last line starts and how long it was when it was last found unfinished
+    /// (following), so it is read again only once it has grown.
+    private(set) var unfinishedLine: (offset: Int64, bytes: Int)?
 
     /// Bytes of a last line still waiting for its line break (following).
     var waitingLineBytes: Int64 {

@@ -67,6 +67,26 @@ struct IndexScannerFollowingTests {
         #expect(again.block == nil && again.cutWhileReading, "read again from where the log's bytes ended, and refused again")
     }
 
+    @Test("a last line left unfinished is read again only once it has grown, then taken when whole (found by review: it was parsed again at every look)")
+    func unfinishedLineReadOnceGrown() throws {
+        let path = NSTemporaryDirectory() + "curlew-scan-unfinished-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let lines = try Fixtures.writeEntryLog(count: 2, to: path)
+        let scanner = try scanner(following: path)
+        let entry = Array(lines[1].utf8)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(entry.prefix(entry.count / 2)))
+        var part = try scanner.scan(entries: .max)
+        #expect(part.finished && part.block == nil && scanner.unfinishedLine?.bytes == entry.count / 2)
+        part = try scanner.scan(entries: .max)
+        #expect(part.finished && part.block == nil && scanner.unfinishedLine?.bytes == entry.count / 2, "nothing new: the line is where it was")
+        try handle.write(contentsOf: Data(entry.dropFirst(entry.count / 2)))
+        part = try scanner.scan(entries: .max)
+        #expect(part.block?.count == 1, "whole now, without its line break: taken")
+    }
+
     @Test("a log only appended to, in pieces smaller and larger than the bytes compared, is never taken for one written again")
     func appendedIsNotRewritten() throws {
         let path = NSTemporaryDirectory() + "curlew-scan-grow-\(UUID().uuidString).jsonl"
