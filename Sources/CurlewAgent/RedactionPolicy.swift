@@ -1847,15 +1847,25 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// `value` with its secret members hidden: secret by their names, or by their paths under
     /// the members enclosing them (`parents`, as `JSONMemberPath` reads them).
-    private func redactJSON(_ value: JSONValue, under parents: [String] = []) -> JSONValue {
+    private func redactJSON(_ value: JSONValue) -> JSONValue {
+        var parents: [String] = []
+        return redactJSON(value, under: &parents)
+    }
+
+    /// `parents`: the names of the members that hold `value`, outermost first, pushed and
+    /// popped on the way down rather than copied at each level (a value nested hundreds deep
+    /// made each level copy all the names above it).
+    private func redactJSON(_ value: JSONValue, under parents: inout [String]) -> JSONValue {
         switch value {
         case .object(let members):
             return .object(members.map { member in
-                isSecretMember(member.key, under: parents[...])
-                    ? JSONMember(member.key, .string(Self.marker)) : JSONMember(member.key, redactJSON(member.value, under: parents + [member.key]))
+                if isSecretMember(member.key, under: parents[...]) { return JSONMember(member.key, .string(Self.marker)) }
+                parents.append(member.key)
+                defer { parents.removeLast() }
+                return JSONMember(member.key, redactJSON(member.value, under: &parents))
             })
         case .array(let elements):
-            return .array(elements.map { redactJSON($0, under: parents) })
+            return .array(elements.map { redactJSON($0, under: &parents) })
         case .string(let text):
             return .string(redactURL(text))
         default:

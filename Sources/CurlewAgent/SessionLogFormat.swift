@@ -29,6 +29,15 @@ public enum SessionLogFormat {
         return encoder
     }
 
+    /// A record of `type` decoded from `line` with `decoder` (one of `makeDecoder`'s), its
+    /// `JSONValue`s read through a `JSONValueSource` for the line: how every reader decodes a
+    /// line, so a hostile one costs in proportion to its length.
+    public static func decode<Record: Decodable>(_ type: Record.Type, from line: Data, with decoder: JSONDecoder) throws -> Record {
+        decoder.userInfo[JSONValueSource.userInfoKey] = JSONValueSource(line)
+        defer { decoder.userInfo[JSONValueSource.userInfoKey] = nil }
+        return try decoder.decode(type, from: line)
+    }
+
     public static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

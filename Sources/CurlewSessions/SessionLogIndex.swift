@@ -193,7 +193,7 @@ public final class SessionLogIndex: Sendable {
         if let cached = cache.withLock({ $0[index] }) { return cached }
         // An entry not indexed yet is not an answer to keep.
         guard let line = line(at: index) else { return nil }
-        let message = try? SessionLogFormat.makeDecoder().decode(DebugMessage.self, from: Data(line))
+        let message = try? SessionLogFormat.decode(DebugMessage.self, from: Data(line), with: SessionLogFormat.makeDecoder())
         cache.withLock { cache in
             // Not kept once the file was cut: the cache is emptied after no line can be read.
             guard state.withLock({ $0.linesReadable }) else { return }

@@ -11,8 +11,8 @@ enum SessionLogRecord {
     init(decoding line: Data, with decoder: JSONDecoder) {
         do {
             switch try decoder.decode(RecordTag.self, from: line).type {
-            case "header": self = .header(try decoder.decode(SessionLogHeader.self, from: line))
-            case "message": self = .message(try decoder.decode(DebugMessage.self, from: line))
+            case "header": self = .header(try SessionLogFormat.decode(SessionLogHeader.self, from: line, with: decoder))
+            case "message": self = .message(try SessionLogFormat.decode(DebugMessage.self, from: line, with: decoder))
             case let other: self = .skipped("unknown record type \(other.debugDescription)")
             }
         } catch {

@@ -467,12 +467,18 @@ public enum WorkspaceWriter {
 
     /// Variables of the import that hold a credential in clear (`@token = abc` used as
     /// `Bearer {{token}}`, a Postman variable behind an API key in the query) become secrets,
-    /// so their values go to the secrets file instead of `variables:`. Not by name alone: a
-    /// `max_token: 100` or a `page_token` cursor declared secret would hide its value in every
-    /// log, and an environment filling in a collection's empty `token` would be refused.
+    /// so their values go to the secrets file instead of `variables:`; so do those named as
+    /// the logs name secrets (`password`, `api_token`, `client_secret`) whose value is text, used
+    /// anywhere (`?u={{password}}`, found by a new user's trial). A number, `true`, `false` or
+    /// `null` under such a name (`max_token: 100`) stays a variable: declared secret, it would be
+    /// hidden in every log wherever it appears.
     private static func keepingReferencedCredentials(in collection: inout ImportedCollection) {
         let secrets = RedactionPolicy()
         var referenced = Set<String>()
+        let allVariables = collection.variables + collection.environments.flatMap(\.variables)
+        for variable in allVariables where secrets.isSecretName(variable.name) && isText(variable.value) {
+            referenced.insert(variable.name)
+        }
         for item in collection.items {
             // A header the logs hide (`X-Token` too, by its last word): the same rule.
             for field in item.request.headers where secrets.hidesValue(ofHeader: field.name) {
@@ -507,6 +513,12 @@ public enum WorkspaceWriter {
             }
             collection.environments[index].variables.removeAll(where: isCredential)
         }
+    }
+
+    /// Whether a value is text a credential could be: not empty, not a number, `true`, `false`
+    /// or `null`.
+    private static func isText(_ value: String) -> Bool {
+        !value.isEmpty && Double(value) == nil && !["true", "false", "null"].contains(value)
     }
 
     /// Names the importer gave to credentials, numbered where the workspace (or the import's

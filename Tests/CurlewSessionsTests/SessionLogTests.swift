@@ -69,6 +69,29 @@ struct SessionLogTests {
         return (path, data, Data(try #require(data.split(separator: 0x0A).last)))
     }
 
+    @Test("params nested hundreds deep or tens of thousands of values long are read back as written, with no value tried as every kind in turn (found by review: a 1.6 MB line of nested arrays took over ten minutes to read)")
+    func hostileParamsReadBack() throws {
+        var deepArray: JSONValue = 1
+        for _ in 0..<400 { deepArray = [deepArray] }
+        var deepObject: JSONValue = "x"
+        for _ in 0..<400 { deepObject = ["a": deepObject] }
+        let wide = JSONValue.array((0..<50_000).map { .int(Int64($0)) })
+        let params: JSONValue = ["deep": [deepArray, deepObject], "wide": wide, "mixed": ["s", 1, 2.5, true, nil, ["k": "v", "k": "w"]]]
+        let path = NSTemporaryDirectory() + "curlew-deep-params-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        var message = Fixtures.message(id: 1)
+        message.original?.params = params
+        logger.requestDidProduce(message)
+        logger.requestDidProduce(Fixtures.message(id: 2))
+        try logger.close()
+        let log = try SessionLogReader.read(path: path)
+        #expect(log.skipped.isEmpty, "\(log.skipped)")
+        #expect(log.messages.count == 2)
+        #expect(log.messages.first?.original?.params == params)
+        #expect(log.messages.last?.original?.params == Fixtures.message(id: 2).original?.params, "the next line is read as usual")
+    }
+
     @Test("a line longer than 64 MiB is skipped as too long, unread, and the lines around it are read (found by a new user's trial: it was parsed, then called not JSON)")
     func overlongLine() throws {
         let (path, written, message) = try oneEntryLog()
