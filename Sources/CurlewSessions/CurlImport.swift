@@ -37,7 +37,7 @@ public enum CurlImport {
             }
             if startsCommand {
                 guard word == "curl" || word.hasSuffix("/curl") || word == "curl.exe" else {
-                    throw Failure(reason: "expected a command starting with curl, found \"\(URLPassword.masking(in: word).prefix(40))\"")
+                    throw Failure(reason: "expected a command starting with curl, found \(ImportQuote.quoted(word, limit: 60))")
                 }
                 commands.append([])
                 startsCommand = false
@@ -163,7 +163,7 @@ public enum CurlImport {
             }
             /// The command's URL, positional or `--url`: one per command.
             func setURL(_ given: String) throws(Failure) {
-                guard url == nil else { throw Failure(reason: "a second URL \(URLPassword.masking(in: given)): import one URL per curl command") }
+                guard url == nil else { throw Failure(reason: "a second URL \(ImportQuote.quoted(given, limit: 120)): import one URL per curl command") }
                 url = given
             }
             switch argument {

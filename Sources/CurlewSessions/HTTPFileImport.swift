@@ -188,7 +188,7 @@ public enum HTTPFileImport {
             words.removeFirst()
         }
         if words.count > 1, words.last!.uppercased().hasPrefix("HTTP/") { words.removeLast() }
-        guard words.count == 1 else { throw Failure(line: requestLineNumber, reason: "expected METHOD URL [HTTP/version], found \"\(block[index - 1].text.prefix(60))\"") }
+        guard words.count == 1 else { throw Failure(line: requestLineNumber, reason: "expected METHOD URL [HTTP/version], found \(ImportQuote.quoted(block[index - 1].text, limit: 60))") }
         var url = words[0]
         // Query lines that continue the URL (`?a=1`, `&b=2`).
         while index < block.count {

@@ -172,8 +172,7 @@ public struct ImportedCollection: Sendable {
             guard let url, !url.contains("{{") else { return nil }
             // A space or a control character, which the agent refuses to send.
             try URLText.checkCharacters(url)
-            let shown = URLPassword.masking(in: url)
-            let quoted = (shown.count > 60 ? shown.prefix(60) + "…" : shown).debugDescription
+            let quoted = ImportQuote.quoted(url, limit: 60)
             if let scheme = Self.scheme(of: url) {
                 guard scheme != "http", scheme != "https" else {
                     try URLText.checkAddress(url)

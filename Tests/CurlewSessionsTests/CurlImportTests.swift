@@ -121,8 +121,8 @@ struct CurlImportTests {
         ("curl -H 'X: 1'", "has no URL"),
         // Found by a new user's trial: a second --url was dropped, and a URL no run could send
         // was written into the workspace (a line end made the YAML writer fail instead).
-        ("curl --url http://h/a --url http://h/b", "a second URL http://h/b: import one URL per curl command"),
-        ("curl http://h/a --url http://h/b", "a second URL http://h/b"),
+        ("curl --url http://h/a --url http://h/b", "a second URL \"http://h/b\": import one URL per curl command"),
+        ("curl http://h/a --url http://h/b", "a second URL \"http://h/b\""),
         ("curl $'http://h/get\\nX'", "URL has a line feed at character 13"),
         ("curl 'http://h/get\tx'", "URL has a tab at character 13; a URL cannot hold it as it is: write it percent-encoded, as %09"),
         ("curl 'http://h/a b'", "URL has a space at character 11"),
@@ -421,5 +421,25 @@ extension CurlImportReviewTests {
         // The value after a flag stays a value, however it starts.
         let body = try #require(try CurlImport.parse("curl -d '-kX--k' -H 'X: 1' http://h/").first).request
         #expect(body.requestSerializer == .raw(Data("-kX--k".utf8), contentType: "application/x-www-form-urlencoded"))
+    }
+}
+
+@Suite("import messages hide credentials")
+struct ImportMessageRedactionTests {
+    @Test("an import's errors and notes quote a URL with its password and secret parameters hidden, before it is cut (found by a new user's trial: token= and api_key= showed)")
+    func quotedURLsHidden() throws {
+        var messages: [String] = []
+        do { _ = try CurlImport.parse("curl http://127.0.0.1/a 'http://u:PWPW1@h/?token=IMPTOK1&api_key=IMPAK2'") } catch { messages.append(error.reason) }
+        do { _ = try CurlImport.parse("curl -H 'X-A: 1'\n  'http://u:SECRETPW@h/?token=RT9999&password=PW77&api_key=AKAK'") } catch { messages.append(error.reason) }
+        do { _ = try HTTPFileImport.parse("GET http://h/a b?token=NOTETOK3\n") } catch { messages.append("\(error)") }
+        let note = ImportedCollection.unsendableReason(method: .get, url: "javascript:alert(1)//?token=HARNOTE1", headers: [])
+        messages.append(try #require(note))
+        #expect(messages.count == 4)
+        for message in messages {
+            for secret in ["PWPW1", "IMPTOK1", "IMPAK2", "SECRETPW", "RT9999", "PW77", "AKAK", "NOTETOK3", "HARNOTE1"] {
+                #expect(!message.contains(secret), "\(message)")
+            }
+            #expect(message.contains("[REDACTED]"), "\(message)")
+        }
     }
 }
