@@ -18,7 +18,8 @@ struct NodeReader {
     func expected(_ what: String) -> WorkspaceError {
         let found: String
         if case .scalar(let text, _, _) = node, !node.isNull {
-            found = "\"\(text.count > 40 ? String(text.prefix(40)) + "…" : text)\""
+            // Hidden as a log hides it: the text may be a credential on the wrong line.
+            found = ClippedText.quoted(RedactionPolicy().redactText(text), limit: 40)
         } else {
             found = node.kindName
         }
@@ -245,11 +246,19 @@ struct MappingReader {
         index[key].map { entries[$0].keyNode.position } ?? position
     }
 
+    /// An unknown key as an error names it: quoted when it reads as a name (a typo of a known
+    /// key), else only its length: a file included by mistake (`/etc/shadow`, a `.env`) has
+    /// lines that read as keys, and they are not for a CI job's log.
+    static func shownKey(_ key: String) -> String {
+        let isName = key.count <= 40 && key.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.$ ".unicodeScalars.contains($0) }
+        return isName ? "\"\(key)\"" : "of \(key.count) characters that reads as no workspace key"
+    }
+
     /// Fails on the first key that was never read, suggesting the closest known one.
     func finish(known: [String]) throws(WorkspaceError) {
         for entry in entries where !read.contains(entry.key) {
             throw WorkspaceError(.unknownKey, at: entry.keyNode.position, keyPath: keyPath,
-                                 "unknown key \"\(entry.key)\"" + Suggestion.hint(for: entry.key, among: known))
+                                 "unknown key \(Self.shownKey(entry.key))" + Suggestion.hint(for: entry.key, among: known))
         }
     }
 

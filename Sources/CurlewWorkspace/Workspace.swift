@@ -151,6 +151,11 @@ public struct Workspace: Sendable {
         environmentReferences.formUnion(Self.environmentNames(in: source))
         guard let root = try YAMLDocument.parse(source, file: file) else { return }
         let directory = LocalFile.directory(of: file)
+        // Not quoted: an included file that is not a workspace's may be any file on the disk
+        // (`.env`, `.netrc`), and a hostile workspace would print it into a CI job's log.
+        if !isMain, case .scalar = root {
+            throw NodeReader(root, keyPath: "").error("not a workspace file: an included file is a mapping of \(Self.includedKeys.joined(separator: ", "))")
+        }
         var map = try NodeReader(root, keyPath: "").mapping()
         if isMain {
             configNode = map.take("config")?.node
@@ -208,6 +213,12 @@ public struct Workspace: Sendable {
         try map.finish(known: isMain ? Self.topLevelKeys : Self.includedKeys)
         for include in includes {
             let includePath = ReadContext(template: nil, directory: directory.isEmpty ? "." : directory).path(include)
+            // Its values would be read as plain variables, shown and logged (found by a new
+            // user's trial); a workspace's secrets come from its own secrets file only.
+            if (includePath as NSString).lastPathComponent == Self.secretsFileName || LocalFile.isSameFile(includePath, secretsPath) {
+                throw WorkspaceError(.invalid, at: nil, keyPath: "include", "\(include) is a secrets file, which is never included: "
+                                     + "a workspace's secrets are read from the \(Self.secretsFileName) beside it")
+            }
             try read(file: includePath, isMain: false, unresolved: &unresolved, including: including + [canonical])
         }
     }

@@ -454,6 +454,28 @@ struct WorkspaceReadingTests {
         #expect(cycle.description.contains("includes itself"), "\(cycle)")
     }
 
+    @Test("a secrets file is never included, its own or another's, and a file included by mistake (.env, .netrc, a password file) is refused without its lines quoted (found by a new user's trial)")
+    func includesKeepFilesUnquoted() throws {
+        let files = try WorkspaceFiles()
+        try FileManager.default.createDirectory(atPath: files.directory + "/other", withIntermediateDirectories: true)
+        try files.write("other/curlew.secrets.yaml", "variables: {deploy_key: OTHERPROJSECRET42}\n", mode: 0o600)
+        try files.write(".env", "AWS_SECRET_ACCESS_KEY=ENVSECRET456\nX=1\n")
+        try files.write("netrc", "machine api.github.com login bot password NETRCPW1\n")
+        try files.write("shadow", "root:$y$j9T$SHADOWHASH77:20228:0:99999:7:::\n")
+        for (include, message) in [("other/curlew.secrets.yaml", "is a secrets file, which is never included"), ("curlew.secrets.yaml", "is a secrets file"),
+                                   (".env", "not a workspace file"), ("netrc", "not a workspace file"),
+                                   ("shadow", "unknown key of 42 characters that reads as no workspace key")] {
+            let path = try files.write("curlew.yaml", "include: [\(include)]\nrequests:\n  a: {url: /a}\n")
+            let error = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+            #expect(error.description.contains(message), "\(error)")
+            for secret in ["OTHERPROJSECRET42", "ENVSECRET456", "NETRCPW1", "SHADOWHASH77"] { #expect(!error.description.contains(secret), "\(error)") }
+        }
+        // A key that reads as a name is still quoted, with its likely meaning.
+        let typo = try files.write("curlew.yaml", "requests:\n  a: {url: /a, mehtod: GET}\n")
+        let error = try #require(throws: WorkspaceError.self) { try Workspace.load(path: typo) }
+        #expect(error.description.contains(#"unknown key "mehtod" (did you mean "method"?)"#), "\(error)")
+    }
+
     @Test("a secret never has a value in the workspace, and the secrets file must be owner-only")
     func secretsStaySecret() throws {
         let files = try WorkspaceFiles()
