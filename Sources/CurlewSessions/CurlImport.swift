@@ -296,10 +296,14 @@ public enum CurlImport {
             request.form = form
         }
         // A field made again replaces the one before (`-A a -A b` sends `b`, where `a` stood):
-        // the last of each flag is all that counts, in the place of its first.
+        // the last of each flag is all that counts, in the place of its first. Cookies add up
+        // instead (`-b a=1 -b sid=2` sends `a=1;sid=2`, as curl joins them).
         var firstOrder: [String] = []
         var lastMade: [String: (flag: String, header: HeaderField)] = [:]
-        for made in generated {
+        for var made in generated {
+            if made.flag == "-b", let earlier = lastMade[made.flag] {
+                made.header.value = earlier.header.value + ";" + made.header.value
+            }
             if lastMade.updateValue(made, forKey: made.flag) == nil { firstOrder.append(made.flag) }
         }
         generated = firstOrder.compactMap { lastMade[$0] }

@@ -443,3 +443,13 @@ struct ImportMessageRedactionTests {
         }
     }
 }
+
+@Suite("curl import: cookies")
+struct CurlImportCookieTests {
+    @Test("-b given twice sends both cookies, joined as curl joins them; -A given twice keeps the last (found by a new user's trial: a=1 was lost)")
+    func cookiesAddUp() throws {
+        let imported = try #require(try CurlImport.parse("curl -b 'a=1' -A one -b 'sid=COOK4' -A two http://h/x").first)
+        #expect(imported.request.headers["Cookie"] == "a=1;sid=COOK4")
+        #expect(imported.request.headers["User-Agent"] == "two")
+    }
+}
