@@ -227,6 +227,15 @@ tmux -L "$socket" paste-buffer -p -r -b crlf -t e2e; sleep 0.3
 expect "a curl command pasted with CRLF continuations becomes a request" "the curl command is now"
 keys s
 expect "the CRLF-pasted request is sent with its header" "e2e-crlf"
+# Pasted as a terminal passes it on (tmux, like xterm, turns each line feed into a carriage
+# return, so each CRLF arrives as two).
+printf 'curl \\\r\n  -H "X-From: e2e-crcr" \\\r\n  %s/headers\r\n' "$base" > "$workbench/crcr.txt"
+tmux -L "$socket" load-buffer -b crcr "$workbench/crcr.txt"
+keys Escape 1
+tmux -L "$socket" paste-buffer -p -b crcr -t e2e; sleep 0.3
+expect "a CRLF curl command the terminal passes on as CR CR becomes a request" "the curl command is now"
+keys s
+expect "the CR CR-pasted request is sent with its header" "e2e-crcr"
 # A paste of bytes that are not UTF-8 never takes the keyboard with it.
 printf 'ab\377\376cd' > "$workbench/bad.txt"
 tmux -L "$socket" load-buffer -b bad "$workbench/bad.txt"

@@ -433,11 +433,7 @@ public final class CursesScreen: Screen {
             return .paste(String(decoding: pasteCarry, as: UTF8.self))
         }
         lastPasted = .now
-        var text = String(decoding: bytes, as: UTF8.self)
-        if bytes.contains(0x0D) {
-            text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        }
-        return .paste(text)
+        return .paste(PastedLineEnds.normalized(String(decoding: bytes, as: UTF8.self)))
     }
 
     /// What the terminal has sent, at most `limit` bytes, once it has something (waiting up to
