@@ -16,7 +16,7 @@ enum SessionLogRecord {
             case let other: self = .skipped("unknown record type \(other.debugDescription)")
             }
         } catch {
-            self = .skipped(Self.describe(error))
+            self = .skipped(Self.describe(error, line: line))
         }
     }
 
@@ -42,12 +42,17 @@ enum SessionLogRecord {
         let type: String
     }
 
-    private static func describe(_ error: any Error) -> String {
+    private static func describe(_ error: any Error, line: Data) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty:
             // Valid JSON with a value the record cannot hold (a state no state is called).
             return "invalid value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         case DecodingError.dataCorrupted(let context):
+            // The decoder says a number it cannot hold (`1.5` where a whole number goes) is not
+            // JSON, without where: said as what it is when Curlew's own parser reads the line.
+            if (try? JSONValue.parse(line)) != nil {
+                return "valid JSON with a value the record cannot hold (such as a fraction, or a number out of range, where a whole number goes)"
+            }
             return "not valid JSON (truncated or corrupt): \(context.debugDescription)"
         case DecodingError.keyNotFound(let key, _):
             return "missing field \(key.stringValue)"

@@ -92,6 +92,19 @@ struct SessionLogTests {
         #expect(log.messages.last?.original?.params == Fixtures.message(id: 2).original?.params, "the next line is read as usual")
     }
 
+    @Test("a valid JSON line with a fraction where a whole number goes is said to be valid JSON the record cannot hold, not JSON that is corrupt (found by a new user's trial)")
+    func fractionWhereWholeNumberGoes() throws {
+        let (path, written, message) = try oneEntryLog()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let text = String(decoding: message, as: UTF8.self)
+        let changed = try #require(text.range(of: #""wait":\d+"#, options: .regularExpression).map { text.replacingCharacters(in: $0, with: #""wait":1.5"#) })
+        let log = SessionLogReader.read(data: written + Data((changed + "\n").utf8))
+        #expect(log.messages.count == 1)
+        #expect(log.skipped.first?.reason.hasPrefix("valid JSON with a value the record cannot hold") == true, "\(log.skipped)")
+        let corrupt = SessionLogReader.read(data: written + Data((String(text.dropLast(2)) + "x}\n").utf8))
+        #expect(corrupt.skipped.first?.reason.hasPrefix("not valid JSON") == true, "\(corrupt.skipped)")
+    }
+
     @Test("a line longer than 64 MiB is skipped as too long, unread, and the lines around it are read (found by a new user's trial: it was parsed, then called not JSON)")
     func overlongLine() throws {
         let (path, written, message) = try oneEntryLog()
