@@ -11,10 +11,12 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([JSONMember])
 
-    /// The member named `key` of an object, or nil.
+    /// The member named `key` of an object, or nil; of a name given twice, the last, as
+    /// JavaScript, Python, jq and `JSONDecoder` read it (a crafted HAR or answer then means
+    /// here what it means to the tools beside Curlew).
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.key == key }?.value
+        return members.last { $0.key == key }?.value
     }
 
     /// The element at `index` of an array, or nil.

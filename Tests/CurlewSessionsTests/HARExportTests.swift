@@ -193,3 +193,15 @@ final class MessageBox: Sendable {
     func append(_ message: DebugMessage) { messages.withLock { $0.append(message) } }
     var all: [DebugMessage] { messages.withLock { $0 } }
 }
+
+@Suite("HAR import: names given twice")
+struct HARDuplicateNameTests {
+    @Test("a member named twice is read as its last, as JavaScript, Python and jq read it (found by a new user's trial: a crafted HAR showed GET /a where other tools show DELETE /b)")
+    func lastMemberWins() throws {
+        let har = #"{"log":{"entries":[{"startedDateTime":"2026-01-01T00:00:00.000Z","time":1,"request":{"method":"GET","method":"DELETE","url":"http://127.0.0.1:8080/a","url":"http://127.0.0.1:8080/b","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},"response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[],"cookies":[],"content":{"size":0,"mimeType":"text/plain"},"redirectURL":"","headersSize":-1,"bodySize":0},"cache":{},"timings":{"send":0,"wait":1,"receive":0}}]}}"#
+        let message = try #require(try HARImport.messages(Data(har.utf8)).first)
+        #expect(message.original?.method == "DELETE" && message.original?.url == "http://127.0.0.1:8080/b", "\(String(describing: message.original))")
+        let request = try #require(try HARImport.collection(Data(har.utf8)).items.first?.request)
+        #expect(request.method.rawValue == "DELETE" && request.customURL == "http://127.0.0.1:8080/b")
+    }
+}

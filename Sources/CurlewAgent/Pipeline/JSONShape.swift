@@ -55,7 +55,7 @@ public indirect enum JSONShape: Sendable, Equatable {
             for name in members.keys.sorted() {
                 let shape = members[name]!
                 let memberPath = path + "." + name
-                guard let found = present.first(where: { $0.key == name }) else {
+                guard let found = present.last(where: { $0.key == name }) else {
                     if case .optional = shape { continue }
                     return Mismatch(path: memberPath, expected: shape.name, found: nil)
                 }
