@@ -111,47 +111,28 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 }
 
 extension JSONValue: Codable {
-    /// Tries each kind of value in turn; in a text decoded with a `JSONValueSource`, once too
-    /// many tries missed, reads the value from the text parsed once instead (a container being
-    /// read then takes itself whole from there, so no value is read twice).
+    /// In a text decoded with a `JSONValueSource` (a session log's line), read from the text
+    /// parsed once, its members in order; otherwise each kind of value tried in turn.
     public init(from decoder: any Decoder) throws {
-        let source = decoder.userInfo[JSONValueSource.userInfoKey] as? JSONValueSource
-        if let source, source.isParsed {
-            self = try source.value(at: decoder.codingPath)
-            return
-        }
-        /// Whether this value should now be read from the parsed text.
-        func missed() -> Bool { source?.noteMiss() ?? false }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-            return
+        } else if let source = decoder.userInfo[JSONValueSource.userInfoKey] as? JSONValueSource {
+            self = try source.value(at: decoder.codingPath)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            let keyed = try decoder.container(keyedBy: DynamicKey.self)
+            self = .object(try keyed.allKeys.map { JSONMember($0.stringValue, try keyed.decode(JSONValue.self, forKey: $0)) })
         }
-        if let value = try? container.decode(String.self) { self = .string(value); return }
-        if missed() { self = try source!.value(at: decoder.codingPath); return }
-        if let value = try? container.decode(Int64.self) { self = .int(value); return }
-        if missed() { self = try source!.value(at: decoder.codingPath); return }
-        if let value = try? container.decode(Double.self) { self = .double(value); return }
-        if missed() { self = try source!.value(at: decoder.codingPath); return }
-        if let value = try? container.decode(Bool.self) { self = .bool(value); return }
-        if missed() { self = try source!.value(at: decoder.codingPath); return }
-        if var elements = try? decoder.unkeyedContainer() {
-            var array: [JSONValue] = []
-            while !elements.isAtEnd {
-                array.append(try elements.decode(JSONValue.self))
-                if let source, source.isParsed { self = try source.value(at: decoder.codingPath); return }
-            }
-            self = .array(array)
-            return
-        }
-        if missed() { self = try source!.value(at: decoder.codingPath); return }
-        let keyed = try decoder.container(keyedBy: DynamicKey.self)
-        var members: [JSONMember] = []
-        for key in keyed.allKeys {
-            members.append(JSONMember(key.stringValue, try keyed.decode(JSONValue.self, forKey: key)))
-            if let source, source.isParsed { self = try source.value(at: decoder.codingPath); return }
-        }
-        self = .object(members)
     }
 
     public func encode(to encoder: any Encoder) throws {

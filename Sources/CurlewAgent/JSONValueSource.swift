@@ -1,50 +1,36 @@
 import Foundation
 import Synchronization
 
-/// The text a `JSONDecoder` is decoding, for decoding `JSONValue`s in it without trying each
-/// kind of value in turn. `Codable` cannot ask what kind a value is, so `JSONValue(from:)`
-/// tries them, and each miss is an error that copies the coding path: a log line's `params`
-/// nested hundreds deep, or millions of values long, took minutes. After `budget` misses in
-/// one text, the text is parsed once (`JSONValue.parse`) and every `JSONValue` after that is read from
-/// the parsed tree at its coding path. Put into a decoder's `userInfo` under `userInfoKey`
-/// (`SessionLogFormat.decode`).
+/// The text a `JSONDecoder` is decoding, for reading the `JSONValue`s in it from the text parsed
+/// once by Curlew's own parser instead of through `Codable`, which cannot ask what kind a value
+/// is: `JSONValue(from:)` would try each kind in turn, each miss an error that copies the
+/// coding path (a log line's `params` nested hundreds deep, or millions of values long, took
+/// minutes), and it would read an object's members in hash order. Put into a decoder's
+/// `userInfo` under `userInfoKey` by `SessionLogFormat.decode`; the text is parsed when its
+/// first `JSONValue` that is not `null` is read.
 public final class JSONValueSource: Sendable {
     public static let userInfoKey = CodingUserInfoKey(rawValue: "curlew.jsonValueSource")!
-    /// Misses allowed before the text is parsed: a record's usual values cost a few.
-    static let budget = 64
 
     private let text: Data
-    private struct State {
-        var misses = 0
-        /// The text parsed, once the misses ran out; a text our parser refuses stays nil with why.
-        var parsed: JSONValue?
-        var refusal: String?
-    }
-    private let state = Mutex(State())
+    private let parsed = Mutex<Result<JSONValue, JSONSyntaxError>?>(nil)
 
     public init(_ text: Data) {
         self.text = text
     }
 
-    /// Counts one miss; true once the budget is spent and the text parsed (or refused).
-    func noteMiss() -> Bool {
-        state.withLock { state in
-            state.misses += 1
-            guard state.misses > Self.budget, state.parsed == nil, state.refusal == nil else { return state.misses > Self.budget }
-            do throws(JSONSyntaxError) { state.parsed = try JSONValue.parse(text) } catch { state.refusal = error.reason }
-            return true
-        }
-    }
-
-    /// Whether values are read from the parsed tree now.
-    var isParsed: Bool { state.withLock { $0.parsed != nil || $0.refusal != nil } }
-
-    /// The value at `path` in the parsed text (the last member of a name given twice, as the
-    /// decoder reads it).
+    /// The value at `path` in the text (of a name given twice, the first, as `JSONDecoder`
+    /// reads the members on the path).
     func value(at path: [any CodingKey]) throws -> JSONValue {
-        let (parsed, refusal) = state.withLock { ($0.parsed, $0.refusal) }
-        guard var value = parsed else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: refusal ?? "the text could not be read"))
+        let result = parsed.withLock { parsed in
+            if let parsed { return parsed }
+            let result = Result { () throws(JSONSyntaxError) in try JSONValue.parse(text) }
+            parsed = result
+            return result
+        }
+        var value: JSONValue
+        switch result {
+        case .success(let root): value = root
+        case .failure(let error): throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: error.description))
         }
         for key in path {
             switch value {
@@ -52,7 +38,7 @@ public final class JSONValueSource: Sendable {
                 guard let index = key.intValue, elements.indices.contains(index) else { throw Self.missing(path) }
                 value = elements[index]
             case .object(let members):
-                guard let member = members.last(where: { $0.key == key.stringValue }) else { throw Self.missing(path) }
+                guard let member = members.first(where: { $0.key == key.stringValue }) else { throw Self.missing(path) }
                 value = member.value
             default:
                 throw Self.missing(path)

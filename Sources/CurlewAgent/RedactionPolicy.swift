@@ -755,12 +755,24 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// A secret member name at any depth, or a string holding a declared query parameter.
-    private func jsonNeedsRedaction(_ value: JSONValue, under parents: [String] = []) -> Bool {
+    private func jsonNeedsRedaction(_ value: JSONValue) -> Bool {
+        var parents: [String] = []
+        return jsonNeedsRedaction(value, under: &parents)
+    }
+
+    /// `parents` pushed and popped on the way down, as `redactJSON` keeps them.
+    private func jsonNeedsRedaction(_ value: JSONValue, under parents: inout [String]) -> Bool {
         switch value {
         case .object(let members):
-            return members.contains { isSecretMember($0.key, under: parents[...]) || jsonNeedsRedaction($0.value, under: parents + [$0.key]) }
+            for member in members {
+                if isSecretMember(member.key, under: parents[...]) { return true }
+                parents.append(member.key)
+                defer { parents.removeLast() }
+                if jsonNeedsRedaction(member.value, under: &parents) { return true }
+            }
+            return false
         case .array(let elements):
-            for element in elements where jsonNeedsRedaction(element, under: parents) { return true }
+            for element in elements where jsonNeedsRedaction(element, under: &parents) { return true }
             return false
         case .string(let text):
             return urlNeedsRedaction(text)

@@ -31,7 +31,8 @@ public enum SessionLogFormat {
 
     /// A record of `type` decoded from `line` with `decoder` (one of `makeDecoder`'s), its
     /// `JSONValue`s read through a `JSONValueSource` for the line: how every reader decodes a
-    /// line, so a hostile one costs in proportion to its length.
+    /// line, so a hostile one costs in proportion to its length. It sets the decoder's
+    /// `userInfo` for the call: a decoder given here is used by one thread at a time.
     public static func decode<Record: Decodable>(_ type: Record.Type, from line: Data, with decoder: JSONDecoder) throws -> Record {
         decoder.userInfo[JSONValueSource.userInfoKey] = JSONValueSource(line)
         defer { decoder.userInfo[JSONValueSource.userInfoKey] = nil }

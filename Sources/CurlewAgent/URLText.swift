@@ -80,15 +80,15 @@ public enum URLText {
             return "a URL does not start with \(text.prefix(3)): give the scheme and host, e.g. http://localhost:8080/get, or :8080/get for a port on localhost"
         }
         if let scheme = otherScheme(text) {
-            return "\(scheme): reads as a scheme, and Curlew sends http:// and https:// URLs; a path whose first segment holds a colon is written ./\(text.prefix(80))"
+            return "\(scheme): reads as a scheme, and Curlew sends http:// and https:// URLs (beside a base URL, a path whose first segment holds a colon is written with ./ before it)"
         }
         return nil
     }
 
     /// The scheme of text that starts as a URL of another scheme does, without `//`
-    /// (`javascript:alert(1)`, `file:/etc/passwd`): letters, digits, `+` and `-`
-    /// before a colon that starts no port (`localhost:8080` is a host and its port) and no
-    /// user and password (`user:pw@host`). Nil otherwise.
+    /// (`javascript:alert(1)`, `mailto:x`): letters, digits, `+` and `-` before a colon that
+    /// starts no port (`localhost:8080` and `localhost:/get` are a host and its port, empty or
+    /// not) and no user and password (`user:pw@host`). Nil otherwise.
     private static func otherScheme(_ text: String) -> Substring? {
         guard !startsWithScheme(text), let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon]
@@ -98,7 +98,7 @@ public enum URLText {
         let authority = text.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.contains("@") else { return nil }
         let port = text[text.index(after: colon)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        return !port.isEmpty && port.allSatisfy({ $0.isASCII && $0.isNumber }) ? nil : scheme
+        return port.allSatisfy({ $0.isASCII && $0.isNumber }) ? nil : scheme
     }
 
     /// `:8080`, `:8080/get`: a port on localhost, as HTTPie writes it.

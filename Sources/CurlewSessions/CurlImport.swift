@@ -238,7 +238,7 @@ public enum CurlImport {
                 let option = joined ?? argument
                 let hint = joined == nil ? "" : argument.hasPrefix("--") ? "; curl takes an option's value as the next word"
                     : "; what follows it is not repeated (it may be a credential)"
-                throw Failure(reason: "unknown curl option \(option)" + (url.map { " (in the command for \(URLPassword.masking(in: $0)))" } ?? "") + hint)
+                throw Failure(reason: "unknown curl option \(option)" + (url.map { " (in the command for \(ImportQuote.quoted($0, limit: 120)))" } ?? "") + hint)
             default:
                 try setURL(argument)
             }
@@ -260,7 +260,7 @@ public enum CurlImport {
             // curl refuses these too ("URL using bad/illegal format"). By bytes: a slash and a
             // combining mark after it are one Character, which `hasPrefix("/")` would not see.
             guard target.utf8.first != UInt8(ascii: "/") else {
-                throw Failure(reason: "\(URLPassword.hiding(inMistyped: target, by: URLPassword.masking(in:)).debugDescription) is a path, not a URL: give the host too, e.g. http://localhost:8080/get")
+                throw Failure(reason: "\(URLPassword.hiding(inMistyped: target, by: { RedactionPolicy().redactText($0) }).debugDescription) is a path, not a URL: give the host too, e.g. http://localhost:8080/get")
             }
             target = "http://" + target
         }
@@ -377,7 +377,7 @@ extension CurlImport {
         let afterColon = target[target.index(after: colon)...].utf8
         let slashes = afterColon.prefix { $0 == UInt8(ascii: "/") }.count
         if slashes >= 4 {
-            throw Failure(reason: "\(URLPassword.hiding(inMistyped: target, by: URLPassword.masking(in:)).debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
+            throw Failure(reason: "\(URLPassword.hiding(inMistyped: target, by: { RedactionPolicy().redactText($0) }).debugDescription) is not a URL: the scheme takes two slashes, e.g. http://localhost:8080/get")
         }
         guard slashes == 1 || slashes == 3 else { return target }
         return target[..<colon] + "://" + String(decoding: afterColon.dropFirst(slashes), as: UTF8.self)

@@ -172,15 +172,15 @@ public struct ImportedCollection: Sendable {
             guard let url, !url.contains("{{") else { return nil }
             // A space or a control character, which the agent refuses to send.
             try URLText.checkCharacters(url)
-            let quoted = ImportQuote.quoted(url, limit: 60)
+            // Quoted only when refused: most URLs pass, and the quote redacts.
             if let scheme = Self.scheme(of: url) {
                 guard scheme != "http", scheme != "https" else {
                     try URLText.checkAddress(url)
                     return nil
                 }
-                return "\(quoted) is not an http or https URL"
+                return "\(ImportQuote.quoted(url, limit: 60)) is not an http or https URL"
             }
-            return Self.isPathOrHost(url) ? nil : "\(quoted) is neither a URL, a path nor a host"
+            return Self.isPathOrHost(url) ? nil : "\(ImportQuote.quoted(url, limit: 60)) is neither a URL, a path nor a host"
         } catch {
             // It quotes the URL, which may repeat a credential the request carries.
             return RedactionPolicy.hidingPasswords(in: error.message, sentWith: headers)

@@ -49,8 +49,8 @@ enum SessionLogRecord {
             return "invalid value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         case DecodingError.dataCorrupted(let context):
             // The decoder says a number it cannot hold (`1.5` where a whole number goes) is not
-            // JSON, without where: said as what it is when Curlew's own parser reads the line.
-            if (try? JSONValue.parse(line)) != nil {
+            // JSON, without where: said as what it is when a strict reader takes the line.
+            if (try? JSONSerialization.jsonObject(with: line, options: [.fragmentsAllowed])) != nil {
                 return "valid JSON with a value the record cannot hold (such as a fraction, or a number out of range, where a whole number goes)"
             }
             return "not valid JSON (truncated or corrupt): \(context.debugDescription)"

@@ -497,7 +497,8 @@ public final class AppModel {
         }
         if let checks = compose.checks, checks.describes(state.message, checking: expectations) { return }
         // Filled in as the request was: with what the chains captured so far.
-        compose.checks = ExpectationReport(session.expectations(of: name, captured: groups.capturedVariables), against: state.message)
+        compose.checks = ExpectationReport(session.expectations(of: name, captured: groups.capturedVariables), against: state.message,
+                                           hiding: { [secretsHiding] in secretsHiding?.redactText($0) ?? $0 })
     }
 
     /// A running request's open detail follows it: the stream so far, then the debug message

@@ -71,8 +71,9 @@ extension Expectation {
                                    actual: "none (\(error.kind.rawValue))")]
     }
 
-    /// Nil when the assertion holds.
-    public func failure(in outcome: ExchangeOutcome) -> ExpectationFailure? {
+    /// Nil when the assertion holds. `hiding` hides credentials in the texts a failure shows
+    /// before they are cut (a cut secret would no longer be found).
+    public func failure(in outcome: ExchangeOutcome, hiding: (String) -> String = { $0 }) -> ExpectationFailure? {
         switch self {
         case .status(let ranges):
             let expected = ranges.map(Self.describe).joined(separator: " or ")
@@ -82,21 +83,22 @@ extension Expectation {
             return ranges.contains { $0.contains(status) } ? nil : ExpectationFailure(assertion: assertionName, expected: expected, actual: String(status))
         case .header(let name, let match):
             let value = outcome.response?.headers[name]
-            return Self.check(match, value.map(JSONValue.string), assertion: assertionName)
+            return Self.check(match, value.map(JSONValue.string), assertion: assertionName, hiding: hiding)
         case .json(let path, let match):
             let assertion = assertionName
             guard let body = outcome.response?.body else {
-                return ExpectationFailure(assertion: assertion, expected: Self.describe(match), actual: "no response")
+                return ExpectationFailure(assertion: assertion, expected: Self.describe(match, hiding: hiding), actual: "no response")
             }
             let read = Self.document(of: body)
             guard let document = read.document else {
-                return ExpectationFailure(assertion: assertion, expected: Self.describe(match), actual: read.instead)
+                return ExpectationFailure(assertion: assertion, expected: Self.describe(match, hiding: hiding), actual: read.instead)
             }
-            return Self.check(match, path.evaluate(document), assertion: assertion)
+            return Self.check(match, path.evaluate(document), assertion: assertion, hiding: hiding)
         case .bodyContains(let text):
             let body = outcome.response?.body ?? Data()
-            let found = body.prefix(Self.bodyTextLimit).range(of: Data(text.utf8)) != nil
-            return found ? nil : ExpectationFailure(assertion: assertionName, expected: Self.quoted(text), actual: "\(body.count) bytes without it")
+            // Every body holds the empty text (a variable that came to nothing).
+            let found = text.isEmpty || body.prefix(Self.bodyTextLimit).range(of: Data(text.utf8)) != nil
+            return found ? nil : ExpectationFailure(assertion: assertionName, expected: Self.quoted(hiding(text)), actual: "\(body.count) bytes without it")
         case .maxDuration(let limit):
             guard let duration = outcome.duration else {
                 return ExpectationFailure(assertion: assertionName, expected: "at most \(Self.describe(limit))", actual: "no timing")
@@ -115,16 +117,16 @@ extension Expectation {
         }
     }
 
-    private static func check(_ match: Match, _ value: JSONValue?, assertion: String) -> ExpectationFailure? {
+    private static func check(_ match: Match, _ value: JSONValue?, assertion: String, hiding: (String) -> String) -> ExpectationFailure? {
         switch match {
         case .exists(let wanted):
             let present = value != nil
-            return present == wanted ? nil : ExpectationFailure(assertion: assertion, expected: wanted ? "present" : "absent", actual: present ? describe(value!) : "absent")
+            return present == wanted ? nil : ExpectationFailure(assertion: assertion, expected: wanted ? "present" : "absent", actual: present ? describe(value!, hiding: hiding) : "absent")
         case .equals(let expected):
-            guard let value else { return ExpectationFailure(assertion: assertion, expected: describe(expected), actual: "absent") }
+            guard let value else { return ExpectationFailure(assertion: assertion, expected: describe(expected, hiding: hiding), actual: "absent") }
             // Text from a header equals a number written in YAML when the digits agree.
             if value == expected || (value.stringValue != nil && value.stringValue == expected.textValue) { return nil }
-            return ExpectationFailure(assertion: assertion, expected: describe(expected), actual: describe(value))
+            return ExpectationFailure(assertion: assertion, expected: describe(expected, hiding: hiding), actual: describe(value, hiding: hiding))
         case .matches(let pattern):
             guard let value else { return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: "absent") }
             let text = String(value.textValue.prefix(bodyTextLimit))
@@ -133,20 +135,20 @@ extension Expectation {
                 return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: "not a regular expression")
             }
             if regex.matches(text) { return nil }
-            return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: regex.gaveUp ? regex.gaveUpMessage : describe(value))
+            return ExpectationFailure(assertion: assertion, expected: "a match for /\(pattern)/", actual: regex.gaveUp ? regex.gaveUpMessage : describe(value, hiding: hiding))
         }
     }
 
-    static func describe(_ match: Match) -> String {
+    static func describe(_ match: Match, hiding: (String) -> String = { $0 }) -> String {
         switch match {
         case .exists(let wanted): wanted ? "present" : "absent"
-        case .equals(let value): describe(value)
+        case .equals(let value): describe(value, hiding: hiding)
         case .matches(let pattern): "a match for /\(pattern)/"
         }
     }
 
-    static func describe(_ value: JSONValue) -> String {
-        let text = value.serialized()
+    static func describe(_ value: JSONValue, hiding: (String) -> String = { $0 }) -> String {
+        let text = hiding(value.serialized())
         return text.count > 120 ? String(text.prefix(120)) + "…" : text
     }
 
@@ -185,7 +187,7 @@ extension Expectation {
         return milliseconds >= 1000 ? String(format: "%.\(decimals + 2)fs", milliseconds / 1000) : String(format: "%.\(min(decimals, 3))fms", milliseconds)
     }
 
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         "\"" + (text.count > 80 ? String(text.prefix(80)) + "…" : text) + "\""
     }
 }

@@ -9,32 +9,45 @@ public struct FilledExpectations: Sendable, Equatable, ExpressibleByArrayLiteral
     public var written: [Expectation]
     /// Those whose templates could be filled, filled, to check against the answer.
     public var filled: [Expectation]
+    /// The same, as a failure shows what it expected: secrets, `{{$env.…}}` values and what a
+    /// chain captured stay as their `{{name}}`, so no credential reaches a report in a form
+    /// (escaped for a regular expression, cut) that redaction would not find.
+    public var shown: [Expectation]
     /// One failure for each assertion whose templates could not be filled (a variable with no
     /// value here): it fails unchecked, never passes.
     public var unfilled: [ExpectationFailure]
 
-    public init(written: [Expectation], filled: [Expectation], unfilled: [ExpectationFailure]) {
+    public init(written: [Expectation], filled: [Expectation], shown: [Expectation], unfilled: [ExpectationFailure]) {
         self.written = written
         self.filled = filled
+        self.shown = shown
         self.unfilled = unfilled
     }
 
     /// Assertions written without templates, checked as they are.
     public init(_ expectations: [Expectation]) {
-        self.init(written: expectations, filled: expectations, unfilled: [])
+        self.init(written: expectations, filled: expectations, shown: expectations, unfilled: [])
     }
 
     public init(arrayLiteral expectations: Expectation...) {
         self.init(expectations)
     }
 
-    public var isEmpty: Bool { written.isEmpty }
     public var count: Int { written.count }
 
     /// What is wrong with an answered exchange: the assertions that could not be filled, then
-    /// those that do not hold.
-    func failures(in outcome: ExchangeOutcome) -> [ExpectationFailure] {
-        unfilled + filled.compactMap { $0.failure(in: outcome) }
+    /// those that do not hold, each saying what it expected as `shown` has it.
+    public func failures(in outcome: ExchangeOutcome, hiding: (String) -> String = { $0 }) -> [ExpectationFailure] {
+        unfilled + checkedFailures(in: outcome, hiding: hiding).map(\.failure)
+    }
+
+    /// The failures of the assertions that were filled and checked, each with its assertion.
+    func checkedFailures(in outcome: ExchangeOutcome, hiding: (String) -> String) -> [(failure: ExpectationFailure, expectation: Expectation)] {
+        zip(filled, shown).compactMap { filled, shown in
+            guard var failure = filled.failure(in: outcome, hiding: hiding) else { return nil }
+            if filled != shown, failure.expected == filled.expectedText(hiding: hiding) { failure.expected = shown.expectedText(hiding: hiding) ?? failure.expected }
+            return (failure, filled)
+        }
     }
 }
 
@@ -44,25 +57,54 @@ extension Expectation {
     /// alone (`$.id: "{{id}}"`, quoted as YAML needs it) is the number, `true`, `false` or `null`
     /// its value reads as, so it equals the answer's `42` as its `"42"`; a regular expression
     /// takes each filled value as literal text, so a `.` or `+` in it matches only itself.
-    func filled(by template: Template) throws(Template.Failure) -> Expectation {
+    /// `forShowing`: filled for a failure's text, a regular expression's values as they read.
+    func filled(by template: Template, forShowing: Bool = false) throws(Template.Failure) -> Expectation {
         switch self {
         case .status, .maxDuration, .shape: return self
         case .bodyContains(let text): return .bodyContains(try template.expand(text))
-        case .header(let name, let match): return .header(name, try Self.filled(match, by: template))
-        case .json(let path, let match): return .json(path, try Self.filled(match, by: template))
+        case .header(let name, let match): return .header(name, try Self.filled(match, by: template, readsJSON: false, forShowing: forShowing))
+        case .json(let path, let match): return .json(path, try Self.filled(match, by: template, readsJSON: true, forShowing: forShowing))
         }
     }
 
-    private static func filled(_ match: Match, by template: Template) throws(Template.Failure) -> Match {
+    /// `readsJSON`: the value compared is JSON's (a header's is always text).
+    private static func filled(_ match: Match, by template: Template, readsJSON: Bool, forShowing: Bool) throws(Template.Failure) -> Match {
         switch match {
         case .exists: return match
-        case .matches(let pattern): return .matches(try template.expand(pattern, filledValue: NSRegularExpression.escapedPattern(for:)))
+        case .matches(let pattern):
+            return .matches(forShowing ? try template.expand(pattern) : try template.expand(pattern, filledValue: Self.literalPattern))
         case .equals(.string(let text)):
             let value = try template.expand(text)
-            if Template.isOneExpression(text), let read = try? JSONValue.parse(value), Self.isScalar(read) { return .equals(read) }
+            // Only a value written as JSON writes it (`42`, not `042` or `1.0`), which then
+            // reads back as the same text.
+            if readsJSON, Template.isOneExpression(text), let read = try? JSONValue.parse(value), Self.isScalar(read), read.serialized() == value {
+                return .equals(read)
+            }
             return .equals(.string(value))
         case .equals(let value):
             return .equals(try value.mappingStrings(namesToo: false) { (text: String) throws(Template.Failure) in try template.expand(text) })
+        }
+    }
+
+    /// `text` matching only itself in an ICU regular expression, inside a character class too
+    /// (`[{{chars}}]`) and with `(?x)`: every ASCII character but letters and digits escaped.
+    static func literalPattern(_ text: String) -> String {
+        var pattern = ""
+        for scalar in text.unicodeScalars {
+            let isWord = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+            if scalar.isASCII, !isWord { pattern.append("\\") }
+            pattern.unicodeScalars.append(scalar)
+        }
+        return pattern
+    }
+
+    /// The text a failure of this assertion gives as what was expected, for the kinds whose
+    /// values take templates (as `failure(in:)` writes it).
+    func expectedText(hiding: (String) -> String) -> String? {
+        switch self {
+        case .status, .maxDuration, .shape: nil
+        case .bodyContains(let text): Self.quoted(hiding(text))
+        case .header(_, let match), .json(_, let match): Self.describe(match, hiding: hiding)
         }
     }
 
@@ -95,17 +137,23 @@ extension WorkspaceSession {
         let written = workspace.request(named: name)?.expectations ?? []
         guard written.contains(where: \.hasTemplates) else { return FilledExpectations(written) }
         let template = template(capturing: captured)
+        // Shown as written where a credential stands: secrets, captured values, `$env.` values.
+        var showing = self.template
+        showing.deferred = Set(workspace.secretNames).union(workspace.secrets.values(for: environment).map(\.name)).union(captured.map(\.name))
+        showing.environment = { _ in RedactionPolicy.marker }
         var filled: [Expectation] = []
+        var shown: [Expectation] = []
         var unfilled: [ExpectationFailure] = []
         for expectation in written {
             do {
                 filled.append(try expectation.filled(by: template))
+                shown.append((try? expectation.filled(by: showing, forShowing: true)) ?? expectation)
             } catch {
                 unfilled.append(ExpectationFailure(assertion: expectation.assertionName, expected: "its templates filled in",
                                                    actual: "not checked: \(error)"))
             }
         }
-        return FilledExpectations(written: written, filled: filled, unfilled: unfilled)
+        return FilledExpectations(written: written, filled: filled, shown: shown, unfilled: unfilled)
     }
 }
 

@@ -24,7 +24,9 @@ public struct ExpectationReport: Sendable, Equatable {
         requestID == message.requestID && startedAt == message.startedAt && self.expectations.written == expectations
     }
 
-    public init(_ expectations: FilledExpectations, against message: DebugMessage) {
+    /// `hiding` hides credentials in what a failure quotes before it is cut (the interface's
+    /// redaction of the exchange).
+    public init(_ expectations: FilledExpectations, against message: DebugMessage, hiding: (String) -> String = { $0 }) {
         requestID = message.requestID
         startedAt = message.startedAt
         self.expectations = expectations
@@ -45,8 +47,8 @@ public struct ExpectationReport: Sendable, Equatable {
         // An answer without timings (a cache hit, a mock) took no time on the network.
         let outcome = ExchangeOutcome(response: response, error: message.error, duration: ExchangeOutcome.duration(of: message.timings) ?? .zero)
         let cut = snapshot.body.isTruncated
-        failures = expectations.unfilled + expectations.filled.compactMap { expectation in
-            guard var failure = expectation.failure(in: outcome) else { return nil }
+        failures = expectations.unfilled + expectations.checkedFailures(in: outcome, hiding: hiding).map { failure, expectation in
+            var failure = failure
             if cut, message.transfer?.download == nil, expectation.readsBody {
                 failure.actual += message.hasUnkeptEventStreamBody
                     ? " (an event stream's body is not kept, only its events)"

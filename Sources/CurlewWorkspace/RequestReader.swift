@@ -190,7 +190,11 @@ enum RequestReader {
             }
         }
         if let value = map.take("bodyContains") {
-            for text in try value.listOrOne() { expectations.append(.bodyContains(try text.scalarText())) }
+            for text in try value.listOrOne() {
+                let written = try text.scalarText()
+                try checkTemplates(in: written, text)
+                expectations.append(.bodyContains(written))
+            }
         }
         if let value = map.take("maxDuration") { expectations.append(.maxDuration(try value.duration())) }
         if let value = map.take("shape") { expectations.append(.shape(try shape(value))) }
@@ -199,9 +203,17 @@ enum RequestReader {
     }
 
     /// `{exists: true}`, `{equals: value}`, `{matches: regex}`, or a bare value meaning equals.
+    /// Refuses an assertion's text whose templates could never be filled (a `{{` never closed,
+    /// an unknown built-in), as a request's fields are refused, rather than failing each run.
+    static func checkTemplates(in text: String, _ node: NodeReader) throws(WorkspaceError) {
+        do throws(Template.Failure) { _ = try Template().expandingVariablesOnly(text) } catch { throw node.error("\(error)") }
+    }
+
     static func match(_ node: NodeReader, allowsJSON: Bool) throws(WorkspaceError) -> Expectation.Match {
         guard case .mapping = node.node else {
-            return .equals(allowsJSON ? try node.json() : .string(try node.scalarText()))
+            let value = allowsJSON ? try node.json() : .string(try node.scalarText())
+            try checkTemplates(in: value.serialized(), node)
+            return .equals(value)
         }
         var map = try node.mapping()
         let keys = map.keys
@@ -210,7 +222,9 @@ enum RequestReader {
         if let value = map.take("exists") {
             match = .exists(try value.bool())
         } else if let value = map.take("equals") {
-            match = .equals(allowsJSON ? try value.json() : .string(try value.scalarText()))
+            let equals: JSONValue = allowsJSON ? try value.json() : .string(try value.scalarText())
+            try checkTemplates(in: equals.serialized(), value)
+            match = .equals(equals)
         } else if let value = map.take("matches") {
             let pattern = try value.string()
             // Its templates are filled in as literal text when it is checked.

@@ -215,7 +215,9 @@ public struct Workspace: Sendable {
             let includePath = ReadContext(template: nil, directory: directory.isEmpty ? "." : directory).path(include)
             // Its values would be read as plain variables, shown and logged (found by a new
             // user's trial); a workspace's secrets come from its own secrets file only.
-            if (includePath as NSString).lastPathComponent == Self.secretsFileName || LocalFile.isSameFile(includePath, secretsPath) {
+            // By the name it has and the name of the file it leads to (a link named otherwise).
+            if (includePath as NSString).lastPathComponent == Self.secretsFileName || LocalFile.isSameFile(includePath, secretsPath)
+                || (LocalFile.canonicalPath(includePath) as NSString).lastPathComponent == Self.secretsFileName {
                 throw WorkspaceError(.invalid, at: nil, keyPath: "include", "\(include) is a secrets file, which is never included: "
                                      + "a workspace's secrets are read from the \(Self.secretsFileName) beside it")
             }

@@ -184,7 +184,7 @@ public struct WorkspaceRunner: Sendable {
         var error = error
         if let message = error?.message { error?.message = policy.redactText(message) }
         let failures = response == nil ? Expectation.unansweredFailures(of: expectations.written, error: error)
-            : expectations.failures(in: outcome).map { failure in
+            : expectations.failures(in: outcome, hiding: policy.redactText).map { failure in
                 ExpectationFailure(assertion: failure.assertion, expected: policy.redactText(failure.expected), actual: policy.redactText(failure.actual))
             }
         return RunCase(request: name, group: group, iteration: iteration, statusCode: response?.statusCode, error: error,

@@ -475,10 +475,6 @@ public enum WorkspaceWriter {
     private static func keepingReferencedCredentials(in collection: inout ImportedCollection) {
         let secrets = RedactionPolicy()
         var referenced = Set<String>()
-        let allVariables = collection.variables + collection.environments.flatMap(\.variables)
-        for variable in allVariables where secrets.isSecretName(variable.name) && isText(variable.value) {
-            referenced.insert(variable.name)
-        }
         for item in collection.items {
             // A header the logs hide (`X-Token` too, by its last word): the same rule.
             for field in item.request.headers where secrets.hidesValue(ofHeader: field.name) {
@@ -497,6 +493,12 @@ public enum WorkspaceWriter {
             request.params = Parameters(item.query.entries + item.request.params.entries)
             referenced.formUnion(variablesInSecretBodyValues(of: request, secrets: secrets))
         }
+        // By its name alone when every value it has is text (one `password: 123` keeps the name
+        // a variable everywhere: a secret of that name would make its variables an error).
+        let allVariables = collection.variables + collection.environments.flatMap(\.variables)
+        var valuesByName: [String: [String]] = [:]
+        for variable in allVariables where !variable.value.isEmpty { valuesByName[variable.name, default: []].append(variable.value) }
+        for (name, values) in valuesByName where secrets.isSecretName(name) && values.allSatisfy(isText) { referenced.insert(name) }
         guard !referenced.isEmpty else { return }
         // A value with a template stays a variable; an escaped `\{{` is text, and the secret keeps it as its `{{`.
         func credential(_ variable: (name: String, value: String)) -> String? {

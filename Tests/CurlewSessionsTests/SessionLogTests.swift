@@ -76,7 +76,9 @@ struct SessionLogTests {
         var deepObject: JSONValue = "x"
         for _ in 0..<400 { deepObject = ["a": deepObject] }
         let wide = JSONValue.array((0..<50_000).map { .int(Int64($0)) })
-        let params: JSONValue = ["deep": [deepArray, deepObject], "wide": wide, "mixed": ["s", 1, 2.5, true, nil, ["k": "v", "k": "w"]]]
+        // Members in their order, numbers as written (found by review: a short object came back in hash order).
+        let params: JSONValue = ["deep": [deepArray, deepObject], "wide": wide, "mixed": ["s", 1, 2.5, true, nil, ["k": "v", "k": "w"]],
+                                 "b": 1, "a": 2, "d": 3, "c": 1.5]
         let path = NSTemporaryDirectory() + "curlew-deep-params-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
@@ -90,6 +92,13 @@ struct SessionLogTests {
         #expect(log.messages.count == 2)
         #expect(log.messages.first?.original?.params == params)
         #expect(log.messages.last?.original?.params == Fixtures.message(id: 2).original?.params, "the next line is read as usual")
+        var ordered = Fixtures.message(id: 3)
+        ordered.original?.params = ["b": 1, "a": 2, "d": 3, "c": 4, "e": ["z": 1, "y": 2]]
+        let small = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path + ".small"))
+        defer { try? FileManager.default.removeItem(atPath: path + ".small") }
+        small.requestDidProduce(ordered)
+        try small.close()
+        #expect(try SessionLogReader.read(path: path + ".small").messages.first?.original?.params == ordered.original?.params, "a small object keeps its order too")
     }
 
     @Test("a valid JSON line with a fraction where a whole number goes is said to be valid JSON the record cannot hold, not JSON that is corrupt (found by a new user's trial)")

@@ -177,6 +177,7 @@ struct KeyScriptTests {
         #expect(model.compose.commit("javascript:alert(1)", to: .url)?.hasPrefix("javascript: reads as a scheme") == true)
         #expect(model.compose.commit("./projects:list", to: .url) == nil)
         #expect(model.compose.commit("localhost:8080/get", to: .url) == nil)
+        #expect(model.compose.commit("localhost:/get", to: .url) == nil, "an empty port is a port, as curl reads it")
         model.handle(.control("u"))
         for character in "127.0.0.1:\(port)/anything/\(tag)" { model.handle(.character(character)) }
         model.handle(.enter)

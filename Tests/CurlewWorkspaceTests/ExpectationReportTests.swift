@@ -78,9 +78,9 @@ struct ExpectationReportTests {
 
 @Suite("Templates in expect: assertions")
 struct ExpectationTemplateTests {
-    static func session(_ requests: String) throws -> WorkspaceSession {
+    static func session(_ requests: String, variables: String = #"who: ada, id: "42", dotted: "a.c", kind: json"#) throws -> WorkspaceSession {
         let text = """
-        variables: {who: ada, id: "42", dotted: "a.c", kind: json}
+        variables: {\(variables)}
         requests:
         \(requests)
         """
@@ -139,5 +139,66 @@ struct ExpectationTemplateTests {
         #expect(unfilled.checked == 2)
         #expect(unfilled.failures.map(\.description) == ["json $.token: expected its templates filled in, got not checked: variable {{token}} is not defined"])
         #expect(unfilled.summary.hasPrefix("expect: 1 of 2 failed"), "\(unfilled.summary)")
+    }
+}
+
+@Suite("Templates in expect: assertions, review fixes")
+struct ExpectationTemplateReviewTests {
+    @Test("a failed assertion never shows a secret it was filled with, escaped for a pattern or cut: what it expected shows the secret as {{name}}, what it got is hidden before it is cut (found by review)")
+    func secretsStayHidden() throws {
+        let files = try WorkspaceFiles()
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.SflKxwRJSMeKKF2QT4fwpM"
+        let long = String(repeating: "Zq7", count: 70)
+        try files.write("curlew.secrets.yaml", "variables: {jwt: \"\(jwt)\", long: \"\(long)\"}\n", mode: 0o600)
+        let path = try files.write("curlew.yaml", """
+            secrets: [jwt, long]
+            requests:
+              checked:
+                url: /u
+                expect:
+                  headers: {X-Echo: {matches: "^Bearer {{jwt}}$"}}
+                  bodyContains: "{{long}}-not"
+                  json: {$.t: "x{{jwt}}", $.long: "{{long}}x"}
+            """)
+        let session = try WorkspaceSession(try Workspace.load(path: path))
+        let body = #"{"t":"\#(jwt)","long":"\#(long)"}"#
+        let report = ExpectationReport(session.expectations(of: "checked"), against: Fixtures.message(responseBody: body),
+                                       hiding: session.redactionPolicy.redactText)
+        #expect(report.failures.count == 4, "\(report.failures)")
+        for failure in report.failures {
+            #expect(!failure.description.contains(jwt.prefix(16)) && !failure.description.contains(long.prefix(16)), "\(failure)")
+        }
+        #expect(report.failures.map(\.expected).contains("a match for /^Bearer {{jwt}}$/"), "\(report.failures)")
+        #expect(report.failures.map(\.expected).contains(#""{{long}}-not""#), "\(report.failures)")
+    }
+
+    @Test("a header's value stays text, and a JSON value is read as a number only as JSON writes it: 1.0 and 007 equal themselves (found by review)")
+    func canonicalScalarsOnly() throws {
+        let session = try ExpectationTemplateTests.session("""
+          versions: {url: /u, expect: {headers: {X-Version: "{{v}}"}, json: {$.v: "{{v}}", $.z: "{{z}}", $.n: "{{n}}"}}}
+        """, variables: #"v: "1.0", z: "007", n: "42""#)
+        let message = Fixtures.message(responseBody: #"{"v":"1.0","z":"007","n":42}"#)
+        var headered = message
+        headered.response?.headers.append(HeaderField(name: "X-Version", value: "1.0"))
+        let report = ExpectationReport(session.expectations(of: "versions"), against: headered)
+        #expect(report.failures.isEmpty, "\(report.failures)")
+    }
+
+    @Test("a filled value is literal inside a character class too: a-c is three characters, not a range (found by review)")
+    func characterClass() throws {
+        let session = try ExpectationTemplateTests.session("""
+          chars: {url: /u, expect: {json: {$.s: {matches: "^[{{range}}]+$"}}}}
+        """, variables: #"range: "a-c""#)
+        let literal = ExpectationReport(session.expectations(of: "chars"), against: Fixtures.message(responseBody: #"{"s":"a-c"}"#))
+        #expect(literal.failures.isEmpty, "\(literal.failures)")
+        let ranged = ExpectationReport(session.expectations(of: "chars"), against: Fixtures.message(responseBody: #"{"s":"b"}"#))
+        #expect(ranged.failures.count == 1)
+    }
+
+    @Test("a {{ never closed or an unknown built-in in an assertion is refused when the workspace is read")
+    func brokenTemplatesRefusedAtLoad() throws {
+        for expect in [#"bodyContains: "{{open""#, #"json: {$.a: "{{$nope}}"}"#, #"headers: {A: {equals: "x{{"}}"#] {
+            #expect(throws: WorkspaceError.self) { try Workspace.parse("requests:\n  a: {url: /a, expect: {\(expect)}}\n", path: "/tmp/curlew-x/curlew.yaml") }
+        }
     }
 }

@@ -237,7 +237,8 @@ struct ImportTests {
             @password = HttpVarPassword55
             @api_token = HttpVarApiToken66
             @max_token = 100
-            GET http://127.0.0.1:9/get?u={{password}}&m={{max_token}}
+            @pin_password = 1234
+            GET http://127.0.0.1:9/get?u={{password}}&m={{max_token}}&p={{pin_password}}
             """
         let postman = #"{"info":{"name":"c"},"variable":[{"key":"client_secret","value":"PmClientSecret7"},{"key":"apiPassword","value":"PmApiPw8"}],"item":[{"name":"p","request":{"method":"GET","url":"http://127.0.0.1:9/get?a={{apiPassword}}"}}]}"#
         let environment = #"{"name":"prod","values":[{"key":"password","value":"PmEnvPw9","enabled":true}]}"#
@@ -250,9 +251,9 @@ struct ImportTests {
                 #expect(!text.contains(secret), "\(secret) in \(text)")
             }
             if collection.variables.contains(where: { $0.name == "max_token" }) {
-                #expect(text.contains("max_token: \"100\""), "\(text)")
+                #expect(text.contains("max_token: \"100\"") && text.contains("pin_password: \"1234\""), "a number under a secret name stays: \(text)")
                 let session = try WorkspaceSession(try Workspace.load(path: path))
-                #expect(try session.request(named: "GET /get").0.customURL == "http://127.0.0.1:9/get?u=HttpVarPassword55&m=100")
+                #expect(try session.request(named: "GET /get").0.customURL == "http://127.0.0.1:9/get?u=HttpVarPassword55&m=100&p=1234")
             }
         }
     }

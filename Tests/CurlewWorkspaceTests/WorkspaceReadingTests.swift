@@ -462,7 +462,10 @@ struct WorkspaceReadingTests {
         try files.write(".env", "AWS_SECRET_ACCESS_KEY=ENVSECRET456\nX=1\n")
         try files.write("netrc", "machine api.github.com login bot password NETRCPW1\n")
         try files.write("shadow", "root:$y$j9T$SHADOWHASH77:20228:0:99999:7:::\n")
+        // A link named otherwise leads to it just the same (found by review).
+        try FileManager.default.createSymbolicLink(atPath: files.directory + "/keys.yaml", withDestinationPath: files.directory + "/other/curlew.secrets.yaml")
         for (include, message) in [("other/curlew.secrets.yaml", "is a secrets file, which is never included"), ("curlew.secrets.yaml", "is a secrets file"),
+                                   ("keys.yaml", "is a secrets file"),
                                    (".env", "not a workspace file"), ("netrc", "not a workspace file"),
                                    ("shadow", "unknown key of 42 characters that reads as no workspace key")] {
             let path = try files.write("curlew.yaml", "include: [\(include)]\nrequests:\n  a: {url: /a}\n")
