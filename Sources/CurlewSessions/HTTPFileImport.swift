@@ -186,6 +186,12 @@ public enum HTTPFileImport {
                   (try? HTTPMethod(rawValue: first).validate()) != nil {
             method = first
             words.removeFirst()
+        } else if words.count >= 2, let first = words.first, first.allSatisfy({ $0.isASCII && $0.isLetter }),
+                  URLText.startsWithScheme(words[1]) || words[1].hasPrefix("/") || words[1].hasPrefix("{{") {
+            // Any other method in small letters, before what can only be a URL (`purge http://h/`),
+            // in capitals, as the common ones are read.
+            method = first.uppercased()
+            words.removeFirst()
         }
         if words.count > 1, words.last!.uppercased().hasPrefix("HTTP/") { words.removeLast() }
         guard words.count == 1 else { throw Failure(line: requestLineNumber, reason: "expected METHOD URL [HTTP/version], found \(ImportQuote.quoted(block[index - 1].text, limit: 60))") }

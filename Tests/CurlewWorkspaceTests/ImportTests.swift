@@ -388,6 +388,10 @@ struct ImportTests {
         // A method other than the common ones, in capitals, as an export writes a log's (found by a new user's trial).
         let dav = try HTTPFileImport.parse("MKCALENDAR http://h/cal\n\n###\nPROPFIND http://h/dav HTTP/1.1\n")
         #expect(dav.items.map(\.request.method.rawValue) == ["MKCALENDAR", "PROPFIND"])
+        // In small letters before what can only be a URL, in capitals (found by a new user's trial: `purge` was refused).
+        let small = try HTTPFileImport.parse("purge http://h/cache\n\n###\nreport /dav\n\n###\nlink {{base}}/x\n")
+        #expect(small.items.map(\.request.method.rawValue) == ["PURGE", "REPORT", "LINK"])
+        #expect(throws: HTTPFileImport.Failure.self) { try HTTPFileImport.parse("###\nsome words here\n") }
         let error = #expect(throws: HTTPFileImport.Failure.self) { try HTTPFileImport.parse("###\nGET a b c\n") }
         #expect(error?.line == 2)
         // A use of a response no request before it is named: the line of the request that uses
