@@ -224,8 +224,10 @@ public enum YAMLDocument {
             return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             // Where the key is given again, not where the mapping starts.
-            let (line, column) = duplicates.first.flatMap { secondKey($0, inBlockMappingAt: context.mark.line, column: context.mark.column, of: text) }
-                ?? (context.mark.line, context.mark.column)
+            let (line, column) = duplicates.first.flatMap {
+                secondKey($0, inBlockMappingAt: context.mark.line, column: context.mark.column, of: text)
+                    ?? secondKey($0, inFlowMappingAt: context.mark.line, column: context.mark.column, of: text)
+            } ?? (context.mark.line, context.mark.column)
             return WorkspaceError(.syntax, at: SourcePosition(file: file, line: line, column: column),
                                   "the key \(duplicates.joined(separator: ", ")) appears twice in one mapping")
         default:
@@ -251,6 +253,61 @@ public enum YAMLDocument {
             else { continue }
             found += 1
             if found == 2 { return (index + 1, column) }
+        }
+        return nil
+    }
+
+    /// The line and column of the second `key` of a flow mapping (`{a: 1, a: 2}`, over lines
+    /// too) whose first key stands at `line` and `column` (1-based), as the parser marks it:
+    /// the keys at its own depth, after a `,`, quoted or not; what nested brackets and quoted
+    /// strings hold is passed over. Nil when it cannot be found so.
+    static func secondKey(_ key: String, inFlowMappingAt line: Int, column: Int, of text: String) -> (line: Int, column: Int)? {
+        var (row, col) = (1, 1)
+        // From the first key on, inside the mapping.
+        var depth = 1
+        var expectingKey = true
+        var found = 0
+        var quote: Character?
+        var keyStart: (line: Int, column: Int)?
+        var keyText = ""
+        for character in text {
+            defer {
+                if character == "\n" || character == "\r\n" { (row, col) = (row + 1, 1) } else { col += 1 }
+            }
+            guard (row, col) >= (line, column) else { continue }
+            if let open = quote {
+                if character == open { quote = nil } else if keyStart != nil { keyText.append(character) }
+                continue
+            }
+            switch character {
+            case "{", "[":
+                depth += 1
+            case "}", "]":
+                depth -= 1
+                if depth == 0 { return nil }
+            case ",":
+                if depth == 1 { expectingKey = true; keyStart = nil; keyText = "" }
+            case ":":
+                if depth == 1, let start = keyStart {
+                    if keyText.trimmingCharacters(in: .whitespaces) == key {
+                        found += 1
+                        if found == 2 { return start }
+                    }
+                    keyStart = nil
+                    keyText = ""
+                    expectingKey = false
+                }
+            case "\"", "'":
+                if depth == 1, expectingKey, keyStart == nil { keyStart = (row, col) }
+                quote = character
+            case " ", "\t", "\n", "\r\n":
+                if keyStart != nil { keyText.append(" ") }
+            default:
+                if depth == 1, expectingKey {
+                    if keyStart == nil { keyStart = (row, col) }
+                    keyText.append(character)
+                }
+            }
         }
         return nil
     }

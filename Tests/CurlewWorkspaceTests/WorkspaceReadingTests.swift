@@ -171,7 +171,9 @@ struct WorkspaceReadingTests {
         ("a: 1\na: 2\n", "2:1", "appears twice"),
         // Where the key is given again, not where its mapping starts (found by a new user's trial).
         ("requests:\n  a: {url: /get}\n  # note\n\n  \"a\": {url: /post}\n", "5:3", "the key a appears twice"),
-        ("requests:\n  a: {url: /get}\n  b: {a: 1, a: 2}\n", "3:7", "the key a appears twice"),
+        // A flow mapping's: where the key is given again, on its line or another (found by a new user's trial).
+        ("requests:\n  a: {url: /get}\n  b: {a: 1, a: 2}\n", "3:13", "the key a appears twice"),
+        ("requests:\n  b: {\"a\": {x: 1, a: 2},\n      'a': 3}\n", "3:7", "the key a appears twice"),
         ("requests:\r\n  a: {url: /get}\r\n  a: {url: /post}\r\n", "3:3", "the key a appears twice"),
         ("requests: [1]\n", "1:11", "expected a mapping, found a list"),
         ("requests:\n  a: {url: /x, signer: nope}\n", "2:", "no signer is declared"),
