@@ -1,6 +1,7 @@
 import ArgumentParser
 import CurlewAgent
 import CurlewSessions
+import CurlewTUI
 import Foundation
 
 /// `curlew log show|stats|diff`: session logs (and HAR files) read from the command line.
@@ -64,13 +65,34 @@ struct LogCommand: ParsableCommand {
 
     /// Cells joined by two spaces: a positive width pads on the right, a negative one on the
     /// left (numbers), zero leaves the last cell as it is.
+    /// Padded by the cells each text takes on a terminal (a CJK character two).
     static func row(_ cells: [(String, Int)]) -> String {
         cells.map { text, width in
             let size = abs(width)
-            guard size > 0, text.count < size else { return text }
-            let padding = String(repeating: " ", count: size - text.count)
+            let taken = columns(text)
+            guard size > 0, taken < size else { return text }
+            let padding = String(repeating: " ", count: size - taken)
             return width > 0 ? text + padding : padding + text
         }.joined(separator: "  ")
+    }
+
+    /// The terminal cells `text` takes.
+    static func columns(_ text: String) -> Int {
+        text.reduce(0) { $0 + TextWidth.of($1) }
+    }
+
+    /// `text` within `width` cells: cut with `…` (which takes one) when it takes more.
+    static func fitted(_ text: String, _ width: Int) -> String {
+        guard columns(text) > width else { return text }
+        var kept = ""
+        var taken = 0
+        for character in text {
+            let cells = TextWidth.of(character)
+            guard taken + cells <= width - 1 else { break }
+            kept.append(character)
+            taken += cells
+        }
+        return kept + "…"
     }
 
     /// A line of a table made of a log's fields, which any server or file may have filled:
@@ -119,19 +141,19 @@ struct LogCommand: ParsableCommand {
                     ?? (message.error?.kind.rawValue ?? message.state.rawValue)
             }
             // As wide as the longest status (every error kind whole), within reason: a log is input.
-            let statusWidth = min(max(6, statuses.map(\.count).max() ?? 0), Self.widestStatus)
+            let statusWidth = min(max(6, statuses.map(LogCommand.columns).max() ?? 0), Self.widestStatus)
             // As wide as the longest method (`PROPFIND`), within reason: a longer one is cut.
             let methods = messages.map { LogCommand.clean($0.original?.method ?? "-") }
-            let methodWidth = min(max(7, methods.map(\.count).max() ?? 0), Self.widestMethod)
+            let methodWidth = min(max(7, methods.map(LogCommand.columns).max() ?? 0), Self.widestMethod)
             print(LogCommand.row([("#", -5), ("time", 12), ("method", methodWidth), ("status", -statusWidth), ("duration", -10), ("size", -9), ("request", 0)]))
             for (index, message) in messages.enumerated() {
                 let time = message.startedAt.clockText
-                let status = statuses[index].count > statusWidth ? statuses[index].prefix(statusWidth - 1) + "…" : statuses[index]
+                let status = LogCommand.fitted(statuses[index], statusWidth)
                 let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
                 let size = message.response.map { ByteCountText.of($0.body.size) } ?? "-"
                 let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
                 // Each cell made safe before it is padded, so an escape's length keeps the columns.
-                let method = methods[index].count > methodWidth ? methods[index].prefix(methodWidth - 1) + "…" : methods[index]
+                let method = LogCommand.fitted(methods[index], methodWidth)
                 print(LogCommand.row([(String(numbered[index].number), -5), (time, 12), (String(method), methodWidth),
                                       (LogCommand.clean(String(status)), -statusWidth), (duration, -10), (size, -9), (LogCommand.clean(request), 0)]))
             }

@@ -74,6 +74,19 @@ struct SessionLogDurabilityTests {
         #expect(Set(statusColumns).count == 1 && shown[1].contains("GET /x HTTP…") && shown[4].contains("PROPFIND"), "\(shown)")
     }
 
+    @Test("log show pads and cuts by the cells a terminal gives each character: a wide (CJK) method keeps the columns after it in place (found by a new user's trial)")
+    func wideMethodColumns() async throws {
+        let path = NSTemporaryDirectory() + "curlew-wide-method-\(UUID().uuidString).har"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let entries = ["取得", "GET", "取得取得取得取得"].map { #"{"request": {"method": "\#($0)", "url": "http://h.test/x"}, "response": {"status": 200}}"# }
+        try (#"{"log": {"entries": ["# + entries.joined(separator: ",") + "]}}").write(toFile: path, atomically: true, encoding: .utf8)
+        let shown = try await CurlewProcess.run(["log", "show", path]).output.split(separator: "\n")
+        func cells(_ text: Substring) -> Int { text.reduce(0) { $0 + (($1.unicodeScalars.first.map { (0x4E00...0x9FFF).contains($0.value) } ?? false) ? 2 : 1) } }
+        let statusColumns = shown.dropFirst().prefix(3).map { line in line.range(of: "200").map { cells(line[..<$0.lowerBound]) } }
+        #expect(statusColumns.count == 3 && Set(statusColumns).count == 1, "\(shown)")
+        #expect(shown[3].contains("取得取得取…"), "cut by cells, within the column's 12: \(shown)")
+    }
+
     @Test("a line whose timings are past a hundred years or below zero is skipped by log show, stats and diff, never summed into a crash (found by a new user's trial: 2^62 µs stopped log show and the interface on an arithmetic overflow)",
           arguments: ["4611686018427387904", "-7000"])
     func damagedTimings(_ total: String) async throws {
