@@ -39,8 +39,20 @@ public struct FrameBuffer: Sendable, Equatable {
                 position = limit
                 break
             }
-            if position >= 0 {
-                set(row, position, Cell(text: TextWidth.visible(character), style: style))
+            let shown = TextWidth.visible(character)
+            if shown.count > 1 {
+                // A character drawn with stand-ins beside it: each part in cells of its own.
+                var at = position
+                for part in shown {
+                    let partCells = max(1, TextWidth.of(part))
+                    if at >= 0 {
+                        set(row, at, Cell(text: String(part), style: style))
+                        if partCells == 2 { set(row, at + 1, Cell(text: "", style: style)) }
+                    }
+                    at += partCells
+                }
+            } else if position >= 0 {
+                set(row, position, Cell(text: shown, style: style))
                 if cells == 2 { set(row, position + 1, Cell(text: "", style: style)) }
             }
             position += cells

@@ -8,8 +8,8 @@ public enum TextWidth {
         // ASCII alone, nearly every character drawn: no property looked up.
         if first.isASCII, character.unicodeScalars.count == 1 { return 1 }
         if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
-        if isInvisibleFormat(character) { return 1 }
-        return of(first) + (carriesFormat(character) ? 1 : 0)
+        if isInvisibleFormat(character) { return standIns(character) }
+        return of(first) + carriedFormats(character)
     }
 
     /// A character made only of format characters, which no terminal shows: a bidirectional
@@ -21,6 +21,15 @@ public enum TextWidth {
         character.unicodeScalars.allSatisfy(isFormat)
     }
 
+    /// How many stand-ins a character of format characters alone is drawn as: one for each of
+    /// them (two joiners together are one character, and were one stand-in), at most
+    /// `maxStandIns`, so a hostile run of thousands stays narrower than a line.
+    private static func standIns(_ character: Character) -> Int {
+        min(character.unicodeScalars.count, maxStandIns)
+    }
+
+    static let maxStandIns = 16
+
     /// A format character (general category Cf): one no terminal draws.
     private static func isFormat(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .format
@@ -30,8 +39,14 @@ public enum TextWidth {
     /// letter with a zero-width joiner or non-joiner after it): drawn as itself and a stand-in.
     /// A joiner that shapes a word of a script written with them is not one (see `joinsWord`).
     static func carriesFormat(_ character: Character) -> Bool {
-        guard let first = formatBase(character) else { return false }
-        return character.unicodeScalars.dropFirst().contains { isFormat($0) && !joinsWord($0, after: first) }
+        carriedFormats(character) > 0
+    }
+
+    /// How many stand-ins a character that carries format characters is drawn with after its
+    /// first: one for each of them (at most `maxStandIns`).
+    static func carriedFormats(_ character: Character) -> Int {
+        guard let first = formatBase(character) else { return 0 }
+        return min(character.unicodeScalars.dropFirst().count { isFormat($0) && !joinsWord($0, after: first) }, maxStandIns)
     }
 
     /// The first scalar of a character that is no emoji and has more than one scalar: one
@@ -87,10 +102,10 @@ public enum TextWidth {
     static func visible(_ character: Character) -> String {
         guard let first = character.unicodeScalars.first else { return "" }
         if first.isASCII, character.unicodeScalars.count == 1, first.value >= 0x20, first.value != 0x7F { return String(character) }
-        if isInvisibleFormat(character) { return "\u{FFFD}" }
+        if isInvisibleFormat(character) { return String(repeating: "\u{FFFD}", count: standIns(character)) }
         if formatBase(character) != nil, character.unicodeScalars.dropFirst().contains(where: isFormat) {
             let shown = String(String.UnicodeScalarView(character.unicodeScalars.filter { !isFormat($0) }))
-            return carriesFormat(character) ? shown + "\u{FFFD}" : shown
+            return shown + String(repeating: "\u{FFFD}", count: carriedFormats(character))
         }
         let value = first.value
         guard value < 0x20 || (0x7F..<0xA0).contains(value) else { return String(character) }

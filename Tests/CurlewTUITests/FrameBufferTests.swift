@@ -43,6 +43,15 @@ struct FrameBufferTests {
         #expect(joined.put("a\u{200D}b|", row: 0, column: 0) == 4)
         #expect(joined.line(0) == "a\u{FFFD}b|" + String(repeating: " ", count: 4), "\(joined.line(0).debugDescription)")
         #expect(TextWidth.of("é\u{200C}") == 2)
+        // Two joiners together are one character: a stand-in each, a cell each (found by a new user's trial: one showed).
+        var two = FrameBuffer(rows: 1, columns: 8)
+        #expect(two.put("a\u{200D}\u{200D}\u{200D}|", row: 0, column: 0) == 5, "\(two.line(0).debugDescription)")
+        #expect(two.line(0) == "a\u{FFFD}\u{FFFD}\u{FFFD}|" + String(repeating: " ", count: 3), "\(two.line(0).debugDescription)")
+        var wide = FrameBuffer(rows: 1, columns: 8)
+        #expect(wide.put("中\u{200D}\u{200D}|", row: 0, column: 0) == 5)
+        #expect(wide.line(0) == "中\u{FFFD}\u{FFFD}|" + String(repeating: " ", count: 3), "\(wide.line(0).debugDescription)")
+        var many = FrameBuffer(rows: 1, columns: 40)
+        #expect(many.put(String(repeating: "\u{200B}\u{200D}", count: 100), row: 0, column: 0) <= 40, "a hostile run stays within the line")
         // A joiner inside a word of a script written with them shapes the word: left out, no
         // cell (found by a new user's trial: Persian `می‌خواهم` showed a stand-in mid-word).
         let persian = "می\u{200C}خواهم"
