@@ -422,9 +422,10 @@ struct RequestComposer: Sendable {
         }
         if let port = portText(of: url), !port.isEmpty, !isPort(port) {
             // An `@` past where the authority seems to end: a password holding `#`, `?` or `/`
-            // (`bob:pa#ss@host`), which the port text would repeat.
+            // (`bob:pa#ss@host`, `bob:pa/ss@host`), which the port text, and the URL with the
+            // password read where it is not, would repeat: neither is quoted.
             guard !passwordMayHoldDelimiter(url) else {
-                throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has a port that is not a number, or a password with #, ? or / in it: "
+                throw RequestError(.invalidURL, "the URL has a port that is not a number, or a password with #, ? or / in it: "
                     + "write those percent-encoded, as %23, %3F and %2F")
             }
             throw RequestError(.invalidURL, "URL \(Self.quoted(url)) has port \(String(port.prefix(40)).debugDescription): a port is a number from 1 to 65535")
@@ -464,9 +465,10 @@ struct RequestComposer: Sendable {
     private static func passwordMayHoldDelimiter(_ url: String) -> Bool {
         guard let schemeEnd = url.range(of: "://") else { return false }
         let afterScheme = url[schemeEnd.upperBound...]
-        let authority = afterScheme[..<(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)]
-        guard let colon = authority.firstIndex(of: ":"), let end = authority[colon...].firstIndex(where: { $0 == "#" || $0 == "?" }) else { return false }
-        return authority[end...].contains("@")
+        let authority = afterScheme[..<(afterScheme.firstIndex { $0 == "/" || $0 == "#" || $0 == "?" } ?? afterScheme.endIndex)]
+        // A colon in what reads as the authority, and an `@` anywhere after where it ends.
+        guard authority.contains(":"), authority.endIndex < afterScheme.endIndex else { return false }
+        return afterScheme[authority.endIndex...].contains("@")
     }
 
     /// Whether `url`'s host starts with `[` and no `]` closes it.

@@ -86,20 +86,29 @@ public enum URLText {
     }
 
     /// The scheme of text that starts as a URL of another scheme does, without `//`
-    /// (`javascript:alert(1)`, `mailto:x`): letters, digits, `+` and `-` before a colon that
-    /// starts no port (`localhost:8080` and `localhost:/get` are a host and its port, empty or
-    /// not) and no user and password (`user:pw@host`). Nil otherwise.
+    /// (`javascript:alert(1)`, `file:/etc/passwd`): letters, digits, `+` and `-` before a colon:
+    /// one of `otherSchemes`, or one that starts no port (`localhost:8080` and `localhost:/get`
+    /// are a host and its port, empty or not) and no user and password (`user:pw@host`). Nil
+    /// otherwise.
     private static func otherScheme(_ text: String) -> Substring? {
         guard !startsWithScheme(text), let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon]
         func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
         guard let first = scheme.unicodeScalars.first, isLetter(first),
               scheme.unicodeScalars.allSatisfy({ isLetter($0) || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" }) else { return nil }
-        let authority = text.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.contains("@") else { return nil }
+        // A scheme no host is named (`file:/etc/passwd`, `javascript:/x`), whatever follows it.
+        if otherSchemes.contains(scheme.lowercased()) { return scheme }
+        // A user and password, one holding `#`, `?` or `/` too (`user:pa/ss@host`): not a scheme.
+        guard !text[colon...].contains("@") else { return nil }
         let port = text[text.index(after: colon)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         return port.allSatisfy({ $0.isASCII && $0.isNumber }) ? nil : scheme
     }
+
+    /// Schemes of URLs Curlew does not send, read as such even before an empty port's slash.
+    private static let otherSchemes: Set<String> = [
+        "file", "ftp", "ftps", "sftp", "scp", "javascript", "vbscript", "data", "mailto", "tel", "ws", "wss", "gopher",
+        "ldap", "ldaps", "smb", "telnet", "dict", "tftp", "imap", "imaps", "pop3", "smtp", "rtsp", "blob", "about", "chrome",
+    ]
 
     /// `:8080`, `:8080/get`: a port on localhost, as HTTPie writes it.
     private static func isPortShorthand(_ text: String) -> Bool {

@@ -416,7 +416,10 @@ extension AppModel {
         guard compose.focus == .list, compose.items.indices.contains(compose.selectedItem) else { return true }
         switch compose.items[compose.selectedItem] {
         case .group(let name, _):
-            message = "\(action) works on a request; \(name) is a group"
+            // Saving a group is the group editor's: say where (found by a new user's trial).
+            message = action == "saving"
+                ? "\(name) is a group: Enter opens it in the group editor, where w saves it"
+                : "\(action) works on a request; \(name) is a group"
             return false
         case .request:
             if compose.loadedItem != compose.selectedItem {

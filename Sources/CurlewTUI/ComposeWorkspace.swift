@@ -200,7 +200,13 @@ public struct ComposeWorkspace: Sendable {
         // A URL no run could send (a control character, a space outside a template) is never
         // written, as an import leaves one out (found by a new user's trial: saved, then every
         // run failed on it). What a template fills in is the run's to check.
-        do throws(RequestError) { try URLText.checkCharacters(Template.literalCheckText(of: request.customURL ?? request.path)) } catch {
+        // Nor one whose port is no number, or whose password holds a `/` its URL cannot be read
+        // past (found by a new user's trial: saved in clear, no run could send it).
+        do throws(RequestError) {
+            let url = request.customURL ?? request.path
+            try URLText.checkCharacters(Template.literalCheckText(of: url))
+            if !url.contains("{{") { try URLText.checkAddress(url) }
+        } catch {
             throw WorkspaceError(.invalid, at: nil, keyPath: "requests.\(name)", "\(name) is not saved: \(error.message)")
         }
         let summary = try WorkspaceWriter.save(request, query: query, folder: draft.folder, named: name, replacing: draft.entryName,

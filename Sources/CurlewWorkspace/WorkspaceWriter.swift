@@ -517,10 +517,16 @@ public enum WorkspaceWriter {
         }
     }
 
-    /// Whether a value is text a credential could be: not empty, not a number, `true`, `false`
-    /// or `null`.
+    /// Whether a value is text a credential could be: not empty, not `true`, `false` or `null`,
+    /// and not a number as JSON writes one (`100`, `1.5`; `0012345`, `0x1F`, `+123` and `1e3` are
+    /// text, as a PIN or a hex key is; found by a new user's trial).
     private static func isText(_ value: String) -> Bool {
-        !value.isEmpty && Double(value) == nil && !["true", "false", "null"].contains(value)
+        guard !value.isEmpty, !["true", "false", "null"].contains(value) else { return false }
+        switch try? JSONValue.parse(value) {
+        case .int(let number)?: return String(number) != value
+        case .double(let number)? : return JSONValue.double(number).serialized() != value
+        default: return true
+        }
     }
 
     /// Names the importer gave to credentials, numbered where the workspace (or the import's

@@ -230,9 +230,28 @@ public enum YAMLDocument {
             } ?? (context.mark.line, context.mark.column)
             return WorkspaceError(.syntax, at: SourcePosition(file: file, line: line, column: column),
                                   "the key \(duplicates.joined(separator: ", ")) appears twice in one mapping")
+        case .reader(let problem, let offset, let value, _):
+            // Said by its place and the character's code, never with the line quoted: the file
+            // may be any file on the disk (`/proc/self/environ`), or the secrets file (found by
+            // a new user's trial).
+            let (line, column) = offset.map { place(ofByte: $0, in: text) } ?? (1, 1)
+            let code = value >= 0 ? String(format: " (U+%04X)", value) : ""
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: line, column: column), "not valid YAML: \(problem)\(code)")
         default:
-            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: 1, column: 1), "not valid YAML: \(error)")
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: 1, column: 1), "not valid YAML")
         }
+    }
+
+    /// The line and column (1-based, in characters) of the byte at `offset` of `text`.
+    static func place(ofByte offset: Int, in text: String) -> (line: Int, column: Int) {
+        var (line, column) = (1, 1)
+        var bytes = 0
+        for character in text {
+            guard bytes < offset else { break }
+            bytes += character.utf8.count
+            if character == "\n" || character == "\r\n" { (line, column) = (line + 1, 1) } else { column += 1 }
+        }
+        return (line, column)
     }
 
     /// The line and column of the second `key:` of a block mapping whose first key stands at

@@ -475,10 +475,12 @@ extension WorkbenchTests {
         let model = bench.model
         let before = try String(contentsOfFile: bench.path, encoding: .utf8)
         model.handle(.enter)
-        for url in ["http://127.0.0.1:8080/a\u{1B}[31mb", "http://127.0.0.1:8080/a b", "{{base}}/a b", "{{base}}/a\u{1B}x"] {
+        for url in ["http://127.0.0.1:8080/a\u{1B}[31mb", "http://127.0.0.1:8080/a b", "{{base}}/a b", "{{base}}/a\u{1B}x",
+                    // A password holding a `/`, which a URL cannot be read past (found by a new user's trial: saved in clear).
+                    "http://user:Secr3t/Pass@127.0.0.1:8080/get"] {
             model.compose.draft.url = url
             model.handle(.character("w"))
-            #expect(model.message.contains("is not saved") && model.message.contains("URL"), "\(model.message)")
+            #expect(model.message.contains("is not saved") && model.message.contains("URL") && !model.message.contains("Secr3t"), "\(model.message)")
             #expect(try String(contentsOfFile: bench.path, encoding: .utf8) == before)
         }
         model.compose.draft.url = "{{base}}/a?q={{$base64 a b}}"

@@ -433,6 +433,9 @@ struct WorkbenchTests {
             """)
         let model = bench.model
         model.compose.selectedItem = try #require(model.compose.position(ofGroup: "flow"))
+        // `w` on a group in the list says where a group is saved (found by a new user's trial).
+        model.handle(.character("w"))
+        #expect(model.message == "flow is a group: Enter opens it in the group editor, where w saves it", "\(model.message)")
         model.handle(.character("s"))
         try await pump(bench) { model.groups.groups.contains { $0.info.name == "flow" && $0.verdict != nil } }
         let flow = try #require(model.groups.groups.first { $0.info.name == "flow" })

@@ -238,7 +238,9 @@ struct ImportTests {
             @api_token = HttpVarApiToken66
             @max_token = 100
             @pin_password = 1234
-            GET http://127.0.0.1:9/get?u={{password}}&m={{max_token}}&p={{pin_password}}
+            @hex_token = 0x1F2E3D
+            @zero_password = 0012345
+            GET http://127.0.0.1:9/get?u={{password}}&m={{max_token}}&p={{pin_password}}&h={{hex_token}}&z={{zero_password}}
             """
         let postman = #"{"info":{"name":"c"},"variable":[{"key":"client_secret","value":"PmClientSecret7"},{"key":"apiPassword","value":"PmApiPw8"}],"item":[{"name":"p","request":{"method":"GET","url":"http://127.0.0.1:9/get?a={{apiPassword}}"}}]}"#
         let environment = #"{"name":"prod","values":[{"key":"password","value":"PmEnvPw9","enabled":true}]}"#
@@ -247,13 +249,14 @@ struct ImportTests {
             let path = files.directory + "/curlew.yaml"
             try WorkspaceWriter.add(collection, to: path)
             let text = try String(contentsOfFile: path, encoding: .utf8)
-            for secret in ["HttpVarPassword55", "HttpVarApiToken66", "PmClientSecret7", "PmApiPw8", "PmEnvPw9"] {
+            // Numbers as JSON writes them stay; `0x1F2E3D` and `0012345` are text, as a hex key or a PIN is (found by a new user's trial).
+            for secret in ["HttpVarPassword55", "HttpVarApiToken66", "PmClientSecret7", "PmApiPw8", "PmEnvPw9", "0x1F2E3D", "0012345"] {
                 #expect(!text.contains(secret), "\(secret) in \(text)")
             }
             if collection.variables.contains(where: { $0.name == "max_token" }) {
                 #expect(text.contains("max_token: \"100\"") && text.contains("pin_password: \"1234\""), "a number under a secret name stays: \(text)")
                 let session = try WorkspaceSession(try Workspace.load(path: path))
-                #expect(try session.request(named: "GET /get").0.customURL == "http://127.0.0.1:9/get?u=HttpVarPassword55&m=100&p=1234")
+                #expect(try session.request(named: "GET /get").0.customURL == "http://127.0.0.1:9/get?u=HttpVarPassword55&m=100&p=1234&h=0x1F2E3D&z=0012345")
             }
         }
     }

@@ -452,15 +452,20 @@ struct SendCommandTests {
         #expect(outOfRange.status == 3 && outOfRange.error.contains("has port \"99999\": a port is a number from 1 to 65535"), "\(outOfRange.status) \(outOfRange.error)")
         // Another scheme written without its slashes is named as one, as Compose names it
         // (found by a new user's trial: Compose sent it as a path of the base URL).
-        for (word, scheme) in [("javascript:alert(1)", "javascript"), ("vbscript:x", "vbscript")] {
+        for (word, scheme) in [("javascript:alert(1)", "javascript"), ("vbscript:x", "vbscript"), ("file:/etc/passwd", "file"), ("mailto:a@b.test", "mailto")] {
             let refused = try await CurlewProcess.run(["send", word])
             #expect(refused.status == 64 && refused.error.contains("is not a URL: \(scheme): reads as a scheme, and Curlew sends http:// and https:// URLs"),
                     "\(refused.status) \(refused.error)")
         }
-        // A user and password before the host, as curl reads them, are not a scheme
-        // (`mailto:a@b.test` is read as curl reads it, user `mailto` at host b.test).
+        // A user and password before the host, as curl reads them, are not a scheme, one holding
+        // `#` or `/` neither, and the password is never quoted (found by a new user's trial).
         let userinfo = try await CurlewProcess.run(["send", "user:pw@127.0.0.1:1/x"])
         #expect(userinfo.status != 64 && !userinfo.error.contains("reads as a scheme"), "\(userinfo.status) \(userinfo.error)")
+        for word in ["user:Secr3t#Pass@127.0.0.1:1/get", "user:Secr3t/Pass@127.0.0.1:1/get", "http://user:Secr3t/Pass@127.0.0.1:1/get"] {
+            let delimited = try await CurlewProcess.run(["send", word])
+            #expect(delimited.status == 3 && delimited.error.contains("or a password with #, ? or / in it") && !delimited.error.contains("Secr3t"),
+                    "\(delimited.status) \(delimited.error)")
+        }
         let path = try await CurlewProcess.run(["send", "POST", "/get"])
         #expect(path.status == 64 && path.error.contains("is a path, not a URL") && path.error.contains("http://localhost:8080/get"),
                 "\(path.status) \(path.error)")
