@@ -257,7 +257,14 @@ public struct ImportedCollection: Sendable {
     /// A name longer than 120 characters is cut, ending in `…`.
     public static func defaultName(method: String, url: String, sentWith headers: [HeaderField] = []) -> String {
         var rest = Substring(URLPassword.masking(in: url))
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
+        if let scheme = rest.range(of: "://") {
+            rest = rest[scheme.upperBound...]
+            // A password holding `/` (`u:pa/ss@h/get`): the authority ends at the `@` before the
+            // path, so no part of it names the request (found by a new user's trial).
+            let beforeQuery = rest.prefix { $0 != "?" && $0 != "#" }
+            if let at = beforeQuery.lastIndex(of: "@"), beforeQuery[..<at].contains(":") { rest = rest[rest.index(after: at)...] }
+            rest = rest.drop { $0 != "/" }
+        }
         if rest.hasPrefix("{{"), let close = rest.range(of: "}}") { rest = rest[close.upperBound...] }
         let path = rest.prefix { $0 != "?" && $0 != "#" }
         let name = "\(method) \(path.isEmpty ? "/" : String(path))"
