@@ -102,14 +102,14 @@ public struct ExchangeDiff: Sendable {
         if let left, let right, let a = try? JSONValue.parse(left.data), let b = try? JSONValue.parse(right.data) {
             var rows: [(String, String?, String?)] = []
             compare(a, b, "$", into: &rows)
-            return sizes + rows + Self.cutNote(rows.count)
+            return sizes + rows + Self.cutNote(rows.count, bodiesDiffer: left.data != right.data)
         }
         let a = left?.text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
         let b = right?.text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
         if a != nil || b != nil, (left == nil || a != nil), (right == nil || b != nil) {
             let lines = max(a?.count ?? 0, b?.count ?? 0)
             let rows = (0..<min(bodyLimit, lines)).map { index in ("line \(index + 1)", a.flatMap { index < $0.count ? $0[index] : nil }, b.flatMap { index < $0.count ? $0[index] : nil }) }
-            return sizes + rows + Self.cutNote(lines)
+            return sizes + rows + Self.cutNote(lines, bodiesDiffer: left?.data != right?.data)
         }
         func describe(_ body: BodySnapshot?) -> String? { body.map { "\($0.size) bytes of \($0.contentType ?? "data")" } }
         // For bodies that are not text, a row of their sizes and whether the bytes kept match.
@@ -159,11 +159,14 @@ public struct ExchangeDiff: Sendable {
         key.utf8.count <= keyLimit || key.count <= keyLimit ? key : String(key.prefix(keyLimit)) + "…"
     }
 
-    /// A row saying the body was compared only as far as `bodyLimit` rows when `rows` were more.
-    private static func cutNote(_ rows: Int) -> [(String, String?, String?)] {
+    /// A row saying the body was compared only as far as `bodyLimit` rows when `rows` were more:
+    /// a difference of its own when the bodies' bytes are not the same, so a pair that differs
+    /// only past the rows compared is never counted as without differences (found by a new
+    /// user's trial).
+    private static func cutNote(_ rows: Int, bodiesDiffer: Bool) -> [(String, String?, String?)] {
         guard rows >= bodyLimit else { return [] }
         let text = "compared as far as \(bodyLimit) rows; the rest is not"
-        return [("…", text, text)]
+        return [("…", text, bodiesDiffer ? text + ", and the bodies are not the same" : text)]
     }
 
     /// The most characters of a member's name a path shows.

@@ -186,8 +186,17 @@ struct LogToolsTests {
         let body = rows.filter { $0.section == "body" }
         #expect(body.count == 2002 && body.allSatisfy { $0.field.utf8.count < 100 } && body[1].field.hasPrefix("$.kkk") && body[1].field.contains("…["))
         // Found by a new user's trial: the cut was silent.
-        #expect(body.last?.field == "…" && body.last?.left == "compared as far as 2000 rows; the rest is not" && body.last?.differs == false)
+        #expect(body.last?.field == "…" && body.last?.left == "compared as far as 2000 rows; the rest is not" && body.last?.differs == true)
         #expect(rows.filter { $0.section == "headers" && $0.differs }.isEmpty)
+        // Bodies of one size that differ only past the rows compared: a difference all the same
+        // (found by a new user's trial: "0 with differences").
+        let late = (0..<3_000).map { #""m\#($0)":0"# }.joined(separator: ",")
+        let lateChanged = (0..<3_000).map { #""m\#($0)":\#($0 >= 2_500 ? 1 : 0)"# }.joined(separator: ",")
+        let c = Self.message(3, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: "{\(late)}")
+        let d = Self.message(4, "GET", "http://h/a", status: 200, total: 1000, wait: 500, body: "{\(lateChanged)}")
+        let lateDiff = ExchangeDiff(c, d)
+        #expect(lateDiff.differences.contains { $0.field == "…" && $0.right?.hasSuffix("and the bodies are not the same") == true }, "\(lateDiff.differences)")
+        #expect(ExchangeDiff(c, c).differences.isEmpty)
     }
 
     @Test("diff shows each body's size and how much of it a log kept, so bodies that differ past what was kept, or only in size, differ (found by a new user's trial)")
