@@ -38,6 +38,30 @@ enum SessionLogRecord {
 
     static let incompleteObjectReason = "not a complete JSON object (truncated or corrupt)"
 
+    /// How deep `JSONDecoder` reads a record's arrays and objects, itself included.
+    static let readableDepth = 512
+
+    /// How deep `line`'s arrays and objects go, outside its strings (a `\"` inside one read
+    /// past): one pass, on the path of a line that did not decode.
+    static func nestingDepth(of line: Data) -> Int {
+        var (depth, deepest, inString, escaped) = (0, 0, false, false)
+        for byte in line {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+
     private struct RecordTag: Decodable {
         let type: String
     }
@@ -52,6 +76,10 @@ enum SessionLogRecord {
             // JSON, without where: said as what it is when a strict reader takes the line.
             if (try? JSONSerialization.jsonObject(with: line, options: [.fragmentsAllowed])) != nil {
                 return "valid JSON with a value the record cannot hold (such as a fraction, or a number out of range, where a whole number goes)"
+            }
+            // The decoder reads no deeper than 512 levels, and says so as "not valid JSON".
+            if nestingDepth(of: line) > readableDepth {
+                return "nested deeper than the \(readableDepth) levels a record is read to"
             }
             return "not valid JSON (truncated or corrupt): \(context.debugDescription)"
         case DecodingError.keyNotFound(let key, _):

@@ -112,6 +112,11 @@ struct SessionLogTests {
         #expect(log.skipped.first?.reason.hasPrefix("valid JSON with a value the record cannot hold") == true, "\(log.skipped)")
         let corrupt = SessionLogReader.read(data: written + Data((String(text.dropLast(2)) + "x}\n").utf8))
         #expect(corrupt.skipped.first?.reason.hasPrefix("not valid JSON") == true, "\(corrupt.skipped)")
+        // Params nested past what the decoder reads: said so, not called corrupt (found by a new user's trial).
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let nested = try #require(text.range(of: #""params":{}"#).map { text.replacingCharacters(in: $0, with: #""params":"# + deep) })
+        let tooDeep = SessionLogReader.read(data: written + Data((nested + "\n").utf8))
+        #expect(tooDeep.skipped.first?.reason == "nested deeper than the 512 levels a record is read to", "\(tooDeep.skipped)")
     }
 
     @Test("a line longer than 64 MiB is skipped as too long, unread, and the lines around it are read (found by a new user's trial: it was parsed, then called not JSON)")
