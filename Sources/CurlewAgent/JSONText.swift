@@ -19,6 +19,18 @@ extension JSONValue {
         try parse(Data(text.utf8))
     }
 
+    /// The number, `true`, `false` or `null` that `text` is when it is written exactly as JSON
+    /// writes it (`42`, `1.5`; not `042`, `1.0`, `1e3` or `0x1F`); nil for any other text. How a
+    /// value given as text is told to be a JSON scalar rather than text that looks like one.
+    public static func canonicalScalar(_ text: String) -> JSONValue? {
+        // `JSONValue` is a nil literal itself (`null`): the misses are said as `.none`.
+        guard let read = try? parse(text) else { return .none }
+        switch read {
+        case .int, .double, .bool, .null: return read.serialized() == text ? .some(read) : .none
+        case .string, .array, .object: return .none
+        }
+    }
+
     /// Compact JSON, or indented with two spaces when `pretty`.
     public func serialized(pretty: Bool = false) -> String {
         var output = ""

@@ -77,9 +77,7 @@ extension Expectation {
             let value = try template.expand(text)
             // Only a value written as JSON writes it (`42`, not `042` or `1.0`), which then
             // reads back as the same text.
-            if readsJSON, Template.isOneExpression(text), let read = try? JSONValue.parse(value), Self.isScalar(read), read.serialized() == value {
-                return .equals(read)
-            }
+            if readsJSON, Template.isOneExpression(text), let read = JSONValue.canonicalScalar(value) { return .equals(read) }
             return .equals(.string(value))
         case .equals(let value):
             return .equals(try value.mappingStrings(namesToo: false) { (text: String) throws(Template.Failure) in try template.expand(text) })
@@ -105,13 +103,6 @@ extension Expectation {
         case .status, .maxDuration, .shape: nil
         case .bodyContains(let text): Self.quoted(hiding(text))
         case .header(_, let match), .json(_, let match): Self.describe(match, hiding: hiding)
-        }
-    }
-
-    private static func isScalar(_ value: JSONValue) -> Bool {
-        switch value {
-        case .int, .double, .bool, .null: true
-        case .string, .array, .object: false
         }
     }
 

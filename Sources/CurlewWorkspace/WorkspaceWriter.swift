@@ -521,12 +521,7 @@ public enum WorkspaceWriter {
     /// and not a number as JSON writes one (`100`, `1.5`; `0012345`, `0x1F`, `+123` and `1e3` are
     /// text, as a PIN or a hex key is; found by a new user's trial).
     private static func isText(_ value: String) -> Bool {
-        guard !value.isEmpty, !["true", "false", "null"].contains(value) else { return false }
-        switch try? JSONValue.parse(value) {
-        case .int(let number)?: return String(number) != value
-        case .double(let number)? : return JSONValue.double(number).serialized() != value
-        default: return true
-        }
+        !value.isEmpty && JSONValue.canonicalScalar(value) == nil
     }
 
     /// Names the importer gave to credentials, numbered where the workspace (or the import's
