@@ -1382,7 +1382,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     /// Whether a `name=value` list holds a declared parameter name. With `queryOnly`, pairs start
-    /// after `?` or `&` (a URL or request line); otherwise after `&` (a form body). A value with
+    /// after `?` or `&` (a URL or request line); otherwise after `&` (a form body). Either way a
+    /// pair also starts after `;`, which some servers read as `&` (`?a=1;token=…`). A value with
     /// escapes is also judged decoded (`next=https%3A%2F%2Fh%2F%3Ftoken%3D…`, up to
     /// `EncodedQueryText.decodingLevels` deep); `throughEncoding` is false for that decoded look,
     /// which is never decoded again.
@@ -1398,7 +1399,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
-            if index >= jsonEnd, byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?")) {
+            if index >= jsonEnd, byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "#") || byte == 0x20
+                || (queryOnly && byte == UInt8(ascii: "?")) {
                 if inValue, jsonValueHoldsSecret(bytes.base[valueStart..<index]) { return true }
                 if valueIsEncoded, encodedValueNeedsRedaction(bytes.base[valueStart..<index]) { return true }
                 inValue = false
@@ -1469,7 +1471,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         return false
     }
 
-    /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names. With
+    /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names. A
+    /// `;` starts a pair after a value that is shown (`?a=1;token=…`, as some servers read it),
+    /// but not inside a hidden one, which runs on to the `&` (`token=ab;cd`), so that whichever
+    /// way the server splits the pairs, no part of a secret shows. With
     /// `closingQuotesEndValues`, a quote that closes a quoted word (`"http://h/?token=v" has…`)
     /// ends a value.
     private func redactPairs(_ text: String, queryOnly: Bool, closingQuotesEndValues: Bool = false) -> String {
@@ -1542,7 +1547,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 } else if hiding, !insideDeclared.isEmpty, insideDeclared[index] {
                     continue
                 } else if index >= jsonEnd, byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
-                    || (inValue && closesQuote(at: index)) {
+                    || (byte == UInt8(ascii: ";") && !hiding) || (inValue && closesQuote(at: index)) {
                     endValue()
                     name.removeAll(keepingCapacity: true)
                     output.append(byte)
