@@ -14,6 +14,19 @@ public enum ExchangeFile {
     /// could not be read (a HAR file is read whole or refused). Only a regular file is opened: a
     /// named pipe would keep the reader waiting forever.
     public static func read(path: String) throws(SessionLogError) -> (messages: [DebugMessage], numbers: [Int], skipped: [SkippedLine]) {
+        var messages: [DebugMessage] = []
+        var numbers: [Int] = []
+        let skipped = try forEachExchange(path: path) { message, number in
+            messages.append(message)
+            numbers.append(number)
+        }
+        return (messages, numbers, skipped)
+    }
+
+    /// `read(path:)` an exchange at a time: `visit` gets each with its entry number as its line
+    /// is read, so a caller that keeps less than the exchanges holds no more than a piece of a
+    /// session log (a HAR file, one JSON document, is read whole). Returns the skipped lines.
+    public static func forEachExchange(path: String, _ visit: (DebugMessage, Int) -> Void) throws(SessionLogError) -> [SkippedLine] {
         try SessionLogError.requireRegularFile(path)
         if isHAR(path: path) {
             let data: Data
@@ -21,14 +34,21 @@ public enum ExchangeFile {
                 throw SessionLogError.unreadable(path, error)
             }
             do {
-                let messages = try HARImport.messages(data)
-                return (messages, messages.indices.map { $0 + 1 }, [])
+                for (index, message) in try HARImport.messages(data).enumerated() { visit(message, index + 1) }
+                return []
             } catch {
                 throw SessionLogError(kind: .unreadableHAR, path: path, reason: error.reason)
             }
         }
-        let log = try SessionLogReader.read(path: path)
-        return (log.messages, log.entryNumbers, log.skipped)
+        var skipped: [SkippedLine] = []
+        try SessionLogReader.forEachItem(path: path) { item in
+            switch item {
+            case .message(let message, let entry): visit(message, entry)
+            case .skipped(let line): skipped.append(line)
+            case .header: break
+            }
+        }
+        return skipped
     }
 
     /// A HAR file's object opens (after any byte-order mark and blanks) with its `log` object

@@ -36,42 +36,80 @@ public struct LogStats: Sendable {
     static let phaseNames = TimingBreakdown.phaseNames.filter { $0 != "queued" && $0 != "redirects" }
 
     public init(_ messages: [DebugMessage]) {
-        struct Key: Hashable {
+        var tally = Tally()
+        for message in messages { tally.add(message) }
+        self.init(tally)
+    }
+
+    /// The figures of the exchanges `tally` counted.
+    public init(_ tally: Tally) {
+        endpoints = tally.order.compactMap { key in tally.groups[key]?.endpoint(method: key.method, path: key.path) }
+        total = tally.total.endpoint(method: "", path: "all")
+        histogram = tally.histogram
+    }
+
+    /// The figures gathered an exchange at a time: what each needs of it (its endpoint, whether
+    /// it failed, its phases' durations), so a log is counted without keeping its exchanges.
+    public struct Tally: Sendable {
+        fileprivate struct Key: Hashable {
             var method: String
             var path: String
         }
-        var groups: [Key: [DebugMessage]] = [:]
-        var order: [Key] = []
-        for message in messages {
-            guard let original = message.original else { continue }
-            let key = Key(method: original.method, path: Self.endpointPath(original.url))
+
+        fileprivate var groups: [Key: EndpointTally] = [:]
+        fileprivate var order: [Key] = []
+        fileprivate var total = EndpointTally()
+        fileprivate var histogram = Array(repeating: 0, count: LogStats.bucketBounds.count + 1)
+
+        public init() {}
+
+        public mutating func add(_ message: DebugMessage) {
+            if let total = message.phase(named: "total") { histogram[LogStats.bucket(of: total)] += 1 }
+            guard let original = message.original else { return }
+            let key = Key(method: original.method, path: LogStats.endpointPath(original.url))
             if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(message)
+            groups[key, default: EndpointTally()].add(message)
+            total.add(message)
         }
-        endpoints = order.map { Self.endpoint(method: $0.method, path: $0.path, groups[$0] ?? []) }
-        total = Self.endpoint(method: "", path: "all", messages.filter { $0.original != nil })
-        histogram = Self.histogram(of: messages.compactMap { $0.phase(named: "total") })
+    }
+
+    /// One endpoint's count, errors and each phase's durations.
+    fileprivate struct EndpointTally: Sendable {
+        var count = 0
+        var errors = 0
+        /// Microseconds, by `phaseNames`.
+        var durations: [[Int64]] = Array(repeating: [], count: LogStats.phaseNames.count)
+
+        mutating func add(_ message: DebugMessage) {
+            count += 1
+            // An error status, no response, or an exchange that did not succeed (a stream
+            // cancelled after its 200, a body cut by a timeout).
+            if (message.response?.statusCode ?? 0) >= 400 || message.response == nil || message.error != nil { errors += 1 }
+            for (index, name) in LogStats.phaseNames.enumerated() {
+                if let value = message.phase(named: name) { durations[index].append(value) }
+            }
+        }
+
+        func endpoint(method: String, path: String) -> Endpoint {
+            let phases = zip(LogStats.phaseNames, durations).map { name, values -> Phase in
+                let sorted = values.sorted()
+                return Phase(name: name, p50: sorted.percentile(0.5), p90: sorted.percentile(0.9), p99: sorted.percentile(0.99))
+            }
+            return Endpoint(method: method, path: path, count: count, errors: errors, phases: phases)
+        }
     }
 
     /// Counts of durations (microseconds) per bucket of `bucketBounds`.
     public static func histogram(of durations: [Int64]) -> [Int] {
         var counts = Array(repeating: 0, count: bucketBounds.count + 1)
-        for duration in durations {
-            let milliseconds = Double(duration) / 1000
-            counts[bucketBounds.firstIndex { milliseconds < $0 } ?? bucketBounds.count] += 1
-        }
+        for duration in durations { counts[bucket(of: duration)] += 1 }
         return counts
     }
 
-    private static func endpoint(method: String, path: String, _ messages: [DebugMessage]) -> Endpoint {
-        // An error status, no response, or an exchange that did not succeed (a stream cancelled
-        // after its 200, a body cut by a timeout).
-        let errors = messages.filter { ($0.response?.statusCode ?? 0) >= 400 || $0.response == nil || $0.error != nil }.count
-        let phases = phaseNames.map { name -> Phase in
-            let values = messages.compactMap { $0.phase(named: name) }.sorted()
-            return Phase(name: name, p50: values.percentile(0.5), p90: values.percentile(0.9), p99: values.percentile(0.99))
-        }
-        return Endpoint(method: method, path: path, count: messages.count, errors: errors, phases: phases)
+    /// The bucket of `bucketBounds` a duration (microseconds) falls in.
+    static func bucket(of duration: Int64) -> Int {
+        let milliseconds = Double(duration) / 1000
+        return bucketBounds.firstIndex { milliseconds < $0 } ?? bucketBounds.count
     }
 
     /// The URL's path with ids folded: `/users/42/orders/9f8e…` is `/users/{id}/orders/{id}`.

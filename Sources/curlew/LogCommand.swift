@@ -27,17 +27,45 @@ struct LogCommand: ParsableCommand {
         var entryCount: Int
     }
 
+    /// What reading a whole log found besides its exchanges.
+    struct Scanned {
+        /// The numbers of entries whose lines are damaged (their summaries read, their records not).
+        var unreadable: Set<Int>
+        /// How many entries the whole log has, readable or not, before any filter.
+        var entryCount: Int
+    }
+
     /// `load`, each exchange with its number in the whole log (from 1), as `diff`'s `LOG#N` names it.
-    /// `redacting`: secrets hidden again, as an export and the log browser hide them (a log
-    /// written with `--no-redact` holds them), after the filter has read the exchanges as written.
     static func loadNumbered(_ path: String, filter: String?, redacting: Bool) throws -> NumberedLog {
+        var exchanges: [(number: Int, message: DebugMessage)] = []
+        let scanned = try scan(path, filter: filter, redacting: redacting) { exchanges.append(($0, $1)) }
+        return NumberedLog(exchanges: exchanges, unreadable: scanned.unreadable, entryCount: scanned.entryCount)
+    }
+
+    /// Hands `visit` each exchange of the log matching the filter, with its number in the whole
+    /// log, as its line is read: a command that keeps less than the exchanges (a table's rows,
+    /// counts) holds no more than that. `redacting`: secrets hidden again, as an export and the
+    /// log browser hide them (a log written with `--no-redact` holds them), after the filter has
+    /// read the exchange as written. Lines that could not be read are reported on stderr once
+    /// the log is read, the first with its line number and reason.
+    static func scan(_ path: String, filter: String?, redacting: Bool, _ visit: (Int, DebugMessage) -> Void) throws -> Scanned {
+        // A filter that does not parse is refused before the log is read.
+        let parsed: MessageFilter?
+        do { parsed = try filter.map(MessageFilter.parse) } catch { throw RunCommand.usageFailure("--filter: \(error)") }
+        let policy = redacting ? RedactionPolicy() : nil
+        var lastNumber = 0
         let skipped: [SkippedLine]
-        let read: [DebugMessage]
-        let numbers: [Int]
-        do { (read, numbers, skipped) = try ExchangeFile.read(path: path) } catch { throw RunCommand.usageFailure("\(error)") }
-        var messages = zip(numbers, read).map { (number: $0, message: $1) }
+        do {
+            skipped = try ExchangeFile.forEachExchange(path: path) { message, number in
+                lastNumber = number
+                guard parsed?.matches(message) ?? true else { return }
+                visit(number, policy.map { $0.redact(message) } ?? message)
+            }
+        } catch {
+            throw RunCommand.usageFailure("\(error)")
+        }
+        if let gaveUp = parsed?.gaveUpMessage { StandardStreams.error("curlew: warning: --filter: \(gaveUp)\n") }
         let unreadable = skipped.compactMap(\.entry)
-        let entryCount = max(numbers.last ?? 0, unreadable.last ?? 0)
         if let first = skipped.first {
             let count = skipped.count == 1 ? "1 unreadable line" : "\(skipped.count) unreadable lines"
             // An unreadable line the log browser lists as an entry is named by its number too.
@@ -47,20 +75,7 @@ struct LogCommand: ParsableCommand {
             let also = others.isEmpty ? "" : "; also line\(others.count == 1 ? "" : "s") " + others.joined(separator: ", ") + (skipped.count > 6 ? ", …" : "")
             StandardStreams.error("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason)\(also))\(numbered)\n")
         }
-        if let filter {
-            do {
-                let parsed = try MessageFilter.parse(filter)
-                messages = messages.filter { parsed.matches($0.message) }
-                if let gaveUp = parsed.gaveUpMessage { StandardStreams.error("curlew: warning: --filter: \(gaveUp)\n") }
-            } catch {
-                throw RunCommand.usageFailure("--filter: \(error)")
-            }
-        }
-        if redacting {
-            let policy = RedactionPolicy()
-            messages = messages.map { ($0.number, policy.redact($0.message)) }
-        }
-        return NumberedLog(exchanges: messages, unreadable: Set(unreadable), entryCount: entryCount)
+        return Scanned(unreadable: Set(unreadable), entryCount: max(lastNumber, unreadable.last ?? 0))
     }
 
     /// Cells joined by two spaces: a positive width pads on the right, a negative one on the
@@ -114,8 +129,6 @@ struct LogCommand: ParsableCommand {
 
         @Flag(help: "Show secrets as the log holds them (a log written with --no-redact); hidden by default.")
         var noRedact = false
-
-        func messages() throws -> [DebugMessage] { try LogCommand.load(log, filter: filter, redacting: !noRedact) }
     }
 
     struct Show: ParsableCommand {
@@ -128,38 +141,46 @@ struct LogCommand: ParsableCommand {
         /// The widest method column: `MKCALENDAR` and the other WebDAV methods with room to spare.
         static let widestMethod = 12
 
+        /// One exchange's line of the table, its cells made safe: all that is kept of it while
+        /// the rest of the log is read.
+        private struct Row {
+            var number: Int
+            var time: String
+            var method: String
+            var status: String
+            var duration: String
+            var size: String
+            var request: String
+        }
+
         func run() throws {
             // Numbered as in the whole log, filtered or not, so a row's `#` is the `LOG#N` diff takes.
-            let log = try LogCommand.loadNumbered(selection.log, filter: selection.filter, redacting: !selection.noRedact)
-            let numbered = log.exchanges
-            let messages = numbered.map(\.message)
-            // A response that did not end the exchange (a stream cancelled while it ran, a body
-            // cut by a timeout) shows how it ended beside its status.
-            let statuses = messages.map { message in
+            var rows: [Row] = []
+            let scanned = try LogCommand.scan(selection.log, filter: selection.filter, redacting: !selection.noRedact) { number, message in
+                // A response that did not end the exchange (a stream cancelled while it ran, a body
+                // cut by a timeout) shows how it ended beside its status.
                 let ended = message.state != .succeeded && message.error?.kind != .unacceptableStatus
-                return message.response.map { String($0.statusCode) + (ended ? " \(message.state.rawValue)" : "") }
+                let status = message.response.map { String($0.statusCode) + (ended ? " \(message.state.rawValue)" : "") }
                     ?? (message.error?.kind.rawValue ?? message.state.rawValue)
+                let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
+                rows.append(Row(number: number, time: message.startedAt.clockText, method: LogCommand.clean(message.original?.method ?? "-"),
+                                status: status, duration: message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-",
+                                size: message.response.map { ByteCountText.of($0.body.size) } ?? "-", request: LogCommand.clean(request)))
             }
             // As wide as the longest status (every error kind whole), within reason: a log is input.
-            let statusWidth = min(max(6, statuses.map(LogCommand.columns).max() ?? 0), Self.widestStatus)
+            let statusWidth = min(max(6, rows.map { LogCommand.columns($0.status) }.max() ?? 0), Self.widestStatus)
             // As wide as the longest method (`PROPFIND`), within reason: a longer one is cut.
-            let methods = messages.map { LogCommand.clean($0.original?.method ?? "-") }
-            let methodWidth = min(max(7, methods.map(LogCommand.columns).max() ?? 0), Self.widestMethod)
+            let methodWidth = min(max(7, rows.map { LogCommand.columns($0.method) }.max() ?? 0), Self.widestMethod)
             print(LogCommand.row([("#", -5), ("time", 12), ("method", methodWidth), ("status", -statusWidth), ("duration", -10), ("size", -9), ("request", 0)]))
-            for (index, message) in messages.enumerated() {
-                let time = message.startedAt.clockText
-                let status = LogCommand.fitted(statuses[index], statusWidth)
-                let duration = message.timings.map { TimingBreakdown.format($0.elapsed) } ?? "-"
-                let size = message.response.map { ByteCountText.of($0.body.size) } ?? "-"
-                let request = (message.name.map { "\($0)  " } ?? "") + (message.original?.url ?? "")
+            for row in rows {
                 // Each cell made safe before it is padded, so an escape's length keeps the columns.
-                let method = LogCommand.fitted(methods[index], methodWidth)
-                print(LogCommand.row([(String(numbered[index].number), -5), (time, 12), (String(method), methodWidth),
-                                      (LogCommand.clean(String(status)), -statusWidth), (duration, -10), (size, -9), (LogCommand.clean(request), 0)]))
+                print(LogCommand.row([(String(row.number), -5), (row.time, 12), (LogCommand.fitted(row.method, methodWidth), methodWidth),
+                                      (LogCommand.clean(LogCommand.fitted(row.status, statusWidth)), -statusWidth), (row.duration, -10), (row.size, -9),
+                                      (row.request, 0)]))
             }
             // The log browser counts damaged entries too; so does this line, apart.
-            let unreadable = log.unreadable.count
-            print("\(messages.count) exchange\(messages.count == 1 ? "" : "s")"
+            let unreadable = scanned.unreadable.count
+            print("\(rows.count) exchange\(rows.count == 1 ? "" : "s")"
                   + (unreadable == 0 ? "" : " (and \(unreadable) entr\(unreadable == 1 ? "y" : "ies") that cannot be read)"))
         }
     }
@@ -170,7 +191,10 @@ struct LogCommand: ParsableCommand {
         @OptionGroup var selection: Selection
 
         func run() throws {
-            let stats = LogStats(try selection.messages())
+            // Counted as the log is read: only each exchange's endpoint and durations are kept.
+            var tally = LogStats.Tally()
+            _ = try LogCommand.scan(selection.log, filter: selection.filter, redacting: !selection.noRedact) { _, message in tally.add(message) }
+            let stats = LogStats(tally)
             // Nothing to count: said, not headings without rows.
             guard stats.total.count > 0 else {
                 print("no exchanges to count")

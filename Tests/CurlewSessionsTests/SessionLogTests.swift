@@ -1,5 +1,5 @@
 import CurlewAgent
-import CurlewSessions
+@testable import CurlewSessions
 import CurlewTestSupport
 import Foundation
 import Testing
@@ -156,6 +156,36 @@ struct SessionLogTests {
         let cutLog = try SessionLogReader.read(path: path)
         #expect(cutLog.messages.count == 1 && cutLog.skipped.map(\.line) == [3])
         #expect(try SessionLogIndex(path: path).entryCount == 1)
+    }
+
+    @Test("a log read from its file a piece at a time reads as its bytes whole do: lines across the pieces, CRLF ends, a line too long between them and a last line without its break")
+    func readPieceByPiece() throws {
+        let path = NSTemporaryDirectory() + "curlew-pieces-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = try NetworkLogger(config: NetworkLoggerConfig(logFilePath: path))
+        // Lines of 7 KB and more, so that many of them straddle the reader's 1 MiB pieces.
+        for id in 1...400 {
+            var message = Fixtures.message(id: UInt64(id))
+            message.original?.params = ["pad": .string(String(repeating: "x", count: 7_000 + id))]
+            logger.requestDidProduce(message)
+        }
+        try logger.close()
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let message = Data(try #require(data.split(separator: 0x0A).last))
+        #expect(data.count > 2 * SessionLogReader.pieceBytes)
+        data.append(message + Data("\r\n".utf8))
+        data.append(Data(#"{"type":"message","x":""#.utf8) + Data(repeating: UInt8(ascii: "a"), count: 64 << 20) + Data("\"}\n".utf8))
+        data.append(Data("not a record\n\n".utf8) + message)
+        try data.write(to: URL(fileURLWithPath: path))
+        let whole = SessionLogReader.read(data: data)
+        let pieces = try SessionLogReader.read(path: path)
+        #expect(pieces.messages.count == 402 && pieces.messages == whole.messages)
+        #expect(pieces.entryNumbers == whole.entryNumbers && pieces.headers.count == 1)
+        #expect(pieces.skipped == whole.skipped && pieces.skipped.map(\.line) == [403, 404], "\(pieces.skipped)")
+        #expect(pieces.skipped.first?.reason == "line longer than 64 MiB")
+        var numbers: [Int] = []
+        _ = try ExchangeFile.forEachExchange(path: path) { _, number in numbers.append(number) }
+        #expect(numbers == Array(1...402))
     }
 
     @Test("a byte order mark before a line (an editor on Windows saved the log; `cat` joined such logs) is read past, by the reader and the index alike (found by a new user's trial: the header was skipped as not JSON)")
