@@ -270,21 +270,22 @@ public struct ReceivedHeaders: Sendable {
         used = end
     }
 
-    /// Makes the storage at least `count` bytes, at least doubling it. The new bytes are copied
-    /// from a block of zeros (one `memcpy` a block): an append of `repeatElement(0, …)` wrote
-    /// them one at a time, about 480 instructions for a response's first 512 bytes.
+    /// Makes the storage at least `count` bytes, at least doubling it: one allocation, the kept
+    /// lines copied over and the rest zeroed (one `memcpy` and one `memset`). Appending zeros
+    /// went through the array's generic append, about 600 instructions for a response's first
+    /// 512 bytes.
     private mutating func grow(toHold count: Int) {
         let newCount = max(count, storage.count * 2)
-        storage.reserveCapacity(newCount)
-        var missing = newCount - storage.count
-        while missing > 0 {
-            let step = min(missing, Self.zeros.count)
-            Self.zeros.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<step])) }
-            missing -= step
+        let kept = used
+        storage = storage.withUnsafeBytes { old in
+            [UInt8](unsafeUninitializedCapacity: newCount) { new, initialized in
+                let base = UnsafeMutableRawPointer(new.baseAddress!)
+                if kept > 0 { base.copyMemory(from: old.baseAddress!, byteCount: kept) }
+                memset(base + kept, 0, newCount - kept)
+                initialized = newCount
+            }
         }
     }
-
-    private static let zeros = [UInt8](repeating: 0, count: 4096)
 
     /// Calls `body` with the kept lines.
     private func withLines<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
