@@ -126,17 +126,21 @@ public struct ExchangeDiff: Sendable {
         guard rows.count < bodyLimit else { return }
         switch (a, b) {
         case (.object(let left)?, .object(let right)?) where !left.isEmpty && !right.isEmpty:
+            // A member named twice is read as its last, as `JSONValue`'s lookup, JavaScript,
+            // Python and jq read it; it keeps the place of its first.
             var rightByKey: [String: JSONValue] = [:]
-            for member in right where rightByKey.index(forKey: member.key) == nil { rightByKey[member.key] = member.value }
+            for member in right { rightByKey[member.key] = member.value }
+            var leftByKey: [String: JSONValue] = [:]
+            for member in left { leftByKey[member.key] = member.value }
             var leftKeys = Set<String>()
             for member in left where leftKeys.insert(member.key).inserted {
                 guard rows.count < bodyLimit else { return }
-                compare(member.value, rightByKey[member.key], path + "." + Self.shownKey(member.key), into: &rows)
+                compare(leftByKey[member.key], rightByKey[member.key], path + "." + Self.shownKey(member.key), into: &rows)
             }
             for member in right where !leftKeys.contains(member.key) {
                 guard rows.count < bodyLimit else { return }
                 leftKeys.insert(member.key)
-                compare(nil, member.value, path + "." + Self.shownKey(member.key), into: &rows)
+                compare(nil, rightByKey[member.key], path + "." + Self.shownKey(member.key), into: &rows)
             }
         case (.array(let left)?, .array(let right)?) where !left.isEmpty && !right.isEmpty:
             for index in 0..<max(left.count, right.count) {

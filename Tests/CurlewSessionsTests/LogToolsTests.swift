@@ -142,6 +142,16 @@ struct LogToolsTests {
         #expect(ExchangeDiff(a, checked).differences.first { $0.field == "outcome" }.map { [$0.left, $0.right] } == ["succeeded", "failed (captureFailed)"])
     }
 
+    @Test("diff reads a JSON member named twice as its last, as JavaScript, Python, jq and `JSONValue` read it, in the place of its first")
+    func diffReadsDuplicateMembersAsTheirLast() {
+        let a = Self.message(1, "GET", "http://h/a", status: 200, total: 4000, wait: 2000, body: #"{"id":1,"x":0,"id":2}"#)
+        let same = Self.message(2, "GET", "http://h/a", status: 200, total: 4000, wait: 2000, body: #"{"id":2,"x":0}"#)
+        #expect(!ExchangeDiff(a, same).differences.contains { $0.field.hasPrefix("$") }, "\(ExchangeDiff(a, same).differences)")
+        let other = Self.message(3, "GET", "http://h/a", status: 200, total: 4000, wait: 2000, body: #"{"x":0,"id":1,"y":[1],"y":[2]}"#)
+        let rows = ExchangeDiff(a, other).differences.filter { $0.field.hasPrefix("$") }.map { [$0.field, $0.left, $0.right] }
+        #expect(rows == [["$.id", "2", "1"], ["$.y", nil, "[2]"]])
+    }
+
     @Test("diff shows a JSON member whose type changed as one row with both values, not as a member missing on each side")
     func diffTypeChanges() {
         let a = Self.message(1, "GET", "http://h/a", status: 200, total: 1000, wait: 500,
@@ -155,7 +165,7 @@ struct LogToolsTests {
         #expect(byField["$.json"] == ["null", #"{"name":"n"}"#])
         #expect(byField["$.list"] == ["[1,2]", #""none""#])
         #expect(byField["$.deep.x.z"] == [nil, "3"])
-        #expect(byField["$.dup"] == ["1", "1"], "a repeated name compares its first value on each side")
+        #expect(byField["$.dup"] == ["2", "1"], "a repeated name compares its last value on each side")
     }
 
     @Test("diff cuts a large value to valueLimit characters with its size, and two large values that differ only further on still differ")
