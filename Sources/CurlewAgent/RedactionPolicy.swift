@@ -1474,7 +1474,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// A byte-level walk over `name=value` pairs, hiding values of declared parameter names. A
     /// `;` starts a pair after a value that is shown (`?a=1;token=…`, as some servers read it),
     /// but not inside a hidden one, which runs on to the `&` (`token=ab;cd`), so that whichever
-    /// way the server splits the pairs, no part of a secret shows. With
+    /// way the server splits the pairs, no part of a secret shows (`QueryPairs` reads pairs the
+    /// same way where an import moves them). With
     /// `closingQuotesEndValues`, a quote that closes a quoted word (`"http://h/?token=v" has…`)
     /// ends a value.
     private func redactPairs(_ text: String, queryOnly: Bool, closingQuotesEndValues: Bool = false) -> String {
@@ -1535,6 +1536,21 @@ public struct RedactionPolicy: Sendable, Equatable {
                 while start > 0, !isSpace(bytes[start - 1]) { start -= 1 }
                 return start < index && bytes[start] == bytes[index]
             }
+            // What ends a name or a value. A hidden value runs on as far as it can: in a form
+            // body to the `&` (`password=correct horse battery`, as `curl -d` sends it), in a
+            // URL to the `&` or `#` (a refused URL's `?token=ab cd`, `token=ab?cd`), in text
+            // also to a space or the quote that closes a quoted URL. A shown one ends at a
+            // space, `#`, `;` and in a URL `?` too, each of which may start a pair.
+            func endsValue(_ byte: UInt8, at index: Int) -> Bool {
+                if byte == UInt8(ascii: "&") { return true }
+                if hiding {
+                    guard queryOnly else { return false }
+                    if byte == UInt8(ascii: "#") { return true }
+                    return closingQuotesEndValues && (byte == 0x20 || closesQuote(at: index))
+                }
+                return byte == UInt8(ascii: "#") || byte == 0x20 || byte == UInt8(ascii: ";") || (queryOnly && byte == UInt8(ascii: "?"))
+                    || (inValue && closesQuote(at: index))
+            }
             // A value already the marker (a refusal quotes its URL hidden) ends with it where a
             // delimiter follows (a space, a quote, `&`, `#`, closing punctuation), so what follows
             // it (the refusal's closing `")`) is kept.
@@ -1546,8 +1562,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                     continue
                 } else if hiding, !insideDeclared.isEmpty, insideDeclared[index] {
                     continue
-                } else if index >= jsonEnd, byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == 0x20 || (queryOnly && byte == UInt8(ascii: "?"))
-                    || (byte == UInt8(ascii: ";") && !hiding) || (inValue && closesQuote(at: index)) {
+                } else if index >= jsonEnd, endsValue(byte, at: index) {
                     endValue()
                     name.removeAll(keepingCapacity: true)
                     output.append(byte)

@@ -154,14 +154,13 @@ extension WorkspaceWriter {
     }
 
     /// `name=value&…` pairs with the values `value` gives a replacement for (called with the
-    /// decoded name and the value as written) replaced, and the rest as `kept` writes it.
+    /// decoded name and the value as written) replaced, and the rest as `kept` writes it. Pairs
+    /// are read as redaction reads them (`QueryPairs`: after `;` too), so what a log hides a
+    /// workspace file does not hold.
     static func mappingPairs(_ pairs: Substring, kept: (Substring) -> String, _ value: (_ key: String, _ value: Substring) -> String?) -> String {
-        pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "="),
-                  let key = String(pair[..<equals]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-                  let replacement = value(key, pair[pair.index(after: equals)...]) else { return kept(pair) }
-            return kept(pair[...equals]) + replacement
-        }.joined(separator: "&")
+        QueryPairs.mapping(pairs, kept: kept) { name, written in
+            String(name).replacingOccurrences(of: "+", with: " ").removingPercentEncoding.flatMap { value($0, written) }
+        }
     }
 
     /// `request` with the credentials of its parameters and body moved to `collection`'s secrets

@@ -28,10 +28,12 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         return nil
     }
 
-    /// Reads a file of this format; `directory` resolves `.http` `< file` bodies. What no
-    /// request may send is dropped, with a note (`ImportedCollection.dropUnsendable`).
+    /// Reads a file of this format; `directory` resolves `.http` `< file` bodies. A name given
+    /// twice keeps its last value (`ImportedCollection.foldRepeatedNames`), and what no request
+    /// may send is dropped (`ImportedCollection.dropUnsendable`), each with a note.
     func read(_ data: Data, directory: String) throws -> ImportedCollection {
         var collection = try collection(data, directory: directory)
+        collection.foldRepeatedNames()
         collection.dropUnsendable()
         // A file that yields nothing is refused, rather than written as a workspace of nothing.
         guard !collection.isEmpty else {

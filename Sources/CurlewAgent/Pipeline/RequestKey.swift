@@ -79,7 +79,7 @@ struct RequestKey: Sendable, Equatable {
         let base = String(decoding: bytes[..<question], as: UTF8.self)
         // A secret parameter's value enters the key as its digest, like a credential header's.
         let query = pairs.map { pair in
-            hidingSecretValue(in: String(decoding: pair, as: UTF8.self)) { SHA256Digest.hex(of: Data($0.utf8)) }
+            hidingSecretValues(in: Substring(String(decoding: pair, as: UTF8.self))) { SHA256Digest.hex(of: Data($0.utf8)) }
         }
         return pairs.isEmpty ? base : base + "?" + query.joined(separator: "&")
     }
@@ -87,12 +87,11 @@ struct RequestKey: Sendable, Equatable {
     /// `url` with the value of each secret query parameter (`RedactionPolicy.isSecretName` with
     /// the default names) replaced by `replacement` of it, for what a cache entry stores on disk;
     /// with `alsoInFragment`, the fragment's pairs too (`#access_token=…`), for what a refusal
-    /// shows. A value runs to the next `&`, spaces and all.
+    /// shows. A value runs to the next `&`, spaces and all; a pair starts after `;` too
+    /// (`QueryPairs`).
     static func hidingSecretParameters(in url: String, alsoInFragment: Bool = false, by replacement: (Substring) -> String) -> String {
         let hash = url.firstIndex(of: "#") ?? url.endIndex
-        func hidingPairs(_ pairs: Substring) -> String {
-            pairs.split(separator: "&", omittingEmptySubsequences: false).map { hidingSecretValue(in: String($0), by: replacement) }.joined(separator: "&")
-        }
+        func hidingPairs(_ pairs: Substring) -> String { hidingSecretValues(in: pairs, by: replacement) }
         var hidden = String(url[..<hash])
         if let question = url[..<hash].firstIndex(of: "?") {
             hidden = String(url[...question]) + hidingPairs(url[url.index(after: question)..<hash])
@@ -104,11 +103,10 @@ struct RequestKey: Sendable, Equatable {
     /// The redaction's defaults, whose rule for secret parameter names the key follows.
     private static let defaultRedaction = RedactionPolicy()
 
-    /// A `name=value` pair with its value replaced when its name is a secret parameter's.
-    private static func hidingSecretValue(in pair: String, by replacement: (Substring) -> String) -> String {
-        guard let equals = pair.firstIndex(of: "=") else { return pair }
-        let written = pair[..<equals]
-        guard defaultRedaction.isSecretName(written.removingPercentEncoding ?? String(written)) else { return pair }
-        return String(written) + "=" + replacement(pair[pair.index(after: equals)...])
+    /// `name=value` pairs (`QueryPairs`) with each value replaced whose name is a secret parameter's.
+    private static func hidingSecretValues(in pairs: Substring, by replacement: (Substring) -> String) -> String {
+        QueryPairs.mapping(pairs) { name, value in
+            defaultRedaction.isSecretName(name.removingPercentEncoding ?? String(name)) ? replacement(value) : nil
+        }
     }
 }
