@@ -376,6 +376,21 @@ stop_by_signal "SIGHUP in the demo" HUP 129
 remember_log
 rm -rf "$private_tmp" "$har_file"
 
+# Started in a process group of its own (`timeout` makes one), the interface gets no SIGHUP when
+# its terminal goes: it reads end-of-file instead, and ends rather than spinning on it (found by a
+# new user's trial: it used a core until killed by its pid).
+tmux -L "$socket" new-session -d -s orphan -x 120 -y 40 "cd $PWD && timeout 120 $PWD/$run_command tui $log"
+for _ in $(seq 1 100); do orphan_pid=$(pgrep -f "^$PWD/$run_command tui $log" | head -1); [ -n "$orphan_pid" ] && break; sleep 0.1; done
+sleep 1
+tmux -L "$socket" kill-session -t orphan
+for _ in $(seq 1 50); do kill -0 "$orphan_pid" 2>/dev/null || break; sleep 0.1; done
+if [ -n "$orphan_pid" ] && ! kill -0 "$orphan_pid" 2>/dev/null; then
+    passed=$((passed + 1)); echo "ok: an interface in a group of its own ends when its terminal goes"
+else
+    failed=$((failed + 1)); echo "FAILED: an interface in a group of its own kept running after its terminal went (pid ${orphan_pid:-none})"
+    [ -z "$orphan_pid" ] || kill "$orphan_pid" 2>/dev/null
+fi
+
 # A workspace path ending in / is refused, and no stray file is left (found by a new user's
 # trial: `--workspace z/` created a file named z, then failed).
 slash_dir=$(mktemp -d)

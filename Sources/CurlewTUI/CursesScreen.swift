@@ -9,6 +9,10 @@ public final class CursesScreen: Screen {
     private var colorPairs: [Int: Int32] = [:]
     /// Keys read while looking for a paste that turned out to be something else.
     private var pending: [Key] = []
+    /// The terminal hung up (its window was closed, its connection dropped): nothing will come
+    /// from it any more, and the interface ends as on SIGHUP. A process in a group of its own
+    /// (`timeout curlew tui`) gets no SIGHUP when that happens; it reads end-of-file instead.
+    public private(set) var terminalLost = false
     /// Inside a bracketed paste whose end marker has not arrived yet.
     private var pasting = false
     /// The first bytes of a character, or of the end marker, a paste's last piece ended inside
@@ -197,11 +201,29 @@ public final class CursesScreen: Screen {
         }
         _ = curlew_timeout(Int32(milliseconds))
         var character: wint_t = 0
+        let started = ContinuousClock.now
         let result = curlew_get_wch(&character)
-        if result == ERR { return nil }
+        if result == ERR {
+            // Nothing at once, before the wait was over: a signal, or a terminal that is gone
+            // or not this process group's to read, which would make the loop spin.
+            if milliseconds > 0, ContinuousClock.now - started < .milliseconds(milliseconds) / 2 { noticeUnreadableTerminal(waiting: milliseconds) }
+            return nil
+        }
         if result == KEY_CODE_YES { return Self.functionKey(Int32(character)) }
         if character == 27 { return readAfterEscape() }
         return Self.key(for: character)
+    }
+
+    /// Marks the terminal lost when it hung up or closed; when it only belongs to another
+    /// process group's turn (a background job whose reads fail instead of stopping it), waits
+    /// out `milliseconds` rather than asking again at once.
+    private func noticeUnreadableTerminal(waiting milliseconds: Int) {
+        var terminal = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        if poll(&terminal, 1, 0) > 0, terminal.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+            terminalLost = true
+        } else if tcgetpgrp(STDIN_FILENO) != getpgrp() {
+            usleep(useconds_t(milliseconds) * 1000)
+        }
     }
 
     /// After ESC: a paste's start marker (`ESC [200~`) begins a paste; anything else is Escape

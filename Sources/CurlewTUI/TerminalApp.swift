@@ -28,7 +28,7 @@ public enum TerminalApp {
         var lastWorkspaceCheck = ContinuousClock.now
         var lastLogProgress: [Int]?
         var dirty = true
-        while !model.shouldQuit, !stopRequested() {
+        while !model.shouldQuit, !stopRequested(), !screen.terminalLost {
             var pressed = false
             if let key = screen.readKey(timeout: 33) {
                 model.handle(key)
