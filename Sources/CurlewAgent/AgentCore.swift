@@ -351,10 +351,14 @@ final class AgentCore: Sendable {
     func debugMessage(info: RequestInfo, composed: ComposedRequest, result: TransferResult, state: RequestState,
                       error: RequestError?, pipeline: PipelineRecord?, stream: StreamRecord? = nil, bodyReaders: BodyReaders,
                       requestGoesOn: Bool = false) -> DebugMessage {
+        // The bytes sent carry the type the request declares, also for a body read from a file
+        // (which the composed request holds no body of): redaction reads a JSON or form body by
+        // its type, and one without a type only for declared values.
         let sent = result.requestHead.isEmpty ? nil : WireRequest(
             head: String(decoding: result.requestHead, as: UTF8.self),
             body: result.requestBodySize == 0 ? nil : BodySnapshot(
-                kept: result.requestBody, size: result.requestBodySize, contentType: composed.body?.contentType)
+                kept: result.requestBody, size: result.requestBodySize,
+                contentType: composed.body?.contentType ?? composed.headers.first { ASCII.equalsIgnoringCase($0.name, "content-type") }?.value)
         )
         // One copy of the connection's facts, and only when there are any.
         var connection: ConnectionInfo?

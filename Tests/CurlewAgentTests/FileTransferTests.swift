@@ -210,6 +210,27 @@ struct FileTransferTests {
         #expect(failure.error.code == 26)
     }
 
+    @Test("the bytes an upload from a file sent carry the request's Content-Type, so a JSON or form body that is not UTF-8 has its secrets hidden as a body typed so does (found by a new user's trial: the interface's Wire tab showed them in its hex dump)")
+    func uploadedBytesKeepTheirType() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let agent = try await pipelineAgent()
+        for (body, type) in [(Data(#"{"password":"ZZSjs0n"#.utf8) + Data([0xFF, 0xFE]) + Data(#"inv","a":"x"}"#.utf8), "application/json"),
+                             (Data("token=ZZSbinform&a=".utf8) + Data([0xFF]), "application/x-www-form-urlencoded")] {
+            let path = directory + "/body.bin"
+            try body.write(to: URL(fileURLWithPath: path))
+            var request = Request(.post, "/upload")
+            request.uploadFile = path
+            request.headers["Content-Type"] = type
+            let outcome = await sendCapturing(agent, request)
+            let sent = try #require(outcome.message?.sent?.body)
+            #expect(sent.contentType == type)
+            let message = try #require(outcome.message)
+            let shown = try #require(RedactionPolicy().redact(message).sent?.body)
+            #expect(shown.data.range(of: Data("ZZS".utf8)) == nil, "\(type): \(String(decoding: shown.data, as: UTF8.self))")
+        }
+    }
+
     @Test("a download lands whole, owner-only, with no partial file or record left; progress is reported on the way")
     func download() async throws {
         let directory = try scratchDirectory()
