@@ -1246,7 +1246,12 @@ public struct RedactionPolicy: Sendable, Equatable {
     ///
     /// A header's name has no case to read (`readsCapitals` false): its words are told apart by
     /// `-` and `_` only.
-    func isSecretName(_ name: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool = true) -> Bool {
+    func isSecretName(_ written: UnsafeRawBufferPointer.SubSequence, readsCapitals: Bool = true) -> Bool {
+        // Spaces, tabs and `+` (a space in a query) around a name are read past, as servers read
+        // them (PHP drops a parameter name's leading spaces): `?+token=`, `?token%20=`.
+        var name = written
+        while let first = name.first, Self.isPaddingAroundName(first) { name = name.dropFirst() }
+        while let last = name.last, Self.isPaddingAroundName(last) { name = name.dropLast() }
         if secretKeys.contains(name) { return true }
         guard let base = name.base.baseAddress else { return false }
         func byte(_ index: Int) -> UInt8 { base.load(fromByteOffset: index, as: UInt8.self) }
@@ -1373,6 +1378,12 @@ public struct RedactionPolicy: Sendable, Equatable {
             // Whole only when the copy starts where the name does: otherwise it starts mid-word.
             return (first == name.startIndex && secretKeys.contains(joined)) || endsInSecretWords(joined, readsCapitals: readsCapitals)
         }
+    }
+
+    /// A space, a tab or a `+` (a query's space), read past around a name.
+    @inline(__always)
+    private static func isPaddingAroundName(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == UInt8(ascii: "+")
     }
 
     /// `[`, `]` and `.`, between the keys of a nested name (`user[token]`, `user.token`).

@@ -169,6 +169,16 @@ struct RedactionPolicyTests {
         #expect(policy.redactText("see http://h/?token=abc then") == "see http://h/?token=\(marker) then")
     }
 
+    @Test("a name with spaces, tabs or `+` around it is read past them, as servers read it: `?+token=`, `?token%20=`, `?%20token=` are hidden (found by a new user's trial)")
+    func namesPaddedWithSpaces() {
+        let policy = RedactionPolicy()
+        for name in ["+token", " token", "token ", "token%20", "%20token", "\ttoken+"] where !name.contains("%") {
+            #expect(policy.isSecretName(name), "\(name)")
+        }
+        #expect(policy.redactText("http://h/?+token=X1&token%20=Y1&%20token=Z1&a=1") == "http://h/?+token=\(marker)&token%20=\(marker)&%20token=\(marker)&a=1")
+        #expect(!policy.isSecretName("+") && !policy.isSecretName(" to ken "))
+    }
+
     @Test("pairs are read alike by redaction and by `QueryPairs`, which the cache key and an import use: after `&`, after a `;` that ends a shown value or a name, and a replaced value runs on to the `&`")
     func queryPairsReadAsRedactionReads() {
         let cases: [(String, String)] = [
