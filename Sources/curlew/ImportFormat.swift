@@ -29,12 +29,14 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
     }
 
     /// Reads a file of this format; `directory` resolves `.http` `< file` bodies. A name given
-    /// twice keeps its last value (`ImportedCollection.foldRepeatedNames`), and what no request
-    /// may send is dropped (`ImportedCollection.dropUnsendable`), each with a note.
+    /// twice keeps its last value (`ImportedCollection.foldRepeatedNames`), what no request may
+    /// send is dropped (`ImportedCollection.dropUnsendable`), and a request that sends a local
+    /// file is named (`ImportedCollection.noteLocalFiles`), each with a note.
     func read(_ data: Data, directory: String) throws -> ImportedCollection {
         var collection = try collection(data, directory: directory)
         collection.foldRepeatedNames()
         collection.dropUnsendable()
+        collection.noteLocalFiles()
         // A file that yields nothing is refused, rather than written as a workspace of nothing.
         guard !collection.isEmpty else {
             let more = collection.notes.count > 3 ? "; … and \(collection.notes.count - 3) more" : ""

@@ -461,4 +461,17 @@ struct CurlImportCookieTests {
         #expect(imported.request.headers["Cookie"] == "a=1;sid=COOK4")
         #expect(imported.request.headers["User-Agent"] == "two")
     }
+
+    @Test("an import names each request that sends a local file, with the path, so a file from someone else that reads `< /etc/shadow` is seen before it runs (found by a new user's trial)")
+    func localFilesNoted() throws {
+        var collection = try HTTPFileImport.parse("POST http://127.0.0.1:9/post\nContent-Type: text/plain\n\n< /etc/hostname\n\n###\n\nGET http://127.0.0.1:9/get\n")
+        collection.noteLocalFiles()
+        #expect(collection.notes == ["POST /post: sends the local file /etc/hostname, read when it runs"])
+        var curl = ImportedCollection()
+        for item in try CurlImport.parse("curl -F a=@/tmp/one -F b=@/tmp/two -T /tmp/three http://h/up") {
+            curl.items.append(.init(name: "up", request: item.request))
+        }
+        curl.noteLocalFiles()
+        #expect(curl.notes.count == 1 && curl.notes[0].contains("/tmp/one") && curl.notes[0].contains("/tmp/two"), "\(curl.notes)")
+    }
 }
