@@ -118,7 +118,9 @@ struct RequestComposerTests {
                             ("http://h.test/x?api_key=Key9\n", "has a line feed in a secret parameter's value; a URL cannot hold it as it is: remove it (and what follows it)"),
                             ("http://ann:pa ss@h.test/get?token=a\tb", "has a tab in a secret parameter's value"),
                             // In the fragment too, as a log hides `#access_token=` (found by a new user's trial).
-                            ("http://h.test/get#access_token=ab cd", "has a space in a secret parameter's value; a URL cannot hold it as it is: write it percent-encoded, as %20 (in \"http://h.test/get#access_token=\(RedactionPolicy.marker)\")")] {
+                            ("http://h.test/get#access_token=ab cd", "has a space in a secret parameter's value; a URL cannot hold it as it is: write it percent-encoded, as %20 (in \"http://h.test/get#access_token=\(RedactionPolicy.marker)\")"),
+                            // After `;`, as a log hides it (found by a new user's trial: `semi sp` showed its second word).
+                            ("http://h.test/x?a=1;token=semi sp&b=2", "has a space in a secret parameter's value; a URL cannot hold it as it is: write it percent-encoded, as %20 (in \"http://h.test/x?a=1;token=\(RedactionPolicy.marker)&b=2\")")] {
             do {
                 _ = try url(Request.url(bad))
                 Issue.record("\(bad.debugDescription) was taken")
