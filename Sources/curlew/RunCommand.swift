@@ -16,7 +16,8 @@ struct RunCommand: AsyncParsableCommand {
 
         Exit status: 0 all passed, 1 a request, assertion or group failed, 2 usage or workspace \
         error, 3 interrupted (Ctrl-C or SIGTERM cancels what is in flight and still writes every \
-        report).
+        report), 23 everything ran and the reports were written but standard output could not be \
+        (a full disk, a pipe closed early).
         """
     )
 
