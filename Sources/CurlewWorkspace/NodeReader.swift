@@ -18,12 +18,24 @@ struct NodeReader {
     func expected(_ what: String) -> WorkspaceError {
         let found: String
         if case .scalar(let text, _, _) = node, !node.isNull {
-            // Hidden as a log hides it: the text may be a credential on the wrong line.
-            found = ClippedText.quoted(RedactionPolicy().redactText(text), limit: 40)
+            found = Self.shownValue(text)
         } else {
             found = node.kindName
         }
         return error("expected \(what), found \(found)")
+    }
+
+    /// A value an error quotes, hidden as a log hides it, since it may be a credential on the
+    /// wrong line: also what follows an authorization scheme (`Bearer [REDACTED]`), which a log
+    /// hides by the header it stands in.
+    static func shownValue(_ text: String) -> String {
+        var shown = RedactionPolicy().redactText(text)
+        let words = shown.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        if words.count == 2, ["bearer", "basic", "token", "digest", "negotiate", "apikey", "hmac", "aws4-hmac-sha256"].contains(words[0].lowercased()),
+           !words[1].isEmpty {
+            shown = words[0] + " " + RedactionPolicy.marker
+        }
+        return ClippedText.quoted(shown, limit: 40)
     }
 
     /// A mapping whose keys are read one by one; `finish()` reports any left unread.
@@ -134,7 +146,7 @@ struct NodeReader {
         let text = try string()
         if let match = choices.first(where: { $0.0 == text }) { return match.1 }
         let names = choices.map(\.0)
-        throw error("expected one of \(names.joined(separator: ", ")), found \"\(text)\"" + Suggestion.hint(for: text, among: names))
+        throw error("expected one of \(names.joined(separator: ", ")), found \(Self.shownValue(text))" + Suggestion.hint(for: text, among: names))
     }
 
     /// A JSON value from YAML: plain scalars typed as YAML 1.2's core schema types, quoted ones as
