@@ -335,7 +335,7 @@ public enum YAMLDocument {
         let position = SourcePosition(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
         budget -= 1
         guard budget >= 0 else {
-            throw WorkspaceError(.invalid, at: position, "the document expands to more than \(maxNodes) values (aliases nested too deep?)")
+            throw WorkspaceError(.invalid, at: position, "the document expands to more than \(maxNodes) values, counting each value an alias repeats: a workspace this large, or aliases nested this deep, is refused")
         }
         switch node {
         case .scalar(let scalar):
