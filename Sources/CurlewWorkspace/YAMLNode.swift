@@ -217,11 +217,9 @@ public enum YAMLDocument {
                 return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column),
                                       "not valid YAML: nested too deeply (lists and mappings more than 1,000 levels inside each other)")
             }
-            let detail = context.map { "\(problem) \($0.text)" } ?? problem
-            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail)")
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail(problem, context?.text))")
         case .composer(let context, let problem, let mark, _):
-            let detail = context.map { "\(problem) \($0.text)" } ?? problem
-            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail)")
+            return WorkspaceError(.syntax, at: SourcePosition(file: file, line: mark.line, column: mark.column), "not valid YAML: \(detail(problem, context?.text))")
         case .duplicatedKeysInMapping(let duplicates, let context):
             // Where the key is given again, not where the mapping starts.
             let (line, column) = duplicates.first.flatMap {
@@ -240,6 +238,14 @@ public enum YAMLDocument {
         default:
             return WorkspaceError(.syntax, at: SourcePosition(file: file, line: 1, column: 1), "not valid YAML")
         }
+    }
+
+    /// The YAML library's problem after the context it arose in, as libyaml words them to be
+    /// read (`expected a single document in the stream, but found another document`; `while
+    /// scanning a simple key, could not find expected ':'`).
+    private static func detail(_ problem: String, _ context: String?) -> String {
+        guard let context, !context.isEmpty else { return problem }
+        return "\(context), \(problem)"
     }
 
     /// The line and column (1-based, in characters) of the byte at `offset` of `text`.

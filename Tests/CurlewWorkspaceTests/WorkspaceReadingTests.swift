@@ -170,6 +170,8 @@ struct WorkspaceReadingTests {
         ("requests:\n  a: {url: /x, expect: {headers: {A: {matches: \"(\"}}}}\n", "2:", "not a regular expression"),
         ("requests:\n  a: {url: \"{{x\"}\n", "2:", "a {{ without its closing }}"),
         ("a: [1, 2\n", "", "not valid YAML"),
+        // The library's context before its problem, as it reads (found by a new user's trial: "but found another document expected a single…").
+        ("requests: {}\n---\nrequests: {}\n", "2:1", "not valid YAML: expected a single document in the stream, but found another document"),
         ("a: 1\na: 2\n", "2:1", "appears twice"),
         // Where the key is given again, not where its mapping starts (found by a new user's trial).
         ("requests:\n  a: {url: /get}\n  # note\n\n  \"a\": {url: /post}\n", "5:3", "the key a appears twice"),
