@@ -73,14 +73,16 @@ public enum YAMLDocument {
 
     /// A file's text, refusing directories, huge files and text that is not UTF-8.
     public static func readText(path: String) throws(WorkspaceError) -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw WorkspaceError(.unreadable, at: nil, "\(path): no such file")
-        }
-        guard !isDirectory.boolValue else { throw WorkspaceError(.unreadable, at: nil, "\(path): is a directory") }
-        // A FIFO, a device or /dev/stdin would block or never end.
+        // Said as the system says it: a missing file, a link that leads nowhere or in a loop
+        // (`ELOOP`), a directory on the way that cannot be searched.
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard stat(path, &status) == 0 else {
+            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased()
+            throw WorkspaceError(.unreadable, at: nil, "\(path): \(reason)")
+        }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw WorkspaceError(.unreadable, at: nil, "\(path): is a directory") }
+        // A FIFO, a device or /dev/stdin would block or never end.
+        guard status.st_mode & S_IFMT == S_IFREG else {
             throw WorkspaceError(.unreadable, at: nil, "\(path): not a regular file")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw WorkspaceError(.unreadable, at: nil, "\(path): cannot be opened") }

@@ -458,6 +458,15 @@ struct WorkspaceReadingTests {
         try FileManager.default.createSymbolicLink(atPath: files.directory + "/link.yaml", withDestinationPath: path)
         let cycle = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
         #expect(cycle.description.contains("includes itself"), "\(cycle)")
+
+        // Links that lead to each other are said to, not called a missing file (found by a new user's trial).
+        try FileManager.default.createSymbolicLink(atPath: files.directory + "/ring1.yaml", withDestinationPath: "ring2.yaml")
+        try FileManager.default.createSymbolicLink(atPath: files.directory + "/ring2.yaml", withDestinationPath: "ring1.yaml")
+        try files.write("curlew.yaml", "include: [ring1.yaml]\n")
+        let ring = try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }
+        #expect(ring.description.contains("too many levels of symbolic links"), "\(ring)")
+        try files.write("curlew.yaml", "include: [absent.yaml]\n")
+        #expect(try #require(throws: WorkspaceError.self) { try Workspace.load(path: path) }.description.contains("absent.yaml: no such file"))
     }
 
     @Test("a secrets file is never included, its own or another's, and a file included by mistake (.env, .netrc, a password file) is refused without its lines quoted (found by a new user's trial)")
