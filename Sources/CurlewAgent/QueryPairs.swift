@@ -1,35 +1,85 @@
-/// `name=value` pairs as Curlew reads them wherever it decides which values are secret (the
-/// cache key, a refusal's URL, what an import or a save moves to the secrets file), the same
-/// way redaction's byte-level walk reads them: pairs are split at `&`; a pair whose value is
-/// kept ends at a `;` too, which some servers read as `&` (`page=1;token=…`), while a value
-/// that is replaced runs on to the `&` (`token=ab;cd`), so that no part of a secret stays
-/// whichever way a server splits the pairs.
+/// `name=value` pairs as Curlew reads them wherever it decides by name which values are secret
+/// (the cache key, a refusal's URL, what an import or a save moves to the secrets file), by the
+/// rules redaction's own walk follows (`RedactionPolicy`), so that what a log hides a workspace
+/// file or a cache entry never holds:
+///
+/// - a name ends at `=`; a name without one ends where a value shown would;
+/// - a shown value ends at `&`, `;` (which some servers read as `&`), a space or `#`, and in a
+///   URL's query at `?` too: each may start a pair of its own (`?page=1;token=…`);
+/// - a secret's value runs on to the `&` (and in a URL to the `#`), past spaces, `;` and `?`,
+///   so that no part of it stays whichever way a server splits the pairs (`token=ab;cd`);
+/// - a value that opens a JSON object or array (`payload={"a":"x&y"}`) ends only after it closes.
+///
+/// Values redaction hides for what they hold (an encoded URL with a token, JSON with a secret
+/// member) are not judged here: only names are.
 public enum QueryPairs {
-    /// `pairs` with each value `replacement` gives one for (called with the pair's name and its
-    /// value, both as written) replaced, and the rest written as `kept` writes it.
-    public static func mapping(_ pairs: Substring, kept: (Substring) -> String = { String($0) },
-                               _ replacement: (_ name: Substring, _ value: Substring) -> String?) -> String {
-        pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            mapping(pair: pair, kept: kept, replacement)
-        }.joined(separator: "&")
+    /// Where pairs stand: a URL's query or fragment, or a form body.
+    public enum Place: Sendable {
+        case url
+        case form
     }
 
-    /// One `&`-separated pair, read on past each `;` that ends a name or a kept value.
-    private static func mapping(pair: Substring, kept: (Substring) -> String, _ replacement: (Substring, Substring) -> String?) -> String {
+    /// `text` with each value `replacement` gives one for replaced, and the rest written as
+    /// `kept` writes it. `isSecret` is asked first, of each name as written; `replacement` then
+    /// gets the name, the value as far as it runs (to the `&` for a secret) and the answer.
+    public static func mapping(_ text: Substring, in place: Place = .url, kept: (Substring) -> String = { String($0) },
+                               isSecret: (_ name: Substring) -> Bool,
+                               _ replacement: (_ name: Substring, _ value: Substring, _ isSecret: Bool) -> String?) -> String {
+        let bytes = Array(text.utf8)
+        func index(_ offset: Int) -> String.Index { text.utf8.index(text.utf8.startIndex, offsetBy: offset) }
         var output = ""
-        var start = pair.startIndex
-        while true {
-            let rest = pair[start...]
-            guard let mark = rest.firstIndex(where: { $0 == "=" || $0 == ";" }) else { return output + kept(rest) }
-            var end = mark
-            if rest[mark] == "=" {
-                let value = rest[rest.index(after: mark)...]
-                if let replaced = replacement(rest[..<mark], value) { return output + kept(rest[...mark]) + replaced }
-                guard let semicolon = value.firstIndex(of: ";") else { return output + kept(rest) }
-                end = semicolon
+        var pieceStart = 0
+        var offset = 0
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "=") {
+                let name = text[index(pieceStart)..<index(offset)]
+                let secret = isSecret(name)
+                let valueStart = offset + 1
+                let valueEnd = end(ofValueIn: bytes, from: valueStart, secret: secret, place: place)
+                let value = text[index(valueStart)..<index(valueEnd)]
+                output += kept(text[index(pieceStart)..<index(valueStart)]) + (replacement(name, value, secret) ?? kept(value))
+                // The byte that ended the value, if any, starts what follows.
+                offset = valueEnd
+                if offset < bytes.count {
+                    output.unicodeScalars.append(UnicodeScalar(bytes[offset]))
+                    offset += 1
+                }
+                pieceStart = offset
+            } else if endsShownValue(byte, place: place) {
+                output += kept(text[index(pieceStart)..<index(offset)])
+                output.unicodeScalars.append(UnicodeScalar(byte))
+                offset += 1
+                pieceStart = offset
+            } else {
+                offset += 1
             }
-            output += kept(rest[..<end]) + ";"
-            start = rest.index(after: end)
         }
+        return output + kept(text[index(pieceStart)...])
+    }
+
+    /// Whether `byte` ends a name, or a value that is shown, and may start a pair of its own.
+    @inline(__always)
+    public static func endsShownValue(_ byte: UInt8, place: Place) -> Bool {
+        byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "#") || byte == 0x20
+            || (place == .url && byte == UInt8(ascii: "?"))
+    }
+
+    /// Whether `byte` ends a secret's value, which runs on past what ends a shown one.
+    @inline(__always)
+    public static func endsHiddenValue(_ byte: UInt8, place: Place) -> Bool {
+        byte == UInt8(ascii: "&") || (place == .url && byte == UInt8(ascii: "#"))
+    }
+
+    /// Where the value starting at `start` ends: the first byte that ends it, past a JSON object
+    /// or array it opens.
+    private static func end(ofValueIn bytes: [UInt8], from start: Int, secret: Bool, place: Place) -> Int {
+        var offset = JSONMemberRedactor.containerEnd(bytes, from: start) ?? start
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if secret ? endsHiddenValue(byte, place: place) : endsShownValue(byte, place: place) { return offset }
+            offset += 1
+        }
+        return bytes.count
     }
 }

@@ -1089,7 +1089,14 @@ public struct RedactionPolicy: Sendable, Equatable {
             let text = line.text
             let redacted: String
             if number == 0, !Self.isFieldLine(text.utf8) {
-                redacted = redactURL(text)
+                // The request line's target alone: a hidden value runs on past a space, and would
+                // take the version with it (`GET /x?token=… HTTP/2`).
+                if let firstSpace = text.firstIndex(of: " "), let lastSpace = text.lastIndex(of: " "), firstSpace < lastSpace,
+                   text[lastSpace...].hasPrefix(" HTTP/") {
+                    redacted = text[...firstSpace] + redactURL(String(text[text.index(after: firstSpace)..<lastSpace])) + text[lastSpace...]
+                } else {
+                    redacted = redactURL(text)
+                }
             } else if let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")), isSecretHeader(text[..<colon]) {
                 redacted = text[...colon] + " " + Self.marker
             } else {
@@ -1407,13 +1414,23 @@ public struct RedactionPolicy: Sendable, Equatable {
         var valueIsEncoded = false
         // Where a value that opens JSON closes it: what it holds ends no value before.
         var jsonEnd = bytes.startIndex
+        // Where the last stretch judged whole ends (see below).
+        var judgedUntil = bytes.startIndex
+        let place: QueryPairs.Place = queryOnly ? .url : .form
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
-            if index >= jsonEnd, byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "#") || byte == 0x20
-                || (queryOnly && byte == UInt8(ascii: "?")) {
+            if index >= jsonEnd, QueryPairs.endsShownValue(byte, place: place) {
                 if inValue, jsonValueHoldsSecret(bytes.base[valueStart..<index]) { return true }
                 if valueIsEncoded, encodedValueNeedsRedaction(bytes.base[valueStart..<index]) { return true }
+                // Ended short of where a hidden value would run (a `;`): what it holds up to there is
+                // judged too (`next=…%3Fa%3D1;%26token%3D…`), once for each such stretch.
+                if inValue, index >= judgedUntil, !QueryPairs.endsHiddenValue(byte, place: place) {
+                    var end = index
+                    while end < bytes.endIndex, !QueryPairs.endsHiddenValue(base.load(fromByteOffset: end, as: UInt8.self), place: place) { end += 1 }
+                    judgedUntil = end
+                    if stretchHoldsSecret(bytes.base[valueStart..<end]) { return true }
+                }
                 inValue = false
                 valueIsEncoded = false
                 nameStart = index + 1
@@ -1429,6 +1446,13 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         if inValue, jsonValueHoldsSecret(bytes.base[valueStart..<bytes.endIndex]) { return true }
         return valueIsEncoded && encodedValueNeedsRedaction(bytes.base[valueStart..<bytes.endIndex])
+    }
+
+    /// Whether a stretch of a value, from its start to where a hidden value would end, holds a
+    /// secret for what it is: JSON with a secret member, or encoded text hiding one.
+    private func stretchHoldsSecret(_ stretch: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        jsonValueHoldsSecret(stretch)
+            || (ASCII.containsEither(UInt8(ascii: "%"), UInt8(ascii: "+"), in: stretch) && encodedValueNeedsRedaction(stretch))
     }
 
     /// Whether a pair's value is JSON (as written, or percent-encoded: `{…}`, `%7B…`) holding a
@@ -1511,6 +1535,10 @@ public struct RedactionPolicy: Sendable, Equatable {
         var hiding = false
         var changed = false
         var valueStart = 0
+        // Where the value starts in `text`, and where the last stretch judged whole ends.
+        var valueInputStart = 0
+        var judgedUntil = 0
+        let place: QueryPairs.Place = queryOnly ? .url : .form
         var valueIsEncoded = false
         /// Ends the current value: the marker for a hidden one, or for one hiding a secret under its encoding.
         func endValue() {
@@ -1552,15 +1580,23 @@ public struct RedactionPolicy: Sendable, Equatable {
             // URL to the `&` or `#` (a refused URL's `?token=ab cd`, `token=ab?cd`), in text
             // also to a space or the quote that closes a quoted URL. A shown one ends at a
             // space, `#`, `;` and in a URL `?` too, each of which may start a pair.
-            func endsValue(_ byte: UInt8, at index: Int) -> Bool {
-                if byte == UInt8(ascii: "&") { return true }
-                if hiding {
-                    guard queryOnly else { return false }
-                    if byte == UInt8(ascii: "#") { return true }
-                    return closingQuotesEndValues && (byte == 0x20 || closesQuote(at: index))
+            // The same rules as `QueryPairs`, where an import reads pairs.
+            func endsValue(_ byte: UInt8, at index: Int, hidden: Bool) -> Bool {
+                if hidden {
+                    return QueryPairs.endsHiddenValue(byte, place: place) || (closingQuotesEndValues && (byte == 0x20 || closesQuote(at: index)))
                 }
-                return byte == UInt8(ascii: "#") || byte == 0x20 || byte == UInt8(ascii: ";") || (queryOnly && byte == UInt8(ascii: "?"))
-                    || (inValue && closesQuote(at: index))
+                return QueryPairs.endsShownValue(byte, place: place) || (inValue && closesQuote(at: index))
+            }
+            // A shown value that ends short of where a hidden one would run (at a `;`) is judged
+            // with what follows up to there, as the check judges it: encoded or JSON, it may hold a
+            // secret past the `;` (`payload=%7B%22password%22:%22ab;cd%22%7D`), and is then hidden
+            // whole. Once for each such stretch, so many `;` cost one look.
+            func hidesStretch(endingAt index: Int) -> Bool {
+                guard index >= judgedUntil, !endsValue(bytes[index], at: index, hidden: true) else { return false }
+                var end = index
+                while end < bytes.count, !endsValue(bytes[end], at: end, hidden: true) { end += 1 }
+                judgedUntil = end
+                return stretchHoldsSecret(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[valueInputStart..<end]))[...])
             }
             // A value already the marker (a refusal quotes its URL hidden) ends with it where a
             // delimiter follows (a space, a quote, `&`, `#`, closing punctuation), so what follows
@@ -1573,7 +1609,13 @@ public struct RedactionPolicy: Sendable, Equatable {
                     continue
                 } else if hiding, !insideDeclared.isEmpty, insideDeclared[index] {
                     continue
-                } else if index >= jsonEnd, endsValue(byte, at: index) {
+                } else if index >= jsonEnd, endsValue(byte, at: index, hidden: hiding) {
+                    if inValue, !hiding, hidesStretch(endingAt: index) {
+                        output.removeSubrange(valueStart...)
+                        hiding = true
+                        changed = true
+                        continue
+                    }
                     endValue()
                     name.removeAll(keepingCapacity: true)
                     output.append(byte)
@@ -1582,6 +1624,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                     hiding = name.withUnsafeBytes { isSecretParameter($0[...]) }
                     output.append(byte)
                     valueStart = output.count
+                    valueInputStart = index + 1
                     jsonEnd = JSONMemberRedactor.containerEnd(bytes, from: index + 1) ?? 0
                     let afterMarker = index + 1 + marker.count
                     if hiding, afterMarker <= bytes.count, marker.indices.allSatisfy({ bytes[index + 1 + $0] == marker[$0] }),

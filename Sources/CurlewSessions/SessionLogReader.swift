@@ -131,10 +131,10 @@ struct SessionLogLines {
     /// The next line (without its line break); nil for a blank one.
     mutating func read<Line: BidirectionalCollection<UInt8>>(_ line: Line) -> SessionLogItem? {
         lineNumber += 1
+        // Skipped unread, as the index skips it, blank or not: no record is this long.
+        guard !IndexScanner.isOverlong(line) else { return .skipped(SkippedLine(line: lineNumber, reason: IndexScanner.overlongLineReason)) }
         let trimmed = SessionLogFormat.record(in: line)
         guard !trimmed.isEmpty else { return nil }
-        // Skipped unread, as the index skips it: no record is this long.
-        guard !IndexScanner.isOverlong(line) else { return .skipped(SkippedLine(line: lineNumber, reason: IndexScanner.overlongLineReason)) }
         // Read as the index reads it, so both count the same lines as entries.
         guard SessionLogRecord.isCompleteObject(trimmed) else {
             return .skipped(SkippedLine(line: lineNumber, reason: SessionLogRecord.incompleteObjectReason))

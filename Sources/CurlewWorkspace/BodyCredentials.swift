@@ -57,10 +57,10 @@ extension WorkspaceWriter {
                 replaced = replacing(MultipartSecretSpans.spans(in: Array(text.utf8), contentType: contentType, isSecret: isSecret), in: Array(text.utf8),
                                      outside: templated, replace)
             } else if type.hasPrefix("application/x-www-form-urlencoded") {
-                let pairs = mappingPairs(Substring(text), kept: String.init) { key, value in
+                let pairs = mappingPairs(Substring(text), in: .form, kept: String.init, isSecret: isSecret) { key, value, secret in
                     let start = text.utf8.distance(from: text.startIndex, to: value.startIndex)
                     let range = start..<(start + value.utf8.count)
-                    return isSecret(key) && !templated.contains { $0.overlaps(range) } ? replace(key, String(value)) : nil
+                    return secret && !templated.contains { $0.overlaps(range) } ? replace(key, String(value)) : nil
                 }
                 replaced = pairs == text ? nil : pairs
             }
@@ -153,13 +153,19 @@ extension WorkspaceWriter {
         return changed ? String(decoding: output, as: UTF8.self) : nil
     }
 
-    /// `name=value&…` pairs with the values `value` gives a replacement for (called with the
-    /// decoded name and the value as written) replaced, and the rest as `kept` writes it. Pairs
-    /// are read as redaction reads them (`QueryPairs`: after `;` too), so what a log hides a
-    /// workspace file does not hold.
-    static func mappingPairs(_ pairs: Substring, kept: (Substring) -> String, _ value: (_ key: String, _ value: Substring) -> String?) -> String {
-        QueryPairs.mapping(pairs, kept: kept) { name, written in
-            String(name).replacingOccurrences(of: "+", with: " ").removingPercentEncoding.flatMap { value($0, written) }
+    /// `name=value&…` pairs (of a URL's query or fragment, or of a form body: `place`) with the
+    /// values `value` gives a replacement for replaced, and the rest as `kept` writes it.
+    /// `isSecret` is asked of each name decoded (`+` and percent escapes; as written when it does
+    /// not decode); `value` gets that name, the value as written and the answer. Pairs are read as
+    /// redaction reads them (`QueryPairs`), so what a log hides a workspace file does not hold.
+    static func mappingPairs(_ pairs: Substring, in place: QueryPairs.Place, kept: (Substring) -> String, isSecret: (String) -> Bool,
+                             _ value: (_ key: String, _ value: Substring, _ isSecret: Bool) -> String?) -> String {
+        func decoded(_ name: Substring) -> String {
+            let spaced = String(name).replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        return QueryPairs.mapping(pairs, in: place, kept: kept, isSecret: { isSecret(decoded($0)) }) { name, written, secret in
+            value(decoded(name), written, secret)
         }
     }
 

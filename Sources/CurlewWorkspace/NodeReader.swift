@@ -30,13 +30,18 @@ struct NodeReader {
     /// hides by the header it stands in.
     static func shownValue(_ text: String) -> String {
         var shown = RedactionPolicy().redactText(text)
-        let words = shown.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-        if words.count == 2, ["bearer", "basic", "token", "digest", "negotiate", "apikey", "hmac", "aws4-hmac-sha256"].contains(words[0].lowercased()),
-           !words[1].isEmpty {
-            shown = words[0] + " " + RedactionPolicy.marker
+        // After the first word that names a scheme or an `Authorization:` field, whatever
+        // spaces or tabs stand around the words.
+        let words = shown.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if let scheme = words.firstIndex(where: { Self.credentialWords.contains($0.lowercased()) }), scheme + 1 < words.count {
+            shown = words[...scheme].joined(separator: " ") + " " + RedactionPolicy.marker
         }
         return ClippedText.quoted(shown, limit: 40)
     }
+
+    /// Words a credential follows: the authorization schemes, and a field that carries one.
+    private static let credentialWords: Set<String> = ["bearer", "basic", "token", "digest", "negotiate", "apikey", "hmac", "aws4-hmac-sha256",
+                                                       "authorization:", "proxy-authorization:", "x-api-key:", "cookie:"]
 
     /// A mapping whose keys are read one by one; `finish()` reports any left unread.
     func mapping() throws(WorkspaceError) -> MappingReader {

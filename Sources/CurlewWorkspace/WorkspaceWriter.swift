@@ -297,9 +297,9 @@ public enum WorkspaceWriter {
     /// its `{{` escaped.
     static func movingPairs(_ pairs: Substring, literal: Bool, named name: String, into collection: inout ImportedCollection,
                             avoiding taken: Set<String>, secrets: RedactionPolicy, depth: Int = 0) -> String {
-        mappingPairs(pairs, kept: { literal ? TemplateEscape.escaping(String($0)) : String($0) }) { key, value in
-            if secrets.isSecretName(key),
-               let hidden = secretReference(value, literal: literal, field: key, named: name, into: &collection, avoiding: taken) {
+        mappingPairs(pairs, in: .url, kept: { literal ? TemplateEscape.escaping(String($0)) : String($0) },
+                     isSecret: { secrets.isSecretName($0) }) { key, value, secret in
+            if secret, let hidden = secretReference(value, literal: literal, field: key, named: name, into: &collection, avoiding: taken) {
                 return hidden
             }
             guard depth < 4, schemePart(of: String(value), literal: literal) != nil else { return nil }
@@ -484,8 +484,9 @@ public enum WorkspaceWriter {
             // The password of the URL's user info (`http://user:{{pass}}@h`, found by a new
             // user's trial).
             if let password = authority(of: url, literal: collection.isLiteral)?.password { referenced.formUnion(Template.names(in: String(url[password]))) }
-            _ = mappingPairs(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "", kept: String.init) { key, value in
-                if secrets.isSecretName(key) { referenced.formUnion(Template.names(in: String(value))) }
+            _ = mappingPairs(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "", in: .url, kept: String.init,
+                             isSecret: { secrets.isSecretName($0) }) { _, value, secret in
+                if secret { referenced.formUnion(Template.names(in: String(value))) }
                 return nil
             }
             // Query parameters kept apart from the URL (OpenAPI's), a request's parameters and its body.

@@ -53,7 +53,7 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
             collection.isLiteral = true
             // Files stay references: what a pasted command would read from disk is not copied in.
             let refuseFiles: (String) throws -> Data = { path in
-                throw CurlImport.Failure(reason: "\(path): --data-urlencode @file and -F name=<file would copy a local file into the workspace; give the value instead")
+                throw CurlImport.Failure(reason: "\(path): reading it would copy a local file into the workspace (--data-urlencode @file, -F name=<file, or -d @file beside other data or with -G); give the value instead")
             }
             for item in try CurlImport.parse(String(decoding: data, as: UTF8.self), readFile: refuseFiles) {
                 if !item.ignored.isEmpty { collection.notes.append("\(ImportedCollection.defaultName(item.request)): ignored \(item.ignored.joined(separator: ", "))") }

@@ -824,14 +824,16 @@ struct WorkspaceWriterReviewTests {
         curl 'http://h/b?token=Tok3n;tail&x=1'
         curl -d 'a=1;password=Passw0rdSemi&b=2' http://h/c
         curl -d 'password=correct horse battery&x=1' http://h/d
+        curl 'http://h/e?redirect=https://app/cb;access_token=Acc3ssSemi&x=1'
         """
         let imported = try CurlImport.parse(commands)
         try WorkspaceWriter.add(WorkspaceWriterTests.collection(imported.map(\.request)), to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        for secret in ["Tok3nSemi", "Tok3n;tail", "tail", "Passw0rdSemi", "horse"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
+        for secret in ["Tok3nSemi", "Tok3n;tail", "tail", "Passw0rdSemi", "horse", "Acc3ssSemi"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
         let session = try WorkspaceSession(try Workspace.load(path: path))
         let urls = try ["GET /a", "GET /b"].map { try session.request(named: $0).0.customURL }
         #expect(urls == ["http://h/a?page=1;token=Tok3nSemi&x=1", "http://h/b?token=Tok3n;tail&x=1"])
+        #expect(try session.request(named: "GET /e").0.customURL == "http://h/e?redirect=https://app/cb;access_token=Acc3ssSemi&x=1")
         #expect(try session.request(named: "POST /c").0.requestSerializer == .raw(Data("a=1;password=Passw0rdSemi&b=2".utf8), contentType: "application/x-www-form-urlencoded"))
         #expect(try session.request(named: "POST /d").0.requestSerializer == .raw(Data("password=correct horse battery&x=1".utf8), contentType: "application/x-www-form-urlencoded"))
     }

@@ -148,6 +148,8 @@ struct WorkspaceReadingTests {
         ("config:\n  timeout: 2e0s\n", "2:12", "expected a duration such as 500ms, 2s or 1m"),
         // A credential on the wrong line is quoted as a log shows it (found by a new user's trial).
         ("config:\n  timeout: \"Bearer abcdef123456\"\n", "2:12", "expected a duration such as 500ms, 2s or 1m, found \"Bearer [REDACTED]\""),
+        ("config:\n  timeout: \"Authorization: Bearer abcdef123456\"\n", "2:12", "found \"Authorization: [REDACTED]\""),
+        ("config:\n  timeout: \" Bearer\\tabcdef123456\"\n", "2:12", "found \"Bearer [REDACTED]\""),
         ("config:\n  timeout: 0.0001s\n", "2:12", "0.0001s is shorter than a millisecond"),
         ("config:\n  maxRedirects: 1000\n", "2:17", "1000 is out of range"),
         ("config:\n  transferThreads: 99999999999999999999\n", "2:20", "99999999999999999999 is out of range: expected 1 to 16"),

@@ -51,7 +51,31 @@ public func fuzzRedaction(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     checkCutURLs(text)
     checkTrailingPairs(text)
     checkChecksAgainstRewrites(data, text)
+    checkQueryPairs(text)
     return 0
+}
+
+/// `QueryPairs`, which an import and the cache key read pairs with, never traps, writes back
+/// what it replaced nothing in byte for byte, and leaves no secret parameter's value where it
+/// replaces each.
+private func checkQueryPairs(_ text: String) {
+    for place in [QueryPairs.Place.url, .form] {
+        let same = QueryPairs.mapping(Substring(text), in: place, isSecret: { defaults.isSecretName(String($0)) }) { _, _, _ in nil }
+        if same != text { fatalError("QueryPairs changed text it replaced nothing in") }
+        var values: [Substring] = []
+        let hidden = QueryPairs.mapping(Substring(text), in: place, isSecret: { defaults.isSecretName(String($0)) }) { _, value, secret in
+            guard secret else { return nil }
+            values.append(value)
+            return "\u{1}"
+        }
+        // Each replacement stands where its value stood: the marks count as the text's, less
+        // those the replaced values held, plus one a value.
+        let marks = { (text: Substring) in text.unicodeScalars.filter { $0 == "\u{1}" }.count }
+        let replaced = values.reduce(0) { $0 + marks($1) }
+        if marks(Substring(hidden)) != marks(Substring(text)) - replaced + values.count {
+            fatalError("QueryPairs lost a replacement, or wrote one where no value stood")
+        }
+    }
 }
 
 /// The quick checks and the rewrites must read a message alike: one the checks leave as it is

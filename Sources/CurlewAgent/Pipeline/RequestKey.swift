@@ -91,13 +91,12 @@ struct RequestKey: Sendable, Equatable {
     /// (`QueryPairs`).
     static func hidingSecretParameters(in url: String, alsoInFragment: Bool = false, by replacement: (Substring) -> String) -> String {
         let hash = url.firstIndex(of: "#") ?? url.endIndex
-        func hidingPairs(_ pairs: Substring) -> String { hidingSecretValues(in: pairs, by: replacement) }
         var hidden = String(url[..<hash])
         if let question = url[..<hash].firstIndex(of: "?") {
-            hidden = String(url[...question]) + hidingPairs(url[url.index(after: question)..<hash])
+            hidden = String(url[...question]) + hidingSecretValues(in: url[url.index(after: question)..<hash], by: replacement)
         }
         guard hash < url.endIndex else { return hidden }
-        return hidden + (alsoInFragment ? "#" + hidingPairs(url[url.index(after: hash)...]) : String(url[hash...]))
+        return hidden + (alsoInFragment ? "#" + hidingSecretValues(in: url[url.index(after: hash)...], by: replacement) : String(url[hash...]))
     }
 
     /// The redaction's defaults, whose rule for secret parameter names the key follows.
@@ -105,8 +104,8 @@ struct RequestKey: Sendable, Equatable {
 
     /// `name=value` pairs (`QueryPairs`) with each value replaced whose name is a secret parameter's.
     private static func hidingSecretValues(in pairs: Substring, by replacement: (Substring) -> String) -> String {
-        QueryPairs.mapping(pairs) { name, value in
-            defaultRedaction.isSecretName(name.removingPercentEncoding ?? String(name)) ? replacement(value) : nil
+        QueryPairs.mapping(pairs, isSecret: { defaultRedaction.isSecretName($0.removingPercentEncoding ?? String($0)) }) { _, value, secret in
+            secret ? replacement(value) : nil
         }
     }
 }
