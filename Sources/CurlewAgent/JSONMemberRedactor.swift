@@ -166,6 +166,18 @@ struct JSONMemberRedactor {
         }
     }
 
+    /// `containerEnd`, looking at no more bytes than `budget` holds, and taking what it looked at
+    /// from it: also nil once the budget is spent. A walk that asks at each of many values gives
+    /// them one budget a few times its input, so containers opened and never closed
+    /// (`a={&a={&…`) cost it linear time instead of a scan to the end from each.
+    static func containerEnd<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Int, budget: inout Int) -> Int? where Bytes.Index == Int {
+        guard budget > 0, start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") else { return nil }
+        let limit = start + min(budget, bytes.endIndex - start)
+        let end = containerEnd(bytes[bytes.startIndex..<limit], from: start)
+        budget -= (end ?? limit) - start
+        return end
+    }
+
     /// The index just past the object or array opening at `start` (its matching bracket, strings
     /// skipped); nil when `start` opens none, or it is never closed. Also where a form's or a
     /// query's value that opens JSON ends (`RedactionPolicy`), spaces, `&` and `#` inside it.

@@ -30,13 +30,14 @@ public enum QueryPairs {
         var output = ""
         var pieceStart = 0
         var offset = 0
+        var containerBudget = RedactionPolicy.containerBudget(for: bytes.count)
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "=") {
                 let name = text[index(pieceStart)..<index(offset)]
                 let secret = isSecret(name)
                 let valueStart = offset + 1
-                let valueEnd = end(ofValueIn: bytes, from: valueStart, secret: secret, place: place)
+                let valueEnd = end(ofValueIn: bytes, from: valueStart, secret: secret, place: place, budget: &containerBudget)
                 let value = text[index(valueStart)..<index(valueEnd)]
                 output += kept(text[index(pieceStart)..<index(valueStart)]) + (replacement(name, value, secret) ?? kept(value))
                 // The byte that ended the value, if any, starts what follows.
@@ -73,8 +74,8 @@ public enum QueryPairs {
 
     /// Where the value starting at `start` ends: the first byte that ends it, past a JSON object
     /// or array it opens.
-    private static func end(ofValueIn bytes: [UInt8], from start: Int, secret: Bool, place: Place) -> Int {
-        var offset = JSONMemberRedactor.containerEnd(bytes, from: start) ?? start
+    private static func end(ofValueIn bytes: [UInt8], from start: Int, secret: Bool, place: Place, budget: inout Int) -> Int {
+        var offset = JSONMemberRedactor.containerEnd(bytes, from: start, budget: &budget) ?? start
         while offset < bytes.count {
             let byte = bytes[offset]
             if secret ? endsHiddenValue(byte, place: place) : endsShownValue(byte, place: place) { return offset }

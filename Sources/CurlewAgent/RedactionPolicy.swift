@@ -1416,6 +1416,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         var jsonEnd = bytes.startIndex
         // Where the last stretch judged whole ends (see below).
         var judgedUntil = bytes.startIndex
+        // What looking for the ends of JSON values may read (`containerEnd(_:from:budget:)`).
+        var containerBudget = Self.containerBudget(for: bytes.count)
         let place: QueryPairs.Place = queryOnly ? .url : .form
         var index = bytes.startIndex
         while index < bytes.endIndex {
@@ -1437,7 +1439,7 @@ public struct RedactionPolicy: Sendable, Equatable {
             } else if byte == UInt8(ascii: "="), !inValue {
                 inValue = true
                 valueStart = index + 1
-                jsonEnd = JSONMemberRedactor.containerEnd(bytes, from: valueStart) ?? valueStart
+                jsonEnd = JSONMemberRedactor.containerEnd(bytes, from: valueStart, budget: &containerBudget) ?? valueStart
                 if isSecretParameter(bytes.base[nameStart..<index]) { return true }
             } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+"), inValue, throughEncoding {
                 valueIsEncoded = true
@@ -1446,6 +1448,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
         if inValue, jsonValueHoldsSecret(bytes.base[valueStart..<bytes.endIndex]) { return true }
         return valueIsEncoded && encodedValueNeedsRedaction(bytes.base[valueStart..<bytes.endIndex])
+    }
+
+    /// What a walk over `count` bytes of pairs may read looking for where JSON values end: a few
+    /// times the input, which a value that opens and closes its JSON never needs more of.
+    static func containerBudget(for count: Int) -> Int {
+        4 * count + 4_096
     }
 
     /// Whether a stretch of a value, from its start to where a hidden value would end, holds a
@@ -1538,6 +1546,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         // Where the value starts in `text`, and where the last stretch judged whole ends.
         var valueInputStart = 0
         var judgedUntil = 0
+        // The check's budget: both read the same values' ends.
+        var containerBudget = Self.containerBudget(for: text.utf8.count)
         let place: QueryPairs.Place = queryOnly ? .url : .form
         var valueIsEncoded = false
         /// Ends the current value: the marker for a hidden one, or for one hiding a secret under its encoding.
@@ -1625,7 +1635,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                     output.append(byte)
                     valueStart = output.count
                     valueInputStart = index + 1
-                    jsonEnd = JSONMemberRedactor.containerEnd(bytes, from: index + 1) ?? 0
+                    jsonEnd = JSONMemberRedactor.containerEnd(bytes, from: index + 1, budget: &containerBudget) ?? 0
                     let afterMarker = index + 1 + marker.count
                     if hiding, afterMarker <= bytes.count, marker.indices.allSatisfy({ bytes[index + 1 + $0] == marker[$0] }),
                        afterMarker == bytes.count || [0x20, 0x22, 0x27, 0x26, 0x23, 0x29, 0x5D, 0x2C, 0x3B].contains(bytes[afterMarker]) {

@@ -68,8 +68,11 @@ public struct LogStats: Sendable {
             guard let original = message.original else { return }
             let key = Key(method: original.method, path: LogStats.endpointPath(original.url))
             if groups[key] == nil { order.append(key) }
-            groups[key, default: EndpointTally()].add(message)
-            total.add(message)
+            // Each phase read once, for the endpoint and the total alike.
+            let durations = LogStats.phaseNames.map { message.phase(named: $0) }
+            let failed = (message.response?.statusCode ?? 0) >= 400 || message.response == nil || message.error != nil
+            groups[key, default: EndpointTally()].add(durations, failed: failed)
+            total.add(durations, failed: failed)
         }
     }
 
@@ -80,13 +83,14 @@ public struct LogStats: Sendable {
         /// Microseconds, by `phaseNames`.
         var durations: [[Int64]] = Array(repeating: [], count: LogStats.phaseNames.count)
 
-        mutating func add(_ message: DebugMessage) {
+        /// An exchange's phases by `phaseNames` (nil where it had none); `failed`: an error
+        /// status, no response, or an exchange that did not succeed (a stream cancelled after its
+        /// 200, a body cut by a timeout).
+        mutating func add(_ phases: [Int64?], failed: Bool) {
             count += 1
-            // An error status, no response, or an exchange that did not succeed (a stream
-            // cancelled after its 200, a body cut by a timeout).
-            if (message.response?.statusCode ?? 0) >= 400 || message.response == nil || message.error != nil { errors += 1 }
-            for (index, name) in LogStats.phaseNames.enumerated() {
-                if let value = message.phase(named: name) { durations[index].append(value) }
+            if failed { errors += 1 }
+            for (index, value) in phases.enumerated() {
+                if let value { durations[index].append(value) }
             }
         }
 

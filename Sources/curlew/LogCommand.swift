@@ -21,10 +21,9 @@ struct LogCommand: ParsableCommand {
     /// A log's exchanges with their entry numbers, as the log browser numbers them.
     struct NumberedLog {
         var exchanges: [(number: Int, message: DebugMessage)]
-        /// The numbers of entries whose lines are damaged (their summaries read, their records not).
-        var unreadable: Set<Int>
-        /// How many entries the whole log has, readable or not, before any filter.
-        var entryCount: Int
+        var scanned: Scanned
+        var unreadable: Set<Int> { scanned.unreadable }
+        var entryCount: Int { scanned.entryCount }
     }
 
     /// What reading a whole log found besides its exchanges.
@@ -39,7 +38,7 @@ struct LogCommand: ParsableCommand {
     static func loadNumbered(_ path: String, filter: String?, redacting: Bool) throws -> NumberedLog {
         var exchanges: [(number: Int, message: DebugMessage)] = []
         let scanned = try scan(path, filter: filter, redacting: redacting) { exchanges.append(($0, $1)) }
-        return NumberedLog(exchanges: exchanges, unreadable: scanned.unreadable, entryCount: scanned.entryCount)
+        return NumberedLog(exchanges: exchanges, scanned: scanned)
     }
 
     /// Hands `visit` each exchange of the log matching the filter, with its number in the whole

@@ -183,6 +183,18 @@ struct RedactionPolicyTests {
         #expect(ContinuousClock.now - started < .seconds(20))
     }
 
+    @Test("values that open JSON and never close it, by the hundred thousand, are read in linear time by redaction and `QueryPairs` (found by review: each scanned to the end, about 10^11 steps for a megabyte a server sends)")
+    func unclosedJSONValuesStayLinear() {
+        let hostile = String(repeating: "a={&", count: 200_000) + "token=abc"
+        let form = BodySnapshot(data: Data(hostile.utf8), contentType: "application/x-www-form-urlencoded", limit: 1 << 21)
+        let started = ContinuousClock.now
+        let redacted = RedactionPolicy().redact(message(requestBody: form))
+        #expect(redacted.sent?.body?.text?.hasSuffix("token=\(marker)") == true)
+        let mapped = QueryPairs.mapping(Substring(hostile), in: .form, isSecret: { $0 == "token" }) { _, _, secret in secret ? "H" : nil }
+        #expect(mapped.hasSuffix("token=H"))
+        #expect(ContinuousClock.now - started < .seconds(60))
+    }
+
     @Test("the request line keeps its version when its target's secret is hidden (found by review: `GET /x?token=… HTTP/2` lost `HTTP/2`)")
     func requestLineKeepsVersion() {
         let head = "GET /x?token=abc;def HTTP/2\r\nHost: h\r\n\r\n"
