@@ -100,10 +100,11 @@ struct ByteNameSet: Sendable, Equatable {
         name.withUTF8Bytes { contains(UnsafeRawBufferPointer($0)[...]) }
     }
 
-    /// `_`, `-` or `.`, which a set ignoring separators leaves out of names.
+    /// `_`, `-`, `.`, a space or `+` (a space in a query), which a set ignoring separators leaves
+    /// out of names: `api key` and `api+key` are `api_key`, as PHP reads such a parameter.
     @inline(__always)
     static func isSeparator(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == 0x20 || byte == UInt8(ascii: "+")
     }
 
     func contains(_ name: UnsafeRawBufferPointer.SubSequence) -> Bool {
