@@ -8,7 +8,8 @@
 ///   URL's query at `?` too: each may start a pair of its own (`?page=1;token=…`);
 /// - a secret's value runs on to the `&` (and in a URL to the `#`), past spaces, `;` and `?`,
 ///   so that no part of it stays whichever way a server splits the pairs (`token=ab;cd`);
-/// - a value that opens a JSON object or array (`payload={"a":"x&y"}`) ends only after it closes.
+/// - a secret's value that opens a JSON object or array (`token={"a":"x&y"}`) ends only after it
+///   closes; a shown one's JSON is read as pairs (`payload={"a":"x&token=…"}` moves the token).
 ///
 /// Values redaction hides for what they hold (an encoded URL with a token, JSON with a secret
 /// member) are not judged here: only names are.
@@ -47,7 +48,7 @@ public enum QueryPairs {
                     offset += 1
                 }
                 pieceStart = offset
-            } else if endsShownValue(byte, place: place) {
+            } else if endsName(byte, place: place) {
                 output += kept(text[index(pieceStart)..<index(offset)])
                 output.unicodeScalars.append(UnicodeScalar(byte))
                 offset += 1
@@ -59,11 +60,20 @@ public enum QueryPairs {
         return output + kept(text[index(pieceStart)...])
     }
 
-    /// Whether `byte` ends a name, or a value that is shown, and may start a pair of its own.
+    /// Whether `byte` ends a name without a value, and may start a pair of its own: `&`, `;`,
+    /// `#`, a space, a tab, and in a URL `?`. Not `+`, which PHP reads inside a name as `_`
+    /// (`api+key=` is `api_key`).
+    @inline(__always)
+    public static func endsName(_ byte: UInt8, place: Place) -> Bool {
+        byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "#") || byte == 0x20 || byte == 0x09
+            || (place == .url && byte == UInt8(ascii: "?"))
+    }
+
+    /// Whether `byte` ends a value that is shown, and may start a pair of its own: what ends a
+    /// name, and `+`, a space in a query or a form (`a=1+token=…`).
     @inline(__always)
     public static func endsShownValue(_ byte: UInt8, place: Place) -> Bool {
-        byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "#") || byte == 0x20
-            || (place == .url && byte == UInt8(ascii: "?"))
+        endsName(byte, place: place) || byte == UInt8(ascii: "+")
     }
 
     /// Whether `byte` ends a secret's value, which runs on past what ends a shown one.
@@ -72,10 +82,11 @@ public enum QueryPairs {
         byte == UInt8(ascii: "&") || (place == .url && byte == UInt8(ascii: "#"))
     }
 
-    /// Where the value starting at `start` ends: the first byte that ends it, past a JSON object
-    /// or array it opens.
+    /// Where the value starting at `start` ends: the first byte that ends it, for a secret's
+    /// past a JSON object or array it opens (hidden whole). A shown value's JSON is read as
+    /// pairs, as a server splitting at `&` reads it (`payload={"a":"x&token=…"}`).
     private static func end(ofValueIn bytes: [UInt8], from start: Int, secret: Bool, place: Place, budget: inout Int) -> Int {
-        var offset = JSONMemberRedactor.containerEnd(bytes, from: start, budget: &budget) ?? start
+        var offset = secret ? JSONMemberRedactor.containerEnd(bytes, from: start, budget: &budget) ?? start : start
         while offset < bytes.count {
             let byte = bytes[offset]
             if secret ? endsHiddenValue(byte, place: place) : endsShownValue(byte, place: place) { return offset }

@@ -1222,6 +1222,12 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// Hides the values of declared parameters in a query string found anywhere in `text`. In
     /// free text (`inText`), a quote that closes a quoted URL (`"…?token=v" has…`) stays.
+    /// A URL as a log's record shows it (a URL field, not free text): its password, secret
+    /// parameters and values that hold a secret hidden. What a cache entry stores of a URL.
+    public func redactingURL(_ url: String) -> String {
+        redactURL(url)
+    }
+
     private func redactURL(_ text: String, inText: Bool = false) -> String {
         replaceSecrets(redactPairs(URLPassword.masking(in: text), queryOnly: true, closingQuotesEndValues: inText))
     }
@@ -1422,7 +1428,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
-            if index >= jsonEnd, QueryPairs.endsShownValue(byte, place: place) {
+            if index >= jsonEnd, inValue ? QueryPairs.endsShownValue(byte, place: place) : QueryPairs.endsName(byte, place: place) {
                 if inValue, jsonValueHoldsSecret(bytes.base[valueStart..<index]) { return true }
                 if valueIsEncoded, encodedValueNeedsRedaction(bytes.base[valueStart..<index]) { return true }
                 // Ended short of where a hidden value would run (a `;`): what it holds up to there is
@@ -1472,7 +1478,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         let opensEncoded = first == UInt8(ascii: "%") && value.count >= 3 && ASCII.lowercase(value[value.startIndex + 2]) == UInt8(ascii: "b")
             && (value[value.startIndex + 1] == UInt8(ascii: "7") || value[value.startIndex + 1] == UInt8(ascii: "5"))
         guard opensJSON || opensEncoded else { return false }
-        if opensJSON, containsSecretMember(UnsafeRawBufferPointer(rebasing: value)) { return true }
+        if opensJSON, containsSecretMember(UnsafeRawBufferPointer(rebasing: value)) || holdsSecretPair(value) { return true }
         // Encoded, whole or in part (`%7B%22token%22…`, or `{%22token%22…` as browsers encode
         // only the quotes): judged on each decoded level, decoded leniently (a stray `%` stays).
         guard ASCII.contains(UInt8(ascii: "%"), in: value) else { return false }
@@ -1480,6 +1486,27 @@ public struct RedactionPolicy: Sendable, Equatable {
         return EncodedQueryText.decodedLevels(value).contains { level in
             Self.startsLikeJSON(level.utf8) && level.withUTF8Bytes { containsSecretMember(UnsafeRawBufferPointer($0)) }
         } || (text.hasPrefix("{") || text.hasPrefix("[")) && text.withUTF8Bytes { containsSecretMember(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether JSON written into a pair's value holds what a server splitting the pairs at `&`
+    /// or `;` reads as a secret parameter (`payload={"a":"x&token=…"}`): a name after any of
+    /// `&`, `;`, `?`, a space, a tab, `+`, a quote or JSON's punctuation, then `=`. One pass,
+    /// whatever the nesting.
+    private func holdsSecretPair(_ value: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        var nameStart = value.startIndex
+        for index in value.indices {
+            switch value[index] {
+            case UInt8(ascii: "&"), UInt8(ascii: ";"), UInt8(ascii: "?"), 0x20, 0x09, UInt8(ascii: "+"), UInt8(ascii: "\""),
+                 UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: ":"):
+                nameStart = index + 1
+            case UInt8(ascii: "="):
+                if nameStart < index, isSecretParameter(value.base[nameStart..<index]) { return true }
+                nameStart = index + 1
+            default:
+                break
+            }
+        }
+        return false
     }
 
     /// Whether an encoded value, decoded, holds a URL's password, a declared parameter or a
@@ -1595,7 +1622,7 @@ public struct RedactionPolicy: Sendable, Equatable {
                 if hidden {
                     return QueryPairs.endsHiddenValue(byte, place: place) || (closingQuotesEndValues && (byte == 0x20 || closesQuote(at: index)))
                 }
-                return QueryPairs.endsShownValue(byte, place: place) || (inValue && closesQuote(at: index))
+                return inValue ? QueryPairs.endsShownValue(byte, place: place) || closesQuote(at: index) : QueryPairs.endsName(byte, place: place)
             }
             // A shown value that ends short of where a hidden one would run (at a `;`) is judged
             // with what follows up to there, as the check judges it: encoded or JSON, it may hold a

@@ -16,17 +16,31 @@ public enum ExchangeFile {
     public static func read(path: String) throws(SessionLogError) -> (messages: [DebugMessage], numbers: [Int], skipped: [SkippedLine]) {
         var messages: [DebugMessage] = []
         var numbers: [Int] = []
-        let skipped = try forEachExchange(path: path) { message, number in
+        let skipped = try forEachExchange(path: path, describingSkips: .max) { message, number in
             messages.append(message)
             numbers.append(number)
         }
-        return (messages, numbers, skipped)
+        return (messages, numbers, skipped.described)
+    }
+
+    /// The lines of a log that could not be read, kept in bounds: the first ones described, all
+    /// counted, and the entry numbers of those that are entries (their summaries read).
+    public struct SkippedLines: Sendable {
+        /// The first skipped lines, in order.
+        public var described: [SkippedLine] = []
+        /// Every skipped line.
+        public var count = 0
+        /// The entry numbers of skipped lines that are entries, in order.
+        public var unreadableEntries: [Int] = []
     }
 
     /// `read(path:)` an exchange at a time: `visit` gets each with its entry number as its line
     /// is read, so a caller that keeps less than the exchanges holds no more than a piece of a
-    /// session log (a HAR file, one JSON document, is read whole). Returns the skipped lines.
-    public static func forEachExchange(path: String, _ visit: (DebugMessage, Int) -> Void) throws(SessionLogError) -> [SkippedLine] {
+    /// session log (a HAR file, one JSON document, is read whole). The skipped lines come back
+    /// counted, the first `describingSkips` of them described: a file of ten million damaged
+    /// lines costs no more than one of ten.
+    public static func forEachExchange(path: String, describingSkips described: Int = 1_000,
+                                       _ visit: (DebugMessage, Int) -> Void) throws(SessionLogError) -> SkippedLines {
         try SessionLogError.requireRegularFile(path)
         if isHAR(path: path) {
             let data: Data
@@ -35,16 +49,19 @@ public enum ExchangeFile {
             }
             do {
                 for (index, message) in try HARImport.messages(data).enumerated() { visit(message, index + 1) }
-                return []
+                return SkippedLines()
             } catch {
                 throw SessionLogError(kind: .unreadableHAR, path: path, reason: error.reason)
             }
         }
-        var skipped: [SkippedLine] = []
+        var skipped = SkippedLines()
         try SessionLogReader.forEachItem(path: path) { item in
             switch item {
             case .message(let message, let entry): visit(message, entry)
-            case .skipped(let line): skipped.append(line)
+            case .skipped(let line):
+                skipped.count += 1
+                if skipped.described.count < described { skipped.described.append(line) }
+                if let entry = line.entry { skipped.unreadableEntries.append(entry) }
             case .header: break
             }
         }

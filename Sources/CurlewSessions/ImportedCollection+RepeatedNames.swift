@@ -46,6 +46,21 @@ extension ImportedCollection {
         }
         // Reassigned only when something changed: a new list makes the secrets' lookup again.
         if foldedSecrets.count != secrets.count { secrets = foldedSecrets }
+        // A name given both as a secret and as a plain value in one place (a Postman
+        // environment's key typed `secret` once and `default` once) stays a secret: the workspace
+        // may not hold a value for a name it declares secret.
+        let secretPlaces = Set(secrets.map { Place(environment: $0.environment, name: $0.name) })
+        guard !secretPlaces.isEmpty else { return }
+        func droppingSecretNames(_ pairs: [(name: String, value: String)], environment: String?) -> [(name: String, value: String)] {
+            pairs.filter { pair in
+                guard secretPlaces.contains(Place(environment: environment, name: pair.name)) else { return true }
+                notes.append("variable \(Self.shown(pair.name))" + (environment.map { " of environment \(Self.shown($0))" } ?? "")
+                             + " is given both as a secret and not; it is kept as a secret")
+                return false
+            }
+        }
+        variables = droppingSecretNames(variables, environment: nil)
+        environments = environments.map { ($0.name, droppingSecretNames($0.variables, environment: $0.name)) }
     }
 
     /// `pairs` with each name once, holding its last value in the place of its first; `repeated`

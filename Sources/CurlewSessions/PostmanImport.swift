@@ -32,7 +32,8 @@ public enum PostmanImport {
             throw Failure(reason: "a Postman collection in format \(schema); export it as v2.1")
         }
         for variable in array(document["variable"]) {
-            guard let key = variable["key"]?.stringValue ?? variable["id"]?.stringValue else { continue }
+            // A variable Postman has switched off is not one, as an environment's `enabled: false`.
+            guard let key = variable["key"]?.stringValue ?? variable["id"]?.stringValue, variable["disabled"] != .bool(true) else { continue }
             collection.variables.append((key, variable["value"]?.textValue ?? ""))
         }
         try read(items, folder: nil, auth: document["auth"], depth: 0, into: &collection)

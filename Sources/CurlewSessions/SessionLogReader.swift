@@ -60,7 +60,10 @@ public enum SessionLogReader {
                         break
                     }
                     let newline = UnsafeRawPointer(found) - raw.baseAddress!
-                    if skippingOverlong {
+                    if newline == start, pending.isEmpty, !skippingOverlong {
+                        // A blank line, counted without more ado (a file of millions of them).
+                        lines.skipBlank()
+                    } else if skippingOverlong {
                         skippingOverlong = false
                         take(lines.skipOverlong())
                     } else if pending.isEmpty {
@@ -152,6 +155,11 @@ struct SessionLogLines {
             if isEntry { entries += 1 }
             return .skipped(SkippedLine(line: lineNumber, reason: reason, entry: isEntry ? entries : nil))
         }
+    }
+
+    /// The next line, which is empty.
+    mutating func skipBlank() {
+        lineNumber += 1
     }
 
     /// The next line, longer than any record and skipped unread.

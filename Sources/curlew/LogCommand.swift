@@ -53,9 +53,9 @@ struct LogCommand: ParsableCommand {
         do { parsed = try filter.map(MessageFilter.parse) } catch { throw RunCommand.usageFailure("--filter: \(error)") }
         let policy = redacting ? RedactionPolicy() : nil
         var lastNumber = 0
-        let skipped: [SkippedLine]
+        let skipped: ExchangeFile.SkippedLines
         do {
-            skipped = try ExchangeFile.forEachExchange(path: path) { message, number in
+            skipped = try ExchangeFile.forEachExchange(path: path, describingSkips: 6) { message, number in
                 lastNumber = number
                 guard parsed?.matches(message) ?? true else { return }
                 visit(number, policy.map { $0.redact(message) } ?? message)
@@ -64,13 +64,13 @@ struct LogCommand: ParsableCommand {
             throw RunCommand.usageFailure("\(error)")
         }
         if let gaveUp = parsed?.gaveUpMessage { StandardStreams.error("curlew: warning: --filter: \(gaveUp)\n") }
-        let unreadable = skipped.compactMap(\.entry)
-        if let first = skipped.first {
+        let unreadable = skipped.unreadableEntries
+        if let first = skipped.described.first {
             let count = skipped.count == 1 ? "1 unreadable line" : "\(skipped.count) unreadable lines"
             // An unreadable line the log browser lists as an entry is named by its number too.
             let numbered = unreadable.isEmpty ? "" : "; entr\(unreadable.count == 1 ? "y" : "ies") " + unreadable.prefix(5).map { "#\($0)" }.joined(separator: ", ")
                 + (unreadable.count > 5 ? ", …" : "") + " cannot be read"
-            let others = skipped.dropFirst().prefix(5).map { String($0.line) }
+            let others = skipped.described.dropFirst().prefix(5).map { String($0.line) }
             let also = others.isEmpty ? "" : "; also line\(others.count == 1 ? "" : "s") " + others.joined(separator: ", ") + (skipped.count > 6 ? ", …" : "")
             StandardStreams.error("curlew: warning: \(path): \(count) skipped (line \(first.line): \(first.reason)\(also))\(numbered)\n")
         }

@@ -229,7 +229,9 @@ struct RedactionPolicyTests {
             ("a=1 token=abc&x=1", "a=1 token=H&x=1"),
             // JSON in a value ends only where it closes: its `&` and `;` are its own.
             ("token={\"a\":\"b&c\"}&x=1", "token=H&x=1"),
-            ("data={\"k\":\"x;token=abc\"}&x=1", "data={\"k\":\"x;token=abc\"}&x=1"),
+            // A `+` or a tab is a space in a query: what follows starts a pair (found by a new user's trial).
+            ("a=1+token=abc&x=1", "a=1+token=H&x=1"),
+            ("a=1\tpassword=abc&x=1", "a=1\tpassword=H&x=1"),
             // A shown value that is a URL ends at the `;`, so the pair after it is read (found by review).
             ("redirect=https://app/cb;access_token=abc", "redirect=https://app/cb;access_token=H"),
         ]
@@ -240,12 +242,23 @@ struct RedactionPolicyTests {
             let redacted = RedactionPolicy().redact(message(url: "http://h/?" + pairs)).original?.url.replacingOccurrences(of: marker, with: "H")
             #expect(redacted == "http://h/?" + expected, "\(pairs)")
         }
+        // JSON in a shown value holding a pair a server splitting at `&` reads as secret: the log
+        // hides the whole value, `QueryPairs` (an import) the pair (found by a new user's trial).
+        let json = "payload={\"a\":\"x&token=JSEC7\"}&b=2"
+        #expect(RedactionPolicy().redact(message(url: "http://h/?" + json)).original?.url == "http://h/?payload=\(marker)&b=2")
+        #expect(QueryPairs.mapping(Substring(json), isSecret: { RedactionPolicy().isSecretName(String($0)) }) { _, _, secret in secret ? "H" : nil }
+                == "payload={\"a\":\"x&token=H&b=2")
+        #expect(RedactionPolicy().redact(message(url: "http://h/?q=[1,2&token=UC3]")).original?.url.contains("UC3") == false)
         #expect(RequestKey.hidingSecretParameters(in: "http://h/?a=1;token=S&x=1#b=2;access_token=T") { _ in "H" }
                 == "http://h/?a=1;token=H&x=1#b=2;access_token=T")
         #expect(RequestKey.hidingSecretParameters(in: "http://h/?a=1;token=S&x=1#b=2;access_token=T", alsoInFragment: true) { _ in "H" }
                 == "http://h/?a=1;token=H&x=1#b=2;access_token=H")
         // The cache key keeps such a value only as its digest (found by a new user's trial: `;token=` was stored in clear).
         #expect(!RequestKey.canonicalURL("http://h/?b=2;token=Sekr3tS&a=1", isVolatileParam: { _ in false }).contains("Sekr3tS"))
+        // A value a log hides for what it holds goes into the key as its digest too (found by a new user's trial).
+        for url in ["http://h/?a=1%20token=CSECRETg", "http://h/?payload=%7B%22password%22:%22CSECRETd;b%22%7D", "http://h/?x={\"password\":\"CSECRETf;b\"}"] {
+            #expect(!RequestKey.canonicalURL(url, isVolatileParam: { _ in false }).contains("CSECRET"), "\(url)")
+        }
     }
 
     @Test("a message with nothing secret comes back unchanged")

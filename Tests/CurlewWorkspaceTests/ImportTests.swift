@@ -860,6 +860,21 @@ struct WorkspaceWriterReviewTests {
         #expect(environment.notes.count == 2 && !environment.notes.joined().contains("FirstPw1") && !environment.notes.joined().contains("SecondPw2"))
         let summary = try WorkspaceWriter.add(environment, to: path)
         #expect(summary.kept.isEmpty, "\(summary.kept)")
+        // One key typed secret once and plain once stays a secret, in either order; a disabled
+        // collection variable is none (found by a new user's trial: the import was refused).
+        for values in [#"[{"key": "plain", "value": "PlainOne1"}, {"key": "plain", "value": "SecretTwo2", "type": "secret"}]"#,
+                       #"[{"key": "plain", "value": "SecretTwo2", "type": "secret"}, {"key": "plain", "value": "PlainOne1"}]"#] {
+            var mixed = try PostmanImport.parse(Data((#"{"name": "stage", "values": "# + values + "}").utf8))
+            mixed.foldRepeatedNames()
+            #expect(mixed.environments.first?.variables.isEmpty == true && mixed.secrets.map(\.name) == ["plain"], "\(mixed.notes)")
+            let mixedFiles = try WorkspaceFiles()
+            try WorkspaceWriter.add(mixed, to: mixedFiles.directory + "/curlew.yaml")
+        }
+        let disabled = try PostmanImport.parse(Data(#"""
+        {"info": {"name": "D", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+         "variable": [{"key": "v", "value": "good"}, {"key": "v", "value": "off", "disabled": true}], "item": []}
+        """#.utf8))
+        #expect(disabled.variables.map(\.value) == ["good"])
         let session = try WorkspaceSession(try Workspace.load(path: path), environment: "dev")
         #expect(session.secretValues.contains("SecondPw2") && !session.secretValues.contains("FirstPw1"))
         #expect(try session.request(named: "get").0.customURL == "http://127.0.0.1:2/get")

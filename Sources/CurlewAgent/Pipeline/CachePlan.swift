@@ -72,7 +72,10 @@ struct CachePlan: Sendable {
             format: CacheEntry.format, key: key.text, version: version, storedAt: now, expiresAt: now.addingTimeInterval(timeToLive.seconds),
             statusCode: response.statusCode, statusLine: response.statusLine, httpVersion: response.httpVersion,
             headers: response.headers.fields.filter(Self.isStored),
-            url: RequestKey.hidingSecretParameters(in: RedactionPolicy.hidingPasswords(in: response.url, sentWith: authorization)) { _ in RedactionPolicy.marker },
+            // As a log records it, so a value hidden for what it holds (`?a=1%20token=…`) is too.
+            url: RedactionPolicy().redactingURL(RequestKey.hidingSecretParameters(in: RedactionPolicy.hidingPasswords(in: response.url, sentWith: authorization)) { _ in
+                RedactionPolicy.marker
+            }),
             bodySize: response.body.count, bodyDigest: SHA256Digest.hex(of: response.body)
         )
         return CacheEntry(metadata: metadata, body: response.body)

@@ -102,10 +102,15 @@ struct RequestKey: Sendable, Equatable {
     /// The redaction's defaults, whose rule for secret parameter names the key follows.
     private static let defaultRedaction = RedactionPolicy()
 
-    /// `name=value` pairs (`QueryPairs`) with each value replaced whose name is a secret parameter's.
+    /// `name=value` pairs (`QueryPairs`) with each value replaced whose name is a secret
+    /// parameter's, or that a log would hide for what it holds (`a=1%20token=…`, encoded JSON
+    /// with a secret member).
     private static func hidingSecretValues(in pairs: Substring, by replacement: (Substring) -> String) -> String {
-        QueryPairs.mapping(pairs, isSecret: { defaultRedaction.isSecretName($0.removingPercentEncoding ?? String($0)) }) { _, value, secret in
-            secret ? replacement(value) : nil
+        QueryPairs.mapping(pairs, isSecret: { defaultRedaction.isSecretName($0.removingPercentEncoding ?? String($0)) }) { name, value, secret in
+            if secret { return replacement(value) }
+            // Judged as a log's URL is: a value it would hide goes whole.
+            let pair = "?" + name + "=" + value
+            return value.isEmpty || defaultRedaction.redactingURL(pair) == pair ? nil : replacement(value)
         }
     }
 }
