@@ -59,14 +59,19 @@ public struct MultipartForm: Sendable, Equatable {
 
     /// This form with each relative file path joined to `directory`, as `LocalFile.path`.
     public func resolvingFiles(against directory: String) -> MultipartForm {
-        var resolved = self
-        resolved.parts = parts.map { part in
+        mappingFiles { LocalFile.path($0, relativeTo: directory) }
+    }
+
+    /// This form with each file part's path passed through `transform`.
+    public func mappingFiles(_ transform: (String) -> String) -> MultipartForm {
+        var mapped = self
+        mapped.parts = parts.map { part in
             guard case .file(let path) = part.content else { return part }
             var copy = part
-            copy.content = .file(path: LocalFile.path(path, relativeTo: directory))
+            copy.content = .file(path: transform(path))
             return copy
         }
-        return resolved
+        return mapped
     }
 
     /// This form with every text in it passed through `transform`: each part's name, its value

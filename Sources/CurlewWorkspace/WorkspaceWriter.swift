@@ -30,6 +30,8 @@ public enum WorkspaceWriter {
         let secretsPath = secretsPath(for: path, existing: existing)
         let storedSecrets = try WorkspaceSecrets.load(path: secretsPath)
         var collection = collection
+        // Files the import named from where it ran, named from where the workspace reads them.
+        collection.relocateLocalFiles(from: FileManager.default.currentDirectoryPath, to: existing?.directory ?? LocalFile.directory(of: path))
         // Names a new credential must not take: every variable and secret already defined.
         let definedNames = definedNames(existing, storedSecrets)
         keepingReferencedCredentials(in: &collection)

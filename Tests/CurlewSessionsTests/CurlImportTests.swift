@@ -474,4 +474,22 @@ struct CurlImportCookieTests {
         curl.noteLocalFiles()
         #expect(curl.notes.count == 1 && curl.notes[0].contains("/tmp/one") && curl.notes[0].contains("/tmp/two"), "\(curl.notes)")
     }
+
+    @Test("an import's relative file paths, read from where it ran, are named from the workspace's directory, so a workspace written elsewhere (-o out/curlew.yaml) finds them (found by a new user's trial)")
+    func localFilesRelocated() {
+        func relocated(_ path: String, to directory: String) -> String? {
+            var collection = ImportedCollection()
+            var request = Request(.post, "http://h/x")
+            request.uploadFile = path
+            collection.items.append(.init(name: "x", request: request))
+            collection.relocateLocalFiles(from: "/w", to: directory)
+            return collection.items[0].request.uploadFile
+        }
+        #expect(relocated("src/rel/file.json", to: "/w/out") == "/w/src/rel/file.json")
+        #expect(relocated("src/rel/file.json", to: "/w") == "src/rel/file.json")
+        #expect(relocated("src/rel/file.json", to: "src") == "rel/file.json")
+        #expect(relocated("./x.json", to: ".") == "x.json")
+        #expect(relocated("/etc/hostname", to: "/w/out") == "/etc/hostname")
+        #expect(relocated("{{dir}}/hostname", to: "/w/out") == "{{dir}}/hostname")
+    }
 }
