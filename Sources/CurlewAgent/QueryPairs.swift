@@ -4,8 +4,9 @@
 /// file or a cache entry never holds:
 ///
 /// - a name ends at `=`; a name without one ends where a value shown would;
-/// - a shown value ends at `&`, `;` (which some servers read as `&`), a space or `#`, and in a
-///   URL's query at `?` too: each may start a pair of its own (`?page=1;token=…`);
+/// - a shown value ends at `&`, `;` (which some servers read as `&`), a space, a tab, `+` (a
+///   space in a query) or `#`, and in a URL's query at `?` too: each may start a pair of its own
+///   (`?page=1;token=…`, `?a=1+token=…`); a name goes on past `+` (`api+key`);
 /// - a secret's value runs on to the `&` (and in a URL to the `#`), past spaces, `;` and `?`,
 ///   so that no part of it stays whichever way a server splits the pairs (`token=ab;cd`);
 /// - a secret's value that opens a JSON object or array (`token={"a":"x&y"}`) ends only after it
